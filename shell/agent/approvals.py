@@ -1,0 +1,58 @@
+"""The one question the core knows how to ask: may this tool call run?
+
+A middleware (``HumanInTheLoop``) builds an :class:`ApprovalRequest` and awaits
+``ctx.ask(request)``; whoever serves the agent's ``ask`` (the TUI dialog, the line
+mode prompt, the headless policy) answers with an :class:`ApprovalDecision`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from .messages import ToolCallBlock
+
+if TYPE_CHECKING:
+    from .tools import Tool
+
+DecisionType: TypeAlias = Literal["approve", "edit", "reject"]
+ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject")
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    call: ToolCallBlock
+    tool: Tool | None
+    args: dict[str, Any]
+    allowed_decisions: tuple[DecisionType, ...] = ALL_DECISIONS
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    """``edit`` runs the call with ``args``; ``reject`` shows ``message`` to the model."""
+
+    type: DecisionType
+    args: dict[str, Any] | None = None
+    message: str | None = None
+    always: bool = False
+
+    @classmethod
+    def approve(cls, *, always: bool = False) -> ApprovalDecision:
+        return cls("approve", always=always)
+
+    @classmethod
+    def edit(cls, args: dict[str, Any]) -> ApprovalDecision:
+        return cls("edit", args=args)
+
+    @classmethod
+    def reject(cls, message: str | None = None) -> ApprovalDecision:
+        return cls("reject", message=message)
+
+
+def unattended_rejection(request: ApprovalRequest) -> ApprovalDecision:
+    """The answer when nobody serves ``ask``: reject, and tell the model why."""
+    return ApprovalDecision.reject(
+        f"No one was there to approve the call to {request.call.name}; it was not run. "
+        "Ask the user to run the shell interactively or to allow this tool."
+    )
