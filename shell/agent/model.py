@@ -110,7 +110,7 @@ def model_label(model: Any) -> str:
     """``provider:name`` when the model names its provider, else its name."""
     name = str(getattr(model, "name", type(model).__name__))
     provider = getattr(model, "provider", "")
-    return f"{provider}:{name}" if provider and ":" not in name else name
+    return f"{provider}:{name}" if provider and provider != name and ":" not in name else name
 
 
 def tool_names(tools: Sequence[Tool]) -> list[str]:

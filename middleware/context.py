@@ -1,0 +1,193 @@
+"""The per-reply run and the ``ctx`` every hook receives.
+
+One :class:`ReplyRun` exists per reply; it owns the reply's state. Each middleware
+gets its own :class:`HookContext` on that run (so ``reply_state`` and
+``session_state`` are that middleware's own dicts), created on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+from shell.agent.events import Event, with_reply_id
+from shell.agent.messages import AssistantMessage, Message, ToolCallBlock
+from shell.agent.tools import Tool
+
+if TYPE_CHECKING:
+    from shell.agent.loop import Agent
+
+    from .stack import Slot
+
+
+class MessagesView(Sequence[Message]):
+    """A read-only view of the history: no copy per access, no way to mutate it."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[Message]) -> None:
+        self._items = items
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | Sequence[Message]:
+        if isinstance(index, slice):
+            return tuple(self._items[index])
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(tuple(self._items))
+
+    def __repr__(self) -> str:
+        return f"MessagesView({len(self._items)} messages)"
+
+
+class ReplyRun:
+    """The state of one reply, shared by the loop and every hook context."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        reply_id: str,
+        emit: Callable[[Event], None],
+        ask: Callable[[Any], Awaitable[Any]],
+    ) -> None:
+        self.agent = agent
+        self.reply_id = reply_id
+        self.round = 0
+        self.history: list[Message] = agent.messages
+        self.messages = MessagesView(self.history)
+        self.tools: list[Tool] = []
+        """The tools the current model call offers (``transform_context`` may replace)."""
+        self.cancelled = False
+        self._emit = emit
+        self._ask = ask
+        self._contexts: dict[int, HookContext] = {}
+
+    def emit(self, event: Event) -> None:
+        self._emit(with_reply_id(event, self.reply_id))
+
+    async def ask(self, request: Any) -> Any:
+        return await self._ask(request)
+
+    def context(self, slot: Slot) -> HookContext:
+        ctx = self._contexts.get(slot.index)
+        if ctx is None:
+            ctx = self._contexts[slot.index] = HookContext(self, slot.name)
+        return ctx
+
+
+class HookContext:
+    """What every hook gets as ``ctx``: the agent, the reply, this middleware's state,
+    ``emit`` (an event into the reply stream, in order) and ``ask`` (the UI answers;
+    with no UI the configured policy does)."""
+
+    __slots__ = ("_run", "name", "reply_state")
+
+    def __init__(self, run: ReplyRun, name: str) -> None:
+        self._run = run
+        self.name = name
+        self.reply_state: dict[str, Any] = {}
+        """This middleware's dict for the current reply; gone when the reply ends."""
+
+    @property
+    def agent(self) -> Agent:
+        return self._run.agent
+
+    @property
+    def reply_id(self) -> str:
+        return self._run.reply_id
+
+    @property
+    def round(self) -> int:
+        return self._run.round
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        return self._run.messages
+
+    @property
+    def session_state(self) -> dict[str, Any]:
+        """This middleware's dict, saved with the session (JSON values only)."""
+        return self._run.agent.session_state.setdefault(self.name, {})
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The tools this model call offers; ``transform_context`` may assign a new list."""
+        return self._run.tools
+
+    @tools.setter
+    def tools(self, tools: Sequence[Tool]) -> None:
+        self._run.tools = list(tools)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the user cancelled this reply: long-running hooks should stop."""
+        return self._run.cancelled
+
+    def emit(self, event: Event) -> None:
+        self._run.emit(event)
+
+    async def ask(self, request: Any) -> Any:
+        return await self._run.ask(request)
+
+
+class CallState:
+    """One tool call as the tool hooks see it; ``args`` changes as gates edit it."""
+
+    __slots__ = ("run", "call", "tool", "args", "assistant_message", "edited", "_contexts")
+
+    def __init__(
+        self,
+        run: ReplyRun,
+        call: ToolCallBlock,
+        tool: Tool,
+        args: dict[str, Any],
+        assistant_message: AssistantMessage,
+    ) -> None:
+        self.run = run
+        self.call = call
+        self.tool = tool
+        self.args = args
+        self.assistant_message = assistant_message
+        self.edited = False
+        self._contexts: dict[int, ToolCallContext] = {}
+
+    def context(self, slot: Slot) -> ToolCallContext:
+        ctx = self._contexts.get(slot.index)
+        if ctx is None:
+            ctx = self._contexts[slot.index] = ToolCallContext(self.run.context(slot), self)
+        return ctx
+
+
+class ToolCallContext(HookContext):
+    """The context of the tool hooks: also ``call``, ``tool``, ``args`` (as edited
+    by the gates so far) and the ``assistant_message`` that made the call."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, base: HookContext, call: CallState) -> None:
+        super().__init__(base._run, base.name)
+        self.reply_state = base.reply_state
+        self._call = call
+
+    @property
+    def call(self) -> ToolCallBlock:
+        return self._call.call
+
+    @property
+    def tool(self) -> Tool:
+        return self._call.tool
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return self._call.args
+
+    @property
+    def assistant_message(self) -> AssistantMessage:
+        return self._call.assistant_message

@@ -1,0 +1,484 @@
+"""The agent loop: one reply = rounds of reasoning and acting, wrapped in middleware.
+
+Read ``Agent._rounds`` first: it is the whole loop on one screen. Everything else
+is a named step it calls. Concurrency is anyio's: the reply's core runs as a task
+that sends events through a memory object stream; the caller iterates them. One
+cancel scope covers the core, so ``cancel()`` reaches a running tool at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import aclosing
+from time import perf_counter
+from typing import Any, Literal
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from middleware.base import Middleware
+from middleware.context import CallState, ReplyRun
+from middleware.stack import HOOK_ATTR, MiddlewareStack, error_source
+from middleware.types import BLOCKED_REASON, ReasoningRequest, ReplyRequest, ToolRequest
+
+from .approvals import ApprovalRequest, unattended_rejection
+from .assembly import ChunkAssembler, MessageBuilder
+from .events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    ErrorEvent,
+    Event,
+    ModelCallStart,
+    Notice,
+    ReplyEnd,
+    ReplyStart,
+    StopReason,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    with_reply_id,
+)
+from .messages import AssistantMessage, Message, ToolCallBlock, ToolResult, ToolResultMessage, Usage, to_message
+from .model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label
+from .tools import Tool, ToolArgumentError, ToolContext
+
+Ask = Callable[[Any], Awaitable[Any]]
+
+
+class Agent:
+    """A model, tools and middleware; ``reply(input)`` is an async iterator of events.
+
+    ``messages`` is the history, ``middleware`` the :class:`MiddlewareStack`,
+    ``session_state`` each middleware's saved state, ``cancel()`` ends the reply in
+    flight. One reply at a time.
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        tools: Sequence[Tool] = (),
+        middleware: Sequence[Middleware] | MiddlewareStack = (),
+        system_prompt: str = "",
+        max_rounds: int = 50,
+        tool_execution: Literal["parallel", "sequential"] = "parallel",
+        ask: Ask | None = None,
+        name: str = "agent",
+        cancel_grace: float = 0.4,
+    ) -> None:
+        if tool_execution not in ("parallel", "sequential"):
+            raise ValueError("tool_execution must be 'parallel' or 'sequential'")
+        self.model = model
+        self.tools = list(tools)
+        self.middleware = middleware if isinstance(middleware, MiddlewareStack) else MiddlewareStack(middleware)
+        self.system_prompt = system_prompt
+        self.max_rounds = max_rounds
+        self.tool_execution = tool_execution
+        self.ask = ask
+        self.name = name
+        self.cancel_grace = cancel_grace
+        self.messages: list[Message] = []
+        self.session_state: dict[str, dict[str, Any]] = {}
+        self.usage = Usage()
+        self._reply: _Reply | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._reply is not None
+
+    def cancel(self) -> None:
+        """End the reply in flight: running tools and the model call stop at once;
+        the history stays valid (a "cancelled" result for every unfinished call)."""
+        if self._reply is not None:
+            self._reply.cancel(deadline=True)
+
+    async def reply(self, input: str | Message | Sequence[Message]) -> AsyncIterator[Event]:
+        if self._reply is not None:
+            raise RuntimeError("Agent.reply: a reply is already running (one reply at a time)")
+        items = [input] if isinstance(input, (str, *Message.__args__)) else list(input)  # type: ignore[attr-defined]
+        reply = self._reply = _Reply(self, tuple(to_message(m) for m in items))
+        try:
+            async with anyio.create_task_group() as tg:
+                reply.task_group = tg
+                try:
+                    async for event in self._drive(reply):
+                        yield event
+                finally:
+                    reply.finished.set()
+                    reply.cancel(deadline=False)  # the caller stopped early: stop the core too
+        finally:
+            self.usage = self.usage + reply.usage
+            self._reply = None
+
+    # -- the loop ---------------------------------------------------------------
+    async def _rounds(self, reply: _Reply, request: ReplyRequest) -> StopReason:
+        run = reply.run
+        run.history.extend(request.input)
+        while True:
+            if run.round >= self.max_rounds:
+                reply.emit(Notice("warning", f"Stopped after {self.max_rounds} rounds (max_rounds).", "agent"))
+                return "max_rounds"
+            await self._compress_context(reply)
+            assistant = await self._reason(reply)
+            action = await self.middleware.after_model_response(run, assistant)
+            assistant = self._commit(reply, action.response or assistant)
+            calls = assistant.tool_calls
+            terminate = False
+            if calls and action.decision == "natural":
+                terminate = await self._act(reply, assistant, calls)
+            else:
+                self._skip_calls(reply, f"the turn's decision was {action.decision}")
+            run.history.extend(action.inject_messages)
+            stop = await self.middleware.should_stop_after_turn(run)
+            if action.decision == "stop" or terminate or (stop and (calls or action.decision != "natural")):
+                return "stopped"
+            if not calls and action.decision == "natural":
+                return "end_turn"
+            run.round += 1
+
+    # -- the steps --------------------------------------------------------------
+    async def _compress_context(self, reply: _Reply) -> None:
+        """``on_compress_context``: the onion's result replaces the history."""
+        from middleware.types import CompressRequest
+
+        if not self.middleware._hooks["on_compress_context"]:
+            return
+        run = reply.run
+
+        async def keep(request: CompressRequest) -> list[Message]:
+            return list(request.messages)
+
+        result = await self.middleware.call(
+            "on_compress_context", CompressRequest(tuple(run.history)), keep, "agent", run.context
+        )
+        if list(result) != run.history:
+            run.history[:] = result
+
+    async def _reason(self, reply: _Reply) -> AssistantMessage:
+        """``on_reasoning`` around one model call; the message is rebuilt from its events."""
+        run = reply.run
+        builder = reply.builder = MessageBuilder()
+        events = self.middleware.stream(
+            "on_reasoning", run, ReasoningRequest(), lambda r: self._reasoning_core(reply, r), "model"
+        )
+        try:
+            async with aclosing(events):
+                async for event in events:
+                    builder.see(event)
+                    reply.emit(event)
+        except BaseException as exc:
+            partial = builder.message(partial_reason="error" if isinstance(exc, Exception) else "cancelled")
+            if partial.content:
+                run.history.append(partial)
+                reply.last_message = partial
+            raise
+        return builder.message()
+
+    async def _reasoning_core(self, reply: _Reply, request: ReasoningRequest) -> AsyncIterator[Event]:
+        run, stack = reply.run, self.middleware
+        prompt = await stack.transform_system_prompt(run, self.system_prompt)
+        reply.tool_map = _tool_map([*self.tools, *await stack.list_tools()])
+        run.tools = list(reply.tool_map.values())
+        view = await stack.transform_context(run, list(run.history))
+        messages = await stack.convert_to_llm(run, view)
+        model_request = ModelRequest(
+            self.model, prompt, tuple(messages), tuple(run.tools), request.tool_choice, request.options
+        )
+        yield ModelCallStart(model_label(self.model), reply_id=run.reply_id)
+        assembler = ChunkAssembler(run.reply_id, reply.block_ids)
+        chunks = stack.stream("on_model_call", run, model_request, _call_model, "model")
+        try:
+            async with aclosing(chunks):  # type: ignore[type-var]
+                async for chunk in chunks:
+                    for event in assembler.feed(chunk):
+                        yield event
+        except Exception:
+            for event in assembler.abort():
+                yield event
+            raise
+        for event in assembler.finish():
+            yield event
+
+    def _commit(self, reply: _Reply, assistant: AssistantMessage) -> AssistantMessage:
+        reply.run.history.append(assistant)
+        reply.last_message = assistant
+        reply.usage = reply.usage + assistant.usage
+        if assistant.tool_calls:
+            reply.pending = (assistant, {})
+        if assistant.stop_reason == "max_tokens":
+            reply.emit(Notice("warning", "The model stopped at its output token limit; the answer may be cut off.", "model"))
+        return assistant
+
+    async def _act(self, reply: _Reply, assistant: AssistantMessage, calls: Sequence[ToolCallBlock]) -> bool:
+        """Run the turn's tool calls (in parallel or in order); True if one terminates."""
+        assert reply.pending is not None
+        results = reply.pending[1]
+
+        async def one(call: ToolCallBlock, group: TaskGroup | None) -> None:
+            try:
+                results[call.id] = await self._run_call(reply, assistant, call)
+            except Exception as exc:  # a middleware failed: the reply ends with it
+                reply.fatal = reply.fatal or exc
+                if group is not None:
+                    group.cancel_scope.cancel()
+
+        if self.tool_execution == "parallel" and len(calls) > 1:
+            async with anyio.create_task_group() as group:
+                for call in calls:
+                    group.start_soon(one, call, group)
+        else:
+            for call in calls:
+                await one(call, None)
+                if reply.fatal:
+                    break
+        if reply.fatal:
+            raise reply.fatal
+        reply.run.history.extend(results[c.id][0] for c in calls)
+        reply.pending = None
+        return any(results[c.id][1] for c in calls)
+
+    async def _run_call(
+        self, reply: _Reply, assistant: AssistantMessage, call: ToolCallBlock
+    ) -> tuple[ToolResultMessage, bool]:
+        """Validate, gate (``before_tool_call``), execute (``on_acting``), then
+        ``after_tool_call``. Tool failures become error results; never exceptions."""
+        started = perf_counter()
+        tool, blocked = reply.tool_map.get(call.name), False
+        arg_error = reply.builder.arg_errors.get(call.id) if reply.builder else None
+        if arg_error:
+            result = ToolResult(f"{arg_error}. Call {call.name} again with a JSON object.", is_error=True)
+        elif tool is None:
+            known = ", ".join(reply.tool_map) or "none"
+            result = ToolResult(f"Unknown tool {call.name!r}. Available tools: {known}.", is_error=True)
+        else:
+            try:
+                args = tool.validate(dict(call.args))
+            except ToolArgumentError as exc:
+                result = ToolResult(f"{exc}. Fix the arguments and call {call.name} again.", is_error=True)
+            else:
+                state = CallState(reply.run, call, tool, args, assistant)
+                gate = await self.middleware.before_tool_call(state)
+                if gate is not None and gate.block:
+                    result, blocked = ToolResult(gate.reason or BLOCKED_REASON, is_error=True), True
+                else:
+                    if gate is not None and gate.result is not None:
+                        result = gate.result
+                    else:
+                        reply.emit(ToolExecutionStart(call.id, call.name, state.args))
+                        result = await self._execute(reply, state)
+                    result = await self.middleware.after_tool_call(state, result)
+        reply.emit(ToolExecutionEnd(call.id, result, perf_counter() - started, blocked))
+        return ToolResultMessage(call.id, call.name, result.content, result.is_error), result.terminate
+
+    async def _execute(self, reply: _Reply, state: CallState) -> ToolResult:
+        call_id = state.call.id
+        context = ToolContext(
+            state.call, lambda progress: reply.emit(ToolExecutionUpdate(call_id, progress)), reply.run.ask
+        )
+
+        async def run_tool(request: ToolRequest) -> ToolResult:
+            args = request.args if request.args is state.args else request.tool.validate(request.args)
+            return await request.tool.run(args, context)
+
+        request = ToolRequest(state.call, state.tool, state.args)
+        try:
+            return await self.middleware.call("on_acting", request, run_tool, "tool", state.context)
+        except Exception as exc:
+            if error_source(exc, "tool") != "tool":
+                raise  # a middleware failed, not the tool
+            await self.middleware.on_error(reply.run, exc, "tool")
+            return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+    def _skip_calls(self, reply: _Reply, why: str) -> None:
+        """Tool calls that will not run still get a result, so the history stays valid."""
+        if reply.pending is None:
+            return
+        assistant, done = reply.pending
+        for call in assistant.tool_calls:
+            message = done.get(call.id, (None, False))[0]
+            reply.run.history.append(
+                message or ToolResultMessage(call.id, call.name, f"The tool call did not run: {why}.", True)
+            )
+        reply.pending = None
+
+    # -- the reply's frame ------------------------------------------------------
+    async def _drive(self, reply: _Reply) -> AsyncIterator[Event]:
+        """Pull events through the ``on_reply`` onion. Each pull has its own cancel
+        scope (never one across a ``yield``), so a cancel that outlasts the grace
+        period ends even a stuck ``on_reply`` layer."""
+        run = reply.run
+        onion = self.middleware.stream("on_reply", run, ReplyRequest(reply.input), reply.start_core, "agent")
+        ended = False
+        try:
+            async with aclosing(onion):  # type: ignore[type-var]
+                while not ended:
+                    with anyio.CancelScope() as scope:
+                        reply.outer_scope = scope
+                        try:
+                            event = await onion.__anext__()
+                        except StopAsyncIteration:
+                            break
+                    reply.outer_scope = None
+                    if scope.cancelled_caught:
+                        break
+                    ended = isinstance(event, ReplyEnd)
+                    yield with_reply_id(event, run.reply_id)
+                    while reply.local:
+                        yield reply.local.popleft()
+        except Exception as exc:  # an on_reply layer failed
+            reply.cancel(deadline=False)
+            for event in await self._report(reply, exc, "agent"):
+                yield event
+            reply.stop = "error"
+        if not ended:
+            await reply.core_done.wait()
+            yield ReplyEnd(reply.last_message, reply.final_stop(), reply.usage, reply_id=run.reply_id)
+
+    async def _core(self, reply: _Reply, request: ReplyRequest) -> None:
+        stop: StopReason = "end_turn"
+        with anyio.CancelScope() as scope:
+            reply.core_scope = scope
+            if reply.cancelled:
+                scope.cancel()
+            try:
+                reply.emit(ReplyStart(request.input, reply_id=reply.run.reply_id))
+                stop = await self._rounds(reply, request)
+            except Exception as exc:
+                stop = "error"
+                for event in await self._report(reply, exc, "model"):
+                    reply.emit(event)
+        if scope.cancelled_caught or (reply.cancelled and stop != "error"):
+            stop = "cancelled"
+        self._skip_calls(reply, "the reply was cancelled" if stop == "cancelled" else "the reply ended early")
+        reply.stop = stop
+        reply.emit(ReplyEnd(reply.last_message, stop, reply.usage, reply_id=reply.run.reply_id))
+        reply.close()
+
+    async def _report(self, reply: _Reply, exc: Exception, default: str) -> list[Event]:
+        source = error_source(exc, default)
+        if source in self.middleware:
+            hook = getattr(exc, HOOK_ATTR, "a hook")
+            text = (
+                f"Middleware {source} failed in {hook}: {type(exc).__name__}: {exc}. "
+                f"Switch it off (/middleware {source} off) to carry on without it."
+            )
+        elif isinstance(exc, ModelError):
+            text = exc.message
+        else:
+            text = f"{type(exc).__name__}: {exc}"
+        await self.middleware.on_error(reply.run, exc, source)
+        return [ErrorEvent(text, source, exc, reply_id=reply.run.reply_id)]
+
+    async def _ask(self, reply: _Reply, request: Any) -> Any:
+        if not isinstance(request, ApprovalRequest):
+            return await self.ask(request) if self.ask else None
+        reply.emit(ApprovalRequested(request.call.id, request))
+        decision = await self.ask(request) if self.ask else unattended_rejection(request)
+        reply.emit(ApprovalResolved(request.call.id, decision))
+        return decision
+
+
+def _call_model(request: ModelRequest) -> AsyncIterator[ModelChunk]:
+    return request.model.stream(request)
+
+
+def _tool_map(tools: Sequence[Tool]) -> dict[str, Tool]:
+    """By name; the first tool of a name wins (the agent's own before middleware's)."""
+    found: dict[str, Tool] = {}
+    for t in tools:
+        found.setdefault(t.name, t)
+    return found
+
+
+class _Reply:
+    """The loop's private state of one reply (hooks see ``run``, a ReplyRun)."""
+
+    def __init__(self, agent: Agent, input: tuple[Message, ...]) -> None:
+        self.agent = agent
+        self.input = input
+        self.run = ReplyRun(agent, f"reply_{uuid.uuid4().hex[:12]}", self.emit, self._ask)
+        self.block_ids = itertools.count(1)
+        self.send: MemoryObjectSendStream[Event]
+        self.receive: MemoryObjectReceiveStream[Event]
+        self.send, self.receive = anyio.create_memory_object_stream[Event](math.inf)
+        self.local: deque[Event] = deque()
+        self.task_group: TaskGroup | None = None
+        self.core_scope: anyio.CancelScope | None = None
+        self.outer_scope: anyio.CancelScope | None = None
+        self.core_started = False
+        self.core_done = anyio.Event()
+        self.finished = anyio.Event()
+        self.cancelled = False
+        self.builder: MessageBuilder | None = None
+        self.tool_map: dict[str, Tool] = {}
+        self.pending: tuple[AssistantMessage, dict[str, tuple[ToolResultMessage, bool]]] | None = None
+        self.fatal: Exception | None = None
+        self.last_message: AssistantMessage | None = None
+        self.usage = Usage()
+        self.stop: StopReason | None = None
+
+    async def _ask(self, request: Any) -> Any:
+        return await self.agent._ask(self, request)
+
+    def emit(self, event: Event) -> None:
+        event = with_reply_id(event, self.run.reply_id)
+        if self.core_started and not self.core_done.is_set():
+            self.send.send_nowait(event)
+        else:
+            self.local.append(event)
+
+    def start_core(self, request: ReplyRequest) -> AsyncIterator[Event]:
+        """The innermost ``next`` of ``on_reply``: starts the core, streams its events."""
+        if self.core_started:
+            raise RuntimeError("on_reply may call next() once per reply")
+        assert self.task_group is not None
+        self.core_started = True
+        self.task_group.start_soon(self.agent._core, self, request)
+        return self._drain()
+
+    async def _drain(self) -> AsyncIterator[Event]:
+        receive = self.receive
+        with receive:
+            while True:
+                try:
+                    event = receive.receive_nowait()
+                except anyio.WouldBlock:
+                    try:
+                        event = await receive.receive()
+                    except anyio.EndOfStream:
+                        return
+                except anyio.EndOfStream:
+                    return
+                yield event
+
+    def close(self) -> None:
+        self.core_done.set()
+        self.send.close()
+
+    def cancel(self, *, deadline: bool) -> None:
+        if self.finished.is_set() and deadline:
+            return
+        self.cancelled = self.run.cancelled = True
+        if self.core_scope is not None:
+            self.core_scope.cancel()
+        if not self.core_started:
+            self.core_done.set()
+        if deadline and self.task_group is not None:
+            self.task_group.start_soon(self._deadline)
+
+    async def _deadline(self) -> None:
+        with anyio.move_on_after(self.agent.cancel_grace):
+            await self.finished.wait()
+            return
+        if self.outer_scope is not None:
+            self.outer_scope.cancel()
+
+    def final_stop(self) -> StopReason:
+        if self.stop is not None and not (self.cancelled and self.stop == "end_turn"):
+            return self.stop
+        return "cancelled" if self.cancelled else "end_turn"
