@@ -1,0 +1,281 @@
+"""Anthropic Messages API (``POST {base_url}/v1/messages``, streaming).
+
+The stream is SSE with ``event:`` names: ``message_start`` (input and cache
+usage), ``content_block_start/delta/stop`` (text, ``tool_use`` with
+``input_json_delta``, ``thinking`` with ``thinking_delta`` and ``signature_delta``),
+``message_delta`` (stop reason, output usage), ``message_stop``, ``ping`` and
+``error``. Usage is reported once, at ``message_stop``, as one ``UsageChunk``:
+``cache_read_input_tokens`` → ``cache_read_tokens`` and
+``cache_creation_input_tokens`` → ``cache_write_tokens``. An ``error`` event
+(e.g. ``overloaded_error`` after the reply began) becomes a ``ModelError`` after
+the chunks already yielded.
+
+Messages: the system prompt (plus any ``SystemMessage``) goes in ``system``;
+tool results become ``tool_result`` blocks in a user message, and consecutive
+messages of the same role are merged (the API wants the results of one batch of
+parallel calls in a single user message). Thinking blocks are sent back only
+with their signature, as the API requires.
+
+**Prompt caching marker.** A prompt-caching middleware sets
+``request.options["cache_control"] = {"type": "ephemeral", "ttl": "5m" | "1h"}``.
+This provider then puts that ``cache_control`` on the system prompt's last
+block, on the last tool, and on the last content block of the last message, so
+the whole prefix up to each point can be served from the cache.
+
+Other options read from ``ModelRequest.options``: ``max_tokens`` (default 8192;
+the API requires one), ``temperature``, ``top_p``, ``stop_sequences``,
+``thinking`` (e.g. ``{"type": "enabled", "budget_tokens": 4000}``), and
+``extra_body``. Retries and ``on_notice``: see :mod:`shell.providers.base`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from shell.agent.messages import (
+    AssistantMessage,
+    Block,
+    DataBlock,
+    HintBlock,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from shell.agent.model import (
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    StopChunk,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageChunk,
+)
+
+from .base import HTTPProvider
+from .sse import iter_sse, parse_json
+
+API_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 8192
+STOP_REASONS = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "refusal": "refusal",
+}
+RETRYABLE_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429}
+
+
+class AnthropicModel(HTTPProvider):
+    """``anthropic:NAME``: Claude over the Messages API."""
+
+    provider = "anthropic"
+    label = "Anthropic"
+    default_base_url = "https://api.anthropic.com"
+    base_url_env = "ANTHROPIC_BASE_URL"
+    path = "/v1/messages"
+
+    def request_headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION, "Accept": "text/event-stream"}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        return headers
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        options = {**self.options, **request.options}
+        cache = options.get("cache_control")
+        system, messages = to_anthropic_messages(request)
+        body: dict[str, Any] = {
+            "model": self.name,
+            "max_tokens": int(options.get("max_tokens") or DEFAULT_MAX_TOKENS),
+            "messages": messages,
+            "stream": True,
+        }
+        if system:
+            body["system"] = system
+        if request.tools:
+            body["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters}
+                for t in request.tools
+            ]
+            choice = request.tool_choice
+            if choice == "required":
+                body["tool_choice"] = {"type": "any"}
+            elif choice in ("auto", "none"):
+                body["tool_choice"] = {"type": choice}
+            elif choice:
+                body["tool_choice"] = {"type": "tool", "name": choice}
+        for key in ("temperature", "top_p", "stop_sequences", "thinking"):
+            if options.get(key) is not None:
+                body[key] = options[key]
+        if isinstance(cache, dict):
+            mark_cache(body, dict(cache))
+        extra = options.get("extra_body")
+        if isinstance(extra, dict):
+            body.update(extra)
+        return body
+
+    async def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
+        usage = Usage()
+        stop: str | None = None
+        tools: dict[int, int] = {}  # content block index -> our tool-call index
+        async for event in iter_sse(response.aiter_bytes()):
+            kind = event.event
+            if kind == "ping":
+                continue
+            obj = parse_json(event.data)
+            if not isinstance(obj, dict):
+                continue
+            kind = obj.get("type", kind)
+            if kind == "content_block_delta":
+                delta = obj.get("delta") or {}
+                dtype = delta.get("type")
+                if dtype == "text_delta":
+                    if delta.get("text"):
+                        yield TextDelta(delta["text"])
+                elif dtype == "input_json_delta":
+                    part = delta.get("partial_json")
+                    if part and obj.get("index") in tools:
+                        yield ToolCallDelta(tools[obj["index"]], args_delta=part)
+                elif dtype == "thinking_delta":
+                    if delta.get("thinking"):
+                        yield ThinkingDelta(delta["thinking"])
+                elif dtype == "signature_delta":
+                    yield ThinkingDelta("", signature=delta.get("signature"))
+            elif kind == "content_block_start":
+                block = obj.get("content_block") or {}
+                btype = block.get("type")
+                if btype == "text" and block.get("text"):
+                    yield TextDelta(block["text"])
+                elif btype == "thinking" and block.get("thinking"):
+                    yield ThinkingDelta(block["thinking"], signature=block.get("signature") or None)
+                elif btype == "tool_use":
+                    ours = len(tools)
+                    tools[obj.get("index", ours)] = ours
+                    yield ToolCallDelta(ours, id=block.get("id"), name=block.get("name"))
+                    if block.get("input"):
+                        yield ToolCallDelta(ours, args_delta=json.dumps(block["input"]))
+            elif kind == "message_start":
+                usage = merge_usage(usage, (obj.get("message") or {}).get("usage") or {})
+            elif kind == "message_delta":
+                stop = (obj.get("delta") or {}).get("stop_reason") or stop
+                usage = merge_usage(usage, obj.get("usage") or {})
+            elif kind == "message_stop":
+                yield UsageChunk(usage)
+                yield StopChunk(STOP_REASONS.get(stop or "end_turn", stop or "end_turn"))
+                return
+            elif kind == "error":
+                err = obj.get("error") or {}
+                etype = str(err.get("type", "error"))
+                status = RETRYABLE_ERRORS.get(etype)
+                raise ModelError(
+                    f"Anthropic reported an error in the middle of the reply ({etype}): "
+                    f"{err.get('message', '')}. The text so far is kept; try again.",
+                    status=status,
+                    retryable=status is not None,
+                    provider=self.provider,
+                )
+        raise self.dropped()
+
+
+def merge_usage(usage: Usage, data: dict[str, Any]) -> Usage:
+    """Fields present in ``data`` replace ours (message_delta counts are cumulative)."""
+
+    def pick(key: str, old: int) -> int:
+        value = data.get(key)
+        return int(value) if isinstance(value, (int, float)) else old
+
+    return Usage(
+        input_tokens=pick("input_tokens", usage.input_tokens),
+        output_tokens=pick("output_tokens", usage.output_tokens),
+        cache_read_tokens=pick("cache_read_input_tokens", usage.cache_read_tokens),
+        cache_write_tokens=pick("cache_creation_input_tokens", usage.cache_write_tokens),
+    )
+
+
+def mark_cache(body: dict[str, Any], cache: dict[str, Any]) -> None:
+    """The caching marker: system's last block, the last tool, the last message's last block."""
+    system = body.get("system")
+    if isinstance(system, list) and system:
+        system[-1]["cache_control"] = cache
+    if body.get("tools"):
+        body["tools"][-1]["cache_control"] = cache
+    messages = body.get("messages")
+    if messages and messages[-1]["content"]:
+        messages[-1]["content"][-1]["cache_control"] = cache
+
+
+def to_anthropic_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(system blocks, messages)``; same-role neighbours merged into one message."""
+    system: list[dict[str, Any]] = []
+    if request.system_prompt:
+        system.append({"type": "text", "text": request.system_prompt})
+    messages: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)
+        else:
+            messages.append({"role": role, "content": blocks})
+
+    for m in request.messages:
+        if isinstance(m, SystemMessage):
+            if m.text:
+                system.append({"type": "text", "text": m.text})
+        elif isinstance(m, UserMessage):
+            add("user", content_blocks(m.content))
+        elif isinstance(m, AssistantMessage):
+            add("assistant", assistant_blocks(m.content))
+        elif isinstance(m, ToolResultMessage):
+            result: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": m.call_id,
+                "content": content_blocks(m.content) or [{"type": "text", "text": "(no output)"}],
+            }
+            if m.is_error:
+                result["is_error"] = True
+            add("user", [result])
+    return system, messages
+
+
+def content_blocks(content: str | tuple[Block, ...]) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    out: list[dict[str, Any]] = []
+    for b in content:
+        if isinstance(b, (TextBlock, HintBlock)) and b.text:
+            out.append({"type": "text", "text": b.text})
+        elif isinstance(b, DataBlock) and b.media_type.startswith("image/"):
+            data = base64.b64encode(b.data).decode()
+            source = {"type": "base64", "media_type": b.media_type, "data": data}
+            out.append({"type": "image", "source": source})
+        elif isinstance(b, DataBlock):
+            out.append({"type": "text", "text": f"[{b.media_type} data, {len(b.data)} bytes]"})
+    return out
+
+
+def assistant_blocks(content: tuple[Block, ...]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for b in content:
+        if isinstance(b, ThinkingBlock):
+            if b.signature:
+                out.append({"type": "thinking", "thinking": b.text, "signature": b.signature})
+        elif isinstance(b, (TextBlock, HintBlock)):
+            if b.text:
+                out.append({"type": "text", "text": b.text})
+        elif isinstance(b, ToolCallBlock):
+            out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": b.args})
+    return out

@@ -1,0 +1,183 @@
+"""Ollama over its native ``/api/chat`` (NDJSON), not the OpenAI-compatible ``/v1``.
+
+Why native: through ``/v1`` Ollama cannot be told the context size, so it runs
+every model with its small default window and *silently drops the start of the
+prompt* once an agent's system prompt, tool schemas and history outgrow it.
+``/api/chat`` takes ``options.num_ctx`` (set it in the config, e.g.
+``[providers.ollama] options = { num_ctx = 32768 }``, or per request), reports
+thinking in its own ``thinking`` field, and answers errors as ``{"error": ...}``.
+Its tool calls arrive whole (arguments as an object, often without an id), so
+each becomes one ``ToolCallDelta`` with a generated id when none is given.
+
+``OLLAMA_HOST`` is honoured as the official client does: ``host``, ``host:port``
+or a full URL; the scheme defaults to http and the port to 11434.
+
+Request options: ``num_ctx``, ``temperature``, ``top_p``, ``seed``, ``stop`` and
+``max_tokens`` (as ``num_predict``) go into Ollama's ``options``; ``think`` and
+``keep_alive`` at the top level. Retries and ``on_notice``: see :mod:`shell.providers.base`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from shell.agent.messages import (
+    AssistantMessage,
+    DataBlock,
+    HintBlock,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from shell.agent.model import (
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    StopChunk,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageChunk,
+)
+
+from .base import HTTPProvider
+from .sse import iter_ndjson
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+MODEL_OPTIONS = ("num_ctx", "temperature", "top_p", "seed", "stop", "num_predict")
+
+
+def ollama_base_url(host: str | None) -> str:
+    """``OLLAMA_HOST`` as a base URL: ``0.0.0.0`` → ``http://0.0.0.0:11434`` and so on."""
+    host = (host or "").strip()
+    if not host:
+        return DEFAULT_HOST
+    if "://" not in host:
+        host = "http://" + host
+    parts = urlsplit(host)
+    hostname = parts.hostname or "127.0.0.1"
+    if ":" in hostname:
+        hostname = f"[{hostname}]"
+    port = parts.port or (11434 if parts.scheme == "http" else 443)
+    return f"{parts.scheme}://{hostname}:{port}{parts.path.rstrip('/')}"
+
+
+class OllamaModel(HTTPProvider):
+    """``ollama:NAME``: a local (or remote) Ollama server."""
+
+    provider = "ollama"
+    label = "Ollama"
+    default_base_url = DEFAULT_HOST
+    base_url_env = "OLLAMA_HOST"
+    path = "/api/chat"
+
+    def request_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def where_hint(self) -> str:
+        return "Is Ollama running (`ollama serve`)? The address comes from OLLAMA_HOST or the config."
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        options = {**self.options, **request.options}
+        model_options = {k: options[k] for k in MODEL_OPTIONS if options.get(k) is not None}
+        if options.get("max_tokens") is not None:
+            model_options["num_predict"] = options["max_tokens"]
+        nested = options.get("options")
+        if isinstance(nested, dict):
+            model_options.update(nested)
+        body: dict[str, Any] = {"model": self.name, "messages": to_ollama_messages(request), "stream": True}
+        if model_options:
+            body["options"] = model_options
+        for key in ("think", "keep_alive", "format"):
+            if options.get(key) is not None:
+                body[key] = options[key]
+        if request.tools and request.tool_choice != "none":
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
+                for t in request.tools
+            ]
+        return body
+
+    async def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
+        calls = 0
+        async for obj in iter_ndjson(response.aiter_bytes()):
+            if not isinstance(obj, dict):
+                continue
+            if obj.get("error"):
+                raise ModelError(
+                    f"Ollama reported an error in the middle of the reply: {obj['error']}",
+                    provider=self.provider,
+                    retryable=True,
+                )
+            message = obj.get("message") or {}
+            if message.get("thinking"):
+                yield ThinkingDelta(message["thinking"])
+            if message.get("content"):
+                yield TextDelta(message["content"])
+            for tc in message.get("tool_calls") or ():
+                fn = tc.get("function") or {}
+                args = fn.get("arguments", {})
+                yield ToolCallDelta(
+                    calls,
+                    id=tc.get("id") or f"call_{calls}",
+                    name=fn.get("name"),
+                    args_delta=args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
+                )
+                calls += 1
+            if obj.get("done"):
+                yield UsageChunk(
+                    Usage(int(obj.get("prompt_eval_count") or 0), int(obj.get("eval_count") or 0))
+                )
+                reason = obj.get("done_reason") or "stop"
+                if calls:
+                    yield StopChunk("tool_use")
+                else:
+                    yield StopChunk({"stop": "end_turn", "length": "max_tokens"}.get(reason, reason))
+                return
+        raise self.dropped()
+
+
+def to_ollama_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if request.system_prompt:
+        out.append({"role": "system", "content": request.system_prompt})
+    for m in request.messages:
+        if isinstance(m, SystemMessage):
+            out.append({"role": "system", "content": m.text})
+        elif isinstance(m, UserMessage):
+            msg: dict[str, Any] = {"role": "user", "content": m.text}
+            if not isinstance(m.content, str):
+                images = [
+                    base64.b64encode(b.data).decode()
+                    for b in m.content
+                    if isinstance(b, DataBlock) and b.media_type.startswith("image/")
+                ]
+                if images:
+                    msg["images"] = images
+            out.append(msg)
+        elif isinstance(m, AssistantMessage):
+            text = "".join(b.text for b in m.content if isinstance(b, (TextBlock, HintBlock)))
+            msg = {"role": "assistant", "content": text}
+            thinking = "".join(b.text for b in m.content if isinstance(b, ThinkingBlock))
+            if thinking:
+                msg["thinking"] = thinking
+            if m.tool_calls:
+                msg["tool_calls"] = [
+                    {"id": c.id, "function": {"name": c.name, "arguments": c.args}} for c in m.tool_calls
+                ]
+            out.append(msg)
+        elif isinstance(m, ToolResultMessage):
+            out.append({"role": "tool", "content": m.text, "tool_name": m.name})
+    return out

@@ -1,0 +1,286 @@
+"""OpenAI-compatible chat completions: OpenAI, vLLM, llama.cpp, LM Studio, OpenRouter...
+
+One class serves every server that speaks ``POST {base_url}/chat/completions``
+with ``stream: true``; only ``base_url`` and the key differ. The stream parser is
+deliberately tolerant of what those servers do differently:
+
+* tool-call deltas are assembled by ``index`` *and* ``id``: OpenAI sends the id
+  once; some servers repeat id and name in every delta (ignored after the first),
+  others reuse index 0 for several calls with different ids (each distinct id
+  becomes its own call). Every call gets a stable index of our own, 0, 1, 2...
+* ``reasoning_content`` (DeepSeek, vLLM, llama.cpp) and ``reasoning``
+  (OpenRouter, Ollama) become ``ThinkingDelta``; ``refusal`` text is shown as
+  text and makes the stop reason ``refusal``.
+* ``finish_reason`` maps stop/tool_calls/length/content_filter/refusal to
+  end_turn/tool_use/max_tokens/refusal/refusal; "stop" with tool calls (some
+  local servers) is ``tool_use``.
+* usage (``stream_options.include_usage``) becomes one ``UsageChunk`` whose
+  ``input_tokens`` exclude cached prompt tokens (those are ``cache_read_tokens``),
+  so the buckets mean the same as Anthropic's.
+
+Request options read from ``ModelRequest.options``: ``max_tokens``, ``temperature``,
+``top_p``, ``stop``, ``seed``, ``reasoning_effort``, and ``extra_body`` (a dict merged
+into the JSON body as is). Retries and ``on_notice``: see :mod:`shell.providers.base`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from shell.agent.messages import (
+    AssistantMessage,
+    Block,
+    DataBlock,
+    HintBlock,
+    SystemMessage,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from shell.agent.model import (
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    StopChunk,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageChunk,
+)
+
+from .base import HTTPProvider
+from .sse import iter_sse, parse_json
+
+FINISH_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+    "refusal": "refusal",
+}
+PASSED_OPTIONS = ("max_tokens", "temperature", "top_p", "stop", "seed", "reasoning_effort")
+
+
+class OpenAIModel(HTTPProvider):
+    """``openai:NAME`` and any OpenAI-compatible server (give ``base_url``)."""
+
+    provider = "openai"
+    label = "OpenAI"
+    default_base_url = "https://api.openai.com/v1"
+    base_url_env = "OPENAI_BASE_URL"
+    path = "/chat/completions"
+
+    def request_headers(self) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        options = {**self.options, **request.options}
+        body: dict[str, Any] = {
+            "model": self.name,
+            "messages": to_openai_messages(request),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
+                for t in request.tools
+            ]
+            choice = request.tool_choice
+            if choice in ("auto", "none", "required"):
+                body["tool_choice"] = choice
+            elif choice:
+                body["tool_choice"] = {"type": "function", "function": {"name": choice}}
+        for key in PASSED_OPTIONS:
+            if options.get(key) is not None:
+                body[key] = options[key]
+        extra = options.get("extra_body")
+        if isinstance(extra, dict):
+            body.update(extra)
+        return body
+
+    async def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
+        calls = ToolCallAssembler()
+        finish: str | None = None
+        refused = False
+        done = False
+        async for event in iter_sse(response.aiter_bytes()):
+            data = event.data
+            if data == "[DONE]":
+                done = True
+                break
+            obj = parse_json(data)
+            if not isinstance(obj, dict):
+                continue
+            if obj.get("error"):
+                raise stream_error(self.label, self.provider, obj["error"])
+            usage = obj.get("usage")
+            if usage:
+                yield UsageChunk(openai_usage(usage))
+            for choice in obj.get("choices") or ():
+                delta = choice.get("delta") or {}
+                text = delta.get("content")
+                if text:
+                    yield TextDelta(text)
+                thinking = delta.get("reasoning_content") or delta.get("reasoning")
+                if thinking and isinstance(thinking, str):
+                    yield ThinkingDelta(thinking)
+                refusal = delta.get("refusal")
+                if refusal:
+                    refused = True
+                    yield TextDelta(refusal)
+                for tc in delta.get("tool_calls") or ():
+                    chunk = calls.add(tc)
+                    if chunk is not None:
+                        yield chunk
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+        if not done and finish is None:
+            raise self.dropped()
+        reason = FINISH_REASONS.get(finish or "stop", finish or "end_turn")
+        if refused:
+            reason = "refusal"
+        elif calls.count and reason == "end_turn":
+            reason = "tool_use"
+        yield StopChunk(reason)
+
+
+class ToolCallAssembler:
+    """Gives each distinct streamed tool call a stable index of our own."""
+
+    __slots__ = ("by_id", "by_index", "count", "last")
+
+    def __init__(self) -> None:
+        self.by_index: dict[int, tuple[int, str | None]] = {}
+        self.by_id: dict[str, int] = {}
+        self.count = 0
+        self.last = -1
+
+    def add(self, tc: dict[str, Any]) -> ToolCallDelta | None:
+        fn = tc.get("function") or {}
+        call_id = tc.get("id") or None
+        name = fn.get("name") or None
+        args = fn.get("arguments")
+        if args is not None and not isinstance(args, str):
+            args = json.dumps(args)  # a few servers send the arguments as an object
+        their = tc.get("index")
+        known = self.by_index.get(their) if isinstance(their, int) else None
+        new = False
+        if call_id is not None and call_id in self.by_id:
+            ours = self.by_id[call_id]
+        elif call_id is not None and (known is None or known[1] not in (None, call_id)):
+            new = True  # a new id, possibly on an index already used
+        elif known is not None:
+            ours = known[0]
+        elif their is None and self.last >= 0 and call_id is None:
+            ours = self.last
+        else:
+            new = True
+        if new:
+            ours = self.count
+            self.count += 1
+            if call_id is not None:
+                self.by_id[call_id] = ours
+        if isinstance(their, int):
+            self.by_index[their] = (ours, call_id or (known[1] if known else None))
+        self.last = ours
+        if new:
+            return ToolCallDelta(ours, id=call_id or f"call_{ours}", name=name, args_delta=args or "")
+        if not args:
+            return None
+        return ToolCallDelta(ours, args_delta=args)
+
+
+def openai_usage(usage: dict[str, Any]) -> Usage:
+    prompt = int(usage.get("prompt_tokens") or 0)
+    details = usage.get("prompt_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    return Usage(
+        input_tokens=max(0, prompt - cached),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cache_read_tokens=cached,
+    )
+
+
+def stream_error(label: str, provider: str, err: Any) -> ModelError:
+    """An error object sent inside a 200 stream (OpenRouter, vLLM do this)."""
+    if isinstance(err, dict):
+        message = str(err.get("message") or err)
+        code = err.get("code")
+    else:
+        message, code = str(err), None
+    status = code if isinstance(code, int) else None
+    retryable = status is None or status == 429 or status >= 500
+    return ModelError(
+        f"{label} reported an error in the middle of the reply: {message}",
+        status=status,
+        retryable=retryable,
+        provider=provider,
+    )
+
+
+def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """Our messages as chat-completions messages (thinking is not sent back)."""
+    out: list[dict[str, Any]] = []
+    if request.system_prompt:
+        out.append({"role": "system", "content": request.system_prompt})
+    for m in request.messages:
+        if isinstance(m, SystemMessage):
+            out.append({"role": "system", "content": m.text})
+        elif isinstance(m, UserMessage):
+            out.append({"role": "user", "content": user_content(m.content)})
+        elif isinstance(m, AssistantMessage):
+            text = "".join(b.text for b in m.content if isinstance(b, (TextBlock, HintBlock)))
+            msg: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if m.tool_calls:
+                msg["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.args, ensure_ascii=False)},
+                    }
+                    for c in m.tool_calls
+                ]
+            elif not text:
+                msg["content"] = ""
+            out.append(msg)
+        elif isinstance(m, ToolResultMessage):
+            text = m.text
+            if m.is_error and not text.lower().startswith("error"):
+                text = f"Error: {text}"
+            out.append({"role": "tool", "tool_call_id": m.call_id, "content": text})
+    return out
+
+
+def user_content(content: str | tuple[Block, ...]) -> str | list[dict[str, Any]]:
+    """A plain string when there are only text blocks; content parts when there is an image."""
+    if isinstance(content, str):
+        return content
+    if not any(isinstance(b, DataBlock) for b in content):
+        return "".join(b.text for b in content if isinstance(b, (TextBlock, HintBlock)))
+    parts: list[dict[str, Any]] = []
+    for b in content:
+        if isinstance(b, (TextBlock, HintBlock)):
+            parts.append({"type": "text", "text": b.text})
+        elif isinstance(b, DataBlock) and b.media_type.startswith("image/"):
+            url = f"data:{b.media_type};base64,{base64.b64encode(b.data).decode()}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        elif isinstance(b, DataBlock):
+            parts.append({"type": "text", "text": f"[{b.media_type} data, {len(b.data)} bytes]"})
+        elif isinstance(b, ToolCallBlock):
+            continue
+    return parts

@@ -1,0 +1,10 @@
+"""Provider tests run under asyncio (the anyio plugin's backend)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
