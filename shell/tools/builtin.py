@@ -1,0 +1,160 @@
+"""``builtin_tools(workspace)``: the eight built-in tools, bound to one workspace.
+
+Each tool is a ``@tool`` closure over the workspace, so its JSON schema and
+description come from the signature and the docstring below (what the model reads)
+and every path goes through :meth:`Workspace.check` before anything touches the
+disk. The ``read_only`` flags are honest: a tool that can change anything (files,
+processes) says so, and the approval middleware asks for it by default.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import anyio.to_thread
+
+from shell.agent.messages import ToolResult
+from shell.agent.tools import FunctionTool, Tool, ToolContext, tool
+
+from . import files, search, shell_cmd, web
+from .ignore import ignore_root_for
+from .workspace import Workspace
+
+BUILTIN_SOURCE = "builtin"
+
+
+def builtin_tools(workspace: Workspace) -> list[Tool]:
+    """``read_file, list_dir, glob, grep, write_file, edit_file, run_shell, fetch_url``."""
+    made: dict[str, FunctionTool] = {}
+
+    async def allowed(ctx: ToolContext, path: str, action: str) -> Path:
+        return await workspace.check(path, ctx, tool=made.get(ctx.call.name), action=action)
+
+    async def in_thread(fn: partial[ToolResult]) -> ToolResult:
+        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+
+    @tool(name="read_file", read_only=True)
+    async def read_file(
+        ctx: ToolContext, path: str, offset: int = 1, limit: int = files.MAX_LINES
+    ) -> ToolResult:
+        """Read a text file, with line numbers like `cat -n`.
+
+        Long files come in windows: the result says which lines it shows and what
+        offset to use next. Images (PNG, JPEG, GIF, WebP) are returned as images;
+        other binary files are refused with their type.
+
+        Args:
+            path: File path, relative to the workspace root.
+            offset: First line to show (1-based).
+            limit: Number of lines to show (default 2000).
+        """
+        real = await allowed(ctx, path, "read")
+        return await in_thread(partial(files.read_text_window, real, workspace.relative(real), offset, limit))
+
+    @tool(name="list_dir", read_only=True)
+    async def list_dir(ctx: ToolContext, path: str = ".") -> ToolResult:
+        """List a directory: subdirectories end in `/`, files show their size.
+
+        Args:
+            path: Directory path, relative to the workspace root (default: the root).
+        """
+        real = await allowed(ctx, path, "list")
+        return await in_thread(partial(files.list_directory, real, workspace.relative(real)))
+
+    @tool(name="glob", read_only=True)
+    async def glob(ctx: ToolContext, pattern: str, path: str = ".") -> ToolResult:
+        """Find files by name pattern, skipping files ignored by .gitignore.
+
+        `*` and `?` match within one path segment, `**` any number of directories,
+        `{a,b}` either alternative: `**/*.py`, `src/**/test_*.py`, `*.{md,txt}`.
+
+        Args:
+            pattern: Glob pattern, relative to path.
+            path: Directory to search in, relative to the workspace root (default: the root).
+        """
+        real = await allowed(ctx, path, "search")
+        root = ignore_root_for(real, workspace.root)
+        show = workspace.relative
+        return await in_thread(partial(search.glob_files, real, pattern, root, show))
+
+    @tool(name="grep", read_only=True)
+    async def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str | None = None) -> ToolResult:
+        """Search file contents with a Python regular expression; prints `file:line: text`.
+
+        Files ignored by .gitignore and binary files are skipped. Results are capped;
+        narrow a broad search with path or glob.
+
+        Args:
+            pattern: Python regular expression (`re` syntax) to search for.
+            path: File or directory to search, relative to the workspace root (default: the root).
+            glob: Only search files matching this glob, e.g. `*.py` (file name) or `src/**/*.ts`.
+        """
+        real = await allowed(ctx, path, "search")
+        root = ignore_root_for(real if real.is_dir() else real.parent, workspace.root)
+        show = workspace.relative
+        return await in_thread(partial(search.grep_files, real, pattern, glob, root, show))
+
+    @tool(name="write_file")
+    async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:
+        """Create a file, or replace a file's whole content. Parent directories are created.
+
+        To change part of an existing file prefer edit_file.
+
+        Args:
+            path: File path, relative to the workspace root.
+            content: The complete new content of the file.
+        """
+        real = await allowed(ctx, path, "write")
+        return await in_thread(partial(files.write_text, real, workspace.relative(real), content))
+
+    @tool(name="edit_file")
+    async def edit_file(
+        ctx: ToolContext, path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> ToolResult:
+        """Replace an exact piece of text in a file and return the diff.
+
+        old_string must match the file exactly (whitespace and indentation included)
+        and exactly once, unless replace_all is true. Include enough surrounding
+        lines to make it unique. Read the file first.
+
+        Args:
+            path: File path, relative to the workspace root.
+            old_string: The exact text to replace.
+            new_string: The text to put in its place.
+            replace_all: Replace every occurrence instead of requiring exactly one.
+        """
+        real = await allowed(ctx, path, "edit")
+        shown = workspace.relative(real)
+        return await in_thread(partial(files.edit_text, real, shown, old_string, new_string, replace_all))
+
+    @tool(name="run_shell")
+    async def run_shell(
+        ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT
+    ) -> ToolResult:
+        """Run a bash command in the workspace root; stdout and stderr are returned together.
+
+        Output streams while the command runs and is capped at 30000 characters (the
+        first and last parts are kept). On timeout the command and every process it
+        started are killed; background processes do not outlive the command.
+
+        Args:
+            command: The bash command line to run.
+            timeout: Seconds before the command is killed (default 120, at most 600).
+        """
+        return await shell_cmd.run_command(command, workspace.root, timeout, ctx.report)
+
+    @tool(name="fetch_url", read_only=True)
+    async def fetch_url(url: str) -> ToolResult:
+        """Fetch a web page over http(s) and return its readable text (HTML converted to text).
+
+        Args:
+            url: The full URL, starting with http:// or https://.
+        """
+        return await web.fetch(url)
+
+    tools = [read_file, list_dir, glob, grep, write_file, edit_file, run_shell, fetch_url]
+    for t in tools:
+        t.source = BUILTIN_SOURCE  # type: ignore[attr-defined]
+        made[t.name] = t
+    return list(tools)

@@ -1,0 +1,166 @@
+"""``run_shell``: a bash command in the workspace, streamed, bounded, and cleaned up.
+
+The command runs in a new session (its own process group), so on a timeout, on
+cancellation (Esc in the TUI) or when it finishes, one ``killpg`` stops it *and*
+everything it started; nothing keeps running behind the user's back. Output (stdout
+and stderr merged, as a terminal shows them) is reported chunk by chunk through
+``report`` while it arrives, and the result keeps the head and tail of it under a
+stated cap.
+
+Exit is detected by polling the return code rather than ``Process.wait()``:
+under asyncio that also waits for the pipe to close, which a background child
+holding the pipe would delay until the timeout.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import Process
+
+from shell.agent.messages import ToolResult
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+MAX_OUTPUT_CHARS = 30_000
+MAX_REPORTED_CHARS = 1_000_000
+TERM_GRACE = 0.5
+POLL = 0.02
+
+
+class ShellToolError(ValueError):
+    """The command could not be run as asked; the message says why."""
+
+
+class _CappedText:
+    """Keeps the first and the last ``cap // 2`` characters of a stream of text."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = cap // 2
+        self.head = ""
+        self.tail = ""
+        self.total = 0
+
+    def add(self, text: str) -> None:
+        self.total += len(text)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += text[:room]
+            text = text[room:]
+        if text:
+            self.tail = (self.tail + text)[-self.half :]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.head) + len(self.tail)
+
+    def render(self) -> str:
+        if not self.truncated:
+            return self.head + self.tail
+        return (
+            f"{self.head}\n[... output truncated: {self.total} characters in total, over the "
+            f"{2 * self.half} character cap; showing the first and last {self.half} ...]\n{self.tail}"
+        )
+
+
+async def run_command(command: str, cwd: Path, timeout: float, report: Callable[[Any], None]) -> ToolResult:
+    """Run ``command`` with bash in ``cwd``; see the module docstring for the guarantees."""
+    if not command.strip():
+        raise ShellToolError("The command is empty.")
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise ShellToolError(f"timeout must be above 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout}.")
+    shell = shutil.which("bash") or "/bin/sh"
+    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    process = await anyio.open_process(
+        [shell, "-c", command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+    )
+    output = _CappedText(MAX_OUTPUT_CHARS)
+    reported = 0
+    timed_out = False
+    reader_done = anyio.Event()
+
+    async def read() -> None:
+        nonlocal reported
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        assert process.stdout is not None
+        try:
+            async for chunk in process.stdout:
+                text = decoder.decode(chunk)
+                if not text:
+                    continue
+                output.add(text)
+                if reported < MAX_REPORTED_CHARS:
+                    report(text)
+                    reported += len(text)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass
+        finally:
+            output.add(decoder.decode(b"", final=True))
+            reader_done.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read)
+            with anyio.move_on_after(timeout) as scope:
+                await _wait_exit(process)
+            timed_out = scope.cancelled_caught
+            if timed_out:
+                _signal_group(process, signal.SIGTERM)
+                with anyio.move_on_after(TERM_GRACE):
+                    await _wait_exit(process)
+            _signal_group(process, signal.SIGKILL)
+            with anyio.move_on_after(1.0):
+                await reader_done.wait()
+            tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            _signal_group(process, signal.SIGKILL)
+            with anyio.move_on_after(2.0):
+                await _wait_exit(process)
+            with anyio.move_on_after(2.0), contextlib.suppress(Exception):
+                await process.aclose()
+
+    code = process.returncode
+    text = output.render()
+    if timed_out:
+        status = f"[timed out after {timeout:g} s; the command and its child processes were killed]"
+    else:
+        status = f"[exit code {code}]"
+    body = f"{text.rstrip(chr(10))}\n{status}" if text.strip() else f"(no output)\n{status}"
+    return ToolResult(
+        body,
+        is_error=timed_out or code != 0,
+        details={
+            "exit_code": code,
+            "timed_out": timed_out,
+            "truncated": output.truncated,
+            "pid": process.pid,
+        },
+    )
+
+
+async def _wait_exit(process: Process) -> None:
+    # No event fires when the child exits without closing its pipes: polling it is.
+    while process.returncode is None:  # noqa: ASYNC110
+        await anyio.sleep(POLL)
+
+
+def _signal_group(process: Process, sig: signal.Signals) -> None:
+    """Signal the command's whole process group (its pgid is its pid: a new session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)

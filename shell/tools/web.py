@@ -1,0 +1,178 @@
+"""``fetch_url``: a web page as readable text, within a size budget.
+
+HTML is turned into text with the standard library's ``html.parser`` (no extra
+dependency): scripts, styles and other invisible parts are dropped, block elements
+become line breaks, headings and list items keep a Markdown-like marker, links keep
+their target. The download stops at a byte cap and the text at a character cap,
+and the result says when either cut.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlparse
+
+import httpx
+
+from shell.agent.messages import ToolResult
+
+MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
+MAX_TEXT_CHARS = 100_000
+TIMEOUT = 30.0
+USER_AGENT = "agent-shell (fetch_url)"
+
+_SKIP = {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "canvas"}
+_BLOCK = {
+    "p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "br", "hr",
+    "table", "tr", "ul", "ol", "dl", "dt", "dd", "blockquote", "pre", "form", "figure",
+    "figcaption", "h1", "h2", "h3", "h4", "h5", "h6", "li", "title",
+}  # fmt: skip
+
+
+class FetchError(Exception):
+    """The URL could not be fetched; the message says why and what to try."""
+
+
+class _TextExtractor(HTMLParser):
+    """Collects the visible text of an HTML document, with light structure."""
+
+    def __init__(self, base_url: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.base_url = base_url
+        self.parts: list[str] = []
+        self.title = ""
+        self._skip_depth = 0
+        self._in_title = False
+        self._pre = 0
+        self._href: str | None = None
+        self._link_text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "title":
+            self._in_title = True
+            return
+        if tag in _SKIP:
+            self._skip_depth += 1
+            return
+        if tag in _BLOCK:
+            self.parts.append("\n")
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            self.parts.append("#" * int(tag[1]) + " ")
+        elif tag == "li":
+            self.parts.append("- ")
+        elif tag == "pre":
+            self._pre += 1
+        elif tag == "a":
+            href = dict(attrs).get("href")
+            if href and not href.startswith(("#", "javascript:")):
+                self._href = urljoin(self.base_url, href)
+                self._link_text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+            return
+        if tag in _SKIP:
+            self._skip_depth = max(0, self._skip_depth - 1)
+            return
+        if tag == "pre":
+            self._pre = max(0, self._pre - 1)
+        if tag == "a" and self._href is not None:
+            text = "".join(self._link_text).strip()
+            if text and text != self._href:
+                self.parts.append(f" ({self._href})")
+            self._href = None
+        if tag in _BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+            return
+        if self._skip_depth:
+            return
+        text = data if self._pre else re.sub(r"\s+", " ", data)
+        self.parts.append(text)
+        if self._href is not None:
+            self._link_text.append(text)
+
+    def text(self) -> str:
+        raw = "".join(self.parts)
+        lines = [line.strip() if not line.startswith("    ") else line.rstrip() for line in raw.split("\n")]
+        out = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+        title = " ".join(self.title.split())
+        return f"# {title}\n\n{out}" if title else out
+
+
+def html_to_text(html: str, base_url: str = "") -> str:
+    """The readable text of an HTML document."""
+    parser = _TextExtractor(base_url)
+    parser.feed(html)
+    parser.close()
+    return parser.text()
+
+
+async def fetch(url: str, *, client: httpx.AsyncClient | None = None) -> ToolResult:
+    """Download ``url`` (http or https) and return its text."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise FetchError(f"{url!r} is not an http(s) URL; give a full URL such as https://example.com/page.")
+    owned = client is None
+    http = client or httpx.AsyncClient(
+        follow_redirects=True, timeout=TIMEOUT, headers={"User-Agent": USER_AGENT}
+    )
+    try:
+        async with http.stream("GET", url) as response:
+            body = bytearray()
+            cut = False
+            async for chunk in response.aiter_bytes():
+                body.extend(chunk)
+                if len(body) > MAX_DOWNLOAD_BYTES:
+                    del body[MAX_DOWNLOAD_BYTES:]
+                    cut = True
+                    break
+            media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            encoding = response.encoding or "utf-8"
+            status = response.status_code
+            final_url = str(response.url)
+    except httpx.HTTPError as exc:
+        raise FetchError(f"Could not fetch {url}: {type(exc).__name__}: {exc or 'no detail'}.") from None
+    finally:
+        if owned:
+            await http.aclose()
+    return _as_result(bytes(body), media, encoding, status, final_url, cut)
+
+
+def _as_result(body: bytes, media: str, encoding: str, status: int, url: str, cut: bool) -> ToolResult:
+    textual = (
+        media.startswith("text/")
+        or media in ("", "application/json", "application/xml")
+        or (media.endswith(("+json", "+xml")) or media == "application/javascript")
+    )
+    details = {"url": url, "status": status, "content_type": media, "bytes": len(body)}
+    if not textual:
+        return ToolResult(
+            f"{url} returned {media} content ({len(body)} bytes), which fetch_url does not show as text.",
+            is_error=status >= 400,
+            details=details,
+        )
+    try:
+        text = body.decode(encoding, errors="replace")
+    except LookupError:
+        text = body.decode("utf-8", errors="replace")
+    if media in ("text/html", "application/xhtml+xml") or (not media and "<html" in text[:2048].lower()):
+        text = html_to_text(text, url)
+    notes = []
+    if cut:
+        notes.append(f"download stopped at {MAX_DOWNLOAD_BYTES} bytes")
+    if len(text) > MAX_TEXT_CHARS:
+        notes.append(f"text cut at {MAX_TEXT_CHARS} of {len(text)} characters")
+        text = text[:MAX_TEXT_CHARS]
+    header = f"{url} ({status}, {media or 'unknown type'})"
+    if status >= 400:
+        header = f"HTTP {status} from {url}: the request failed"
+    body_text = f"{header}\n\n{text}"
+    if notes:
+        body_text += f"\n\n[{'; '.join(notes)}]"
+    return ToolResult(body_text, is_error=status >= 400, details=details)

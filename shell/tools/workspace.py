@@ -1,0 +1,129 @@
+"""The workspace: the directory the shell started in, and the fence around it.
+
+Every path a built-in tool receives is resolved here, once, the same way: relative
+paths against the workspace root, then through the real file system so that a
+symlink pointing out of the workspace counts as outside. A path outside is refused
+unless the *user* approves it through ``ctx.ask``; nothing in the tool arguments,
+in a model message or in a tool result can approve it. Approved directories are
+remembered on the :class:`Workspace` for the rest of the session.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from shell.agent.approvals import ApprovalDecision, ApprovalRequest
+from shell.agent.tools import Tool, ToolContext
+
+
+class OutsideWorkspaceError(PermissionError):
+    """A path leaves the workspace and the user did not approve it."""
+
+
+class Workspace:
+    """The root directory tools work in, plus the outside directories the user allowed."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root: Path = Path(root if root is not None else os.getcwd()).resolve()
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"workspace root {self.root} is not a directory")
+        self._approved: set[Path] = set()
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    @property
+    def approved_dirs(self) -> frozenset[Path]:
+        """Directories outside the root that the user approved this session."""
+        return frozenset(self._approved)
+
+    def resolve(self, path: str | os.PathLike[str]) -> Path:
+        """The real absolute path ``path`` names (relative paths start at the root).
+
+        ``~`` is expanded; symlinks are followed (also for a missing final part,
+        whose parent is resolved), so the answer says where a read or write lands.
+        """
+        raw = Path(os.path.expanduser(os.fspath(path)))
+        if not raw.is_absolute():
+            raw = self.root / raw
+        return raw.resolve(strict=False)
+
+    def contains(self, resolved: Path) -> bool:
+        """Whether a resolved path is inside the root or an approved directory."""
+        return any(_is_within(resolved, base) for base in (self.root, *self._approved))
+
+    def relative(self, resolved: Path) -> str:
+        """How to show a path to the model: relative inside the root, absolute outside."""
+        if _is_within(resolved, self.root):
+            rel = resolved.relative_to(self.root).as_posix()
+            return rel or "."
+        return str(resolved)
+
+    def approve(self, directory: Path) -> None:
+        """Remember that the user allowed ``directory`` (and everything below it)."""
+        self._approved.add(directory.resolve())
+
+    async def check(
+        self,
+        path: str | os.PathLike[str],
+        ctx: ToolContext | None,
+        *,
+        tool: Tool | None = None,
+        action: str = "access",
+    ) -> Path:
+        """Resolve ``path`` and make sure the tool may use it; ask the user if not.
+
+        Returns the resolved path. Raises :class:`OutsideWorkspaceError` with a
+        message the model can act on when the path is outside and not approved.
+        """
+        resolved = self.resolve(path)
+        if self.contains(resolved):
+            return resolved
+        reason = _why_outside(os.fspath(path))
+        if ctx is None:
+            raise OutsideWorkspaceError(self._refusal(path, resolved, reason, "no one could be asked"))
+        request = ApprovalRequest(
+            call=ctx.call,
+            tool=tool,
+            args={"path": str(resolved)},
+            allowed_decisions=("approve", "reject"),
+            description=(
+                f"{ctx.call.name} wants to {action} {resolved}, which is outside the workspace "
+                f"{self.root} ({reason}). Approving allows {_scope_of(resolved)} for this session."
+            ),
+        )
+        decision = await ctx.ask(request)
+        if isinstance(decision, ApprovalDecision) and decision.type == "approve":
+            self.approve(_scope_of(resolved))
+            return resolved
+        note = decision.message if isinstance(decision, ApprovalDecision) and decision.message else ""
+        why = "the user did not approve it"
+        raise OutsideWorkspaceError(self._refusal(path, resolved, reason, why, note))
+
+    def _refusal(
+        self, path: str | os.PathLike[str], resolved: Path, reason: str, why: str, note: str = ""
+    ) -> str:
+        text = (
+            f"Refused: {os.fspath(path)!r} resolves to {resolved}, outside the workspace {self.root} "
+            f"({reason}), and {why}. Use a path inside the workspace (relative paths start at its root), "
+            "or ask the user to allow this location."
+        )
+        return f"{text} The user said: {note}" if note else text
+
+
+def _is_within(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
+
+
+def _scope_of(resolved: Path) -> Path:
+    """The directory an approval covers: the path itself if a directory, else its parent."""
+    return resolved if resolved.is_dir() else resolved.parent
+
+
+def _why_outside(raw: str) -> str:
+    if os.path.isabs(os.path.expanduser(raw)):
+        return "an absolute path"
+    if ".." in Path(raw).parts:
+        return "'..' leads out of it"
+    return "a symlink leads out of it"
