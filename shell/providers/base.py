@@ -145,7 +145,7 @@ class HTTPProvider:
         except MalformedLine as exc:
             raise ModelError(
                 f"{self.label} sent a line that is not valid JSON: {exc.line[:120]!r}. "
-                f"Is {self.base_url} really a {self.label} API endpoint?",
+                f"Is {self.base_url} really an {self.label}-compatible endpoint?",
                 provider=self.provider,
             ) from None
         except httpx.TimeoutException:
@@ -156,15 +156,15 @@ class HTTPProvider:
                 provider=self.provider,
                 retryable=True,
             ) from None
-        except (httpx.TransportError, httpx.StreamError) as exc:
-            raise self.dropped(f" ({type(exc).__name__}: {exc})" if str(exc) else "") from None
+        except (httpx.TransportError, httpx.StreamError):
+            raise self.dropped() from None
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
 
-    def dropped(self, detail: str = "") -> ModelError:
+    def dropped(self) -> ModelError:
         return ModelError(
-            f"The connection to {self.label} dropped in the middle of the reply{detail}; "
+            f"The connection to {self.label} dropped in the middle of the reply; "
             "the text so far is kept. Try again.",
             provider=self.provider,
             retryable=True,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -85,6 +85,18 @@ class OllamaModel(HTTPProvider):
 
     def where_hint(self) -> str:
         return "Is Ollama running (`ollama serve`)? The address comes from OLLAMA_HOST or the config."
+
+    def http_error(
+        self, status: int, detail: str, retries: int, headers: Mapping[str, str] | None = None
+    ) -> ModelError:
+        if status == 404 and "not found" in detail:
+            return ModelError(
+                f"Ollama has no model '{self.name}' ({detail}). Pull it with `ollama pull {self.name}` "
+                "or pick an installed one (agent-shell --list-models).",
+                status=404,
+                provider=self.provider,
+            )
+        return super().http_error(status, detail, retries, headers)
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         options = {**self.options, **request.options}
