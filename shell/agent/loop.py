@@ -105,12 +105,16 @@ class Agent:
         try:
             async with anyio.create_task_group() as tg:
                 reply.task_group = tg
+                events = self._drive(reply)
                 try:
-                    async for event in self._drive(reply):
+                    async for event in events:
                         yield event
+                except GeneratorExit:
+                    pass  # the caller stopped early (aclose): end quietly, below
                 finally:
                     reply.finished.set()
-                    reply.cancel(deadline=False)  # the caller stopped early: stop the core too
+                    reply.cancel(deadline=False)  # stop the core too, if it still runs
+                    await events.aclose()
         finally:
             self.usage = self.usage + reply.usage
             self._reply = None
@@ -428,7 +432,10 @@ class _Reply:
     def emit(self, event: Event) -> None:
         event = with_reply_id(event, self.run.reply_id)
         if self.core_started and not self.core_done.is_set():
-            self.send.send_nowait(event)
+            try:
+                self.send.send_nowait(event)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass  # the caller stopped listening
         else:
             self.local.append(event)
 

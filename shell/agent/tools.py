@@ -12,6 +12,7 @@ import abc
 import inspect
 import json
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -121,9 +122,10 @@ class FunctionTool(Tool):
         name: str | None = None,
         description: str | None = None,
         read_only: bool = False,
+        localns: dict[str, Any] | None = None,
     ) -> None:
         summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
-        hints = get_type_hints(fn)
+        hints = get_type_hints(fn, localns=localns)
         fields: dict[str, Any] = {}
         self._context_param: str | None = None
         for pname, param in inspect.signature(fn).parameters.items():
@@ -255,11 +257,16 @@ def tool(
     description: str | None = None,
     read_only: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Make a tool from a typed function: ``@tool`` or ``@tool(read_only=True)``."""
+    """Make a tool from a typed function: ``@tool`` or ``@tool(read_only=True)``.
+
+    Annotations may name classes local to the defining function (the caller's
+    locals are used to resolve them, also under ``from __future__ import annotations``).
+    """
+    localns = dict(sys._getframe(1).f_locals)
     if fn is not None:
-        return FunctionTool(fn)
+        return FunctionTool(fn, localns=localns)
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
-        return FunctionTool(f, name=name, description=description, read_only=read_only)
+        return FunctionTool(f, name=name, description=description, read_only=read_only, localns=localns)
 
     return cast(Callable[[Callable[..., Any]], FunctionTool], wrap)
