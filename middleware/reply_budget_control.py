@@ -1,0 +1,104 @@
+"""``ReplyBudgetControl``: a weighted token budget per reply (AgentScope's
+ReplyBudgetControlMiddleware).
+
+Long tool-heavy ReAct loops are where cost and latency run away. Each model call
+costs ``input_token_weight * input_tokens + output_token_weight * output_tokens``;
+once the reply's total reaches ``token_budget`` the next rounds:
+
+1. show the model a ``HintBlock`` on the last assistant message of its view (a new
+   assistant message if there is none) asking it to conclude now, and
+2. run with ``tool_choice="none"`` so it cannot call tools any more.
+
+Why these hooks: usage is read from the ``ModelCallEnd`` events that come out of
+``on_reasoning`` (the same numbers the UI shows, and one per model call however
+many retries happened inside); the tool choice is overridden in the same onion
+(AgentScope's shape, ``next(request.override(tool_choice="none"))``). The hint goes
+in through ``transform_context``, a view for this call only, so the history (and
+the saved session) never carries it; ``convert_to_llm`` is single-owner and is left
+to whoever renders messages.
+
+State lives in ``ctx.reply_state``: kept across an approval wait, gone when the
+reply ends, so every reply starts with a fresh budget and one instance can serve
+several agents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import ClassVar
+
+from shell.agent.events import Event, ModelCallEnd, Notice
+from shell.agent.messages import AssistantMessage, HintBlock, Message, Usage
+
+from .base import Middleware, ReasoningNext
+from .context import HookContext
+from .types import ReasoningRequest
+
+DEFAULT_HINT = (
+    "The token budget for this reply is used up. Do not call any more tools. "
+    "Give your final answer now: conclude with what you have found so far and say "
+    "briefly what is left to do, if anything."
+)
+
+
+class ReplyBudgetControl(Middleware):
+    """Cap each reply's weighted token cost: once spent, the model must wrap up without tools."""
+
+    builtin: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        token_budget: float,
+        input_token_weight: float = 1.0,
+        output_token_weight: float = 1.0,
+        hint_message: str = DEFAULT_HINT,
+    ) -> None:
+        if token_budget <= 0:
+            raise ValueError("token_budget must be positive")
+        if input_token_weight < 0 or output_token_weight < 0:
+            raise ValueError("token weights must not be negative")
+        self.token_budget = token_budget
+        self.input_token_weight = input_token_weight
+        self.output_token_weight = output_token_weight
+        self.hint_message = hint_message
+
+    def cost(self, usage: Usage) -> float:
+        """The weighted cost of one model call."""
+        return self.input_token_weight * usage.input_tokens + self.output_token_weight * usage.output_tokens
+
+    def spent(self, ctx: HookContext) -> bool:
+        """True once this reply's cost has reached the budget."""
+        return float(ctx.reply_state.get("cost", 0.0)) >= self.token_budget
+
+    async def on_reasoning(
+        self, ctx: HookContext, request: ReasoningRequest, next: ReasoningNext
+    ) -> AsyncIterator[Event]:
+        state = ctx.reply_state
+        if self.spent(ctx):
+            request = request.override(tool_choice="none")
+        async for event in next(request):
+            if isinstance(event, ModelCallEnd):
+                state["cost"] = float(state.get("cost", 0.0)) + self.cost(event.usage)
+            yield event
+        if self.spent(ctx) and not state.get("announced"):
+            state["announced"] = True
+            ctx.emit(
+                Notice(
+                    "info",
+                    f"Reply budget spent ({state['cost']:g} of {self.token_budget:g} weighted tokens); "
+                    "asking the model to wrap up without tools.",
+                    self.name,
+                )
+            )
+
+    async def transform_context(self, ctx: HookContext, messages: list[Message]) -> list[Message]:
+        if not self.spent(ctx):
+            return messages
+        hint = HintBlock(self.hint_message)
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
+            if isinstance(message, AssistantMessage):
+                view = list(messages)
+                view[i] = AssistantMessage((*message.content, hint), message.usage, message.stop_reason)
+                return view
+        return [*messages, AssistantMessage((hint,))]
