@@ -1,0 +1,234 @@
+"""Slash commands, shared by the line mode and the TUI.
+
+A command takes the :class:`~shell.runtime.ShellRuntime` and the text after its
+name and returns a :class:`CommandResult`: text to show (Markdown) and, when the
+front end has something to do that only it can do, an ``action`` (``quit``,
+``clear``, ``new``). Nothing here draws anything, so the TUI and the line mode
+render the same answers their own way, and a front end can add commands of its
+own (``/play``, ``/save``) to its copy of the registry.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+if TYPE_CHECKING:
+    from .runtime import ShellRuntime
+
+Action: TypeAlias = Literal["quit", "clear", "new"] | str | None
+Handler: TypeAlias = Callable[["ShellRuntime", str], "CommandResult | Awaitable[CommandResult]"]
+Completer: TypeAlias = Callable[["ShellRuntime", str], list[str]]
+
+_COMMAND_LINE = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What a command answers. ``text`` is Markdown; ``error`` marks a failure."""
+
+    text: str = ""
+    action: Action = None
+    error: bool = False
+    data: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    summary: str
+    handler: Handler
+    usage: str = ""
+    aliases: tuple[str, ...] = ()
+    complete: Completer | None = None
+    """Completions for the argument text typed so far (whole words to offer)."""
+
+
+@dataclass(slots=True)
+class CommandRegistry:
+    """The slash commands a front end offers, by name (aliases included)."""
+
+    commands: dict[str, Command] = field(default_factory=dict)
+
+    def register(self, command: Command) -> Command:
+        self.commands[command.name] = command
+        return command
+
+    def add(
+        self,
+        name: str,
+        summary: str,
+        *,
+        usage: str = "",
+        aliases: tuple[str, ...] = (),
+        complete: Completer | None = None,
+    ) -> Callable[[Handler], Handler]:
+        """Decorator form of :meth:`register`."""
+
+        def wrap(handler: Handler) -> Handler:
+            self.register(Command(name, summary, handler, usage or f"/{name}", aliases, complete))
+            return handler
+
+        return wrap
+
+    def copy(self) -> CommandRegistry:
+        return CommandRegistry(dict(self.commands))
+
+    def __iter__(self) -> Iterator[Command]:
+        return iter(self.commands.values())
+
+    def get(self, name: str) -> Command | None:
+        name = name.lstrip("/").lower()
+        if name in self.commands:
+            return self.commands[name]
+        return next((c for c in self.commands.values() if name in c.aliases), None)
+
+    def names(self) -> list[str]:
+        """Every name a user may type, aliases included, without the slash."""
+        return [n for c in self.commands.values() for n in (c.name, *c.aliases)]
+
+    def completions(self, runtime: ShellRuntime, text: str) -> list[tuple[str, str]]:
+        """``(word, description)`` pairs completing the last word of ``text``.
+
+        ``text`` is the input before the cursor; only input starting with ``/`` gets
+        any: the command name first, then whatever the command's completer offers.
+        """
+        if not text.startswith("/") or "\n" in text:
+            return []
+        if " " not in text:
+            prefix = text[1:].lower()
+            return [(f"/{c.name}", c.summary) for c in self if c.name.startswith(prefix)] + [
+                (f"/{a}", c.summary) for c in self for a in c.aliases if a.startswith(prefix)
+            ]
+        name, _, rest = text[1:].partition(" ")
+        command = self.get(name)
+        if command is None or command.complete is None:
+            return []
+        word = rest.rsplit(" ", 1)[-1]
+        return [(w, "") for w in command.complete(runtime, rest) if w.lower().startswith(word.lower())]
+
+    async def run(self, runtime: ShellRuntime, line: str) -> CommandResult:
+        """Run a command line (``/name args``); unknown commands answer with an error."""
+        match = _COMMAND_LINE.match(line.strip())
+        if not match:
+            return CommandResult(f"Not a command: {line.strip()!r}. /help lists the commands.", error=True)
+        command = self.get(match.group(1))
+        if command is None:
+            return CommandResult(f"Unknown command /{match.group(1)}. /help lists the commands.", error=True)
+        result = command.handler(runtime, (match.group(2) or "").strip())
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def is_command(text: str) -> bool:
+    """Whether a line of input is a slash command rather than a message.
+
+    ``/etc/hosts is odd`` is a message: a command name has no slash in it.
+    """
+    return bool(_COMMAND_LINE.match(text.strip()))
+
+
+def format_models(found: dict[str, list[str] | str]) -> str:
+    """``list_models``' answer as Markdown: provider, then ``provider:name`` specs."""
+    lines = []
+    for provider, models in found.items():
+        if isinstance(models, str):
+            lines.append(f"- **{provider}**: {models}")
+        elif provider == "demo":
+            lines.append("- **demo**: `demo`")
+        else:
+            shown = ", ".join(f"`{provider}:{m}`" for m in models) or "no models"
+            lines.append(f"- **{provider}**: {shown}")
+    return "\n".join(lines)
+
+
+# -- the built-in commands ------------------------------------------------------
+
+
+def _complete_middleware(runtime: ShellRuntime, rest: str) -> list[str]:
+    words = rest.split()
+    if len(words) == 0 or (len(words) == 1 and not rest.endswith(" ")):
+        return runtime.agent.middleware.names()
+    return ["on", "off"]
+
+
+def _complete_model(runtime: ShellRuntime, rest: str) -> list[str]:
+    return ["demo", "openai:", "anthropic:", "ollama:", "scripted:", "list"]
+
+
+def default_commands() -> CommandRegistry:
+    """A fresh registry of the built-in commands (each front end gets its own copy)."""
+    reg = CommandRegistry()
+
+    @reg.add("help", "List the commands, or explain one", usage="/help [COMMAND]")
+    def _help(runtime: ShellRuntime, arg: str) -> CommandResult:
+        if arg:
+            command = runtime.commands.get(arg)
+            if command is None:
+                return CommandResult(f"Unknown command /{arg.lstrip('/')}.", error=True)
+            also = f" (also {', '.join('/' + a for a in command.aliases)})" if command.aliases else ""
+            return CommandResult(f"`{command.usage}`{also}: {command.summary}.")
+        rows = [f"- `{c.usage}`: {c.summary}" for c in runtime.commands]
+        return CommandResult("Commands:\n\n" + "\n".join(rows))
+
+    @reg.add("model", "Show the model, list the models, or switch", usage="/model [list | SPEC]",
+             complete=_complete_model)
+    async def _model(runtime: ShellRuntime, arg: str) -> CommandResult:
+        if not arg:
+            demo = " (the offline demo model)" if runtime.is_demo else ""
+            return CommandResult(
+                f"Model: `{runtime.model_label}`{demo}. Switch with `/model provider:name` "
+                "(`openai:…`, `anthropic:…`, `ollama:…`, `demo`, `scripted:FILE`); `/model list` lists them."
+            )
+        if arg == "list":
+            try:
+                found = await runtime.list_models()
+            except Exception as exc:
+                return CommandResult(f"Could not list the models: {exc}", error=True)
+            return CommandResult(format_models(found))
+        try:
+            label = runtime.switch_model(arg)
+        except Exception as exc:
+            return CommandResult(f"Model not changed: {exc}", error=True)
+        return CommandResult(f"Model: `{label}`.")
+
+    @reg.add("clear", "Forget the conversation and clear the screen")
+    def _clear(runtime: ShellRuntime, arg: str) -> CommandResult:
+        runtime.new_conversation()
+        return CommandResult("Conversation cleared.", action="clear")
+
+    @reg.add("new", "Start a new conversation")
+    def _new(runtime: ShellRuntime, arg: str) -> CommandResult:
+        runtime.new_conversation()
+        return CommandResult("New conversation.", action="new")
+
+    @reg.add("middleware", "List the middleware, or switch one on or off",
+             usage="/middleware [NAME [on|off]]", aliases=("mw",), complete=_complete_middleware)
+    def _middleware(runtime: ShellRuntime, arg: str) -> CommandResult:
+        words = arg.split()
+        if not words:
+            return CommandResult(runtime.describe_middleware())
+        if len(words) > 2 or (len(words) == 2 and words[1].lower() not in ("on", "off")):
+            return CommandResult("Usage: `/middleware [NAME [on|off]]`", error=True)
+        try:
+            if len(words) == 1:
+                return CommandResult(runtime.describe_middleware(words[0]))
+            name = runtime.set_middleware(words[0], words[1].lower() == "on")
+        except KeyError as exc:
+            return CommandResult(str(exc.args[0]) if exc.args else str(exc), error=True)
+        state = "on" if runtime.agent.middleware.is_enabled(name) else "off"
+        return CommandResult(f"Middleware {name}: {state}.")
+
+    @reg.add("tools", "List the tools the model can call")
+    def _tools(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return CommandResult(runtime.describe_tools())
+
+    @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
+    def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return CommandResult(action="quit")
+
+    return reg

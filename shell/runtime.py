@@ -1,0 +1,382 @@
+"""``ShellRuntime``: what every front end needs, built once from the options and config.
+
+The TUI, the line mode and headless mode differ in how they draw and how they
+ask; they share one agent (model, tools, middleware), one workspace, the settings,
+the slash commands and the list of ``problems`` to show at start. Keeping that
+here means a middleware switched on in the line mode is switched on the same way
+in the TUI, and ``/model`` works everywhere.
+
+Construction is kept cheap: the providers are resolved through their registry
+(which imports only the chosen provider), and nothing here imports a UI library.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .commands import CommandRegistry, CommandResult, default_commands
+
+if TYPE_CHECKING:
+    from middleware.base import Middleware
+    from middleware.stack import MiddlewareStack
+
+    from .agent.events import Event
+    from .agent.loop import Agent, Ask
+    from .agent.model import ChatModel
+    from .config import Settings
+    from .tools.workspace import Workspace
+
+DEFAULT_MIDDLEWARE = ("HumanInTheLoop",)
+"""Switched on when the config does not list ``[middleware] enabled``."""
+
+
+class ShellError(Exception):
+    """A usage or configuration mistake; the message is one line for the user."""
+
+
+@dataclass(slots=True)
+class RuntimeOptions:
+    """The command line's say in building the runtime (all optional)."""
+
+    model: str | None = None
+    system: str | None = None
+    middleware_on: list[str] = field(default_factory=list)
+    middleware_off: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    config_path: str | None = None
+    max_rounds: int = 50
+
+
+@dataclass(frozen=True, slots=True)
+class MiddlewareInfo:
+    """One row of the side panel / ``/middleware`` listing."""
+
+    name: str
+    enabled: bool
+    description: str
+    calls: int
+    time_s: float
+    errors: int
+    last_error: str | None
+
+
+class ShellRuntime:
+    """The agent and everything around it that is not drawing.
+
+    Attributes: ``agent``, ``settings``, ``workspace``, ``options``,
+    ``model_label`` (e.g. ``anthropic:claude-…``), ``is_demo``, ``problems``
+    (warnings to show at start), ``commands`` (a :class:`CommandRegistry`).
+    A front end sets ``runtime.ask`` (or passes ``ask=``) to answer approvals.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        settings: Settings,
+        workspace: Workspace,
+        options: RuntimeOptions,
+        problems: Sequence[str] = (),
+        commands: CommandRegistry | None = None,
+    ) -> None:
+        self.agent = agent
+        self.settings = settings
+        self.workspace = workspace
+        self.options = options
+        self.problems: list[str] = list(problems)
+        self.commands = commands or default_commands()
+
+    # -- construction ------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        options: RuntimeOptions | None = None,
+        *,
+        settings: Settings | None = None,
+        model: ChatModel | None = None,
+        ask: Ask | None = None,
+    ) -> ShellRuntime:
+        """Build from options + config. Raises ``ConfigError`` (bad config or
+        ``--model``) or :class:`ShellError` (bad ``--cwd``, unknown middleware)."""
+        from .agent.loop import Agent
+        from .config import load_config
+        from .tools.builtin import builtin_tools
+        from .tools.workspace import Workspace
+
+        options = options or RuntimeOptions()
+        if settings is None:
+            settings = load_config(options.config_path)
+        try:
+            workspace = Workspace(options.cwd)
+        except (OSError, NotADirectoryError) as exc:
+            raise ShellError(f"--cwd: {exc}") from None
+        problems: list[str] = []
+        if model is None:
+            model = resolve(options.model, settings)
+        stack = build_middleware(settings, options.middleware_on, options.middleware_off, problems)
+        agent = Agent(
+            model,
+            tools=builtin_tools(workspace),
+            middleware=stack,
+            system_prompt=options.system if options.system is not None else default_system_prompt(workspace),
+            max_rounds=options.max_rounds,
+            ask=ask,
+        )
+        return cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
+
+    # -- the model -----------------------------------------------------------------
+    @property
+    def model_label(self) -> str:
+        from .agent.model import model_label
+
+        return model_label(self.agent.model)
+
+    @property
+    def is_demo(self) -> bool:
+        model = self.agent.model
+        return getattr(model, "provider", "") == "demo" or getattr(model, "name", "") == "demo"
+
+    def switch_model(self, spec: str) -> str:
+        """``/model SPEC``: the next model call uses the new model; returns its label."""
+        if self.agent.busy:
+            raise ShellError("wait for the reply to finish (or cancel it) before switching models")
+        self.agent.model = resolve(spec, self.settings)
+        return self.model_label
+
+    @property
+    def model_origin(self) -> str:
+        """Why this model was chosen (``from --model``, ``no provider configured``)."""
+        return str(getattr(self.agent.model, "origin", ""))
+
+    async def list_models(self) -> dict[str, list[str] | str]:
+        """Per provider, its models, or why they could not be listed."""
+        from .providers.registry import list_models
+
+        return await list_models(self.settings)
+
+    # -- conversation --------------------------------------------------------------
+    @property
+    def ask(self) -> Ask | None:
+        return self.agent.ask
+
+    @ask.setter
+    def ask(self, ask: Ask | None) -> None:
+        self.agent.ask = ask
+
+    def reply(self, text: str) -> AsyncIterator[Event]:
+        return self.agent.reply(text)
+
+    def cancel(self) -> None:
+        self.agent.cancel()
+
+    def new_conversation(self) -> None:
+        """Forget the history (the middleware's session state too: a new session)."""
+        if self.agent.busy:
+            self.agent.cancel()
+        self.agent.messages.clear()
+        self.agent.session_state.clear()
+
+    async def run_command(self, line: str) -> CommandResult:
+        return await self.commands.run(self, line)
+
+    # -- middleware and tools ------------------------------------------------------
+    def find_middleware(self, name: str) -> str:
+        """The stack's spelling of ``name`` (matched without regard to case)."""
+        names = self.agent.middleware.names()
+        for n in names:
+            if n.lower() == name.lower():
+                return n
+        raise KeyError(f"No middleware named {name!r}. In the stack: {', '.join(names) or 'none'}.")
+
+    def set_middleware(self, name: str, on: bool) -> str:
+        found = self.find_middleware(name)
+        self.agent.middleware.set_enabled(found, on)
+        return found
+
+    def middleware_info(self) -> list[MiddlewareInfo]:
+        stack = self.agent.middleware
+        rows = []
+        for mw in stack:
+            st = stack.stats(mw.name)
+            rows.append(
+                MiddlewareInfo(
+                    mw.name, stack.is_enabled(mw.name), mw.description, st.calls, st.time_s, st.errors,
+                    st.last_error,
+                )
+            )
+        return rows
+
+    def describe_middleware(self, name: str | None = None) -> str:
+        if name is not None:
+            found = self.find_middleware(name)
+            info = next(i for i in self.middleware_info() if i.name == found)
+            hooks = ", ".join(self.agent.middleware.hooks_of(found)) or "none"
+            lines = [
+                f"**{found}** ({'on' if info.enabled else 'off'}): {info.description or 'no description'}",
+                f"hooks: {hooks}; {info.calls} calls, {info.time_s * 1000:.1f} ms, {info.errors} errors",
+            ]
+            if info.last_error:
+                lines.append(f"last error: {info.last_error}")
+            return "\n\n".join(lines)
+        rows = [
+            f"- {'●' if i.enabled else '○'} **{i.name}**{': ' + i.description if i.description else ''}"
+            for i in self.middleware_info()
+        ]
+        if not rows:
+            return "No middleware in the stack."
+        return "Middleware (● on, ○ off; `/middleware NAME on|off`):\n\n" + "\n".join(rows)
+
+    def describe_tools(self) -> str:
+        rows = []
+        for t in self.agent.tools:
+            summary = (t.description or "").strip().split("\n", 1)[0]
+            flag = "" if t.read_only else " (asks)"
+            rows.append(f"- `{t.name}`{flag}: {summary}")
+        text = "Tools:\n\n" + "\n".join(rows) if rows else "No tools."
+        mw_tools = [m.name for m in self.agent.middleware if type(m).list_tools is not _base_list_tools()]
+        if mw_tools:
+            text += f"\n\nMiddleware may add tools while enabled: {', '.join(mw_tools)}."
+        return text
+
+
+def _base_list_tools() -> Any:
+    from middleware.base import Middleware
+
+    return Middleware.list_tools
+
+
+# -- building blocks ---------------------------------------------------------------
+
+
+def default_system_prompt(workspace: Workspace) -> str:
+    return (
+        "You are agent-shell, a coding and terminal assistant. You work in the directory "
+        f"{workspace.root} with the tools you are given; paths are relative to it. "
+        "Be concise; answer in Markdown."
+    )
+
+
+def resolve(spec: str | None, settings: Settings) -> ChatModel:
+    """The model for ``spec`` (``None``: the environment's or config's, else auto-detect).
+
+    Raises ``ConfigError`` with one line for the user."""
+    from .providers.registry import resolve_model
+
+    return resolve_model(spec, settings)
+
+
+def discover_middleware(problems: list[str]) -> dict[str, type[Middleware]]:
+    """The built-ins, module by module, so that one broken module costs only itself."""
+    import middleware as package
+    from middleware.base import Middleware
+    from middleware.registry import _SKIP
+
+    found: dict[str, type[Middleware]] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name in _SKIP or info.name.startswith("_"):
+            continue
+        try:
+            module = importlib.import_module(f"middleware.{info.name}")
+        except Exception as exc:
+            problems.append(f"middleware.{info.name} could not be loaded: {type(exc).__name__}: {exc}")
+            continue
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Middleware)
+                and value.__dict__.get("builtin", False)
+                and value.__module__ == module.__name__
+            ):
+                found[value.name] = value
+    return found
+
+
+def build_middleware(
+    settings: Settings, on: Sequence[str], off: Sequence[str], problems: list[str]
+) -> MiddlewareStack:
+    """The stack: configured middleware (enabled, in config order), then every other
+    built-in that needs no arguments (disabled, for the side panel to switch on).
+
+    ``on`` / ``off`` (``--middleware`` / ``--no-middleware``) apply on top; an
+    unknown name there is a :class:`ShellError`, an unknown name in the config
+    a problem.
+    """
+    from middleware.stack import MiddlewareStack as Stack
+
+    classes = discover_middleware(problems)
+    by_lower = {n.lower(): n for n in classes}
+
+    def canonical(name: str, where: str) -> str | None:
+        found = by_lower.get(name.strip().lower())
+        if found is None:
+            known = ", ".join(classes) or "none"
+            if where == "config":
+                problems.append(f"The config enables middleware {name!r}, which does not exist ({known}).")
+                return None
+            raise ShellError(f"{where}: unknown middleware {name!r} (known: {known})")
+        return found
+
+    configured = settings.middleware.enabled
+    wanted: list[str] = []
+    for name in configured if configured is not None else [n for n in DEFAULT_MIDDLEWARE if n in classes]:
+        found = canonical(name, "config")
+        if found and found not in wanted:
+            wanted.append(found)
+    for name in on:
+        found = canonical(name, "--middleware")
+        if found and found not in wanted:
+            wanted.append(found)
+    switched_off = {canonical(name, "--no-middleware") for name in off}
+    options = {k.lower(): v for k, v in settings.middleware.options.items()}
+
+    stack = Stack()
+    for name in [*wanted, *(n for n in classes if n not in wanted)]:
+        cls = classes[name]
+        kwargs = options.get(name.lower(), {})
+        try:
+            instance = cls(**kwargs)
+        except Exception as exc:
+            if name in wanted:
+                problems.append(f"Middleware {name} could not be set up: {type(exc).__name__}: {exc}")
+            continue  # a built-in that needs arguments is only offered once configured
+        stack.add(instance, enabled=name in wanted and name not in switched_off)
+    if "HumanInTheLoop" not in classes:
+        problems.append("HumanInTheLoop is not available: tool calls run without asking for approval.")
+    return stack
+
+
+def data_dir() -> Path:
+    """Where history and sessions live (platformdirs' user data dir)."""
+    import platformdirs
+
+    path = Path(platformdirs.user_data_dir("agent-shell", appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def summarize_args(args: dict[str, Any], width: int = 80) -> str:
+    """One line for a tool span: ``path='a.txt' content='hello…'``."""
+    parts = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = " ".join(str(text).split())
+        if len(text) > 40:
+            text = text[:39] + "…"
+        parts.append(f"{key}={text!r}" if isinstance(value, str) else f"{key}={text}")
+    line = " ".join(parts)
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def editor_command() -> list[str] | None:
+    """``$VISUAL`` / ``$EDITOR`` split into argv, or ``None`` when neither is set."""
+    import shlex
+
+    value = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    return shlex.split(value) if value else None
