@@ -38,7 +38,7 @@ class ModelCallLimitExceededError(Exception):
 
 
 def limit_details(thread: tuple[int, int | None], run: tuple[int, int | None]) -> str:
-    """ "thread limit (3/3), run limit (2/2)" for the limits that were reached."""
+    """The limits that were reached, e.g. ``thread limit (3/3), run limit (2/2)``."""
     parts = [
         f"{scope} limit ({count}/{limit})"
         for scope, (count, limit) in (("thread", thread), ("run", run))
