@@ -317,10 +317,10 @@ class Agent:
         period ends even a stuck ``on_reply`` layer."""
         run = reply.run
         onion = self.middleware.stream("on_reply", run, ReplyRequest(reply.input), reply.start_core, "agent")
-        ended = False
+        end: ReplyEnd | None = None  # held back until every layer has finished its post-processing
         try:
             async with aclosing(onion):  # type: ignore[type-var]
-                while not ended:
+                while True:
                     with anyio.CancelScope() as scope:
                         reply.outer_scope = scope
                         try:
@@ -330,18 +330,23 @@ class Agent:
                     reply.outer_scope = None
                     if scope.cancelled_caught:
                         break
-                    ended = isinstance(event, ReplyEnd)
-                    yield with_reply_id(event, run.reply_id)
+                    if isinstance(event, ReplyEnd):
+                        end = with_reply_id(event, run.reply_id)  # type: ignore[assignment]
+                    else:
+                        yield with_reply_id(event, run.reply_id)
                     while reply.local:
                         yield reply.local.popleft()
         except Exception as exc:  # an on_reply layer failed
             reply.cancel(deadline=False)
             for event in await self._report(reply, exc, "agent"):
                 yield event
-            reply.stop = "error"
-        if not ended:
+            reply.stop, end = "error", None
+        while reply.local:
+            yield reply.local.popleft()
+        if end is None:
             await reply.core_done.wait()
-            yield ReplyEnd(reply.last_message, reply.final_stop(), reply.usage, reply_id=run.reply_id)
+            end = ReplyEnd(reply.last_message, reply.final_stop(), reply.usage, reply_id=run.reply_id)
+        yield end
 
     async def _core(self, reply: _Reply, request: ReplyRequest) -> None:
         stop: StopReason = "end_turn"
