@@ -69,7 +69,9 @@ class Middleware:
             cls.description = cls.__doc__.strip().split("\n\n")[0].replace("\n", " ")
 
     # -- onion, streaming: the whole reply ------------------------------------
-    async def on_reply(self, ctx: HookContext, request: ReplyRequest, next: ReplyNext) -> AsyncIterator[Event]:
+    async def on_reply(
+        self, ctx: HookContext, request: ReplyRequest, next: ReplyNext
+    ) -> AsyncIterator[Event]:
         """Sees every event of the reply, ReplyStart to ReplyEnd (inner layers first)."""
         async for event in next(request):
             yield event

@@ -140,7 +140,7 @@ class HookContext:
 class CallState:
     """One tool call as the tool hooks see it; ``args`` changes as gates edit it."""
 
-    __slots__ = ("run", "call", "tool", "args", "assistant_message", "edited", "_contexts")
+    __slots__ = ("_contexts", "args", "assistant_message", "call", "edited", "run", "tool")
 
     def __init__(
         self,

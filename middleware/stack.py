@@ -58,7 +58,7 @@ def _tag(exc: BaseException, source: str, hook: str | None = None) -> bool:
 class Slot:
     """One middleware in the stack: its switch and its statistics."""
 
-    __slots__ = ("middleware", "name", "index", "enabled", "stats")
+    __slots__ = ("enabled", "index", "middleware", "name", "stats")
 
     def __init__(self, middleware: Middleware, index: int, enabled: bool) -> None:
         self.middleware = middleware
@@ -173,7 +173,9 @@ class MiddlewareStack:
                 return list(await self._timed(slot, "convert_to_llm", st, fn, run.context(slot), messages))
         return messages
 
-    async def _timed(self, slot: Slot, hook: str, st: HookStats, fn: Callable[..., Awaitable[R]], *args: Any) -> R:
+    async def _timed(
+        self, slot: Slot, hook: str, st: HookStats, fn: Callable[..., Awaitable[R]], *args: Any
+    ) -> R:
         st.calls += 1
         t0 = perf_counter()
         try:
@@ -225,7 +227,9 @@ class MiddlewareStack:
         for slot, fn, st in self._hooks["before_tool_call"]:
             if not slot.enabled:
                 continue
-            outcome = await self._timed(slot, "before_tool_call", st, fn, call.context(slot))
+            outcome: BeforeToolCallResult | None = await self._timed(
+                slot, "before_tool_call", st, fn, call.context(slot)
+            )
             if outcome is None:
                 continue
             if outcome.block or outcome.result is not None:
@@ -234,7 +238,9 @@ class MiddlewareStack:
                 try:
                     call.args = call.tool.validate(outcome.args)
                 except ToolArgumentError as exc:
-                    return BeforeToolCallResult(block=True, reason=f"The edited arguments were invalid. {exc}")
+                    return BeforeToolCallResult(
+                        block=True, reason=f"The edited arguments were invalid. {exc}"
+                    )
                 call.edited = True
         return None
 
@@ -350,7 +356,9 @@ class MiddlewareStack:
             await gen.aclose()
 
     @staticmethod
-    async def _stream_core(source: AsyncIterator[T], core_source: str, parent: list[float]) -> AsyncIterator[T]:
+    async def _stream_core(
+        source: AsyncIterator[T], core_source: str, parent: list[float]
+    ) -> AsyncIterator[T]:
         step = source.__anext__
         clock = perf_counter
         total = 0.0

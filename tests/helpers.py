@@ -8,7 +8,9 @@ from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
 from shell.agent.events import Event
 
 
-def calls(*specs: tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], str], text: str = "") -> AssistantMessage:
+def calls(
+    *specs: tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], str], text: str = ""
+) -> AssistantMessage:
     """An assistant turn that calls tools: ``calls(("add", {"x": 1}), ...)``."""
     blocks: list[Any] = [TextBlock(text)] if text else []
     for n, spec in enumerate(specs):

@@ -30,7 +30,7 @@ from .model import ToolCallDelta as ToolCallChunk
 
 
 class _Call:
-    __slots__ = ("id", "name", "args", "started")
+    __slots__ = ("args", "id", "name", "started")
 
     def __init__(self, call_id: str, name: str) -> None:
         self.id = call_id
@@ -157,7 +157,9 @@ class MessageBuilder:
         elif isinstance(event, (TextBlockDelta, ThinkingBlockDelta)):
             self._parts.setdefault(event.block_id, []).append(event.delta)
         elif isinstance(event, TextBlockEnd):
-            self._blocks[event.block_id] = TextBlock(event.text or "".join(self._parts.get(event.block_id, ())))
+            self._blocks[event.block_id] = TextBlock(
+                event.text or "".join(self._parts.get(event.block_id, ()))
+            )
         elif isinstance(event, ThinkingBlockEnd):
             text = event.text or "".join(self._parts.get(event.block_id, ()))
             self._blocks[event.block_id] = ThinkingBlock(text, event.signature)

@@ -199,7 +199,7 @@ Event: TypeAlias = (
     | CustomEvent
 )
 
-EVENT_TYPES: tuple[type[Event], ...] = Event.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: tuple[type[Event], ...] = Event.__args__
 
 
 def with_reply_id(event: Event, reply_id: str) -> Event:

@@ -12,8 +12,8 @@ import itertools
 import math
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from time import perf_counter
 from typing import Any, Literal
 
@@ -43,7 +43,17 @@ from .events import (
     ToolExecutionUpdate,
     with_reply_id,
 )
-from .messages import AssistantMessage, Message, ToolCallBlock, ToolResult, ToolResultMessage, Usage, to_message
+from .messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCallBlock,
+    ToolResult,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    to_message,
+)
 from .model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label
 from .tools import Tool, ToolArgumentError, ToolContext
 
@@ -75,7 +85,9 @@ class Agent:
             raise ValueError("tool_execution must be 'parallel' or 'sequential'")
         self.model = model
         self.tools = list(tools)
-        self.middleware = middleware if isinstance(middleware, MiddlewareStack) else MiddlewareStack(middleware)
+        self.middleware = (
+            middleware if isinstance(middleware, MiddlewareStack) else MiddlewareStack(middleware)
+        )
         self.system_prompt = system_prompt
         self.max_rounds = max_rounds
         self.tool_execution = tool_execution
@@ -97,11 +109,10 @@ class Agent:
         if self._reply is not None:
             self._reply.cancel(deadline=True)
 
-    async def reply(self, input: str | Message | Sequence[Message]) -> AsyncIterator[Event]:
+    async def reply(self, input: str | Message | Sequence[Message]) -> AsyncGenerator[Event, None]:
         if self._reply is not None:
             raise RuntimeError("Agent.reply: a reply is already running (one reply at a time)")
-        items = [input] if isinstance(input, (str, *Message.__args__)) else list(input)  # type: ignore[attr-defined]
-        reply = self._reply = _Reply(self, tuple(to_message(m) for m in items))
+        reply = self._reply = _Reply(self, _as_messages(input))
         try:
             async with anyio.create_task_group() as tg:
                 reply.task_group = tg
@@ -125,7 +136,9 @@ class Agent:
         run.history.extend(request.input)
         while True:
             if run.round >= self.max_rounds:
-                reply.emit(Notice("warning", f"Stopped after {self.max_rounds} rounds (max_rounds).", "agent"))
+                reply.emit(
+                    Notice("warning", f"Stopped after {self.max_rounds} rounds (max_rounds).", "agent")
+                )
                 return "max_rounds"
             await self._compress_context(reply)
             assistant = await self._reason(reply)
@@ -171,7 +184,7 @@ class Agent:
             "on_reasoning", run, ReasoningRequest(), lambda r: self._reasoning_core(reply, r), "model"
         )
         try:
-            async with aclosing(events):
+            async with closing(events):
                 async for event in events:
                     builder.see(event)
                     reply.emit(event)
@@ -197,7 +210,7 @@ class Agent:
         assembler = ChunkAssembler(run.reply_id, reply.block_ids)
         chunks = stack.stream("on_model_call", run, model_request, _call_model, "model")
         try:
-            async with aclosing(chunks):  # type: ignore[type-var]
+            async with closing(chunks):
                 async for chunk in chunks:
                     for event in assembler.feed(chunk):
                         yield event
@@ -215,7 +228,13 @@ class Agent:
         if assistant.tool_calls:
             reply.pending = (assistant, {})
         if assistant.stop_reason == "max_tokens":
-            reply.emit(Notice("warning", "The model stopped at its output token limit; the answer may be cut off.", "model"))
+            reply.emit(
+                Notice(
+                    "warning",
+                    "The model stopped at its output token limit; the answer may be cut off.",
+                    "model",
+                )
+            )
         return assistant
 
     async def _act(self, reply: _Reply, assistant: AssistantMessage, calls: Sequence[ToolCallBlock]) -> bool:
@@ -305,13 +324,15 @@ class Agent:
         assistant, done = reply.pending
         for call in assistant.tool_calls:
             message = done.get(call.id, (None, False))[0]
-            reply.run.history.append(
-                message or ToolResultMessage(call.id, call.name, f"The tool call did not run: {why}.", True)
-            )
+            if message is None:
+                result = ToolResult(f"The tool call did not complete: {why}.", is_error=True)
+                message = ToolResultMessage(call.id, call.name, result.content, True)
+                reply.emit(ToolExecutionEnd(call.id, result, 0.0, blocked=True))
+            reply.run.history.append(message)
         reply.pending = None
 
     # -- the reply's frame ------------------------------------------------------
-    async def _drive(self, reply: _Reply) -> AsyncIterator[Event]:
+    async def _drive(self, reply: _Reply) -> AsyncGenerator[Event, None]:
         """Pull events through the ``on_reply`` onion. Each pull has its own cancel
         scope (never one across a ``yield``), so a cancel that outlasts the grace
         period ends even a stuck ``on_reply`` layer."""
@@ -319,7 +340,7 @@ class Agent:
         onion = self.middleware.stream("on_reply", run, ReplyRequest(reply.input), reply.start_core, "agent")
         end: ReplyEnd | None = None  # held back until every layer has finished its post-processing
         try:
-            async with aclosing(onion):  # type: ignore[type-var]
+            async with closing(onion):
                 while True:
                     with anyio.CancelScope() as scope:
                         reply.outer_scope = scope
@@ -390,6 +411,24 @@ class Agent:
         decision = await self.ask(request) if self.ask else unattended_rejection(request)
         reply.emit(ApprovalResolved(request.call.id, decision))
         return decision
+
+
+def _as_messages(input: str | Message | Sequence[Message]) -> tuple[Message, ...]:
+    if isinstance(input, (str, SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)):
+        return (to_message(input),)
+    return tuple(to_message(m) for m in input)
+
+
+@asynccontextmanager
+async def closing(iterator: AsyncIterator[Any]) -> AsyncGenerator[None, None]:
+    """Close an async iterator on the way out (``aclosing`` for iterators that may
+    not be generators)."""
+    try:
+        yield
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def _call_model(request: ModelRequest) -> AsyncIterator[ModelChunk]:

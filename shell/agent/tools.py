@@ -154,11 +154,11 @@ class FunctionTool(Tool):
         if not isinstance(args, dict):
             raise ToolArgumentError(f"Invalid arguments for {self.name}: expected a JSON object")
         try:
-            return self._model.model_validate(args)
+            parsed: pydantic.BaseModel = self._model.model_validate(args)
+            return parsed
         except pydantic.ValidationError as exc:
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
-                for err in exc.errors()
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
             )
             raise ToolArgumentError(f"Invalid arguments for {self.name}: {problems}") from None
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from contextlib import aclosing
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import anyio
 import pytest
@@ -102,7 +102,9 @@ async def test_tool_errors_unknown_tools_and_bad_arguments_are_error_results() -
     assert results["call_0_explode"].content == "explode failed: RuntimeError: disk on fire"
     assert results["call_1_nope"].content == "Unknown tool 'nope'. Available tools: add, explode."
     assert results["call_2_add"].is_error
-    assert "Invalid arguments for add: x: Input should be a valid integer" in str(results["call_2_add"].content)
+    assert "Invalid arguments for add: x: Input should be a valid integer" in str(
+        results["call_2_add"].content
+    )
     assert "y: Field required" in str(results["call_2_add"].content)
     assert not of(events, ErrorEvent)  # tool failures never end the reply
     assert events[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
@@ -141,7 +143,11 @@ async def test_malformed_tool_arguments_become_an_error_result() -> None:
 
 @pytest.mark.anyio
 async def test_model_error_ends_the_reply_as_data_and_keeps_partial_text() -> None:
-    dropped = [TextDelta("The answer is "), TextDelta("forty"), ModelError("The connection dropped.", provider="x")]
+    dropped = [
+        TextDelta("The answer is "),
+        TextDelta("forty"),
+        ModelError("The connection dropped.", provider="x"),
+    ]
     agent = Agent(RawModel(dropped))
     events = await collect(agent)
     errors = of(events, ErrorEvent)
@@ -178,7 +184,9 @@ async def test_usage_is_summed_per_reply_and_per_session() -> None:
 
 @pytest.mark.anyio
 async def test_cancel_during_a_running_tool_is_prompt_and_leaves_a_valid_history() -> None:
-    agent = Agent(ScriptedModel([calls(("nap", {"seconds": 30}), ("add", {"x": 1, "y": 2})), "next"]), tools=[nap, add])
+    agent = Agent(
+        ScriptedModel([calls(("nap", {"seconds": 30}), ("add", {"x": 1, "y": 2})), "next"]), tools=[nap, add]
+    )
     events = []
     started = 0.0
     async for event in agent.reply("go"):
@@ -243,7 +251,10 @@ async def test_reply_start_carries_the_input() -> None:
 @pytest.mark.parametrize("anyio_backend", ["trio"])
 @pytest.mark.anyio
 async def test_runs_under_trio(anyio_backend: str) -> None:
-    agent = Agent(ScriptedModel([calls(("nap", {"seconds": 0.01}), ("add", {"x": 1, "y": 2})), "done"]), tools=[nap, add])
+    agent = Agent(
+        ScriptedModel([calls(("nap", {"seconds": 0.01}), ("add", {"x": 1, "y": 2})), "done"]),
+        tools=[nap, add],
+    )
     events = await collect(agent)
     assert events[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
     assert len(of(events, ToolExecutionEnd)) == 2

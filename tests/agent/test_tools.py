@@ -116,7 +116,11 @@ def test_sphinx_docstrings() -> None:
 def test_json_schema_check_for_schema_only_tools() -> None:
     schema = {
         "type": "object",
-        "properties": {"q": {"type": "string"}, "n": {"type": "integer"}, "opt": {"type": ["string", "null"]}},
+        "properties": {
+            "q": {"type": "string"},
+            "n": {"type": "integer"},
+            "opt": {"type": ["string", "null"]},
+        },
         "required": ["q"],
     }
     assert check_json_schema("s", schema, {"q": "a", "n": 2, "opt": None}) == {"q": "a", "n": 2, "opt": None}

@@ -121,7 +121,9 @@ async def test_on_reply_can_override_the_input() -> None:
 class Shout(Middleware):
     """Upper-cases streamed text, chunk by chunk."""
 
-    async def on_model_call(self, ctx: HookContext, request: ModelRequest, next: Any) -> AsyncIterator[ModelChunk]:
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
         log.append("shout pre")
         async for chunk in next(request.override(system_prompt=request.system_prompt + " [shout]")):
             yield TextDelta(chunk.text.upper()) if isinstance(chunk, TextDelta) else chunk
@@ -129,7 +131,9 @@ class Shout(Middleware):
 
 
 class CountChunks(Middleware):
-    async def on_model_call(self, ctx: HookContext, request: ModelRequest, next: Any) -> AsyncIterator[ModelChunk]:
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
         log.append("count pre")
         n = 0
         async for chunk in next(request.override(options={"temperature": 0})):
@@ -153,7 +157,9 @@ async def test_model_call_onion_streams_and_overrides_reach_the_model() -> None:
 
 
 class Retry(Middleware):
-    async def on_model_call(self, ctx: HookContext, request: ModelRequest, next: Any) -> AsyncIterator[ModelChunk]:
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
         try:
             async for chunk in next(request):
                 yield chunk
@@ -224,14 +230,18 @@ async def test_convert_to_llm_last_enabled_wins() -> None:
 
 
 class KeepLastTwo(Middleware):
-    async def on_compress_context(self, ctx: HookContext, request: CompressRequest, next: Any) -> list[Message]:
+    async def on_compress_context(
+        self, ctx: HookContext, request: CompressRequest, next: Any
+    ) -> list[Message]:
         log.append("outer")
         messages: list[Message] = await next(request.override(messages=request.messages[-2:]))
         return [UserMessage("summary"), *messages]
 
 
 class SkipDefault(Middleware):
-    async def on_compress_context(self, ctx: HookContext, request: CompressRequest, next: Any) -> list[Message]:
+    async def on_compress_context(
+        self, ctx: HookContext, request: CompressRequest, next: Any
+    ) -> list[Message]:
         log.append("inner")
         return list(request.messages)  # does not call next
 
@@ -251,7 +261,9 @@ async def test_compress_context_replaces_the_history_in_onion_order() -> None:
 
 
 class NoTools(Middleware):
-    async def on_reasoning(self, ctx: HookContext, request: ReasoningRequest, next: Any) -> AsyncIterator[Event]:
+    async def on_reasoning(
+        self, ctx: HookContext, request: ReasoningRequest, next: Any
+    ) -> AsyncIterator[Event]:
         log.append(f"round {ctx.round}")
         async for event in next(request.override(tool_choice="none")):
             yield event
@@ -285,7 +297,10 @@ async def test_after_model_response_runs_in_reverse_and_merges() -> None:
     first = Act("first", TurnAction(inject_messages=(UserMessage("from first"),)))
     last = Act(
         "last",
-        TurnAction(response=calls(("add", {"x": 2, "y": 2}), text="edited"), inject_messages=(UserMessage("from last"),)),
+        TurnAction(
+            response=calls(("add", {"x": 2, "y": 2}), text="edited"),
+            inject_messages=(UserMessage("from last"),),
+        ),
     )
     agent = Agent(model, tools=[add], middleware=[first, last])
     await collect(agent)
@@ -299,7 +314,11 @@ async def test_after_model_response_runs_in_reverse_and_merges() -> None:
 @pytest.mark.anyio
 async def test_turn_action_stop_and_last_decision_wins() -> None:
     model = ScriptedModel([calls(("add", {"x": 1, "y": 1})), "never"])
-    agent = Agent(model, tools=[add], middleware=[Act("a", TurnAction(decision="stop")), Act("b", TurnAction(decision="natural"))])
+    agent = Agent(
+        model,
+        tools=[add],
+        middleware=[Act("a", TurnAction(decision="stop")), Act("b", TurnAction(decision="natural"))],
+    )
     events = await collect(agent)
     assert events[-1].stop_reason == "stopped"  # type: ignore[union-attr]
     assert log == ["b saw ''", "a saw ''"]  # no tool ran
@@ -311,7 +330,9 @@ async def test_turn_action_stop_and_last_decision_wins() -> None:
 class LoopOnce(Middleware):
     async def after_model_response(self, ctx: HookContext, response: AssistantMessage) -> TurnAction | None:
         if ctx.round == 0:
-            return TurnAction(inject_messages=(UserMessage("try again without tools"),), decision="loop_to_model")
+            return TurnAction(
+                inject_messages=(UserMessage("try again without tools"),), decision="loop_to_model"
+            )
         return None
 
 
@@ -342,7 +363,11 @@ class Gate(Middleware):
 
 @pytest.mark.anyio
 async def test_before_tool_call_block_short_circuits_with_the_reason() -> None:
-    gates = [Gate("a", None), Gate("b", BeforeToolCallResult(block=True, reason="not today")), Gate("c", None)]
+    gates = [
+        Gate("a", None),
+        Gate("b", BeforeToolCallResult(block=True, reason="not today")),
+        Gate("c", None),
+    ]
     agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 2})), "ok"]), tools=[add], middleware=gates)
     events = await collect(agent)
     end = of(events, ToolExecutionEnd)[0]
@@ -353,7 +378,11 @@ async def test_before_tool_call_block_short_circuits_with_the_reason() -> None:
 
 @pytest.mark.anyio
 async def test_before_tool_call_default_block_reason() -> None:
-    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 2})), "ok"]), tools=[add], middleware=[Gate("a", BeforeToolCallResult(block=True))])
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 2})), "ok"]),
+        tools=[add],
+        middleware=[Gate("a", BeforeToolCallResult(block=True))],
+    )
     events = await collect(agent)
     assert of(events, ToolExecutionEnd)[0].result.content == "Tool execution was blocked"
 
@@ -402,7 +431,11 @@ class Wrap(Middleware):
 
 @pytest.mark.anyio
 async def test_on_acting_nests_first_outermost() -> None:
-    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]), tools=[add], middleware=[Wrap("outer"), Wrap("inner")])
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]),
+        tools=[add],
+        middleware=[Wrap("outer"), Wrap("inner")],
+    )
     events = await collect(agent)
     assert log == ["outer pre", "inner pre", "add(1,3)", "inner post 4", "outer post inner(4)"]
     assert of(events, ToolExecutionEnd)[0].result.content == "outer(inner(4))"
@@ -423,7 +456,10 @@ class After(Middleware):
 
 @pytest.mark.anyio
 async def test_after_tool_call_reverse_order_and_field_overrides() -> None:
-    stack = [After("first", AfterToolCallResult(is_error=True)), After("last", AfterToolCallResult(content="redacted"))]
+    stack = [
+        After("first", AfterToolCallResult(is_error=True)),
+        After("last", AfterToolCallResult(content="redacted")),
+    ]
     agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]), tools=[add], middleware=stack)
     events = await collect(agent)
     assert log == ["add(1,1)", "last saw 2", "first saw redacted"]
@@ -483,7 +519,9 @@ def broken() -> str:
 
 
 @pytest.mark.anyio
-async def test_on_error_reverse_order_all_run_and_their_errors_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+async def test_on_error_reverse_order_all_run_and_their_errors_are_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     agent = Agent(
         ScriptedModel([calls(("broken", {})), RuntimeError("model down")]),
         tools=[broken],
@@ -491,7 +529,12 @@ async def test_on_error_reverse_order_all_run_and_their_errors_are_logged(caplog
     )
     with caplog.at_level(logging.ERROR):
         events = await collect(agent)
-    assert log == ["last tool tool broke", "first tool tool broke", "last model model down", "first model model down"]
+    assert log == [
+        "last tool tool broke",
+        "first tool tool broke",
+        "last model model down",
+        "first model model down",
+    ]
     assert "middleware last failed in on_error" in caplog.text
     assert [(e.source, e.error) for e in of(events, ErrorEvent)] == [("model", "RuntimeError: model down")]
     assert agent.middleware.stats("last").errors == 2
@@ -506,7 +549,11 @@ class Faulty(Middleware):
 
 @pytest.mark.anyio
 async def test_a_middleware_error_is_reported_with_its_name_and_ends_the_reply_as_data() -> None:
-    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "never"]), tools=[add], middleware=[Faulty(), Observe("obs")])
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "never"]),
+        tools=[add],
+        middleware=[Faulty(), Observe("obs")],
+    )
     events = await collect(agent)
     error = of(events, ErrorEvent)[0]
     assert error.source == "Faulty"
@@ -524,14 +571,18 @@ async def test_a_middleware_error_is_reported_with_its_name_and_ends_the_reply_a
 
 
 class BadStream(Middleware):
-    async def on_model_call(self, ctx: HookContext, request: ModelRequest, next: Any) -> AsyncIterator[ModelChunk]:
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
         async for chunk in next(request):
             yield chunk
             raise ZeroDivisionError("bad layer")
 
 
 class PassThrough(Middleware):
-    async def on_model_call(self, ctx: HookContext, request: ModelRequest, next: Any) -> AsyncIterator[ModelChunk]:
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
         async for chunk in next(request):
             yield chunk
 
@@ -572,8 +623,10 @@ class Tools(Middleware):
 
     def list_tools(self) -> Any:
         if self.asynchronous:
+
             async def later() -> Any:
                 return self._tools
+
             return later()
         return self._tools
 
@@ -610,7 +663,9 @@ class Remember(Middleware):
 
 @pytest.mark.anyio
 async def test_reply_state_is_per_reply_session_state_persists() -> None:
-    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "a", "b"]), tools=[add], middleware=[Remember()])
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "a", "b"]), tools=[add], middleware=[Remember()]
+    )
     await collect(agent)
     await collect(agent)
     assert log == [
@@ -631,7 +686,9 @@ class Announce(Middleware):
 
 @pytest.mark.anyio
 async def test_emitted_events_enter_the_stream_in_order_with_the_reply_id() -> None:
-    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]), tools=[add], middleware=[Announce()])
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]), tools=[add], middleware=[Announce()]
+    )
     events = await collect(agent)
     names = kinds(events)
     i = names.index("Notice")
@@ -653,10 +710,17 @@ async def test_ask_reaches_the_ui_and_with_no_ui_approvals_are_rejected() -> Non
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
         return ApprovalDecision.approve()
 
-    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]), tools=[add], middleware=[Asker()], ask=approve)
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]),
+        tools=[add],
+        middleware=[Asker()],
+        ask=approve,
+    )
     events = await collect(agent)
     names = kinds(events)
-    assert names.index("ApprovalRequested") < names.index("ApprovalResolved") < names.index("ToolExecutionStart")
+    assert (
+        names.index("ApprovalRequested") < names.index("ApprovalResolved") < names.index("ToolExecutionStart")
+    )
     assert of(events, ApprovalResolved)[0].decision.type == "approve"
     assert of(events, ApprovalRequested)[0].request.call.name == "add"
 
@@ -686,7 +750,11 @@ def test_names_are_unique_and_only_overridden_hooks_are_wired() -> None:
 
 @pytest.mark.anyio
 async def test_stats_count_calls_per_hook_and_time() -> None:
-    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]), tools=[add], middleware=[Suffix("s"), Wrap("w")])
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]),
+        tools=[add],
+        middleware=[Suffix("s"), Wrap("w")],
+    )
     await collect(agent)
     stats = agent.middleware.stats("suffix-s")
     assert stats.hooks["transform_system_prompt"].calls == 2
