@@ -1,0 +1,219 @@
+"""``agent-shell``: the TUI by default, ``--plain`` for the line mode, ``-p`` headless.
+
+Exit codes: 0 ok, 1 the reply ended in an error, 2 a usage or configuration
+error, 130 interrupted. A mistake the user can fix (a bad ``--model``, a broken
+config file) is one line on stderr, never a traceback.
+
+Heavy modules (the providers, Textual, prompt-toolkit) are imported only by the
+mode that needs them, so ``--help`` and ``--version`` answer at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import __version__
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+EXAMPLES = """\
+examples:
+  agent-shell                                   the full-screen shell (offline demo model if no provider)
+  agent-shell --plain                           the line mode, in your terminal's scrollback
+  agent-shell -p "summarise README.md"          print one answer and exit
+  git diff | agent-shell -p "review this diff"  the prompt (or its context) on stdin
+  agent-shell -p "fix the tests" --approve always --output-format jsonl
+  agent-shell --model anthropic:claude-sonnet-4-5 --middleware Timing,TodoList
+  agent-shell --model scripted:turns.json --plain   replay a scripted conversation
+  agent-shell models                            list the models of every provider
+  agent-shell config                            show the config file and settings (secrets masked)
+
+exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted
+"""
+
+
+class UsageError(Exception):
+    """Bad command-line use; exit code 2."""
+
+
+def _names(value: str) -> list[str]:
+    return [n.strip() for n in value.split(",") if n.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-shell",
+        description="A terminal agent shell: chat, watch and approve tool calls, toggle middleware live.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"agent-shell {__version__}")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--plain", action="store_true", help="line mode (prompt-toolkit) instead of the TUI")
+    mode.add_argument(
+        "-p", "--print", dest="prompt", nargs="?", const="", default=None, metavar="PROMPT",
+        help="headless: answer PROMPT and exit (PROMPT from stdin when omitted; piped stdin is added to it)",
+    )
+    parser.add_argument("--model", metavar="SPEC",
+                        help="openai:NAME, anthropic:NAME, ollama:NAME, demo or scripted:FILE")
+    parser.add_argument("--system", metavar="TEXT", help="the system prompt (replaces the default)")
+    parser.add_argument("--middleware", metavar="NAME[,NAME]", action="append", default=[],
+                        help="switch these built-in middleware on (on top of the config)")
+    parser.add_argument("--no-middleware", metavar="NAME[,NAME]", action="append", default=[],
+                        help="switch these middleware off")
+    parser.add_argument("--cwd", metavar="DIR", help="the workspace directory (default: the current one)")
+    parser.add_argument("--config", metavar="FILE", help="the config file (default: the user config dir's)")
+    parser.add_argument("--continue", dest="continue_", action="store_true",
+                        help="continue the latest session in this directory")
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID",
+                        help="resume a session (choose from a list when ID is omitted)")
+    parser.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text",
+                        help="headless output: the answer, one JSON object, or events as JSON lines")
+    parser.add_argument("--approve", choices=("ask", "never", "always"), default="ask",
+                        help="headless approvals: ask on the terminal, reject, or approve all")
+    parser.add_argument("--max-rounds", type=int, default=50, metavar="N", help="model calls per reply")
+    sub = parser.add_subparsers(dest="command", metavar="{models,config}")
+    sub.add_parser("models", help="list the models of every configured provider")
+    sub.add_parser("config", help="show the config file and the effective settings")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The console script. Returns (and, via ``sys.exit``, exits with) the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _dispatch(parser, args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, and keep Python's
+        # final flush of stdout from failing again at exit.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    except UsageError as exc:
+        print(f"agent-shell: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        from .config import ConfigError
+        from .runtime import ShellError
+
+        if isinstance(exc, (ConfigError, ShellError)):
+            print(f"agent-shell: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        raise
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command == "models":
+        return _models(args)
+    if args.command == "config":
+        from .config import describe, load_config
+
+        print(describe(load_config(args.config)))
+        return EXIT_OK
+    if args.max_rounds < 1:
+        raise UsageError("--max-rounds must be at least 1")
+    if args.prompt is None and (args.output_format != "text" or args.approve != "ask"):
+        raise UsageError("--output-format and --approve apply to headless mode (-p)")
+    prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
+    runtime = _build_runtime(args)
+    if args.continue_ or args.resume is not None:
+        _resume(runtime, args)
+    if prompt is not None:
+        from .headless import run_headless
+
+        return _run(run_headless, runtime, prompt, output_format=args.output_format, approve=args.approve)
+    if not args.plain:
+        try:
+            from .tui.app import run_tui  # type: ignore[import-not-found,unused-ignore]
+        except ImportError as exc:
+            if exc.name is None or not exc.name.startswith("shell.tui"):
+                raise
+            print("agent-shell: the full-screen TUI is not available in this build; "
+                  "using the line mode (--plain).", file=sys.stderr)
+        else:
+            return int(run_tui(runtime))
+    from .plain import run_plain
+
+    return _run(run_plain, runtime)
+
+
+def _run(fn: Any, *args: Any, **kwargs: Any) -> int:
+    import anyio
+
+    async def go() -> int:
+        return int(await fn(*args, **kwargs))
+
+    return anyio.run(go)
+
+
+def _headless_prompt(prompt: str) -> str:
+    """``-p TEXT``, stdin, or both: piped input is added after the prompt as context."""
+    piped = ""
+    if not sys.stdin.isatty():
+        piped = sys.stdin.read()
+    if prompt and piped.strip():
+        return f"{prompt}\n\n{piped}"
+    text = prompt or piped
+    if not text.strip():
+        raise UsageError("-p needs a prompt: -p \"TEXT\", or the prompt on stdin")
+    return text
+
+
+def _build_runtime(args: argparse.Namespace) -> Any:
+    from .runtime import RuntimeOptions, ShellRuntime
+
+    options = RuntimeOptions(
+        model=args.model,
+        system=args.system,
+        middleware_on=[n for v in args.middleware for n in _names(v)],
+        middleware_off=[n for v in args.no_middleware for n in _names(v)],
+        cwd=args.cwd,
+        config_path=args.config,
+        max_rounds=args.max_rounds,
+    )
+    return ShellRuntime.create(options)
+
+
+def _resume(runtime: Any, args: argparse.Namespace) -> None:
+    """``--continue`` / ``--resume``: hand over to the sessions package when it can."""
+    import shell.sessions as sessions
+
+    resume = getattr(sessions, "resume_into", None)
+    if resume is None:
+        flag = "--continue" if args.continue_ else "--resume"
+        raise UsageError(f"{flag}: sessions are not available yet in this version")
+    resume(runtime, None if args.continue_ else (args.resume or None), latest=args.continue_)
+
+
+def _models(args: argparse.Namespace) -> int:
+    from .commands import format_models
+    from .config import load_config
+    from .providers.registry import list_models
+
+    settings = load_config(args.config)
+
+    async def go() -> dict[str, list[str] | str]:
+        return await list_models(settings)
+
+    import anyio
+
+    found = anyio.run(go)
+    for line in format_models(found).splitlines():
+        print(line.replace("**", "").replace("`", ""))
+    return EXIT_OK
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

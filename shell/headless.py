@@ -1,0 +1,271 @@
+"""Headless mode (``agent-shell -p PROMPT``): one reply, no screen, fit for scripts.
+
+stdout carries only the result: the final answer (``text``), one JSON object at
+the end (``json``), or every event as it happens, one JSON object per line,
+flushed per line (``jsonl``), so a pipe reader sees events live. Everything meant
+for a person (notices, errors, approval questions) goes to stderr or the
+terminal, never into the result.
+
+Approvals follow ``--approve``: ``always`` approves, ``never`` rejects with a
+message the model reads (so it can explain instead of retrying), and ``ask``
+asks on the controlling terminal (``/dev/tty``, as ``ssh`` and ``sudo`` do, so it
+works with stdin and stdout redirected) and rejects with a clear message when
+there is no terminal to ask.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import aclosing, contextmanager
+from typing import IO, Any, Literal, TypeAlias
+
+import anyio
+import anyio.to_thread
+
+from .agent.approvals import ApprovalDecision, ApprovalRequest
+from .agent.events import (
+    ErrorEvent,
+    Event,
+    Notice,
+    ReplyEnd,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    to_jsonable,
+)
+from .runtime import ShellRuntime, editor_command, summarize_args
+from .textsafety import sanitize
+
+OutputFormat: TypeAlias = Literal["text", "json", "jsonl"]
+ApprovePolicy: TypeAlias = Literal["ask", "never", "always"]
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def exit_code(stop_reason: str) -> int:
+    """0 for an answer, 1 for a reply that ended in an error, 130 when cancelled."""
+    return {"error": EXIT_ERROR, "cancelled": EXIT_INTERRUPTED}.get(stop_reason, EXIT_OK)
+
+
+def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:
+    """Edited JSON arguments, checked against the tool's schema; ``ValueError`` says why not."""
+    try:
+        args = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON: {exc}") from None
+    if not isinstance(args, dict):
+        raise ValueError("the arguments must be a JSON object")
+    if request.tool is not None:
+        args = request.tool.validate(args)  # ToolArgumentError is a ValueError
+    return args
+
+
+def edit_in_editor(text: str, command: list[str], tty: IO[str] | None = None) -> str:
+    """Open ``command`` on a temporary ``.json`` file holding ``text``; return the saved text."""
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="agent-shell-args-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        streams: dict[str, Any] = {"stdin": tty, "stdout": tty, "stderr": tty} if tty else {}
+        subprocess.run([*command, path], check=False, **streams)
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    finally:
+        os.unlink(path)
+
+
+class TerminalApprover:
+    """``--approve ask``: questions on ``/dev/tty``; rejects when there is none."""
+
+    def __init__(self, err: IO[str]) -> None:
+        self.err = err
+        self.lock = anyio.Lock()  # parallel tool calls ask one at a time
+
+    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        async with self.lock:
+            return await anyio.to_thread.run_sync(self._ask, request, abandon_on_cancel=True)
+
+    def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        try:
+            tty = open("/dev/tty", "r+", encoding="utf-8", buffering=1)  # noqa: SIM115
+        except OSError:
+            return ApprovalDecision.reject(
+                f"The call to {request.call.name} needs approval, but agent-shell runs headless with no "
+                "terminal to ask; it was not run. The user can rerun with --approve always to allow it."
+            )
+        with tty:
+            description = sanitize(request.description or "")
+            tty.write(f"\n{request.call.name}({sanitize(summarize_args(request.args, 200))})\n")
+            if description:
+                tty.write(f"{description}\n")
+            allowed = request.allowed_decisions
+            choices = "/".join(
+                label for label, d in (("y=approve", "approve"), ("e=edit", "edit"), ("n=reject", "reject"))
+                if d in allowed
+            ) + ("/a=always" if "approve" in allowed else "")
+            while True:
+                tty.write(f"Allow? [{choices}] ")
+                tty.flush()
+                answer = tty.readline()
+                if not answer:
+                    return ApprovalDecision.reject("The approval prompt was closed; the call was not run.")
+                key = answer.strip().lower()[:1]
+                if key == "y" and "approve" in allowed:
+                    return ApprovalDecision.approve()
+                if key == "a" and "approve" in allowed:
+                    return ApprovalDecision.approve(always=True)
+                if key == "n" and "reject" in allowed:
+                    tty.write("Reason (optional, the model reads it): ")
+                    tty.flush()
+                    reason = tty.readline().strip()
+                    default = f"The user rejected the call to {request.call.name}."
+                    return ApprovalDecision.reject(reason or default)
+                if key == "e" and "edit" in allowed:
+                    edited = self._edit(request, tty)
+                    if edited is not None:
+                        return ApprovalDecision.edit(edited)
+
+    def _edit(self, request: ApprovalRequest, tty: IO[str]) -> dict[str, Any] | None:
+        text = json.dumps(request.args, indent=2, ensure_ascii=False)
+        command = editor_command()
+        if command:
+            text = edit_in_editor(text, command, tty)
+        else:
+            now = json.dumps(request.args, ensure_ascii=False)
+            tty.write(f"Arguments now: {now}\nNew arguments (JSON): ")
+            tty.flush()
+            text = tty.readline()
+        try:
+            return parse_edited_args(request, text)
+        except ValueError as exc:
+            tty.write(f"Not used: {exc}\n")
+            return None
+
+
+def approver(policy: ApprovePolicy, err: IO[str]) -> Callable[[ApprovalRequest], Any]:
+    if policy == "always":
+
+        async def always(request: ApprovalRequest) -> ApprovalDecision:
+            return ApprovalDecision.approve()
+
+        return always
+    if policy == "never":
+
+        async def never(request: ApprovalRequest) -> ApprovalDecision:
+            return ApprovalDecision.reject(
+                f"Tool calls that need approval are not allowed in this run (--approve never): "
+                f"{request.call.name} was not run. Do not retry it; say what you would have done."
+            )
+
+        return never
+    return TerminalApprover(err)
+
+
+async def run_headless(
+    runtime: ShellRuntime,
+    prompt: str,
+    *,
+    output_format: OutputFormat = "text",
+    approve: ApprovePolicy = "ask",
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
+    """One reply to ``prompt``; returns the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    runtime.ask = approver(approve, err)
+    end: ReplyEnd | None = None
+    errors: list[str] = []
+    show_tools = output_format == "text" and err.isatty()
+    with cancel_on_sigint(runtime.cancel):
+        async with aclosing(runtime.reply(prompt)) as events:
+            async for event in events:
+                if output_format == "jsonl":
+                    out.write(json.dumps(to_jsonable(event), ensure_ascii=False) + "\n")
+                    out.flush()
+                elif output_format == "text":
+                    _report(event, err, show_tools)
+                if isinstance(event, ErrorEvent):
+                    errors.append(event.error)
+                if isinstance(event, ReplyEnd):
+                    end = event
+    stop = end.stop_reason if end else "error"
+    answer = end.message.text if end and end.message else ""
+    if output_format == "text":
+        if answer:
+            text = sanitize(answer)
+            out.write(text if text.endswith("\n") else text + "\n")
+            out.flush()
+    elif output_format == "json":
+        result = {
+            "answer": answer,
+            "stop_reason": stop,
+            "usage": to_jsonable(end.usage) if end else None,
+            "model": runtime.model_label,
+            "errors": errors,
+            "messages": to_jsonable(runtime.agent.messages),
+        }
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+    return exit_code(stop)
+
+
+def _report(event: Event, err: IO[str], show_tools: bool) -> None:
+    """Text mode: what a person watching stderr should see."""
+    if isinstance(event, Notice) and event.level != "info":
+        err.write(f"{event.level}: {sanitize(event.text)}\n")
+    elif isinstance(event, ErrorEvent):
+        err.write(f"error ({event.source}): {sanitize(event.error)}\n")
+    elif isinstance(event, ToolExecutionEnd) and event.blocked:
+        content = event.result.content if isinstance(event.result.content, str) else "blocked"
+        err.write(f"tool call not run: {sanitize(content)}\n")
+    elif show_tools and isinstance(event, ToolExecutionStart):
+        err.write(f"· {event.name} {sanitize(summarize_args(event.args))}\n")
+    else:
+        return
+    err.flush()
+
+
+@contextmanager
+def cancel_on_sigint(
+    cancel: Callable[[], None], on_cancel: Callable[[], None] | None = None
+) -> Iterator[None]:
+    """While inside: Ctrl+C calls ``cancel`` (the reply then ends ``cancelled``); a
+    second Ctrl+C interrupts at once (``KeyboardInterrupt``).
+
+    asyncio's ``add_signal_handler`` runs the handler inside the event loop, where
+    cancelling a scope is safe; a plain ``signal.signal`` handler would not be.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+
+    def first() -> None:
+        assert loop is not None
+        loop.remove_signal_handler(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        cancel()
+        if on_cancel is not None:
+            on_cancel()
+
+    installed = False
+    if loop is not None and threading.current_thread() is threading.main_thread():
+        try:
+            loop.add_signal_handler(signal.SIGINT, first)
+            installed = True
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        yield
+    finally:
+        if installed and loop is not None:
+            loop.remove_signal_handler(signal.SIGINT)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
