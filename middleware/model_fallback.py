@@ -1,0 +1,73 @@
+"""``ModelFallback``: when the model fails, try the next one (LangChain's
+ModelFallbackMiddleware, in AgentScope's ``current_model`` override shape).
+
+``ModelFallback(fallback_a, fallback_b)``: when the current model call fails
+before producing any output, the same request is sent again with
+``next(request.override(model=fallback_a))``, then ``fallback_b``, and so on.
+Each switch is announced with a warning ``Notice`` so the user knows which model
+answered. If every model fails, the last error is raised (the reply ends with it).
+
+Two deliberate limits:
+
+- Once a chunk has been streamed, a failure is re-raised, not retried: the user
+  has already seen part of the answer and a second model would duplicate or
+  contradict it.
+- Only the model's own failures trigger a fallback. An error raised by a
+  middleware inside this one (a call limit, say) keeps its meaning and passes
+  through; switching models would not help.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import ClassVar
+
+from shell.agent.events import Notice
+from shell.agent.model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label
+
+from .base import Middleware, ModelNext
+from .context import HookContext
+from .stack import error_source
+
+
+def _reason(exc: Exception) -> str:
+    return exc.message if isinstance(exc, ModelError) else f"{type(exc).__name__}: {exc}"
+
+
+class ModelFallback(Middleware):
+    """On a model failure, retry the call with each fallback model in turn."""
+
+    builtin: ClassVar[bool] = True
+
+    def __init__(self, *fallback_models: ChatModel) -> None:
+        if not fallback_models:
+            raise ValueError("ModelFallback needs at least one fallback model")
+        self.fallback_models: tuple[ChatModel, ...] = fallback_models
+
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: ModelNext
+    ) -> AsyncIterator[ModelChunk]:
+        candidates = [request.model, *self.fallback_models]
+        for i, model in enumerate(candidates):
+            attempt = request if i == 0 else request.override(model=model)
+            streamed = False
+            try:
+                async with aclosing(next(attempt)) as chunks:  # type: ignore[type-var]
+                    async for chunk in chunks:
+                        streamed = True
+                        yield chunk
+                return
+            except Exception as exc:
+                last = i == len(candidates) - 1
+                if streamed or last or error_source(exc, "model") != "model":
+                    raise
+                following = candidates[i + 1]
+                ctx.emit(
+                    Notice(
+                        "warning",
+                        f"Model {model_label(model)} failed ({_reason(exc)}); "
+                        f"falling back to {model_label(following)}.",
+                        self.name,
+                    )
+                )
