@@ -109,9 +109,7 @@ async def test_429_with_retry_after_then_200(server: ScriptedServer) -> None:
 
 
 async def test_notice_hook_from_request_options_wins(server: ScriptedServer) -> None:
-    server.scenarios["rl"] = lambda h, n: (
-        h.reply(429, {}, {"retry-after-ms": "10"}) if n == 0 else ok(h)
-    )
+    server.scenarios["rl"] = lambda h, n: h.reply(429, {}, {"retry-after-ms": "10"}) if n == 0 else ok(h)
     mine: list[str] = []
     theirs: list[str] = []
     model = openai(server, "rl", on_notice=theirs.append)

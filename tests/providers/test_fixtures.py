@@ -30,8 +30,11 @@ async def test_openai_parallel_tool_calls(size: int) -> None:
     chunks = await collect(openai("parallel_tool_calls.sse", size))
     got = Assembled(chunks)
     assert got.tool_calls() == [
-        ("call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs",
-         {"city": "Edinburgh", "country": "GB", "units": "c"}),
+        (
+            "call_JMW1whyEaYG438VE1OIflxA2",
+            "GetWeatherArgs",
+            {"city": "Edinburgh", "country": "GB", "units": "c"},
+        ),
         ("call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price", {"ticker": "AAPL", "exchange": "NASDAQ"}),
     ]
     assert got.text == ""
@@ -46,12 +49,27 @@ async def test_openai_parallel_tool_calls(size: int) -> None:
 @pytest.mark.parametrize(
     ("name", "call_id", "fn", "args", "usage"),
     [
-        ("tool_call_a.sse", "call_c91SqDXlYFuETYv8mUHzz6pp", "GetWeatherArgs",
-         {"city": "Edinburgh", "country": "UK", "units": "c"}, Usage(76, 24)),
-        ("tool_call_b.sse", "call_CTf1nWJLqSeRgDqaCG27xZ74", "get_weather",
-         {"city": "San Francisco", "state": "CA"}, Usage(48, 19)),
-        ("tool_call_c.sse", "call_4XzlGBLtUe9dy3GVNV4jhq7h", "get_weather",
-         {"city": "New York City"}, Usage(44, 16)),
+        (
+            "tool_call_a.sse",
+            "call_c91SqDXlYFuETYv8mUHzz6pp",
+            "GetWeatherArgs",
+            {"city": "Edinburgh", "country": "UK", "units": "c"},
+            Usage(76, 24),
+        ),
+        (
+            "tool_call_b.sse",
+            "call_CTf1nWJLqSeRgDqaCG27xZ74",
+            "get_weather",
+            {"city": "San Francisco", "state": "CA"},
+            Usage(48, 19),
+        ),
+        (
+            "tool_call_c.sse",
+            "call_4XzlGBLtUe9dy3GVNV4jhq7h",
+            "get_weather",
+            {"city": "New York City"},
+            Usage(44, 16),
+        ),
     ],
 )
 async def test_openai_single_tool_call(name: str, call_id: str, fn: str, args: dict, usage: Usage) -> None:

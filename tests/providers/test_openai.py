@@ -48,8 +48,10 @@ def tc(index: int | None, id: str | None = None, name: str | None = None, args: 
 
 async def test_server_repeating_id_and_name_in_every_delta() -> None:
     data = sse(
-        tc(0, "a", "f", '{"x":'), tc(0, "a", "f", "1}"),
-        tc(1, "b", "g", '{"y":'), tc(1, "b", "g", "2}"),
+        tc(0, "a", "f", '{"x":'),
+        tc(0, "a", "f", "1}"),
+        tc(1, "b", "g", '{"y":'),
+        tc(1, "b", "g", "2}"),
         delta({}, "tool_calls"),
     )
     chunks = await collect(OpenAIModel("m", client=mock_client(data)))
@@ -60,7 +62,9 @@ async def test_server_repeating_id_and_name_in_every_delta() -> None:
 
 async def test_server_reusing_index_zero_for_different_ids() -> None:
     data = sse(
-        tc(0, "a", "f", '{"x":1}'), tc(0, "b", "g", '{"y":'), tc(0, None, None, "2}"),
+        tc(0, "a", "f", '{"x":1}'),
+        tc(0, "b", "g", '{"y":'),
+        tc(0, None, None, "2}"),
         delta({}, "stop"),
     )
     got = Assembled(await collect(OpenAIModel("m", client=mock_client(data))))

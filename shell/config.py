@@ -1,0 +1,327 @@
+"""Settings: ``config.toml`` in platformdirs' user config dir, plus the environment.
+
+The file lives at ``<user config dir>/agent-shell/config.toml`` (e.g.
+``~/.config/agent-shell/config.toml`` on Linux); ``AGENT_SHELL_CONFIG_DIR``
+points elsewhere (tests, portable installs). Every key is optional::
+
+    model = "anthropic:claude-sonnet-4-5"   # default model (--model overrides)
+    theme = "textual-dark"
+
+    [providers.openai]                 # also: anthropic, ollama, or any name of yours
+    base_url = "http://127.0.0.1:8000/v1"
+    api_key_env = "VLLM_KEY"           # where the key is read from (never the key itself)
+    headers = { "X-Team" = "infra" }
+    connect_timeout = 10
+    read_timeout = 120
+    max_retries = 3
+    model = "gpt-4o-mini"              # the model used when only the provider is chosen
+
+    [providers.openrouter]             # a provider of your own: openrouter:NAME
+    type = "openai"                    # which protocol: openai, anthropic or ollama
+    base_url = "https://openrouter.ai/api/v1"
+    api_key_env = "OPENROUTER_API_KEY"
+
+    [middleware]
+    enabled = ["HumanInTheLoop", "Timing"]
+    [middleware.Summarization]
+    max_tokens_before_summary = 40000
+
+    [mcp_servers.time]
+    command = "mcp-server-time"
+    args = []
+
+A broken file raises :class:`ConfigError` naming the file and the line. Secrets
+stay out of the file by design (``api_key_env`` names a variable); ``describe``
+masks anything that looks like one anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+APP_NAME = "agent-shell"
+CONFIG_DIR_ENV = "AGENT_SHELL_CONFIG_DIR"
+SECRET_WORDS = ("key", "token", "secret", "password", "auth", "cookie")
+
+
+class ConfigError(Exception):
+    """A bad config file or a bad model spec; the message is one line for the user."""
+
+
+@dataclass(slots=True)
+class ProviderSettings:
+    type: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key: str | None = None
+    """Discouraged (prefer ``api_key_env``) but honoured; always masked by ``describe``."""
+    headers: dict[str, str] = field(default_factory=dict)
+    connect_timeout: float | None = None
+    read_timeout: float | None = None
+    max_retries: int | None = None
+    model: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class MiddlewareSettings:
+    enabled: list[str] | None = None
+    """``None``: the shell's defaults; a list: exactly these, in this order."""
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class MCPServerSettings:
+    command: str | None = None
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    enabled: bool = True
+    type: str | None = None
+    """``stdio``, ``http`` or ``sse`` (Claude Code's ``mcpServers`` shape); inferred when unset."""
+    cwd: str | None = None
+
+
+@dataclass(slots=True)
+class Settings:
+    path: Path = field(default_factory=lambda: config_path())
+    exists: bool = False
+    model: str | None = None
+    theme: str | None = None
+    providers: dict[str, ProviderSettings] = field(default_factory=dict)
+    middleware: MiddlewareSettings = field(default_factory=MiddlewareSettings)
+    mcp_servers: dict[str, MCPServerSettings] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Top-level keys this version does not know (kept, and shown by ``describe``)."""
+    raw: dict[str, Any] = field(default_factory=dict)
+    """The parsed file as is (e.g. ``raw.get("mcp_servers")`` for ``shell.tools.mcp_config``)."""
+
+    def provider(self, name: str) -> ProviderSettings:
+        return self.providers.get(name) or ProviderSettings()
+
+
+def config_dir() -> Path:
+    override = os.environ.get(CONFIG_DIR_ENV)
+    return Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def config_path() -> Path:
+    return config_dir() / "config.toml"
+
+
+def load_config(path: str | Path | None = None) -> Settings:
+    """Read the config file; a missing file gives the defaults."""
+    file = Path(path) if path is not None else config_path()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(path=file)
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the config file {file}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"The config file {file} is not valid TOML: {exc}") from None
+    return settings_from_dict(data, file)
+
+
+def settings_from_dict(data: dict[str, Any], path: Path | None = None) -> Settings:
+    file = path or config_path()
+    where = str(file)
+
+    def want(value: Any, kind: type | tuple[type, ...], key: str) -> Any:
+        if value is None or (isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))):
+            return value
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise ConfigError(f"In the config file {where}: {key} must be a {names}, not {value!r}")
+
+    s = Settings(path=file, exists=True, raw=data)
+    known = {"model", "theme", "providers", "middleware", "mcp_servers"}
+    s.model = want(data.get("model"), str, "model")
+    s.theme = want(data.get("theme"), str, "theme")
+    for name, table in (want(data.get("providers"), dict, "providers") or {}).items():
+        key = f"providers.{name}"
+        t = want(table, dict, key)
+        s.providers[name] = ProviderSettings(
+            type=want(t.get("type"), str, f"{key}.type"),
+            base_url=want(t.get("base_url"), str, f"{key}.base_url"),
+            api_key_env=want(t.get("api_key_env"), str, f"{key}.api_key_env"),
+            api_key=want(t.get("api_key"), str, f"{key}.api_key"),
+            headers={k: str(v) for k, v in (want(t.get("headers"), dict, f"{key}.headers") or {}).items()},
+            connect_timeout=want(t.get("connect_timeout"), (int, float), f"{key}.connect_timeout"),
+            read_timeout=want(t.get("read_timeout"), (int, float), f"{key}.read_timeout"),
+            max_retries=want(t.get("max_retries"), int, f"{key}.max_retries"),
+            model=want(t.get("model"), str, f"{key}.model"),
+            options=want(t.get("options"), dict, f"{key}.options") or {},
+        )
+    mw = want(data.get("middleware"), dict, "middleware") or {}
+    enabled = want(mw.get("enabled"), list, "middleware.enabled")
+    s.middleware = MiddlewareSettings(
+        enabled=[str(x) for x in enabled] if enabled is not None else None,
+        options={
+            k: v for k, v in mw.items() if k != "enabled" and want(v, dict, f"middleware.{k}") is not None
+        },
+    )
+    for name, table in (want(data.get("mcp_servers"), dict, "mcp_servers") or {}).items():
+        key = f"mcp_servers.{name}"
+        t = want(table, dict, key)
+        s.mcp_servers[name] = MCPServerSettings(
+            command=want(t.get("command"), str, f"{key}.command"),
+            args=[str(a) for a in want(t.get("args"), list, f"{key}.args") or []],
+            env={k: str(v) for k, v in (want(t.get("env"), dict, f"{key}.env") or {}).items()},
+            url=want(t.get("url"), str, f"{key}.url"),
+            headers={k: str(v) for k, v in (want(t.get("headers"), dict, f"{key}.headers") or {}).items()},
+            enabled=bool(want(t.get("enabled", True), bool, f"{key}.enabled")),
+            type=want(t.get("type"), str, f"{key}.type"),
+            cwd=want(t.get("cwd"), str, f"{key}.cwd"),
+        )
+    s.extra = {k: v for k, v in data.items() if k not in known}
+    return s
+
+
+def settings_to_dict(s: Settings) -> dict[str, Any]:
+    """The inverse of :func:`settings_from_dict`, leaving out what is unset."""
+    out: dict[str, Any] = {k: v for k, v in (("model", s.model), ("theme", s.theme)) if v is not None}
+    out.update(s.extra)
+    if s.providers:
+        out["providers"] = {
+            name: {k: v for k, v in _fields(p).items() if v not in (None, {}, [])}
+            for name, p in s.providers.items()
+        }
+    mw: dict[str, Any] = {}
+    if s.middleware.enabled is not None:
+        mw["enabled"] = list(s.middleware.enabled)
+    mw.update(s.middleware.options)
+    if mw:
+        out["middleware"] = mw
+    if s.mcp_servers:
+        out["mcp_servers"] = {
+            name: {
+                k: v for k, v in _fields(m).items() if v not in (None, {}, []) and (k != "enabled" or not v)
+            }
+            for name, m in s.mcp_servers.items()
+        }
+    return out
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {name: getattr(obj, name) for name in obj.__slots__}
+
+
+def save_config(settings: Settings, path: str | Path | None = None) -> Path:
+    """Write the settings as TOML, creating the file (and its directory) with mode 0600."""
+    file = Path(path) if path is not None else settings.path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    text = to_toml(settings_to_dict(settings))
+    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(file, 0o600)
+    return file
+
+
+def to_toml(data: dict[str, Any]) -> str:
+    """A small TOML writer for what settings hold: scalars, lists, nested tables."""
+    lines: list[str] = []
+
+    def table(prefix: str, d: dict[str, Any]) -> None:
+        scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
+        tables = {k: v for k, v in d.items() if isinstance(v, dict)}
+        if prefix and (scalars or not tables):
+            lines.append(f"\n[{prefix}]")
+        for k, v in scalars.items():
+            lines.append(f"{_key(k)} = {_value(v)}")
+        for k, v in tables.items():
+            table(f"{prefix}.{_key(k)}" if prefix else _key(k), v)
+
+    table("", data)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _key(k: str) -> str:
+    return k if k and all(c.isalnum() or c in "-_" for c in k) else _value(k)
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        escaped = v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        return f'"{escaped}"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
+    raise ConfigError(f"cannot write {v!r} to TOML")
+
+
+def mask(value: str | None) -> str:
+    """``sk-…wxyz`` for a long secret, ``****`` for a short one."""
+    if not value:
+        return "(empty)"
+    if len(value) < 12:
+        return "****"
+    return f"{value[:3]}…{value[-4:]}"
+
+
+def is_secret_name(name: str) -> bool:
+    return any(word in name.lower() for word in SECRET_WORDS)
+
+
+ENV_SHOWN = (
+    "AGENT_SHELL_MODEL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OLLAMA_HOST",
+    CONFIG_DIR_ENV,
+)
+
+
+def describe(settings: Settings, env: dict[str, str] | None = None) -> str:
+    """The file's path and the effective settings, every secret masked."""
+    environ = dict(os.environ) if env is None else env
+    state = "" if settings.exists else " (not found: using defaults)"
+    out = [f"Config file: {settings.path}{state}"]
+    out.append(f"model = {settings.model or '(automatic: see agent-shell --list-models)'}")
+    out.append(f"theme = {settings.theme or '(default)'}")
+    for name, p in sorted(settings.providers.items()):
+        out.append(f"[providers.{name}]")
+        for key, value in _fields(p).items():
+            if value in (None, {}, []):
+                continue
+            if key == "api_key":
+                value = mask(value)
+            elif key == "headers":
+                value = {k: mask(v) if is_secret_name(k) else v for k, v in value.items()}
+            elif key == "api_key_env":
+                value = f"{value} ({'set: ' + mask(environ[value]) if environ.get(value) else 'not set'})"
+            out.append(f"  {key} = {value}")
+    enabled = settings.middleware.enabled
+    out.append(f"[middleware] enabled = {enabled if enabled is not None else '(defaults)'}")
+    for name, opts in sorted(settings.middleware.options.items()):
+        shown = {k: mask(str(v)) if is_secret_name(k) else v for k, v in opts.items()}
+        out.append(f"  [middleware.{name}] {shown}")
+    for name, m in sorted(settings.mcp_servers.items()):
+        target = m.url or " ".join([m.command or "", *m.args]).strip()
+        env_shown = {k: mask(v) if is_secret_name(k) else v for k, v in m.env.items()}
+        line = f"[mcp_servers.{name}] {target}{'' if m.enabled else ' (disabled)'}"
+        out.append(line + (f" env={env_shown}" if env_shown else ""))
+    for key, value in settings.extra.items():
+        out.append(f"{key} = {value!r} (unknown key, ignored)")
+    out.append("Environment:")
+    for var in ENV_SHOWN:
+        value = environ.get(var)
+        if value:
+            out.append(f"  {var} = {mask(value) if is_secret_name(var) else value}")
+    return "\n".join(out)

@@ -1,0 +1,194 @@
+"""Model selection: specs, the automatic order, scripted files, listing models."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shell.agent.messages import AssistantMessage
+from shell.config import ConfigError, ProviderSettings, Settings
+from shell.providers.anthropic import AnthropicModel
+from shell.providers.demo import DemoModel
+from shell.providers.ollama import OllamaModel, ollama_base_url
+from shell.providers.openai import OpenAIModel
+from shell.providers.registry import list_models, load_scripted, resolve_model
+from shell.providers.scripted import ScriptedModel
+
+from .helpers import Assembled, collect
+from .server import ScriptedServer
+
+
+def dead_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+NO_OLLAMA = {"OLLAMA_HOST": f"127.0.0.1:{dead_port()}"}
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as s:
+        yield s
+
+
+def test_specs() -> None:
+    s = Settings()
+    m = resolve_model("openai:gpt-4.1", s, env={"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": "http://h:1/v1"})
+    assert isinstance(m, OpenAIModel)
+    assert (m.name, m.provider, m.base_url, m.api_key, m.api_key_env) == (
+        "gpt-4.1",
+        "openai",
+        "http://h:1/v1",
+        "sk-x",
+        "OPENAI_API_KEY",
+    )
+    m = resolve_model("anthropic:claude-x", s, env={"ANTHROPIC_BASE_URL": "http://a:2"})
+    assert isinstance(m, AnthropicModel) and m.url == "http://a:2/v1/messages" and m.api_key is None
+    m = resolve_model("ollama:qwen3:8b", s, env={"OLLAMA_HOST": "0.0.0.0:9999"})
+    assert isinstance(m, OllamaModel) and (m.name, m.base_url) == ("qwen3:8b", "http://0.0.0.0:9999")
+    assert isinstance(resolve_model("demo", s, env={}), DemoModel)
+    assert resolve_model("anthropic", s, env={}).name == "claude-sonnet-4-5"
+
+
+@pytest.mark.parametrize("spec", ["gpt-4o", "foo:bar", "scripted"])
+def test_bad_spec_lists_valid_forms(spec: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve_model(spec, Settings(), env={})
+    assert str(info.value) == (
+        f"Unknown model {spec!r}: use openai:NAME, anthropic:NAME, ollama:NAME, demo or scripted:FILE."
+    )
+
+
+def test_config_provider_and_default_model() -> None:
+    s = Settings(
+        model="openrouter:meta/llama",
+        providers={
+            "openrouter": ProviderSettings(
+                type="openai",
+                base_url="https://or/api/v1",
+                api_key_env="OR_KEY",
+                read_timeout=7,
+                headers={"X": "1"},
+            ),
+            "openai": ProviderSettings(base_url="http://cfg/v1"),
+        },
+    )
+    m = resolve_model(None, s, env={"OR_KEY": "k", "OPENAI_BASE_URL": "http://env/v1"})
+    assert isinstance(m, OpenAIModel)
+    assert (m.provider, m.name, m.base_url, m.api_key, m.read_timeout, m.headers) == (
+        "openrouter",
+        "meta/llama",
+        "https://or/api/v1",
+        "k",
+        7,
+        {"X": "1"},
+    )
+    assert m.origin == "from config"
+    # the config's base_url wins over OPENAI_BASE_URL
+    assert resolve_model("openai:x", s, env={"OPENAI_BASE_URL": "http://env/v1"}).base_url == "http://cfg/v1"
+    with pytest.raises(ConfigError, match="openrouter:NAME"):
+        resolve_model("nope:x", s, env={})
+
+
+def test_automatic_order() -> None:
+    s = Settings()
+    both = {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", **NO_OLLAMA}
+    assert isinstance(resolve_model(None, s, env=both), AnthropicModel)
+    m = resolve_model(None, s, env={"OPENAI_API_KEY": "o", "OPENAI_BASE_URL": "http://x/v1", **NO_OLLAMA})
+    assert isinstance(m, OpenAIModel) and m.base_url == "http://x/v1" and m.origin == "OPENAI_API_KEY is set"
+    m = resolve_model(None, s, env=NO_OLLAMA)
+    assert isinstance(m, DemoModel) and m.origin == "no provider configured"
+    assert isinstance(
+        resolve_model(None, s, env={"AGENT_SHELL_MODEL": "demo", "OPENAI_API_KEY": "o"}), DemoModel
+    )
+
+
+def test_automatic_finds_a_running_ollama(server: ScriptedServer) -> None:
+    tags = {"models": [{"name": "llama3.2:latest"}, {"name": "qwen3:8b"}]}
+    server.scenarios["api"] = lambda h, n: h.reply(200, tags)
+    m = resolve_model(None, Settings(), env={"OLLAMA_HOST": server.url})
+    assert isinstance(m, OllamaModel) and m.name == "llama3.2:latest"
+    assert m.origin == f"Ollama answers at {server.url}"
+
+
+def test_ollama_host_forms() -> None:
+    assert ollama_base_url(None) == "http://127.0.0.1:11434"
+    assert ollama_base_url("0.0.0.0") == "http://0.0.0.0:11434"
+    assert ollama_base_url("example.com:8080") == "http://example.com:8080"
+    assert ollama_base_url("https://ollama.example.com") == "https://ollama.example.com:443"
+    assert ollama_base_url("http://[::1]:5000/") == "http://[::1]:5000"
+
+
+@pytest.mark.anyio
+async def test_scripted_file(tmp_path: Path) -> None:
+    file = tmp_path / "turns.json"
+    turns = [
+        {
+            "thinking": "hmm",
+            "text": "Let me look.",
+            "tool_calls": [{"name": "list_dir", "args": {"path": "."}}],
+        },
+        "Done.",
+    ]
+    file.write_text(json.dumps(turns))
+    m = resolve_model(f"scripted:{file}", Settings(), env={})
+    assert isinstance(m, ScriptedModel) and m.name == "turns.json"
+    first = m.turns[0]
+    assert isinstance(first, AssistantMessage) and first.tool_calls[0].id == "call_1_1"
+    got = Assembled(await collect(m))
+    assert got.thinking == "hmm" and got.text == "Let me look."
+    assert got.tool_calls() == [("call_1_1", "list_dir", {"path": "."})]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("{", "is not valid JSON"),
+        ('{"a": 1}', "must hold a JSON list of turns"),
+        ("[3]", "turn 1 must be a string or an object"),
+        ('[{"tool_calls": [{"args": {}}]}]', 'turn 1, tool call 1 needs a "name"'),
+        ("[{}]", "turn 1 has no text, thinking or tool_calls"),
+    ],
+)
+def test_bad_scripted_file(tmp_path: Path, content: str, problem: str) -> None:
+    file = tmp_path / "bad.json"
+    file.write_text(content)
+    with pytest.raises(ConfigError) as info:
+        load_scripted(str(file))
+    assert str(info.value).startswith(f"The scripted model file {file}") and problem in str(info.value)
+
+
+def test_missing_scripted_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot be read: No such file or directory"):
+        load_scripted(str(tmp_path / "nope.json"))
+
+
+@pytest.mark.anyio
+async def test_list_models(server: ScriptedServer) -> None:
+    server.scenarios["api"] = lambda h, n: h.reply(200, {"models": [{"name": "b:1"}, {"name": "a:2"}]})
+    server.scenarios["v1"] = lambda h, n: h.reply(200, {"data": [{"id": "gpt-b"}, {"id": "gpt-a"}]})
+    server.scenarios["anth"] = lambda h, n: h.reply(401, {"error": {"message": "bad key"}})
+    env = {
+        "OLLAMA_HOST": server.url,
+        "OPENAI_BASE_URL": f"{server.url}/v1",
+        "OPENAI_API_KEY": "k",
+        "ANTHROPIC_BASE_URL": f"{server.url}/anth",
+        "ANTHROPIC_API_KEY": "bad",
+    }
+    got = await list_models(Settings(), env=env)
+    assert got == {
+        "anthropic": "HTTP 401: check ANTHROPIC_API_KEY",
+        "openai": ["gpt-a", "gpt-b"],
+        "ollama": ["a:2", "b:1"],
+        "demo": ["demo"],
+    }
+    got = await list_models(Settings(), env=NO_OLLAMA)
+    assert got["anthropic"] == "not configured: set ANTHROPIC_API_KEY"
+    assert got["openai"] == "not configured: set OPENAI_API_KEY"
+    assert isinstance(got["ollama"], str) and got["ollama"].startswith("not reachable at http://127.0.0.1:")
