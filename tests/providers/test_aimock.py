@@ -1,0 +1,163 @@
+"""Integration against aimock (``llmock``): real OpenAI, Anthropic and Ollama wire formats.
+
+The server is started by this module on 127.0.0.1 (a free port) with
+``aimock_fixtures.json``. Install it with ``.ci/setup.d/aimock.sh``; the binary is
+looked up at ``.ci/node/node_modules/.bin/llmock`` or ``$AIMOCK_BIN``. Missing, the
+tests skip locally and fail under ``CI=true`` so CI never skips them silently.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from shell.agent.events import ErrorEvent, ReplyEnd, ToolExecutionEnd
+from shell.agent.model import ModelError, ModelRequest, TextDelta
+from shell.agent.tools import tool
+from shell.config import Settings
+from shell.providers.anthropic import AnthropicModel
+from shell.providers.base import HTTPProvider
+from shell.providers.ollama import OllamaModel
+from shell.providers.openai import OpenAIModel
+from shell.providers.registry import list_models
+
+from .helpers import Assembled
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "aimock_fixtures.json"
+
+
+def llmock_bin() -> Path | None:
+    candidate = Path(os.environ.get("AIMOCK_BIN") or ROOT / ".ci/node/node_modules/.bin/llmock")
+    return candidate if candidate.exists() else None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def aimock() -> Iterator[str]:
+    binary = llmock_bin()
+    if binary is None:
+        message = "aimock is not installed: run .ci/setup.d/aimock.sh (or set AIMOCK_BIN)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    port = free_port()
+    args = [str(binary), "-p", str(port), "-h", "127.0.0.1", "-f", str(FIXTURES), "-c", "10"]
+    proc = subprocess.Popen([*args, "--log-level", "warn"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=0.5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                err = proc.stderr.read().decode() if proc.stderr and proc.poll() is not None else ""
+                pytest.fail(f"aimock did not start on {url}: {err}")
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+MAKERS: dict[str, Callable[[str], HTTPProvider]] = {
+    "openai": lambda url: OpenAIModel("gpt-4o", base_url=f"{url}/v1", api_key="test"),
+    "anthropic": lambda url: AnthropicModel("claude-sonnet-4-5", base_url=url, api_key="test"),
+    "ollama": lambda url: OllamaModel("llama3.2", base_url=url),
+}
+PROVIDERS = list(MAKERS)
+
+
+async def ask(model: HTTPProvider, text: str) -> Assembled:
+    from shell.agent.messages import UserMessage
+
+    request = ModelRequest(model=model, messages=(UserMessage(text),))
+    return Assembled([c async for c in model.stream(request)])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_text(aimock: str, provider: str) -> None:
+    got = await ask(MAKERS[provider](aimock), "hello there")
+    assert got.text == "Hello from aimock! This is **markdown**."
+    assert got.stop == "end_turn" and not got.calls
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_parallel_tool_calls(aimock: str, provider: str) -> None:
+    got = await ask(MAKERS[provider](aimock), "weather in two cities")
+    ids = ("call_0", "call_1") if provider == "ollama" else ("call_paris", "call_london")
+    assert got.text == "Checking both."
+    assert got.tool_calls() == [
+        (ids[0], "get_weather", {"city": "Paris"}),
+        (ids[1], "get_weather", {"city": "London"}),
+    ]
+    assert got.stop == "tool_use"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_truncated_stream_keeps_text_and_says_it_dropped(aimock: str, provider: str) -> None:
+    from shell.agent.messages import UserMessage
+
+    model = MAKERS[provider](aimock)
+    text = ""
+    with pytest.raises(ModelError) as info:
+        async for c in model.stream(ModelRequest(model=model, messages=(UserMessage("cut short"),))):
+            if isinstance(c, TextDelta):
+                text += c.text
+    assert text and "This reply will be cut off".startswith(text[:10])
+    assert info.value.message == (
+        f"The connection to {model.label} dropped in the middle of the reply; "
+        "the text so far is kept. Try again."
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_agent_round_trip_with_tool_calls(aimock: str, provider: str) -> None:
+    from shell.agent.loop import Agent
+
+    calls: list[str] = []
+
+    @tool(read_only=True)
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        calls.append(city)
+        return {"Paris": "sunny", "London": "rainy"}[city]
+
+    agent = Agent(MAKERS[provider](aimock), tools=[get_weather])
+    events = [ev async for ev in agent.reply("What's the weather in two cities?")]
+    assert not [e for e in events if isinstance(e, ErrorEvent)]
+    results = [e.result.text for e in events if isinstance(e, ToolExecutionEnd)]
+    assert sorted(results) == ["rainy", "sunny"] and sorted(calls) == ["London", "Paris"]
+    end = events[-1]
+    assert isinstance(end, ReplyEnd) and end.stop_reason == "end_turn"
+    assert end.message is not None and end.message.text == "Paris is sunny and London is rainy."
+
+
+@pytest.mark.anyio
+async def test_list_models_from_aimock(aimock: str) -> None:
+    env = {"OLLAMA_HOST": aimock, "OPENAI_BASE_URL": f"{aimock}/v1", "OPENAI_API_KEY": "test"}
+    got = await list_models(Settings(), env=env)
+    assert isinstance(got["ollama"], list) and "gpt-4o" in got["ollama"]
+    assert isinstance(got["openai"], list) and "gpt-4o" in got["openai"]
