@@ -1,0 +1,298 @@
+"""The Textual app: conversation, prompt, status line, middleware panel, dialogs.
+
+``AgentShellApp`` drives an :class:`~shell.agent.Agent` (through a ``ShellRuntime``
+when the CLI gives one; a bare agent is wrapped in one). Each reply runs in a
+Textual worker on the app's own event loop, so nothing blocks the UI, and
+``ReplyRenderer`` turns its events into widgets. The app serves the agent's
+``ask``: approval requests queue in one :class:`ApprovalScreen`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer
+
+import themes
+from shell.agent.approvals import ApprovalDecision, ApprovalRequest
+
+from . import prefs
+from .entries import AssistantEntry, NoticeEntry, UserEntry
+from .palette import ShellCommands
+from .renderer import ReplyRenderer
+from .screens.approval import ApprovalScreen, PendingApproval
+from .screens.help import HelpScreen
+from .widgets.conversation import Conversation
+from .widgets.middleware_panel import MiddlewarePanel
+from .widgets.notice_line import NoticeLine
+from .widgets.prompt_input import PromptInput
+from .widgets.queue_bar import QueueBar
+from .widgets.status_line import StatusLine
+from .widgets.todo_list import TodoList
+
+if TYPE_CHECKING:
+    from shell.agent.loop import Agent
+    from shell.runtime import ShellRuntime
+
+
+def _wrap(agent: Agent) -> ShellRuntime:
+    """A runtime around a bare agent (tests, embedding), so slash commands work."""
+    from shell.config import Settings
+    from shell.runtime import RuntimeOptions, ShellRuntime
+    from shell.tools.workspace import Workspace
+
+    return ShellRuntime(agent, settings=Settings(), workspace=Workspace(None), options=RuntimeOptions())
+
+
+class AgentShellApp(App[int]):
+    """The full-screen agent shell."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "agent-shell"
+    COMMANDS = App.COMMANDS | {ShellCommands}
+    BINDINGS = [
+        Binding("escape", "cancel_reply", "Cancel reply"),
+        Binding("f2", "toggle_panel", "Middleware"),
+        Binding("f1", "help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        agent: Agent | None = None,
+        *,
+        model_label: str | None = None,
+        runtime: ShellRuntime | None = None,
+    ) -> None:
+        super().__init__()
+        if runtime is None:
+            if agent is None:
+                raise TypeError("AgentShellApp needs an agent or a runtime")
+            runtime = _wrap(agent)
+            self._own_runtime = True
+        else:
+            self._own_runtime = False
+        self.runtime = runtime
+        self.agent: Agent = runtime.agent
+        self.agent.ask = self.ask
+        self.commands_registry = runtime.commands
+        self._model_label = model_label
+        self._queue: list[str] = []
+        self._approvals: list[PendingApproval] = []
+        self._approval_screen: ApprovalScreen | None = None
+        self._busy = False
+        self.renderer: ReplyRenderer | None = None
+
+    # -- layout -------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="chat"):
+                yield Conversation(id="conversation")
+                yield TodoList(id="todos")
+                yield QueueBar(id="queue")
+                yield PromptInput(commands=self._command_names, id="prompt")
+                yield StatusLine(id="status")
+            yield MiddlewarePanel(self.agent.middleware, id="panel")
+        yield Footer()
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one(Conversation)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    @property
+    def panel(self) -> MiddlewarePanel:
+        return self.query_one(MiddlewarePanel)
+
+    @property
+    def todos(self) -> TodoList:
+        return self.query_one(TodoList)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    async def on_mount(self) -> None:
+        for theme in themes.all_themes():
+            self.register_theme(theme)
+        wanted = getattr(self.runtime.settings, "theme", None) if not self._own_runtime else None
+        wanted = wanted or prefs.saved_theme() or themes.DEFAULT_THEME
+        self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
+        self.status.model_label = self.model_label
+        self.prompt.focus()
+        for problem in self.runtime.problems:
+            await self.conversation.add(NoticeEntry("warning", problem))
+
+    @property
+    def model_label(self) -> str:
+        if self._model_label:
+            return self._model_label
+        label = self.runtime.model_label
+        return f"{label} (offline demo model)" if self.runtime.is_demo else label
+
+    def our_theme_names(self) -> list[str]:
+        return [t.name for t in themes.all_themes()]
+
+    def _command_names(self) -> list[str]:
+        return sorted([f"/{name}" for name in self.commands_registry.names()] + ["/theme"])
+
+    def add_usage(self, tokens_in: int, tokens_out: int) -> None:
+        self.status.tokens_in += tokens_in
+        self.status.tokens_out += tokens_out
+
+    # -- sending --------------------------------------------------------------------
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        await self.submit(message.text)
+
+    async def submit(self, text: str) -> None:
+        """What Enter does: run a slash command, send, or queue while a reply runs."""
+        from shell.commands import is_command
+
+        if is_command(text.strip()):
+            await self.run_command_line(text.strip())
+        elif self._busy:
+            self._queue.append(text)
+            self._show_queue()
+        else:
+            self.start_reply(text)
+
+    def _show_queue(self) -> None:
+        self.query_one(QueueBar).show_queue(self._queue)
+        self.status.queued = len(self._queue)
+
+    def start_reply(self, text: str) -> None:
+        self._busy = True
+        self.status.state = "thinking"
+        self.run_worker(self._run_reply(text), group="reply", exit_on_error=False)
+
+    async def _run_reply(self, text: str) -> None:
+        await self.conversation.add(UserEntry(text))
+        self.conversation.anchor()
+        renderer = self.renderer = ReplyRenderer(self)
+        try:
+            async with aclosing(self.agent.reply(text)) as events:
+                async for event in events:
+                    await renderer.handle(event)
+        except Exception as exc:  # the engine promises not to raise; show it if it does
+            await self.conversation.add(NoticeEntry("error", f"{type(exc).__name__}: {exc}"))
+        finally:
+            await renderer.finish_all()
+            self._busy = False
+            self.renderer = None
+            self.status.state = "idle"
+        if self._queue:
+            next_text = self._queue.pop(0)
+            self._show_queue()
+            self.start_reply(next_text)
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    # -- approvals --------------------------------------------------------------------
+    async def ask(self, request: Any) -> Any:
+        """The agent's ``ask``: approvals go to the dialog (queued); others get None."""
+        if not isinstance(request, ApprovalRequest):
+            return None
+        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        item = PendingApproval(request, future)
+        self._approvals.append(item)
+        self.status.state = "approval"
+        screen = self._approval_screen
+        if screen is None:
+            screen = self._approval_screen = ApprovalScreen(self._approvals)
+            self.push_screen(screen, callback=self._approval_closed)
+        elif screen.is_attached:
+            screen.show_current()
+        try:
+            return await future
+        finally:
+            if item in self._approvals:
+                self._approvals.remove(item)
+                if self._approval_screen is not None:
+                    self._approval_screen.request_gone()
+
+    def _approval_closed(self, _: None) -> None:
+        self._approval_screen = None
+        if self._approvals:  # asked again while the dialog was closing
+            screen = self._approval_screen = ApprovalScreen(self._approvals)
+            self.push_screen(screen, callback=self._approval_closed)
+
+    # -- actions ----------------------------------------------------------------------
+    def action_cancel_reply(self) -> None:
+        """Esc: end the reply in flight at once (pending approvals are withdrawn)."""
+        if self._busy:
+            self.status.state = "cancelling"
+            self.agent.cancel()
+        elif self._queue:
+            self._queue.clear()
+            self._show_queue()
+
+    def action_toggle_panel(self) -> None:
+        self.panel.toggle()
+
+    def action_help(self) -> None:
+        rows = [(c.usage, c.summary) for c in self.commands_registry]
+        rows.append(("/theme [NAME]", "List the themes, or switch (remembered)"))
+        self.push_screen(HelpScreen(rows))
+
+    def on_notice_line_disable_middleware(self, message: NoticeLine.DisableMiddleware) -> None:
+        if message.name in self.agent.middleware:
+            self.agent.middleware.set_enabled(message.name, False)
+            self.panel.refresh_stats()
+            self.notify(f"Middleware {message.name} switched off.")
+
+    # -- slash commands ---------------------------------------------------------------
+    async def run_command_line(self, line: str) -> None:
+        name, _, arg = line[1:].partition(" ")
+        if name == "theme":
+            await self._theme_command(arg.strip())
+            return
+        if name == "help" and not arg:
+            self.action_help()
+            return
+        result = await self.runtime.run_command(line)
+        if result.action == "quit":
+            self.exit(0)
+            return
+        if result.action in ("clear", "new"):
+            await self.conversation.clear_entries()
+            self.todos.set_todos([])
+            if result.action == "new":
+                self.status.tokens_in = self.status.tokens_out = 0
+        if name == "model" and not result.error:
+            self.status.model_label = self.model_label
+        if result.text:
+            entry = NoticeEntry("error", result.text) if result.error else AssistantEntry(result.text)
+            await self.conversation.add(entry)
+        self.panel.refresh_stats()
+
+    async def _theme_command(self, name: str) -> None:
+        names = self.our_theme_names()
+        if not name:
+            listing = ", ".join(f"**{n}**" if n == self.theme else n for n in names)
+            await self.conversation.add(AssistantEntry(f"Themes: {listing}. `/theme NAME` switches."))
+            return
+        if name not in self.available_themes:
+            await self.conversation.add(
+                NoticeEntry("error", f"No theme {name!r}. Themes: {', '.join(names)}.")
+            )
+            return
+        self.theme = name
+        prefs.save_theme(name, None if self._own_runtime else self.runtime.settings)
+        await self.conversation.add(NoticeEntry("info", f"Theme: {name} (remembered)."))
+
+
+def run_tui(runtime: ShellRuntime) -> int:
+    """The CLI's entry point: run the app until the user quits; the exit code."""
+    app = AgentShellApp(runtime=runtime)
+    code = app.run()
+    return int(code or 0)

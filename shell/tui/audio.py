@@ -1,0 +1,153 @@
+"""Audio data blocks without a widget: WAV parsing, a level line, playback.
+
+Playback goes through whatever player exists (paplay, pw-play, aplay, afplay,
+ffplay) as a subprocess, so the UI never blocks and no audio library is needed.
+PCM that arrives without a header (``audio/pcm``, ``audio/L16``) is wrapped in a
+WAV header before it is handed to a player or saved.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PLAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("paplay", ()),
+    ("pw-play", ()),
+    ("aplay", ("-q",)),
+    ("afplay", ()),
+    ("ffplay", ("-nodisp", "-autoexit", "-loglevel", "quiet")),
+)
+LEVELS = " ▁▂▃▄▅▆▇█"
+
+
+@dataclass(slots=True)
+class PcmFormat:
+    channels: int = 1
+    rate: int = 24000
+    bits: int = 16
+    data_offset: int = 0
+
+    @property
+    def bytes_per_second(self) -> int:
+        return max(1, self.channels * self.rate * self.bits // 8)
+
+
+def parse_wav_header(data: bytes) -> PcmFormat | None:
+    """The format of a RIFF/WAVE stream, or None while the header is incomplete."""
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        return None
+    pos, fmt = 12, None
+    while pos + 8 <= len(data):
+        chunk, size = data[pos : pos + 4], struct.unpack_from("<I", data, pos + 4)[0]
+        if chunk == b"fmt " and pos + 24 <= len(data):
+            _, channels, rate, _, _, bits = struct.unpack_from("<HHIIHH", data, pos + 8)
+            fmt = PcmFormat(channels or 1, rate or 24000, bits or 16)
+        elif chunk == b"data":
+            if fmt is None:
+                return None
+            fmt.data_offset = pos + 8
+            return fmt
+        pos += 8 + size + (size & 1)
+    return None
+
+
+def pcm_format(media_type: str, data: bytes) -> PcmFormat | None:
+    """How to read ``data``: from its WAV header, from media-type parameters, or None."""
+    base, _, params = media_type.partition(";")
+    base = base.strip().lower()
+    if base in ("audio/wav", "audio/wave", "audio/x-wav", "audio/vnd.wave"):
+        return parse_wav_header(data)
+    if base in ("audio/pcm", "audio/l16", "audio/x-pcm", "audio/raw"):
+        opts = dict(p.strip().split("=", 1) for p in params.split(";") if "=" in p)
+        return PcmFormat(int(opts.get("channels", 1)), int(opts.get("rate", 24000)), 16)
+    return None
+
+
+def duration_s(fmt: PcmFormat, size: int) -> float:
+    return max(0, size - fmt.data_offset) / fmt.bytes_per_second
+
+
+def level_line(fmt: PcmFormat, data: bytes, width: int) -> str:
+    """A waveform as block characters: the peak of 16-bit samples in ``width`` slices."""
+    pcm = data[fmt.data_offset :]
+    if fmt.bits != 16 or len(pcm) < 2 or width <= 0:
+        return ""
+    count = len(pcm) // 2
+    step = max(1, count // width)
+    samples = memoryview(pcm[: count * 2]).cast("h")
+    out = []
+    for i in range(0, count, step):
+        window = samples[i : i + step : max(1, step // 64)]
+        peak = max((abs(s) for s in window), default=0)
+        out.append(LEVELS[min(len(LEVELS) - 1, peak * len(LEVELS) // 32768)])
+        if len(out) >= width:
+            break
+    return "".join(out)
+
+
+def as_wav(media_type: str, data: bytes) -> bytes:
+    """The bytes a player or a ``.wav`` file wants (a header added to bare PCM)."""
+    fmt = pcm_format(media_type, data)
+    if fmt is None or fmt.data_offset:
+        return data
+    block = fmt.channels * fmt.bits // 8
+    header = struct.pack(
+        "<4sI4s4sIHHIIHH4sI",
+        b"RIFF",
+        36 + len(data),
+        b"WAVE",
+        b"fmt ",
+        16,
+        1,
+        fmt.channels,
+        fmt.rate,
+        fmt.rate * block,
+        block,
+        fmt.bits,
+        b"data",
+        len(data),
+    )
+    return header + data
+
+
+def suffix_for(media_type: str) -> str:
+    base = media_type.split(";")[0].strip().lower()
+    return {"audio/mpeg": ".mp3", "audio/ogg": ".ogg", "audio/opus": ".opus", "audio/flac": ".flac"}.get(
+        base, ".wav"
+    )
+
+
+def find_player() -> list[str] | None:
+    for name, args in PLAYERS:
+        path = shutil.which(name)
+        if path:
+            return [path, *args]
+    return None
+
+
+def start_playback(media_type: str, data: bytes) -> subprocess.Popen[bytes]:
+    """Write the audio to a temporary file and start a player on it (non-blocking).
+
+    Raises ``FileNotFoundError`` with a readable message when no player exists.
+    """
+    player = find_player()
+    if player is None:
+        names = ", ".join(n for n, _ in PLAYERS)
+        raise FileNotFoundError(f"No audio player found (tried {names}); use Save instead.")
+    with tempfile.NamedTemporaryFile(prefix="agent-shell-", suffix=suffix_for(media_type), delete=False) as f:
+        f.write(as_wav(media_type, data))
+    return subprocess.Popen(
+        [*player, f.name], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def save(media_type: str, data: bytes, directory: Path, stem: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{stem}{suffix_for(media_type)}"
+    path.write_bytes(as_wav(media_type, data))
+    return path

@@ -1,0 +1,97 @@
+"""What the conversation holds: entries that can build their widget again.
+
+The conversation keeps every entry but mounts only the newest ones; an entry
+that leaves the tree keeps its data (``capture``) and ``build`` makes an
+identical widget when the user scrolls back to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.widget import Widget
+
+from .spanstate import SpanState
+from .widgets.assistant_message import AssistantMessage
+from .widgets.audio_block import AudioBlock
+from .widgets.notice_line import NoticeLine
+from .widgets.thinking import ThinkingBlock
+from .widgets.tool_span import ToolSpan
+from .widgets.user_message import UserMessage
+
+
+@dataclass(eq=False)
+class Entry:
+    widget: Widget | None = field(default=None, init=False, repr=False)
+    live: bool = field(default=False, init=False)
+
+    def build(self) -> Widget:
+        raise NotImplementedError
+
+    def capture(self) -> None:
+        """Copy what the widget learnt back into the entry before it is dropped."""
+
+
+@dataclass(eq=False)
+class UserEntry(Entry):
+    text: str
+    queued: bool = False
+
+    def build(self) -> Widget:
+        return UserMessage(self.text, queued=self.queued)
+
+
+@dataclass(eq=False)
+class AssistantEntry(Entry):
+    text: str = ""
+
+    def build(self) -> Widget:
+        return AssistantMessage(self.text, streaming=self.live)
+
+    def capture(self) -> None:
+        if isinstance(self.widget, AssistantMessage):
+            self.text = self.widget.text
+
+
+@dataclass(eq=False)
+class ThinkingEntry(Entry):
+    text: str = ""
+
+    def build(self) -> Widget:
+        return ThinkingBlock(self.text, done=not self.live)
+
+    def capture(self) -> None:
+        if isinstance(self.widget, ThinkingBlock):
+            self.text = self.widget.text
+
+
+@dataclass(eq=False)
+class SpanEntry(Entry):
+    state: SpanState
+
+    def build(self) -> Widget:
+        return ToolSpan(self.state)
+
+
+@dataclass(eq=False)
+class AudioEntry(Entry):
+    block_id: str
+    media_type: str
+    data: bytes = b""
+
+    def build(self) -> Widget:
+        return AudioBlock(self.block_id, self.media_type, self.data, done=not self.live)
+
+    def capture(self) -> None:
+        if isinstance(self.widget, AudioBlock):
+            self.data = bytes(self.widget.data)
+
+
+@dataclass(eq=False)
+class NoticeEntry(Entry):
+    level: str
+    text: str
+    middleware: str | None = None
+
+    def build(self) -> Widget:
+        return NoticeLine(self.level, self.text, middleware=self.middleware)

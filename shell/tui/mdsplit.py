@@ -1,0 +1,66 @@
+"""Where a long Markdown text may be cut into independent documents.
+
+Textual's ``Markdown.append`` re-reads the whole source on every append, so one
+widget fed a 100 KB reply makes streaming quadratic. Cutting the reply into
+top-level "paragraph groups" (each its own ``Markdown`` widget) keeps every
+append small. A cut is only safe before a line that starts a new top-level block
+(not indented, not a list item, not inside a code fence) after a blank line, so
+lists, code blocks and indented continuations are never split.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_CONTINUATION = re.compile(r"^(\s|[-*+]\s|\d+[.)]\s|>|\||$)")
+
+
+class Splitter:
+    """Tracks fences across streamed fragments and finds cut points."""
+
+    __slots__ = ("in_fence", "partial", "prev_blank")
+
+    def __init__(self) -> None:
+        self.in_fence = False
+        self.partial = ""
+        self.prev_blank = False
+
+    def feed(self, text: str, want_cut: bool) -> int | None:
+        """Consume ``text``; return an offset in it where a new document may start
+        (only when ``want_cut``), the first one found after the start."""
+        combined = self.partial + text
+        base = -len(self.partial)
+        cut: int | None = None
+        pos = 0
+        while True:
+            nl = combined.find("\n", pos)
+            if nl < 0:
+                break
+            line = combined[pos:nl]
+            safe = not self.in_fence and self.prev_blank and line and not _CONTINUATION.match(line)
+            if want_cut and cut is None and safe and base + pos > 0:
+                cut = base + pos
+            if _FENCE.match(line):
+                self.in_fence = not self.in_fence
+            self.prev_blank = not line.strip()
+            pos = nl + 1
+        self.partial = combined[pos:]
+        return cut
+
+
+def split_markdown(text: str, limit: int) -> list[str]:
+    """Cut a complete text into documents of about ``limit`` characters."""
+    parts: list[str] = []
+    splitter = Splitter()
+    start = 0
+    size = 0
+    for line in text.splitlines(keepends=True):
+        cut = splitter.feed(line, size >= limit)
+        if cut is not None:
+            parts.append(text[start : start + size])
+            start += size
+            size = 0
+        size += len(line)
+    parts.append(text[start:])
+    return [p for p in parts if p] or [""]

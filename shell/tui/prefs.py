@@ -1,0 +1,64 @@
+"""Remember the TUI's own preferences (the theme) between runs.
+
+The config module (``shell.config``) owns ``config.toml`` and its ``theme`` key;
+with a runtime's settings we write the choice back there. Without one (the app
+built around a bare ``Agent``) a small ``tui.json`` in the user config dir keeps
+it. ``AGENT_SHELL_TUI_PREFS`` points elsewhere (tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+
+def prefs_path() -> Path:
+    override = os.environ.get("AGENT_SHELL_TUI_PREFS")
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_config_dir("agent-shell")) / "tui.json"
+
+
+def load() -> dict[str, Any]:
+    try:
+        data = json.loads(prefs_path().read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save_via_config(theme: str, settings: Any) -> bool:
+    """Write ``theme`` into config.toml through ``shell.config`` (the settings' owner)."""
+    if settings is None or not hasattr(settings, "theme"):
+        return False
+    try:
+        from shell.config import save_config
+
+        settings.theme = theme
+        save_config(settings)
+    except Exception:
+        return False
+    return True
+
+
+def save_theme(theme: str, settings: Any = None) -> None:
+    """Remember ``theme``: in the runtime's config when there is one, else in tui.json."""
+    if _save_via_config(theme, settings):
+        return
+    path = prefs_path()
+    data = load()
+    data["theme"] = theme
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2), "utf-8")
+    except OSError:
+        pass
+
+
+def saved_theme() -> str | None:
+    value = load().get("theme")
+    return value if isinstance(value, str) else None

@@ -1,0 +1,132 @@
+"""The conversation: a scrolling column that follows the bottom while streaming.
+
+It is anchored to the bottom (Textual's ``anchor``), so new content scrolls into
+view until the user scrolls up, and follows again once they return to the end.
+
+Virtualisation: every entry is kept, but only the newest ``WINDOW`` are mounted.
+Older widgets leave the tree (their entries keep the data) and come back a batch
+at a time when the user scrolls to the top, so a 1,000-message session costs what
+a short one does.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ..entries import Entry
+
+WINDOW = 60
+SLACK = 20
+BATCH = 20
+
+
+class EarlierMarker(Static):
+    """Stands for the entries that are not mounted; clicking it brings some back."""
+
+    DEFAULT_CSS = """
+    EarlierMarker { color: $text-muted; text-align: center; width: 1fr; display: none; }
+    EarlierMarker.-shown { display: block; }
+    """
+
+    def on_click(self) -> None:
+        conversation = self.parent
+        if isinstance(conversation, Conversation):
+            conversation.load_earlier()
+
+
+class Conversation(VerticalScroll):
+    """Holds :class:`Entry` objects; ``add`` mounts one at the bottom."""
+
+    DEFAULT_CSS = """
+    Conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: list[Entry] = []
+        self.first_mounted = 0
+        self._loading = False
+
+    def compose(self) -> ComposeResult:
+        yield EarlierMarker(id="earlier")
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def add(self, entry: Entry) -> Widget:
+        """Append ``entry`` and mount its widget (returns it once mounted)."""
+        self.entries.append(entry)
+        widget = entry.widget = entry.build()
+        await self.mount(widget)
+        if len(self.entries) - self.first_mounted > WINDOW + SLACK and self.is_anchored_at_end:
+            await self.trim()
+        return widget
+
+    @property
+    def is_anchored_at_end(self) -> bool:
+        return self.is_vertical_scroll_end or self.max_scroll_y == 0 or not self._anchor_released
+
+    @property
+    def mounted_count(self) -> int:
+        return len(self.entries) - self.first_mounted
+
+    async def trim(self) -> None:
+        """Drop the oldest widgets so at most ``WINDOW`` entries stay mounted."""
+        drop: list[Widget] = []
+        while self.mounted_count > WINDOW:
+            entry = self.entries[self.first_mounted]
+            if entry.live:
+                break
+            entry.capture()
+            if entry.widget is not None:
+                drop.append(entry.widget)
+            entry.widget = None
+            self.first_mounted += 1
+        if drop:
+            await self.remove_children(drop)
+        self._update_marker()
+
+    async def load_earlier(self) -> None:
+        """Mount the previous ``BATCH`` entries above the first mounted one."""
+        if self._loading or self.first_mounted == 0:
+            return
+        self._loading = True
+        try:
+            start = max(0, self.first_mounted - BATCH)
+            batch = self.entries[start : self.first_mounted]
+            widgets = [e.build() for e in batch]
+            for entry, widget in zip(batch, widgets, strict=True):
+                entry.widget = widget
+            anchor = self.entries[self.first_mounted].widget
+            before_height = self.virtual_size.height
+            await self.mount_all(widgets, before=anchor)
+            self.first_mounted = start
+            self._update_marker()
+
+            def keep_place() -> None:
+                grown = self.virtual_size.height - before_height
+                self.scroll_to(y=self.scroll_y + max(0, grown), animate=False)
+
+            self.call_after_refresh(keep_place)
+        finally:
+            self._loading = False
+
+    async def clear_entries(self) -> None:
+        widgets = [e.widget for e in self.entries if e.widget is not None]
+        self.entries.clear()
+        self.first_mounted = 0
+        await self.remove_children(widgets)
+        self._update_marker()
+
+    def _update_marker(self) -> None:
+        marker = self.query_one(EarlierMarker)
+        marker.set_class(self.first_mounted > 0, "-shown")
+        marker.update(f"↑ {self.first_mounted} earlier items — scroll up or click to show them")
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 and self.first_mounted > 0 and not self._loading:
+            self.run_worker(self.load_earlier(), exclusive=True, group="load-earlier")

@@ -1,0 +1,130 @@
+"""The middleware side panel (F2): every middleware in order, a switch each,
+its description and live stats.
+
+Stats are read from ``MiddlewareStack.stats`` a few times a second, and only while
+the panel is visible. Flipping a switch calls ``set_enabled`` at once; the stack
+reads its toggles at every hook, so the change applies at the next hook, also in
+the middle of a reply. A middleware that raised is marked, with its error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Label, Static, Switch
+
+from ..textsafe import clean
+
+REFRESH_S = 0.25
+
+
+class MiddlewareRow(Vertical):
+    """One middleware: switch + name, description, stats (and its last error)."""
+
+    DEFAULT_CSS = """
+    MiddlewareRow { height: auto; padding: 0 0 1 0; }
+    MiddlewareRow Horizontal { height: auto; }
+    MiddlewareRow Switch { border: none; padding: 0; margin: 0 1 0 0; height: 1; width: auto; }
+    MiddlewareRow .mw-name { text-style: bold; color: $foreground; }
+    MiddlewareRow.-off .mw-name { color: $text-muted; text-style: none; }
+    MiddlewareRow.-failed .mw-name { color: $error; }
+    MiddlewareRow .mw-desc { color: $text-muted; }
+    MiddlewareRow .mw-stats { color: $text-muted; }
+    MiddlewareRow .mw-error { color: $error; display: none; }
+    MiddlewareRow.-failed .mw-error { display: block; }
+    """
+
+    def __init__(self, name: str, description: str, enabled: bool) -> None:
+        super().__init__(classes="" if enabled else "-off")
+        self.mw_name = name
+        self.description = description
+        self.enabled = enabled
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Switch(self.enabled, animate=False)
+            yield Label(Text(clean(self.mw_name)), classes="mw-name")
+        if self.description:
+            yield Static(Text(clean(self.description)), classes="mw-desc")
+        yield Static("", classes="mw-stats")
+        yield Static("", classes="mw-error")
+
+
+class MiddlewarePanel(VerticalScroll):
+    """Docked at the right; ``stack`` is the agent's ``MiddlewareStack``."""
+
+    DEFAULT_CSS = """
+    MiddlewarePanel { dock: right; width: 42; height: 1fr; background: $surface; border-left: tall $panel;
+        padding: 0 1; display: none; }
+    MiddlewarePanel.-shown { display: block; }
+    MiddlewarePanel > #mw-title { text-style: bold; color: $primary; padding: 0 0 1 0; }
+    """
+
+    def __init__(self, stack: Any, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.stack = stack
+        self.failed: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("Middleware  (F2 hides)", id="mw-title")
+        if not len(self.stack):
+            yield Static("No middleware in the stack.", classes="mw-desc")
+        for name in self.stack.names():
+            mw = self.stack.get(name)
+            yield MiddlewareRow(name, getattr(mw, "description", ""), self.stack.is_enabled(name))
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(REFRESH_S, self.refresh_stats, pause=True)
+
+    @property
+    def shown(self) -> bool:
+        return self.has_class("-shown")
+
+    def toggle(self) -> None:
+        self.set_shown(not self.shown)
+
+    def set_shown(self, shown: bool) -> None:
+        self.set_class(shown, "-shown")
+        if shown:
+            self.refresh_stats()
+            self._timer.resume()
+        else:
+            self._timer.pause()
+
+    def rows(self) -> list[MiddlewareRow]:
+        return list(self.query(MiddlewareRow))
+
+    def refresh_stats(self) -> None:
+        for row in self.rows():
+            name = row.mw_name
+            if name not in self.stack:
+                continue
+            stats = self.stack.stats(name)
+            enabled = self.stack.is_enabled(name)
+            switch = row.query_one(Switch)
+            if switch.value != enabled:
+                with switch.prevent(Switch.Changed):
+                    switch.value = enabled
+            row.set_class(not enabled, "-off")
+            hooks = ", ".join(f"{h} {s.calls}" for h, s in stats.hooks.items()) or "no hooks"
+            line = f"{stats.calls} calls · {stats.time_s * 1000:.1f} ms · {hooks}"
+            row.query_one(".mw-stats", Static).update(Text(line))
+            error = self.failed.get(name) or stats.last_error
+            row.set_class(bool(error), "-failed")
+            if error:
+                row.query_one(".mw-error", Static).update(Text("✗ " + clean(error)))
+
+    def mark_failed(self, name: str, error: str) -> None:
+        self.failed[name] = error
+        self.refresh_stats()
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        row = next((a for a in event.switch.ancestors if isinstance(a, MiddlewareRow)), None)
+        if row is None:
+            return
+        event.stop()
+        self.stack.set_enabled(row.mw_name, event.value)
+        row.set_class(not event.value, "-off")

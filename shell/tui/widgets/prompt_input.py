@@ -1,0 +1,105 @@
+"""The prompt: a multi-line TextArea where Enter sends.
+
+Shift+Enter or Ctrl+J inserts a new line; Up on the first line and Down on the
+last walk the history; a leading ``/`` completes slash commands inline (Right or
+Tab accepts the suggestion).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+
+class PromptInput(TextArea):
+    """Posts :class:`PromptInput.Submitted` with the text when the user presses Enter."""
+
+    DEFAULT_CSS = """
+    PromptInput { height: auto; min-height: 3; max-height: 12; border: tall $primary 40%; padding: 0 1; }
+    PromptInput:focus { border: tall $primary; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, commands: Callable[[], list[str]] | None = None, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.sent_history: list[str] = []
+        self._history_pos: int | None = None
+        self._draft = ""
+        self._commands = commands or (lambda: [])
+        self.placeholder = "Message the agent — Enter sends, Shift+Enter new line, / for commands"
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key == "enter":
+            event.stop()
+            event.prevent_default()
+            self._submit()
+            return
+        if key in ("shift+enter", "ctrl+j"):
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if key == "tab" and self.suggestion:
+            event.stop()
+            event.prevent_default()
+            self.insert(self.suggestion)
+            return
+        if key == "up" and self.cursor_location[0] == 0 and self.sent_history:
+            event.stop()
+            event.prevent_default()
+            self._walk(-1)
+            return
+        if (
+            key == "down"
+            and self._history_pos is not None
+            and self.cursor_location[0] == self.document.line_count - 1
+        ):
+            event.stop()
+            event.prevent_default()
+            self._walk(1)
+            return
+        await super()._on_key(event)
+
+    def _submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if not self.sent_history or self.sent_history[-1] != text:
+            self.sent_history.append(text)
+        self._history_pos = None
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def _walk(self, step: int) -> None:
+        if self._history_pos is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            self._history_pos = len(self.sent_history)
+        pos = self._history_pos + step
+        if pos >= len(self.sent_history):
+            self._history_pos = None
+            self.load_text(self._draft)
+        else:
+            self._history_pos = max(0, pos)
+            self.load_text(self.sent_history[self._history_pos])
+        self.move_cursor(self.document.end)
+
+    def update_suggestion(self) -> None:
+        text = self.text
+        if not text.startswith("/") or " " in text or "\n" in text:
+            self.suggestion = ""
+            return
+        for name in self._commands():
+            if name.startswith(text) and name != text:
+                self.suggestion = name[len(text) :]
+                return
+        self.suggestion = ""

@@ -1,0 +1,131 @@
+"""A tool call, live: status, name, argument summary and duration in the header;
+arguments and result (highlighted, diffs for file edits) when expanded.
+
+Arguments fill in as ``ToolCallDelta`` JSON arrives; the status follows the
+events (preparing → awaiting approval → running → done / error / blocked). A
+span renders only from its :class:`SpanState`, so it can be rebuilt at will.
+"""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Button, Collapsible, Static
+
+from ..spanstate import ICONS, LABELS, SpanState
+from ..textsafe import clean
+
+RESULT_LINES = 40
+
+
+class ToolSpan(Collapsible):
+    """Collapsed by default; click (or Enter on) the header to see arguments and result."""
+
+    DEFAULT_CSS = """
+    ToolSpan { border: none; border-left: outer $secondary; margin: 1 0 0 0; padding: 0;
+        background: $surface; }
+    ToolSpan > CollapsibleTitle { padding: 0 1; color: $foreground; }
+    ToolSpan.-error { border-left: outer $error; }
+    ToolSpan.-error > CollapsibleTitle { color: $error; }
+    ToolSpan.-blocked > CollapsibleTitle, ToolSpan.-cancelled > CollapsibleTitle { color: $warning; }
+    ToolSpan.-approval { border-left: outer $warning; }
+    ToolSpan.-approval > CollapsibleTitle { color: $warning; text-style: bold; }
+    ToolSpan.-done { border-left: outer $success; }
+    ToolSpan > Contents { padding: 0 1 0 2; height: auto; }
+    ToolSpan .span-label { color: $text-muted; margin-top: 1; }
+    ToolSpan .span-args, ToolSpan .span-result { background: $panel; padding: 0 1; }
+    ToolSpan Button { min-width: 10; height: 1; border: none; margin: 0; background: $panel; }
+    """
+
+    def __init__(self, state: SpanState) -> None:
+        self.state = state
+        self._show_all = False
+        super().__init__(title=self._make_title(), collapsed=True)
+        self._apply_classes()
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        with self.Contents():
+            yield Static("arguments", classes="span-label")
+            yield Static(self._args_renderable(), classes="span-args")
+            yield Static("result", classes="span-label", id="result-label")
+            yield Static(self._result_renderable(), classes="span-result")
+            yield Button("show all", id="show-all", compact=True)
+
+    def on_mount(self) -> None:
+        self._sync_body()
+
+    def _make_title(self) -> str:
+        s = self.state
+        parts = [ICONS[s.status], s.name]
+        summary = s.summary()
+        if summary:
+            parts.append(f"({summary})")
+        tail = LABELS[s.status]
+        if s.duration_s is not None:
+            tail += f" · {s.duration_s:.1f}s"
+        if s.modified:
+            tail += " · modified by you"
+        if s.progress and s.status == "running":
+            tail += f" · {s.progress}"
+        return clean(" ".join(parts) + "  — " + tail)
+
+    def _apply_classes(self) -> None:
+        for status in LABELS:
+            self.set_class(self.state.status == status, f"-{status}")
+
+    def _args_renderable(self) -> Syntax | Text:
+        text = clean(self.state.args_json())
+        if not text:
+            return Text("…")
+        return Syntax(text, "json", theme="ansi_dark", background_color="default", word_wrap=True)
+
+    def _result_lines(self) -> list[str]:
+        body = self.state.diff or self.state.result
+        return clean(body).splitlines()
+
+    def _result_renderable(self) -> Syntax | Text:
+        s = self.state
+        lines = self._result_lines()
+        if not lines:
+            return Text("(no result yet)" if s.status in ("streaming", "approval", "running") else "(empty)")
+        if not self._show_all and len(lines) > RESULT_LINES:
+            hidden = len(lines) - RESULT_LINES
+            lines = [*lines[:RESULT_LINES], f"… {hidden} more lines"]
+        text = "\n".join(lines)
+        if s.diff:
+            return Syntax(text, "diff", theme="ansi_dark", background_color="default", word_wrap=True)
+        if s.is_error:
+            return Text(text, style="bold")
+        lexer = "json" if text.lstrip()[:1] in "[{" else "text"
+        return Syntax(text, lexer, theme="ansi_dark", background_color="default", word_wrap=True)
+
+    def _sync_body(self) -> None:
+        if not self.is_mounted:
+            return
+        statics = self.query(".span-args, .span-result").results(Static)
+        args, result = list(statics)
+        args.update(self._args_renderable())
+        result.update(self._result_renderable())
+        self.query_one("#show-all", Button).display = (
+            not self._show_all and len(self._result_lines()) > RESULT_LINES
+        )
+
+    def update_state(self) -> None:
+        """Re-render from ``state`` (call after changing it)."""
+        self.title = self._make_title()
+        self._apply_classes()
+        if not self.collapsed:
+            self._sync_body()
+
+    def _watch_collapsed(self, collapsed: bool) -> None:
+        super()._watch_collapsed(collapsed)
+        if not collapsed:
+            self._sync_body()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "show-all":
+            event.stop()
+            self._show_all = True
+            self._sync_body()
