@@ -1,0 +1,462 @@
+"""The line mode (``agent-shell --plain``): prompt-toolkit for input, Rich for output.
+
+Output goes into the terminal's own scrollback and is never redrawn: Markdown is
+printed a completed line at a time as it streams (code blocks and tables once
+they are complete, since they cannot be drawn in part), tool calls are one line
+each, approvals are an inline prompt. That keeps the line mode usable in any
+terminal, over ssh, in tmux and in a screen reader, where a full-screen app is not.
+
+Keys: Enter sends, Esc-Enter or Ctrl+J inserts a newline, Tab completes slash
+commands; Ctrl+C cancels the reply in flight, and on an empty prompt a second
+Ctrl+C quits (as does Ctrl+D or ``/quit``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Iterable
+from contextlib import aclosing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.output import Output
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.markup import escape
+from rich.segment import Segment
+from rich.text import Text
+
+from .agent import events as ev
+from .agent.approvals import ApprovalDecision, ApprovalRequest
+from .commands import CommandResult, is_command
+from .headless import cancel_on_sigint, edit_in_editor, parse_edited_args
+from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
+from .textsafety import StreamSanitizer, sanitize
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+PROMPT = "\u203a "
+"""The input prompt: a single right-pointing angle quote."""
+SLOW_TOOL_S = 2.0
+"""A tool still running after this long gets a "running" line, so a wait is explained."""
+
+
+class MarkdownStream:
+    """Streamed Markdown into a console, a completed line at a time, never redrawn.
+
+    Ordinary lines (paragraph text, list items, headings, quotes) are rendered as
+    soon as their newline arrives; a fenced code block or a table is held until
+    it is complete and rendered once. Indentation is kept by rendering the line
+    without it and indenting the result, so a nested list item stays nested.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.partial = ""
+        self.block: list[str] = []
+        self.kind: str | None = None  # "fence" | "table" | None
+        self.fence = ""
+        self.closed = False
+        self.blank = False
+        self.printed = False
+        self.safe = StreamSanitizer()
+
+    def feed(self, text: str) -> None:
+        self.partial += self.safe.feed(text)
+        while "\n" in self.partial:
+            line, self.partial = self.partial.split("\n", 1)
+            self._line(line)
+
+    def finish(self) -> None:
+        self.partial += self.safe.flush()
+        if self.partial:
+            self._line(self.partial)
+            self.partial = ""
+        self._flush_block()
+
+    def _line(self, line: str) -> None:
+        if self.kind == "fence":
+            self.block.append(line)
+            if line.strip().startswith(self.fence) and not line.strip().strip(self.fence[0]):
+                self.closed = True
+                self._flush_block()
+            return
+        if self.kind == "table":
+            if line.strip().startswith("|"):
+                self.block.append(line)
+                return
+            self._flush_block()
+        match = _FENCE.match(line)
+        if match or line.strip().startswith("|"):
+            self.kind, self.block, self.closed = ("fence" if match else "table"), [line], False
+            self.fence = match.group(1) if match else ""
+            return
+        if not line.strip():
+            self.blank = True
+            return
+        indent = len(line) - len(line.lstrip(" "))
+        self._emit(Markdown(line.strip()), indent)
+
+    def _flush_block(self) -> None:
+        if self.block:
+            if self.kind == "fence" and not self.closed:  # the reply ended inside the block
+                self.block.append(self.fence)
+            self._emit(Markdown("\n".join(self.block)), 0, keep_padding=self.kind == "fence")
+        self.block, self.kind = [], None
+
+    def _emit(self, renderable: Markdown, indent: int, *, keep_padding: bool = False) -> None:
+        options = self.console.options.update(width=max(20, self.console.width - indent))
+        lines = self.console.render_lines(renderable, options, pad=False)
+        if not keep_padding:
+            while lines and not "".join(s.text for s in lines[0]).strip():
+                lines.pop(0)
+            while lines and not "".join(s.text for s in lines[-1]).strip():
+                lines.pop()
+        if self.blank and self.printed:
+            self.console.print()
+        self.blank = False
+        for segments in lines:
+            pad = [Segment(" " * indent)] if indent else []
+            self.console.print(Text.assemble(*((s.text, s.style) for s in [*pad, *segments])), end="\n")
+        self.printed = self.printed or bool(lines)
+
+
+@dataclass(slots=True)
+class Audio:
+    media_type: str
+    data: bytes
+
+
+class SlashCompleter(Completer):
+    """Slash commands, then their arguments (middleware names, on/off)."""
+
+    def __init__(self, runtime: ShellRuntime) -> None:
+        self.runtime = runtime
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        word = text.rsplit(" ", 1)[-1] if " " in text else text
+        for value, meta in self.runtime.commands.completions(self.runtime, text):
+            yield Completion(value, start_position=-len(word), display_meta=meta)
+
+
+class PlainShell:
+    """One line-mode session. ``input``/``output``/``console`` are for tests."""
+
+    def __init__(
+        self,
+        runtime: ShellRuntime,
+        *,
+        console: Console | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        history: History | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.console = console or Console(highlight=False)
+        self.commands = runtime.commands.copy()
+        runtime.commands = self.commands
+        self.commands.add("play", "Play the last audio block", usage="/play")(self._play)
+        self.commands.add("save", "Save the last audio block to a file", usage="/save PATH")(self._save)
+        self.session: PromptSession[Any] = PromptSession(
+            input=input, output=output, history=history or _history(),
+            completer=SlashCompleter(runtime), key_bindings=self._main_keys(), complete_while_typing=True,
+        )
+        # Separate sessions: a PromptSession keeps the options of its last prompt.
+        self.choice: PromptSession[Any] = PromptSession(input=input, output=output)
+        self.approval: PromptSession[Any] = PromptSession(input=input, output=output)
+        self.ask_lock = asyncio.Lock()
+        self.seen_approvals: dict[str, asyncio.Event] = {}
+        self.audio: dict[str, Audio] = {}
+        self.last_audio: Audio | None = None
+        self.interrupted = False
+        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        runtime.ask = self.ask
+
+    # -- the main loop -----------------------------------------------------------
+    async def run(self) -> int:
+        self._banner()
+        while True:
+            try:
+                text = await self.session.prompt_async(PROMPT)
+            except EOFError:
+                return 0
+            if isinstance(text, _CtrlC):
+                if text.had_text:
+                    self.interrupted = False
+                    continue
+                if self.interrupted:
+                    return 0
+                self.interrupted = True
+                self.console.print("[dim](Ctrl+C again to quit, or /quit)[/dim]")
+                continue
+            self.interrupted = False
+            if not text.strip():
+                continue
+            if is_command(text) or text.strip() == "/":
+                result = await self.commands.run(self.runtime, text if text.strip() != "/" else "/help")
+                if self._show_result(result):
+                    return 0
+                continue
+            await self.reply(text)
+
+    def _banner(self) -> None:
+        rt = self.runtime
+        demo = " [yellow](offline demo model: no provider configured)[/yellow]" if rt.is_demo else ""
+        where = escape(str(rt.workspace.root))
+        self.console.print(f"[bold]agent-shell[/bold] · {escape(rt.model_label)}{demo} · {where}")
+        self.console.print(
+            "[dim]Enter sends · Esc-Enter or Ctrl+J for a new line · /help · Ctrl+C cancels[/dim]"
+        )
+        for problem in rt.problems:
+            self.console.print(f"[yellow]! {escape(problem)}[/yellow]")
+
+    def _show_result(self, result: CommandResult) -> bool:
+        if result.action == "quit":
+            return True
+        if result.action == "clear":
+            self.console.clear()
+        if result.text:
+            style = "red" if result.error else ""
+            if result.error:
+                self.console.print(Text(result.text, style=style))
+            else:
+                self.console.print(Markdown(result.text))
+        return False
+
+    # -- one reply ----------------------------------------------------------------
+    async def reply(self, text: str) -> str:
+        """Stream one reply; returns its stop reason."""
+        stream: MarkdownStream | None = None
+        thinking: StreamSanitizer | None = None
+        slow: dict[str, asyncio.TimerHandle] = {}
+        stop = "error"
+        loop = asyncio.get_running_loop()
+
+        def cancelled() -> None:
+            self.console.print("[dim]cancelling…[/dim]")
+
+        with cancel_on_sigint(self.runtime.cancel, cancelled):
+            async with aclosing(self.runtime.reply(text)) as events:
+                async for e in events:
+                    if isinstance(e, ev.TextBlockStart):
+                        stream = MarkdownStream(self.console)
+                    elif isinstance(e, ev.TextBlockDelta) and stream is not None:
+                        stream.feed(e.delta)
+                    elif isinstance(e, ev.TextBlockEnd) and stream is not None:
+                        stream.finish()
+                        stream = None
+                    elif isinstance(e, ev.ThinkingBlockStart):
+                        thinking = StreamSanitizer()
+                        self.console.print("[dim italic]thinking…[/dim italic]")
+                    elif isinstance(e, ev.ThinkingBlockEnd) and thinking is not None:
+                        body = sanitize(e.text).strip()
+                        if body:
+                            self.console.print(Text("┊ " + body.replace("\n", "\n┊ "), style="dim italic"))
+                        thinking = None
+                    elif isinstance(e, ev.ApprovalRequested):
+                        self.seen_approvals.setdefault(e.call_id, asyncio.Event()).set()
+                    elif isinstance(e, ev.ToolCallEnd):
+                        self.calls[e.call_id] = (e.name, e.args)
+                    elif isinstance(e, ev.ToolExecutionStart):
+                        self.calls[e.call_id] = (e.name, e.args)
+                        slow[e.call_id] = loop.call_later(SLOW_TOOL_S, self._running, e.name, e.args)
+                    elif isinstance(e, ev.ToolExecutionEnd):
+                        handle = slow.pop(e.call_id, None)
+                        if handle:
+                            handle.cancel()
+                        self._tool_line(e)
+                    elif isinstance(e, (ev.DataBlockStart, ev.DataBlockDelta, ev.DataBlockEnd)):
+                        self._audio(e)
+                    elif isinstance(e, ev.Notice):
+                        color = {"info": "dim", "warning": "yellow"}.get(e.level, "red")
+                        self.console.print(Text(f"{e.level}: {sanitize(e.text)}", style=color))
+                    elif isinstance(e, ev.ErrorEvent):
+                        self.console.print(Text(f"error ({e.source}): {sanitize(e.error)}", style="red"))
+                    elif isinstance(e, ev.ReplyEnd):
+                        stop = e.stop_reason
+        for handle in slow.values():
+            handle.cancel()
+        if stream is not None:
+            stream.finish()
+        if stop == "cancelled":
+            self.console.print("[yellow]cancelled[/yellow]")
+        return stop
+
+    def _running(self, name: str, args: dict[str, Any]) -> None:
+        self.console.print(Text(f"⋯ {name} {sanitize(summarize_args(args))} (running)", style="dim"))
+
+    def _tool_line(self, e: ev.ToolExecutionEnd) -> None:
+        name, args = self.calls.pop(e.call_id, ("tool", {}))
+        icon, style = ("⊘", "yellow") if e.blocked else ("✗", "red") if e.result.is_error else ("✓", "green")
+        summary = sanitize(summarize_args(args))
+        line = Text.assemble(
+            (f"{icon} ", style), (name, "bold"), " ", (summary, "dim"), (f" · {e.duration_s:.2f}s", "dim")
+        )
+        self.console.print(line)
+        if e.result.is_error:
+            content = e.result.content if isinstance(e.result.content, str) else str(e.result.content)
+            first = sanitize(content).strip().split("\n", 1)[0]
+            self.console.print(Text(f"  {first[:200]}", style=style))
+
+    # -- approvals ------------------------------------------------------------------
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Approve (y), edit (e), reject with a reason (n), always (a); Ctrl+C cancels."""
+        seen = self.seen_approvals.setdefault(request.call.id, asyncio.Event())
+        with anyio.move_on_after(1.0):  # let the text before the call print first
+            await seen.wait()
+        self.seen_approvals.pop(request.call.id, None)
+        async with self.ask_lock:
+            return await self._ask(request)
+
+    async def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        allowed = request.allowed_decisions
+        self.console.print(Text.assemble(("? ", "bold yellow"), (request.call.name, "bold"), " ",
+                                         sanitize(summarize_args(request.args, 200))))
+        for line in sanitize(request.description).splitlines():
+            if line.strip():
+                self.console.print(Text(f"  {line}", style="dim"))
+        choices = (("y", "approve"), ("e", "edit"), ("n", "reject"), ("a", "approve"))
+        keys = [k for k, d in choices if d in allowed]
+        labels = {"y": "[y] approve", "e": "[e] edit", "n": "[n] reject", "a": "[a] always"}
+        while True:
+            key = await self.choice.prompt_async(
+                "  " + "  ".join(labels[k] for k in keys) + " " + PROMPT, key_bindings=_choice_keys(keys),
+                handle_sigint=False,
+            )
+            if key == "cancel":
+                self.runtime.cancel()
+                return ApprovalDecision.reject("The user cancelled the reply.")
+            if key in ("y", "a"):
+                self.console.print(Text("  approved" + (" (always for this tool)" if key == "a" else ""),
+                                        style="green"))
+                return ApprovalDecision.approve(always=key == "a")
+            if key == "n":
+                reason = await self.approval.prompt_async(
+                    "  reason (the model reads it; Enter for none) " + PROMPT,
+                    multiline=False,
+                    handle_sigint=False,
+                )
+                self.console.print(Text("  rejected", style="yellow"))
+                default = f"The user rejected the call to {request.call.name}."
+                return ApprovalDecision.reject(reason.strip() or default)
+            edited = await self._edit(request)
+            if edited is not None:
+                self.console.print(Text(f"  edited: {sanitize(summarize_args(edited, 200))}", style="green"))
+                return ApprovalDecision.edit(edited)
+
+    async def _edit(self, request: ApprovalRequest) -> dict[str, Any] | None:
+        text = json.dumps(request.args, indent=2, ensure_ascii=False)
+        command = editor_command()
+        if command:
+            text = await anyio.to_thread.run_sync(edit_in_editor, text, command)
+        else:
+            self.console.print("[dim]  edit the JSON arguments; Esc then Enter to accept[/dim]")
+            text = await self.approval.prompt_async("  ", default=text, multiline=True, handle_sigint=False)
+        try:
+            return parse_edited_args(request, text)
+        except ValueError as exc:
+            self.console.print(Text(f"  not used: {exc}", style="red"))
+            return None
+
+    # -- audio ----------------------------------------------------------------------
+    def _audio(self, e: ev.DataBlockStart | ev.DataBlockDelta | ev.DataBlockEnd) -> None:
+        if isinstance(e, ev.DataBlockStart):
+            self.audio[e.block_id] = Audio(e.media_type, b"")
+        elif isinstance(e, ev.DataBlockDelta) and e.block_id in self.audio:
+            self.audio[e.block_id].data += e.data
+        elif isinstance(e, ev.DataBlockEnd) and e.block_id in self.audio:
+            audio = self.last_audio = self.audio.pop(e.block_id)
+            self.console.print(Text(f"♪ {audio.media_type} · {_audio_length(audio)} · /play · /save PATH",
+                                    style="cyan"))
+
+    def _play(self, runtime: ShellRuntime, arg: str) -> CommandResult:
+        if self.last_audio is None:
+            return CommandResult("No audio yet.", error=True)
+        try:
+            from .tui.audio import start_playback
+
+            start_playback(self.last_audio.media_type, self.last_audio.data)
+        except Exception as exc:
+            return CommandResult(f"Cannot play: {exc}", error=True)
+        return CommandResult("Playing.")
+
+    def _save(self, runtime: ShellRuntime, arg: str) -> CommandResult:
+        if self.last_audio is None or not arg:
+            return CommandResult("Usage: /save PATH (after an audio block).", error=True)
+        data = self.last_audio.data
+        try:
+            from .tui.audio import as_wav
+
+            data = as_wav(self.last_audio.media_type, data)
+        except Exception:
+            pass
+        path = Path(arg).expanduser()
+        try:
+            path.write_bytes(data)
+        except OSError as exc:
+            return CommandResult(f"Cannot save: {exc}", error=True)
+        return CommandResult(f"Saved {len(data)} bytes to {path}.")
+
+    # -- keys -----------------------------------------------------------------------
+    def _main_keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("escape", "enter")
+        @kb.add("c-j")
+        def _newline(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @kb.add("c-c")
+        def _interrupt(event: KeyPressEvent) -> None:
+            event.app.exit(result=_CtrlC(bool(event.current_buffer.text)))
+
+        return kb
+
+
+@dataclass(frozen=True, slots=True)
+class _CtrlC:
+    had_text: bool
+
+
+def _choice_keys(keys: list[str]) -> KeyBindings:
+    kb = KeyBindings()
+    for key in keys:
+        kb.add(key)(lambda event, key=key: event.app.exit(result=key))
+    kb.add("c-c")(lambda event: event.app.exit(result="cancel"))
+    kb.add("escape", eager=True)(lambda event: event.app.exit(result="n") if "n" in keys else None)
+    kb.add("<any>")(lambda event: None)  # other keys do nothing: the answer is one key
+    return kb
+
+
+def _audio_length(audio: Audio) -> str:
+    try:
+        from .tui.audio import duration_s, pcm_format
+
+        fmt = pcm_format(audio.media_type, audio.data)
+        if fmt is not None:
+            return f"{duration_s(fmt, len(audio.data) - fmt.data_offset):.1f} s"
+    except Exception:
+        pass
+    return f"{len(audio.data) // 1024} KiB"
+
+
+def _history() -> History:
+    try:
+        return FileHistory(str(data_dir() / "history"))
+    except OSError:
+        return InMemoryHistory()
+
+
+async def run_plain(runtime: ShellRuntime) -> int:
+    """``agent-shell --plain``."""
+    return await PlainShell(runtime).run()
