@@ -1,0 +1,152 @@
+"""LongTermMemory: recall across sessions sharing one store, the memory tools, what
+is saved and when, and that SQLite work stays off the event loop's thread."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from middleware.long_term_memory import DEFAULT_PROMPT, LongTermMemory, MemoryStore, default_path, fts_query
+from shell.agent import AssistantMessage, ModelError, ToolCallBlock, ToolResultMessage
+from shell.agent.events import Event, Notice
+from shell.agent.loop import Agent
+from shell.providers.scripted import ScriptedModel
+
+pytestmark = pytest.mark.anyio
+
+
+async def run(agent: Agent, text: str) -> list[Event]:
+    return [e async for e in agent.reply(text)]
+
+
+def session(path: Path, *turns: str | AssistantMessage | Exception, **options: object) -> Agent:
+    """A fresh agent with its own middleware instance on the shared store."""
+    return Agent(
+        ScriptedModel(list(turns)),
+        system_prompt="You help.",
+        middleware=[LongTermMemory(path=path, **options)],  # type: ignore[arg-type]
+    )
+
+
+async def test_recall_across_sessions(tmp_path: Path) -> None:
+    store = tmp_path / "memory.sqlite3"
+    first = session(store, "Noted, teal it is.")
+    await run(first, "My favourite colour is teal.")
+    second = session(store, "Teal.")
+    await run(second, "What is my favourite colour?")
+    prompt = second.model.requests[0].system_prompt  # type: ignore[attr-defined]
+    assert prompt.startswith(f"You help.\n\n{DEFAULT_PROMPT}")
+    assert "Memories that may be relevant to this request:" in prompt
+    assert "- User: My favourite colour is teal.\n  Assistant: Noted, teal it is." in prompt
+
+
+async def test_recall_is_for_this_reply_only(tmp_path: Path) -> None:
+    store = tmp_path / "m.sqlite3"
+    await run(session(store, "ok"), "The server runs on port 8123.")
+    agent = session(store, "It is 8123.", "Hello!")
+    await run(agent, "Which port does the server use?")
+    await run(agent, "hi")
+    prompts = [r.system_prompt for r in agent.model.requests]  # type: ignore[attr-defined]
+    assert "8123" in prompts[0]
+    assert "Memories that may be relevant" not in prompts[1]
+
+
+async def test_memory_tools_across_sessions(tmp_path: Path) -> None:
+    store = tmp_path / "m.sqlite3"
+    add = AssistantMessage((ToolCallBlock("c1", "add_memory", {"content": "The deadline is March 3."}),))
+    first = session(store, add, "Saved.", auto_save=False)
+    await run(first, "Remember the deadline.")
+    assert [t.name for t in first.model.requests[0].tools] == ["search_memory", "add_memory"]  # type: ignore[attr-defined]
+    assert MemoryStore(store).count() == 1  # only the explicit note, no auto-saved exchange
+
+    search = AssistantMessage((ToolCallBlock("c2", "search_memory", {"query": "deadlines?", "limit": 3}),))
+    second = session(store, search, "March 3.", auto_save=False)
+    await run(second, "hmm")
+    result = next(m for m in second.messages if isinstance(m, ToolResultMessage))
+    assert not result.is_error and "The deadline is March 3." in result.text
+    assert result.text.startswith("[1] (")
+
+
+async def test_search_tool_with_nothing_found(tmp_path: Path) -> None:
+    search = AssistantMessage((ToolCallBlock("c", "search_memory", {"query": "zebra"}),))
+    agent = session(tmp_path / "m.sqlite3", search, "none")
+    await run(agent, "go")
+    result = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
+    assert result.text == "No memories found."
+
+
+async def test_only_finished_replies_are_saved_and_clipped(tmp_path: Path) -> None:
+    store = tmp_path / "m.sqlite3"
+    await run(session(store, ModelError("boom")), "This fails")
+    assert MemoryStore(store).count() == 0
+    await run(session(store, "beta " * 400, max_chars=50), "alpha " * 400)
+    [memory] = MemoryStore(store).search("alpha")
+    user, answer = memory.content.split("\n")
+    assert len(user) == len("User: ") + 50 and user.endswith("…")
+    assert len(answer) == len("Assistant: ") + 50
+    assert memory.kind == "exchange"
+
+
+def test_duplicates_are_stored_once(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "m.sqlite3")
+    assert store.add("Likes tea.") == store.add("Likes tea.")
+    assert store.count() == 1
+
+
+def test_stemming_and_ranking(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "m.sqlite3")
+    store.add("The user prefers dark colours in every editor theme.")
+    store.add("The build uses make.")
+    store.add("Colour of the logo: red. Colour of the header: red.")
+    hits = store.search("Which colour?", limit=5)
+    assert len(hits) == 2
+    assert all("olour" in h.content for h in hits)
+
+
+@pytest.mark.parametrize("text", ['"unbalanced', "a AND OR NOT *", "NEAR(x y)", "-- ; drop", "é中文", ""])
+def test_any_user_text_is_a_safe_query(tmp_path: Path, text: str) -> None:
+    store = MemoryStore(tmp_path / "m.sqlite3")
+    store.add("Something about NEAR and drop and 中文.")
+    store.search(text)  # never an FTS5 syntax error
+
+
+def test_fts_query_drops_stopwords_and_quotes_words() -> None:
+    assert fts_query('What is "my" favourite colour?') == '"favourite" OR "colour"'
+    assert fts_query("the a of") == ""
+
+
+async def test_store_runs_in_a_worker_thread(tmp_path: Path) -> None:
+    threads: list[int] = []
+
+    class Spy(MemoryStore):
+        def search(self, query: str, limit: int = 5) -> list:  # type: ignore[type-arg]
+            threads.append(threading.get_ident())
+            return super().search(query, limit)
+
+        def add(self, content: str, kind: str = "note") -> int:
+            threads.append(threading.get_ident())
+            return super().add(content, kind)
+
+    mw = LongTermMemory(path=tmp_path / "m.sqlite3")
+    mw.store = Spy(mw.store.path)
+    await run(Agent(ScriptedModel(["ok"]), middleware=[mw]), "remember this")
+    assert len(threads) == 2 and threading.get_ident() not in threads
+
+
+async def test_a_broken_store_costs_a_warning_not_the_reply(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    agent = session(blocker / "m.sqlite3", "Still here.")
+    events = await run(agent, "hello there")
+    warnings = [e.text for e in events if isinstance(e, Notice)]
+    assert len(warnings) == 2
+    assert "could not be searched" in warnings[0] and "could not save" in warnings[1]
+    assert agent.messages[-1].text == "Still here."  # type: ignore[union-attr]
+
+
+def test_default_path_is_in_the_user_data_dir() -> None:
+    path = default_path()
+    assert path.name == "memory.sqlite3" and "agent-shell" in str(path)
+    assert LongTermMemory().store.path == path  # nothing is created until first use
