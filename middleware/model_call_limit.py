@@ -82,11 +82,11 @@ class ModelCallLimit(Middleware):
     ) -> AsyncIterator[ModelChunk]:
         details = self._exceeded(ctx)
         if details is not None:
-            message = f"Model call limits exceeded: {details}."
+            message = f"Model call limits exceeded: {details}"
             if self.exit_behavior == "error":
-                raise ModelCallLimitExceededError(message)
+                raise ModelCallLimitExceededError(message)  # no final period: the error report adds one
             ctx.reply_state["ended"] = True
-            yield TextDelta(f"{message} Stopping here.")
+            yield TextDelta(f"{message}. Stopping here.")
             yield StopChunk("end_turn")
             return
         thread, run = self.counts(ctx)

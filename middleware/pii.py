@@ -165,7 +165,7 @@ class PIIDetectionError(Exception):
     """Raised by the ``block`` strategy. It names the type and the count, never the data."""
 
     def __init__(self, pii_type: str, count: int, where: str) -> None:
-        super().__init__(f"Detected {count} {pii_type} value{'s' if count != 1 else ''} in {where}; blocked.")
+        super().__init__(f"Detected {count} {pii_type} value{'s' if count != 1 else ''} in {where}; blocked")
         self.pii_type = pii_type
         self.count = count
         self.where = where

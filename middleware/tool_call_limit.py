@@ -123,7 +123,7 @@ class ToolCallLimit(Middleware):
             return None
         call, details = blocked[0]
         if self.exit_behavior == "error":
-            raise ToolCallLimitExceededError(self.blocked_message(call, details))
+            raise ToolCallLimitExceededError(self.blocked_message(call, details).rstrip("."))
         if self.exit_behavior == "end":
             ctx.reply_state["end"] = True
             return TurnAction(inject_messages=(AssistantMessage((TextBlock(self.end_message(details)),)),))
@@ -136,7 +136,7 @@ class ToolCallLimit(Middleware):
         if details is None:
             return None
         if self.exit_behavior == "error":
-            raise ToolCallLimitExceededError(self.blocked_message(ctx.call, details))
+            raise ToolCallLimitExceededError(self.blocked_message(ctx.call, details).rstrip("."))
         return BeforeToolCallResult(block=True, reason=self.blocked_message(ctx.call, details))
 
     async def should_stop_after_turn(self, ctx: HookContext) -> bool:

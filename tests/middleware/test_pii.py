@@ -122,7 +122,7 @@ def test_hash_is_deterministic_and_distinguishes_values() -> None:
 def test_block_raises_without_quoting_the_data() -> None:
     with pytest.raises(PIIDetectionError) as info:
         PII("email", strategy="block").clean("a@b.io and c@d.io", "user input")
-    assert str(info.value) == "Detected 2 email values in user input; blocked."
+    assert str(info.value) == "Detected 2 email values in user input; blocked"
     assert "a@b.io" not in str(info.value)
 
 
