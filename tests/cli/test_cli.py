@@ -1,0 +1,196 @@
+"""The console script end to end, as a subprocess: options, headless output, exit codes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import shell.sessions
+from shell import __version__
+
+from .conftest import RunCli
+
+Script = Callable[[list[Any]], str]
+
+WRITE = {
+    "text": "Writing.",
+    "tool_calls": [{"name": "write_file", "args": {"path": "a.txt", "content": "new"}}],
+}
+
+
+def one_clean_line(stderr: str) -> str:
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_help_shows_options_and_examples(run_cli: RunCli) -> None:
+    r = run_cli("--help")
+    assert r.returncode == 0
+    for text in ("--plain", "--print", "--output-format", "--approve", "--middleware", "examples:",
+                 "exit codes"):
+        assert text in r.stdout
+
+
+def test_version(run_cli: RunCli) -> None:
+    r = run_cli("--version")
+    assert r.returncode == 0
+    assert r.stdout.strip() == f"agent-shell {__version__}"
+
+
+def test_headless_text_prints_the_answer(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "hi", "--model", script(["Hello **world**.\x1b[2J"]))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "Hello **world**.\n"  # raw Markdown, control sequences removed
+
+
+def test_headless_json(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "hi", "--model", script(["Hello."]), "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["answer"] == "Hello."
+    assert result["stop_reason"] == "end_turn"
+    assert result["usage"]["output_tokens"] >= 1
+    assert [m["type"] for m in result["messages"]] == ["UserMessage", "AssistantMessage"]
+
+
+def test_headless_jsonl_streams_every_event(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "hi", "--model", script(["Hello there."]), "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    assert types[0] == "ReplyStart" and types[-1] == "ReplyEnd"
+    assert "TextBlockDelta" in types
+    assert "".join(e["delta"] for e in events if e["type"] == "TextBlockDelta") == "Hello there."
+    assert events[-1]["stop_reason"] == "end_turn"
+
+
+@pytest.mark.parametrize("policy", ["never", "ask"])
+def test_refused_approval_leaves_the_file_untouched(
+    run_cli: RunCli, script: Script, workspace: Path, policy: str
+) -> None:
+    (workspace / "a.txt").write_text("old")
+    model = script([WRITE, "Not written."])
+    r = run_cli("-p", "write", "--model", model, "--approve", policy, "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    assert (workspace / "a.txt").read_text() == "old"
+    result = json.loads(r.stdout)
+    tool_result = next(m for m in result["messages"] if m["type"] == "ToolResultMessage")
+    assert tool_result["is_error"]
+    expected = "--approve never" if policy == "never" else "no terminal"
+    assert expected in json.dumps(tool_result["content"])
+    assert result["answer"] == "Not written."
+
+
+def test_approve_always_runs_the_tool(run_cli: RunCli, script: Script, workspace: Path) -> None:
+    (workspace / "a.txt").write_text("old")
+    r = run_cli("-p", "write", "--model", script([WRITE, "Written."]), "--approve", "always")
+    assert r.returncode == 0, r.stderr
+    assert (workspace / "a.txt").read_text() == "new"
+    assert r.stdout == "Written.\n"
+
+
+def test_refusal_is_reported_on_stderr_in_text_mode(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "write", "--model", script([WRITE, "ok"]), "--approve", "never")
+    assert r.stdout == "ok\n"
+    assert "write_file was not run" in r.stderr
+
+
+def test_prompt_from_stdin(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "--model", script(["ok"]), "--output-format", "jsonl", stdin="the question\n")
+    assert r.returncode == 0, r.stderr
+    start = json.loads(r.stdout.splitlines()[0])
+    assert start["input"][0]["content"] == "the question\n"
+
+
+def test_piped_stdin_is_added_to_the_prompt(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "review this", "--model", script(["ok"]), "--output-format", "jsonl", stdin="diff text")
+    start = json.loads(r.stdout.splitlines()[0])
+    assert start["input"][0]["content"] == "review this\n\ndiff text"
+
+
+def test_missing_prompt_is_a_usage_error(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "--model", script(["ok"]), stdin="")
+    assert r.returncode == 2
+    assert "-p needs a prompt" in one_clean_line(r.stderr)
+
+
+def test_a_reply_ending_in_an_error_exits_1(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "hi", "--model", script([{"error": "the server fell over"}]))
+    assert r.returncode == 1
+    assert "the server fell over" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_bad_model_is_one_line(run_cli: RunCli) -> None:
+    r = run_cli("-p", "hi", "--model", "nonsense:thing")
+    assert r.returncode == 2
+    assert "nonsense:thing" in one_clean_line(r.stderr)
+
+
+def test_missing_script_is_one_line(run_cli: RunCli, tmp_path: Path) -> None:
+    r = run_cli("-p", "hi", "--model", f"scripted:{tmp_path / 'nope.json'}")
+    assert r.returncode == 2
+    assert "nope.json" in one_clean_line(r.stderr)
+
+
+def test_broken_config_is_one_line(run_cli: RunCli, cli_env: dict[str, str]) -> None:
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text("model = [\n")
+    for args in (("-p", "hi"), ("--plain",), ("config",)):
+        r = run_cli(*args)
+        assert r.returncode == 2, args
+        assert "config.toml" in one_clean_line(r.stderr)
+
+
+def test_unknown_middleware_is_a_usage_error(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "hi", "--model", script(["ok"]), "--middleware", "NoSuchThing")
+    assert r.returncode == 2
+    assert "NoSuchThing" in one_clean_line(r.stderr)
+
+
+def test_middleware_flags_are_accepted(run_cli: RunCli, script: Script) -> None:
+    r = run_cli(
+        "-p", "hi", "--model", script(["ok"]), "--middleware", "todolist", "--no-middleware", "HumanInTheLoop"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "ok\n"
+
+
+def test_headless_options_need_p(run_cli: RunCli) -> None:
+    r = run_cli("--output-format", "json")
+    assert r.returncode == 2
+    assert "headless" in one_clean_line(r.stderr)
+
+
+@pytest.mark.skipif(hasattr(shell.sessions, "resume_into"), reason="sessions are implemented")
+def test_resume_says_sessions_are_not_there_yet(run_cli: RunCli, script: Script) -> None:
+    r = run_cli("-p", "hi", "--model", script(["ok"]), "--continue")
+    assert r.returncode == 2
+    assert "not available" in one_clean_line(r.stderr)
+
+
+def test_config_subcommand(run_cli: RunCli, cli_env: dict[str, str]) -> None:
+    r = run_cli("config")
+    assert r.returncode == 0
+    assert cli_env["AGENT_SHELL_CONFIG_DIR"] in r.stdout
+
+
+def test_models_subcommand_lists_demo(run_cli: RunCli) -> None:
+    r = run_cli("models")
+    assert r.returncode == 0, r.stderr
+    assert "demo" in r.stdout
+
+
+def test_demo_model_answers_with_no_provider(run_cli: RunCli) -> None:
+    r = run_cli("-p", "hello", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["model"].startswith("demo")
+    assert result["answer"]
