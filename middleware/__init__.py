@@ -10,6 +10,7 @@ from .types import (
     CompressRequest,
     ReasoningRequest,
     ReplyRequest,
+    StopReply,
     ToolRequest,
     TurnAction,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "MiddlewareStats",
     "ReasoningRequest",
     "ReplyRequest",
+    "StopReply",
     "ToolCallContext",
     "ToolRequest",
     "TurnAction",

@@ -28,12 +28,12 @@ from shell.agent.model import ModelChunk, ModelRequest, StopChunk, TextDelta
 
 from .base import Middleware, ModelNext
 from .context import HookContext
-from .types import TurnAction
+from .types import StopReply, TurnAction
 
 ExitBehavior = Literal["end", "error"]
 
 
-class ModelCallLimitExceededError(Exception):
+class ModelCallLimitExceededError(StopReply):
     """Raised with ``exit_behavior="error"`` when a model call limit is reached."""
 
 

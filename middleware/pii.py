@@ -46,7 +46,7 @@ from shell.agent.messages import AssistantMessage, Message, TextBlock, ToolResul
 
 from .base import Middleware, ReplyNext
 from .context import HookContext, ToolCallContext
-from .types import AfterToolCallResult, ReplyRequest, TurnAction
+from .types import AfterToolCallResult, ReplyRequest, StopReply, TurnAction
 
 Strategy = Literal["block", "redact", "mask", "hash"]
 Span: TypeAlias = tuple[int, int]
@@ -161,7 +161,7 @@ def _mask(pii_type: str, value: str) -> str:
     return "*" * (len(value) - keep) + value[len(value) - keep :]
 
 
-class PIIDetectionError(Exception):
+class PIIDetectionError(StopReply):
     """Raised by the ``block`` strategy. It names the type and the count, never the data."""
 
     def __init__(self, pii_type: str, count: int, where: str) -> None:

@@ -35,12 +35,12 @@ from shell.agent.messages import AssistantMessage, TextBlock, ToolCallBlock
 
 from .base import Middleware
 from .context import HookContext, ToolCallContext
-from .types import BeforeToolCallResult, TurnAction
+from .types import BeforeToolCallResult, StopReply, TurnAction
 
 ExitBehavior = Literal["continue", "error", "end"]
 
 
-class ToolCallLimitExceededError(Exception):
+class ToolCallLimitExceededError(StopReply):
     """Raised with ``exit_behavior="error"`` when a call would pass a limit."""
 
 

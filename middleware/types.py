@@ -89,3 +89,11 @@ class TurnAction:
 
 
 BLOCKED_REASON = "Tool execution was blocked"
+
+
+class StopReply(Exception):
+    """Raise from a hook to end the reply on purpose (a policy said no).
+
+    The reply ends as an error, reported with this message alone: unlike any other
+    exception from a middleware, it is not a failure to offer switching off.
+    """

@@ -24,7 +24,14 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from middleware.base import Middleware
 from middleware.context import CallState, ReplyRun
 from middleware.stack import HOOK_ATTR, MiddlewareStack, error_source
-from middleware.types import BLOCKED_REASON, ReasoningRequest, ReplyRequest, ToolRequest
+from middleware.types import (
+    BLOCKED_REASON,
+    CompressRequest,
+    ReasoningRequest,
+    ReplyRequest,
+    StopReply,
+    ToolRequest,
+)
 
 from .approvals import ApprovalRequest, unattended_rejection
 from .assembly import ChunkAssembler, MessageBuilder
@@ -54,7 +61,7 @@ from .messages import (
     UserMessage,
     to_message,
 )
-from .model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label
+from .model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label, notice_sink
 from .tools import Tool, ToolArgumentError, ToolContext
 
 Ask = Callable[[Any], Awaitable[Any]]
@@ -150,7 +157,7 @@ class Agent:
                 terminate = await self._act(reply, assistant, calls)
             else:
                 self._skip_calls(reply, f"the turn's decision was {action.decision}")
-            run.history.extend(action.inject_messages)
+            self._inject(reply, action.inject_messages)
             stop = await self.middleware.should_stop_after_turn(run)
             if action.decision == "stop" or terminate or (stop and (calls or action.decision != "natural")):
                 return "stopped"
@@ -161,9 +168,7 @@ class Agent:
     # -- the steps --------------------------------------------------------------
     async def _compress_context(self, reply: _Reply) -> None:
         """``on_compress_context``: the onion's result replaces the history."""
-        from middleware.types import CompressRequest
-
-        if not self.middleware._hooks["on_compress_context"]:
+        if not self.middleware.has_hook("on_compress_context"):
             return
         run = reply.run
 
@@ -173,7 +178,8 @@ class Agent:
         result = await self.middleware.call(
             "on_compress_context", CompressRequest(tuple(run.history)), keep, "agent", run.context
         )
-        if list(result) != run.history:
+        changed = len(result) != len(run.history)
+        if changed or any(a is not b for a, b in zip(result, run.history, strict=True)):
             run.history[:] = result
 
     async def _reason(self, reply: _Reply) -> AssistantMessage:
@@ -220,6 +226,12 @@ class Agent:
             raise
         for event in assembler.finish():
             yield event
+
+    def _inject(self, reply: _Reply, messages: Sequence[Message]) -> None:
+        reply.run.history.extend(messages)
+        for message in messages:
+            if isinstance(message, AssistantMessage):
+                reply.last_message = message  # e.g. a middleware's "stopped: limit reached"
 
     def _commit(self, reply: _Reply, assistant: AssistantMessage) -> AssistantMessage:
         reply.run.history.append(assistant)
@@ -371,6 +383,7 @@ class Agent:
 
     async def _core(self, reply: _Reply, request: ReplyRequest) -> None:
         stop: StopReason = "end_turn"
+        notice_sink.set(lambda text, level: reply.emit(Notice(level, text, model_label(self.model))))
         with anyio.CancelScope() as scope:
             reply.core_scope = scope
             if reply.cancelled:
@@ -391,10 +404,12 @@ class Agent:
 
     async def _report(self, reply: _Reply, exc: Exception, default: str) -> list[Event]:
         source = error_source(exc, default)
-        if source in self.middleware:
+        if isinstance(exc, StopReply):
+            text = str(exc)  # a deliberate stop (a policy said no), not a failure
+        elif source in self.middleware:
             hook = getattr(exc, HOOK_ATTR, "a hook")
             text = (
-                f"Middleware {source} failed in {hook}: {type(exc).__name__}: {exc}. "
+                f"Middleware {source} failed in {hook}: {type(exc).__name__}: {str(exc).rstrip('.')}. "
                 f"Switch it off (/middleware {source} off) to carry on without it."
             )
         elif isinstance(exc, ModelError):

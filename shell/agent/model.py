@@ -8,15 +8,17 @@ the loop assembles them into blocks and events. Provider failures are raised as
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from .messages import Message, Usage
 
 if TYPE_CHECKING:
     from .tools import Tool
 
+NoticeLevel: TypeAlias = Literal["info", "warning", "error"]
 ToolChoice: TypeAlias = str | None
 """``None`` or ``"auto"`` (the model decides), ``"none"``, ``"required"``, or a tool name."""
 
@@ -115,3 +117,21 @@ def model_label(model: Any) -> str:
 
 def tool_names(tools: Sequence[Tool]) -> list[str]:
     return [t.name for t in tools]
+
+
+notice_sink: ContextVar[Callable[[str, NoticeLevel], None] | None] = ContextVar("notice_sink", default=None)
+"""Set by the agent for the duration of a reply; see :func:`report_notice`."""
+
+
+def report_notice(text: str, level: NoticeLevel = "warning") -> bool:
+    """Tell the user something from inside a model call (a retry, a fallback).
+
+    Providers call this without knowing who listens: inside an agent reply it
+    becomes a ``Notice`` event in the reply stream; elsewhere it returns False and
+    the caller may log instead.
+    """
+    sink = notice_sink.get()
+    if sink is None:
+        return False
+    sink(text, level)
+    return True
