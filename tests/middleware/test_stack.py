@@ -768,3 +768,36 @@ async def test_reply_end_message_is_the_last_assistant_message() -> None:
     agent = Agent(ScriptedModel([AssistantMessage((TextBlock("done"),))]))
     end = (await collect(agent))[-1]
     assert isinstance(end, ReplyEnd) and end.message == agent.messages[-1]
+
+
+class Policy(Middleware):
+    async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        from middleware import StopReply
+
+        raise StopReply("Blocked by policy: no tools on Fridays.")
+
+
+@pytest.mark.anyio
+async def test_stop_reply_is_a_deliberate_stop_not_a_failure() -> None:
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "never"]), tools=[add], middleware=[Policy()]
+    )
+    events = await collect(agent)
+    error = of(events, ErrorEvent)[0]
+    assert (error.error, error.source) == ("Blocked by policy: no tools on Fridays.", "Policy")
+    assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
+    assert history_is_valid(agent.messages)
+
+
+class Conclude(Middleware):
+    async def after_model_response(self, ctx: HookContext, response: AssistantMessage) -> TurnAction | None:
+        note = AssistantMessage((TextBlock("Stopped: limit reached."),))
+        return TurnAction(inject_messages=(note,), decision="stop")
+
+
+@pytest.mark.anyio
+async def test_an_injected_assistant_message_is_the_reply_end_message() -> None:
+    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1}))]), tools=[add], middleware=[Conclude()])
+    end = (await collect(agent))[-1]
+    assert isinstance(end, ReplyEnd) and end.message is not None
+    assert end.message.text == "Stopped: limit reached."
