@@ -210,7 +210,7 @@ class AgentShellApp(App[int]):
         if screen is None:
             screen = self._approval_screen = ApprovalScreen(self._approvals)
             self.push_screen(screen, callback=self._approval_closed)
-        elif screen.is_attached:
+        else:
             screen.show_current()
         try:
             return await future

@@ -108,3 +108,19 @@ def make_agent(
 ) -> tuple[Agent, ScriptedModel]:
     model = ScriptedModel(turns, delay=delay, chunk_size=chunk_size)
     return Agent(model, tools=tools, middleware=middleware, system_prompt="be brief"), model
+
+
+async def wait_for(pilot: Any, condition: Any, timeout: float = 5.0) -> None:
+    """Let the app run until ``condition()`` is true (fail after ``timeout``)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def send(pilot: Any, text: str) -> None:
+    await pilot.press(*text)
+    await pilot.press("enter")

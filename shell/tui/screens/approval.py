@@ -87,6 +87,7 @@ class ApprovalScreen(ModalScreen[None]):
         self.queue = queue
         self.resolved = 0
         self.mode = "view"
+        self._ready = False
 
     # -- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -113,6 +114,7 @@ class ApprovalScreen(ModalScreen[None]):
                 yield Input(placeholder="reason", id="reason")
 
     def on_mount(self) -> None:
+        self._ready = True
         self.show_current()
 
     @property
@@ -120,6 +122,8 @@ class ApprovalScreen(ModalScreen[None]):
         return self.queue[0] if self.queue else None
 
     def show_current(self) -> None:
+        if not self._ready:
+            return  # on_mount shows the queue as it is then
         item = self.current
         if item is None:
             self.dismiss()
@@ -177,8 +181,7 @@ class ApprovalScreen(ModalScreen[None]):
 
     def request_gone(self) -> None:
         """A pending ask was withdrawn (the reply was cancelled): refresh or close."""
-        if self.is_attached:
-            self.show_current()
+        self.show_current()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.mode != "view" and action in ("approve", "edit", "reject", "always", "approve_all"):

@@ -1,0 +1,155 @@
+"""Pilot tests of the approval dialog: approve, edit (valid, invalid), reject, always, queue."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Button, Static, TextArea
+
+from shell.agent import AssistantMessage, ToolCallBlock, ToolResultMessage
+from shell.tui.app import AgentShellApp
+from shell.tui.screens.approval import ApprovalScreen
+from shell.tui.widgets.notice_line import NoticeLine
+from shell.tui.widgets.tool_span import ToolSpan
+
+from .helpers import SIZE, AskEverything, make_agent, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+def _call(call_id: str = "c1", text: str = "hello") -> AssistantMessage:
+    return AssistantMessage((ToolCallBlock(call_id, "write_note", {"path": "a.txt", "text": text}),))
+
+
+def _dialog(app: AgentShellApp) -> ApprovalScreen | None:
+    screen = app.screen
+    return screen if isinstance(screen, ApprovalScreen) else None
+
+
+def _results(agent: object) -> list[ToolResultMessage]:
+    return [m for m in agent.messages if isinstance(m, ToolResultMessage)]  # type: ignore[attr-defined]
+
+
+async def _ask_once(app: AgentShellApp, pilot: object) -> ApprovalScreen:
+    await send(pilot, "go")
+    await wait_for(pilot, lambda: _dialog(app) is not None)
+    dialog = _dialog(app)
+    assert dialog is not None
+    return dialog
+
+
+async def test_approve_runs_the_tool() -> None:
+    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _ask_once(app, pilot)
+        assert "write_note" in str(dialog.query_one("#title", Static).content)
+        assert "Write a note" in str(dialog.query_one("#tool-desc", Static).content)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+        assert _results(agent)[0].content == "wrote 5 characters to a.txt"
+        assert not _results(agent)[0].is_error
+
+
+async def test_edit_with_valid_json_runs_with_new_args_and_marks_span() -> None:
+    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _ask_once(app, pilot)
+        await pilot.press("e")
+        editor = dialog.query_one("#editor", TextArea)
+        assert editor.has_focus
+        editor.load_text('{"path": "b.txt", "text": "edited!"}')
+        await pilot.pause()
+        assert not dialog.query_one("#submit-edit", Button).disabled
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.busy)
+        assert _results(agent)[0].content == "wrote 7 characters to b.txt"
+        span = app.query_one(ToolSpan)
+        assert span.state.modified
+        assert "modified by you" in str(span.title)
+
+
+async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
+    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _ask_once(app, pilot)
+        await pilot.press("e")
+        editor = dialog.query_one("#editor", TextArea)
+        error = dialog.query_one("#edit-error", Static)
+        editor.load_text('{"path": "b.txt", ')
+        await pilot.pause()
+        assert "Not valid JSON" in str(error.content)
+        assert dialog.query_one("#submit-edit", Button).disabled
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert _dialog(app) is dialog  # still open
+        editor.load_text('{"path": 3}')
+        await pilot.pause()
+        assert "Invalid arguments for write_note" in str(error.content)
+        assert dialog.query_one("#submit-edit", Button).disabled
+        editor.load_text('{"path": "c.txt", "text": "ok"}')
+        await pilot.pause()
+        assert "valid" in str(error.content)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.busy)
+        assert _results(agent)[0].content == "wrote 2 characters to c.txt"
+
+
+async def test_reject_with_a_reason_the_model_reads() -> None:
+    agent, model = make_agent([_call(), "ok, I will not"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask_once(app, pilot)
+        await pilot.press("n")
+        await pilot.press(*"not that file", "enter")
+        await wait_for(pilot, lambda: not app.busy)
+        result = _results(agent)[0]
+        assert result.is_error and result.content == "not that file"
+        seen = model.requests[-1].messages
+        assert any(isinstance(m, ToolResultMessage) and m.content == "not that file" for m in seen)
+        assert app.query_one(ToolSpan).state.status == "blocked"
+
+
+async def test_always_allow_stops_asking_for_that_tool() -> None:
+    agent, _ = make_agent([_call("c1"), "one", _call("c2"), "two"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask_once(app, pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: not app.busy)
+        await send(pilot, "again")
+        await wait_for(pilot, lambda: not app.busy and len(_results(agent)) == 2)
+        assert _dialog(app) is None
+        assert all(not r.is_error for r in _results(agent))
+
+
+async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
+    turn = AssistantMessage(
+        tuple(ToolCallBlock(f"c{i}", "write_note", {"path": f"{i}.txt", "text": "x"}) for i in range(3))
+    )
+    agent, _ = make_agent([turn, "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _ask_once(app, pilot)
+        await wait_for(pilot, lambda: len(dialog.queue) == 3)
+        assert "(1 of 3)" in str(dialog.query_one("#title", Static).content)
+        await pilot.press("y")
+        await pilot.pause()
+        assert "(2 of 3)" in str(dialog.query_one("#title", Static).content)
+        assert "approve all 2 remaining" in str(dialog.query_one("#keys", Static).content)
+        await pilot.press("A")
+        await wait_for(pilot, lambda: not app.busy)
+        assert len(_results(agent)) == 3 and all(not r.is_error for r in _results(agent))
+
+
+async def test_escape_in_dialog_cancels_the_reply() -> None:
+    agent, _ = make_agent([_call(), "never"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask_once(app, pilot)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy and _dialog(app) is None)
+        state = app.query_one(ToolSpan).state
+        assert state.status in ("blocked", "cancelled"), state
+        assert "Reply cancelled." in [n.text for n in app.query(NoticeLine)]

@@ -1,0 +1,168 @@
+"""Pilot tests: sending, streaming, tool spans, cancelling, audio, queueing."""
+
+from __future__ import annotations
+
+import pytest
+from rich.syntax import Syntax
+from textual.widgets import Markdown, Static
+
+from shell.agent import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
+from shell.tui.app import AgentShellApp
+from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
+from shell.tui.widgets.audio_block import AudioBlock
+from shell.tui.widgets.notice_line import NoticeLine
+from shell.tui.widgets.thinking import ThinkingBlock as ThinkingWidget
+from shell.tui.widgets.tool_span import ToolSpan
+from shell.tui.widgets.user_message import UserMessage
+
+from .helpers import SIZE, AskEverything, Speaker, make_agent, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_send_and_see_streamed_markdown_reply() -> None:
+    agent, model = make_agent(["# Title\n\nSome **bold** text.\n\n- one\n- two\n"], delay=0.001)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: not app.busy and app.query(AssistantWidget))
+        assert [w.text for w in app.query(UserMessage)] == ["hello"]
+        reply = app.query_one(AssistantWidget)
+        assert reply.text == "# Title\n\nSome **bold** text.\n\n- one\n- two\n"
+        assert app.query_one(Markdown).source.startswith("# Title")
+        assert model.requests[0].messages[-1].text == "hello"
+        assert app.status.tokens_out > 0
+        assert app.status.state == "idle"
+
+
+async def test_thinking_is_collapsed() -> None:
+    turn = AssistantMessage((ThinkingBlock("let me think about it"), TextBlock("Answer.")))
+    agent, _ = make_agent([turn])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "q")
+        await wait_for(pilot, lambda: not app.busy and app.query(AssistantWidget))
+        thinking = app.query_one(ThinkingWidget)
+        assert thinking.collapsed
+        assert thinking.text == "let me think about it"
+        assert "Thought (5 words)" in thinking.title
+
+
+async def test_tool_span_goes_through_its_states(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    original = ToolSpan.update_state
+
+    def record(self: ToolSpan) -> None:
+        if not seen or seen[-1] != self.state.status:
+            seen.append(self.state.status)
+        original(self)
+
+    monkeypatch.setattr(ToolSpan, "update_state", record)
+    call = ToolCallBlock("c1", "write_note", {"path": "a.txt", "text": "hello"})
+    agent, _ = make_agent([AssistantMessage((call,)), "Written."], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: app._approval_screen is not None and app._approval_screen.is_attached)
+        assert app.status.state == "approval"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+        span = app.query_one(ToolSpan)
+        assert seen == ["streaming", "pending", "approval", "pending", "running", "done"]
+        assert span.state.args == {"path": "a.txt", "text": "hello"}
+        assert span.state.result == "wrote 5 characters to a.txt"
+        assert span.state.duration_s is not None
+        assert "done" in str(span.title) and "write_note" in str(span.title)
+        span.collapsed = False
+        await pilot.pause()
+        result = span.query(".span-result").first(Static).content
+        assert isinstance(result, Syntax) and "wrote 5 characters" in result.code
+
+
+async def test_tool_error_and_diff_result() -> None:
+    from shell.agent import ToolResult, tool
+
+    @tool
+    def edit(path: str) -> ToolResult:
+        """Edit a file.
+
+        Args:
+            path: the file
+        """
+        diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n"
+        return ToolResult("edited", details={"diff": diff})
+
+    @tool
+    def boom() -> str:
+        """Fail."""
+        raise RuntimeError("kaput")
+
+    turn = AssistantMessage((ToolCallBlock("c1", "edit", {"path": "x"}), ToolCallBlock("c2", "boom", {})))
+    agent, _ = make_agent([turn, "ok"], tools=[edit, boom])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: not app.busy)
+        spans = {s.state.name: s for s in app.query(ToolSpan)}
+        assert spans["edit"].state.status == "done"
+        assert spans["edit"].state.diff.startswith("--- a/x")
+        assert spans["boom"].state.status == "error"
+        assert "kaput" in spans["boom"].state.result
+
+
+async def test_escape_cancels_the_reply_at_once() -> None:
+    agent, _ = make_agent(["word " * 2000], delay=0.01)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "talk")
+        await wait_for(pilot, lambda: app.query(AssistantWidget) and len(app.query_one(AssistantWidget).text) > 20)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=2.0)
+        assert app.renderer is None
+        notices = [n.text for n in app.query(NoticeLine)]
+        assert "Reply cancelled." in notices
+        assert len(app.query_one(AssistantWidget).text) < 10000
+        assert app.status.state == "idle"
+
+
+async def test_audio_block_appears_from_data_block_events() -> None:
+    agent, _ = make_agent(["Here is speech."], middleware=[Speaker()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "speak")
+        await wait_for(pilot, lambda: not app.busy and app.query(AudioBlock))
+        block = app.query_one(AudioBlock)
+        assert block.done
+        assert block.media_type == "audio/wav"
+        head = str(block.query_one("#audio-head", Static).content)
+        assert "0.5s" in head
+        wave = str(block.query_one("#audio-wave", Static).content)
+        assert wave.strip() and set(wave) <= set(" ▁▂▃▄▅▆▇█")
+
+
+async def test_messages_typed_during_a_reply_queue_and_send_after() -> None:
+    agent, model = make_agent(["first " * 200, "second"], delay=0.005)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "one")
+        await wait_for(pilot, lambda: app.query(AssistantWidget))
+        await send(pilot, "two")
+        assert app.status.queued == 1
+        assert "two" in str(app.query_one("#queue", Static).content)
+        await wait_for(pilot, lambda: len(model.requests) == 2 and not app.busy, timeout=10)
+        assert [w.text for w in app.query(UserMessage)] == ["one", "two"]
+        assert app.status.queued == 0
+
+
+async def test_prompt_history_and_newlines() -> None:
+    agent, _ = make_agent(["a", "b"])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await wait_for(pilot, lambda: not app.busy and app.query(AssistantWidget))
+        await pilot.press("up")
+        assert app.prompt.text == "first"
+        await pilot.press("down")
+        assert app.prompt.text == ""
+        await pilot.press("x", "ctrl+j", "y")
+        assert app.prompt.text == "x\ny"
