@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
@@ -91,6 +91,7 @@ class ClearToolUses:
     def __post_init__(self) -> None:
         if self.trigger < 0 or self.clear_at_least < 0 or self.keep < 0:
             raise ValueError("trigger, clear_at_least and keep must be >= 0")
+        object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))  # a list from config
 
     def apply(self, messages: list[Message], count_tokens: TokenCounter) -> Edited:
         if count_tokens(messages) <= self.trigger:
@@ -149,12 +150,18 @@ class ContextEditing(Middleware):
     def __init__(
         self,
         *,
-        edits: Sequence[ContextEdit] | None = None,
+        edits: Sequence[ContextEdit | Mapping[str, Any]] | None = None,
         token_count_method: Literal["approximate", "model"] | TokenCounter = "approximate",
     ) -> None:
+        """``edits`` default to one ``ClearToolUses()``; a mapping (a table in the
+        config file) is taken as ``ClearToolUses`` options."""
         if isinstance(token_count_method, str) and token_count_method not in ("approximate", "model"):
             raise ValueError("token_count_method must be 'approximate', 'model' or a callable")
-        self.edits: list[ContextEdit] = list(edits) if edits is not None else [ClearToolUses()]
+        if edits is None:
+            edits = [ClearToolUses()]
+        self.edits: list[ContextEdit] = [
+            ClearToolUses(**e) if isinstance(e, Mapping) else e for e in edits
+        ]
         self.token_count_method = token_count_method
 
     def counter(self, ctx: HookContext) -> TokenCounter:

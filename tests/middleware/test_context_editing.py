@@ -143,3 +143,9 @@ async def test_token_count_method_callable() -> None:
     agent = Agent(ScriptedModel(["ok"]), middleware=[ContextEditing(token_count_method=counter)])
     [e async for e in agent.reply("hi")]
     assert seen == [1]
+
+
+def test_edits_from_config_tables() -> None:
+    mw = ContextEditing(edits=[{"trigger": 500, "keep": 1, "exclude_tools": ["memory"]}])
+    assert mw.edits == [ClearToolUses(trigger=500, keep=1, exclude_tools=("memory",))]
+    assert ContextEditing().edits == [ClearToolUses()]
