@@ -30,6 +30,9 @@ _BLOCK = {
 }  # fmt: skip
 
 
+_PRE = "\x00"
+
+
 class FetchError(Exception):
     """The URL could not be fetched; the message says why and what to try."""
 
@@ -83,7 +86,7 @@ class _TextExtractor(HTMLParser):
             if text and text != self._href:
                 self.parts.append(f" ({self._href})")
             self._href = None
-        if tag in _BLOCK:
+        if tag in _BLOCK and tag != "li":
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
@@ -92,14 +95,17 @@ class _TextExtractor(HTMLParser):
             return
         if self._skip_depth:
             return
-        text = data if self._pre else re.sub(r"\s+", " ", data)
+        # Preformatted lines carry a marker so that text() leaves their spacing alone.
+        text = "\n".join(_PRE + line for line in data.split("\n")) if self._pre else re.sub(r"\s+", " ", data)
         self.parts.append(text)
         if self._href is not None:
             self._link_text.append(text)
 
     def text(self) -> str:
         raw = "".join(self.parts)
-        lines = [line.strip() if not line.startswith("    ") else line.rstrip() for line in raw.split("\n")]
+        lines = [
+            line.replace(_PRE, "").rstrip() if _PRE in line else line.strip() for line in raw.split("\n")
+        ]
         out = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
         title = " ".join(self.title.split())
         return f"# {title}\n\n{out}" if title else out

@@ -67,7 +67,7 @@ async def test_html_becomes_readable_text(server: str, call: Any) -> None:
     assert "# Test page" in text
     assert "# Welcome" in text
     assert "Hello, world & friends." in text
-    assert "- first" in text and f"- second link (https://example.org/x)" in text
+    assert "- first" in text and "- second link (https://example.org/x)" in text
     assert f"Home ({server}/home)" in text
     assert "  keep   spacing" in text
     for hidden in ("color: red", "var hidden", "no script"):

@@ -1,0 +1,360 @@
+"""MCP servers as tools: connected in the background, each one on its own.
+
+:class:`McpManager` starts one task per server in a task group the caller owns
+(the app's), so the first frame never waits for a slow ``npx``. Each server moves
+through ``connecting`` → ``ready`` and may end ``failed`` (it never got ready:
+bad command, handshake error, timeout) or ``exited`` (it went away later). Every
+change is recorded in :class:`ServerStatus` with a message and passed to
+``on_change``; one server's trouble never touches the others.
+
+Tools appear as ``SERVER__tool`` with the server's ``inputSchema``; a
+``readOnlyHint`` annotation makes them read-only. A call to a server that is gone
+returns an error result saying so instead of raising or hanging.
+
+Built on the official ``mcp`` SDK's ``ClientSession`` with its stdio, streamable
+HTTP and SSE transports; results are read through ``model_dump(by_alias=True)`` so
+the code does not depend on one SDK version's attribute names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+from anyio.abc import TaskGroup
+
+from shell.agent.messages import ToolResult
+from shell.agent.tools import Tool, ToolContext
+
+from .mcp_config import McpServerSpec, load_project_servers, merge_specs, parse_servers
+from .mcp_results import connection_lost, convert_result, describe_error
+
+State = Literal["connecting", "ready", "failed", "exited", "stopped"]
+CONNECT_TIMEOUT = 60.0
+STDERR_TAIL = 1500
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """Where one server stands; ``message`` says why it failed or exited."""
+
+    name: str
+    state: State
+    message: str = ""
+    transport: str = "stdio"
+    tools: int = 0
+    origin: str = "config"
+
+
+class McpTool(Tool):
+    """One tool of one MCP server; calls go through the server's live session."""
+
+    def __init__(self, server: McpServer, info: Mapping[str, Any]) -> None:
+        annotations = info.get("annotations") or {}
+        schema = info.get("inputSchema") or {"type": "object", "properties": {}}
+        super().__init__(
+            tool_name(server.spec.name, str(info["name"])),
+            str(info.get("description") or info.get("title") or ""),
+            dict(schema),
+            read_only=annotations.get("readOnlyHint") is True,
+        )
+        self.server_name = server.spec.name
+        self.remote_name = str(info["name"])
+        self.source = f"mcp:{server.spec.name}"
+        self._server = server
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        return await self._server.call(self.remote_name, args, context)
+
+
+def tool_name(server: str, tool: str) -> str:
+    """``SERVER__tool``, limited to the characters and length model APIs accept."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")
+    return name[:64]
+
+
+class McpServer:
+    """The connection to one server, for its whole life (one task)."""
+
+    def __init__(self, spec: McpServerSpec, notify: Callable[[ServerStatus], None], timeout: float) -> None:
+        self.spec = spec
+        self.tools: list[McpTool] = []
+        self.status = ServerStatus(spec.name, "connecting", transport=spec.transport, origin=spec.origin)
+        self._notify = notify
+        self._timeout = timeout
+        self._session: Any = None
+        self._stop = anyio.Event()
+        self.done = anyio.Event()
+        self._scope: anyio.CancelScope | None = None
+        self._calls: set[anyio.CancelScope] = set()
+        self._errlog: Any = None
+        self._closing = False
+
+    def _set(self, state: State, message: str = "") -> None:
+        self.status = replace(self.status, state=state, message=message, tools=len(self.tools))
+        with contextlib.suppress(Exception):
+            self._notify(self.status)
+
+    async def run(self) -> None:
+        """Connect, list tools, then wait until stopped or until the server goes away."""
+        if self.spec.error:
+            self._set("failed", self.spec.error)
+            self.done.set()
+            return
+        self._set("connecting")
+        try:
+            with anyio.CancelScope() as self._scope:
+                async with AsyncExitStack() as stack:
+                    await self._connect(stack)
+                    await self._stop.wait()
+        except Exception as exc:
+            # Any failure is reported as the server's state, never raised into the app.
+            # Errors while the shell hangs up are not news about the server.
+            if not self._closing and self.status.state in ("connecting", "ready"):
+                reason = describe_error(exc) + self._stderr_tail()
+                self._set("exited" if self.status.state == "ready" else "failed", reason)
+        finally:
+            self._session = None
+            for scope in list(self._calls):
+                scope.cancel()
+            if self.status.state in ("connecting", "ready"):
+                self._set("stopped", "the shell closed the connection")
+            if self._errlog is not None:
+                self._errlog.close()
+            self.done.set()
+
+    async def _connect(self, stack: AsyncExitStack) -> None:
+        from mcp import ClientSession
+
+        read, write = await stack.enter_async_context(self._transport())
+        if self.spec.transport == "stdio":
+            tg = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(tg.cancel_scope.cancel)  # the watcher stops before the transport closes
+            read = self._watch_eof(read, tg)
+        session = await stack.enter_async_context(ClientSession(read, write))
+        try:
+            with anyio.fail_after(self._timeout):
+                await session.initialize()
+                listed = await _list_all_tools(session)
+        except TimeoutError:
+            raise TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s") from None
+        self.tools = [McpTool(self, info) for info in listed]
+        self._session = session
+        self._set("ready")
+
+    def _transport(self) -> AbstractAsyncContextManager[Any]:
+        spec = self.spec
+        if spec.transport == "stdio":
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            self._errlog = tempfile.NamedTemporaryFile(prefix=f"mcp-{spec.name}-", suffix=".log")  # noqa: SIM115
+            params = StdioServerParameters(
+                command=spec.command, args=list(spec.args), env=dict(spec.env) or None
+            )
+            if spec.cwd:
+                params.cwd = spec.cwd
+            return _first_two(stdio_client(params, errlog=self._errlog))
+        if spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return _first_two(sse_client(spec.url, headers=dict(spec.headers) or None))
+        return _first_two(_http_client(spec.url, dict(spec.headers)))
+
+    def _watch_eof(self, read: Any, tg: TaskGroup) -> Any:
+        """Pass messages through, and notice when the server closes its output (it exited)."""
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def forward() -> None:
+            async with send:
+                try:
+                    async for message in read:
+                        await send.send(message)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                    pass
+            if not self._stop.is_set():
+                self._gone("the server process exited" + self._stderr_tail())
+
+        tg.start_soon(forward)
+        return receive
+
+    def _gone(self, message: str) -> None:
+        if self.status.state in ("connecting", "ready"):
+            self._set("exited" if self.status.state == "ready" else "failed", message)
+        self._stop.set()
+        for scope in list(self._calls):
+            scope.cancel()
+
+    def _stderr_tail(self) -> str:
+        if self._errlog is None:
+            return ""
+        try:
+            text = Path(self._errlog.name).read_bytes()[-STDERR_TAIL:].decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+        return f"\nserver stderr (last lines):\n{text}" if text else ""
+
+    async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Call a tool; any trouble becomes an error result the model can read."""
+        session = self._session
+        label = f"{self.spec.name}__{name}"
+        if session is None or self.status.state != "ready":
+            why = f": {self.status.message}" if self.status.message else ""
+            return ToolResult(
+                f"The MCP server {self.spec.name!r} is {self.status.state}{why}. Its tool {label} "
+                "cannot be used now; carry on without it or ask the user to restart the server.",
+                is_error=True,
+            )
+
+        async def progress(done: float, total: float | None, message: str | None = None) -> None:
+            context.report({"progress": done, "total": total, "message": message})
+
+        result: Any = None
+        with anyio.CancelScope() as scope:
+            self._calls.add(scope)
+            try:
+                result = await session.call_tool(name, args, progress_callback=progress)
+            except Exception as exc:
+                # The model gets the failure as data; a dead connection also ends the server.
+                if connection_lost(exc):
+                    self._gone(f"connection lost: {describe_error(exc)}")
+                text = f"Calling {label} failed: {describe_error(exc)}"
+                return ToolResult(text, is_error=True, details={"server": self.spec.name})
+            finally:
+                self._calls.discard(scope)
+        if scope.cancelled_caught or result is None:
+            text = f"The MCP server {self.spec.name!r} went away during the call to {label}"
+            return ToolResult(f"{text}: {self.status.message}", is_error=True)
+        return convert_result(result, server=self.spec.name, tool=name)
+
+    def stop(self) -> None:
+        self._closing = True
+        self._stop.set()
+        if self.status.state == "connecting" and self._scope is not None:
+            self._scope.cancel()
+
+
+class McpManager:
+    """Starts the configured servers in the background and serves their tools."""
+
+    def __init__(
+        self,
+        servers: Mapping[str, Any] | Iterable[McpServerSpec] | None = None,
+        *,
+        workspace_root: str | Path | None = None,
+        on_change: Callable[[ServerStatus], None] | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
+        """``servers``: a name → entry mapping (the config's) or parsed specs; with
+        ``workspace_root`` its ``.mcp.json`` servers are added (overriding by name)."""
+        if isinstance(servers, Mapping):
+            specs = parse_servers(servers, cwd=str(workspace_root) if workspace_root else None)
+        else:
+            specs = list(servers or ())
+        if workspace_root is not None:
+            specs = merge_specs(specs, load_project_servers(Path(workspace_root)))
+        self.on_change = on_change
+        self._servers = {s.name: McpServer(s, self._changed, connect_timeout) for s in specs}
+        self._started = False
+        self._own_tg: TaskGroup | None = None
+
+    def _changed(self, status: ServerStatus) -> None:
+        if self.on_change is not None:
+            self.on_change(status)
+
+    async def start(self, task_group: TaskGroup) -> None:
+        """Begin connecting every server in ``task_group``; returns at once."""
+        if self._started:
+            raise RuntimeError("McpManager.start() was already called")
+        self._started = True
+        for server in self._servers.values():
+            task_group.start_soon(server.run, name=f"mcp:{server.spec.name}")
+
+    def tools(self) -> list[Tool]:
+        """The tools of the servers that are ready right now."""
+        return [t for s in self._servers.values() if s.status.state == "ready" for t in s.tools]
+
+    def statuses(self) -> list[ServerStatus]:
+        return [s.status for s in self._servers.values()]
+
+    def status(self, name: str) -> ServerStatus:
+        return self._servers[name].status
+
+    async def wait_settled(self, timeout: float | None = None) -> None:
+        """Wait until no server is still connecting (for tests, headless runs and /mcp)."""
+        with anyio.fail_after(timeout):
+            for server in self._servers.values():
+                while server.status.state == "connecting" and not server.done.is_set():  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+
+    async def aclose(self) -> None:
+        """Disconnect every server and wait (bounded) until their processes are gone."""
+        for server in self._servers.values():
+            server.stop()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+            for server in self._servers.values():
+                if self._started:
+                    await server.done.wait()
+        if self._own_tg is not None:
+            self._own_tg.cancel_scope.cancel()
+
+    async def __aenter__(self) -> McpManager:
+        """``async with McpManager(...) as mcp:`` runs the servers in a task group of its own."""
+        self._own_tg = anyio.create_task_group()
+        await self._own_tg.__aenter__()
+        await self.start(self._own_tg)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        tg = self._own_tg
+        await self.aclose()
+        if tg is not None:
+            self._own_tg = None
+            await tg.__aexit__(None, None, None)
+
+
+async def _list_all_tools(session: Any) -> list[dict[str, Any]]:
+    """Every page of ``tools/list`` as plain dicts (camelCase keys, as on the wire)."""
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(100):
+        if cursor is None:
+            page = await session.list_tools()
+        else:
+            from mcp.types import PaginatedRequestParams
+
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+        data = page.model_dump(by_alias=True, mode="json", exclude_none=True)
+        tools.extend(data.get("tools", []))
+        cursor = data.get("nextCursor")
+        if not cursor:
+            break
+    return tools
+
+
+def _http_client(url: str, headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:
+    """The SDK's streamable HTTP transport, across the 1.x and 2.x spellings."""
+    try:
+        from mcp.client.streamable_http import streamable_http_client
+    except ImportError:  # mcp 1.x before the rename
+        from mcp.client.streamable_http import streamablehttp_client
+
+        return streamablehttp_client(url, headers=headers or None)  # type: ignore[no-any-return]
+    if headers:
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))  # type: ignore[no-any-return]
+    return streamable_http_client(url)  # type: ignore[no-any-return]
+
+
+@contextlib.asynccontextmanager
+async def _first_two(cm: AbstractAsyncContextManager[Any]) -> Any:
+    """Transports yield (read, write) or (read, write, get_session_id): keep the streams."""
+    async with cm as streams:
+        yield streams[0], streams[1]

@@ -1,0 +1,132 @@
+"""MCP server config: entries, .mcp.json, ${VAR} expansion; and the /tools listing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.agent.messages import ToolResult
+from shell.agent.tools import Tool, ToolContext, tool
+from shell.tools import describe_tools
+from shell.tools.builtin import builtin_tools
+from shell.tools.mcp import McpManager, tool_name
+from shell.tools.mcp_config import expand_vars, load_project_servers, merge_specs, parse_server, parse_servers
+from shell.tools.mcp_results import convert_result
+from shell.tools.workspace import Workspace
+
+
+def test_stdio_and_remote_entries() -> None:
+    env = {"TOKEN": "abc", "HOME": "/home/u"}
+    spec = parse_server(
+        "fs", {"command": "npx", "args": ["-y", "${HOME}/x"], "env": {"K": "${TOKEN}"}}, environ=env
+    )
+    assert (spec.transport, spec.command, spec.args, dict(spec.env)) == (
+        "stdio",
+        "npx",
+        ("-y", "/home/u/x"),
+        {"K": "abc"},
+    )
+    remote = parse_server(
+        "r", {"type": "http", "url": "https://h/mcp", "headers": {"A": "Bearer ${TOKEN}"}}, environ=env
+    )
+    assert (remote.transport, remote.url, dict(remote.headers)) == (
+        "http",
+        "https://h/mcp",
+        {"A": "Bearer abc"},
+    )
+    assert parse_server("s", {"type": "sse", "url": "http://h/sse"}).transport == "sse"
+    assert parse_server("u", {"url": "http://h/mcp"}).transport == "http"
+
+
+@pytest.mark.parametrize(
+    ("entry", "error"),
+    [
+        ("nope", "must be an object"),
+        ({}, "command"),
+        ({"type": "stdio"}, "needs a command"),
+        ({"url": "ftp://x"}, "http(s) url"),
+        ({"type": "carrier-pigeon", "url": "http://x"}, "unknown transport"),
+        ({"command": "x", "args": "not a list"}, "args must be a list"),
+        ({"command": "${NOT_SET_ANYWHERE}"}, "NOT_SET_ANYWHERE is not set"),
+    ],
+)
+def test_broken_entries_become_failed_specs(entry: Any, error: str) -> None:
+    spec = parse_server("x", entry, environ={})
+    assert spec.error is not None and error in spec.error
+
+
+def test_var_defaults() -> None:
+    assert expand_vars("${A:-fallback}/${B}", {"B": "b"}) == "fallback/b"
+
+
+def test_project_file(tmp_path: Path) -> None:
+    assert load_project_servers(tmp_path) == []
+    (tmp_path / ".mcp.json").write_text("{not json")
+    [broken] = load_project_servers(tmp_path)
+    assert broken.error and "cannot read" in broken.error
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"a": {"command": "a-server"}}}))
+    [spec] = load_project_servers(tmp_path)
+    assert spec.name == "a" and spec.cwd == str(tmp_path) and spec.origin.endswith(".mcp.json")
+    user = parse_servers({"a": {"command": "user-a"}, "b": {"command": "user-b"}})
+    merged = {s.name: s.command for s in merge_specs(user, [spec])}
+    assert merged == {"a": "a-server", "b": "user-b"}  # the project's entry wins, as in Claude Code
+
+
+def test_tool_names_fit_model_apis() -> None:
+    assert tool_name("my server", "do.thing") == "my_server__do_thing"
+    assert len(tool_name("s" * 40, "t" * 40)) == 64
+
+
+def test_manager_before_start_has_no_tools() -> None:
+    mcp = McpManager({"a": {"command": "x"}})
+    assert mcp.tools() == []
+    assert [(s.name, s.state) for s in mcp.statuses()] == [("a", "connecting")]
+
+
+def test_result_conversion() -> None:
+    from mcp.types import CallToolResult, EmbeddedResource, ImageContent, TextContent, TextResourceContents
+
+    result = CallToolResult(
+        content=[
+            TextContent(type="text", text="see"),
+            ImageContent(type="image", data="iVBORw0KGgo=", mimeType="image/png"),
+            EmbeddedResource(
+                type="resource",
+                resource=TextResourceContents(uri="file:///a.txt", text="inside", mimeType="text/plain"),
+            ),
+        ],
+        isError=True,
+    )
+    converted = convert_result(result, server="s", tool="t")
+    assert converted.is_error
+    assert isinstance(converted.content, tuple)
+    kinds = [type(b).__name__ for b in converted.content]
+    assert kinds == ["TextBlock", "DataBlock", "TextBlock"]
+    assert "inside" in converted.text
+    empty = convert_result(CallToolResult(content=[], structuredContent={"x": 1}), server="s", tool="t")
+    assert empty.text == '{"x": 1}' and empty.details["structured"] == {"x": 1}
+
+
+def test_describe_tools(tmp_path: Path) -> None:
+    @tool
+    def remember(fact: str) -> str:
+        """Remember a fact."""
+        return fact
+
+    class Fake(Tool):
+        source = "mcp:time"
+
+        async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+            return ToolResult("")
+
+    tools = [*builtin_tools(Workspace(tmp_path)), remember, Fake("time__now", "Now.", read_only=True)]
+    rows = {r.name: r for r in describe_tools(tools)}
+    assert rows["read_file"].source == "builtin" and rows["read_file"].read_only
+    assert not rows["read_file"].asks_approval and rows["run_shell"].asks_approval
+    assert rows["remember"].source == "middleware" and rows["remember"].asks_approval
+    assert rows["time__now"].source == "mcp:time" and rows["time__now"].summary == "Now."
+    always = describe_tools(tools, lambda t: t.name == "fetch_url")
+    assert [r.name for r in always if r.asks_approval] == ["fetch_url"]
