@@ -15,10 +15,11 @@ info ``Notice`` so the user knows why a tool is slow.
 
 ``on_failure`` when the retries run out: ``"return_message"`` gives the model an
 error result saying what failed and how often; a callable turns the exception
-into that message; ``"raise"`` stops the agent: the error is reported as an
-``ErrorEvent`` (source ``tool``) and the reply ends after this batch of tools
-(the engine turns a tool's exception into an error result, never into the end
-of the reply, so "raise" is done with ``ToolResult.terminate``).
+into that message; ``"raise"`` stops the agent: the reply ends as an error that
+names the tool and the last exception. (Re-raising the tool's own exception
+would not do that: the engine turns a tool's exception into an error result,
+never into the end of the reply. So "raise" raises ``StopReply``, chained to the
+tool's exception, which ends the reply reported as a deliberate stop.)
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 import anyio
 
-from shell.agent.events import ErrorEvent, Notice
+from shell.agent.events import Notice
 from shell.agent.messages import ToolResult
 from shell.agent.tools import Tool
 
 from .base import Middleware
 from .context import ToolCallContext
-from .types import ToolRequest
+from .types import StopReply, ToolRequest
 
 RetryOn: TypeAlias = tuple[type[BaseException], ...] | Callable[[Exception], bool]
 OnFailure: TypeAlias = Literal["return_message", "raise"] | Callable[[Exception], str]
@@ -137,6 +138,5 @@ class ToolRetry(Middleware):
         if callable(self.on_failure):
             return ToolResult(self.on_failure(exc), is_error=True)
         if self.on_failure == "raise":
-            ctx.emit(ErrorEvent(text, "tool", exc))
-            return ToolResult(text, is_error=True, terminate=True)
+            raise StopReply(text) from exc
         return ToolResult(text, is_error=True)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from middleware.tool_retry import ToolRetry
+from middleware.types import StopReply
 from shell.agent import AssistantMessage, Tool, ToolCallBlock, ToolResultMessage, tool
 from shell.agent.events import ErrorEvent, Event, Notice, ReplyEnd
 from shell.agent.loop import Agent
@@ -123,11 +124,16 @@ async def test_on_failure_raise_stops_the_reply() -> None:
     flaky = Flaky(10)
     agent = agent_for(flaky, ToolRetry(max_retries=1, on_failure="raise", sleep=Sleeps()))
     events, result = await run(agent)
+    assert flaky.calls == 2
     errors = [e for e in events if isinstance(e, ErrorEvent)]
-    assert errors and errors[0].source == "tool" and "after 2 attempts" in errors[0].error
+    assert len(errors) == 1 and errors[0].source == "ToolRetry"
+    assert errors[0].error == "fetch failed after 2 attempts: ConnectionError: connection reset"
+    assert isinstance(errors[0].exception, StopReply)
+    assert isinstance(errors[0].exception.__cause__, ConnectionError)
     end = events[-1]
-    assert isinstance(end, ReplyEnd) and end.stop_reason == "stopped"
-    assert result.is_error
+    assert isinstance(end, ReplyEnd) and end.stop_reason == "error"
+    assert result.is_error  # the history stays valid: the call has a result
+    assert len(agent.model.requests) == 1  # type: ignore[attr-defined]  # the model was not called again
 
 
 async def test_real_sleep_is_used_by_default() -> None:
