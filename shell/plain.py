@@ -126,7 +126,10 @@ class MarkdownStream:
         self.blank = False
         for segments in lines:
             pad = [Segment(" " * indent)] if indent else []
-            self.console.print(Text.assemble(*((s.text, s.style) for s in [*pad, *segments])), end="\n")
+            line = Text.assemble(*((s.text, s.style) for s in [*pad, *segments]))
+            if not keep_padding:  # Rich pads paragraphs to the width; the scrollback needs no spaces
+                line.rstrip()
+            self.console.print(line, end="\n")
         self.printed = self.printed or bool(lines)
 
 

@@ -1,0 +1,244 @@
+"""The line mode driven through a prompt-toolkit pipe: chat, approvals, toggles, cancel."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from shell.agent.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
+from shell.config import Settings
+from shell.plain import MarkdownStream, PlainShell
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+
+pytestmark = pytest.mark.anyio
+
+
+def write_call(content: str = "new", path: str = "a.txt") -> AssistantMessage:
+    return AssistantMessage(
+        (TextBlock("Writing."), ToolCallBlock("c1", "write_file", {"path": path, "content": content}))
+    )
+
+
+@dataclass
+class Driver:
+    shell: PlainShell
+    pipe: PipeInput
+    out: io.StringIO
+    runtime: ShellRuntime
+    result: list[int]
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue()
+
+    async def wait_for(self, text: str, timeout: float = 5.0) -> None:
+        with anyio.fail_after(timeout):
+            while text not in self.text:  # noqa: ASYNC110 (polling what the console printed)
+                await anyio.sleep(0.01)
+
+    async def send(self, keys: str, then: str | None = None) -> None:
+        self.pipe.send_text(keys)
+        if then is not None:
+            await self.wait_for(then)
+
+
+@asynccontextmanager
+async def line_mode(tmp_path: Path, turns: list[Any], **model_kw: Any) -> AsyncIterator[Driver]:
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path)), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(turns, **model_kw),
+    )
+    out = io.StringIO()
+    console = Console(file=out, width=100, force_terminal=False, color_system=None)
+    with create_pipe_input() as pipe:
+        history = InMemoryHistory()
+        shell = PlainShell(runtime, console=console, input=pipe, output=DummyOutput(), history=history)
+        result: list[int] = []
+        done = anyio.Event()
+
+        async def run() -> None:
+            result.append(await shell.run())
+            done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            driver = Driver(shell, pipe, out, runtime, result)
+            yield driver
+            with anyio.fail_after(5):
+                await done.wait()
+
+
+async def test_chat_streams_markdown(tmp_path: Path) -> None:
+    answer = (
+        "# Title\n\nSome **bold** text\n- one\n- two\n\n```python\nprint('hi')\n```\n\x1b]0;pwned\x07done"
+    )
+    async with line_mode(tmp_path, [answer]) as d:
+        await d.send("hello\r", then="done")
+        await d.send("/quit\r")
+    assert d.result == [0]
+    text = d.text
+    assert "Title" in text and "Some bold text" in text
+    assert "• one" in text and "• two" in text
+    assert "print('hi')" in text and "```" not in text
+    assert "pwned" not in text and "\x1b" not in text and "\x07" not in text
+
+
+async def test_approve_runs_the_tool(tmp_path: Path) -> None:
+    async with line_mode(tmp_path, [write_call(), "Done."]) as d:
+        await d.send("write\r", then="? write_file")
+        await d.send("y", then="Done.")
+        await d.send("/quit\r")
+    assert (tmp_path / "a.txt").read_text() == "new"
+    assert "✓ write_file" in d.text
+
+
+async def test_always_is_remembered(tmp_path: Path) -> None:
+    turns = [write_call("1"), "First.", write_call("2"), "Second."]
+    async with line_mode(tmp_path, turns) as d:
+        await d.send("write\r", then="? write_file")
+        await d.send("a", then="First.")
+        await d.send("again\r", then="Second.")
+        await d.send("/quit\r")
+    assert d.text.count("? write_file") == 1
+    assert (tmp_path / "a.txt").read_text() == "2"
+
+
+async def test_reject_with_a_reason(tmp_path: Path) -> None:
+    async with line_mode(tmp_path, [write_call(), "Fine."]) as d:
+        await d.send("write\r", then="? write_file")
+        await d.send("n")
+        await d.send("not today\r", then="Fine.")
+        await d.send("/quit\r")
+    assert not (tmp_path / "a.txt").exists()
+    result = next(m for m in d.runtime.agent.messages if isinstance(m, ToolResultMessage))
+    assert result.is_error and "not today" in str(result.content)
+    assert "⊘ write_file" in d.text
+
+
+async def test_edit_inline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    async with line_mode(tmp_path, [write_call("one"), "Edited."]) as d:
+        await d.send("write\r", then="? write_file")
+        await d.send("e", then="Esc then Enter")
+        # Up to the "content" line, to its end, replace `one"` by `EDITED"`, accept.
+        await d.send("\x1b[A\x1b[F" + "\x7f" * 4 + 'EDITED"')
+        await d.send("\x1b\r", then="Edited.")
+        await d.send("/quit\r")
+    assert (tmp_path / "a.txt").read_text() == "EDITED"
+
+
+async def test_edit_with_editor_validates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    editor = tmp_path / "editor.py"
+    # First edit: a wrong type (schema error, re-prompted); second: good.
+    editor.write_text(
+        "import json, pathlib, sys\n"
+        f"marker = pathlib.Path({str(tmp_path / 'marker')!r})\n"
+        "p = pathlib.Path(sys.argv[1]); args = json.loads(p.read_text())\n"
+        "args['content'] = 'edited' if marker.exists() else 42\n"
+        "marker.touch(); p.write_text(json.dumps(args))\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    async with line_mode(tmp_path, [write_call(), "Edited."]) as d:
+        await d.send("write\r", then="? write_file")
+        await d.send("e", then="not used")
+        await d.send("e", then="Edited.")
+        await d.send("/quit\r")
+    assert (tmp_path / "a.txt").read_text() == "edited"
+
+
+async def test_toggle_middleware_off_skips_approval(tmp_path: Path) -> None:
+    async with line_mode(tmp_path, [write_call(), "Done."]) as d:
+        await d.send("/middleware humanintheloop off\r", then="HumanInTheLoop: off")
+        await d.send("write\r", then="Done.")
+        await d.send("/middleware\r", then="○ HumanInTheLoop")
+        await d.send("/quit\r")
+    assert "? write_file" not in d.text
+    assert (tmp_path / "a.txt").read_text() == "new"
+
+
+async def test_unknown_command_and_help(tmp_path: Path) -> None:
+    async with line_mode(tmp_path, []) as d:
+        await d.send("/nope\r", then="Unknown command /nope")
+        await d.send("/help\r", then="/middleware")
+        await d.send("/tools\r", then="write_file")
+        await d.send("/model\r", then="scripted")
+        await d.send("/quit\r")
+    assert d.runtime.agent.messages == []
+
+
+async def test_ctrl_c_in_the_approval_prompt_cancels(tmp_path: Path) -> None:
+    async with line_mode(tmp_path, [write_call(), "never"]) as d:
+        await d.send("write\r", then="? write_file")
+        await d.send("\x03", then="cancelled")
+        await d.send("/quit\r")
+    assert not (tmp_path / "a.txt").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+async def test_ctrl_c_cancels_a_streaming_reply(tmp_path: Path) -> None:
+    long = "word " * 400
+    async with line_mode(tmp_path, [long, "next answer"], delay=0.01) as d:
+        await d.send("go\r")
+        await anyio.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGINT)
+        await d.wait_for("cancelled")
+        await d.send("again\r", then="next answer")
+        await d.send("/quit\r")
+    assert d.result == [0]
+
+
+async def test_two_ctrl_c_on_an_empty_prompt_quit(tmp_path: Path) -> None:
+    async with line_mode(tmp_path, []) as d:
+        await d.send("some text\x03", then="")  # with text: clears the line only
+        await d.send("\x03", then="Ctrl+C again")
+        await d.send("\x03")
+    assert d.result == [0]
+
+
+async def test_ctrl_d_quits(tmp_path: Path) -> None:
+    async with line_mode(tmp_path, []) as d:
+        await d.send("\x04")
+    assert d.result == [0]
+
+
+def test_markdown_stream_renders_blocks_once_complete() -> None:
+    out = io.StringIO()
+    stream = MarkdownStream(Console(file=out, width=60, force_terminal=False, color_system=None))
+    text = "Intro line\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode here\n```\nafter"
+    seen: list[str] = []
+    for i in range(0, len(text), 3):
+        stream.feed(text[i : i + 3])
+        seen.append(out.getvalue())
+    stream.finish()
+    final = out.getvalue()
+    # The table appears only once its last row is complete, in one piece.
+    first_table = next(s for s in seen if "─" in s)
+    assert "1" in first_table.split("─", 1)[1]
+    assert "code here" in final and final.index("code here") < final.index("after")
+    assert final.startswith("Intro line\n")
+
+
+def test_markdown_stream_closes_an_unfinished_fence() -> None:
+    out = io.StringIO()
+    stream = MarkdownStream(Console(file=out, width=60, force_terminal=False, color_system=None))
+    stream.feed("```python\nx = 1\n")
+    assert "x = 1" not in out.getvalue()
+    stream.finish()
+    assert "x = 1" in out.getvalue()
+
