@@ -315,7 +315,7 @@ def retry_delay(headers: Mapping[str, str], attempt: int, backoff: float) -> flo
     asked = retry_after_seconds(headers)
     if asked is not None:
         return asked
-    return backoff * (2**attempt) * (0.75 + random.random() / 2)
+    return float(backoff * 2.0**attempt * (0.75 + random.random() / 2))
 
 
 def _loop_key() -> object:

@@ -96,7 +96,7 @@ class ScriptedServer(ThreadingHTTPServer):
         self.counts: dict[str, int] = {}
         self.lock = threading.Lock()
         self.closed_at: float | None = None
-        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.serve_forever, args=(0.02,), daemon=True)
 
     @property
     def url(self) -> str:

@@ -286,3 +286,20 @@ async def test_closing_the_generator_closes_the_http_stream(server: ScriptedServ
             break
         await anyio.sleep(0.01)
     assert server.closed_at is not None and server.closed_at - closed < 0.5
+
+
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_retry_and_drop_under_trio(server: ScriptedServer) -> None:
+    server.scenarios["flaky"] = lambda h, n: h.reply(502, {}) if n == 0 else ok(h)
+    notices: list[str] = []
+    chunks, err = await run(openai(server, "flaky", on_notice=notices.append))
+    assert err is None and text(chunks) == "Hello" and len(notices) == 1
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(TEXT)
+        h.drop()
+
+    server.scenarios["drop"] = scenario
+    chunks, err = await run(openai(server, "drop"))
+    assert text(chunks) == "Hello" and err is not None and "dropped in the middle" in err.message
