@@ -293,7 +293,7 @@ def describe(settings: Settings, env: dict[str, str] | None = None) -> str:
     environ = dict(os.environ) if env is None else env
     state = "" if settings.exists else " (not found: using defaults)"
     out = [f"Config file: {settings.path}{state}"]
-    out.append(f"model = {settings.model or '(automatic: see agent-shell --list-models)'}")
+    out.append(f"model = {settings.model or '(automatic: see agent-shell models)'}")
     out.append(f"theme = {settings.theme or '(default)'}")
     for name, p in sorted(settings.providers.items()):
         out.append(f"[providers.{name}]")

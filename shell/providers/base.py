@@ -252,7 +252,7 @@ class HTTPProvider:
         if status == 404:
             msg = (
                 f"{label} answered 404 Not Found for model '{self.name}' at {self.url}{said}. "
-                f"Check the model name (agent-shell --list-models) and the base URL"
+                f"Check the model name (agent-shell models) and the base URL"
                 f"{' (' + self.base_url_env + ')' if self.base_url_env else ''}."
             )
             return ModelError(msg, status=status, provider=p)

@@ -92,7 +92,7 @@ class OllamaModel(HTTPProvider):
         if status == 404 and "not found" in detail:
             return ModelError(
                 f"Ollama has no model '{self.name}' ({detail}). Pull it with `ollama pull {self.name}` "
-                "or pick an installed one (agent-shell --list-models).",
+                "or pick an installed one (agent-shell models).",
                 status=404,
                 provider=self.provider,
             )

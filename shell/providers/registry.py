@@ -128,7 +128,7 @@ def make_provider(
     name = name or ps.model or DEFAULT_MODELS.get(kind, "")
     if not name:
         raise ConfigError(
-            f"Say which {provider} model to use: {provider}:NAME (see agent-shell --list-models)."
+            f"Say which {provider} model to use: {provider}:NAME (see agent-shell models)."
         )
     key_env = ps.api_key_env or (KEY_ENV.get(kind) if builtin else None)
     if kind == "ollama":

@@ -79,7 +79,7 @@ async def test_404_names_model_and_url(server: ScriptedServer) -> None:
     _, err = await run(openai(server, "nf"))
     assert err is not None and err.message == (
         f"OpenAI answered 404 Not Found for model 'gpt-test' at {server.url}/nf/v1/chat/completions: "
-        "The model does not exist. Check the model name (agent-shell --list-models) and the base URL "
+        "The model does not exist. Check the model name (agent-shell models) and the base URL "
         "(OPENAI_BASE_URL)."
     )
 
@@ -232,7 +232,7 @@ async def test_ollama_missing_model(server: ScriptedServer) -> None:
     _, err = await run(OllamaModel("qwen9", base_url=f"{server.url}/o"))
     assert err is not None and err.message == (
         "Ollama has no model 'qwen9' (model \"qwen9\" not found, try pulling it first). "
-        "Pull it with `ollama pull qwen9` or pick an installed one (agent-shell --list-models)."
+        "Pull it with `ollama pull qwen9` or pick an installed one (agent-shell models)."
     )
 
 
