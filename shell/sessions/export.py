@@ -1,0 +1,109 @@
+"""A session as Markdown: for sharing, pasting into an issue, reading later.
+
+Turns are headed ``## User`` / ``## Assistant``; tool calls and their results are
+fenced blocks (the fence is longer than any backtick run inside, so a result that
+itself contains Markdown fences cannot break out). Everything goes through the
+redactor once more: an export of an in-memory history never saw the file's
+redaction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from shell.agent.messages import (
+    AssistantMessage,
+    Block,
+    DataBlock,
+    HintBlock,
+    Message,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+
+from .loader import LoadedSession
+from .redact import Redactor
+
+
+def fence(text: str, info: str = "") -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{text}\n{ticks}"
+
+
+def _data(block: DataBlock) -> str:
+    return f"*[{block.media_type} data, {len(block.data)} bytes]*"
+
+
+def _blocks(blocks: Sequence[Block], r: Redactor) -> list[str]:
+    parts: list[str] = []
+    for b in blocks:
+        if isinstance(b, TextBlock):
+            if b.text.strip():
+                parts.append(r.text(b.text))
+        elif isinstance(b, ThinkingBlock):
+            if b.text.strip():
+                quoted = "\n".join(f"> {line}" for line in r.text(b.text).splitlines())
+                parts.append(f"> **Thinking**\n>\n{quoted}")
+        elif isinstance(b, HintBlock):
+            parts.append(f"*{r.text(b.text)}*")
+        elif isinstance(b, ToolCallBlock):
+            args = json.dumps(r.json(b.args), indent=2, ensure_ascii=False)
+            parts.append(f"**Tool call** `{b.name}` ({b.id})\n\n{fence(args, 'json')}")
+        elif isinstance(b, DataBlock):
+            parts.append(_data(b))
+    return parts
+
+
+def _result(m: ToolResultMessage, r: Redactor) -> str:
+    label = "Tool error" if m.is_error else "Tool result"
+    if isinstance(m.content, str):
+        body = fence(r.text(m.content))
+    else:
+        pieces = [
+            fence(r.text(b.text)) if isinstance(b, TextBlock) else _data(b)
+            for b in m.content
+        ]
+        body = "\n\n".join(pieces) or fence("")
+    return f"**{label}** `{m.name}` ({m.call_id})\n\n{body}"
+
+
+def export_markdown(
+    session: LoadedSession | Sequence[Message], *, redactor: Redactor | None = None, title: str | None = None
+) -> str:
+    """The conversation as Markdown (secrets redacted)."""
+    r = redactor if redactor is not None else Redactor.from_environment()
+    meta: dict[str, Any] = session.meta if isinstance(session, LoadedSession) else {}
+    messages = session.messages if isinstance(session, LoadedSession) else list(session)
+    out = [f"# {r.text(title or 'agent-shell session ' + str(meta.get('id', '')).strip()).strip()}"]
+    details = [f"{k}: {r.text(str(meta[k]))}" for k in ("created", "cwd", "model") if meta.get(k)]
+    if details:
+        out.append("\n".join(f"- {d}" for d in details))
+    last_role = ""
+    for m in messages:
+        if isinstance(m, SystemMessage):
+            out.append(f"## System\n\n{r.text(m.text)}")
+            last_role = "system"
+        elif isinstance(m, UserMessage):
+            content = m.content if isinstance(m.content, str) else None
+            body = r.text(content) if content is not None else "\n\n".join(_blocks(m.content, r))  # type: ignore[arg-type]
+            out.append(f"## User\n\n{body}")
+            last_role = "user"
+        elif isinstance(m, AssistantMessage):
+            parts = _blocks(m.content, r)
+            if m.stop_reason in ("interrupted", "cancelled", "error"):
+                parts.append(f"*({m.stop_reason})*")
+            head = "" if last_role in ("assistant", "tool") else "## Assistant\n\n"
+            out.append(head + "\n\n".join(parts))
+            last_role = "assistant"
+        elif isinstance(m, ToolResultMessage):
+            out.append(_result(m, r))
+            last_role = "tool"
+    return "\n\n".join(p for p in out if p) + "\n"

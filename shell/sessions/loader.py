@@ -1,0 +1,237 @@
+"""Reading a session back: everything readable, and a valid history.
+
+A session file may be damaged: the last line torn by a crash, a line of garbage
+(a disk error, an editor), records or fields from a newer version. The loader
+never gives up on the whole file for one bad line: each line is a record on its
+own, a bad one is skipped and described in ``problems``.
+
+A reply that was cut off (the process died mid-stream) leaves a ``checkpoint``
+without its final message, or tool calls without results. It comes back as
+``interrupted``: the checkpoint's text is kept as an assistant message with
+``stop_reason="interrupted"``, and every tool call without a result gets an
+"interrupted" error result, so the history is valid for the next request (the
+same rule the engine keeps after a cancel). Results whose call is unknown are
+dropped for the same reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shell.agent.messages import AssistantMessage, Message, ToolResultMessage
+
+from .codec import CodecError, block_from_dict, message_from_dict
+from .recorder import FORMAT_VERSION
+
+if TYPE_CHECKING:
+    from shell.agent.loop import Agent
+
+INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
+KNOWN_KINDS = frozenset({"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history"})
+
+
+@dataclass(slots=True)
+class LoadedSession:
+    """What :func:`load_session` read. ``messages`` is valid for the next request."""
+
+    messages: list[Message]
+    session_state: dict[str, dict[str, Any]]
+    meta: dict[str, Any]
+    """The header: ``id``, ``created``, ``cwd``, ``model``, ``version``."""
+    problems: list[str] = field(default_factory=list)
+    """What was skipped or repaired, one line each, for the user."""
+    interrupted: bool = False
+    interrupted_reason: str = ""
+    stored: tuple[Message, ...] = ()
+    """The messages exactly as the file holds them (``messages`` minus repairs)."""
+    skipped_lines: int = 0
+    unknown_records: int = 0
+    path: Path | None = None
+
+    @property
+    def session_id(self) -> str:
+        return str(self.meta.get("id") or (self.path.stem if self.path else ""))
+
+
+class _Reader:
+    """The state machine over the records, one line at a time."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] = {}
+        self.messages: list[Message] = []
+        self.state: dict[str, dict[str, Any]] = {}
+        self.problems: list[str] = []
+        self.checkpoint: AssistantMessage | None = None
+        self.open_reply = False
+        self.skipped = 0
+        self.unknown: dict[str, int] = {}
+        self.newer = False
+
+    def line(self, number: int, raw: bytes, last: bool) -> None:
+        if not raw.strip():
+            return
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            self.skipped += 1
+            where = "the last line is torn (cut off mid-write)" if last else f"line {number} is not JSON"
+            self.problems.append(f"{where}; skipped")
+            return
+        if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
+            self.skipped += 1
+            self.problems.append(f"line {number} is not a session record; skipped")
+            return
+        kind = record["kind"]
+        if kind not in KNOWN_KINDS:
+            self.unknown[kind] = self.unknown.get(kind, 0) + 1
+            return
+        try:
+            getattr(self, f"_{kind}")(record)
+        except (CodecError, TypeError, ValueError, KeyError) as exc:
+            self.skipped += 1
+            self.problems.append(f"line {number} ({kind}) could not be read: {exc}; skipped")
+
+    def _header(self, record: dict[str, Any]) -> None:
+        if self.meta:
+            return  # a second header (two files concatenated?): keep the first
+        self.meta = {k: v for k, v in record.items() if k != "kind"}
+        version = record.get("version")
+        if isinstance(version, int) and version > FORMAT_VERSION:
+            self.newer = True
+            self.problems.append(
+                f"written by a newer agent-shell (format {version}, this one reads {FORMAT_VERSION}); "
+                "what it added is ignored"
+            )
+
+    def _message(self, record: dict[str, Any]) -> None:
+        message = message_from_dict(record.get("message"), self.problems)
+        self.messages.append(message)
+        if isinstance(message, AssistantMessage):
+            self.checkpoint = None
+        self.open_reply = True
+
+    def _history(self, record: dict[str, Any]) -> None:
+        raw = record.get("messages")
+        if not isinstance(raw, list):
+            raise ValueError("'messages' must be a list")
+        self.messages = [message_from_dict(m, self.problems) for m in raw]
+        self.checkpoint = None
+
+    def _checkpoint(self, record: dict[str, Any]) -> None:
+        content = record.get("content")
+        if not isinstance(content, list):
+            raise ValueError("'content' must be a list")
+        blocks = []
+        for item in content:
+            try:
+                blocks.append(block_from_dict(item))
+            except CodecError as exc:
+                self.problems.append(f"a checkpoint block was skipped: {exc}")
+        self.checkpoint = AssistantMessage(tuple(blocks), stop_reason="interrupted")
+        self.open_reply = True
+
+    def _state(self, record: dict[str, Any]) -> None:
+        state = record.get("state")
+        if not isinstance(state, dict):
+            raise ValueError("'state' must be an object")
+        self.state = {str(k): v for k, v in state.items() if isinstance(v, dict)}
+
+    def _reply_end(self, record: dict[str, Any]) -> None:
+        self.checkpoint = None
+        self.open_reply = False
+
+    def _interrupted(self, record: dict[str, Any]) -> None:
+        self.checkpoint = None
+        self.open_reply = False
+
+
+def load_session(path: str | Path) -> LoadedSession:
+    """Everything readable from ``path``; raises only ``OSError`` (no such file...)."""
+    path = Path(path)
+    data = path.read_bytes()
+    reader = _Reader()
+    lines = data.split(b"\n")
+    torn = bool(lines) and lines[-1] != b""
+    for index, raw in enumerate(lines):
+        reader.line(index + 1, raw, last=torn and index == len(lines) - 1)
+    if not reader.meta:
+        reader.problems.insert(0, "the header is missing; the file name gives the id")
+        reader.meta = {"id": path.stem}
+    for kind, count in sorted(reader.unknown.items()):
+        reader.problems.append(f"{count} record(s) of unknown type {kind!r} skipped (a newer version's?)")
+    stored = tuple(reader.messages)
+    messages = list(stored)
+    reason = ""
+    if reader.checkpoint is not None and reader.checkpoint.content:
+        messages.append(reader.checkpoint)
+        reason = "the reply was cut off mid-stream; its text so far is kept"
+    elif reader.open_reply:
+        reason = "the last reply did not finish"
+    messages, repairs = repair_history(messages)
+    if repairs:
+        reason = reason or "the last reply did not finish"
+        reader.problems.extend(repairs)
+    if reason:
+        reader.problems.append(reason)
+    return LoadedSession(
+        messages=messages,
+        session_state=reader.state,
+        meta=reader.meta,
+        problems=reader.problems,
+        interrupted=bool(reason),
+        interrupted_reason=reason,
+        stored=stored,
+        skipped_lines=reader.skipped,
+        unknown_records=sum(reader.unknown.values()),
+        path=path,
+    )
+
+
+def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
+    """A valid history: every tool call answered once, before the next assistant
+    turn; unanswered calls get an "interrupted" error result, stray results go.
+
+    Messages that need no change are kept as the same objects (the recorder
+    relies on that to append rather than rewrite)."""
+    out: list[Message] = []
+    notes: list[str] = []
+    open_calls: dict[str, str] = {}  # id → name, in call order
+
+    def close_open() -> None:
+        for call_id, name in open_calls.items():
+            out.append(ToolResultMessage(call_id, name, INTERRUPTED_RESULT, is_error=True))
+        if open_calls:
+            notes.append(f"{len(open_calls)} tool call(s) without a result were marked interrupted")
+        open_calls.clear()
+
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            close_open()
+            out.append(message)
+            for call in message.tool_calls:
+                open_calls.setdefault(call.id, call.name)
+        elif isinstance(message, ToolResultMessage):
+            if message.call_id in open_calls:
+                del open_calls[message.call_id]
+                out.append(message)
+            else:
+                who = message.name or message.call_id
+                notes.append(f"a tool result without its call ({who}) was dropped")
+        else:
+            close_open()  # a user message after unanswered calls: answer them first
+            out.append(message)
+    close_open()
+    return out, notes
+
+
+def resume(agent: Agent, loaded: LoadedSession) -> None:
+    """Put a loaded session's history and middleware state into ``agent``."""
+    if agent.busy:
+        raise RuntimeError("resume: wait for the reply in flight to finish")
+    agent.messages[:] = loaded.messages
+    agent.session_state.clear()
+    agent.session_state.update(copy.deepcopy(loaded.session_state))

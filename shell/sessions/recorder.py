@@ -1,0 +1,360 @@
+"""``SessionRecorder``: writes a session as the reply happens, so a crash loses nothing shown.
+
+The recorder watches the events a front end receives and, at each one, compares
+``agent.messages`` with what it has written: every message that has landed in
+the history since is appended at once (one ``write`` per line, then ``fsync``).
+The history, not the events, is the source of truth for messages: it is what the
+next request will send, with the middleware's rewrites included. If the history
+was rewritten rather than extended (summarization), a ``history`` record with
+the whole new list replaces it.
+
+Text in flight is not a message yet. The recorder rebuilds it from the block
+events (the engine's ``MessageBuilder``) and writes a ``checkpoint`` record of
+it at most every ``checkpoint_interval`` seconds while it changes; a timer thread
+writes the last one even when the stream stalls, so what was shown is on disk
+within about a second. The final message makes the checkpoint obsolete (the
+loader drops a checkpoint that a later assistant message follows).
+
+Writing never breaks a reply: an ``OSError`` is kept in ``error`` (for the front
+end to show once) and recording stops.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from shell.agent.assembly import MessageBuilder
+from shell.agent.events import (
+    Event,
+    ModelCallStart,
+    ReplyEnd,
+    ReplyStart,
+    TextBlockDelta,
+    TextBlockEnd,
+    TextBlockStart,
+    ThinkingBlockDelta,
+    ThinkingBlockEnd,
+    ThinkingBlockStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from shell.agent.messages import AssistantMessage, Message
+
+from .codec import blocks_to_json, message_to_dict
+from .redact import Redactor
+from .store import SessionLock, SessionStore, new_session_id, utc_now
+
+if TYPE_CHECKING:
+    from shell.agent.loop import Agent
+
+    from .loader import LoadedSession
+
+log = logging.getLogger("agent_shell.sessions")
+
+FORMAT_VERSION = 1
+_BLOCK_EVENTS = (
+    TextBlockStart, TextBlockDelta, TextBlockEnd, ThinkingBlockStart, ThinkingBlockDelta,
+    ThinkingBlockEnd, ToolCallStart, ToolCallDelta, ToolCallEnd,
+)
+_DELTAS = (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+class SessionRecorder:
+    """Records one agent's conversation into one session file.
+
+    Use ``async for event in recorder.record(agent.reply(text))`` (the events pass
+    through unchanged), or call ``recorder.observe(event)`` for each event you
+    receive. Close it (``close()`` or ``with``) when the shell exits: that
+    releases the lock. A new session's file is created at the first event, so a
+    shell that is opened and closed leaves nothing behind.
+    """
+
+    def __init__(
+        self,
+        store: SessionStore,
+        agent: Agent,
+        *,
+        session_id: str | None = None,
+        cwd: str | None = None,
+        model: str | None = None,
+        redactor: Redactor | None = None,
+        checkpoint_interval: float = 0.5,
+        fsync: bool = True,
+    ) -> None:
+        self.store = store
+        self.agent = agent
+        self.session_id = session_id or new_session_id()
+        self.path = store.path(self.session_id)
+        self.cwd = cwd if cwd is not None else os.getcwd()
+        self.model = model
+        self.redactor = redactor if redactor is not None else Redactor.from_environment()
+        self.checkpoint_interval = checkpoint_interval
+        self.fsync = fsync
+        self.error: str | None = None
+        """Why recording stopped (a write failed), for the front end to show."""
+        self._lock = threading.RLock()
+        self._file_lock: SessionLock | None = None
+        self._fd: int | None = None
+        self._written: list[Message] = []
+        self._state_json: str | None = "{}"
+        self._builder: MessageBuilder | None = None
+        self._calls = 0
+        self._landed = 0
+        self._dirty = False
+        self._last_checkpoint = 0.0
+        self._timer: threading.Timer | None = None
+        self._closed = False
+        self._resumed: LoadedSession | None = None
+
+    # -- opening and closing --------------------------------------------------------
+    @classmethod
+    def resume(
+        cls, store: SessionStore, agent: Agent, loaded: LoadedSession, **kwargs: Any
+    ) -> SessionRecorder:
+        """Carry on writing a loaded session (after :func:`resume` filled ``agent``).
+
+        Takes the lock at once (so a session open elsewhere is refused before the
+        user types) and, if the last reply had been cut off, writes its repair (the
+        kept partial text, the "interrupted" tool results) and an ``interrupted``
+        marker, so the file reads back as the agent now holds it.
+        """
+        kwargs.setdefault("cwd", loaded.meta.get("cwd") or None)
+        recorder = cls(store, agent, session_id=loaded.session_id, **kwargs)
+        recorder._resumed = loaded
+        recorder._written = list(loaded.stored)
+        recorder._state_json = json.dumps(loaded.session_state, sort_keys=True)
+        recorder.open()
+        return recorder
+
+    def open(self) -> SessionRecorder:
+        """Lock the session and open its file (creating it with a header if new).
+
+        Raises :class:`~shell.sessions.store.SessionLocked` when another process
+        has it open."""
+        with self._lock:
+            if self._fd is not None:
+                return self
+            self.store.ensure()
+            lock = self.store.lock(self.session_id)
+            lock.acquire()
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            except OSError:
+                lock.release()
+                raise
+            self._file_lock, self._fd = lock, fd
+            size = os.fstat(fd).st_size
+            if size == 0:
+                self._write({
+                    "kind": "header", "version": FORMAT_VERSION, "id": self.session_id,
+                    "created": utc_now(), "cwd": self.redactor.text(self.cwd),
+                    "model": self.model if self.model is not None else _model_label(self.agent),
+                    "app": "agent-shell",
+                })
+            elif not _ends_with_newline(self.path, size):
+                os.write(fd, b"\n")  # a torn last line must not swallow our first record
+            loaded = self._resumed
+            if loaded is not None and loaded.interrupted:
+                self.sync()
+                self._write({"kind": "interrupted", "at": utc_now(), "reason": loaded.interrupted_reason})
+            return self
+
+    def close(self) -> None:
+        """Write what is pending and release the lock. Safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._cancel_timer()
+            if self._fd is not None and self.error is None:
+                self.sync()
+                self._checkpoint()
+                self._save_state()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            if self._file_lock is not None:
+                self._file_lock.release()
+                self._file_lock = None
+
+    def __enter__(self) -> SessionRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def started(self) -> bool:
+        """True once the session file exists (the first event was recorded)."""
+        return self._fd is not None
+
+    # -- observing ------------------------------------------------------------------
+    async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        """Pass ``events`` through, recording each one before it is shown."""
+        try:
+            async for event in events:
+                self.observe(event)
+                yield event
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
+            self._guarded(self.sync)
+
+    def observe(self, event: Event) -> None:
+        """Record one event (call it for every event, before or as you display it)."""
+        if self._closed or self.error is not None:
+            return
+        self._guarded(self._observe, event)
+
+    def _observe(self, event: Event) -> None:
+        with self._lock:
+            if self._fd is None:
+                self.open()
+            if isinstance(event, ReplyStart):  # before syncing: the sync may land this reply's first message
+                self._calls = self._landed = 0
+                self._builder = None
+            if not isinstance(event, _DELTAS):
+                self.sync()
+            if isinstance(event, ModelCallStart):  # after syncing: a rewrite before it is not this call
+                self._calls += 1
+                self._builder = MessageBuilder()
+                self._dirty = False
+            if isinstance(event, _BLOCK_EVENTS) and self._builder is not None:
+                self._builder.see(event)
+                if self._calls > self._landed:
+                    self._dirty = True
+                    self._maybe_checkpoint()
+            elif isinstance(event, ReplyEnd):
+                self._cancel_timer()
+                self._builder = None
+                self._save_state()
+                self._write({
+                    "kind": "reply_end", "reply_id": event.reply_id,
+                    "stop_reason": event.stop_reason, "at": utc_now(),
+                })
+
+    def sync(self) -> None:
+        """Append the messages that landed in the history since the last call."""
+        with self._lock:
+            if self._fd is None:
+                return
+            history = self.agent.messages
+            written = self._written
+            n = len(written)
+            if len(history) >= n and all(a is b for a, b in zip(history, written, strict=False)):
+                for message in history[n:]:
+                    self._write({"kind": "message", "message": self._encode(message)})
+                    written.append(message)
+                    self._note_landed(message)
+                return
+            self._write({"kind": "history", "messages": [self._encode(m) for m in history]})
+            self._written = list(history)
+            self._note_landed(None)
+
+    def _note_landed(self, message: Message | None) -> None:
+        """An assistant message landed (``None``: the history was rewritten): the
+        model call in flight, if any, is complete in the file; no more checkpoints."""
+        if message is None or isinstance(message, AssistantMessage):
+            self._landed = self._calls if message is None else self._landed + 1
+            self._dirty = False
+            self._cancel_timer()
+
+    # -- checkpoints ----------------------------------------------------------------
+    def _maybe_checkpoint(self) -> None:
+        due = self._last_checkpoint + self.checkpoint_interval
+        now = time.monotonic()
+        if now >= due:
+            self._checkpoint()
+        elif self._timer is None:
+            timer = threading.Timer(due - now, self._on_timer)
+            timer.daemon = True
+            self._timer = timer
+            timer.start()
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            self._timer = None
+            if not self._closed and self.error is None:
+                self._guarded(self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        if not self._dirty or self._builder is None or self._fd is None or self._calls <= self._landed:
+            return
+        self._dirty = False
+        self._last_checkpoint = time.monotonic()
+        partial = self._builder.message(partial_reason="interrupted")
+        if not partial.content:
+            return
+        content = tuple(self.redactor.block(b) for b in partial.content)
+        self._write(
+            {"kind": "checkpoint", "reply_id": _reply_id(self.agent), "content": blocks_to_json(content)}
+        )
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    # -- writing --------------------------------------------------------------------
+    def _save_state(self) -> None:
+        state = self.redactor.json(self.agent.session_state)
+        text = json.dumps(state, sort_keys=True, default=repr)
+        if text == self._state_json:
+            return
+        self._state_json = text
+        self._write({"kind": "state", "state": json.loads(text)})
+
+    def _encode(self, message: Message) -> dict[str, Any]:
+        return message_to_dict(self.redactor.message(message))
+
+    def _write(self, record: dict[str, Any]) -> None:
+        assert self._fd is not None
+        data = encode_record(record)
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        if self.fsync:
+            os.fsync(self._fd)
+
+    def _guarded(self, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except OSError as exc:
+            if self.error is None:
+                self.error = f"The session could not be saved ({self.path}): {exc}"
+                log.warning(self.error)
+            self._cancel_timer()
+
+
+def _model_label(agent: Agent) -> str:
+    from shell.agent.model import model_label
+
+    try:
+        return model_label(agent.model)
+    except Exception:  # a model object without the usual attributes
+        return str(getattr(agent.model, "name", ""))
+
+
+def _reply_id(agent: Agent) -> str:
+    reply = getattr(agent, "_reply", None)
+    run = getattr(reply, "run", None)
+    return str(getattr(run, "reply_id", ""))
+
+
+def _ends_with_newline(path: os.PathLike[str] | str, size: int) -> bool:
+    with open(path, "rb") as f:
+        f.seek(size - 1)
+        return f.read(1) == b"\n"

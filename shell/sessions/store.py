@@ -1,0 +1,248 @@
+"""Where sessions live, how they are named, listed, found and locked.
+
+One JSON-lines file per session, ``<data dir>/sessions/<id>.jsonl``, where the
+data dir is platformdirs' user data dir for ``agent-shell`` (or
+``$AGENT_SHELL_DATA_DIR``, for tests and portable installs). Ids start with the
+creation time (``20260101-120000-3fa9c1``) so they sort by age and a short
+prefix is enough for ``--resume``.
+
+Two shells writing one file would interleave half-lines, so a recorder holds an
+exclusive ``flock`` on ``<id>.lock`` while it is open; the lock file holds the
+owner's pid so the second shell can say who has it. The lock dies with the
+process (the kernel drops it), so a crash never leaves a session locked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+APP_NAME = "agent-shell"
+DATA_DIR_ENV = "AGENT_SHELL_DATA_DIR"
+SUFFIX = ".jsonl"
+TITLE_WIDTH = 80
+
+
+class SessionError(Exception):
+    """A session that cannot be found, chosen or opened; the message is for the user."""
+
+
+class SessionNotFound(SessionError, KeyError):
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "session not found"
+
+
+class SessionLocked(SessionError):
+    """Another process has the session open for writing."""
+
+    def __init__(self, session_id: str, pid: int | None) -> None:
+        self.session_id = session_id
+        self.pid = pid
+        who = f"process {pid}" if pid else "another process"
+        super().__init__(
+            f"Session {session_id} is open in another agent-shell ({who}); "
+            "close it there, or start a new session."
+        )
+
+
+def data_dir() -> Path:
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def new_session_id(now: float | None = None) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now if now is not None else time.time()))
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One row of ``/sessions`` or ``--resume``'s list."""
+
+    id: str
+    path: Path
+    title: str
+    message_count: int
+    updated: float
+    """The file's modification time (seconds since the epoch)."""
+    created: str
+    cwd: str
+    model: str
+
+
+class SessionLock:
+    """An exclusive, non-blocking ``flock`` on ``<id>.lock`` with the owner's pid in it."""
+
+    def __init__(self, path: Path, session_id: str) -> None:
+        self.path = path
+        self.session_id = session_id
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise SessionLocked(self.session_id, self.owner()) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    def owner(self) -> int | None:
+        try:
+            text = self.path.read_text(encoding="ascii", errors="replace").strip()
+        except OSError:
+            return None
+        return int(text) if text.isdigit() else None
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+        os.close(fd)  # closing drops the flock
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+class SessionStore:
+    """The sessions directory: paths, listing, lookup by id or prefix."""
+
+    def __init__(self, root: Path | str | None = None) -> None:
+        self.root = Path(root) if root is not None else data_dir() / "sessions"
+
+    def ensure(self) -> Path:
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return self.root
+
+    def path(self, session_id: str) -> Path:
+        if not session_id or "/" in session_id or session_id.startswith("."):
+            raise SessionError(f"not a session id: {session_id!r}")
+        return self.root / f"{session_id}{SUFFIX}"
+
+    def lock(self, session_id: str) -> SessionLock:
+        return SessionLock(self.root / f"{session_id}.lock", session_id)
+
+    def ids(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name[: -len(SUFFIX)] for p in self.root.glob(f"*{SUFFIX}") if p.is_file())
+
+    def info(self, session_id: str) -> SessionInfo:
+        """Header, title and count from one pass over the file (no message decoding)."""
+        path = self.path(session_id)
+        header: dict[str, object] = {}
+        title, count = "", 0
+        try:
+            stat = path.stat()
+            with path.open("rb") as f:
+                for line in f:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if not isinstance(record, dict):
+                        continue
+                    kind = record.get("kind")
+                    if kind == "header" and not header:
+                        header = record
+                    elif kind == "message":
+                        count += 1
+                        if not title:
+                            title = _user_title(record.get("message"))
+                    elif kind == "history":
+                        messages = record.get("messages")
+                        if isinstance(messages, list):
+                            count = len(messages)
+        except OSError as exc:
+            raise SessionNotFound(f"session {session_id} cannot be read: {exc}") from None
+        return SessionInfo(
+            session_id,
+            path,
+            title or "(no messages)",
+            count,
+            stat.st_mtime,
+            str(header.get("created", "")),
+            str(header.get("cwd", "")),
+            str(header.get("model", "")),
+        )
+
+    def list(self, cwd: str | Path | None = None) -> list[SessionInfo]:
+        """Sessions, newest (last written) first; only those started in ``cwd`` if given."""
+        wanted = _norm(cwd) if cwd is not None else None
+        found = []
+        for session_id in self.ids():
+            try:
+                info = self.info(session_id)
+            except SessionError:
+                continue
+            if wanted is None or _norm(info.cwd) == wanted:
+                found.append(info)
+        found.sort(key=lambda i: (i.updated, i.id), reverse=True)
+        return found
+
+    def latest(self, cwd: str | Path | None = None) -> SessionInfo | None:
+        """The session to ``--continue``: the newest one started in ``cwd``."""
+        found = self.list(cwd)
+        return found[0] if found else None
+
+    def get(self, id_or_prefix: str) -> SessionInfo:
+        """By full id or unique prefix; :class:`SessionNotFound` or :class:`SessionError`."""
+        key = id_or_prefix.strip()
+        ids = self.ids()
+        if key in ids:
+            return self.info(key)
+        matches = [i for i in ids if i.startswith(key)] if key else []
+        if not matches:  # the random tail is what people copy from a listing
+            matches = [i for i in ids if key and i.endswith(key)]
+        if not matches:
+            raise SessionNotFound(f"no session matches {id_or_prefix!r} (in {self.root})")
+        if len(matches) > 1:
+            shown = ", ".join(matches[:5]) + (", …" if len(matches) > 5 else "")
+            raise SessionError(
+                f"{id_or_prefix!r} matches {len(matches)} sessions: {shown}; give more of the id"
+            )
+        return self.info(matches[0])
+
+
+def _norm(path: str | Path) -> str:
+    try:
+        return str(Path(path).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return str(path)
+
+
+def _user_title(message: object) -> str:
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return ""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    if not isinstance(content, str):
+        return ""
+    line = " ".join(content.split())
+    return line if len(line) <= TITLE_WIDTH else line[: TITLE_WIDTH - 1] + "…"
