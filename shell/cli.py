@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="continue the latest session in this directory")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID",
                         help="resume a session (choose from a list when ID is omitted)")
+    parser.add_argument("--no-session", action="store_true", help="do not save this conversation")
     parser.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text",
                         help="headless output: the answer, one JSON object, or events as JSON lines")
     parser.add_argument("--approve", choices=("ask", "never", "always"), default="ask",
@@ -178,19 +179,18 @@ def _build_runtime(args: argparse.Namespace) -> Any:
         cwd=args.cwd,
         config_path=args.config,
         max_rounds=args.max_rounds,
+        record=not args.no_session,
     )
     return ShellRuntime.create(options)
 
 
 def _resume(runtime: Any, args: argparse.Namespace) -> None:
-    """``--continue`` / ``--resume``: hand over to the sessions package when it can."""
-    import shell.sessions as sessions
+    """``--continue`` / ``--resume``: the sessions package loads the history."""
+    from .sessions import resume_into
 
-    resume = getattr(sessions, "resume_into", None)
-    if resume is None:
-        flag = "--continue" if args.continue_ else "--resume"
-        raise UsageError(f"{flag}: sessions are not available yet in this version")
-    resume(runtime, None if args.continue_ else (args.resume or None), latest=args.continue_)
+    if args.no_session:
+        raise UsageError("--continue and --resume save to the session they resume; drop --no-session")
+    resume_into(runtime, None if args.continue_ else (args.resume or None), latest=args.continue_)
 
 
 def _models(args: argparse.Namespace) -> int:

@@ -185,17 +185,19 @@ async def run_headless(
     errors: list[str] = []
     show_tools = output_format == "text" and err.isatty()
     with cancel_on_sigint(runtime.cancel):
-        async with aclosing(runtime.reply(prompt)) as events:
-            async for event in events:
-                if output_format == "jsonl":
-                    out.write(json.dumps(to_jsonable(event), ensure_ascii=False) + "\n")
-                    out.flush()
-                elif output_format == "text":
-                    _report(event, err, show_tools)
-                if isinstance(event, ErrorEvent):
-                    errors.append(event.error)
-                if isinstance(event, ReplyEnd):
-                    end = event
+        async with runtime.running():
+            await runtime.wait_for_tools()
+            async with aclosing(runtime.reply(prompt)) as events:
+                async for event in events:
+                    if output_format == "jsonl":
+                        out.write(json.dumps(to_jsonable(event), ensure_ascii=False) + "\n")
+                        out.flush()
+                    elif output_format == "text":
+                        _report(event, err, show_tools)
+                    if isinstance(event, ErrorEvent):
+                        errors.append(event.error)
+                    if isinstance(event, ReplyEnd):
+                        end = event
     stop = end.stop_reason if end else "error"
     answer = end.message.text if end and end.message else ""
     if output_format == "text":

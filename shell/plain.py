@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio.to_thread
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -188,6 +189,19 @@ class PlainShell:
     # -- the main loop -----------------------------------------------------------
     async def run(self) -> int:
         self._banner()
+        self.runtime.on_mcp_change.append(self._mcp_status)
+        async with self.runtime.running():
+            return await self._loop()
+
+    def _mcp_status(self, status: Any) -> None:
+        if status.state == "connecting":
+            return
+        style = "dim" if status.state == "ready" else "yellow"
+        detail = f"{status.tools} tools" if status.state == "ready" else sanitize(status.message)
+        line = Text(f"mcp {status.name}: {status.state} ({detail})", style=style)
+        run_in_terminal(lambda: self.console.print(line))
+
+    async def _loop(self) -> int:
         while True:
             try:
                 text = await self.session.prompt_async(PROMPT)

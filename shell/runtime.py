@@ -16,14 +16,19 @@ import importlib
 import json
 import os
 import pkgutil
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from .commands import CommandRegistry, CommandResult, default_commands
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
     from middleware.base import Middleware
     from middleware.stack import MiddlewareStack
 
@@ -52,6 +57,8 @@ class RuntimeOptions:
     cwd: str | None = None
     config_path: str | None = None
     max_rounds: int = 50
+    record: bool = True
+    """Save the conversation as a session (``--no-session`` turns it off)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +99,13 @@ class ShellRuntime:
         self.options = options
         self.problems: list[str] = list(problems)
         self.commands = commands or default_commands()
+        self.builtin_tools = list(agent.tools)
+        self.mcp: Any = None
+        """The ``McpManager`` once :meth:`start` ran with MCP servers configured."""
+        self.session_recorder: Any = None
+        """The session's ``SessionRecorder`` (``shell.sessions.recorder_for`` sets it)."""
+        self.on_mcp_change: list[Callable[[Any], None]] = []
+        """Called with each ``ServerStatus`` change (front ends show them)."""
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -130,6 +144,50 @@ class ShellRuntime:
             ask=ask,
         )
         return cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
+
+    # -- background services (MCP servers) ----------------------------------------
+    @property
+    def mcp_configured(self) -> bool:
+        return bool(self.settings.mcp_servers) or (self.workspace.root / ".mcp.json").is_file()
+
+    async def start(self, task_group: TaskGroup) -> None:
+        """Start what runs in the background (MCP servers connect in ``task_group``;
+        their tools join the agent's as each becomes ready). Returns at once."""
+        if self.mcp is not None or not self.mcp_configured:
+            return
+        from .tools.mcp import McpManager
+
+        servers = self.settings.raw.get("mcp_servers") or {}
+        self.mcp = McpManager(servers, workspace_root=self.workspace.root, on_change=self._mcp_changed)
+        await self.mcp.start(task_group)
+
+    def _mcp_changed(self, status: Any) -> None:
+        self.agent.tools = [*self.builtin_tools, *(self.mcp.tools() if self.mcp else ())]
+        for callback in self.on_mcp_change:
+            callback(status)
+
+    async def wait_for_tools(self, timeout: float = 30.0) -> None:
+        """Headless runs wait until every MCP server is ready or has failed."""
+        if self.mcp is not None:
+            with anyio.move_on_after(timeout):
+                await self.mcp.wait_settled()
+
+    async def aclose(self) -> None:
+        self._close_session()
+        if self.mcp is not None:
+            mcp, self.mcp = self.mcp, None
+            await mcp.aclose()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[ShellRuntime]:
+        """``async with runtime.running():`` :meth:`start`, then :meth:`aclose` at the end."""
+        async with anyio.create_task_group() as tg:
+            await self.start(tg)
+            try:
+                yield self
+            finally:
+                await self.aclose()
+                tg.cancel_scope.cancel()
 
     # -- the model -----------------------------------------------------------------
     @property
@@ -171,7 +229,20 @@ class ShellRuntime:
         self.agent.ask = ask
 
     def reply(self, text: str) -> AsyncIterator[Event]:
-        return self.agent.reply(text)
+        """The agent's reply, recorded into the session file as it happens (front
+        ends iterate this rather than ``agent.reply`` so that nothing goes unsaved)."""
+        events = self.agent.reply(text)
+        if not self.options.record:
+            return events
+        from .sessions import recorder_for
+
+        return recorder_for(self).record(events)
+
+    def _close_session(self) -> None:
+        recorder = getattr(self, "session_recorder", None)
+        if recorder is not None:
+            recorder.close()
+            self.session_recorder = None
 
     def cancel(self) -> None:
         self.agent.cancel()
@@ -182,6 +253,7 @@ class ShellRuntime:
             self.agent.cancel()
         self.agent.messages.clear()
         self.agent.session_state.clear()
+        self._close_session()  # the next reply starts a new session file
 
     async def run_command(self, line: str) -> CommandResult:
         return await self.commands.run(self, line)
@@ -234,12 +306,19 @@ class ShellRuntime:
         return "Middleware (● on, ○ off; `/middleware NAME on|off`):\n\n" + "\n".join(rows)
 
     def describe_tools(self) -> str:
-        rows = []
-        for t in self.agent.tools:
-            summary = (t.description or "").strip().split("\n", 1)[0]
-            flag = "" if t.read_only else " (asks)"
-            rows.append(f"- `{t.name}`{flag}: {summary}")
+        from .tools.listing import describe_tools
+
+        stack = self.agent.middleware
+        hitl = "HumanInTheLoop" in stack and stack.is_enabled("HumanInTheLoop")
+        rows = [
+            f"- `{i.name}` ({i.source}{', asks' if hitl and i.asks_approval else ''}): {i.summary}"
+            for i in describe_tools(self.agent.tools)
+        ]
         text = "Tools:\n\n" + "\n".join(rows) if rows else "No tools."
+        if self.mcp is not None:
+            servers = [f"- {s.name}: {s.state}{' (' + s.message + ')' if s.message else ''}"
+                       for s in self.mcp.statuses()]
+            text += "\n\nMCP servers:\n\n" + "\n".join(servers)
         mw_tools = [m.name for m in self.agent.middleware if type(m).list_tools is not _base_list_tools()]
         if mw_tools:
             text += f"\n\nMiddleware may add tools while enabled: {', '.join(mw_tools)}."
@@ -353,10 +432,12 @@ def build_middleware(
 
 
 def data_dir() -> Path:
-    """Where history and sessions live (platformdirs' user data dir)."""
+    """Where history and sessions live (platformdirs' user data dir, or
+    ``AGENT_SHELL_DATA_DIR``, as ``shell.sessions`` reads it)."""
     import platformdirs
 
-    path = Path(platformdirs.user_data_dir("agent-shell", appauthor=False))
+    override = os.environ.get("AGENT_SHELL_DATA_DIR")
+    path = Path(override) if override else Path(platformdirs.user_data_dir("agent-shell", appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -22,6 +22,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     env.update(
         AGENT_SHELL_CONFIG_DIR=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),
+        AGENT_SHELL_DATA_DIR=str(tmp_path / "data" / "agent-shell"),
         OLLAMA_HOST="http://127.0.0.1:9",
         PYTHONUNBUFFERED="1",
     )

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-import shell.sessions
 from shell import __version__
 
 from .conftest import RunCli
@@ -169,11 +168,25 @@ def test_headless_options_need_p(run_cli: RunCli) -> None:
     assert "headless" in one_clean_line(r.stderr)
 
 
-@pytest.mark.skipif(hasattr(shell.sessions, "resume_into"), reason="sessions are implemented")
-def test_resume_says_sessions_are_not_there_yet(run_cli: RunCli, script: Script) -> None:
+def test_continue_with_no_session_is_one_line(run_cli: RunCli, script: Script) -> None:
     r = run_cli("-p", "hi", "--model", script(["ok"]), "--continue")
     assert r.returncode == 2
-    assert "not available" in one_clean_line(r.stderr)
+    assert "no session" in one_clean_line(r.stderr)
+
+
+def test_continue_carries_on_the_last_session(run_cli: RunCli, script: Script) -> None:
+    first = run_cli("-p", "remember 42", "--model", script(["Noted."]))
+    assert first.returncode == 0, first.stderr
+    r = run_cli("-p", "what number?", "--model", script(["42."]), "--continue", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    texts = [json.dumps(m) for m in json.loads(r.stdout)["messages"]]
+    assert "remember 42" in texts[0] and "Noted." in texts[1] and "what number?" in texts[2]
+
+
+def test_no_session_saves_nothing(run_cli: RunCli, script: Script) -> None:
+    assert run_cli("-p", "hi", "--model", script(["ok"]), "--no-session").returncode == 0
+    r = run_cli("-p", "hi", "--model", script(["ok"]), "--continue")
+    assert r.returncode == 2
 
 
 def test_config_subcommand(run_cli: RunCli, cli_env: dict[str, str]) -> None:

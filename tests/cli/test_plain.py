@@ -60,7 +60,7 @@ class Driver:
 @asynccontextmanager
 async def line_mode(tmp_path: Path, turns: list[Any], **model_kw: Any) -> AsyncIterator[Driver]:
     runtime = ShellRuntime.create(
-        RuntimeOptions(cwd=str(tmp_path)), settings=Settings(path=tmp_path / "none.toml"),
+        RuntimeOptions(cwd=str(tmp_path), record=False), settings=Settings(path=tmp_path / "none.toml"),
         model=ScriptedModel(turns, **model_kw),
     )
     out = io.StringIO()
