@@ -67,18 +67,55 @@ def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:
     return args
 
 
-def edit_in_editor(text: str, command: list[str], tty: IO[str] | None = None) -> str:
-    """Open ``command`` on a temporary ``.json`` file holding ``text``; return the saved text."""
+def edit_in_editor(text: str, command: list[str], streams: dict[str, Any] | None = None) -> str:
+    """Open ``command`` on a temporary ``.json`` file holding ``text``; return the saved text.
+
+    ``streams``: the editor's ``stdin``/``stdout``/``stderr`` (the terminal when
+    ours are redirected); by default it inherits ours."""
     fd, path = tempfile.mkstemp(suffix=".json", prefix="agent-shell-args-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        streams: dict[str, Any] = {"stdin": tty, "stdout": tty, "stderr": tty} if tty else {}
-        subprocess.run([*command, path], check=False, **streams)
+        subprocess.run([*command, path], check=False, **(streams or {}))
         with open(path, encoding="utf-8") as f:
             return f.read()
     finally:
         os.unlink(path)
+
+
+class _Tty:
+    """The controlling terminal, for reading answers while stdin/stdout are redirected.
+
+    Two handles, because a text file opened ``r+`` on a terminal cannot be used
+    (it is not seekable)."""
+
+    def __init__(self) -> None:
+        self.reader = open("/dev/tty", encoding="utf-8")  # noqa: SIM115
+        try:
+            self.writer = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
+        except OSError:
+            self.reader.close()
+            raise
+
+    def write(self, text: str) -> None:
+        self.writer.write(text)
+        self.writer.flush()
+
+    def flush(self) -> None:
+        self.writer.flush()
+
+    def readline(self) -> str:
+        return self.reader.readline()
+
+    def streams(self) -> dict[str, Any]:
+        return {"stdin": self.reader, "stdout": self.writer, "stderr": self.writer}
+
+    def __enter__(self) -> _Tty:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.reader.close()
+        self.writer.close()
 
 
 class TerminalApprover:
@@ -94,7 +131,7 @@ class TerminalApprover:
 
     def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
         try:
-            tty = open("/dev/tty", "r+", encoding="utf-8", buffering=1)  # noqa: SIM115
+            tty = _Tty()
         except OSError:
             return ApprovalDecision.reject(
                 f"The call to {request.call.name} needs approval, but agent-shell runs headless with no "
@@ -132,11 +169,11 @@ class TerminalApprover:
                     if edited is not None:
                         return ApprovalDecision.edit(edited)
 
-    def _edit(self, request: ApprovalRequest, tty: IO[str]) -> dict[str, Any] | None:
+    def _edit(self, request: ApprovalRequest, tty: _Tty) -> dict[str, Any] | None:
         text = json.dumps(request.args, indent=2, ensure_ascii=False)
         command = editor_command()
         if command:
-            text = edit_in_editor(text, command, tty)
+            text = edit_in_editor(text, command, tty.streams())
         else:
             now = json.dumps(request.args, ensure_ascii=False)
             tty.write(f"Arguments now: {now}\nNew arguments (JSON): ")
