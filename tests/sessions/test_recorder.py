@@ -1,0 +1,331 @@
+"""The recorder writes as the reply happens: messages at once, text in flight as checkpoints."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from middleware.base import Middleware
+from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
+from shell.agent.events import ReplyEnd, TextBlockDelta
+from shell.agent.messages import Message, UserMessage
+from shell.agent.model import ModelChunk, ModelRequest, StopChunk, TextDelta
+from shell.agent.tools import tool
+from shell.providers.scripted import ScriptedModel
+from shell.sessions import (
+    SessionRecorder,
+    SessionStore,
+    load_session,
+    resume,
+)
+from shell.sessions.redact import NO_REDACTION
+from tests.helpers import history_is_valid
+
+
+@tool
+async def add(x: int, y: int) -> int:
+    """Add two numbers."""
+    return x + y
+
+
+@tool
+async def slow(seconds: float) -> str:
+    """Sleep."""
+    await anyio.sleep(seconds)
+    return "slept"
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line in path.read_bytes().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue  # a torn line a test wrote on purpose
+    return out
+
+
+def kinds(path: Path) -> list[str]:
+    return [r["kind"] for r in records(path)]
+
+
+def recorder(store: SessionStore, agent: Agent, **kw: Any) -> SessionRecorder:
+    kw.setdefault("redactor", NO_REDACTION)
+    return SessionRecorder(store, agent, **kw)
+
+
+async def run(rec: SessionRecorder, agent: Agent, text: str,
+              each: Callable[[Any], Any] | None = None) -> list[Any]:
+    out = []
+    async for event in rec.record(agent.reply(text)):
+        out.append(event)
+        if each is not None:
+            result = each(event)
+            if hasattr(result, "__await__"):
+                await result
+    return out
+
+
+@pytest.mark.anyio
+async def test_a_reply_with_tools_is_recorded_message_by_message(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel([
+        AssistantMessage((TextBlock("adding"), ToolCallBlock("c1", "add", {"x": 1, "y": 2}))), "3",
+    ]), tools=[add])
+    with recorder(store, agent, model="test-model", cwd="/somewhere") as rec:
+        await run(rec, agent, "add 1 and 2")
+    assert kinds(rec.path) == ["header", "message", "message", "message", "message", "reply_end"]
+    head = records(rec.path)[0]
+    assert head["version"] == 1 and head["id"] == rec.session_id
+    assert head["model"] == "test-model" and head["cwd"] == "/somewhere"
+    loaded = load_session(rec.path)
+    assert loaded.messages == agent.messages and not loaded.problems and not loaded.interrupted
+
+
+@pytest.mark.anyio
+async def test_each_message_is_on_disk_when_the_next_event_is_shown(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel([
+        AssistantMessage((ToolCallBlock("c1", "add", {"x": 1, "y": 2}),)), "three",
+    ]), tools=[add])
+    seen: list[tuple[str, int]] = []
+
+    def check(event: Any) -> None:
+        on_disk = load_session(rec.path).stored
+        # everything the history holds is in the file before the event is shown
+        assert list(on_disk) == agent.messages
+        seen.append((type(event).__name__, len(on_disk)))
+
+    with recorder(store, agent) as rec:
+        await run(rec, agent, "go", check)
+    assert seen[0][0] == "ReplyStart" and seen[0][1] >= 1
+
+
+class Stalling:
+    """Streams ``text`` and then hangs until cancelled (a stalled connection)."""
+
+    name = "stalling"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        for ch in self.text:
+            yield TextDelta(ch)
+        await anyio.sleep_forever()
+        yield StopChunk("end_turn")
+
+
+@pytest.mark.anyio
+async def test_text_in_flight_is_checkpointed_even_when_the_stream_stalls(store: SessionStore) -> None:
+    agent = Agent(Stalling("partial answer"))
+    rec = recorder(store, agent, checkpoint_interval=0.05)
+    shown: list[str] = []
+
+    async def consume() -> None:
+        async for event in rec.record(agent.reply("hi")):
+            if isinstance(event, TextBlockDelta):
+                shown.append(event.delta)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(consume)
+        await anyio.sleep(0.3)
+        loaded = load_session(rec.path)  # as if the process died now
+        agent.cancel()
+    assert "".join(shown) == "partial answer"
+    assert loaded.interrupted
+    last = loaded.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason == "interrupted"
+    assert last.text == "partial answer"
+    rec.close()
+    final = load_session(rec.path)  # the cancel landed the partial message; no checkpoint duplicate
+    assert final.messages == agent.messages and not final.interrupted
+    assert history_is_valid(final.messages)
+    assert sum(isinstance(m, AssistantMessage) for m in final.messages) == 1
+
+
+@pytest.mark.anyio
+async def test_checkpoints_follow_a_slow_stream_and_the_final_message_replaces_them(
+    store: SessionStore,
+) -> None:
+    text = "word " * 40
+    agent = Agent(ScriptedModel([text], delay=0.005, chunk_size=2))
+    rec = recorder(store, agent, checkpoint_interval=0.05)
+    lags: list[int] = []
+    shown = ""
+
+    def check(event: Any) -> None:
+        nonlocal shown
+        if isinstance(event, TextBlockDelta):
+            shown += event.delta
+            loaded = load_session(rec.path)
+            partial = loaded.messages[-1]
+            saved = partial.text if isinstance(partial, AssistantMessage) else ""
+            assert shown.startswith(saved)
+            lags.append(len(shown) - len(saved))
+
+    with rec:
+        await run(rec, agent, "talk", check)
+    # 2 characters every 5 ms, a checkpoint every 50 ms: never more than ~20 characters behind
+    assert max(lags) <= 40, lags
+    assert kinds(rec.path).count("checkpoint") >= 3
+    loaded = load_session(rec.path)
+    assert loaded.messages == agent.messages and not loaded.interrupted
+    written = kinds(rec.path)
+    assert written.index("checkpoint") < len(written) - 1 - written[::-1].index("message")
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_reply_is_recorded_valid(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel([
+        AssistantMessage((TextBlock("running"), ToolCallBlock("c1", "slow", {"seconds": 5}))),
+    ]), tools=[slow])
+    with recorder(store, agent) as rec:
+        async def cancel_on_start(event: Any) -> None:
+            if type(event).__name__ == "ToolExecutionStart":
+                agent.cancel()
+        events = await run(rec, agent, "go", cancel_on_start)
+    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "cancelled"
+    loaded = load_session(rec.path)
+    assert loaded.messages == agent.messages and history_is_valid(loaded.messages)
+    assert records(rec.path)[-1]["stop_reason"] == "cancelled"
+
+
+class Remember(Middleware):
+    async def on_reply(self, ctx: Any, request: Any, next: Any) -> AsyncIterator[Any]:
+        ctx.session_state["count"] = ctx.session_state.get("count", 0) + 1
+        async for event in next(request):
+            yield event
+
+
+@pytest.mark.anyio
+async def test_session_state_is_written_when_it_changes_and_resumed(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel(["a", "b"]), middleware=[Remember()])
+    with recorder(store, agent) as rec:
+        await run(rec, agent, "one")
+        await run(rec, agent, "two")
+    assert kinds(rec.path).count("state") == 2
+    loaded = load_session(rec.path)
+    assert loaded.session_state == {"Remember": {"count": 2}}
+    fresh = Agent(ScriptedModel(["c"]), middleware=[Remember()])
+    resume(fresh, loaded)
+    assert fresh.messages == agent.messages and fresh.session_state == {"Remember": {"count": 2}}
+
+
+class Summarize(Middleware):
+    """Replaces everything before the last user message by one summary message."""
+
+    async def on_compress_context(self, ctx: Any, request: Any, next: Any) -> list[Message]:
+        history = list(await next(request))
+        if len(history) > 2:
+            return [UserMessage("summary"), history[-1]]
+        return history
+
+
+@pytest.mark.anyio
+async def test_a_rewritten_history_is_written_whole(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel(["a", "b", "c"]), middleware=[Summarize()])
+    with recorder(store, agent) as rec:
+        for text in ("one", "two", "three"):
+            await run(rec, agent, text)
+    assert "history" in kinds(rec.path)
+    loaded = load_session(rec.path)
+    assert loaded.messages == agent.messages
+    assert loaded.messages[0] == UserMessage("summary")
+
+
+@pytest.mark.anyio
+async def test_resume_appends_to_the_same_file(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel(["a"]))
+    with recorder(store, agent) as rec:
+        await run(rec, agent, "one")
+    loaded = load_session(rec.path)
+    again = Agent(ScriptedModel(["b"]))
+    resume(again, loaded)
+    with SessionRecorder.resume(store, again, loaded, redactor=NO_REDACTION) as rec2:
+        await run(rec2, again, "two")
+    assert rec2.path == rec.path
+    assert kinds(rec.path).count("header") == 1
+    assert load_session(rec.path).messages == again.messages
+    assert [m.text for m in again.messages] == ["one", "a", "two", "b"]  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_resuming_an_interrupted_session_writes_its_repair(store: SessionStore) -> None:
+    path = store.ensure() / "cut.jsonl"
+    from .util import header, msg, write
+
+    write(path, [
+        header("cut"), msg(UserMessage("go")),
+        msg(AssistantMessage((TextBlock("on it"), ToolCallBlock("c1", "add", {"x": 1, "y": 1})))),
+        '{"kind":"checkpo',
+    ])
+    loaded = load_session(path)
+    assert loaded.interrupted and history_is_valid(loaded.messages)
+    agent = Agent(ScriptedModel(["done"]), tools=[add])
+    resume(agent, loaded)
+    with SessionRecorder.resume(store, agent, loaded, redactor=NO_REDACTION) as rec:
+        assert kinds(path)[-2:] == ["message", "interrupted"]
+        await run(rec, agent, "continue")
+    again = load_session(path)
+    assert again.messages == agent.messages and not again.interrupted
+    assert history_is_valid(again.messages)
+    assert again.skipped_lines == 1  # the torn line stays (now closed by a newline), still reported
+
+
+@pytest.mark.anyio
+async def test_nothing_is_written_before_the_first_event(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel(["a"]))
+    rec = recorder(store, agent)
+    rec.close()
+    assert not rec.path.exists() and not rec.started
+
+
+@pytest.mark.anyio
+async def test_a_failing_disk_stops_recording_but_not_the_reply(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = Agent(ScriptedModel(["fine"]))
+    rec = recorder(store, agent)
+    real_write = os.write
+
+    def full(fd: int, data: Any) -> int:
+        if fd == rec._fd:
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    rec.open()
+    monkeypatch.setattr(os, "write", full)
+    events = await run(rec, agent, "hi")
+    monkeypatch.undo()
+    rec.close()
+    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "end_turn"
+    assert rec.error is not None and "No space left" in rec.error
+
+
+@pytest.mark.anyio
+async def test_observe_is_the_same_as_record(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel(["hello"]))
+    with recorder(store, agent) as rec:
+        async for event in agent.reply("hi"):
+            rec.observe(event)
+    assert load_session(rec.path).messages == agent.messages
+
+
+@pytest.mark.anyio
+async def test_a_torn_tail_does_not_swallow_the_next_record(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel(["a", "b"]))
+    with recorder(store, agent) as rec:
+        await run(rec, agent, "one")
+    with rec.path.open("ab") as f:
+        f.write(b'{"kind":"message","mess')
+    loaded = load_session(rec.path)
+    other = Agent(ScriptedModel(["b"]))
+    resume(other, loaded)
+    with SessionRecorder.resume(store, other, loaded, redactor=NO_REDACTION) as rec2:
+        await run(rec2, other, "two")
+    assert load_session(rec.path).messages == other.messages
