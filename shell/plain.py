@@ -31,8 +31,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
-from rich.console import Console
-from rich.markdown import Markdown
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
@@ -105,16 +104,16 @@ class MarkdownStream:
             self.blank = True
             return
         indent = len(line) - len(line.lstrip(" "))
-        self._emit(Markdown(line.strip()), indent)
+        self._emit(_markdown(line.strip()), indent)
 
     def _flush_block(self) -> None:
         if self.block:
             if self.kind == "fence" and not self.closed:  # the reply ended inside the block
                 self.block.append(self.fence)
-            self._emit(Markdown("\n".join(self.block)), 0, keep_padding=self.kind == "fence")
+            self._emit(_markdown("\n".join(self.block)), 0, keep_padding=self.kind == "fence")
         self.block, self.kind = [], None
 
-    def _emit(self, renderable: Markdown, indent: int, *, keep_padding: bool = False) -> None:
+    def _emit(self, renderable: RenderableType, indent: int, *, keep_padding: bool = False) -> None:
         options = self.console.options.update(width=max(20, self.console.width - indent))
         lines = self.console.render_lines(renderable, options, pad=False)
         if not keep_padding:
@@ -247,7 +246,7 @@ class PlainShell:
             if result.error:
                 self.console.print(Text(result.text, style=style))
             else:
-                self.console.print(Markdown(result.text))
+                self.console.print(_markdown(result.text))
         return False
 
     # -- one reply ----------------------------------------------------------------
@@ -465,6 +464,14 @@ def _audio_length(audio: Audio) -> str:
     except Exception:
         pass
     return f"{len(audio.data) // 1024} KiB"
+
+
+def _markdown(text: str) -> RenderableType:
+    """Rich's Markdown, imported at first use: it pulls in markdown-it and Pygments,
+    which the first prompt does not need (see benchmarks/startup.py)."""
+    from rich.markdown import Markdown
+
+    return Markdown(text)
 
 
 def _history() -> History:
