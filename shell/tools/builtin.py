@@ -93,7 +93,8 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         real = await allowed(ctx, path, "search")
         root = ignore_root_for(real if real.is_dir() else real.parent, workspace.root)
         show = workspace.relative
-        return await in_thread(partial(search.grep_files, real, pattern, glob, root, show))
+        search_files = partial(search.grep_files, real, pattern, glob, root, show, workspace.contains)
+        return await in_thread(search_files)
 
     @tool(name="write_file")
     async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:

@@ -222,6 +222,8 @@ def _require_file(path: Path, shown: str) -> None:
         raise FileToolError(f"No such file: {shown}. Use list_dir or glob to find the right path.")
     if path.is_dir():
         raise FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+    if not path.is_file():
+        raise FileToolError(f"{shown} is not a regular file (a pipe, socket or device); it cannot be read.")
 
 
 def _read_for_edit(path: Path, shown: str) -> str:

@@ -19,6 +19,7 @@ the code does not depend on one SDK version's attribute names.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -340,17 +341,15 @@ async def _list_all_tools(session: Any) -> list[dict[str, Any]]:
 
 def _http_client(url: str, headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:
     """The SDK's streamable HTTP transport, across the 1.x and 2.x spellings."""
-    try:
-        from mcp.client.streamable_http import streamable_http_client
-    except ImportError:  # mcp 1.x before the rename
-        from mcp.client.streamable_http import streamablehttp_client
-
-        return streamablehttp_client(url, headers=headers or None)  # type: ignore[no-any-return]
+    module: Any = importlib.import_module("mcp.client.streamable_http")
+    client = getattr(module, "streamable_http_client", None)
+    if client is None:  # mcp 1.x before the rename
+        return module.streamablehttp_client(url, headers=headers or None)  # type: ignore[no-any-return]
     if headers:
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))  # type: ignore[no-any-return]
-    return streamable_http_client(url)  # type: ignore[no-any-return]
+        return client(url, http_client=create_mcp_http_client(headers=headers))  # type: ignore[no-any-return]
+    return client(url)  # type: ignore[no-any-return]
 
 
 @contextlib.asynccontextmanager

@@ -8,6 +8,7 @@ more there was, so one broad search cannot flood the model's context.
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
@@ -47,8 +48,13 @@ def grep_files(
     file_glob: str | None,
     ignore_root: Path,
     show: Callable[[Path], str],
+    allowed: Callable[[Path], bool] = lambda _: True,
 ) -> ToolResult:
-    """Lines matching the Python regex ``pattern`` in files below ``base`` (or in the file ``base``)."""
+    """Lines matching the Python regex ``pattern`` in files below ``base`` (or in the file ``base``).
+
+    ``allowed(real_path)`` guards symlinked files found on the way: one that points
+    out of the workspace is skipped, so a search cannot read past the fence.
+    """
     try:
         regex = re.compile(pattern)
     except re.error as exc:
@@ -70,7 +76,11 @@ def grep_files(
         files = iter([base])
     shown: list[str] = []
     total = searched = skipped = 0
+    outside = 0
     for file in files:
+        if file.is_symlink() and not allowed(file.resolve()):
+            outside += 1
+            continue
         lines = _text_lines(file)
         if lines is None:
             skipped += 1
@@ -90,16 +100,19 @@ def grep_files(
         notes.append(f"{skipped} binary or oversized files skipped")
     if stats.ignored:
         notes.append(f"{stats.ignored} paths ignored by .gitignore")
+    if outside:
+        notes.append(f"{outside} symlinks leading out of the workspace skipped")
     if notes:
         out.append(f"({'; '.join(notes)})")
     return ToolResult("\n".join(out), details={"matches": total, "files_searched": searched})
 
 
 def _text_lines(path: Path) -> list[str] | None:
-    """The file's lines, or None for binary, unreadable or oversized files."""
+    """The file's lines, or None for binary, unreadable, oversized or special files."""
     try:
-        if path.stat().st_size > MAX_GREP_FILE_BYTES:
-            return None
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GREP_FILE_BYTES:
+            return None  # a FIFO would block the read forever
         data = path.read_bytes()
     except OSError:
         return None

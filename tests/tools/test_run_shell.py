@@ -111,3 +111,13 @@ async def test_bad_timeouts_and_empty_commands(call: Any) -> None:
         await call("run_shell", command="true", timeout=10_000)
     with pytest.raises(ShellToolError, match="empty"):
         await call("run_shell", command="  ")
+
+
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_timeout_and_cancel_under_trio(call: Any, recorder: Recorder, anyio_backend: str) -> None:
+    result = await call("run_shell", command=SPAWN, timeout=0.5)
+    assert result.details["timed_out"] and wait_all_dead(pids_in(result.text))
+    recorder.progress.clear()
+    with anyio.move_on_after(0.5):
+        await call("run_shell", command=SPAWN, timeout=60)
+    assert wait_all_dead(pids_in("".join(recorder.progress)))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from shell.tools.files import FileToolError
@@ -159,3 +161,25 @@ def test_nested_gitignore_is_relative_to_its_directory() -> None:
     assert rules[0].matches("pkg/gen.py", False)
     assert not rules[0].matches("gen.py", False)
     assert not rules[0].matches("pkg/sub/gen.py", False)
+
+
+async def test_grep_does_not_follow_symlinks_out_of_the_workspace(
+    workspace: Workspace, tmp_path: Path, call: Any
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password=hunter2\n")
+    (workspace.root / "innocent.txt").symlink_to(secret)
+    (workspace.root / "mine.txt").write_text("password=mine\n")
+    result = await call("grep", pattern="password")
+    assert "hunter2" not in result.text and "mine.txt:1: password=mine" in result.text
+    assert "1 symlinks leading out of the workspace skipped" in result.text
+
+
+async def test_special_files_are_not_read(workspace: Workspace, call: Any) -> None:
+    os.mkfifo(workspace.root / "pipe")
+    (workspace.root / "a.txt").write_text("needle\n")
+    with anyio.fail_after(5):
+        result = await call("grep", pattern="needle")
+        assert result.text.startswith("a.txt:1: needle")
+        with pytest.raises(FileToolError, match="not a regular file"):
+            await call("read_file", path="pipe")
