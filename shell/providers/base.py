@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import logging
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -36,7 +37,7 @@ from typing import Any
 import anyio
 import httpx
 
-from shell.agent.model import ModelChunk, ModelError, ModelRequest
+from shell.agent.model import ModelChunk, ModelError, ModelRequest, report_notice
 
 from .sse import MalformedLine
 
@@ -46,6 +47,8 @@ DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_READ_TIMEOUT = 120.0
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
+
+log = logging.getLogger("agent_shell.providers")
 
 class HTTPProvider:
     """Base of the OpenAI, Anthropic and Ollama providers (not used on its own)."""
@@ -135,6 +138,8 @@ class HTTPProvider:
         hook = hook if callable(hook) else self.on_notice
         if hook is not None:
             hook(text)
+        elif not report_notice(text):  # inside a reply this becomes a Notice event
+            log.warning("%s", text)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         body = self.build_body(request)

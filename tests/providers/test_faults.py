@@ -303,3 +303,18 @@ async def test_retry_and_drop_under_trio(server: ScriptedServer) -> None:
     server.scenarios["drop"] = scenario
     chunks, err = await run(openai(server, "drop"))
     assert text(chunks) == "Hello" and err is not None and "dropped in the middle" in err.message
+
+
+async def test_a_retry_inside_an_agent_reply_is_a_notice_event(server: ScriptedServer) -> None:
+    from shell.agent import Agent
+    from shell.agent.events import Notice, ReplyEnd
+
+    server.scenarios["rl"] = lambda h, n: h.reply(429, {}, {"retry-after-ms": "10"}) if n == 0 else ok(h)
+    agent = Agent(openai(server, "rl"))
+    events = [e async for e in agent.reply("hi")]
+    notices = [e for e in events if isinstance(e, Notice)]
+    assert [(n.level, n.text) for n in notices] == [
+        ("warning", "OpenAI: HTTP 429 (rate limited); retrying in 0.0s (attempt 1 of 3)")
+    ]
+    end = events[-1]
+    assert isinstance(end, ReplyEnd) and end.stop_reason == "end_turn" and agent.messages[-1].text == "Hello"  # type: ignore[union-attr]
