@@ -29,8 +29,8 @@ _ESCAPES = re.compile(
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A trailing piece that may be the start of a sequence whose end has not arrived.
 _PARTIAL = re.compile(
-    r"(?:\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b\x9c]*|[ -/]*)?"
-    r"|[\x9b\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*|\r)\Z"
+    r"(?:\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b\x9c]*\x1b?|[ -/]*)?"
+    r"|[\x9b\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*\x1b?|\r)\Z"
 )
 
 

@@ -1,0 +1,102 @@
+"""Slash commands against a real runtime (no UI): the answers both front ends render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shell.commands import CommandResult, is_command
+from shell.config import Settings
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> ShellRuntime:
+    return ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(["hi"]),
+    )
+
+
+def test_is_command() -> None:
+    assert is_command("/help") and is_command("  /middleware Timing on ")
+    assert not is_command("/etc/hosts is odd") and not is_command("hello /help") and not is_command("/")
+
+
+async def test_unknown_command(runtime: ShellRuntime) -> None:
+    result = await runtime.run_command("/frobnicate")
+    assert result.error and "/help" in result.text
+
+
+async def test_help_lists_every_command(runtime: ShellRuntime) -> None:
+    text = (await runtime.run_command("/help")).text
+    for name in ("/help", "/model", "/clear", "/new", "/middleware", "/tools", "/quit"):
+        assert name in text
+    assert "/middleware" in (await runtime.run_command("/help mw")).text
+
+
+async def test_middleware_toggle(runtime: ShellRuntime) -> None:
+    stack = runtime.agent.middleware
+    assert stack.is_enabled("HumanInTheLoop")
+    off = [n for n in stack.names() if not stack.is_enabled(n)]
+    assert off, "other built-ins are offered switched off"
+    result = await runtime.run_command("/middleware humanintheloop off")
+    assert not result.error and not stack.is_enabled("HumanInTheLoop")
+    await runtime.run_command(f"/middleware {off[0]} on")
+    assert stack.is_enabled(off[0])
+    assert (await runtime.run_command("/middleware Nope on")).error
+    assert (await runtime.run_command("/middleware HumanInTheLoop sideways")).error
+    assert "○ **HumanInTheLoop**" in (await runtime.run_command("/middleware")).text
+
+
+async def test_quit_clear_new_are_actions(runtime: ShellRuntime) -> None:
+    runtime.agent.messages.append(object())  # type: ignore[arg-type]
+    assert (await runtime.run_command("/clear")).action == "clear"
+    assert runtime.agent.messages == []
+    assert (await runtime.run_command("/new")).action == "new"
+    assert (await runtime.run_command("/exit")) == CommandResult(action="quit")
+
+
+async def test_model_switch(runtime: ShellRuntime) -> None:
+    assert "scripted" in (await runtime.run_command("/model")).text
+    result = await runtime.run_command("/model demo")
+    assert not result.error and runtime.is_demo
+    bad = await runtime.run_command("/model nonsense:x")
+    assert bad.error and runtime.is_demo
+
+
+async def test_tools_listing(runtime: ShellRuntime) -> None:
+    text = (await runtime.run_command("/tools")).text
+    assert "`write_file` (builtin, asks)" in text and "`read_file` (builtin)" in text
+
+
+def test_completions(runtime: ShellRuntime) -> None:
+    names = [w for w, _ in runtime.commands.completions(runtime, "/m")]
+    assert "/model" in names and "/middleware" in names
+    assert "HumanInTheLoop" in [w for w, _ in runtime.commands.completions(runtime, "/middleware Hum")]
+    assert [w for w, _ in runtime.commands.completions(runtime, "/middleware Timing o")] == ["on", "off"]
+    assert runtime.commands.completions(runtime, "hello") == []
+
+
+def test_unknown_middleware_option_is_a_shell_error(tmp_path: Path) -> None:
+    with pytest.raises(ShellError, match="NoSuch"):
+        ShellRuntime.create(
+            RuntimeOptions(cwd=str(tmp_path), middleware_on=["NoSuch"], record=False),
+            settings=Settings(path=tmp_path / "none.toml"), model=ScriptedModel([]),
+        )
+
+
+def test_config_middleware_list_is_respected(tmp_path: Path) -> None:
+    settings = Settings(path=tmp_path / "none.toml")
+    settings.middleware.enabled = ["ToolRetry", "Missing"]
+    rt = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False), settings=settings, model=ScriptedModel([])
+    )
+    stack = rt.agent.middleware
+    assert stack.names()[0] == "ToolRetry" and stack.is_enabled("ToolRetry")
+    assert not stack.is_enabled("HumanInTheLoop")  # an explicit list replaces the defaults
+    assert any("Missing" in p for p in rt.problems)
