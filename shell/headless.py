@@ -57,14 +57,14 @@ def exit_code(stop_reason: str) -> int:
 def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:
     """Edited JSON arguments, checked against the tool's schema; ``ValueError`` says why not."""
     try:
-        args = json.loads(text)
+        args: Any = json.loads(text)
     except ValueError as exc:
         raise ValueError(f"not valid JSON: {exc}") from None
     if not isinstance(args, dict):
         raise ValueError("the arguments must be a JSON object")
     if request.tool is not None:
-        args = request.tool.validate(args)  # ToolArgumentError is a ValueError
-    return args
+        return request.tool.validate(args)  # ToolArgumentError is a ValueError
+    return dict(args)
 
 
 def edit_in_editor(text: str, command: list[str], streams: dict[str, Any] | None = None) -> str:

@@ -126,7 +126,9 @@ class MarkdownStream:
         self.blank = False
         for segments in lines:
             pad = [Segment(" " * indent)] if indent else []
-            line = Text.assemble(*((s.text, s.style) for s in [*pad, *segments]))
+            line = Text()
+            for seg in [*pad, *segments]:
+                line.append(seg.text, seg.style)
             if not keep_padding:  # Rich pads paragraphs to the width; the scrollback needs no spaces
                 line.rstrip()
             self.console.print(line, end="\n")

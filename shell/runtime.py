@@ -16,11 +16,11 @@ import importlib
 import json
 import os
 import pkgutil
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -228,15 +228,16 @@ class ShellRuntime:
     def ask(self, ask: Ask | None) -> None:
         self.agent.ask = ask
 
-    def reply(self, text: str) -> AsyncIterator[Event]:
+    def reply(self, text: str) -> AsyncGenerator[Event, None]:
         """The agent's reply, recorded into the session file as it happens (front
         ends iterate this rather than ``agent.reply`` so that nothing goes unsaved)."""
-        events = self.agent.reply(text)
-        if not self.options.record:
-            return events
-        from .sessions import recorder_for
+        events: AsyncIterator[Event] = self.agent.reply(text)
+        if self.options.record:
+            from .sessions import recorder_for
 
-        return recorder_for(self).record(events)
+            events = recorder_for(self).record(events)
+        # Both are async generators (declared as iterators); callers ``aclose`` them.
+        return cast("AsyncGenerator[Event, None]", events)
 
     def _close_session(self) -> None:
         recorder = getattr(self, "session_recorder", None)
