@@ -63,7 +63,11 @@ class Shout(Middleware):
 
 def wav_bytes(seconds: float = 0.5, rate: int = 8000) -> bytes:
     n = int(seconds * rate)
-    samples = b"".join(struct.pack("<h", int(12000 * ((i // 20) % 2 * 2 - 1))) for i in range(n))
+    import math
+
+    samples = b"".join(
+        struct.pack("<h", int(30000 * math.sin(math.pi * i / n) ** 2 * math.sin(i / 3))) for i in range(n)
+    )
     header = struct.pack(
         "<4sI4s4sIHHIIHH4sI",
         b"RIFF",

@@ -115,7 +115,8 @@ async def test_escape_cancels_the_reply_at_once() -> None:
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "talk")
-        await wait_for(pilot, lambda: app.query(AssistantWidget) and len(app.query_one(AssistantWidget).text) > 20)
+        started = lambda: bool(app.query(AssistantWidget)) and len(app.query_one(AssistantWidget).text) > 20  # noqa: E731
+        await wait_for(pilot, started)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.busy, timeout=2.0)
         assert app.renderer is None
@@ -141,7 +142,7 @@ async def test_audio_block_appears_from_data_block_events() -> None:
 
 
 async def test_messages_typed_during_a_reply_queue_and_send_after() -> None:
-    agent, model = make_agent(["first " * 200, "second"], delay=0.005)
+    agent, model = make_agent(["first " * 200, "second"], delay=0.01)
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "one")

@@ -14,7 +14,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,6 +24,7 @@ from textual.widgets import Button, Input, Static, TextArea
 from shell.agent.approvals import ApprovalDecision, ApprovalRequest
 from shell.agent.tools import ToolArgumentError
 
+from ..highlight import syntax
 from ..textsafe import clean
 
 
@@ -141,7 +141,7 @@ class ApprovalScreen(ModalScreen[None]):
         req_desc.display = bool(request.description)
         args = json.dumps(request.args, indent=2, ensure_ascii=False)
         self.query_one("#args-text", Static).update(
-            Syntax(clean(args), "json", theme="ansi_dark", background_color="default", word_wrap=True)
+            syntax(self, clean(args), "json")
         )
         allowed = request.allowed_decisions
         keys = ["[y] approve"]

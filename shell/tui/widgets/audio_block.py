@@ -29,7 +29,8 @@ class AudioBlock(Vertical):
         background: $surface; }
     AudioBlock #audio-head { color: $foreground; }
     AudioBlock #audio-wave { color: $accent; }
-    AudioBlock #audio-note { color: $text-muted; }
+    AudioBlock #audio-note { color: $text-muted; display: none; }
+    AudioBlock.-noted #audio-note { display: block; }
     AudioBlock Horizontal { height: 1; }
     AudioBlock Button { height: 1; min-width: 8; margin: 0 1 0 0; }
     """
@@ -82,6 +83,7 @@ class AudioBlock(Vertical):
 
     def _say(self, note: str) -> None:
         self.note = note
+        self.add_class("-noted")
         self.query_one("#audio-note", Static).update(Text(note))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -18,8 +18,8 @@ class PromptInput(TextArea):
     """Posts :class:`PromptInput.Submitted` with the text when the user presses Enter."""
 
     DEFAULT_CSS = """
-    PromptInput { height: auto; min-height: 3; max-height: 12; border: tall $primary 40%; padding: 0 1; }
-    PromptInput:focus { border: tall $primary; }
+    PromptInput { height: auto; min-height: 3; max-height: 12; border: round $primary 50%; padding: 0 1; }
+    PromptInput:focus { border: round $primary; }
     """
 
     class Submitted(Message):

@@ -13,7 +13,7 @@ class ThinkingBlock(Collapsible):
     """Collapsed by default; the title shows how much the model thought."""
 
     DEFAULT_CSS = """
-    ThinkingBlock { border: none; padding: 0; margin: 0; background: transparent; color: $text-muted; }
+    ThinkingBlock { border: none; padding: 0; margin: 1 0 0 0; background: transparent; color: $text-muted; }
     ThinkingBlock > CollapsibleTitle { color: $text-muted; text-style: italic; padding: 0; }
     ThinkingBlock > Contents { padding: 0 0 0 2; }
     ThinkingBlock #thinking-text { color: $text-muted; text-style: italic; }

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Button, Collapsible, Static
 
+from ..highlight import syntax
 from ..spanstate import ICONS, LABELS, SpanState
 from ..textsafe import clean
 
@@ -79,7 +80,7 @@ class ToolSpan(Collapsible):
         text = clean(self.state.args_json())
         if not text:
             return Text("…")
-        return Syntax(text, "json", theme="ansi_dark", background_color="default", word_wrap=True)
+        return syntax(self, text, "json")
 
     def _result_lines(self) -> list[str]:
         body = self.state.diff or self.state.result
@@ -95,11 +96,11 @@ class ToolSpan(Collapsible):
             lines = [*lines[:RESULT_LINES], f"… {hidden} more lines"]
         text = "\n".join(lines)
         if s.diff:
-            return Syntax(text, "diff", theme="ansi_dark", background_color="default", word_wrap=True)
+            return syntax(self, text, "diff")
         if s.is_error:
             return Text(text, style="bold")
         lexer = "json" if text.lstrip()[:1] in "[{" else "text"
-        return Syntax(text, lexer, theme="ansi_dark", background_color="default", word_wrap=True)
+        return syntax(self, text, lexer)
 
     def _sync_body(self) -> None:
         if not self.is_mounted:

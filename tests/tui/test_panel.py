@@ -1,0 +1,126 @@
+"""Pilot tests of the middleware panel, middleware errors, slash commands and themes."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Button, Switch
+
+from middleware.base import Middleware
+from middleware.context import HookContext
+from shell.tui.app import AgentShellApp
+from shell.tui.widgets.middleware_panel import MiddlewarePanel, MiddlewareRow
+from shell.tui.widgets.notice_line import NoticeLine
+
+from .helpers import SIZE, Shout, make_agent, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+class Broken(Middleware):
+    """Fails on every model call."""
+
+    async def on_model_call(self, ctx: HookContext, request: Any, next: Any) -> AsyncIterator[Any]:
+        raise RuntimeError("broken on purpose")
+        yield  # pragma: no cover
+
+
+def _row(app: AgentShellApp, name: str) -> MiddlewareRow:
+    return next(r for r in app.query(MiddlewareRow) if r.mw_name == name)
+
+
+async def test_switch_changes_what_the_next_model_request_sees() -> None:
+    agent, model = make_agent(["one", "two"], middleware=[Shout()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await wait_for(pilot, lambda: not app.busy and len(model.requests) == 1)
+        assert model.requests[0].system_prompt == "BE BRIEF SHOUTED"
+        await pilot.press("f2")
+        panel = app.query_one(MiddlewarePanel)
+        assert panel.shown
+        row = _row(app, "Shout")
+        assert "Upper-cases the system prompt" in row.description
+        await pilot.click(row.query_one(Switch))
+        await pilot.pause()
+        assert not agent.middleware.is_enabled("Shout")
+        await pilot.click("#prompt")
+        await send(pilot, "second")
+        await wait_for(pilot, lambda: not app.busy and len(model.requests) == 2)
+        assert model.requests[1].system_prompt == "be brief"
+
+
+async def test_panel_shows_live_stats_and_hides_again() -> None:
+    agent, _ = make_agent(["one"], middleware=[Shout()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: not app.busy)
+        await pilot.pause(0.3)
+        stats = str(_row(app, "Shout").query_one(".mw-stats").content)  # type: ignore[attr-defined]
+        assert "1 calls" in stats and "transform_system_prompt 1" in stats
+        await pilot.press("f2")
+        assert not app.query_one(MiddlewarePanel).shown
+
+
+async def test_failing_middleware_is_marked_and_can_be_switched_off_from_the_error() -> None:
+    agent, model = make_agent(["never", "after"], middleware=[Broken()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: not app.busy and app.query(NoticeLine))
+        line = app.query_one(NoticeLine)
+        assert line.middleware == "Broken" and "broken on purpose" in line.text
+        assert _row(app, "Broken").has_class("-failed")
+        await pilot.click(line.query_one(Button))
+        await pilot.pause()
+        assert not agent.middleware.is_enabled("Broken")
+        await pilot.click("#prompt")
+        await send(pilot, "again")
+        await wait_for(pilot, lambda: not app.busy and len(model.requests) == 1)
+        assert model.requests[0].messages[-1].text == "again"
+
+
+async def test_slash_commands_middleware_and_theme(tmp_path: Path) -> None:
+    agent, _ = make_agent([], middleware=[Shout()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/middleware Shout off")
+        await pilot.pause()
+        assert not agent.middleware.is_enabled("Shout")
+        await send(pilot, "/theme agent-light")
+        await pilot.pause()
+        assert app.theme == "agent-light"
+        saved = json.loads(Path(os.environ["AGENT_SHELL_TUI_PREFS"]).read_text())  # noqa: ASYNC240
+        assert saved["theme"] == "agent-light"
+    app2 = AgentShellApp(make_agent([])[0], model_label="scripted")
+    async with app2.run_test(size=SIZE):
+        assert app2.theme == "agent-light"
+
+
+async def test_slash_completion_and_clear() -> None:
+    agent, _ = make_agent(["hi"])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: not app.busy)
+        await pilot.press(*"/cle")
+        assert app.prompt.suggestion == "ar"
+        await pilot.press("tab", "enter")
+        await pilot.pause()
+        assert agent.messages == []
+        assert not app.conversation.entries[:-1]
+
+
+async def test_themes_registry_has_three_of_our_own() -> None:
+    import themes
+
+    names = [t.name for t in themes.all_themes()]
+    assert names[:3] == ["agent-dark", "agent-light", "agent-contrast"]
+    assert not themes.all_themes()[1].dark

@@ -1,0 +1,91 @@
+"""Snapshot tests (pytest-textual-snapshot): the main screen, the panel, the dialog.
+
+Deterministic by construction: fixed terminal size, a scripted model, no clocks in
+view (durations of instant tools show as 0.0s; the panel is shown before any hook
+has run) and the blinking cursor switched off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shell.agent import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
+from shell.tui.app import AgentShellApp
+from shell.tui.screens.approval import ApprovalScreen
+
+from .helpers import AskEverything, Shout, Speaker, make_agent, wait_for
+
+SIZE = (100, 34)
+REPLY = """# Plan
+
+I will **read** the note, then summarise it:
+
+1. read `notes.txt`
+2. reply with a summary
+
+```python
+print("hello")
+```
+"""
+
+
+def _app(turns: list[Any], middleware: list[Any]) -> AgentShellApp:
+    agent, _ = make_agent(turns, middleware=middleware)
+    return AgentShellApp(agent, model_label="scripted (test model)")
+
+
+async def _send(pilot: Any, text: str) -> None:
+    pilot.app.prompt.cursor_blink = False
+    await pilot.press(*text, "enter")
+
+
+def test_main_screen(snap_compare: Any) -> None:
+    turns = [
+        AssistantMessage(
+            (
+                ThinkingBlock("The user wants a summary."),
+                TextBlock(REPLY),
+                ToolCallBlock("c1", "read_note", {"path": "notes.txt"}),
+            )
+        ),
+        "The note says hello.",
+    ]
+    app = _app(turns, [Speaker()])
+
+    async def run_before(pilot: Any) -> None:
+        await _send(pilot, "summarise notes.txt")
+        await wait_for(pilot, lambda: not app.busy)
+        for span in app.query("ToolSpan"):
+            span.state.duration_s = 0.0
+            span.update_state()
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_middleware_panel(snap_compare: Any) -> None:
+    app = _app([], [Shout(), Speaker(), AskEverything()])
+
+    async def run_before(pilot: Any) -> None:
+        pilot.app.prompt.cursor_blink = False
+        await pilot.press("f2")
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_approval_dialog(snap_compare: Any) -> None:
+    turn = AssistantMessage(
+        (
+            ToolCallBlock("c1", "write_note", {"path": "a.txt", "text": "first"}),
+            ToolCallBlock("c2", "write_note", {"path": "b.txt", "text": "second"}),
+        )
+    )
+    app = _app([turn, "done"], [AskEverything()])
+
+    async def run_before(pilot: Any) -> None:
+        await _send(pilot, "write two notes")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and len(app._approvals) == 2)
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
