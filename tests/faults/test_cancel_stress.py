@@ -71,10 +71,13 @@ async def slow_approver(request: Any) -> ApprovalDecision:
 
 async def one_trial(seed: int, mode: str) -> float:
     rng = random.Random(seed)
-    model = ScriptedModel(script(rng), delay=rng.choice([0.0, 0.0005, 0.001, 0.002]), chunk_size=rng.randint(1, 8))
+    delay = rng.choice([0.0, 0.0005, 0.001, 0.002])
+    model = ScriptedModel(script(rng), delay=delay, chunk_size=rng.randint(1, 8))
     middleware = [HumanInTheLoop()] if rng.random() < 0.3 else []
-    agent = Agent(model, tools=[nap, block, write], middleware=middleware, tool_execution=mode,  # type: ignore[arg-type]
-                  ask=slow_approver)
+    agent = Agent(
+        model, tools=[nap, block, write], middleware=middleware, tool_execution=mode,  # type: ignore[arg-type]
+        ask=slow_approver,
+    )
     by_event = rng.random() < 0.5
     cancel_at_event = rng.randint(0, 60)
     cancel_after = rng.random() * 0.06
@@ -123,6 +126,7 @@ async def one_trial(seed: int, mode: str) -> float:
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["parallel", "sequential"])
 async def test_cancel_at_random_points(mode: str) -> None:
-    latencies = [await one_trial(1000 * (mode == "parallel") + seed, mode) for seed in range(TRIALS_PER_MODE)]
+    base = 1000 * (mode == "parallel")
+    latencies = [await one_trial(base + seed, mode) for seed in range(TRIALS_PER_MODE)]
     worst[mode] = max(latencies)
     print(f"\n{mode}: {TRIALS_PER_MODE} trials, worst cancel latency {worst[mode] * 1000:.1f} ms")
