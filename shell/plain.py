@@ -185,6 +185,7 @@ class PlainShell:
         self.last_audio: Audio | None = None
         self.interrupted = False
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.started: dict[str, float] = {}
         runtime.ask = self.ask
 
     # -- the main loop -----------------------------------------------------------
@@ -287,6 +288,7 @@ class PlainShell:
                         self.calls[e.call_id] = (e.name, e.args)
                     elif isinstance(e, ev.ToolExecutionStart):
                         self.calls[e.call_id] = (e.name, e.args)
+                        self.started[e.call_id] = loop.time()
                         slow[e.call_id] = loop.call_later(SLOW_TOOL_S, self._running, e.name, e.args)
                     elif isinstance(e, ev.ToolExecutionEnd):
                         handle = slow.pop(e.call_id, None)
@@ -317,8 +319,11 @@ class PlainShell:
         name, args = self.calls.pop(e.call_id, ("tool", {}))
         icon, style = ("⊘", "yellow") if e.blocked else ("✗", "red") if e.result.is_error else ("✓", "green")
         summary = sanitize(summarize_args(args))
+        # Time the tool itself: the event's duration also counts the wait for approval.
+        started = self.started.pop(e.call_id, None)
+        took = asyncio.get_running_loop().time() - started if started is not None else e.duration_s
         line = Text.assemble(
-            (f"{icon} ", style), (name, "bold"), " ", (summary, "dim"), (f" · {e.duration_s:.2f}s", "dim")
+            (f"{icon} ", style), (name, "bold"), " ", (summary, "dim"), (f" · {took:.2f}s", "dim")
         )
         self.console.print(line)
         if e.result.is_error:
