@@ -282,7 +282,7 @@ class Agent:
     ) -> tuple[ToolResultMessage, bool]:
         """Validate, gate (``before_tool_call``), execute (``on_acting``), then
         ``after_tool_call``. Tool failures become error results; never exceptions."""
-        started = perf_counter()
+        started = 0.0  # set when the tool starts: approval waits are not tool time
         tool, blocked = reply.tool_map.get(call.name), False
         arg_error = reply.builder.arg_errors.get(call.id) if reply.builder else None
         if arg_error:
@@ -305,9 +305,11 @@ class Agent:
                         result = gate.result
                     else:
                         reply.emit(ToolExecutionStart(call.id, call.name, state.args))
+                        started = perf_counter()
                         result = await self._execute(reply, state)
                     result = await self.middleware.after_tool_call(state, result)
-        reply.emit(ToolExecutionEnd(call.id, result, perf_counter() - started, blocked))
+        duration = perf_counter() - started if started else 0.0
+        reply.emit(ToolExecutionEnd(call.id, result, duration, blocked))
         return ToolResultMessage(call.id, call.name, result.content, result.is_error), result.terminate
 
     async def _execute(self, reply: _Reply, state: CallState) -> ToolResult:

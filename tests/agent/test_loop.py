@@ -263,3 +263,48 @@ async def test_runs_under_trio(anyio_backend: str) -> None:
         if isinstance(event, ToolExecutionStart):
             agent2.cancel()
     assert history_is_valid(agent2.messages)
+
+
+class NoticingModel:
+    """Reports a retry from inside its stream, as a provider does."""
+
+    name = "noticing"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        from shell.agent.model import report_notice
+
+        report_notice("Rate limited (429); retrying in 1 s (attempt 1 of 3).")
+        yield TextDelta("fine")
+
+
+@pytest.mark.anyio
+async def test_a_provider_notice_enters_the_reply_stream() -> None:
+    from shell.agent.model import report_notice
+
+    assert report_notice("nobody listens") is False
+    events = await collect(Agent(NoticingModel()))
+    notices = of(events, Notice)
+    assert [(n.level, n.text, n.source) for n in notices] == [
+        ("warning", "Rate limited (429); retrying in 1 s (attempt 1 of 3).", "noticing")
+    ]
+    assert kinds(events).index("Notice") < kinds(events).index("TextBlockStart")
+
+
+@pytest.mark.anyio
+async def test_tool_duration_counts_the_tool_not_the_approval_wait() -> None:
+    from middleware import BeforeToolCallResult, Middleware, ToolCallContext
+    from shell.agent import ApprovalDecision, ApprovalRequest
+
+    class SlowApproval(Middleware):
+        async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+            await ctx.ask(ApprovalRequest(ctx.call, ctx.tool, ctx.args))
+            return None
+
+    async def ask(request: ApprovalRequest) -> ApprovalDecision:
+        await anyio.sleep(0.3)
+        return ApprovalDecision.approve()
+
+    turn = calls(("nap", {"seconds": 0.01}))
+    agent = Agent(ScriptedModel([turn, "ok"]), tools=[nap], middleware=[SlowApproval()], ask=ask)
+    end = of(await collect(agent), ToolExecutionEnd)[0]
+    assert 0.005 < end.duration_s < 0.2
