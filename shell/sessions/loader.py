@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from shell.agent.loop import Agent
 
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
-KNOWN_KINDS = frozenset({"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history"})
+KNOWN_KINDS = frozenset(
+    {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result"}
+)
 
 
 @dataclass(slots=True)
@@ -66,6 +68,8 @@ class _Reader:
         self.state: dict[str, dict[str, Any]] = {}
         self.problems: list[str] = []
         self.checkpoint: AssistantMessage | None = None
+        self.results: dict[str, ToolResultMessage] = {}
+        """Results of calls whose batch had not landed in the history (``tool_result``)."""
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -140,6 +144,12 @@ class _Reader:
             raise ValueError("'state' must be an object")
         self.state = {str(k): v for k, v in state.items() if isinstance(v, dict)}
 
+    def _tool_result(self, record: dict[str, Any]) -> None:
+        message = message_from_dict(record.get("message"), self.problems)
+        if not isinstance(message, ToolResultMessage):
+            raise ValueError("a tool_result record must hold a tool message")
+        self.results[message.call_id] = message
+
     def _reply_end(self, record: dict[str, Any]) -> None:
         self.checkpoint = None
         self.open_reply = False
@@ -171,7 +181,7 @@ def load_session(path: str | Path) -> LoadedSession:
         reason = "the reply was cut off mid-stream; its text so far is kept"
     elif reader.open_reply:
         reason = "the last reply did not finish"
-    messages, repairs = repair_history(messages)
+    messages, repairs = repair_history(messages, reader.results)
     if repairs:
         reason = reason or "the last reply did not finish"
         reader.problems.extend(repairs)
@@ -191,9 +201,13 @@ def load_session(path: str | Path) -> LoadedSession:
     )
 
 
-def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
+def repair_history(
+    messages: list[Message], results: dict[str, ToolResultMessage] | None = None
+) -> tuple[list[Message], list[str]]:
     """A valid history: every tool call answered once, before the next assistant
-    turn; unanswered calls get an "interrupted" error result, stray results go.
+    turn; unanswered calls get their recorded result from ``results`` (a call
+    that finished before the crash) or else an "interrupted" error result; stray
+    results go.
 
     Messages that need no change are kept as the same objects (the recorder
     relies on that to append rather than rewrite)."""
@@ -202,10 +216,18 @@ def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
     open_calls: dict[str, str] = {}  # id → name, in call order
 
     def close_open() -> None:
+        kept = 0
         for call_id, name in open_calls.items():
-            out.append(ToolResultMessage(call_id, name, INTERRUPTED_RESULT, is_error=True))
-        if open_calls:
-            notes.append(f"{len(open_calls)} tool call(s) without a result were marked interrupted")
+            found = (results or {}).get(call_id)
+            if found is not None:
+                out.append(ToolResultMessage(call_id, found.name or name, found.content, found.is_error))
+                kept += 1
+            else:
+                out.append(ToolResultMessage(call_id, name, INTERRUPTED_RESULT, is_error=True))
+        if kept:
+            notes.append(f"{kept} tool result(s) that finished before the interruption were kept")
+        if len(open_calls) > kept:
+            notes.append(f"{len(open_calls) - kept} tool call(s) without a result were marked interrupted")
         open_calls.clear()
 
     for message in messages:

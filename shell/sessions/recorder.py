@@ -44,8 +44,9 @@ from shell.agent.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
+    ToolExecutionEnd,
 )
-from shell.agent.messages import AssistantMessage, Message
+from shell.agent.messages import AssistantMessage, Message, ToolResultMessage
 
 from .codec import blocks_to_json, message_to_dict
 from .redact import Redactor
@@ -236,6 +237,8 @@ class SessionRecorder:
                 if self._calls > self._landed:
                     self._dirty = True
                     self._maybe_checkpoint()
+            elif isinstance(event, ToolExecutionEnd):
+                self._tool_result(event)
             elif isinstance(event, ReplyEnd):
                 self._cancel_timer()
                 self._builder = None
@@ -270,6 +273,20 @@ class SessionRecorder:
             self._landed = self._calls if message is None else self._landed + 1
             self._dirty = False
             self._cancel_timer()
+
+    def _tool_result(self, event: ToolExecutionEnd) -> None:
+        """A finished call's result, shown now but in the history only when the
+        whole batch is done: written as a ``tool_result`` record so a crash in
+        between keeps it (the loader uses it instead of an "interrupted" result)."""
+        name = ""
+        for message in reversed(self._written):
+            if isinstance(message, ToolResultMessage) and message.call_id == event.call_id:
+                return  # already in the file as a message
+            if isinstance(message, AssistantMessage):
+                name = next((c.name for c in message.tool_calls if c.id == event.call_id), "")
+                break
+        result = ToolResultMessage(event.call_id, name, event.result.content, event.result.is_error)
+        self._write({"kind": "tool_result", "message": self._encode(result)})
 
     # -- checkpoints ----------------------------------------------------------------
     def _maybe_checkpoint(self) -> None:

@@ -117,6 +117,17 @@ def test_tool_calls_without_results_get_interrupted_error_results(tmp_path: Path
     assert history_is_valid(loaded.messages)
 
 
+def test_results_that_finished_before_the_crash_are_kept(tmp_path: Path) -> None:
+    calls = AssistantMessage((ToolCallBlock("c1", "a", {}), ToolCallBlock("c2", "b", {})))
+    finished = ToolResultMessage("c2", "b", "long output", is_error=False)
+    loaded = load_session(write(tmp_path / "s.jsonl", [
+        header(), msg(U1), msg(calls), {"kind": "tool_result", "message": msg(finished)["message"]},
+    ]))
+    assert loaded.messages[2:] == [ToolResultMessage("c1", "a", INTERRUPTED_RESULT, is_error=True), finished]
+    assert history_is_valid(loaded.messages) and loaded.interrupted
+    assert any("kept" in p for p in loaded.problems)
+
+
 def test_repair_drops_stray_results_and_keeps_objects() -> None:
     calls = AssistantMessage((ToolCallBlock("c1", "a", {}),))
     stray = ToolResultMessage("zz", "ghost", "?")

@@ -79,7 +79,8 @@ async def test_a_reply_with_tools_is_recorded_message_by_message(store: SessionS
     ]), tools=[add])
     with recorder(store, agent, model="test-model", cwd="/somewhere") as rec:
         await run(rec, agent, "add 1 and 2")
-    assert kinds(rec.path) == ["header", "message", "message", "message", "message", "reply_end"]
+    main = [k for k in kinds(rec.path) if k != "tool_result"]  # the result may land before it is seen
+    assert main == ["header", "message", "message", "message", "message", "reply_end"]
     head = records(rec.path)[0]
     assert head["version"] == 1 and head["id"] == rec.session_id
     assert head["model"] == "test-model" and head["cwd"] == "/somewhere"
