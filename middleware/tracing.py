@@ -1,8 +1,8 @@
 """``Tracing``: the span tree of every reply (AgentScope's TracingMiddleware).
 
-Three hooks, three kinds of span, named and attributed after the OpenTelemetry
+Three kinds of span, named and attributed after the OpenTelemetry
 GenAI semantic conventions: ``on_reply`` → ``invoke_agent {agent}``,
-``on_model_call`` → ``chat {model}`` (model, provider, token usage, finish
+``on_model_call`` (to ``after_model_response``) → ``chat {model}`` (model, provider, token usage, finish
 reasons), ``on_acting`` → ``execute_tool {tool}`` (name, call id, arguments,
 result). All of a session's spans share ``gen_ai.conversation.id``, kept in
 session state so a resumed session keeps its id. Approvals (HITL pending calls)
@@ -44,25 +44,34 @@ from shell.agent.events import (
     ToolCallEnd,
     ToolExecutionEnd,
 )
-from shell.agent.messages import ToolResult
-from shell.agent.model import ModelChunk, ModelRequest, StopChunk, UsageChunk
+from shell.agent.messages import AssistantMessage, ToolResult
+from shell.agent.model import ModelChunk, ModelRequest
 
 from .base import Middleware, ModelNext, ReplyNext
 from .context import HookContext, ToolCallContext
-from .types import ReplyRequest, ToolRequest
+from .types import ReplyRequest, ToolRequest, TurnAction
 
 EVENT_NAME = "trace"
+SECRETS_TTL_S = 5.0
 REDACTED = "[REDACTED]"
 
-_SECRET_PATTERNS = (
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI, Anthropic (sk-ant-...), most look-alikes
-    re.compile(r"\b(?:AKIA|ASIA|AIDA|AROA|AGPA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"),  # AWS key ids
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),  # Google
-    re.compile(r"(?i)(\bBearer\s+)([A-Za-z0-9._~+/=\-]{8,})"),
-    re.compile(  # the value of anything called a key, token, secret or password (AWS secrets too)
-        r"(?i)((?:api[_-]?key|access[_-]?key|secret|token|password|passwd)[\"']?\s*[:=]\s*[\"']?)"
-        r"([^\s\"',}]{6,})"
+# (clue, pattern): a pattern only runs when its clue (lowercase) is in the text, which
+# keeps redaction to a few substring checks for ordinary text.
+_SECRET_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    (("sk-",), re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")),  # OpenAI, Anthropic (sk-ant-...), look-alikes
+    (
+        ("akia", "asia", "aida", "aroa", "agpa", "anpa", "anva", "aipa"),
+        re.compile(r"\b(?:AKIA|ASIA|AIDA|AROA|AGPA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"),
+    ),  # AWS key ids
+    (("gh",), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")),  # GitHub
+    (("aiza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),  # Google
+    (("bearer",), re.compile(r"(?i)(\bBearer\s+)([A-Za-z0-9._~+/=\-]{8,})")),
+    (
+        ("key", "secret", "token", "passw"),
+        re.compile(  # the value of anything so named (AWS secrets too)
+            r"(?i)((?:api[_-]?key|access[_-]?key|secret|token|password|passwd)[\"']?\s*[:=]\s*[\"']?)"
+            r"([^\s\"',}]{6,})"
+        ),
     ),
 )
 _SECRET_ENV = re.compile(r"(_KEY|_TOKEN|_SECRET)$")
@@ -81,7 +90,10 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     for value in secrets:
         if value in text:
             text = text.replace(value, REDACTED)
-    for pattern in _SECRET_PATTERNS:
+    lower = text.lower()
+    for clues, pattern in _SECRET_PATTERNS:
+        if not any(clue in lower for clue in clues):
+            continue
         if pattern.groups == 2:
             text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
         else:
@@ -122,11 +134,12 @@ class _Trace:
         self.owner = owner
         self.tracer = tracer
         self.root = root
-        self.secrets = env_secrets() if owner.capture_content else []
+        self.secrets = owner.secrets() if owner.capture_content else []
         self.otel: dict[int, Any] = {}  # id(TraceSpan) -> OTel span
         self.tools: dict[str, TraceSpan] = {}
         self.names: dict[str, str] = {}  # call id -> tool name, from ToolCallEnd
         self.middleware_before: dict[str, float] = {}
+        self.model: TraceSpan | None = None  # the chat span open now
 
     def text(self, value: Any) -> str:
         raw = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
@@ -215,6 +228,15 @@ class Tracing(Middleware):
         self.traces: deque[TraceSpan] = deque(maxlen=keep)
         """The root spans of the most recent replies, oldest first, updated live."""
         self._cached: tuple[Any, Any] = (None, None)
+        self._secrets: tuple[float, list[str]] = (-1e9, [])
+
+    def secrets(self) -> list[str]:
+        """:func:`env_secrets`, re-read at most every ``SECRETS_TTL_S`` (the environment
+        rarely changes, and scanning it every reply would be most of this layer's cost)."""
+        now = time.monotonic()
+        if now - self._secrets[0] > SECRETS_TTL_S:
+            self._secrets = (now, env_secrets())
+        return self._secrets[1]
 
     def tracer(self) -> Any:
         """An OTel tracer if spans can go anywhere, else None (importing nothing)."""
@@ -231,14 +253,17 @@ class Tracing(Middleware):
         return self._cached[1]
 
     # -- on_reply: the invoke_agent span --------------------------------------------
-    async def on_reply(
-        self, ctx: HookContext, request: ReplyRequest, next: ReplyNext
-    ) -> AsyncIterator[Event]:
+    def on_reply(self, ctx: HookContext, request: ReplyRequest, next: ReplyNext) -> AsyncIterator[Event]:
+        # A plain function, not a generator: with nothing to record, the inner stream
+        # is handed back as it is and this layer adds no frame of its own.
         tracer = self.tracer()
         if tracer is None and not self.tree:
-            async for event in next(request):
-                yield event
-            return
+            return next(request)
+        return self._reply(ctx, tracer, request, next)
+
+    async def _reply(
+        self, ctx: HookContext, tracer: Any, request: ReplyRequest, next: ReplyNext
+    ) -> AsyncIterator[Event]:
         trace = self._start(ctx, tracer, request)
         try:
             async for event in next(request):
@@ -251,6 +276,7 @@ class Tracing(Middleware):
                 yield event
         finally:
             if trace.root.end is None:  # the stream was closed before ReplyEnd
+                self._close_open(trace, "cancelled")
                 trace.close(trace.root, "cancelled")
 
     def _start(self, ctx: HookContext, tracer: Any, request: ReplyRequest) -> _Trace:
@@ -307,8 +333,20 @@ class Tracing(Middleware):
         elif isinstance(event, ErrorEvent):
             attrs = {"exception.message": trace.text(event.error), "agent_shell.error.source": event.source}
             trace.event(trace.root, "exception", attrs)
+            if trace.model is not None and event.source == "model":
+                span, trace.model = trace.model, None
+                trace.close(span, "error", type(event.exception).__name__ if event.exception else "error")
+
+    @staticmethod
+    def _close_open(trace: _Trace, status: str) -> None:
+        """Spans still open when the reply ends (a cancel, an error) end with it."""
+        for span in trace.root.children:
+            if span.end is None:
+                trace.close(span, status)
+        trace.model = None
 
     def _end(self, ctx: HookContext, trace: _Trace, event: ReplyEnd) -> None:
+        self._close_open(trace, "cancelled" if event.stop_reason == "cancelled" else "error")
         attrs = trace.root.attributes
         before = trace.middleware_before
         for name, spent in self._middleware_time(ctx).items():
@@ -324,31 +362,33 @@ class Tracing(Middleware):
         )
         trace.close(trace.root, status, "error" if status == "error" else None)
 
-    # -- on_model_call: the chat span -------------------------------------------------
-    async def on_model_call(
+    # -- on_model_call .. after_model_response: the chat span ------------------------
+    # The span opens in on_model_call and closes in after_model_response (usage and
+    # stop reason are on the message), so no frame of ours sits on the chunk stream.
+    def on_model_call(
         self, ctx: HookContext, request: ModelRequest, next: ModelNext
     ) -> AsyncIterator[ModelChunk]:
         trace: _Trace | None = ctx.reply_state.get("trace")
-        if trace is None:
-            async for chunk in next(request):
-                yield chunk
-            return
-        attrs = {"gen_ai.operation.name": "chat", **_model_attributes(request.model)}
-        span = trace.child(f"chat {attrs['gen_ai.request.model']}", "model", attrs)
-        status, error = "cancelled", None
-        try:
-            async for chunk in next(request):
-                if isinstance(chunk, UsageChunk):
-                    span.attributes["gen_ai.usage.input_tokens"] = chunk.usage.input_tokens
-                    span.attributes["gen_ai.usage.output_tokens"] = chunk.usage.output_tokens
-                elif isinstance(chunk, StopChunk):
-                    span.attributes["gen_ai.response.finish_reasons"] = [chunk.reason]
-                yield chunk
-            status = "ok"
-        except Exception as exc:
-            status, error = "error", type(exc).__name__
-            raise
-        finally:
+        if trace is not None:
+            self._close_model(ctx, trace, "error", "retried")  # an inner layer called next again
+            attrs = {"gen_ai.operation.name": "chat", **_model_attributes(request.model)}
+            trace.model = trace.child(f"chat {attrs['gen_ai.request.model']}", "model", attrs)
+        return next(request)
+
+    async def after_model_response(self, ctx: HookContext, response: AssistantMessage) -> TurnAction | None:
+        trace: _Trace | None = ctx.reply_state.get("trace")
+        if trace is not None and trace.model is not None:
+            attrs = trace.model.attributes
+            attrs["gen_ai.usage.input_tokens"] = response.usage.input_tokens
+            attrs["gen_ai.usage.output_tokens"] = response.usage.output_tokens
+            attrs["gen_ai.response.finish_reasons"] = [response.stop_reason]
+            self._close_model(ctx, trace, "ok")
+        return None
+
+    @staticmethod
+    def _close_model(ctx: HookContext, trace: _Trace, status: str, error: str | None = None) -> None:
+        span, trace.model = trace.model, None
+        if span is not None:
             trace.close(span, status, error)
             ctx.emit(CustomEvent(EVENT_NAME, trace.root))
 
