@@ -1,24 +1,18 @@
 """``Tracing``: the span tree of every reply (AgentScope's TracingMiddleware).
 
-Three kinds of span, named and attributed after the OpenTelemetry
-GenAI semantic conventions: ``on_reply`` → ``invoke_agent {agent}``,
-``on_model_call`` (to ``after_model_response``) → ``chat {model}`` (model, provider, token usage, finish
-reasons), ``on_acting`` → ``execute_tool {tool}`` (name, call id, arguments,
-result). All of a session's spans share ``gen_ai.conversation.id``, kept in
-session state so a resumed session keeps its id. Approvals (HITL pending calls)
-become span events on the reply span. Content passes :func:`redact` first: secrets
-never reach a trace.
+Spans follow the OpenTelemetry GenAI semantic conventions: ``invoke_agent {agent}``
+per reply (``on_reply``), ``chat {model}`` per model call (``on_model_call`` to
+``after_model_response``: model, provider, tokens, finish reason), ``execute_tool
+{tool}`` per tool (``on_acting``: name, call id, arguments, result). All share the
+``gen_ai.conversation.id`` kept in session state; approvals (HITL pending calls) are
+events on the reply span; content passes :func:`redact` first.
 
-Two outputs, independent of each other:
-
-* OpenTelemetry, when the SDK is installed *and* a real ``TracerProvider`` is
-  configured (or one is passed in). ``opentelemetry`` is never imported for
-  this: if nobody imported it, nobody can have configured it, so the check is a
-  dictionary lookup and the cost without OTel is nil.
-* :class:`TraceSpan` trees for the UI: ``Tracing.traces`` holds the recent
-  replies' roots, updated live; ``CustomEvent("trace", root)`` is emitted each
-  time a span closes so a view can refresh. ``tree=False`` turns this off; with
-  no OTel either, every hook goes straight to ``next``.
+Two outputs. OpenTelemetry, only when a real ``TracerProvider`` is configured (or
+passed in): ``opentelemetry`` is never imported to find out (nobody imported it →
+nobody configured it). And :class:`TraceSpan` trees for the UI: ``Tracing.traces``
+holds recent replies' roots, updated live, with ``CustomEvent("trace", root)`` each
+time a span closes. With ``tree=False`` and no provider, every hook goes straight
+to ``next``.
 """
 
 from __future__ import annotations
@@ -55,24 +49,25 @@ EVENT_NAME = "trace"
 SECRETS_TTL_S = 5.0
 REDACTED = "[REDACTED]"
 
-# (clue, pattern): a pattern only runs when its clue (lowercase) is in the text, which
-# keeps redaction to a few substring checks for ordinary text.
-_SECRET_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
-    (("sk-",), re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")),  # OpenAI, Anthropic (sk-ant-...), look-alikes
-    (
-        ("akia", "asia", "aida", "aroa", "agpa", "anpa", "anva", "aipa"),
-        re.compile(r"\b(?:AKIA|ASIA|AIDA|AROA|AGPA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"),
-    ),  # AWS key ids
-    (("gh",), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")),  # GitHub
-    (("aiza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),  # Google
-    (("bearer",), re.compile(r"(?i)(\bBearer\s+)([A-Za-z0-9._~+/=\-]{8,})")),
-    (
-        ("key", "secret", "token", "passw"),
-        re.compile(  # the value of anything so named (AWS secrets too)
-            r"(?i)((?:api[_-]?key|access[_-]?key|secret|token|password|passwd)[\"']?\s*[:=]\s*[\"']?)"
-            r"([^\s\"',}]{6,})"
+# (clues, pattern): a pattern only runs when one of its clues is in the lowercased
+# text, so ordinary text costs a few substring checks.
+_SECRET_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (tuple(clues.split()), re.compile(pattern))
+    for clues, pattern in (
+        ("sk-", r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI, Anthropic (sk-ant-...), look-alikes
+        (
+            "akia asia aida aroa agpa anpa anva aipa",
+            r"\b(?:AKIA|ASIA|AIDA|AROA|AGPA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
         ),
-    ),
+        ("gh", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub
+        ("aiza", r"\bAIza[0-9A-Za-z_\-]{35}"),  # Google
+        ("bearer", r"(?i)(\bBearer\s+)([A-Za-z0-9._~+/=\-]{8,})"),
+        (  # the value of anything named a key, token, secret or password (AWS secrets too)
+            "key secret token passw",
+            r"(?i)((?:api[_-]?key|access[_-]?key|secret|token|password|passwd)[\"']?\s*[:=]\s*[\"']?)"
+            r"([^\s\"',}]{6,})",
+        ),
+    )
 )
 _SECRET_ENV = re.compile(r"(_KEY|_TOKEN|_SECRET)$")
 

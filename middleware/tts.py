@@ -47,11 +47,7 @@ from .types import ReplyRequest
 # -- the engine protocols ---------------------------------------------------------
 @runtime_checkable
 class TTSEngine(Protocol):
-    """What any speech engine offers: one call from text to audio.
-
-    ``synthesize`` returns the audio as an async iterator of chunks (an engine that
-    streams) or as an awaitable of the whole (one that does not).
-    """
+    """Text to audio: ``synthesize`` returns chunks (async iterator) or the whole (awaitable)."""
 
     @property
     def media_type(self) -> str: ...
@@ -61,12 +57,9 @@ class TTSEngine(Protocol):
 
 
 class SpeechStream(Protocol):
-    """One utterance of a realtime engine: text goes in while audio comes out.
-
-    ``ready`` never waits (the middleware calls it between events, so a slow
-    engine can never hold the text back); ``flush`` says no more text is coming
-    and yields the rest of the audio; ``aclose`` stops at once, dropping the rest.
-    """
+    """One realtime utterance. ``ready`` never waits (it is called between events, so a
+    slow engine cannot hold the text back); ``flush``: no more text, yield the rest of
+    the audio; ``aclose``: stop at once, drop the rest."""
 
     @property
     def media_type(self) -> str: ...
@@ -84,12 +77,8 @@ class RealtimeTTSEngine(TTSEngine, Protocol):
 
 
 def detect_engine() -> TTSEngine | None:
-    """The best engine installed here, or None.
-
-    The engines are the application's (``shell.speech``), above this package in the
-    layering, so they are looked up by name at run time: the library works without
-    them and never imports them statically.
-    """
+    """The best engine installed here, or None. The engines (``shell.speech``) sit above
+    this package, so they are looked up by name at run time, never imported statically."""
     try:
         speech = importlib.import_module("shell.speech")
     except ImportError:
@@ -248,10 +237,8 @@ class TTS(Middleware):
         media_type: str | None = None,
     ) -> None:
         self.engine = engine
-        self.realtime = realtime
-        """None: the engine's own mode."""
-        self.media_type = media_type
-        """Overrides the engine's media type on the data blocks (e.g. with parameters)."""
+        self.realtime = realtime  # None: the engine's own mode
+        self.media_type = media_type  # overrides the engine's on the data blocks
         self._looked = engine is not None
         self._said_missing = False
         self._live: set[_Voice] = set()
@@ -293,8 +280,7 @@ class TTS(Middleware):
             await voice.end(silence=True)
 
 
-CANCEL_POLL_S = 0.02
-"""How often a wait for audio looks whether the user cancelled."""
+CANCEL_POLL_S = 0.02  # how often a wait for audio looks whether the user cancelled
 
 _MISSING = (
     "Speech is off: no text-to-speech engine was found "
