@@ -214,11 +214,9 @@ class Tracing(Middleware):
         capture_content: bool = True,
         max_chars: int = 4000,
     ) -> None:
-        self.tracer_provider = tracer_provider
-        """None: the global provider, if the application configured a real one."""
+        self.tracer_provider = tracer_provider  # None: the global one, if it is a real one
         self.tree = tree
-        self.capture_content = capture_content
-        """Record messages, arguments and results (redacted) as well as the structure."""
+        self.capture_content = capture_content  # messages, arguments, results (redacted)
         self.max_chars = max_chars
         self.traces: deque[TraceSpan] = deque(maxlen=keep)
         """The root spans of the most recent replies, oldest first, updated live."""
@@ -312,11 +310,11 @@ class Tracing(Middleware):
                 attrs["gen_ai.tool.call.arguments"] = trace.text(req.args)
             trace.event(trace.root, "agent_shell.approval.pending", attrs)
         elif isinstance(event, ApprovalResolved):
-            trace.event(
-                trace.root,
-                "agent_shell.approval.resolved",
-                {"gen_ai.tool.call.id": event.call_id, "agent_shell.approval.decision": event.decision.type},
-            )
+            attrs = {
+                "gen_ai.tool.call.id": event.call_id,
+                "agent_shell.approval.decision": event.decision.type,
+            }
+            trace.event(trace.root, "agent_shell.approval.resolved", attrs)
         elif isinstance(event, ToolCallEnd):
             trace.names[event.call_id] = event.name
         elif isinstance(event, ToolExecutionEnd) and event.call_id not in trace.tools:
@@ -352,9 +350,7 @@ class Tracing(Middleware):
         attrs["gen_ai.response.finish_reasons"] = [event.stop_reason]
         if self.capture_content and event.message is not None:
             attrs["gen_ai.output.messages"] = _message_json(trace, [event.message])
-        status = {"end_turn": "ok", "max_rounds": "ok", "stopped": "ok"}.get(
-            event.stop_reason, event.stop_reason
-        )
+        status = "ok" if event.stop_reason in ("end_turn", "max_rounds", "stopped") else event.stop_reason
         trace.close(trace.root, status, "error" if status == "error" else None)
 
     # -- on_model_call .. after_model_response: the chat span ------------------------
@@ -431,6 +427,4 @@ class Tracing(Middleware):
             ctx.emit(CustomEvent(EVENT_NAME, trace.root))
 
 
-_WATCHED = frozenset(
-    {ReplyEnd, ApprovalRequested, ApprovalResolved, ToolCallEnd, ToolExecutionEnd, ErrorEvent}
-)
+_WATCHED = {ReplyEnd, ApprovalRequested, ApprovalResolved, ToolCallEnd, ToolExecutionEnd, ErrorEvent}

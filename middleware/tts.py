@@ -198,21 +198,22 @@ class Speakable:
             return ""  # may still become a fence or a table row: wait for the line
         end = 0
         for m in _SENTENCE_END.finditer(line, self._released):
-            before = line[: m.end()]
-            if (
-                before.count("`") % 2 == 0
-                and before.count("[") <= before.count("]")
-                and before.count("(") <= before.count(")")
-            ):
+            if _closed(line[: m.end()]):
                 end = m.end()
         if end <= self._released:
             return ""
-        if self._released == 0:
-            spoken = self._complete(line[:end]).rstrip() + " "
-        else:
-            spoken = speak_inline(line[self._released : end])
+        head = self._released == 0  # a line's head may carry a heading or bullet marker
+        spoken = (
+            self._complete(line[:end]).rstrip() + " " if head else speak_inline(line[self._released : end])
+        )
         self._released = end
         return spoken
+
+
+def _closed(text: str) -> bool:
+    """No code span, link text or link target is still open in ``text``."""
+    unclosed = text.count("[") - text.count("]"), text.count("(") - text.count(")")
+    return text.count("`") % 2 == 0 and max(unclosed) <= 0
 
 
 def speakable(text: str) -> str:
@@ -282,10 +283,7 @@ class TTS(Middleware):
 
 CANCEL_POLL_S = 0.02  # how often a wait for audio looks whether the user cancelled
 
-_MISSING = (
-    "Speech is off: no text-to-speech engine was found "
-    "(install espeak-ng, or configure an OpenAI-compatible speech endpoint)."
-)
+_MISSING = "Speech is off: no text-to-speech engine found (install espeak-ng or configure one)."
 
 
 class _Voice:
@@ -335,13 +333,9 @@ class _Voice:
                 yield out
 
     async def _next(self, source: AsyncIterator[bytes]) -> bytes | None:
-        """The next chunk of audio; None at the end, or as soon as the user cancels.
-
-        A slow engine must not hold a cancelled reply, and nothing else would wake
-        this layer (the cancel lands in another task), so the wait races a watcher of
-        ``ctx.cancelled``. The task group lives inside this one await, never across a
-        ``yield``.
-        """
+        """The next chunk; None at the end or as soon as the user cancels. Nothing else
+        would wake this layer (the cancel lands in another task), so the wait races a
+        watcher of ``ctx.cancelled``; the task group never spans a ``yield``."""
         got: list[bytes] = []
         failed: list[Exception] = []
 
