@@ -108,6 +108,8 @@ class SessionRecorder:
         self._file_lock: SessionLock | None = None
         self._fd: int | None = None
         self._written: list[Message] = []
+        self._answered: set[str] = set()
+        self._call_names: dict[str, str] = {}
         self._state_json: str | None = "{}"
         self._builder: MessageBuilder | None = None
         self._calls = 0
@@ -134,6 +136,8 @@ class SessionRecorder:
         recorder = cls(store, agent, session_id=loaded.session_id, **kwargs)
         recorder._resumed = loaded
         recorder._written = list(loaded.stored)
+        for message in loaded.stored:
+            recorder._note_calls(message)
         recorder._state_json = json.dumps(loaded.session_state, sort_keys=True)
         recorder.open()
         return recorder
@@ -260,11 +264,21 @@ class SessionRecorder:
                 for message in history[n:]:
                     self._write({"kind": "message", "message": self._encode(message)})
                     written.append(message)
+                    self._note_calls(message)
                     self._note_landed(message)
                 return
             self._write({"kind": "history", "messages": [self._encode(m) for m in history]})
             self._written = list(history)
+            self._answered.clear()
+            for message in history:
+                self._note_calls(message)
             self._note_landed(None)
+
+    def _note_calls(self, message: Message) -> None:
+        if isinstance(message, AssistantMessage):
+            self._call_names.update((c.id, c.name) for c in message.tool_calls)
+        elif isinstance(message, ToolResultMessage):
+            self._answered.add(message.call_id)
 
     def _note_landed(self, message: Message | None) -> None:
         """An assistant message landed (``None``: the history was rewritten): the
@@ -278,13 +292,9 @@ class SessionRecorder:
         """A finished call's result, shown now but in the history only when the
         whole batch is done: written as a ``tool_result`` record so a crash in
         between keeps it (the loader uses it instead of an "interrupted" result)."""
-        name = ""
-        for message in reversed(self._written):
-            if isinstance(message, ToolResultMessage) and message.call_id == event.call_id:
-                return  # already in the file as a message
-            if isinstance(message, AssistantMessage):
-                name = next((c.name for c in message.tool_calls if c.id == event.call_id), "")
-                break
+        if event.call_id in self._answered:
+            return  # its batch landed already: the result is in the file as a message
+        name = self._call_names.get(event.call_id, "")
         result = ToolResultMessage(event.call_id, name, event.result.content, event.result.is_error)
         self._write({"kind": "tool_result", "message": self._encode(result)})
 
