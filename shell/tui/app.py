@@ -23,6 +23,7 @@ from shell.agent.approvals import ApprovalDecision, ApprovalRequest
 
 from . import prefs
 from .entries import AssistantEntry, NoticeEntry, UserEntry
+from .gcpolicy import GcPolicy
 from .palette import ShellCommands
 from .renderer import ReplyRenderer
 from .screens.approval import ApprovalScreen, PendingApproval
@@ -87,6 +88,7 @@ class AgentShellApp(App[int]):
         self._approval_screen: ApprovalScreen | None = None
         self._busy = False
         self.renderer: ReplyRenderer | None = None
+        self.gc_policy = GcPolicy()
 
     # -- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -130,6 +132,7 @@ class AgentShellApp(App[int]):
         self.prompt.focus()
         for problem in self.runtime.problems:
             await self.conversation.add(NoticeEntry("warning", problem))
+        self.call_after_refresh(self.gc_policy.started_up)
 
     @property
     def model_label(self) -> str:
@@ -177,6 +180,7 @@ class AgentShellApp(App[int]):
         await self.conversation.add(UserEntry(text))
         self.conversation.anchor()
         renderer = self.renderer = ReplyRenderer(self)
+        self.gc_policy.reply_started()
         try:
             async with aclosing(self.agent.reply(text)) as events:
                 async for event in events:
@@ -188,6 +192,7 @@ class AgentShellApp(App[int]):
             self._busy = False
             self.renderer = None
             self.status.state = "idle"
+            self.call_after_refresh(self.gc_policy.reply_finished)
         if self._queue:
             next_text = self._queue.pop(0)
             self._show_queue()

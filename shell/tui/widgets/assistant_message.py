@@ -9,16 +9,24 @@ streaming time grows linearly with the reply's size.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import ScrollableContainer, Vertical
+from textual.geometry import Region
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
 
 from ..mdsplit import Splitter, split_markdown
 from ..textsafe import clean
+from .parked import Parked
 
-CHUNK_LIMIT = 4000
+CHUNK_LIMIT = 1500
 FRAME_S = 1 / 30
+FRAME_BUDGET = 1200
+"""At most this many characters are rendered per frame, so a burst of deltas (a
+fast model, a replayed session) never stalls the event loop; the rest waits for
+the next frame."""
 
 
 class AssistantMessage(Vertical):
@@ -27,7 +35,7 @@ class AssistantMessage(Vertical):
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 1 0 0 0; padding: 0 1; }
     AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
-    AssistantMessage > Markdown > MarkdownBlock:last-child { margin-bottom: 0; }
+    AssistantMessage > Markdown:last-child > MarkdownBlock:last-child { margin-bottom: 0; }
     """
 
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:
@@ -40,6 +48,7 @@ class AssistantMessage(Vertical):
         self._splitter = Splitter()
         self._stream: MarkdownStream | None = None
         self._current: Markdown | None = None
+        self._lock = asyncio.Lock()
 
     @property
     def text(self) -> str:
@@ -58,16 +67,29 @@ class AssistantMessage(Vertical):
     def append(self, delta: str) -> None:
         """Queue a delta; it is rendered at the next frame with the others."""
         self._pending.append(delta)
+        self._schedule()
+
+    def _schedule(self) -> None:
         if not self._flush_scheduled:
             self._flush_scheduled = True
             self.set_timer(FRAME_S, self._flush)
 
     async def _flush(self) -> None:
         self._flush_scheduled = False
+        async with self._lock:  # the frame timer and finish() may both flush
+            await self._flush_locked()
+
+    async def _flush_locked(self) -> None:
         if not self._pending or self._stream is None:
             return
-        text = clean("".join(self._pending))
+        pending = "".join(self._pending)
         self._pending.clear()
+        if len(pending) > FRAME_BUDGET:
+            cut = pending.rfind("\n", 0, FRAME_BUDGET) + 1 or FRAME_BUDGET
+            self._pending.append(pending[cut:])
+            pending = pending[:cut]
+            self._schedule()
+        text = clean(pending)
         self._text += text
         cut = self._splitter.feed(text, self._chunk_size >= CHUNK_LIMIT)
         if cut is None:
@@ -83,14 +105,73 @@ class AssistantMessage(Vertical):
         rest = text[cut:]
         self._chunk_size = len(rest)
         await self._stream.write(rest)
+        self.call_after_refresh(self.park_offscreen)
 
     async def finish(self, text: str | None = None) -> None:
-        """The block ended: render what is left and stop streaming."""
-        await self._flush()
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """The block ended: render what is left (a frame's budget at a time) and stop."""
+        while self._pending and self._stream is not None:
+            await self._flush()
+            if self._pending:
+                await asyncio.sleep(FRAME_S)
+        async with self._lock:
+            if self._stream is not None:
+                await self._stream.stop()
+                self._stream = None
         self.streaming = False
+        for chunk in self.query_children(Markdown):  # frozen heights only matter while growing
+            chunk.styles.height = "auto"
         if text is not None and not self._text:
             self._text = clean(text)
             await self.query_one(Markdown).update(self._text)
+
+    # -- parking (see ``parked``) ------------------------------------------------------
+    def _viewport(self) -> Region | None:
+        """The region worth keeping live: the scroll container's, half a screen either way."""
+        container = next((a for a in self.ancestors if isinstance(a, ScrollableContainer)), None)
+        if container is None:
+            return None
+        region = container.region
+        margin = region.height // 2
+        return region.grow((margin, 0, margin, 0))
+
+    async def park_offscreen(self) -> None:
+        """Swap finished Markdown chunks far from the viewport for ``Parked`` spacers."""
+        viewport = self._viewport()
+        if viewport is None or not self.is_attached:
+            return
+        for chunk in list(self.query_children(Markdown)):
+            if chunk is self._current and self._stream is not None:
+                continue
+            region = chunk.region
+            if not region or chunk.source == "":
+                continue
+            if region.overlaps(viewport):
+                if self._stream is not None:
+                    self._freeze(chunk)
+                continue
+            parked = Parked(chunk.source, chunk.outer_size.height)
+            await self.mount(parked, before=chunk)
+            await chunk.remove()
+
+    def _freeze(self, chunk: Markdown) -> None:
+        """Give a finished chunk a fixed height: a growing sibling then no longer
+        makes Textual measure every block of it again on each frame."""
+        if chunk.styles.height is None or chunk.styles.height.is_auto:
+            chunk.styles.height = chunk.outer_size.height
+
+    def on_resize(self) -> None:
+        """A new width changes every chunk's height: measure again, freeze later."""
+        for chunk in self.query_children(Markdown):
+            chunk.styles.height = "auto"
+        if self.is_attached:
+            self.call_after_refresh(self.park_offscreen)
+
+    async def unpark_visible(self) -> None:
+        """Bring back the parked chunks that are near the viewport again."""
+        viewport = self._viewport()
+        if viewport is None:
+            return
+        for parked in list(self.query_children(Parked)):
+            if parked.region.overlaps(viewport):
+                await self.mount(Markdown(parked.source), before=parked)
+                await parked.remove()

@@ -17,10 +17,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..entries import Entry
+from .assistant_message import AssistantMessage
 
 WINDOW = 60
 SLACK = 20
 BATCH = 20
+PARK_DELAY_S = 0.2
 
 
 class EarlierMarker(Static):
@@ -49,6 +51,7 @@ class Conversation(VerticalScroll):
         self.entries: list[Entry] = []
         self.first_mounted = 0
         self._loading = False
+        self._parking_scheduled = False
 
     def compose(self) -> ComposeResult:
         yield EarlierMarker(id="earlier")
@@ -61,6 +64,7 @@ class Conversation(VerticalScroll):
         self.entries.append(entry)
         widget = entry.widget = entry.build()
         await self.mount(widget)
+        self.schedule_parking()
         if len(self.entries) - self.first_mounted > WINDOW + SLACK and self.is_anchored_at_end:
             await self.trim()
         return widget
@@ -130,3 +134,16 @@ class Conversation(VerticalScroll):
         super().watch_scroll_y(old, new)
         if new <= 0 and self.first_mounted > 0 and not self._loading:
             self.run_worker(self.load_earlier(), exclusive=True, group="load-earlier")
+        self.schedule_parking()
+
+    def schedule_parking(self) -> None:
+        """Soon (debounced): park Markdown far from view, bring back what is near."""
+        if not self._parking_scheduled:
+            self._parking_scheduled = True
+            self.set_timer(PARK_DELAY_S, self._parking_pass)
+
+    async def _parking_pass(self) -> None:
+        self._parking_scheduled = False
+        for message in list(self.query_children(AssistantMessage)):
+            await message.unpark_visible()
+            await message.park_offscreen()

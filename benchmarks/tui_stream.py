@@ -1,0 +1,143 @@
+"""Benchmark: streaming a Markdown reply in 5-character deltas, 10 KB → 100 KB.
+
+Ours (``AssistantMessage``: deltas batched per frame with a per-frame budget, a
+fresh Markdown widget per top-level paragraph group once a chunk is big, finished
+chunks at a fixed height, chunks far from view parked, and the app's GC policy:
+no automatic cyclic GC while a reply streams) against plain Textual (one ``Markdown`` fed through
+``Markdown.get_stream``), in one run, in a headless app at 120x40.
+
+Prints, per size, wall and CPU time and the p99 event-loop stall (wall, and
+counting only this process's CPU time, which a loaded machine does not
+inflate); then the growth exponent of time against size (target ≤ 1.1) and the
+worst p99 stall (target < 50 ms).
+
+    python benchmarks/tui_stream.py [--sizes 10,25,50,100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from time import perf_counter, process_time
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
+
+from benchmarks.tui_common import StallProbe, deltas, exponent, markdown_text
+from shell.tui.gcpolicy import GcPolicy
+from shell.tui.widgets.assistant_message import AssistantMessage
+
+
+class Bench(App[None]):
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(id="scroll")
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    p99: float
+    p99_cpu: float
+
+
+async def run_ours(text: str) -> Run:
+    app = Bench()
+    async with app.run_test(size=(120, 40)) as pilot:
+        scroll = app.query_one("#scroll", VerticalScroll)
+        scroll.anchor()
+        widget = AssistantMessage(streaming=True)
+        await scroll.mount(widget)
+        policy = GcPolicy()  # what AgentShellApp does around every reply
+        policy.started_up()
+        probe = StallProbe()
+        probe.start()
+        t0, c0 = perf_counter(), process_time()
+        policy.reply_started()
+        for delta in deltas(text):
+            widget.append(delta)
+            await asyncio.sleep(0)
+        await widget.finish()
+        await pilot.pause()
+        policy.reply_finished()
+        wall, cpu = perf_counter() - t0, process_time() - c0
+        await probe.stop()
+        assert widget.text == text
+        return Run(wall, cpu, probe.p99_ms(), probe.p99_ms(cpu=True))
+
+
+async def run_plain(text: str) -> Run:
+    app = Bench()
+    async with app.run_test(size=(120, 40)) as pilot:
+        scroll = app.query_one("#scroll", VerticalScroll)
+        scroll.anchor()
+        widget = Markdown()
+        await scroll.mount(widget)
+        stream = Markdown.get_stream(widget)
+        probe = StallProbe()
+        probe.start()
+        t0, c0 = perf_counter(), process_time()
+        for delta in deltas(text):
+            await stream.write(delta)
+        await stream.stop()
+        await pilot.pause()
+        wall, cpu = perf_counter() - t0, process_time() - c0
+        await probe.stop()
+        return Run(wall, cpu, probe.p99_ms(), probe.p99_ms(cpu=True))
+
+
+async def main(sizes_kb: list[int]) -> dict[str, float]:
+    sizes = [kb * 1000 for kb in sizes_kb]
+    ours: list[Run] = []
+    plain: list[Run] = []
+    print(
+        f"{'size':>6} | {'ours wall':>9} {'cpu':>6} {'p99':>6} {'p99cpu':>6} | "
+        f"{'plain wall':>10} {'cpu':>6} {'p99':>6} {'p99cpu':>6} | {'plain/ours cpu':>14}"
+    )
+    for size in sizes:
+        text = markdown_text(size)
+        o = await run_ours(text)
+        p = await run_plain(text)
+        ours.append(o)
+        plain.append(p)
+        print(
+            f"{size // 1000:>4}KB | {o.wall:>9.2f} {o.cpu:>6.2f} {o.p99:>6.0f} {o.p99_cpu:>6.0f} | "
+            f"{p.wall:>10.2f} {p.cpu:>6.2f} {p.p99:>6.0f} {p.p99_cpu:>6.0f} | {p.cpu / o.cpu:>13.1f}x"
+        )
+    result = {
+        "exponent_ours_cpu": exponent(sizes, [r.cpu for r in ours]),
+        "exponent_plain_cpu": exponent(sizes, [r.cpu for r in plain]),
+        "exponent_ours_wall": exponent(sizes, [r.wall for r in ours]),
+        "exponent_plain_wall": exponent(sizes, [r.wall for r in plain]),
+        "p99_ours_ms": max(r.p99 for r in ours),
+        "p99_cpu_ours_ms": max(r.p99_cpu for r in ours),
+        "p99_plain_ms": max(r.p99 for r in plain),
+        "p99_cpu_plain_ms": max(r.p99_cpu for r in plain),
+    }
+    print(
+        f"exponent (cpu): ours {result['exponent_ours_cpu']:.2f} (target <= 1.1), "
+        f"plain {result['exponent_plain_cpu']:.2f}; (wall): ours {result['exponent_ours_wall']:.2f}, "
+        f"plain {result['exponent_plain_wall']:.2f}"
+    )
+    print(
+        f"worst p99 stall: ours {result['p99_ours_ms']:.0f} ms wall / {result['p99_cpu_ours_ms']:.0f} ms cpu "
+        f"(target < 50); plain {result['p99_plain_ms']:.0f} / {result['p99_cpu_plain_ms']:.0f} ms"
+    )
+    print(
+        f"largest size: plain/ours cpu time {plain[-1].cpu / ours[-1].cpu:.1f}x, "
+        f"wall {plain[-1].wall / ours[-1].wall:.1f}x"
+    )
+    return result
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10,25,50,100")
+    args = parser.parse_args()
+    asyncio.run(main([int(s) for s in args.sizes.split(",")]))
