@@ -123,6 +123,10 @@ class MiddlewareStack:
     def get(self, name: str) -> Middleware:
         return self._slot(name).middleware
 
+    def has_hook(self, hook: str) -> bool:
+        """Whether any enabled middleware implements ``hook`` (to skip work for none)."""
+        return any(slot.enabled for slot, _, _ in self._hooks[hook])
+
     def hooks_of(self, name: str) -> list[str]:
         return overridden_hooks(self._slot(name).middleware)
 
