@@ -353,6 +353,7 @@ class Agent:
         run = reply.run
         onion = self.middleware.stream("on_reply", run, ReplyRequest(reply.input), reply.start_core, "agent")
         end: ReplyEnd | None = None  # held back until every layer has finished its post-processing
+        failed = False
         try:
             async with closing(onion):
                 while True:
@@ -375,12 +376,13 @@ class Agent:
             reply.cancel(deadline=False)
             for event in await self._report(reply, exc, "agent"):
                 yield event
-            reply.stop, end = "error", None
+            failed, end = True, None
         while reply.local:
             yield reply.local.popleft()
         if end is None:
-            await reply.core_done.wait()
-            end = ReplyEnd(reply.last_message, reply.final_stop(), reply.usage, reply_id=run.reply_id)
+            await reply.core_done.wait()  # the core repairs the history before the reply ends
+            stop: StopReason = "error" if failed else reply.final_stop()
+            end = ReplyEnd(reply.last_message, stop, reply.usage, reply_id=run.reply_id)
         yield end
 
     async def _core(self, reply: _Reply, request: ReplyRequest) -> None:

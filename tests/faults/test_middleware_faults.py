@@ -126,20 +126,8 @@ async def run(agent: Agent, text: str) -> list[Event]:
         return [e async for e in agent.reply(text)]
 
 
-ON_REPLY_RACE = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine bug: an on_reply layer that raises while the core runs ends the reply with "
-        "stop_reason 'cancelled', not 'error': Agent._drive (shell/agent/loop.py:373-376) cancels the "
-        "core and sets reply.stop='error', then Agent._core (loop.py:398-401) finishes cancelled and "
-        "overwrites reply.stop with 'cancelled', which final_stop() returns"
-    ),
-)
-
-
 def _case(hook: str, phase: str, on_call: int) -> Any:
-    marks = [ON_REPLY_RACE] if (hook, phase, on_call) == ("on_reply", "during", 1) else []
-    return pytest.param(hook, phase, on_call, marks=marks, id=f"{hook}-{phase}-{on_call}")
+    return pytest.param(hook, phase, on_call, id=f"{hook}-{phase}-{on_call}")
 
 
 @pytest.mark.anyio
