@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from shell.agent.messages import (
@@ -37,7 +37,7 @@ REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 8
 SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (
         re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
         REDACTED,
@@ -46,15 +46,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
     (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
     (re.compile(r"\b(Bearer\s+)[A-Za-z0-9._~+/=\-]{8,}", re.I), r"\1" + REDACTED),
+    # ``api_key=…``, ``"password": "…"``: a quoted value, or an unquoted one with a
+    # digit in it, so that code (``token = next_token()``) is left alone.
     (
         re.compile(
             r"""(?ix)
             \b((?:[a-z0-9]+[_-])*(?:api[_-]?key|secret(?:[_-]key)?|access[_-]?key|auth[_-]?token|
-                token|password|passwd)["']?\s*[:=]\s*["']?)
-            (?!\[REDACTED\])([^\s"'&,;<>]{6,})
+                token|password|passwd)["']?\s*[:=]\s*)
+            (?:(["'])(?!\[REDACTED\])[^"'\s]{6,}(?=\2)
+              |(?!\[REDACTED\])(?=[^\s"'&,;<>()]*\d)[^\s"'&,;<>()]{6,}(?![\w(]))
             """
         ),
-        r"\1" + REDACTED,
+        lambda m: m.group(1) + (m.group(2) or "") + REDACTED,
     ),
 )
 

@@ -151,7 +151,8 @@ class SessionStore:
         return sorted(p.name[: -len(SUFFIX)] for p in self.root.glob(f"*{SUFFIX}") if p.is_file())
 
     def info(self, session_id: str) -> SessionInfo:
-        """Header, title and count from one pass over the file (no message decoding)."""
+        """Header, title and count from one pass over the file. Lines are parsed only
+        when needed: ``/sessions`` must stay quick with long sessions full of audio."""
         path = self.path(session_id)
         header: dict[str, object] = {}
         title, count = "", 0
@@ -159,6 +160,11 @@ class SessionStore:
             stat = path.stat()
             with path.open("rb") as f:
                 for line in f:
+                    if title and header and line.startswith(_MESSAGE_PREFIX):
+                        count += 1  # the recorder's compact form: no need to parse
+                        continue
+                    if line.startswith(_SKIPPABLE):
+                        continue
                     try:
                         record = json.loads(line)
                     except ValueError:
@@ -225,6 +231,12 @@ class SessionStore:
                 f"{id_or_prefix!r} matches {len(matches)} sessions: {shown}; give more of the id"
             )
         return self.info(matches[0])
+
+
+_MESSAGE_PREFIX = b'{"kind":"message",'
+_SKIPPABLE = tuple(
+    f'{{"kind":"{k}",'.encode() for k in ("checkpoint", "tool_result", "state", "reply_end", "interrupted")
+)
 
 
 def _norm(path: str | Path) -> str:

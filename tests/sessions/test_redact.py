@@ -38,7 +38,8 @@ def test_pattern_secrets_are_redacted(kind: str) -> None:
         ("api_key=hunter2hunter2&x=1", "hunter2hunter2", "api_key="),
         ('{"api_key": "s3cr3t-value"}', "s3cr3t-value", '"api_key": "'),
         ("export OPENAI_API_KEY='zzzzzzzzzz'", "zzzzzzzzzz", "OPENAI_API_KEY="),
-        ("DB_PASSWORD: correct-horse-battery", "correct-horse", "DB_PASSWORD: "),
+        ("DB_PASSWORD: correct-horse-battery-9", "correct-horse", "DB_PASSWORD: "),
+        ("password = 'no-digits-but-quoted'", "digits", "password = '"),
         ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "MIIEow", ""),
     ],
 )
@@ -47,8 +48,15 @@ def test_shapes_of_assignments_and_headers(text: str, gone: str, kept: str) -> N
     assert gone not in out and kept in out and REDACTED in out
 
 
-def test_ordinary_text_is_left_alone() -> None:
-    text = "Ask the task runner; the tokenizer splits tokens. Risk-free sk-8 skis. AKIA is short."
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ask the task runner; the tokenizer splits tokens. Risk-free sk-8 skis. AKIA is short.",
+        "token = self._next_token()\npassword = getpass.getpass()\napi_key = os.environ['API_KEY']",
+        "if token == expected: return secret_value",
+    ],
+)
+def test_ordinary_text_and_code_are_left_alone(text: str) -> None:
     assert Redactor().text(text) == text
 
 
@@ -111,5 +119,5 @@ def test_data_blocks_are_not_touched(tmp_path: Path) -> None:
     payload = b"api_key=abcdefghijkl sk-ant-0123456789abcdefghij"
     m = ToolResultMessage("c", "n", (DataBlock("application/octet-stream", payload),))
     assert Redactor().message(m) == m
-    u = UserMessage("api_key=abcdefghijkl")
+    u = UserMessage("api_key=abc123defghi")
     assert Redactor().message(u) == UserMessage(f"api_key={REDACTED}")
