@@ -112,6 +112,7 @@ class SessionRecorder:
         self._call_names: dict[str, str] = {}
         self._state_json: str | None = "{}"
         self._builder: MessageBuilder | None = None
+        self._reply_id = ""
         self._calls = 0
         self._landed = 0
         self._dirty = False
@@ -182,7 +183,9 @@ class SessionRecorder:
                 return
             self._closed = True
             self._cancel_timer()
-            if self._fd is not None and self.error is None:
+            cleared = bool(self._written) and not self.agent.messages
+            if self._fd is not None and self.error is None and not cleared:
+                # (a history cleared for a new conversation is not this session's to record)
                 self.sync()
                 self._checkpoint()
                 self._save_state()
@@ -230,6 +233,7 @@ class SessionRecorder:
             if isinstance(event, ReplyStart):  # before syncing: the sync may land this reply's first message
                 self._calls = self._landed = 0
                 self._builder = None
+                self._reply_id = event.reply_id
             if not isinstance(event, _DELTAS):
                 self.sync()
             if isinstance(event, ModelCallStart):  # after syncing: a rewrite before it is not this call
@@ -326,7 +330,7 @@ class SessionRecorder:
             return
         content = tuple(self.redactor.block(b) for b in partial.content)
         self._write(
-            {"kind": "checkpoint", "reply_id": _reply_id(self.agent), "content": blocks_to_json(content)}
+            {"kind": "checkpoint", "reply_id": self._reply_id, "content": blocks_to_json(content)}
         )
 
     def _cancel_timer(self) -> None:
@@ -373,12 +377,6 @@ def _model_label(agent: Agent) -> str:
         return model_label(agent.model)
     except Exception:  # a model object without the usual attributes
         return str(getattr(agent.model, "name", ""))
-
-
-def _reply_id(agent: Agent) -> str:
-    reply = getattr(agent, "_reply", None)
-    run = getattr(reply, "run", None)
-    return str(getattr(run, "reply_id", ""))
 
 
 def _ends_with_newline(path: os.PathLike[str] | str, size: int) -> bool:

@@ -330,3 +330,16 @@ async def test_a_torn_tail_does_not_swallow_the_next_record(store: SessionStore)
     with SessionRecorder.resume(store, other, loaded, redactor=NO_REDACTION) as rec2:
         await run(rec2, other, "two")
     assert load_session(rec.path).messages == other.messages
+
+
+@pytest.mark.anyio
+async def test_closing_after_the_history_was_cleared_keeps_the_session(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel(["a"]), middleware=[Remember()])
+    rec = recorder(store, agent)
+    await run(rec, agent, "one")
+    agent.messages.clear()  # /clear: a new conversation, before the runtime closes the recorder
+    agent.session_state.clear()
+    rec.close()
+    loaded = load_session(rec.path)
+    assert [m.text for m in loaded.messages] == ["one", "a"]  # type: ignore[union-attr]
+    assert loaded.session_state == {"Remember": {"count": 1}}
