@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
-    {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result"}
+    {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
+     "tool_progress"}
 )
 
 
@@ -70,6 +71,8 @@ class _Reader:
         self.checkpoint: AssistantMessage | None = None
         self.results: dict[str, ToolResultMessage] = {}
         """Results of calls whose batch had not landed in the history (``tool_result``)."""
+        self.progress: dict[str, str] = {}
+        """Output of calls still running (``tool_progress``)."""
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -150,6 +153,12 @@ class _Reader:
             raise ValueError("a tool_result record must hold a tool message")
         self.results[message.call_id] = message
 
+    def _tool_progress(self, record: dict[str, Any]) -> None:
+        call_id, output = record.get("call_id"), record.get("output")
+        if not isinstance(call_id, str) or not isinstance(output, str):
+            raise ValueError("a tool_progress record needs a call_id and an output")
+        self.progress[call_id] = output
+
     def _reply_end(self, record: dict[str, Any]) -> None:
         self.checkpoint = None
         self.open_reply = False
@@ -181,7 +190,7 @@ def load_session(path: str | Path) -> LoadedSession:
         reason = "the reply was cut off mid-stream; its text so far is kept"
     elif reader.open_reply:
         reason = "the last reply did not finish"
-    messages, repairs = repair_history(messages, reader.results)
+    messages, repairs = repair_history(messages, reader.results, reader.progress)
     if repairs:
         reason = reason or "the last reply did not finish"
         reader.problems.extend(repairs)
@@ -202,12 +211,14 @@ def load_session(path: str | Path) -> LoadedSession:
 
 
 def repair_history(
-    messages: list[Message], results: dict[str, ToolResultMessage] | None = None
+    messages: list[Message],
+    results: dict[str, ToolResultMessage] | None = None,
+    progress: dict[str, str] | None = None,
 ) -> tuple[list[Message], list[str]]:
     """A valid history: every tool call answered once, before the next assistant
     turn; unanswered calls get their recorded result from ``results`` (a call
-    that finished before the crash) or else an "interrupted" error result; stray
-    results go.
+    that finished before the crash) or else an "interrupted" error result with
+    the output it had shown (``progress``); stray results go.
 
     Messages that need no change are kept as the same objects (the recorder
     relies on that to append rather than rewrite)."""
@@ -223,7 +234,9 @@ def repair_history(
                 out.append(ToolResultMessage(call_id, found.name or name, found.content, found.is_error))
                 kept += 1
             else:
-                out.append(ToolResultMessage(call_id, name, INTERRUPTED_RESULT, is_error=True))
+                shown = (progress or {}).get(call_id)
+                text = f"{INTERRUPTED_RESULT}\nIts output until then:\n{shown}" if shown else ""
+                out.append(ToolResultMessage(call_id, name, text or INTERRUPTED_RESULT, is_error=True))
         if kept:
             notes.append(f"{kept} tool result(s) that finished before the interruption were kept")
         if len(open_calls) > kept:

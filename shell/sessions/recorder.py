@@ -13,7 +13,10 @@ events (the engine's ``MessageBuilder``) and writes a ``checkpoint`` record of
 it at most every ``checkpoint_interval`` seconds while it changes; a timer thread
 writes the last one even when the stream stalls, so what was shown is on disk
 within about a second. The final message makes the checkpoint obsolete (the
-loader drops a checkpoint that a later assistant message follows).
+loader drops a checkpoint that a later assistant message follows). The live
+output of a running tool (string ``ToolExecutionUpdate`` progress) is kept the
+same way in ``tool_progress`` records, and a finished call's result in a
+``tool_result`` record until its batch lands in the history.
 
 Writing never breaks a reply: an ``OSError`` is kept in ``error`` (for the front
 end to show once) and recording stops.
@@ -45,6 +48,7 @@ from shell.agent.events import (
     ToolCallEnd,
     ToolCallStart,
     ToolExecutionEnd,
+    ToolExecutionUpdate,
 )
 from shell.agent.messages import AssistantMessage, Message, ToolResultMessage
 
@@ -60,6 +64,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("agent_shell.sessions")
 
 FORMAT_VERSION = 1
+MAX_PROGRESS = 64_000
+"""Characters of a running tool's output kept in a ``tool_progress`` record (the tail)."""
 _BLOCK_EVENTS = (
     TextBlockStart, TextBlockDelta, TextBlockEnd, ThinkingBlockStart, ThinkingBlockDelta,
     ThinkingBlockEnd, ToolCallStart, ToolCallDelta, ToolCallEnd,
@@ -116,6 +122,8 @@ class SessionRecorder:
         self._calls = 0
         self._landed = 0
         self._dirty = False
+        self._progress: dict[str, list[str]] = {}
+        self._progress_dirty: set[str] = set()
         self._last_checkpoint = 0.0
         self._timer: threading.Timer | None = None
         self._closed = False
@@ -245,11 +253,20 @@ class SessionRecorder:
                 if self._calls > self._landed:
                     self._dirty = True
                     self._maybe_checkpoint()
+            elif isinstance(event, ToolExecutionUpdate):
+                if isinstance(event.progress, str) and event.call_id not in self._answered:
+                    self._progress.setdefault(event.call_id, []).append(event.progress)
+                    self._progress_dirty.add(event.call_id)
+                    self._maybe_checkpoint()
             elif isinstance(event, ToolExecutionEnd):
+                self._progress.pop(event.call_id, None)
+                self._progress_dirty.discard(event.call_id)
                 self._tool_result(event)
             elif isinstance(event, ReplyEnd):
                 self._cancel_timer()
                 self._builder = None
+                self._progress.clear()
+                self._progress_dirty.clear()
                 self._save_state()
                 self._write({
                     "kind": "reply_end", "reply_id": event.reply_id,
@@ -290,7 +307,6 @@ class SessionRecorder:
         if message is None or isinstance(message, AssistantMessage):
             self._landed = self._calls if message is None else self._landed + 1
             self._dirty = False
-            self._cancel_timer()
 
     def _tool_result(self, event: ToolExecutionEnd) -> None:
         """A finished call's result, shown now but in the history only when the
@@ -321,7 +337,19 @@ class SessionRecorder:
                 self._guarded(self._checkpoint)
 
     def _checkpoint(self) -> None:
-        if not self._dirty or self._builder is None or self._fd is None or self._calls <= self._landed:
+        """Write what is shown but not yet saved: the model's text in flight, the
+        output of running tools."""
+        if self._fd is None:
+            return
+        if self._progress_dirty:
+            self._last_checkpoint = time.monotonic()
+            for call_id in sorted(self._progress_dirty):
+                output = "".join(self._progress.get(call_id, ()))[-MAX_PROGRESS:]
+                self._progress[call_id] = [output]
+                record = {"kind": "tool_progress", "call_id": call_id, "output": self.redactor.text(output)}
+                self._write(record)
+            self._progress_dirty.clear()
+        if not self._dirty or self._builder is None or self._calls <= self._landed:
             return
         self._dirty = False
         self._last_checkpoint = time.monotonic()

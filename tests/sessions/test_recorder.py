@@ -14,11 +14,12 @@ import pytest
 from middleware.base import Middleware
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
 from shell.agent.events import ReplyEnd, TextBlockDelta
-from shell.agent.messages import Message, UserMessage
+from shell.agent.messages import Message, ToolResultMessage, UserMessage
 from shell.agent.model import ModelChunk, ModelRequest, StopChunk, TextDelta
-from shell.agent.tools import tool
+from shell.agent.tools import ToolContext, tool
 from shell.providers.scripted import ScriptedModel
 from shell.sessions import (
+    INTERRUPTED_RESULT,
     SessionRecorder,
     SessionStore,
     load_session,
@@ -343,3 +344,36 @@ async def test_closing_after_the_history_was_cleared_keeps_the_session(store: Se
     loaded = load_session(rec.path)
     assert [m.text for m in loaded.messages] == ["one", "a"]  # type: ignore[union-attr]
     assert loaded.session_state == {"Remember": {"count": 1}}
+
+
+
+@tool
+async def chatty(ctx: ToolContext) -> str:
+    """Prints three lines, then hangs (a command that never ends)."""
+    for i in range(3):
+        ctx.report(f"line {i}\n")
+        await anyio.sleep(0.01)
+    await anyio.sleep_forever()
+    return "never"
+
+
+@pytest.mark.anyio
+async def test_the_output_of_a_running_tool_survives_a_crash(store: SessionStore) -> None:
+    agent = Agent(ScriptedModel([
+        AssistantMessage((ToolCallBlock("c1", "chatty", {}), ToolCallBlock("c2", "add", {"x": 1, "y": 1}))),
+    ]), tools=[chatty, add])
+    rec = recorder(store, agent, checkpoint_interval=0.02)
+    async with anyio.create_task_group() as tg:
+        async def consume() -> None:
+            async for _ in rec.record(agent.reply("go")):
+                pass
+        tg.start_soon(consume)
+        await anyio.sleep(0.3)
+        loaded = load_session(rec.path)  # as if the process died now
+        agent.cancel()
+    rec.close()
+    results = {m.call_id: m for m in loaded.messages if isinstance(m, ToolResultMessage)}
+    assert results["c2"].text == "2" and not results["c2"].is_error  # finished: kept as it was
+    assert results["c1"].is_error and results["c1"].text.startswith(INTERRUPTED_RESULT)
+    assert results["c1"].text.endswith("line 0\nline 1\nline 2\n")
+    assert history_is_valid(loaded.messages)
