@@ -155,6 +155,16 @@ class Middleware:
         logged, never raised."""
         return None
 
+    # -- dynamic wiring ---------------------------------------------------------
+    def is_active(self, hook: str) -> bool:
+        """Whether this instance takes part in ``hook`` right now.
+
+        Read at every invocation, like the enabled switch. Return False to step out
+        of a hook while you have nothing to do there (Tracing with no exporter, say):
+        the stack then skips you, so you cost nothing, not even a pass-through layer.
+        """
+        return True
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 

@@ -58,7 +58,7 @@ def _tag(exc: BaseException, source: str, hook: str | None = None) -> bool:
 class Slot:
     """One middleware in the stack: its switch and its statistics."""
 
-    __slots__ = ("enabled", "index", "middleware", "name", "stats")
+    __slots__ = ("dynamic", "enabled", "index", "middleware", "name", "stats")
 
     def __init__(self, middleware: Middleware, index: int, enabled: bool) -> None:
         self.middleware = middleware
@@ -66,6 +66,11 @@ class Slot:
         self.index = index
         self.enabled = enabled
         self.stats = MiddlewareStats()
+        self.dynamic = type(middleware).is_active is not Middleware.is_active
+
+    def live(self, hook: str) -> bool:
+        """Enabled, and (for middleware that decide per call) active for ``hook``."""
+        return self.enabled and (not self.dynamic or self.middleware.is_active(hook))
 
 
 class MiddlewareStack:
@@ -125,7 +130,7 @@ class MiddlewareStack:
 
     def has_hook(self, hook: str) -> bool:
         """Whether any enabled middleware implements ``hook`` (to skip work for none)."""
-        return any(slot.enabled for slot, _, _ in self._hooks[hook])
+        return any(slot.live(hook) for slot, _, _ in self._hooks[hook])
 
     def hooks_of(self, name: str) -> list[str]:
         return overridden_hooks(self._slot(name).middleware)
@@ -151,7 +156,7 @@ class MiddlewareStack:
     # -- transformers and chains ------------------------------------------------
     async def _chain(self, hook: str, run: ReplyRun, value: T) -> T:
         for slot, fn, st in self._hooks[hook]:
-            if not slot.enabled:
+            if not slot.live(hook):
                 continue
             st.calls += 1
             t0 = perf_counter()
@@ -173,7 +178,7 @@ class MiddlewareStack:
     async def convert_to_llm(self, run: ReplyRun, messages: list[Message]) -> list[Message]:
         """Single owner: only the last enabled implementation runs."""
         for slot, fn, st in reversed(self._hooks["convert_to_llm"]):
-            if slot.enabled:
+            if slot.live("convert_to_llm"):
                 return list(await self._timed(slot, "convert_to_llm", st, fn, run.context(slot), messages))
         return messages
 
@@ -194,7 +199,7 @@ class MiddlewareStack:
         """The tools of every enabled middleware (``list_tools`` may be sync or async)."""
         tools: list[Tool] = []
         for slot, fn, st in self._hooks["list_tools"]:
-            if not slot.enabled:
+            if not slot.live("list_tools"):
                 continue
             st.calls += 1
             try:
@@ -213,7 +218,7 @@ class MiddlewareStack:
         inject: list[Message] = []
         decision: Decision | None = None
         for slot, fn, st in reversed(self._hooks["after_model_response"]):
-            if not slot.enabled:
+            if not slot.live("after_model_response"):
                 continue
             action = await self._timed(slot, "after_model_response", st, fn, run.context(slot), response)
             if action is None:
@@ -229,7 +234,7 @@ class MiddlewareStack:
         """Gates in list order. Edited args carry forward (re-validated); the first
         block or result short-circuits."""
         for slot, fn, st in self._hooks["before_tool_call"]:
-            if not slot.enabled:
+            if not slot.live("before_tool_call"):
                 continue
             outcome: BeforeToolCallResult | None = await self._timed(
                 slot, "before_tool_call", st, fn, call.context(slot)
@@ -251,7 +256,7 @@ class MiddlewareStack:
     async def after_tool_call(self, call: CallState, result: ToolResult) -> ToolResult:
         """Reverse order; each non-None field of a returned value overrides."""
         for slot, fn, st in reversed(self._hooks["after_tool_call"]):
-            if not slot.enabled:
+            if not slot.live("after_tool_call"):
                 continue
             change: AfterToolCallResult | None = await self._timed(
                 slot, "after_tool_call", st, fn, call.context(slot), result
@@ -271,14 +276,16 @@ class MiddlewareStack:
         """Every enabled predicate runs (counters stay right); any True stops."""
         stop = False
         for slot, fn, st in self._hooks["should_stop_after_turn"]:
-            if slot.enabled and await self._timed(slot, "should_stop_after_turn", st, fn, run.context(slot)):
+            if slot.live("should_stop_after_turn") and await self._timed(
+                slot, "should_stop_after_turn", st, fn, run.context(slot)
+            ):
                 stop = True
         return stop
 
     async def on_error(self, run: ReplyRun, error: BaseException, source: str) -> None:
         """Reverse order, all run; an observer's own failure is logged, never raised."""
         for slot, fn, st in reversed(self._hooks["on_error"]):
-            if not slot.enabled:
+            if not slot.live("on_error"):
                 continue
             try:
                 await self._timed(slot, "on_error", st, fn, run.context(slot), error, source)
@@ -310,7 +317,7 @@ class MiddlewareStack:
         parent: list[float] | None,
     ) -> AsyncIterator[T]:
         entries = self._hooks[hook]
-        while i < len(entries) and not entries[i][0].enabled:
+        while i < len(entries) and not entries[i][0].live(hook):
             i += 1
         if i == len(entries):
             if parent is None:  # no layer at all: the core runs bare
@@ -397,7 +404,7 @@ class MiddlewareStack:
     ) -> R:
         """An awaitable onion (``on_compress_context``, ``on_acting``)."""
         entries = self._hooks[hook]
-        while i < len(entries) and not entries[i][0].enabled:
+        while i < len(entries) and not entries[i][0].live(hook):
             i += 1
         if i == len(entries):
             if parent is None:

@@ -209,7 +209,7 @@ class Tracing(Middleware):
         self,
         *,
         tracer_provider: Any = None,
-        tree: bool = True,
+        tree: bool = False,
         keep: int = 20,
         capture_content: bool = True,
         max_chars: int = 4000,
@@ -222,6 +222,12 @@ class Tracing(Middleware):
         """The root spans of the most recent replies, oldest first, updated live."""
         self._cached: tuple[Any, Any] = (None, None)
         self._secrets: tuple[float, list[str]] = (-1e9, [])
+
+    def is_active(self, hook: str) -> bool:
+        """Nothing to export and no tree to keep: step out of every hook, so Tracing
+        costs nothing until a provider is configured or a UI shows the trace view
+        (which sets ``tree = True``)."""
+        return self.tree or self.tracer() is not None
 
     def secrets(self) -> list[str]:
         """:func:`env_secrets`, re-read at most every ``SECRETS_TTL_S`` (the environment

@@ -801,3 +801,35 @@ async def test_an_injected_assistant_message_is_the_reply_end_message() -> None:
     end = (await collect(agent))[-1]
     assert isinstance(end, ReplyEnd) and end.message is not None
     assert end.message.text == "Stopped: limit reached."
+
+
+class Sometimes(Middleware):
+    """Steps in and out of its hooks."""
+
+    def __init__(self) -> None:
+        self.on = False
+
+    def is_active(self, hook: str) -> bool:
+        return self.on
+
+    async def transform_system_prompt(self, ctx: HookContext, prompt: str) -> str:
+        return prompt + " [sometimes]"
+
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
+        async for chunk in next(request):
+            yield TextDelta(chunk.text.upper()) if isinstance(chunk, TextDelta) else chunk
+
+
+@pytest.mark.anyio
+async def test_a_middleware_can_step_out_of_its_hooks_per_instance() -> None:
+    mw = Sometimes()
+    model = ScriptedModel(["quiet", "quiet"])
+    agent = Agent(model, middleware=[mw], system_prompt="p")
+    await collect(agent)
+    assert model.requests[0].system_prompt == "p" and agent.messages[-1].text == "quiet"  # type: ignore[union-attr]
+    assert agent.middleware.stats("Sometimes").calls == 0  # not even a pass-through layer
+    mw.on = True
+    await collect(agent)
+    assert model.requests[1].system_prompt == "p [sometimes]" and agent.messages[-1].text == "QUIET"  # type: ignore[union-attr]

@@ -173,7 +173,7 @@ async def test_hitl_pending_calls_are_span_events() -> None:
 
 
 async def test_span_tree_without_otel_is_live_and_complete() -> None:
-    mw = Tracing()
+    mw = Tracing(tree=True)
     assert mw.tracer() is None
     agent = Agent(ScriptedModel([call(), "The colour is blue."]), tools=[lookup], middleware=[mw])
     events: list[Event] = []
@@ -198,7 +198,7 @@ async def test_span_tree_without_otel_is_live_and_complete() -> None:
 
 
 async def test_errors_and_cancellation_mark_the_spans() -> None:
-    mw = Tracing(keep=2)
+    mw = Tracing(keep=2, tree=True)
     agent = Agent(ScriptedModel([ModelError("model down")]), middleware=[mw])
     await run(agent)
     root = mw.traces[-1]
@@ -231,7 +231,7 @@ def test_no_otel_import_without_a_configured_provider() -> None:
         "from shell.agent.loop import Agent\n"
         "from shell.providers.scripted import ScriptedModel\n"
         "async def main():\n"
-        "    mw = Tracing()\n"
+        "    mw = Tracing(tree=True)\n"
         "    agent = Agent(ScriptedModel(['hi']), middleware=[mw])\n"
         "    [e async for e in agent.reply('x')]\n"
         "    assert mw.traces[-1].status == 'ok'\n"
