@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 if TYPE_CHECKING:
     from .runtime import ShellRuntime
 
-Action: TypeAlias = Literal["quit", "clear", "new"] | str | None
+Action: TypeAlias = Literal["quit", "clear", "new", "resume"] | str | None
 Handler: TypeAlias = Callable[["ShellRuntime", str], "CommandResult | Awaitable[CommandResult]"]
 Completer: TypeAlias = Callable[["ShellRuntime", str], list[str]]
 
@@ -226,6 +227,56 @@ def default_commands() -> CommandRegistry:
     @reg.add("tools", "List the tools the model can call")
     def _tools(runtime: ShellRuntime, arg: str) -> CommandResult:
         return CommandResult(runtime.describe_tools())
+
+    @reg.add("sessions", "List the saved sessions of this directory")
+    def _sessions(runtime: ShellRuntime, arg: str) -> CommandResult:
+        from shell.sessions import SessionStore, format_sessions
+
+        infos = SessionStore().list(str(runtime.workspace.root))
+        if not infos:
+            return CommandResult("No saved sessions in this directory yet.")
+        listing = format_sessions(infos)
+        return CommandResult(f"Sessions (newest first); open one with `/resume ID`:\n\n```\n{listing}\n```")
+
+    @reg.add("resume", "Open a saved session", usage="/resume ID")
+    def _resume(runtime: ShellRuntime, arg: str) -> CommandResult:
+        from shell.sessions import SessionError, SessionStore, resume_into
+
+        if not arg:
+            return CommandResult("Usage: `/resume ID` (see `/sessions`).", error=True)
+        try:
+            info = SessionStore().get(arg.strip())  # look first: a bad id loses nothing
+        except SessionError as exc:
+            return CommandResult(f"Could not open the session: {exc}", error=True)
+        runtime.new_conversation()
+        try:
+            loaded = resume_into(runtime, info.id)
+        except Exception as exc:
+            return CommandResult(f"Could not open the session: {exc}", error=True)
+        note = ""
+        if loaded.interrupted:
+            note = " It was cut off; its unfinished tool calls were marked interrupted."
+        return CommandResult(
+            f"Resumed session {loaded.session_id} ({len(runtime.agent.messages)} messages).{note}",
+            action="resume",
+        )
+
+    @reg.add("export", "Write the conversation as Markdown", usage="/export [PATH]")
+    def _export(runtime: ShellRuntime, arg: str) -> CommandResult:
+        from pathlib import Path
+
+        from shell.sessions import export_markdown
+
+        if not runtime.agent.messages:
+            return CommandResult("Nothing to export yet.", error=True)
+        path = Path(arg.strip() or f"agent-shell-{time.strftime('%Y%m%d-%H%M%S')}.md").expanduser()
+        if not path.is_absolute():
+            path = runtime.workspace.root / path
+        try:
+            path.write_text(export_markdown(runtime.agent.messages), encoding="utf-8")
+        except OSError as exc:
+            return CommandResult(f"Could not write {path}: {exc.strerror or exc}", error=True)
+        return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{path}`.")
 
     @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
     def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -100,3 +100,33 @@ def test_config_middleware_list_is_respected(tmp_path: Path) -> None:
     assert stack.names()[0] == "ToolRetry" and stack.is_enabled("ToolRetry")
     assert not stack.is_enabled("HumanInTheLoop")  # an explicit list replaces the defaults
     assert any("Missing" in p for p in rt.problems)
+
+
+async def test_sessions_resume_and_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    first = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path)), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(["The answer is 42."]),
+    )
+    assert "No saved sessions" in (await first.run_command("/sessions")).text
+    async for _ in first.reply("What is the answer?"):
+        pass
+    await first.aclose()
+
+    second = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path)), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(["ok"]),
+    )
+    listing = (await second.run_command("/sessions")).text
+    assert "What is the answer?" in listing
+    session_id = listing.split("```\n")[1].split()[1]
+    result = await second.run_command(f"/resume {session_id}")
+    assert result.action == "resume" and not result.error, result.text
+    assert [m.role for m in second.agent.messages] == ["user", "assistant"]
+    assert "Could not open" in (await second.run_command("/resume nope")).text
+
+    exported = await second.run_command("/export notes.md")
+    assert not exported.error, exported.text
+    text = (tmp_path / "notes.md").read_text()
+    assert "What is the answer?" in text and "The answer is 42." in text
+    await second.aclose()
