@@ -23,7 +23,6 @@ import base64
 import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -50,25 +49,10 @@ from shell.agent.model import (
 )
 
 from .base import HTTPProvider
+from .endpoints import DEFAULT_HOST
 from .sse import iter_ndjson
 
-DEFAULT_HOST = "http://127.0.0.1:11434"
 MODEL_OPTIONS = ("num_ctx", "temperature", "top_p", "seed", "stop", "num_predict")
-
-
-def ollama_base_url(host: str | None) -> str:
-    """``OLLAMA_HOST`` as a base URL: ``0.0.0.0`` → ``http://0.0.0.0:11434`` and so on."""
-    host = (host or "").strip()
-    if not host:
-        return DEFAULT_HOST
-    if "://" not in host:
-        host = "http://" + host
-    parts = urlsplit(host)
-    hostname = parts.hostname or "127.0.0.1"
-    if ":" in hostname:
-        hostname = f"[{hostname}]"
-    port = parts.port or (11434 if parts.scheme == "http" else 443)
-    return f"{parts.scheme}://{hostname}:{port}{parts.path.rstrip('/')}"
 
 
 class OllamaModel(HTTPProvider):

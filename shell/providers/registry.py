@@ -19,31 +19,41 @@ The environment is read as the official clients read it: ``OPENAI_BASE_URL``,
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import socket
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 
 from shell.agent.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
 from shell.agent.model import ChatModel, ModelError
 from shell.config import ConfigError, ProviderSettings, Settings, load_config
 
-from .anthropic import API_VERSION, AnthropicModel
-from .base import HTTPProvider
 from .demo import DemoModel
-from .ollama import OllamaModel, ollama_base_url
-from .openai import OpenAIModel
+from .endpoints import ollama_base_url
 from .scripted import ScriptedModel
 
-KINDS: dict[str, type[HTTPProvider]] = {
-    "openai": OpenAIModel,
-    "anthropic": AnthropicModel,
-    "ollama": OllamaModel,
+if TYPE_CHECKING:
+    from .base import HTTPProvider
+
+# Provider modules (and httpx behind them) load when a provider is chosen: the
+# demo model, the newcomer's first run, starts without them.
+KINDS: dict[str, str] = {
+    "openai": "shell.providers.openai:OpenAIModel",
+    "anthropic": "shell.providers.anthropic:AnthropicModel",
+    "ollama": "shell.providers.ollama:OllamaModel",
 }
+
+
+def provider_class(kind: str) -> type[HTTPProvider]:
+    module, _, name = KINDS[kind].partition(":")
+    cls: type[HTTPProvider] = getattr(importlib.import_module(module), name)
+    return cls
+
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASE_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
@@ -146,7 +156,7 @@ def make_provider(
     for key in ("connect_timeout", "read_timeout", "max_retries"):
         if getattr(ps, key) is not None:
             kwargs[key] = getattr(ps, key)
-    model = KINDS[kind](name, **kwargs)
+    model = provider_class(kind)(name, **kwargs)
     if not builtin:
         model.provider = provider
         model.label = provider
@@ -199,6 +209,10 @@ def load_scripted(file: str) -> ScriptedModel:
 
 def probe_ollama(base_url: str, timeout: float = PROBE_TIMEOUT) -> list[str]:
     """Installed model names if an Ollama answers quickly at ``base_url``, else ``[]``."""
+    if not _port_open(base_url, timeout):
+        return []  # nothing listens: answered without loading httpx
+    import httpx
+
     try:
         response = httpx.get(f"{base_url}/api/tags", timeout=timeout)
         response.raise_for_status()
@@ -231,7 +245,24 @@ async def list_models(
     return {k: result[k] for k in [*names, "demo"]}
 
 
+def _port_open(base_url: str, timeout: float) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname or "127.0.0.1", port), timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
 async def _list_one(model: HTTPProvider, provider: str, timeout: float) -> list[str] | str:
+    import httpx
+
+    from .anthropic import API_VERSION, AnthropicModel
+    from .ollama import OllamaModel
+
     if isinstance(model, AnthropicModel):
         url, headers, key = f"{model.base_url}/v1/models?limit=1000", {"anthropic-version": API_VERSION}, "id"
         if model.api_key:

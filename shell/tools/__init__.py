@@ -7,11 +7,25 @@ await mcp.start(task_group)                 # connects in the background
 agent_tools = [*tools, *mcp.tools()]        # MCP tools appear once ready
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .builtin import builtin_tools
 from .listing import ToolInfo, describe_tools, tool_source
-from .mcp import McpManager, McpTool, ServerStatus
 from .mcp_config import McpServerSpec, load_project_servers, parse_servers
 from .workspace import OutsideWorkspaceError, Workspace
+
+if TYPE_CHECKING:
+    from .mcp import McpManager, McpTool, ServerStatus
+
+
+def __getattr__(name: str) -> Any:
+    # The MCP client (and the mcp SDK behind it) loads when first asked for, so a
+    # shell with no MCP servers never pays for it at start-up.
+    if name in ("McpManager", "McpTool", "ServerStatus"):
+        from . import mcp
+
+        return getattr(mcp, name)
+    raise AttributeError(f"module 'shell.tools' has no attribute {name!r}")
 
 __all__ = [
     "McpManager",

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlparse
 
-import httpx
-
 from shell.agent.messages import ToolResult
+
+if TYPE_CHECKING:
+    import httpx
 
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
 MAX_TEXT_CHARS = 100_000
@@ -120,6 +122,8 @@ def html_to_text(html: str, base_url: str = "") -> str:
 
 
 async def fetch(url: str, *, client: httpx.AsyncClient | None = None) -> ToolResult:
+    import httpx  # here, not at the top: ~80 ms of start-up the shell need not pay
+
     """Download ``url`` (http or https) and return its text."""
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:

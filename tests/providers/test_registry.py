@@ -13,7 +13,8 @@ from shell.agent.messages import AssistantMessage
 from shell.config import ConfigError, ProviderSettings, Settings
 from shell.providers.anthropic import AnthropicModel
 from shell.providers.demo import DemoModel
-from shell.providers.ollama import OllamaModel, ollama_base_url
+from shell.providers.endpoints import ollama_base_url
+from shell.providers.ollama import OllamaModel
 from shell.providers.openai import OpenAIModel
 from shell.providers.registry import list_models, load_scripted, resolve_model
 from shell.providers.scripted import ScriptedModel
