@@ -11,6 +11,8 @@ a short one does.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -19,8 +21,8 @@ from textual.widgets import Static
 from ..entries import Entry
 from .assistant_message import AssistantMessage
 
-WINDOW = 60
-SLACK = 20
+WINDOW = 30
+SLACK = 10
 BATCH = 20
 PARK_DELAY_S = 0.2
 
@@ -52,6 +54,8 @@ class Conversation(VerticalScroll):
         self.first_mounted = 0
         self._loading = False
         self._parking_scheduled = False
+        self._lock = asyncio.Lock()
+        """Serialises changes to which entries are mounted (add, trim, load)."""
 
     def compose(self) -> ComposeResult:
         yield EarlierMarker(id="earlier")
@@ -61,13 +65,44 @@ class Conversation(VerticalScroll):
 
     async def add(self, entry: Entry) -> Widget:
         """Append ``entry`` and mount its widget (returns it once mounted)."""
+        async with self._lock:
+            return await self._add(entry)
+
+    async def _add(self, entry: Entry) -> Widget:
         self.entries.append(entry)
         widget = entry.widget = entry.build()
         await self.mount(widget)
         self.schedule_parking()
         if len(self.entries) - self.first_mounted > WINDOW + SLACK and self.is_anchored_at_end:
-            await self.trim()
+            await self._trim()
         return widget
+
+    async def add_many(self, entries: list[Entry]) -> None:
+        """Append many entries at once (a resumed session): only the newest
+        ``WINDOW`` are built and mounted; the rest wait above the marker."""
+        async with self._lock:
+            await self._add_many(entries)
+
+    async def _add_many(self, entries: list[Entry]) -> None:
+        first_new = len(self.entries)
+        self.entries.extend(entries)
+        start = max(first_new, len(self.entries) - WINDOW)
+        if start > first_new:  # entries already mounted would leave a gap: drop them
+            old = self.entries[self.first_mounted : first_new]
+            for entry in old:
+                entry.capture()
+            await self.remove_children([e.widget for e in old if e.widget is not None])
+            for entry in old:
+                entry.widget = None
+            self.first_mounted = start
+        widgets = []
+        for entry in self.entries[start:]:
+            entry.widget = entry.build()
+            widgets.append(entry.widget)
+        if widgets:
+            await self.mount_all(widgets)
+        self._update_marker()
+        self.schedule_parking()
 
     @property
     def is_anchored_at_end(self) -> bool:
@@ -79,6 +114,10 @@ class Conversation(VerticalScroll):
 
     async def trim(self) -> None:
         """Drop the oldest widgets so at most ``WINDOW`` entries stay mounted."""
+        async with self._lock:
+            await self._trim()
+
+    async def _trim(self) -> None:
         drop: list[Widget] = []
         while self.mounted_count > WINDOW:
             entry = self.entries[self.first_mounted]
@@ -99,26 +138,38 @@ class Conversation(VerticalScroll):
             return
         self._loading = True
         try:
-            start = max(0, self.first_mounted - BATCH)
-            batch = self.entries[start : self.first_mounted]
-            widgets = [e.build() for e in batch]
-            for entry, widget in zip(batch, widgets, strict=True):
-                entry.widget = widget
-            anchor = self.entries[self.first_mounted].widget
-            before_height = self.virtual_size.height
-            await self.mount_all(widgets, before=anchor)
-            self.first_mounted = start
-            self._update_marker()
-
-            def keep_place() -> None:
-                grown = self.virtual_size.height - before_height
-                self.scroll_to(y=self.scroll_y + max(0, grown), animate=False)
-
-            self.call_after_refresh(keep_place)
+            async with self._lock:
+                await self._load_earlier()
         finally:
             self._loading = False
 
+    async def _load_earlier(self) -> None:
+        if self.first_mounted == 0 or self.first_mounted >= len(self.entries):
+            return
+        anchor = self.entries[self.first_mounted].widget
+        if anchor is None or anchor.parent is not self:
+            return
+        start = max(0, self.first_mounted - BATCH)
+        batch = self.entries[start : self.first_mounted]
+        widgets = [e.build() for e in batch]
+        for entry, widget in zip(batch, widgets, strict=True):
+            entry.widget = widget
+        before_height = self.virtual_size.height
+        await self.mount_all(widgets, before=anchor)
+        self.first_mounted = start
+        self._update_marker()
+
+        def keep_place() -> None:
+            grown = self.virtual_size.height - before_height
+            self.scroll_to(y=self.scroll_y + max(0, grown), animate=False)
+
+        self.call_after_refresh(keep_place)
+
     async def clear_entries(self) -> None:
+        async with self._lock:
+            await self._clear()
+
+    async def _clear(self) -> None:
         widgets = [e.widget for e in self.entries if e.widget is not None]
         self.entries.clear()
         self.first_mounted = 0

@@ -1,0 +1,87 @@
+"""The conversation keeps only the newest entries mounted; scrolling up brings
+older ones back; long replies park far-away Markdown chunks."""
+
+from __future__ import annotations
+
+import pytest
+
+from shell.tui.app import AgentShellApp
+from shell.tui.entries import AssistantEntry, UserEntry
+from shell.tui.mdsplit import split_markdown
+from shell.tui.widgets import conversation as conv
+from shell.tui.widgets.assistant_message import AssistantMessage
+from shell.tui.widgets.parked import Parked
+from shell.tui.widgets.user_message import UserMessage
+
+from .helpers import SIZE, make_agent, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_old_entries_leave_the_tree_and_come_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conv, "WINDOW", 10)
+    monkeypatch.setattr(conv, "SLACK", 2)
+    monkeypatch.setattr(conv, "BATCH", 5)
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        for i in range(30):
+            await conversation.add(UserEntry(f"message {i}"))
+        await pilot.pause()
+        assert conversation.mounted_count <= 12
+        assert len(app.query(UserMessage)) == conversation.mounted_count
+        assert app.query(UserMessage).last().text == "message 29"
+        first = conversation.first_mounted
+        await conversation.load_earlier()
+        await pilot.pause()
+        assert conversation.first_mounted == first - 5
+        texts = [w.text for w in app.query(UserMessage)]
+        assert texts[0] == f"message {first - 5}" and texts[-1] == "message 29"
+        for _ in range(20):  # each scroll to the top brings one more batch back
+            if conversation.first_mounted == 0:
+                break
+            conversation.scroll_home(animate=False)
+            await pilot.pause(0.1)
+        assert conversation.first_mounted == 0
+        assert app.query(UserMessage).first().text == "message 0"
+
+
+async def test_add_many_mounts_only_the_newest() -> None:
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        entries = [AssistantEntry(f"reply **{i}**") for i in range(200)]
+        await app.conversation.add_many(entries)
+        await pilot.pause()
+        assert app.conversation.mounted_count == conv.WINDOW
+        assert len(app.query(AssistantMessage)) == conv.WINDOW
+
+
+async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
+    text = "".join(f"Paragraph {i} " + "word " * 60 + "\n\n" for i in range(120))
+    agent, _ = make_agent([text], chunk_size=200)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "long")
+        await wait_for(pilot, lambda: not app.busy, timeout=30)
+        await pilot.pause(0.5)
+        message = app.query_one(AssistantMessage)
+        assert message.text == text
+        assert len(message.query_children(Parked)) > 0
+        parked_sources = "".join(p.source for p in message.query_children(Parked))
+        assert "Paragraph 0 " in parked_sources
+        app.conversation.scroll_home(animate=False)
+        await pilot.pause(0.5)
+        def first_back() -> bool:
+            return "Paragraph 0 " not in "".join(p.source for p in message.query_children(Parked))
+
+        await wait_for(pilot, first_back)
+
+
+def test_split_markdown_never_cuts_fences_or_lists() -> None:
+    text = "intro\n\n```\ncode\n\nmore code\n```\n\n- a\n\n- b\n\nnext paragraph\n\nlast\n"
+    parts = split_markdown(text, 1)
+    assert "".join(parts) == text
+    assert all(p.count("```") % 2 == 0 for p in parts)
+    assert not any(p.startswith("- b") for p in parts)
