@@ -8,6 +8,7 @@ gets its own :class:`HookContext` on that run (so ``reply_state`` and
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from time import perf_counter
 from typing import TYPE_CHECKING, Any, overload
 
 from shell.agent.events import Event, with_reply_id
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from shell.agent.loop import Agent
 
     from .stack import Slot
+    from .stats import MiddlewareStats
 
 
 class MessagesView(Sequence[Message]):
@@ -78,7 +80,7 @@ class ReplyRun:
     def context(self, slot: Slot) -> HookContext:
         ctx = self._contexts.get(slot.index)
         if ctx is None:
-            ctx = self._contexts[slot.index] = HookContext(self, slot.name)
+            ctx = self._contexts[slot.index] = HookContext(self, slot.name, slot.stats)
         return ctx
 
 
@@ -87,10 +89,11 @@ class HookContext:
     ``emit`` (an event into the reply stream, in order) and ``ask`` (the UI answers;
     with no UI the configured policy does)."""
 
-    __slots__ = ("_run", "name", "reply_state")
+    __slots__ = ("_run", "_stats", "name", "reply_state")
 
-    def __init__(self, run: ReplyRun, name: str) -> None:
+    def __init__(self, run: ReplyRun, name: str, stats: MiddlewareStats | None = None) -> None:
         self._run = run
+        self._stats = stats
         self.name = name
         self.reply_state: dict[str, Any] = {}
         """This middleware's dict for the current reply; gone when the reply ends."""
@@ -134,7 +137,12 @@ class HookContext:
         self._run.emit(event)
 
     async def ask(self, request: Any) -> Any:
-        return await self._run.ask(request)
+        started = perf_counter()
+        try:
+            return await self._run.ask(request)
+        finally:
+            if self._stats is not None:  # waiting for the user is not this middleware's time
+                self._stats.waiting_s += perf_counter() - started
 
 
 class CallState:
@@ -172,7 +180,7 @@ class ToolCallContext(HookContext):
     __slots__ = ("_call",)
 
     def __init__(self, base: HookContext, call: CallState) -> None:
-        super().__init__(base._run, base.name)
+        super().__init__(base._run, base.name, base._stats)
         self.reply_state = base.reply_state
         self._call = call
 

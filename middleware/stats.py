@@ -18,6 +18,9 @@ class MiddlewareStats:
     hooks: dict[str, HookStats] = field(default_factory=dict)
     last_error: str | None = None
     last_error_hook: str | None = None
+    waiting_s: float = 0.0
+    """Time its hooks spent waiting for an answer to ``ctx.ask`` (the user), kept
+    out of ``time_s``: a dialog left open is not the middleware's cost."""
 
     @property
     def calls(self) -> int:
@@ -25,7 +28,7 @@ class MiddlewareStats:
 
     @property
     def time_s(self) -> float:
-        return sum(h.time_s for h in self.hooks.values())
+        return max(0.0, sum(h.time_s for h in self.hooks.values()) - self.waiting_s)
 
     @property
     def errors(self) -> int:

@@ -833,3 +833,21 @@ async def test_a_middleware_can_step_out_of_its_hooks_per_instance() -> None:
     mw.on = True
     await collect(agent)
     assert model.requests[1].system_prompt == "p [sometimes]" and agent.messages[-1].text == "QUIET"  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_time_waiting_for_the_user_is_not_the_middlewares_time() -> None:
+    async def slow_user(request: ApprovalRequest) -> ApprovalDecision:
+        await anyio.sleep(0.3)
+        return ApprovalDecision.approve()
+
+    agent = Agent(
+        ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]),
+        tools=[add],
+        middleware=[Asker()],
+        ask=slow_user,
+    )
+    await collect(agent)
+    stats = agent.middleware.stats("Asker")
+    assert stats.waiting_s >= 0.29
+    assert stats.time_s < 0.1
