@@ -305,7 +305,7 @@ class Agent:
                         result = gate.result
                     else:
                         reply.emit(ToolExecutionStart(call.id, call.name, state.args))
-                        started = perf_counter()
+                        started = reply.started[call.id] = perf_counter()
                         result = await self._execute(reply, state)
                     result = await self.middleware.after_tool_call(state, result)
         duration = perf_counter() - started if started else 0.0
@@ -331,17 +331,22 @@ class Agent:
             await self.middleware.on_error(reply.run, exc, "tool")
             return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
 
-    def _skip_calls(self, reply: _Reply, why: str) -> None:
-        """Tool calls that will not run still get a result, so the history stays valid."""
+    def _skip_calls(self, reply: _Reply, why: str, *, cancelled: bool = False) -> None:
+        """Tool calls that will not run (or were cut off) still get a result, so the
+        history stays valid. A cancelled call is marked so (``details``), not blocked."""
         if reply.pending is None:
             return
         assistant, done = reply.pending
+        now = perf_counter()
         for call in assistant.tool_calls:
             message = done.get(call.id, (None, False))[0]
             if message is None:
-                result = ToolResult(f"The tool call did not complete: {why}.", is_error=True)
+                details = {"cancelled": True} if cancelled else None
+                result = ToolResult(f"The tool call did not complete: {why}.", True, details)
                 message = ToolResultMessage(call.id, call.name, result.content, True)
-                reply.emit(ToolExecutionEnd(call.id, result, 0.0, blocked=True))
+                started = reply.started.get(call.id)
+                duration = now - started if started is not None else 0.0
+                reply.emit(ToolExecutionEnd(call.id, result, duration, blocked=not cancelled))
             reply.run.history.append(message)
         reply.pending = None
 
@@ -401,7 +406,10 @@ class Agent:
                     reply.emit(event)
         if scope.cancelled_caught or (reply.cancelled and stop != "error"):
             stop = "cancelled"
-        self._skip_calls(reply, "the reply was cancelled" if stop == "cancelled" else "the reply ended early")
+        if stop == "cancelled":
+            self._skip_calls(reply, "the reply was cancelled", cancelled=True)
+        else:
+            self._skip_calls(reply, "the reply ended early")
         reply.stop = stop
         reply.emit(ReplyEnd(reply.last_message, stop, reply.usage, reply_id=reply.run.reply_id))
         reply.close()
@@ -484,6 +492,7 @@ class _Reply:
         self.builder: MessageBuilder | None = None
         self.tool_map: dict[str, Tool] = {}
         self.pending: tuple[AssistantMessage, dict[str, tuple[ToolResultMessage, bool]]] | None = None
+        self.started: dict[str, float] = {}  # call id -> when the tool started running
         self.fatal: Exception | None = None
         self.last_message: AssistantMessage | None = None
         self.usage = Usage()

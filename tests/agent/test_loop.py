@@ -199,6 +199,8 @@ async def test_cancel_during_a_running_tool_is_prompt_and_leaves_a_valid_history
     assert history_is_valid(agent.messages)
     nap_result = next(m for m in agent.messages if isinstance(m, ToolResultMessage) and m.name == "nap")
     assert nap_result.is_error and "cancelled" in nap_result.text
+    nap_end = next(e for e in events if isinstance(e, ToolExecutionEnd) and e.call_id == nap_result.call_id)
+    assert not nap_end.blocked and nap_end.result.details == {"cancelled": True} and nap_end.duration_s > 0
     assert not agent.busy
     assert (await collect(agent, "again"))[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
 
