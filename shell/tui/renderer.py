@@ -200,7 +200,10 @@ class ReplyRenderer:
         state.diff = diff if isinstance(diff, str) else ""
         state.duration_s = event.duration_s
         state.progress = ""
-        state.status = "blocked" if event.blocked else ("error" if result.is_error else "done")
+        if details.get("cancelled"):
+            state.status = "cancelled"
+        else:
+            state.status = "blocked" if event.blocked else ("error" if result.is_error else "done")
         entry.live = False
         self._redraw(entry)
         self._state("thinking")
