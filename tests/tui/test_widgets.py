@@ -1,0 +1,110 @@
+"""Widget details: long results, audio save/play, help screen, palette, text safety."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Static
+
+from shell.tui import audio
+from shell.tui.app import AgentShellApp
+from shell.tui.entries import NoticeEntry, SpanEntry
+from shell.tui.screens.help import HelpScreen
+from shell.tui.spanstate import SpanState
+from shell.tui.textsafe import clean
+from shell.tui.widgets.audio_block import AudioBlock
+from shell.tui.widgets.tool_span import RESULT_LINES, ToolSpan
+
+from .helpers import SIZE, Speaker, make_agent, send, wait_for, wav_bytes
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_long_result_is_truncated_with_show_all() -> None:
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        state = SpanState("c1", "run_shell", "done", args={"command": "seq 100"})
+        state.result = "\n".join(str(i) for i in range(100))
+        await app.conversation.add(SpanEntry(state))
+        span = app.query_one(ToolSpan)
+        span.collapsed = False
+        await pilot.pause()
+        code = span.query_one(".span-result", Static).content.code  # type: ignore[union-attr]
+        assert code.count("\n") == RESULT_LINES and "60 more lines" in code
+        button = span.query_one("#show-all", Button)
+        assert button.display
+        button.press()
+        await pilot.pause()
+        code = span.query_one(".span-result", Static).content.code  # type: ignore[union-attr]
+        assert code.endswith("99") and not span.query_one("#show-all", Button).display
+
+
+async def test_audio_save_and_play_without_player(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(audio, "find_player", lambda: None)
+    agent, _ = make_agent(["ok"], middleware=[Speaker()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "speak")
+        await wait_for(pilot, lambda: not app.busy and app.query(AudioBlock))
+        block = app.query_one(AudioBlock)
+        path = block.save(tmp_path)
+        assert path is not None and path.read_bytes() == wav_bytes()
+        block.toggle_play()
+        assert "No audio player found" in block.note
+
+
+def test_pcm_gets_a_wav_header_and_duration() -> None:
+    pcm = b"\x00\x10" * 24000
+    fmt = audio.pcm_format("audio/pcm;rate=24000", pcm)
+    assert fmt is not None and audio.duration_s(fmt, len(pcm)) == 1.0
+    wav = audio.as_wav("audio/pcm;rate=24000", pcm)
+    parsed = audio.parse_wav_header(wav)
+    assert parsed is not None and parsed.rate == 24000 and audio.duration_s(parsed, len(wav)) == 1.0
+
+
+async def test_help_screen_and_control_sequences_neutralised() -> None:
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await app.conversation.add(NoticeEntry("info", "evil \x1b[2J\x1b]0;title\x07 text"))
+        assert "\x1b" not in clean("evil \x1b[2J\x1b]0;title\x07 text")
+        assert "\x07" not in clean("bell\x07")
+
+
+async def test_todo_list_from_custom_event() -> None:
+    from collections.abc import AsyncIterator
+    from typing import Any
+
+    from middleware.base import Middleware
+    from shell.agent.events import CustomEvent, Event, ReplyStart
+    from shell.tui.widgets.todo_list import TodoList
+
+    class Todos(Middleware):
+        """Announces a todo list."""
+
+        async def on_reply(self, ctx: Any, request: Any, next: Any) -> AsyncIterator[Event]:
+            async for event in next(request):
+                yield event
+                if isinstance(event, ReplyStart):
+                    items = [
+                        {"content": "read the code", "status": "completed"},
+                        {"content": "write the tests", "status": "in_progress"},
+                        {"content": "ship", "status": "pending"},
+                    ]
+                    yield CustomEvent("todos", items)
+
+    agent, _ = make_agent(["ok"], middleware=[Todos()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "plan")
+        await wait_for(pilot, lambda: not app.busy)
+        todos = app.query_one(TodoList)
+        assert todos.has_class("-shown")
+        text = str(todos.content)
+        assert "☑ read the code" in text and "◐ write the tests" in text and "☐ ship" in text
