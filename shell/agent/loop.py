@@ -87,6 +87,7 @@ class Agent:
         ask: Ask | None = None,
         name: str = "agent",
         cancel_grace: float = 0.4,
+        tool_timeout: float | None = 600.0,
     ) -> None:
         if tool_execution not in ("parallel", "sequential"):
             raise ValueError("tool_execution must be 'parallel' or 'sequential'")
@@ -101,6 +102,7 @@ class Agent:
         self.ask = ask
         self.name = name
         self.cancel_grace = cancel_grace
+        self.tool_timeout = tool_timeout
         self.messages: list[Message] = []
         self.session_state: dict[str, dict[str, Any]] = {}
         self.usage = Usage()
@@ -320,7 +322,16 @@ class Agent:
 
         async def run_tool(request: ToolRequest) -> ToolResult:
             args = request.args if request.args is state.args else request.tool.validate(request.args)
-            return await request.tool.run(args, context)
+            limit = request.tool.timeout if getattr(request.tool, "timeout", None) else self.tool_timeout
+            if not limit:
+                return await request.tool.run(args, context)
+            with anyio.move_on_after(limit) as scope:
+                return await request.tool.run(args, context)
+            assert scope.cancelled_caught
+            raise ToolTimeout(
+                f"{request.tool.name} did not finish within {limit:g} s and was stopped. "
+                "Try a smaller step, or ask the user to raise the limit."
+            )
 
         request = ToolRequest(state.call, state.tool, state.args)
         try:
@@ -329,6 +340,8 @@ class Agent:
             if error_source(exc, "tool") != "tool":
                 raise  # a middleware failed, not the tool
             await self.middleware.on_error(reply.run, exc, "tool")
+            if isinstance(exc, ToolTimeout):
+                return ToolResult(str(exc), is_error=True)
             return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
 
     def _skip_calls(self, reply: _Reply, why: str, *, cancelled: bool = False) -> None:
@@ -438,6 +451,10 @@ class Agent:
         decision = await self.ask(request) if self.ask else unattended_rejection(request)
         reply.emit(ApprovalResolved(request.call.id, decision))
         return decision
+
+
+class ToolTimeout(Exception):
+    """A tool ran past its time limit (``Tool.timeout`` or ``Agent.tool_timeout``)."""
 
 
 def _as_messages(input: str | Message | Sequence[Message]) -> tuple[Message, ...]:

@@ -49,6 +49,8 @@ class Tool(abc.ABC):
     description: str
     parameters: dict[str, Any]
     read_only: bool
+    timeout: float | None
+    """Seconds this tool may run before it is stopped (None: the agent's ``tool_timeout``)."""
 
     def __init__(
         self,
@@ -57,11 +59,13 @@ class Tool(abc.ABC):
         parameters: dict[str, Any] | None = None,
         *,
         read_only: bool = False,
+        timeout: float | None = None,
     ) -> None:
         self.name = name
         self.description = description
         self.parameters = parameters or {"type": "object", "properties": {}}
         self.read_only = read_only
+        self.timeout = timeout
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Check ``args`` against the schema; raise :class:`ToolArgumentError`."""
@@ -122,6 +126,7 @@ class FunctionTool(Tool):
         name: str | None = None,
         description: str | None = None,
         read_only: bool = False,
+        timeout: float | None = None,
         localns: dict[str, Any] | None = None,
     ) -> None:
         summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
@@ -142,6 +147,7 @@ class FunctionTool(Tool):
             description if description is not None else summary,
             schema,
             read_only=read_only,
+            timeout=timeout,
         )
         self.fn = fn
         self._is_async = inspect.iscoroutinefunction(fn)
@@ -245,7 +251,11 @@ def tool(fn: Callable[..., Any], /) -> FunctionTool: ...
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, read_only: bool = False
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    timeout: float | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -256,6 +266,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     read_only: bool = False,
+    timeout: float | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a typed function: ``@tool`` or ``@tool(read_only=True)``.
 
@@ -267,6 +278,8 @@ def tool(
         return FunctionTool(fn, localns=localns)
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
-        return FunctionTool(f, name=name, description=description, read_only=read_only, localns=localns)
+        return FunctionTool(
+            f, name=name, description=description, read_only=read_only, timeout=timeout, localns=localns
+        )
 
     return cast(Callable[[Callable[..., Any]], FunctionTool], wrap)

@@ -310,3 +310,29 @@ async def test_tool_duration_counts_the_tool_not_the_approval_wait() -> None:
     agent = Agent(ScriptedModel([turn, "ok"]), tools=[nap], middleware=[SlowApproval()], ask=ask)
     end = of(await collect(agent), ToolExecutionEnd)[0]
     assert 0.005 < end.duration_s < 0.2
+
+
+@pytest.mark.anyio
+async def test_a_tool_that_hangs_is_stopped_at_its_timeout() -> None:
+    @tool(timeout=0.2)
+    async def hang() -> str:
+        """Never returns."""
+        await anyio.sleep(60)
+        return "never"
+
+    agent = Agent(
+        ScriptedModel([calls(("hang", {}), ("nap", {"seconds": 30})), "moved on"]),
+        tools=[hang, nap],
+        tool_timeout=0.4,
+    )
+    started = time.monotonic()
+    events = await collect(agent)
+    assert time.monotonic() - started < 2
+    results = {e.call_id: e.result for e in of(events, ToolExecutionEnd)}
+    assert results["call_0_hang"].content == (
+        "hang did not finish within 0.2 s and was stopped. "
+        "Try a smaller step, or ask the user to raise the limit."
+    )
+    assert results["call_1_nap"].is_error and "within 0.4 s" in str(results["call_1_nap"].content)
+    assert events[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
+    assert history_is_valid(agent.messages)
