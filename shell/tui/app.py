@@ -134,6 +134,9 @@ class AgentShellApp(App[int]):
             await self.conversation.add(NoticeEntry("warning", problem))
         self.call_after_refresh(self.gc_policy.started_up)
 
+    def on_unmount(self) -> None:
+        self.gc_policy.shut_down()
+
     @property
     def model_label(self) -> str:
         if self._model_label:

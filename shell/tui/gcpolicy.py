@@ -33,6 +33,12 @@ class GcPolicy:
             gc.disable()
             self._paused = True
 
+    def shut_down(self) -> None:
+        """The app is leaving: never leave automatic collection switched off."""
+        if self._paused:
+            gc.enable()
+            self._paused = False
+
     def reply_finished(self) -> None:
         """Collect now (the reply is over) and freeze the survivors."""
         if self._paused:

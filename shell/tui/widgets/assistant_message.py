@@ -1,10 +1,14 @@
 """The assistant's text, streamed as Markdown while the deltas arrive.
 
-Deltas are batched per frame (one flush per ~1/30 s, however many deltas came),
+Deltas are batched per frame (one flush per ~1/60 s, however many deltas came),
 each flush goes to the current chunk's ``MarkdownStream``, and once a chunk has
 grown past ``CHUNK_LIMIT`` a fresh ``Markdown`` widget starts at the next safe
 top-level block (see ``mdsplit``). Every append then touches a small document, so
-streaming time grows linearly with the reply's size.
+streaming time grows linearly with the reply's size. A flush renders at most
+``FRAME_BUDGET`` characters (a burst waits for the next frames), finished chunks
+keep a fixed height while the reply grows (Textual need not measure them again),
+and chunks far from view are parked (see ``parked``). benchmarks/tui_stream.py
+measures all this against a plain ``MarkdownStream``.
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ from ..textsafe import clean
 from .parked import Parked
 
 CHUNK_LIMIT = 1500
-FRAME_S = 1 / 30
-FRAME_BUDGET = 1200
+FRAME_S = 1 / 60
+FRAME_BUDGET = 200
 """At most this many characters are rendered per frame, so a burst of deltas (a
 fast model, a replayed session) never stalls the event loop; the rest waits for
 the next frame."""

@@ -57,7 +57,8 @@ class MiddlewarePanel(VerticalScroll):
     """Docked at the right; ``stack`` is the agent's ``MiddlewareStack``."""
 
     DEFAULT_CSS = """
-    MiddlewarePanel { dock: right; width: 42; max-width: 45%; height: 1fr; background: $surface; border-left: tall $panel;
+    MiddlewarePanel { dock: right; width: 42; max-width: 45%; height: 1fr; background: $surface;
+        border-left: tall $panel;
         padding: 0 1; display: none; }
     MiddlewarePanel.-shown { display: block; }
     MiddlewarePanel > #mw-title { text-style: bold; color: $primary; padding: 0 0 1 0; }
