@@ -28,25 +28,36 @@ class Splitter:
 
     def feed(self, text: str, want_cut: bool) -> int | None:
         """Consume ``text``; return an offset in it where a new document may start
-        (only when ``want_cut``), the first one found after the start."""
+        (only when ``want_cut``), the first one found after the start.
+
+        A line start is judged as soon as its first character is here (the rest
+        of a long line may come in later fragments): a letter or ``#`` after a
+        blank line outside a fence starts a new top-level block.
+        """
         combined = self.partial + text
         base = -len(self.partial)
         cut: int | None = None
         pos = 0
         while True:
             nl = combined.find("\n", pos)
+            line = combined[pos:] if nl < 0 else combined[pos:nl]
+            starts_here = base + pos >= 0
+            if want_cut and cut is None and starts_here and self._safe_start(line):
+                cut = base + pos
             if nl < 0:
                 break
-            line = combined[pos:nl]
-            safe = not self.in_fence and self.prev_blank and line and not _CONTINUATION.match(line)
-            if want_cut and cut is None and safe and base + pos > 0:
-                cut = base + pos
             if _FENCE.match(line):
                 self.in_fence = not self.in_fence
             self.prev_blank = not line.strip()
             pos = nl + 1
         self.partial = combined[pos:]
         return cut
+
+    def _safe_start(self, line: str) -> bool:
+        if self.in_fence or not self.prev_blank or not line:
+            return False
+        first = line[0]
+        return (first.isalpha() or first == "#") and not _CONTINUATION.match(line)
 
 
 def split_markdown(text: str, limit: int) -> list[str]:

@@ -116,15 +116,31 @@ def make_agent(
 
 async def wait_for(pilot: Any, condition: Any, timeout: float = 5.0) -> None:
     """Let the app run until ``condition()`` is true (fail after ``timeout``)."""
+    import asyncio
     import time
 
     end = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > end:
             raise AssertionError("condition not reached in time")
-        await pilot.pause(0.02)
+        # a plain sleep: pilot.pause() waits for every widget to go idle, which a
+        # reply streaming at 60 frames a second keeps from happening for long
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0)
 
 
 async def send(pilot: Any, text: str) -> None:
     await pilot.press(*text)
     await pilot.press("enter")
+
+
+async def type_now(app: Any, text: str) -> None:
+    """Keys straight to the prompt, as a terminal delivers them (no idle waits)."""
+    import asyncio
+
+    from textual import events
+
+    for ch in text:
+        app.prompt.post_message(events.Key(ch, ch))
+    app.prompt.post_message(events.Key("enter", None))
+    await asyncio.sleep(0.05)

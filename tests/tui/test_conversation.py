@@ -15,7 +15,7 @@ from shell.tui.widgets.thinking import ThinkingBlock as ThinkingWidget
 from shell.tui.widgets.tool_span import ToolSpan
 from shell.tui.widgets.user_message import UserMessage
 
-from .helpers import SIZE, AskEverything, Speaker, make_agent, send, wait_for
+from .helpers import SIZE, AskEverything, Speaker, make_agent, send, type_now, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -147,7 +147,7 @@ async def test_messages_typed_during_a_reply_queue_and_send_after() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "one")
         await wait_for(pilot, lambda: app.query(AssistantWidget))
-        await send(pilot, "two")
+        await type_now(app, "two")
         assert app.status.queued == 1
         assert "two" in str(app.query_one("#queue", Static).content)
         await wait_for(pilot, lambda: len(model.requests) == 2 and not app.busy, timeout=10)

@@ -17,6 +17,7 @@ import asyncio
 
 from textual.app import ComposeResult
 from textual.containers import ScrollableContainer, Vertical
+from textual.events import Resize
 from textual.geometry import Region
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
@@ -53,6 +54,7 @@ class AssistantMessage(Vertical):
         self._stream: MarkdownStream | None = None
         self._current: Markdown | None = None
         self._lock = asyncio.Lock()
+        self._width = 0
 
     @property
     def text(self) -> str:
@@ -163,8 +165,12 @@ class AssistantMessage(Vertical):
         if chunk.styles.height is None or chunk.styles.height.is_auto:
             chunk.styles.height = chunk.outer_size.height
 
-    def on_resize(self) -> None:
-        """A new width changes every chunk's height: measure again, freeze later."""
+    def on_resize(self, event: Resize) -> None:
+        """A new width changes every chunk's height: measure again, freeze later.
+        (Growing taller, which happens every frame, changes nothing.)"""
+        if event.size.width == self._width:
+            return
+        self._width = event.size.width
         for chunk in self.query_children(Markdown):
             chunk.styles.height = "auto"
         if self.is_attached:
