@@ -26,7 +26,7 @@ import anyio.to_thread
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from middleware import (  # noqa: E402
+from middleware import (
     AfterToolCallResult,
     BeforeToolCallResult,
     CompressRequest,
@@ -38,10 +38,19 @@ from middleware import (  # noqa: E402
     ToolRequest,
     TurnAction,
 )
-from shell.agent import Agent, AssistantMessage, Message, ModelRequest, TextBlock, ToolCallBlock, ToolResult, tool  # noqa: E402
-from shell.agent.events import Event  # noqa: E402
-from shell.agent.model import ModelChunk  # noqa: E402
-from shell.providers.scripted import ScriptedModel  # noqa: E402
+from shell.agent import (
+    Agent,
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    TextBlock,
+    ToolCallBlock,
+    ToolResult,
+    tool,
+)
+from shell.agent.events import Event
+from shell.agent.model import ModelChunk
+from shell.providers.scripted import ScriptedModel
 
 COUNTS: dict[str, int] = {}
 
@@ -74,7 +83,9 @@ class NoOp(Middleware):
             _count("list_tools")
         return []
 
-    async def on_compress_context(self, ctx: HookContext, request: CompressRequest, next: Any) -> list[Message]:
+    async def on_compress_context(
+        self, ctx: HookContext, request: CompressRequest, next: Any
+    ) -> list[Message]:
         if self.counting:
             _count("on_compress_context")
         result: list[Message] = await next(request)
@@ -85,7 +96,9 @@ class NoOp(Middleware):
             _count("transform_context")
         return messages
 
-    async def on_reasoning(self, ctx: HookContext, request: ReasoningRequest, next: Any) -> AsyncIterator[Event]:
+    async def on_reasoning(
+        self, ctx: HookContext, request: ReasoningRequest, next: Any
+    ) -> AsyncIterator[Event]:
         async for event in next(request):
             if self.counting:
                 _count("on_reasoning item")
@@ -96,7 +109,9 @@ class NoOp(Middleware):
             _count("convert_to_llm")
         return messages
 
-    async def on_model_call(self, ctx: HookContext, request: ModelRequest, next: Any) -> AsyncIterator[ModelChunk]:
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
         async for chunk in next(request):
             if self.counting:
                 _count("on_model_call item")
