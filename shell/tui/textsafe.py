@@ -23,7 +23,7 @@ def _fallback(text: str) -> str:
 
 def _pick() -> Callable[[str], str]:
     try:
-        from shell import textsafety  # type: ignore[attr-defined]
+        from shell import textsafety
     except ImportError:
         return _fallback
     for name in ("neutralize", "neutralise", "sanitize", "clean"):

@@ -91,9 +91,9 @@ class AssistantMessage(Vertical):
         pending = "".join(self._pending)
         self._pending.clear()
         if len(pending) > FRAME_BUDGET:
-            cut = pending.rfind("\n", 0, FRAME_BUDGET) + 1 or FRAME_BUDGET
-            self._pending.append(pending[cut:])
-            pending = pending[:cut]
+            keep = pending.rfind("\n", 0, FRAME_BUDGET) + 1 or FRAME_BUDGET
+            self._pending.append(pending[keep:])
+            pending = pending[:keep]
             self._schedule()
         text = clean(pending)
         self._text += text

@@ -35,10 +35,10 @@ class EarlierMarker(Static):
     EarlierMarker.-shown { display: block; }
     """
 
-    def on_click(self) -> None:
+    async def on_click(self) -> None:
         conversation = self.parent
         if isinstance(conversation, Conversation):
-            conversation.load_earlier()
+            await conversation.load_earlier()
 
 
 class Conversation(VerticalScroll):
