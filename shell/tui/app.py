@@ -24,6 +24,7 @@ from shell.agent.approvals import ApprovalDecision, ApprovalRequest
 from . import prefs
 from .entries import AssistantEntry, NoticeEntry, UserEntry
 from .gcpolicy import GcPolicy
+from .history import entries_from_messages
 from .palette import ShellCommands
 from .renderer import ReplyRenderer
 from .screens.approval import ApprovalScreen, PendingApproval
@@ -132,6 +133,8 @@ class AgentShellApp(App[int]):
         self.prompt.focus()
         for problem in self.runtime.problems:
             await self.conversation.add(NoticeEntry("warning", problem))
+        if self.agent.messages:  # a resumed session: show what was said
+            await self.conversation.add_many(entries_from_messages(self.agent.messages))
         self.call_after_refresh(self.gc_policy.started_up)
 
     def on_unmount(self) -> None:

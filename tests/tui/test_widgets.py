@@ -108,3 +108,25 @@ async def test_todo_list_from_custom_event() -> None:
         assert todos.has_class("-shown")
         text = str(todos.content)
         assert "☑ read the code" in text and "◐ write the tests" in text and "☐ ship" in text
+
+
+async def test_resumed_history_is_shown() -> None:
+    from shell.agent import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, UserMessage
+    from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
+    from shell.tui.widgets.user_message import UserMessage as UserWidget
+
+    agent, _ = make_agent([])
+    agent.messages.extend(
+        [
+            UserMessage("read it"),
+            AssistantMessage((TextBlock("Reading."), ToolCallBlock("c1", "read_note", {"path": "a"}))),
+            ToolResultMessage("c1", "read_note", "contents of a", False),
+            AssistantMessage((TextBlock("It says **hi**."),)),
+        ]
+    )
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE):
+        assert [w.text for w in app.query(UserWidget)] == ["read it"]
+        assert [w.text for w in app.query(AssistantWidget)] == ["Reading.", "It says **hi**."]
+        span = app.query_one(ToolSpan)
+        assert span.state.status == "done" and span.state.result == "contents of a"

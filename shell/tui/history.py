@@ -1,0 +1,52 @@
+"""A resumed conversation shown again: messages turned back into entries.
+
+When the CLI resumes a session, ``agent.messages`` already holds the history;
+the app rebuilds what the user saw (their messages, thinking, answers, tool spans
+with their results, audio) without replaying any events. The conversation mounts
+only the newest of them (``Conversation.add_many``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from shell.agent.messages import (
+    AssistantMessage,
+    DataBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+
+from .entries import AssistantEntry, AudioEntry, Entry, SpanEntry, ThinkingEntry, UserEntry
+from .spanstate import SpanState
+
+
+def entries_from_messages(messages: Sequence[Any]) -> list[Entry]:
+    entries: list[Entry] = []
+    spans: dict[str, SpanState] = {}
+    for message in messages:
+        if isinstance(message, UserMessage):
+            entries.append(UserEntry(message.text))
+        elif isinstance(message, AssistantMessage):
+            for i, block in enumerate(message.content):
+                if isinstance(block, ThinkingBlock) and block.text:
+                    entries.append(ThinkingEntry(block.text))
+                elif isinstance(block, TextBlock) and block.text:
+                    entries.append(AssistantEntry(block.text))
+                elif isinstance(block, ToolCallBlock):
+                    state = SpanState(block.id, block.name, "cancelled", args=dict(block.args))
+                    spans[block.id] = state
+                    entries.append(SpanEntry(state))
+                elif isinstance(block, DataBlock) and block.media_type.startswith("audio/"):
+                    entries.append(AudioEntry(f"history{len(entries)}-{i}", block.media_type, block.data))
+        elif isinstance(message, ToolResultMessage):
+            span = spans.get(message.call_id)
+            if span is not None:
+                span.result = message.text
+                span.is_error = message.is_error
+                span.status = "error" if message.is_error else "done"
+    return entries
