@@ -13,6 +13,7 @@ import asyncio
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -48,7 +49,8 @@ def _wrap(agent: Agent) -> ShellRuntime:
     from shell.runtime import RuntimeOptions, ShellRuntime
     from shell.tools.workspace import Workspace
 
-    return ShellRuntime(agent, settings=Settings(), workspace=Workspace(None), options=RuntimeOptions())
+    options = RuntimeOptions(record=False)  # an embedded agent saves no session of its own
+    return ShellRuntime(agent, settings=Settings(), workspace=Workspace(None), options=options)
 
 
 class AgentShellApp(App[int]):
@@ -135,7 +137,38 @@ class AgentShellApp(App[int]):
             await self.conversation.add(NoticeEntry("warning", problem))
         if self.agent.messages:  # a resumed session: show what was said
             await self.conversation.add_many(entries_from_messages(self.agent.messages))
+        elif not self._own_runtime:
+            await self.conversation.add(AssistantEntry(self._welcome()))
+        if not self._own_runtime:  # MCP servers connect in the background; sessions close on exit
+            self.runtime.on_mcp_change.append(self._mcp_status)
+            self.run_worker(self._background(), group="background", exit_on_error=False)
         self.call_after_refresh(self.gc_policy.started_up)
+
+    async def _background(self) -> None:
+        async with self.runtime.running():
+            await anyio.sleep_forever()
+
+    def _mcp_status(self, status: Any) -> None:
+        state = getattr(status, "state", "")
+        if state not in ("ready", "failed", "exited"):
+            return
+        level = "info" if state == "ready" else "warning"
+        tools = f" ({status.tools} tools)" if state == "ready" else ""
+        note = f": {status.message}" if getattr(status, "message", "") else ""
+        entry = NoticeEntry(level, f"MCP server {status.name} {state}{tools}{note}")
+        self.call_later(self.conversation.add, entry)
+
+    def _welcome(self) -> str:
+        keys = "F1 help · F2 middleware · `/` commands · Esc cancels a reply · Ctrl+Q quits."
+        if not self.runtime.is_demo:
+            return f"**agent-shell** on `{self.runtime.model_label}`. {keys}"
+        return (
+            "**Welcome to agent-shell.** You are on the offline **demo model**: no key, no network, "
+            "scripted answers that show how the shell works. Try *list the files here*, "
+            "*read README.md*, *search for TODO* or *run `ls -la`*, and approve or edit the calls.\n\n"
+            "To talk to a real model, set `ANTHROPIC_API_KEY` or `OPENAI_API_KEY`, start Ollama, "
+            f"or switch with `/model provider:name`. {keys}"
+        )
 
     def on_unmount(self) -> None:
         self.gc_policy.shut_down()
@@ -188,7 +221,7 @@ class AgentShellApp(App[int]):
         renderer = self.renderer = ReplyRenderer(self)
         self.gc_policy.reply_started()
         try:
-            async with aclosing(self.agent.reply(text)) as events:
+            async with aclosing(self.runtime.reply(text)) as events:  # recorded into the session
                 async for event in events:
                     await renderer.handle(event)
         except Exception as exc:  # the engine promises not to raise; show it if it does
@@ -274,11 +307,13 @@ class AgentShellApp(App[int]):
         if result.action == "quit":
             self.exit(0)
             return
-        if result.action in ("clear", "new"):
+        if result.action in ("clear", "new", "resume"):
             await self.conversation.clear_entries()
             self.todos.set_todos([])
             if result.action == "new":
                 self.status.tokens_in = self.status.tokens_out = 0
+            if result.action == "resume":
+                await self.conversation.add_many(entries_from_messages(self.agent.messages))
         if name == "model" and not result.error:
             self.status.model_label = self.model_label
         if result.text:
