@@ -41,9 +41,13 @@ class ModelFallback(Middleware):
     builtin: ClassVar[bool] = True
 
     def __init__(self, *fallback_models: ChatModel) -> None:
-        if not fallback_models:
-            raise ValueError("ModelFallback needs at least one fallback model")
+        """With no fallback models it stands aside (``is_active`` is False), so the
+        side panel can list it before any are configured
+        (``[middleware.ModelFallback] models = ["openai:gpt-4o-mini"]``)."""
         self.fallback_models: tuple[ChatModel, ...] = fallback_models
+
+    def is_active(self, hook: str) -> bool:
+        return bool(self.fallback_models)
 
     async def on_model_call(
         self, ctx: HookContext, request: ModelRequest, next: ModelNext

@@ -209,11 +209,7 @@ def available_middleware(
     from .registry import builtin_middleware
 
     problems: list[str] = []
-    try:
-        found: Found = dict(builtin_middleware())
-    except Exception as exc:
-        found = {}
-        problems.append(f"The built-in middleware could not all be loaded: {_describe(exc)}")
+    found: Found = dict(builtin_middleware(problems))
     plugins, plugin_problems = load_plugins(config_dir, entry_point_group)
     problems.extend(plugin_problems)
     for name, cls in plugins.items():

@@ -12,10 +12,8 @@ Construction is kept cheap: the providers are resolved through their registry
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import pkgutil
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -353,29 +351,46 @@ def resolve(spec: str | None, settings: Settings) -> ChatModel:
 
 
 def discover_middleware(problems: list[str]) -> dict[str, type[Middleware]]:
-    """The built-ins, module by module, so that one broken module costs only itself."""
-    import middleware as package
-    from middleware.base import Middleware
-    from middleware.registry import _SKIP
+    """The built-ins and the user's own (entry points, files in the config dir's
+    ``middleware/`` folder); whatever fails to load is a problem, never fatal."""
+    from middleware.plugins import available_middleware
 
-    found: dict[str, type[Middleware]] = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name in _SKIP or info.name.startswith("_"):
-            continue
-        try:
-            module = importlib.import_module(f"middleware.{info.name}")
-        except Exception as exc:
-            problems.append(f"middleware.{info.name} could not be loaded: {type(exc).__name__}: {exc}")
-            continue
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, Middleware)
-                and value.__dict__.get("builtin", False)
-                and value.__module__ == module.__name__
-            ):
-                found[value.name] = value
+    from .config import config_dir
+
+    found, found_problems = available_middleware(config_dir())
+    problems.extend(found_problems)
     return found
+
+
+PANEL_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Built-ins whose seeds require arguments get a sensible setting so they can sit in
+    # the side panel, switched off, ready to try; config options replace these.
+    "ReplyBudgetControl": {"token_budget": 200_000},
+    "ToolCallLimit": {"run_limit": 25},
+    "PII": {"pii_type": "email", "strategy": "redact"},
+}
+MODEL_OPTIONS = ("model", "models", "fallback_models")
+
+
+def resolve_model_options(options: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """Model options given as ``provider:name`` strings in config become models
+    (middleware cannot resolve them: it sits below the providers)."""
+    resolved = dict(options)
+    for key in MODEL_OPTIONS:
+        value = resolved.get(key)
+        if isinstance(value, str):
+            resolved[key] = resolve(value, settings)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            resolved[key] = [resolve(v, settings) for v in value]
+    return resolved
+
+
+def _instantiate(cls: type[Middleware], options: dict[str, Any], settings: Settings) -> Middleware:
+    kwargs = resolve_model_options(options, settings)
+    models = kwargs.pop("models", None) or kwargs.pop("fallback_models", None)
+    if models is not None:  # ModelFallback(*fallback_models)
+        return cls(*models, **kwargs)
+    return cls(**kwargs)
 
 
 def build_middleware(
@@ -419,9 +434,9 @@ def build_middleware(
     stack = Stack()
     for name in [*wanted, *(n for n in classes if n not in wanted)]:
         cls = classes[name]
-        kwargs = options.get(name.lower(), {})
+        kwargs = options.get(name.lower(), PANEL_DEFAULTS.get(name, {}))
         try:
-            instance = cls(**kwargs)
+            instance = _instantiate(cls, kwargs, settings)
         except Exception as exc:
             if name in wanted:
                 problems.append(f"Middleware {name} could not be set up: {type(exc).__name__}: {exc}")

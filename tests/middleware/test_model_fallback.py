@@ -133,6 +133,13 @@ async def test_fallback_seen_by_inner_layers() -> None:
     assert seen == ["primary", "backup"]
 
 
-def test_needs_a_fallback() -> None:
-    with pytest.raises(ValueError):
-        ModelFallback()
+@pytest.mark.anyio
+async def test_with_no_fallbacks_it_stands_aside() -> None:
+    from shell.agent.events import ErrorEvent
+
+    fallback = ModelFallback()
+    assert not fallback.is_active("on_model_call")
+    agent = Agent(ScriptedModel([RuntimeError("down")]), middleware=[fallback])
+    events = [e async for e in agent.reply("hi")]
+    assert [e.source for e in events if isinstance(e, ErrorEvent)] == ["model"]
+    assert agent.middleware.stats("ModelFallback").calls == 0
