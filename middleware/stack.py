@@ -325,7 +325,7 @@ class MiddlewareStack:
             return self._stream_core(core(request), core_source, parent)
         return self._stream_layer(hook, run, request, core, core_source, context, i, parent)
 
-    async def _stream_layer(
+    def _stream_layer(
         self,
         hook: str,
         run: ReplyRun,
@@ -343,33 +343,36 @@ class MiddlewareStack:
         def next_layer(req: Any) -> AsyncIterator[T]:
             return self._stream_from(hook, run, req, core, core_source, context, i + 1, inner)
 
-        gen = fn(context(slot), request, next_layer)
-        step = gen.__anext__
-        clock = perf_counter
-        total = 0.0
-        try:
-            while True:
-                t0 = clock()
-                try:
-                    item = await step()
-                except StopAsyncIteration:
-                    break
-                finally:
-                    total += clock() - t0
-                yield item
-        except Exception as exc:
+        def failed(exc: Exception) -> None:
             self._failed(slot, hook, exc)
+
+        def done(total: float) -> None:
+            st.time_s += total - inner[0]  # its own time: the inner layers' is theirs
+
+        try:
+            source = fn(context(slot), request, next_layer)  # a generator: nothing runs yet
+        except Exception as exc:  # a plain function that failed at once
+            failed(exc)
             raise
-        finally:
-            st.time_s += total - inner[0]
-            if parent is not None:
-                parent[0] += total
-            await gen.aclose()
+        return self._relay(source, parent, failed, done)
+
+    def _stream_core(
+        self, source: AsyncIterator[T], core_source: str, parent: list[float]
+    ) -> AsyncIterator[T]:
+        def failed(exc: Exception) -> None:
+            _tag(exc, core_source)  # the model (or a tool) raised it, not a middleware
+
+        return self._relay(source, parent, failed, None)
 
     @staticmethod
-    async def _stream_core(
-        source: AsyncIterator[T], core_source: str, parent: list[float]
+    async def _relay(
+        source: AsyncIterator[T],
+        parent: list[float] | None,
+        failed: Callable[[Exception], None],
+        done: Callable[[float], None] | None,
     ) -> AsyncIterator[T]:
+        """Pass ``source``'s items on, timing each step: the one loop every streamed
+        chunk or event crosses per layer, so it stays this small."""
         step = source.__anext__
         clock = perf_counter
         total = 0.0
@@ -384,10 +387,13 @@ class MiddlewareStack:
                     total += clock() - t0
                 yield item
         except Exception as exc:
-            _tag(exc, core_source)
+            failed(exc)
             raise
         finally:
-            parent[0] += total
+            if done is not None:
+                done(total)
+            if parent is not None:
+                parent[0] += total
             close = getattr(source, "aclose", None)
             if close is not None:
                 await close()
