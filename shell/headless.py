@@ -30,7 +30,7 @@ from typing import IO, Any, Literal, TypeAlias
 import anyio
 import anyio.to_thread
 
-from .agent.approvals import ApprovalDecision, ApprovalRequest
+from .agent.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
 from .agent.events import (
     ErrorEvent,
     Event,
@@ -52,19 +52,6 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 def exit_code(stop_reason: str) -> int:
     """0 for an answer, 1 for a reply that ended in an error, 130 when cancelled."""
     return {"error": EXIT_ERROR, "cancelled": EXIT_INTERRUPTED}.get(stop_reason, EXIT_OK)
-
-
-def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:
-    """Edited JSON arguments, checked against the tool's schema; ``ValueError`` says why not."""
-    try:
-        args: Any = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"not valid JSON: {exc}") from None
-    if not isinstance(args, dict):
-        raise ValueError("the arguments must be a JSON object")
-    if request.tool is not None:
-        return request.tool.validate(args)  # ToolArgumentError is a ValueError
-    return dict(args)
 
 
 def edit_in_editor(text: str, command: list[str], streams: dict[str, Any] | None = None) -> str:

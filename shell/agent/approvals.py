@@ -7,6 +7,7 @@ mode prompt, the headless policy) answers with an :class:`ApprovalDecision`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -56,3 +57,22 @@ def unattended_rejection(request: ApprovalRequest) -> ApprovalDecision:
         f"No one was there to approve the call to {request.call.name}; it was not run. "
         "Ask the user to run the shell interactively or to allow this tool."
     )
+
+
+def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:
+    """Arguments the user edited as JSON, checked against the tool's schema.
+
+    Raises ``ValueError`` (a ``ToolArgumentError`` for schema problems) with a
+    message to show next to the editor; every front end's "edit" uses this.
+    """
+    try:
+        args: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError("Not valid JSON: nested too deeply") from None
+    if not isinstance(args, dict):
+        raise ValueError("The arguments must be a JSON object ({...}).")
+    if request.tool is not None:
+        return request.tool.validate(args)
+    return args

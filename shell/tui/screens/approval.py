@@ -21,8 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from shell.agent.approvals import ApprovalDecision, ApprovalRequest
-from shell.agent.tools import ToolArgumentError
+from shell.agent.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
 
 from ..highlight import syntax
 from ..textsafe import clean
@@ -37,17 +36,9 @@ class PendingApproval:
 def check_args(request: ApprovalRequest, text: str) -> tuple[dict[str, Any] | None, str]:
     """Parse and validate edited arguments: ``(args, "")`` or ``(None, error)``."""
     try:
-        args = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-    if not isinstance(args, dict):
-        return None, "The arguments must be a JSON object ({...})."
-    if request.tool is not None:
-        try:
-            args = request.tool.validate(args)
-        except ToolArgumentError as exc:
-            return None, str(exc)
-    return args, ""
+        return parse_edited_args(request, text), ""
+    except ValueError as exc:
+        return None, str(exc)
 
 
 class ApprovalScreen(ModalScreen[None]):
@@ -140,9 +131,7 @@ class ApprovalScreen(ModalScreen[None]):
         req_desc.update(Text(clean(request.description)))
         req_desc.display = bool(request.description)
         args = json.dumps(request.args, indent=2, ensure_ascii=False)
-        self.query_one("#args-text", Static).update(
-            syntax(self, clean(args), "json")
-        )
+        self.query_one("#args-text", Static).update(syntax(self, clean(args), "json"))
         allowed = request.allowed_decisions
         keys = ["[y] approve"]
         if "edit" in allowed:
