@@ -149,7 +149,7 @@ def write_text(path: Path, shown: str, content: str) -> ToolResult:
     diff = unified_diff(old or "", content, shown, new_file=old is None)
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     verb = "Created" if old is None else "Overwrote"
-    text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} lines)."
+    text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} line{'' if lines == 1 else 's'})."
     if old is not None and diff:
         text += "\n" + _cap(diff)
     return ToolResult(text, details={"path": shown, "diff": diff, "created": old is None})
