@@ -4,7 +4,8 @@
 when the CLI gives one; a bare agent is wrapped in one). Each reply runs in a
 Textual worker on the app's own event loop, so nothing blocks the UI, and
 ``ReplyRenderer`` turns its events into widgets. The app serves the agent's
-``ask``: approval requests queue in one :class:`ApprovalScreen`.
+``ask``: approval requests queue in one :class:`ApprovalScreen`. Audio plays
+through one :class:`Playback`, so Esc or a new reply silences it.
 """
 
 from __future__ import annotations
@@ -22,21 +23,25 @@ from textual.widgets import Footer
 import themes
 from shell.agent.approvals import ApprovalDecision, ApprovalRequest
 
-from . import prefs
+from . import prefs, speech
 from .entries import AssistantEntry, NoticeEntry, UserEntry
 from .gcpolicy import GcPolicy
 from .history import entries_from_messages
 from .palette import ShellCommands
+from .playback import Clip, Playback
 from .renderer import ReplyRenderer
 from .screens.approval import ApprovalScreen, PendingApproval
 from .screens.help import HelpScreen
+from .widgets.audio_block import AudioBlock
 from .widgets.conversation import Conversation
 from .widgets.middleware_panel import MiddlewarePanel
 from .widgets.notice_line import NoticeLine
 from .widgets.prompt_input import PromptInput
 from .widgets.queue_bar import QueueBar
+from .widgets.side_panel import TRACE_TAB, SidePanel
 from .widgets.status_line import StatusLine
 from .widgets.todo_list import TodoList
+from .widgets.trace_view import TraceView
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
@@ -92,6 +97,10 @@ class AgentShellApp(App[int]):
         self._busy = False
         self.renderer: ReplyRenderer | None = None
         self.gc_policy = GcPolicy()
+        self.playback = Playback()
+        self.playback.listeners.append(self._playback_changed)
+        self.speak_mode = "off"
+        """``/speak``: ``off``, ``on`` (TTS middleware on) or ``auto`` (and auto-play)."""
 
     # -- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -102,7 +111,7 @@ class AgentShellApp(App[int]):
                 yield QueueBar(id="queue")
                 yield PromptInput(commands=self._command_names, id="prompt")
                 yield StatusLine(id="status")
-            yield MiddlewarePanel(self.agent.middleware, id="panel")
+            yield SidePanel(self.agent.middleware, id="side")
         yield Footer()
 
     @property
@@ -116,6 +125,14 @@ class AgentShellApp(App[int]):
     @property
     def panel(self) -> MiddlewarePanel:
         return self.query_one(MiddlewarePanel)
+
+    @property
+    def side(self) -> SidePanel:
+        return self.query_one(SidePanel)
+
+    @property
+    def trace_view(self) -> TraceView:
+        return self.query_one(TraceView)
 
     @property
     def todos(self) -> TodoList:
@@ -132,6 +149,10 @@ class AgentShellApp(App[int]):
         wanted = wanted or prefs.saved_theme() or themes.DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
         self.status.model_label = self.model_label
+        saved_speak = prefs.saved_speak()
+        if saved_speak is not None:
+            speech.apply(self.agent.middleware, saved_speak)
+        self.speak_mode = speech.current_mode(self.agent.middleware, saved_speak)
         self.prompt.focus()
         for problem in self.runtime.problems:
             await self.conversation.add(NoticeEntry("warning", problem))
@@ -171,6 +192,7 @@ class AgentShellApp(App[int]):
         )
 
     def on_unmount(self) -> None:
+        self.playback.stop()
         self.gc_policy.shut_down()
 
     @property
@@ -184,7 +206,8 @@ class AgentShellApp(App[int]):
         return [t.name for t in themes.all_themes()]
 
     def _command_names(self) -> list[str]:
-        return sorted([f"/{name}" for name in self.commands_registry.names()] + ["/theme"])
+        ours = ["/theme", "/trace", "/speak"]
+        return sorted([f"/{name}" for name in self.commands_registry.names()] + ours)
 
     def add_usage(self, tokens_in: int, tokens_out: int) -> None:
         self.status.tokens_in += tokens_in
@@ -211,6 +234,7 @@ class AgentShellApp(App[int]):
         self.status.queued = len(self._queue)
 
     def start_reply(self, text: str) -> None:
+        self.playback.stop()  # a new reply silences the last one
         self._busy = True
         self.status.state = "thinking"
         self.run_worker(self._run_reply(text), group="reply", exit_on_error=False)
@@ -272,7 +296,9 @@ class AgentShellApp(App[int]):
 
     # -- actions ----------------------------------------------------------------------
     def action_cancel_reply(self) -> None:
-        """Esc: end the reply in flight at once (pending approvals are withdrawn)."""
+        """Esc: end the reply in flight at once (pending approvals are withdrawn) and
+        silence any audio playing."""
+        self.playback.stop()
         if self._busy:
             self.status.state = "cancelling"
             self.agent.cancel()
@@ -281,11 +307,23 @@ class AgentShellApp(App[int]):
             self._show_queue()
 
     def action_toggle_panel(self) -> None:
-        self.panel.toggle()
+        self.side.toggle()
+
+    # -- audio ------------------------------------------------------------------------
+    def _playback_changed(self, key: str, playing: bool, note: str) -> None:
+        for block in self.query(AudioBlock):
+            block.playback_changed(key, playing, note)
+
+    def audio_finished(self, clip: Clip) -> None:
+        """A spoken reply's audio block is complete: play it if ``/speak auto``."""
+        if self.speak_mode == "auto" and clip.data:
+            self.playback.enqueue(clip)
 
     def action_help(self) -> None:
         rows = [(c.usage, c.summary) for c in self.commands_registry]
         rows.append(("/theme [NAME]", "List the themes, or switch (remembered)"))
+        rows.append(("/trace", "Open the trace view: each reply's model calls and tools, timed"))
+        rows.append((speech.USAGE, "Spoken replies: off, on, or on and played as they finish"))
         self.push_screen(HelpScreen(rows))
 
     def on_notice_line_disable_middleware(self, message: NoticeLine.DisableMiddleware) -> None:
@@ -299,6 +337,12 @@ class AgentShellApp(App[int]):
         name, _, arg = line[1:].partition(" ")
         if name == "theme":
             await self._theme_command(arg.strip())
+            return
+        if name == "trace":
+            self.side.open(TRACE_TAB)
+            return
+        if name == "speak":
+            await self._speak_command(arg.strip().lower())
             return
         if name == "help" and not arg:
             self.action_help()
@@ -335,6 +379,21 @@ class AgentShellApp(App[int]):
         self.theme = name
         prefs.save_theme(name, None if self._own_runtime else self.runtime.settings)
         await self.conversation.add(NoticeEntry("info", f"Theme: {name} (remembered)."))
+
+    async def _speak_command(self, mode: str) -> None:
+        stack = self.agent.middleware
+        if not mode:
+            await self.conversation.add(AssistantEntry(speech.describe(stack, self.speak_mode)))
+            return
+        if mode not in speech.MODES:
+            await self.conversation.add(NoticeEntry("error", f"Usage: {speech.USAGE}"))
+            return
+        outcome = speech.set_mode(stack, mode)
+        self.speak_mode = outcome.mode
+        if outcome.mode == "off":
+            self.playback.stop()
+        self.panel.refresh_stats()
+        await self.conversation.add(NoticeEntry(outcome.level, outcome.text))
 
 
 def run_tui(runtime: ShellRuntime) -> int:

@@ -4,10 +4,15 @@ Playback goes through whatever player exists (paplay, pw-play, aplay, afplay,
 ffplay) as a subprocess, so the UI never blocks and no audio library is needed.
 PCM that arrives without a header (``audio/pcm``, ``audio/L16``) is wrapped in a
 WAV header before it is handed to a player or saved.
+
+``AGENT_SHELL_AUDIO_PLAYER`` names the player command instead (split like a shell
+line, the file appended), e.g. ``aplay -q -D null`` to play into nothing.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 import struct
 import subprocess
@@ -122,12 +127,29 @@ def suffix_for(media_type: str) -> str:
     )
 
 
+PLAYER_ENV = "AGENT_SHELL_AUDIO_PLAYER"
+
+
 def find_player() -> list[str] | None:
+    """The player command (the file is appended), or None when there is none."""
+    override = os.environ.get(PLAYER_ENV, "").strip()
+    if override:
+        words = shlex.split(override)
+        path = shutil.which(words[0])
+        return [path, *words[1:]] if path else None
     for name, args in PLAYERS:
         path = shutil.which(name)
         if path:
             return [path, *args]
     return None
+
+
+def no_player_message() -> str:
+    override = os.environ.get(PLAYER_ENV, "").strip()
+    if override:
+        return f"The audio player {override!r} ({PLAYER_ENV}) was not found; use Save instead."
+    names = ", ".join(n for n, _ in PLAYERS)
+    return f"No audio player found (tried {names}); use Save instead."
 
 
 def start_playback(media_type: str, data: bytes) -> subprocess.Popen[bytes]:
@@ -137,8 +159,7 @@ def start_playback(media_type: str, data: bytes) -> subprocess.Popen[bytes]:
     """
     player = find_player()
     if player is None:
-        names = ", ".join(n for n, _ in PLAYERS)
-        raise FileNotFoundError(f"No audio player found (tried {names}); use Save instead.")
+        raise FileNotFoundError(no_player_message())
     with tempfile.NamedTemporaryFile(prefix="agent-shell-", suffix=suffix_for(media_type), delete=False) as f:
         f.write(as_wav(media_type, data))
     return subprocess.Popen(

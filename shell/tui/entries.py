@@ -13,7 +13,7 @@ from textual.widget import Widget
 
 from .spanstate import SpanState
 from .widgets.assistant_message import AssistantMessage
-from .widgets.audio_block import AudioBlock
+from .widgets.audio_block import AudioBlock, new_key
 from .widgets.notice_line import NoticeLine
 from .widgets.thinking import ThinkingBlock
 from .widgets.tool_span import ToolSpan
@@ -78,9 +78,14 @@ class AudioEntry(Entry):
     block_id: str
     media_type: str
     data: bytes = b""
+    key: str = ""
+    """Unique in the app (block ids repeat across replies); the player knows clips by it."""
+
+    def __post_init__(self) -> None:
+        self.key = self.key or new_key(self.block_id)
 
     def build(self) -> Widget:
-        return AudioBlock(self.block_id, self.media_type, self.data, done=not self.live)
+        return AudioBlock(self.block_id, self.media_type, self.data, done=not self.live, key=self.key)
 
     def capture(self) -> None:
         if isinstance(self.widget, AudioBlock):

@@ -1,9 +1,12 @@
-"""Remember the TUI's own preferences (the theme) between runs.
+"""Remember the TUI's own preferences (the theme, speech) between runs.
 
 The config module (``shell.config``) owns ``config.toml`` and its ``theme`` key;
 with a runtime's settings we write the choice back there. Without one (the app
-built around a bare ``Agent``) a small ``tui.json`` in the user config dir keeps
-it. ``AGENT_SHELL_TUI_PREFS`` points elsewhere (tests).
+built around a bare ``Agent``) a small ``tui.json`` in the config dir keeps it.
+Preferences config.toml has no key for (``speak``) always live in ``tui.json``,
+so the TUI never writes keys the config loader does not know. The config dir is
+``shell.config``'s (``AGENT_SHELL_CONFIG_DIR`` moves both);
+``AGENT_SHELL_TUI_PREFS`` points at another file (tests).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ def prefs_path() -> Path:
     override = os.environ.get("AGENT_SHELL_TUI_PREFS")
     if override:
         return Path(override)
-    return Path(platformdirs.user_config_dir("agent-shell")) / "tui.json"
+    base = os.environ.get("AGENT_SHELL_CONFIG_DIR")
+    return Path(base or platformdirs.user_config_dir("agent-shell")) / "tui.json"
 
 
 def load() -> dict[str, Any]:
@@ -45,18 +49,31 @@ def _save_via_config(theme: str, settings: Any) -> bool:
     return True
 
 
-def save_theme(theme: str, settings: Any = None) -> None:
-    """Remember ``theme``: in the runtime's config when there is one, else in tui.json."""
-    if _save_via_config(theme, settings):
-        return
+def save(key: str, value: Any) -> None:
+    """Remember ``key`` in tui.json (best effort: a read-only config dir loses it)."""
     path = prefs_path()
     data = load()
-    data["theme"] = theme
+    data[key] = value
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2), "utf-8")
     except OSError:
         pass
+
+
+def save_theme(theme: str, settings: Any = None) -> None:
+    """Remember ``theme``: in the runtime's config when there is one, else in tui.json."""
+    if not _save_via_config(theme, settings):
+        save("theme", theme)
+
+
+SPEAK_MODES = ("off", "on", "auto")
+
+
+def saved_speak() -> str | None:
+    """The last ``/speak`` choice (``off``, ``on`` or ``auto``), or None if never made."""
+    value = load().get("speak")
+    return value if value in SPEAK_MODES else None
 
 
 def saved_theme() -> str | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from shell.agent import events as ev
 
 from .entries import AssistantEntry, AudioEntry, Entry, NoticeEntry, SpanEntry, ThinkingEntry
+from .playback import Clip
 from .spanstate import SpanState
 from .widgets.assistant_message import AssistantMessage
 from .widgets.audio_block import AudioBlock
@@ -219,13 +220,17 @@ class ReplyRenderer:
         entry = self.blocks.get(event.block_id)
         if entry is not None and isinstance(entry.widget, AudioBlock):
             entry.widget.append(event.data)
+        elif isinstance(entry, AudioEntry):  # not mounted: the entry keeps the bytes
+            entry.data += event.data
 
     async def _data_end(self, event: ev.DataBlockEnd) -> None:
         entry = self.blocks.pop(event.block_id, None)
-        if entry is not None and isinstance(entry.widget, AudioBlock):
+        if entry is not None and isinstance(entry, AudioEntry):
             entry.live = False
-            entry.widget.finish()
+            if isinstance(entry.widget, AudioBlock):
+                entry.widget.finish()
             entry.capture()
+            self.app.audio_finished(Clip(entry.key, entry.media_type, entry.data))
 
     # -- notices, errors, custom ------------------------------------------------------
     async def _notice(self, event: ev.Notice) -> None:
@@ -240,6 +245,8 @@ class ReplyRenderer:
     async def _custom(self, event: ev.CustomEvent) -> None:
         if event.name == "todos":
             self.app.todos.set_todos(event.data)
+        elif event.name == "trace":  # the view redraws on its own clock, never here
+            self.app.trace_view.changed()
 
     async def _reply_end(self, event: ev.ReplyEnd) -> None:
         self.stop_reason = event.stop_reason

@@ -89,3 +89,30 @@ def test_approval_dialog(snap_compare: Any) -> None:
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_trace_tab(snap_compare: Any) -> None:
+    """The Trace tab after a reply with a tool call; every span's clock is fixed
+    before the view first draws it, so the durations are the same on every run."""
+    from middleware.tracing import Tracing
+
+    turn = AssistantMessage((TextBlock("Reading."), ToolCallBlock("c1", "read_note", {"path": "notes.txt"})))
+    tracing = Tracing(tree=True)
+    app = _app([turn, "The note says hello."], [tracing, Shout()])
+
+    async def run_before(pilot: Any) -> None:
+        await _send(pilot, "read notes.txt")
+        await wait_for(pilot, lambda: not app.busy)
+        root = tracing.traces[-1]
+        for i, span in enumerate(root.walk()):
+            span.start, span.end = 100.0 + i, 100.5 + i * 1.25
+        root.start, root.end = 100.0, 104.75
+        for key in [k for k in root.attributes if k.startswith("agent_shell.middleware.")]:
+            root.attributes[key] = 0.0012
+        app.trace_view.clock = lambda: 200.0
+        await _send(pilot, "/trace")
+        await pilot.pause(0.4)
+        app.trace_view.span_tree.root.children[0].children[-1].expand()  # the middleware times
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

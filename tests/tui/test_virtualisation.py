@@ -73,6 +73,7 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
         assert "Paragraph 0 " in parked_sources
         app.conversation.scroll_home(animate=False)
         await pilot.pause(0.5)
+
         def first_back() -> bool:
             return "Paragraph 0 " not in "".join(p.source for p in message.query_children(Parked))
 

@@ -2,23 +2,33 @@
 
 Shows the duration (from the WAV header or the PCM parameters; bytes otherwise),
 a level line drawn from the PCM, and Play/Stop and Save buttons. Playback runs a
-player subprocess (see ``shell.tui.audio``), so the UI never waits for it.
+player subprocess through the app's one :class:`~shell.tui.playback.Playback`
+(so clips never overlap and Esc silences them all); the UI never waits for it.
+Deltas can arrive many times a second, so the head and level line are redrawn at
+most every ``REDRAW_S``.
 """
 
 from __future__ import annotations
 
-import subprocess
+import itertools
 from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.timer import Timer
 from textual.widgets import Button, Static
 
 from .. import audio
+from ..playback import Clip, Playback
 
 WAVE_WIDTH = 48
+REDRAW_S = 0.1
+_keys = itertools.count(1)
+
+
+def new_key(block_id: str) -> str:
+    """A key unique in this process (block ids repeat from reply to reply)."""
+    return f"{block_id}#{next(_keys)}"
 
 
 class AudioBlock(Vertical):
@@ -35,15 +45,24 @@ class AudioBlock(Vertical):
     AudioBlock Button { height: 1; min-width: 8; margin: 0 1 0 0; }
     """
 
-    def __init__(self, block_id: str, media_type: str, data: bytes = b"", *, done: bool = False) -> None:
+    def __init__(
+        self,
+        block_id: str,
+        media_type: str,
+        data: bytes = b"",
+        *,
+        done: bool = False,
+        key: str | None = None,
+    ) -> None:
         super().__init__()
         self.block_id = block_id
+        self.key = key or new_key(block_id)
         self.media_type = media_type
         self.data = bytearray(data)
         self.done = done
-        self._player: subprocess.Popen[bytes] | None = None
         self.note = ""
-        self._poll: Timer
+        self._own_playback: Playback | None = None
+        self._redraw_pending = False
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), id="audio-head")
@@ -68,15 +87,23 @@ class AudioBlock(Vertical):
             return ""
         return audio.level_line(fmt, bytes(self.data), WAVE_WIDTH)
 
+    def on_mount(self) -> None:
+        playback = self.playback
+        if playback.current is not None and playback.current.key == self.key:
+            self.show_playing(True, "playing…")  # mounted again while it plays
+
     def append(self, data: bytes) -> None:
         self.data.extend(data)
-        self._refresh()
+        if not self._redraw_pending and self.is_mounted:
+            self._redraw_pending = True
+            self.set_timer(REDRAW_S, self._refresh)
 
     def finish(self) -> None:
         self.done = True
         self._refresh()
 
     def _refresh(self) -> None:
+        self._redraw_pending = False
         if self.is_mounted:
             self.query_one("#audio-head", Static).update(self._head())
             self.query_one("#audio-wave", Static).update(self._wave())
@@ -93,29 +120,41 @@ class AudioBlock(Vertical):
         elif event.button.id == "audio-save":
             self.save(Path.cwd())
 
-    def toggle_play(self) -> None:
-        button = self.query_one("#audio-play", Button)
-        if self._player is not None and self._player.poll() is None:
-            self._player.terminate()
-            self._player = None
-            button.label = "▶ Play"
-            self._say("stopped")
-            return
-        try:
-            self._player = audio.start_playback(self.media_type, bytes(self.data))
-        except OSError as exc:
-            self._say(str(exc))
-            return
-        button.label = "■ Stop"
-        self._say("playing…")
-        self._poll = self.set_interval(0.5, self._poll_player)
+    @property
+    def playback(self) -> Playback:
+        """The app's player when it has one, else this block's own."""
+        shared = getattr(self.app, "playback", None) if self.is_attached else None
+        if isinstance(shared, Playback):
+            return shared
+        if self._own_playback is None:
+            self._own_playback = Playback()
+            self._own_playback.listeners.append(self.playback_changed)
+        return self._own_playback
 
-    def _poll_player(self) -> None:
-        if self._player is not None and self._player.poll() is None:
+    @property
+    def clip(self) -> Clip:
+        return Clip(self.key, self.media_type, bytes(self.data))
+
+    def toggle_play(self) -> None:
+        playback = self.playback
+        if playback.current is not None and playback.current.key == self.key:
+            playback.stop()
             return
-        self._player = None
-        self._poll.stop()
-        self.query_one("#audio-play", Button).label = "▶ Play"
+        playback.play(self.clip)
+
+    def playback_changed(self, key: str, playing: bool, note: str) -> None:
+        """The player started or ended ``key`` (ours or another block's)."""
+        if key == self.key:
+            self.show_playing(playing, note)
+
+    def show_playing(self, playing: bool, note: str) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#audio-play", Button).label = "■ Stop" if playing else "▶ Play"
+        if note:
+            self._say(note)
+        elif self.note == "playing…":
+            self._say("played")
 
     def save(self, directory: Path) -> Path | None:
         try:
@@ -127,5 +166,5 @@ class AudioBlock(Vertical):
         return path
 
     def on_unmount(self) -> None:
-        if self._player is not None and self._player.poll() is None:
-            self._player.terminate()
+        if self._own_playback is not None:
+            self._own_playback.stop()

@@ -1,8 +1,8 @@
-"""The middleware side panel (F2): every middleware in order, a switch each,
-its description and live stats.
+"""The side panel's Middleware tab (F2): every middleware in order, a switch
+each, its description and live stats.
 
 Stats are read from ``MiddlewareStack.stats`` a few times a second, and only while
-the panel is visible. Flipping a switch calls ``set_enabled`` at once; the stack
+the tab is visible (``SidePanel`` says when). Flipping a switch calls ``set_enabled`` at once; the stack
 reads its toggles at every hook, so the change applies at the next hook, also in
 the middle of a reply. A middleware that raised is marked, with its error.
 """
@@ -54,14 +54,11 @@ class MiddlewareRow(Vertical):
 
 
 class MiddlewarePanel(VerticalScroll):
-    """Docked at the right; ``stack`` is the agent's ``MiddlewareStack``."""
+    """The switches; ``stack`` is the agent's ``MiddlewareStack``."""
 
     DEFAULT_CSS = """
-    MiddlewarePanel { dock: right; width: 42; max-width: 45%; height: 1fr; background: $surface;
-        border-left: tall $panel;
-        padding: 0 1; display: none; }
-    MiddlewarePanel.-shown { display: block; }
-    MiddlewarePanel > #mw-title { text-style: bold; color: $primary; padding: 0 0 1 0; }
+    MiddlewarePanel { height: 1fr; background: $surface; scrollbar-size-vertical: 1; }
+    MiddlewarePanel > #mw-title { color: $text-muted; padding: 0 0 1 0; }
     """
 
     def __init__(self, stack: Any, *, id: str | None = None) -> None:
@@ -70,7 +67,7 @@ class MiddlewarePanel(VerticalScroll):
         self.failed: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static("Middleware  (F2 hides)", id="mw-title")
+        yield Static("Switches apply at the next hook · F2 hides", id="mw-title")
         if not len(self.stack):
             yield Static("No middleware in the stack.", classes="mw-desc")
         for name in self.stack.names():
@@ -82,10 +79,8 @@ class MiddlewarePanel(VerticalScroll):
 
     @property
     def shown(self) -> bool:
+        """On screen: the side panel is open on this tab."""
         return self.has_class("-shown")
-
-    def toggle(self) -> None:
-        self.set_shown(not self.shown)
 
     def set_shown(self, shown: bool) -> None:
         self.set_class(shown, "-shown")

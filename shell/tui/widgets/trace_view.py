@@ -1,0 +1,235 @@
+"""The trace view (the side panel's Trace tab): each reply as a tree of spans.
+
+reply > model calls and tool calls, with durations, token counts, tool status,
+approvals and errors, and the time each middleware spent in the reply. The spans
+are the ``Tracing`` middleware's own ``TraceSpan`` objects (``Tracing.traces``),
+which it updates in place as the reply runs; ``CustomEvent("trace")`` only says
+*something changed*. So this view never redraws on an event: it marks itself
+dirty and a timer syncs the tree at most ``REFRESH_S`` apart, and only while the
+view is open. Nodes are added and relabelled, never rebuilt, so what the user
+expanded or selected stays put.
+
+Tracing costs nothing until something asks for its tree, so opening the view
+switches ``tree`` on (and the middleware, if it was off, saying so once); closing
+it puts both back as the user had them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static, Tree
+from textual.widgets.tree import TreeNode
+
+from .. import tracefmt
+
+REFRESH_S = 0.25
+TRACING = "Tracing"
+
+
+class TraceView(Vertical):
+    """Shows ``Tracing.traces`` (newest reply first) from the agent's middleware ``stack``."""
+
+    DEFAULT_CSS = """
+    TraceView { height: 1fr; }
+    TraceView #trace-note { color: $text-muted; padding: 0 0 1 0; }
+    TraceView Tree { height: 1fr; background: $surface; padding: 0; scrollbar-size-vertical: 1; }
+    TraceView > .trace--ok { color: $success; }
+    TraceView > .trace--error { color: $error; }
+    TraceView > .trace--warning { color: $warning; }
+    TraceView > .trace--running { color: $accent; }
+    TraceView > .trace--muted { color: $text-muted; }
+    TraceView > .trace--name { color: $foreground; text-style: bold; }
+    """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "trace--ok",
+        "trace--error",
+        "trace--warning",
+        "trace--running",
+        "trace--muted",
+        "trace--name",
+    }
+
+    def __init__(self, stack: Any, *, id: str | None = None, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(id=id)
+        self.stack = stack
+        self.clock = clock
+        """What "now" is for spans still running (tests pass a fixed one)."""
+        self.active = False
+        self.dirty = True
+        self._span_nodes: dict[int, TreeNode[Any]] = {}  # id(span or marker) -> node
+        self._labels: dict[int, str] = {}
+        self._numbers: dict[int, int] = {}  # id(root) -> reply number, in order of arrival
+        self._settled: set[int] = set()  # roots drawn after they closed: never change again
+        self._with_middleware: set[int] = set()  # roots whose middleware times are shown
+        self._counter = 0
+        self._restore: tuple[bool, bool] | None = None  # (enabled, tree) before we opened
+        self._told = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="trace-note")
+        tree: Tree[Any] = Tree("replies", id="trace-tree")
+        tree.show_root = False
+        tree.guide_depth = 2
+        yield tree
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(REFRESH_S, self._tick, pause=True)
+
+    @property
+    def span_tree(self) -> Tree[Any]:
+        return self.query_one("#trace-tree", Tree)
+
+    @property
+    def tracing(self) -> Any:
+        return self.stack.get(TRACING) if TRACING in self.stack else None
+
+    # -- open and close ---------------------------------------------------------------
+    def set_active(self, active: bool) -> None:
+        """Opened (the Trace tab is visible) or closed."""
+        if active == self.active:
+            return
+        self.active = active
+        if active:
+            self._switch_on()
+            self.dirty = True
+            self.redraw()
+            self._timer.resume()
+        else:
+            self._timer.pause()
+            self._switch_back()
+
+    def _switch_on(self) -> None:
+        tracing = self.tracing
+        note = self.query_one("#trace-note", Static)
+        if tracing is None:
+            note.update(Text("Tracing is not in the middleware stack, so there is nothing to show."))
+            return
+        was_on = bool(self.stack.is_enabled(TRACING))
+        self._restore = (was_on, bool(tracing.tree))
+        tracing.tree = True
+        if not was_on:
+            self.stack.set_enabled(TRACING, True)
+            if not self._told:
+                self._told = True
+                self.notify("Tracing switched on while the trace view is open.", title="Trace")
+        note.update(Text("Replies, newest first: model calls, tools, middleware time."))
+
+    def _switch_back(self) -> None:
+        tracing, restore, self._restore = self.tracing, self._restore, None
+        if tracing is None or restore is None:
+            return
+        was_on, had_tree = restore
+        tracing.tree = had_tree
+        if not was_on and self.stack.is_enabled(TRACING):
+            self.stack.set_enabled(TRACING, False)
+
+    # -- updates ----------------------------------------------------------------------
+    def changed(self) -> None:
+        """A span opened or closed somewhere: redraw at the next tick (cheap to call)."""
+        self.dirty = True
+
+    def _tick(self) -> None:
+        tracing = self.tracing
+        if tracing is None:
+            return
+        running = any(r.end is None for r in tracing.traces)
+        if self.dirty or running or len(self._numbers) != len(tracing.traces):
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Sync the tree with ``Tracing.traces`` (new nodes added, labels updated)."""
+        self.dirty = False
+        tracing = self.tracing
+        if tracing is None or not self.is_mounted:
+            return
+        roots = list(tracing.traces)
+        alive = {id(r) for r in roots}
+        for key in [k for k in self._numbers if k not in alive]:  # fell out of ``keep``
+            self._forget(key)
+        now = self.clock()
+        styles = self._styles()
+        for root in roots:
+            self._sync_root(root, now, styles)
+
+    def _styles(self) -> dict[str, Style]:
+        return {
+            role: self.get_component_rich_style(f"trace--{role}", partial=True)
+            for role in ("ok", "error", "warning", "running", "muted", "name")
+        }
+
+    def _sync_root(self, root: Any, now: float, styles: dict[str, Style]) -> None:
+        key = id(root)
+        if key in self._settled:
+            return
+        node = self._span_nodes.get(key)
+        if node is None:
+            self._counter += 1
+            self._numbers[key] = self._counter
+            for older in self.span_tree.root.children:
+                older.collapse()
+            first = self.span_tree.root.children[0] if self.span_tree.root.children else None
+            node = self.span_tree.root.add("", data=root, before=first, expand=True)
+            self._span_nodes[key] = node
+        self._relabel(node, key, tracefmt.label(root, now, self._numbers[key], styles))
+        for child in root.children:
+            self._sync_span(node, child, now, styles)
+        for event in root.events:
+            if id(event) not in self._span_nodes:
+                self._span_nodes[id(event)] = node.add_leaf(tracefmt.event_label(event, styles))
+        times = tracefmt.middleware_times(root)
+        if times and key not in self._with_middleware:
+            self._with_middleware.add(key)
+            mw = node.add(tracefmt.middleware_label(times, styles), expand=False)
+            for name, seconds in times:
+                mw.add_leaf(tracefmt.middleware_row(name, seconds, styles))
+        if root.end is not None:
+            self._settled.add(key)
+
+    def _forget(self, key: int) -> None:
+        node = self._span_nodes.pop(key)
+        root: Any = node.data
+        for span in root.walk():
+            self._span_nodes.pop(id(span), None)
+            self._labels.pop(id(span), None)
+        for event in root.events:
+            self._span_nodes.pop(id(event), None)
+        node.remove()
+        self._numbers.pop(key)
+        self._settled.discard(key)
+        self._with_middleware.discard(key)
+
+    def _sync_span(self, parent: TreeNode[Any], span: Any, now: float, styles: dict[str, Style]) -> None:
+        key = id(span)
+        node = self._span_nodes.get(key)
+        if node is None:
+            node = parent.add("", data=span, expand=True, allow_expand=bool(span.children))
+            self._span_nodes[key] = node
+        self._relabel(node, key, tracefmt.label(span, now, None, styles))
+        for child in span.children:
+            self._sync_span(node, child, now, styles)
+
+    def _relabel(self, node: TreeNode[Any], key: int, label: Text) -> None:
+        plain = label.plain
+        if self._labels.get(key) != plain:
+            self._labels[key] = plain
+            node.set_label(label)
+
+    def lines(self) -> list[str]:
+        """The visible tree as plain text lines (tests, and a copyable summary)."""
+        out: list[str] = []
+
+        def visit(node: TreeNode[Any], depth: int) -> None:
+            for child in node.children:
+                out.append("  " * depth + str(child.label))
+                if child.is_expanded:
+                    visit(child, depth + 1)
+
+        visit(self.span_tree.root, 0)
+        return out
