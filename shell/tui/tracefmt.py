@@ -60,7 +60,7 @@ def tokens(attributes: dict[str, Any]) -> str:
     return f"{tin or 0}→{tout or 0} tok"
 
 
-def prompt_of(span: Any, width: int = 28) -> str:
+def prompt_of(span: Any, width: int = 20) -> str:
     """The user's words that started the reply (from ``gen_ai.input.messages``)."""
     raw = span.attributes.get("gen_ai.input.messages")
     if not isinstance(raw, str):

@@ -31,6 +31,19 @@ def new_key(block_id: str) -> str:
     return f"{block_id}#{next(_keys)}"
 
 
+def describe_media(media_type: str) -> str:
+    """``audio/pcm;rate=22050;channels=1`` as ``pcm 22.05 kHz``: short enough for one line."""
+    base, _, params = media_type.partition(";")
+    kind = base.strip().removeprefix("audio/") or media_type
+    opts = dict(p.strip().split("=", 1) for p in params.split(";") if "=" in p)
+    rate = opts.get("rate", "")
+    if rate.isdigit():
+        kind += f" {int(rate) / 1000:g} kHz"
+    if opts.get("channels", "1") not in ("", "1"):
+        kind += f", {opts['channels']} channels"
+    return kind
+
+
 class AudioBlock(Vertical):
     """One ``DataBlock`` of audio; ``data`` is kept so it can be played and saved."""
 
@@ -79,7 +92,7 @@ class AudioBlock(Vertical):
         else:
             size = f"{len(self.data):,} bytes"
         state = "" if self.done else " · receiving…"
-        return Text(f"♪ audio ({self.media_type}) · {size}{state}")
+        return Text(f"♪ audio ({describe_media(self.media_type)}) · {size}{state}")
 
     def _wave(self) -> str:
         fmt = audio.pcm_format(self.media_type, bytes(self.data[:4096]))

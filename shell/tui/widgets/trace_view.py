@@ -31,6 +31,8 @@ from .. import tracefmt
 
 REFRESH_S = 0.25
 TRACING = "Tracing"
+HINT = "Replies, newest first: model calls, tools, middleware time."
+EMPTY = "No reply traced yet: replies sent while this view is open appear here, live."
 
 
 class TraceView(Vertical):
@@ -39,7 +41,8 @@ class TraceView(Vertical):
     DEFAULT_CSS = """
     TraceView { height: 1fr; }
     TraceView #trace-note { color: $text-muted; padding: 0 0 1 0; }
-    TraceView Tree { height: 1fr; background: $surface; padding: 0; scrollbar-size-vertical: 1; }
+    TraceView Tree { height: 1fr; background: $surface; padding: 0; scrollbar-size-vertical: 1;
+        overflow-x: hidden; }
     TraceView > .trace--ok { color: $success; }
     TraceView > .trace--error { color: $error; }
     TraceView > .trace--warning { color: $warning; }
@@ -119,7 +122,7 @@ class TraceView(Vertical):
             if not self._told:
                 self._told = True
                 self.notify("Tracing switched on while the trace view is open.", title="Trace")
-        note.update(Text("Replies, newest first: model calls, tools, middleware time."))
+        note.update(Text(HINT))
 
     def _switch_back(self) -> None:
         tracing, restore, self._restore = self.tracing, self._restore, None
@@ -153,6 +156,7 @@ class TraceView(Vertical):
         alive = {id(r) for r in roots}
         for key in [k for k in self._numbers if k not in alive]:  # fell out of ``keep``
             self._forget(key)
+        self.query_one("#trace-note", Static).update(Text(HINT if roots else EMPTY))
         now = self.clock()
         styles = self._styles()
         for root in roots:
