@@ -26,6 +26,7 @@ to turn the response bytes into chunks (``parse``); this class does the rest:
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import email.utils
 import logging
@@ -50,7 +51,7 @@ RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 log = logging.getLogger("agent_shell.providers")
 
-class HTTPProvider:
+class HTTPProvider(abc.ABC):
     """Base of the OpenAI, Anthropic and Ollama providers (not used on its own)."""
 
     provider = "http"
@@ -103,11 +104,13 @@ class HTTPProvider:
     def request_headers(self) -> dict[str, str]:
         return {}
 
+    @abc.abstractmethod
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        raise NotImplementedError
+        """The JSON body of one streaming call in this provider's wire format."""
 
+    @abc.abstractmethod
     def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
-        raise NotImplementedError
+        """The chunks of one streamed response (an async generator in subclasses)."""
 
     def error_detail(self, body: bytes) -> str:
         """The provider's own error message from an error response body."""

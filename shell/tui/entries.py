@@ -7,6 +7,7 @@ identical widget when the user scrolls back to it.
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 
 from textual.widget import Widget
@@ -21,14 +22,15 @@ from .widgets.user_message import UserMessage
 
 
 @dataclass(eq=False)
-class Entry:
+class Entry(abc.ABC):
     widget: Widget | None = field(default=None, init=False, repr=False)
     live: bool = field(default=False, init=False)
 
+    @abc.abstractmethod
     def build(self) -> Widget:
-        raise NotImplementedError
+        """A fresh widget showing this entry (again, when scrolled back into view)."""
 
-    def capture(self) -> None:
+    def capture(self) -> None:  # noqa: B027 (a hook: most entries have nothing to copy)
         """Copy what the widget learnt back into the entry before it is dropped."""
 
 
