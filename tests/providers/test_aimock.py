@@ -8,14 +8,9 @@ tests skip locally and fail under ``CI=true`` so CI never skips them silently.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from shell.agent.events import ErrorEvent, ReplyEnd, ToolExecutionEnd
@@ -27,55 +22,17 @@ from shell.providers.base import HTTPProvider
 from shell.providers.ollama import OllamaModel
 from shell.providers.openai import OpenAIModel
 from shell.providers.registry import list_models
+from tests.aimock import run_aimock
 
 from .helpers import Assembled
 
-ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "aimock_fixtures.json"
-
-
-def llmock_bin() -> Path | None:
-    candidate = Path(os.environ.get("AIMOCK_BIN") or ROOT / ".ci/node/node_modules/.bin/llmock")
-    return candidate if candidate.exists() else None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def aimock() -> Iterator[str]:
-    binary = llmock_bin()
-    if binary is None:
-        message = "aimock is not installed: run .ci/setup.d/aimock.sh (or set AIMOCK_BIN)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    port = free_port()
-    args = [str(binary), "-p", str(port), "-h", "127.0.0.1", "-f", str(FIXTURES), "-c", "10"]
-    proc = subprocess.Popen([*args, "--log-level", "warn"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=0.5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode() if proc.stderr and proc.poll() is not None else ""
-                pytest.fail(f"aimock did not start on {url}: {err}")
-            time.sleep(0.1)
+    with run_aimock(FIXTURES, "-c", "10") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 MAKERS: dict[str, Callable[[str], HTTPProvider]] = {

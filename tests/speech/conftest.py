@@ -10,16 +10,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from shell.speech import find_espeak
+from tests.aimock import run_aimock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,18 +50,9 @@ def tiny_wav() -> bytes:
     return out.getvalue()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def aimock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """aimock serving ``/v1/audio/speech`` from a fixture; yields its base URL."""
-    binary = Path(os.environ.get("AIMOCK_BIN") or ROOT / ".ci/node/node_modules/.bin/llmock")
-    if not binary.exists():
-        missing("aimock is not installed: run .ci/setup.d/aimock.sh (or set AIMOCK_BIN)")
     audio = base64.b64encode(tiny_wav()).decode()
     fixtures = tmp_path_factory.mktemp("aimock") / "speech.json"
     fixtures.write_text(
@@ -79,26 +67,5 @@ def aimock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             }
         )
     )
-    port = _free_port()
-    args = [str(binary), "-p", str(port), "-h", "127.0.0.1", "-f", str(fixtures), "--log-level", "warn"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=0.5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode() if proc.stderr and proc.poll() is not None else ""
-                pytest.fail(f"aimock did not start on {url}: {err}")
-            time.sleep(0.1)
+    with run_aimock(fixtures) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
