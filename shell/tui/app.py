@@ -101,6 +101,7 @@ class AgentShellApp(App[int]):
         self.playback.listeners.append(self._playback_changed)
         self.speak_mode = "off"
         """``/speak``: ``off``, ``on`` (TTS middleware on) or ``auto`` (and auto-play)."""
+        self._choose_theme()
 
     # -- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -142,12 +143,16 @@ class AgentShellApp(App[int]):
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
 
-    async def on_mount(self) -> None:
+    def _choose_theme(self) -> None:
+        """Before the DOM exists: choosing a theme later restyles every widget, the
+        largest cost of the first frame."""
         for theme in themes.all_themes():
             self.register_theme(theme)
         wanted = getattr(self.runtime.settings, "theme", None) if not self._own_runtime else None
         wanted = wanted or prefs.saved_theme() or themes.DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
+
+    async def on_mount(self) -> None:
         self.status.model_label = self.model_label
         saved_speak = prefs.saved_speak()
         if saved_speak is not None:

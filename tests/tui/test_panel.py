@@ -77,7 +77,10 @@ async def test_failing_middleware_is_marked_and_can_be_switched_off_from_the_err
         await wait_for(pilot, lambda: not app.busy and app.query(NoticeLine))
         line = app.query_one(NoticeLine)
         assert line.middleware == "Broken" and "broken on purpose" in line.text
+        await pilot.press("f2")  # the panel's rows are built when it is first shown
+        await wait_for(pilot, lambda: bool(app.panel.rows()))
         assert _row(app, "Broken").has_class("-failed")
+        await pilot.press("f2")
         await pilot.click(line.query_one(Button))
         await pilot.pause()
         assert not agent.middleware.is_enabled("Broken")

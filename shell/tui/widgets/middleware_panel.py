@@ -65,14 +65,25 @@ class MiddlewarePanel(VerticalScroll):
         super().__init__(id=id)
         self.stack = stack
         self.failed: dict[str, str] = {}
+        self._built = False
 
     def compose(self) -> ComposeResult:
         yield Static("Switches apply at the next hook · F2 hides", id="mw-title")
         if not len(self.stack):
             yield Static("No middleware in the stack.", classes="mw-desc")
-        for name in self.stack.names():
-            mw = self.stack.get(name)
-            yield MiddlewareRow(name, getattr(mw, "description", ""), self.stack.is_enabled(name))
+
+    async def build_rows(self) -> None:
+        """The rows, made the first time the panel is shown: a row per middleware is
+        most of the app's widgets, and the first frame should not wait for them."""
+        if self._built:
+            return
+        self._built = True
+        rows = [
+            MiddlewareRow(name, getattr(self.stack.get(name), "description", ""), self.stack.is_enabled(name))
+            for name in self.stack.names()
+        ]
+        await self.mount_all(rows)
+        self.refresh_stats()
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(REFRESH_S, self.refresh_stats, pause=True)
@@ -85,6 +96,8 @@ class MiddlewarePanel(VerticalScroll):
     def set_shown(self, shown: bool) -> None:
         self.set_class(shown, "-shown")
         if shown:
+            if not self._built:
+                self.run_worker(self.build_rows(), exclusive=True, group="rows")
             self.refresh_stats()
             self._timer.resume()
         else:
