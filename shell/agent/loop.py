@@ -8,10 +8,6 @@ cancel scope covers the core, so ``cancel()`` reaches a running tool at once.
 
 from __future__ import annotations
 
-import itertools
-import math
-import uuid
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from time import perf_counter
@@ -19,10 +15,9 @@ from typing import Any, Literal
 
 import anyio
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from middleware.base import Middleware
-from middleware.context import CallState, ReplyRun
+from middleware.context import CallState
 from middleware.stack import HOOK_ATTR, MiddlewareStack, error_source
 from middleware.types import (
     BLOCKED_REASON,
@@ -62,6 +57,7 @@ from .messages import (
     to_message,
 )
 from .model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label, notice_sink
+from .reply import Reply
 from .tools import Tool, ToolArgumentError, ToolContext
 
 Ask = Callable[[Any], Awaitable[Any]]
@@ -106,7 +102,7 @@ class Agent:
         self.messages: list[Message] = []
         self.session_state: dict[str, dict[str, Any]] = {}
         self.usage = Usage()
-        self._reply: _Reply | None = None
+        self._reply: Reply | None = None
 
     @property
     def busy(self) -> bool:
@@ -121,7 +117,7 @@ class Agent:
     async def reply(self, input: str | Message | Sequence[Message]) -> AsyncGenerator[Event, None]:
         if self._reply is not None:
             raise RuntimeError("Agent.reply: a reply is already running (one reply at a time)")
-        reply = self._reply = _Reply(self, _as_messages(input))
+        reply = self._reply = Reply(self, _as_messages(input))
         try:
             async with anyio.create_task_group() as tg:
                 reply.task_group = tg
@@ -140,7 +136,7 @@ class Agent:
             self._reply = None
 
     # -- the loop ---------------------------------------------------------------
-    async def _rounds(self, reply: _Reply, request: ReplyRequest) -> StopReason:
+    async def _rounds(self, reply: Reply, request: ReplyRequest) -> StopReason:
         run = reply.run
         run.history.extend(request.input)
         while True:
@@ -168,7 +164,7 @@ class Agent:
             run.round += 1
 
     # -- the steps --------------------------------------------------------------
-    async def _compress_context(self, reply: _Reply) -> None:
+    async def _compress_context(self, reply: Reply) -> None:
         """``on_compress_context``: the onion's result replaces the history."""
         if not self.middleware.has_hook("on_compress_context"):
             return
@@ -184,7 +180,7 @@ class Agent:
         if changed or any(a is not b for a, b in zip(result, run.history, strict=True)):
             run.history[:] = result
 
-    async def _reason(self, reply: _Reply) -> AssistantMessage:
+    async def _reason(self, reply: Reply) -> AssistantMessage:
         """``on_reasoning`` around one model call; the message is rebuilt from its events."""
         run = reply.run
         builder = reply.builder = MessageBuilder()
@@ -204,7 +200,7 @@ class Agent:
             raise
         return builder.message()
 
-    async def _reasoning_core(self, reply: _Reply, request: ReasoningRequest) -> AsyncIterator[Event]:
+    async def _reasoning_core(self, reply: Reply, request: ReasoningRequest) -> AsyncIterator[Event]:
         run, stack = reply.run, self.middleware
         prompt = await stack.transform_system_prompt(run, self.system_prompt)
         reply.tool_map = _tool_map([*self.tools, *await stack.list_tools()])
@@ -229,13 +225,13 @@ class Agent:
         for event in assembler.finish():
             yield event
 
-    def _inject(self, reply: _Reply, messages: Sequence[Message]) -> None:
+    def _inject(self, reply: Reply, messages: Sequence[Message]) -> None:
         reply.run.history.extend(messages)
         for message in messages:
             if isinstance(message, AssistantMessage):
                 reply.last_message = message  # e.g. a middleware's "stopped: limit reached"
 
-    def _commit(self, reply: _Reply, assistant: AssistantMessage) -> AssistantMessage:
+    def _commit(self, reply: Reply, assistant: AssistantMessage) -> AssistantMessage:
         reply.run.history.append(assistant)
         reply.last_message = assistant
         reply.usage = reply.usage + assistant.usage
@@ -251,7 +247,7 @@ class Agent:
             )
         return assistant
 
-    async def _act(self, reply: _Reply, assistant: AssistantMessage, calls: Sequence[ToolCallBlock]) -> bool:
+    async def _act(self, reply: Reply, assistant: AssistantMessage, calls: Sequence[ToolCallBlock]) -> bool:
         """Run the turn's tool calls (in parallel or in order); True if one terminates."""
         assert reply.pending is not None
         results = reply.pending[1]
@@ -280,7 +276,7 @@ class Agent:
         return any(results[c.id][1] for c in calls)
 
     async def _run_call(
-        self, reply: _Reply, assistant: AssistantMessage, call: ToolCallBlock
+        self, reply: Reply, assistant: AssistantMessage, call: ToolCallBlock
     ) -> tuple[ToolResultMessage, bool]:
         """Validate, gate (``before_tool_call``), execute (``on_acting``), then
         ``after_tool_call``. Tool failures become error results; never exceptions."""
@@ -314,7 +310,7 @@ class Agent:
         reply.emit(ToolExecutionEnd(call.id, result, duration, blocked))
         return ToolResultMessage(call.id, call.name, result.content, result.is_error), result.terminate
 
-    async def _execute(self, reply: _Reply, state: CallState) -> ToolResult:
+    async def _execute(self, reply: Reply, state: CallState) -> ToolResult:
         call_id = state.call.id
         context = ToolContext(
             state.call, lambda progress: reply.emit(ToolExecutionUpdate(call_id, progress)), reply.run.ask
@@ -344,7 +340,7 @@ class Agent:
                 return ToolResult(str(exc), is_error=True)
             return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
 
-    def _skip_calls(self, reply: _Reply, why: str, *, cancelled: bool = False) -> None:
+    def _skip_calls(self, reply: Reply, why: str, *, cancelled: bool = False) -> None:
         """Tool calls that will not run (or were cut off) still get a result, so the
         history stays valid. A cancelled call is marked so (``details``), not blocked."""
         if reply.pending is None:
@@ -364,7 +360,7 @@ class Agent:
         reply.pending = None
 
     # -- the reply's frame ------------------------------------------------------
-    async def _drive(self, reply: _Reply) -> AsyncGenerator[Event, None]:
+    async def _drive(self, reply: Reply) -> AsyncGenerator[Event, None]:
         """Pull events through the ``on_reply`` onion. Each pull has its own cancel
         scope (never one across a ``yield``), so a cancel that outlasts the grace
         period ends even a stuck ``on_reply`` layer."""
@@ -403,7 +399,7 @@ class Agent:
             end = ReplyEnd(reply.last_message, stop, reply.usage, reply_id=run.reply_id)
         yield end
 
-    async def _core(self, reply: _Reply, request: ReplyRequest) -> None:
+    async def _core(self, reply: Reply, request: ReplyRequest) -> None:
         stop: StopReason = "end_turn"
         notice_sink.set(lambda text, level: reply.emit(Notice(level, text, model_label(self.model))))
         with anyio.CancelScope() as scope:
@@ -427,7 +423,7 @@ class Agent:
         reply.emit(ReplyEnd(reply.last_message, stop, reply.usage, reply_id=reply.run.reply_id))
         reply.close()
 
-    async def _report(self, reply: _Reply, exc: Exception, default: str) -> list[Event]:
+    async def _report(self, reply: Reply, exc: Exception, default: str) -> list[Event]:
         source = error_source(exc, default)
         if isinstance(exc, StopReply):
             text = str(exc)  # a deliberate stop (a policy said no), not a failure
@@ -444,7 +440,7 @@ class Agent:
         await self.middleware.on_error(reply.run, exc, source)
         return [ErrorEvent(text, source, exc, reply_id=reply.run.reply_id)]
 
-    async def _ask(self, reply: _Reply, request: Any) -> Any:
+    async def _ask(self, reply: Reply, request: Any) -> Any:
         if not isinstance(request, ApprovalRequest):
             return await self.ask(request) if self.ask else None
         reply.emit(ApprovalRequested(request.call.id, request))
@@ -485,96 +481,3 @@ def _tool_map(tools: Sequence[Tool]) -> dict[str, Tool]:
     for t in tools:
         found.setdefault(t.name, t)
     return found
-
-
-class _Reply:
-    """The loop's private state of one reply (hooks see ``run``, a ReplyRun)."""
-
-    def __init__(self, agent: Agent, input: tuple[Message, ...]) -> None:
-        self.agent = agent
-        self.input = input
-        self.run = ReplyRun(agent, f"reply_{uuid.uuid4().hex[:12]}", self.emit, self._ask)
-        self.block_ids = itertools.count(1)
-        self.send: MemoryObjectSendStream[Event]
-        self.receive: MemoryObjectReceiveStream[Event]
-        self.send, self.receive = anyio.create_memory_object_stream[Event](math.inf)
-        self.local: deque[Event] = deque()
-        self.task_group: TaskGroup | None = None
-        self.core_scope: anyio.CancelScope | None = None
-        self.outer_scope: anyio.CancelScope | None = None
-        self.core_started = False
-        self.core_done = anyio.Event()
-        self.finished = anyio.Event()
-        self.cancelled = False
-        self.builder: MessageBuilder | None = None
-        self.tool_map: dict[str, Tool] = {}
-        self.pending: tuple[AssistantMessage, dict[str, tuple[ToolResultMessage, bool]]] | None = None
-        self.started: dict[str, float] = {}  # call id -> when the tool started running
-        self.fatal: Exception | None = None
-        self.last_message: AssistantMessage | None = None
-        self.usage = Usage()
-        self.stop: StopReason | None = None
-
-    async def _ask(self, request: Any) -> Any:
-        return await self.agent._ask(self, request)
-
-    def emit(self, event: Event) -> None:
-        event = with_reply_id(event, self.run.reply_id)
-        if self.core_started and not self.core_done.is_set():
-            try:
-                self.send.send_nowait(event)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                pass  # the caller stopped listening
-        else:
-            self.local.append(event)
-
-    def start_core(self, request: ReplyRequest) -> AsyncIterator[Event]:
-        """The innermost ``next`` of ``on_reply``: starts the core, streams its events."""
-        if self.core_started:
-            raise RuntimeError("on_reply may call next() once per reply")
-        assert self.task_group is not None
-        self.core_started = True
-        self.task_group.start_soon(self.agent._core, self, request)
-        return self._drain()
-
-    async def _drain(self) -> AsyncIterator[Event]:
-        receive = self.receive
-        with receive:
-            while True:
-                try:
-                    event = receive.receive_nowait()
-                except anyio.WouldBlock:
-                    try:
-                        event = await receive.receive()
-                    except anyio.EndOfStream:
-                        return
-                except anyio.EndOfStream:
-                    return
-                yield event
-
-    def close(self) -> None:
-        self.core_done.set()
-        self.send.close()
-
-    def cancel(self, *, deadline: bool) -> None:
-        if self.finished.is_set() and deadline:
-            return
-        self.cancelled = self.run.cancelled = True
-        if self.core_scope is not None:
-            self.core_scope.cancel()
-        if not self.core_started:
-            self.core_done.set()
-        if deadline and self.task_group is not None:
-            self.task_group.start_soon(self._deadline)
-
-    async def _deadline(self) -> None:
-        with anyio.move_on_after(self.agent.cancel_grace):
-            await self.finished.wait()
-            return
-        if self.outer_scope is not None:
-            self.outer_scope.cancel()
-
-    def final_stop(self) -> StopReason:
-        if self.stop is not None and not (self.cancelled and self.stop == "end_turn"):
-            return self.stop
-        return "cancelled" if self.cancelled else "end_turn"
