@@ -323,20 +323,7 @@ class MiddlewareStack:
             if parent is None:  # no layer at all: the core runs bare
                 return core(request)
             return self._stream_core(core(request), core_source, parent)
-        return self._stream_layer(hook, run, request, core, core_source, context, i, parent)
-
-    def _stream_layer(
-        self,
-        hook: str,
-        run: ReplyRun,
-        request: Any,
-        core: Callable[[Any], AsyncIterator[T]],
-        core_source: str,
-        context: Callable[[Slot], HookContext],
-        i: int,
-        parent: list[float] | None,
-    ) -> AsyncIterator[T]:
-        slot, fn, st = self._hooks[hook][i]
+        slot, fn, st = entries[i]
         st.calls += 1
         inner = [0.0]
 
