@@ -48,7 +48,7 @@ The demo understands a few requests and calls the matching built-in tool:
 - **list** files: *"list the files in src"* → `list_dir`
 - **read** a file: *"read README.md"* → `read_file`
 - **find** files: *"find *.py files"* → `glob`
-- **search** text: *"search for TODO"* → `grep`
+- **search** text: *"search for hello"* → `grep`
 - **write** a file: *"write hello to notes.txt"* → `write_file`
 - **edit** a file: *"replace foo with bar in notes.txt"* → `edit_file`
 - **run** a command: *"run `ls -la`"* → `run_shell`
@@ -133,7 +133,7 @@ def plan(text: str) -> tuple[str, dict[str, Any]] | None:
         r"\bfind\b.*\b(text|word|string)\b", lower
     ):
         m = re.search(r"\b(?:for|grep)\s+(\S+)", text, re.I)
-        pattern = quoted[0] if quoted else (m.group(1) if m else "TODO")
+        pattern = quoted[0] if quoted else (m.group(1) if m else "def ")
         args: dict[str, Any] = {"pattern": pattern.strip("'\"`"), "path": _where(text)}
         glob = _GLOB.search(text.replace(pattern, ""))
         if glob:

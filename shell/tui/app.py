@@ -191,7 +191,7 @@ class AgentShellApp(App[int]):
         return (
             "**Welcome to agent-shell.** You are on the offline **demo model**: no key, no network, "
             "scripted answers that show how the shell works. Try *list the files here*, "
-            "*read README.md*, *search for TODO* or *run `ls -la`*, and approve or edit the calls.\n\n"
+            "*read README.md*, *search for hello* or *run `ls -la`*, and approve or edit the calls.\n\n"
             "To talk to a real model, set `ANTHROPIC_API_KEY` or `OPENAI_API_KEY`, start Ollama, "
             f"or switch with `/model provider:name`. {keys}"
         )
