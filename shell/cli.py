@@ -124,26 +124,51 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.prompt is None and (args.output_format != "text" or args.approve != "ask"):
         raise UsageError("--output-format and --approve apply to headless mode (-p)")
     prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
+    resuming = args.continue_ or args.resume is not None
+    if prompt is None and not args.plain and not resuming:
+        code = _run_tui_fast(args)
+        if code is not None:
+            return code
     runtime = _build_runtime(args)
-    if args.continue_ or args.resume is not None:
+    if resuming:  # may ask on the terminal which session: before any UI takes it
         _resume(runtime, args)
     if prompt is not None:
         from .headless import run_headless
 
         return _run(run_headless, runtime, prompt, output_format=args.output_format, approve=args.approve)
     if not args.plain:
-        try:
-            from .tui.app import run_tui  # type: ignore[import-not-found,unused-ignore]
-        except ImportError as exc:
-            if exc.name is None or not exc.name.startswith("shell.tui"):
-                raise
-            print("agent-shell: the full-screen TUI is not available in this build; "
-                  "using the line mode (--plain).", file=sys.stderr)
-        else:
+        run_tui = _tui_entry()
+        if run_tui is not None:
             return int(run_tui(runtime))
     from .plain import run_plain
 
     return _run(run_plain, runtime)
+
+
+def _tui_entry() -> Any:
+    """``run_tui``, or None (said on stderr) when this build has no TUI."""
+    try:
+        from .tui.app import run_tui  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        if exc.name is None or not exc.name.startswith("shell.tui"):
+            raise
+        print("agent-shell: the full-screen TUI is not available in this build; "
+              "using the line mode (--plain).", file=sys.stderr)
+        return None
+    return run_tui
+
+
+def _run_tui_fast(args: argparse.Namespace) -> int | None:
+    """The TUI paints its first frame before the runtime exists: the config is read
+    here (a broken file is reported before the screen changes), the rest is built
+    by the app after that frame. None when there is no TUI in this build."""
+    from .config import load_config
+
+    settings = load_config(args.config)
+    run_tui = _tui_entry()
+    if run_tui is None:
+        return None
+    return int(run_tui(build=lambda: _build_runtime(args, settings), settings=settings))
 
 
 def _run(fn: Any, *args: Any, **kwargs: Any) -> int:
@@ -168,7 +193,7 @@ def _headless_prompt(prompt: str) -> str:
     return text
 
 
-def _build_runtime(args: argparse.Namespace) -> Any:
+def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
     from .runtime import RuntimeOptions, ShellRuntime
 
     options = RuntimeOptions(
@@ -181,7 +206,7 @@ def _build_runtime(args: argparse.Namespace) -> Any:
         max_rounds=args.max_rounds,
         record=not args.no_session,
     )
-    return ShellRuntime.create(options)
+    return ShellRuntime.create(options, settings=settings)
 
 
 def _resume(runtime: Any, args: argparse.Namespace) -> None:

@@ -6,46 +6,71 @@ Textual worker on the app's own event loop, so nothing blocks the UI, and
 ``ReplyRenderer`` turns its events into widgets. The app serves the agent's
 ``ask``: approval requests queue in one :class:`ApprovalScreen`. Audio plays
 through one :class:`Playback`, so Esc or a new reply silences it.
+
+Start-up comes in two steps, because a shell opened many times a day must paint
+at once. This module imports only what the first frame shows (the conversation
+column, the prompt, the status line, the footer). Given a ``build`` function
+instead of a runtime (the CLI does that), the app paints that frame first and
+then, in a thread, builds the runtime (model, middleware discovery, tools) and
+imports the engine and the heavier widgets. What the user types meanwhile is
+queued and sent once the shell is ready; a configuration error ends the app
+with exit code 2 and its one-line message on stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
+from collections.abc import Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
 import themes
-from shell.agent.approvals import ApprovalDecision, ApprovalRequest
 
-from . import prefs, speech
-from .entries import AssistantEntry, NoticeEntry, UserEntry
+from . import prefs
 from .gcpolicy import GcPolicy
-from .history import entries_from_messages
 from .palette import ShellCommands
 from .playback import Clip, Playback
-from .renderer import ReplyRenderer
-from .screens.approval import ApprovalScreen, PendingApproval
-from .screens.help import HelpScreen
-from .widgets.audio_block import AudioBlock
 from .widgets.conversation import Conversation
-from .widgets.middleware_panel import MiddlewarePanel
-from .widgets.notice_line import NoticeLine
 from .widgets.prompt_input import PromptInput
 from .widgets.queue_bar import QueueBar
-from .widgets.side_panel import TRACE_TAB, SidePanel
 from .widgets.status_line import StatusLine
 from .widgets.todo_list import TodoList
-from .widgets.trace_view import TraceView
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
+    from shell.config import Settings
     from shell.runtime import ShellRuntime
+
+    from .renderer import ReplyRenderer
+    from .screens.approval import ApprovalScreen, PendingApproval
+    from .widgets.middleware_panel import MiddlewarePanel
+    from .widgets.notice_line import NoticeLine
+    from .widgets.side_panel import SidePanel
+    from .widgets.trace_view import TraceView
+
+FRAME_OUT_S = 0.03
+"""How long the first frame gets to reach the terminal before the start-up thread
+begins: Textual's writer thread needs the GIL, which a thread busy importing
+would hold for most of its ~300 ms."""
+
+AFTER_FIRST_FRAME = (
+    "shell.tui.entries",
+    "shell.tui.history",
+    "shell.tui.renderer",
+    "shell.tui.speech",
+    "shell.tui.screens.approval",
+    "shell.tui.screens.help",
+    "shell.tui.widgets.side_panel",
+    "textual.widgets._tabbed_content",
+)
+"""Imported in the start-up thread, after the first frame, so the event loop
+never pays for them (the engine comes in with ``shell.tui.renderer``)."""
 
 
 def _wrap(agent: Agent) -> ShellRuntime:
@@ -64,6 +89,9 @@ class AgentShellApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "agent-shell"
     COMMANDS = App.COMMANDS | {ShellCommands}
+    AUTO_FOCUS = "#prompt"
+    """Focus the prompt directly (the default focuses the conversation first, then
+    moving focus restyles twice before the first frame)."""
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel reply"),
         Binding("f2", "toggle_panel", "Middleware"),
@@ -77,19 +105,25 @@ class AgentShellApp(App[int]):
         *,
         model_label: str | None = None,
         runtime: ShellRuntime | None = None,
+        build: Callable[[], ShellRuntime] | None = None,
+        settings: Settings | None = None,
     ) -> None:
+        """Give ``agent`` or ``runtime`` (ready at once), or ``build`` (called in a
+        thread after the first frame; ``settings`` then choose the theme)."""
         super().__init__()
-        if runtime is None:
+        self._own_runtime = runtime is None and build is None
+        if self._own_runtime:
             if agent is None:
-                raise TypeError("AgentShellApp needs an agent or a runtime")
+                raise TypeError("AgentShellApp needs an agent, a runtime or a build function")
             runtime = _wrap(agent)
-            self._own_runtime = True
-        else:
-            self._own_runtime = False
-        self.runtime = runtime
-        self.agent: Agent = runtime.agent
-        self.agent.ask = self.ask
-        self.commands_registry = runtime.commands
+        self._build = build
+        self._settings = settings if settings is not None else getattr(runtime, "settings", None)
+        self.runtime: ShellRuntime = runtime  # type: ignore[assignment]  # set by _boot when built
+        self.agent: Agent = runtime.agent if runtime is not None else None  # type: ignore[assignment]
+        self.ready = False
+        """True once the runtime exists and the panel is mounted (at once with an agent)."""
+        self.startup_error: str | None = None
+        """The one-line message of a configuration error that ended the start-up."""
         self._model_label = model_label
         self._queue: list[str] = []
         self._approvals: list[PendingApproval] = []
@@ -105,14 +139,13 @@ class AgentShellApp(App[int]):
 
     # -- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            with Vertical(id="chat"):
-                yield Conversation(id="conversation")
-                yield TodoList(id="todos")
-                yield QueueBar(id="queue")
-                yield PromptInput(commands=self._command_names, id="prompt")
-                yield StatusLine(id="status")
-            yield SidePanel(self.agent.middleware, id="side")
+        """The first frame: the side panel joins once the runtime exists."""
+        with Horizontal(id="main"), Vertical(id="chat"):
+            yield Conversation(id="conversation")
+            yield TodoList(id="todos")
+            yield QueueBar(id="queue")
+            yield PromptInput(commands=self._command_names, id="prompt")
+            yield StatusLine(id="status")
         yield Footer()
 
     @property
@@ -124,16 +157,18 @@ class AgentShellApp(App[int]):
         return self.query_one(StatusLine)
 
     @property
-    def panel(self) -> MiddlewarePanel:
-        return self.query_one(MiddlewarePanel)
-
-    @property
     def side(self) -> SidePanel:
+        from .widgets.side_panel import SidePanel
+
         return self.query_one(SidePanel)
 
     @property
+    def panel(self) -> MiddlewarePanel:
+        return self.side.middleware
+
+    @property
     def trace_view(self) -> TraceView:
-        return self.query_one(TraceView)
+        return self.side.trace
 
     @property
     def todos(self) -> TodoList:
@@ -148,17 +183,62 @@ class AgentShellApp(App[int]):
         largest cost of the first frame."""
         for theme in themes.all_themes():
             self.register_theme(theme)
-        wanted = getattr(self.runtime.settings, "theme", None) if not self._own_runtime else None
+        wanted = getattr(self._settings, "theme", None) if not self._own_runtime else None
         wanted = wanted or prefs.saved_theme() or themes.DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
 
     async def on_mount(self) -> None:
+        if self._build is None:
+            await self._attach()
+        else:
+            self.status.model_label = "agent-shell"
+            self.status.state = "starting"
+            self.call_after_refresh(self.set_timer, FRAME_OUT_S, self._start_boot)
+
+    def _start_boot(self) -> None:
+        self.run_worker(self._boot(), group="boot", exit_on_error=False)
+
+    async def _boot(self) -> None:
+        """After the first frame: build the runtime and import the rest in a thread."""
+        build = self._build
+        assert build is not None
+
+        def in_thread() -> ShellRuntime:
+            for name in AFTER_FIRST_FRAME:
+                importlib.import_module(name)
+            return build()
+
+        try:
+            self.runtime = await asyncio.to_thread(in_thread)
+        except Exception as exc:
+            from shell.config import ConfigError
+            from shell.runtime import ShellError
+
+            if not isinstance(exc, (ConfigError, ShellError)):
+                raise
+            self.startup_error = str(exc)
+            self.exit(2, return_code=2)
+            return
+        self.agent = self.runtime.agent
+        await self._attach()
+        await self._send_queued()  # what was typed while starting
+
+    async def _attach(self) -> None:
+        """The runtime exists: answer its approvals, mount the panel, greet."""
+        from . import speech
+        from .entries import AssistantEntry, NoticeEntry
+        from .history import entries_from_messages
+        from .widgets.side_panel import SidePanel
+
+        self.agent.ask = self.ask
+        await self.query_one("#main").mount(SidePanel(self.agent.middleware, id="side"))
+        self.ready = True
         self.status.model_label = self.model_label
+        self.status.state = "idle"
         saved_speak = prefs.saved_speak()
         if saved_speak is not None:
             speech.apply(self.agent.middleware, saved_speak)
         self.speak_mode = speech.current_mode(self.agent.middleware, saved_speak)
-        self.prompt.focus()
         for problem in self.runtime.problems:
             await self.conversation.add(NoticeEntry("warning", problem))
         if self.agent.messages:  # a resumed session: show what was said
@@ -171,6 +251,8 @@ class AgentShellApp(App[int]):
         self.call_after_refresh(self.gc_policy.started_up)
 
     async def _background(self) -> None:
+        import anyio
+
         async with self.runtime.running():
             await anyio.sleep_forever()
 
@@ -181,6 +263,8 @@ class AgentShellApp(App[int]):
         level = "info" if state == "ready" else "warning"
         tools = f" ({status.tools} tools)" if state == "ready" else ""
         note = f": {status.message}" if getattr(status, "message", "") else ""
+        from .entries import NoticeEntry
+
         entry = NoticeEntry(level, f"MCP server {status.name} {state}{tools}{note}")
         self.call_later(self.conversation.add, entry)
 
@@ -211,8 +295,10 @@ class AgentShellApp(App[int]):
         return [t.name for t in themes.all_themes()]
 
     def _command_names(self) -> list[str]:
+        if not self.ready:
+            return []
         ours = ["/theme", "/trace", "/speak"]
-        return sorted([f"/{name}" for name in self.commands_registry.names()] + ours)
+        return sorted([f"/{name}" for name in self.runtime.commands.names()] + ours)
 
     def add_usage(self, tokens_in: int, tokens_out: int) -> None:
         self.status.tokens_in += tokens_in
@@ -223,10 +309,14 @@ class AgentShellApp(App[int]):
         await self.submit(message.text)
 
     async def submit(self, text: str) -> None:
-        """What Enter does: run a slash command, send, or queue while a reply runs."""
+        """What Enter does: run a slash command, send, or queue while a reply runs
+        (or while the shell is still starting)."""
         from shell.commands import is_command
 
-        if is_command(text.strip()):
+        if not self.ready:
+            self._queue.append(text)
+            self._show_queue()
+        elif is_command(text.strip()):
             await self.run_command_line(text.strip())
         elif self._busy:
             self._queue.append(text)
@@ -238,6 +328,13 @@ class AgentShellApp(App[int]):
         self.query_one(QueueBar).show_queue(self._queue)
         self.status.queued = len(self._queue)
 
+    async def _send_queued(self) -> None:
+        """Send (or run) what waits in the queue, until a reply starts."""
+        while self._queue and not self._busy:
+            text = self._queue.pop(0)
+            self._show_queue()
+            await self.submit(text)
+
     def start_reply(self, text: str) -> None:
         self.playback.stop()  # a new reply silences the last one
         self._busy = True
@@ -245,6 +342,9 @@ class AgentShellApp(App[int]):
         self.run_worker(self._run_reply(text), group="reply", exit_on_error=False)
 
     async def _run_reply(self, text: str) -> None:
+        from .entries import NoticeEntry, UserEntry
+        from .renderer import ReplyRenderer
+
         await self.conversation.add(UserEntry(text))
         self.conversation.anchor()
         renderer = self.renderer = ReplyRenderer(self)
@@ -261,10 +361,7 @@ class AgentShellApp(App[int]):
             self.renderer = None
             self.status.state = "idle"
             self.call_after_refresh(self.gc_policy.reply_finished)
-        if self._queue:
-            next_text = self._queue.pop(0)
-            self._show_queue()
-            self.start_reply(next_text)
+        await self._send_queued()
 
     @property
     def busy(self) -> bool:
@@ -273,6 +370,10 @@ class AgentShellApp(App[int]):
     # -- approvals --------------------------------------------------------------------
     async def ask(self, request: Any) -> Any:
         """The agent's ``ask``: approvals go to the dialog (queued); others get None."""
+        from shell.agent.approvals import ApprovalDecision, ApprovalRequest
+
+        from .screens.approval import ApprovalScreen, PendingApproval
+
         if not isinstance(request, ApprovalRequest):
             return None
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
@@ -296,6 +397,8 @@ class AgentShellApp(App[int]):
     def _approval_closed(self, _: None) -> None:
         self._approval_screen = None
         if self._approvals:  # asked again while the dialog was closing
+            from .screens.approval import ApprovalScreen
+
             screen = self._approval_screen = ApprovalScreen(self._approvals)
             self.push_screen(screen, callback=self._approval_closed)
 
@@ -312,10 +415,15 @@ class AgentShellApp(App[int]):
             self._show_queue()
 
     def action_toggle_panel(self) -> None:
-        self.side.toggle()
+        if self.ready:
+            self.side.toggle()
+        else:
+            self.notify("The middleware panel opens once the shell has started.")
 
     # -- audio ------------------------------------------------------------------------
     def _playback_changed(self, key: str, playing: bool, note: str) -> None:
+        from .widgets.audio_block import AudioBlock
+
         for block in self.query(AudioBlock):
             block.playback_changed(key, playing, note)
 
@@ -325,7 +433,13 @@ class AgentShellApp(App[int]):
             self.playback.enqueue(clip)
 
     def action_help(self) -> None:
-        rows = [(c.usage, c.summary) for c in self.commands_registry]
+        from . import speech
+        from .screens.help import HelpScreen
+
+        if not self.ready:
+            self.notify("Help opens once the shell has started.")
+            return
+        rows = [(c.usage, c.summary) for c in self.runtime.commands]
         rows.append(("/theme [NAME]", "List the themes, or switch (remembered)"))
         rows.append(("/trace", "Open the trace view: each reply's model calls and tools, timed"))
         rows.append((speech.USAGE, "Spoken replies: off, on, or on and played as they finish"))
@@ -339,6 +453,10 @@ class AgentShellApp(App[int]):
 
     # -- slash commands ---------------------------------------------------------------
     async def run_command_line(self, line: str) -> None:
+        from .entries import AssistantEntry, NoticeEntry
+        from .history import entries_from_messages
+        from .widgets.side_panel import TRACE_TAB
+
         name, _, arg = line[1:].partition(" ")
         if name == "theme":
             await self._theme_command(arg.strip())
@@ -371,6 +489,8 @@ class AgentShellApp(App[int]):
         self.panel.refresh_stats()
 
     async def _theme_command(self, name: str) -> None:
+        from .entries import AssistantEntry, NoticeEntry
+
         names = self.our_theme_names()
         if not name:
             listing = ", ".join(f"**{n}**" if n == self.theme else n for n in names)
@@ -386,6 +506,9 @@ class AgentShellApp(App[int]):
         await self.conversation.add(NoticeEntry("info", f"Theme: {name} (remembered)."))
 
     async def _speak_command(self, mode: str) -> None:
+        from . import speech
+        from .entries import AssistantEntry, NoticeEntry
+
         stack = self.agent.middleware
         if not mode:
             await self.conversation.add(AssistantEntry(speech.describe(stack, self.speak_mode)))
@@ -401,8 +524,21 @@ class AgentShellApp(App[int]):
         await self.conversation.add(NoticeEntry(outcome.level, outcome.text))
 
 
-def run_tui(runtime: ShellRuntime) -> int:
-    """The CLI's entry point: run the app until the user quits; the exit code."""
-    app = AgentShellApp(runtime=runtime)
+def run_tui(
+    runtime: ShellRuntime | None = None,
+    *,
+    build: Callable[[], ShellRuntime] | None = None,
+    settings: Settings | None = None,
+) -> int:
+    """The CLI's entry point: run the app until the user quits; the exit code.
+
+    With ``build`` the first frame comes before the runtime exists (see the module
+    docstring); a configuration error it raises is printed here, after the
+    terminal is restored, and gives exit code 2."""
+    import sys
+
+    app = AgentShellApp(runtime=runtime, build=build, settings=settings)
     code = app.run()
+    if app.startup_error is not None:
+        print(f"agent-shell: {app.startup_error}", file=sys.stderr)
     return int(code or 0)

@@ -21,6 +21,8 @@ class ShellCommands(Provider):
     def _entries(self) -> list[tuple[str, str, str]]:
         app = cast("AgentShellApp", self.app)
         found: list[tuple[str, str, str]] = []
+        if not app.ready:  # still starting: nothing to offer yet
+            return found
         for command in app.runtime.commands:
             found.append((f"/{command.name}", command.summary, f"/{command.name}"))
         stack = app.agent.middleware

@@ -12,14 +12,15 @@ a short one does.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..entries import Entry
-from .assistant_message import AssistantMessage
+if TYPE_CHECKING:
+    from ..entries import Entry
 
 WINDOW = 30
 SLACK = 10
@@ -194,6 +195,8 @@ class Conversation(VerticalScroll):
             self.set_timer(PARK_DELAY_S, self._parking_pass)
 
     async def _parking_pass(self) -> None:
+        from .assistant_message import AssistantMessage  # not needed for the first frame
+
         self._parking_scheduled = False
         for message in list(self.query_children(AssistantMessage)):
             await message.unpark_visible()

@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 STATES = {
+    "starting": "starting…",
     "idle": "ready",
     "thinking": "thinking…",
     "streaming": "streaming…",
