@@ -4,13 +4,15 @@ older ones back; long replies park far-away Markdown chunks."""
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
 
 from shell.tui.app import AgentShellApp
 from shell.tui.entries import AssistantEntry, UserEntry
 from shell.tui.mdsplit import split_markdown
 from shell.tui.widgets import conversation as conv
 from shell.tui.widgets.assistant_message import AssistantMessage
-from shell.tui.widgets.parked import Parked
+from shell.tui.widgets.chat_markdown import ChatMarkdown
+from shell.tui.widgets.parked import Parked, split_segments
 from shell.tui.widgets.user_message import UserMessage
 
 from .helpers import SIZE, make_agent, send, wait_for
@@ -68,9 +70,9 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
         await pilot.pause(0.5)
         message = app.query_one(AssistantMessage)
         assert message.text == text
-        assert len(message.query_children(Parked)) > 0
-        parked_sources = "".join(p.source for p in message.query_children(Parked))
-        assert "Paragraph 0 " in parked_sources
+        [parked] = message.query_children(Parked)  # neighbouring chunks share one spacer
+        assert "Paragraph 0 " in parked.source
+        assert len(message.query_children(ChatMarkdown)) <= 8  # only what is near the view
         app.conversation.scroll_home(animate=False)
         await pilot.pause(0.5)
 
@@ -78,6 +80,28 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
             return "Paragraph 0 " not in "".join(p.source for p in message.query_children(Parked))
 
         await wait_for(pilot, first_back)
+        first = message.query_children(ChatMarkdown).first()
+        assert first.source.startswith("Paragraph 0 ")
+        assert "Paragraph 119 " in message.query_children(Parked).last().source  # the end left
+
+        app.conversation.scroll_end(animate=False)
+
+        def end_back() -> bool:
+            chunks = message.query_children(ChatMarkdown)
+            return bool(chunks) and "Paragraph 119 " in chunks.last().source
+
+        await wait_for(pilot, end_back)
+        await pilot.pause(0.5)
+        assert "Paragraph 0 " in message.query_children(Parked).first().source  # the top left again
+        assert len(message.query_children(ChatMarkdown)) <= 8
+
+
+def test_parked_segments_split_by_place_on_screen() -> None:
+    segments = [("a", 10), ("b", 10), ("c", 10), ("d", 10)]
+    above, near, below = split_segments(segments, 100, Region(0, 112, 80, 10))
+    assert [s for s, _ in above] == ["a"]
+    assert [s for s, _ in near] == ["b", "c"]
+    assert [s for s, _ in below] == ["d"]
 
 
 def test_split_markdown_never_cuts_fences_or_lists() -> None:

@@ -24,14 +24,25 @@ from textual.widgets._markdown import MarkdownStream
 
 from ..mdsplit import Splitter, split_markdown
 from ..textsafe import clean
+from .chat_markdown import ChatMarkdown
 from .parked import Parked
 
-CHUNK_LIMIT = 1500
+CHUNK_LIMIT = 600
 FRAME_S = 1 / 60
 FRAME_BUDGET = 200
 """At most this many characters are rendered per frame, so a burst of deltas (a
 fast model, a replayed session) never stalls the event loop; the rest waits for
 the next frame."""
+
+
+VIEW_MARGIN = 0.5
+"""Chunks within this many screen heights of the viewport stay live."""
+
+
+def _following(container: ScrollableContainer) -> bool:
+    """The view follows the end (anchored, and the user has not scrolled away).
+    Read from the anchor, not the scroll offsets, which lag while a reply streams."""
+    return container.is_anchored and not getattr(container, "_anchor_released", False)
 
 
 class AssistantMessage(Vertical):
@@ -63,7 +74,7 @@ class AssistantMessage(Vertical):
     def compose(self) -> ComposeResult:
         parts = split_markdown(self._text, CHUNK_LIMIT) if self._text else [""]
         for part in parts:
-            yield Markdown(part)
+            yield ChatMarkdown(part)
 
     def on_mount(self) -> None:
         if self.streaming:
@@ -105,13 +116,15 @@ class AssistantMessage(Vertical):
         if cut:
             await self._stream.write(text[:cut])
         await self._stream.stop()
-        self._current = Markdown()
+        self._current = ChatMarkdown()
         await self.mount(self._current)
         self._stream = Markdown.get_stream(self._current)
         rest = text[cut:]
         self._chunk_size = len(rest)
         await self._stream.write(rest)
-        self.call_after_refresh(self.park_offscreen)
+        # Now, not after the next refresh: while a reply streams that can be many
+        # cuts later, and every chunk left live meanwhile slows every frame.
+        await self.park_offscreen()
 
     async def finish(self, text: str | None = None) -> None:
         """The block ended: render what is left (a frame's budget at a time) and stop."""
@@ -131,33 +144,73 @@ class AssistantMessage(Vertical):
             await self.query_one(Markdown).update(self._text)
 
     # -- parking (see ``parked``) ------------------------------------------------------
+    def _container(self) -> ScrollableContainer | None:
+        return next((a for a in self.ancestors if isinstance(a, ScrollableContainer)), None)
+
     def _viewport(self) -> Region | None:
         """The region worth keeping live: the scroll container's, half a screen either way."""
-        container = next((a for a in self.ancestors if isinstance(a, ScrollableContainer)), None)
+        container = self._container()
         if container is None:
             return None
         region = container.region
-        margin = region.height // 2
+        margin = int(region.height * VIEW_MARGIN)
         return region.grow((margin, 0, margin, 0))
 
     async def park_offscreen(self) -> None:
         """Swap finished Markdown chunks far from the viewport for ``Parked`` spacers."""
-        viewport = self._viewport()
-        if viewport is None or not self.is_attached:
+        container = self._container()
+        if container is None or not self.is_attached:
             return
+        if self._stream is not None and _following(container):
+            await self._park_above_the_fold(container)
+            return
+        viewport = self._viewport()
+        assert viewport is not None
         for chunk in list(self.query_children(Markdown)):
             if chunk is self._current and self._stream is not None:
                 continue
             region = chunk.region
-            if not region or chunk.source == "":
-                continue
+            if not region or not chunk.outer_size.height or chunk.source == "":
+                continue  # not laid out since it was mounted: its region means nothing yet
             if region.overlaps(viewport):
                 if self._stream is not None:
                     self._freeze(chunk)
                 continue
-            parked = Parked(chunk.source, chunk.outer_size.height)
-            await self.mount(parked, before=chunk)
-            await chunk.remove()
+            await self._park(chunk)
+
+    async def _park_above_the_fold(self, container: ScrollableContainer) -> None:
+        """Streaming with the view following the end: only the last screenful (and a
+        margin) can be seen, so every chunk above it is parked. Counted by height from
+        the bottom, because regions lag behind while the event loop is this busy."""
+        keep = container.region.height * (1 + VIEW_MARGIN)
+        below = 0
+        for chunk in reversed(list(self.query_children(Markdown))):
+            height = chunk.outer_size.height
+            if chunk is not self._current and height and chunk.source:
+                if below > keep:
+                    await self._park(chunk)
+                    continue
+                self._freeze(chunk)
+            below += height
+
+    async def _park(self, chunk: Markdown) -> None:
+        """Replace ``chunk`` by a spacer, joining a spacer next to it if there is one."""
+        segment = (chunk.source, chunk.outer_size.height)
+        siblings = list(self.children)
+        at = siblings.index(chunk)
+        before = siblings[at - 1] if at > 0 else None
+        after = siblings[at + 1] if at + 1 < len(siblings) else None
+        if isinstance(before, Parked):
+            before.add(*segment)
+            if isinstance(after, Parked):  # the chunk was all that kept two spacers apart
+                for source, height in after.segments:
+                    before.add(source, height)
+                await after.remove()
+        elif isinstance(after, Parked):
+            after.add(*segment, first=True)
+        else:
+            await self.mount(Parked([segment]), before=chunk)
+        await chunk.remove()
 
     def _freeze(self, chunk: Markdown) -> None:
         """Give a finished chunk a fixed height: a growing sibling then no longer
@@ -176,12 +229,27 @@ class AssistantMessage(Vertical):
         if self.is_attached:
             self.call_after_refresh(self.park_offscreen)
 
-    async def unpark_visible(self) -> None:
-        """Bring back the parked chunks that are near the viewport again."""
+    async def unpark_visible(self) -> bool:
+        """Bring back the parked chunks that are near the viewport again (only those:
+        the rest of a spacer stays parked, above and below them). True if any came
+        back: regions mean nothing until the next layout, so parking must wait."""
         viewport = self._viewport()
         if viewport is None:
-            return
+            return False
+        unparked = False
         for parked in list(self.query_children(Parked)):
-            if parked.region.overlaps(viewport):
-                await self.mount(Markdown(parked.source), before=parked)
+            if not parked.region.overlaps(viewport):
+                continue
+            above, near, below = parked.split(viewport)
+            if not near:
+                continue
+            chunks = [ChatMarkdown(source) for source, _ in near]
+            unparked = True
+            await self.mount_all(chunks, after=parked)
+            if below:
+                await self.mount(Parked(below), after=chunks[-1])
+            if above:
+                parked.keep(above)
+            else:
                 await parked.remove()
+        return unparked

@@ -199,5 +199,7 @@ class Conversation(VerticalScroll):
 
         self._parking_scheduled = False
         for message in list(self.query_children(AssistantMessage)):
-            await message.unpark_visible()
-            await message.park_offscreen()
+            if await message.unpark_visible():
+                self.schedule_parking()  # park again once the layout has placed them
+            else:
+                await message.park_offscreen()
