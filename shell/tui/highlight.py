@@ -1,24 +1,29 @@
-"""Syntax highlighting that follows the app's theme.
+"""Syntax highlighting in the theme's own colours.
 
-Rich's ``Syntax`` needs a background colour; "default" shows the terminal's own
-(black squares on a light theme). We take the theme's ``$panel`` colour and a
-light or dark ANSI palette according to the theme, so code stays readable in
-every theme and no colour is hard-coded here.
+Textual's ``highlight`` turns code into ``Content`` whose styles are theme
+variables (``$text-accent``, ``$text-success`` …), so highlighted arguments,
+results and diffs follow the theme, including a ``/theme`` switch while they are
+on screen, and sit on the widget's own background. We add what diffs need:
+Textual's theme leaves inserted and deleted lines uncoloured.
 """
 
 from __future__ import annotations
 
-from rich.syntax import Syntax
-from textual.widget import Widget
+from pygments.token import Token
+from textual.content import Content
+from textual.highlight import HighlightTheme, highlight
 
 
-def syntax(widget: Widget, code: str, lexer: str) -> Syntax:
-    try:
-        app = widget.app
-        dark = app.current_theme.dark
-        background = app.theme_variables.get("panel", "default")
-    except Exception:  # not attached yet: a neutral default, fixed at the next update
-        dark, background = True, "default"
-    return Syntax(
-        code, lexer, theme="ansi_dark" if dark else "ansi_light", background_color=background, word_wrap=True
-    )
+class ShellHighlightTheme(HighlightTheme):
+    STYLES = {
+        **HighlightTheme.STYLES,
+        Token.Generic.Inserted: "$text-success",
+        Token.Generic.Deleted: "$text-error",
+        Token.Generic.Subheading: "$text-primary bold",
+        Token.Generic.Heading: "$text-primary bold",
+    }
+
+
+def syntax(code: str, lexer: str) -> Content:
+    """``code`` highlighted as ``lexer`` (``json``, ``diff``, ``text`` …)."""
+    return highlight(code, language=lexer, theme=ShellHighlightTheme)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rich.syntax import Syntax
+from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from shell.agent import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
@@ -76,7 +76,7 @@ async def test_tool_span_goes_through_its_states(monkeypatch: pytest.MonkeyPatch
         span.collapsed = False
         await pilot.pause()
         result = span.query(".span-result").first(Static).content
-        assert isinstance(result, Syntax) and "wrote 5 characters" in result.code
+        assert isinstance(result, Content) and "wrote 5 characters" in result.plain
 
 
 async def test_tool_error_and_diff_result() -> None:

@@ -31,13 +31,13 @@ async def test_long_result_is_truncated_with_show_all() -> None:
         span = app.query_one(ToolSpan)
         span.collapsed = False
         await pilot.pause()
-        code = span.query_one(".span-result", Static).content.code  # type: ignore[union-attr]
+        code = span.query_one(".span-result", Static).visual.plain  # type: ignore[union-attr]
         assert code.count("\n") == RESULT_LINES and "60 more lines" in code
         button = span.query_one("#show-all", Button)
         assert button.display
         button.press()
         await pilot.pause()
-        code = span.query_one(".span-result", Static).content.code  # type: ignore[union-attr]
+        code = span.query_one(".span-result", Static).visual.plain  # type: ignore[union-attr]
         assert code.endswith("99") and not span.query_one("#show-all", Button).display
 
 
@@ -130,3 +130,22 @@ async def test_resumed_history_is_shown() -> None:
         assert [w.text for w in app.query(AssistantWidget)] == ["Reading.", "It says **hi**."]
         span = app.query_one(ToolSpan)
         assert span.state.status == "done" and span.state.result == "contents of a"
+
+
+@pytest.mark.parametrize("width", [60, 80, 200])
+async def test_span_header_keeps_status_and_duration_at_any_width(width: int) -> None:
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=(width, 24)) as pilot:
+        long_command = "find . -name '*.py' -newer setup.cfg -exec grep -l 'import requests' {} +"
+        state = SpanState("c1", "run_shell", "done", args={"command": long_command}, duration_s=12.3)
+        await app.conversation.add(SpanEntry(state))
+        await pilot.pause()
+        span = app.query_one(ToolSpan)
+        title = span._title.label.plain if hasattr(span._title.label, "plain") else str(span._title.label)
+        assert title.endswith("done · 12.3s"), title
+        assert len(title) <= span.size.width - 2
+        if width == 200:
+            assert long_command in title
+        else:  # the summary gives way, shortened
+            assert "command=find" in title and "…" in title

@@ -131,7 +131,7 @@ class ApprovalScreen(ModalScreen[None]):
         req_desc.update(Text(clean(request.description)))
         req_desc.display = bool(request.description)
         args = json.dumps(request.args, indent=2, ensure_ascii=False)
-        self.query_one("#args-text", Static).update(syntax(self, clean(args), "json"))
+        self.query_one("#args-text", Static).update(syntax(clean(args), "json"))
         allowed = request.allowed_decisions
         keys = ["[y] approve"]
         if "edit" in allowed:

@@ -37,6 +37,8 @@ the next frame."""
 
 VIEW_MARGIN = 0.5
 """Chunks within this many screen heights of the viewport stay live."""
+SETTLE_S = 0.2
+"""After a block ends, how long the layout gets to catch up before parking again."""
 
 
 def _following(container: ScrollableContainer) -> bool:
@@ -142,6 +144,13 @@ class AssistantMessage(Vertical):
         if text is not None and not self._text:
             self._text = clean(text)
             await self.query_one(Markdown).update(self._text)
+        # While streaming, chunks not laid out yet could not be counted; once the
+        # layout has caught up, park by place on screen whatever is still out of view.
+        self.set_timer(SETTLE_S, self._settle)
+
+    async def _settle(self) -> None:
+        if await self.update_parking():
+            self.set_timer(SETTLE_S, self._settle)
 
     # -- parking (see ``parked``) ------------------------------------------------------
     def _container(self) -> ScrollableContainer | None:
@@ -156,16 +165,25 @@ class AssistantMessage(Vertical):
         margin = int(region.height * VIEW_MARGIN)
         return region.grow((margin, 0, margin, 0))
 
-    async def park_offscreen(self) -> None:
-        """Swap finished Markdown chunks far from the viewport for ``Parked`` spacers."""
+    async def update_parking(self) -> bool:
+        """Bring back what came near the view, or else park what went far from it.
+        True if anything moved: regions mean nothing until the next layout, so the
+        caller runs this again after one (until nothing moves)."""
+        if await self.unpark_visible():
+            return True
+        return await self.park_offscreen()
+
+    async def park_offscreen(self) -> bool:
+        """Swap finished Markdown chunks far from the viewport for ``Parked`` spacers.
+        True if any was parked."""
         container = self._container()
         if container is None or not self.is_attached:
-            return
+            return False
         if self._stream is not None and _following(container):
-            await self._park_above_the_fold(container)
-            return
+            return await self._park_above_the_fold(container)
         viewport = self._viewport()
         assert viewport is not None
+        parked = False
         for chunk in list(self.query_children(Markdown)):
             if chunk is self._current and self._stream is not None:
                 continue
@@ -177,21 +195,26 @@ class AssistantMessage(Vertical):
                     self._freeze(chunk)
                 continue
             await self._park(chunk)
+            parked = True
+        return parked
 
-    async def _park_above_the_fold(self, container: ScrollableContainer) -> None:
+    async def _park_above_the_fold(self, container: ScrollableContainer) -> bool:
         """Streaming with the view following the end: only the last screenful (and a
         margin) can be seen, so every chunk above it is parked. Counted by height from
         the bottom, because regions lag behind while the event loop is this busy."""
         keep = container.region.height * (1 + VIEW_MARGIN)
         below = 0
+        parked = False
         for chunk in reversed(list(self.query_children(Markdown))):
             height = chunk.outer_size.height
             if chunk is not self._current and height and chunk.source:
                 if below > keep:
                     await self._park(chunk)
+                    parked = True
                     continue
                 self._freeze(chunk)
             below += height
+        return parked
 
     async def _park(self, chunk: Markdown) -> None:
         """Replace ``chunk`` by a spacer, joining a spacer next to it if there is one."""
@@ -227,7 +250,7 @@ class AssistantMessage(Vertical):
         for chunk in self.query_children(Markdown):
             chunk.styles.height = "auto"
         if self.is_attached:
-            self.call_after_refresh(self.park_offscreen)
+            self.set_timer(SETTLE_S, self._settle)
 
     async def unpark_visible(self) -> bool:
         """Bring back the parked chunks that are near the viewport again (only those:

@@ -198,8 +198,8 @@ class Conversation(VerticalScroll):
         from .assistant_message import AssistantMessage  # not needed for the first frame
 
         self._parking_scheduled = False
+        moved = False
         for message in list(self.query_children(AssistantMessage)):
-            if await message.unpark_visible():
-                self.schedule_parking()  # park again once the layout has placed them
-            else:
-                await message.park_offscreen()
+            moved = await message.update_parking() or moved
+        if moved:  # look again once the layout has placed what moved
+            self.schedule_parking()

@@ -8,9 +8,8 @@ span renders only from its :class:`SpanState`, so it can be rebuilt at will.
 
 from __future__ import annotations
 
-from rich.syntax import Syntax
-from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.widgets import Button, Collapsible, Static
 
 from ..highlight import syntax
@@ -18,6 +17,11 @@ from ..spanstate import ICONS, LABELS, SpanState
 from ..textsafe import clean
 
 RESULT_LINES = 40
+TITLE_CHROME = 5
+"""Columns of the header that are not its text: the border, padding and the
+collapse symbol."""
+MIN_SUMMARY = 8
+"""Narrower than this, the argument summary is left out of the header."""
 
 
 class ToolSpan(Collapsible):
@@ -42,6 +46,8 @@ class ToolSpan(Collapsible):
     def __init__(self, state: SpanState) -> None:
         self.state = state
         self._show_all = False
+        self._width = 0
+        """The span's width once laid out (the header is sized to it)."""
         super().__init__(title=self._make_title(), collapsed=True)
         self._apply_classes()
 
@@ -58,11 +64,9 @@ class ToolSpan(Collapsible):
         self._sync_body()
 
     def _make_title(self) -> str:
+        """Icon, name, argument summary, then status and duration. The summary gets
+        what the width leaves, so the status and duration are never cut off."""
         s = self.state
-        parts = [ICONS[s.status], s.name]
-        summary = s.summary()
-        if summary:
-            parts.append(f"({summary})")
         tail = LABELS[s.status]
         if s.duration_s is not None:
             tail += f" · {s.duration_s:.1f}s"
@@ -70,37 +74,49 @@ class ToolSpan(Collapsible):
             tail += " · modified by you"
         if s.progress and s.status == "running":
             tail += f" · {s.progress}"
-        return clean(" ".join(parts) + "  — " + tail)
+        head = f"{ICONS[s.status]} {s.name}"
+        width = self._width or 100
+        room = width - TITLE_CHROME - len(head) - len(tail) - len("  — ") - len(" ()")
+        summary = s.summary(room) if room >= MIN_SUMMARY else ""
+        if summary:
+            head += f" ({summary})"
+        return clean(f"{head}  — {tail}")
+
+    def on_resize(self) -> None:
+        if self.size.width != self._width:
+            self._width = self.size.width
+            self.title = self._make_title()
 
     def _apply_classes(self) -> None:
         for status in LABELS:
             self.set_class(self.state.status == status, f"-{status}")
 
-    def _args_renderable(self) -> Syntax | Text:
+    def _args_renderable(self) -> Content:
         text = clean(self.state.args_json())
         if not text:
-            return Text("…")
-        return syntax(self, text, "json")
+            return Content("…")
+        return syntax(text, "json")
 
     def _result_lines(self) -> list[str]:
         body = self.state.diff or self.state.result
         return clean(body).splitlines()
 
-    def _result_renderable(self) -> Syntax | Text:
+    def _result_renderable(self) -> Content:
         s = self.state
         lines = self._result_lines()
         if not lines:
-            return Text("(no result yet)" if s.status in ("streaming", "approval", "running") else "(empty)")
+            pending = s.status in ("streaming", "approval", "running")
+            return Content("(no result yet)" if pending else "(empty)")
         if not self._show_all and len(lines) > RESULT_LINES:
             hidden = len(lines) - RESULT_LINES
             lines = [*lines[:RESULT_LINES], f"… {hidden} more lines"]
         text = "\n".join(lines)
         if s.diff:
-            return syntax(self, text, "diff")
+            return syntax(text, "diff")
         if s.is_error:
-            return Text(text, style="bold")
+            return Content(text).stylize("bold")
         lexer = "json" if text.lstrip()[:1] in "[{" else "text"
-        return syntax(self, text, lexer)
+        return syntax(text, lexer)
 
     def _sync_body(self) -> None:
         if not self.is_mounted:
