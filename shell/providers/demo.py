@@ -237,7 +237,7 @@ def summarise(result: ToolResultMessage) -> str:
     lines = text.splitlines()
     if result.is_error:
         return (
-            f"### `{result.name}` failed\n\n> {_clip(text, 300) or 'no details'}\n\n"
+            f"### `{result.name}` returned an error\n\n> {_clip(text, 300) or 'no details'}\n\n"
             "That's fine for a demo: try another path or command.\n"
         )
     head = "\n".join(lines[:15])

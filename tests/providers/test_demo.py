@@ -96,7 +96,7 @@ async def test_summarises_an_error_result() -> None:
         ToolResultMessage("c1", "read_file", "No such file", is_error=True),
     )
     got = Assembled(await collect(model, ModelRequest(model=model, messages=messages)))
-    assert "### `read_file` failed" in got.text and "No such file" in got.text
+    assert "### `read_file` returned an error" in got.text and "No such file" in got.text
 
 
 @pytest.mark.parametrize(

@@ -149,3 +149,27 @@ async def test_span_header_keeps_status_and_duration_at_any_width(width: int) ->
             assert long_command in title
         else:  # the summary gives way, shortened
             assert "command=find" in title and "…" in title
+
+
+@pytest.mark.parametrize("width", [30, 40, 60, 120])
+async def test_status_line_always_shows_the_state(width: int) -> None:
+    from textual.app import App, ComposeResult
+
+    from shell.tui.widgets.status_line import StatusLine
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusLine()
+
+    app = Host()
+    async with app.run_test(size=(width, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.model_label = "demo (offline demo model)"
+        status.tokens_in, status.tokens_out, status.state = 123_456, 7_890, "approval"
+        await pilot.pause()
+        line = str(status.render())
+        assert line.endswith("awaiting approval") and len(line) <= width - 2, line
+        if width >= 120:
+            assert "demo (offline demo model)" in line and "↑123,456 ↓7,890 tokens" in line
+        elif width >= 60:
+            assert line.startswith("demo  ·  ↑") and "tokens" in line

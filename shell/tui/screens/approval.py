@@ -55,7 +55,8 @@ class ApprovalScreen(ModalScreen[None]):
     ApprovalScreen #edit-box, ApprovalScreen #reject-box { height: auto; display: none; }
     ApprovalScreen.-editing #edit-box, ApprovalScreen.-rejecting #reject-box { display: block; }
     ApprovalScreen.-editing #keys, ApprovalScreen.-rejecting #keys { display: none; }
-    ApprovalScreen #editor { height: 12; }
+    ApprovalScreen.-editing #args { display: none; }
+    ApprovalScreen #editor { height: auto; min-height: 4; max-height: 14; }
     ApprovalScreen #edit-error { color: $error; }
     ApprovalScreen #edit-error.-ok { color: $success; }
     ApprovalScreen .hint { color: $text-muted; }
@@ -128,8 +129,9 @@ class ApprovalScreen(ModalScreen[None]):
         tool_desc = request.tool.description if request.tool is not None else "(unknown tool)"
         self.query_one("#tool-desc", Static).update(Text(clean(tool_desc.strip().split("\n\n")[0])))
         req_desc = self.query_one("#req-desc", Static)
-        req_desc.update(Text(clean(request.description)))
-        req_desc.display = bool(request.description)
+        description = _own_words(request.description, request.call.name)
+        req_desc.update(Text(clean(description)))
+        req_desc.display = bool(description)
         args = json.dumps(request.args, indent=2, ensure_ascii=False)
         self.query_one("#args-text", Static).update(syntax(clean(args), "json"))
         allowed = request.allowed_decisions
@@ -246,3 +248,10 @@ class ApprovalScreen(ModalScreen[None]):
             self.action_submit_edit()
         elif event.button.id == "edit-back":
             self._set_mode("view")
+
+
+def _own_words(description: str, tool_name: str) -> str:
+    """The request's description without a paragraph that only restates the tool
+    and its arguments (``Tool: NAME`` / ``Args: …``), which the dialog shows in full."""
+    paragraphs = description.strip().split("\n\n")
+    return "\n\n".join(p for p in paragraphs if not p.startswith(f"Tool: {tool_name}\n")).strip()

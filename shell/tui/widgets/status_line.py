@@ -31,10 +31,32 @@ class StatusLine(Static):
     queued: reactive[int] = reactive(0)
 
     def render(self) -> Text:
+        """Model · tokens · state · queue, fitted to the width: the state is what the
+        user needs most, so the model's note and then the token counts give way."""
+        state = STATES.get(self.state, self.state)
+        queued = f"  ·  {self.queued} queued" if self.queued else ""
+        tokens = f"  ·  ↑{self.tokens_in:,} ↓{self.tokens_out:,} tokens"
+        model = self.model_label
+        room = self.size.width - 2  # padding
+        fixed = len(state) + len(queued) + len("  ·  ")
+        if len(model) + len(tokens) + fixed > room:
+            model = model.split(" (", 1)[0]  # "demo (offline demo model)" -> "demo"
+        if len(model) + len(tokens) + fixed > room:
+            tokens = f"  ·  ↑{_short(self.tokens_in)} ↓{_short(self.tokens_out)}"
+        if len(model) + len(tokens) + fixed > room:
+            tokens = ""
         text = Text()
-        text.append(self.model_label, style="bold")
-        text.append(f"  ·  ↑{self.tokens_in:,} ↓{self.tokens_out:,} tokens")
-        text.append(f"  ·  {STATES.get(self.state, self.state)}")
-        if self.queued:
-            text.append(f"  ·  {self.queued} queued")
+        text.append(model, style="bold")
+        text.append(tokens)
+        text.append(f"  ·  {state}")
+        text.append(queued)
         return text
+
+
+def _short(count: int) -> str:
+    """``1234`` -> ``1.2k``, ``2500000`` -> ``2.5M``."""
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
