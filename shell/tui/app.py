@@ -54,6 +54,9 @@ if TYPE_CHECKING:
     from .widgets.side_panel import SidePanel
     from .widgets.trace_view import TraceView
 
+GC_TICK_S = 0.25
+"""How often the garbage-collection policy looks for an idle moment."""
+
 FRAME_OUT_S = 0.03
 """How long the first frame gets to reach the terminal before the start-up thread
 begins: Textual's writer thread needs the GIL, which a thread busy importing
@@ -249,6 +252,7 @@ class AgentShellApp(App[int]):
             self.runtime.on_mcp_change.append(self._mcp_status)
             self.run_worker(self._background(), group="background", exit_on_error=False)
         self.call_after_refresh(self.gc_policy.started_up)
+        self.set_interval(GC_TICK_S, self.gc_policy.tick)
 
     async def _background(self) -> None:
         import anyio
@@ -360,7 +364,7 @@ class AgentShellApp(App[int]):
             self._busy = False
             self.renderer = None
             self.status.state = "idle"
-            self.call_after_refresh(self.gc_policy.reply_finished)
+            self.gc_policy.reply_finished()  # collected once the user is idle
         await self._send_queued()
 
     @property
@@ -444,6 +448,9 @@ class AgentShellApp(App[int]):
         rows.append(("/trace", "Open the trace view: each reply's model calls and tools, timed"))
         rows.append((speech.USAGE, "Spoken replies: off, on, or on and played as they finish"))
         self.push_screen(HelpScreen(rows))
+
+    def on_text_area_changed(self) -> None:
+        self.gc_policy.activity()  # typing: a due collection waits for a pause
 
     def on_notice_line_disable_middleware(self, message: NoticeLine.DisableMiddleware) -> None:
         if message.name in self.agent.middleware:
