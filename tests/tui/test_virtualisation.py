@@ -82,7 +82,12 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
         await wait_for(pilot, first_back)
         first = message.query_children(ChatMarkdown).first()
         assert first.source.startswith("Paragraph 0 ")
-        assert "Paragraph 119 " in message.query_children(Parked).last().source  # the end left
+
+        def end_parked() -> bool:  # the next parking pass, once the layout has settled
+            spacers = message.query_children(Parked)
+            return bool(spacers) and "Paragraph 119 " in spacers.last().source
+
+        await wait_for(pilot, end_parked)
 
         app.conversation.scroll_end(animate=False)
 
@@ -91,8 +96,12 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
             return bool(chunks) and "Paragraph 119 " in chunks.last().source
 
         await wait_for(pilot, end_back)
-        await pilot.pause(0.5)
-        assert "Paragraph 0 " in message.query_children(Parked).first().source  # the top left again
+
+        def top_parked() -> bool:
+            spacers = message.query_children(Parked)
+            return bool(spacers) and "Paragraph 0 " in spacers.first().source
+
+        await wait_for(pilot, top_parked)
         assert _live_rows(message) <= 3 * SIZE[1]
 
 
