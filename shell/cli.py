@@ -125,8 +125,11 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         raise UsageError("--output-format and --approve apply to headless mode (-p)")
     prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
     resuming = args.continue_ or args.resume is not None
-    if prompt is None and not args.plain and not resuming:
-        code = _run_tui_fast(args)
+    if resuming and args.no_session:
+        raise UsageError("--continue and --resume save to the session they resume; drop --no-session")
+    picking = args.resume == "" and not args.continue_  # --resume with no ID asks on the terminal
+    if prompt is None and not args.plain and not picking:
+        code = _run_tui_fast(args, resuming)
         if code is not None:
             return code
     runtime = _build_runtime(args)
@@ -158,17 +161,25 @@ def _tui_entry() -> Any:
     return run_tui
 
 
-def _run_tui_fast(args: argparse.Namespace) -> int | None:
+def _run_tui_fast(args: argparse.Namespace, resuming: bool) -> int | None:
     """The TUI paints its first frame before the runtime exists: the config is read
-    here (a broken file is reported before the screen changes), the rest is built
-    by the app after that frame. None when there is no TUI in this build."""
+    here (a broken file is reported before the screen changes), the rest (and the
+    session of ``--continue`` / ``--resume ID``) is built by the app after that
+    frame. None when there is no TUI in this build."""
     from .config import load_config
 
     settings = load_config(args.config)
     run_tui = _tui_entry()
     if run_tui is None:
         return None
-    return int(run_tui(build=lambda: _build_runtime(args, settings), settings=settings))
+
+    def build() -> Any:
+        runtime = _build_runtime(args, settings)
+        if resuming:
+            _resume(runtime, args)
+        return runtime
+
+    return int(run_tui(build=build, settings=settings))
 
 
 def _run(fn: Any, *args: Any, **kwargs: Any) -> int:
@@ -213,8 +224,6 @@ def _resume(runtime: Any, args: argparse.Namespace) -> None:
     """``--continue`` / ``--resume``: the sessions package loads the history."""
     from .sessions import resume_into
 
-    if args.no_session:
-        raise UsageError("--continue and --resume save to the session they resume; drop --no-session")
     resume_into(runtime, None if args.continue_ else (args.resume or None), latest=args.continue_)
 
 

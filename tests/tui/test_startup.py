@@ -86,9 +86,14 @@ async def test_a_configuration_error_while_starting_exits_2(tmp_path: Path) -> N
     assert app.startup_error == "Unknown model 'nope:x': use provider:name."
 
 
-def _run_on_pty(args: list[str], env: dict[str, str], timeout: float = 30) -> tuple[int, str]:
+def _run_on_pty(
+    args: list[str], env: dict[str, str], timeout: float = 30, quit_on: bytes | None = None,
+    cwd: Path | None = None,
+) -> tuple[int, str]:
+    """Run ``args`` on a pseudo-terminal; with ``quit_on``, press Ctrl+Q once that
+    text has been drawn. Returns the exit code and everything drawn."""
     leader, follower = pty.openpty()
-    proc = subprocess.Popen(args, stdin=follower, stdout=follower, stderr=follower, env=env)
+    proc = subprocess.Popen(args, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=cwd)
     os.close(follower)
     seen = b""
     deadline = time.monotonic() + timeout
@@ -103,6 +108,9 @@ def _run_on_pty(args: list[str], env: dict[str, str], timeout: float = 30) -> tu
                 seen += chunk
                 if b"\x1b[6n" in chunk:
                     os.write(leader, b"\x1b[1;1R")
+                if quit_on is not None and quit_on in seen:
+                    os.write(leader, b"\x11")  # Ctrl+Q
+                    quit_on = None
             elif proc.poll() is not None:
                 break
         return proc.wait(timeout=5), seen.decode(errors="replace")
@@ -119,3 +127,19 @@ def test_cli_bad_model_in_the_tui_is_one_line_and_exit_2(tmp_path: Path) -> None
     assert code == 2
     assert "agent-shell: Unknown model 'nope:x'" in output
     assert "Traceback" not in output
+
+
+def test_cli_continue_in_the_tui_shows_the_last_session(tmp_path: Path) -> None:
+    env = {**os.environ, "AGENT_SHELL_CONFIG_DIR": str(tmp_path / "c"),
+           "AGENT_SHELL_DATA_DIR": str(tmp_path / "d"), "TERM": "xterm-256color"}
+    script = tmp_path / "turns.json"
+    script.write_text('["Noted the word kiwi."]')
+    first = subprocess.run(
+        [sys.executable, "-m", "shell", "-p", "remember kiwi", "--model", f"scripted:{script}"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )
+    assert first.returncode == 0, first.stderr
+    args = [sys.executable, "-m", "shell", "--continue", "--model", f"scripted:{script}"]
+    code, output = _run_on_pty(args, env, quit_on=b"kiwi.", cwd=tmp_path)
+    assert "Noted the word kiwi." in output.replace("\x1b", "")
+    assert code == 0
