@@ -244,8 +244,9 @@ class AgentShellApp(App[int]):
         self.speak_mode = speech.current_mode(self.agent.middleware, saved_speak)
         for problem in self.runtime.problems:
             await self.conversation.add(NoticeEntry("warning", problem))
-        if self.agent.messages:  # a resumed session: show what was said
+        if self.agent.messages:  # a resumed session: show what was said, and what it cost
             await self.conversation.add_many(entries_from_messages(self.agent.messages))
+            self._count_session_usage()
         elif not self._own_runtime:
             await self.conversation.add(AssistantEntry(self._welcome()))
         if not self._own_runtime:  # MCP servers connect in the background; sessions close on exit
@@ -303,6 +304,12 @@ class AgentShellApp(App[int]):
             return []
         ours = ["/theme", "/trace", "/speak"]
         return sorted([f"/{name}" for name in self.runtime.commands.names()] + ours)
+
+    def _count_session_usage(self) -> None:
+        """The status line's session tokens, from the usage saved with each reply."""
+        used = [getattr(m, "usage", None) for m in self.agent.messages]
+        self.status.tokens_in = sum(u.input_tokens for u in used if u is not None)
+        self.status.tokens_out = sum(u.output_tokens for u in used if u is not None)
 
     def add_usage(self, tokens_in: int, tokens_out: int) -> None:
         self.status.tokens_in += tokens_in
@@ -488,6 +495,7 @@ class AgentShellApp(App[int]):
                 self.status.tokens_in = self.status.tokens_out = 0
             if result.action == "resume":
                 await self.conversation.add_many(entries_from_messages(self.agent.messages))
+                self._count_session_usage()
         if name == "model" and not result.error:
             self.status.model_label = self.model_label
         if result.text:

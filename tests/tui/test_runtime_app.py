@@ -36,6 +36,8 @@ async def test_welcome_reply_recorded_and_resumed(tmp_path: Path, monkeypatch: p
         assert "agent-shell" in app.query_one(AssistantWidget).text  # the welcome
         await send(pilot, "remember this")
         await wait_for(pilot, lambda: not app.busy and len(app.query(AssistantWidget)) == 2)
+        spent = (app.status.tokens_in, app.status.tokens_out)
+        assert spent != (0, 0)
     [info] = SessionStore().list(str(tmp_path))
     loaded = load_session(info.path)
     assert [m.role for m in loaded.messages] == ["user", "assistant"]
@@ -46,3 +48,4 @@ async def test_welcome_reply_recorded_and_resumed(tmp_path: Path, monkeypatch: p
         await send(pilot, f"/resume {info.id}")
         await wait_for(pilot, lambda: any(w.text == "Saved for later." for w in again.query(AssistantWidget)))
         assert [m.role for m in again.agent.messages] == ["user", "assistant"]
+        assert (again.status.tokens_in, again.status.tokens_out) == spent  # the session's cost, resumed
