@@ -173,3 +173,14 @@ async def test_status_line_always_shows_the_state(width: int) -> None:
             assert "demo (offline demo model)" in line and "↑123,456 ↓7,890 tokens" in line
         elif width >= 60:
             assert line.startswith("demo  ·  ↑") and "tokens" in line
+
+
+def test_file_names_are_not_links_but_urls_are() -> None:
+    from shell.tui.widgets.chat_markdown import shared_parser
+
+    def links(text: str) -> list[str]:
+        tokens = [t for block in shared_parser().parse(text) for t in (block.children or [])]
+        return [str(t.attrs.get("href")) for t in tokens if t.type == "link_open"]
+
+    assert links("edit README.md, setup.py and main.rs") == []
+    assert links("see https://example.org/docs") == ["https://example.org/docs"]

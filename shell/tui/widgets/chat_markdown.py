@@ -8,7 +8,7 @@ four fifths of a streamed reply's widgets. Here a list is one grid of two
 columns, the bullets and the items: a one-paragraph item (nearly all of them)
 is two widgets, the bullet and its paragraph. It looks the same: the bullet
 column is as wide as the widest bullet, and wrapped lines hang under the text.
-All documents share one parser.
+All documents share one parser, which links only URLs with a scheme.
 """
 
 from __future__ import annotations
@@ -88,8 +88,15 @@ class LeanOrderedList(MarkdownOrderedList):
 @cache
 def shared_parser() -> MarkdownIt:
     """One parser for every document: Textual builds a new one on each streamed
-    append otherwise (about half a millisecond, sixty times a second)."""
-    return MarkdownIt("gfm-like")
+    append otherwise (about half a millisecond, sixty times a second).
+
+    Links need their scheme (``https://…``): with fuzzy links on, every file name
+    whose extension is also a country's domain (``README.md``, ``setup.py``,
+    ``main.rs``) became a link to a web site, and a coding agent names files
+    all the time."""
+    parser = MarkdownIt("gfm-like")
+    parser.linkify.set({"fuzzy_link": False})
+    return parser
 
 
 class ChatMarkdown(Markdown):
