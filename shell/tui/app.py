@@ -213,18 +213,27 @@ class AgentShellApp(App[int]):
 
         try:
             self.runtime = await asyncio.to_thread(in_thread)
+            self.agent = self.runtime.agent
+            await self._attach()
         except Exception as exc:
-            from shell.config import ConfigError
-            from shell.runtime import ShellError
+            self._start_failed(exc)
+            return
+        await self._send_queued()  # what was typed while starting
 
-            if not isinstance(exc, (ConfigError, ShellError)):
-                raise
+    def _start_failed(self, exc: Exception) -> None:
+        """End the app with the reason, printed once the terminal is restored."""
+        from shell.config import ConfigError
+        from shell.runtime import ShellError
+
+        if isinstance(exc, (ConfigError, ShellError)):  # the user's to fix: one line
             self.startup_error = str(exc)
             self.exit(2, return_code=2)
-            return
-        self.agent = self.runtime.agent
-        await self._attach()
-        await self._send_queued()  # what was typed while starting
+        else:  # ours: the whole story, for a bug report
+            import traceback
+
+            trace = "".join(traceback.format_exception(exc)).rstrip()
+            self.startup_error = f"could not start ({type(exc).__name__}: {exc}).\n{trace}"
+            self.exit(1, return_code=1)
 
     async def _attach(self) -> None:
         """The runtime exists: answer its approvals, mount the panel, greet."""

@@ -143,3 +143,16 @@ def test_cli_continue_in_the_tui_shows_the_last_session(tmp_path: Path) -> None:
     code, output = _run_on_pty(args, env, quit_on=b"kiwi.", cwd=tmp_path)
     assert "Noted the word kiwi." in output.replace("\x1b", "")
     assert code == 0
+
+
+async def test_a_bug_while_starting_exits_1_with_the_trace(tmp_path: Path) -> None:
+    def build() -> ShellRuntime:
+        raise RuntimeError("boom in a plugin")
+
+    app = AgentShellApp(build=build, settings=Settings(path=tmp_path / "none.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=10)
+    assert app.return_code == 1
+    assert app.startup_error is not None
+    assert app.startup_error.startswith("could not start (RuntimeError: boom in a plugin)")
+    assert "Traceback" in app.startup_error
