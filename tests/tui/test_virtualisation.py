@@ -123,3 +123,11 @@ def test_split_markdown_never_cuts_fences_or_lists() -> None:
     assert "".join(parts) == text
     assert all(p.count("```") % 2 == 0 for p in parts)
     assert not any(p.startswith("- b") for p in parts)
+
+
+def test_parked_heights_follow_a_width_change() -> None:
+    parked = Parked([("a", 10), ("b", 3)])
+    parked.rescale(120 / 60)  # half as wide: about twice as tall
+    assert parked.segments == [("a", 20), ("b", 6)]
+    parked.rescale(60 / 240)
+    assert parked.segments == [("a", 5), ("b", 2)]

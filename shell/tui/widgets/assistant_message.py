@@ -248,9 +248,12 @@ class AssistantMessage(Vertical):
         (Growing taller, which happens every frame, changes nothing.)"""
         if event.size.width == self._width:
             return
-        self._width = event.size.width
+        old_width, self._width = self._width, event.size.width
         for chunk in self.query_children(Markdown):
             chunk.styles.height = "auto"
+        if old_width:  # parked text would wrap anew too: estimate, it is measured when back
+            for parked in self.query_children(Parked):
+                parked.rescale(old_width / self._width)
         if self.is_attached:
             self.set_timer(SETTLE_S, self._settle)
 

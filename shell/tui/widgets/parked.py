@@ -47,6 +47,12 @@ class Parked(Widget):
         """The segments above ``viewport``, overlapping it, and below it."""
         return split_segments(self.segments, self.region.y, viewport)
 
+    def rescale(self, factor: float) -> None:
+        """The width changed by ``1 / factor``: wrapped text grows or shrinks about as
+        much. An estimate (a chunk is measured again when it comes back), so that the
+        scroll bar and the place of what is on screen stay about right meanwhile."""
+        self.keep([(source, max(1, round(height * factor))) for source, height in self.segments])
+
     def keep(self, segments: list[Segment]) -> None:
         self.segments = list(segments)
         self._resize()
