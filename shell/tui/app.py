@@ -328,6 +328,12 @@ class AgentShellApp(App[int]):
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         await self.submit(message.text)
 
+    def on_prompt_input_page(self, message: PromptInput.Page) -> None:
+        if message.direction < 0:
+            self.conversation.scroll_page_up()
+        else:
+            self.conversation.scroll_page_down()
+
     async def submit(self, text: str) -> None:
         """What Enter does: run a slash command, send, or queue while a reply runs
         (or while the shell is still starting)."""

@@ -167,3 +167,23 @@ async def test_prompt_history_and_newlines() -> None:
         assert app.prompt.text == ""
         await pilot.press("x", "ctrl+j", "y")
         assert app.prompt.text == "x\ny"
+
+
+async def test_page_up_in_the_prompt_scrolls_the_conversation() -> None:
+    from shell.tui.entries import AssistantEntry
+
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        entries = [AssistantEntry(f"reply {i}\n\n" + "line\n\n" * 5) for i in range(20)]
+        await app.conversation.add_many(entries)
+        await pilot.pause(0.3)
+        conversation = app.conversation
+        bottom = conversation.scroll_y
+        assert bottom > 0 and app.focused is app.prompt
+        await pilot.press("pageup")
+        await pilot.pause(0.3)
+        assert conversation.scroll_y < bottom and app.focused is app.prompt
+        await pilot.press("pagedown")
+        await pilot.pause(0.3)
+        assert conversation.scroll_y == bottom

@@ -13,6 +13,7 @@ KEYS = [
     ("Enter", "send the message (queued while a reply runs)"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "history (on the first / last line)"),
+    ("Page Up / Page Down", "scroll the conversation"),
     ("Esc", "cancel the reply in flight"),
     ("F2", "show or hide the middleware panel"),
     ("Ctrl+P", "command palette"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import events
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -22,10 +23,27 @@ class PromptInput(TextArea):
     PromptInput:focus { border: round $primary; }
     """
 
+    BINDINGS = [
+        Binding("pageup", "page_conversation(-1)", "Scroll up", show=False),
+        Binding("pagedown", "page_conversation(1)", "Scroll down", show=False),
+    ]
+    """A prompt is a few lines: Page Up/Down scroll the conversation instead, so
+    reading back needs neither the mouse nor a change of focus."""
+
     class Submitted(Message):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class Page(Message):
+        """Page Up (``direction`` -1) or Page Down (1) pressed in the prompt."""
+
+        def __init__(self, direction: int) -> None:
+            super().__init__()
+            self.direction = direction
+
+    def action_page_conversation(self, direction: int) -> None:
+        self.post_message(self.Page(direction))
 
     def __init__(self, *, commands: Callable[[], list[str]] | None = None, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
