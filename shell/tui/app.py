@@ -330,9 +330,10 @@ class AgentShellApp(App[int]):
 
     def on_prompt_input_page(self, message: PromptInput.Page) -> None:
         if message.direction < 0:
-            self.conversation.scroll_page_up()
+            self.conversation.release_anchor()  # else the next layout snaps back to the end
+            self.conversation.scroll_page_up(animate=False)
         else:
-            self.conversation.scroll_page_down()
+            self.conversation.scroll_page_down(animate=False)
 
     async def submit(self, text: str) -> None:
         """What Enter does: run a slash command, send, or queue while a reply runs
