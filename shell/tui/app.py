@@ -330,7 +330,6 @@ class AgentShellApp(App[int]):
 
     def on_prompt_input_page(self, message: PromptInput.Page) -> None:
         if message.direction < 0:
-            self.conversation.release_anchor()  # else the next layout snaps back to the end
             self.conversation.scroll_page_up(animate=False)
         else:
             self.conversation.scroll_page_down(animate=False)

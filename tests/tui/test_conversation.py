@@ -183,7 +183,12 @@ async def test_page_up_in_the_prompt_scrolls_the_conversation() -> None:
         assert bottom > 0 and app.focused is app.prompt
         await pilot.press("pageup")
         await pilot.pause(0.3)
-        assert conversation.scroll_y < bottom and app.focused is app.prompt
-        await pilot.press("pagedown")
+        up = conversation.scroll_y
+        assert up < bottom and app.focused is app.prompt
+        await app.conversation.add(AssistantEntry("something new below"))
         await pilot.pause(0.3)
-        assert conversation.scroll_y == bottom
+        assert conversation.scroll_y == up  # reading back: new content does not pull the view down
+        for _ in range(3):
+            await pilot.press("pagedown")
+        await pilot.pause(0.3)
+        assert conversation.scroll_y == conversation.max_scroll_y  # at the end: following again
