@@ -14,7 +14,8 @@ instead of a runtime (the CLI does that), the app paints that frame first and
 then, in a thread, builds the runtime (model, middleware discovery, tools) and
 imports the engine and the heavier widgets. What the user types meanwhile is
 queued and sent once the shell is ready; a configuration error ends the app
-with exit code 2 and its one-line message on stderr.
+with exit code 2 and its one-line message on stderr (anything else: exit code 1
+and the traceback).
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ class AgentShellApp(App[int]):
         self.ready = False
         """True once the runtime exists and the panel is mounted (at once with an agent)."""
         self.startup_error: str | None = None
-        """The one-line message of a configuration error that ended the start-up."""
+        """Why the start-up failed, printed after the screen closes: a configuration
+        error's one line, or for anything else the exception and its traceback."""
         self._model_label = model_label
         self._queue: list[str] = []
         self._approvals: list[PendingApproval] = []
