@@ -132,6 +132,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         code = _run_tui_fast(args, resuming)
         if code is not None:
             return code
+        args.plain = True  # this build has no TUI (said on stderr): the line mode, once
     runtime = _build_runtime(args)
     if resuming:  # may ask on the terminal which session: before any UI takes it
         _resume(runtime, args)

@@ -207,3 +207,27 @@ def test_demo_model_answers_with_no_provider(run_cli: RunCli) -> None:
     result = json.loads(r.stdout)
     assert result["model"].startswith("demo")
     assert result["answer"]
+
+
+def test_a_build_without_the_tui_falls_back_to_the_line_mode_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import sys
+
+    import shell.plain
+    from shell import cli
+
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setitem(sys.modules, "shell.tui.app", None)  # importing it raises ImportError
+    ran: list[Any] = []
+
+    async def fake_plain(runtime: Any) -> int:
+        ran.append(runtime)
+        return 0
+
+    monkeypatch.setattr(shell.plain, "run_plain", fake_plain)
+    assert cli.main(["--model", "demo", "--no-session", "--cwd", str(tmp_path)]) == 0
+    assert len(ran) == 1
+    err = capsys.readouterr().err
+    assert err.count("TUI is not available") == 1
