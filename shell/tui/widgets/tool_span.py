@@ -8,20 +8,39 @@ span renders only from its :class:`SpanState`, so it can be rebuilt at will.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Button, Collapsible, Static
+from textual.widgets._collapsible import CollapsibleTitle
 
 from ..highlight import syntax
 from ..spanstate import ICONS, LABELS, SpanState
 from ..textsafe import clean
 
 RESULT_LINES = 40
-TITLE_CHROME = 5
-"""Columns of the header that are not its text: the border, padding and the
-collapse symbol."""
+TITLE_CHROME = 2
+"""Columns of the header's content that are not its label: the collapse symbol."""
 MIN_SUMMARY = 8
 """Narrower than this, the argument summary is left out of the header."""
+
+
+class SpanTitle(CollapsibleTitle):
+    """The header line, fitted to its width each time it renders: the label is
+    made for the width it is drawn at, so no resize event can leave it stale."""
+
+    DEFAULT_CSS = """
+    SpanTitle { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def __init__(self, make_label: Callable[[int], str]) -> None:
+        self._make_label = make_label
+        super().__init__(label=make_label(0), collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
+
+    def render(self) -> Content:
+        symbol = self.collapsed_symbol if self.collapsed else self.expanded_symbol
+        return Content.assemble(symbol, " ", self._make_label(self.size.width))
 
 
 class ToolSpan(Collapsible):
@@ -46,9 +65,8 @@ class ToolSpan(Collapsible):
     def __init__(self, state: SpanState) -> None:
         self.state = state
         self._show_all = False
-        self._width = 0
-        """The span's width once laid out (the header is sized to it)."""
-        super().__init__(title=self._make_title(), collapsed=True)
+        super().__init__(title=self._make_title(0), collapsed=True)
+        self._title = SpanTitle(self._make_title)
         self._apply_classes()
 
     def compose(self) -> ComposeResult:
@@ -63,7 +81,7 @@ class ToolSpan(Collapsible):
     def on_mount(self) -> None:
         self._sync_body()
 
-    def _make_title(self) -> str:
+    def _make_title(self, width: int) -> str:
         """Icon, name, argument summary, then status and duration. The summary gets
         what the width leaves, so the status and duration are never cut off."""
         s = self.state
@@ -75,17 +93,11 @@ class ToolSpan(Collapsible):
         if s.progress and s.status == "running":
             tail += f" · {s.progress}"
         head = f"{ICONS[s.status]} {s.name}"
-        width = self._width or 100
-        room = width - TITLE_CHROME - len(head) - len(tail) - len("  — ") - len(" ()")
+        room = (width or 100) - TITLE_CHROME - len(head) - len(tail) - len("  — ") - len(" ()")
         summary = s.summary(room) if room >= MIN_SUMMARY else ""
         if summary:
             head += f" ({summary})"
         return clean(f"{head}  — {tail}")
-
-    def on_resize(self) -> None:
-        if self.size.width != self._width:
-            self._width = self.size.width
-            self.title = self._make_title()
 
     def _apply_classes(self) -> None:
         for status in LABELS:
@@ -131,7 +143,8 @@ class ToolSpan(Collapsible):
 
     def update_state(self) -> None:
         """Re-render from ``state`` (call after changing it)."""
-        self.title = self._make_title()
+        self.title = self._make_title(0)  # the plain label (what tests and the palette read)
+        self._title.refresh()
         self._apply_classes()
         if not self.collapsed:
             self._sync_body()
