@@ -480,7 +480,7 @@ class AgentShellApp(App[int]):
         if message.name in self.agent.middleware:
             self.agent.middleware.set_enabled(message.name, False)
             self.panel.refresh_stats()
-            self.notify(f"Middleware {message.name} switched off.")
+            self.notify(f"Middleware {message.name} switched off.", markup=False)
 
     # -- slash commands ---------------------------------------------------------------
     async def run_command_line(self, line: str) -> None:

@@ -192,3 +192,28 @@ async def test_page_up_in_the_prompt_scrolls_the_conversation() -> None:
             await pilot.press("pagedown")
         await pilot.pause(0.3)
         assert conversation.scroll_y == conversation.max_scroll_y  # at the end: following again
+
+
+async def test_markup_in_the_models_words_is_shown_as_text() -> None:
+    """Square brackets are everywhere in code and paths; none of them is markup here."""
+    from shell.tui.widgets.tool_span import ToolSpan
+    from shell.tui.widgets.user_message import UserMessage
+
+    tricky = "x [/bold] y [link=http://x]z [b]w"
+    turns = [
+        AssistantMessage(
+            (TextBlock(f"Reading {tricky}."), ToolCallBlock("c1", "read_note", {"path": tricky}))
+        ),
+        f"Done {tricky}.",
+    ]
+    agent, _ = make_agent(turns)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await send(pilot, f"go {tricky}")
+        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        await pilot.pause(0.2)
+        [span] = app.query(ToolSpan)
+        assert tricky in span._title.render().plain and "done" in span._title.render().plain
+        assert tricky in app.query_one(UserMessage).text
+        texts = [w.text for w in app.query(AssistantWidget)]
+        assert f"Done {tricky}." in texts

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.widgets import Button, Static
 
 from shell.tui import audio
@@ -70,6 +72,12 @@ async def test_help_screen_and_control_sequences_neutralised() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
+        console = Console(width=120, record=True, file=io.StringIO())
+        for static in app.screen.query(Static):
+            console.print(static.content)
+        shown = console.export_text()
+        assert "/middleware [NAME [on|off]]" in shown  # usage brackets are text, not markup
+        assert "/model [list | SPEC]" in shown
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await app.conversation.add(NoticeEntry("info", "evil \x1b[2J\x1b]0;title\x07 text"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -42,12 +43,12 @@ class HelpScreen(ModalScreen[None]):
         keys.add_column(style="bold", no_wrap=True)
         keys.add_column()
         for key, what in KEYS:
-            keys.add_row(key, what)
+            keys.add_row(Text(key), Text(what))
         commands = Table(title="Slash commands", show_header=False, box=None, expand=True)
         commands.add_column(style="bold", no_wrap=True)
         commands.add_column()
-        for name, what in self.commands:
-            commands.add_row(name, what)
+        for name, what in self.commands:  # Text: "/model [list | SPEC]" is not markup
+            commands.add_row(Text(name), Text(what))
         with VerticalScroll():
             yield Static(keys)
             yield Static(commands)

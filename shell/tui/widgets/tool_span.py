@@ -36,7 +36,9 @@ class SpanTitle(CollapsibleTitle):
 
     def __init__(self, make_label: Callable[[int], str]) -> None:
         self._make_label = make_label
-        super().__init__(label=make_label(0), collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
+        super().__init__(
+            label=Content(make_label(0)), collapsed_symbol="▶", expanded_symbol="▼", collapsed=True
+        )
 
     def render(self) -> Content:
         symbol = self.collapsed_symbol if self.collapsed else self.expanded_symbol
@@ -65,7 +67,9 @@ class ToolSpan(Collapsible):
     def __init__(self, state: SpanState) -> None:
         self.state = state
         self._show_all = False
-        super().__init__(title=self._make_title(0), collapsed=True)
+        # Content, not str: a str title is parsed as markup, and arguments are the
+        # model's words ("[/bold]" in a path raised MarkupError and stopped the reply).
+        super().__init__(title=Content(self._make_title(0)), collapsed=True)
         self._title = SpanTitle(self._make_title)
         self._apply_classes()
 
@@ -143,7 +147,7 @@ class ToolSpan(Collapsible):
 
     def update_state(self) -> None:
         """Re-render from ``state`` (call after changing it)."""
-        self.title = self._make_title(0)  # the plain label (what tests and the palette read)
+        self.title = Content(self._make_title(0))  # the plain label (what tests read)
         self._title.refresh()
         self._apply_classes()
         if not self.collapsed:
