@@ -149,7 +149,9 @@ class AgentShellApp(App[int]):
             yield Conversation(id="conversation")
             yield TodoList(id="todos")
             yield QueueBar(id="queue")
-            yield PromptInput(commands=self._command_names, id="prompt")
+            prompt = PromptInput(commands=self._command_names, id="prompt")
+            prompt.newline_sends = self._build is not None  # until ready (see PromptInput)
+            yield prompt
             yield StatusLine(id="status")
         yield Footer()
 
@@ -247,6 +249,7 @@ class AgentShellApp(App[int]):
         self.agent.ask = self.ask
         await self.query_one("#main").mount(SidePanel(self.agent.middleware, id="side"))
         self.ready = True
+        self.prompt.newline_sends = False
         self.status.model_label = self.model_label
         self.status.state = "idle"
         saved_speak = prefs.saved_speak()

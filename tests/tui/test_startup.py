@@ -88,13 +88,16 @@ async def test_a_configuration_error_while_starting_exits_2(tmp_path: Path) -> N
 
 def _run_on_pty(
     args: list[str], env: dict[str, str], timeout: float = 30, quit_on: bytes | None = None,
-    cwd: Path | None = None,
+    cwd: Path | None = None, type_at_once: bytes = b"",
 ) -> tuple[int, str]:
     """Run ``args`` on a pseudo-terminal; with ``quit_on``, press Ctrl+Q once that
-    text has been drawn. Returns the exit code and everything drawn."""
+    text has been drawn; ``type_at_once`` is typed right after the launch, before
+    the app has the terminal. Returns the exit code and everything drawn."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(args, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=cwd)
     os.close(follower)
+    if type_at_once:
+        os.write(leader, type_at_once)
     seen = b""
     deadline = time.monotonic() + timeout
     try:
@@ -156,3 +159,16 @@ async def test_a_bug_while_starting_exits_1_with_the_trace(tmp_path: Path) -> No
     assert app.startup_error is not None
     assert app.startup_error.startswith("could not start (RuntimeError: boom in a plugin)")
     assert "Traceback" in app.startup_error
+
+
+def test_a_message_typed_before_the_screen_opens_is_sent(tmp_path: Path) -> None:
+    """Type at once after launching: the terminal, still in cooked mode, turns Enter
+    into a line feed; the shell sends it rather than adding a new line."""
+    env = {**os.environ, "AGENT_SHELL_CONFIG_DIR": str(tmp_path / "c"),
+           "AGENT_SHELL_DATA_DIR": str(tmp_path / "d"), "TERM": "xterm-256color"}
+    script = tmp_path / "turns.json"
+    script.write_text('["The early bird was heard."]')
+    args = [sys.executable, "-m", "shell", "--model", f"scripted:{script}", "--no-session"]
+    code, output = _run_on_pty(args, env, quit_on=b"was heard.", cwd=tmp_path, type_at_once=b"early\r")
+    assert "The early bird was heard." in output
+    assert code == 0

@@ -51,11 +51,20 @@ class PromptInput(TextArea):
         self._history_pos: int | None = None
         self._draft = ""
         self._commands = commands or (lambda: [])
+        self.newline_sends = False
+        """While the shell starts: what was typed before the app took the terminal
+        arrives as the terminal's cooked mode left it, where Enter became a line
+        feed (Ctrl+J). Then a line feed sends."""
         self.placeholder = "Message the agent — Enter sends, Shift+Enter new line, / for commands"
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         if key == "enter":
+            event.stop()
+            event.prevent_default()
+            self._submit()
+            return
+        if key == "ctrl+j" and self.newline_sends:
             event.stop()
             event.prevent_default()
             self._submit()
