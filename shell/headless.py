@@ -125,7 +125,7 @@ class TerminalApprover:
                 "terminal to ask; it was not run. The user can rerun with --approve always to allow it."
             )
         with tty:
-            description = sanitize(request.description or "")
+            description = sanitize(request.own_words())
             tty.write(f"\n{request.call.name}({sanitize(summarize_args(request.args, 200))})\n")
             if description:
                 tty.write(f"{description}\n")

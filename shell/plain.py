@@ -345,7 +345,7 @@ class PlainShell:
         allowed = request.allowed_decisions
         self.console.print(Text.assemble(("? ", "bold yellow"), (request.call.name, "bold"), " ",
                                          sanitize(summarize_args(request.args, 200))))
-        for line in sanitize(request.description).splitlines():
+        for line in sanitize(request.own_words()).splitlines():
             if line.strip():
                 self.console.print(Text(f"  {line}", style="dim"))
         choices = (("y", "approve"), ("e", "edit"), ("n", "reject"), ("a", "approve"))

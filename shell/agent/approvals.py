@@ -28,6 +28,14 @@ class ApprovalRequest:
     allowed_decisions: tuple[DecisionType, ...] = ALL_DECISIONS
     description: str = ""
 
+    def own_words(self) -> str:
+        """``description`` without a paragraph that only restates the call
+        (``Tool: NAME`` / ``Args: …``, as HumanInTheLoop's default description ends):
+        every front end shows the tool and its arguments on its own."""
+        paragraphs = self.description.strip().split("\n\n")
+        restated = f"Tool: {self.call.name}\n"
+        return "\n\n".join(p for p in paragraphs if not p.startswith(restated)).strip()
+
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:

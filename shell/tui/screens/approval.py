@@ -129,7 +129,7 @@ class ApprovalScreen(ModalScreen[None]):
         tool_desc = request.tool.description if request.tool is not None else "(unknown tool)"
         self.query_one("#tool-desc", Static).update(Text(clean(tool_desc.strip().split("\n\n")[0])))
         req_desc = self.query_one("#req-desc", Static)
-        description = _own_words(request.description, request.call.name)
+        description = request.own_words()
         req_desc.update(Text(clean(description)))
         req_desc.display = bool(description)
         args = json.dumps(request.args, indent=2, ensure_ascii=False)
@@ -248,10 +248,3 @@ class ApprovalScreen(ModalScreen[None]):
             self.action_submit_edit()
         elif event.button.id == "edit-back":
             self._set_mode("view")
-
-
-def _own_words(description: str, tool_name: str) -> str:
-    """The request's description without a paragraph that only restates the tool
-    and its arguments (``Tool: NAME`` / ``Args: …``), which the dialog shows in full."""
-    paragraphs = description.strip().split("\n\n")
-    return "\n\n".join(p for p in paragraphs if not p.startswith(f"Tool: {tool_name}\n")).strip()
