@@ -128,11 +128,9 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if resuming and args.no_session:
         raise UsageError("--continue and --resume save to the session they resume; drop --no-session")
     picking = args.resume == "" and not args.continue_  # --resume with no ID asks on the terminal
-    if prompt is None and not args.plain and not picking:
-        code = _run_tui_fast(args, resuming)
-        if code is not None:
-            return code
-        args.plain = True  # this build has no TUI (said on stderr): the line mode, once
+    run_tui = _tui_entry() if prompt is None and not args.plain else None
+    if run_tui is not None and not picking:
+        return _run_tui_fast(run_tui, args, resuming)
     runtime = _build_runtime(args)
     if resuming:  # may ask on the terminal which session: before any UI takes it
         _resume(runtime, args)
@@ -140,10 +138,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from .headless import run_headless
 
         return _run(run_headless, runtime, prompt, output_format=args.output_format, approve=args.approve)
-    if not args.plain:
-        run_tui = _tui_entry()
-        if run_tui is not None:
-            return int(run_tui(runtime))
+    if run_tui is not None:
+        return int(run_tui(runtime))
     from .plain import run_plain
 
     return _run(run_plain, runtime)
@@ -162,17 +158,14 @@ def _tui_entry() -> Any:
     return run_tui
 
 
-def _run_tui_fast(args: argparse.Namespace, resuming: bool) -> int | None:
+def _run_tui_fast(run_tui: Any, args: argparse.Namespace, resuming: bool) -> int:
     """The TUI paints its first frame before the runtime exists: the config is read
     here (a broken file is reported before the screen changes), the rest (and the
     session of ``--continue`` / ``--resume ID``) is built by the app after that
-    frame. None when there is no TUI in this build."""
+    frame."""
     from .config import load_config
 
     settings = load_config(args.config)
-    run_tui = _tui_entry()
-    if run_tui is None:
-        return None
 
     def build() -> Any:
         runtime = _build_runtime(args, settings)
