@@ -228,8 +228,7 @@ class AssistantMessage(Vertical):
         if isinstance(before, Parked):
             before.add(*segment)
             if isinstance(after, Parked):  # the chunk was all that kept two spacers apart
-                for source, height in after.segments:
-                    before.add(source, height)
+                before.keep(before.segments + after.segments)
                 await after.remove()
         elif isinstance(after, Parked):
             after.add(*segment, first=True)

@@ -35,16 +35,12 @@ class StatusLine(Static):
         user needs most, so the model's note and then the token counts give way."""
         state = STATES.get(self.state, self.state)
         queued = f"  ·  {self.queued} queued" if self.queued else ""
+        full, short = self.model_label, self.model_label.split(" (", 1)[0]  # "demo (offline …)"
         tokens = f"  ·  ↑{self.tokens_in:,} ↓{self.tokens_out:,} tokens"
-        model = self.model_label
-        room = self.size.width - 2  # padding
-        fixed = len(state) + len(queued) + len("  ·  ")
-        if len(model) + len(tokens) + fixed > room:
-            model = model.split(" (", 1)[0]  # "demo (offline demo model)" -> "demo"
-        if len(model) + len(tokens) + fixed > room:
-            tokens = f"  ·  ↑{_short(self.tokens_in)} ↓{_short(self.tokens_out)}"
-        if len(model) + len(tokens) + fixed > room:
-            tokens = ""
+        brief = f"  ·  ↑{_short(self.tokens_in)} ↓{_short(self.tokens_out)}"
+        room = self.size.width - 2 - len(state) - len(queued) - len("  ·  ")  # 2: padding
+        fits = [(m, t) for m, t in ((full, tokens), (short, tokens), (short, brief)) if len(m + t) <= room]
+        model, tokens = fits[0] if fits else (short, "")
         text = Text()
         text.append(model, style="bold")
         text.append(tokens)
