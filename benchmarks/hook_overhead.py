@@ -48,8 +48,8 @@ from shell.agent import (
     ToolResult,
     tool,
 )
-from shell.agent.events import Event
-from shell.agent.model import ModelChunk
+from shell.core.events import Event
+from shell.core.model import ModelChunk
 from shell.providers.scripted import ScriptedModel
 
 COUNTS: dict[str, int] = {}

@@ -36,8 +36,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shell.agent.messages import UserMessage
-from shell.agent.model import ModelRequest
+from shell.core.messages import UserMessage
+from shell.core.model import ModelRequest
 from shell.providers.anthropic import AnthropicModel
 from shell.providers.openai import OpenAIModel
 from shell.providers.sse import iter_sse

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar
 
-from shell.agent.events import Event
-from shell.agent.messages import AssistantMessage, Message, ToolResult
-from shell.agent.model import ModelChunk, ModelRequest
-from shell.agent.tools import Tool
+from shell.core.events import Event
+from shell.core.messages import AssistantMessage, Message, ToolResult
+from shell.core.model import ModelChunk, ModelRequest
+from shell.core.tools import Tool
 
 from .context import HookContext, ToolCallContext
 from .types import (

@@ -9,17 +9,34 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
-from shell.agent.events import Event, with_reply_id
-from shell.agent.messages import AssistantMessage, Message, ToolCallBlock
-from shell.agent.tools import Tool
+from shell.core.events import Event, with_reply_id
+from shell.core.messages import AssistantMessage, Message, ToolCallBlock
+from shell.core.model import ChatModel
+from shell.core.tools import Tool
 
 if TYPE_CHECKING:
-    from shell.agent.loop import Agent
-
-    from .stack import Slot
+    from .stack import MiddlewareStack, Slot
     from .stats import MiddlewareStats
+
+
+class Agent(Protocol):
+    """What hooks may read of the agent that runs them (``ctx.agent``).
+
+    A protocol, not the class: the loop (``shell.agent``) sits above this package,
+    so naming it here would make the two packages import each other.
+    """
+
+    name: str
+    model: ChatModel
+    tools: list[Tool]
+    messages: list[Message]
+    system_prompt: str
+    session_state: dict[str, dict[str, Any]]
+
+    @property
+    def middleware(self) -> MiddlewareStack: ...
 
 
 class MessagesView(Sequence[Message]):

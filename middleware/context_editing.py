@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
-from shell.agent.events import Notice
-from shell.agent.messages import (
+from shell.core.events import Notice
+from shell.core.messages import (
     AssistantMessage,
     HintBlock,
     Message,

@@ -29,9 +29,9 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeAlias, TypedDict
 
-from shell.agent.approvals import ALL_DECISIONS, ApprovalDecision, ApprovalRequest, DecisionType
-from shell.agent.messages import ToolCallBlock
-from shell.agent.tools import Tool
+from shell.core.approvals import ALL_DECISIONS, ApprovalDecision, ApprovalRequest, DecisionType
+from shell.core.messages import ToolCallBlock
+from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import ToolCallContext

@@ -37,9 +37,9 @@ from typing import ClassVar, TypeVar
 import anyio.to_thread
 import platformdirs
 
-from shell.agent.events import Event, Notice, ReplyEnd
-from shell.agent.messages import UserMessage
-from shell.agent.tools import FunctionTool, Tool
+from shell.core.events import Event, Notice, ReplyEnd
+from shell.core.messages import UserMessage
+from shell.core.tools import FunctionTool, Tool
 
 from .base import Middleware, ReplyNext
 from .context import HookContext

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import ClassVar, Literal
 
-from shell.agent.messages import AssistantMessage
-from shell.agent.model import ModelChunk, ModelRequest, StopChunk, TextDelta
+from shell.core.messages import AssistantMessage
+from shell.core.model import ModelChunk, ModelRequest, StopChunk, TextDelta
 
 from .base import Middleware, ModelNext
 from .context import HookContext

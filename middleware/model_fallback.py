@@ -23,8 +23,8 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import ClassVar
 
-from shell.agent.events import Notice
-from shell.agent.model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label
+from shell.core.events import Notice
+from shell.core.model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label
 
 from .base import Middleware, ModelNext
 from .context import HookContext

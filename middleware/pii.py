@@ -41,8 +41,8 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from shell.agent.events import Event
-from shell.agent.messages import AssistantMessage, Message, TextBlock, ToolResult, UserMessage
+from shell.core.events import Event
+from shell.core.messages import AssistantMessage, Message, TextBlock, ToolResult, UserMessage
 
 from .base import Middleware, ReplyNext
 from .context import HookContext, ToolCallContext

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import ClassVar, Literal
 
-from shell.agent.events import Notice
-from shell.agent.model import ModelChunk, ModelRequest, model_label
+from shell.core.events import Notice
+from shell.core.model import ModelChunk, ModelRequest, model_label
 
 from .base import Middleware, ModelNext
 from .context import HookContext

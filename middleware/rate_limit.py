@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import anyio
 
-from shell.agent.model import ModelChunk, ModelRequest
+from shell.core.model import ModelChunk, ModelRequest
 
 from .base import Middleware, ModelNext
 from .context import HookContext

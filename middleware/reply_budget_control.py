@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import ClassVar
 
-from shell.agent.events import Event, ModelCallEnd, Notice
-from shell.agent.messages import AssistantMessage, HintBlock, Message, Usage
+from shell.core.events import Event, ModelCallEnd, Notice
+from shell.core.messages import AssistantMessage, HintBlock, Message, Usage
 
 from .base import Middleware, ReasoningNext
 from .context import HookContext

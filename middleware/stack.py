@@ -19,8 +19,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterat
 from time import perf_counter
 from typing import Any, TypeVar
 
-from shell.agent.messages import AssistantMessage, Message, ToolResult
-from shell.agent.tools import Tool, ToolArgumentError
+from shell.core.messages import AssistantMessage, Message, ToolResult
+from shell.core.tools import Tool, ToolArgumentError
 
 from .base import Middleware, overridden_hooks
 from .context import CallState, HookContext, ReplyRun

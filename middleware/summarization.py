@@ -36,8 +36,8 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from shell.agent.events import Notice
-from shell.agent.messages import (
+from shell.core.events import Notice
+from shell.core.messages import (
     AssistantMessage,
     HintBlock,
     Message,
@@ -48,7 +48,7 @@ from shell.agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from shell.agent.model import ChatModel, ModelRequest, TextDelta
+from shell.core.model import ChatModel, ModelRequest, TextDelta
 
 from .base import Middleware
 from .context import HookContext

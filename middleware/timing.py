@@ -18,9 +18,9 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar, Literal
 
-from shell.agent.events import CustomEvent, Event, Notice, ReplyEnd
-from shell.agent.messages import ToolResult
-from shell.agent.model import ModelChunk, ModelRequest, model_label
+from shell.core.events import CustomEvent, Event, Notice, ReplyEnd
+from shell.core.messages import ToolResult
+from shell.core.model import ModelChunk, ModelRequest, model_label
 
 from .base import Middleware, ModelNext, ReplyNext
 from .context import HookContext, ToolCallContext

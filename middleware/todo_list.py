@@ -20,9 +20,9 @@ from typing import Any, ClassVar, Literal
 
 import pydantic
 
-from shell.agent.events import CustomEvent
-from shell.agent.messages import ToolResult
-from shell.agent.tools import FunctionTool, Tool
+from shell.core.events import CustomEvent
+from shell.core.messages import ToolResult
+from shell.core.tools import FunctionTool, Tool
 
 from .base import Middleware
 from .context import HookContext, ToolCallContext

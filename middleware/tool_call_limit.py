@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from shell.agent.messages import AssistantMessage, TextBlock, ToolCallBlock
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock
 
 from .base import Middleware
 from .context import HookContext, ToolCallContext

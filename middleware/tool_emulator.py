@@ -19,9 +19,9 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from shell.agent.messages import ToolResult, UserMessage
-from shell.agent.model import ChatModel, ModelRequest
-from shell.agent.tools import Tool
+from shell.core.messages import ToolResult, UserMessage
+from shell.core.model import ChatModel, ModelRequest
+from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import ToolCallContext

@@ -30,9 +30,9 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 import anyio
 
-from shell.agent.events import Notice
-from shell.agent.messages import ToolResult
-from shell.agent.tools import Tool
+from shell.core.events import Notice
+from shell.core.messages import ToolResult
+from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import ToolCallContext

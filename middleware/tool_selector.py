@@ -22,10 +22,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from shell.agent.events import Notice
-from shell.agent.messages import Message, UserMessage
-from shell.agent.model import ChatModel, ModelRequest, TextDelta
-from shell.agent.tools import Tool
+from shell.core.events import Notice
+from shell.core.messages import Message, UserMessage
+from shell.core.model import ChatModel, ModelRequest, TextDelta
+from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import HookContext

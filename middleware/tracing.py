@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from shell.agent.events import (
+from shell.core.events import (
     ApprovalRequested,
     ApprovalResolved,
     CustomEvent,
@@ -38,8 +38,8 @@ from shell.agent.events import (
     ToolCallEnd,
     ToolExecutionEnd,
 )
-from shell.agent.messages import AssistantMessage, ToolResult
-from shell.agent.model import ModelChunk, ModelRequest
+from shell.core.messages import AssistantMessage, ToolResult
+from shell.core.model import ModelChunk, ModelRequest
 
 from .base import Middleware, ModelNext, ReplyNext
 from .context import HookContext, ToolCallContext

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from shell.agent.events import (
+from shell.core.events import (
     DataBlockDelta,
     DataBlockEnd,
     DataBlockStart,

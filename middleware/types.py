@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from shell.agent.messages import AssistantMessage, Message, ToolCallBlock, ToolResult
-from shell.agent.model import ToolChoice
-from shell.agent.tools import Tool
+from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResult
+from shell.core.model import ToolChoice
+from shell.core.tools import Tool
 
 Decision: TypeAlias = Literal["natural", "stop", "loop_to_model"]
 

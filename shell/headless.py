@@ -30,8 +30,8 @@ from typing import IO, Any, Literal, TypeAlias
 import anyio
 import anyio.to_thread
 
-from .agent.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
-from .agent.events import (
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
+from shell.core.events import (
     ErrorEvent,
     Event,
     Notice,
@@ -40,6 +40,7 @@ from .agent.events import (
     ToolExecutionStart,
     to_jsonable,
 )
+
 from .runtime import ShellRuntime, editor_command, summarize_args
 from .textsafety import sanitize
 

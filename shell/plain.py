@@ -36,8 +36,9 @@ from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 
-from .agent import events as ev
-from .agent.approvals import ApprovalDecision, ApprovalRequest
+from shell.core import events as ev
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+
 from .commands import CommandResult, is_command
 from .headless import cancel_on_sigint, edit_in_editor, parse_edited_args
 from .runtime import ShellRuntime, data_dir, editor_command, summarize_args

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 
     from middleware.base import Middleware
     from middleware.stack import MiddlewareStack
+    from shell.core.events import Event
+    from shell.core.model import ChatModel
 
-    from .agent.events import Event
     from .agent.loop import Agent, Ask
-    from .agent.model import ChatModel
     from .config import Settings
     from .tools.workspace import Workspace
 
@@ -190,7 +190,7 @@ class ShellRuntime:
     # -- the model -----------------------------------------------------------------
     @property
     def model_label(self) -> str:
-        from .agent.model import model_label
+        from shell.core.model import model_label
 
         return model_label(self.agent.model)
 

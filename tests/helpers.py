@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.agent.events import Event
+from shell.core.events import Event
 
 
 def calls(

@@ -1,34 +1,40 @@
-"""The engine: messages, events, tools, the model protocol and the agent loop.
+"""The agent loop, and the core names users import with it.
 
-No UI and no HTTP live here; this package and ``middleware`` work as a library
-with no terminal at all.
+``from shell.agent import Agent, tool`` is the public way in: the loop lives here
+(``loop.py`` what a reply does, ``reply.py`` how it runs), the frozen data it works
+on lives in :mod:`shell.core` and is re-exported. No UI and no HTTP live here; this
+package and ``middleware`` work as a library with no terminal at all.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from .approvals import ApprovalDecision, ApprovalRequest
-from .messages import (
+from shell.core import (
+    ApprovalDecision,
+    ApprovalRequest,
     AssistantMessage,
     Block,
+    ChatModel,
     DataBlock,
+    FunctionTool,
     HintBlock,
     Message,
+    ModelError,
+    ModelRequest,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
+    Tool,
+    ToolArgumentError,
     ToolCallBlock,
+    ToolContext,
     ToolResult,
     ToolResultMessage,
     Usage,
     UserMessage,
+    tool,
 )
-from .model import ChatModel, ModelError, ModelRequest
-from .tools import FunctionTool, Tool, ToolArgumentError, ToolContext, tool
 
-if TYPE_CHECKING:
-    from .loop import Agent
+from .loop import Agent
 
 __all__ = [
     "Agent",
@@ -57,12 +63,3 @@ __all__ = [
     "tool",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    # The loop imports ``middleware``, which imports this package's bottom layer;
-    # loading the loop lazily keeps that import cycle out of the way.
-    if name == "Agent":
-        from .loop import Agent
-
-        return Agent
-    raise AttributeError(f"module 'shell.agent' has no attribute {name!r}")

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .events import (
+from shell.core.events import (
     Event,
     ModelCallEnd,
     TextBlockDelta,
@@ -24,9 +24,9 @@ from .events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from .messages import AssistantMessage, Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
-from .model import ModelChunk, StopChunk, TextDelta, ThinkingDelta, UsageChunk
-from .model import ToolCallDelta as ToolCallChunk
+from shell.core.messages import AssistantMessage, Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from shell.core.model import ModelChunk, StopChunk, TextDelta, ThinkingDelta, UsageChunk
+from shell.core.model import ToolCallDelta as ToolCallChunk
 
 
 class _Call:

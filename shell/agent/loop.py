@@ -27,10 +27,8 @@ from middleware.types import (
     StopReply,
     ToolRequest,
 )
-
-from .approvals import ApprovalRequest, unattended_rejection
-from .assembly import ChunkAssembler, MessageBuilder
-from .events import (
+from shell.core.approvals import ApprovalRequest, unattended_rejection
+from shell.core.events import (
     ApprovalRequested,
     ApprovalResolved,
     ErrorEvent,
@@ -45,7 +43,7 @@ from .events import (
     ToolExecutionUpdate,
     with_reply_id,
 )
-from .messages import (
+from shell.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -56,9 +54,11 @@ from .messages import (
     UserMessage,
     to_message,
 )
-from .model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label, notice_sink
+from shell.core.model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label, notice_sink
+from shell.core.tools import Tool, ToolArgumentError, ToolContext
+
+from .assembly import ChunkAssembler, MessageBuilder
 from .reply import Reply
-from .tools import Tool, ToolArgumentError, ToolContext
 
 Ask = Callable[[Any], Awaitable[Any]]
 

@@ -17,11 +17,11 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from middleware.context import ReplyRun
 from middleware.types import ReplyRequest
+from shell.core.events import Event, StopReason, with_reply_id
+from shell.core.messages import AssistantMessage, Message, ToolResultMessage, Usage
+from shell.core.tools import Tool
 
 from .assembly import MessageBuilder
-from .events import Event, StopReason, with_reply_id
-from .messages import AssistantMessage, Message, ToolResultMessage, Usage
-from .tools import Tool
 
 if TYPE_CHECKING:
     from .loop import Agent

@@ -37,7 +37,7 @@ from typing import Any
 
 import httpx
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     Block,
     DataBlock,
@@ -50,7 +50,7 @@ from shell.agent.messages import (
     Usage,
     UserMessage,
 )
-from shell.agent.model import (
+from shell.core.model import (
     ModelChunk,
     ModelError,
     ModelRequest,

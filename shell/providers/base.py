@@ -14,7 +14,7 @@ to turn the response bytes into chunks (``parse``); this class does the rest:
   ``request.options["on_notice"]`` (a ``Callable[[str], None]``; a middleware
   can point it at ``ctx.emit``) wins over the ``on_notice`` given to the
   constructor (or assigned later as the ``on_notice`` attribute).
-* **Errors as data.** Every failure is a :class:`~shell.agent.model.ModelError`
+* **Errors as data.** Every failure is a :class:`~shell.core.model.ModelError`
   with ``status``, ``retryable``, ``provider`` and a message that says what to do
   (which environment variable the key came from, which URL was asked, ...).
 * **Cancellation.** The response is opened inside the generator and closed in a
@@ -38,7 +38,7 @@ from typing import Any
 import anyio
 import httpx
 
-from shell.agent.model import ModelChunk, ModelError, ModelRequest, report_notice
+from shell.core.model import ModelChunk, ModelError, ModelRequest, report_notice
 
 from .sse import MalformedLine
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import anyio
 
-from shell.agent.messages import ToolResultMessage, Usage, UserMessage
-from shell.agent.model import (
+from shell.core.messages import ToolResultMessage, Usage, UserMessage
+from shell.core.model import (
     ModelChunk,
     ModelRequest,
     StopChunk,

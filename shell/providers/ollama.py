@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     DataBlock,
     HintBlock,
@@ -37,7 +37,7 @@ from shell.agent.messages import (
     Usage,
     UserMessage,
 )
-from shell.agent.model import (
+from shell.core.model import (
     ModelChunk,
     ModelError,
     ModelRequest,

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from shell.agent.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
-from shell.agent.model import ChatModel, ModelError
 from shell.config import ConfigError, ProviderSettings, Settings, load_config
+from shell.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
+from shell.core.model import ChatModel, ModelError
 
 from .demo import DemoModel
 from .endpoints import ollama_base_url

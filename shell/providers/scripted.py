@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 
 import anyio
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     HintBlock,
     Message,
@@ -30,7 +30,7 @@ from shell.agent.messages import (
     Usage,
     UserMessage,
 )
-from shell.agent.model import (
+from shell.core.model import (
     ModelChunk,
     ModelError,
     ModelRequest,

@@ -1,6 +1,6 @@
 """Messages ↔ plain JSON dicts, for session files.
 
-Why not ``shell.agent.events.to_jsonable``: that one is a one-way dump tagged with
+Why not ``shell.core.events.to_jsonable``: that one is a one-way dump tagged with
 Python class names. A session file must be read back by this and by later
 versions, so the codec here names things by role and block ``type``, keeps bytes
 as base64, and reads leniently: fields it does not know (a newer writer's) are
@@ -15,7 +15,7 @@ import base64
 import binascii
 from typing import Any
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     Block,
     DataBlock,

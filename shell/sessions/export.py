@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     Block,
     DataBlock,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shell.agent.messages import AssistantMessage, Message, ToolResultMessage
+from shell.core.messages import AssistantMessage, Message, ToolResultMessage
 
 from .codec import CodecError, block_from_dict, message_from_dict
 from .recorder import FORMAT_VERSION

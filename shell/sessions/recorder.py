@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from shell.agent.assembly import MessageBuilder
-from shell.agent.events import (
+from shell.core.events import (
     Event,
     ModelCallStart,
     ReplyEnd,
@@ -50,7 +50,7 @@ from shell.agent.events import (
     ToolExecutionEnd,
     ToolExecutionUpdate,
 )
-from shell.agent.messages import AssistantMessage, Message, ToolResultMessage
+from shell.core.messages import AssistantMessage, Message, ToolResultMessage
 
 from .codec import blocks_to_json, message_to_dict
 from .redact import Redactor
@@ -399,7 +399,7 @@ class SessionRecorder:
 
 
 def _model_label(agent: Agent) -> str:
-    from shell.agent.model import model_label
+    from shell.core.model import model_label
 
     try:
         return model_label(agent.model)

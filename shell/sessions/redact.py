@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     Block,
     HintBlock,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from shell.agent.messages import ToolResult
-from shell.agent.tools import FunctionTool, Tool, ToolContext, tool
+from shell.core.messages import ToolResult
+from shell.core.tools import FunctionTool, Tool, ToolContext, tool
 
 from . import files, search, shell_cmd, web
 from .ignore import ignore_root_for

@@ -17,7 +17,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from shell.agent.messages import DataBlock, TextBlock, ToolResult
+from shell.core.messages import DataBlock, TextBlock, ToolResult
 
 MAX_LINES = 2000
 """Lines ``read_file`` returns when no ``limit`` is given."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from shell.agent.tools import Tool
+from shell.core.tools import Tool
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,8 +31,8 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import TaskGroup
 
-from shell.agent.messages import ToolResult
-from shell.agent.tools import Tool, ToolContext
+from shell.core.messages import ToolResult
+from shell.core.tools import Tool, ToolContext
 
 from .mcp_config import McpServerSpec, load_project_servers, merge_specs, parse_servers
 from .mcp_results import connection_lost, convert_result, describe_error

@@ -12,7 +12,7 @@ import binascii
 import json
 from typing import Any
 
-from shell.agent.messages import DataBlock, TextBlock, ToolResult
+from shell.core.messages import DataBlock, TextBlock, ToolResult
 
 
 def convert_result(result: Any, *, server: str, tool: str) -> ToolResult:

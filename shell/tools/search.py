@@ -12,7 +12,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from shell.agent.messages import ToolResult
+from shell.core.messages import ToolResult
 
 from .files import SNIFF_BYTES, FileToolError
 from .ignore import WalkStats, glob_to_regex, walk_files

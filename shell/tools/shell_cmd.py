@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 
-from shell.agent.messages import ToolResult
+from shell.core.messages import ToolResult
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlparse
 
-from shell.agent.messages import ToolResult
+from shell.core.messages import ToolResult
 
 if TYPE_CHECKING:
     import httpx

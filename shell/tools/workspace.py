@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shell.agent.approvals import ApprovalDecision, ApprovalRequest
-from shell.agent.tools import Tool, ToolContext
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.tools import Tool, ToolContext
 
 
 class OutsideWorkspaceError(PermissionError):

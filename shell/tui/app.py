@@ -401,7 +401,7 @@ class AgentShellApp(App[int]):
     # -- approvals --------------------------------------------------------------------
     async def ask(self, request: Any) -> Any:
         """The agent's ``ask``: approvals go to the dialog (queued); others get None."""
-        from shell.agent.approvals import ApprovalDecision, ApprovalRequest
+        from shell.core.approvals import ApprovalDecision, ApprovalRequest
 
         from .screens.approval import ApprovalScreen, PendingApproval
 

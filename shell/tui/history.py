@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     DataBlock,
     TextBlock,

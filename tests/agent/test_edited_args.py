@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shell.agent import ApprovalRequest, ToolArgumentError, ToolCallBlock, tool
-from shell.agent.approvals import parse_edited_args
+from shell.core.approvals import parse_edited_args
 
 
 @tool

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from shell.agent import Agent, AssistantMessage, ModelError, ModelRequest, TextBlock, ToolResultMessage, tool
-from shell.agent.events import (
+from shell.core.events import (
     ErrorEvent,
     ModelCallEnd,
     Notice,
@@ -22,7 +22,7 @@ from shell.agent.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from shell.agent.model import ModelChunk, StopChunk, TextDelta, ToolCallDelta
+from shell.core.model import ModelChunk, StopChunk, TextDelta, ToolCallDelta
 from shell.providers.scripted import ScriptedModel
 from tests.helpers import calls, collect, history_is_valid, kinds, of
 
@@ -273,7 +273,7 @@ class NoticingModel:
     name = "noticing"
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
-        from shell.agent.model import report_notice
+        from shell.core.model import report_notice
 
         report_notice("Rate limited (429); retrying in 1 s (attempt 1 of 3).")
         yield TextDelta("fine")
@@ -281,7 +281,7 @@ class NoticingModel:
 
 @pytest.mark.anyio
 async def test_a_provider_notice_enters_the_reply_stream() -> None:
-    from shell.agent.model import report_notice
+    from shell.core.model import report_notice
 
     assert report_notice("nobody listens") is False
     events = await collect(Agent(NoticingModel()))

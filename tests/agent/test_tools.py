@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from shell.agent import ToolArgumentError, ToolCallBlock, ToolContext, ToolResult, tool
-from shell.agent.tools import check_json_schema, parse_docstring
+from shell.core.tools import check_json_schema, parse_docstring
 
 
 @tool

@@ -19,8 +19,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from shell.agent.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
 from shell.config import Settings
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
 from shell.plain import MarkdownStream, PlainShell
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellRuntime

@@ -18,9 +18,9 @@ import pytest
 
 from middleware.human_in_the_loop import HumanInTheLoop
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.agent.approvals import ApprovalDecision
-from shell.agent.events import ReplyEnd
-from shell.agent.tools import tool
+from shell.core.approvals import ApprovalDecision
+from shell.core.events import ReplyEnd
+from shell.core.tools import tool
 from shell.providers.scripted import ScriptedModel
 from tests.helpers import history_is_valid
 

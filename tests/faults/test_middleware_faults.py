@@ -12,8 +12,8 @@ import pytest
 
 from middleware.base import Middleware
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.agent.events import ErrorEvent, Event, ReplyEnd
-from shell.agent.tools import tool
+from shell.core.events import ErrorEvent, Event, ReplyEnd
+from shell.core.tools import tool
 from shell.providers.scripted import ScriptedModel
 from tests.helpers import history_is_valid
 

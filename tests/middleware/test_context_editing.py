@@ -8,8 +8,8 @@ import pytest
 
 from middleware.context_editing import ClearToolUses, ContextEditing, approximate_tokens
 from shell.agent import AssistantMessage, Message, ToolCallBlock, ToolResultMessage, UserMessage, tool
-from shell.agent.events import Notice
 from shell.agent.loop import Agent
+from shell.core.events import Notice
 from shell.providers.scripted import ScriptedModel
 
 BIG = "x" * 400  # ~100 tokens

@@ -17,8 +17,8 @@ from shell.agent import (
     ToolResultMessage,
     tool,
 )
-from shell.agent.events import ApprovalRequested, ApprovalResolved, Event, ReplyEnd, ToolExecutionEnd
 from shell.agent.loop import Agent
+from shell.core.events import ApprovalRequested, ApprovalResolved, Event, ReplyEnd, ToolExecutionEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -10,8 +10,8 @@ import pytest
 
 from middleware.long_term_memory import DEFAULT_PROMPT, LongTermMemory, MemoryStore, default_path, fts_query
 from shell.agent import AssistantMessage, ModelError, ToolCallBlock, ToolResultMessage
-from shell.agent.events import Event, Notice
 from shell.agent.loop import Agent
+from shell.core.events import Event, Notice
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ import pytest
 
 from middleware.model_call_limit import ModelCallLimit
 from shell.agent import AssistantMessage, ToolCallBlock, ToolResultMessage, tool
-from shell.agent.events import ErrorEvent, Event, ReplyEnd
 from shell.agent.loop import Agent
+from shell.core.events import ErrorEvent, Event, ReplyEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

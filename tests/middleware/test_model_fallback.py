@@ -12,9 +12,9 @@ from middleware.base import ModelNext
 from middleware.model_call_limit import ModelCallLimit
 from middleware.model_fallback import ModelFallback
 from shell.agent import ModelError
-from shell.agent.events import ErrorEvent, Event, Notice, ReplyEnd, TextBlockDelta
 from shell.agent.loop import Agent
-from shell.agent.model import ModelChunk, ModelRequest, TextDelta
+from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd, TextBlockDelta
+from shell.core.model import ModelChunk, ModelRequest, TextDelta
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio
@@ -135,7 +135,7 @@ async def test_fallback_seen_by_inner_layers() -> None:
 
 @pytest.mark.anyio
 async def test_with_no_fallbacks_it_stands_aside() -> None:
-    from shell.agent.events import ErrorEvent
+    from shell.core.events import ErrorEvent
 
     fallback = ModelFallback()
     assert not fallback.is_active("on_model_call")

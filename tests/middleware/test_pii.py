@@ -8,8 +8,8 @@ import pytest
 
 from middleware.pii import PII, PIIDetectionError, luhn_valid
 from shell.agent import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, UserMessage, tool
-from shell.agent.events import ErrorEvent, Event, ReplyEnd, ReplyStart
 from shell.agent.loop import Agent
+from shell.core.events import ErrorEvent, Event, ReplyEnd, ReplyStart
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

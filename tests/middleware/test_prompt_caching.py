@@ -10,9 +10,9 @@ import pytest
 from middleware import HookContext, Middleware
 from middleware.base import ModelNext
 from middleware.prompt_caching import AnthropicPromptCaching
-from shell.agent.events import ErrorEvent, Event, Notice, ReplyEnd
 from shell.agent.loop import Agent
-from shell.agent.model import ModelChunk, ModelRequest
+from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd
+from shell.core.model import ModelChunk, ModelRequest
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -20,8 +20,8 @@ from shell.agent import (
     UserMessage,
     tool,
 )
-from shell.agent.events import Event, Notice
 from shell.agent.loop import Agent
+from shell.core.events import Event, Notice
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -13,8 +13,8 @@ import pytest
 
 from middleware import HookContext, Middleware, ToolCallContext, TurnAction
 from shell.agent import Agent, AssistantMessage, Message, ModelRequest, ToolCallBlock, tool
-from shell.agent.events import ToolExecutionEnd
-from shell.agent.model import ChatModel, ModelChunk
+from shell.core.events import ToolExecutionEnd
+from shell.core.model import ChatModel, ModelChunk
 from shell.providers.scripted import ScriptedModel
 from tests.helpers import calls, collect, of
 
@@ -114,7 +114,7 @@ class CircuitBreaker(Middleware):
             signature = f"{call.name}:{sorted(call.args.items())}"
             counts[signature] = counts.get(signature, 0) + 1
             if counts[signature] >= self.limit:
-                from shell.agent.events import Notice
+                from shell.core.events import Notice
 
                 ctx.emit(Notice("warning", f"Stopping repeated calls to {call.name}", self.name))
                 return TurnAction(decision="stop")

@@ -35,7 +35,7 @@ from shell.agent import (
     UserMessage,
     tool,
 )
-from shell.agent.events import (
+from shell.core.events import (
     ApprovalRequested,
     ApprovalResolved,
     CustomEvent,
@@ -48,7 +48,7 @@ from shell.agent.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from shell.agent.model import ModelChunk, TextDelta
+from shell.core.model import ModelChunk, TextDelta
 from shell.providers.scripted import ScriptedModel
 from tests.helpers import calls, collect, history_is_valid, kinds, of
 

@@ -21,8 +21,8 @@ from shell.agent import (
     ToolResultMessage,
     UserMessage,
 )
-from shell.agent.events import Event, Notice, ReplyEnd
 from shell.agent.loop import Agent
+from shell.core.events import Event, Notice, ReplyEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ import pytest
 
 from middleware.timing import Timing
 from shell.agent import AssistantMessage, ModelError, ModelRequest, ToolCallBlock, tool
-from shell.agent.events import CustomEvent, Event, Notice, ReplyEnd
 from shell.agent.loop import Agent
+from shell.core.events import CustomEvent, Event, Notice, ReplyEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

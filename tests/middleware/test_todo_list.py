@@ -8,8 +8,8 @@ import pytest
 
 from middleware.todo_list import DEFAULT_SYSTEM_PROMPT, TodoList
 from shell.agent import AssistantMessage, ToolCallBlock, ToolResultMessage
-from shell.agent.events import CustomEvent, Event
 from shell.agent.loop import Agent
+from shell.core.events import CustomEvent, Event
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

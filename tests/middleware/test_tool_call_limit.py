@@ -8,8 +8,8 @@ import pytest
 
 from middleware.tool_call_limit import ToolCallLimit
 from shell.agent import AssistantMessage, Tool, ToolCallBlock, ToolResultMessage, tool
-from shell.agent.events import ErrorEvent, Event, ReplyEnd, ToolExecutionEnd
 from shell.agent.loop import Agent
+from shell.core.events import ErrorEvent, Event, ReplyEnd, ToolExecutionEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ import pytest
 
 from middleware.tool_emulator import LLMToolEmulator
 from shell.agent import AssistantMessage, ModelError, ToolCallBlock, ToolResultMessage, UserMessage, tool
-from shell.agent.events import Event, ToolExecutionEnd
 from shell.agent.loop import Agent
+from shell.core.events import Event, ToolExecutionEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

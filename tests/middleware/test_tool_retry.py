@@ -11,8 +11,8 @@ import pytest
 from middleware.tool_retry import ToolRetry
 from middleware.types import StopReply
 from shell.agent import AssistantMessage, Tool, ToolCallBlock, ToolResultMessage, tool
-from shell.agent.events import ErrorEvent, Event, Notice, ReplyEnd
 from shell.agent.loop import Agent
+from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ import pytest
 
 from middleware.tool_selector import LLMToolSelector, parse_tool_names
 from shell.agent import AssistantMessage, ModelError, ToolCallBlock, UserMessage, tool
-from shell.agent.events import Event, Notice
 from shell.agent.loop import Agent
+from shell.core.events import Event, Notice
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

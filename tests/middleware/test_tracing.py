@@ -16,8 +16,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from middleware.human_in_the_loop import HumanInTheLoop
 from middleware.tracing import REDACTED, TraceSpan, Tracing, env_secrets, redact
 from shell.agent import ApprovalDecision, ApprovalRequest, AssistantMessage, ModelError, ToolCallBlock, tool
-from shell.agent.events import CustomEvent, Event, ReplyEnd, TextBlockDelta
 from shell.agent.loop import Agent
+from shell.core.events import CustomEvent, Event, ReplyEnd, TextBlockDelta
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

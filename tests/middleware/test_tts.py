@@ -8,7 +8,8 @@ import anyio
 import pytest
 
 from middleware.tts import TTS, RealtimeTTSEngine, Speakable, TTSEngine, speakable
-from shell.agent.events import (
+from shell.agent.loop import Agent
+from shell.core.events import (
     DataBlockDelta,
     DataBlockEnd,
     DataBlockStart,
@@ -19,7 +20,6 @@ from shell.agent.events import (
     TextBlockEnd,
     TextBlockStart,
 )
-from shell.agent.loop import Agent
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio

@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from shell.agent.messages import Usage
-from shell.agent.model import (
+from shell.core.messages import Usage
+from shell.core.model import (
     ChatModel,
     ModelChunk,
     ModelRequest,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from shell.agent.events import ErrorEvent, ReplyEnd, ToolExecutionEnd
-from shell.agent.model import ModelError, ModelRequest, TextDelta
-from shell.agent.tools import tool
 from shell.config import Settings
+from shell.core.events import ErrorEvent, ReplyEnd, ToolExecutionEnd
+from shell.core.model import ModelError, ModelRequest, TextDelta
+from shell.core.tools import tool
 from shell.providers.anthropic import AnthropicModel
 from shell.providers.base import HTTPProvider
 from shell.providers.ollama import OllamaModel
@@ -44,7 +44,7 @@ PROVIDERS = list(MAKERS)
 
 
 async def ask(model: HTTPProvider, text: str) -> Assembled:
-    from shell.agent.messages import UserMessage
+    from shell.core.messages import UserMessage
 
     request = ModelRequest(model=model, messages=(UserMessage(text),))
     return Assembled([c async for c in model.stream(request)])
@@ -74,7 +74,7 @@ async def test_parallel_tool_calls(aimock: str, provider: str) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_truncated_stream_keeps_text_and_says_it_dropped(aimock: str, provider: str) -> None:
-    from shell.agent.messages import UserMessage
+    from shell.core.messages import UserMessage
 
     model = MAKERS[provider](aimock)
     text = ""

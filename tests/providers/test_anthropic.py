@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     HintBlock,
     SystemMessage,
@@ -19,8 +19,8 @@ from shell.agent.messages import (
     Usage,
     UserMessage,
 )
-from shell.agent.model import ModelRequest, ThinkingDelta
-from shell.agent.tools import tool
+from shell.core.model import ModelRequest, ThinkingDelta
+from shell.core.tools import tool
 from shell.providers.anthropic import AnthropicModel
 
 from .helpers import Assembled, collect, mock_client

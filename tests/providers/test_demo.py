@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from shell.agent.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, UserMessage
-from shell.agent.model import ModelRequest, ThinkingDelta
-from shell.agent.tools import Tool, tool
+from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, UserMessage
+from shell.core.model import ModelRequest, ThinkingDelta
+from shell.core.tools import Tool, tool
 from shell.providers.demo import DemoModel, plan
 
 from .helpers import Assembled, collect

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from shell.agent.model import ModelChunk, ModelError, ModelRequest, TextDelta
+from shell.core.model import ModelChunk, ModelError, ModelRequest, TextDelta
 from shell.providers.anthropic import AnthropicModel
 from shell.providers.base import HTTPProvider
 from shell.providers.ollama import OllamaModel
@@ -307,7 +307,7 @@ async def test_retry_and_drop_under_trio(server: ScriptedServer) -> None:
 
 async def test_a_retry_inside_an_agent_reply_is_a_notice_event(server: ScriptedServer) -> None:
     from shell.agent import Agent
-    from shell.agent.events import Notice, ReplyEnd
+    from shell.core.events import Notice, ReplyEnd
 
     server.scenarios["rl"] = lambda h, n: h.reply(429, {}, {"retry-after-ms": "10"}) if n == 0 else ok(h)
     agent = Agent(openai(server, "rl"))

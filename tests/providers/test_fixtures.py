@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from shell.agent.messages import Usage
-from shell.agent.model import StopChunk, TextDelta, ToolCallDelta, UsageChunk
+from shell.core.messages import Usage
+from shell.core.model import StopChunk, TextDelta, ToolCallDelta, UsageChunk
 from shell.providers.anthropic import AnthropicModel
 from shell.providers.openai import OpenAIModel
 

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     HintBlock,
     TextBlock,
@@ -17,8 +17,8 @@ from shell.agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from shell.agent.model import ModelError, ModelRequest, ThinkingDelta, ToolCallDelta
-from shell.agent.tools import tool
+from shell.core.model import ModelError, ModelRequest, ThinkingDelta, ToolCallDelta
+from shell.core.tools import tool
 from shell.providers.openai import OpenAIModel
 
 from .helpers import Assembled, collect, mock_client

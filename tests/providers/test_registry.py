@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shell.agent.messages import AssistantMessage
 from shell.config import ConfigError, ProviderSettings, Settings
+from shell.core.messages import AssistantMessage
 from shell.providers.anthropic import AnthropicModel
 from shell.providers.demo import DemoModel
 from shell.providers.endpoints import ollama_base_url

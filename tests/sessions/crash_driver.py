@@ -17,8 +17,8 @@ from typing import Any
 import anyio
 
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.agent.events import ReplyEnd, TextBlockDelta, ToolExecutionEnd
-from shell.agent.tools import tool
+from shell.core.events import ReplyEnd, TextBlockDelta, ToolExecutionEnd
+from shell.core.tools import tool
 from shell.providers.scripted import ScriptedModel
 from shell.sessions import SessionRecorder, SessionStore
 from shell.sessions.redact import NO_REDACTION

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     DataBlock,
     HintBlock,

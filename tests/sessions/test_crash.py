@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from shell.agent.messages import AssistantMessage, ToolResultMessage, UserMessage
+from shell.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from shell.sessions import INTERRUPTED_RESULT, load_session
 from tests.helpers import history_is_valid
 

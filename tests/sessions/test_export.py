@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shell.agent.messages import (
+from shell.core.messages import (
     AssistantMessage,
     DataBlock,
     TextBlock,

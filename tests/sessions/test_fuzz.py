@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shell.agent.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, UserMessage
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, UserMessage
 from shell.sessions import load_session
 from tests.helpers import history_is_valid
 

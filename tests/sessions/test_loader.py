@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shell.agent.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, UserMessage
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, UserMessage
 from shell.sessions import INTERRUPTED_RESULT, load_session, repair_history
 from tests.helpers import history_is_valid
 

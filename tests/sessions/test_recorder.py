@@ -13,10 +13,10 @@ import pytest
 
 from middleware.base import Middleware
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.agent.events import ReplyEnd, TextBlockDelta
-from shell.agent.messages import Message, ToolResultMessage, UserMessage
-from shell.agent.model import ModelChunk, ModelRequest, StopChunk, TextDelta
-from shell.agent.tools import ToolContext, tool
+from shell.core.events import ReplyEnd, TextBlockDelta
+from shell.core.messages import Message, ToolResultMessage, UserMessage
+from shell.core.model import ModelChunk, ModelRequest, StopChunk, TextDelta
+from shell.core.tools import ToolContext, tool
 from shell.providers.scripted import ScriptedModel
 from shell.sessions import (
     INTERRUPTED_RESULT,

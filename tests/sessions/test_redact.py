@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.agent.messages import DataBlock, ToolResultMessage, UserMessage
-from shell.agent.tools import tool
+from shell.core.messages import DataBlock, ToolResultMessage, UserMessage
+from shell.core.tools import tool
 from shell.providers.scripted import ScriptedModel
 from shell.sessions import Redactor, SessionRecorder, SessionStore, export_markdown, load_session, redact
 from shell.sessions.redact import REDACTED, secret_values

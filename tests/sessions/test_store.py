@@ -28,7 +28,7 @@ from .util import header, msg, write
 
 
 def make(store: SessionStore, session_id: str, cwd: str, first: str, mtime: float) -> Path:
-    from shell.agent.messages import AssistantMessage, TextBlock, UserMessage
+    from shell.core.messages import AssistantMessage, TextBlock, UserMessage
 
     path = write(store.path(session_id), [
         header(session_id, cwd=cwd), msg(UserMessage(first + "\n  with   spaces")),

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from shell.agent.messages import Message
+from shell.core.messages import Message
 from shell.sessions.codec import message_to_dict
 
 

@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 from middleware.tts import TTS, RealtimeTTSEngine
-from shell.agent.events import DataBlockDelta, DataBlockStart, TextBlockEnd
 from shell.agent.loop import Agent
+from shell.core.events import DataBlockDelta, DataBlockStart, TextBlockEnd
 from shell.providers.scripted import ScriptedModel
 from shell.speech import EspeakEngine, fix_sizes, parse_header
 

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from middleware.tts import TTS, TTSEngine
-from shell.agent.events import DataBlockDelta, DataBlockStart, Notice, ReplyEnd
 from shell.agent.loop import Agent
+from shell.core.events import DataBlockDelta, DataBlockStart, Notice, ReplyEnd
 from shell.providers.scripted import ScriptedModel
 from shell.speech import EspeakEngine, OpenAISpeechEngine, SpeechError, detect_engine, find_espeak
 

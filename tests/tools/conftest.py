@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from shell.agent.approvals import ApprovalDecision, ApprovalRequest
-from shell.agent.messages import ToolCallBlock, ToolResult
-from shell.agent.tools import Tool, ToolContext
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.messages import ToolCallBlock, ToolResult
+from shell.core.tools import Tool, ToolContext
 from shell.tools.builtin import builtin_tools
 from shell.tools.workspace import Workspace
 

@@ -7,16 +7,16 @@ from typing import Any
 import pytest
 
 from middleware.human_in_the_loop import HumanInTheLoop
-from shell.agent.approvals import ApprovalDecision, ApprovalRequest
-from shell.agent.events import (
+from shell.agent.loop import Agent
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.events import (
     ApprovalRequested,
     Event,
     ReplyEnd,
     ToolExecutionEnd,
     ToolExecutionUpdate,
 )
-from shell.agent.loop import Agent
-from shell.agent.messages import AssistantMessage, ToolCallBlock, ToolResultMessage
+from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage
 from shell.providers.scripted import ScriptedModel
 from shell.tools.builtin import builtin_tools
 from shell.tools.workspace import Workspace

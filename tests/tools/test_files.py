@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shell.agent.messages import DataBlock
+from shell.core.messages import DataBlock
 from shell.tools.files import MAX_LINE_CHARS, FileToolError
 from shell.tools.workspace import Workspace
 

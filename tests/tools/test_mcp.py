@@ -12,8 +12,8 @@ from typing import Any
 import anyio
 import pytest
 
-from shell.agent.messages import DataBlock, TextBlock
-from shell.agent.tools import ToolArgumentError
+from shell.core.messages import DataBlock, TextBlock
+from shell.core.tools import ToolArgumentError
 from shell.tools.mcp import McpManager, ServerStatus, tool_name
 from shell.tools.workspace import Workspace
 

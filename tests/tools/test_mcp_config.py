@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from shell.agent.messages import ToolResult
-from shell.agent.tools import Tool, ToolContext, tool
+from shell.core.messages import ToolResult
+from shell.core.tools import Tool, ToolContext, tool
 from shell.tools import describe_tools
 from shell.tools.builtin import builtin_tools
 from shell.tools.mcp import McpManager, tool_name

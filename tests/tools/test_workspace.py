@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from shell.agent.approvals import ApprovalDecision
-from shell.agent.messages import ToolCallBlock
-from shell.agent.tools import ToolContext
+from shell.core.approvals import ApprovalDecision
+from shell.core.messages import ToolCallBlock
+from shell.core.tools import ToolContext
 from shell.tools.workspace import OutsideWorkspaceError, Workspace
 
 from .conftest import Recorder

@@ -10,8 +10,8 @@ from middleware.base import Middleware
 from middleware.context import HookContext, ToolCallContext
 from middleware.types import BeforeToolCallResult, ReplyRequest
 from shell.agent import ApprovalRequest, Tool, tool
-from shell.agent.events import DataBlockDelta, DataBlockEnd, DataBlockStart, Event, ReplyStart
 from shell.agent.loop import Agent
+from shell.core.events import DataBlockDelta, DataBlockEnd, DataBlockStart, Event, ReplyStart
 from shell.providers.scripted import ScriptedModel
 
 SIZE = (100, 32)

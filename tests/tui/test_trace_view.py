@@ -10,7 +10,7 @@ from textual.widgets import TabbedContent
 
 from middleware.tracing import TraceSpan, Tracing
 from shell.agent import AssistantMessage, TextBlock, ToolCallBlock, tool
-from shell.agent.events import CustomEvent
+from shell.core.events import CustomEvent
 from shell.tui import tracefmt
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets.side_panel import MIDDLEWARE_TAB, TRACE_TAB

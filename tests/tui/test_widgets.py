@@ -90,7 +90,7 @@ async def test_todo_list_from_custom_event() -> None:
     from typing import Any
 
     from middleware.base import Middleware
-    from shell.agent.events import CustomEvent, Event, ReplyStart
+    from shell.core.events import CustomEvent, Event, ReplyStart
     from shell.tui.widgets.todo_list import TodoList
 
     class Todos(Middleware):

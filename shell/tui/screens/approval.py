@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from shell.agent.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
 
 from ..highlight import syntax
 from ..textsafe import clean

@@ -1,0 +1,234 @@
+"""The events of a reply: one closed union of frozen dataclasses.
+
+Every event carries ``reply_id`` (keyword-only, so a middleware can build an event
+positionally and leave it out; the agent fills it in).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from .approvals import ApprovalDecision, ApprovalRequest
+from .messages import AssistantMessage, Message, ToolResult, Usage
+
+StopReason: TypeAlias = Literal["end_turn", "max_rounds", "stopped", "cancelled", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    reply_id: str = field(default="", kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyStart(_Event):
+    input: tuple[Message, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyEnd(_Event):
+    message: AssistantMessage | None
+    stop_reason: StopReason
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallStart(_Event):
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallEnd(_Event):
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str = "end_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlockStart(_Event):
+    block_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlockDelta(_Event):
+    block_id: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlockEnd(_Event):
+    block_id: str
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlockStart(_Event):
+    block_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlockDelta(_Event):
+    block_id: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlockEnd(_Event):
+    block_id: str
+    text: str = ""
+    signature: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart(_Event):
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta(_Event):
+    call_id: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd(_Event):
+    call_id: str
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    args_error: str | None = None
+    """Set when the streamed arguments were not a JSON object; the call then fails."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested(_Event):
+    call_id: str
+    request: ApprovalRequest
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalResolved(_Event):
+    call_id: str
+    decision: ApprovalDecision
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionStart(_Event):
+    call_id: str
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionUpdate(_Event):
+    call_id: str
+    progress: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionEnd(_Event):
+    call_id: str
+    result: ToolResult
+    duration_s: float = 0.0
+    blocked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DataBlockStart(_Event):
+    block_id: str
+    media_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class DataBlockDelta(_Event):
+    block_id: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class DataBlockEnd(_Event):
+    block_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(_Event):
+    level: Literal["info", "warning", "error"]
+    text: str
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent(_Event):
+    error: str
+    source: str
+    """``model``, ``tool``, ``agent`` or the name of the middleware that raised."""
+    exception: BaseException | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CustomEvent(_Event):
+    name: str
+    data: Any = None
+
+
+Event: TypeAlias = (
+    ReplyStart
+    | ReplyEnd
+    | ModelCallStart
+    | ModelCallEnd
+    | TextBlockStart
+    | TextBlockDelta
+    | TextBlockEnd
+    | ThinkingBlockStart
+    | ThinkingBlockDelta
+    | ThinkingBlockEnd
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | ApprovalRequested
+    | ApprovalResolved
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+    | DataBlockStart
+    | DataBlockDelta
+    | DataBlockEnd
+    | Notice
+    | ErrorEvent
+    | CustomEvent
+)
+
+EVENT_TYPES: tuple[type[Event], ...] = Event.__args__
+
+
+def with_reply_id(event: Event, reply_id: str) -> Event:
+    """Fill in ``reply_id`` on an event a middleware built without one."""
+    if event.reply_id:
+        return event
+    return dataclasses.replace(event, reply_id=reply_id)
+
+
+def to_jsonable(value: Any) -> Any:
+    """Events, messages and results as plain JSON values (bytes as base64).
+
+    Dataclasses become dicts tagged with ``type``; this is what ``--output-format
+    jsonl`` prints and what sessions store.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {"type": type(value).__name__}
+        for f in dataclasses.fields(value):
+            if f.name == "exception":
+                continue
+            out[f.name] = to_jsonable(getattr(value, f.name))
+        return out
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    name = getattr(value, "name", None)
+    return name if isinstance(name, str) else repr(value)

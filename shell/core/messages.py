@@ -1,0 +1,139 @@
+"""Content blocks, messages, usage and tool results.
+
+Everything here is a frozen, slotted dataclass: hooks return new values instead of
+mutating shared ones, so a middleware can never change a message another one holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    text: str
+    signature: str | None = None
+    """Provider signature (Anthropic) that must travel back with the block."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallBlock:
+    id: str
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DataBlock:
+    media_type: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class HintBlock:
+    """A reminder injected by middleware (e.g. the budget hint); models see it as text."""
+
+    text: str
+
+
+Block: TypeAlias = TextBlock | ThinkingBlock | ToolCallBlock | DataBlock | HintBlock
+
+
+def content_text(content: str | tuple[Block, ...]) -> str:
+    """The text of a content value: the string itself or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(b.text for b in content if isinstance(b, (TextBlock, HintBlock)))
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class SystemMessage:
+    text: str
+    role: Literal["system"] = field(default="system", init=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: str | tuple[Block, ...]
+    role: Literal["user"] = field(default="user", init=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return content_text(self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    content: tuple[Block, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str = "end_turn"
+    role: Literal["assistant"] = field(default="assistant", init=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolCallBlock))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultMessage:
+    call_id: str
+    name: str
+    content: str | tuple[TextBlock | DataBlock, ...]
+    is_error: bool = False
+    role: Literal["tool"] = field(default="tool", init=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return content_text(self.content)
+
+
+Message: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returns. ``terminate`` ends the reply after this tool batch."""
+
+    content: str | tuple[TextBlock | DataBlock, ...] = ""
+    is_error: bool = False
+    details: Any = None
+    terminate: bool = False
+
+    @property
+    def text(self) -> str:
+        return content_text(self.content)
+
+
+def to_message(value: str | Message) -> Message:
+    """Accept a plain string as a user message."""
+    return UserMessage(value) if isinstance(value, str) else value

@@ -1,0 +1,285 @@
+"""Tools: ``@tool`` turns a typed function into a :class:`Tool`.
+
+The JSON schema comes from the type hints (through pydantic) and the docstring
+(the first paragraph describes the tool, an ``Args:`` section each parameter).
+Arguments are validated before any hook sees them, so middleware and the tool
+itself only ever meet arguments that fit the schema.
+"""
+
+from __future__ import annotations
+
+import abc
+import inspect
+import json
+import re
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar, cast, get_type_hints, overload
+
+import anyio.to_thread
+import pydantic
+
+from .messages import DataBlock, TextBlock, ToolCallBlock, ToolResult
+
+
+class ToolArgumentError(ValueError):
+    """The arguments do not fit the tool's schema; the message says how."""
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Given to a tool function that declares a parameter of this type.
+
+    ``report(progress)`` becomes a ``ToolExecutionUpdate`` event; ``ask(request)``
+    reaches whoever serves the agent (e.g. to approve a path outside the workspace).
+    """
+
+    call: ToolCallBlock
+    report: Callable[[Any], None]
+    ask: Callable[[Any], Awaitable[Any]]
+
+
+class Tool(abc.ABC):
+    """A tool the model can call. Subclass it for tools that are not functions
+    (MCP tools, tools built from a schema); ``@tool`` covers typed functions."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool
+    timeout: float | None
+    """Seconds this tool may run before it is stopped (None: the agent's ``tool_timeout``)."""
+
+    def __init__(
+        self,
+        name: str,
+        description: str = "",
+        parameters: dict[str, Any] | None = None,
+        *,
+        read_only: bool = False,
+        timeout: float | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.parameters = parameters or {"type": "object", "properties": {}}
+        self.read_only = read_only
+        self.timeout = timeout
+
+    def validate(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Check ``args`` against the schema; raise :class:`ToolArgumentError`."""
+        return check_json_schema(self.name, self.parameters, args)
+
+    @abc.abstractmethod
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Execute with validated ``args``. Raising is fine: it becomes an error result."""
+
+    def __repr__(self) -> str:
+        return f"<Tool {self.name}{' (read-only)' if self.read_only else ''}>"
+
+
+_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+}
+
+
+def check_json_schema(name: str, schema: dict[str, Any], args: Any) -> dict[str, Any]:
+    """A small top-level check for tools that only have a JSON schema (MCP).
+
+    Required keys present, and top-level values of the declared JSON type; the
+    server validates the rest and answers with an error the model can read.
+    """
+    if not isinstance(args, dict):
+        raise ToolArgumentError(f"Invalid arguments for {name}: expected a JSON object")
+    problems = [f"{key}: Field required" for key in schema.get("required", ()) if key not in args]
+    for key, value in args.items():
+        spec = schema.get("properties", {}).get(key)
+        declared = spec.get("type") if isinstance(spec, dict) else None
+        kinds = [declared] if isinstance(declared, str) else list(declared or [])
+        py = tuple(t for k in kinds if k in _JSON_TYPES for t in _as_tuple(_JSON_TYPES[k]))
+        if value is None and "null" in kinds:
+            continue
+        if py and (not isinstance(value, py) or (isinstance(value, bool) and bool not in py)):
+            problems.append(f"{key}: expected {' or '.join(kinds)}")
+    if problems:
+        raise ToolArgumentError(f"Invalid arguments for {name}: " + "; ".join(problems))
+    return args
+
+
+def _as_tuple(t: type | tuple[type, ...]) -> tuple[type, ...]:
+    return t if isinstance(t, tuple) else (t,)
+
+
+class FunctionTool(Tool):
+    """A tool backed by a (sync or async) Python function."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        read_only: bool = False,
+        timeout: float | None = None,
+        localns: dict[str, Any] | None = None,
+    ) -> None:
+        summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
+        hints = get_type_hints(fn, localns=localns)
+        fields: dict[str, Any] = {}
+        self._context_param: str | None = None
+        for pname, param in inspect.signature(fn).parameters.items():
+            annotation = hints.get(pname, Any)
+            if annotation is ToolContext:
+                self._context_param = pname
+                continue
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[pname] = (annotation, pydantic.Field(default, description=arg_docs.get(pname)))
+        self._model = pydantic.create_model(f"{fn.__name__}_args", **fields)
+        schema = _strip_titles(self._model.model_json_schema())
+        super().__init__(
+            name or fn.__name__,
+            description if description is not None else summary,
+            schema,
+            read_only=read_only,
+            timeout=timeout,
+        )
+        self.fn = fn
+        self._is_async = inspect.iscoroutinefunction(fn)
+
+    def validate(self, args: dict[str, Any]) -> dict[str, Any]:
+        self._parse(args)
+        return args
+
+    def _parse(self, args: Any) -> pydantic.BaseModel:
+        if not isinstance(args, dict):
+            raise ToolArgumentError(f"Invalid arguments for {self.name}: expected a JSON object")
+        try:
+            parsed: pydantic.BaseModel = self._model.model_validate(args)
+            return parsed
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
+            )
+            raise ToolArgumentError(f"Invalid arguments for {self.name}: {problems}") from None
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        parsed = self._parse(args)
+        kwargs = {k: getattr(parsed, k) for k in type(parsed).model_fields}
+        if self._context_param:
+            kwargs[self._context_param] = context
+        if self._is_async:
+            value = await self.fn(**kwargs)
+        else:
+            # A sync tool runs in a worker thread so it never freezes the UI; on
+            # cancel the reply moves on at once and the thread is abandoned.
+            value = await anyio.to_thread.run_sync(partial(self.fn, **kwargs), abandon_on_cancel=True)
+        return as_tool_result(value)
+
+
+def as_tool_result(value: Any) -> ToolResult:
+    """A tool's return value as a ToolResult: strings as they are, the rest as JSON."""
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, str):
+        return ToolResult(value)
+    if isinstance(value, (TextBlock, DataBlock)):
+        return ToolResult((value,))
+    if value is None:
+        return ToolResult("")
+    try:
+        return ToolResult(json.dumps(value, ensure_ascii=False, default=str))
+    except (TypeError, ValueError):
+        return ToolResult(str(value))
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Raises|Yields|Examples?|Notes?)\s*:\s*$")
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The summary (text before the first section) and the ``Args:`` entries.
+
+    Understands Google style (``Args:`` then ``name: text`` or ``name (type): text``,
+    continuation lines indented) and Sphinx style (``:param name: text``).
+    """
+    summary: list[str] = []
+    args: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    for line in doc.splitlines():
+        sphinx = re.match(r"^\s*:param\s+(?:\w+\s+)?(\w+)\s*:\s*(.*)$", line)
+        if sphinx:
+            current, section = sphinx.group(1), "Args"
+            args[current] = sphinx.group(2).strip()
+            continue
+        head = _SECTION.match(line)
+        if head:
+            section, current = head.group(1), None
+            continue
+        if section is None:
+            summary.append(line)
+        elif section in ("Args", "Arguments", "Parameters"):
+            m = _ARG_LINE.match(line)
+            if m and (len(line) - len(line.lstrip())) <= 4:
+                current = m.group(1).lstrip("*")
+                args[current] = m.group(2).strip()
+            elif current and line.strip():
+                args[current] = f"{args[current]} {line.strip()}".strip()
+    return "\n".join(summary).strip(), args
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Make a tool from a typed function: ``@tool`` or ``@tool(read_only=True)``.
+
+    Annotations may name classes local to the defining function (the caller's
+    locals are used to resolve them, also under ``from __future__ import annotations``).
+    """
+    localns = dict(sys._getframe(1).f_locals)
+    if fn is not None:
+        return FunctionTool(fn, localns=localns)
+
+    def wrap(f: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(
+            f, name=name, description=description, read_only=read_only, timeout=timeout, localns=localns
+        )
+
+    return cast(Callable[[Callable[..., Any]], FunctionTool], wrap)
