@@ -215,10 +215,38 @@ def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
 
 
 def _resume(runtime: Any, args: argparse.Namespace) -> None:
-    """``--continue`` / ``--resume``: the sessions package loads the history."""
-    from .sessions import resume_into
+    """``--continue`` / ``--resume [ID]``: the runtime loads the session; with no ID
+    the user picks one here, on the terminal, before any UI takes it."""
+    from .runtime import ShellError
 
-    resume_into(runtime, None if args.continue_ else (args.resume or None), latest=args.continue_)
+    if args.continue_:
+        runtime.resume(latest=True)
+        return
+    try:
+        chosen = args.resume or _choose_session(str(runtime.workspace.root))
+    except Exception as exc:  # SessionError: one line for the user
+        raise ShellError(str(exc)) from None
+    runtime.resume(chosen)
+
+
+def _choose_session(cwd: str) -> str:
+    """``--resume`` with no ID: a numbered list (this directory's sessions, else all),
+    and the user's pick by number or id."""
+    from .sessions import SessionError, SessionStore, format_sessions
+
+    store = SessionStore()
+    infos = store.list(cwd) or store.list()
+    if not infos:
+        raise SessionError("there are no sessions to resume yet")
+    listing = format_sessions(infos)
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise SessionError(f"--resume needs an ID when not on a terminal. Recent sessions:\n{listing}")
+    print(listing, file=sys.stderr)
+    shown = min(len(infos), 20)
+    answer = input(f"Resume which session? [1-{shown}] ").strip()
+    if answer.isdigit() and 1 <= int(answer) <= shown:
+        return infos[int(answer) - 1].id
+    return answer or infos[0].id
 
 
 def _models(args: argparse.Namespace) -> int:

@@ -4,8 +4,9 @@ A command takes the :class:`~shell.runtime.ShellRuntime` and the text after its
 name and returns a :class:`CommandResult`: text to show (Markdown) and, when the
 front end has something to do that only it can do, an ``action`` (``quit``,
 ``clear``, ``new``). Nothing here draws anything, so the TUI and the line mode
-render the same answers their own way, and a front end can add commands of its
-own (``/play``, ``/save``) to its copy of the registry.
+render the same answers their own way. Each front end owns its registry
+(:func:`default_commands` makes a fresh one) and may add commands of its own
+(``/play``, ``/save``); the runtime knows nothing of commands.
 """
 
 from __future__ import annotations
@@ -74,9 +75,6 @@ class CommandRegistry:
             return handler
 
         return wrap
-
-    def copy(self) -> CommandRegistry:
-        return CommandRegistry(dict(self.commands))
 
     def __iter__(self) -> Iterator[Command]:
         return iter(self.commands.values())
@@ -162,18 +160,19 @@ def _complete_model(runtime: ShellRuntime, rest: str) -> list[str]:
 
 
 def default_commands() -> CommandRegistry:
-    """A fresh registry of the built-in commands (each front end gets its own copy)."""
+    """A fresh registry of the built-in commands (each front end owns one; ``/help``
+    lists whatever the front end added to it too)."""
     reg = CommandRegistry()
 
     @reg.add("help", "List the commands, or explain one", usage="/help [COMMAND]")
     def _help(runtime: ShellRuntime, arg: str) -> CommandResult:
         if arg:
-            command = runtime.commands.get(arg)
+            command = reg.get(arg)
             if command is None:
                 return CommandResult(f"Unknown command /{arg.lstrip('/')}.", error=True)
             also = f" (also {', '.join('/' + a for a in command.aliases)})" if command.aliases else ""
             return CommandResult(f"`{command.usage}`{also}: {command.summary}.")
-        rows = [f"- `{c.usage}`: {c.summary}" for c in runtime.commands]
+        rows = [f"- `{c.usage}`: {c.summary}" for c in reg]
         return CommandResult("Commands:\n\n" + "\n".join(rows))
 
     @reg.add("model", "Show the model, list the models, or switch", usage="/model [list | SPEC]",
@@ -240,7 +239,7 @@ def default_commands() -> CommandRegistry:
 
     @reg.add("resume", "Open a saved session", usage="/resume ID")
     def _resume(runtime: ShellRuntime, arg: str) -> CommandResult:
-        from shell.sessions import SessionError, SessionStore, resume_into
+        from shell.sessions import SessionError, SessionStore
 
         if not arg:
             return CommandResult("Usage: `/resume ID` (see `/sessions`).", error=True)
@@ -250,7 +249,7 @@ def default_commands() -> CommandRegistry:
             return CommandResult(f"Could not open the session: {exc}", error=True)
         runtime.new_conversation()
         try:
-            loaded = resume_into(runtime, info.id)
+            loaded = runtime.resume(info.id)
         except Exception as exc:
             return CommandResult(f"Could not open the session: {exc}", error=True)
         note = ""

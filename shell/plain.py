@@ -39,7 +39,7 @@ from rich.text import Text
 from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 
-from .commands import CommandResult, is_command
+from .commands import CommandRegistry, CommandResult, default_commands, is_command
 from .headless import cancel_on_sigint, edit_in_editor, parse_edited_args
 from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
 from .textsafety import StreamSanitizer, sanitize
@@ -145,13 +145,14 @@ class Audio:
 class SlashCompleter(Completer):
     """Slash commands, then their arguments (middleware names, on/off)."""
 
-    def __init__(self, runtime: ShellRuntime) -> None:
+    def __init__(self, runtime: ShellRuntime, commands: CommandRegistry) -> None:
         self.runtime = runtime
+        self.commands = commands
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
         word = text.rsplit(" ", 1)[-1] if " " in text else text
-        for value, meta in self.runtime.commands.completions(self.runtime, text):
+        for value, meta in self.commands.completions(self.runtime, text):
             yield Completion(value, start_position=-len(word), display_meta=meta)
 
 
@@ -169,13 +170,13 @@ class PlainShell:
     ) -> None:
         self.runtime = runtime
         self.console = console or Console(highlight=False)
-        self.commands = runtime.commands.copy()
-        runtime.commands = self.commands
+        self.commands = default_commands()
         self.commands.add("play", "Play the last audio block", usage="/play")(self._play)
         self.commands.add("save", "Save the last audio block to a file", usage="/save PATH")(self._save)
         self.session: PromptSession[Any] = PromptSession(
             input=input, output=output, history=history or _history(),
-            completer=SlashCompleter(runtime), key_bindings=self._main_keys(), complete_while_typing=True,
+            completer=SlashCompleter(runtime, self.commands), key_bindings=self._main_keys(),
+            complete_while_typing=True,
         )
         # Separate sessions: a PromptSession keeps the options of its last prompt.
         self.choice: PromptSession[Any] = PromptSession(input=input, output=output)

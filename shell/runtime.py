@@ -2,7 +2,8 @@
 
 The TUI, the line mode and headless mode differ in how they draw and how they
 ask; they share one agent (model, tools, middleware), one workspace, the settings,
-the slash commands and the list of ``problems`` to show at start. Keeping that
+the session being recorded and the list of ``problems`` to show at start (slash
+commands belong to the front ends: :mod:`shell.commands` drives this runtime). Keeping that
 here means a middleware switched on in the line mode is switched on the same way
 in the TUI, and ``/model`` works everywhere.
 
@@ -22,8 +23,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from .commands import CommandRegistry, CommandResult, default_commands
-
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
 
     from .agent.loop import Agent, Ask
     from .config import Settings
+    from .sessions import LoadedSession, SessionRecorder
     from .tools.workspace import Workspace
 
 DEFAULT_MIDDLEWARE = ("HumanInTheLoop",)
@@ -77,7 +77,7 @@ class ShellRuntime:
 
     Attributes: ``agent``, ``settings``, ``workspace``, ``options``,
     ``model_label`` (e.g. ``anthropic:claude-…``), ``is_demo``, ``problems``
-    (warnings to show at start), ``commands`` (a :class:`CommandRegistry`).
+    (warnings to show at start), ``session_recorder``.
     A front end sets ``runtime.ask`` (or passes ``ask=``) to answer approvals.
     """
 
@@ -89,19 +89,17 @@ class ShellRuntime:
         workspace: Workspace,
         options: RuntimeOptions,
         problems: Sequence[str] = (),
-        commands: CommandRegistry | None = None,
     ) -> None:
         self.agent = agent
         self.settings = settings
         self.workspace = workspace
         self.options = options
         self.problems: list[str] = list(problems)
-        self.commands = commands or default_commands()
         self.builtin_tools = list(agent.tools)
         self.mcp: Any = None
         """The ``McpManager`` once :meth:`start` ran with MCP servers configured."""
-        self.session_recorder: Any = None
-        """The session's ``SessionRecorder`` (``shell.sessions.recorder_for`` sets it)."""
+        self.session_recorder: SessionRecorder | None = None
+        """The session being written (created at the first reply, or by :meth:`resume`)."""
         self.on_mcp_change: list[Callable[[Any], None]] = []
         """Called with each ``ServerStatus`` change (front ends show them)."""
 
@@ -231,16 +229,55 @@ class ShellRuntime:
         ends iterate this rather than ``agent.reply`` so that nothing goes unsaved)."""
         events: AsyncIterator[Event] = self.agent.reply(text)
         if self.options.record:
-            from .sessions import recorder_for
-
-            events = recorder_for(self).record(events)
+            events = self.recorder().record(events)
         # Both are async generators (declared as iterators); callers ``aclose`` them.
         return cast("AsyncGenerator[Event, None]", events)
 
+    def recorder(self) -> SessionRecorder:
+        """This conversation's recorder, created on first use (a new session whose
+        file appears at the first event)."""
+        if self.session_recorder is None:
+            from .sessions import Redactor, SessionRecorder, SessionStore
+
+            self.session_recorder = SessionRecorder(
+                SessionStore(), self.agent, cwd=str(self.workspace.root),
+                redactor=Redactor.from_environment(self.settings),
+            )
+        return self.session_recorder
+
+    def resume(self, id_or_prefix: str | None = None, *, latest: bool = False) -> LoadedSession:
+        """``--continue`` (``latest=True``), ``--resume ID``, ``/resume ID``: load the
+        session into the agent and carry on writing it (its lock is taken now). What
+        the loader skipped or repaired joins ``problems``. Raises :class:`ShellError`
+        (one line for the user) when there is no such session or it cannot be read."""
+        from .sessions import Redactor, SessionError, SessionRecorder, SessionStore, load_session, resume
+
+        store = SessionStore()
+        cwd = str(self.workspace.root)
+        try:
+            if latest:
+                info = store.latest(cwd)
+                if info is None:
+                    raise SessionError(f"no session to continue in {cwd}")
+            elif id_or_prefix:
+                info = store.get(id_or_prefix)
+            else:
+                raise SessionError("which session? give its ID (`agent-shell sessions` lists them)")
+            loaded = load_session(info.path)
+            resume(self.agent, loaded)
+            recorder = SessionRecorder.resume(
+                store, self.agent, loaded, redactor=Redactor.from_environment(self.settings)
+            )
+        except (SessionError, OSError) as exc:
+            raise ShellError(str(exc)) from None
+        self._close_session()
+        self.session_recorder = recorder
+        self.problems.extend(f"session {loaded.session_id}: {p}" for p in loaded.problems)
+        return loaded
+
     def _close_session(self) -> None:
-        recorder = getattr(self, "session_recorder", None)
-        if recorder is not None:
-            recorder.close()
+        if self.session_recorder is not None:
+            self.session_recorder.close()
             self.session_recorder = None
 
     def cancel(self) -> None:
@@ -253,9 +290,6 @@ class ShellRuntime:
         self.agent.messages.clear()
         self.agent.session_state.clear()
         self._close_session()  # the next reply starts a new session file
-
-    async def run_command(self, line: str) -> CommandResult:
-        return await self.commands.run(self, line)
 
     # -- middleware and tools ------------------------------------------------------
     def find_middleware(self, name: str) -> str:

@@ -24,6 +24,7 @@ import asyncio
 import importlib
 from collections.abc import Callable
 from contextlib import aclosing
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ComposeResult
@@ -45,6 +46,7 @@ from .widgets.todo_list import TodoList
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
+    from shell.commands import CommandRegistry
     from shell.config import Settings
     from shell.runtime import ShellRuntime
 
@@ -310,6 +312,14 @@ class AgentShellApp(App[int]):
         label = self.runtime.model_label
         return f"{label} (offline demo model)" if self.runtime.is_demo else label
 
+    @cached_property
+    def commands(self) -> CommandRegistry:
+        """This app's slash commands (the shared ones; the TUI's own are handled in
+        :meth:`run_command_line`)."""
+        from shell.commands import default_commands
+
+        return default_commands()
+
     def our_theme_names(self) -> list[str]:
         return [t.name for t in themes.all_themes()]
 
@@ -317,7 +327,7 @@ class AgentShellApp(App[int]):
         if not self.ready:
             return []
         ours = ["/theme", "/trace", "/speak"]
-        return sorted([f"/{name}" for name in self.runtime.commands.names()] + ours)
+        return sorted([f"/{name}" for name in self.commands.names()] + ours)
 
     def _count_session_usage(self) -> None:
         """The status line's session tokens, from the usage saved with each reply."""
@@ -470,7 +480,7 @@ class AgentShellApp(App[int]):
         if not self.ready:
             self.notify("Help opens once the shell has started.")
             return
-        rows = [(c.usage, c.summary) for c in self.runtime.commands]
+        rows = [(c.usage, c.summary) for c in self.commands]
         rows.append(("/theme [NAME]", "List the themes, or switch (remembered)"))
         rows.append(("/trace", "Open the trace view: each reply's model calls and tools, timed"))
         rows.append((speech.USAGE, "Spoken replies: off, on, or on and played as they finish"))
@@ -504,7 +514,7 @@ class AgentShellApp(App[int]):
         if name == "help" and not arg:
             self.action_help()
             return
-        result = await self.runtime.run_command(line)
+        result = await self.commands.run(self.runtime, line)
         if result.action == "quit":
             self.exit(0)
             return

@@ -23,7 +23,7 @@ class ShellCommands(Provider):
         found: list[tuple[str, str, str]] = []
         if not app.ready:  # still starting: nothing to offer yet
             return found
-        for command in app.runtime.commands:
+        for command in app.commands:
             found.append((f"/{command.name}", command.summary, f"/{command.name}"))
         stack = app.agent.middleware
         for name in stack.names():

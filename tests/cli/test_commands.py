@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shell.commands import CommandResult, is_command
+from shell.commands import CommandResult, default_commands, is_command
 from shell.config import Settings
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
@@ -22,21 +22,25 @@ def runtime(tmp_path: Path) -> ShellRuntime:
     )
 
 
+async def run(runtime: ShellRuntime, line: str) -> CommandResult:
+    return await default_commands().run(runtime, line)
+
+
 def test_is_command() -> None:
     assert is_command("/help") and is_command("  /middleware Timing on ")
     assert not is_command("/etc/hosts is odd") and not is_command("hello /help") and not is_command("/")
 
 
 async def test_unknown_command(runtime: ShellRuntime) -> None:
-    result = await runtime.run_command("/frobnicate")
+    result = await run(runtime, "/frobnicate")
     assert result.error and "/help" in result.text
 
 
 async def test_help_lists_every_command(runtime: ShellRuntime) -> None:
-    text = (await runtime.run_command("/help")).text
+    text = (await run(runtime, "/help")).text
     for name in ("/help", "/model", "/clear", "/new", "/middleware", "/tools", "/quit"):
         assert name in text
-    assert "/middleware" in (await runtime.run_command("/help mw")).text
+    assert "/middleware" in (await run(runtime, "/help mw")).text
 
 
 async def test_middleware_toggle(runtime: ShellRuntime) -> None:
@@ -44,42 +48,42 @@ async def test_middleware_toggle(runtime: ShellRuntime) -> None:
     assert stack.is_enabled("HumanInTheLoop")
     off = [n for n in stack.names() if not stack.is_enabled(n)]
     assert off, "other built-ins are offered switched off"
-    result = await runtime.run_command("/middleware humanintheloop off")
+    result = await run(runtime, "/middleware humanintheloop off")
     assert not result.error and not stack.is_enabled("HumanInTheLoop")
-    await runtime.run_command(f"/middleware {off[0]} on")
+    await run(runtime, f"/middleware {off[0]} on")
     assert stack.is_enabled(off[0])
-    assert (await runtime.run_command("/middleware Nope on")).error
-    assert (await runtime.run_command("/middleware HumanInTheLoop sideways")).error
-    assert "○ **HumanInTheLoop**" in (await runtime.run_command("/middleware")).text
+    assert (await run(runtime, "/middleware Nope on")).error
+    assert (await run(runtime, "/middleware HumanInTheLoop sideways")).error
+    assert "○ **HumanInTheLoop**" in (await run(runtime, "/middleware")).text
 
 
 async def test_quit_clear_new_are_actions(runtime: ShellRuntime) -> None:
     runtime.agent.messages.append(object())  # type: ignore[arg-type]
-    assert (await runtime.run_command("/clear")).action == "clear"
+    assert (await run(runtime, "/clear")).action == "clear"
     assert runtime.agent.messages == []
-    assert (await runtime.run_command("/new")).action == "new"
-    assert (await runtime.run_command("/exit")) == CommandResult(action="quit")
+    assert (await run(runtime, "/new")).action == "new"
+    assert (await run(runtime, "/exit")) == CommandResult(action="quit")
 
 
 async def test_model_switch(runtime: ShellRuntime) -> None:
-    assert "scripted" in (await runtime.run_command("/model")).text
-    result = await runtime.run_command("/model demo")
+    assert "scripted" in (await run(runtime, "/model")).text
+    result = await run(runtime, "/model demo")
     assert not result.error and runtime.is_demo
-    bad = await runtime.run_command("/model nonsense:x")
+    bad = await run(runtime, "/model nonsense:x")
     assert bad.error and runtime.is_demo
 
 
 async def test_tools_listing(runtime: ShellRuntime) -> None:
-    text = (await runtime.run_command("/tools")).text
+    text = (await run(runtime, "/tools")).text
     assert "`write_file` (builtin, asks)" in text and "`read_file` (builtin)" in text
 
 
 def test_completions(runtime: ShellRuntime) -> None:
-    names = [w for w, _ in runtime.commands.completions(runtime, "/m")]
+    names = [w for w, _ in default_commands().completions(runtime, "/m")]
     assert "/model" in names and "/middleware" in names
-    assert "HumanInTheLoop" in [w for w, _ in runtime.commands.completions(runtime, "/middleware Hum")]
-    assert [w for w, _ in runtime.commands.completions(runtime, "/middleware Timing o")] == ["on", "off"]
-    assert runtime.commands.completions(runtime, "hello") == []
+    assert "HumanInTheLoop" in [w for w, _ in default_commands().completions(runtime, "/middleware Hum")]
+    assert [w for w, _ in default_commands().completions(runtime, "/middleware Timing o")] == ["on", "off"]
+    assert default_commands().completions(runtime, "hello") == []
 
 
 def test_unknown_middleware_option_is_a_shell_error(tmp_path: Path) -> None:
@@ -108,7 +112,7 @@ async def test_sessions_resume_and_export(tmp_path: Path, monkeypatch: pytest.Mo
         RuntimeOptions(cwd=str(tmp_path)), settings=Settings(path=tmp_path / "none.toml"),
         model=ScriptedModel(["The answer is 42."]),
     )
-    assert "No saved sessions" in (await first.run_command("/sessions")).text
+    assert "No saved sessions" in (await run(first, "/sessions")).text
     async for _ in first.reply("What is the answer?"):
         pass
     await first.aclose()
@@ -117,15 +121,15 @@ async def test_sessions_resume_and_export(tmp_path: Path, monkeypatch: pytest.Mo
         RuntimeOptions(cwd=str(tmp_path)), settings=Settings(path=tmp_path / "none.toml"),
         model=ScriptedModel(["ok"]),
     )
-    listing = (await second.run_command("/sessions")).text
+    listing = (await run(second, "/sessions")).text
     assert "What is the answer?" in listing
     session_id = listing.split("```\n")[1].split()[1]
-    result = await second.run_command(f"/resume {session_id}")
+    result = await run(second, f"/resume {session_id}")
     assert result.action == "resume" and not result.error, result.text
     assert [m.role for m in second.agent.messages] == ["user", "assistant"]
-    assert "Could not open" in (await second.run_command("/resume nope")).text
+    assert "Could not open" in (await run(second, "/resume nope")).text
 
-    exported = await second.run_command("/export notes.md")
+    exported = await run(second, "/export notes.md")
     assert not exported.error, exported.text
     text = (tmp_path / "notes.md").read_text()
     assert "What is the answer?" in text and "The answer is 42." in text
