@@ -43,9 +43,12 @@ def imports() -> Iterator[tuple[str, str, Path]]:
                 elif isinstance(node, ast.ImportFrom):
                     if node.level:
                         base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                        yield module, ".".join(base + ([node.module] if node.module else [])), path
+                        target = ".".join(base + ([node.module] if node.module else []))
                     else:
-                        yield module, node.module or "", path
+                        target = node.module or ""
+                    yield module, target, path
+                    for alias in node.names:  # ``from shell import runtime`` names a module too
+                        yield module, f"{target}.{alias.name}", path
 
 
 def test_packages_import_each_other_one_way_only() -> None:
