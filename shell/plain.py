@@ -37,10 +37,10 @@ from rich.segment import Segment
 from rich.text import Text
 
 from shell.core import events as ev
-from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
-from .headless import cancel_on_sigint, edit_in_editor, parse_edited_args
+from .headless import cancel_on_sigint, edit_in_editor
 from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
 from .textsafety import StreamSanitizer, sanitize
 

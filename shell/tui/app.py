@@ -198,7 +198,7 @@ class AgentShellApp(App[int]):
 
     async def on_mount(self) -> None:
         if self._build is None:
-            await self._attach()
+            await self._attach_runtime()
         else:
             self.status.model_label = "agent-shell"
             self.status.state = "starting"
@@ -220,7 +220,7 @@ class AgentShellApp(App[int]):
         try:
             self.runtime = await asyncio.to_thread(in_thread)
             self.agent = self.runtime.agent
-            await self._attach()
+            await self._attach_runtime()
         except Exception as exc:
             self._start_failed(exc)
             return
@@ -241,7 +241,7 @@ class AgentShellApp(App[int]):
             self.startup_error = f"could not start ({type(exc).__name__}: {exc}).\n{trace}"
             self.exit(1, return_code=1)
 
-    async def _attach(self) -> None:
+    async def _attach_runtime(self) -> None:
         """The runtime exists: answer its approvals, mount the panel, greet."""
         from . import speech
         from .entries import AssistantEntry, NoticeEntry

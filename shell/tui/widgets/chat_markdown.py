@@ -95,6 +95,7 @@ def shared_parser() -> MarkdownIt:
     ``main.rs``) became a link to a web site, and a coding agent names files
     all the time."""
     parser = MarkdownIt("gfm-like")
+    assert parser.linkify is not None  # "gfm-like" turns linkify on
     parser.linkify.set({"fuzzy_link": False})
     return parser
 

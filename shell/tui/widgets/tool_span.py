@@ -69,7 +69,7 @@ class ToolSpan(Collapsible):
         self._show_all = False
         # Content, not str: a str title is parsed as markup, and arguments are the
         # model's words ("[/bold]" in a path raised MarkupError and stopped the reply).
-        super().__init__(title=Content(self._make_title(0)), collapsed=True)
+        super().__init__(title=Content(self._make_title(0)), collapsed=True)  # type: ignore[arg-type]
         self._title = SpanTitle(self._make_title)
         self._apply_classes()
 
@@ -147,7 +147,7 @@ class ToolSpan(Collapsible):
 
     def update_state(self) -> None:
         """Re-render from ``state`` (call after changing it)."""
-        self.title = Content(self._make_title(0))  # the plain label (what tests read)
+        self.title = Content(self._make_title(0))  # type: ignore[assignment]  # the plain label (what tests read)
         self._title.refresh()
         self._apply_classes()
         if not self.collapsed:
