@@ -30,6 +30,7 @@ examples:
   agent-shell --model scripted:turns.json --plain   replay a scripted conversation
   agent-shell models                            list the models of every provider
   agent-shell config                            show the config file and settings (secrets masked)
+  agent-shell acp                               the agent for editors (Agent Client Protocol on stdio)
 
 exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted
 """
@@ -76,10 +77,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--approve", choices=("ask", "never", "always"), default="ask",
                         help="headless approvals: ask on the terminal, reject, or approve all")
     parser.add_argument("--max-rounds", type=int, default=50, metavar="N", help="model calls per reply")
-    sub = parser.add_subparsers(dest="command", metavar="{models,config}")
+    sub = parser.add_subparsers(dest="command", metavar="{models,config,acp}")
     sub.add_parser("models", help="list the models of every configured provider")
     sub.add_parser("config", help="show the config file and the effective settings")
+    _add_acp_parser(sub)
     return parser
+
+
+def _add_acp_parser(sub: Any) -> None:
+    """``agent-shell acp``: the options that make sense for an editor's agent may
+    also follow ``acp`` (``agent-shell acp --model X``), as editors' settings write them."""
+    acp = sub.add_parser(
+        "acp", help="run as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, Neovim, Toad)",
+        description="Speak the Agent Client Protocol on stdin/stdout, for editors. See README, "
+        "'Use it from your editor'.",
+    )
+    keep = argparse.SUPPRESS  # given here, they replace the options before ``acp``
+    acp.add_argument("--model", metavar="SPEC", default=keep, help="the model new sessions start with")
+    acp.add_argument("--system", metavar="TEXT", default=keep, help="the system prompt")
+    acp.add_argument("--middleware", metavar="NAME[,NAME]", action="append", default=keep,
+                     help="switch these middleware on")
+    acp.add_argument("--no-middleware", metavar="NAME[,NAME]", action="append", default=keep,
+                     help="switch these middleware off")
+    acp.add_argument("--config", metavar="FILE", default=keep, help="the config file")
+    acp.add_argument("--max-rounds", type=int, metavar="N", default=keep, help="model calls per reply")
+    acp.add_argument("--permission-mode", metavar="MODE", default="default",
+                     help="the mode new sessions start in: default, accept-edits, plan or bypass")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,6 +144,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")
+    if args.command == "acp":
+        return _acp(args)
     if args.prompt is None and (args.output_format != "text" or args.approve != "ask"):
         raise UsageError("--output-format and --approve apply to headless mode (-p)")
     prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
@@ -247,6 +272,29 @@ def _choose_session(cwd: str) -> str:
     if answer.isdigit() and 1 <= int(answer) <= shown:
         return infos[int(answer) - 1].id
     return answer or infos[0].id
+
+
+def _acp(args: argparse.Namespace) -> int:
+    """``agent-shell acp``: refused with the options that belong to the other modes;
+    a broken config is reported here, before the protocol starts."""
+    if args.prompt is not None or args.plain or args.continue_ or args.resume is not None:
+        raise UsageError("acp takes no -p, --plain, --continue or --resume (the editor picks the session)")
+    if args.no_session:
+        raise UsageError("acp keeps every conversation as a session (the editor lists and loads them)")
+    from .acp.server import run_acp
+    from .config import load_config
+    from .runtime import RuntimeOptions
+
+    settings = load_config(args.config)
+    options = RuntimeOptions(
+        model=args.model,
+        system=args.system,
+        middleware_on=[n for v in args.middleware for n in _names(v)],
+        middleware_off=[n for v in args.no_middleware for n in _names(v)],
+        config_path=args.config,
+        max_rounds=args.max_rounds,
+    )
+    return run_acp(options, settings, mode=args.permission_mode)
 
 
 def _models(args: argparse.Namespace) -> int:

@@ -57,6 +57,8 @@ class RuntimeOptions:
     max_rounds: int = 50
     record: bool = True
     """Save the conversation as a session (``--no-session`` turns it off)."""
+    mcp_servers: list[Any] = field(default_factory=list)
+    """More MCP servers (``McpServerSpec``) besides the config's, e.g. an ACP client's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,11 @@ class ShellRuntime:
     # -- background services (MCP servers) ----------------------------------------
     @property
     def mcp_configured(self) -> bool:
-        return bool(self.settings.mcp_servers) or (self.workspace.root / ".mcp.json").is_file()
+        return (
+            bool(self.settings.mcp_servers)
+            or bool(self.options.mcp_servers)
+            or (self.workspace.root / ".mcp.json").is_file()
+        )
 
     async def start(self, task_group: TaskGroup) -> None:
         """Start what runs in the background (MCP servers connect in ``task_group``;
@@ -152,8 +158,10 @@ class ShellRuntime:
         if self.mcp is not None or not self.mcp_configured:
             return
         from .tools.mcp import McpManager
+        from .tools.mcp_config import parse_servers
 
-        servers = self.settings.raw.get("mcp_servers") or {}
+        configured = parse_servers(self.settings.raw.get("mcp_servers") or {}, cwd=str(self.workspace.root))
+        servers = [*configured, *self.options.mcp_servers]
         self.mcp = McpManager(servers, workspace_root=self.workspace.root, on_change=self._mcp_changed)
         await self.mcp.start(task_group)
 

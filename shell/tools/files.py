@@ -160,11 +160,23 @@ def edit_text(path: Path, shown: str, old_string: str, new_string: str, replace_
     if not path.exists():
         raise FileToolError(f"No such file: {shown}. To create a file use write_file.")
     _require_file(path, shown)
+    text = _read_for_edit(path, shown)
+    new_text, n = replace_text(text, old_string, new_string, replace_all, shown)
+    _atomic_write(path, new_text)
+    return edit_result(text, new_text, n, shown)
+
+
+def replace_text(
+    text: str, old_string: str, new_string: str, replace_all: bool, shown: str
+) -> tuple[str, int]:
+    """``text`` with ``old_string`` replaced (exactly once, or everywhere with
+    ``replace_all``) and the number of replacements; :class:`FileToolError` says
+    how to fix an edit that does not apply. Shared by every ``edit_file``
+    (the editor-backed one of ``agent-shell acp`` too)."""
     if old_string == "":
         raise FileToolError("old_string is empty. To create or overwrite a whole file use write_file.")
     if old_string == new_string:
         raise FileToolError("old_string and new_string are the same; there is nothing to change.")
-    text = _read_for_edit(path, shown)
     count = text.count(old_string)
     if count == 0:
         raise FileToolError(_not_found_message(text, old_string, shown))
@@ -175,10 +187,12 @@ def edit_text(path: Path, shown: str, old_string: str, new_string: str, replace_
             "Add surrounding lines to old_string so it matches exactly once, "
             "or set replace_all=true to change every occurrence."
         )
-    new_text = text.replace(old_string, new_string, -1 if replace_all else 1)
-    _atomic_write(path, new_text)
+    return text.replace(old_string, new_string, -1 if replace_all else 1), count if replace_all else 1
+
+
+def edit_result(text: str, new_text: str, n: int, shown: str) -> ToolResult:
+    """What ``edit_file`` tells the model: the count and the diff."""
     diff = unified_diff(text, new_text, shown)
-    n = count if replace_all else 1
     summary = f"Edited {shown}: {n} replacement{'s' if n != 1 else ''}.\n{_cap(diff)}"
     return ToolResult(summary, details={"path": shown, "diff": diff, "replacements": n})
 

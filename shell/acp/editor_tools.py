@@ -1,0 +1,264 @@
+"""Built-in tools that work through the editor, for clients that offer it.
+
+When the client says it can read and write text files (``fs``), ``read_file``,
+``write_file`` and ``edit_file`` go through ``fs/read_text_file`` and
+``fs/write_text_file``: the model reads what the user sees, unsaved changes
+included, and edits land in the editor's buffers, where the user can review and
+undo them. When it offers ``terminal``, ``run_shell`` runs in an editor terminal
+that the tool call shows live. Everything else stays ours.
+
+The tools keep the built-ins' names, schemas and descriptions (the model cannot
+tell), and the workspace's fence: every path goes through
+:meth:`Workspace.check` before the editor is asked for anything. What the editor
+answers is as untrusted as anything else a tool returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from shell.core.messages import ToolResult
+from shell.core.tools import FunctionTool, Tool, ToolContext
+from shell.tools import files, shell_cmd
+from shell.tools.workspace import Workspace
+
+
+class EditorError(Exception):
+    """The editor refused or failed a request; the message says which and why."""
+
+
+def _why(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    data = getattr(exc, "data", None)
+    if isinstance(data, dict) and isinstance(data.get("details"), str):
+        message = f"{message}: {data['details']}"
+    return str(message)
+
+
+def editor_tools(
+    workspace: Workspace,
+    client: Any,
+    session_id: str,
+    builtin: dict[str, Tool],
+    *,
+    read: bool,
+    write: bool,
+    terminal: bool,
+) -> list[Tool]:
+    """The replacements the client's capabilities allow (``client`` is the SDK's
+    agent-side connection). Each keeps its built-in's description."""
+    made: dict[str, FunctionTool] = {}
+
+    async def allowed(ctx: ToolContext, path: str, action: str) -> Path:
+        return await workspace.check(path, ctx, tool=made.get(ctx.call.name), action=action)
+
+    async def read_text(real: Path, line: int | None = None, limit: int | None = None) -> str:
+        try:
+            response = await client.read_text_file(
+                session_id=session_id, path=str(real), line=line, limit=limit
+            )
+        except Exception as exc:  # a JSON-RPC error, a closed connection
+            raise EditorError(f"The editor could not read {real}: {_why(exc)}") from None
+        return str(response.content)
+
+    async def write_text(real: Path, content: str) -> None:
+        try:
+            await client.write_text_file(session_id=session_id, path=str(real), content=content)
+        except Exception as exc:
+            raise EditorError(f"The editor could not write {real}: {_why(exc)}") from None
+
+    def description(name: str) -> str:
+        found = builtin.get(name)
+        return found.description if found is not None else ""
+
+    tools: list[FunctionTool] = []
+
+    if read:
+
+        async def read_file(
+            ctx: ToolContext, path: str, offset: int = 1, limit: int = files.MAX_LINES
+        ) -> ToolResult:
+            real = await allowed(ctx, path, "read")
+            shown = workspace.relative(real)
+            if offset < 1:
+                raise files.FileToolError(f"offset must be 1 or more (the first line is 1), not {offset}.")
+            if limit < 1:
+                raise files.FileToolError(f"limit must be 1 or more, not {limit}.")
+            if real.is_dir():
+                raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+            own = builtin.get("read_file")
+            if own is not None and real.is_file() and _not_text(real):
+                # Images and binary files: the editor reads text only; ours knows what they are.
+                return await own.run({"path": str(real), "offset": offset, "limit": limit}, ctx)
+            text = await read_text(real, offset, limit + 1)
+            return number_lines(text, shown, offset, limit)
+
+        tools.append(
+            FunctionTool(read_file, name="read_file", description=description("read_file"), read_only=True)
+        )
+
+    if read and write:
+
+        async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:
+            real = await allowed(ctx, path, "write")
+            shown = workspace.relative(real)
+            if real.is_dir():
+                raise files.FileToolError(f"{shown} is a directory; give a file path to write.")
+            old = await read_text(real) if real.exists() else None
+            real.parent.mkdir(parents=True, exist_ok=True)
+            await write_text(real, content)
+            diff = files.unified_diff(old or "", content, shown, new_file=old is None)
+            lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+            verb = "Created" if old is None else "Overwrote"
+            text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} line{'' if lines == 1 else 's'})."
+            if old is not None and diff:
+                text += "\n" + diff
+            return ToolResult(
+                text,
+                details={
+                    "path": shown,
+                    "diff": diff,
+                    "created": old is None,
+                    "abs_path": str(real),
+                    "old_text": old,
+                    "new_text": content,
+                },
+            )
+
+        async def edit_file(
+            ctx: ToolContext, path: str, old_string: str, new_string: str, replace_all: bool = False
+        ) -> ToolResult:
+            real = await allowed(ctx, path, "edit")
+            shown = workspace.relative(real)
+            if real.is_dir():
+                raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+            text = await read_text(real)
+            new_text, n = files.replace_text(text, old_string, new_string, replace_all, shown)
+            await write_text(real, new_text)
+            result = files.edit_result(text, new_text, n, shown)
+            details = dict(result.details or {})
+            details.update(abs_path=str(real), old_text=text, new_text=new_text)
+            return ToolResult(result.content, details=details)
+
+        tools.append(FunctionTool(write_file, name="write_file", description=description("write_file")))
+        tools.append(FunctionTool(edit_file, name="edit_file", description=description("edit_file")))
+
+    if terminal:
+
+        async def run_shell(
+            ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT
+        ) -> ToolResult:
+            if not command.strip():
+                raise shell_cmd.ShellToolError("The command is empty.")
+            if not 0 < timeout <= shell_cmd.MAX_TIMEOUT:
+                raise shell_cmd.ShellToolError(
+                    f"timeout must be above 0 and at most {shell_cmd.MAX_TIMEOUT:g} seconds, not {timeout}."
+                )
+            return await run_in_editor_terminal(client, session_id, command, workspace.root, timeout, ctx)
+
+        tools.append(FunctionTool(run_shell, name="run_shell", description=description("run_shell")))
+
+    for t in tools:
+        t.source = "editor"  # type: ignore[attr-defined]
+        made[t.name] = t
+    return list(tools)
+
+
+def _not_text(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(files.SNIFF_BYTES)
+    except OSError:
+        return False
+    return files.sniff_media_type(path, head) is not None
+
+
+def number_lines(text: str, shown: str, offset: int, limit: int) -> ToolResult:
+    """The editor's text (asked for ``limit + 1`` lines from ``offset``) numbered
+    like ``cat -n``, within the built-in's caps, saying how to read on."""
+    lines = text.splitlines()
+    if not lines:
+        if offset == 1:
+            return ToolResult(f"{shown} is empty (0 bytes).", details={"path": shown, "lines": 0})
+        raise files.FileToolError(f"offset {offset} is past the end of {shown}.")
+    more = len(lines) > limit
+    out: list[str] = []
+    used = 0
+    last = offset - 1
+    for number, line in enumerate(lines[:limit], start=offset):
+        if len(line) > files.MAX_LINE_CHARS:
+            cap = files.MAX_LINE_CHARS
+            line = f"{line[:cap]}… [line cut at {cap} of {len(line)} characters]"
+        entry = f"{number:>6}\t{line}"
+        if used + len(entry) > files.MAX_OUTPUT_CHARS and out:
+            more = True
+            break
+        out.append(entry)
+        used += len(entry) + 1
+        last = number
+    body = "\n".join(out)
+    if more:
+        body += f"\n[showed lines {offset}-{last}; call read_file with offset={last + 1} to read on]"
+    return ToolResult(body, details={"path": shown, "first": offset, "last": last})
+
+
+async def run_in_editor_terminal(
+    client: Any, session_id: str, command: str, cwd: Path, timeout: float, ctx: ToolContext
+) -> ToolResult:
+    """``bash -c COMMAND`` in a terminal of the editor's, shown live in the tool call
+    (``ctx.report({"terminal_id": ...})``); killed on timeout or cancel, always released."""
+    shell = "bash" if shutil.which("bash") else "sh"
+    try:
+        created = await client.create_terminal(
+            session_id=session_id,
+            command=shell,
+            args=["-c", command],
+            cwd=str(cwd),
+            output_byte_limit=shell_cmd.MAX_OUTPUT_CHARS * 4,
+        )
+    except Exception as exc:
+        raise EditorError(f"The editor could not start a terminal: {_why(exc)}") from None
+    terminal_id = str(created.terminal_id)
+    ctx.report({"terminal_id": terminal_id})
+    timed_out = False
+    exit_code: int | None = None
+    signal: str | None = None
+    try:
+        with anyio.move_on_after(timeout) as scope:
+            status = await client.wait_for_terminal_exit(session_id=session_id, terminal_id=terminal_id)
+            exit_code, signal = status.exit_code, status.signal
+        if scope.cancelled_caught:
+            timed_out = True
+            await client.kill_terminal(session_id=session_id, terminal_id=terminal_id)
+        output = await client.terminal_output(session_id=session_id, terminal_id=terminal_id)
+        if output.exit_status is not None and exit_code is None and signal is None:
+            exit_code, signal = output.exit_status.exit_code, output.exit_status.signal
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2), contextlib.suppress(Exception):
+            await client.kill_terminal(session_id=session_id, terminal_id=terminal_id)
+        raise
+    except Exception as exc:
+        raise EditorError(f"The editor's terminal failed: {_why(exc)}") from None
+    finally:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2), contextlib.suppress(Exception):
+            await client.release_terminal(session_id=session_id, terminal_id=terminal_id)
+    text = str(output.output)
+    if output.truncated:
+        text = f"[the editor kept only the end of the output]\n{text}"
+    if timed_out:
+        state = f"[timed out after {timeout:g} s; the command was killed]"
+    elif signal:
+        state = f"[killed by signal {signal}]"
+    else:
+        state = f"[exit code {exit_code}]"
+    body = f"{text.rstrip(chr(10))}\n{state}" if text.strip() else f"(no output)\n{state}"
+    return ToolResult(
+        body,
+        is_error=timed_out or bool(signal) or exit_code != 0,
+        details={"exit_code": exit_code, "timed_out": timed_out, "terminal_id": terminal_id},
+    )

@@ -1,0 +1,81 @@
+"""A saved conversation as the ``session/update`` notifications that rebuild it in
+an editor (``session/load``): the user's messages, the agent's thinking and text,
+every tool call with how it ended and what it returned, and the plan last written.
+
+Diffs are not replayed as diffs: a session keeps what a tool told the model,
+not the file before and after, so an edit comes back as its text result.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from acp import helpers
+
+from shell.core.messages import (
+    AssistantMessage,
+    DataBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+from shell.core.tools import Tool
+from shell.textsafety import sanitize
+
+from . import toolview
+from .permissions import tool_kind
+from .updates import Update, plan_update, text_content, tool_call_start
+
+TODO_MIDDLEWARE = "TodoList"
+
+
+def history_updates(
+    messages: Sequence[Message],
+    session_state: dict[str, Any],
+    find_tool: Callable[[str], Tool | None],
+    root: Path,
+) -> Iterator[Update]:
+    results = {m.call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+    for message in messages:
+        if isinstance(message, UserMessage):
+            yield from _user(message)
+        elif isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ThinkingBlock) and block.text:
+                    yield helpers.update_agent_thought_text(sanitize(block.text))
+                elif isinstance(block, TextBlock) and block.text:
+                    yield helpers.update_agent_message_text(sanitize(block.text))
+            for call in message.tool_calls:
+                yield tool_call_start(
+                    call.id, call.name, dict(call.args), tool_kind(find_tool(call.name), call.name), root
+                )
+                result = results.get(call.id)
+                if result is None:
+                    continue
+                text = result.text
+                yield helpers.update_tool_call(
+                    call.id,
+                    status="failed" if result.is_error else "completed",
+                    content=[text_content(toolview.fenced(text))] if text.strip() else [],
+                )
+    todos = (session_state.get(TODO_MIDDLEWARE) or {}).get("todos")
+    if isinstance(todos, list) and todos:
+        yield plan_update(todos)
+
+
+def _user(message: UserMessage) -> Iterator[Update]:
+    if isinstance(message.content, str):
+        if message.content:
+            yield helpers.update_user_message_text(message.content)
+        return
+    for block in message.content:
+        if isinstance(block, TextBlock) and block.text:
+            yield helpers.update_user_message_text(block.text)
+        elif isinstance(block, DataBlock) and block.media_type.startswith("image/"):
+            data = base64.b64encode(block.data).decode("ascii")
+            yield helpers.update_user_message(helpers.image_block(data, block.media_type))
