@@ -143,7 +143,7 @@ class AcpPolicy:
         if (
             self.mode == "accept-edits"
             and tool_kind(request.tool, name) == "edit"
-            and not is_path_request(request)
+            and not is_path_request(request, self.workspace_root)
             and self._inside_workspace(request.args.get("path"))
         ):
             return ApprovalDecision.approve()
@@ -163,7 +163,7 @@ class AcpPolicy:
         name = request.call.name
         allowed = request.allowed_decisions
         options: list[tuple[str, str, OptionKind]] = []
-        path_request = is_path_request(request)
+        path_request = is_path_request(request, self.workspace_root)
         if "approve" in allowed:
             options.append(("allow_once", "Allow", "allow_once"))
             if not path_request:
@@ -197,7 +197,7 @@ class AcpPolicy:
         if option_id in ("reject_once", "reject_always") and "reject" in request.allowed_decisions:
             if (
                 option_id == "reject_always"
-                and not is_path_request(request)
+                and not is_path_request(request, self.workspace_root)
                 and name not in self.rejected_tools
             ):
                 self.rejected_tools.append(name)
@@ -208,10 +208,18 @@ class AcpPolicy:
         )
 
 
-def is_path_request(request: ApprovalRequest) -> bool:
-    """A question about something other than the call as made (the workspace asking
-    about a path outside it): its ``args`` are not the call's."""
-    return dict(request.args) != dict(request.call.args)
+def is_path_request(request: ApprovalRequest, workspace_root: Path) -> bool:
+    """A question about a path outside the workspace (the workspace's fence asking),
+    rather than about the call as such: its ``args`` are not the call's, or they are
+    only a ``path`` outside the root and no edit is offered."""
+    if dict(request.args) != dict(request.call.args):
+        return True
+    path = request.args.get("path")
+    if set(request.args) != {"path"} or "edit" in request.allowed_decisions or not isinstance(path, str):
+        return False
+    resolved = Path(path).expanduser()
+    resolved = (resolved if resolved.is_absolute() else workspace_root / resolved).resolve(strict=False)
+    return not (resolved == workspace_root or workspace_root in resolved.parents)
 
 
 class PolicyGate(Middleware):

@@ -56,6 +56,8 @@ PromptBlock = (
     | ResourceContentBlock
     | EmbeddedResourceContentBlock
 )
+MCP_WAIT = 15.0
+"""Seconds the first prompt waits for MCP servers still connecting."""
 STOP_REASONS = {
     "end_turn": "end_turn",
     "stopped": "end_turn",
@@ -100,6 +102,7 @@ class AcpSession:
         self.busy = False
         self.cancel_requested = False
         self.closed = False
+        self._tools_settled = False
         self._use_editor_tools()
 
     # -- set-up ----------------------------------------------------------------------
@@ -208,7 +211,7 @@ class AcpSession:
         call = request.call
         await self.updates.announce(call.id, call.name, dict(call.args))
         view = self.updates.permission_view(call.id)
-        if is_path_request(request):
+        if is_path_request(request, self.runtime.workspace.root):
             view.title = one_line(request.own_words() or request.description, 300)
         options = [
             PermissionOption(option_id=i, name=label, kind=kind)
@@ -236,6 +239,9 @@ class AcpSession:
         end: ev.ReplyEnd | None = None
         errors: list[str] = []
         try:
+            if not self._tools_settled:  # the editor's MCP servers are there for the first prompt
+                self._tools_settled = True
+                await self.runtime.wait_for_tools(MCP_WAIT)
             for note in self.notes:
                 await self.updates.message(f"> ⚠ {note}\n\n")
             self.notes.clear()

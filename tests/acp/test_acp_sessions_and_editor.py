@@ -1,0 +1,215 @@
+"""Sessions listed and loaded from our store; files, commands and MCP servers
+through the editor; a protocol stream nothing else can write into."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import (
+    AgentPlanUpdate,
+    ClientCapabilities,
+    FileEditToolCallContent,
+    FileSystemCapabilities,
+    McpServerStdio,
+    TerminalToolCallContent,
+    TextContentBlock,
+    ToolCallStart,
+)
+
+from .conftest import EditorClient, Spawn
+
+pytestmark = pytest.mark.anyio
+
+EDITOR = ClientCapabilities(
+    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
+)
+
+
+def prompt_text(text: str) -> list[TextContentBlock]:
+    return [TextContentBlock(type="text", text=text)]
+
+
+async def test_a_saved_session_is_listed_and_loaded_back(spawn: Spawn, script: Any, workspace: Path) -> None:
+    todos = [{"content": "Write notes", "status": "completed"}]
+    turns = [
+        {
+            "thinking": "Notes, then.",
+            "tool_calls": [
+                {"name": "write_file", "args": {"path": "notes.txt", "content": "hi\n"}, "id": "w1"}
+            ],
+        },
+        {"tool_calls": [{"name": "write_todos", "args": {"todos": todos}, "id": "t1"}]},
+        "Wrote notes.txt.",
+        "And here we are again.",
+    ]
+    spec = script(turns)
+    first = EditorClient()
+    async with spawn(first, "--model", spec, "--middleware", "TodoList") as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("please write notes"))
+        saved = session.session_id
+
+    editor = EditorClient()
+    async with spawn(editor, "--model", script(["And here we are again."])) as conn:
+        listed = await conn.list_sessions(cwd=str(workspace))
+        [info] = listed.sessions
+        assert info.session_id == saved and info.cwd == str(workspace)
+        assert info.title == "please write notes" and info.updated_at
+        elsewhere = await conn.list_sessions(cwd=str(workspace.parent))
+        assert elsewhere.sessions == []
+
+        loaded = await conn.load_session(cwd=str(workspace), session_id=saved, mcp_servers=[])
+        assert loaded.modes.current_mode_id == "default"
+        assert editor.user_text() == "please write notes"
+        assert editor.thoughts() == "Notes, then."
+        assert editor.text() == "Wrote notes.txt."
+        start = next(u for u in editor.updates if isinstance(u, ToolCallStart) and u.tool_call_id == "w1")
+        assert start.kind == "edit" and start.title == "Write notes.txt"
+        assert editor.tool_status("w1") == "completed" and editor.tool_status("t1") == "completed"
+        [plan] = [u for u in editor.updates if isinstance(u, AgentPlanUpdate)]
+        assert [(e.content, e.status) for e in plan.entries] == [("Write notes", "completed")]
+
+        replayed = len(editor.updates)
+        reply = await conn.prompt(session_id=saved, prompt=prompt_text("still there?"))
+        assert reply.stop_reason == "end_turn"
+        assert editor.text() == "Wrote notes.txt.And here we are again."
+        assert len(editor.updates) > replayed
+
+    third = EditorClient()
+    async with spawn(third, "--model", script(["hi"])) as conn:
+        await conn.load_session(cwd=str(workspace), session_id=saved, mcp_servers=[])
+    # the continued conversation was saved to the same session
+    assert third.user_text() == "please write notes" + "still there?"
+
+
+async def test_loading_a_session_that_does_not_exist_says_so(
+    spawn: Spawn, script: Any, workspace: Path
+) -> None:
+    from acp import RequestError
+
+    async with spawn(EditorClient(), "--model", script(["hi"])) as conn:
+        with pytest.raises(RequestError) as caught:
+            await conn.load_session(cwd=str(workspace), session_id="20990101-000000-abcdef", mcp_servers=[])
+    assert "20990101-000000-abcdef" in str(caught.value)
+
+
+async def test_files_go_through_the_editor_buffers(spawn: Spawn, script: Any, workspace: Path) -> None:
+    """With fs capabilities, the model reads the unsaved buffer and its edit lands
+    in the buffer, not on the disk; the diff shown is the buffer's."""
+    on_disk = workspace / "app.py"
+    on_disk.write_text("x = 1\n")
+    turns = [
+        {"tool_calls": [{"name": "read_file", "args": {"path": "app.py"}, "id": "r1"}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "edit_file",
+                    "id": "e1",
+                    "args": {"path": "app.py", "old_string": "x = 2", "new_string": "x = 3"},
+                }
+            ]
+        },
+        "Edited.",
+    ]
+    client = EditorClient()
+    client.buffers[str(on_disk)] = "x = 2\n"  # the user changed it and did not save
+    async with spawn(client, "--model", script(turns), capabilities=EDITOR) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        reply = await conn.prompt(session_id=session.session_id, prompt=prompt_text("bump x"))
+    assert reply.stop_reason == "end_turn"
+    assert client.tool_status("r1") == "completed" and client.tool_status("e1") == "completed"
+    assert client.buffers[str(on_disk)] == "x = 3\n"
+    assert on_disk.read_text() == "x = 1\n", "the editor saves, not us"
+    assert ("write", str(on_disk)) in client.fs_log
+    final = [c for c in client.tool_updates("e1")[-1].content if isinstance(c, FileEditToolCallContent)]
+    assert final and final[0].old_text == "x = 2\n" and final[0].new_text == "x = 3\n"
+    read_output = client.tool_updates("r1")[-1].content[0].content.text
+    assert "x = 2" in read_output
+
+
+async def test_a_path_outside_the_workspace_is_still_fenced(
+    spawn: Spawn, script: Any, workspace: Path
+) -> None:
+    secret = workspace.parent / "secret.txt"
+    secret.write_text("do not read")
+    turns = [{"tool_calls": [{"name": "read_file", "args": {"path": str(secret)}, "id": "r1"}]}, "Could not."]
+    client = EditorClient()
+    client.answer = "reject_once"
+    async with spawn(client, "--model", script(turns), capabilities=EDITOR) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("read it"))
+    assert client.fs_log == [], "the editor was never asked for the file"
+    [(asked, options)] = client.permission_requests
+    assert "outside the workspace" in asked.title
+    assert [o.kind for o in options] == ["allow_once", "reject_once"], "no 'always' for a path question"
+    assert client.tool_status("r1") == "failed"
+
+
+async def test_commands_run_in_an_editor_terminal(spawn: Spawn, script: Any, workspace: Path) -> None:
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "run_shell", "args": {"command": "echo made-by-the-editor; exit 3"}, "id": "s1"}
+            ]
+        },
+        "It failed with 3.",
+    ]
+    client = EditorClient()
+    async with spawn(
+        client, "--model", script(turns), "--permission-mode", "bypass", capabilities=EDITOR
+    ) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("run it"))
+    [command] = client.terminal_commands
+    assert command[1:] == ["-c", "echo made-by-the-editor; exit 3"]
+    embedded = [
+        c
+        for u in client.tool_updates("s1")
+        for c in (u.content or [])
+        if isinstance(c, TerminalToolCallContent)
+    ]
+    assert embedded and embedded[0].terminal_id == "term-1", "the tool call shows the editor's terminal"
+    assert client.tool_status("s1") == "failed", "exit code 3 is a failed call"
+
+
+async def test_the_editors_mcp_servers_become_ours(spawn: Spawn, script: Any, workspace: Path) -> None:
+    command = shutil.which("mcp-server-time")
+    assert command, "mcp-server-time is in the test extra"
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "time__get_current_time", "args": {"timezone": "Europe/Paris"}, "id": "m1"}
+            ]
+        },
+        "It is late in Paris.",
+    ]
+    client = EditorClient()
+    server = McpServerStdio(name="time", command=command, args=[], env=[])
+    async with spawn(client, "--model", script(turns), "--permission-mode", "bypass") as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[server])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("time?"))
+    assert client.tool_status("m1") == "completed"
+    output = client.tool_updates("m1")[-1].content[0].content.text
+    assert "Europe/Paris" in output
+
+
+async def test_nothing_printed_to_stdout_reaches_the_protocol(
+    spawn: Spawn, script: Any, workspace: Path, acp_env: dict[str, str]
+) -> None:
+    """A plugin middleware that prints (and writes to fd 1) on import cannot corrupt
+    the JSON stream: stdout is the protocol's alone."""
+    plugins = Path(acp_env["AGENT_SHELL_CONFIG_DIR"]) / "middleware"
+    plugins.mkdir(parents=True)
+    (plugins / "noisy.py").write_text(
+        "import os, sys\nprint('garbage on stdout')\nsys.stdout.flush()\nos.write(1, b'{not json}\\n')\n"
+    )
+    client = EditorClient()
+    async with spawn(client, "--model", script(["Still fine."])) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        reply = await conn.prompt(session_id=session.session_id, prompt=prompt_text("hi"))
+    assert reply.stop_reason == "end_turn"
+    assert client.text().endswith("Still fine.")
+    assert "noisy.py: defines no Middleware" in client.text(), "the config's problems are shown, once"
