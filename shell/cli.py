@@ -22,6 +22,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXAMPLES = """\
 examples:
   agent-shell                                   the full-screen shell (offline demo model if no provider)
+  agent-shell "list the files"                  the shell, with this as the first message
   agent-shell --plain                           the line mode, in your terminal's scrollback
   agent-shell -p "summarise README.md"          print one answer and exit
   git diff | agent-shell -p "review this diff"  the prompt (or its context) on stdin
@@ -47,6 +48,7 @@ def _names(value: str) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent-shell",
+        usage="%(prog)s [OPTIONS] [MESSAGE]\n       %(prog)s COMMAND ...",
         description="A terminal agent shell: chat, watch and approve tool calls, toggle middleware live.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -108,7 +110,9 @@ def _add_acp_parser(sub: Any) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """The console script. Returns (and, via ``sys.exit``, exits with) the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words, message = _take_message(parser, list(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(words)
+    args.message = message
     try:
         return _dispatch(parser, args)
     except KeyboardInterrupt:
@@ -134,6 +138,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
 
 
+def _take_message(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[list[str], str | None]:
+    """``agent-shell "list the files"``: the first bare word that is neither an option's
+    value nor a subcommand is a first message for the interactive shell (as other
+    terminal agents take it). Returns the remaining arguments and that message."""
+    subcommands = {
+        name for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+        for name in action.choices
+    }
+    consumes = {
+        flag for action in parser._actions if action.option_strings and action.nargs != 0
+        for flag in action.option_strings
+    }
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            break
+        if word.startswith("-") and word != "-":
+            if word in consumes and "=" not in word and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                i += 1  # the option's value, not a message
+            i += 1
+            continue
+        if word in subcommands:
+            return argv, None
+        return argv[:i] + argv[i + 1 :], word
+    return argv, None
+
+
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "models":
         return _models(args)
@@ -148,6 +180,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _acp(args)
     if args.prompt is None and (args.output_format != "text" or args.approve != "ask"):
         raise UsageError("--output-format and --approve apply to headless mode (-p)")
+    if args.message is not None and args.prompt is not None:
+        raise UsageError(f"give the prompt to -p (-p {args.message!r}), not on its own")
     prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
     resuming = args.continue_ or args.resume is not None
     if resuming and args.no_session:
@@ -164,10 +198,10 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         return _run(run_headless, runtime, prompt, output_format=args.output_format, approve=args.approve)
     if run_tui is not None:
-        return int(run_tui(runtime))
+        return int(run_tui(runtime, initial=args.message))
     from .plain import run_plain
 
-    return _run(run_plain, runtime)
+    return _run(run_plain, runtime, args.message)
 
 
 def _tui_entry() -> Any:
@@ -198,7 +232,7 @@ def _run_tui_fast(run_tui: Any, args: argparse.Namespace, resuming: bool) -> int
             _resume(runtime, args)
         return runtime
 
-    return int(run_tui(build=build, settings=settings))
+    return int(run_tui(build=build, settings=settings, initial=args.message))
 
 
 def _run(fn: Any, *args: Any, **kwargs: Any) -> int:

@@ -237,14 +237,14 @@ def default_commands() -> CommandRegistry:
         listing = format_sessions(infos)
         return CommandResult(f"Sessions (newest first); open one with `/resume ID`:\n\n```\n{listing}\n```")
 
-    @reg.add("resume", "Open a saved session", usage="/resume ID")
+    @reg.add("resume", "Open a saved session (its number in /sessions, or its id)", usage="/resume N|ID")
     def _resume(runtime: ShellRuntime, arg: str) -> CommandResult:
         from shell.sessions import SessionError, SessionStore
 
         if not arg:
-            return CommandResult("Usage: `/resume ID` (see `/sessions`).", error=True)
+            return CommandResult("Usage: `/resume N` or `/resume ID` (see `/sessions`).", error=True)
         try:
-            info = SessionStore().get(arg.strip())  # look first: a bad id loses nothing
+            info = SessionStore().find(arg, runtime.workspace.root)  # look first: a bad id loses nothing
         except SessionError as exc:
             return CommandResult(f"Could not open the session: {exc}", error=True)
         runtime.new_conversation()

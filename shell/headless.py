@@ -206,6 +206,8 @@ async def run_headless(
     out = out or sys.stdout
     err = err or sys.stderr
     runtime.ask = approver(approve, err)
+    for problem in runtime.problems:  # a mistyped config is said, never silently ignored
+        err.write(f"agent-shell: warning: {sanitize(problem)}\n")
     end: ReplyEnd | None = None
     errors: list[str] = []
     show_tools = output_format == "text" and err.isatty()

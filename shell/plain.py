@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterable
-from contextlib import aclosing
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,9 @@ class PlainShell:
         history: History | None = None,
     ) -> None:
         self.runtime = runtime
+        self._own_input = input is not None  # a test's pipe: leave the real terminal alone
+        self.initial: str | None = None
+        """A first message to send before prompting (``agent-shell "MESSAGE"``)."""
         self.console = console or Console(highlight=False)
         self.commands = default_commands()
         self.commands.add("play", "Play the last audio block", usage="/play")(self._play)
@@ -194,8 +198,9 @@ class PlainShell:
     async def run(self) -> int:
         self._banner()
         self.runtime.on_mcp_change.append(self._mcp_status)
-        async with self.runtime.running():
-            return await self._loop()
+        with self._keys_typed_ahead():
+            async with self.runtime.running():
+                return await self._loop()
 
     def _mcp_status(self, status: Any) -> None:
         if status.state == "connecting":
@@ -206,11 +211,15 @@ class PlainShell:
         run_in_terminal(lambda: self.console.print(line))
 
     async def _loop(self) -> int:
+        first, self.initial = self.initial, None
         while True:
             try:
-                text = await self.session.prompt_async(PROMPT)
+                text = first if first is not None else await self.session.prompt_async(PROMPT)
             except EOFError:
                 return 0
+            if first is not None:
+                self.console.print(Text(f"{PROMPT}{sanitize(first)}", style="bold"))
+                first = None
             if isinstance(text, _CtrlC):
                 if text.had_text:
                     self.interrupted = False
@@ -255,6 +264,32 @@ class PlainShell:
         return False
 
     # -- one reply ----------------------------------------------------------------
+    @contextmanager
+    def _keys_typed_ahead(self) -> Iterator[None]:
+        """Keys typed while no prompt is up (a reply streams) wait for the next prompt
+        as typed.
+
+        A cooked terminal would echo them into the answer and turn Enter into a line
+        feed, which the prompt reads as "new line" rather than "send". So for the
+        whole session echo, line editing and CR→LF are off whenever prompt-toolkit
+        has not got the terminal (it restores this mode after each prompt); Ctrl+C
+        still signals, so it still cancels a reply."""
+        if self._own_input or not sys.stdin.isatty():
+            yield
+            return
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        quiet = termios.tcgetattr(fd)
+        quiet[0] &= ~termios.ICRNL
+        quiet[3] &= ~(termios.ECHO | termios.ICANON)
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        try:
+            yield
+        finally:
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
+
     async def reply(self, text: str) -> str:
         """Stream one reply; returns its stop reason."""
         stream: MarkdownStream | None = None
@@ -490,6 +525,8 @@ def _history() -> History:
         return InMemoryHistory()
 
 
-async def run_plain(runtime: ShellRuntime) -> int:
-    """``agent-shell --plain``."""
-    return await PlainShell(runtime).run()
+async def run_plain(runtime: ShellRuntime, initial: str | None = None) -> int:
+    """``agent-shell --plain [MESSAGE]``: ``initial`` is sent as if typed first."""
+    shell = PlainShell(runtime)
+    shell.initial = initial
+    return await shell.run()

@@ -268,7 +268,7 @@ class ShellRuntime:
                 if info is None:
                     raise SessionError(f"no session to continue in {cwd}")
             elif id_or_prefix:
-                info = store.get(id_or_prefix)
+                info = store.find(id_or_prefix, cwd)
             else:
                 raise SessionError("which session? give its ID (`agent-shell sessions` lists them)")
             loaded = load_session(info.path)
@@ -481,12 +481,32 @@ def build_middleware(
             instance = _instantiate(cls, kwargs, settings)
         except Exception as exc:
             if name in wanted:
-                problems.append(f"Middleware {name} could not be set up: {type(exc).__name__}: {exc}")
+                problems.append(f"Middleware {name} could not be set up: {_setup_error(cls, kwargs, exc)}")
             continue  # a built-in that needs arguments is only offered once configured
         stack.add(instance, enabled=name in wanted and name not in switched_off)
     if "HumanInTheLoop" not in classes:
         problems.append("HumanInTheLoop is not available: tool calls run without asking for approval.")
     return stack
+
+
+def _setup_error(cls: type[Middleware], options: dict[str, Any], exc: Exception) -> str:
+    """Why a configured middleware could not be built, in the config's words: a
+    mistyped option is named with the options that exist (not a raw TypeError)."""
+    import inspect
+
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    known = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [k for k in options if k not in known and k not in MODEL_OPTIONS]
+    if isinstance(exc, TypeError) and unknown and not takes_any:
+        return (
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+            f"under [middleware.{cls.__name__}] (its options: {', '.join(known) or 'none'})."
+        )
+    return f"{type(exc).__name__}: {exc}"
 
 
 def data_dir() -> Path:

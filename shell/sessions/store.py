@@ -232,6 +232,21 @@ class SessionStore:
             )
         return self.info(matches[0])
 
+    def find(self, key: str, cwd: str | Path | None = None, *, listed: int = 20) -> SessionInfo:
+        """What a user means by ``key``: a number is a row of the listing they were
+        shown (``/sessions``: the newest ``listed`` of ``cwd``, numbered from 1),
+        anything else an id or a part of one (:meth:`get`)."""
+        key = key.strip()
+        if key.isdigit() and len(key) <= 3:
+            infos = self.list(cwd) if cwd is not None else self.list()
+            if 1 <= int(key) <= min(len(infos), listed):
+                return infos[int(key) - 1]
+            raise SessionNotFound(
+                f"there is no session number {key} here ({min(len(infos), listed)} listed); "
+                "`/sessions` shows the numbers"
+            )
+        return self.get(key)
+
 
 _MESSAGE_PREFIX = b'{"kind":"message",'
 _SKIPPABLE = tuple(

@@ -113,9 +113,11 @@ class AgentShellApp(App[int]):
         runtime: ShellRuntime | None = None,
         build: Callable[[], ShellRuntime] | None = None,
         settings: Settings | None = None,
+        initial: str | None = None,
     ) -> None:
         """Give ``agent`` or ``runtime`` (ready at once), or ``build`` (called in a
-        thread after the first frame; ``settings`` then choose the theme)."""
+        thread after the first frame; ``settings`` then choose the theme).
+        ``initial`` is a first message, sent as soon as the shell is ready."""
         super().__init__()
         self._own_runtime = runtime is None and build is None
         if self._own_runtime:
@@ -132,7 +134,7 @@ class AgentShellApp(App[int]):
         """Why the start-up failed, printed after the screen closes: a configuration
         error's one line, or for anything else the exception and its traceback."""
         self._model_label = model_label
-        self._queue: list[str] = []
+        self._queue: list[str] = [initial] if initial else []
         self._approvals: list[PendingApproval] = []
         self._approval_screen: ApprovalScreen | None = None
         self._busy = False
@@ -142,6 +144,7 @@ class AgentShellApp(App[int]):
         self.playback.listeners.append(self._playback_changed)
         self.speak_mode = "off"
         """``/speak``: ``off``, ``on`` (TTS middleware on) or ``auto`` (and auto-play)."""
+        self._theme_problem = ""
         self._choose_theme()
 
     # -- layout -------------------------------------------------------------------
@@ -193,12 +196,21 @@ class AgentShellApp(App[int]):
         for theme in themes.all_themes():
             self.register_theme(theme)
         wanted = getattr(self._settings, "theme", None) if not self._own_runtime else None
+        if wanted and wanted not in self.available_themes:
+            names = ", ".join(sorted(self.available_themes))
+            self._theme_problem = (
+                f"The config asks for theme {wanted!r}, which does not exist; using the default. "
+                f"Themes: {names} (`/theme NAME` switches and remembers)."
+            )
+            wanted = None
         wanted = wanted or prefs.saved_theme() or themes.DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
 
     async def on_mount(self) -> None:
         if self._build is None:
             await self._attach_runtime()
+            if self._queue:
+                self.call_after_refresh(self.run_worker, self._send_queued(), group="queue")
         else:
             self.status.model_label = "agent-shell"
             self.status.state = "starting"
@@ -258,7 +270,7 @@ class AgentShellApp(App[int]):
         if saved_speak is not None:
             speech.apply(self.agent.middleware, saved_speak)
         self.speak_mode = speech.current_mode(self.agent.middleware, saved_speak)
-        for problem in self.runtime.problems:
+        for problem in [*self.runtime.problems, *([self._theme_problem] if self._theme_problem else [])]:
             await self.conversation.add(NoticeEntry("warning", problem))
         if self.agent.messages:  # a resumed session: show what was said, and what it cost
             await self.conversation.add_many(entries_from_messages(self.agent.messages))
@@ -574,6 +586,7 @@ def run_tui(
     *,
     build: Callable[[], ShellRuntime] | None = None,
     settings: Settings | None = None,
+    initial: str | None = None,
 ) -> int:
     """The CLI's entry point: run the app until the user quits; the exit code.
 
@@ -582,7 +595,7 @@ def run_tui(
     terminal is restored, and gives exit code 2."""
     import sys
 
-    app = AgentShellApp(runtime=runtime, build=build, settings=settings)
+    app = AgentShellApp(runtime=runtime, build=build, settings=settings, initial=initial)
     code = app.run()
     if app.startup_error is not None:
         print(f"agent-shell: {app.startup_error}", file=sys.stderr)

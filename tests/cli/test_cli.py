@@ -154,6 +154,28 @@ def test_unknown_middleware_is_a_usage_error(run_cli: RunCli, script: Script) ->
     assert "NoSuchThing" in one_clean_line(r.stderr)
 
 
+def test_config_mistakes_are_said_in_headless_too(
+    run_cli: RunCli, script: Script, cli_env: dict[str, str]
+) -> None:
+    """An unknown middleware or a mistyped option in config.toml is a warning on
+    stderr (the reply still runs), never silently ignored."""
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text(
+        '[middleware]\nenabled = ["Timing", "NoSuchThing", "ToolRetry"]\n'
+        "[middleware.ToolRetry]\nmax_retrys = 3\n"
+    )
+    r = run_cli("-p", "hi", "--model", script(["ok"]))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "ok\n"
+    assert "middleware 'NoSuchThing', which does not exist" in r.stderr
+    assert (
+        "Middleware ToolRetry could not be set up: unknown option 'max_retrys' under [middleware.ToolRetry]"
+        in r.stderr
+    )
+    assert "its options: max_retries" in r.stderr
+
+
 def test_middleware_flags_are_accepted(run_cli: RunCli, script: Script) -> None:
     r = run_cli(
         "-p", "hi", "--model", script(["ok"]), "--middleware", "todolist", "--no-middleware", "HumanInTheLoop"
@@ -222,7 +244,7 @@ def test_a_build_without_the_tui_falls_back_to_the_line_mode_once(
     monkeypatch.setitem(sys.modules, "shell.tui.app", None)  # importing it raises ImportError
     ran: list[Any] = []
 
-    async def fake_plain(runtime: Any) -> int:
+    async def fake_plain(runtime: Any, initial: str | None = None) -> int:
         ran.append(runtime)
         return 0
 
@@ -231,3 +253,20 @@ def test_a_build_without_the_tui_falls_back_to_the_line_mode_once(
     assert len(ran) == 1
     err = capsys.readouterr().err
     assert err.count("TUI is not available") == 1
+
+
+def test_bare_words_are_a_first_message_not_a_usage_error() -> None:
+    from shell.cli import _take_message, build_parser
+
+    parser = build_parser()
+    assert _take_message(parser, ["list the files"]) == ([], "list the files")
+    words = ["--model", "demo", "hi", "--plain"]
+    assert _take_message(parser, words) == (["--model", "demo", "--plain"], "hi")
+    assert _take_message(parser, ["-p", "hi"]) == (["-p", "hi"], None)  # -p's prompt
+    assert _take_message(parser, ["models"]) == (["models"], None)  # a subcommand
+    assert _take_message(parser, ["--resume", "abc"]) == (["--resume", "abc"], None)
+
+
+def test_a_message_and_p_together_is_a_usage_error(run_cli: RunCli) -> None:
+    r = run_cli("hello", "-p", "there")
+    assert r.returncode == 2 and "-p" in one_clean_line(r.stderr)

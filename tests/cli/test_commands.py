@@ -134,3 +134,36 @@ async def test_sessions_resume_and_export(tmp_path: Path, monkeypatch: pytest.Mo
     text = (tmp_path / "notes.md").read_text()
     assert "What is the answer?" in text and "The answer is 42." in text
     await second.aclose()
+
+
+async def test_resume_by_the_number_sessions_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/resume 1`` is the first row of ``/sessions`` (this directory's newest), never
+    a session elsewhere whose id happens to end in 1."""
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir(), elsewhere.mkdir()
+
+    async def talk(cwd: Path, text: str) -> None:
+        rt = ShellRuntime.create(
+            RuntimeOptions(cwd=str(cwd)), settings=Settings(path=tmp_path / "none.toml"),
+            model=ScriptedModel(["ok"]),
+        )
+        async for _ in rt.reply(text):
+            pass
+        await rt.aclose()
+
+    await talk(here, "older here")
+    await talk(here, "newest here")
+    for n in range(12):  # plenty of ids elsewhere, some ending in 1 or 2
+        await talk(elsewhere, f"elsewhere {n}")
+    rt = ShellRuntime.create(
+        RuntimeOptions(cwd=str(here)), settings=Settings(path=tmp_path / "none.toml"), model=ScriptedModel([])
+    )
+    result = await run(rt, "/resume 1")
+    assert not result.error, result.text
+    assert rt.agent.messages[0].text == "newest here"
+    assert (await run(rt, "/resume 2")).error is False
+    assert rt.agent.messages[0].text == "older here"
+    missing = await run(rt, "/resume 3")
+    assert missing.error and "no session number 3 here" in missing.text
+    await rt.aclose()

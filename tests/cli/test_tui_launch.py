@@ -21,11 +21,12 @@ from .conftest import RunCli
 
 def run_on_pty(
     args: list[str], env: dict[str, str], timeout: float = 30, quit_on: bytes | None = None,
-    cwd: Path | None = None, type_at_once: bytes = b"",
+    cwd: Path | None = None, type_at_once: bytes = b"", quit_keys: bytes = b"\x11",
 ) -> tuple[int, str]:
     """Run ``args`` on a pseudo-terminal; with ``quit_on``, press Ctrl+Q once that
     text has been drawn; ``type_at_once`` is typed right after the launch, before
-    the app has the terminal. Returns the exit code and everything drawn."""
+    the app has the terminal; ``quit_keys`` (Ctrl+Q) is what quits. Returns the exit
+    code and everything drawn."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(args, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=cwd)
     os.close(follower)
@@ -45,7 +46,7 @@ def run_on_pty(
                 if b"\x1b[6n" in chunk:
                     os.write(leader, b"\x1b[1;1R")
                 if quit_on is not None and quit_on in seen:
-                    os.write(leader, b"\x11")  # Ctrl+Q
+                    os.write(leader, quit_keys)
                     quit_on = None
             elif proc.poll() is not None:
                 break
@@ -83,4 +84,26 @@ def test_a_message_typed_before_the_screen_opens_is_sent(
     args = [sys.executable, "-m", "shell", "--model", script(["The early bird was heard."]), "--no-session"]
     code, output = run_on_pty(args, cli_env, quit_on=b"was heard.", cwd=workspace, type_at_once=b"early\r")
     assert "The early bird was heard." in output
+    assert code == 0
+
+
+def test_a_message_on_the_command_line_is_the_first_message(
+    cli_env: dict[str, str], workspace: Path, script: Callable[[list[Any]], str]
+) -> None:
+    """``agent-shell "list the files"`` opens the shell and sends that message (it was
+    a usage error); the scripted model answers only once it has been asked."""
+    model = script(["Here are the files you asked about."])
+    args = [sys.executable, "-m", "shell", "list the files", "--model", model, "--no-session"]
+    code, output = run_on_pty(args, cli_env, quit_on=b"you asked about.", cwd=workspace)
+    assert "Here are the files you asked about." in output
+    assert code == 0
+
+
+def test_a_message_on_the_command_line_in_the_line_mode(
+    cli_env: dict[str, str], workspace: Path, script: Callable[[list[Any]], str]
+) -> None:
+    model = script(["Listing them now."])
+    args = [sys.executable, "-m", "shell", "--plain", "--model", model, "--no-session", "list the files"]
+    code, output = run_on_pty(args, cli_env, quit_on=b"them now.", cwd=workspace, quit_keys=b"/quit\r")
+    assert "list the files" in output and "Listing them now." in output
     assert code == 0
