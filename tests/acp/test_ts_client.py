@@ -60,7 +60,10 @@ def test_the_reference_client_holds_the_same_conversation(
     command = [sys.executable, "-m", "shell", "acp", "--model", script(turns)]
     done = subprocess.run(
         ["node", str(CLIENT), str(sdk), str(workspace), "--", *command],
-        capture_output=True, text=True, env=acp_env, timeout=180,
+        capture_output=True,
+        text=True,
+        env=acp_env,
+        timeout=180,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
@@ -69,14 +72,21 @@ def test_the_reference_client_holds_the_same_conversation(
     assert summary["modes"] == ["default", "accept-edits", "plan", "bypass"]
     options = {o[0]: o for o in summary["options"]}
     assert options["mode"][1:] == ["select", "default"]
-    assert options["middleware.TodoList"][1:] == ["select", "off"], "no boolean support announced: on/off select"
+    assert options["middleware.TodoList"][1:] == ["select", "off"], (
+        "no boolean support announced: on/off select"
+    )
     assert summary["todoListAfterSwitch"] == "on"
 
     assert summary["stops"] == ["end_turn", "end_turn", "end_turn", "end_turn", "cancelled"]
     assert summary["hello"] == "Hello from agent-shell, in several small pieces."
     assert summary["helloChunks"] > 3
     assert [p["toolCallId"] for p in summary["permissions"]] == ["w1", "w2", "t1"]
-    assert summary["permissions"][0]["options"] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    assert summary["permissions"][0]["options"] == [
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+    ]
     assert summary["statuses"]["w1"] == ["pending", "in_progress", "completed"]
     assert summary["statuses"]["w2"][-1] == "failed"
     assert summary["aExists"] is True and summary["bExists"] is False
