@@ -294,3 +294,55 @@ def test_the_sdk_loads_only_for_acp() -> None:
     code = "import sys, shell.cli; shell.cli.build_parser(); print('acp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_plan_mode_holds_with_human_in_the_loop_switched_off(
+    spawn: Spawn, script: Any, workspace: Path
+) -> None:
+    """Switching the question off is not switching plan mode off: writes, commands
+    and fetches are refused without asking, reads still run."""
+    (workspace / "readme.txt").write_text("hello")
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "read_file", "args": {"path": "readme.txt"}, "id": "r1"},
+                {"name": "write_file", "args": {"path": "x.txt", "content": "x"}, "id": "w1"},
+                {"name": "run_shell", "args": {"command": "touch y.txt"}, "id": "s1"},
+                {"name": "fetch_url", "args": {"url": "http://127.0.0.1:9/"}, "id": "f1"},
+            ]
+        },
+        "Here is the plan.",
+    ]
+    client = EditorClient()
+    async with spawn(client, "--model", script(turns), "--permission-mode", "plan") as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.set_config_option(
+            config_id="middleware.HumanInTheLoop", session_id=session.session_id, value="off"
+        )
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("plan"))
+    assert client.permission_requests == []
+    assert client.tool_status("r1") == "completed"
+    for call_id in ("w1", "s1", "f1"):
+        assert client.tool_status(call_id) == "failed"
+        said = client.tool_updates(call_id)[-1].content[0].content.text
+        assert "plan mode" in said, said
+    assert not (workspace / "x.txt").exists() and not (workspace / "y.txt").exists()
+
+
+async def test_the_model_is_a_select_the_editor_switches(spawn: Spawn, script: Any, workspace: Path) -> None:
+    from acp import RequestError
+
+    client = EditorClient()
+    async with spawn(client, "--model", script(["from the script"])) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        model = next(o for o in session.config_options if o.id == "model")
+        assert model.current_value == "scripted:script1.json"
+        assert "demo" in [o.value for o in model.options], "the providers' models are offered"
+        with pytest.raises(RequestError) as caught:
+            await conn.set_config_option(config_id="model", session_id=session.session_id, value="nope:x")
+        assert "nope" in str(caught.value)
+        changed = await conn.set_config_option(config_id="model", session_id=session.session_id, value="demo")
+        assert next(o for o in changed.config_options if o.id == "model").current_value == "demo"
+        reply = await conn.prompt(session_id=session.session_id, prompt=prompt_text("hello"))
+    assert reply.stop_reason == "end_turn"
+    assert client.text() and "from the script" not in client.text()
