@@ -70,7 +70,9 @@ _KINDS_BY_NAME: Mapping[str, ToolKind] = {
 }
 _VALID_KINDS = frozenset(ToolKind.__args__)  # type: ignore[attr-defined]
 PLAN_KINDS = frozenset({"read", "search", "think"})
-"""What runs in ``plan`` mode (and only when the tool is read-only)."""
+"""What runs in ``plan`` mode: read-only tools of these kinds, and ``think`` tools
+(the plan itself: ``write_todos`` changes nothing but the agent's own notes, so it
+never asks either)."""
 REJECT_STATE_KEY = "always_reject"
 
 
@@ -129,7 +131,8 @@ class AcpPolicy:
 
     @staticmethod
     def _plan_allows(tool: Tool | None, name: str) -> bool:
-        return tool is not None and tool.read_only and tool_kind(tool, name) in PLAN_KINDS
+        kind = tool_kind(tool, name)
+        return kind == "think" or (tool is not None and tool.read_only and kind in PLAN_KINDS)
 
     # -- allow: what the mode approves without asking ----------------------------
     def automatic(self, request: ApprovalRequest) -> ApprovalDecision | None:
@@ -138,8 +141,8 @@ class AcpPolicy:
         reason = self.denial(request.tool, name)
         if reason is not None:
             return ApprovalDecision.reject(reason)
-        if self.mode == "bypass":
-            return ApprovalDecision.approve()
+        if self.mode == "bypass" or tool_kind(request.tool, name) == "think":
+            return ApprovalDecision.approve()  # "think" (write_todos) changes only the agent's own notes
         if (
             self.mode == "accept-edits"
             and tool_kind(request.tool, name) == "edit"

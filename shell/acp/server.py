@@ -178,6 +178,14 @@ class AcpServer:
         old = self.sessions.pop(session_id, None)
         if old is not None:  # the editor reopens a thread we still hold: let go of it first
             await old.close()
+        from shell.sessions import SessionError, SessionStore
+
+        try:  # the exact id: a prefix is for people typing, not for an editor
+            exists = SessionStore().path(session_id).is_file()
+        except SessionError:
+            exists = False
+        if not exists:
+            raise RequestError(-32002, f"No saved session {session_id}", {"uri": session_id})
         runtime, notes = self._runtime(cwd, mcp_servers)
         try:
             loaded = runtime.resume(session_id)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import anyio
 from acp import RequestError, helpers
 from acp.schema import (
     AudioContentBlock,
@@ -103,6 +104,7 @@ class AcpSession:
         self.cancel_requested = False
         self.closed = False
         self._tools_settled = False
+        self._waiting: anyio.CancelScope | None = None
         self._use_editor_tools()
 
     # -- set-up ----------------------------------------------------------------------
@@ -241,12 +243,16 @@ class AcpSession:
         try:
             if not self._tools_settled:  # the editor's MCP servers are there for the first prompt
                 self._tools_settled = True
-                await self.runtime.wait_for_tools(MCP_WAIT)
+                with anyio.CancelScope() as self._waiting:
+                    await self.runtime.wait_for_tools(MCP_WAIT)
+                self._waiting = None
             for note in self.notes:
                 await self.updates.message(f"> ⚠ {note}\n\n")
             self.notes.clear()
             async with aclosing(self.runtime.reply(prompt_input(blocks))) as events:  # type: ignore[arg-type]
                 async for event in events:
+                    if self.cancel_requested:  # cancelled before the reply had begun
+                        self.runtime.cancel()
                     if isinstance(event, ev.ErrorEvent) and event.source != "tool":
                         errors.append(f"{event.source}: {event.error}")
                         continue
@@ -290,6 +296,8 @@ class AcpSession:
     def cancel(self) -> None:
         if self.busy:
             self.cancel_requested = True
+            if self._waiting is not None:
+                self._waiting.cancel()
             self.runtime.cancel()
 
     async def replay(self) -> None:

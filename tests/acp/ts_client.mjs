@@ -107,7 +107,6 @@ const summary = await app.connectWith(stream, async (ctx) => {
       value: "on",
     }),
   );
-  answer = "allow_once"; // write_todos is not read-only: it asks too
   stops.push((await prompt("plan it")).stopReason);
 
   await ctx.request(acp.methods.agent.session.setMode, { sessionId, modeId: "bypass" });
