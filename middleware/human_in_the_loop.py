@@ -14,9 +14,17 @@ decisions), ``False`` (never ask) or ``{"allowed_decisions": [...],
 something (``read_only=False``) and runs freely when it is read-only, so a bare
 ``HumanInTheLoop()`` is a safe default.
 
-"Always allow" lives in ``ctx.session_state["always_allow"]`` (a JSON list of tool
-names), so it is saved with the session and survives replies, not just the
-current one.
+Given a ``policy`` (the shell gives it ``shell.permissions.PermissionPolicy``:
+modes and rules), the policy decides each call: ``allow`` runs it, ``deny``
+blocks it with the policy's reason (the model reads it), ``ask`` asks with the
+policy's reason, the rule(s) "always" would remember and a preview (a diff for
+file edits); "always" hands the chosen rules and scope back to the policy, and
+``interrupt_on`` then only shapes the question (decisions, description). The
+policy lives above this package, so it comes in as a :class:`ToolPolicy`.
+
+Without a policy: "always allow" lives in ``ctx.session_state["always_allow"]``
+(a JSON list of tool names), so it is saved with the session and survives
+replies, not just the current one.
 
 Each call's gate runs in its own task when tools run in parallel, so several
 approvals can be pending at once; nothing here is shared between those tasks
@@ -27,14 +35,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeAlias, TypedDict
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict
 
 from shell.core.approvals import ALL_DECISIONS, ApprovalDecision, ApprovalRequest, DecisionType
 from shell.core.messages import ToolCallBlock
 from shell.core.tools import Tool
 
 from .base import Middleware
-from .context import ToolCallContext
+from .context import HookContext, ToolCallContext
 from .types import BeforeToolCallResult
 
 DescriptionFn: TypeAlias = Callable[[ToolCallBlock, Tool, dict[str, Any]], Any]
@@ -49,6 +58,37 @@ class InterruptConfig(TypedDict, total=False):
 
 
 InterruptOn: TypeAlias = Mapping[str, "bool | InterruptConfig"]
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A policy's answer for one call; ``reason`` is for the approver (``ask``) or
+    for the model (``deny``)."""
+
+    action: Literal["allow", "ask", "deny"]
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AskDetails:
+    """What a policy adds to a question: the rules "always" would keep, a preview."""
+
+    suggested_rules: tuple[str, ...] = ()
+    preview: str = ""
+
+
+class ToolPolicy(Protocol):
+    """Decides every tool call (``shell.permissions.PermissionPolicy`` is one)."""
+
+    def decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict: ...
+
+    async def details(self, tool: Tool, args: Mapping[str, Any]) -> AskDetails: ...
+
+    def remember(self, decision: ApprovalDecision, request: ApprovalRequest) -> str | None:
+        """Keep an "always" as rules; returns a problem to report, or None."""
+        ...
+
+    def system_note(self) -> str | None: ...
+
 
 DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"
 ALWAYS_ALLOW_KEY = "always_allow"
@@ -97,11 +137,19 @@ class HumanInTheLoop(Middleware):
         interrupt_on: InterruptOn | None = None,
         *,
         description_prefix: str = DEFAULT_DESCRIPTION_PREFIX,
+        policy: ToolPolicy | None = None,
     ) -> None:
         self.interrupt_on: dict[str, _Resolved | None] = {
             name: _check_config(name, value) for name, value in (interrupt_on or {}).items()
         }
         self.description_prefix = description_prefix
+        self.policy = policy
+        """Who decides (see the module docstring); None: ``interrupt_on`` and read-only."""
+
+    async def transform_system_prompt(self, ctx: HookContext, prompt: str) -> str:
+        """The policy's word to the model (plan mode says it is planning)."""
+        note = self.policy.system_note() if self.policy is not None else None
+        return f"{prompt}\n\n{note}" if note else prompt
 
     def _config_for(self, tool: Tool) -> _Resolved | None:
         if tool.name in self.interrupt_on:
@@ -128,32 +176,69 @@ class HumanInTheLoop(Middleware):
         return allowed
 
     async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        if self.policy is not None:
+            return await self._with_policy(ctx, self.policy)
         config = self._config_for(ctx.tool)
         name = ctx.tool.name
         if config is None or name in self.always_allowed(ctx):
             return None
         request = ApprovalRequest(
-            ctx.call, ctx.tool, dict(ctx.args), config.allowed, await self._describe(ctx, config)
+            ctx.call, ctx.tool, dict(ctx.args), config.allowed, await self._describe(ctx, config),
+            suggested_rules=(name,),
         )
+        return await self._ask(ctx, request, config.allowed)
+
+    async def _with_policy(self, ctx: ToolCallContext, policy: ToolPolicy) -> BeforeToolCallResult | None:
+        verdict = policy.decide(ctx.tool, ctx.args)
+        if verdict.action == "allow":
+            return None
+        if verdict.action == "deny":
+            return _block(verdict.reason or f"The call to {ctx.tool.name} is not allowed; it was not run.")
+        config = self.interrupt_on.get(ctx.tool.name) or _Resolved(ALL_DECISIONS, None)
+        details = await policy.details(ctx.tool, ctx.args)
+        description = await self._describe(ctx, config)
+        if config.description is None and verdict.reason:
+            description = f"{verdict.reason}\n\n{description.split(chr(10) * 2, 1)[-1]}"
+        request = ApprovalRequest(
+            ctx.call, ctx.tool, dict(ctx.args), config.allowed, description,
+            reason=verdict.reason, suggested_rules=details.suggested_rules, preview=details.preview,
+        )
+        return await self._ask(ctx, request, config.allowed)
+
+    async def _ask(
+        self, ctx: ToolCallContext, request: ApprovalRequest, allowed: tuple[DecisionType, ...]
+    ) -> BeforeToolCallResult | None:
+        name = ctx.tool.name
         decision = await ctx.ask(request)
         if not isinstance(decision, ApprovalDecision):
             return _block(
                 f"The approval for {name} got no usable answer ({decision!r}); the call was not run."
             )
-        if decision.type not in config.allowed:
+        if decision.type not in allowed:
             return _block(
                 f"The decision {decision.type!r} is not allowed for {name} "
-                f"(allowed: {', '.join(config.allowed)}); the call was not run."
+                f"(allowed: {', '.join(allowed)}); the call was not run."
             )
         if decision.type == "reject":
             return _block(decision.message or f"User rejected the tool call for {name}")
-        if decision.always and name not in self.always_allowed(ctx):
-            self.always_allowed(ctx).append(name)
+        if decision.always:
+            self._remember(ctx, decision, request)
         if decision.type == "edit":
             if decision.args is None:
                 return _block(f"The edit of the call to {name} carried no arguments; the call was not run.")
             return BeforeToolCallResult(args=dict(decision.args))
         return None
+
+    def _remember(self, ctx: ToolCallContext, decision: ApprovalDecision, request: ApprovalRequest) -> None:
+        if self.policy is None:
+            if ctx.tool.name not in self.always_allowed(ctx):
+                self.always_allowed(ctx).append(ctx.tool.name)
+            return
+        problem = self.policy.remember(decision, request)
+        if problem:
+            from shell.core.events import Notice
+
+            ctx.emit(Notice("warning", problem, self.name))
 
 
 def _block(reason: str) -> BeforeToolCallResult:

@@ -27,6 +27,7 @@ examples:
   agent-shell -p "summarise README.md"          print one answer and exit
   git diff | agent-shell -p "review this diff"  the prompt (or its context) on stdin
   agent-shell -p "fix the tests" --approve always --output-format jsonl
+  agent-shell --permission-mode plan            read and plan; nothing writes, runs or fetches
   agent-shell --model anthropic:claude-sonnet-4-5 --middleware Timing,TodoList
   agent-shell --model scripted:turns.json --plain   replay a scripted conversation
   agent-shell models                            list the models of every provider
@@ -76,8 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-session", action="store_true", help="do not save this conversation")
     parser.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text",
                         help="headless output: the answer, one JSON object, or events as JSON lines")
-    parser.add_argument("--approve", choices=("ask", "never", "always"), default="ask",
-                        help="headless approvals: ask on the terminal, reject, or approve all")
+    parser.add_argument("--approve", choices=("ask", "never", "always"), default=None,
+                        help="headless approvals: ask on the terminal (default), reject what would ask, "
+                             "or approve all (= --permission-mode bypass)")
+    parser.add_argument("--permission-mode", metavar="MODE",
+                        choices=("default", "plan", "accept-edits", "auto", "bypass"),
+                        help="what runs without asking: default (read-only tools), plan (nothing that "
+                             "writes, executes or reaches the network), accept-edits (also file edits in "
+                             "the workspace), auto (also what the sandbox confines), bypass (everything)")
     parser.add_argument("--max-rounds", type=int, default=50, metavar="N", help="model calls per reply")
     sub = parser.add_subparsers(dest="command", metavar="{models,config,acp}")
     sub.add_parser("models", help="list the models of every configured provider")
@@ -178,10 +185,13 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         raise UsageError("--max-rounds must be at least 1")
     if args.command == "acp":
         return _acp(args)
-    if args.prompt is None and (args.output_format != "text" or args.approve != "ask"):
+    if args.prompt is None and (args.output_format != "text" or args.approve is not None):
         raise UsageError("--output-format and --approve apply to headless mode (-p)")
     if args.message is not None and args.prompt is not None:
         raise UsageError(f"give the prompt to -p (-p {args.message!r}), not on its own")
+    if args.approve == "always" and args.permission_mode not in (None, "bypass"):
+        raise UsageError(f"--approve always means --permission-mode bypass; it cannot go with "
+                         f"--permission-mode {args.permission_mode}")
     prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
     resuming = args.continue_ or args.resume is not None
     if resuming and args.no_session:
@@ -196,7 +206,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if prompt is not None:
         from .headless import run_headless
 
-        return _run(run_headless, runtime, prompt, output_format=args.output_format, approve=args.approve)
+        return _run(run_headless, runtime, prompt, output_format=args.output_format,
+                    approve=args.approve or "ask")
     if run_tui is not None:
         return int(run_tui(runtime, initial=args.message))
     from .plain import run_plain
@@ -269,6 +280,8 @@ def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
         config_path=args.config,
         max_rounds=args.max_rounds,
         record=not args.no_session,
+        permission_mode="bypass" if args.approve == "always" else args.permission_mode,
+        cli_strict=args.permission_mode is not None or args.approve is not None,
     )
     return ShellRuntime.create(options, settings=settings)
 

@@ -30,6 +30,12 @@ points elsewhere (tests, portable installs). Every key is optional::
     command = "mcp-server-time"
     args = []
 
+    [permissions]                      # see README "Permissions"
+    mode = "default"                   # default, plan, accept-edits, auto, bypass
+    allow = ["run_shell(git status:*)", "read_file(src/**)"]
+    ask = ["fetch_url"]
+    deny = ["run_shell(rm -rf*)", "read_file(**/.env)"]
+
 A broken file raises :class:`ConfigError` naming the file and the line. Secrets
 stay out of the file by design (``api_key_env`` names a variable); ``describe``
 masks anything that looks like one anyway.
@@ -90,6 +96,17 @@ class MCPServerSettings:
 
 
 @dataclass(slots=True)
+class PermissionSettings:
+    """``[permissions]``: the starting mode and the user's rules (rule strings are
+    checked by ``shell.permissions``, which reports a bad one as a problem)."""
+
+    mode: str | None = None
+    allow: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
 class Settings:
     path: Path = field(default_factory=lambda: config_path())
     exists: bool = False
@@ -98,6 +115,7 @@ class Settings:
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
     middleware: MiddlewareSettings = field(default_factory=MiddlewareSettings)
     mcp_servers: dict[str, MCPServerSettings] = field(default_factory=dict)
+    permissions: PermissionSettings = field(default_factory=PermissionSettings)
     extra: dict[str, Any] = field(default_factory=dict)
     """Top-level keys this version does not know (kept, and shown by ``describe``)."""
     raw: dict[str, Any] = field(default_factory=dict)
@@ -143,7 +161,7 @@ def settings_from_dict(data: dict[str, Any], path: Path | None = None) -> Settin
         raise ConfigError(f"In the config file {where}: {key} must be a {names}, not {value!r}")
 
     s = Settings(path=file, exists=True, raw=data)
-    known = {"model", "theme", "providers", "middleware", "mcp_servers"}
+    known = {"model", "theme", "providers", "middleware", "mcp_servers", "permissions"}
     s.model = want(data.get("model"), str, "model")
     s.theme = want(data.get("theme"), str, "theme")
     for name, table in (want(data.get("providers"), dict, "providers") or {}).items():
@@ -182,6 +200,14 @@ def settings_from_dict(data: dict[str, Any], path: Path | None = None) -> Settin
             type=want(t.get("type"), str, f"{key}.type"),
             cwd=want(t.get("cwd"), str, f"{key}.cwd"),
         )
+    perms = want(data.get("permissions"), dict, "permissions") or {}
+    s.permissions = PermissionSettings(
+        mode=want(perms.get("mode"), str, "permissions.mode"),
+        **{
+            effect: [str(r) for r in want(perms.get(effect), list, f"permissions.{effect}") or []]
+            for effect in ("allow", "ask", "deny")
+        },
+    )
     s.extra = {k: v for k, v in data.items() if k not in known}
     return s
 
@@ -201,6 +227,9 @@ def settings_to_dict(s: Settings) -> dict[str, Any]:
     mw.update(s.middleware.options)
     if mw:
         out["middleware"] = mw
+    perms = {k: v for k, v in _fields(s.permissions).items() if v not in (None, [])}
+    if perms:
+        out["permissions"] = perms
     if s.mcp_servers:
         out["mcp_servers"] = {
             name: {
@@ -317,6 +346,11 @@ def describe(settings: Settings, env: dict[str, str] | None = None) -> str:
         env_shown = {k: mask(v) if is_secret_name(k) else v for k, v in m.env.items()}
         line = f"[mcp_servers.{name}] {target}{'' if m.enabled else ' (disabled)'}"
         out.append(line + (f" env={env_shown}" if env_shown else ""))
+    perms = settings.permissions
+    out.append(f"[permissions] mode = {perms.mode or '(default)'}")
+    for effect in ("allow", "ask", "deny"):
+        for rule in getattr(perms, effect):
+            out.append(f"  {effect} {rule}")
     for key, value in settings.extra.items():
         out.append(f"{key} = {value!r} (unknown key, ignored)")
     out.append("Environment:")

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from .agent.loop import Agent, Ask
     from .config import Settings
+    from .permissions.policy import PermissionPolicy
     from .sessions import LoadedSession, SessionRecorder
     from .tools.workspace import Workspace
 
@@ -59,6 +60,11 @@ class RuntimeOptions:
     """Save the conversation as a session (``--no-session`` turns it off)."""
     mcp_servers: list[Any] = field(default_factory=list)
     """More MCP servers (``McpServerSpec``) besides the config's, e.g. an ACP client's."""
+    permission_mode: str | None = None
+    """``--permission-mode`` (``--approve always`` maps to ``bypass``); None: the config's."""
+    cli_strict: bool = False
+    """The command line chose the permission policy (``--permission-mode`` or
+    ``--approve``): rules restored from a saved session do not widen it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +110,10 @@ class ShellRuntime:
         """The session being written (created at the first reply, or by :meth:`resume`)."""
         self.on_mcp_change: list[Callable[[Any], None]] = []
         """Called with each ``ServerStatus`` change (front ends show them)."""
+        self.permissions: PermissionPolicy = build_permissions(
+            agent, settings, workspace, options, self.problems
+        )
+        """The one permission policy (modes and rules); HumanInTheLoop asks it."""
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -299,6 +309,21 @@ class ShellRuntime:
         self.agent.session_state.clear()
         self._close_session()  # the next reply starts a new session file
 
+    # -- permissions -----------------------------------------------------------------
+    @property
+    def approvals_on(self) -> bool:
+        """Whether the policy is enforced: HumanInTheLoop is in the stack and on
+        (switched off, every call runs: front ends show that as a warning)."""
+        stack = self.agent.middleware
+        return "HumanInTheLoop" in stack and stack.is_enabled("HumanInTheLoop")
+
+    @property
+    def mode_label(self) -> str:
+        """The mode as the status line shows it (``bypass`` when approvals are off)."""
+        if not self.approvals_on:
+            return "bypass (approvals off)"
+        return self.permissions.mode
+
     # -- middleware and tools ------------------------------------------------------
     def find_middleware(self, name: str) -> str:
         """The stack's spelling of ``name`` (matched without regard to case)."""
@@ -349,10 +374,10 @@ class ShellRuntime:
     def describe_tools(self) -> str:
         from .tools.listing import describe_tools
 
-        stack = self.agent.middleware
-        hitl = "HumanInTheLoop" in stack and stack.is_enabled("HumanInTheLoop")
+        verdicts = {t.name: self.permissions.decide(t, {}).action for t in self.agent.tools}
+        notes = {"ask": ", asks", "deny": ", denied"} if self.approvals_on else {}
         rows = [
-            f"- `{i.name}` ({i.source}{', asks' if hitl and i.asks_approval else ''}): {i.summary}"
+            f"- `{i.name}` ({i.source}{notes.get(verdicts[i.name], '')}): {i.summary}"
             for i in describe_tools(self.agent.tools)
         ]
         text = "Tools:\n\n" + "\n".join(rows) if rows else "No tools."
@@ -507,6 +532,56 @@ def _setup_error(cls: type[Middleware], options: dict[str, Any], exc: Exception)
             f"under [middleware.{cls.__name__}] (its options: {', '.join(known) or 'none'})."
         )
     return f"{type(exc).__name__}: {exc}"
+
+
+def build_permissions(
+    agent: Agent, settings: Settings, workspace: Workspace, options: RuntimeOptions, problems: list[str]
+) -> PermissionPolicy:
+    """The policy from the command line and the config, handed to HumanInTheLoop."""
+    from middleware.human_in_the_loop import HumanInTheLoop
+
+    from .permissions.modes import ModeError, parse_mode
+    from .permissions.policy import PermissionPolicy
+    from .permissions.rules import parse_rules
+
+    conf = settings.permissions
+    mode_name = options.permission_mode or conf.mode or "default"
+    try:
+        mode = parse_mode(mode_name)
+    except ModeError as exc:
+        if options.permission_mode:
+            raise ShellError(f"--permission-mode: {exc}") from None
+        problems.append(f"The config file {settings.path}: {exc}; using default.")
+        mode = "default"
+    table = {"allow": conf.allow, "ask": conf.ask, "deny": conf.deny}
+    user_rules, rule_problems = parse_rules(table, "user", str(settings.path))
+    problems.extend(rule_problems)
+    hitl = next((m for m in agent.middleware if isinstance(m, HumanInTheLoop)), None)
+    state_key = hitl.name if hitl is not None else "HumanInTheLoop"
+    policy = PermissionPolicy(
+        workspace.root,
+        mode=mode,
+        user_rules=user_rules,
+        cli_strict=options.cli_strict,
+        user_config=settings.path,
+        session_state=lambda: agent.session_state.setdefault(state_key, {}),
+        sandboxed=_sandbox_probe(),
+    )
+    problems.extend(policy.problems)
+    if hitl is not None:
+        hitl.policy = policy
+    return policy
+
+
+def _sandbox_probe() -> Callable[[str], bool] | None:
+    """Whether ``run_shell`` will confine a command (the sandbox's own answer), for
+    auto mode; None while no sandbox module answers (auto then asks)."""
+    try:
+        from .permissions import sandbox  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    probe = getattr(sandbox, "will_sandbox", None)
+    return probe if callable(probe) else None
 
 
 def data_dir() -> Path:

@@ -24,7 +24,7 @@ from .messages import (
     UserMessage,
 )
 from .model import ChatModel, ModelError, ModelRequest
-from .tools import FunctionTool, Tool, ToolArgumentError, ToolContext, tool
+from .tools import FunctionTool, Tool, ToolArgumentError, ToolContext, ToolKind, tool
 
 __all__ = [
     "ApprovalDecision",
@@ -45,6 +45,7 @@ __all__ = [
     "ToolArgumentError",
     "ToolCallBlock",
     "ToolContext",
+    "ToolKind",
     "ToolResult",
     "ToolResultMessage",
     "Usage",

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 DecisionType: TypeAlias = Literal["approve", "edit", "reject"]
 ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject")
+RuleScope: TypeAlias = Literal["session", "project", "user"]
+"""Where an "always" is kept: this session, this project, or everywhere (user config)."""
+RULE_SCOPES: tuple[RuleScope, ...] = ("session", "project", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +30,13 @@ class ApprovalRequest:
     args: dict[str, Any]
     allowed_decisions: tuple[DecisionType, ...] = ALL_DECISIONS
     description: str = ""
+    reason: str = ""
+    """Why this call asks (the permission policy's words), for the approver."""
+    suggested_rules: tuple[str, ...] = ()
+    """What "always" would remember (e.g. ``run_shell(git status:*)``), for the
+    approver to edit and scope; empty: "always" is not offered."""
+    preview: str = ""
+    """What the call would change, e.g. a unified diff for a file edit."""
 
     def own_words(self) -> str:
         """``description`` without a paragraph that only restates the call
@@ -39,16 +49,23 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    """``edit`` runs the call with ``args``; ``reject`` shows ``message`` to the model."""
+    """``edit`` runs the call with ``args``; ``reject`` shows ``message`` to the model.
+
+    ``always`` (with ``approve``) remembers ``rules`` (default: the request's
+    ``suggested_rules``) in ``scope``."""
 
     type: DecisionType
     args: dict[str, Any] | None = None
     message: str | None = None
     always: bool = False
+    rules: tuple[str, ...] | None = None
+    scope: RuleScope = "session"
 
     @classmethod
-    def approve(cls, *, always: bool = False) -> ApprovalDecision:
-        return cls("approve", always=always)
+    def approve(
+        cls, *, always: bool = False, rules: tuple[str, ...] | None = None, scope: RuleScope = "session"
+    ) -> ApprovalDecision:
+        return cls("approve", always=always, rules=rules, scope=scope)
 
     @classmethod
     def edit(cls, args: dict[str, Any]) -> ApprovalDecision:

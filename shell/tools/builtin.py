@@ -3,8 +3,9 @@
 Each tool is a ``@tool`` closure over the workspace, so its JSON schema and
 description come from the signature and the docstring below (what the model reads)
 and every path goes through :meth:`Workspace.check` before anything touches the
-disk. The ``read_only`` flags are honest: a tool that can change anything (files,
-processes) says so, and the approval middleware asks for it by default.
+disk. The kinds are honest: a tool that can change anything (files, processes)
+or reach the network (``fetch_url``: a URL can carry data out) is not read-only,
+and the permission policy asks for it by default.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
     async def in_thread(fn: partial[ToolResult]) -> ToolResult:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
 
-    @tool(name="read_file", read_only=True)
+    @tool(name="read_file", kind="read")
     async def read_file(
         ctx: ToolContext, path: str, offset: int = 1, limit: int = files.MAX_LINES
     ) -> ToolResult:
@@ -52,7 +53,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         real = await allowed(ctx, path, "read")
         return await in_thread(partial(files.read_text_window, real, workspace.relative(real), offset, limit))
 
-    @tool(name="list_dir", read_only=True)
+    @tool(name="list_dir", kind="read")
     async def list_dir(ctx: ToolContext, path: str = ".") -> ToolResult:
         """List a directory: subdirectories end in `/`, files show their size.
 
@@ -62,7 +63,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         real = await allowed(ctx, path, "list")
         return await in_thread(partial(files.list_directory, real, workspace.relative(real)))
 
-    @tool(name="glob", read_only=True)
+    @tool(name="glob", kind="search")
     async def glob(ctx: ToolContext, pattern: str, path: str = ".") -> ToolResult:
         """Find files by name pattern, skipping files ignored by .gitignore.
 
@@ -78,7 +79,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         show = workspace.relative
         return await in_thread(partial(search.glob_files, real, pattern, root, show))
 
-    @tool(name="grep", read_only=True)
+    @tool(name="grep", kind="search")
     async def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str | None = None) -> ToolResult:
         """Search file contents with a Python regular expression; prints `file:line: text`.
 
@@ -96,7 +97,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         search_files = partial(search.grep_files, real, pattern, glob, root, show, workspace.contains)
         return await in_thread(search_files)
 
-    @tool(name="write_file")
+    @tool(name="write_file", kind="edit")
     async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:
         """Create a file, or replace a file's whole content. Parent directories are created.
 
@@ -109,7 +110,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         real = await allowed(ctx, path, "write")
         return await in_thread(partial(files.write_text, real, workspace.relative(real), content))
 
-    @tool(name="edit_file")
+    @tool(name="edit_file", kind="edit")
     async def edit_file(
         ctx: ToolContext, path: str, old_string: str, new_string: str, replace_all: bool = False
     ) -> ToolResult:
@@ -129,7 +130,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         shown = workspace.relative(real)
         return await in_thread(partial(files.edit_text, real, shown, old_string, new_string, replace_all))
 
-    @tool(name="run_shell")
+    @tool(name="run_shell", kind="execute")
     async def run_shell(
         ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT
     ) -> ToolResult:
@@ -145,7 +146,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         """
         return await shell_cmd.run_command(command, workspace.root, timeout, ctx.report)
 
-    @tool(name="fetch_url", read_only=True)
+    @tool(name="fetch_url", kind="fetch")
     async def fetch_url(url: str) -> ToolResult:
         """Fetch a web page over http(s) and return its readable text (HTML converted to text).
 

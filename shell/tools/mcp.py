@@ -7,8 +7,11 @@ bad command, handshake error, timeout) or ``exited`` (it went away later). Every
 change is recorded in :class:`ServerStatus` with a message and passed to
 ``on_change``; one server's trouble never touches the others.
 
-Tools appear as ``SERVER__tool`` with the server's ``inputSchema``; a
-``readOnlyHint`` annotation makes them read-only. A call to a server that is gone
+Tools appear as ``SERVER__tool`` with the server's ``inputSchema``. Annotations
+are hints: ``readOnlyHint`` makes a tool's kind ``read`` (the permission policy
+lets it run unasked only for a server the user configured or trusted),
+``destructiveHint`` always asks, ``openWorldHint: true`` makes it a network
+(``fetch``) tool. A call to a server that is gone
 returns an error result saying so instead of raising or hanging.
 
 Built on the official ``mcp`` SDK's ``ClientSession`` with its stdio, streamable
@@ -59,13 +62,24 @@ class McpTool(Tool):
 
     def __init__(self, server: McpServer, info: Mapping[str, Any]) -> None:
         annotations = info.get("annotations") or {}
+        if not isinstance(annotations, Mapping):
+            annotations = {}
         schema = info.get("inputSchema") or {"type": "object", "properties": {}}
+        self.destructive = annotations.get("destructiveHint") is True
+        """The server says a call may destroy something: the policy always asks."""
+        read_only = annotations.get("readOnlyHint") is True and not self.destructive
+        network = annotations.get("openWorldHint") is True
         super().__init__(
             tool_name(server.spec.name, str(info["name"])),
             str(info.get("description") or info.get("title") or ""),
             dict(schema),
-            read_only=annotations.get("readOnlyHint") is True,
+            read_only=read_only and not network,
+            kind="fetch" if network else "read" if read_only else "other",
         )
+        self.hints_trusted = server.spec.origin == "config" or bool(getattr(server.spec, "trusted", False))
+        """Whether ``readOnlyHint`` may lower the ask: only for a server the user
+        configured (or a project server in a workspace the user trusted); a hint
+        from anyone else is a claim, not a fact."""
         self.server_name = server.spec.name
         self.remote_name = str(info["name"])
         self.source = f"mcp:{server.spec.name}"

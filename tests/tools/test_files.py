@@ -154,22 +154,24 @@ async def test_no_newline_at_end_is_marked_in_the_diff(workspace: Workspace, cal
 
 def test_every_builtin_has_described_parameters(tools: dict[str, object]) -> None:
     expected = {
-        "read_file": (["path", "offset", "limit"], True),
-        "list_dir": (["path"], True),
-        "glob": (["pattern", "path"], True),
-        "grep": (["pattern", "path", "glob"], True),
-        "write_file": (["path", "content"], False),
-        "edit_file": (["path", "old_string", "new_string", "replace_all"], False),
-        "run_shell": (["command", "timeout"], False),
-        "fetch_url": (["url"], True),
+        "read_file": (["path", "offset", "limit"], True, "read"),
+        "list_dir": (["path"], True, "read"),
+        "glob": (["pattern", "path"], True, "search"),
+        "grep": (["pattern", "path", "glob"], True, "search"),
+        "write_file": (["path", "content"], False, "edit"),
+        "edit_file": (["path", "old_string", "new_string", "replace_all"], False, "edit"),
+        "run_shell": (["command", "timeout"], False, "execute"),
+        # A URL can carry data out (?d=<secret>): a network tool is never read-only.
+        "fetch_url": (["url"], False, "fetch"),
     }
     assert set(tools) == set(expected)
-    for name, (params, read_only) in expected.items():
+    for name, (params, read_only, kind) in expected.items():
         t = tools[name]
         props = t.parameters["properties"]  # type: ignore[attr-defined]
         assert list(props) == params, name
         assert all(p.get("description") for p in props.values()), name
         assert t.read_only is read_only, name  # type: ignore[attr-defined]
+        assert t.kind == kind, name  # type: ignore[attr-defined]
         assert t.description  # type: ignore[attr-defined]
 
 

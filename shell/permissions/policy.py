@@ -1,0 +1,373 @@
+"""The one permission policy: for every tool call, ``allow``, ``ask`` or ``deny``.
+
+Every front end (TUI, line mode, headless, ACP) goes through it: the runtime
+hands it to the ``HumanInTheLoop`` middleware, which asks it about each call
+and asks the front end only when it says ``ask``. No front end decides alone.
+
+The order, first answer wins:
+
+1. a ``deny`` rule (any source, any mode);
+2. plan mode: anything but reading and searching is denied, allow rules or not;
+3. bypass mode: everything else runs;
+4. an ``ask`` rule; then an ``allow`` rule;
+5. a tool the server marks destructive asks;
+6. the mode: read-only tools run (an MCP ``readOnlyHint`` counts only for a
+   server the user configured or trusted); accept-edits and auto run file edits
+   inside the workspace; auto runs shell commands the sandbox confines; the rest
+   asks.
+
+Rules come from the command line, the user config, the project (trusted
+workspaces only) and the session. Session rules ("always" answered this session)
+are kept in the session, so ``--continue`` brings them back, but a rule restored
+from a saved session is only a memory of an earlier run: when the command line
+chose the policy itself (``--permission-mode`` or ``--approve``), restored allow
+rules are suspended, so nothing a session restores overrides a stricter command
+line.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+from middleware.human_in_the_loop import AskDetails, Verdict
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.tools import READ_KINDS, Tool
+
+from . import store
+from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
+from .preview import edit_preview
+from .rules import SOURCE_LABELS, Effect, Rule, RuleError, RuleSet, Source, parse_rule, resolve_path
+from .shellsplit import split_command
+
+SESSION_KEY = "rules"
+"""Where session rules live in the HumanInTheLoop middleware's session state."""
+LEGACY_KEY = "always_allow"
+
+
+@dataclass(frozen=True, slots=True)
+class ListedRule:
+    """A row of ``/permissions``: the rule, and whether it is in force now."""
+
+    rule: Rule
+    active: bool
+    note: str = ""
+
+
+class PermissionPolicy:
+    """Modes and rules for one workspace. Cheap to ask (see benchmarks/permission_rules.py).
+
+    ``sandboxed(command)`` says whether ``run_shell`` would confine that command
+    (the sandbox's answer; until one is wired, nothing counts as sandboxed and
+    auto mode asks for every command). ``session_state`` is the dict the session
+    saves (the runtime passes the HumanInTheLoop middleware's).
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        mode: Mode = "default",
+        user_rules: list[Rule] | None = None,
+        cli_rules: list[Rule] | None = None,
+        cli_strict: bool = False,
+        user_config: Path | None = None,
+        session_state: Callable[[], MutableMapping[str, Any]] | None = None,
+        sandboxed: Callable[[str], bool] | None = None,
+        load_project: bool = True,
+    ) -> None:
+        self.root = Path(os.path.realpath(root))
+        self._mode: Mode = mode
+        self.include_bypass = mode == "bypass"
+        self.cli_rules = list(cli_rules or [])
+        self.user_rules = list(user_rules or [])
+        self.project_rules: list[Rule] = []
+        self.project_trusted = False
+        self.problems: list[str] = []
+        self.cli_strict = cli_strict
+        self.user_config = user_config
+        self._own_state: dict[str, Any] = {}
+        self._state = session_state or (lambda: self._own_state)
+        self.sandboxed = sandboxed
+        self.run_id = uuid.uuid4().hex[:12]
+        """Marks the session rules granted in this run (others were restored)."""
+        self.listeners: list[Callable[[], None]] = []
+        """Called after the mode or the rules change (status lines redraw)."""
+        self._ruleset: RuleSet | None = None
+        self._session_seen: tuple[int, int] | None = None
+        if load_project:
+            self.reload_project()
+
+    # -- mode ----------------------------------------------------------------------
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: Mode) -> None:
+        self._mode = parse_mode(mode)
+        if self._mode == "bypass":
+            self.include_bypass = True
+        self._changed()
+
+    def cycle_mode(self) -> Mode:
+        """Shift+Tab: the next mode (bypass only if it was chosen at start)."""
+        self.mode = next_mode(self._mode, include_bypass=self.include_bypass)
+        return self._mode
+
+    def describe_mode(self) -> str:
+        return f"{self._mode}: {SUMMARY[self._mode]}"
+
+    def system_note(self) -> str | None:
+        return PLAN_NOTE if self._mode == "plan" else None
+
+    def _changed(self) -> None:
+        self._ruleset = None
+        for listener in list(self.listeners):
+            listener()
+
+    # -- rules -----------------------------------------------------------------------
+    def reload_project(self) -> None:
+        """Read the project's rules if the workspace is trusted (else none)."""
+        self.project_trusted = store.project_trusted(self.root)
+        self.project_rules = []
+        if self.project_trusted:
+            self.project_rules, problems = store.load_project_rules(self.root)
+            self.problems.extend(problems)
+        self._changed()
+
+    def _session_entries(self) -> list[dict[str, Any]]:
+        state = self._state()
+        entries = state.setdefault(SESSION_KEY, [])
+        if not isinstance(entries, list):
+            entries = state[SESSION_KEY] = []
+        legacy = state.pop(LEGACY_KEY, None)  # tool names from before rules: restored allow rules
+        if isinstance(legacy, list):
+            for name in legacy:
+                if isinstance(name, str):
+                    entries.append({"effect": "allow", "rule": name, "run": "legacy"})
+        return entries
+
+    def session_rules(self) -> list[Rule]:
+        rules = []
+        entries: list[Any] = self._session_entries()
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            source: Source = "session" if entry.get("run") == self.run_id else "restored"
+            try:
+                rules.append(parse_rule(entry.get("rule", ""), entry.get("effect", "allow"), source))
+            except RuleError:
+                continue
+        return rules
+
+    def _active(self) -> RuleSet:
+        entries = self._session_entries()
+        seen = (id(entries), len(entries))
+        if self._ruleset is None or seen != self._session_seen:
+            rules = [r for r, active, _ in self._listing() if active]
+            self._ruleset = RuleSet(rules)
+            self._session_seen = seen
+        return self._ruleset
+
+    def _listing(self) -> list[tuple[Rule, bool, str]]:
+        rows: list[tuple[Rule, bool, str]] = []
+        for rule in [*self.cli_rules, *self.user_rules, *self.project_rules, *self.session_rules()]:
+            if rule.source == "restored" and rule.effect == "allow" and self.cli_strict:
+                rows.append((rule, False, "suspended: the command line set the policy"))
+            else:
+                rows.append((rule, True, ""))
+        return rows
+
+    def listed(self) -> list[ListedRule]:
+        """Every rule with where it came from, in force or not (for ``/permissions``)."""
+        return [ListedRule(rule, active, note) for rule, active, note in self._listing()]
+
+    # -- deciding ----------------------------------------------------------------------
+    def decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
+        """``allow``, ``ask`` or ``deny`` for one call, with the reason."""
+        effect, rule = self._active().judge(tool.name, args, self.root)
+        if effect == "deny" and rule is not None:
+            return Verdict(
+                "deny",
+                f"Denied by the rule `deny {rule.text}` ({SOURCE_LABELS[rule.source]}); {tool.name} was not "
+                "run. Do not retry it; tell the user what you wanted to do.",
+            )
+        looks_only = tool.read_only and tool.kind in READ_KINDS
+        trusted = bool(getattr(tool, "hints_trusted", True))
+        if self._mode == "plan" and not (looks_only and trusted):
+            return Verdict(
+                "deny",
+                f"Plan mode: {tool.name} was not run (nothing that writes, executes or reaches the network "
+                "runs while planning). Present your plan; the user switches modes to carry it out.",
+            )
+        if self._mode == "bypass":
+            return Verdict("allow", "bypass mode")
+        if effect is not None and rule is not None:
+            where = SOURCE_LABELS[rule.source]
+            return Verdict(effect, f"The rule `{effect} {rule.text}` ({where}) asks for {tool.name}."
+                           if effect == "ask" else f"allowed by `{rule.text}` ({where})")
+        if getattr(tool, "destructive", False):
+            return Verdict("ask", f"The server marks {tool.name} as destructive.")
+        if looks_only:
+            if trusted:
+                return Verdict("allow", "read-only")
+            return Verdict("ask", f"{tool.name} says it only reads, but its server is not one you configured "
+                                  "or trusted.")
+        if tool.kind == "edit" and self._mode in ("accept-edits", "auto"):
+            if self._paths_inside(args):
+                return Verdict("allow", f"{self._mode}: a file edit inside the workspace")
+            return Verdict("ask", f"{tool.name} would change a file outside the workspace.")
+        if tool.kind == "execute" and self._mode == "auto":
+            command = args.get("command")
+            if isinstance(command, str) and self.sandboxed is not None and self.sandboxed(command):
+                return Verdict("allow", "auto: the command runs inside the sandbox")
+            return Verdict("ask", f"{tool.name} would run outside the sandbox.")
+        return Verdict("ask", _ask_reason(tool, self._mode))
+
+    def _paths_inside(self, args: Mapping[str, Any]) -> bool:
+        path = args.get("path")
+        if not isinstance(path, str):
+            return False
+        target = resolve_path(path, self.root)
+        return target == self.root or self.root in target.parents
+
+    # -- asking ------------------------------------------------------------------------
+    async def details(self, tool: Tool, args: Mapping[str, Any]) -> AskDetails:
+        """The rules "always" would keep, and a diff for a file edit."""
+        preview = ""
+        if tool.kind == "edit":
+            preview = await anyio.to_thread.run_sync(edit_preview, tool.name, dict(args), self.root)
+        return AskDetails(self.suggest(tool, args), preview)
+
+    def suggest(self, tool: Tool, args: Mapping[str, Any]) -> tuple[str, ...]:
+        """The narrowest useful rules that would have allowed this call."""
+        command = args.get("command")
+        if tool.kind == "execute" and isinstance(command, str):
+            split = split_command(command)
+            if not split.confident or any(p.writes for p in split.parts):
+                return ()  # no rule could allow it: "always" is not offered
+            out: list[str] = []
+            for part in split.parts:
+                rule = f"{tool.name}({_command_prefix(part.text)})"
+                if part.text and rule not in out:
+                    out.append(rule)
+            return tuple(out)
+        url = args.get("url")
+        if isinstance(url, str):
+            from .rules import url_host
+
+            host = url_host(url)
+            return (f"{tool.name}(domain:{host})",) if host else ()
+        path = args.get("path")
+        if isinstance(path, str):
+            target = resolve_path(path, self.root)
+            try:
+                rel = target.relative_to(self.root).as_posix()
+            except ValueError:
+                return (f"{tool.name}({target.parent.as_posix().rstrip('/')}/*)",)
+            parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+            return (f"{tool.name}({parent}/**)" if parent else f"{tool.name}({rel})",)
+        return (tool.name,)
+
+    def remember(self, decision: ApprovalDecision, request: ApprovalRequest) -> str | None:
+        """Keep an "always" (its rules, or the suggestion) where the user chose."""
+        texts = decision.rules if decision.rules is not None else request.suggested_rules
+        if not texts:
+            return "Nothing was remembered: no rule could allow this call (it was run once)."
+        try:
+            for text in texts:
+                self.add_rule(text, "allow", decision.scope)
+        except (RuleError, store.StoreError, OSError) as exc:
+            return f"The rule was not saved: {exc}"
+        return None
+
+    def add_rule(self, text: str, effect: Effect, scope: str) -> Rule:
+        """Add a rule to the session (``session``), the project (``project``) or the
+        user config (``user``); raises ``RuleError`` / ``StoreError``."""
+        if scope == "session":
+            rule = parse_rule(text, effect, "session")
+            entries = self._session_entries()
+            entry = {"effect": effect, "rule": rule.text, "run": self.run_id}
+            if not any(e.get("effect") == effect and e.get("rule") == rule.text for e in entries
+                       if isinstance(e, dict)):
+                entries.append(entry)
+        elif scope == "project":
+            was = self.project_trusted or not store.project_rules_path(self.root).parent.exists()
+            rule = parse_rule(text, effect, "project", str(store.project_rules_path(self.root)))
+            store.add_rule(store.project_rules_path(self.root), None, rule)
+            store.keep_project_trusted(self.root, was)
+            if self.project_trusted or was:
+                self.project_rules = [r for r in self.project_rules if r != rule] + [rule]
+            self.project_trusted = self.project_trusted or was
+        elif scope == "user":
+            path = self._user_path()
+            rule = parse_rule(text, effect, "user", str(path))
+            store.add_rule(path, "permissions", rule)
+            if rule not in self.user_rules:
+                self.user_rules.append(rule)
+        else:
+            raise RuleError(f"unknown scope {scope!r}: session, project or user")
+        self._changed()
+        return rule
+
+    def remove_rule(self, rule: Rule) -> None:
+        """Take a rule out of where it lives; raises ``RuleError`` when it cannot be."""
+        if rule.source == "cli":
+            raise RuleError("that rule was given on the command line; it ends with this run")
+        if rule.source in ("session", "restored"):
+            entries = self._session_entries()
+            entries[:] = [e for e in entries if not (isinstance(e, dict) and e.get("effect") == rule.effect
+                                                    and e.get("rule") == rule.text)]
+        elif rule.source == "project":
+            store.remove_rule(store.project_rules_path(self.root), None, rule)
+            store.keep_project_trusted(self.root, self.project_trusted)
+            self.project_rules = [r for r in self.project_rules if r != rule]
+        elif rule.source == "user":
+            store.remove_rule(self._user_path(), "permissions", rule)
+            self.user_rules = [r for r in self.user_rules if r != rule]
+        self._changed()
+
+    def replace_rule(self, rule: Rule, text: str, effect: Effect | None = None) -> Rule:
+        """Edit a rule in place (same source): the new text is checked first."""
+        new_effect = effect or rule.effect
+        parse_rule(text, new_effect)  # a bad edit loses nothing
+        scope = "session" if rule.source in ("session", "restored") else rule.source
+        self.remove_rule(rule)
+        return self.add_rule(text, new_effect, scope)
+
+    def _user_path(self) -> Path:
+        if self.user_config is not None:
+            return self.user_config
+        from shell.config import config_path
+
+        return config_path()
+
+
+def _command_prefix(text: str) -> str:
+    """``git status --short`` → ``git status:*``; ``pytest -q x`` → ``pytest:*``; a
+    command with quotes, variables or wildcards in its first words is kept whole."""
+    words = text.split()
+    head = [words[0]]
+    if len(words) > 1 and words[1][:1].isalpha() and all(c.isalnum() or c in "-_.:" for c in words[1]):
+        head.append(words[1])
+    if any(c in " ".join(head) for c in "=$`'\"\\*?[(){}"):
+        return text
+    return " ".join(head) + ":*"
+
+
+def _ask_reason(tool: Tool, mode: Mode) -> str:
+    what = {
+        "edit": "changes files",
+        "delete": "deletes files",
+        "move": "moves files",
+        "execute": "runs commands",
+        "fetch": "reaches the network (a URL can carry data out)",
+    }.get(tool.kind, "can change things")
+    return f"{tool.name} {what}; {mode} mode asks first."

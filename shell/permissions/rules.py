@@ -1,0 +1,397 @@
+"""Permission rules: ``allow`` / ``ask`` / ``deny`` per tool and argument pattern.
+
+Syntax (one rule is one string; the effect is the list it sits in)::
+
+    run_shell                       every call of the tool
+    run_shell(git status*)          a shell command, judged part by part
+    run_shell(npm run test:*)       ``X:*`` means ``X`` alone or ``X`` then arguments
+    read_file(src/**)               a path: relative to the workspace, ``**`` any depth,
+    write_file(/tmp/*.txt)            ``*`` within one directory, ``~/`` your home
+    fetch_url(domain:docs.python.org)   a host (``domain:*.python.org`` its subdomains)
+    fetch_url(https://example.org/docs/*)   a whole URL
+    github__*                       a tool-name pattern: every tool of an MCP server
+    mcp_tool(query=*secret*)        any tool: one argument by name
+
+What the pattern is matched against depends on the tool's arguments: ``command``
+(shell commands, split by :mod:`.shellsplit`), else ``path``, else ``url``; or
+the ``name=`` form. A rule whose pattern has nothing to match never applies.
+
+A shell command is allowed by rules only when every part of it is allowed and
+nothing is redirected to a file; it is denied (or asked) when any part is. Paths
+are resolved first (``..`` and symlinks), so ``src/../../etc/passwd`` is not in
+``src/**``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+from urllib.parse import urlsplit
+
+from .shellsplit import split_command
+
+Effect: TypeAlias = Literal["allow", "ask", "deny"]
+EFFECTS: tuple[Effect, ...] = ("deny", "ask", "allow")
+"""In the order they are evaluated: a deny beats an ask beats an allow."""
+
+Source: TypeAlias = Literal["cli", "user", "project", "session", "restored"]
+SOURCE_LABELS: dict[str, str] = {
+    "cli": "command line",
+    "user": "user config",
+    "project": "project",
+    "session": "this session",
+    "restored": "restored session",
+}
+
+
+class RuleError(ValueError):
+    """A rule that cannot be read; the message says why, for the user."""
+
+
+_RULE = re.compile(r"^\s*([A-Za-z0-9_.*?\[\]-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_NAMED = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule, with where it came from (``origin`` names the file, if any)."""
+
+    effect: Effect
+    tool: str
+    pattern: str | None = None
+    source: Source = "session"
+    origin: str = ""
+    _tool_re: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+    def __str__(self) -> str:
+        return f"{self.effect} {self.text}"
+
+    def names(self, tool_name: str) -> bool:
+        if self._tool_re is None:
+            return self.tool == tool_name
+        return self._tool_re.fullmatch(tool_name) is not None
+
+
+def parse_rule(text: str, effect: Effect, source: Source = "session", origin: str = "") -> Rule:
+    """``run_shell(git status*)`` as a :class:`Rule`; raises :class:`RuleError`."""
+    if effect not in EFFECTS:
+        raise RuleError(f"unknown effect {effect!r}: use allow, ask or deny")
+    if not isinstance(text, str):
+        raise RuleError(f"a rule is a string like 'run_shell(git status*)', not {text!r}")
+    m = _RULE.match(text)
+    if not m:
+        raise RuleError(
+            f"cannot read the rule {text!r}: write TOOL or TOOL(PATTERN), e.g. 'run_shell(git status*)'"
+        )
+    tool, pattern = m.group(1), m.group(2)
+    if pattern is not None:
+        pattern = pattern.strip()
+        if not pattern:
+            raise RuleError(f"the rule {text!r} has empty parentheses: leave them out to mean every call")
+        if pattern.startswith("domain:") and not pattern[7:].strip():
+            raise RuleError(f"the rule {text!r} names no domain")
+    tool_re = re.compile(fnmatch.translate(tool)) if any(c in tool for c in "*?[") else None
+    return Rule(effect, tool, pattern, source, origin, tool_re)
+
+
+def parse_rules(
+    table: Mapping[str, Any], source: Source, origin: str = ""
+) -> tuple[list[Rule], list[str]]:
+    """The ``allow``/``ask``/``deny`` lists of a config table; bad entries are problems."""
+    rules: list[Rule] = []
+    problems: list[str] = []
+    for effect in EFFECTS:
+        values = table.get(effect) or []
+        if not isinstance(values, list):
+            problems.append(f"{origin or source}: permissions.{effect} must be a list of rules")
+            continue
+        for value in values:
+            try:
+                rules.append(parse_rule(value, effect, source, origin))
+            except RuleError as exc:
+                problems.append(f"{origin or source}: {exc}")
+    return rules, problems
+
+
+# -- matching --------------------------------------------------------------------
+
+
+def subject_key(args: Mapping[str, Any]) -> str | None:
+    """Which argument a bare pattern is matched against."""
+    for key in ("command", "path", "url"):
+        if isinstance(args.get(key), str):
+            return key
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A shell-command or URL pattern: ``*`` is anything; ``X:*`` is ``X`` or ``X …``."""
+    if pattern.endswith(":*"):
+        head = re.escape(pattern[:-2])
+        return re.compile(f"{head}(?: .*)?", re.DOTALL)
+    return re.compile(fnmatch.translate(pattern), re.DOTALL)
+
+
+@lru_cache(maxsize=1024)
+def _path_glob(pattern: str) -> re.Pattern[str]:
+    """``**`` any depth (also none), ``*`` and ``?`` within one path segment."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == n:
+            out.append("(?:/.*)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def resolve_path(raw: str, root: Path) -> Path:
+    """Where a path argument lands: ``~`` expanded, relative to the root, ``..`` and
+    symlinks resolved (as the tools themselves resolve it)."""
+    p = os.path.expanduser(raw)
+    if not os.path.isabs(p):
+        p = os.path.join(root, p)
+    return Path(os.path.realpath(p))
+
+
+def path_matches(pattern: str, raw: str, root: Path) -> bool:
+    """Whether the path ``raw`` (as a tool would resolve it) is in ``pattern``."""
+    return _path_matcher(pattern)(_Call({"path": raw}, root), raw)
+
+
+_BAD_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
+
+
+@lru_cache(maxsize=256)
+def url_host(url: str) -> str | None:
+    """The host a URL reaches, lower-case; None when the URL is one we would not judge
+    (not http(s), credentials or odd characters that parsers read differently)."""
+    if _BAD_URL.search(url):
+        return None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not host or "@" in parts.netloc:
+        return None
+    return host.rstrip(".").lower()
+
+
+def domain_matches(pattern: str, url: str) -> bool:
+    return _domain_matcher(pattern)(_Call({"url": url}, Path("/")), url)
+
+
+# -- compiled matchers ---------------------------------------------------------------
+
+
+class _Call:
+    """One call being judged: what every rule about it needs, worked out once."""
+
+    __slots__ = ("_paths", "args", "root")
+
+    def __init__(self, args: Mapping[str, Any], root: Path) -> None:
+        self.args = args
+        self.root = root
+        self._paths: dict[str, tuple[str, str | None]] = {}
+
+    def path(self, raw: str) -> tuple[str, str | None]:
+        """``(absolute real path, path relative to the root or None if outside)``."""
+        found = self._paths.get(raw)
+        if found is None:
+            target = resolve_path(raw, self.root)
+            try:
+                rel: str | None = target.relative_to(self.root).as_posix()
+                rel = "" if rel == "." else rel
+            except ValueError:
+                rel = None
+            found = self._paths[raw] = (target.as_posix(), rel)
+        return found
+
+
+Matcher: TypeAlias = "Callable[[_Call, str], bool]"
+
+
+def _path_matcher(pattern: str) -> Matcher:
+    if pattern.startswith("~"):
+        pattern = os.path.expanduser(pattern)
+    if os.path.isabs(pattern):
+        rx = _path_glob(pattern.rstrip("/") or "/")
+        return lambda call, raw: rx.fullmatch(call.path(raw)[0]) is not None
+    rel_rx = _path_glob(pattern.removeprefix("./").rstrip("/"))
+
+    def relative(call: _Call, raw: str) -> bool:
+        rel = call.path(raw)[1]
+        return rel is not None and rel_rx.fullmatch(rel) is not None  # relative patterns: the workspace
+
+    return relative
+
+
+def _domain_matcher(pattern: str) -> Matcher:
+    pattern = pattern.strip().rstrip(".").lower()
+    if pattern.startswith("*."):
+        suffix = pattern[1:]
+        return lambda call, url: (host := url_host(url)) is not None and host.endswith(suffix)
+    return lambda call, url: url_host(url) == pattern
+
+
+def _url_matcher(pattern: str) -> Matcher:
+    rx = _glob(pattern)
+    return lambda call, url: url_host(url) is not None and rx.fullmatch(url) is not None
+
+
+def _text_matcher(pattern: str) -> Matcher:
+    rx = _glob(pattern)
+    return lambda call, text: rx.fullmatch(text) is not None
+
+
+def _matcher(key: str, pattern: str) -> Matcher:
+    if key == "path":
+        return _path_matcher(pattern)
+    if key == "url" and pattern.startswith("domain:"):
+        return _domain_matcher(pattern[7:])
+    if key == "url":
+        return _url_matcher(pattern)
+    return _text_matcher(pattern)
+
+
+class _Compiled:
+    """A rule ready to match: by named argument, or by whichever subject the call has."""
+
+    __slots__ = ("by_key", "command_rx", "named", "rule")
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self.named: tuple[str, Matcher] | None = None
+        self.by_key: dict[str, Matcher] = {}
+        self.command_rx: re.Pattern[str] | None = None
+        pattern = rule.pattern
+        if pattern is None:
+            return
+        m = _NAMED.match(pattern)
+        if m:
+            self.named = (m.group(1), _matcher(m.group(1), m.group(2)))
+        command_pattern = m.group(2) if m and m.group(1) == "command" else pattern
+        self.command_rx = _glob(command_pattern)
+        for key in ("path", "url"):
+            self.by_key[key] = _matcher(key, pattern)
+
+    def matches(self, call: _Call) -> bool:
+        """For tools without a shell command."""
+        if self.rule.pattern is None:
+            return True
+        if self.named is not None and self.named[0] in call.args:
+            value = call.args[self.named[0]]
+            return isinstance(value, str) and self.named[1](call, value)
+        key = subject_key(call.args)
+        if key is None or key == "command":
+            return False
+        return self.by_key[key](call, call.args[key])
+
+
+class RuleSet:
+    """Rules of every source, judged together: deny, then ask, then allow.
+
+    ``judge`` answers the first effect that applies and the rule that decided, or
+    ``(None, None)`` when no rule speaks of the call (the mode decides then)."""
+
+    def __init__(self, rules: Iterable[Rule] = ()) -> None:
+        self.rules: list[Rule] = list(rules)
+        compiled = [_Compiled(r) for r in self.rules]
+        order = {e: i for i, e in enumerate(EFFECTS)}
+        compiled.sort(key=lambda c: order[c.rule.effect])  # stable: deny, ask, allow
+        self._exact: dict[str, list[_Compiled]] = {}
+        self._globbed = [c for c in compiled if c.rule._tool_re is not None]
+        self._by_tool: dict[str, list[_Compiled]] = {}
+        for c in compiled:
+            if c.rule._tool_re is None:
+                self._exact.setdefault(c.rule.tool, []).append(c)
+
+    def _for(self, tool: str) -> list[_Compiled]:
+        """The rules naming ``tool``, deny first (cached per tool name)."""
+        found = self._by_tool.get(tool)
+        if found is None:
+            order = {e: i for i, e in enumerate(EFFECTS)}
+            both = self._exact.get(tool, []) + [c for c in self._globbed if c.rule.names(tool)]
+            found = self._by_tool[tool] = sorted(both, key=lambda c: order[c.rule.effect])
+        return found
+
+    def judge(self, tool: str, args: Mapping[str, Any], root: Path) -> tuple[Effect | None, Rule | None]:
+        relevant = self._for(tool)
+        if not relevant:
+            return None, None
+        call = _Call(args, root)
+        command = args.get("command")
+        if isinstance(command, str):
+            return _judge_command(relevant, command, call)
+        for c in relevant:
+            if c.matches(call):
+                return c.rule.effect, c.rule
+        return None, None
+
+
+def _judge_command(rules: list[_Compiled], command: str, call: _Call) -> tuple[Effect | None, Rule | None]:
+    """Deny or ask when any part (or the whole line) matches; allow only when the
+    split is confident, nothing writes to a file, and every part is allowed."""
+    split = split_command(command)
+    texts = [p.text for p in split.parts if p.text]
+    whole: str | None = None
+    allows: list[_Compiled] = []
+    for c in rules:
+        rule = c.rule
+        if rule.effect == "allow":
+            if rule.pattern is None:
+                return "allow", rule
+            allows.append(c)
+            continue
+        if rule.pattern is None:
+            return rule.effect, rule
+        if c.named is not None and c.named[0] in call.args and c.named[0] != "command":
+            if c.matches(call):
+                return rule.effect, rule
+            continue
+        rx = c.command_rx
+        assert rx is not None
+        if whole is None:
+            whole = " ".join(command.split())
+        if rx.fullmatch(whole) or any(rx.fullmatch(t) for t in texts):
+            return rule.effect, rule
+    if not allows or not split.confident or not texts or any(p.writes or not p.text for p in split.parts):
+        return None, None
+    decided: Rule | None = None
+    for text in texts:
+        for c in allows:
+            if c.named is not None and c.named[0] != "command" and c.named[0] in call.args:
+                continue
+            assert c.command_rx is not None
+            if c.command_rx.fullmatch(text):
+                decided = decided or c.rule
+                break
+        else:
+            return None, None
+    return "allow", decided

@@ -1,0 +1,178 @@
+"""Where rules live on disk: the user config and the project's file.
+
+- User: the ``[permissions]`` table of ``config.toml`` (``allow``, ``ask``,
+  ``deny`` lists and an optional ``mode``). Writing a rule rewrites that table
+  only, so the rest of the file (comments included) is kept as the user wrote it.
+- Project: ``.agent-shell/permissions.toml`` in the workspace (the same three
+  lists), read only when the user trusted the workspace (:func:`project_trusted`),
+  since a cloned repository must not be able to allow itself anything.
+
+Session rules live in the session (see :mod:`.policy`), not here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .rules import EFFECTS, Effect, Rule, RuleError, parse_rules
+
+PROJECT_DIR = ".agent-shell"
+PROJECT_RULES = "permissions.toml"
+
+
+class StoreError(Exception):
+    """A rule file that cannot be read or written; one line for the user."""
+
+
+def project_rules_path(root: Path) -> Path:
+    return root / PROJECT_DIR / PROJECT_RULES
+
+
+def project_trusted(root: Path) -> bool:
+    """Whether the project's own config may take effect: the user trusted this
+    workspace (``shell.permissions.trust``). Without that module, never."""
+    try:
+        from . import trust  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return False
+    check = getattr(trust, "is_trusted", None)
+    return bool(check(root)) if callable(check) else False
+
+
+def keep_project_trusted(root: Path, was_trusted: bool) -> None:
+    """After the user wrote a project rule themselves: keep a trusted workspace
+    trusted (the rules file is part of what trust hashes)."""
+    if not was_trusted:
+        return
+    try:
+        from . import trust  # type: ignore[attr-defined,unused-ignore]
+
+        decide = trust.TrustStore().decide
+        decide(trust.read_project_config(root), True)
+    except Exception:  # no trust module yet, or its store cannot be written
+        return
+
+
+def read_table(path: Path, key: str | None) -> dict[str, Any]:
+    """The table at ``key`` (``None``: the whole file) of a TOML file; {} if missing."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise StoreError(f"{path} is not valid TOML: {exc}") from None
+    table = data.get(key) if key else data
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise StoreError(f"{path}: {key} must be a table")
+    return table
+
+
+def load_project_rules(root: Path) -> tuple[list[Rule], list[str]]:
+    path = project_rules_path(root)
+    try:
+        table = read_table(path, None)
+    except StoreError as exc:
+        return [], [str(exc)]
+    return parse_rules(table, "project", str(path))
+
+
+# -- writing ----------------------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$")
+
+
+def _render(table: dict[str, Any]) -> list[str]:
+    from shell.config import to_toml
+
+    return to_toml(table).rstrip("\n").splitlines() if table else []
+
+
+def write_rules(path: Path, key: str | None, change: dict[Effect, list[str]]) -> None:
+    """Set the rule lists of ``change`` in the table ``key`` of ``path`` (``None``:
+    the file is that table), leaving every other line of the file as it was."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise StoreError(f"{path} is not valid TOML ({exc}); fix it before adding rules") from None
+    table = dict((before.get(key) if key else before) or {})
+    for effect, values in change.items():
+        if values:
+            table[effect] = list(values)
+        else:
+            table.pop(effect, None)
+    lines = text.splitlines()
+    if key is None:
+        new_lines = _render(table)
+    else:
+        start = next((i for i, line in enumerate(lines) if (m := _HEADER.match(line)) and m.group(1) == key),
+                     None)
+        block = [f"[{key}]", *_render(table)] if table else []
+        if start is None:
+            new_lines = [*lines, *([""] if lines and lines[-1].strip() else []), *block] if block else lines
+        else:
+            end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
+            new_lines = [*lines[:start], *block, *([""] if end < len(lines) and block else []), *lines[end:]]
+    new_text = "\n".join(new_lines).rstrip("\n") + "\n"
+    after = tomllib.loads(new_text)
+    if key is not None:
+        others_before = {k: v for k, v in before.items() if k != key}
+        others_after = {k: v for k, v in after.items() if k != key}
+        if others_before != others_after or (after.get(key) or {}) != table:
+            raise StoreError(f"cannot safely rewrite [{key}] in {path}; edit the file by hand")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(new_text)
+    os.replace(tmp, path)
+
+
+def rule_lists(rules: list[Rule]) -> dict[Effect, list[str]]:
+    return {effect: [r.text for r in rules if r.effect == effect] for effect in EFFECTS}
+
+
+def add_rule(path: Path, key: str | None, rule: Rule) -> None:
+    table = read_table(path, key)
+    values = [str(v) for v in table.get(rule.effect) or []]
+    if rule.text not in values:
+        values.append(rule.text)
+    write_rules(path, key, {rule.effect: values})
+
+
+def remove_rule(path: Path, key: str | None, rule: Rule) -> bool:
+    table = read_table(path, key)
+    values = [str(v) for v in table.get(rule.effect) or []]
+    if rule.text not in values:
+        return False
+    values.remove(rule.text)
+    write_rules(path, key, {rule.effect: values})
+    return True
+
+
+__all__ = [
+    "PROJECT_DIR",
+    "PROJECT_RULES",
+    "RuleError",
+    "StoreError",
+    "add_rule",
+    "load_project_rules",
+    "project_rules_path",
+    "project_trusted",
+    "read_table",
+    "remove_rule",
+    "write_rules",
+]

@@ -1,0 +1,296 @@
+"""The permission policy: rules (deny → ask → allow, shell commands part by part,
+paths resolved, hosts exact), modes, MCP hints, and where rules are kept."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.messages import ToolCallBlock
+from shell.core.tools import Tool, tool
+from shell.permissions.policy import PermissionPolicy
+from shell.permissions.rules import RuleError, parse_rule, parse_rules
+from shell.tools.builtin import builtin_tools
+from shell.tools.workspace import Workspace
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "docs").mkdir()
+    return ws
+
+
+@pytest.fixture
+def tools(root: Path) -> dict[str, Tool]:
+    return {t.name: t for t in builtin_tools(Workspace(root))}
+
+
+def policy(root: Path, *, allow: list[str] = (), ask: list[str] = (), deny: list[str] = (),  # type: ignore[assignment]
+           **kw: Any) -> PermissionPolicy:
+    rules, problems = parse_rules({"allow": list(allow), "ask": list(ask), "deny": list(deny)}, "user")
+    assert not problems
+    return PermissionPolicy(root, user_rules=rules, user_config=root.parent / "config.toml", **kw)
+
+
+def action(p: PermissionPolicy, t: Tool, **args: Any) -> str:
+    return p.decide(t, args).action
+
+
+# -- rules ---------------------------------------------------------------------------
+
+
+def test_a_shell_rule_allows_its_command_and_never_what_is_chained_to_it(
+    root: Path, tools: dict[str, Tool]
+) -> None:
+    p = policy(root, allow=["run_shell(git status*)", "run_shell(git diff:*)"])
+    sh = tools["run_shell"]
+    assert action(p, sh, command="git status --short") == "allow"
+    assert action(p, sh, command="git diff") == "allow"
+    assert action(p, sh, command="git status && git diff HEAD") == "allow"  # every part allowed
+    for attack in ["git status; rm -rf ~", "git status && rm -rf ~", "git status | sh", "git status $(rm x)",
+                   "git status `rm x`", "git status > ~/.bashrc", "git status\nrm -rf ~",
+                   "git status <(rm x)", "(git status; rm x)", "git status 'unclosed",
+                   "git status <<EOF\nx\nEOF", "git diffx", "LD_PRELOAD=evil.so git status"]:
+        assert action(p, sh, command=attack) == "ask", attack
+
+
+def test_deny_beats_ask_beats_allow_and_any_part_denies(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root, allow=["run_shell"], ask=["run_shell(git push*)"], deny=["run_shell(rm *)"])
+    sh = tools["run_shell"]
+    assert action(p, sh, command="ls") == "allow"
+    assert action(p, sh, command="git push origin") == "ask"
+    assert action(p, sh, command="ls && rm -rf build") == "deny"
+    assert action(p, sh, command="echo $(rm x)") == "deny"
+    verdict = p.decide(sh, {"command": "rm x"})
+    assert "deny run_shell(rm *)" in verdict.reason and "user config" in verdict.reason
+
+
+def test_path_rules_resolve_the_path_first(root: Path, tools: dict[str, Tool]) -> None:
+    (root / "src" / "link").symlink_to("/etc")
+    p = policy(root, allow=["write_file(docs/**)"], deny=["read_file(**/.env)"])
+    w, r = tools["write_file"], tools["read_file"]
+    assert action(p, w, path="docs/a/b.md", content="x") == "allow"
+    assert action(p, w, path="docs/../src/a.py", content="x") == "ask"
+    assert action(p, w, path="docs/../../outside", content="x") == "ask"
+    assert action(p, r, path=".env") == "deny"
+    assert action(p, r, path="src/deep/.env") == "deny"
+    assert action(p, r, path="src/x/../../.env") == "deny"
+    p2 = policy(root, allow=["read_file(src/**)"], deny=[])
+    assert action(p2, r, path="src/link/passwd") == "allow"  # read-only: the workspace fence asks for it
+    p3 = policy(root, allow=["write_file(src/**)"])
+    assert action(p3, w, path="src/link/passwd", content="x") == "ask"  # a symlink out is not src/
+
+
+def test_domain_rules_match_the_host_a_request_reaches(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root, allow=["fetch_url(domain:docs.python.org)", "fetch_url(domain:*.example.org)"])
+    f = tools["fetch_url"]
+    assert action(p, f, url="https://docs.python.org/3/") == "allow"
+    assert action(p, f, url="https://DOCS.python.org./x") == "allow"
+    assert action(p, f, url="https://a.b.example.org/") == "allow"
+    for url in ["https://docs.python.org.evil.com/", "https://docs.python.org@evil.com/",
+                "http://evil.com\\@docs.python.org/", "https://evil.com/?docs.python.org",
+                "file:///etc/passwd", "https://example.org.evil/", "ftp://docs.python.org/"]:
+        assert action(p, f, url=url) == "ask", url
+
+
+def test_tool_name_patterns_and_named_arguments(root: Path) -> None:
+    @tool
+    def github__create_issue(title: str, body: str) -> str:
+        """Create an issue."""
+        return "ok"
+
+    p = policy(root, allow=["github__*"], deny=["github__create_issue(body=*token*)"])
+    assert action(p, github__create_issue, title="a", body="hello") == "allow"
+    assert action(p, github__create_issue, title="a", body="my token is x") == "deny"
+
+
+@pytest.mark.parametrize("bad", ["", "run shell", "run_shell()", "fetch_url(domain:)", "a(b"])
+def test_bad_rules_say_what_is_wrong(bad: str) -> None:
+    with pytest.raises(RuleError):
+        parse_rule(bad, "allow")
+
+
+def test_bad_rules_in_config_are_problems_not_crashes(root: Path) -> None:
+    rules, problems = parse_rules({"allow": ["run_shell(ls)", "run shell"], "deny": "nope"}, "user", "cfg")
+    assert [r.text for r in rules] == ["run_shell(ls)"]
+    assert len(problems) == 2 and all(p.startswith("cfg:") for p in problems)
+
+
+# -- modes ---------------------------------------------------------------------------
+
+
+def test_default_mode_runs_reads_and_asks_for_the_rest(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root)
+    assert action(p, tools["read_file"], path="a") == "allow"
+    assert action(p, tools["grep"], pattern="x") == "allow"
+    assert action(p, tools["write_file"], path="a", content="") == "ask"
+    assert action(p, tools["run_shell"], command="ls") == "ask"
+    assert action(p, tools["fetch_url"], url="https://example.org/") == "ask"  # not read-only
+
+
+def test_plan_mode_denies_what_writes_executes_or_fetches_even_if_allowed(
+    root: Path, tools: dict[str, Tool]
+) -> None:
+    p = policy(root, allow=["run_shell", "write_file", "fetch_url"], mode="plan")
+    assert action(p, tools["read_file"], path="a") == "allow"
+    for name, args in [("run_shell", {"command": "ls"}), ("write_file", {"path": "a", "content": ""}),
+                       ("fetch_url", {"url": "https://example.org"})]:
+        verdict = p.decide(tools[name], args)
+        assert verdict.action == "deny" and "Plan mode" in verdict.reason
+    assert p.system_note() and "plan mode" in p.system_note().lower()  # type: ignore[union-attr]
+    p.mode = "default"
+    assert p.system_note() is None
+
+
+def test_accept_edits_runs_edits_inside_the_workspace_only(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root, mode="accept-edits")
+    assert action(p, tools["write_file"], path="src/a.py", content="") == "allow"
+    assert action(p, tools["edit_file"], path="docs/x", old_string="a", new_string="b") == "allow"
+    assert action(p, tools["write_file"], path="../x", content="") == "ask"
+    assert action(p, tools["write_file"], path="/tmp/x", content="") == "ask"
+    assert action(p, tools["run_shell"], command="ls") == "ask"
+
+
+def test_auto_runs_what_the_sandbox_confines(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root, mode="auto", sandboxed=lambda command: "curl" not in command)
+    assert action(p, tools["run_shell"], command="make test") == "allow"
+    assert action(p, tools["run_shell"], command="curl x") == "ask"
+    assert action(p, tools["write_file"], path="a", content="") == "allow"
+    assert action(p, tools["fetch_url"], url="https://example.org") == "ask"
+    unsandboxed = policy(root, mode="auto")  # no sandbox: every command asks
+    assert action(unsandboxed, tools["run_shell"], command="make test") == "ask"
+
+
+def test_bypass_asks_nothing_but_deny_rules_hold(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root, deny=["run_shell(rm *)"], mode="bypass")
+    assert action(p, tools["run_shell"], command="make") == "allow"
+    assert action(p, tools["run_shell"], command="make; rm -rf ~") == "deny"
+
+
+def test_shift_tab_cycle_leaves_bypass_out_unless_chosen_at_start(root: Path) -> None:
+    p = policy(root)
+    seen = [p.cycle_mode() for _ in range(4)]
+    assert seen == ["accept-edits", "plan", "auto", "default"]
+    b = policy(root, mode="bypass")
+    assert [b.cycle_mode() for _ in range(5)] == ["default", "accept-edits", "plan", "auto", "bypass"]
+
+
+# -- MCP hints -------------------------------------------------------------------------
+
+
+class FakeMcpTool(Tool):
+    def __init__(self, *, read_only: bool, destructive: bool, trusted: bool) -> None:
+        super().__init__("srv__t", read_only=read_only and not destructive)
+        self.destructive = destructive
+        self.hints_trusted = trusted
+
+    async def run(self, args: dict[str, Any], context: Any) -> Any:
+        raise AssertionError
+
+
+def test_mcp_hints_are_hints(root: Path) -> None:
+    p = policy(root)
+    assert action(p, FakeMcpTool(read_only=True, destructive=False, trusted=True)) == "allow"
+    assert action(p, FakeMcpTool(read_only=True, destructive=False, trusted=False)) == "ask"
+    assert action(p, FakeMcpTool(read_only=True, destructive=True, trusted=True)) == "ask"
+    assert action(policy(root, mode="accept-edits"), FakeMcpTool(read_only=False, destructive=True,
+                                                                 trusted=True)) == "ask"
+
+
+# -- suggestions and where rules are kept -----------------------------------------------
+
+
+def test_suggestions_are_narrow(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root)
+    assert p.suggest(tools["run_shell"], {"command": "git status --short"}) == ("run_shell(git status:*)",)
+    assert p.suggest(tools["run_shell"], {"command": "pytest -q tests && ruff check ."}) == (
+        "run_shell(pytest:*)", "run_shell(ruff check:*)")
+    assert p.suggest(tools["run_shell"], {"command": "make > log"}) == ()  # no rule could allow it
+    assert p.suggest(tools["fetch_url"], {"url": "https://Docs.Python.org/3/x"}) == (
+        "fetch_url(domain:docs.python.org)",)
+    assert p.suggest(tools["write_file"], {"path": "docs/a/b.md"}) == ("write_file(docs/a/**)",)
+    assert p.suggest(tools["write_file"], {"path": "top.md"}) == ("write_file(top.md)",)
+    for cmd in ("git status --short", "pytest -q tests && ruff check ."):
+        q = policy(root, allow=list(p.suggest(tools["run_shell"], {"command": cmd})))
+        assert action(q, tools["run_shell"], command=cmd) == "allow"
+
+
+def _request(t: Tool, args: dict[str, Any], suggested: tuple[str, ...]) -> ApprovalRequest:
+    return ApprovalRequest(ToolCallBlock("c1", t.name, args), t, args, suggested_rules=suggested)
+
+
+def test_always_in_the_session_is_kept_in_session_state(root: Path, tools: dict[str, Tool]) -> None:
+    state: dict[str, Any] = {}
+    p = policy(root, session_state=lambda: state)
+    sh = tools["run_shell"]
+    req = _request(sh, {"command": "git status"}, ("run_shell(git status:*)",))
+    assert p.remember(ApprovalDecision.approve(always=True), req) is None
+    assert action(p, sh, command="git status -s") == "allow"
+    assert state["rules"][0]["rule"] == "run_shell(git status:*)"
+    [listed] = p.listed()
+    assert listed.rule.source == "session" and listed.active
+    p.remove_rule(listed.rule)
+    assert action(p, sh, command="git status -s") == "ask"
+
+
+def test_an_edited_rule_is_what_is_kept(root: Path, tools: dict[str, Tool]) -> None:
+    p = policy(root)
+    sh = tools["run_shell"]
+    req = _request(sh, {"command": "git status"}, ("run_shell(git status:*)",))
+    p.remember(ApprovalDecision.approve(always=True, rules=("run_shell(git *)",)), req)
+    assert action(p, sh, command="git log") == "allow"
+    bad = p.remember(ApprovalDecision.approve(always=True, rules=("run shell",)), req)
+    assert bad and "not saved" in bad
+
+
+def test_always_everywhere_writes_the_user_config_and_keeps_the_rest(
+    root: Path, tools: dict[str, Tool]
+) -> None:
+    config = root.parent / "config.toml"
+    config.write_text('# my settings\nmodel = "demo"\n\n[permissions]\nallow = ["read_file"]\n\n'
+                      '[middleware]\nenabled = ["Timing"]  # keep\n')
+    p = policy(root)
+    p.add_rule("run_shell(make:*)", "allow", "user")
+    text = config.read_text()
+    assert "# my settings" in text and "# keep" in text
+    data = tomllib.loads(text)
+    assert data["permissions"]["allow"] == ["read_file", "run_shell(make:*)"]
+    assert data["middleware"]["enabled"] == ["Timing"] and data["model"] == "demo"
+    assert action(p, tools["run_shell"], command="make all") == "allow"
+    [rule] = [r.rule for r in p.listed() if r.rule.source == "user"]
+    p.remove_rule(rule)
+    assert tomllib.loads(config.read_text())["permissions"]["allow"] == ["read_file"]
+
+
+def test_project_rules_count_only_in_a_trusted_workspace(
+    root: Path, tools: dict[str, Tool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / ".agent-shell").mkdir()
+    (root / ".agent-shell" / "permissions.toml").write_text('allow = ["run_shell"]\n')
+    import shell.permissions.store as store
+
+    monkeypatch.setattr(store, "project_trusted", lambda root: False)
+    assert action(policy(root), tools["run_shell"], command="rm -rf ~") == "ask"
+    monkeypatch.setattr(store, "project_trusted", lambda root: True)
+    p = policy(root)
+    assert action(p, tools["run_shell"], command="ls") == "allow"
+    assert p.listed()[0].rule.source == "project"
+
+
+def test_restored_allow_rules_yield_to_a_strict_command_line(root: Path, tools: dict[str, Tool]) -> None:
+    saved = {"rules": [{"effect": "allow", "rule": "run_shell", "run": "an-earlier-run"}],
+             "always_allow": ["write_file"]}
+    sh, w = tools["run_shell"], tools["write_file"]
+    loose = policy(root, session_state=lambda: saved)
+    assert action(loose, sh, command="ls") == "allow"  # --continue alone: the session's grants
+    assert action(loose, w, path="a", content="") == "allow"  # legacy always_allow, restored
+    strict = policy(root, session_state=lambda: saved, cli_strict=True)
+    assert action(strict, sh, command="ls") == "ask"
+    assert action(strict, w, path="a", content="") == "ask"
+    assert [(r.rule.source, r.active) for r in strict.listed()] == [("restored", False), ("restored", False)]
