@@ -99,7 +99,7 @@ def editor_tools(
             return number_lines(text, shown, offset, limit)
 
         tools.append(
-            FunctionTool(read_file, name="read_file", description=description("read_file"), read_only=True)
+            FunctionTool(read_file, name="read_file", description=description("read_file"), kind="read")
         )
 
     if read and write:
@@ -145,8 +145,12 @@ def editor_tools(
             details.update(abs_path=str(real), old_text=text, new_text=new_text)
             return ToolResult(result.content, details=details)
 
-        tools.append(FunctionTool(write_file, name="write_file", description=description("write_file")))
-        tools.append(FunctionTool(edit_file, name="edit_file", description=description("edit_file")))
+        tools.append(
+            FunctionTool(write_file, name="write_file", description=description("write_file"), kind="edit")
+        )
+        tools.append(
+            FunctionTool(edit_file, name="edit_file", description=description("edit_file"), kind="edit")
+        )
 
     if terminal:
 
@@ -161,7 +165,9 @@ def editor_tools(
                 )
             return await run_in_editor_terminal(client, session_id, command, workspace.root, timeout, ctx)
 
-        tools.append(FunctionTool(run_shell, name="run_shell", description=description("run_shell")))
+        tools.append(
+            FunctionTool(run_shell, name="run_shell", description=description("run_shell"), kind="execute")
+        )
 
     for t in tools:
         t.source = "editor"  # type: ignore[attr-defined]

@@ -196,7 +196,9 @@ class AcpPolicy:
             edited = extra.get("args")
             if isinstance(edited, dict) and "edit" in request.allowed_decisions:
                 return ApprovalDecision.edit(edited)
-            return ApprovalDecision.approve(always=option_id == "allow_always")
+            if option_id == "allow_always":  # as the option says: the whole tool, this session
+                return ApprovalDecision.approve(always=True, rules=(name,), scope="session")
+            return ApprovalDecision.approve()
         if option_id in ("reject_once", "reject_always") and "reject" in request.allowed_decisions:
             if (
                 option_id == "reject_always"
