@@ -24,6 +24,9 @@ from acp import RequestError, helpers
 from acp.schema import (
     AudioContentBlock,
     ClientCapabilities,
+    ElicitationFormSessionMode,
+    ElicitationSchema,
+    ElicitationStringPropertySchema,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
     PermissionOption,
@@ -230,7 +233,41 @@ class AcpSession:
             )
         outcome = response.outcome
         option_id = getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
-        return self.policy.decide(request, option_id, response.field_meta)
+        decision = self.policy.decide(request, option_id, response.field_meta)
+        said = ((response.field_meta or {}).get("agent-shell") or {}).get("message")
+        if decision.type == "reject" and option_id in ("reject_once", "reject_always") and not said:
+            reason = await self._reason(call.id, call.name)
+            if reason:
+                decision = ApprovalDecision.reject(reason)
+        return decision
+
+    async def _reason(self, call_id: str, name: str) -> str | None:
+        """Why the user rejected a call, asked through a form when the editor can show
+        one (elicitation); the model reads it. Nothing when the user skips it."""
+        elicitation = self.capabilities.elicitation
+        if elicitation is None or elicitation.form is None:
+            return None
+        schema = ElicitationSchema(
+            type="object",
+            properties={
+                "reason": ElicitationStringPropertySchema(
+                    type="string",
+                    title="Why?",
+                    description="Optional: the model reads it and can do better.",
+                )
+            },
+        )
+        mode = ElicitationFormSessionMode(session_id=self.id, tool_call_id=call_id, requested_schema=schema)
+        try:
+            answer = await self.client.create_elicitation(
+                message=f"You rejected {name}. Tell the agent why?", mode=mode
+            )
+        except Exception as exc:  # an editor that offered forms and then failed one: the plain answer stands
+            log.warning("elicitation/create failed: %s", exc)
+            return None
+        content = getattr(answer, "content", None) if getattr(answer, "action", "") == "accept" else None
+        reason = content.get("reason") if isinstance(content, dict) else None
+        return reason.strip()[:2000] or None if isinstance(reason, str) else None
 
     # -- the conversation --------------------------------------------------------------
     async def prompt(self, blocks: Sequence[PromptBlock]) -> PromptResponse:

@@ -20,11 +20,13 @@ from typing import Any
 import pytest
 from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
 from acp.schema import (
+    AcceptElicitationResponse,
     AgentMessageChunk,
     AgentThoughtChunk,
     AllowedOutcome,
     ClientCapabilities,
     CreateTerminalResponse,
+    DeclineElicitationResponse,
     DeniedOutcome,
     KillTerminalResponse,
     ReadTextFileResponse,
@@ -52,6 +54,9 @@ class EditorClient:
         self.answer: Any = "allow_once"
         """The option id to pick (None: the user closed the dialog)."""
         self.answer_meta: dict[str, Any] | None = None
+        self.reason: str | None = None
+        """What the user types when asked why they rejected a call (None: declines)."""
+        self.elicitations: list[tuple[str, Any]] = []
         self.buffers: dict[str, str] = {}
         """Unsaved editor buffers by absolute path (reads prefer them; writes land here)."""
         self.fs_log: list[tuple[str, str]] = []
@@ -172,6 +177,12 @@ class EditorClient:
     ) -> ReleaseTerminalResponse:
         return ReleaseTerminalResponse()
 
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        self.elicitations.append((message, mode))
+        if self.reason is None:
+            return DeclineElicitationResponse(action="decline")
+        return AcceptElicitationResponse(action="accept", content={"reason": self.reason})
+
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(method)
 
@@ -272,6 +283,7 @@ def spawn(acp_env: dict[str, str], workspace: Path) -> Spawn:
             *args,
             env=acp_env,
             cwd=workspace,
+            use_unstable_protocol=True,  # elicitation/create is unstable
         ) as (conn, process):
             try:
                 await asyncio.wait_for(

@@ -346,3 +346,23 @@ async def test_the_model_is_a_select_the_editor_switches(spawn: Spawn, script: A
         reply = await conn.prompt(session_id=session.session_id, prompt=prompt_text("hello"))
     assert reply.stop_reason == "end_turn"
     assert client.text() and "from the script" not in client.text()
+
+
+@pytest.mark.parametrize("reason", ["Write b.txt instead, a.txt is mine.", None])
+async def test_a_rejection_can_say_why_where_the_editor_has_forms(
+    spawn: Spawn, script: Any, workspace: Path, reason: str | None
+) -> None:
+    from acp.schema import ElicitationCapabilities, ElicitationFormCapabilities
+
+    forms = ClientCapabilities(elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()))
+    client = EditorClient()
+    client.answer = "reject_once"
+    client.reason = reason
+    async with spawn(client, "--model", script([WRITE, "ok"]), capabilities=forms) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("write it"))
+    [(message, mode)] = client.elicitations
+    assert "write_file" in message and mode.tool_call_id == "w1"
+    said = client.tool_updates("w1")[-1].content[0].content.text
+    assert (reason or "The user rejected the call to write_file.") in said
+    assert not (workspace / "notes.txt").exists()
