@@ -159,6 +159,91 @@ def _complete_model(runtime: ShellRuntime, rest: str) -> list[str]:
     return ["demo", "openai:", "anthropic:", "ollama:", "scripted:", "list"]
 
 
+def _modes() -> tuple[str, ...]:
+    from shell.permissions.modes import MODES
+
+    return MODES
+
+
+def _complete_permissions(runtime: ShellRuntime, rest: str) -> list[str]:
+    words = rest.split()
+    if len(words) == 0 or (len(words) == 1 and not rest.endswith(" ")):
+        return ["allow", "ask", "deny", "edit", "remove"]
+    return ["--project", "--user"] if words[0] in ("allow", "ask", "deny") else []
+
+
+def mode_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/mode``: the mode and what each does; ``/mode NAME`` switches."""
+    from shell.permissions.modes import SUMMARY, ModeError, parse_mode
+
+    policy = runtime.permissions
+    if arg:
+        try:
+            policy.mode = parse_mode(arg)
+        except ModeError as exc:
+            return CommandResult(str(exc), error=True)
+        off = " (HumanInTheLoop is off: every call runs until it is on again)"
+        warn = "" if runtime.approvals_on else off
+        return CommandResult(f"Permission mode: **{policy.mode}**: {SUMMARY[policy.mode]}.{warn}")
+    rows = [f"- {f'**{m}**' if m == policy.mode else m}: {SUMMARY[m]}" for m in SUMMARY]
+    return CommandResult(
+        f"Permission mode: **{runtime.mode_label}**. `/mode NAME` switches (Shift+Tab cycles):\n\n"
+        + "\n".join(rows)
+    )
+
+
+def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/permissions``: every rule with where it came from; add, edit, remove."""
+    from shell.permissions.rules import SOURCE_LABELS, RuleError
+    from shell.permissions.store import StoreError
+
+    policy = runtime.permissions
+    listed = policy.listed()
+    words = arg.split(maxsplit=1)
+    verb = words[0].lower() if words else ""
+    rest = words[1].strip() if len(words) > 1 else ""
+    try:
+        if verb in ("allow", "ask", "deny"):
+            scope = "session"
+            for flag, where in (("--project", "project"), ("--user", "user")):
+                if rest.endswith(flag):
+                    scope, rest = where, rest[: -len(flag)].strip()
+            rule = policy.add_rule(rest, verb, scope)  # type: ignore[arg-type]
+            return CommandResult(f"Added `{rule}` ({SOURCE_LABELS[rule.source]}).")
+        if verb in ("remove", "rm", "delete", "edit"):
+            number, _, new_text = rest.partition(" ")
+            if not number.isdigit() or not 1 <= int(number) <= len(listed):
+                return CommandResult(f"Which rule? Give its number (1 to {len(listed)}); "
+                                     "`/permissions` lists them.", error=True)
+            row = listed[int(number) - 1]
+            if verb == "edit":
+                if not new_text.strip():
+                    return CommandResult("Usage: `/permissions edit N RULE`", error=True)
+                new = policy.replace_rule(row.rule, new_text.strip())
+                return CommandResult(f"Rule {number} is now `{new}` ({SOURCE_LABELS[new.source]}).")
+            policy.remove_rule(row.rule)
+            return CommandResult(f"Removed `{row.rule}` ({SOURCE_LABELS[row.rule.source]}).")
+        if verb:
+            return CommandResult("Usage: `/permissions [allow|ask|deny RULE [--project|--user] | "
+                                 "edit N RULE | remove N]`", error=True)
+    except (RuleError, StoreError, OSError) as exc:
+        return CommandResult(f"Not changed: {exc}", error=True)
+    lines = [f"Permission mode: **{runtime.mode_label}** (`/mode` switches).", ""]
+    if not listed:
+        lines.append("No rules yet. \"Always\" in an approval proposes one; or "
+                     "`/permissions allow run_shell(git status:*)`.")
+    for i, row in enumerate(listed, 1):
+        origin = f" `{row.rule.origin}`" if row.rule.origin else ""
+        note = f" ({row.note})" if row.note else ""
+        where = SOURCE_LABELS[row.rule.source]
+        lines.append(f"{i}. `{row.rule.effect} {row.rule.text}`: {where}{origin}{note}")
+    if not policy.project_trusted:
+        lines += ["", "Project rules (`.agent-shell/permissions.toml`) apply once the workspace is trusted."]
+    lines += ["", "`/permissions remove N`, `/permissions edit N RULE`, "
+                  "`/permissions allow|ask|deny RULE [--project|--user]` (default: this session)."]
+    return CommandResult("\n".join(lines))
+
+
 def default_commands() -> CommandRegistry:
     """A fresh registry of the built-in commands (each front end owns one; ``/help``
     lists whatever the front end added to it too)."""
@@ -276,6 +361,17 @@ def default_commands() -> CommandRegistry:
         except OSError as exc:
             return CommandResult(f"Could not write {path}: {exc.strerror or exc}", error=True)
         return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{path}`.")
+
+    @reg.add("mode", "Show the permission mode, or switch it", usage="/mode [MODE]",
+             complete=lambda runtime, rest: list(_modes()))
+    def _mode(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return mode_command(runtime, arg)
+
+    @reg.add("permissions", "List the permission rules, add, edit or remove one",
+             usage="/permissions [allow|ask|deny RULE [--project|--user] | edit N RULE | remove N]",
+             aliases=("perms",), complete=_complete_permissions)
+    def _permissions(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return permissions_command(runtime, arg)
 
     @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
     def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -41,6 +41,7 @@ from shell.core.events import (
     to_jsonable,
 )
 
+from .frontend.approval import approval_lines, choices
 from .runtime import ShellRuntime, editor_command, summarize_args
 from .textsafety import sanitize
 
@@ -126,36 +127,34 @@ class TerminalApprover:
                 "terminal to ask; it was not run. The user can rerun with --approve always to allow it."
             )
         with tty:
-            description = sanitize(request.own_words())
-            tty.write(f"\n{request.call.name}({sanitize(summarize_args(request.args, 200))})\n")
-            if description:
-                tty.write(f"{description}\n")
-            allowed = request.allowed_decisions
-            choices = "/".join(
-                label for label, d in (("y=approve", "approve"), ("e=edit", "edit"), ("n=reject", "reject"))
-                if d in allowed
-            ) + ("/a=always" if "approve" in allowed else "")
+            tty.write("\n" + "\n".join(sanitize(line) for line in approval_lines(request)) + "\n")
+            offered = choices(request)
+            keys = {c.key: c for c in offered}
+            prompt = "/".join(f"{c.key}={c.label}" for c in offered)
             while True:
-                tty.write(f"Allow? [{choices}] ")
+                tty.write(f"Allow? [{prompt}] ")
                 tty.flush()
                 answer = tty.readline()
                 if not answer:
                     return ApprovalDecision.reject("The approval prompt was closed; the call was not run.")
-                key = answer.strip().lower()[:1]
-                if key == "y" and "approve" in allowed:
+                choice = keys.get(answer.strip().lower()[:1])
+                if choice is None:
+                    continue
+                if choice.decision == "approve":
                     return ApprovalDecision.approve()
-                if key == "a" and "approve" in allowed:
-                    return ApprovalDecision.approve(always=True)
-                if key == "n" and "reject" in allowed:
+                if choice.decision == "always":
+                    rules = request.suggested_rules
+                    tty.write(f"Remember for this session: {', '.join(sanitize(r) for r in rules)}\n")
+                    return ApprovalDecision.approve(always=True, rules=rules, scope="session")
+                if choice.decision == "reject":
                     tty.write("Reason (optional, the model reads it): ")
                     tty.flush()
                     reason = tty.readline().strip()
                     default = f"The user rejected the call to {request.call.name}."
                     return ApprovalDecision.reject(reason or default)
-                if key == "e" and "edit" in allowed:
-                    edited = self._edit(request, tty)
-                    if edited is not None:
-                        return ApprovalDecision.edit(edited)
+                edited = self._edit(request, tty)
+                if edited is not None:
+                    return ApprovalDecision.edit(edited)
 
     def _edit(self, request: ApprovalRequest, tty: _Tty) -> dict[str, Any] | None:
         text = json.dumps(request.args, indent=2, ensure_ascii=False)

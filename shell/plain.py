@@ -28,6 +28,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -41,6 +42,7 @@ from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
+from .frontend.approval import approval_lines, argument_lines, choices, is_diff
 from .headless import cancel_on_sigint, edit_in_editor
 from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
 from .textsafety import StreamSanitizer, sanitize
@@ -210,11 +212,17 @@ class PlainShell:
         line = Text(f"mcp {status.name}: {status.state} ({detail})", style=style)
         run_in_terminal(lambda: self.console.print(line))
 
+    def _prompt(self) -> FormattedText:
+        """The permission mode, always in sight, then the prompt (bypass in red)."""
+        label = self.runtime.mode_label
+        style = "fg:ansired bold" if label.startswith("bypass") else "fg:ansicyan"
+        return FormattedText([(style, label), ("", " " + PROMPT)])
+
     async def _loop(self) -> int:
         first, self.initial = self.initial, None
         while True:
             try:
-                text = first if first is not None else await self.session.prompt_async(PROMPT)
+                text = first if first is not None else await self.session.prompt_async(self._prompt)
             except EOFError:
                 return 0
             if first is not None:
@@ -247,6 +255,9 @@ class PlainShell:
         self.console.print(
             "[dim]Enter sends · Esc-Enter or Ctrl+J for a new line · /help · Ctrl+C cancels[/dim]"
         )
+        mode = rt.permissions.describe_mode()
+        style = "red" if rt.mode_label.startswith("bypass") else "dim"
+        self.console.print(Text(f"permissions: {mode} · Shift+Tab or /mode switches", style=style))
         for problem in rt.problems:
             self.console.print(f"[yellow]! {escape(problem)}[/yellow]")
 
@@ -379,27 +390,33 @@ class PlainShell:
             return await self._ask(request)
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        allowed = request.allowed_decisions
-        self.console.print(Text.assemble(("? ", "bold yellow"), (request.call.name, "bold"), " ",
-                                         sanitize(summarize_args(request.args, 200))))
-        for line in sanitize(request.own_words()).splitlines():
-            if line.strip():
-                self.console.print(Text(f"  {line}", style="dim"))
-        choices = (("y", "approve"), ("e", "edit"), ("n", "reject"), ("a", "approve"))
-        keys = [k for k, d in choices if d in allowed]
-        labels = {"y": "[y] approve", "e": "[e] edit", "n": "[n] reject", "a": "[a] always"}
+        head, *body = approval_lines(request)
+        self.console.print(Text.assemble(("? ", "bold yellow"), (sanitize(head), "bold")))
+        words = len(approval_lines(request)) - len(argument_lines(request)) - 1
+        preview_start = 1 + words + len(argument_lines(request))
+        for i, line in enumerate(body, 1):
+            style = "dim" if i <= words else ""
+            if i >= preview_start:
+                style = _diff_style(line.strip()) if is_diff(request.preview) else "cyan"
+            self.console.print(Text(sanitize(line), style=style), soft_wrap=False, overflow="fold")
+        offered = choices(request)
+        keys = [c.key for c in offered]
+        labels = "  ".join(f"[{c.key}] {c.label}" for c in offered)
         while True:
             key = await self.choice.prompt_async(
-                "  " + "  ".join(labels[k] for k in keys) + " " + PROMPT, key_bindings=_choice_keys(keys),
-                handle_sigint=False,
+                "  " + labels + " " + PROMPT, key_bindings=_choice_keys(keys), handle_sigint=False,
             )
             if key == "cancel":
                 self.runtime.cancel()
                 return ApprovalDecision.reject("The user cancelled the reply.")
-            if key in ("y", "a"):
-                self.console.print(Text("  approved" + (" (always for this tool)" if key == "a" else ""),
-                                        style="green"))
-                return ApprovalDecision.approve(always=key == "a")
+            if key == "y":
+                self.console.print(Text("  approved", style="green"))
+                return ApprovalDecision.approve()
+            if key == "a":
+                decision = await self._always(request)
+                if decision is not None:
+                    return decision
+                continue
             if key == "n":
                 reason = await self.approval.prompt_async(
                     "  reason (the model reads it; Enter for none) " + PROMPT,
@@ -411,8 +428,30 @@ class PlainShell:
                 return ApprovalDecision.reject(reason.strip() or default)
             edited = await self._edit(request)
             if edited is not None:
-                self.console.print(Text(f"  edited: {sanitize(summarize_args(edited, 200))}", style="green"))
+                shown = json.dumps(edited, ensure_ascii=False)
+                self.console.print(Text(f"  edited: {sanitize(shown)}", style="green"), overflow="fold")
                 return ApprovalDecision.edit(edited)
+
+    async def _always(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        """"Always": the proposed rule(s), editable, then where to keep them."""
+        self.console.print("[dim]  rule(s) to remember, one per line; Esc then Enter to accept[/dim]")
+        text = await self.approval.prompt_async(
+            "  ", default="\n".join(request.suggested_rules), multiline=True, handle_sigint=False
+        )
+        rules = tuple(line.strip() for line in text.splitlines() if line.strip())
+        if not rules:
+            self.console.print(Text("  no rule: nothing remembered", style="yellow"))
+            return None
+        self.console.print("  keep it for [bold]s[/bold] this session · [bold]p[/bold] this project · "
+                           "[bold]u[/bold] everywhere (user config)")
+        scope = await self.choice.prompt_async(
+            "  [s/p/u] " + PROMPT, key_bindings=_choice_keys(["s", "p", "u"]), handle_sigint=False,
+        )
+        if scope not in ("s", "p", "u"):
+            return None
+        where = {"s": "session", "p": "project", "u": "user"}[scope]
+        self.console.print(Text(f"  approved; remembered in {where}: {', '.join(rules)}", style="green"))
+        return ApprovalDecision.approve(always=True, rules=rules, scope=where)  # type: ignore[arg-type]
 
     async def _edit(self, request: ApprovalRequest) -> dict[str, Any] | None:
         text = json.dumps(request.args, indent=2, ensure_ascii=False)
@@ -476,6 +515,11 @@ class PlainShell:
         def _newline(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text("\n")
 
+        @kb.add("s-tab")
+        def _cycle_mode(event: KeyPressEvent) -> None:
+            self.runtime.permissions.cycle_mode()
+            event.app.invalidate()
+
         @kb.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
             event.app.exit(result=_CtrlC(bool(event.current_buffer.text)))
@@ -496,6 +540,12 @@ def _choice_keys(keys: list[str]) -> KeyBindings:
     kb.add("escape", eager=True)(lambda event: event.app.exit(result="n") if "n" in keys else None)
     kb.add("<any>")(lambda event: None)  # other keys do nothing: the answer is one key
     return kb
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith(("+++", "---", "@@")):
+        return "dim"
+    return "green" if line.startswith("+") else "red" if line.startswith("-") else ""
 
 
 def _audio_length(audio: Audio) -> str:

@@ -244,6 +244,8 @@ class PermissionPolicy:
         preview = ""
         if tool.kind == "edit":
             preview = await anyio.to_thread.run_sync(edit_preview, tool.name, dict(args), self.root)
+        elif isinstance(args.get("command"), str):
+            preview = command_preview(args["command"])
         return AskDetails(self.suggest(tool, args), preview)
 
     def suggest(self, tool: Tool, args: Mapping[str, Any]) -> tuple[str, ...]:
@@ -360,6 +362,23 @@ def _command_prefix(text: str) -> str:
     if any(c in " ".join(head) for c in "=$`'\"\\*?[(){}"):
         return text
     return " ".join(head) + ":*"
+
+
+def command_preview(command: str) -> str:
+    """What a shell line runs, one command per line, when it is more than one
+    command, writes to files, or cannot be read for sure."""
+    split = split_command(command)
+    parts = [p for p in split.parts if p.text]
+    writes = [w for p in split.parts for w in p.writes]
+    if len(parts) <= 1 and not writes and split.confident:
+        return ""
+    lines = [f"runs {len(parts)} command{'s' if len(parts) != 1 else ''}:"]
+    lines += [f"  {i}. {p.text}" for i, p in enumerate(parts, 1)]
+    if writes:
+        lines.append(f"writes to: {', '.join(writes)}")
+    if not split.confident:
+        lines.append(f"cannot be read for sure ({'; '.join(split.problems)}): no rule can allow it")
+    return "\n".join(lines)
 
 
 def _ask_reason(tool: Tool, mode: Mode) -> str:

@@ -108,14 +108,22 @@ async def test_approve_runs_the_tool(tmp_path: Path) -> None:
 
 
 async def test_always_is_remembered(tmp_path: Path) -> None:
-    turns = [write_call("1"), "First.", write_call("2"), "Second."]
+    """"Always" proposes a rule (accepted as is with Esc Enter), kept for the session."""
+    turns = [write_call("1"), "First.", write_call("2"), "Second.", write_call("3", path="sub/b.txt"), "Third."]
     async with line_mode(tmp_path, turns) as d:
         await d.send("write\r", then="? write_file")
-        await d.send("a", then="First.")
+        await d.send("a", then="rule(s) to remember")
+        await d.send("\x1b\r", then="this session")
+        await d.send("s", then="First.")
+        assert "remembered in session: write_file(a.txt)" in d.text
         await d.send("again\r", then="Second.")
+        await d.send("elsewhere\r", then="? write_file")  # the rule names a.txt, not sub/b.txt
+        await d.send("y", then="Third.")
+        await d.send("/permissions\r", then="this session")
         await d.send("/quit\r")
-    assert d.text.count("? write_file") == 1
+    assert d.text.count("? write_file") == 2
     assert (tmp_path / "a.txt").read_text() == "2"
+    assert "allow write_file(a.txt)" in d.text
 
 
 async def test_reject_with_a_reason(tmp_path: Path) -> None:

@@ -1,0 +1,113 @@
+"""Permissions where a user meets them: the console script, on a real terminal.
+
+Each test replays an attack from issue 13 or checks a promise of README's
+"Permissions" section: the hidden tail of a padded command is shown before it is
+approved (line mode and headless), a saved "always" restored by --continue does
+not beat a stricter command line, plan mode refuses writes, bypass runs them,
+rules in the user config hold."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .conftest import RunCli
+
+Script = Callable[[list[Any]], str]
+
+PADDED = "pytest -q tests/unit/test_everything_is_fine.py" + " " * 300 + "; touch pwned"
+
+
+def shell_call(command: str) -> dict[str, Any]:
+    return {"text": "Running the tests.", "tool_calls": [{"name": "run_shell", "args": {"command": command}}]}
+
+
+def test_line_mode_shows_the_hidden_tail_before_asking(terminal: Any, script: Script, workspace: Path) -> None:
+    t = terminal("--plain", "--no-session", "--model", script([shell_call(PADDED), "Stopped."]))
+    t.expect("›")
+    t.send("run the tests\r")
+    t.expect("[n] reject")
+    shown = t.text
+    assert "touch pwned" in shown, "the tail after the padding must be on screen before the question"
+    assert "2. touch pwned" in shown  # and named as a command of its own
+    t.send("n")
+    t.expect("reason")
+    t.send("\r")
+    t.expect("Stopped.")
+    t.send("/quit\r")
+    assert t.close() == 0
+    assert not (workspace / "pwned").exists()
+
+
+def test_headless_ask_shows_the_hidden_tail_before_asking(terminal: Any, script: Script, workspace: Path) -> None:
+    t = terminal("-p", "run the tests", "--approve", "ask", "--no-session", "--model",
+                 script([shell_call(PADDED), "Stopped."]))
+    t.expect("Allow? [")
+    assert "touch pwned" in t.text and "2. touch pwned" in t.text
+    assert "…" not in t.text.split("Allow?")[0].split("run_shell")[-1]  # nothing cut
+    t.send("n\r")
+    t.expect("Reason")
+    t.send("\r")
+    assert t.close() == 0
+    assert not (workspace / "pwned").exists()
+
+
+def test_a_restored_always_does_not_beat_approve_never(
+    terminal: Any, run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """Issue 13: a saved "always allow run_shell" came back with --continue and ran
+    under --approve never."""
+    first = terminal("-p", "touch it", "--approve", "ask", "--model",
+                     script([shell_call("mkdir -p first"), "Done."]))
+    first.expect("Allow? [")
+    first.send("a\r")
+    first.expect("Remember for this session: run_shell(mkdir:*)")
+    assert first.close() == 0
+    assert (workspace / "first").exists()
+    again = run_cli("-p", "touch again", "--continue", "--approve", "never", "--output-format", "json",
+                    "--model", script([shell_call("mkdir second"), "Not run."]))
+    assert again.returncode == 0, again.stderr
+    assert not (workspace / "second").exists()
+    messages = json.loads(again.stdout)["messages"]
+    refused = [m for m in messages if m["type"] == "ToolResultMessage"][-1]
+    assert refused["is_error"] and "--approve never" in json.dumps(refused)
+    loose = run_cli("-p", "touch again", "--continue", "--model", script([shell_call("mkdir third"), "Ran."]))
+    assert loose.returncode == 0, loose.stderr
+    assert (workspace / "third").exists(), "without a stricter command line the session's rule holds"
+
+
+def test_plan_mode_refuses_writes_and_tells_the_model(run_cli: RunCli, script: Script, workspace: Path) -> None:
+    write = {"tool_calls": [{"name": "write_file", "args": {"path": "a.txt", "content": "x"}}]}
+    r = run_cli("-p", "write", "--permission-mode", "plan", "--approve", "never", "--output-format", "json",
+                "--model", script([write, "Here is the plan."]))
+    assert r.returncode == 0, r.stderr
+    assert not (workspace / "a.txt").exists()
+    result = json.loads(r.stdout)
+    tool_result = next(m for m in result["messages"] if m["type"] == "ToolResultMessage")
+    assert "Plan mode" in json.dumps(tool_result)
+
+
+def test_bypass_and_approve_always_run_without_asking(run_cli: RunCli, script: Script, workspace: Path) -> None:
+    for flags, name in ((["--permission-mode", "bypass"], "a"), (["--approve", "always"], "b")):
+        r = run_cli("-p", "touch", *flags, "--model", script([shell_call(f"touch {name}"), "Done."]))
+        assert r.returncode == 0, r.stderr
+        assert (workspace / name).exists()
+    clash = run_cli("-p", "x", "--approve", "always", "--permission-mode", "plan")
+    assert clash.returncode == 2 and "--approve always" in clash.stderr
+
+
+def test_rules_in_the_user_config_hold(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"]) / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[permissions]\nallow = ["run_shell(touch:*)"]\ndeny = ["run_shell(rm *)"]\n')
+    r = run_cli("-p", "go", "--approve", "never", "--model",
+                script([shell_call("touch ok"), "one", shell_call("touch no; rm ok"), "two"]))
+    assert r.returncode == 0, r.stderr
+    assert (workspace / "ok").exists()  # allowed by the rule, unasked under --approve never
+    r2 = run_cli("-p", "go", "--approve", "always", "--model", script([shell_call("touch no2 && rm ok"), "x"]))
+    assert r2.returncode == 0
+    assert (workspace / "ok").exists() and not (workspace / "no2").exists()  # deny holds even in bypass
