@@ -123,7 +123,8 @@ class Terminal:
                     self.raw += os.read(self.master, 65536)
                 except OSError:  # the program ended
                     if wanted not in self.text:
-                        raise AssertionError(f"{wanted!r} not shown before exit:\n{self.text[-3000:]}") from None
+                        shown = self.text[-3000:]
+                        raise AssertionError(f"{wanted!r} not shown before exit:\n{shown}") from None
 
     def send(self, text: str) -> None:
         os.write(self.master, text.encode())

@@ -24,9 +24,11 @@ def shell_call(command: str) -> dict[str, Any]:
     return {"text": "Running the tests.", "tool_calls": [{"name": "run_shell", "args": {"command": command}}]}
 
 
-def test_line_mode_shows_the_hidden_tail_before_asking(terminal: Any, script: Script, workspace: Path) -> None:
+def test_line_mode_shows_the_hidden_tail_before_asking(
+    terminal: Any, script: Script, workspace: Path
+) -> None:
     t = terminal("--plain", "--no-session", "--model", script([shell_call(PADDED), "Stopped."]))
-    t.expect("›")
+    t.expect("\u203a")  # the prompt
     t.send("run the tests\r")
     t.expect("[n] reject")
     shown = t.text
@@ -41,7 +43,9 @@ def test_line_mode_shows_the_hidden_tail_before_asking(terminal: Any, script: Sc
     assert not (workspace / "pwned").exists()
 
 
-def test_headless_ask_shows_the_hidden_tail_before_asking(terminal: Any, script: Script, workspace: Path) -> None:
+def test_headless_ask_shows_the_hidden_tail_before_asking(
+    terminal: Any, script: Script, workspace: Path
+) -> None:
     t = terminal("-p", "run the tests", "--approve", "ask", "--no-session", "--model",
                  script([shell_call(PADDED), "Stopped."]))
     t.expect("Allow? [")
@@ -78,7 +82,9 @@ def test_a_restored_always_does_not_beat_approve_never(
     assert (workspace / "third").exists(), "without a stricter command line the session's rule holds"
 
 
-def test_plan_mode_refuses_writes_and_tells_the_model(run_cli: RunCli, script: Script, workspace: Path) -> None:
+def test_plan_mode_refuses_writes_and_tells_the_model(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
     write = {"tool_calls": [{"name": "write_file", "args": {"path": "a.txt", "content": "x"}}]}
     r = run_cli("-p", "write", "--permission-mode", "plan", "--approve", "never", "--output-format", "json",
                 "--model", script([write, "Here is the plan."]))
@@ -89,7 +95,9 @@ def test_plan_mode_refuses_writes_and_tells_the_model(run_cli: RunCli, script: S
     assert "Plan mode" in json.dumps(tool_result)
 
 
-def test_bypass_and_approve_always_run_without_asking(run_cli: RunCli, script: Script, workspace: Path) -> None:
+def test_bypass_and_approve_always_run_without_asking(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
     for flags, name in ((["--permission-mode", "bypass"], "a"), (["--approve", "always"], "b")):
         r = run_cli("-p", "touch", *flags, "--model", script([shell_call(f"touch {name}"), "Done."]))
         assert r.returncode == 0, r.stderr
@@ -108,6 +116,7 @@ def test_rules_in_the_user_config_hold(
                 script([shell_call("touch ok"), "one", shell_call("touch no; rm ok"), "two"]))
     assert r.returncode == 0, r.stderr
     assert (workspace / "ok").exists()  # allowed by the rule, unasked under --approve never
-    r2 = run_cli("-p", "go", "--approve", "always", "--model", script([shell_call("touch no2 && rm ok"), "x"]))
+    model = script([shell_call("touch no2 && rm ok"), "x"])
+    r2 = run_cli("-p", "go", "--approve", "always", "--model", model)
     assert r2.returncode == 0
     assert (workspace / "ok").exists() and not (workspace / "no2").exists()  # deny holds even in bypass

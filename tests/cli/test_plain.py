@@ -109,7 +109,8 @@ async def test_approve_runs_the_tool(tmp_path: Path) -> None:
 
 async def test_always_is_remembered(tmp_path: Path) -> None:
     """"Always" proposes a rule (accepted as is with Esc Enter), kept for the session."""
-    turns = [write_call("1"), "First.", write_call("2"), "Second.", write_call("3", path="sub/b.txt"), "Third."]
+    turns = [write_call("1"), "First.", write_call("2"), "Second.",
+             write_call("3", path="sub/b.txt"), "Third."]
     async with line_mode(tmp_path, turns) as d:
         await d.send("write\r", then="? write_file")
         await d.send("a", then="rule(s) to remember")
