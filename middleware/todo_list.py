@@ -88,7 +88,10 @@ class TodoList(Middleware):
         self.tool_description = tool_description
         self.todos: list[dict[str, str]] = []
         """The list this instance saw last; the session's own is in ``session_state``."""
-        self.tool: Tool = FunctionTool(_write_todos, name=TOOL_NAME, description=tool_description)
+        # kind "think": it changes only the agent's own notes, so it runs unasked, in plan mode too
+        self.tool: Tool = FunctionTool(
+            _write_todos, name=TOOL_NAME, description=tool_description, kind="think"
+        )
 
     def list_tools(self) -> list[Tool]:
         return [self.tool]

@@ -110,8 +110,8 @@ def _add_acp_parser(sub: Any) -> None:
                      help="switch these middleware off")
     acp.add_argument("--config", metavar="FILE", default=keep, help="the config file")
     acp.add_argument("--max-rounds", type=int, metavar="N", default=keep, help="model calls per reply")
-    acp.add_argument("--permission-mode", metavar="MODE", default="default",
-                     help="the mode new sessions start in: default, accept-edits, plan or bypass")
+    acp.add_argument("--permission-mode", metavar="MODE", default=keep,
+                     help="the mode new sessions start in: default, accept-edits, plan, auto or bypass")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -328,6 +328,8 @@ def _acp(args: argparse.Namespace) -> int:
         raise UsageError("acp takes no -p, --plain, --continue or --resume (the editor picks the session)")
     if args.no_session:
         raise UsageError("acp keeps every conversation as a session (the editor lists and loads them)")
+    if args.approve is not None:
+        raise UsageError("acp asks through the editor: choose a mode with --permission-mode, not --approve")
     from .acp.server import run_acp
     from .config import load_config
     from .runtime import RuntimeOptions
@@ -340,8 +342,10 @@ def _acp(args: argparse.Namespace) -> int:
         middleware_off=[n for v in args.no_middleware for n in _names(v)],
         config_path=args.config,
         max_rounds=args.max_rounds,
+        permission_mode=args.permission_mode,
+        cli_strict=args.permission_mode is not None,
     )
-    return run_acp(options, settings, mode=args.permission_mode)
+    return run_acp(options, settings)
 
 
 def _models(args: argparse.Namespace) -> int:

@@ -54,7 +54,6 @@ from shell.config import ConfigError, Settings
 from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
 
 from .mcp_servers import mcp_specs
-from .permissions import DEFAULT_MODE, MODE_IDS
 from .session import AcpSession, invalid
 
 if TYPE_CHECKING:
@@ -72,10 +71,9 @@ STDIO_LIMIT = 50 * 1024 * 1024
 class AcpServer:
     """The agent an editor talks to: sessions by id, each an :class:`AcpSession`."""
 
-    def __init__(self, options: RuntimeOptions, settings: Settings, *, mode: str = DEFAULT_MODE) -> None:
+    def __init__(self, options: RuntimeOptions, settings: Settings) -> None:
         self.options = options
         self.settings = settings
-        self.mode = mode
         self.client: Any = None
         self.capabilities: ClientCapabilities | None = None
         self.sessions: dict[str, AcpSession] = {}
@@ -240,9 +238,7 @@ class AcpServer:
 
     async def _open(self, session_id: str, runtime: ShellRuntime, notes: list[str]) -> AcpSession:
         await self._await_models()
-        session = AcpSession(
-            session_id, runtime, self.client, self.capabilities, mode=self.mode, models=self.models
-        )
+        session = AcpSession(session_id, runtime, self.client, self.capabilities, models=self.models)
         session.notes.extend(notes)
         runtime.on_mcp_change.append(lambda status: _mcp_note(session, status))
         if self.task_group is not None:
@@ -360,11 +356,16 @@ async def serve(server: AcpServer, proto_in: int, proto_out: int) -> None:
         await server.aclose()
 
 
-def run_acp(options: RuntimeOptions, settings: Settings, *, mode: str | None = None) -> int:
-    """The ``agent-shell acp`` command: returns the exit code."""
-    mode = mode or DEFAULT_MODE
-    if mode not in MODE_IDS:
-        raise ShellError(f"--permission-mode: unknown mode {mode!r} (known: {', '.join(MODE_IDS)})")
+def run_acp(options: RuntimeOptions, settings: Settings) -> int:
+    """The ``agent-shell acp`` command: returns the exit code. ``options.permission_mode``
+    (``--permission-mode``) is the mode new sessions start in (else the config's)."""
+    if options.permission_mode is not None:
+        from shell.permissions.modes import ModeError, parse_mode
+
+        try:
+            parse_mode(options.permission_mode)
+        except ModeError as exc:
+            raise ShellError(f"--permission-mode: {exc}") from None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="agent-shell acp: %(message)s")
     if sys.stdin.isatty():
         print(
@@ -375,7 +376,7 @@ def run_acp(options: RuntimeOptions, settings: Settings, *, mode: str | None = N
     proto_in, proto_out = take_stdio()
     proto_in, _ = _pumped(proto_in, reading=True)
     proto_out, out_pump = _pumped(proto_out, reading=False)
-    server = AcpServer(options, settings, mode=mode)
+    server = AcpServer(options, settings)
     asyncio.run(serve(server, proto_in, proto_out))
     if out_pump is not None:
         out_pump.join(timeout=5)  # what was written reaches the file before we exit

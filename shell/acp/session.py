@@ -46,7 +46,7 @@ from shell.runtime import ShellError, ShellRuntime
 
 from . import config_options as co
 from .editor_tools import editor_tools
-from .permissions import AcpPolicy, PolicyGate, is_path_request
+from .permissions import AcpPermissions, is_path_request
 from .replay import history_updates
 from .toolview import one_line
 from .updates import ReplyUpdates, Update
@@ -84,7 +84,6 @@ class AcpSession:
         client: Any,
         capabilities: ClientCapabilities | None,
         *,
-        mode: str,
         models: Callable[[], Sequence[str]],
     ) -> None:
         self.id = session_id
@@ -92,13 +91,7 @@ class AcpSession:
         self.client = client
         self.capabilities = capabilities or ClientCapabilities()
         self.models = models
-        agent = runtime.agent
-        self.gate = PolicyGate()
-        agent.middleware.add(self.gate, index=0)
-        self.policy = AcpPolicy(
-            runtime.workspace.root, lambda: agent.session_state.setdefault(self.gate.name, {}), mode
-        )
-        self.gate.policy = self.policy
+        self.permissions = AcpPermissions(runtime.permissions, runtime.workspace.root)
         self.updates = ReplyUpdates(self.send, self.find_tool, runtime.workspace.root)
         runtime.ask = self.ask
         self.notes: list[str] = []
@@ -156,18 +149,16 @@ class AcpSession:
 
     # -- what the editor shows and switches ------------------------------------------
     def mode_state(self) -> Any:
-        return co.mode_state(self.policy.mode)
+        return co.mode_state(self.permissions.mode)
 
     def config_options(self) -> list[co.ConfigOption]:
         runtime = self.runtime
         options: list[co.ConfigOption] = [
-            co.mode_option(self.policy.mode),
+            co.mode_option(self.permissions.mode),
             co.model_option(runtime.model_label, self.models()),
         ]
         stack = runtime.agent.middleware
         for mw in stack:
-            if mw is self.gate:
-                continue
             options.append(
                 co.middleware_option(
                     mw.name, mw.description, stack.is_enabled(mw.name), boolean=self.boolean_options
@@ -177,7 +168,7 @@ class AcpSession:
 
     async def set_mode(self, mode: str) -> None:
         try:
-            self.policy.set_mode(mode)
+            self.permissions.set_mode(mode)
         except ValueError as exc:
             raise invalid(str(exc)) from None
         await self.send(helpers.update_current_mode(mode))
@@ -196,7 +187,7 @@ class AcpSession:
         elif option_id.startswith(co.MIDDLEWARE_PREFIX):
             name = option_id[len(co.MIDDLEWARE_PREFIX) :]
             on = co.as_switch(value)
-            if on is None or name == self.gate.name:
+            if on is None:
                 raise invalid(f"{option_id} takes on or off, not {value!r}")
             try:
                 self.runtime.set_middleware(name, on)  # live: the next hook sees it
@@ -207,20 +198,18 @@ class AcpSession:
 
     # -- approvals -------------------------------------------------------------------
     async def ask(self, request: Any) -> Any:
-        """``Agent.ask``: the mode first, then the user through the editor."""
+        """``Agent.ask``: the policy said ``ask`` (or the workspace's fence asks): the
+        user answers through the editor."""
         if not isinstance(request, ApprovalRequest):
             return None
-        automatic = self.policy.automatic(request)
-        if automatic is not None:
-            return automatic
         call = request.call
         await self.updates.announce(call.id, call.name, dict(call.args))
-        view = self.updates.permission_view(call.id)
+        view = self.updates.permission_view(call.id, request.reason)
         if is_path_request(request, self.runtime.workspace.root):
             view.title = one_line(request.own_words() or request.description, 300)
         options = [
             PermissionOption(option_id=i, name=label, kind=kind)
-            for i, label, kind in self.policy.options(request)
+            for i, label, kind in self.permissions.options(request)
         ]
         try:
             response = await self.client.request_permission(
@@ -233,7 +222,7 @@ class AcpSession:
             )
         outcome = response.outcome
         option_id = getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
-        decision = self.policy.decide(request, option_id, response.field_meta)
+        decision = self.permissions.decide(request, option_id, response.field_meta)
         said = ((response.field_meta or {}).get("agent-shell") or {}).get("message")
         if decision.type == "reject" and option_id in ("reject_once", "reject_always") and not said:
             reason = await self._reason(call.id, call.name)

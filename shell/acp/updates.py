@@ -41,11 +41,11 @@ from acp.schema import (
 
 from shell.core import events as ev
 from shell.core.messages import ToolResult
-from shell.core.tools import Tool
+from shell.core.tools import Tool, ToolKind
 from shell.textsafety import StreamSanitizer, sanitize
 
 from . import toolview
-from .permissions import ToolKind, tool_kind
+from .permissions import tool_kind
 
 OUTPUT_INTERVAL = 0.1
 """Seconds between two updates of a running tool's output."""
@@ -172,10 +172,14 @@ class ReplyUpdates:
             content=content,
         )
 
-    def permission_view(self, call_id: str) -> ToolCallUpdate:
-        """The call as the permission dialog shows it (it was announced just before)."""
+    def permission_view(self, call_id: str, reason: str = "") -> ToolCallUpdate:
+        """The call as the permission dialog shows it (it was announced just before):
+        what it would change, and why the policy asks."""
         call = self.calls[call_id]
         view = self._describe(call)
+        content: list[ToolContent] = list(view.content or [])
+        if reason:
+            content.append(text_content(sanitize(reason)))
         return ToolCallUpdate(
             tool_call_id=call.id,
             title=view.title,
@@ -183,7 +187,7 @@ class ReplyUpdates:
             status="pending",
             locations=view.locations,
             raw_input=view.raw_input,
-            content=view.content,
+            content=content or None,
         )
 
     def _locations(self, call: _Call) -> list[ToolCallLocation]:

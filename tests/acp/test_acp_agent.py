@@ -76,7 +76,13 @@ async def test_new_session_offers_modes_model_and_every_middleware(
     async with spawn(client, "--model", spec, capabilities=BOOLEAN_OPTIONS) as conn:
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     assert session.modes.current_mode_id == "default"
-    assert [m.id for m in session.modes.available_modes] == ["default", "accept-edits", "plan", "bypass"]
+    assert [m.id for m in session.modes.available_modes] == [
+        "default",
+        "plan",
+        "accept-edits",
+        "auto",
+        "bypass",
+    ]
     options = {o.id: o for o in session.config_options}
     assert options["mode"].current_value == "default" and options["mode"].category == "mode"
     assert options["model"].type == "select" and options["model"].category == "model"
@@ -85,7 +91,6 @@ async def test_new_session_offers_modes_model_and_every_middleware(
     assert all(o.type == "boolean" for o in middleware.values())
     assert middleware["middleware.HumanInTheLoop"].current_value is True
     assert middleware["middleware.TodoList"].current_value is False
-    assert "middleware.EditorPermissions" not in options, "the policy is not a switch"
 
 
 async def test_without_boolean_support_middleware_are_on_off_selects(
@@ -142,25 +147,43 @@ async def test_a_rejected_tool_call_does_not_run(
     assert client.text() == "Understood."
 
 
-async def test_always_answers_are_remembered_for_the_session(
-    spawn: Spawn, script: Any, workspace: Path
-) -> None:
-    second = {"tool_calls": [{"name": "write_file", "args": {"path": "b.txt", "content": "b"}, "id": "w2"}]}
-    edit = {"tool_calls": [{"name": "run_shell", "args": {"command": "touch ran.txt"}, "id": "r1"}]}
-    edit2 = {"tool_calls": [{"name": "run_shell", "args": {"command": "touch ran2.txt"}, "id": "r2"}]}
+async def test_always_answers_become_session_rules(spawn: Spawn, script: Any, workspace: Path) -> None:
+    """ "Always allow" keeps the rule the policy suggests (here ``write_file(docs/**)``),
+    "always reject" the same pattern as a deny rule (``run_shell(ls:*)``): the next
+    matching calls are not asked about, and the options say what will be kept."""
+
+    def write(path: str, call_id: str) -> dict[str, Any]:
+        return {"tool_calls": [{"name": "write_file", "args": {"path": path, "content": "x"}, "id": call_id}]}
+
+    def run(command: str, call_id: str) -> dict[str, Any]:
+        return {"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": call_id}]}
+
+    turns = [
+        write("docs/a.md", "w1"),
+        "1",
+        write("docs/b.md", "w2"),
+        "2",
+        write("c.md", "w3"),
+        "3",
+        run("ls -la", "r1"),
+        "4",
+        run("ls -l", "r2"),
+        "5",
+    ]
     client = EditorClient()
     client.answer = lambda call: "allow_always" if call.kind == "edit" else "reject_always"
-    async with spawn(
-        client, "--model", script([WRITE, "one", second, "two", edit, "three", edit2, "four"])
-    ) as conn:
+    async with spawn(client, "--model", script(turns)) as conn:
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        for text in ("a", "b", "c", "d"):
+        for text in "abcde":
             await conn.prompt(session_id=session.session_id, prompt=prompt_text(text))
-    assert (workspace / "notes.txt").exists() and (workspace / "b.txt").exists()
-    assert not (workspace / "ran.txt").exists() and not (workspace / "ran2.txt").exists()
-    asked = [call.tool_call_id for call, _ in client.permission_requests]
-    assert asked == ["w1", "r1"], "the second write and the second command were not asked about"
-    assert client.tool_status("w2") == "completed" and client.tool_status("r2") == "failed"
+    asked = {call.tool_call_id: [o.name for o in options] for call, options in client.permission_requests}
+    assert list(asked) == ["w1", "w3", "r1"], "w2 fell under the kept rule, r2 under the deny rule"
+    assert "Always allow write_file(docs/**) in this session" in asked["w1"]
+    assert "Always reject run_shell(ls:*) in this session" in asked["r1"]
+    assert (workspace / "docs" / "b.md").exists() and (workspace / "c.md").exists()
+    assert client.tool_status("r2") == "failed"
+    said = client.tool_updates("r2")[-1].content[0].content.text
+    assert "deny run_shell(ls:*)" in said, said
 
 
 async def test_plan_mode_refuses_writes_and_bypass_runs_unasked(
@@ -296,11 +319,11 @@ def test_the_sdk_loads_only_for_acp() -> None:
     assert out.stdout.strip() == "False"
 
 
-async def test_plan_mode_holds_with_human_in_the_loop_switched_off(
+async def test_plan_mode_refuses_writes_commands_and_fetches_unasked(
     spawn: Spawn, script: Any, workspace: Path
 ) -> None:
-    """Switching the question off is not switching plan mode off: writes, commands
-    and fetches are refused without asking, reads still run."""
+    """Plan mode is the policy's: writes, commands and fetches are refused without a
+    question (the model reads why), reads still run."""
     (workspace / "readme.txt").write_text("hello")
     turns = [
         {
@@ -316,16 +339,14 @@ async def test_plan_mode_holds_with_human_in_the_loop_switched_off(
     client = EditorClient()
     async with spawn(client, "--model", script(turns), "--permission-mode", "plan") as conn:
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        await conn.set_config_option(
-            config_id="middleware.HumanInTheLoop", session_id=session.session_id, value="off"
-        )
+        assert session.modes.current_mode_id == "plan"
         await conn.prompt(session_id=session.session_id, prompt=prompt_text("plan"))
     assert client.permission_requests == []
     assert client.tool_status("r1") == "completed"
     for call_id in ("w1", "s1", "f1"):
         assert client.tool_status(call_id) == "failed"
         said = client.tool_updates(call_id)[-1].content[0].content.text
-        assert "plan mode" in said, said
+        assert "Plan mode" in said, said
     assert not (workspace / "x.txt").exists() and not (workspace / "y.txt").exists()
 
 

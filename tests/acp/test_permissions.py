@@ -1,68 +1,105 @@
-"""The ACP permission adapter on its own: which options a request gets, and what
-each answer (with or without the client's ``_meta``) decides."""
+"""The ACP permission adapter over the real policy: which options a request gets,
+and what each answer (with or without the client's ``_meta``) decides."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from shell.acp.permissions import AcpPolicy, tool_kind
+import pytest
+
+from shell.acp.permissions import MODE_IDS, AcpPermissions, tool_kind
 from shell.core.approvals import ApprovalRequest
 from shell.core.messages import ToolCallBlock
+from shell.permissions.policy import PermissionPolicy
 
 
-def request(name: str, args: dict[str, Any], allowed: tuple[Any, ...] = ("approve", "edit", "reject")) -> Any:
-    return ApprovalRequest(ToolCallBlock("c1", name, args), None, dict(args), allowed, "")
+def request(
+    name: str,
+    args: dict[str, Any],
+    rules: tuple[str, ...] = (),
+    allowed: tuple[Any, ...] = ("approve", "edit", "reject"),
+) -> Any:
+    return ApprovalRequest(
+        ToolCallBlock("c1", name, args), None, dict(args), allowed, "", suggested_rules=rules
+    )
 
 
-def policy(tmp_path: Path, mode: str = "default") -> AcpPolicy:
-    state: dict[str, Any] = {}
-    return AcpPolicy(tmp_path, lambda: state, mode)
+@pytest.fixture
+def acp(tmp_path: Path) -> AcpPermissions:
+    return AcpPermissions(PermissionPolicy(tmp_path, load_project=False), tmp_path)
 
 
-def test_meta_can_edit_the_arguments_or_give_the_reason(tmp_path: Path) -> None:
-    p = policy(tmp_path)
-    req = request("write_file", {"path": "a.txt", "content": "a"})
-    edited = p.decide(req, "allow_once", {"agent-shell": {"args": {"path": "b.txt", "content": "b"}}})
+def test_the_modes_are_the_policys(acp: AcpPermissions) -> None:
+    assert MODE_IDS == ("default", "plan", "accept-edits", "auto", "bypass")
+    acp.set_mode("acceptEdits")
+    assert acp.policy.mode == "accept-edits"
+    with pytest.raises(ValueError, match="unknown permission mode"):
+        acp.set_mode("yolo-max")
+
+
+def test_always_is_offered_only_with_rules_to_keep(acp: AcpPermissions, tmp_path: Path) -> None:
+    with_rules = acp.options(request("run_shell", {"command": "ls"}, ("run_shell(ls:*)",)))
+    assert [o[2] for o in with_rules] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    assert with_rules[1][1] == "Always allow run_shell(ls:*) in this session"
+    without = acp.options(request("run_shell", {"command": "rm -rf x > y"}))
+    assert [o[2] for o in without] == ["allow_once", "reject_once"]
+    outside = acp.options(
+        request("read_file", {"path": "/etc/hosts"}, ("read_file(/etc/*)",), ("approve", "reject"))
+    )
+    assert [o[2] for o in outside] == ["allow_once", "reject_once"], "a path question has no 'always'"
+
+
+def test_meta_can_edit_the_arguments_or_give_the_reason(acp: AcpPermissions) -> None:
+    req = request("write_file", {"path": "a.txt", "content": "a"}, ("write_file(a.txt)",))
+    edited = acp.decide(req, "allow_once", {"agent-shell": {"args": {"path": "b.txt", "content": "b"}}})
     assert edited.type == "edit" and edited.args == {"path": "b.txt", "content": "b"}
-    reason = p.decide(req, "reject_once", {"agent-shell": {"message": "use b.txt"}})
+    reason = acp.decide(req, "reject_once", {"agent-shell": {"message": "use b.txt"}})
     assert reason.type == "reject" and reason.message == "use b.txt"
-    plain = p.decide(req, "allow_always", None)
-    assert plain.type == "approve" and plain.always
+    always = acp.decide(req, "allow_always", None)
+    assert always.type == "approve" and always.always and always.rules == ("write_file(a.txt)",)
 
 
-def test_an_edit_is_refused_where_the_request_allows_none(tmp_path: Path) -> None:
-    p = policy(tmp_path)
-    req = request("write_file", {"path": "a.txt", "content": "a"}, ("approve", "reject"))
-    decision = p.decide(req, "allow_once", {"agent-shell": {"args": {"path": "/etc/passwd", "content": ""}}})
+def test_an_edit_is_refused_where_the_request_allows_none(acp: AcpPermissions) -> None:
+    req = request("write_file", {"path": "a.txt", "content": "a"}, allowed=("approve", "reject"))
+    decision = acp.decide(
+        req, "allow_once", {"agent-shell": {"args": {"path": "/etc/passwd", "content": ""}}}
+    )
     assert decision.type == "approve" and decision.args is None
 
 
-def test_unknown_and_cancelled_answers_reject(tmp_path: Path) -> None:
-    p = policy(tmp_path)
-    req = request("run_shell", {"command": "ls"})
-    assert p.decide(req, None).type == "reject"
-    assert p.decide(req, "yes-please").type == "reject"
-    assert p.rejected_tools == []
+def test_unknown_and_cancelled_answers_reject_and_keep_nothing(acp: AcpPermissions) -> None:
+    req = request("run_shell", {"command": "ls"}, ("run_shell(ls:*)",))
+    assert acp.decide(req, None).type == "reject"
+    assert acp.decide(req, "yes-please").type == "reject"
+    assert acp.policy.session_rules() == []
 
 
-def test_reject_always_becomes_a_deny_entry(tmp_path: Path) -> None:
-    p = policy(tmp_path)
-    req = request("run_shell", {"command": "ls"})
-    p.decide(req, "reject_always")
-    assert p.rejected_tools == ["run_shell"]
-    again = p.automatic(request("run_shell", {"command": "pwd"}))
-    assert again is not None and again.type == "reject"
+def test_reject_always_becomes_a_deny_rule_of_the_policy(acp: AcpPermissions) -> None:
+    from shell.core.tools import tool
+
+    req = request("run_shell", {"command": "ls -la"}, ("run_shell(ls:*)",))
+    decision = acp.decide(req, "reject_always")
+    assert decision.type == "reject" and "run_shell(ls:*)" in (decision.message or "")
+
+    @tool(name="run_shell", kind="execute")
+    def run_shell(command: str) -> str:
+        """Run."""
+        return ""
+
+    verdict = acp.policy.decide(run_shell, {"command": "ls -l"})
+    assert verdict.action == "deny"
+    assert acp.policy.decide(run_shell, {"command": "pwd"}).action == "ask"
 
 
-def test_kinds_by_tool(tmp_path: Path) -> None:
-    assert [
-        tool_kind(None, n) for n in ("read_file", "grep", "edit_file", "run_shell", "fetch_url", "x__y")
-    ] == [
+def test_kinds_by_tool_and_by_name() -> None:
+    names = ("read_file", "grep", "edit_file", "run_shell", "fetch_url", "write_todos", "x__y")
+    assert [tool_kind(None, n) for n in names] == [
         "read",
         "search",
         "edit",
         "execute",
         "fetch",
+        "think",
         "other",
     ]

@@ -69,7 +69,7 @@ def test_the_reference_client_holds_the_same_conversation(
     summary = json.loads(done.stdout.strip().splitlines()[-1])
 
     assert summary["protocolVersion"] == 1 and summary["loadSession"] is True
-    assert summary["modes"] == ["default", "accept-edits", "plan", "bypass"]
+    assert summary["modes"] == ["default", "plan", "accept-edits", "auto", "bypass"]
     options = {o[0]: o for o in summary["options"]}
     assert options["mode"][1:] == ["select", "default"]
     assert options["middleware.TodoList"][1:] == ["select", "off"], (
