@@ -5,7 +5,8 @@ per reply (``on_reply``), ``chat {model}`` per model call (``on_model_call`` to
 ``after_model_response``: model, provider, tokens, finish reason), ``execute_tool
 {tool}`` per tool (``on_acting``: name, call id, arguments, result). All share the
 ``gen_ai.conversation.id`` kept in session state; approvals (HITL pending calls) are
-events on the reply span; content passes :func:`redact` first.
+events on the reply span; content passes the one secrets policy
+(:mod:`shell.core.secrets`) first.
 
 Two outputs. OpenTelemetry, only when a real ``TracerProvider`` is configured (or
 passed in): ``opentelemetry`` is never imported to find out (nobody imported it →
@@ -17,9 +18,6 @@ to ``next``.
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import sys
 import time
 import uuid
@@ -40,6 +38,8 @@ from shell.core.events import (
 )
 from shell.core.messages import AssistantMessage, ToolResult
 from shell.core.model import ModelChunk, ModelRequest
+from shell.core.secrets import NO_SECRETS, Secrets, environment_secrets
+from shell.textsafety import json_text, map_strings
 
 from .base import Middleware, ModelNext, ReplyNext
 from .context import HookContext, ToolCallContext
@@ -47,53 +47,7 @@ from .types import ReplyRequest, ToolRequest, TurnAction
 
 EVENT_NAME = "trace"
 SECRETS_TTL_S = 5.0
-REDACTED = "[REDACTED]"
-
-# (clues, pattern): a pattern only runs when one of its clues is in the lowercased
-# text, so ordinary text costs a few substring checks.
-_SECRET_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (tuple(clues.split()), re.compile(pattern))
-    for clues, pattern in (
-        ("sk-", r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI, Anthropic (sk-ant-...), look-alikes
-        (
-            "akia asia aida aroa agpa anpa anva aipa",
-            r"\b(?:AKIA|ASIA|AIDA|AROA|AGPA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
-        ),
-        ("gh", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub
-        ("aiza", r"\bAIza[0-9A-Za-z_\-]{35}"),  # Google
-        ("bearer", r"(?i)(\bBearer\s+)([A-Za-z0-9._~+/=\-]{8,})"),
-        (  # the value of anything named a key, token, secret or password (AWS secrets too)
-            "key secret token passw",
-            r"(?i)((?:api[_-]?key|access[_-]?key|secret|token|password|passwd)[\"']?\s*[:=]\s*[\"']?)"
-            r"([^\s\"',}]{6,})",
-        ),
-    )
-)
-_SECRET_ENV = re.compile(r"(_KEY|_TOKEN|_SECRET)$")
-
-
-def env_secrets(environ: Iterable[tuple[str, str]] | None = None) -> list[str]:
-    """Values of environment variables whose names say they are secrets (longest first)."""
-    items = os.environ.items() if environ is None else environ
-    return sorted(
-        {v for k, v in items if _SECRET_ENV.search(k.upper()) and len(v) >= 6}, key=len, reverse=True
-    )
-
-
-def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with API keys, bearer tokens, AWS keys and the given secret values masked."""
-    for value in secrets:
-        if value in text:
-            text = text.replace(value, REDACTED)
-    lower = text.lower()
-    for clues, pattern in _SECRET_PATTERNS:
-        if not any(clue in lower for clue in clues):
-            continue
-        if pattern.groups == 2:
-            text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
-        else:
-            text = pattern.sub(REDACTED, text)
-    return text
+"""How long the environment's secret values are trusted before being read again."""
 
 
 @dataclass(slots=True, eq=False)
@@ -129,7 +83,7 @@ class _Trace:
         self.owner = owner
         self.tracer = tracer
         self.root = root
-        self.secrets = owner.secrets() if owner.capture_content else []
+        self.secrets = owner.secrets() if owner.capture_content else NO_SECRETS
         self.otel: dict[int, Any] = {}  # id(TraceSpan) -> OTel span
         self.tools: dict[str, TraceSpan] = {}
         self.names: dict[str, str] = {}  # call id -> tool name, from ToolCallEnd
@@ -137,10 +91,10 @@ class _Trace:
         self.model: TraceSpan | None = None  # the chat span open now
 
     def text(self, value: Any) -> str:
-        raw = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+        raw = value if isinstance(value, str) else json_text(map_strings(value, str))
         limit = self.owner.max_chars
         raw = raw if len(raw) <= limit else raw[:limit] + "…"
-        return redact(raw, self.secrets)
+        return self.secrets.text(raw)
 
     def open(self, span: TraceSpan, parent: TraceSpan | None) -> TraceSpan:
         if parent is not None:
@@ -221,7 +175,7 @@ class Tracing(Middleware):
         self.traces: deque[TraceSpan] = deque(maxlen=keep)
         """The root spans of the most recent replies, oldest first, updated live."""
         self._cached: tuple[Any, Any] = (None, None)
-        self._secrets: tuple[float, list[str]] = (-1e9, [])
+        self._secrets: tuple[float, Secrets] = (-1e9, NO_SECRETS)
 
     def is_active(self, hook: str) -> bool:
         """Nothing to export and no tree to keep: step out of every hook, so Tracing
@@ -229,12 +183,13 @@ class Tracing(Middleware):
         (which sets ``tree = True``)."""
         return self.tree or self.tracer() is not None
 
-    def secrets(self) -> list[str]:
-        """:func:`env_secrets`, re-read at most every ``SECRETS_TTL_S`` (the environment
-        rarely changes, and scanning it every reply would be most of this layer's cost)."""
+    def secrets(self) -> Secrets:
+        """The environment's secrets, re-read at most every ``SECRETS_TTL_S`` (the
+        environment rarely changes, and scanning it every reply would be most of this
+        layer's cost)."""
         now = time.monotonic()
         if now - self._secrets[0] > SECRETS_TTL_S:
-            self._secrets = (now, env_secrets())
+            self._secrets = (now, environment_secrets())
         return self._secrets[1]
 
     def tracer(self) -> Any:

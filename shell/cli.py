@@ -133,14 +133,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except UsageError as exc:
-        print(f"agent-shell: {exc}", file=sys.stderr)
+        print(f"agent-shell: {_shown(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
         from .config import ConfigError
         from .runtime import ShellError
 
         if isinstance(exc, (ConfigError, ShellError)):
-            print(f"agent-shell: {exc}", file=sys.stderr)
+            print(f"agent-shell: {_shown(str(exc))}", file=sys.stderr)
             return EXIT_USAGE
         raise
 
@@ -171,6 +171,15 @@ def _take_message(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[lis
             return argv, None
         return argv[:i] + argv[i + 1 :], word
     return argv, None
+
+
+def _shown(message: str) -> str:
+    """An error for the terminal: it may quote a file, a URL or a session (secrets
+    redacted, controls neutralised)."""
+    from .core.secrets import environment_secrets
+    from .textsafety import sanitize
+
+    return sanitize(environment_secrets().text(message))
 
 
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -305,12 +314,13 @@ def _choose_session(cwd: str) -> str:
     """``--resume`` with no ID: a numbered list (this directory's sessions, else all),
     and the user's pick by number or id."""
     from .sessions import SessionError, SessionStore, format_sessions
+    from .textsafety import sanitize
 
     store = SessionStore()
     infos = store.list(cwd) or store.list()
     if not infos:
         raise SessionError("there are no sessions to resume yet")
-    listing = format_sessions(infos)
+    listing = sanitize(format_sessions(infos))  # titles are what was typed or pasted
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         raise SessionError(f"--resume needs an ID when not on a terminal. Recent sessions:\n{listing}")
     print(listing, file=sys.stderr)
@@ -360,9 +370,11 @@ def _models(args: argparse.Namespace) -> int:
 
     import anyio
 
+    from .textsafety import sanitize
+
     found = anyio.run(go)
-    for line in format_models(found).splitlines():
-        print(line.replace("**", "").replace("`", ""))
+    for line in format_models(found).splitlines():  # model ids come from the servers
+        print(sanitize(line.replace("**", "").replace("`", "")))
     return EXIT_OK
 
 

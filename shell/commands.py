@@ -345,21 +345,34 @@ def default_commands() -> CommandRegistry:
             action="resume",
         )
 
-    @reg.add("export", "Write the conversation as Markdown", usage="/export [PATH]")
+    @reg.add("export", "Write the conversation as Markdown (never over a file unless --force)",
+             usage="/export [PATH] [--force]")
     def _export(runtime: ShellRuntime, arg: str) -> CommandResult:
         from pathlib import Path
 
-        from shell.sessions import export_markdown
+        from shell.sessions import describe_os_error, export_markdown
 
+        words = arg.split()
+        force = any(w in ("--force", "-f") for w in words)
+        name = " ".join(w for w in words if w not in ("--force", "-f"))
         if not runtime.agent.messages:
             return CommandResult("Nothing to export yet.", error=True)
-        path = Path(arg.strip() or f"agent-shell-{time.strftime('%Y%m%d-%H%M%S')}.md").expanduser()
+        path = Path(name or f"agent-shell-{time.strftime('%Y%m%d-%H%M%S')}.md").expanduser()
         if not path.is_absolute():
             path = runtime.workspace.root / path
-        try:
-            path.write_text(export_markdown(runtime.agent.messages), encoding="utf-8")
+        if path.is_dir():
+            return CommandResult(f"{path} is a directory; give a file name: `/export {name}/chat.md`.",
+                                 error=True)
+        try:  # "x": an existing file is refused at the moment of opening, not only checked before
+            with path.open("w" if force else "x", encoding="utf-8") as f:
+                f.write(export_markdown(runtime.agent.messages, redactor=runtime.secrets))
+        except FileExistsError:
+            return CommandResult(
+                f"{path} already exists; nothing was written. Give another name, or "
+                f"`/export {name} --force` to overwrite it.", error=True,
+            )
         except OSError as exc:
-            return CommandResult(f"Could not write {path}: {exc.strerror or exc}", error=True)
+            return CommandResult(f"Could not write {path}: {describe_os_error(exc)}", error=True)
         return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{path}`.")
 
     @reg.add("mode", "Show the permission mode, or switch it", usage="/mode [MODE]",

@@ -53,7 +53,6 @@ import platformdirs
 
 APP_NAME = "agent-shell"
 CONFIG_DIR_ENV = "AGENT_SHELL_CONFIG_DIR"
-SECRET_WORDS = ("key", "token", "secret", "password", "auth", "cookie")
 
 
 class ConfigError(Exception):
@@ -293,19 +292,6 @@ def _value(v: Any) -> str:
     raise ConfigError(f"cannot write {v!r} to TOML")
 
 
-def mask(value: str | None) -> str:
-    """``sk-…wxyz`` for a long secret, ``****`` for a short one."""
-    if not value:
-        return "(empty)"
-    if len(value) < 12:
-        return "****"
-    return f"{value[:3]}…{value[-4:]}"
-
-
-def is_secret_name(name: str) -> bool:
-    return any(word in name.lower() for word in SECRET_WORDS)
-
-
 ENV_SHOWN = (
     "AGENT_SHELL_MODEL",
     "ANTHROPIC_API_KEY",
@@ -318,7 +304,12 @@ ENV_SHOWN = (
 
 
 def describe(settings: Settings, env: dict[str, str] | None = None) -> str:
-    """The file's path and the effective settings, every secret masked."""
+    """The file's path and the effective settings, every secret masked: values under
+    a secret name as ``sk-…wxyz``, and whatever else looks like a secret or is one
+    (a password in a URL, ``?api-key=``, a known key inside an MCP server's
+    arguments) redacted by the one secrets policy."""
+    from shell.core.secrets import Secrets, is_secret_name, mask  # here: the first frame needs no core
+
     environ = dict(os.environ) if env is None else env
     state = "" if settings.exists else " (not found: using defaults)"
     out = [f"Config file: {settings.path}{state}"]
@@ -358,4 +349,4 @@ def describe(settings: Settings, env: dict[str, str] | None = None) -> str:
         value = environ.get(var)
         if value:
             out.append(f"  {var} = {mask(value) if is_secret_name(var) else value}")
-    return "\n".join(out)
+    return Secrets.from_environment(settings, environ).text("\n".join(out))

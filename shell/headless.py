@@ -16,7 +16,6 @@ there is no terminal to ask.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -43,7 +42,7 @@ from shell.core.events import (
 
 from .frontend.approval import approval_lines, choices
 from .runtime import ShellRuntime, editor_command, summarize_args
-from .textsafety import sanitize
+from .textsafety import json_text, sanitize, sanitize_line
 
 OutputFormat: TypeAlias = Literal["text", "json", "jsonl"]
 ApprovePolicy: TypeAlias = Literal["ask", "never", "always"]
@@ -157,12 +156,12 @@ class TerminalApprover:
                     return ApprovalDecision.edit(edited)
 
     def _edit(self, request: ApprovalRequest, tty: _Tty) -> dict[str, Any] | None:
-        text = json.dumps(request.args, indent=2, ensure_ascii=False)
+        text = json_text(request.args, indent=2)
         command = editor_command()
         if command:
             text = edit_in_editor(text, command, tty.streams())
         else:
-            now = json.dumps(request.args, ensure_ascii=False)
+            now = json_text(request.args)
             tty.write(f"Arguments now: {now}\nNew arguments (JSON): ")
             tty.flush()
             text = tty.readline()
@@ -209,21 +208,27 @@ async def run_headless(
         err.write(f"agent-shell: warning: {sanitize(problem)}\n")
     end: ReplyEnd | None = None
     errors: list[str] = []
+    recorder = None
     show_tools = output_format == "text" and err.isatty()
+    for problem in runtime.problems:  # a damaged session, a broken plugin: said, never fatal
+        err.write(f"warning: {runtime.shown(problem)}\n")
     with cancel_on_sigint(runtime.cancel):
         async with runtime.running():
             await runtime.wait_for_tools()
             async with aclosing(runtime.reply(prompt)) as events:
                 async for event in events:
                     if output_format == "jsonl":
-                        out.write(json.dumps(to_jsonable(event), ensure_ascii=False) + "\n")
+                        out.write(json_text(to_jsonable(event)) + "\n")
                         out.flush()
                     elif output_format == "text":
-                        _report(event, err, show_tools)
+                        _report(event, err, show_tools, runtime.shown)
                     if isinstance(event, ErrorEvent):
-                        errors.append(event.error)
+                        errors.append(runtime.secrets.text(event.error))
+                    elif isinstance(event, Notice) and event.level == "error":  # saving failed
+                        errors.append(runtime.secrets.text(event.text))
                     if isinstance(event, ReplyEnd):
                         end = event
+            recorder = runtime.session_recorder
     stop = end.stop_reason if end else "error"
     answer = end.message.text if end and end.message else ""
     if output_format == "text":
@@ -240,22 +245,29 @@ async def run_headless(
             "errors": errors,
             "messages": to_jsonable(runtime.agent.messages),
         }
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.write(json_text(result) + "\n")
         out.flush()
-    return exit_code(stop)
+    code = exit_code(stop)
+    if recorder is not None:  # closed now: its last attempt to save is made
+        for notice in recorder.take_notices():  # what the stream could no longer carry
+            err.write(f"{notice.level}: {runtime.shown(notice.text)}\n")
+        if recorder.error is not None and code == EXIT_OK:  # the caller's script must know
+            code = EXIT_ERROR
+    return code
 
 
-def _report(event: Event, err: IO[str], show_tools: bool) -> None:
-    """Text mode: what a person watching stderr should see."""
+def _report(event: Event, err: IO[str], show_tools: bool, shown: Callable[[str], str]) -> None:
+    """Text mode: what a person watching stderr should see (``shown``: an error or a
+    notice with secrets redacted and controls neutralised)."""
     if isinstance(event, Notice) and event.level != "info":
-        err.write(f"{event.level}: {sanitize(event.text)}\n")
+        err.write(f"{event.level}: {shown(event.text)}\n")
     elif isinstance(event, ErrorEvent):
-        err.write(f"error ({event.source}): {sanitize(event.error)}\n")
+        err.write(f"error ({sanitize_line(event.source)}): {shown(event.error)}\n")
     elif isinstance(event, ToolExecutionEnd) and event.blocked:
         content = event.result.content if isinstance(event.result.content, str) else "blocked"
         err.write(f"tool call not run: {sanitize(content)}\n")
     elif show_tools and isinstance(event, ToolExecutionStart):
-        err.write(f"· {event.name} {sanitize(summarize_args(event.args))}\n")
+        err.write(f"· {sanitize_line(event.name)} {sanitize(summarize_args(event.args))}\n")
     else:
         return
     err.flush()

@@ -14,7 +14,6 @@ Ctrl+C quits (as does Ctrl+D or ``/quit``).
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import sys
 from collections.abc import Iterable, Iterator
@@ -45,7 +44,7 @@ from .commands import CommandRegistry, CommandResult, default_commands, is_comma
 from .frontend.approval import approval_lines, argument_lines, choices, is_diff
 from .headless import cancel_on_sigint, edit_in_editor
 from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
-from .textsafety import StreamSanitizer, sanitize
+from .textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 PROMPT = "\u203a "
@@ -208,8 +207,8 @@ class PlainShell:
         if status.state == "connecting":
             return
         style = "dim" if status.state == "ready" else "yellow"
-        detail = f"{status.tools} tools" if status.state == "ready" else sanitize(status.message)
-        line = Text(f"mcp {status.name}: {status.state} ({detail})", style=style)
+        detail = f"{status.tools} tools" if status.state == "ready" else self.runtime.shown(status.message)
+        line = Text(f"mcp {sanitize_line(status.name)}: {status.state} ({detail})", style=style)
         run_in_terminal(lambda: self.console.print(line))
 
     def _prompt(self) -> FormattedText:
@@ -250,8 +249,9 @@ class PlainShell:
     def _banner(self) -> None:
         rt = self.runtime
         demo = " [yellow](offline demo model: no provider configured)[/yellow]" if rt.is_demo else ""
-        where = escape(str(rt.workspace.root))
-        self.console.print(f"[bold]agent-shell[/bold] · {escape(rt.model_label)}{demo} · {where}")
+        where = escape(sanitize_line(str(rt.workspace.root)))
+        label = escape(sanitize_line(rt.model_label))
+        self.console.print(f"[bold]agent-shell[/bold] · {label}{demo} · {where}")
         self.console.print(
             "[dim]Enter sends · Esc-Enter or Ctrl+J for a new line · /help · Ctrl+C cancels[/dim]"
         )
@@ -259,19 +259,18 @@ class PlainShell:
         style = "red" if rt.mode_label.startswith("bypass") else "dim"
         self.console.print(Text(f"permissions: {mode} · Shift+Tab or /mode switches", style=style))
         for problem in rt.problems:
-            self.console.print(f"[yellow]! {escape(problem)}[/yellow]")
+            self.console.print(Text(f"! {rt.shown(problem)}", style="yellow"))
 
     def _show_result(self, result: CommandResult) -> bool:
         if result.action == "quit":
             return True
         if result.action == "clear":
             self.console.clear()
-        if result.text:
-            style = "red" if result.error else ""
+        if result.text:  # model ids, session titles, MCP descriptions: outside text
             if result.error:
-                self.console.print(Text(result.text, style=style))
+                self.console.print(Text(self.runtime.shown(result.text), style="red"))
             else:
-                self.console.print(_markdown(result.text))
+                self.console.print(_markdown(sanitize(result.text)))
         return False
 
     # -- one reply ----------------------------------------------------------------
@@ -347,9 +346,10 @@ class PlainShell:
                         self._audio(e)
                     elif isinstance(e, ev.Notice):
                         color = {"info": "dim", "warning": "yellow"}.get(e.level, "red")
-                        self.console.print(Text(f"{e.level}: {sanitize(e.text)}", style=color))
+                        self.console.print(Text(f"{e.level}: {self.runtime.shown(e.text)}", style=color))
                     elif isinstance(e, ev.ErrorEvent):
-                        self.console.print(Text(f"error ({e.source}): {sanitize(e.error)}", style="red"))
+                        error = f"error ({sanitize_line(e.source)}): {self.runtime.shown(e.error)}"
+                        self.console.print(Text(error, style="red"))
                     elif isinstance(e, ev.ReplyEnd):
                         stop = e.stop_reason
         for handle in slow.values():
@@ -361,7 +361,8 @@ class PlainShell:
         return stop
 
     def _running(self, name: str, args: dict[str, Any]) -> None:
-        self.console.print(Text(f"⋯ {name} {sanitize(summarize_args(args))} (running)", style="dim"))
+        line = f"⋯ {sanitize_line(name)} {sanitize(summarize_args(args))} (running)"
+        self.console.print(Text(line, style="dim"))
 
     def _tool_line(self, e: ev.ToolExecutionEnd) -> None:
         name, args = self.calls.pop(e.call_id, ("tool", {}))
@@ -371,7 +372,8 @@ class PlainShell:
         started = self.started.pop(e.call_id, None)
         took = asyncio.get_running_loop().time() - started if started is not None else e.duration_s
         line = Text.assemble(
-            (f"{icon} ", style), (name, "bold"), " ", (summary, "dim"), (f" · {took:.2f}s", "dim")
+            (f"{icon} ", style), (sanitize_line(name), "bold"), " ", (summary, "dim"),
+            (f" · {took:.2f}s", "dim")
         )
         self.console.print(line)
         if e.result.is_error:
@@ -454,7 +456,7 @@ class PlainShell:
         return ApprovalDecision.approve(always=True, rules=rules, scope=where)  # type: ignore[arg-type]
 
     async def _edit(self, request: ApprovalRequest) -> dict[str, Any] | None:
-        text = json.dumps(request.args, indent=2, ensure_ascii=False)
+        text = json_text(request.args, indent=2)
         command = editor_command()
         if command:
             text = await anyio.to_thread.run_sync(edit_in_editor, text, command)

@@ -13,11 +13,11 @@ Construction is kept cheap: the providers are resolved through their registry
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .agent.loop import Agent, Ask
     from .config import Settings
     from .permissions.policy import PermissionPolicy
-    from .sessions import LoadedSession, SessionRecorder
+    from .sessions import LoadedSession, Redactor, SessionRecorder
     from .tools.workspace import Workspace
 
 DEFAULT_MIDDLEWARE = ("HumanInTheLoop",)
@@ -203,6 +203,22 @@ class ShellRuntime:
                 await self.aclose()
                 tg.cancel_scope.cancel()
 
+    # -- what may be shown -----------------------------------------------------------
+    @cached_property
+    def secrets(self) -> Redactor:
+        """The one secrets policy (:mod:`shell.core.secrets`) with this environment's
+        and config's values, for sessions, exports, errors and the prompt history."""
+        from .sessions import Redactor
+
+        return Redactor.from_environment(self.settings)
+
+    def shown(self, text: str) -> str:
+        """An error, a notice or a problem as a front end may show it: secrets
+        redacted (an error can quote a URL with a password), controls neutralised."""
+        from .textsafety import sanitize
+
+        return sanitize(self.secrets.text(text))
+
     # -- the model -----------------------------------------------------------------
     @property
     def model_label(self) -> str:
@@ -255,11 +271,11 @@ class ShellRuntime:
         """This conversation's recorder, created on first use (a new session whose
         file appears at the first event)."""
         if self.session_recorder is None:
-            from .sessions import Redactor, SessionRecorder, SessionStore
+            from .sessions import SessionRecorder, SessionStore
 
             self.session_recorder = SessionRecorder(
                 SessionStore(), self.agent, cwd=str(self.workspace.root),
-                redactor=Redactor.from_environment(self.settings),
+                redactor=self.secrets,
             )
         return self.session_recorder
 
@@ -268,7 +284,7 @@ class ShellRuntime:
         session into the agent and carry on writing it (its lock is taken now). What
         the loader skipped or repaired joins ``problems``. Raises :class:`ShellError`
         (one line for the user) when there is no such session or it cannot be read."""
-        from .sessions import Redactor, SessionError, SessionRecorder, SessionStore, load_session, resume
+        from .sessions import SessionError, SessionRecorder, SessionStore, load_session, resume
 
         store = SessionStore()
         cwd = str(self.workspace.root)
@@ -284,7 +300,7 @@ class ShellRuntime:
             loaded = load_session(info.path)
             resume(self.agent, loaded)
             recorder = SessionRecorder.resume(
-                store, self.agent, loaded, redactor=Redactor.from_environment(self.settings)
+                store, self.agent, loaded, redactor=self.secrets
             )
         except (SessionError, OSError) as exc:
             raise ShellError(str(exc)) from None
@@ -597,9 +613,11 @@ def data_dir() -> Path:
 
 def summarize_args(args: dict[str, Any], width: int = 80) -> str:
     """One line for a tool span: ``path='a.txt' content='hello…'``."""
+    from .textsafety import json_text, map_strings
+
     parts = []
     for key, value in args.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = value if isinstance(value, str) else json_text(map_strings(value, str))
         text = " ".join(str(text).split())
         if len(text) > 40:
             text = text[:39] + "…"

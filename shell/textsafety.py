@@ -1,72 +1,216 @@
-"""Neutralise terminal control sequences in text that came from a model or a tool.
+"""The one sanitiser between outside strings and anything that leaves the process.
 
-Model output and tool output (a file's content, a command's stdout, a web page)
-are untrusted: printed raw, an escape sequence could move the cursor, rewrite
-what the user already read, set the window title, or (OSC 52) write the
-clipboard. Every front end passes such text through :func:`sanitize` (or a
-:class:`StreamSanitizer` for streamed deltas) before display. Only ``\\n`` and
-``\\t`` survive among the control characters; a lone ``\\r`` would let text
-overwrite its own line, so ``\\r\\n`` becomes ``\\n`` and other ``\\r`` are dropped.
+Text from a model, a tool, an MCP server, a provider, a file or a session file is
+hostile: printed raw, an escape sequence moves the cursor, rewrites what the user
+already read, sets the window title or (OSC 52) writes the clipboard; a C1 byte
+does the same on terminals that honour 8-bit controls; a bidi override makes
+``rm -rf /`` read as something else (Trojan Source); a lone surrogate cannot even
+be encoded, so writing it raises. Every front end passes such text through
+:func:`sanitize` (or a :class:`StreamSanitizer` for streamed deltas) before any
+terminal write, and every JSON it prints or stores goes through :func:`json_text`.
+
+Neutralised, never silently dropped, so the user sees that something was there:
+C0 controls become their Control Pictures (ESC is ``␛``, BEL ``␇``; ``\\n`` and
+``\\t`` are kept, ``\\r\\n`` becomes ``\\n``), DEL is ``␡``, C1 controls are
+written ``\\x9b``, bidi overrides and isolates ``\\u202e``, lone surrogates
+``\\ud800``. What follows an ESC (``[31m``) is then plain, harmless text.
+
+JSON can recurse without bound: a tool's arguments nested 5,000 deep make
+``json.dumps`` raise ``RecursionError``. :func:`json_text` falls back to an
+iterative encoder, and :func:`map_strings` (the walk the redactor uses) is
+iterative too and turns whatever lies deeper than ``MAX_DEPTH`` into its JSON
+text, so what it returns can always be encoded *and* read back.
+
+This module imports nothing of the project and no terminal library, so the
+core, the middleware, the sessions and every front end share it, and the TUI's
+first frame can import it without the engine.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
+from typing import Any
 
-# ESC-introduced sequences: CSI (ESC [ ... final), OSC / DCS / SOS / PM / APC
-# (terminated by BEL or ST), and two-character escapes (ESC + one byte).
-_ESCAPES = re.compile(
-    r"""
-      \x1b\[[0-?]*[ -/]*[@-~]                      # CSI
-    | \x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)  # OSC, DCS, SOS, PM, APC with terminator
-    | \x9b[0-?]*[ -/]*[@-~]                        # 8-bit CSI
-    | [\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)  # 8-bit DCS/SOS/OSC/PM/APC
-    | \x1b[ -/]*[0-~]                              # two-character (and nF) escapes
-    """,
-    re.VERBOSE,
-)
-# Whatever control characters remain: C0 except \t and \n, DEL, C1.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# A trailing piece that may be the start of a sequence whose end has not arrived.
-_PARTIAL = re.compile(
-    r"(?:\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b\x9c]*\x1b?|[ -/]*)?"
-    r"|[\x9b\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*\x1b?|\r)\Z"
-)
+MAX_DEPTH = 64
+"""Nesting kept as it is by :func:`map_strings`; deeper values become JSON text."""
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible(char: str) -> str:
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # Control Pictures: ␀ … ␟ (ESC is ␛)
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if code <= 0x9F:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+_TABLE = {c: _visible(chr(c)) for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
+                                        *range(0x2066, 0x206A)] if chr(c) not in "\n\t"}
+
+
+def _replace(match: re.Match[str]) -> str:
+    char = match.group()
+    return _TABLE.get(ord(char)) or _visible(char)
+
+
+def join_surrogates(text: str) -> str:
+    """Pairs of surrogates (a delta cut inside an emoji, a JSON ``\\ud83d\\ude00``)
+    joined into the character they encode; lone ones are left as they are."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def sanitize(text: str) -> str:
-    """``text`` without escape sequences or control characters (``\\n``, ``\\t`` kept)."""
-    if not text:
+    """``text`` safe for a terminal: every control, bidi override and lone
+    surrogate replaced by a visible stand-in (``\\n`` and ``\\t`` kept)."""
+    if _UNSAFE.search(text) is None:
         return text
-    text = text.replace("\r\n", "\n")
-    text = _ESCAPES.sub("", text)
-    return _CONTROLS.sub("", text)
+    text = join_surrogates(text).replace("\r\n", "\n")
+    return _UNSAFE.sub(_replace, text)
+
+
+def sanitize_line(text: str) -> str:
+    """:func:`sanitize` for one line of a list or a status (a name, a title): the
+    line breaks of a hostile value must not start lines of their own either."""
+    return sanitize(text).replace("\n", "\u23ce").replace("\t", " ")
+
+
+def is_safe(text: str) -> bool:
+    """True when :func:`sanitize` would leave ``text`` as it is."""
+    return _UNSAFE.search(text) is None
 
 
 class StreamSanitizer:
     """:func:`sanitize` for text that arrives in pieces.
 
-    A sequence split across two deltas (``"\\x1b[3"`` then ``"1m"``) must not leak
-    its tail as visible text, so a trailing piece that could still become a
-    sequence is held back until the next :meth:`feed` or :meth:`flush`.
+    Each character is neutralised on its own, so a sequence cut across two
+    deltas cannot leak; only a trailing ``\\r`` (maybe half of ``\\r\\n``) and a
+    trailing high surrogate (maybe half of a pair) wait for the next piece.
     """
-
-    MAX_HELD = 4096
-    """A 'sequence' longer than this is not waiting for its end; it is dropped."""
 
     def __init__(self) -> None:
         self._held = ""
 
     def feed(self, chunk: str) -> str:
-        text = self._held + chunk
-        match = _PARTIAL.search(text)
-        if match and match.start() < len(text) and len(text) - match.start() <= self.MAX_HELD:
-            self._held = text[match.start() :]
-            text = text[: match.start()]
-        else:
-            self._held = ""
+        text = self._held + chunk if self._held else chunk
+        self._held = ""
+        if text and (text[-1] == "\r" or "\ud800" <= text[-1] <= "\udbff"):
+            self._held, text = text[-1], text[:-1]
         return sanitize(text)
 
     def flush(self) -> str:
         held, self._held = self._held, ""
         return sanitize(held)
+
+
+# -- JSON ---------------------------------------------------------------------------
+
+
+def _escape_json(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_text(
+    value: Any, *, indent: int | None = None, sort_keys: bool = False, compact: bool = False
+) -> str:
+    """``value`` as JSON that any terminal, pipe or UTF-8 file can take.
+
+    Non-ASCII text stays readable, but C0 and C1 controls, DEL, bidi overrides,
+    line/paragraph separators and surrogates are ``\\u`` escapes (JSON-equivalent,
+    so a reader gets the same string back, lone surrogates included). Never
+    raises ``RecursionError``: a value too deep for ``json.dumps`` is encoded
+    iteratively. Values must be JSON-ready (see :func:`map_strings`). ``compact``:
+    no spaces after ``,`` and ``:`` (session files)."""
+    separators = (",", ":") if compact else None
+    try:
+        text = json.dumps(
+            value, ensure_ascii=False, indent=indent, sort_keys=sort_keys, separators=separators
+        )
+    except RecursionError:
+        text = _dumps_iteratively(value, compact)
+    return _JSON_UNSAFE.sub(_escape_json, text)
+
+
+def _dumps_iteratively(value: Any, compact: bool = False) -> str:
+    """JSON of ``value`` on one line, with an explicit stack instead of recursion."""
+    comma, colon = (",", ":") if compact else (", ", ": ")
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Token):
+            out.append(item.text)
+        elif isinstance(item, dict):
+            stack.append(_Token("}"))
+            entries = list(item.items())
+            for n, (key, val) in enumerate(reversed(entries)):
+                stack.append(val)
+                sep = "" if n == len(entries) - 1 else comma
+                stack.append(_Token(sep + json.dumps(str(key), ensure_ascii=False) + colon))
+            stack.append(_Token("{"))
+        elif isinstance(item, (list, tuple)):
+            stack.append(_Token("]"))
+            for n, val in enumerate(reversed(item)):
+                stack.append(val)
+                if n != len(item) - 1:
+                    stack.append(_Token(comma))
+            stack.append(_Token("["))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False, default=repr))
+    return "".join(out)
+
+
+class _Token:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def map_strings(value: Any, fn: Callable[[str], str], *, max_depth: int = MAX_DEPTH) -> Any:
+    """A copy of a JSON value with ``fn`` applied to every string and dict key.
+
+    Iterative, so no nesting can exhaust the stack. Tuples become lists, other
+    non-JSON leaves become their ``repr``; a container deeper than ``max_depth``
+    becomes its JSON text (``fn`` applied to it too), so the result always
+    encodes and decodes again and nothing is dropped."""
+    root: list[Any] = [None]
+    # (container to fill, key or index, value, depth)
+    work: list[tuple[Any, Any, Any, int]] = [(root, 0, value, 0)]
+    while work:
+        parent, slot, item, depth = work.pop()
+        if isinstance(item, str):
+            parent[slot] = fn(item)
+        elif item is None or isinstance(item, (bool, int, float)):
+            parent[slot] = item
+        elif isinstance(item, (dict, list, tuple)):
+            if depth >= max_depth:
+                parent[slot] = fn(json_text(_plain(item)))
+            elif isinstance(item, dict):
+                copy: dict[str, Any] = {}
+                parent[slot] = copy
+                keyed = [(fn(str(k)), v) for k, v in item.items()]
+                for k, _ in keyed:
+                    copy[k] = None  # keep the order of the keys
+                work.extend((copy, k, v, depth + 1) for k, v in reversed(keyed))
+            else:
+                items: list[Any] = [None] * len(item)
+                parent[slot] = items
+                work.extend((items, i, v, depth + 1) for i, v in reversed(list(enumerate(item))))
+        else:
+            parent[slot] = fn(repr(item))
+    return root[0]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with non-JSON leaves as ``repr`` (iteratively), for :func:`json_text`."""
+    return map_strings(value, lambda s: s, max_depth=1 << 30)

@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from shell.textsafety import MAX_DEPTH, json_text, map_strings
+
 from .approvals import ApprovalDecision, ApprovalRequest
 from .messages import AssistantMessage, Message, ToolResult, Usage
 
@@ -209,25 +211,29 @@ def with_reply_id(event: Event, reply_id: str) -> Event:
     return dataclasses.replace(event, reply_id=reply_id)
 
 
-def to_jsonable(value: Any) -> Any:
+def to_jsonable(value: Any, _depth: int = 0) -> Any:
     """Events, messages and results as plain JSON values (bytes as base64).
 
     Dataclasses become dicts tagged with ``type``; this is what ``--output-format
-    jsonl`` prints and what sessions store.
+    jsonl`` prints and what sessions store. Nesting deeper than
+    ``shell.textsafety.MAX_DEPTH`` (hostile tool arguments) becomes its JSON text
+    rather than a ``RecursionError``.
     """
+    if _depth > MAX_DEPTH:
+        return json_text(map_strings(value, str))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"type": type(value).__name__}
         for f in dataclasses.fields(value):
             if f.name == "exception":
                 continue
-            out[f.name] = to_jsonable(getattr(value, f.name))
+            out[f.name] = to_jsonable(getattr(value, f.name), _depth + 1)
         return out
     if isinstance(value, bytes):
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
+        return [to_jsonable(v, _depth + 1) for v in value]
     if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {str(k): to_jsonable(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     name = getattr(value, "name", None)

@@ -25,6 +25,7 @@ from .store import (
     SessionNotFound,
     SessionStore,
     data_dir,
+    describe_os_error,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "SessionRecorder",
     "SessionStore",
     "data_dir",
+    "describe_os_error",
     "export_markdown",
     "format_sessions",
     "load_session",
@@ -52,11 +54,15 @@ __all__ = [
 ]
 
 def format_sessions(infos: list[SessionInfo], limit: int = 20) -> str:
-    """A numbered plain-text list (newest first) for a chooser or an error message."""
+    """A numbered plain-text list (newest first) for a chooser or an error message.
+    Titles are the first thing typed or pasted: one line each, controls neutralised."""
     import time
+
+    from shell.textsafety import sanitize_line
 
     rows = []
     for n, info in enumerate(infos[:limit], 1):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
-        rows.append(f"{n:>2}. {info.id}  {when}  {info.message_count:>3} msgs  {info.title}")
+        title = sanitize_line(info.title)
+        rows.append(f"{n:>2}. {sanitize_line(info.id)}  {when}  {info.message_count:>3} msgs  {title}")
     return "\n".join(rows)

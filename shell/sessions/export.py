@@ -3,13 +3,14 @@
 Turns are headed ``## User`` / ``## Assistant``; tool calls and their results are
 fenced blocks (the fence is longer than any backtick run inside, so a result that
 itself contains Markdown fences cannot break out). Everything goes through the
-redactor once more: an export of an in-memory history never saw the file's
-redaction.
+redactor once more (an export of an in-memory history never saw the file's
+redaction) and through the one sanitiser, as for a terminal: an export is read
+with ``cat`` and ``less``, so an ESC, a BEL or a bidi override in it is shown,
+not obeyed.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +28,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from shell.textsafety import json_text, sanitize
 
 from .loader import LoadedSession
 from .redact import Redactor
@@ -55,7 +57,7 @@ def _blocks(blocks: Sequence[Block], r: Redactor) -> list[str]:
         elif isinstance(b, HintBlock):
             parts.append(f"*{r.text(b.text)}*")
         elif isinstance(b, ToolCallBlock):
-            args = json.dumps(r.json(b.args), indent=2, ensure_ascii=False)
+            args = json_text(r.json(b.args), indent=2)
             parts.append(f"**Tool call** `{b.name}` ({b.id})\n\n{fence(args, 'json')}")
         elif isinstance(b, DataBlock):
             parts.append(_data(b))
@@ -106,4 +108,4 @@ def export_markdown(
         elif isinstance(m, ToolResultMessage):
             out.append(_result(m, r))
             last_role = "tool"
-    return "\n\n".join(p for p in out if p) + "\n"
+    return sanitize("\n\n".join(p for p in out if p) + "\n")

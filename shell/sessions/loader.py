@@ -83,6 +83,10 @@ class _Reader:
             return
         try:
             record = json.loads(raw.decode("utf-8"))
+        except RecursionError:
+            self.skipped += 1
+            self.problems.append(f"line {number} is nested too deep to read; skipped")
+            return
         except (UnicodeDecodeError, ValueError):
             self.skipped += 1
             where = "the last line is torn (cut off mid-write)" if last else f"line {number} is not JSON"
@@ -98,9 +102,10 @@ class _Reader:
             return
         try:
             getattr(self, f"_{kind}")(record)
-        except (CodecError, TypeError, ValueError, KeyError) as exc:
+        except Exception as exc:  # any line, however strange, costs only itself
             self.skipped += 1
-            self.problems.append(f"line {number} ({kind}) could not be read: {exc}; skipped")
+            why = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
+            self.problems.append(f"line {number} ({kind}) could not be read: {why}; skipped")
 
     def _header(self, record: dict[str, Any]) -> None:
         if self.meta:

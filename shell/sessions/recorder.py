@@ -18,8 +18,15 @@ output of a running tool (string ``ToolExecutionUpdate`` progress) is kept the
 same way in ``tool_progress`` records, and a finished call's result in a
 ``tool_result`` record until its batch lands in the history.
 
-Writing never breaks a reply: an ``OSError`` is kept in ``error`` (for the front
-end to show once) and recording stops.
+Saving never breaks a reply. A write that fails (the disk is full, the file
+system went read-only, whatever else) is reported once, as a ``Notice`` in the
+event stream (every front end shows notices; headless exits non-zero), and the
+conversation stays in memory: the recorder tries again every ``retry_s``
+seconds as events come, and when a write succeeds the backlog (messages, the
+last checkpoint, the reply's end) is written and a second notice says saving
+resumed. A write cut off midway is truncated away, so the file never holds a
+torn line in its middle. Encoding cannot fail: the redactor's walk is iterative
+and depth-capped, and :func:`encode_record` escapes lone surrogates.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from shell.agent.assembly import MessageBuilder
 from shell.core.events import (
     Event,
     ModelCallStart,
+    Notice,
     ReplyEnd,
     ReplyStart,
     TextBlockDelta,
@@ -51,10 +59,11 @@ from shell.core.events import (
     ToolExecutionUpdate,
 )
 from shell.core.messages import AssistantMessage, Message, ToolResultMessage
+from shell.textsafety import json_text
 
 from .codec import blocks_to_json, message_to_dict
 from .redact import Redactor
-from .store import SessionLock, SessionStore, new_session_id, utc_now
+from .store import SessionLock, SessionStore, describe_os_error, new_session_id, utc_now
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
@@ -73,8 +82,14 @@ _BLOCK_EVENTS = (
 _DELTAS = (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)
 
 
+RETRY_S = 2.0
+"""After a failed write, how long before the next attempt (made as events come)."""
+
+
 def encode_record(record: dict[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One line of UTF-8 JSON; never raises for JSON-ready values (lone surrogates and
+    controls are ``\\u`` escapes, too-deep nesting is encoded iteratively)."""
+    return (json_text(record, compact=True) + "\n").encode("utf-8")
 
 
 class SessionRecorder:
@@ -98,6 +113,7 @@ class SessionRecorder:
         redactor: Redactor | None = None,
         checkpoint_interval: float = 0.5,
         fsync: bool = True,
+        retry_s: float = RETRY_S,
     ) -> None:
         self.store = store
         self.agent = agent
@@ -108,8 +124,14 @@ class SessionRecorder:
         self.redactor = redactor if redactor is not None else Redactor.from_environment()
         self.checkpoint_interval = checkpoint_interval
         self.fsync = fsync
+        self.retry_s = retry_s
         self.error: str | None = None
-        """Why recording stopped (a write failed), for the front end to show."""
+        """Why saving fails now (None while it works), as the user is told."""
+        self.failures = 0
+        """How many times saving started failing (each one reported once)."""
+        self._failed_at = 0.0
+        self._news: list[Notice] = []  # notices for the event stream, not yet yielded
+        self._pending_end: dict[str, Any] | None = None  # a reply_end record not yet written
         self._lock = threading.RLock()
         self._file_lock: SessionLock | None = None
         self._fd: int | None = None
@@ -128,6 +150,7 @@ class SessionRecorder:
         self._timer: threading.Timer | None = None
         self._closed = False
         self._resumed: LoadedSession | None = None
+        self._size: int | None = None  # the file's length as we wrote it (None: ask the file)
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
@@ -192,17 +215,24 @@ class SessionRecorder:
             self._closed = True
             self._cancel_timer()
             cleared = bool(self._written) and not self.agent.messages
-            if self._fd is not None and self.error is None and not cleared:
+            if self._fd is not None and not cleared:
                 # (a history cleared for a new conversation is not this session's to record)
-                self.sync()
-                self._checkpoint()
-                self._save_state()
+                self._failed_at = float("-inf")  # a failing disk gets one last try
+                self._guarded(self._last_words)
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
             if self._file_lock is not None:
                 self._file_lock.release()
                 self._file_lock = None
+
+    def _last_words(self) -> None:
+        self.sync()
+        if self._pending_end is not None:
+            self._write(self._pending_end)
+            self._pending_end = None
+        self._checkpoint()
+        self._save_state()
 
     def __enter__(self) -> SessionRecorder:
         return self
@@ -217,20 +247,37 @@ class SessionRecorder:
 
     # -- observing ------------------------------------------------------------------
     async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
-        """Pass ``events`` through, recording each one before it is shown."""
+        """Pass ``events`` through, recording each one before it is shown; a notice
+        joins the stream when saving fails, and again when it works once more."""
         try:
             async for event in events:
                 self.observe(event)
+                if self._news:
+                    for notice in self.take_notices():
+                        yield Notice(notice.level, notice.text, notice.source, reply_id=event.reply_id)
+                    if isinstance(event, ReplyEnd):  # the news comes before the end
+                        yield event
+                        continue
                 yield event
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:
                 await close()
-            self._guarded(self.sync)
+            if self.error is None:
+                self._guarded(self.sync)
+
+    def take_notices(self) -> list[Notice]:
+        """What the user has not been told yet about saving (failed, or resumed)."""
+        news, self._news = self._news, []
+        return news
 
     def observe(self, event: Event) -> None:
-        """Record one event (call it for every event, before or as you display it)."""
-        if self._closed or self.error is not None:
+        """Record one event (call it for every event, before or as you display it).
+
+        While saving fails, the bookkeeping goes on and every write raises at once
+        (nothing is marked written), until ``retry_s`` has passed: then the next
+        non-delta event writes the whole backlog."""
+        if self._closed:
             return
         self._guarded(self._observe, event)
 
@@ -244,6 +291,10 @@ class SessionRecorder:
                 self._reply_id = event.reply_id
             if not isinstance(event, _DELTAS):
                 self.sync()
+                if self._pending_end is not None:  # a reply that ended while saving failed
+                    self._write(self._pending_end)
+                    self._pending_end = None
+                    self._save_state()
             if isinstance(event, ModelCallStart):  # after syncing: a rewrite before it is not this call
                 self._calls += 1
                 self._builder = MessageBuilder()
@@ -267,11 +318,12 @@ class SessionRecorder:
                 self._builder = None
                 self._progress.clear()
                 self._progress_dirty.clear()
+                self._pending_end = _reply_end(event)
                 self._save_state()
-                self._write({
-                    "kind": "reply_end", "reply_id": event.reply_id,
-                    "stop_reason": event.stop_reason, "at": utc_now(),
-                })
+                self._write(self._pending_end)
+                self._pending_end = None
+            elif self._dirty and not isinstance(event, _DELTAS):
+                self._maybe_checkpoint()  # saving had failed while text streamed
 
     def sync(self) -> None:
         """Append the messages that landed in the history since the last call."""
@@ -333,7 +385,7 @@ class SessionRecorder:
     def _on_timer(self) -> None:
         with self._lock:
             self._timer = None
-            if not self._closed and self.error is None:
+            if not self._closed:
                 self._guarded(self._checkpoint)
 
     def _checkpoint(self) -> None:
@@ -348,18 +400,19 @@ class SessionRecorder:
                 self._progress[call_id] = [output]
                 record = {"kind": "tool_progress", "call_id": call_id, "output": self.redactor.text(output)}
                 self._write(record)
-            self._progress_dirty.clear()
+                self._progress_dirty.discard(call_id)
         if not self._dirty or self._builder is None or self._calls <= self._landed:
             return
-        self._dirty = False
         self._last_checkpoint = time.monotonic()
         partial = self._builder.message(partial_reason="interrupted")
         if not partial.content:
+            self._dirty = False
             return
         content = tuple(self.redactor.block(b) for b in partial.content)
         self._write(
             {"kind": "checkpoint", "reply_id": self._reply_id, "content": blocks_to_json(content)}
         )
+        self._dirty = False
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -368,34 +421,92 @@ class SessionRecorder:
 
     # -- writing --------------------------------------------------------------------
     def _save_state(self) -> None:
-        state = self.redactor.json(self.agent.session_state)
-        text = json.dumps(state, sort_keys=True, default=repr)
+        state = self.redactor.json(self.agent.session_state)  # JSON-ready, any depth
+        text = json_text(state, sort_keys=True, compact=True)
         if text == self._state_json:
             return
+        self._write({"kind": "state", "state": state})
         self._state_json = text
-        self._write({"kind": "state", "state": json.loads(text)})
 
     def _encode(self, message: Message) -> dict[str, Any]:
-        return message_to_dict(self.redactor.message(message))
+        try:
+            return message_to_dict(self.redactor.message(message))
+        except Exception as exc:  # one strange message must not stop every later save
+            log.exception("a message could not be encoded")
+            stand_in = f"[agent-shell could not save this message: {type(exc).__name__}]"
+            if isinstance(message, AssistantMessage):
+                return {"role": "assistant", "content": [{"type": "text", "text": stand_in}]}
+            if isinstance(message, ToolResultMessage):
+                return {"role": "tool", "call_id": str(message.call_id), "name": str(message.name),
+                        "content": stand_in, "is_error": True}
+            return {"role": "user", "content": stand_in}
 
     def _write(self, record: dict[str, Any]) -> None:
+        """Append one record, or raise: at once while a failure is fresh (nothing may be
+        marked written), else the write's own ``OSError``. A record cut off midway
+        is truncated away. The first write that works after a failure says so."""
         assert self._fd is not None
+        if self.error is not None and time.monotonic() - self._failed_at < self.retry_s:
+            raise _Deferred
         data = encode_record(record)
-        view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
-        if self.fsync:
-            os.fsync(self._fd)
+        start = self._size if self._size is not None else os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+            if self.fsync:
+                os.fsync(self._fd)
+        except OSError:
+            self._size = None
+            try:
+                os.ftruncate(self._fd, start)
+                self._size = start
+            except OSError:
+                pass
+            raise
+        self._size = start + len(data)
+        if self.error is not None:
+            self._recovered()
 
     def _guarded(self, fn: Any, *args: Any) -> None:
         try:
             fn(*args)
-        except OSError as exc:
-            if self.error is None:
-                self.error = f"The session could not be saved ({self.path}): {exc}"
-                log.warning(self.error)
-            self._cancel_timer()
+        except _Deferred:
+            pass
+        except Exception as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        self._failed_at = time.monotonic()
+        self._cancel_timer()
+        if self.error is not None:
+            return  # said already; the next attempt comes after retry_s
+        what = describe_os_error(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, OSError) and exc.filename is None:
+            what += f" ({self.path})"
+        self.error = (
+            f"The session could not be saved: {what}. Nothing is lost: the conversation stays in "
+            "memory and is saved as soon as writing works again."
+        )
+        self.failures += 1
+        log.warning(self.error)
+        self._news.append(Notice("error", self.error, "session"))
+
+    def _recovered(self) -> None:
+        self.error = None
+        self._news.append(Notice("info", f"Saving works again: the session is complete in {self.path}.",
+                                 "session"))
+
+
+class _Deferred(Exception):
+    """A write not attempted: saving failed a moment ago."""
+
+
+def _reply_end(event: ReplyEnd) -> dict[str, Any]:
+    return {
+        "kind": "reply_end", "reply_id": event.reply_id, "stop_reason": event.stop_reason, "at": utc_now(),
+    }
 
 
 def _model_label(agent: Agent) -> str:

@@ -1,23 +1,14 @@
-"""Keep secrets out of session files and exports.
+"""Keep secrets out of session files and exports: :mod:`shell.core.secrets` applied
+to messages.
 
-A session file outlives the terminal: it gets copied, attached to bug reports,
-exported to Markdown. A key that a tool printed (``env``, ``cat .env``) or that
-the user pasted must not land there. Two nets, applied on write:
-
-- *patterns* for the shapes keys have (``sk-…``, ``sk-ant-…``, ``Bearer …``,
-  ``AKIA…``, GitHub tokens, ``api_key=…``, PEM private keys), and
-- *values*: the actual secrets this process knows, the values of environment
-  variables whose name says secret (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
-  ``*_PASSWORD``) and those the provider config names (``api_key_env``, inline
-  ``api_key``, secret-looking headers). Values shorter than 8 characters are
-  not used: redacting ``"1234"`` everywhere would mangle ordinary text.
+The shapes, the secret names and the values of the environment and config are
+the secrets module's (the one policy, shared with traces, ``agent-shell config``,
+errors and the prompt history); this adds the walk over a message's blocks.
+Data blocks (audio, images) are bytes and pass as they are.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from shell.core.messages import (
@@ -32,105 +23,14 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from shell.core.secrets import MIN_SECRET_LEN, REDACTED, Secrets, is_secret_name, secret_values
 
-REDACTED = "[REDACTED]"
-MIN_SECRET_LEN = 8
-SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-
-_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
-    (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
-        REDACTED,
-    ),
-    (re.compile(r"\bsk-(?:ant-)?[A-Za-z0-9_\-]{16,}"), REDACTED),
-    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\b(Bearer\s+)[A-Za-z0-9._~+/=\-]{8,}", re.I), r"\1" + REDACTED),
-    # ``api_key=…``, ``"password": "…"``: a quoted value, or an unquoted one with a
-    # digit in it, so that code (``token = next_token()``) is left alone.
-    (
-        re.compile(
-            r"""(?ix)
-            \b((?:[a-z0-9]+[_-])*(?:api[_-]?key|secret(?:[_-]key)?|access[_-]?key|auth[_-]?token|
-                token|password|passwd)["']?\s*[:=]\s*)
-            (?:(["'])(?!\[REDACTED\])[^"'\s]{6,}(?=\2)
-              |(?!\[REDACTED\])(?=[^\s"'&,;<>()]*\d)[^\s"'&,;<>()]{6,}(?![\w(]))
-            """
-        ),
-        lambda m: m.group(1) + (m.group(2) or "") + REDACTED,
-    ),
-)
+__all__ = ["MIN_SECRET_LEN", "NO_REDACTION", "REDACTED", "Redactor", "is_secret_name", "redact",
+           "secret_values"]
 
 
-def is_secret_env_name(name: str) -> bool:
-    return name.upper().endswith(SECRET_SUFFIXES)
-
-
-def secret_values(
-    environ: Mapping[str, str] | None = None, settings: Any = None
-) -> list[str]:
-    """The secret values this process knows (see the module docstring)."""
-    env = os.environ if environ is None else environ
-    found = {v for k, v in env.items() if is_secret_env_name(k) and len(v) >= MIN_SECRET_LEN}
-    providers = getattr(settings, "providers", None) or {}
-    for provider in providers.values():
-        name = getattr(provider, "api_key_env", None)
-        if name and len(env.get(name, "")) >= MIN_SECRET_LEN:
-            found.add(env[name])
-        key = getattr(provider, "api_key", None)
-        if isinstance(key, str) and len(key) >= MIN_SECRET_LEN:
-            found.add(key)
-        headers = getattr(provider, "headers", None) or {}
-        for header, value in headers.items():
-            if _secret_header(header) and isinstance(value, str):
-                token = value.split(None, 1)[-1]  # "Bearer xyz" → "xyz"
-                if len(token) >= MIN_SECRET_LEN:
-                    found.add(token)
-    return sorted(found, key=len, reverse=True)
-
-
-def _secret_header(name: str) -> bool:
-    lowered = name.lower()
-    return any(w in lowered for w in ("key", "token", "secret", "auth", "password", "cookie"))
-
-
-class Redactor:
-    """Replaces secrets in strings and in JSON values (recursively)."""
-
-    def __init__(self, values: Iterable[str] = (), *, patterns: bool = True) -> None:
-        self.values = sorted({v for v in values if len(v) >= MIN_SECRET_LEN}, key=len, reverse=True)
-        self.patterns = patterns
-        self._values_re = (
-            re.compile("|".join(re.escape(v) for v in self.values)) if self.values else None
-        )
-
-    @classmethod
-    def from_environment(
-        cls, settings: Any = None, environ: Mapping[str, str] | None = None
-    ) -> Redactor:
-        """Patterns plus the secrets of the environment and the provider config."""
-        return cls(secret_values(environ, settings))
-
-    def text(self, text: str) -> str:
-        if not text:
-            return text
-        if self._values_re is not None:
-            text = self._values_re.sub(REDACTED, text)
-        if self.patterns:
-            for pattern, replacement in _PATTERNS:
-                text = pattern.sub(replacement, text)
-        return text
-
-    def json(self, value: Any) -> Any:
-        """A copy of a JSON value with every string (and dict key) redacted."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.json(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.json(v) for v in value]
-        return value
-
+class Redactor(Secrets):
+    """:class:`~shell.core.secrets.Secrets` that also redacts messages and blocks."""
 
     def block(self, block: Block) -> Block:
         """A content block with its text redacted; data blocks (bytes) pass as they are."""

@@ -31,6 +31,24 @@ SUFFIX = ".jsonl"
 TITLE_WIDTH = 80
 
 
+_ERRNO_WORDS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EIO: "an input/output error (a failing disk?)",
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """An ``OSError`` as words a user can act on: ``the disk is full (/path)``, not
+    ``[Errno 28] No space left on device``."""
+    words = _ERRNO_WORDS.get(exc.errno or 0) or exc.strerror or str(exc)
+    where = exc.filename
+    return f"{words} ({where})" if where else words
+
+
 class SessionError(Exception):
     """A session that cannot be found, chosen or opened; the message is for the user."""
 
@@ -103,9 +121,10 @@ class SessionLock:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise SessionLocked(self.session_id, self.owner()) from None
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
+        with contextlib.suppress(OSError):  # the pid is a courtesy (a full disk must not lose the lock)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
 
     def owner(self) -> int | None:
         try:
@@ -167,7 +186,7 @@ class SessionStore:
                         continue
                     try:
                         record = json.loads(line)
-                    except ValueError:
+                    except (ValueError, RecursionError):  # garbage, or nested too deep
                         continue
                     if not isinstance(record, dict):
                         continue

@@ -17,7 +17,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from .textsafe import clean
+from shell.textsafety import sanitize
 
 Styles = Mapping[str, Style | str]
 """Rich styles by role (``ok``, ``error``, ``warning``, ``running``, ``muted``,
@@ -75,7 +75,7 @@ def prompt_of(span: Any, width: int = 20) -> str:
         )
     except (ValueError, AttributeError, TypeError):
         text = raw
-    text = " ".join(clean(text).split())
+    text = " ".join(sanitize(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -108,15 +108,15 @@ def label(span: Any, now: float, number: int | None = None, styles: Styles = NO_
         details = [elapsed(span, now), tokens(attrs)]
     elif span.kind == "model":
         text.append("model ", style=styles.get("name", ""))
-        text.append(clean(str(attrs.get("gen_ai.request.model", span.name))))
+        text.append(sanitize(str(attrs.get("gen_ai.request.model", span.name))))
         reasons = attrs.get("gen_ai.response.finish_reasons") or []
         details = [elapsed(span, now), tokens(attrs), ", ".join(map(str, reasons))]
     elif span.kind == "tool":
         text.append("tool ", style=styles.get("name", ""))
-        text.append(clean(str(attrs.get("gen_ai.tool.name", span.name))))
+        text.append(sanitize(str(attrs.get("gen_ai.tool.name", span.name))))
         details = [elapsed(span, now), "" if span.status in ("ok", "running") else span.status]
     else:
-        text.append(clean(span.name), style=styles.get("name", ""))
+        text.append(sanitize(span.name), style=styles.get("name", ""))
         details = [elapsed(span, now)]
     shown = [d for d in details if d]
     if shown:
@@ -134,7 +134,7 @@ def middleware_label(times: list[tuple[str, float]], styles: Styles = NO_STYLES)
 
 def middleware_row(name: str, seconds: float, styles: Styles = NO_STYLES) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(clean(name))
+    text.append(sanitize(name))
     text.append(f"  {duration(seconds)}", style=styles.get("muted", ""))
     return text
 
@@ -146,13 +146,13 @@ def event_label(event: dict[str, Any], styles: Styles = NO_STYLES) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if name == "agent_shell.approval.pending":
         text.append("? approval asked ", style=styles.get("warning", ""))
-        text.append(clean(str(attrs.get("gen_ai.tool.name", ""))))
+        text.append(sanitize(str(attrs.get("gen_ai.tool.name", ""))))
     elif name == "agent_shell.approval.resolved":
         text.append("! approval ", style=styles.get("warning", ""))
-        text.append(clean(str(attrs.get("agent_shell.approval.decision", ""))))
+        text.append(sanitize(str(attrs.get("agent_shell.approval.decision", ""))))
     elif name == "exception":
         text.append("✗ ", style=styles.get("error", ""))
-        text.append(clean(str(attrs.get("exception.message", "error")))[:80])
+        text.append(sanitize(str(attrs.get("exception.message", "error")))[:80])
     else:
-        text.append(clean(name), style=styles.get("muted", ""))
+        text.append(sanitize(name), style=styles.get("muted", ""))
     return text

@@ -45,7 +45,7 @@ def test_version(run_cli: RunCli) -> None:
 def test_headless_text_prints_the_answer(run_cli: RunCli, script: Script) -> None:
     r = run_cli("-p", "hi", "--model", script(["Hello **world**.\x1b[2J"]))
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "Hello **world**.\n"  # raw Markdown, control sequences removed
+    assert r.stdout == "Hello **world**.␛[2J\n"  # raw Markdown; the escape neutralised, visibly
 
 
 def test_headless_json(run_cli: RunCli, script: Script) -> None:

@@ -95,7 +95,7 @@ async def test_chat_streams_markdown(tmp_path: Path) -> None:
     assert "Title" in text and "Some bold text" in text
     assert "• one" in text and "• two" in text
     assert "print('hi')" in text and "```" not in text
-    assert "pwned" not in text and "\x1b" not in text and "\x07" not in text
+    assert "\x1b" not in text and "\x07" not in text and "␛]0;pwned␇done" in text  # shown, harmless
 
 
 async def test_approve_runs_the_tool(tmp_path: Path) -> None:

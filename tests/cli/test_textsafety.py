@@ -1,50 +1,90 @@
-"""Terminal control sequences never reach the screen; ordinary text is untouched."""
+"""The one sanitiser: every control, escape sequence, bidi override and lone surrogate
+is neutralised visibly; ordinary text is untouched; JSON escapes what a terminal
+would obey; nesting cannot exhaust the stack."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shell.textsafety import StreamSanitizer, sanitize
+from shell.textsafety import StreamSanitizer, json_text, map_strings, sanitize, sanitize_line
 
+# (what arrives, what the user sees)
 DANGEROUS = [
-    "\x1b[2J",  # clear screen
-    "\x1b[31m",  # colour
-    "\x1b]0;title\x07",  # window title
-    "\x1b]52;c;ZXZpbA==\x1b\\",  # clipboard write
-    "\x1bPq#0;2;0;0;0\x1b\\",  # DCS (sixel)
-    "\x9b2J",  # 8-bit CSI
-    "\x1b7",  # save cursor
-    "\x00\x08\x7f\x85",  # NUL, backspace, DEL, C1 NEL
+    ("\x1b[2J", "␛[2J"),  # clear screen
+    ("\x1b[31m", "␛[31m"),  # colour
+    ("\x1b]0;title\x07", "␛]0;title␇"),  # window title
+    ("\x1b]52;c;ZXZpbA==\x1b\\", "␛]52;c;ZXZpbA==␛\\"),  # clipboard write
+    ("\x1bPq#0;2;0;0;0\x1b\\", "␛Pq#0;2;0;0;0␛\\"),  # DCS (sixel)
+    ("\x9b2J", "\\x9b2J"),  # 8-bit CSI
+    ("\x1b7", "␛7"),  # save cursor
+    ("\x00\x08\x7f\x85", "␀␈␡\\x85"),  # NUL, backspace, DEL, C1 NEL
+    ("\u202eevil\u202c", "\\u202eevil\\u202c"),  # bidi override (Trojan Source)
+    ("\u2066x\u2069", "\\u2066x\\u2069"),  # bidi isolate
+    ("\ud800", "\\ud800"),  # a lone surrogate
 ]
+FORBIDDEN = set(range(0x20)) - {0x0A, 0x09} | set(range(0x7F, 0xA0)) | set(range(0x202A, 0x202F)) | set(
+    range(0x2066, 0x206A)
+) | set(range(0xD800, 0xE000))
 
 
-@pytest.mark.parametrize("seq", DANGEROUS)
-def test_sequences_are_removed(seq: str) -> None:
-    assert sanitize(f"a{seq}b") == "ab"
+def unsafe(text: str) -> list[str]:
+    return [c for c in text if ord(c) in FORBIDDEN]
 
 
-def test_newlines_and_tabs_survive_carriage_returns_do_not() -> None:
-    assert sanitize("a\tb\r\nc\rd\n") == "a\tb\ncd\n"
+@pytest.mark.parametrize(("seq", "shown"), DANGEROUS)
+def test_sequences_are_neutralised_visibly(seq: str, shown: str) -> None:
+    assert sanitize(f"a{seq}b") == f"a{shown}b"
 
 
-def test_unicode_text_is_kept() -> None:
-    assert sanitize("héllo — ✓ 你好 🎉") == "héllo — ✓ 你好 🎉"
+def test_newlines_and_tabs_survive_carriage_returns_show() -> None:
+    assert sanitize("a\tb\r\nc\rd\n") == "a\tb\nc␍d\n"
 
 
-@pytest.mark.parametrize("seq", DANGEROUS)
-def test_a_sequence_split_across_deltas_does_not_leak(seq: str) -> None:
-    text = f"before {seq} after"
+def test_unicode_text_is_kept_and_a_split_emoji_is_joined() -> None:
+    assert sanitize("héllo — ✓ 你好 🎉 שלום") == "héllo — ✓ 你好 🎉 שלום"
+    assert sanitize("\ud83d\ude00") == "😀"
+
+
+def test_a_line_stays_one_line() -> None:
+    assert sanitize_line("name\nrm -rf /\tx\x1b") == "name⏎rm -rf / x␛"
+
+
+@pytest.mark.parametrize(("seq", "shown"), DANGEROUS)
+def test_a_sequence_split_across_deltas_is_the_same(seq: str, shown: str) -> None:
+    text = f"before {seq} after\r\n"
     for cut in range(1, len(text)):
         s = StreamSanitizer()
-        assert s.feed(text[:cut]) + s.feed(text[cut:]) + s.flush() == "before  after"
+        assert s.feed(text[:cut]) + s.feed(text[cut:]) + s.flush() == f"before {shown} after\n"
+
+
+def test_json_escapes_what_a_terminal_obeys_and_reads_back_the_same() -> None:
+    value = {"t\x1b": "\x07\x85\u202e\ud800\u2028é✓", "n": [1, 2.5, None, True]}
+    text = json_text(value)
+    assert not unsafe(text) and "\u2028" not in text
+    assert "é✓" in text  # readable, not \\u-escaped
+    assert json.loads(text) == value
+    text.encode("utf-8")  # a lone surrogate no longer makes writing fail
+
+
+def test_nesting_cannot_exhaust_the_stack() -> None:
+    deep: object = "x\x1b"
+    for _ in range(20_000):
+        deep = [deep]
+    text = json_text({"a": deep})
+    assert text.startswith('{"a": [[[') and "\\u001b" in text
+    mapped = map_strings({"a": deep}, str.upper)
+    assert json.loads(json_text(mapped))  # too deep: kept as its JSON text, which loads
 
 
 @given(st.text())
-def test_no_control_characters_ever_come_out(text: str) -> None:
-    out = sanitize(text)
-    assert not any((ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F for c in out)
+def test_nothing_dangerous_ever_comes_out(text: str) -> None:
+    assert not unsafe(sanitize(text))
+    assert not unsafe(json_text(text))
     s = StreamSanitizer()
     streamed = "".join(s.feed(text[i : i + 3]) for i in range(0, len(text), 3)) + s.flush()
-    assert not any((ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F for c in streamed)
+    assert not unsafe(streamed)
+    assert streamed == sanitize(text)

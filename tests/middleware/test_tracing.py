@@ -14,10 +14,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from middleware.human_in_the_loop import HumanInTheLoop
-from middleware.tracing import REDACTED, TraceSpan, Tracing, env_secrets, redact
+from middleware.tracing import TraceSpan, Tracing
 from shell.agent import ApprovalDecision, ApprovalRequest, AssistantMessage, ModelError, ToolCallBlock, tool
 from shell.agent.loop import Agent
 from shell.core.events import CustomEvent, Event, ReplyEnd, TextBlockDelta
+from shell.core.secrets import REDACTED, Secrets, secret_values
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio
@@ -128,7 +129,7 @@ def test_redact_patterns() -> None:
         "aws AKIAIOSFODNN7EXAMPLE aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY "
         'gh ghp_0123456789abcdefghijABCDEFGHIJ {"api_key": "hunter2hunter2"} plain words stay'
     )
-    out = redact(text, ["custom-secret-value"])
+    out = Secrets(["custom-secret-value"]).text(text)
     for secret in (
         "sk-ant-api03",
         "eyJhbGciOi",
@@ -139,9 +140,9 @@ def test_redact_patterns() -> None:
     ):
         assert secret not in out, secret
     assert "Bearer [REDACTED]" in out and "plain words stay" in out and '"api_key": "[REDACTED]"' in out
-    assert redact("the custom-secret-value leaked", ["custom-secret-value"]) == "the [REDACTED] leaked"
-    found = env_secrets(
-        [("OPENAI_API_KEY", "sk-123456"), ("GH_TOKEN", "ghtoken99"), ("HOME", "/root"), ("X_KEY", "1")]
+    assert Secrets(["custom-secret-value"]).text("the custom-secret-value leaked") == "the [REDACTED] leaked"
+    found = secret_values(
+        {"OPENAI_API_KEY": "sk-123456", "GH_TOKEN": "ghtoken99", "HOME": "/root", "X_KEY": "1"}
     )
     assert found == ["ghtoken99", "sk-123456"] or found == ["sk-123456", "ghtoken99"]
 

@@ -13,7 +13,7 @@ import pytest
 
 from middleware.base import Middleware
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.core.events import ReplyEnd, TextBlockDelta
+from shell.core.events import Notice, ReplyEnd, TextBlockDelta
 from shell.core.messages import Message, ToolResultMessage, UserMessage
 from shell.core.model import ModelChunk, ModelRequest, StopChunk, TextDelta
 from shell.core.tools import ToolContext, tool
@@ -288,25 +288,64 @@ async def test_nothing_is_written_before_the_first_event(store: SessionStore) ->
 
 
 @pytest.mark.anyio
-async def test_a_failing_disk_stops_recording_but_not_the_reply(
+async def test_a_full_disk_is_said_once_loses_nothing_and_saving_resumes(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    agent = Agent(ScriptedModel(["fine"]))
-    rec = recorder(store, agent)
+    agent = Agent(ScriptedModel(["one", "two", "three"]))
+    rec = recorder(store, agent, retry_s=0.0)
     real_write = os.write
+    full = True
 
-    def full(fd: int, data: Any) -> int:
-        if fd == rec._fd:
+    def write(fd: int, data: Any) -> int:
+        if full and fd == rec._fd:
+            real_write(fd, bytes(data)[:5])  # a record cut off midway, then the error
             raise OSError(28, "No space left on device")
         return real_write(fd, data)
 
     rec.open()
-    monkeypatch.setattr(os, "write", full)
-    events = await run(rec, agent, "hi")
-    monkeypatch.undo()
+    monkeypatch.setattr(os, "write", write)
+    first = await run(rec, agent, "hi")
+    second = await run(rec, agent, "again")
+    notices = [e for e in first + second if isinstance(e, Notice)]
+    assert [(n.level, n.source) for n in notices] == [("error", "session")]  # said once
+    assert notices[0].text.startswith("The session could not be saved: the disk is full (")
+    assert "Nothing is lost" in notices[0].text
+    assert isinstance(first[-1], ReplyEnd) and first[-1].stop_reason == "end_turn"
+    assert isinstance(second[-1], ReplyEnd) and second[-1].stop_reason == "end_turn"
+    assert rec.error is not None and rec.failures == 1
+
+    full = False  # space returns
+    third = await run(rec, agent, "and now?")
     rec.close()
-    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "end_turn"
-    assert rec.error is not None and "No space left" in rec.error
+    assert [n.text.split(":")[0] for n in third if isinstance(n, Notice)] == ["Saving works again"]
+    assert rec.error is None
+    loaded = load_session(rec.path)
+    assert loaded.messages == agent.messages and len(agent.messages) == 6  # nothing lost
+    assert not loaded.problems  # no torn line: the cut-off records were truncated away
+
+
+@pytest.mark.anyio
+async def test_a_message_that_cannot_be_encoded_does_not_stop_later_saves(store: SessionStore) -> None:
+    deep: Any = "bottom"
+    for _ in range(600):  # deeper than the redactor's recursion could go; a model can send it
+        deep = {"d": deep}
+    agent = Agent(ScriptedModel([
+        AssistantMessage((ToolCallBlock("c1", "nowhere", {"x": deep, "s": "lone \ud800 surrogate"}),)),
+        "after",
+    ]))
+    with recorder(store, agent) as rec:
+        events = await run(rec, agent, "go \ud800")
+    assert not [e for e in events if isinstance(e, Notice)] and rec.error is None
+    loaded = load_session(rec.path)
+    assert not loaded.problems
+    assert [type(m).__name__ for m in loaded.messages] == [type(m).__name__ for m in agent.messages]
+    assert loaded.messages[0] == UserMessage("go \ud800")  # a lone surrogate round-trips
+    call = loaded.messages[1].tool_calls[0]  # type: ignore[union-attr]
+    assert call.args["s"] == "lone \ud800 surrogate"
+    depth, node = 0, call.args["x"]
+    while isinstance(node, dict):
+        node, depth = node["d"], depth + 1
+    assert isinstance(node, str) and "bottom" in node  # kept, as its JSON text, past the cap
 
 
 @pytest.mark.anyio

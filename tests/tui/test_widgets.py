@@ -9,12 +9,12 @@ import pytest
 from rich.console import Console
 from textual.widgets import Button, Static
 
+from shell.textsafety import sanitize
 from shell.tui import audio
 from shell.tui.app import AgentShellApp
 from shell.tui.entries import NoticeEntry, SpanEntry
 from shell.tui.screens.help import HelpScreen
 from shell.tui.spanstate import SpanState
-from shell.tui.textsafe import clean
 from shell.tui.widgets.audio_block import AudioBlock
 from shell.tui.widgets.tool_span import RESULT_LINES, ToolSpan
 
@@ -81,8 +81,8 @@ async def test_help_screen_and_control_sequences_neutralised() -> None:
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await app.conversation.add(NoticeEntry("info", "evil \x1b[2J\x1b]0;title\x07 text"))
-        assert "\x1b" not in clean("evil \x1b[2J\x1b]0;title\x07 text")
-        assert "\x07" not in clean("bell\x07")
+        assert "\x1b" not in sanitize("evil \x1b[2J\x1b]0;title\x07 text")
+        assert "\x07" not in sanitize("bell\x07")
 
 
 async def test_todo_list_from_custom_event() -> None:

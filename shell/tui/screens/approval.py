@@ -22,9 +22,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
+from shell.textsafety import sanitize
 
 from ..highlight import syntax
-from ..textsafe import clean
 
 
 @dataclass(eq=False)
@@ -124,16 +124,16 @@ class ApprovalScreen(ModalScreen[None]):
         total = self.resolved + len(self.queue)
         position = f"  ({self.resolved + 1} of {total})" if total > 1 else ""
         self.query_one("#title", Static).update(
-            Text(f"Approve tool call: {clean(request.call.name)}{position}")
+            Text(f"Approve tool call: {sanitize(request.call.name)}{position}")
         )
         tool_desc = request.tool.description if request.tool is not None else "(unknown tool)"
-        self.query_one("#tool-desc", Static).update(Text(clean(tool_desc.strip().split("\n\n")[0])))
+        self.query_one("#tool-desc", Static).update(Text(sanitize(tool_desc.strip().split("\n\n")[0])))
         req_desc = self.query_one("#req-desc", Static)
         description = request.own_words()
-        req_desc.update(Text(clean(description)))
+        req_desc.update(Text(sanitize(description)))
         req_desc.display = bool(description)
         args = json.dumps(request.args, indent=2, ensure_ascii=False)
-        self.query_one("#args-text", Static).update(syntax(clean(args), "json"))
+        self.query_one("#args-text", Static).update(syntax(sanitize(args), "json"))
         allowed = request.allowed_decisions
         keys = ["[y] approve"]
         if "edit" in allowed:

@@ -24,8 +24,9 @@ from textual.geometry import Region
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
 
+from shell.textsafety import sanitize
+
 from ..mdsplit import Splitter, split_markdown
-from ..textsafe import clean
 from .chat_markdown import ChatMarkdown
 from .parked import Parked
 
@@ -60,7 +61,7 @@ class AssistantMessage(Vertical):
 
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:
         super().__init__()
-        self._text = clean(text)
+        self._text = sanitize(text)
         self.streaming = streaming
         self._pending: list[str] = []
         self._flush_scheduled = False
@@ -110,7 +111,7 @@ class AssistantMessage(Vertical):
             self._pending.append(pending[keep:])
             pending = pending[:keep]
             self._schedule()
-        text = clean(pending)
+        text = sanitize(pending)
         self._text += text
         cut = self._splitter.feed(text, self._chunk_size >= CHUNK_LIMIT)
         if cut is None:
@@ -144,7 +145,7 @@ class AssistantMessage(Vertical):
         for chunk in self.query_children(Markdown):  # frozen heights only matter while growing
             chunk.styles.height = "auto"
         if text is not None and not self._text:
-            self._text = clean(text)
+            self._text = sanitize(text)
             await self.query_one(Markdown).update(self._text)
         # While streaming, chunks not laid out yet could not be counted; once the
         # layout has caught up, park by place on screen whatever is still out of view.

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static, Switch
 
-from ..textsafe import clean
+from shell.textsafety import sanitize
 
 REFRESH_S = 0.25
 
@@ -46,9 +46,9 @@ class MiddlewareRow(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Switch(self.enabled, animate=False)
-            yield Label(Text(clean(self.mw_name)), classes="mw-name")
+            yield Label(Text(sanitize(self.mw_name)), classes="mw-name")
         if self.description:
-            yield Static(Text(clean(self.description)), classes="mw-desc")
+            yield Static(Text(sanitize(self.description)), classes="mw-desc")
         yield Static("", classes="mw-stats")
         yield Static("", classes="mw-error")
 
@@ -124,7 +124,7 @@ class MiddlewarePanel(VerticalScroll):
             error = self.failed.get(name) or stats.last_error
             row.set_class(bool(error), "-failed")
             if error:
-                row.query_one(".mw-error", Static).update(Text("✗ " + clean(error)))
+                row.query_one(".mw-error", Static).update(Text("✗ " + sanitize(error)))
 
     def mark_failed(self, name: str, error: str) -> None:
         self.failed[name] = error

@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from ..textsafe import clean
+from shell.textsafety import sanitize
 
 
 class NoticeLine(Horizontal):
@@ -42,7 +42,7 @@ class NoticeLine(Horizontal):
 
     def compose(self) -> ComposeResult:
         icon = {"error": "✗ ", "warning": "! "}.get(self.level, "· ")
-        yield Static(Text(icon + clean(self.text)))
+        yield Static(Text(icon + sanitize(self.text)))
         if self.middleware:
             yield Button(f"Switch off {self.middleware}", id="disable-mw", compact=True, variant="error")
 

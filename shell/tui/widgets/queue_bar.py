@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..textsafe import clean
+from shell.textsafety import sanitize
 
 
 class QueueBar(Static):
@@ -19,7 +19,7 @@ class QueueBar(Static):
     def show_queue(self, items: list[str]) -> None:
         text = Text()
         for i, item in enumerate(items, 1):
-            line = clean(item).replace("\n", " ⏎ ")
+            line = sanitize(item).replace("\n", " ⏎ ")
             text.append(f"queued {i}: {line[:100]}\n")
         text.rstrip()
         self.update(text)

@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from shell.textsafety import sanitize_line
+
 STATES = {
     "starting": "starting…",
     "idle": "ready",
@@ -35,7 +37,8 @@ class StatusLine(Static):
         user needs most, so the model's note and then the token counts give way."""
         state = STATES.get(self.state, self.state)
         queued = f"  ·  {self.queued} queued" if self.queued else ""
-        full, short = self.model_label, self.model_label.split(" (", 1)[0]  # "demo (offline …)"
+        label = sanitize_line(self.model_label)  # a model id can come from a server
+        full, short = label, label.split(" (", 1)[0]  # "demo (offline …)"
         tokens = f"  ·  ↑{self.tokens_in:,} ↓{self.tokens_out:,} tokens"
         brief = f"  ·  ↑{_short(self.tokens_in)} ↓{_short(self.tokens_out)}"
         room = self.size.width - 2 - len(state) - len(queued) - len("  ·  ")  # 2: padding

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Collapsible, Static
 
-from ..textsafe import clean
+from shell.textsafety import sanitize
 
 
 class ThinkingBlock(Collapsible):
@@ -27,7 +27,7 @@ class ThinkingBlock(Collapsible):
     def compose(self) -> ComposeResult:
         yield self._title
         with self.Contents():
-            yield Static(Text(clean(self._text)), id="thinking-text")
+            yield Static(Text(sanitize(self._text)), id="thinking-text")
 
     def _make_title(self) -> str:
         words = len(self._text.split())
@@ -50,9 +50,9 @@ class ThinkingBlock(Collapsible):
     def _refresh(self) -> None:
         self.title = self._make_title()
         if self.is_mounted and not self.collapsed:
-            self.query_one("#thinking-text", Static).update(Text(clean(self._text)))
+            self.query_one("#thinking-text", Static).update(Text(sanitize(self._text)))
 
     def _watch_collapsed(self, collapsed: bool) -> None:
         super()._watch_collapsed(collapsed)
         if not collapsed and self.is_mounted:
-            self.query_one("#thinking-text", Static).update(Text(clean(self._text)))
+            self.query_one("#thinking-text", Static).update(Text(sanitize(self._text)))

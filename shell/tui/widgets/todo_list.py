@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from ..textsafe import clean
+from shell.textsafety import sanitize
 
 MARKS = {"completed": "☑", "done": "☑", "in_progress": "◐", "pending": "☐"}
 
@@ -36,7 +36,7 @@ class TodoList(Static):
                 if status in ("completed", "done")
                 else ("bold" if status == "in_progress" else "")
             )
-            text.append(f"{MARKS.get(status, '☐')} {clean(label)}\n", style=style)
+            text.append(f"{MARKS.get(status, '☐')} {sanitize(label)}\n", style=style)
         text.rstrip()
         self.update(text)
         self.set_class(bool(items), "-shown")

@@ -15,9 +15,10 @@ from textual.content import Content
 from textual.widgets import Button, Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
+from shell.textsafety import sanitize, sanitize_line
+
 from ..highlight import syntax
 from ..spanstate import ICONS, LABELS, SpanState
-from ..textsafe import clean
 
 RESULT_LINES = 40
 TITLE_CHROME = 2
@@ -101,21 +102,21 @@ class ToolSpan(Collapsible):
         summary = s.summary(room) if room >= MIN_SUMMARY else ""
         if summary:
             head += f" ({summary})"
-        return clean(f"{head}  — {tail}")
+        return sanitize_line(f"{head}  — {tail}")
 
     def _apply_classes(self) -> None:
         for status in LABELS:
             self.set_class(self.state.status == status, f"-{status}")
 
     def _args_renderable(self) -> Content:
-        text = clean(self.state.args_json())
+        text = sanitize(self.state.args_json())
         if not text:
             return Content("…")
         return syntax(text, "json")
 
     def _result_lines(self) -> list[str]:
         body = self.state.diff or self.state.result
-        return clean(body).splitlines()
+        return sanitize(body).splitlines()
 
     def _result_renderable(self) -> Content:
         s = self.state

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..textsafe import clean
+from shell.textsafety import sanitize
 
 
 class UserMessage(Static):
@@ -23,7 +23,7 @@ class UserMessage(Static):
     """
 
     def __init__(self, text: str, *, queued: bool = False) -> None:
-        super().__init__(Text(clean(text)), classes="-queued" if queued else "")
+        super().__init__(Text(sanitize(text)), classes="-queued" if queued else "")
         self.text = text
 
     def mark_sent(self) -> None:

@@ -1,0 +1,331 @@
+"""The one idea of a secret: what it looks like, which names hold one, how to hide it.
+
+A session file, an export, a trace, ``agent-shell config``, an error message and
+the line mode's prompt history all outlive the moment: they get copied, pasted
+into bug reports, synced. A key a tool printed (``env``, ``cat .env``), one the
+user pasted, or one the config holds must not land in any of them. Two nets:
+
+- *shapes*: the forms real tokens take (:data:`SHAPES`, one entry per kind:
+  provider keys, cloud credentials, chat-app tokens, JWTs, ``Basic`` and
+  ``Bearer`` credentials, passwords in URLs, private keys, ``password=…`` and
+  ``"SecretAccessKey": "…"`` assignments …), and
+- *values*: the secrets this process knows: the environment variables whose name
+  says secret (:func:`is_secret_name`), the provider config's keys and headers,
+  MCP servers' secret environment; each also in its URL-encoded forms. Values
+  shorter than :data:`MIN_SECRET_LEN` are not used (redacting ``"1234"``
+  everywhere would mangle ordinary text).
+
+All shapes and values are one RE2 expression, matched over the UTF-8 bytes in a
+single linear-time pass: hostile text (a megabyte of base64, a line of dashes)
+cannot make redaction backtrack, and ordinary text costs one scan.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Self
+
+import re2  # type: ignore[import-untyped]
+
+from shell.textsafety import map_strings
+
+REDACTED = "[REDACTED]"
+MIN_SECRET_LEN = 8
+
+SECRET_WORDS = frozenset({
+    "KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS",
+    "PASSWD", "PASSPHRASE", "PWD", "CREDENTIAL", "CREDENTIALS", "AUTH", "AUTHORIZATION", "COOKIE", "PAT",
+})
+"""A name holds a secret when one of its words (split at ``_``, ``-``, ``.``) is one of these."""
+_NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK", "GPG_KEY_ID"})
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable, config key or header named ``name`` holds a
+    secret: ``OPENAI_API_KEY``, ``PGPASSWORD``, ``x-api-key``, ``Authorization``,
+    ``aws_secret_access_key``; not ``PWD`` or ``KEYBOARD``."""
+    upper = name.upper()
+    if upper in _NOT_SECRET_NAMES:
+        return False
+    words = re.split(r"[^A-Z0-9]+", upper)
+    if any(w in SECRET_WORDS for w in words):
+        return True
+    return upper.endswith(("PASSWORD", "PASSWD", "TOKEN", "SECRET", "APIKEY", "AUTHTOKEN"))
+
+
+def mask(value: str | None) -> str:
+    """How ``agent-shell config`` shows a secret: ``sk-…wxyz`` when long, else ``****``."""
+    if not value:
+        return "(empty)"
+    if len(value) < 16:
+        return "****"
+    return f"{value[:3]}…{value[-4:]}"
+
+
+# -- shapes ---------------------------------------------------------------------------
+
+
+def _basic_credentials(value: bytes, after: bytes) -> bool:
+    """``Basic dXNlcjpwdw==`` is credentials only if it decodes to ``user:password``."""
+    try:
+        decoded = base64.b64decode(value + b"=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded and decoded.isascii()
+
+
+_CODE_LIKE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|(?i:none|null|true|false|"
+                        rb"undefined|required|optional|string|str|bytes|secret|password|token|env)")
+
+
+def _assigned_secret(strict: bool) -> Callable[[bytes, bytes], bool]:
+    """``password=hunter2`` yes; ``password=self.password``, ``token = next_token()``
+    (code) no. ``strict`` (key and token names, unquoted): a digit is required too."""
+
+    def check(value: bytes, after: bytes) -> bool:
+        if after == b"(" or _CODE_LIKE.fullmatch(value):
+            return False
+        lowered = value.lower()
+        if any(w in lowered for w in (b"pass", b"secret", b"token", b"key")) and b"_" in value:
+            return False  # password=db_password: a name, not a value
+        return not strict or any(48 <= c <= 57 for c in value)
+
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One kind of secret. ``pattern`` is RE2 syntax over bytes; a ``(?P<keep>…)``
+    prefix and a ``(?P<tail>…)`` suffix are kept, the rest becomes ``[REDACTED]``.
+    ``check(secret, next_byte)`` may veto a match."""
+
+    name: str
+    pattern: str
+    check: Callable[[bytes, bytes], bool] | None = None
+
+
+_SEP = r"""["']?[ \t]{0,5}(?:[:=]|=>|%3[dDaA])[ \t]{0,5}"""
+_VALUE = r"""[^\s"'&,;<>(){}\[\]]"""
+_SECRET_KEY_NAMES = (
+    r"(?:api[_.-]?key|apikey|secret[_.-]?access[_.-]?key|secret[_.-]?key|client[_.-]?secret|"
+    r"account[_.-]?key|private[_.-]?key|access[_.-]?key|auth[_.-]?token|access[_.-]?token|"
+    r"refresh[_.-]?token|session[_.-]?token|security[_.-]?token|token|credentials?)"
+)
+_PASSWORD_NAMES = r"(?:password|passwd|passphrase|pwd|secret)"
+
+SHAPES: tuple[Shape, ...] = (
+    Shape("private key (PEM, OpenSSH, PGP, PKCS#8)",
+          r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
+          r"(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|\z)"),
+    Shape("PuTTY private key", r"PuTTY-User-Key-File-[0-9]:(?s:.*?)(?:Private-MAC: [0-9a-f]+|\z)"),
+    Shape("Anthropic key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    Shape("OpenAI key (and sk- look-alikes: OpenRouter, DeepSeek)", r"\bsk-[A-Za-z0-9_-]{16,}"),
+    Shape("Stripe secret or restricted key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"),
+    Shape("Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/=]{20,}"),
+    Shape("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+    Shape("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    Shape("GitLab token", r"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}"),
+    Shape("Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
+    Shape("Slack webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"),
+    Shape("Discord webhook", r"discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}"),
+    Shape("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    Shape("Google OAuth client secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}"),
+    Shape("Google OAuth access token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
+    Shape("AWS access key id",
+          r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\b"),
+    Shape("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}"),
+    Shape("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    Shape("PyPI token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
+    Shape("Groq key", r"\bgsk_[A-Za-z0-9]{40,}"),
+    Shape("Replicate token", r"\br8_[A-Za-z0-9]{30,}"),
+    Shape("Perplexity key", r"\bpplx-[A-Za-z0-9]{40,}"),
+    Shape("xAI key", r"\bxai-[A-Za-z0-9]{40,}"),
+    Shape("SendGrid key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    Shape("Mailgun key", r"\bkey-[0-9a-f]{32}\b"),
+    Shape("Twilio API key", r"\bSK[0-9a-f]{32}\b"),
+    Shape("Telegram bot token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b"),
+    Shape("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    Shape("DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+    Shape("Atlassian API token", r"\bATATT3[A-Za-z0-9_=-]{30,}"),
+    Shape("Linear key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
+    Shape("Notion token", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b"),
+    Shape("Databricks token", r"\bdapi[a-f0-9]{32}\b"),
+    Shape("HashiCorp Vault token", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    Shape("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+    Shape("Postman key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    Shape("Doppler token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    Shape("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"),
+    Shape("Bearer credentials", r"(?i)(?P<keep>\bbearer[ \t]+)[A-Za-z0-9._~+/-]{8,}=*"),
+    Shape("Basic credentials", r"(?i)(?P<keep>\bbasic[ \t]+)[A-Za-z0-9+/]{8,}={0,2}", _basic_credentials),
+    Shape("password in a URL",
+          r"(?i)(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,256}:)[^\s@/]{1,512}(?P<tail>@)"),
+    Shape("Azure connection-string key",
+          r"(?i)(?P<keep>\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*)[^;\s\"']{8,}"),
+    Shape("key in a URL query",
+          r"(?i)(?P<keep>[?&](?:api[_-]?key|apikey|key|token|access[_-]?token|auth|sig|signature|"
+          r"secret|client[_-]?secret|password|x-amz-signature|x-amz-security-token|"
+          r"x-goog-signature)=)[^&\s#\"'<>]{6,}"),
+    Shape("quoted value of a secret name",
+          rf"""(?i)(?P<keep>(?:{_SECRET_KEY_NAMES}|{_PASSWORD_NAMES})"""
+          rf"""{_SEP}(?P<quote>["']))[^"'\r\n]{{4,}}(?P<tail>["'])""",
+          _assigned_secret(strict=False)),
+    Shape("password assigned a value",
+          rf"""(?i)(?P<keep>{_PASSWORD_NAMES}{_SEP}){_VALUE}{{4,}}""",
+          _assigned_secret(strict=False)),
+    Shape("key or token assigned a value",
+          rf"""(?i)(?P<keep>{_SECRET_KEY_NAMES}{_SEP}){_VALUE}{{8,}}""",
+          _assigned_secret(strict=True)),
+)
+
+
+# -- the redactor -----------------------------------------------------------------------
+
+
+def _options() -> Any:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1  # any bytes, surrogates' included
+    options.log_errors = False
+    options.max_mem = 64 << 20
+    return options
+
+
+@dataclass(frozen=True, slots=True)
+class _Alternative:
+    group: int
+    keep: int | None
+    tail: int | None
+    check: Callable[[bytes, bytes], bool] | None
+
+
+@lru_cache(maxsize=32)
+def _compile(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, _Alternative]] | None:
+    parts: list[str] = []
+    names: list[tuple[str, Shape | None]] = []
+    if values:
+        literal = "|".join(re2.escape(v.encode("utf-8", "surrogatepass")).decode("latin-1") for v in values)
+        parts.append(f"(?P<v>{literal})")
+        names.append(("v", None))
+    if patterns:
+        for n, shape in enumerate(SHAPES):
+            body = shape.pattern.replace("(?P<keep>", f"(?P<k{n}_>").replace("(?P<tail>", f"(?P<t{n}_>")
+            body = body.replace("(?P<quote>", f"(?P<q{n}_>")
+            parts.append(f"(?P<s{n}_>{body})")
+            names.append((f"s{n}_", shape))
+    if not parts:
+        return None
+    regex = re2.compile("|".join(parts).encode("latin-1"), options=_options())
+    index = {k.decode(): v for k, v in regex.groupindex.items()}
+    table: dict[int, _Alternative] = {}
+    for group, known in names:
+        tag = group[1:-1]
+        table[index[group]] = _Alternative(
+            index[group], index.get(f"k{tag}_"), index.get(f"t{tag}_"), known.check if known else None
+        )
+    return regex, table
+
+
+_REDACTED_BYTES = REDACTED.encode()
+
+
+def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes) -> bytes:
+    """``data`` with each match replaced; ``data`` itself when nothing matched. A
+    match its check vetoes (``password=self.password``) is searched again past its
+    name, so a real token inside it is still found."""
+
+    def replace(match: Any) -> bytes:
+        alt = table[match.lastindex]
+        start, end = match.span()
+        head = match.end(alt.keep) if alt.keep is not None else start
+        tail = match.start(alt.tail) if alt.tail is not None else end
+        if alt.check is not None and not alt.check(data[head:tail], data[end : end + 1]):
+            rest = data[head:end]
+            return data[start:head] + (_substitute(regex, table, rest) if head > start else rest)
+        return data[start:head] + _REDACTED_BYTES + data[tail:end]
+
+    out, count = regex.subn(replace, data)
+    return data if count == 0 or out == data else bytes(out)
+
+
+class Secrets:
+    """Replaces secrets in text and in JSON values. Cheap to build (compiled
+    expressions are cached by their set of values); share one per process."""
+
+    def __init__(self, values: Iterable[str] = (), *, patterns: bool = True) -> None:
+        kept = {v for v in values if isinstance(v, str) and len(v) >= MIN_SECRET_LEN}
+        self.values: tuple[str, ...] = tuple(sorted(kept, key=lambda v: (-len(v), v)))
+        self.patterns = patterns
+        self._compiled = _compile(self.values, patterns)
+
+    @classmethod
+    def from_environment(cls, settings: Any = None, environ: Mapping[str, str] | None = None) -> Self:
+        """Shapes, plus the secrets of the environment and of ``settings`` (the config)."""
+        return cls(secret_values(environ, settings))
+
+    def text(self, text: str) -> str:
+        """``text`` with every secret replaced by ``[REDACTED]``."""
+        if not text or self._compiled is None:
+            return text
+        regex, table = self._compiled
+        data = text.encode("utf-8", "surrogatepass")
+        out = _substitute(regex, table, data)
+        return text if out is data else out.decode("utf-8", "surrogatepass")
+
+    def json(self, value: Any) -> Any:
+        """A copy of a JSON value with every string and key redacted (iterative, any
+        depth: see :func:`shell.textsafety.map_strings`)."""
+        return map_strings(value, self.text)
+
+    def __contains__(self, text: str) -> bool:
+        return self.text(text) != text
+
+
+NO_SECRETS = Secrets(patterns=False)
+"""Redacts nothing (tests that need the raw text)."""
+
+
+def secret_values(environ: Mapping[str, str] | None = None, settings: Any = None) -> list[str]:
+    """The secret values this process knows, each also URL-encoded (see the module
+    docstring). ``settings`` is the config (read by attribute: this module sits
+    below it): providers' ``api_key``, ``api_key_env`` and secret headers, MCP
+    servers' secret ``env``."""
+    env = os.environ if environ is None else environ
+    found = {v for k, v in env.items() if is_secret_name(k)}
+    for provider in (getattr(settings, "providers", None) or {}).values():
+        name = getattr(provider, "api_key_env", None)
+        if name and env.get(name):
+            found.add(env[name])
+        found.add(getattr(provider, "api_key", None) or "")
+        for header, value in (getattr(provider, "headers", None) or {}).items():
+            if is_secret_name(header) and isinstance(value, str):
+                found.add(value.split(None, 1)[-1])  # "Bearer xyz" → "xyz"
+    for server in (getattr(settings, "mcp_servers", None) or {}).values():
+        for name, value in (getattr(server, "env", None) or {}).items():
+            if is_secret_name(name) and isinstance(value, str):
+                found.add(value)
+    values = {v for v in found if isinstance(v, str) and len(v) >= MIN_SECRET_LEN}
+    for value in list(values):
+        values.update((urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)))
+    return sorted(values, key=len, reverse=True)
+
+
+@lru_cache(maxsize=8)
+def _environment_secrets(items: frozenset[tuple[str, str]]) -> Secrets:
+    return Secrets(secret_values(dict(items)))
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> Secrets:
+    """Shapes plus the secret values of the environment (cached per environment)."""
+    env = os.environ if environ is None else environ
+    return _environment_secrets(frozenset((k, v) for k, v in env.items() if is_secret_name(k)))
+
+
+def redact(text: str, secrets: Secrets | None = None) -> str:
+    """``text`` with secrets replaced (the environment's when none are given)."""
+    return (secrets or environment_secrets()).text(text)
