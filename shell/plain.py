@@ -430,7 +430,7 @@ class PlainShell:
                 return ApprovalDecision.reject(reason.strip() or default)
             edited = await self._edit(request)
             if edited is not None:
-                shown = json.dumps(edited, ensure_ascii=False)
+                shown = json_text(edited)
                 self.console.print(Text(f"  edited: {sanitize(shown)}", style="green"), overflow="fold")
                 return ApprovalDecision.edit(edited)
 
