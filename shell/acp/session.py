@@ -1,8 +1,8 @@
 """One ACP session: a :class:`ShellRuntime` (one agent, one conversation, one
 session file) driven by an editor.
 
-The session answers the agent's approvals through ``session/request_permission``
-(after the mode had its say, :mod:`shell.acp.permissions`), streams each reply as
+The session answers the questions the permission policy leaves to the user through
+``session/request_permission`` (:mod:`shell.acp.permissions`), streams each reply as
 session updates (:mod:`shell.acp.updates`), switches the mode, the model and the
 middleware when the editor asks (:mod:`shell.acp.config_options`), and, when the
 editor offers them, swaps in the tools that read, write and run through it
