@@ -3,19 +3,32 @@
 Plain synchronous functions (the tools run them in a worker thread) that return a
 :class:`ToolResult` or raise :class:`FileToolError` whose message tells the model
 what went wrong and what to do next. Reading is bounded (line window, per-line and
-total caps), binary files are recognised instead of dumped, and every change
-returns a unified diff, also in ``details["diff"]`` for the TUI to render.
+total caps; a 400 MB single line is read in pieces, never whole), binary files are
+recognised instead of dumped, and every change returns a unified diff, also in
+``details["diff"]`` for the TUI to render.
+
+The paths come resolved (no symlink left in them) from the workspace check, but a
+path can change between that check and the use: a directory swapped for a
+symlink to ``/etc``. So every open walks the path one component at a time from
+``/`` with ``O_NOFOLLOW`` (:func:`open_resolved`): a symlink that appeared since
+is refused, never followed. Writes go through a temporary file created in the
+parent directory's file descriptor and renamed there; a new file gets the mode
+the umask gives (``0666 & ~umask``), an existing one keeps its own.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import difflib
+import errno
 import mimetypes
 import os
+import secrets
 import stat
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 
@@ -30,54 +43,144 @@ SNIFF_BYTES = 8192
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 
+SKIP_CHUNK = 1 << 20
+"""Bytes read at a time while skipping the rest of an over-long line."""
+READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO must not hang the open
+
+
 class FileToolError(Exception):
     """A file tool could not do what was asked; the message says how to recover."""
 
 
+class PathChanged(FileToolError):
+    """A symlink appeared in a path between the workspace check and its use."""
+
+
+def open_resolved(path: Path, flags: int = READ_FLAGS, mode: int = 0o666, *, shown: str = "") -> int:
+    """Open the resolved, absolute ``path`` without following any symlink in it.
+
+    Walks from ``/`` one component at a time (``openat`` with ``O_NOFOLLOW``);
+    since ``path`` had no symlink when it was checked, one found now was swapped
+    in meanwhile and the open is refused with :class:`PathChanged`."""
+    parts = path.parts
+    if not path.is_absolute() or len(parts) < 2:
+        raise FileToolError(f"{shown or path} is not a file path.")
+    fd = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    last = False
+    try:
+        for part in parts[1:-1]:
+            step = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = step
+        last = True
+        return os.open(parts[-1], flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=fd)
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR and last:
+            raise  # the file itself is not a directory: the caller says so
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise PathChanged(
+                f"{shown or path} changed while it was being opened (a symlink appeared in its path); "
+                "it was not opened. Check the path with list_dir and try again."
+            ) from None
+        if exc.errno == errno.ENOENT:
+            raise FileToolError(
+                f"No such file: {shown or path}. Use list_dir or glob to find the right path."
+            ) from None
+        raise
+    finally:
+        os.close(fd)
+
+
+def open_parent(path: Path, shown: str = "") -> int:
+    """The directory holding ``path``, opened as :func:`open_resolved` opens files."""
+    return open_resolved(path.parent, os.O_RDONLY | os.O_DIRECTORY, shown=shown)
+
+
 def read_text_window(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
     """Lines ``offset`` .. ``offset + limit - 1`` (1-based), numbered like ``cat -n``."""
-    _require_file(path, shown)
     if offset < 1:
         raise FileToolError(f"offset must be 1 or more (the first line is 1), not {offset}.")
     if limit < 1:
         raise FileToolError(f"limit must be 1 or more, not {limit}.")
-    size = path.stat().st_size
-    with path.open("rb") as fh:
+    with _open_file(path, shown) as fh:
+        size = os.fstat(fh.fileno()).st_size
         head = fh.read(SNIFF_BYTES)
-    media = sniff_media_type(path, head)
-    if media in IMAGE_TYPES:
-        if size > MAX_IMAGE_BYTES:
+        media = sniff_media_type(path, head)
+        if media in IMAGE_TYPES:
+            if size > MAX_IMAGE_BYTES:
+                raise FileToolError(
+                    f"{shown} is a {media} image of {size} bytes, over the {MAX_IMAGE_BYTES} byte limit."
+                )
+            note = TextBlock(f"{shown}: {media} image, {size} bytes.")
+            image = head + fh.read(MAX_IMAGE_BYTES)
+            return ToolResult((note, DataBlock(media, image)), details={"path": shown})
+        if media is not None:
             raise FileToolError(
-                f"{shown} is a {media} image of {size} bytes, over the {MAX_IMAGE_BYTES} byte limit."
+                f"{shown} is a binary file ({media}, {size} bytes); read_file shows text only. "
+                "Use run_shell with a suitable tool (e.g. `file`, `xxd | head`) to inspect it."
             )
-        note = TextBlock(f"{shown}: {media} image, {size} bytes.")
-        return ToolResult((note, DataBlock(media, path.read_bytes())), details={"path": shown})
-    if media is not None:
-        raise FileToolError(
-            f"{shown} is a binary file ({media}, {size} bytes); read_file shows text only. "
-            "Use run_shell with a suitable tool (e.g. `file`, `xxd | head`) to inspect it."
-        )
-    if size == 0:
-        return ToolResult(f"{shown} is empty (0 bytes).", details={"path": shown, "lines": 0})
+        if size == 0:
+            return ToolResult(f"{shown} is empty (0 bytes).", details={"path": shown, "lines": 0})
+        fh.seek(0)
+        return _window(fh, shown, offset, limit)
+
+
+def _open_file(path: Path, shown: str) -> BinaryIO:
+    """A regular file, opened without following a swapped symlink (see the module docstring)."""
+    fd = open_resolved(path, shown=shown)
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        os.close(fd)
+        raise FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise FileToolError(f"{shown} is not a regular file (a pipe, socket or device); it cannot be read.")
+    return os.fdopen(fd, "rb")
+
+
+def _lines(fh: Any) -> Iterator[tuple[str, int | None]]:
+    """Each line's text (its end of line stripped), with ``None``, or, for a line of
+    more than ``MAX_LINE_CHARS`` characters, its first ``MAX_LINE_CHARS`` and its
+    whole length in bytes. The rest of a long line is read on in pieces of
+    ``SKIP_CHUNK`` bytes and never held whole."""
+    limit = MAX_LINE_CHARS * 4 + 4  # bytes enough for MAX_LINE_CHARS characters of UTF-8
+    while True:
+        piece: bytes = fh.readline(limit)
+        if not piece:
+            return
+        size = len(piece)
+        if not piece.endswith(b"\n"):
+            while True:  # the rest of an over-long line: counted, not kept
+                rest: bytes = fh.readline(SKIP_CHUNK)
+                size += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        ending = len(piece) - len(piece.rstrip(b"\r\n")) if size == len(piece) else 0
+        text = codecs.decode(piece, "utf-8", "replace").rstrip("\r\n")
+        if size > len(piece) or len(text) > MAX_LINE_CHARS:
+            yield text[:MAX_LINE_CHARS], size - (ending or (1 if size > len(piece) else 0))
+        else:
+            yield text, None
+
+
+def _window(fh: Any, shown: str, offset: int, limit: int) -> ToolResult:
     out: list[str] = []
     used = 0
     last = offset - 1
     total = 0
     capped = False
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
-        for total, line in enumerate(fh, start=1):
-            if total < offset or total >= offset + limit or capped:
-                continue
-            text = line.rstrip("\r\n")
-            if len(text) > MAX_LINE_CHARS:
-                text = f"{text[:MAX_LINE_CHARS]}… [line cut at {MAX_LINE_CHARS} of {len(text)} characters]"
-            entry = f"{total:>6}\t{text}"
-            if used + len(entry) > MAX_OUTPUT_CHARS and out:
-                capped = True
-                continue
-            out.append(entry)
-            used += len(entry) + 1
-            last = total
+    for total, (text, cut) in enumerate(_lines(fh), start=1):
+        if total < offset or total >= offset + limit or capped:
+            continue
+        if cut is not None:
+            text = f"{text}… [line cut at {MAX_LINE_CHARS} characters; the whole line is {cut:,} bytes]"
+        entry = f"{total:>6}\t{text}"
+        if used + len(entry) > MAX_OUTPUT_CHARS and out:
+            capped = True
+            continue
+        out.append(entry)
+        used += len(entry) + 1
+        last = total
     if offset > total:
         raise FileToolError(f"offset {offset} is past the end of {shown}, which has {total} lines.")
     body = "\n".join(out)
@@ -115,37 +218,65 @@ def sniff_media_type(path: Path, head: bytes) -> str | None:
 
 
 def list_directory(path: Path, shown: str) -> ToolResult:
-    """Entries of a directory: directories end in ``/``, symlinks show their target."""
-    if not path.exists():
-        raise FileToolError(f"No such directory: {shown}. Use list_dir on a parent or glob to find it.")
-    if not path.is_dir():
-        raise FileToolError(f"{shown} is a file, not a directory; use read_file to read it.")
-    entries = sorted(os.scandir(path), key=lambda e: (not e.is_dir(), e.name))
+    """Entries of a directory: directories end in ``/``, symlinks show their target
+    (a symlink loop says so; it never fails the listing)."""
+    try:
+        fd = open_resolved(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK, shown=shown)
+    except FileToolError as exc:
+        if isinstance(exc, PathChanged):
+            raise
+        raise FileToolError(
+            f"No such directory: {shown}. Use list_dir on a parent or glob to find it."
+        ) from None
+    except NotADirectoryError:
+        raise FileToolError(f"{shown} is a file, not a directory; use read_file to read it.") from None
+    try:
+        with os.scandir(fd) as it:
+            found = [(entry.name, _kind(entry, fd)) for entry in it]
+    finally:
+        os.close(fd)
+    found.sort(key=lambda e: (e[1][0] != "dir", e[0]))
     lines = []
-    for entry in entries[:MAX_LIST_ENTRIES]:
-        if entry.is_symlink():
-            lines.append(f"{entry.name}@ -> {os.readlink(entry.path)}")
-        elif entry.is_dir():
-            lines.append(entry.name + "/")
+    for name, (kind, detail) in found[:MAX_LIST_ENTRIES]:
+        if kind == "link":
+            lines.append(f"{name}@ -> {detail}")
+        elif kind == "dir":
+            lines.append(name + "/")
         else:
-            try:
-                size = entry.stat().st_size
-            except OSError:
-                size = 0
-            lines.append(f"{entry.name}  ({_human(size)})")
-    if len(entries) > MAX_LIST_ENTRIES:
-        lines.append(f"[{len(entries) - MAX_LIST_ENTRIES} more entries not shown]")
+            lines.append(f"{name}  ({detail})")
+    if len(found) > MAX_LIST_ENTRIES:
+        lines.append(f"[{len(found) - MAX_LIST_ENTRIES} more entries not shown]")
     body = "\n".join(lines) if lines else "(empty directory)"
-    return ToolResult(f"{shown}/\n{body}", details={"path": shown, "entries": len(entries)})
+    return ToolResult(f"{shown}/\n{body}", details={"path": shown, "entries": len(found)})
+
+
+def _kind(entry: os.DirEntry[str], dir_fd: int) -> tuple[str, str]:
+    """``(dir|link|file, detail)`` without following symlinks; a loop is named as one."""
+    try:
+        if entry.is_symlink():
+            target = os.readlink(entry.name, dir_fd=dir_fd)
+            try:
+                os.stat(entry.name, dir_fd=dir_fd)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    return "link", f"{target} (a symlink loop)"
+                return "link", f"{target} (broken)"
+            return "link", target
+        if entry.is_dir(follow_symlinks=False):
+            return "dir", ""
+        return "file", _human(entry.stat(follow_symlinks=False).st_size)
+    except OSError:
+        return "file", "unreadable"
 
 
 def write_text(path: Path, shown: str, content: str) -> ToolResult:
     """Create or overwrite a file with ``content``; parent directories are created."""
-    if path.is_dir():
-        raise FileToolError(f"{shown} is a directory; give a file path to write.")
-    old = _read_for_edit(path, shown) if path.exists() else None
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, content)
+    try:
+        old: str | None = _read_for_edit(path, shown)
+    except _Missing:
+        old = None
+    _atomic_write(path, content, shown)
     diff = unified_diff(old or "", content, shown, new_file=old is None)
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     verb = "Created" if old is None else "Overwrote"
@@ -157,12 +288,12 @@ def write_text(path: Path, shown: str, content: str) -> ToolResult:
 
 def edit_text(path: Path, shown: str, old_string: str, new_string: str, replace_all: bool) -> ToolResult:
     """Replace ``old_string`` exactly once (or everywhere with ``replace_all``)."""
-    if not path.exists():
-        raise FileToolError(f"No such file: {shown}. To create a file use write_file.")
-    _require_file(path, shown)
-    text = _read_for_edit(path, shown)
+    try:
+        text = _read_for_edit(path, shown)
+    except _Missing:
+        raise FileToolError(f"No such file: {shown}. To create a file use write_file.") from None
     new_text, n = replace_text(text, old_string, new_string, replace_all, shown)
-    _atomic_write(path, new_text)
+    _atomic_write(path, new_text, shown)
     return edit_result(text, new_text, n, shown)
 
 
@@ -231,17 +362,19 @@ def _lines_of(text: str, needle: str) -> list[int]:
     return lines
 
 
-def _require_file(path: Path, shown: str) -> None:
-    if not path.exists():
-        raise FileToolError(f"No such file: {shown}. Use list_dir or glob to find the right path.")
-    if path.is_dir():
-        raise FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
-    if not path.is_file():
-        raise FileToolError(f"{shown} is not a regular file (a pipe, socket or device); it cannot be read.")
+class _Missing(FileToolError):
+    """The file does not exist (yet)."""
 
 
 def _read_for_edit(path: Path, shown: str) -> str:
-    data = path.read_bytes()
+    try:
+        fh = _open_file(path, shown)
+    except FileToolError as exc:
+        if isinstance(exc, PathChanged) or not str(exc).startswith("No such file"):
+            raise
+        raise _Missing(str(exc)) from None
+    with fh:
+        data: bytes = fh.read()
     if sniff_media_type(path, data[:SNIFF_BYTES]) is not None:
         raise FileToolError(f"{shown} is a binary file; the edit tools change text files only.")
     try:
@@ -250,20 +383,32 @@ def _read_for_edit(path: Path, shown: str) -> str:
         raise FileToolError(f"{shown} is not valid UTF-8; the edit tools change UTF-8 text only.") from None
 
 
-def _atomic_write(path: Path, content: str) -> None:
-    """Write through a temporary file and rename, so a crash never leaves half a file."""
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def _atomic_write(path: Path, content: str, shown: str = "") -> None:
+    """Write through a temporary file and rename, both inside the parent directory's
+    file descriptor, so a crash never leaves half a file and a swapped symlink is
+    replaced, never written through. A new file gets ``0666 & ~umask`` (the kernel
+    applies the umask), an existing one keeps its mode."""
+    parent = open_parent(path, shown)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(content)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        try:
+            mode: int | None = stat.S_IMODE(os.stat(path.name, dir_fd=parent, follow_symlinks=False).st_mode)
+        except FileNotFoundError:
+            mode = None
+        tmp = f".{path.name}.{secrets.token_hex(4)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(tmp, flags, 0o666, dir_fd=parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                if mode is not None:
+                    os.fchmod(fh.fileno(), mode)
+                fh.write(content)
+            os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=parent)
+            raise
+    finally:
+        os.close(parent)
 
 
 def _cap(text: str) -> str:

@@ -7,27 +7,72 @@ way down plus ``.git/info/exclude``, and applies the documented rules: ``#``
 comments, ``!`` negation (last match wins), a trailing ``/`` for directories only,
 a ``/`` elsewhere anchoring the pattern to its file's directory, and ``**``.
 An ignored directory is not entered, so nothing below it can be re-included.
+
+A repository is outside input too. Its ``.gitignore`` and its file names are
+chosen by whoever wrote it, so a glob cannot be allowed to backtrack without
+end (``*a*a*a*a*a*b`` over a long name would hold the shell for hours): a glob
+with at most two wildcards runs on Python's engine (at worst quadratic in one
+path's length), one with more on RE2 (linear). The walk goes through directory
+file descriptors and never follows a symlink (one swapped in mid-walk cannot
+lead it elsewhere); a symlink loop is skipped and counted, never fatal.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
+
+import re2  # type: ignore[import-untyped]
+
+MAX_PLAIN_WILDCARDS = 2
+"""Globs with more wildcards than this match on RE2 (see the module docstring)."""
+MAX_IGNORE_FILE_BYTES = 1 << 20
+"""Of a ``.gitignore``, what is read (a hostile one may be huge)."""
+
+
+class GlobMatcher(Protocol):
+    def match(self, subject: str) -> object | None: ...
+
+
+class _Re2Glob:
+    """A glob on RE2: whole-string matches over the UTF-8 bytes."""
+
+    __slots__ = ("regex",)
+
+    def __init__(self, source: str) -> None:
+        options = re2.Options()
+        options.log_errors = False
+        options.dot_nl = True
+        self.regex = re2.compile(source.encode("utf-8", "surrogatepass"), options=options)
+
+    def match(self, subject: str) -> object | None:
+        found: object | None = self.regex.fullmatch(subject.encode("utf-8", "surrogatepass"))
+        return found
 
 
 @lru_cache(maxsize=512)
-def glob_to_regex(pattern: str, *, braces: bool = True) -> re.Pattern[str]:
-    """Compile a glob over ``/``-separated relative paths to an anchored regex.
+def glob_to_regex(pattern: str, *, braces: bool = True) -> GlobMatcher:
+    """Compile a glob over ``/``-separated relative paths to an anchored matcher
+    (``.match(path)``: the whole path must match).
 
     ``*`` and ``?`` stay within one path segment, ``**`` as a whole segment spans
     any number of directories (zero included), ``[...]`` is a character class
     (``[!...]`` negated) and, when ``braces``, ``{a,b}`` is an alternation.
     """
-    return re.compile(_translate(pattern, braces) + r"\Z", re.DOTALL)
+    source = _translate(pattern, braces)
+    if source.count("*") <= MAX_PLAIN_WILDCARDS:
+        return re.compile(source + r"\Z", re.DOTALL)
+    try:
+        return _Re2Glob(source)
+    except re2.error:  # a class RE2 reads differently: Python's engine, with the wildcards it has
+        return re.compile(source + r"\Z", re.DOTALL)
 
 
 def _translate(pattern: str, braces: bool) -> str:
@@ -82,7 +127,7 @@ def _translate(pattern: str, braces: bool) -> str:
 
 @dataclass(frozen=True, slots=True)
 class IgnoreRule:
-    regex: re.Pattern[str]
+    regex: GlobMatcher
     negate: bool
     dir_only: bool
     anchored: bool
@@ -163,7 +208,8 @@ class GitIgnore:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        with path.open("rb") as f:
+            return f.read(MAX_IGNORE_FILE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""
 
@@ -182,25 +228,143 @@ def ignore_root_for(start: Path, fallback: Path) -> Path:
 @dataclass(slots=True)
 class WalkStats:
     ignored: int = 0
+    loops: list[str] = field(default_factory=list)
+    """Symlinks that lead back into themselves (relative to the walk's start), skipped."""
+    unreadable: list[str] = field(default_factory=list)
+    """Directories that could not be opened (permissions, too deep), skipped."""
+
+    def notes(self) -> list[str]:
+        """What the user should know about the walk, one phrase each."""
+        out = []
+        for names, one, many in ((self.loops, "symlink loop", "symlink loops"),
+                                 (self.unreadable, "unreadable directory", "unreadable directories")):
+            if names:
+                shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+                out.append(f"{len(names)} {one if len(names) == 1 else many} skipped ({shown})")
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file the walk found: its path, and how to open it without following a
+    swapped directory (``name`` relative to ``dir_fd``, valid until the walk moves on)."""
+
+    path: Path
+    dir_fd: int
+    name: str
+    is_symlink: bool
+
+
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class _Dir:
+    """An open directory, closed once it and every child waiting to be opened from
+    it are done (so only the current path's ancestors are open at a time)."""
+
+    __slots__ = ("fd", "open", "pending")
+
+    def __init__(self, fd: int, open: set[_Dir]) -> None:
+        self.fd = fd
+        self.pending = 1
+        self.open = open
+        open.add(self)
+
+    def release(self) -> None:
+        self.pending -= 1
+        if self.pending <= 0 and self in self.open:
+            self.open.discard(self)
+            os.close(self.fd)
+
+
+def walk_entries(start: Path, ignore_root: Path, stats: WalkStats | None = None,
+                 start_fd: int | None = None) -> Iterator[Found]:
+    """Files below ``start`` (sorted, depth first), minus ignored ones, through
+    directory file descriptors: no symlink is followed (symlinked directories are
+    not entered; symlinks to files are yielded, ``is_symlink`` set), symlink loops
+    are skipped into ``stats.loops``. ``start_fd``: ``start`` already opened (the
+    walk closes its own duplicate)."""
+    matcher = GitIgnore(ignore_root)
+    stats = stats if stats is not None else WalkStats()
+    base = start.relative_to(ignore_root).as_posix() if start != ignore_root else ""
+    try:
+        fd = os.dup(start_fd) if start_fd is not None else os.open(start, DIR_FLAGS)
+    except OSError:
+        stats.unreadable.append(".")
+        return
+    stack: list[tuple[str, _Dir | None, str, int]] = [("", None, "", fd)]
+    opened: set[_Dir] = set()
+    try:
+        yield from _walk(stack, opened, start, base, matcher, stats)
+    finally:  # a consumer that stops early leaves nothing open
+        for d in opened:
+            os.close(d.fd)
+
+
+def _walk(stack: list[tuple[str, _Dir | None, str, int]], opened: set[_Dir], start: Path, base: str,
+          matcher: GitIgnore, stats: WalkStats) -> Iterator[Found]:
+    while stack:
+        rel, parent, name, fd = stack.pop()
+        if parent is not None:
+            try:
+                fd = os.open(name, DIR_FLAGS, dir_fd=parent.fd)
+            except OSError:
+                stats.unreadable.append(rel)
+                continue
+            finally:
+                parent.release()
+        here = _Dir(fd, opened)
+        try:
+            with os.scandir(fd) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            stats.unreadable.append(rel or ".")
+            here.release()
+            continue
+        prefix = "/".join(p for p in (base, rel) if p)
+        prefix = f"{prefix}/" if prefix else ""
+        subdirs: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_link = not is_dir and entry.is_symlink()
+            except OSError:
+                continue
+            if is_dir:
+                if matcher.ignored(prefix + entry.name, True):
+                    stats.ignored += entry.name != ".git"
+                else:
+                    subdirs.append(entry.name)
+                continue
+            if matcher.ignored(prefix + entry.name, False):
+                stats.ignored += 1
+                continue
+            if is_link:
+                target = _link_target(entry.name, fd)
+                if target == "loop":
+                    stats.loops.append(f"{rel}/{entry.name}" if rel else entry.name)
+                    continue
+                if target == "dir":
+                    continue  # a symlinked directory: not entered, as ``os.walk`` does
+            yield Found(start / rel / entry.name if rel else start / entry.name, fd, entry.name, is_link)
+        here.pending += len(subdirs)
+        for sub in reversed(subdirs):
+            stack.append((f"{rel}/{sub}" if rel else sub, here, sub, -1))
+        here.release()
+
+
+def _link_target(name: str, dir_fd: int) -> str:
+    """What a symlink leads to: ``loop``, ``dir`` or ``other`` (a file, nothing)."""
+    try:
+        info = os.stat(name, dir_fd=dir_fd)
+    except OSError as exc:
+        return "loop" if exc.errno == errno.ELOOP else "other"
+    return "dir" if stat.S_ISDIR(info.st_mode) else "other"
 
 
 def walk_files(start: Path, ignore_root: Path, stats: WalkStats | None = None) -> Iterator[Path]:
-    """Files below ``start`` (sorted, symlinked directories not followed), minus ignored ones."""
-    matcher = GitIgnore(ignore_root)
-    stats = stats if stats is not None else WalkStats()
-    for dirpath, dirnames, filenames in os.walk(start):
-        here = Path(dirpath)
-        rel_dir = here.relative_to(ignore_root).as_posix() if here != ignore_root else ""
-        prefix = f"{rel_dir}/" if rel_dir else ""
-        kept = []
-        for d in sorted(dirnames):
-            if matcher.ignored(prefix + d, True):
-                stats.ignored += d != ".git"
-            else:
-                kept.append(d)
-        dirnames[:] = kept
-        for f in sorted(filenames):
-            if matcher.ignored(prefix + f, False):
-                stats.ignored += 1
-            else:
-                yield here / f
+    """Files below ``start`` (sorted, symlinked directories not followed), minus ignored
+    ones and symlink loops (see :func:`walk_entries`)."""
+    for found in walk_entries(start, ignore_root, stats):
+        yield found.path
+
