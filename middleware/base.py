@@ -1,8 +1,11 @@
-"""The ``Middleware`` base class: fourteen optional hooks.
+"""The ``Middleware`` base class: sixteen optional hooks.
 
 Implement any subset; the stack wires only the hooks a class overrides, so an
 unimplemented hook costs nothing. The defaults here pass everything through, so
-``super()`` calls are safe too.
+``super()`` calls are safe too. Onion hooks may be written as async generators
+(``async for x in next(request): yield x``) or as coroutines (``return await
+next(request)``); ``next()`` with no argument passes the request the layer got.
+The other hooks may be ``async def`` or plain ``def``.
 
 Order: **the first middleware in the list is the outermost.** It sees every
 request first and every result last, for every hook kind (chains that run "in
@@ -11,11 +14,11 @@ reverse" do so precisely so the first middleware has the last word).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Mapping, Sequence
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from shell.core.events import Event
-from shell.core.messages import AssistantMessage, Message, ToolResult
+from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResult
 from shell.core.model import ModelChunk, ModelRequest
 from shell.core.tools import Tool
 
@@ -23,6 +26,7 @@ from .context import HookContext, ToolCallContext
 from .types import (
     AfterToolCallResult,
     BeforeToolCallResult,
+    CallOutcome,
     CompressRequest,
     ReasoningRequest,
     ReplyRequest,
@@ -30,9 +34,22 @@ from .types import (
     TurnAction,
 )
 
-ReplyNext = Callable[[ReplyRequest], AsyncIterator[Event]]
-ReasoningNext = Callable[[ReasoningRequest], AsyncIterator[Event]]
-ModelNext = Callable[[ModelRequest], AsyncIterator[ModelChunk]]
+ItemT = TypeVar("ItemT", covariant=True)
+
+
+class NextItems(Protocol[ItemT]):
+    """What ``next(request)`` returns in a streaming onion: iterate it (``async for``)
+    to see each item, or await it for the hook's result (the message)."""
+
+    def __aiter__(self) -> AsyncIterator[ItemT]: ...
+    def __anext__(self) -> Awaitable[ItemT]: ...
+    def __await__(self) -> Generator[Any, Any, Any]: ...
+
+
+ReplyNext = Callable[..., NextItems[Event]]
+"""``next(request)``, ``next()`` (the request the layer got) or ``next(**changes)``."""
+ReasoningNext = Callable[..., NextItems[Event]]
+ModelNext = Callable[..., NextItems[ModelChunk]]
 
 
 class Middleware:
@@ -55,8 +72,10 @@ class Middleware:
         "on_model_call",
         "after_model_response",
         "before_tool_call",
+        "before_tool_batch",
         "on_acting",
         "after_tool_call",
+        "after_turn",
         "should_stop_after_turn",
         "on_error",
     )
@@ -131,6 +150,15 @@ class Middleware:
     async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
         return None
 
+    # -- gate: every call of a turn, before any runs ----------------------------------
+    async def before_tool_batch(
+        self, ctx: HookContext, calls: tuple[ToolCallBlock, ...]
+    ) -> Mapping[str, BeforeToolCallResult | None] | Sequence[BeforeToolCallResult | None] | None:
+        """HPD's BeforeParallelBatch: batch approval, dedup. Answer per call (a dict
+        by call id, or a list in call order) or None; ``before_tool_call`` still runs
+        for calls not blocked or answered here."""
+        return None
+
     # -- onion: one tool execution -----------------------------------------------
     async def on_acting(
         self,
@@ -143,6 +171,11 @@ class Middleware:
 
     # -- chain, reverse order ---------------------------------------------------
     async def after_tool_call(self, ctx: ToolCallContext, result: ToolResult) -> AfterToolCallResult | None:
+        return None
+
+    # -- observer: a turn's results ------------------------------------------------
+    async def after_turn(self, ctx: HookContext, results: tuple[CallOutcome, ...]) -> None:
+        """HPD's AfterIteration: after a turn's tools (empty when it called none)."""
         return None
 
     # -- predicate: any True stops ------------------------------------------------

@@ -7,6 +7,7 @@ gets its own :class:`HookContext` on that run (so ``reply_state`` and
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol, overload
@@ -83,10 +84,16 @@ class ReplyRun:
         self.messages = MessagesView(self.history)
         self.tools: list[Tool] = []
         """The tools the current model call offers (``transform_context`` may replace)."""
+        self.run_values: dict[str, Any] = {}
+        """One dict shared by every middleware for this reply (Eino's run-local values)."""
+        self.block_ids: Iterator[int] = itertools.count(1)
+        """Block ids unique in the reply (the loop's and a middleware's own answers)."""
         self.cancelled = False
+        self.core_started = False
+        """Whether the innermost ``on_reply`` ``next`` ran (the loop started)."""
         self._emit = emit
         self._ask = ask
-        self._contexts: dict[int, HookContext] = {}
+        self._contexts: dict[Slot, HookContext] = {}
 
     def emit(self, event: Event) -> None:
         self._emit(with_reply_id(event, self.reply_id))
@@ -95,9 +102,9 @@ class ReplyRun:
         return await self._ask(request)
 
     def context(self, slot: Slot) -> HookContext:
-        ctx = self._contexts.get(slot.index)
+        ctx = self._contexts.get(slot)
         if ctx is None:
-            ctx = self._contexts[slot.index] = HookContext(self, slot.name, slot.stats)
+            ctx = self._contexts[slot] = HookContext(self, slot.name, slot.stats)
         return ctx
 
 
@@ -130,6 +137,12 @@ class HookContext:
     @property
     def messages(self) -> Sequence[Message]:
         return self._run.messages
+
+    @property
+    def run_values(self) -> dict[str, Any]:
+        """One dict shared by all middleware for this reply (Eino's Set/GetRunLocalValue);
+        ``reply_state`` is this middleware's own."""
+        return self._run.run_values
 
     @property
     def session_state(self) -> dict[str, Any]:
@@ -165,7 +178,7 @@ class HookContext:
 class CallState:
     """One tool call as the tool hooks see it; ``args`` changes as gates edit it."""
 
-    __slots__ = ("_contexts", "args", "assistant_message", "call", "edited", "run", "tool")
+    __slots__ = ("_contexts", "args", "assistant_message", "call", "edited", "error", "run", "tool")
 
     def __init__(
         self,
@@ -181,12 +194,13 @@ class CallState:
         self.args = args
         self.assistant_message = assistant_message
         self.edited = False
-        self._contexts: dict[int, ToolCallContext] = {}
+        self.error: BaseException | None = None
+        self._contexts: dict[Slot, ToolCallContext] = {}
 
     def context(self, slot: Slot) -> ToolCallContext:
-        ctx = self._contexts.get(slot.index)
+        ctx = self._contexts.get(slot)
         if ctx is None:
-            ctx = self._contexts[slot.index] = ToolCallContext(self.run.context(slot), self)
+            ctx = self._contexts[slot] = ToolCallContext(self.run.context(slot), self)
         return ctx
 
 
@@ -216,3 +230,9 @@ class ToolCallContext(HookContext):
     @property
     def assistant_message(self) -> AssistantMessage:
         return self._call.assistant_message
+
+    @property
+    def error(self) -> BaseException | None:
+        """In ``after_tool_call``: the exception the tool raised, if it raised (HPD's
+        AfterFunction ``Exception``); the result is then the error result made of it."""
+        return self._call.error

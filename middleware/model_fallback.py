@@ -1,7 +1,8 @@
 """``ModelFallback``: when the model fails, try the next one (LangChain's
 ModelFallbackMiddleware, in AgentScope's ``current_model`` override shape).
 
-``ModelFallback(fallback_a, fallback_b)``: when the current model call fails
+``ModelFallback(fallback_a, fallback_b)`` (models, or names such as
+``"openai:gpt-4o-mini"``, resolved when first needed): when the current model call fails
 before producing any output, the same request is sent again with
 ``next(request.override(model=fallback_a))``, then ``fallback_b``, and so on.
 Each switch is announced with a warning ``Notice`` so the user knows which model
@@ -24,11 +25,15 @@ from contextlib import aclosing
 from typing import ClassVar
 
 from shell.core.events import Notice
-from shell.core.model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label
+from shell.core.model import ChatModel, ModelChunk, ModelError, ModelRequest, as_model, model_label
 
 from .base import Middleware, ModelNext
 from .context import HookContext
 from .stack import error_source
+
+
+def _label(model: ChatModel | str) -> str:
+    return model if isinstance(model, str) else model_label(model)
 
 
 def _reason(exc: Exception) -> str:
@@ -40,11 +45,11 @@ class ModelFallback(Middleware):
 
     builtin: ClassVar[bool] = True
 
-    def __init__(self, *fallback_models: ChatModel) -> None:
+    def __init__(self, *fallback_models: ChatModel | str) -> None:
         """With no fallback models it stands aside (``is_active`` is False), so the
         side panel can list it before any are configured
         (``[middleware.ModelFallback] models = ["openai:gpt-4o-mini"]``)."""
-        self.fallback_models: tuple[ChatModel, ...] = fallback_models
+        self.fallback_models: tuple[ChatModel | str, ...] = fallback_models
 
     def is_active(self, hook: str) -> bool:
         return bool(self.fallback_models)
@@ -52,9 +57,9 @@ class ModelFallback(Middleware):
     async def on_model_call(
         self, ctx: HookContext, request: ModelRequest, next: ModelNext
     ) -> AsyncIterator[ModelChunk]:
-        candidates = [request.model, *self.fallback_models]
+        candidates: list[ChatModel | str] = [request.model, *self.fallback_models]
         for i, model in enumerate(candidates):
-            attempt = request if i == 0 else request.override(model=model)
+            attempt = request if i == 0 else request.override(model=as_model(model))
             streamed = False
             try:
                 async with aclosing(next(attempt)) as chunks:  # type: ignore[type-var]
@@ -70,8 +75,8 @@ class ModelFallback(Middleware):
                 ctx.emit(
                     Notice(
                         "warning",
-                        f"Model {model_label(model)} failed ({_reason(exc)}); "
-                        f"falling back to {model_label(following)}.",
+                        f"Model {_label(model)} failed ({_reason(exc)}); "
+                        f"falling back to {_label(following)}.",
                         self.name,
                     )
                 )

@@ -1,9 +1,12 @@
 """``MiddlewareStack``: composes the middleware of an agent, hook by hook.
 
 Each hook kind has one composition rule (see DESIGN.md's table); this module is
-where those rules live. Only hooks a middleware's class overrides are wired.
-Toggles are read at every invocation, so switching a middleware off takes effect
-at its next hook, also inside a reply in flight; an onion already entered completes.
+where those rules live (the onions' machinery is in :mod:`middleware.onion`). Only
+hooks a middleware's class overrides are wired, and each is checked when the stack
+is built: a hook of a shape the stack cannot call is a ``TypeError`` naming the
+middleware and the hook, then and there. Toggles are read at every invocation, so
+switching a middleware off takes effect at its next hook, also inside a reply in
+flight; an onion already entered completes.
 
 Errors: an exception a middleware raises is tagged with its name (``error_source``)
 and counted in its stats. Exceptions that only pass through a layer (a model error
@@ -15,44 +18,44 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from time import perf_counter
 from typing import Any, TypeVar
 
-from shell.core.messages import AssistantMessage, Message, ToolResult
+from shell.core.events import Event
+from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResult
 from shell.core.tools import Tool, ToolArgumentError
 
 from .base import Middleware, overridden_hooks
 from .context import CallState, HookContext, ReplyRun
+from .onion import (
+    AWAITED,
+    CORO,
+    GEN,
+    HOOK_ATTR,
+    SOURCE_ATTR,
+    CallResult,
+    Entry,
+    StreamOnion,
+    hook_shape,
+    last_item,
+    tag,
+)
 from .stats import HookStats, MiddlewareStats
-from .types import AfterToolCallResult, BeforeToolCallResult, Decision, TurnAction
+from .types import AfterToolCallResult, BeforeToolCallResult, CallOutcome, Decision, TurnAction
 
 log = logging.getLogger("agent_shell.middleware")
 
-SOURCE_ATTR = "__agent_shell_source__"
-HOOK_ATTR = "__agent_shell_hook__"
+__all__ = ["HOOK_ATTR", "SOURCE_ATTR", "MiddlewareStack", "Slot", "error_source"]
 
 R = TypeVar("R")
 T = TypeVar("T")
-Entry = tuple["Slot", Callable[..., Any], HookStats]
 
 
 def error_source(exc: BaseException, default: str) -> str:
     """Who raised ``exc``: a middleware's name, or ``default`` (the model, a tool)."""
     source = getattr(exc, SOURCE_ATTR, None)
     return source if isinstance(source, str) else default
-
-
-def _tag(exc: BaseException, source: str, hook: str | None = None) -> bool:
-    if hasattr(exc, SOURCE_ATTR):
-        return False
-    try:
-        setattr(exc, SOURCE_ATTR, source)
-        if hook:
-            setattr(exc, HOOK_ATTR, hook)
-    except AttributeError:  # an exception type with __slots__: it stays untagged
-        return False
-    return True
 
 
 class Slot:
@@ -76,21 +79,27 @@ class Slot:
 class MiddlewareStack:
     """The ordered middleware of an agent; the first is the outermost."""
 
+    log = log
+
     def __init__(self, middleware: Iterable[Middleware] = ()) -> None:
         self._slots: list[Slot] = []
         self._counter = 0
         self._hooks: dict[str, tuple[Entry, ...]] = {h: () for h in Middleware.HOOKS}
+        self._tool_stacks: dict[int, tuple[Tool, MiddlewareStack]] = {}
         for mw in middleware:
             self.add(mw)
 
     # -- membership and toggles -------------------------------------------------
     def add(self, middleware: Middleware, *, index: int | None = None, enabled: bool = True) -> None:
+        """Add ``middleware`` (last, or at ``index``). Raises ``ValueError`` for a name
+        already in the stack and ``TypeError`` for a hook the stack cannot call."""
         name = middleware.name or type(middleware).__name__
         if any(s.name == name for s in self._slots):
             raise ValueError(
                 f"a middleware named {name!r} is already in the stack; give one of them another name"
             )
         slot = Slot(middleware, self._counter, enabled)
+        self._wire(slot)  # checks every hook before anything changes
         self._counter += 1
         self._slots.insert(len(self._slots) if index is None else index, slot)
         self._rewire()
@@ -101,12 +110,21 @@ class MiddlewareStack:
         self._rewire()
         return slot.middleware
 
+    @staticmethod
+    def _wire(slot: Slot) -> list[Entry]:
+        entries = []
+        for hook in overridden_hooks(slot.middleware):
+            fn = getattr(slot.middleware, hook)
+            shape = hook_shape(slot.name, hook, fn)
+            stats = slot.stats.hooks.setdefault(hook, HookStats())
+            entries.append(Entry(slot, hook, fn, shape, stats))
+        return entries
+
     def _rewire(self) -> None:
         hooks: dict[str, list[Entry]] = {h: [] for h in Middleware.HOOKS}
         for slot in self._slots:
-            for hook in overridden_hooks(slot.middleware):
-                stats = slot.stats.hooks.setdefault(hook, HookStats())
-                hooks[hook].append((slot, getattr(slot.middleware, hook), stats))
+            for entry in self._wire(slot):
+                hooks[entry.hook].append(entry)
         self._hooks = {h: tuple(entries) for h, entries in hooks.items()}
 
     def _slot(self, name: str) -> Slot:
@@ -130,7 +148,7 @@ class MiddlewareStack:
 
     def has_hook(self, hook: str) -> bool:
         """Whether any enabled middleware implements ``hook`` (to skip work for none)."""
-        return any(slot.live(hook) for slot, _, _ in self._hooks[hook])
+        return any(e.slot.live(hook) for e in self._hooks[hook])
 
     def hooks_of(self, name: str) -> list[str]:
         return overridden_hooks(self._slot(name).middleware)
@@ -148,25 +166,34 @@ class MiddlewareStack:
         return [s.name for s in self._slots]
 
     def _failed(self, slot: Slot, hook: str, exc: BaseException) -> None:
-        if isinstance(exc, Exception) and _tag(exc, slot.name, hook):
+        if isinstance(exc, Exception) and tag(exc, slot.name, hook):
             slot.stats.hooks[hook].errors += 1
             slot.stats.last_error = f"{type(exc).__name__}: {exc}"
             slot.stats.last_error_hook = hook
 
+    async def _run(self, entry: Entry, *args: Any) -> Any:
+        """Call one hook: timed, awaited if it is a coroutine, its failure named."""
+        st = entry.stats
+        st.calls += 1
+        t0 = perf_counter()
+        try:
+            if entry.shape is CORO:
+                return await entry.fn(*args)
+            value = entry.fn(*args)
+            if inspect.isawaitable(value):
+                value = await value
+            return value
+        except Exception as exc:
+            self._failed(entry.slot, entry.hook, exc)
+            raise
+        finally:
+            st.time_s += perf_counter() - t0
+
     # -- transformers and chains ------------------------------------------------
     async def _chain(self, hook: str, run: ReplyRun, value: T) -> T:
-        for slot, fn, st in self._hooks[hook]:
-            if not slot.live(hook):
-                continue
-            st.calls += 1
-            t0 = perf_counter()
-            try:
-                value = await fn(run.context(slot), value)
-            except Exception as exc:
-                self._failed(slot, hook, exc)
-                raise
-            finally:
-                st.time_s += perf_counter() - t0
+        for entry in self._hooks[hook]:
+            if entry.slot.live(hook):
+                value = await self._run(entry, run.context(entry.slot), value)
         return value
 
     async def transform_system_prompt(self, run: ReplyRun, prompt: str) -> str:
@@ -177,39 +204,17 @@ class MiddlewareStack:
 
     async def convert_to_llm(self, run: ReplyRun, messages: list[Message]) -> list[Message]:
         """Single owner: only the last enabled implementation runs."""
-        for slot, fn, st in reversed(self._hooks["convert_to_llm"]):
-            if slot.live("convert_to_llm"):
-                return list(await self._timed(slot, "convert_to_llm", st, fn, run.context(slot), messages))
+        for entry in reversed(self._hooks["convert_to_llm"]):
+            if entry.slot.live("convert_to_llm"):
+                return list(await self._run(entry, run.context(entry.slot), messages))
         return messages
-
-    async def _timed(
-        self, slot: Slot, hook: str, st: HookStats, fn: Callable[..., Awaitable[R]], *args: Any
-    ) -> R:
-        st.calls += 1
-        t0 = perf_counter()
-        try:
-            return await fn(*args)
-        except Exception as exc:
-            self._failed(slot, hook, exc)
-            raise
-        finally:
-            st.time_s += perf_counter() - t0
 
     async def list_tools(self) -> list[Tool]:
         """The tools of every enabled middleware (``list_tools`` may be sync or async)."""
         tools: list[Tool] = []
-        for slot, fn, st in self._hooks["list_tools"]:
-            if not slot.live("list_tools"):
-                continue
-            st.calls += 1
-            try:
-                found = fn()
-                if inspect.isawaitable(found):
-                    found = await found
-            except Exception as exc:
-                self._failed(slot, "list_tools", exc)
-                raise
-            tools.extend(found)
+        for entry in self._hooks["list_tools"]:
+            if entry.slot.live("list_tools"):
+                tools.extend(await self._run(entry))
         return tools
 
     async def after_model_response(self, run: ReplyRun, response: AssistantMessage) -> TurnAction:
@@ -217,10 +222,10 @@ class MiddlewareStack:
         messages concatenate, the last non-None decision wins."""
         inject: list[Message] = []
         decision: Decision | None = None
-        for slot, fn, st in reversed(self._hooks["after_model_response"]):
-            if not slot.live("after_model_response"):
+        for entry in reversed(self._hooks["after_model_response"]):
+            if not entry.slot.live("after_model_response"):
                 continue
-            action = await self._timed(slot, "after_model_response", st, fn, run.context(slot), response)
+            action = await self._run(entry, run.context(entry.slot), response)
             if action is None:
                 continue
             if action.response is not None:
@@ -230,37 +235,74 @@ class MiddlewareStack:
                 decision = action.decision
         return TurnAction(response, tuple(inject), decision or "natural")
 
-    async def before_tool_call(self, call: CallState) -> BeforeToolCallResult | None:
-        """Gates in list order. Edited args carry forward (re-validated); the first
-        block or result short-circuits."""
-        for slot, fn, st in self._hooks["before_tool_call"]:
-            if not slot.live("before_tool_call"):
+    async def before_tool_batch(
+        self, run: ReplyRun, calls: Sequence[ToolCallBlock]
+    ) -> dict[str, BeforeToolCallResult]:
+        """Every call of a turn before any runs (list order). Each middleware may
+        answer per call (a dict by call id, or a list in call order); per call the
+        first ``block`` or ``result`` wins and edited ``args`` carry forward."""
+        decided: dict[str, BeforeToolCallResult] = {}
+        for entry in self._hooks["before_tool_batch"]:
+            if not entry.slot.live("before_tool_batch"):
                 continue
-            outcome: BeforeToolCallResult | None = await self._timed(
-                slot, "before_tool_call", st, fn, call.context(slot)
-            )
-            if outcome is None:
+            answer = await self._run(entry, run.context(entry.slot), tuple(calls))
+            if answer is None:
+                continue
+            ids = [c.id for c in calls]
+            pairs = answer.items() if isinstance(answer, Mapping) else zip(ids, answer, strict=False)
+            for call_id, outcome in pairs:
+                if outcome is None:
+                    continue
+                before = decided.get(call_id)
+                if before is not None and (before.block or before.result is not None):
+                    continue
+                if before is not None and before.args is not None and outcome.args is None:
+                    outcome = dataclasses.replace(outcome, args=before.args)
+                decided[call_id] = outcome
+        return decided
+
+    async def before_tool_call(
+        self, call: CallState, early: BeforeToolCallResult | None = None
+    ) -> BeforeToolCallResult | None:
+        """Gates in list order. Edited args carry forward (re-validated); the first
+        block or result short-circuits. ``early`` is what ``before_tool_batch`` said."""
+        outcome = early
+        if outcome is not None:
+            if outcome.block or outcome.result is not None:
+                return outcome
+            if outcome.args is not None:
+                failed = self._edit(call, outcome.args)
+                if failed is not None:
+                    return failed
+        for entry in self._hooks["before_tool_call"]:
+            if not entry.slot.live("before_tool_call"):
+                continue
+            outcome = await self._run(entry, call.context(entry.slot))
+            if not isinstance(outcome, BeforeToolCallResult):
                 continue
             if outcome.block or outcome.result is not None:
                 return outcome
             if outcome.args is not None:
-                try:
-                    call.args = call.tool.validate(outcome.args)
-                except ToolArgumentError as exc:
-                    return BeforeToolCallResult(
-                        block=True, reason=f"The edited arguments were invalid. {exc}"
-                    )
-                call.edited = True
+                failed = self._edit(call, outcome.args)
+                if failed is not None:
+                    return failed
+        return None
+
+    @staticmethod
+    def _edit(call: CallState, args: dict[str, Any]) -> BeforeToolCallResult | None:
+        try:
+            call.args = call.tool.validate(args)
+        except ToolArgumentError as exc:
+            return BeforeToolCallResult(block=True, reason=f"The edited arguments were invalid. {exc}")
+        call.edited = True
         return None
 
     async def after_tool_call(self, call: CallState, result: ToolResult) -> ToolResult:
         """Reverse order; each non-None field of a returned value overrides."""
-        for slot, fn, st in reversed(self._hooks["after_tool_call"]):
-            if not slot.live("after_tool_call"):
+        for entry in reversed(self._hooks["after_tool_call"]):
+            if not entry.slot.live("after_tool_call"):
                 continue
-            change: AfterToolCallResult | None = await self._timed(
-                slot, "after_tool_call", st, fn, call.context(slot), result
-            )
+            change: AfterToolCallResult | None = await self._run(entry, call.context(entry.slot), result)
             if change is None:
                 continue
             fields = {
@@ -272,25 +314,29 @@ class MiddlewareStack:
                 result = dataclasses.replace(result, **fields)
         return result
 
+    async def after_turn(self, run: ReplyRun, outcomes: Sequence[CallOutcome]) -> None:
+        """Observers, reverse order (HPD's After* unwinding), after a turn's tools."""
+        for entry in reversed(self._hooks["after_turn"]):
+            if entry.slot.live("after_turn"):
+                await self._run(entry, run.context(entry.slot), tuple(outcomes))
+
     async def should_stop_after_turn(self, run: ReplyRun) -> bool:
         """Every enabled predicate runs (counters stay right); any True stops."""
         stop = False
-        for slot, fn, st in self._hooks["should_stop_after_turn"]:
-            if slot.live("should_stop_after_turn") and await self._timed(
-                slot, "should_stop_after_turn", st, fn, run.context(slot)
-            ):
+        for entry in self._hooks["should_stop_after_turn"]:
+            if entry.slot.live("should_stop_after_turn") and await self._run(entry, run.context(entry.slot)):
                 stop = True
         return stop
 
     async def on_error(self, run: ReplyRun, error: BaseException, source: str) -> None:
         """Reverse order, all run; an observer's own failure is logged, never raised."""
-        for slot, fn, st in reversed(self._hooks["on_error"]):
-            if not slot.live("on_error"):
+        for entry in reversed(self._hooks["on_error"]):
+            if not entry.slot.live("on_error"):
                 continue
             try:
-                await self._timed(slot, "on_error", st, fn, run.context(slot), error, source)
+                await self._run(entry, run.context(entry.slot), error, source)
             except Exception:
-                log.exception("middleware %s failed in on_error", slot.name)
+                log.exception("middleware %s failed in on_error", entry.slot.name)
 
     # -- onions -----------------------------------------------------------------
     def stream(
@@ -298,92 +344,18 @@ class MiddlewareStack:
         hook: str,
         run: ReplyRun,
         request: Any,
-        core: Callable[[Any], AsyncIterator[T]],
+        core: Callable[[Any], AsyncIterator[Any]],
         core_source: str,
+        *,
         context: Callable[[Slot], HookContext] | None = None,
-    ) -> AsyncIterator[T]:
-        """A streaming onion (``on_reply``, ``on_reasoning``, ``on_model_call``)."""
-        return self._stream_from(hook, run, request, core, core_source, context or run.context, 0, None)
-
-    def _stream_from(
-        self,
-        hook: str,
-        run: ReplyRun,
-        request: Any,
-        core: Callable[[Any], AsyncIterator[T]],
-        core_source: str,
-        context: Callable[[Slot], HookContext],
-        i: int,
-        parent: list[float] | None,
-    ) -> AsyncIterator[T]:
-        entries = self._hooks[hook]
-        while i < len(entries) and not entries[i][0].live(hook):
-            i += 1
-        if i == len(entries):
-            if parent is None:  # no layer at all: the core runs bare
-                return core(request)
-            return self._stream_core(core(request), core_source, parent)
-        slot, fn, st = entries[i]
-        st.calls += 1
-        inner = [0.0]
-
-        def next_layer(req: Any) -> AsyncIterator[T]:
-            return self._stream_from(hook, run, req, core, core_source, context, i + 1, inner)
-
-        def failed(exc: Exception) -> None:
-            self._failed(slot, hook, exc)
-
-        def done(total: float) -> None:
-            st.time_s += total - inner[0]  # its own time: the inner layers' is theirs
-
-        try:
-            source = fn(context(slot), request, next_layer)  # a generator: nothing runs yet
-        except Exception as exc:  # a plain function that failed at once
-            failed(exc)
-            raise
-        return self._relay(source, parent, failed, done)
-
-    def _stream_core(
-        self, source: AsyncIterator[T], core_source: str, parent: list[float]
-    ) -> AsyncIterator[T]:
-        def failed(exc: Exception) -> None:
-            _tag(exc, core_source)  # the model (or a tool) raised it, not a middleware
-
-        return self._relay(source, parent, failed, None)
-
-    @staticmethod
-    async def _relay(
-        source: AsyncIterator[T],
-        parent: list[float] | None,
-        failed: Callable[[Exception], None],
-        done: Callable[[float], None] | None,
-    ) -> AsyncIterator[T]:
-        """Pass ``source``'s items on, timing each step: the one loop every streamed
-        chunk or event crosses per layer, so it stays this small."""
-        step = source.__anext__
-        clock = perf_counter
-        total = 0.0
-        try:
-            while True:
-                t0 = clock()
-                try:
-                    item = await step()
-                except StopAsyncIteration:
-                    break
-                finally:
-                    total += clock() - t0
-                yield item
-        except Exception as exc:
-            failed(exc)
-            raise
-        finally:
-            if done is not None:
-                done(total)
-            if parent is not None:
-                parent[0] += total
-            close = getattr(source, "aclose", None)
-            if close is not None:
-                await close()
+        finish: Callable[[], Awaitable[Event]] | None = None,
+    ) -> StreamOnion:
+        """A streaming onion (``on_reply``, ``on_reasoning``, ``on_model_call``). Pull
+        ``.items``; ``await .aclose()`` when done (it closes every layer opened).
+        ``finish`` says how the reply ends when an ``on_reply`` layer ends it."""
+        return StreamOnion(
+            self, hook, self._hooks[hook], run, request, core, core_source, context or run.context, finish
+        )
 
     async def call(
         self,
@@ -393,39 +365,86 @@ class MiddlewareStack:
         core_source: str,
         context: Callable[[Slot], HookContext],
         i: int = 0,
-        parent: list[float] | None = None,
+        parent: HookStats | None = None,
     ) -> R:
-        """An awaitable onion (``on_compress_context``, ``on_acting``)."""
+        """An awaited onion (``on_compress_context``, ``on_acting``)."""
         entries = self._hooks[hook]
-        while i < len(entries) and not entries[i][0].live(hook):
+        n = len(entries)
+        while i < n and not entries[i].slot.live(hook):
             i += 1
-        if i == len(entries):
-            if parent is None:
-                return await core(request)
-            t0 = perf_counter()
+        t0 = perf_counter()
+        if i == n:
             try:
                 return await core(request)
             except Exception as exc:
-                _tag(exc, core_source)
+                tag(exc, core_source)
                 raise
             finally:
-                parent[0] += perf_counter() - t0
-        slot, fn, st = entries[i]
+                if parent is not None:
+                    parent.time_s -= perf_counter() - t0
+        entry = entries[i]
+        st = entry.stats
         st.calls += 1
-        inner = [0.0]
 
-        def next_layer(req: Any) -> Awaitable[R]:
-            return self.call(hook, req, core, core_source, context, i + 1, inner)
+        def next_layer(req: Any = None, /, **changes: Any) -> Any:
+            if req is None:
+                req = request
+            if changes:
+                req = req.override(**changes)
+            aw = self.call(hook, req, core, core_source, context, i + 1, st)
+            return CallResult(aw) if entry.shape is GEN else aw
 
-        t0 = perf_counter()
         try:
-            result: R = await fn(context(slot), request, next_layer)
-            return result
+            value: Any = entry.fn(context(entry.slot), request, next_layer)
+            if entry.shape is GEN:
+                value = await last_item(value, f"{entry.slot.name}.{hook}")
+            elif inspect.isawaitable(value):
+                value = await value
+            elif hasattr(value, "__anext__"):
+                value = await last_item(value, f"{entry.slot.name}.{hook}")
+            return value  # type: ignore[no-any-return]
         except Exception as exc:
-            self._failed(slot, hook, exc)
+            self._failed(entry.slot, hook, exc)
             raise
         finally:
             elapsed = perf_counter() - t0
-            st.time_s += elapsed - inner[0]
+            st.time_s += elapsed
             if parent is not None:
-                parent[0] += elapsed
+                parent.time_s -= elapsed
+
+    # -- a tool's own middleware ----------------------------------------------------
+    def of_tool(self, tool: Tool) -> MiddlewareStack | None:
+        """The stack of a tool's own middleware (``@tool(middleware=[...])``), which
+        runs inside ``on_acting`` for that tool only; None when it has none."""
+        own = getattr(tool, "middleware", ())
+        if not own:
+            return None
+        found = self._tool_stacks.get(id(tool))
+        if found is None or found[0] is not tool:
+            found = self._tool_stacks[id(tool)] = (tool, MiddlewareStack(as_middleware(m) for m in own))
+        return found[1]
+
+
+assert set(AWAITED) <= set(Middleware.HOOKS)
+
+
+class _Wrap(Middleware):
+    """A plain ``async def mw(ctx, request, next)`` used as a tool's middleware."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.name = getattr(fn, "__name__", type(fn).__name__)
+        self._fn = fn
+
+    async def on_acting(self, ctx: Any, request: Any, next: Any) -> ToolResult:
+        result: ToolResult = await self._fn(ctx, request, next)
+        return result
+
+
+def as_middleware(value: Middleware | Callable[..., Any]) -> Middleware:
+    if isinstance(value, Middleware):
+        return value
+    if callable(value):
+        if hook_shape(getattr(value, "__name__", "tool middleware"), "on_acting", value) != CORO:
+            raise TypeError("a tool's middleware function must be 'async def mw(ctx, request, next)'")
+        return _Wrap(value)
+    raise TypeError(f"a tool's middleware must be a Middleware or a function, not {type(value).__name__}")

@@ -60,17 +60,26 @@ class ToolRequest(_Override):
 @dataclass(frozen=True, slots=True)
 class BeforeToolCallResult:
     """``block`` ends the call with an error result carrying ``reason``; ``result``
-    answers it without executing; ``args`` replaces the arguments (re-validated)."""
+    answers it without executing (a ``ToolResult``, or plain text: HPD's
+    ``OverrideResult``); ``args`` replaces the arguments (re-validated)."""
 
     block: bool = False
     reason: str | None = None
     args: dict[str, Any] | None = None
-    result: ToolResult | None = None
+    result: ToolResult | str | None = None
+
+    def tool_result(self) -> ToolResult | None:
+        """``result`` as a ToolResult (plain text becomes its content)."""
+        if self.result is None or isinstance(self.result, ToolResult):
+            return self.result
+        return ToolResult(str(self.result))
 
 
 @dataclass(frozen=True, slots=True)
 class AfterToolCallResult:
-    """Each non-None field overrides that field of the tool result."""
+    """Each non-None field overrides that field of the tool result.
+    ``terminate=True`` ends the reply with this result as the answer (Eino's
+    ReturnDirectly)."""
 
     content: Any = None
     is_error: bool | None = None
@@ -88,6 +97,18 @@ class TurnAction:
     decision: Decision | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """One call of a turn as ``after_turn`` sees it (HPD's AfterIteration
+    ``ToolResults``): its result, the exception the tool raised (if any), and
+    whether a gate blocked it."""
+
+    call: ToolCallBlock
+    result: ToolResult
+    error: BaseException | None = None
+    blocked: bool = False
+
+
 BLOCKED_REASON = "Tool execution was blocked"
 
 
@@ -96,4 +117,15 @@ class StopReply(Exception):
 
     The reply ends as an error, reported with this message alone: unlike any other
     exception from a middleware, it is not a failure to offer switching off.
+    """
+
+
+class ReplyCancelled(BaseException):
+    """The user cancelled the reply (Esc, ``agent.cancel()``).
+
+    Raised where the loop was waiting (the model's stream, a turn's tools) and
+    passed out through the ``on_model_call`` and ``on_reasoning`` layers; the loop
+    then ends the reply with ``ReplyEnd(stop_reason="cancelled")``, which every
+    ``on_reply`` layer sees. A ``BaseException``, like a cancellation, so that
+    ``except Exception`` (a fallback, a retry) lets it through: do the same.
     """

@@ -95,3 +95,17 @@ def test_themes_are_imported_by_the_tui_only() -> None:
         if unit_of(target) == "themes" and unit_of(source) not in ("themes", "shell.tui")
     )
     assert not found, "\n".join(found)
+
+
+def test_the_engine_layers_import_only_downwards() -> None:
+    """shell.core -> middleware -> shell.agent: each may import only the ones before it."""
+    allowed = {"shell.core": set(), "middleware": {"shell.core"}, "shell.agent": {"shell.core", "middleware"}}
+    found = sorted(
+        f"{path.relative_to(ROOT)} imports {target}"
+        for source, target, path in imports()
+        if (a := unit_of(source)) in allowed
+        and (b := unit_of(target)) is not None
+        and b != a
+        and b not in allowed[a]
+    )
+    assert not found, "\n".join(found)

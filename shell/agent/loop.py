@@ -1,52 +1,63 @@
-"""The agent loop: one reply = rounds of reasoning and acting, wrapped in middleware.
+"""The agent: what one reply does. Rounds of reasoning and acting, wrapped in middleware.
 
-Read ``Agent._rounds`` first: it is the whole loop on one screen. Everything else
-is a named step it calls. Concurrency is anyio's: the reply's core runs as a task
-that sends events through a memory object stream; the caller iterates them. One
-cancel scope covers the core, so ``cancel()`` reaches a running tool at once.
+Read ``Agent._core`` first: it is the whole loop on one screen, and every step it
+calls is a named method below it. The path to the model: ``Agent.reply`` ->
+``Reply.events`` (the ``on_reply`` onion, :mod:`shell.agent.reply`) -> ``_core`` ->
+``_reason`` (the ``on_reasoning`` onion) -> ``_reasoning_core`` (the ``on_model_call``
+onion) -> ``_call_model``. All of it is pulled by the caller, in the caller's task;
+only a turn's tool calls run beside it (:mod:`shell.agent.batch`).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import aclosing
+from functools import partial
 from time import perf_counter
 from typing import Any, Literal
 
 import anyio
-from anyio.abc import TaskGroup
 
 from middleware.base import Middleware
 from middleware.context import CallState
 from middleware.stack import HOOK_ATTR, MiddlewareStack, error_source
 from middleware.types import (
     BLOCKED_REASON,
+    BeforeToolCallResult,
+    CallOutcome,
     CompressRequest,
     ReasoningRequest,
+    ReplyCancelled,
     ReplyRequest,
     StopReply,
     ToolRequest,
+    TurnAction,
 )
 from shell.core.approvals import ApprovalRequest, unattended_rejection
+from shell.core.assembly import ChunkAssembler, MessageBuilder, message_chunks
 from shell.core.events import (
     ApprovalRequested,
     ApprovalResolved,
     ErrorEvent,
     Event,
+    ModelCallEnd,
     ModelCallStart,
     Notice,
-    ReplyEnd,
     ReplyStart,
-    StopReason,
+    TextBlockEnd,
+    ThinkingBlockEnd,
+    ToolCallEnd,
+    ToolCallStart,
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
-    with_reply_id,
 )
 from shell.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
+    TextBlock,
+    ThinkingBlock,
     ToolCallBlock,
     ToolResult,
     ToolResultMessage,
@@ -54,13 +65,15 @@ from shell.core.messages import (
     UserMessage,
     to_message,
 )
-from shell.core.model import ChatModel, ModelChunk, ModelError, ModelRequest, model_label, notice_sink
+from shell.core.model import ChatModel, ModelChunk, ModelError, ModelRequest, as_model, model_label
 from shell.core.tools import Tool, ToolArgumentError, ToolContext
 
-from .assembly import ChunkAssembler, MessageBuilder
+from .batch import ToolBatch
 from .reply import Reply
 
 Ask = Callable[[Any], Awaitable[Any]]
+REPORTED = "__agent_shell_reported__"
+_CLOSING = (TextBlockEnd, ThinkingBlockEnd, ToolCallEnd, ModelCallEnd)
 
 
 class Agent:
@@ -98,6 +111,7 @@ class Agent:
         self.ask = ask
         self.name = name
         self.cancel_grace = cancel_grace
+        """How long closing the middleware may take after a cancel."""
         self.tool_timeout = tool_timeout
         self.messages: list[Message] = []
         self.session_state: dict[str, dict[str, Any]] = {}
@@ -112,58 +126,60 @@ class Agent:
         """End the reply in flight: running tools and the model call stop at once;
         the history stays valid (a "cancelled" result for every unfinished call)."""
         if self._reply is not None:
-            self._reply.cancel(deadline=True)
+            self._reply.cancel()
 
     async def reply(self, input: str | Message | Sequence[Message]) -> AsyncGenerator[Event, None]:
         if self._reply is not None:
             raise RuntimeError("Agent.reply: a reply is already running (one reply at a time)")
         reply = self._reply = Reply(self, _as_messages(input))
         try:
-            async with anyio.create_task_group() as tg:
-                reply.task_group = tg
-                events = self._drive(reply)
-                try:
-                    async for event in events:
-                        yield event
-                except GeneratorExit:
-                    pass  # the caller stopped early (aclose): end quietly, below
-                finally:
-                    reply.finished.set()
-                    reply.cancel(deadline=False)  # stop the core too, if it still runs
-                    await events.aclose()
+            async with aclosing(reply.events()) as events:
+                async for event in events:
+                    yield event
         finally:
             self.usage = self.usage + reply.usage
             self._reply = None
 
-    # -- the loop ---------------------------------------------------------------
-    async def _rounds(self, reply: Reply, request: ReplyRequest) -> StopReason:
+    # -- the loop -----------------------------------------------------------------------
+    async def _core(self, reply: Reply, request: ReplyRequest) -> AsyncIterator[Event]:
+        """What a reply does (the innermost ``on_reply``): rounds of reasoning and
+        acting until the model answers without tools, a hook stops it, or max_rounds."""
         run = reply.run
         run.history.extend(request.input)
-        while True:
-            if run.round >= self.max_rounds:
-                reply.emit(
-                    Notice("warning", f"Stopped after {self.max_rounds} rounds (max_rounds).", "agent")
-                )
-                return "max_rounds"
-            await self._compress_context(reply)
-            assistant = await self._reason(reply)
-            action = await self.middleware.after_model_response(run, assistant)
-            assistant = self._commit(reply, action.response or assistant)
-            calls = assistant.tool_calls
-            terminate = False
-            if calls and action.decision == "natural":
-                terminate = await self._act(reply, assistant, calls)
-            else:
-                self._skip_calls(reply, f"the turn's decision was {action.decision}")
-            self._inject(reply, action.inject_messages)
-            stop = await self.middleware.should_stop_after_turn(run)
-            if action.decision == "stop" or terminate or (stop and (calls or action.decision != "natural")):
-                return "stopped"
-            if not calls and action.decision == "natural":
-                return "end_turn"
-            run.round += 1
+        yield ReplyStart(request.input, reply_id=run.reply_id)
+        try:
+            while not reply.ended():
+                reply.check()
+                if run.round >= self.max_rounds:
+                    reply.emit(
+                        Notice("warning", f"Stopped after {self.max_rounds} rounds (max_rounds).", "agent")
+                    )
+                    reply.stop = "max_rounds"
+                    break
+                await self._compress_context(reply)
+                async with aclosing(self._reason(reply)) as reasoning:
+                    async for event in reasoning:
+                        yield event
+                if reply.ended():
+                    break
+                async with aclosing(self._act(reply)) as acting:
+                    async for event in acting:
+                        yield event
+                for event in reply.drain():
+                    yield event
+                run.round += 1
+        except ReplyCancelled:
+            reply.stop = "cancelled"
+        except Exception as exc:
+            for event in await self._report(reply, exc, "model"):
+                yield event
+            reply.stop = "error"
+        reply.settle("end_turn")
+        for event in reply.drain():
+            yield event
+        yield reply.end_event()
 
-    # -- the steps --------------------------------------------------------------
+    # -- the steps ------------------------------------------------------------------------
     async def _compress_context(self, reply: Reply) -> None:
         """``on_compress_context``: the onion's result replaces the history."""
         if not self.middleware.has_hook("on_compress_context"):
@@ -180,63 +196,126 @@ class Agent:
         if changed or any(a is not b for a, b in zip(result, run.history, strict=True)):
             run.history[:] = result
 
-    async def _reason(self, reply: Reply) -> AssistantMessage:
-        """``on_reasoning`` around one model call; the message is rebuilt from its events."""
-        run = reply.run
+    async def _reason(self, reply: Reply) -> AsyncGenerator[Event, None]:
+        """One round's reasoning (the ``on_reasoning`` onion); its message is rebuilt from
+        the events that come out, lands in the history, then ``after_model_response``
+        decides the turn. The model call's closing events wait for that decision, so a
+        replaced response reaches the screen."""
+        run, stack = reply.run, self.middleware
         builder = reply.builder = MessageBuilder()
-        events = self.middleware.stream(
-            "on_reasoning", run, ReasoningRequest(), lambda r: self._reasoning_core(reply, r), "model"
+        hold = stack.has_hook("after_model_response")
+        held: list[Event] = []
+        onion = stack.stream(
+            "on_reasoning", run, ReasoningRequest(), partial(self._reasoning_core, reply), "model"
         )
         try:
-            async with closing(events):
-                async for event in events:
-                    builder.see(event)
-                    reply.emit(event)
+            async for event in onion.items:
+                builder.see(event)
+                for queued in reply.drain():
+                    yield queued
+                if hold and isinstance(event, _CLOSING):
+                    held.append(event)
+                else:
+                    yield event
         except BaseException as exc:
-            partial = builder.message(partial_reason="error" if isinstance(exc, Exception) else "cancelled")
-            if partial.content:
-                run.history.append(partial)
-                reply.last_message = partial
+            partial_message = builder.message(
+                partial_reason="error" if isinstance(exc, Exception) else "cancelled"
+            )
+            if partial_message.content:
+                run.history.append(partial_message)
+                reply.last_message = partial_message
             raise
-        return builder.message()
+        finally:
+            await onion.aclose()
+        if builder.empty:  # a layer skipped the model and said nothing: the reply ends here
+            reply.stop = "stopped"
+            return
+        message = self._commit(reply, builder.message())
+        action = TurnAction(decision="natural")
+        try:
+            if hold:
+                action = await stack.after_model_response(run, message)
+        except StopReply:  # a policy refused the response (PII "block"): it does not stay
+            if run.history and run.history[-1] is message:
+                run.history.pop()
+            reply.last_message, reply.pending = None, None
+            raise
+        if action.response is not None and action.response is not message:
+            held = _restated(reply, held, message, action.response)
+            run.history[-1] = reply.last_message = action.response
+            reply.pending = (action.response, {}) if action.response.tool_calls else None
+        reply.turn = action
+        for event in [*reply.drain(), *held]:
+            yield event
 
     async def _reasoning_core(self, reply: Reply, request: ReasoningRequest) -> AsyncIterator[Event]:
+        """The innermost ``on_reasoning``: assemble the request, call the model through
+        the ``on_model_call`` onion, turn its chunks into events."""
         run, stack = reply.run, self.middleware
         prompt = await stack.transform_system_prompt(run, self.system_prompt)
         reply.tool_map = _tool_map([*self.tools, *await stack.list_tools()])
         run.tools = list(reply.tool_map.values())
         view = await stack.transform_context(run, list(run.history))
         messages = await stack.convert_to_llm(run, view)
+        reply.offered = {t.name for t in run.tools}
         model_request = ModelRequest(
             self.model, prompt, tuple(messages), tuple(run.tools), request.tool_choice, request.options
         )
-        yield ModelCallStart(model_label(self.model), reply_id=run.reply_id)
-        assembler = ChunkAssembler(run.reply_id, reply.block_ids)
-        chunks = stack.stream("on_model_call", run, model_request, _call_model, "model")
+        assembler = ChunkAssembler(run.reply_id, run.block_ids)
+        onion = stack.stream("on_model_call", run, model_request, partial(self._call_model, reply), "model")
         try:
-            async with closing(chunks):
-                async for chunk in chunks:
-                    for event in assembler.feed(chunk):
-                        yield event
+            async for chunk in onion.items:
+                events = assembler.feed(chunk)
+                for queued in reply.drain():
+                    yield queued
+                for event in events:
+                    yield event
         except Exception:
-            for event in assembler.abort():
+            for event in [*reply.drain(), *assembler.abort()]:
                 yield event
             raise
-        for event in assembler.finish():
+        finally:
+            await onion.aclose()
+        for event in [*reply.drain(), *assembler.finish()]:
             yield event
 
-    def _inject(self, reply: Reply, messages: Sequence[Message]) -> None:
-        reply.run.history.extend(messages)
-        for message in messages:
-            if isinstance(message, AssistantMessage):
-                reply.last_message = message  # e.g. a middleware's "stopped: limit reached"
+    def _call_model(self, reply: Reply, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        """The innermost ``on_model_call``: the model that answers is the one named."""
+        model = as_model(request.model)
+        reply.emit(ModelCallStart(model_label(model)))
+        stream = reply.model_stream(
+            model.stream(request if model is request.model else request.override(model=model))
+        )
+        if not self.middleware.has_hook("on_error"):
+            return stream
+        return self._told_on_error(reply, stream)
+
+    async def _told_on_error(
+        self, reply: Reply, stream: AsyncIterator[ModelChunk]
+    ) -> AsyncIterator[ModelChunk]:
+        """``on_error`` hears of a model failure where it happens, also when a layer
+        outside (a fallback, a retry) recovers from it."""
+        try:
+            async for chunk in stream:
+                yield chunk
+        except Exception as exc:
+            await self._tell(reply, exc, "model")
+            raise
+
+    async def _tell(self, reply: Reply, exc: Exception, source: str) -> None:
+        if not getattr(exc, REPORTED, False):
+            try:
+                setattr(exc, REPORTED, True)
+            except AttributeError:
+                pass
+            await self.middleware.on_error(reply.run, exc, source)
 
     def _commit(self, reply: Reply, assistant: AssistantMessage) -> AssistantMessage:
         reply.run.history.append(assistant)
         reply.last_message = assistant
         reply.usage = reply.usage + assistant.usage
         if assistant.tool_calls:
-            reply.pending = (assistant, {})
+            reply.pending = (assistant, {})  # until they run, the calls would get "did not run"
         if assistant.stop_reason == "max_tokens":
             reply.emit(
                 Notice(
@@ -247,47 +326,88 @@ class Agent:
             )
         return assistant
 
-    async def _act(self, reply: Reply, assistant: AssistantMessage, calls: Sequence[ToolCallBlock]) -> bool:
-        """Run the turn's tool calls (in parallel or in order); True if one terminates."""
-        assert reply.pending is not None
-        results = reply.pending[1]
-
-        async def one(call: ToolCallBlock, group: TaskGroup | None) -> None:
+    async def _act(self, reply: Reply) -> AsyncGenerator[Event, None]:
+        """The turn after the model spoke: run its tool calls (or skip them as the turn's
+        decision says), inject messages, ask whether to stop."""
+        run, action = reply.run, reply.turn
+        assistant = reply.last_message
+        assert assistant is not None
+        reply.check()
+        calls = assistant.tool_calls
+        outcomes: list[CallOutcome] = []
+        if calls and action.decision == "natural":
+            batch = ToolBatch(reply, assistant, self._run_call)
+            batch.start()
             try:
-                results[call.id] = await self._run_call(reply, assistant, call)
-            except Exception as exc:  # a middleware failed: the reply ends with it
-                reply.fatal = reply.fatal or exc
-                if group is not None:
-                    group.cancel_scope.cancel()
+                while True:
+                    for event in reply.drain():
+                        yield event
+                    if batch.finished.is_set():
+                        break
+                    await reply.wait()
+            finally:
+                await batch.stop()
+                reply.batch = None
+            reply.check()
+            if batch.fatal is not None:
+                raise batch.fatal
+            run.history.extend(batch.messages[c.id] for c in calls)
+            reply.pending = None
+            outcomes = [batch.outcomes[c.id] for c in calls]
+        elif calls:
+            reply.skip_calls(f"the turn's decision was {action.decision}")
+        self._inject(reply, action.inject_messages)
+        await self.middleware.after_turn(run, outcomes)
+        stop = await self.middleware.should_stop_after_turn(run)
+        answers = [o.result for o in outcomes if o.result.terminate]
+        if answers:
+            self._answer_directly(reply, answers)
+        if action.decision == "stop" or answers or (stop and (calls or action.decision != "natural")):
+            reply.stop = "stopped"
+        elif not calls and action.decision == "natural":
+            reply.stop = "end_turn"
 
-        if self.tool_execution == "parallel" and len(calls) > 1:
-            async with anyio.create_task_group() as group:
-                for call in calls:
-                    group.start_soon(one, call, group)
-        else:
-            for call in calls:
-                await one(call, None)
-                if reply.fatal:
-                    break
-        if reply.fatal:
-            raise reply.fatal
-        reply.run.history.extend(results[c.id][0] for c in calls)
-        reply.pending = None
-        return any(results[c.id][1] for c in calls)
+    def _answer_directly(self, reply: Reply, results: Sequence[ToolResult]) -> None:
+        """Eino's ReturnDirectly: the tool's result is the reply's answer."""
+        text = "\n\n".join(r.text for r in results if r.text)
+        answer = AssistantMessage((TextBlock(text),) if text else ())
+        reply.run.history.append(answer)
+        reply.last_message = answer
+        assembler = ChunkAssembler(reply.run.reply_id, reply.run.block_ids)
+        for chunk in message_chunks(answer):
+            for event in assembler.feed(chunk):
+                reply.emit(event)
+        for event in assembler.abort():
+            reply.emit(event)
+
+    def _inject(self, reply: Reply, messages: Sequence[Message]) -> None:
+        reply.run.history.extend(messages)
+        for message in messages:
+            if isinstance(message, AssistantMessage):
+                reply.last_message = message  # e.g. a middleware's "stopped: limit reached"
 
     async def _run_call(
-        self, reply: Reply, assistant: AssistantMessage, call: ToolCallBlock
-    ) -> tuple[ToolResultMessage, bool]:
+        self,
+        reply: Reply,
+        assistant: AssistantMessage,
+        call: ToolCallBlock,
+        early: BeforeToolCallResult | None,
+    ) -> CallOutcome:
         """Validate, gate (``before_tool_call``), execute (``on_acting``), then
         ``after_tool_call``. Tool failures become error results; never exceptions."""
         started = 0.0  # set when the tool starts: approval waits are not tool time
-        tool, blocked = reply.tool_map.get(call.name), False
+        tool = reply.tool_map.get(call.name) if call.name in reply.offered else None
+        blocked, error = False, None
         arg_error = reply.builder.arg_errors.get(call.id) if reply.builder else None
         if arg_error:
             result = ToolResult(f"{arg_error}. Call {call.name} again with a JSON object.", is_error=True)
         elif tool is None:
-            known = ", ".join(reply.tool_map) or "none"
-            result = ToolResult(f"Unknown tool {call.name!r}. Available tools: {known}.", is_error=True)
+            known = ", ".join(n for n in reply.tool_map if n in reply.offered) or "none"
+            if call.name in reply.tool_map:  # a middleware filtered it out of this model call
+                text = f"Tool {call.name!r} is not available in this turn. Available tools: {known}."
+            else:
+                text = f"Unknown tool {call.name!r}. Available tools: {known}."
+            result = ToolResult(text, is_error=True)
         else:
             try:
                 args = tool.validate(dict(call.args))
@@ -295,134 +415,64 @@ class Agent:
                 result = ToolResult(f"{exc}. Fix the arguments and call {call.name} again.", is_error=True)
             else:
                 state = CallState(reply.run, call, tool, args, assistant)
-                gate = await self.middleware.before_tool_call(state)
+                gate = await self.middleware.before_tool_call(state, early)
                 if gate is not None and gate.block:
                     result, blocked = ToolResult(gate.reason or BLOCKED_REASON, is_error=True), True
+                elif gate is not None and gate.result is not None:
+                    result = gate.tool_result() or ToolResult("")
                 else:
-                    if gate is not None and gate.result is not None:
-                        result = gate.result
-                    else:
-                        reply.emit(ToolExecutionStart(call.id, call.name, state.args))
-                        started = reply.started[call.id] = perf_counter()
-                        result = await self._execute(reply, state)
-                    result = await self.middleware.after_tool_call(state, result)
+                    reply.emit(ToolExecutionStart(call.id, call.name, state.args))
+                    started = reply.started[call.id] = perf_counter()
+                    result = await self._execute(reply, state)
+                result = await self.middleware.after_tool_call(state, result)
+                error = state.error
         duration = perf_counter() - started if started else 0.0
         reply.emit(ToolExecutionEnd(call.id, result, duration, blocked))
-        return ToolResultMessage(call.id, call.name, result.content, result.is_error), result.terminate
+        return CallOutcome(call, result, error, blocked)
 
     async def _execute(self, reply: Reply, state: CallState) -> ToolResult:
+        """``on_acting`` around the tool (and around the tool's own middleware, if any)."""
         call_id = state.call.id
         context = ToolContext(
             state.call, lambda progress: reply.emit(ToolExecutionUpdate(call_id, progress)), reply.run.ask
         )
 
         async def run_tool(request: ToolRequest) -> ToolResult:
-            args = request.args if request.args is state.args else request.tool.validate(request.args)
-            limit = request.tool.timeout if getattr(request.tool, "timeout", None) else self.tool_timeout
-            if not limit:
-                return await request.tool.run(args, context)
-            with anyio.move_on_after(limit) as scope:
-                return await request.tool.run(args, context)
-            assert scope.cancelled_caught
-            raise ToolTimeout(
-                f"{request.tool.name} did not finish within {limit:g} s and was stopped. "
-                "Try a smaller step, or ask the user to raise the limit."
-            )
+            state.error = None
+            try:
+                args = request.args if request.args is state.args else request.tool.validate(request.args)
+                limit = getattr(request.tool, "timeout", None) or self.tool_timeout
+                if not limit:
+                    return await request.tool.run(args, context)
+                with anyio.move_on_after(limit) as scope:
+                    return await request.tool.run(args, context)
+                assert scope.cancelled_caught
+                raise ToolTimeout(
+                    f"{request.tool.name} did not finish within {limit:g} s and was stopped. "
+                    "Try a smaller step, or ask the user to raise the limit."
+                )
+            except Exception as exc:
+                state.error = exc
+                await self._tell(reply, exc, "tool")
+                raise
 
+        core: Callable[[ToolRequest], Awaitable[ToolResult]] = run_tool
+        own = self.middleware.of_tool(state.tool)
+        if own is not None:
+            core = partial(own.call, "on_acting", core=run_tool, core_source="tool", context=state.context)
         request = ToolRequest(state.call, state.tool, state.args)
         try:
-            return await self.middleware.call("on_acting", request, run_tool, "tool", state.context)
+            return await self.middleware.call("on_acting", request, core, "tool", state.context)
         except Exception as exc:
             if error_source(exc, "tool") != "tool":
                 raise  # a middleware failed, not the tool
-            await self.middleware.on_error(reply.run, exc, "tool")
+            state.error = exc
+            await self._tell(reply, exc, "tool")
             if isinstance(exc, ToolTimeout):
                 return ToolResult(str(exc), is_error=True)
             return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
 
-    def _skip_calls(self, reply: Reply, why: str, *, cancelled: bool = False) -> None:
-        """Tool calls that will not run (or were cut off) still get a result, so the
-        history stays valid. A cancelled call is marked so (``details``), not blocked."""
-        if reply.pending is None:
-            return
-        assistant, done = reply.pending
-        now = perf_counter()
-        for call in assistant.tool_calls:
-            message = done.get(call.id, (None, False))[0]
-            if message is None:
-                details = {"cancelled": True} if cancelled else None
-                result = ToolResult(f"The tool call did not complete: {why}.", True, details)
-                message = ToolResultMessage(call.id, call.name, result.content, True)
-                started = reply.started.get(call.id)
-                duration = now - started if started is not None else 0.0
-                reply.emit(ToolExecutionEnd(call.id, result, duration, blocked=not cancelled))
-            reply.run.history.append(message)
-        reply.pending = None
-
-    # -- the reply's frame ------------------------------------------------------
-    async def _drive(self, reply: Reply) -> AsyncGenerator[Event, None]:
-        """Pull events through the ``on_reply`` onion. Each pull has its own cancel
-        scope (never one across a ``yield``), so a cancel that outlasts the grace
-        period ends even a stuck ``on_reply`` layer."""
-        run = reply.run
-        onion = self.middleware.stream("on_reply", run, ReplyRequest(reply.input), reply.start_core, "agent")
-        end: ReplyEnd | None = None  # held back until every layer has finished its post-processing
-        failed = False
-        try:
-            async with closing(onion):
-                while True:
-                    with anyio.CancelScope() as scope:
-                        reply.outer_scope = scope
-                        try:
-                            event = await onion.__anext__()
-                        except StopAsyncIteration:
-                            break
-                    reply.outer_scope = None
-                    if scope.cancelled_caught:
-                        break
-                    if isinstance(event, ReplyEnd):
-                        end = with_reply_id(event, run.reply_id)  # type: ignore[assignment]
-                    else:
-                        yield with_reply_id(event, run.reply_id)
-                    while reply.local:
-                        yield reply.local.popleft()
-        except Exception as exc:  # an on_reply layer failed
-            reply.cancel(deadline=False)
-            for event in await self._report(reply, exc, "agent"):
-                yield event
-            failed, end = True, None
-        while reply.local:
-            yield reply.local.popleft()
-        if end is None:
-            await reply.core_done.wait()  # the core repairs the history before the reply ends
-            stop: StopReason = "error" if failed else reply.final_stop()
-            end = ReplyEnd(reply.last_message, stop, reply.usage, reply_id=run.reply_id)
-        yield end
-
-    async def _core(self, reply: Reply, request: ReplyRequest) -> None:
-        stop: StopReason = "end_turn"
-        notice_sink.set(lambda text, level: reply.emit(Notice(level, text, model_label(self.model))))
-        with anyio.CancelScope() as scope:
-            reply.core_scope = scope
-            if reply.cancelled:
-                scope.cancel()
-            try:
-                reply.emit(ReplyStart(request.input, reply_id=reply.run.reply_id))
-                stop = await self._rounds(reply, request)
-            except Exception as exc:
-                stop = "error"
-                for event in await self._report(reply, exc, "model"):
-                    reply.emit(event)
-        if scope.cancelled_caught or (reply.cancelled and stop != "error"):
-            stop = "cancelled"
-        if stop == "cancelled":
-            self._skip_calls(reply, "the reply was cancelled", cancelled=True)
-        else:
-            self._skip_calls(reply, "the reply ended early")
-        reply.stop = stop
-        reply.emit(ReplyEnd(reply.last_message, stop, reply.usage, reply_id=reply.run.reply_id))
-        reply.close()
-
+    # -- reporting and asking -------------------------------------------------------------
     async def _report(self, reply: Reply, exc: Exception, default: str) -> list[Event]:
         source = error_source(exc, default)
         if isinstance(exc, StopReply):
@@ -437,7 +487,7 @@ class Agent:
             text = exc.message
         else:
             text = f"{type(exc).__name__}: {exc}"
-        await self.middleware.on_error(reply.run, exc, source)
+        await self._tell(reply, exc, source)
         return [ErrorEvent(text, source, exc, reply_id=reply.run.reply_id)]
 
     async def _ask(self, reply: Reply, request: Any) -> Any:
@@ -453,26 +503,45 @@ class ToolTimeout(Exception):
     """A tool ran past its time limit (``Tool.timeout`` or ``Agent.tool_timeout``)."""
 
 
+def _restated(
+    reply: Reply, held: list[Event], original: AssistantMessage, new: AssistantMessage
+) -> list[Event]:
+    """The model call's closing events, restated for a response ``after_model_response``
+    replaced: each block ends with its new content (a block with no counterpart ends
+    empty, a new one is streamed whole), calls that were withdrawn are closed."""
+    rid = reply.run.reply_id
+    out: list[Event] = []
+    for kind, end in ((TextBlock, TextBlockEnd), (ThinkingBlock, ThinkingBlockEnd)):
+        ends = [e for e in held if isinstance(e, end)]
+        blocks = [b for b in new.content if type(b) is kind]
+        for i, old in enumerate(ends):
+            text = blocks[i].text if i < len(blocks) else ""
+            out.append(end(old.block_id, text, reply_id=rid))
+        extra = AssistantMessage(tuple(blocks[len(ends) :]))
+        if kind is TextBlock and extra.content:
+            assembler = ChunkAssembler(rid, reply.run.block_ids)
+            for chunk in message_chunks(extra):
+                out.extend(e for e in assembler.feed(chunk) if not isinstance(e, ModelCallEnd))
+            out.extend(assembler.abort())
+    old_calls = {e.call_id: e for e in held if isinstance(e, ToolCallEnd)}
+    for call in new.tool_calls:
+        if call.id not in old_calls:
+            out.append(ToolCallStart(call.id, call.name, reply_id=rid))
+        out.append(ToolCallEnd(call.id, call.name, call.args, reply_id=rid))
+    kept = {c.id for c in new.tool_calls}
+    for call_id, old_end in old_calls.items():
+        if call_id not in kept:
+            out.append(old_end)
+            withdrawn = ToolResult("The call was withdrawn: a middleware replaced the response.", True)
+            out.append(ToolExecutionEnd(call_id, withdrawn, 0.0, blocked=True, reply_id=rid))
+    out.extend(e for e in held if isinstance(e, ModelCallEnd))
+    return out
+
+
 def _as_messages(input: str | Message | Sequence[Message]) -> tuple[Message, ...]:
     if isinstance(input, (str, SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)):
         return (to_message(input),)
     return tuple(to_message(m) for m in input)
-
-
-@asynccontextmanager
-async def closing(iterator: AsyncIterator[Any]) -> AsyncGenerator[None, None]:
-    """Close an async iterator on the way out (``aclosing`` for iterators that may
-    not be generators)."""
-    try:
-        yield
-    finally:
-        close = getattr(iterator, "aclose", None)
-        if close is not None:
-            await close()
-
-
-def _call_model(request: ModelRequest) -> AsyncIterator[ModelChunk]:
-    return request.model.stream(request)
 
 
 def _tool_map(tools: Sequence[Tool]) -> dict[str, Tool]:

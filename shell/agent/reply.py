@@ -1,29 +1,42 @@
-"""The loop's private state of one reply: the event stream between the core task and
-the caller, the cancel scopes, and what a cancel must repair. Hooks never see this;
-they see its ``run`` (a :class:`middleware.context.ReplyRun`)."""
+"""How one reply runs: pulled through the ``on_reply`` onion, in the caller's task.
+
+Nothing here runs ahead of the caller. :meth:`Reply.events` pulls the outermost
+``on_reply`` layer, which pulls the next, down to the loop (``Agent._core``): the
+loop advances only when an event is asked for, so a layer that stops asking stops
+the reply there. Events a hook emits (``ctx.emit``, approvals, tool progress) wait
+in :attr:`Reply.queue` until the loop passes them on, in order.
+
+One task group per reply holds what must run beside the caller: a turn's tool
+calls (so their progress streams while they run) and the reading of the model's
+stream (so a cancel stops it at once). ``cancel()`` stops both; the loop then ends
+the reply with ``ReplyEnd(cancelled)`` through every ``on_reply`` layer. A layer
+still busy after the grace period (``Agent.cancel_grace``) is cancelled where it
+waits; the reply ends all the same. The history is repaired (every tool call gets
+a result) before the ``ReplyEnd``.
+"""
 
 from __future__ import annotations
 
-import itertools
-import math
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from middleware.context import ReplyRun
-from middleware.types import ReplyRequest
-from shell.core.events import Event, StopReason, with_reply_id
-from shell.core.messages import AssistantMessage, Message, ToolResultMessage, Usage
+from middleware.onion import StreamOnion
+from middleware.types import ReplyCancelled, ReplyRequest, TurnAction
+from shell.core.assembly import MessageBuilder
+from shell.core.events import Event, Notice, ReplyEnd, StopReason, ToolExecutionEnd, with_reply_id
+from shell.core.messages import AssistantMessage, Message, ToolResult, ToolResultMessage, Usage
+from shell.core.model import ModelChunk, model_label, notice_sink
 from shell.core.tools import Tool
 
-from .assembly import MessageBuilder
-
 if TYPE_CHECKING:
+    from .batch import ToolBatch
     from .loop import Agent
 
 
@@ -34,87 +47,257 @@ class Reply:
         self.agent = agent
         self.input = input
         self.run = ReplyRun(agent, f"reply_{uuid.uuid4().hex[:12]}", self.emit, self._ask)
-        self.block_ids = itertools.count(1)
-        self.send: MemoryObjectSendStream[Event]
-        self.receive: MemoryObjectReceiveStream[Event]
-        self.send, self.receive = anyio.create_memory_object_stream[Event](math.inf)
-        self.local: deque[Event] = deque()
+        self.queue: deque[Event] = deque()
         self.task_group: TaskGroup | None = None
-        self.core_scope: anyio.CancelScope | None = None
-        self.outer_scope: anyio.CancelScope | None = None
-        self.core_started = False
-        self.core_done = anyio.Event()
-        self.finished = anyio.Event()
+        self.onion: StreamOnion | None = None
         self.cancelled = False
+        self.pulling = False
+        self.done = False
         self.builder: MessageBuilder | None = None
         self.tool_map: dict[str, Tool] = {}
-        self.pending: tuple[AssistantMessage, dict[str, tuple[ToolResultMessage, bool]]] | None = None
+        self.offered: set[str] = set()
+        """The tools the current model call was offered (a call to any other is refused)."""
+        self.batch: ToolBatch | None = None
+        self.pending: tuple[AssistantMessage, dict[str, ToolResultMessage]] | None = None
         self.started: dict[str, float] = {}  # call id -> when the tool started running
-        self.fatal: Exception | None = None
         self.last_message: AssistantMessage | None = None
         self.usage = Usage()
         self.stop: StopReason | None = None
+        self.turn = TurnAction(decision="natural")
+        """What ``after_model_response`` decided for the current turn."""
+        self.settled = False
+        self.hard = False
+        """The grace period ran out: stop pulling the layers."""
+        self.reading: set[anyio.CancelScope] = set()
+        self._arrived: anyio.Event | None = None
+        self._idle: anyio.Event | None = None
+        self._wanting = False
+
+    # -- events from hooks, tools and approvals -----------------------------------------
+    def emit(self, event: Event) -> None:
+        self.queue.append(with_reply_id(event, self.run.reply_id))
+        if self._arrived is not None:
+            self._arrived.set()
+
+    def drain(self) -> list[Event]:
+        events = list(self.queue)
+        self.queue.clear()
+        return events
+
+    async def wait(self) -> None:
+        """The loop has passed every event on and wants more: let the tool batch go
+        on (:meth:`idle`), and wait for an event or the batch's end."""
+        self._wanting = True
+        if self._idle is not None:
+            self._idle.set()
+        arrived = self._arrived = anyio.Event()
+        try:
+            await arrived.wait()
+        finally:
+            self._arrived = None
+            self._wanting = False
+
+    async def idle(self) -> None:
+        """For the tool batch: wait until the caller has taken what was produced."""
+        if self._wanting and not self.queue:
+            return
+        idle = self._idle = anyio.Event()
+        try:
+            await idle.wait()
+        finally:
+            self._idle = None
+
+    def wake(self) -> None:
+        if self._arrived is not None:
+            self._arrived.set()
 
     async def _ask(self, request: Any) -> Any:
         return await self.agent._ask(self, request)
 
-    def emit(self, event: Event) -> None:
-        event = with_reply_id(event, self.run.reply_id)
-        if self.core_started and not self.core_done.is_set():
-            try:
-                self.send.send_nowait(event)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                pass  # the caller stopped listening
-        else:
-            self.local.append(event)
-
-    def start_core(self, request: ReplyRequest) -> AsyncIterator[Event]:
-        """The innermost ``next`` of ``on_reply``: starts the core, streams its events."""
-        if self.core_started:
-            raise RuntimeError("on_reply may call next() once per reply")
-        assert self.task_group is not None
-        self.core_started = True
-        self.task_group.start_soon(self.agent._core, self, request)
-        return self._drain()
-
-    async def _drain(self) -> AsyncIterator[Event]:
-        receive = self.receive
-        with receive:
-            while True:
+    # -- the frame ------------------------------------------------------------------------
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """Pull the reply through the ``on_reply`` onion; always ends with one ``ReplyEnd``."""
+        agent, run = self.agent, self.run
+        token = notice_sink.set(lambda text, level: self.emit(Notice(level, text, model_label(agent.model))))
+        end: Event | None = None
+        closed = False
+        try:
+            async with anyio.create_task_group() as tg:
+                self.task_group = tg
+                onion = self.onion = agent.middleware.stream(
+                    "on_reply", run, ReplyRequest(self.input), self._core, "agent", finish=self._ended_early
+                )
                 try:
-                    event = receive.receive_nowait()
-                except anyio.WouldBlock:
-                    try:
-                        event = await receive.receive()
-                    except anyio.EndOfStream:
-                        return
-                except anyio.EndOfStream:
-                    return
-                yield event
+                    step = onion.items.__anext__
+                    while not self.hard:
+                        self.pulling = True
+                        try:
+                            event = await step()
+                        except StopAsyncIteration:
+                            break
+                        finally:
+                            self.pulling = False
+                        for queued in self.drain():
+                            yield queued
+                        if type(event) is ReplyEnd:
+                            end = with_reply_id(event, run.reply_id)  # last, after the layers finish
+                        else:
+                            yield with_reply_id(event, run.reply_id)
+                except GeneratorExit:  # the caller stopped listening: end quietly
+                    closed = True
+                except Exception as exc:  # an on_reply layer failed (the loop reports its own)
+                    for failure in await agent._report(self, exc, "agent"):
+                        yield failure
+                    self.stop = "error"
+                    end = None
+                finally:
+                    with anyio.CancelScope() as closing:
+                        if self.hard:  # the layers had their grace period
+                            closing.cancel()
+                        with anyio.move_on_after(agent.cancel_grace):
+                            await onion.aclose()  # the loop repairs the history as it closes
+                self.done = True
+                tg.cancel_scope.cancel()
+        finally:
+            notice_sink.reset(token)
+            self.done = True
+            self.settle("cancelled" if self.cancelled else "stopped")
+        if closed:
+            return
+        for queued in self.drain():
+            yield queued
+        if end is None or self.hard:
+            end = self.end_event()
+        yield end
 
-    def close(self) -> None:
-        self.core_done.set()
-        self.send.close()
+    def _core(self, request: ReplyRequest) -> AsyncIterator[Event]:
+        """The innermost ``next`` of ``on_reply``: the loop itself."""
+        if self.run.core_started:
+            raise RuntimeError("on_reply may call next() once per reply")
+        self.run.core_started = True
+        return self.agent._core(self, request)
 
-    def cancel(self, *, deadline: bool) -> None:
-        if self.finished.is_set() and deadline:
+    async def _ended_early(self) -> Event:
+        """An ``on_reply`` layer ended the reply (returned early, or answered without
+        calling ``next``): the inner layers and the loop are closed; say how it ended."""
+        if not self.run.core_started and self.onion is not None and not self.onion.answer.empty:
+            answer = self.onion.answer.message()  # the layer answered alone: keep the exchange
+            self.agent.messages.extend([*self.input, answer])
+            self.last_message = answer
+        self.settle("cancelled" if self.cancelled else "stopped")
+        return self.end_event()
+
+    # -- endings ------------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Stop the model's stream and the running tools now; the loop ends the reply
+        with ``ReplyEnd(cancelled)`` through the layers. After the grace period a
+        layer still busy is cancelled where it waits."""
+        if self.done or self.cancelled:
             return
         self.cancelled = self.run.cancelled = True
-        if self.core_scope is not None:
-            self.core_scope.cancel()
-        if not self.core_started:
-            self.core_done.set()
-        if deadline and self.task_group is not None:
+        for scope in self.reading:
+            scope.cancel()
+        if self.batch is not None:
+            self.batch.scope.cancel()
+        self.wake()
+        if self.task_group is not None:
             self.task_group.start_soon(self._deadline)
 
     async def _deadline(self) -> None:
-        with anyio.move_on_after(self.agent.cancel_grace):
-            await self.finished.wait()
-            return
-        if self.outer_scope is not None:
-            self.outer_scope.cancel()
+        await anyio.sleep(self.agent.cancel_grace)
+        if not self.done:
+            self.hard = True
+            if self.pulling and self.task_group is not None:
+                self.task_group.cancel_scope.cancel()
 
-    def final_stop(self) -> StopReason:
-        if self.stop is not None and not (self.cancelled and self.stop == "end_turn"):
-            return self.stop
-        return "cancelled" if self.cancelled else "end_turn"
+    def ended(self) -> bool:
+        """The loop decided how the reply ends (``stop`` is set)."""
+        return self.stop is not None
+
+    def check(self) -> None:
+        """Raise :class:`ReplyCancelled` once the reply was cancelled (the loop calls
+        this where it resumes)."""
+        if self.cancelled:
+            raise ReplyCancelled()
+
+    async def model_stream(self, stream: AsyncIterator[ModelChunk]) -> AsyncIterator[ModelChunk]:
+        """The model's chunks, read beside the caller so that a cancel stops the read
+        at once (a cancel scope around each chunk would cost more than the chunk)."""
+        items: deque[ModelChunk] = deque()
+        failed: list[Exception] = []
+        finished = anyio.Event()
+        arrived: list[anyio.Event | None] = [None]
+        scope = anyio.CancelScope()
+
+        async def read() -> None:
+            try:
+                with scope:
+                    async with aclosing(stream) as chunks:  # type: ignore[type-var]
+                        async for chunk in chunks:
+                            items.append(chunk)
+                            if arrived[0] is not None:
+                                arrived[0].set()
+            except Exception as exc:
+                failed.append(exc)
+            finally:
+                finished.set()
+                if arrived[0] is not None:
+                    arrived[0].set()
+
+        assert self.task_group is not None
+        self.reading.add(scope)
+        self.task_group.start_soon(read)
+        try:
+            while True:
+                self.check()
+                if items:
+                    yield items.popleft()
+                    continue
+                if finished.is_set():
+                    break
+                event = arrived[0] = anyio.Event()
+                await event.wait()
+                arrived[0] = None
+            self.check()
+            if failed:
+                raise failed[0]
+        finally:
+            scope.cancel()
+            self.reading.discard(scope)
+
+    def settle(self, stop: StopReason) -> None:
+        """Make the history valid for the next request (once): every tool call gets a
+        result; fixes the stop reason if the loop did not."""
+        if self.settled:
+            return
+        self.settled = True
+        if self.stop is None or (self.cancelled and self.stop == "end_turn"):
+            self.stop = "cancelled" if self.cancelled else stop
+        if self.stop == "cancelled":
+            self.skip_calls("the reply was cancelled", cancelled=True)
+        else:
+            self.skip_calls("the reply ended early")
+
+    def end_event(self) -> ReplyEnd:
+        return ReplyEnd(self.last_message, self.stop or "end_turn", self.usage, reply_id=self.run.reply_id)
+
+    def skip_calls(self, why: str, *, cancelled: bool = False) -> None:
+        """Tool calls that will not run (or were cut off) still get a result, so the
+        history stays valid. A cancelled call is marked so (``details``), not blocked."""
+        if self.pending is None:
+            return
+        assistant, done = self.pending
+        from time import perf_counter
+
+        now = perf_counter()
+        for call in assistant.tool_calls:
+            message = done.get(call.id)
+            if message is None:
+                details = {"cancelled": True} if cancelled else None
+                result = ToolResult(f"The tool call did not complete: {why}.", True, details)
+                message = ToolResultMessage(call.id, call.name, result.content, True)
+                started = self.started.get(call.id)
+                duration = now - started if started is not None else 0.0
+                self.emit(ToolExecutionEnd(call.id, result, duration, blocked=not cancelled))
+            self.run.history.append(message)
+        self.pending = None

@@ -135,3 +135,29 @@ def report_notice(text: str, level: NoticeLevel = "warning") -> bool:
         return False
     sink(text, level)
     return True
+
+
+_resolvers: list[Callable[[str], ChatModel]] = []
+
+
+def register_model_resolver(resolve: Callable[[str], ChatModel]) -> None:
+    """Let ``provider:name`` strings stand for models below the providers' layer.
+
+    The providers package registers its resolver when it is imported; middleware
+    that takes a model (``ModelFallback("openai:gpt-4o-mini")``) resolves through
+    :func:`as_model` without importing the layer above it.
+    """
+    if resolve not in _resolvers:
+        _resolvers.append(resolve)
+
+
+def as_model(model: ChatModel | str) -> ChatModel:
+    """``model`` itself, or the model a ``provider:name`` string names."""
+    if not isinstance(model, str):
+        return model
+    if not _resolvers:
+        raise ValueError(
+            f"Cannot resolve the model {model!r}: no model resolver is registered. "
+            "Import shell.providers (the shell does) or pass a ChatModel object."
+        )
+    return _resolvers[-1](model)

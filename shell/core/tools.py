@@ -13,7 +13,7 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, TypeAlias, TypeVar, cast, get_args, get_type_hints, overload
@@ -83,6 +83,10 @@ class Tool(abc.ABC):
     """What the tool does (see :data:`ToolKind`); defaults from ``read_only``."""
     timeout: float | None
     """Seconds this tool may run before it is stopped (None: the agent's ``tool_timeout``)."""
+    middleware: tuple[Any, ...] = ()
+    """This tool's own middleware (``on_acting`` layers, or ``async def mw(ctx,
+    request, next)`` functions), run inside the agent's ``on_acting`` for this tool
+    only (AgentScope's tool middleware)."""
 
     def __init__(
         self,
@@ -93,12 +97,14 @@ class Tool(abc.ABC):
         read_only: bool | None = None,
         kind: ToolKind | None = None,
         timeout: float | None = None,
+        middleware: Sequence[Any] = (),
     ) -> None:
         self.name = name
         self.description = description
         self.parameters = parameters or {"type": "object", "properties": {}}
         self.kind, self.read_only = resolve_kind(kind, read_only)
         self.timeout = timeout
+        self.middleware = tuple(middleware)
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Check ``args`` against the schema; raise :class:`ToolArgumentError`."""
@@ -161,6 +167,7 @@ class FunctionTool(Tool):
         read_only: bool | None = None,
         kind: ToolKind | None = None,
         timeout: float | None = None,
+        middleware: Sequence[Any] = (),
         localns: dict[str, Any] | None = None,
     ) -> None:
         summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
@@ -183,6 +190,7 @@ class FunctionTool(Tool):
             read_only=read_only,
             kind=kind,
             timeout=timeout,
+            middleware=middleware,
         )
         self.fn = fn
         self._is_async = inspect.iscoroutinefunction(fn)
@@ -292,6 +300,7 @@ def tool(
     read_only: bool | None = None,
     kind: ToolKind | None = None,
     timeout: float | None = None,
+    middleware: Sequence[Any] = (),
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -304,10 +313,12 @@ def tool(
     read_only: bool | None = None,
     kind: ToolKind | None = None,
     timeout: float | None = None,
+    middleware: Sequence[Any] = (),
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a typed function: ``@tool``, ``@tool(read_only=True)`` or
     ``@tool(kind="edit")`` (``read_only`` defaults to False, ``kind`` to ``read``
-    for a read-only tool and ``other`` otherwise).
+    for a read-only tool and ``other`` otherwise); ``@tool(middleware=[...])`` gives
+    it its own ``on_acting`` layers.
 
     Annotations may name classes local to the defining function (the caller's
     locals are used to resolve them, also under ``from __future__ import annotations``).
@@ -318,7 +329,13 @@ def tool(
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
-            f, name=name, description=description, read_only=read_only, kind=kind, timeout=timeout,
+            f,
+            name=name,
+            description=description,
+            read_only=read_only,
+            kind=kind,
+            timeout=timeout,
+            middleware=middleware,
             localns=localns,
         )
 

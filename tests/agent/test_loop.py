@@ -77,11 +77,20 @@ async def test_tool_round_trip() -> None:
     assert events[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
 
 
+@tool(read_only=True)
+async def doze(seconds: float) -> str:
+    """Sleep, changing nothing."""
+    await anyio.sleep(seconds)
+    return f"dozed {seconds}"
+
+
 @pytest.mark.anyio
-async def test_parallel_tools_overlap_sequential_tools_do_not() -> None:
-    for mode, overlapping in (("parallel", True), ("sequential", False)):
-        turn = calls(("nap", {"seconds": 0.05}), ("nap", {"seconds": 0.05}))
-        agent = Agent(ScriptedModel([turn, "done"]), tools=[nap], tool_execution=mode)  # type: ignore[arg-type]
+async def test_read_only_tools_overlap_mutating_or_sequential_ones_do_not() -> None:
+    cases = (("parallel", doze, True), ("sequential", doze, False), ("parallel", nap, False))
+    for mode, sleeper, overlapping in cases:
+        name = sleeper.name
+        turn = calls((name, {"seconds": 0.05}), (name, {"seconds": 0.05}))
+        agent = Agent(ScriptedModel([turn, "done"]), tools=[sleeper], tool_execution=mode)  # type: ignore[arg-type]
         events = await collect(agent)
         order = [type(e).__name__ for e in events if isinstance(e, (ToolExecutionStart, ToolExecutionEnd))]
         expected = ["ToolExecutionStart", "ToolExecutionStart", "ToolExecutionEnd", "ToolExecutionEnd"]
@@ -89,7 +98,7 @@ async def test_parallel_tools_overlap_sequential_tools_do_not() -> None:
         assert history_is_valid(agent.messages)
         # results stay in call order whatever order they finished in
         ids = [m.call_id for m in agent.messages if isinstance(m, ToolResultMessage)]
-        assert ids == ["call_0_nap", "call_1_nap"]
+        assert ids == [f"call_0_{name}", f"call_1_{name}"]
 
 
 @pytest.mark.anyio

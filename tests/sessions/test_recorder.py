@@ -399,7 +399,8 @@ async def chatty(ctx: ToolContext) -> str:
 @pytest.mark.anyio
 async def test_the_output_of_a_running_tool_survives_a_crash(store: SessionStore) -> None:
     agent = Agent(ScriptedModel([
-        AssistantMessage((ToolCallBlock("c1", "chatty", {}), ToolCallBlock("c2", "add", {"x": 1, "y": 1}))),
+        # c2 first: calls that change things run in the model's order, one at a time
+        AssistantMessage((ToolCallBlock("c2", "add", {"x": 1, "y": 1}), ToolCallBlock("c1", "chatty", {}))),
     ]), tools=[chatty, add])
     rec = recorder(store, agent, checkpoint_interval=0.02)
     async with anyio.create_task_group() as tg:

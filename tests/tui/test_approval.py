@@ -126,7 +126,8 @@ async def test_always_allow_stops_asking_for_that_tool() -> None:
 
 async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
     turn = AssistantMessage(
-        tuple(ToolCallBlock(f"c{i}", "write_note", {"path": f"{i}.txt", "text": "x"}) for i in range(3))
+        # read-only calls run in parallel, so their approvals queue (writes would come one by one)
+        tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"{i}.txt"}) for i in range(3))
     )
     agent, _ = make_agent([turn, "done"], middleware=[AskEverything()])
     app = AgentShellApp(agent, model_label="scripted")

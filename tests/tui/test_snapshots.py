@@ -77,14 +77,15 @@ def test_middleware_panel(snap_compare: Any) -> None:
 def test_approval_dialog(snap_compare: Any) -> None:
     turn = AssistantMessage(
         (
-            ToolCallBlock("c1", "write_note", {"path": "a.txt", "text": "first"}),
-            ToolCallBlock("c2", "write_note", {"path": "b.txt", "text": "second"}),
+            # read-only calls run in parallel, so both approvals are pending at once
+            ToolCallBlock("c1", "read_note", {"path": "a.txt"}),
+            ToolCallBlock("c2", "read_note", {"path": "b.txt"}),
         )
     )
     app = _app([turn, "done"], [AskEverything()])
 
     async def run_before(pilot: Any) -> None:
-        await _send(pilot, "write two notes")
+        await _send(pilot, "read two notes")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and len(app._approvals) == 2)
         await pilot.pause(0.2)
 

@@ -1,0 +1,580 @@
+"""Onions: how the layers of one hook wrap each other, and the two styles a layer
+may be written in.
+
+A layer is an async generator (``async for x in next(request): yield x``: it sees,
+and may change, every item on its way out) or a coroutine (``return await
+next(request)``: AgentScope's and HPD's simple style). Both run in the caller's task
+and are *pulled*: the core advances only as the outermost layer asks for the next
+item, so a layer that stops asking stops everything inside it.
+
+A coroutine layer still streams: while it awaits ``next(request)``, each item the
+inner layers produce is passed straight out (the coroutine is driven by hand, so
+its ``await`` suspends it item by item without a task). What the ``await`` returns
+is the hook's *result* (the model's message for ``on_model_call``); a coroutine
+layer that answers without calling ``next`` returns its answer (a message or plain
+text) and the onion streams it as if the inner layers had.
+
+Each layer's output passes one small wrapper that keeps its statistics (own time:
+inner layers excluded) and names it when an error leaves it (``error_source``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+from shell.core.assembly import ChunkAssembler, ChunkCollector, MessageBuilder, message_chunks
+from shell.core.events import Event, ModelCallEnd, ReplyEnd, ReplyStart
+from shell.core.messages import AssistantMessage, TextBlock
+from shell.core.model import StopChunk
+
+from .stats import HookStats
+
+if TYPE_CHECKING:
+    from .context import HookContext, ReplyRun
+    from .stack import MiddlewareStack, Slot
+
+STREAMING = ("on_reply", "on_reasoning", "on_model_call")
+AWAITED = ("on_compress_context", "on_acting")
+ONIONS = STREAMING + AWAITED
+
+GEN, CORO, PLAIN = "async generator", "coroutine", "function"
+
+ARITY = {
+    "on_reply": 3,
+    "transform_system_prompt": 2,
+    "list_tools": 0,
+    "on_compress_context": 3,
+    "transform_context": 2,
+    "on_reasoning": 3,
+    "convert_to_llm": 2,
+    "on_model_call": 3,
+    "after_model_response": 2,
+    "before_tool_call": 1,
+    "before_tool_batch": 2,
+    "on_acting": 3,
+    "after_tool_call": 2,
+    "after_turn": 2,
+    "should_stop_after_turn": 1,
+    "on_error": 3,
+}
+
+
+def hook_shape(name: str, hook: str, fn: Any) -> str:
+    """How ``fn`` is written; a ``TypeError`` naming the middleware and the hook
+    when the stack cannot call it (checked once, when the stack is built)."""
+    where = f"Middleware {name!r}: {hook}"
+    if inspect.isasyncgenfunction(fn):
+        shape = GEN
+    elif inspect.iscoroutinefunction(fn):
+        shape = CORO
+    elif inspect.isgeneratorfunction(fn):
+        raise TypeError(
+            f"{where} is a plain generator (def ... yield); write it as "
+            "'async def ... yield' or as 'async def ... return await next(request)'"
+        )
+    elif callable(fn):
+        shape = PLAIN
+    else:
+        raise TypeError(f"{where} is not callable ({type(fn).__name__})")
+    if shape == GEN and hook not in ONIONS:
+        raise TypeError(
+            f"{where} is an async generator, but {hook} returns one value: use 'async def ... return'"
+        )
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return shape  # no signature to check (a C callable): let the call decide
+    try:
+        signature.bind(*([None] * ARITY[hook]))
+    except TypeError:
+        wanted = {0: "()", 1: "(ctx)", 2: "(ctx, value)", 3: "(ctx, request, next)"}[ARITY[hook]]
+        if hook == "on_error":
+            wanted = "(ctx, error, source)"
+        raise TypeError(f"{where} must take {wanted}; it takes {signature}") from None
+    return shape
+
+
+class Entry:
+    """One middleware's implementation of one hook, as the stack wired it."""
+
+    __slots__ = ("fn", "hook", "shape", "slot", "stats")
+
+    def __init__(self, slot: Slot, hook: str, fn: Callable[..., Any], shape: str, stats: HookStats) -> None:
+        self.slot = slot
+        self.hook = hook
+        self.fn = fn
+        self.shape = shape
+        self.stats = stats
+
+
+# -- results of ``await next(request)`` and answers of coroutine layers ----------------
+
+
+class _LastReplyMessage:
+    __slots__ = ("message",)
+
+    def __init__(self) -> None:
+        self.message: AssistantMessage | None = None
+
+    def add(self, event: Any) -> None:
+        if type(event) is ReplyEnd:
+            self.message = event.message
+
+    def result(self) -> AssistantMessage | None:
+        return self.message
+
+
+class _EventMessage:
+    __slots__ = ("builder",)
+
+    def __init__(self) -> None:
+        self.builder = MessageBuilder()
+
+    def add(self, event: Any) -> None:
+        self.builder.see(event)
+
+    def result(self) -> AssistantMessage | None:
+        return None if self.builder.empty else self.builder.message()
+
+
+COLLECTORS: dict[str, Callable[[], Any]] = {
+    "on_reply": _LastReplyMessage,
+    "on_reasoning": _EventMessage,
+    "on_model_call": ChunkCollector,
+}
+
+
+def _as_message(value: Any) -> AssistantMessage | None:
+    if isinstance(value, AssistantMessage):
+        return value
+    if isinstance(value, str):
+        return AssistantMessage((TextBlock(value),))
+    return None
+
+
+def answer_items(hook: str, run: ReplyRun, value: Any) -> Iterable[Any]:
+    """What a coroutine layer's own answer streams as: a message or plain text
+    becomes chunks (``on_model_call``) or block events; an iterable is its items."""
+    message = _as_message(value)
+    if message is None:
+        if isinstance(value, Iterable):
+            return value
+        raise TypeError(
+            f"{hook} returned {type(value).__name__}; return what next() returned, "
+            "an AssistantMessage, plain text, or the items to stream"
+        )
+    chunks = list(message_chunks(message))
+    if hook == "on_model_call":
+        if not any(isinstance(c, StopChunk) for c in chunks):
+            chunks.append(StopChunk("end_turn"))
+        return chunks
+    assembler = ChunkAssembler(run.reply_id, run.block_ids)
+    events: list[Event] = []
+    for chunk in chunks:
+        events.extend(assembler.feed(chunk))
+    events.extend(assembler.finish())
+    if hook == "on_reply":  # no model was called: only the blocks
+        events = [e for e in events if not isinstance(e, ModelCallEnd)]
+    return events
+
+
+# -- driving a coroutine layer by hand -------------------------------------------------
+
+
+class _Forward:
+    """An item on its way out of a coroutine layer's ``await next(...)``."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+
+
+class _Pass:
+    """Hands what a driven coroutine yielded (a future, a trio trap) to the event
+    loop, and the loop's answer back."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return (yield self.value)
+
+
+_driving = threading.local()
+_driving.coro = None
+
+
+class _Bridge:
+    """A coroutine layer while it runs: what its ``await next()`` calls returned."""
+
+    __slots__ = ("coro", "forwarded", "results")
+
+    def __init__(self) -> None:
+        self.coro: Any = None
+        self.forwarded = False
+        self.results: list[Any] = []
+
+
+# -- the items one layer (or the core) produces ---------------------------------------
+
+_NO_STATS = HookStats()
+
+
+class Items:
+    """The output of one layer, as the layer outside it (or the consumer) pulls it.
+
+    Times each step (the layer's own time = its steps minus the inner layer's) and
+    names the layer in an error that leaves it without a name yet. Awaiting it
+    (``await next(request)``) runs it to the end and gives the hook's result; from a
+    coroutine layer, the items also stream out on the way.
+    """
+
+    __slots__ = ("_onion", "_owner", "_parent", "_slot", "_source", "_stats", "_step")
+
+    def __init__(
+        self,
+        onion: StreamOnion,
+        source: AsyncIterator[Any],
+        slot: Slot | None,
+        stats: HookStats,
+        parent: HookStats | None,
+        owner: _Bridge | None,
+    ) -> None:
+        self._onion = onion
+        self._source = source
+        self._step = source.__anext__
+        self._slot = slot
+        self._stats = stats
+        self._parent = parent
+        self._owner = owner
+
+    def __aiter__(self) -> Items:
+        return self
+
+    async def __anext__(self) -> Any:
+        t0 = perf_counter()
+        try:
+            return await self._step()
+        except StopAsyncIteration:
+            raise
+        except Exception as exc:
+            self._onion.failed(self._slot, exc)
+            raise
+        finally:
+            dt = perf_counter() - t0
+            self._stats.time_s += dt
+            if self._parent is not None:
+                self._parent.time_s -= dt
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        owner = self._owner
+        live = owner is not None and _driving.coro is owner.coro
+        collect = COLLECTORS[self._onion.hook]()
+        while True:
+            try:
+                item = yield from self.__anext__().__await__()
+            except StopAsyncIteration:
+                break
+            collect.add(item)
+            if live:
+                assert owner is not None
+                owner.forwarded = True
+                yield _Forward(item)
+        result = collect.result()
+        if live:
+            assert owner is not None
+            owner.results.append(result)
+        return result
+
+    async def aclose(self) -> None:
+        close = getattr(self._source, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class ReplyItems(Items):
+    """``on_reply``'s items: each layer sees ``ReplyStart`` first and ``ReplyEnd`` last.
+
+    A layer that ends without a ``ReplyEnd`` (it returned early, or answered without
+    calling ``next``) ends the reply there: the onion closes everything inside it
+    (the core repairs the history) and the layers outside get the ``ReplyEnd``.
+    """
+
+    __slots__ = ("_done", "_held", "_outer", "_started")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._started = False
+        self._done = 0  # 1: a ReplyEnd went by; 2: ended here
+        self._held: Any = None
+        self._outer = self._parent is None
+
+    async def __anext__(self) -> Any:
+        if self._held is not None:
+            item, self._held = self._held, None
+            return item
+        if self._done == 2:
+            raise StopAsyncIteration
+        try:
+            item = await super().__anext__()
+        except StopAsyncIteration:
+            if self._slot is None or self._done:
+                raise
+            self._done = 2
+            return await self._onion.end_early(self)
+        if not self._started:
+            self._started = True
+            if type(item) is not ReplyStart:
+                self._held = item
+                return self._onion.start_event()
+        if type(item) is ReplyEnd:
+            self._done = 1  # the layer may still post-process (and yield more)
+        elif self._outer and not self._onion.run.core_started:
+            self._onion.answer.see(item)  # perhaps a layer answering alone: its message
+        return item
+
+
+class StreamOnion:
+    """One invocation of a streaming onion (``on_reply``, ``on_reasoning``,
+    ``on_model_call``): the layers it opened, so that all of them can be closed."""
+
+    __slots__ = (
+        "answer",
+        "context",
+        "core",
+        "core_source",
+        "entries",
+        "finish",
+        "hook",
+        "items",
+        "opened",
+        "request",
+        "run",
+        "stack",
+    )
+
+    def __init__(
+        self,
+        stack: MiddlewareStack,
+        hook: str,
+        entries: tuple[Entry, ...],
+        run: ReplyRun,
+        request: Any,
+        core: Callable[[Any], AsyncIterator[Any]],
+        core_source: str,
+        context: Callable[[Slot], HookContext],
+        finish: Callable[[], Awaitable[Event]] | None = None,
+    ) -> None:
+        self.stack = stack
+        self.hook = hook
+        self.entries = entries
+        self.run = run
+        self.request = request
+        self.core = core
+        self.core_source = core_source
+        self.context = context
+        self.finish = finish
+        self.opened: list[Items | AsyncIterator[Any]] = []
+        self.answer = MessageBuilder()
+        self.items: AsyncIterator[Any] = self.enter(0, request, None)
+
+    def enter(self, i: int, request: Any, caller: _Next | None) -> AsyncIterator[Any]:
+        entries, hook = self.entries, self.hook
+        n = len(entries)
+        while i < n and not entries[i].slot.live(hook):
+            i += 1
+        kind = ReplyItems if hook == "on_reply" else Items
+        parent = caller.entry.stats if caller is not None else None
+        owner = caller.bridge if caller is not None else None
+        if i == n:
+            core = self.core(request)
+            if caller is None:  # no layer at all: the consumer pulls the core itself
+                self.opened.append(core)
+                return core
+            items: Items = kind(self, core, None, _NO_STATS, parent, owner)
+            self.opened.append(items)
+            return items
+        entry = entries[i]
+        entry.stats.calls += 1
+        nxt = _Next(self, i + 1, request, entry)
+        try:
+            source = self._call(entry, request, nxt)
+        except Exception as exc:
+            self.failed(entry.slot, exc)
+            raise
+        items = kind(self, source, entry.slot, entry.stats, parent, owner)
+        self.opened.append(items)
+        return items
+
+    def _call(self, entry: Entry, request: Any, nxt: _Next) -> AsyncIterator[Any]:
+        ctx = self.context(entry.slot)
+        if entry.shape == GEN:
+            result: Any = entry.fn(ctx, request, nxt)
+            return result  # type: ignore[no-any-return]
+        if entry.shape == CORO:
+            bridge = nxt.bridge = _Bridge()
+            bridge.coro = entry.fn(ctx, request, nxt)
+            return self._bridged(entry, bridge)
+        result = entry.fn(ctx, request, nxt)  # a plain function: it says which by what it returns
+        if hasattr(result, "__anext__"):
+            return result  # type: ignore[no-any-return]
+        if inspect.isawaitable(result):
+            bridge = nxt.bridge = _Bridge()
+            bridge.coro = result.__await__() if not inspect.iscoroutine(result) else result
+            return self._bridged(entry, bridge)
+        raise TypeError(
+            f"{self.hook} returned {type(result).__name__}, not an async iterator or an awaitable"
+        )
+
+    async def _bridged(self, entry: Entry, bridge: _Bridge) -> AsyncIterator[Any]:
+        coro = bridge.coro
+        local = _driving
+        send: Any = None
+        error: BaseException | None = None
+        try:
+            while True:
+                prev = local.coro
+                local.coro = coro
+                try:
+                    y = coro.send(send) if error is None else coro.throw(error)
+                except StopIteration as stop:
+                    value = stop.value
+                    break
+                finally:
+                    local.coro = prev
+                send = error = None
+                if type(y) is _Forward:
+                    yield y.item
+                else:
+                    try:
+                        send = await _Pass(y)
+                    except BaseException as exc:  # a cancellation: it goes in where the layer waits
+                        error = exc
+        finally:
+            close = getattr(coro, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except RuntimeError:
+                    pass  # it awaited while closing: nothing more we can do
+        if value is None or any(value is r for r in bridge.results):
+            return
+        if bridge.forwarded:
+            raise TypeError(
+                f"{self.hook} returned a different answer after next() had already streamed one; "
+                "change the answer in after_model_response, or write the hook as an async generator"
+            )
+        for item in answer_items(self.hook, self.run, value):
+            yield item
+
+    # -- errors, endings ---------------------------------------------------------------
+    def failed(self, slot: Slot | None, exc: Exception) -> None:
+        if slot is None:
+            tag(exc, self.core_source)  # the core (the model, the loop) raised it
+        else:
+            self.stack._failed(slot, self.hook, exc)
+
+    def start_event(self) -> ReplyStart:
+        return ReplyStart(self.request.input, reply_id=self.run.reply_id)
+
+    async def end_early(self, items: Items) -> Event:
+        """A layer ended without a ``ReplyEnd``: close what it opened; the loop says how
+        the reply ended."""
+        index = self.opened.index(items)
+        await self.close_from(index + 1)
+        assert self.finish is not None
+        return await self.finish()
+
+    async def close_from(self, index: int) -> None:
+        """Close the iterators opened at ``index`` and after, innermost first."""
+        while len(self.opened) > index:
+            it = self.opened.pop()
+            close = getattr(it, "aclose", None)
+            if close is None:
+                continue
+            try:
+                await close()
+            except Exception as exc:
+                slot = it._slot if isinstance(it, Items) else None
+                if slot is not None:
+                    self.stack._failed(slot, self.hook, exc)
+                self.stack.log.warning("closing %s failed: %s", self.hook, exc)
+
+    async def aclose(self) -> None:
+        await self.close_from(0)
+
+
+class _Next:
+    """The ``next`` a layer gets: ``next(request)``, ``next()`` (the request it got)
+    or ``next(**changes)`` (AgentScope's keyword overrides)."""
+
+    __slots__ = ("bridge", "entry", "index", "onion", "request")
+
+    def __init__(self, onion: StreamOnion, index: int, request: Any, entry: Entry) -> None:
+        self.onion = onion
+        self.index = index
+        self.request = request
+        self.entry = entry
+        self.bridge: _Bridge | None = None
+
+    def __call__(self, request: Any = None, /, **changes: Any) -> AsyncIterator[Any]:
+        if request is None:
+            request = self.request
+        if changes:
+            request = request.override(**changes)
+        return self.onion.enter(self.index, request, self)
+
+
+# -- awaited onions ----------------------------------------------------------------------
+
+SOURCE_ATTR = "__agent_shell_source__"
+HOOK_ATTR = "__agent_shell_hook__"
+
+
+def tag(exc: BaseException, source: str, hook: str | None = None) -> bool:
+    """Name who raised ``exc`` (once: the first name sticks)."""
+    if hasattr(exc, SOURCE_ATTR):
+        return False
+    try:
+        setattr(exc, SOURCE_ATTR, source)
+        if hook:
+            setattr(exc, HOOK_ATTR, hook)
+    except AttributeError:  # an exception type with __slots__: it stays untagged
+        return False
+    return True
+
+
+class CallResult:
+    """``next(request)`` for a generator layer of an awaited onion: await it for the
+    result, or iterate it (one item: the result)."""
+
+    __slots__ = ("_aw",)
+
+    def __init__(self, aw: Awaitable[Any]) -> None:
+        self._aw = aw
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return self._aw.__await__()
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._one()
+
+    async def _one(self) -> AsyncIterator[Any]:
+        yield await self._aw
+
+
+async def last_item(items: AsyncIterator[Any], what: str) -> Any:
+    """A generator layer of an awaited onion: its last item is its result."""
+    found, result = False, None
+    async for item in items:
+        found, result = True, item
+    if not found:
+        raise TypeError(f"{what} yielded nothing; yield the result (e.g. 'yield await next(request)')")
+    return result

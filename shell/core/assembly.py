@@ -1,0 +1,229 @@
+"""From model chunks to events, and from events back to an assistant message.
+
+The loop builds the assistant message from the events that come *out* of the
+``on_reasoning`` onion, so a middleware that rewrites the stream (redaction, say)
+rewrites what lands in the history too. The other way round, :func:`message_chunks`
+streams a finished message (a middleware's own answer) as chunks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from .events import (
+    Event,
+    ModelCallEnd,
+    TextBlockDelta,
+    TextBlockEnd,
+    TextBlockStart,
+    ThinkingBlockDelta,
+    ThinkingBlockEnd,
+    ThinkingBlockStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from .messages import AssistantMessage, Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from .model import ModelChunk, StopChunk, TextDelta, ThinkingDelta, UsageChunk
+from .model import ToolCallDelta as ToolCallChunk
+
+
+class _Call:
+    __slots__ = ("args", "id", "name", "started")
+
+    def __init__(self, call_id: str, name: str) -> None:
+        self.id = call_id
+        self.name = name
+        self.args: list[str] = []
+        self.started = False
+
+
+class ChunkAssembler:
+    """Turns one model call's chunks into block events (ids unique in the reply)."""
+
+    def __init__(self, reply_id: str, ids: Iterator[int]) -> None:
+        self.reply_id = reply_id
+        self._ids = ids
+        self._open: tuple[str, str] | None = None  # (kind, block_id) of the open text/thinking block
+        self._parts: list[str] = []
+        self._signature: str | None = None
+        self._calls: dict[int, _Call] = {}
+        self._order: list[_Call] = []
+        self.usage = Usage()
+        self.stop_reason = "end_turn"
+
+    def _new_id(self) -> str:
+        return f"{self.reply_id}.{next(self._ids)}"
+
+    def feed(self, chunk: ModelChunk) -> Iterator[Event]:
+        rid = self.reply_id
+        if isinstance(chunk, TextDelta):
+            if not chunk.text:
+                return
+            if self._open is None or self._open[0] != "text":
+                yield from self._close()
+                self._open = ("text", self._new_id())
+                yield TextBlockStart(self._open[1], reply_id=rid)
+            self._parts.append(chunk.text)
+            yield TextBlockDelta(self._open[1], chunk.text, reply_id=rid)
+        elif isinstance(chunk, ThinkingDelta):
+            if self._open is None or self._open[0] != "thinking":
+                yield from self._close()
+                self._open = ("thinking", self._new_id())
+                yield ThinkingBlockStart(self._open[1], reply_id=rid)
+            if chunk.signature:
+                self._signature = (self._signature or "") + chunk.signature
+            if chunk.text:
+                self._parts.append(chunk.text)
+                yield ThinkingBlockDelta(self._open[1], chunk.text, reply_id=rid)
+        elif isinstance(chunk, ToolCallChunk):
+            yield from self._close()
+            call = self._calls.get(chunk.index)
+            if call is None or (chunk.id and call.id != chunk.id and call.started and call.args):
+                call = _Call(chunk.id or f"call_{self._new_id()}", chunk.name or "")
+                self._calls[chunk.index] = call
+                self._order.append(call)
+            if chunk.name and not call.name:
+                call.name = chunk.name
+            if not call.started and call.name:
+                call.started = True
+                yield ToolCallStart(call.id, call.name, reply_id=rid)
+            if chunk.args_delta:
+                call.args.append(chunk.args_delta)
+                if call.started:
+                    yield ToolCallDelta(call.id, chunk.args_delta, reply_id=rid)
+        elif isinstance(chunk, UsageChunk):
+            self.usage = self.usage + chunk.usage
+        elif isinstance(chunk, StopChunk):
+            self.stop_reason = chunk.reason
+
+    def _close(self) -> Iterator[Event]:
+        if self._open is None:
+            return
+        kind, block_id = self._open
+        text = "".join(self._parts)
+        if kind == "text":
+            yield TextBlockEnd(block_id, text, reply_id=self.reply_id)
+        else:
+            yield ThinkingBlockEnd(block_id, text, self._signature, reply_id=self.reply_id)
+        self._open, self._parts, self._signature = None, [], None
+
+    def finish(self) -> Iterator[Event]:
+        """Close what is open, end every tool call, and end the model call."""
+        yield from self.abort()
+        for call in self._order:
+            args, error = parse_args("".join(call.args))
+            if not call.started:
+                yield ToolCallStart(call.id, call.name, reply_id=self.reply_id)
+            yield ToolCallEnd(call.id, call.name, args, error, reply_id=self.reply_id)
+        yield ModelCallEnd(self.usage, self.stop_reason, reply_id=self.reply_id)
+
+    def abort(self) -> Iterator[Event]:
+        """After a failure: close the open text block so the text so far is kept."""
+        yield from self._close()
+
+
+def parse_args(raw: str) -> tuple[dict[str, Any], str | None]:
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return {}, f"The arguments were not valid JSON ({exc.msg} at position {exc.pos}): {raw[:200]}"
+    if not isinstance(value, dict):
+        return {}, f"The arguments must be a JSON object, not {type(value).__name__}"
+    return value, None
+
+
+class MessageBuilder:
+    """Rebuilds the assistant message of one round from the events it saw."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[str, Block | None] = {}
+        self._parts: dict[str, list[str]] = {}
+        self._thinking: set[str] = set()
+        self.arg_errors: dict[str, str] = {}
+        self.usage = Usage()
+        self.stop_reason = "end_turn"
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, (TextBlockStart, ThinkingBlockStart, ToolCallStart)):
+            key = event.call_id if isinstance(event, ToolCallStart) else event.block_id
+            self._blocks.setdefault(key, None)
+            self._parts.setdefault(key, [])
+            if isinstance(event, ThinkingBlockStart):
+                self._thinking.add(key)
+        elif isinstance(event, (TextBlockDelta, ThinkingBlockDelta)):
+            self._parts.setdefault(event.block_id, []).append(event.delta)
+        elif isinstance(event, TextBlockEnd):
+            self._blocks[event.block_id] = TextBlock(
+                event.text or "".join(self._parts.get(event.block_id, ()))
+            )
+        elif isinstance(event, ThinkingBlockEnd):
+            text = event.text or "".join(self._parts.get(event.block_id, ()))
+            self._blocks[event.block_id] = ThinkingBlock(text, event.signature)
+        elif isinstance(event, ToolCallEnd):
+            self._blocks[event.call_id] = ToolCallBlock(event.call_id, event.name, event.args)
+            if event.args_error:
+                self.arg_errors[event.call_id] = event.args_error
+        elif isinstance(event, ModelCallEnd):
+            self.usage = self.usage + event.usage
+            self.stop_reason = event.stop_reason
+
+    def message(self, *, partial_reason: str | None = None) -> AssistantMessage:
+        """The message; with ``partial_reason`` (cut off), unfinished text is kept
+        and unfinished tool calls are dropped."""
+        blocks: list[Block] = []
+        for key, block in self._blocks.items():
+            if partial_reason is not None:
+                if isinstance(block, ToolCallBlock):
+                    continue  # a call that will never run is dropped, not left without a result
+                if block is None and key in self._parts and self._parts[key]:
+                    parts = "".join(self._parts[key])
+                    block = ThinkingBlock(parts) if key in self._thinking else TextBlock(parts)
+            if block is not None:
+                blocks.append(block)
+        return AssistantMessage(tuple(blocks), self.usage, partial_reason or self.stop_reason)
+
+    @property
+    def empty(self) -> bool:
+        return not self._blocks
+
+
+def message_chunks(message: AssistantMessage) -> Iterator[ModelChunk]:
+    """A finished message as the chunks a model would stream for it (one per block)."""
+    index = 0
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            if block.text:
+                yield TextDelta(block.text)
+        elif isinstance(block, ThinkingBlock):
+            yield ThinkingDelta(block.text, signature=block.signature)
+        elif isinstance(block, ToolCallBlock):
+            yield ToolCallChunk(index, id=block.id, name=block.name, args_delta=json.dumps(block.args))
+            index += 1
+    if message.usage != Usage():
+        yield UsageChunk(message.usage)
+    yield StopChunk(message.stop_reason)
+
+
+class ChunkCollector:
+    """What ``await next(request)`` returns in ``on_model_call``: the message the
+    chunks that went by make (text, thinking, tool calls, usage, stop reason)."""
+
+    __slots__ = ("_assembler", "_builder")
+
+    def __init__(self) -> None:
+        self._assembler = ChunkAssembler("", iter(range(1, 1 << 62)))
+        self._builder = MessageBuilder()
+
+    def add(self, chunk: ModelChunk) -> None:
+        for event in self._assembler.feed(chunk):
+            self._builder.see(event)
+
+    def result(self) -> AssistantMessage:
+        for event in self._assembler.finish():
+            self._builder.see(event)
+        return self._builder.message()
