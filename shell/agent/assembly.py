@@ -1,8 +1,6 @@
-"""``shell.agent.assembly`` is :mod:`shell.core.assembly` (moved to the bottom layer,
-where middleware can use it too; this alias keeps older imports working)."""
+"""Moved to :mod:`shell.core.assembly` (the bottom layer, where middleware can use it
+too); these names stay importable from here."""
 
-import sys
+from shell.core.assembly import ChunkAssembler, ChunkCollector, MessageBuilder, message_chunks, parse_args
 
-from shell.core import assembly
-
-sys.modules[__name__] = assembly
+__all__ = ["ChunkAssembler", "ChunkCollector", "MessageBuilder", "message_chunks", "parse_args"]
