@@ -4,21 +4,51 @@ Every path a built-in tool receives is resolved here, once, the same way: relati
 paths against the workspace root, then through the real file system so that a
 symlink pointing out of the workspace counts as outside. A path outside is refused
 unless the *user* approves it through ``ctx.ask``; nothing in the tool arguments,
-in a model message or in a tool result can approve it. Approved directories are
-remembered on the :class:`Workspace` for the rest of the session.
+in a model message or in a tool result can approve it.
+
+An approval covers exactly what the user saw: the file asked for (or, for a
+directory, that directory and what is in it), never its parent. A user who wants
+more edits the path in the dialog to a directory that contains it; that directory
+is then allowed. Approvals are remembered on the :class:`Workspace` for the rest
+of the session.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.messages import ToolResult
 from shell.core.tools import Tool, ToolContext
 
 
 class OutsideWorkspaceError(PermissionError):
     """A path leaves the workspace and the user did not approve it."""
+
+
+class _OutsidePath(Tool):
+    """What the outside-the-workspace question asks about: one path. Its schema is
+    what an edit is checked against (the calling tool's would demand its other
+    arguments); it never runs."""
+
+    def __init__(self, name: str, tool: Tool | None) -> None:
+        what = tool.description.strip().split("\n\n")[0] if tool is not None else ""
+        super().__init__(
+            name,
+            f"{what}\n\nThis call reaches outside the workspace. Approving allows the path shown; "
+            "edit it to a directory that contains it to allow that whole directory.".strip(),
+            {
+                "type": "object",
+                "properties": {"path": {"type": "string", "description": "The path to allow."}},
+                "required": ["path"],
+                "additionalProperties": False,
+            },
+        )
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        raise RuntimeError("the outside-the-workspace question is not a tool to run")
 
 
 class Workspace:
@@ -29,6 +59,7 @@ class Workspace:
         if not self.root.is_dir():
             raise NotADirectoryError(f"workspace root {self.root} is not a directory")
         self._approved: set[Path] = set()
+        self._approved_files: set[Path] = set()
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -37,6 +68,11 @@ class Workspace:
     def approved_dirs(self) -> frozenset[Path]:
         """Directories outside the root that the user approved this session."""
         return frozenset(self._approved)
+
+    @property
+    def approved_files(self) -> frozenset[Path]:
+        """Single files outside the root that the user approved this session."""
+        return frozenset(self._approved_files)
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """The real absolute path ``path`` names (relative paths start at the root).
@@ -50,7 +86,10 @@ class Workspace:
         return raw.resolve(strict=False)
 
     def contains(self, resolved: Path) -> bool:
-        """Whether a resolved path is inside the root or an approved directory."""
+        """Whether a resolved path is inside the root or an approved directory, or is
+        an approved file."""
+        if resolved in self._approved_files:
+            return True
         return any(_is_within(resolved, base) for base in (self.root, *self._approved))
 
     def relative(self, resolved: Path) -> str:
@@ -63,6 +102,10 @@ class Workspace:
     def approve(self, directory: Path) -> None:
         """Remember that the user allowed ``directory`` (and everything below it)."""
         self._approved.add(directory.resolve())
+
+    def approve_file(self, path: Path) -> None:
+        """Remember that the user allowed this one file (nothing next to it)."""
+        self._approved_files.add(path.resolve())
 
     async def check(
         self,
@@ -83,23 +126,39 @@ class Workspace:
         reason = _why_outside(os.fspath(path))
         if ctx is None:
             raise OutsideWorkspaceError(self._refusal(path, resolved, reason, "no one could be asked"))
+        covers = "that directory and everything in it" if resolved.is_dir() else "exactly that file"
         request = ApprovalRequest(
             call=ctx.call,
-            tool=tool,
+            tool=_OutsidePath(ctx.call.name, tool),
             args={"path": str(resolved)},
-            allowed_decisions=("approve", "reject"),
+            allowed_decisions=("approve", "edit", "reject"),
             description=(
                 f"{ctx.call.name} wants to {action} {resolved}, which is outside the workspace "
-                f"{self.root} ({reason}). Approving allows {_scope_of(resolved)} for this session."
+                f"{self.root} ({reason}). Approving allows {covers} for this session; to allow a "
+                "directory that contains it instead, edit the path to that directory."
             ),
         )
         decision = await ctx.ask(request)
-        if isinstance(decision, ApprovalDecision) and decision.type == "approve":
-            self.approve(_scope_of(resolved))
-            return resolved
         note = decision.message if isinstance(decision, ApprovalDecision) and decision.message else ""
+        if isinstance(decision, ApprovalDecision) and decision.type == "approve":
+            self._approve_shown(resolved)
+            return resolved
+        if isinstance(decision, ApprovalDecision) and decision.type == "edit" and decision.args:
+            chosen = self.resolve(str(decision.args.get("path", "")))
+            if chosen.is_dir() and _is_within(resolved, chosen):
+                self.approve(chosen)
+                return resolved
+            why = f"the user chose {chosen}, which does not contain it"
+            raise OutsideWorkspaceError(self._refusal(path, resolved, reason, why, note))
         why = "the user did not approve it"
         raise OutsideWorkspaceError(self._refusal(path, resolved, reason, why, note))
+
+    def _approve_shown(self, resolved: Path) -> None:
+        """Exactly what the dialog named: the directory (and below) or the one file."""
+        if resolved.is_dir():
+            self.approve(resolved)
+        else:
+            self.approve_file(resolved)
 
     def _refusal(
         self, path: str | os.PathLike[str], resolved: Path, reason: str, why: str, note: str = ""
@@ -114,11 +173,6 @@ class Workspace:
 
 def _is_within(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
-
-
-def _scope_of(resolved: Path) -> Path:
-    """The directory an approval covers: the path itself if a directory, else its parent."""
-    return resolved if resolved.is_dir() else resolved.parent
 
 
 def _why_outside(raw: str) -> str:

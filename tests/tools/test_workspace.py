@@ -45,7 +45,7 @@ async def test_escapes_are_refused_without_approval(
     assert "not there" in message  # the user's reason reaches the model
     request = recorder.asked[0]
     assert request.args == {"path": str(outside / "secret.txt")}
-    assert request.allowed_decisions == ("approve", "reject")
+    assert request.allowed_decisions == ("approve", "edit", "reject")
     assert "outside the workspace" in request.description
     assert request.tool is not None and request.tool.name == "read_file"
     assert workspace.approved_dirs == frozenset()
@@ -60,9 +60,61 @@ async def test_escapes_run_with_an_approving_ask_and_are_remembered(
     result = await call("read_file", path=path)
     assert "top secret" in result.text
     assert len(recorder.asked) == 1
-    assert workspace.approved_dirs == {outside}
+    assert workspace.approved_files == {outside / "secret.txt"}
+    assert workspace.approved_dirs == frozenset()  # never the parent directory
+    await call("read_file", path=str(outside / "secret.txt"))
+    assert len(recorder.asked) == 1  # the file stays approved for the session
+    assert "exactly that file" in recorder.asked[0].description
+
+
+async def test_approving_a_file_does_not_approve_its_neighbours(
+    tmp_path: Path, workspace: Workspace, call: Any, recorder: Recorder
+) -> None:
+    """The old fence approved the parent: one file in / opened all of /."""
+    (tmp_path / "notes.txt").write_text("fine\n")
+    (tmp_path / "id_rsa").write_text("KEY\n")
+    recorder.answer = "approve"
+    await call("read_file", path=str(tmp_path / "notes.txt"))
+    recorder.answer = "reject"
+    with pytest.raises(OutsideWorkspaceError):
+        await call("read_file", path=str(tmp_path / "id_rsa"))
+    with pytest.raises(OutsideWorkspaceError):
+        await call("list_dir", path=str(tmp_path))
+    assert len(recorder.asked) == 3
+
+
+async def test_approving_a_directory_covers_what_is_in_it(
+    outside: Path, workspace: Workspace, call: Any, recorder: Recorder
+) -> None:
+    recorder.answer = "approve"
     await call("list_dir", path=str(outside))
-    assert len(recorder.asked) == 1  # the directory stays approved for the session
+    assert "that directory and everything in it" in recorder.asked[0].description
+    assert workspace.approved_dirs == {outside}
+    await call("read_file", path=str(outside / "secret.txt"))
+    assert len(recorder.asked) == 1
+
+
+async def test_the_user_may_choose_a_containing_directory(outside: Path, workspace: Workspace) -> None:
+    chosen: list[Any] = []
+
+    async def ask(request: Any) -> ApprovalDecision:
+        chosen.append(request)
+        return ApprovalDecision.edit({"path": str(outside)})
+
+    ctx = ToolContext(ToolCallBlock("c1", "read_file", {}), lambda _: None, ask)
+    await workspace.check(str(outside / "secret.txt"), ctx)
+    assert workspace.approved_dirs == {outside}
+    (outside / "other.txt").write_text("o")
+    await workspace.check(str(outside / "other.txt"), ctx)
+    assert len(chosen) == 1
+
+    async def elsewhere(request: Any) -> ApprovalDecision:
+        return ApprovalDecision.edit({"path": str(outside.parent / "unrelated")})
+
+    (outside.parent / "unrelated").mkdir()
+    ctx = ToolContext(ToolCallBlock("c2", "read_file", {}), lambda _: None, elsewhere)
+    with pytest.raises(OutsideWorkspaceError, match="does not contain it"):
+        await workspace.check(str(outside.parent / "x.txt"), ctx)
 
 
 async def test_write_outside_needs_approval(outside: Path, call: Any, recorder: Recorder) -> None:
