@@ -33,6 +33,7 @@ examples:
   agent-shell models                            list the models of every provider
   agent-shell config                            show the config file and settings (secrets masked)
   agent-shell acp                               the agent for editors (Agent Client Protocol on stdio)
+  agent-shell trust                             show what this workspace's .mcp.json would run; trust it
 
 exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted
 """
@@ -86,10 +87,22 @@ def build_parser() -> argparse.ArgumentParser:
                              "writes, executes or reaches the network), accept-edits (also file edits in "
                              "the workspace), auto (also what the sandbox confines), bypass (everything)")
     parser.add_argument("--max-rounds", type=int, default=50, metavar="N", help="model calls per reply")
-    sub = parser.add_subparsers(dest="command", metavar="{models,config,acp}")
+    parser.add_argument("--trust-workspace", action="store_true",
+                        help="use this workspace's .mcp.json and project settings for this run, unasked")
+    sub = parser.add_subparsers(dest="command", metavar="{models,config,acp,trust}")
     sub.add_parser("models", help="list the models of every configured provider")
     sub.add_parser("config", help="show the config file and the effective settings")
     _add_acp_parser(sub)
+    trust = sub.add_parser(
+        "trust", help="show what a workspace's own config would run, and trust it (or --revoke)",
+        description="A workspace's .mcp.json and .agent-shell/ settings are used only once you trust "
+        "the workspace. This shows every command line and URL they would start, then records your "
+        "answer for exactly these files: when one changes, you are asked again.",
+    )
+    trust.add_argument("directory", nargs="?", default=None, help="the workspace (default: --cwd or here)")
+    trust.add_argument("--yes", action="store_true", help="trust without asking (after showing)")
+    trust.add_argument("--revoke", action="store_true", help="forget the answer: asked again next time")
+    trust.add_argument("--list", action="store_true", help="list the workspaces you answered for")
     return parser
 
 
@@ -190,6 +203,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         print(describe(load_config(args.config)))
         return EXIT_OK
+    if args.command == "trust":
+        return _trust(args)
     if args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")
     if args.command == "acp":
@@ -291,8 +306,56 @@ def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
         record=not args.no_session,
         permission_mode="bypass" if args.approve == "always" else args.permission_mode,
         cli_strict=args.permission_mode is not None or args.approve is not None,
+        trust_workspace=args.trust_workspace,
     )
     return ShellRuntime.create(options, settings=settings)
+
+
+def _trust(args: argparse.Namespace) -> int:
+    """``agent-shell trust [DIR]``: show the project config in full, then record the
+    user's answer (on a terminal it asks; elsewhere ``--yes`` says yes)."""
+    from pathlib import Path
+
+    from .permissions.trust import TrustStore, visible
+
+    store = TrustStore()
+    if args.list:
+        entries = store.entries()
+        for path, entry in sorted(entries.items()):
+            answer = "trusted" if entry.get("trusted") is True else "declined"
+            print(visible(f"{answer}  {path}  ({', '.join(entry.get('files') or [])})"))
+        if not entries:
+            print("No workspace answered yet.")
+        return EXIT_OK
+    root = Path(args.directory or args.cwd or ".").resolve()
+    if not root.is_dir():
+        raise UsageError(f"trust: {root} is not a directory")
+    if args.revoke:
+        found = store.forget(root)
+        said = "forgotten; you will be asked again." if found else "no answer recorded."
+        print(visible(f"{root}: {said}"))
+        return EXIT_OK
+    from .runtime import describe_project
+
+    check = store.check(root)
+    if check.state == "none":
+        print(visible(f"{root} has no project config (.mcp.json, .agent-shell/): nothing to trust."))
+        return EXIT_OK
+    print(visible(f"Workspace {root} ({check.state}). Trusting it would use:"))
+    for line in describe_project(check):
+        print(f"  {line}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("Not a terminal: rerun with --yes to trust these files.", file=sys.stderr)
+            return EXIT_USAGE
+        answer = input("Trust this workspace? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            store.decide(check.config, False)
+            print("Not trusted; its config stays unused.")
+            return EXIT_OK
+    store.decide(check.config, True)
+    print("Trusted. When any of these files changes you will be asked again.")
+    return EXIT_OK
 
 
 def _resume(runtime: Any, args: argparse.Namespace) -> None:

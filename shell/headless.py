@@ -11,6 +11,10 @@ message the model reads (so it can explain instead of retrying), and ``ask``
 asks on the controlling terminal (``/dev/tty``, as ``ssh`` and ``sudo`` do, so it
 works with stdin and stdout redirected) and rejects with a clear message when
 there is no terminal to ask.
+
+A workspace's own config (``.mcp.json``) is used only when the user trusted the
+workspace (``agent-shell trust``, or ``--trust-workspace`` for one run); headless
+never asks, and says in one line on stderr what it left unused.
 """
 
 from __future__ import annotations
@@ -212,6 +216,10 @@ async def run_headless(
     show_tools = output_format == "text" and err.isatty()
     for problem in runtime.problems:  # a damaged session, a broken plugin: said, never fatal
         err.write(f"warning: {runtime.shown(problem)}\n")
+    check = runtime.workspace_trust()
+    if check.config.exists and not check.trusted:  # never started, never asked: said once
+        err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")
+        err.flush()
     with cancel_on_sigint(runtime.cancel):
         async with runtime.running():
             await runtime.wait_for_tools()

@@ -198,10 +198,37 @@ class PlainShell:
     # -- the main loop -----------------------------------------------------------
     async def run(self) -> int:
         self._banner()
+        await self._ask_trust()
         self.runtime.on_mcp_change.append(self._mcp_status)
         with self._keys_typed_ahead():
             async with self.runtime.running():
                 return await self._loop()
+
+    async def _ask_trust(self) -> None:
+        """A workspace with its own config the user never answered for: show all it
+        would run and ask (no answer, Ctrl+C or Ctrl+D: not now, asked next time)."""
+        check = self.runtime.workspace_trust()
+        if check.trusted or check.state == "none":
+            return
+        if check.needs_answer:
+            root = escape(sanitize(str(check.config.root)))
+            self.console.print(f"[bold yellow]{root} has its own agent-shell config.[/bold yellow] "
+                               "None of it is used until you trust this workspace. Trusting it would:")
+            for line in self.runtime.describe_project(check):
+                self.console.print(Text(f"  • {sanitize(line)}"))
+            self.console.print("[dim]Its servers would run as you. Asked again when any of these "
+                               "files changes.[/dim]")
+            try:
+                answer = await self.choice.prompt_async("Trust this workspace? [y/N] ")
+            except (EOFError, KeyboardInterrupt):
+                answer = None
+            if answer is not None:
+                trusted = answer.strip().lower() in ("y", "yes")
+                await self.runtime.decide_trust(check, trusted)
+                if trusted:
+                    return
+            check = self.runtime.workspace_trust()
+        self.console.print(Text(f"! {self.runtime.untrusted_notice(check)}", style="yellow"))
 
     def _mcp_status(self, status: Any) -> None:
         if status.state == "connecting":

@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 
     from .agent.loop import Agent, Ask
     from .config import Settings
+    from .permissions.network import NetworkGuard
     from .permissions.policy import PermissionPolicy
+    from .permissions.sandbox import Sandbox
+    from .permissions.trust import TrustCheck
     from .sessions import LoadedSession, Redactor, SessionRecorder
     from .tools.workspace import Workspace
 
@@ -65,6 +68,9 @@ class RuntimeOptions:
     cli_strict: bool = False
     """The command line chose the permission policy (``--permission-mode`` or
     ``--approve``): rules restored from a saved session do not widen it."""
+    trust_workspace: bool = False
+    """``--trust-workspace``: use the project's config for this run without asking
+    (and without recording it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +120,13 @@ class ShellRuntime:
             agent, settings, workspace, options, self.problems
         )
         """The one permission policy (modes and rules); HumanInTheLoop asks it."""
+        self._task_group: TaskGroup | None = None
+        self.sandbox: Sandbox | None = None
+        """Where ``run_shell`` runs (``sandbox.available``: under bubblewrap;
+        ``sandbox.contains(args)``: a call that stays inside it)."""
+        self.network_guard: NetworkGuard | None = None
+        """What ``fetch_url`` may connect to; rules that name a private host add it
+        to ``network_guard.allowed_private_hosts``."""
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -139,40 +152,107 @@ class ShellRuntime:
             workspace = Workspace(options.cwd)
         except (OSError, NotADirectoryError) as exc:
             raise ShellError(f"--cwd: {exc}") from None
+        if options.trust_workspace:
+            from .permissions.trust import read_project_config, trust_for_this_run
+
+            trust_for_this_run(read_project_config(workspace.root))
         problems: list[str] = []
         if model is None:
             model = resolve(options.model, settings)
         stack = build_middleware(settings, options.middleware_on, options.middleware_off, problems)
+        sandbox = build_sandbox(settings, workspace, problems)
+        guard = build_network_guard(settings, problems)
         agent = Agent(
             model,
-            tools=builtin_tools(workspace),
+            tools=builtin_tools(workspace, sandbox=sandbox, network_guard=guard),
             middleware=stack,
             system_prompt=options.system if options.system is not None else default_system_prompt(workspace),
             max_rounds=options.max_rounds,
             ask=ask,
         )
-        return cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
+        runtime = cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
+        runtime.sandbox = sandbox
+        runtime.network_guard = guard
+        return runtime
 
     # -- background services (MCP servers) ----------------------------------------
-    @property
-    def mcp_configured(self) -> bool:
-        return (
-            bool(self.settings.mcp_servers)
-            or bool(self.options.mcp_servers)
-            or (self.workspace.root / ".mcp.json").is_file()
+    def workspace_trust(self) -> TrustCheck:
+        """Whether this workspace's own config (``.mcp.json``, ``.agent-shell/``) may
+        be used: read now, so a file changed since the last answer asks again."""
+        from .permissions.trust import TrustStore
+
+        return TrustStore().check(self.workspace.root)
+
+    def describe_project(self, check: TrustCheck) -> list[str]:
+        """What trusting this workspace would start or apply (see :func:`describe_project`)."""
+        return describe_project(check)
+
+    def untrusted_notice(self, check: TrustCheck) -> str:
+        """One line saying what was not used and how to trust it (headless, banners)."""
+        from .permissions.trust import visible
+
+        what = ", ".join(check.config.files) or "its project config"
+        why = {"declined": "you chose not to trust it", "changed": "it changed since you answered"}.get(
+            check.state, "the workspace is not trusted"
         )
+        return visible(
+            f"not using {what} in {check.config.root} ({why}); review and trust it with "
+            "`agent-shell trust`, or pass --trust-workspace for this run"
+        )
+
+    async def decide_trust(self, check: TrustCheck, trusted: bool) -> None:
+        """Record the user's answer for exactly the files ``check`` read; once
+        trusted, its MCP servers start (also mid-session, if they still match)."""
+        from .permissions.trust import TrustStore
+
+        TrustStore().decide(check.config, trusted)
+        if not trusted or self._task_group is None:
+            return
+        specs = self._project_servers(self.workspace_trust())
+        if not specs:
+            return
+        if self.mcp is None:
+            from .tools.mcp import McpManager
+
+            self.mcp = McpManager(workspace_root=self.workspace.root, on_change=self._mcp_changed)
+            await self.mcp.start(self._task_group)
+        self.mcp.add(specs)
+
+    def _project_servers(self, check: TrustCheck) -> list[Any]:
+        """The trusted ``.mcp.json``'s servers (``${VAR}`` expanded), parsed from the
+        very bytes that were hashed; none when not trusted."""
+        from .permissions.trust import MCP_FILE
+        from .tools.mcp_config import parse_project_servers
+
+        data = check.config.read(MCP_FILE)
+        if not check.trusted or data is None:
+            return []
+        return parse_project_servers(data, check.config.root, expand=True)
 
     async def start(self, task_group: TaskGroup) -> None:
         """Start what runs in the background (MCP servers connect in ``task_group``;
-        their tools join the agent's as each becomes ready). Returns at once."""
-        if self.mcp is not None or not self.mcp_configured:
+        their tools join the agent's as each becomes ready). Returns at once.
+
+        The user's own servers always start; a project's ``.mcp.json`` only when
+        the workspace is trusted (see :mod:`shell.permissions.trust`); the front
+        end asks or reports before calling this."""
+        if self.mcp is not None:
+            return
+        self._task_group = task_group
+        servers = self.settings.raw.get("mcp_servers") or {}
+        project = self._project_servers(self.workspace_trust())
+        if not servers and not project and not self.options.mcp_servers:
             return
         from .tools.mcp import McpManager
         from .tools.mcp_config import parse_servers
 
-        configured = parse_servers(self.settings.raw.get("mcp_servers") or {}, cwd=str(self.workspace.root))
-        servers = [*configured, *self.options.mcp_servers]
-        self.mcp = McpManager(servers, workspace_root=self.workspace.root, on_change=self._mcp_changed)
+        configured = parse_servers(servers, cwd=str(self.workspace.root))
+        self.mcp = McpManager(
+            [*configured, *self.options.mcp_servers],
+            workspace_root=self.workspace.root,
+            project_servers=project,
+            on_change=self._mcp_changed,
+        )
         await self.mcp.start(task_group)
 
     def _mcp_changed(self, status: Any) -> None:
@@ -416,6 +496,25 @@ def _base_list_tools() -> Any:
 # -- building blocks ---------------------------------------------------------------
 
 
+def describe_project(check: TrustCheck) -> list[str]:
+    """What trusting this workspace would start or apply, one line each, as written
+    in its files (every command line and URL in full): for the trust question."""
+    from .permissions.trust import MCP_FILE, visible
+    from .tools.mcp_config import describe_project_servers
+
+    lines: list[str] = []
+    for name in check.config.files:
+        data = check.config.contents[name]
+        if name == MCP_FILE:
+            servers = describe_project_servers(data, check.config.root)
+            lines.extend(f"{MCP_FILE}: {line}" for line in servers)
+        else:
+            lines.append(visible(f"{name}: project settings ({len(data)} bytes)"))
+    if check.config.problem:
+        lines.append(check.config.problem)
+    return lines
+
+
 def default_system_prompt(workspace: Workspace) -> str:
     return (
         "You are agent-shell, a coding and terminal assistant. You work in the directory "
@@ -598,6 +697,36 @@ def _sandbox_probe() -> Callable[[str], bool] | None:
         return None
     probe = getattr(sandbox, "will_sandbox", None)
     return probe if callable(probe) else None
+def _config_list(settings: Settings, table: str, key: str, problems: list[str]) -> list[str]:
+    section = settings.raw.get(table) or {}
+    value = section.get(key, []) if isinstance(section, dict) else []
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        problems.append(f"In the config file, {table}.{key} must be a list of strings; it was ignored.")
+        return []
+    return value
+
+
+def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str]) -> Sandbox:
+    """The sandbox of ``run_shell`` (config: ``[sandbox] hide = [...]``, ``writable =
+    [...]``, extra paths); when it cannot work here, a problem says so once."""
+    from .permissions.sandbox import Sandbox
+
+    sandbox = Sandbox(
+        workspace.root,
+        hidden=_config_list(settings, "sandbox", "hide", problems),
+        writable=_config_list(settings, "sandbox", "writable", problems),
+    )
+    if not sandbox.available:
+        problems.append(sandbox.status.notice())
+    return sandbox
+
+
+def build_network_guard(settings: Settings, problems: list[str]) -> NetworkGuard:
+    """The guard of network tools; ``[network] allow_private_hosts = ["db.local",
+    "10.0.0.0/8"]`` in the user's config names hosts that may be private."""
+    from .permissions.network import NetworkGuard
+
+    return NetworkGuard(_config_list(settings, "network", "allow_private_hosts", problems))
 
 
 def data_dir() -> Path:

@@ -226,7 +226,9 @@ class PermissionPolicy:
             return Verdict("ask", f"{tool.name} would change a file outside the workspace.")
         if tool.kind == "execute" and self._mode == "auto":
             command = args.get("command")
-            if isinstance(command, str) and self.sandboxed is not None and self.sandboxed(command):
+            contained = not args.get("network")  # a call that asks for the network leaves the sandbox
+            probe = self.sandboxed
+            if isinstance(command, str) and contained and probe is not None and probe(command):
                 return Verdict("allow", "auto: the command runs inside the sandbox")
             return Verdict("ask", f"{tool.name} would run outside the sandbox.")
         return Verdict("ask", _ask_reason(tool, self._mode))

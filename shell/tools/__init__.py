@@ -2,7 +2,8 @@
 
 workspace = Workspace()                     # the directory the shell started in
 tools = builtin_tools(workspace)            # the eight built-in tools
-mcp = McpManager(config_servers, workspace_root=workspace.root)
+mcp = McpManager(config_servers, workspace_root=workspace.root,
+                 project_servers=trusted_project_servers)   # see shell.permissions.trust
 await mcp.start(task_group)                 # connects in the background
 agent_tools = [*tools, *mcp.tools()]        # MCP tools appear once ready
 """

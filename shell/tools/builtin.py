@@ -17,6 +17,8 @@ import anyio.to_thread
 
 from shell.core.messages import ToolResult
 from shell.core.tools import FunctionTool, Tool, ToolContext, tool
+from shell.permissions.network import NetworkGuard
+from shell.permissions.sandbox import Sandbox
 
 from . import files, search, shell_cmd, web
 from .ignore import ignore_root_for
@@ -25,9 +27,18 @@ from .workspace import Workspace
 BUILTIN_SOURCE = "builtin"
 
 
-def builtin_tools(workspace: Workspace) -> list[Tool]:
-    """``read_file, list_dir, glob, grep, write_file, edit_file, run_shell, fetch_url``."""
+def builtin_tools(
+    workspace: Workspace, *, sandbox: Sandbox | None = None, network_guard: NetworkGuard | None = None
+) -> list[Tool]:
+    """``read_file, list_dir, glob, grep, write_file, edit_file, run_shell, fetch_url``.
+
+    ``run_shell`` runs in ``sandbox`` (default: one for this workspace; it is used
+    where bubblewrap works, see :mod:`shell.permissions.sandbox`); ``fetch_url``
+    connects through ``network_guard`` (default: public addresses only, see
+    :mod:`shell.permissions.network`)."""
     made: dict[str, FunctionTool] = {}
+    box = sandbox if sandbox is not None else Sandbox(workspace.root)
+    guard = network_guard if network_guard is not None else NetworkGuard()
 
     async def allowed(ctx: ToolContext, path: str, action: str) -> Path:
         return await workspace.check(path, ctx, tool=made.get(ctx.call.name), action=action)
@@ -132,19 +143,24 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
 
     @tool(name="run_shell", kind="execute")
     async def run_shell(
-        ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT
+        ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT, network: bool = False
     ) -> ToolResult:
         """Run a bash command in the workspace root; stdout and stderr are returned together.
 
         Output streams while the command runs and is capped at 30000 characters (the
         first and last parts are kept). On timeout the command and every process it
         started are killed; background processes do not outlive the command.
+        Commands run sandboxed where the system allows: only the workspace and /tmp
+        are writable, and there is no network unless network is true.
 
         Args:
             command: The bash command line to run.
             timeout: Seconds before the command is killed (default 120, at most 600).
+            network: The command needs the network (downloads, git fetch); the user is asked.
         """
-        return await shell_cmd.run_command(command, workspace.root, timeout, ctx.report)
+        return await shell_cmd.run_command(
+            command, workspace.root, timeout, ctx.report, sandbox=box, network=network
+        )
 
     @tool(name="fetch_url", kind="fetch")
     async def fetch_url(url: str) -> ToolResult:
@@ -153,7 +169,7 @@ def builtin_tools(workspace: Workspace) -> list[Tool]:
         Args:
             url: The full URL, starting with http:// or https://.
         """
-        return await web.fetch(url)
+        return await web.fetch(url, guard=guard)
 
     tools = [read_file, list_dir, glob, grep, write_file, edit_file, run_shell, fetch_url]
     for t in tools:

@@ -37,7 +37,7 @@ from anyio.abc import TaskGroup
 from shell.core.messages import ToolResult
 from shell.core.tools import Tool, ToolContext
 
-from .mcp_config import McpServerSpec, load_project_servers, merge_specs, parse_servers
+from .mcp_config import McpServerSpec, merge_specs, parse_servers
 from .mcp_results import connection_lost, convert_result, describe_error
 
 State = Literal["connecting", "ready", "failed", "exited", "stopped"]
@@ -263,20 +263,24 @@ class McpManager:
         servers: Mapping[str, Any] | Iterable[McpServerSpec] | None = None,
         *,
         workspace_root: str | Path | None = None,
+        project_servers: Iterable[McpServerSpec] = (),
         on_change: Callable[[ServerStatus], None] | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
-        """``servers``: a name → entry mapping (the config's) or parsed specs; with
-        ``workspace_root`` its ``.mcp.json`` servers are added (overriding by name)."""
+        """``servers``: a name → entry mapping (the user's config) or parsed specs,
+        run in ``workspace_root``; ``project_servers``: those of a ``.mcp.json`` the
+        user trusted (they override by name). The manager never reads a project's
+        ``.mcp.json`` by itself: whether to is the trust decision's, not the manager's."""
         if isinstance(servers, Mapping):
             specs = parse_servers(servers, cwd=str(workspace_root) if workspace_root else None)
         else:
             specs = list(servers or ())
-        if workspace_root is not None:
-            specs = merge_specs(specs, load_project_servers(Path(workspace_root)))
+        specs = merge_specs(specs, list(project_servers))
         self.on_change = on_change
+        self._timeout = connect_timeout
         self._servers = {s.name: McpServer(s, self._changed, connect_timeout) for s in specs}
         self._started = False
+        self._task_group: TaskGroup | None = None
         self._own_tg: TaskGroup | None = None
 
     def _changed(self, status: ServerStatus) -> None:
@@ -288,8 +292,25 @@ class McpManager:
         if self._started:
             raise RuntimeError("McpManager.start() was already called")
         self._started = True
+        self._task_group = task_group
         for server in self._servers.values():
             task_group.start_soon(server.run, name=f"mcp:{server.spec.name}")
+
+    def add(self, specs: Iterable[McpServerSpec]) -> list[str]:
+        """Start more servers after :meth:`start` (a workspace trusted mid-session);
+        a name already running is kept. Returns the names started."""
+        if self._task_group is None:
+            raise RuntimeError("McpManager.add() needs start() first")
+        started = []
+        for spec in specs:
+            running = self._servers.get(spec.name)
+            if running is not None and running.status.state in ("connecting", "ready"):
+                continue
+            server = McpServer(spec, self._changed, self._timeout)
+            self._servers[spec.name] = server
+            self._task_group.start_soon(server.run, name=f"mcp:{spec.name}")
+            started.append(spec.name)
+        return started
 
     def tools(self) -> list[Tool]:
         """The tools of the servers that are ready right now."""

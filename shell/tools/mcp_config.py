@@ -3,7 +3,11 @@
 Both use the shape Claude Code uses for ``mcpServers`` entries:
 ``{"command": ..., "args": [...], "env": {...}}`` for a stdio server, and
 ``{"url": ...}`` (optionally ``"type": "http"`` or ``"sse"``, ``"headers"``) for a
-remote one. ``${VAR}`` and ``${VAR:-default}`` are expanded from the environment.
+remote one. ``${VAR}`` and ``${VAR:-default}`` are expanded from the environment,
+in the user's own config and in a project's ``.mcp.json`` once the user trusted the
+workspace (:mod:`shell.permissions.trust`), never before: an untrusted file could
+otherwise send ``${OPENAI_API_KEY}`` to a server of the repository's choosing.
+Nothing here decides trust; the runtime hands over the bytes the user trusted.
 
 A broken entry does not stop the others: it becomes a spec with ``error`` set, which
 the manager reports as a failed server, so the user sees what to fix.
@@ -14,10 +18,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from shell.permissions.trust import visible
 
 PROJECT_FILE = ".mcp.json"
 
@@ -72,9 +79,16 @@ def parse_server(
     origin: str = "config",
     cwd: str | None = None,
     environ: Mapping[str, str] | None = None,
+    expand: bool = True,
 ) -> McpServerSpec:
-    """One ``mcpServers`` entry as a spec (with ``error`` set when it is unusable)."""
+    """One ``mcpServers`` entry as a spec (with ``error`` set when it is unusable).
+
+    With ``expand=False`` a ``${VAR}`` stays as written."""
     env_source = os.environ if environ is None else environ
+
+    def value(text: Any) -> str:
+        return expand_vars(str(text), env_source) if expand else str(text)
+
     if not isinstance(entry, Mapping):
         return McpServerSpec(name, origin=origin, error="its entry must be an object with command or url")
     if not any(k in entry for k in ("command", "url", "type", "transport")):
@@ -96,9 +110,9 @@ def parse_server(
             return McpServerSpec(
                 name,
                 "stdio",
-                command=expand_vars(command, env_source),
-                args=tuple(expand_vars(str(a), env_source) for a in args),
-                env={str(k): expand_vars(str(v), env_source) for k, v in env.items()},
+                command=value(command),
+                args=tuple(value(a) for a in args),
+                env={str(k): value(v) for k, v in env.items()},
                 cwd=entry.get("cwd") or cwd,
                 origin=origin,
             )
@@ -112,8 +126,8 @@ def parse_server(
             return McpServerSpec(
                 name,
                 "sse" if kind == "sse" else "http",
-                url=expand_vars(url, env_source),
-                headers={str(k): expand_vars(str(v), env_source) for k, v in headers.items()},
+                url=value(url),
+                headers={str(k): value(v) for k, v in headers.items()},
                 origin=origin,
             )
         raise ValueError(f"unknown transport type {kind!r} (use stdio, http or sse)")
@@ -128,19 +142,74 @@ def parse_servers(
     return [parse_server(str(name), entry, origin=origin, cwd=cwd) for name, entry in (servers or {}).items()]
 
 
-def load_project_servers(root: Path) -> list[McpServerSpec]:
-    """The servers of ``root/.mcp.json``; a broken file becomes one failed spec."""
+def load_project_servers(root: Path, *, expand: bool = False) -> list[McpServerSpec]:
+    """The servers of ``root/.mcp.json``; a broken file becomes one failed spec.
+
+    ``expand`` only for a file the user trusted (see the module docstring)."""
     path = root / PROJECT_FILE
     if not path.is_file():
         return []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         return [McpServerSpec(PROJECT_FILE, origin=str(path), error=f"cannot read {path}: {exc}")]
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    return parse_project_servers(data, root, expand=expand)
+
+
+def parse_project_servers(data: bytes, root: Path, *, expand: bool = False) -> list[McpServerSpec]:
+    """The servers of a ``.mcp.json`` whose bytes were read (and trusted) already."""
+    path = root / PROJECT_FILE
+    servers, error = _project_entries(data, path)
+    if error:
+        return [McpServerSpec(PROJECT_FILE, origin=str(path), error=error)]
+    return [
+        parse_server(str(name), entry, origin=str(path), cwd=str(root), expand=expand)
+        for name, entry in servers.items()
+    ]
+
+
+def _project_entries(data: bytes, path: Path) -> tuple[dict[str, Any], str]:
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return {}, f"cannot read {path}: {exc}"
+    servers = parsed.get("mcpServers") if isinstance(parsed, dict) else None
     if not isinstance(servers, dict):
-        return [McpServerSpec(PROJECT_FILE, origin=str(path), error=f'{path} has no "mcpServers" object')]
-    return parse_servers(servers, origin=str(path), cwd=str(root))
+        return {}, f'{path} has no "mcpServers" object'
+    return servers, ""
+
+
+def describe_project_servers(data: bytes, root: Path) -> list[str]:
+    """What trusting this ``.mcp.json`` would start, one line per server, as written.
+
+    Every command line (with its arguments, working directory and environment) and
+    every URL (with its headers) in full; the ``${VAR}`` references are listed by
+    name, because trusting the file hands those variables' values to the server."""
+    servers, error = _project_entries(data, root / PROJECT_FILE)
+    if error:
+        return [f"{PROJECT_FILE}: {error} (nothing would start)"]
+    lines = []
+    for name, entry in servers.items():
+        spec = parse_server(str(name), entry, cwd=str(root), expand=False)
+        if spec.error:
+            lines.append(f"server {name!r}: unusable ({spec.error})")
+            continue
+        if spec.transport == "stdio":
+            line = f"server {name!r} runs: {shlex.join([spec.command, *spec.args])}"
+            if spec.cwd and spec.cwd != str(root):
+                line += f" (in {spec.cwd})"
+            if spec.env:
+                line += " with environment " + " ".join(f"{k}={v}" for k, v in spec.env.items())
+        else:
+            line = f"server {name!r} connects to ({spec.transport}): {spec.url}"
+            if spec.headers:
+                line += " with headers " + " ".join(f"{k}: {v}" for k, v in spec.headers.items())
+        variables = dict.fromkeys(m.group(1) for m in _VAR.finditer(json.dumps(entry)))
+        if variables:
+            line += f" [it would be given your environment variables: {', '.join(variables)}]"
+        lines.append(line)
+    return [visible(line) for line in lines] or [f"{PROJECT_FILE}: no servers"]
+
 
 
 def merge_specs(*groups: list[McpServerSpec]) -> list[McpServerSpec]:

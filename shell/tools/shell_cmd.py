@@ -1,5 +1,11 @@
 """``run_shell``: a bash command in the workspace, streamed, bounded, and cleaned up.
 
+With a :class:`~shell.permissions.sandbox.Sandbox` that works here (bubblewrap on
+Linux) the command runs inside it: the workspace and a private ``/tmp`` writable,
+the rest read-only, key files hidden, no network unless ``network`` is set, and
+its own PID namespace, so nothing it starts survives it. Without one it runs as
+the user, in the workspace. Either way its environment carries no secrets.
+
 The command runs in a new session (its own process group), so on a timeout, on
 cancellation (Esc in the TUI) or when it finishes, one ``killpg`` stops it *and*
 everything it started; nothing keeps running behind the user's back. Output (stdout
@@ -28,6 +34,7 @@ import anyio
 from anyio.abc import Process
 
 from shell.core.messages import ToolResult
+from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -72,16 +79,34 @@ class _CappedText:
         )
 
 
-async def run_command(command: str, cwd: Path, timeout: float, report: Callable[[Any], None]) -> ToolResult:
-    """Run ``command`` with bash in ``cwd``; see the module docstring for the guarantees."""
+async def run_command(
+    command: str,
+    cwd: Path,
+    timeout: float,
+    report: Callable[[Any], None],
+    *,
+    sandbox: Sandbox | None = None,
+    network: bool = False,
+) -> ToolResult:
+    """Run ``command`` with bash in ``cwd``; see the module docstring for the guarantees.
+
+    ``network`` lets a sandboxed command reach the network (the caller's policy
+    decided that the user allowed it)."""
     if not command.strip():
         raise ShellToolError("The command is empty.")
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ShellToolError(f"timeout must be above 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout}.")
     shell = shutil.which("bash") or "/bin/sh"
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    sandboxed = sandbox is not None and sandbox.available
+    argv = [shell, "-c", command]
+    if sandbox is not None and sandboxed:
+        env = sandbox.environment()
+        argv = sandbox.wrap(argv, network=network)
+    else:
+        env, _ = scrubbed_environment()
+    env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
     process = await anyio.open_process(
-        [shell, "-c", command],
+        argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -142,6 +167,10 @@ async def run_command(command: str, cwd: Path, timeout: float, report: Callable[
     else:
         status = f"[exit code {code}]"
     body = f"{text.rstrip(chr(10))}\n{status}" if text.strip() else f"(no output)\n{status}"
+    if sandboxed and not network and code != 0 and not timed_out:
+        note = network_note(text)
+        if note:
+            body = f"{body}\n{note}"
     return ToolResult(
         body,
         is_error=timed_out or code != 0,
@@ -150,6 +179,8 @@ async def run_command(command: str, cwd: Path, timeout: float, report: Callable[
             "timed_out": timed_out,
             "truncated": output.truncated,
             "pid": process.pid,
+            "sandboxed": sandboxed,
+            "network": network or not sandboxed,
         },
     )
 

@@ -5,23 +5,26 @@ dependency): scripts, styles and other invisible parts are dropped, block elemen
 become line breaks, headings and list items keep a Markdown-like marker, links keep
 their target. The download stops at a byte cap and the text at a character cap,
 and the result says when either cut.
+
+Every connection, the first and each redirect's, goes through a
+:class:`~shell.permissions.network.NetworkGuard`: loopback, private, link-local
+and metadata addresses are refused after DNS resolution unless a rule names the
+host, and the checked address is the one connected to.
 """
 
 from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlparse
 
 from shell.core.messages import ToolResult
-
-if TYPE_CHECKING:
-    import httpx
+from shell.permissions.network import BlockedAddress, NetworkGuard
 
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
 MAX_TEXT_CHARS = 100_000
 TIMEOUT = 30.0
+MAX_REDIRECTS = 10
 USER_AGENT = "agent-shell (fetch_url)"
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "canvas"}
@@ -121,16 +124,22 @@ def html_to_text(html: str, base_url: str = "") -> str:
     return parser.text()
 
 
-async def fetch(url: str, *, client: httpx.AsyncClient | None = None) -> ToolResult:
+async def fetch(url: str, *, guard: NetworkGuard | None = None) -> ToolResult:
+    """Download ``url`` (http or https) and return its text; ``guard`` decides which
+    addresses may be reached (default: public ones only)."""
     import httpx  # here, not at the top: ~80 ms of start-up the shell need not pay
 
-    """Download ``url`` (http or https) and return its text."""
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise FetchError(f"{url!r} is not an http(s) URL; give a full URL such as https://example.com/page.")
-    owned = client is None
-    http = client or httpx.AsyncClient(
-        follow_redirects=True, timeout=TIMEOUT, headers={"User-Agent": USER_AGENT}
+    guard = guard if guard is not None else NetworkGuard()
+    http = httpx.AsyncClient(
+        transport=guard.async_transport(),
+        follow_redirects=True,
+        max_redirects=MAX_REDIRECTS,
+        timeout=TIMEOUT,
+        headers={"User-Agent": USER_AGENT},
+        trust_env=False,
     )
     try:
         async with http.stream("GET", url) as response:
@@ -146,11 +155,14 @@ async def fetch(url: str, *, client: httpx.AsyncClient | None = None) -> ToolRes
             encoding = response.encoding or "utf-8"
             status = response.status_code
             final_url = str(response.url)
-    except httpx.HTTPError as exc:
+    except BlockedAddress as exc:
+        raise FetchError(f"Could not fetch {url}: {exc}") from None
+    except httpx.TooManyRedirects:
+        raise FetchError(f"Could not fetch {url}: more than {MAX_REDIRECTS} redirects.") from None
+    except (httpx.HTTPError, OSError) as exc:
         raise FetchError(f"Could not fetch {url}: {type(exc).__name__}: {exc or 'no detail'}.") from None
     finally:
-        if owned:
-            await http.aclose()
+        await http.aclose()
     return _as_result(bytes(body), media, encoding, status, final_url, cut)
 
 

@@ -287,7 +287,30 @@ class AgentShellApp(App[int]):
         import anyio
 
         async with self.runtime.running():
+            await self._ask_trust()
             await anyio.sleep_forever()
+
+    async def _ask_trust(self) -> None:
+        """A workspace with its own config (``.mcp.json``) that the user has not
+        answered for: ask, showing everything it would run; its servers start once
+        trusted. Declined before: one notice saying how to change that."""
+        from .entries import NoticeEntry
+        from .screens.trust import TrustScreen
+
+        check = self.runtime.workspace_trust()
+        if check.trusted or check.state == "none":
+            return
+        if check.needs_answer:
+            screen = TrustScreen(str(check.config.root), self.runtime.describe_project(check))
+            answer = await self.push_screen_wait(screen)
+            if answer is not None:
+                await self.runtime.decide_trust(check, answer)
+            if answer:
+                return
+            check = self.runtime.workspace_trust()
+            if check.trusted:
+                return
+        await self.conversation.add(NoticeEntry("warning", self.runtime.untrusted_notice(check)))
 
     def _mcp_status(self, status: Any) -> None:
         state = getattr(status, "state", "")

@@ -1,4 +1,5 @@
-"""fetch_url against a local HTTP server on 127.0.0.1."""
+"""fetch_url against a local HTTP server on 127.0.0.1 (allowed here by naming the
+host, as a user's rule would; tests/permissions/test_network.py checks the refusals)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from typing import Any
 
 import pytest
 
+from shell.core.tools import Tool
+from shell.permissions.network import NetworkGuard
+from shell.tools.builtin import builtin_tools
 from shell.tools.web import MAX_DOWNLOAD_BYTES, FetchError, html_to_text
+from shell.tools.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -48,6 +53,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+@pytest.fixture
+def tools(workspace: Workspace) -> dict[str, Tool]:
+    guard = NetworkGuard(["127.0.0.1"])
+    return {t.name: t for t in builtin_tools(workspace, network_guard=guard)}
 
 
 @pytest.fixture(scope="module")

@@ -160,7 +160,7 @@ def test_every_builtin_has_described_parameters(tools: dict[str, object]) -> Non
         "grep": (["pattern", "path", "glob"], True, "search"),
         "write_file": (["path", "content"], False, "edit"),
         "edit_file": (["path", "old_string", "new_string", "replace_all"], False, "edit"),
-        "run_shell": (["command", "timeout"], False, "execute"),
+        "run_shell": (["command", "timeout", "network"], False, "execute"),
         # A URL can carry data out (?d=<secret>): a network tool is never read-only.
         "fetch_url": (["url"], False, "fetch"),
     }

@@ -15,6 +15,7 @@ import pytest
 from shell.core.messages import DataBlock, TextBlock
 from shell.core.tools import ToolArgumentError
 from shell.tools.mcp import McpManager, ServerStatus, tool_name
+from shell.tools.mcp_config import load_project_servers
 from shell.tools.workspace import Workspace
 
 from .conftest import Recorder
@@ -137,9 +138,12 @@ async def test_unreachable_http_server_fails(recorder: Recorder) -> None:
         assert mcp.status("nowhere").state == "failed"
 
 
-async def test_project_mcp_json_is_read(workspace: Workspace, recorder: Recorder) -> None:
+async def test_project_servers_run_only_when_handed_over(workspace: Workspace, recorder: Recorder) -> None:
     (workspace.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"clock": time_server()}}))
     async with McpManager({}, workspace_root=workspace.root) as mcp:
+        assert mcp.statuses() == []  # the manager never reads .mcp.json by itself
+    project = load_project_servers(workspace.root, expand=True)
+    async with McpManager({}, workspace_root=workspace.root, project_servers=project) as mcp:
         await mcp.wait_settled(SETTLE)
         status = mcp.status("clock")
         assert status.state == "ready" and status.origin.endswith(".mcp.json")

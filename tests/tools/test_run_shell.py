@@ -1,9 +1,13 @@
-"""run_shell: output, streaming, caps, timeouts and cancellation kill the whole group."""
+"""run_shell: output, streaming, caps, timeouts and cancellation kill the whole group.
+
+Every test runs twice: in the bubblewrap sandbox and bare (no sandbox available),
+since both are what some user gets. PIDs printed inside the sandbox belong to its
+own PID namespace, so survivors are looked for by a marker in their command line.
+"""
 
 from __future__ import annotations
 
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any
@@ -11,12 +15,26 @@ from typing import Any
 import anyio
 import pytest
 
+from shell.core.tools import Tool
+from shell.permissions.sandbox import Sandbox
+from shell.tools.builtin import builtin_tools
 from shell.tools.shell_cmd import MAX_OUTPUT_CHARS, ShellToolError
 from shell.tools.workspace import Workspace
 
+from ..sandboxing import require_sandbox
 from .conftest import Recorder
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["sandboxed", "bare"])
+def tools(request: pytest.FixtureRequest, workspace: Workspace) -> dict[str, Tool]:
+    if request.param == "sandboxed":
+        require_sandbox()
+        sandbox = Sandbox(workspace.root)
+    else:
+        sandbox = Sandbox(workspace.root, bwrap="/nonexistent/bwrap")
+    return {t.name: t for t in builtin_tools(workspace, sandbox=sandbox)}
 
 
 def alive(pid: int) -> bool:
@@ -34,20 +52,38 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-def wait_all_dead(pids: list[int], within: float = 5.0) -> bool:
+def spawn(marker: str) -> str:
+    """A command that starts two background sleeps (one in a new session) and waits."""
+    return f"echo started; sleep {marker} & setsid sleep {marker} & wait"
+
+
+def marker() -> str:
+    """A sleep duration no other process uses, to find this test's processes by."""
+    return f"{os.getpid() % 1000 + 100}.{time.monotonic_ns() % 10**6:06d}"
+
+
+def pids_with(mark: str) -> list[int]:
+    """Processes (not zombies) whose command line is ``sleep MARK``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", mark.encode()] and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def none_left(mark: str, within: float = 5.0) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        if not any(alive(p) for p in pids):
+        if not pids_with(mark):
             return True
         time.sleep(0.05)
     return False
-
-
-SPAWN = "echo sh=$$; sleep 100 & echo bg=$!; sleep 100 & echo bg=$!; wait"
-
-
-def pids_in(text: str) -> list[int]:
-    return [int(p) for p in re.findall(r"(?:sh|bg)=(\d+)", text)]
 
 
 async def test_runs_in_the_workspace_and_reports_exit_code(workspace: Workspace, call: Any) -> None:
@@ -77,31 +113,50 @@ async def test_huge_output_is_capped_and_says_so(call: Any) -> None:
 
 
 async def test_timeout_kills_the_whole_process_group(call: Any) -> None:
+    mark = marker()
     started = time.monotonic()
-    result = await call("run_shell", command=SPAWN, timeout=1)
+    result = await call("run_shell", command=f"sleep {mark} & sleep {mark} & wait", timeout=1)
     assert time.monotonic() - started < 5
     assert result.is_error and result.details["timed_out"]
     assert "timed out after 1 s" in result.text
-    pids = pids_in(result.text)
-    assert len(pids) == 3
-    assert wait_all_dead(pids), [p for p in pids if alive(p)]
+    assert none_left(mark), pids_with(mark)
 
 
 async def test_background_children_do_not_outlive_the_command(call: Any) -> None:
+    mark = marker()
     started = time.monotonic()
-    result = await call("run_shell", command="sleep 100 & echo bg=$!", timeout=30)
+    result = await call("run_shell", command=f"sleep {mark} & echo bg=$!", timeout=30)
     assert time.monotonic() - started < 5  # a child holding the pipe does not stall the tool
     assert result.details["exit_code"] == 0
-    assert wait_all_dead(pids_in(result.text))
+    assert none_left(mark), pids_with(mark)
 
 
 async def test_cancellation_kills_the_group(call: Any, recorder: Recorder) -> None:
+    mark = marker()
     with anyio.move_on_after(1.0) as scope:
-        await call("run_shell", command=SPAWN, timeout=60)
+        await call("run_shell", command=f"echo started; sleep {mark} & sleep {mark} & wait", timeout=60)
     assert scope.cancelled_caught
-    pids = pids_in("".join(recorder.progress))
-    assert len(pids) == 3
-    assert wait_all_dead(pids), [p for p in pids if alive(p)]
+    assert "started" in "".join(recorder.progress)
+    assert none_left(mark), pids_with(mark)
+
+
+@pytest.mark.parametrize("ending", ["exit", "timeout", "cancel"])
+async def test_a_setsid_child_ends_with_the_command_in_the_sandbox(
+    call: Any, request: pytest.FixtureRequest, ending: str
+) -> None:
+    """``setsid`` leaves the process group, so only the sandbox's PID namespace
+    catches it: bare, nothing can (the README says so)."""
+    if "bare" in request.node.callspec.id:
+        pytest.skip("without the sandbox a setsid child escapes the process group (documented)")
+    mark = marker()
+    command = spawn(mark) if ending != "exit" else f"setsid sleep {mark} > /dev/null 2>&1 & echo started"
+    if ending == "cancel":
+        with anyio.move_on_after(1.0):
+            await call("run_shell", command=command, timeout=60)
+    else:
+        result = await call("run_shell", command=command, timeout=1 if ending == "timeout" else 30)
+        assert "started" in result.text
+    assert none_left(mark), pids_with(mark)
 
 
 async def test_bad_timeouts_and_empty_commands(call: Any) -> None:
@@ -115,9 +170,9 @@ async def test_bad_timeouts_and_empty_commands(call: Any) -> None:
 
 @pytest.mark.parametrize("anyio_backend", ["trio"])
 async def test_timeout_and_cancel_under_trio(call: Any, recorder: Recorder, anyio_backend: str) -> None:
-    result = await call("run_shell", command=SPAWN, timeout=0.5)
-    assert result.details["timed_out"] and wait_all_dead(pids_in(result.text))
-    recorder.progress.clear()
+    mark = marker()
+    result = await call("run_shell", command=f"sleep {mark} & sleep {mark} & wait", timeout=0.5)
+    assert result.details["timed_out"] and none_left(mark)
     with anyio.move_on_after(0.5):
-        await call("run_shell", command=SPAWN, timeout=60)
-    assert wait_all_dead(pids_in("".join(recorder.progress)))
+        await call("run_shell", command=f"sleep {mark} & sleep {mark} & wait", timeout=60)
+    assert none_left(mark)

@@ -1,0 +1,350 @@
+"""The sandbox ``run_shell`` commands run in: bubblewrap on Linux.
+
+Approving a command should approve *that command*, not everything it could do
+to the machine. Under :class:`Sandbox` a command sees:
+
+- the whole file system **read-only**, except the workspace and a private,
+  empty ``/tmp`` (gone when the command ends), which it may write;
+- inside the workspace, ``.git/hooks``, ``.git/config``, ``.mcp.json`` and
+  ``.agent-shell/`` stay read-only: a command must not plant a hook that runs the
+  next time the *user* types ``git commit``, nor rewrite the config the workspace
+  was trusted with;
+- **no** key files: ``~/.ssh``, ``~/.aws``, ``~/.gnupg``, ``~/.config/gh``,
+  ``~/.netrc`` and the like (:data:`SECRET_PATHS`), the shell's own config and
+  data dirs (sessions, the trust store), the user's runtime dir (the ssh and gpg
+  agents, D-Bus) and container engine sockets are replaced by empty ones;
+- **no network** (its own network namespace with only a loopback) unless the
+  call asked for it with ``network=true`` and the policy allowed that;
+- **no secrets in its environment**: provider keys and every variable whose name
+  or value looks like a secret are removed (:func:`scrubbed_environment`, on the
+  one secrets policy of :mod:`shell.sessions.redact`);
+- its own PID namespace: when the command ends, times out or is cancelled,
+  every process it started ends with it, ``setsid`` and double forks included
+  (``--die-with-parent``, and the namespace dies with its first process).
+
+Where bubblewrap is missing (or cannot create namespaces, as in some containers)
+commands run as before, without these walls, but still without the secret
+variables; :func:`sandbox_status` says why and what to install, and the
+permission policy asks before every ``run_shell`` (:meth:`Sandbox.contains`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shell.sessions.redact import Redactor
+
+SECRET_PATHS = (
+    ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
+    ".config/git/credentials", ".docker", ".kube", ".azure", ".config/gcloud", ".npmrc", ".yarnrc",
+    ".pypirc", ".pgpass", ".my.cnf", ".password-store", ".local/share/keyrings", ".vault-token",
+    ".terraform.d", ".config/op", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+    ".config/rclone", ".s3cfg", ".m2/settings.xml", ".mozilla", ".config/google-chrome",
+    ".config/chromium", ".config/BraveSoftware", ".bash_history", ".zsh_history", ".python_history",
+    ".psql_history", ".mysql_history", ".node_repl_history", ".lesshst", ".viminfo", ".Xauthority",
+)  # fmt: skip
+"""Relative to the home directory: hidden from sandboxed commands (credentials,
+browser profiles with their cookies, shell histories that hold typed secrets)."""
+
+SYSTEM_SECRET_PATHS = (
+    "/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/user",
+)  # fmt: skip
+"""Sockets that would let a command act outside the sandbox (a container engine is root)."""
+
+PROTECTED_IN_WORKSPACE = (".git/hooks", ".git/config", ".mcp.json", ".agent-shell")
+"""Stay read-only inside the writable workspace: what runs later, as the user."""
+
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
+    "bubblewrap; Arch: sudo pacman -S bubblewrap)"
+)
+
+_SECRET_NAME_PARTS = frozenset({
+    "KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS",
+    "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "AUTHORIZATION", "COOKIE", "COOKIES",
+    "SESSION", "PRIVATE", "DSN", "XAUTHORITY",
+})  # fmt: skip
+_SECRET_PREFIXES = (
+    "AWS_", "ANTHROPIC_", "OPENAI_", "AZURE_", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_", "GH_",
+    "GITHUB_", "GITLAB_", "HF_", "HUGGINGFACE_", "VAULT_", "SSH_AUTH_SOCK", "SSH_AGENT", "GPG_AGENT",
+    "KRB5", "DBUS_SESSION", "AGENT_SHELL_", "NPM_CONFIG__AUTH", "TWINE_", "DOCKER_AUTH",
+)  # fmt: skip
+_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.I)
+_NO_NETWORK = re.compile(
+    r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
+    r"Network is unreachable|No address associated with hostname|getaddrinfo|nodename nor servname|"
+    r"Failed to establish a new connection|Could not connect to|"
+    r"Connection refused|network is unreachable|dial tcp|ENOTFOUND|EAI_AGAIN|ENETUNREACH",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxStatus:
+    """Whether commands can be sandboxed here; if not, why, and what would help."""
+
+    available: bool
+    reason: str = ""
+    hint: str = ""
+
+    def notice(self) -> str:
+        """One line for the user (empty when the sandbox works)."""
+        if self.available:
+            return ""
+        tail = f"; {self.hint}" if self.hint else ""
+        return f"run_shell has no sandbox: {self.reason}, so every command asks first{tail}."
+
+
+@functools.cache
+def sandbox_status(bwrap: str | None = None) -> SandboxStatus:
+    """Probe once per process: is there a bwrap that can make namespaces here?"""
+    if not sys.platform.startswith("linux"):
+        return SandboxStatus(False, f"there is no sandbox for {sys.platform} yet")
+    path = bwrap or shutil.which("bwrap")
+    if path is None:
+        return SandboxStatus(False, "bubblewrap (bwrap) is not installed", INSTALL_HINT)
+    probe = [path, "--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev",
+             "--proc", "/proc", "--", "/bin/true"]  # fmt: skip
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return SandboxStatus(False, f"bubblewrap could not be started ({exc})")
+    if done.returncode != 0:
+        said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return SandboxStatus(
+            False,
+            f"bubblewrap cannot create namespaces here ({said})",
+            "allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1, or an "
+            "AppArmor profile for bwrap), or run outside this container",
+        )
+    return SandboxStatus(True)
+
+
+def sandbox_available() -> bool:
+    """Whether ``run_shell`` commands run inside bubblewrap on this machine."""
+    return sandbox_status().available
+
+
+def will_sandbox(command: str, network: bool = False) -> bool:
+    """Whether ``run_shell`` would confine this command: bubblewrap works here and
+    the call did not ask for the network (``auto`` mode runs such calls unasked)."""
+    return sandbox_available() and not network
+
+
+def is_secret_variable(name: str, value: str = "") -> bool:
+    """Whether an environment variable should not reach a sandboxed command.
+
+    By name: the secrets module's suffixes (``*_KEY``, ``*_TOKEN``…), any ``_``
+    part that says secret (``KEY``, ``TOKEN``, ``PASSWORD``, ``AUTH``, ``COOKIE``,
+    ``SESSION``…), and the prefixes of providers and clouds (``OPENAI_*``,
+    ``AWS_*``, ``SSH_AUTH_SOCK``…). By value: what the secrets module recognises as
+    a key (``sk-…``, ``ghp_…``, ``AKIA…``, PEM blocks) and URLs with a password."""
+    from shell.sessions.redact import is_secret_env_name
+
+    upper = name.upper()
+    if is_secret_env_name(upper) or upper.startswith(_SECRET_PREFIXES):
+        return True
+    parts = set(upper.split("_"))
+    if parts & _SECRET_NAME_PARTS or upper.endswith(("KEY", "TOKEN", "SECRET", "PASSWORD")):
+        return True
+    if value and (_URL_WITH_PASSWORD.search(value) or _redactor().text(value) != value):
+        return True
+    return bool(value) and value in _known_secrets()
+
+
+@functools.cache
+def _known_secrets() -> frozenset[str]:
+    """The values the provider config names (``api_key_env``, inline keys)."""
+    from shell.sessions.redact import secret_values
+
+    try:
+        from shell.config import load_config
+
+        settings: Any = load_config()
+    except Exception:  # a broken config is reported elsewhere; the names still protect
+        settings = None
+    return frozenset(secret_values(None, settings))
+
+
+@functools.cache
+def _redactor() -> Redactor:
+    """The secrets module's key patterns (``sk-…``, ``ghp_…``, PEM), no known values."""
+    from shell.sessions.redact import Redactor
+
+    return Redactor((), patterns=True)
+
+
+def scrubbed_environment(environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """A copy of ``environ`` (default: ours) without secret variables, and the
+    names removed (for the tool result's details, never the values)."""
+    source = os.environ if environ is None else environ
+    kept: dict[str, str] = {}
+    removed: list[str] = []
+    for name, value in source.items():
+        if is_secret_variable(name, value):
+            removed.append(name)
+        else:
+            kept[name] = value
+    return kept, sorted(removed)
+
+
+def own_dirs() -> list[Path]:
+    """The shell's own config, data, state and cache dirs (hidden from commands)."""
+    import platformdirs
+
+    from shell.config import config_dir
+    from shell.sessions.store import data_dir
+
+    app = "agent-shell"
+    return [
+        config_dir(),
+        data_dir(),
+        Path(platformdirs.user_state_dir(app, appauthor=False)),
+        Path(platformdirs.user_cache_dir(app, appauthor=False)),
+    ]
+
+
+def home_dirs() -> list[Path]:
+    """``$HOME`` and the password database's home when they differ."""
+    homes = [Path(os.path.expanduser("~"))]
+    try:
+        import pwd
+
+        homes.append(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    except (ImportError, KeyError):
+        pass
+    return list(dict.fromkeys(homes))
+
+
+class Sandbox:
+    """How ``run_shell`` wraps a command for one workspace.
+
+    ``hidden`` and ``writable`` add paths to the defaults (the config's
+    ``[sandbox]`` table); ``bwrap`` picks the binary (default: on ``PATH``)."""
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str],
+        *,
+        hidden: Sequence[str | os.PathLike[str]] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
+        bwrap: str | None = None,
+    ) -> None:
+        self.workspace = Path(workspace).resolve()
+        self.extra_hidden = [Path(p).expanduser() for p in hidden]
+        self.writable = [Path(p).expanduser().resolve() for p in writable]
+        self.bwrap = bwrap
+
+    @property
+    def status(self) -> SandboxStatus:
+        return sandbox_status(self.bwrap)
+
+    @property
+    def available(self) -> bool:
+        return self.status.available
+
+    def contains(self, args: Mapping[str, Any]) -> bool:
+        """Whether a ``run_shell`` call with these arguments stays inside the sandbox
+        (it runs under bubblewrap and did not ask for the network). The policy's
+        ``auto`` mode runs such calls unasked and asks for the rest."""
+        return self.available and not bool(args.get("network"))
+
+    def hidden_paths(self) -> list[Path]:
+        """What a command must not see, as it exists now (missing paths need no hiding)."""
+        wanted: list[Path] = []
+        for home in home_dirs():
+            wanted.extend(home / rel for rel in SECRET_PATHS)
+        wanted.extend(own_dirs())
+        wanted.extend(Path(p) for p in SYSTEM_SECRET_PATHS)
+        runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
+        if runtime_dir:
+            wanted.append(Path(runtime_dir))
+        agent = os.environ.get("SSH_AUTH_SOCK")
+        if agent:
+            wanted.append(Path(agent))
+        wanted.extend(self.extra_hidden)
+        private = [Path("/tmp"), Path("/var/tmp")]  # replaced by empty ones already
+        binds = [self.workspace, *self.writable]
+        found: list[Path] = []
+        for path in wanted:
+            try:
+                real = path.resolve()
+            except OSError:
+                continue
+            if not (os.path.lexists(path) and real.exists()):
+                continue
+            if real == self.workspace or real in self.workspace.parents:
+                continue  # the user works in there: hiding it would hide the workspace
+            if _under(real, private) and not _under(real, binds):
+                continue
+            found.append(real)
+        return list(dict.fromkeys(found))
+
+    def protected_paths(self) -> list[Path]:
+        """The workspace's own paths that stay read-only (those that exist)."""
+        found = []
+        for rel in PROTECTED_IN_WORKSPACE:
+            path = self.workspace / rel
+            if not os.path.lexists(path):
+                continue
+            real = path.resolve()
+            if real == self.workspace or self.workspace in real.parents or path.is_symlink():
+                # A symlink is pinned in place so it cannot be pointed elsewhere.
+                found.append(path if path.is_symlink() else real)
+        return found
+
+    def wrap(self, argv: Sequence[str], *, network: bool = False) -> list[str]:
+        """The bubblewrap command line that runs ``argv`` in the sandbox."""
+        bwrap = self.bwrap or shutil.which("bwrap") or "bwrap"
+        ws = str(self.workspace)
+        args = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
+        if network:
+            args.append("--share-net")
+        args += ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                 "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--bind", ws, ws]  # fmt: skip
+        for path in self.writable:
+            if path.exists():
+                args += ["--bind", str(path), str(path)]
+        for path in self.hidden_paths():
+            if path.is_dir():
+                args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            else:
+                args += ["--ro-bind", "/dev/null", str(path)]
+        for path in self.protected_paths():
+            if path.is_symlink():
+                args += ["--ro-bind", "/dev/null", str(path)]
+            else:
+                args += ["--ro-bind", str(path), str(path)]
+        args += ["--chdir", ws, "--", *argv]
+        return args
+
+    def environment(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment for a sandboxed command: scrubbed, with its own tmp and caches."""
+        env, _ = scrubbed_environment(environ)
+        env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache")
+        env.pop("XDG_RUNTIME_DIR", None)
+        return env
+
+
+def _under(path: Path, bases: Sequence[Path]) -> bool:
+    return any(path == base or base in path.parents for base in bases)
+
+
+def network_note(output: str) -> str:
+    """What to add to a failed command's result when its output says it wanted the
+    network (the sandbox has none unless the call asked): empty otherwise."""
+    if not _NO_NETWORK.search(output):
+        return ""
+    return (
+        "[the sandbox has no network access: this command could not reach the network. If it "
+        "needs it, call run_shell again with network=true; the user will be asked to allow it.]"
+    )

@@ -1,0 +1,265 @@
+"""Workspace trust: a repository's own config takes effect only once the user said so.
+
+A cloned repository is someone else's code. Its ``.mcp.json`` names commands to
+start and URLs to connect to, and its ``.agent-shell/`` folder may hold project
+settings, permission rules and slash commands; all of that would run with the
+user's rights and see the user's environment. So none of it is used until the
+user *trusts* the workspace, after being shown every command line and URL.
+
+The answer (trusted or declined) is kept per workspace path together with a hash
+of the project's config files, in ``trusted-workspaces.json`` in the user config
+dir (mode 0600; the sandbox hides that dir from ``run_shell``). When any of those
+files changes, is added or removed, the hash no longer matches and the user is
+asked again: trusting a repository today does not trust what a ``git pull`` brings
+tomorrow.
+
+Nothing here asks anyone: the front ends ask (the TUI with a dialog, the line
+mode with a question, headless not at all) and record the answer with
+:meth:`TrustStore.decide`. :func:`is_trusted` is what other parts (the permission
+rules of a project) consult.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+MCP_FILE = ".mcp.json"
+PROJECT_DIR = ".agent-shell"
+"""The project's own settings, rules and commands live under this folder."""
+PROJECT_FILES = (MCP_FILE, PROJECT_DIR)
+"""What a workspace may carry that configures the shell (files, or folders read whole)."""
+STORE_NAME = "trusted-workspaces.json"
+MAX_FILES = 500
+MAX_BYTES = 16 * 1024 * 1024
+
+TrustState = Literal["none", "trusted", "untrusted", "declined", "changed"]
+"""``none``: the workspace has no project config (nothing to trust);
+``trusted``: the user trusted exactly these files; ``untrusted``: never asked;
+``declined``: the user said no to exactly these files; ``changed``: the user
+answered once, but the files changed since (ask again)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectConfig:
+    """The config files of one workspace as read once: what is hashed is what is used.
+
+    ``contents`` maps each file's path relative to the root to its bytes, so a
+    front end can show and a loader can parse exactly what was trusted, not a
+    file that changed between the question and the start."""
+
+    root: Path
+    contents: dict[str, bytes]
+    digest: str
+    problem: str = ""
+    """Why the set was cut short (too many or too large files), if it was."""
+
+    @property
+    def files(self) -> list[str]:
+        return sorted(self.contents)
+
+    @property
+    def exists(self) -> bool:
+        return bool(self.contents) or bool(self.problem)
+
+    def read(self, relative: str) -> bytes | None:
+        return self.contents.get(relative)
+
+
+@dataclass(frozen=True, slots=True)
+class TrustCheck:
+    """Where one workspace stands: its config, and the user's recorded answer."""
+
+    config: ProjectConfig
+    state: TrustState
+
+    @property
+    def trusted(self) -> bool:
+        return self.state == "trusted"
+
+    @property
+    def needs_answer(self) -> bool:
+        """There is project config and the user never answered for these exact files."""
+        return self.state in ("untrusted", "changed")
+
+
+def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
+    """Read every project config file of ``root`` (bounded) and hash them together."""
+    base = Path(root).resolve()
+    contents: dict[str, bytes] = {}
+    problem = ""
+    total = 0
+    for relative, path in _project_paths(base):
+        if len(contents) >= MAX_FILES:
+            problem = f"more than {MAX_FILES} project config files; the rest were not read"
+            break
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            data = f"<unreadable: {exc.strerror or exc}>".encode()
+        total += len(data)
+        if total > MAX_BYTES:
+            problem = f"the project config files are larger than {MAX_BYTES // (1024 * 1024)} MB"
+            break
+        contents[relative] = data
+    return ProjectConfig(base, contents, _digest(contents, problem), problem)
+
+
+_INVISIBLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """Control, zero-width and bidi characters as ``\\uXXXX`` escapes: what the user
+    reads before trusting must be what is there (a hostile entry must not fake a
+    line break or reorder a command line)."""
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _project_paths(base: Path) -> Iterator[tuple[str, Path]]:
+    """``(relative, path)`` of each file that configures the shell, in a stable order."""
+    for name in PROJECT_FILES:
+        top = base / name
+        if top.is_file():
+            yield name, top
+        elif top.is_dir():
+            found: list[Path] = []
+            for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+                dirnames.sort()
+                found.extend(Path(dirpath) / f for f in sorted(filenames))
+                if len(found) > MAX_FILES:
+                    break
+            for path in found:
+                if path.is_file():
+                    yield path.relative_to(base).as_posix(), path
+
+
+def _digest(contents: dict[str, bytes], problem: str) -> str:
+    h = hashlib.sha256()
+    for name in sorted(contents):
+        data = contents[name]
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    if problem:
+        h.update(f"\0problem\0{problem}".encode())
+    return h.hexdigest()
+
+
+_for_this_run: dict[str, str] = {}
+"""Workspaces trusted for this process only (``--trust-workspace``): path → digest."""
+
+
+def store_path() -> Path:
+    """``trusted-workspaces.json`` in the user config dir (``AGENT_SHELL_CONFIG_DIR``)."""
+    from shell.config import config_dir
+
+    return config_dir() / STORE_NAME
+
+
+class TrustStore:
+    """The recorded answers, one per workspace path: ``{"trusted", "digest", "files", "at"}``.
+
+    Written atomically (a temporary file renamed over the old one) under an
+    exclusive lock, so two shells answering at once do not lose each other's
+    answers; readable and writable by the user only."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else store_path()
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        workspaces = data.get("workspaces") if isinstance(data, dict) else None
+        return workspaces if isinstance(workspaces, dict) else {}
+
+    def record(self, root: str | os.PathLike[str]) -> dict[str, Any] | None:
+        entry = self._load().get(_key(root))
+        return entry if isinstance(entry, dict) else None
+
+    def check(self, root: str | os.PathLike[str], config: ProjectConfig | None = None) -> TrustCheck:
+        """The state of ``root`` now (its config is read unless given)."""
+        config = config if config is not None else read_project_config(root)
+        if not config.exists:
+            return TrustCheck(config, "none")
+        if _for_this_run.get(_key(config.root)) == config.digest:
+            return TrustCheck(config, "trusted")
+        entry = self.record(config.root)
+        if entry is None:
+            return TrustCheck(config, "untrusted")
+        if entry.get("digest") != config.digest:
+            return TrustCheck(config, "changed")
+        return TrustCheck(config, "trusted" if entry.get("trusted") is True else "declined")
+
+    def decide(self, config: ProjectConfig, trusted: bool) -> None:
+        """Record the user's answer for exactly these files."""
+        entry = {"trusted": trusted, "digest": config.digest, "files": config.files, "at": int(time.time())}
+        with self._locked():
+            workspaces = self._load()
+            workspaces[_key(config.root)] = entry
+            self._write(workspaces)
+
+    def forget(self, root: str | os.PathLike[str]) -> bool:
+        """Drop the answer for ``root`` (asked again next time); whether there was one."""
+        with self._locked():
+            workspaces = self._load()
+            found = workspaces.pop(_key(root), None) is not None
+            if found:
+                self._write(workspaces)
+        return found
+
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """Every recorded workspace path and its answer."""
+        return {k: v for k, v in self._load().items() if isinstance(v, dict)}
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _write(self, workspaces: dict[str, Any]) -> None:
+        text = json.dumps({"version": 1, "workspaces": workspaces}, indent=2, sort_keys=True)
+        fd, tmp = tempfile.mkstemp(prefix=".trust-", dir=self.path.parent)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _key(root: str | os.PathLike[str]) -> str:
+    return str(Path(root).resolve())
+
+
+def trust_for_this_run(config: ProjectConfig) -> None:
+    """Trust exactly these files until the process ends, without recording it."""
+    _for_this_run[_key(config.root)] = config.digest
+
+
+def is_trusted(workspace: str | os.PathLike[str], store: TrustStore | None = None) -> bool:
+    """Whether the user trusted ``workspace``'s project config exactly as it is now.
+
+    False when it has none (there is nothing of the project's to apply), when the
+    user declined or was never asked, and when any of its files changed since."""
+    return (store or TrustStore()).check(workspace).trusted

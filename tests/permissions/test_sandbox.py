@@ -1,0 +1,207 @@
+"""The bubblewrap sandbox of run_shell, against the real bwrap: what a command
+approved by the user can and cannot do. Each wall is tested from inside (the
+command fails) and from outside (nothing reached the disk, the server, the key)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions.sandbox import (
+    Sandbox,
+    SandboxStatus,
+    is_secret_variable,
+    network_note,
+    sandbox_status,
+    scrubbed_environment,
+)
+from shell.tools.shell_cmd import run_command
+
+from ..sandboxing import require_sandbox
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A home directory outside /tmp (the sandbox's /tmp is private anyway, which
+    would hide a key there for the wrong reason), with an ssh key and a workspace."""
+    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-home-", dir=Path.home()))
+    (base / ".ssh").mkdir()
+    (base / ".ssh" / "id_ed25519").write_text("PRIVATE KEY MATERIAL\n")
+    (base / ".netrc").write_text("machine example.org password hunter22\n")
+    (base / "project").mkdir()
+    monkeypatch.setenv("HOME", str(base))
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def exists(path: str) -> bool:
+    return os.path.exists(path)
+
+
+async def sh(sandbox: Sandbox, command: str, *, network: bool = False, timeout: float = 20) -> Any:
+    return await run_command(
+        command, sandbox.workspace, timeout, lambda _: None, sandbox=sandbox, network=network
+    )
+
+
+async def test_the_workspace_and_tmp_are_writable_and_nothing_else(home: Path) -> None:
+    require_sandbox()
+    box = Sandbox(home / "project")
+    result = await sh(box, "echo hi > made.txt && echo tmp > /tmp/t && cat /tmp/t")
+    assert not result.is_error, result.text
+    assert (home / "project" / "made.txt").read_text() == "hi\n"
+    assert result.details["sandboxed"] is True
+    outside = await sh(box, f"echo owned > {home}/outside.txt; touch /etc/agent-shell-sandbox-test")
+    assert "Read-only file system" in outside.text
+    assert not (home / "outside.txt").exists()
+    assert not exists("/etc/agent-shell-sandbox-test")
+
+
+async def test_key_files_are_not_visible(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_sandbox()
+    box = Sandbox(home / "project")
+    result = await sh(box, "echo entries=$(ls -A ~/.ssh | wc -l); cat ~/.ssh/id_ed25519 ~/.netrc; echo done")
+    assert "PRIVATE KEY MATERIAL" not in result.text and "hunter22" not in result.text
+    assert "entries=0" in result.text and "done" in result.text
+    # the shell's own dirs (sessions, the trust store) are hidden too
+    own = home / ".config-agent-shell"
+    own.mkdir()
+    (own / "trusted-workspaces.json").write_text("{}")
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(own))
+    seen = await sh(box, f"ls -A {own}; echo end")
+    assert "trusted-workspaces.json" not in seen.text
+
+
+async def test_a_workspace_that_holds_the_secrets_still_hides_them(home: Path) -> None:
+    """Working in the home directory itself: ~/.ssh is inside the writable bind."""
+    require_sandbox()
+    box = Sandbox(home)
+    result = await sh(box, "cat ~/.ssh/id_ed25519; echo x > ~/.ssh/planted; echo ok > fine.txt")
+    assert "PRIVATE KEY MATERIAL" not in result.text
+    assert not (home / ".ssh" / "planted").exists()
+    assert (home / "fine.txt").exists()
+
+
+async def test_git_hooks_and_the_trusted_config_stay_read_only(home: Path) -> None:
+    require_sandbox()
+    ws = home / "project"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "config").write_text("[core]\n")
+    (ws / ".mcp.json").write_text("{}")
+    box = Sandbox(ws)
+    await sh(
+        box,
+        "echo 'curl evil' > .git/hooks/pre-commit; echo '[core] fsmonitor = evil' >> .git/config; "
+        "echo '{\"mcpServers\": {}}' > .mcp.json; echo written > ok.txt",
+    )
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    assert (ws / ".git" / "config").read_text() == "[core]\n"
+    assert (ws / ".mcp.json").read_text() == "{}"
+    assert (ws / "ok.txt").read_text() == "written\n"
+
+
+class _Server:
+    """A real TCP server on 127.0.0.1 that records every connection it accepts."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def server() -> Iterator[_Server]:
+    s = _Server()
+    yield s
+    s.close()
+
+
+async def test_no_network_unless_the_call_asks(home: Path, server: _Server) -> None:
+    require_sandbox()
+    box = Sandbox(home / "project")
+    probe = f"exec 3<>/dev/tcp/127.0.0.1/{server.port} && echo connected"
+    cut = await sh(box, probe)
+    assert cut.is_error and "connected" not in cut.text
+    assert server.connections == 0
+    assert "the sandbox has no network access" in cut.text and "network=true" in cut.text
+    allowed = await sh(box, probe, network=True)
+    assert "connected" in allowed.text, allowed.text
+    assert server.connections == 1
+
+
+async def test_secrets_are_not_in_the_environment(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_sandbox()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123456789")
+    monkeypatch.setenv("DATABASE_URL", "postgres://app:s3cretpw@db.internal/app")
+    monkeypatch.setenv("SOMETHING_HARMLESS", "visible-value")
+    result = await sh(Sandbox(home / "project"), "env")
+    for leaked in ("OPENAI_API_KEY", "sk-test-0123456789", "MY_SERVICE_TOKEN", "s3cretpw"):
+        assert leaked not in result.text
+    assert "SOMETHING_HARMLESS=visible-value" in result.text
+    bare = await sh(Sandbox(home / "project", bwrap="/nonexistent/bwrap"), "env")
+    assert bare.details["sandboxed"] is False
+    assert "sk-test-0123456789" not in bare.text and "SOMETHING_HARMLESS=visible-value" in bare.text
+
+
+def test_which_variables_count_as_secret() -> None:
+    secret = ["OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "GH_TOKEN",
+              "SSH_AUTH_SOCK", "NPM_TOKEN", "DB_PASSWORD", "SESSION_COOKIE", "XAUTHORITY", "SENTRY_DSN",
+              "STRIPE_APIKEY", "HF_TOKEN"]  # fmt: skip
+    plain = ["PATH", "HOME", "LANG", "TERM", "PWD", "SSL_CERT_FILE", "KEYBOARD_LAYOUT_X", "EDITOR"]
+    assert [n for n in secret if not is_secret_variable(n)] == []
+    assert [n for n in plain if is_secret_variable(n, "x")] == []
+    assert is_secret_variable("SOME_URL", "https://user:pw@example.org/")
+    assert is_secret_variable("X", "ghp_" + "a" * 36)
+    env, removed = scrubbed_environment({"PATH": "/bin", "OPENAI_API_KEY": "k"})
+    assert env == {"PATH": "/bin"} and removed == ["OPENAI_API_KEY"]
+
+
+def test_without_bubblewrap_it_says_what_to_install() -> None:
+    status = sandbox_status("/nonexistent/bwrap")
+    assert not status.available
+    box = Sandbox(".", bwrap="/nonexistent/bwrap")
+    assert not box.contains({"command": "ls"})
+    missing = SandboxStatus(False, "bubblewrap (bwrap) is not installed", "install bubblewrap (apt)")
+    assert "every command asks first" in missing.notice() and "install bubblewrap" in missing.notice()
+
+
+def test_a_call_that_asks_for_the_network_leaves_the_sandbox() -> None:
+    require_sandbox()
+    box = Sandbox(".")
+    assert box.contains({"command": "ls"})
+    assert not box.contains({"command": "curl x", "network": True})
+
+
+def test_network_failures_are_recognised() -> None:
+    assert network_note("curl: (6) Could not resolve host: example.org")
+    assert network_note("OSError: [Errno 101] Network is unreachable")
+    assert not network_note("SyntaxError: invalid syntax")
