@@ -147,7 +147,9 @@ def is_path_request(request: ApprovalRequest, workspace_root: Path) -> bool:
     """A question about a path outside the workspace (the workspace's fence asking),
     rather than about the call as such: its ``args`` are not the call's, or they are
     only a ``path`` outside the root and no edit is offered."""
-    if dict(request.args) != dict(request.call.args):
+    from shell.tools.workspace import is_outside_question
+
+    if is_outside_question(request) or dict(request.args) != dict(request.call.args):
         return True
     path = request.args.get("path")
     if set(request.args) != {"path"} or "edit" in request.allowed_decisions or not isinstance(path, str):

@@ -171,6 +171,12 @@ class Workspace:
         return f"{text} The user said: {note}" if note else text
 
 
+def is_outside_question(request: ApprovalRequest) -> bool:
+    """Whether ``request`` is the fence asking about a path outside the workspace
+    (rather than a tool call being approved): front ends offer no "always" for it."""
+    return isinstance(request.tool, _OutsidePath)
+
+
 def _is_within(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
 

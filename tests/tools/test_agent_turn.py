@@ -67,7 +67,8 @@ async def test_an_escape_goes_through_the_agents_ask(workspace: Workspace, tmp_p
     answers = ["reject", "approve"]
 
     async def ask(request: ApprovalRequest) -> ApprovalDecision:
-        assert request.args == {"path": str(outside)} and request.allowed_decisions == ("approve", "reject")
+        assert request.args == {"path": str(outside)}
+        assert request.allowed_decisions == ("approve", "edit", "reject")
         return ApprovalDecision(answers.pop(0), message="stay inside")
 
     agent = Agent(model, tools=builtin_tools(workspace), ask=ask)
