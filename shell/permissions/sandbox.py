@@ -17,7 +17,7 @@ to the machine. Under :class:`Sandbox` a command sees:
   call asked for it with ``network=true`` and the policy allowed that;
 - **no secrets in its environment**: provider keys and every variable whose name
   or value looks like a secret are removed (:func:`scrubbed_environment`, on the
-  one secrets policy of :mod:`shell.sessions.redact`);
+  one secrets policy of :mod:`shell.core.secrets`);
 - its own PID namespace: when the command ends, times out or is cancelled,
   every process it started ends with it, ``setsid`` and double forks included
   (``--die-with-parent``, and the namespace dies with its first process).
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from shell.sessions.redact import Redactor
+    from shell.core.secrets import Secrets
 
 SECRET_PATHS = (
     ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
@@ -69,16 +69,14 @@ INSTALL_HINT = (
     "bubblewrap; Arch: sudo pacman -S bubblewrap)"
 )
 
-_SECRET_NAME_PARTS = frozenset({
-    "KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS",
-    "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "AUTHORIZATION", "COOKIE", "COOKIES",
-    "SESSION", "PRIVATE", "DSN", "XAUTHORITY",
-})  # fmt: skip
-_SECRET_PREFIXES = (
+_CAPABILITY_NAMES = (
     "AWS_", "ANTHROPIC_", "OPENAI_", "AZURE_", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_", "GH_",
     "GITHUB_", "GITLAB_", "HF_", "HUGGINGFACE_", "VAULT_", "SSH_AUTH_SOCK", "SSH_AGENT", "GPG_AGENT",
-    "KRB5", "DBUS_SESSION", "AGENT_SHELL_", "NPM_CONFIG__AUTH", "TWINE_", "DOCKER_AUTH",
+    "KRB5", "DBUS_SESSION", "AGENT_SHELL_", "TWINE_", "XAUTHORITY", "SENTRY_DSN",
 )  # fmt: skip
+"""Prefixes of variables a command in the sandbox does not get, secret-looking or
+not: provider and cloud settings, and handles on agents outside the sandbox (the
+ssh and gpg agents, D-Bus, X authority)."""
 _URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.I)
 _NO_NETWORK = re.compile(
     r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
@@ -143,20 +141,18 @@ def will_sandbox(command: str, network: bool = False) -> bool:
 def is_secret_variable(name: str, value: str = "") -> bool:
     """Whether an environment variable should not reach a sandboxed command.
 
-    By name: the secrets module's suffixes (``*_KEY``, ``*_TOKEN``…), any ``_``
-    part that says secret (``KEY``, ``TOKEN``, ``PASSWORD``, ``AUTH``, ``COOKIE``,
-    ``SESSION``…), and the prefixes of providers and clouds (``OPENAI_*``,
-    ``AWS_*``, ``SSH_AUTH_SOCK``…). By value: what the secrets module recognises as
-    a key (``sk-…``, ``ghp_…``, ``AKIA…``, PEM blocks) and URLs with a password."""
-    from shell.sessions.redact import is_secret_env_name
+    By name: what the one secrets policy (:mod:`shell.core.secrets`) calls secret
+    (``*_KEY``, ``*_TOKEN``, ``PASSWORD``, ``AUTH``, ``COOKIE``…), plus the prefixes
+    of providers, clouds and outside agents (``OPENAI_*``, ``AWS_*``,
+    ``SSH_AUTH_SOCK``…). By value: what that policy recognises as a credential
+    (``sk-…``, ``ghp_…``, ``AKIA…``, PEM blocks, passwords in URLs) and the values
+    the provider config names."""
+    from shell.core.secrets import is_secret_name
 
     upper = name.upper()
-    if is_secret_env_name(upper) or upper.startswith(_SECRET_PREFIXES):
+    if is_secret_name(upper) or upper.startswith(_CAPABILITY_NAMES) or "SESSION" in upper.split("_"):
         return True
-    parts = set(upper.split("_"))
-    if parts & _SECRET_NAME_PARTS or upper.endswith(("KEY", "TOKEN", "SECRET", "PASSWORD")):
-        return True
-    if value and (_URL_WITH_PASSWORD.search(value) or _redactor().text(value) != value):
+    if value and (_URL_WITH_PASSWORD.search(value) or value in _shapes()):
         return True
     return bool(value) and value in _known_secrets()
 
@@ -164,7 +160,7 @@ def is_secret_variable(name: str, value: str = "") -> bool:
 @functools.cache
 def _known_secrets() -> frozenset[str]:
     """The values the provider config names (``api_key_env``, inline keys)."""
-    from shell.sessions.redact import secret_values
+    from shell.core.secrets import secret_values
 
     try:
         from shell.config import load_config
@@ -176,11 +172,11 @@ def _known_secrets() -> frozenset[str]:
 
 
 @functools.cache
-def _redactor() -> Redactor:
-    """The secrets module's key patterns (``sk-…``, ``ghp_…``, PEM), no known values."""
-    from shell.sessions.redact import Redactor
+def _shapes() -> Secrets:
+    """The secrets policy's shapes of credentials (``sk-…``, ``ghp_…``, PEM), no values."""
+    from shell.core.secrets import Secrets
 
-    return Redactor((), patterns=True)
+    return Secrets((), patterns=True)
 
 
 def scrubbed_environment(environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
