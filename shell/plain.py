@@ -242,7 +242,7 @@ class PlainShell:
         """The permission mode, always in sight, then the prompt (bypass in red)."""
         label = self.runtime.mode_label
         style = "fg:ansired bold" if label.startswith("bypass") else "fg:ansicyan"
-        return FormattedText([(style, label), ("", " " + PROMPT)])
+        return FormattedText([(style, label), ("", " " + PROMPT)] if label else [("", PROMPT)])
 
     async def _loop(self) -> int:
         first, self.initial = self.initial, None

@@ -415,7 +415,10 @@ class ShellRuntime:
 
     @property
     def mode_label(self) -> str:
-        """The mode as the status line shows it (``bypass`` when approvals are off)."""
+        """The mode as the status line shows it (``bypass`` when approvals are off;
+        empty for an agent without HumanInTheLoop, whose policy is its own)."""
+        if "HumanInTheLoop" not in self.agent.middleware:
+            return ""
         if not self.approvals_on:
             return "bypass (approvals off)"
         return self.permissions.mode

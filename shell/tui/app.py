@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
 from collections.abc import Callable
 from contextlib import aclosing
 from functools import cached_property
@@ -102,6 +103,7 @@ class AgentShellApp(App[int]):
         Binding("escape", "cancel_reply", "Cancel reply"),
         Binding("f2", "toggle_panel", "Middleware"),
         Binding("f1", "help", "Help"),
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -138,6 +140,7 @@ class AgentShellApp(App[int]):
         self._approvals: list[PendingApproval] = []
         self._approval_screen: ApprovalScreen | None = None
         self._busy = False
+        self._last_typed = 0.0
         self.renderer: ReplyRenderer | None = None
         self.gc_policy = GcPolicy()
         self.playback = Playback()
@@ -266,6 +269,9 @@ class AgentShellApp(App[int]):
         self.prompt.newline_sends = False
         self.status.model_label = self.model_label
         self.status.state = "idle"
+        self.runtime.permissions.listeners.append(self._show_mode)
+        self._show_mode()
+        self.set_interval(0.5, self._show_mode)  # HumanInTheLoop switched in the panel shows as bypass
         saved_speak = prefs.saved_speak()
         if saved_speak is not None:
             speech.apply(self.agent.middleware, saved_speak)
@@ -458,7 +464,7 @@ class AgentShellApp(App[int]):
         self.status.state = "approval"
         screen = self._approval_screen
         if screen is None:
-            screen = self._approval_screen = ApprovalScreen(self._approvals)
+            screen = self._approval_screen = ApprovalScreen(self._approvals, typed_at=self._last_typed)
             self.push_screen(screen, callback=self._approval_closed)
         else:
             screen.show_current()
@@ -489,6 +495,24 @@ class AgentShellApp(App[int]):
         elif self._queue:
             self._queue.clear()
             self._show_queue()
+
+    def _show_mode(self) -> None:
+        if not self.ready or not self.screen_stack:
+            return
+        try:
+            status = self.screen_stack[0].query_one(StatusLine)
+        except Exception:  # shutting down
+            return
+        status.mode = self.runtime.mode_label
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode (default, accept-edits, plan, auto)."""
+        if not self.ready or self.screen is not self.screen_stack[0]:
+            return
+        from shell.permissions.modes import SUMMARY
+
+        mode = self.runtime.permissions.cycle_mode()
+        self.notify(f"{mode}: {SUMMARY[mode]}", title="Permission mode", timeout=2.5)
 
     def action_toggle_panel(self) -> None:
         if self.ready:
@@ -523,6 +547,7 @@ class AgentShellApp(App[int]):
 
     def on_text_area_changed(self) -> None:
         self.gc_policy.activity()  # typing: a due collection waits for a pause
+        self._last_typed = time.monotonic()  # a dialog opening now ignores keys a moment
 
     def on_notice_line_disable_middleware(self, message: NoticeLine.DisableMiddleware) -> None:
         if message.name in self.agent.middleware:

@@ -44,7 +44,8 @@ class AskEverything(Middleware):
     async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
         if ctx.session_state.get(f"always:{ctx.call.name}"):
             return None
-        decision = await ctx.ask(ApprovalRequest(ctx.call, ctx.tool, dict(ctx.args)))
+        request = ApprovalRequest(ctx.call, ctx.tool, dict(ctx.args), suggested_rules=(ctx.call.name,))
+        decision = await ctx.ask(request)
         if decision.always:
             ctx.session_state[f"always:{ctx.call.name}"] = True
         if decision.type == "reject":

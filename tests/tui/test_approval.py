@@ -115,8 +115,10 @@ async def test_always_allow_stops_asking_for_that_tool() -> None:
     agent, _ = make_agent([_call("c1"), "one", _call("c2"), "two"], middleware=[AskEverything()])
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
-        await _ask_once(app, pilot)
-        await pilot.press("a")
+        dialog = await _ask_once(app, pilot)
+        await pilot.press("a")  # shows the proposed rule; Ctrl+S keeps it (this session)
+        assert dialog.query_one("#rules", TextArea).text == "write_note"
+        await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: not app.busy)
         await send(pilot, "again")
         await wait_for(pilot, lambda: not app.busy and len(_results(agent)) == 2)

@@ -1,36 +1,73 @@
 """The approval dialog: the TUI's answer to ``ask(ApprovalRequest)``.
 
-Shows the tool, its description and the full arguments. ``y`` approves, ``e``
-edits the arguments as JSON (parsed and checked with ``tool.validate`` before it
-can be submitted; errors inline), ``n`` rejects with an optional reason the model
-will read, ``a`` always allows the tool (``always=True``). Parallel tool calls
-queue here: the title says "2 of 3" and ``A`` approves all remaining.
+What is approved is what is seen: the tool, why it asks, the change it would
+make (a diff for file edits, the commands of a shell line) and every argument,
+whole and wrapped, in one scrolling body that fits an 80x24 terminal. Only the
+decisions the request allows are offered: ``y`` approves, ``e`` edits the
+arguments as JSON (validated with ``tool.validate`` before it can be submitted),
+``n`` rejects with an optional reason the model reads, ``a`` ("always") shows
+the rule(s) the policy proposes, editable, and where to keep them (this session,
+this project, everywhere). Parallel tool calls queue here: the title says
+"2 of 3" and ``A`` approves all remaining.
+
+A dialog that opens while the user is typing must not turn their sentence into
+answers: decision keys are ignored until the keyboard has been quiet for
+:attr:`ApprovalScreen.GUARD_S` (counted from the dialog opening, from the last
+keystroke in the prompt, and from every key pressed while the guard holds).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static, TextArea
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args
+from shell.frontend.approval import argument_lines, choices, is_diff
 from shell.textsafety import sanitize
 
-from ..highlight import syntax
+SCOPES: tuple[tuple[RuleScope, str], ...] = (
+    ("session", "this session"),
+    ("project", "this project"),
+    ("user", "everywhere (user config)"),
+)
+GUARDED = ("approve", "edit", "reject", "always", "approve_all")
 
 
 @dataclass(eq=False)
 class PendingApproval:
     request: ApprovalRequest
     future: asyncio.Future[ApprovalDecision] = field(repr=False)
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff, coloured line by line, every character (indentation too) kept."""
+    text = Text()
+    for i, line in enumerate(diff.split("\n")):
+        if i:
+            text.append("\n")
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        else:
+            style = ""
+        text.append(line, style=style)
+    return text
 
 
 def check_args(request: ApprovalRequest, text: str) -> tuple[dict[str, Any] | None, str]:
@@ -44,20 +81,31 @@ def check_args(request: ApprovalRequest, text: str) -> tuple[dict[str, Any] | No
 class ApprovalScreen(ModalScreen[None]):
     """Works through ``queue`` (shared with the app, which appends to it)."""
 
+    GUARD_S: ClassVar[float] = 0.6
+    """Quiet keyboard needed before a decision key counts."""
+
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; background: $background 60%; }
-    ApprovalScreen > #dialog { width: 90%; max-width: 110; height: auto; max-height: 90%;
+    ApprovalScreen > #dialog { width: 94%; max-width: 110; height: auto; max-height: 96%;
         border: thick $warning; background: $surface; padding: 0 1; }
     ApprovalScreen #title { text-style: bold; color: $warning; }
     ApprovalScreen #tool-desc, ApprovalScreen #req-desc { color: $text-muted; }
-    ApprovalScreen #args { height: auto; max-height: 16; background: $panel; margin: 1 0 0 0; }
+    ApprovalScreen #body { height: auto; max-height: 60vh; background: $panel; margin: 1 0 0 0; }
+    ApprovalScreen .section { color: $text-muted; text-style: italic; }
     ApprovalScreen #keys { color: $foreground; margin: 1 0 0 0; }
-    ApprovalScreen #edit-box, ApprovalScreen #reject-box { height: auto; display: none; }
-    ApprovalScreen.-editing #edit-box, ApprovalScreen.-rejecting #reject-box { display: block; }
-    ApprovalScreen.-editing #keys, ApprovalScreen.-rejecting #keys { display: none; }
-    ApprovalScreen.-editing #args { display: none; }
+    ApprovalScreen #guard { color: $warning; height: 1; }
+    ApprovalScreen #edit-box, ApprovalScreen #reject-box, ApprovalScreen #always-box {
+        height: auto; display: none; }
+    ApprovalScreen.-editing #edit-box, ApprovalScreen.-rejecting #reject-box,
+    ApprovalScreen.-always #always-box { display: block; }
+    ApprovalScreen.-editing #keys, ApprovalScreen.-rejecting #keys, ApprovalScreen.-always #keys {
+        display: none; }
+    ApprovalScreen.-editing #body, ApprovalScreen.-always #body { display: none; }
     ApprovalScreen #editor { height: auto; min-height: 4; max-height: 14; }
-    ApprovalScreen #edit-error { color: $error; }
+    ApprovalScreen #rules { height: auto; min-height: 2; max-height: 6; }
+    ApprovalScreen #scope { height: auto; width: 100%; layout: horizontal; border: none; padding: 0; }
+    ApprovalScreen #scope RadioButton { width: auto; margin: 0 2 0 0; }
+    ApprovalScreen #edit-error, ApprovalScreen #rule-error { color: $error; }
     ApprovalScreen #edit-error.-ok { color: $success; }
     ApprovalScreen .hint { color: $text-muted; }
     ApprovalScreen Horizontal { height: auto; }
@@ -68,18 +116,19 @@ class ApprovalScreen(ModalScreen[None]):
         Binding("y", "approve", "Approve"),
         Binding("e", "edit", "Edit"),
         Binding("n", "reject", "Reject"),
-        Binding("a", "always", "Always allow"),
+        Binding("a", "always", "Always"),
         Binding("A", "approve_all", "Approve all remaining"),
         Binding("escape", "back", "Back / cancel reply"),
-        Binding("ctrl+s", "submit_edit", "Submit edit", show=False),
+        Binding("ctrl+s", "submit", "Submit", show=False),
     ]
 
-    def __init__(self, queue: list[PendingApproval]) -> None:
+    def __init__(self, queue: list[PendingApproval], *, typed_at: float = 0.0) -> None:
         super().__init__()
         self.queue = queue
         self.resolved = 0
         self.mode = "view"
         self._ready = False
+        self.quiet_until = max(time.monotonic(), typed_at) + self.GUARD_S
 
     # -- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -87,9 +136,13 @@ class ApprovalScreen(ModalScreen[None]):
             yield Static(id="title")
             yield Static(id="tool-desc")
             yield Static(id="req-desc")
-            with VerticalScroll(id="args"):
+            with VerticalScroll(id="body"):
+                yield Static(id="preview-title", classes="section")
+                yield Static(id="preview")
+                yield Static("Arguments (complete):", id="args-title", classes="section")
                 yield Static(id="args-text")
             yield Static(id="keys")
+            yield Static(id="guard")
             with Vertical(id="edit-box"):
                 yield Static("Edit the arguments (JSON). Ctrl+S submits, Esc goes back.", classes="hint")
                 yield TextArea(id="editor", language="json", soft_wrap=True, show_line_numbers=False)
@@ -104,6 +157,17 @@ class ApprovalScreen(ModalScreen[None]):
                     "Why? (optional; the model reads this). Enter rejects, Esc goes back.", classes="hint"
                 )
                 yield Input(placeholder="reason", id="reason")
+            with Vertical(id="always-box"):
+                yield Static("Allow from now on, by these rules (one per line; edit them to narrow or "
+                             "widen). Ctrl+S approves and remembers, Esc goes back.", classes="hint")
+                yield TextArea(id="rules", soft_wrap=True, show_line_numbers=False)
+                yield Static(id="rule-error")
+                with RadioSet(id="scope"):
+                    for i, (_, label) in enumerate(SCOPES):
+                        yield RadioButton(label, value=i == 0)
+                with Horizontal():
+                    yield Button("Approve and remember", id="submit-always", variant="primary", compact=True)
+                    yield Button("Back", id="always-back", compact=True)
 
     def on_mount(self) -> None:
         self._ready = True
@@ -132,31 +196,53 @@ class ApprovalScreen(ModalScreen[None]):
         description = request.own_words()
         req_desc.update(Text(sanitize(description)))
         req_desc.display = bool(description)
-        args = json.dumps(request.args, indent=2, ensure_ascii=False)
-        self.query_one("#args-text", Static).update(syntax(sanitize(args), "json"))
-        allowed = request.allowed_decisions
-        keys = ["[y] approve"]
-        if "edit" in allowed:
-            keys.append("[e] edit")
-        if "reject" in allowed:
-            keys.append("[n] reject")
-        keys.append(f"[a] always allow {request.call.name}")
-        if len(self.queue) > 1:
+        preview = sanitize(request.preview)
+        title = self.query_one("#preview-title", Static)
+        title.update("Changes:")
+        title.display = is_diff(request.preview)
+        box = self.query_one("#preview", Static)
+        box.update(diff_text(preview) if preview.startswith("--- ") else Text(preview))
+        box.display = bool(preview)
+        args = "\n".join(argument_lines(request, indent=""))
+        self.query_one("#args-text", Static).update(Text(sanitize(args)))
+        self.query_one("#args-title", Static).update(
+            "Other arguments (complete):" if preview.startswith("--- ") else "Arguments (complete):"
+        )
+        keys = [f"[{c.key}] {'always…' if c.key == 'a' else c.label}" for c in choices(request)]
+        if len(self.queue) > 1 and "approve" in request.allowed_decisions:
             keys.append(f"[A] approve all {len(self.queue)} remaining")
         keys.append("[esc] cancel reply")
         self.query_one("#keys", Static).update(Text("   ".join(keys)))
+        self.query_one("#body", VerticalScroll).scroll_home(animate=False)
         self._set_mode("view")
 
     def _set_mode(self, mode: str) -> None:
         self.mode = mode
         self.set_class(mode == "edit", "-editing")
         self.set_class(mode == "reject", "-rejecting")
+        self.set_class(mode == "always", "-always")
         if mode == "edit":
             self.query_one("#editor", TextArea).focus()
         elif mode == "reject":
             self.query_one("#reason", Input).focus()
+        elif mode == "always":
+            self.query_one("#rules", TextArea).focus()
         else:
             self.set_focus(None)
+
+    # -- the typing guard -------------------------------------------------------------
+    def guarded(self) -> bool:
+        return time.monotonic() < self.quiet_until
+
+    def on_key(self, event: events.Key) -> None:
+        if self.mode == "view" and self.guarded():
+            self.quiet_until = time.monotonic() + self.GUARD_S  # still typing: wait for a pause
+            self.query_one("#guard", Static).update("keys paused while you type…")
+            self.set_timer(self.GUARD_S + 0.05, self._guard_hint)
+
+    def _guard_hint(self) -> None:
+        if not self.guarded():
+            self.query_one("#guard", Static).update("")
 
     # -- answering ----------------------------------------------------------------
     def answer(self, decision: ApprovalDecision) -> None:
@@ -168,6 +254,7 @@ class ApprovalScreen(ModalScreen[None]):
         self.resolved += 1
         if not item.future.done():
             item.future.set_result(decision)
+        self.quiet_until = max(self.quiet_until, time.monotonic() + min(self.GUARD_S, 0.3))
         self.show_current()
 
     def request_gone(self) -> None:
@@ -175,19 +262,42 @@ class ApprovalScreen(ModalScreen[None]):
         self.show_current()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.mode != "view" and action in ("approve", "edit", "reject", "always", "approve_all"):
+        if action in GUARDED and self.mode != "view":
             return False
         item = self.current
-        allowed = item.request.allowed_decisions if item is not None else ()
-        return not (item is not None and action in ("edit", "reject") and action not in allowed)
+        if item is None:
+            return True
+        offered = {c.decision for c in choices(item.request)}
+        if action in ("approve", "approve_all"):
+            return "approve" in offered
+        if action in ("edit", "reject", "always"):
+            return action in offered
+        return True
+
+    def _ignored(self) -> bool:
+        """A decision key while the guard holds: ignored (and the guard extended)."""
+        if self.guarded():
+            self.quiet_until = time.monotonic() + self.GUARD_S
+            self.query_one("#guard", Static).update("keys paused while you type…")
+            self.set_timer(self.GUARD_S + 0.05, self._guard_hint)
+            return True
+        return False
 
     def action_approve(self) -> None:
-        self.answer(ApprovalDecision.approve())
+        if not self._ignored():
+            self.answer(ApprovalDecision.approve())
 
     def action_always(self) -> None:
-        self.answer(ApprovalDecision.approve(always=True))
+        item = self.current
+        if item is None or self._ignored():
+            return
+        self.query_one("#rules", TextArea).load_text("\n".join(item.request.suggested_rules))
+        self.query_one("#rule-error", Static).update("")
+        self._set_mode("always")
 
     def action_approve_all(self) -> None:
+        if self._ignored():
+            return
         while self.current is not None:
             item = self.queue.pop(0)
             self.resolved += 1
@@ -197,7 +307,7 @@ class ApprovalScreen(ModalScreen[None]):
 
     def action_edit(self) -> None:
         item = self.current
-        if item is None:
+        if item is None or self._ignored():
             return
         editor = self.query_one("#editor", TextArea)
         editor.load_text(json.dumps(item.request.args, indent=2, ensure_ascii=False))
@@ -205,6 +315,8 @@ class ApprovalScreen(ModalScreen[None]):
         self._set_mode("edit")
 
     def action_reject(self) -> None:
+        if self._ignored():
+            return
         self.query_one("#reason", Input).value = ""
         self._set_mode("reject")
 
@@ -231,12 +343,26 @@ class ApprovalScreen(ModalScreen[None]):
         if event.text_area.id == "editor":
             self._validate()
 
+    def action_submit(self) -> None:
+        if self.mode == "edit":
+            args = self._validate()
+            if args is not None:
+                self.answer(ApprovalDecision.edit(args))
+        elif self.mode == "always":
+            self._submit_always()
+
     def action_submit_edit(self) -> None:
-        if self.mode != "edit":
+        self.action_submit()
+
+    def _submit_always(self) -> None:
+        text = self.query_one("#rules", TextArea).text
+        rules = tuple(line.strip() for line in text.splitlines() if line.strip())
+        if not rules:
+            self.query_one("#rule-error", Static).update("✗ no rule: give one, or Esc and approve once")
             return
-        args = self._validate()
-        if args is not None:
-            self.answer(ApprovalDecision.edit(args))
+        index = self.query_one("#scope", RadioSet).pressed_index
+        scope = SCOPES[index if index >= 0 else 0][0]
+        self.answer(ApprovalDecision.approve(always=True, rules=rules, scope=scope))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "reason":
@@ -245,6 +371,8 @@ class ApprovalScreen(ModalScreen[None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "submit-edit":
-            self.action_submit_edit()
-        elif event.button.id == "edit-back":
+            self.action_submit()
+        elif event.button.id == "submit-always":
+            self._submit_always()
+        elif event.button.id in ("edit-back", "always-back"):
             self._set_mode("view")

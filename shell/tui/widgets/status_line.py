@@ -1,4 +1,6 @@
-"""The status line: model (the demo clearly labelled), session tokens, state."""
+"""The status line: permission mode, model (the demo clearly labelled), session
+tokens, state. The mode is always shown (bypass in the error colour): it says
+what runs without asking."""
 
 from __future__ import annotations
 
@@ -31,20 +33,27 @@ class StatusLine(Static):
     tokens_in: reactive[int] = reactive(0)
     tokens_out: reactive[int] = reactive(0)
     queued: reactive[int] = reactive(0)
+    mode: reactive[str] = reactive("")
 
     def render(self) -> Text:
         """Model · tokens · state · queue, fitted to the width: the state is what the
         user needs most, so the model's note and then the token counts give way."""
         state = STATES.get(self.state, self.state)
         queued = f"  ·  {self.queued} queued" if self.queued else ""
+        mode = f"mode: {self.mode}  ·  " if self.mode else ""
+        queued_room = len(queued) + len(mode)
         label = sanitize_line(self.model_label)  # a model id can come from a server
         full, short = label, label.split(" (", 1)[0]  # "demo (offline …)"
         tokens = f"  ·  ↑{self.tokens_in:,} ↓{self.tokens_out:,} tokens"
         brief = f"  ·  ↑{_short(self.tokens_in)} ↓{_short(self.tokens_out)}"
-        room = self.size.width - 2 - len(state) - len(queued) - len("  ·  ")  # 2: padding
+        room = self.size.width - 2 - len(state) - queued_room - len("  ·  ")  # 2: padding
         fits = [(m, t) for m, t in ((full, tokens), (short, tokens), (short, brief)) if len(m + t) <= room]
         model, tokens = fits[0] if fits else (short, "")
         text = Text()
+        if mode:
+            warn = self.mode.startswith("bypass")
+            text.append(mode[:-5], style="bold reverse red" if warn else "bold")
+            text.append("  ·  ")
         text.append(model, style="bold")
         text.append(tokens)
         text.append(f"  ·  {state}")

@@ -1,0 +1,160 @@
+"""Permissions in the TUI, through the pilot: the mode in the status line and
+Shift+Tab, the dialog's diff preview at 80x24, only the decisions a tool allows,
+"always" as an editable, scoped rule, the typing guard, /permissions."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import RadioSet, Static, TextArea
+
+from middleware.human_in_the_loop import HumanInTheLoop
+from shell.config import Settings
+from shell.core.messages import AssistantMessage, ToolCallBlock
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+from shell.tui.app import AgentShellApp
+from shell.tui.screens.approval import ApprovalScreen
+from shell.tui.widgets.status_line import StatusLine
+
+from .helpers import send, wait_for
+
+pytestmark = pytest.mark.anyio
+SMALL = (80, 24)
+
+
+def runtime(tmp_path: Path, turns: list[Any], **options: Any) -> ShellRuntime:
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    return ShellRuntime.create(
+        RuntimeOptions(cwd=str(ws), record=False, **options),
+        settings=Settings(path=tmp_path / "config.toml"),
+        model=ScriptedModel(turns),
+    )
+
+
+def call(name: str, **args: Any) -> AssistantMessage:
+    return AssistantMessage((ToolCallBlock("c1", name, args),))
+
+
+def dialog(app: AgentShellApp) -> ApprovalScreen | None:
+    return app.screen if isinstance(app.screen, ApprovalScreen) else None
+
+
+def _conversation_text(app: AgentShellApp) -> str:
+    from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
+
+    return "\n".join(w.text for w in app.query(AssistantWidget))
+
+
+def status_text(app: AgentShellApp) -> str:
+    return str(app.screen_stack[0].query_one(StatusLine).render())
+
+
+async def test_the_mode_is_always_shown_and_shift_tab_cycles_it(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_for(pilot, lambda: "default" in status_text(app))
+        seen = []
+        for _ in range(4):
+            await pilot.press("shift+tab")
+            await wait_for(pilot, lambda: rt.permissions.mode in status_text(app))
+            seen.append(rt.permissions.mode)
+        assert seen == ["accept-edits", "plan", "auto", "default"]
+        await send(pilot, "/mode bypass")
+        await wait_for(pilot, lambda: "bypass" in status_text(app))
+        rt.set_middleware("HumanInTheLoop", False)
+        await send(pilot, "/mode default")
+        await wait_for(pilot, lambda: "bypass (approvals off)" in status_text(app))
+
+
+async def test_a_file_edit_shows_its_diff_at_80x24_and_always_becomes_a_scoped_rule(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [call("edit_file", path="notes.md", old_string="old line", new_string="new line"),
+                            "Edited."])
+    (rt.workspace.root / "notes.md").write_text("title\nold line\nend\n")
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SMALL) as pilot:
+        await send(pilot, "edit it")
+        await wait_for(pilot, lambda: dialog(app) is not None)
+        d = dialog(app)
+        assert d is not None
+        await pilot.pause(0.1)
+        preview = str(d.query_one("#preview", Static).render())
+        assert "-old line" in preview and "+new line" in preview
+        assert d.query_one("#preview", Static).region.bottom <= 24  # the change is on screen at 80x24
+        keys = str(d.query_one("#keys", Static).render())
+        assert "[y] approve" in keys and "[a] always" in keys
+        await pilot.press("a")
+        rules = d.query_one("#rules", TextArea)
+        assert rules.text == "edit_file(notes.md)"
+        rules.load_text("edit_file(**/*.md)")
+        d.query_one("#scope", RadioSet).query("RadioButton")[2].value = True  # everywhere
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.busy)
+    assert (rt.workspace.root / "notes.md").read_text() == "title\nnew line\nend\n"
+    saved = tomllib.loads((tmp_path / "config.toml").read_text())
+    assert saved["permissions"]["allow"] == ["edit_file(**/*.md)"]
+    kept = [(r.rule.text, r.rule.source) for r in rt.permissions.listed()]
+    assert kept == [("edit_file(**/*.md)", "user")]
+
+
+async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
+    hitl = next(m for m in rt.agent.middleware if isinstance(m, HumanInTheLoop))
+    hitl.interrupt_on = HumanInTheLoop({"run_shell": {"allowed_decisions": ["edit", "reject"]}}).interrupt_on
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SMALL) as pilot:
+        await send(pilot, "run it")
+        await wait_for(pilot, lambda: dialog(app) is not None)
+        d = dialog(app)
+        assert d is not None
+        keys = str(d.query_one("#keys", Static).render())
+        assert "approve" not in keys and "always" not in keys and "[e] edit" in keys
+        await pilot.press("y")
+        await pilot.press("a")
+        await pilot.pause(0.1)
+        assert dialog(app) is d and d.mode == "view"  # neither key did anything
+        await pilot.press("n")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy)
+    assert not (rt.workspace.root / "x").exists()
+
+
+@pytest.mark.typing_guard
+async def test_keys_typed_as_the_dialog_opens_are_not_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ApprovalScreen, "GUARD_S", 2.0)  # a slow, shared machine still types faster
+    rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SMALL) as pilot:
+        await send(pilot, "run it")
+        await wait_for(pilot, lambda: dialog(app) is not None)
+        d = dialog(app)
+        assert d is not None
+        for key in "yes any":  # the user was still typing a sentence
+            await pilot.press(key if key != " " else "space")
+        await pilot.pause(0.05)
+        assert dialog(app) is d and not (rt.workspace.root / "x").exists()
+        assert "paused" in str(d.query_one("#guard", Static).render())
+        await pilot.pause(ApprovalScreen.GUARD_S + 0.2)  # a pause, then a deliberate answer
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+    assert (rt.workspace.root / "x").exists()
+
+
+async def test_permissions_lists_rules_with_their_source_and_removes_one(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [])
+    rt.permissions.add_rule("run_shell(git status:*)", "allow", "session")
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "/permissions")
+        await wait_for(pilot, lambda: "this session" in _conversation_text(app))
+        assert "1. `allow run_shell(git status:*)`: this session" in _conversation_text(app)
+        await send(pilot, "/permissions remove 1")
+        await pilot.pause(0.2)
+        assert rt.permissions.listed() == []
