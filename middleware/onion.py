@@ -226,17 +226,35 @@ class _Bridge:
 
 _NO_STATS = HookStats()
 
+LAYER_FRAMES: dict[Any, tuple[StreamOnion, Slot | None]] = {}
+"""The frame of every layer (and core) of an onion in flight -> who it is: an error
+that leaves a layer is named by the deepest of these frames it passed through, with
+no wrapper on the happy path (see :func:`owner_of`)."""
+
+
+def owner_of(exc: BaseException) -> tuple[StreamOnion, Slot | None] | None:
+    """The layer (or core: slot None) an exception came from, read off its traceback."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        hit = LAYER_FRAMES.get(tb.tb_frame)
+        if hit is not None:
+            found = hit
+        tb = tb.tb_next
+    return found
+
 
 class Items:
-    """The output of one layer, as the layer outside it (or the consumer) pulls it.
+    """One layer's output wrapped, where a wrapper is needed: to time each step (once
+    someone reads the stats), to let a coroutine layer ``await next(request)``, and
+    for ``on_reply`` (see :class:`ReplyItems`). Elsewhere the layer's own generator
+    is passed on as it is: an untimed pass-through layer costs one generator step.
 
-    Times each step (the layer's own time = its steps minus the inner layer's) and
-    names the layer in an error that leaves it without a name yet. Awaiting it
-    (``await next(request)``) runs it to the end and gives the hook's result; from a
-    coroutine layer, the items also stream out on the way.
+    Awaiting it runs it to the end and gives the hook's result; from a coroutine
+    layer, the items also stream out on the way.
     """
 
-    __slots__ = ("_onion", "_owner", "_parent", "_slot", "_source", "_stats", "_step")
+    __slots__ = ("_onion", "_owner", "_parent", "_slot", "_source", "_stats", "_step", "_timed")
 
     def __init__(
         self,
@@ -254,11 +272,20 @@ class Items:
         self._stats = stats
         self._parent = parent
         self._owner = owner
+        self._timed = onion.timing
 
     def __aiter__(self) -> Items:
         return self
 
     async def __anext__(self) -> Any:
+        if not self._timed:
+            try:
+                return await self._step()
+            except StopAsyncIteration:
+                raise
+            except Exception as exc:
+                self._onion.failed(self._slot, exc)
+                raise
         t0 = perf_counter()
         try:
             return await self._step()
@@ -304,7 +331,7 @@ class ReplyItems(Items):
 
     A layer that ends without a ``ReplyEnd`` (it returned early, or answered without
     calling ``next``) ends the reply there: the onion closes everything inside it
-    (the core repairs the history) and the layers outside get the ``ReplyEnd``.
+    (the loop repairs the history) and the layers outside get the ``ReplyEnd``.
     """
 
     __slots__ = ("_done", "_held", "_outer", "_started")
@@ -322,13 +349,23 @@ class ReplyItems(Items):
             return item
         if self._done == 2:
             raise StopAsyncIteration
+        t0 = perf_counter() if self._timed else 0.0
         try:
-            item = await super().__anext__()
+            item = await self._step()
         except StopAsyncIteration:
             if self._slot is None or self._done:
                 raise
             self._done = 2
             return await self._onion.end_early(self)
+        except Exception as exc:
+            self._onion.failed(self._slot, exc)
+            raise
+        finally:
+            if t0:
+                dt = perf_counter() - t0
+                self._stats.time_s += dt
+                if self._parent is not None:
+                    self._parent.time_s -= dt
         if not self._started:
             self._started = True
             if type(item) is not ReplyStart:
@@ -352,12 +389,14 @@ class StreamOnion:
         "core_source",
         "entries",
         "finish",
+        "frames",
         "hook",
         "items",
         "opened",
         "request",
         "run",
         "stack",
+        "timing",
     )
 
     def __init__(
@@ -382,6 +421,8 @@ class StreamOnion:
         self.context = context
         self.finish = finish
         self.opened: list[Items | AsyncIterator[Any]] = []
+        self.frames: list[Any] = []
+        self.timing = stack.timing  # decided once per invocation, so own times add up
         self.answer = MessageBuilder()
         self.items: AsyncIterator[Any] = self.enter(0, request, None)
 
@@ -390,26 +431,34 @@ class StreamOnion:
         n = len(entries)
         while i < n and not entries[i].slot.live(hook):
             i += 1
-        kind = ReplyItems if hook == "on_reply" else Items
         parent = caller.entry.stats if caller is not None else None
         owner = caller.bridge if caller is not None else None
         if i == n:
-            core = self.core(request)
+            slot, stats = None, _NO_STATS
+            source = self.core(request)
             if caller is None:  # no layer at all: the consumer pulls the core itself
-                self.opened.append(core)
-                return core
-            items: Items = kind(self, core, None, _NO_STATS, parent, owner)
-            self.opened.append(items)
-            return items
-        entry = entries[i]
-        entry.stats.calls += 1
-        nxt = _Next(self, i + 1, request, entry)
-        try:
-            source = self._call(entry, request, nxt)
-        except Exception as exc:
-            self.failed(entry.slot, exc)
-            raise
-        items = kind(self, source, entry.slot, entry.stats, parent, owner)
+                self.opened.append(source)
+                return source
+        else:
+            entry = entries[i]
+            slot, stats = entry.slot, entry.stats
+            stats.calls += 1
+            try:
+                source = self._call(entry, request, _Next(self, i + 1, request, entry))
+            except Exception as exc:
+                self.failed(entry.slot, exc)
+                raise
+        frame = getattr(source, "ag_frame", None)
+        if frame is not None:
+            LAYER_FRAMES[frame] = (self, slot)
+            self.frames.append(frame)
+        if hook == "on_reply":
+            items: Items = ReplyItems(self, source, slot, stats, parent, owner)
+        elif owner is not None or self.timing:
+            items = Items(self, source, slot, stats, parent, owner)
+        else:
+            self.opened.append(source)  # passed on as it is
+            return source
         self.opened.append(items)
         return items
 
@@ -421,6 +470,8 @@ class StreamOnion:
         if entry.shape == CORO:
             bridge = nxt.bridge = _Bridge()
             bridge.coro = entry.fn(ctx, request, nxt)
+            LAYER_FRAMES[bridge.coro.cr_frame] = (self, entry.slot)
+            self.frames.append(bridge.coro.cr_frame)
             return self._bridged(entry, bridge)
         result = entry.fn(ctx, request, nxt)  # a plain function: it says which by what it returns
         if hasattr(result, "__anext__"):
@@ -481,6 +532,16 @@ class StreamOnion:
         else:
             self.stack._failed(slot, self.hook, exc)
 
+    def blame(self, exc: Exception) -> None:
+        """Name who raised ``exc`` (for an error that left the onion untagged: it
+        passed no wrapper), from the frames it went through."""
+        if hasattr(exc, SOURCE_ATTR):
+            return
+        hit = owner_of(exc)
+        if hit is not None:
+            onion, slot = hit
+            onion.failed(slot, exc)
+
     def start_event(self) -> ReplyStart:
         return ReplyStart(self.request.input, reply_id=self.run.reply_id)
 
@@ -509,6 +570,9 @@ class StreamOnion:
 
     async def aclose(self) -> None:
         await self.close_from(0)
+        for frame in self.frames:
+            LAYER_FRAMES.pop(frame, None)
+        self.frames.clear()
 
 
 class _Next:

@@ -39,6 +39,7 @@ from .onion import (
     StreamOnion,
     hook_shape,
     last_item,
+    owner_of,
     tag,
 )
 from .stats import HookStats, MiddlewareStats
@@ -53,9 +54,18 @@ T = TypeVar("T")
 
 
 def error_source(exc: BaseException, default: str) -> str:
-    """Who raised ``exc``: a middleware's name, or ``default`` (the model, a tool)."""
+    """Who raised ``exc``: a middleware's name, or ``default`` (the model, a tool).
+
+    Also for an error still on its way out of an onion (a fallback layer asking
+    whether the model or a layer inside it failed): read off its traceback."""
     source = getattr(exc, SOURCE_ATTR, None)
-    return source if isinstance(source, str) else default
+    if isinstance(source, str):
+        return source
+    hit = owner_of(exc)
+    if hit is not None:
+        onion, slot = hit
+        return slot.name if slot is not None else onion.core_source
+    return default
 
 
 class Slot:
@@ -80,6 +90,11 @@ class MiddlewareStack:
     """The ordered middleware of an agent; the first is the outermost."""
 
     log = log
+    timing = False
+    """Whether streamed items are timed one by one (the stats' ``time_s`` of the
+    streaming hooks). Off until someone reads the stats (:meth:`stats`: the side
+    panel, ``/middleware``, Tracing): until then nobody looks, and timing every item
+    through every layer would cost more than the layers themselves."""
 
     def __init__(self, middleware: Iterable[Middleware] = ()) -> None:
         self._slots: list[Slot] = []
@@ -141,6 +156,7 @@ class MiddlewareStack:
         return self._slot(name).enabled
 
     def stats(self, name: str) -> MiddlewareStats:
+        self.timing = True  # someone looks: from now on streamed items are timed too
         return self._slot(name).stats
 
     def get(self, name: str) -> Middleware:

@@ -218,6 +218,8 @@ class Agent:
                 else:
                     yield event
         except BaseException as exc:
+            if isinstance(exc, Exception):
+                onion.blame(exc)
             partial_message = builder.message(
                 partial_reason="error" if isinstance(exc, Exception) else "cancelled"
             )
@@ -270,7 +272,8 @@ class Agent:
                     yield queued
                 for event in events:
                     yield event
-        except Exception:
+        except Exception as exc:
+            onion.blame(exc)
             for event in [*reply.drain(), *assembler.abort()]:
                 yield event
             raise
