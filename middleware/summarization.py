@@ -48,7 +48,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from shell.core.model import ChatModel, ModelRequest, TextDelta
+from shell.core.model import ChatModel, ModelRequest, TextDelta, as_model
 
 from .base import Middleware
 from .context import HookContext
@@ -150,7 +150,7 @@ class Summarization(Middleware):
 
     def __init__(
         self,
-        model: ChatModel | None = None,
+        model: ChatModel | str | None = None,
         *,
         trigger: ContextSize | list[ContextSize] | None = None,
         keep: ContextSize = DEFAULT_KEEP,
@@ -262,7 +262,7 @@ class Summarization(Middleware):
         old = messages[head:cut]
         if not old:
             return messages
-        model = self.model or ctx.agent.model
+        model = as_model(self.model) if self.model is not None else ctx.agent.model
         try:
             summary = await self.summarize(model, self._trim(old))
         except Exception as exc:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from shell.core.messages import ToolResult, UserMessage
-from shell.core.model import ChatModel, ModelRequest
+from shell.core.model import ChatModel, ModelRequest, as_model
 from shell.core.tools import Tool
 
 from .base import Middleware
@@ -47,7 +47,7 @@ class LLMToolEmulator(Middleware):
         self,
         *,
         tools: Sequence[str | Tool] | None = None,
-        model: ChatModel | None = None,
+        model: ChatModel | str | None = None,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
     ) -> None:
         self.tools = None if tools is None else frozenset(t if isinstance(t, str) else t.name for t in tools)
@@ -66,7 +66,7 @@ class LLMToolEmulator(Middleware):
         if not self.emulates(request.tool.name):
             result: ToolResult = await next(request)
             return result
-        model = self.model or ctx.agent.model
+        model = as_model(self.model) if self.model is not None else ctx.agent.model
         ask = ModelRequest(model, self.system_prompt, (UserMessage(self.prompt(request)),))
         try:
             text = await complete_text(model, ask)

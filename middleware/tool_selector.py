@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from shell.core.events import Notice
 from shell.core.messages import Message, UserMessage
-from shell.core.model import ChatModel, ModelRequest, TextDelta
+from shell.core.model import ChatModel, ModelRequest, TextDelta, as_model
 from shell.core.tools import Tool
 
 from .base import Middleware
@@ -97,7 +97,7 @@ class LLMToolSelector(Middleware):
     def __init__(
         self,
         *,
-        model: ChatModel | None = None,
+        model: ChatModel | str | None = None,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         max_tools: int | None = None,
         always_include: Sequence[str] = (),
@@ -134,7 +134,7 @@ class LLMToolSelector(Middleware):
         names = [t.name for t in candidates]
         if self.max_tools == 0:
             return []
-        model = self.model or ctx.agent.model
+        model = as_model(self.model) if self.model is not None else ctx.agent.model
         request = ModelRequest(model, self.system_prompt, (UserMessage(self.prompt(candidates, query)),))
         try:
             answer = await complete_text(model, request)

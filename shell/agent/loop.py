@@ -192,6 +192,8 @@ class Agent:
         result = await self.middleware.call(
             "on_compress_context", CompressRequest(tuple(run.history)), keep, "agent", run.context
         )
+        if result is None:  # AgentScope's compress_context returns nothing: keep the history
+            return
         changed = len(result) != len(run.history)
         if changed or any(a is not b for a, b in zip(result, run.history, strict=True)):
             run.history[:] = result

@@ -1,0 +1,8 @@
+"""The seeds' examples run under asyncio and trio alike."""
+
+import pytest
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
