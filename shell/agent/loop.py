@@ -189,7 +189,7 @@ class Agent:
         async def keep(request: CompressRequest) -> list[Message]:
             return list(request.messages)
 
-        result = await self.middleware.call(
+        result: list[Message] | None = await self.middleware.call(
             "on_compress_context", CompressRequest(tuple(run.history)), keep, "agent", run.context
         )
         if result is None:  # AgentScope's compress_context returns nothing: keep the history
