@@ -208,14 +208,12 @@ async def run_headless(
     out = out or sys.stdout
     err = err or sys.stderr
     runtime.ask = approver(approve, err)
-    for problem in runtime.problems:  # a mistyped config is said, never silently ignored
-        err.write(f"agent-shell: warning: {sanitize(problem)}\n")
     end: ReplyEnd | None = None
     errors: list[str] = []
     recorder = None
     show_tools = output_format == "text" and err.isatty()
-    for problem in runtime.problems:  # a damaged session, a broken plugin: said, never fatal
-        err.write(f"warning: {runtime.shown(problem)}\n")
+    for problem in runtime.problems:  # a mistyped config, a damaged session: said once, never fatal
+        err.write(f"agent-shell: warning: {runtime.shown(problem)}\n")
     check = runtime.workspace_trust()
     if check.config.exists and not check.trusted:  # never started, never asked: said once
         err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")
