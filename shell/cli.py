@@ -323,7 +323,7 @@ def _trust(args: argparse.Namespace) -> int:
         entries = store.entries()
         for path, entry in sorted(entries.items()):
             answer = "trusted" if entry.get("trusted") is True else "declined"
-            print(visible(f"{answer}  {path}  ({', '.join(entry.get('files') or [])})"))
+            print(visible(f"{answer}  {path}  ({', '.join(sorted(entry.get('files') or []))})"))
         if not entries:
             print("No workspace answered yet.")
         return EXIT_OK

@@ -45,15 +45,15 @@ def project_trusted(root: Path) -> bool:
 
 def keep_project_trusted(root: Path, was_trusted: bool) -> None:
     """After the user wrote a project rule themselves: keep a trusted workspace
-    trusted (the rules file is part of what trust hashes)."""
+    trusted (the rules file is part of what trust hashes), but never extend trust
+    to the project's other files (see ``trust.keep_trusted_after_own_edit``)."""
     if not was_trusted:
         return
     try:
-        from . import trust  # type: ignore[attr-defined,unused-ignore]
+        from . import trust
 
-        decide = trust.TrustStore().decide
-        decide(trust.read_project_config(root), True)
-    except Exception:  # no trust module yet, or its store cannot be written
+        trust.keep_trusted_after_own_edit(root, f"{PROJECT_DIR}/{PROJECT_RULES}")
+    except OSError:  # the trust store cannot be written: asked again next time
         return
 
 

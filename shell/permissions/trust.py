@@ -202,8 +202,10 @@ class TrustStore:
         return TrustCheck(config, "trusted" if entry.get("trusted") is True else "declined")
 
     def decide(self, config: ProjectConfig, trusted: bool) -> None:
-        """Record the user's answer for exactly these files."""
-        entry = {"trusted": trusted, "digest": config.digest, "files": config.files, "at": int(time.time())}
+        """Record the user's answer for exactly these files (each file's hash too, so
+        that an edit the user makes themselves can keep the others' trust)."""
+        files = {name: hashlib.sha256(data).hexdigest() for name, data in config.contents.items()}
+        entry = {"trusted": trusted, "digest": config.digest, "files": files, "at": int(time.time())}
         with self._locked():
             workspaces = self._load()
             workspaces[_key(config.root)] = entry
@@ -255,6 +257,25 @@ def _key(root: str | os.PathLike[str]) -> str:
 def trust_for_this_run(config: ProjectConfig) -> None:
     """Trust exactly these files until the process ends, without recording it."""
     _for_this_run[_key(config.root)] = config.digest
+
+
+def keep_trusted_after_own_edit(root: str | os.PathLike[str], edited: str) -> bool:
+    """The user changed ``edited`` (a path relative to ``root``) themselves, e.g. a
+    project rule through ``/permissions``: keep the workspace trusted if every other
+    config file is exactly what they trusted before, or trust it if that file is now
+    its only config. Never extends trust to a file the user was not shown: a cloned
+    repository's ``.mcp.json`` stays untrusted when the user adds a rule next to it.
+    Returns whether the workspace is trusted now."""
+    store = TrustStore()
+    now = read_project_config(root)
+    others = {n: hashlib.sha256(d).hexdigest() for n, d in now.contents.items() if n != edited}
+    entry = store.record(now.root) or {}
+    before = entry.get("files") if entry.get("trusted") is True else None
+    same_as_trusted = isinstance(before, dict) and {n: h for n, h in before.items() if n != edited} == others
+    if now.problem or not (same_as_trusted or not others):
+        return False
+    store.decide(now, True)
+    return True
 
 
 def is_trusted(workspace: str | os.PathLike[str], store: TrustStore | None = None) -> bool:
