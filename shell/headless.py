@@ -45,6 +45,7 @@ from shell.core.events import (
 )
 
 from .frontend.approval import approval_lines, choices
+from .frontend.paced import paced
 from .runtime import ShellRuntime, editor_command, summarize_args
 from .textsafety import json_text, sanitize, sanitize_line
 
@@ -218,12 +219,20 @@ async def run_headless(
     if check.config.exists and not check.trusted:  # never started, never asked: said once
         err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")
         err.flush()
-    with cancel_on_sigint(runtime.cancel):
+    cancelled = False
+
+    def on_cancel() -> None:
+        nonlocal cancelled
+        cancelled = True  # from now on nothing is printed but the reply's end
+
+    with cancel_on_sigint(runtime.cancel, on_cancel):
         async with runtime.running():
             await runtime.wait_for_tools()
             async with aclosing(runtime.reply(prompt)) as events:
-                async for event in events:
-                    if output_format == "jsonl":
+                async for event in paced(events):  # Ctrl+C is seen within a few ms
+                    if cancelled and not isinstance(event, ReplyEnd):
+                        pass  # what was in flight when Ctrl+C came: drained, not shown
+                    elif output_format == "jsonl":
                         out.write(json_text(to_jsonable(event)) + "\n")
                         out.flush()
                     elif output_format == "text":
@@ -238,7 +247,7 @@ async def run_headless(
     stop = end.stop_reason if end else "error"
     answer = end.message.text if end and end.message else ""
     if output_format == "text":
-        if answer:
+        if answer and not cancelled:  # Ctrl+C: the partial answer is not printed after it
             text = sanitize(answer)
             out.write(text if text.endswith("\n") else text + "\n")
             out.flush()

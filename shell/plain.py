@@ -42,6 +42,7 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
 from .frontend.approval import approval_lines, argument_lines, choices, is_diff
+from .frontend.paced import paced
 from .headless import cancel_on_sigint, edit_in_editor
 from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
 from .textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
@@ -335,12 +336,18 @@ class PlainShell:
         stop = "error"
         loop = asyncio.get_running_loop()
 
+        stopped = False
+
         def cancelled() -> None:
+            nonlocal stopped, stream
+            stopped, stream = True, None  # what was in flight is not printed after Ctrl+C
             self.console.print("[dim]cancelling…[/dim]")
 
         with cancel_on_sigint(self.runtime.cancel, cancelled):
             async with aclosing(self.runtime.reply(text)) as events:
-                async for e in events:
+                async for e in paced(events):  # Ctrl+C is seen within a few ms
+                    if stopped and not isinstance(e, ev.ReplyEnd):
+                        continue
                     if isinstance(e, ev.TextBlockStart):
                         stream = MarkdownStream(self.console)
                     elif isinstance(e, ev.TextBlockDelta) and stream is not None:

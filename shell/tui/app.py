@@ -424,6 +424,8 @@ class AgentShellApp(App[int]):
         self.run_worker(self._run_reply(text), group="reply", exit_on_error=False)
 
     async def _run_reply(self, text: str) -> None:
+        from shell.frontend.paced import paced
+
         from .entries import NoticeEntry, UserEntry
         from .renderer import ReplyRenderer
 
@@ -433,7 +435,7 @@ class AgentShellApp(App[int]):
         self.gc_policy.reply_started()
         try:
             async with aclosing(self.runtime.reply(text)) as events:  # recorded into the session
-                async for event in events:
+                async for event in paced(events):  # keys (Esc) get their turn however fast it streams
                     await renderer.handle(event)
         except Exception as exc:  # the engine promises not to raise; show it if it does
             await self.conversation.add(NoticeEntry("error", f"{type(exc).__name__}: {exc}"))
@@ -491,6 +493,8 @@ class AgentShellApp(App[int]):
         self.playback.stop()
         if self._busy:
             self.status.state = "cancelling"
+            if self.renderer is not None:
+                self.renderer.cancel()  # the screen stops at once, whatever is in flight
             self.agent.cancel()
         elif self._queue:
             self._queue.clear()

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
+PARTIAL_KEPT = 64
+"""Of an unfinished line, the characters kept to judge it when it ends."""
 _CONTINUATION = re.compile(r"^(\s|[-*+]\s|\d+[.)]\s|>|\||$)")
 
 
@@ -50,7 +52,11 @@ class Splitter:
                 self.in_fence = not self.in_fence
             self.prev_blank = not line.strip()
             pos = nl + 1
-        self.partial = combined[pos:]
+        rest = combined[pos:]
+        # Only a line's start matters (a fence marker, blank or not): a line that never
+        # ends (a model streaming without newlines) must not be copied whole each time.
+        self.partial = rest if len(rest) <= PARTIAL_KEPT else rest[:PARTIAL_KEPT] + (
+            "x" if rest[PARTIAL_KEPT:].strip() else " ")
         return cut
 
     def _safe_start(self, line: str) -> bool:

@@ -2,7 +2,11 @@
 
 One :class:`ReplyRenderer` per reply. Events are dispatched by type through a
 table (a reply can carry tens of thousands of text deltas, so no isinstance
-chains); widgets are mounted in order as their blocks start.
+chains); widgets are mounted in order as their blocks start. Deltas are drawn
+once per frame however fast they come (text and thinking by their widgets, tool
+arguments here), and :meth:`ReplyRenderer.cancel` (Esc) stops all drawing at
+once: what was received but not drawn is dropped, later deltas are ignored, so
+the reply ends on screen within a frame however large the backlog.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ if TYPE_CHECKING:
     from .app import AgentShellApp
 
 Handler = Callable[[Any], Awaitable[None]]
+_DELTAS = frozenset({ev.TextBlockDelta, ev.ThinkingBlockDelta, ev.ToolCallDelta, ev.DataBlockDelta})
+ARGS_FRAME_S = 1 / 30
+"""Streaming tool arguments are redrawn at most this often."""
 
 
 class ReplyRenderer:
@@ -35,6 +42,9 @@ class ReplyRenderer:
         self.blocks: dict[str, Entry] = {}
         self.spans: dict[str, SpanEntry] = {}
         self.stop_reason = ""
+        self.cancelled = False
+        self._args: dict[str, list[str]] = {}  # tool-call argument deltas not drawn yet
+        self._args_scheduled = False
         self._table: dict[type, Handler] = {
             ev.ReplyStart: self._reply_start,
             ev.ModelCallStart: self._model_call_start,
@@ -65,7 +75,17 @@ class ReplyRenderer:
     async def handle(self, event: Any) -> None:
         handler = self._table.get(type(event))
         if handler is not None:
+            if self.cancelled and type(event) in _DELTAS:
+                return  # cancelled: nothing more is drawn of what was in flight
             await handler(event)
+
+    def cancel(self) -> None:
+        """Esc: stop drawing now. Backlogs are dropped (each text block says how much)."""
+        self.cancelled = True
+        self._args.clear()
+        for entry in self.blocks.values():
+            if isinstance(entry.widget, (AssistantMessage, ThinkingBlock)):
+                entry.widget.drop_backlog()
 
     def _state(self, state: str) -> None:
         self.app.status.state = state
@@ -99,7 +119,7 @@ class ReplyRenderer:
             return
         entry.live = False
         if isinstance(entry.widget, AssistantMessage):
-            await entry.widget.finish(event.text)
+            await entry.widget.finish(event.text, cancelled=self.cancelled)
         entry.capture()
 
     async def _thinking_start(self, event: ev.ThinkingBlockStart) -> None:
@@ -140,10 +160,27 @@ class ReplyRenderer:
     async def _call_delta(self, event: ev.ToolCallDelta) -> None:
         entry = self._span(event.call_id)
         if entry is not None:
-            entry.state.args_text += event.delta
-            self._redraw(entry)
+            if not entry.state.args_text:  # the first piece at once, the rest once per frame
+                entry.state.args_text = event.delta
+                self._redraw(entry)
+                return
+            self._args.setdefault(event.call_id, []).append(event.delta)
+            if not self._args_scheduled:
+                self._args_scheduled = True
+                self.app.set_timer(ARGS_FRAME_S, self._draw_args)
+
+    def _draw_args(self) -> None:
+        """Once per frame: the argument deltas that came, each span redrawn once."""
+        self._args_scheduled = False
+        pending, self._args = self._args, {}
+        for call_id, parts in pending.items():
+            entry = self._span(call_id)
+            if entry is not None and entry.state.args is None:
+                entry.state.args_text += "".join(parts)
+                self._redraw(entry)
 
     async def _call_end(self, event: ev.ToolCallEnd) -> None:
+        self._args.pop(event.call_id, None)
         entry = self._span(event.call_id)
         if entry is None:
             entry = SpanEntry(SpanState(event.call_id, event.name))
@@ -258,11 +295,12 @@ class ReplyRenderer:
 
     async def finish_all(self) -> None:
         """End whatever is still live (a cancelled or failed reply leaves some)."""
+        self.cancelled = self.cancelled or self.stop_reason == "cancelled"
         for block_id in list(self.blocks):
             entry = self.blocks.pop(block_id)
             entry.live = False
             if isinstance(entry.widget, AssistantMessage):
-                await entry.widget.finish()
+                await entry.widget.finish(cancelled=self.cancelled)
             elif isinstance(entry.widget, (ThinkingBlock, AudioBlock)):
                 entry.widget.finish()
             entry.capture()

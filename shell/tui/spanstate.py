@@ -7,9 +7,10 @@ same as the live one did.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
+
+from shell.textsafety import json_text, map_strings
 
 Status: TypeAlias = Literal[
     "streaming", "pending", "approval", "running", "done", "error", "blocked", "cancelled"
@@ -54,18 +55,18 @@ class SpanState:
     details: dict[str, Any] = field(default_factory=dict)
 
     def args_json(self) -> str:
-        if self.args is not None:
-            return json.dumps(self.args, indent=2, ensure_ascii=False)
+        if self.args is not None:  # any nesting a model sends (json.dumps would recurse out)
+            return json_text(map_strings(self.args, str), indent=2)
         return self.args_text
 
     def summary(self, width: int = 60) -> str:
         """One line of arguments: ``path=a.txt, pattern=foo``."""
         if self.args is None:
-            text = self.args_text.replace("\n", " ")
+            text = self.args_text[: width * 2].replace("\n", " ")  # it may be megabytes long
         else:
             parts = []
             for key, value in self.args.items():
-                shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                parts.append(f"{key}={shown}")
+                shown = value if isinstance(value, str) else json_text(map_strings(value, str))
+                parts.append(f"{key}={shown[: width * 2]}")
             text = ", ".join(parts).replace("\n", "⏎")
         return text if len(text) <= width else text[: width - 1] + "…"

@@ -4,8 +4,11 @@ Deltas are batched per frame (one flush per ~1/60 s, however many deltas came),
 each flush goes to the current chunk's ``MarkdownStream``, and once a chunk has
 grown past ``CHUNK_LIMIT`` a fresh ``ChatMarkdown`` widget starts at the next
 safe top-level block (see ``mdsplit``). Every append then touches a small document, so
-streaming time grows linearly with the reply's size. A flush renders at most
-``FRAME_BUDGET`` characters (a burst waits for the next frames), finished chunks
+streaming time grows linearly with the reply's size. A flush renders a budget that
+follows the backlog (``FRAME_BUDGET`` characters, or a ``BACKLOG_FRAMES``-th of what
+waits, up to ``MAX_FRAME_BUDGET``), so a model that streams faster than a frame can
+draw is caught up with instead of leaving an ever-growing queue; on cancel, what
+was not drawn yet is dropped at once (:meth:`drop_backlog`) and said. Finished chunks
 keep a fixed height while the reply grows (Textual need not measure them again),
 and chunks far from view are parked (see ``parked``): while the view follows a
 streaming reply, at each cut, counted by height from the bottom; otherwise by
@@ -35,9 +38,13 @@ CHUNK_LIMIT = 600
 measured: 600 gave the lowest event-loop stalls)."""
 FRAME_S = 1 / 60
 FRAME_BUDGET = 200
-"""At most this many characters are rendered per frame, so a burst of deltas (a
-fast model, a replayed session) never stalls the event loop; the rest waits for
-the next frame."""
+"""Characters rendered per frame when little waits, so a burst of deltas (a fast
+model, a replayed session) never stalls the event loop; the rest waits."""
+BACKLOG_FRAMES = 12
+"""A larger backlog is drawn in this many frames (a fifth of a second)..."""
+MAX_FRAME_BUDGET = 12_000
+"""...but never more than this many characters in one frame (a frame stays short
+enough for Esc to be handled at once)."""
 VIEW_MARGIN = 0.5
 """Chunks within this many screen heights of the viewport stay live."""
 SETTLE_S = 0.2
@@ -62,8 +69,12 @@ class AssistantMessage(Vertical):
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:
         super().__init__()
         self._text = sanitize(text)
+        self._drawn: list[str] = []  # appended since: joined lazily (+= on an attribute copies it all)
         self.streaming = streaming
         self._pending: list[str] = []
+        self._backlog = 0
+        self.dropped = 0
+        """Characters never drawn because the reply was cancelled."""
         self._flush_scheduled = False
         self._chunk_size = len(self._text)
         self._splitter = Splitter()
@@ -74,7 +85,18 @@ class AssistantMessage(Vertical):
 
     @property
     def text(self) -> str:
-        return self._text + "".join(self._pending)
+        return self._shown() + "".join(self._pending)
+
+    def _shown(self) -> str:
+        if self._drawn:
+            self._text += "".join(self._drawn)
+            self._drawn.clear()
+        return self._text
+
+    @property
+    def backlog(self) -> int:
+        """Characters received and not drawn yet."""
+        return self._backlog
 
     def compose(self) -> ComposeResult:
         parts = split_markdown(self._text, CHUNK_LIMIT) if self._text else [""]
@@ -89,7 +111,21 @@ class AssistantMessage(Vertical):
     def append(self, delta: str) -> None:
         """Queue a delta; it is rendered at the next frame with the others."""
         self._pending.append(delta)
+        self._backlog += len(delta)
+        if len(self._pending) > 256:  # thousands of small strings cost ten times their text
+            self._pending[:] = ["".join(self._pending)]
         self._schedule()
+
+    def drop_backlog(self) -> int:
+        """Forget what was received but not drawn (the reply was cancelled: drawing it
+        would keep the user waiting); returns how many characters that was."""
+        dropped, self._backlog = self._backlog, 0
+        self._pending.clear()
+        self.dropped += dropped
+        return dropped
+
+    def _budget(self) -> int:
+        return min(MAX_FRAME_BUDGET, max(FRAME_BUDGET, self._backlog // BACKLOG_FRAMES))
 
     def _schedule(self) -> None:
         if not self._flush_scheduled:
@@ -106,18 +142,37 @@ class AssistantMessage(Vertical):
             return
         pending = "".join(self._pending)
         self._pending.clear()
-        if len(pending) > FRAME_BUDGET:
-            keep = pending.rfind("\n", 0, FRAME_BUDGET) + 1 or FRAME_BUDGET
+        budget = self._budget()
+        if len(pending) > budget:
+            keep = pending.rfind("\n", 0, budget) + 1 or budget
             self._pending.append(pending[keep:])
             pending = pending[:keep]
             self._schedule()
+        self._backlog -= len(pending)
         text = sanitize(pending)
-        self._text += text
+        self._drawn.append(text)
+        cut_any = False
+        while text:  # a big frame in pieces, so each document still gets its cut
+            piece = text
+            if len(text) > CHUNK_LIMIT:
+                end = text.find("\n", CHUNK_LIMIT) + 1 or len(text)
+                piece, text = text[:end], text[end:]
+            else:
+                text = ""
+            cut_any = await self._write(piece) or cut_any
+        if cut_any:
+            # Now, not after the next refresh: while a reply streams that can be many
+            # cuts later, and every chunk left live meanwhile slows every frame.
+            await self.park_offscreen()
+
+    async def _write(self, text: str) -> bool:
+        """One piece into the current document, or cut there; True if it was cut."""
+        assert self._stream is not None
         cut = self._splitter.feed(text, self._chunk_size >= CHUNK_LIMIT)
         if cut is None:
             self._chunk_size += len(text)
             await self._stream.write(text)
-            return
+            return False
         if cut:
             await self._stream.write(text[:cut])
         await self._stream.stop()
@@ -127,24 +182,29 @@ class AssistantMessage(Vertical):
         rest = text[cut:]
         self._chunk_size = len(rest)
         await self._stream.write(rest)
-        # Now, not after the next refresh: while a reply streams that can be many
-        # cuts later, and every chunk left live meanwhile slows every frame.
-        await self.park_offscreen()
+        return True
 
-    async def finish(self, text: str | None = None) -> None:
-        """The block ended: render what is left (a frame's budget at a time) and stop."""
+    async def finish(self, text: str | None = None, *, cancelled: bool = False) -> None:
+        """The block ended: render what is left (a frame's budget at a time) and stop.
+        ``cancelled``: what waits is dropped instead, and the drop is said."""
+        if cancelled:
+            self.drop_backlog()
         while self._pending and self._stream is not None:
             await self._flush()
             if self._pending:
                 await asyncio.sleep(FRAME_S)
         async with self._lock:
             if self._stream is not None:
+                if self.dropped:
+                    note = f"\n\n*… {self.dropped:,} characters not shown: the reply was cancelled.*\n"
+                    self._drawn.append(note)
+                    await self._stream.write(note)
                 await self._stream.stop()
                 self._stream = None
         self.streaming = False
         for chunk in self.query_children(Markdown):  # frozen heights only matter while growing
             chunk.styles.height = "auto"
-        if text is not None and not self._text:
+        if text is not None and not self._shown():
             self._text = sanitize(text)
             await self.query_one(Markdown).update(self._text)
         # While streaming, chunks not laid out yet could not be counted; once the

@@ -8,6 +8,8 @@ from textual.widgets import Collapsible, Static
 
 from shell.textsafety import sanitize
 
+FRAME_S = 1 / 60
+
 
 class ThinkingBlock(Collapsible):
     """Collapsed by default; the title shows how much the model thought."""
@@ -21,7 +23,11 @@ class ThinkingBlock(Collapsible):
 
     def __init__(self, text: str = "", *, done: bool = False) -> None:
         self._text = text
+        self._pending: list[str] = []
+        self._words = len(text.split())
+        self._ends_in_word = bool(text) and not text[-1].isspace()
         self._done = done
+        self._scheduled = False
         super().__init__(title=self._make_title(), collapsed=True)
 
     def compose(self) -> ComposeResult:
@@ -30,24 +36,50 @@ class ThinkingBlock(Collapsible):
             yield Static(Text(sanitize(self._text)), id="thinking-text")
 
     def _make_title(self) -> str:
-        words = len(self._text.split())
+        words = self._words
         return f"Thought ({words} words)" if self._done else f"Thinking… ({words} words)"
 
     @property
     def text(self) -> str:
+        self._take()
         return self._text
 
     def append(self, delta: str) -> None:
-        self._text += delta
-        self._refresh()
+        """Queue a delta: the title and text are redrawn once per frame, however
+        many deltas came (a flood of thinking must not redraw per delta)."""
+        self._pending.append(delta)
+        if not self._scheduled and self.is_mounted:
+            self._scheduled = True
+            self.set_timer(FRAME_S, self._refresh)
+
+    def drop_backlog(self) -> None:
+        """The reply was cancelled: what was not drawn is not drawn."""
+        self._pending.clear()
+
+    def _take(self) -> None:
+        """Move the queued deltas into the text, counting words as they come."""
+        if not self._pending:
+            return
+        chunk = "".join(self._pending)
+        self._pending.clear()
+        words = len(chunk.split())
+        if words and self._ends_in_word and not chunk[0].isspace():
+            words -= 1  # a word cut across two deltas counts once
+        self._words += words
+        self._ends_in_word = not chunk[-1].isspace()
+        self._text += chunk
 
     def finish(self, text: str = "") -> None:
+        self._take()
         if text:
             self._text = text
+            self._words = len(text.split())
         self._done = True
         self._refresh()
 
     def _refresh(self) -> None:
+        self._scheduled = False
+        self._take()
         self.title = self._make_title()
         if self.is_mounted and not self.collapsed:
             self.query_one("#thinking-text", Static).update(Text(sanitize(self._text)))

@@ -1,0 +1,173 @@
+"""Benchmark: how fast Ctrl+C / Esc ends a reply while the provider floods.
+
+A local OpenAI-compatible server (``tests/flood.py``) streams text deltas as fast
+as it can, without pause; a calm one sends a delta every 10 ms (the baseline:
+cancelling a reply that streams at a human pace). For each:
+
+* **headless**: ``agent-shell -p … --output-format jsonl`` through the console
+  script; after ``--warmup`` seconds of streaming, SIGINT. Measured: SIGINT to the
+  ``ReplyEnd`` line on stdout, SIGINT to the process's exit, and how many event
+  lines arrived after the cancel (target: none but the ``ReplyEnd``).
+* **tui**: the Textual app under its pilot (the real ``ShellRuntime``, the real
+  OpenAI provider); after ``--warmup`` seconds, Esc. Measured: Esc to the shell
+  being idle again (status ``ready``), the text backlog at the moment of Esc, and
+  whether anything was drawn after it.
+
+Prints each figure, the flood/calm ratio and the ratio to the 500 ms target.
+
+    python benchmarks/cancel_latency.py [--runs 5] [--warmup 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.flood import flood_server  # noqa: E402
+
+TARGET_S = 0.5
+
+
+@dataclass
+class Headless:
+    to_end: float
+    to_exit: float
+    after: int
+    lines: int
+
+
+def headless_once(base_url: str, warmup: float, home: Path) -> Headless:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
+    env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench-000000000000000000",
+               AGENT_SHELL_DATA_DIR=str(home / "data"), AGENT_SHELL_CONFIG_DIR=str(home / "config"),
+               OLLAMA_HOST="http://127.0.0.1:9")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shell", "-p", "write forever", "--model", "openai:flood",
+         "--output-format", "jsonl", "--no-session"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env, cwd=home,
+    )
+    arrivals: list[tuple[float, bytes]] = []
+    assert proc.stdout is not None
+    out = proc.stdout
+
+    def read() -> None:
+        for line in out:
+            arrivals.append((time.perf_counter(), line[:24]))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.perf_counter() + 30
+    while not any(b"TextBlockDelta" in a for _, a in arrivals) and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    time.sleep(warmup)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    exited = time.perf_counter()
+    reader.join(timeout=10)
+    end = next((t for t, a in arrivals if b'"ReplyEnd"' in a), exited)
+    # Lines the shell wrote before it saw the signal can still be in the pipe for a
+    # moment; what arrives 20 ms or more after the signal was written after it.
+    after = sum(1 for t, a in arrivals if t > sent + 0.02 and b'"ReplyEnd"' not in a)
+    return Headless(end - sent, exited - sent, after, len(arrivals))
+
+
+@dataclass
+class Tui:
+    to_idle: float
+    to_handled: float
+    backlog: int
+    drawn_after: int
+
+
+async def tui_once(base_url: str, warmup: float, home: Path) -> Tui:
+    os.environ.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench-000000000000000000",
+                      AGENT_SHELL_DATA_DIR=str(home / "data"), AGENT_SHELL_CONFIG_DIR=str(home / "config"))
+    from shell.runtime import RuntimeOptions, ShellRuntime
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.assistant_message import AssistantMessage
+
+    runtime = ShellRuntime.create(RuntimeOptions(model="openai:flood", record=False, cwd=str(home)))
+    app = AgentShellApp(runtime=runtime)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.start_reply("write forever")
+        deadline = time.perf_counter() + 30
+        while not app.query(AssistantMessage) and time.perf_counter() < deadline:
+            await pilot.pause(0.01)
+        await pilot.pause(warmup)
+        widget = app.query(AssistantMessage).last()
+        renderer = app.renderer
+        assert renderer is not None
+        at_cancel: dict[str, Any] = {}
+        cancel = renderer.cancel
+
+        def record() -> None:  # the moment Esc is handled: what was drawn, what waited
+            at_cancel.update(time=time.perf_counter(), backlog=widget.backlog,
+                             drawn=len(widget.text) - widget.backlog)
+            cancel()
+
+        renderer.cancel = record  # type: ignore[method-assign]
+        pressed = time.perf_counter()
+        await pilot.press("escape")
+        while app.busy and time.perf_counter() < pressed + 120:
+            await pilot.pause(0.005)
+        idle = time.perf_counter()
+        note = f"*… {widget.dropped:,} characters not shown: the reply was cancelled.*"
+        shown = widget.text.replace(note, "").rstrip()
+        drawn_after = max(0, len(shown) - at_cancel["drawn"])
+        await pilot.press("ctrl+q")
+    return Tui(idle - pressed, at_cancel["time"] - pressed, at_cancel["backlog"], drawn_after)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--warmup", type=float, default=1.0)
+    args = parser.parse_args()
+    import anyio
+
+    home = Path(tempfile.mkdtemp(prefix="cancel-bench-"))
+    results: dict[str, dict[str, Any]] = {}
+    for name, pause in (("calm", 0.01), ("flood", 0.0)):
+        with flood_server(pause) as url:
+            runs = [headless_once(url, args.warmup, home) for _ in range(args.runs)]
+            tuis = [anyio.run(tui_once, url, args.warmup, home) for _ in range(args.runs)]
+        results[name] = {"headless": runs, "tui": tuis}
+        end = statistics.median(r.to_end for r in runs)
+        ex = statistics.median(r.to_exit for r in runs)
+        idle = statistics.median(t.to_idle for t in tuis)
+        print(f"{name:>5}: headless SIGINT→ReplyEnd median {end * 1000:6.0f} ms (max "
+              f"{max(r.to_end for r in runs) * 1000:.0f}), →exit {ex * 1000:.0f} ms, "
+              f"{sum(r.after for r in runs)} lines after the cancel "
+              f"({statistics.median(r.lines for r in runs):.0f} lines streamed per run)")
+        handled = statistics.median(t.to_handled for t in tuis)
+        print(f"{'':>5}  tui Esc→handled median {handled * 1000:.0f} ms, "
+              f"Esc→idle median {idle * 1000:6.0f} ms (max {max(t.to_idle for t in tuis) * 1000:.0f}), "
+              f"backlog at Esc median {statistics.median(t.backlog for t in tuis):,.0f} chars, "
+              f"drawn after Esc {sum(t.drawn_after for t in tuis)} chars")
+    for kind, key in (("headless", "to_end"), ("tui", "to_idle")):
+        flood = max(getattr(r, key) for r in results["flood"][kind])
+        typical = statistics.median(getattr(r, key) for r in results["flood"][kind])
+        calm = statistics.median(getattr(r, key) for r in results["calm"][kind])
+        print(f"{kind}: worst flood {flood * 1000:.0f} ms = {flood / TARGET_S:.2f}x the 500 ms target; "
+              f"flood/calm median ratio {typical / calm:.2f}")
+
+
+if __name__ == "__main__":
+    main()
