@@ -173,6 +173,7 @@ class ShellRuntime:
         runtime = cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
         runtime.sandbox = sandbox
         runtime.network_guard = guard
+        guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules
         return runtime
 
     # -- background services (MCP servers) ----------------------------------------

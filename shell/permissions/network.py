@@ -102,23 +102,34 @@ class NetworkGuard:
     connection reads the current set."""
 
     def __init__(
-        self, allowed_private_hosts: Iterable[str] = (), *, resolver: Resolver | None = None
+        self,
+        allowed_private_hosts: Iterable[str] = (),
+        *,
+        resolver: Resolver | None = None,
+        rule_hosts: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         self.allowed_private_hosts: set[str] = {_norm(h) for h in allowed_private_hosts}
         self.resolver: Resolver = resolver or system_resolve
+        self.rule_hosts = rule_hosts
+        """Asked at each connection: the hosts the permission rules name right now."""
 
     def allow_private_host(self, host: str) -> None:
         self.allowed_private_hosts.add(_norm(host))
 
+    def _entries(self) -> set[str]:
+        if self.rule_hosts is None:
+            return self.allowed_private_hosts
+        return self.allowed_private_hosts | {_norm(h) for h in self.rule_hosts()}
+
     def _host_allowed(self, host: str) -> bool:
         name = _norm(host)
-        for entry in self.allowed_private_hosts:
+        for entry in self._entries():
             if name == entry or (entry.startswith("*.") and name.endswith(entry[1:])):
                 return True
         return False
 
     def _address_allowed(self, ip: IPAddress) -> bool:
-        for entry in self.allowed_private_hosts:
+        for entry in self._entries():
             try:
                 if ip in ipaddress.ip_network(entry, strict=False):
                     return True

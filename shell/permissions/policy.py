@@ -176,6 +176,16 @@ class PermissionPolicy:
             self._session_seen = seen
         return self._ruleset
 
+    def allowed_hosts(self) -> list[str]:
+        """The hosts active allow rules name for ``fetch_url`` (``domain:HOST``): the
+        network guard (:mod:`.network`) lets these be private addresses too."""
+        return [
+            rule.pattern[len("domain:"):].strip()
+            for rule, active, _ in self._listing()
+            if active and rule.effect == "allow" and rule.names("fetch_url")
+            and rule.pattern is not None and rule.pattern.startswith("domain:")
+        ]
+
     def _listing(self) -> list[tuple[Rule, bool, str]]:
         rows: list[tuple[Rule, bool, str]] = []
         for rule in [*self.cli_rules, *self.user_rules, *self.project_rules, *self.session_rules()]:

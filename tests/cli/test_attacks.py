@@ -211,6 +211,20 @@ def test_a_secret_cannot_leave_through_fetch_url_to_a_local_address(
     assert server.log == []
 
 
+def test_a_rule_that_names_the_host_lets_fetch_url_reach_it(
+    run_cli: RunCli, env: dict[str, str], script: Script, server: Recorder, tmp_path: Path
+) -> None:
+    """The positive control: the refusal says a rule allows the host, and it does."""
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    (config / "config.toml").write_text('[permissions]\nallow = ["fetch_url(domain:127.0.0.1)"]\n')
+    turns = [{"tool_calls": [{"name": "fetch_url", "args": {"url": f"http://127.0.0.1:{server.port}/docs"}}]},
+             "Read."]
+    r = run_cli("-p", "read the docs", "--model", script(turns), "--approve", "never", "--no-session")
+    assert r.returncode == 0, r.stderr
+    assert server.log == ["GET /docs"]
+
+
 # -- an approved run_shell ----------------------------------------------------------
 
 

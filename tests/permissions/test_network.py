@@ -150,3 +150,14 @@ def test_rules_match_names_suffixes_and_networks() -> None:
     assert not guard._host_allowed("corp.example.evil") and not guard._host_allowed("local")
     assert guard._address_allowed(ipaddress.ip_address("10.9.8.7"))
     assert not guard._address_allowed(ipaddress.ip_address("192.168.0.1"))
+
+
+async def test_the_permission_rules_feed_the_guard(server: Recording) -> None:
+    """A `fetch_url(domain:HOST)` allow rule is read at each connection."""
+    named: list[str] = []
+    guard = NetworkGuard(rule_hosts=lambda: named)
+    with pytest.raises(FetchError):
+        await fetch(f"http://127.0.0.1:{server.port}/a", guard=guard)
+    named.append("127.0.0.1")
+    assert "served" in (await fetch(f"http://127.0.0.1:{server.port}/b", guard=guard)).text
+    assert [path for path, _ in server.requests] == ["/b"]
