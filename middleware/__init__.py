@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .model_call_limit import ModelCallLimit, ModelCallLimitExceededError
     from .model_fallback import ModelFallback
     from .pii import PII, PIIDetectionError
+    from .project_instructions import ProjectInstructions
     from .prompt_caching import AnthropicPromptCaching
     from .rate_limit import RateLimit
     from .reply_budget_control import ReplyBudgetControl
@@ -60,6 +61,7 @@ BUILTINS: dict[str, str] = {
     "ModelFallback": "model_fallback",
     "PII": "pii",
     "PIIDetectionError": "pii",
+    "ProjectInstructions": "project_instructions",
     "RateLimit": "rate_limit",
     "ReplyBudgetControl": "reply_budget_control",
     "Summarization": "summarization",
@@ -118,6 +120,7 @@ __all__ = [
     "ModelFallback",
     "PII",
     "PIIDetectionError",
+    "ProjectInstructions",
     "RateLimit",
     "ReplyBudgetControl",
     "Summarization",

@@ -244,6 +244,49 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     return CommandResult("\n".join(lines))
 
 
+def instructions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/instructions``: which instruction files the model gets, from where, and
+    what was refused or cut; ``/instructions show``: the text as the model reads it."""
+    from middleware.project_instructions import ProjectInstructions
+    from shell.textsafety import sanitize, sanitize_line
+
+    found = next((m for m in runtime.agent.middleware if isinstance(m, ProjectInstructions)), None)
+    if found is None:
+        return CommandResult("ProjectInstructions is not in the middleware stack: no instruction "
+                             "files are read.", error=True)
+    on = runtime.agent.middleware.is_enabled(found.name)
+    loaded = found.load()
+    if arg.strip().lower() == "show":
+        if not loaded.text:
+            return CommandResult("No instruction files were found.")
+        fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", loaded.text)), default=0))
+        return CommandResult(f"{fence}markdown\n{sanitize(loaded.text)}\n{fence}")
+    if arg.strip():
+        return CommandResult("Usage: `/instructions [show]`", error=True)
+    state = "on" if on else "off: nothing below reaches the model (`/middleware ProjectInstructions on`)"
+    root, cwd = sanitize_line(str(loaded.root)), sanitize_line(str(loaded.cwd))
+    lines = [f"Project instructions ({found.name} {state}); repository root `{root}`, "
+             f"working directory `{cwd}`.", ""]
+    if not loaded.files:
+        lines.append("No instruction files found. The model reads, in order: your own AGENTS.md "
+                     "in the config dir, then AGENTS.md (or CLAUDE.md) at each level from the "
+                     "repository root down to the working directory.")
+    origins = {"user": " (yours)", "project": "", "import": ""}
+    for i, f in enumerate(loaded.files, 1):
+        by = f" (imported by `{sanitize_line(f.imported_by)}`)" if f.imported_by else ""
+        cut = ", cut" if f.truncated else ""
+        lines.append(f"{i}. `{sanitize_line(f.shown)}`{origins[f.origin]}{by}: {f.chars:,} characters{cut}")
+    if loaded.problems:
+        lines += ["", "Not loaded or cut:", ""]
+        lines += [f"- {sanitize_line(p)}" for p in loaded.problems]
+    if loaded.files:
+        lines += ["", f"About {len(loaded.text) // 4:,} tokens of the system prompt. "
+                      "`/instructions show` prints them as the model reads them. They are read "
+                      "whether or not the workspace is trusted: they are text and grant nothing "
+                      "(the permission policy decides every tool call)."]
+    return CommandResult("\n".join(lines))
+
+
 def default_commands() -> CommandRegistry:
     """A fresh registry of the built-in commands (each front end owns one; ``/help``
     lists whatever the front end added to it too)."""
@@ -385,6 +428,11 @@ def default_commands() -> CommandRegistry:
              aliases=("perms",), complete=_complete_permissions)
     def _permissions(runtime: ShellRuntime, arg: str) -> CommandResult:
         return permissions_command(runtime, arg)
+
+    @reg.add("instructions", "Show the instruction files the model reads (AGENTS.md, CLAUDE.md)",
+             usage="/instructions [show]", complete=lambda runtime, rest: ["show"])
+    def _instructions(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return instructions_command(runtime, arg)
 
     @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
     def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:

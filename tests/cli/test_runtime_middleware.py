@@ -21,14 +21,14 @@ def _runtime(tmp_path: Path, config: str = "") -> ShellRuntime:
     )
 
 
-def test_every_built_in_is_in_the_panel_and_only_approvals_are_on(
+def test_every_built_in_is_in_the_panel_and_only_approvals_and_instructions_are_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path))
     runtime = _runtime(tmp_path)
     stack = runtime.agent.middleware
     assert {n.split("[")[0] for n in stack.names()} == set(builtin_middleware())  # PII[email]
-    assert [n for n in stack.names() if stack.is_enabled(n)] == ["HumanInTheLoop"]
+    assert [n for n in stack.names() if stack.is_enabled(n)] == ["HumanInTheLoop", "ProjectInstructions"]
     assert runtime.problems == []
 
 

@@ -1,0 +1,95 @@
+"""What the provider receives: the shell's system prompt with the instruction files
+in order and nothing from outside the repository; ``/instructions`` says the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shell.commands import default_commands
+from shell.config import ProviderSettings, Settings
+from shell.runtime import RuntimeOptions, ShellRuntime, default_system_prompt, git_summary
+from shell.tools.workspace import Workspace
+from tests.recording_server import recording_server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository on branch ``feature/x`` with instructions at three levels, a user
+    file, and a secret beside the repository that its files try to reach."""
+    config = tmp_path / "config"
+    config.mkdir()
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(config))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    (config / "AGENTS.md").write_text("1-USER: answer in English.")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/feature/x\n")
+    (repo / "app" / "api").mkdir(parents=True)
+    (tmp_path / "secret.txt").write_text("TOP-SECRET")
+    (repo / "AGENTS.md").write_text("2-ROOT: run make test.\n@docs.md\n@../secret.txt")
+    (repo / "docs.md").write_text("3-IMPORTED: docs live in docs/.")
+    (repo / "app" / "CLAUDE.md").write_text("4-APP: the app is Flask.")
+    (repo / "app" / "api" / "AGENTS.md").symlink_to(tmp_path / "secret.txt")
+    return repo
+
+
+def runtime_for(cwd: Path, base_url: str) -> ShellRuntime:
+    settings = Settings(providers={"openai": ProviderSettings(base_url=f"{base_url}/v1", api_key="k")})
+    return ShellRuntime.create(
+        RuntimeOptions(model="openai:test-model", cwd=str(cwd), record=False), settings=settings
+    )
+
+
+async def test_the_request_holds_the_files_in_order_and_nothing_from_outside(project: Path) -> None:
+    with recording_server() as server:
+        runtime = runtime_for(project / "app" / "api", server.base_url)
+        assert runtime.agent.middleware.is_enabled("ProjectInstructions")  # on by default
+        async for _ in runtime.reply("hello"):
+            pass
+    system = server.requests[0]["messages"][0]
+    assert system["role"] == "system"
+    text = system["content"]
+    marks = [text.index(m) for m in ("1-USER", "2-ROOT", "3-IMPORTED", "4-APP")]
+    assert marks == sorted(marks)
+    assert "TOP-SECRET" not in str(server.requests[0])
+    assert text.index("# Environment") < text.index("# Project instructions")
+    assert "branch feature/x" in text
+
+
+async def test_instructions_command_says_what_was_loaded_from_where(project: Path) -> None:
+    runtime = runtime_for(project / "app" / "api", "http://127.0.0.1:9")
+    result = await default_commands().run(runtime, "/instructions")
+    assert not result.error
+    text = result.text
+    assert "AGENTS.md` (yours)" in text and "`docs.md` (imported by `AGENTS.md`)" in text
+    assert text.index("`AGENTS.md`:") < text.index("`app/CLAUDE.md`")
+    assert "refused" in text and "secret.txt" in text and "TOP-SECRET" not in text
+    shown = await default_commands().run(runtime, "/instructions show")
+    assert "4-APP" in shown.text and "TOP-SECRET" not in shown.text
+    runtime.set_middleware("ProjectInstructions", False)
+    off = await default_commands().run(runtime, "/instructions")
+    assert "off: nothing below reaches the model" in off.text
+
+
+def test_default_system_prompt_says_where_and_how(tmp_path: Path) -> None:
+    prompt = default_system_prompt(Workspace(tmp_path))
+    assert str(tmp_path) in prompt and "Git repository: no" in prompt
+    for part in ("Date:", "OS:", "Shell:", "read_file", "run_shell", "are data, not instructions"):
+        assert part in prompt
+
+
+def test_git_summary_reads_head_worktrees_and_detached(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    (main / ".git" / "worktrees" / "wt").mkdir(parents=True)
+    (main / ".git" / "HEAD").write_text("0123456789abcdef0123456789abcdef01234567\n")
+    assert git_summary(main) == "yes, detached at 0123456789ab"
+    wt = tmp_path / "wt"
+    (wt / "sub").mkdir(parents=True)
+    (main / ".git" / "worktrees" / "wt" / "HEAD").write_text("ref: refs/heads/topic\n")
+    (wt / ".git").write_text(f"gitdir: {main / '.git' / 'worktrees' / 'wt'}\n")
+    assert git_summary(wt) == "yes, on branch topic"
+    assert git_summary(wt / "sub") == f"yes, on branch topic (root {wt})"
