@@ -17,6 +17,12 @@ in through ``transform_context``, a view for this call only, so the history (and
 the saved session) never carries it; ``convert_to_llm`` is single-owner and is left
 to whoever renders messages.
 
+A server that does not report usage (llama-cpp-python ignores ``include_usage``;
+the call's ``Usage.unknown`` is set) cannot be counted exactly. Then the cost is
+*estimated*, about four characters to a token, from the history sent (input) and
+what the model streamed (output), and the middleware says so once per reply
+instead of silently counting zero and never firing.
+
 State lives in ``ctx.reply_state``: kept across an approval wait, gone when the
 reply ends, so every reply starts with a fresh budget and one instance can serve
 several agents.
@@ -24,15 +30,33 @@ several agents.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Sequence
 from typing import ClassVar
 
-from shell.core.events import Event, ModelCallEnd, Notice
-from shell.core.messages import AssistantMessage, HintBlock, Message, Usage
+from shell.core.events import (
+    Event,
+    ModelCallEnd,
+    Notice,
+    TextBlockDelta,
+    ThinkingBlockDelta,
+    ToolCallDelta,
+)
+from shell.core.messages import (
+    AssistantMessage,
+    HintBlock,
+    Message,
+    SystemMessage,
+    ToolCallBlock,
+    Usage,
+    content_text,
+)
 
 from .base import Middleware, ReasoningNext
 from .context import HookContext
 from .types import ReasoningRequest
+
+CHARS_PER_TOKEN = 4
 
 DEFAULT_HINT = (
     "The token budget for this reply is used up. Do not call any more tools. "
@@ -76,9 +100,17 @@ class ReplyBudgetControl(Middleware):
         state = ctx.reply_state
         if self.spent(ctx):
             request = request.override(tool_choice="none")
+        streamed = 0  # characters of output in this model call, for an estimate
         async for event in next(request):
-            if isinstance(event, ModelCallEnd):
-                state["cost"] = float(state.get("cost", 0.0)) + self.cost(event.usage)
+            if isinstance(event, (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)):
+                streamed += len(event.delta)
+            elif isinstance(event, ModelCallEnd):
+                usage = event.usage
+                if usage.unknown:
+                    usage = self.estimate(ctx.messages, streamed)
+                    self._say_estimated(ctx)
+                state["cost"] = float(state.get("cost", 0.0)) + self.cost(usage)
+                streamed = 0
             yield event
         if self.spent(ctx) and not state.get("announced"):
             state["announced"] = True
@@ -90,6 +122,35 @@ class ReplyBudgetControl(Middleware):
                     self.name,
                 )
             )
+
+    @staticmethod
+    def estimate(messages: Sequence[Message], output_chars: int) -> Usage:
+        """Token counts guessed at ~4 characters a token, for servers that report none."""
+        chars = 0
+        for m in messages:
+            if isinstance(m, AssistantMessage):
+                chars += len(m.text)
+                for block in m.content:
+                    if isinstance(block, ToolCallBlock):
+                        chars += len(json.dumps(block.args, ensure_ascii=False, default=str))
+            elif isinstance(m, SystemMessage):
+                chars += len(m.text)
+            else:
+                chars += len(content_text(m.content))
+        return Usage(input_tokens=chars // CHARS_PER_TOKEN, output_tokens=output_chars // CHARS_PER_TOKEN)
+
+    def _say_estimated(self, ctx: HookContext) -> None:
+        if ctx.reply_state.get("estimating"):
+            return
+        ctx.reply_state["estimating"] = True
+        ctx.emit(
+            Notice(
+                "info",
+                "The model's server does not report token usage, so the reply budget counts an "
+                f"estimate (about {CHARS_PER_TOKEN} characters a token).",
+                self.name,
+            )
+        )
 
     async def transform_context(self, ctx: HookContext, messages: list[Message]) -> list[Message]:
         if not self.spent(ctx):

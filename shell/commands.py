@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from .textsafety import sanitize
+
 if TYPE_CHECKING:
     from .runtime import ShellRuntime
 
@@ -135,12 +137,13 @@ def format_models(found: dict[str, list[str] | str]) -> str:
     """``list_models``' answer as Markdown: provider, then ``provider:name`` specs."""
     lines = []
     for provider, models in found.items():
+        provider = sanitize(provider)  # model ids and errors come from servers: hostile
         if isinstance(models, str):
-            lines.append(f"- **{provider}**: {models}")
+            lines.append(f"- **{provider}**: {sanitize(models)}")
         elif provider == "demo":
             lines.append("- **demo**: `demo`")
         else:
-            shown = ", ".join(f"`{provider}:{m}`" for m in models) or "no models"
+            shown = ", ".join(f"`{provider}:{sanitize(m)}`" for m in models) or "no models"
             lines.append(f"- **{provider}**: {shown}")
     return "\n".join(lines)
 

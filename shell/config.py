@@ -13,8 +13,15 @@ points elsewhere (tests, portable installs). Every key is optional::
     headers = { "X-Team" = "infra" }
     connect_timeout = 10
     read_timeout = 120
+    idle_timeout = 120                 # a stream of keep-alives only ends after this
     max_retries = 3
     model = "gpt-4o-mini"              # the model used when only the provider is chosen
+                                       # (unset with a base_url: the server's first model)
+    options = { max_tokens = 2048, tool_choice = "auto" }   # sent with every request
+
+    [providers.llama]                  # llama.cpp / llama-cpp-python (see README "Local models")
+    type = "openai"
+    base_url = "http://127.0.0.1:8080/v1"
 
     [providers.openrouter]             # a provider of your own: openrouter:NAME
     type = "openai"                    # which protocol: openai, anthropic or ollama
@@ -69,6 +76,8 @@ class ProviderSettings:
     headers: dict[str, str] = field(default_factory=dict)
     connect_timeout: float | None = None
     read_timeout: float | None = None
+    idle_timeout: float | None = None
+    """Seconds a stream may send only keep-alives (default: ``read_timeout``)."""
     max_retries: int | None = None
     model: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
@@ -174,6 +183,7 @@ def settings_from_dict(data: dict[str, Any], path: Path | None = None) -> Settin
             headers={k: str(v) for k, v in (want(t.get("headers"), dict, f"{key}.headers") or {}).items()},
             connect_timeout=want(t.get("connect_timeout"), (int, float), f"{key}.connect_timeout"),
             read_timeout=want(t.get("read_timeout"), (int, float), f"{key}.read_timeout"),
+            idle_timeout=want(t.get("idle_timeout"), (int, float), f"{key}.idle_timeout"),
             max_retries=want(t.get("max_retries"), int, f"{key}.max_retries"),
             model=want(t.get("model"), str, f"{key}.model"),
             options=want(t.get("options"), dict, f"{key}.options") or {},
@@ -290,6 +300,14 @@ def _value(v: Any) -> str:
     if isinstance(v, dict):
         return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
     raise ConfigError(f"cannot write {v!r} to TOML")
+
+
+def join_url(base: str, path: str) -> str:
+    """``base`` + ``path``, keeping a query string at the end: an Azure-style
+    ``…/v1?api-version=1`` base with ``/chat/completions`` gives
+    ``…/v1/chat/completions?api-version=1``."""
+    head, sep, query = base.partition("?")
+    return head.rstrip("/") + path + (sep + query if sep else "")
 
 
 ENV_SHOWN = (

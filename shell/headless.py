@@ -246,6 +246,9 @@ async def run_headless(
             recorder = runtime.session_recorder
     stop = end.stop_reason if end else "error"
     answer = end.message.text if end and end.message else ""
+    shown_stop: str = stop
+    if stop == "end_turn" and end and end.message and end.message.stop_reason == "max_tokens":
+        shown_stop = "max_tokens"  # the answer was cut at the output limit: say so, not "end_turn"
     if output_format == "text":
         if answer and not cancelled:  # Ctrl+C: the partial answer is not printed after it
             text = sanitize(answer)
@@ -254,8 +257,8 @@ async def run_headless(
     elif output_format == "json":
         result = {
             "answer": answer,
-            "stop_reason": stop,
-            "usage": to_jsonable(end.usage) if end else None,
+            "stop_reason": shown_stop,
+            "usage": to_jsonable(end.usage) if end and not end.usage.unknown else None,
             "model": runtime.model_label,
             "errors": errors,
             "messages": to_jsonable(runtime.agent.messages),

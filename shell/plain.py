@@ -35,6 +35,7 @@ from prompt_toolkit.output import Output
 from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.segment import Segment
+from rich.syntax import Syntax
 from rich.text import Text
 
 from shell.core import events as ev
@@ -58,8 +59,10 @@ class MarkdownStream:
     """Streamed Markdown into a console, a completed line at a time, never redrawn.
 
     Ordinary lines (paragraph text, list items, headings, quotes) are rendered as
-    soon as their newline arrives; a fenced code block or a table is held until
-    it is complete and rendered once. Indentation is kept by rendering the line
+    soon as their newline arrives, and so is each line of a fenced code block
+    (highlighted on its own: a 400-line file being written shows as it comes, not
+    after a silent minute); a table is held until it is complete (its column widths
+    need every row) and rendered once. Indentation is kept by rendering the line
     without it and indenting the result, so a nested list item stays nested.
     """
 
@@ -69,6 +72,7 @@ class MarkdownStream:
         self.block: list[str] = []
         self.kind: str | None = None  # "fence" | "table" | None
         self.fence = ""
+        self.lexer = "text"
         self.closed = False
         self.blank = False
         self.printed = False
@@ -89,10 +93,11 @@ class MarkdownStream:
 
     def _line(self, line: str) -> None:
         if self.kind == "fence":
-            self.block.append(line)
             if line.strip().startswith(self.fence) and not line.strip().strip(self.fence[0]):
-                self.closed = True
-                self._flush_block()
+                self.kind = None
+                self.blank = True
+                return
+            self._code(line)
             return
         if self.kind == "table":
             if line.strip().startswith("|"):
@@ -100,9 +105,14 @@ class MarkdownStream:
                 return
             self._flush_block()
         match = _FENCE.match(line)
-        if match or line.strip().startswith("|"):
-            self.kind, self.block, self.closed = ("fence" if match else "table"), [line], False
-            self.fence = match.group(1) if match else ""
+        if match:
+            self.kind, self.fence = "fence", match.group(1)
+            self.lexer = line.strip()[len(self.fence) :].strip().split(" ")[0] or "text"
+            if self.printed:
+                self.blank = True
+            return
+        if line.strip().startswith("|"):
+            self.kind, self.block, self.closed = "table", [line], False
             return
         if not line.strip():
             self.blank = True
@@ -110,12 +120,17 @@ class MarkdownStream:
         indent = len(line) - len(line.lstrip(" "))
         self._emit(_markdown(line.strip()), indent)
 
+    def _code(self, line: str) -> None:
+        """One line of a fenced code block, highlighted and shown at once."""
+        code = Syntax(line, self.lexer, theme="monokai", background_color="default", word_wrap=True)
+        self._emit(code, 1, keep_padding=True)
+
     def _flush_block(self) -> None:
         if self.block:
-            if self.kind == "fence" and not self.closed:  # the reply ended inside the block
-                self.block.append(self.fence)
-            self._emit(_markdown("\n".join(self.block)), 0, keep_padding=self.kind == "fence")
-        self.block, self.kind = [], None
+            self._emit(_markdown("\n".join(self.block)), 0)
+        self.block = []
+        if self.kind == "table":
+            self.kind = None
 
     def _emit(self, renderable: RenderableType, indent: int, *, keep_padding: bool = False) -> None:
         options = self.console.options.update(width=max(20, self.console.width - indent))

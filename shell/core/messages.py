@@ -54,10 +54,15 @@ def content_text(content: str | tuple[Block, ...]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """Token counts. ``unknown`` is True when a server did not report them for (part
+    of) what this covers (llama-cpp-python ignores ``include_usage``): the counts are
+    then a lower bound, and front ends show them as unknown rather than as zero."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    unknown: bool = False
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -65,6 +70,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
+            self.unknown or other.unknown,
         )
 
     @property

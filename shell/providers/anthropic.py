@@ -14,7 +14,13 @@ Messages: the system prompt (plus any ``SystemMessage``) goes in ``system``;
 tool results become ``tool_result`` blocks in a user message, and consecutive
 messages of the same role are merged (the API wants the results of one batch of
 parallel calls in a single user message). Thinking blocks are sent back only
-with their signature, as the API requires.
+with their signature, as the API requires. Wherever content is one plain text
+block without a cache marker, it is sent as a string: the API takes both, and
+translators (LiteLLM → an OpenAI-style server) handle only the string well.
+
+Tool calls: a ``tool_use`` block whose id was already seen continues that call
+(LiteLLM, in front of a server that repeats the id in every delta, opens one
+block per delta: one call arrived as 49 blocks).
 
 **Prompt caching marker.** A prompt-caching middleware sets
 ``request.options["cache_control"] = {"type": "ephemeral", "ttl": "5m" | "1h"}``.
@@ -34,8 +40,6 @@ import base64
 import json
 from collections.abc import AsyncIterator
 from typing import Any
-
-import httpx
 
 from shell.core.messages import (
     AssistantMessage,
@@ -61,7 +65,7 @@ from shell.core.model import (
     UsageChunk,
 )
 
-from .base import HTTPProvider
+from .base import HTTPProvider, Wire
 from .sse import iter_sse, parse_json
 
 API_VERSION = "2023-06-01"
@@ -109,7 +113,7 @@ class AnthropicModel(HTTPProvider):
                 {"name": t.name, "description": t.description, "input_schema": t.parameters}
                 for t in request.tools
             ]
-            choice = request.tool_choice
+            choice = self.tool_choice(request)
             if choice == "required":
                 body["tool_choice"] = {"type": "any"}
             elif choice in ("auto", "none"):
@@ -121,16 +125,20 @@ class AnthropicModel(HTTPProvider):
                 body[key] = options[key]
         if isinstance(cache, dict):
             mark_cache(body, dict(cache))
+        compact(body)
         extra = options.get("extra_body")
         if isinstance(extra, dict):
             body.update(extra)
         return body
 
-    async def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
+    async def parse(self, wire: Wire) -> AsyncIterator[ModelChunk]:
         usage = Usage()
+        counted = False
         stop: str | None = None
         tools: dict[int, int] = {}  # content block index -> our tool-call index
-        async for event in iter_sse(response.aiter_bytes()):
+        ids: dict[str, int] = {}  # tool_use id -> our tool-call index
+        calls = 0
+        async for event in iter_sse(wire, idle=self.idle_timeout, max_line=self.max_line_bytes):
             kind = event.event
             if kind == "ping":
                 continue
@@ -161,18 +169,27 @@ class AnthropicModel(HTTPProvider):
                 elif btype == "thinking" and block.get("thinking"):
                     yield ThinkingDelta(block["thinking"], signature=block.get("signature") or None)
                 elif btype == "tool_use":
-                    ours = len(tools)
-                    tools[obj.get("index", ours)] = ours
-                    yield ToolCallDelta(ours, id=block.get("id"), name=block.get("name"))
+                    call_id = block.get("id")
+                    seen = ids.get(call_id) if isinstance(call_id, str) else None
+                    ours = calls if seen is None else seen
+                    tools[obj.get("index", len(tools))] = ours
+                    if seen is None:
+                        calls += 1
+                        if isinstance(call_id, str):
+                            ids[call_id] = ours
+                        yield ToolCallDelta(ours, id=call_id, name=block.get("name"))
                     if block.get("input"):
-                        yield ToolCallDelta(ours, args_delta=json.dumps(block["input"]))
+                        yield ToolCallDelta(ours, args_delta=input_json(block["input"]))
             elif kind == "message_start":
-                usage = merge_usage(usage, (obj.get("message") or {}).get("usage") or {})
+                reported = (obj.get("message") or {}).get("usage") or {}
+                counted = counted or bool(reported)
+                usage = merge_usage(usage, reported)
             elif kind == "message_delta":
                 stop = (obj.get("delta") or {}).get("stop_reason") or stop
+                counted = counted or bool(obj.get("usage"))
                 usage = merge_usage(usage, obj.get("usage") or {})
             elif kind == "message_stop":
-                yield UsageChunk(usage)
+                yield UsageChunk(usage if counted else Usage(unknown=True))
                 yield StopChunk(STOP_REASONS.get(stop or "end_turn", stop or "end_turn"))
                 return
             elif kind == "error":
@@ -186,7 +203,15 @@ class AnthropicModel(HTTPProvider):
                     retryable=status is not None,
                     provider=self.provider,
                 )
-        raise self.dropped()
+        raise self.ended_early(wire)
+
+
+def input_json(value: Any) -> str:
+    """A ``tool_use`` block's whole ``input`` as the JSON text of its arguments."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return '"(arguments nested too deep to read)"'
 
 
 def merge_usage(usage: Usage, data: dict[str, Any]) -> Usage:
@@ -214,6 +239,37 @@ def mark_cache(body: dict[str, Any], cache: dict[str, Any]) -> None:
     messages = body.get("messages")
     if messages and messages[-1]["content"]:
         messages[-1]["content"][-1]["cache_control"] = cache
+
+
+def compact(body: dict[str, Any]) -> None:
+    """One plain text block (no cache marker) becomes a string, in ``system``, in a
+    message's content and in a tool result's content."""
+    system = body.get("system")
+    if isinstance(system, list):
+        text = _single_text(system)
+        if text is not None:
+            body["system"] = text
+    for message in body.get("messages") or ():
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                    text = _single_text(block["content"])
+                    if text is not None:
+                        block["content"] = text
+            text = _single_text(content)
+            if text is not None:
+                message["content"] = text
+
+
+def _single_text(blocks: list[dict[str, Any]]) -> str | None:
+    if len(blocks) != 1:
+        return None
+    block = blocks[0]
+    if block.get("type") != "text" or set(block) != {"type", "text"}:
+        return None  # a cache marker (or anything else) needs the block form
+    text = block.get("text")
+    return text if isinstance(text, str) else None
 
 
 def to_anthropic_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

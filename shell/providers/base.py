@@ -21,7 +21,20 @@ to turn the response bytes into chunks (``parse``); this class does the rest:
   ``finally`` shielded from cancellation, so a cancelled task or a consumer that
   closes the generator (``aclosing``) drops the HTTP stream at once.
 * **A stream that dies** mid-reply raises ``ModelError`` *after* the chunks already
-  yielded, so the loop keeps the text so far.
+  yielded, so the loop keeps the text so far. A stream that ends having sent
+  *nothing* is a different failure ("200, then no body": llama-cpp-python does it
+  for a prompt longer than its context) and is named as such; so is a reply that
+  ends cleanly with no text and no tool call (LiteLLM turns upstream failures into
+  those): an error, never a silent empty answer.
+* **Bounds.** A reply may not exceed ``max_reply_bytes`` on the wire, a line
+  ``max_line_bytes``, an error body ``max_error_bytes`` (the rest is not read); a
+  stream that sends only keep-alives for ``idle_timeout`` seconds is ended. Each
+  says which bound and what to do. Between network chunks the stream checks for
+  cancellation, so ``agent.cancel()`` ends even a provider that floods at once.
+* **Hostile servers.** A 200 answer that is a web page is called one (the base
+  URL is wrong), not "connection dropped"; ``Retry-After: nan`` or garbage falls
+  back to our own backoff instead of retrying at once; credentials in the base
+  URL (``user:password@``, ``?api-key=``) never appear in a message.
 """
 
 from __future__ import annotations
@@ -30,23 +43,79 @@ import abc
 import asyncio
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import httpx
 
-from shell.core.model import ModelChunk, ModelError, ModelRequest, report_notice
+from shell.config import join_url
+from shell.core.messages import UserMessage
+from shell.core.model import (
+    ModelChunk,
+    ModelError,
+    ModelRequest,
+    StopChunk,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    report_notice,
+)
+from shell.core.secrets import redact
 
-from .sse import MalformedLine
+from .errors import (
+    describe_html,
+    describe_transport_error,
+    error_message_from_body,
+    looks_like_html,
+    request_problem,
+)
+from .sse import MAX_LINE, MalformedLine, StreamIdle, StreamLimit
 
 NoticeHook = Callable[[str], None]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_READ_TIMEOUT = 120.0
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+"""Wire bytes of one reply: ~200 bytes of JSON per streamed token puts a 128k-token
+answer near 30 MB; past this the server is not answering, it is flooding."""
+MAX_ERROR_BYTES = 64 * 1024
+"""Bytes of an error body read: messages are short; a 300 MB error page is not read."""
+
+
+class Wire:
+    """The bytes of one streamed response: counted, bounded, and cancellable
+    between network chunks (a provider that floods never makes the event loop
+    wait for a cancel: reads that find data already buffered do not yield)."""
+
+    __slots__ = ("head", "limit", "received", "response")
+
+    def __init__(self, response: httpx.Response, limit: int = MAX_REPLY_BYTES) -> None:
+        self.response = response
+        self.limit = limit
+        self.received = 0
+        self.head = b""
+        """The first bytes, to say what a stream that made no sense was."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        checkpoint = anyio.lowlevel.checkpoint_if_cancelled
+        async for chunk in self.response.aiter_bytes():
+            if not self.received:
+                self.head = chunk[:4096]
+            self.received += len(chunk)
+            if self.received > self.limit:
+                raise StreamLimit(f"more than {self.limit // (1024 * 1024)} MiB in one reply")
+            await checkpoint()
+            yield chunk
+
+
+class EmptyReply(Exception):
+    """The stream ended cleanly with neither text nor a tool call."""
 
 
 log = logging.getLogger("agent_shell.providers")
@@ -77,10 +146,15 @@ class HTTPProvider(abc.ABC):
         on_notice: NoticeHook | None = None,
         client: httpx.AsyncClient | None = None,
         options: Mapping[str, Any] | None = None,
+        idle_timeout: float | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+        max_line_bytes: int = MAX_LINE,
+        max_error_bytes: int = MAX_ERROR_BYTES,
     ) -> None:
         """``api_key_env`` names where the key was read from (for error messages);
         ``client`` lets tests inject an ``httpx.AsyncClient`` (e.g. on a MockTransport);
-        ``options`` are defaults merged under each request's own ``options``."""
+        ``options`` are defaults merged under each request's own ``options``;
+        ``idle_timeout`` (default: the read timeout) bounds a stream of keep-alives."""
         self.name = name
         self.base_url = (base_url or self.default_base_url).rstrip("/")
         self.api_key = api_key
@@ -93,11 +167,20 @@ class HTTPProvider(abc.ABC):
         self.backoff = backoff
         self.on_notice = on_notice
         self.options = dict(options or {})
+        self.idle_timeout = read_timeout if idle_timeout is None else idle_timeout
+        self.max_reply_bytes = max_reply_bytes
+        self.max_line_bytes = max_line_bytes
+        self.max_error_bytes = max_error_bytes
         self._client = client
         self._owned: tuple[object, httpx.AsyncClient] | None = None
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.provider}:{self.name} at {self.base_url}>"
+        return f"<{type(self).__name__} {self.provider}:{self.name} at {self.shown_url}>"
+
+    @property
+    def shown_url(self) -> str:
+        """The base URL as messages show it: credentials and key parameters masked."""
+        return redact(self.base_url)
 
     # -- what subclasses provide ---------------------------------------------------
 
@@ -109,18 +192,40 @@ class HTTPProvider(abc.ABC):
         """The JSON body of one streaming call in this provider's wire format."""
 
     @abc.abstractmethod
-    def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
-        """The chunks of one streamed response (an async generator in subclasses)."""
+    def parse(self, wire: Wire) -> AsyncIterator[ModelChunk]:
+        """The chunks of one streamed response (an async generator in subclasses),
+        read from ``wire`` (its bytes, bounded and cancellable). At a premature
+        end, subclasses raise :meth:`ended_early`."""
+
+    def tool_choice(self, request: ModelRequest) -> str | None:
+        """The request's tool choice, else the provider option ``tool_choice``.
+
+        The option (``[providers.NAME] options = { tool_choice = "get_time" }``) is
+        for servers that call tools only when forced (llama-cpp-python with a model
+        whose template has no tools): ``auto`` and ``none`` apply to every call; a
+        forcing choice (``required`` or a tool name) only to a call that answers the
+        user, so after the tool's result the model can answer in words instead of
+        calling it again forever."""
+        if request.tool_choice is not None:
+            return request.tool_choice
+        forced = {**self.options, **request.options}.get("tool_choice")
+        if not isinstance(forced, str) or not forced:
+            return None
+        if forced in ("auto", "none"):
+            return forced
+        last = request.messages[-1] if request.messages else None
+        return forced if isinstance(last, UserMessage) else None
 
     def error_detail(self, body: bytes) -> str:
-        """The provider's own error message from an error response body."""
-        return error_message_from_body(body)
+        """The provider's own error message from an error body (a server that echoes
+        the URL does not echo its key to the user)."""
+        return redact(error_message_from_body(body))
 
     # -- the shared machinery ------------------------------------------------------
 
     @property
     def url(self) -> str:
-        return self.base_url + self.path
+        return join_url(self.base_url, self.path)
 
     def client(self) -> httpx.AsyncClient:
         """The injected client, or one owned by this model for the running event loop."""
@@ -147,14 +252,33 @@ class HTTPProvider(abc.ABC):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         body = self.build_body(request)
         response = await self.open(request, "POST", self.url, json=body)
+        wire = Wire(response, self.max_reply_bytes)
+        said = False  # text, thinking or a tool call reached the caller
         try:
-            async for chunk in self.parse(response):
+            async for chunk in self.parse(wire):
+                if isinstance(chunk, StopChunk) and not said and chunk.reason == "end_turn":
+                    raise EmptyReply
+                if not said and says_something(chunk):
+                    said = True
                 yield chunk
+        except EmptyReply:
+            raise self.empty_reply() from None
         except MalformedLine as exc:
+            raise self.malformed(exc) from None
+        except StreamLimit as exc:
             raise ModelError(
-                f"{self.label} sent a line that is not valid JSON: {exc.line[:120]!r}. "
-                f"Is {self.base_url} really an {self.label}-compatible endpoint?",
+                f"{self.label} sent {exc}; the reply was stopped there (the text so far is kept). "
+                f"Is {self.shown_url} a streaming chat API?",
                 provider=self.provider,
+            ) from None
+        except StreamIdle as exc:
+            raise ModelError(
+                f"{self.label} kept the stream open for {exc.seconds:g}s with keep-alives only "
+                "and sent no reply; stopped waiting (the text so far is kept). The server may be "
+                "stuck or overloaded; try again, or raise idle_timeout in the config "
+                f"([providers.{self.provider}]).",
+                provider=self.provider,
+                retryable=True,
             ) from None
         except httpx.TimeoutException:
             raise ModelError(
@@ -165,10 +289,45 @@ class HTTPProvider(abc.ABC):
                 retryable=True,
             ) from None
         except (httpx.TransportError, httpx.StreamError):
-            raise self.dropped() from None
+            raise self.ended_early(wire) from None
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
+
+    def malformed(self, exc: MalformedLine) -> ModelError:
+        line = exc.line.lstrip()
+        if line.startswith("<"):
+            what = describe_html(line[:4096].encode("utf-8", "replace"))
+            return ModelError(
+                f"{self.label} at {self.shown_url} answered with {what}, not a stream of chat events. "
+                "Check the base URL (OpenAI-compatible servers usually end in /v1).",
+                provider=self.provider,
+            )
+        return ModelError(
+            f"{self.label} sent a line that {exc.problem}: {exc.line[:120]!r}. "
+            f"Is {self.shown_url} really an {self.label}-compatible endpoint?",
+            provider=self.provider,
+        )
+
+    def ended_early(self, wire: Wire) -> ModelError:
+        """The stream ended before the reply did: with nothing at all, or midway."""
+        if looks_like_html(wire.head):
+            return ModelError(
+                f"{self.label} at {self.shown_url} answered with {describe_html(wire.head)}, not a stream "
+                "of chat events. Check the base URL (OpenAI-compatible servers usually end in /v1).",
+                provider=self.provider,
+            )
+        if wire.received == 0:
+            return ModelError(
+                f"{self.label} accepted the request (HTTP 200) but ended the stream without sending "
+                "anything. Servers do this when the conversation is longer than the model's context "
+                "window, or when they cannot stream what was asked (llama-cpp-python's "
+                "chatml-function-calling cannot stream tool_choice \"auto\"); the server's log says "
+                "which. Start a shorter conversation (/clear) or raise the server's context size "
+                "(llama.cpp: --n_ctx / -c).",
+                provider=self.provider,
+            )
+        return self.dropped()
 
     def dropped(self) -> ModelError:
         return ModelError(
@@ -176,6 +335,15 @@ class HTTPProvider(abc.ABC):
             "the text so far is kept. Try again.",
             provider=self.provider,
             retryable=True,
+        )
+
+    def empty_reply(self) -> ModelError:
+        return ModelError(
+            f"{self.label} ended its reply without any text or tool call. Proxies such as LiteLLM "
+            "answer this way when the model server behind them failed: often a conversation longer "
+            "than the model's context window, or a request that server could not handle. Check the "
+            "proxy's and the server's logs; /clear starts a shorter conversation.",
+            provider=self.provider,
         )
 
     async def open(
@@ -192,38 +360,41 @@ class HTTPProvider(abc.ABC):
                 response = await client.send(req, stream=True)
             except httpx.ConnectTimeout:
                 raise ModelError(
-                    f"Could not connect to {self.label} at {self.base_url} within "
+                    f"Could not connect to {self.label} at {self.shown_url} within "
                     f"{self.timeout.connect:g}s (connect timeout). {self.where_hint()}",
                     provider=self.provider,
                     retryable=True,
                 ) from None
             except httpx.TimeoutException:
                 raise ModelError(
-                    f"{self.label} at {self.base_url} did not start answering within "
+                    f"{self.label} at {self.shown_url} did not start answering within "
                     f"{self.read_timeout:g}s (read timeout). Try again, or raise read_timeout "
                     f"in the config ([providers.{self.provider}]).",
                     provider=self.provider,
                     retryable=True,
                 ) from None
+            except httpx.ConnectError as exc:
+                raise ModelError(
+                    f"Could not connect to {self.label} at {self.shown_url} "
+                    f"({describe_transport_error(exc)}). {self.where_hint()}",
+                    provider=self.provider,
+                    retryable=True,
+                ) from None
             except httpx.TransportError as exc:
                 raise ModelError(
-                    f"Could not connect to {self.label} at {self.base_url} ({exc or type(exc).__name__}). "
-                    f"{self.where_hint()}",
+                    f"{self.label} at {self.shown_url} did not answer: {describe_transport_error(exc)}. "
+                    f"Is that address really the {self.label} server, and is it healthy?",
                     provider=self.provider,
                     retryable=True,
                 ) from None
             if response.status_code < 400:
+                await self.check_content_type(response)
                 return response
-            try:
-                body = await response.aread()
-            except httpx.HTTPError:
-                body = b""
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await response.aclose()
+            body = await self.read_error_body(response)
             status = response.status_code
             detail = self.error_detail(body)
-            if status in RETRY_STATUSES and attempt < self.max_retries:
+            problem = request_problem(detail) if status >= 500 else None
+            if status in RETRY_STATUSES and attempt < self.max_retries and problem is None:
                 delay = retry_delay(response.headers, attempt, self.backoff)
                 if delay is not None and waited + delay <= self.max_wait:
                     attempt += 1
@@ -237,6 +408,37 @@ class HTTPProvider(abc.ABC):
                     await anyio.sleep(delay)
                     continue
             raise self.http_error(status, detail, attempt, response.headers)
+
+    async def read_error_body(self, response: httpx.Response) -> bytes:
+        """At most ``max_error_bytes`` of an error body; the connection is closed after."""
+        parts: list[bytes] = []
+        size = 0
+        try:
+            async for chunk in response.aiter_bytes():
+                parts.append(chunk)
+                size += len(chunk)
+                if size >= self.max_error_bytes:
+                    break
+        except httpx.HTTPError:
+            pass
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+        return b"".join(parts)[: self.max_error_bytes]
+
+    async def check_content_type(self, response: httpx.Response) -> None:
+        """A 2xx that is a web page (a login portal, a wrong base URL) is said to be one."""
+        if "text/html" not in response.headers.get("content-type", "").lower():
+            return
+        head = await self.read_error_body(response)
+        raise ModelError(
+            f"{self.label} at {self.shown_url} answered HTTP {response.status_code} with "
+            f"{describe_html(head)}, not a stream of chat events. Check the base URL "
+            "(OpenAI-compatible servers usually end in /v1) and that nothing (a proxy, a captive "
+            "portal) stands in between.",
+            status=response.status_code,
+            provider=self.provider,
+        )
 
     def where_hint(self) -> str:
         if self.base_url_env:
@@ -259,7 +461,7 @@ class HTTPProvider(abc.ABC):
             return ModelError(msg, status=status, provider=p)
         if status == 404:
             msg = (
-                f"{label} answered 404 Not Found for model '{self.name}' at {self.url}{said}. "
+                f"{label} answered 404 Not Found for model '{self.name}' at {redact(self.url)}{said}. "
                 f"Check the model name (agent-shell models) and the base URL"
                 f"{' (' + self.base_url_env + ')' if self.base_url_env else ''}."
             )
@@ -270,52 +472,61 @@ class HTTPProvider(abc.ABC):
             asks = f" (it asks to wait {wait:.0f}s)" if wait and wait > self.max_wait else ""
             msg = f"{label} is rate limiting (HTTP 429{said}){after}{asks}. Wait a moment and try again."
             return ModelError(msg, status=status, provider=p, retryable=True)
+        problem = request_problem(detail)
+        if problem == "context":
+            msg = (
+                f"{label} says the conversation does not fit the model's context window "
+                f"(HTTP {status}{said}). Start a shorter conversation (/clear), turn on Summarization, "
+                "or raise the server's context size."
+            )
+            return ModelError(msg, status=status, provider=p)
+        if status >= 500 and problem == "invalid":
+            msg = (
+                f"{label} could not handle the request (HTTP {status}{said}). This is not a temporary "
+                "fault, so it was not retried; the server's log may say more. If the request looks "
+                "right, report it with this message."
+            )
+            return ModelError(msg, status=status, provider=p)
         if status >= 500:
             msg = f"{label} had a server error (HTTP {status}{said}){after}. Try again later."
             return ModelError(msg, status=status, provider=p, retryable=True)
         return ModelError(f"{label} rejected the request (HTTP {status}{said}).", status=status, provider=p)
 
 
-def error_message_from_body(body: bytes) -> str:
-    """``error.message`` (OpenAI, Anthropic), ``error`` as a string (Ollama) or the text."""
-    import json
-
-    text = body.decode("utf-8", "replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text[:300]
-    if isinstance(data, dict):
-        err = data.get("error", data)
-        if isinstance(err, dict):
-            return str(err.get("message") or err.get("type") or err)[:500]
-        if isinstance(err, str):
-            return err[:500]
-        if "message" in data:
-            return str(data["message"])[:500]
-    return text[:300]
+def says_something(chunk: ModelChunk) -> bool:
+    """Text, thinking or a tool call: what makes a reply not empty."""
+    if isinstance(chunk, ToolCallDelta):
+        return True
+    return isinstance(chunk, (TextDelta, ThinkingDelta)) and bool(chunk.text)
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """Seconds asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
+    ms = _seconds(headers.get("retry-after-ms"))
+    if ms is not None:
+        return ms / 1000
     value = headers.get("retry-after")
     if not value:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = _seconds(value)
+    if seconds is not None:
+        return seconds
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None  # garbage: our own backoff decides, never "at once"
     return max(0.0, when.timestamp() - time.time())
+
+
+def _seconds(value: str | None) -> float | None:
+    """A finite, non-negative number of seconds, or None (``nan``, ``inf``, ``-3``, ``soon``)."""
+    if not value:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def retry_delay(headers: Mapping[str, str], attempt: int, backoff: float) -> float | None:

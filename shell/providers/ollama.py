@@ -24,8 +24,6 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-import httpx
-
 from shell.core.messages import (
     AssistantMessage,
     DataBlock,
@@ -48,7 +46,7 @@ from shell.core.model import (
     UsageChunk,
 )
 
-from .base import HTTPProvider
+from .base import HTTPProvider, Wire
 from .endpoints import DEFAULT_HOST
 from .sse import iter_ndjson
 
@@ -96,19 +94,22 @@ class OllamaModel(HTTPProvider):
         for key in ("think", "keep_alive", "format"):
             if options.get(key) is not None:
                 body[key] = options[key]
-        if request.tools and request.tool_choice != "none":
+        choice = self.tool_choice(request)
+        if request.tools and choice != "none":
+            # Ollama has no tool_choice: a forced tool is the only one offered.
+            named = [t for t in request.tools if t.name == choice]
             body["tools"] = [
                 {
                     "type": "function",
                     "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
                 }
-                for t in request.tools
+                for t in named or request.tools
             ]
         return body
 
-    async def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
+    async def parse(self, wire: Wire) -> AsyncIterator[ModelChunk]:
         calls = 0
-        async for obj in iter_ndjson(response.aiter_bytes()):
+        async for obj in iter_ndjson(wire, max_line=self.max_line_bytes):
             if not isinstance(obj, dict):
                 continue
             if obj.get("error"):
@@ -142,7 +143,7 @@ class OllamaModel(HTTPProvider):
                 else:
                     yield StopChunk({"stop": "end_turn", "length": "max_tokens"}.get(reason, reason))
                 return
-        raise self.dropped()
+        raise self.ended_early(wire)
 
 
 def to_ollama_messages(request: ModelRequest) -> list[dict[str, Any]]:

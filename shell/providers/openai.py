@@ -16,10 +16,14 @@ deliberately tolerant of what those servers do differently:
   local servers) is ``tool_use``.
 * usage (``stream_options.include_usage``) becomes one ``UsageChunk`` whose
   ``input_tokens`` exclude cached prompt tokens (those are ``cache_read_tokens``),
-  so the buckets mean the same as Anthropic's.
+  so the buckets mean the same as Anthropic's. A server that ignores
+  ``include_usage`` (llama-cpp-python) gets ``Usage(unknown=True)``: unknown, not 0.
+* an assistant message that only calls tools is sent with ``"content": ""``, never
+  ``null``: llama-cpp-python answers 500 to a null, and so would every later turn.
 
 Request options read from ``ModelRequest.options``: ``max_tokens``, ``temperature``,
-``top_p``, ``stop``, ``seed``, ``reasoning_effort``, and ``extra_body`` (a dict merged
+``top_p``, ``stop``, ``seed``, ``reasoning_effort``, ``tool_choice`` (see
+:meth:`~shell.providers.base.HTTPProvider.tool_choice`) and ``extra_body`` (a dict merged
 into the JSON body as is). Retries and ``on_notice``: see :mod:`shell.providers.base`.
 """
 
@@ -29,8 +33,6 @@ import base64
 import json
 from collections.abc import AsyncIterator
 from typing import Any
-
-import httpx
 
 from shell.core.messages import (
     AssistantMessage,
@@ -55,7 +57,7 @@ from shell.core.model import (
     UsageChunk,
 )
 
-from .base import HTTPProvider
+from .base import HTTPProvider, Wire
 from .sse import iter_sse, parse_json
 
 FINISH_REASONS = {
@@ -100,7 +102,7 @@ class OpenAIModel(HTTPProvider):
                 }
                 for t in request.tools
             ]
-            choice = request.tool_choice
+            choice = self.tool_choice(request)
             if choice in ("auto", "none", "required"):
                 body["tool_choice"] = choice
             elif choice:
@@ -113,12 +115,13 @@ class OpenAIModel(HTTPProvider):
             body.update(extra)
         return body
 
-    async def parse(self, response: httpx.Response) -> AsyncIterator[ModelChunk]:
+    async def parse(self, wire: Wire) -> AsyncIterator[ModelChunk]:
         calls = ToolCallAssembler()
         finish: str | None = None
         refused = False
         done = False
-        async for event in iter_sse(response.aiter_bytes()):
+        counted = False
+        async for event in iter_sse(wire, idle=self.idle_timeout, max_line=self.max_line_bytes):
             data = event.data
             if data == "[DONE]":
                 done = True
@@ -129,7 +132,8 @@ class OpenAIModel(HTTPProvider):
             if obj.get("error"):
                 raise stream_error(self.label, self.provider, obj["error"])
             usage = obj.get("usage")
-            if usage:
+            if usage and isinstance(usage, dict):
+                counted = True
                 yield UsageChunk(openai_usage(usage))
             for choice in obj.get("choices") or ():
                 delta = choice.get("delta") or {}
@@ -150,7 +154,9 @@ class OpenAIModel(HTTPProvider):
                 if choice.get("finish_reason"):
                     finish = choice["finish_reason"]
         if not done and finish is None:
-            raise self.dropped()
+            raise self.ended_early(wire)
+        if not counted:
+            yield UsageChunk(Usage(unknown=True))
         reason = FINISH_REASONS.get(finish or "stop", finish or "end_turn")
         if refused:
             reason = "refusal"
@@ -245,7 +251,7 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": user_content(m.content)})
         elif isinstance(m, AssistantMessage):
             text = "".join(b.text for b in m.content if isinstance(b, (TextBlock, HintBlock)))
-            msg: dict[str, Any] = {"role": "assistant", "content": text or None}
+            msg: dict[str, Any] = {"role": "assistant", "content": text}
             if m.tool_calls:
                 msg["tool_calls"] = [
                     {
@@ -255,8 +261,6 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
                     }
                     for c in m.tool_calls
                 ]
-            elif not text:
-                msg["content"] = ""
             out.append(msg)
         elif isinstance(m, ToolResultMessage):
             text = m.text

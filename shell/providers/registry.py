@@ -7,10 +7,17 @@ the config (``[providers.openrouter] type = "openai"``). A provider alone
 
 With nothing chosen (no ``--model``, no ``AGENT_SHELL_MODEL``, no ``model`` in the
 config) the first that works wins, in this order: ``ANTHROPIC_API_KEY``;
-``OPENAI_API_KEY`` (with ``OPENAI_BASE_URL`` if set); an Ollama answering within
-0.3 s at ``OLLAMA_HOST`` or http://127.0.0.1:11434 (its first installed model);
-else the offline demo model. The chosen model carries ``.origin``, one line
-saying why it was chosen, for the status bar and ``agent-shell config``.
+``OPENAI_API_KEY`` (with ``OPENAI_BASE_URL`` if set); ``OPENAI_BASE_URL`` alone (a
+local server needs no key); an Ollama answering within 0.3 s at ``OLLAMA_HOST`` or
+http://127.0.0.1:11434 (its first installed model); else the offline demo model.
+The chosen model carries ``.origin``, one line saying why it was chosen, for the
+status bar and ``agent-shell config``.
+
+An OpenAI-compatible provider with its own address (``OPENAI_BASE_URL``, a
+``base_url`` in the config) and no model named uses the server's own: the first
+of its ``/models`` (llama.cpp, vLLM, LM Studio, LiteLLM all list theirs), as for
+Ollama; ``gpt-4o-mini`` is only the default at OpenAI itself. Provider names in
+specs match the config's ``[providers.NAME]`` as written, or ignoring case.
 
 The environment is read as the official clients read it: ``OPENAI_BASE_URL``,
 ``ANTHROPIC_BASE_URL`` and ``OLLAMA_HOST`` apply unless the config gives a
@@ -29,9 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from shell.config import ConfigError, ProviderSettings, Settings, load_config
+from shell.config import ConfigError, ProviderSettings, Settings, join_url, load_config
 from shell.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
 from shell.core.model import ChatModel, ModelError
+from shell.core.secrets import redact
 
 from .demo import DemoModel
 from .endpoints import ollama_base_url
@@ -59,6 +67,7 @@ KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASE_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 FORMS = "openai:NAME, anthropic:NAME, ollama:NAME, demo or scripted:FILE"
 PROBE_TIMEOUT = 0.3
+SERVER_PROBE_TIMEOUT = 3.0
 
 
 def resolve_model(
@@ -81,6 +90,9 @@ def resolve_model(
     if environ.get("OPENAI_API_KEY"):
         model = make_provider("openai", "", settings, environ, on_notice)
         return _labelled(model, "OPENAI_API_KEY is set")
+    if environ.get("OPENAI_BASE_URL"):
+        model = make_provider("openai", "", settings, environ, on_notice)
+        return _labelled(model, f"OPENAI_BASE_URL is set ({redact(model.base_url)})")
     ollama = settings.provider("ollama")
     base = ollama.base_url or ollama_base_url(environ.get("OLLAMA_HOST"))
     installed = probe_ollama(base)
@@ -104,7 +116,7 @@ def model_from_spec(
     on_notice: Callable[[str], None] | None = None,
 ) -> ChatModel:
     provider, sep, name = spec.partition(":")
-    provider = provider.strip().lower()
+    provider = configured_name(provider.strip(), settings)
     if spec == "demo":
         return DemoModel()
     if provider == "scripted" and sep:
@@ -113,6 +125,17 @@ def model_from_spec(
         return make_provider(provider, name.strip(), settings, env, on_notice)
     custom = "".join(f", {p}:NAME" for p in sorted(settings.providers) if p not in KINDS)
     raise ConfigError(f"Unknown model {spec!r}: use {FORMS}{custom}.")
+
+
+def configured_name(provider: str, settings: Settings) -> str:
+    """``provider`` as the config spells it (``llamaB`` for ``llamab``), else lower case."""
+    if provider in settings.providers:
+        return provider
+    folded = provider.lower()
+    for name in settings.providers:
+        if name.lower() == folded:
+            return name
+    return folded
 
 
 def provider_kind(provider: str, ps: ProviderSettings) -> str:
@@ -135,25 +158,29 @@ def make_provider(
     ps = settings.provider(provider)
     kind = provider_kind(provider, ps)
     builtin = provider == kind
-    name = name or ps.model or DEFAULT_MODELS.get(kind, "")
-    if not name:
-        raise ConfigError(
-            f"Say which {provider} model to use: {provider}:NAME (see agent-shell models)."
-        )
     key_env = ps.api_key_env or (KEY_ENV.get(kind) if builtin else None)
     if kind == "ollama":
         base_url = ps.base_url or (ollama_base_url(env.get("OLLAMA_HOST")) if builtin else None)
     else:
         base_url = ps.base_url or (env.get(BASE_ENV[kind]) if builtin else None) or None
+    api_key = ps.api_key or (env.get(key_env) if key_env else None)
+    name = name or ps.model or ""
+    if not name and kind == "openai" and base_url:
+        name = server_model(provider, base_url, api_key, ps.headers)
+    name = name or DEFAULT_MODELS.get(kind, "")
+    if not name:
+        raise ConfigError(
+            f"Say which {provider} model to use: {provider}:NAME (see agent-shell models)."
+        )
     kwargs: dict[str, Any] = {
         "base_url": base_url,
-        "api_key": ps.api_key or (env.get(key_env) if key_env else None),
+        "api_key": api_key,
         "api_key_env": key_env,
         "headers": ps.headers,
         "options": ps.options,
         "on_notice": on_notice,
     }
-    for key in ("connect_timeout", "read_timeout", "max_retries"):
+    for key in ("connect_timeout", "read_timeout", "idle_timeout", "max_retries"):
         if getattr(ps, key) is not None:
             kwargs[key] = getattr(ps, key)
     model = provider_class(kind)(name, **kwargs)
@@ -161,6 +188,56 @@ def make_provider(
         model.provider = provider
         model.label = provider
     return model
+
+
+def server_model(provider: str, base_url: str, api_key: str | None, headers: Mapping[str, str]) -> str:
+    """The first model an OpenAI-compatible server lists at ``{base_url}/models``.
+
+    Asked only when no model is named; a server that cannot say raises a
+    :class:`ConfigError` that says how to name one."""
+    import httpx
+
+    from .errors import describe_transport_error, error_message_from_body
+
+    shown = redact(base_url)
+    how = f"name one: --model {provider}:NAME, or model = \"NAME\" under [providers.{provider}] in the config"
+    url = join_url(base_url, "/models")
+    sent = dict(headers)
+    if api_key:
+        sent["Authorization"] = f"Bearer {api_key}"
+    try:
+        response = httpx.get(url, headers=sent, timeout=SERVER_PROBE_TIMEOUT)
+    except httpx.HTTPError as exc:
+        raise ConfigError(
+            f"No model is set for {provider} and the server at {shown} could not be asked for its "
+            f"models ({describe_transport_error(exc)}). Start the server, or {how}."
+        ) from None
+    if response.status_code >= 400:
+        detail = redact(error_message_from_body(response.content[:65536]))
+        raise ConfigError(
+            f"No model is set for {provider} and {redact(url)} answered HTTP {response.status_code}"
+            f"{': ' + one_line(detail) if detail else ''}. {how[0].upper() + how[1:]}."
+        )
+    ids = _model_ids(response, "id")
+    if not ids:
+        raise ConfigError(f"No model is set for {provider} and {redact(url)} lists none; {how}.")
+    return ids[0]
+
+
+def _model_ids(response: Any, key: str) -> list[str]:
+    try:
+        data = response.json()
+    except (ValueError, RecursionError):
+        return []
+    items = data.get("data" if key == "id" else "models", []) if isinstance(data, dict) else []
+    if not isinstance(items, list):
+        return []
+    return [str(m[key]) for m in items if isinstance(m, dict) and isinstance(m.get(key), str)]
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def load_scripted(file: str) -> ScriptedModel:
@@ -261,33 +338,38 @@ async def _list_one(model: HTTPProvider, provider: str, timeout: float) -> list[
     import httpx
 
     from .anthropic import API_VERSION, AnthropicModel
+    from .errors import describe_transport_error, error_message_from_body
     from .ollama import OllamaModel
 
     if isinstance(model, AnthropicModel):
-        url, headers, key = f"{model.base_url}/v1/models?limit=1000", {"anthropic-version": API_VERSION}, "id"
+        url, headers, key = join_url(model.base_url, "/v1/models"), {"anthropic-version": API_VERSION}, "id"
         if model.api_key:
             headers["x-api-key"] = model.api_key
     elif isinstance(model, OllamaModel):
-        url, headers, key = f"{model.base_url}/api/tags", {}, "name"
+        url, headers, key = join_url(model.base_url, "/api/tags"), {}, "name"
         timeout = min(timeout, 2.0)
     else:
-        url, headers, key = f"{model.base_url}/models", {}, "id"
+        url, headers, key = join_url(model.base_url, "/models"), {}, "id"
         if model.api_key:
             headers["Authorization"] = f"Bearer {model.api_key}"
-    if not model.api_key and model.api_key_env and not isinstance(model, OllamaModel):
+    local = provider == "openai" and model.base_url != model.default_base_url
+    if not model.api_key and model.api_key_env and not isinstance(model, OllamaModel) and not local:
         return f"not configured: set {model.api_key_env}"
     headers.update(model.headers)
+    shown = redact(url)
     try:
         async with httpx.AsyncClient(timeout=timeout) as client:
             response = await client.get(url, headers=headers)
     except httpx.HTTPError as exc:
-        return f"not reachable at {model.base_url} ({type(exc).__name__})"
+        return f"not reachable at {redact(model.base_url)} ({describe_transport_error(exc)})"
+    failed = response.status_code >= 400
+    detail = one_line(redact(error_message_from_body(response.content[:65536]))) if failed else ""
+    said = f": {detail}" if detail else ""
     if response.status_code in (401, 403):
-        return f"HTTP {response.status_code}: check {model.api_key_env or 'the API key'}"
+        return f"HTTP {response.status_code}{said} (check {model.api_key_env or 'the API key'})"
     if response.status_code >= 400:
-        return f"HTTP {response.status_code} from {url}"
-    try:
-        items = response.json().get("data" if key == "id" else "models", [])
-        return sorted(str(m[key]) for m in items if isinstance(m, dict) and key in m)
-    except (ValueError, AttributeError):
-        return f"unexpected answer from {url}"
+        return f"HTTP {response.status_code} from {shown}{said}"
+    ids = _model_ids(response, key)
+    if not ids and response.content.strip()[:1] not in (b"{", b"["):
+        return f"unexpected answer from {shown} (not JSON: is this the API's address?)"
+    return sorted(ids)

@@ -14,15 +14,38 @@ names; ``id:``; blank keep-alive lines between events; an event left without a
 final blank line at the end of the stream (dispatched leniently, because real
 servers and recorded fixtures end that way). ``[DONE]`` is passed through as an
 ordinary event: whether it ends the stream is the provider's business.
+
+What a hostile or broken server cannot do here: grow a line or an event without
+end (``max_line`` bytes, then :class:`StreamLimit`), or keep a stream open with
+keep-alives alone (``idle``: the seconds a stream may send only comments, blank
+lines and ``ping`` events, then :class:`StreamIdle`), or crash the reader with JSON
+nested too deep (:func:`parse_json` says so as a :class:`MalformedLine`).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
+
+MAX_LINE = 8 * 1024 * 1024
+"""Bytes one line (or one event's data) may hold: far above any real chunk (a whole
+tool call's arguments in one event included), far below what would hurt memory."""
+
+
+class StreamLimit(ValueError):
+    """A stream broke one of our bounds; ``str()`` says which, for people."""
+
+
+class StreamIdle(TimeoutError):
+    """A stream sent only keep-alives for ``seconds``."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"only keep-alives for {seconds:g}s")
+        self.seconds = seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +65,12 @@ class LineSplitter:
     CRLF split across chunks yields one line, not an extra blank one.
     """
 
-    __slots__ = ("_after_cr", "_buf")
+    __slots__ = ("_after_cr", "_buf", "max_line")
 
-    def __init__(self) -> None:
+    def __init__(self, max_line: int = MAX_LINE) -> None:
         self._buf = b""
         self._after_cr = False
+        self.max_line = max_line
 
     def feed(self, chunk: bytes) -> list[bytes]:
         if not chunk:
@@ -67,6 +91,9 @@ class LineSplitter:
             self._buf = b""
         else:
             self._buf = lines.pop()
+            if len(self._buf) > self.max_line:
+                self._buf = b""
+                raise StreamLimit(f"a line longer than {_size(self.max_line)} without a line end")
         return lines
 
     def flush(self) -> list[bytes]:
@@ -78,12 +105,14 @@ class LineSplitter:
 class SSEDecoder:
     """Turns lines into :class:`SSEEvent` values (the SSE interpretation rules)."""
 
-    __slots__ = ("_data", "_event", "_id")
+    __slots__ = ("_data", "_event", "_id", "_size", "max_event")
 
-    def __init__(self) -> None:
+    def __init__(self, max_event: int = MAX_LINE) -> None:
         self._data: list[str] = []
         self._event = ""
         self._id: str | None = None
+        self._size = 0
+        self.max_event = max_event
 
     def line(self, raw: bytes) -> SSEEvent | None:
         """Process one line; return an event when a blank line dispatches one."""
@@ -92,6 +121,8 @@ class SSEDecoder:
         # Fast path: nearly every line of a model stream is "data: {...}".
         if raw[:6] == b"data: ":
             self._data.append(raw[6:].decode("utf-8", "replace"))
+            if len(self._data) > 1:
+                self._grow(len(raw))
             return None
         if raw[:1] == b":":
             return None  # comment / keep-alive
@@ -101,6 +132,7 @@ class SSEDecoder:
             value = value[1:]
         if name == "data":
             self._data.append(value)
+            self._grow(len(raw))
         elif name == "event":
             self._event = value
         elif name == "id" and "\0" not in value:
@@ -108,7 +140,14 @@ class SSEDecoder:
         # "retry" and unknown fields are ignored, as the spec says.
         return None
 
+    def _grow(self, n: int) -> None:
+        self._size += n
+        if self._size > self.max_event:
+            self._data, self._size = [], 0
+            raise StreamLimit(f"an event longer than {_size(self.max_event)} (data lines without an end)")
+
     def _dispatch(self) -> SSEEvent | None:
+        self._size = 0
         if not self._data:
             self._event = ""
             return None
@@ -123,16 +162,32 @@ class SSEDecoder:
         return self._dispatch()
 
 
-async def iter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEEvent]:
-    """Server-sent events from an async iterable of byte chunks (``response.aiter_bytes()``)."""
-    splitter = LineSplitter()
-    decoder = SSEDecoder()
+async def iter_sse(
+    chunks: AsyncIterable[bytes], *, idle: float | None = None, max_line: int = MAX_LINE
+) -> AsyncIterator[SSEEvent]:
+    """Server-sent events from an async iterable of byte chunks (``response.aiter_bytes()``).
+
+    With ``idle``, a stream that sends nothing but keep-alives (comments, blank
+    lines, ``ping`` events) for that many seconds raises :class:`StreamIdle`; the
+    clock is read only when a keep-alive arrives, so real events cost nothing."""
+    splitter = LineSplitter(max_line)
+    decoder = SSEDecoder(max_line)
     line = decoder.line
+    clock = time.monotonic
+    last = clock()
     async for chunk in chunks:
+        events = 0
         for raw in splitter.feed(chunk):
             event = line(raw)
             if event is not None:
+                if event.event != "ping":
+                    events += 1
                 yield event
+        if idle is not None:
+            if events:
+                last = clock()
+            elif clock() - last > idle:
+                raise StreamIdle(idle)
     for raw in splitter.flush():
         event = line(raw)
         if event is not None:
@@ -167,22 +222,27 @@ def decode_sse(data: bytes, *, splits: list[int] | None = None) -> list[SSEEvent
 class MalformedLine(ValueError):
     """A stream line that is not the JSON it should be; ``line`` is the offending text."""
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, problem: str = "is not valid JSON") -> None:
         super().__init__(f"malformed line: {line[:200]!r}")
         self.line = line
+        self.problem = problem
 
 
 def parse_json(text: str) -> Any:
-    """``json.loads`` that raises :class:`MalformedLine` (with the text) on garbage."""
+    """``json.loads`` that raises :class:`MalformedLine` (with the text) on garbage,
+    and on JSON nested deeper than Python's recursion limit (never a bare
+    ``RecursionError``)."""
     try:
         return json.loads(text)
     except ValueError:
         raise MalformedLine(text) from None
+    except RecursionError:
+        raise MalformedLine(text, "is nested too deep to read") from None
 
 
-async def iter_ndjson(chunks: AsyncIterable[bytes]) -> AsyncIterator[Any]:
+async def iter_ndjson(chunks: AsyncIterable[bytes], *, max_line: int = MAX_LINE) -> AsyncIterator[Any]:
     """One JSON value per non-blank line (Ollama's native streaming format)."""
-    splitter = LineSplitter()
+    splitter = LineSplitter(max_line)
     async for chunk in chunks:
         for raw in splitter.feed(chunk):
             if raw.strip():
@@ -190,3 +250,7 @@ async def iter_ndjson(chunks: AsyncIterable[bytes]) -> AsyncIterator[Any]:
     for raw in splitter.flush():
         if raw.strip():
             yield parse_json(raw.decode("utf-8", "replace"))
+
+
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n:,} bytes"

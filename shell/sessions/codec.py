@@ -65,13 +65,16 @@ def _content_to_json(content: str | tuple[Any, ...]) -> str | list[dict[str, Any
     return [block_to_dict(b) for b in content]
 
 
-def usage_to_dict(usage: Usage) -> dict[str, int]:
-    return {
+def usage_to_dict(usage: Usage) -> dict[str, int | bool]:
+    out: dict[str, int | bool] = {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cache_read_tokens": usage.cache_read_tokens,
         "cache_write_tokens": usage.cache_write_tokens,
     }
+    if usage.unknown:
+        out["unknown"] = True
+    return out
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
@@ -157,7 +160,8 @@ def usage_from_dict(d: Any) -> Usage:
         return Usage()
     fields = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
     values = [d.get(f, 0) for f in fields]
-    return Usage(*(v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in values))
+    a, b, c, e = (v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in values)
+    return Usage(a, b, c, e, unknown=d.get("unknown") is True)
 
 
 def message_from_dict(d: Any, problems: list[str] | None = None) -> Message:

@@ -375,10 +375,13 @@ class AgentShellApp(App[int]):
         used = [getattr(m, "usage", None) for m in self.agent.messages]
         self.status.tokens_in = sum(u.input_tokens for u in used if u is not None)
         self.status.tokens_out = sum(u.output_tokens for u in used if u is not None)
+        self.status.tokens_unknown = any(u.unknown for u in used if u is not None)
 
-    def add_usage(self, tokens_in: int, tokens_out: int) -> None:
+    def add_usage(self, tokens_in: int, tokens_out: int, unknown: bool = False) -> None:
         self.status.tokens_in += tokens_in
         self.status.tokens_out += tokens_out
+        if unknown:
+            self.status.tokens_unknown = True
 
     # -- sending --------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:

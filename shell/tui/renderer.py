@@ -98,7 +98,7 @@ class ReplyRenderer:
         self._state("thinking")
 
     async def _model_call_end(self, event: ev.ModelCallEnd) -> None:
-        self.app.add_usage(event.usage.input_tokens, event.usage.output_tokens)
+        self.app.add_usage(event.usage.input_tokens, event.usage.output_tokens, event.usage.unknown)
 
     # -- text and thinking ------------------------------------------------------------
     async def _text_start(self, event: ev.TextBlockStart) -> None:

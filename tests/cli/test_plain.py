@@ -243,11 +243,24 @@ def test_markdown_stream_renders_blocks_once_complete() -> None:
     assert final.startswith("Intro line\n")
 
 
-def test_markdown_stream_closes_an_unfinished_fence() -> None:
+def test_markdown_stream_shows_a_code_block_as_it_streams() -> None:
+    """A long code block is not a silent wait: each line shows once complete."""
     out = io.StringIO()
     stream = MarkdownStream(Console(file=out, width=60, force_terminal=False, color_system=None))
-    stream.feed("```python\nx = 1\n")
-    assert "x = 1" not in out.getvalue()
+    stream.feed("Here:\n```python\nx = 1\ny = ")
+    assert "x = 1" in out.getvalue() and "y =" not in out.getvalue()
+    stream.feed("2\n")
+    assert "y = 2" in out.getvalue()
+    stream.feed("```\nafter\n")
     stream.finish()
-    assert "x = 1" in out.getvalue()
+    final = out.getvalue()
+    assert "```" not in final and final.index("y = 2") < final.index("after")
+
+
+def test_markdown_stream_keeps_an_unfinished_fence() -> None:
+    out = io.StringIO()
+    stream = MarkdownStream(Console(file=out, width=60, force_terminal=False, color_system=None))
+    stream.feed("```python\nx = 1\nlast")
+    stream.finish()
+    assert "x = 1" in out.getvalue() and "last" in out.getvalue()
 

@@ -33,6 +33,10 @@ def sse(*events: dict[str, Any]) -> bytes:
 
 
 STOP = ({"type": "message_delta", "delta": {"stop_reason": "end_turn"}}, {"type": "message_stop"})
+SAID = (
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "ok"}},
+    *STOP,
+)
 
 
 async def test_thinking_with_signature_and_cache_usage() -> None:
@@ -98,7 +102,7 @@ async def test_request_body_conversion_and_cache_marker() -> None:
 
     seen: list[httpx.Request] = []
     model = AnthropicModel(
-        "claude-x", base_url="http://a/", api_key="sk-ant", client=mock_client(sse(*STOP), seen=seen)
+        "claude-x", base_url="http://a/", api_key="sk-ant", client=mock_client(sse(*SAID), seen=seen)
     )
     calls = (ToolCallBlock("t1", "read_file", {"path": "a"}), ToolCallBlock("t2", "list_dir", {}))
     request = ModelRequest(
@@ -133,7 +137,7 @@ async def test_request_body_conversion_and_cache_marker() -> None:
     assert "cache_control" not in body["tools"][0] and body["tools"][1]["cache_control"] == mark
     assert body["tools"][0]["input_schema"]["required"] == ["path"]
     assert body["messages"] == [
-        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "user", "content": "hi"},
         {
             "role": "assistant",
             "content": [
@@ -148,12 +152,12 @@ async def test_request_body_conversion_and_cache_marker() -> None:
                 {
                     "type": "tool_result",
                     "tool_use_id": "t1",
-                    "content": [{"type": "text", "text": "content A"}],
+                    "content": "content A",
                 },
                 {
                     "type": "tool_result",
                     "tool_use_id": "t2",
-                    "content": [{"type": "text", "text": "oops"}],
+                    "content": "oops",
                     "is_error": True,
                 },
                 {"type": "text", "text": "next"},
@@ -165,6 +169,6 @@ async def test_request_body_conversion_and_cache_marker() -> None:
 
 async def test_no_cache_marker_without_the_option() -> None:
     seen: list[httpx.Request] = []
-    model = AnthropicModel("c", client=mock_client(sse(*STOP), seen=seen))
+    model = AnthropicModel("c", client=mock_client(sse(*SAID), seen=seen))
     await collect(model, ModelRequest(model=model, system_prompt="s", messages=(UserMessage("x"),)))
     assert "cache_control" not in seen[0].content.decode()

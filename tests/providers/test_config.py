@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from shell.config import ConfigError, Settings, config_path, describe, load_config, save_config
+from shell.config import (
+    ConfigError,
+    ProviderSettings,
+    Settings,
+    config_path,
+    describe,
+    load_config,
+    save_config,
+)
 
 SAMPLE = """
 model = "anthropic:claude-x"
@@ -113,3 +121,15 @@ def test_describe_masks_secrets(cfg_dir: Path) -> None:
 def test_describe_defaults() -> None:
     text = describe(Settings(path=Path("/nowhere/config.toml")), {})
     assert text.startswith("Config file: /nowhere/config.toml (not found: using defaults)")
+
+
+def test_describe_hides_credentials_in_urls() -> None:
+    settings = Settings(
+        providers={
+            "llama": ProviderSettings(type="openai", base_url="http://bob:hunter2@h:8080/v1?api-key=k1k1k1k1")
+        }
+    )
+    text = describe(settings, env={"OPENAI_BASE_URL": "https://u:p4ss@proxy/v1?key=sk-abcdef"})
+    assert "hunter2" not in text and "k1k1k1k1" not in text and "sk-abcdef" not in text and "p4ss" not in text
+    assert "base_url = http://bob:[REDACTED]@h:8080/v1?api-key=[REDACTED]" in text
+    assert "OPENAI_BASE_URL = https://u:[REDACTED]@proxy/v1?key=[REDACTED]" in text

@@ -201,14 +201,14 @@ async def test_stall_before_the_headers(server: ScriptedServer) -> None:
 async def test_garbage_line_names_the_provider(server: ScriptedServer) -> None:
     def scenario(h: Handler, n: int) -> None:
         h.start_stream()
-        h.chunk(TEXT + b"data: <html>oops</html>\n\n")
+        h.chunk(TEXT + b"data: {oops\n\n")
         h.end_stream()
 
     server.scenarios["junk"] = scenario
     chunks, err = await run(openai(server, "junk"))
     assert text(chunks) == "Hello"
     assert err is not None and err.message == (
-        f"OpenAI sent a line that is not valid JSON: '<html>oops</html>'. "
+        f"OpenAI sent a line that is not valid JSON: '{{oops'. "
         f"Is {server.url}/junk/v1 really an OpenAI-compatible endpoint?"
     )
 

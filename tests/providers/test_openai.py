@@ -124,7 +124,7 @@ async def test_request_body_and_message_conversion() -> None:
         return path
 
     seen: list[httpx.Request] = []
-    client = mock_client(sse(delta({}, "stop")), seen=seen)
+    client = mock_client(sse(delta({"content": "ok"}, "stop")), seen=seen)
     model = OpenAIModel("gpt-x", base_url="http://h/v1/", api_key="sk-1", client=client)
     request = ModelRequest(
         model=model,

@@ -97,12 +97,15 @@ def test_config_provider_and_default_model() -> None:
         resolve_model("nope:x", s, env={})
 
 
-def test_automatic_order() -> None:
+def test_automatic_order(server: ScriptedServer) -> None:
     s = Settings()
     both = {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o", **NO_OLLAMA}
     assert isinstance(resolve_model(None, s, env=both), AnthropicModel)
-    m = resolve_model(None, s, env={"OPENAI_API_KEY": "o", "OPENAI_BASE_URL": "http://x/v1", **NO_OLLAMA})
-    assert isinstance(m, OpenAIModel) and m.base_url == "http://x/v1" and m.origin == "OPENAI_API_KEY is set"
+    server.scenarios["v1"] = lambda h, n: h.reply(200, {"data": [{"id": "served-model"}]})
+    base = f"{server.url}/v1"
+    m = resolve_model(None, s, env={"OPENAI_API_KEY": "o", "OPENAI_BASE_URL": base, **NO_OLLAMA})
+    assert isinstance(m, OpenAIModel) and m.base_url == base and m.origin == "OPENAI_API_KEY is set"
+    assert m.name == "served-model"  # the server's own model, not gpt-4o-mini
     m = resolve_model(None, s, env=NO_OLLAMA)
     assert isinstance(m, DemoModel) and m.origin == "no provider configured"
     assert isinstance(
@@ -184,7 +187,7 @@ async def test_list_models(server: ScriptedServer) -> None:
     }
     got = await list_models(Settings(), env=env)
     assert got == {
-        "anthropic": "HTTP 401: check ANTHROPIC_API_KEY",
+        "anthropic": "HTTP 401: bad key (check ANTHROPIC_API_KEY)",
         "openai": ["gpt-a", "gpt-b"],
         "ollama": ["a:2", "b:1"],
         "demo": ["demo"],
@@ -193,3 +196,49 @@ async def test_list_models(server: ScriptedServer) -> None:
     assert got["anthropic"] == "not configured: set ANTHROPIC_API_KEY"
     assert got["openai"] == "not configured: set OPENAI_API_KEY"
     assert isinstance(got["ollama"], str) and got["ollama"].startswith("not reachable at http://127.0.0.1:")
+
+
+def test_a_provider_named_with_capitals_can_be_selected(server: ScriptedServer) -> None:
+    """``[providers.llamaB]`` is listed, so ``llamaB:…`` (and ``llamab:…``) must select it."""
+    settings = Settings(providers={"llamaB": ProviderSettings(type="openai", base_url=f"{server.url}/v1")})
+    for spec in ("llamaB:smol", "llamab:smol", "LLAMAB:smol"):
+        m = resolve_model(spec, settings, env=NO_OLLAMA)
+        assert isinstance(m, OpenAIModel) and (m.provider, m.name) == ("llamaB", "smol")
+
+
+def test_base_url_alone_uses_the_servers_own_model(server: ScriptedServer) -> None:
+    """A local server needs no key, and its model is the one it lists, not gpt-4o-mini."""
+    server.scenarios["v1"] = lambda h, n: h.reply(200, {"data": [{"id": "SmolLM2-135M.gguf"}, {"id": "b"}]})
+    env = {"OPENAI_BASE_URL": f"{server.url}/v1", **NO_OLLAMA}
+    m = resolve_model(None, Settings(), env=env)
+    assert isinstance(m, OpenAIModel) and m.name == "SmolLM2-135M.gguf" and m.api_key is None
+    assert m.origin == f"OPENAI_BASE_URL is set ({server.url}/v1)"
+    custom = Settings(providers={"llama": ProviderSettings(type="openai", base_url=f"{server.url}/v1")})
+    assert resolve_model("llama", custom, env=NO_OLLAMA).name == "SmolLM2-135M.gguf"
+
+
+def test_base_url_alone_with_the_server_down_says_what_to_do() -> None:
+    base = f"http://127.0.0.1:{dead_port()}/v1"
+    with pytest.raises(ConfigError) as info:
+        resolve_model(None, Settings(), env={"OPENAI_BASE_URL": base, **NO_OLLAMA})
+    assert str(info.value) == (
+        f"No model is set for openai and the server at {base} could not be asked for its models (nothing "
+        "accepted the connection there). Start the server, or name one: --model openai:NAME, or "
+        'model = "NAME" under [providers.openai] in the config.'
+    )
+
+
+@pytest.mark.anyio
+async def test_models_shows_the_servers_error_and_hides_credentials(server: ScriptedServer) -> None:
+    server.scenarios["v1"] = lambda h, n: h.reply(500, {"error": {"message": "model store is locked"}})
+    base = f"http://bob:hunter2@{server.url.split('//')[1]}/v1?api-key=sk-zzz"
+    settings = Settings(providers={"llama": ProviderSettings(type="openai", base_url=base)})
+    got = await list_models(settings, env=NO_OLLAMA)
+    shown = f"http://bob:[REDACTED]@{server.url.split('//')[1]}/v1/models?api-key=[REDACTED]"
+    assert got["llama"] == f"HTTP 500 from {shown}: model store is locked"
+    dead = Settings(
+        providers={"llama": ProviderSettings(type="openai", base_url=f"http://u:pw@127.0.0.1:{dead_port()}")}
+    )
+    got = await list_models(dead, env=NO_OLLAMA)
+    assert isinstance(got["llama"], str) and "pw" not in got["llama"]
+    assert got["llama"].endswith("(nothing accepted the connection there)")

@@ -32,6 +32,8 @@ class StatusLine(Static):
     state: reactive[str] = reactive("idle")
     tokens_in: reactive[int] = reactive(0)
     tokens_out: reactive[int] = reactive(0)
+    tokens_unknown: reactive[bool] = reactive(False)
+    """Some model call's usage was not reported by its server: the counts are a floor."""
     queued: reactive[int] = reactive(0)
     mode: reactive[str] = reactive("")
 
@@ -44,8 +46,11 @@ class StatusLine(Static):
         queued_room = len(queued) + len(mode)
         label = sanitize_line(self.model_label)  # a model id can come from a server
         full, short = label, label.split(" (", 1)[0]  # "demo (offline …)"
-        tokens = f"  ·  ↑{self.tokens_in:,} ↓{self.tokens_out:,} tokens"
-        brief = f"  ·  ↑{_short(self.tokens_in)} ↓{_short(self.tokens_out)}"
+        more = "+" if self.tokens_unknown else ""
+        tokens = f"  ·  ↑{self.tokens_in:,}{more} ↓{self.tokens_out:,}{more} tokens"
+        brief = f"  ·  ↑{_short(self.tokens_in)}{more} ↓{_short(self.tokens_out)}{more}"
+        if self.tokens_unknown and not (self.tokens_in or self.tokens_out):
+            tokens, brief = "  ·  tokens not reported", "  ·  ↑? ↓?"
         room = self.size.width - 2 - len(state) - queued_room - len("  ·  ")  # 2: padding
         fits = [(m, t) for m, t in ((full, tokens), (short, tokens), (short, brief)) if len(m + t) <= room]
         model, tokens = fits[0] if fits else (short, "")

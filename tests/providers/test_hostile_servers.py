@@ -1,0 +1,420 @@
+"""Servers that misbehave, on a real HTTP server on 127.0.0.1: each ends in the exact
+message a user sees, within bounds (time, memory), and never in a bare exception."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, Usage, UserMessage
+from shell.core.model import ModelChunk, ModelError, ModelRequest, StopChunk, TextDelta, UsageChunk
+from shell.providers.anthropic import AnthropicModel
+from shell.providers.base import HTTPProvider, retry_after_seconds
+from shell.providers.openai import OpenAIModel
+
+from .server import Handler, ScriptedServer
+
+pytestmark = pytest.mark.anyio
+
+TEXT = b'data: {"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}\n\n'
+END = b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as s:
+        yield s
+
+
+def openai(server: ScriptedServer, scenario: str, **kw: Any) -> OpenAIModel:
+    kw.setdefault("backoff", 0.01)
+    return OpenAIModel("m", base_url=f"{server.url}/{scenario}/v1", **kw)
+
+
+async def run(
+    model: HTTPProvider, request: ModelRequest | None = None
+) -> tuple[list[ModelChunk], ModelError | None]:
+    chunks: list[ModelChunk] = []
+    try:
+        async for c in model.stream(request or ModelRequest(model=model, messages=(UserMessage("hi"),))):
+            chunks.append(c)
+    except ModelError as exc:
+        return chunks, exc
+    return chunks, None
+
+
+def text(chunks: list[ModelChunk]) -> str:
+    return "".join(c.text for c in chunks if isinstance(c, TextDelta))
+
+
+# -- 200, then nothing ---------------------------------------------------------------
+
+
+async def test_200_with_no_body_is_not_called_a_dropped_connection(server: ScriptedServer) -> None:
+    """llama-cpp-python's answer to a prompt longer than its context: 200, then an empty stream."""
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.end_stream()
+
+    server.scenarios["empty"] = scenario
+    chunks, err = await run(openai(server, "empty"))
+    assert chunks == [] and err is not None
+    assert err.message == (
+        "OpenAI accepted the request (HTTP 200) but ended the stream without sending anything. Servers do "
+        "this when the conversation is longer than the model's context window, or when they cannot stream "
+        'what was asked (llama-cpp-python\'s chatml-function-calling cannot stream tool_choice "auto"); '
+        "the server's log says which. Start a shorter conversation (/clear) or raise the server's context "
+        "size (llama.cpp: --n_ctx / -c)."
+    )
+    assert "dropped" not in err.message and not err.retryable
+
+
+async def test_a_clean_reply_with_nothing_in_it_is_an_error(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(END)
+        h.end_stream()
+
+    server.scenarios["nothing"] = scenario
+    chunks, err = await run(openai(server, "nothing"))
+    assert not [c for c in chunks if isinstance(c, StopChunk)]
+    assert err is not None and err.message.startswith("OpenAI ended its reply without any text or tool call.")
+
+
+async def test_usage_not_reported_is_unknown_not_zero(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(TEXT + END)
+        h.end_stream()
+
+    server.scenarios["nousage"] = scenario
+    chunks, err = await run(openai(server, "nousage"))
+    assert err is None
+    assert [c.usage for c in chunks if isinstance(c, UsageChunk)] == [Usage(unknown=True)]
+
+
+# -- errors: the key sentence, and no pointless retries --------------------------------
+
+LLAMA_500 = (
+    "7 validation errors:\n"
+    "  {'type': 'literal_error', 'loc': ('body', 'messages', 1, 'ChatCompletionRequestSystemMessage', "
+    "'role'), "
+    "'msg': \"Input should be 'system'\", 'input': 'assistant', 'ctx': {'expected': \"'system'\"}}\n"
+    "  {'type': 'literal_error', 'loc': ('body', 'messages', 1, 'ChatCompletionRequestUserMessage', 'role'), "
+    "'msg': \"Input should be 'user'\", 'input': 'assistant', 'ctx': {'expected': \"'user'\"}}\n"
+    "  {'type': 'string_type', 'loc': ('body', 'messages', 1, 'ChatCompletionRequestAssistantMessage', "
+    "'content'), 'msg': 'Input should be a valid string', 'input': None}\n"
+    "  {'type': 'literal_error', 'loc': ('body', 'messages', 1, 'ChatCompletionRequestToolMessage', 'role'), "
+    "'msg': \"Input should be 'tool'\", 'input': 'assistant', 'ctx': {'expected': \"'tool'\"}}\n"
+    "  {'type': 'missing', 'loc': ('body', 'messages', 1, 'ChatCompletionRequestToolMessage', "
+    "'tool_call_id'), "
+    "'msg': 'Field required', 'input': {'role': 'assistant', 'content': None}}\n"
+    '\n  File "/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376\n'
+)
+
+
+async def test_validation_500_keeps_the_key_sentence_and_is_not_retried(server: ScriptedServer) -> None:
+    """llama-cpp-python's 500 for ``"content": null``: its point is the 3rd of 7 errors."""
+    server.scenarios["val"] = lambda h, n: h.reply(500, {"error": {"message": LLAMA_500}})
+    notices: list[str] = []
+    _, err = await run(openai(server, "val", on_notice=notices.append))
+    assert err is not None and err.message == (
+        "OpenAI could not handle the request (HTTP 500: invalid request: messages[1].content: Input should "
+        "be a valid string (got None)). This is not a temporary fault, so it was not retried; the server's "
+        "log may say more. If the request looks right, report it with this message."
+    )
+    assert server.counts["val"] == 1 and notices == [] and not err.retryable
+
+
+async def test_context_overflow_says_what_to_do(server: ScriptedServer) -> None:
+    said = {"error": {"message": "Requested tokens (13924) exceed context window of 2048"}}
+    server.scenarios["ctx"] = lambda h, n: h.reply(400, said)
+    _, err = await run(openai(server, "ctx"))
+    assert err is not None and err.message == (
+        "OpenAI says the conversation does not fit the model's context window (HTTP 400: Requested tokens "
+        "(13924) exceed context window of 2048). Start a shorter conversation (/clear), turn on "
+        "Summarization, or raise the server's context size."
+    )
+
+
+async def test_a_long_error_keeps_its_problem_lines(server: ScriptedServer) -> None:
+    noise = "\n".join(f"  at frame {i} of the server's own stack" for i in range(60))
+    body = f"Upstream failure\n{noise}\nValueError: temperature must be between 0 and 2\n"
+    server.scenarios["long"] = lambda h, n: h.reply(400, body.encode())
+    _, err = await run(openai(server, "long"))
+    assert err is not None
+    assert "Upstream failure … ValueError: temperature must be between 0 and 2" in err.message
+    assert len(err.message) < 700
+
+
+async def test_error_body_is_read_only_up_to_its_cap(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.send_response(400)
+        h.send_header("Content-Type", "text/plain")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        try:
+            for _ in range(10_000):  # up to 640 MB if read whole
+                h.chunk(b"x" * 65536)
+        except OSError:
+            server.closed_at = time.monotonic()
+
+    server.scenarios["huge"] = scenario
+    start = time.monotonic()
+    _, err = await run(openai(server, "huge", max_error_bytes=100_000))
+    assert err is not None and err.message.startswith("OpenAI rejected the request (HTTP 400: xxxx")
+    assert len(err.message) < 700 and time.monotonic() - start < 5
+
+
+# -- what a 200 can hide ---------------------------------------------------------------
+
+
+async def test_a_web_page_is_called_a_web_page(server: ScriptedServer) -> None:
+    page = b"<!DOCTYPE html><html><head><title>Sign in - Corp Portal</title></head><body>...</body></html>"
+
+    def scenario(h: Handler, n: int) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "text/html; charset=utf-8")
+        h.send_header("Content-Length", str(len(page)))
+        h.end_headers()
+        h.wfile.write(page)
+
+    server.scenarios["portal"] = scenario
+    _, err = await run(openai(server, "portal"))
+    assert err is not None and err.message == (
+        f"OpenAI at {server.url}/portal/v1 answered HTTP 200 with a web page "
+        '("Sign in - Corp Portal"), not a '
+        "stream of chat events. Check the base URL (OpenAI-compatible servers usually end in /v1) and that "
+        "nothing (a proxy, a captive portal) stands in between."
+    )
+
+
+async def test_html_without_the_content_type_is_still_a_web_page(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream("text/plain")
+        h.chunk(b"<html><head><title>It works!</title></head></html>\n")
+        h.end_stream()
+
+    server.scenarios["apache"] = scenario
+    _, err = await run(openai(server, "apache"))
+    assert err is not None and err.message.startswith(
+        f'OpenAI at {server.url}/apache/v1 answered with a web page ("It works!"), '
+        "not a stream of chat events."
+    )
+
+
+async def test_keep_alives_forever_end_with_a_clear_error(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        try:
+            for _ in range(400):
+                h.chunk(b": keep-alive\n\n")
+                time.sleep(0.02)
+        except OSError:
+            pass
+
+    server.scenarios["ka"] = scenario
+    start = time.monotonic()
+    _, err = await run(openai(server, "ka", idle_timeout=0.3))
+    assert err is not None and err.message == (
+        "OpenAI kept the stream open for 0.3s with keep-alives only and sent no reply; stopped waiting (the "
+        "text so far is kept). The server may be stuck or overloaded; try again, or raise idle_timeout in "
+        "the config ([providers.openai])."
+    )
+    assert time.monotonic() - start < 3
+
+
+async def test_anthropic_pings_forever_end_too(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        try:
+            for _ in range(400):
+                h.chunk(b'event: ping\ndata: {"type": "ping"}\n\n')
+                time.sleep(0.02)
+        except OSError:
+            pass
+
+    server.scenarios["ping"] = scenario
+    _, err = await run(AnthropicModel("c", base_url=f"{server.url}/ping", idle_timeout=0.3))
+    assert err is not None and "with keep-alives only" in err.message
+
+
+async def test_a_line_without_end_is_bounded(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        try:
+            h.chunk(TEXT)
+            for _ in range(2000):
+                h.chunk(b"data: " + b"a" * 65536)
+        except OSError:
+            pass
+
+    server.scenarios["line"] = scenario
+    chunks, err = await run(openai(server, "line", max_line_bytes=1024 * 1024))
+    assert text(chunks) == "Hello"
+    assert err is not None and err.message == (
+        "OpenAI sent a line longer than 1 MiB without a line end; the reply was stopped there (the text so "
+        f"far is kept). Is {server.url}/line/v1 a streaming chat API?"
+    )
+
+
+async def test_a_reply_larger_than_the_cap_is_stopped(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        try:
+            for _ in range(20_000):
+                h.chunk(TEXT * 100)
+        except OSError:
+            pass
+
+    server.scenarios["big"] = scenario
+    chunks, err = await run(openai(server, "big", max_reply_bytes=2 * 1024 * 1024))
+    assert text(chunks).startswith("HelloHello")
+    assert err is not None and err.message.startswith("OpenAI sent more than 2 MiB in one reply;")
+
+
+async def test_json_nested_too_deep_is_named(server: ScriptedServer) -> None:
+    deep = b"data: " + b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n\n"
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(TEXT + deep)
+        h.end_stream()
+
+    server.scenarios["deep"] = scenario
+    chunks, err = await run(openai(server, "deep"))
+    assert text(chunks) == "Hello"
+    assert err is not None and err.message.startswith(
+        "OpenAI sent a line that is nested too deep to read: '{"
+    )
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-5", "soon", "Mon, 99 Foo 2024 99:99:99 GMT"])
+def test_garbage_retry_after_is_ignored(value: str) -> None:
+    assert retry_after_seconds({"retry-after": value}) is None
+
+
+async def test_retry_after_nan_backs_off_instead_of_hammering(server: ScriptedServer) -> None:
+    times: list[float] = []
+
+    def scenario(h: Handler, n: int) -> None:
+        times.append(time.monotonic())
+        h.reply(503, {"error": {"message": "busy"}}, {"Retry-After": "nan"})
+
+    server.scenarios["nan"] = scenario
+    _, err = await run(openai(server, "nan", backoff=0.2, max_retries=2))
+    assert err is not None and len(times) == 3
+    assert times[1] - times[0] >= 0.14  # our backoff (0.2 s, jittered), not "at once"
+
+
+# -- the connection ----------------------------------------------------------------------
+
+
+def _half_open_server() -> tuple[socket.socket, threading.Thread]:
+    """Accepts connections and closes them at once, answering nothing."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            conn.recv(65536)
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listener, thread
+
+
+async def test_a_server_that_closes_without_answering_is_described() -> None:
+    listener, _ = _half_open_server()
+    port = listener.getsockname()[1]
+    try:
+        _, err = await run(OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0))
+    finally:
+        listener.close()
+    assert err is not None
+    # Closed or reset, depending on timing: either way it is said, and the hint fits.
+    assert err.message.startswith(
+        f"OpenAI at http://127.0.0.1:{port}/v1 did not answer: the server accepted the connection and "
+    )
+    assert err.message.endswith("Is that address really the OpenAI server, and is it healthy?")
+    assert "()" not in err.message and "Could not connect" not in err.message
+
+
+async def test_credentials_in_the_base_url_never_show(server: ScriptedServer) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    model = OpenAIModel("m", base_url=f"http://bob:hunter2@127.0.0.1:{port}/v1?api-key=sk-secret")
+    _, err = await run(model)
+    assert err is not None and "hunter2" not in err.message and "sk-secret" not in err.message
+    assert f"http://bob:[REDACTED]@127.0.0.1:{port}/v1?api-key=[REDACTED]" in err.message
+    assert "hunter2" not in repr(model)
+
+
+# -- cancel under a flood ---------------------------------------------------------------
+
+
+async def test_cancel_ends_a_flooding_stream_fast(server: ScriptedServer) -> None:
+    """A provider that streams as fast as it can: reads find data buffered and never
+    wait, so only a check between chunks lets a cancel through."""
+    flood = TEXT * 2000
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        try:
+            while True:
+                h.chunk(flood)
+        except OSError:
+            server.closed_at = time.monotonic()
+
+    server.scenarios["flood"] = scenario
+    model = openai(server, "flood")
+    got = 0
+    with anyio.CancelScope() as scope:
+        async for _ in model.stream(ModelRequest(model=model)):
+            got += 1
+            if got == 5000:
+                scope.cancel()
+                cancelled = time.monotonic()
+    ended = time.monotonic()
+    assert got >= 5000 and ended - cancelled < 0.5
+
+
+# -- request bodies that real servers accept ------------------------------------------------
+
+
+async def test_tool_call_turn_is_sent_with_empty_string_content(server: ScriptedServer) -> None:
+    """llama-cpp-python answers 500 to ``"content": null`` (and so would every later turn)."""
+    bodies: list[dict[str, Any]] = []
+
+    def scenario(h: Handler, n: int) -> None:
+        bodies.append(json.loads(h.body))
+        h.start_stream()
+        h.chunk(TEXT + END)
+        h.end_stream()
+
+    server.scenarios["rt"] = scenario
+    model = openai(server, "rt")
+    history = (
+        UserMessage("time?"),
+        AssistantMessage((ToolCallBlock("c1", "get_time", {"city": "Paris"}),)),
+        ToolResultMessage("c1", "get_time", "14:05"),
+    )
+    _, err = await run(model, ModelRequest(model=model, messages=history))
+    assert err is None
+    assert bodies[0]["messages"][1]["content"] == ""
+    assert bodies[0]["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"city": "Paris"}'
