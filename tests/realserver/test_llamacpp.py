@@ -1,0 +1,197 @@
+"""agent-shell against a real llama.cpp server (llama-cpp-python 0.3.36 serving
+SmolLM2-135M-Instruct on 127.0.0.1), through the real console script.
+
+What a local-model user does: chat over two turns, continue a session with tool
+calls in it, force a tool call (SmolLM2's template has no tools, so the server
+calls one only when ``tool_choice`` names it: the ``tool_choice`` provider option),
+cancel mid-stream, lose the server mid-reply and bring it back, send more than the
+context holds. Every reply is capped at a few dozen tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from typing import Any
+
+from .conftest import Home
+from .llama import LlamaServer
+
+PROMPT = "\u203a"  # the line mode's prompt sign
+
+
+def answer(result: Any) -> dict[str, Any]:
+    assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def roles(messages: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for m in messages:
+        if m["role"] == "assistant" and any(b["type"] == "ToolCallBlock" for b in m["content"]):
+            out.append("assistant+call")
+        else:
+            out.append(m["role"])
+    return out
+
+
+def test_two_turn_chat(home: Home, llama: LlamaServer) -> None:
+    home.configure(llama.url)
+    first = answer(home.run("-p", "Name a color.", "--output-format", "json"))
+    assert first["answer"].strip() and first["errors"] == []
+    assert first["model"] == f"llama:{llama.model_id()}"  # no model configured: the server's own
+    assert first["usage"] is None  # llama-cpp-python reports none: unknown, not zero
+    second = answer(home.run("-p", "And another one?", "--continue", "--output-format", "json"))
+    assert second["answer"].strip()
+    assert roles(second["messages"]) == ["user", "assistant", "user", "assistant"]
+
+
+def test_a_session_with_tool_calls_continues(home: Home, llama: LlamaServer) -> None:
+    """The tool-call turn is sent back on every later request (``content: ""``, not null)."""
+    (home.workspace / "notes.txt").write_text("milk\n")
+    home.configure(llama.url, tool_choice="list_dir")
+    first = answer(home.run("-p", "Which files are here?", "--output-format", "json", "--approve", "always"))
+    assert roles(first["messages"]) == ["user", "assistant+call", "tool", "assistant"]
+    assert first["messages"][2]["name"] == "list_dir"  # it ran (a 135M model may mistype the path)
+    assert first["stop_reason"] in ("end_turn", "max_tokens")
+    second = answer(
+        home.run("-p", "Look again.", "--continue", "--output-format", "json", "--approve", "always")
+    )
+    assert roles(second["messages"]) == ["user", "assistant+call", "tool", "assistant"] * 2
+    assert second["errors"] == []
+
+
+def test_forced_tool_call_round_trip_in_text_mode(home: Home, llama: LlamaServer) -> None:
+    (home.workspace / "todo.md").write_text("- ship it\n")
+    home.configure(llama.url, tool_choice="read_file")
+    r = home.run("-p", "Read todo.md and tell me what it says.", "--approve", "always")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip()  # the answer after the tool result
+    sessions = list((home.data / "agent-shell").rglob("*.jsonl"))
+    saved = "\n".join(p.read_text() for p in sessions)
+    assert '"read_file"' in saved and '"role":"tool"' in saved
+
+
+def test_output_cut_at_max_tokens_says_so(home: Home, llama: LlamaServer) -> None:
+    home.configure(llama.url, max_tokens=3)
+    result = answer(home.run("-p", "Tell me a long story about a lighthouse.", "--output-format", "json"))
+    assert result["stop_reason"] == "max_tokens"
+    r = home.run("-p", "Tell me a long story about a lighthouse.")
+    assert "warning: The model stopped at its output token limit" in r.stderr
+
+
+def test_base_url_alone_needs_no_key_and_no_model(home: Home, llama: LlamaServer) -> None:
+    home.env["OPENAI_BASE_URL"] = llama.url
+    # No config file at all: only the environment.
+    r = home.run("-p", "Say hello.", "--output-format", "json", "--model", "openai")
+    data = answer(r)
+    assert data["model"] == f"openai:{llama.model_id()}" and data["answer"].strip()
+    auto = answer(home.run("-p", "Say hello.", "--output-format", "json"))
+    assert auto["model"] == f"openai:{llama.model_id()}"  # not the demo model
+    listed = home.run("models")
+    assert listed.returncode == 0 and f"openai:{llama.model_id()}" in listed.stdout
+
+
+def test_models_shows_what_the_server_said(home: Home, llama: LlamaServer) -> None:
+    home.configure(llama.url.replace("/v1", "/nope"))
+    r = home.run("models")
+    assert r.returncode == 0
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("- llama"))
+    assert line == f"- llama: HTTP 404 from {llama.url.replace('/v1', '/nope')}/models: Not Found"
+
+
+def test_prompt_longer_than_the_context(home: Home, llama: LlamaServer) -> None:
+    home.configure(llama.url)
+    long = "Summarise this: " + " ".join(f"word{i}" for i in range(3000))
+    r = home.run("-p", long)
+    assert r.returncode == 1
+    assert (
+        "error (model): llama accepted the request (HTTP 200) but ended the stream without sending anything."
+        in (r.stderr)
+    )
+    assert "dropped" not in r.stderr
+    after = answer(home.run("-p", "Name a fruit.", "--output-format", "json"))  # a new session works
+    assert after["answer"].strip()
+
+
+def test_ctrl_c_mid_stream_in_headless(home: Home, llama: LlamaServer) -> None:
+    home.configure(llama.url, max_tokens=1500)
+    proc = home.popen("-p", "Write a very long story about the sea.", "--output-format", "jsonl")
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if json.loads(line)["type"] == "TextBlockDelta":
+                break
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        rest = proc.stdout.read()
+        code = proc.wait(timeout=10)
+        ended = time.monotonic()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    end = json.loads(rest.strip().splitlines()[-1])
+    assert code == 130 and end["type"] == "ReplyEnd" and end["stop_reason"] == "cancelled"
+    assert ended - sent < 5  # the process exits too, not only the reply
+
+
+def test_ctrl_c_mid_stream_in_the_line_mode(home: Home, llama: LlamaServer) -> None:
+    home.configure(llama.url, max_tokens=1500)
+    term = home.terminal("--plain")
+    try:
+        term.expect(lambda t: PROMPT in t.split("Ctrl+C cancels")[-1])  # the prompt is up
+        time.sleep(1)  # and reading keys (a line typed sooner meets a cooked terminal: Enter is Ctrl+J)
+        term.send("Write a very long story about the sea.\r")
+        term.expect(lambda t: "sea." in t and len(t.split("about the sea.")[-1].strip()) > 60, timeout=120)
+        term.send("\x03")
+        term.expect(lambda t: "cancelled" in t.split("about the sea.")[-1], timeout=10)
+        term.expect(lambda t: PROMPT in t.split("cancelled")[-1])
+        time.sleep(1)
+        term.send("Name a fruit.\r")  # the session goes on
+        term.expect(lambda t: "fruit." in t and len(t.split("Name a fruit.")[-1].strip()) > 20, timeout=120)
+        assert "error" not in term.text.split("Name a fruit.")[-1].lower()
+    finally:
+        term.close()
+
+
+def test_server_killed_mid_reply_and_restarted(home: Home, own_llama: LlamaServer) -> None:
+    home.configure(own_llama.url, max_tokens=1500)
+    proc = home.popen("-p", "Write a very long story about the sea.", "--output-format", "jsonl")
+    assert proc.stdout is not None and proc.stderr is not None
+    streamed = ""
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["type"] == "TextBlockDelta":
+                streamed += event["delta"]
+                if len(streamed) > 40:
+                    break
+        own_llama.kill()
+        rest = proc.stdout.read()
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    events = [json.loads(ln) for ln in rest.splitlines() if ln.strip()]
+    errors = [e["error"] for e in events if e["type"] == "ErrorEvent"]
+    assert code == 1 and errors == [
+        "The connection to llama dropped in the middle of the reply; the text so far is kept. Try again."
+    ]
+    end = events[-1]
+    assert end["type"] == "ReplyEnd" and end["message"]["content"][0]["text"].startswith(streamed)
+
+    down = home.run("-p", "Are you there?", "--continue")  # no model named: the server is asked for one
+    assert down.returncode == 2
+    assert (
+        f"No model is set for llama and the server at {own_llama.url} could not be asked for its models "
+        "(nothing accepted the connection there). Start the server, or name one" in down.stderr
+    )
+
+    own_llama.start()
+    back = answer(home.run("-p", "Go on.", "--continue", "--output-format", "json"))
+    assert back["answer"].strip() and back["errors"] == []
+    kept = back["messages"][1]["content"][0]["text"]
+    assert kept.startswith(streamed)  # the text so far was kept in the session
