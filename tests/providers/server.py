@@ -98,6 +98,9 @@ class ScriptedServer(ThreadingHTTPServer):
         self.closed_at: float | None = None
         self.thread = threading.Thread(target=self.serve_forever, args=(0.02,), daemon=True)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (as tests of bounds and cancels do) is expected, not news."""
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
