@@ -288,6 +288,50 @@ def instructions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
                       "whether or not the workspace is trusted: they are text and grant nothing "
                       "(the permission policy decides every tool call)."]
     return CommandResult("\n".join(lines))
+async def trust_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/trust``: what this workspace's own config would start; ``/trust yes`` trusts
+    exactly what ``/trust`` showed last (not a file that changed since), ``/trust no``
+    declines, ``/trust forget`` asks again next time."""
+    from shell.permissions.trust import TrustStore
+
+    verb = arg.strip().lower()
+    check = runtime.workspace_trust()
+    if verb == "forget":
+        found = TrustStore().forget(check.config.root)
+        said = "Forgotten: you will be asked at the next start." if found else "No answer recorded."
+        return CommandResult(said)
+    if check.state == "none":
+        return CommandResult("This workspace has no project config (`.mcp.json`, `.agent-shell/`): "
+                             "nothing to trust.")
+    shown = runtime.trust_shown
+    if verb in ("yes", "no"):
+        if shown is None or shown.config.digest != check.config.digest:
+            runtime.trust_shown = check
+            return CommandResult(
+                "The project config changed since `/trust` showed it (or it was not shown yet). "
+                "Read it again below, then `/trust yes` or `/trust no`.\n\n" + _trust_listing(runtime, check),
+                error=True,
+            )
+        await runtime.decide_trust(check, verb == "yes")
+        if verb == "yes":
+            return CommandResult("Trusted: its servers start now and its project rules apply. "
+                                 "Asked again when any of these files changes.")
+        return CommandResult("Not trusted: its config stays unused. `/trust` shows it again.")
+    if verb:
+        return CommandResult("Usage: `/trust [yes | no | forget]`", error=True)
+    runtime.trust_shown = check
+    return CommandResult(_trust_listing(runtime, check))
+
+
+def _trust_listing(runtime: ShellRuntime, check: Any) -> str:
+    """The repository's own words in a code block (a fence longer than any backtick
+    run in them), so that its Markdown cannot dress up what the user is trusting."""
+    state = {"trusted": "trusted", "declined": "not trusted (you said no)",
+             "changed": "changed since you answered", "untrusted": "not trusted yet"}[check.state]
+    body = "\n".join([f"workspace: {check.config.root}", *runtime.describe_project(check)])
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
+    return (f"This workspace's own config is **{state}**. Trusting it uses:\n\n{fence}\n{body}\n{fence}\n\n"
+            "`/trust yes` trusts exactly these files, `/trust no` declines.")
 
 
 def default_commands() -> CommandRegistry:
@@ -425,6 +469,12 @@ def default_commands() -> CommandRegistry:
              complete=lambda runtime, rest: list(_modes()))
     def _mode(runtime: ShellRuntime, arg: str) -> CommandResult:
         return mode_command(runtime, arg)
+
+    @reg.add("trust", "Show this workspace's own config (.mcp.json), trust or decline it",
+             usage="/trust [yes | no | forget]",
+             complete=lambda runtime, rest: ["yes", "no", "forget"])
+    async def _trust(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return await trust_command(runtime, arg)
 
     @reg.add("permissions", "List the permission rules, add, edit or remove one",
              usage="/permissions [allow|ask|deny RULE [--project|--user] | edit N RULE | remove N]",

@@ -124,6 +124,8 @@ class ShellRuntime:
         )
         """The one permission policy (modes and rules); HumanInTheLoop asks it."""
         self._task_group: TaskGroup | None = None
+        self.trust_shown: TrustCheck | None = None
+        """What ``/trust`` showed last: ``/trust yes`` trusts exactly that."""
         self.sandbox: Sandbox | None = None
         """Where ``run_shell`` runs (``sandbox.available``: under bubblewrap;
         ``sandbox.contains(args)``: a call that stays inside it)."""
@@ -211,6 +213,7 @@ class ShellRuntime:
         from .permissions.trust import TrustStore
 
         TrustStore().decide(check.config, trusted)
+        self.permissions.reload_project()  # the project's rules apply only when trusted
         if not trusted or self._task_group is None:
             return
         specs = self._project_servers(self.workspace_trust())

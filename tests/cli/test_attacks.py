@@ -179,6 +179,29 @@ def test_the_line_mode_asks_before_starting_anything(
     assert not hostile_repo.exists() and server.log == []
 
 
+def test_slash_trust_trusts_only_what_it_showed(
+    terminal: Any, env: dict[str, str], script: Script, hostile_repo: Path, workspace: Path
+) -> None:
+    """Declined at start, trusted later with /trust: the servers start then, but only
+    for the files /trust showed (a change in between must be shown again)."""
+    t = terminal("--plain", "--no-session", "--model", script(["Hello."]), columns=200)
+    t.expect("Trust this workspace? [y/N]")
+    t.send("n\r")
+    t.expect("\u203a")
+    t.send("/trust\r")
+    t.expect("/trust yes")
+    mcp = workspace / ".mcp.json"
+    mcp.write_text(mcp.read_text() + " ")  # changed after it was shown
+    t.send("/trust yes\r")
+    t.expect("changed since")
+    assert not hostile_repo.exists()
+    t.send("/trust yes\r")  # now it has been shown as it is
+    t.expect("Trusted")
+    assert wait_for(hostile_repo)
+    t.send("/quit\r")
+    assert t.close() == 0
+
+
 def test_the_tui_asks_before_starting_anything(
     env: dict[str, str], workspace: Path, script: Script, hostile_repo: Path, server: Recorder
 ) -> None:
