@@ -80,6 +80,7 @@ _BLOCK_EVENTS = (
     ThinkingBlockEnd, ToolCallStart, ToolCallDelta, ToolCallEnd,
 )
 _DELTAS = (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)
+_BLOCK_ENDS = (TextBlockEnd, ThinkingBlockEnd, ToolCallEnd)
 
 
 RETRY_S = 2.0
@@ -303,7 +304,14 @@ class SessionRecorder:
                 self._builder.see(event)
                 if self._calls > self._landed:
                     self._dirty = True
-                    self._maybe_checkpoint()
+                    if isinstance(event, _BLOCK_ENDS):
+                        # A finished block is on screen before its message lands in the
+                        # history (the reply is pulled: the commit comes later), so it
+                        # is saved now, not at the next timed checkpoint.
+                        self._cancel_timer()
+                        self._checkpoint()
+                    else:
+                        self._maybe_checkpoint()
             elif isinstance(event, ToolExecutionUpdate):
                 if isinstance(event.progress, str) and event.call_id not in self._answered:
                     self._progress.setdefault(event.call_id, []).append(event.progress)
