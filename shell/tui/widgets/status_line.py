@@ -53,7 +53,7 @@ class StatusLine(Static):
             tokens, brief = "  ·  tokens not reported", "  ·  ↑? ↓?"
         room = self.size.width - 2 - len(state) - queued_room - len("  ·  ")  # 2: padding
         fits = [(m, t) for m, t in ((full, tokens), (short, tokens), (short, brief)) if len(m + t) <= room]
-        model, tokens = fits[0] if fits else (short, "")
+        model, tokens = fits[0] if fits else (_middle(short, room), "")
         text = Text()
         if mode:
             warn = self.mode.startswith("bypass")
@@ -64,6 +64,16 @@ class StatusLine(Static):
         text.append(f"  ·  {state}")
         text.append(queued)
         return text
+
+
+def _middle(label: str, room: int) -> str:
+    """A label cut in the middle to fit, so the state after it stays in view: a local
+    server's model id is often a whole path, whose end (the file name) says the most."""
+    if len(label) <= room:
+        return label
+    keep = max(room - 1, 8)
+    head = keep // 3
+    return label[:head] + "…" + label[len(label) - (keep - head) :]
 
 
 def _short(count: int) -> str:
