@@ -76,7 +76,7 @@ class McpTool(Tool):
             read_only=read_only and not network,
             kind="fetch" if network else "read" if read_only else "other",
         )
-        self.hints_trusted = server.spec.origin == "config" or bool(getattr(server.spec, "trusted", False))
+        self.hints_trusted = _hints_trusted(server.spec)
         """Whether ``readOnlyHint`` may lower the ask: only for a server the user
         configured (or a project server in a workspace the user trusted); a hint
         from anyone else is a claim, not a fact."""
@@ -87,6 +87,25 @@ class McpTool(Tool):
 
     async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
         return await self._server.call(self.remote_name, args, context)
+
+
+USER_ORIGINS = ("config", "editor")
+"""Servers the user named themselves: in their config, or in their editor (ACP)."""
+
+
+def _hints_trusted(spec: McpServerSpec) -> bool:
+    """A server the user configured, or a project's server in a workspace the user
+    trusted (checked now: the trust is per file hash)."""
+    if spec.origin in USER_ORIGINS:
+        return True
+    if spec.cwd is None:
+        return False
+    from shell.permissions.trust import is_trusted
+
+    try:
+        return is_trusted(spec.cwd)
+    except Exception:  # an unreadable trust store trusts nothing
+        return False
 
 
 def tool_name(server: str, tool: str) -> str:

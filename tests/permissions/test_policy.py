@@ -294,3 +294,24 @@ def test_restored_allow_rules_yield_to_a_strict_command_line(root: Path, tools: 
     assert action(strict, sh, command="ls") == "ask"
     assert action(strict, w, path="a", content="") == "ask"
     assert [(r.rule.source, r.active) for r in strict.listed()] == [("restored", False), ("restored", False)]
+
+
+def test_mcp_annotations_become_kind_and_hints(root: Path) -> None:
+    from types import SimpleNamespace
+
+    from shell.tools.mcp import McpTool
+    from shell.tools.mcp_config import McpServerSpec
+
+    def made(annotations: dict[str, Any], origin: str = "config") -> McpTool:
+        spec = McpServerSpec("srv", origin=origin, cwd=str(root) if origin != "config" else None)
+        return McpTool(SimpleNamespace(spec=spec), {"name": "t", "annotations": annotations})  # type: ignore[arg-type]
+
+    reader = made({"readOnlyHint": True})
+    assert (reader.kind, reader.read_only, reader.hints_trusted) == ("read", True, True)
+    both = made({"readOnlyHint": True, "destructiveHint": True})
+    assert both.destructive and not both.read_only
+    assert made({"readOnlyHint": True, "openWorldHint": True}).kind == "fetch"
+    project = made({"readOnlyHint": True}, origin=str(root / ".mcp.json"))
+    assert not project.hints_trusted  # the workspace was never trusted
+    p = policy(root)
+    assert [action(p, t) for t in (reader, both, project)] == ["allow", "ask", "ask"]
