@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from shell.core.events import Notice
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 from .base import Middleware
 from .context import HookContext
@@ -350,7 +350,8 @@ class ProjectInstructions(Middleware):
     ) -> None:
         """``cwd``: the working directory (the shell sets its workspace; default the
         process's); ``root``: the repository root (default: found from ``cwd``);
-        ``user_dir``: where the user's own ``AGENTS.md`` lives (default: the config dir)."""
+        ``user_dir``: where the user's own ``AGENTS.md`` lives (the shell sets its
+        config dir; None: no user file)."""
         if max_file_chars <= 0 or max_total_chars <= 0 or max_depth < 0:
             raise ValueError("max_file_chars and max_total_chars must be positive, max_depth at least 0")
         if not file_names:
@@ -367,16 +368,15 @@ class ProjectInstructions(Middleware):
         self._told: tuple[str, ...] = ()
 
     # -- what it reads ---------------------------------------------------------------
-    def _user_dir(self) -> Path:
-        if self.user_dir is not None:
-            return self.user_dir
-        from shell.config import config_dir
-
-        return config_dir()
+    def _user_dir(self) -> Path | None:
+        """The shell's config dir, which the runtime sets (None: no user file)."""
+        return self.user_dir
 
     def _candidates(self, cwd: Path, root: Path) -> list[Path]:
         levels = instruction_levels(root, cwd)
-        return [self._user_dir() / USER_FILE, *(lvl / n for lvl in levels for n in self.file_names)]
+        user = self._user_dir()
+        found = [lvl / n for lvl in levels for n in self.file_names]
+        return [user / USER_FILE, *found] if user is not None else found
 
     def load(self) -> LoadedInstructions:
         """The instructions as they are on disk now (read again only when a file

@@ -39,7 +39,7 @@ from shell.core.events import (
 from shell.core.messages import AssistantMessage, ToolResult
 from shell.core.model import ModelChunk, ModelRequest
 from shell.core.secrets import NO_SECRETS, Secrets, environment_secrets
-from shell.textsafety import json_text, map_strings
+from shell.core.textsafety import json_text, map_strings
 
 from .base import Middleware, ModelNext, ReplyNext
 from .context import HookContext, ToolCallContext

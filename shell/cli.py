@@ -190,7 +190,7 @@ def _shown(message: str) -> str:
     """An error for the terminal: it may quote a file, a URL or a session (secrets
     redacted, controls neutralised)."""
     from .core.secrets import environment_secrets
-    from .textsafety import sanitize
+    from .core.textsafety import sanitize
 
     return sanitize(environment_secrets().text(message))
 
@@ -376,8 +376,8 @@ def _resume(runtime: Any, args: argparse.Namespace) -> None:
 def _choose_session(cwd: str) -> str:
     """``--resume`` with no ID: a numbered list (this directory's sessions, else all),
     and the user's pick by number or id."""
+    from .core.textsafety import sanitize
     from .sessions import SessionError, SessionStore, format_sessions
-    from .textsafety import sanitize
 
     store = SessionStore()
     infos = store.list(cwd) or store.list()
@@ -433,7 +433,7 @@ def _models(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from .textsafety import sanitize
+    from .core.textsafety import sanitize
 
     found = anyio.run(go)
     for line in format_models(found).splitlines():  # model ids come from the servers

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from .textsafety import sanitize
+from .core.textsafety import sanitize
 
 if TYPE_CHECKING:
     from .runtime import ShellRuntime
@@ -251,7 +251,7 @@ def instructions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     """``/instructions``: which instruction files the model gets, from where, and
     what was refused or cut; ``/instructions show``: the text as the model reads it."""
     from middleware.project_instructions import ProjectInstructions
-    from shell.textsafety import sanitize, sanitize_line
+    from shell.core.textsafety import sanitize, sanitize_line
 
     found = next((m for m in runtime.agent.middleware if isinstance(m, ProjectInstructions)), None)
     if found is None:

@@ -44,10 +44,10 @@ from shell.core.events import (
     to_jsonable,
 )
 
+from .core.textsafety import json_text, sanitize, sanitize_line
 from .frontend.approval import approval_lines, choices
 from .frontend.paced import paced
 from .runtime import ShellRuntime, editor_command, summarize_args
-from .textsafety import json_text, sanitize, sanitize_line
 
 OutputFormat: TypeAlias = Literal["text", "json", "jsonl"]
 ApprovePolicy: TypeAlias = Literal["ask", "never", "always"]

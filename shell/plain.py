@@ -42,11 +42,11 @@ from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
+from .core.textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
 from .frontend.approval import approval_lines, argument_lines, choices, is_diff
 from .frontend.paced import paced
 from .headless import cancel_on_sigint, edit_in_editor
 from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
-from .textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 PROMPT = "\u203a "

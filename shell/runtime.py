@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from .textsafety import sanitize_line
+from .core.textsafety import sanitize_line
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -303,7 +303,7 @@ class ShellRuntime:
     def shown(self, text: str) -> str:
         """An error, a notice or a problem as a front end may show it: secrets
         redacted (an error can quote a URL with a password), controls neutralised."""
-        from .textsafety import sanitize
+        from .core.textsafety import sanitize
 
         return sanitize(self.secrets.text(text))
 
@@ -604,12 +604,18 @@ def shell_name() -> str:
 
 def point_at_workspace(stack: MiddlewareStack, workspace: Workspace) -> None:
     """Built-ins that read the workspace (ProjectInstructions) work in the shell's
-    workspace, which ``--cwd`` may set apart from the process's directory."""
+    workspace, which ``--cwd`` may set apart from the process's directory, and read
+    the user's own instructions from the shell's config dir."""
     from middleware.project_instructions import ProjectInstructions
 
     for mw in stack:
-        if isinstance(mw, ProjectInstructions) and mw.cwd is None:
-            mw.cwd = workspace.root
+        if isinstance(mw, ProjectInstructions):
+            if mw.cwd is None:
+                mw.cwd = workspace.root
+            if mw.user_dir is None:  # the middleware sits below shell.config: told, not imported
+                from .config import config_dir
+
+                mw.user_dir = config_dir()
 
 
 def resolve(spec: str | None, settings: Settings) -> ChatModel:
@@ -831,7 +837,7 @@ def data_dir() -> Path:
 
 def summarize_args(args: dict[str, Any], width: int = 80) -> str:
     """One line for a tool span: ``path='a.txt' content='hello…'``."""
-    from .textsafety import json_text, map_strings
+    from .core.textsafety import json_text, map_strings
 
     parts = []
     for key, value in args.items():

@@ -24,8 +24,8 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from shell.core.textsafety import sanitize
 from shell.core.tools import Tool
-from shell.textsafety import sanitize
 
 from . import toolview
 from .permissions import tool_kind

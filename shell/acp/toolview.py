@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 TITLE_WIDTH = 100
 MAX_OUTPUT_CHARS = 20_000

@@ -41,8 +41,8 @@ from acp.schema import (
 
 from shell.core import events as ev
 from shell.core.messages import ToolResult
+from shell.core.textsafety import StreamSanitizer, sanitize
 from shell.core.tools import Tool, ToolKind
-from shell.textsafety import StreamSanitizer, sanitize
 
 from . import toolview
 from .permissions import tool_kind

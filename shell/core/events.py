@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from shell.textsafety import MAX_DEPTH, json_text, map_strings
+from shell.core.textsafety import MAX_DEPTH, json_text, map_strings
 
 from .approvals import ApprovalDecision, ApprovalRequest
 from .messages import AssistantMessage, Message, ToolResult, Usage
@@ -216,7 +216,7 @@ def to_jsonable(value: Any, _depth: int = 0) -> Any:
 
     Dataclasses become dicts tagged with ``type``; this is what ``--output-format
     jsonl`` prints and what sessions store. Nesting deeper than
-    ``shell.textsafety.MAX_DEPTH`` (hostile tool arguments) becomes its JSON text
+    ``shell.core.textsafety.MAX_DEPTH`` (hostile tool arguments) becomes its JSON text
     rather than a ``RecursionError``.
     """
     if _depth > MAX_DEPTH:

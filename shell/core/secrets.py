@@ -34,7 +34,7 @@ from typing import Any, Self
 
 import re2  # type: ignore[import-untyped]
 
-from shell.textsafety import map_strings
+from shell.core.textsafety import map_strings
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 8
@@ -279,7 +279,7 @@ class Secrets:
 
     def json(self, value: Any) -> Any:
         """A copy of a JSON value with every string and key redacted (iterative, any
-        depth: see :func:`shell.textsafety.map_strings`)."""
+        depth: see :func:`shell.core.textsafety.map_strings`)."""
         return map_strings(value, self.text)
 
     def __contains__(self, text: str) -> bool:

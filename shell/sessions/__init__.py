@@ -58,7 +58,7 @@ def format_sessions(infos: list[SessionInfo], limit: int = 20) -> str:
     Titles are the first thing typed or pasted: one line each, controls neutralised."""
     import time
 
-    from shell.textsafety import sanitize_line
+    from shell.core.textsafety import sanitize_line
 
     rows = []
     for n, info in enumerate(infos[:limit], 1):

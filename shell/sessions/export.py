@@ -28,7 +28,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from shell.textsafety import json_text, sanitize
+from shell.core.textsafety import json_text, sanitize
 
 from .loader import LoadedSession
 from .redact import Redactor

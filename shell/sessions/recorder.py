@@ -59,7 +59,7 @@ from shell.core.events import (
     ToolExecutionUpdate,
 )
 from shell.core.messages import AssistantMessage, Message, ToolResultMessage
-from shell.textsafety import json_text
+from shell.core.textsafety import json_text
 
 from .codec import blocks_to_json, message_to_dict
 from .redact import Redactor

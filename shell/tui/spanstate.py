@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from shell.textsafety import json_text, map_strings
+from shell.core.textsafety import json_text, map_strings
 
 Status: TypeAlias = Literal[
     "streaming", "pending", "approval", "running", "done", "error", "blocked", "cancelled"

@@ -17,7 +17,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 Styles = Mapping[str, Style | str]
 """Rich styles by role (``ok``, ``error``, ``warning``, ``running``, ``muted``,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shell.textsafety import StreamSanitizer, json_text, map_strings, sanitize, sanitize_line
+from shell.core.textsafety import StreamSanitizer, json_text, map_strings, sanitize, sanitize_line
 
 # (what arrives, what the user sees)
 DANGEROUS = [

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Button, Static
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 from shell.tui import audio
 from shell.tui.app import AgentShellApp
 from shell.tui.entries import NoticeEntry, SpanEntry

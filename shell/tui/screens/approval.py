@@ -33,8 +33,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args
+from shell.core.textsafety import sanitize
 from shell.frontend.approval import argument_lines, choices, is_diff
-from shell.textsafety import sanitize
 
 SCOPES: tuple[tuple[RuleScope, str], ...] = (
     ("session", "this session"),

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from shell.textsafety import sanitize as clean
+from shell.core.textsafety import sanitize as clean
 
 SETTLE_S = 0.6
 """Buttons ignore input this long after the dialog opens (keys meant for the prompt)."""

@@ -27,7 +27,7 @@ from textual.geometry import Region
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 from ..mdsplit import Splitter, split_markdown
 from .chat_markdown import ChatMarkdown

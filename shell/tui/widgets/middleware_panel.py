@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static, Switch
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 REFRESH_S = 0.25
 

@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 
 class NoticeLine(Horizontal):

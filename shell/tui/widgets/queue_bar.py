@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 
 class QueueBar(Static):

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from shell.textsafety import sanitize_line
+from shell.core.textsafety import sanitize_line
 
 STATES = {
     "starting": "starting…",

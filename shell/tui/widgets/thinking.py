@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Collapsible, Static
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 FRAME_S = 1 / 60
 

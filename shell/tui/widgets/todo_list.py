@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from shell.textsafety import sanitize
+from shell.core.textsafety import sanitize
 
 MARKS = {"completed": "☑", "done": "☑", "in_progress": "◐", "pending": "☐"}
 

@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import Button, Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
-from shell.textsafety import sanitize, sanitize_line
+from shell.core.textsafety import sanitize, sanitize_line
 
 from ..highlight import syntax
 from ..spanstate import ICONS, LABELS, SpanState
