@@ -106,6 +106,9 @@ class LoadedInstructions:
     files: tuple[InstructionFile, ...] = ()
     text: str = ""
     problems: tuple[str, ...] = ()
+    sections: tuple[tuple[str, str], ...] = ()
+    """(name, fenced text) of each file read at the top level, its imports inlined:
+    the pieces of ``text`` that ``/context`` counts one by one."""
 
 
 @dataclass(slots=True)
@@ -288,23 +291,27 @@ def load_instructions(
     cwd = cwd.resolve()
     root = (root or find_repository_root(cwd) or cwd).resolve()
     loader = _Loader(root, max_file_chars, max_depth, _Budget(max_total_chars))
-    sections: list[str] = []
-    if user_dir is not None:
-        user_file = user_dir / USER_FILE
-        if _exists(user_file):
-            section = loader.read(user_file, "user", True, 0, None)
-            if section is not None:
-                sections.append(section)
+    sections: list[tuple[str, str]] = []
+
+    def add(path: Path, origin: Origin, trusted: bool) -> None:
+        first = len(loader.files)
+        section = loader.read(path, origin, trusted, 0, None)
+        if section is not None:
+            read = loader.files[first:]
+            more = f" (+{len(read) - 1} imported)" if len(read) > 1 else ""
+            sections.append((read[0].shown + more, section))
+
+    if user_dir is not None and _exists(user_dir / USER_FILE):
+        add(user_dir / USER_FILE, "user", True)
     for level in instruction_levels(root, cwd):
         for name in file_names:
             candidate = level / name
             if _exists(candidate):
-                section = loader.read(candidate, "project", False, 0, None)
-                if section is not None:
-                    sections.append(section)
+                add(candidate, "project", False)
                 break
-    text = f"{HEADING}\n\n{PREAMBLE}\n\n" + "\n\n".join(sections) if sections else ""
-    return LoadedInstructions(root, cwd, tuple(loader.files), text, tuple(loader.problems))
+    body = "\n\n".join(text for _, text in sections)
+    text = f"{HEADING}\n\n{PREAMBLE}\n\n{body}" if sections else ""
+    return LoadedInstructions(root, cwd, tuple(loader.files), text, tuple(loader.problems), tuple(sections))
 
 
 def _exists(path: Path) -> bool:

@@ -221,8 +221,8 @@ class Summarization(Middleware):
             cut -= 1
         return cut
 
-    def _trim(self, messages: list[Message]) -> list[Message]:
-        limit = self.trim_tokens_to_summarize
+    def _trim(self, messages: list[Message], limit: int | None = None) -> list[Message]:
+        limit = limit if limit is not None else self.trim_tokens_to_summarize
         if limit is None:
             return messages
         kept: list[Message] = []
@@ -236,17 +236,56 @@ class Summarization(Middleware):
         return kept[::-1]
 
     # -- summarising ---------------------------------------------------------------
-    def build_prompt(self, messages: Sequence[Message]) -> str:
+    def build_prompt(self, messages: Sequence[Message], focus: str | None = None) -> str:
         transcript = render(messages)
         if "{messages}" in self.summary_prompt:
-            return self.summary_prompt.replace("{messages}", transcript)
-        return f"{self.summary_prompt}\n\n{transcript}"
+            prompt = self.summary_prompt.replace("{messages}", transcript)
+        else:
+            prompt = f"{self.summary_prompt}\n\n{transcript}"
+        if focus:
+            prompt += f"\n\nThe user asked that the summary keep in particular: {focus}"
+        return prompt
 
-    async def summarize(self, model: ChatModel, messages: Sequence[Message]) -> str:
+    async def summarize(self, model: ChatModel, messages: Sequence[Message], focus: str | None = None) -> str:
         """Ask ``model`` for the summary of ``messages``; its text, stripped."""
-        request = ModelRequest(model, messages=(UserMessage(self.build_prompt(messages)),))
+        request = ModelRequest(model, messages=(UserMessage(self.build_prompt(messages, focus)),))
         parts = [chunk.text async for chunk in model.stream(request) if isinstance(chunk, TextDelta)]
         return "".join(parts).strip()
+
+    async def compact(
+        self,
+        messages: Sequence[Message],
+        model: ChatModel,
+        *,
+        focus: str | None = None,
+        context_size: int = DEFAULT_CONTEXT_SIZE,
+    ) -> tuple[list[Message], int]:
+        """Summarise now, whatever the trigger says (``/compact [focus]``): the new
+        history and how many messages the summary replaced.
+
+        ``keep`` still says what stays verbatim; when it would keep everything (a
+        short conversation), everything is summarised, since the user asked for it.
+        ``focus`` tells the summary what to keep in particular. A failed or empty
+        summary raises ``ValueError``; the caller's history is left as it was."""
+        messages = list(messages)
+        head = 0
+        while head < len(messages) and isinstance(messages[head], SystemMessage):
+            head += 1
+        cut = self.cut_index(messages, context_size, head)
+        if cut <= head:
+            cut = len(messages)
+        old = messages[head:cut]
+        if not old:
+            raise ValueError("there is nothing to summarise yet")
+        # Asked for by the user, the summary reads up to half the window, not the
+        # automatic trim's few thousand tokens: the whole conversation, usually.
+        limit = max(self.trim_tokens_to_summarize or 0, context_size // 2)
+        summarizer = as_model(self.model) if self.model is not None else model
+        summary = await self.summarize(summarizer, self._trim(old, limit), focus)
+        if not summary:
+            raise ValueError("the model returned no summary")
+        summary_message = UserMessage(f"{self.summary_prefix}\n\n{summary}")
+        return [*messages[:head], summary_message, *messages[cut:]], len(old)
 
     async def on_compress_context(
         self, ctx: HookContext, request: CompressRequest, next: Callable[[CompressRequest], Any]

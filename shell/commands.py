@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from .core.textsafety import sanitize
 
 if TYPE_CHECKING:
+    from .context.accounting import Breakdown
     from .runtime import ShellRuntime
 
-Action: TypeAlias = Literal["quit", "clear", "new", "resume"] | str | None
+Action: TypeAlias = Literal["quit", "clear", "new", "resume", "compact"] | str | None
 Handler: TypeAlias = Callable[["ShellRuntime", str], "CommandResult | Awaitable[CommandResult]"]
 Completer: TypeAlias = Callable[["ShellRuntime", str], list[str]]
 
@@ -334,6 +335,76 @@ def _trust_listing(runtime: ShellRuntime, check: Any) -> str:
             "`/trust yes` trusts exactly these files, `/trust no` declines.")
 
 
+def instruction_sections(runtime: ShellRuntime) -> list[tuple[str, str]]:
+    """(name, text) of each instruction file the system prompt holds, for ``/context``."""
+    from middleware.project_instructions import ProjectInstructions
+
+    stack = runtime.agent.middleware
+    for mw in stack:
+        if isinstance(mw, ProjectInstructions) and stack.is_enabled(mw.name):
+            return list(mw.loaded.sections)
+    return []
+
+
+async def context_breakdown(runtime: ShellRuntime) -> Breakdown:
+    """Where the tokens of the next request go, calibrated against the provider's
+    count of the last one (see :mod:`shell.context.accounting`)."""
+    from shell.context.accounting import breakdown, next_request
+
+    request = await next_request(runtime.agent)
+    return breakdown(
+        request,
+        last_request=runtime.agent.last_request,
+        last_usage=runtime.meter.last_call,
+        window=runtime.model_info().context_window,
+        instructions=instruction_sections(runtime),
+    )
+
+
+async def context_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/context``: the bar and the table of the next request's tokens."""
+    from shell.context.report import render
+
+    if arg.strip():
+        return CommandResult("Usage: `/context`", error=True)
+    result = await context_breakdown(runtime)
+    return CommandResult(render(result, model=runtime.model_label), data=result)
+
+
+async def compact_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/compact [focus]`` summarises the history now; ``/compact show [N]`` shows
+    the conversation as it was before the Nth compaction (the last by default)."""
+    from shell.context.accounting import estimate, message_text
+    from shell.runtime import ShellError
+    from shell.sessions import export_markdown
+
+    words = arg.split()
+    if words and words[0].lower() == "show":
+        past = runtime.compactions
+        if not past:
+            return CommandResult("Nothing has been compacted in this session.", error=True)
+        which = words[1] if len(words) > 1 else str(len(past))
+        if not which.isdigit() or not 1 <= int(which) <= len(past):
+            return CommandResult(f"Which compaction? 1 to {len(past)}.", error=True)
+        shown = past[int(which) - 1]
+        title = f"Before compaction {which} of {len(past)}"
+        return CommandResult(export_markdown(shown.before, redactor=runtime.secrets, title=title))
+    try:
+        done = await runtime.compact(arg.strip() or None)
+    except ShellError as exc:
+        return CommandResult(str(exc), error=True)
+
+    def size(messages: list[Any]) -> int:
+        return round(sum(estimate(message_text(m)) for m in messages))
+
+    focus = f" keeping in particular: {arg.strip()}" if arg.strip() else ""
+    return CommandResult(
+        f"Compacted {done.replaced} messages into a summary{focus} (about {size(done.before):,} → "
+        f"{size(done.after):,} tokens of history). `/compact show` shows the conversation as it was.",
+        action="compact",
+    )
+
+
 def default_commands() -> CommandRegistry:
     """A fresh registry of the built-in commands (each front end owns one; ``/help``
     lists whatever the front end added to it too)."""
@@ -486,6 +557,15 @@ def default_commands() -> CommandRegistry:
              usage="/instructions [show]", complete=lambda runtime, rest: ["show"])
     def _instructions(runtime: ShellRuntime, arg: str) -> CommandResult:
         return instructions_command(runtime, arg)
+
+    @reg.add("context", "Show where the tokens of the next request go")
+    async def _context(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return await context_command(runtime, arg)
+
+    @reg.add("compact", "Summarise the conversation now (what to keep); `show` shows it as it was",
+             usage="/compact [FOCUS | show [N]]", complete=lambda runtime, rest: ["show"])
+    async def _compact(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return await compact_command(runtime, arg)
 
     @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
     def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -37,6 +37,11 @@ points elsewhere (tests, portable installs). Every key is optional::
     command = "mcp-server-time"
     args = []
 
+    [models."openai:my-proxy-model"]   # or just the model's name; see shell/providers/models.json
+    context_window = 128000            # tokens (what the context meter measures against)
+    input_price = 2.5                  # US dollars per million tokens; also output_price,
+    output_price = 10.0                # cache_read_price, cache_write_price; vision = true
+
     [permissions]                      # see README "Permissions"
     mode = "default"                   # default, plan, accept-edits, auto, bypass
     allow = ["run_shell(git status:*)", "read_file(src/**)"]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from .core.messages import Message
 from .core.textsafety import sanitize_line
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from .permissions.policy import PermissionPolicy
     from .permissions.sandbox import Sandbox
     from .permissions.trust import TrustCheck
+    from .providers.catalog import ModelInfo
     from .sessions import LoadedSession, Redactor, SessionRecorder
     from .tools.workspace import Workspace
 
@@ -74,6 +76,18 @@ class RuntimeOptions:
     trust_workspace: bool = False
     """``--trust-workspace``: use the project's config for this run without asking
     (and without recording it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """One ``/compact``: the history before and after, and what it was asked to keep."""
+
+    before: list[Message]
+    after: list[Message]
+    replaced: int
+    """How many messages the summary stands for."""
+    focus: str
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +146,16 @@ class ShellRuntime:
         self.network_guard: NetworkGuard | None = None
         """What ``fetch_url`` may connect to; rules that name a private host add it
         to ``network_guard.allowed_private_hosts``."""
+        from .context.meter import UsageMeter
+        from .providers.catalog import parse_overrides
+
+        self._model_overrides, model_problems = parse_overrides(settings.extra.get("models"))
+        self.problems.extend(f"The config file {settings.path}: {p}" for p in model_problems)
+        self._server_info: dict[str, ModelInfo] = {}
+        self.meter = UsageMeter(info=self.model_info)
+        """How full the context is and what the replies cost (fed by :meth:`reply`)."""
+        self.compactions: list[Compaction] = []
+        """The history as it was before each ``/compact`` (``/compact show``)."""
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -244,9 +268,10 @@ class ShellRuntime:
         The user's own servers always start; a project's ``.mcp.json`` only when
         the workspace is trusted (see :mod:`shell.permissions.trust`); the front
         end asks or reports before calling this."""
-        if self.mcp is not None:
+        if self.mcp is not None or self._task_group is task_group:
             return
         self._task_group = task_group
+        task_group.start_soon(self.learn_model)
         servers = self.settings.raw.get("mcp_servers") or {}
         project = self._project_servers(self.workspace_trust())
         if not servers and not project and not self.options.mcp_servers:
@@ -324,7 +349,37 @@ class ShellRuntime:
         if self.agent.busy:
             raise ShellError("wait for the reply to finish (or cancel it) before switching models")
         self.agent.model = resolve(spec, self.settings)
+        if self._task_group is not None:
+            self._task_group.start_soon(self.learn_model)
         return self.model_label
+
+    def model_info(self) -> ModelInfo:
+        """The current model's window, prices and vision, as far as they are known
+        (the catalog, then what its server said, then ``[models.NAME]`` in the config)."""
+        from .providers.catalog import model_info
+
+        model = self.agent.model
+        name = str(getattr(model, "name", "") or "")
+        provider = str(getattr(model, "provider", "") or "")
+        return model_info(provider, name, overrides=self._model_overrides,
+                          server=self._server_info.get(self.model_label))
+
+    async def learn_model(self) -> None:
+        """Ask the model's server for its window (in the background, once per model):
+        local servers say what they really run with, which no catalog can know. The
+        window then also sizes ``Summarization``'s fractions (``max_input_tokens``)."""
+        from .providers.base import HTTPProvider
+        from .providers.catalog import server_info
+
+        model, label = self.agent.model, self.model_label
+        if isinstance(model, HTTPProvider) and label not in self._server_info and not _cloud(model.base_url):
+            self._server_info[label] = await server_info(model)
+        window = self.model_info().context_window
+        if window and getattr(model, "max_input_tokens", None) is None:
+            try:
+                model.max_input_tokens = window  # type: ignore[attr-defined]
+            except AttributeError:  # a model class with slots: Summarization uses its default
+                pass
 
     @property
     def model_origin(self) -> str:
@@ -346,14 +401,23 @@ class ShellRuntime:
     def ask(self, ask: Ask | None) -> None:
         self.agent.ask = ask
 
-    def reply(self, text: str) -> AsyncGenerator[Event, None]:
+    def reply(self, text: str | Message | Sequence[Message]) -> AsyncGenerator[Event, None]:
         """The agent's reply, recorded into the session file as it happens (front
-        ends iterate this rather than ``agent.reply`` so that nothing goes unsaved)."""
-        events: AsyncIterator[Event] = self.agent.reply(text)
+        ends iterate this rather than ``agent.reply`` so that nothing goes unsaved).
+        ``text`` may be a ``UserMessage`` with attachments (files, images)."""
+        events: AsyncIterator[Event] = self._metered(self.agent.reply(text))
         if self.options.record:
             events = self.recorder().record(events)
         # Both are async generators (declared as iterators); callers ``aclose`` them.
         return cast("AsyncGenerator[Event, None]", events)
+
+    async def _metered(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        try:
+            async for event in events:
+                self.meter.see(event)
+                yield event
+        finally:
+            await events.aclose()
 
     def recorder(self) -> SessionRecorder:
         """This conversation's recorder, created on first use (a new session whose
@@ -394,8 +458,20 @@ class ShellRuntime:
             raise ShellError(str(exc)) from None
         self._close_session()
         self.session_recorder = recorder
+        self._restore_usage()
         self.problems.extend(f"session {loaded.session_id}: {p}" for p in loaded.problems)
         return loaded
+
+    def _restore_usage(self) -> None:
+        """A resumed session's usage (saved per reply) counts towards its cost; how
+        full the context is stays unknown until the next request reports it."""
+        from .core.messages import AssistantMessage
+
+        self.meter.reset()
+        for message in self.agent.messages:
+            if isinstance(message, AssistantMessage):
+                self.meter.add(message.usage)
+        self.meter.last_call, self.meter.reply_cost = None, None
 
     def _close_session(self) -> None:
         if self.session_recorder is not None:
@@ -405,12 +481,44 @@ class ShellRuntime:
     def cancel(self) -> None:
         self.agent.cancel()
 
+    async def compact(self, focus: str | None = None) -> Compaction:
+        """``/compact [focus]``: the ``Summarization`` middleware summarises the history
+        now (its configured instance, switched on or not; a default one if there is
+        none). The history before stays in :attr:`compactions`; the session file gets
+        the new history. Raises :class:`ShellError` when nothing was compacted."""
+        import time
+
+        from middleware.summarization import Summarization
+
+        if self.agent.busy:
+            raise ShellError("wait for the reply to finish (or cancel it) before compacting")
+        found = next((m for m in self.agent.middleware if isinstance(m, Summarization)), None)
+        summarizer = found or Summarization()
+        before = list(self.agent.messages)
+        size = self.model_info().context_window or summarizer.context_size(None)
+        try:
+            after, replaced = await summarizer.compact(
+                before, self.agent.model, focus=focus, context_size=size
+            )
+        except ValueError as exc:
+            raise ShellError(f"Nothing was compacted: {exc}.") from None
+        except Exception as exc:
+            raise ShellError(f"Nothing was compacted; the summary failed: {self.shown(str(exc))}") from None
+        self.agent.messages[:] = after
+        done = Compaction(before, after, replaced, focus or "", time.time())
+        self.compactions.append(done)
+        if self.session_recorder is not None and self.session_recorder.started:
+            self.session_recorder.sync()
+        self.meter.last_call = None  # the context shrank: unknown until the next request says
+        return done
+
     def new_conversation(self) -> None:
         """Forget the history (the middleware's session state too: a new session)."""
         if self.agent.busy:
             self.agent.cancel()
         self.agent.messages.clear()
         self.agent.session_state.clear()
+        self.meter.reset()
         self._close_session()  # the next reply starts a new session file
 
     # -- permissions -----------------------------------------------------------------
@@ -600,6 +708,14 @@ def os_summary() -> str:
 def shell_name() -> str:
     value = os.environ.get("SHELL") or os.environ.get("COMSPEC") or ""
     return sanitize_line(Path(value).name) if value else "unknown"
+
+
+def _cloud(base_url: str) -> bool:
+    """A provider's own API, whose ``/models`` says no window (the catalog knows them)."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(base_url).hostname or ""
+    return host in ("api.openai.com", "api.anthropic.com")
 
 
 def point_at_workspace(stack: MiddlewareStack, workspace: Workspace) -> None:

@@ -275,7 +275,7 @@ class AcpSession:
             for note in self.notes:
                 await self.updates.message(f"> ⚠ {note}\n\n")
             self.notes.clear()
-            async with aclosing(self.runtime.reply(prompt_input(blocks))) as events:  # type: ignore[arg-type]
+            async with aclosing(self.runtime.reply(prompt_input(blocks))) as events:
                 async for event in events:
                     if self.cancel_requested:  # cancelled before the reply had begun
                         self.runtime.cancel()

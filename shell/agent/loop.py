@@ -116,6 +116,9 @@ class Agent:
         self.messages: list[Message] = []
         self.session_state: dict[str, dict[str, Any]] = {}
         self.usage = Usage()
+        self.last_request: ModelRequest | None = None
+        """The request the model last received, after every ``on_model_call`` layer
+        (``/context`` sets the usage the provider reported against it)."""
         self._reply: Reply | None = None
 
     @property
@@ -287,6 +290,7 @@ class Agent:
     def _call_model(self, reply: Reply, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         """The innermost ``on_model_call``: the model that answers is the one named."""
         model = as_model(request.model)
+        self.last_request = request
         reply.emit(ModelCallStart(model_label(model)))
         stream = reply.model_stream(
             model.stream(request if model is request.model else request.override(model=model))

@@ -1,0 +1,91 @@
+"""``/compact [focus]``: the Summarization middleware summarises now; the conversation
+as it was stays browsable (``/compact show``); a failed summary loses nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shell.commands import default_commands
+from shell.config import Settings
+from shell.core.messages import AssistantMessage, TextBlock, UserMessage
+from shell.core.model import ModelError
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+from shell.sessions import SessionStore, load_session
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+
+
+def runtime_with(model: ScriptedModel, tmp_path: Path, record: bool = False) -> ShellRuntime:
+    options = RuntimeOptions(cwd=str(tmp_path), record=record)
+    return ShellRuntime.create(options, settings=Settings(), model=model)
+
+
+def talk(n: int) -> list[UserMessage | AssistantMessage]:
+    out: list[UserMessage | AssistantMessage] = []
+    for i in range(n):
+        out += [UserMessage(f"question {i} about api_{i}"), AssistantMessage((TextBlock(f"answer {i}"),))]
+    return out
+
+
+async def test_compact_summarises_now_with_the_focus_and_keeps_the_old_transcript(tmp_path: Path) -> None:
+    model = ScriptedModel(["first reply", "SUMMARY: api_0 to api_2 were discussed."])
+    runtime = runtime_with(model, tmp_path, record=True)
+    runtime.agent.messages.extend(talk(3))
+    async for _ in runtime.reply("and now?"):
+        pass
+    before = list(runtime.agent.messages)
+    result = await default_commands().run(runtime, "/compact the API names")
+    assert not result.error, result.text
+    assert "Compacted 8 messages" in result.text and "the API names" in result.text
+    asked = model.requests[-1].messages[0].text
+    assert "question 2 about api_2" in asked and "keep in particular: the API names" in asked
+    history = runtime.agent.messages
+    assert len(history) == 1 and "SUMMARY: api_0" in history[0].text
+    shown = await default_commands().run(runtime, "/compact show")
+    assert "question 0 about api_0" in shown.text and "Before compaction 1 of 1" in shown.text
+    assert runtime.compactions[0].before == before
+    # The session file holds the new history: resumed, the conversation is the summary.
+    info = SessionStore().latest(str(tmp_path))
+    assert info is not None
+    assert [m.text for m in load_session(info.path).messages] == [history[0].text]
+
+
+async def test_a_failed_summary_loses_nothing(tmp_path: Path) -> None:
+    model = ScriptedModel([ModelError("overloaded", provider="scripted")])
+    runtime = runtime_with(model, tmp_path)
+    runtime.agent.messages.extend(talk(2))
+    before = list(runtime.agent.messages)
+    result = await default_commands().run(runtime, "/compact")
+    assert result.error and "Nothing was compacted" in result.text and "overloaded" in result.text
+    assert runtime.agent.messages == before and runtime.compactions == []
+
+
+async def test_nothing_to_compact_or_show_is_said(tmp_path: Path) -> None:
+    runtime = runtime_with(ScriptedModel([]), tmp_path)
+    empty = await default_commands().run(runtime, "/compact")
+    assert empty.error and "nothing to summarise" in empty.text
+    show = await default_commands().run(runtime, "/compact show")
+    assert show.error and "Nothing has been compacted" in show.text
+
+
+async def test_the_configured_summarization_is_used(tmp_path: Path) -> None:
+    settings = Settings()
+    settings.middleware.options["Summarization"] = {"keep": {"messages": 2}, "summary_prefix": "EARLIER:"}
+    model = ScriptedModel(["short summary"])
+    options = RuntimeOptions(cwd=str(tmp_path), record=False)
+    runtime = ShellRuntime.create(options, settings=settings, model=model)
+    runtime.agent.messages.extend(talk(3))
+    result = await default_commands().run(runtime, "/compact")
+    assert not result.error, result.text
+    history = runtime.agent.messages
+    assert history[0].text.startswith("EARLIER:")
+    assert [m.text for m in history[1:]] == ["question 2 about api_2", "answer 2"]
