@@ -246,9 +246,10 @@ def owner_of(exc: BaseException) -> tuple[StreamOnion, Slot | None] | None:
 
 class Items:
     """One layer's output wrapped, where a wrapper is needed: to time each step (once
-    someone reads the stats), to let a coroutine layer ``await next(request)``, and
-    for ``on_reply`` (see :class:`ReplyItems`). Elsewhere the layer's own generator
-    is passed on as it is: an untimed pass-through layer costs one generator step.
+    someone reads the stats) and to let a coroutine layer ``await next(request)``.
+    Elsewhere the layer's own generator is passed on as it is (``on_reply`` adds one
+    small generator, :meth:`StreamOnion._reply_items`): an untimed pass-through layer
+    costs one generator step per item.
 
     Awaiting it runs it to the end and gives the hook's result; from a coroutine
     layer, the items also stream out on the way.
@@ -326,58 +327,6 @@ class Items:
             await close()
 
 
-class ReplyItems(Items):
-    """``on_reply``'s items: each layer sees ``ReplyStart`` first and ``ReplyEnd`` last.
-
-    A layer that ends without a ``ReplyEnd`` (it returned early, or answered without
-    calling ``next``) ends the reply there: the onion closes everything inside it
-    (the loop repairs the history) and the layers outside get the ``ReplyEnd``.
-    """
-
-    __slots__ = ("_done", "_held", "_outer", "_started")
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self._started = False
-        self._done = 0  # 1: a ReplyEnd went by; 2: ended here
-        self._held: Any = None
-        self._outer = self._parent is None
-
-    async def __anext__(self) -> Any:
-        if self._held is not None:
-            item, self._held = self._held, None
-            return item
-        if self._done == 2:
-            raise StopAsyncIteration
-        t0 = perf_counter() if self._timed else 0.0
-        try:
-            item = await self._step()
-        except StopAsyncIteration:
-            if self._slot is None or self._done:
-                raise
-            self._done = 2
-            return await self._onion.end_early(self)
-        except Exception as exc:
-            self._onion.failed(self._slot, exc)
-            raise
-        finally:
-            if t0:
-                dt = perf_counter() - t0
-                self._stats.time_s += dt
-                if self._parent is not None:
-                    self._parent.time_s -= dt
-        if not self._started:
-            self._started = True
-            if type(item) is not ReplyStart:
-                self._held = item
-                return self._onion.start_event()
-        if type(item) is ReplyEnd:
-            self._done = 1  # the layer may still post-process (and yield more)
-        elif self._outer and not self._onion.run.core_started:
-            self._onion.answer.see(item)  # perhaps a layer answering alone: its message
-        return item
-
-
 class StreamOnion:
     """One invocation of a streaming onion (``on_reply``, ``on_reasoning``,
     ``on_model_call``): the layers it opened, so that all of them can be closed."""
@@ -452,15 +401,40 @@ class StreamOnion:
         if frame is not None:
             LAYER_FRAMES[frame] = (self, slot)
             self.frames.append(frame)
+        self.opened.append(source)
         if hook == "on_reply":
-            items: Items = ReplyItems(self, source, slot, stats, parent, owner)
-        elif owner is not None or self.timing:
-            items = Items(self, source, slot, stats, parent, owner)
-        else:
-            self.opened.append(source)  # passed on as it is
-            return source
+            source = self._reply_items(source, slot, parent is None, len(self.opened) - 1)
+            self.opened.append(source)
+        if owner is None and not self.timing:
+            return source  # passed on as it is: no wrapper on the way of each item
+        items = Items(self, source, slot, stats, parent, owner)
         self.opened.append(items)
         return items
+
+    async def _reply_items(
+        self, source: AsyncIterator[Any], slot: Slot | None, outer: bool, index: int
+    ) -> AsyncIterator[Any]:
+        """``on_reply``'s items, layer by layer: each layer sees ``ReplyStart`` first and
+        ``ReplyEnd`` last. A layer that ends without a ``ReplyEnd`` (it returned early,
+        or answered without calling ``next``) ends the reply there: everything inside
+        it is closed (the loop repairs the history) and the layers outside get the
+        ``ReplyEnd``. (An async generator: cheaper per item than an iterator class.)"""
+        started = ended = False
+        run = self.run
+        async for item in source:
+            if not started:
+                started = True
+                if type(item) is not ReplyStart:
+                    yield self.start_event()
+            if type(item) is ReplyEnd:
+                ended = True
+            elif outer and not run.core_started:
+                self.answer.see(item)  # perhaps a layer answering alone: its message
+            yield item
+        if not ended and slot is not None:
+            await self.close_from(index + 1)
+            assert self.finish is not None
+            yield await self.finish()
 
     def _call(self, entry: Entry, request: Any, nxt: _Next) -> AsyncIterator[Any]:
         ctx = self.context(entry.slot)
@@ -545,21 +519,13 @@ class StreamOnion:
     def start_event(self) -> ReplyStart:
         return ReplyStart(self.request.input, reply_id=self.run.reply_id)
 
-    async def end_early(self, items: Items) -> Event:
-        """A layer ended without a ``ReplyEnd``: close what it opened; the loop says how
-        the reply ended."""
-        index = self.opened.index(items)
-        await self.close_from(index + 1)
-        assert self.finish is not None
-        return await self.finish()
-
     async def close_from(self, index: int) -> None:
         """Close the iterators opened at ``index`` and after, innermost first."""
         while len(self.opened) > index:
             it = self.opened.pop()
             close = getattr(it, "aclose", None)
-            if close is None:
-                continue
+            if close is None or getattr(it, "ag_frame", True) is None:
+                continue  # nothing to close, or a generator that already finished
             try:
                 await close()
             except Exception as exc:

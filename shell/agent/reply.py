@@ -146,6 +146,7 @@ class Reply:
                 except GeneratorExit:  # the caller stopped listening: end quietly
                     closed = True
                 except Exception as exc:  # an on_reply layer failed (the loop reports its own)
+                    onion.blame(exc)
                     for failure in await agent._report(self, exc, "agent"):
                         yield failure
                     self.stop = "error"
