@@ -204,11 +204,12 @@ class Agent:
     async def _reason(self, reply: Reply) -> AsyncGenerator[Event, None]:
         """One round's reasoning (the ``on_reasoning`` onion); its message is rebuilt from
         the events that come out, lands in the history, then ``after_model_response``
-        decides the turn. The model call's closing events wait for that decision, so a
-        replaced response reaches the screen."""
+        decides the turn. The model call's closing events (block ends, call ends) wait
+        for both: a block shown as finished is in the history (a crash loses nothing
+        shown), and a replaced response reaches the screen."""
         run, stack = reply.run, self.middleware
         builder = reply.builder = MessageBuilder()
-        hold = stack.has_hook("after_model_response")
+        amend = stack.has_hook("after_model_response")
         held: list[Event] = []
         onion = stack.stream(
             "on_reasoning", run, ReasoningRequest(), partial(self._reasoning_core, reply), "model"
@@ -218,7 +219,7 @@ class Agent:
                 builder.see(event)
                 for queued in reply.drain():
                     yield queued
-                if hold and isinstance(event, _CLOSING):
+                if isinstance(event, _CLOSING):
                     held.append(event)
                 else:
                     yield event
@@ -231,6 +232,9 @@ class Agent:
             if partial_message.content:
                 run.history.append(partial_message)
                 reply.last_message = partial_message
+            if isinstance(exc, (Exception, ReplyCancelled)):  # not closing: end the blocks shown
+                for event in held:
+                    yield event
             raise
         finally:
             await onion.aclose()
@@ -240,7 +244,7 @@ class Agent:
         message = self._commit(reply, builder.message())
         action = TurnAction(decision="natural")
         try:
-            if hold:
+            if amend:
                 action = await stack.after_model_response(run, message)
         except StopReply:  # a policy refused the response (PII "block"): it does not stay
             if run.history and run.history[-1] is message:
