@@ -22,9 +22,10 @@ from .core.textsafety import sanitize
 
 if TYPE_CHECKING:
     from .context.accounting import Breakdown
+    from .context.attachments import Attachment
     from .runtime import ShellRuntime
 
-Action: TypeAlias = Literal["quit", "clear", "new", "resume", "compact"] | str | None
+Action: TypeAlias = Literal["quit", "clear", "new", "resume", "compact", "staged"] | str | None
 Handler: TypeAlias = Callable[["ShellRuntime", str], "CommandResult | Awaitable[CommandResult]"]
 Completer: TypeAlias = Callable[["ShellRuntime", str], list[str]]
 
@@ -405,6 +406,57 @@ async def compact_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     )
 
 
+def _load_image(runtime: ShellRuntime, words: str) -> Attachment:
+    """The image ``words`` name (a path, quoted or not, ``~`` expanded; relative to
+    the workspace) or the clipboard's (``paste``). Raises ``ValueError``/``OSError``."""
+    import shlex
+    from pathlib import Path
+
+    from shell.context.attachments import image_attachment, image_from_bytes
+    from shell.context.clipboard import read_image
+
+    if words.lower() == "paste":
+        data = read_image()
+        if isinstance(data, str):
+            raise ValueError(data)
+        return image_from_bytes(data, f"clipboard-{len(runtime.staged) + 1}.png")
+    try:
+        parts = shlex.split(words)
+    except ValueError:
+        parts = [words]
+    path = Path(" ".join(parts) if len(parts) != 1 else parts[0]).expanduser()
+    path = path if path.is_absolute() else runtime.workspace.root / path
+    return image_attachment(path, path.name)
+
+
+async def image_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/image PATH`` adds a picture to the next message, ``/image paste`` the
+    clipboard's, ``/image clear`` drops them, ``/image`` lists them."""
+    import anyio
+
+    from shell.core.textsafety import sanitize_line
+
+    words = arg.strip()
+    staged = runtime.staged
+    if words.lower() == "clear":
+        count = len(staged)
+        staged.clear()
+        return CommandResult(f"Dropped {count} image{'s' if count != 1 else ''}." if count else "No images.")
+    if not words:
+        if not staged:
+            return CommandResult("No images for the next message yet: `/image PATH` or `/image paste`.")
+        return CommandResult("For the next message:\n\n" + "\n".join(f"- {a.chip}" for a in staged))
+    try:
+        attachment = await anyio.to_thread.run_sync(_load_image, runtime, words)
+    except (ValueError, OSError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return CommandResult(sanitize_line(f"No image added: {why}."), error=True)
+    staged.append(attachment)
+    refusal = runtime.image_refusal()
+    warn = f" Note: {refusal}; it will not be sent to this model." if refusal else ""
+    return CommandResult(f"Attached {attachment.chip} to your next message.{warn}", action="staged")
+
+
 def default_commands() -> CommandRegistry:
     """A fresh registry of the built-in commands (each front end owns one; ``/help``
     lists whatever the front end added to it too)."""
@@ -566,6 +618,11 @@ def default_commands() -> CommandRegistry:
              usage="/compact [FOCUS | show [N]]", complete=lambda runtime, rest: ["show"])
     async def _compact(runtime: ShellRuntime, arg: str) -> CommandResult:
         return await compact_command(runtime, arg)
+
+    @reg.add("image", "Add an image to the next message (a file, or the clipboard's)",
+             usage="/image [PATH | paste | clear]", complete=lambda runtime, rest: ["paste", "clear"])
+    async def _image(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return await image_command(runtime, arg)
 
     @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
     def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
     from .agent.loop import Agent, Ask
     from .config import Settings
+    from .context.attachments import Attachment, Composed
+    from .context.files import FileIndex
     from .permissions.network import NetworkGuard
     from .permissions.policy import PermissionPolicy
     from .permissions.sandbox import Sandbox
@@ -156,6 +158,9 @@ class ShellRuntime:
         """How full the context is and what the replies cost (fed by :meth:`reply`)."""
         self.compactions: list[Compaction] = []
         """The history as it was before each ``/compact`` (``/compact show``)."""
+        self.staged: list[Attachment] = []
+        """Images added by ``/image`` (or the clipboard) for the next message."""
+        self._file_index: FileIndex | None = None
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -480,6 +485,58 @@ class ShellRuntime:
 
     def cancel(self) -> None:
         self.agent.cancel()
+
+    # -- what a message carries -------------------------------------------------------
+    @property
+    def file_index(self) -> FileIndex:
+        """The workspace's files for the ``@`` picker, walked in a background thread
+        the first time it is asked for (and again when it is stale)."""
+        from .context.files import FileIndex
+
+        if self._file_index is None:
+            self._file_index = FileIndex(self.workspace.root)
+        self._file_index.start()
+        return self._file_index
+
+    def image_refusal(self) -> str | None:
+        """Why the current model cannot be sent images, or None when it can (or may:
+        a model the catalog does not know is given the benefit of the doubt)."""
+        model = self.agent.model
+        if self.is_demo:
+            return "the demo model cannot see images; choose a vision model with /model"
+        provider = getattr(model, "provider", "")
+        from .providers.base import HTTPProvider
+        from .providers.scripted import ScriptedModel
+
+        if not isinstance(model, (HTTPProvider, ScriptedModel)):
+            return f"{self.model_label} does not take images"
+        if self.model_info().vision is False:
+            return (f"{self.model_label} does not accept images (the model catalog says so; if it does, "
+                    f'set vision = true under [models."{provider}:{getattr(model, "name", "")}"])')
+        return None
+
+    def compose(self, text: str) -> Composed:
+        """The message for ``text``: its ``@`` files, pasted image paths and the staged
+        images attached (see :mod:`shell.context.attachments`). With problems the
+        front end must not send it; without, the staged images are used up."""
+        from .context.attachments import compose
+
+        composed = compose(text, self.workspace.root, staged=self.staged, refuse=self._refused_read)
+        images = [a for a in composed.attachments if a.kind == "image"]
+        refusal = self.image_refusal() if images else None
+        if refusal:
+            composed = replace(composed, problems=(*composed.problems, f"Images not sent: {refusal}."))
+        if not composed.problems:
+            self.staged.clear()
+        return composed
+
+    def _refused_read(self, relative: str) -> str | None:
+        """A permission rule that denies ``read_file`` on this path denies attaching it."""
+        tool = next((t for t in self.builtin_tools if t.name == "read_file"), None)
+        if tool is None or not self.approvals_on:
+            return None
+        verdict = self.permissions.decide(tool, {"path": relative})
+        return "a permission rule denies reading it (/permissions)" if verdict.action == "deny" else None
 
     async def compact(self, focus: str | None = None) -> Compaction:
         """``/compact [focus]``: the ``Summarization`` middleware summarises the history

@@ -8,6 +8,7 @@ their formats) and what the shell does with the usage a provider *reports*
 * OpenAI ``POST /v1/chat/completions`` (SSE, ``stream_options.include_usage``),
   ``GET /v1/models`` (with ``context_length`` when given, as OpenRouter does);
 * Anthropic ``POST /v1/messages`` (SSE with ``message_start`` usage);
+* Ollama ``POST /api/chat`` (NDJSON with ``prompt_eval_count``);
 * llama.cpp's ``GET /props`` (``default_generation_settings.n_ctx``) and Ollama's
   ``POST /api/show`` (``model_info``) when a window is set.
 
@@ -145,6 +146,17 @@ class _Handler(BaseHTTPRequestHandler):
                 (None, {"choices": [], "usage": usage}),
                 (None, "[DONE]"),
             ])
+        elif self.path == "/api/chat":  # Ollama: NDJSON lines
+            said = {"role": "assistant", "content": rec.reply}
+            lines = [
+                {"model": rec.model_id, "message": said, "done": False},
+                {"model": rec.model_id, "message": {"role": "assistant", "content": ""}, "done": True,
+                 "done_reason": "stop", "prompt_eval_count": prompt, "eval_count": 2},
+            ]
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.end_headers()
+            self.wfile.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
         elif self.path.endswith("/messages"):
             start = {"type": "message_start", "message": {
                 "id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": rec.model_id,
