@@ -457,6 +457,66 @@ async def image_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     return CommandResult(f"Attached {attachment.chip} to your next message.{warn}", action="staged")
 
 
+REWIND_USAGE = "/rewind [N [both | conversation | files]]"
+
+
+def rewind_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/rewind``: the messages sent in this conversation, numbered; ``/rewind N``:
+    what going back to just before message N would change; ``/rewind N both |
+    conversation | files``: do it (``data`` is the :class:`~shell.rewind.RewindOutcome`;
+    its ``text`` goes back to the prompt)."""
+    from shell.rewind import RewindError, apply_rewind, plan_rewind, turns, when
+
+    rows = turns(runtime)
+    words = arg.split()
+    if not words:
+        if not rows:
+            return CommandResult("Nothing to rewind to yet: no message was sent in this conversation.")
+        listing = []
+        for i, row in enumerate(rows, 1):
+            line = " ".join(row.text.split())
+            line = line if len(line) <= 60 else line[:59] + "…"
+            did = []
+            if row.files:
+                did.append(f"{row.files} file{'s' if row.files != 1 else ''}")
+            if row.commands:
+                did.append(f"{row.commands} command{'s' if row.commands != 1 else ''}")
+            tail = f"  · {', '.join(did)}" if did else ""
+            listing.append(f"{i:>2}. {when(row.at):>5}  {line}{tail}")
+        fence = _fence("\n".join(listing))
+        return CommandResult(
+            "Rewind to just before one of your messages (`/rewind N` shows what would change first):"
+            f"\n\n{fence}\n" + sanitize("\n".join(listing)) + f"\n{fence}",
+            data=rows,
+        )
+    if not words[0].isdigit() or not 1 <= int(words[0]) <= len(rows) or len(words) > 2:
+        where = f"1 to {len(rows)}" if rows else "none yet"
+        said = f"Usage: `{REWIND_USAGE}` (messages: {where}; `/rewind` lists them)."
+        return CommandResult(said, error=True)
+    what = words[1].lower() if len(words) > 1 else ""
+    what = "both" if what == "all" else what
+    if what not in ("", "both", "conversation", "files"):
+        return CommandResult(f"Usage: `{REWIND_USAGE}`", error=True)
+    try:
+        plan = plan_rewind(runtime, rows[int(words[0]) - 1].number)
+        if not what:
+            n = words[0]
+            return CommandResult(
+                plan.describe() + f"\n\n`/rewind {n} both` goes back in both, `/rewind {n} conversation` "
+                f"or `/rewind {n} files` in one only.", data=plan,
+            )
+        if what == "conversation" and plan.messages is None:
+            return CommandResult(f"The conversation cannot go back: {plan.conversation_note}.", error=True)
+        outcome = apply_rewind(runtime, plan, what)  # type: ignore[arg-type]
+    except RewindError as exc:
+        return CommandResult(str(exc), error=True)
+    return CommandResult(outcome.describe(), action="rewind", data=outcome, error=bool(outcome.failed))
+
+
+def _fence(text: str) -> str:
+    return "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
+
+
 def default_commands() -> CommandRegistry:
     """A fresh registry of the built-in commands (each front end owns one; ``/help``
     lists whatever the front end added to it too)."""
@@ -623,6 +683,12 @@ def default_commands() -> CommandRegistry:
              usage="/image [PATH | paste | clear]", complete=lambda runtime, rest: ["paste", "clear"])
     async def _image(runtime: ShellRuntime, arg: str) -> CommandResult:
         return await image_command(runtime, arg)
+
+    @reg.add("rewind", "Go back to before a message: the conversation, the files, or both",
+             usage=REWIND_USAGE, aliases=("undo",),
+             complete=lambda runtime, rest: ["both", "conversation", "files"] if rest.split() else [])
+    def _rewind(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return rewind_command(runtime, arg)
 
     @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
     def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:

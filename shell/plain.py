@@ -207,6 +207,8 @@ class PlainShell:
         self.audio: dict[str, Audio] = {}
         self.last_audio: Audio | None = None
         self.interrupted = False
+        self.next_default = ""
+        """Text the next prompt starts with (a rewound message comes back)."""
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.started: dict[str, float] = {}
         runtime.ask = self.ask
@@ -264,7 +266,10 @@ class PlainShell:
         first, self.initial = self.initial, None
         while True:
             try:
-                text = first if first is not None else await self.session.prompt_async(self._prompt)
+                default, self.next_default = self.next_default, ""
+                text = first if first is not None else await self.session.prompt_async(
+                    self._prompt, default=default
+                )
             except EOFError:
                 return 0
             if first is not None:
@@ -286,6 +291,9 @@ class PlainShell:
                 result = await self.commands.run(self.runtime, text if text.strip() != "/" else "/help")
                 if self._show_result(result):
                     return 0
+                back = getattr(result.data, "text", None) if result.action == "rewind" else None
+                if isinstance(back, str):
+                    self.next_default = back  # the message comes back to the prompt
                 continue
             await self.reply(text)
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .permissions.trust import TrustCheck
     from .providers.catalog import ModelInfo
     from .sessions import LoadedSession, Redactor, SessionRecorder
+    from .sessions.checkpoints import CheckpointHook, Checkpoints
     from .tools.workspace import Workspace
 
 DEFAULT_MIDDLEWARE = ("HumanInTheLoop", "ProjectInstructions")
@@ -161,6 +162,9 @@ class ShellRuntime:
         self.staged: list[Attachment] = []
         """Images added by ``/image`` (or the clipboard) for the next message."""
         self._file_index: FileIndex | None = None
+        self.checkpoint_hook: CheckpointHook | None = None
+        """Hears the built-in tools' changes (set by :meth:`create`); its ``target`` is
+        the current session's :class:`Checkpoints` (``/rewind``)."""
 
     # -- construction ------------------------------------------------------------
     @classmethod
@@ -197,9 +201,12 @@ class ShellRuntime:
         point_at_workspace(stack, workspace)
         sandbox = build_sandbox(settings, workspace, problems)
         guard = build_network_guard(settings, problems)
+        from .sessions.checkpoints import CheckpointHook
+
+        hook = CheckpointHook()
         agent = Agent(
             model,
-            tools=builtin_tools(workspace, sandbox=sandbox, network_guard=guard),
+            tools=builtin_tools(workspace, sandbox=sandbox, network_guard=guard, changes=hook),
             middleware=stack,
             system_prompt=options.system if options.system is not None else default_system_prompt(workspace),
             max_rounds=options.max_rounds,
@@ -208,6 +215,7 @@ class ShellRuntime:
         runtime = cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
         runtime.sandbox = sandbox
         runtime.network_guard = guard
+        runtime.checkpoint_hook = hook
         guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules
         return runtime
 
@@ -409,12 +417,68 @@ class ShellRuntime:
     def reply(self, text: str | Message | Sequence[Message]) -> AsyncGenerator[Event, None]:
         """The agent's reply, recorded into the session file as it happens (front
         ends iterate this rather than ``agent.reply`` so that nothing goes unsaved).
-        ``text`` may be a ``UserMessage`` with attachments (files, images)."""
-        events: AsyncIterator[Event] = self._metered(self.agent.reply(text))
+        ``text`` may be a ``UserMessage`` with attachments (files, images). Each
+        reply begins a checkpoint turn (``/rewind`` goes back to before it)."""
+        from .core.messages import UserMessage
+
+        message = UserMessage(text) if isinstance(text, str) else text
+        events: AsyncIterator[Event] = self._metered(self.agent.reply(message))
         if self.options.record:
             events = self.recorder().record(events)
-        # Both are async generators (declared as iterators); callers ``aclose`` them.
-        return cast("AsyncGenerator[Event, None]", events)
+        # All are async generators (declared as iterators); callers ``aclose`` them.
+        return self._turn(cast("AsyncGenerator[Event, None]", events), message)
+
+    async def _turn(
+        self, events: AsyncGenerator[Event, None], sent: Message | Sequence[Message]
+    ) -> AsyncGenerator[Event, None]:
+        """Mark the turn before the first event (so the session file's length is where
+        it stood before this message), then pass the events on."""
+        try:
+            if self.checkpoint_hook is not None and not self.agent.busy:
+                self._begin_turn(sent)
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
+
+    def _begin_turn(self, sent: Message | Sequence[Message]) -> None:
+        from .core.messages import TextBlock, UserMessage
+
+        messages = list(sent) if isinstance(sent, (list, tuple)) else [sent]
+        first = next((m for m in messages if isinstance(m, UserMessage)), None)
+        content = first.content if first is not None else ""
+        text = content if isinstance(content, str) else "".join(
+            b.text for b in content if isinstance(b, TextBlock)
+        )
+        offset: int | None = None
+        if self.options.record:
+            offset = self.recorder().size()
+        try:
+            self.checkpoints_now().begin_turn(
+                text, offset=offset, history_len=len(self.agent.messages), message=first
+            )
+        except OSError as exc:
+            self.problems.append(f"checkpoints: {exc}")
+
+    @property
+    def checkpoints(self) -> Checkpoints | None:
+        """This conversation's file checkpoints (None before its first message)."""
+        return self.checkpoint_hook.target if self.checkpoint_hook is not None else None
+
+    def checkpoints_now(self) -> Checkpoints:
+        """The checkpoints of the current session, opened on first use: in the data dir
+        next to the session, or (``--no-session``) in a temporary dir gone at exit."""
+        from .sessions.checkpoints import CheckpointHook, Checkpoints
+
+        if self.checkpoint_hook is None:
+            self.checkpoint_hook = CheckpointHook()
+        if self.checkpoint_hook.target is None:
+            if self.options.record:
+                found = Checkpoints.for_session(self.recorder().session_id, redactor=self.secrets)
+            else:
+                found = Checkpoints.temporary(redactor=self.secrets)
+            self.checkpoint_hook.target = found
+        return self.checkpoint_hook.target
 
     async def _metered(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
         try:
@@ -463,6 +527,8 @@ class ShellRuntime:
             raise ShellError(str(exc)) from None
         self._close_session()
         self.session_recorder = recorder
+        if self.checkpoint_hook is not None:  # its checkpoints come back with it (/rewind)
+            self.checkpoints_now()
         self._restore_usage()
         self.problems.extend(f"session {loaded.session_id}: {p}" for p in loaded.problems)
         return loaded
@@ -482,6 +548,9 @@ class ShellRuntime:
         if self.session_recorder is not None:
             self.session_recorder.close()
             self.session_recorder = None
+        if self.checkpoint_hook is not None and self.checkpoint_hook.target is not None:
+            self.checkpoint_hook.target.close()
+            self.checkpoint_hook.target = None
 
     def cancel(self) -> None:
         self.agent.cancel()

@@ -173,10 +173,15 @@ class _Reader:
         self.open_reply = False
 
 
-def load_session(path: str | Path) -> LoadedSession:
-    """Everything readable from ``path``; raises only ``OSError`` (no such file...)."""
+def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
+    """Everything readable from ``path``; raises only ``OSError`` (no such file...).
+    ``upto``: read only the first ``upto`` bytes (the session as it was then: a rewind)."""
     path = Path(path)
-    data = path.read_bytes()
+    if upto is None:
+        data = path.read_bytes()
+    else:
+        with path.open("rb") as f:
+            data = f.read(upto)
     reader = _Reader()
     lines = data.split(b"\n")
     torn = bool(lines) and lines[-1] != b""

@@ -241,6 +241,17 @@ class SessionRecorder:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def size(self) -> int | None:
+        """The file's length once what is pending is written: where the next record
+        starts (0 before the file exists; None while saving fails)."""
+        with self._lock:
+            if self._fd is None:
+                return 0
+            self._guarded(self.sync)
+            if self.error is not None:
+                return None
+            return os.fstat(self._fd).st_size
+
     @property
     def started(self) -> bool:
         """True once the session file exists (the first event was recorded)."""

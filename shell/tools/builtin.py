@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import anyio
 import anyio.to_thread
 
 from shell.core.messages import ToolResult
@@ -21,6 +22,8 @@ from shell.permissions.network import NetworkGuard
 from shell.permissions.sandbox import Sandbox
 
 from . import files, search, shell_cmd, web
+from .capture import NOT_SCANNED, WorkspaceCapture
+from .changes import ChangeLog
 from .ignore import ignore_root_for
 from .workspace import Workspace
 
@@ -28,17 +31,30 @@ BUILTIN_SOURCE = "builtin"
 
 
 def builtin_tools(
-    workspace: Workspace, *, sandbox: Sandbox | None = None, network_guard: NetworkGuard | None = None
+    workspace: Workspace,
+    *,
+    sandbox: Sandbox | None = None,
+    network_guard: NetworkGuard | None = None,
+    changes: ChangeLog | None = None,
 ) -> list[Tool]:
     """``read_file, list_dir, glob, grep, write_file, edit_file, run_shell, fetch_url``.
 
     ``run_shell`` runs in ``sandbox`` (default: one for this workspace; it is used
     where bubblewrap works, see :mod:`shell.permissions.sandbox`); ``fetch_url``
     connects through ``network_guard`` (default: public addresses only, see
-    :mod:`shell.permissions.network`)."""
+    :mod:`shell.permissions.network`). ``changes`` hears of every change to the
+    workspace first (the old content of a file before write_file or edit_file
+    changes it; what a sandboxed command wrote, with what it replaced), for
+    checkpoints."""
     made: dict[str, FunctionTool] = {}
     box = sandbox if sandbox is not None else Sandbox(workspace.root)
     guard = network_guard if network_guard is not None else NetworkGuard()
+    capture = WorkspaceCapture(workspace.root) if changes is not None else None
+
+    def keeper(tool_name: str) -> files.Keep | None:
+        if changes is None:
+            return None
+        return lambda path, before: changes.before_write(path, before, tool_name)
 
     async def allowed(ctx: ToolContext, path: str, action: str) -> Path:
         return await workspace.check(path, ctx, tool=made.get(ctx.call.name), action=action)
@@ -119,7 +135,8 @@ def builtin_tools(
             content: The complete new content of the file.
         """
         real = await allowed(ctx, path, "write")
-        return await in_thread(partial(files.write_text, real, workspace.relative(real), content))
+        keep = keeper("write_file")
+        return await in_thread(partial(files.write_text, real, workspace.relative(real), content, keep))
 
     @tool(name="edit_file", kind="edit")
     async def edit_file(
@@ -139,7 +156,8 @@ def builtin_tools(
         """
         real = await allowed(ctx, path, "edit")
         shown = workspace.relative(real)
-        return await in_thread(partial(files.edit_text, real, shown, old_string, new_string, replace_all))
+        edit = partial(files.edit_text, real, shown, old_string, new_string, replace_all, keeper("edit_file"))
+        return await in_thread(edit)
 
     @tool(name="run_shell", kind="execute")
     async def run_shell(
@@ -158,9 +176,34 @@ def builtin_tools(
             timeout: Seconds before the command is killed (default 120, at most 600).
             network: The command needs the network (downloads, git fetch); the user is asked.
         """
-        return await shell_cmd.run_command(
-            command, workspace.root, timeout, ctx.report, sandbox=box, network=network
-        )
+        if changes is None:
+            return await shell_cmd.run_command(
+                command, workspace.root, timeout, ctx.report, sandbox=box, network=network
+            )
+        return await watched_command(command, timeout, network, ctx)
+
+    async def watched_command(command: str, timeout: float, network: bool, ctx: ToolContext) -> ToolResult:
+        """run_shell, telling ``changes`` what the command did: in the sandbox its
+        writes can only land in the workspace, so a scan before and after captures
+        them; outside it they cannot be known."""
+        assert changes is not None and capture is not None
+        if not box.available:
+            try:
+                return await shell_cmd.run_command(
+                    command, workspace.root, timeout, ctx.report, sandbox=box, network=network
+                )
+            finally:
+                changes.shell_ran(command, sandboxed=False, files=None, note="it ran outside the sandbox")
+        before = await anyio.to_thread.run_sync(capture.snapshot, abandon_on_cancel=True)
+        try:
+            return await shell_cmd.run_command(
+                command, workspace.root, timeout, ctx.report, sandbox=box, network=network
+            )
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
+                # Also after a cancel or a timeout: what it wrote until then is captured.
+                found = await anyio.to_thread.run_sync(capture.changes_since, before)
+                changes.shell_ran(command, sandboxed=True, files=found, note=NOT_SCANNED)
 
     @tool(name="fetch_url", kind="fetch")
     async def fetch_url(url: str) -> ToolResult:

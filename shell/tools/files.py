@@ -26,7 +26,7 @@ import mimetypes
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -41,6 +41,10 @@ MAX_LIST_ENTRIES = 1000
 MAX_DIFF_CHARS = 50_000
 SNIFF_BYTES = 8192
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+Keep = Callable[[Path, "bytes | None"], None]
+"""Told a file's content just before a tool changes it (None: it does not exist yet),
+so a checkpoint can put it back (see :mod:`shell.tools.changes`)."""
 
 
 SKIP_CHUNK = 1 << 20
@@ -269,13 +273,16 @@ def _kind(entry: os.DirEntry[str], dir_fd: int) -> tuple[str, str]:
         return "file", "unreadable"
 
 
-def write_text(path: Path, shown: str, content: str) -> ToolResult:
-    """Create or overwrite a file with ``content``; parent directories are created."""
+def write_text(path: Path, shown: str, content: str, keep: Keep | None = None) -> ToolResult:
+    """Create or overwrite a file with ``content``; parent directories are created.
+    ``keep`` hears the old content first."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         old: str | None = _read_for_edit(path, shown)
     except _Missing:
         old = None
+    if keep is not None:
+        keep(path, None if old is None else old.encode("utf-8"))
     _atomic_write(path, content, shown)
     diff = unified_diff(old or "", content, shown, new_file=old is None)
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
@@ -286,13 +293,18 @@ def write_text(path: Path, shown: str, content: str) -> ToolResult:
     return ToolResult(text, details={"path": shown, "diff": diff, "created": old is None})
 
 
-def edit_text(path: Path, shown: str, old_string: str, new_string: str, replace_all: bool) -> ToolResult:
-    """Replace ``old_string`` exactly once (or everywhere with ``replace_all``)."""
+def edit_text(
+    path: Path, shown: str, old_string: str, new_string: str, replace_all: bool, keep: Keep | None = None
+) -> ToolResult:
+    """Replace ``old_string`` exactly once (or everywhere with ``replace_all``);
+    ``keep`` hears the old content first."""
     try:
         text = _read_for_edit(path, shown)
     except _Missing:
         raise FileToolError(f"No such file: {shown}. To create a file use write_file.") from None
     new_text, n = replace_text(text, old_string, new_string, replace_all, shown)
+    if keep is not None:
+        keep(path, text.encode("utf-8"))
     _atomic_write(path, new_text, shown)
     return edit_result(text, new_text, n, shown)
 
@@ -383,25 +395,84 @@ def _read_for_edit(path: Path, shown: str) -> str:
         raise FileToolError(f"{shown} is not valid UTF-8; the edit tools change UTF-8 text only.") from None
 
 
-def _atomic_write(path: Path, content: str, shown: str = "") -> None:
+def restore_file(path: Path, data: bytes, mode: int | None, shown: str = "") -> None:
+    """Put ``data`` back at the resolved ``path`` (a rewind): missing parent
+    directories are made and every component is opened without following a
+    symlink, so a link planted since cannot redirect the write outside; written
+    through a temporary file and renamed, with ``mode`` when given."""
+    make_parents(path, shown)
+    _atomic_write(path, data, shown, mode=mode)
+
+
+def remove_file(path: Path, shown: str = "") -> bool:
+    """Delete the file (or symlink) at the resolved ``path``, through its parent's
+    descriptor (a rewind of a file the agent created). False: it was not there."""
+    try:
+        parent = open_parent(path, shown)
+    except FileToolError:
+        return False
+    try:
+        info = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            raise FileToolError(f"{shown or path} is a directory now; it was left as it is.")
+        os.unlink(path.name, dir_fd=parent)
+        return True
+    except FileNotFoundError:
+        return False
+    finally:
+        os.close(parent)
+
+
+def make_parents(path: Path, shown: str = "") -> None:
+    """Create the missing directories above the resolved ``path``, one component
+    at a time from ``/`` without following symlinks (:class:`PathChanged` if one is
+    in the way)."""
+    parts = path.parts[:-1]
+    fd = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts[1:]:
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                step = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                try:
+                    step = os.open(part, flags, dir_fd=fd)
+                except OSError:
+                    raise PathChanged(f"{shown or path}: a directory in its path could not be made") from None
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise PathChanged(
+                        f"{shown or path} changed (a symlink or a file is in its path); it was not written."
+                    ) from None
+                raise
+            os.close(fd)
+            fd = step
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path: Path, content: str | bytes, shown: str = "", *, mode: int | None = None) -> None:
     """Write through a temporary file and rename, both inside the parent directory's
     file descriptor, so a crash never leaves half a file and a swapped symlink is
     replaced, never written through. A new file gets ``0666 & ~umask`` (the kernel
-    applies the umask), an existing one keeps its mode."""
+    applies the umask), an existing one keeps its mode (``mode`` overrides both)."""
     parent = open_parent(path, shown)
     try:
-        try:
-            mode: int | None = stat.S_IMODE(os.stat(path.name, dir_fd=parent, follow_symlinks=False).st_mode)
-        except FileNotFoundError:
-            mode = None
+        if mode is None:
+            try:
+                mode = stat.S_IMODE(os.stat(path.name, dir_fd=parent, follow_symlinks=False).st_mode)
+            except FileNotFoundError:
+                mode = None
         tmp = f".{path.name}.{secrets.token_hex(4)}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(tmp, flags, 0o666, dir_fd=parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            with os.fdopen(fd, "wb") as fh:
                 if mode is not None:
                     os.fchmod(fh.fileno(), mode)
-                fh.write(content)
+                fh.write(content.encode("utf-8") if isinstance(content, str) else content)
             os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
         except BaseException:
             with contextlib.suppress(OSError):

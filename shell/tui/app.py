@@ -585,14 +585,18 @@ class AgentShellApp(App[int]):
         if result.action == "quit":
             self.exit(0)
             return
-        if result.action in ("clear", "new", "resume"):
+        rewound = result.action == "rewind" and getattr(result.data, "conversation", False)
+        if result.action in ("clear", "new", "resume") or rewound:
             await self.conversation.clear_entries()
             self.todos.set_todos([])
             if result.action == "new":
                 self.status.tokens_in = self.status.tokens_out = 0
-            if result.action == "resume":
+            if result.action in ("resume", "rewind"):
                 await self.conversation.add_many(entries_from_messages(self.agent.messages))
                 self._count_session_usage()
+        if rewound and result.data.text and not self.prompt.text.strip():
+            self.prompt.load_text(result.data.text)  # the message comes back, to send again or change
+            self.prompt.move_cursor(self.prompt.document.end)
         if name == "model" and not result.error:
             self.status.model_label = self.model_label
         if result.text:

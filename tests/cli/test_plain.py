@@ -264,3 +264,24 @@ def test_markdown_stream_keeps_an_unfinished_fence() -> None:
     stream.finish()
     assert "x = 1" in out.getvalue() and "last" in out.getvalue()
 
+
+
+async def test_rewind_is_a_numbered_list_then_a_preview_then_done(tmp_path: Path) -> None:
+    """``/rewind`` in the line mode: the messages numbered, what would change, and the
+    chosen message back in the prompt (sent again here with Enter)."""
+    turns = [write_call("1"), "First.", write_call("2"), "Second.", "Again."]
+    async with line_mode(tmp_path, turns) as d:
+        await d.send("/middleware humanintheloop off\r", then="HumanInTheLoop: off")
+        await d.send("make one\r", then="First.")
+        await d.send("make two\r", then="Second.")
+        await d.send("/rewind\r", then="make two")
+        assert " 1. " in d.text and " 2. " in d.text
+        await d.send("/rewind 2\r", then="/rewind 2 both")
+        assert "restore a.txt" in d.text
+        assert (tmp_path / "a.txt").read_text() == "2"
+        await d.send("/rewind 2 both\r", then="back to before that message")
+        assert (tmp_path / "a.txt").read_text() == "1"
+        await d.send("\r", then="Again.")  # the prompt held "make two"
+        await d.send("/quit\r")
+    sent = [m.text for m in d.runtime.agent.messages if type(m).__name__ == "UserMessage"]
+    assert sent == ["make one", "make two"]

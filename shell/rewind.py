@@ -1,0 +1,377 @@
+"""``/rewind``: back to just before a message you sent: the conversation, the files, or both.
+
+The session's checkpoints (:mod:`shell.sessions.checkpoints`) say which files
+the agent changed after that message and what they held before; the session
+file says what the conversation was. :func:`plan_rewind` works out what a rewind
+would do and :meth:`RewindPlan.describe` says it (shown before anything
+changes); :func:`apply_rewind` does it. Front ends draw the choice their own way
+(a dialog in the TUI, a numbered list in the line mode) on top of these.
+
+What ``run_shell`` did is listed too: in the sandbox its writes to the workspace
+were captured and are put back like the file tools' changes; outside it they
+could not be, and the plan says that the command is not undoable.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .core.messages import AssistantMessage, Message, TextBlock, UserMessage
+from .core.textsafety import sanitize_line
+
+if TYPE_CHECKING:
+    from .runtime import ShellRuntime
+    from .sessions.checkpoints import Checkpoints, FileChange, ShellRun, Turn
+
+Action = Literal["restore", "delete", "unchanged", "lost"]
+What = Literal["both", "conversation", "files"]
+MAX_COMPARE = 64 * 1024 * 1024
+
+
+class RewindError(Exception):
+    """A rewind that cannot be done (busy, no such message); the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileStep:
+    """What a rewind does to one file."""
+
+    path: Path
+    shown: str
+    action: Action
+    tool: str
+    note: str = ""
+    before: bytes | None = None
+    mode: int | None = None
+    size_now: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRow:
+    """One message in the ``/rewind`` list."""
+
+    number: int
+    text: str
+    at: str
+    files: int
+    commands: int
+
+
+@dataclass(slots=True)
+class RewindPlan:
+    turn: Turn
+    messages: list[Message] | None
+    """The conversation as it was before the message (None: it cannot be restored)."""
+    conversation_note: str
+    dropped: int
+    """Messages the conversation would lose."""
+    files: list[FileStep] = field(default_factory=list)
+    commands: list[ShellRun] = field(default_factory=list)
+    messages_after: list[Message] | None = None
+    """What the conversation would lose."""
+
+    @property
+    def file_changes(self) -> list[FileStep]:
+        return [f for f in self.files if f.action in ("restore", "delete")]
+
+    @property
+    def lost(self) -> list[FileStep]:
+        return [f for f in self.files if f.action == "lost"]
+
+    def describe(self) -> str:
+        """What the rewind would change, in Markdown (paths and texts made safe)."""
+        lines = [f"**Rewind to before message {self.turn.number}**: {_quote(self.turn.text)}", ""]
+        if self.messages is None:
+            lines.append(f"- Conversation: cannot go back ({self.conversation_note}).")
+        elif self.dropped:
+            replies = sum(1 for m in (self.messages_after or ()) if isinstance(m, AssistantMessage))
+            lines.append(f"- Conversation: the {self.dropped} message(s) from this one on are removed "
+                         f"({replies} repl{'y' if replies == 1 else 'ies'}); your message comes back to "
+                         "the prompt.")
+        else:
+            lines.append("- Conversation: nothing to remove.")
+        changes = self.file_changes
+        if changes:
+            lines.append(f"- Files: {len(changes)} go back:")
+            for step in changes:
+                lines.append(f"  - {_describe_step(step)}")
+        elif self.lost:
+            lines.append("- Files:")
+        else:
+            lines.append("- Files: none changed by the agent since (nothing to put back).")
+        for step in self.lost:
+            lines.append(f"  - `{step.shown}` cannot be put back: {step.note}")
+        same = [f for f in self.files if f.action == "unchanged"]
+        if same:
+            lines.append(f"  - {len(same)} file(s) the agent changed are already as they were.")
+        for run in self.commands:
+            command = _code(run.command)
+            if run.captured:
+                lines.append(f"- Command {command}: ran in the sandbox; its {run.files} workspace change(s) "
+                             "are included above.")
+            else:
+                why = run.note or "it ran outside the sandbox"
+                lines.append(f"- Command {command}: **not undoable** ({why}); what it changed stays.")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class RewindOutcome:
+    conversation: bool
+    restored: list[str]
+    deleted: list[str]
+    failed: list[str]
+    text: str
+    """The message's text, for the prompt (empty when the conversation stayed)."""
+
+    def describe(self) -> str:
+        parts = []
+        if self.conversation:
+            parts.append("The conversation is back to before that message.")
+        if self.restored or self.deleted:
+            done = []
+            if self.restored:
+                done.append(f"{len(self.restored)} file(s) restored")
+            if self.deleted:
+                done.append(f"{len(self.deleted)} file(s) the agent created removed")
+            parts.append(", ".join(done).capitalize() + ".")
+        for failure in self.failed:
+            parts.append(f"Not put back: {failure}")
+        return " ".join(parts) or "Nothing to change."
+
+
+def turns(runtime: ShellRuntime) -> list[TurnRow]:
+    """The messages of this conversation that a rewind can go back to, oldest first."""
+    from .sessions.checkpoints import FileChange, ShellRun
+
+    cp = runtime.checkpoints
+    if cp is None:
+        return []
+    counts: dict[int, list[int]] = {}
+    for record in cp.records:
+        if isinstance(record, (FileChange, ShellRun)):
+            row = counts.setdefault(record.turn, [0, 0])
+            row[0 if isinstance(record, FileChange) else 1] += 1
+    return [
+        TurnRow(t.number, t.text, t.at, *counts.get(t.number, [0, 0]))
+        for t in cp.turns()
+    ]
+
+
+def plan_rewind(runtime: ShellRuntime, number: int) -> RewindPlan:
+    """What going back to before message ``number`` would change (nothing changes yet)."""
+    cp = runtime.checkpoints
+    turn = cp.find_turn(number) if cp is not None else None
+    if cp is None or turn is None:
+        known = [t.number for t in (cp.turns() if cp is not None else [])]
+        where = f"1 to {known[-1]}" if known else "none yet"
+        raise RewindError(f"There is no message {number} to rewind to (messages: {where}).")
+    messages, note = _conversation_before(runtime, cp, turn)
+    from .sessions.checkpoints import FileChange, ShellRun
+
+    history = runtime.agent.messages
+    dropped = 0
+    after: list[Message] | None = None
+    if messages is not None:
+        dropped = max(0, len(history) - len(messages))
+        after = history[len(history) - dropped:]
+    plan = RewindPlan(turn, messages, note, dropped, messages_after=after)
+    firsts: dict[str, FileChange] = {}
+    for record in cp.since(turn):
+        if isinstance(record, FileChange):
+            firsts.setdefault(record.path, record)
+        elif isinstance(record, ShellRun):
+            plan.commands.append(record)
+    root = runtime.workspace.root
+    for change in firsts.values():
+        plan.files.append(_step(cp, change, root))
+    plan.files.sort(key=lambda s: s.shown)
+    return plan
+
+
+def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -> RewindOutcome:
+    """Do it: the files first (each on its own: one that fails does not stop the
+    rest), then the conversation. Raises :class:`RewindError` while a reply runs."""
+    from .tools.files import FileToolError, remove_file, restore_file
+
+    if runtime.agent.busy:
+        raise RewindError("Wait for the reply to finish (or cancel it with Esc) before rewinding.")
+    cp = runtime.checkpoints
+    assert cp is not None
+    restored: list[str] = []
+    deleted: list[str] = []
+    failed: list[str] = []
+    if what in ("both", "files"):
+        for step in plan.files:
+            try:
+                if step.action == "restore":
+                    assert step.before is not None
+                    restore_file(step.path, step.before, step.mode, step.shown)
+                    restored.append(step.shown)
+                elif step.action == "delete" and remove_file(step.path, step.shown):
+                    deleted.append(step.shown)
+                elif step.action == "lost":
+                    failed.append(f"`{step.shown}` ({step.note})")
+            except (OSError, FileToolError) as exc:
+                why = str(exc) if isinstance(exc, FileToolError) else (exc.strerror or str(exc))
+                failed.append(f"`{step.shown}` ({why})")
+    conversation = what in ("both", "conversation") and plan.messages is not None
+    text = ""
+    if conversation:
+        assert plan.messages is not None
+        runtime.agent.messages[:] = plan.messages
+        recorder = runtime.session_recorder
+        if recorder is not None and recorder.started:
+            recorder.sync()  # the file gets the shorter history (a "history" record)
+        text = _input_text(cp, plan.turn)
+    if what in ("both", "files") or conversation:
+        cp.mark_rewind(plan.turn.number, conversation=conversation, files=what in ("both", "files"))
+    return RewindOutcome(conversation, restored, deleted, failed, text)
+
+
+# -- the parts -----------------------------------------------------------------------------
+
+
+def _conversation_before(
+    runtime: ShellRuntime, cp: Checkpoints, turn: Turn
+) -> tuple[list[Message] | None, str]:
+    """The history as it was before ``turn``: cut where its message still is (this
+    process sent it), else read back from the session file as it stood then."""
+    history = runtime.agent.messages
+    sent = cp.inputs.get(turn.number)
+    if sent is not None:
+        for i, message in enumerate(history):
+            if message is sent:
+                return list(history[:i]), ""
+    recorder = runtime.session_recorder
+    if turn.offset is not None and recorder is not None:
+        if turn.offset == 0:
+            return [], ""
+        from .sessions import load_session
+
+        try:
+            return list(load_session(recorder.path, upto=turn.offset).messages), ""
+        except OSError as exc:
+            return None, f"the session file could not be read: {exc.strerror or exc}"
+    n = turn.history_len
+    if n <= len(history) and (n == len(history) or isinstance(history[n], UserMessage)):
+        return list(history[:n]), ""
+    return None, "the conversation was rewritten since (compacted); only the files can go back"
+
+
+def _step(cp: Checkpoints, change: FileChange, root: Path) -> FileStep:
+    path = Path(change.path)
+    shown = sanitize_line(_relative(path, root))
+    now, size_now, problem = _current(path)
+    if problem:
+        return FileStep(path, shown, "lost", change.tool, problem)
+    if not change.kept:
+        return FileStep(path, shown, "lost", change.tool, change.why or "its content was not kept")
+    if not change.existed:
+        if now is None and size_now is None:
+            return FileStep(path, shown, "unchanged", change.tool)
+        return FileStep(path, shown, "delete", change.tool, size_now=size_now)
+    assert change.before is not None
+    try:
+        before = cp.blob(change.before)
+    except (OSError, ValueError) as exc:
+        why = str(exc) if isinstance(exc, ValueError) else "its kept copy is missing"
+        return FileStep(path, shown, "lost", change.tool, why)
+    if now == before and (change.mode is None or _mode(path) == change.mode):
+        return FileStep(path, shown, "unchanged", change.tool)
+    return FileStep(path, shown, "restore", change.tool, before=before, mode=change.mode, size_now=size_now)
+
+
+def _current(path: Path) -> tuple[bytes | None, int | None, str]:
+    """The file's content now (None and None: it does not exist), or why it cannot
+    be touched (a directory or a symlink stands there now)."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return None, None, ""
+    except OSError as exc:
+        return None, None, f"it cannot be read now ({exc.strerror or exc})"
+    if stat.S_ISLNK(info.st_mode):
+        return None, info.st_size, "a symlink stands there now; it was left alone"
+    if stat.S_ISDIR(info.st_mode):
+        return None, info.st_size, "a directory stands there now; it was left alone"
+    if not stat.S_ISREG(info.st_mode):
+        return None, info.st_size, "it is not a regular file now; it was left alone"
+    if info.st_size > MAX_COMPARE:
+        return b"", info.st_size, ""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read(), info.st_size, ""
+    except OSError as exc:
+        return None, info.st_size, f"it cannot be read now ({exc.strerror or exc})"
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+    except OSError:
+        return None
+
+
+def _input_text(cp: Checkpoints, turn: Turn) -> str:
+    sent = cp.inputs.get(turn.number)
+    if isinstance(sent, UserMessage):
+        if isinstance(sent.content, str):
+            return sent.content
+        return "".join(b.text for b in sent.content if isinstance(b, TextBlock))
+    return turn.text
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _describe_step(step: FileStep) -> str:
+    by = f" ({step.tool})" if step.tool else ""
+    if step.action == "delete":
+        return f"remove `{step.shown}`: created after this message{by}"
+    before = len(step.before or b"")
+    now = "missing now" if step.size_now is None else _size(step.size_now)
+    return f"restore `{step.shown}`{by}: {now} → {_size(before)}"
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def _quote(text: str) -> str:
+    line = sanitize_line(" ".join(text.split()))
+    line = line if len(line) <= 80 else line[:79] + "…"
+    return f"“{line}”"
+
+
+def _code(text: str) -> str:
+    line = sanitize_line(" ".join(text.split()))
+    line = line if len(line) <= 80 else line[:79] + "…"
+    return f"`{line.replace('`', chr(0x2BC))}`"  # a backtick would end the code span
+
+
+def when(at: str) -> str:
+    """A turn's ISO time as the local ``HH:MM`` (``Mon DD HH:MM`` on another day)."""
+    try:
+        moment = datetime.fromisoformat(at).astimezone()
+    except ValueError:
+        return ""
+    today = time.localtime()
+    if (moment.year, moment.timetuple().tm_yday) == (today.tm_year, today.tm_yday):
+        return moment.strftime("%H:%M")
+    return moment.strftime("%b %d %H:%M")

@@ -1,0 +1,168 @@
+"""What a sandboxed command changed in the workspace, with the content it replaced.
+
+Inside the sandbox a command can write only the workspace (and a private ``/tmp``
+that dies with it), so a scan of the workspace before and after the command sees
+every change that outlives it: files written, created and deleted. The scan
+before keeps each file's content, so a rewind can put back what the command
+overwrote or deleted, byte for byte.
+
+Reading the whole workspace before every command would be slow, so a
+:class:`WorkspaceCapture` remembers what it read, keyed by each file's
+``(size, mtime, ctime, inode)``: a file that did not change since the last scan
+(and not in the last two seconds, which a coarse clock could hide) is not read
+again, and the scan after one command is the baseline of the next.
+It is bounded: files over ``max_file`` bytes, content beyond ``max_total`` bytes
+in all and files beyond ``max_files`` are not kept; a change to one of them is
+still seen (its stat changed) and reported as not kept, with the reason. What
+``.gitignore`` ignores, ``.git`` itself and symlinks are not scanned (build output
+and dependencies would fill the bounds; the sandbox keeps ``.git/hooks`` and
+``.git/config`` read-only anyway).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .changes import CapturedFile
+from .ignore import ignore_root_for, walk_entries
+
+MAX_FILE = 4 * 1024 * 1024
+"""Bytes of one file kept for a rewind (the checkpoint store's own limit too)."""
+MAX_TOTAL = 64 * 1024 * 1024
+"""Bytes of workspace content held in memory as the baseline."""
+MAX_FILES = 20_000
+"""Files scanned; beyond this the scan says it is incomplete."""
+RACY_NS = 2_000_000_000
+"""A file changed this recently is read again even if its stat looks the same: file
+system clocks tick coarsely, so a write right after a scan can leave the stat as it was."""
+NOT_SCANNED = "paths .gitignore ignores, .git and symlinks are not captured"
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    key: tuple[int, int, int, int]
+    mode: int
+    data: bytes | None
+    why: str = ""
+    """Why ``data`` is None (too big, over the total, unreadable)."""
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """The workspace's files at one moment (paths relative to the root, posix)."""
+
+    files: dict[str, _Entry] = field(default_factory=dict)
+    complete: bool = True
+    """False: more than ``max_files`` files, the rest were not scanned."""
+
+
+class WorkspaceCapture:
+    """Before/after scans of one workspace (thread-safe; one scan at a time)."""
+
+    def __init__(
+        self, root: Path, *, max_file: int = MAX_FILE, max_total: int = MAX_TOTAL, max_files: int = MAX_FILES
+    ) -> None:
+        self.root = root.resolve()
+        self.max_file = max_file
+        self.max_total = max_total
+        self.max_files = max_files
+        self._last = Snapshot()
+        self._lock = threading.Lock()
+
+    def snapshot(self) -> Snapshot:
+        """Scan now (what did not change since the last scan is not read again)."""
+        with self._lock:
+            snap = self._scan(self._last)
+            self._last = snap
+            return snap
+
+    def changes_since(self, before: Snapshot) -> list[CapturedFile]:
+        """Scan again and compare with ``before``: every file written, created or
+        deleted since, with its content in ``before`` (sorted by path)."""
+        with self._lock:
+            after = self._scan(before)
+            self._last = after
+        out: list[CapturedFile] = []
+        for rel in sorted(before.files.keys() | after.files.keys()):
+            old, new = before.files.get(rel), after.files.get(rel)
+            if old is not None and new is not None:
+                if old.data is not None and new.data is not None:
+                    if old.data == new.data:
+                        continue
+                elif old.key == new.key:
+                    continue
+            elif old is None and new is not None and not before.complete:
+                out.append(CapturedFile(self.root / rel, None, None, kept=False,
+                                        why=f"the workspace has more than {self.max_files} files; "
+                                            "only the first were scanned"))
+                continue
+            if old is None:
+                out.append(CapturedFile(self.root / rel, None, None))
+            elif old.data is None:
+                out.append(CapturedFile(self.root / rel, None, old.mode, kept=False, why=old.why))
+            else:
+                out.append(CapturedFile(self.root / rel, old.data, old.mode))
+        return out
+
+    # -- scanning ----------------------------------------------------------------------
+    def _scan(self, known: Snapshot) -> Snapshot:
+        snap = Snapshot()
+        total = 0
+        settled = time.time_ns() - RACY_NS
+        for found in walk_entries(self.root, ignore_root_for(self.root, self.root)):
+            if found.is_symlink:
+                continue
+            if len(snap.files) >= self.max_files:
+                snap.complete = False
+                break
+            rel = found.path.relative_to(self.root).as_posix()
+            try:
+                info = os.stat(found.name, dir_fd=found.dir_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+            mode = stat.S_IMODE(info.st_mode)
+            previous = known.files.get(rel) or self._last.files.get(rel)
+            if (previous is not None and previous.key == key and previous.data is not None
+                    and info.st_mtime_ns < settled and info.st_ctime_ns < settled
+                    and total + len(previous.data) <= self.max_total):
+                total += len(previous.data)
+                snap.files[rel] = previous
+                continue
+            entry = self._read(found.name, found.dir_fd, key, mode, total)
+            if entry.data is not None:
+                total += len(entry.data)
+            snap.files[rel] = entry
+        return snap
+
+    def _read(self, name: str, dir_fd: int, key: tuple[int, int, int, int], mode: int, total: int) -> _Entry:
+        size = key[0]
+        if size > self.max_file:
+            why = f"it is too big to keep ({_mb(size)}; the limit is {_mb(self.max_file)})"
+            return _Entry(key, mode, None, why)
+        if total + size > self.max_total:
+            return _Entry(key, mode, None, f"the workspace holds more than {_mb(self.max_total)} of files to "
+                                           "keep before a command")
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+        except OSError as exc:
+            return _Entry(key, mode, None, f"it could not be read ({exc.strerror or exc})")
+        try:
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(self.max_file + 1)
+        except OSError as exc:
+            return _Entry(key, mode, None, f"it could not be read ({exc.strerror or exc})")
+        if len(data) > self.max_file:
+            return _Entry(key, mode, None, f"it is too big to keep (over {_mb(self.max_file)})")
+        return _Entry(key, mode, data)
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"

@@ -1,0 +1,275 @@
+"""``/rewind``: back to just before a message, byte for byte, in the conversation and the files,
+also after ``--resume``; what a command did outside the sandbox is said to be not undoable."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.commands import default_commands
+from shell.config import Settings
+from shell.core.messages import AssistantMessage, ToolCallBlock
+from shell.providers.scripted import ScriptedModel
+from shell.rewind import RewindError, apply_rewind, plan_rewind, turns
+from shell.runtime import RuntimeOptions, ShellRuntime
+from shell.sessions import SessionStore, load_session
+from shell.sessions.checkpoints import Checkpoints
+
+BINARY = bytes(range(256)) * 3 + b"\x00\xff\xfe"
+
+
+def call(name: str, **args: Any) -> AssistantMessage:
+    return AssistantMessage((ToolCallBlock(f"c-{name}-{len(str(args))}", name, args),))
+
+
+def runtime(ws: Path, turns: list[Any], **options: Any) -> ShellRuntime:
+    opts = RuntimeOptions(cwd=str(ws), permission_mode="bypass", **options)
+    return ShellRuntime.create(opts, settings=Settings(path=ws / "none.toml"), model=ScriptedModel(turns))
+
+
+async def talk(rt: ShellRuntime, text: str) -> None:
+    async for _ in rt.reply(text):
+        pass
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+async def three_edits(rt: ShellRuntime, ws: Path) -> None:
+    await talk(rt, "first: create notes")
+    await talk(rt, "second: edit notes")
+    await talk(rt, "third: rewrite everything")
+
+
+def scripted_edits() -> list[Any]:
+    return [
+        call("write_file", path="notes.txt", content="one\n"), "created",
+        call("edit_file", path="notes.txt", old_string="one", new_string="two"), "edited",
+        call("write_file", path="notes.txt", content="three\n"),
+        call("write_file", path="keep.txt", content="kept?\n"),
+        call("edit_file", path="crlf.txt", old_string="b", new_string="B"), "done",
+    ]
+
+
+@pytest.mark.anyio
+async def test_rewind_restores_files_byte_for_byte_and_the_conversation(
+    store: SessionStore, ws: Path
+) -> None:
+    crlf = b"a\r\nb\r\n\xef\xbb\xbfc\tno newline at end"
+    (ws / "crlf.txt").write_bytes(crlf)
+    os.chmod(ws / "crlf.txt", 0o640)
+    rt = runtime(ws, scripted_edits())
+    await three_edits(rt, ws)
+    assert (ws / "notes.txt").read_text() == "three\n"
+    assert (ws / "crlf.txt").read_bytes() != crlf
+
+    rows = turns(rt)
+    said = ["first: create notes", "second: edit notes", "third: rewrite everything"]
+    assert [r.text for r in rows] == said
+    assert [r.files for r in rows] == [1, 1, 3]
+
+    plan = plan_rewind(rt, rows[1].number)
+    shown = plan.describe()
+    assert "notes.txt" in shown and "crlf.txt" in shown and "keep.txt" in shown
+    assert (ws / "notes.txt").read_text() == "three\n"  # a plan changes nothing
+    outcome = apply_rewind(rt, plan, "both")
+    assert not outcome.failed
+    assert (ws / "notes.txt").read_text() == "one\n"
+    assert (ws / "crlf.txt").read_bytes() == crlf  # byte for byte: CR LF, a BOM, no final newline
+    assert (ws / "crlf.txt").stat().st_mode & 0o777 == 0o640
+    assert not (ws / "keep.txt").exists()  # created after the message: removed
+    kinds = [type(m).__name__ for m in rt.agent.messages]
+    assert kinds == ["UserMessage", "AssistantMessage", "ToolResultMessage", "AssistantMessage"]
+    assert rt.agent.messages[-1].text == "created"
+    assert outcome.text == "second: edit notes"
+    assert [r.text for r in turns(rt)] == ["first: create notes"]
+
+    recorder = rt.session_recorder
+    assert recorder is not None
+    recorder.close()
+    assert load_session(recorder.path).messages == rt.agent.messages  # the file says the same
+
+
+@pytest.mark.anyio
+async def test_rewind_works_after_a_resume(store: SessionStore, ws: Path) -> None:
+    rt = runtime(ws, scripted_edits())
+    await three_edits(rt, ws)
+    session = rt.session_recorder
+    assert session is not None
+    session.close()
+
+    again = runtime(ws, ["fine"])
+    again.resume(session.session_id)
+    assert [r.text for r in turns(again)][-1] == "third: rewrite everything"
+    outcome = apply_rewind(again, plan_rewind(again, turns(again)[0].number), "both")
+    assert not (ws / "notes.txt").exists()
+    assert not (ws / "keep.txt").exists()
+    assert again.agent.messages == []
+    assert outcome.text == "first: create notes"
+    await talk(again, "start over")
+    assert [m.text for m in again.agent.messages] == ["start over", "fine"]
+    assert again.session_recorder is not None
+    again.session_recorder.close()
+    assert [m.text for m in load_session(session.path).messages] == ["start over", "fine"]
+
+
+@pytest.mark.anyio
+async def test_files_only_and_conversation_only(store: SessionStore, ws: Path) -> None:
+    rt = runtime(ws, scripted_edits())
+    await three_edits(rt, ws)
+    before = list(rt.agent.messages)
+    apply_rewind(rt, plan_rewind(rt, turns(rt)[2].number), "files")
+    assert (ws / "notes.txt").read_text() == "two\n"
+    assert rt.agent.messages == before  # the conversation stays
+    assert len(turns(rt)) == 3
+    apply_rewind(rt, plan_rewind(rt, turns(rt)[1].number), "conversation")
+    assert (ws / "notes.txt").read_text() == "two\n"  # the files stay
+    assert len(rt.agent.messages) == 4
+
+
+@pytest.mark.anyio
+async def test_a_file_the_user_changed_back_is_left_alone_and_big_files_are_said(
+    store: SessionStore, ws: Path
+) -> None:
+    rt = runtime(ws, [call("write_file", path="a.txt", content="agent\n"), "ok"])
+    (ws / "a.txt").write_text("mine\n")
+    await talk(rt, "overwrite it")
+    (ws / "a.txt").write_text("mine\n")  # the user put it back already
+    plan = plan_rewind(rt, turns(rt)[0].number)
+    assert [s.action for s in plan.files] == ["unchanged"]
+
+    cp = rt.checkpoints
+    assert cp is not None
+    cp.max_file = 4
+    rt.agent.model = ScriptedModel([call("write_file", path="a.txt", content="again\n"), "ok"])
+    await talk(rt, "once more")
+    plan = plan_rewind(rt, turns(rt)[1].number)
+    assert [s.action for s in plan.files] == ["lost"]
+    assert "too big to keep" in plan.describe()
+    outcome = apply_rewind(rt, plan, "files")
+    assert outcome.failed and (ws / "a.txt").read_text() == "again\n"
+
+
+@pytest.mark.anyio
+async def test_a_symlink_planted_since_is_never_written_through(
+    store: SessionStore, ws: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret config\n")
+    (ws / "a.txt").write_text("v1\n")
+    rt = runtime(ws, [call("write_file", path="a.txt", content="v2\n"), "ok"])
+    await talk(rt, "change it")
+    (ws / "a.txt").unlink()
+    (ws / "a.txt").symlink_to(outside)
+    outcome = apply_rewind(rt, plan_rewind(rt, 1), "files")
+    assert outside.read_text() == "secret config\n"
+    assert outcome.failed and "symlink" in outcome.failed[0]
+
+
+@pytest.mark.anyio
+async def test_unsandboxed_commands_are_listed_as_not_undoable(
+    store: SessionStore, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shell.permissions import sandbox
+
+    monkeypatch.setattr(sandbox.Sandbox, "available", property(lambda self: False))
+    rt = runtime(ws, [call("run_shell", command="echo hi > made.txt"), "ran"])
+    await talk(rt, "run it")
+    assert (ws / "made.txt").read_text() == "hi\n"
+    plan = plan_rewind(rt, 1)
+    text = plan.describe()
+    assert "not undoable" in text and "outside the sandbox" in text and "echo hi" in text
+    apply_rewind(rt, plan, "files")
+    assert (ws / "made.txt").exists()  # said, not pretended
+
+
+@pytest.mark.anyio
+async def test_sandboxed_commands_are_captured_and_undone_byte_for_byte(
+    store: SessionStore, ws: Path
+) -> None:
+    from tests.sandboxing import require_sandbox
+
+    require_sandbox()
+    (ws / "data.bin").write_bytes(BINARY)
+    (ws / "gone.txt").write_text("delete me\n")
+    (ws / "sub").mkdir()
+    (ws / "sub" / "same.txt").write_text("untouched\n")
+    command = "printf 'X' > data.bin && rm gone.txt && head -c 3000 /dev/urandom > new.bin"
+    rt = runtime(ws, [call("run_shell", command=command), "ran"])
+    await talk(rt, "mangle")
+    assert (ws / "data.bin").read_bytes() == b"X" and not (ws / "gone.txt").exists()
+    plan = plan_rewind(rt, 1)
+    assert "ran in the sandbox" in plan.describe()
+    assert sorted((s.shown, s.action) for s in plan.files) == [
+        ("data.bin", "restore"), ("gone.txt", "restore"), ("new.bin", "delete")]
+    apply_rewind(rt, plan, "files")
+    assert (ws / "data.bin").read_bytes() == BINARY
+    assert (ws / "gone.txt").read_text() == "delete me\n"
+    assert not (ws / "new.bin").exists()
+    assert (ws / "sub" / "same.txt").read_text() == "untouched\n"
+
+
+@pytest.mark.anyio
+async def test_no_session_keeps_checkpoints_in_a_temporary_dir(ws: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    rt = runtime(ws, [call("write_file", path="n.txt", content="x"), "ok"], record=False)
+    await talk(rt, "make it")
+    cp = rt.checkpoints
+    assert cp is not None and cp.ephemeral
+    apply_rewind(rt, plan_rewind(rt, 1), "both")
+    assert not (ws / "n.txt").exists() and rt.agent.messages == []
+    await rt.aclose()
+    assert not cp.root.exists()
+    assert not (tmp_path / "data" / "checkpoints").exists()
+
+
+@pytest.mark.anyio
+async def test_the_command_lists_previews_and_rewinds(store: SessionStore, ws: Path) -> None:
+    rt = runtime(ws, scripted_edits())
+    await three_edits(rt, ws)
+    commands = default_commands()
+    listing = await commands.run(rt, "/rewind")
+    assert "1." in listing.text and "third: rewrite everything" in listing.text
+    preview = await commands.run(rt, "/rewind 3")
+    assert "restore `notes.txt`" in preview.text and "/rewind 3 both" in preview.text
+    assert (ws / "notes.txt").read_text() == "three\n"
+    done = await commands.run(rt, "/rewind 3 both")
+    assert done.action == "rewind" and done.data.text == "third: rewrite everything"
+    assert (ws / "notes.txt").read_text() == "two\n"
+    bad = await commands.run(rt, "/rewind 9")
+    assert bad.error and "1 to 2" in bad.text
+
+
+@pytest.mark.anyio
+async def test_busy_and_unknown(store: SessionStore, ws: Path) -> None:
+    rt = runtime(ws, ["hi"])
+    with pytest.raises(RewindError, match="no message 1"):
+        plan_rewind(rt, 1)
+    await talk(rt, "hello")
+    plan = plan_rewind(rt, 1)
+    rt.agent._reply = object()  # type: ignore[assignment]
+    with pytest.raises(RewindError, match="Wait for the reply"):
+        apply_rewind(rt, plan)
+    rt.agent._reply = None
+
+
+def test_a_damaged_log_keeps_what_it_can(tmp_path: Path) -> None:
+    cp = Checkpoints(tmp_path / "cp")
+    cp.begin_turn("hello", offset=0, history_len=0)
+    cp.before_write(tmp_path / "x", b"old", "write_file")
+    with cp.log_path.open("ab") as f:
+        f.write(b'{"kind": "file", "tu')
+    again = Checkpoints(tmp_path / "cp")
+    assert [t.text for t in again.turns()] == ["hello"]
+    assert again.problems == ["1 damaged checkpoint record(s) skipped"]
+    blob = next(r for r in again.records if getattr(r, "before", None))
+    assert again.blob(blob.before) == b"old"  # type: ignore[union-attr,arg-type]
+    assert oct((tmp_path / "cp").stat().st_mode & 0o777) == "0o700"
