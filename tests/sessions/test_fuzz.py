@@ -82,7 +82,7 @@ def test_the_loader_survives_any_damage(
     if intact >= 2 and not rewrites:  # header and the first user message untouched: they are kept
         assert loaded.messages[:1] == EXPECTED_PREFIX
         assert loaded.meta["id"] == "s1"
-    if intact == len(LINES):
+    if intact == len(LINES) and not rewrites:
         assert loaded.messages[:4] == _good_messages()[:4]
 
 
