@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="continue the latest session in this directory")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID",
                         help="resume a session (choose from a list when ID is omitted)")
+    parser.add_argument("--fork", action="store_true",
+                        help="with --continue or --resume: carry on in a new session (the original stays)")
     parser.add_argument("--no-session", action="store_true", help="do not save this conversation")
     parser.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text",
                         help="headless output: the answer, one JSON object, or events as JSON lines")
@@ -89,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-rounds", type=int, default=50, metavar="N", help="model calls per reply")
     parser.add_argument("--trust-workspace", action="store_true",
                         help="use this workspace's .mcp.json and project settings for this run, unasked")
-    sub = parser.add_subparsers(dest="command", metavar="{models,config,acp,trust}")
+    sub = parser.add_subparsers(dest="command", metavar="{models,config,acp,trust,sessions}")
     sub.add_parser("models", help="list the models of every configured provider")
     sub.add_parser("config", help="show the config file and the effective settings")
     _add_acp_parser(sub)
@@ -103,6 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
     trust.add_argument("--yes", action="store_true", help="trust without asking (after showing)")
     trust.add_argument("--revoke", action="store_true", help="forget the answer: asked again next time")
     trust.add_argument("--list", action="store_true", help="list the workspaces you answered for")
+    sessions = sub.add_parser(
+        "sessions", help="list this directory's sessions, or search every session (--search WORDS)",
+        description="Lists the sessions started in this directory (--all: everywhere), newest first, "
+        "or finds the sessions that hold every word of --search (the last word may be a prefix). "
+        "Open one with `agent-shell --resume ID`.",
+    )
+    sessions.add_argument("--search", metavar="WORDS", help="full-text search of every session")
+    sessions.add_argument("--all", action="store_true", help="list the sessions of every directory")
     return parser
 
 
@@ -205,6 +215,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.command == "trust":
         return _trust(args)
+    if args.command == "sessions":
+        return _sessions(args)
     if args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")
     if args.command == "acp":
@@ -220,6 +232,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     resuming = args.continue_ or args.resume is not None
     if resuming and args.no_session:
         raise UsageError("--continue and --resume save to the session they resume; drop --no-session")
+    if args.fork and not resuming:
+        raise UsageError("--fork goes with --continue or --resume: it forks the session they open")
     picking = args.resume == "" and not args.continue_  # --resume with no ID asks on the terminal
     run_tui = _tui_entry() if prompt is None and not args.plain else None
     if run_tui is not None and not picking:
@@ -360,17 +374,49 @@ def _trust(args: argparse.Namespace) -> int:
 
 def _resume(runtime: Any, args: argparse.Namespace) -> None:
     """``--continue`` / ``--resume [ID]``: the runtime loads the session; with no ID
-    the user picks one here, on the terminal, before any UI takes it."""
+    the user picks one here, on the terminal, before any UI takes it. ``--fork``
+    then carries on in a new session (the one opened stays as it was)."""
     from .runtime import ShellError
 
     if args.continue_:
         runtime.resume(latest=True)
-        return
-    try:
-        chosen = args.resume or _choose_session(str(runtime.workspace.root))
-    except Exception as exc:  # SessionError: one line for the user
-        raise ShellError(str(exc)) from None
-    runtime.resume(chosen)
+    else:
+        try:
+            chosen = args.resume or _choose_session(str(runtime.workspace.root))
+        except Exception as exc:  # SessionError: one line for the user
+            raise ShellError(str(exc)) from None
+        runtime.resume(chosen)
+    if getattr(args, "fork", False):
+        runtime.fork()
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    """``agent-shell sessions [--all | --search WORDS]``."""
+    from pathlib import Path
+
+    from .config import load_config
+    from .core.secrets import Secrets
+    from .core.textsafety import sanitize
+    from .sessions import SessionStore, format_sessions
+    from .sessions.search import format_hits, search_sessions
+
+    if args.search is not None:
+        if not args.search.strip():
+            raise UsageError("--search needs words to look for")
+        hits = search_sessions(args.search, Secrets.from_environment(load_config(args.config)))
+        if not hits:
+            print(f"No session mentions {sanitize(args.search)!r}.")
+            return EXIT_OK
+        print(sanitize(format_hits(hits)))
+        return EXIT_OK
+    root = Path(args.cwd or ".").resolve()
+    infos = SessionStore().list() if args.all else SessionStore().list(str(root))
+    if not infos:
+        print("No saved sessions yet." if args.all else f"No saved sessions in {sanitize(str(root))} yet "
+              "(--all lists every directory's).")
+        return EXIT_OK
+    print(sanitize(format_sessions(infos, limit=len(infos) if args.all else 50)))
+    return EXIT_OK
 
 
 def _choose_session(cwd: str) -> str:

@@ -513,6 +513,68 @@ def rewind_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     return CommandResult(outcome.describe(), action="rewind", data=outcome, error=bool(outcome.failed))
 
 
+async def search_command(runtime: ShellRuntime, query: str) -> CommandResult:
+    """``/sessions QUERY``: every session (of every directory) holding the words,
+    best first, with the passage that matched."""
+    import sqlite3
+
+    import anyio
+
+    from shell.sessions.search import format_hits
+
+    try:
+        hits = await anyio.to_thread.run_sync(runtime.search_index.search, query)
+    except (OSError, sqlite3.Error) as exc:
+        return CommandResult(f"The search failed: {exc}. Try again; the index is rebuilt if damaged.",
+                             error=True)
+    if not hits:
+        return CommandResult(f"No session mentions {sanitize(query)!r}.")
+    listing = format_hits(hits)
+    fence = _fence(listing)
+    return CommandResult(
+        f"Sessions mentioning {sanitize(query)!r} (best first); open one with `/resume ID`:"
+        f"\n\n{fence}\n{listing}\n{fence}", data=hits,
+    )
+
+
+def rename_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/rename TITLE``: the session's title, as the user chose it (the model's
+    summary never replaces it)."""
+    if not arg.strip():
+        recorder = runtime.session_recorder
+        now = f" It is {recorder.title!r}." if recorder is not None and recorder.title else ""
+        return CommandResult(f"Usage: `/rename TITLE`.{now}", error=True)
+    if not runtime.options.record:
+        return CommandResult("This conversation is not saved (--no-session): it has no title to keep.",
+                             error=True)
+    kept = runtime.recorder().set_title(arg, "user")
+    if not kept:
+        return CommandResult("That title is empty once made safe; give words.", error=True)
+    return CommandResult(f"This session is now called {kept!r}.")
+
+
+def fork_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/fork``: carry on in a new session holding this conversation; ``/fork N``:
+    from just before message N (as ``/rewind`` numbers them), whose text comes
+    back to the prompt. The original session is left as it is."""
+    from shell.rewind import RewindOutcome
+    from shell.runtime import ShellError
+
+    words = arg.split()
+    if len(words) > 1 or (words and not words[0].isdigit()):
+        return CommandResult("Usage: `/fork [N]` (`/rewind` lists the messages by number).", error=True)
+    old = runtime.session_recorder.session_id if runtime.session_recorder is not None else ""
+    try:
+        new, text = runtime.fork(int(words[0]) if words else None)
+    except ShellError as exc:
+        return CommandResult(f"Not forked: {exc}.", error=True)
+    where = f" from before message {words[0]}" if words else ""
+    back = f"`agent-shell --resume {old}` opens the original." if old else ""
+    outcome = RewindOutcome(bool(words), [], [], [], text)
+    return CommandResult(f"Forked{where} into session {new}; carry on here. {back}".strip(),
+                         action="fork", data=outcome)
+
+
 def _fence(text: str) -> str:
     return "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
 
@@ -585,10 +647,13 @@ def default_commands() -> CommandRegistry:
     def _tools(runtime: ShellRuntime, arg: str) -> CommandResult:
         return CommandResult(runtime.describe_tools())
 
-    @reg.add("sessions", "List the saved sessions of this directory")
-    def _sessions(runtime: ShellRuntime, arg: str) -> CommandResult:
+    @reg.add("sessions", "List this directory's sessions, or search every session for words",
+             usage="/sessions [QUERY]")
+    async def _sessions(runtime: ShellRuntime, arg: str) -> CommandResult:
         from shell.sessions import SessionStore, format_sessions
 
+        if arg.strip():
+            return await search_command(runtime, arg.strip())
         infos = SessionStore().list(str(runtime.workspace.root))
         if not infos:
             return CommandResult("No saved sessions in this directory yet.")
@@ -689,6 +754,15 @@ def default_commands() -> CommandRegistry:
              complete=lambda runtime, rest: ["both", "conversation", "files"] if rest.split() else [])
     def _rewind(runtime: ShellRuntime, arg: str) -> CommandResult:
         return rewind_command(runtime, arg)
+
+    @reg.add("rename", "Name this session (shown by /sessions and --resume)", usage="/rename TITLE")
+    def _rename(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return rename_command(runtime, arg)
+
+    @reg.add("fork", "Carry on in a new session (from before message N); this one stays as it is",
+             usage="/fork [N]")
+    def _fork(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return fork_command(runtime, arg)
 
     @reg.add("quit", "Leave the shell", aliases=("exit", "q"))
     def _quit(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -291,7 +291,7 @@ class PlainShell:
                 result = await self.commands.run(self.runtime, text if text.strip() != "/" else "/help")
                 if self._show_result(result):
                     return 0
-                back = getattr(result.data, "text", None) if result.action == "rewind" else None
+                back = getattr(result.data, "text", None) if result.action in ("rewind", "fork") else None
                 if isinstance(back, str):
                     self.next_default = back  # the message comes back to the prompt
                 continue

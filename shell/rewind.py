@@ -229,7 +229,7 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
         recorder = runtime.session_recorder
         if recorder is not None and recorder.started:
             recorder.sync()  # the file gets the shorter history (a "history" record)
-        text = _input_text(cp, plan.turn)
+        text = input_text(cp, plan.turn)
     if what in ("both", "files") or conversation:
         cp.mark_rewind(plan.turn.number, conversation=conversation, files=what in ("both", "files"))
     return RewindOutcome(conversation, restored, deleted, failed, text)
@@ -320,7 +320,8 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _input_text(cp: Checkpoints, turn: Turn) -> str:
+def input_text(cp: Checkpoints, turn: Turn) -> str:
+    """The message of ``turn`` as it was sent (as logged, redacted, after a restart)."""
     sent = cp.inputs.get(turn.number)
     if isinstance(sent, UserMessage):
         if isinstance(sent.content, str):

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from .core.messages import Message
+from .core.events import ReplyEnd
+from .core.messages import AssistantMessage, Message
 from .core.textsafety import sanitize_line
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from .providers.catalog import ModelInfo
     from .sessions import LoadedSession, Redactor, SessionRecorder
     from .sessions.checkpoints import CheckpointHook, Checkpoints
+    from .sessions.search import SearchIndex
     from .tools.workspace import Workspace
 
 DEFAULT_MIDDLEWARE = ("HumanInTheLoop", "ProjectInstructions")
@@ -433,13 +435,144 @@ class ShellRuntime:
     ) -> AsyncGenerator[Event, None]:
         """Mark the turn before the first event (so the session file's length is where
         it stood before this message), then pass the events on."""
+        first = not any(isinstance(m, AssistantMessage) for m in self.agent.messages)
+        ended = False
         try:
             if self.checkpoint_hook is not None and not self.agent.busy:
                 self._begin_turn(sent)
             async for event in events:
+                if isinstance(event, ReplyEnd):
+                    ended = event.stop_reason == "end_turn"
                 yield event
         finally:
             await events.aclose()
+        self._after_reply(first and ended)
+
+    def _after_reply(self, first: bool) -> None:
+        """In the background: the search index reads what this reply wrote; after the
+        first answer, the model names the session (``[sessions] titles``)."""
+        recorder = self.session_recorder
+        if self._task_group is None or recorder is None or not recorder.started:
+            return
+        self._task_group.start_soon(self._index_session, recorder.session_id)
+        if first and self.titles_wanted():
+            self._task_group.start_soon(self.name_session)
+
+    async def _index_session(self, session_id: str) -> None:
+        import sqlite3
+
+        try:
+            await anyio.to_thread.run_sync(self.search_index.refresh, session_id, abandon_on_cancel=True)
+        except (OSError, sqlite3.Error):
+            pass  # the next search catches up
+
+    @cached_property
+    def search_index(self) -> SearchIndex:
+        """The full-text index of every session (``/sessions QUERY``)."""
+        from .sessions.search import SearchIndex
+
+        return SearchIndex(redactor=self.secrets)
+
+    def titles_wanted(self) -> bool:
+        """The model names each session after its first answer unless the config says
+        ``[sessions] titles = false``; never the offline demo or scripted models (a
+        title from them would be noise, and costs a call)."""
+        section = self.settings.extra.get("sessions")
+        if isinstance(section, dict) and section.get("titles") is False:
+            return False
+        provider = str(getattr(self.agent.model, "provider", ""))
+        return provider not in ("demo", "scripted") and not self.is_demo
+
+    async def name_session(self, timeout: float = 30.0) -> str:
+        """Ask the model for a one-line title of this conversation (cheap: one short
+        call, no tools, no middleware) and keep it unless the user named the session.
+        Returns the title kept (empty: none)."""
+        from .core.messages import TextBlock, UserMessage
+        from .core.model import ModelRequest, TextDelta
+
+        recorder = self.session_recorder
+        if recorder is None or recorder.title_source == "user":
+            return ""
+        said = []
+        for message in self.agent.messages[:4]:
+            text = message.text if isinstance(message, (UserMessage, AssistantMessage)) else ""
+            if text:
+                said.append(f"{'User' if isinstance(message, UserMessage) else 'Assistant'}: {text[:1500]}")
+        if not said:
+            return ""
+        prompt = ("Write a title for this conversation: at most eight words, no quotes, no punctuation "
+                  "at the end. Answer with the title only.\n\n" + "\n\n".join(said))
+        request = ModelRequest(self.agent.model, "You name conversations.",
+                               (UserMessage((TextBlock(prompt),)),), (), None, {})
+        parts: list[str] = []
+        try:
+            with anyio.move_on_after(timeout):
+                async for chunk in self.agent.model.stream(request):
+                    if isinstance(chunk, TextDelta):
+                        parts.append(chunk.text)
+                        if sum(map(len, parts)) > 400:
+                            break
+        except Exception:
+            return ""  # a title is a nicety: a failure costs nothing
+        lines = [line.strip(" \t#*`\"'") for line in "".join(parts).splitlines() if line.strip()]
+        return recorder.set_title(lines[0], "model") if lines else ""
+
+    def fork(self, before: int | None = None) -> tuple[str, str]:
+        """``/fork``, ``--fork``: carry on in a new session holding this conversation
+        (up to just before message ``before``, numbered as ``/rewind`` lists them);
+        the original session is left exactly as it is. Its checkpoints come along.
+        Returns the new session's id and, for ``before``, that message's text (for
+        the prompt). Raises :class:`ShellError` when there is nothing to fork."""
+        from .rewind import RewindError, input_text, plan_rewind, turns
+        from .sessions import SessionRecorder, SessionStore
+
+        if self.agent.busy:
+            raise ShellError("wait for the reply to finish (or cancel it) before forking")
+        if not self.options.record:
+            raise ShellError("this conversation is not saved (--no-session): there is no session to fork")
+        old = self.session_recorder
+        cp = self.checkpoints
+        messages = list(self.agent.messages)
+        text, turn = "", None
+        if before is not None:
+            rows = turns(self)
+            if not 1 <= before <= len(rows):
+                where = f"1 to {len(rows)}" if rows else "none yet"
+                raise ShellError(f"there is no message {before} to fork from (messages: {where})")
+            try:
+                plan = plan_rewind(self, rows[before - 1].number)
+            except RewindError as exc:
+                raise ShellError(str(exc)) from None
+            if plan.messages is None:
+                raise ShellError(f"cannot fork from message {before}: {plan.conversation_note}")
+            messages = plan.messages
+            turn = plan.turn
+            assert cp is not None
+            text = input_text(cp, turn)
+        if not messages and not text:
+            raise ShellError("nothing to fork yet: send a message first")
+        parent = old.session_id if old is not None else ""
+        forked_cp = None
+        self.session_recorder = None  # the checkpoints stay open until they are copied
+        if old is not None:
+            old.close()  # the original keeps exactly what it had
+        self.agent.messages[:] = messages
+        mark: dict[str, Any] = {"id": parent}
+        if before is not None:
+            mark["before_message"] = before
+        recorder = SessionRecorder(SessionStore(), self.agent, cwd=str(self.workspace.root),
+                                   redactor=self.secrets, header={"forked_from": mark})
+        if cp is not None:
+            from .sessions.checkpoints import checkpoints_root
+
+            forked_cp = cp.copy_to(checkpoints_root() / recorder.session_id, before=turn)
+            cp.close()
+        if self.checkpoint_hook is not None:
+            self.checkpoint_hook.target = forked_cp
+        recorder.open()
+        recorder.sync()
+        self.session_recorder = recorder
+        return recorder.session_id, text
 
     def _begin_turn(self, sent: Message | Sequence[Message]) -> None:
         from .core.messages import TextBlock, UserMessage

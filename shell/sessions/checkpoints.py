@@ -136,6 +136,9 @@ class Checkpoints:
         """Each turn's message object as the history holds it (this process only):
         a rewind cuts the history right there when it is still in it."""
         self.records: list[Record] = []
+        self.raw: list[dict[str, Any]] = []
+        """The log's records as written, in order (a record's ``seq`` is its index here;
+        rewinds are only here, the others are in ``records`` too)."""
         self.rewinds: list[tuple[int, int]] = []
         """``(turn, seq)`` of each conversation rewind: turns from ``turn`` on, logged
         before ``seq``, are no longer in the conversation."""
@@ -193,6 +196,9 @@ class Checkpoints:
 
     def _take(self, record: dict[str, Any]) -> None:
         kind = record["kind"]
+        if kind not in ("turn", "file", "shell", "rewind"):
+            return  # a newer version's record: kept in the file, not understood here
+        self.raw.append(record)
         seq = self._seq
         self._seq += 1
         if kind == "turn":
@@ -289,6 +295,39 @@ class Checkpoints:
                 "sandboxed": sandboxed, "captured": files is not None, "files": len(files or ()),
                 "note": note, "at": utc_now(),
             })
+
+    def copy_to(self, root: Path, *, before: Turn | None = None) -> Checkpoints:
+        """The checkpoints of a fork: this log up to ``before`` (all of it when None),
+        its blobs linked (copied where links cannot be made), at ``root``. The
+        turns lose their place in this session's file (the fork's file is another);
+        a rewind there cuts the history by its length instead."""
+        with self._lock:
+            fork = Checkpoints(root, redactor=self.redactor, max_file=self.max_file,
+                               max_total=self.max_total, ephemeral=self.ephemeral)
+            fork._ensure()
+            limit = before.seq if before is not None else self._seq
+            for record in self.raw[:limit]:
+                copied = dict(record)
+                if copied["kind"] == "turn":
+                    copied["offset"] = None
+                digest = copied.get("before")
+                if copied["kind"] == "file" and isinstance(digest, str) and copied.get("kept", True):
+                    with contextlib.suppress(OSError, ValueError):
+                        fork._link_blob(self._blob_path(digest), digest)
+                fork._append(copied)
+            fork.inputs = {n: m for n, m in self.inputs.items() if before is None or n < before.number}
+            return fork
+
+    def _link_blob(self, source: Path, digest: str) -> None:
+        target = self._blob_path(digest)
+        if target.exists():
+            return
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+            os.chmod(target, 0o600)
 
     def mark_rewind(self, turn: int, *, conversation: bool, files: bool) -> None:
         with self._lock:

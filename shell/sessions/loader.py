@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
     {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
-     "tool_progress"}
+     "tool_progress", "title"}
 )
 
 
@@ -44,7 +44,8 @@ class LoadedSession:
     messages: list[Message]
     session_state: dict[str, dict[str, Any]]
     meta: dict[str, Any]
-    """The header: ``id``, ``created``, ``cwd``, ``model``, ``version``."""
+    """The header: ``id``, ``created``, ``cwd``, ``model``, ``version`` (``forked_from``
+    for a fork); ``title`` and ``title_source`` once the session has a title."""
     problems: list[str] = field(default_factory=list)
     """What was skipped or repaired, one line each, for the user."""
     interrupted: bool = False
@@ -77,6 +78,8 @@ class _Reader:
         self.skipped = 0
         self.unknown: dict[str, int] = {}
         self.newer = False
+        self.title = ""
+        self.title_source = ""
 
     def line(self, number: int, raw: bytes, last: bool) -> None:
         if not raw.strip():
@@ -164,6 +167,13 @@ class _Reader:
             raise ValueError("a tool_progress record needs a call_id and an output")
         self.progress[call_id] = output
 
+    def _title(self, record: dict[str, Any]) -> None:
+        title = record.get("title")
+        if not isinstance(title, str):
+            raise ValueError("'title' must be text")
+        if self.title_source != "user" or record.get("source") == "user":
+            self.title, self.title_source = title, str(record.get("source", ""))
+
     def _reply_end(self, record: dict[str, Any]) -> None:
         self.checkpoint = None
         self.open_reply = False
@@ -190,6 +200,8 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
     if not reader.meta:
         reader.problems.insert(0, "the header is missing; the file name gives the id")
         reader.meta = {"id": path.stem}
+    if reader.title:
+        reader.meta["title"], reader.meta["title_source"] = reader.title, reader.title_source
     for kind, count in sorted(reader.unknown.items()):
         reader.problems.append(f"{count} record(s) of unknown type {kind!r} skipped (a newer version's?)")
     stored = tuple(reader.messages)

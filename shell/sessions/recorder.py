@@ -115,6 +115,7 @@ class SessionRecorder:
         checkpoint_interval: float = 0.5,
         fsync: bool = True,
         retry_s: float = RETRY_S,
+        header: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
         self.agent = agent
@@ -152,6 +153,11 @@ class SessionRecorder:
         self._closed = False
         self._resumed: LoadedSession | None = None
         self._size: int | None = None  # the file's length as we wrote it (None: ask the file)
+        self._header_extra = dict(header or {})
+        self.title = ""
+        """The session's title (the model's summary, or the user's ``/rename``)."""
+        self.title_source = ""
+        self._pending_title: dict[str, Any] | None = None
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
@@ -172,6 +178,8 @@ class SessionRecorder:
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json.dumps(loaded.session_state, sort_keys=True)
+        recorder.title = str(loaded.meta.get("title", ""))
+        recorder.title_source = str(loaded.meta.get("title_source", ""))
         recorder.open()
         return recorder
 
@@ -198,10 +206,12 @@ class SessionRecorder:
                     "kind": "header", "version": FORMAT_VERSION, "id": self.session_id,
                     "created": utc_now(), "cwd": self.redactor.text(self.cwd),
                     "model": self.model if self.model is not None else _model_label(self.agent),
-                    "app": "agent-shell",
+                    "app": "agent-shell", **self._header_extra,
                 })
             elif not _ends_with_newline(self.path, size):
                 os.write(fd, b"\n")  # a torn last line must not swallow our first record
+            if self._pending_title is not None:
+                self._guarded(self._write_title)
             loaded = self._resumed
             if loaded is not None and loaded.interrupted:
                 self.sync()
@@ -229,6 +239,7 @@ class SessionRecorder:
 
     def _last_words(self) -> None:
         self.sync()
+        self._write_title()
         if self._pending_end is not None:
             self._write(self._pending_end)
             self._pending_end = None
@@ -240,6 +251,30 @@ class SessionRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def set_title(self, title: str, source: str = "user") -> str:
+        """Name the session (``/rename``: ``source="user"``; the model's one-line summary:
+        ``"model"``, which never replaces the user's). One line, redacted, at most 80
+        characters; written at once, or after the header once the file exists.
+        Returns the title as kept (empty: refused or nothing left)."""
+        from shell.core.textsafety import sanitize_line
+
+        line = sanitize_line(" ".join(self.redactor.text(title).split())).strip()
+        if len(line) > 80:
+            line = line[:79] + "…"
+        with self._lock:
+            if not line or (source != "user" and self.title_source == "user"):
+                return ""
+            self.title, self.title_source = line, source
+            self._pending_title = {"kind": "title", "title": line, "source": source, "at": utc_now()}
+            if self._fd is not None:
+                self._guarded(self._write_title)
+            return line
+
+    def _write_title(self) -> None:
+        if self._pending_title is not None:
+            self._write(self._pending_title)
+            self._pending_title = None
 
     def size(self) -> int | None:
         """The file's length once what is pending is written: where the next record

@@ -175,6 +175,7 @@ class SessionStore:
         path = self.path(session_id)
         header: dict[str, object] = {}
         title, count = "", 0
+        named, named_by = "", ""  # a title record: the model's summary, or the user's /rename
         try:
             stat = path.stat()
             with path.open("rb") as f:
@@ -201,12 +202,15 @@ class SessionStore:
                         messages = record.get("messages")
                         if isinstance(messages, list):
                             count = len(messages)
+                    elif (kind == "title" and isinstance(record.get("title"), str)
+                          and (named_by != "user" or record.get("source") == "user")):
+                        named, named_by = _one_line(record["title"]), str(record.get("source", ""))
         except OSError as exc:
             raise SessionNotFound(f"session {session_id} cannot be read: {exc}") from None
         return SessionInfo(
             session_id,
             path,
-            title or "(no messages)",
+            named or title or "(no messages)",
             count,
             stat.st_mtime,
             str(header.get("created", "")),
@@ -278,6 +282,11 @@ def _norm(path: str | Path) -> str:
         return str(Path(path).expanduser().resolve())
     except (OSError, RuntimeError):
         return str(path)
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_WIDTH else line[: TITLE_WIDTH - 1] + "…"
 
 
 def _user_title(message: object) -> str:

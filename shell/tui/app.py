@@ -585,13 +585,13 @@ class AgentShellApp(App[int]):
         if result.action == "quit":
             self.exit(0)
             return
-        rewound = result.action == "rewind" and getattr(result.data, "conversation", False)
+        rewound = result.action in ("rewind", "fork") and getattr(result.data, "conversation", False)
         if result.action in ("clear", "new", "resume") or rewound:
             await self.conversation.clear_entries()
             self.todos.set_todos([])
             if result.action == "new":
                 self.status.tokens_in = self.status.tokens_out = 0
-            if result.action in ("resume", "rewind"):
+            if result.action in ("resume", "rewind", "fork"):
                 await self.conversation.add_many(entries_from_messages(self.agent.messages))
                 self._count_session_usage()
         if rewound and result.data.text and not self.prompt.text.strip():
