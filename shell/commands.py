@@ -557,7 +557,7 @@ def fork_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     """``/fork``: carry on in a new session holding this conversation; ``/fork N``:
     from just before message N (as ``/rewind`` numbers them), whose text comes
     back to the prompt. The original session is left as it is."""
-    from shell.rewind import RewindOutcome
+    from shell.rewind import RewindError, RewindOutcome, fork_before
     from shell.runtime import ShellError
 
     words = arg.split()
@@ -565,8 +565,8 @@ def fork_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         return CommandResult("Usage: `/fork [N]` (`/rewind` lists the messages by number).", error=True)
     old = runtime.session_recorder.session_id if runtime.session_recorder is not None else ""
     try:
-        new, text = runtime.fork(int(words[0]) if words else None)
-    except ShellError as exc:
+        new, text = fork_before(runtime, int(words[0])) if words else (runtime.fork(), "")
+    except (ShellError, RewindError) as exc:
         return CommandResult(f"Not forked: {exc}.", error=True)
     where = f" from before message {words[0]}" if words else ""
     back = f"`agent-shell --resume {old}` opens the original." if old else ""

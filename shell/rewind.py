@@ -195,6 +195,24 @@ def plan_rewind(runtime: ShellRuntime, number: int) -> RewindPlan:
     return plan
 
 
+def fork_before(runtime: ShellRuntime, position: int) -> tuple[str, str]:
+    """``/fork N``: a new session holding the conversation as it was just before the
+    Nth message of the ``/rewind`` list; returns its id and that message's text
+    (for the prompt). :class:`RewindError` when there is no such point."""
+    rows = turns(runtime)
+    if not 1 <= position <= len(rows):
+        where = f"1 to {len(rows)}" if rows else "none yet"
+        raise RewindError(f"there is no message {position} to fork from (messages: {where})")
+    plan = plan_rewind(runtime, rows[position - 1].number)
+    if plan.messages is None:
+        raise RewindError(f"cannot fork from message {position}: {plan.conversation_note}")
+    cp = runtime.checkpoints
+    assert cp is not None
+    text = input_text(cp, plan.turn)
+    new = runtime.fork(plan.messages, before=plan.turn, mark={"before_message": position})
+    return new, text
+
+
 def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -> RewindOutcome:
     """Do it: the files first (each on its own: one that fails does not stop the
     rest), then the conversation. Raises :class:`RewindError` while a reply runs."""

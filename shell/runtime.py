@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from .permissions.trust import TrustCheck
     from .providers.catalog import ModelInfo
     from .sessions import LoadedSession, Redactor, SessionRecorder
-    from .sessions.checkpoints import CheckpointHook, Checkpoints
+    from .sessions.checkpoints import CheckpointHook, Checkpoints, Turn
     from .sessions.search import SearchIndex
     from .tools.workspace import Workspace
 
@@ -517,13 +517,13 @@ class ShellRuntime:
         lines = [line.strip(" \t#*`\"'") for line in "".join(parts).splitlines() if line.strip()]
         return recorder.set_title(lines[0], "model") if lines else ""
 
-    def fork(self, before: int | None = None) -> tuple[str, str]:
+    def fork(self, messages: list[Message] | None = None, *, before: Turn | None = None,
+             mark: dict[str, Any] | None = None) -> str:
         """``/fork``, ``--fork``: carry on in a new session holding this conversation
-        (up to just before message ``before``, numbered as ``/rewind`` lists them);
-        the original session is left exactly as it is. Its checkpoints come along.
-        Returns the new session's id and, for ``before``, that message's text (for
-        the prompt). Raises :class:`ShellError` when there is nothing to fork."""
-        from .rewind import RewindError, input_text, plan_rewind, turns
+        (or ``messages``: the history before checkpoint turn ``before``, which
+        :func:`shell.rewind.fork_before` works out); the original session is left
+        exactly as it is. Its checkpoints come along (up to ``before``). Returns the
+        new session's id; :class:`ShellError` when there is nothing to fork."""
         from .sessions import SessionRecorder, SessionStore
 
         if self.agent.busy:
@@ -532,36 +532,19 @@ class ShellRuntime:
             raise ShellError("this conversation is not saved (--no-session): there is no session to fork")
         old = self.session_recorder
         cp = self.checkpoints
-        messages = list(self.agent.messages)
-        text, turn = "", None
-        if before is not None:
-            rows = turns(self)
-            if not 1 <= before <= len(rows):
-                where = f"1 to {len(rows)}" if rows else "none yet"
-                raise ShellError(f"there is no message {before} to fork from (messages: {where})")
-            try:
-                plan = plan_rewind(self, rows[before - 1].number)
-            except RewindError as exc:
-                raise ShellError(str(exc)) from None
-            if plan.messages is None:
-                raise ShellError(f"cannot fork from message {before}: {plan.conversation_note}")
-            messages = plan.messages
-            turn = plan.turn
-            assert cp is not None
-            text = input_text(cp, turn)
-        if not messages and not text:
+        messages = list(self.agent.messages) if messages is None else messages
+        if not messages and before is None:
             raise ShellError("nothing to fork yet: send a message first")
+        turn = before
         parent = old.session_id if old is not None else ""
         forked_cp = None
         self.session_recorder = None  # the checkpoints stay open until they are copied
         if old is not None:
             old.close()  # the original keeps exactly what it had
         self.agent.messages[:] = messages
-        mark: dict[str, Any] = {"id": parent}
-        if before is not None:
-            mark["before_message"] = before
+        origin = {"forked_from": {"id": parent, **(mark or {})}}
         recorder = SessionRecorder(SessionStore(), self.agent, cwd=str(self.workspace.root),
-                                   redactor=self.secrets, header={"forked_from": mark})
+                                   redactor=self.secrets, header=origin)
         if cp is not None:
             from .sessions.checkpoints import checkpoints_root
 
@@ -572,7 +555,7 @@ class ShellRuntime:
         recorder.open()
         recorder.sync()
         self.session_recorder = recorder
-        return recorder.session_id, text
+        return recorder.session_id
 
     def _begin_turn(self, sent: Message | Sequence[Message]) -> None:
         from .core.messages import TextBlock, UserMessage
