@@ -449,7 +449,9 @@ async def image_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     try:
         attachment = await anyio.to_thread.run_sync(_load_image, runtime, words)
     except (ValueError, OSError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        why = str(exc)
+        if isinstance(exc, OSError) and exc.strerror:
+            why = f"{exc.filename}: {exc.strerror.lower()}" if exc.filename else exc.strerror
         return CommandResult(sanitize_line(f"No image added: {why}."), error=True)
     staged.append(attachment)
     refusal = runtime.image_refusal()

@@ -219,6 +219,11 @@ async def run_headless(
     if check.config.exists and not check.trusted:  # never started, never asked: said once
         err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")
         err.flush()
+    composed = runtime.compose(prompt)  # @ files and pasted image paths, as in the shell
+    if composed.problems:
+        for problem in composed.problems:
+            err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")
+        return 2
     cancelled = False
 
     def on_cancel() -> None:
@@ -228,7 +233,7 @@ async def run_headless(
     with cancel_on_sigint(runtime.cancel, on_cancel):
         async with runtime.running():
             await runtime.wait_for_tools()
-            async with aclosing(runtime.reply(prompt)) as events:
+            async with aclosing(runtime.reply(composed.message)) as events:
                 async for event in paced(events):  # Ctrl+C is seen within a few ms
                     if cancelled and not isinstance(event, ReplyEnd):
                         pass  # what was in flight when Ctrl+C came: drained, not shown

@@ -161,7 +161,8 @@ class Audio:
 
 
 class SlashCompleter(Completer):
-    """Slash commands, then their arguments (middleware names, on/off)."""
+    """Slash commands, then their arguments (middleware names, on/off); and after
+    ``@``, the workspace's files (the same index and search as the TUI's picker)."""
 
     def __init__(self, runtime: ShellRuntime, commands: CommandRegistry) -> None:
         self.runtime = runtime
@@ -169,9 +170,20 @@ class SlashCompleter(Completer):
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
+        mention = MENTION_AT_CURSOR.search(text)
+        if mention is not None:
+            for match in self.runtime.file_index.search(mention.group(1), 30):
+                path = match.path
+                shown = f'@"{path}"' if any(c.isspace() or c == '"' for c in path) else f"@{path}"
+                yield Completion(shown, start_position=-len(mention.group(0)),
+                                 display=sanitize_line(shown), display_meta="folder" if match.is_dir else "")
+            return
         word = text.rsplit(" ", 1)[-1] if " " in text else text
         for value, meta in self.commands.completions(self.runtime, text):
             yield Completion(value, start_position=-len(word), display_meta=meta)
+
+
+MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
 
 
 class PlainShell:
@@ -197,7 +209,7 @@ class PlainShell:
         self.session: PromptSession[Any] = PromptSession(
             input=input, output=output, history=history or _history(),
             completer=SlashCompleter(runtime, self.commands), key_bindings=self._main_keys(),
-            complete_while_typing=True,
+            complete_while_typing=True, rprompt=self._meter,
         )
         # Separate sessions: a PromptSession keeps the options of its last prompt.
         self.choice: PromptSession[Any] = PromptSession(input=input, output=output)
@@ -351,8 +363,24 @@ class PlainShell:
         finally:
             termios.tcsetattr(fd, termios.TCSANOW, saved)
 
+    def _meter(self) -> str:
+        """How full the context is and the cost, right of the prompt (empty when unknown)."""
+        meter = self.runtime.meter
+        return " · ".join(p for p in (meter.context_label(), meter.cost_label()) if p)
+
     async def reply(self, text: str) -> str:
-        """Stream one reply; returns its stop reason."""
+        """Stream one reply (with its ``@`` files and images); returns its stop reason."""
+        composed = self.runtime.compose(text)
+        if composed.problems:
+            self.console.print(Text("Not sent:", style="red"))
+            for problem in composed.problems:
+                self.console.print(Text(f"  {sanitize_line(problem)}", style="red"))
+            self.next_default = text  # back at the prompt, to fix
+            return "error"
+        for chip in composed.chips:
+            self.console.print(Text(f"  ▤ {sanitize_line(chip)}", style="dim"))
+        for note in composed.notes:
+            self.console.print(Text(f"  {sanitize_line(note)}", style="yellow"))
         stream: MarkdownStream | None = None
         thinking: StreamSanitizer | None = None
         slow: dict[str, asyncio.TimerHandle] = {}
@@ -367,7 +395,7 @@ class PlainShell:
             self.console.print("[dim]cancelling…[/dim]")
 
         with cancel_on_sigint(self.runtime.cancel, cancelled):
-            async with aclosing(self.runtime.reply(text)) as events:
+            async with aclosing(self.runtime.reply(composed.message)) as events:
                 async for e in paced(events):  # Ctrl+C is seen within a few ms
                     if stopped and not isinstance(e, ev.ReplyEnd):
                         continue

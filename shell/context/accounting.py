@@ -42,6 +42,7 @@ from shell.core.messages import (
     ToolCallBlock,
     ToolResultMessage,
     Usage,
+    UserMessage,
 )
 from shell.core.model import ModelRequest
 from shell.core.tools import Tool
@@ -258,6 +259,12 @@ def raw_parts(request: ModelRequest, instructions: Sequence[tuple[str, str]] = (
             role = message.role
             if isinstance(message, AssistantMessage) and message.tool_calls and not message.text:
                 label = f"assistant: calls {', '.join(c.name for c in message.tool_calls)}"
+            elif isinstance(message, UserMessage) and not isinstance(message.content, str):
+                from .attachments import split_message
+
+                words, chips = split_message(message)
+                more = f" (+{len(chips)} attached)" if chips else ""
+                label = f"user: {_preview(words, 40)}{more}"
             else:
                 label = f"{role}: {_preview(text)}"
             parts.append(Part("history", label, tokens, i))

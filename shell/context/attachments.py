@@ -22,9 +22,11 @@ Attachments are outside text, so:
   lines; the session stores what was sent through the one secrets policy (the
   recorder's redactor), like every message.
 
-A mention that names nothing (``@alice``) stays words. A mention that looks like
-a path but cannot be attached is a *problem*: the front end says so and does not
-send, so nothing is sent without what the user meant to attach.
+A mention that names nothing stays words (``@alice``, ``@app.route``,
+``@types/node``), with a note when it looks like a path. A mention of something
+that exists but cannot be attached (outside the workspace, denied, binary, a
+FIFO) is a *problem*: the front end says so and does not send, so nothing is sent
+without what the user meant to attach.
 """
 
 from __future__ import annotations
@@ -84,8 +86,8 @@ class Attachment:
             detail = f" · {self.detail}" if self.detail else ""
             return f"image {name}{detail} · {human_size(self.size)}"
         if self.kind == "directory":
-            return f"@{name} · {self.lines} entries{cut}"
-        return f"@{name} · {self.lines} lines{cut}"
+            return f"@{name} · {plural(self.lines, 'entry', 'entries')}{cut}"
+        return f"@{name} · {plural(self.lines, 'line', 'lines')}{cut}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,10 @@ class Composed:
     @property
     def chips(self) -> list[str]:
         return [a.chip for a in self.attachments]
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 def human_size(size: int) -> str:
@@ -269,7 +275,10 @@ def compose(
     for _, _, raw in mentions(text):
         path, shown = _resolve_mention(raw, root)
         if path is None:
-            if _looks_like_path(raw):
+            if shown.startswith(f"@{raw}: no such file"):
+                if _looks_like_path(raw):
+                    notes.append(sanitize_line(f"@{raw}: no such file in the workspace; sent as words"))
+            else:
                 problems.append(sanitize_line(shown))
             continue
         if path in seen:
@@ -354,8 +363,9 @@ def split_message(message: UserMessage) -> tuple[str, list[str]]:
             continue
         tag, path, rest = opening.groups()
         cut = " (cut)" if "truncated" in rest else ""
-        unit = "entries" if tag == DIR_TAG else "lines"
-        count = re.search(rf'{unit}="(\d+)"', rest)
+        one, many = ("entry", "entries") if tag == DIR_TAG else ("line", "lines")
+        count = re.search(rf'{many}="(\d+)"', rest)
         shown = path.replace("&quot;", '"').replace("&lt;", "<").replace("&amp;", "&")
-        chips.append(sanitize_line(f"@{shown} · {count.group(1) if count else '?'} {unit}{cut}"))
+        amount = plural(int(count.group(1)), one, many) if count else f"? {many}"
+        chips.append(sanitize_line(f"@{shown} · {amount}{cut}"))
     return "\n".join(words), chips

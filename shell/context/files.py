@@ -32,7 +32,7 @@ MAX_ENTRIES = 200_000
 """Files and folders indexed at most (a monorepo beyond this is cut and says so)."""
 PUBLISH_EVERY = 5_000
 CANDIDATES_PER_TIER = 3_000
-PER_LINE_LIMIT = 6_000
+PER_LINE_LIMIT = 20_000
 """Candidate lines checked one by one; with more, one scan of all the text is faster."""
 TOP = 200
 LINE = "\x00"
@@ -67,6 +67,8 @@ class _Snapshot:
     """The paths nearest the root (what an empty query lists), computed once."""
     lines: tuple[str, ...] = ()
     name_lines: tuple[str, ...] = ()
+    counts: dict[str, tuple[int, int]] | None = None
+    """Per character, how often it occurs in ``blob`` and in ``names`` (final index)."""
     holding: dict[str, int] | None = None
     """Per character, a mask of the lines that hold it (bit ``n - 1 - i`` for line
     ``i``): a query's lines must hold all its characters, found with a few integer
@@ -80,10 +82,17 @@ class _Snapshot:
                    lines=tuple(lower), name_lines=tuple(names))
         if final:
             snap.shallowest()
-            snap.holding = {
-                c: int.from_bytes(bytes(c in line for line in lower), "big") for c in set(snap.blob) - {"\n"}
-            }
+            alphabet = set(snap.blob) - {"\n"}
+            snap.holding = {c: int.from_bytes(bytes(c in line for line in lower), "big") for c in alphabet}
+            snap.counts = {c: (snap.blob.count(c), snap.names.count(c)) for c in alphabet}
         return snap
+
+    def pattern(self, query: str, names: bool) -> re.Pattern[str]:
+        """The subsequence pattern for ``query`` over ``names`` or the paths: started at
+        its first character when that is no more frequent than the lines."""
+        counts = self.counts.get(query[0]) if self.counts is not None else None
+        rare = counts is not None and counts[1 if names else 0] <= len(self.paths) * 1.2
+        return subsequence(query, anchored=not rare)
 
     def holding_all(self, query: str) -> list[int] | None:
         """The lines holding every character of ``query`` when they are few enough
@@ -118,16 +127,26 @@ def _line_starts(lines: list[str]) -> tuple[int, ...]:
     return tuple(starts)
 
 
-def subsequence(query: str) -> re.Pattern[str]:
-    """A pattern matching a whole line (it starts with ``LINE``) that holds ``query``'s
-    characters in order. The engine jumps from line start to line start (a literal
-    first character), and each step takes the first next character possessively
-    (``[^\\nC]*+C``): a line is read once, whatever its name, and a subsequence is
-    found whenever there is one (the earliest choice is never the wrong one)."""
-    parts = [LINE]
-    for char in query:
+def _in_order(short: str, long: str) -> bool:
+    """Whether ``short``'s characters appear in ``long`` in order."""
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def subsequence(query: str, *, anchored: bool = True) -> re.Pattern[str]:
+    """A pattern matching the rest of a line that holds ``query``'s characters in
+    order. Each step takes the first next character possessively (``[^\\nC]*+C``):
+    it never backtracks, and it finds the subsequence whenever the line has one
+    (the earliest choice is never the wrong one).
+
+    ``anchored``: the match starts at a line's start (``LINE``), so a line is read
+    once; otherwise at an occurrence of the query's first character, which the
+    engine finds at C speed: far faster when that character is rare, slower when
+    it is everywhere (each occurrence is tried)."""
+    parts = [LINE] if anchored else []
+    for i, char in enumerate(query):
         esc = re.escape(char)  # escapes ] \\ ^ - too, so it serves inside the class
-        parts.append(f"[^\\n{esc}]*+{esc}")
+        parts.append(esc if i == 0 and not anchored else f"[^\\n{esc}]*+{esc}")
     return re.compile("".join(parts) + "[^\\n]*")
 
 
@@ -146,6 +165,8 @@ class FileIndex:
     done: bool = False
     truncated: bool = False
     error: str = ""
+    _memo: tuple[_Snapshot, str, list[int]] | None = None
+    """The last complete search: its query and every line that matched."""
 
     # -- building ------------------------------------------------------------------------
     def start(self) -> None:
@@ -218,7 +239,8 @@ class FileIndex:
         seen: set[int] = set()
         found: list[tuple[int, int, str, int]] = []
 
-        def take(tier: int, pattern: re.Pattern[str], text: str, starts: tuple[int, ...]) -> None:
+        def take(tier: int, pattern: re.Pattern[str], text: str, starts: tuple[int, ...]) -> bool:
+            """Collect a tier's lines; whether every match was taken (no cap hit)."""
             taken = 0
             for m in pattern.finditer(text):
                 i = bisect.bisect_right(starts, m.start()) - 1
@@ -229,9 +251,14 @@ class FileIndex:
                 found.append((tier, len(path), path, i))
                 taken += 1
                 if taken >= CANDIDATES_PER_TIER:
-                    break
+                    return False
+            return True
 
         candidates = snap.holding_all(q)
+        memo = self._memo
+        narrower = memo is not None and memo[0] is snap and _in_order(memo[1], q)
+        if memo is not None and narrower and (candidates is None or len(memo[2]) < len(candidates)):
+            candidates = list(memo[2])  # typing on: only the last query's matches can match
         if candidates == []:
             return []  # some character of the query is in no path at all
         escaped = re.escape(q)
@@ -239,9 +266,11 @@ class FileIndex:
         take(1, re.compile(escaped), snap.names, snap.name_starts)
         if len(found) < limit:
             take(2, re.compile(escaped), snap.blob, snap.starts)
+        complete = False
         if len(found) >= limit or ("/" in q and found):
             pass  # enough; a path typed out that exists is what was meant
-        elif candidates is not None:
+        elif candidates is not None and len(candidates) <= PER_LINE_LIMIT:
+            complete = True
             name_pattern, path_pattern = subsequence(q), subsequence(q)
             for i in candidates:
                 if i in seen:
@@ -252,8 +281,10 @@ class FileIndex:
                     found.append((4, len(snap.paths[i]), snap.paths[i], i))
         else:
             if "/" not in q:
-                take(3, subsequence(q), snap.names, snap.name_starts)
+                take(3, snap.pattern(q, names=True), snap.names, snap.name_starts)
             if len(found) < limit:
-                take(4, subsequence(q), snap.blob, snap.starts)
+                complete = take(4, snap.pattern(q, names=False), snap.blob, snap.starts)
+        if complete:  # every line that matches is in found: the next keystroke starts from them
+            self._memo = (snap, q, sorted(i for *_, i in found))
         found.sort()
         return [Match(path, tier) for tier, _, path, _ in found[:limit]]

@@ -89,13 +89,11 @@ class UsageMeter:
         return tokens / window
 
     def context_label(self) -> str:
-        """``ctx 12% of 200k`` (or ``ctx 24k`` with no known window; ``""`` before any usage)."""
-        tokens = self.context_tokens
-        if tokens is None:
-            return ""
+        """``ctx 12% of 200k``; ``""`` while the window or the last request's size is
+        unknown (how full something of unknown size is cannot be said)."""
         full = self.fullness
         if full is None:
-            return f"ctx {short_count(tokens)}"
+            return ""
         return f"ctx {full * 100:.0f}% of {short_count(self.window or 0)}"
 
     def cost_label(self) -> str:

@@ -18,7 +18,7 @@ BAR_MARKS: dict[Category, str] = {
     "system": "S", "instructions": "I", "tools": "T", "history": "H", "tool_results": "R", "images": "P",
 }
 FREE_MARK = "·"
-ROWS_PER_CATEGORY = 8
+ROWS_PER_CATEGORY = 5
 
 
 def bar(shares: dict[Category, int], window: int | None, width: int = BAR_WIDTH) -> str:
@@ -66,7 +66,7 @@ def render(result: Breakdown, *, model: str = "") -> str:
     )
     if window:
         legend += f" · {FREE_MARK} free {short_count(max(0, window - total))}"
-    lines = [head, "", "```", f"[{bar(shares, window)}]", legend, "```", "",
+    lines = [head, "", "```", f"[{bar(shares, window)}]", "```", "", legend, "",
              "| part | tokens | share |", "|---|---:|---:|"]
     for category in CATEGORIES:
         rows = result.rows(category)

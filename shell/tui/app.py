@@ -49,10 +49,12 @@ if TYPE_CHECKING:
     from shell.agent.loop import Agent
     from shell.commands import CommandRegistry
     from shell.config import Settings
+    from shell.context.attachments import Composed
     from shell.runtime import ShellRuntime
 
     from .renderer import ReplyRenderer
     from .screens.approval import ApprovalScreen, PendingApproval
+    from .widgets.mention_picker import MentionPicker
     from .widgets.middleware_panel import MiddlewarePanel
     from .widgets.notice_line import NoticeLine
     from .widgets.side_panel import SidePanel
@@ -261,10 +263,14 @@ class AgentShellApp(App[int]):
         from . import speech
         from .entries import AssistantEntry, NoticeEntry
         from .history import entries_from_messages
+        from .widgets.attachment_bar import AttachmentBar
+        from .widgets.mention_picker import MentionPicker
         from .widgets.side_panel import SidePanel
 
         self.agent.ask = self.ask
         await self.query_one("#main").mount(SidePanel(self.agent.middleware, id="side"))
+        picker = MentionPicker(lambda: self.runtime.file_index if self.ready else None, id="picker")
+        await self.query_one("#chat").mount(AttachmentBar(id="attachments"), picker, before=self.prompt)
         self.ready = True
         self.prompt.newline_sends = False
         self.status.model_label = self.model_label
@@ -382,10 +388,57 @@ class AgentShellApp(App[int]):
         self.status.tokens_out += tokens_out
         if unknown:
             self.status.tokens_unknown = True
+        self.show_meter()
+
+    def show_meter(self) -> None:
+        """How full the context is and the cost, from the runtime's meter."""
+        meter = self.runtime.meter
+        self.status.context = meter.context_label()
+        self.status.fullness = meter.fullness or 0.0
+        self.status.cost = meter.cost_label()
 
     # -- sending --------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         await self.submit(message.text)
+
+    def on_prompt_input_mention(self, message: PromptInput.Mention) -> None:
+        """The ``@`` word at the cursor changed: search, or close the picker."""
+        picker = self._picker()
+        if picker is None:
+            return
+        if message.query is None:
+            picker.hide()
+        else:
+            picker.show_for(message.query)
+        self.prompt.picking = picker.open
+
+    def on_prompt_input_picker_key(self, message: PromptInput.PickerKey) -> None:
+        picker = self._picker()
+        if picker is None:
+            return
+        if message.action in ("up", "down"):
+            picker.move(-1 if message.action == "up" else 1)
+            return
+        chosen = picker.chosen() if message.action in ("accept", "send") else None
+        picker.hide()
+        self.prompt.picking = False
+        if chosen is not None:
+            self.prompt.replace_mention(chosen.path, keep_open=chosen.is_dir)
+        elif message.action == "send":  # Enter with nothing to pick (``@alice``): it sends
+            self.prompt.action_submit()
+
+    def _picker(self) -> MentionPicker | None:
+        from .widgets.mention_picker import MentionPicker
+
+        found = self.query(MentionPicker)
+        return found.first() if found else None
+
+    def show_staged(self) -> None:
+        """The images waiting for the next message, as chips above the prompt."""
+        from .widgets.attachment_bar import AttachmentBar
+
+        for bar in self.query(AttachmentBar):
+            bar.show_chips([a.chip for a in self.runtime.staged])
 
     def on_prompt_input_page(self, message: PromptInput.Page) -> None:
         if message.direction < 0:
@@ -421,23 +474,41 @@ class AgentShellApp(App[int]):
             await self.submit(text)
 
     def start_reply(self, text: str) -> None:
+        composed = self.runtime.compose(text)  # @ files and images; problems: nothing is sent
+        self.show_staged()
+        if composed.problems:
+            self.run_worker(self._not_sent(text, composed.problems), group="reply", exit_on_error=False)
+            return
         self.playback.stop()  # a new reply silences the last one
         self._busy = True
         self.status.state = "thinking"
-        self.run_worker(self._run_reply(text), group="reply", exit_on_error=False)
+        self.run_worker(self._run_reply(text, composed), group="reply", exit_on_error=False)
 
-    async def _run_reply(self, text: str) -> None:
+    async def _not_sent(self, text: str, problems: tuple[str, ...]) -> None:
+        """Say why a message was not sent and give its text back to edit."""
+        from .entries import NoticeEntry
+
+        lines = "\n".join(f"- {p}" for p in problems)
+        await self.conversation.add(NoticeEntry("error", f"Not sent:\n{lines}"))
+        if not self.prompt.text:
+            self.prompt.load_text(text)
+            self.prompt.move_cursor(self.prompt.document.end)
+        await self._send_queued()
+
+    async def _run_reply(self, text: str, composed: Composed) -> None:
         from shell.frontend.paced import paced
 
         from .entries import NoticeEntry, UserEntry
         from .renderer import ReplyRenderer
 
-        await self.conversation.add(UserEntry(text))
+        await self.conversation.add(UserEntry(text, chips=tuple(composed.chips)))
+        for note in composed.notes:  # a file cut to fit, an @word that names no file
+            await self.conversation.add(NoticeEntry("warning", note))
         self.conversation.anchor()
         renderer = self.renderer = ReplyRenderer(self)
         self.gc_policy.reply_started()
         try:
-            async with aclosing(self.runtime.reply(text)) as events:  # recorded into the session
+            async with aclosing(self.runtime.reply(composed.message)) as events:  # recorded into the session
                 async for event in paced(events):  # keys (Esc) get their turn however fast it streams
                     await renderer.handle(event)
         except Exception as exc:  # the engine promises not to raise; show it if it does
@@ -599,6 +670,8 @@ class AgentShellApp(App[int]):
             self.prompt.move_cursor(self.prompt.document.end)
         if name == "model" and not result.error:
             self.status.model_label = self.model_label
+        self.show_meter()
+        self.show_staged()
         if result.text:
             entry = NoticeEntry("error", result.text) if result.error else AssistantEntry(result.text)
             await self.conversation.add(entry)

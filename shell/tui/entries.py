@@ -38,9 +38,11 @@ class Entry(abc.ABC):
 class UserEntry(Entry):
     text: str
     queued: bool = False
+    chips: tuple[str, ...] = ()
+    """What the message carried: ``@`` files and folders, images (one line each)."""
 
     def build(self) -> Widget:
-        return UserMessage(self.text, queued=self.queued)
+        return UserMessage(self.text, queued=self.queued, chips=self.chips)
 
 
 @dataclass(eq=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from shell.context.attachments import split_message
 from shell.core.messages import (
     AssistantMessage,
     DataBlock,
@@ -30,7 +31,8 @@ def entries_from_messages(messages: Sequence[Any]) -> list[Entry]:
     spans: dict[str, SpanState] = {}
     for message in messages:
         if isinstance(message, UserMessage):
-            entries.append(UserEntry(message.text))
+            words, chips = split_message(message)
+            entries.append(UserEntry(words, chips=tuple(chips)))
         elif isinstance(message, AssistantMessage):
             for i, block in enumerate(message.content):
                 if isinstance(block, ThinkingBlock) and block.text:

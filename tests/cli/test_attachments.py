@@ -65,7 +65,7 @@ async def send(runtime: ShellRuntime, text: str) -> None:
 def test_a_mention_attaches_the_file_and_a_chip(ws: Path) -> None:
     composed = compose("explain @src/app.py, and @\"notes with spaces.md\" please", ws)
     assert composed.problems == ()
-    assert composed.chips == ["@src/app.py · 2 lines", "@notes with spaces.md · 1 lines"]
+    assert composed.chips == ["@src/app.py · 2 lines", "@notes with spaces.md · 1 line"]
     blocks = composed.message.content
     assert isinstance(blocks, tuple) and blocks[0].text.startswith("explain @src/app.py")  # type: ignore[union-attr]
     assert 'path="src/app.py" lines="2">\ndef main():\n    return 42\n</attached-file>' in blocks[1].text  # type: ignore[union-attr]
@@ -73,8 +73,9 @@ def test_a_mention_attaches_the_file_and_a_chip(ws: Path) -> None:
 
 
 def test_words_that_are_not_files_stay_words(ws: Path) -> None:
-    composed = compose("mail me@example.org, ask @alice, see @src/app.py.", ws)
+    composed = compose("mail me@example.org, ask @alice, see @src/app.py. Why @app.route? @types/node", ws)
     assert [a.path for a in composed.attachments] == ["src/app.py"]  # trailing '.' dropped
+    assert composed.problems == () and len(composed.notes) == 2  # decorators and npm scopes are words
     assert compose("hello", ws).message == UserMessage("hello")
 
 
@@ -92,10 +93,10 @@ def test_what_cannot_be_attached_is_a_problem_not_a_silent_drop(ws: Path, tmp_pa
     os.mkfifo(ws / "pipe.txt")
     composed = compose("@missing.py @../secret.txt @link.txt @blob.bin @pipe.txt", ws)
     assert composed.attachments == ()
-    assert len(composed.problems) == 5
-    assert "no such file" in composed.problems[0] and "outside the workspace" in composed.problems[1]
-    assert "outside the workspace" in composed.problems[2] and "binary" in composed.problems[3]
-    assert "not a regular file" in composed.problems[4]
+    assert len(composed.problems) == 4
+    assert "outside the workspace" in composed.problems[0] and "outside the workspace" in composed.problems[1]
+    assert "binary" in composed.problems[2] and "not a regular file" in composed.problems[3]
+    assert composed.notes == ("@missing.py: no such file in the workspace; sent as words",)
     assert "TOP SECRET" not in str(composed)
 
 

@@ -96,3 +96,19 @@ def test_search_finds_exactly_the_paths_holding_the_query_in_order(names: list[s
     everything = {m.path for m in index.search("", limit=10_000)}
     expected = {p for p in everything if is_subsequence(query, p.lower())}
     assert {m.path for m in index.search(query, limit=10_000)} == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    names=st.lists(st.text("abc/._", min_size=1, max_size=12).filter(lambda s: s.strip("/")), max_size=40),
+    typed=st.text("abc._/", min_size=1, max_size=6),
+)
+def test_typing_on_finds_what_a_fresh_search_finds(names: list[str], typed: str) -> None:
+    clean = sorted({"/".join(p for p in n.split("/") if p) for n in names} - {""})
+    typing = FileIndex(Path(os.sep), walker=lambda root: iter(clean))
+    typing._build()
+    for end in range(1, len(typed) + 1):
+        fresh = FileIndex(Path(os.sep), walker=lambda root: iter(clean))
+        fresh._build()
+        query = typed[:end]
+        assert typing.search(query, limit=10_000) == fresh.search(query, limit=10_000)

@@ -285,3 +285,35 @@ async def test_rewind_is_a_numbered_list_then_a_preview_then_done(tmp_path: Path
         await d.send("/quit\r")
     sent = [m.text for m in d.runtime.agent.messages if type(m).__name__ == "UserMessage"]
     assert sent == ["make one", "make two"]
+
+
+async def test_at_completes_files_and_the_message_carries_them(tmp_path: Path) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from shell.plain import SlashCompleter
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def main():\n    return 42\n")
+    (tmp_path / "my notes.md").write_text("n")
+    async with line_mode(tmp_path, ["It returns 42."]) as d:
+        assert d.runtime.file_index.wait(10)
+        completer = SlashCompleter(d.runtime, d.shell.commands)
+        offered = [c.text for c in completer.get_completions(Document("what does @ap"), CompleteEvent())]
+        assert offered[0] == "@src/app.py"
+        spaced = [c.text for c in completer.get_completions(Document("@notes"), CompleteEvent())]
+        assert spaced == ['@"my notes.md"']
+        await d.send("what does @src/app.py do?\r", then="It returns 42.")
+        await d.send("/quit\r")
+    assert "▤ @src/app.py · 2 lines" in d.text
+    sent = d.runtime.agent.messages[0]
+    assert "return 42" in sent.text  # type: ignore[union-attr]
+
+
+async def test_a_refused_attachment_is_not_sent(tmp_path: Path) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01")
+    async with line_mode(tmp_path, ["never"]) as d:
+        await d.send("look at @blob.bin\r", then="Not sent")
+        await d.send("\x03")  # the text came back to the prompt: Ctrl+C clears it
+        await d.send("/quit\r")
+    assert "binary file" in d.text and d.runtime.agent.messages == []

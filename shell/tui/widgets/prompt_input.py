@@ -2,17 +2,24 @@
 
 Shift+Enter or Ctrl+J inserts a new line; Up on the first line and Down on the
 last walk the history; a leading ``/`` completes slash commands inline (Right or
-Tab accepts the suggestion).
+Tab accepts the suggestion). A word starting with ``@`` at the cursor asks for
+the file picker (:class:`PromptInput.Mention`); while the picker is open
+(``picking``), Up, Down, Tab, Enter and Esc are the picker's.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+
+MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
+"""An ``@`` word ending at the cursor (not an address: ``me@x`` has no space before ``@``)."""
+PICKER_KEYS = {"up": "up", "down": "down", "tab": "accept", "enter": "send", "escape": "close"}
 
 
 class PromptInput(TextArea):
@@ -42,6 +49,22 @@ class PromptInput(TextArea):
             super().__init__()
             self.direction = direction
 
+    class Mention(Message):
+        """The ``@`` word at the cursor changed: ``query`` is what follows ``@``, or
+        None when the cursor is no longer in such a word (the picker closes)."""
+
+        def __init__(self, query: str | None) -> None:
+            super().__init__()
+            self.query = query
+
+    class PickerKey(Message):
+        """A key meant for the open picker: ``up``, ``down``, ``accept`` (Tab), ``send``
+        (Enter: accept, or send the message when there is nothing to pick) or ``close``."""
+
+        def __init__(self, action: str) -> None:
+            super().__init__()
+            self.action = action
+
     def action_page_conversation(self, direction: int) -> None:
         self.post_message(self.Page(direction))
 
@@ -55,10 +78,18 @@ class PromptInput(TextArea):
         """While the shell starts: what was typed before the app took the terminal
         arrives as the terminal's cooked mode left it, where Enter became a line
         feed (Ctrl+J). Then a line feed sends."""
-        self.placeholder = "Message the agent — Enter sends, Shift+Enter new line, / for commands"
+        self.placeholder = "Message the agent — Enter sends, Shift+Enter new line, / commands, @ files"
+        self.picking = False
+        """The ``@`` picker is open: its keys are forwarded to it."""
+        self._mention: str | None = None
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        if self.picking and key in PICKER_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.PickerKey(PICKER_KEYS[key]))
+            return
         if key == "enter":
             event.stop()
             event.prevent_default()
@@ -94,6 +125,32 @@ class PromptInput(TextArea):
             self._walk(1)
             return
         await super()._on_key(event)
+        if key in ("left", "right", "home", "end", "ctrl+left", "ctrl+right"):
+            self._check_mention()
+
+    def _check_mention(self) -> None:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)[:column] if row < self.document.line_count else ""
+        found = MENTION_AT_CURSOR.search(line)
+        query = found.group(1) if found else None
+        if query != self._mention:
+            self._mention = query
+            self.post_message(self.Mention(query))
+
+    def replace_mention(self, path: str, *, keep_open: bool = False) -> None:
+        """Put ``@path`` in place of the ``@`` word at the cursor (quoted when it
+        holds a space); a space follows unless ``keep_open`` (a folder, to go on)."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)[:column]
+        found = MENTION_AT_CURSOR.search(line)
+        if found is None:
+            return
+        shown = f'"{path}"' if any(c.isspace() or c == '"' for c in path) else path
+        self.replace(f"@{shown}{'' if keep_open else ' '}", (row, found.start()), (row, column))
+        self._check_mention()
+
+    def action_submit(self) -> None:
+        self._submit()
 
     def _submit(self) -> None:
         text = self.text
@@ -121,6 +178,7 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
     def update_suggestion(self) -> None:
+        self._check_mention()
         text = self.text
         if not text.startswith("/") or " " in text or "\n" in text:
             self.suggestion = ""

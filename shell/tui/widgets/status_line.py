@@ -1,6 +1,8 @@
 """The status line: permission mode, model (the demo clearly labelled), session
-tokens, state. The mode is always shown (bypass in the error colour): it says
-what runs without asking."""
+tokens, how full the context is and what the session cost, state. The mode is
+always shown (bypass in the error colour): it says what runs without asking. The
+meter turns the warning colour past 80% and the error colour past 95%; it and the
+cost are left out when unknown (see :mod:`shell.context.meter`)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,11 @@ class StatusLine(Static):
     """Some model call's usage was not reported by its server: the counts are a floor."""
     queued: reactive[int] = reactive(0)
     mode: reactive[str] = reactive("")
+    context: reactive[str] = reactive("")
+    """``ctx 12% of 200k`` (empty when unknown)."""
+    fullness: reactive[float] = reactive(0.0)
+    cost: reactive[str] = reactive("")
+    """``$0.012 reply · $0.31 session`` (empty when no price is known)."""
 
     def render(self) -> Text:
         """Model · tokens · state · queue, fitted to the width: the state is what the
@@ -52,8 +59,19 @@ class StatusLine(Static):
         if self.tokens_unknown and not (self.tokens_in or self.tokens_out):
             tokens, brief = "  ·  tokens not reported", "  ·  ↑? ↓?"
         room = self.size.width - 2 - len(state) - queued_room - len("  ·  ")  # 2: padding
-        fits = [(m, t) for m, t in ((full, tokens), (short, tokens), (short, brief)) if len(m + t) <= room]
-        model, tokens = fits[0] if fits else (_middle(short, room), "")
+        sep = "  ·  "
+        ctx = f"{sep}{self.context}" if self.context else ""
+        ctx_brief = f"{sep}{self.context.split(' of ', 1)[0]}" if self.context else ""
+        cost = f"{sep}{self.cost}" if self.cost else ""
+        session = f"{sep}{self.cost.rsplit(' · ', 1)[-1]}" if self.cost else ""
+        total = f"{sep}{session.rsplit(' ', 1)[0].strip(' ·')}" if self.cost else ""
+        layouts = [  # the first that fits: the model's note, the cost, the tokens give way first
+            (full, tokens, ctx, cost), (short, tokens, ctx, cost), (short, brief, ctx, cost),
+            (short, brief, ctx, session), (short, "", ctx, session), (short, "", ctx_brief, session),
+            (short, "", ctx_brief, total), (short, "", ctx_brief, ""), (short, "", "", ""),
+        ]
+        fits = [layout for layout in layouts if len("".join(layout)) <= room]
+        model, tokens, ctx, cost = fits[0] if fits else (_middle(short, room), "", "", "")
         text = Text()
         if mode:
             warn = self.mode.startswith("bypass")
@@ -61,6 +79,11 @@ class StatusLine(Static):
             text.append("  ·  ")
         text.append(model, style="bold")
         text.append(tokens)
+        if ctx:
+            text.append("  ·  ")
+            level = "bold red" if self.fullness >= 0.95 else "bold yellow" if self.fullness >= 0.8 else ""
+            text.append(ctx[len(sep):], style=level)
+        text.append(cost)
         text.append(f"  ·  {state}")
         text.append(queued)
         return text

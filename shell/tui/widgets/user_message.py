@@ -1,11 +1,12 @@
-"""A message the user sent (or queued): plain text, never Markdown-interpreted."""
+"""A message the user sent (or queued): plain text, never Markdown-interpreted, and
+a chip for each thing it carried (``@`` files and folders, images)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
 
-from shell.core.textsafety import sanitize
+from shell.core.textsafety import sanitize, sanitize_line
 
 
 class UserMessage(Static):
@@ -22,9 +23,22 @@ class UserMessage(Static):
     UserMessage.-queued { color: $text-muted; border-left: outer $panel; }
     """
 
-    def __init__(self, text: str, *, queued: bool = False) -> None:
-        super().__init__(Text(sanitize(text)), classes="-queued" if queued else "")
+    def __init__(self, text: str, *, queued: bool = False, chips: tuple[str, ...] = ()) -> None:
+        super().__init__(render(text, chips), classes="-queued" if queued else "")
         self.text = text
+        self.chips = chips
 
     def mark_sent(self) -> None:
         self.remove_class("-queued")
+
+
+def render(text: str, chips: tuple[str, ...]) -> Text:
+    """The words, then the chips on their own lines (an image's a small block)."""
+    out = Text(sanitize(text))
+    for chip in chips:
+        if out.plain:
+            out.append("\n")
+        image = chip.startswith("image")
+        out.append(f" {'▣' if image else '▤'} ", style="reverse bold")
+        out.append(f" {sanitize_line(chip)} ", style="reverse" if image else "reverse dim")
+    return out
