@@ -10,6 +10,7 @@ only a turn's tool calls run beside it (:mod:`shell.agent.batch`).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from functools import partial
@@ -44,6 +45,7 @@ from shell.core.events import (
     ModelCallStart,
     Notice,
     ReplyStart,
+    Steered,
     TextBlockEnd,
     ThinkingBlockEnd,
     ToolCallEnd,
@@ -119,6 +121,8 @@ class Agent:
         self.last_request: ModelRequest | None = None
         """The request the model last received, after every ``on_model_call`` layer
         (``/context`` sets the usage the provider reported against it)."""
+        self.steering: deque[UserMessage] = deque()
+        """Messages given with :meth:`steer`, waiting for the next tool boundary."""
         self._reply: Reply | None = None
 
     @property
@@ -130,6 +134,24 @@ class Agent:
         the history stays valid (a "cancelled" result for every unfinished call)."""
         if self._reply is not None:
             self._reply.cancel()
+
+    def steer(self, message: str | UserMessage) -> bool:
+        """Give the reply in flight a message without stopping it: it joins the
+        history at the next tool boundary (once the turn's tools are done, before
+        the next model call; a reply about to end goes on for it), announced by a
+        ``Steered`` event where it landed. False when no reply runs (send it as a
+        message instead). What a reply could not take (it was cancelled, stopped,
+        or ended first) stays for :meth:`take_steering`."""
+        if self._reply is None or self._reply.done or self._reply.cancelled:
+            return False
+        self.steering.append(message if isinstance(message, UserMessage) else UserMessage(message))
+        return True
+
+    def take_steering(self) -> list[UserMessage]:
+        """The steering messages no reply took (front ends send them as messages)."""
+        taken = list(self.steering)
+        self.steering.clear()
+        return taken
 
     async def reply(self, input: str | Message | Sequence[Message]) -> AsyncGenerator[Event, None]:
         if self._reply is not None:
@@ -168,7 +190,7 @@ class Agent:
                 async with aclosing(self._act(reply)) as acting:
                     async for event in acting:
                         yield event
-                for event in reply.drain():
+                for event in [*reply.drain(), *self._steer(reply)]:
                     yield event
                 run.round += 1
         except ReplyCancelled:
@@ -379,6 +401,19 @@ class Agent:
             reply.stop = "stopped"
         elif not calls and action.decision == "natural":
             reply.stop = "end_turn"
+
+    def _steer(self, reply: Reply) -> list[Event]:
+        """A tool boundary: the user's steering messages join the history before the
+        next model call. A reply that was about to end goes on so the model hears
+        them; one stopped on purpose (a hook, a limit) or cancelled does not."""
+        if not self.steering or reply.cancelled or reply.stop not in (None, "end_turn"):
+            return []
+        if reply.run.round + 1 >= self.max_rounds:
+            return []  # no model call is left to hear them
+        messages = self.take_steering()
+        reply.run.history.extend(messages)
+        reply.stop = None
+        return [Steered(m, reply_id=reply.run.reply_id) for m in messages]
 
     def _answer_directly(self, reply: Reply, results: Sequence[ToolResult]) -> None:
         """Eino's ReturnDirectly: the tool's result is the reply's answer."""

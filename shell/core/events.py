@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeAlias
 from shell.core.textsafety import MAX_DEPTH, json_text, map_strings
 
 from .approvals import ApprovalDecision, ApprovalRequest
-from .messages import AssistantMessage, Message, ToolResult, Usage
+from .messages import AssistantMessage, Message, ToolResult, Usage, UserMessage
 
 StopReason: TypeAlias = Literal["end_turn", "max_rounds", "stopped", "cancelled", "error"]
 
@@ -169,6 +169,15 @@ class ErrorEvent(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Steered(_Event):
+    """A message the user sent while the reply ran (``Agent.steer``) joined the
+    history here, at a tool boundary, before the next model call: front ends
+    show it at this point of the reply."""
+
+    message: UserMessage
+
+
+@dataclass(frozen=True, slots=True)
 class CustomEvent(_Event):
     name: str
     data: Any = None
@@ -198,6 +207,7 @@ Event: TypeAlias = (
     | DataBlockEnd
     | Notice
     | ErrorEvent
+    | Steered
     | CustomEvent
 )
 
