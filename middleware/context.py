@@ -93,7 +93,8 @@ class ReplyRun:
         """Whether the innermost ``on_reply`` ``next`` ran (the loop started)."""
         self._emit = emit
         self._ask = ask
-        self._contexts: dict[Slot, HookContext] = {}
+        self.contexts: dict[Slot, HookContext] = {}
+        """Each middleware's context, made on first use (:meth:`context`)."""
 
     def emit(self, event: Event) -> None:
         self._emit(with_reply_id(event, self.reply_id))
@@ -102,9 +103,9 @@ class ReplyRun:
         return await self._ask(request)
 
     def context(self, slot: Slot) -> HookContext:
-        ctx = self._contexts.get(slot)
+        ctx = self.contexts.get(slot)
         if ctx is None:
-            ctx = self._contexts[slot] = HookContext(self, slot.name, slot.stats)
+            ctx = self.contexts[slot] = HookContext(self, slot.name, slot.stats)
         return ctx
 
 

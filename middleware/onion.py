@@ -101,7 +101,7 @@ def hook_shape(name: str, hook: str, fn: Any) -> str:
 class Entry:
     """One middleware's implementation of one hook, as the stack wired it."""
 
-    __slots__ = ("fn", "hook", "shape", "slot", "stats")
+    __slots__ = ("direct", "fn", "hook", "shape", "slot", "stats")
 
     def __init__(self, slot: Slot, hook: str, fn: Callable[..., Any], shape: str, stats: HookStats) -> None:
         self.slot = slot
@@ -109,6 +109,8 @@ class Entry:
         self.fn = fn
         self.shape = shape
         self.stats = stats
+        self.direct = shape == CORO
+        """An ``async def``: its coroutine can be awaited as it is (untimed)."""
 
 
 # -- results of ``await next(request)`` and answers of coroutine layers ----------------
@@ -226,22 +228,51 @@ class _Bridge:
 
 _NO_STATS = HookStats()
 
-LAYER_FRAMES: dict[Any, tuple[StreamOnion, Slot | None]] = {}
-"""The frame of every layer (and core) of an onion in flight -> who it is: an error
-that leaves a layer is named by the deepest of these frames it passed through, with
-no wrapper on the happy path (see :func:`owner_of`)."""
+ACTIVE: set[StreamOnion | AwaitedOnion] = set()
+"""The onions in flight. Each knows the generators (and coroutines) of its layers and
+core; an error that leaves a layer is named by the deepest of their frames it passed
+through (:func:`owner_of`), read off the traceback only when there is an error: the
+happy path registers nothing per layer."""
 
 
-def owner_of(exc: BaseException) -> tuple[StreamOnion, Slot | None] | None:
-    """The layer (or core: slot None) an exception came from, read off its traceback."""
-    found = None
+def _code_of(obj: Any) -> Any:
+    return getattr(obj, "ag_code", None) or getattr(obj, "cr_code", None)
+
+
+def _frame_of(obj: Any) -> Any:
+    return getattr(obj, "ag_frame", None) or getattr(obj, "cr_frame", None)
+
+
+def owner_of(exc: BaseException) -> tuple[StreamOnion | AwaitedOnion, Slot | None] | None:
+    """The layer (or core: slot None) an exception came from, read off its traceback:
+    the deepest frame that runs the code of a layer (or core) of an onion in flight.
+    Two layers running the same code (two instances of one class) are told apart by
+    the frame itself while it runs, else by its ``self``."""
+    frames = []
     tb = exc.__traceback__
     while tb is not None:
-        hit = LAYER_FRAMES.get(tb.tb_frame)
-        if hit is not None:
-            found = hit
+        frames.append(tb.tb_frame)
         tb = tb.tb_next
-    return found
+    if not frames or not ACTIVE:
+        return None
+    by_code: dict[Any, list[tuple[StreamOnion | AwaitedOnion, Slot | None, Any]]] = {}
+    for onion in list(ACTIVE):
+        for obj, slot in onion.members:
+            code = _code_of(obj)
+            if code is not None:
+                by_code.setdefault(code, []).append((onion, slot, obj))
+    for frame in reversed(frames):
+        hits = by_code.get(frame.f_code)
+        if not hits:
+            continue
+        if len(hits) > 1:
+            same = [h for h in hits if _frame_of(h[2]) is frame]
+            if not same:
+                me = frame.f_locals.get("self")
+                same = [h for h in hits if h[1] is not None and h[1].middleware is me]
+            hits = same or hits
+        return hits[0][0], hits[0][1]
+    return None
 
 
 class Items:
@@ -338,9 +369,9 @@ class StreamOnion:
         "core_source",
         "entries",
         "finish",
-        "frames",
         "hook",
         "items",
+        "members",
         "opened",
         "request",
         "run",
@@ -370,9 +401,11 @@ class StreamOnion:
         self.context = context
         self.finish = finish
         self.opened: list[Items | AsyncIterator[Any]] = []
-        self.frames: list[Any] = []
+        self.members: list[tuple[Any, Slot | None]] = []
+        """What each layer (and the core) produced, with its slot: who raised what."""
         self.timing = stack.timing  # decided once per invocation, so own times add up
         self.answer = MessageBuilder()
+        ACTIVE.add(self)
         self.items: AsyncIterator[Any] = self.enter(0, request, None)
 
     def enter(self, i: int, request: Any, caller: _Next | None) -> AsyncIterator[Any]:
@@ -380,58 +413,67 @@ class StreamOnion:
         n = len(entries)
         while i < n and not entries[i].slot.live(hook):
             i += 1
-        parent = caller.entry.stats if caller is not None else None
-        owner = caller.bridge if caller is not None else None
         if i == n:
             slot, stats = None, _NO_STATS
             source = self.core(request)
+            self.members.append((source, None))
+            self.opened.append(source)
             if caller is None:  # no layer at all: the consumer pulls the core itself
-                self.opened.append(source)
                 return source
         else:
             entry = entries[i]
             slot, stats = entry.slot, entry.stats
             stats.calls += 1
-            try:
-                source = self._call(entry, request, _Next(self, i + 1, request, entry))
-            except Exception as exc:
-                self.failed(entry.slot, exc)
-                raise
-        frame = getattr(source, "ag_frame", None)
-        if frame is not None:
-            LAYER_FRAMES[frame] = (self, slot)
-            self.frames.append(frame)
-        self.opened.append(source)
-        if hook == "on_reply":
-            source = self._reply_items(source, slot, parent is None, len(self.opened) - 1)
+            nxt = _Next(self, i + 1, request, entry)
+            if entry.shape is GEN:  # calling it runs nothing yet: it cannot fail here
+                source = entry.fn(self.context(slot), request, nxt)
+                self.members.append((source, slot))
+            else:
+                try:
+                    source = self._call(entry, request, nxt)
+                except Exception as exc:
+                    self.failed(slot, exc)
+                    raise
+                self.members.append((source, slot))
             self.opened.append(source)
+            if hook == "on_reply":  # (the loop itself starts and ends right: no guard)
+                source = self._reply_items(source, caller is None, len(self.opened) - 1)
+                self.opened.append(source)
+        owner = caller.bridge if caller is not None else None
         if owner is None and not self.timing:
             return source  # passed on as it is: no wrapper on the way of each item
+        parent = caller.entry.stats if caller is not None else None
         items = Items(self, source, slot, stats, parent, owner)
         self.opened.append(items)
         return items
 
-    async def _reply_items(
-        self, source: AsyncIterator[Any], slot: Slot | None, outer: bool, index: int
-    ) -> AsyncIterator[Any]:
+    async def _reply_items(self, source: AsyncIterator[Any], outer: bool, index: int) -> AsyncIterator[Any]:
         """``on_reply``'s items, layer by layer: each layer sees ``ReplyStart`` first and
         ``ReplyEnd`` last. A layer that ends without a ``ReplyEnd`` (it returned early,
         or answered without calling ``next``) ends the reply there: everything inside
         it is closed (the loop repairs the history) and the layers outside get the
-        ``ReplyEnd``. (An async generator: cheaper per item than an iterator class.)"""
-        started = ended = False
-        run = self.run
-        async for item in source:
-            if not started:
-                started = True
-                if type(item) is not ReplyStart:
-                    yield self.start_event()
-            if type(item) is ReplyEnd:
-                ended = True
-            elif outer and not run.core_started:
-                self.answer.see(item)  # perhaps a layer answering alone: its message
-            yield item
-        if not ended and slot is not None:
+        ``ReplyEnd``. Past the first item (and, for the outermost layer, past the
+        loop's start) each item only passes through: the check is on the last one,
+        so this costs what a pass-through layer costs."""
+        last: Any = None
+        async for last in source:
+            if type(last) is not ReplyStart:
+                yield self.start_event()
+            if outer and not self.run.core_started:
+                self.answer.see(last)
+            yield last
+            break
+        if outer and not self.run.core_started:  # perhaps a layer answering alone: its message
+            run, answer = self.run, self.answer
+            async for last in source:
+                if not run.core_started and type(last) is not ReplyEnd:
+                    answer.see(last)
+                yield last
+                if run.core_started:
+                    break
+        async for last in source:
+            yield last
+        if type(last) is not ReplyEnd:
             await self.close_from(index + 1)
             assert self.finish is not None
             yield await self.finish()
@@ -444,8 +486,7 @@ class StreamOnion:
         if entry.shape == CORO:
             bridge = nxt.bridge = _Bridge()
             bridge.coro = entry.fn(ctx, request, nxt)
-            LAYER_FRAMES[bridge.coro.cr_frame] = (self, entry.slot)
-            self.frames.append(bridge.coro.cr_frame)
+            self.members.append((bridge.coro, entry.slot))
             return self._bridged(entry, bridge)
         result = entry.fn(ctx, request, nxt)  # a plain function: it says which by what it returns
         if hasattr(result, "__anext__"):
@@ -535,10 +576,10 @@ class StreamOnion:
                 self.stack.log.warning("closing %s failed: %s", self.hook, exc)
 
     async def aclose(self) -> None:
-        await self.close_from(0)
-        for frame in self.frames:
-            LAYER_FRAMES.pop(frame, None)
-        self.frames.clear()
+        try:
+            await self.close_from(0)
+        finally:
+            ACTIVE.discard(self)
 
 
 class _Next:
@@ -579,6 +620,87 @@ def tag(exc: BaseException, source: str, hook: str | None = None) -> bool:
     except AttributeError:  # an exception type with __slots__: it stays untagged
         return False
     return True
+
+
+class AwaitedOnion:
+    """One invocation of an awaited onion (``on_compress_context``, ``on_acting``)
+    whose live layers are all coroutines, untimed: the common case, so it runs with
+    no wrapper per layer. Each layer's ``next`` hands back the inner layer's own
+    coroutine; a failure is named after the deepest layer frame it passed (as in
+    :class:`StreamOnion`), and the core's after the core (``core_source``)."""
+
+    __slots__ = ("context", "core", "core_source", "entries", "hook", "members", "stack")
+
+    def __init__(
+        self,
+        stack: MiddlewareStack,
+        hook: str,
+        entries: list[Entry],
+        core: Callable[[Any], Awaitable[Any]],
+        core_source: str,
+        context: Callable[[Slot], HookContext],
+    ) -> None:
+        self.stack = stack
+        self.hook = hook
+        self.entries = entries
+        self.core = core
+        self.core_source = core_source
+        self.context = context
+        self.members: list[tuple[Any, Slot | None]] = []
+
+    def enter(self, i: int, request: Any) -> Awaitable[Any]:
+        entries = self.entries
+        if i == len(entries):
+            return self._core(request)
+        entry = entries[i]
+        entry.stats.calls += 1
+        coro = entry.fn(self.context(entry.slot), request, _AwaitNext(self, i + 1, request))
+        self.members.append((coro, entry.slot))
+        return coro  # type: ignore[no-any-return]
+
+    async def _core(self, request: Any) -> Any:
+        try:
+            return await self.core(request)
+        except Exception as exc:
+            tag(exc, self.core_source)
+            raise
+
+    def failed(self, slot: Slot | None, exc: Exception) -> None:
+        if slot is None:
+            tag(exc, self.core_source)
+        else:
+            self.stack._failed(slot, self.hook, exc)
+
+    async def run(self, request: Any) -> Any:
+        ACTIVE.add(self)
+        try:
+            return await self.enter(0, request)
+        except Exception as exc:
+            if not hasattr(exc, SOURCE_ATTR):
+                hit = owner_of(exc)
+                if hit is not None:
+                    hit[0].failed(hit[1], exc)
+            raise
+        finally:
+            ACTIVE.discard(self)
+
+
+class _AwaitNext:
+    """``next`` in an :class:`AwaitedOnion`: the inner layer's coroutine (or the core's)."""
+
+    __slots__ = ("index", "onion", "request")
+
+    def __init__(self, onion: AwaitedOnion, index: int, request: Any) -> None:
+        self.onion = onion
+        self.index = index
+        self.request = request
+
+    def __call__(self, request: Any = None, /, **changes: Any) -> Awaitable[Any]:
+        if request is None:
+            request = self.request
+        if changes:
+            request = request.override(**changes)
+        return self.onion.enter(self.index, request)
 
 
 class CallResult:

@@ -33,7 +33,9 @@ from .onion import (
     CORO,
     GEN,
     HOOK_ATTR,
+    PLAIN,
     SOURCE_ATTR,
+    AwaitedOnion,
     CallResult,
     Entry,
     StreamOnion,
@@ -187,6 +189,16 @@ class MiddlewareStack:
             slot.stats.last_error = f"{type(exc).__name__}: {exc}"
             slot.stats.last_error_hook = hook
 
+    def _invoke(self, entry: Entry, *args: Any) -> Awaitable[Any]:
+        """Call one hook and give what to await for its value. Untimed, an ``async
+        def`` hook's own coroutine is handed back as it is (no wrapper per call: the
+        caller names a failure, :meth:`_blame`); timed, or of another shape, it runs
+        in :meth:`_run`."""
+        if entry.direct and not self.timing:
+            entry.stats.calls += 1
+            return entry.fn(*args)  # type: ignore[no-any-return]
+        return self._run(entry, *args)
+
     async def _run(self, entry: Entry, *args: Any) -> Any:
         """Call one hook: timed, awaited if it is a coroutine, its failure named."""
         st = entry.stats
@@ -205,11 +217,29 @@ class MiddlewareStack:
         finally:
             st.time_s += perf_counter() - t0
 
+    def _blame(self, entry: Entry | None, exc: BaseException) -> None:
+        if entry is not None:
+            self._failed(entry.slot, entry.hook, exc)
+
     # -- transformers and chains ------------------------------------------------
+    # Each walks its entries inside one ``try``: a failure is named after the entry
+    # it happened in (``_blame``), with no wrapper around each call.
     async def _chain(self, hook: str, run: ReplyRun, value: T) -> T:
-        for entry in self._hooks[hook]:
-            if entry.slot.live(hook):
-                value = await self._run(entry, run.context(entry.slot), value)
+        entry = None
+        try:
+            for entry in self._hooks[hook]:
+                slot = entry.slot
+                if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
+                    continue
+                ctx = run.contexts.get(slot) or run.context(slot)
+                if entry.direct and not self.timing:
+                    entry.stats.calls += 1
+                    value = await entry.fn(ctx, value)
+                else:
+                    value = await self._run(entry, ctx, value)
+        except Exception as exc:
+            self._blame(entry, exc)
+            raise
         return value
 
     async def transform_system_prompt(self, run: ReplyRun, prompt: str) -> str:
@@ -222,15 +252,30 @@ class MiddlewareStack:
         """Single owner: only the last enabled implementation runs."""
         for entry in reversed(self._hooks["convert_to_llm"]):
             if entry.slot.live("convert_to_llm"):
-                return list(await self._run(entry, run.context(entry.slot), messages))
+                try:
+                    return list(await self._invoke(entry, run.context(entry.slot), messages))
+                except Exception as exc:
+                    self._blame(entry, exc)
+                    raise
         return messages
 
     async def list_tools(self) -> list[Tool]:
         """The tools of every enabled middleware (``list_tools`` may be sync or async)."""
         tools: list[Tool] = []
-        for entry in self._hooks["list_tools"]:
-            if entry.slot.live("list_tools"):
-                tools.extend(await self._run(entry))
+        entry = None
+        try:
+            for entry in self._hooks["list_tools"]:
+                if not entry.slot.live("list_tools"):
+                    continue
+                if entry.shape is PLAIN and not self.timing:
+                    entry.stats.calls += 1
+                    found = entry.fn()
+                    tools.extend(await found if inspect.isawaitable(found) else found)
+                else:
+                    tools.extend(await self._invoke(entry))
+        except Exception as exc:
+            self._blame(entry, exc)
+            raise
         return tools
 
     async def after_model_response(self, run: ReplyRun, response: AssistantMessage) -> TurnAction:
@@ -238,17 +283,22 @@ class MiddlewareStack:
         messages concatenate, the last non-None decision wins."""
         inject: list[Message] = []
         decision: Decision | None = None
-        for entry in reversed(self._hooks["after_model_response"]):
-            if not entry.slot.live("after_model_response"):
-                continue
-            action = await self._run(entry, run.context(entry.slot), response)
-            if action is None:
-                continue
-            if action.response is not None:
-                response = action.response
-            inject.extend(action.inject_messages)
-            if action.decision is not None:
-                decision = action.decision
+        entry = None
+        try:
+            for entry in reversed(self._hooks["after_model_response"]):
+                if not entry.slot.live("after_model_response"):
+                    continue
+                action = await self._invoke(entry, run.context(entry.slot), response)
+                if action is None:
+                    continue
+                if action.response is not None:
+                    response = action.response
+                inject.extend(action.inject_messages)
+                if action.decision is not None:
+                    decision = action.decision
+        except Exception as exc:
+            self._blame(entry, exc)
+            raise
         return TurnAction(response, tuple(inject), decision or "natural")
 
     async def before_tool_batch(
@@ -261,7 +311,11 @@ class MiddlewareStack:
         for entry in self._hooks["before_tool_batch"]:
             if not entry.slot.live("before_tool_batch"):
                 continue
-            answer = await self._run(entry, run.context(entry.slot), tuple(calls))
+            try:
+                answer = await self._invoke(entry, run.context(entry.slot), tuple(calls))
+            except Exception as exc:
+                self._blame(entry, exc)
+                raise
             if answer is None:
                 continue
             ids = [c.id for c in calls]
@@ -293,7 +347,11 @@ class MiddlewareStack:
         for entry in self._hooks["before_tool_call"]:
             if not entry.slot.live("before_tool_call"):
                 continue
-            outcome = await self._run(entry, call.context(entry.slot))
+            try:
+                outcome = await self._invoke(entry, call.context(entry.slot))
+            except Exception as exc:
+                self._blame(entry, exc)
+                raise
             if not isinstance(outcome, BeforeToolCallResult):
                 continue
             if outcome.block or outcome.result is not None:
@@ -318,7 +376,13 @@ class MiddlewareStack:
         for entry in reversed(self._hooks["after_tool_call"]):
             if not entry.slot.live("after_tool_call"):
                 continue
-            change: AfterToolCallResult | None = await self._run(entry, call.context(entry.slot), result)
+            try:
+                change: AfterToolCallResult | None = await self._invoke(
+                    entry, call.context(entry.slot), result
+                )
+            except Exception as exc:
+                self._blame(entry, exc)
+                raise
             if change is None:
                 continue
             fields = {
@@ -332,16 +396,28 @@ class MiddlewareStack:
 
     async def after_turn(self, run: ReplyRun, outcomes: Sequence[CallOutcome]) -> None:
         """Observers, reverse order (HPD's After* unwinding), after a turn's tools."""
-        for entry in reversed(self._hooks["after_turn"]):
-            if entry.slot.live("after_turn"):
-                await self._run(entry, run.context(entry.slot), tuple(outcomes))
+        entry = None
+        try:
+            for entry in reversed(self._hooks["after_turn"]):
+                if entry.slot.live("after_turn"):
+                    await self._invoke(entry, run.context(entry.slot), tuple(outcomes))
+        except Exception as exc:
+            self._blame(entry, exc)
+            raise
 
     async def should_stop_after_turn(self, run: ReplyRun) -> bool:
         """Every enabled predicate runs (counters stay right); any True stops."""
         stop = False
-        for entry in self._hooks["should_stop_after_turn"]:
-            if entry.slot.live("should_stop_after_turn") and await self._run(entry, run.context(entry.slot)):
-                stop = True
+        entry = None
+        try:
+            for entry in self._hooks["should_stop_after_turn"]:
+                if entry.slot.live("should_stop_after_turn") and await self._invoke(
+                    entry, run.context(entry.slot)
+                ):
+                    stop = True
+        except Exception as exc:
+            self._blame(entry, exc)
+            raise
         return stop
 
     async def on_error(self, run: ReplyRun, error: BaseException, source: str) -> None:
@@ -383,8 +459,14 @@ class MiddlewareStack:
         i: int = 0,
         parent: HookStats | None = None,
     ) -> R:
-        """An awaited onion (``on_compress_context``, ``on_acting``)."""
+        """An awaited onion (``on_compress_context``, ``on_acting``). Untimed, with
+        coroutine layers only, it runs as an :class:`AwaitedOnion` (no wrapper per
+        layer); otherwise layer by layer here, each timed and named as it returns."""
         entries = self._hooks[hook]
+        if i == 0 and not self.timing:
+            live = [e for e in entries if e.slot.enabled and (not e.slot.dynamic or e.slot.live(hook))]
+            if live and all([e.direct for e in live]):
+                return await AwaitedOnion(self, hook, live, core, core_source, context).run(request)  # type: ignore[no-any-return]
         n = len(entries)
         while i < n and not entries[i].slot.live(hook):
             i += 1

@@ -318,24 +318,9 @@ class Agent:
         model = as_model(request.model)
         self.last_request = request
         reply.emit(ModelCallStart(model_label(model)))
-        stream = reply.model_stream(
+        return reply.model_stream(
             model.stream(request if model is request.model else request.override(model=model))
         )
-        if not self.middleware.has_hook("on_error"):
-            return stream
-        return self._told_on_error(reply, stream)
-
-    async def _told_on_error(
-        self, reply: Reply, stream: AsyncIterator[ModelChunk]
-    ) -> AsyncIterator[ModelChunk]:
-        """``on_error`` hears of a model failure where it happens, also when a layer
-        outside (a fallback, a retry) recovers from it."""
-        try:
-            async for chunk in stream:
-                yield chunk
-        except Exception as exc:
-            await self._tell(reply, exc, "model")
-            raise
 
     async def _tell(self, reply: Reply, exc: Exception, source: str) -> None:
         if not getattr(exc, REPORTED, False):

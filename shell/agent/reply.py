@@ -261,6 +261,9 @@ class Reply:
                 arrived[0] = None
             self.check()
             if failed:
+                # on_error hears of a model failure where it happens, also when a layer
+                # outside (a fallback, a retry) recovers from it
+                await self.agent._tell(self, failed[0], "model")
                 raise failed[0]
         finally:
             scope.cancel()

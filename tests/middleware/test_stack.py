@@ -598,6 +598,40 @@ async def test_errors_are_attributed_to_the_layer_that_raised_not_the_ones_they_
     assert agent.middleware.stats("PassThrough").errors == 0
 
 
+class FailsWhenTold(Middleware):
+    """One class, several instances: only the one told to fails (same code in every layer)."""
+
+    def __init__(self, name: str, fail_in: str | None = None) -> None:
+        self.name = name
+        self.fail_in = fail_in
+
+    async def on_model_call(
+        self, ctx: HookContext, request: ModelRequest, next: Any
+    ) -> AsyncIterator[ModelChunk]:
+        async for chunk in next(request):
+            if self.fail_in == "on_model_call":
+                raise ValueError(f"{self.name} broke")
+            yield chunk
+
+    async def on_acting(self, ctx: ToolCallContext, request: ToolRequest, next: Any) -> ToolResult:
+        result: ToolResult = await next(request)
+        if self.fail_in == "on_acting":
+            raise ValueError(f"{self.name} broke")
+        return result
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("hook", ["on_model_call", "on_acting"])
+async def test_an_error_names_the_instance_that_raised_among_layers_of_one_class(hook: str) -> None:
+    layers = [FailsWhenTold("outer"), FailsWhenTold("middle", hook), FailsWhenTold("inner")]
+    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "ok"]), tools=[add], middleware=layers)
+    events = await collect(agent)
+    (error,) = of(events, ErrorEvent)
+    assert error.source == "middle" and f"failed in {hook}" in error.error
+    assert [agent.middleware.stats(n).errors for n in ("outer", "middle", "inner")] == [0, 1, 0]
+    assert history_is_valid(agent.messages)
+
+
 # -- toggles, tools, state, emit, ask -------------------------------------------------------
 
 
