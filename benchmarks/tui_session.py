@@ -73,10 +73,10 @@ async def _echo_ms(pilot: Any, area: TextArea) -> float:
 # -- ours ---------------------------------------------------------------------------
 async def ours(messages: int) -> dict[str, float]:
     from shell.agent.loop import Agent
+    from shell.frontend.reply import CallView
     from shell.providers.scripted import ScriptedModel
     from shell.tui.app import AgentShellApp
     from shell.tui.entries import AssistantEntry, SpanEntry, UserEntry
-    from shell.tui.spanstate import SpanState
 
     model = ScriptedModel([REPLY], chunk_size=5)
     app = AgentShellApp(Agent(model), model_label="bench")
@@ -89,7 +89,7 @@ async def ours(messages: int) -> dict[str, float]:
             if kind == "user":
                 entries.append(UserEntry(f"question {i}"))
             elif kind == "span":
-                state = SpanState(f"c{i}", "read_file", "done", args={"path": f"f{i}.py"})
+                state = CallView(f"c{i}", "read_file", "done", args={"path": f"f{i}.py"})
                 state.result, state.duration_s = "x = 1\n" * 20, 0.1
                 entries.append(SpanEntry(state))
             else:

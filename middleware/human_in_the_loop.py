@@ -38,7 +38,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict
 
-from shell.core.approvals import ALL_DECISIONS, ApprovalDecision, ApprovalRequest, DecisionType
+from shell.core.approvals import (
+    ALL_DECISIONS,
+    ApprovalDecision,
+    ApprovalRequest,
+    DecisionType,
+    rejected_message,
+)
 from shell.core.messages import ToolCallBlock
 from shell.core.tools import Tool
 
@@ -220,7 +226,7 @@ class HumanInTheLoop(Middleware):
                 f"(allowed: {', '.join(allowed)}); the call was not run."
             )
         if decision.type == "reject":
-            return _block(decision.message or f"User rejected the tool call for {name}")
+            return _block(decision.message or rejected_message(name))
         if decision.always:
             self._remember(ctx, decision, request)
         if decision.type == "edit":

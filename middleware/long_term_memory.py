@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 import anyio.to_thread
-import platformdirs
 
 from shell.core.events import Event, Notice, ReplyEnd
 from shell.core.messages import UserMessage
@@ -64,8 +63,11 @@ _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def default_path() -> Path:
-    """``memory.sqlite3`` in agent-shell's user data dir (platformdirs)."""
-    return platformdirs.user_data_path("agent-shell") / "memory.sqlite3"
+    """``memory.sqlite3`` in agent-shell's user data dir (``AGENT_SHELL_DATA_DIR``
+    moves it, as it moves the sessions)."""
+    from shell.core.dirs import data_dir
+
+    return data_dir() / "memory.sqlite3"
 
 
 def fts_query(text: str) -> str:

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .frontend.exits import HELP as EXIT_HELP
 
 EXAMPLES = """\
 examples:
@@ -35,8 +35,7 @@ examples:
   agent-shell acp                               the agent for editors (Agent Client Protocol on stdio)
   agent-shell trust                             show what this workspace's .mcp.json would run; trust it
 
-exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted
-"""
+""" + EXIT_HELP + "\n"
 
 
 class UsageError(Exception):

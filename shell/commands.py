@@ -187,7 +187,7 @@ def mode_command(runtime: ShellRuntime, arg: str) -> CommandResult:
             policy.mode = parse_mode(arg)
         except ModeError as exc:
             return CommandResult(str(exc), error=True)
-        off = " (HumanInTheLoop is off: every call runs until it is on again)"
+        off = " (approvals are off: what would ask runs unasked; deny rules hold)"
         warn = "" if runtime.approvals_on else off
         return CommandResult(f"Permission mode: **{policy.mode}**: {SUMMARY[policy.mode]}.{warn}")
     rows = [f"- {f'**{m}**' if m == policy.mode else m}: {SUMMARY[m]}" for m in SUMMARY]
@@ -642,8 +642,11 @@ def default_commands() -> CommandRegistry:
             name = runtime.set_middleware(words[0], words[1].lower() == "on")
         except KeyError as exc:
             return CommandResult(str(exc.args[0]) if exc.args else str(exc), error=True)
-        state = "on" if runtime.agent.middleware.is_enabled(name) else "off"
-        return CommandResult(f"Middleware {name}: {state}.")
+        state = "on" if runtime.middleware_on(name) else "off"
+        note = ""
+        if name == "HumanInTheLoop" and state == "off" and runtime.policy_enforced:
+            note = " Calls that would ask run unasked; deny rules and plan mode still hold."
+        return CommandResult(f"Middleware {name}: {state}.{note}")
 
     @reg.add("tools", "List the tools the model can call")
     def _tools(runtime: ShellRuntime, arg: str) -> CommandResult:

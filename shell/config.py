@@ -61,10 +61,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from .core.dirs import APP_NAME, CONFIG_DIR_ENV, config_dir
 
-APP_NAME = "agent-shell"
-CONFIG_DIR_ENV = "AGENT_SHELL_CONFIG_DIR"
+__all__ = [
+    "APP_NAME", "CONFIG_DIR_ENV", "ConfigError", "Settings", "config_dir", "config_path", "load_config",
+]
 
 
 class ConfigError(Exception):
@@ -136,11 +137,6 @@ class Settings:
 
     def provider(self, name: str) -> ProviderSettings:
         return self.providers.get(name) or ProviderSettings()
-
-
-def config_dir() -> Path:
-    override = os.environ.get(CONFIG_DIR_ENV)
-    return Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
 def config_path() -> Path:

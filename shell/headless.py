@@ -33,32 +33,21 @@ from typing import IO, Any, Literal, TypeAlias
 import anyio
 import anyio.to_thread
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
-from shell.core.events import (
-    ErrorEvent,
-    Event,
-    Notice,
-    ReplyEnd,
-    ToolExecutionEnd,
-    ToolExecutionStart,
-    to_jsonable,
-)
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope
+from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd, ToolExecutionEnd, to_jsonable
 
 from .core.textsafety import json_text, sanitize, sanitize_line
-from .frontend.approval import approval_lines, choices
+from .frontend.approval import Choice, approval_lines, decide
+from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exit_code
 from .frontend.paced import paced
-from .runtime import ShellRuntime, editor_command, summarize_args
+from .frontend.reply import CallView, ReplyState, call_lines
+from .runtime import ShellRuntime, editor_command
+
+__all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "approver", "cancel_on_sigint",
+           "edit_in_editor", "exit_code", "run_headless"]
 
 OutputFormat: TypeAlias = Literal["text", "json", "jsonl"]
 ApprovePolicy: TypeAlias = Literal["ask", "never", "always"]
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def exit_code(stop_reason: str) -> int:
-    """0 for an answer, 1 for a reply that ended in an error, 130 when cancelled."""
-    return {"error": EXIT_ERROR, "cancelled": EXIT_INTERRUPTED}.get(stop_reason, EXIT_OK)
-
 
 def edit_in_editor(text: str, command: list[str], streams: dict[str, Any] | None = None) -> str:
     """Open ``command`` on a temporary ``.json`` file holding ``text``; return the saved text.
@@ -120,61 +109,49 @@ class TerminalApprover:
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         async with self.lock:
-            return await anyio.to_thread.run_sync(self._ask, request, abandon_on_cancel=True)
+            try:
+                tty = _Tty()
+            except OSError:
+                return ApprovalDecision.reject(
+                    f"The call to {request.call.name} needs approval, but agent-shell runs headless with no "
+                    "terminal to ask; it was not run. The user can rerun with --approve always to allow it."
+                )
+            with tty:
+                tty.write("\n" + "\n".join(sanitize(line) for line in approval_lines(request)) + "\n")
+                decision = await decide(request, _TtyPrompts(tty))
+        return decision or ApprovalDecision.reject("The approval prompt was closed; the call was not run.")
 
-    def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        try:
-            tty = _Tty()
-        except OSError:
-            return ApprovalDecision.reject(
-                f"The call to {request.call.name} needs approval, but agent-shell runs headless with no "
-                "terminal to ask; it was not run. The user can rerun with --approve always to allow it."
-            )
-        with tty:
-            tty.write("\n" + "\n".join(sanitize(line) for line in approval_lines(request)) + "\n")
-            offered = choices(request)
-            keys = {c.key: c for c in offered}
-            prompt = "/".join(f"{c.key}={c.label}" for c in offered)
-            while True:
-                tty.write(f"Allow? [{prompt}] ")
-                tty.flush()
-                answer = tty.readline()
-                if not answer:
-                    return ApprovalDecision.reject("The approval prompt was closed; the call was not run.")
-                choice = keys.get(answer.strip().lower()[:1])
-                if choice is None:
-                    continue
-                if choice.decision == "approve":
-                    return ApprovalDecision.approve()
-                if choice.decision == "always":
-                    rules = request.suggested_rules
-                    tty.write(f"Remember for this session: {', '.join(sanitize(r) for r in rules)}\n")
-                    return ApprovalDecision.approve(always=True, rules=rules, scope="session")
-                if choice.decision == "reject":
-                    tty.write("Reason (optional, the model reads it): ")
-                    tty.flush()
-                    reason = tty.readline().strip()
-                    default = f"The user rejected the call to {request.call.name}."
-                    return ApprovalDecision.reject(reason or default)
-                edited = self._edit(request, tty)
-                if edited is not None:
-                    return ApprovalDecision.edit(edited)
 
-    def _edit(self, request: ApprovalRequest, tty: _Tty) -> dict[str, Any] | None:
+class _TtyPrompts:
+    """The approval questions, asked on the terminal (reads in a thread: a Ctrl+C
+    cancel does not wait for a line)."""
+
+    def __init__(self, tty: _Tty) -> None:
+        self.tty = tty
+
+    async def _ask(self, question: str) -> str:
+        self.tty.write(question)
+        return await anyio.to_thread.run_sync(self.tty.readline, abandon_on_cancel=True)
+
+    async def key(self, request: ApprovalRequest, offered: list[Choice]) -> str | None:
+        answer = await self._ask(f"Allow? [{'/'.join(f'{c.key}={c.label}' for c in offered)}] ")
+        return answer.strip().lower()[:1] if answer else None
+
+    async def reason(self, request: ApprovalRequest) -> str:
+        return (await self._ask("Reason (optional, the model reads it): ")).strip()
+
+    async def edited(self, request: ApprovalRequest) -> str | None:
         text = json_text(request.args, indent=2)
         command = editor_command()
         if command:
-            text = edit_in_editor(text, command, tty.streams())
-        else:
-            now = json_text(request.args)
-            tty.write(f"Arguments now: {now}\nNew arguments (JSON): ")
-            tty.flush()
-            text = tty.readline()
-        try:
-            return parse_edited_args(request, text)
-        except ValueError as exc:
-            tty.write(f"Not used: {exc}\n")
-            return None
+            return await anyio.to_thread.run_sync(edit_in_editor, text, command, self.tty.streams())
+        return await self._ask(f"Arguments now: {json_text(request.args)}\nNew arguments (JSON): ")
+
+    async def rules(self, request: ApprovalRequest) -> tuple[tuple[str, ...], RuleScope] | None:
+        return request.suggested_rules, "session"
+
+    def say(self, text: str, level: str = "info") -> None:
+        self.tty.write(f"{sanitize(text)}\n")
 
 
 def approver(policy: ApprovePolicy, err: IO[str]) -> Callable[[ApprovalRequest], Any]:
@@ -205,72 +182,26 @@ async def run_headless(
     out: IO[str] | None = None,
     err: IO[str] | None = None,
 ) -> int:
-    """One reply to ``prompt``; returns the exit code."""
+    """One reply to ``prompt``; returns the exit code (see :mod:`shell.frontend.exits`)."""
     out = out or sys.stdout
     err = err or sys.stderr
     runtime.ask = approver(approve, err)
-    end: ReplyEnd | None = None
-    errors: list[str] = []
-    recorder = None
-    show_tools = output_format == "text" and err.isatty()
-    for problem in runtime.problems:  # a mistyped config, a damaged session: said once, never fatal
-        err.write(f"agent-shell: warning: {runtime.shown(problem)}\n")
-    check = runtime.workspace_trust()
-    if check.config.exists and not check.trusted:  # never started, never asked: said once
-        err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")
-        err.flush()
+    _preamble(runtime, err)
     composed = runtime.compose(prompt)  # @ files and pasted image paths, as in the shell
     if composed.problems:
         for problem in composed.problems:
             err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")
-        return 2
-    cancelled = False
-
-    def on_cancel() -> None:
-        nonlocal cancelled
-        cancelled = True  # from now on nothing is printed but the reply's end
-
-    with cancel_on_sigint(runtime.cancel, on_cancel):
+        return EXIT_USAGE
+    run = _HeadlessReply(runtime, output_format, out, err)
+    with cancel_on_sigint(runtime.cancel, run.cancel):
         async with runtime.running():
             await runtime.wait_for_tools()
             async with aclosing(runtime.reply(composed.message)) as events:
                 async for event in paced(events):  # Ctrl+C is seen within a few ms
-                    if cancelled and not isinstance(event, ReplyEnd):
-                        pass  # what was in flight when Ctrl+C came: drained, not shown
-                    elif output_format == "jsonl":
-                        out.write(json_text(to_jsonable(event)) + "\n")
-                        out.flush()
-                    elif output_format == "text":
-                        _report(event, err, show_tools, runtime.shown)
-                    if isinstance(event, ErrorEvent):
-                        errors.append(runtime.secrets.text(event.error))
-                    elif isinstance(event, Notice) and event.level == "error":  # saving failed
-                        errors.append(runtime.secrets.text(event.text))
-                    if isinstance(event, ReplyEnd):
-                        end = event
+                    run.handle(event)
             recorder = runtime.session_recorder
-    stop = end.stop_reason if end else "error"
-    answer = end.message.text if end and end.message else ""
-    shown_stop: str = stop
-    if stop == "end_turn" and end and end.message and end.message.stop_reason == "max_tokens":
-        shown_stop = "max_tokens"  # the answer was cut at the output limit: say so, not "end_turn"
-    if output_format == "text":
-        if answer and not cancelled:  # Ctrl+C: the partial answer is not printed after it
-            text = sanitize(answer)
-            out.write(text if text.endswith("\n") else text + "\n")
-            out.flush()
-    elif output_format == "json":
-        result = {
-            "answer": answer,
-            "stop_reason": shown_stop,
-            "usage": to_jsonable(end.usage) if end and not end.usage.unknown else None,
-            "model": runtime.model_label,
-            "errors": errors,
-            "messages": to_jsonable(runtime.agent.messages),
-        }
-        out.write(json_text(result) + "\n")
-        out.flush()
-    code = exit_code(stop)
+    run.result()
+    code = run.reply.exit_code
     if recorder is not None:  # closed now: its last attempt to save is made
         for notice in recorder.take_notices():  # what the stream could no longer carry
             err.write(f"{notice.level}: {runtime.shown(notice.text)}\n")
@@ -279,21 +210,76 @@ async def run_headless(
     return code
 
 
-def _report(event: Event, err: IO[str], show_tools: bool, shown: Callable[[str], str]) -> None:
-    """Text mode: what a person watching stderr should see (``shown``: an error or a
-    notice with secrets redacted and controls neutralised)."""
-    if isinstance(event, Notice) and event.level != "info":
-        err.write(f"{event.level}: {shown(event.text)}\n")
-    elif isinstance(event, ErrorEvent):
-        err.write(f"error ({sanitize_line(event.source)}): {shown(event.error)}\n")
-    elif isinstance(event, ToolExecutionEnd) and event.blocked:
-        content = event.result.content if isinstance(event.result.content, str) else "blocked"
-        err.write(f"tool call not run: {sanitize(content)}\n")
-    elif show_tools and isinstance(event, ToolExecutionStart):
-        err.write(f"· {sanitize_line(event.name)} {sanitize(summarize_args(event.args))}\n")
-    else:
-        return
+def _preamble(runtime: ShellRuntime, err: IO[str]) -> None:
+    """What is said once before the reply: a mistyped config, a damaged session, a
+    workspace config left unused (never fatal, never asked)."""
+    for problem in runtime.problems:
+        err.write(f"agent-shell: warning: {runtime.shown(problem)}\n")
+    check = runtime.workspace_trust()
+    if check.config.exists and not check.trusted:
+        err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")
     err.flush()
+
+
+class _HeadlessReply:
+    """One reply on stdout (the result) and stderr (what a person watching should see)."""
+
+    def __init__(
+        self, runtime: ShellRuntime, output_format: OutputFormat, out: IO[str], err: IO[str]
+    ) -> None:
+        self.runtime = runtime
+        self.format = output_format
+        self.out, self.err = out, err
+        self.show_tools = output_format == "text" and err.isatty()
+        self.reply = ReplyState()
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True  # from now on nothing is printed but the reply's end
+
+    def handle(self, event: Event) -> None:
+        call = self.reply.apply(event)
+        if self.cancelled and not isinstance(event, ReplyEnd):
+            return  # what was in flight when Ctrl+C came: drained, not shown
+        if self.format == "jsonl":
+            self.out.write(json_text(to_jsonable(event)) + "\n")
+            self.out.flush()
+        elif self.format == "text":
+            self._report(event, call)
+
+    def _report(self, event: Event, call: CallView | None) -> None:
+        """Text mode, on stderr: notices, errors, calls a gate stopped, and (on a
+        terminal) each call as it ends."""
+        shown = self.runtime.shown
+        if isinstance(event, Notice) and event.level != "info":
+            self.err.write(f"{event.level}: {shown(event.text)}\n")
+        elif isinstance(event, ErrorEvent):
+            self.err.write(f"error ({sanitize_line(event.source)}): {shown(event.error)}\n")
+        elif isinstance(event, ToolExecutionEnd) and call is not None and (self.show_tools or event.blocked):
+            self.err.write("\n".join(call_lines(call)) + "\n")
+        else:
+            return
+        self.err.flush()
+
+    def result(self) -> None:
+        """The answer (``text``) or the one JSON object (``json``) on stdout."""
+        reply, out = self.reply, self.out
+        if self.format == "text":
+            if reply.answer and not self.cancelled:  # Ctrl+C: the partial answer is not printed after it
+                text = sanitize(reply.answer)
+                out.write(text if text.endswith("\n") else text + "\n")
+        elif self.format == "json":
+            usage = reply.end.usage if reply.end is not None else None
+            result = {
+                "answer": reply.answer,
+                "stop_reason": reply.shown_stop,
+                "usage": to_jsonable(usage) if usage is not None and not usage.unknown else None,
+                "model": self.runtime.model_label,
+                "errors": [self.runtime.secrets.text(text) for _, text in reply.errors],
+                "messages": to_jsonable(self.runtime.agent.messages),
+            }
+            out.write(json_text(result) + "\n")
+        out.flush()
 
 
 @contextmanager

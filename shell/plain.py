@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import aclosing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,14 +39,16 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from shell.core import events as ev
-from shell.core.approvals import ApprovalDecision, ApprovalRequest, parse_edited_args
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
+from .core.dirs import data_dir
 from .core.textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
-from .frontend.approval import approval_lines, argument_lines, choices, is_diff
+from .frontend.approval import Choice, approval_lines, argument_lines, decide, is_diff
 from .frontend.paced import paced
+from .frontend.reply import CallView, ReplyState, call_head, call_lines, end_notice
 from .headless import cancel_on_sigint, edit_in_editor
-from .runtime import ShellRuntime, data_dir, editor_command, summarize_args
+from .runtime import ShellRuntime, editor_command
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 PROMPT = "\u203a "
@@ -221,8 +223,8 @@ class PlainShell:
         self.interrupted = False
         self.next_default = ""
         """Text the next prompt starts with (a rewound message comes back)."""
-        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
-        self.started: dict[str, float] = {}
+        self.last_reply: ReplyState | None = None
+        """The last reply as the front-end core reduced it (how it ended, its calls)."""
         runtime.ask = self.ask
 
     # -- the main loop -----------------------------------------------------------
@@ -271,7 +273,7 @@ class PlainShell:
     def _prompt(self) -> FormattedText:
         """The permission mode, always in sight, then the prompt (bypass in red)."""
         label = self.runtime.mode_label
-        style = "fg:ansired bold" if label.startswith("bypass") else "fg:ansicyan"
+        style = "fg:ansired bold" if self.runtime.mode_warning else "fg:ansicyan"
         return FormattedText([(style, label), ("", " " + PROMPT)] if label else [("", PROMPT)])
 
     async def _loop(self) -> int:
@@ -319,7 +321,7 @@ class PlainShell:
             "[dim]Enter sends · Esc-Enter or Ctrl+J for a new line · /help · Ctrl+C cancels[/dim]"
         )
         mode = rt.permissions.describe_mode()
-        style = "red" if rt.mode_label.startswith("bypass") else "dim"
+        style = "red" if rt.mode_warning else "dim"
         self.console.print(Text(f"permissions: {mode} · Shift+Tab or /mode switches", style=style))
         for problem in rt.problems:
             self.console.print(Text(f"! {rt.shown(problem)}", style="yellow"))
@@ -381,90 +383,14 @@ class PlainShell:
             self.console.print(Text(f"  ▤ {sanitize_line(chip)}", style="dim"))
         for note in composed.notes:
             self.console.print(Text(f"  {sanitize_line(note)}", style="yellow"))
-        stream: MarkdownStream | None = None
-        thinking: StreamSanitizer | None = None
-        slow: dict[str, asyncio.TimerHandle] = {}
-        stop = "error"
-        loop = asyncio.get_running_loop()
-
-        stopped = False
-
-        def cancelled() -> None:
-            nonlocal stopped, stream
-            stopped, stream = True, None  # what was in flight is not printed after Ctrl+C
-            self.console.print("[dim]cancelling…[/dim]")
-
-        with cancel_on_sigint(self.runtime.cancel, cancelled):
+        drawing = PlainReply(self)
+        with cancel_on_sigint(self.runtime.cancel, drawing.cancel):
             async with aclosing(self.runtime.reply(composed.message)) as events:
-                async for e in paced(events):  # Ctrl+C is seen within a few ms
-                    if stopped and not isinstance(e, ev.ReplyEnd):
-                        continue
-                    if isinstance(e, ev.TextBlockStart):
-                        stream = MarkdownStream(self.console)
-                    elif isinstance(e, ev.TextBlockDelta) and stream is not None:
-                        stream.feed(e.delta)
-                    elif isinstance(e, ev.TextBlockEnd) and stream is not None:
-                        stream.finish()
-                        stream = None
-                    elif isinstance(e, ev.ThinkingBlockStart):
-                        thinking = StreamSanitizer()
-                        self.console.print("[dim italic]thinking…[/dim italic]")
-                    elif isinstance(e, ev.ThinkingBlockEnd) and thinking is not None:
-                        body = sanitize(e.text).strip()
-                        if body:
-                            self.console.print(Text("┊ " + body.replace("\n", "\n┊ "), style="dim italic"))
-                        thinking = None
-                    elif isinstance(e, ev.ApprovalRequested):
-                        self.seen_approvals.setdefault(e.call_id, asyncio.Event()).set()
-                    elif isinstance(e, ev.ToolCallEnd):
-                        self.calls[e.call_id] = (e.name, e.args)
-                    elif isinstance(e, ev.ToolExecutionStart):
-                        self.calls[e.call_id] = (e.name, e.args)
-                        self.started[e.call_id] = loop.time()
-                        slow[e.call_id] = loop.call_later(SLOW_TOOL_S, self._running, e.name, e.args)
-                    elif isinstance(e, ev.ToolExecutionEnd):
-                        handle = slow.pop(e.call_id, None)
-                        if handle:
-                            handle.cancel()
-                        self._tool_line(e)
-                    elif isinstance(e, (ev.DataBlockStart, ev.DataBlockDelta, ev.DataBlockEnd)):
-                        self._audio(e)
-                    elif isinstance(e, ev.Notice):
-                        color = {"info": "dim", "warning": "yellow"}.get(e.level, "red")
-                        self.console.print(Text(f"{e.level}: {self.runtime.shown(e.text)}", style=color))
-                    elif isinstance(e, ev.ErrorEvent):
-                        error = f"error ({sanitize_line(e.source)}): {self.runtime.shown(e.error)}"
-                        self.console.print(Text(error, style="red"))
-                    elif isinstance(e, ev.ReplyEnd):
-                        stop = e.stop_reason
-        for handle in slow.values():
-            handle.cancel()
-        if stream is not None:
-            stream.finish()
-        if stop == "cancelled":
-            self.console.print("[yellow]cancelled[/yellow]")
-        return stop
-
-    def _running(self, name: str, args: dict[str, Any]) -> None:
-        line = f"⋯ {sanitize_line(name)} {sanitize(summarize_args(args))} (running)"
-        self.console.print(Text(line, style="dim"))
-
-    def _tool_line(self, e: ev.ToolExecutionEnd) -> None:
-        name, args = self.calls.pop(e.call_id, ("tool", {}))
-        icon, style = ("⊘", "yellow") if e.blocked else ("✗", "red") if e.result.is_error else ("✓", "green")
-        summary = sanitize(summarize_args(args))
-        # Time the tool itself: the event's duration also counts the wait for approval.
-        started = self.started.pop(e.call_id, None)
-        took = asyncio.get_running_loop().time() - started if started is not None else e.duration_s
-        line = Text.assemble(
-            (f"{icon} ", style), (sanitize_line(name), "bold"), " ", (summary, "dim"),
-            (f" · {took:.2f}s", "dim")
-        )
-        self.console.print(line)
-        if e.result.is_error:
-            content = e.result.content if isinstance(e.result.content, str) else str(e.result.content)
-            first = sanitize(content).strip().split("\n", 1)[0]
-            self.console.print(Text(f"  {first[:200]}", style=style))
+                async for event in paced(events):  # Ctrl+C is seen within a few ms
+                    drawing.handle(event)
+        drawing.close()
+        self.last_reply = drawing.reply
+        return drawing.reply.stop_reason
 
     # -- approvals ------------------------------------------------------------------
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
@@ -474,9 +400,14 @@ class PlainShell:
             await seen.wait()
         self.seen_approvals.pop(request.call.id, None)
         async with self.ask_lock:
-            return await self._ask(request)
+            self._show_request(request)
+            decision = await decide(request, _PlainPrompts(self))
+        if decision is None:
+            self.runtime.cancel()
+            return ApprovalDecision.reject("The user cancelled the reply.")
+        return decision
 
-    async def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+    def _show_request(self, request: ApprovalRequest) -> None:
         head, *body = approval_lines(request)
         self.console.print(Text.assemble(("? ", "bold yellow"), (sanitize(head), "bold")))
         words = len(approval_lines(request)) - len(argument_lines(request)) - 1
@@ -486,73 +417,6 @@ class PlainShell:
             if i >= preview_start:
                 style = _diff_style(line.strip()) if is_diff(request.preview) else "cyan"
             self.console.print(Text(sanitize(line), style=style), soft_wrap=False, overflow="fold")
-        offered = choices(request)
-        keys = [c.key for c in offered]
-        labels = "  ".join(f"[{c.key}] {c.label}" for c in offered)
-        while True:
-            key = await self.choice.prompt_async(
-                "  " + labels + " " + PROMPT, key_bindings=_choice_keys(keys), handle_sigint=False,
-            )
-            if key == "cancel":
-                self.runtime.cancel()
-                return ApprovalDecision.reject("The user cancelled the reply.")
-            if key == "y":
-                self.console.print(Text("  approved", style="green"))
-                return ApprovalDecision.approve()
-            if key == "a":
-                decision = await self._always(request)
-                if decision is not None:
-                    return decision
-                continue
-            if key == "n":
-                reason = await self.approval.prompt_async(
-                    "  reason (the model reads it; Enter for none) " + PROMPT,
-                    multiline=False,
-                    handle_sigint=False,
-                )
-                self.console.print(Text("  rejected", style="yellow"))
-                default = f"The user rejected the call to {request.call.name}."
-                return ApprovalDecision.reject(reason.strip() or default)
-            edited = await self._edit(request)
-            if edited is not None:
-                shown = json_text(edited)
-                self.console.print(Text(f"  edited: {sanitize(shown)}", style="green"), overflow="fold")
-                return ApprovalDecision.edit(edited)
-
-    async def _always(self, request: ApprovalRequest) -> ApprovalDecision | None:
-        """"Always": the proposed rule(s), editable, then where to keep them."""
-        self.console.print("[dim]  rule(s) to remember, one per line; Esc then Enter to accept[/dim]")
-        text = await self.approval.prompt_async(
-            "  ", default="\n".join(request.suggested_rules), multiline=True, handle_sigint=False
-        )
-        rules = tuple(line.strip() for line in text.splitlines() if line.strip())
-        if not rules:
-            self.console.print(Text("  no rule: nothing remembered", style="yellow"))
-            return None
-        self.console.print("  keep it for [bold]s[/bold] this session · [bold]p[/bold] this project · "
-                           "[bold]u[/bold] everywhere (user config)")
-        scope = await self.choice.prompt_async(
-            "  [s/p/u] " + PROMPT, key_bindings=_choice_keys(["s", "p", "u"]), handle_sigint=False,
-        )
-        if scope not in ("s", "p", "u"):
-            return None
-        where = {"s": "session", "p": "project", "u": "user"}[scope]
-        self.console.print(Text(f"  approved; remembered in {where}: {', '.join(rules)}", style="green"))
-        return ApprovalDecision.approve(always=True, rules=rules, scope=where)  # type: ignore[arg-type]
-
-    async def _edit(self, request: ApprovalRequest) -> dict[str, Any] | None:
-        text = json_text(request.args, indent=2)
-        command = editor_command()
-        if command:
-            text = await anyio.to_thread.run_sync(edit_in_editor, text, command)
-        else:
-            self.console.print("[dim]  edit the JSON arguments; Esc then Enter to accept[/dim]")
-            text = await self.approval.prompt_async("  ", default=text, multiline=True, handle_sigint=False)
-        try:
-            return parse_edited_args(request, text)
-        except ValueError as exc:
-            self.console.print(Text(f"  not used: {exc}", style="red"))
-            return None
 
     # -- audio ----------------------------------------------------------------------
     def _audio(self, e: ev.DataBlockStart | ev.DataBlockDelta | ev.DataBlockEnd) -> None:
@@ -569,7 +433,7 @@ class PlainShell:
         if self.last_audio is None:
             return CommandResult("No audio yet.", error=True)
         try:
-            from .tui.audio import start_playback
+            from .speech.audio import start_playback
 
             start_playback(self.last_audio.media_type, self.last_audio.data)
         except Exception as exc:
@@ -581,7 +445,7 @@ class PlainShell:
             return CommandResult("Usage: /save PATH (after an audio block).", error=True)
         data = self.last_audio.data
         try:
-            from .tui.audio import as_wav
+            from .speech.audio import as_wav
 
             data = as_wav(self.last_audio.media_type, data)
         except Exception:
@@ -614,6 +478,169 @@ class PlainShell:
         return kb
 
 
+STATUS_STYLES = {"done": "green", "error": "red", "blocked": "yellow", "cancelled": "yellow"}
+
+
+class PlainReply:
+    """One reply printed into the scrollback, from the front-end core's reducer:
+    Markdown a line at a time, thinking folded, a line per tool call as it ends (and
+    one when a call runs long), notices and errors, audio announced."""
+
+    def __init__(self, shell: PlainShell) -> None:
+        self.shell = shell
+        self.console = shell.console
+        self.reply = ReplyState()
+        self.stream: MarkdownStream | None = None
+        self.slow: dict[str, asyncio.TimerHandle] = {}
+        self.stopped = False
+        self._table: dict[type, Callable[[Any, CallView | None], None]] = {
+            ev.TextBlockStart: self._text_start,
+            ev.TextBlockDelta: self._text_delta,
+            ev.TextBlockEnd: self._text_end,
+            ev.ThinkingBlockStart: self._thinking_start,
+            ev.ThinkingBlockEnd: self._thinking_end,
+            ev.ApprovalRequested: self._approval,
+            ev.ToolExecutionStart: self._exec_start,
+            ev.ToolExecutionEnd: self._exec_end,
+            ev.DataBlockStart: self._audio,
+            ev.DataBlockDelta: self._audio,
+            ev.DataBlockEnd: self._audio,
+            ev.Notice: self._notice,
+            ev.ErrorEvent: self._error,
+        }
+
+    def cancel(self) -> None:
+        """Ctrl+C: what was in flight is not printed after it."""
+        self.stopped, self.stream = True, None
+        self.reply.cancel()
+        self.console.print("[dim]cancelling…[/dim]")
+
+    def handle(self, event: Any) -> None:
+        call = self.reply.apply(event)
+        if self.stopped and not isinstance(event, ev.ReplyEnd):
+            return
+        handler = self._table.get(type(event))
+        if handler is not None:
+            handler(event, call)
+
+    def close(self) -> None:
+        for handle in self.slow.values():
+            handle.cancel()
+        if self.stream is not None:
+            self.stream.finish()
+        said = end_notice(self.reply.stop_reason)
+        if said:
+            self.console.print(Text(said, style="yellow"))
+
+    def _text_start(self, event: ev.TextBlockStart, call: CallView | None) -> None:
+        self.stream = MarkdownStream(self.console)
+
+    def _text_delta(self, event: ev.TextBlockDelta, call: CallView | None) -> None:
+        if self.stream is not None:
+            self.stream.feed(event.delta)
+
+    def _text_end(self, event: ev.TextBlockEnd, call: CallView | None) -> None:
+        if self.stream is not None:
+            self.stream.finish()
+            self.stream = None
+
+    def _thinking_start(self, event: ev.ThinkingBlockStart, call: CallView | None) -> None:
+        self.console.print("[dim italic]thinking…[/dim italic]")
+
+    def _thinking_end(self, event: ev.ThinkingBlockEnd, call: CallView | None) -> None:
+        body = sanitize(event.text).strip()
+        if body:
+            self.console.print(Text("┊ " + body.replace("\n", "\n┊ "), style="dim italic"))
+
+    def _approval(self, event: ev.ApprovalRequested, call: CallView | None) -> None:
+        self.shell.seen_approvals.setdefault(event.call_id, asyncio.Event()).set()
+
+    def _exec_start(self, event: ev.ToolExecutionStart, call: CallView | None) -> None:
+        if call is not None:
+            loop = asyncio.get_running_loop()
+            self.slow[call.call_id] = loop.call_later(SLOW_TOOL_S, self._running, call)
+
+    def _running(self, call: CallView) -> None:
+        icon, name, summary, tail = call_head(call)
+        self.console.print(Text(f"{icon} {name} {summary}{tail}", style="dim"))
+
+    def _exec_end(self, event: ev.ToolExecutionEnd, call: CallView | None) -> None:
+        handle = self.slow.pop(event.call_id, None)
+        if handle:
+            handle.cancel()
+        if call is None:
+            return
+        style = STATUS_STYLES.get(call.status, "")
+        _, *rest = call_lines(call)
+        icon, name, summary, tail = call_head(call)
+        head = Text.assemble((f"{icon} ", style), (name, "bold"), " ", (summary, "dim"), (tail, "dim"))
+        self.console.print(head)
+        for line in rest:
+            self.console.print(Text(line, style=style))
+
+    def _audio(self, event: Any, call: CallView | None) -> None:
+        self.shell._audio(event)
+
+    def _notice(self, event: ev.Notice, call: CallView | None) -> None:
+        color = {"info": "dim", "warning": "yellow"}.get(event.level, "red")
+        self.console.print(Text(f"{event.level}: {self.shell.runtime.shown(event.text)}", style=color))
+
+    def _error(self, event: ev.ErrorEvent, call: CallView | None) -> None:
+        error = f"error ({sanitize_line(event.source)}): {self.shell.runtime.shown(event.error)}"
+        self.console.print(Text(error, style="red"))
+
+
+class _PlainPrompts:
+    """The approval questions on the line mode's own prompts (one key answers)."""
+
+    def __init__(self, shell: PlainShell) -> None:
+        self.shell = shell
+        self.console = shell.console
+
+    async def key(self, request: ApprovalRequest, offered: list[Choice]) -> str | None:
+        labels = "  ".join(f"[{c.key}] {c.label}" for c in offered)
+        keys = [c.key for c in offered]
+        key = await self.shell.choice.prompt_async(
+            "  " + labels + " " + PROMPT, key_bindings=_choice_keys(keys), handle_sigint=False,
+        )
+        return None if key == "cancel" else str(key)
+
+    async def reason(self, request: ApprovalRequest) -> str:
+        return str(await self.shell.approval.prompt_async(
+            "  reason (the model reads it; Enter for none) " + PROMPT, multiline=False, handle_sigint=False,
+        ))
+
+    async def edited(self, request: ApprovalRequest) -> str | None:
+        text = json_text(request.args, indent=2)
+        command = editor_command()
+        if command:
+            return await anyio.to_thread.run_sync(edit_in_editor, text, command)
+        self.console.print("[dim]  edit the JSON arguments; Esc then Enter to accept[/dim]")
+        edited = self.shell.approval.prompt_async("  ", default=text, multiline=True, handle_sigint=False)
+        return str(await edited)
+
+    async def rules(self, request: ApprovalRequest) -> tuple[tuple[str, ...], RuleScope] | None:
+        """"Always": the proposed rule(s), editable, then where to keep them."""
+        self.console.print("[dim]  rule(s) to remember, one per line; Esc then Enter to accept[/dim]")
+        text = await self.shell.approval.prompt_async(
+            "  ", default="\n".join(request.suggested_rules), multiline=True, handle_sigint=False
+        )
+        rules = tuple(line.strip() for line in str(text).splitlines() if line.strip())
+        if not rules:
+            return rules, "session"
+        self.console.print("  keep it for [bold]s[/bold] this session · [bold]p[/bold] this project · "
+                           "[bold]u[/bold] everywhere (user config)")
+        scope = await self.shell.choice.prompt_async(
+            "  [s/p/u] " + PROMPT, key_bindings=_choice_keys(["s", "p", "u"]), handle_sigint=False,
+        )
+        where: dict[str, RuleScope] = {"s": "session", "p": "project", "u": "user"}
+        return (rules, where[scope]) if scope in where else None
+
+    def say(self, text: str, level: str = "info") -> None:
+        style = {"ok": "green", "warning": "yellow", "error": "red"}.get(level, "dim")
+        self.console.print(Text(f"  {sanitize(text)}", style=style), overflow="fold")
+
+
 @dataclass(frozen=True, slots=True)
 class _CtrlC:
     had_text: bool
@@ -637,7 +664,7 @@ def _diff_style(line: str) -> str:
 
 def _audio_length(audio: Audio) -> str:
     try:
-        from .tui.audio import duration_s, pcm_format
+        from .speech.audio import duration_s, pcm_format
 
         fmt = pcm_format(audio.media_type, audio.data)
         if fmt is not None:
@@ -657,7 +684,7 @@ def _markdown(text: str) -> RenderableType:
 
 def _history() -> History:
     try:
-        return FileHistory(str(data_dir() / "history"))
+        return FileHistory(str(data_dir(create=True) / "history"))
     except OSError:
         return InMemoryHistory()
 

@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     from .sessions.search import SearchIndex
     from .tools.workspace import Workspace
 
-DEFAULT_MIDDLEWARE = ("HumanInTheLoop", "ProjectInstructions")
+HITL = "HumanInTheLoop"
+DEFAULT_MIDDLEWARE = (HITL, "ProjectInstructions")
 """Switched on when the config does not list ``[middleware] enabled``."""
 
 
@@ -765,21 +766,44 @@ class ShellRuntime:
 
     # -- permissions -----------------------------------------------------------------
     @property
-    def approvals_on(self) -> bool:
-        """Whether the policy is enforced: HumanInTheLoop is in the stack and on
-        (switched off, every call runs: front ends show that as a warning)."""
+    def permissions_gate(self) -> Middleware | None:
+        """HumanInTheLoop when it is the gate of this runtime's policy, else None."""
         stack = self.agent.middleware
-        return "HumanInTheLoop" in stack and stack.is_enabled("HumanInTheLoop")
+        gate = stack.get(HITL) if HITL in stack else None
+        return gate if gate is not None and getattr(gate, "policy", None) is self.permissions else None
+
+    @property
+    def policy_enforced(self) -> bool:
+        """Whether the permission policy judges tool calls at all: HumanInTheLoop
+        (its one gate) is in the stack and its slot is on. The front ends' switch
+        never turns that slot off (see :meth:`set_middleware`); only code that
+        disables it in the stack directly leaves calls unjudged."""
+        stack = self.agent.middleware
+        return HITL in stack and stack.is_enabled(HITL)
+
+    @property
+    def approvals_on(self) -> bool:
+        """Whether calls the policy asks about wait for a person (the HumanInTheLoop
+        switch); off, they run unasked while deny rules and plan mode still hold."""
+        return self.policy_enforced and self.permissions.asking
 
     @property
     def mode_label(self) -> str:
-        """The mode as the status line shows it (``bypass`` when approvals are off;
-        empty for an agent without HumanInTheLoop, whose policy is its own)."""
-        if "HumanInTheLoop" not in self.agent.middleware:
+        """The mode as the status line shows it, with what is off beside it; empty
+        for an agent without HumanInTheLoop, whose policy is its own."""
+        if HITL not in self.agent.middleware:
             return ""
-        if not self.approvals_on:
-            return "bypass (approvals off)"
-        return self.permissions.mode
+        if not self.policy_enforced:
+            return "no policy (HumanInTheLoop disabled in the stack)"
+        mode = self.permissions.mode
+        if not self.permissions.asking and mode != "bypass":
+            return f"{mode}, approvals off (deny rules hold)"
+        return mode
+
+    @property
+    def mode_warning(self) -> bool:
+        """The mode label is a warning: calls run that would have asked."""
+        return not self.approvals_on or self.permissions.mode == "bypass"
 
     # -- middleware and tools ------------------------------------------------------
     def find_middleware(self, name: str) -> str:
@@ -790,9 +814,24 @@ class ShellRuntime:
                 return n
         raise KeyError(f"No middleware named {name!r}. In the stack: {', '.join(names) or 'none'}.")
 
+    def middleware_on(self, name: str) -> bool:
+        """A middleware's switch as front ends show it (HumanInTheLoop's is whether
+        calls wait for approval, see :meth:`set_middleware`)."""
+        if name == HITL and self.permissions_gate is not None:
+            return self.approvals_on
+        return self.agent.middleware.is_enabled(name)
+
     def set_middleware(self, name: str, on: bool) -> str:
+        """Switch a middleware on or off from a front end (the panel, ``/middleware``,
+        an editor's config option). HumanInTheLoop is the policy's one gate, so its
+        switch means "ask me": off, what would ask runs unasked (bypass), and deny
+        rules and plan mode keep holding; the gate itself stays on."""
         found = self.find_middleware(name)
-        self.agent.middleware.set_enabled(found, on)
+        if found == HITL and self.permissions_gate is not None:
+            self.agent.middleware.set_enabled(found, True)
+            self.permissions.asking = on
+        else:
+            self.agent.middleware.set_enabled(found, on)
         return found
 
     def middleware_info(self) -> list[MiddlewareInfo]:
@@ -802,7 +841,7 @@ class ShellRuntime:
             st = stack.stats(mw.name)
             rows.append(
                 MiddlewareInfo(
-                    mw.name, stack.is_enabled(mw.name), mw.description, st.calls, st.time_s, st.errors,
+                    mw.name, self.middleware_on(mw.name), mw.description, st.calls, st.time_s, st.errors,
                     st.last_error,
                 )
             )
@@ -832,7 +871,7 @@ class ShellRuntime:
         from .tools.listing import describe_tools
 
         verdicts = {t.name: self.permissions.decide(t, {}).action for t in self.agent.tools}
-        notes = {"ask": ", asks", "deny": ", denied"} if self.approvals_on else {}
+        notes = {"ask": ", asks", "deny": ", denied"} if self.policy_enforced else {}
         rows = [
             f"- `{i.name}` ({i.source}{notes.get(verdicts[i.name], '')}): {i.summary}"
             for i in describe_tools(self.agent.tools)
@@ -971,7 +1010,7 @@ def point_at_workspace(stack: MiddlewareStack, workspace: Workspace) -> None:
             if mw.cwd is None:
                 mw.cwd = workspace.root
             if mw.user_dir is None:  # the middleware sits below shell.config: told, not imported
-                from .config import config_dir
+                from .core.dirs import config_dir
 
                 mw.user_dir = config_dir()
 
@@ -990,7 +1029,7 @@ def discover_middleware(problems: list[str]) -> dict[str, type[Middleware]]:
     ``middleware/`` folder); whatever fails to load is a problem, never fatal."""
     from middleware.plugins import available_middleware
 
-    from .config import config_dir
+    from .core.dirs import config_dir
 
     found, found_problems = available_middleware(config_dir())
     problems.extend(found_problems)
@@ -1125,7 +1164,7 @@ def build_permissions(
     user_rules, rule_problems = parse_rules(table, "user", str(settings.path))
     problems.extend(rule_problems)
     hitl = next((m for m in agent.middleware if isinstance(m, HumanInTheLoop)), None)
-    state_key = hitl.name if hitl is not None else "HumanInTheLoop"
+    state_key = hitl.name if hitl is not None else HITL
     policy = PermissionPolicy(
         workspace.root,
         mode=mode,
@@ -1138,6 +1177,9 @@ def build_permissions(
     problems.extend(policy.problems)
     if hitl is not None:
         hitl.policy = policy
+        # The gate always runs; whether it asks is the switch the user sees.
+        policy.asking = agent.middleware.is_enabled(hitl.name)
+        agent.middleware.set_enabled(hitl.name, True)
     return policy
 
 
@@ -1180,32 +1222,6 @@ def build_network_guard(settings: Settings, problems: list[str]) -> NetworkGuard
     from .permissions.network import NetworkGuard
 
     return NetworkGuard(_config_list(settings, "network", "allow_private_hosts", problems))
-
-
-def data_dir() -> Path:
-    """Where history and sessions live (platformdirs' user data dir, or
-    ``AGENT_SHELL_DATA_DIR``, as ``shell.sessions`` reads it)."""
-    import platformdirs
-
-    override = os.environ.get("AGENT_SHELL_DATA_DIR")
-    path = Path(override) if override else Path(platformdirs.user_data_dir("agent-shell", appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def summarize_args(args: dict[str, Any], width: int = 80) -> str:
-    """One line for a tool span: ``path='a.txt' content='hello…'``."""
-    from .core.textsafety import json_text, map_strings
-
-    parts = []
-    for key, value in args.items():
-        text = value if isinstance(value, str) else json_text(map_strings(value, str))
-        text = " ".join(str(text).split())
-        if len(text) > 40:
-            text = text[:39] + "…"
-        parts.append(f"{key}={text!r}" if isinstance(value, str) else f"{key}={text}")
-    line = " ".join(parts)
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def editor_command() -> list[str] | None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, rejected_message
 from shell.core.tools import Tool, ToolKind
 from shell.permissions.modes import MODES as POLICY_MODES
 from shell.permissions.modes import SUMMARY, ModeError, parse_mode
@@ -127,7 +127,7 @@ class AcpPermissions:
             note = ""
             if option_id == "reject_always" and not is_path_request(request, self.workspace_root):
                 note = self._deny(request.suggested_rules)
-            return ApprovalDecision.reject((message or f"The user rejected the call to {name}.") + note)
+            return ApprovalDecision.reject((message or rejected_message(name)) + note)
         return ApprovalDecision.reject(
             f"The editor answered the permission request for {name} with an unknown option "
             f"{option_id!r}; the call was not run."

@@ -161,7 +161,7 @@ class AcpSession:
         for mw in stack:
             options.append(
                 co.middleware_option(
-                    mw.name, mw.description, stack.is_enabled(mw.name), boolean=self.boolean_options
+                    mw.name, mw.description, runtime.middleware_on(mw.name), boolean=self.boolean_options
                 )
             )
         return options

@@ -76,6 +76,17 @@ class ApprovalDecision:
         return cls("reject", message=message)
 
 
+def rejected_message(name: str) -> str:
+    """What the model reads when the user rejects a call and gives no reason (every
+    front end, and HumanInTheLoop for a rejection that carries no message)."""
+    return f"The user rejected the call to {name}; it was not run."
+
+
+def rejection(request: ApprovalRequest, reason: str = "") -> ApprovalDecision:
+    """The user's "no", with their reason or the one default message."""
+    return ApprovalDecision.reject(reason.strip() or rejected_message(request.call.name))
+
+
 def unattended_rejection(request: ApprovalRequest) -> ApprovalDecision:
     """The answer when nobody serves ``ask``: reject, and tell the model why."""
     return ApprovalDecision.reject(

@@ -4,7 +4,8 @@ Every argument is shown whole (never cut at a width: a command padded with
 spaces to push ``; touch x`` out of sight is shown with its tail), multi-line
 values line by line, and the policy's preview (a diff for file edits, the
 commands a shell line runs) after them. The line mode and headless mode print
-these lines; the TUI dialog shows the same pieces in its own widgets.
+these lines and answer through the one flow, :func:`decide`; the TUI dialog shows
+the same pieces in its own widgets and binds the same keys (:data:`KEYS`).
 
 Callers sanitise the lines before they reach a terminal.
 """
@@ -13,9 +14,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from shell.core.approvals import ApprovalRequest
+from shell.core.approvals import (
+    ApprovalDecision,
+    ApprovalRequest,
+    RuleScope,
+    parse_edited_args,
+    rejected_message,
+    rejection,
+)
+from shell.core.textsafety import json_text
+
+__all__ = ["APPROVE_ALL_KEY", "KEYS", "ApprovalPrompts", "Choice", "approval_lines", "argument_lines",
+           "choices", "decide", "is_diff", "rejected_message", "rejection", "value_lines"]
 
 DIFF_REPLACES = ("content", "old_string", "new_string")
 """Arguments a diff preview shows in full already (the change itself)."""
@@ -26,22 +38,26 @@ class Choice:
     key: str
     label: str
     decision: str
+    """``approve``, ``edit``, ``reject`` or ``always`` (approve and remember)."""
+
+
+KEYS: tuple[Choice, ...] = (
+    Choice("y", "approve", "approve"),
+    Choice("e", "edit", "edit"),
+    Choice("n", "reject", "reject"),
+    Choice("a", "always", "always"),
+)
+"""The one key map: the same key answers the same way in every front end."""
+APPROVE_ALL_KEY = "A"
+"""Approve every call still waiting (the TUI queues parallel calls)."""
 
 
 def choices(request: ApprovalRequest) -> list[Choice]:
     """Only what the request allows: approve (y), edit (e), reject (n), and
     always (a) when approving is allowed and a rule could cover the call."""
     allowed = request.allowed_decisions
-    out = []
-    if "approve" in allowed:
-        out.append(Choice("y", "approve", "approve"))
-    if "edit" in allowed:
-        out.append(Choice("e", "edit", "edit"))
-    if "reject" in allowed:
-        out.append(Choice("n", "reject", "reject"))
-    if "approve" in allowed and request.suggested_rules:
-        out.append(Choice("a", "always", "always"))
-    return out
+    always = "approve" in allowed and bool(request.suggested_rules)
+    return [c for c in KEYS if c.decision in allowed or (c.decision == "always" and always)]
 
 
 def is_diff(preview: str) -> bool:
@@ -83,3 +99,76 @@ def approval_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]
     if request.preview:
         lines.extend(f"{indent}{line}" for line in request.preview.split("\n"))
     return lines
+
+
+class ApprovalPrompts(Protocol):
+    """How a line-oriented front end asks (the line mode on its prompt, headless on
+    the terminal): each method shows its question and returns the answer."""
+
+    async def key(self, request: ApprovalRequest, offered: list[Choice]) -> str | None:
+        """One of the offered keys; None when the user cancelled (Ctrl+C, end of input)."""
+        ...
+
+    async def reason(self, request: ApprovalRequest) -> str:
+        """Why it was rejected (the model reads it; empty for the default)."""
+        ...
+
+    async def edited(self, request: ApprovalRequest) -> str | None:
+        """The arguments as edited JSON text; None to go back."""
+        ...
+
+    async def rules(self, request: ApprovalRequest) -> tuple[tuple[str, ...], RuleScope] | None:
+        """The rules "always" keeps and where; None to go back."""
+        ...
+
+    def say(self, text: str, level: str = "info") -> None:
+        """One line of feedback (``info``, ``ok``, ``warning``, ``error``)."""
+        ...
+
+
+async def decide(request: ApprovalRequest, prompts: ApprovalPrompts) -> ApprovalDecision | None:
+    """The one approval flow of the line-oriented front ends: a key, then what that
+    key needs (a reason, edited arguments checked against the schema, the rules
+    to remember), until a decision is made. None: the user cancelled the reply."""
+    offered = choices(request)
+    by_key = {c.key: c for c in offered}
+    while True:
+        key = await prompts.key(request, offered)
+        if key is None:
+            return None
+        choice = by_key.get(key)
+        if choice is None:
+            continue
+        decision = await _follow(choice.decision, request, prompts)
+        if decision is not None:
+            return decision
+
+
+async def _follow(what: str, request: ApprovalRequest, prompts: ApprovalPrompts) -> ApprovalDecision | None:
+    if what == "approve":
+        prompts.say("approved", "ok")
+        return ApprovalDecision.approve()
+    if what == "reject":
+        decision = rejection(request, await prompts.reason(request))
+        prompts.say("rejected", "warning")
+        return decision
+    if what == "always":
+        kept = await prompts.rules(request)
+        if kept is None:
+            return None
+        rules, scope = kept
+        if not rules:
+            prompts.say("no rule: nothing remembered", "warning")
+            return None
+        prompts.say(f"approved; remembered in {scope}: {', '.join(rules)}", "ok")
+        return ApprovalDecision.approve(always=True, rules=rules, scope=scope)
+    text = await prompts.edited(request)
+    if text is None:
+        return None
+    try:
+        args = parse_edited_args(request, text)
+    except ValueError as exc:
+        prompts.say(f"not used: {exc}", "error")
+        return None
+    prompts.say(f"edited: {json_text(args)}", "ok")
+    return ApprovalDecision.edit(args)

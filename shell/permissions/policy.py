@@ -84,6 +84,7 @@ class PermissionPolicy:
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self._mode: Mode = mode
+        self._asking = True
         self.include_bypass = mode == "bypass"
         self.cli_rules = list(cli_rules or [])
         self.user_rules = list(user_rules or [])
@@ -199,9 +200,29 @@ class PermissionPolicy:
         """Every rule with where it came from, in force or not (for ``/permissions``)."""
         return [ListedRule(rule, active, note) for rule, active, note in self._listing()]
 
+    # -- asking at all -------------------------------------------------------------------
+    @property
+    def asking(self) -> bool:
+        """Whether a call the policy would ask about waits for a person. Off (the
+        HumanInTheLoop switch in a front end), such calls run unasked, as in bypass
+        mode; deny rules and plan mode still hold, since they are not questions."""
+        return self._asking
+
+    @asking.setter
+    def asking(self, on: bool) -> None:
+        if on != self._asking:
+            self._asking = on
+            self._changed()
+
     # -- deciding ----------------------------------------------------------------------
     def decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """``allow``, ``ask`` or ``deny`` for one call, with the reason."""
+        verdict = self._decide(tool, args)
+        if verdict.action == "ask" and not self._asking:
+            return Verdict("allow", f"approvals are off, so it runs unasked ({verdict.reason})")
+        return verdict
+
+    def _decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         effect, rule = self._active().judge(tool.name, args, self.root)
         if effect == "deny" and rule is not None:
             return Verdict(

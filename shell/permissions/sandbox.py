@@ -197,8 +197,7 @@ def own_dirs() -> list[Path]:
     """The shell's own config, data, state and cache dirs (hidden from commands)."""
     import platformdirs
 
-    from shell.config import config_dir
-    from shell.sessions.store import data_dir
+    from shell.core.dirs import config_dir, data_dir
 
     app = "agent-shell"
     return [

@@ -160,7 +160,7 @@ _for_this_run: dict[str, str] = {}
 
 def store_path() -> Path:
     """``trusted-workspaces.json`` in the user config dir (``AGENT_SHELL_CONFIG_DIR``)."""
-    from shell.config import config_dir
+    from shell.core.dirs import config_dir
 
     return config_dir() / STORE_NAME
 

@@ -12,19 +12,19 @@ The runtime owns one recorder per conversation and wraps each reply in it
 
 from __future__ import annotations
 
+from shell.core.dirs import DATA_DIR_ENV, data_dir
+
 from .codec import CodecError, message_from_dict, message_to_dict
 from .export import export_markdown
 from .loader import INTERRUPTED_RESULT, LoadedSession, load_session, repair_history, resume
 from .recorder import FORMAT_VERSION, SessionRecorder
 from .redact import Redactor, redact
 from .store import (
-    DATA_DIR_ENV,
     SessionError,
     SessionInfo,
     SessionLocked,
     SessionNotFound,
     SessionStore,
-    data_dir,
     describe_os_error,
 )
 

@@ -44,8 +44,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shell.core.dirs import data_dir
+
 from .recorder import encode_record
-from .store import data_dir, utc_now
+from .store import utc_now
 
 if TYPE_CHECKING:
     from shell.core.messages import Message

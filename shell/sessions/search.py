@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .store import SUFFIX, SessionStore, data_dir
+from shell.core.dirs import data_dir
+
+from .store import SUFFIX, SessionStore
 
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-APP_NAME = "agent-shell"
-DATA_DIR_ENV = "AGENT_SHELL_DATA_DIR"
+from shell.core.dirs import data_dir
+
 SUFFIX = ".jsonl"
 TITLE_WIDTH = 80
 
@@ -69,15 +69,6 @@ class SessionLocked(SessionError):
             f"Session {session_id} is open in another agent-shell ({who}); "
             "close it there, or start a new session."
         )
-
-
-def data_dir() -> Path:
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 def new_session_id(now: float | None = None) -> str:

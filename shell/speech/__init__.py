@@ -17,18 +17,31 @@ without it.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from .espeak import EspeakEngine, EspeakStream, find_espeak
-from .openai import MEDIA_TYPES, OpenAISpeechEngine, SpeechError
-from .wav import WavFormat, fix_sizes, parse_header
+if TYPE_CHECKING:
+    from .espeak import EspeakEngine, EspeakStream, find_espeak
+    from .openai import MEDIA_TYPES, OpenAISpeechEngine, SpeechError
+    from .wav import PcmFormat, WavFormat, fix_sizes, parse_header
+
+_LAZY = {
+    "EspeakEngine": "espeak", "EspeakStream": "espeak", "find_espeak": "espeak",
+    "MEDIA_TYPES": "openai", "OpenAISpeechEngine": "openai", "SpeechError": "openai",
+    "PcmFormat": "wav", "WavFormat": "wav", "fix_sizes": "wav", "parse_header": "wav",
+}
+"""Loaded on first use: the audio helpers (:mod:`.audio`, :mod:`.playback`) are
+imported by front ends that draw before any engine is needed (the HTTP engine
+pulls in httpx)."""
 
 __all__ = [
     "MEDIA_TYPES",
     "EspeakEngine",
     "EspeakStream",
     "OpenAISpeechEngine",
+    "PcmFormat",
     "SpeechError",
     "WavFormat",
     "detect_engine",
@@ -36,6 +49,13 @@ __all__ = [
     "fix_sizes",
     "parse_header",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
 
 
 def detect_engine(env: Mapping[str, str] | None = None) -> EspeakEngine | OpenAISpeechEngine | None:
@@ -46,12 +66,16 @@ def detect_engine(env: Mapping[str, str] | None = None) -> EspeakEngine | OpenAI
         return None
     base_url = env.get("AGENT_SHELL_TTS_BASE_URL", "")
     if base_url or choice == "openai":
+        from .openai import OpenAISpeechEngine
+
         return OpenAISpeechEngine(
             base_url=base_url or env.get("OPENAI_BASE_URL", "") or "https://api.openai.com/v1",
             api_key=env.get("AGENT_SHELL_TTS_API_KEY") or env.get("OPENAI_API_KEY"),
             model=env.get("AGENT_SHELL_TTS_MODEL", "gpt-4o-mini-tts"),
             voice=env.get("AGENT_SHELL_TTS_VOICE", "alloy"),
         )
+    from .espeak import EspeakEngine, find_espeak
+
     binary = find_espeak()
     if binary is None:
         return None

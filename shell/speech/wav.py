@@ -1,9 +1,11 @@
-"""The little WAV handling speech engines need: find the PCM, fix the sizes.
+"""The one WAV parser: where the PCM starts and how to read it, for the speech
+engines, the players and the audio blocks of every front end.
 
 espeak-ng writes its WAV to a pipe before it knows how long the audio will be, so
 the RIFF and ``data`` sizes in its header are placeholders (0x7FFFF000-ish or
 0xFFFFFFFF, or 0). Players and the ``wave`` module trust those fields, so the
-complete file gets its real sizes written back in before anyone sees it.
+complete file gets its real sizes written back in (:func:`fix_sizes`) before
+anyone sees it.
 """
 
 from __future__ import annotations
@@ -13,12 +15,18 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
-class WavFormat:
-    channels: int
-    rate: int
-    bits: int
-    data_offset: int
-    """Where the PCM samples start (just past the ``data`` chunk header)."""
+class PcmFormat:
+    """How to read PCM samples: from a WAV header, or from a media type's parameters."""
+
+    channels: int = 1
+    rate: int = 24000
+    bits: int = 16
+    data_offset: int = 0
+    """Where the samples start (just past a WAV's ``data`` chunk header; 0 for bare PCM)."""
+
+    @property
+    def bytes_per_second(self) -> int:
+        return max(1, self.channels * self.rate * self.bits // 8)
 
     @property
     def pcm_media_type(self) -> str:
@@ -26,7 +34,11 @@ class WavFormat:
         return f"audio/pcm;rate={self.rate};channels={self.channels}"
 
 
-def parse_header(data: bytes) -> WavFormat | None:
+WavFormat = PcmFormat
+"""The name the speech engines knew it by."""
+
+
+def parse_header(data: bytes) -> PcmFormat | None:
     """The format of a RIFF/WAVE byte string, or None while its header is incomplete."""
     if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
         return None
@@ -37,12 +49,12 @@ def parse_header(data: bytes) -> WavFormat | None:
         if chunk == b"data":
             if fmt is None:
                 return None
-            return WavFormat(*fmt, data_offset=pos + 8)
+            return PcmFormat(*fmt, data_offset=pos + 8)
         if chunk == b"fmt ":
             if pos + 24 > len(data):
                 return None
             _, channels, rate, _, _, bits = struct.unpack_from("<HHIIHH", data, pos + 8)
-            fmt = (channels or 1, rate, bits or 16)
+            fmt = (channels or 1, rate or 24000, bits or 16)
         pos += 8 + size + (size & 1)
     return None
 

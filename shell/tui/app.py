@@ -34,11 +34,12 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
 import themes
+from shell.speech.playback import Clip, Playback
 
+from . import messages as msg
 from . import prefs
 from .gcpolicy import GcPolicy
 from .palette import ShellCommands
-from .playback import Clip, Playback
 from .widgets.conversation import Conversation
 from .widgets.prompt_input import PromptInput
 from .widgets.queue_bar import QueueBar
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from shell.commands import CommandRegistry
     from shell.config import Settings
     from shell.context.attachments import Composed
+    from shell.frontend.reply import ReplyState
     from shell.runtime import ShellRuntime
 
     from .renderer import ReplyRenderer
@@ -144,6 +146,8 @@ class AgentShellApp(App[int]):
         self._busy = False
         self._last_typed = 0.0
         self.renderer: ReplyRenderer | None = None
+        self.last_reply: ReplyState | None = None
+        """The last reply as the front-end core reduced it (how it ended, its calls)."""
         self.gc_policy = GcPolicy()
         self.playback = Playback()
         self.playback.listeners.append(self._playback_changed)
@@ -265,10 +269,12 @@ class AgentShellApp(App[int]):
         from .history import entries_from_messages
         from .widgets.attachment_bar import AttachmentBar
         from .widgets.mention_picker import MentionPicker
+        from .widgets.middleware_panel import Switches
         from .widgets.side_panel import SidePanel
 
         self.agent.ask = self.ask
-        await self.query_one("#main").mount(SidePanel(self.agent.middleware, id="side"))
+        switches = Switches(self.runtime.middleware_on, self.runtime.set_middleware)
+        await self.query_one("#main").mount(SidePanel(self.agent.middleware, switches, id="side"))
         picker = MentionPicker(lambda: self.runtime.file_index if self.ready else None, id="picker")
         await self.query_one("#chat").mount(AttachmentBar(id="attachments"), picker, before=self.prompt)
         self.ready = True
@@ -277,7 +283,6 @@ class AgentShellApp(App[int]):
         self.status.state = "idle"
         self.runtime.permissions.listeners.append(self._show_mode)
         self._show_mode()
-        self.set_interval(0.5, self._show_mode)  # HumanInTheLoop switched in the panel shows as bypass
         saved_speak = prefs.saved_speak()
         if saved_speak is not None:
             speech.apply(self.agent.middleware, saved_speak)
@@ -286,7 +291,7 @@ class AgentShellApp(App[int]):
             await self.conversation.add(NoticeEntry("warning", problem))
         if self.agent.messages:  # a resumed session: show what was said, and what it cost
             await self.conversation.add_many(entries_from_messages(self.agent.messages))
-            self._count_session_usage()
+            self._show_usage()
         elif not self._own_runtime:
             await self.conversation.add(AssistantEntry(self._welcome()))
         if not self._own_runtime:  # MCP servers connect in the background; sessions close on exit
@@ -376,18 +381,13 @@ class AgentShellApp(App[int]):
         ours = ["/theme", "/trace", "/speak"]
         return sorted([f"/{name}" for name in self.commands.names()] + ours)
 
-    def _count_session_usage(self) -> None:
-        """The status line's session tokens, from the usage saved with each reply."""
-        used = [getattr(m, "usage", None) for m in self.agent.messages]
-        self.status.tokens_in = sum(u.input_tokens for u in used if u is not None)
-        self.status.tokens_out = sum(u.output_tokens for u in used if u is not None)
-        self.status.tokens_unknown = any(u.unknown for u in used if u is not None)
-
-    def add_usage(self, tokens_in: int, tokens_out: int, unknown: bool = False) -> None:
-        self.status.tokens_in += tokens_in
-        self.status.tokens_out += tokens_out
-        if unknown:
-            self.status.tokens_unknown = True
+    def _show_usage(self) -> None:
+        """The status line's session tokens: the runtime's meter, the one count every
+        front end shows (a resumed session's saved usage included; zero after /new)."""
+        used = self.runtime.meter.session_usage
+        self.status.tokens_in = used.input_tokens
+        self.status.tokens_out = used.output_tokens
+        self.status.tokens_unknown = used.unknown
         self.show_meter()
 
     def show_meter(self) -> None:
@@ -396,6 +396,26 @@ class AgentShellApp(App[int]):
         self.status.context = meter.context_label()
         self.status.fullness = meter.fullness or 0.0
         self.status.cost = meter.cost_label()
+
+    # -- what the reply renderer says ------------------------------------------------
+    def on_phase_changed(self, message: msg.PhaseChanged) -> None:
+        if self._busy or message.phase == "idle":
+            self.status.state = message.phase
+
+    def on_usage_reported(self, message: msg.UsageReported) -> None:
+        self._show_usage()
+
+    def on_middleware_failed(self, message: msg.MiddlewareFailed) -> None:
+        self.panel.mark_failed(message.name, message.error)
+
+    def on_todos_changed(self, message: msg.TodosChanged) -> None:
+        self.todos.set_todos(message.todos)
+
+    def on_trace_changed(self, message: msg.TraceChanged) -> None:
+        self.trace_view.changed()
+
+    def on_audio_finished(self, message: msg.AudioFinished) -> None:
+        self.audio_finished(message.clip)
 
     # -- sending --------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
@@ -505,7 +525,8 @@ class AgentShellApp(App[int]):
         for note in composed.notes:  # a file cut to fit, an @word that names no file
             await self.conversation.add(NoticeEntry("warning", note))
         self.conversation.anchor()
-        renderer = self.renderer = ReplyRenderer(self)
+        renderer = self.renderer = ReplyRenderer(self.conversation, self.agent.middleware)
+        self.last_reply = renderer.reply
         self.gc_policy.reply_started()
         try:
             async with aclosing(self.runtime.reply(composed.message)) as events:  # recorded into the session
@@ -582,6 +603,7 @@ class AgentShellApp(App[int]):
         except Exception:  # shutting down
             return
         status.mode = self.runtime.mode_label
+        status.mode_warning = self.runtime.mode_warning
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab: the next permission mode (default, accept-edits, plan, auto)."""
@@ -629,7 +651,7 @@ class AgentShellApp(App[int]):
 
     def on_notice_line_disable_middleware(self, message: NoticeLine.DisableMiddleware) -> None:
         if message.name in self.agent.middleware:
-            self.agent.middleware.set_enabled(message.name, False)
+            self.runtime.set_middleware(message.name, False)
             self.panel.refresh_stats()
             self.notify(f"Middleware {message.name} switched off.", markup=False)
 
@@ -660,11 +682,9 @@ class AgentShellApp(App[int]):
         if result.action in ("clear", "new", "resume") or rewound:
             await self.conversation.clear_entries()
             self.todos.set_todos([])
-            if result.action == "new":
-                self.status.tokens_in = self.status.tokens_out = 0
             if result.action in ("resume", "rewind", "fork"):
                 await self.conversation.add_many(entries_from_messages(self.agent.messages))
-                self._count_session_usage()
+            self._show_usage()
         if rewound and result.data.text and not self.prompt.text.strip():
             self.prompt.load_text(result.data.text)  # the message comes back, to send again or change
             self.prompt.move_cursor(self.prompt.document.end)

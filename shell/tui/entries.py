@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from textual.widget import Widget
 
-from .spanstate import SpanState
+from shell.frontend.reply import CallView
+
 from .widgets.assistant_message import AssistantMessage
 from .widgets.audio_block import AudioBlock, new_key
 from .widgets.notice_line import NoticeLine
@@ -71,7 +72,9 @@ class ThinkingEntry(Entry):
 
 @dataclass(eq=False)
 class SpanEntry(Entry):
-    state: SpanState
+    state: CallView
+    args_shown: bool = field(default=False, init=False)
+    """Some streamed arguments were drawn (the rest are drawn once per frame)."""
 
     def build(self) -> Widget:
         return ToolSpan(self.state)

@@ -18,17 +18,16 @@ from shell.core.messages import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    ToolResultMessage,
     UserMessage,
 )
+from shell.frontend.reply import calls_from_messages
 
 from .entries import AssistantEntry, AudioEntry, Entry, SpanEntry, ThinkingEntry, UserEntry
-from .spanstate import SpanState
 
 
 def entries_from_messages(messages: Sequence[Any]) -> list[Entry]:
     entries: list[Entry] = []
-    spans: dict[str, SpanState] = {}
+    calls = calls_from_messages(messages)  # each call as it ended, as the other front ends read it
     for message in messages:
         if isinstance(message, UserMessage):
             words, chips = split_message(message)
@@ -40,15 +39,7 @@ def entries_from_messages(messages: Sequence[Any]) -> list[Entry]:
                 elif isinstance(block, TextBlock) and block.text:
                     entries.append(AssistantEntry(block.text))
                 elif isinstance(block, ToolCallBlock):
-                    state = SpanState(block.id, block.name, "cancelled", args=dict(block.args))
-                    spans[block.id] = state
-                    entries.append(SpanEntry(state))
+                    entries.append(SpanEntry(calls[block.id]))
                 elif isinstance(block, DataBlock) and block.media_type.startswith("audio/"):
                     entries.append(AudioEntry(f"history{len(entries)}-{i}", block.media_type, block.data))
-        elif isinstance(message, ToolResultMessage):
-            span = spans.get(message.call_id)
-            if span is not None:
-                span.result = message.text
-                span.is_error = message.is_error
-                span.status = "error" if message.is_error else "done"
     return entries

@@ -25,9 +25,8 @@ class ShellCommands(Provider):
             return found
         for command in app.commands:
             found.append((f"/{command.name}", command.summary, f"/{command.name}"))
-        stack = app.agent.middleware
-        for name in stack.names():
-            state = "off" if stack.is_enabled(name) else "on"
+        for name in app.agent.middleware.names():
+            state = "off" if app.runtime.middleware_on(name) else "on"
             found.append((f"Middleware: switch {name} {state}", "middleware", f"/middleware {name} {state}"))
         for theme in app.our_theme_names():
             found.append((f"Theme: {theme}", "theme", f"/theme {theme}"))

@@ -16,15 +16,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from shell.core.dirs import config_dir
 
 
 def prefs_path() -> Path:
     override = os.environ.get("AGENT_SHELL_TUI_PREFS")
     if override:
         return Path(override)
-    base = os.environ.get("AGENT_SHELL_CONFIG_DIR")
-    return Path(base or platformdirs.user_config_dir("agent-shell")) / "tui.json"
+    return config_dir() / "tui.json"
 
 
 def load() -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 ``off`` switches the TTS middleware off; ``on`` switches it on (replies get audio
 blocks to play or save); ``auto`` also plays each finished audio block through the
-app's :class:`~shell.tui.playback.Playback`, one after another. The choice is
+app's :class:`~shell.speech.playback.Playback`, one after another. The choice is
 remembered in the TUI's preferences and applied at start-up. What is missing (no
 TTS middleware, no engine, no player) is said in words, since silence is the
 symptom and would otherwise explain nothing.
@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import audio, prefs
+from shell.speech import audio
+
+from . import prefs
 
 TTS = "TTS"
 MODES = prefs.SPEAK_MODES

@@ -23,6 +23,8 @@ from acp.schema import (
     BooleanConfigOptionCapabilities as BooleanCaps,
 )
 
+from shell.core.approvals import rejected_message
+
 from .conftest import EditorClient, Spawn
 
 pytestmark = pytest.mark.anyio
@@ -385,5 +387,5 @@ async def test_a_rejection_can_say_why_where_the_editor_has_forms(
     [(message, mode)] = client.elicitations
     assert "write_file" in message and mode.tool_call_id == "w1"
     said = client.tool_updates("w1")[-1].content[0].content.text
-    assert (reason or "The user rejected the call to write_file.") in said
+    assert (reason or rejected_message("write_file")) in said
     assert not (workspace / "notes.txt").exists()

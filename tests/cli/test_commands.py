@@ -49,7 +49,8 @@ async def test_middleware_toggle(runtime: ShellRuntime) -> None:
     off = [n for n in stack.names() if not stack.is_enabled(n)]
     assert off, "other built-ins are offered switched off"
     result = await run(runtime, "/middleware humanintheloop off")
-    assert not result.error and not stack.is_enabled("HumanInTheLoop")
+    assert not result.error and not runtime.middleware_on("HumanInTheLoop")  # "don't ask"
+    assert stack.is_enabled("HumanInTheLoop") and "deny rules and plan mode still hold" in result.text
     await run(runtime, f"/middleware {off[0]} on")
     assert stack.is_enabled(off[0])
     assert (await run(runtime, "/middleware Nope on")).error
@@ -102,7 +103,8 @@ def test_config_middleware_list_is_respected(tmp_path: Path) -> None:
     )
     stack = rt.agent.middleware
     assert stack.names()[0] == "ToolRetry" and stack.is_enabled("ToolRetry")
-    assert not stack.is_enabled("HumanInTheLoop")  # an explicit list replaces the defaults
+    assert not rt.middleware_on("HumanInTheLoop")  # an explicit list replaces the defaults: nothing asks
+    assert stack.is_enabled("HumanInTheLoop") and rt.policy_enforced  # but the policy's gate still judges
     assert any("Missing" in p for p in rt.problems)
 
 

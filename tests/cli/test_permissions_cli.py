@@ -67,7 +67,7 @@ def test_a_restored_always_does_not_beat_approve_never(
                      script([shell_call("mkdir -p first"), "Done."]))
     first.expect("Allow? [")
     first.send("a\r")
-    first.expect("Remember for this session: run_shell(mkdir:*)")
+    first.expect("remembered in session: run_shell(mkdir:*)")
     assert first.close() == 0
     assert (workspace / "first").exists()
     again = run_cli("-p", "touch again", "--continue", "--approve", "never", "--output-format", "json",

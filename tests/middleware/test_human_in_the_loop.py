@@ -109,7 +109,7 @@ async def test_reject_default_message_and_tool_not_run() -> None:
     events = await run(agent)
     assert ran == []
     result = results(agent)["c1"]
-    assert result.is_error and result.text == "User rejected the tool call for write_file"
+    assert result.is_error and result.text == "The user rejected the call to write_file; it was not run."
     end = next(e for e in events if isinstance(e, ToolExecutionEnd))
     assert end.blocked
     # The model read the rejection on its next call.

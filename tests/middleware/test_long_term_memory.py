@@ -146,7 +146,11 @@ async def test_a_broken_store_costs_a_warning_not_the_reply(tmp_path: Path) -> N
     assert agent.messages[-1].text == "Still here."  # type: ignore[union-attr]
 
 
-def test_default_path_is_in_the_user_data_dir() -> None:
+def test_default_path_is_in_the_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("AGENT_SHELL_DATA_DIR", raising=False)
     path = default_path()
     assert path.name == "memory.sqlite3" and "agent-shell" in str(path)
-    assert LongTermMemory().store.path == path  # nothing is created until first use
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path))  # moves it with the sessions
+    assert default_path() == tmp_path / "memory.sqlite3"
+    assert LongTermMemory().store.path == tmp_path / "memory.sqlite3"  # nothing is created until first use
+    assert not (tmp_path / "memory.sqlite3").exists()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import RadioSet, Static, TextArea
+from textual.widgets import RadioSet, Static, Switch, TextArea
 
 from middleware.human_in_the_loop import HumanInTheLoop
 from shell.config import Settings
@@ -67,9 +67,13 @@ async def test_the_mode_is_always_shown_and_shift_tab_cycles_it(tmp_path: Path) 
         assert seen == ["accept-edits", "plan", "auto", "default"]
         await send(pilot, "/mode bypass")
         await wait_for(pilot, lambda: "bypass" in status_text(app))
-        rt.set_middleware("HumanInTheLoop", False)
         await send(pilot, "/mode default")
-        await wait_for(pilot, lambda: "bypass (approvals off)" in status_text(app))
+        await pilot.press("f2")  # the panel's HumanInTheLoop switch: off means "don't ask"
+        await wait_for(pilot, lambda: bool(app.panel.rows()))
+        row = next(r for r in app.panel.rows() if r.mw_name == "HumanInTheLoop")
+        await pilot.click(row.query_one(Switch))
+        await wait_for(pilot, lambda: "default, approvals off (deny rules hold)" in status_text(app))
+        assert app.status.mode_warning and rt.agent.middleware.is_enabled("HumanInTheLoop")
 
 
 async def test_a_file_edit_shows_its_diff_at_80x24_and_always_becomes_a_scoped_rule(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 import middleware.tts as tts_module
 from middleware.tts import TTS
-from shell.tui import audio
+from shell.speech import audio
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets.audio_block import AudioBlock
 from shell.tui.widgets.notice_line import NoticeLine
@@ -171,7 +171,7 @@ async def test_short_clips_play_one_after_another(tmp_path: Path, monkeypatch: p
     log = _player(tmp_path, monkeypatch, 0)
     app, _ = _app([])
     async with app.run_test(size=SIZE) as pilot:
-        from shell.tui.playback import Clip
+        from shell.speech.playback import Clip
 
         data = wav_bytes(0.1)
         for key in ("a", "b", "c"):

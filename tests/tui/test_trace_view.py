@@ -125,9 +125,9 @@ async def test_trace_events_only_mark_the_view_dirty() -> None:
         view.dirty = False
         from shell.tui.renderer import ReplyRenderer
 
-        await ReplyRenderer(app).handle(CustomEvent("trace", TraceSpan("x", "agent", 0.0)))
-        assert view.dirty and view.lines() == []
+        await ReplyRenderer(app.conversation).handle(CustomEvent("trace", TraceSpan("x", "agent", 0.0)))
         await pilot.pause()
+        assert view.dirty and view.lines() == []
 
 
 async def test_without_tracing_in_the_stack_the_view_says_so() -> None:

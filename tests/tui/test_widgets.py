@@ -10,11 +10,11 @@ from rich.console import Console
 from textual.widgets import Button, Static
 
 from shell.core.textsafety import sanitize
-from shell.tui import audio
+from shell.frontend.reply import CallView
+from shell.speech import audio, wav
 from shell.tui.app import AgentShellApp
 from shell.tui.entries import NoticeEntry, SpanEntry
 from shell.tui.screens.help import HelpScreen
-from shell.tui.spanstate import SpanState
 from shell.tui.widgets.audio_block import AudioBlock
 from shell.tui.widgets.tool_span import RESULT_LINES, ToolSpan
 
@@ -27,7 +27,7 @@ async def test_long_result_is_truncated_with_show_all() -> None:
     agent, _ = make_agent([])
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
-        state = SpanState("c1", "run_shell", "done", args={"command": "seq 100"})
+        state = CallView("c1", "run_shell", "done", args={"command": "seq 100"})
         state.result = "\n".join(str(i) for i in range(100))
         await app.conversation.add(SpanEntry(state))
         span = app.query_one(ToolSpan)
@@ -61,9 +61,9 @@ def test_pcm_gets_a_wav_header_and_duration() -> None:
     pcm = b"\x00\x10" * 24000
     fmt = audio.pcm_format("audio/pcm;rate=24000", pcm)
     assert fmt is not None and audio.duration_s(fmt, len(pcm)) == 1.0
-    wav = audio.as_wav("audio/pcm;rate=24000", pcm)
-    parsed = audio.parse_wav_header(wav)
-    assert parsed is not None and parsed.rate == 24000 and audio.duration_s(parsed, len(wav)) == 1.0
+    whole = audio.as_wav("audio/pcm;rate=24000", pcm)
+    parsed = wav.parse_header(whole)
+    assert parsed is not None and parsed.rate == 24000 and audio.duration_s(parsed, len(whole)) == 1.0
 
 
 async def test_help_screen_and_control_sequences_neutralised() -> None:
@@ -146,7 +146,7 @@ async def test_span_header_keeps_status_and_duration_at_any_width(width: int) ->
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=(width, 24)) as pilot:
         long_command = "find . -name '*.py' -newer setup.cfg -exec grep -l 'import requests' {} +"
-        state = SpanState("c1", "run_shell", "done", args={"command": long_command}, duration_s=12.3)
+        state = CallView("c1", "run_shell", "done", args={"command": long_command}, duration_s=12.3)
         await app.conversation.add(SpanEntry(state))
         await pilot.pause()
         span = app.query_one(ToolSpan)
@@ -156,7 +156,7 @@ async def test_span_header_keeps_status_and_duration_at_any_width(width: int) ->
         if width == 200:
             assert long_command in title
         else:  # the summary gives way, shortened
-            assert "command=find" in title and "…" in title
+            assert 'command="find' in title and "…" in title
 
 
 @pytest.mark.parametrize("width", [30, 40, 60, 120])

@@ -32,7 +32,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args, rejection
 from shell.core.textsafety import sanitize
 from shell.frontend.approval import argument_lines, choices, is_diff
 
@@ -366,8 +366,9 @@ class ApprovalScreen(ModalScreen[None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "reason":
-            reason = event.value.strip()
-            self.answer(ApprovalDecision.reject(reason or "The user rejected this tool call."))
+            item = self.current
+            if item is not None:
+                self.answer(rejection(item.request, event.value))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "submit-edit":

@@ -2,7 +2,7 @@
 
 Shows the duration (from the WAV header or the PCM parameters; bytes otherwise),
 a level line drawn from the PCM, and Play/Stop and Save buttons. Playback runs a
-player subprocess through the app's one :class:`~shell.tui.playback.Playback`
+player subprocess through the app's one :class:`~shell.speech.playback.Playback`
 (so clips never overlap and Esc silences them all); the UI never waits for it.
 Deltas can arrive many times a second, so the head and level line are redrawn at
 most every ``REDRAW_S``.
@@ -18,8 +18,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from .. import audio
-from ..playback import Clip, Playback
+from shell.speech import audio
+from shell.speech.playback import Clip, Playback
 
 WAVE_WIDTH = 48
 REDRAW_S = 0.1

@@ -2,13 +2,15 @@
 each, its description and live stats.
 
 Stats are read from ``MiddlewareStack.stats`` a few times a second, and only while
-the tab is visible (``SidePanel`` says when). Flipping a switch calls ``set_enabled`` at once; the stack
-reads its toggles at every hook, so the change applies at the next hook, also in
-the middle of a reply. A middleware that raised is marked, with its error.
+the tab is visible (``SidePanel`` says when). Flipping a switch calls the runtime's
+``set_middleware`` at once; the stack reads its toggles at every hook, so the change
+applies at the next hook, also in the middle of a reply. A middleware that raised is marked, with its error.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -19,6 +21,16 @@ from textual.widgets import Label, Static, Switch
 from shell.core.textsafety import sanitize
 
 REFRESH_S = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Switches:
+    """How the panel reads and flips a switch: the shell's runtime, where
+    HumanInTheLoop's switch means "ask me" and its gate stays on (deny rules and
+    plan mode hold with it off); by default the stack itself."""
+
+    is_on: Callable[[str], bool]
+    set_on: Callable[[str, bool], object]
 
 
 class MiddlewareRow(Vertical):
@@ -61,9 +73,10 @@ class MiddlewarePanel(VerticalScroll):
     MiddlewarePanel > #mw-title { color: $text-muted; padding: 0 0 1 0; }
     """
 
-    def __init__(self, stack: Any, *, id: str | None = None) -> None:
+    def __init__(self, stack: Any, switches: Switches | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.stack = stack
+        self.switches = switches or Switches(stack.is_enabled, stack.set_enabled)
         self.failed: dict[str, str] = {}
         self._built = False
 
@@ -79,7 +92,7 @@ class MiddlewarePanel(VerticalScroll):
             return
         self._built = True
         rows = [
-            MiddlewareRow(name, getattr(self.stack.get(name), "description", ""), self.stack.is_enabled(name))
+            MiddlewareRow(name, getattr(self.stack.get(name), "description", ""), self.switches.is_on(name))
             for name in self.stack.names()
         ]
         await self.mount_all(rows)
@@ -112,7 +125,7 @@ class MiddlewarePanel(VerticalScroll):
             if name not in self.stack:
                 continue
             stats = self.stack.stats(name)
-            enabled = self.stack.is_enabled(name)
+            enabled = self.switches.is_on(name)
             switch = row.query_one(Switch)
             if switch.value != enabled:
                 with switch.prevent(Switch.Changed):
@@ -135,5 +148,5 @@ class MiddlewarePanel(VerticalScroll):
         if row is None:
             return
         event.stop()
-        self.stack.set_enabled(row.mw_name, event.value)
+        self.switches.set_on(row.mw_name, event.value)
         row.set_class(not event.value, "-off")

@@ -43,6 +43,8 @@ class StatusLine(Static):
     fullness: reactive[float] = reactive(0.0)
     cost: reactive[str] = reactive("")
     """``$0.012 reply · $0.31 session`` (empty when no price is known)."""
+    mode_warning: reactive[bool] = reactive(False)
+    """The mode lets calls run that would ask (bypass, approvals off): shown as a warning."""
 
     def render(self) -> Text:
         """Model · tokens · state · queue, fitted to the width: the state is what the
@@ -74,8 +76,7 @@ class StatusLine(Static):
         model, tokens, ctx, cost = fits[0] if fits else (_middle(short, room), "", "", "")
         text = Text()
         if mode:
-            warn = self.mode.startswith("bypass")
-            text.append(mode[:-5], style="bold reverse red" if warn else "bold")
+            text.append(mode[:-5], style="bold reverse red" if self.mode_warning else "bold")
             text.append("  ·  ")
         text.append(model, style="bold")
         text.append(tokens)

@@ -3,7 +3,7 @@ arguments and result (highlighted, diffs for file edits) when expanded.
 
 Arguments fill in as ``ToolCallDelta`` JSON arrives; the status follows the
 events (preparing → awaiting approval → running → done / error / blocked). A
-span renders only from its :class:`SpanState`, so it can be rebuilt at will.
+span renders only from its :class:`~shell.frontend.reply.CallView`, so it can be rebuilt at will.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from textual.widgets import Button, Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
 from shell.core.textsafety import sanitize, sanitize_line
+from shell.frontend.reply import LABELS, CallView
 
 from ..highlight import syntax
-from ..spanstate import ICONS, LABELS, SpanState
 
 RESULT_LINES = 40
 TITLE_CHROME = 2
@@ -65,7 +65,7 @@ class ToolSpan(Collapsible):
     ToolSpan Button { min-width: 10; height: 1; border: none; margin: 0; background: $panel; }
     """
 
-    def __init__(self, state: SpanState) -> None:
+    def __init__(self, state: CallView) -> None:
         self.state = state
         self._show_all = False
         # Content, not str: a str title is parsed as markup, and arguments are the
@@ -90,14 +90,14 @@ class ToolSpan(Collapsible):
         """Icon, name, argument summary, then status and duration. The summary gets
         what the width leaves, so the status and duration are never cut off."""
         s = self.state
-        tail = LABELS[s.status]
+        tail = s.label
         if s.duration_s is not None:
             tail += f" · {s.duration_s:.1f}s"
         if s.modified:
             tail += " · modified by you"
         if s.progress and s.status == "running":
             tail += f" · {s.progress}"
-        head = f"{ICONS[s.status]} {s.name}"
+        head = f"{s.icon} {s.name}"
         room = (width or 100) - TITLE_CHROME - len(head) - len(tail) - len("  — ") - len(" ()")
         summary = s.summary(room) if room >= MIN_SUMMARY else ""
         if summary:

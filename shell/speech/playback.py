@@ -2,7 +2,7 @@
 
 Why one: two spoken replies (or a Play press during auto-play) must not talk over
 each other, and Esc or a new reply must be able to silence *everything* with one
-call. Audio plays through a player subprocess (``shell.tui.audio``), which paces
+call. Audio plays through a player subprocess (:mod:`shell.speech.audio`), which paces
 it in real time by itself; this object only starts it, polls it from the event
 loop a few times a second and starts the next queued clip, so nothing here ever
 waits on audio. It knows no widgets: listeners hear ``(key, playing, note)`` and

@@ -1,4 +1,4 @@
-"""Audio data blocks without a widget: WAV parsing, a level line, playback.
+"""Audio data blocks without a widget: their format and length, a level line, playback.
 
 Playback goes through whatever player exists (paplay, pw-play, aplay, afplay,
 ffplay) as a subprocess, so the UI never blocks and no audio library is needed.
@@ -17,8 +17,9 @@ import shutil
 import struct
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
+
+from .wav import PcmFormat, parse_header
 
 PLAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("paplay", ()),
@@ -30,43 +31,12 @@ PLAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 LEVELS = " ▁▂▃▄▅▆▇█"
 
 
-@dataclass(slots=True)
-class PcmFormat:
-    channels: int = 1
-    rate: int = 24000
-    bits: int = 16
-    data_offset: int = 0
-
-    @property
-    def bytes_per_second(self) -> int:
-        return max(1, self.channels * self.rate * self.bits // 8)
-
-
-def parse_wav_header(data: bytes) -> PcmFormat | None:
-    """The format of a RIFF/WAVE stream, or None while the header is incomplete."""
-    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        return None
-    pos, fmt = 12, None
-    while pos + 8 <= len(data):
-        chunk, size = data[pos : pos + 4], struct.unpack_from("<I", data, pos + 4)[0]
-        if chunk == b"fmt " and pos + 24 <= len(data):
-            _, channels, rate, _, _, bits = struct.unpack_from("<HHIIHH", data, pos + 8)
-            fmt = PcmFormat(channels or 1, rate or 24000, bits or 16)
-        elif chunk == b"data":
-            if fmt is None:
-                return None
-            fmt.data_offset = pos + 8
-            return fmt
-        pos += 8 + size + (size & 1)
-    return None
-
-
 def pcm_format(media_type: str, data: bytes) -> PcmFormat | None:
     """How to read ``data``: from its WAV header, from media-type parameters, or None."""
     base, _, params = media_type.partition(";")
     base = base.strip().lower()
     if base in ("audio/wav", "audio/wave", "audio/x-wav", "audio/vnd.wave"):
-        return parse_wav_header(data)
+        return parse_header(data)
     if base in ("audio/pcm", "audio/l16", "audio/x-pcm", "audio/raw"):
         opts = dict(p.strip().split("=", 1) for p in params.split(";") if "=" in p)
         return PcmFormat(int(opts.get("channels", 1)), int(opts.get("rate", 24000)), 16)

@@ -1,0 +1,20 @@
+"""The one exit-code table: what a reply's end means to a script.
+
+0 an answer (``end_turn``, ``max_rounds``, ``stopped``), 1 a reply that ended in
+an error, 2 a usage or configuration mistake, 130 interrupted (Ctrl+C, as a
+shell reports SIGINT). The command line, headless mode and the interactive
+front ends (when they end on a reply) all read it from here.
+"""
+
+from __future__ import annotations
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+_BY_STOP_REASON = {"error": EXIT_ERROR, "cancelled": EXIT_INTERRUPTED}
+
+HELP = "exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted"
+
+
+def exit_code(stop_reason: str) -> int:
+    """0 for an answer, 1 for a reply that ended in an error, 130 when cancelled."""
+    return _BY_STOP_REASON.get(stop_reason, EXIT_OK)

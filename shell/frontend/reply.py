@@ -1,0 +1,360 @@
+"""A reply's events reduced to what every front end shows: the one reducer.
+
+:class:`ReplyState` takes each event of one reply (``apply``) and keeps the facts
+the TUI, the line mode and headless mode all draw: every tool call as a
+:class:`CallView` (status, arguments as they stream in and as they ran, the
+user's decision, progress, result, diff, time), the phase a status line shows
+(``thinking``, ``streaming``, ``approval``, ``tool``, ``idle``), the usage the
+model calls reported, the errors, and how the reply ended (its stop reason, its
+answer, its exit code). The front ends only draw from it, so a call rejected in
+the approval dialog is "blocked" with the same words in all three.
+
+A :class:`CallView` can also be rebuilt from a saved conversation
+(:func:`calls_from_messages`), so a resumed session shows its calls as they ended.
+Nothing here draws or imports a UI library; strings stay as they came (the front
+ends sanitise at the moment they write), except the one-line summaries, which
+:mod:`.summary` makes safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from shell.core import events as ev
+from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, Usage
+from shell.core.textsafety import json_text, map_strings, sanitize_line
+
+from .exits import exit_code
+from .summary import summarize_args, summarize_partial
+
+Status: TypeAlias = Literal[
+    "streaming", "pending", "approval", "running", "done", "error", "blocked", "cancelled"
+]
+Phase: TypeAlias = Literal["idle", "thinking", "streaming", "approval", "tool"]
+
+ICONS: dict[str, str] = {
+    "streaming": "◌",
+    "pending": "·",
+    "approval": "?",
+    "running": "◐",
+    "done": "✓",
+    "error": "✗",
+    "blocked": "⊘",
+    "cancelled": "■",
+}
+LABELS: dict[str, str] = {
+    "streaming": "preparing",
+    "pending": "waiting",
+    "approval": "awaiting approval",
+    "running": "running",
+    "done": "done",
+    "error": "error",
+    "blocked": "blocked",
+    "cancelled": "cancelled",
+}
+LIVE: frozenset[str] = frozenset({"streaming", "pending", "approval", "running"})
+"""Statuses of a call that has not ended."""
+
+
+@dataclass(slots=True)
+class CallView:
+    """One tool call as the user sees it, from its first argument delta to its result."""
+
+    call_id: str
+    name: str
+    status: Status = "streaming"
+    args: dict[str, Any] | None = None
+    """The arguments once complete (as they ran, after an edit)."""
+    modified: bool = False
+    """The user edited the arguments before it ran."""
+    decision: str = ""
+    """``approve``, ``approve (always)``, ``edit`` or ``reject``; empty when nobody was asked."""
+    progress: str = ""
+    result: str = ""
+    is_error: bool = False
+    diff: str = ""
+    duration_s: float | None = None
+    """How long the tool itself ran (an approval wait is not counted)."""
+    args_error: str = ""
+    _parts: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def args_text(self) -> str:
+        """The argument JSON streamed so far (joined on demand: there may be thousands of pieces)."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @args_text.setter
+    def args_text(self, text: str) -> None:
+        self._parts[:] = [text] if text else []
+
+    def add_args(self, delta: str) -> None:
+        self._parts.append(delta)
+
+    @property
+    def live(self) -> bool:
+        return self.status in LIVE
+
+    @property
+    def icon(self) -> str:
+        return ICONS[self.status]
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.status]
+
+    def args_json(self) -> str:
+        """The arguments as indented JSON (or what has streamed of them)."""
+        if self.args is not None:  # any nesting a model sends (json.dumps would recurse out)
+            return json_text(map_strings(self.args, str), indent=2)
+        return self.args_text
+
+    def summary(self, width: int = 80) -> str:
+        """The one-line argument summary (see :mod:`.summary`)."""
+        if self.args is None:
+            return summarize_partial(self.args_text, width)
+        return summarize_args(self.args, width)
+
+    def first_result_line(self, width: int = 200) -> str:
+        """The result's first non-empty line (an error's gist), unsanitised."""
+        for line in self.result.splitlines():
+            if line.strip():
+                return line.strip()[:width]
+        return ""
+
+
+def ended_status(result_is_error: bool, *, blocked: bool, cancelled: bool) -> Status:
+    """How a finished call reads: cancelled, blocked (a gate stopped it), error or done."""
+    if cancelled:
+        return "cancelled"
+    if blocked:
+        return "blocked"
+    return "error" if result_is_error else "done"
+
+
+class ReplyState:
+    """The state of one reply, advanced one event at a time by :meth:`apply`."""
+
+    def __init__(self) -> None:
+        self.reply_id = ""
+        self.phase: Phase = "thinking"
+        self.calls: dict[str, CallView] = {}
+        self.usage = Usage()
+        self.errors: list[tuple[str, str]] = []
+        """``(source, text)`` of each ``ErrorEvent`` and error-level ``Notice``."""
+        self.end: ev.ReplyEnd | None = None
+        self.cancelled = False
+        self._table: dict[type, Callable[[Any], CallView | None]] = {
+            ev.ReplyStart: self._reply_start,
+            ev.ModelCallStart: self._thinking,
+            ev.ModelCallEnd: self._model_call_end,
+            ev.TextBlockStart: self._streaming,
+            ev.ThinkingBlockStart: self._thinking,
+            ev.ToolCallStart: self._call_start,
+            ev.ToolCallDelta: self._call_delta,
+            ev.ToolCallEnd: self._call_end,
+            ev.ApprovalRequested: self._approval_requested,
+            ev.ApprovalResolved: self._approval_resolved,
+            ev.ToolExecutionStart: self._exec_start,
+            ev.ToolExecutionUpdate: self._exec_update,
+            ev.ToolExecutionEnd: self._exec_end,
+            ev.ErrorEvent: self._error,
+            ev.Notice: self._notice,
+            ev.ReplyEnd: self._reply_end,
+        }
+
+    # -- reading it ---------------------------------------------------------------
+    @property
+    def stop_reason(self) -> str:
+        """How the reply ended; ``error`` for one that never reached its end."""
+        return self.end.stop_reason if self.end is not None else "error"
+
+    @property
+    def answer(self) -> str:
+        message = self.end.message if self.end is not None else None
+        return message.text if message is not None else ""
+
+    @property
+    def shown_stop(self) -> str:
+        """The stop reason to report: ``max_tokens`` when the answer was cut at the
+        output limit (the loop ends such a reply ``end_turn``)."""
+        message = self.end.message if self.end is not None else None
+        if self.stop_reason == "end_turn" and message is not None and message.stop_reason == "max_tokens":
+            return "max_tokens"
+        return self.stop_reason
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.stop_reason)
+
+    # -- advancing it -------------------------------------------------------------
+    def apply(self, event: Any) -> CallView | None:
+        """Take one event; returns the call it changed, if any."""
+        handler = self._table.get(type(event))
+        if handler is None:
+            return None
+        if self.cancelled and isinstance(event, (ev.ToolCallDelta, ev.ToolExecutionUpdate)):
+            return None  # cancelled: what was in flight is not drawn
+        return handler(event)
+
+    def cancel(self) -> None:
+        """The user cancelled: later deltas are ignored (the reply's end still comes)."""
+        self.cancelled = True
+
+    def finish(self) -> list[CallView]:
+        """End what is still live (a cancelled or failed reply leaves some); the calls changed."""
+        self.phase = "idle"
+        changed = [call for call in self.calls.values() if call.live]
+        for call in changed:
+            call.status = "cancelled"
+        return changed
+
+    def _reply_start(self, event: ev.ReplyStart) -> None:
+        self.reply_id = event.reply_id
+        self.phase = "thinking"
+
+    def _thinking(self, event: Any) -> None:
+        self.phase = "thinking"
+
+    def _streaming(self, event: Any) -> None:
+        self.phase = "streaming"
+
+    def _model_call_end(self, event: ev.ModelCallEnd) -> None:
+        self.usage = self.usage + event.usage
+
+    def _call(self, call_id: str, name: str) -> CallView:
+        call = self.calls.get(call_id)
+        if call is None:
+            call = self.calls[call_id] = CallView(call_id, name)
+        return call
+
+    def _call_start(self, event: ev.ToolCallStart) -> CallView:
+        self.phase = "streaming"
+        return self._call(event.call_id, event.name)
+
+    def _call_delta(self, event: ev.ToolCallDelta) -> CallView | None:
+        call = self.calls.get(event.call_id)
+        if call is not None and call.args is None:
+            call.add_args(event.delta)
+        return call
+
+    def _call_end(self, event: ev.ToolCallEnd) -> CallView:
+        call = self._call(event.call_id, event.name)
+        call.status = "pending"
+        if event.args_error:
+            call.args, call.args_error = None, event.args_error
+            call.result = event.args_error
+        else:
+            call.args = dict(event.args)
+        return call
+
+    def _approval_requested(self, event: ev.ApprovalRequested) -> CallView | None:
+        self.phase = "approval"
+        call = self.calls.get(event.call_id)
+        if call is not None:
+            call.status = "approval"
+        return call
+
+    def _approval_resolved(self, event: ev.ApprovalResolved) -> CallView | None:
+        self.phase = "tool"
+        call = self.calls.get(event.call_id)
+        if call is not None:
+            decision = event.decision
+            call.decision = decision.type + (" (always)" if decision.always else "")
+            call.status = "pending"
+        return call
+
+    def _exec_start(self, event: ev.ToolExecutionStart) -> CallView:
+        self.phase = "tool"
+        call = self._call(event.call_id, event.name)
+        if call.args is not None and dict(event.args) != call.args:
+            call.modified = True
+        call.args = dict(event.args)
+        call.status = "running"
+        return call
+
+    def _exec_update(self, event: ev.ToolExecutionUpdate) -> CallView | None:
+        call = self.calls.get(event.call_id)
+        if call is not None:
+            call.progress = str(event.progress).replace("\n", " ")[:40]
+        return call
+
+    def _exec_end(self, event: ev.ToolExecutionEnd) -> CallView | None:
+        self.phase = "thinking"
+        call = self.calls.get(event.call_id)
+        if call is None:
+            return None
+        result = event.result
+        details = result.details if isinstance(result.details, dict) else {}
+        diff = details.get("diff")
+        call.result = result.text
+        call.is_error = result.is_error
+        call.diff = diff if isinstance(diff, str) else ""
+        call.duration_s = event.duration_s
+        call.progress = ""
+        cancelled = bool(details.get("cancelled"))
+        call.status = ended_status(result.is_error, blocked=event.blocked, cancelled=cancelled)
+        return call
+
+    def _error(self, event: ev.ErrorEvent) -> None:
+        self.errors.append((event.source, event.error))
+
+    def _notice(self, event: ev.Notice) -> None:
+        if event.level == "error":  # a session that could not be saved: the script must know
+            self.errors.append((event.source, event.text))
+
+    def _reply_end(self, event: ev.ReplyEnd) -> None:
+        self.end = event
+        self.cancelled = self.cancelled or event.stop_reason == "cancelled"
+
+
+def call_head(call: CallView, width: int = 80) -> tuple[str, str, str, str]:
+    """The pieces of a call's one line, for a front end to style: icon, name, the
+    argument summary and the tail (`` · 0.12s`` once it ran, `` (running)`` while it
+    runs, the status otherwise), each safe to print."""
+    if call.status == "running":
+        tail = " (running)"
+    elif call.duration_s is not None and call.status in ("done", "error"):
+        tail = f" · {call.duration_s:.2f}s"
+    else:
+        tail = f" · {call.label}"
+    return call.icon, sanitize_line(call.name), call.summary(width), tail
+
+
+def call_lines(call: CallView, width: int = 80) -> list[str]:
+    """A call as plain lines: its head, then (when it failed or was stopped) the
+    first line of what the model read about it."""
+    icon, name, summary, tail = call_head(call, width)
+    lines = [f"{icon} {name} {summary}{tail}".replace("  ", " ")]
+    if call.is_error or call.status == "blocked":
+        gist = call.first_result_line()
+        if gist:
+            lines.append(f"  {sanitize_line(gist)}")
+    return lines
+
+
+def end_notice(stop_reason: str) -> str:
+    """What a front end says under a reply that did not simply answer ("" when it did)."""
+    return {"cancelled": "Reply cancelled.", "max_rounds": "Stopped: too many rounds."}.get(stop_reason, "")
+
+
+def calls_from_messages(messages: Sequence[Any]) -> dict[str, CallView]:
+    """Every tool call of a saved conversation as it ended (resumed sessions): a
+    call whose result says it was blocked reads "blocked", as it did live."""
+    calls: dict[str, CallView] = {}
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ToolCallBlock):
+                    calls[block.id] = CallView(block.id, block.name, "cancelled", args=dict(block.args))
+        elif isinstance(message, ToolResultMessage):
+            call = calls.get(message.call_id)
+            if call is not None:
+                call.result = message.text
+                call.is_error = message.is_error
+                blocked = bool(getattr(message, "blocked", False))
+                call.status = ended_status(message.is_error, blocked=blocked, cancelled=False)
+    return calls

@@ -1,0 +1,82 @@
+"""The reducer every front end draws from: a reply's events to its calls, phase and end."""
+
+from __future__ import annotations
+
+from shell.core import events as ev
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResult, ToolResultMessage, Usage
+from shell.frontend.reply import ReplyState, call_lines, calls_from_messages
+
+
+def feed(state: ReplyState, *events: object) -> None:
+    for event in events:
+        state.apply(event)
+
+
+def test_a_call_from_first_delta_to_result() -> None:
+    state = ReplyState()
+    feed(state, ev.ReplyStart(reply_id="r"), ev.ToolCallStart("c1", "write_file"))
+    assert state.phase == "streaming" and state.calls["c1"].status == "streaming"
+    for piece in ('{"path"', ': "a.txt"', "}"):
+        feed(state, ev.ToolCallDelta("c1", piece))
+    assert state.calls["c1"].args_text == '{"path": "a.txt"}'
+    feed(state, ev.ToolCallEnd("c1", "write_file", {"path": "a.txt"}))
+    call = state.calls["c1"]
+    assert call.status == "pending" and call.args == {"path": "a.txt"}
+    request = ApprovalRequest(ToolCallBlock("c1", "write_file", {"path": "a.txt"}), None, {"path": "a.txt"})
+    feed(state, ev.ApprovalRequested("c1", request))
+    assert state.phase == "approval" and call.status == "approval"
+    feed(state, ev.ApprovalResolved("c1", ApprovalDecision.edit({"path": "b.txt"})))
+    feed(state, ev.ToolExecutionStart("c1", "write_file", {"path": "b.txt"}))
+    assert call.decision == "edit" and call.modified and call.status == "running" and state.phase == "tool"
+    feed(state, ev.ToolExecutionEnd("c1", ToolResult("wrote", details={"diff": "--- a"}), 0.25))
+    assert (call.status, call.result, call.diff, call.duration_s) == ("done", "wrote", "--- a", 0.25)
+    assert call_lines(call) == ["✓ write_file path=b.txt · 0.25s"]
+
+
+def test_blocked_error_and_cancelled_calls() -> None:
+    state = ReplyState()
+    for call_id in ("b", "e", "x"):
+        feed(state, ev.ToolCallEnd(call_id, "run_shell", {"command": "ls"}))
+    feed(state,
+         ev.ToolExecutionEnd("b", ToolResult("Denied by a rule.", is_error=True), 0.0, blocked=True),
+         ev.ToolExecutionEnd("e", ToolResult("boom\nmore", is_error=True), 0.1),
+         ev.ToolExecutionEnd("x", ToolResult("cancelled", is_error=True, details={"cancelled": True}), 0.1))
+    assert {c: v.status for c, v in state.calls.items()} == {"b": "blocked", "e": "error", "x": "cancelled"}
+    assert call_lines(state.calls["b"]) == ["⊘ run_shell command=ls · blocked", "  Denied by a rule."]
+    assert call_lines(state.calls["e"])[1] == "  boom"
+
+
+def test_the_end_the_usage_and_what_is_left_live() -> None:
+    state = ReplyState()
+    feed(state, ev.ModelCallEnd(Usage(10, 2)), ev.ModelCallEnd(Usage(5, 1, unknown=True)),
+         ev.ToolCallStart("c1", "read_file"))
+    assert state.usage == Usage(15, 3, unknown=True)
+    assert state.stop_reason == "error" and state.exit_code == 1  # no end came
+    feed(state, ev.ErrorEvent("boom", "model"), ev.ReplyEnd(None, "cancelled", Usage()))
+    assert state.errors == [("model", "boom")] and state.exit_code == 130 and state.cancelled
+    assert [c.call_id for c in state.finish()] == ["c1"] and state.calls["c1"].status == "cancelled"
+    answer = AssistantMessage(("cut",), stop_reason="max_tokens")  # type: ignore[arg-type]
+    done = ReplyState()
+    done.apply(ev.ReplyEnd(answer, "end_turn", Usage()))
+    assert done.shown_stop == "max_tokens" and done.exit_code == 0
+
+
+def test_deltas_after_a_cancel_are_not_drawn() -> None:
+    state = ReplyState()
+    feed(state, ev.ToolCallStart("c1", "write_file"), ev.ToolCallDelta("c1", "{"))
+    state.cancel()
+    feed(state, ev.ToolCallDelta("c1", '"path"'))
+    assert state.calls["c1"].args_text == "{"
+
+
+def test_a_saved_conversation_reads_as_it_ended() -> None:
+    messages = [
+        AssistantMessage((
+            ToolCallBlock("c1", "read_file", {"path": "a"}), ToolCallBlock("c2", "run_shell", {}))),
+        ToolResultMessage("c1", "read_file", "text"),
+        ToolResultMessage("c2", "run_shell", "failed", is_error=True),
+    ]
+    calls = calls_from_messages(messages)
+    assert calls["c1"].status == "done" and calls["c2"].status == "error"
+    assert calls["c1"].args == {"path": "a"}

@@ -1,0 +1,112 @@
+"""The permission policy holds with HumanInTheLoop switched off: its switch means
+"ask me", so what would ask runs unasked (as in bypass mode), while deny rules and
+plan mode keep stopping calls, however the switch is thrown (the side panel,
+``/middleware``, ``--no-middleware``, the config), and the mode label says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.config import load_config
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+
+
+def call(name: str, **args: Any) -> AssistantMessage:
+    return AssistantMessage((TextBlock("Doing it."), ToolCallBlock("c1", name, args)))
+
+
+def runtime(tmp_path: Path, turns: list[Any], config: str = "", **options: Any) -> ShellRuntime:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    (tmp_path / "config.toml").write_text(config)
+    return ShellRuntime.create(
+        RuntimeOptions(cwd=str(work), record=False, **options),
+        settings=load_config(tmp_path / "config.toml"),
+        model=ScriptedModel(turns),
+    )
+
+
+async def reply(rt: ShellRuntime, text: str = "go") -> ToolResultMessage:
+    asked: list[str] = []
+
+    async def ask(request: Any) -> Any:
+        asked.append(request.call.name)
+        raise AssertionError(f"asked about {request.call.name} with approvals off")
+
+    rt.ask = ask
+    async for _ in rt.reply(text):
+        pass
+    assert asked == []
+    return next(m for m in rt.agent.messages if isinstance(m, ToolResultMessage))
+
+
+async def test_switched_off_what_would_ask_runs_unasked(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [call("write_file", path="a.txt", content="hi"), "Done."])
+    rt.set_middleware("HumanInTheLoop", False)
+    result = await reply(rt)
+    assert not result.is_error and (rt.workspace.root / "a.txt").read_text() == "hi"
+    assert rt.agent.middleware.is_enabled("HumanInTheLoop")  # the gate itself stays on
+    assert not rt.middleware_on("HumanInTheLoop") and not rt.approvals_on
+    assert rt.mode_label == "default, approvals off (deny rules hold)" and rt.mode_warning
+
+
+async def test_switched_off_a_deny_rule_still_blocks(tmp_path: Path) -> None:
+    config = '[permissions]\ndeny = ["write_file(secret*)"]\n'
+    rt = runtime(tmp_path, [call("write_file", path="secret.txt", content="x"), "Ok."], config)
+    rt.set_middleware("HumanInTheLoop", False)
+    result = await reply(rt)
+    assert result.is_error and "Denied by the rule `deny write_file(secret*)`" in result.text
+    assert not (rt.workspace.root / "secret.txt").exists()
+
+
+async def test_switched_off_plan_mode_still_refuses_writes(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [call("write_file", path="a.txt", content="x"), "Ok."], permission_mode="plan")
+    rt.set_middleware("HumanInTheLoop", False)
+    result = await reply(rt)
+    assert result.is_error and result.text.startswith("Plan mode: write_file was not run")
+    assert rt.mode_label == "plan, approvals off (deny rules hold)"
+
+
+@pytest.mark.parametrize("how", ["--no-middleware", "config"])
+async def test_off_from_the_start_is_the_same_switch(tmp_path: Path, how: str) -> None:
+    config = '[permissions]\ndeny = ["run_shell(rm*)"]\n'
+    options: dict[str, Any] = {}
+    if how == "config":
+        config += '[middleware]\nenabled = ["ProjectInstructions"]\n'
+    else:
+        options["middleware_off"] = ["HumanInTheLoop"]
+    rt = runtime(tmp_path, [call("run_shell", command="rm -rf build"), "Ok."], config, **options)
+    assert not rt.approvals_on and rt.policy_enforced
+    result = await reply(rt)
+    assert result.is_error and "deny run_shell(rm*)" in result.text
+
+
+async def test_switched_back_on_it_asks_again(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [call("write_file", path="a.txt", content="x"), "Ok."])
+    rt.set_middleware("HumanInTheLoop", False)
+    rt.set_middleware("humanintheloop", True)
+    asked: list[str] = []
+
+    async def ask(request: Any) -> Any:
+        from shell.core.approvals import ApprovalDecision
+
+        asked.append(request.call.name)
+        return ApprovalDecision.reject()
+
+    rt.ask = ask
+    async for _ in rt.reply("go"):
+        pass
+    assert asked == ["write_file"] and rt.mode_label == "default" and not rt.mode_warning
