@@ -207,7 +207,7 @@ def file_attachment(path: Path, shown: str, budget: int) -> Attachment:
     if more:  # do not end in the middle of a line
         cut = text.rfind("\n")
         text = text[: cut + 1] if cut > 0 else text
-    lines = text.count("\n") + (not text.endswith("\n"))
+    lines = text.count("\n") + (bool(text) and not text.endswith("\n"))
     note = f' lines="{lines}"' + (' truncated="true"' if more else "")
     body = _fence(text.rstrip("\n"))
     tail = f"\n[… cut at {human_size(len(data))}: the file is longer]" if more else ""
