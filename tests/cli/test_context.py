@@ -81,6 +81,7 @@ async def test_context_adds_up_to_the_real_request_within_5_percent(tmp_path: Pa
         await drain(runtime, [])  # the same history, sent: the provider counts it
         real = server.usages[-1]
     error = abs(breakdown.total - real) / real
+    print(f"\n/context {breakdown.total} vs {real}: {error:.1%} (factor {breakdown.factor:.3f})")
     assert error < 0.05, f"/context said {breakdown.total}, the provider counted {real} ({error:.1%})"
     raw = sum(p.tokens for p in breakdown.parts) / breakdown.factor
     assert abs(raw - real) / real > 0.05  # the calibration did the work, not a shared formula
