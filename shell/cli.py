@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
@@ -204,22 +204,28 @@ def _shown(message: str) -> str:
     return sanitize(environment_secrets().text(message))
 
 
-def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    if args.command == "models":
-        return _models(args)
-    if args.command == "config":
-        from .config import describe, load_config
+def _config(args: argparse.Namespace) -> int:
+    from .config import describe, load_config
 
-        print(describe(load_config(args.config)))
-        return EXIT_OK
-    if args.command == "trust":
-        return _trust(args)
-    if args.command == "sessions":
-        return _sessions(args)
+    print(describe(load_config(args.config)))
+    return EXIT_OK
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    subcommands: dict[str, Callable[[argparse.Namespace], int]] = {
+        "models": _models, "config": _config, "trust": _trust, "sessions": _sessions,
+    }  # these run on their own; acp checks the shared options first
+    if args.command in subcommands:
+        return subcommands[args.command](args)
     if args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")
     if args.command == "acp":
         return _acp(args)
+    return _interactive_or_headless(args)
+
+
+def _check_modes(args: argparse.Namespace) -> None:
+    """The options that contradict each other or the mode: one line each."""
     if args.prompt is None and (args.output_format != "text" or args.approve is not None):
         raise UsageError("--output-format and --approve apply to headless mode (-p)")
     if args.message is not None and args.prompt is not None:
@@ -227,12 +233,18 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.approve == "always" and args.permission_mode not in (None, "bypass"):
         raise UsageError(f"--approve always means --permission-mode bypass; it cannot go with "
                          f"--permission-mode {args.permission_mode}")
-    prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
     resuming = args.continue_ or args.resume is not None
     if resuming and args.no_session:
         raise UsageError("--continue and --resume save to the session they resume; drop --no-session")
     if args.fork and not resuming:
         raise UsageError("--fork goes with --continue or --resume: it forks the session they open")
+
+
+def _interactive_or_headless(args: argparse.Namespace) -> int:
+    """The TUI, the line mode or one headless reply."""
+    _check_modes(args)
+    prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
+    resuming = args.continue_ or args.resume is not None
     picking = args.resume == "" and not args.continue_  # --resume with no ID asks on the terminal
     run_tui = _tui_entry() if prompt is None and not args.plain else None
     if run_tui is not None and not picking:

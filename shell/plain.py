@@ -329,7 +329,7 @@ class PlainShell:
     def _show_result(self, result: CommandResult) -> bool:
         if result.action == "quit":
             return True
-        if result.action == "clear":
+        if result.action == "new":  # /new or /clear: a clean screen for a new conversation
             self.console.clear()
         if result.text:  # model ids, session titles, MCP descriptions: outside text
             if result.error:

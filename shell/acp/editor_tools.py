@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from shell.core.messages import ToolResult
-from shell.core.tools import FunctionTool, Tool, ToolContext
+from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
 from shell.tools import files, shell_cmd
 from shell.tools.workspace import Workspace
 
@@ -52,127 +53,126 @@ def editor_tools(
 ) -> list[Tool]:
     """The replacements the client's capabilities allow (``client`` is the SDK's
     agent-side connection). Each keeps its built-in's description."""
-    made: dict[str, FunctionTool] = {}
+    editor = _Editor(workspace, client, session_id, builtin)
+    wanted: list[tuple[bool, Callable[..., Awaitable[ToolResult]], str, ToolKind]] = [
+        (read, editor.read_file, "read_file", "read"),
+        (read and write, editor.write_file, "write_file", "edit"),
+        (read and write, editor.edit_file, "edit_file", "edit"),
+        (terminal, editor.run_shell, "run_shell", "execute"),
+    ]
+    tools = [
+        FunctionTool(fn, name=name, description=editor.description(name), kind=kind)
+        for offered, fn, name, kind in wanted
+        if offered
+    ]
+    for t in tools:
+        t.source = "editor"  # type: ignore[attr-defined]
+        editor.made[t.name] = t
+    return list(tools)
 
-    async def allowed(ctx: ToolContext, path: str, action: str) -> Path:
-        return await workspace.check(path, ctx, tool=made.get(ctx.call.name), action=action)
 
-    async def read_text(real: Path, line: int | None = None, limit: int | None = None) -> str:
+class _Editor:
+    """The tools' shared part: the workspace's fence and the editor's file requests."""
+
+    def __init__(self, workspace: Workspace, client: Any, session_id: str, builtin: dict[str, Tool]) -> None:
+        self.workspace = workspace
+        self.client = client
+        self.session_id = session_id
+        self.builtin = builtin
+        self.made: dict[str, FunctionTool] = {}
+
+    async def allowed(self, ctx: ToolContext, path: str, action: str) -> Path:
+        return await self.workspace.check(path, ctx, tool=self.made.get(ctx.call.name), action=action)
+
+    async def read_text(self, real: Path, line: int | None = None, limit: int | None = None) -> str:
         try:
-            response = await client.read_text_file(
-                session_id=session_id, path=str(real), line=line, limit=limit
+            response = await self.client.read_text_file(
+                session_id=self.session_id, path=str(real), line=line, limit=limit
             )
         except Exception as exc:  # a JSON-RPC error, a closed connection
             raise EditorError(f"The editor could not read {real}: {_why(exc)}") from None
         return str(response.content)
 
-    async def write_text(real: Path, content: str) -> None:
+    async def write_text(self, real: Path, content: str) -> None:
         try:
-            await client.write_text_file(session_id=session_id, path=str(real), content=content)
+            await self.client.write_text_file(session_id=self.session_id, path=str(real), content=content)
         except Exception as exc:
             raise EditorError(f"The editor could not write {real}: {_why(exc)}") from None
 
-    def description(name: str) -> str:
-        found = builtin.get(name)
+    def description(self, name: str) -> str:
+        found = self.builtin.get(name)
         return found.description if found is not None else ""
 
-    tools: list[FunctionTool] = []
+    async def read_file(
+        self, ctx: ToolContext, path: str, offset: int = 1, limit: int = files.MAX_LINES
+    ) -> ToolResult:
+        real = await self.allowed(ctx, path, "read")
+        shown = self.workspace.relative(real)
+        if offset < 1:
+            raise files.FileToolError(f"offset must be 1 or more (the first line is 1), not {offset}.")
+        if limit < 1:
+            raise files.FileToolError(f"limit must be 1 or more, not {limit}.")
+        if real.is_dir():
+            raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+        own = self.builtin.get("read_file")
+        if own is not None and real.is_file() and _not_text(real):
+            # Images and binary files: the editor reads text only; ours knows what they are.
+            return await own.run({"path": str(real), "offset": offset, "limit": limit}, ctx)
+        text = await self.read_text(real, offset, limit + 1)
+        return number_lines(text, shown, offset, limit)
 
-    if read:
-
-        async def read_file(
-            ctx: ToolContext, path: str, offset: int = 1, limit: int = files.MAX_LINES
-        ) -> ToolResult:
-            real = await allowed(ctx, path, "read")
-            shown = workspace.relative(real)
-            if offset < 1:
-                raise files.FileToolError(f"offset must be 1 or more (the first line is 1), not {offset}.")
-            if limit < 1:
-                raise files.FileToolError(f"limit must be 1 or more, not {limit}.")
-            if real.is_dir():
-                raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
-            own = builtin.get("read_file")
-            if own is not None and real.is_file() and _not_text(real):
-                # Images and binary files: the editor reads text only; ours knows what they are.
-                return await own.run({"path": str(real), "offset": offset, "limit": limit}, ctx)
-            text = await read_text(real, offset, limit + 1)
-            return number_lines(text, shown, offset, limit)
-
-        tools.append(
-            FunctionTool(read_file, name="read_file", description=description("read_file"), kind="read")
+    async def write_file(self, ctx: ToolContext, path: str, content: str) -> ToolResult:
+        real = await self.allowed(ctx, path, "write")
+        shown = self.workspace.relative(real)
+        if real.is_dir():
+            raise files.FileToolError(f"{shown} is a directory; give a file path to write.")
+        old = await self.read_text(real) if real.exists() else None
+        real.parent.mkdir(parents=True, exist_ok=True)
+        await self.write_text(real, content)
+        diff = files.unified_diff(old or "", content, shown, new_file=old is None)
+        lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+        verb = "Created" if old is None else "Overwrote"
+        text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} line{'' if lines == 1 else 's'})."
+        if old is not None and diff:
+            text += "\n" + diff
+        return ToolResult(
+            text,
+            details={
+                "path": shown,
+                "diff": diff,
+                "created": old is None,
+                "abs_path": str(real),
+                "old_text": old,
+                "new_text": content,
+            },
         )
 
-    if read and write:
+    async def edit_file(
+        self, ctx: ToolContext, path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> ToolResult:
+        real = await self.allowed(ctx, path, "edit")
+        shown = self.workspace.relative(real)
+        if real.is_dir():
+            raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+        text = await self.read_text(real)
+        new_text, n = files.replace_text(text, old_string, new_string, replace_all, shown)
+        await self.write_text(real, new_text)
+        result = files.edit_result(text, new_text, n, shown)
+        details = dict(result.details or {})
+        details.update(abs_path=str(real), old_text=text, new_text=new_text)
+        return ToolResult(result.content, details=details)
 
-        async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:
-            real = await allowed(ctx, path, "write")
-            shown = workspace.relative(real)
-            if real.is_dir():
-                raise files.FileToolError(f"{shown} is a directory; give a file path to write.")
-            old = await read_text(real) if real.exists() else None
-            real.parent.mkdir(parents=True, exist_ok=True)
-            await write_text(real, content)
-            diff = files.unified_diff(old or "", content, shown, new_file=old is None)
-            lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-            verb = "Created" if old is None else "Overwrote"
-            text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} line{'' if lines == 1 else 's'})."
-            if old is not None and diff:
-                text += "\n" + diff
-            return ToolResult(
-                text,
-                details={
-                    "path": shown,
-                    "diff": diff,
-                    "created": old is None,
-                    "abs_path": str(real),
-                    "old_text": old,
-                    "new_text": content,
-                },
+    async def run_shell(
+        self, ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT
+    ) -> ToolResult:
+        if not command.strip():
+            raise shell_cmd.ShellToolError("The command is empty.")
+        if not 0 < timeout <= shell_cmd.MAX_TIMEOUT:
+            raise shell_cmd.ShellToolError(
+                f"timeout must be above 0 and at most {shell_cmd.MAX_TIMEOUT:g} seconds, not {timeout}."
             )
-
-        async def edit_file(
-            ctx: ToolContext, path: str, old_string: str, new_string: str, replace_all: bool = False
-        ) -> ToolResult:
-            real = await allowed(ctx, path, "edit")
-            shown = workspace.relative(real)
-            if real.is_dir():
-                raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
-            text = await read_text(real)
-            new_text, n = files.replace_text(text, old_string, new_string, replace_all, shown)
-            await write_text(real, new_text)
-            result = files.edit_result(text, new_text, n, shown)
-            details = dict(result.details or {})
-            details.update(abs_path=str(real), old_text=text, new_text=new_text)
-            return ToolResult(result.content, details=details)
-
-        tools.append(
-            FunctionTool(write_file, name="write_file", description=description("write_file"), kind="edit")
-        )
-        tools.append(
-            FunctionTool(edit_file, name="edit_file", description=description("edit_file"), kind="edit")
-        )
-
-    if terminal:
-
-        async def run_shell(
-            ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT
-        ) -> ToolResult:
-            if not command.strip():
-                raise shell_cmd.ShellToolError("The command is empty.")
-            if not 0 < timeout <= shell_cmd.MAX_TIMEOUT:
-                raise shell_cmd.ShellToolError(
-                    f"timeout must be above 0 and at most {shell_cmd.MAX_TIMEOUT:g} seconds, not {timeout}."
-                )
-            return await run_in_editor_terminal(client, session_id, command, workspace.root, timeout, ctx)
-
-        tools.append(
-            FunctionTool(run_shell, name="run_shell", description=description("run_shell"), kind="execute")
-        )
-
-    for t in tools:
-        t.source = "editor"  # type: ignore[attr-defined]
-        made[t.name] = t
-    return list(tools)
+        root = self.workspace.root
+        return await run_in_editor_terminal(self.client, self.session_id, command, root, timeout, ctx)
 
 
 def _not_text(path: Path) -> bool:

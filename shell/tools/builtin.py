@@ -10,6 +10,8 @@ and the permission policy asks for it by default.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -47,20 +49,55 @@ def builtin_tools(
     changes it; what a sandboxed command wrote, with what it replaced), for
     checkpoints."""
     made: dict[str, FunctionTool] = {}
-    box = sandbox if sandbox is not None else Sandbox(workspace.root)
     guard = network_guard if network_guard is not None else NetworkGuard()
-    capture = WorkspaceCapture(workspace.root) if changes is not None else None
-
-    def keeper(tool_name: str) -> files.Keep | None:
-        if changes is None:
-            return None
-        return lambda path, before: changes.before_write(path, before, tool_name)
 
     async def allowed(ctx: ToolContext, path: str, action: str) -> Path:
         return await workspace.check(path, ctx, tool=made.get(ctx.call.name), action=action)
 
+    kit = _Kit(workspace, allowed, changes)
+    box = sandbox if sandbox is not None else Sandbox(workspace.root)
+
+    @tool(name="fetch_url", kind="fetch")
+    async def fetch_url(url: str) -> ToolResult:
+        """Fetch a web page over http(s) and return its readable text (HTML converted to text).
+
+        Args:
+            url: The full URL, starting with http:// or https://.
+        """
+        return await web.fetch(url, guard=guard)
+
+    tools = [*_reading_tools(kit), *_editing_tools(kit), _shell_tool(kit, box), fetch_url]
+    for t in tools:
+        t.source = BUILTIN_SOURCE  # type: ignore[attr-defined]
+        made[t.name] = t
+    return list(tools)
+
+
+Allowed = Callable[[ToolContext, str, str], Awaitable[Path]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Kit:
+    """What every built-in tool works with: the workspace, its fence, the change log."""
+
+    workspace: Workspace
+    allowed: Allowed
+    """The workspace's check of a path (inside, ignored, asked about outside)."""
+    changes: ChangeLog | None
+
+    def keeper(self, tool_name: str) -> files.Keep | None:
+        changes = self.changes
+        if changes is None:
+            return None
+        return lambda path, before: changes.before_write(path, before, tool_name)
+
+    @staticmethod
     async def in_thread(fn: partial[ToolResult]) -> ToolResult:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+
+
+def _reading_tools(kit: _Kit) -> list[FunctionTool]:
+    workspace, allowed, in_thread = kit.workspace, kit.allowed, kit.in_thread
 
     @tool(name="read_file", kind="read")
     async def read_file(
@@ -124,6 +161,12 @@ def builtin_tools(
         search_files = partial(search.grep_files, real, pattern, glob, root, show, workspace.contains)
         return await in_thread(search_files)
 
+    return [read_file, list_dir, glob, grep]
+
+
+def _editing_tools(kit: _Kit) -> list[FunctionTool]:
+    workspace, allowed, in_thread, keeper = kit.workspace, kit.allowed, kit.in_thread, kit.keeper
+
     @tool(name="write_file", kind="edit")
     async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:
         """Create a file, or replace a file's whole content. Parent directories are created.
@@ -158,6 +201,13 @@ def builtin_tools(
         shown = workspace.relative(real)
         edit = partial(files.edit_text, real, shown, old_string, new_string, replace_all, keeper("edit_file"))
         return await in_thread(edit)
+
+    return [write_file, edit_file]
+
+
+def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
+    workspace, changes = kit.workspace, kit.changes
+    capture = WorkspaceCapture(workspace.root) if changes is not None else None
 
     @tool(name="run_shell", kind="execute")
     async def run_shell(
@@ -205,17 +255,4 @@ def builtin_tools(
                 found = await anyio.to_thread.run_sync(capture.changes_since, before)
                 changes.shell_ran(command, sandboxed=True, files=found, note=NOT_SCANNED)
 
-    @tool(name="fetch_url", kind="fetch")
-    async def fetch_url(url: str) -> ToolResult:
-        """Fetch a web page over http(s) and return its readable text (HTML converted to text).
-
-        Args:
-            url: The full URL, starting with http:// or https://.
-        """
-        return await web.fetch(url, guard=guard)
-
-    tools = [read_file, list_dir, glob, grep, write_file, edit_file, run_shell, fetch_url]
-    for t in tools:
-        t.source = BUILTIN_SOURCE  # type: ignore[attr-defined]
-        made[t.name] = t
-    return list(tools)
+    return run_shell

@@ -679,7 +679,7 @@ class AgentShellApp(App[int]):
             self.exit(0)
             return
         rewound = result.action in ("rewind", "fork") and getattr(result.data, "conversation", False)
-        if result.action in ("clear", "new", "resume") or rewound:
+        if result.action in ("new", "resume") or rewound:
             await self.conversation.clear_entries()
             self.todos.set_todos([])
             if result.action in ("resume", "rewind", "fork"):

@@ -42,72 +42,83 @@ CASES = (
 )
 
 
-def faulty(hook: str, phase: str, on_call: int) -> Middleware:
-    """A middleware whose ``hook`` raises ``Boom`` at ``phase`` of its ``on_call``-th call."""
-    state = {"calls": 0, "raised": False}
+class Trigger:
+    """Raises ``Boom`` at ``phase`` of the ``on_call``-th call of ``hook``."""
 
-    def fire() -> None:
-        state["raised"] = True
-        raise Boom(f"{hook} {phase}")
+    def __init__(self, hook: str, phase: str, on_call: int) -> None:
+        self.hook, self.phase, self.on_call = hook, phase, on_call
+        self.state = {"calls": 0, "raised": False}
 
-    def due() -> bool:
-        state["calls"] += 1
-        return state["calls"] == on_call
+    def fire(self) -> None:
+        self.state["raised"] = True
+        raise Boom(f"{self.hook} {self.phase}")
 
+    def due(self) -> bool:
+        self.state["calls"] += 1
+        return self.state["calls"] == self.on_call
+
+    def at(self, hit: bool, phase: str) -> None:
+        if hit and self.phase == phase:
+            self.fire()
+
+
+def _streaming(trigger: Trigger) -> Any:
     async def streaming(self: Any, ctx: Any, request: Any, next: Any) -> AsyncIterator[Any]:
-        hit = due()
-        if hit and phase == "before":
-            fire()
+        hit = trigger.due()
+        trigger.at(hit, "before")
         n = 0
         async for item in next(request):
             yield item
             n += 1
-            if hit and phase == "during" and n == 1:
-                fire()
-        if hit and phase == "after":
-            fire()
+            trigger.at(hit and n == 1, "during")
+        trigger.at(hit, "after")
 
+    return streaming
+
+
+def _onion(trigger: Trigger) -> Any:
     async def onion(self: Any, ctx: Any, request: Any, next: Any) -> Any:
-        hit = due()
-        if hit and phase == "before":
-            fire()
+        hit = trigger.due()
+        trigger.at(hit, "before")
         result = await next(request)
-        if hit and phase == "after":
-            fire()
+        trigger.at(hit, "after")
         return result
 
-    def make_plain(default: Any) -> Any:
-        if hook == "list_tools":
-            def sync(self: Any) -> Any:
-                if due():
-                    fire()
-                return ()
-            return sync
+    return onion
 
-        async def plain(self: Any, *args: Any) -> Any:
-            if due():
-                fire()
-            return default(args)
-        return plain
 
-    defaults = {
-        "transform_system_prompt": lambda a: a[1],
-        "transform_context": lambda a: a[1],
-        "convert_to_llm": lambda a: a[1],
-        "after_model_response": lambda a: None,
-        "before_tool_call": lambda a: None,
-        "after_tool_call": lambda a: None,
-        "should_stop_after_turn": lambda a: False,
-    }
-    if hook in STREAMING:
-        method: Any = streaming
-    elif hook in ONIONS:
-        method = onion
-    else:
-        method = make_plain(defaults.get(hook, lambda a: None))
-    cls = type("Faulty", (Middleware,), {hook: method, "name": "Faulty"})
+PLAIN_RESULTS: dict[str, Any] = {
+    "transform_system_prompt": lambda a: a[1],
+    "transform_context": lambda a: a[1],
+    "convert_to_llm": lambda a: a[1],
+    "should_stop_after_turn": lambda a: False,
+}
+"""What a plain hook hands back when it does not raise (None for the rest)."""
+
+
+def _plain(trigger: Trigger) -> Any:
+    if trigger.hook == "list_tools":
+        def sync(self: Any) -> Any:
+            if trigger.due():
+                trigger.fire()
+            return ()
+        return sync
+    default = PLAIN_RESULTS.get(trigger.hook, lambda a: None)
+
+    async def plain(self: Any, *args: Any) -> Any:
+        if trigger.due():
+            trigger.fire()
+        return default(args)
+    return plain
+
+
+def faulty(hook: str, phase: str, on_call: int) -> Middleware:
+    """A middleware whose ``hook`` raises ``Boom`` at ``phase`` of its ``on_call``-th call."""
+    trigger = Trigger(hook, phase, on_call)
+    make = _streaming if hook in STREAMING else _onion if hook in ONIONS else _plain
+    cls = type("Faulty", (Middleware,), {hook: make(trigger), "name": "Faulty"})
     mw = cls()
-    mw.state = state  # type: ignore[attr-defined]
+    mw.state = trigger.state  # type: ignore[attr-defined]
     return mw
 
 

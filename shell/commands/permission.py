@@ -1,0 +1,142 @@
+"""The permission policy and workspace trust: /mode, /permissions, /trust."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from .registry import CommandResult
+
+if TYPE_CHECKING:
+    from shell.runtime import ShellRuntime
+
+
+def _modes() -> tuple[str, ...]:
+    from shell.permissions.modes import MODES
+
+    return MODES
+
+
+def _complete_permissions(runtime: ShellRuntime, rest: str) -> list[str]:
+    words = rest.split()
+    if len(words) == 0 or (len(words) == 1 and not rest.endswith(" ")):
+        return ["allow", "ask", "deny", "edit", "remove"]
+    return ["--project", "--user"] if words[0] in ("allow", "ask", "deny") else []
+
+
+def mode_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/mode``: the mode and what each does; ``/mode NAME`` switches."""
+    from shell.permissions.modes import SUMMARY, ModeError, parse_mode
+
+    policy = runtime.permissions
+    if arg:
+        try:
+            policy.mode = parse_mode(arg)
+        except ModeError as exc:
+            return CommandResult(str(exc), error=True)
+        off = " (approvals are off: what would ask runs unasked; deny rules hold)"
+        warn = "" if runtime.approvals_on else off
+        return CommandResult(f"Permission mode: **{policy.mode}**: {SUMMARY[policy.mode]}.{warn}")
+    rows = [f"- {f'**{m}**' if m == policy.mode else m}: {SUMMARY[m]}" for m in SUMMARY]
+    return CommandResult(
+        f"Permission mode: **{runtime.mode_label}**. `/mode NAME` switches (Shift+Tab cycles):\n\n"
+        + "\n".join(rows)
+    )
+
+
+def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/permissions``: every rule with where it came from; add, edit, remove."""
+    from shell.permissions.rules import SOURCE_LABELS, RuleError
+    from shell.permissions.store import StoreError
+
+    policy = runtime.permissions
+    listed = policy.listed()
+    words = arg.split(maxsplit=1)
+    verb = words[0].lower() if words else ""
+    rest = words[1].strip() if len(words) > 1 else ""
+    try:
+        if verb in ("allow", "ask", "deny"):
+            scope = "session"
+            for flag, where in (("--project", "project"), ("--user", "user")):
+                if rest.endswith(flag):
+                    scope, rest = where, rest[: -len(flag)].strip()
+            rule = policy.add_rule(rest, verb, scope)  # type: ignore[arg-type]
+            return CommandResult(f"Added `{rule}` ({SOURCE_LABELS[rule.source]}).")
+        if verb in ("remove", "rm", "delete", "edit"):
+            number, _, new_text = rest.partition(" ")
+            if not number.isdigit() or not 1 <= int(number) <= len(listed):
+                return CommandResult(f"Which rule? Give its number (1 to {len(listed)}); "
+                                     "`/permissions` lists them.", error=True)
+            row = listed[int(number) - 1]
+            if verb == "edit":
+                if not new_text.strip():
+                    return CommandResult("Usage: `/permissions edit N RULE`", error=True)
+                new = policy.replace_rule(row.rule, new_text.strip())
+                return CommandResult(f"Rule {number} is now `{new}` ({SOURCE_LABELS[new.source]}).")
+            policy.remove_rule(row.rule)
+            return CommandResult(f"Removed `{row.rule}` ({SOURCE_LABELS[row.rule.source]}).")
+        if verb:
+            return CommandResult("Usage: `/permissions [allow|ask|deny RULE [--project|--user] | "
+                                 "edit N RULE | remove N]`", error=True)
+    except (RuleError, StoreError, OSError) as exc:
+        return CommandResult(f"Not changed: {exc}", error=True)
+    lines = [f"Permission mode: **{runtime.mode_label}** (`/mode` switches).", ""]
+    if not listed:
+        lines.append("No rules yet. \"Always\" in an approval proposes one; or "
+                     "`/permissions allow run_shell(git status:*)`.")
+    for i, row in enumerate(listed, 1):
+        origin = f" `{row.rule.origin}`" if row.rule.origin else ""
+        note = f" ({row.note})" if row.note else ""
+        where = SOURCE_LABELS[row.rule.source]
+        lines.append(f"{i}. `{row.rule.effect} {row.rule.text}`: {where}{origin}{note}")
+    if not policy.project_trusted:
+        lines += ["", "Project rules (`.agent-shell/permissions.toml`) apply once the workspace is trusted."]
+    lines += ["", "`/permissions remove N`, `/permissions edit N RULE`, "
+                  "`/permissions allow|ask|deny RULE [--project|--user]` (default: this session)."]
+    return CommandResult("\n".join(lines))
+
+
+async def trust_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/trust``: what this workspace's own config would start; ``/trust yes`` trusts
+    exactly what ``/trust`` showed last (not a file that changed since), ``/trust no``
+    declines, ``/trust forget`` asks again next time."""
+    from shell.permissions.trust import TrustStore
+
+    verb = arg.strip().lower()
+    check = runtime.workspace_trust()
+    if verb == "forget":
+        found = TrustStore().forget(check.config.root)
+        said = "Forgotten: you will be asked at the next start." if found else "No answer recorded."
+        return CommandResult(said)
+    if check.state == "none":
+        return CommandResult("This workspace has no project config (`.mcp.json`, `.agent-shell/`): "
+                             "nothing to trust.")
+    shown = runtime.trust_shown
+    if verb in ("yes", "no"):
+        if shown is None or shown.config.digest != check.config.digest:
+            runtime.trust_shown = check
+            return CommandResult(
+                "The project config changed since `/trust` showed it (or it was not shown yet). "
+                "Read it again below, then `/trust yes` or `/trust no`.\n\n" + _trust_listing(runtime, check),
+                error=True,
+            )
+        await runtime.decide_trust(check, verb == "yes")
+        if verb == "yes":
+            return CommandResult("Trusted: its servers start now and its project rules apply. "
+                                 "Asked again when any of these files changes.")
+        return CommandResult("Not trusted: its config stays unused. `/trust` shows it again.")
+    if verb:
+        return CommandResult("Usage: `/trust [yes | no | forget]`", error=True)
+    runtime.trust_shown = check
+    return CommandResult(_trust_listing(runtime, check))
+
+
+def _trust_listing(runtime: ShellRuntime, check: Any) -> str:
+    """The repository's own words in a code block (a fence longer than any backtick
+    run in them), so that its Markdown cannot dress up what the user is trusting."""
+    state = {"trusted": "trusted", "declined": "not trusted (you said no)",
+             "changed": "changed since you answered", "untrusted": "not trusted yet"}[check.state]
+    body = "\n".join([f"workspace: {check.config.root}", *runtime.describe_project(check)])
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
+    return (f"This workspace's own config is **{state}**. Trusting it uses:\n\n{fence}\n{body}\n{fence}\n\n"
+            "`/trust yes` trusts exactly these files, `/trust no` declines.")
