@@ -236,55 +236,75 @@ class FileIndex:
             return []
         if not q:
             return [Match(p, 0) for p in snap.shallowest()[:limit]]
-        seen: set[int] = set()
-        found: list[tuple[int, int, str, int]] = []
+        candidates = self._candidates(snap, q)
+        if candidates == []:
+            return []  # some character of the query is in no path at all
+        tiers = _Tiers(snap)
+        escaped = re.escape(q)
+        tiers.take(0, re.compile(LINE + escaped), snap.names, snap.name_starts)
+        tiers.take(1, re.compile(escaped), snap.names, snap.name_starts)
+        if len(tiers.found) < limit:
+            tiers.take(2, re.compile(escaped), snap.blob, snap.starts)
+        if len(tiers.found) >= limit or ("/" in q and tiers.found):
+            pass  # enough; a path typed out that exists is what was meant
+        elif self._fuzzy(tiers, q, candidates, limit):  # every line that matches is in found:
+            self._memo = (snap, q, sorted(i for *_, i in tiers.found))  # the next keystroke starts there
+        found = sorted(tiers.found)
+        return [Match(path, tier) for tier, _, path, _ in found[:limit]]
 
-        def take(tier: int, pattern: re.Pattern[str], text: str, starts: tuple[int, ...]) -> bool:
-            """Collect a tier's lines; whether every match was taken (no cap hit)."""
-            taken = 0
-            for m in pattern.finditer(text):
-                i = bisect.bisect_right(starts, m.start()) - 1
-                if i in seen:
-                    continue
-                seen.add(i)
-                path = snap.paths[i]
-                found.append((tier, len(path), path, i))
-                taken += 1
-                if taken >= CANDIDATES_PER_TIER:
-                    return False
-            return True
-
+    def _candidates(self, snap: _Snapshot, q: str) -> list[int] | None:
+        """The lines that can match (None: too many to list); typing on narrows the
+        last query's matches."""
         candidates = snap.holding_all(q)
         memo = self._memo
         narrower = memo is not None and memo[0] is snap and _in_order(memo[1], q)
         if memo is not None and narrower and (candidates is None or len(memo[2]) < len(candidates)):
-            candidates = list(memo[2])  # typing on: only the last query's matches can match
-        if candidates == []:
-            return []  # some character of the query is in no path at all
-        escaped = re.escape(q)
-        take(0, re.compile(LINE + escaped), snap.names, snap.name_starts)
-        take(1, re.compile(escaped), snap.names, snap.name_starts)
-        if len(found) < limit:
-            take(2, re.compile(escaped), snap.blob, snap.starts)
-        complete = False
-        if len(found) >= limit or ("/" in q and found):
-            pass  # enough; a path typed out that exists is what was meant
-        elif candidates is not None and len(candidates) <= PER_LINE_LIMIT:
-            complete = True
-            name_pattern, path_pattern = subsequence(q), subsequence(q)
+            return list(memo[2])
+        return candidates
+
+    @staticmethod
+    def _fuzzy(tiers: _Tiers, q: str, candidates: list[int] | None, limit: int) -> bool:
+        """Tiers 3 and 4 (the query's letters in order, in the name, then the path);
+        whether every match was taken."""
+        snap = tiers.snap
+        if candidates is not None and len(candidates) <= PER_LINE_LIMIT:
+            name_pattern = path_pattern = subsequence(q)
             for i in candidates:
-                if i in seen:
+                if i in tiers.seen:
                     continue
                 if "/" not in q and name_pattern.match(snap.name_lines[i]):
-                    found.append((3, len(snap.paths[i]), snap.paths[i], i))
+                    tiers.found.append((3, len(snap.paths[i]), snap.paths[i], i))
                 elif path_pattern.match(snap.lines[i]):
-                    found.append((4, len(snap.paths[i]), snap.paths[i], i))
-        else:
-            if "/" not in q:
-                take(3, snap.pattern(q, names=True), snap.names, snap.name_starts)
-            if len(found) < limit:
-                complete = take(4, snap.pattern(q, names=False), snap.blob, snap.starts)
-        if complete:  # every line that matches is in found: the next keystroke starts from them
-            self._memo = (snap, q, sorted(i for *_, i in found))
-        found.sort()
-        return [Match(path, tier) for tier, _, path, _ in found[:limit]]
+                    tiers.found.append((4, len(snap.paths[i]), snap.paths[i], i))
+            return True
+        if "/" not in q:
+            tiers.take(3, snap.pattern(q, names=True), snap.names, snap.name_starts)
+        if len(tiers.found) < limit:
+            return tiers.take(4, snap.pattern(q, names=False), snap.blob, snap.starts)
+        return False
+
+
+class _Tiers:
+    """One search's matches so far: ``(tier, length, path, line)``, each line once."""
+
+    __slots__ = ("found", "seen", "snap")
+
+    def __init__(self, snap: _Snapshot) -> None:
+        self.snap = snap
+        self.seen: set[int] = set()
+        self.found: list[tuple[int, int, str, int]] = []
+
+    def take(self, tier: int, pattern: re.Pattern[str], text: str, starts: tuple[int, ...]) -> bool:
+        """Collect a tier's lines; whether every match was taken (no cap hit)."""
+        taken = 0
+        for m in pattern.finditer(text):
+            i = bisect.bisect_right(starts, m.start()) - 1
+            if i in self.seen:
+                continue
+            self.seen.add(i)
+            path = self.snap.paths[i]
+            self.found.append((tier, len(path), path, i))
+            taken += 1
+            if taken >= CANDIDATES_PER_TIER:
+                return False
+        return True

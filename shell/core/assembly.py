@@ -58,46 +58,58 @@ class ChunkAssembler:
         return f"{self.reply_id}.{next(self._ids)}"
 
     def feed(self, chunk: ModelChunk) -> Iterator[Event]:
-        rid = self.reply_id
         if isinstance(chunk, TextDelta):
-            if not chunk.text:
-                return
-            if self._open is None or self._open[0] != "text":
-                yield from self._close()
-                self._open = ("text", self._new_id())
-                yield TextBlockStart(self._open[1], reply_id=rid)
-            self._parts.append(chunk.text)
-            yield TextBlockDelta(self._open[1], chunk.text, reply_id=rid)
-        elif isinstance(chunk, ThinkingDelta):
-            if self._open is None or self._open[0] != "thinking":
-                yield from self._close()
-                self._open = ("thinking", self._new_id())
-                yield ThinkingBlockStart(self._open[1], reply_id=rid)
-            if chunk.signature:
-                self._signature = (self._signature or "") + chunk.signature
             if chunk.text:
-                self._parts.append(chunk.text)
-                yield ThinkingBlockDelta(self._open[1], chunk.text, reply_id=rid)
+                yield from self._text(chunk)
+        elif isinstance(chunk, ThinkingDelta):
+            yield from self._thinking(chunk)
         elif isinstance(chunk, ToolCallChunk):
             yield from self._close()
-            call = self._calls.get(chunk.index)
-            if call is None or (chunk.id and call.id != chunk.id and call.started and call.args):
-                call = _Call(chunk.id or f"call_{self._new_id()}", chunk.name or "")
-                self._calls[chunk.index] = call
-                self._order.append(call)
-            if chunk.name and not call.name:
-                call.name = chunk.name
-            if not call.started and call.name:
-                call.started = True
-                yield ToolCallStart(call.id, call.name, reply_id=rid)
-            if chunk.args_delta:
-                call.args.append(chunk.args_delta)
-                if call.started:
-                    yield ToolCallDelta(call.id, chunk.args_delta, reply_id=rid)
+            yield from self._tool_call(chunk)
         elif isinstance(chunk, UsageChunk):
             self.usage = self.usage + chunk.usage
         elif isinstance(chunk, StopChunk):
             self.stop_reason = chunk.reason
+
+    def _open_block(self, kind: str) -> Iterator[Event]:
+        """Close a block of the other kind and open one of ``kind``, unless one is open."""
+        if self._open is None or self._open[0] != kind:
+            yield from self._close()
+            self._open = (kind, self._new_id())
+            start = TextBlockStart if kind == "text" else ThinkingBlockStart
+            yield start(self._open[1], reply_id=self.reply_id)
+
+    def _text(self, chunk: TextDelta) -> Iterator[Event]:
+        yield from self._open_block("text")
+        assert self._open is not None
+        self._parts.append(chunk.text)
+        yield TextBlockDelta(self._open[1], chunk.text, reply_id=self.reply_id)
+
+    def _thinking(self, chunk: ThinkingDelta) -> Iterator[Event]:
+        yield from self._open_block("thinking")
+        assert self._open is not None
+        if chunk.signature:
+            self._signature = (self._signature or "") + chunk.signature
+        if chunk.text:
+            self._parts.append(chunk.text)
+            yield ThinkingBlockDelta(self._open[1], chunk.text, reply_id=self.reply_id)
+
+    def _tool_call(self, chunk: ToolCallChunk) -> Iterator[Event]:
+        rid = self.reply_id
+        call = self._calls.get(chunk.index)
+        if call is None or (chunk.id and call.id != chunk.id and call.started and call.args):
+            call = _Call(chunk.id or f"call_{self._new_id()}", chunk.name or "")
+            self._calls[chunk.index] = call
+            self._order.append(call)
+        if chunk.name and not call.name:
+            call.name = chunk.name
+        if not call.started and call.name:
+            call.started = True
+            yield ToolCallStart(call.id, call.name, reply_id=rid)
+        if chunk.args_delta:
+            call.args.append(chunk.args_delta)
+            if call.started:
+                yield ToolCallDelta(call.id, chunk.args_delta, reply_id=rid)
 
     def _close(self) -> Iterator[Event]:
         if self._open is None:

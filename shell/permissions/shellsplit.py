@@ -22,6 +22,7 @@ anything but ``/dev/null`` (and the standard streams) are kept apart in
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -56,6 +57,41 @@ _KEYWORDS = frozenset({
 _MAX_DEPTH = 20
 
 
+class _Command:
+    """The command being read: its words so far, the word being built, its writes."""
+
+    __slots__ = ("in_word", "parser", "word", "words", "writes")
+
+    def __init__(self, parser: _Parser) -> None:
+        self.parser = parser
+        self.words: list[str] = []
+        self.writes: list[str] = []
+        self.word: list[str] = []
+        self.in_word = False
+
+    def add(self, text: str) -> None:
+        self.word.append(text)
+        self.in_word = True
+
+    def end_word(self) -> None:
+        if self.in_word:
+            self.words.append("".join(self.word))
+            self.word.clear()
+            self.in_word = False
+
+    def end_command(self) -> None:
+        self.end_word()
+        words, writes, parser = self.words, self.writes, self.parser
+        if words:
+            if words[0] in _KEYWORDS:
+                parser.problem(f"compound command ({words[0]})")
+            parser.parts.append(Part(" ".join(words), tuple(writes)))
+        elif writes:
+            parser.parts.append(Part("", tuple(writes)))
+        words.clear()
+        writes.clear()
+
+
 class _Parser:
     """One pass over the text; ``parts`` and ``problems`` collect as it goes."""
 
@@ -77,118 +113,89 @@ class _Parser:
             self.problem("nested too deeply")
             return self.n
         s, n = self.s, self.n
-        words: list[str] = []
-        writes: list[str] = []
-        word: list[str] = []
-        in_word = False
-
-        def end_word() -> None:
-            nonlocal in_word
-            if in_word:
-                words.append("".join(word))
-                word.clear()
-                in_word = False
-
-        def end_command() -> None:
-            end_word()
-            if words:
-                if words[0] in _KEYWORDS:
-                    self.problem(f"compound command ({words[0]})")
-                self.parts.append(Part(" ".join(words), tuple(writes)))
-            elif writes:
-                self.parts.append(Part("", tuple(writes)))
-            words.clear()
-            writes.clear()
-
+        cmd = _Command(self)
         while i < n:
             c = s[i]
             if c in _SPACE:
-                end_word()
+                cmd.end_word()
                 i += 1
                 continue
             m = _PLAIN.match(s, i)
             if m:
-                text = m.group()
-                if not in_word and text[0] == "#":  # a comment runs to the end of the line
-                    nl = s.find("\n", i)
-                    i = n if nl < 0 else nl
-                    continue
-                if not in_word and text in ("{", "}") and (i + 1 >= n or s[i + 1] in " \t\n;"):
-                    i += 1  # a group's braces are words of their own; its commands are split anyway
-                    continue
-                word.append(text)
-                in_word = True
-                i = m.end()
-                continue
-            if c == "\\":
-                if i + 1 < n and s[i + 1] == "\n":
-                    i += 2  # a line continuation
-                    continue
-                if i + 1 >= n:
-                    self.problem("a backslash at the end")
-                word.append(s[i : i + 2])
-                in_word = True
-                i += 2
-                continue
-            if c == "'":
-                j = s.find("'", i + 1)
-                if j < 0:
-                    self.problem("an unclosed quote")
-                    j = n - 1
-                word.append(s[i : j + 1])
-                in_word = True
-                i = j + 1
-                continue
-            if c == '"':
-                i = self.double_quoted(i, word, depth)
-                in_word = True
-                continue
-            if c == "$":
-                i = self.dollar(i, word, depth)
-                in_word = True
-                continue
-            if c == "`":
-                i = self.backticks(i, word, depth)
-                in_word = True
-                continue
-            if c in "<>" or (c == "&" and s.startswith("&>", i)):
-                i = self.redirection(i, word, in_word, writes, depth)
-                if in_word and word and "".join(word).isdigit():  # "2>": the fd was no word
-                    word.clear()
-                    in_word = False
-                continue
-            if c == "(":
-                if in_word or words:
-                    self.problem("a parenthesis inside a command (function definition or array)")
-                    word.append("(")
-                    in_word = True
-                    i += 1
-                    continue
-                if s.startswith("((", i):
-                    self.problem("arithmetic (( … ))")
-                end_command()
-                i = self.commands(i + 1, ")", depth + 1)  # a subshell: its commands are parts
-                continue
-            if c == ")":
-                end_command()
+                i = self.plain(m, cmd)
+            elif c == "\\":
+                i = self.backslash(i, cmd)
+            elif c == "'":
+                i = self.single_quoted(i, cmd)
+            elif c in _EXPANSIONS:
+                i = _EXPANSIONS[c](self, i, cmd.word, depth)
+                cmd.in_word = True
+            elif c in "<>" or (c == "&" and s.startswith("&>", i)):
+                i = self.redirection(i, cmd.word, cmd.in_word, cmd.writes, depth)
+                if cmd.in_word and cmd.word and "".join(cmd.word).isdigit():  # "2>": the fd was no word
+                    cmd.word.clear()
+                    cmd.in_word = False
+            elif c == ")":
+                cmd.end_command()
                 if closer == ")":
                     return i + 1
                 self.problem("an unmatched )")
                 i += 1
-                continue
-            if c in ";&|\n":
-                if s.startswith(";;", i):
-                    self.problem("case syntax (;;)")
-                end_command()
-                i += 2 if s.startswith(("&&", "||", "|&", ";;"), i) else 1
-                continue
-            word.append(c)  # unreachable in practice: every other character is plain
-            in_word = True
-            i += 1
-        end_command()
+            else:
+                i = self.operator(i, cmd, depth)
+        cmd.end_command()
         if closer is not None:
             self.problem(f"an unclosed {'$(' if closer == ')' else closer}")
         return n
+
+    def plain(self, m: re.Match[str], cmd: _Command) -> int:
+        """Ordinary characters: part of a word (a comment, a group's brace on their own)."""
+        s, n, i = self.s, self.n, m.start()
+        text = m.group()
+        if not cmd.in_word and text[0] == "#":  # a comment runs to the end of the line
+            nl = s.find("\n", i)
+            return n if nl < 0 else nl
+        if not cmd.in_word and text in ("{", "}") and (i + 1 >= n or s[i + 1] in " \t\n;"):
+            return i + 1  # a group's braces are words of their own; its commands are split anyway
+        cmd.add(text)
+        return m.end()
+
+    def backslash(self, i: int, cmd: _Command) -> int:
+        s, n = self.s, self.n
+        if i + 1 < n and s[i + 1] == "\n":
+            return i + 2  # a line continuation
+        if i + 1 >= n:
+            self.problem("a backslash at the end")
+        cmd.add(s[i : i + 2])
+        return i + 2
+
+    def single_quoted(self, i: int, cmd: _Command) -> int:
+        j = self.s.find("'", i + 1)
+        if j < 0:
+            self.problem("an unclosed quote")
+            j = self.n - 1
+        cmd.add(self.s[i : j + 1])
+        return j + 1
+
+    def operator(self, i: int, cmd: _Command, depth: int) -> int:
+        """``(`` (a subshell), ``;``, ``&``, ``|``, a newline: the command ends here."""
+        s, c = self.s, self.s[i]
+        if c == "(":
+            if cmd.in_word or cmd.words:
+                self.problem("a parenthesis inside a command (function definition or array)")
+                cmd.add("(")
+                return i + 1
+            if s.startswith("((", i):
+                self.problem("arithmetic (( … ))")
+            cmd.end_command()
+            return self.commands(i + 1, ")", depth + 1)  # a subshell: its commands are parts
+        if c in ";&|\n":
+            if s.startswith(";;", i):
+                self.problem("case syntax (;;)")
+            cmd.end_command()
+            return i + (2 if s.startswith(("&&", "||", "|&", ";;"), i) else 1)
+        cmd.add(c)  # unreachable in practice: every other character is plain
+        return i + 1
 
     def double_quoted(self, i: int, word: list[str], depth: int) -> int:
         """``"…"``: text, but ``$(…)`` and backticks inside still run commands."""
@@ -306,6 +313,14 @@ class _Parser:
         elif target_text not in _HARMLESS_TARGETS:
             writes.append(target_text)
         return j
+
+
+_EXPANSIONS: dict[str, Callable[[_Parser, int, list[str], int], int]] = {
+    '"': _Parser.double_quoted,
+    "$": _Parser.dollar,
+    "`": _Parser.backticks,
+}
+"""What starts inside a word and may run commands of its own: read by these."""
 
 
 @lru_cache(maxsize=2048)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from shell.core.messages import (
@@ -132,12 +132,7 @@ class AnthropicModel(HTTPProvider):
         return body
 
     async def parse(self, wire: Wire) -> AsyncIterator[ModelChunk]:
-        usage = Usage()
-        counted = False
-        stop: str | None = None
-        tools: dict[int, int] = {}  # content block index -> our tool-call index
-        ids: dict[str, int] = {}  # tool_use id -> our tool-call index
-        calls = 0
+        stream = _Stream()
         async for event in iter_sse(wire, idle=self.idle_timeout, max_line=self.max_line_bytes):
             kind = event.event
             if kind == "ping":
@@ -147,63 +142,99 @@ class AnthropicModel(HTTPProvider):
                 continue
             kind = obj.get("type", kind)
             if kind == "content_block_delta":
-                delta = obj.get("delta") or {}
-                dtype = delta.get("type")
-                if dtype == "text_delta":
-                    if delta.get("text"):
-                        yield TextDelta(delta["text"])
-                elif dtype == "input_json_delta":
-                    part = delta.get("partial_json")
-                    if part and obj.get("index") in tools:
-                        yield ToolCallDelta(tools[obj["index"]], args_delta=part)
-                elif dtype == "thinking_delta":
-                    if delta.get("thinking"):
-                        yield ThinkingDelta(delta["thinking"])
-                elif dtype == "signature_delta":
-                    yield ThinkingDelta("", signature=delta.get("signature"))
+                for chunk in stream.block_delta(obj):
+                    yield chunk
             elif kind == "content_block_start":
-                block = obj.get("content_block") or {}
-                btype = block.get("type")
-                if btype == "text" and block.get("text"):
-                    yield TextDelta(block["text"])
-                elif btype == "thinking" and block.get("thinking"):
-                    yield ThinkingDelta(block["thinking"], signature=block.get("signature") or None)
-                elif btype == "tool_use":
-                    call_id = block.get("id")
-                    seen = ids.get(call_id) if isinstance(call_id, str) else None
-                    ours = calls if seen is None else seen
-                    tools[obj.get("index", len(tools))] = ours
-                    if seen is None:
-                        calls += 1
-                        if isinstance(call_id, str):
-                            ids[call_id] = ours
-                        yield ToolCallDelta(ours, id=call_id, name=block.get("name"))
-                    if block.get("input"):
-                        yield ToolCallDelta(ours, args_delta=input_json(block["input"]))
-            elif kind == "message_start":
-                reported = (obj.get("message") or {}).get("usage") or {}
-                counted = counted or bool(reported)
-                usage = merge_usage(usage, reported)
-            elif kind == "message_delta":
-                stop = (obj.get("delta") or {}).get("stop_reason") or stop
-                counted = counted or bool(obj.get("usage"))
-                usage = merge_usage(usage, obj.get("usage") or {})
+                for chunk in stream.block_start(obj):
+                    yield chunk
+            elif kind in ("message_start", "message_delta"):
+                stream.message(kind, obj)
             elif kind == "message_stop":
-                yield UsageChunk(usage if counted else Usage(unknown=True))
-                yield StopChunk(STOP_REASONS.get(stop or "end_turn", stop or "end_turn"))
+                for chunk in stream.end():
+                    yield chunk
                 return
             elif kind == "error":
-                err = obj.get("error") or {}
-                etype = str(err.get("type", "error"))
-                status = RETRYABLE_ERRORS.get(etype)
-                raise ModelError(
-                    f"Anthropic reported an error in the middle of the reply ({etype}): "
-                    f"{err.get('message', '')}. The text so far is kept; try again.",
-                    status=status,
-                    retryable=status is not None,
-                    provider=self.provider,
-                )
+                raise self._stream_error(obj)
         raise self.ended_early(wire)
+
+    def _stream_error(self, obj: dict[str, Any]) -> ModelError:
+        err = obj.get("error") or {}
+        etype = str(err.get("type", "error"))
+        status = RETRYABLE_ERRORS.get(etype)
+        return ModelError(
+            f"Anthropic reported an error in the middle of the reply ({etype}): "
+            f"{err.get('message', '')}. The text so far is kept; try again.",
+            status=status,
+            retryable=status is not None,
+            provider=self.provider,
+        )
+
+
+class _Stream:
+    """One streamed message's state: usage so far, the stop reason, the tool calls."""
+
+    __slots__ = ("calls", "counted", "ids", "stop", "tools", "usage")
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.counted = False
+        self.stop: str | None = None
+        self.tools: dict[int, int] = {}  # content block index -> our tool-call index
+        self.ids: dict[str, int] = {}  # tool_use id -> our tool-call index
+        self.calls = 0
+
+    def block_delta(self, obj: dict[str, Any]) -> Iterator[ModelChunk]:
+        delta = obj.get("delta") or {}
+        dtype = delta.get("type")
+        if dtype == "text_delta":
+            if delta.get("text"):
+                yield TextDelta(delta["text"])
+        elif dtype == "input_json_delta":
+            part = delta.get("partial_json")
+            if part and obj.get("index") in self.tools:
+                yield ToolCallDelta(self.tools[obj["index"]], args_delta=part)
+        elif dtype == "thinking_delta":
+            if delta.get("thinking"):
+                yield ThinkingDelta(delta["thinking"])
+        elif dtype == "signature_delta":
+            yield ThinkingDelta("", signature=delta.get("signature"))
+
+    def block_start(self, obj: dict[str, Any]) -> Iterator[ModelChunk]:
+        block = obj.get("content_block") or {}
+        btype = block.get("type")
+        if btype == "text" and block.get("text"):
+            yield TextDelta(block["text"])
+        elif btype == "thinking" and block.get("thinking"):
+            yield ThinkingDelta(block["thinking"], signature=block.get("signature") or None)
+        elif btype == "tool_use":
+            yield from self._tool_use(obj, block)
+
+    def _tool_use(self, obj: dict[str, Any], block: dict[str, Any]) -> Iterator[ModelChunk]:
+        call_id = block.get("id")
+        seen = self.ids.get(call_id) if isinstance(call_id, str) else None
+        ours = self.calls if seen is None else seen
+        self.tools[obj.get("index", len(self.tools))] = ours
+        if seen is None:
+            self.calls += 1
+            if isinstance(call_id, str):
+                self.ids[call_id] = ours
+            yield ToolCallDelta(ours, id=call_id, name=block.get("name"))
+        if block.get("input"):
+            yield ToolCallDelta(ours, args_delta=input_json(block["input"]))
+
+    def message(self, kind: str, obj: dict[str, Any]) -> None:
+        if kind == "message_start":
+            reported = (obj.get("message") or {}).get("usage") or {}
+        else:
+            self.stop = (obj.get("delta") or {}).get("stop_reason") or self.stop
+            reported = obj.get("usage") or {}
+        self.counted = self.counted or bool(reported)
+        self.usage = merge_usage(self.usage, reported)
+
+    def end(self) -> list[ModelChunk]:
+        stop = self.stop or "end_turn"
+        return [UsageChunk(self.usage if self.counted else Usage(unknown=True)),
+                StopChunk(STOP_REASONS.get(stop, stop))]
 
 
 def input_json(value: Any) -> str:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from shell.core.messages import (
@@ -116,11 +116,8 @@ class OpenAIModel(HTTPProvider):
         return body
 
     async def parse(self, wire: Wire) -> AsyncIterator[ModelChunk]:
-        calls = ToolCallAssembler()
-        finish: str | None = None
-        refused = False
+        stream = _Stream()
         done = False
-        counted = False
         async for event in iter_sse(wire, idle=self.idle_timeout, max_line=self.max_line_bytes):
             data = event.data
             if data == "[DONE]":
@@ -131,38 +128,61 @@ class OpenAIModel(HTTPProvider):
                 continue
             if obj.get("error"):
                 raise stream_error(self.label, self.provider, obj["error"])
-            usage = obj.get("usage")
-            if usage and isinstance(usage, dict):
-                counted = True
-                yield UsageChunk(openai_usage(usage))
-            for choice in obj.get("choices") or ():
-                delta = choice.get("delta") or {}
-                text = delta.get("content")
-                if text:
-                    yield TextDelta(text)
-                thinking = delta.get("reasoning_content") or delta.get("reasoning")
-                if thinking and isinstance(thinking, str):
-                    yield ThinkingDelta(thinking)
-                refusal = delta.get("refusal")
-                if refusal:
-                    refused = True
-                    yield TextDelta(refusal)
-                for tc in delta.get("tool_calls") or ():
-                    chunk = calls.add(tc)
-                    if chunk is not None:
-                        yield chunk
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
-        if not done and finish is None:
+            for chunk in stream.feed(obj):
+                yield chunk
+        if not done and stream.finish is None:
             raise self.ended_early(wire)
-        if not counted:
-            yield UsageChunk(Usage(unknown=True))
+        for chunk in stream.end():
+            yield chunk
+
+
+class _Stream:
+    """One streamed completion's state: the finish reason, refusals, usage, tool calls."""
+
+    __slots__ = ("calls", "counted", "finish", "refused")
+
+    def __init__(self) -> None:
+        self.calls = ToolCallAssembler()
+        self.finish: str | None = None
+        self.refused = False
+        self.counted = False
+
+    def feed(self, obj: dict[str, Any]) -> Iterator[ModelChunk]:
+        usage = obj.get("usage")
+        if usage and isinstance(usage, dict):
+            self.counted = True
+            yield UsageChunk(openai_usage(usage))
+        for choice in obj.get("choices") or ():
+            yield from self._choice(choice)
+
+    def _choice(self, choice: dict[str, Any]) -> Iterator[ModelChunk]:
+        delta = choice.get("delta") or {}
+        text = delta.get("content")
+        if text:
+            yield TextDelta(text)
+        thinking = delta.get("reasoning_content") or delta.get("reasoning")
+        if thinking and isinstance(thinking, str):
+            yield ThinkingDelta(thinking)
+        refusal = delta.get("refusal")
+        if refusal:
+            self.refused = True
+            yield TextDelta(refusal)
+        for tc in delta.get("tool_calls") or ():
+            chunk = self.calls.add(tc)
+            if chunk is not None:
+                yield chunk
+        if choice.get("finish_reason"):
+            self.finish = choice["finish_reason"]
+
+    def end(self) -> list[ModelChunk]:
+        out: list[ModelChunk] = [] if self.counted else [UsageChunk(Usage(unknown=True))]
+        finish = self.finish
         reason = FINISH_REASONS.get(finish or "stop", finish or "end_turn")
-        if refused:
+        if self.refused:
             reason = "refusal"
-        elif calls.count and reason == "end_turn":
+        elif self.calls.count and reason == "end_turn":
             reason = "tool_use"
-        yield StopChunk(reason)
+        return [*out, StopChunk(reason)]
 
 
 class ToolCallAssembler:
