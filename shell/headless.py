@@ -193,7 +193,7 @@ async def run_headless(
             err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")
         return EXIT_USAGE
     run = _HeadlessReply(runtime, output_format, out, err)
-    with cancel_on_sigint(runtime.cancel, run.cancel):
+    with cancel_on_sigint(runtime.cancel, run.cancel, run.interrupt):
         async with runtime.running():
             await runtime.wait_for_tools()
             async with aclosing(runtime.reply(composed.message)) as events:
@@ -232,14 +232,20 @@ class _HeadlessReply:
         self.out, self.err = out, err
         self.show_tools = output_format == "text" and err.isatty()
         self.reply = ReplyState()
+        self.interrupt = Interrupt()
+        """Set by Ctrl+C's signal handler: from then on nothing is printed but the reply's end."""
         self.cancelled = False
 
     def cancel(self) -> None:
-        self.cancelled = True  # from now on nothing is printed but the reply's end
+        self.cancelled = True
+
+    @property
+    def stopped(self) -> bool:
+        return self.cancelled or self.interrupt.seen
 
     def handle(self, event: Event) -> None:
         call = self.reply.apply(event)
-        if self.cancelled and not isinstance(event, ReplyEnd):
+        if self.stopped and not isinstance(event, ReplyEnd):
             return  # what was in flight when Ctrl+C came: drained, not shown
         if self.format == "jsonl":
             self.out.write(json_text(to_jsonable(event)) + "\n")
@@ -265,7 +271,7 @@ class _HeadlessReply:
         """The answer (``text``) or the one JSON object (``json``) on stdout."""
         reply, out = self.reply, self.out
         if self.format == "text":
-            if reply.answer and not self.cancelled:  # Ctrl+C: the partial answer is not printed after it
+            if reply.answer and not self.stopped:  # Ctrl+C: the partial answer is not printed after it
                 text = sanitize(reply.answer)
                 out.write(text if text.endswith("\n") else text + "\n")
         elif self.format == "json":
@@ -282,39 +288,61 @@ class _HeadlessReply:
         out.flush()
 
 
+class Interrupt:
+    """Whether Ctrl+C came. Set by the signal handler itself, the moment the signal
+    arrives (before the event loop gets its turn to cancel the reply), so a loop that
+    checks it before printing prints nothing after the Ctrl+C."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        self.seen = False
+
+
 @contextmanager
 def cancel_on_sigint(
-    cancel: Callable[[], None], on_cancel: Callable[[], None] | None = None
-) -> Iterator[None]:
-    """While inside: Ctrl+C calls ``cancel`` (the reply then ends ``cancelled``); a
-    second Ctrl+C interrupts at once (``KeyboardInterrupt``).
+    cancel: Callable[[], None],
+    on_cancel: Callable[[], None] | None = None,
+    interrupt: Interrupt | None = None,
+) -> Iterator[Interrupt]:
+    """While inside: Ctrl+C sets ``interrupt`` (yielded; a new one by default) at once,
+    then calls ``cancel`` (the reply then ends ``cancelled``) and ``on_cancel`` in the
+    event loop, where cancelling a scope and printing are safe; a second Ctrl+C
+    interrupts at once (``KeyboardInterrupt``).
 
-    asyncio's ``add_signal_handler`` runs the handler inside the event loop, where
-    cancelling a scope is safe; a plain ``signal.signal`` handler would not be.
+    The handler is Python's own (``signal.signal``: it runs in the main thread
+    between two bytecodes, however busy the loop is); it only sets the flag and
+    hands the rest to the loop (``call_soon_threadsafe``). asyncio's
+    ``add_signal_handler`` would run nothing until the loop's next turn: events
+    printed meanwhile (hundreds, from a fast provider) came after the Ctrl+C.
     """
+    interrupt = interrupt or Interrupt()
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         loop = None
 
-    def first() -> None:
-        assert loop is not None
-        loop.remove_signal_handler(signal.SIGINT)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    def in_loop() -> None:
         cancel()
         if on_cancel is not None:
             on_cancel()
 
+    def handler(signum: int, frame: Any) -> None:
+        assert loop is not None
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the second one interrupts
+        interrupt.seen = True
+        loop.call_soon_threadsafe(in_loop)
+
+    previous: Any = None
     installed = False
     if loop is not None and threading.current_thread() is threading.main_thread():
         try:
-            loop.add_signal_handler(signal.SIGINT, first)
+            previous = signal.signal(signal.SIGINT, handler)
             installed = True
-        except (NotImplementedError, RuntimeError, ValueError):
+        except (ValueError, OSError):
             pass
     try:
-        yield
+        yield interrupt
     finally:
-        if installed and loop is not None:
-            loop.remove_signal_handler(signal.SIGINT)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if installed:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)

@@ -47,7 +47,7 @@ from .core.textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
 from .frontend.approval import Choice, approval_lines, argument_lines, decide, is_diff
 from .frontend.paced import paced
 from .frontend.reply import CallView, ReplyState, call_head, call_lines, end_notice
-from .headless import cancel_on_sigint, edit_in_editor
+from .headless import Interrupt, cancel_on_sigint, edit_in_editor
 from .runtime import ShellRuntime, editor_command
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -384,7 +384,7 @@ class PlainShell:
         for note in composed.notes:
             self.console.print(Text(f"  {sanitize_line(note)}", style="yellow"))
         drawing = PlainReply(self)
-        with cancel_on_sigint(self.runtime.cancel, drawing.cancel):
+        with cancel_on_sigint(self.runtime.cancel, drawing.cancel, drawing.interrupt):
             async with aclosing(self.runtime.reply(composed.message)) as events:
                 async for event in paced(events):  # Ctrl+C is seen within a few ms
                     drawing.handle(event)
@@ -493,6 +493,8 @@ class PlainReply:
         self.stream: MarkdownStream | None = None
         self.slow: dict[str, asyncio.TimerHandle] = {}
         self.stopped = False
+        self.interrupt = Interrupt()
+        """Set by Ctrl+C's signal handler the moment it comes: nothing more is printed."""
         self._table: dict[type, Callable[[Any, CallView | None], None]] = {
             ev.TextBlockStart: self._text_start,
             ev.TextBlockDelta: self._text_delta,
@@ -517,7 +519,7 @@ class PlainReply:
 
     def handle(self, event: Any) -> None:
         call = self.reply.apply(event)
-        if self.stopped and not isinstance(event, ev.ReplyEnd):
+        if (self.stopped or self.interrupt.seen) and not isinstance(event, ev.ReplyEnd):
             return
         handler = self._table.get(type(event))
         if handler is not None:
