@@ -39,7 +39,7 @@ from shell.core.events import (
 from shell.core.messages import AssistantMessage, ToolResult
 from shell.core.model import ModelChunk, ModelRequest
 from shell.core.secrets import NO_SECRETS, Secrets, environment_secrets
-from shell.core.textsafety import json_text, map_strings
+from shell.core.textsafety import json_text
 
 from .base import Middleware, ModelNext, ReplyNext
 from .context import HookContext, ToolCallContext
@@ -91,10 +91,12 @@ class _Trace:
         self.model: TraceSpan | None = None  # the chat span open now
 
     def text(self, value: Any) -> str:
-        raw = value if isinstance(value, str) else json_text(map_strings(value, str))
+        # Redacted before encoding (an escaped "\n" would glue a key to the word before
+        # it) and before the cut (half a key has no shape to recognise).
+        secrets = self.secrets
+        shown = secrets.text(value) if isinstance(value, str) else json_text(secrets.json(value))
         limit = self.owner.max_chars
-        raw = raw if len(raw) <= limit else raw[:limit] + "…"
-        return self.secrets.text(raw)
+        return shown if len(shown) <= limit else shown[:limit] + "…"
 
     def open(self, span: TraceSpan, parent: TraceSpan | None) -> TraceSpan:
         if parent is not None:

@@ -14,6 +14,9 @@ Ctrl+C quits (as does Ctrl+D or ``/quit``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import datetime
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -40,6 +43,7 @@ from rich.text import Text
 
 from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope
+from shell.core.secrets import Secrets
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
 from .core.dirs import data_dir
@@ -209,7 +213,7 @@ class PlainShell:
         self.commands.add("play", "Play the last audio block", usage="/play")(self._play)
         self.commands.add("save", "Save the last audio block to a file", usage="/save PATH")(self._save)
         self.session: PromptSession[Any] = PromptSession(
-            input=input, output=output, history=history or _history(),
+            input=input, output=output, history=history or _history(runtime.secrets),
             completer=SlashCompleter(runtime, self.commands), key_bindings=self._main_keys(),
             complete_while_typing=True, rprompt=self._meter,
         )
@@ -684,9 +688,55 @@ def _markdown(text: str) -> RenderableType:
     return Markdown(text)
 
 
-def _history() -> History:
+class PrivateHistory(FileHistory):
+    """The prompt history file, kept private: mode 0600 (whatever the umask; an older,
+    wider file is narrowed) and without secrets (the one secrets policy redacts what
+    is stored, and an older file holding any is rewritten without them). What was
+    typed stays as it was in this session's memory; only the file forgets it."""
+
+    def __init__(self, filename: str, secrets: Secrets) -> None:
+        super().__init__(filename)
+        self.secrets = secrets
+        with contextlib.suppress(OSError):
+            os.chmod(filename, 0o600)
+
+    def load_history_strings(self) -> Iterable[str]:
+        strings = list(super().load_history_strings())  # newest first
+        clean = [self.secrets.text(s) for s in strings]
+        if clean != strings:
+            with contextlib.suppress(OSError):
+                self._rewrite(list(reversed(clean)))
+        return clean
+
+    def store_string(self, string: str) -> None:
+        with contextlib.suppress(OSError):  # a full disk: the session says so; history is a nicety
+            self._append([self.secrets.text(string)])
+
+    def _entries(self, strings: list[str]) -> bytes:
+        out = []
+        for string in strings:
+            out.append(f"\n# {datetime.datetime.now()}\n")
+            out.extend(f"+{line}\n" for line in string.split("\n"))
+        return "".join(out).encode("utf-8", errors="replace")
+
+    def _append(self, strings: list[str]) -> None:
+        fd = os.open(self.filename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "ab") as f:
+            f.write(self._entries(strings))
+
+    def _rewrite(self, strings: list[str]) -> None:
+        path = Path(str(self.filename))
+        tmp = path.with_name(f".{path.name}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(self._entries(strings))
+        os.replace(tmp, path)
+
+
+def _history(secrets: Secrets) -> History:
     try:
         return FileHistory(str(data_dir(create=True) / "history"))
+from shell.core.secrets import Secrets
     except OSError:
         return InMemoryHistory()
 

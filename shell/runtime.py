@@ -648,6 +648,7 @@ class ShellRuntime:
             self.checkpoints_now()
         self._restore_usage()
         self.problems.extend(f"session {loaded.session_id}: {p}" for p in loaded.problems)
+        self.problems.extend(n.text for n in recorder.take_notices())  # a full disk, said at start
         return loaded
 
     def _restore_usage(self) -> None:

@@ -167,6 +167,9 @@ def resume_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     note = ""
     if loaded.interrupted:
         note = " It was cut off; its unfinished tool calls were marked interrupted."
+    recorder = runtime.session_recorder
+    if recorder is not None and recorder.error is not None:
+        note += f"\n\n{recorder.error}"  # a full disk: said here, once
     return CommandResult(
         f"Resumed session {loaded.session_id} ({len(runtime.agent.messages)} messages).{note}",
         action="resume",

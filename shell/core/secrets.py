@@ -111,7 +111,7 @@ class Shape:
     check: Callable[[bytes, bytes], bool] | None = None
 
 
-_SEP = r"""["']?[ \t]{0,5}(?:[:=]|=>|%3[dDaA])[ \t]{0,5}"""
+_SEP = r"""(?:\\?["'])?[ \t]{0,5}(?:[:=]|=>|%3[dDaA])[ \t]{0,5}"""  # \" too: JSON inside JSON
 _VALUE = r"""[^\s"'&,;<>(){}\[\]]"""
 _SECRET_KEY_NAMES = (
     r"(?:api[_.-]?key|apikey|secret[_.-]?access[_.-]?key|secret[_.-]?key|client[_.-]?secret|"
@@ -174,7 +174,7 @@ SHAPES: tuple[Shape, ...] = (
           r"x-goog-signature)=)[^&\s#\"'<>]{6,}"),
     Shape("quoted value of a secret name",
           rf"""(?i)(?P<keep>(?:{_SECRET_KEY_NAMES}|{_PASSWORD_NAMES})"""
-          rf"""{_SEP}(?P<quote>["']))[^"'\r\n]{{4,}}(?P<tail>["'])""",
+          rf"""{_SEP}(?P<quote>\\?["']))[^"'\r\n]{{4,}}?(?P<tail>\\?["'])""",
           _assigned_secret(strict=False)),
     Shape("password assigned a value",
           rf"""(?i)(?P<keep>{_PASSWORD_NAMES}{_SEP}){_VALUE}{{4,}}""",

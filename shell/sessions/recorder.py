@@ -31,7 +31,6 @@ and depth-capped, and :func:`encode_record` escapes lone surrogates.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -58,7 +57,7 @@ from shell.core.events import (
     ToolExecutionEnd,
     ToolExecutionUpdate,
 )
-from shell.core.messages import AssistantMessage, Message, ToolResultMessage
+from shell.core.messages import AssistantMessage, Message, TextBlock, ThinkingBlock, ToolResultMessage
 from shell.core.textsafety import json_text
 
 from .codec import blocks_to_json, message_to_dict
@@ -84,7 +83,8 @@ _BLOCK_ENDS = (TextBlockEnd, ThinkingBlockEnd, ToolCallEnd)
 
 
 RETRY_S = 2.0
-"""After a failed write, how long before the next attempt (made as events come)."""
+"""After a failed write, how long before the next attempt (made as events come; a
+reply's start and end always try)."""
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
@@ -158,6 +158,7 @@ class SessionRecorder:
         """The session's title (the model's summary, or the user's ``/rename``)."""
         self.title_source = ""
         self._pending_title: dict[str, Any] | None = None
+        self._open_block = False  # a text or thinking block is streaming (the last one)
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
@@ -169,7 +170,9 @@ class SessionRecorder:
         Takes the lock at once (so a session open elsewhere is refused before the
         user types) and, if the last reply had been cut off, writes its repair (the
         kept partial text, the "interrupted" tool results) and an ``interrupted``
-        marker, so the file reads back as the agent now holds it.
+        marker, so the file reads back as the agent now holds it. A write that
+        fails (a full disk) does not stop the resume: it is the recorder's
+        ``error`` (and notice), retried as the conversation goes on.
         """
         kwargs.setdefault("cwd", loaded.meta.get("cwd") or None)
         recorder = cls(store, agent, session_id=loaded.session_id, **kwargs)
@@ -177,10 +180,15 @@ class SessionRecorder:
         recorder._written = list(loaded.stored)
         for message in loaded.stored:
             recorder._note_calls(message)
-        recorder._state_json = json.dumps(loaded.session_state, sort_keys=True)
+        recorder._state_json = json_text(
+            recorder.redactor.json(loaded.session_state), sort_keys=True, compact=True
+        )
         recorder.title = str(loaded.meta.get("title", ""))
         recorder.title_source = str(loaded.meta.get("title_source", ""))
-        recorder.open()
+        try:
+            recorder.open()
+        except OSError as exc:  # a full disk: the session is read, carried on in memory, said
+            recorder._failed(exc)
         return recorder
 
     def open(self) -> SessionRecorder:
@@ -329,6 +337,8 @@ class SessionRecorder:
         self._guarded(self._observe, event)
 
     def _observe(self, event: Event) -> None:
+        if self.error is not None and isinstance(event, (ReplyStart, ReplyEnd)):
+            self._failed_at = float("-inf")  # a reply's start and end are always worth a try
         with self._lock:
             if self._fd is None:
                 self.open()
@@ -346,6 +356,10 @@ class SessionRecorder:
                 self._calls += 1
                 self._builder = MessageBuilder()
                 self._dirty = False
+            if isinstance(event, (TextBlockStart, ThinkingBlockStart)):
+                self._open_block = True
+            elif isinstance(event, (TextBlockEnd, ThinkingBlockEnd)):
+                self._open_block = False
             if isinstance(event, _BLOCK_EVENTS) and self._builder is not None:
                 self._builder.see(event)
                 if self._calls > self._landed:
@@ -452,7 +466,8 @@ class SessionRecorder:
             for call_id in sorted(self._progress_dirty):
                 output = "".join(self._progress.get(call_id, ()))[-MAX_PROGRESS:]
                 self._progress[call_id] = [output]
-                record = {"kind": "tool_progress", "call_id": call_id, "output": self.redactor.text(output)}
+                shown = self.redactor.text(_whole_words(output))
+                record = {"kind": "tool_progress", "call_id": call_id, "output": shown}
                 self._write(record)
                 self._progress_dirty.discard(call_id)
         if not self._dirty or self._builder is None or self._calls <= self._landed:
@@ -462,7 +477,14 @@ class SessionRecorder:
         if not partial.content:
             self._dirty = False
             return
-        content = tuple(self.redactor.block(b) for b in partial.content)
+        blocks = list(partial.content)
+        last = blocks[-1]
+        if self._open_block and isinstance(last, (TextBlock, ThinkingBlock)):
+            # A token cut mid-stream has no shape yet (``ghp_12…``): its start is not
+            # written until it is whole and can be recognised.
+            cut = _whole_words(last.text)
+            blocks[-1] = TextBlock(cut) if isinstance(last, TextBlock) else ThinkingBlock(cut, last.signature)
+        content = tuple(self.redactor.block(b) for b in blocks)
         self._write(
             {"kind": "checkpoint", "reply_id": self._reply_id, "content": blocks_to_json(content)}
         )
@@ -544,13 +566,26 @@ class SessionRecorder:
             "memory and is saved as soon as writing works again."
         )
         self.failures += 1
-        log.warning(self.error)
+        log.info(self.error)
         self._news.append(Notice("error", self.error, "session"))
 
     def _recovered(self) -> None:
         self.error = None
         self._news.append(Notice("info", f"Saving works again: the session is complete in {self.path}.",
                                  "session"))
+
+
+def _whole_words(text: str) -> str:
+    """``text`` without a last word that may be the start of a secret still streaming
+    (eight characters or more, anything but letters, or right after ``:`` / ``=``);
+    a short plain word (``answer``) is kept, so a stalled stream's text is saved."""
+    if not text or text[-1].isspace():
+        return text
+    start = max(text.rfind(c) for c in " \n\t") + 1
+    word = text[start:]
+    if len(word) < 8 and word.isalpha() and not text[max(0, start - 3) : start].rstrip().endswith((":", "=")):
+        return text
+    return text[:start]
 
 
 class _Deferred(Exception):

@@ -1,0 +1,155 @@
+"""The redaction corpus: real token shapes (fake values) never reach a session file,
+an export, a trace or ``agent-shell config``, wherever they appear: what the user
+typed, what a tool printed, a tool's arguments, the model's own words.
+
+Every value below is made up in the shape of the real thing; none is a secret.
+"""
+
+# ruff: noqa: E501  (a table of samples, one per line)
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from middleware.tracing import Tracing
+from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
+from shell.core.secrets import SHAPES, Secrets
+from shell.core.tools import tool
+from shell.providers.scripted import ScriptedModel
+from shell.sessions import Redactor, SessionRecorder, SessionStore, export_markdown, load_session
+
+F = "FAKE"  # every made-up value carries it, so a leak is easy to spot and cannot be real
+CORPUS: dict[str, str] = {
+    "OpenAI project key": f"sk-proj-{F}9Ab3dEf6hIj9kLm2nOp5qRs8tUvWx",
+    "OpenAI legacy key": f"sk-{F}1234567890abcdefghijklmnopqrstuv",
+    "Anthropic key": f"sk-ant-api03-{F}AbCdEfGhIjKlMnOpQrStUvWx-yz0123",
+    "OpenRouter key": f"sk-or-v1-{F}0123456789abcdef0123456789abcdef",
+    "Stripe live secret": f"sk_live_{F}51HcE2aBcDeFgHiJkLmNoPq",
+    "Stripe restricted": f"rk_test_{F}51HcE2aBcDeFgHiJkLmNoPq",
+    "Stripe webhook": f"whsec_{F}MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    "GitHub classic": f"ghp_{F}16C7e42F292c6912E7710c838347Ae178B4a",
+    "GitHub OAuth": f"gho_{F}16C7e42F292c6912E7710c838347Ae178B4a",
+    "GitHub fine-grained": f"github_pat_11{F}0abcdefghijklmnop_qrstuvwxyz0123456789ABCDEFGHIJKLMN",
+    "GitLab": f"glpat-{F}xxxxxxxxxxxxxxxx",
+    "Slack bot": f"xoxb-{F}-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    "Slack user": f"xoxp-{F}-123456789012-1234567890123-1234567890123-abcdef",
+    "Slack webhook": f"https://hooks.slack.com/services/T{F}0000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    "Discord webhook": f"https://discord.com/api/webhooks/123456789012345678/{F}abcdefghijklmnopqrstuvwxyz",
+    "Google API key": "AIzaSyD" + F + "abcdefghijklmnopqrstuvwxy123",
+    "Google OAuth secret": f"GOCSPX-{F}abcdefghijklmnopqrstuv",
+    "Google OAuth token": f"ya29.{F}a0AfH6SMBxxxxxxxxxxxxxxxxxxxxxxxx",
+    "AWS access key id": "AKIA" + F + "IOSFODNN7EXA",
+    "AWS secret in JSON": '{"AccessKeyId": "x", "SecretAccessKey": "' + F + 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
+    "AWS secret in env": f"aws_secret_access_key = {F}wJalrXUtnFEMI/K7MDENG/bPxRfiCY",
+    "Hugging Face": f"hf_{F}abcdefghijklmnopqrstuvwxyzABCD",
+    "npm": f"npm_{F}abcdefghijklmnopqrstuvwxyzABCDEF",
+    "PyPI": f"pypi-AgEIcHlwaS5vcmc{F}" + "A" * 60,
+    "Groq": f"gsk_{F}abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH",
+    "Hugging-style Replicate": f"r8_{F}abcdefghijklmnopqrstuvwxyz0123",
+    "SendGrid": f"SG.{F}abcdefghijklmnop.{F}abcdefghijklmnopqrstuvwxyz0123456789ABCDE",
+    "Twilio API key": "SK" + "f" * 28 + "0123",
+    "Telegram bot": "123456789:AA" + F + "abcdefghijklmnopqrstuvwxyz012",
+    "Shopify": "shpat_" + "f" * 28 + "0123",
+    "DigitalOcean": "dop_v1_" + "f" * 64,
+    "HashiCorp Vault": f"hvs.{F}abcdefghijklmnopqrstuvwxyz",
+    "age key": "AGE-SECRET-KEY-1" + F + "Q" * 54,
+    "JWT": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx" + F + "MjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP",
+    "Bearer header": f"Authorization: Bearer {F}abcdef0123456789xyz",
+    "Basic header": "Authorization: Basic Ym9iOkZBS0VodW50ZXIy",  # bob:FAKEhunter2
+    "postgres URL": f"postgres://bob:{F}s3cretpw@db.internal:5432/app",
+    "https URL credentials": f"https://deploy:{F}tok9999@git.example.org/repo.git",
+    "Azure connection string": f"DefaultEndpointsProtocol=https;AccountName=x;AccountKey={F}abcdefghij0123456789+/==;",
+    "key in a URL query": f"https://api.example.com/v1?api-key={F}abc123def456&x=1",
+    "unquoted password": f"password={F}correcthorsebattery",
+    "YAML password": f"db_password: {F}correct-horse",
+    "quoted token": f'"refresh_token": "{F}1//0gabcdefghijklmnop"',
+    "URL-encoded assignment": f"client_secret%3D{F}abcdef123456",
+    "PEM private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIE" + F + "owIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+    "OpenSSH private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl" + F + "bnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
+    "PGP private key": "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdG" + F + "BF\n-----END PGP PRIVATE KEY BLOCK-----",
+}
+ENV_SECRET = f"{F}-env-value-0123456789"  # a configured key's value, whatever its shape
+URL_ENCODED_ENV = ENV_SECRET.replace("-", "%2D")  # (quote() leaves '-'; '%2D' is the same key, encoded)
+
+
+def leaked(text: str) -> list[str]:
+    return [name for name, value in CORPUS.items() if _secret_part(value) in text] + (
+        ["the environment's key"] if ENV_SECRET in text else []
+    )
+
+
+def _secret_part(value: str) -> str:
+    """The part of a sample that must not survive (the FAKE-marked token)."""
+    start = value.find(F)
+    if start < 0:  # a sample without the marker: its distinctive tail
+        return value[-12:]
+    return value[start : start + 16]
+
+
+def test_the_corpus_is_real_sized() -> None:
+    assert len(CORPUS) >= 30 and len(SHAPES) >= 30
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_each_shape_is_redacted_alone_and_in_context(name: str) -> None:
+    value = CORPUS[name]
+    secrets = Secrets()
+    for text in (value, f"see {value} here", f"export X='{value}'\n", json.dumps({"v": value})):
+        assert _secret_part(value) not in secrets.text(text), (name, secrets.text(text))
+
+
+@tool(read_only=True)
+async def dump() -> str:
+    """Prints the whole corpus (a tool that ran `env` or `cat .env`)."""
+    return "\n".join(CORPUS.values()) + f"\nMY_SERVICE_TOKEN={ENV_SECRET}"
+
+
+@pytest.mark.anyio
+async def test_no_sample_reaches_the_session_file_the_export_or_the_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MY_SERVICE_TOKEN", ENV_SECRET)
+    everything = "\n".join(CORPUS.values())
+    tracing = Tracing(tree=True)
+    agent = Agent(ScriptedModel([
+        AssistantMessage((TextBlock(f"I found these: {everything}"),
+                          ToolCallBlock("c1", "dump", {}),
+                          ToolCallBlock("c2", "nowhere", {"keys": list(CORPUS.values()), "env": ENV_SECRET}))),
+        f"Done; also {URL_ENCODED_ENV}.",
+    ], delay=0, chunk_size=7), tools=[dump], middleware=[tracing])
+    with SessionRecorder(SessionStore(), agent, redactor=Redactor.from_environment(),
+                         checkpoint_interval=0.0) as recorder:
+        async for _ in recorder.record(agent.reply(f"my keys:\n{everything}\n{ENV_SECRET}")):
+            pass
+    raw = recorder.path.read_text()
+    assert not leaked(raw) and "[REDACTED]" in raw
+    assert '"kind":"checkpoint"' in raw  # text in flight was saved, redacted, too
+    exported = export_markdown(load_session(recorder.path))
+    assert not leaked(exported)
+    live = export_markdown(agent.messages)  # the in-memory history, never written
+    assert not leaked(live)
+    spans: list[Any] = [s.attributes for s in tracing.traces[-1].walk()]
+    assert not leaked(json.dumps(spans, default=str))
+
+
+def test_no_sample_reaches_agent_shell_config(tmp_path: Path) -> None:
+    config = tmp_path / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    args = json.dumps([v.replace("\n", " ") for v in CORPUS.values()])
+    config.write_text(
+        '[providers.openai]\nbase_url = "https://bob:FAKEpw123456@example.org/v1"\n'
+        f'api_key_env = "MY_SERVICE_TOKEN"\n[mcp_servers.everything]\ncommand = "srv"\nargs = {args}\n'
+    )
+    env = {"PATH": "/usr/bin:/bin", "AGENT_SHELL_CONFIG_DIR": str(config.parent), "MY_SERVICE_TOKEN": ENV_SECRET,
+           "HOME": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-m", "shell", "config"], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert not leaked(r.stdout), r.stdout
+    assert "FAKEpw123456" not in r.stdout and "[REDACTED]" in r.stdout

@@ -1,0 +1,124 @@
+"""The TUI under hostile input (issue 14), through Textual's pilot: Esc under a flood
+stops the drawing at once; a message that once broke every save does not; a full
+disk is one notice, and nothing is lost when space returns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
+from shell.config import Settings
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+from shell.sessions import SessionStore, load_session
+from shell.tools.workspace import Workspace
+from shell.tui.app import AgentShellApp
+from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
+from shell.tui.widgets.notice_line import NoticeLine
+from tests.disk import small_disk
+
+from .helpers import SIZE, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+def recording_app(tmp_path: Path, turns: list[Any], **model: Any) -> AgentShellApp:
+    agent = Agent(ScriptedModel(turns, **model))
+    options = RuntimeOptions(record=True, cwd=str(tmp_path))
+    runtime = ShellRuntime(agent, settings=Settings(), workspace=Workspace(tmp_path), options=options)
+    return AgentShellApp(runtime=runtime)
+
+
+def notices(app: AgentShellApp) -> list[str]:
+    return [str(n.text) for n in app.query(NoticeLine)]
+
+
+async def test_esc_under_a_flood_stops_drawing_at_once_and_says_what_was_not_shown(tmp_path: Path) -> None:
+    flood = "\n\n".join("word " * 40 for _ in range(20_000))  # 4 MB, streamed without pause
+    agent = Agent(ScriptedModel([flood], delay=0, chunk_size=64))
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_reply("go")  # (typing would make the pilot wait for a screen that is never idle)
+
+        def streaming() -> bool:
+            widgets = app.query(AssistantWidget)
+            return bool(widgets) and widgets.last().backlog > 0
+
+        await wait_for(pilot, streaming)
+        widget = app.query(AssistantWidget).last()
+        renderer = app.renderer
+        assert renderer is not None
+        seen: dict[str, int] = {}
+        cancel = renderer.cancel
+
+        def at_cancel() -> None:
+            seen.update(drawn=len(widget.text) - widget.backlog, backlog=widget.backlog)
+            cancel()
+
+        renderer.cancel = at_cancel  # type: ignore[method-assign]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        note = f"*… {widget.dropped:,} characters not shown: the reply was cancelled.*"
+        assert widget.dropped >= seen["backlog"] > 0
+        assert widget.text.endswith(note + "\n")
+        assert len(widget.text.removesuffix(note + "\n").rstrip()) <= seen["drawn"]  # nothing drawn after
+        assert app.status.state == "idle"
+        assert agent.messages[-1].stop_reason == "cancelled"  # type: ignore[union-attr]
+
+
+async def test_a_lone_surrogate_and_deep_arguments_do_not_break_later_saves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    deep: Any = "bottom"
+    for _ in range(600):
+        deep = {"d": deep}
+    turns = [
+        AssistantMessage((TextBlock("odd \ud800 text"), ToolCallBlock("c1", "nowhere", {"x": deep}))),
+        "first done",
+        "second done",
+    ]
+    app = recording_app(tmp_path, turns)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "one")
+        await wait_for(pilot, lambda: not app.busy)
+        await send(pilot, "two")
+        await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) >= 6)
+        assert not [n for n in notices(app) if "could not be saved" in n]
+        await pilot.press("ctrl+q")
+    [info] = SessionStore().list()
+    loaded = load_session(info.path)
+    assert not loaded.problems
+    assert [m.text for m in loaded.messages][-2:] == ["two", "second done"]
+    assert "odd \ud800 text" in [m.text for m in loaded.messages]
+
+
+async def test_a_full_disk_is_one_notice_and_nothing_is_lost_when_space_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with small_disk(tmp_path / "small") as disk:
+        monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(disk.root / "agent-shell"))
+        (disk.root / "agent-shell" / "sessions").mkdir(parents=True)
+        disk.fill()
+        app = recording_app(tmp_path, ["first answer", "second answer", "third answer"])
+        async with app.run_test(size=SIZE) as pilot:
+            await send(pilot, "first")
+            await wait_for(pilot, lambda: not app.busy)
+            await send(pilot, "second")
+            await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 4)
+            failed = [n for n in notices(app) if "could not be saved" in n]
+            assert len(failed) == 1 and "the disk is full (" in failed[0]
+            kept = ("Nothing is lost: the conversation stays in memory and is saved as soon as writing "
+                    "works again.")
+            assert failed[0].endswith(kept)
+            disk.free()
+            await send(pilot, "third")
+            await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 6)
+            assert any(n.startswith("Saving works again: the session is complete in") for n in notices(app))
+            [info] = SessionStore().list()
+            texts = [m.text for m in load_session(info.path).messages]
+            assert texts == ["first", "first answer", "second", "second answer", "third", "third answer"]
+            await pilot.press("ctrl+q")
