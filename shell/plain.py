@@ -735,8 +735,7 @@ class PrivateHistory(FileHistory):
 
 def _history(secrets: Secrets) -> History:
     try:
-        return FileHistory(str(data_dir(create=True) / "history"))
-from shell.core.secrets import Secrets
+        return PrivateHistory(str(data_dir(create=True) / "history"), secrets)
     except OSError:
         return InMemoryHistory()
 

@@ -281,8 +281,10 @@ class AssistantMessage(Vertical):
 
     async def _park(self, chunk: Markdown) -> None:
         """Replace ``chunk`` by a spacer, joining a spacer next to it if there is one."""
-        segment = (chunk.source, chunk.outer_size.height)
         siblings = list(self.children)
+        if chunk not in siblings or not chunk.is_attached:
+            return  # parked already by another pass (the widget's and the conversation's can overlap)
+        segment = (chunk.source, chunk.outer_size.height)
         at = siblings.index(chunk)
         before = siblings[at - 1] if at > 0 else None
         after = siblings[at + 1] if at + 1 < len(siblings) else None
