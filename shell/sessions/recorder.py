@@ -347,51 +347,64 @@ class SessionRecorder:
                 self._builder = None
                 self._reply_id = event.reply_id
             if not isinstance(event, _DELTAS):
-                self.sync()
-                if self._pending_end is not None:  # a reply that ended while saving failed
-                    self._write(self._pending_end)
-                    self._pending_end = None
-                    self._save_state()
+                self._catch_up()
             if isinstance(event, ModelCallStart):  # after syncing: a rewrite before it is not this call
                 self._calls += 1
                 self._builder = MessageBuilder()
                 self._dirty = False
-            if isinstance(event, (TextBlockStart, ThinkingBlockStart)):
-                self._open_block = True
-            elif isinstance(event, (TextBlockEnd, ThinkingBlockEnd)):
-                self._open_block = False
-            if isinstance(event, _BLOCK_EVENTS) and self._builder is not None:
-                self._builder.see(event)
-                if self._calls > self._landed:
-                    self._dirty = True
-                    if isinstance(event, _BLOCK_ENDS):
-                        # A finished block is on screen before its message lands in the
-                        # history (the reply is pulled: the commit comes later), so it
-                        # is saved now, not at the next timed checkpoint.
-                        self._cancel_timer()
-                        self._checkpoint()
-                    else:
-                        self._maybe_checkpoint()
-            elif isinstance(event, ToolExecutionUpdate):
-                if isinstance(event.progress, str) and event.call_id not in self._answered:
-                    self._progress.setdefault(event.call_id, []).append(event.progress)
-                    self._progress_dirty.add(event.call_id)
-                    self._maybe_checkpoint()
-            elif isinstance(event, ToolExecutionEnd):
-                self._progress.pop(event.call_id, None)
-                self._progress_dirty.discard(event.call_id)
-                self._tool_result(event)
-            elif isinstance(event, ReplyEnd):
+            if isinstance(event, _BLOCK_EVENTS):
+                self._block(event)
+            else:
+                self._other(event)
+
+    def _catch_up(self) -> None:
+        """The messages that landed, and the end of a reply that ended while saving failed."""
+        self.sync()
+        if self._pending_end is not None:
+            self._write(self._pending_end)
+            self._pending_end = None
+            self._save_state()
+
+    def _block(self, event: Event) -> None:
+        if isinstance(event, (TextBlockStart, ThinkingBlockStart)):
+            self._open_block = True
+        elif isinstance(event, (TextBlockEnd, ThinkingBlockEnd)):
+            self._open_block = False
+        if self._builder is None:
+            return
+        self._builder.see(event)
+        if self._calls > self._landed:
+            self._dirty = True
+            if isinstance(event, _BLOCK_ENDS):
+                # A finished block is on screen before its message lands in the
+                # history (the reply is pulled: the commit comes later), so it
+                # is saved now, not at the next timed checkpoint.
                 self._cancel_timer()
-                self._builder = None
-                self._progress.clear()
-                self._progress_dirty.clear()
-                self._pending_end = _reply_end(event)
-                self._save_state()
-                self._write(self._pending_end)
-                self._pending_end = None
-            elif self._dirty and not isinstance(event, _DELTAS):
-                self._maybe_checkpoint()  # saving had failed while text streamed
+                self._checkpoint()
+            else:
+                self._maybe_checkpoint()
+
+    def _other(self, event: Event) -> None:
+        if isinstance(event, ToolExecutionUpdate):
+            if isinstance(event.progress, str) and event.call_id not in self._answered:
+                self._progress.setdefault(event.call_id, []).append(event.progress)
+                self._progress_dirty.add(event.call_id)
+                self._maybe_checkpoint()
+        elif isinstance(event, ToolExecutionEnd):
+            self._progress.pop(event.call_id, None)
+            self._progress_dirty.discard(event.call_id)
+            self._tool_result(event)
+        elif isinstance(event, ReplyEnd):
+            self._cancel_timer()
+            self._builder = None
+            self._progress.clear()
+            self._progress_dirty.clear()
+            self._pending_end = _reply_end(event)
+            self._save_state()
+            self._write(self._pending_end)
+            self._pending_end = None
+        elif self._dirty and not isinstance(event, _DELTAS):
+            self._maybe_checkpoint()  # saving had failed while text streamed
 
     def sync(self) -> None:
         """Append the messages that landed in the history since the last call."""
