@@ -145,13 +145,15 @@ def _reading_tools(kit: _Kit) -> list[FunctionTool]:
 
     @tool(name="grep", kind="search")
     async def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str | None = None) -> ToolResult:
-        """Search file contents with a Python regular expression; prints `file:line: text`.
+        """Search file contents with a regular expression; prints `file:line: text`.
 
-        Files ignored by .gitignore and binary files are skipped. Results are capped;
-        narrow a broad search with path or glob.
+        The pattern is RE2 syntax (much like Python's `re`, but without look-around
+        or backreferences), matched line by line in linear time. Files ignored by
+        .gitignore and binary files are skipped. Results are capped; narrow a broad
+        search with path or glob.
 
         Args:
-            pattern: Python regular expression (`re` syntax) to search for.
+            pattern: Regular expression (RE2 syntax) to search for.
             path: File or directory to search, relative to the workspace root (default: the root).
             glob: Only search files matching this glob, e.g. `*.py` (file name) or `src/**/*.ts`.
         """
