@@ -15,7 +15,7 @@ from shell.tui.app import AgentShellApp
 from shell.tui.widgets.mention_picker import MentionPicker
 from shell.tui.widgets.notice_line import NoticeLine
 from shell.tui.widgets.user_message import UserMessage as UserWidget
-from tests.cli.test_attachments import png
+from tests.context.test_attachments import png
 
 from .helpers import SIZE, send, wait_for
 
