@@ -61,12 +61,12 @@ async def model_command(runtime: ShellRuntime, arg: str) -> CommandResult:
 def middleware_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     words = arg.split()
     if not words:
-        return CommandResult(runtime.describe_middleware())
+        return CommandResult(describe_middleware(runtime))
     if len(words) > 2 or (len(words) == 2 and words[1].lower() not in ("on", "off")):
         return CommandResult("Usage: `/middleware [NAME [on|off]]`", error=True)
     try:
         if len(words) == 1:
-            return CommandResult(runtime.describe_middleware(words[0]))
+            return CommandResult(describe_middleware(runtime, words[0]))
         name = runtime.set_middleware(words[0], words[1].lower() == "on")
     except KeyError as exc:
         return CommandResult(str(exc.args[0]) if exc.args else str(exc), error=True)
@@ -78,4 +78,48 @@ def middleware_command(runtime: ShellRuntime, arg: str) -> CommandResult:
 
 
 def tools_command(runtime: ShellRuntime, arg: str) -> CommandResult:
-    return CommandResult(runtime.describe_tools())
+    return CommandResult(describe_tools(runtime))
+
+
+def describe_middleware(runtime: ShellRuntime, name: str | None = None) -> str:
+    """``/middleware`` (every one, on or off) or ``/middleware NAME`` (its hooks and stats), as Markdown."""
+    if name is not None:
+        found = runtime.find_middleware(name)
+        info = next(i for i in runtime.middleware_info() if i.name == found)
+        hooks = ", ".join(runtime.agent.middleware.hooks_of(found)) or "none"
+        lines = [
+            f"**{found}** ({'on' if info.enabled else 'off'}): {info.description or 'no description'}",
+            f"hooks: {hooks}; {info.calls} calls, {info.time_s * 1000:.1f} ms, {info.errors} errors",
+        ]
+        if info.last_error:
+            lines.append(f"last error: {info.last_error}")
+        return "\n\n".join(lines)
+    rows = [
+        f"- {'●' if i.enabled else '○'} **{i.name}**{': ' + i.description if i.description else ''}"
+        for i in runtime.middleware_info()
+    ]
+    if not rows:
+        return "No middleware in the stack."
+    return "Middleware (● on, ○ off; `/middleware NAME on|off`):\n\n" + "\n".join(rows)
+
+def describe_tools(runtime: ShellRuntime) -> str:
+    """``/tools``: each tool with where it comes from and what the policy says of it; the MCP servers."""
+    from shell.tools.listing import describe_tools as listing
+
+    verdicts = {t.name: runtime.permissions.decide(t, {}).action for t in runtime.agent.tools}
+    notes = {"ask": ", asks", "deny": ", denied"} if runtime.policy_enforced else {}
+    rows = [
+        f"- `{i.name}` ({i.source}{notes.get(verdicts[i.name], '')}): {i.summary}"
+        for i in listing(runtime.agent.tools)
+    ]
+    text = "Tools:\n\n" + "\n".join(rows) if rows else "No tools."
+    if runtime.mcp is not None:
+        servers = [f"- {s.name}: {s.state}{' (' + s.message + ')' if s.message else ''}"
+                   for s in runtime.mcp.statuses()]
+        text += "\n\nMCP servers:\n\n" + "\n".join(servers)
+    from middleware.base import Middleware
+
+    mw_tools = [m.name for m in runtime.agent.middleware if type(m).list_tools is not Middleware.list_tools]
+    if mw_tools:
+        text += f"\n\nMiddleware may add tools while enabled: {', '.join(mw_tools)}."
+    return text

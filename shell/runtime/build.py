@@ -1,0 +1,340 @@
+"""Building a runtime: the model, the middleware stack, the permission policy,
+the sandbox and the network guard, from the command line's options and the config.
+
+Construction is kept cheap: the providers are resolved through their registry
+(which imports only the chosen provider), and nothing here imports a UI library."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from middleware.base import Middleware
+    from middleware.stack import MiddlewareStack
+    from shell.core.model import ChatModel
+
+    from ..agent.loop import Agent, Ask
+    from ..config import Settings
+    from ..permissions.network import NetworkGuard
+    from ..permissions.policy import PermissionPolicy
+    from ..permissions.sandbox import Sandbox
+    from ..permissions.trust import TrustCheck
+    from ..tools.workspace import Workspace
+    from .facade import ShellRuntime
+
+from .options import DEFAULT_MIDDLEWARE, HITL, RuntimeOptions, ShellError
+from .prompt import default_system_prompt
+
+
+def describe_project(check: TrustCheck) -> list[str]:
+    """What trusting this workspace would start or apply, one line each, as written
+    in its files (every command line and URL in full): for the trust question."""
+    from ..permissions.trust import MCP_FILE, visible
+    from ..tools.mcp_config import describe_project_servers
+
+    lines: list[str] = []
+    for name in check.config.files:
+        data = check.config.contents[name]
+        if name == MCP_FILE:
+            servers = describe_project_servers(data, check.config.root)
+            lines.extend(f"{MCP_FILE}: {line}" for line in servers)
+        else:
+            lines.append(visible(f"{name}: project settings ({len(data)} bytes)"))
+    if check.config.problem:
+        lines.append(check.config.problem)
+    return lines
+
+
+def point_at_workspace(stack: MiddlewareStack, workspace: Workspace) -> None:
+    """Built-ins that read the workspace (ProjectInstructions) work in the shell's
+    workspace, which ``--cwd`` may set apart from the process's directory, and read
+    the user's own instructions from the shell's config dir."""
+    from middleware.project_instructions import ProjectInstructions
+
+    for mw in stack:
+        if isinstance(mw, ProjectInstructions):
+            if mw.cwd is None:
+                mw.cwd = workspace.root
+            if mw.user_dir is None:  # the middleware sits below shell.config: told, not imported
+                from ..core.dirs import config_dir
+
+                mw.user_dir = config_dir()
+
+
+def resolve(spec: str | None, settings: Settings) -> ChatModel:
+    """The model for ``spec`` (``None``: the environment's or config's, else auto-detect).
+
+    Raises ``ConfigError`` with one line for the user."""
+    from ..providers.registry import resolve_model
+
+    return resolve_model(spec, settings)
+
+
+def discover_middleware(problems: list[str]) -> dict[str, type[Middleware]]:
+    """The built-ins and the user's own (entry points, files in the config dir's
+    ``middleware/`` folder); whatever fails to load is a problem, never fatal."""
+    from middleware.plugins import available_middleware
+
+    from ..core.dirs import config_dir
+
+    found, found_problems = available_middleware(config_dir())
+    problems.extend(found_problems)
+    return found
+
+
+PANEL_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Built-ins whose seeds require arguments get a sensible setting so they can sit in
+    # the side panel, switched off, ready to try; config options replace these.
+    "ReplyBudgetControl": {"token_budget": 200_000},
+    "ToolCallLimit": {"run_limit": 25},
+    "PII": {"pii_type": "email", "strategy": "redact"},
+}
+
+
+MODEL_OPTIONS = ("model", "models", "fallback_models")
+
+
+def resolve_model_options(options: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """Model options given as ``provider:name`` strings in config become models
+    (middleware cannot resolve them: it sits below the providers)."""
+    resolved = dict(options)
+    for key in MODEL_OPTIONS:
+        value = resolved.get(key)
+        if isinstance(value, str):
+            resolved[key] = resolve(value, settings)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            resolved[key] = [resolve(v, settings) for v in value]
+    return resolved
+
+
+def _instantiate(cls: type[Middleware], options: dict[str, Any], settings: Settings) -> Middleware:
+    kwargs = resolve_model_options(options, settings)
+    models = kwargs.pop("models", None) or kwargs.pop("fallback_models", None)
+    if models is not None:  # ModelFallback(*fallback_models)
+        return cls(*models, **kwargs)
+    return cls(**kwargs)
+
+
+def build_middleware(
+    settings: Settings, on: Sequence[str], off: Sequence[str], problems: list[str]
+) -> MiddlewareStack:
+    """The stack: configured middleware (enabled, in config order), then every other
+    built-in that needs no arguments (disabled, for the side panel to switch on).
+
+    ``on`` / ``off`` (``--middleware`` / ``--no-middleware``) apply on top; an
+    unknown name there is a :class:`ShellError`, an unknown name in the config
+    a problem.
+    """
+    from middleware.stack import MiddlewareStack as Stack
+
+    classes = discover_middleware(problems)
+    by_lower = {n.lower(): n for n in classes}
+
+    def canonical(name: str, where: str) -> str | None:
+        found = by_lower.get(name.strip().lower())
+        if found is None:
+            known = ", ".join(classes) or "none"
+            if where == "config":
+                problems.append(f"The config enables middleware {name!r}, which does not exist ({known}).")
+                return None
+            raise ShellError(f"{where}: unknown middleware {name!r} (known: {known})")
+        return found
+
+    configured = settings.middleware.enabled
+    wanted: list[str] = []
+    for name in configured if configured is not None else [n for n in DEFAULT_MIDDLEWARE if n in classes]:
+        found = canonical(name, "config")
+        if found and found not in wanted:
+            wanted.append(found)
+    for name in on:
+        found = canonical(name, "--middleware")
+        if found and found not in wanted:
+            wanted.append(found)
+    switched_off = {canonical(name, "--no-middleware") for name in off}
+    options = {k.lower(): v for k, v in settings.middleware.options.items()}
+
+    stack = Stack()
+    for name in [*wanted, *(n for n in classes if n not in wanted)]:
+        cls = classes[name]
+        kwargs = options.get(name.lower(), PANEL_DEFAULTS.get(name, {}))
+        try:
+            instance = _instantiate(cls, kwargs, settings)
+        except Exception as exc:
+            if name in wanted:
+                problems.append(f"Middleware {name} could not be set up: {_setup_error(cls, kwargs, exc)}")
+            continue  # a built-in that needs arguments is only offered once configured
+        stack.add(instance, enabled=name in wanted and name not in switched_off)
+    if "HumanInTheLoop" not in classes:
+        problems.append("HumanInTheLoop is not available: tool calls run without asking for approval.")
+    return stack
+
+
+def _setup_error(cls: type[Middleware], options: dict[str, Any], exc: Exception) -> str:
+    """Why a configured middleware could not be built, in the config's words: a
+    mistyped option is named with the options that exist (not a raw TypeError)."""
+    import inspect
+
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    known = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [k for k in options if k not in known and k not in MODEL_OPTIONS]
+    if isinstance(exc, TypeError) and unknown and not takes_any:
+        return (
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+            f"under [middleware.{cls.__name__}] (its options: {', '.join(known) or 'none'})."
+        )
+    return f"{type(exc).__name__}: {exc}"
+
+
+def build_permissions(
+    agent: Agent, settings: Settings, workspace: Workspace, options: RuntimeOptions, problems: list[str]
+) -> PermissionPolicy:
+    """The policy from the command line and the config, handed to HumanInTheLoop."""
+    from middleware.human_in_the_loop import HumanInTheLoop
+
+    from ..permissions.modes import ModeError, parse_mode
+    from ..permissions.policy import PermissionPolicy
+    from ..permissions.rules import parse_rules
+
+    conf = settings.permissions
+    mode_name = options.permission_mode or conf.mode or "default"
+    try:
+        mode = parse_mode(mode_name)
+    except ModeError as exc:
+        if options.permission_mode:
+            raise ShellError(f"--permission-mode: {exc}") from None
+        problems.append(f"The config file {settings.path}: {exc}; using default.")
+        mode = "default"
+    table = {"allow": conf.allow, "ask": conf.ask, "deny": conf.deny}
+    user_rules, rule_problems = parse_rules(table, "user", str(settings.path))
+    problems.extend(rule_problems)
+    hitl = next((m for m in agent.middleware if isinstance(m, HumanInTheLoop)), None)
+    state_key = hitl.name if hitl is not None else HITL
+    policy = PermissionPolicy(
+        workspace.root,
+        mode=mode,
+        user_rules=user_rules,
+        cli_strict=options.cli_strict,
+        user_config=settings.path,
+        session_state=lambda: agent.session_state.setdefault(state_key, {}),
+        sandboxed=_sandbox_probe(),
+    )
+    problems.extend(policy.problems)
+    if hitl is not None:
+        hitl.policy = policy
+        # The gate always runs; whether it asks is the switch the user sees.
+        policy.asking = agent.middleware.is_enabled(hitl.name)
+        agent.middleware.set_enabled(hitl.name, True)
+    return policy
+
+
+def _sandbox_probe() -> Callable[[str], bool] | None:
+    """Whether ``run_shell`` will confine a command (the sandbox's own answer), for
+    auto mode; None while no sandbox module answers (auto then asks)."""
+    try:
+        from ..permissions import sandbox  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    probe = getattr(sandbox, "will_sandbox", None)
+    return probe if callable(probe) else None
+
+
+def _config_list(settings: Settings, table: str, key: str, problems: list[str]) -> list[str]:
+    section = settings.raw.get(table) or {}
+    value = section.get(key, []) if isinstance(section, dict) else []
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        problems.append(f"In the config file, {table}.{key} must be a list of strings; it was ignored.")
+        return []
+    return value
+
+
+def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str]) -> Sandbox:
+    """The sandbox of ``run_shell`` (config: ``[sandbox] hide = [...]``, ``writable =
+    [...]``, extra paths); when it cannot work here, a problem says so once."""
+    from ..permissions.sandbox import Sandbox
+
+    sandbox = Sandbox(
+        workspace.root,
+        hidden=_config_list(settings, "sandbox", "hide", problems),
+        writable=_config_list(settings, "sandbox", "writable", problems),
+    )
+    if not sandbox.available:
+        problems.append(sandbox.status.notice())
+    return sandbox
+
+
+def build_network_guard(settings: Settings, problems: list[str]) -> NetworkGuard:
+    """The guard of network tools; ``[network] allow_private_hosts = ["db.local",
+    "10.0.0.0/8"]`` in the user's config names hosts that may be private."""
+    from ..permissions.network import NetworkGuard
+
+    return NetworkGuard(_config_list(settings, "network", "allow_private_hosts", problems))
+
+
+def editor_command() -> list[str] | None:
+    """``$VISUAL`` / ``$EDITOR`` split into argv, or ``None`` when neither is set."""
+    import shlex
+
+    value = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    return shlex.split(value) if value else None
+
+
+R = TypeVar("R", bound="ShellRuntime")
+
+
+# -- construction ------------------------------------------------------------
+def create_runtime(
+    cls: type[R],
+    options: RuntimeOptions | None = None,
+    *,
+    settings: Settings | None = None,
+    model: ChatModel | None = None,
+    ask: Ask | None = None,
+) -> R:
+    """A runtime of class ``cls`` from options + config. Raises ``ConfigError`` (bad config or
+    ``--model``) or :class:`ShellError` (bad ``--cwd``, unknown middleware)."""
+    from ..agent.loop import Agent
+    from ..config import load_config
+    from ..tools.builtin import builtin_tools
+    from ..tools.workspace import Workspace
+
+    options = options or RuntimeOptions()
+    if settings is None:
+        settings = load_config(options.config_path)
+    try:
+        workspace = Workspace(options.cwd)
+    except (OSError, NotADirectoryError) as exc:
+        raise ShellError(f"--cwd: {exc}") from None
+    if options.trust_workspace:
+        from ..permissions.trust import read_project_config, trust_for_this_run
+
+        trust_for_this_run(read_project_config(workspace.root))
+    problems: list[str] = []
+    if model is None:
+        model = resolve(options.model, settings)
+    stack = build_middleware(settings, options.middleware_on, options.middleware_off, problems)
+    point_at_workspace(stack, workspace)
+    sandbox = build_sandbox(settings, workspace, problems)
+    guard = build_network_guard(settings, problems)
+    from ..sessions.checkpoints import CheckpointHook
+
+    hook = CheckpointHook()
+    agent = Agent(
+        model,
+        tools=builtin_tools(workspace, sandbox=sandbox, network_guard=guard, changes=hook),
+        middleware=stack,
+        system_prompt=options.system if options.system is not None else default_system_prompt(workspace),
+        max_rounds=options.max_rounds,
+        ask=ask,
+    )
+    runtime = cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
+    runtime.sandbox = sandbox
+    runtime.network_guard = guard
+    runtime.checkpoint_hook = hook
+    guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules
+    return runtime

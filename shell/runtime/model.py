@@ -1,0 +1,92 @@
+"""The model: its label, what is known of it (window, prices), switching it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..agent.loop import Agent
+    from ..providers.catalog import ModelInfo
+
+from .build import resolve
+from .options import ShellError
+from .state import RuntimeState
+
+
+class ModelPart(RuntimeState):
+    """The model: its label, what is known of it (window, prices), switching it."""
+
+    def __init__(self, agent: Agent, **kwargs: Any) -> None:
+        from ..context.meter import UsageMeter
+
+        super().__init__(agent, **kwargs)
+        self.meter = UsageMeter(info=self.model_info)
+        """How full the context is and what the replies cost (fed by :meth:`reply`)."""
+
+    # -- the model -----------------------------------------------------------------
+    @property
+    def model_label(self) -> str:
+        from shell.core.model import model_label
+
+        return model_label(self.agent.model)
+
+    @property
+    def is_demo(self) -> bool:
+        model = self.agent.model
+        return getattr(model, "provider", "") == "demo" or getattr(model, "name", "") == "demo"
+
+    def switch_model(self, spec: str) -> str:
+        """``/model SPEC``: the next model call uses the new model; returns its label."""
+        if self.agent.busy:
+            raise ShellError("wait for the reply to finish (or cancel it) before switching models")
+        self.agent.model = resolve(spec, self.settings)
+        if self._task_group is not None:
+            self._task_group.start_soon(self.learn_model)
+        return self.model_label
+
+    def model_info(self) -> ModelInfo:
+        """The current model's window, prices and vision, as far as they are known
+        (the catalog, then what its server said, then ``[models.NAME]`` in the config)."""
+        from ..providers.catalog import model_info
+
+        model = self.agent.model
+        name = str(getattr(model, "name", "") or "")
+        provider = str(getattr(model, "provider", "") or "")
+        return model_info(provider, name, overrides=self._model_overrides,
+                          server=self._server_info.get(self.model_label))
+
+    async def learn_model(self) -> None:
+        """Ask the model's server for its window (in the background, once per model):
+        local servers say what they really run with, which no catalog can know. The
+        window then also sizes ``Summarization``'s fractions (``max_input_tokens``)."""
+        from ..providers.base import HTTPProvider
+        from ..providers.catalog import server_info
+
+        model, label = self.agent.model, self.model_label
+        if isinstance(model, HTTPProvider) and label not in self._server_info and not _cloud(model.base_url):
+            self._server_info[label] = await server_info(model)
+        window = self.model_info().context_window
+        if window and getattr(model, "max_input_tokens", None) is None:
+            try:
+                model.max_input_tokens = window  # type: ignore[attr-defined]
+            except AttributeError:  # a model class with slots: Summarization uses its default
+                pass
+
+    @property
+    def model_origin(self) -> str:
+        """Why this model was chosen (``from --model``, ``no provider configured``)."""
+        return str(getattr(self.agent.model, "origin", ""))
+
+    async def list_models(self) -> dict[str, list[str] | str]:
+        """Per provider, its models, or why they could not be listed."""
+        from ..providers.registry import list_models
+
+        return await list_models(self.settings)
+
+
+def _cloud(base_url: str) -> bool:
+    """A provider's own API, whose ``/models`` says no window (the catalog knows them)."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(base_url).hostname or ""
+    return host in ("api.openai.com", "api.anthropic.com")
