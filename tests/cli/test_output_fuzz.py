@@ -25,6 +25,7 @@ from middleware.base import Middleware
 from middleware.context import HookContext
 from middleware.types import ReplyRequest
 from shell.agent import Agent, AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
+from shell.commands.agent import describe_tools
 from shell.config import Settings
 from shell.core.events import ErrorEvent, Event, Notice, ToolExecutionEnd
 from shell.core.tools import tool
@@ -125,7 +126,7 @@ def test_line_mode_output(tmp_path_factory: pytest.TempPathFactory, text: str) -
             runtime.ask = None  # read-only tools only; nothing to ask
             shell._banner()
             await shell.reply(f"prompt {text}")
-            shell._show_result(CommandResult(runtime.describe_tools()))  # /tools: MCP descriptions
+            shell._show_result(CommandResult(describe_tools(runtime)))  # /tools: MCP descriptions
             shell._show_result(CommandResult(format_models({"openai": [f"gpt {text}"]})))  # /model list
             info = SessionInfo("id", tmp, f"title {text}", 1, 0.0, "", str(tmp), "")
             shell._show_result(CommandResult(format_sessions([info])))  # /sessions
@@ -178,7 +179,7 @@ def test_tui_output(tmp_path_factory: pytest.TempPathFactory, text: str) -> None
 def test_the_fuzz_reaches_every_path(tmp_path: Path) -> None:
     """Without the sanitiser, these paths would carry the text raw: the fuzz can fail."""
     runtime = hostile_runtime(tmp_path, "\x1b[2J")
-    assert "\x1b[2J" in runtime.describe_tools()
+    assert "\x1b[2J" in describe_tools(runtime)
     events: list[Event] = []
 
     async def go() -> None:
