@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -31,7 +29,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
@@ -43,13 +41,12 @@ from rich.text import Text
 
 from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope
-from shell.core.secrets import Secrets
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
-from .core.dirs import data_dir
 from .core.textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
 from .frontend.approval import Choice, approval_lines, argument_lines, decide, is_diff
 from .frontend.paced import paced
+from .frontend.prompt_history import PromptHistory
 from .frontend.reply import CallView, ReplyState, call_head, call_lines, end_notice
 from .headless import Interrupt, cancel_on_sigint, edit_in_editor
 from .runtime import ShellRuntime, editor_command
@@ -213,7 +210,7 @@ class PlainShell:
         self.commands.add("play", "Play the last audio block", usage="/play")(self._play)
         self.commands.add("save", "Save the last audio block to a file", usage="/save PATH")(self._save)
         self.session: PromptSession[Any] = PromptSession(
-            input=input, output=output, history=history or _history(runtime.secrets),
+            input=input, output=output, history=history or _history(runtime),
             completer=SlashCompleter(runtime, self.commands), key_bindings=self._main_keys(),
             complete_while_typing=True, rprompt=self._meter,
         )
@@ -236,9 +233,16 @@ class PlainShell:
         self._banner()
         await self._ask_trust()
         self.runtime.on_mcp_change.append(self._mcp_status)
-        with self._keys_typed_ahead():
-            async with self.runtime.running():
-                return await self._loop()
+        with contextlib.suppress(Exception):  # so they complete; a broken file is said when used
+            self.commands.refresh_custom(self.runtime)
+        try:
+            with self._keys_typed_ahead():
+                async with self.runtime.running():
+                    return await self._loop()
+        finally:
+            hint = self.runtime.resume_hint()
+            if hint:
+                self.console.print(Text(hint, style="dim"))
 
     async def _ask_trust(self) -> None:
         """A workspace with its own config the user never answered for: show all it
@@ -312,6 +316,11 @@ class PlainShell:
                 back = getattr(result.data, "text", None) if result.action in ("rewind", "fork") else None
                 if isinstance(back, str):
                     self.next_default = back  # the message comes back to the prompt
+                if result.action == "send" and isinstance(result.data, str):  # a custom command
+                    self.console.print(Text(f"{PROMPT}{sanitize(result.data)}", style="bold"))
+                    await self.reply(result.data)
+                elif result.action == "copy" and isinstance(result.data, str):
+                    self._copy(result.data)
                 continue
             await self.reply(text)
 
@@ -329,6 +338,22 @@ class PlainShell:
         self.console.print(Text(f"permissions: {mode} · Shift+Tab or /mode switches", style=style))
         for problem in rt.problems:
             self.console.print(Text(f"! {rt.shown(problem)}", style="yellow"))
+
+    def _copy(self, text: str) -> None:
+        """``/copy``: OSC 52 on this terminal (or tmux, or a local tool: see
+        :mod:`shell.frontend.clipboard`)."""
+        from .frontend.clipboard import copy_text
+
+        def write(seq: str) -> None:
+            self.console.file.write(seq)
+            self.console.file.flush()
+
+        copied = copy_text(text, write if self.console.is_terminal else None)
+        if copied.ok:
+            said = f"Copied {len(text):,} characters through {copied.how}. {copied.note}".strip()
+            self.console.print(Text(said, style="dim"))
+        else:
+            self.console.print(Text(copied.note, style="yellow"))
 
     def _show_result(self, result: CommandResult) -> bool:
         if result.action == "quit":
@@ -470,6 +495,10 @@ class PlainShell:
         def _newline(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text("\n")
 
+        @kb.add("c-g")
+        def _editor(event: KeyPressEvent) -> None:
+            event.current_buffer.open_in_editor()  # $VISUAL / $EDITOR, as readline's Ctrl+X Ctrl+E
+
         @kb.add("s-tab")
         def _cycle_mode(event: KeyPressEvent) -> None:
             self.runtime.permissions.cycle_mode()
@@ -513,6 +542,7 @@ class PlainReply:
             ev.DataBlockEnd: self._audio,
             ev.Notice: self._notice,
             ev.ErrorEvent: self._error,
+            ev.Steered: self._steered,
         }
 
     def cancel(self) -> None:
@@ -537,6 +567,10 @@ class PlainReply:
         said = end_notice(self.reply.stop_reason)
         if said:
             self.console.print(Text(said, style="yellow"))
+
+    def _steered(self, event: ev.Steered, call: CallView | None) -> None:
+        said = f"{PROMPT}{sanitize(event.message.text)} (steered)"
+        self.console.print(Text(said, style="bold"))
 
     def _text_start(self, event: ev.TextBlockStart, call: CallView | None) -> None:
         self.stream = MarkdownStream(self.console)
@@ -688,56 +722,23 @@ def _markdown(text: str) -> RenderableType:
     return Markdown(text)
 
 
-class PrivateHistory(FileHistory):
-    """The prompt history file, kept private: mode 0600 (whatever the umask; an older,
-    wider file is narrowed) and without secrets (the one secrets policy redacts what
-    is stored, and an older file holding any is rewritten without them). What was
-    typed stays as it was in this session's memory; only the file forgets it."""
+class _SharedHistory(History):
+    """prompt-toolkit's history over the prompts kept across runs (shared with the TUI:
+    0600, secrets redacted; Up walks it, Ctrl+R searches it)."""
 
-    def __init__(self, filename: str, secrets: Secrets) -> None:
-        super().__init__(filename)
-        self.secrets = secrets
-        with contextlib.suppress(OSError):
-            os.chmod(filename, 0o600)
+    def __init__(self, kept: PromptHistory) -> None:
+        super().__init__()
+        self.kept = kept
 
     def load_history_strings(self) -> Iterable[str]:
-        strings = list(super().load_history_strings())  # newest first
-        clean = [self.secrets.text(s) for s in strings]
-        if clean != strings:
-            with contextlib.suppress(OSError):
-                self._rewrite(list(reversed(clean)))
-        return clean
+        return list(reversed(self.kept.entries()))  # newest first, as prompt-toolkit wants
 
     def store_string(self, string: str) -> None:
-        with contextlib.suppress(OSError):  # a full disk: the session says so; history is a nicety
-            self._append([self.secrets.text(string)])
-
-    def _entries(self, strings: list[str]) -> bytes:
-        out = []
-        for string in strings:
-            out.append(f"\n# {datetime.datetime.now()}\n")
-            out.extend(f"+{line}\n" for line in string.split("\n"))
-        return "".join(out).encode("utf-8", errors="replace")
-
-    def _append(self, strings: list[str]) -> None:
-        fd = os.open(self.filename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "ab") as f:
-            f.write(self._entries(strings))
-
-    def _rewrite(self, strings: list[str]) -> None:
-        path = Path(str(self.filename))
-        tmp = path.with_name(f".{path.name}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(self._entries(strings))
-        os.replace(tmp, path)
+        self.kept.add(string)
 
 
-def _history(secrets: Secrets) -> History:
-    try:
-        return PrivateHistory(str(data_dir(create=True) / "history"), secrets)
-    except OSError:
-        return InMemoryHistory()
+def _history(runtime: ShellRuntime) -> History:
+    return _SharedHistory(PromptHistory(redactor=runtime.secrets))
 
 
 async def run_plain(runtime: ShellRuntime, initial: str | None = None) -> int:

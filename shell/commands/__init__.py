@@ -23,6 +23,7 @@ from .permission import _complete_permissions, _modes, mode_command, permissions
 from .registry import Action, Command, CommandRegistry, CommandResult, Completer, Handler, is_command
 from .session import (
     REWIND_USAGE,
+    copy_command,
     export_command,
     fork_command,
     new_command,
@@ -76,6 +77,8 @@ BUILTINS: tuple[Command, ...] = (
     Command("rewind", "Go back to before a message: the conversation, the files, or both", rewind_command,
             REWIND_USAGE, aliases=("undo",),
             complete=lambda runtime, rest: ["both", "conversation", "files"] if rest.split() else []),
+    Command("copy", "Copy the last reply, or its Nth code block, to the clipboard", copy_command,
+            "/copy [N]"),
     Command("rename", "Name this session (shown by /sessions and --resume)", rename_command, "/rename TITLE"),
     Command("fork", "Carry on in a new session (from before message N); this one stays as it is",
             fork_command, "/fork [N]"),

@@ -16,9 +16,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 if TYPE_CHECKING:
+    from shell.custom_commands import CustomCommand
     from shell.runtime import ShellRuntime
 
-Action: TypeAlias = Literal["quit", "clear", "new", "resume", "compact", "staged"] | str | None
+Action: TypeAlias = Literal["quit", "clear", "new", "resume", "compact", "staged", "rewind", "fork", "send",
+                            "copy"] | str | None
+"""What the front end does after showing ``text``: ``send`` sends ``data`` (a custom
+command's message) as if typed; ``copy`` puts ``data`` on the clipboard; ``rewind``
+and ``fork`` redraw the conversation and put ``data.text`` back in the prompt."""
 
 Handler: TypeAlias = Callable[["ShellRuntime", str], "CommandResult | Awaitable[CommandResult]"]
 
@@ -53,6 +58,19 @@ class CommandRegistry:
     """The slash commands a front end offers, by name (aliases included)."""
 
     commands: dict[str, Command] = field(default_factory=dict)
+    custom: dict[str, Command] = field(default_factory=dict)
+    """The user's and a trusted project's own commands (:mod:`shell.custom_commands`)."""
+    custom_problems: list[str] = field(default_factory=list)
+
+    def refresh_custom(self, runtime: ShellRuntime) -> None:
+        """Read the custom commands again (files, and whether the workspace is trusted
+        now). A built-in name or alias is never taken by one."""
+        from shell.core.dirs import config_dir
+        from shell.custom_commands import discover
+
+        found, self.custom_problems = discover(config_dir(), runtime.workspace_trust())
+        taken = set(self.names(custom=False))
+        self.custom = {c.name: _custom(c) for c in found if c.name not in taken}
 
     def register(self, command: Command) -> Command:
         self.commands[command.name] = command
@@ -76,17 +94,19 @@ class CommandRegistry:
         return wrap
 
     def __iter__(self) -> Iterator[Command]:
-        return iter(self.commands.values())
+        return iter([*self.commands.values(), *self.custom.values()])
 
     def get(self, name: str) -> Command | None:
         name = name.lstrip("/").lower()
         if name in self.commands:
             return self.commands[name]
-        return next((c for c in self.commands.values() if name in c.aliases), None)
+        found = next((c for c in self.commands.values() if name in c.aliases), None)
+        return found or self.custom.get(name)
 
-    def names(self) -> list[str]:
+    def names(self, *, custom: bool = True) -> list[str]:
         """Every name a user may type, aliases included, without the slash."""
-        return [n for c in self.commands.values() for n in (c.name, *c.aliases)]
+        commands = [*self.commands.values(), *(self.custom.values() if custom else ())]
+        return [n for c in commands for n in (c.name, *c.aliases)]
 
     def completions(self, runtime: ShellRuntime, text: str) -> list[tuple[str, str]]:
         """``(word, description)`` pairs completing the last word of ``text``.
@@ -127,12 +147,26 @@ class CommandRegistry:
         if not match:
             return CommandResult(f"Not a command: {line.strip()!r}. /help lists the commands.", error=True)
         command = self.get(match.group(1))
+        if command is None or match.group(1).lower() in self.custom:
+            self.refresh_custom(runtime)  # a file added or edited, trust given: as it is now
+            command = self.get(match.group(1))
         if command is None:
             return CommandResult(f"Unknown command /{match.group(1)}. /help lists the commands.", error=True)
         result = command.handler(runtime, (match.group(2) or "").strip())
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _custom(command: CustomCommand) -> Command:
+    """A custom command: its handler answers with the message to send (``send``)."""
+
+    def send(runtime: ShellRuntime, arg: str) -> CommandResult:
+        return CommandResult(action="send", data=command.expand(arg))
+
+    where = "project" if command.source == "project" else "yours"
+    summary = f"{command.description} ({where})" if command.description else f"({where})"
+    return Command(command.name, summary, send, f"/{command.name} [ARGUMENTS]")
 
 
 def is_command(text: str) -> bool:

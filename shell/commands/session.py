@@ -1,4 +1,4 @@
-"""The conversation and its sessions: /new, /sessions, /resume, /export, /rewind, /rename, /fork."""
+"""The conversation and its sessions: /new, /sessions, /resume, /export, /rewind, /rename, /fork, /copy."""
 
 from __future__ import annotations
 
@@ -203,3 +203,24 @@ def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     except OSError as exc:
         return CommandResult(f"Could not write {path}: {describe_os_error(exc)}", error=True)
     return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{path}`.")
+
+
+def copy_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/copy``: the last reply's text; ``/copy N``: its Nth code block. The front
+    end puts ``data`` on the clipboard (action ``copy``) and says how."""
+    from shell.core.messages import AssistantMessage
+    from shell.frontend.clipboard import code_blocks
+
+    last = next((m.text for m in reversed(runtime.agent.messages)
+                 if isinstance(m, AssistantMessage) and m.text.strip()), "")
+    if not last:
+        return CommandResult("Nothing to copy yet: no reply has any text.", error=True)
+    words = arg.split()
+    if not words:
+        return CommandResult(action="copy", data=sanitize(last))
+    blocks = code_blocks(last)
+    if len(words) > 1 or not words[0].isdigit() or not 1 <= int(words[0]) <= len(blocks):
+        have = f"it has {len(blocks)}" if blocks else "it has none"
+        return CommandResult(f"Usage: `/copy [N]`: the last reply, or its Nth code block ({have}).",
+                             error=True)
+    return CommandResult(action="copy", data=sanitize(blocks[int(words[0]) - 1]))

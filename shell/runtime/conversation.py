@@ -275,8 +275,19 @@ what a message carries."""
                 self.meter.add(message.usage)
         self.meter.last_call, self.meter.reply_cost = None, None
 
+    def resume_hint(self) -> str:
+        """What to print when the shell exits: the session's id and how to come back
+        (empty when nothing was saved)."""
+        recorder = self.session_recorder
+        session = recorder.session_id if recorder is not None and recorder.started else self.last_session
+        if not session:
+            return ""
+        return f"Session {session} saved. Resume it with: agent-shell --resume {session}"
+
     def _close_session(self) -> None:
         if self.session_recorder is not None:
+            if self.session_recorder.started:
+                self.last_session = self.session_recorder.session_id
             self.session_recorder.close()
             self.session_recorder = None
         if self.checkpoint_hook is not None and self.checkpoint_hook.target is not None:

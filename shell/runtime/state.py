@@ -76,6 +76,8 @@ session being written) and how it may show outside text."""
         self.staged: list[Attachment] = []
         """Images added by ``/image`` (or the clipboard) for the next message."""
         self._file_index: FileIndex | None = None
+        self.last_session = ""
+        """The id of the last session closed that had been saved (for the exit hint)."""
         self.checkpoint_hook: CheckpointHook | None = None
         """Hears the built-in tools' changes (set by :meth:`create`); its ``target`` is
         the current session's :class:`Checkpoints` (``/rewind``)."""

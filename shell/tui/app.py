@@ -38,6 +38,7 @@ from shell.speech.playback import Clip, Playback
 
 from . import messages as msg
 from . import prefs
+from .flow import STEER_KEYS, Flow, install_alt_enter
 from .gcpolicy import GcPolicy
 from .palette import ShellCommands
 from .widgets.conversation import Conversation
@@ -109,6 +110,9 @@ class AgentShellApp(App[int]):
         Binding("f1", "help", "Help"),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding(STEER_KEYS, "steer", "Steer", show=False, priority=True),
+        Binding("ctrl+r", "search_history", "History", show=False),
+        Binding("ctrl+g", "edit_prompt", "Editor", show=False),
     ]
 
     def __init__(
@@ -125,6 +129,9 @@ class AgentShellApp(App[int]):
         thread after the first frame; ``settings`` then choose the theme).
         ``initial`` is a first message, sent as soon as the shell is ready."""
         super().__init__()
+        install_alt_enter()
+        self.flow = Flow(self)
+        """Steering, rewind, notifications, prompt history, the editor, /copy."""
         self._own_runtime = runtime is None and build is None
         if self._own_runtime:
             if agent is None:
@@ -278,6 +285,7 @@ class AgentShellApp(App[int]):
         picker = MentionPicker(lambda: self.runtime.file_index if self.ready else None, id="picker")
         await self.query_one("#chat").mount(AttachmentBar(id="attachments"), picker, before=self.prompt)
         self.ready = True
+        self.flow.attach()
         self.prompt.newline_sends = False
         self.status.model_label = self.model_label
         self.status.state = "idle"
@@ -471,6 +479,7 @@ class AgentShellApp(App[int]):
         (or while the shell is still starting)."""
         from shell.commands import is_command
 
+        self.flow.remember(text)
         if not self.ready:
             self._queue.append(text)
             self._show_queue()
@@ -532,6 +541,7 @@ class AgentShellApp(App[int]):
             async with aclosing(self.runtime.reply(composed.message)) as events:  # recorded into the session
                 async for event in paced(events):  # keys (Esc) get their turn however fast it streams
                     await renderer.handle(event)
+                    await self.flow.on_event(event)  # steered messages, notifications
         except Exception as exc:  # the engine promises not to raise; show it if it does
             await self.conversation.add(NoticeEntry("error", f"{type(exc).__name__}: {exc}"))
         finally:
@@ -540,6 +550,12 @@ class AgentShellApp(App[int]):
             self.renderer = None
             self.status.state = "idle"
             self.gc_policy.reply_finished()  # collected once the user is idle
+        left = self.flow.take_back()  # a steer the reply could not take: the next message
+        if left:
+            self._queue[:0] = left
+            self._show_queue()
+            await self.conversation.add(NoticeEntry("info", "The reply ended before your steering reached "
+                                                    "it; it is sent as the next message."))
         await self._send_queued()
 
     @property
@@ -594,6 +610,27 @@ class AgentShellApp(App[int]):
         elif self._queue:
             self._queue.clear()
             self._show_queue()
+        elif self.ready and self.screen is self.screen_stack[0]:
+            self.flow.escape()  # Esc Esc on an empty prompt: the rewind dialog
+
+    def action_steer(self) -> None:
+        """Ctrl+Enter (Alt+Enter where the terminal cannot tell): while a reply runs, the
+        prompt's text goes to it at its next tool boundary; otherwise Enter's job."""
+        text = self.prompt.text
+        if not text.strip() or not self.ready:
+            return
+        if self.flow.steer(text):
+            self.prompt.clear()
+        else:
+            self.prompt.action_submit()
+
+    def action_search_history(self) -> None:
+        if self.ready and self.screen is self.screen_stack[0]:
+            self.flow.search_history()
+
+    def action_edit_prompt(self) -> None:
+        if self.screen is self.screen_stack[0]:
+            self.flow.edit_prompt()
 
     def _show_mode(self) -> None:
         if not self.ready or not self.screen_stack:
@@ -674,9 +711,25 @@ class AgentShellApp(App[int]):
         if name == "help" and not arg:
             self.action_help()
             return
+        if name in ("rewind", "undo") and not arg.strip():
+            self.flow.open_rewind()
+            return
         result = await self.commands.run(self.runtime, line)
         if result.action == "quit":
             self.exit(0)
+            return
+        if result.action == "send" and isinstance(result.data, str):  # a custom command's message
+            if self._busy:
+                self._queue.append(result.data)
+                self._show_queue()
+            else:
+                self.start_reply(result.data)
+            return
+        if result.action == "copy" and isinstance(result.data, str):
+            copied = self.flow.copy(result.data)
+            said = f"Copied {len(result.data):,} characters through {copied.how}. {copied.note}".strip()
+            await self.conversation.add(NoticeEntry("info" if copied.ok else "warning",
+                                                    said if copied.ok else copied.note))
             return
         rewound = result.action in ("rewind", "fork") and getattr(result.data, "conversation", False)
         if result.action in ("new", "resume") or rewound:
@@ -751,4 +804,6 @@ def run_tui(
     code = app.run()
     if app.startup_error is not None:
         print(f"agent-shell: {app.startup_error}", file=sys.stderr)
+    elif app.runtime is not None and app.runtime.resume_hint():  # the session, and how to come back
+        print(app.runtime.resume_hint(), file=sys.stderr)
     return int(code or 0)

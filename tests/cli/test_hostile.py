@@ -296,10 +296,10 @@ def test_the_line_modes_history_is_private_and_without_secrets(
     term.wait_for("noted")
     term.type("/quit\r")
     assert term.close() == 0
-    history = Path(cli_env["AGENT_SHELL_DATA_DIR"]) / "history"
+    history = Path(cli_env["AGENT_SHELL_DATA_DIR"]) / "prompt-history.jsonl"  # shared with the TUI
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
     text = history.read_text()
-    assert "+my key is [REDACTED] and password=[REDACTED]" in text
+    assert '"my key is [REDACTED] and password=[REDACTED]"' in text
     assert "sk-ant" not in text and "hunter22" not in text
 
 

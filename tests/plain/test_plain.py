@@ -317,3 +317,17 @@ async def test_a_refused_attachment_is_not_sent(tmp_path: Path) -> None:
         await d.send("\x03")  # the text came back to the prompt: Ctrl+C clears it
         await d.send("/quit\r")
     assert "binary file" in d.text and d.runtime.agent.messages == []
+
+
+async def test_custom_command_and_copy_in_the_line_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(config))
+    (config / "commands").mkdir(parents=True)
+    (config / "commands" / "greet.md").write_text("Say hello to $ARGUMENTS.")
+    async with line_mode(tmp_path, ["Hello, team!"]) as d:
+        await d.send("/greet the team\r", then="Hello, team!")
+        await d.send("/copy\r", then="Nothing was copied")  # no terminal here: said, not pretended
+        await d.send("/quit\r")
+    assert d.runtime.agent.messages[0].text == "Say hello to the team."

@@ -1,0 +1,128 @@
+"""The rewind dialog (``/rewind``, or Esc Esc on an empty prompt).
+
+The messages you sent in this conversation, newest at the bottom (and
+highlighted); moving through them shows, below, what going back to just before
+that one would change: messages removed, files put back or removed, commands
+that cannot be undone. Nothing changes until you choose: ``b`` (or Enter) the
+conversation and the files, ``c`` the conversation only, ``f`` the files only;
+Esc leaves everything as it is. The app does the rewind (through the same path
+as ``/rewind N WHAT``) and puts your message back in the prompt.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from shell.core.textsafety import sanitize_line
+
+if TYPE_CHECKING:
+    from shell.rewind import TurnRow
+    from shell.runtime import ShellRuntime
+
+Choice = tuple[int, str]
+"""``(position in the list, 1-based; "both" | "conversation" | "files")``."""
+
+
+class RewindScreen(ModalScreen["Choice | None"]):
+    """Dismissed with the message chosen and what to rewind, or None."""
+
+    DEFAULT_CSS = """
+    RewindScreen { align: center middle; background: $background 60%; }
+    RewindScreen > #dialog { width: 90%; max-width: 120; height: 90%; border: thick $primary;
+        background: $surface; padding: 0 1; }
+    RewindScreen #title { text-style: bold; }
+    RewindScreen OptionList { height: 1fr; max-height: 14; margin: 1 0 0 0; }
+    RewindScreen #preview { height: 1fr; background: $panel; margin: 1 0 0 0; }
+    RewindScreen .hint { color: $text-muted; }
+    RewindScreen Horizontal { height: auto; margin: 1 0 0 0; }
+    RewindScreen Button { margin: 0 1 0 0; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("b", "choose('both')", "Both", show=False),
+        Binding("c", "choose('conversation')", "Conversation", show=False),
+        Binding("f", "choose('files')", "Files", show=False),
+    ]
+
+    def __init__(self, runtime: ShellRuntime, rows: list[TurnRow]) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        from shell.rewind import when
+
+        options = []
+        for i, row in enumerate(self.rows, 1):
+            text = sanitize_line(" ".join(row.text.split()))
+            text = text if len(text) <= 70 else text[:69] + "…"
+            did = []
+            if row.files:
+                did.append(f"{row.files} file{'s' if row.files != 1 else ''}")
+            if row.commands:
+                did.append(f"{row.commands} command{'s' if row.commands != 1 else ''}")
+            label = Text.assemble((f"{i:>2}. ", "bold"), (f"{when(row.at):>5}  ", "dim"), text,
+                                  (f"  · {', '.join(did)}" if did else "", "dim"))
+            options.append(Option(label, id=str(i)))
+        with Vertical(id="dialog"):
+            yield Static(Text("Rewind to just before one of your messages"), id="title")
+            yield OptionList(*options, id="turns")
+            with VerticalScroll(id="preview"):
+                yield Markdown("", id="plan")
+            yield Static(Text("Nothing changes until you choose. b or Enter: conversation and files · "
+                              "c: conversation only · f: files only · Esc: cancel"), classes="hint")
+            with Horizontal():
+                yield Button("Conversation and files", id="both", variant="primary", compact=True)
+                yield Button("Conversation only", id="conversation", compact=True)
+                yield Button("Files only", id="files", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        turns = self.query_one(OptionList)
+        turns.highlighted = len(self.rows) - 1
+        turns.focus()
+        self._show(len(self.rows))
+
+    @property
+    def position(self) -> int:
+        highlighted = self.query_one(OptionList).highlighted
+        return (highlighted if highlighted is not None else len(self.rows) - 1) + 1
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self._show(event.option_index + 1)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss((event.option_index + 1, "both"))
+
+    def _show(self, position: int) -> None:
+        from shell.rewind import RewindError, plan_rewind
+
+        try:
+            text = plan_rewind(self.runtime, self.rows[position - 1].number).describe()
+        except (RewindError, IndexError) as exc:
+            text = str(exc)
+        self.query_one("#plan", Markdown).update(text)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "cancel":
+            self.dismiss(None)
+        else:
+            self.dismiss((self.position, event.button.id or "both"))
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss((self.position, what))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,218 @@
+"""The flow in the TUI (pilot): rewind (Esc Esc and /rewind), steering mid-reply,
+notifications only while unfocused (the escape sequences captured), Ctrl+R over the
+prompt history, /copy through OSC 52, custom commands that send."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from textual import events
+
+from shell.agent import tool
+from shell.config import Settings
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, UserMessage
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+from shell.tui.app import AgentShellApp
+from shell.tui.screens.history_search import HistorySearchScreen
+from shell.tui.screens.rewind import RewindScreen
+from shell.tui.widgets.user_message import UserMessage as UserWidget
+
+from .helpers import SIZE, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def _data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    for name in ("TMUX", "TERM_PROGRAM", "VTE_VERSION", "KITTY_WINDOW_ID", "DISPLAY", "WAYLAND_DISPLAY",
+                 "DBUS_SESSION_BUS_ADDRESS", "LC_TERMINAL", "WEZTERM_PANE", "GHOSTTY_RESOURCES_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+
+
+def write(path: str, content: str) -> AssistantMessage:
+    return AssistantMessage((TextBlock("Writing."), ToolCallBlock(f"w-{content}", "write_file",
+                                                                  {"path": path, "content": content})))
+
+
+def runtime(ws: Path, turns: list[Any]) -> ShellRuntime:
+    return ShellRuntime.create(
+        RuntimeOptions(cwd=str(ws), permission_mode="bypass"),
+        settings=Settings(path=ws / "none.toml"), model=ScriptedModel(turns),
+    )
+
+
+def captured(app: AgentShellApp) -> list[str]:
+    out: list[str] = []
+    app.flow.write = out.append  # type: ignore[method-assign]
+    return out
+
+
+async def test_esc_esc_opens_rewind_and_b_goes_back_in_both(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_bytes(b"original\r\n")
+    rt = runtime(ws, [write("a.txt", "one"), "First done.", write("a.txt", "two"), "Second done."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "make it one")
+        await wait_for(pilot, lambda: not app.busy and (ws / "a.txt").read_text() == "one")
+        await send(pilot, "make it two")
+        await wait_for(pilot, lambda: not app.busy and (ws / "a.txt").read_text() == "two")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RewindScreen)  # one Esc does nothing
+        await anyio.sleep(0.7)
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
+        await pilot.pause()
+        assert "restore `a.txt`" in str(app.screen.query_one("#plan").source)  # type: ignore[attr-defined]
+        await pilot.press("up")  # the first message
+        await pilot.pause()
+        await pilot.press("b")
+        await wait_for(pilot, lambda: (ws / "a.txt").read_bytes() == b"original\r\n")
+        await wait_for(pilot, lambda: app.prompt.text == "make it one")
+        assert app.agent.messages == []
+        assert [w.text for w in app.query(UserWidget)] == []
+
+
+async def test_rewind_dialog_escape_changes_nothing(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    rt = runtime(ws, [write("a.txt", "one"), "Done."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "make it")
+        await wait_for(pilot, lambda: not app.busy and (ws / "a.txt").exists())
+        await send(pilot, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, RewindScreen))
+        assert (ws / "a.txt").read_text() == "one" and len(app.agent.messages) == 4
+
+
+async def test_ctrl_enter_steers_a_running_reply(tmp_path: Path) -> None:
+    gate = anyio.Event()
+
+    @tool(read_only=True)
+    async def wait_a_bit() -> str:
+        """Waits until the test lets it go."""
+        await gate.wait()
+        return "waited"
+
+    from shell.agent import Agent
+
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "wait_a_bit", {}),)), "Took your note."])
+    app = AgentShellApp(Agent(model, tools=[wait_a_bit]))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "start")
+        await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
+        await pilot.press(*"mind the tests")
+        await pilot.press("ctrl+enter")
+        assert app.prompt.text == "" and app.agent.steering
+        gate.set()
+        await wait_for(pilot, lambda: not app.busy)
+        assert model.requests[1].messages[-1] == UserMessage("mind the tests")
+        shown = [w.text for w in app.query(UserWidget)]
+        assert shown == ["start", "mind the tests"]  # where it landed, after the tool
+        assert app._queue == []
+
+
+async def test_alt_enter_from_a_legacy_terminal_is_a_key() -> None:
+    from textual._xterm_parser import XTermParser
+
+    from shell.tui.flow import install_alt_enter
+
+    install_alt_enter()
+    keys = [getattr(e, "key", None) for e in XTermParser().feed("\x1b\r")]
+    assert keys == ["alt+enter"]
+
+
+async def test_notifications_only_while_unfocused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM_PROGRAM", "iTerm.app")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    app = AgentShellApp(runtime=runtime(ws, ["First \x1b]0;evil\x07answer.", "Second answer."]))
+    async with app.run_test(size=SIZE) as pilot:
+        out = captured(app)
+        await send(pilot, "one")
+        await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 2)
+        assert out == []  # focused: nothing
+        app.post_message(events.AppBlur())
+        await wait_for(pilot, lambda: not app.app_focus)
+        app.prompt.load_text("two")
+        app.prompt.action_submit()
+        await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 4)
+        await wait_for(pilot, lambda: bool(out))
+        assert out == ["\x1b]9;agent-shell: reply finished: Second answer.\x07"]
+        app.post_message(events.AppFocus())
+        await wait_for(pilot, lambda: app.app_focus)
+
+
+async def test_notification_text_is_made_safe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VTE_VERSION", "7600")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    app = AgentShellApp(runtime=runtime(ws, ["evil\x07\x1b]52;c;AAAA\x07;x"]))
+    async with app.run_test(size=SIZE) as pilot:
+        out = captured(app)
+        app.post_message(events.AppBlur())
+        await wait_for(pilot, lambda: not app.app_focus)
+        app.prompt.load_text("go")  # (a key press would count as the user being back)
+        app.prompt.action_submit()
+        await wait_for(pilot, lambda: bool(out))
+        [seq] = out
+        assert seq.startswith("\x1b]777;notify;agent-shell: reply finished;") and seq.endswith("\x07")
+        body = seq[len("\x1b]777;notify;"):-1]
+        assert "\x07" not in body and "\x1b" not in body and body.count(";") == 1
+
+
+async def test_ctrl_r_finds_a_prompt_from_an_earlier_run(tmp_path: Path) -> None:
+    from shell.frontend.prompt_history import PromptHistory
+
+    PromptHistory().add("deploy the staging branch")
+    PromptHistory().add("something else")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    app = AgentShellApp(runtime=runtime(ws, []))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistorySearchScreen))
+        await pilot.press(*"stag")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.prompt.text == "deploy the staging branch")
+        await pilot.press("up")  # and Up walks the same history
+        assert app.prompt.sent_history[-2:] == ["deploy the staging branch", "something else"]
+
+
+async def test_copy_writes_osc52(tmp_path: Path) -> None:
+    import base64
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    app = AgentShellApp(runtime=runtime(ws, ["Run:\n```sh\nmake test\n```"]))
+    async with app.run_test(size=SIZE) as pilot:
+        out = captured(app)
+        await send(pilot, "how do I test")
+        await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 2)
+        await send(pilot, "/copy 1")
+        await wait_for(pilot, lambda: bool(out))
+        assert out == ["\x1b]52;c;" + base64.b64encode(b"make test").decode() + "\x07"]
+
+
+async def test_a_custom_command_sends_its_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config"  # the TUI conftest's config dir
+    (config / "commands").mkdir(parents=True)
+    (config / "commands" / "review.md").write_text("---\ndescription: Review a file\n---\nReview $ARGUMENTS")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    app = AgentShellApp(runtime=runtime(ws, ["Reviewed."]))
+    async with app.run_test(size=SIZE) as pilot:
+        assert "/review" in app._command_names()
+        await send(pilot, "/review main.py")
+        await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 2)
+        assert app.agent.messages[0] == UserMessage("Review main.py")
