@@ -56,6 +56,38 @@ PROMPT = "\u203a "
 """The input prompt: a single right-pointing angle quote."""
 SLOW_TOOL_S = 2.0
 """A tool still running after this long gets a "running" line, so a wait is explained."""
+WAITING_S = 0.4
+"""The model silent this long (a local server reading a long prompt) gets a spinner, so a
+wait is explained; shorter waits show nothing, so fast replies do not flicker."""
+
+
+class Waiting:
+    """A transient "waiting for the model" spinner, on a terminal only, while the model
+    has not started answering. Stopped (and erased) before anything else is printed,
+    and before a question, so it never mixes with output or an approval prompt."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._timer: asyncio.TimerHandle | None = None
+        self._status: Any = None
+
+    def start(self) -> None:
+        if self._timer is None and self._status is None and self.console.is_terminal:
+            self._timer = asyncio.get_running_loop().call_later(WAITING_S, self._show)
+
+    def _show(self) -> None:
+        self._timer = None
+        self._status = self.console.status("[dim]waiting for the model…  Ctrl+C cancels[/dim]",
+                                           spinner="dots")
+        self._status.start()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
 
 
 class MarkdownStream:
@@ -225,6 +257,8 @@ class PlainShell:
         self.next_default = ""
         """Text the next prompt starts with (a rewound message comes back)."""
         self.last_reply: ReplyState | None = None
+        self.drawing: PlainReply | None = None
+        """The reply being printed, if any (its spinner stops before a question)."""
         """The last reply as the front-end core reduced it (how it ended, its calls)."""
         runtime.ask = self.ask
 
@@ -412,12 +446,13 @@ class PlainShell:
             self.console.print(Text(f"  ▤ {sanitize_line(chip)}", style="dim"))
         for note in composed.notes:
             self.console.print(Text(f"  {sanitize_line(note)}", style="yellow"))
-        drawing = PlainReply(self)
+        drawing = self.drawing = PlainReply(self)
         with cancel_on_sigint(self.runtime.cancel, drawing.cancel, drawing.interrupt):
             async with aclosing(self.runtime.reply(composed.message)) as events:
                 async for event in paced(events):  # Ctrl+C is seen within a few ms
                     drawing.handle(event)
         drawing.close()
+        self.drawing = None
         self.last_reply = drawing.reply
         return drawing.reply.stop_reason
 
@@ -429,6 +464,8 @@ class PlainShell:
             await seen.wait()
         self.seen_approvals.pop(request.call.id, None)
         async with self.ask_lock:
+            if self.drawing is not None:
+                self.drawing.waiting.stop()
             self._show_request(request)
             decision = await decide(request, _PlainPrompts(self))
         if decision is None:
@@ -528,6 +565,7 @@ class PlainReply:
         self.stopped = False
         self.interrupt = Interrupt()
         """Set by Ctrl+C's signal handler the moment it comes: nothing more is printed."""
+        self.waiting = Waiting(self.console)
         self._table: dict[type, Callable[[Any, CallView | None], None]] = {
             ev.TextBlockStart: self._text_start,
             ev.TextBlockDelta: self._text_delta,
@@ -548,18 +586,24 @@ class PlainReply:
     def cancel(self) -> None:
         """Ctrl+C: what was in flight is not printed after it."""
         self.stopped, self.stream = True, None
+        self.waiting.stop()
         self.reply.cancel()
         self.console.print("[dim]cancelling…[/dim]")
 
     def handle(self, event: Any) -> None:
         call = self.reply.apply(event)
+        handler = self._table.get(type(event))
+        if handler is not None or self.reply.phase != "thinking":
+            self.waiting.stop()  # before anything is printed (silent thinking deltas keep it)
         if (self.stopped or self.interrupt.seen) and not isinstance(event, ev.ReplyEnd):
             return
-        handler = self._table.get(type(event))
         if handler is not None:
             handler(event, call)
+        if self.reply.phase == "thinking" and self.stream is None and not self.stopped:
+            self.waiting.start()
 
     def close(self) -> None:
+        self.waiting.stop()
         for handle in self.slow.values():
             handle.cancel()
         if self.stream is not None:
