@@ -46,9 +46,10 @@ from shell.core.messages import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
-from shell.core.model import ChatModel, ModelRequest, TextDelta, as_model
+from shell.core.model import ChatModel, ModelRequest, TextDelta, UsageChunk, as_model
 
 from .base import Middleware
 from .context import HookContext
@@ -178,6 +179,8 @@ class Summarization(Middleware):
         self.trim_tokens_to_summarize = trim_tokens_to_summarize
         self.summary_prefix = summary_prefix
         self.max_input_tokens = max_input_tokens
+        self.last_usage = Usage()
+        """What the last summary request cost, as its provider reported it."""
 
     # -- deciding ------------------------------------------------------------------
     def context_size(self, ctx: HookContext | None) -> int:
@@ -247,9 +250,18 @@ class Summarization(Middleware):
         return prompt
 
     async def summarize(self, model: ChatModel, messages: Sequence[Message], focus: str | None = None) -> str:
-        """Ask ``model`` for the summary of ``messages``; its text, stripped."""
+        """Ask ``model`` for the summary of ``messages``; its text, stripped. What the
+        request cost (the usage the provider reported) is kept in :attr:`last_usage`,
+        so whoever asked for the summary can count it."""
         request = ModelRequest(model, messages=(UserMessage(self.build_prompt(messages, focus)),))
-        parts = [chunk.text async for chunk in model.stream(request) if isinstance(chunk, TextDelta)]
+        parts: list[str] = []
+        spent = Usage()
+        async for chunk in model.stream(request):
+            if isinstance(chunk, TextDelta):
+                parts.append(chunk.text)
+            elif isinstance(chunk, UsageChunk):
+                spent = spent + chunk.usage
+        self.last_usage = spent
         return "".join(parts).strip()
 
     async def compact(

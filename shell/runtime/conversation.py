@@ -370,6 +370,7 @@ what a message carries."""
         except Exception as exc:
             raise ShellError(f"Nothing was compacted; the summary failed: {self.shown(str(exc))}") from None
         self.agent.messages[:] = after
+        self.meter.add(summarizer.last_usage)  # the summary is a model call: it counts towards the cost
         done = Compaction(before, after, replaced, focus or "", time.time())
         self.compactions.append(done)
         if self.session_recorder is not None and self.session_recorder.started:

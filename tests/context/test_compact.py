@@ -9,7 +9,7 @@ import pytest
 
 from shell.commands import default_commands
 from shell.config import Settings
-from shell.core.messages import AssistantMessage, TextBlock, UserMessage
+from shell.core.messages import AssistantMessage, TextBlock, Usage, UserMessage
 from shell.core.model import ModelError
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellRuntime
@@ -57,6 +57,19 @@ async def test_compact_summarises_now_with_the_focus_and_keeps_the_old_transcrip
     info = SessionStore().latest(str(tmp_path))
     assert info is not None
     assert [m.text for m in load_session(info.path).messages] == [history[0].text]
+
+
+async def test_the_summary_request_counts_towards_the_sessions_usage(tmp_path: Path) -> None:
+    summary = AssistantMessage((TextBlock("SUMMARY"),), usage=Usage(1234, 56))
+    runtime = runtime_with(ScriptedModel([summary]), tmp_path)
+    runtime.agent.messages.extend(talk(3))
+    before = runtime.meter.session_usage
+    result = await default_commands().run(runtime, "/compact")
+    assert not result.error, result.text
+    spent = runtime.meter.session_usage
+    assert spent.input_tokens - before.input_tokens == 1234
+    assert spent.output_tokens - before.output_tokens == 56
+    assert runtime.meter.context_tokens is None  # the context shrank: unknown until the next request
 
 
 async def test_a_failed_summary_loses_nothing(tmp_path: Path) -> None:
