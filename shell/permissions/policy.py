@@ -117,6 +117,13 @@ class PermissionPolicy:
             self.include_bypass = True
         self._changed()
 
+    @property
+    def fence_open(self) -> bool:
+        """Whether a path outside the workspace is used unasked: only in bypass mode,
+        where nothing asks. Switching approvals off keeps the question (the boundary
+        is not a tool's approval)."""
+        return self._mode == "bypass"
+
     def cycle_mode(self) -> Mode:
         """Shift+Tab: the next mode (bypass only if it was chosen at start)."""
         self.mode = next_mode(self._mode, include_bypass=self.include_bypass)

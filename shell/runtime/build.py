@@ -225,6 +225,7 @@ def build_permissions(
         sandboxed=_sandbox_probe(),
     )
     problems.extend(policy.problems)
+    workspace.unfenced = lambda: policy.fence_open
     if hitl is not None:
         hitl.policy = policy
         # The gate always runs; whether it asks is the switch the user sees.

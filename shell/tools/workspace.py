@@ -16,6 +16,7 @@ of the session.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,9 @@ class Workspace:
             raise NotADirectoryError(f"workspace root {self.root} is not a directory")
         self._approved: set[Path] = set()
         self._approved_files: set[Path] = set()
+        self.unfenced: Callable[[], bool] = lambda: False
+        """Whether paths outside run unasked: the permission policy answers (bypass
+        mode says yes, the one place that decides); a bare workspace always asks."""
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -124,6 +128,8 @@ class Workspace:
         if self.contains(resolved):
             return resolved
         reason = _why_outside(os.fspath(path))
+        if self.unfenced():
+            return resolved
         if ctx is None:
             raise OutsideWorkspaceError(self._refusal(path, resolved, reason, "no one could be asked"))
         covers = "that directory and everything in it" if resolved.is_dir() else "exactly that file"

@@ -317,6 +317,16 @@ def sleepers(mark: str) -> list[int]:
     return found
 
 
+def started(mark: str, within: float = 10) -> bool:
+    """The background child has exec'd ``sleep`` (under load, after the ``echo``)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if sleepers(mark):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def none_left(mark: str, within: float = 5) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -366,7 +376,7 @@ def test_no_setsid_child_outlives_a_cancel(env: dict[str, str], workspace: Path,
         for line in proc.stdout:
             if '"started' in line:  # the command's output streamed: it runs
                 break
-        assert sleepers(mark), "the command did not start its child"
+        assert started(mark), "the command did not start its child"
         proc.send_signal(signal.SIGINT)  # Ctrl+C: cancel the reply
         proc.wait(timeout=15)
         assert none_left(mark), f"a setsid child survived the cancel: {sleepers(mark)}"

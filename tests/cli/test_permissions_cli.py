@@ -120,3 +120,26 @@ def test_rules_in_the_user_config_hold(
     r2 = run_cli("-p", "go", "--approve", "always", "--model", model)
     assert r2.returncode == 0
     assert (workspace / "ok").exists() and not (workspace / "no2").exists()  # deny holds even in bypass
+
+
+def test_bypass_reads_outside_the_workspace_unasked_and_default_does_not(
+    terminal: Any, script: Script, workspace: Path
+) -> None:
+    """Bypass means nothing asks, the workspace's edge included; every other mode asks
+    (here a person answers no, so nothing outside is read)."""
+    outside = workspace.parent / "outside-notes.txt"
+    outside.write_text("the outside words\n")
+    read = {"text": "Reading.", "tool_calls": [{"name": "read_file", "args": {"path": str(outside)}}]}
+    t = terminal("-p", "read it", "--permission-mode", "bypass", "--no-session", "--output-format", "jsonl",
+                 "--model", script([read, "Done."]))
+    assert t.close() == 0
+    assert "the outside words" in t.text and "Allow?" not in t.text
+    t = terminal("-p", "read it", "--approve", "ask", "--no-session", "--output-format", "jsonl",
+                 "--model", script([read, "Done."]))
+    t.expect("Allow? [")
+    assert "outside the workspace" in t.text
+    t.send("n\r")
+    t.expect("Reason")
+    t.send("\r")
+    assert t.close() == 0
+    assert "the outside words" not in t.text
