@@ -25,18 +25,20 @@ the reply.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import AsyncIterator, Callable
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import anyio.to_thread
 
 from shell.core.events import Event, Notice, ReplyEnd
+
+if TYPE_CHECKING:
+    import sqlite3
 from shell.core.messages import UserMessage
 from shell.core.tools import FunctionTool, Tool
 
@@ -97,6 +99,8 @@ class MemoryStore:
         self.path = path
 
     def _connect(self) -> sqlite3.Connection:
+        import sqlite3  # loaded with the first memory, not at every start-up
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=5.0)
         conn.execute(

@@ -73,7 +73,7 @@ def error_source(exc: BaseException, default: str) -> str:
 class Slot:
     """One middleware in the stack: its switch and its statistics."""
 
-    __slots__ = ("dynamic", "enabled", "index", "middleware", "name", "stats")
+    __slots__ = ("dynamic", "enabled", "entries", "index", "middleware", "name", "stats")
 
     def __init__(self, middleware: Middleware, index: int, enabled: bool) -> None:
         self.middleware = middleware
@@ -82,6 +82,8 @@ class Slot:
         self.enabled = enabled
         self.stats = MiddlewareStats()
         self.dynamic = type(middleware).is_active is not Middleware.is_active
+        self.entries: list[Entry] = []
+        """Its wired hooks, checked once when it joins a stack."""
 
     def live(self, hook: str) -> bool:
         """Enabled, and (for middleware that decide per call) active for ``hook``."""
@@ -116,7 +118,7 @@ class MiddlewareStack:
                 f"a middleware named {name!r} is already in the stack; give one of them another name"
             )
         slot = Slot(middleware, self._counter, enabled)
-        self._wire(slot)  # checks every hook before anything changes
+        slot.entries = self._wire(slot)  # checks every hook before anything changes
         self._counter += 1
         self._slots.insert(len(self._slots) if index is None else index, slot)
         self._rewire()
@@ -139,8 +141,8 @@ class MiddlewareStack:
 
     def _rewire(self) -> None:
         hooks: dict[str, list[Entry]] = {h: [] for h in Middleware.HOOKS}
-        for slot in self._slots:
-            for entry in self._wire(slot):
+        for slot in self._slots:  # each slot was wired once, when added
+            for entry in slot.entries:
                 hooks[entry.hook].append(entry)
         self._hooks = {h: tuple(entries) for h, entries in hooks.items()}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-import pydantic
+from typing_extensions import TypedDict
 
 from shell.core.events import CustomEvent
 from shell.core.messages import ToolResult
@@ -31,9 +31,10 @@ from .types import AfterToolCallResult, BeforeToolCallResult
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 
-# A pydantic model, not a TypedDict: pydantic wants typing_extensions' TypedDict
-# before Python 3.12. Its docstring becomes the schema's description.
-class Todo(pydantic.BaseModel):
+# typing_extensions' TypedDict (pydantic wants it before Python 3.12), not a pydantic
+# model: the tool's schema is built when first asked for, so loading this module (every
+# start-up does) costs no pydantic import. Its docstring becomes the schema's description.
+class Todo(TypedDict):
     """One to-do item."""
 
     content: str
@@ -134,5 +135,5 @@ async def _write_todos(todos: list[Todo]) -> ToolResult:
     Args:
         todos: The complete list; each item has content and status (pending, in_progress, completed).
     """
-    items = [{"content": t.content, "status": t.status} for t in todos]
+    items = [{"content": t["content"], "status": t["status"]} for t in todos]
     return ToolResult(f"Updated the to-do list:\n{format_todos(items)}", details={"todos": items})

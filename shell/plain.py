@@ -36,7 +36,6 @@ from prompt_toolkit.output import Output
 from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.segment import Segment
-from rich.syntax import Syntax
 from rich.text import Text
 
 from shell.core import events as ev
@@ -157,6 +156,8 @@ class MarkdownStream:
 
     def _code(self, line: str) -> None:
         """One line of a fenced code block, highlighted and shown at once."""
+        from rich.syntax import Syntax  # pygments: loaded with the first code block
+
         code = Syntax(line, self.lexer, theme="monokai", background_color="default", word_wrap=True)
         self._emit(code, 1, keep_padding=True)
 
@@ -246,9 +247,9 @@ class PlainShell:
             completer=SlashCompleter(runtime, self.commands), key_bindings=self._main_keys(),
             complete_while_typing=True, rprompt=self._meter,
         )
-        # Separate sessions: a PromptSession keeps the options of its last prompt.
-        self.choice: PromptSession[Any] = PromptSession(input=input, output=output)
-        self.approval: PromptSession[Any] = PromptSession(input=input, output=output)
+        self._io = (input, output)
+        self._choice: PromptSession[Any] | None = None
+        self._approval: PromptSession[Any] | None = None
         self.ask_lock = asyncio.Lock()
         self.seen_approvals: dict[str, asyncio.Event] = {}
         self.audio: dict[str, Audio] = {}
@@ -261,6 +262,22 @@ class PlainShell:
         """The reply being printed, if any (its spinner stops before a question)."""
         """The last reply as the front-end core reduced it (how it ended, its calls)."""
         runtime.ask = self.ask
+
+    # Separate sessions: a PromptSession keeps the options of its last prompt. Each is
+    # made when first asked (building one costs milliseconds the first prompt need not wait).
+    @property
+    def choice(self) -> PromptSession[Any]:
+        """For one-key answers (trust, approval keys, rule scope)."""
+        if self._choice is None:
+            self._choice = PromptSession(input=self._io[0], output=self._io[1])
+        return self._choice
+
+    @property
+    def approval(self) -> PromptSession[Any]:
+        """For the words of an approval (edited arguments, a reason to reject)."""
+        if self._approval is None:
+            self._approval = PromptSession(input=self._io[0], output=self._io[1])
+        return self._approval
 
     # -- the main loop -----------------------------------------------------------
     async def run(self) -> int:

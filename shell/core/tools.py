@@ -16,10 +16,12 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, TypeAlias, TypeVar, cast, get_args, get_type_hints, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast, get_args, get_type_hints, overload
 
 import anyio.to_thread
-import pydantic
+
+if TYPE_CHECKING:
+    import pydantic
 
 from .messages import DataBlock, TextBlock, ToolCallBlock, ToolResult
 
@@ -172,7 +174,7 @@ class FunctionTool(Tool):
     ) -> None:
         summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
         hints = get_type_hints(fn, localns=localns)
-        fields: dict[str, Any] = {}
+        self._fields: dict[str, tuple[Any, Any, str | None]] = {}
         self._context_param: str | None = None
         for pname, param in inspect.signature(fn).parameters.items():
             annotation = hints.get(pname, Any)
@@ -180,20 +182,47 @@ class FunctionTool(Tool):
                 self._context_param = pname
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[pname] = (annotation, pydantic.Field(default, description=arg_docs.get(pname)))
-        self._model = pydantic.create_model(f"{fn.__name__}_args", **fields)
-        schema = _strip_titles(self._model.model_json_schema())
+            self._fields[pname] = (annotation, default, arg_docs.get(pname))
+        self._model_cache: type[pydantic.BaseModel] | None = None
+        self._schema: dict[str, Any] | None = None
         super().__init__(
             name or fn.__name__,
             description if description is not None else summary,
-            schema,
+            None,
             read_only=read_only,
             kind=kind,
             timeout=timeout,
             middleware=middleware,
         )
+        self._schema = None  # Tool.__init__ set the empty default: the real one is built on first use
         self.fn = fn
         self._is_async = inspect.iscoroutinefunction(fn)
+
+    # The pydantic model (and the JSON schema from it) is built the first time it is
+    # needed, not when the function is decorated: building one costs milliseconds per
+    # tool, and a shell defines dozens of tools before its first prompt, when none of
+    # them is called or described to a model yet.
+    @property
+    def _model(self) -> type[pydantic.BaseModel]:
+        if self._model_cache is None:
+            import pydantic
+
+            fields: dict[str, Any] = {
+                pname: (annotation, pydantic.Field(default, description=doc))
+                for pname, (annotation, default, doc) in self._fields.items()
+            }
+            self._model_cache = pydantic.create_model(f"{self.fn.__name__}_args", **fields)
+        return self._model_cache
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        if self._schema is None:
+            self._schema = _strip_titles(self._model.model_json_schema())
+        return self._schema
+
+    @parameters.setter
+    def parameters(self, value: dict[str, Any]) -> None:
+        self._schema = value
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         self._parse(args)
@@ -202,6 +231,8 @@ class FunctionTool(Tool):
     def _parse(self, args: Any) -> pydantic.BaseModel:
         if not isinstance(args, dict):
             raise ToolArgumentError(f"Invalid arguments for {self.name}: expected a JSON object")
+        import pydantic
+
         try:
             parsed: pydantic.BaseModel = self._model.model_validate(args)
             return parsed

@@ -59,11 +59,16 @@ class ModelPart(RuntimeState):
         """Ask the model's server for its window (in the background, once per model):
         local servers say what they really run with, which no catalog can know. The
         window then also sizes ``Summarization``'s fractions (``max_input_tokens``)."""
-        from ..providers.base import HTTPProvider
-        from ..providers.catalog import server_info
+        import sys
 
         model, label = self.agent.model, self.model_label
-        if isinstance(model, HTTPProvider) and label not in self._server_info and not _cloud(model.base_url):
+        # An HTTP provider's module is loaded before any such model exists: with none
+        # loaded (the demo, a scripted model) httpx stays unimported at start-up.
+        base = sys.modules.get("shell.providers.base")
+        if base is not None and isinstance(model, base.HTTPProvider) and label not in self._server_info \
+                and not _cloud(model.base_url):
+            from ..providers.catalog import server_info
+
             self._server_info[label] = await server_info(model)
         window = self.model_info().context_window
         if window and getattr(model, "max_input_tokens", None) is None:

@@ -12,13 +12,11 @@ The runtime owns one recorder per conversation and wraps each reply in it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from shell.core.dirs import DATA_DIR_ENV, data_dir
 
-from .codec import CodecError, message_from_dict, message_to_dict
-from .export import export_markdown
-from .loader import INTERRUPTED_RESULT, LoadedSession, load_session, repair_history, resume
-from .recorder import FORMAT_VERSION, SessionRecorder
-from .redact import Redactor, redact
+from .redact import Redactor, redact  # eager: the submodule ``redact`` would shadow the function
 from .store import (
     SessionError,
     SessionInfo,
@@ -27,6 +25,34 @@ from .store import (
     SessionStore,
     describe_os_error,
 )
+
+if TYPE_CHECKING:
+    from .codec import CodecError, message_from_dict, message_to_dict
+    from .export import export_markdown
+    from .loader import INTERRUPTED_RESULT, LoadedSession, load_session, repair_history, resume
+    from .recorder import FORMAT_VERSION, SessionRecorder
+
+_LAZY = {
+    "CodecError": "codec", "message_from_dict": "codec", "message_to_dict": "codec",
+    "export_markdown": "export",
+    "INTERRUPTED_RESULT": "loader", "LoadedSession": "loader", "load_session": "loader",
+    "repair_history": "loader", "resume": "loader",
+    "FORMAT_VERSION": "recorder", "SessionRecorder": "recorder",
+}
+"""Names loaded on first use: a shell starting with ``--no-session`` (or not resuming)
+never needs the loader or the exporter before its first prompt."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DATA_DIR_ENV",
