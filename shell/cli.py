@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="what runs without asking: default (read-only tools), plan (nothing that "
                              "writes, executes or reaches the network), accept-edits (also file edits in "
                              "the workspace), auto (also what the sandbox confines), bypass (everything)")
+    for effect, what in (("allow", "runs unasked"), ("ask", "always asks"), ("deny", "is refused")):
+        parser.add_argument(f"--{effect}", action="append", default=[], metavar="RULE",
+                            help=f"a permission rule for this run: a matching call {what} "
+                                 "(repeatable; e.g. 'run_shell(pytest:*)', 'write_file(docs/**)', "
+                                 "'fetch_url(domain:docs.python.org)'; see README 'Permissions')")
     parser.add_argument("--max-rounds", type=int, default=50, metavar="N", help="model calls per reply")
     parser.add_argument("--trust-workspace", action="store_true",
                         help="use this workspace's .mcp.json and project settings for this run, unasked")
@@ -333,6 +338,7 @@ def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
         permission_mode="bypass" if args.approve == "always" else args.permission_mode,
         cli_strict=args.permission_mode is not None or args.approve is not None,
         trust_workspace=args.trust_workspace,
+        rules={"allow": args.allow, "ask": args.ask, "deny": args.deny},
     )
     return ShellRuntime.create(options, settings=settings)
 

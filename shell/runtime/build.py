@@ -199,7 +199,7 @@ def build_permissions(
 
     from ..permissions.modes import ModeError, parse_mode
     from ..permissions.policy import PermissionPolicy
-    from ..permissions.rules import parse_rules
+    from ..permissions.rules import RuleError, parse_rule, parse_rules
 
     conf = settings.permissions
     mode_name = options.permission_mode or conf.mode or "default"
@@ -213,11 +213,19 @@ def build_permissions(
     table = {"allow": conf.allow, "ask": conf.ask, "deny": conf.deny}
     user_rules, rule_problems = parse_rules(table, "user", str(settings.path))
     problems.extend(rule_problems)
+    cli_rules = []
+    for effect, texts in options.rules.items():
+        for text in texts:
+            try:
+                cli_rules.append(parse_rule(text, effect, "cli", "the command line"))  # type: ignore[arg-type]
+            except RuleError as exc:  # a typo would quietly allow or deny the wrong thing: stop first
+                raise ShellError(f"--{effect}: {exc}") from None
     hitl = next((m for m in agent.middleware if isinstance(m, HumanInTheLoop)), None)
     state_key = hitl.name if hitl is not None else HITL
     policy = PermissionPolicy(
         workspace.root,
         mode=mode,
+        cli_rules=cli_rules,
         user_rules=user_rules,
         cli_strict=options.cli_strict,
         user_config=settings.path,

@@ -143,3 +143,18 @@ def test_bypass_reads_outside_the_workspace_unasked_and_default_does_not(
     t.send("\r")
     assert t.close() == 0
     assert "the outside words" not in t.text
+
+
+def test_rules_on_the_command_line_hold_for_the_run(run_cli: RunCli, script: Script, workspace: Path) -> None:
+    """`--allow` lets a CI job run its tests unasked under `--approve never`; `--deny`
+    holds even under `--approve always`; a rule that cannot be read stops the run."""
+    allowed = run_cli("-p", "go", "--approve", "never", "--allow", "run_shell(touch:*)", "--no-session",
+                      "--model", script([shell_call("touch ok"), "one", shell_call("echo hi > no"), "two"]))
+    assert allowed.returncode == 0, allowed.stderr
+    assert (workspace / "ok").exists() and not (workspace / "no").exists()
+    denied = run_cli("-p", "go", "--approve", "always", "--deny", "run_shell(rm:*)", "--no-session",
+                     "--model", script([shell_call("rm ok"), "done"]))
+    assert denied.returncode == 0, denied.stderr
+    assert (workspace / "ok").exists()
+    bad = run_cli("-p", "go", "--allow", "run_shell(", "--no-session")
+    assert bad.returncode == 2 and "--allow: cannot read the rule 'run_shell('" in bad.stderr
