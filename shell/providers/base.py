@@ -54,7 +54,7 @@ import anyio.lowlevel
 import httpx
 
 from shell.config import join_url
-from shell.core.messages import UserMessage
+from shell.core.messages import ToolResultMessage, UserMessage
 from shell.core.model import (
     ModelChunk,
     ModelError,
@@ -254,10 +254,15 @@ class HTTPProvider(abc.ABC):
         response = await self.open(request, "POST", self.url, json=body)
         wire = Wire(response, self.max_reply_bytes)
         said = False  # text, thinking or a tool call reached the caller
+        after_tools = bool(request.messages) and isinstance(request.messages[-1], ToolResultMessage)
         try:
             async for chunk in self.parse(wire):
                 if isinstance(chunk, StopChunk) and not said and chunk.reason == "end_turn":
-                    raise EmptyReply
+                    if not after_tools:
+                        raise EmptyReply
+                    # Models do end a turn silently after tool results (Anthropic documents
+                    # it); the calls ran and are shown, so it is an end, said, not an error.
+                    self.notify(request, self.silent_after_tools())
                 if not said and says_something(chunk):
                     said = True
                 yield chunk
@@ -335,6 +340,13 @@ class HTTPProvider(abc.ABC):
             "the text so far is kept. Try again.",
             provider=self.provider,
             retryable=True,
+        )
+
+    def silent_after_tools(self) -> str:
+        return (
+            f"{self.label} ended its turn without a word after the tool results (the calls above ran). "
+            "If you expected more, ask it to go on. Behind a proxy such as LiteLLM this can also be a "
+            "failure of the server behind it: its log says."
         )
 
     def empty_reply(self) -> ModelError:

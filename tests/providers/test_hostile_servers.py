@@ -89,6 +89,43 @@ async def test_a_clean_reply_with_nothing_in_it_is_an_error(server: ScriptedServ
     assert err is not None and err.message.startswith("OpenAI ended its reply without any text or tool call.")
 
 
+async def test_a_silent_end_after_tool_results_is_an_end_said_not_an_error(server: ScriptedServer) -> None:
+    """Models end a turn with nothing after tool results (Anthropic documents it): the
+    calls ran and are shown, so the reply ends with a notice, nothing empty is kept, and
+    the next message goes out as a valid conversation."""
+    from shell.agent import Agent
+    from shell.core.events import ErrorEvent, Notice, ReplyEnd
+    from shell.core.tools import tool
+
+    call = (b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function",'
+            b'"function":{"name":"ping","arguments":"{}"}}]},"finish_reason":null}]}\n\n'
+            b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n')
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk([call, END, TEXT + END][min(n, 2)])
+        h.end_stream()
+
+    @tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    server.scenarios["quiet"] = scenario
+    agent = Agent(openai(server, "quiet"), tools=[ping])
+    events = [e async for e in agent.reply("ping it")]
+    assert not [e for e in events if isinstance(e, ErrorEvent)]
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any("ended its turn without a word after the tool results" in n for n in notices), notices
+    end = events[-1]
+    assert isinstance(end, ReplyEnd) and end.stop_reason != "error"
+    kept = [type(m).__name__ for m in agent.messages]
+    assert kept == ["UserMessage", "AssistantMessage", "ToolResultMessage"]
+    events = [e async for e in agent.reply("and?")]
+    assert not [e for e in events if isinstance(e, ErrorEvent)]
+    assert agent.messages[-1].text == "Hello"
+
+
 async def test_usage_not_reported_is_unknown_not_zero(server: ScriptedServer) -> None:
     def scenario(h: Handler, n: int) -> None:
         h.start_stream()
