@@ -63,7 +63,7 @@ async def test_tool_span_goes_through_its_states(monkeypatch: pytest.MonkeyPatch
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "write it")
-        await wait_for(pilot, lambda: app._approval_screen is not None and app._approval_screen.is_attached)
+        await wait_for(pilot, lambda: app.approvals.screen is not None and app.approvals.screen.is_attached)
         assert app.status.state == "approval"
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.busy)

@@ -119,7 +119,7 @@ async def test_ctrl_enter_steers_a_running_reply(tmp_path: Path) -> None:
         assert model.requests[1].messages[-1] == UserMessage("mind the tests")
         shown = [w.text for w in app.query(UserWidget)]
         assert shown == ["start", "mind the tests"]  # where it landed, after the tool
-        assert app._queue == []
+        assert app.main.queued == []
 
 
 async def test_alt_enter_from_a_legacy_terminal_is_a_key() -> None:
@@ -212,7 +212,7 @@ async def test_a_custom_command_sends_its_message(tmp_path: Path, monkeypatch: p
     ws.mkdir()
     app = AgentShellApp(runtime=runtime(ws, ["Reviewed."]))
     async with app.run_test(size=SIZE) as pilot:
-        assert "/review" in app._command_names()
+        assert "/review" in app.main.command_names()
         await send(pilot, "/review main.py")
         await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 2)
         assert app.agent.messages[0] == UserMessage("Review main.py")

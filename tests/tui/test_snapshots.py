@@ -34,8 +34,15 @@ def _app(turns: list[Any], middleware: list[Any]) -> AgentShellApp:
     return AgentShellApp(agent, model_label="scripted (test model)")
 
 
-async def _send(pilot: Any, text: str) -> None:
+async def _ready(pilot: Any) -> None:
+    """The snapshot harness starts before the main screen has composed: wait for it."""
+    await wait_for(pilot, lambda: pilot.app.ready and pilot.app.main.is_attached)
+    await pilot.pause()
     pilot.app.prompt.cursor_blink = False
+
+
+async def _send(pilot: Any, text: str) -> None:
+    await _ready(pilot)
     await pilot.press(*text, "enter")
 
 
@@ -67,7 +74,7 @@ def test_middleware_panel(snap_compare: Any) -> None:
     app = _app([], [Shout(), Speaker(), AskEverything()])
 
     async def run_before(pilot: Any) -> None:
-        pilot.app.prompt.cursor_blink = False
+        await _ready(pilot)
         await pilot.press("f2")
         await pilot.pause(0.1)
 
@@ -86,7 +93,8 @@ def test_approval_dialog(snap_compare: Any) -> None:
 
     async def run_before(pilot: Any) -> None:
         await _send(pilot, "read two notes")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and len(app._approvals) == 2)
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                       and len(app.approvals.queue) == 2)
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -56,7 +56,7 @@ async def test_prompt_takes_input_before_the_runtime_exists(tmp_path: Path) -> N
         assert app.status.queued == 2
         await pilot.press("f2")  # no panel yet: a note, not a crash
         gate.set()
-        await wait_for(pilot, lambda: app.ready and not app.busy and not app._queue, timeout=10)
+        await wait_for(pilot, lambda: app.ready and not app.busy and not app.main.queued, timeout=10)
         arrived = "The queued one arrived."
         await wait_for(pilot, lambda: any(w.text == arrived for w in app.query(AssistantWidget)))
         users = [w.text for w in app.query(UserMessage)]

@@ -10,6 +10,9 @@ the rule(s) the policy proposes, editable, and where to keep them (this session,
 this project, everywhere). Parallel tool calls queue here: the title says
 "2 of 3" and ``A`` approves all remaining.
 
+:class:`ApprovalBroker` is the agent's ``ask``: it queues the requests and opens
+(and reopens) the one dialog.
+
 A dialog that opens while the user is typing must not turn their sentence into
 answers: decision keys are ignored until the keyboard has been quiet for
 :attr:`ApprovalScreen.GUARD_S` (counted from the dialog opening, from the last
@@ -21,12 +24,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -34,7 +38,7 @@ from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextAr
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args, rejection
 from shell.core.textsafety import sanitize
-from shell.frontend.approval import argument_lines, choices, is_diff
+from shell.frontend.approval import APPROVE_ALL_KEY, KEYS, argument_lines, choices, is_diff
 
 SCOPES: tuple[tuple[RuleScope, str], ...] = (
     ("session", "this session"),
@@ -48,6 +52,52 @@ GUARDED = ("approve", "edit", "reject", "always", "approve_all")
 class PendingApproval:
     request: ApprovalRequest
     future: asyncio.Future[ApprovalDecision] = field(repr=False)
+
+
+class ApprovalBroker:
+    """The agent's ``ask`` in the TUI: every approval request joins one queue, shown
+    by one :class:`ApprovalScreen` (parallel calls say "2 of 3"); a request whose
+    reply was cancelled leaves the queue; a request made while the dialog closes
+    opens it again. ``typed_at`` says when the user last typed (the dialog's typing
+    guard counts from then)."""
+
+    def __init__(self, app: App[Any], typed_at: Callable[[], float] = lambda: 0.0) -> None:
+        self.app = app
+        self.typed_at = typed_at
+        self.queue: list[PendingApproval] = []
+        self.screen: ApprovalScreen | None = None
+        self.listeners: list[Callable[[], None]] = []
+        """Called when a request arrives (the status line says "awaiting approval")."""
+
+    async def ask(self, request: Any) -> Any:
+        """Approvals go to the dialog (queued); other requests get None."""
+        if not isinstance(request, ApprovalRequest):
+            return None
+        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        item = PendingApproval(request, future)
+        self.queue.append(item)
+        for listener in self.listeners:
+            listener()
+        if self.screen is None:
+            self._open(self.typed_at())
+        else:
+            self.screen.show_current()
+        try:
+            return await future
+        finally:
+            if item in self.queue:
+                self.queue.remove(item)
+                if self.screen is not None:
+                    self.screen.request_gone()
+
+    def _open(self, typed_at: float = 0.0) -> None:
+        self.screen = ApprovalScreen(self.queue, typed_at=typed_at)
+        self.app.push_screen(self.screen, callback=self._closed)
+
+    def _closed(self, _: None) -> None:
+        self.screen = None
+        if self.queue:  # asked again while the dialog was closing
+            self._open()
 
 
 def diff_text(diff: str) -> Text:
@@ -113,11 +163,8 @@ class ApprovalScreen(ModalScreen[None]):
     """
 
     BINDINGS = [
-        Binding("y", "approve", "Approve"),
-        Binding("e", "edit", "Edit"),
-        Binding("n", "reject", "Reject"),
-        Binding("a", "always", "Always"),
-        Binding("A", "approve_all", "Approve all remaining"),
+        *(Binding(c.key, c.decision, c.label.capitalize()) for c in KEYS),  # the one key map
+        Binding(APPROVE_ALL_KEY, "approve_all", "Approve all remaining"),
         Binding("escape", "back", "Back / cancel reply"),
         Binding("ctrl+s", "submit", "Submit", show=False),
     ]
@@ -210,7 +257,7 @@ class ApprovalScreen(ModalScreen[None]):
         )
         keys = [f"[{c.key}] {'always…' if c.key == 'a' else c.label}" for c in choices(request)]
         if len(self.queue) > 1 and "approve" in request.allowed_decisions:
-            keys.append(f"[A] approve all {len(self.queue)} remaining")
+            keys.append(f"[{APPROVE_ALL_KEY}] approve all {len(self.queue)} remaining")
         keys.append("[esc] cancel reply")
         self.query_one("#keys", Static).update(Text("   ".join(keys)))
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
