@@ -62,6 +62,21 @@ class TurnRow:
     files: int
     commands: int
 
+    def line(self, width: int) -> str:
+        """The message on one line, cut to ``width`` characters."""
+        line = " ".join(self.text.split())
+        return line if len(line) <= width else line[: width - 1] + "…"
+
+    @property
+    def did(self) -> str:
+        """What the turn changed (``· 2 files, 1 command``), or nothing."""
+        did = []
+        if self.files:
+            did.append(f"{self.files} file{'s' if self.files != 1 else ''}")
+        if self.commands:
+            did.append(f"{self.commands} command{'s' if self.commands != 1 else ''}")
+        return f"  · {', '.join(did)}" if did else ""
+
 
 @dataclass(slots=True)
 class RewindPlan:

@@ -31,15 +31,7 @@ def rewind_command(runtime: ShellRuntime, arg: str) -> CommandResult:
             return CommandResult("Nothing to rewind to yet: no message was sent in this conversation.")
         listing = []
         for i, row in enumerate(rows, 1):
-            line = " ".join(row.text.split())
-            line = line if len(line) <= 60 else line[:59] + "…"
-            did = []
-            if row.files:
-                did.append(f"{row.files} file{'s' if row.files != 1 else ''}")
-            if row.commands:
-                did.append(f"{row.commands} command{'s' if row.commands != 1 else ''}")
-            tail = f"  · {', '.join(did)}" if did else ""
-            listing.append(f"{i:>2}. {when(row.at):>5}  {line}{tail}")
+            listing.append(f"{i:>2}. {when(row.at):>5}  {row.line(60)}{row.did}")
         fence = _fence("\n".join(listing))
         return CommandResult(
             "Rewind to just before one of your messages (`/rewind N` shows what would change first):"

@@ -63,15 +63,8 @@ class RewindScreen(ModalScreen["Choice | None"]):
 
         options = []
         for i, row in enumerate(self.rows, 1):
-            text = sanitize_line(" ".join(row.text.split()))
-            text = text if len(text) <= 70 else text[:69] + "…"
-            did = []
-            if row.files:
-                did.append(f"{row.files} file{'s' if row.files != 1 else ''}")
-            if row.commands:
-                did.append(f"{row.commands} command{'s' if row.commands != 1 else ''}")
-            label = Text.assemble((f"{i:>2}. ", "bold"), (f"{when(row.at):>5}  ", "dim"), text,
-                                  (f"  · {', '.join(did)}" if did else "", "dim"))
+            label = Text.assemble((f"{i:>2}. ", "bold"), (f"{when(row.at):>5}  ", "dim"),
+                                  sanitize_line(row.line(70)), (row.did, "dim"))
             options.append(Option(label, id=str(i)))
         with Vertical(id="dialog"):
             yield Static(Text("Rewind to just before one of your messages"), id="title")
