@@ -255,6 +255,9 @@ def _interactive_or_headless(args: argparse.Namespace) -> int:
     run_tui = _tui_entry() if prompt is None and not args.plain else None
     if run_tui is not None and not picking:
         return _run_tui_fast(run_tui, args, resuming)
+    on_a_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    if prompt is None and not resuming and args.message is None and on_a_terminal:
+        return _run_plain_fast(args)
     runtime = _build_runtime(args)
     if resuming:  # may ask on the terminal which session: before any UI takes it
         _resume(runtime, args)
@@ -299,6 +302,29 @@ def _run_tui_fast(run_tui: Any, args: argparse.Namespace, resuming: bool) -> int
         return runtime
 
     return int(run_tui(build=build, settings=settings, initial=args.message))
+
+
+def _run_plain_fast(args: argparse.Namespace) -> int:
+    """The line mode's prompt comes up before the runtime exists (see
+    :mod:`shell.plain_start`); the config is read first, so a broken file is
+    reported before the prompt appears."""
+    from .config import load_config
+    from .plain_start import run_plain_starting
+
+    settings = load_config(args.config)
+
+    def build() -> Any:  # in a worker thread, behind the first prompt
+        runtime = _build_runtime(args, settings)
+        import shell.plain  # noqa: F401 - Rich and the rest of the line mode, loaded there too
+
+        return runtime
+
+    def open_shell(runtime: Any, history: Any) -> Any:
+        from .plain import PlainShell
+
+        return PlainShell(runtime, history=history)
+
+    return _run(run_plain_starting, build, open_shell, settings)
 
 
 def _run(fn: Any, *args: Any, **kwargs: Any) -> int:

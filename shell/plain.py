@@ -16,9 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import aclosing, contextmanager
+from collections.abc import Callable, Iterable
+from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,11 +47,10 @@ from .frontend.paced import paced
 from .frontend.prompt_history import PromptHistory
 from .frontend.reply import CallView, ReplyState, call_head, call_lines, end_notice
 from .headless import Interrupt, cancel_on_sigint, edit_in_editor
+from .plain_start import PROMPT, SharedHistory, keys_held_for_the_prompt
 from .runtime import ShellRuntime, editor_command
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-PROMPT = "\u203a "
-"""The input prompt: a single right-pointing angle quote."""
 SLOW_TOOL_S = 2.0
 """A tool still running after this long gets a "running" line, so a wait is explained."""
 WAITING_S = 0.4
@@ -279,6 +277,10 @@ class PlainShell:
             self._approval = PromptSession(input=self._io[0], output=self._io[1])
         return self._approval
 
+    def note(self, text: str) -> None:
+        """A dim line in the scrollback."""
+        self.console.print(Text(text, style="dim"))
+
     # -- the main loop -----------------------------------------------------------
     async def run(self) -> int:
         self._banner()
@@ -419,31 +421,10 @@ class PlainShell:
         return False
 
     # -- one reply ----------------------------------------------------------------
-    @contextmanager
-    def _keys_typed_ahead(self) -> Iterator[None]:
-        """Keys typed while no prompt is up (a reply streams) wait for the next prompt
-        as typed.
-
-        A cooked terminal would echo them into the answer and turn Enter into a line
-        feed, which the prompt reads as "new line" rather than "send". So for the
-        whole session echo, line editing and CR→LF are off whenever prompt-toolkit
-        has not got the terminal (it restores this mode after each prompt); Ctrl+C
-        still signals, so it still cancels a reply."""
-        if self._own_input or not sys.stdin.isatty():
-            yield
-            return
-        import termios
-
-        fd = sys.stdin.fileno()
-        saved = termios.tcgetattr(fd)
-        quiet = termios.tcgetattr(fd)
-        quiet[0] &= ~termios.ICRNL
-        quiet[3] &= ~(termios.ECHO | termios.ICANON)
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
-        try:
-            yield
-        finally:
-            termios.tcsetattr(fd, termios.TCSANOW, saved)
+    def _keys_typed_ahead(self) -> contextlib.AbstractContextManager[None]:
+        """Keys typed while no prompt is up wait for the next prompt (see
+        :func:`shell.plain_start.keys_held_for_the_prompt`)."""
+        return keys_held_for_the_prompt(self._own_input)
 
     def _meter(self) -> str:
         """How full the context is and the cost, right of the prompt (empty when unknown)."""
@@ -783,23 +764,8 @@ def _markdown(text: str) -> RenderableType:
     return Markdown(text)
 
 
-class _SharedHistory(History):
-    """prompt-toolkit's history over the prompts kept across runs (shared with the TUI:
-    0600, secrets redacted; Up walks it, Ctrl+R searches it)."""
-
-    def __init__(self, kept: PromptHistory) -> None:
-        super().__init__()
-        self.kept = kept
-
-    def load_history_strings(self) -> Iterable[str]:
-        return list(reversed(self.kept.entries()))  # newest first, as prompt-toolkit wants
-
-    def store_string(self, string: str) -> None:
-        self.kept.add(string)
-
-
 def _history(runtime: ShellRuntime) -> History:
-    return _SharedHistory(PromptHistory(redactor=runtime.secrets))
+    return SharedHistory(lambda: PromptHistory(redactor=runtime.secrets))
 
 
 async def run_plain(runtime: ShellRuntime, initial: str | None = None) -> int:

@@ -1,0 +1,69 @@
+"""The line mode's prompt is up before the runtime is built (``shell.plain_start``):
+what is typed at once is neither lost nor sent twice, the banner still comes first in
+the scrollback, and a runtime that cannot be built is still one line and exit 2."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.core.messages import UserMessage
+from shell.plain import PROMPT
+
+Script = Callable[[list[Any]], str]
+
+
+def _user_messages(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from shell.sessions import SessionStore, load_session
+
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", cli_env["AGENT_SHELL_DATA_DIR"])
+    infos = SessionStore().list()
+    assert len(infos) == 1, infos
+    return [m.text for m in load_session(infos[0].path).messages if isinstance(m, UserMessage)]
+
+
+def test_a_message_sent_the_moment_the_prompt_shows_is_sent_once_under_the_banner(
+    terminal: Any, script: Script, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = terminal("--plain", "--model", script(["Hi there."]), columns=200)
+    t.expect(PROMPT.strip())
+    t.send("hello\r")  # most likely before the runtime exists
+    t.expect("Hi there.")
+    t.send("/quit\r")
+    assert t.close() == 0
+    shown = t.text
+    assert shown.index("permissions:") < shown.rindex(f"{PROMPT}hello") < shown.index("Hi there.")
+    assert _user_messages(cli_env, monkeypatch) == ["hello"]
+
+
+def test_words_typed_before_the_shell_is_ready_stay_in_the_prompt(
+    terminal: Any, script: Script, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = terminal("--plain", "--model", script(["Noted."]), columns=200)
+    t.expect(PROMPT.strip())
+    t.send("first half, ")
+    t.expect("permissions:")  # the banner: the shell is ready now
+    t.send("second half\r")
+    t.expect("Noted.")
+    t.send("/quit\r")
+    assert t.close() == 0
+    assert _user_messages(cli_env, monkeypatch) == ["first half, second half"]
+
+
+def test_ctrl_d_on_the_first_prompt_leaves_at_once(terminal: Any, script: Script) -> None:
+    t = terminal("--plain", "--no-session", "--model", script(["unused"]))
+    t.expect(PROMPT.strip())
+    t.send("\x04")
+    assert t.close() == 0
+
+
+def test_a_model_that_cannot_be_built_is_one_line_and_exit_2_on_a_terminal(
+    terminal: Any, tmp_path: Path
+) -> None:
+    t = terminal("--plain", "--no-session", "--model", f"scripted:{tmp_path / 'missing.json'}", columns=200)
+    assert t.close() == 2
+    assert "missing.json" in t.text
+    assert "Traceback" not in t.text
