@@ -51,6 +51,20 @@ SESSION_KEY = "rules"
 LEGACY_KEY = "always_allow"
 
 
+RUNS_LATER = {
+    ".git": "git runs as you (its hooks and config can run any command)",
+    ".mcp.json": "starts MCP servers (commands) in this workspace",
+    ".agent-shell": "holds this workspace's own agent-shell settings and rules",
+    ".envrc": "direnv runs when you enter the directory",
+    ".vscode": "your editor reads (tasks and settings can run commands)",
+    ".devcontainer": "builds and runs containers for this workspace",
+}
+"""Names (a file or a directory, at any depth) whose content something runs later,
+as the user and outside the sandbox: a file edit there always asks, whatever the mode
+(accept-edits, auto) or an allow rule says; only bypass skips the question. The
+sandbox keeps the same places read-only for commands (``sandbox.PROTECTED_IN_WORKSPACE``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ListedRule:
     """A row of ``/permissions``: the rule, and whether it is in force now."""
@@ -247,6 +261,9 @@ class PermissionPolicy:
             )
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
+        hit = self._runs_later(args) if tool.kind == "edit" else None
+        if hit is not None:  # before allow rules and modes: no broad grant reaches these
+            return Verdict("ask", f"{tool.name} would change {hit}, which {RUNS_LATER[hit.name]}.")
         if effect is not None and rule is not None:
             where = SOURCE_LABELS[rule.source]
             return Verdict(effect, f"The rule `{effect} {rule.text}` ({where}) asks for {tool.name}."
@@ -270,6 +287,21 @@ class PermissionPolicy:
                 return Verdict("allow", "auto: the command runs inside the sandbox")
             return Verdict("ask", f"{tool.name} would run outside the sandbox.")
         return Verdict("ask", _ask_reason(tool, self._mode))
+
+    def _runs_later(self, args: Mapping[str, Any]) -> Path | None:
+        """The part of the path an edit would touch that something runs later, as the
+        user and outside any sandbox (git hooks and config, MCP and project settings,
+        direnv, editor tasks), or None. Any depth: a nested repository's hooks run too."""
+        path = args.get("path")
+        if not isinstance(path, str):
+            return None
+        target = resolve_path(path, self.root)
+        for part in (target, *target.parents):
+            if part == self.root:  # the workspace's own name (or its parents') is not the edit's
+                break
+            if part.name in RUNS_LATER:
+                return part
+        return None
 
     def _paths_inside(self, args: Mapping[str, Any]) -> bool:
         path = args.get("path")

@@ -62,7 +62,9 @@ SYSTEM_SECRET_PATHS = (
 """Sockets that would let a command act outside the sandbox (a container engine is root)."""
 
 PROTECTED_IN_WORKSPACE = (".git/hooks", ".git/config", ".mcp.json", ".agent-shell")
-"""Stay read-only inside the writable workspace: what runs later, as the user."""
+"""Stay read-only inside the writable workspace: what runs later, as the user. (The
+file tools' side of the same idea, wider since an edit there always asks instead of
+failing: ``policy.RUNS_LATER``.)"""
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "

@@ -384,3 +384,32 @@ def test_no_setsid_child_outlives_a_cancel(env: dict[str, str], workspace: Path,
         if proc.poll() is None:
             proc.kill()
         kill_all(mark)
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_file_edits_cannot_plant_what_git_runs_later(
+    run_cli: RunCli, script: Script, workspace: Path, mode: str
+) -> None:
+    """The attack: in accept-edits a model adds `core.fsmonitor` to .git/config (run by the
+    user's next `git status`, outside any sandbox) and overwrites an executable hook.
+    Those edits ask, so under --approve never they are refused and nothing changes."""
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    config_before = (workspace / ".git" / "config").read_text()
+    turns = [
+        {"tool_calls": [{"name": "edit_file", "args": {
+            "path": ".git/config", "old_string": "[core]",
+            "new_string": "[core]\n\tfsmonitor = \"touch pwned; false\""}}]},
+        {"tool_calls": [{"name": "write_file", "args": {"path": ".git/hooks/pre-commit",
+                                                         "content": "#!/bin/sh\ntouch pwned\n"}}]},
+        {"tool_calls": [{"name": "write_file", "args": {"path": "notes.txt", "content": "fine\n"}}]},
+        "Done.",
+    ]
+    r = run_cli("-p", "tidy up", "--model", script(turns), "--permission-mode", mode, "--approve", "never",
+                "--no-session")
+    assert r.returncode == 0, r.stderr
+    assert (workspace / ".git" / "config").read_text() == config_before
+    assert hook.read_text() == "#!/bin/sh\nexit 0\n"
+    assert (workspace / "notes.txt").read_text() == "fine\n"  # an ordinary edit still runs unasked

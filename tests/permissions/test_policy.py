@@ -157,6 +157,32 @@ def test_accept_edits_runs_edits_inside_the_workspace_only(root: Path, tools: di
     assert action(p, tools["run_shell"], command="ls") == "ask"
 
 
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_to_what_runs_later_always_ask(root: Path, tools: dict[str, Tool], mode: str) -> None:
+    """A model in accept-edits must not plant a git hook, a core.fsmonitor command or an
+    MCP server that runs the next time the user types `git status` (outside any
+    sandbox); nor may a broad allow rule let it. Bypass alone skips the question."""
+    p = policy(root, mode=mode, allow=["write_file", "edit_file(**)"])
+    for path in [".git/config", ".git/hooks/pre-commit", "vendor/lib/.git/hooks/post-checkout", ".mcp.json",
+                 ".agent-shell/permissions.toml", ".envrc", "sub/.envrc", ".vscode/tasks.json",
+                 ".devcontainer/devcontainer.json", "src/../.git/config"]:
+        verdict = p.decide(tools["write_file"], {"path": path, "content": ""})
+        assert verdict.action == "ask", path
+        assert "runs" in verdict.reason or "reads" in verdict.reason or "holds" in verdict.reason
+        assert action(p, tools["edit_file"], path=path, old_string="a", new_string="b") == "ask", path
+    assert action(p, tools["write_file"], path="src/git_config.py", content="") == "allow"
+    assert action(p, tools["write_file"], path="docs/.gitignore", content="") == "allow"
+    p.mode = "bypass"
+    assert action(p, tools["write_file"], path=".git/config", content="") == "allow"
+
+
+def test_the_workspaces_own_name_is_not_a_protected_part(tmp_path: Path, tools: dict[str, Tool]) -> None:
+    ws = tmp_path / ".vscode" / "project"
+    ws.mkdir(parents=True)
+    p = policy(ws, mode="accept-edits")
+    assert action(p, tools["write_file"], path="a.txt", content="") == "allow"
+
+
 def test_auto_runs_what_the_sandbox_confines(root: Path, tools: dict[str, Tool]) -> None:
     p = policy(root, mode="auto", sandboxed=lambda command: "curl" not in command)
     assert action(p, tools["run_shell"], command="make test") == "allow"
