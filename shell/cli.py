@@ -399,7 +399,7 @@ def _trust(args: argparse.Namespace) -> int:
     if check.state == "none":
         print(visible(f"{root} has no project config (.mcp.json, .agent-shell/): nothing to trust."))
         return EXIT_OK
-    print(visible(f"Workspace {root} ({check.state}). Trusting it would use:"))
+    print(visible(f"Workspace {root} ({check.state}). Trusting it would apply (or ignore), file by file:"))
     for line in describe_project(check):
         print(f"  {line}")
     if not args.yes:

@@ -138,5 +138,6 @@ def _trust_listing(runtime: ShellRuntime, check: Any) -> str:
              "changed": "changed since you answered", "untrusted": "not trusted yet"}[check.state]
     body = "\n".join([f"workspace: {check.config.root}", *runtime.describe_project(check)])
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
-    return (f"This workspace's own config is **{state}**. Trusting it uses:\n\n{fence}\n{body}\n{fence}\n\n"
+    return (f"This workspace's own config is **{state}**. Trusting it would apply (or ignore), "
+            f"file by file:\n\n{fence}\n{body}\n{fence}\n\n"
             "`/trust yes` trusts exactly these files, `/trust no` declines.")

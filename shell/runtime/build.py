@@ -29,8 +29,15 @@ from .prompt import default_system_prompt
 
 
 def describe_project(check: TrustCheck) -> list[str]:
-    """What trusting this workspace would start or apply, one line each, as written
-    in its files (every command line and URL in full): for the trust question."""
+    """What trusting this workspace would start, apply or ignore, one line each, as
+    written in its files (every command line and URL in full, every rule with what
+    it grants): for the trust question in every front end.
+
+    Lines that would let something run with no question start with ``! `` (and a
+    first line says so); a file agent-shell does not read is named as ignored, with
+    why, rather than listed as if it did something."""
+    from ..permissions.grants import UNASKED, describe_project_rules
+    from ..permissions.store import PROJECT_DIR, PROJECT_RULES
     from ..permissions.trust import MCP_FILE, visible
     from ..tools.mcp_config import describe_project_servers
 
@@ -40,11 +47,37 @@ def describe_project(check: TrustCheck) -> list[str]:
         if name == MCP_FILE:
             servers = describe_project_servers(data, check.config.root)
             lines.extend(f"{MCP_FILE}: {line}" for line in servers)
+            if any(" runs: " in line or " connects to " in line for line in servers):
+                lines.append(f"{UNASKED}{MCP_FILE}: tools of these servers that say they only read "
+                             "(readOnlyHint) would run with no question")
+        elif name == f"{PROJECT_DIR}/{PROJECT_RULES}":
+            lines.extend(describe_project_rules(data, name))
         else:
-            lines.append(visible(f"{name}: project settings ({len(data)} bytes)"))
+            lines.append(visible(_describe_project_file(name, data)))
     if check.config.problem:
         lines.append(check.config.problem)
+    if any(line.startswith(UNASKED) for line in lines):
+        lines.insert(0, f"{UNASKED}marks what would run with no question once you trust it")
     return lines
+
+
+def _describe_project_file(name: str, data: bytes) -> str:
+    """A file under ``.agent-shell/`` other than the rules: a slash command, or ignored."""
+    from ..custom_commands import PROJECT_PREFIX, parse
+
+    if name.startswith(PROJECT_PREFIX) and name.endswith(".md") and "/" not in name[len(PROJECT_PREFIX):]:
+        found = parse(name[len(PROJECT_PREFIX):-3], data, "project", name)
+        if isinstance(found, str):
+            return f"{found} (ignored)"
+        summary = f" ({found.description})" if found.description else ""
+        return (f"{name}: adds the command /{found.name}{summary}: typing it sends this file's text "
+                "to the model as your message")
+    if name.endswith("/config.toml") or name.endswith("/settings.toml"):
+        return (f"{name}: ignored: agent-shell reads no project settings file; providers, base URLs, "
+                "models, keys and middleware come only from your own config.toml (a repository must not "
+                "choose where your prompts and keys are sent)")
+    return (f"{name}: ignored: agent-shell reads only permissions.toml and commands/*.md in .agent-shell/ "
+            "(a change to it still asks again)")
 
 
 def point_at_workspace(stack: MiddlewareStack, workspace: Workspace) -> None:

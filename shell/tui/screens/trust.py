@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -50,11 +51,16 @@ class TrustScreen(ModalScreen[bool | None]):
             yield Static(
                 Text(
                     f"{clean(self.root)} has its own agent-shell config. None of it is used until you "
-                    "trust the workspace. Trusting it would:"
+                    "trust the workspace. Trusting it would apply (or ignore), file by file:"
                 )
             )
             with VerticalScroll(id="what"):
-                yield Static(Text("\n".join(f"• {clean(line)}" for line in self.lines)))
+                parts: list[str | tuple[str, str]] = []
+                for i, line in enumerate(self.lines):
+                    text = ("\n" if i else "") + f"• {clean(line)}"
+                    unasked = line.startswith("! ")  # would run with no question: read this first
+                    parts.append((text, "bold $warning") if unasked else text)
+                yield Static(Content.assemble(*parts))
             yield Static(
                 Text(
                     "Trust only a repository you know: its servers run as you, with your files. "
