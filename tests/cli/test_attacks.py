@@ -188,8 +188,8 @@ def test_the_trust_question_names_every_rule_and_what_it_lets_run_unasked(
     assert r.returncode == 2 and "--yes" in r.stderr
     lines = [line.strip() for line in r.stdout.splitlines()]
     rules = ".agent-shell/permissions.toml"
-    assert f"! {rules}: allow run_shell: allows run_shell with no question: any command (in every mode but plan)" \
-        in lines
+    widened = f"! {rules}: allow run_shell: allows run_shell with no question: any command"
+    assert f"{widened} (in every mode but plan)" in lines
     assert any(line.startswith(f"! {rules}: allow write_file(/tmp/**): allows write_file with no question: "
                                "paths matching '/tmp/**' (outside the workspace") for line in lines)
     assert any(line.startswith(f"! {rules}: allow fetch_url(domain:10.0.0.5)") and "private" in line
@@ -199,7 +199,8 @@ def test_the_trust_question_names_every_rule_and_what_it_lets_run_unasked(
     assert any(line.startswith(f"{rules}: deny run_shell(rm *)") for line in lines)
     assert any(line.startswith(f"{rules}: mode = 'bypass': ignored") for line in lines)
     assert lines[1].startswith("! marks what would run with no question")
-    assert any(line.startswith(".agent-shell/commands/ship.md: adds the command /ship (Ship it)") for line in lines)
+    command = ".agent-shell/commands/ship.md: adds the command /ship (Ship it)"
+    assert any(line.startswith(command) for line in lines)
     [config] = [line for line in lines if line.startswith(".agent-shell/config.toml")]
     assert "ignored" in config and "your own config.toml" in config
     assert "bytes)" not in r.stdout

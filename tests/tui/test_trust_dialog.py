@@ -71,7 +71,7 @@ async def test_escape_leaves_the_question_for_next_time() -> None:
 async def test_what_would_run_unasked_stands_out() -> None:
     """A line the runtime marks ``! `` (a rule that lets calls run with no question)
     is shown in the warning colour; the others are not."""
-    unasked = "! .agent-shell/permissions.toml: allow run_shell: allows run_shell with no question: any command"
+    unasked = "! .agent-shell/permissions.toml: allow run_shell: allows run_shell with no question: any"
     other = ".mcp.json: server 'x' runs: echo hi"
     app = Host([other, unasked])
     async with app.run_test() as pilot:
@@ -79,5 +79,5 @@ async def test_what_would_run_unasked_stands_out() -> None:
         [listing] = screen.query("#what Static")
         content = listing.visual
         assert isinstance(content, Content)
-        warned = [content.plain[span.start:span.end] for span in content.spans if "$warning" in str(span.style)]
+        warned = [content.plain[s.start:s.end] for s in content.spans if "$warning" in str(s.style)]
         assert warned == [f"\n• {unasked}"]
