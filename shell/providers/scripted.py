@@ -148,5 +148,34 @@ def _text_of(message: Message) -> str:
 
 def estimate_tokens(request: ModelRequest) -> int:
     """A deterministic estimate (four characters a token) of a request's input."""
-    chars = len(request.system_prompt) + sum(len(_text_of(m)) for m in request.messages)
-    return max(1, chars // 4)
+    global _last
+    messages = tuple(request.messages)
+    seen, total = _last
+    if seen and len(messages) >= len(seen) and messages[: len(seen)] == seen:
+        total += sum(map(_length_of, messages[len(seen) :]))  # a long session: only what is new
+    else:
+        total = sum(map(_length_of, messages))
+    _last = (messages, total)
+    return max(1, (len(request.system_prompt) + total) // 4)
+
+
+_last: tuple[tuple[Message, ...], int] = ((), 0)
+"""The last request's messages and their length: the next request of a session
+repeats them (compared in one C-level pass) and adds a few."""
+
+
+_lengths: dict[int, tuple[Message, int]] = {}
+"""Each message's length by ``id``, with the message itself held so the id cannot be
+reused while it is here (messages are frozen: a length never changes). A long session
+sends the same thousands of messages with every request; each is measured once."""
+
+
+def _length_of(message: Message) -> int:
+    known = _lengths.get(id(message))
+    if known is not None and known[0] is message:
+        return known[1]
+    if len(_lengths) >= 100_000:  # bounded: a long test run forgets, then measures again
+        _lengths.clear()
+    length = len(_text_of(message))
+    _lengths[id(message)] = (message, length)
+    return length
