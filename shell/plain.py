@@ -548,7 +548,8 @@ class PlainShell:
         return kb
 
 
-STATUS_STYLES = {"done": "green", "error": "red", "blocked": "yellow", "cancelled": "yellow"}
+STATUS_STYLES = {"done": "green", "error": "red", "blocked": "yellow", "rejected": "yellow",
+                 "cancelled": "yellow"}
 
 
 class PlainReply:

@@ -7,7 +7,8 @@ user's decision, progress, result, diff, time), the phase a status line shows
 (``thinking``, ``streaming``, ``approval``, ``tool``, ``idle``), the usage the
 model calls reported, the errors, and how the reply ended (its stop reason, its
 answer, its exit code). The front ends only draw from it, so a call rejected in
-the approval dialog is "blocked" with the same words in all three.
+the approval dialog is "rejected" with the same words in all three, live and
+after a resume.
 
 A :class:`CallView` can also be rebuilt from a saved conversation
 (:func:`calls_from_messages`), so a resumed session shows its calls as they ended.
@@ -18,7 +19,7 @@ ends sanitise at the moment they write), except the one-line summaries, which
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -30,7 +31,7 @@ from .exits import exit_code
 from .summary import summarize_args, summarize_partial
 
 Status: TypeAlias = Literal[
-    "streaming", "pending", "approval", "running", "done", "error", "blocked", "cancelled"
+    "streaming", "pending", "approval", "running", "done", "error", "blocked", "rejected", "cancelled"
 ]
 Phase: TypeAlias = Literal["idle", "thinking", "streaming", "approval", "tool"]
 
@@ -42,6 +43,7 @@ ICONS: dict[str, str] = {
     "done": "✓",
     "error": "✗",
     "blocked": "⊘",
+    "rejected": "⊘",
     "cancelled": "■",
 }
 LABELS: dict[str, str] = {
@@ -52,6 +54,7 @@ LABELS: dict[str, str] = {
     "done": "done",
     "error": "error",
     "blocked": "blocked",
+    "rejected": "rejected",
     "cancelled": "cancelled",
 }
 LIVE: frozenset[str] = frozenset({"streaming", "pending", "approval", "running"})
@@ -126,12 +129,13 @@ class CallView:
         return ""
 
 
-def ended_status(result_is_error: bool, *, blocked: bool, cancelled: bool) -> Status:
-    """How a finished call reads: cancelled, blocked (a gate stopped it), error or done."""
+def ended_status(result_is_error: bool, *, blocked: bool, cancelled: bool, rejected: bool = False) -> Status:
+    """How a finished call reads: cancelled, rejected (the user said no), blocked (a
+    gate stopped it), error or done."""
     if cancelled:
         return "cancelled"
     if blocked:
-        return "blocked"
+        return "rejected" if rejected else "blocked"
     return "error" if result_is_error else "done"
 
 
@@ -296,7 +300,9 @@ class ReplyState:
         call.duration_s = event.duration_s
         call.progress = ""
         cancelled = bool(details.get("cancelled"))
-        call.status = ended_status(result.is_error, blocked=event.blocked, cancelled=cancelled)
+        rejected = call.decision == "reject"
+        call.status = ended_status(result.is_error, blocked=event.blocked, cancelled=cancelled,
+                                   rejected=rejected)
         return call
 
     def _error(self, event: ev.ErrorEvent) -> None:
@@ -329,7 +335,7 @@ def call_lines(call: CallView, width: int = 80) -> list[str]:
     first line of what the model read about it."""
     icon, name, summary, tail = call_head(call, width)
     lines = [f"{icon} {name} {summary}{tail}".replace("  ", " ")]
-    if call.is_error or call.status == "blocked":
+    if call.is_error or call.status in ("blocked", "rejected"):
         gist = call.first_result_line()
         if gist:
             lines.append(f"  {sanitize_line(gist)}")
@@ -341,9 +347,14 @@ def end_notice(stop_reason: str) -> str:
     return {"cancelled": "Reply cancelled.", "max_rounds": "Stopped: too many rounds."}.get(stop_reason, "")
 
 
-def calls_from_messages(messages: Sequence[Any]) -> dict[str, CallView]:
-    """Every tool call of a saved conversation as it ended (resumed sessions): a
-    call whose result says it was blocked reads "blocked", as it did live."""
+def calls_from_messages(
+    messages: Sequence[Any], outcomes: Mapping[str, str] | None = None
+) -> dict[str, CallView]:
+    """Every tool call of a saved conversation as it ended (resumed sessions).
+    ``outcomes`` (the session's, by call id: ``rejected`` or ``blocked``) says what the
+    messages cannot: a call the user rejected reads "rejected", as it did live, not
+    "error"."""
+    outcomes = outcomes or {}
     calls: dict[str, CallView] = {}
     for message in messages:
         if isinstance(message, AssistantMessage):
@@ -355,6 +366,8 @@ def calls_from_messages(messages: Sequence[Any]) -> dict[str, CallView]:
             if call is not None:
                 call.result = message.text
                 call.is_error = message.is_error
-                blocked = bool(getattr(message, "blocked", False))
-                call.status = ended_status(message.is_error, blocked=blocked, cancelled=False)
+                outcome = outcomes.get(message.call_id, "")
+                call.status = ended_status(message.is_error, blocked=bool(outcome), cancelled=False,
+                                           rejected=outcome == "rejected")
+                call.decision = "reject" if outcome == "rejected" else ""
     return calls

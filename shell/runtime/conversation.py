@@ -284,6 +284,14 @@ what a message carries."""
             return ""
         return f"Session {session} saved. Resume it with: agent-shell --resume {session}"
 
+    @property
+    def call_outcomes(self) -> dict[str, str]:
+        """This session's calls stopped before they ran, by id (``rejected`` by the user,
+        ``blocked`` by a gate): the session file keeps them, so a resumed conversation
+        shows each as it was shown live."""
+        recorder = self.session_recorder
+        return recorder.outcomes if recorder is not None else {}
+
     def _close_session(self) -> None:
         if self.session_recorder is not None:
             if self.session_recorder.started:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
     {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
-     "tool_progress", "title"}
+     "tool_progress", "title", "outcome"}
 )
 
 
@@ -55,6 +55,9 @@ class LoadedSession:
     skipped_lines: int = 0
     unknown_records: int = 0
     path: Path | None = None
+    outcomes: dict[str, str] = field(default_factory=dict)
+    """How calls the messages show only as errors ended, by call id: ``rejected`` (the
+    user said no) or ``blocked`` (a rule, the mode or a middleware stopped it)."""
 
     @property
     def session_id(self) -> str:
@@ -74,6 +77,7 @@ class _Reader:
         """Results of calls whose batch had not landed in the history (``tool_result``)."""
         self.progress: dict[str, str] = {}
         """Output of calls still running (``tool_progress``)."""
+        self.outcomes: dict[str, str] = {}
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -167,6 +171,12 @@ class _Reader:
             raise ValueError("a tool_progress record needs a call_id and an output")
         self.progress[call_id] = output
 
+    def _outcome(self, record: dict[str, Any]) -> None:
+        call_id, status = record.get("call_id"), record.get("status")
+        if not isinstance(call_id, str) or status not in ("rejected", "blocked"):
+            raise ValueError("an outcome record needs a call_id and a status (rejected or blocked)")
+        self.outcomes[call_id] = status
+
     def _title(self, record: dict[str, Any]) -> None:
         title = record.get("title")
         if not isinstance(title, str):
@@ -229,6 +239,7 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         skipped_lines=reader.skipped,
         unknown_records=sum(reader.unknown.values()),
         path=path,
+        outcomes=reader.outcomes,
     )
 
 

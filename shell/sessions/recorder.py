@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.agent.assembly import MessageBuilder
 from shell.core.events import (
+    ApprovalResolved,
     Event,
     ModelCallStart,
     Notice,
@@ -140,6 +141,10 @@ class SessionRecorder:
         self._written: list[Message] = []
         self._answered: set[str] = set()
         self._call_names: dict[str, str] = {}
+        self._rejected: set[str] = set()  # calls of this reply the user said no to
+        self.outcomes: dict[str, str] = {}
+        """Calls stopped before they ran, by id: ``rejected`` or ``blocked`` (what a
+        resumed session shows for them; their result messages say only "error")."""
         self._state_json: str | None = "{}"
         self._builder: MessageBuilder | None = None
         self._reply_id = ""
@@ -178,6 +183,7 @@ class SessionRecorder:
         recorder = cls(store, agent, session_id=loaded.session_id, **kwargs)
         recorder._resumed = loaded
         recorder._written = list(loaded.stored)
+        recorder.outcomes = dict(loaded.outcomes)
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json_text(
@@ -344,6 +350,7 @@ class SessionRecorder:
                 self.open()
             if isinstance(event, ReplyStart):  # before syncing: the sync may land this reply's first message
                 self._calls = self._landed = 0
+                self._rejected.clear()
                 self._builder = None
                 self._reply_id = event.reply_id
             if not isinstance(event, _DELTAS):
@@ -390,9 +397,13 @@ class SessionRecorder:
                 self._progress.setdefault(event.call_id, []).append(event.progress)
                 self._progress_dirty.add(event.call_id)
                 self._maybe_checkpoint()
+        elif isinstance(event, ApprovalResolved):
+            if event.decision.type == "reject":
+                self._rejected.add(event.call_id)
         elif isinstance(event, ToolExecutionEnd):
             self._progress.pop(event.call_id, None)
             self._progress_dirty.discard(event.call_id)
+            self._outcome(event)
             self._tool_result(event)
         elif isinstance(event, ReplyEnd):
             self._cancel_timer()
@@ -442,6 +453,17 @@ class SessionRecorder:
         if message is None or isinstance(message, AssistantMessage):
             self._landed = self._calls if message is None else self._landed + 1
             self._dirty = False
+
+    def _outcome(self, event: ToolExecutionEnd) -> None:
+        """A call that was stopped before it ran: say whether the user rejected it or a
+        gate blocked it (its result message says neither), so a resumed session shows it
+        as it was shown live."""
+        details = event.result.details if isinstance(event.result.details, dict) else {}
+        if not event.blocked or details.get("cancelled"):
+            return
+        status = "rejected" if event.call_id in self._rejected else "blocked"
+        self.outcomes[event.call_id] = status
+        self._write({"kind": "outcome", "call_id": event.call_id, "status": status})
 
     def _tool_result(self, event: ToolExecutionEnd) -> None:
         """A finished call's result, shown now but in the history only when the

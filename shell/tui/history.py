@@ -8,7 +8,7 @@ only the newest of them (``Conversation.add_many``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from shell.context.attachments import split_message
@@ -25,9 +25,10 @@ from shell.frontend.reply import calls_from_messages
 from .entries import AssistantEntry, AudioEntry, Entry, SpanEntry, ThinkingEntry, UserEntry
 
 
-def entries_from_messages(messages: Sequence[Any]) -> list[Entry]:
+def entries_from_messages(messages: Sequence[Any], outcomes: Mapping[str, str] | None = None) -> list[Entry]:
+    """``outcomes``: the session's calls stopped before they ran (rejected, blocked)."""
     entries: list[Entry] = []
-    calls = calls_from_messages(messages)  # each call as it ended, as the other front ends read it
+    calls = calls_from_messages(messages, outcomes)  # each call as it ended, as the other front ends read it
     for message in messages:
         if isinstance(message, UserMessage):
             words, chips = split_message(message)

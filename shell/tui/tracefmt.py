@@ -124,6 +124,46 @@ def label(span: Any, now: float, number: int | None = None, styles: Styles = NO_
     return text
 
 
+def record_label(record: Any, now: float, styles: Styles = NO_STYLES) -> Text:
+    """A reply Tracing did not see (a :class:`~shell.tui.replylog.ReplyRecord`): its
+    number, words, time, tokens, from the front-end core's reply state."""
+    state = record.state
+    text = Text(no_wrap=True, overflow="ellipsis")
+    status = "running" if record.ended is None else {
+        "end_turn": "ok", "cancelled": "cancelled", "error": "error"}.get(state.stop_reason, "ok")
+    _mark(text, status, styles)
+    text.append(f"reply {record.number}", style=styles.get("name", ""))
+    said = " ".join(sanitize(record.text).split())
+    if said:
+        text.append(f" “{said if len(said) <= 20 else said[:19] + '…'}”", style=styles.get("muted", ""))
+    end = record.ended if record.ended is not None else now
+    usage = state.usage
+    spent = {"gen_ai.usage.input_tokens": usage.input_tokens,
+             "gen_ai.usage.output_tokens": usage.output_tokens}
+    details = [duration(max(0.0, end - record.started)) + ("" if record.ended is not None else "…"),
+               tokens(spent) if usage.input_tokens or usage.output_tokens else "", "untraced"]
+    text.append("  " + " · ".join(d for d in details if d), style=styles.get("muted", ""))
+    return text
+
+
+def call_label(call: Any, styles: Styles = NO_STYLES) -> Text:
+    """One tool call of an untraced reply (a :class:`~shell.frontend.reply.CallView`)."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    ok = call.status == "done"
+    ended = "cancelled" if call.status == "cancelled" else "error"
+    status = "ok" if ok else "running" if call.live else ended
+
+    _mark(text, status, styles)
+    text.append("tool ", style=styles.get("name", ""))
+    text.append(sanitize(call.name))
+    took = duration(call.duration_s) if call.duration_s is not None else ""
+    details = [took, "" if ok or call.live else call.label]
+    shown = [d for d in details if d]
+    if shown:
+        text.append("  " + " · ".join(shown), style=styles.get("muted", ""))
+    return text
+
+
 def middleware_label(times: list[tuple[str, float]], styles: Styles = NO_STYLES) -> Text:
     total = sum(t for _, t in times)
     text = Text(no_wrap=True, overflow="ellipsis")

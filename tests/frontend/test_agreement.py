@@ -93,7 +93,7 @@ async def headless(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Seen:
     runtime = runtime_in(tmp_path)
     out, err = io.StringIO(), Terminal()
     code = await headless_mode.run_headless(runtime, "go", approve="ask", out=out, err=err)
-    statuses = {c: "done" if "✓" in line else "blocked" if "⊘" in line else "?"
+    statuses = {c: "done" if "✓" in line else "rejected" if "⊘" in line and "rejected" in line else "?"
                 for c, line in (("c1", _line(err.getvalue(), "read_file")),
                                 ("c2", _line(err.getvalue(), "write_file")))}
     return Seen(err.getvalue(), statuses, results(runtime), code)
@@ -181,8 +181,8 @@ async def test_the_front_ends_agree(front_end: str, tmp_path: Path, monkeypatch:
     assert f"✓ read_file {summarize_args(READ)}" in seen.shown.replace("(", "").replace(")", "")
     assert f"⊘ write_file {summarize_args(WRITE)}" in seen.shown.replace("(", "").replace(")", "")
     assert summarize_args(WRITE) == "path=notes.txt, content=hello"
-    # the same decisions: read-only ran unasked, the rejected write was blocked with the one message
-    assert seen.statuses == {"c1": "done", "c2": "blocked"}
+    # the same decisions: read-only ran unasked, the rejected write reads "rejected", with the one message
+    assert seen.statuses == {"c1": "done", "c2": "rejected"}
     assert seen.results["c2"] == rejected_message("write_file")
     assert seen.results["c1"].startswith("# A project") or "A project" in seen.results["c1"]
     assert (tmp_path / "notes.txt").exists() is False

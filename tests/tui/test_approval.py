@@ -108,7 +108,7 @@ async def test_reject_with_a_reason_the_model_reads() -> None:
         assert result.is_error and result.content == "not that file"
         seen = model.requests[-1].messages
         assert any(isinstance(m, ToolResultMessage) and m.content == "not that file" for m in seen)
-        assert app.query_one(ToolSpan).state.status == "blocked"
+        assert app.query_one(ToolSpan).state.status == "rejected"
 
 
 async def test_always_allow_stops_asking_for_that_tool() -> None:

@@ -49,3 +49,35 @@ async def test_welcome_reply_recorded_and_resumed(tmp_path: Path, monkeypatch: p
         await wait_for(pilot, lambda: any(w.text == "Saved for later." for w in again.query(AssistantWidget)))
         assert [m.role for m in again.agent.messages] == ["user", "assistant"]
         assert (again.status.tokens_in, again.status.tokens_out) == spent  # the session's cost, resumed
+
+
+async def test_a_rejected_call_reads_rejected_live_and_after_continue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user rejects a call: its span says "rejected" while the reply runs and
+    again when the session is continued (it was "blocked" live, "error" resumed)."""
+    from shell.core.messages import AssistantMessage, ToolCallBlock
+    from shell.tui.screens.approval import ApprovalScreen
+    from shell.tui.widgets.tool_span import ToolSpan
+
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    write = AssistantMessage((ToolCallBlock("c1", "write_file", {"path": "x.txt", "content": "hi"}),))
+    app = AgentShellApp(runtime=_runtime(tmp_path, [write, "Fine, I will not."]))  # type: ignore[list-item]
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "write x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause(0.6)  # the dialog's typing guard
+        await pilot.press("n", "enter")  # reject, no reason
+        await wait_for(pilot, lambda: not app.busy)
+        span = app.query_one(ToolSpan)
+        assert span.state.status == "rejected" and "rejected" in str(span.title)
+    assert not (tmp_path / "x.txt").exists()
+
+    runtime = _runtime(tmp_path, ["ok"])
+    runtime.resume(latest=True)
+    again = AgentShellApp(runtime=runtime)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(again.query(ToolSpan)))
+        span = again.query_one(ToolSpan)
+        assert span.state.status == "rejected" and "rejected" in str(span.title)

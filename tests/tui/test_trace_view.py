@@ -151,3 +151,63 @@ def test_labels_read_well() -> None:
     attrs = {"agent_shell.middleware.Tracing.time_s": 0.002}
     root = TraceSpan("invoke_agent a", "agent", 0.0, attributes=attrs)
     assert tracefmt.middleware_times(root) == [("Tracing", 0.002)]
+
+
+async def test_replies_sent_before_the_view_opened_are_listed_and_numbers_go_on() -> None:
+    """Two replies before the view is first opened (Tracing off): both are listed
+    with their tools; the third, traced, is "reply 3"; closing and opening the view
+    again numbers nothing anew."""
+    call = AssistantMessage((TextBlock("Reading."), ToolCallBlock("c1", "read_note", {"path": "a.txt"})))
+    app, _ = _app([call, "First done.", "Second done.", "Third done."], tools=[read_note])
+    async with app.run_test(size=SIZE) as pilot:
+        for words in ("first question", "second question"):
+            await send(pilot, words)
+            await wait_for(pilot, lambda: not app.busy)
+        await send(pilot, "/trace")
+        await wait_for(pilot, lambda: len(app.trace_view.span_tree.root.children) == 2)
+        lines = app.trace_view.lines()
+        assert lines[0].startswith("✓ reply 2") and "“second question”" in lines[0] and "untraced" in lines[0]
+        reply_1 = next(line for line in lines if "reply 1" in line)
+        assert "“first question”" in reply_1
+        app.trace_view.span_tree.root.children[1].expand()
+        await pilot.pause()
+        assert any("tool read_note" in line for line in app.trace_view.lines())
+        await send(pilot, "third question")
+        await wait_for(pilot, lambda: not app.busy and len(app.trace_view.span_tree.root.children) == 3)
+        await pilot.pause(0.4)
+        newest = app.trace_view.lines()[0]
+        assert newest.startswith("✓ reply 3") and "untraced" not in newest
+        await pilot.press("f2", "f2")  # closed and opened again: the same numbers
+        await send(pilot, "/trace")
+        await pilot.pause(0.4)
+        tops = [str(node.label) for node in app.trace_view.span_tree.root.children]
+        assert [t.split("“")[0].strip() for t in tops] == ["✓ reply 3", "✓ reply 2", "✓ reply 1"]
+
+
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    def channel(c: int) -> float:
+        v = c / 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("theme", ["agent-light", "agent-dark", "agent-contrast"])
+async def test_trace_details_are_readable_in_every_theme(theme: str) -> None:
+    """The durations and token counts (the muted details) against the tree's
+    background: at least 3:1 (they were white on near-white in the light theme)."""
+    app, _ = _app([])
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = theme
+        await send(pilot, "/trace")
+        await pilot.pause()
+        view = app.trace_view
+        for role in ("muted", "name", "ok", "error"):
+            color = view.get_component_rich_style(f"trace--{role}", partial=True).color
+            assert color is not None, role
+            fore = color.get_truecolor()
+            back = view.span_tree.background_colors[1].rgb
+            ours = _luminance((fore.red, fore.green, fore.blue))
+            light, dark = sorted((ours, _luminance(back)), reverse=True)
+            assert (light + 0.05) / (dark + 0.05) >= 3.0, (theme, role, fore, back)

@@ -131,3 +131,48 @@ def test_parked_heights_follow_a_width_change() -> None:
     assert parked.segments == [("a", 20), ("b", 6)]
     parked.rescale(60 / 240)
     assert parked.segments == [("a", 5), ("b", 2)]
+
+
+def _shown_texts(app: AgentShellApp) -> list[str]:
+    """Every assistant message mounted, as its chunks and spacers hold it, in order."""
+    texts = []
+    for message in app.query(AssistantMessage):
+        parts = []
+        for child in message.children:
+            if isinstance(child, (ChatMarkdown, Parked)):
+                parts.append(child.source)
+        texts.append("".join(parts))
+    return texts
+
+
+async def test_after_continue_scrolling_back_never_shows_a_reply_twice() -> None:
+    """A resumed conversation (``--continue``) of long replies, scrolled back to its
+    start a page at a time while parking and unparking run: every paragraph of
+    every reply is on screen once, never twice."""
+    from shell.agent import AssistantMessage as Said
+    from shell.agent import TextBlock, UserMessage
+
+    agent, _ = make_agent([])
+    for i in range(8):
+        body = "".join(f"Answer {i} paragraph {j}: " + "word " * 50 + "\n\n" for j in range(30))
+        agent.messages.extend([UserMessage(f"question {i}"), Said((TextBlock(body),))])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(app.query(AssistantMessage)))
+        await pilot.pause(0.5)
+        conversation = app.conversation
+        seen_top = False
+        for _ in range(400):
+            await wait_for(pilot, lambda: not any(m.parking for m in app.query(AssistantMessage)))
+            texts = _shown_texts(app)
+            for i in range(8):
+                for j in range(30):
+                    marker = f"Answer {i} paragraph {j}:"
+                    assert sum(t.count(marker) for t in texts) <= 1, f"{marker} shown twice"
+            if conversation.first_mounted == 0 and conversation.scroll_y <= 0:
+                if seen_top:
+                    break
+                seen_top = True
+            conversation.scroll_relative(y=-SIZE[1] // 2, animate=False)
+            await pilot.pause(0.03)
+        assert seen_top

@@ -29,6 +29,7 @@ from textual.widgets import Footer, Input, TextArea
 
 from .. import messages as msg
 from ..flow import STEER_KEYS
+from ..replylog import ReplyLog
 from ..widgets.conversation import Conversation
 from ..widgets.prompt_input import PromptInput
 from ..widgets.queue_bar import QueueBar
@@ -81,6 +82,8 @@ class MainScreen(Screen[None]):
         self.renderer: ReplyRenderer | None = None
         self.last_reply: ReplyState | None = None
         """The last reply as the front-end core reduced it (how it ended, its calls)."""
+        self.replies = ReplyLog()
+        """Every reply sent here, numbered (the trace view lists them)."""
 
     @property
     def shell(self) -> AgentShellApp:
@@ -152,6 +155,8 @@ class MainScreen(Screen[None]):
     async def attach(self) -> None:
         """The runtime exists: mount the panel and the pickers, show the mode, greet,
         show a resumed conversation, then send what was typed meanwhile."""
+        from shell.core.messages import UserMessage
+
         from ..entries import NoticeEntry
         from ..widgets.attachment_bar import AttachmentBar
         from ..widgets.mention_picker import MentionPicker
@@ -160,7 +165,9 @@ class MainScreen(Screen[None]):
 
         runtime = self.runtime
         switches = Switches(runtime.middleware_on, runtime.set_middleware)
-        await self.query_one("#main").mount(SidePanel(runtime.agent.middleware, switches, id="side"))
+        self.replies.count = sum(isinstance(m, UserMessage) for m in runtime.agent.messages)  # resumed: go on
+        side = SidePanel(runtime.agent.middleware, switches, id="side", replies=self.replies)
+        await self.query_one("#main").mount(side)
         picker = MentionPicker(lambda: runtime.file_index if self.shell.ready else None, id="picker")
         await self.query_one("#chat").mount(AttachmentBar(id="attachments"), picker, before=self.prompt)
         self.shell.flow.attach()  # the prompt history, notifications, custom commands
@@ -182,7 +189,7 @@ class MainScreen(Screen[None]):
 
         messages = self.runtime.agent.messages
         if messages:  # a resumed session: show what was said, and what it cost
-            await self.conversation.add_many(entries_from_messages(messages))
+            await self.conversation.add_many(entries_from_messages(messages, self.runtime.call_outcomes))
             self.show_usage()
         elif not self.shell.own_runtime:
             await self.conversation.add(AssistantEntry(self._welcome()))
@@ -322,8 +329,9 @@ class MainScreen(Screen[None]):
         prompt.post_message(again)
 
     def focus_prompt(self) -> None:
+        """The prompt takes the focus now (not after a refresh: the next key is its)."""
         if self.is_attached:
-            self.prompt.focus()
+            self.set_focus(self.prompt)
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         """Focus that would fall to nothing (a widget hidden or removed while it had
@@ -334,11 +342,15 @@ class MainScreen(Screen[None]):
         if self.focused is None and self.app.screen is self:
             self.focus_prompt()
 
-    def on_click(self, event: events.Click) -> None:
-        """A click on a switch or a header acts, then the prompt has the keys again."""
-        widget = event.widget
-        if widget is not None and not isinstance(widget, (TextArea, Input)):
-            self.call_after_refresh(self.focus_prompt)
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        """A click on a switch, a tab or a button acts (a switch stops its own Click,
+        so this listens for the button's release), then the prompt has the keys
+        again: the next "ok go" must not toggle what was clicked."""
+        self.call_after_refresh(self._refocus_after_click)
+
+    def _refocus_after_click(self) -> None:
+        if self.app.screen is self and not isinstance(self.focused, (TextArea, Input)):
+            self.focus_prompt()
 
     # -- sending --------------------------------------------------------------------
     def command_names(self) -> list[str]:
@@ -425,6 +437,7 @@ class MainScreen(Screen[None]):
         flow = self.shell.flow
         renderer = self.renderer = ReplyRenderer(self.conversation, self.runtime.agent.middleware)
         self.last_reply = renderer.reply
+        record = self.replies.start(text, renderer.reply)
         gc_policy = self.shell.gc_policy
         gc_policy.reply_started()
         try:
@@ -437,6 +450,7 @@ class MainScreen(Screen[None]):
         finally:
             await renderer.finish_all()
             self._busy = False
+            record.ended = time.time()
             self.renderer = None
             self.status.state = "idle"
             gc_policy.reply_finished()  # collected once the user is idle
@@ -635,6 +649,7 @@ class MainScreen(Screen[None]):
             await self.conversation.clear_entries()
             self.todos.set_todos([])
             if result.action in ("resume", "rewind", "fork"):
-                await self.conversation.add_many(entries_from_messages(self.runtime.agent.messages))
+                entries = entries_from_messages(self.runtime.agent.messages, self.runtime.call_outcomes)
+                await self.conversation.add_many(entries)
         if rewound:
             self.give_back(result.data.text)

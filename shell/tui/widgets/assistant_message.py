@@ -81,6 +81,9 @@ class AssistantMessage(Vertical):
         self._stream: MarkdownStream | None = None
         self._current: Markdown | None = None
         self._lock = asyncio.Lock()
+        self._parking = asyncio.Lock()
+        """One parking pass at a time: the widget's own and the conversation's overlap,
+        and a chunk parked (or a spacer unparked) by both would then show twice."""
         self._width = 0
 
     @property
@@ -228,17 +231,27 @@ class AssistantMessage(Vertical):
         margin = int(region.height * VIEW_MARGIN)
         return region.grow((margin, 0, margin, 0))
 
+    @property
+    def parking(self) -> bool:
+        """A parking pass is under way (chunks and spacers are being swapped)."""
+        return self._parking.locked()
+
     async def update_parking(self) -> bool:
         """Bring back what came near the view, or else park what went far from it.
         True if anything moved: regions mean nothing until the next layout, so the
         caller runs this again after one (until nothing moves)."""
-        if await self.unpark_visible():
-            return True
-        return await self.park_offscreen()
+        async with self._parking:
+            if await self._unpark_visible():
+                return True
+            return await self._park_offscreen()
 
     async def park_offscreen(self) -> bool:
         """Swap finished Markdown chunks far from the viewport for ``Parked`` spacers.
         True if any was parked."""
+        async with self._parking:
+            return await self._park_offscreen()
+
+    async def _park_offscreen(self) -> bool:
         container = self._container()
         if container is None or not self.is_attached:
             return False
@@ -319,7 +332,7 @@ class AssistantMessage(Vertical):
         if self.is_attached:
             self.set_timer(SETTLE_S, self._settle)
 
-    async def unpark_visible(self) -> bool:
+    async def _unpark_visible(self) -> bool:
         """Bring back the parked chunks that are near the viewport again (only those:
         the rest of a spacer stays parked, above and below them). True if any came
         back: regions mean nothing until the next layout, so parking must wait."""

@@ -17,6 +17,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from shell.frontend.paste import Pastes, is_long_paste
+
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
 """An ``@`` word ending at the cursor (not an address: ``me@x`` has no space before ``@``)."""
 PICKER_KEYS = {"up": "up", "down": "down", "tab": "accept", "enter": "send", "escape": "close"}
@@ -82,6 +84,18 @@ class PromptInput(TextArea):
         self.picking = False
         """The ``@`` picker is open: its keys are forwarded to it."""
         self._mention: str | None = None
+        self.pastes = Pastes()
+        """Long pastes, shown as tokens (see :mod:`shell.frontend.paste`)."""
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste becomes a short token here; it is the whole text again when sent."""
+        if self.read_only or not is_long_paste(event.text):
+            await super()._on_paste(event)
+            return
+        event.stop()
+        event.prevent_default()
+        result = self.replace(self.pastes.add(event.text), *self.selection)
+        self.move_cursor(result.end_location)
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
@@ -160,7 +174,7 @@ class PromptInput(TextArea):
             self.sent_history.append(text)
         self._history_pos = None
         self.clear()
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(self.pastes.expand(text)))
 
     def _walk(self, step: int) -> None:
         if self._history_pos is None:

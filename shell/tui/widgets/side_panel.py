@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import TabbedContent, TabPane
 
+from ..replylog import ReplyLog
 from .middleware_panel import MiddlewarePanel, Switches
 from .trace_view import TraceView
 
@@ -33,17 +34,21 @@ class SidePanel(Vertical):
     SidePanel ContentSwitcher { height: 1fr; }
     """
 
-    def __init__(self, stack: Any, switches: Switches | None = None, *, id: str | None = None) -> None:
+    def __init__(
+        self, stack: Any, switches: Switches | None = None, *, id: str | None = None,
+        replies: ReplyLog | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.stack = stack
         self.switches = switches
+        self.replies = replies
 
     def compose(self) -> ComposeResult:
         with TabbedContent(initial=MIDDLEWARE_TAB):
             with TabPane("Middleware", id=MIDDLEWARE_TAB):
                 yield MiddlewarePanel(self.stack, self.switches, id="panel")
             with TabPane("Trace", id=TRACE_TAB):
-                yield TraceView(self.stack, id="trace")
+                yield TraceView(self.stack, id="trace", replies=self.replies)
 
     @property
     def middleware(self) -> MiddlewarePanel:

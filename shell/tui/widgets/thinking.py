@@ -29,6 +29,7 @@ class ThinkingBlock(Collapsible):
         self._done = done
         self._scheduled = False
         super().__init__(title=self._make_title(), collapsed=True)
+        self._title.can_focus = False  # a click opens it; Tab goes past (the keys stay with the prompt)
 
     def compose(self) -> ComposeResult:
         yield self._title

@@ -2,7 +2,7 @@
 arguments and result (highlighted, diffs for file edits) when expanded.
 
 Arguments fill in as ``ToolCallDelta`` JSON arrives; the status follows the
-events (preparing → awaiting approval → running → done / error / blocked). A
+events (preparing → awaiting approval → running → done / error / blocked / rejected). A
 span renders only from its :class:`~shell.frontend.reply.CallView`, so it can be rebuilt at will.
 """
 
@@ -47,7 +47,8 @@ class SpanTitle(CollapsibleTitle):
 
 
 class ToolSpan(Collapsible):
-    """Collapsed by default; click (or Enter on) the header to see arguments and result."""
+    """Collapsed by default; click the header to see arguments and result (the header
+    is no Tab stop: the keyboard stays with the prompt)."""
 
     DEFAULT_CSS = """
     ToolSpan { border: none; border-left: outer $secondary; margin: 1 0 0 0; padding: 0;
@@ -55,7 +56,8 @@ class ToolSpan(Collapsible):
     ToolSpan > CollapsibleTitle { padding: 0 1; color: $foreground; }
     ToolSpan.-error { border-left: outer $error; }
     ToolSpan.-error > CollapsibleTitle { color: $error; }
-    ToolSpan.-blocked > CollapsibleTitle, ToolSpan.-cancelled > CollapsibleTitle { color: $warning; }
+    ToolSpan.-blocked > CollapsibleTitle, ToolSpan.-rejected > CollapsibleTitle,
+    ToolSpan.-cancelled > CollapsibleTitle { color: $warning; }
     ToolSpan.-approval { border-left: outer $warning; }
     ToolSpan.-approval > CollapsibleTitle { color: $warning; text-style: bold; }
     ToolSpan.-done { border-left: outer $success; }
@@ -72,6 +74,7 @@ class ToolSpan(Collapsible):
         # model's words ("[/bold]" in a path raised MarkupError and stopped the reply).
         super().__init__(title=Content(self._make_title(0)), collapsed=True)  # type: ignore[arg-type]
         self._title = SpanTitle(self._make_title)
+        self._title.can_focus = False
         self._apply_classes()
 
     def compose(self) -> ComposeResult:

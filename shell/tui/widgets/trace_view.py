@@ -11,7 +11,10 @@ expanded or selected stays put.
 
 Tracing costs nothing until something asks for its tree, so opening the view
 switches ``tree`` on (and the middleware, if it was off, saying so once); closing
-it puts both back as the user had them.
+it puts both back as the user had them. Replies that Tracing did not see (sent
+before the view was first opened, or while it was closed) are listed all the
+same, from the main screen's :class:`~shell.tui.replylog.ReplyLog`: their tools,
+time and tokens. Every reply keeps the one number the log gave it.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from .. import tracefmt
+from ..replylog import ReplyLog, ReplyRecord
 
 REFRESH_S = 0.25
 TRACING = "Tracing"
 HINT = "Replies, newest first: model calls, tools, middleware time."
-EMPTY = "No reply traced yet: replies sent while this view is open appear here, live."
+EMPTY = "No reply yet: each reply appears here, live."
+NO_TRACING = "Tracing is not in the middleware stack: each reply shows its tools only."
+UNTRACED = "Replies sent while the view was closed show their tools only (Tracing was off for them)."
 
 
 class TraceView(Vertical):
@@ -47,7 +53,7 @@ class TraceView(Vertical):
     TraceView > .trace--error { color: $error; }
     TraceView > .trace--warning { color: $warning; }
     TraceView > .trace--running { color: $accent; }
-    TraceView > .trace--muted { color: $text-muted; }
+    TraceView > .trace--muted { color: $foreground-muted; }
     TraceView > .trace--name { color: $foreground; text-style: bold; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -59,9 +65,14 @@ class TraceView(Vertical):
         "trace--name",
     }
 
-    def __init__(self, stack: Any, *, id: str | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, stack: Any, *, id: str | None = None, clock: Callable[[], float] = time.time,
+        replies: ReplyLog | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.stack = stack
+        self.replies = replies if replies is not None else ReplyLog()
+        """The replies sent (numbered), whether Tracing saw them or not."""
         self.clock = clock
         """What "now" is for spans still running (tests pass a fixed one)."""
         self.active = False
@@ -112,7 +123,7 @@ class TraceView(Vertical):
         tracing = self.tracing
         note = self.query_one("#trace-note", Static)
         if tracing is None:
-            note.update(Text("Tracing is not in the middleware stack, so there is nothing to show."))
+            note.update(Text(NO_TRACING))
             return
         was_on = bool(self.stack.is_enabled(TRACING))
         self._restore = (was_on, bool(tracing.tree))
@@ -140,27 +151,73 @@ class TraceView(Vertical):
 
     def _tick(self) -> None:
         tracing = self.tracing
-        if tracing is None:
-            return
-        running = any(r.end is None for r in tracing.traces)
-        if self.dirty or running or len(self._numbers) != len(tracing.traces):
+        traces = tracing.traces if tracing is not None else ()
+        running = any(r.end is None for r in traces) or any(r.ended is None for r in self.replies.records)
+        if self.dirty or running or len(self._numbers) != len(traces) + len(self.replies.records):
             self.redraw()
 
     def redraw(self) -> None:
-        """Sync the tree with ``Tracing.traces`` (new nodes added, labels updated)."""
+        """Sync the tree with ``Tracing.traces`` and the reply log (new nodes added,
+        labels updated), oldest first, so the newest lands on top."""
         self.dirty = False
         tracing = self.tracing
-        if tracing is None or not self.is_mounted:
+        if not self.is_mounted:
             return
-        roots = list(tracing.traces)
-        alive = {id(r) for r in roots}
+        roots = list(tracing.traces) if tracing is not None else []
+        traced = {str(r.attributes.get("agent_shell.reply.id", "")): r for r in roots}
+        items: list[tuple[float, Any]] = [(r.start, r) for r in roots]
+        untraced = [r for r in self.replies.records if r.reply_id and r.reply_id not in traced]
+        items += [(r.started, r) for r in untraced]
+        alive = {id(item) for _, item in items}
         for key in [k for k in self._numbers if k not in alive]:  # fell out of ``keep``
             self._forget(key)
-        self.query_one("#trace-note", Static).update(Text(HINT if roots else EMPTY))
+        if tracing is None:
+            note = NO_TRACING
+        else:
+            note = HINT + (" " + UNTRACED if untraced else "") if items else EMPTY
+        self.query_one("#trace-note", Static).update(Text(note))
         now = self.clock()
         styles = self._styles()
-        for root in roots:
-            self._sync_root(root, now, styles)
+        for _, item in sorted(items, key=lambda pair: pair[0]):
+            if isinstance(item, ReplyRecord):
+                self._sync_record(item, now, styles)
+            else:
+                self._sync_root(item, now, styles)
+
+    def _number(self, key: int, reply_id: str) -> int:
+        """The log's number for the reply (the one the user has seen), else the next."""
+        number = self.replies.number_of(reply_id)
+        if number is None:
+            self._counter += 1
+            number = self._counter
+        self._numbers[key] = number
+        return number
+
+    def _new_reply_node(self, data: Any) -> TreeNode[Any]:
+        for older in self.span_tree.root.children:
+            older.collapse()
+        first = self.span_tree.root.children[0] if self.span_tree.root.children else None
+        node = self.span_tree.root.add("", data=data, before=first, expand=True)
+        self._span_nodes[id(data)] = node
+        return node
+
+    def _sync_record(self, record: ReplyRecord, now: float, styles: dict[str, Style]) -> None:
+        """A reply Tracing did not see: its calls, from the front-end core's state."""
+        key = id(record)
+        if key in self._settled:
+            return
+        node = self._span_nodes.get(key)
+        if node is None:
+            self._numbers[key] = record.number
+            node = self._new_reply_node(record)
+        self._relabel(node, key, tracefmt.record_label(record, now, styles))
+        for call in record.state.calls.values():
+            child = self._span_nodes.get(id(call))
+            if child is None:
+                child = self._span_nodes[id(call)] = node.add_leaf("")
+            self._relabel(child, id(call), tracefmt.call_label(call, styles))
+        if record.ended is not None:
+            self._settled.add(key)
 
     def _styles(self) -> dict[str, Style]:
         return {
@@ -174,13 +231,8 @@ class TraceView(Vertical):
             return
         node = self._span_nodes.get(key)
         if node is None:
-            self._counter += 1
-            self._numbers[key] = self._counter
-            for older in self.span_tree.root.children:
-                older.collapse()
-            first = self.span_tree.root.children[0] if self.span_tree.root.children else None
-            node = self.span_tree.root.add("", data=root, before=first, expand=True)
-            self._span_nodes[key] = node
+            self._number(key, str(root.attributes.get("agent_shell.reply.id", "")))
+            node = self._new_reply_node(root)
         self._relabel(node, key, tracefmt.label(root, now, self._numbers[key], styles))
         for child in root.children:
             self._sync_span(node, child, now, styles)
@@ -199,11 +251,16 @@ class TraceView(Vertical):
     def _forget(self, key: int) -> None:
         node = self._span_nodes.pop(key)
         root: Any = node.data
-        for span in root.walk():
-            self._span_nodes.pop(id(span), None)
-            self._labels.pop(id(span), None)
-        for event in root.events:
-            self._span_nodes.pop(id(event), None)
+        if isinstance(root, ReplyRecord):
+            for call in root.state.calls.values():
+                self._span_nodes.pop(id(call), None)
+                self._labels.pop(id(call), None)
+        else:
+            for span in root.walk():
+                self._span_nodes.pop(id(span), None)
+                self._labels.pop(id(span), None)
+            for event in root.events:
+                self._span_nodes.pop(id(event), None)
         node.remove()
         self._numbers.pop(key)
         self._settled.discard(key)

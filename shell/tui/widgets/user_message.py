@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from shell.core.textsafety import sanitize, sanitize_line
+from shell.frontend.paste import shown_part
 
 
 class UserMessage(Static):
@@ -33,8 +34,13 @@ class UserMessage(Static):
 
 
 def render(text: str, chips: tuple[str, ...]) -> Text:
-    """The words, then the chips on their own lines (an image's a small block)."""
-    out = Text(sanitize(text))
+    """The words (a long paste: its first lines and how much more was sent), then the
+    chips on their own lines (an image's a small block)."""
+    head, more = shown_part(text)
+    out = Text(sanitize(head))
+    if more:
+        out.append("\n")
+        out.append(f" ▤ {more} ", style="reverse dim")
     for chip in chips:
         if out.plain:
             out.append("\n")
