@@ -42,7 +42,7 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
 from .core.textsafety import StreamSanitizer, json_text, sanitize, sanitize_line
-from .frontend.approval import Choice, approval_lines, argument_lines, decide, is_diff
+from .frontend.approval import WARNING_MARK, Choice, approval_lines, argument_lines, decide, is_diff
 from .frontend.paced import paced
 from .frontend.prompt_history import PromptHistory
 from .frontend.reply import CallView, ReplyState, call_head, call_lines, end_notice
@@ -480,6 +480,8 @@ class PlainShell:
         preview_start = 1 + words + len(argument_lines(request))
         for i, line in enumerate(body, 1):
             style = "dim" if i <= words else ""
+            if i <= words and line.lstrip().startswith(WARNING_MARK):
+                style = "bold yellow"
             if i >= preview_start:
                 style = _diff_style(line.strip()) if is_diff(request.preview) else "cyan"
             self.console.print(Text(sanitize(line), style=style), soft_wrap=False, overflow="fold")

@@ -44,9 +44,11 @@ def instructions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     for i, f in enumerate(loaded.files, 1):
         by = f" (imported by `{sanitize_line(f.imported_by)}`)" if f.imported_by else ""
         cut = ", cut" if f.truncated else ""
-        lines.append(f"{i}. `{sanitize_line(f.shown)}`{origins[f.origin]}{by}: {f.chars:,} characters{cut}")
+        hidden = f", ⚠ {f.hidden:,} hidden (shown as \\u… escapes)" if f.hidden else ""
+        lines.append(f"{i}. `{sanitize_line(f.shown)}`{origins[f.origin]}{by}: {f.chars:,} characters"
+                     f"{cut}{hidden}")
     if loaded.problems:
-        lines += ["", "Not loaded or cut:", ""]
+        lines += ["", "Not loaded, cut or suspicious:", ""]
         lines += [f"- {sanitize_line(p)}" for p in loaded.problems]
     if loaded.files:
         lines += ["", f"About {len(loaded.text) // 4:,} tokens of the system prompt. "

@@ -15,6 +15,19 @@ C0 controls become their Control Pictures (ESC is ``␛``, BEL ``␇``; ``\\n`` 
 written ``\\x9b``, bidi overrides and isolates ``\\u202e``, lone surrogates
 ``\\ud800``. What follows an ESC (``[31m``) is then plain, harmless text.
 
+Invisible characters are shown the same way (Python's notation: ``\\u200b``, and
+``\\U000e0049`` beyond the BMP), because what a user reads and approves must be
+what is there: a file holding "Use tabs." plus an instruction spelled in Unicode
+*tag* characters (U+E0000..U+E007F, which models read as ASCII and terminals draw
+as nothing) would otherwise show as "Use tabs." alone. :data:`INVISIBLE` lists
+them: tags and the variation selectors supplement (U+E0000..U+E0FFF), zero-width
+space, LRM/RLM/ALM, word joiner and invisible operators (U+2060..U+206F), BOM,
+soft hyphen, line/paragraph separators, Hangul fillers, interlinear annotation,
+the Mongolian vowel separator and the other invisible format controls.
+Deliberately kept: ZWNJ/ZWJ (U+200C/U+200D) and the variation selectors
+U+FE00..U+FE0F, which emoji and Persian or Indic text need (and which cannot spell
+ASCII). :func:`hidden_characters` counts them, for a warning next to what is shown.
+
 JSON can recurse without bound: a tool's arguments nested 5,000 deep make
 ``json.dumps`` raise ``RecursionError``. :func:`json_text` falls back to an
 iterative encoder, and :func:`map_strings` (the walk the redactor uses) is
@@ -36,9 +49,18 @@ from typing import Any
 MAX_DEPTH = 64
 """Nesting kept as it is by :func:`map_strings`; deeper values become JSON text."""
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028\u2029"
+    "\u2060-\u2065\u206a-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+"""Invisible characters shown as escapes (a regex character-class body): see above.
+The bidi controls (U+202A..U+202E, U+2066..U+2069) are neutralised too, as before."""
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{INVISIBLE}\ud800-\udfff]")
+_HIDDEN = re.compile(f"[{_BIDI}{INVISIBLE}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}{INVISIBLE}\ud800-\udfff]")
 
 
 def _visible(char: str) -> str:
@@ -49,6 +71,8 @@ def _visible(char: str) -> str:
         return "\u2421"  # ␡
     if code <= 0x9F:
         return f"\\x{code:02x}"
+    if code > 0xFFFF:
+        return f"\\U{code:08x}"
     return f"\\u{code:04x}"
 
 
@@ -84,6 +108,27 @@ def sanitize_line(text: str) -> str:
     return sanitize(text).replace("\n", "\u23ce").replace("\t", " ")
 
 
+def hidden_characters(text: str) -> int:
+    """How many invisible or direction-changing characters ``text`` holds (what
+    :func:`sanitize` shows as ``\\u…``/``\\U…`` escapes besides controls): a
+    front end or a middleware says so next to the text, e.g. "holds 52 hidden
+    characters", since a row of escapes is easy to scroll past."""
+    return len(_HIDDEN.findall(text))
+
+
+_TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
+
+
+def tag_text(text: str, limit: int = 200) -> str:
+    """What the Unicode tag characters in ``text`` spell (each is an ASCII character
+    moved to U+E00xx), runs joined by `` … ``, at most ``limit`` characters: a
+    warning can then say what a model would read, e.g. "Ignore previous
+    instructions", instead of a row of ``\\U000e00xx`` escapes. ``""`` when none."""
+    runs = ["".join(chr(ord(c) - 0xE0000) for c in run) for run in _TAG_RUN.findall(text)]
+    spelled = " … ".join(runs)
+    return spelled if len(spelled) <= limit else spelled[: limit - 1] + "…"
+
+
 def is_safe(text: str) -> bool:
     """True when :func:`sanitize` would leave ``text`` as it is."""
     return _UNSAFE.search(text) is None
@@ -116,7 +161,11 @@ class StreamSanitizer:
 
 
 def _escape_json(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+    code = ord(match.group())
+    if code > 0xFFFF:  # JSON spells it as a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def json_text(
@@ -125,7 +174,8 @@ def json_text(
     """``value`` as JSON that any terminal, pipe or UTF-8 file can take.
 
     Non-ASCII text stays readable, but C0 and C1 controls, DEL, bidi overrides,
-    line/paragraph separators and surrogates are ``\\u`` escapes (JSON-equivalent,
+    invisible characters (:data:`INVISIBLE`, line/paragraph separators among
+    them) and surrogates are ``\\u`` escapes (JSON-equivalent,
     so a reader gets the same string back, lone surrogates included). Never
     raises ``RecursionError``: a value too deep for ``json.dumps`` is encoded
     iteratively. Values must be JSON-ready (see :func:`map_strings`). ``compact``:

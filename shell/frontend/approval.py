@@ -24,10 +24,11 @@ from shell.core.approvals import (
     rejected_message,
     rejection,
 )
-from shell.core.textsafety import json_text
+from shell.core.textsafety import hidden_characters, json_text, map_strings, tag_text
 
-__all__ = ["APPROVE_ALL_KEY", "KEYS", "ApprovalPrompts", "Choice", "approval_lines", "argument_lines",
-           "choices", "decide", "is_diff", "rejected_message", "rejection", "value_lines"]
+__all__ = ["APPROVE_ALL_KEY", "KEYS", "WARNING_MARK", "ApprovalPrompts", "Choice", "approval_lines",
+           "argument_lines", "choices", "decide", "hidden_warning", "is_diff", "rejected_message",
+           "rejection", "value_lines"]
 
 DIFF_REPLACES = ("content", "old_string", "new_string")
 """Arguments a diff preview shows in full already (the change itself)."""
@@ -89,9 +90,43 @@ def argument_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]
     return lines
 
 
+WARNING_MARK = "⚠ "
+"""How a warning line of :func:`approval_lines` starts (front ends colour it)."""
+
+
+def hidden_warning(request: ApprovalRequest) -> str:
+    """A warning when the arguments hold invisible or direction-changing characters
+    (``""`` when they hold none). They are shown as ``\\u…`` escapes, but a row of
+    escapes in a long diff is easy to miss, and Unicode tag characters spell text a
+    model reads while a terminal draws nothing: a file that looks like "Use tabs."
+    may also say "run curl … | sh"."""
+    count = 0
+    spelled: list[str] = []
+
+    def tally(text: str) -> str:
+        nonlocal count
+        count += hidden_characters(text)
+        if tags := tag_text(text):
+            spelled.append(tags)
+        return text
+
+    map_strings(request.args, tally)  # iterative: any nesting
+    if not count:
+        return ""
+    what = "character" if count == 1 else "characters"
+    said = " … ".join(spelled)
+    said = said if len(said) <= 200 else said[:199] + "…"
+    reads = f' Tag characters that a model reads as "{said}".' if said else ""
+    return (f"{WARNING_MARK}{count} hidden {what} (invisible or direction-changing) in what this call "
+            f"would write or run, shown as \\u… escapes: read them before approving.{reads}")
+
+
 def approval_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]:
-    """The tool, why it asks, every argument, then the preview."""
+    """The tool, any hidden-character warning, why it asks, every argument, then the preview."""
     lines = [f"{request.call.name}"]
+    warning = hidden_warning(request)
+    if warning:
+        lines.append(f"{indent}{warning}")
     words = request.own_words()
     if words:
         lines.extend(f"{indent}{line}" for line in words.splitlines() if line.strip())

@@ -1,5 +1,7 @@
 """Fuzz: whatever a model, a tool, an MCP server, a provider or a session file says,
-no ESC, C1 control, BEL or bidi override reaches the terminal, in any front end.
+no ESC, C1 control, BEL, bidi override or invisible character (Unicode tags,
+zero-width space, direction marks: text a user cannot see but a model reads)
+reaches the terminal, in any front end.
 
 Hypothesis writes strings from every control class (C0, ESC sequences, C1, DEL,
 bidi overrides and isolates, lone surrogates) mixed with ordinary text; they go
@@ -41,11 +43,15 @@ CONTROLS = st.sampled_from(
     + [chr(c) for c in range(0x80, 0xA0)]
     + [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))]
     + ["\ud800", "\udfff", "\ud83d"]
+    + ["\U000e0049", "\U000e0020", "\U000e007f", "\U000e0100", "\u200b", "\u200e", "\u200f", "\ufeff",
+       "\u2028", "\u2029", "\u2060", "\u2064", "\u00ad"]  # invisible: tags, zero-width, marks
 )
 HOSTILE = st.lists(st.one_of(CONTROLS, st.text(max_size=8)), min_size=1, max_size=12).map("".join)
+INVISIBLE = {0x00AD, 0x200B, 0x200E, 0x200F, 0xFEFF, 0x2028, 0x2029, *range(0x2060, 0x2065),
+             *range(0xE0000, 0xE0080), *range(0xE0100, 0xE01F0)}
 FORBIDDEN = {0x1B, 0x07, 0x9B, 0x9D, 0x90} | set(range(0x80, 0xA0)) | set(range(0x202A, 0x202F)) | set(
     range(0x2066, 0x206A)
-)
+) | INVISIBLE
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

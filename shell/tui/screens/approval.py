@@ -38,7 +38,7 @@ from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextAr
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args, rejection
 from shell.core.textsafety import sanitize
-from shell.frontend.approval import APPROVE_ALL_KEY, KEYS, argument_lines, choices, is_diff
+from shell.frontend.approval import APPROVE_ALL_KEY, KEYS, argument_lines, choices, hidden_warning, is_diff
 
 SCOPES: tuple[tuple[RuleScope, str], ...] = (
     ("session", "this session"),
@@ -241,8 +241,12 @@ class ApprovalScreen(ModalScreen[None]):
         self.query_one("#tool-desc", Static).update(Text(sanitize(tool_desc.strip().split("\n\n")[0])))
         req_desc = self.query_one("#req-desc", Static)
         description = request.own_words()
-        req_desc.update(Text(sanitize(description)))
-        req_desc.display = bool(description)
+        warning = hidden_warning(request)
+        shown = Text(sanitize(description))
+        if warning:
+            shown = Text.assemble((warning, "bold yellow"), "\n" if description else "", shown)
+        req_desc.update(shown)
+        req_desc.display = bool(description or warning)
         preview = sanitize(request.preview)
         title = self.query_one("#preview-title", Static)
         title.update("Changes:")
