@@ -47,7 +47,7 @@ from .frontend.paced import paced
 from .frontend.prompt_history import PromptHistory
 from .frontend.reply import CallView, ReplyState, call_head, call_lines, end_notice
 from .headless import Interrupt, cancel_on_sigint, edit_in_editor
-from .plain_start import PROMPT, SharedHistory, keys_held_for_the_prompt
+from .plain_start import PROMPT, SharedHistory, editing_keys, keys_held_for_the_prompt
 from .runtime import ShellRuntime, editor_command
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -527,16 +527,7 @@ class PlainShell:
 
     # -- keys -----------------------------------------------------------------------
     def _main_keys(self) -> KeyBindings:
-        kb = KeyBindings()
-
-        @kb.add("escape", "enter")
-        @kb.add("c-j")
-        def _newline(event: KeyPressEvent) -> None:
-            event.current_buffer.insert_text("\n")
-
-        @kb.add("c-g")
-        def _editor(event: KeyPressEvent) -> None:
-            event.current_buffer.open_in_editor()  # $VISUAL / $EDITOR, as readline's Ctrl+X Ctrl+E
+        kb = editing_keys()
 
         @kb.add("s-tab")
         def _cycle_mode(event: KeyPressEvent) -> None:

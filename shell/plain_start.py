@@ -131,8 +131,9 @@ class _Interrupted:
     had_text: bool
 
 
-def _first_keys() -> KeyBindings:
-    """The editing keys of the full prompt; Ctrl+C as there (Shift+Tab waits for the policy)."""
+def editing_keys() -> KeyBindings:
+    """The editing keys both line-mode prompts have: Alt+Enter or Ctrl+J a new line,
+    Ctrl+G the prompt in ``$VISUAL`` / ``$EDITOR`` (as readline's Ctrl+X Ctrl+E)."""
     kb = KeyBindings()
 
     @kb.add("escape", "enter")
@@ -143,6 +144,13 @@ def _first_keys() -> KeyBindings:
     @kb.add("c-g")
     def _editor(event: KeyPressEvent) -> None:
         event.current_buffer.open_in_editor()
+
+    return kb
+
+
+def _first_keys() -> KeyBindings:
+    """The editing keys of the full prompt; Ctrl+C as there (Shift+Tab waits for the policy)."""
+    kb = editing_keys()
 
     @kb.add("c-c")
     def _interrupt(event: KeyPressEvent) -> None:
