@@ -106,6 +106,28 @@ async def test_a_file_edit_shows_its_diff_at_80x24_and_always_becomes_a_scoped_r
     assert kept == [("edit_file(**/*.md)", "user")]
 
 
+async def test_the_scope_the_arrow_keys_show_is_the_scope_kept(tmp_path: Path) -> None:
+    """Tab to the scope, Right once: "this project" is highlighted, so Ctrl+S keeps the
+    rule for the project (Textual's RadioSet alone kept "this session")."""
+    rt = runtime(tmp_path, [call("run_shell", command="make test"), "Done."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "test it")
+        await wait_for(pilot, lambda: dialog(app) is not None)
+        d = dialog(app)
+        assert d is not None
+        await pilot.pause(0.7)  # past the typing guard
+        await pilot.press("a")
+        await wait_for(pilot, lambda: d.query_one("#rules", TextArea).has_focus)
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: d.query_one("#scope", RadioSet).has_focus)
+        await pilot.press("right")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.busy)
+    kept = [(r.rule.text, r.rule.source) for r in rt.permissions.listed()]
+    assert kept == [("run_shell(make test:*)", "project")], kept
+
+
 async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> None:
     rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
     hitl = next(m for m in rt.agent.middleware if isinstance(m, HumanInTheLoop))

@@ -34,11 +34,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, RadioButton, Static, TextArea
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args, rejection
 from shell.core.textsafety import sanitize
 from shell.frontend.approval import APPROVE_ALL_KEY, KEYS, argument_lines, choices, hidden_warning, is_diff
+from shell.tui.widgets.scope_choice import ScopeChoice
 
 SCOPES: tuple[tuple[RuleScope, str], ...] = (
     ("session", "this session"),
@@ -209,7 +210,7 @@ class ApprovalScreen(ModalScreen[None]):
                              "widen). Ctrl+S approves and remembers, Esc goes back.", classes="hint")
                 yield TextArea(id="rules", soft_wrap=True, show_line_numbers=False)
                 yield Static(id="rule-error")
-                with RadioSet(id="scope"):
+                with ScopeChoice(id="scope"):
                     for i, (_, label) in enumerate(SCOPES):
                         yield RadioButton(label, value=i == 0)
                 with Horizontal():
@@ -411,7 +412,7 @@ class ApprovalScreen(ModalScreen[None]):
         if not rules:
             self.query_one("#rule-error", Static).update("✗ no rule: give one, or Esc and approve once")
             return
-        index = self.query_one("#scope", RadioSet).pressed_index
+        index = self.query_one("#scope", ScopeChoice).pressed_index
         scope = SCOPES[index if index >= 0 else 0][0]
         self.answer(ApprovalDecision.approve(always=True, rules=rules, scope=scope))
 
