@@ -85,6 +85,24 @@ async def test_help_screen_and_control_sequences_neutralised() -> None:
         assert "\x07" not in sanitize("bell\x07")
 
 
+async def test_help_describes_every_command_readably_at_100_columns() -> None:
+    """Long usage lines (/permissions allow|ask|deny RULE ...) once squeezed every
+    description to one or two letters ("L…", "or")."""
+    from textual.widget import Widget
+
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=(100, 60)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause(0.1)
+        lines = []
+        for widget in app.screen.query(Widget):
+            lines += [widget.render_line(y).text for y in range(widget.size.height)]
+        shown = "\n".join(lines)
+        assert "commands, or explain one" in shown and "or switch one on or off" in shown, shown
+        assert "show or hide the middleware panel" in shown
+
+
 async def test_todo_list_from_custom_event() -> None:
     from collections.abc import AsyncIterator
     from typing import Any

@@ -12,11 +12,18 @@ from textual.widgets import Static
 
 KEYS = [
     ("Enter", "send the message (queued while a reply runs)"),
+    ("Ctrl+Enter, Alt+Enter", "steer: give the running reply this message at its next step"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "history (on the first / last line)"),
+    ("Ctrl+R", "search the prompt history"),
+    ("Ctrl+G", "edit the prompt in $EDITOR"),
+    ("@", "attach a file (a picker opens)"),
     ("Page Up / Page Down", "scroll the conversation"),
-    ("Esc", "cancel the reply in flight"),
+    ("Esc, Ctrl+C", "cancel the reply in flight"),
+    ("Esc Esc", "on an empty prompt: rewind the conversation and files"),
+    ("Shift+Tab", "next permission mode (default, accept-edits, plan, auto)"),
     ("F2", "show or hide the middleware panel"),
+    ("F1", "this help"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+Q", "quit"),
     ("y / e / n / a", "approval dialog: approve, edit, reject, always allow"),
@@ -40,13 +47,15 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         keys = Table(title="Keys", show_header=False, box=None, expand=True)
-        keys.add_column(style="bold", no_wrap=True)
-        keys.add_column()
+        keys.add_column(style="bold", ratio=2)
+        keys.add_column(ratio=3)
         for key, what in KEYS:
             keys.add_row(Text(key), Text(what))
         commands = Table(title="Slash commands", show_header=False, box=None, expand=True)
-        commands.add_column(style="bold", no_wrap=True)
-        commands.add_column()
+        # A usage line can be long (/permissions allow|ask|deny RULE [...]): it folds
+        # in its own share of the width instead of squeezing the description to nothing.
+        commands.add_column(style="bold", ratio=2, overflow="fold")
+        commands.add_column(ratio=3)
         for name, what in self.commands:  # Text: "/model [list | SPEC]" is not markup
             commands.add_row(Text(name), Text(what))
         with VerticalScroll():
