@@ -128,6 +128,24 @@ async def test_the_scope_the_arrow_keys_show_is_the_scope_kept(tmp_path: Path) -
     assert kept == [("run_shell(make test:*)", "project")], kept
 
 
+async def test_at_60x20_the_keys_stay_on_screen_and_the_diff_scrolls(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, [call("edit_file", path="notes.md", old_string="old line", new_string="new line"),
+                            "Edited."])
+    (rt.workspace.root / "notes.md").write_text("title\nold line\nend\n")
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await send(pilot, "edit it")
+        await wait_for(pilot, lambda: dialog(app) is not None)
+        d = dialog(app)
+        assert d is not None
+        await pilot.pause(0.3)
+        keys = d.query_one("#keys", Static)
+        assert "[esc] cancel reply" in str(keys.render())
+        inside = d.query_one("#dialog").region.shrink(d.query_one("#dialog").styles.gutter)
+        assert keys.region.height >= 2, keys.region  # wrapped
+        assert inside.contains_region(keys.region), (keys.region, inside)  # and all of it shown
+
+
 async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> None:
     rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
     hitl = next(m for m in rt.agent.middleware if isinstance(m, HumanInTheLoop))

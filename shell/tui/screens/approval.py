@@ -142,6 +142,7 @@ class ApprovalScreen(ModalScreen[None]):
     ApprovalScreen #title { text-style: bold; color: $warning; }
     ApprovalScreen #tool-desc, ApprovalScreen #req-desc { color: $text-muted; }
     ApprovalScreen #body { height: auto; max-height: 60vh; background: $panel; margin: 1 0 0 0; }
+    /* max-height is fitted to the room left by the rest (_fit_body) */
     ApprovalScreen .section { color: $text-muted; text-style: italic; }
     ApprovalScreen #keys { color: $foreground; margin: 1 0 0 0; }
     ApprovalScreen #guard { color: $warning; height: 1; }
@@ -267,6 +268,28 @@ class ApprovalScreen(ModalScreen[None]):
         self.query_one("#keys", Static).update(Text("   ".join(keys)))
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
         self._set_mode("view")
+        self.call_after_refresh(self._fit_body)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """The arguments and diff scroll in what is left once the title, descriptions
+        and keys are placed: in a small terminal (60x20) the keys stay on screen, the
+        body scrolls, instead of the key line being cut off at the bottom."""
+        if not self.is_attached:
+            return
+        dialog = self.query_one("#dialog", Vertical)
+        body = self.query_one("#body", VerticalScroll)
+        room = int(self.size.height * 0.96) - 2  # the dialog's max-height less its border
+        used = sum(
+            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+            for child in dialog.children
+            if child is not body and child.display
+        )
+        fits = max(3, min(int(self.size.height * 0.6), room - used - body.styles.margin.top))
+        if body.styles.max_height is None or body.styles.max_height.value != fits:
+            body.styles.max_height = fits
 
     def _set_mode(self, mode: str) -> None:
         self.mode = mode
