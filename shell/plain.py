@@ -755,9 +755,36 @@ def _audio_length(audio: Audio) -> str:
 def _markdown(text: str) -> RenderableType:
     """Rich's Markdown, imported at first use: it pulls in markdown-it and Pygments,
     which the first prompt does not need (see benchmarks/startup.py)."""
+    return _safe_markdown()(text)
+
+
+_SAFE_MARKDOWN: list[Callable[[str], RenderableType]] = []
+
+
+def _safe_markdown() -> Callable[[str], RenderableType]:
+    """Rich's ``Markdown`` parsed by :func:`shell.frontend.markdown.markdown_parser`
+    instead of its own parser: raw HTML shows as the text it is (``List<String>``,
+    ``<module>``), and a link whose text is not its target shows the target after
+    it (an OSC 8 link hides it). The parser is shared; Rich builds one per call."""
+    if _SAFE_MARKDOWN:
+        return _SAFE_MARKDOWN[0]
     from rich.markdown import Markdown
 
-    return Markdown(text)
+    from .frontend.markdown import markdown_parser
+
+    class SafeMarkdown(Markdown):
+        def __init__(self, markup: str) -> None:  # Markdown.__init__, on our parser
+            self.markup = markup
+            self.parsed = markdown_parser().parse(markup)
+            self.code_theme = "monokai"
+            self.justify = None
+            self.style = "none"
+            self.hyperlinks = True
+            self.inline_code_lexer = None
+            self.inline_code_theme = self.code_theme
+
+    _SAFE_MARKDOWN.append(SafeMarkdown)
+    return SafeMarkdown
 
 
 def _history(runtime: ShellRuntime) -> History:

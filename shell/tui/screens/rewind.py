@@ -23,6 +23,8 @@ from textual.widgets.option_list import Option
 
 from shell.core.textsafety import sanitize_line
 
+from ..widgets.chat_markdown import shared_parser
+
 if TYPE_CHECKING:
     from shell.rewind import TurnRow
     from shell.runtime import ShellRuntime
@@ -70,7 +72,7 @@ class RewindScreen(ModalScreen["Choice | None"]):
             yield Static(Text("Rewind to just before one of your messages"), id="title")
             yield OptionList(*options, id="turns")
             with VerticalScroll(id="preview"):
-                yield Markdown("", id="plan")
+                yield Markdown("", id="plan", parser_factory=shared_parser)
             yield Static(Text("Nothing changes until you choose. b or Enter: conversation and files · "
                               "c: conversation only · f: files only · Esc: cancel"), classes="hint")
             with Horizontal():

@@ -8,12 +8,12 @@ four fifths of a streamed reply's widgets. Here a list is one grid of two
 columns, the bullets and the items: a one-paragraph item (nearly all of them)
 is two widgets, the bullet and its paragraph. It looks the same: the bullet
 column is as wide as the widest bullet, and wrapped lines hang under the text.
-All documents share one parser, which links only URLs with a scheme.
+All documents share one parser (:func:`shared_parser`): raw HTML is text, links
+show their targets, only URLs with a scheme are linked. A click on a link says
+which address it opens.
 """
 
 from __future__ import annotations
-
-from functools import cache
 
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
@@ -28,6 +28,9 @@ from textual.widgets._markdown import (
     MarkdownOrderedList,
     MarkdownOrderedListItem,
 )
+
+from shell.core.textsafety import sanitize_line
+from shell.frontend.markdown import markdown_parser
 
 LIST_GRID_CSS = """
     layout: grid;
@@ -85,19 +88,18 @@ class LeanOrderedList(MarkdownOrderedList):
         self._blocks.clear()
 
 
-@cache
 def shared_parser() -> MarkdownIt:
     """One parser for every document: Textual builds a new one on each streamed
     append otherwise (about half a millisecond, sixty times a second).
 
-    Links need their scheme (``https://…``): with fuzzy links on, every file name
-    whose extension is also a country's domain (``README.md``, ``setup.py``,
-    ``main.rs``) became a link to a web site, and a coding agent names files
-    all the time."""
-    parser = MarkdownIt("gfm-like")
-    assert parser.linkify is not None  # "gfm-like" turns linkify on
-    parser.linkify.set({"fuzzy_link": False})
-    return parser
+    It is :func:`shell.frontend.markdown.markdown_parser` on "gfm-like": raw HTML
+    is text (``List<String>``, ``<details>``, a traceback's ``<module>`` used to
+    vanish), a link whose text is not its target shows the target after it (a
+    click opens the target, so the user must see it), and links need their scheme
+    (``https://…``): with fuzzy links on, every file name whose extension is also a
+    country's domain (``README.md``, ``setup.py``, ``main.rs``) became a link to a
+    web site, and a coding agent names files all the time."""
+    return markdown_parser("gfm-like")
 
 
 class ChatMarkdown(Markdown):
@@ -105,6 +107,13 @@ class ChatMarkdown(Markdown):
 
     def __init__(self, markdown: str | None = None) -> None:
         super().__init__(markdown, parser_factory=shared_parser)
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """Open the link, saying where (the address, not the link's text)."""
+        event.prevent_default()
+        if self._open_links:
+            self.notify(f"Opening {sanitize_line(event.href)}", title="Link")
+            self.app.open_url(event.href)
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {
         **Markdown.BLOCKS,
