@@ -60,6 +60,26 @@ def is_secret_name(name: str) -> bool:
     return upper.endswith(("PASSWORD", "PASSWD", "TOKEN", "SECRET", "APIKEY", "AUTHTOKEN"))
 
 
+_SECRET_FILE_NAMES = frozenset({
+    ".env", ".envrc", ".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".htpasswd",
+    ".dockercfg", "credentials", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "secrets.json", "secrets.yml",
+    "secrets.yaml", "secrets.toml", "service-account.json",
+})
+_SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc")
+_NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults")
+
+
+def is_secret_file(path: str) -> bool:
+    """Whether a file's name says it usually holds secrets (``.env``, ``.env.local``,
+    ``id_ed25519``, ``*.pem``, ``.netrc``, AWS ``credentials`` …), so that reading it,
+    which sends its content to the model's provider, is asked about first. Templates
+    (``.env.example``) and public keys are not."""
+    name = os.path.basename(path.rstrip("/\\")).lower()
+    if name.startswith(".env.") and not name.endswith(_NOT_SECRET_ENV):
+        return True
+    return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES)
+
+
 def mask(value: str | None) -> str:
     """How ``agent-shell config`` shows a secret: ``sk-…wxyz`` when long, else ``****``."""
     if not value:

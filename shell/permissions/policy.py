@@ -38,6 +38,7 @@ import anyio.to_thread
 
 from middleware.human_in_the_loop import AskDetails, Verdict
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.secrets import is_secret_file
 from shell.core.tools import READ_KINDS, Tool
 
 from . import store
@@ -270,6 +271,10 @@ class PermissionPolicy:
                            if effect == "ask" else f"allowed by `{rule.text}` ({where})")
         if getattr(tool, "destructive", False):
             return Verdict("ask", f"The server marks {tool.name} as destructive.")
+        secret = args.get("path") if tool.kind == "read" else None
+        if isinstance(secret, str) and is_secret_file(secret):  # an allow rule above may let it run
+            return Verdict("ask", f"{tool.name} would read {secret}, a file that usually holds secrets; "
+                                  "what it reads goes to the model's provider.")
         if looks_only:
             if trusted:
                 return Verdict("allow", "read-only")

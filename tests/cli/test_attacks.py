@@ -468,3 +468,15 @@ def test_file_edits_cannot_plant_what_git_runs_later(
     assert (workspace / ".git" / "config").read_text() == config_before
     assert hook.read_text() == "#!/bin/sh\nexit 0\n"
     assert (workspace / "notes.txt").read_text() == "fine\n"  # an ordinary edit still runs unasked
+
+
+def test_an_injected_model_cannot_read_dotenv_unasked(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """Under --approve never the read is refused: the key never reaches the model."""
+    (workspace / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    turns = [{"tool_calls": [{"name": "read_file", "args": {"path": ".env"}}]}, "Done."]
+    r = run_cli("-p", "tidy up", "--model", script(turns), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert KEY not in r.stdout and "usually holds secrets" in r.stdout

@@ -87,6 +87,23 @@ def test_path_rules_resolve_the_path_first(root: Path, tools: dict[str, Tool]) -
     assert action(p3, w, path="src/link/passwd", content="x") == "ask"  # a symlink out is not src/
 
 
+def test_reading_a_file_that_usually_holds_secrets_asks(root: Path, tools: dict[str, Tool]) -> None:
+    """What read_file returns goes to the model's provider: a prompt-injected model must
+    not take .env or a private key unasked. Templates and ordinary files still run; an
+    allow rule the user wrote lets it through."""
+    r = tools["read_file"]
+    p = policy(root)
+    secret_files = [".env", "src/.env.production", "id_ed25519", "deploy/server.pem", ".npmrc",
+                    "aws/credentials"]
+    for path in secret_files:
+        verdict = p.decide(r, {"path": path})
+        assert verdict.action == "ask" and "usually holds secrets" in verdict.reason, path
+    for path in [".env.example", "id_ed25519.pub", "src/keys.py", "README.md"]:
+        assert action(p, r, path=path) == "allow", path
+    assert action(policy(root, allow=["read_file(.env)"]), r, path=".env") == "allow"
+    assert action(policy(root, mode="plan"), r, path=".env") == "ask"
+
+
 def test_domain_rules_match_the_host_a_request_reaches(root: Path, tools: dict[str, Tool]) -> None:
     p = policy(root, allow=["fetch_url(domain:docs.python.org)", "fetch_url(domain:*.example.org)"])
     f = tools["fetch_url"]
