@@ -47,7 +47,7 @@ The demo understands a few requests and calls the matching built-in tool:
 
 - **list** files: *"list the files in src"* → `list_dir`
 - **read** a file: *"read README.md"* → `read_file`
-- **find** files: *"find *.py files"* → `glob`
+- **find** files: *"find `*.py` files"* → `glob`
 - **search** text: *"search for hello"* → `grep`
 - **write** a file: *"write hello to notes.txt"* → `write_file`
 - **edit** a file: *"replace foo with bar in notes.txt"* → `edit_file`
