@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
@@ -38,7 +37,7 @@ from shell.core.messages import ToolResult
 from shell.core.tools import Tool, ToolContext
 
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
-from .mcp_results import connection_lost, convert_result, describe_error
+from .mcp_results import connection_lost, convert_result, describe_error, tool_name
 
 State = Literal["connecting", "ready", "failed", "exited", "stopped"]
 CONNECT_TIMEOUT = 60.0
@@ -106,12 +105,6 @@ def _hints_trusted(spec: McpServerSpec) -> bool:
         return is_trusted(spec.cwd)
     except Exception:  # an unreadable trust store trusts nothing
         return False
-
-
-def tool_name(server: str, tool: str) -> str:
-    """``SERVER__tool``, limited to the characters and length model APIs accept."""
-    name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")
-    return name[:64]
 
 
 class McpServer:

@@ -3,20 +3,36 @@
 Text stays text; images and audio become :class:`DataBlock`; embedded resources
 give their text or bytes; resource links and structured content are described in
 text so the model sees them. ``isError`` carries over as ``is_error``.
+
+A server decides how much it answers, so a result is capped here, the one place
+for every MCP result (text, resources and structured content alike), like the
+built-in tools cap theirs (``run_shell`` keeps 30,000 characters, about 8k tokens):
+at most :data:`MAX_RESULT_CHARS` characters of text and :data:`MAX_DATA_BYTES` of
+images and audio reach the model, the session and the screen, and a note at the
+end says what was cut and how to get the rest. A 2 MB answer went to the model
+whole before, and into the session file twice (its text and, in ``details``, the
+same data as structured content); structured content now stays in ``details``
+only when it fits the cap.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
+import re
 from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
+from shell.core.textsafety import json_text
+
+MAX_RESULT_CHARS = 30_000
+"""Characters of an MCP result's text kept (about 8k tokens; ``run_shell`` keeps as many)."""
+MAX_DATA_BYTES = 5 * 1024 * 1024
+"""Bytes of images and audio kept (``read_file`` takes images up to this size)."""
 
 
 def convert_result(result: Any, *, server: str, tool: str) -> ToolResult:
-    """A ``CallToolResult`` (any SDK version) as a ToolResult."""
+    """A ``CallToolResult`` (any SDK version) as a ToolResult, capped (see above)."""
     data = (
         result.model_dump(by_alias=True, mode="json", exclude_none=True)
         if hasattr(result, "model_dump")
@@ -26,16 +42,74 @@ def convert_result(result: Any, *, server: str, tool: str) -> ToolResult:
     for item in data.get("content") or []:
         blocks.extend(_block(item))
     structured = data.get("structuredContent")
+    structured_text = json_text(structured) if structured is not None else ""
     if structured is not None and not any(isinstance(b, TextBlock) for b in blocks):
-        blocks.append(TextBlock(json.dumps(structured, ensure_ascii=False)))
-    details = {"server": server, "tool": tool}
+        blocks.append(TextBlock(structured_text))
+    details: dict[str, Any] = {"server": server, "tool": tool}
     if structured is not None:
-        details["structured"] = structured
+        if len(structured_text) <= MAX_RESULT_CHARS:
+            details["structured"] = structured
+        else:
+            details["structured_chars"] = len(structured_text)  # left out: the text carries it
+    blocks = cap_blocks(blocks, tool_name(server, tool))
     is_error = bool(data.get("isError"))
     if all(isinstance(b, TextBlock) for b in blocks):
         text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
         return ToolResult(text or "(no content)", is_error=is_error, details=details)
     return ToolResult(tuple(blocks), is_error=is_error, details=details)
+
+
+def tool_name(server: str, tool: str) -> str:
+    """``SERVER__tool``, limited to the characters and length model APIs accept."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")
+    return name[:64]
+
+
+def cap_blocks(
+    blocks: list[TextBlock | DataBlock], label: str, *, max_chars: int = MAX_RESULT_CHARS,
+    max_bytes: int = MAX_DATA_BYTES,
+) -> list[TextBlock | DataBlock]:
+    """``blocks`` within the caps, a note saying what was cut and how to get the rest
+    at the end when anything was: text is kept in order up to ``max_chars`` (a cut
+    falls at a line break when one is near), data blocks while they fit ``max_bytes``
+    (each one left out is named in its place). ``label``: the tool, for the note."""
+    text_total = sum(len(b.text) for b in blocks if isinstance(b, TextBlock))
+    data_total = sum(len(b.data) for b in blocks if isinstance(b, DataBlock))
+    if text_total <= max_chars and data_total <= max_bytes:
+        return blocks
+    kept: list[TextBlock | DataBlock] = []
+    chars_left, bytes_left, dropped, shown = max_chars, max_bytes, 0, 0
+    for block in blocks:
+        if isinstance(block, DataBlock):
+            if len(block.data) <= bytes_left:
+                kept.append(block)
+                bytes_left -= len(block.data)
+            else:
+                dropped += 1
+                kept.append(TextBlock(f"[{block.media_type}, {len(block.data):,} bytes: left out]"))
+            continue
+        if len(block.text) <= chars_left:
+            kept.append(block)
+            chars_left -= len(block.text)
+            shown += len(block.text)
+        elif chars_left > 0:
+            head = block.text[:chars_left]
+            line_end = head.rfind("\n")
+            head = head[: line_end + 1] if line_end >= chars_left * 4 // 5 else head
+            kept.append(TextBlock(head))
+            shown += len(head)
+            chars_left = 0
+    parts = []
+    if text_total > max_chars:
+        parts.append(f"the first {shown:,} of {text_total:,} characters are shown (the cap is {max_chars:,})")
+    if dropped:
+        parts.append(f"{dropped} image/audio block{'s' if dropped != 1 else ''} left out "
+                     f"({data_total:,} bytes, the cap is {max_bytes:,})")
+    note = (f"[MCP result of {label} cut: {'; '.join(parts)}. To get the rest, call {label} again "
+            "asking for less or for the next part (a narrower query, a page, an offset or a limit, "
+            "if its parameters take one).]")
+    kept.append(TextBlock(note))
+    return kept
 
 
 def _block(item: dict[str, Any]) -> list[TextBlock | DataBlock]:

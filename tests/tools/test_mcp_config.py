@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,28 @@ def test_describe_tools(tmp_path: Path) -> None:
     assert rows["time__now"].source == "mcp:time" and rows["time__now"].summary == "Now."
     always = describe_tools(tools, lambda t: t.name == "fetch_url")
     assert [r.name for r in always if r.asks_approval] == ["fetch_url"]
+
+
+def test_results_are_capped_in_one_place_with_a_note() -> None:
+    """Text, structured content and images alike: what does not fit is cut and said;
+    structured content is not kept a second time in ``details`` when it is big."""
+    from mcp.types import CallToolResult, ImageContent, TextContent
+
+    from shell.tools.mcp_results import MAX_DATA_BYTES, MAX_RESULT_CHARS
+
+    big = {"rows": ["r" * 100] * 1000}  # about 104,000 characters of JSON
+    structured = convert_result(CallToolResult(content=[], structuredContent=big), server="db", tool="q")
+    assert len(structured.text) < MAX_RESULT_CHARS + 400
+    assert "[MCP result of db__q cut: the first 30,000 of" in structured.text
+    assert "structured" not in structured.details  # not stored twice
+    assert structured.details["structured_chars"] > MAX_RESULT_CHARS
+    small = convert_result(CallToolResult(content=[], structuredContent={"x": 1}), server="db", tool="q")
+    assert small.details["structured"] == {"x": 1} and "cut" not in small.text
+    image = base64.b64encode(b"\x89PNG" + b"\0" * (MAX_DATA_BYTES + 10)).decode()
+    mixed = convert_result(CallToolResult(content=[
+        TextContent(type="text", text="a picture:"),
+        ImageContent(type="image", data=image, mimeType="image/png"),
+    ]), server="cam", tool="shot")
+    assert isinstance(mixed.content, str)  # the image is named, not carried
+    assert "[image/png, 5,242,894 bytes: left out]" in mixed.text
+    assert "1 image/audio block left out" in mixed.text and "call cam__shot again" in mixed.text
