@@ -35,11 +35,14 @@ def steps(
     """The calls in the order they may run: each step is one mutating call, or a run
     of read-only calls that may overlap (when ``parallel``)."""
     out: list[list[ToolCallBlock]] = []
+    open_run = False  # the last step is a run of read-only calls that may grow
     for call in calls:
-        if parallel and read_only(call) and out and all(read_only(c) for c in out[-1]):
+        looks = parallel and read_only(call)
+        if looks and open_run:
             out[-1].append(call)
         else:
             out.append([call])
+        open_run = looks  # linear: 5,000 calls in a turn once took 12.5 M checks here
     return out
 
 
