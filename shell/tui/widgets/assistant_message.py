@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 
+from textual._styles_cache import StylesCache
 from textual.app import ComposeResult
 from textual.containers import ScrollableContainer, Vertical
 from textual.events import Resize
@@ -51,6 +52,17 @@ SETTLE_S = 0.2
 """After a block ends, how long the layout gets to catch up before parking again."""
 
 
+def _release_render_caches() -> None:
+    """Let go of the render caches of widgets that left the screen.
+
+    Textual memoises ``StylesCache.get_inner_outer`` per *instance* (an
+    ``lru_cache`` on a method), so the last 1,024 widgets ever drawn stay alive
+    through their styles caches, each with a strip per line it rendered: with a
+    long reply that was most of the memory a parked chunk should have given
+    back. Clearing it costs the widgets on screen one small lookup each."""
+    StylesCache.get_inner_outer.cache_clear()
+
+
 def _following(container: ScrollableContainer) -> bool:
     """The view follows the end (anchored, and the user has not scrolled away).
     Read from the anchor, not the scroll offsets, which lag while a reply streams."""
@@ -63,7 +75,7 @@ class AssistantMessage(Vertical):
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 1 0 0 0; padding: 0 1; }
     AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
-    AssistantMessage > Markdown:last-child > MarkdownBlock:last-child { margin-bottom: 0; }
+    AssistantMessage > Markdown > MarkdownBlock.-end { margin-bottom: 0; }
     """
 
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:
@@ -84,6 +96,7 @@ class AssistantMessage(Vertical):
         self._parking = asyncio.Lock()
         """One parking pass at a time: the widget's own and the conversation's overlap,
         and a chunk parked (or a spacer unparked) by both would then show twice."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self._width = 0
 
     @property
@@ -131,17 +144,33 @@ class AssistantMessage(Vertical):
         return min(MAX_FRAME_BUDGET, max(FRAME_BUDGET, self._backlog // BACKLOG_FRAMES))
 
     def _schedule(self) -> None:
+        """A flush at the next frame, in a task of its own. Not a Textual timer: its
+        callback would run in this widget's message loop, and while a fast reply
+        kept it flushing, the widget's own messages (each ``mount`` queues one that
+        holds every child, parked chunks included) waited in its queue until the
+        reply ended, and so did the memory of every chunk parked meanwhile."""
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self.set_timer(FRAME_S, self._flush)
+            asyncio.get_running_loop().call_later(FRAME_S, self._start_flush)
+
+    def _start_flush(self) -> None:
+        task = asyncio.create_task(self._flush())
+        self._tasks.add(task)
+        task.add_done_callback(self._flushed)
+
+    def _flushed(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        error = None if task.cancelled() else task.exception()
+        if isinstance(error, Exception) and self.is_attached:
+            self.app._handle_exception(error)  # as a timer's error would: shown, app ended
 
     async def _flush(self) -> None:
         self._flush_scheduled = False
-        async with self._lock:  # the frame timer and finish() may both flush
+        async with self._lock:  # the frame and finish() may both flush
             await self._flush_locked()
 
     async def _flush_locked(self) -> None:
-        if not self._pending or self._stream is None:
+        if not self._pending or self._stream is None or not self.is_attached:
             return
         pending = "".join(self._pending)
         self._pending.clear()
@@ -178,14 +207,26 @@ class AssistantMessage(Vertical):
             return False
         if cut:
             await self._stream.write(text[:cut])
-        await self._stream.stop()
-        self._current = ChatMarkdown()
+        await self._stop_stream()
+        previous, self._current = self._current, ChatMarkdown()
         await self.mount(self._current)
+        if isinstance(previous, ChatMarkdown):
+            previous.mark_end()  # no longer the last: its last block gets its margin back
         self._stream = Markdown.get_stream(self._current)
         rest = text[cut:]
         self._chunk_size = len(rest)
         await self._stream.write(rest)
         return True
+
+    async def _stop_stream(self) -> None:
+        """Stop the current document's stream and wait for its last append: a stopped
+        ``MarkdownStream`` can leave one running (shielded from the cancel), which
+        must not still be mounting blocks once the document is parked."""
+        assert self._stream is not None
+        await self._stream.stop()
+        if self._current is not None:
+            async with self._current.lock:
+                pass
 
     async def finish(self, text: str | None = None, *, cancelled: bool = False) -> None:
         """The block ended: render what is left (a frame's budget at a time) and stop.
@@ -202,7 +243,7 @@ class AssistantMessage(Vertical):
                     note = f"\n\n*… {self.dropped:,} characters not shown: the reply was cancelled.*\n"
                     self._drawn.append(note)
                     await self._stream.write(note)
-                await self._stream.stop()
+                await self._stop_stream()
                 self._stream = None
         self.streaming = False
         for chunk in self.query_children(Markdown):  # frozen heights only matter while growing
@@ -311,6 +352,7 @@ class AssistantMessage(Vertical):
         else:
             await self.mount(Parked([segment]), before=chunk)
         await chunk.remove()
+        _release_render_caches()
 
     def _freeze(self, chunk: Markdown) -> None:
         """Give a finished chunk a fixed height: a growing sibling then no longer

@@ -11,19 +11,39 @@ column is as wide as the widest bullet, and wrapped lines hang under the text.
 All documents share one parser (:func:`shared_parser`): raw HTML is text, links
 show their targets, only URLs with a scheme are linked. A click on a link says
 which address it opens.
+
+The inline styles of a block (bold, italic, strike, inline code) are the
+document's, not each block's: Textual gives every block four "component" nodes to
+read them from, made again at each restyle and dropped with the block; four fifths
+of the objects a streamed reply left behind were those. Here the document holds
+them (:class:`ChatMarkdown`'s ``COMPONENT_CLASSES``, the same rules as Textual's)
+and its blocks have none, so a block's lookup finds the document's.
+
+Streaming appends update the last block in place (:meth:`ChatMarkdown.append`):
+Textual's ``Markdown.append`` builds a new widget for the block being written on
+every append, copies its text into the old one and drops it; each dropped widget
+is a few hundred objects the garbage collector has to find, which made a long
+reply's memory grow with every character.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import cast
+
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import (
     MarkdownBlock,
     MarkdownBullet,
     MarkdownBulletList,
+    MarkdownFence,
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownOrderedListItem,
@@ -102,11 +122,72 @@ def shared_parser() -> MarkdownIt:
     return markdown_parser("gfm-like")
 
 
+def _without_components(cls: type[MarkdownBlock]) -> type[MarkdownBlock]:
+    """``cls`` with no component classes of its own: the document's are used."""
+
+    def no_components(cls: type) -> frozenset[str]:
+        return frozenset()
+
+    namespace = {"_get_component_classes": classmethod(no_components), "__module__": __name__}
+    return type(cls.__name__, (cls,), namespace)
+
+
 class ChatMarkdown(Markdown):
     """The Markdown document of an assistant reply."""
 
+    COMPONENT_CLASSES = {"em", "strong", "s", "code_inline"}
+    """The inline styles of every block of this document (see the module's docstring)."""
+
+    DEFAULT_CSS = """
+    ChatMarkdown {
+        &:ansi > .code_inline { background: ansi_default !important; }
+        &:dark > .code_inline { background: $warning 10%; color: $text-warning 95%; }
+        &:light > .code_inline { background: $error 5%; color: $text-error 95%; }
+        & > .em { text-style: italic; }
+        & > .strong { text-style: bold; }
+        & > .s { text-style: strike; }
+    }
+    """
+
     def __init__(self, markdown: str | None = None) -> None:
         super().__init__(markdown, parser_factory=shared_parser)
+        self._end: MarkdownBlock | None = None
+
+    def post_message(self, message: Message) -> bool:
+        """Everything but a table of contents: a reply has no use for one, and each
+        of these messages (posted at every update, bubbling to the reply) held its
+        document alive in a queue that, while a long reply streamed, was not read
+        until the reply ended: every parked chunk stayed in memory until then."""
+        if isinstance(message, Markdown.TableOfContentsUpdated):
+            return False
+        return super().post_message(message)
+
+    def mark_end(self) -> None:
+        """Class ``-end`` on the last block when this is its parent's last child (a
+        reply's last block has no bottom margin: no blank line under the reply). One
+        class on one block, moved as blocks come: a ``:last-child`` rule made Textual
+        restyle every block of the document at each mount."""
+        parent = self.parent
+        last = parent is not None and parent.children[-1] is self
+        block = self.children[-1] if last and self.children else None
+        if not isinstance(block, MarkdownBlock):
+            block = None
+        if block is self._end:
+            return
+        if self._end is not None:
+            self._end.remove_class("-end")
+        if block is not None:
+            block.add_class("-end")
+        self._end = block
+
+    def update(self, markdown: str) -> AwaitComplete:
+        updating = super().update(markdown)
+
+        async def then_mark() -> None:
+            await updating
+            self.mark_end()
+
+        return AwaitComplete(then_mark())
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         """Open the link, saying where (the address, not the link's text)."""
@@ -116,7 +197,170 @@ class ChatMarkdown(Markdown):
             self.app.open_url(event.href)
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {
-        **Markdown.BLOCKS,
-        "bullet_list_open": LeanBulletList,
-        "ordered_list_open": LeanOrderedList,
+        name: _without_components(block)
+        for name, block in {
+            **Markdown.BLOCKS,
+            "bullet_list_open": cast(type[MarkdownBlock], LeanBulletList),
+            "ordered_list_open": cast(type[MarkdownBlock], LeanOrderedList),
+        }.items()
     }
+
+    def append(self, markdown: str) -> AwaitComplete:
+        """Append to the document, updating the block being written in place.
+
+        As Textual's ``append``: the source from the last top-level block on is parsed
+        again; its first block is the last one shown, the rest are new. A paragraph,
+        a heading or a code fence that is still the same kind of block takes the new
+        text where it stands, with no new widget; anything else (a list, a quote, a
+        table) is built anew and replaces it, as Textual does."""
+        self._markdown = self.source + markdown
+        updated_source = "".join(self._markdown.splitlines(keepends=True)[self._last_parsed_line :])
+
+        async def await_append() -> None:
+            async with self.lock:
+                if not self.is_attached:  # parked (removed) while this waited: its source is kept
+                    return
+                tokens = shared_parser().parse(updated_source)
+                start_line = self._last_parsed_line
+                for token in reversed(tokens):
+                    if token.map is not None and token.level == 0:
+                        self._last_parsed_line += token.map[0]
+                        break
+                groups = list(_top_level(tokens))
+                last = self.children[-1] if self.children else None
+                if isinstance(last, MarkdownBlock) and groups and await _update_in_place(last, groups[0]):
+                    last.source_range = _shifted(groups[0], start_line)
+                    groups = groups[1:]
+                    last = None
+                new_blocks = [block for group in groups for block in self._parse_markdown(group)]
+                for block in new_blocks:
+                    start, end = block.source_range
+                    block.source_range = (start + start_line, end + start_line)
+                with self.app.batch_update():
+                    if isinstance(last, MarkdownBlock) and new_blocks:
+                        last.source_range = new_blocks[0].source_range
+                        try:
+                            await last._update_from_block(new_blocks[0])
+                        except IndexError:
+                            pass
+                        else:
+                            new_blocks = new_blocks[1:]
+                    if new_blocks:
+                        await self.mount_all(new_blocks)
+                self.mark_end()
+
+        return AwaitComplete(await_append())
+
+
+def _top_level(tokens: list[Token]) -> Iterator[list[Token]]:
+    """The tokens of each top-level block, in order."""
+    depth = 0
+    group: list[Token] = []
+    for token in tokens:
+        group.append(token)
+        depth += token.nesting
+        if depth == 0:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def _shifted(group: list[Token], start_line: int) -> tuple[int, int]:
+    lines = group[0].map or (0, 0)
+    return (lines[0] + start_line, lines[1] + start_line)
+
+
+async def _update_in_place(block: MarkdownBlock, group: list[Token]) -> bool:
+    """Give ``block`` the content of the top-level block ``group`` if it is the same
+    kind of block (no widget is built, but a list's new items); False if it is not."""
+    first = group[0]
+    document = block._markdown
+    if len(group) == 3 and group[1].type == "inline":
+        if first.type == "paragraph_open":
+            kind = document.get_block_class("paragraph_open")
+        elif first.type == "heading_open":
+            kind = document.get_block_class(first.tag)
+        else:
+            return False
+        if type(block) is not kind:
+            return False
+        block._token = first
+        _set_inline(block, group[1])
+        return True
+    fence = first.type in ("fence", "code_block")
+    if len(group) == 1 and fence and type(block) is document.get_block_class(first.type):
+        assert isinstance(block, MarkdownFence)
+        code = first.content.rstrip()
+        if code != block.code or first.info != block.lexer:
+            block.code, block.lexer = code, first.info
+            block._highlighted_code = block.highlight(
+                code, first.info, ansi=block.app.native_ansi_color, dark=block.app.current_theme.dark
+            )
+            block.set_content(block._highlighted_code)
+        block._token = first
+        return True
+    if first.type in ("bullet_list_open", "ordered_list_open"):
+        return await _update_list(block, group)
+    return False
+
+
+def _set_inline(block: MarkdownBlock, inline: Token) -> None:
+    """The block's text from ``inline``, rendered again only if it changed."""
+    if block._inline_token is None or block._inline_token.content != inline.content:
+        block.build_from_token(inline)
+
+
+async def _update_list(block: MarkdownBlock, group: list[Token]) -> bool:
+    """A lean list whose items are one paragraph each (nearly every list a model
+    streams): the items shown take their new text, new items are added at the
+    end. Anything else (nested lists, items of several blocks, an item gone) is
+    left to a rebuild. A list was rebuilt whole on every frame before: its widgets
+    were most of the garbage a streamed reply left."""
+    first = group[0]
+    document = block._markdown
+    if type(block) is not document.get_block_class(first.type):
+        return False
+    items = list(_top_level(group[1:-1]))
+    shape = ("list_item_open", "paragraph_open", "inline", "paragraph_close", "list_item_close")
+    if any(tuple(token.type for token in item) != shape for item in items):
+        return False
+    children = list(block.children)
+    bullets, bodies = children[0::2], children[1::2]
+    if len(bullets) != len(bodies) or len(items) < len(bodies) or not all(
+        isinstance(b, MarkdownBullet) for b in bullets
+    ) or not all(type(b) is document.get_block_class("paragraph_open") for b in bodies):
+        return False
+    symbols = _bullet_symbols(document, first, items)
+    new: list[Widget] = []
+    for index, (item, symbol) in enumerate(zip(items, symbols, strict=True)):
+        if index < len(bodies):
+            bullet, body = bullets[index], bodies[index]
+            assert isinstance(bullet, MarkdownBullet) and isinstance(body, MarkdownBlock)
+            body._token = item[1]
+            _set_inline(body, item[2])
+        else:
+            bullet = MarkdownBullet()
+            body = document.get_block_class("paragraph_open")(document, item[1])
+            body.build_from_token(item[2])
+            new += [bullet, body]
+        if bullet.symbol != symbol:
+            bullet.symbol = symbol
+    block._token = first
+    if new:
+        await block.mount_all(new)
+    return True
+
+
+def _bullet_symbols(document: Markdown, first: Token, items: list[list[Token]]) -> list[str]:
+    """Each item's bullet, as :class:`LeanBulletList` and :class:`LeanOrderedList` make them."""
+    if first.type == "bullet_list_open":
+        return [document.BULLETS[0]] * len(items)
+    suffix = ". "
+    try:
+        start = int(items[0][0].info)
+    except ValueError:
+        start = 1
+    numbers = range(start, start + len(items))
+    width = max((len(f"{n}{suffix}") for n in numbers), default=0)
+    return [f"{n}{suffix}".rjust(width + 1) for n in numbers]

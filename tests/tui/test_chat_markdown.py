@@ -1,0 +1,168 @@
+"""The reply's Markdown documents: streamed text lands in the block being written
+(no new widget per append), inline styles read from the document, and only the
+reply's very last block drops its bottom margin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets._markdown import MarkdownBlock, MarkdownFence, MarkdownParagraph
+
+from shell.tui.app import AgentShellApp
+from shell.tui.widgets.assistant_message import AssistantMessage
+from shell.tui.widgets.chat_markdown import ChatMarkdown
+
+from .helpers import SIZE, make_agent, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+class Page(App[None]):
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(ChatMarkdown(), id="page")
+
+
+async def test_a_streamed_paragraph_and_fence_are_updated_where_they_stand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[MarkdownBlock] = []
+    init = MarkdownBlock.__init__
+
+    def counting(self: MarkdownBlock, *args: Any, **kwargs: Any) -> None:
+        built.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(MarkdownBlock, "__init__", counting)
+    app = Page()
+    async with app.run_test(size=SIZE) as pilot:
+        document = app.query_one(ChatMarkdown)
+        await document.append("The agent **reads")
+        (paragraph,) = document.query_children(MarkdownParagraph)
+        built.clear()
+        await document.append(" files** and")
+        assert built == []  # no widget built (and dropped) to carry the new text
+        await document.append(" answers.\n\n```python\nx = 1\n")
+        first, fence = document.query_children(MarkdownBlock)
+        assert first is paragraph  # the same widget, now with all its text
+        assert paragraph._content.plain == "The agent reads files and answers."
+        assert isinstance(fence, MarkdownFence) and fence.code == "x = 1"
+        built.clear()
+        await document.append("y = 2\n")
+        assert built == []
+        await document.append("```\n\nNext.\n")
+        blocks = list(document.query_children(MarkdownBlock))
+        assert blocks[:2] == [paragraph, fence] and fence.code == "x = 1\ny = 2"
+        assert isinstance(blocks[2], MarkdownParagraph) and blocks[2]._content.plain == "Next."
+        await pilot.pause()
+
+
+async def test_inline_styles_come_from_the_document() -> None:
+    app = Page()
+    async with app.run_test(size=SIZE) as pilot:
+        document = app.query_one(ChatMarkdown)
+        await document.append("**bold** *em* ~~gone~~ `code`\n")
+        await pilot.pause()
+        (paragraph,) = document.query_children(MarkdownParagraph)
+        assert paragraph._component_styles == {}  # no component nodes of its own
+        assert paragraph._get_style(".strong").bold
+        assert paragraph._get_style(".em").italic
+        assert paragraph._get_style(".s").strike
+        assert paragraph._get_style(".code_inline").background is not None
+
+
+async def test_only_the_replys_last_block_has_no_bottom_margin() -> None:
+    text = "".join(f"Paragraph {i} " + "word " * 30 + "\n\n" for i in range(12))
+    agent, _ = make_agent([text], chunk_size=40)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: not app.busy, timeout=30)
+        await pilot.pause(0.3)
+        message = app.query_one(AssistantMessage)
+        chunks = list(message.query_children(ChatMarkdown))
+        assert len(chunks) > 1  # the reply was cut into several documents
+        ends = [b for chunk in chunks for b in chunk.query_children(MarkdownBlock) if b.has_class("-end")]
+        assert ends == [list(chunks[-1].query_children(MarkdownBlock))[-1]]
+        assert ends[0].styles.margin.bottom == 0
+        inner_last = list(chunks[0].query_children(MarkdownBlock))[-1]  # a block before a cut
+        assert inner_last.styles.margin.bottom == 1
+
+
+STREAMED = """# Plan
+
+The agent **reads files**, runs `tools` and answers.
+
+- first item with *emphasis*
+- second item
+- third item that is long enough to wrap across the width of the page, and then some more words
+
+1. one
+2. two
+3. three
+4. four
+5. five
+6. six
+7. seven
+8. eight
+9. nine
+10. ten
+
+```python
+def f(x):
+    return x * 2
+```
+
+> a quote
+> on two lines
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+- outer
+  - nested
+- back
+
+Last paragraph.
+"""
+
+
+def _screen(app: App[None]) -> str:
+    return app.export_screenshot()
+
+
+@pytest.mark.parametrize("piece", [1, 3, 7, 40])
+async def test_streamed_in_pieces_it_looks_as_the_whole_text_does(piece: int) -> None:
+    """However the text is cut into appends, the document ends up drawn exactly as
+    Textual draws the whole text at once (lists updated in place included)."""
+    whole = Page()
+    async with whole.run_test(size=(70, 80)) as pilot:
+        await whole.query_one(ChatMarkdown).update(STREAMED)
+        await pilot.pause()
+        expected = _screen(whole)
+    streamed = Page()
+    async with streamed.run_test(size=(70, 80)) as pilot:
+        document = streamed.query_one(ChatMarkdown)
+        for start in range(0, len(STREAMED), piece):
+            await document.append(STREAMED[start : start + piece])
+        await pilot.pause()
+        assert document.source == STREAMED
+        assert _screen(streamed) == expected
+
+
+async def test_a_streamed_list_keeps_its_widgets_and_grows() -> None:
+    app = Page()
+    async with app.run_test(size=SIZE) as pilot:
+        document = app.query_one(ChatMarkdown)
+        await document.append("- one\n- tw")
+        (grid,) = document.query_children(MarkdownBlock)
+        before = list(grid.children)
+        await document.append("o\n- three\n")
+        await pilot.pause()
+        assert list(document.query_children(MarkdownBlock)) == [grid]  # the same list
+        assert list(grid.children)[:4] == before  # its bullets and items kept, one added
+        texts = [b._content.plain for b in grid.children if isinstance(b, MarkdownParagraph)]
+        assert texts == ["one", "two", "three"]
