@@ -137,16 +137,43 @@ class ChunkAssembler:
         yield from self._close()
 
 
+MAX_ARGS_DEPTH = 64
+"""Nesting of a tool call's arguments read; deeper ones are an argument error. Real
+tools take a few levels; a server that sends 1,000 made ``json.loads`` raise
+``RecursionError``, which ended the reply as a model error (the text lost, exit 1),
+and anything short of that would recurse again in validation or the next request."""
+
+
 def parse_args(raw: str) -> tuple[dict[str, Any], str | None]:
+    """A tool call's argument text as a dict, or ``({}, why)``: the call then fails
+    as an argument error the model reads, never the reply."""
     if not raw.strip():
         return {}, None
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
         return {}, f"The arguments were not valid JSON ({exc.msg} at position {exc.pos}): {raw[:200]}"
+    except RecursionError:
+        value = None
+    if value is None or too_deep(value, MAX_ARGS_DEPTH):
+        return {}, (f"The arguments were nested more than {MAX_ARGS_DEPTH} levels deep, too deep to "
+                    "read, so the tool was not run; use flatter arguments")
     if not isinstance(value, dict):
         return {}, f"The arguments must be a JSON object, not {type(value).__name__}"
     return value, None
+
+
+def too_deep(value: Any, limit: int) -> bool:
+    """Whether a decoded JSON value nests more than ``limit`` containers (iterative)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 class MessageBuilder:
