@@ -93,6 +93,11 @@ class ToolPolicy(Protocol):
         """Keep an "always" as rules; returns a problem to report, or None."""
         ...
 
+    def approved(self, decision: ApprovalDecision, request: ApprovalRequest) -> None:
+        """The user approved (or edited) a call the policy asked about; what the
+        question promised beyond this call (e.g. a path outside the workspace)."""
+        ...
+
     def system_note(self) -> str | None: ...
 
 
@@ -229,6 +234,8 @@ class HumanInTheLoop(Middleware):
             return _block(decision.message or rejected_message(name))
         if decision.always:
             self._remember(ctx, decision, request)
+        if self.policy is not None:
+            self.policy.approved(decision, request)
         if decision.type == "edit":
             if decision.args is None:
                 return _block(f"The edit of the call to {name} carried no arguments; the call was not run.")

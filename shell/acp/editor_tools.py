@@ -68,6 +68,7 @@ def editor_tools(
     for t in tools:
         t.source = "editor"  # type: ignore[attr-defined]
         editor.made[t.name] = t
+        workspace.guard(t)
     return list(tools)
 
 

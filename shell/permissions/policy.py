@@ -42,6 +42,7 @@ from shell.core.secrets import is_secret_file
 from shell.core.tools import READ_KINDS, Tool
 
 from . import store
+from .fence import Fence, outside_note
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .preview import edit_preview
 from .rules import SOURCE_LABELS, Effect, Rule, RuleError, RuleSet, Source, parse_rule, resolve_path
@@ -116,6 +117,9 @@ class PermissionPolicy:
         self.listeners: list[Callable[[], None]] = []
         """Called after the mode or the rules change (status lines redraw)."""
         self._ruleset: RuleSet | None = None
+        self.fence: Fence | None = None
+        """The workspace's fence (the runtime sets it): a question about a call whose
+        path is outside says so, and its approval also answers the fence."""
         self._session_seen: tuple[int, int] | None = None
         if load_project:
             self.reload_project()
@@ -242,7 +246,27 @@ class PermissionPolicy:
         verdict = self._decide(tool, args)
         if verdict.action == "ask" and not self._asking:
             return Verdict("allow", f"approvals are off, so it runs unasked ({verdict.reason})")
+        if verdict.action == "ask" and self.fence is not None:
+            where = self.fence.outside(tool, args)
+            if where is not None:
+                return Verdict("ask", f"{verdict.reason} {outside_note(tool.name, where, self.fence.root)}")
         return verdict
+
+    def approved(self, decision: ApprovalDecision, request: ApprovalRequest) -> None:
+        """The user approved a call the policy asked about: if the question said its
+        path is outside the workspace, the fence lets this call use exactly that path
+        without asking again (an edit to another path is asked about by the fence)."""
+        fence, tool = self.fence, request.tool
+        if fence is None or tool is None or decision.type not in ("approve", "edit"):
+            return
+        shown = fence.outside(tool, request.args)
+        if shown is None:
+            return
+        if decision.type == "edit":
+            ran = fence.outside(tool, decision.args or {})
+            if ran is None or ran.path != shown.path:
+                return
+        fence.pass_call(request.call.id, request.call.name, shown.path)
 
     def _decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         effect, rule = self._active().judge(tool.name, args, self.root)

@@ -267,6 +267,7 @@ def build_permissions(
     )
     problems.extend(policy.problems)
     workspace.unfenced = lambda: policy.fence_open
+    policy.fence = workspace  # one question for a call outside the workspace (see permissions.fence)
     if hitl is not None:
         hitl.policy = policy
         # The gate always runs; whether it asks is the switch the user sees.

@@ -70,6 +70,7 @@ def builtin_tools(
     for t in tools:
         t.source = BUILTIN_SOURCE  # type: ignore[attr-defined]
         made[t.name] = t
+        workspace.guard(t)
     return list(tools)
 
 

@@ -11,18 +11,29 @@ directory, that directory and what is in it), never its parent. A user who wants
 more edits the path in the dialog to a directory that contains it; that directory
 is then allowed. Approvals are remembered on the :class:`Workspace` for the rest
 of the session.
+
+When the permission policy asks about a call whose path is outside (see
+:mod:`shell.permissions.fence`), its question says so, and an approval of it is
+handed here (:meth:`Workspace.pass_call`) for that call and that path: the fence
+does not ask a second time.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.messages import ToolResult
 from shell.core.tools import Tool, ToolContext
+from shell.permissions.fence import OutsidePath
+
+MAX_PASSES = 64
+"""Approvals handed over by the policy that no fence check used yet (a call blocked
+after it was approved leaves one behind): the oldest go first."""
 
 
 class OutsideWorkspaceError(PermissionError):
@@ -64,6 +75,8 @@ class Workspace:
         self.unfenced: Callable[[], bool] = lambda: False
         """Whether paths outside run unasked: the permission policy answers (bypass
         mode says yes, the one place that decides); a bare workspace always asks."""
+        self._guarded: list[Tool] = []
+        self._passes: OrderedDict[tuple[str, str], Path] = OrderedDict()
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -111,6 +124,30 @@ class Workspace:
         """Remember that the user allowed this one file (nothing next to it)."""
         self._approved_files.add(path.resolve())
 
+    def guard(self, tool: Tool) -> None:
+        """``tool`` checks its ``path`` argument here (the built-in file tools, the
+        editor's): the policy's question about it can speak for the fence."""
+        if not any(t is tool for t in self._guarded):
+            self._guarded.append(tool)
+
+    def outside(self, tool: Tool | None, args: Mapping[str, Any]) -> OutsidePath | None:
+        """The path of a call to a guarded tool that :meth:`check` would ask about, or
+        None (inside, already approved, another tool, or no path)."""
+        path = args.get("path")
+        if tool is None or not isinstance(path, str) or not any(t is tool for t in self._guarded):
+            return None
+        resolved = self.resolve(path)
+        if self.contains(resolved):
+            return None
+        return OutsidePath(resolved, _why_outside(path), resolved.is_dir())
+
+    def pass_call(self, call_id: str, tool_name: str, path: Path) -> None:
+        """The user approved this call in a question that said ``path`` is outside:
+        its :meth:`check` of that same resolved path does not ask again."""
+        self._passes[(call_id, tool_name)] = path
+        while len(self._passes) > MAX_PASSES:
+            self._passes.popitem(last=False)
+
     async def check(
         self,
         path: str | os.PathLike[str],
@@ -129,6 +166,9 @@ class Workspace:
             return resolved
         reason = _why_outside(os.fspath(path))
         if self.unfenced():
+            return resolved
+        if ctx is not None and self._passes.pop((ctx.call.id, ctx.call.name), None) == resolved:
+            self._approve_shown(resolved)  # asked and approved once, in the policy's question
             return resolved
         if ctx is None:
             raise OutsideWorkspaceError(self._refusal(path, resolved, reason, "no one could be asked"))

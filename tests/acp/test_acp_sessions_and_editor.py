@@ -148,6 +148,31 @@ async def test_a_path_outside_the_workspace_is_still_fenced(
     assert client.tool_status("r1") == "failed"
 
 
+@pytest.mark.parametrize("capabilities", [None, EDITOR], ids=["ours", "editor"])
+async def test_a_write_outside_the_workspace_is_asked_once_and_says_so(
+    spawn: Spawn, script: Any, workspace: Path, capabilities: ClientCapabilities | None
+) -> None:
+    """Issue 13: one question for a write outside (the policy's, naming the path as
+    outside and what approving allows); approving it is enough, the fence does not
+    ask again. The same for our file tools and the editor's."""
+    outside = workspace.parent / "away" / "notes.txt"
+    outside.parent.mkdir()
+    args = {"path": str(outside), "content": "far\n"}
+    turns = [{"tool_calls": [{"name": "write_file", "args": args, "id": "w1"}]}, "Wrote it."]
+    client = EditorClient()
+    extra = {"capabilities": capabilities} if capabilities is not None else {}
+    async with spawn(client, "--model", script(turns), **extra) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("write it"))
+    [(asked, _options)] = client.permission_requests
+    said = " ".join(getattr(getattr(c, "content", None), "text", "") for c in asked.content or [])
+    assert f"{outside} is outside the workspace {workspace}" in said
+    assert "allows exactly that file (nothing next to it)" in said
+    assert client.tool_status("w1") == "completed"
+    written = client.buffers.get(str(outside)) if capabilities is not None else outside.read_text()
+    assert written == "far\n"
+
+
 async def test_commands_run_in_an_editor_terminal(spawn: Spawn, script: Any, workspace: Path) -> None:
     turns = [
         {

@@ -145,6 +145,53 @@ def test_bypass_reads_outside_the_workspace_unasked_and_default_does_not(
     assert "the outside words" not in t.text
 
 
+def write_outside(path: Path) -> dict[str, Any]:
+    args = {"path": str(path), "content": "written outside\n"}
+    return {"text": "Writing.", "tool_calls": [{"name": "write_file", "args": args}]}
+
+
+def test_a_write_outside_the_workspace_is_one_complete_question(
+    terminal: Any, script: Script, workspace: Path
+) -> None:
+    """Issue 13: the policy showed the diff without saying the file is outside, then the
+    fence asked again with only the path. Now: one question that says both, and
+    approving it writes the file."""
+    outside = workspace.parent / "elsewhere" / "notes.txt"
+    outside.parent.mkdir()
+    t = terminal("-p", "write it", "--approve", "ask", "--no-session", "--output-format", "jsonl",
+                 "--model", script([write_outside(outside), "Done."]), columns=200)
+    t.expect("Allow? [")
+    asked = t.text
+    assert f"{outside} is outside the workspace {workspace}" in asked
+    allows = "allows exactly that file (nothing next to it) outside the workspace for the rest of this"
+    assert allows in " ".join(asked.split())
+    assert "+written outside" in asked  # the diff, in the same question
+    t.send("y\r")
+    t.expect("Done.")
+    assert t.close() == 0
+    assert t.text.count("Allow? [") == 1, "the fence asked a second time"
+    assert outside.read_text() == "written outside\n"
+
+
+def test_an_allowed_write_outside_still_meets_the_fence_once(
+    terminal: Any, script: Script, workspace: Path
+) -> None:
+    """When the policy lets the call run unasked (here an allow rule), the fence asks,
+    once; answered no, nothing is written."""
+    outside = workspace.parent / "elsewhere2" / "notes.txt"
+    outside.parent.mkdir()
+    t = terminal("-p", "write it", "--approve", "ask", "--no-session", "--output-format", "jsonl",
+                 "--allow", f"write_file({outside.parent}/*)",
+                 "--model", script([write_outside(outside), "Done."]), columns=200)
+    t.expect("Allow? [")
+    assert "outside the workspace" in t.text and "+written outside" not in t.text  # the fence's question
+    t.send("n\r")
+    t.expect("Reason")
+    t.send("\r")
+    assert t.close() == 0
+    assert t.text.count("Allow? [") == 1 and not outside.exists()
+
+
 def test_rules_on_the_command_line_hold_for_the_run(run_cli: RunCli, script: Script, workspace: Path) -> None:
     """`--allow` lets a CI job run its tests unasked under `--approve never`; `--deny`
     holds even under `--approve always`; a rule that cannot be read stops the run."""

@@ -146,6 +146,32 @@ async def test_at_60x20_the_keys_stay_on_screen_and_the_diff_scrolls(tmp_path: P
         assert inside.contains_region(keys.region), (keys.region, inside)  # and all of it shown
 
 
+async def test_a_write_outside_the_workspace_is_one_dialog_that_says_so(tmp_path: Path) -> None:
+    """Issue 13: the policy's dialog names the path as outside (with the diff) and what
+    approving allows; approving it is enough: the fence does not open a second one."""
+    outside = tmp_path / "away" / "notes.txt"
+    outside.parent.mkdir()
+    rt = runtime(tmp_path, [call("write_file", path=str(outside), content="far\n"), "Wrote it."])
+    app = AgentShellApp(runtime=rt)
+    opened: list[str] = []
+    async with app.run_test(size=SMALL) as pilot:
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: dialog(app) is not None)
+        d = dialog(app)
+        assert d is not None
+        await pilot.pause(0.1)
+        opened.append(str(d.query_one("#req-desc", Static).render()))
+        assert "+far" in str(d.query_one("#preview", Static).render())
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy or dialog(app) is not None)
+        assert dialog(app) is None, "the fence asked a second time"
+        await wait_for(pilot, lambda: not app.busy)
+    said = " ".join(opened[0].split())
+    assert f"{outside} is outside the workspace {rt.workspace.root}" in said
+    assert "allows exactly that file (nothing next to it)" in said
+    assert outside.read_text() == "far\n"
+
+
 async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> None:
     rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
     hitl = next(m for m in rt.agent.middleware if isinstance(m, HumanInTheLoop))
