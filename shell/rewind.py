@@ -90,6 +90,11 @@ class RewindPlan:
     commands: list[ShellRun] = field(default_factory=list)
     messages_after: list[Message] | None = None
     """What the conversation would lose."""
+    brought_back: list[Message] = field(default_factory=list)
+    """Messages a compaction summarised that the rewind puts back in full (the
+    conversation goes back to how it was before the compaction, up to the message)."""
+    summarised: bool = False
+    """The message is no longer in the conversation: a compaction summarised it."""
 
     @property
     def file_changes(self) -> list[FileStep]:
@@ -104,6 +109,17 @@ class RewindPlan:
         lines = [f"**Rewind to before message {self.turn.number}**: {_quote(self.turn.text)}", ""]
         if self.messages is None:
             lines.append(f"- Conversation: cannot go back ({self.conversation_note}).")
+        elif self.summarised:
+            gone = f"the {self.dropped} message(s) there now are removed, the summary among them " \
+                   f"({_replies(self.messages_after or [])})"
+            if self.brought_back:
+                what = (", so the conversation goes back to how it was before the compaction, up to this "
+                        f"message: the {len(self.brought_back)} message(s) before it that the summary had "
+                        f"replaced come back in full ({_replies(self.brought_back)}), and {gone}")
+            else:
+                what = f"; the conversation starts empty again: {gone}"
+            lines.append(f"- Conversation: this message was summarised by a compaction{what}; "
+                         "your message comes back to the prompt.")
         elif self.dropped:
             replies = sum(1 for m in (self.messages_after or ()) if isinstance(m, AssistantMessage))
             lines.append(f"- Conversation: the {self.dropped} message(s) from this one on are removed "
@@ -144,10 +160,15 @@ class RewindOutcome:
     failed: list[str]
     text: str
     """The message's text, for the prompt (empty when the conversation stayed)."""
+    brought_back: int = 0
+    """Messages a compaction had summarised that are back in full."""
 
     def describe(self) -> str:
         parts = []
-        if self.conversation:
+        if self.conversation and self.brought_back:
+            parts.append(f"The conversation is back to before that message, as it was before the compaction "
+                         f"that summarised it ({self.brought_back} message(s) before it back in full).")
+        elif self.conversation:
             parts.append("The conversation is back to before that message.")
         if self.restored or self.deleted:
             done = []
@@ -193,10 +214,18 @@ def plan_rewind(runtime: ShellRuntime, number: int) -> RewindPlan:
     history = runtime.agent.messages
     dropped = 0
     after: list[Message] | None = None
+    back: list[Message] = []
     if messages is not None:
-        dropped = max(0, len(history) - len(messages))
-        after = history[len(history) - dropped:]
-    plan = RewindPlan(turn, messages, note, dropped, messages_after=after)
+        # What stays is what both share from the start; after a compaction that summarised
+        # the message, that is less than ``messages``: the rest comes back in full.
+        kept = _shared_start(history, messages)
+        dropped = len(history) - kept
+        after = history[kept:]
+        back = messages[kept:]
+    sent = cp.inputs.get(turn.number)
+    gone = sent is not None and not any(m is sent for m in history)
+    plan = RewindPlan(turn, messages, note, dropped, messages_after=after, brought_back=back,
+                      summarised=messages is not None and bool(back or gone))
     firsts: dict[str, FileChange] = {}
     for record in cp.since(turn):
         if isinstance(record, FileChange):
@@ -265,7 +294,8 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
         text = input_text(cp, plan.turn)
     if what in ("both", "files") or conversation:
         cp.mark_rewind(plan.turn.number, conversation=conversation, files=what in ("both", "files"))
-    return RewindOutcome(conversation, restored, deleted, failed, text)
+    back = len(plan.brought_back) if conversation else 0
+    return RewindOutcome(conversation, restored, deleted, failed, text, back)
 
 
 # -- the parts -----------------------------------------------------------------------------
@@ -282,6 +312,10 @@ def _conversation_before(
         for i, message in enumerate(history):
             if message is sent:
                 return list(history[:i]), ""
+        for compaction in reversed(runtime.compactions):  # summarised by /compact in this process
+            for i, message in enumerate(compaction.before):
+                if message is sent:
+                    return list(compaction.before[:i]), ""
     recorder = runtime.session_recorder
     if turn.offset is not None and recorder is not None:
         if turn.offset == 0:
@@ -296,6 +330,21 @@ def _conversation_before(
     if n <= len(history) and (n == len(history) or isinstance(history[n], UserMessage)):
         return list(history[:n]), ""
     return None, "the conversation was rewritten since (compacted); only the files can go back"
+
+
+def _shared_start(history: list[Message], messages: list[Message]) -> int:
+    """How many messages ``history`` and ``messages`` share from the start."""
+    n = 0
+    for now, then in zip(history, messages, strict=False):
+        if now is not then and now != then:
+            break
+        n += 1
+    return n
+
+
+def _replies(messages: list[Message]) -> str:
+    n = sum(1 for m in messages if isinstance(m, AssistantMessage))
+    return f"{n} repl{'y' if n == 1 else 'ies'}"
 
 
 def _step(cp: Checkpoints, change: FileChange, root: Path) -> FileStep:

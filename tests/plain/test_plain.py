@@ -287,6 +287,33 @@ async def test_rewind_is_a_numbered_list_then_a_preview_then_done(tmp_path: Path
     assert sent == ["make one", "make two"]
 
 
+async def test_rewind_after_compact_previews_what_it_then_does(tmp_path: Path) -> None:
+    """Issue 19: hello one, hello two, /compact, /rewind 2 said "nothing to remove";
+    the preview now says the pre-compaction messages come back, and they do."""
+
+    async def said(d: Driver, words: str) -> str:
+        with anyio.fail_after(5):
+            while words not in " ".join(d.text.split()):  # noqa: ASYNC110 (the console wraps lines)
+                await anyio.sleep(0.01)
+        return " ".join(d.text.split())
+
+    async with line_mode(tmp_path, ["Reply one.", "Reply two.", "SUMMARY: two hellos.", "Again."]) as d:
+        await d.send("hello one\r", then="Reply one.")
+        await d.send("hello two\r", then="Reply two.")
+        await d.send("/compact\r", then="Compacted")
+        await d.send("/rewind 2\r")
+        shown = await said(d, "/rewind 2 both")
+        assert "nothing to remove" not in shown
+        assert "summarised by a compaction, so the conversation goes back to how it was before the" in shown
+        assert "the 2 message(s) before it that the summary had replaced come back in full" in shown
+        await d.send("/rewind 2 conversation\r")
+        await said(d, "as it was before the compaction that summarised it")
+        assert [m.text for m in d.runtime.agent.messages] == ["hello one", "Reply one."]
+        await d.send("\r", then="Again.")  # the prompt held "hello two"
+        await d.send("/quit\r")
+    assert [m.text for m in d.runtime.agent.messages] == ["hello one", "Reply one.", "hello two", "Again."]
+
+
 async def test_at_completes_files_and_the_message_carries_them(tmp_path: Path) -> None:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document

@@ -273,3 +273,71 @@ def test_a_damaged_log_keeps_what_it_can(tmp_path: Path) -> None:
     blob = next(r for r in again.records if getattr(r, "before", None))
     assert again.blob(blob.before) == b"old"  # type: ignore[union-attr,arg-type]
     assert oct((tmp_path / "cp").stat().st_mode & 0o777) == "0o700"
+
+
+async def hello_hello_compact(rt: ShellRuntime) -> None:
+    await talk(rt, "hello one")
+    await talk(rt, "hello two")
+    result = await default_commands().run(rt, "/compact")
+    assert not result.error, result.text
+    assert [m.text for m in rt.agent.messages] == ["Here is a summary" + rt.agent.messages[0].text[17:]]
+
+
+COMPACTED = ["reply one", "reply two", "SUMMARY: two hellos."]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("record", [True, False], ids=["saved", "no-session"])
+async def test_rewind_to_a_message_a_compaction_summarised_says_what_it_does(
+    store: SessionStore, ws: Path, record: bool
+) -> None:
+    """Issue 19: after hello one, hello two, /compact, `/rewind 2` said "nothing to
+    remove" yet `/rewind 2 conversation` brought the pre-compaction messages back.
+    Going back to before a summarised message restores the history as it was before
+    the compaction, up to that message, and the preview says exactly that."""
+    rt = runtime(ws, COMPACTED, record=record)
+    await hello_hello_compact(rt)
+    commands = default_commands()
+    preview = " ".join((await commands.run(rt, "/rewind 2")).text.split())
+    assert "nothing to remove" not in preview
+    assert ("this message was summarised by a compaction, so the conversation goes back to how it was "
+            "before the compaction, up to this message: the 2 message(s) before it that the summary had "
+            "replaced come back in full (1 reply), and the 1 message(s) there now are removed, the summary "
+            "among them (0 replies)") in preview
+    done = await commands.run(rt, "/rewind 2 conversation")
+    assert not done.error and done.data.text == "hello two"
+    assert "as it was before the compaction" in done.text
+    assert [m.text for m in rt.agent.messages] == ["hello one", "reply one"]
+
+
+@pytest.mark.anyio
+async def test_rewind_to_the_first_summarised_message_says_it_starts_empty(
+    store: SessionStore, ws: Path
+) -> None:
+    rt = runtime(ws, COMPACTED)
+    await hello_hello_compact(rt)
+    plan = plan_rewind(rt, 1)
+    said = "this message was summarised by a compaction; the conversation starts empty again"
+    assert said in plan.describe()
+    apply_rewind(rt, plan, "conversation")
+    assert rt.agent.messages == []
+
+
+@pytest.mark.anyio
+async def test_after_a_resume_the_compacted_rewind_reads_the_session_file(
+    store: SessionStore, ws: Path
+) -> None:
+    rt = runtime(ws, COMPACTED)
+    await hello_hello_compact(rt)
+    session = rt.session_recorder
+    assert session is not None
+    session.close()
+    again = runtime(ws, [])
+    again.resume(session.session_id)
+    assert len(again.agent.messages) == 1  # the summary
+    plan = plan_rewind(again, 2)
+    assert plan.summarised and [m.text for m in plan.brought_back] == ["hello one", "reply one"]
+    assert "come back in full (1 reply)" in plan.describe()
+    apply_rewind(again, plan, "conversation")
+    assert [m.text for m in again.agent.messages] == ["hello one", "reply one"]
+
