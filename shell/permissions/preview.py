@@ -9,6 +9,7 @@ the preview says so instead of guessing.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -65,9 +66,11 @@ def edit_preview(tool_name: str, args: Mapping[str, Any], root: Path) -> str:
     shown = path
     if old == new:
         return "(no change: the file already has this content)"
-    label_old = "/dev/null" if not real.exists() else f"a/{shown}"
+    outside = os.path.isabs(os.path.expanduser(shown))  # git's a/ b/ prefixes mean "in the repository"
+    label_old = "/dev/null" if not real.exists() else shown if outside else f"a/{shown}"
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), label_old, f"b/{shown}", n=3
+        old.splitlines(keepends=True), new.splitlines(keepends=True), label_old,
+        shown if outside else f"b/{shown}", n=3,
     )
     out = []
     for line in lines:

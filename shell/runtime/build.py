@@ -56,8 +56,10 @@ def describe_project(check: TrustCheck) -> list[str]:
             lines.append(visible(_describe_project_file(name, data)))
     if check.config.problem:
         lines.append(check.config.problem)
-    if any(line.startswith(UNASKED) for line in lines):
-        lines.insert(0, f"{UNASKED}marks what would run with no question once you trust it")
+    unasked = [line for line in lines if line.startswith(UNASKED)]
+    if unasked:  # read first: what would then run with no question
+        legend = f"{UNASKED}marks what would run with no question once you trust it"
+        return [legend, *unasked, *(line for line in lines if not line.startswith(UNASKED))]
     return lines
 
 

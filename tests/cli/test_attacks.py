@@ -199,6 +199,9 @@ def test_the_trust_question_names_every_rule_and_what_it_lets_run_unasked(
     assert any(line.startswith(f"{rules}: deny run_shell(rm *)") for line in lines)
     assert any(line.startswith(f"{rules}: mode = 'bypass': ignored") for line in lines)
     assert lines[1].startswith("! marks what would run with no question")
+    listed = lines[2:]
+    marked = [i for i, line in enumerate(listed) if line.startswith("! ")]
+    assert marked == [0, 1, 2]  # read first: the three allows that widen what runs unasked
     command = ".agent-shell/commands/ship.md: adds the command /ship (Ship it)"
     assert any(line.startswith(command) for line in lines)
     [config] = [line for line in lines if line.startswith(".agent-shell/config.toml")]

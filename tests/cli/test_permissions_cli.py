@@ -166,6 +166,7 @@ def test_a_write_outside_the_workspace_is_one_complete_question(
     allows = "allows exactly that file (nothing next to it) outside the workspace for the rest of this"
     assert allows in " ".join(asked.split())
     assert "+written outside" in asked  # the diff, in the same question
+    assert f"+++ {outside}" in asked  # an absolute path, not git's b/ prefix
     t.send("y\r")
     t.expect("Done.")
     assert t.close() == 0
