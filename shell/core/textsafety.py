@@ -58,6 +58,8 @@ INVISIBLE = (
 The bidi controls (U+202A..U+202E, U+2066..U+2069) are neutralised too, as before."""
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{INVISIBLE}\ud800-\udfff]")
+_UNSAFE_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+"""What :data:`_UNSAFE` can find in ASCII text, three times faster to scan for."""
 _HIDDEN = re.compile(f"[{_BIDI}{INVISIBLE}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}{INVISIBLE}\ud800-\udfff]")
@@ -96,7 +98,7 @@ def join_surrogates(text: str) -> str:
 def sanitize(text: str) -> str:
     """``text`` safe for a terminal: every control, bidi override and lone
     surrogate replaced by a visible stand-in (``\\n`` and ``\\t`` kept)."""
-    if _UNSAFE.search(text) is None:
+    if is_safe(text):
         return text
     text = join_surrogates(text).replace("\r\n", "\n")
     return _UNSAFE.sub(_replace, text)
@@ -113,7 +115,7 @@ def hidden_characters(text: str) -> int:
     :func:`sanitize` shows as ``\\u…``/``\\U…`` escapes besides controls): a
     front end or a middleware says so next to the text, e.g. "holds 52 hidden
     characters", since a row of escapes is easy to scroll past."""
-    return len(_HIDDEN.findall(text))
+    return 0 if text.isascii() else len(_HIDDEN.findall(text))
 
 
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
@@ -131,6 +133,8 @@ def tag_text(text: str, limit: int = 200) -> str:
 
 def is_safe(text: str) -> bool:
     """True when :func:`sanitize` would leave ``text`` as it is."""
+    if text.isascii():  # most text: a fast scan (the ranges beyond ASCII cost 3x)
+        return _UNSAFE_ASCII.search(text) is None
     return _UNSAFE.search(text) is None
 
 
