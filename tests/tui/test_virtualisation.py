@@ -55,6 +55,8 @@ async def test_add_many_mounts_only_the_newest() -> None:
     async with app.run_test(size=SIZE) as pilot:
         entries = [AssistantEntry(f"reply **{i}**") for i in range(200)]
         await app.conversation.add_many(entries)
+        assert app.conversation.mounted_count < conv.WINDOW  # the last screenful first
+        await wait_for(pilot, lambda: app.conversation.mounted_count == conv.WINDOW)  # then the window
         await pilot.pause()
         assert app.conversation.mounted_count == conv.WINDOW
         assert len(app.query(AssistantMessage)) == conv.WINDOW

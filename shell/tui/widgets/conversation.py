@@ -96,14 +96,49 @@ class Conversation(VerticalScroll):
             for entry in old:
                 entry.widget = None
             self.first_mounted = start
+        # The last screenful first: it is drawn in the next frame; the rest of the
+        # window is mounted above it once that frame is out (see _fill_window).
+        # (Only for a full window, a long session resumed, and when nothing stays
+        # mounted above the new entries: a gap cannot be filled.)
+        alone = self.first_mounted >= first_new and len(self.entries) - start >= WINDOW
+        first = max(start, len(self.entries) - self._screenful(self.entries[start:])) if alone else start
         widgets = []
-        for entry in self.entries[start:]:
+        for entry in self.entries[first:]:
             entry.widget = entry.build()
             widgets.append(entry.widget)
         if widgets:
             await self.mount_all(widgets)
+        if alone:
+            self.first_mounted = first
         self._update_marker()
         self.schedule_parking()
+        if first > start:
+            self.call_after_refresh(self.run_worker, self._fill_window(), group="fill-window")
+
+    def _screenful(self, entries: list[Entry]) -> int:
+        """How many of the newest ``entries`` fill the view (estimated from their text:
+        lines, wrapped at the view's width), plus one; at least one."""
+        width = max(20, (self.size.width or self.app.size.width) - 4)
+        height = max(10, self.size.height or self.app.size.height)
+        rows = 0
+        for count, entry in enumerate(reversed(entries), 1):
+            text = getattr(entry, "text", None)
+            if isinstance(text, str) and text:
+                rows += 2 + sum(1 + len(line) // width for line in text.splitlines())
+            else:
+                rows += 3
+            if rows > height:
+                return count + 1
+        return len(entries)
+
+    async def _fill_window(self) -> None:
+        """After the last screenful is drawn: mount the rest of the window above it."""
+        async with self._lock:
+            while self.mounted_count < WINDOW and self.first_mounted > 0:
+                before = self.first_mounted
+                await self._load_earlier(min(BATCH, WINDOW - self.mounted_count))
+                if self.first_mounted == before:
+                    break
 
     @property
     def is_anchored_at_end(self) -> bool:
@@ -144,13 +179,13 @@ class Conversation(VerticalScroll):
         finally:
             self._loading = False
 
-    async def _load_earlier(self) -> None:
+    async def _load_earlier(self, count: int | None = None) -> None:
         if self.first_mounted == 0 or self.first_mounted >= len(self.entries):
             return
         anchor = self.entries[self.first_mounted].widget
         if anchor is None or anchor.parent is not self:
             return
-        start = max(0, self.first_mounted - BATCH)
+        start = max(0, self.first_mounted - (BATCH if count is None else count))
         batch = self.entries[start : self.first_mounted]
         widgets = [e.build() for e in batch]
         for entry, widget in zip(batch, widgets, strict=True):
