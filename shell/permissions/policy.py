@@ -315,7 +315,19 @@ class PermissionPolicy:
             if isinstance(command, str) and contained and probe is not None and probe(command):
                 return Verdict("allow", "auto: the command runs inside the sandbox")
             return Verdict("ask", f"{tool.name} would run outside the sandbox.")
-        return Verdict("ask", _ask_reason(tool, self._mode))
+        return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args))
+
+    def _confinement(self, tool: Tool, args: Mapping[str, Any]) -> str:
+        """For a command: whether approving lets it run in the sandbox or as the user
+        unconfined, so the person deciding knows what they grant."""
+        command = args.get("command")
+        if tool.kind != "execute" or not isinstance(command, str) or self.sandboxed is None:
+            return ""
+        if args.get("network"):
+            return " It asks for the network, so it runs outside the sandbox, as you."
+        if self.sandboxed(command):
+            return " It runs in the sandbox: it writes only in the workspace, with no network and no secrets."
+        return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
 
     def _runs_later(self, args: Mapping[str, Any]) -> Path | None:
         """The part of the path an edit would touch that something runs later, as the

@@ -104,6 +104,16 @@ def test_reading_a_file_that_usually_holds_secrets_asks(root: Path, tools: dict[
     assert action(policy(root, mode="plan"), r, path=".env") == "ask"
 
 
+def test_a_command_question_says_whether_it_runs_in_the_sandbox(root: Path, tools: dict[str, Tool]) -> None:
+    sh = tools["run_shell"]
+    inside = policy(root, sandboxed=lambda command: True).decide(sh, {"command": "make"})
+    assert inside.action == "ask" and "runs in the sandbox" in inside.reason
+    outside = policy(root, sandboxed=lambda command: False).decide(sh, {"command": "make"})
+    assert "runs outside the sandbox, as you" in outside.reason
+    online = policy(root, sandboxed=lambda command: True).decide(sh, {"command": "pip x", "network": True})
+    assert "asks for the network" in online.reason
+
+
 def test_domain_rules_match_the_host_a_request_reaches(root: Path, tools: dict[str, Tool]) -> None:
     p = policy(root, allow=["fetch_url(domain:docs.python.org)", "fetch_url(domain:*.example.org)"])
     f = tools["fetch_url"]
