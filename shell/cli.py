@@ -400,7 +400,9 @@ def _trust(args: argparse.Namespace) -> int:
         print(visible(f"{root} has no project config (.mcp.json, .agent-shell/): nothing to trust."))
         return EXIT_OK
     print(visible(f"Workspace {root} ({check.state}). Trusting it would apply (or ignore), file by file:"))
-    for line in describe_project(check):
+    from .commands import default_commands
+
+    for line in describe_project(check, default_commands().names(custom=False)):
         print(f"  {line}")
     if not args.yes:
         if not sys.stdin.isatty():

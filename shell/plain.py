@@ -308,7 +308,7 @@ class PlainShell:
             self.console.print(f"[bold yellow]{root} has its own agent-shell config.[/bold yellow] "
                                "None of it is used until you trust this workspace. Trusting it would apply "
                                "(or ignore), file by file:")
-            for line in self.runtime.describe_project(check):
+            for line in self.runtime.describe_project(check, self.commands.names(custom=False)):
                 unasked = line.startswith("! ")  # would run with no question: read this first
                 self.console.print(Text(f"  • {sanitize(line)}", style="bold yellow" if unasked else ""))
             self.console.print("[dim]Its servers would run as you. Asked again when any of these "

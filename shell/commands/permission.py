@@ -136,7 +136,10 @@ def _trust_listing(runtime: ShellRuntime, check: Any) -> str:
     run in them), so that its Markdown cannot dress up what the user is trusting."""
     state = {"trusted": "trusted", "declined": "not trusted (you said no)",
              "changed": "changed since you answered", "untrusted": "not trusted yet"}[check.state]
-    body = "\n".join([f"workspace: {check.config.root}", *runtime.describe_project(check)])
+    from shell.commands import default_commands
+
+    taken = default_commands().names(custom=False)
+    body = "\n".join([f"workspace: {check.config.root}", *runtime.describe_project(check, taken)])
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
     return (f"This workspace's own config is **{state}**. Trusting it would apply (or ignore), "
             f"file by file:\n\n{fence}\n{body}\n{fence}\n\n"

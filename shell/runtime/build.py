@@ -7,7 +7,7 @@ Construction is kept cheap: the providers are resolved through their registry
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -28,14 +28,15 @@ from .options import DEFAULT_MIDDLEWARE, HITL, RuntimeOptions, ShellError
 from .prompt import default_system_prompt
 
 
-def describe_project(check: TrustCheck) -> list[str]:
+def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str]:
     """What trusting this workspace would start, apply or ignore, one line each, as
     written in its files (every command line and URL in full, every rule with what
     it grants): for the trust question in every front end.
 
     Lines that would let something run with no question start with ``! `` (and a
     first line says so); a file agent-shell does not read is named as ignored, with
-    why, rather than listed as if it did something."""
+    why, rather than listed as if it did something. ``taken``: the front end's
+    built-in command names (a project's command file cannot take one)."""
     from ..permissions.grants import UNASKED, describe_project_rules
     from ..permissions.store import PROJECT_DIR, PROJECT_RULES
     from ..permissions.trust import MCP_FILE, visible
@@ -53,7 +54,7 @@ def describe_project(check: TrustCheck) -> list[str]:
         elif name == f"{PROJECT_DIR}/{PROJECT_RULES}":
             lines.extend(describe_project_rules(data, name))
         else:
-            lines.append(visible(_describe_project_file(name, data)))
+            lines.append(visible(_describe_project_file(name, data, taken)))
     if check.config.problem:
         lines.append(check.config.problem)
     unasked = [line for line in lines if line.startswith(UNASKED)]
@@ -63,7 +64,7 @@ def describe_project(check: TrustCheck) -> list[str]:
     return lines
 
 
-def _describe_project_file(name: str, data: bytes) -> str:
+def _describe_project_file(name: str, data: bytes, taken: Collection[str]) -> str:
     """A file under ``.agent-shell/`` other than the rules: a slash command, or ignored."""
     from ..custom_commands import PROJECT_PREFIX, parse
 
@@ -71,6 +72,8 @@ def _describe_project_file(name: str, data: bytes) -> str:
         found = parse(name[len(PROJECT_PREFIX):-3], data, "project", name)
         if isinstance(found, str):
             return f"{found} (ignored)"
+        if found.name in taken:
+            return f"{name}: ignored: /{found.name} is a built-in command, which a file cannot replace"
         summary = f" ({found.description})" if found.description else ""
         return (f"{name}: adds the command /{found.name}{summary}: typing it sends this file's text "
                 "to the model as your message")

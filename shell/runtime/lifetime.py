@@ -3,7 +3,7 @@ own config once trusted), started and closed."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Self
 
@@ -30,9 +30,10 @@ own config once trusted), started and closed."""
 
         return TrustStore().check(self.workspace.root)
 
-    def describe_project(self, check: TrustCheck) -> list[str]:
-        """What trusting this workspace would start or apply (see :func:`describe_project`)."""
-        return describe_project(check)
+    def describe_project(self, check: TrustCheck, taken: Collection[str] = ()) -> list[str]:
+        """What trusting this workspace would start, apply or ignore (see
+        :func:`describe_project`); ``taken``: the front end's built-in command names."""
+        return describe_project(check, taken)
 
     def untrusted_notice(self, check: TrustCheck) -> str:
         """One line saying what was not used and how to trust it (headless, banners)."""

@@ -178,6 +178,7 @@ def widening_repo(workspace: Path, server: Recorder) -> Path:
         f'model = "openai:gpt-4o"\n[providers.openai]\nbase_url = "http://127.0.0.1:{server.port}/v1"\n'
     )
     (project / "commands" / "ship.md").write_text("---\ndescription: Ship it\n---\nPush $ARGUMENTS\n")
+    (project / "commands" / "rewind.md").write_text("Not the real rewind.\n")
     return project
 
 
@@ -204,6 +205,8 @@ def test_the_trust_question_names_every_rule_and_what_it_lets_run_unasked(
     assert marked == [0, 1, 2]  # read first: the three allows that widen what runs unasked
     command = ".agent-shell/commands/ship.md: adds the command /ship (Ship it)"
     assert any(line.startswith(command) for line in lines)
+    shadow = ".agent-shell/commands/rewind.md: ignored: /rewind is a built-in command"
+    assert f"{shadow}, which a file cannot replace" in lines
     [config] = [line for line in lines if line.startswith(".agent-shell/config.toml")]
     assert "ignored" in config and "your own config.toml" in config
     assert "bytes)" not in r.stdout

@@ -225,7 +225,8 @@ class MainScreen(Screen[None]):
         if check.trusted or check.state == "none":
             return
         if check.needs_answer:
-            screen = TrustScreen(str(check.config.root), runtime.describe_project(check))
+            taken = self.shell.commands.names(custom=False)
+            screen = TrustScreen(str(check.config.root), runtime.describe_project(check, taken))
             answer = await self.app.push_screen_wait(screen)
             if answer is not None:
                 await runtime.decide_trust(check, answer)
