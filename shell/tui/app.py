@@ -230,11 +230,13 @@ class AgentShellApp(App[int]):
         return [*self.runtime.problems, *([self._theme_problem] if self._theme_problem else [])]
 
     # -- start-up -----------------------------------------------------------------
-    def on_mount(self) -> None:
-        """With a build function: build after the first frame. With a runtime, the main
-        screen attaches it once it is mounted (see :meth:`MainScreen.on_mount`)."""
+    def first_frame_shown(self) -> None:
+        """The main screen has painted its first frame (see :meth:`MainScreen.on_mount`):
+        with a build function, build the runtime once that frame is out. (The app's
+        own mount comes before the screen has composed: starting the thread then
+        would make the first frame wait for the GIL.)"""
         if self._build is not None:
-            self.call_after_refresh(self.set_timer, FRAME_OUT_S, self._start_boot)
+            self.set_timer(FRAME_OUT_S, self._start_boot)
 
     def _start_boot(self) -> None:
         self.run_worker(self._boot(), group="boot", exit_on_error=False)

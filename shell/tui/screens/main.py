@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TextArea
+from textual.widgets import Footer, TextArea
 
 from .. import messages as msg
 from ..flow import STEER_KEYS
@@ -49,6 +49,12 @@ if TYPE_CHECKING:
     from ..widgets.notice_line import NoticeLine
     from ..widgets.side_panel import SidePanel
     from ..widgets.trace_view import TraceView
+
+def _takes_text(widget: object) -> bool:
+    """A text field (typing there is for it). Input is named, not imported: the main
+    screen has none, and the first frame need not pay for its module."""
+    return isinstance(widget, TextArea) or any(c.__name__ == "Input" for c in type(widget).__mro__)
+
 
 def _typed(event: events.Key) -> bool:
     """A key the prompt always handles (so it never bubbles up from there)."""
@@ -146,6 +152,7 @@ class MainScreen(Screen[None]):
         if self._starting:
             self.status.model_label = "agent-shell"
             self.status.state = "starting"
+            self.call_after_refresh(self.shell.first_frame_shown)
             return
         await self.shell.attach_runtime()
         if self._queue:
@@ -308,7 +315,7 @@ class MainScreen(Screen[None]):
         if focused is None or (isinstance(focused, PromptInput) and _typed(event)):
             self._to_prompt(event)
             return
-        if isinstance(focused, (TextArea, Input)) or not event.is_printable:
+        if _takes_text(focused) or not event.is_printable:
             return
         if event.key in ("space", "enter"):
             return  # the focused widget's own action (a switch toggles, a header opens)
@@ -350,7 +357,7 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self._refocus_after_click)
 
     def _refocus_after_click(self) -> None:
-        if self.app.screen is self and not isinstance(self.focused, (TextArea, Input)):
+        if self.app.screen is self and not _takes_text(self.focused):
             self.focus_prompt()
 
     # -- sending --------------------------------------------------------------------
