@@ -141,7 +141,7 @@ async def test_a_long_paste_is_a_chip_and_is_sent_whole() -> None:
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press(*"why did this fail? ")
-        app.prompt.post_message(events.Paste(log))
+        app.prompt.post_message(events.Paste(log.replace("\n", "\r")))  # as a terminal pastes lines
         await pilot.pause()
         assert app.prompt.text == f"why did this fail? [Pasted text #1: {size_label(log)}]"
         assert size_label(log).startswith("420 lines, 2")
@@ -154,3 +154,14 @@ async def test_a_long_paste_is_a_chip_and_is_sent_whole() -> None:
         assert shown.text == sent  # the whole text, kept
         assert shown.outer_size.height <= 7
         assert "more lines (" in str(shown.render()) and "in all; sent in full)" in str(shown.render())
+
+
+async def test_a_short_paste_lands_once() -> None:
+    """A three-line paste, as the app receives it from the terminal: in the prompt once."""
+    from textual import events
+
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(events.Paste("alpha\rbeta\rgamma"))
+        await pilot.pause()
+        assert app.prompt.text == "alpha\nbeta\ngamma"

@@ -89,12 +89,12 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """A long paste becomes a short token here; it is the whole text again when sent."""
-        if self.read_only or not is_long_paste(event.text):
-            await super()._on_paste(event)
-            return
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")  # terminals paste lines with CR
+        if self.read_only or not is_long_paste(text):
+            return  # TextArea's own handler runs next (Textual calls each class's in turn)
         event.stop()
         event.prevent_default()
-        result = self.replace(self.pastes.add(event.text), *self.selection)
+        result = self.replace(self.pastes.add(text), *self.selection)
         self.move_cursor(result.end_location)
 
     async def _on_key(self, event: events.Key) -> None:
