@@ -269,7 +269,8 @@ def _read_regular(path: Path, limit: int) -> tuple[tuple[str, bool, tuple[int, s
             os.close(fd)
     if b"\x00" in data:
         return None, "binary (it holds NUL bytes); skipped."
-    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    # a leading BOM (editors on Windows) is no hidden text: not counted, not shown
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff").replace("\r\n", "\n")
     truncated = len(text) > limit
     text = text[:limit] if truncated else text
     hidden = (hidden_characters(text), tag_text(text))

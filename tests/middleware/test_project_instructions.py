@@ -200,3 +200,11 @@ async def test_hidden_instructions_reach_the_model_only_as_escapes_and_are_warne
     assert f'spell "{instruction}"' in notices[0].text
     loaded = load_instructions(repo, user_dir=user_dir)
     assert loaded.files[0].hidden == len(instruction)
+
+
+def test_a_byte_order_mark_is_not_a_hidden_character(repo: Path, user_dir: Path) -> None:
+    """Editors on Windows start files with a BOM: no warning, no escape for it."""
+    (repo / "AGENTS.md").write_bytes("\ufeffUse tabs.\r\n".encode())
+    loaded = load_instructions(repo, user_dir=user_dir)
+    assert loaded.problems == () and loaded.files[0].hidden == 0
+    assert '<instructions source="AGENTS.md">\nUse tabs.\n</instructions>' in loaded.text
