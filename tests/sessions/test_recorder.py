@@ -332,7 +332,7 @@ async def test_a_message_that_cannot_be_encoded_does_not_stop_later_saves(store:
     for _ in range(600):  # deeper than the redactor's recursion could go; a model can send it
         deep = {"d": deep}
     agent = Agent(ScriptedModel([
-        AssistantMessage((ToolCallBlock("c1", "nowhere", {"x": deep, "s": "lone \ud800 surrogate"}),)),
+        AssistantMessage((TextBlock("lone \ud800 surrogate"), ToolCallBlock("c1", "nowhere", {"x": deep}))),
         "after",
     ]))
     with recorder(store, agent) as rec:
@@ -342,12 +342,14 @@ async def test_a_message_that_cannot_be_encoded_does_not_stop_later_saves(store:
     assert not loaded.problems
     assert [type(m).__name__ for m in loaded.messages] == [type(m).__name__ for m in agent.messages]
     assert loaded.messages[0] == UserMessage("go \ud800")  # a lone surrogate round-trips
+    assert loaded.messages[1].text == "lone \ud800 surrogate"
+    # Arguments that deep are read as an argument error (shell.core.assembly.MAX_ARGS_DEPTH),
+    # never kept as arguments: the call and its error result are saved, and what follows.
     call = loaded.messages[1].tool_calls[0]  # type: ignore[union-attr]
-    assert call.args["s"] == "lone \ud800 surrogate"
-    depth, node = 0, call.args["x"]
-    while isinstance(node, dict):
-        node, depth = node["d"], depth + 1
-    assert isinstance(node, str) and "bottom" in node  # kept, as its JSON text, past the cap
+    assert call.args == {}
+    result = loaded.messages[2]
+    assert isinstance(result, ToolResultMessage) and result.is_error and "levels deep" in result.text
+    assert loaded.messages[-1].text == "after"
 
 
 @pytest.mark.anyio
