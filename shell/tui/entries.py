@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from textual.widget import Widget
 
@@ -26,6 +27,11 @@ from .widgets.user_message import UserMessage
 class Entry(abc.ABC):
     widget: Widget | None = field(default=None, init=False, repr=False)
     live: bool = field(default=False, init=False)
+
+    rebuilt_live: ClassVar[bool] = False
+    """Its widget can be dropped while it is live and built again showing the same:
+    everything it shows lives in the entry (a tool span's call), not in the widget
+    (a streaming text's Markdown stream)."""
 
     @abc.abstractmethod
     def build(self) -> Widget:
@@ -75,9 +81,16 @@ class SpanEntry(Entry):
     state: CallView
     args_shown: bool = field(default=False, init=False)
     """Some streamed arguments were drawn (the rest are drawn once per frame)."""
+    expanded: bool = field(default=False, init=False)
+
+    rebuilt_live: ClassVar[bool] = True
 
     def build(self) -> Widget:
-        return ToolSpan(self.state)
+        return ToolSpan(self.state, collapsed=not self.expanded)
+
+    def capture(self) -> None:
+        if isinstance(self.widget, ToolSpan):
+            self.expanded = not self.widget.collapsed
 
 
 @dataclass(eq=False)

@@ -157,7 +157,7 @@ class Conversation(VerticalScroll):
         drop: list[Widget] = []
         while self.mounted_count > WINDOW:
             entry = self.entries[self.first_mounted]
-            if entry.live:
+            if entry.live and not entry.rebuilt_live:  # a turn of 1,000 calls is not 1,000 spans mounted
                 break
             entry.capture()
             if entry.widget is not None:

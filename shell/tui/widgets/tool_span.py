@@ -12,11 +12,12 @@ from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
 from shell.core.textsafety import sanitize, sanitize_line
-from shell.frontend.reply import LABELS, CallView
+from shell.frontend.reply import CallView
 
 from ..highlight import syntax
 
@@ -43,7 +44,10 @@ class SpanTitle(CollapsibleTitle):
 
     def render(self) -> Content:
         symbol = self.collapsed_symbol if self.collapsed else self.expanded_symbol
-        return Content.assemble(symbol, " ", self._make_label(self.size.width))
+        # The width from the last layout (``size`` asks the compositor for a region,
+        # which with the layout dirty computed the whole screen's, per span, per frame)
+        width = max(0, self.outer_size.width - self.styles.gutter.width)
+        return Content.assemble(symbol, " ", self._make_label(width))
 
 
 class ToolSpan(Collapsible):
@@ -67,27 +71,43 @@ class ToolSpan(Collapsible):
     ToolSpan Button { min-width: 10; height: 1; border: none; margin: 0; background: $panel; }
     """
 
-    def __init__(self, state: CallView) -> None:
+    def __init__(self, state: CallView, *, collapsed: bool = True) -> None:
         self.state = state
         self._show_all = False
+        self._status = ""
+        self._body_built = False
         # Content, not str: a str title is parsed as markup, and arguments are the
         # model's words ("[/bold]" in a path raised MarkupError and stopped the reply).
-        super().__init__(title=Content(self._make_title(0)), collapsed=True)  # type: ignore[arg-type]
+        self._plain_title = self._make_title(0)
+        super().__init__(title=Content(self._plain_title), collapsed=collapsed)  # type: ignore[arg-type]
         self._title = SpanTitle(self._make_title)
         self._title.can_focus = False
+        self._title.collapsed = collapsed
         self._apply_classes()
 
     def compose(self) -> ComposeResult:
         yield self._title
         with self.Contents():
-            yield Static("arguments", classes="span-label")
-            yield Static(self._args_renderable(), classes="span-args")
-            yield Static("result", classes="span-label", id="result-label")
-            yield Static(self._result_renderable(), classes="span-result")
-            yield Button("show all", id="show-all", compact=True)
+            if not self.collapsed:
+                yield from self._body()
 
-    def on_mount(self) -> None:
-        self._sync_body()
+    def _body(self) -> list[Widget]:
+        """Arguments and result, built when first shown: a collapsed span is three
+        widgets, not eight (every layout pass walks every mounted widget, and a turn
+        can bring hundreds of spans)."""
+        self._body_built = True
+        show_all = Button("show all", id="show-all", compact=True)
+        show_all.display = self._can_show_more()
+        return [
+            Static("arguments", classes="span-label"),
+            Static(self._args_renderable(), classes="span-args"),
+            Static("result", classes="span-label", id="result-label"),
+            Static(self._result_renderable(), classes="span-result"),
+            show_all,
+        ]
+
+    def _can_show_more(self) -> bool:
+        return not self._show_all and len(self._result_lines()) > RESULT_LINES
 
     def _make_title(self, width: int) -> str:
         """Icon, name, argument summary, then status and duration. The summary gets
@@ -108,8 +128,15 @@ class ToolSpan(Collapsible):
         return sanitize_line(f"{head}  — {tail}")
 
     def _apply_classes(self) -> None:
-        for status in LABELS:
-            self.set_class(self.state.status == status, f"-{status}")
+        """One class for the status, changed only when the status does: each change
+        restyles the span and all it holds."""
+        status = self.state.status
+        if status == self._status:
+            return
+        if self._status:
+            self.remove_class(f"-{self._status}")
+        self.add_class(f"-{status}")
+        self._status = status
 
     def _args_renderable(self) -> Content:
         text = sanitize(self.state.args_json())
@@ -139,19 +166,21 @@ class ToolSpan(Collapsible):
         return syntax(text, lexer)
 
     def _sync_body(self) -> None:
-        if not self.is_mounted:
+        if not self.is_mounted or not self._body_built:
             return
         statics = self.query(".span-args, .span-result").results(Static)
         args, result = list(statics)
         args.update(self._args_renderable())
         result.update(self._result_renderable())
-        self.query_one("#show-all", Button).display = (
-            not self._show_all and len(self._result_lines()) > RESULT_LINES
-        )
+        self.query_one("#show-all", Button).display = self._can_show_more()
 
     def update_state(self) -> None:
-        """Re-render from ``state`` (call after changing it)."""
-        self.title = Content(self._make_title(0))  # type: ignore[assignment]  # the plain label (what tests read)
+        """Re-render from ``state`` (call after changing it); what did not change is
+        left alone (a turn of 1,000 calls brings several events per call)."""
+        title = self._make_title(0)
+        if title != self._plain_title:
+            self._plain_title = title
+            self.title = Content(title)  # type: ignore[assignment]  # the plain label (what tests read)
         self._title.refresh()
         self._apply_classes()
         if not self.collapsed:
@@ -159,8 +188,12 @@ class ToolSpan(Collapsible):
 
     def _watch_collapsed(self, collapsed: bool) -> None:
         super()._watch_collapsed(collapsed)
-        if not collapsed:
+        if collapsed:
+            return
+        if self._body_built:
             self._sync_body()
+        elif self.is_mounted:
+            self.query_one(Collapsible.Contents).mount_all(self._body())
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "show-all":

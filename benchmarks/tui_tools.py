@@ -1,0 +1,150 @@
+"""Benchmark: one turn with many tool calls, in the TUI under the pilot, 100 → 1,000 calls.
+
+A ``ScriptedModel`` answers "go" with N calls of a read-only tool (no approval
+asked) in one assistant message, then a short text. Each run is a fresh process
+(its own peak RSS). Two consumers of the same agent in the same run:
+
+* **tui**: the whole app (``AgentShellApp``) under Textual's pilot: Enter to idle;
+* **headless** (the floor): the same events through ``Agent.reply`` into the
+  front-end reducer (``ReplyState``), drawing nothing, as ``-p`` does.
+
+Prints per N: wall time, peak RSS, the longest event-loop stall (a 5 ms sleep's
+lateness) and how many spans were mounted at the end; then the growth exponent
+of time against N. Goals (issue 21): 1,000 calls <= 10 s, <= 200 MB, no stall over
+100 ms, time linear.
+
+    python benchmarks/tui_tools.py [--calls 100,300,1000] [--consumers tui,headless]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _agent(calls: int) -> Any:
+    from shell.agent import tool
+    from shell.agent.loop import Agent
+    from shell.core.messages import AssistantMessage, ToolCallBlock
+    from shell.providers.scripted import ScriptedModel
+
+    @tool(read_only=True)
+    def lookup(key: str) -> str:
+        """Look a key up.
+
+        Args:
+            key: what to look up
+        """
+        return f"value of {key}"
+
+    blocks = tuple(ToolCallBlock(f"call{i}", "lookup", {"key": f"k{i}"}) for i in range(calls))
+    turn = AssistantMessage(blocks)
+    model = ScriptedModel([turn, "All looked up."], chunk_size=16)
+    return Agent(model, tools=[lookup], system_prompt="be brief")
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():  # noqa: ASYNC110 (the app posts nothing a benchmark could await)
+        await asyncio.sleep(0.02)
+
+
+async def tui(calls: int) -> dict[str, float]:
+    from textual import events
+
+    from benchmarks.tui_common import StallProbe
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.tool_span import ToolSpan
+
+    app = AgentShellApp(_agent(calls), model_label="scripted")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.5)
+        probe = StallProbe()
+        probe.start()
+        t0 = time.perf_counter()
+        for key in ("g", "o", "enter"):  # as a terminal sends them (press() waits for idle)
+            app.prompt.post_message(events.Key(key, key if len(key) == 1 else None))
+        await _until(lambda: app.busy or time.perf_counter() - t0 > 5)
+        await _until(lambda: not app.busy)
+        wall = time.perf_counter() - t0
+        await probe.stop()
+        mounted = len(app.query(ToolSpan))
+        return {"wall": wall, "max": probe.max_ms(), "p99": probe.p99_ms(), "mounted": mounted}
+
+
+async def headless(calls: int) -> dict[str, float]:
+    from benchmarks.tui_common import StallProbe
+    from shell.frontend.reply import ReplyState
+
+    agent = _agent(calls)
+    probe = StallProbe()
+    probe.start()
+    t0 = time.perf_counter()
+    state = ReplyState()
+    async for event in agent.reply("go"):
+        state.apply(event)
+    wall = time.perf_counter() - t0
+    await probe.stop()
+    assert len(state.calls) == calls and state.stop_reason == "end_turn", state.stop_reason
+    return {"wall": wall, "max": probe.max_ms(), "p99": probe.p99_ms(), "mounted": 0}
+
+
+def run(consumer: str, calls: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as home:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
+        env.update(AGENT_SHELL_DATA_DIR=f"{home}/data", AGENT_SHELL_CONFIG_DIR=f"{home}/config")
+        out = subprocess.run([sys.executable, __file__, "--child", consumer, str(calls)],
+                             capture_output=True, text=True, env=env, cwd=home, check=False)
+    if out.returncode:
+        raise SystemExit(f"{consumer} {calls}: failed\n{out.stderr[-3000:]}")
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main(counts: list[int], consumers: list[str]) -> None:
+    from benchmarks.tui_common import exponent
+
+    print(f"{'calls':>6} {'consumer':>9} | {'wall s':>7} {'peak MB':>8} {'p99 ms':>7} {'max stall ms':>12} "
+          f"{'spans mounted':>13}")
+    results: dict[str, list[dict[str, float]]] = {c: [] for c in consumers}
+    for n in counts:
+        for consumer in consumers:
+            r = run(consumer, n)
+            results[consumer].append(r)
+            print(f"{n:>6} {consumer:>9} | {r['wall']:>7.2f} {r['peak']:>8.0f} {r['p99']:>7.1f} "
+                  f"{r['max']:>12.0f} {int(r['mounted']):>13}", flush=True)
+    for consumer, rs in results.items():
+        if len(rs) > 1:
+            print(f"{consumer}: time exponent {exponent(counts, [r['wall'] for r in rs]):.2f} (1.0 = linear)")
+    if "tui" in results and "headless" in results:
+        for n, t, h in zip(counts, results["tui"], results["headless"], strict=True):
+            print(f"{n} calls: tui/headless wall {t['wall'] / h['wall']:.1f}x, "
+                  f"peak RSS {t['peak'] / h['peak']:.1f}x")
+    print("goals at 1,000 calls (tui): <= 10 s, <= 200 MB, no stall over 100 ms")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        consumer, n = sys.argv[2], int(sys.argv[3])
+        result = asyncio.run(tui(n) if consumer == "tui" else headless(n))
+        result["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(result))
+        sys.exit(0)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", default="100,300,1000")
+    parser.add_argument("--consumers", default="tui,headless")
+    args = parser.parse_args()
+    main([int(s) for s in args.calls.split(",")], args.consumers.split(","))

@@ -1,0 +1,67 @@
+"""A turn of many tool calls: spans far above the view leave the tree while their
+calls are still live (they are rebuilt from the call, showing what it is now);
+a collapsed span builds its arguments and result only when first opened."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from shell.agent.loop import Agent
+from shell.core.messages import AssistantMessage, ToolCallBlock
+from shell.providers.scripted import ScriptedModel
+from shell.tui.app import AgentShellApp
+from shell.tui.widgets import conversation as conv
+from shell.tui.widgets.tool_span import ToolSpan
+
+from .helpers import SIZE, read_note, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+def _agent(calls: int) -> Agent:
+    blocks = tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"n{i}.txt"}) for i in range(calls))
+    model = ScriptedModel([AssistantMessage(blocks), "Read them all."])
+    return Agent(model, tools=[read_note], tool_execution="sequential")
+
+
+async def test_a_turn_of_many_calls_keeps_few_spans_mounted_and_shows_them_all_when_scrolled_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(conv, "WINDOW", 10)
+    monkeypatch.setattr(conv, "SLACK", 2)
+    app = AgentShellApp(_agent(60), model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        most = 0
+
+        def done() -> bool:
+            nonlocal most
+            most = max(most, len(app.query(ToolSpan)))
+            return not app.busy and len(conversation.entries) > 60
+
+        await send(pilot, "read")
+        await wait_for(pilot, done, timeout=60)
+        assert most <= 12  # never the 60 spans at once, although all were live together
+        for _ in range(40):  # back to the top: every call is there, once, in order, as it ended
+            if conversation.first_mounted == 0:
+                break
+            await conversation.load_earlier()
+        await pilot.pause()
+        spans = list(app.query(ToolSpan))
+        assert [s.state.call_id for s in spans] == [f"c{i}" for i in range(60)]
+        assert all(s.state.status == "done" and "✓" in str(s.title) for s in spans)
+
+
+async def test_a_collapsed_span_builds_its_body_when_first_opened() -> None:
+    app = AgentShellApp(_agent(1), model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "read")
+        await wait_for(pilot, lambda: not app.busy and bool(app.query(ToolSpan)), timeout=20)
+        span = app.query_one(ToolSpan)
+        assert not span.query(Static).filter(".span-result")  # collapsed: no body yet
+        span.collapsed = False
+        await pilot.pause()
+        (result,) = span.query(Static).filter(".span-result")
+        assert "contents of n0.txt" in str(result.content)
+        assert "n0.txt" in str(span.query(Static).filter(".span-args").first().content)
