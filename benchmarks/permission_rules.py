@@ -66,10 +66,12 @@ def main() -> None:
     n = parser.parse_args().n
     root = Path(tempfile.mkdtemp())
     (root / "src").mkdir()
-    tools = {t.name: t for t in builtin_tools(Workspace(root))}
+    workspace = Workspace(root)
+    tools = {t.name: t for t in builtin_tools(workspace)}
     rules, problems = parse_rules(RULES, "user")
     assert not problems, problems
     policy = PermissionPolicy(root, user_rules=rules, load_project=False)
+    policy.fence = workspace  # as the runtime wires it: an ask about a path outside says so
     sh, rf, wf, fu = tools["run_shell"], tools["read_file"], tools["write_file"], tools["fetch_url"]
 
     table = {"run_shell": 1, "read_file": 2}
@@ -83,6 +85,7 @@ def main() -> None:
         ("shell, attack chain (new)", lambda i: policy.decide(sh, {"command": f"git status; rm -rf ~/{i}"})),
         ("read_file path", lambda i: policy.decide(rf, {"path": "src/pkg/mod.py"})),
         ("write_file path", lambda i: policy.decide(wf, {"path": "docs/guide/intro.md", "content": "x"})),
+        ("write_file outside (asks)", lambda i: policy.decide(wf, {"path": "/tmp/a/b.md", "content": "x"})),
         ("fetch_url domain", lambda i: policy.decide(fu, {"url": "https://docs.python.org/3/library/"})),
     ]
     print(f"baseline: dict lookup {baseline_dict:.3f} µs, fnmatchcase {baseline_fnmatch:.3f} µs")

@@ -336,12 +336,17 @@ class PermissionPolicy:
         path = args.get("path")
         if not isinstance(path, str):
             return None
-        target = resolve_path(path, self.root)
-        for part in (target, *target.parents):
-            if part == self.root:  # the workspace's own name (or its parents') is not the edit's
+        # On strings, as resolve_path resolves: every edit decision walks this (see benchmarks/).
+        raw = os.path.expanduser(path)
+        part = os.path.realpath(raw if os.path.isabs(raw) else os.path.join(self.root, raw))
+        root = str(self.root)
+        while part != root:  # the workspace's own name (or its parents') is not the edit's
+            if os.path.basename(part) in RUNS_LATER:
+                return Path(part)
+            parent = os.path.dirname(part)
+            if parent == part:
                 break
-            if part.name in RUNS_LATER:
-                return part
+            part = parent
         return None
 
     def _paths_inside(self, args: Mapping[str, Any]) -> bool:

@@ -136,9 +136,14 @@ class Workspace:
         path = args.get("path")
         if tool is None or not isinstance(path, str) or not any(t is tool for t in self._guarded):
             return None
-        resolved = self.resolve(path)
-        if self.contains(resolved):
+        # As resolve() and contains() do, on strings: the policy asks this on every question.
+        raw = os.path.expanduser(path)
+        real = os.path.realpath(raw if os.path.isabs(raw) else os.path.join(self.root, raw))
+        if any(_within_str(real, str(base)) for base in (self.root, *self._approved)):
             return None
+        if any(real == str(f) for f in self._approved_files):
+            return None
+        resolved = Path(real)
         return OutsidePath(resolved, _why_outside(path), resolved.is_dir())
 
     def pass_call(self, call_id: str, tool_name: str, path: Path) -> None:
@@ -225,6 +230,11 @@ def is_outside_question(request: ApprovalRequest) -> bool:
 
 def _is_within(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
+
+
+def _within_str(real: str, base: str) -> bool:
+    """:func:`_is_within` for real (resolved, absolute) paths as strings."""
+    return real == base or real.startswith(base.rstrip("/") + "/")
 
 
 def _why_outside(raw: str) -> str:
