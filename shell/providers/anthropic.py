@@ -37,7 +37,6 @@ the API requires one), ``temperature``, ``top_p``, ``stop_sequences``,
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -64,6 +63,7 @@ from shell.core.model import (
     ToolCallDelta,
     UsageChunk,
 )
+from shell.core.textsafety import json_text
 
 from .base import HTTPProvider, Wire
 from .sse import iter_sse, parse_json
@@ -238,11 +238,9 @@ class _Stream:
 
 
 def input_json(value: Any) -> str:
-    """A ``tool_use`` block's whole ``input`` as the JSON text of its arguments."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        return '"(arguments nested too deep to read)"'
+    """A ``tool_use`` block's whole ``input`` as the JSON text of its arguments (any
+    depth: :func:`~shell.core.assembly.parse_args` bounds it and says so)."""
+    return json_text(value)
 
 
 def merge_usage(usage: Usage, data: dict[str, Any]) -> Usage:

@@ -20,7 +20,6 @@ Request options: ``num_ctx``, ``temperature``, ``top_p``, ``seed``, ``stop`` and
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -45,6 +44,7 @@ from shell.core.model import (
     ToolCallDelta,
     UsageChunk,
 )
+from shell.core.textsafety import json_text
 
 from .base import HTTPProvider, Wire
 from .endpoints import DEFAULT_HOST
@@ -130,7 +130,7 @@ class OllamaModel(HTTPProvider):
                     calls,
                     id=tc.get("id") or f"call_{calls}",
                     name=fn.get("name"),
-                    args_delta=args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
+                    args_delta=args if isinstance(args, str) else json_text(args),  # any depth
                 )
                 calls += 1
             if obj.get("done"):

@@ -56,6 +56,7 @@ from shell.core.model import (
     ToolCallDelta,
     UsageChunk,
 )
+from shell.core.textsafety import json_text
 
 from .base import HTTPProvider, Wire
 from .sse import iter_sse, parse_json
@@ -202,7 +203,7 @@ class ToolCallAssembler:
         name = fn.get("name") or None
         args = fn.get("arguments")
         if args is not None and not isinstance(args, str):
-            args = json.dumps(args)  # a few servers send the arguments as an object
+            args = json_text(args)  # a few servers send an object (any depth: never RecursionError)
         their = tc.get("index")
         known = self.by_index.get(their) if isinstance(their, int) else None
         new = False

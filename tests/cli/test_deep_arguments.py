@@ -84,3 +84,21 @@ def test_the_user_sees_what_happened(deep_server: None, terminal: Any) -> None:
     assert t.close() == 0
     assert "✗ read_file" in t.text and "nested more than 64 levels deep" in t.text
     assert "RecursionError" not in t.text
+
+
+def test_arguments_sent_as_a_deep_object_are_read_the_same_way() -> None:
+    """Some servers send the arguments as an object (OpenAI-compatible ones, Ollama,
+    Anthropic's ``input``): turning it back into text must not recurse either."""
+    from shell.core.assembly import parse_args
+    from shell.providers.anthropic import input_json
+    from shell.providers.openai import ToolCallAssembler
+
+    deep: Any = "bottom"
+    for _ in range(5000):
+        deep = [deep]
+    sent = {"index": 0, "id": "c1", "function": {"name": "f", "arguments": {"a": deep}}}
+    delta = ToolCallAssembler().add(sent)
+    assert delta is not None
+    for text in (delta.args_delta, input_json({"a": deep})):
+        args, error = parse_args(text or "")
+        assert args == {} and error is not None and "nested more than 64 levels deep" in error
