@@ -87,9 +87,13 @@ async def test_duration_and_level_line_grow_as_deltas_arrive() -> None:
             seen = []
             for i in range(4):
                 block.append(data[i * len(data) // 4 : (i + 1) * len(data) // 4])
-                await pilot.pause(0.15)
-                head = str(block.query_one("#audio-head", Static).content)
-                wave = str(block.query_one("#audio-wave", Static).content)
+                before = seen[-1] if seen else None
+                for _ in range(100):  # drawn on the block's next refresh (later under load)
+                    await pilot.pause(0.05)
+                    head = str(block.query_one("#audio-head", Static).content)
+                    wave = str(block.query_one("#audio-wave", Static).content)
+                    if wave.strip() and (head, wave) != before:
+                        break
                 seen.append((head, wave))
             durations = [float(h.split("·")[1].strip().rstrip("s")) for h, _ in seen]
             assert durations == sorted(set(durations)) and durations[-1] == 1.0, seen
