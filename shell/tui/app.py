@@ -71,10 +71,6 @@ AFTER_FIRST_FRAME = (
     "shell.tui.history",
     "shell.tui.renderer",
     "shell.tui.commands",
-    "shell.tui.screens.approval",
-    "shell.tui.screens.help",
-    "shell.tui.widgets.side_panel",
-    "textual.widgets._tabbed_content",
 )
 """Imported in the start-up thread, after the first frame, so the event loop
 never pays for them (the engine comes in with ``shell.tui.renderer``)."""
@@ -285,8 +281,8 @@ class AgentShellApp(App[int]):
         if saved_speak is not None:
             speech.apply(self.agent.middleware, saved_speak)
         self.speak_mode = speech.current_mode(self.agent.middleware, saved_speak)
-        self.ready = True
         await self.main.attach()
+        self.ready = True  # after the screen has all its parts (see MainScreen.attach)
         self.call_after_refresh(self.gc_policy.started_up)
         self.set_interval(GC_TICK_S, self.gc_policy.tick)
 

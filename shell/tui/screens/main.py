@@ -65,6 +65,18 @@ QUIT_WINDOW_S = 2.0
 """A second Ctrl+C on an idle, empty prompt within this long quits."""
 
 
+AFTER_THE_WELCOME = (
+    "shell.tui.widgets.side_panel",
+    "textual.widgets._tabbed_content",
+    "shell.tui.widgets.attachment_bar",
+    "shell.tui.widgets.mention_picker",
+    "shell.tui.screens.approval",
+    "shell.tui.screens.help",
+)
+"""Imported in a thread once the welcome (or a resumed conversation) is drawn: the
+first screen does not show them (the side panel is hidden until F2)."""
+
+
 class MainScreen(Screen[None]):
     """The shell's one screen under its dialogs."""
 
@@ -160,23 +172,18 @@ class MainScreen(Screen[None]):
 
     # -- the runtime arrives --------------------------------------------------------
     async def attach(self) -> None:
-        """The runtime exists: mount the panel and the pickers, show the mode, greet,
-        show a resumed conversation, then send what was typed meanwhile."""
+        """The runtime exists: show the mode, greet (or show a resumed conversation);
+        once that frame is out, mount what the first screen does not show (the side
+        panel, the attachment bar, the ``@`` picker). The app is ready after that."""
+        import asyncio
+        import importlib
+
         from shell.core.messages import UserMessage
 
         from ..entries import NoticeEntry
-        from ..widgets.attachment_bar import AttachmentBar
-        from ..widgets.mention_picker import MentionPicker
-        from ..widgets.middleware_panel import Switches
-        from ..widgets.side_panel import SidePanel
 
         runtime = self.runtime
-        switches = Switches(runtime.middleware_on, runtime.set_middleware)
         self.replies.count = sum(isinstance(m, UserMessage) for m in runtime.agent.messages)  # resumed: go on
-        side = SidePanel(runtime.agent.middleware, switches, id="side", replies=self.replies)
-        await self.query_one("#main").mount(side)
-        picker = MentionPicker(lambda: runtime.file_index if self.shell.ready else None, id="picker")
-        await self.query_one("#chat").mount(AttachmentBar(id="attachments"), picker, before=self.prompt)
         self.shell.flow.attach()  # the prompt history, notifications, custom commands
         self.prompt.newline_sends = False
         self.status.model_label = self.shell.model_label
@@ -186,6 +193,22 @@ class MainScreen(Screen[None]):
         for problem in self.shell.problems():
             await self.conversation.add(NoticeEntry("warning", problem))
         await self._greet()
+        if self._starting:  # from the start-up worker: let that frame out first (in on_mount,
+            # given a runtime, this screen's own message pump would be the one waited for)
+            drawn = asyncio.Event()
+            self.call_after_refresh(drawn.set)
+            await drawn.wait()
+        await asyncio.to_thread(lambda: [importlib.import_module(m) for m in AFTER_THE_WELCOME])
+        from ..widgets.attachment_bar import AttachmentBar
+        from ..widgets.mention_picker import MentionPicker
+        from ..widgets.middleware_panel import Switches
+        from ..widgets.side_panel import SidePanel
+
+        switches = Switches(runtime.middleware_on, runtime.set_middleware)
+        side = SidePanel(runtime.agent.middleware, switches, id="side", replies=self.replies)
+        await self.query_one("#main").mount(side)
+        picker = MentionPicker(lambda: runtime.file_index if self.shell.ready else None, id="picker")
+        await self.query_one("#chat").mount(AttachmentBar(id="attachments"), picker, before=self.prompt)
         if not self.shell.own_runtime:  # MCP servers connect in the background; sessions close on exit
             runtime.on_mcp_change.append(self._mcp_status)
             self.run_worker(self._background(), group="background", exit_on_error=False)
