@@ -20,6 +20,8 @@ the app.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
@@ -43,7 +45,10 @@ _CALL_EVENTS = frozenset({
 })
 """Events the reducer turns into a call's new state: the span is redrawn from it."""
 ARGS_FRAME_S = 1 / 30
-"""Streaming tool arguments are redrawn at most this often."""
+"""Streaming tool arguments are redrawn at most this often; new spans mounted too."""
+SPANS_PER_FRAME = 40
+"""More new spans than this are mounted at once, not a frame later (at most a
+window's worth is built: the rest is above it)."""
 
 
 class ReplyRenderer:
@@ -59,6 +64,11 @@ class ReplyRenderer:
         self._phase = ""
         self._args_due: set[str] = set()  # calls whose streamed arguments are not drawn yet
         self._args_scheduled = False
+        self._new_spans: list[SpanEntry] = []
+        """Spans of calls that started since the last frame: mounted together."""
+        self._spans_scheduled = False
+        self._spans_lock = asyncio.Lock()
+        self._spans_mounted_at = 0.0
         self._table: dict[type, Handler] = {
             ev.ModelCallEnd: self._model_call_end,
             ev.TextBlockStart: self._text_start,
@@ -118,10 +128,15 @@ class ReplyRenderer:
         self._post(msg.UsageReported())
 
     # -- text and thinking ------------------------------------------------------------
+    async def _add(self, entry: Entry) -> None:
+        """Into the conversation, after the spans still waiting for their frame."""
+        await self._mount_spans()
+        await self.conversation.add(entry)
+
     async def _start_block(self, block_id: str, entry: Entry) -> None:
         entry.live = True
         self.blocks[block_id] = entry
-        await self.conversation.add(entry)
+        await self._add(entry)
 
     async def _text_start(self, event: ev.TextBlockStart) -> None:
         await self._start_block(event.block_id, AssistantEntry())
@@ -168,10 +183,26 @@ class ReplyRenderer:
         if entry is None:
             entry = self.spans[call.call_id] = SpanEntry(call)
             entry.live = True
-            await self.conversation.add(entry)
+            self._new_spans.append(entry)
+            quiet = time.monotonic() - self._spans_mounted_at >= ARGS_FRAME_S
+            if len(self._new_spans) >= SPANS_PER_FRAME or (quiet and len(self._new_spans) == 1):
+                await self._mount_spans()  # the first of a burst at once, the rest a frame later
+            elif not self._spans_scheduled:
+                self._spans_scheduled = True
+                self.conversation.set_timer(ARGS_FRAME_S, self._mount_spans)
         entry.live = call.live
         self._args_due.discard(call.call_id)
         self._redraw(entry)
+
+    async def _mount_spans(self) -> None:
+        """The spans that started since the last frame, mounted in one go: a turn of
+        1,000 calls was 1,000 mounts and as many layout passes."""
+        self._spans_scheduled = False
+        async with self._spans_lock:
+            new, self._new_spans = self._new_spans, []
+            if new:
+                self._spans_mounted_at = time.monotonic()
+                await self.conversation.add_batch(list(new))
 
     async def _call_delta(self, call: CallView | None) -> None:
         """The first piece at once, the rest once per frame."""
@@ -220,11 +251,11 @@ class ReplyRenderer:
 
     # -- notices, errors, custom ------------------------------------------------------
     async def _notice(self, event: ev.Notice) -> None:
-        await self.conversation.add(NoticeEntry(event.level, event.text))
+        await self._add(NoticeEntry(event.level, event.text))
 
     async def _error(self, event: ev.ErrorEvent) -> None:
         culprit = event.source if event.source in self.middleware else None
-        await self.conversation.add(NoticeEntry("error", event.error, culprit))
+        await self._add(NoticeEntry("error", event.error, culprit))
         if culprit:
             self._post(msg.MiddlewareFailed(culprit, event.error))
 
@@ -238,10 +269,11 @@ class ReplyRenderer:
         await self.finish_all()
         said = end_notice(event.stop_reason)
         if said:
-            await self.conversation.add(NoticeEntry("warning", said))
+            await self._add(NoticeEntry("warning", said))
 
     async def finish_all(self) -> None:
         """End whatever is still live (a cancelled or failed reply leaves some)."""
+        await self._mount_spans()
         for block_id in list(self.blocks):
             await self._end_block(self.blocks.pop(block_id))
         for call in self.reply.finish():

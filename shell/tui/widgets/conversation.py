@@ -78,6 +78,24 @@ class Conversation(VerticalScroll):
             await self._trim()
         return widget
 
+    async def add_batch(self, entries: list[Entry]) -> None:
+        """Append ``entries`` as :meth:`add` would, in one mount (one layout pass
+        for a frame's worth of new tool calls). Following the end, those that would
+        leave the window at once are never built."""
+        async with self._lock:
+            start = len(self.entries)
+            self.entries.extend(entries)
+            if self.is_anchored_at_end:
+                await self._trim()  # the new ones count as mounted: those above the window are skipped
+            new = self.entries[max(start, self.first_mounted) :]
+            widgets = []
+            for entry in new:
+                entry.widget = entry.build()
+                widgets.append(entry.widget)
+            if widgets:
+                await self.mount_all(widgets)
+            self.schedule_parking()
+
     async def add_many(self, entries: list[Entry]) -> None:
         """Append many entries at once (a resumed session): only the newest
         ``WINDOW`` are built and mounted; the rest wait above the marker."""
@@ -196,6 +214,8 @@ class Conversation(VerticalScroll):
         self._update_marker()
 
         def keep_place() -> None:
+            if self.is_anchored and not self._anchor_released:
+                return  # following the end: the anchor keeps the place (a scroll would release it)
             grown = self.virtual_size.height - before_height
             self.scroll_to(y=self.scroll_y + max(0, grown), animate=False)
 
