@@ -98,3 +98,17 @@ def test_a_new_reply_before_the_idle_moment_puts_the_full_collection_off(
     p.reply_finished()
     clock.now += gcpolicy.IDLE_S * 2
     assert p.tick() and gc.isenabled()
+
+
+def test_full_collections_are_rarer_during_a_reply_and_as_before_after(
+    policy: tuple[GcPolicy, Clock],
+) -> None:
+    p, _ = policy
+    before = gc.get_threshold()
+    p.reply_started()
+    assert gc.get_threshold() == (before[0], before[1], gcpolicy.REPLY_FULL_EVERY)
+    p.reply_finished()
+    assert gc.get_threshold() == before
+    p.reply_started()
+    p.shut_down()  # leaving mid-reply leaves the collector as it found it
+    assert gc.get_threshold() == before
