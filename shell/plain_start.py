@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -159,6 +161,26 @@ def _first_keys() -> KeyBindings:
     return kb
 
 
+@contextlib.contextmanager
+def _withdraw_on_sigint() -> Iterator[list[bool]]:
+    """While the runtime is still being built after Enter, Ctrl+C withdraws the message
+    (it comes back to the prompt) rather than ending the shell; a second one ends it."""
+    seen: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield seen
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        seen.append(True)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 async def run_plain_starting(
     build: Callable[[], R], open_shell: Callable[[R, History], LineShell], settings: Settings
 ) -> int:
@@ -195,9 +217,13 @@ async def run_plain_starting(
             answer: str | _Ready | _Interrupted = await first.prompt_async(PROMPT, pre_run=hook)
         except EOFError:  # Ctrl+D before anything was sent: the user left
             return 0
-        runtime = await built  # a build error is raised here, for the command line to report
+        with _withdraw_on_sigint() as withdrawn:
+            runtime = await built  # a build error is raised here, for the command line to report
         shell = open_shell(runtime, history)
-        if isinstance(answer, _Ready):
+        if isinstance(answer, str) and answer.strip() and withdrawn:
+            shell.next_default = answer
+            shell.note("(not sent: Ctrl+C; your message is back at the prompt)")
+        elif isinstance(answer, _Ready):
             shell.next_default = answer.text
         elif isinstance(answer, _Interrupted):
             if not answer.had_text:

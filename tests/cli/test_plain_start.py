@@ -67,3 +67,51 @@ def test_a_model_that_cannot_be_built_is_one_line_and_exit_2_on_a_terminal(
     assert t.close() == 2
     assert "missing.json" in t.text
     assert "Traceback" not in t.text
+
+
+@pytest.mark.anyio
+async def test_ctrl_c_while_the_runtime_is_still_built_withdraws_the_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enter on the first prompt, then Ctrl+C while the shell is still starting (a slow
+    build under load): the message comes back to the prompt; the shell does not end."""
+    import asyncio
+    import os
+    import signal
+    import time
+
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from shell.config import Settings
+    from shell.plain_start import run_plain_starting
+
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+
+    class Shell:
+        initial: str | None = None
+        next_default = ""
+        interrupted = False
+        notes: list[str] = []
+
+        def note(self, text: str) -> None:
+            self.notes.append(text)
+
+        async def run(self) -> int:
+            return 0
+
+    shell = Shell()
+
+    def build() -> str:
+        time.sleep(1.5)
+        return "runtime"
+
+    loop = asyncio.get_running_loop()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("hello\r")
+        loop.call_later(0.6, os.kill, os.getpid(), signal.SIGINT)
+        code = await run_plain_starting(build, lambda runtime, history: shell, Settings(path=tmp_path / "c.toml"))
+    assert code == 0
+    assert shell.initial is None and shell.next_default == "hello"
+    assert any("not sent" in n for n in shell.notes)

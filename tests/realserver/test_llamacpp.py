@@ -142,7 +142,8 @@ def test_ctrl_c_mid_stream_in_the_line_mode(home: Home, llama: LlamaServer) -> N
     home.configure(llama.url, max_tokens=1500)
     term = home.terminal("--plain")
     try:
-        term.expect(lambda t: PROMPT in t.split("Ctrl+C cancels")[-1])  # the prompt is up
+        # The full prompt is up (under the banner: the first prompt comes before the runtime).
+        term.expect(lambda t: "Ctrl+C cancels" in t and PROMPT in t.split("Ctrl+C cancels")[-1])
         time.sleep(1)  # and reading keys (a line typed sooner meets a cooked terminal: Enter is Ctrl+J)
         term.send("Write a very long story about the sea.\r")
         term.expect(lambda t: "sea." in t and len(t.split("about the sea.")[-1].strip()) > 60, timeout=120)
