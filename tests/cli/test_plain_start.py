@@ -111,7 +111,8 @@ async def test_ctrl_c_while_the_runtime_is_still_built_withdraws_the_message(
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text("hello\r")
         loop.call_later(0.6, os.kill, os.getpid(), signal.SIGINT)
-        code = await run_plain_starting(build, lambda runtime, history: shell, Settings(path=tmp_path / "c.toml"))
+        settings = Settings(path=tmp_path / "c.toml")
+        code = await run_plain_starting(build, lambda runtime, history: shell, settings)
     assert code == 0
     assert shell.initial is None and shell.next_default == "hello"
     assert any("not sent" in n for n in shell.notes)
