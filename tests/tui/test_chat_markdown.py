@@ -1,5 +1,5 @@
 """The reply's Markdown documents: streamed text lands in the block being written
-(no new widget per append), inline styles read from the document, and only the
+(no new widget per append), drawn exactly as the whole text would be, and only the
 reply's very last block drops its bottom margin."""
 
 from __future__ import annotations
@@ -57,20 +57,6 @@ async def test_a_streamed_paragraph_and_fence_are_updated_where_they_stand(
         assert blocks[:2] == [paragraph, fence] and fence.code == "x = 1\ny = 2"
         assert isinstance(blocks[2], MarkdownParagraph) and blocks[2]._content.plain == "Next."
         await pilot.pause()
-
-
-async def test_inline_styles_come_from_the_document() -> None:
-    app = Page()
-    async with app.run_test(size=SIZE) as pilot:
-        document = app.query_one(ChatMarkdown)
-        await document.append("**bold** *em* ~~gone~~ `code`\n")
-        await pilot.pause()
-        (paragraph,) = document.query_children(MarkdownParagraph)
-        assert paragraph._component_styles == {}  # no component nodes of its own
-        assert paragraph._get_style(".strong").bold
-        assert paragraph._get_style(".em").italic
-        assert paragraph._get_style(".s").strike
-        assert paragraph._get_style(".code_inline").background is not None
 
 
 async def test_only_the_replys_last_block_has_no_bottom_margin() -> None:

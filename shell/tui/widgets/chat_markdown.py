@@ -12,13 +12,6 @@ All documents share one parser (:func:`shared_parser`): raw HTML is text, links
 show their targets, only URLs with a scheme are linked. A click on a link says
 which address it opens.
 
-The inline styles of a block (bold, italic, strike, inline code) are the
-document's, not each block's: Textual gives every block four "component" nodes to
-read them from, made again at each restyle and dropped with the block; four fifths
-of the objects a streamed reply left behind were those. Here the document holds
-them (:class:`ChatMarkdown`'s ``COMPONENT_CLASSES``, the same rules as Textual's)
-and its blocks have none, so a block's lookup finds the document's.
-
 Streaming appends update the last block in place (:meth:`ChatMarkdown.append`):
 Textual's ``Markdown.append`` builds a new widget for the block being written on
 every append, copies its text into the old one and drops it; each dropped widget
@@ -29,7 +22,6 @@ reply's memory grow with every character.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import cast
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -122,32 +114,8 @@ def shared_parser() -> MarkdownIt:
     return markdown_parser("gfm-like")
 
 
-def _without_components(cls: type[MarkdownBlock]) -> type[MarkdownBlock]:
-    """``cls`` with no component classes of its own: the document's are used."""
-
-    def no_components(cls: type) -> frozenset[str]:
-        return frozenset()
-
-    namespace = {"_get_component_classes": classmethod(no_components), "__module__": __name__}
-    return type(cls.__name__, (cls,), namespace)
-
-
 class ChatMarkdown(Markdown):
     """The Markdown document of an assistant reply."""
-
-    COMPONENT_CLASSES = {"em", "strong", "s", "code_inline"}
-    """The inline styles of every block of this document (see the module's docstring)."""
-
-    DEFAULT_CSS = """
-    ChatMarkdown {
-        &:ansi > .code_inline { background: ansi_default !important; }
-        &:dark > .code_inline { background: $warning 10%; color: $text-warning 95%; }
-        &:light > .code_inline { background: $error 5%; color: $text-error 95%; }
-        & > .em { text-style: italic; }
-        & > .strong { text-style: bold; }
-        & > .s { text-style: strike; }
-    }
-    """
 
     def __init__(self, markdown: str | None = None) -> None:
         super().__init__(markdown, parser_factory=shared_parser)
@@ -197,12 +165,9 @@ class ChatMarkdown(Markdown):
             self.app.open_url(event.href)
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {
-        name: _without_components(block)
-        for name, block in {
-            **Markdown.BLOCKS,
-            "bullet_list_open": cast(type[MarkdownBlock], LeanBulletList),
-            "ordered_list_open": cast(type[MarkdownBlock], LeanOrderedList),
-        }.items()
+        **Markdown.BLOCKS,
+        "bullet_list_open": LeanBulletList,
+        "ordered_list_open": LeanOrderedList,
     }
 
     def append(self, markdown: str) -> AwaitComplete:
