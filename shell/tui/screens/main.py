@@ -483,8 +483,9 @@ class MainScreen(Screen[None]):
             self._busy = False
             record.ended = time.time()
             self.renderer = None
-            self.status.state = "idle"
             gc_policy.reply_finished()  # collected once the user is idle
+            if self.is_attached and self.query(StatusLine):  # gone when the app quit mid-reply
+                self.status.state = "idle"
         left = flow.take_back()  # a steer the reply could not take: the next message
         if left:
             self._queue[:0] = left
