@@ -70,7 +70,7 @@ async def test_a_resumed_session_shows_its_end_at_once_and_takes_input() -> None
         await send(pilot, "and now?")  # the prompt takes input at once
         await wait_for(pilot, lambda: not app.busy)
         assert _shown(app)[-2:] == ["user:and now?", "reply:Fresh answer."]
-        await wait_for(pilot, lambda: conversation.mounted_count >= conv.WINDOW)  # the rest of the window
+        assert conversation.max_scroll_y > 0 and conversation.first_mounted > 0  # the rest waits above
 
 
 async def test_scrolling_back_after_resume_shows_every_message_once_in_order() -> None:

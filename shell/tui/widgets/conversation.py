@@ -55,6 +55,7 @@ class Conversation(VerticalScroll):
         self.first_mounted = 0
         self._loading = False
         self._parking_scheduled = False
+        self._fill_scheduled = False
         self._lock = asyncio.Lock()
         """Serialises changes to which entries are mounted (add, trim, load)."""
 
@@ -114,8 +115,8 @@ class Conversation(VerticalScroll):
             for entry in old:
                 entry.widget = None
             self.first_mounted = start
-        # The last screenful first: it is drawn in the next frame; the rest of the
-        # window is mounted above it once that frame is out (see _fill_window).
+        # The last screenful first: it is drawn in the next frame; one more is mounted
+        # above it once that frame is out (see _fill_window), the rest on scroll.
         # (Only for a full window, a long session resumed, and when nothing stays
         # mounted above the new entries: a gap cannot be filled.)
         alone = self.first_mounted >= first_new and len(self.entries) - start >= WINDOW
@@ -130,7 +131,8 @@ class Conversation(VerticalScroll):
             self.first_mounted = first
         self._update_marker()
         self.schedule_parking()
-        if first > start:
+        if first > start and not self._fill_scheduled:  # one fill, for the latest state
+            self._fill_scheduled = True
             self.call_after_refresh(self.run_worker, self._fill_window(), group="fill-window")
 
     def _screenful(self, entries: list[Entry]) -> int:
@@ -150,13 +152,13 @@ class Conversation(VerticalScroll):
         return len(entries)
 
     async def _fill_window(self) -> None:
-        """After the last screenful is drawn: mount the rest of the window above it."""
+        """After the last screenful is drawn: one more screenful above it, so there is
+        something to scroll back into (reaching the top brings back more, as always).
+        Not the whole window: that work would fall on the first reply after a resume."""
         async with self._lock:
-            while self.mounted_count < WINDOW and self.first_mounted > 0:
-                before = self.first_mounted
-                await self._load_earlier(min(BATCH, WINDOW - self.mounted_count))
-                if self.first_mounted == before:
-                    break
+            self._fill_scheduled = False
+            if self.first_mounted > 0:
+                await self._load_earlier(self._screenful(self.entries[: self.first_mounted]))
 
     @property
     def is_anchored_at_end(self) -> bool:
