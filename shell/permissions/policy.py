@@ -28,6 +28,7 @@ line.
 from __future__ import annotations
 
 import os
+import posixpath
 import uuid
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -45,7 +46,17 @@ from . import store
 from .fence import Fence, outside_note
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .preview import edit_preview
-from .rules import SOURCE_LABELS, Effect, Rule, RuleError, RuleSet, Source, parse_rule, resolve_path
+from .rules import (
+    SOURCE_LABELS,
+    CallPaths,
+    Effect,
+    Rule,
+    RuleError,
+    RuleSet,
+    Source,
+    parse_rule,
+    resolve_path,
+)
 from .shellsplit import split_command
 
 SESSION_KEY = "rules"
@@ -269,7 +280,8 @@ class PermissionPolicy:
         fence.pass_call(request.call.id, request.call.name, shown.path)
 
     def _decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
-        effect, rule = self._active().judge(tool.name, args, self.root)
+        paths = CallPaths(args, self.root)  # each path resolved once per decision
+        effect, rule = self._active().judge(tool.name, args, self.root, paths)
         if effect == "deny" and rule is not None:
             return Verdict(
                 "deny",
@@ -286,7 +298,7 @@ class PermissionPolicy:
             )
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
-        hit = self._runs_later(args) if tool.kind == "edit" else None
+        hit = self._runs_later(args, paths) if tool.kind == "edit" else None
         if hit is not None:  # before allow rules and modes: no broad grant reaches these
             return Verdict("ask", f"{tool.name} would change {hit}, which {RUNS_LATER[hit.name]}.")
         if effect is not None and rule is not None:
@@ -329,21 +341,19 @@ class PermissionPolicy:
             return " It runs in the sandbox: it writes only in the workspace, with no network and no secrets."
         return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
 
-    def _runs_later(self, args: Mapping[str, Any]) -> Path | None:
+    def _runs_later(self, args: Mapping[str, Any], paths: CallPaths) -> Path | None:
         """The part of the path an edit would touch that something runs later, as the
         user and outside any sandbox (git hooks and config, MCP and project settings,
         direnv, editor tasks), or None. Any depth: a nested repository's hooks run too."""
         path = args.get("path")
         if not isinstance(path, str):
             return None
-        # On strings, as resolve_path resolves: every edit decision walks this (see benchmarks/).
-        raw = os.path.expanduser(path)
-        part = os.path.realpath(raw if os.path.isabs(raw) else os.path.join(self.root, raw))
-        root = str(self.root)
+        part, _ = paths.path(path)  # resolved as the rules resolved it (symlinks followed)
+        root = self.root.as_posix()
         while part != root:  # the workspace's own name (or its parents') is not the edit's
-            if os.path.basename(part) in RUNS_LATER:
+            if posixpath.basename(part) in RUNS_LATER:
                 return Path(part)
-            parent = os.path.dirname(part)
+            parent = posixpath.dirname(part)
             if parent == part:
                 break
             part = parent

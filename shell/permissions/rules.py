@@ -181,7 +181,7 @@ def resolve_path(raw: str, root: Path) -> Path:
 
 def path_matches(pattern: str, raw: str, root: Path) -> bool:
     """Whether the path ``raw`` (as a tool would resolve it) is in ``pattern``."""
-    return _path_matcher(pattern)(_Call({"path": raw}, root), raw)
+    return _path_matcher(pattern)(CallPaths({"path": raw}, root), raw)
 
 
 _BAD_URL = re.compile(r"[\\\s\x00-\x1f\x7f]")
@@ -204,13 +204,13 @@ def url_host(url: str) -> str | None:
 
 
 def domain_matches(pattern: str, url: str) -> bool:
-    return _domain_matcher(pattern)(_Call({"url": url}, Path("/")), url)
+    return _domain_matcher(pattern)(CallPaths({"url": url}, Path("/")), url)
 
 
 # -- compiled matchers ---------------------------------------------------------------
 
 
-class _Call:
+class CallPaths:
     """One call being judged: what every rule about it needs, worked out once."""
 
     __slots__ = ("_paths", "args", "root")
@@ -234,7 +234,7 @@ class _Call:
         return found
 
 
-Matcher: TypeAlias = "Callable[[_Call, str], bool]"
+Matcher: TypeAlias = "Callable[[CallPaths, str], bool]"
 
 
 def _path_matcher(pattern: str) -> Matcher:
@@ -245,7 +245,7 @@ def _path_matcher(pattern: str) -> Matcher:
         return lambda call, raw: rx.fullmatch(call.path(raw)[0]) is not None
     rel_rx = _path_glob(pattern.removeprefix("./").rstrip("/"))
 
-    def relative(call: _Call, raw: str) -> bool:
+    def relative(call: CallPaths, raw: str) -> bool:
         rel = call.path(raw)[1]
         return rel is not None and rel_rx.fullmatch(rel) is not None  # relative patterns: the workspace
 
@@ -301,7 +301,7 @@ class _Compiled:
         for key in ("path", "url"):
             self.by_key[key] = _matcher(key, pattern)
 
-    def matches(self, call: _Call) -> bool:
+    def matches(self, call: CallPaths) -> bool:
         """For tools without a shell command."""
         if self.rule.pattern is None:
             return True
@@ -341,11 +341,15 @@ class RuleSet:
             found = self._by_tool[tool] = sorted(both, key=lambda c: order[c.rule.effect])
         return found
 
-    def judge(self, tool: str, args: Mapping[str, Any], root: Path) -> tuple[Effect | None, Rule | None]:
+    def judge(
+        self, tool: str, args: Mapping[str, Any], root: Path, call: CallPaths | None = None
+    ) -> tuple[Effect | None, Rule | None]:
+        """``call``: the paths already resolved for this decision (the policy's other
+        checks resolve the same path; once is enough)."""
         relevant = self._for(tool)
         if not relevant:
             return None, None
-        call = _Call(args, root)
+        call = call if call is not None else CallPaths(args, root)
         command = args.get("command")
         if isinstance(command, str):
             return _judge_command(relevant, command, call)
@@ -355,7 +359,9 @@ class RuleSet:
         return None, None
 
 
-def _judge_command(rules: list[_Compiled], command: str, call: _Call) -> tuple[Effect | None, Rule | None]:
+def _judge_command(
+    rules: list[_Compiled], command: str, call: CallPaths
+) -> tuple[Effect | None, Rule | None]:
     """Deny or ask when any part (or the whole line) matches; allow only when the
     split is confident, nothing writes to a file, and every part is allowed."""
     split = split_command(command)
