@@ -307,7 +307,7 @@ class PermissionPolicy:
                            if effect == "ask" else f"allowed by `{rule.text}` ({where})")
         if getattr(tool, "destructive", False):
             return Verdict("ask", f"The server marks {tool.name} as destructive.")
-        secret = args.get("path") if tool.kind == "read" else None
+        secret = args.get("path") if tool.kind in ("read", "search") else None
         if isinstance(secret, str) and is_secret_file(secret):  # an allow rule above may let it run
             return Verdict("ask", f"{tool.name} would read {secret}, a file that usually holds secrets; "
                                   "what it reads goes to the model's provider.")

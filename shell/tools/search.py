@@ -26,6 +26,7 @@ from typing import Any
 import re2  # type: ignore[import-untyped]
 
 from shell.core.messages import ToolResult
+from shell.core.secrets import is_secret_file
 
 from .files import READ_FLAGS, SNIFF_BYTES, FileToolError, PathChanged, open_resolved
 from .ignore import Found, WalkStats, glob_to_regex, walk_entries
@@ -114,7 +115,7 @@ def grep_files(
         raise FileToolError(f"No such file or directory: {show(base)}.")
     stats = WalkStats()
     shown: list[str] = []
-    total = searched = skipped = outside = 0
+    total = searched = skipped = outside = secret = 0
     if base.is_dir():
         files: Iterator[Found] = _walk(base, ignore_root, stats)
         if file_glob:
@@ -124,7 +125,11 @@ def grep_files(
             files = (f for f in files if g.match(f.name if name_only else _rel(f.path, base)))
     else:
         files = iter([Found(base, -1, str(base), False)])
+    walking = base.is_dir()
     for found in files:
+        if walking and is_secret_file(found.name):  # named alone, the policy asks for it instead
+            secret += 1
+            continue
         data = _read(found, allowed, stats)
         if data is None or isinstance(data, str):
             if data == "outside":
@@ -141,6 +146,14 @@ def grep_files(
     out = shown or [f"No matches for {pattern!r} in {show(base)} ({searched} files searched)."]
     if total > len(shown):
         out.append(f"[{total - len(shown)} more matches not shown; narrow the search with path or glob]")
+    notes = _grep_notes(skipped, outside, secret, stats)
+    if notes:
+        out.append(f"({'; '.join(notes)})")
+    return ToolResult("\n".join(out), details={"matches": total, "files_searched": searched})
+
+
+def _grep_notes(skipped: int, outside: int, secret: int, stats: WalkStats) -> list[str]:
+    """What a search left out, and why."""
     notes = []
     if skipped:
         notes.append(f"{skipped} binary or oversized files skipped")
@@ -148,10 +161,10 @@ def grep_files(
         notes.append(f"{stats.ignored} paths ignored by .gitignore")
     if outside:
         notes.append(f"{outside} symlinks leading out of the workspace skipped")
-    notes += stats.notes()
-    if notes:
-        out.append(f"({'; '.join(notes)})")
-    return ToolResult("\n".join(out), details={"matches": total, "files_searched": searched})
+    if secret:
+        notes.append(f"{secret} files that usually hold secrets (.env, keys) not searched; grep or read "
+                     "one by name and the user is asked")
+    return notes + stats.notes()
 
 
 def _rel(path: Path, base: Path) -> str:

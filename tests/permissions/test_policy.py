@@ -101,6 +101,8 @@ def test_reading_a_file_that_usually_holds_secrets_asks(root: Path, tools: dict[
     for path in [".env.example", "id_ed25519.pub", "src/keys.py", "README.md"]:
         assert action(p, r, path=path) == "allow", path
     assert action(policy(root, allow=["read_file(.env)"]), r, path=".env") == "allow"
+    assert action(p, tools["grep"], pattern="KEY", path=".env") == "ask"  # a search of that file alone
+    assert action(p, tools["grep"], pattern="KEY", path="src") == "allow"  # a tree: it leaves them out
     assert action(policy(root, mode="plan"), r, path=".env") == "ask"
 
 

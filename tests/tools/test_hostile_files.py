@@ -48,6 +48,23 @@ async def test_a_symlink_loop_is_skipped_and_said_by_grep_glob_and_list_dir(loop
     assert "up@ -> .." in below.text and "b.txt" in below.text
 
 
+async def test_a_search_over_the_tree_leaves_out_files_that_hold_secrets(
+    workspace: Workspace, call: Call
+) -> None:
+    """`grep -r KEY .` must not hand .env to the model unasked (read_file .env asks):
+    such files are left out of a tree search, and the result says so."""
+    root = workspace.root
+    (root / ".env").write_text("OPENAI_API_KEY=sk-test-123456789abcdef\n")
+    (root / "deploy").mkdir()
+    (root / "deploy" / "server.pem").write_text("KEY material\n")
+    (root / "app.py").write_text("KEY = os.environ['OPENAI_API_KEY']\n")
+    (root / ".env.example").write_text("OPENAI_API_KEY=\n")
+    result = await call("grep", pattern="KEY")
+    assert "sk-test" not in result.text and "KEY material" not in result.text
+    assert "app.py:1:" in result.text and ".env.example:1:" in result.text
+    assert "2 files that usually hold secrets (.env, keys) not searched" in result.text
+
+
 async def test_a_backtracking_pattern_cannot_freeze_grep(workspace: Workspace, call: Call) -> None:
     (workspace.root / "dashes.txt").write_text(("-" * 5000 + "\n") * 200)
     started = time.monotonic()
