@@ -121,10 +121,12 @@ class RewindPlan:
             lines.append(f"- Conversation: this message was summarised by a compaction{what}; "
                          "your message comes back to the prompt.")
         elif self.dropped:
-            replies = sum(1 for m in (self.messages_after or ()) if isinstance(m, AssistantMessage))
-            lines.append(f"- Conversation: the {self.dropped} message(s) from this one on are removed "
-                         f"({replies} repl{'y' if replies == 1 else 'ies'}); your message comes back to "
-                         "the prompt.")
+            after = self.messages_after or ()
+            yours = sum(1 for m in after if isinstance(m, UserMessage))
+            turns = sum(1 for m in after if isinstance(m, AssistantMessage))
+            counts = f"{_count(yours, 'message')} of yours, {_count(turns, 'model turn')}"
+            lines.append(f"- Conversation: this message and all after it are removed ({counts}); "
+                         "your message comes back to the prompt.")
         else:
             lines.append("- Conversation: nothing to remove.")
         changes = self.file_changes
@@ -426,6 +428,10 @@ def _describe_step(step: FileStep) -> str:
     before = len(step.before or b"")
     now = "missing now" if step.size_now is None else _size(step.size_now)
     return f"restore `{step.shown}`{by}: {now} → {_size(before)}"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _size(n: int) -> str:

@@ -78,6 +78,7 @@ async def test_rewind_restores_files_byte_for_byte_and_the_conversation(
     plan = plan_rewind(rt, rows[1].number)
     shown = plan.describe()
     assert "notes.txt" in shown and "crlf.txt" in shown and "keep.txt" in shown
+    assert "all after it are removed (2 messages of yours," in " ".join(shown.split())  # counts said plainly
     assert (ws / "notes.txt").read_text() == "three\n"  # a plan changes nothing
     outcome = apply_rewind(rt, plan, "both")
     assert not outcome.failed
