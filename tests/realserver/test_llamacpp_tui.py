@@ -47,6 +47,7 @@ async def test_esc_mid_stream_then_the_next_message(llama: LlamaServer) -> None:
         await pilot.press(*"Name a fruit.", "enter")
         await until(lambda: app.busy, 10)
         await until(lambda: not app.busy, 120)
-        assert "tokens not reported" in str(app.status.render())  # not "↑0 ↓0"
+        # not "↑0 ↓0" (the status line redraws from the reply's end: wait for it, not for busy)
+        await until(lambda: "tokens not reported" in str(app.status.render()), 10)
     answers = [m for m in agent.messages if isinstance(m, AssistantMessage)]
     assert len(answers) == 2 and answers[0].stop_reason == "cancelled" and answers[1].text.strip()
