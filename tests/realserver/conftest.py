@@ -24,8 +24,12 @@ MAX_TOKENS = 40
 """Output cap for every test reply: the 135M model is fast, but nothing waits for 2048 tokens."""
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """A fresh server per test. Shared across tests, llama-cpp-python's server keeps
+    state from one request to the next (the evaluated prompt it reuses as a prefix):
+    in full CI runs a forced tool call then came back empty, depending on which tests
+    had asked before. Each test's answer must depend on its own requests only."""
     python = llama_python()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     server = LlamaServer(python, gguf_path(python), log)
