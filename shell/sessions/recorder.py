@@ -72,7 +72,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agent_shell.sessions")
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: ``results_landed`` (a tool result is written once) and ``rewind`` records. A
+version-1 file reads the same; an older reader of a version-2 file says it is newer
+and still gets every result (from the ``tool_result`` records)."""
 MAX_PROGRESS = 64_000
 """Characters of a running tool's output kept in a ``tool_progress`` record (the tail)."""
 _BLOCK_EVENTS = (
@@ -140,6 +143,8 @@ class SessionRecorder:
         self._fd: int | None = None
         self._written: list[Message] = []
         self._answered: set[str] = set()
+        self._provisional: dict[str, dict[str, Any]] = {}
+        """``tool_result`` records in the file whose batch has not landed, by call id (as encoded)."""
         self._call_names: dict[str, str] = {}
         self._rejected: set[str] = set()  # calls of this reply the user said no to
         self.outcomes: dict[str, str] = {}
@@ -428,18 +433,46 @@ class SessionRecorder:
             # One C-level pass (identity first, then equality: an equal message written
             # is as good as the same one); a long session calls this on every event.
             if len(history) >= n and (history[:n] if len(history) > n else history) == written:
+                landing: list[Message] = []  # results whose tool_result record says it all
                 for message in history[n:]:
-                    self._write({"kind": "message", "message": self._encode(message)})
-                    written.append(message)
-                    self._note_calls(message)
-                    self._note_landed(message)
+                    encoded = self._encode(message)
+                    if self._shown_as(message, encoded):
+                        landing.append(message)
+                        continue
+                    self._land(landing)
+                    self._write({"kind": "message", "message": encoded})
+                    self._wrote(message)
+                self._land(landing)
                 return
             self._write({"kind": "history", "messages": [self._encode(m) for m in history]})
             self._written = list(history)
             self._answered.clear()
+            self._provisional.clear()
             for message in history:
                 self._note_calls(message)
             self._note_landed(None)
+
+    def _shown_as(self, message: Message, encoded: dict[str, Any]) -> bool:
+        """A tool result that is in the file already, exactly so, as a ``tool_result``."""
+        return isinstance(message, ToolResultMessage) and self._provisional.get(message.call_id) == encoded
+
+    def _land(self, results: list[Message]) -> None:
+        """Results already in the file as ``tool_result`` records land in the history:
+        one record names them, in order (the result is not written twice)."""
+        if not results:
+            return
+        call_ids = [m.call_id for m in results if isinstance(m, ToolResultMessage)]
+        self._write({"kind": "results_landed", "call_ids": call_ids})
+        for message in results:
+            self._wrote(message)
+        for call_id in call_ids:
+            self._provisional.pop(call_id, None)
+        results.clear()
+
+    def _wrote(self, message: Message) -> None:
+        self._written.append(message)
+        self._note_calls(message)
+        self._note_landed(message)
 
     def _note_calls(self, message: Message) -> None:
         if isinstance(message, AssistantMessage):
@@ -473,7 +506,9 @@ class SessionRecorder:
             return  # its batch landed already: the result is in the file as a message
         name = self._call_names.get(event.call_id, "")
         result = ToolResultMessage(event.call_id, name, event.result.content, event.result.is_error)
-        self._write({"kind": "tool_result", "message": self._encode(result)})
+        encoded = self._encode(result)
+        self._write({"kind": "tool_result", "message": encoded})
+        self._provisional[event.call_id] = encoded
 
     # -- checkpoints ----------------------------------------------------------------
     def _maybe_checkpoint(self) -> None:

@@ -189,6 +189,9 @@ class SessionStore:
                         count += 1
                         if not title:
                             title = _user_title(record.get("message"))
+                    elif kind == "results_landed":
+                        landed = record.get("call_ids")
+                        count += len(landed) if isinstance(landed, list) else 0
                     elif kind == "history":
                         messages = record.get("messages")
                         if isinstance(messages, list):
