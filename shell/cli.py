@@ -374,7 +374,8 @@ def _trust(args: argparse.Namespace) -> int:
     user's answer (on a terminal it asks; elsewhere ``--yes`` says yes)."""
     from pathlib import Path
 
-    from .permissions.trust import TrustStore, visible
+    from .core.textsafety import sanitize_line as visible
+    from .permissions.trust import TrustStore
 
     store = TrustStore()
     if args.list:

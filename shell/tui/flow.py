@@ -209,7 +209,9 @@ class Flow:
             with self.app.suspend():
                 text = edit_text(prompt.text, command)
         except Exception as exc:  # no terminal to hand over (a test run), an editor that failed
-            self.app.notify(f"The editor could not run: {sanitize_line(str(exc))}", severity="error")
+            self.app.notify(
+                f"The editor could not run: {sanitize_line(str(exc))}", severity="error", markup=False
+            )
             return
         prompt.load_text(text.rstrip("\n"))
         prompt.move_cursor(prompt.document.end)
