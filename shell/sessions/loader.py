@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
     {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
-     "results_landed", "tool_progress", "title", "outcome"}
+     "results_landed", "tool_progress", "title", "outcome", "rewind"}
 )
 
 
@@ -139,6 +139,11 @@ class _Reader:
             raise ValueError("'messages' must be a list")
         self.messages = [message_from_dict(m, self.problems) for m in raw]
         self.checkpoint = None
+
+    def _rewind(self, record: dict[str, Any]) -> None:
+        """The user went back: the conversation is the record's list (as for a
+        ``history``; only the search index treats the two differently)."""
+        self._history(record)
 
     def _checkpoint(self, record: dict[str, Any]) -> None:
         content = record.get("content")

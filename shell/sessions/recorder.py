@@ -6,7 +6,10 @@ the history since is appended at once (one ``write`` per line, then ``fsync``).
 The history, not the events, is the source of truth for messages: it is what the
 next request will send, with the middleware's rewrites included. If the history
 was rewritten rather than extended (summarization), a ``history`` record with
-the whole new list replaces it.
+the whole new list replaces it; a rewrite the user asked for by going back
+(``/rewind``, Esc Esc) is a ``rewind`` record instead: same list, but it also says
+that what was said from byte ``to`` of the file on is gone from the conversation
+(the search index drops it; a compaction's summarised messages stay findable).
 
 Text in flight is not a message yet. The recorder rebuilds it from the block
 events (the engine's ``MessageBuilder``) and writes a ``checkpoint`` record of
@@ -144,6 +147,7 @@ class SessionRecorder:
         self._written: list[Message] = []
         self._answered: set[str] = set()
         self._provisional: dict[str, dict[str, Any]] = {}
+        self._rewinding: dict[str, Any] | None = None  # a rewind's record fields, until it is written
         """``tool_result`` records in the file whose batch has not landed, by call id (as encoded)."""
         self._call_names: dict[str, str] = {}
         self._rejected: set[str] = set()  # calls of this reply the user said no to
@@ -422,6 +426,16 @@ class SessionRecorder:
         elif self._dirty and not isinstance(event, _DELTAS):
             self._maybe_checkpoint()  # saving had failed while text streamed
 
+    def rewind(self, to: int | None) -> None:
+        """The user took the conversation back: ``agent.messages`` holds the shorter
+        history. It is written as a ``rewind`` record; ``to`` is where the message the
+        user went back to began in the file (its turn's offset; None: not known, and
+        the record says only the new history)."""
+        with self._lock:
+            self._rewinding = {} if to is None else {"to": to}
+            if self._fd is not None:
+                self._guarded(self.sync)
+
     def sync(self) -> None:
         """Append the messages that landed in the history since the last call."""
         with self._lock:
@@ -443,8 +457,11 @@ class SessionRecorder:
                     self._write({"kind": "message", "message": encoded})
                     self._wrote(message)
                 self._land(landing)
+                self._rewinding = None  # nothing was taken back (a rewind to the end)
                 return
-            self._write({"kind": "history", "messages": [self._encode(m) for m in history]})
+            kind, extra = ("history", {}) if self._rewinding is None else ("rewind", self._rewinding)
+            self._write({"kind": kind, **extra, "messages": [self._encode(m) for m in history]})
+            self._rewinding = None
             self._written = list(history)
             self._answered.clear()
             self._provisional.clear()
