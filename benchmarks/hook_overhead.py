@@ -13,13 +13,16 @@ onions), against a bare ``await`` of a coroutine measured in the same run. Also
 checks that nothing hops to a thread.
 
 Times are this process's CPU time (``time.process_time``), so other work on a
-shared machine does not count; each configuration's figure is the least disturbed
-(lowest) of its interleaved samples, the median is printed beside it.
+shared machine does not count. Samples are short (20 replies) and many, interleaved
+across configurations; each configuration's figure is its least disturbed (lowest)
+sample, since what other processes do to the caches only ever adds; the median is
+printed beside it.
 
-``--against DIR`` measures another checkout too (a worktree of an older commit),
-in alternating subprocesses, and prints both side by side: before/after in one run.
+``--against DIR`` measures another checkout too (e.g. ``git worktree add /tmp/old
+main``), in alternating subprocesses, and prints both side by side: before and after
+in one run.
 
-    python benchmarks/hook_overhead.py [--replies 150] [--rounds 7] [--against DIR]
+    python benchmarks/hook_overhead.py [--replies 20] [--rounds 25] [--against DIR [--runs 6]]
 """
 
 from __future__ import annotations
@@ -229,13 +232,17 @@ async def one_reply(agent: Agent) -> None:
     agent.messages.clear()
 
 
-async def time_replies(make: Callable[[], list[Middleware]], replies: int) -> float:
+async def warm_agent(make: Callable[[], list[Middleware]]) -> Agent:
     middleware = make()
     agent = make_agent(middleware)
     if getattr(make, "timed", False):
         agent.middleware.stats(middleware[0].name)  # someone looked: streamed items are timed
     for _ in range(20):
         await one_reply(agent)
+    return agent
+
+
+async def time_replies(agent: Agent, replies: int) -> float:
     gc.collect()
     gc.disable()
     try:
@@ -308,13 +315,13 @@ async def measure(replies: int, rounds: int) -> dict[str, Any]:
 
     anyio.to_thread.run_sync = counting_run_sync  # type: ignore[assignment]
     per_mw = await invocations_per_middleware()
-    configs = configurations()
-    samples: dict[str, list[float]] = {k: [] for k in configs}
+    agents = {label: await warm_agent(make) for label, make in configurations().items()}
+    samples: dict[str, list[float]] = {k: [] for k in agents}
     bare: list[float] = []
     for _ in range(rounds):  # interleaved, so drift hits every configuration alike
-        for label, make in configs.items():
-            samples[label].append(await time_replies(make, replies))
-        bare.append(await bare_await_cost())
+        for label, agent in agents.items():
+            samples[label].append(await time_replies(agent, replies))
+        bare.append(await bare_await_cost(20_000))
     return {"per_mw": per_mw, "samples": samples, "bare": bare, "hops": hops}
 
 
@@ -364,14 +371,14 @@ def report(s: dict[str, Any]) -> None:
     print(f"thread hops during the run: {s['hops']} (target 0)")
 
 
-def against(other: Path, replies: int, rounds: int) -> None:
-    """This checkout and ``other``, in alternating subprocesses (one round each, so
-    drift hits both alike); the samples of each pooled, then summarised."""
+def against(other: Path, replies: int, rounds: int, runs: int) -> None:
+    """This checkout and ``other``, in alternating subprocesses (so drift hits both
+    alike); the samples of each pooled, then summarised."""
     pooled: dict[str, dict[str, Any]] = {}
-    for _ in range(rounds):
+    for _ in range(runs):
         for name, code in (("this", ROOT), ("other", other)):
             out = subprocess.run(
-                [sys.executable, __file__, "--replies", str(replies), "--rounds", "1", "--json"],
+                [sys.executable, __file__, "--replies", str(replies), "--rounds", str(rounds), "--json"],
                 env={**os.environ, "HOOK_OVERHEAD_CODE": str(code)},
                 capture_output=True,
                 text=True,
@@ -384,7 +391,8 @@ def against(other: Path, replies: int, rounds: int) -> None:
             into["bare"].extend(one["bare"])
             into["hops"] += one["hops"]
     this, that = summary(pooled["this"]), summary(pooled["other"])
-    print(f"this: {ROOT}   other: {other}   ({rounds} alternating runs each, lowest sample)")
+    print(f"this: {ROOT}   other: {other}")
+    print(f"({runs} alternating runs of {rounds} rounds each; lowest sample of {replies} replies)")
     print(f"one round = {this['per_mw']} hook invocations per middleware (other: {that['per_mw']})")
     print(f"{'':<16} {'this':>22} {'other':>22}")
     print(f"{'bare await':<16} {this['bare'] * 1e6:>19.3f} us {that['bare'] * 1e6:>19.3f} us")
@@ -404,13 +412,14 @@ def against(other: Path, replies: int, rounds: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--replies", type=int, default=150, help="replies timed per sample")
-    parser.add_argument("--rounds", type=int, default=7, help="interleaved samples per configuration")
+    parser.add_argument("--replies", type=int, default=20, help="replies timed per sample")
+    parser.add_argument("--rounds", type=int, default=25, help="interleaved samples per configuration")
     parser.add_argument("--against", type=Path, help="another checkout to measure in the same run")
+    parser.add_argument("--runs", type=int, default=6, help="with --against: alternating runs of each")
     parser.add_argument("--json", action="store_true", help="print the raw samples as JSON")
     args = parser.parse_args()
     if args.against:
-        against(args.against.resolve(), args.replies, args.rounds)
+        against(args.against.resolve(), args.replies, args.rounds, args.runs)
     else:
         result = anyio.run(measure, args.replies, args.rounds)
         if args.json:
