@@ -340,32 +340,39 @@ class StreamOnion:
                 source = self._reply_items(source, i)
                 self.opened.append((i, source))
         else:
-            nxt = _Next(self, i + 1, request, entry)
-            try:
-                if entry.shape is CORO:
-                    source = self._coroutine(entry, ctx, request, nxt)
-                else:  # a plain function: it says which by what it returns
-                    source = entry.fn(ctx, request, nxt)
-                    if not hasattr(source, "__anext__"):
-                        source = self._plain(entry, source, nxt)
-            except Exception as exc:
-                self.failed(slot, exc)
-                raise
-            gave = nxt.gave
-            if source is gave:
-                pass  # it handed on what its next gave: nothing of its own on the way
-            elif type(source) is Watched and source.source is gave:
-                source.claim(self, entry)  # it only watches what its next gave
-                self.opened.append((i, source))
-            else:
-                self.members.append((source, slot))
-                self.opened.append((i, source))
-                if hook == "on_reply":
-                    source = self._reply_items(source, i)
-                    self.opened.append((i, source))
+            source = self._not_generator(i, entry, ctx, request)
         if bridge is None and not self.timing:
             return source  # passed on as it is: no wrapper on the way of each item
         return self._wrapped(i, source, slot, entry.stats, caller, bridge)
+
+    def _not_generator(self, i: int, entry: Entry, ctx: HookContext, request: Any) -> AsyncIterator[Any]:
+        """Call a coroutine or plain layer: what it streams. One that hands on what its
+        ``next`` gave, or only watches it, adds nothing of its own to the stream."""
+        nxt = _Next(self, i + 1, request, entry)
+        slot = entry.slot
+        source: AsyncIterator[Any]
+        try:
+            if entry.shape is CORO:
+                source = self._coroutine(entry, ctx, request, nxt)
+            else:  # a plain function: it says which by what it returns
+                source = entry.fn(ctx, request, nxt)
+                if not hasattr(source, "__anext__"):
+                    source = self._plain(entry, source, nxt)
+        except Exception as exc:
+            self.failed(slot, exc)
+            raise
+        gave = nxt.gave
+        if type(source) is Watched and (source is gave or source.source is gave):
+            source.claim(self, entry)  # it only watches what its next gave
+            if source is not gave:  # (else it joined the watchers inside it)
+                self.opened.append((i, source))
+        elif source is not gave:  # (if it is, it handed it on: nothing of its own on the way)
+            self.members.append((source, slot))
+            self.opened.append((i, source))
+            if self.hook == "on_reply":
+                source = self._reply_items(source, i)
+                self.opened.append((i, source))
+        return source
 
     def _core(self, request: Any, caller: Entry | None, bridge: _Bridge | None) -> AsyncIterator[Any]:
         source = self.core(request)

@@ -115,6 +115,11 @@ async def test_an_error_in_each_or_end_is_the_middlewares() -> None:
     assert error.source == "Broken" and "watcher broke" in error.error
     assert isinstance(broken.ends[0], ValueError)  # it ended with its own error
 
+    ok, broken = Watcher("Fine"), Watcher("Outer", fail_each=True)
+    events = await collect(Agent(ScriptedModel(["one two three"], chunk_size=4), middleware=[broken, ok]))
+    assert of(events, ErrorEvent)[0].source == "Outer"  # two watchers in a row: still the right one
+    assert isinstance(ok.ends[0], GeneratorExit) and isinstance(broken.ends[0], ValueError)
+
     class BadEnd(Watcher):
         def ended(self, error: BaseException | None) -> None:
             raise RuntimeError("end broke")
