@@ -383,6 +383,9 @@ def create_runtime(
     )
     runtime = cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
     runtime.sandbox = sandbox
+    runtime.permissions.sandbox = sandbox  # asks name the secret files it hides; approvals show them
+    policy = runtime.permissions
+    sandbox.nothing_asks = lambda: policy.fence_open or not policy.asking
     runtime.network_guard = guard
     runtime.checkpoint_hook = hook
     guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules
