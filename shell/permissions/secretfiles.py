@@ -18,6 +18,10 @@ What is found:
 - other hard links of a secret file inside the searched tree (same inode): a
   ``notes.txt`` that *is* ``.env`` is hidden as well.
 
+One exception to the name rule: a ``.pem`` file that holds only certificates (no
+``PRIVATE KEY`` anywhere in its first MB) is public, and commands need CA bundles
+and test certificates to work; it is read (once per size and mtime) to tell.
+
 What is not searched: ``.git``, ``node_modules``, caches and virtualenvs
 (:data:`SKIP_DIRS`, a directory holding ``pyvenv.cfg``): dependencies, not the
 user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). If a secret file
@@ -114,6 +118,20 @@ class SecretFiles:
         return tuple(out)
 
 
+PEM_SCAN = 1 << 20
+"""Bytes of a ``.pem`` file read to tell a certificate (public) from a key."""
+
+
+def _certificates_only(path: str) -> bool:
+    """Whether a ``.pem`` file holds certificates and no private key."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(PEM_SCAN + 1)
+    except OSError:
+        return False
+    return len(head) <= PEM_SCAN and b"PRIVATE KEY" not in head and b"-----BEGIN CERTIFICATE-----" in head
+
+
 class SecretFileIndex:
     """Searches some roots for secret-looking files, remembering what it listed.
 
@@ -127,6 +145,7 @@ class SecretFileIndex:
         self.max_seconds = max_seconds
         self._listings: dict[str, _Listing] = {}
         self._known: dict[str, tuple[int, int]] = {}
+        self._pem: dict[str, tuple[int, int, int, bool]] = {}
         self._lock = threading.Lock()
         self.last: SecretFiles | None = None
         """The last search's result (None before the first)."""
@@ -211,6 +230,9 @@ class SecretFileIndex:
             if (is_secret_file(link) or is_secret_file(target)) and os.path.isfile(target):
                 found[target] = None
         self._add_hard_links(found, dirs)
+        for path in [p for p in found if p.lower().endswith(".pem")]:
+            if self._public_pem(path):
+                del found[path]
         self._known = {}
         for path in found:
             try:
@@ -218,6 +240,20 @@ class SecretFileIndex:
             except OSError:
                 continue
             self._known[path] = (info.st_dev, info.st_ino)
+
+    def _public_pem(self, path: str) -> bool:
+        """:func:`_certificates_only`, remembered per size, mtime and inode."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        key = (info.st_size, info.st_mtime_ns, info.st_ino)
+        known = self._pem.get(path)
+        if known is not None and known[:3] == key:
+            return known[3]
+        public = _certificates_only(path)
+        self._pem[path] = (*key, public)
+        return public
 
     def _add_hard_links(self, found: dict[str, None], dirs: list[str]) -> None:
         """Other names of a secret file (``ln .env notes.txt``) inside the searched tree."""

@@ -73,6 +73,15 @@ def test_the_search_finds_names_links_and_hard_links_and_skips_dependencies(ws: 
     assert "node_modules/pkg/test.pem" not in rel and ".env.example" not in rel
 
 
+def test_a_pem_with_only_certificates_is_public_until_it_holds_a_key(ws: Path) -> None:
+    cert = ws / "ca-bundle.pem"
+    cert.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    index = SecretFileIndex([ws])
+    assert cert not in index.find().paths  # commands need CA bundles and test certs
+    cert.write_text(cert.read_text() + "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n")
+    assert cert in index.find().paths
+
+
 def test_a_secret_moved_into_a_skipped_directory_is_still_found(ws: Path) -> None:
     index = SecretFileIndex([ws])
     index.find()
