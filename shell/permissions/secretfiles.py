@@ -40,6 +40,7 @@ listing is kept with its mtime, so a search after an unchanged tree costs one
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shlex
@@ -108,12 +109,16 @@ class SecretFiles:
     def matching(self, names: list[str]) -> tuple[Path, ...]:
         """The hidden files a command line's words name: a word names the files whose
         path (relative to a root, or absolute) ends with it, so ``.env`` names every
-        ``.env`` found, ``config/.env`` only those under a ``config``."""
+        ``.env`` found, ``config/.env`` only those under a ``config``; a wildcard names
+        the files whose name it matches (``*.pem``: every one)."""
         wanted = [n.strip("/").removeprefix("./") for n in names if n.strip("/")]
+        globs = [w.rsplit("/", 1)[-1] for w in wanted if _GLOB.search(w)]
         out: list[Path] = []
         for path in self.paths:
             text = path.as_posix()
-            if any(text == "/" + w.lstrip("/") or text.endswith("/" + w) for w in wanted):
+            if any(text == "/" + w.lstrip("/") or text.endswith("/" + w) for w in wanted) or any(
+                fnmatch.fnmatchcase(path.name, g) for g in globs
+            ):
                 out.append(path)
         return tuple(out)
 
@@ -316,11 +321,30 @@ _WORD_SPLIT = re.compile(r"[=:,]")
 _GLOB = re.compile(r"[*?\[]")
 
 
+_SAMPLE_SECRETS = (
+    ".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "server.pem", "server.key",
+    "store.p12", "credentials", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass",
+    "secrets.json", "prod.tfvars",
+)  # fmt: skip
+"""Names a wildcard is tried against: one that matches any of them names secret files."""
+_ONLY_WILDCARDS = re.compile(r"[*?.\[\]/]*")
+
+
+def _glob_names_secret(word: str) -> bool:
+    """``.e*``, ``*.pem``, ``id_*``: a wildcard with some letters of its own that
+    matches a secret-looking name (``*`` or ``.*`` alone names everything, so nothing)."""
+    base = word.rstrip("/").rsplit("/", 1)[-1]
+    if _ONLY_WILDCARDS.fullmatch(base):
+        return False
+    return any(fnmatch.fnmatchcase(name, base.lower()) for name in _SAMPLE_SECRETS)
+
+
 def named_secret_files(command: str) -> list[str]:
     """The words of a shell command line that name a secret-looking file: ``cat .env``,
     ``source .env.local``, ``--env-file=.env``, ``git show HEAD:.env``, ``< ~/x/id_rsa``
-    (quotes and escapes as the shell reads them). Wildcards (``.e*``) name nothing:
-    what they match in the workspace is hidden anyway."""
+    (quotes and escapes as the shell reads them), and wildcards that match such names
+    (``.e*``, ``-name '*.pem'``): they would reach secret files outside the workspace,
+    which are not hidden."""
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>()")
         lexer.whitespace_split = True
@@ -332,9 +356,9 @@ def named_secret_files(command: str) -> list[str]:
     for word in words:
         for piece in [word, *_WORD_SPLIT.split(word)]:
             piece = piece.strip()
-            if not piece or _GLOB.search(piece) or piece in out:
+            if not piece or piece in out:
                 continue
-            if is_secret_file(piece):
+            if _glob_names_secret(piece) if _GLOB.search(piece) else is_secret_file(piece):
                 out.append(piece)
     return out
 

@@ -492,8 +492,8 @@ def test_auto_mode_commands_read_secret_files_as_empty(
     run_cli: RunCli, script: Script, workspace: Path
 ) -> None:
     """`--permission-mode auto` runs sandboxed commands unasked; a prompt-injected model
-    reaches .env through the shell (grep, a wildcard, a symlink) and gets nothing, and
-    `cat .env` asks (here: refused by --approve never). The marker is not secret-shaped,
+    reaches .env through the shell (grep, a symlink, a name it computes) and gets nothing,
+    and `cat .env` asks (here: refused by --approve never). The marker is not secret-shaped,
     so no redaction could hide a leak from this test."""
     require_sandbox()
     marker = "plain-marker-7f3a9c"
@@ -503,7 +503,7 @@ def test_auto_mode_commands_read_secret_files_as_empty(
     turns = [
         {"tool_calls": [
             {"name": "run_shell",
-             "args": {"command": "grep -r DATABASE . ; cat .e* settings.txt; cat app.py"}},
+             "args": {"command": "grep -r DATABASE . ; cat settings.txt $(ls -A | grep env); cat app.py"}},
             {"name": "run_shell", "args": {"command": "cat .env"}},
         ]},
         "Done.",
@@ -515,4 +515,5 @@ def test_auto_mode_commands_read_secret_files_as_empty(
     assert "print('hi')" in r.stdout  # the first command ran, unasked
     assert "hidden from this command" in r.stdout
     assert "names .env" in r.stdout  # the second asked, and was refused
+    assert r.stdout.count("hidden from this command") == 1
     assert (workspace / ".env").read_text() == f"DATABASE={marker}\n"

@@ -123,7 +123,9 @@ def test_which_words_of_a_command_name_a_secret_file() -> None:
     assert named_secret_files("git show HEAD:.env") == [".env"]
     assert named_secret_files('cat ".e""nv" < ~/x/id_rsa') == [".env", "~/x/id_rsa"]
     assert named_secret_files("cat .ENV") == [".ENV"]
-    assert named_secret_files("cat .e* *.pem README.md .env.example") == []  # wildcards: hidden anyway
+    assert named_secret_files("cat README.md .env.example *.py") == []
+    assert named_secret_files("cat .e* && find ~ -name '*.pem'") == [".e*", "*.pem"]  # reach outside too
+    assert named_secret_files("ls * .* | grep -E 'a.*b'") == []  # everything, or a regex: names nothing
     assert named_secret_files("echo 'unclosed .env") == [".env"]
 
 
@@ -178,6 +180,8 @@ async def test_auto_mode_asks_for_a_command_that_names_a_secret_and_the_approval
     tools = tools_for(ws, box)
     shell = tools["run_shell"]
     assert policy.decide(shell, {"command": "grep -r KEY ."}).action == "allow"  # hidden: runs
+    hunt = policy.decide(shell, {"command": "find ~ -name '*.pem' -exec cat {} +"})
+    assert hunt.action == "ask" and "names *.pem" in hunt.reason  # outside the workspace nothing is hidden
     call = ToolCallBlock("c1", "run_shell", {"command": "cat .env"})
     verdict = policy.decide(shell, call.args)
     assert verdict.action == "ask"
