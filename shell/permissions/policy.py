@@ -137,6 +137,9 @@ class PermissionPolicy:
         self.fence: Fence | None = None
         """The workspace's fence (the runtime sets it): a question about a call whose
         path is outside says so, and its approval also answers the fence."""
+        self.added_dirs: list[Path] = []
+        """Directories added to the workspace (``--add-dir``, ``/add-dir``): file edits
+        there count as inside it (accept-edits and auto run them)."""
         self.sandbox: Sandbox | None = None
         """``run_shell``'s sandbox (the runtime sets it): how many secret files it hides
         is said when asking, and an approved command that names one sees it."""
@@ -403,8 +406,8 @@ class PermissionPolicy:
         if not isinstance(path, str):
             return None
         part, _ = paths.path(path)  # resolved as the rules resolved it (symlinks followed)
-        root = self.root.as_posix()
-        while part != root:  # the workspace's own name (or its parents') is not the edit's
+        roots = {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}
+        while part not in roots:  # the workspace's own name (or its parents') is not the edit's
             if posixpath.basename(part) in RUNS_LATER:
                 return Path(part)
             parent = posixpath.dirname(part)
@@ -418,7 +421,7 @@ class PermissionPolicy:
         if not isinstance(path, str):
             return False
         target = resolve_path(path, self.root)
-        return target == self.root or self.root in target.parents
+        return any(target == root or root in target.parents for root in (self.root, *self.added_dirs))
 
     # -- asking ------------------------------------------------------------------------
     async def details(self, tool: Tool, args: Mapping[str, Any]) -> AskDetails:

@@ -269,7 +269,7 @@ class Sandbox:
         """Make ``directory`` part of the workspace for commands: writable, its secret
         files hidden. Returns its resolved path."""
         path = Path(directory).expanduser().resolve()
-        if path != self.workspace and path not in self.added:
+        if not _under(path, [self.workspace, *self.added]):
             self.added.append(path)
             self.secret_index.set_roots([self.workspace, *self.added])
         return path
@@ -346,16 +346,18 @@ class Sandbox:
         return list(dict.fromkeys(found))
 
     def protected_paths(self) -> list[Path]:
-        """The workspace's own paths that stay read-only (those that exist)."""
+        """The workspace's own paths that stay read-only (those that exist), in the
+        workspace and in each directory added to it."""
         found = []
-        for rel in PROTECTED_IN_WORKSPACE:
-            path = self.workspace / rel
-            if not os.path.lexists(path):
-                continue
-            real = path.resolve()
-            if real == self.workspace or self.workspace in real.parents or path.is_symlink():
-                # A symlink is pinned in place so it cannot be pointed elsewhere.
-                found.append(path if path.is_symlink() else real)
+        for root in [self.workspace, *self.added]:
+            for rel in PROTECTED_IN_WORKSPACE:
+                path = root / rel
+                if not os.path.lexists(path):
+                    continue
+                real = path.resolve()
+                if real == root or root in real.parents or path.is_symlink():
+                    # A symlink is pinned in place so it cannot be pointed elsewhere.
+                    found.append(path if path.is_symlink() else real)
         return found
 
     def wrap(

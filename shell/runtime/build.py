@@ -389,4 +389,6 @@ def create_runtime(
     runtime.network_guard = guard
     runtime.checkpoint_hook = hook
     guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules
+    for directory in options.add_dirs:
+        runtime.add_dir(directory)
     return runtime
