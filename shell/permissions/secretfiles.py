@@ -41,9 +41,9 @@ listing is kept with its mtime, so a search after an unchanged tree costs one
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
-import shlex
 import stat
 import threading
 import time
@@ -317,7 +317,16 @@ def _list(directory: str, mtime: int) -> _Listing:
 
 # -- a command line that names one ----------------------------------------------------------
 
-_WORD_SPLIT = re.compile(r"[=:,]")
+_WORD_SPLIT = re.compile(r"[\s=:,;&|<>()`]+")
+"""Where a word holds more words: ``--env-file=.env``, ``HEAD:.env``, ``bash -c 'cat .env'``."""
+_WORD = re.compile(r"""(?:[^\s'"\\;&|<>()`]|\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?)+""", re.DOTALL)
+"""A shell word: quoted parts and escapes belong to it; an unclosed quote runs to the end."""
+_QUOTING = re.compile(r"""\\(.)|['"]""", re.DOTALL)
+
+
+def _unquote(word: str) -> str:
+    """The word as the shell passes it on: ``".e""nv"`` and ``.e\\nv`` are ``.env``."""
+    return _QUOTING.sub(lambda m: m.group(1) or "", word)
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -330,6 +339,7 @@ _SAMPLE_SECRETS = (
 _ONLY_WILDCARDS = re.compile(r"[*?.\[\]/]*")
 
 
+@functools.lru_cache(maxsize=512)
 def _glob_names_secret(word: str) -> bool:
     """``.e*``, ``*.pem``, ``id_*``: a wildcard with some letters of its own that
     matches a secret-looking name (``*`` or ``.*`` alone names everything, so nothing)."""
@@ -339,28 +349,43 @@ def _glob_names_secret(word: str) -> bool:
     return any(fnmatch.fnmatchcase(name, base.lower()) for name in _SAMPLE_SECRETS)
 
 
+_MAYBE = re.compile(
+    r"env|netrc|npmrc|pypirc|credential|pgpass|htpasswd|dockercfg|id_|secrets|service-account|pem|key|p12|"
+    r"pfx|jks|tfvars|kdbx|asc|[*?\[]"
+)
+"""A substring every secret-looking name (or a wildcard) has: a line without one names
+none, and the shell-word split is skipped (decisions are in the policy's hot path)."""
+
+
 def named_secret_files(command: str) -> list[str]:
+    """See :func:`_named` (cached per command line: the policy asks once per call, and
+    again for its question)."""
+    plain = command.replace("'", "").replace('"', "").replace("\\", "").lower()
+    if not _MAYBE.search(plain):
+        return []
+    return list(_named(command))
+
+
+@functools.lru_cache(maxsize=256)
+def _named(command: str) -> tuple[str, ...]:
     """The words of a shell command line that name a secret-looking file: ``cat .env``,
     ``source .env.local``, ``--env-file=.env``, ``git show HEAD:.env``, ``< ~/x/id_rsa``
     (quotes and escapes as the shell reads them), and wildcards that match such names
     (``.e*``, ``-name '*.pem'``): they would reach secret files outside the workspace,
     which are not hidden."""
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>()")
-        lexer.whitespace_split = True
-        lexer.commenters = ""
-        words = list(lexer)
-    except ValueError:  # an unclosed quote: judge the raw pieces
-        words = re.split(r"[\s;&|<>()'\"`]+", command)
+    words = [_unquote(w) for w in _WORD.findall(command)]
     out: list[str] = []
+    seen: set[str] = set()
     for word in words:
-        for piece in [word, *_WORD_SPLIT.split(word)]:
+        whole = [] if any(c.isspace() for c in word) else [word]  # a quoted command: its words
+        for piece in [*whole, *_WORD_SPLIT.split(word)]:
             piece = piece.strip()
-            if not piece or piece in out:
+            if not piece or piece in seen:
                 continue
+            seen.add(piece)
             if _glob_names_secret(piece) if _GLOB.search(piece) else is_secret_file(piece):
                 out.append(piece)
-    return out
+    return tuple(out)
 
 
 __all__ = ["MAX_ENTRIES", "SKIP_DIRS", "SecretFileIndex", "SecretFiles", "named_secret_files"]

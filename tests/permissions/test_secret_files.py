@@ -127,6 +127,8 @@ def test_which_words_of_a_command_name_a_secret_file() -> None:
     assert named_secret_files("cat .e* && find ~ -name '*.pem'") == [".e*", "*.pem"]  # reach outside too
     assert named_secret_files("ls * .* | grep -E 'a.*b'") == []  # everything, or a regex: names nothing
     assert named_secret_files("echo 'unclosed .env") == [".env"]
+    line = "bash -c 'cat .env' && sh -c \"source x/.env.local\""
+    assert named_secret_files(line) == [".env", "x/.env.local"]
 
 
 # -- the sandbox, for real -----------------------------------------------------------------------
