@@ -12,7 +12,11 @@ One warm-up run of each writes the bytecode cache, then the probes take turns
 The offline demo model is chosen explicitly (``--model demo``), so no provider is
 probed over the network; config and data directories point at an empty temp dir.
 
-    python benchmarks/startup.py [--runs 9] [--no-write]
+    python benchmarks/startup.py [--runs 9] [--no-write] [--against LABEL=DIR]
+
+``--against`` runs the shell's own probes a second time from another checkout
+(``PYTHONPATH=DIR``, e.g. a ``git worktree`` of main), interleaved with the rest,
+so a change is measured against its baseline in one run.
 """
 
 from __future__ import annotations
@@ -131,29 +135,47 @@ def tui_available() -> bool:
     return True
 
 
-def measure(runs: int) -> list[tuple[str, float]]:
+SHELL_PROBES = (
+    "agent-shell --plain: first prompt",
+    "agent-shell --plain: ready (banner shown)",
+    "agent-shell (TUI): first frame",
+    "agent-shell (TUI): ready (welcome shown)",
+)
+
+
+def measure(runs: int, against: tuple[str, str] | None = None) -> list[tuple[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         env = _env(tmp)
-        cli = [sys.executable, "-m", "shell", "--model", "demo", "--no-session"]
-        probes: dict[str, Callable[[], float]] = {
-            "python -c pass": lambda: time_import("pass", env),
-            "import prompt_toolkit PromptSession":
-                lambda: time_import("from prompt_toolkit import PromptSession", env),
-            "agent-shell --plain: first prompt":
-                lambda: time_to_output([*cli, "--plain"], "\u203a".encode(), env, tmp),
-            "agent-shell --plain: ready (banner shown)":
-                lambda: time_to_output([*cli, "--plain"], b"permissions:", env, tmp),
-        }
-        if tui_available():
-            probes["import textual App"] = lambda: time_import("from textual.app import App", env)
-            probes["bare Textual app (TextArea + Footer): first frame"] = (
-                lambda: time_to_output([sys.executable, "-c", BARE_APP], b"Quit", env, tmp)
-            )
-            probes["agent-shell (TUI): first frame"] = lambda: time_to_output(cli, b"Quit", env, tmp)
-            probes["agent-shell (TUI): ready (welcome shown)"] = (
-                lambda: time_to_output(cli, b"Welcome", env, tmp)
-            )
+        probes = _probes(env, tmp)
+        if against is not None:
+            label, directory = against
+            other = _probes({**env, "PYTHONPATH": str(Path(directory).resolve())}, tmp)
+            probes.update({f"{name} [{label}]": other[name] for name in SHELL_PROBES if name in other})
         return interleaved_medians(probes, runs)
+
+
+def _probes(env: dict[str, str], tmp: str) -> dict[str, Callable[[], float]]:
+    """The probes, each a fresh process in ``env`` (the ``PYTHONPATH`` picks the checkout)."""
+    cli = [sys.executable, "-m", "shell", "--model", "demo", "--no-session"]
+    probes: dict[str, Callable[[], float]] = {
+        "python -c pass": lambda: time_import("pass", env),
+        "import prompt_toolkit PromptSession":
+            lambda: time_import("from prompt_toolkit import PromptSession", env),
+        "agent-shell --plain: first prompt":
+            lambda: time_to_output([*cli, "--plain"], "\u203a".encode(), env, tmp),
+        "agent-shell --plain: ready (banner shown)":
+            lambda: time_to_output([*cli, "--plain"], b"permissions:", env, tmp),
+    }
+    if tui_available():
+        probes["import textual App"] = lambda: time_import("from textual.app import App", env)
+        probes["bare Textual app (TextArea + Footer): first frame"] = (
+            lambda: time_to_output([sys.executable, "-c", BARE_APP], b"Quit", env, tmp)
+        )
+        probes["agent-shell (TUI): first frame"] = lambda: time_to_output(cli, b"Quit", env, tmp)
+        probes["agent-shell (TUI): ready (welcome shown)"] = (
+            lambda: time_to_output(cli, b"Welcome", env, tmp)
+        )
+    return probes
 
 
 def report(rows: list[tuple[str, float]], runs: int) -> str:
@@ -173,7 +195,8 @@ def report(rows: list[tuple[str, float]], runs: int) -> str:
             "agent-shell (TUI): first frame": "import textual App",
             "agent-shell (TUI): ready (welcome shown)": "import textual App"}
     for name, seconds in rows:
-        ratio = f"{seconds / t[base[name]]:.2f}" if name in base else ""
+        own = name.split(" [")[0]
+        ratio = f"{seconds / t[base[own]]:.2f}" if own in base else ""
         lines.append(f"| {name} | {seconds * 1000:.0f} | {ratio} |")
     plain = t["agent-shell --plain: first prompt"] - t["import prompt_toolkit PromptSession"]
     lines += [
@@ -208,8 +231,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md alone")
+    parser.add_argument("--against", metavar="LABEL=DIR",
+                        help="also run the shell's probes from the checkout DIR (PYTHONPATH), labelled LABEL")
     args = parser.parse_args()
-    body = report(measure(args.runs), args.runs)
+    against = tuple(args.against.split("=", 1)) if args.against else None
+    if against is not None and len(against) != 2:
+        parser.error("--against takes LABEL=DIR")
+    body = report(measure(args.runs, against), args.runs)  # type: ignore[arg-type]
     print(body)
     if not args.no_write:
         write_section(body)

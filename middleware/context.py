@@ -179,7 +179,7 @@ class HookContext:
 class CallState:
     """One tool call as the tool hooks see it; ``args`` changes as gates edit it."""
 
-    __slots__ = ("args", "assistant_message", "call", "contexts", "edited", "error", "run", "tool")
+    __slots__ = ("_contexts", "args", "assistant_message", "call", "edited", "error", "run", "tool")
 
     def __init__(
         self,
@@ -196,13 +196,12 @@ class CallState:
         self.assistant_message = assistant_message
         self.edited = False
         self.error: BaseException | None = None
-        self.contexts: dict[Slot, ToolCallContext] = {}
-        """Each middleware's context for this call, made on first use (:meth:`context`)."""
+        self._contexts: dict[Slot, ToolCallContext] = {}
 
     def context(self, slot: Slot) -> ToolCallContext:
-        ctx = self.contexts.get(slot)
+        ctx = self._contexts.get(slot)
         if ctx is None:
-            ctx = self.contexts[slot] = ToolCallContext(self.run.context(slot), self)
+            ctx = self._contexts[slot] = ToolCallContext(self.run.context(slot), self)
         return ctx
 
 

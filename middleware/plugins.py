@@ -29,16 +29,63 @@ import sys
 import traceback
 import types
 from collections.abc import Iterable, Mapping, Sequence
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base import Middleware
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "agent_shell.middleware"
 MODULE_PREFIX = "agent_shell_plugin"
 
 Found = dict[str, type[Middleware]]
+
+
+def entry_points(group: str) -> list[EntryPoint]:
+    """The installed packages' entry points in ``group``.
+
+    ``importlib.metadata`` costs ~10 ms to import (it brings ``email`` and
+    ``zipfile``) on the way to every start, and almost no one has a plugin
+    installed; so a quick look comes first (:func:`may_declare`) and the real
+    lookup runs only when some package may declare the group."""
+    if not may_declare(group):
+        return []
+    from importlib.metadata import entry_points as installed
+
+    return list(installed(group=group))
+
+
+def may_declare(group: str, path: Sequence[str] | None = None) -> bool:
+    """False only when no distribution on ``path`` (``sys.path``) can have entry
+    points in ``group``: no ``*.dist-info`` / ``*.egg-info`` folder there has an
+    ``entry_points.txt`` naming the section ``[group]``. Whatever this look cannot
+    read as a folder (a zip on the path, a finder of its own that lists
+    distributions) answers True, and ``importlib.metadata`` decides."""
+    import os
+
+    if any(hasattr(finder, "find_distributions") and finder.__module__ != "_frozen_importlib_external"
+           for finder in sys.meta_path):
+        return True
+    header = f"[{group}]"
+    for entry in sys.path if path is None else path:
+        try:
+            with os.scandir(entry or ".") as children:
+                folders = [c.path for c in children if c.name.lower().endswith((".dist-info", ".egg-info"))]
+        except NotADirectoryError:
+            return True  # a zip file or an egg: only importlib.metadata reads those
+        except OSError:
+            continue  # a path entry that does not exist (or cannot be read: no more can importlib's)
+        for folder in folders:
+            try:
+                declared = os.path.join(folder, "entry_points.txt")
+                with open(declared, encoding="utf-8", errors="replace") as file:
+                    if header in file.read():
+                        return True
+            except OSError:
+                continue  # no entry points there (or an ``.egg-info`` file, which has none)
+    return False
 
 
 def load_plugins(

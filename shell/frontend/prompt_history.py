@@ -17,6 +17,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,23 +33,40 @@ MAX_CHARS = 20_000
 class PromptHistory:
     """The prompts of every run, oldest first."""
 
-    def __init__(self, path: Path | None = None, redactor: Secrets | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        redactor: Secrets | None = None,
+        *,
+        make_redactor: Callable[[], Secrets] | None = None,
+    ) -> None:
+        """``make_redactor`` instead of ``redactor``: the policy is made when there is
+        first something to redact (making it compiles a pattern for every known key,
+        ~10 ms a start with an empty history need not spend before the first screen)."""
         if path is None:
             from shell.core.dirs import data_dir
 
             path = data_dir() / FILE_NAME
         self.path = path
-        self.redactor = redactor
+        self._redactor = redactor
+        self._make_redactor = make_redactor
         self._lock = threading.Lock()
         self._entries: list[str] | None = None
         self._lines = 0
+
+    @property
+    def redactor(self) -> Secrets | None:
+        if self._redactor is None and self._make_redactor is not None:
+            self._redactor, self._make_redactor = self._make_redactor(), None
+        return self._redactor
 
     def entries(self) -> list[str]:
         """Oldest first, at most ``MAX_ENTRIES``; consecutive repeats once."""
         with self._lock:
             if self._entries is None:
                 read = self._read()
-                self._entries = [self.redactor.text(t) for t in read] if self.redactor else read
+                redactor = self.redactor if read else None
+                self._entries = [redactor.text(t) for t in read] if redactor else read
                 if self._entries != read:  # an older file held a secret: it is rewritten without
                     self._compact()
             return list(self._entries)

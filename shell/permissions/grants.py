@@ -17,9 +17,8 @@ from __future__ import annotations
 import os
 import tomllib
 
-from shell.core.textsafety import sanitize_line
-
 from .rules import EFFECTS, Rule, parse_rules
+from .trust import visible
 
 UNASKED = "! "
 """The mark before a line that would let calls run with no question."""
@@ -87,7 +86,7 @@ def describe_project_rules(data: bytes, origin: str) -> list[str]:
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return [sanitize_line(f"{origin}: cannot be read ({exc}); none of its rules would apply")]
+        return [visible(f"{origin}: cannot be read ({exc}); none of its rules would apply")]
     rules, problems = parse_rules(table, "project", origin)
     lines = [f"{UNASKED if widens(rule) else ''}{origin}: {explain_rule(rule)}" for rule in rules]
     lines += [f"{problem}; that entry is ignored" for problem in problems]
@@ -102,7 +101,7 @@ def describe_project_rules(data: bytes, origin: str) -> list[str]:
         lines.append(f"{origin}: {key} = {table[key]!r}: {why}")
     if not lines:
         lines.append(f"{origin}: no rules")
-    return [sanitize_line(line) for line in lines]
+    return [visible(line) for line in lines]
 
 
 __all__ = ["READ_ONLY_BUILTINS", "UNASKED", "describe_project_rules", "explain_rule", "widens"]

@@ -39,7 +39,7 @@ from . import prefs
 from .flow import Flow, install_alt_enter
 from .gcpolicy import GcPolicy
 from .palette import ShellCommands
-from .screens.main import MainScreen
+from .screens.main import ONCE_READY, MainScreen
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
@@ -68,12 +68,19 @@ would hold for most of its ~300 ms."""
 
 AFTER_FIRST_FRAME = (
     "shell.tui.entries",
-    "shell.tui.history",
-    "shell.tui.renderer",
     "shell.tui.commands",
 )
 """Imported in the start-up thread, after the first frame, so the event loop
-never pays for them (the engine comes in with ``shell.tui.renderer``)."""
+never pays for them. The reply's renderer and Markdown come once the shell is
+ready (``screens.main.ONCE_READY``), or here too when a resumed conversation is
+to be drawn (:data:`FOR_A_RESUMED_SESSION`)."""
+
+FOR_A_RESUMED_SESSION = ("shell.tui.history", "shell.tui.widgets.assistant_message")
+
+
+def _import_all(names: tuple[str, ...]) -> None:
+    for name in names:
+        importlib.import_module(name)
 
 
 def _wrap(agent: Agent) -> ShellRuntime:
@@ -243,9 +250,11 @@ class AgentShellApp(App[int]):
         assert build is not None
 
         def in_thread() -> ShellRuntime:
-            for name in AFTER_FIRST_FRAME:
-                importlib.import_module(name)
-            return build()
+            _import_all(AFTER_FIRST_FRAME)
+            runtime = build()
+            if runtime.agent.messages:
+                _import_all(FOR_A_RESUMED_SESSION)
+            return runtime
 
         try:
             self.runtime = await asyncio.to_thread(in_thread)
@@ -276,15 +285,27 @@ class AgentShellApp(App[int]):
         then the main screen takes it."""
         from . import speech
 
-        self.agent.ask = self.approvals.ask
+        self.agent.ask = self._ask
         saved_speak = prefs.saved_speak()
         if saved_speak is not None:
             speech.apply(self.agent.middleware, saved_speak)
         self.speak_mode = speech.current_mode(self.agent.middleware, saved_speak)
         await self.main.attach()
         self.ready = True  # after the screen has all its parts (see MainScreen.attach)
+        runtime = self.runtime
+
+        def warm_up() -> None:  # what the first message needs, made while the user reads
+            _import_all(ONCE_READY)
+            _ = runtime.secrets  # the prompt history redacts with it
+
+        self.run_worker(asyncio.to_thread(warm_up), group="boot", exit_on_error=False)
         self.call_after_refresh(self.gc_policy.started_up)
         self.set_interval(GC_TICK_S, self.gc_policy.tick)
+
+    async def _ask(self, request: object) -> object:
+        """The agent's questions go to the approval broker, made at the first one
+        (its dialog's module loads after the welcome, not on the way to it)."""
+        return await self.approvals.ask(request)
 
     @cached_property
     def approvals(self) -> ApprovalBroker:

@@ -15,12 +15,12 @@ from textual.widget import Widget
 
 from shell.frontend.reply import CallView
 
-from .widgets.assistant_message import AssistantMessage
 from .widgets.audio_block import AudioBlock, new_key
 from .widgets.notice_line import NoticeLine
 from .widgets.thinking import ThinkingBlock
 from .widgets.tool_span import ToolSpan
 from .widgets.user_message import UserMessage
+from .widgets.welcome import Part, Welcome
 
 
 @dataclass(eq=False)
@@ -57,11 +57,25 @@ class AssistantEntry(Entry):
     text: str = ""
 
     def build(self) -> Widget:
+        # Imported here: the Markdown widget and its parser are not on the way to the
+        # first ready screen (see widgets.welcome); they load in the background then.
+        from .widgets.assistant_message import AssistantMessage
+
         return AssistantMessage(self.text, streaming=self.live)
 
     def capture(self) -> None:
+        from .widgets.assistant_message import AssistantMessage
+
         if isinstance(self.widget, AssistantMessage):
             self.text = self.widget.text
+
+
+@dataclass(eq=False)
+class WelcomeEntry(Entry):
+    parts: tuple[Part, ...]
+
+    def build(self) -> Widget:
+        return Welcome(self.parts)
 
 
 @dataclass(eq=False)

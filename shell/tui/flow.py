@@ -17,12 +17,14 @@ parser that one sequence, so Alt+Enter steers there too.
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import tempfile
 import time
 from typing import TYPE_CHECKING, Any
 
 from shell.core import events as ev
 from shell.core.textsafety import sanitize_line
-from shell.frontend.editor import edit_in_editor
 
 if TYPE_CHECKING:
     from shell.frontend.clipboard import Copied
@@ -68,7 +70,7 @@ class Flow:
         from shell.frontend.prompt_history import PromptHistory
 
         runtime = self.app.runtime
-        self.history = PromptHistory(redactor=runtime.secrets)
+        self.history = PromptHistory(make_redactor=lambda: runtime.secrets)
         prompt = self.app.prompt
         earlier = self.history.entries()
         prompt.sent_history[:0] = [t for t in earlier if t not in prompt.sent_history[-1:]]
@@ -205,11 +207,9 @@ class Flow:
         prompt = self.app.prompt
         try:
             with self.app.suspend():
-                text = edit_in_editor(prompt.text, command, suffix=".md")
+                text = edit_text(prompt.text, command)
         except Exception as exc:  # no terminal to hand over (a test run), an editor that failed
-            self.app.notify(
-                f"The editor could not run: {sanitize_line(str(exc))}", severity="error", markup=False
-            )
+            self.app.notify(f"The editor could not run: {sanitize_line(str(exc))}", severity="error")
             return
         prompt.load_text(text.rstrip("\n"))
         prompt.move_cursor(prompt.document.end)
@@ -221,3 +221,16 @@ class Flow:
 
         driver = getattr(self.app, "_driver", None)
         return copy_text(text, self.write if driver is not None else None)
+
+
+def edit_text(text: str, command: list[str]) -> str:
+    """``command`` on a temporary Markdown file holding ``text``; the text as saved."""
+    fd, path = tempfile.mkstemp(suffix=".md", prefix="agent-shell-prompt-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        subprocess.run([*command, path], check=False)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    finally:
+        os.unlink(path)

@@ -22,6 +22,14 @@ the middle of a streamed reply. We therefore:
 
 The app calls :meth:`tick` a few times a second; it does nothing unless a
 collection is due.
+
+Start-up is a special case: importing Textual, the engine and the tools makes
+hundreds of thousands of objects and almost no garbage, yet the automatic
+collector runs through them again and again on the way (a full collection of
+50-60 ms and several middle-generation ones of 2-10 ms before the welcome, half
+of them in front of the first frame). The CLI therefore calls :func:`hold` before
+it imports the TUI, and :meth:`GcPolicy.started_up` (the shell is ready) collects
+once, freezes what survived and lets the collector run again.
 """
 
 from __future__ import annotations
@@ -38,6 +46,27 @@ long as it takes to scan the reply's live objects (100-300 ms on a loaded 2-core
 machine), so they come ten times less often, for a little more memory between."""
 IDLE_S = 1.0
 MAX_DEFER_S = 10.0
+
+
+_held = False
+
+
+def hold() -> None:
+    """Switch automatic collection off for the start-up (see the module docstring);
+    :meth:`GcPolicy.started_up` switches it on again. A no-op when it is off already
+    (someone else's choice, which this module then leaves alone)."""
+    global _held
+    if gc.isenabled():
+        gc.disable()
+        _held = True
+
+
+def release() -> None:
+    """Automatic collection on again if :func:`hold` switched it off."""
+    global _held
+    if _held:
+        _held = False
+        gc.enable()
 
 
 class GcPolicy:
@@ -57,6 +86,7 @@ class GcPolicy:
     def started_up(self) -> None:
         gc.collect()
         gc.freeze()
+        release()
 
     def reply_started(self) -> None:
         self._streaming = True
@@ -106,4 +136,5 @@ class GcPolicy:
         """The app is leaving: thaw what it froze, so that the program around it
         (a test run, an embedding script) can collect the app's objects."""
         self._restore()
+        release()  # a start-up that failed before ``started_up``
         gc.unfreeze()

@@ -33,3 +33,23 @@ def test_history_is_private_redacted_and_bounded(tmp_path: Path) -> None:
         f.write(json.dumps({"text": f"old {SECRET}"}) + "\n")
     assert PromptHistory(path, Secrets()).entries()[-1] == "old [REDACTED]"
     assert SECRET not in path.read_text()
+
+
+def test_a_redactor_made_on_demand_still_redacts_everything(tmp_path: Path) -> None:
+    """The TUI gives a function (the policy is made when first needed, not on the
+    way to the first screen): an empty history does not make it; the first prompt,
+    or an older file holding a key, does, and nothing secret is kept."""
+    path = tmp_path / "prompt-history.jsonl"
+    made: list[Secrets] = []
+
+    def make() -> Secrets:
+        made.append(Secrets())
+        return made[-1]
+
+    history = PromptHistory(path, make_redactor=make)
+    assert history.entries() == [] and made == []
+    assert history.add(f"my key {SECRET}") == "my key [REDACTED]" and len(made) == 1
+    path.write_text(json.dumps({"text": f"old {SECRET}"}) + "\n")
+    older = PromptHistory(path, make_redactor=make)
+    assert older.entries() == ["old [REDACTED]"] and len(made) == 2
+    assert SECRET not in path.read_text()

@@ -165,3 +165,38 @@ def test_available_middleware_merges_builtins_and_plugins(tmp_path: Path) -> Non
     assert found["ToolRetry"] is ToolRetry
     assert "Shout" in found and "TodoList" in found
     assert any("name of a built-in" in p for p in problems)
+
+
+def _distribution(site: Path, name: str, entry_points_txt: str | None) -> None:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    if entry_points_txt is not None:
+        (info / "entry_points.txt").write_text(entry_points_txt)
+
+
+def test_the_quick_look_before_the_entry_point_lookup(tmp_path: Path) -> None:
+    """A start with no plugin installed skips importlib.metadata; a package that
+    declares the group, or anything the look cannot read, is never missed."""
+    group = "agent_shell.middleware"
+    site = tmp_path / "site"
+    _distribution(site, "tool", "[console_scripts]\ntool = tool:main\n")
+    _distribution(site, "bare", None)
+    assert not plugins_module.may_declare(group, [str(site), str(tmp_path / "missing")])
+    _distribution(site, "plugin", f"[{group}]\nwhisper = agent_shell_test_ep:Whisper\n")
+    assert plugins_module.may_declare(group, [str(site)])
+    archive = tmp_path / "packages.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    assert plugins_module.may_declare(group, [str(archive)])
+
+
+def test_a_declared_entry_point_is_found_through_the_quick_look(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.undo()  # the real lookup, not the autouse stand-in
+    group = "agent_shell.middleware"
+    (tmp_path / "agent_shell_test_ep2.py").write_text(textwrap.dedent(GOOD).replace("Shout", "Murmur"))
+    _distribution(tmp_path, "murmur", f"[{group}]\nmurmur = agent_shell_test_ep2:Murmur\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found, problems = load_plugins(tmp_path / "cfg", group)
+    assert problems == [] and list(found) == ["Murmur"]

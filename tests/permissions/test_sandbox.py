@@ -205,3 +205,22 @@ def test_network_failures_are_recognised() -> None:
     assert network_note("curl: (6) Could not resolve host: example.org")
     assert network_note("OSError: [Errno 101] Network is unreachable")
     assert not network_note("SyntaxError: invalid syntax")
+
+
+def test_a_probe_started_ahead_gives_the_answer_of_a_probe_on_demand() -> None:
+    """The runtime starts bubblewrap's probe before it imports the rest (start-up
+    time); what the sandbox then says must be what a probe of its own would say."""
+    from shell.permissions import sandbox as module
+
+    on_demand = sandbox_status()
+    module._probe.cache_clear()
+    try:
+        module.probe_ahead()
+        assert (module._ahead is not None) == (shutil.which("bwrap") is not None)
+        assert sandbox_status() == on_demand
+        assert module._ahead is None  # read once, then the answer is cached
+        module.probe_ahead()
+        assert module._ahead is None  # answered already: no second probe
+    finally:
+        module._probe.cache_clear()
+        assert sandbox_status() == on_demand

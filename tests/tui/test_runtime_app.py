@@ -12,6 +12,7 @@ from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.sessions import SessionStore, load_session
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
+from shell.tui.widgets.welcome import Welcome
 
 from .helpers import SIZE, send, wait_for
 
@@ -32,10 +33,10 @@ async def test_welcome_reply_recorded_and_resumed(tmp_path: Path, monkeypatch: p
     runtime = _runtime(tmp_path, ["Saved for later."])
     app = AgentShellApp(runtime=runtime)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: len(app.query(AssistantWidget)) == 1)
-        assert "agent-shell" in app.query_one(AssistantWidget).text  # the welcome
+        await wait_for(pilot, lambda: len(app.query(Welcome)) == 1)
+        assert "agent-shell" in app.query_one(Welcome).text and app.model_label in app.query_one(Welcome).text
         await send(pilot, "remember this")
-        await wait_for(pilot, lambda: not app.busy and len(app.query(AssistantWidget)) == 2)
+        await wait_for(pilot, lambda: not app.busy and len(app.query(AssistantWidget)) == 1)
         spent = (app.status.tokens_in, app.status.tokens_out)
         assert spent != (0, 0)
     [info] = SessionStore().list(str(tmp_path))

@@ -232,3 +232,24 @@ async def test_status_line_with_a_path_for_a_model_id_keeps_the_state_and_unknow
         line = str(status.render())
         assert line.endswith("ready") and len(line) <= width - 2, line
         assert "…" in line and "Q4_1.gguf" in line and "↑0" not in line
+
+
+async def test_the_welcome_shows_a_hostile_model_label_as_plain_text() -> None:
+    """The welcome is drawn without a Markdown parser: its parts are text, so a model
+    name from the config (which the user may have pasted) can neither style the
+    screen with markup nor reach the terminal with an escape sequence."""
+    from shell.tui.entries import WelcomeEntry
+    from shell.tui.widgets.welcome import Welcome
+
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        label = "[b red]x[/] **y** \x1b[2J\x1b]0;owned\x07"
+        await app.conversation.add(WelcomeEntry((("agent-shell", "strong"), (" on ", ""), (label, "code"))))
+        await pilot.pause()
+        shown = app.query_one(Welcome).render()
+        assert "[b red]x[/] **y**" in shown.plain
+        assert "\x1b" not in shown.plain and "\x07" not in shown.plain
+        assert [s.style for s in shown.spans if shown.plain[s.start:s.end] == "agent-shell"]  # strong
+    with pytest.raises(ValueError, match="unknown kinds"):
+        Welcome((("x", "blink"),))

@@ -76,6 +76,14 @@ AFTER_THE_WELCOME = (
 """Imported in a thread once the welcome (or a resumed conversation) is drawn: the
 first screen does not show them (the side panel is hidden until F2)."""
 
+ONCE_READY = (
+    "shell.tui.renderer",  # with the replies' Markdown (shell.tui.widgets.assistant_message)
+    "shell.tui.highlight",  # Pygments, for the tool spans
+)
+"""Imported in a thread once the shell is ready: what the first reply draws with.
+A reply sent before they are in imports them itself (or waits for the thread's
+import of the same module), so nothing is missing, only later."""
+
 
 class MainScreen(Screen[None]):
     """The shell's one screen under its dialogs."""
@@ -214,26 +222,32 @@ class MainScreen(Screen[None]):
             self.run_worker(self._background(), group="background", exit_on_error=False)
 
     async def _greet(self) -> None:
-        from ..entries import AssistantEntry
-        from ..history import entries_from_messages
+        from ..entries import WelcomeEntry
 
         messages = self.runtime.agent.messages
         if messages:  # a resumed session: show what was said, and what it cost
+            from ..history import entries_from_messages
+
             await self.conversation.add_many(entries_from_messages(messages, self.runtime.call_outcomes))
             self.show_usage()
         elif not self.shell.own_runtime:
-            await self.conversation.add(AssistantEntry(self._welcome()))
+            await self.conversation.add(WelcomeEntry(self._welcome()))
 
-    def _welcome(self) -> str:
-        keys = "F1 help · F2 middleware · `/` commands · Esc or Ctrl+C cancels a reply · Ctrl+Q quits."
+    def _welcome(self) -> tuple[tuple[str, str], ...]:
+        """The greeting, as ``(text, kind)`` parts (see :mod:`..widgets.welcome`)."""
+        keys = (("F1 help · F2 middleware · ", ""), ("/", "code"),
+                (" commands · Esc or Ctrl+C cancels a reply · Ctrl+Q quits.", ""))
         if not self.runtime.is_demo:
-            return f"**agent-shell** on `{self.runtime.model_label}`. {keys}"
+            label = self.runtime.model_label
+            return (("agent-shell", "strong"), (" on ", ""), (label, "code"), (". ", ""), *keys)
         return (
-            "**Welcome to agent-shell.** You are on the offline **demo model**: no key, no network, "
-            "scripted answers that show how the shell works. Try *list the files here*, "
-            "*read README.md*, *search for hello* or *run `ls -la`*, and approve or edit the calls.\n\n"
-            "To talk to a real model, set `ANTHROPIC_API_KEY` or `OPENAI_API_KEY`, start Ollama, "
-            f"or switch with `/model provider:name`. {keys}"
+            ("Welcome to agent-shell.", "strong"), (" You are on the offline ", ""), ("demo model", "strong"),
+            (": no key, no network, scripted answers that show how the shell works. Try ", ""),
+            ("list the files here", "em"), (", ", ""), ("read README.md", "em"), (", ", ""),
+            ("search for hello", "em"), (" or ", ""), ("run ", "em"), ("ls -la", "code"),
+            (", and approve or edit the calls.\n\nTo talk to a real model, set ", ""),
+            ("ANTHROPIC_API_KEY", "code"), (" or ", ""), ("OPENAI_API_KEY", "code"),
+            (", start Ollama, or switch with ", ""), ("/model provider:name", "code"), (". ", ""), *keys,
         )
 
     async def _background(self) -> None:
@@ -477,8 +491,7 @@ class MainScreen(Screen[None]):
                     await renderer.handle(event)
                     await flow.on_event(event)  # steered messages, notifications
         except Exception as exc:  # the engine promises not to raise; show it if it does
-            said = self.runtime.shown(f"{type(exc).__name__}: {exc}")  # secrets redacted
-            await self.conversation.add(NoticeEntry("error", said))
+            await self.conversation.add(NoticeEntry("error", f"{type(exc).__name__}: {exc}"))
         finally:
             await renderer.finish_all()
             self._busy = False

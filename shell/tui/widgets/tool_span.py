@@ -19,8 +19,6 @@ from textual.widgets._collapsible import CollapsibleTitle
 from shell.core.textsafety import sanitize, sanitize_line
 from shell.frontend.reply import CallView
 
-from ..highlight import syntax
-
 RESULT_LINES = 40
 TITLE_CHROME = 2
 """Columns of the header's content that are not its label: the collapse symbol."""
@@ -139,6 +137,9 @@ class ToolSpan(Collapsible):
         self._status = status
 
     def _args_renderable(self) -> Content:
+        from ..highlight import syntax  # Pygments: not on the way to the first screen
+
+
         text = sanitize(self.state.args_json())
         if not text:
             return Content("…")
@@ -149,6 +150,8 @@ class ToolSpan(Collapsible):
         return sanitize(body).splitlines()
 
     def _result_renderable(self) -> Content:
+        from ..highlight import syntax
+
         s = self.state
         lines = self._result_lines()
         if not lines:
