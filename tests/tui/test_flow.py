@@ -53,6 +53,46 @@ def captured(app: AgentShellApp) -> list[str]:
     return out
 
 
+async def test_a_slow_rewind_preview_does_not_hold_the_dialog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Working out a preview reads every changed file and its kept copy (and a resumed
+    session's file): it runs in a thread, so the list moves at once and says it is
+    working; each position's preview is worked out once."""
+    import time
+
+    import shell.rewind
+
+    real, asked = shell.rewind.plan_rewind, []
+
+    def slow(runtime: Any, number: int) -> Any:
+        asked.append(number)
+        time.sleep(0.4)
+        return real(runtime, number)
+
+    monkeypatch.setattr(shell.rewind, "plan_rewind", slow)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    rt = runtime(ws, [write("a.txt", "one"), "First done.", write("a.txt", "two"), "Second done."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "make it one")
+        await wait_for(pilot, lambda: not app.busy and (ws / "a.txt").read_text() == "one")
+        await send(pilot, "make it two")
+        await wait_for(pilot, lambda: not app.busy and (ws / "a.txt").read_text() == "two")
+        await anyio.sleep(0.7)
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
+        plan = app.screen.query_one("#plan")
+        assert "Working out" in str(plan.source)  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: "restore `a.txt`" in str(plan.source))  # type: ignore[attr-defined]
+        await pilot.press("up")
+        await wait_for(pilot, lambda: len(asked) == 2)
+        await pilot.press("down")  # back to a position already worked out: shown from memory
+        await pilot.pause()
+        assert "restore `a.txt`" in str(plan.source) and len(asked) == 2  # type: ignore[attr-defined]
+
+
 async def test_esc_esc_opens_rewind_and_b_goes_back_in_both(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -69,8 +109,7 @@ async def test_esc_esc_opens_rewind_and_b_goes_back_in_both(tmp_path: Path) -> N
         await anyio.sleep(0.7)
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
-        await pilot.pause()
-        assert "restore `a.txt`" in str(app.screen.query_one("#plan").source)  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: "restore `a.txt`" in str(app.screen.query_one("#plan").source))  # type: ignore[attr-defined]
         await pilot.press("up")  # the first message
         await pilot.pause()
         await pilot.press("b")

@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from shell.core.textsafety import sanitize_line
 
@@ -59,6 +61,8 @@ class RewindScreen(ModalScreen["Choice | None"]):
         super().__init__()
         self.runtime = runtime
         self.rows = rows
+        self._plans: dict[int, str] = {}  # position → its preview, once worked out
+        self._planning: set[int] = set()
 
     def compose(self) -> ComposeResult:
         from shell.rewind import when
@@ -101,13 +105,34 @@ class RewindScreen(ModalScreen["Choice | None"]):
         self.dismiss((event.option_index + 1, "both"))
 
     def _show(self, position: int) -> None:
+        """The preview of going back to ``position``: worked out in a thread (it reads
+        every changed file and its kept copy, and after a resume the session file), once
+        per position, so holding an arrow key never freezes the dialog."""
+        text = self._plans.get(position)
+        if text is None:
+            text = "*Working out what this would change…*"
+            if position not in self._planning:
+                self._planning.add(position)
+                self._plan(position)
+        self.query_one("#plan", Markdown).update(text)
+
+    @work(thread=True, group="rewind-plan")
+    def _plan(self, position: int) -> None:
         from shell.rewind import RewindError, plan_rewind
 
         try:
             text = plan_rewind(self.runtime, self.rows[position - 1].number).describe()
         except (RewindError, IndexError) as exc:
             text = str(exc)
-        self.query_one("#plan", Markdown).update(text)
+        except OSError as exc:  # a changed file that cannot be read now
+            text = f"Could not work out what this would change: {exc}"
+        self._plans[position] = text
+        if not get_current_worker().is_cancelled:  # cancelled: the dialog has closed
+            self.app.call_from_thread(self._planned, position)
+
+    def _planned(self, position: int) -> None:
+        if self.is_attached and self.position == position:
+            self.query_one("#plan", Markdown).update(self._plans[position])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
