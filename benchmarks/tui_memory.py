@@ -13,10 +13,11 @@ process per run so that each peak RSS is its own. Two builds in the same run:
   as the app did until issue 21.
 
 Prints, per size: wall time from Enter to idle, peak RSS, the p99 and the longest
-event-loop stall; then the growth exponent of time against size and the RSS goal
-(<= 300 MB at 1 MB).
+event-loop stall (wall clock), the same in CPU time of the loop's steps (see
+``tui_common.StallProbe``) and the number of full collections; then the growth
+exponent of time against size and the RSS goal (<= 300 MB at 1 MB).
 
-    python benchmarks/tui_memory.py [--sizes 100,300,1000] [--builds ours,before]
+    python benchmarks/tui_memory.py [--sizes 100,300,1000] [--builds ours,before] [-v]
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -73,7 +75,7 @@ async def _until(condition: Callable[[], bool]) -> None:
         await asyncio.sleep(0.02)
 
 
-async def child(size: int, build: str, chunk: int) -> dict[str, float]:
+async def child(size: int, build: str, chunk: int) -> dict[str, Any]:
     from textual import events
 
     from benchmarks.tui_common import StallProbe, markdown_text
@@ -106,13 +108,12 @@ async def child(size: int, build: str, chunk: int) -> dict[str, float]:
             "wall": wall,
             "rss0": rss0,
             "peak": peak,
-            "p99": probe.p99_ms(),
-            "max": probe.max_ms(),
             "p50": lags[len(lags) // 2] * 1000 if lags else 0.0,
+            **probe.summary(),
         }
 
 
-def run(size: int, build: str, chunk: int) -> dict[str, float]:
+def run(size: int, build: str, chunk: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as home:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
@@ -123,22 +124,27 @@ def run(size: int, build: str, chunk: int) -> dict[str, float]:
         )
     if out.returncode:
         raise SystemExit(f"{build} {size}: failed\n{out.stderr[-3000:]}")
-    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
 
-def main(sizes_kb: list[int], builds: list[str], chunk: int) -> None:
+def main(sizes_kb: list[int], builds: list[str], chunk: int, verbose: bool) -> None:
     from benchmarks.tui_common import exponent
 
+    print(f"load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{'size':>7} {'build':>7} | {'wall s':>7} {'peak MB':>8} {'idle MB':>8} | "
-          f"{'p50 ms':>6} {'p99 ms':>6} {'max ms':>7}")
-    results: dict[str, list[dict[str, float]]] = {b: [] for b in builds}
+          f"{'p50 ms':>6} {'p99 ms':>6} {'max ms':>7} | {'p99 step cpu':>12} {'longest step cpu':>16} "
+          f"{'full GCs':>8}")
+    results: dict[str, list[dict[str, Any]]] = {b: [] for b in builds}
     for kb in sizes_kb:
         for build in builds:
             r = run(kb * 1000, build, chunk)
             results[build].append(r)
             print(f"{kb:>5}KB {build:>7} | {r['wall']:>7.1f} {r['peak']:>8.0f} {r['rss0']:>8.0f} | "
-                  f"{r['p50']:>6.1f} {r['p99']:>6.1f} {r['max']:>7.0f}", flush=True)
+                  f"{r['p50']:>6.1f} {r['p99']:>6.1f} {r['max']:>7.0f} | {r['p99_step_cpu']:>12.1f} "
+                  f"{r['max_step_cpu']:>16.0f} {r['gc_full']:>8}", flush=True)
+            if verbose:
+                print("        longest steps: " + "\n                       ".join(r["longest"]))
     sizes = [kb * 1000 for kb in sizes_kb]
     for build, rs in results.items():
         if len(rs) > 1:
@@ -164,5 +170,6 @@ if __name__ == "__main__":
     parser.add_argument("--builds", default="ours,before",
                         help="ours, before, or one change alone: textual-append, gc-off")
     parser.add_argument("--chunk", type=int, default=16, help="characters per streamed delta")
+    parser.add_argument("-v", "--verbose", action="store_true", help="name the five longest loop steps")
     args = parser.parse_args()
-    main([int(s) for s in args.sizes.split(",")], args.builds.split(","), args.chunk)
+    main([int(s) for s in args.sizes.split(",")], args.builds.split(","), args.chunk, args.verbose)

@@ -8,12 +8,14 @@ asked) in one assistant message, then a short text. Each run is a fresh process
 * **headless** (the floor): the same events through ``Agent.reply`` into the
   front-end reducer (``ReplyState``), drawing nothing, as ``-p`` does.
 
-Prints per N: wall time, peak RSS, the longest event-loop stall (a 5 ms sleep's
-lateness) and how many spans were mounted at the end; then the growth exponent
+Prints per N: wall time, peak RSS, the p99 and longest event-loop stall (a 5 ms
+sleep's lateness, wall clock), the same in CPU time of the loop's steps (see
+``tui_common.StallProbe``: a wall stall with little CPU is the shared machine),
+the number of full collections, and how many spans were mounted at the end; then the growth exponent
 of time against N. Goals (issue 21): 1,000 calls <= 10 s, <= 200 MB, no stall over
 100 ms, time linear.
 
-    python benchmarks/tui_tools.py [--calls 100,300,1000] [--consumers tui,headless]
+    python benchmarks/tui_tools.py [--calls 100,300,1000] [--consumers tui,headless] [-v]
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ async def _until(condition: Callable[[], bool]) -> None:
         await asyncio.sleep(0.02)
 
 
-async def tui(calls: int) -> dict[str, float]:
+async def tui(calls: int) -> dict[str, Any]:
     from textual import events
 
     from benchmarks.tui_common import StallProbe
@@ -81,10 +83,10 @@ async def tui(calls: int) -> dict[str, float]:
         wall = time.perf_counter() - t0
         await probe.stop()
         mounted = len(app.query(ToolSpan))
-        return {"wall": wall, "max": probe.max_ms(), "p99": probe.p99_ms(), "mounted": mounted}
+        return {"wall": wall, "mounted": mounted, **probe.summary()}
 
 
-async def headless(calls: int) -> dict[str, float]:
+async def headless(calls: int) -> dict[str, Any]:
     from benchmarks.tui_common import StallProbe
     from shell.frontend.reply import ReplyState
 
@@ -98,10 +100,10 @@ async def headless(calls: int) -> dict[str, float]:
     wall = time.perf_counter() - t0
     await probe.stop()
     assert len(state.calls) == calls and state.stop_reason == "end_turn", state.stop_reason
-    return {"wall": wall, "max": probe.max_ms(), "p99": probe.p99_ms(), "mounted": 0}
+    return {"wall": wall, "mounted": 0, **probe.summary()}
 
 
-def run(consumer: str, calls: int) -> dict[str, float]:
+def run(consumer: str, calls: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as home:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
@@ -110,22 +112,27 @@ def run(consumer: str, calls: int) -> dict[str, float]:
                              capture_output=True, text=True, env=env, cwd=home, check=False)
     if out.returncode:
         raise SystemExit(f"{consumer} {calls}: failed\n{out.stderr[-3000:]}")
-    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
 
-def main(counts: list[int], consumers: list[str]) -> None:
+def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
     from benchmarks.tui_common import exponent
 
-    print(f"{'calls':>6} {'consumer':>9} | {'wall s':>7} {'peak MB':>8} {'p99 ms':>7} {'max stall ms':>12} "
+    print(f"load average {os.getloadavg()[0]:.1f} at the start")
+    print(f"{'calls':>6} {'consumer':>9} | {'wall s':>7} {'peak MB':>8} | {'p99 ms':>7} "
+          f"{'max stall ms':>12} | {'p99 step cpu':>12} {'longest step cpu':>16} {'full GCs':>8} | "
           f"{'spans mounted':>13}")
-    results: dict[str, list[dict[str, float]]] = {c: [] for c in consumers}
+    results: dict[str, list[dict[str, Any]]] = {c: [] for c in consumers}
     for n in counts:
         for consumer in consumers:
             r = run(consumer, n)
             results[consumer].append(r)
-            print(f"{n:>6} {consumer:>9} | {r['wall']:>7.2f} {r['peak']:>8.0f} {r['p99']:>7.1f} "
-                  f"{r['max']:>12.0f} {int(r['mounted']):>13}", flush=True)
+            print(f"{n:>6} {consumer:>9} | {r['wall']:>7.2f} {r['peak']:>8.0f} | {r['p99']:>7.1f} "
+                  f"{r['max']:>12.0f} | {r['p99_step_cpu']:>12.1f} {r['max_step_cpu']:>16.0f} "
+                  f"{r['gc_full']:>8} | {int(r['mounted']):>13}", flush=True)
+            if verbose:
+                print("        longest steps: " + "\n                       ".join(r["longest"]))
     for consumer, rs in results.items():
         if len(rs) > 1:
             print(f"{consumer}: time exponent {exponent(counts, [r['wall'] for r in rs]):.2f} (1.0 = linear)")
@@ -146,5 +153,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", default="100,300,1000")
     parser.add_argument("--consumers", default="tui,headless")
+    parser.add_argument("-v", "--verbose", action="store_true", help="name the five longest loop steps")
     args = parser.parse_args()
-    main([int(s) for s in args.calls.split(",")], args.consumers.split(","))
+    main([int(s) for s in args.calls.split(",")], args.consumers.split(","), args.verbose)

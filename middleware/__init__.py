@@ -25,6 +25,7 @@ from .types import (
     ToolRequest,
     TurnAction,
 )
+from .watching import watch
 
 if TYPE_CHECKING:
     from .context_editing import ClearToolUses, ContextEditing
@@ -108,6 +109,7 @@ __all__ = [
     "ToolRequest",
     "TurnAction",
     "error_source",
+    "watch",
     # the built-ins, loaded on first use
     "AnthropicPromptCaching",
     "ClearToolUses",

@@ -5,7 +5,9 @@ unimplemented hook costs nothing. The defaults here pass everything through, so
 ``super()`` calls are safe too. Onion hooks may be written as async generators
 (``async for x in next(request): yield x``) or as coroutines (``return await
 next(request)``); ``next()`` with no argument passes the request the layer got.
-The other hooks may be ``async def`` or plain ``def``.
+A streaming onion hook that only looks at the items may be a plain ``def``
+returning ``watch(next(request), each, end=...)`` (:mod:`middleware.watching`):
+no generator layer of its own. The other hooks may be ``async def`` or plain ``def``.
 
 Order: **the first middleware in the list is the outermost.** It sees every
 request first and every result last, for every hook kind (chains that run "in

@@ -179,7 +179,7 @@ class HookContext:
 class CallState:
     """One tool call as the tool hooks see it; ``args`` changes as gates edit it."""
 
-    __slots__ = ("_contexts", "args", "assistant_message", "call", "edited", "error", "run", "tool")
+    __slots__ = ("args", "assistant_message", "call", "contexts", "edited", "error", "run", "tool")
 
     def __init__(
         self,
@@ -196,12 +196,13 @@ class CallState:
         self.assistant_message = assistant_message
         self.edited = False
         self.error: BaseException | None = None
-        self._contexts: dict[Slot, ToolCallContext] = {}
+        self.contexts: dict[Slot, ToolCallContext] = {}
+        """Each middleware's context for this call, made on first use (:meth:`context`)."""
 
     def context(self, slot: Slot) -> ToolCallContext:
-        ctx = self._contexts.get(slot)
+        ctx = self.contexts.get(slot)
         if ctx is None:
-            ctx = self._contexts[slot] = ToolCallContext(self.run.context(slot), self)
+            ctx = self.contexts[slot] = ToolCallContext(self.run.context(slot), self)
         return ctx
 
 

@@ -55,6 +55,7 @@ from shell.core.messages import (
 from .base import Middleware, ReasoningNext
 from .context import HookContext
 from .types import ReasoningRequest
+from .watching import watch
 
 CHARS_PER_TOKEN = 4
 
@@ -94,14 +95,18 @@ class ReplyBudgetControl(Middleware):
         """True once this reply's cost has reached the budget."""
         return float(ctx.reply_state.get("cost", 0.0)) >= self.token_budget
 
-    async def on_reasoning(
+    def on_reasoning(
         self, ctx: HookContext, request: ReasoningRequest, next: ReasoningNext
     ) -> AsyncIterator[Event]:
+        # It only reads the events (deltas, the call's usage): a watcher, not a
+        # generator layer, so the reply's events cross no frame of ours.
         state = ctx.reply_state
         if self.spent(ctx):
             request = request.override(tool_choice="none")
         streamed = 0  # characters of output in this model call, for an estimate
-        async for event in next(request):
+
+        def each(event: Event) -> None:
+            nonlocal streamed
             if isinstance(event, (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)):
                 streamed += len(event.delta)
             elif isinstance(event, ModelCallEnd):
@@ -111,17 +116,20 @@ class ReplyBudgetControl(Middleware):
                     self._say_estimated(ctx)
                 state["cost"] = float(state.get("cost", 0.0)) + self.cost(usage)
                 streamed = 0
-            yield event
-        if self.spent(ctx) and not state.get("announced"):
-            state["announced"] = True
-            ctx.emit(
-                Notice(
-                    "info",
-                    f"Reply budget spent ({state['cost']:g} of {self.token_budget:g} weighted tokens); "
-                    "asking the model to wrap up without tools.",
-                    self.name,
+
+        def end(error: BaseException | None) -> None:
+            if error is None and self.spent(ctx) and not state.get("announced"):
+                state["announced"] = True
+                ctx.emit(
+                    Notice(
+                        "info",
+                        f"Reply budget spent ({state['cost']:g} of {self.token_budget:g} weighted tokens); "
+                        "asking the model to wrap up without tools.",
+                        self.name,
+                    )
                 )
-            )
+
+        return watch(next(request), each, end=end)
 
     @staticmethod
     def estimate(messages: Sequence[Message], output_chars: int) -> Usage:

@@ -1,7 +1,8 @@
 """``MiddlewareStack``: composes the middleware of an agent, hook by hook.
 
 Each hook kind has one composition rule (see DESIGN.md's table); this module is
-where those rules live (the onions' machinery is in :mod:`middleware.onion`). Only
+where those rules live (the onions' machinery is in :mod:`middleware.streaming_onion`
+and :mod:`middleware.awaited_onion`). Only
 hooks a middleware's class overrides are wired, and each is checked when the stack
 is built: a hook of a shape the stack cannot call is a ``TypeError`` naming the
 middleware and the hook, then and there. Toggles are read at every invocation, so
@@ -26,25 +27,13 @@ from shell.core.events import Event
 from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResult
 from shell.core.tools import Tool, ToolArgumentError
 
+from .awaited_onion import AwaitedOnion, call_layers
 from .base import Middleware, overridden_hooks
+from .blame import HOOK_ATTR, SOURCE_ATTR, owner_of, tag
 from .context import CallState, HookContext, ReplyRun
-from .onion import (
-    AWAITED,
-    CORO,
-    GEN,
-    HOOK_ATTR,
-    PLAIN,
-    SOURCE_ATTR,
-    AwaitedOnion,
-    CallResult,
-    Entry,
-    StreamOnion,
-    hook_shape,
-    last_item,
-    owner_of,
-    tag,
-)
+from .hook_shapes import AWAITED, CORO, PLAIN, Entry, hook_shape
 from .stats import HookStats, MiddlewareStats
+from .streaming_onion import StreamOnion
 from .types import AfterToolCallResult, BeforeToolCallResult, CallOutcome, Decision, TurnAction
 
 log = logging.getLogger("agent_shell.middleware")
@@ -90,6 +79,10 @@ class Slot:
         return self.enabled and (not self.dynamic or self.middleware.is_active(hook))
 
 
+def _live(slot: Slot, hook: str) -> bool:
+    return slot.enabled and (not slot.dynamic or slot.middleware.is_active(hook))
+
+
 class MiddlewareStack:
     """The ordered middleware of an agent; the first is the outermost."""
 
@@ -104,6 +97,8 @@ class MiddlewareStack:
         self._slots: list[Slot] = []
         self._counter = 0
         self._hooks: dict[str, tuple[Entry, ...]] = {h: () for h in Middleware.HOOKS}
+        self._direct: dict[str, bool] = {h: True for h in Middleware.HOOKS}
+        """Per hook: whether every implementation is an ``async def`` (awaited as it is)."""
         self._tool_stacks: dict[int, tuple[Tool, MiddlewareStack]] = {}
         for mw in middleware:
             self.add(mw)
@@ -145,6 +140,7 @@ class MiddlewareStack:
             for entry in slot.entries:
                 hooks[entry.hook].append(entry)
         self._hooks = {h: tuple(entries) for h, entries in hooks.items()}
+        self._direct = {h: all(e.direct for e in entries) for h, entries in hooks.items()}
 
     def _slot(self, name: str) -> Slot:
         for slot in self._slots:
@@ -168,7 +164,11 @@ class MiddlewareStack:
 
     def has_hook(self, hook: str) -> bool:
         """Whether any enabled middleware implements ``hook`` (to skip work for none)."""
-        return any(e.slot.live(hook) for e in self._hooks[hook])
+        for entry in self._hooks[hook]:
+            slot = entry.slot
+            if slot.enabled and (not slot.dynamic or slot.middleware.is_active(hook)):
+                return True
+        return False
 
     def hooks_of(self, name: str) -> list[str]:
         return overridden_hooks(self._slot(name).middleware)
@@ -253,9 +253,11 @@ class MiddlewareStack:
     async def convert_to_llm(self, run: ReplyRun, messages: list[Message]) -> list[Message]:
         """Single owner: only the last enabled implementation runs."""
         for entry in reversed(self._hooks["convert_to_llm"]):
-            if entry.slot.live("convert_to_llm"):
+            slot = entry.slot
+            if _live(slot, "convert_to_llm"):
                 try:
-                    return list(await self._invoke(entry, run.context(entry.slot), messages))
+                    ctx = run.contexts.get(slot) or run.context(slot)
+                    return list(await self._invoke(entry, ctx, messages))
                 except Exception as exc:
                     self._blame(entry, exc)
                     raise
@@ -266,13 +268,17 @@ class MiddlewareStack:
         tools: list[Tool] = []
         entry = None
         try:
-            for entry in self._hooks["list_tools"]:
-                if not entry.slot.live("list_tools"):
+            hook = "list_tools"
+            for entry in self._hooks[hook]:
+                slot = entry.slot
+                if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
                     continue
                 if entry.shape is PLAIN and not self.timing:
                     entry.stats.calls += 1
                     found = entry.fn()
-                    tools.extend(await found if inspect.isawaitable(found) else found)
+                    if type(found) is not list and type(found) is not tuple and inspect.isawaitable(found):
+                        found = await found
+                    tools.extend(found)
                 else:
                     tools.extend(await self._invoke(entry))
         except Exception as exc:
@@ -287,10 +293,17 @@ class MiddlewareStack:
         decision: Decision | None = None
         entry = None
         try:
-            for entry in reversed(self._hooks["after_model_response"]):
-                if not entry.slot.live("after_model_response"):
+            timing, contexts, hook = self.timing, run.contexts, "after_model_response"
+            for entry in reversed(self._hooks[hook]):
+                slot = entry.slot
+                if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
                     continue
-                action = await self._invoke(entry, run.context(entry.slot), response)
+                ctx = contexts.get(slot) or run.context(slot)
+                if entry.direct and not timing:  # (self._invoke, inline: this runs every round)
+                    entry.stats.calls += 1
+                    action = await entry.fn(ctx, response)
+                else:
+                    action = await self._run(entry, ctx, response)
                 if action is None:
                     continue
                 if action.response is not None:
@@ -311,10 +324,11 @@ class MiddlewareStack:
         first ``block`` or ``result`` wins and edited ``args`` carry forward."""
         decided: dict[str, BeforeToolCallResult] = {}
         for entry in self._hooks["before_tool_batch"]:
-            if not entry.slot.live("before_tool_batch"):
+            slot = entry.slot
+            if not _live(slot, "before_tool_batch"):
                 continue
             try:
-                answer = await self._invoke(entry, run.context(entry.slot), tuple(calls))
+                answer = await self._invoke(entry, run.contexts.get(slot) or run.context(slot), tuple(calls))
             except Exception as exc:
                 self._blame(entry, exc)
                 raise
@@ -346,11 +360,18 @@ class MiddlewareStack:
                 failed = self._edit(call, outcome.args)
                 if failed is not None:
                     return failed
-        for entry in self._hooks["before_tool_call"]:
-            if not entry.slot.live("before_tool_call"):
+        timing, hook = self.timing, "before_tool_call"
+        for entry in self._hooks[hook]:
+            slot = entry.slot
+            if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
                 continue
             try:
-                outcome = await self._invoke(entry, call.context(entry.slot))
+                ctx = call.contexts.get(slot) or call.context(slot)
+                if entry.direct and not timing:  # (self._invoke, inline: this runs every call)
+                    entry.stats.calls += 1
+                    outcome = await entry.fn(ctx)
+                else:
+                    outcome = await self._run(entry, ctx)
             except Exception as exc:
                 self._blame(entry, exc)
                 raise
@@ -375,13 +396,19 @@ class MiddlewareStack:
 
     async def after_tool_call(self, call: CallState, result: ToolResult) -> ToolResult:
         """Reverse order; each non-None field of a returned value overrides."""
-        for entry in reversed(self._hooks["after_tool_call"]):
-            if not entry.slot.live("after_tool_call"):
+        timing, hook = self.timing, "after_tool_call"
+        for entry in reversed(self._hooks[hook]):
+            slot = entry.slot
+            if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
                 continue
             try:
-                change: AfterToolCallResult | None = await self._invoke(
-                    entry, call.context(entry.slot), result
-                )
+                ctx = call.contexts.get(slot) or call.context(slot)
+                change: AfterToolCallResult | None
+                if entry.direct and not timing:  # (self._invoke, inline: this runs every call)
+                    entry.stats.calls += 1
+                    change = await entry.fn(ctx, result)
+                else:
+                    change = await self._run(entry, ctx, result)
             except Exception as exc:
                 self._blame(entry, exc)
                 raise
@@ -400,9 +427,17 @@ class MiddlewareStack:
         """Observers, reverse order (HPD's After* unwinding), after a turn's tools."""
         entry = None
         try:
-            for entry in reversed(self._hooks["after_turn"]):
-                if entry.slot.live("after_turn"):
-                    await self._invoke(entry, run.context(entry.slot), tuple(outcomes))
+            timing, contexts, seen, hook = self.timing, run.contexts, tuple(outcomes), "after_turn"
+            for entry in reversed(self._hooks[hook]):
+                slot = entry.slot
+                if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
+                    continue
+                ctx = contexts.get(slot) or run.context(slot)
+                if entry.direct and not timing:  # (self._invoke, inline: this runs every round)
+                    entry.stats.calls += 1
+                    await entry.fn(ctx, seen)
+                else:
+                    await self._run(entry, ctx, seen)
         except Exception as exc:
             self._blame(entry, exc)
             raise
@@ -412,10 +447,17 @@ class MiddlewareStack:
         stop = False
         entry = None
         try:
-            for entry in self._hooks["should_stop_after_turn"]:
-                if entry.slot.live("should_stop_after_turn") and await self._invoke(
-                    entry, run.context(entry.slot)
-                ):
+            timing, contexts, hook = self.timing, run.contexts, "should_stop_after_turn"
+            for entry in self._hooks[hook]:
+                slot = entry.slot
+                if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
+                    continue
+                ctx = contexts.get(slot) or run.context(slot)
+                if entry.direct and not timing:  # (self._invoke, inline: this runs every round)
+                    entry.stats.calls += 1
+                    if await entry.fn(ctx):
+                        stop = True
+                elif await self._run(entry, ctx):
                     stop = True
         except Exception as exc:
             self._blame(entry, exc)
@@ -458,59 +500,16 @@ class MiddlewareStack:
         core: Callable[[Any], Awaitable[R]],
         core_source: str,
         context: Callable[[Slot], HookContext],
-        i: int = 0,
-        parent: HookStats | None = None,
     ) -> R:
         """An awaited onion (``on_compress_context``, ``on_acting``). Untimed, with
         coroutine layers only, it runs as an :class:`AwaitedOnion` (no wrapper per
-        layer); otherwise layer by layer here, each timed and named as it returns."""
+        layer); otherwise layer by layer, each timed and named as it returns."""
         entries = self._hooks[hook]
-        if i == 0 and not self.timing:
+        if not self.timing and self._direct[hook]:
             live = [e for e in entries if e.slot.enabled and (not e.slot.dynamic or e.slot.live(hook))]
-            if live and all([e.direct for e in live]):
+            if live:
                 return await AwaitedOnion(self, hook, live, core, core_source, context).run(request)  # type: ignore[no-any-return]
-        n = len(entries)
-        while i < n and not entries[i].slot.live(hook):
-            i += 1
-        t0 = perf_counter()
-        if i == n:
-            try:
-                return await core(request)
-            except Exception as exc:
-                tag(exc, core_source)
-                raise
-            finally:
-                if parent is not None:
-                    parent.time_s -= perf_counter() - t0
-        entry = entries[i]
-        st = entry.stats
-        st.calls += 1
-
-        def next_layer(req: Any = None, /, **changes: Any) -> Any:
-            if req is None:
-                req = request
-            if changes:
-                req = req.override(**changes)
-            aw = self.call(hook, req, core, core_source, context, i + 1, st)
-            return CallResult(aw) if entry.shape is GEN else aw
-
-        try:
-            value: Any = entry.fn(context(entry.slot), request, next_layer)
-            if entry.shape is GEN:
-                value = await last_item(value, f"{entry.slot.name}.{hook}")
-            elif inspect.isawaitable(value):
-                value = await value
-            elif hasattr(value, "__anext__"):
-                value = await last_item(value, f"{entry.slot.name}.{hook}")
-            return value  # type: ignore[no-any-return]
-        except Exception as exc:
-            self._failed(entry.slot, hook, exc)
-            raise
-        finally:
-            elapsed = perf_counter() - t0
-            st.time_s += elapsed
-            if parent is not None:
-                parent.time_s -= elapsed
+        return await call_layers(self, hook, entries, request, core, core_source, context)
 
     # -- a tool's own middleware ----------------------------------------------------
     def of_tool(self, tool: Tool) -> MiddlewareStack | None:

@@ -25,6 +25,7 @@ from shell.core.model import ModelChunk, ModelRequest, model_label
 from .base import Middleware, ModelNext, ReplyNext
 from .context import HookContext, ToolCallContext
 from .types import ReplyRequest, ToolRequest
+from .watching import watch
 
 EVENT_NAME = "timing"
 
@@ -61,20 +62,25 @@ class Timing(Middleware):
                 yield CustomEvent(EVENT_NAME, {"kind": "reply", **ctx.reply_state["totals"]})
             yield event
 
-    async def on_model_call(
+    def on_model_call(
         self, ctx: HookContext, request: ModelRequest, next: ModelNext
     ) -> AsyncIterator[ModelChunk]:
+        # It only looks at the chunks (when the first came, when they ended): a watcher,
+        # not a generator layer, so the stream crosses no frame of ours.
         start = self.clock()
+        label = model_label(request.model)
         first: float | None = None
-        try:
-            async for chunk in next(request):
-                if first is None:
-                    first = self.clock() - start
-                yield chunk
-        except Exception:
-            self._record(ctx, "model", model_label(request.model), start, False, first_chunk_s=first)
-            raise
-        self._record(ctx, "model", model_label(request.model), start, True, first_chunk_s=first)
+
+        def each(chunk: ModelChunk) -> None:
+            nonlocal first
+            if first is None:
+                first = self.clock() - start
+
+        def end(error: BaseException | None) -> None:
+            if error is None or isinstance(error, Exception):  # not a cancel, not a stop
+                self._record(ctx, "model", label, start, error is None, first_chunk_s=first)
+
+        return watch(next(request), each, end=end)
 
     async def on_acting(
         self, ctx: ToolCallContext, request: ToolRequest, next: Callable[[ToolRequest], Any]

@@ -70,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-middleware", metavar="NAME[,NAME]", action="append", default=[],
                         help="switch these middleware off")
     parser.add_argument("--cwd", metavar="DIR", help="the workspace directory (default: the current one)")
+    parser.add_argument("--add-dir", dest="add_dirs", metavar="DIR", action="append", default=[],
+                        help="another directory that counts as the workspace: the tools use it without "
+                             "asking that it is outside, and sandboxed commands may write there "
+                             "(repeatable)")
     parser.add_argument("--config", metavar="FILE", help="the config file (default: the user config dir's)")
     parser.add_argument("--continue", dest="continue_", action="store_true",
                         help="continue the latest session in this directory")
@@ -244,6 +248,21 @@ def _check_modes(args: argparse.Namespace) -> None:
         raise UsageError("--continue and --resume save to the session they resume; drop --no-session")
     if args.fork and not resuming:
         raise UsageError("--fork goes with --continue or --resume: it forks the session they open")
+    _check_add_dirs(args)
+
+
+def _check_add_dirs(args: argparse.Namespace) -> None:
+    """A bad ``--add-dir`` stops the run before any screen (the TUI builds the runtime
+    after its first frame), with what to do."""
+    import os
+
+    base = os.path.abspath(args.cwd or ".")
+    for directory in args.add_dirs:
+        path = os.path.join(base, os.path.expanduser(directory))
+        if not os.path.isdir(path):
+            what = "does not exist" if not os.path.exists(path) else "is not a directory"
+            raise UsageError(f"--add-dir {directory}: {os.path.realpath(path)} {what}; "
+                             "give an existing directory (repeat --add-dir for more than one)")
 
 
 def _interactive_or_headless(args: argparse.Namespace) -> int:
@@ -377,6 +396,7 @@ def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
         permission_mode="bypass" if args.approve == "always" else args.permission_mode,
         cli_strict=args.permission_mode is not None or args.approve is not None,
         trust_workspace=args.trust_workspace,
+        add_dirs=list(args.add_dirs),
         rules={"allow": args.allow, "ask": args.ask, "deny": args.deny},
     )
     return ShellRuntime.create(options, settings=settings)
@@ -387,7 +407,8 @@ def _trust(args: argparse.Namespace) -> int:
     user's answer (on a terminal it asks; elsewhere ``--yes`` says yes)."""
     from pathlib import Path
 
-    from .permissions.trust import TrustStore, visible
+    from .core.textsafety import sanitize_line as visible
+    from .permissions.trust import TrustStore
 
     store = TrustStore()
     if args.list:
@@ -508,6 +529,9 @@ def _acp(args: argparse.Namespace) -> int:
         raise UsageError("acp keeps every conversation as a session (the editor lists and loads them)")
     if args.approve is not None:
         raise UsageError("acp asks through the editor: choose a mode with --permission-mode, not --approve")
+    _check_add_dirs(args)
+    import os
+
     from .acp.server import run_acp
     from .config import load_config
     from .runtime import RuntimeOptions
@@ -522,6 +546,7 @@ def _acp(args: argparse.Namespace) -> int:
         max_rounds=args.max_rounds,
         permission_mode=args.permission_mode,
         cli_strict=args.permission_mode is not None,
+        add_dirs=[os.path.abspath(os.path.expanduser(d)) for d in args.add_dirs],  # not each session's cwd
     )
     return run_acp(options, settings)
 

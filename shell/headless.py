@@ -20,11 +20,8 @@ never asks, and says in one line on stderr what it left unused.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import aclosing, contextmanager
@@ -38,6 +35,7 @@ from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd, ToolExecution
 
 from .core.textsafety import json_text, sanitize, sanitize_line
 from .frontend.approval import Choice, approval_lines, decide
+from .frontend.editor import edit_in_editor
 from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exit_code
 from .frontend.paced import paced
 from .frontend.reply import CallView, ReplyState, call_lines
@@ -48,22 +46,6 @@ __all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "approver"
 
 OutputFormat: TypeAlias = Literal["text", "json", "jsonl"]
 ApprovePolicy: TypeAlias = Literal["ask", "never", "always"]
-
-def edit_in_editor(text: str, command: list[str], streams: dict[str, Any] | None = None) -> str:
-    """Open ``command`` on a temporary ``.json`` file holding ``text``; return the saved text.
-
-    ``streams``: the editor's ``stdin``/``stdout``/``stderr`` (the terminal when
-    ours are redirected); by default it inherits ours."""
-    fd, path = tempfile.mkstemp(suffix=".json", prefix="agent-shell-args-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        subprocess.run([*command, path], check=False, **(streams or {}))
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    finally:
-        os.unlink(path)
-
 
 class _Tty:
     """The controlling terminal, for reading answers while stdin/stdout are redirected.

@@ -526,12 +526,16 @@ class PlainShell:
         return CommandResult(f"Saved {len(data)} bytes to {path}.")
 
     # -- keys -----------------------------------------------------------------------
+    def cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode (the prompt shows it when next drawn)."""
+        self.runtime.permissions.cycle_mode()
+
     def _main_keys(self) -> KeyBindings:
         kb = editing_keys()
 
         @kb.add("s-tab")
         def _cycle_mode(event: KeyPressEvent) -> None:
-            self.runtime.permissions.cycle_mode()
+            self.cycle_mode()
             event.app.invalidate()
 
         @kb.add("c-c")

@@ -113,6 +113,8 @@ class LineShell(Protocol):
 
     def note(self, text: str) -> None: ...
 
+    def cycle_mode(self) -> None: ...
+
     async def run(self) -> int: ...
 
 
@@ -150,9 +152,15 @@ def editing_keys() -> KeyBindings:
     return kb
 
 
-def _first_keys() -> KeyBindings:
-    """The editing keys of the full prompt; Ctrl+C as there (Shift+Tab waits for the policy)."""
+def _first_keys(mode_presses: list[None]) -> KeyBindings:
+    """The editing keys of the full prompt; Ctrl+C as there. Shift+Tab is counted in
+    ``mode_presses`` (the modes come with the policy) and applied at the hand-over, so
+    a quick Shift+Tab at start is not lost."""
     kb = editing_keys()
+
+    @kb.add("s-tab")
+    def _cycle_mode(event: KeyPressEvent) -> None:
+        mode_presses.append(None)
 
     @kb.add("c-c")
     def _interrupt(event: KeyPressEvent) -> None:
@@ -188,8 +196,9 @@ async def run_plain_starting(
     runs in a worker thread once the prompt is drawn, then ``open_shell`` takes over."""
     loop = asyncio.get_running_loop()
     history = history_for(settings)
+    mode_presses: list[None] = []
     first: PromptSession[Any] = PromptSession(
-        history=history, key_bindings=_first_keys(), erase_when_done=True
+        history=history, key_bindings=_first_keys(mode_presses), erase_when_done=True
     )
     built: asyncio.Future[R] = loop.create_future()
 
@@ -220,6 +229,8 @@ async def run_plain_starting(
         with _withdraw_on_sigint() as withdrawn:
             runtime = await built  # a build error is raised here, for the command line to report
         shell = open_shell(runtime, history)
+        for _ in mode_presses:
+            shell.cycle_mode()
         if isinstance(answer, str) and answer.strip() and withdrawn:
             shell.next_default = answer
             shell.note("(not sent: Ctrl+C; your message is back at the prompt)")

@@ -292,7 +292,7 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
         runtime.agent.messages[:] = plan.messages
         recorder = runtime.session_recorder
         if recorder is not None and recorder.started:
-            recorder.sync()  # the file gets the shorter history (a "history" record)
+            recorder.rewind(plan.turn.offset)  # a "rewind" record: what came after leaves the search
         text = input_text(cp, plan.turn)
     if what in ("both", "files") or conversation:
         cp.mark_rewind(plan.turn.number, conversation=conversation, files=what in ("both", "files"))

@@ -27,7 +27,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from middleware.context import ReplyRun
-from middleware.onion import StreamOnion
+from middleware.streaming_onion import StreamOnion
 from middleware.types import ReplyCancelled, ReplyRequest, TurnAction
 from shell.core.assembly import MessageBuilder
 from shell.core.events import Event, Notice, ReplyEnd, StopReason, ToolExecutionEnd, with_reply_id
@@ -50,6 +50,9 @@ class Reply:
         self.queue: deque[Event] = deque()
         self.task_group: TaskGroup | None = None
         self.onion: StreamOnion | None = None
+        self.answer: MessageBuilder | None = None
+        """What the outermost layer streamed before the loop started: the answer of a
+        layer that answers alone (kept in the history with the input)."""
         self.cancelled = False
         self.pulling = False
         self.done = False
@@ -137,6 +140,10 @@ class Reply:
                             break
                         finally:
                             self.pulling = False
+                        if not run.core_started and type(event) is not ReplyEnd:
+                            if self.answer is None:
+                                self.answer = MessageBuilder()
+                            self.answer.see(event)
                         for queued in self.drain():
                             yield queued
                         if type(event) is ReplyEnd:
@@ -181,8 +188,8 @@ class Reply:
     async def _ended_early(self) -> Event:
         """An ``on_reply`` layer ended the reply (returned early, or answered without
         calling ``next``): the inner layers and the loop are closed; say how it ended."""
-        if not self.run.core_started and self.onion is not None and not self.onion.answer.empty:
-            answer = self.onion.answer.message()  # the layer answered alone: keep the exchange
+        if not self.run.core_started and self.answer is not None and not self.answer.empty:
+            answer = self.answer.message()  # the layer answered alone: keep the exchange
             self.agent.messages.extend([*self.input, answer])
             self.last_message = answer
         self.settle("cancelled" if self.cancelled else "stopped")

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from .agent import _complete_middleware, _complete_model, format_models, middleware_command, model_command
 from .agent import tools_command as _tools
 from .context import compact_command, context_breakdown, context_command, image_command, instructions_command
-from .permission import _complete_permissions, _modes, mode_command, permissions_command, trust_command
+from .permission import (
+    _complete_permissions,
+    _modes,
+    add_dir_command,
+    mode_command,
+    permissions_command,
+    trust_command,
+)
 from .registry import Action, Command, CommandRegistry, CommandResult, Completer, Handler, is_command
 from .session import (
     REWIND_USAGE,
@@ -64,6 +71,8 @@ BUILTINS: tuple[Command, ...] = (
             complete=lambda runtime, rest: list(_modes())),
     Command("trust", "Show this workspace's own config (.mcp.json), trust or decline it", trust_command,
             "/trust [yes | no | forget]", complete=lambda runtime, rest: ["yes", "no", "forget"]),
+    Command("add-dir", "Add a directory to the workspace for this run (or list the added ones)",
+            add_dir_command, "/add-dir [DIR]"),
     Command("permissions", "List the permission rules, add, edit or remove one", permissions_command,
             "/permissions [allow|ask|deny RULE [--project|--user] | edit N RULE | remove N]",
             aliases=("perms",), complete=_complete_permissions),

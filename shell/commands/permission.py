@@ -1,4 +1,4 @@
-"""The permission policy and workspace trust: /mode, /permissions, /trust."""
+"""The permission policy and workspace trust: /mode, /permissions, /trust, /add-dir."""
 
 from __future__ import annotations
 
@@ -80,7 +80,8 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
                                  "edit N RULE | remove N]`", error=True)
     except (RuleError, StoreError, OSError) as exc:
         return CommandResult(f"Not changed: {exc}", error=True)
-    lines = [f"Permission mode: **{runtime.mode_label}** (`/mode` switches).", ""]
+    lines = [f"Permission mode: **{runtime.mode_label}** (`/mode` switches).", "",
+             workspace_line(runtime), ""]
     if not listed:
         lines.append("No rules yet. \"Always\" in an approval proposes one; or "
                      "`/permissions allow run_shell(git status:*)`.")
@@ -110,7 +111,7 @@ async def trust_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         return CommandResult(said)
     if check.state == "none":
         return CommandResult("This workspace has no project config (`.mcp.json`, `.agent-shell/`): "
-                             "nothing to trust.")
+                             f"nothing to trust.\n\n{workspace_line(runtime)}")
     shown = runtime.trust_shown
     if verb in ("yes", "no"):
         if shown is None or shown.config.digest != check.config.digest:
@@ -143,4 +144,37 @@ def _trust_listing(runtime: ShellRuntime, check: Any) -> str:
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
     return (f"This workspace's own config is **{state}**. Trusting it would apply (or ignore), "
             f"file by file:\n\n{fence}\n{body}\n{fence}\n\n"
-            "`/trust yes` trusts exactly these files, `/trust no` declines.")
+            "`/trust yes` trusts exactly these files, `/trust no` declines.\n\n" + workspace_line(runtime))
+
+
+def workspace_line(runtime: ShellRuntime) -> str:
+    """Where the tools and commands may work: the root and the directories added to it."""
+    added = runtime.workspace.added
+    root = f"Workspace: `{runtime.workspace.root}`"
+    if not added:
+        return f"{root} (`/add-dir DIR` adds another directory for this run)."
+    return f"{root}, and added for this run: " + ", ".join(f"`{d}`" for d in added) + "."
+
+
+def add_dir_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/add-dir DIR``: the user's own act, so it adds without asking (see
+    :meth:`ShellRuntime.add_dir`); ``/add-dir`` alone lists what was added."""
+    from shell.runtime import ShellError
+
+    directory = arg.strip()
+    if not directory:
+        return CommandResult(workspace_line(runtime))
+    if len(directory) >= 2 and directory[0] == directory[-1] and directory[0] in "'\"":
+        directory = directory[1:-1]
+    before = list(runtime.workspace.added)
+    try:
+        path = runtime.add_dir(directory)
+    except ShellError as exc:
+        return CommandResult(str(exc).removeprefix("--add-dir: "), error=True)
+    if runtime.workspace.added == before:
+        return CommandResult(f"`{path}` is in the workspace already.")
+    return CommandResult(
+        f"Added `{path}` to the workspace for this run: the tools read and write there without the "
+        "outside-the-workspace question, and sandboxed commands may write there (its secret files "
+        "hidden, its git hooks read-only). Your permission mode and rules still decide each call."
+    )

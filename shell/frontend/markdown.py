@@ -100,7 +100,27 @@ def _same(text: str | None, target: str, state: StateCore) -> bool:
 
 
 def _short(target: str) -> str:
-    return target if len(target) <= TARGET_WIDTH else target[: TARGET_WIDTH - 1] + "…"
+    """The target as shown after a link's text, at most :data:`TARGET_WIDTH` long. For a
+    web address the host is always there, right after the scheme: user info before an
+    ``@`` is what a spoof hides behind (``https://docs.python.org%2F…@evil.example/``
+    goes to evil.example), so it shows as ``…@``, and a long rest is cut in the middle,
+    never the host."""
+    scheme, sep, after = target.partition("://")
+    authority = after.replace("\\", "/").split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if not sep or not scheme.isascii() or not scheme.isalpha() or not authority:
+        return _cut(target, TARGET_WIDTH)
+    _, at, host = authority.rpartition("@")
+    head = f"{scheme}://{'…@' if at else ''}{_cut(host, TARGET_WIDTH // 2, keep_end=True)}"
+    return head + _cut(after[len(authority) :], TARGET_WIDTH - len(head))
+
+
+def _cut(text: str, width: int, keep_end: bool = False) -> str:
+    if len(text) <= width:
+        return text
+    if keep_end:  # a host's own name is at its end (evil.example in a.b.c.evil.example)
+        return "…" + text[len(text) - width + 1 :]
+    half = (width - 1) // 2
+    return text[:half] + "…" + text[len(text) - (width - 1 - half) :]
 
 
 def _text(token_class: Any, content: str) -> Token:

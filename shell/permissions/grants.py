@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import tomllib
 
+from shell.core.textsafety import sanitize_line
+
 from .rules import EFFECTS, Rule, parse_rules
-from .trust import visible
 
 UNASKED = "! "
 """The mark before a line that would let calls run with no question."""
@@ -86,7 +87,7 @@ def describe_project_rules(data: bytes, origin: str) -> list[str]:
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return [visible(f"{origin}: cannot be read ({exc}); none of its rules would apply")]
+        return [sanitize_line(f"{origin}: cannot be read ({exc}); none of its rules would apply")]
     rules, problems = parse_rules(table, "project", origin)
     lines = [f"{UNASKED if widens(rule) else ''}{origin}: {explain_rule(rule)}" for rule in rules]
     lines += [f"{problem}; that entry is ignored" for problem in problems]
@@ -101,7 +102,7 @@ def describe_project_rules(data: bytes, origin: str) -> list[str]:
         lines.append(f"{origin}: {key} = {table[key]!r}: {why}")
     if not lines:
         lines.append(f"{origin}: no rules")
-    return [visible(line) for line in lines]
+    return [sanitize_line(line) for line in lines]
 
 
 __all__ = ["READ_ONLY_BUILTINS", "UNASKED", "describe_project_rules", "explain_rule", "widens"]

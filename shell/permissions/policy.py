@@ -10,7 +10,9 @@ The order, first answer wins:
 2. plan mode: anything but reading and searching is denied, allow rules or not;
 3. bypass mode: everything else runs;
 4. an ``ask`` rule; then an ``allow`` rule;
-5. a tool the server marks destructive asks;
+5. a tool the server marks destructive asks; so does reading a secret-looking file
+   (``read_file .env``) and a command line that names one (``cat .env``: the
+   sandbox hides such files, and an approval of that call lets it see them);
 6. the mode: read-only tools run (an MCP ``readOnlyHint`` counts only for a
    server the user configured or trusted); accept-edits and auto run file edits
    inside the workspace; auto runs shell commands the sandbox confines; the rest
@@ -33,7 +35,7 @@ import uuid
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
@@ -57,7 +59,11 @@ from .rules import (
     parse_rule,
     resolve_path,
 )
+from .secretfiles import named_secret_files
 from .shellsplit import split_command
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
 
 SESSION_KEY = "rules"
 """Where session rules live in the HumanInTheLoop middleware's session state."""
@@ -131,6 +137,12 @@ class PermissionPolicy:
         self.fence: Fence | None = None
         """The workspace's fence (the runtime sets it): a question about a call whose
         path is outside says so, and its approval also answers the fence."""
+        self.added_dirs: list[Path] = []
+        """Directories added to the workspace (``--add-dir``, ``/add-dir``): file edits
+        there count as inside it (accept-edits and auto run them)."""
+        self.sandbox: Sandbox | None = None
+        """``run_shell``'s sandbox (the runtime sets it): how many secret files it hides
+        is said when asking, and an approved command that names one sees it."""
         self._session_seen: tuple[int, int] | None = None
         if load_project:
             self.reload_project()
@@ -268,7 +280,15 @@ class PermissionPolicy:
         path is outside the workspace, the fence lets this call use exactly that path
         without asking again (an edit to another path is asked about by the fence)."""
         fence, tool = self.fence, request.tool
-        if fence is None or tool is None or decision.type not in ("approve", "edit"):
+        if tool is None or decision.type not in ("approve", "edit"):
+            return
+        final = decision.args if decision.type == "edit" and decision.args else request.args
+        command = final.get("command")
+        if tool.kind == "execute" and isinstance(command, str) and self.sandbox is not None:
+            named = named_secret_files(command)
+            if named:  # the question named them: this call sees the files they name
+                self.sandbox.reveal(request.call.id, named)
+        if fence is None:
             return
         shown = fence.outside(tool, request.args)
         if shown is None:
@@ -311,6 +331,10 @@ class PermissionPolicy:
         if isinstance(secret, str) and is_secret_file(secret):  # an allow rule above may let it run
             return Verdict("ask", f"{tool.name} would read {secret}, a file that usually holds secrets; "
                                   "what it reads goes to the model's provider.")
+        command = args.get("command") if tool.kind == "execute" else None
+        named = named_secret_files(command) if isinstance(command, str) else []
+        if named and isinstance(command, str):  # an allow rule above lets it run, the files hidden
+            return Verdict("ask", self._names_secrets(tool.name, command, named, args))
         if looks_only:
             if trusted:
                 return Verdict("allow", "read-only")
@@ -321,13 +345,23 @@ class PermissionPolicy:
                 return Verdict("allow", f"{self._mode}: a file edit inside the workspace")
             return Verdict("ask", f"{tool.name} would change a file outside the workspace.")
         if tool.kind == "execute" and self._mode == "auto":
-            command = args.get("command")
-            contained = not args.get("network")  # a call that asks for the network leaves the sandbox
-            probe = self.sandboxed
-            if isinstance(command, str) and contained and probe is not None and probe(command):
-                return Verdict("allow", "auto: the command runs inside the sandbox")
-            return Verdict("ask", f"{tool.name} would run outside the sandbox.")
+            return self._auto_command(tool, args)
         return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args))
+
+    def _auto_command(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
+        """Auto mode: a command the sandbox confines runs, once the workspace's secret
+        files were all found (so that all are hidden); the rest asks."""
+        command = args.get("command")
+        contained = not args.get("network")  # a call that asks for the network leaves the sandbox
+        probe = self.sandboxed
+        if not (isinstance(command, str) and contained and probe is not None and probe(command)):
+            return Verdict("ask", f"{tool.name} would run outside the sandbox.")
+        searched = self.sandbox.secrets_searched() if self.sandbox is not None else None
+        if searched is not None and not searched.complete:
+            return Verdict("ask", f"The workspace could not be searched for files that hold secrets "
+                                  f"({searched.why_incomplete}), so the sandbox may not hide them all from "
+                                  f"{tool.name}; auto mode asks.")
+        return Verdict("allow", "auto: the command runs inside the sandbox")
 
     def _confinement(self, tool: Tool, args: Mapping[str, Any]) -> str:
         """For a command: whether approving lets it run in the sandbox or as the user
@@ -338,8 +372,31 @@ class PermissionPolicy:
         if args.get("network"):
             return " It asks for the network, so it runs outside the sandbox, as you."
         if self.sandboxed(command):
-            return " It runs in the sandbox: it writes only in the workspace, with no network and no secrets."
+            return (" It runs in the sandbox: it writes only in the workspace, with no network and no secrets"
+                    f"{self._hidden_count()}.")
         return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
+
+    def _hidden_count(self) -> str:
+        """``; 3 files that usually hold secrets (.env, …) are hidden from it``, or empty."""
+        if self.sandbox is None:
+            return ""
+        found = self.sandbox.secrets_searched()
+        n = len(found.paths)
+        if not n:
+            return ""
+        return f"; {n} file{'s' if n != 1 else ''} that usually hold secrets ({found.shown(3)}) " \
+               f"{'are' if n != 1 else 'is'} hidden from it"
+
+    def _names_secrets(self, name: str, command: str, named: list[str], args: Mapping[str, Any]) -> str:
+        """Why a command line that names a secret file asks, and what approving lets it read."""
+        files = ", ".join(named)
+        head = f"{name} names {files}, {'a file' if len(named) == 1 else 'files'} that usually hold secrets."
+        if self.sandboxed is not None and self.sandboxed(command):  # with network=true too
+            return (f"{head} The sandbox hides such files from commands (they read as empty); approving lets "
+                    "this one command read the workspace's files named so, and what it prints goes to the "
+                    "model's provider.")
+        return (f"{head} It runs outside the sandbox, where nothing is hidden; what it prints goes to the "
+                "model's provider.")
 
     def _runs_later(self, args: Mapping[str, Any], paths: CallPaths) -> Path | None:
         """The part of the path an edit would touch that something runs later, as the
@@ -349,8 +406,8 @@ class PermissionPolicy:
         if not isinstance(path, str):
             return None
         part, _ = paths.path(path)  # resolved as the rules resolved it (symlinks followed)
-        root = self.root.as_posix()
-        while part != root:  # the workspace's own name (or its parents') is not the edit's
+        roots = {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}
+        while part not in roots:  # the workspace's own name (or its parents') is not the edit's
             if posixpath.basename(part) in RUNS_LATER:
                 return Path(part)
             parent = posixpath.dirname(part)
@@ -364,7 +421,7 @@ class PermissionPolicy:
         if not isinstance(path, str):
             return False
         target = resolve_path(path, self.root)
-        return target == self.root or self.root in target.parents
+        return any(target == root or root in target.parents for root in (self.root, *self.added_dirs))
 
     # -- asking ------------------------------------------------------------------------
     async def details(self, tool: Tool, args: Mapping[str, Any]) -> AskDetails:

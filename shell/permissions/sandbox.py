@@ -13,6 +13,10 @@ to the machine. Under :class:`Sandbox` a command sees:
   ``~/.netrc`` and the like (:data:`SECRET_PATHS`), the shell's own config and
   data dirs (sessions, the trust store), the user's runtime dir (the ssh and gpg
   agents, D-Bus) and container engine sockets are replaced by empty ones;
+- **no secret files of the workspace**: each file there that the one secrets
+  policy calls secret-looking (``.env``, ``*.pem``, ``id_ed25519``…) reads as an
+  empty read-only file, found by a bounded, cached search
+  (:mod:`.secretfiles`), except what a call the user approved named;
 - **no network** (its own network namespace with only a loopback) unless the
   call asked for it with ``network=true`` and the policy allowed that;
 - **no secrets in its environment**: provider keys and every variable whose name
@@ -30,6 +34,7 @@ permission policy asks before every ``run_shell`` (:meth:`Sandbox.contains`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -37,13 +42,21 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
+
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets
+
+MAX_REVEALS = 64
+"""Approvals to show named secret files that no command used yet (the oldest go first)."""
 
 SECRET_PATHS = (
     ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
@@ -280,7 +293,53 @@ class Sandbox:
         self.workspace = Path(workspace).resolve()
         self.extra_hidden = [Path(p).expanduser() for p in hidden]
         self.writable = [Path(p).expanduser().resolve() for p in writable]
+        self.added: list[Path] = []
+        """Directories added to the workspace (``--add-dir``, ``/add-dir``): writable,
+        and searched for secret files like the workspace."""
         self.bwrap = bwrap
+        self.secret_index = SecretFileIndex([self.workspace])
+        """The workspace's secret-looking files, hidden from commands (see :mod:`.secretfiles`)."""
+        self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._reveal_lock = threading.Lock()
+        self.nothing_asks: Callable[[], bool] = lambda: False
+        """Whether calls that would ask run unasked (bypass mode, approvals off: the
+        policy answers; the runtime sets it). Then a command that names a secret file
+        sees it, as the question it skipped would have allowed."""
+
+    def add_dir(self, directory: str | os.PathLike[str]) -> Path:
+        """Make ``directory`` part of the workspace for commands: writable, its secret
+        files hidden. Returns its resolved path."""
+        path = Path(directory).expanduser().resolve()
+        if not _under(path, [self.workspace, *self.added]):
+            self.added.append(path)
+            self.secret_index.set_roots([self.workspace, *self.added])
+        return path
+
+    # -- secret files ------------------------------------------------------------------
+    def secret_files(self) -> SecretFiles:
+        """Search the workspace for secret-looking files now (cached per directory)."""
+        return self.secret_index.find()
+
+    def secrets_searched(self) -> SecretFiles:
+        """The last search's result (searching now if there was none yet)."""
+        return self.secret_index.last or self.secret_index.find()
+
+    def reveal(self, call_id: str, names: Sequence[str]) -> None:
+        """The user approved the call ``call_id`` after being told it names these
+        secret files: that call sees the files they name (see :meth:`take_reveal`)."""
+        with self._reveal_lock:
+            self._reveals[call_id] = tuple(names)
+            while len(self._reveals) > MAX_REVEALS:
+                self._reveals.popitem(last=False)
+
+    def take_reveal(self, call_id: str, command: str) -> tuple[str, ...]:
+        """What :meth:`reveal` allowed for this call (once), or what the command names
+        when nothing asks; empty when nothing."""
+        with self._reveal_lock:
+            shown = self._reveals.pop(call_id, ())
+        if not shown and self.nothing_asks():
+            shown = tuple(named_secret_files(command))
+        return shown
 
     @property
     def status(self) -> SandboxStatus:
@@ -311,7 +370,7 @@ class Sandbox:
             wanted.append(Path(agent))
         wanted.extend(self.extra_hidden)
         private = [Path("/tmp"), Path("/var/tmp")]  # replaced by empty ones already
-        binds = [self.workspace, *self.writable]
+        binds = [self.workspace, *self.added, *self.writable]
         found: list[Path] = []
         for path in wanted:
             try:
@@ -328,20 +387,34 @@ class Sandbox:
         return list(dict.fromkeys(found))
 
     def protected_paths(self) -> list[Path]:
-        """The workspace's own paths that stay read-only (those that exist)."""
+        """The workspace's own paths that stay read-only (those that exist), in the
+        workspace and in each directory added to it."""
         found = []
-        for rel in PROTECTED_IN_WORKSPACE:
-            path = self.workspace / rel
-            if not os.path.lexists(path):
-                continue
-            real = path.resolve()
-            if real == self.workspace or self.workspace in real.parents or path.is_symlink():
-                # A symlink is pinned in place so it cannot be pointed elsewhere.
-                found.append(path if path.is_symlink() else real)
+        for root in [self.workspace, *self.added]:
+            for rel in PROTECTED_IN_WORKSPACE:
+                path = root / rel
+                if not os.path.lexists(path):
+                    continue
+                real = path.resolve()
+                if real == root or root in real.parents or path.is_symlink():
+                    # A symlink is pinned in place so it cannot be pointed elsewhere.
+                    found.append(path if path.is_symlink() else real)
         return found
 
-    def wrap(self, argv: Sequence[str], *, network: bool = False) -> list[str]:
-        """The bubblewrap command line that runs ``argv`` in the sandbox."""
+    def wrap(
+        self,
+        argv: Sequence[str],
+        *,
+        network: bool = False,
+        secrets: SecretFiles | None = None,
+        shown: Sequence[Path] = (),
+        hidden: Sequence[Path] | None = None,
+    ) -> list[str]:
+        """The bubblewrap command line that runs ``argv`` in the sandbox.
+
+        ``secrets`` (default: a search now) are bound over with an empty read-only
+        file, except those in ``shown`` (named by a call the user approved);
+        ``hidden`` is :meth:`hidden_paths` when the caller has it already."""
         bwrap = self.bwrap or shutil.which("bwrap") or "bwrap"
         ws = str(self.workspace)
         args = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
@@ -349,10 +422,11 @@ class Sandbox:
             args.append("--share-net")
         args += ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                  "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--bind", ws, ws]  # fmt: skip
-        for path in self.writable:
+        for path in [*self.added, *self.writable]:
             if path.exists():
                 args += ["--bind", str(path), str(path)]
-        for path in self.hidden_paths():
+        hidden = self.hidden_paths() if hidden is None else hidden
+        for path in hidden:
             if path.is_dir():
                 args += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:
@@ -362,8 +436,25 @@ class Sandbox:
                 args += ["--ro-bind", "/dev/null", str(path)]
             else:
                 args += ["--ro-bind", str(path), str(path)]
+        found = self.secret_files() if secrets is None else secrets
+        for path in self.hideable(found, hidden, shown):  # last: also inside .agent-shell/
+            args += ["--ro-bind", empty_file(), str(path)]
         args += ["--chdir", ws, "--", *argv]
         return args
+
+    def hideable(self, found: SecretFiles, hidden: Sequence[Path], shown: Sequence[Path] = ()) -> list[Path]:
+        """The secret files of ``found`` that get an empty file bound over them: not
+        those shown to this call, not those already inside a hidden directory or the
+        private ``/tmp``, and only those that still exist (bwrap would create them)."""
+        private = [Path("/tmp"), Path("/var/tmp")]
+        binds = [self.workspace, *self.added, *self.writable]
+        out = []
+        for path in found.paths:
+            if path in shown or _under(path, hidden) or (_under(path, private) and not _under(path, binds)):
+                continue
+            if os.path.isfile(path):
+                out.append(path)
+        return out
 
     def environment(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment for a sandboxed command: scrubbed, with its own tmp and caches."""
@@ -371,6 +462,33 @@ class Sandbox:
         env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache")
         env.pop("XDG_RUNTIME_DIR", None)
         return env
+
+
+_EMPTY_LOCK = threading.Lock()
+_empty: list[str] = []
+
+
+def empty_file() -> str:
+    """An empty, read-only file of ours that the sandbox binds over secret files
+    (made once per process, again if something removed it; gone at exit)."""
+    with _EMPTY_LOCK:
+        if _empty and os.path.isfile(_empty[0]) and os.path.getsize(_empty[0]) == 0:
+            return _empty[0]
+        fd, path = tempfile.mkstemp(prefix="agent-shell-hidden-")
+        os.close(fd)
+        os.chmod(path, 0o444)
+        if not _empty:
+            atexit.register(_remove_empty)
+        _empty[:] = [path]
+        return path
+
+
+def _remove_empty() -> None:
+    for path in _empty:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def _under(path: Path, bases: Sequence[Path]) -> bool:

@@ -26,7 +26,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -113,16 +112,6 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
             break
         contents[relative] = data
     return ProjectConfig(base, contents, _digest(contents, problem), problem)
-
-
-_INVISIBLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
-
-
-def visible(text: str) -> str:
-    """Control, zero-width and bidi characters as ``\\uXXXX`` escapes: what the user
-    reads before trusting must be what is there (a hostile entry must not fake a
-    line break or reorder a command line)."""
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _project_paths(base: Path) -> Iterator[tuple[str, Path]]:

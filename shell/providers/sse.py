@@ -31,6 +31,8 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from shell.core.textsafety import loads_any_depth
+
 MAX_LINE = 8 * 1024 * 1024
 """Bytes one line (or one event's data) may hold: far above any real chunk (a whole
 tool call's arguments in one event included), far below what would hurt memory."""
@@ -228,28 +230,38 @@ class MalformedLine(ValueError):
         self.problem = problem
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, *, any_depth: bool = False) -> Any:
     """``json.loads`` that raises :class:`MalformedLine` (with the text) on garbage,
     and on JSON nested deeper than Python's recursion limit (never a bare
-    ``RecursionError``)."""
+    ``RecursionError``). ``any_depth``: read such a line anyway, without
+    recursion (:func:`~shell.core.textsafety.loads_any_depth`), for formats that
+    embed a tool call's arguments as an object, where the depth is the model's
+    doing and belongs to that one call (its argument error), not to the reply."""
     try:
         return json.loads(text)
     except ValueError:
         raise MalformedLine(text) from None
     except RecursionError:
+        if any_depth:
+            try:
+                return loads_any_depth(text)
+            except (ValueError, IndexError):
+                raise MalformedLine(text) from None
         raise MalformedLine(text, "is nested too deep to read") from None
 
 
 async def iter_ndjson(chunks: AsyncIterable[bytes], *, max_line: int = MAX_LINE) -> AsyncIterator[Any]:
-    """One JSON value per non-blank line (Ollama's native streaming format)."""
+    """One JSON value per non-blank line (Ollama's native streaming format). A
+    line may nest as deep as its tool call's arguments do (bounded by
+    ``max_line``), so depth alone never stops the reply."""
     splitter = LineSplitter(max_line)
     async for chunk in chunks:
         for raw in splitter.feed(chunk):
             if raw.strip():
-                yield parse_json(raw.decode("utf-8", "replace"))
+                yield parse_json(raw.decode("utf-8", "replace"), any_depth=True)
     for raw in splitter.flush():
         if raw.strip():
-            yield parse_json(raw.decode("utf-8", "replace"))
+            yield parse_json(raw.decode("utf-8", "replace"), any_depth=True)
 
 
 def _size(n: int) -> str:

@@ -37,9 +37,10 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
     first line says so); a file agent-shell does not read is named as ignored, with
     why, rather than listed as if it did something. ``taken``: the front end's
     built-in command names (a project's command file cannot take one)."""
+    from ..core.textsafety import sanitize_line
     from ..permissions.grants import UNASKED, describe_project_rules
     from ..permissions.store import PROJECT_DIR, PROJECT_RULES
-    from ..permissions.trust import MCP_FILE, visible
+    from ..permissions.trust import MCP_FILE
     from ..tools.mcp_config import describe_project_servers
 
     lines: list[str] = []
@@ -54,7 +55,7 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
         elif name == f"{PROJECT_DIR}/{PROJECT_RULES}":
             lines.extend(describe_project_rules(data, name))
         else:
-            lines.append(visible(_describe_project_file(name, data, taken)))
+            lines.append(sanitize_line(_describe_project_file(name, data, taken)))
     if check.config.problem:
         lines.append(check.config.problem)
     unasked = [line for line in lines if line.startswith(UNASKED)]
@@ -385,7 +386,12 @@ def create_runtime(
     )
     runtime = cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
     runtime.sandbox = sandbox
+    runtime.permissions.sandbox = sandbox  # asks name the secret files it hides; approvals show them
+    policy = runtime.permissions
+    sandbox.nothing_asks = lambda: policy.fence_open or not policy.asking
     runtime.network_guard = guard
     runtime.checkpoint_hook = hook
     guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules
+    for directory in options.add_dirs:
+        runtime.add_dir(directory)
     return runtime

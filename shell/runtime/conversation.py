@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from ..core.events import ReplyEnd
+from ..core.events import ErrorEvent, Notice, ReplyEnd
 from ..core.messages import AssistantMessage, Message
 
 if TYPE_CHECKING:
@@ -57,10 +57,23 @@ what a message carries."""
             async for event in events:
                 if isinstance(event, ReplyEnd):
                     ended = event.stop_reason == "end_turn"
+                elif isinstance(event, (ErrorEvent, Notice)):
+                    event = self._redacted(event)
                 yield event
         finally:
             await events.aclose()
         self._after_reply(first and ended)
+
+    def _redacted(self, event: ErrorEvent | Notice) -> ErrorEvent | Notice:
+        """An error or a notice with this environment's secrets redacted, once, here, for
+        every front end (an error can quote a URL with a password or a key a server
+        echoed back); showing it safely (controls, markup) stays each front end's part."""
+        redact = self.secrets.text
+        if isinstance(event, ErrorEvent):
+            error = redact(event.error)
+            return event if error == event.error else replace(event, error=error)
+        text = redact(event.text)
+        return event if text == event.text else replace(event, text=text)
 
     def _after_reply(self, first: bool) -> None:
         """In the background: the search index reads what this reply wrote; after the

@@ -37,13 +37,13 @@ own config once trusted), started and closed."""
 
     def untrusted_notice(self, check: TrustCheck) -> str:
         """One line saying what was not used and how to trust it (headless, banners)."""
-        from ..permissions.trust import visible
+        from ..core.textsafety import sanitize_line
 
         what = ", ".join(check.config.files) or "its project config"
         why = {"declined": "you chose not to trust it", "changed": "it changed since you answered"}.get(
             check.state, "the workspace is not trusted"
         )
-        return visible(
+        return sanitize_line(
             f"not using {what} in {check.config.root} ({why}); review and trust it with "
             "`agent-shell trust`, or pass --trust-workspace for this run"
         )

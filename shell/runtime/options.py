@@ -41,6 +41,8 @@ class RuntimeOptions:
     trust_workspace: bool = False
     """``--trust-workspace``: use the project's config for this run without asking
     (and without recording it)."""
+    add_dirs: list[str] = field(default_factory=list)
+    """``--add-dir DIR`` (repeatable): more directories that count as the workspace."""
     rules: dict[str, list[str]] = field(default_factory=dict)
     """``--allow`` / ``--ask`` / ``--deny`` rules for this run, by effect (the
     command line's, listed first by ``/permissions``)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 
 from .build import build_permissions
-from .options import Compaction, RuntimeOptions
+from .options import Compaction, RuntimeOptions, ShellError
 
 
 class RuntimeState:
@@ -97,6 +98,22 @@ session being written) and how it may show outside text."""
         from ..core.textsafety import sanitize
 
         return sanitize(self.secrets.text(text))
+
+    # -- the workspace ---------------------------------------------------------------
+    def add_dir(self, directory: str) -> Path:
+        """``--add-dir`` / ``/add-dir``: ``directory`` counts as workspace for the rest
+        of this run: the tools use it without the outside-the-workspace question, edits
+        there run in accept-edits and auto, and sandboxed commands may write there (its
+        secret files hidden, its git hooks read-only). Raises ``ShellError`` when it is
+        not an existing directory."""
+        try:
+            path = self.workspace.add_dir(directory)
+        except (OSError, NotADirectoryError) as exc:
+            raise ShellError(f"--add-dir: {exc}") from None
+        self.permissions.added_dirs = list(self.workspace.added)
+        if self.sandbox is not None:
+            self.sandbox.add_dir(path)
+        return path
 
     # -- conversation --------------------------------------------------------------
     @property

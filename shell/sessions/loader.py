@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
     {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
-     "tool_progress", "title", "outcome"}
+     "results_landed", "tool_progress", "title", "outcome", "rewind"}
 )
 
 
@@ -140,6 +140,11 @@ class _Reader:
         self.messages = [message_from_dict(m, self.problems) for m in raw]
         self.checkpoint = None
 
+    def _rewind(self, record: dict[str, Any]) -> None:
+        """The user went back: the conversation is the record's list (as for a
+        ``history``; only the search index treats the two differently)."""
+        self._history(record)
+
     def _checkpoint(self, record: dict[str, Any]) -> None:
         content = record.get("content")
         if not isinstance(content, list):
@@ -164,6 +169,19 @@ class _Reader:
         if not isinstance(message, ToolResultMessage):
             raise ValueError("a tool_result record must hold a tool message")
         self.results[message.call_id] = message
+
+    def _results_landed(self, record: dict[str, Any]) -> None:
+        """Results written as ``tool_result`` records land in the history, in this order."""
+        call_ids = record.get("call_ids")
+        if not isinstance(call_ids, list) or not all(isinstance(c, str) for c in call_ids):
+            raise ValueError("'call_ids' must be a list of call ids")
+        missing = [c for c in call_ids if c not in self.results]
+        for call_id in call_ids:
+            if call_id in self.results:
+                self.messages.append(self.results.pop(call_id))
+        self.open_reply = True
+        if missing:
+            raise ValueError(f"{len(missing)} landed result(s) were never written")
 
     def _tool_progress(self, record: dict[str, Any]) -> None:
         call_id, output = record.get("call_id"), record.get("output")

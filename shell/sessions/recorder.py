@@ -6,7 +6,10 @@ the history since is appended at once (one ``write`` per line, then ``fsync``).
 The history, not the events, is the source of truth for messages: it is what the
 next request will send, with the middleware's rewrites included. If the history
 was rewritten rather than extended (summarization), a ``history`` record with
-the whole new list replaces it.
+the whole new list replaces it; a rewrite the user asked for by going back
+(``/rewind``, Esc Esc) is a ``rewind`` record instead: same list, but it also says
+that what was said from byte ``to`` of the file on is gone from the conversation
+(the search index drops it; a compaction's summarised messages stay findable).
 
 Text in flight is not a message yet. The recorder rebuilds it from the block
 events (the engine's ``MessageBuilder``) and writes a ``checkpoint`` record of
@@ -72,7 +75,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agent_shell.sessions")
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: ``results_landed`` (a tool result is written once) and ``rewind`` records. A
+version-1 file reads the same; an older reader of a version-2 file says it is newer
+and still gets every result (from the ``tool_result`` records)."""
 MAX_PROGRESS = 64_000
 """Characters of a running tool's output kept in a ``tool_progress`` record (the tail)."""
 _BLOCK_EVENTS = (
@@ -140,6 +146,9 @@ class SessionRecorder:
         self._fd: int | None = None
         self._written: list[Message] = []
         self._answered: set[str] = set()
+        self._provisional: dict[str, dict[str, Any]] = {}
+        self._rewinding: dict[str, Any] | None = None  # a rewind's record fields, until it is written
+        """``tool_result`` records in the file whose batch has not landed, by call id (as encoded)."""
         self._call_names: dict[str, str] = {}
         self._rejected: set[str] = set()  # calls of this reply the user said no to
         self.outcomes: dict[str, str] = {}
@@ -417,6 +426,16 @@ class SessionRecorder:
         elif self._dirty and not isinstance(event, _DELTAS):
             self._maybe_checkpoint()  # saving had failed while text streamed
 
+    def rewind(self, to: int | None) -> None:
+        """The user took the conversation back: ``agent.messages`` holds the shorter
+        history. It is written as a ``rewind`` record; ``to`` is where the message the
+        user went back to began in the file (its turn's offset; None: not known, and
+        the record says only the new history)."""
+        with self._lock:
+            self._rewinding = {} if to is None else {"to": to}
+            if self._fd is not None:
+                self._guarded(self.sync)
+
     def sync(self) -> None:
         """Append the messages that landed in the history since the last call."""
         with self._lock:
@@ -428,18 +447,49 @@ class SessionRecorder:
             # One C-level pass (identity first, then equality: an equal message written
             # is as good as the same one); a long session calls this on every event.
             if len(history) >= n and (history[:n] if len(history) > n else history) == written:
+                landing: list[Message] = []  # results whose tool_result record says it all
                 for message in history[n:]:
-                    self._write({"kind": "message", "message": self._encode(message)})
-                    written.append(message)
-                    self._note_calls(message)
-                    self._note_landed(message)
+                    encoded = self._encode(message)
+                    if self._shown_as(message, encoded):
+                        landing.append(message)
+                        continue
+                    self._land(landing)
+                    self._write({"kind": "message", "message": encoded})
+                    self._wrote(message)
+                self._land(landing)
+                self._rewinding = None  # nothing was taken back (a rewind to the end)
                 return
-            self._write({"kind": "history", "messages": [self._encode(m) for m in history]})
+            kind, extra = ("history", {}) if self._rewinding is None else ("rewind", self._rewinding)
+            self._write({"kind": kind, **extra, "messages": [self._encode(m) for m in history]})
+            self._rewinding = None
             self._written = list(history)
             self._answered.clear()
+            self._provisional.clear()
             for message in history:
                 self._note_calls(message)
             self._note_landed(None)
+
+    def _shown_as(self, message: Message, encoded: dict[str, Any]) -> bool:
+        """A tool result that is in the file already, exactly so, as a ``tool_result``."""
+        return isinstance(message, ToolResultMessage) and self._provisional.get(message.call_id) == encoded
+
+    def _land(self, results: list[Message]) -> None:
+        """Results already in the file as ``tool_result`` records land in the history:
+        one record names them, in order (the result is not written twice)."""
+        if not results:
+            return
+        call_ids = [m.call_id for m in results if isinstance(m, ToolResultMessage)]
+        self._write({"kind": "results_landed", "call_ids": call_ids})
+        for message in results:
+            self._wrote(message)
+        for call_id in call_ids:
+            self._provisional.pop(call_id, None)
+        results.clear()
+
+    def _wrote(self, message: Message) -> None:
+        self._written.append(message)
+        self._note_calls(message)
+        self._note_landed(message)
 
     def _note_calls(self, message: Message) -> None:
         if isinstance(message, AssistantMessage):
@@ -473,7 +523,9 @@ class SessionRecorder:
             return  # its batch landed already: the result is in the file as a message
         name = self._call_names.get(event.call_id, "")
         result = ToolResultMessage(event.call_id, name, event.result.content, event.result.is_error)
-        self._write({"kind": "tool_result", "message": self._encode(result)})
+        encoded = self._encode(result)
+        self._write({"kind": "tool_result", "message": encoded})
+        self._provisional[event.call_id] = encoded
 
     # -- checkpoints ----------------------------------------------------------------
     def _maybe_checkpoint(self) -> None:

@@ -8,6 +8,12 @@ whole, a session whose file is gone is dropped. :meth:`SearchIndex.search`
 catches up before it answers, so a word said a moment ago is found; the
 runtime also brings its own session up to date after every reply.
 
+What the user took back (``/rewind``, Esc Esc) leaves the index: a ``rewind``
+record says from which byte of the file on the conversation was taken back, and
+every passage first said there is dropped (each passage keeps the offset of the
+record it came from). A compaction's ``history`` record drops nothing: the
+summarised messages are still what the user said, and still found.
+
 A missing index is built; a damaged one (not a database, a bad page) is thrown
 away and built again from the session files: nothing is lost.
 
@@ -40,7 +46,7 @@ from .store import SUFFIX, SessionStore
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: passages keep their offset in the file (a rewind drops them)
 INDEX_NAME = "search.sqlite"
 MAX_INDEXED_CHARS = 20_000
 """Of one message's text (user and assistant words are rarely longer)."""
@@ -108,7 +114,8 @@ class SearchIndex:
             CREATE TABLE sessions(id TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, ino INTEGER,
                                   indexed_to INTEGER, title TEXT, user_title TEXT, first TEXT,
                                   cwd TEXT, updated REAL);
-            CREATE TABLE seen(session_id TEXT, digest TEXT, PRIMARY KEY(session_id, digest)) WITHOUT ROWID;
+            CREATE TABLE seen(session_id TEXT, digest TEXT, pos INTEGER, chunk INTEGER,
+                              PRIMARY KEY(session_id, digest)) WITHOUT ROWID;
             CREATE VIRTUAL TABLE chunks USING fts5(session_id UNINDEXED, role UNINDEXED, text,
                                                    tokenize='unicode61 remove_diacritics 2');
             """
@@ -194,7 +201,7 @@ class SearchIndex:
         title, user_title, first, cwd = row if row else ("", "", "", "")
         db.execute("BEGIN")
         try:
-            for record in _records(data[:end]):
+            for pos, record in _records(data[:end], start):
                 kind = record.get("kind")
                 if kind == "header":
                     cwd = str(record.get("cwd") or cwd or "")
@@ -208,10 +215,18 @@ class SearchIndex:
                     text = self._message_text(message)
                     if text and not first and isinstance(message, dict) and message.get("role") == "user":
                         first = " ".join(text.split())[:200]
-                    self._add(db, session_id, message, text)
-                elif kind == "history" and isinstance(record.get("messages"), list):
+                    self._add(db, session_id, message, text, pos)
+                elif kind in ("history", "rewind") and isinstance(record.get("messages"), list):
+                    to = record.get("to")
+                    if kind == "rewind" and isinstance(to, int) and not isinstance(to, bool):
+                        self._take_back(db, session_id, to)
+                        first = ""
                     for message in record["messages"]:
-                        self._add(db, session_id, message, self._message_text(message))
+                        text = self._message_text(message)
+                        if kind == "rewind" and text and not first and isinstance(message, dict) \
+                                and message.get("role") == "user":
+                            first = " ".join(text.split())[:200]
+                        self._add(db, session_id, message, text, pos)
             db.execute(
                 "INSERT OR REPLACE INTO sessions(id, size, mtime_ns, ino, indexed_to, title, user_title, "
                 "first, cwd, updated) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -223,14 +238,26 @@ class SearchIndex:
             db.execute("ROLLBACK")
             raise
 
-    def _add(self, db: sqlite3.Connection, session_id: str, message: Any, text: str) -> None:
+    def _add(self, db: sqlite3.Connection, session_id: str, message: Any, text: str, pos: int) -> None:
         if not text or not isinstance(message, dict):
             return
         role = str(message.get("role", ""))
         digest = hashlib.sha256(f"{role}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        done = db.execute("INSERT OR IGNORE INTO seen(session_id, digest) VALUES(?, ?)", (session_id, digest))
-        if done.rowcount:  # a history record repeats what was indexed already: once is enough
-            db.execute("INSERT INTO chunks(session_id, role, text) VALUES(?, ?, ?)", (session_id, role, text))
+        seen = db.execute("SELECT 1 FROM seen WHERE session_id = ? AND digest = ?", (session_id, digest))
+        if seen.fetchone():
+            return  # a history record repeats what was indexed already: once is enough
+        chunk = db.execute("INSERT INTO chunks(session_id, role, text) VALUES(?, ?, ?)",
+                           (session_id, role, text))
+        db.execute("INSERT INTO seen(session_id, digest, pos, chunk) VALUES(?, ?, ?, ?)",
+                   (session_id, digest, pos, chunk.lastrowid))
+
+    def _take_back(self, db: sqlite3.Connection, session_id: str, to: int) -> None:
+        """A rewind: every passage first said at byte ``to`` of the file or later goes
+        (what the conversation still holds comes back with the rewind's own list)."""
+        gone = [row[0] for row in db.execute(
+            "SELECT chunk FROM seen WHERE session_id = ? AND pos >= ?", (session_id, to))]
+        db.executemany("DELETE FROM chunks WHERE rowid = ?", [(chunk,) for chunk in gone])
+        db.execute("DELETE FROM seen WHERE session_id = ? AND pos >= ?", (session_id, to))
 
     def _message_text(self, message: Any) -> str:
         if not isinstance(message, dict):
@@ -315,8 +342,11 @@ def fts_query(text: str) -> str:
     return " ".join(quoted)
 
 
-def _records(data: bytes) -> Iterator[dict[str, Any]]:
+def _records(data: bytes, start: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each record of ``data`` with its offset in the file (``data`` begins at ``start``)."""
+    pos = start
     for raw in data.split(b"\n"):
+        at, pos = pos, pos + len(raw) + 1
         if not raw.strip():
             continue
         try:
@@ -324,7 +354,7 @@ def _records(data: bytes) -> Iterator[dict[str, Any]]:
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict):
-            yield record
+            yield at, record
 
 
 def search_sessions(query: str, redactor: Secrets | None = None) -> list[SearchHit]:

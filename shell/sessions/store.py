@@ -189,10 +189,15 @@ class SessionStore:
                         count += 1
                         if not title:
                             title = _user_title(record.get("message"))
-                    elif kind == "history":
+                    elif kind == "results_landed":
+                        landed = record.get("call_ids")
+                        count += len(landed) if isinstance(landed, list) else 0
+                    elif kind in ("history", "rewind"):
                         messages = record.get("messages")
                         if isinstance(messages, list):
                             count = len(messages)
+                            if kind == "rewind":  # a first message taken back is no title
+                                title = next((t for t in map(_user_title, messages) if t), "")
                     elif (kind == "title" and isinstance(record.get("title"), str)
                           and (named_by != "user" or record.get("source") == "user")):
                         named, named_by = _one_line(record["title"]), str(record.get("source", ""))

@@ -229,13 +229,16 @@ def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
             timeout: Seconds before the command is killed (default 120, at most 600).
             network: The command needs the network (downloads, git fetch); the user is asked.
         """
+        shown = box.take_reveal(ctx.call.id, command)  # the secret files the user let it read
         if changes is None:
             return await shell_cmd.run_command(
-                command, workspace.root, timeout, ctx.report, sandbox=box, network=network
+                command, workspace.root, timeout, ctx.report, sandbox=box, network=network, shown=shown
             )
-        return await watched_command(command, timeout, network, ctx)
+        return await watched_command(command, timeout, network, ctx, shown)
 
-    async def watched_command(command: str, timeout: float, network: bool, ctx: ToolContext) -> ToolResult:
+    async def watched_command(
+        command: str, timeout: float, network: bool, ctx: ToolContext, shown: tuple[str, ...]
+    ) -> ToolResult:
         """run_shell, telling ``changes`` what the command did: in the sandbox its
         writes can only land in the workspace, so a scan before and after captures
         them; outside it they cannot be known."""
@@ -250,7 +253,7 @@ def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
         before = await anyio.to_thread.run_sync(capture.snapshot, abandon_on_cancel=True)
         try:
             return await shell_cmd.run_command(
-                command, workspace.root, timeout, ctx.report, sandbox=box, network=network
+                command, workspace.root, timeout, ctx.report, sandbox=box, network=network, shown=shown
             )
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from shell.permissions.trust import visible
+from shell.core.textsafety import sanitize_line
 
 PROJECT_FILE = ".mcp.json"
 
@@ -208,7 +208,7 @@ def describe_project_servers(data: bytes, root: Path) -> list[str]:
         if variables:
             line += f" [it would be given your environment variables: {', '.join(variables)}]"
         lines.append(line)
-    return [visible(line) for line in lines] or [f"{PROJECT_FILE}: no servers"]
+    return [sanitize_line(line) for line in lines] or [f"{PROJECT_FILE}: no servers"]
 
 
 

@@ -26,7 +26,7 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from anyio.abc import Process
 
 from shell.core.messages import ToolResult
 from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
+from shell.permissions.secretfiles import SecretFiles
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -87,11 +88,14 @@ async def run_command(
     *,
     sandbox: Sandbox | None = None,
     network: bool = False,
+    shown: Sequence[str] = (),
 ) -> ToolResult:
     """Run ``command`` with bash in ``cwd``; see the module docstring for the guarantees.
 
     ``network`` lets a sandboxed command reach the network (the caller's policy
-    decided that the user allowed it)."""
+    decided that the user allowed it). In the sandbox, the workspace's secret-looking
+    files are hidden (they read empty), except those the words in ``shown`` name: the
+    user approved this call having been told it names them."""
     if not command.strip():
         raise ShellToolError("The command is empty.")
     if not 0 < timeout <= MAX_TIMEOUT:
@@ -99,9 +103,22 @@ async def run_command(
     shell = shutil.which("bash") or "/bin/sh"
     sandboxed = sandbox is not None and sandbox.available
     argv = [shell, "-c", command]
+    hidden: list[Path] = []
+    secrets: SecretFiles | None = None
     if sandbox is not None and sandboxed:
-        env = sandbox.environment()
-        argv = sandbox.wrap(argv, network=network)
+        found: list[SecretFiles] = []
+
+        async def search() -> None:
+            found.append(await anyio.to_thread.run_sync(sandbox.secret_files, abandon_on_cancel=True))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(search)  # in a thread, while the rest is prepared here
+            env = sandbox.environment()
+            walls = sandbox.hidden_paths()
+        secrets = found[0]
+        visible = secrets.matching(list(shown)) if shown else ()
+        hidden = sandbox.hideable(secrets, walls, visible)
+        argv = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls)
     else:
         env, _ = scrubbed_environment()
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
@@ -171,6 +188,8 @@ async def run_command(
         note = network_note(text)
         if note:
             body = f"{body}\n{note}"
+    if secrets is not None and (hidden or not secrets.complete):
+        body = f"{body}\n{hidden_note(secrets, hidden)}"
     return ToolResult(
         body,
         is_error=timed_out or code != 0,
@@ -181,8 +200,25 @@ async def run_command(
             "pid": process.pid,
             "sandboxed": sandboxed,
             "network": network or not sandboxed,
+            "hidden_secret_files": len(hidden),
         },
     )
+
+
+def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:
+    """What the result says about the secret files the command saw empty."""
+    parts = []
+    if hidden:
+        shown = SecretFiles(tuple(hidden), roots=secrets.roots).shown()
+        many = len(hidden) != 1
+        parts.append(
+            f"[{len(hidden)} file{'s' if many else ''} that usually hold{'' if many else 's'} secrets "
+            f"{'were' if many else 'was'} hidden from this command (read as empty): {shown}. A command "
+            "that names one asks the user first.]"
+        )
+    if not secrets.complete:
+        parts.append(f"[the workspace is too big to search for secret files: {secrets.why_incomplete}]")
+    return "\n".join(parts)
 
 
 async def _wait_exit(process: Process) -> None:

@@ -72,6 +72,9 @@ class Workspace:
             raise NotADirectoryError(f"workspace root {self.root} is not a directory")
         self._approved: set[Path] = set()
         self._approved_files: set[Path] = set()
+        self.added: list[Path] = []
+        """Directories the user added to the workspace (``--add-dir``, ``/add-dir``):
+        inside the fence like the root, for the rest of this run."""
         self.unfenced: Callable[[], bool] = lambda: False
         """Whether paths outside run unasked: the permission policy answers (bypass
         mode says yes, the one place that decides); a bare workspace always asks."""
@@ -80,6 +83,23 @@ class Workspace:
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
+
+    def add_dir(self, directory: str | os.PathLike[str]) -> Path:
+        """Count ``directory`` (relative to the root, ``~`` expanded) as part of the
+        workspace: the user's own act, so nothing asks. Raises ``NotADirectoryError``
+        (with what to do) when it is not an existing directory."""
+        path = self.resolve(directory)
+        if not path.is_dir():
+            what = "does not exist" if not path.exists() else "is not a directory"
+            raise NotADirectoryError(f"{os.fspath(directory)} ({path}) {what}; give an existing directory")
+        if not any(_is_within(path, base) for base in self.roots):  # else: in it already
+            self.added.append(path)
+        return path
+
+    @property
+    def roots(self) -> list[Path]:
+        """The root and the directories added to it."""
+        return [self.root, *self.added]
 
     @property
     def approved_dirs(self) -> frozenset[Path]:
@@ -107,7 +127,7 @@ class Workspace:
         an approved file."""
         if resolved in self._approved_files:
             return True
-        return any(_is_within(resolved, base) for base in (self.root, *self._approved))
+        return any(_is_within(resolved, base) for base in (self.root, *self.added, *self._approved))
 
     def relative(self, resolved: Path) -> str:
         """How to show a path to the model: relative inside the root, absolute outside."""
@@ -139,7 +159,7 @@ class Workspace:
         # As resolve() and contains() do, on strings: the policy asks this on every question.
         raw = os.path.expanduser(path)
         real = os.path.realpath(raw if os.path.isabs(raw) else os.path.join(self.root, raw))
-        if any(_within_str(real, str(base)) for base in (self.root, *self._approved)):
+        if any(_within_str(real, str(base)) for base in (self.root, *self.added, *self._approved)):
             return None
         if any(real == str(f) for f in self._approved_files):
             return None

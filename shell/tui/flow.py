@@ -17,14 +17,12 @@ parser that one sequence, so Alt+Enter steers there too.
 from __future__ import annotations
 
 import contextlib
-import os
-import subprocess
-import tempfile
 import time
 from typing import TYPE_CHECKING, Any
 
 from shell.core import events as ev
 from shell.core.textsafety import sanitize_line
+from shell.frontend.editor import edit_in_editor
 
 if TYPE_CHECKING:
     from shell.frontend.clipboard import Copied
@@ -207,9 +205,11 @@ class Flow:
         prompt = self.app.prompt
         try:
             with self.app.suspend():
-                text = edit_text(prompt.text, command)
+                text = edit_in_editor(prompt.text, command, suffix=".md")
         except Exception as exc:  # no terminal to hand over (a test run), an editor that failed
-            self.app.notify(f"The editor could not run: {sanitize_line(str(exc))}", severity="error")
+            self.app.notify(
+                f"The editor could not run: {sanitize_line(str(exc))}", severity="error", markup=False
+            )
             return
         prompt.load_text(text.rstrip("\n"))
         prompt.move_cursor(prompt.document.end)
@@ -221,16 +221,3 @@ class Flow:
 
         driver = getattr(self.app, "_driver", None)
         return copy_text(text, self.write if driver is not None else None)
-
-
-def edit_text(text: str, command: list[str]) -> str:
-    """``command`` on a temporary Markdown file holding ``text``; the text as saved."""
-    fd, path = tempfile.mkstemp(suffix=".md", prefix="agent-shell-prompt-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        subprocess.run([*command, path], check=False)
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    finally:
-        os.unlink(path)

@@ -486,3 +486,34 @@ def test_an_injected_model_cannot_read_dotenv_unasked(
                 "--output-format", "jsonl")
     assert r.returncode == 0, r.stderr
     assert KEY not in r.stdout and "usually holds secrets" in r.stdout
+
+
+def test_auto_mode_commands_read_secret_files_as_empty(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """`--permission-mode auto` runs sandboxed commands unasked; a prompt-injected model
+    reaches .env through the shell (grep, a symlink, a name it computes) and gets nothing,
+    and `cat .env` asks (here: refused by --approve never). The marker is not secret-shaped,
+    so no redaction could hide a leak from this test."""
+    require_sandbox()
+    marker = "plain-marker-7f3a9c"
+    (workspace / ".env").write_text(f"DATABASE={marker}\n")
+    (workspace / "app.py").write_text("print('hi')\n")
+    os.symlink(".env", workspace / "settings.txt")
+    turns = [
+        {"tool_calls": [
+            {"name": "run_shell",
+             "args": {"command": "grep -r DATABASE . ; cat settings.txt $(ls -A | grep env); cat app.py"}},
+            {"name": "run_shell", "args": {"command": "cat .env"}},
+        ]},
+        "Done.",
+    ]
+    r = run_cli("-p", "tidy up", "--model", script(turns), "--permission-mode", "auto", "--approve", "never",
+                "--no-session", "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert marker not in r.stdout
+    assert "print('hi')" in r.stdout  # the first command ran, unasked
+    assert "hidden from this command" in r.stdout
+    assert "names .env" in r.stdout  # the second asked, and was refused
+    assert r.stdout.count("hidden from this command") == 1
+    assert (workspace / ".env").read_text() == f"DATABASE={marker}\n"

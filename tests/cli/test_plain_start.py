@@ -98,6 +98,9 @@ async def test_ctrl_c_while_the_runtime_is_still_built_withdraws_the_message(
         def note(self, text: str) -> None:
             self.notes.append(text)
 
+        def cycle_mode(self) -> None:
+            raise AssertionError("no Shift+Tab was pressed")
+
         async def run(self) -> int:
             return 0
 
@@ -116,3 +119,49 @@ async def test_ctrl_c_while_the_runtime_is_still_built_withdraws_the_message(
     assert code == 0
     assert shell.initial is None and shell.next_default == "hello"
     assert any("not sent" in n for n in shell.notes)
+
+
+@pytest.mark.anyio
+async def test_shift_tab_on_the_first_prompt_changes_the_mode_once_the_shell_is_ready(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The permission modes come with the policy, which the first prompt does not have
+    yet: each Shift+Tab pressed there is applied at the hand-over (it was ignored)."""
+    import time
+
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from shell.config import Settings
+    from shell.plain_start import run_plain_starting
+
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+
+    class Shell:
+        initial: str | None = None
+        next_default = ""
+        interrupted = False
+        cycled = 0
+
+        def note(self, text: str) -> None:
+            pass
+
+        def cycle_mode(self) -> None:
+            self.cycled += 1
+
+        async def run(self) -> int:
+            return 0
+
+    shell = Shell()
+
+    def build() -> str:
+        time.sleep(0.5)
+        return "runtime"
+
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("\x1b[Z\x1b[Zhello\r")  # Shift+Tab twice, then a message
+        settings = Settings(path=tmp_path / "c.toml")
+        code = await run_plain_starting(build, lambda runtime, history: shell, settings)
+    assert code == 0
+    assert shell.cycled == 2 and shell.initial == "hello"

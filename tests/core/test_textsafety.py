@@ -14,6 +14,7 @@ from shell.core.textsafety import (
     StreamSanitizer,
     hidden_characters,
     json_text,
+    loads_any_depth,
     map_strings,
     sanitize,
     sanitize_line,
@@ -124,3 +125,28 @@ def test_nothing_dangerous_ever_comes_out(text: str) -> None:
     streamed = "".join(s.feed(text[i : i + 3]) for i in range(0, len(text), 3)) + s.flush()
     assert not unsafe(streamed)
     assert streamed == sanitize(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{}', '[]', ' [ {"k" : {} } , [ ] ] ', '"s\\u00e9\\n"', "0", "-0.5E+3",
+     '{"a": [1, 2.5, -3e2, true, false, null, "x"], "b": {"c": []}}'],
+)
+def test_loads_any_depth_reads_what_json_reads(text: str) -> None:
+    assert loads_any_depth(text) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "{", "[1,]", '{"a" 1}', '{"a":1,}', "[1 2]", "01", "tru", '{"a":1}x', "{1:2}", '"abc']
+)
+def test_loads_any_depth_rejects_what_json_rejects(text: str) -> None:
+    with pytest.raises(ValueError):
+        loads_any_depth(text)
+
+
+def test_loads_any_depth_reads_past_the_recursion_limit() -> None:
+    deep = '{"a":' * 100_000 + "1" + "}" * 100_000
+    with pytest.raises(RecursionError):
+        json.loads(deep)
+    value = loads_any_depth(deep)
+    assert json_text(value, compact=True) == deep  # written back without recursion, the same text

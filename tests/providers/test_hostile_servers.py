@@ -17,6 +17,7 @@ from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessa
 from shell.core.model import ModelChunk, ModelError, ModelRequest, StopChunk, TextDelta, UsageChunk
 from shell.providers.anthropic import AnthropicModel
 from shell.providers.base import HTTPProvider, retry_after_seconds
+from shell.providers.ollama import OllamaModel
 from shell.providers.openai import OpenAIModel
 
 from .server import Handler, ScriptedServer
@@ -332,6 +333,38 @@ async def test_json_nested_too_deep_is_named(server: ScriptedServer) -> None:
     assert err is not None and err.message.startswith(
         "OpenAI sent a line that is nested too deep to read: '{"
     )
+
+
+async def test_ollama_arguments_nested_deep_cost_that_call_not_the_reply(server: ScriptedServer) -> None:
+    """Ollama puts a call's arguments in the line as an object, so a model that nests
+    them 5,000 deep made the line unreadable and the whole reply was lost. The line
+    is read without recursion; the call's arguments become the argument error the
+    model is told about (``parse_args``), and the text around it is kept."""
+    from shell.core.assembly import parse_args
+
+    deep = '{"path":' + "[" * 5000 + '"x"' + "]" * 5000 + "}"
+    call = '{"function":{"name":"read_file","arguments":' + deep + "}}"
+    lines = [
+        '{"message":{"role":"assistant","content":"Let me look."},"done":false}',
+        '{"message":{"role":"assistant","content":"","tool_calls":[' + call + ']},"done":false}',
+        '{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":3}',
+    ]
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream("application/x-ndjson")
+        for line in lines:
+            h.chunk(line.encode() + b"\n")
+        h.end_stream()
+
+    server.scenarios["o"] = scenario
+    chunks, err = await run(OllamaModel("m", base_url=f"{server.url}/o"))
+    assert err is None
+    assert text(chunks) == "Let me look."
+    calls = [c for c in chunks if getattr(c, "name", None) == "read_file"]
+    assert len(calls) == 1
+    args, error = parse_args(calls[0].args_delta or "")  # type: ignore[attr-defined]
+    assert args == {} and error is not None and "nested more than 64 levels deep" in error
+    assert [c.reason for c in chunks if isinstance(c, StopChunk)] == ["tool_use"]
 
 
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-5", "soon", "Mon, 99 Foo 2024 99:99:99 GMT"])

@@ -19,9 +19,11 @@ from shell.core.model import ModelChunk, ModelRequest, StopChunk, TextDelta
 from shell.core.tools import ToolContext, tool
 from shell.providers.scripted import ScriptedModel
 from shell.sessions import (
+    FORMAT_VERSION,
     INTERRUPTED_RESULT,
     SessionRecorder,
     SessionStore,
+    export_markdown,
     load_session,
     resume,
 )
@@ -83,9 +85,9 @@ async def test_a_reply_with_tools_is_recorded_message_by_message(store: SessionS
     # a tool result may land before it is seen; a checkpoint saves each finished block
     # that is shown before its message lands in the history
     main = [k for k in kinds(rec.path) if k not in ("tool_result", "checkpoint")]
-    assert main == ["header", "message", "message", "message", "message", "reply_end"]
+    assert main == ["header", "message", "message", "results_landed", "message", "reply_end"]
     head = records(rec.path)[0]
-    assert head["version"] == 1 and head["id"] == rec.session_id
+    assert head["version"] == FORMAT_VERSION and head["id"] == rec.session_id
     assert head["model"] == "test-model" and head["cwd"] == "/somewhere"
     loaded = load_session(rec.path)
     assert loaded.messages == agent.messages and not loaded.problems and not loaded.interrupted
@@ -421,3 +423,96 @@ async def test_the_output_of_a_running_tool_survives_a_crash(store: SessionStore
     assert results["c1"].is_error and results["c1"].text.startswith(INTERRUPTED_RESULT)
     assert results["c1"].text.endswith("line 0\nline 1\nline 2\n")
     assert history_is_valid(loaded.messages)
+
+
+@tool
+async def shout(word: str) -> str:
+    """Say a word loudly."""
+    return f"{word.upper()}-RESULT"
+
+
+def _results_in(path: Path, needle: str) -> int:
+    return path.read_text().count(needle)
+
+
+@pytest.mark.anyio
+async def test_a_tool_result_is_written_once_and_reads_back_once(store: SessionStore) -> None:
+    """A finished call's result goes to the file as it is shown (a crash keeps it);
+    when its batch lands in the history, a ``results_landed`` record names it rather
+    than writing it a second time. Resume and export still show every result once."""
+    agent = Agent(ScriptedModel([
+        AssistantMessage((ToolCallBlock("c1", "shout", {"word": "alpha"}),
+                          ToolCallBlock("c2", "shout", {"word": "beta"}))),
+        AssistantMessage((ToolCallBlock("c3", "shout", {"word": "gamma"}),)),
+        "done",
+    ]), tools=[shout])
+    with recorder(store, agent) as rec:
+        await run(rec, agent, "shout three words")
+    for word in ("ALPHA", "BETA", "GAMMA"):
+        assert _results_in(rec.path, f"{word}-RESULT") == 1
+    landed = [r["call_ids"] for r in records(rec.path) if r["kind"] == "results_landed"]
+    assert landed == [["c1", "c2"], ["c3"]]
+    loaded = load_session(rec.path)
+    assert loaded.messages == agent.messages and not loaded.problems and not loaded.interrupted
+    assert store.info(rec.session_id).message_count == len(agent.messages) == 7
+    md = export_markdown(loaded, redactor=NO_REDACTION)
+    for word in ("ALPHA", "BETA", "GAMMA"):
+        assert md.count(f"{word}-RESULT") == 1
+    # carrying on in the same file appends, and the whole file still reads back once each
+    other = Agent(ScriptedModel([AssistantMessage((ToolCallBlock("c4", "shout", {"word": "delta"}),)), "ok"]),
+                  tools=[shout])
+    resume(other, loaded)
+    with SessionRecorder.resume(store, other, loaded, redactor=NO_REDACTION) as again:
+        await run(again, other, "one more")
+    assert _results_in(rec.path, "DELTA-RESULT") == 1 and _results_in(rec.path, "ALPHA-RESULT") == 1
+    assert load_session(rec.path).messages == other.messages
+
+
+@pytest.mark.anyio
+async def test_a_result_changed_on_its_way_into_the_history_is_written_as_it_landed(
+    store: SessionStore,
+) -> None:
+    """The history is the truth: a result that lands other than it was shown (a
+    middleware shortened it) is written whole, not named as landed."""
+    from shell.core.events import ToolExecutionEnd
+    from shell.core.messages import ToolResult
+
+    call = AssistantMessage((ToolCallBlock("c1", "shout", {"word": "a"}),
+                             ToolCallBlock("c2", "shout", {"word": "b"})))
+    agent = Agent(ScriptedModel([]))
+    agent.messages[:] = [UserMessage("go"), call]
+    with recorder(store, agent) as rec:
+        rec.observe(ToolExecutionEnd(call_id="c1", result=ToolResult("A-RESULT")))
+        rec.observe(ToolExecutionEnd(call_id="c2", result=ToolResult("B-RESULT")))
+        agent.messages += [ToolResultMessage("c1", "shout", "A-RESULT"),
+                           ToolResultMessage("c2", "shout", "short")]
+        rec.sync()
+    tail = records(rec.path)[-2:]
+    assert tail[0] == {"kind": "results_landed", "call_ids": ["c1"]}
+    assert tail[1]["kind"] == "message" and tail[1]["message"]["content"] == "short"
+    assert load_session(rec.path).messages == agent.messages
+
+
+def test_an_older_reader_still_gets_every_landed_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader that does not know ``results_landed`` (version 1) skips it and takes
+    each result from its ``tool_result`` record: nothing is lost, only noted."""
+    from shell.sessions import loader
+
+    from .util import header, msg, write
+
+    call = AssistantMessage((ToolCallBlock("c1", "add", {"x": 1, "y": 2}),))
+    result = ToolResultMessage("c1", "add", "3")
+    answer = AssistantMessage((TextBlock("3"),))
+    path = write(tmp_path / "s.jsonl", [
+        header(), msg(UserMessage("add")), msg(call),
+        {"kind": "tool_result", "message": msg(result)["message"]},
+        {"kind": "results_landed", "call_ids": ["c1"]}, msg(answer), {"kind": "reply_end"},
+    ])
+    expected = [UserMessage("add"), call, result, answer]
+    assert load_session(path).messages == expected and not load_session(path).problems
+    monkeypatch.setattr(loader, "KNOWN_KINDS", loader.KNOWN_KINDS - {"results_landed"})
+    old = load_session(path)
+    assert old.messages == expected
+    assert any("unknown type 'results_landed'" in p for p in old.problems)

@@ -244,3 +244,118 @@ async def test_resume_with_fork(store: SessionStore, tmp_path: Path) -> None:
     await talk(again, "more")
     again.session_recorder.close()
     assert (store.root / f"{first}.jsonl").read_bytes() == before
+
+
+def words(hits: list[Any]) -> list[str]:
+    return [h.snippet for h in hits]
+
+
+@pytest.mark.anyio
+async def test_rewound_text_leaves_the_search_and_resume_shows_the_rewound_state(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """What the user took back (/rewind, Esc Esc) is gone from the conversation, so
+    from ``/sessions`` search too: passages said from that message on are dropped;
+    what stays is still found, and so is what is said afterwards."""
+    rt = runtime(tmp_path, ["about axolotls", "about pangolins, quokka", "about narwhals"])
+    commands = default_commands()
+    await talk(rt, "tell me of axolotls")
+    await talk(rt, "and pangolins")
+    assert len(rt.agent.messages) == 4
+    assert (await commands.run(rt, "/sessions pangolins")).text.count("pangolins") >= 1
+    apply_rewind(rt, plan_rewind(rt, turns(rt)[1].number), "conversation")
+    recorder = rt.session_recorder
+    assert recorder is not None
+    assert [r["kind"] for r in map(json.loads, recorder.path.read_text().splitlines())][-1] == "rewind"
+    for gone in ("pangolins", "quokka"):
+        none = await commands.run(rt, f"/sessions {gone}")
+        assert "No session mentions" in none.text, none.text
+    assert recorder.session_id in (await commands.run(rt, "/sessions axolotls")).text
+    await talk(rt, "then narwhals")
+    assert recorder.session_id in (await commands.run(rt, "/sessions narwhals")).text
+    recorder.close()
+    # resumed, the session is as the rewind left it (and as said after it)
+    again = runtime(tmp_path, [])
+    again.resume(recorder.session_id)
+    assert [m.text for m in again.agent.messages] == [
+        "tell me of axolotls", "about axolotls", "then narwhals", "about narwhals"]
+    assert store.info(recorder.session_id).message_count == 4
+    assert again.session_recorder is not None
+    again.session_recorder.close()
+
+
+@pytest.mark.anyio
+async def test_a_rewind_to_the_first_message_takes_the_title_back_too(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    rt = runtime(tmp_path, ["noted"])
+    await talk(rt, "my confidential wombat plan")
+    apply_rewind(rt, plan_rewind(rt, turns(rt)[0].number), "conversation")
+    recorder = rt.session_recorder
+    assert recorder is not None
+    recorder.close()
+    assert "wombat" not in store.info(recorder.session_id).title
+    index = SearchIndex(store, tmp_path / "i.sqlite")
+    assert index.search("wombat") == []
+    assert all("wombat" not in h.title for h in index.search("noted"))
+
+
+@pytest.mark.anyio
+async def test_compacted_text_is_still_found_but_rewound_text_is_not(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """A compaction summarises: the old messages are still what the user said, and
+    still found. Rewinding past the compaction takes the summary and what followed
+    back; the messages the rewind brings back in full stay found."""
+    rt = runtime(tmp_path, ["reply ocelot", "reply tapir", "SUMMARY: lemur digest.", "reply okapi"])
+    commands = default_commands()
+    await talk(rt, "hello ocelot")
+    await talk(rt, "hello tapir")
+    assert not (await commands.run(rt, "/compact")).error
+    assert len(rt.agent.messages) == 1
+    await talk(rt, "hello okapi")
+    recorder = rt.session_recorder
+    assert recorder is not None
+    for word in ("ocelot", "tapir", "lemur", "okapi"):  # the summarised ones too
+        assert recorder.session_id in (await commands.run(rt, f"/sessions {word}")).text, word
+    # back to before "hello tapir", a message the compaction summarised
+    apply_rewind(rt, plan_rewind(rt, turns(rt)[1].number), "conversation")
+    assert [m.text for m in rt.agent.messages] == ["hello ocelot", "reply ocelot"]
+    assert recorder.session_id in (await commands.run(rt, "/sessions ocelot")).text
+    for word in ("tapir", "lemur", "okapi"):
+        assert "No session mentions" in (await commands.run(rt, f"/sessions {word}")).text, word
+
+
+def test_both_rewrites_read_back_and_an_old_history_record_still_loads(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """Version-1 files wrote a rewind as a ``history`` record: it still loads (and,
+    unable to tell it from a compaction, the index keeps its text). A ``rewind``
+    record loads the same and drops what was said from its ``to`` on."""
+    from shell.core.messages import UserMessage
+    from shell.sessions.codec import message_to_dict
+
+    def user(text: str) -> dict[str, Any]:
+        return message_to_dict(UserMessage(text))
+
+    def model(text: str) -> dict[str, Any]:
+        return message_to_dict(AssistantMessage((TextBlock(text),)))
+
+    talk_ = [user("first"), model("one"), user("second"), model("two")]
+    kept = talk_[:2]
+    old = session_file(store, "old", [{"kind": "message", "message": m} for m in talk_])
+    with old.open("a") as f:
+        f.write(json.dumps({"kind": "history", "messages": kept}) + "\n")
+    assert [m.text for m in load_session(old).messages] == ["first", "one"]
+    new = session_file(store, "new", [{"kind": "message", "message": m} for m in talk_])
+    lines = new.read_bytes().split(b"\n")
+    to = sum(len(line) + 1 for line in lines[:3])  # where the record of "second" begins
+    with new.open("a") as f:
+        f.write(json.dumps({"kind": "rewind", "to": to, "messages": kept}) + "\n")
+    assert [m.text for m in load_session(new).messages] == ["first", "one"]
+    assert not load_session(new).skipped_lines and not load_session(new).unknown_records
+    index = SearchIndex(store, tmp_path / "i.sqlite")
+    assert [h.session_id for h in index.search("second")] == ["old"]
+    assert [h.session_id for h in index.search("two")] == ["old"]
+    assert sorted(h.session_id for h in index.search("first")) == ["new", "old"]
+    assert store.info("new").message_count == 2

@@ -69,6 +69,25 @@ async def test_edit_with_valid_json_runs_with_new_args_and_marks_span() -> None:
         assert "modified by you" in str(span.title)
 
 
+async def test_the_edit_box_shows_hidden_characters_and_keeps_them_if_untouched() -> None:
+    """The view warns about invisible text; the edit box must not hide it again (a
+    bidi override reorders a raw line, tag characters draw as nothing). It holds them
+    as JSON escapes, so saving without a change runs exactly what the model sent."""
+    tags = "".join(chr(0xE0000 + ord(c)) for c in "rm -rf ~")
+    sent = f"safe\u202etxt.exe{tags}"
+    agent, _ = make_agent([_call(text=sent), "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _ask_once(app, pilot)
+        await pilot.press("e")
+        shown = dialog.query_one("#editor", TextArea).text
+        assert "\u202e" not in shown and tags not in shown
+        assert "\\u202e" in shown and "\\U000e0072" in shown.replace("\\udb40\\udc72", "\\U000e0072")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.busy)
+        assert _results(agent)[0].content == f"wrote {len(sent)} characters to a.txt"
+
+
 async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
     agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
     app = AgentShellApp(agent, model_label="scripted")

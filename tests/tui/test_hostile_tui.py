@@ -154,3 +154,18 @@ async def test_the_approval_dialog_shows_an_instruction_hidden_in_tag_characters
         await pilot.press("n", "enter")
         await wait_for(pilot, lambda: not app.busy)
     assert not (ws / "AGENTS.md").exists()
+
+
+async def test_a_crlf_split_between_two_frames_is_one_line_break() -> None:
+    """Each frame was sanitised on its own, so a ``\\r\\n`` whose halves arrived in
+    two frames showed a stray ␍; the widget keeps one ``StreamSanitizer``, as the
+    line mode does."""
+    text = "word " * 8 + "one\r\ntwo\r"  # in fours: … | "one\r" | "\ntwo" | "\r", 50 ms apart
+    agent = Agent(ScriptedModel([text], delay=0.05, chunk_size=4))
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: not app.busy and bool(app.query(AssistantWidget)))
+        shown = app.query(AssistantWidget).last().text
+        assert "one\ntwo" in shown and "\u240d" not in shown.replace("two\u240d", "two")
+        assert shown.endswith("two\u240d")  # a lone \r the reply ended on is still shown

@@ -22,7 +22,6 @@ keystroke in the prompt, and from every key pressed while the guard holds).
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioButton, Static, TextArea
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args, rejection
-from shell.core.textsafety import sanitize
+from shell.core.textsafety import json_text, sanitize, sanitize_line
 from shell.frontend.approval import APPROVE_ALL_KEY, KEYS, argument_lines, choices, hidden_warning, is_diff
 from shell.tui.widgets.scope_choice import ScopeChoice
 
@@ -366,7 +365,8 @@ class ApprovalScreen(ModalScreen[None]):
         item = self.current
         if item is None or self._ignored():
             return
-        self.query_one("#rules", TextArea).load_text("\n".join(item.request.suggested_rules))
+        rules = "\n".join(map(sanitize_line, item.request.suggested_rules))  # nothing hidden in what is saved
+        self.query_one("#rules", TextArea).load_text(rules)
         self.query_one("#rule-error", Static).update("")
         self._set_mode("always")
 
@@ -385,7 +385,7 @@ class ApprovalScreen(ModalScreen[None]):
         if item is None or self._ignored():
             return
         editor = self.query_one("#editor", TextArea)
-        editor.load_text(json.dumps(item.request.args, indent=2, ensure_ascii=False))
+        editor.load_text(json_text(item.request.args, indent=2))  # invisible characters as \u escapes
         self._validate()
         self._set_mode("edit")
 

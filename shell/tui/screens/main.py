@@ -491,7 +491,8 @@ class MainScreen(Screen[None]):
                     await renderer.handle(event)
                     await flow.on_event(event)  # steered messages, notifications
         except Exception as exc:  # the engine promises not to raise; show it if it does
-            await self.conversation.add(NoticeEntry("error", f"{type(exc).__name__}: {exc}"))
+            said = self.runtime.shown(f"{type(exc).__name__}: {exc}")  # secrets redacted
+            await self.conversation.add(NoticeEntry("error", said))
         finally:
             await renderer.finish_all()
             self._busy = False

@@ -28,7 +28,7 @@ from textual.geometry import Region
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
 
-from shell.core.textsafety import sanitize
+from shell.core.textsafety import StreamSanitizer, sanitize
 
 from ..mdsplit import Splitter, split_markdown
 from .chat_markdown import ChatMarkdown
@@ -82,6 +82,7 @@ class AssistantMessage(Vertical):
         super().__init__()
         self._text = sanitize(text)
         self._drawn: list[str] = []  # appended since: joined lazily (+= on an attribute copies it all)
+        self._sanitizer = StreamSanitizer()  # a \r\n or a surrogate pair cut between two frames stays whole
         self.streaming = streaming
         self._pending: list[str] = []
         self._backlog = 0
@@ -181,7 +182,7 @@ class AssistantMessage(Vertical):
             pending = pending[:keep]
             self._schedule()
         self._backlog -= len(pending)
-        text = sanitize(pending)
+        text = self._sanitizer.feed(pending)
         self._drawn.append(text)
         cut_any = False
         while text:  # a big frame in pieces, so each document still gets its cut
@@ -239,6 +240,10 @@ class AssistantMessage(Vertical):
                 await asyncio.sleep(FRAME_S)
         async with self._lock:
             if self._stream is not None:
+                held = self._sanitizer.flush()  # a lone \r or half a pair the reply ended on
+                if held:
+                    self._drawn.append(held)
+                    await self._stream.write(held)
                 if self.dropped:
                     note = f"\n\n*… {self.dropped:,} characters not shown: the reply was cancelled.*\n"
                     self._drawn.append(note)

@@ -161,7 +161,7 @@ class ChatMarkdown(Markdown):
         """Open the link, saying where (the address, not the link's text)."""
         event.prevent_default()
         if self._open_links:
-            self.notify(f"Opening {sanitize_line(event.href)}", title="Link")
+            self.notify(f"Opening {sanitize_line(event.href)}", title="Link", markup=False)
             self.app.open_url(event.href)
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {

@@ -1,0 +1,552 @@
+"""Streaming onions (``on_reply``, ``on_reasoning``, ``on_model_call``): how the layers
+of one invocation wrap each other, pulled by the caller, in the caller's task.
+
+A layer is an async generator (``async for x in next(request): yield x``: it sees,
+and may change, every item on its way out), a coroutine (``return await
+next(request)``: AgentScope's and HPD's simple style) or a plain function that
+returns what streams: ``next(request)`` itself (the layer only changes the
+request), :func:`middleware.watch` over it (the layer only looks), or items of its
+own. The core advances only as the outermost layer asks for the next item, so a
+layer that stops asking stops everything inside it.
+
+A coroutine layer still streams: while it awaits ``next(request)``, each item the
+inner layers produce is passed straight out (the coroutine is driven by hand, so
+its ``await`` suspends it item by item without a task). What the ``await`` returns
+is the hook's *result* (the model's message for ``on_model_call``); a coroutine
+layer that answers without calling ``next`` returns its answer (a message or plain
+text) and the onion streams it as if the inner layers had.
+
+What it costs: a generator layer's items pass on as the generator yields them (no
+wrapper), so an untimed layer costs its own generator step per item and its
+generator per invocation; a plain layer that returns ``next(request)`` costs
+nothing per item, and watching layers in a row share one step per item. A wrapper
+(:class:`Items`) is added only to time each step once someone reads the stats, or
+to let a coroutine layer ``await next(request)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable
+from functools import partial
+from time import perf_counter
+from types import AsyncGeneratorType
+from typing import TYPE_CHECKING, Any
+
+from shell.core.assembly import ChunkAssembler, ChunkCollector, MessageBuilder, message_chunks
+from shell.core.events import Event, ModelCallEnd, ReplyEnd, ReplyStart
+from shell.core.messages import AssistantMessage, TextBlock
+from shell.core.model import StopChunk
+
+from .blame import ACTIVE, SOURCE_ATTR, owner_of, tag
+from .hook_shapes import CORO, GEN, Entry
+from .stats import HookStats
+from .watching import Watched
+
+if TYPE_CHECKING:
+    from .context import HookContext, ReplyRun
+    from .stack import MiddlewareStack, Slot
+
+
+# -- results of ``await next(request)`` and answers of coroutine layers ----------------
+
+
+class _LastReplyMessage:
+    __slots__ = ("message",)
+
+    def __init__(self) -> None:
+        self.message: AssistantMessage | None = None
+
+    def add(self, event: Any) -> None:
+        if type(event) is ReplyEnd:
+            self.message = event.message
+
+    def result(self) -> AssistantMessage | None:
+        return self.message
+
+
+class _EventMessage:
+    __slots__ = ("builder",)
+
+    def __init__(self) -> None:
+        self.builder = MessageBuilder()
+
+    def add(self, event: Any) -> None:
+        self.builder.see(event)
+
+    def result(self) -> AssistantMessage | None:
+        return None if self.builder.empty else self.builder.message()
+
+
+COLLECTORS: dict[str, Callable[[], Any]] = {
+    "on_reply": _LastReplyMessage,
+    "on_reasoning": _EventMessage,
+    "on_model_call": ChunkCollector,
+}
+
+
+def _as_message(value: Any) -> AssistantMessage | None:
+    if isinstance(value, AssistantMessage):
+        return value
+    if isinstance(value, str):
+        return AssistantMessage((TextBlock(value),))
+    return None
+
+
+def answer_items(hook: str, run: ReplyRun, value: Any) -> Iterable[Any]:
+    """What a coroutine layer's own answer streams as: a message or plain text
+    becomes chunks (``on_model_call``) or block events; an iterable is its items."""
+    message = _as_message(value)
+    if message is None:
+        if isinstance(value, Iterable):
+            return value
+        raise TypeError(
+            f"{hook} returned {type(value).__name__}; return what next() returned, "
+            "an AssistantMessage, plain text, or the items to stream"
+        )
+    chunks = list(message_chunks(message))
+    if hook == "on_model_call":
+        if not any(isinstance(c, StopChunk) for c in chunks):
+            chunks.append(StopChunk("end_turn"))
+        return chunks
+    assembler = ChunkAssembler(run.reply_id, run.block_ids)
+    events: list[Event] = []
+    for chunk in chunks:
+        events.extend(assembler.feed(chunk))
+    events.extend(assembler.finish())
+    if hook == "on_reply":  # no model was called: only the blocks
+        events = [e for e in events if not isinstance(e, ModelCallEnd)]
+    return events
+
+
+# -- driving a coroutine layer by hand -------------------------------------------------
+
+
+class _Forward:
+    """An item on its way out of a coroutine layer's ``await next(...)``."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+
+
+class _Pass:
+    """Hands what a driven coroutine yielded (a future, a trio trap) to the event
+    loop, and the loop's answer back."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return (yield self.value)
+
+
+_driving = threading.local()
+_driving.coro = None
+
+
+class _Bridge:
+    """A coroutine layer while it runs: what its ``await next()`` calls returned."""
+
+    __slots__ = ("coro", "forwarded", "results")
+
+    def __init__(self) -> None:
+        self.coro: Any = None
+        self.forwarded = False
+        self.results: list[Any] = []
+
+
+# -- the items one layer (or the core) produces ---------------------------------------
+
+_NO_STATS = HookStats()
+
+
+class Items:
+    """One layer's output wrapped, where a wrapper is needed: to time each step (once
+    someone reads the stats) and to let a coroutine layer ``await next(request)``.
+
+    Awaiting it runs it to the end and gives the hook's result; from a coroutine
+    layer, the items also stream out on the way.
+    """
+
+    __slots__ = ("_onion", "_owner", "_parent", "_slot", "_source", "_stats", "_step", "_timed")
+
+    def __init__(
+        self,
+        onion: StreamOnion,
+        source: AsyncIterator[Any],
+        slot: Slot | None,
+        stats: HookStats,
+        parent: HookStats | None,
+        owner: _Bridge | None,
+    ) -> None:
+        self._onion = onion
+        self._source = source
+        self._step = source.__anext__
+        self._slot = slot
+        self._stats = stats
+        self._parent = parent
+        self._owner = owner
+        self._timed = onion.timing
+
+    def __aiter__(self) -> Items:
+        return self
+
+    async def __anext__(self) -> Any:
+        if not self._timed:
+            try:
+                return await self._step()
+            except StopAsyncIteration:
+                raise
+            except Exception as exc:
+                self._onion.failed(self._slot, exc)
+                raise
+        t0 = perf_counter()
+        try:
+            return await self._step()
+        except StopAsyncIteration:
+            raise
+        except Exception as exc:
+            self._onion.failed(self._slot, exc)
+            raise
+        finally:
+            dt = perf_counter() - t0
+            self._stats.time_s += dt
+            if self._parent is not None:
+                self._parent.time_s -= dt
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        owner = self._owner
+        live = owner is not None and _driving.coro is owner.coro
+        collect = COLLECTORS[self._onion.hook]()
+        while True:
+            try:
+                item = yield from self.__anext__().__await__()
+            except StopAsyncIteration:
+                break
+            collect.add(item)
+            if live:
+                assert owner is not None
+                owner.forwarded = True
+                yield _Forward(item)
+        result = collect.result()
+        if live:
+            assert owner is not None
+            owner.results.append(result)
+        return result
+
+    async def aclose(self) -> None:
+        close = getattr(self._source, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class StreamOnion:
+    """One invocation of a streaming onion: the layers it opened, so that all of them
+    can be closed, and what each produced, so that an error can be named."""
+
+    __slots__ = (
+        "context",
+        "contexts",
+        "core",
+        "core_source",
+        "entries",
+        "finish",
+        "hook",
+        "items",
+        "members",
+        "opened",
+        "request",
+        "run",
+        "stack",
+        "timing",
+    )
+
+    def __init__(
+        self,
+        stack: MiddlewareStack,
+        hook: str,
+        entries: tuple[Entry, ...],
+        run: ReplyRun,
+        request: Any,
+        core: Callable[[Any], AsyncIterator[Any]],
+        core_source: str,
+        context: Callable[[Slot], HookContext],
+        finish: Callable[[], Awaitable[Event]] | None = None,
+    ) -> None:
+        self.stack = stack
+        self.hook = hook
+        self.entries = entries
+        self.run = run
+        self.request = request
+        self.core = core
+        self.core_source = core_source
+        self.context = context
+        self.contexts = run.contexts if context == run.context else None
+        """The run's contexts by slot, read directly when they are the ones used."""
+        self.finish = finish
+        self.opened: list[tuple[int, Any]] = []
+        """What to close, each with the depth of the layer it belongs to (the core's is
+        the number of layers): a layer that ends early closes what is deeper."""
+        self.members: list[tuple[Any, Slot | None]] = []
+        """What each layer (and the core) produced, with its slot: who raised what."""
+        self.timing = stack.timing  # decided once per invocation, so own times add up
+        ACTIVE.add(self)
+        self.items: AsyncIterator[Any] = self.enter(0, request, None, None)
+
+    def enter(
+        self,
+        i: int,
+        default: Any,
+        caller: Entry | None,
+        bridge: _Bridge | None,
+        request: Any = None,
+        /,
+        **changes: Any,
+    ) -> AsyncIterator[Any]:
+        """Layer ``i`` (the next live one from there, or the core) called by the layer
+        of ``caller`` (None: the consumer) with ``request`` (``default``, the request
+        the caller got, when it passed none): what the caller iterates. A generator
+        layer's ``next`` is this, bound with ``functools.partial``."""
+        if request is None:
+            request = default
+        if changes:
+            request = request.override(**changes)
+        entries, hook = self.entries, self.hook
+        n = len(entries)
+        while i < n:
+            entry = entries[i]
+            slot = entry.slot
+            if slot.enabled and (not slot.dynamic or slot.middleware.is_active(hook)):
+                break
+            i += 1
+        else:
+            return self._core(request, caller, bridge)
+        entry.stats.calls += 1
+        contexts = self.contexts
+        ctx = contexts.get(slot) if contexts is not None else None
+        if ctx is None:
+            ctx = self.context(slot)
+        source: AsyncIterator[Any]
+        if entry.shape is GEN:  # calling it runs nothing yet: it cannot fail here
+            source = entry.fn(ctx, request, partial(_enter, self, i + 1, request, entry, None))
+            self.members.append((source, slot))
+            self.opened.append((i, source))
+            if hook == "on_reply":  # (the loop itself starts and ends right: no guard)
+                source = self._reply_items(source, i)
+                self.opened.append((i, source))
+        else:
+            source = self._not_generator(i, entry, ctx, request)
+        if bridge is None and not self.timing:
+            return source  # passed on as it is: no wrapper on the way of each item
+        return self._wrapped(i, source, slot, entry.stats, caller, bridge)
+
+    def _not_generator(self, i: int, entry: Entry, ctx: HookContext, request: Any) -> AsyncIterator[Any]:
+        """Call a coroutine or plain layer: what it streams. One that hands on what its
+        ``next`` gave, or only watches it, adds nothing of its own to the stream."""
+        nxt = _Next(self, i + 1, request, entry)
+        slot = entry.slot
+        source: AsyncIterator[Any]
+        try:
+            if entry.shape is CORO:
+                source = self._coroutine(entry, ctx, request, nxt)
+            else:  # a plain function: it says which by what it returns
+                source = entry.fn(ctx, request, nxt)
+                if not hasattr(source, "__anext__"):
+                    source = self._plain(entry, source, nxt)
+        except Exception as exc:
+            self.failed(slot, exc)
+            raise
+        gave = nxt.gave
+        if type(source) is Watched and (source is gave or source.source is gave):
+            source.claim(self, entry)  # it only watches what its next gave
+            if source is not gave:  # (else it joined the watchers inside it)
+                self.opened.append((i, source))
+        elif source is not gave:  # (if it is, it handed it on: nothing of its own on the way)
+            self.members.append((source, slot))
+            self.opened.append((i, source))
+            if self.hook == "on_reply":
+                source = self._reply_items(source, i)
+                self.opened.append((i, source))
+        return source
+
+    def _core(self, request: Any, caller: Entry | None, bridge: _Bridge | None) -> AsyncIterator[Any]:
+        source = self.core(request)
+        depth = len(self.entries)
+        self.members.append((source, None))
+        self.opened.append((depth, source))
+        if bridge is None and not self.timing:  # passed on as it is
+            return source
+        return self._wrapped(depth, source, None, _NO_STATS, caller, bridge)
+
+    def _wrapped(
+        self,
+        depth: int,
+        source: AsyncIterator[Any],
+        slot: Slot | None,
+        stats: HookStats,
+        caller: Entry | None,
+        bridge: _Bridge | None,
+    ) -> AsyncIterator[Any]:
+        """``source`` in an :class:`Items`: timed, or awaitable by a coroutine layer."""
+        items = Items(self, source, slot, stats, caller.stats if caller is not None else None, bridge)
+        self.opened.append((depth, items))
+        return items
+
+    async def _reply_items(self, source: AsyncIterator[Any], depth: int) -> AsyncIterator[Any]:
+        """``on_reply``'s items, layer by layer: each layer sees ``ReplyStart`` first and
+        ``ReplyEnd`` last. A layer that ends without a ``ReplyEnd`` (it returned early,
+        or answered without calling ``next``) ends the reply there: everything inside
+        it is closed (the loop repairs the history) and the layers outside get the
+        ``ReplyEnd``. Past the first item each item only passes through: the check is
+        on the last one, so this costs what a pass-through layer costs. (Layers that
+        hand on or only watch what their ``next`` gave need no guard: it is guarded.)"""
+        last: Any = None
+        async for last in source:
+            if type(last) is not ReplyStart:
+                yield self.start_event()
+            yield last
+            break
+        async for last in source:
+            yield last
+        if type(last) is not ReplyEnd:
+            await self.close_inside(depth)
+            assert self.finish is not None
+            yield await self.finish()
+
+    def _coroutine(self, entry: Entry, ctx: HookContext, request: Any, nxt: _Next) -> AsyncIterator[Any]:
+        bridge = nxt.bridge = _Bridge()
+        bridge.coro = entry.fn(ctx, request, nxt)
+        self.members.append((bridge.coro, entry.slot))
+        return self._bridged(entry, bridge)
+
+    def _plain(self, entry: Entry, result: Any, nxt: _Next) -> AsyncIterator[Any]:
+        """What a plain function returned that is not an async iterator: an awaitable
+        is driven as a coroutine layer would be."""
+        if inspect.isawaitable(result):
+            bridge = nxt.bridge = _Bridge()
+            bridge.coro = result.__await__() if not inspect.iscoroutine(result) else result
+            return self._bridged(entry, bridge)
+        raise TypeError(
+            f"{self.hook} returned {type(result).__name__}, not an async iterator or an awaitable"
+        )
+
+    async def _bridged(self, entry: Entry, bridge: _Bridge) -> AsyncIterator[Any]:
+        coro = bridge.coro
+        local = _driving
+        send: Any = None
+        error: BaseException | None = None
+        try:
+            while True:
+                prev = local.coro
+                local.coro = coro
+                try:
+                    y = coro.send(send) if error is None else coro.throw(error)
+                except StopIteration as stop:
+                    value = stop.value
+                    break
+                finally:
+                    local.coro = prev
+                send = error = None
+                if type(y) is _Forward:
+                    yield y.item
+                else:
+                    try:
+                        send = await _Pass(y)
+                    except BaseException as exc:  # a cancellation: it goes in where the layer waits
+                        error = exc
+        finally:
+            close = getattr(coro, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except RuntimeError:
+                    pass  # it awaited while closing: nothing more we can do
+        if value is None or any(value is r for r in bridge.results):
+            return
+        if bridge.forwarded:
+            raise TypeError(
+                f"{self.hook} returned a different answer after next() had already streamed one; "
+                "change the answer in after_model_response, or write the hook as an async generator"
+            )
+        for item in answer_items(self.hook, self.run, value):
+            yield item
+
+    # -- errors, endings ---------------------------------------------------------------
+    def failed(self, slot: Slot | None, exc: Exception) -> None:
+        if slot is None:
+            tag(exc, self.core_source)  # the core (the model, the loop) raised it
+        else:
+            self.stack._failed(slot, self.hook, exc)
+
+    def blame(self, exc: Exception) -> None:
+        """Name who raised ``exc`` (for an error that left the onion untagged: it
+        passed no wrapper), from the frames it went through."""
+        if hasattr(exc, SOURCE_ATTR):
+            return
+        hit = owner_of(exc)
+        if hit is not None:
+            onion, slot = hit
+            onion.failed(slot, exc)
+
+    def start_event(self) -> ReplyStart:
+        return ReplyStart(self.request.input, reply_id=self.run.reply_id)
+
+    async def close_inside(self, depth: int) -> None:
+        """Close what the layers deeper than ``depth`` (and the core) opened, innermost
+        first; what already finished needs nothing."""
+        opened = self.opened
+        pending = [
+            (d, k, it)
+            for k, (d, it) in enumerate(opened)
+            if d > depth
+            and not (type(it) is AsyncGeneratorType and it.ag_frame is None)
+            and not (type(it) is Watched and it.over)
+        ]
+        self.opened = [o for o in opened if o[0] <= depth] if depth >= 0 else []
+        pending.sort(key=lambda p: (-p[0], -p[1]))
+        for _, _, it in pending:
+            close = getattr(it, "aclose", None)
+            if close is None:
+                continue
+            try:
+                await close()
+            except Exception as exc:
+                slot = it._slot if isinstance(it, Items) else None
+                if slot is not None:
+                    self.stack._failed(slot, self.hook, exc)
+                self.stack.log.warning("closing %s failed: %s", self.hook, exc)
+
+    async def aclose(self) -> None:
+        try:
+            await self.close_inside(-1)
+        finally:
+            ACTIVE.discard(self)
+
+
+class _Next:
+    """The ``next`` a coroutine or plain layer gets: ``next(request)``, ``next()`` (the
+    request it got) or ``next(**changes)`` (AgentScope's keyword overrides). It keeps
+    what it gave: a plain layer that returns that as it is adds nothing."""
+
+    __slots__ = ("bridge", "entry", "gave", "index", "onion", "request")
+
+    def __init__(self, onion: StreamOnion, index: int, request: Any, entry: Entry) -> None:
+        self.onion = onion
+        self.index = index
+        self.request = request
+        self.entry = entry
+        self.bridge: _Bridge | None = None
+        self.gave: Any = None
+
+    def __call__(self, request: Any = None, /, **changes: Any) -> AsyncIterator[Any]:
+        onion = self.onion
+        gave = self.gave = onion.enter(self.index, self.request, self.entry, self.bridge, request, **changes)
+        return gave
+
+
+_enter = StreamOnion.enter

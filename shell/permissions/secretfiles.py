@@ -1,0 +1,391 @@
+"""The secret-looking files inside the workspace, found for the sandbox to hide.
+
+Reading ``.env`` with ``read_file`` asks first, because what a tool reads goes to
+the model's provider. A sandboxed ``run_shell`` runs unasked in ``auto`` mode, so
+``cat .env``, ``grep -r KEY .`` or ``tar c . | base64`` would read the same file
+with no question. So before each sandboxed command the workspace (and every
+directory added with ``--add-dir``) is searched for files that the one rule of
+:func:`shell.core.secrets.is_secret_file` calls secret, and the sandbox binds an
+empty read-only file over each: the command sees them empty (a write fails as
+read-only). A command line that *names* such a file asks instead (see
+:func:`named_secret_files`), and an approved call sees the files it named.
+
+What is found:
+
+- regular files whose name is secret-looking (any case: ``.ENV`` too);
+- the target of a symlink whose own name, or whose target's name, is secret-looking
+  (``notes.txt -> ../.env``, ``key -> ~/elsewhere/prod.pem``);
+- other hard links of a secret file inside the searched tree (same inode): a
+  ``notes.txt`` that *is* ``.env`` is hidden as well.
+
+One exception to the name rule: a ``.pem`` file that holds only certificates (no
+``PRIVATE KEY`` anywhere in its first MB) is public, and commands need CA bundles
+and test certificates to work; it is read (once per size and mtime) to tell.
+
+What is not searched: ``.git``, ``node_modules``, caches and virtualenvs
+(:data:`SKIP_DIRS`, a directory holding ``pyvenv.cfg``): dependencies, not the
+user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). If a secret file
+found before disappears from where it was (moved, perhaps into ``node_modules``),
+the next search walks those directories too. Directories behind symlinks are not
+followed, files outside the searched roots are not searched (a command line that
+names one still asks), and a file created *while* a command runs cannot be hidden
+from that command.
+
+It is bounded: one search reads at most :data:`MAX_ENTRIES` new directory entries
+and runs at most :data:`MAX_SECONDS`; what it did not reach is said (the result is
+``complete=False``) and ``auto`` mode then asks before a command. Each directory's
+listing is kept with its mtime, so a search after an unchanged tree costs one
+``stat`` per directory, and a big tree is finished by the following searches.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+import stat
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shell.core.secrets import is_secret_file
+
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache",
+})  # fmt: skip
+"""Directories not searched (unless a known secret file moved: then all are)."""
+MAX_ENTRIES = 100_000
+"""Directory entries one search reads fresh (listings kept from before are not counted)."""
+MAX_SECONDS = 1.0
+"""Wall time one search may take before it stops and says it is incomplete."""
+RACY_NS = 100_000_000
+"""A listing taken this soon after the directory's mtime is not trusted later (an
+entry added right after it was listed could leave a coarse mtime as it was)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """What one directory held when it was listed."""
+
+    mtime: int
+    listed_at: int
+    secrets: tuple[str, ...]
+    links: tuple[str, ...]
+    subdirs: tuple[str, ...]
+    venv: bool
+    entries: int
+
+    @property
+    def racy(self) -> bool:
+        """Listed so soon after its last change that a later one may not show in the mtime."""
+        return self.listed_at - self.mtime < RACY_NS
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFiles:
+    """The result of one search: the real paths to hide, and whether it got through."""
+
+    paths: tuple[Path, ...] = ()
+    complete: bool = True
+    why_incomplete: str = ""
+    roots: tuple[Path, ...] = field(default=())
+
+    def shown(self, limit: int = 5) -> str:
+        """``.env, config/prod.key and 3 more`` (relative to a root where inside one)."""
+        names = [self.relative(p) for p in self.paths[:limit]]
+        more = len(self.paths) - len(names)
+        return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+    def relative(self, path: Path) -> str:
+        for root in self.roots:
+            if path == root or root in path.parents:
+                rel = path.relative_to(root).as_posix()
+                return rel if root == self.roots[0] else f"{root}/{rel}"
+        return str(path)
+
+    def matching(self, names: list[str]) -> tuple[Path, ...]:
+        """The hidden files a command line's words name: a word names the files whose
+        path (relative to a root, or absolute) ends with it, so ``.env`` names every
+        ``.env`` found, ``config/.env`` only those under a ``config``; a wildcard names
+        the files whose name it matches (``*.pem``: every one)."""
+        wanted = [n.strip("/").removeprefix("./") for n in names if n.strip("/")]
+        globs = [w.rsplit("/", 1)[-1] for w in wanted if _GLOB.search(w)]
+        out: list[Path] = []
+        for path in self.paths:
+            text = path.as_posix()
+            if any(text == "/" + w.lstrip("/") or text.endswith("/" + w) for w in wanted) or any(
+                fnmatch.fnmatchcase(path.name, g) for g in globs
+            ):
+                out.append(path)
+        return tuple(out)
+
+
+PEM_SCAN = 1 << 20
+"""Bytes of a ``.pem`` file read to tell a certificate (public) from a key."""
+
+
+def _certificates_only(path: str) -> bool:
+    """Whether a ``.pem`` file holds certificates and no private key."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(PEM_SCAN + 1)
+    except OSError:
+        return False
+    return len(head) <= PEM_SCAN and b"PRIVATE KEY" not in head and b"-----BEGIN CERTIFICATE-----" in head
+
+
+class SecretFileIndex:
+    """Searches some roots for secret-looking files, remembering what it listed.
+
+    Thread-safe (one search at a time); share one per workspace."""
+
+    def __init__(
+        self, roots: list[Path], *, max_entries: int = MAX_ENTRIES, max_seconds: float = MAX_SECONDS
+    ) -> None:
+        self.roots = [Path(os.path.realpath(r)) for r in roots]
+        self.max_entries = max_entries
+        self.max_seconds = max_seconds
+        self._listings: dict[str, _Listing] = {}
+        self._known: dict[str, tuple[int, int]] = {}
+        self._pem: dict[str, tuple[int, int, int, bool]] = {}
+        self._lock = threading.Lock()
+        self.last: SecretFiles | None = None
+        """The last search's result (None before the first)."""
+
+    def set_roots(self, roots: list[Path]) -> None:
+        with self._lock:
+            self.roots = [Path(os.path.realpath(r)) for r in roots]
+            self.last = None
+
+    def find(self) -> SecretFiles:
+        """Search now (what did not change since the last search is not listed again)."""
+        with self._lock:
+            self.last = self._search()
+            return self.last
+
+    # -- searching -------------------------------------------------------------------
+    def _moved(self) -> bool:
+        """Whether a secret file found before is no longer where it was."""
+        for path, ident in self._known.items():
+            try:
+                info = os.lstat(path)
+            except OSError:
+                return True
+            if (info.st_dev, info.st_ino) != ident:
+                return True
+        return False
+
+    def _search(self) -> SecretFiles:
+        everywhere = self._moved()
+        deadline = time.monotonic() + self.max_seconds
+        fresh = 0
+        stopped = ""
+        found: dict[str, None] = {}
+        links: list[str] = []
+        dirs: list[str] = []
+        stack = [str(r) for r in reversed(self.roots)]
+        seen: set[str] = set()
+        while stack:
+            directory = stack.pop()
+            if directory in seen:
+                continue
+            seen.add(directory)
+            try:
+                info = os.lstat(directory)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(info.st_mode):
+                continue
+            listing = self._listings.get(directory)
+            if listing is None or listing.mtime != info.st_mtime_ns or listing.racy:
+                if fresh >= self.max_entries or time.monotonic() > deadline:
+                    stopped = stopped or (
+                        f"more than {self.max_entries:,} entries"
+                        if fresh >= self.max_entries
+                        else f"over {self.max_seconds:g} s"
+                    )
+                    continue
+                listing = _list(directory, info.st_mtime_ns)
+                self._listings[directory] = listing
+                fresh += listing.entries
+            dirs.append(directory)
+            prefix = directory.rstrip("/") + "/"
+            for name in listing.secrets:
+                found[prefix + name] = None
+            for name in listing.links:
+                links.append(prefix + name)
+            if listing.venv and not everywhere:
+                continue
+            for name in reversed(listing.subdirs):
+                if everywhere or name not in SKIP_DIRS:
+                    stack.append(prefix + name)
+        self._finish(found, links, dirs)
+        if len(self._listings) > 4 * max(len(seen), 1024):  # listings of directories gone
+            self._listings = {d: v for d, v in self._listings.items() if d in seen}
+        why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
+        return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots))
+
+    def _finish(self, found: dict[str, None], links: list[str], dirs: list[str]) -> None:
+        """Add symlinks' secret targets and hard links; remember where each file was."""
+        for link in links:
+            target = os.path.realpath(link)
+            if (is_secret_file(link) or is_secret_file(target)) and os.path.isfile(target):
+                found[target] = None
+        self._add_hard_links(found, dirs)
+        for path in [p for p in found if p.lower().endswith(".pem")]:
+            if self._public_pem(path):
+                del found[path]
+        self._known = {}
+        for path in found:
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            self._known[path] = (info.st_dev, info.st_ino)
+
+    def _public_pem(self, path: str) -> bool:
+        """:func:`_certificates_only`, remembered per size, mtime and inode."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        key = (info.st_size, info.st_mtime_ns, info.st_ino)
+        known = self._pem.get(path)
+        if known is not None and known[:3] == key:
+            return known[3]
+        public = _certificates_only(path)
+        self._pem[path] = (*key, public)
+        return public
+
+    def _add_hard_links(self, found: dict[str, None], dirs: list[str]) -> None:
+        """Other names of a secret file (``ln .env notes.txt``) inside the searched tree."""
+        linked: set[tuple[int, int]] = set()
+        for path in found:
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            if info.st_nlink > 1 and stat.S_ISREG(info.st_mode):
+                linked.add((info.st_dev, info.st_ino))
+        if not linked:
+            return
+        inodes = {ino for _, ino in linked}
+        for directory in dirs:
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        if entry.inode() in inodes and entry.is_file(follow_symlinks=False):
+                            info = entry.stat(follow_symlinks=False)
+                            if (info.st_dev, info.st_ino) in linked:
+                                found[entry.path] = None
+            except OSError:
+                continue
+
+
+def _list(directory: str, mtime: int) -> _Listing:
+    listed_at = time.time_ns()
+    secrets: list[str] = []
+    links: list[str] = []
+    subdirs: list[str] = []
+    venv = False
+    count = 0
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                count += 1
+                name = entry.name
+                try:
+                    if entry.is_symlink():
+                        links.append(name)
+                    elif entry.is_dir(follow_symlinks=False):
+                        subdirs.append(name)
+                    elif is_secret_file(name) and entry.is_file(follow_symlinks=False):
+                        secrets.append(name)
+                    elif name == "pyvenv.cfg":
+                        venv = True
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return _Listing(
+        mtime, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv, count
+    )
+
+
+# -- a command line that names one ----------------------------------------------------------
+
+_WORD_SPLIT = re.compile(r"[\s=:,;&|<>()`]+")
+"""Where a word holds more words: ``--env-file=.env``, ``HEAD:.env``, ``bash -c 'cat .env'``."""
+_WORD = re.compile(r"""(?:[^\s'"\\;&|<>()`]|\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?)+""", re.DOTALL)
+"""A shell word: quoted parts and escapes belong to it; an unclosed quote runs to the end."""
+_QUOTING = re.compile(r"""\\(.)|['"]""", re.DOTALL)
+
+
+def _unquote(word: str) -> str:
+    """The word as the shell passes it on: ``".e""nv"`` and ``.e\\nv`` are ``.env``."""
+    return _QUOTING.sub(lambda m: m.group(1) or "", word)
+_GLOB = re.compile(r"[*?\[]")
+
+
+_SAMPLE_SECRETS = (
+    ".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "server.pem", "server.key",
+    "store.p12", "credentials", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass",
+    "secrets.json", "prod.tfvars",
+)  # fmt: skip
+"""Names a wildcard is tried against: one that matches any of them names secret files."""
+_ONLY_WILDCARDS = re.compile(r"[*?.\[\]/]*")
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_names_secret(word: str) -> bool:
+    """``.e*``, ``*.pem``, ``id_*``: a wildcard with some letters of its own that
+    matches a secret-looking name (``*`` or ``.*`` alone names everything, so nothing)."""
+    base = word.rstrip("/").rsplit("/", 1)[-1]
+    if _ONLY_WILDCARDS.fullmatch(base):
+        return False
+    return any(fnmatch.fnmatchcase(name, base.lower()) for name in _SAMPLE_SECRETS)
+
+
+_MAYBE = re.compile(
+    r"env|netrc|npmrc|pypirc|credential|pgpass|htpasswd|dockercfg|id_|secrets|service-account|pem|key|p12|"
+    r"pfx|jks|tfvars|kdbx|asc|[*?\[]"
+)
+"""A substring every secret-looking name (or a wildcard) has: a line without one names
+none, and the shell-word split is skipped (decisions are in the policy's hot path)."""
+
+
+def named_secret_files(command: str) -> list[str]:
+    """See :func:`_named` (cached per command line: the policy asks once per call, and
+    again for its question)."""
+    plain = command.replace("'", "").replace('"', "").replace("\\", "").lower()
+    if not _MAYBE.search(plain):
+        return []
+    return list(_named(command))
+
+
+@functools.lru_cache(maxsize=256)
+def _named(command: str) -> tuple[str, ...]:
+    """The words of a shell command line that name a secret-looking file: ``cat .env``,
+    ``source .env.local``, ``--env-file=.env``, ``git show HEAD:.env``, ``< ~/x/id_rsa``
+    (quotes and escapes as the shell reads them), and wildcards that match such names
+    (``.e*``, ``-name '*.pem'``): they would reach secret files outside the workspace,
+    which are not hidden."""
+    words = [_unquote(w) for w in _WORD.findall(command)]
+    out: list[str] = []
+    seen: set[str] = set()
+    for word in words:
+        whole = [] if any(c.isspace() for c in word) else [word]  # a quoted command: its words
+        for piece in [*whole, *_WORD_SPLIT.split(word)]:
+            piece = piece.strip()
+            if not piece or piece in seen:
+                continue
+            seen.add(piece)
+            if _glob_names_secret(piece) if _GLOB.search(piece) else is_secret_file(piece):
+                out.append(piece)
+    return tuple(out)
+
+
+__all__ = ["MAX_ENTRIES", "SKIP_DIRS", "SecretFileIndex", "SecretFiles", "named_secret_files"]

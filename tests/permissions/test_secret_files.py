@@ -1,0 +1,230 @@
+"""Secret-looking files in the workspace are hidden from sandboxed commands (against
+the real bubblewrap), a command line that names one asks, and the approved call sees
+what it named: ``cat .env`` in auto mode must not hand the key to the provider."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.messages import ToolCallBlock
+from shell.core.tools import Tool, ToolContext
+from shell.permissions.policy import PermissionPolicy
+from shell.permissions.sandbox import Sandbox, will_sandbox
+from shell.permissions.secretfiles import SecretFileIndex, named_secret_files
+from shell.tools.builtin import builtin_tools
+from shell.tools.shell_cmd import run_command
+from shell.tools.workspace import Workspace
+
+from ..sandboxing import require_sandbox
+
+pytestmark = pytest.mark.anyio
+
+KEY = "sk-proj-HIDDENKEY0123456789abcdef"
+
+
+@pytest.fixture
+def ws() -> Iterator[Path]:
+    """A workspace outside /tmp (as users have them) full of secret-looking files."""
+    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-secrets-", dir=Path.home()))
+    root = base / "project"
+    (root / "config").mkdir(parents=True)
+    (root / "node_modules" / "pkg").mkdir(parents=True)
+    (root / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    (root / ".ENV.production").write_text(f"K2={KEY}-upper\n")  # case: .env.* in any case
+    (root / "config" / "prod.pem").write_text(f"-----BEGIN PRIVATE KEY-----\n{KEY}-pem\n")
+    (root / ".env.example").write_text("OPENAI_API_KEY=your-key-here\n")
+    (root / "notes.md").write_text("plain notes\n")
+    os.symlink(".env", root / "innocent.txt")  # a symlink to it under another name
+    os.link(root / "config" / "prod.pem", root / "hardlink.txt")  # the same file, another name
+    (base / "outside").mkdir()
+    (base / "outside" / "token.key").write_text(f"{KEY}-outside\n")
+    os.symlink(base / "outside" / "token.key", root / "linked-out")  # to a secret outside
+    (root / "node_modules" / "pkg" / "test.pem").write_text("a dependency's public test cert\n")
+    try:
+        yield root
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def sh(box: Sandbox, command: str, shown: tuple[str, ...] = ()) -> Any:
+    return await run_command(command, box.workspace, 30, lambda _: None, sandbox=box, shown=shown)
+
+
+# -- the index -------------------------------------------------------------------------------
+
+
+def test_the_search_finds_names_links_and_hard_links_and_skips_dependencies(ws: Path) -> None:
+    found = SecretFileIndex([ws]).find()
+    rel = {found.relative(p) for p in found.paths}
+    outside = ws.parent / "outside" / "token.key"
+    assert rel == {".env", ".ENV.production", "config/prod.pem", "hardlink.txt", str(outside)}
+    assert found.complete
+    assert "node_modules/pkg/test.pem" not in rel and ".env.example" not in rel
+
+
+def test_a_pem_with_only_certificates_is_public_until_it_holds_a_key(ws: Path) -> None:
+    cert = ws / "ca-bundle.pem"
+    cert.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    index = SecretFileIndex([ws])
+    assert cert not in index.find().paths  # commands need CA bundles and test certs
+    cert.write_text(cert.read_text() + "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n")
+    assert cert in index.find().paths
+
+
+def test_a_secret_moved_into_a_skipped_directory_is_still_found(ws: Path) -> None:
+    index = SecretFileIndex([ws])
+    index.find()
+    (ws / "node_modules" / "config").parent.mkdir(exist_ok=True)
+    os.rename(ws / "config", ws / "node_modules" / "config")  # to smuggle it past the search
+    found = index.find()
+    assert ws / "node_modules" / "config" / "prod.pem" in found.paths
+
+
+def test_a_huge_tree_is_searched_within_a_budget_and_says_so(ws: Path) -> None:
+    for n in range(30):
+        (ws / f"d{n}").mkdir()
+        (ws / f"d{n}" / "f.txt").write_text("x")
+    past = time.time() - 10  # listings of a directory changed just now are not trusted later
+    for directory in [ws, *ws.rglob("*")]:
+        if directory.is_dir() and not directory.is_symlink():
+            os.utime(directory, (past, past))
+    index = SecretFileIndex([ws], max_entries=10)
+    first = index.find()
+    assert not first.complete and "more than 10 entries" in first.why_incomplete
+    for _ in range(20):  # listings are kept, so later searches get through the rest
+        if index.find().complete:
+            break
+    assert index.last is not None and index.last.complete
+    assert ws / ".env" in index.last.paths
+
+
+def test_a_new_file_is_found_and_an_unchanged_tree_is_not_listed_again(ws: Path) -> None:
+    index = SecretFileIndex([ws])
+    index.find()
+    (ws / "config" / "id_ed25519").write_text("key")
+    assert ws / "config" / "id_ed25519" in index.find().paths
+
+
+def test_which_words_of_a_command_name_a_secret_file() -> None:
+    assert named_secret_files("cat .env") == [".env"]
+    assert named_secret_files("source .env.local && run") == [".env.local"]
+    assert named_secret_files("docker run --env-file=.env x") == [".env"]
+    assert named_secret_files("git show HEAD:.env") == [".env"]
+    assert named_secret_files('cat ".e""nv" < ~/x/id_rsa') == [".env", "~/x/id_rsa"]
+    assert named_secret_files("cat .ENV") == [".ENV"]
+    assert named_secret_files("cat README.md .env.example *.py") == []
+    assert named_secret_files("cat .e* && find ~ -name '*.pem'") == [".e*", "*.pem"]  # reach outside too
+    assert named_secret_files("ls * .* | grep -E 'a.*b'") == []  # everything, or a regex: names nothing
+    assert named_secret_files("echo 'unclosed .env") == [".env"]
+    line = "bash -c 'cat .env' && sh -c \"source x/.env.local\""
+    assert named_secret_files(line) == [".env", "x/.env.local"]
+
+
+# -- the sandbox, for real -----------------------------------------------------------------------
+
+
+async def test_a_sandboxed_command_reads_secret_files_as_empty(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    attacks = (
+        "cat .env; cat innocent.txt hardlink.txt linked-out; cat .e* .E*; cat config/*.pem; "
+        "grep -r . .; find . -name '*.pem' -exec cat {} +; echo TAR; tar c . 2>/dev/null | base64 -w0; echo"
+    )
+    result = await sh(box, attacks)
+    text = result.text
+    assert KEY not in text, text
+    blob = re.search(r"TAR\n([A-Za-z0-9+/=]{100,})", text)
+    assert blob is not None, text
+    assert KEY.encode() not in base64.b64decode(blob.group(1))  # nor inside an archive
+    assert "plain notes" in text and "your-key-here" in text  # the rest is readable
+    assert "a dependency's public test cert" in text  # dependencies are not searched
+    assert result.details["hidden_secret_files"] == 5
+    assert "5 files that usually hold secrets were hidden from this command" in text
+    assert ".env" in text.split("hidden from this command")[1]
+    write = await sh(box, "echo X=1 >> .env && echo wrote")
+    assert "wrote" not in write.text
+    assert (ws / ".env").read_text() == f"OPENAI_API_KEY={KEY}\n"  # nothing lost, nothing added
+
+
+async def test_a_call_shown_a_file_reads_it_and_only_it(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    result = await sh(box, "cat .env config/prod.pem", shown=(".env",))
+    assert f"OPENAI_API_KEY={KEY}" in result.text
+    assert f"{KEY}-pem" not in result.text
+    again = await sh(box, "cat .env")  # the next call: hidden again
+    assert KEY not in again.text
+
+
+# -- the policy: a command that names one asks; the approval shows it --------------------------------
+
+
+def tools_for(ws: Path, box: Sandbox) -> dict[str, Tool]:
+    return {t.name: t for t in builtin_tools(Workspace(ws), sandbox=box)}
+
+
+async def test_auto_mode_asks_for_a_command_that_names_a_secret_and_the_approval_shows_it(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, mode="auto", sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    tools = tools_for(ws, box)
+    shell = tools["run_shell"]
+    assert policy.decide(shell, {"command": "grep -r KEY ."}).action == "allow"  # hidden: runs
+    hunt = policy.decide(shell, {"command": "find ~ -name '*.pem' -exec cat {} +"})
+    assert hunt.action == "ask" and "names *.pem" in hunt.reason  # outside the workspace nothing is hidden
+    call = ToolCallBlock("c1", "run_shell", {"command": "cat .env"})
+    verdict = policy.decide(shell, call.args)
+    assert verdict.action == "ask"
+    assert "names .env" in verdict.reason and "hides such files" in verdict.reason
+    assert "approving lets this one command read" in verdict.reason
+    policy.approved(ApprovalDecision.approve(), ApprovalRequest(call, shell, dict(call.args)))
+    ctx = ToolContext(call, lambda _: None, None)
+    result = await shell.run(dict(call.args), ctx)
+    assert KEY in result.text
+    other = ToolCallBlock("c2", "run_shell", {"command": "cat .env"})
+    result = await shell.run(dict(other.args), ToolContext(other, lambda _: None, None))
+    assert KEY not in result.text  # the approval was for that call only
+
+
+def test_default_mode_says_how_many_are_hidden(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    verdict = policy.decide(tools_for(ws, box)["run_shell"], {"command": "ls"})
+    assert verdict.action == "ask"
+    listed = "5 files that usually hold secrets (.ENV.production, .env, config/prod.pem and 2 more)"
+    assert listed in verdict.reason
+
+
+def test_auto_asks_when_the_workspace_could_not_all_be_searched(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    box.secret_index = SecretFileIndex([ws], max_entries=1)
+    policy = PermissionPolicy(ws, mode="auto", sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    verdict = policy.decide(tools_for(ws, box)["run_shell"], {"command": "ls"})
+    assert verdict.action == "ask" and "could not be searched" in verdict.reason
+
+
+async def test_when_nothing_asks_a_named_file_is_shown(ws: Path) -> None:
+    """bypass (or approvals off): the question that was skipped would have allowed it."""
+    require_sandbox()
+    box = Sandbox(ws)
+    box.nothing_asks = lambda: True
+    call = ToolCallBlock("c9", "run_shell", {"command": "cat .env; cat config/prod.pem"})
+    shell = tools_for(ws, box)["run_shell"]
+    result = await shell.run(dict(call.args), ToolContext(call, lambda _: None, None))
+    assert f"OPENAI_API_KEY={KEY}" in result.text and f"{KEY}-pem" in result.text
