@@ -353,7 +353,7 @@ class PermissionPolicy:
         files were all found (so that all are hidden); the rest asks."""
         command = args.get("command")
         contained = not args.get("network")  # a call that asks for the network leaves the sandbox
-        probe = self.sandboxed
+        probe = self.sandboxed if _confined(tool) else None
         if not (isinstance(command, str) and contained and probe is not None and probe(command)):
             return Verdict("ask", f"{tool.name} would run outside the sandbox.")
         searched = self.sandbox.secrets_searched() if self.sandbox is not None else None
@@ -369,6 +369,9 @@ class PermissionPolicy:
         command = args.get("command")
         if tool.kind != "execute" or not isinstance(command, str) or self.sandboxed is None:
             return ""
+        if not _confined(tool):
+            where = " in your editor's terminal" if getattr(tool, "source", "") == "editor" else ""
+            return f" It runs{where} outside the sandbox, as you."
         if args.get("network"):
             return " It asks for the network, so it runs outside the sandbox, as you."
         if self.sandboxed(command):
@@ -575,3 +578,11 @@ def _ask_reason(tool: Tool, mode: Mode) -> str:
         "fetch": "reaches the network (a URL can carry data out)",
     }.get(tool.kind, "can change things")
     return f"{tool.name} {what}; {mode} mode asks first."
+
+
+def _confined(tool: Tool) -> bool:
+    """Whether the tool runs its commands in our sandbox (when the sandbox works here):
+    only a tool that says so (the built-in ``run_shell``). The editor's ``run_shell``
+    (ACP) runs in the editor's terminal as the user, an MCP server's command tool
+    wherever the server runs it: neither is confined, whatever bubblewrap can do."""
+    return getattr(tool, "confined", False) is True

@@ -261,4 +261,5 @@ def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
                 found = await anyio.to_thread.run_sync(capture.changes_since, before)
                 changes.shell_ran(command, sandboxed=True, files=found, note=NOT_SCANNED)
 
+    run_shell.confined = True  # type: ignore[attr-defined]  # the policy's auto mode counts on it
     return run_shell
