@@ -328,9 +328,12 @@ class PermissionPolicy:
         if getattr(tool, "destructive", False):
             return Verdict("ask", f"The server marks {tool.name} as destructive.")
         secret = args.get("path") if tool.kind in ("read", "search") else None
-        if isinstance(secret, str) and is_secret_file(secret):  # an allow rule above may let it run
-            return Verdict("ask", f"{tool.name} would read {secret}, a file that usually holds secrets; "
-                                  "what it reads goes to the model's provider.")
+        if isinstance(secret, str):  # an allow rule above may let it run
+            real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
+            if is_secret_file(secret) or is_secret_file(real):
+                via = "" if is_secret_file(secret) else f" (a link to {rel if rel is not None else real})"
+                return Verdict("ask", f"{tool.name} would read {secret}{via}, a file that usually holds "
+                                      "secrets; what it reads goes to the model's provider.")
         command = args.get("command") if tool.kind == "execute" else None
         named = named_secret_files(command) if isinstance(command, str) else []
         if named and isinstance(command, str):  # an allow rule above lets it run, the files hidden

@@ -104,6 +104,10 @@ def test_reading_a_file_that_usually_holds_secrets_asks(root: Path, tools: dict[
     assert action(p, tools["grep"], pattern="KEY", path=".env") == "ask"  # a search of that file alone
     assert action(p, tools["grep"], pattern="KEY", path="src") == "allow"  # a tree: it leaves them out
     assert action(policy(root, mode="plan"), r, path=".env") == "ask"
+    (root / ".env").write_text("KEY=1\n")
+    (root / "notes.txt").symlink_to(".env")
+    linked = p.decide(r, {"path": "notes.txt"})  # a link's own name says nothing; its target does
+    assert linked.action == "ask" and "notes.txt (a link to .env)" in linked.reason
 
 
 def test_a_command_question_says_whether_it_runs_in_the_sandbox(root: Path, tools: dict[str, Tool]) -> None:

@@ -65,6 +65,16 @@ async def test_a_search_over_the_tree_leaves_out_files_that_hold_secrets(
     assert "2 files that usually hold secrets (.env, keys) not searched" in result.text
 
 
+async def test_a_link_to_a_secret_file_is_left_out_like_the_file(workspace: Workspace, call: Call) -> None:
+    """``notes.txt -> .env``: the link's own name says nothing, its target does."""
+    root = workspace.root
+    (root / ".env").write_text("KEY=sk-test-123456789abcdef\n")
+    (root / "notes.txt").symlink_to(".env")
+    result = await call("grep", pattern="KEY")
+    assert "sk-test" not in result.text
+    assert "2 files that usually hold secrets" in result.text
+
+
 async def test_a_backtracking_pattern_cannot_freeze_grep(workspace: Workspace, call: Call) -> None:
     (workspace.root / "dashes.txt").write_text(("-" * 5000 + "\n") * 200)
     started = time.monotonic()
