@@ -81,7 +81,10 @@ RUNS_LATER = {
 """Names (a file or a directory, at any depth) whose content something runs later,
 as the user and outside the sandbox: a file edit there always asks, whatever the mode
 (accept-edits, auto) or an allow rule says; only bypass skips the question. The
-sandbox keeps the same places read-only for commands (``sandbox.PROTECTED_IN_WORKSPACE``)."""
+sandbox keeps only part of this read-only for commands (``sandbox.PROTECTED_IN_WORKSPACE``:
+the top-level git hooks and config, ``.mcp.json`` and ``.agent-shell`` where they exist),
+since a command must still be able to commit; a new ``.mcp.json`` or ``.agent-shell``
+is caught by the workspace trust check at the next start, not here."""
 
 
 @dataclass(frozen=True, slots=True)
