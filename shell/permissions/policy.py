@@ -393,13 +393,14 @@ class PermissionPolicy:
         n = len(found.paths)
         if not n:
             return ""
-        return f"; {n} file{'s' if n != 1 else ''} that usually hold secrets ({found.shown(3)}) " \
-               f"{'are' if n != 1 else 'is'} hidden from it"
+        what = f"{n} files that usually hold secrets" if n != 1 else "1 file that usually holds secrets"
+        return f"; {what} ({found.shown(3)}) {'are' if n != 1 else 'is'} hidden from it"
 
     def _names_secrets(self, name: str, command: str, named: list[str], args: Mapping[str, Any]) -> str:
         """Why a command line that names a secret file asks, and what approving lets it read."""
         files = ", ".join(named)
-        head = f"{name} names {files}, {'a file' if len(named) == 1 else 'files'} that usually hold secrets."
+        kind = "a file that usually holds" if len(named) == 1 else "files that usually hold"
+        head = f"{name} names {files}, {kind} secrets."
         if self.sandboxed is not None and self.sandboxed(command):  # with network=true too
             return (f"{head} The sandbox hides such files from commands (they read as empty); approving lets "
                     "this one command read the workspace's files named so, and what it prints goes to the "

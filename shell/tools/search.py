@@ -163,8 +163,9 @@ def _grep_notes(skipped: int, outside: int, secret: int, stats: WalkStats) -> li
     if outside:
         notes.append(f"{outside} symlinks leading out of the workspace skipped")
     if secret:
-        notes.append(f"{secret} files that usually hold secrets (.env, keys) not searched; grep or read "
-                     "one by name and the user is asked")
+        what = "1 file that usually holds" if secret == 1 else f"{secret} files that usually hold"
+        notes.append(f"{what} secrets (.env, keys) not searched; grep or read one by name and the user "
+                     "is asked")
     return notes + stats.notes()
 
 
