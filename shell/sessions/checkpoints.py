@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.dirs import data_dir
 
-from .recorder import encode_record
 from .store import utc_now
+from .writer import encode_record
 
 if TYPE_CHECKING:
     from shell.core.messages import Message

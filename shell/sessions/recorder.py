@@ -21,15 +21,13 @@ output of a running tool (string ``ToolExecutionUpdate`` progress) is kept the
 same way in ``tool_progress`` records, and a finished call's result in a
 ``tool_result`` record until its batch lands in the history.
 
-Saving never breaks a reply. A write that fails (the disk is full, the file
-system went read-only, whatever else) is reported once, as a ``Notice`` in the
-event stream (every front end shows notices; headless exits non-zero), and the
-conversation stays in memory: the recorder tries again every ``retry_s``
-seconds as events come, and when a write succeeds the backlog (messages, the
-last checkpoint, the reply's end) is written and a second notice says saving
-resumed. A write cut off midway is truncated away, so the file never holds a
-torn line in its middle. Encoding cannot fail: the redactor's walk is iterative
-and depth-capped, and :func:`encode_record` escapes lone surrogates.
+The file itself (lock, header, one fsynced line per record, a disk that fails)
+is :class:`~shell.sessions.writer.SessionWriter`'s; this module decides what goes
+in it. Saving never breaks a reply: a failed write is said once, as a ``Notice``
+in the event stream, and the conversation stays in memory; the bookkeeping goes
+on, and when a write works again the backlog (messages, the last checkpoint, the
+reply's end) is written. Encoding cannot fail: the redactor's walk is iterative
+and depth-capped.
 """
 
 from __future__ import annotations
@@ -66,7 +64,8 @@ from shell.core.textsafety import json_text
 
 from .codec import blocks_to_json, message_to_dict
 from .redact import Redactor
-from .store import SessionLock, SessionStore, describe_os_error, new_session_id, utc_now
+from .store import SessionStore, new_session_id, utc_now
+from .writer import RETRY_S, SessionWriter
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
@@ -88,16 +87,6 @@ _BLOCK_EVENTS = (
 _DELTAS = (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)
 _BLOCK_ENDS = (TextBlockEnd, ThinkingBlockEnd, ToolCallEnd)
 
-
-RETRY_S = 2.0
-"""After a failed write, how long before the next attempt (made as events come; a
-reply's start and end always try)."""
-
-
-def encode_record(record: dict[str, Any]) -> bytes:
-    """One line of UTF-8 JSON; never raises for JSON-ready values (lone surrogates and
-    controls are ``\\u`` escapes, too-deep nesting is encoded iteratively)."""
-    return (json_text(record, compact=True) + "\n").encode("utf-8")
 
 
 class SessionRecorder:
@@ -127,28 +116,20 @@ class SessionRecorder:
         self.store = store
         self.agent = agent
         self.session_id = session_id or new_session_id()
-        self.path = store.path(self.session_id)
+        self.file = SessionWriter(store, self.session_id, fsync=fsync, retry_s=retry_s,
+                                  on_failure=self._cancel_timer)
+        self.path = self.file.path
         self.cwd = cwd if cwd is not None else os.getcwd()
         self.model = model
         self.redactor = redactor if redactor is not None else Redactor.from_environment()
         self.checkpoint_interval = checkpoint_interval
-        self.fsync = fsync
-        self.retry_s = retry_s
-        self.error: str | None = None
-        """Why saving fails now (None while it works), as the user is told."""
-        self.failures = 0
-        """How many times saving started failing (each one reported once)."""
-        self._failed_at = 0.0
-        self._news: list[Notice] = []  # notices for the event stream, not yet yielded
         self._pending_end: dict[str, Any] | None = None  # a reply_end record not yet written
         self._lock = threading.RLock()
-        self._file_lock: SessionLock | None = None
-        self._fd: int | None = None
         self._written: list[Message] = []
         self._answered: set[str] = set()
         self._provisional: dict[str, dict[str, Any]] = {}
-        self._rewinding: dict[str, Any] | None = None  # a rewind's record fields, until it is written
         """``tool_result`` records in the file whose batch has not landed, by call id (as encoded)."""
+        self._rewinding: dict[str, Any] | None = None  # a rewind's record fields, until it is written
         self._call_names: dict[str, str] = {}
         self._rejected: set[str] = set()  # calls of this reply the user said no to
         self.outcomes: dict[str, str] = {}
@@ -166,13 +147,22 @@ class SessionRecorder:
         self._timer: threading.Timer | None = None
         self._closed = False
         self._resumed: LoadedSession | None = None
-        self._size: int | None = None  # the file's length as we wrote it (None: ask the file)
         self._header_extra = dict(header or {})
         self.title = ""
         """The session's title (the model's summary, or the user's ``/rename``)."""
         self.title_source = ""
         self._pending_title: dict[str, Any] | None = None
         self._open_block = False  # a text or thinking block is streaming (the last one)
+
+    @property
+    def error(self) -> str | None:
+        """Why saving fails now (None while it works), as the user is told."""
+        return self.file.error
+
+    @property
+    def failures(self) -> int:
+        """How many times saving started failing (each one reported once)."""
+        return self.file.failures
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
@@ -203,7 +193,7 @@ class SessionRecorder:
         try:
             recorder.open()
         except OSError as exc:  # a full disk: the session is read, carried on in memory, said
-            recorder._failed(exc)
+            recorder.file.failed(exc)
         return recorder
 
     def open(self) -> SessionRecorder:
@@ -212,34 +202,24 @@ class SessionRecorder:
         Raises :class:`~shell.sessions.store.SessionLocked` when another process
         has it open."""
         with self._lock:
-            if self._fd is not None:
+            if self.file.started:
                 return self
-            self.store.ensure()
-            lock = self.store.lock(self.session_id)
-            lock.acquire()
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            except OSError:
-                lock.release()
-                raise
-            self._file_lock, self._fd = lock, fd
-            size = os.fstat(fd).st_size
-            if size == 0:
-                self._write({
-                    "kind": "header", "version": FORMAT_VERSION, "id": self.session_id,
-                    "created": utc_now(), "cwd": self.redactor.text(self.cwd),
-                    "model": self.model if self.model is not None else _model_label(self.agent),
-                    "app": "agent-shell", **self._header_extra,
-                })
-            elif not _ends_with_newline(self.path, size):
-                os.write(fd, b"\n")  # a torn last line must not swallow our first record
+            self.file.open(self._header)
             if self._pending_title is not None:
-                self._guarded(self._write_title)
+                self.file.guarded(self._write_title)
             loaded = self._resumed
             if loaded is not None and loaded.interrupted:
                 self.sync()
-                self._write({"kind": "interrupted", "at": utc_now(), "reason": loaded.interrupted_reason})
+                self.file.write({"kind": "interrupted", "at": utc_now(), "reason": loaded.interrupted_reason})
             return self
+
+    def _header(self) -> dict[str, Any]:
+        return {
+            "kind": "header", "version": FORMAT_VERSION, "id": self.session_id,
+            "created": utc_now(), "cwd": self.redactor.text(self.cwd),
+            "model": self.model if self.model is not None else _model_label(self.agent),
+            "app": "agent-shell", **self._header_extra,
+        }
 
     def close(self) -> None:
         """Write what is pending and release the lock. Safe to call twice."""
@@ -249,22 +229,17 @@ class SessionRecorder:
             self._closed = True
             self._cancel_timer()
             cleared = bool(self._written) and not self.agent.messages
-            if self._fd is not None and not cleared:
+            if self.file.started and not cleared:
                 # (a history cleared for a new conversation is not this session's to record)
-                self._failed_at = float("-inf")  # a failing disk gets one last try
-                self._guarded(self._last_words)
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
-            if self._file_lock is not None:
-                self._file_lock.release()
-                self._file_lock = None
+                self.file.retry_now()  # a failing disk gets one last try
+                self.file.guarded(self._last_words)
+            self.file.close()
 
     def _last_words(self) -> None:
         self.sync()
         self._write_title()
         if self._pending_end is not None:
-            self._write(self._pending_end)
+            self.file.write(self._pending_end)
             self._pending_end = None
         self._checkpoint()
         self._save_state()
@@ -290,30 +265,30 @@ class SessionRecorder:
                 return ""
             self.title, self.title_source = line, source
             self._pending_title = {"kind": "title", "title": line, "source": source, "at": utc_now()}
-            if self._fd is not None:
-                self._guarded(self._write_title)
+            if self.file.started:
+                self.file.guarded(self._write_title)
             return line
 
     def _write_title(self) -> None:
         if self._pending_title is not None:
-            self._write(self._pending_title)
+            self.file.write(self._pending_title)
             self._pending_title = None
 
     def size(self) -> int | None:
         """The file's length once what is pending is written: where the next record
         starts (0 before the file exists; None while saving fails)."""
         with self._lock:
-            if self._fd is None:
+            if not self.file.started:
                 return 0
-            self._guarded(self.sync)
+            self.file.guarded(self.sync)
             if self.error is not None:
                 return None
-            return os.fstat(self._fd).st_size
+            return self.file.size()
 
     @property
     def started(self) -> bool:
         """True once the session file exists (the first event was recorded)."""
-        return self._fd is not None
+        return self.file.started
 
     # -- observing ------------------------------------------------------------------
     async def record(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
@@ -322,7 +297,7 @@ class SessionRecorder:
         try:
             async for event in events:
                 self.observe(event)
-                if self._news:
+                if self.file.news:
                     for notice in self.take_notices():
                         yield Notice(notice.level, notice.text, notice.source, reply_id=event.reply_id)
                     if isinstance(event, ReplyEnd):  # the news comes before the end
@@ -334,12 +309,11 @@ class SessionRecorder:
             if close is not None:
                 await close()
             if self.error is None:
-                self._guarded(self.sync)
+                self.file.guarded(self.sync)
 
     def take_notices(self) -> list[Notice]:
         """What the user has not been told yet about saving (failed, or resumed)."""
-        news, self._news = self._news, []
-        return news
+        return self.file.take_notices()
 
     def observe(self, event: Event) -> None:
         """Record one event (call it for every event, before or as you display it).
@@ -349,13 +323,13 @@ class SessionRecorder:
         non-delta event writes the whole backlog."""
         if self._closed:
             return
-        self._guarded(self._observe, event)
+        self.file.guarded(self._observe, event)
 
     def _observe(self, event: Event) -> None:
         if self.error is not None and isinstance(event, (ReplyStart, ReplyEnd)):
-            self._failed_at = float("-inf")  # a reply's start and end are always worth a try
+            self.file.retry_now()  # a reply's start and end are always worth a try
         with self._lock:
-            if self._fd is None:
+            if not self.file.started:
                 self.open()
             if isinstance(event, ReplyStart):  # before syncing: the sync may land this reply's first message
                 self._calls = self._landed = 0
@@ -377,7 +351,7 @@ class SessionRecorder:
         """The messages that landed, and the end of a reply that ended while saving failed."""
         self.sync()
         if self._pending_end is not None:
-            self._write(self._pending_end)
+            self.file.write(self._pending_end)
             self._pending_end = None
             self._save_state()
 
@@ -421,7 +395,7 @@ class SessionRecorder:
             self._progress_dirty.clear()
             self._pending_end = _reply_end(event)
             self._save_state()
-            self._write(self._pending_end)
+            self.file.write(self._pending_end)
             self._pending_end = None
         elif self._dirty and not isinstance(event, _DELTAS):
             self._maybe_checkpoint()  # saving had failed while text streamed
@@ -433,13 +407,13 @@ class SessionRecorder:
         the record says only the new history)."""
         with self._lock:
             self._rewinding = {} if to is None else {"to": to}
-            if self._fd is not None:
-                self._guarded(self.sync)
+            if self.file.started:
+                self.file.guarded(self.sync)
 
     def sync(self) -> None:
         """Append the messages that landed in the history since the last call."""
         with self._lock:
-            if self._fd is None:
+            if not self.file.started:
                 return
             history = self.agent.messages
             written = self._written
@@ -454,13 +428,13 @@ class SessionRecorder:
                         landing.append(message)
                         continue
                     self._land(landing)
-                    self._write({"kind": "message", "message": encoded})
+                    self.file.write({"kind": "message", "message": encoded})
                     self._wrote(message)
                 self._land(landing)
                 self._rewinding = None  # nothing was taken back (a rewind to the end)
                 return
             kind, extra = ("history", {}) if self._rewinding is None else ("rewind", self._rewinding)
-            self._write({"kind": kind, **extra, "messages": [self._encode(m) for m in history]})
+            self.file.write({"kind": kind, **extra, "messages": [self._encode(m) for m in history]})
             self._rewinding = None
             self._written = list(history)
             self._answered.clear()
@@ -479,7 +453,7 @@ class SessionRecorder:
         if not results:
             return
         call_ids = [m.call_id for m in results if isinstance(m, ToolResultMessage)]
-        self._write({"kind": "results_landed", "call_ids": call_ids})
+        self.file.write({"kind": "results_landed", "call_ids": call_ids})
         for message in results:
             self._wrote(message)
         for call_id in call_ids:
@@ -513,7 +487,7 @@ class SessionRecorder:
             return
         status = "rejected" if event.call_id in self._rejected else "blocked"
         self.outcomes[event.call_id] = status
-        self._write({"kind": "outcome", "call_id": event.call_id, "status": status})
+        self.file.write({"kind": "outcome", "call_id": event.call_id, "status": status})
 
     def _tool_result(self, event: ToolExecutionEnd) -> None:
         """A finished call's result, shown now but in the history only when the
@@ -524,7 +498,7 @@ class SessionRecorder:
         name = self._call_names.get(event.call_id, "")
         result = ToolResultMessage(event.call_id, name, event.result.content, event.result.is_error)
         encoded = self._encode(result)
-        self._write({"kind": "tool_result", "message": encoded})
+        self.file.write({"kind": "tool_result", "message": encoded})
         self._provisional[event.call_id] = encoded
 
     # -- checkpoints ----------------------------------------------------------------
@@ -543,12 +517,12 @@ class SessionRecorder:
         with self._lock:
             self._timer = None
             if not self._closed:
-                self._guarded(self._checkpoint)
+                self.file.guarded(self._checkpoint)
 
     def _checkpoint(self) -> None:
         """Write what is shown but not yet saved: the model's text in flight, the
         output of running tools."""
-        if self._fd is None:
+        if not self.file.started:
             return
         if self._progress_dirty:
             self._last_checkpoint = time.monotonic()
@@ -557,7 +531,7 @@ class SessionRecorder:
                 self._progress[call_id] = [output]
                 shown = self.redactor.text(_whole_words(output))
                 record = {"kind": "tool_progress", "call_id": call_id, "output": shown}
-                self._write(record)
+                self.file.write(record)
                 self._progress_dirty.discard(call_id)
         if not self._dirty or self._builder is None or self._calls <= self._landed:
             return
@@ -574,7 +548,7 @@ class SessionRecorder:
             cut = _whole_words(last.text)
             blocks[-1] = TextBlock(cut) if isinstance(last, TextBlock) else ThinkingBlock(cut, last.signature)
         content = tuple(self.redactor.block(b) for b in blocks)
-        self._write(
+        self.file.write(
             {"kind": "checkpoint", "reply_id": self._reply_id, "content": blocks_to_json(content)}
         )
         self._dirty = False
@@ -590,7 +564,7 @@ class SessionRecorder:
         text = json_text(state, sort_keys=True, compact=True)
         if text == self._state_json:
             return
-        self._write({"kind": "state", "state": state})
+        self.file.write({"kind": "state", "state": state})
         self._state_json = text
 
     def _encode(self, message: Message) -> dict[str, Any]:
@@ -606,63 +580,6 @@ class SessionRecorder:
                         "content": stand_in, "is_error": True}
             return {"role": "user", "content": stand_in}
 
-    def _write(self, record: dict[str, Any]) -> None:
-        """Append one record, or raise: at once while a failure is fresh (nothing may be
-        marked written), else the write's own ``OSError``. A record cut off midway
-        is truncated away. The first write that works after a failure says so."""
-        assert self._fd is not None
-        if self.error is not None and time.monotonic() - self._failed_at < self.retry_s:
-            raise _Deferred
-        data = encode_record(record)
-        start = self._size if self._size is not None else os.lseek(self._fd, 0, os.SEEK_END)
-        try:
-            view = memoryview(data)
-            while view:
-                n = os.write(self._fd, view)
-                view = view[n:]
-            if self.fsync:
-                os.fsync(self._fd)
-        except OSError:
-            self._size = None
-            try:
-                os.ftruncate(self._fd, start)
-                self._size = start
-            except OSError:
-                pass
-            raise
-        self._size = start + len(data)
-        if self.error is not None:
-            self._recovered()
-
-    def _guarded(self, fn: Any, *args: Any) -> None:
-        try:
-            fn(*args)
-        except _Deferred:
-            pass
-        except Exception as exc:
-            self._failed(exc)
-
-    def _failed(self, exc: Exception) -> None:
-        self._failed_at = time.monotonic()
-        self._cancel_timer()
-        if self.error is not None:
-            return  # said already; the next attempt comes after retry_s
-        what = describe_os_error(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, OSError) and exc.filename is None:
-            what += f" ({self.path})"
-        self.error = (
-            f"The session could not be saved: {what}. Nothing is lost: the conversation stays in "
-            "memory and is saved as soon as writing works again."
-        )
-        self.failures += 1
-        log.info(self.error)
-        self._news.append(Notice("error", self.error, "session"))
-
-    def _recovered(self) -> None:
-        self.error = None
-        self._news.append(Notice("info", f"Saving works again: the session is complete in {self.path}.",
-                                 "session"))
-
 
 def _whole_words(text: str) -> str:
     """``text`` without a last word that may be the start of a secret still streaming
@@ -675,10 +592,6 @@ def _whole_words(text: str) -> str:
     if len(word) < 8 and word.isalpha() and not text[max(0, start - 3) : start].rstrip().endswith((":", "=")):
         return text
     return text[:start]
-
-
-class _Deferred(Exception):
-    """A write not attempted: saving failed a moment ago."""
 
 
 def _reply_end(event: ReplyEnd) -> dict[str, Any]:
@@ -694,9 +607,3 @@ def _model_label(agent: Agent) -> str:
         return model_label(agent.model)
     except Exception:  # a model object without the usual attributes
         return str(getattr(agent.model, "name", ""))
-
-
-def _ends_with_newline(path: os.PathLike[str] | str, size: int) -> bool:
-    with open(path, "rb") as f:
-        f.seek(size - 1)
-        return f.read(1) == b"\n"

@@ -301,7 +301,7 @@ async def test_a_full_disk_is_said_once_loses_nothing_and_saving_resumes(
     full = True
 
     def write(fd: int, data: Any) -> int:
-        if full and fd == rec._fd:
+        if full and fd == rec.file.fd:
             real_write(fd, bytes(data)[:5])  # a record cut off midway, then the error
             raise OSError(28, "No space left on device")
         return real_write(fd, data)
