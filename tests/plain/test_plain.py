@@ -21,7 +21,8 @@ from rich.console import Console
 
 from shell.config import Settings
 from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
-from shell.plain import MarkdownStream, PlainShell
+from shell.plain import PlainShell
+from shell.plain_reply import MarkdownStream
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellRuntime
 
