@@ -399,8 +399,9 @@ class PermissionPolicy:
     def _names_secrets(self, name: str, command: str, named: list[str], args: Mapping[str, Any]) -> str:
         """Why a command line that names a secret file asks, and what approving lets it read."""
         files = ", ".join(named)
-        kind = "a file that usually holds" if len(named) == 1 else "files that usually hold"
-        head = f"{name} names {files}, {kind} secrets."
+        one = len(named) == 1 and not any(c in named[0] for c in "*?[")
+        head = (f"{name} names {files}, a file that usually holds secrets." if one
+                else f"{name} names {files}: files that usually hold secrets.")
         if self.sandboxed is not None and self.sandboxed(command):  # with network=true too
             return (f"{head} The sandbox hides such files from commands (they read as empty); approving lets "
                     "this one command read the workspace's files named so, and what it prints goes to the "
