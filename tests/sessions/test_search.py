@@ -288,16 +288,19 @@ async def test_rewound_text_leaves_the_search_and_resume_shows_the_rewound_state
 async def test_a_rewind_to_the_first_message_takes_the_title_back_too(
     store: SessionStore, tmp_path: Path
 ) -> None:
-    rt = runtime(tmp_path, ["noted"])
+    rt = runtime(tmp_path, ["noted", "fine"])
     await talk(rt, "my confidential wombat plan")
+    index = SearchIndex(store, tmp_path / "i.sqlite")
+    assert index.search("noted")[0].title == "my confidential wombat plan"
     apply_rewind(rt, plan_rewind(rt, turns(rt)[0].number), "conversation")
     recorder = rt.session_recorder
     assert recorder is not None
+    assert store.info(recorder.session_id).title == "(no messages)"
+    assert index.search("wombat") == [] and index.search("noted") == []
+    await talk(rt, "a fresh start")
     recorder.close()
-    assert "wombat" not in store.info(recorder.session_id).title
-    index = SearchIndex(store, tmp_path / "i.sqlite")
-    assert index.search("wombat") == []
-    assert all("wombat" not in h.title for h in index.search("noted"))
+    assert store.info(recorder.session_id).title == "a fresh start"
+    assert [h.title for h in index.search("fine")] == ["a fresh start"]
 
 
 @pytest.mark.anyio
