@@ -27,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import LineTimes, clean_env  # noqa: E402
 from tests.flood import flood_server  # noqa: E402
 
 TARGET_S = 0.5
@@ -50,39 +50,24 @@ class Headless:
 
 
 def headless_once(base_url: str, warmup: float, home: Path) -> Headless:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
-    env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench-000000000000000000",
-               AGENT_SHELL_DATA_DIR=str(home / "data"), AGENT_SHELL_CONFIG_DIR=str(home / "config"),
-               OLLAMA_HOST="http://127.0.0.1:9")
+    env = clean_env(home, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench-000000000000000000",
+                    OLLAMA_HOST="http://127.0.0.1:9")
     proc = subprocess.Popen(
         [sys.executable, "-m", "shell", "-p", "write forever", "--model", "openai:flood",
          "--output-format", "jsonl", "--no-session"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env, cwd=home,
     )
-    arrivals: list[tuple[float, bytes]] = []
     assert proc.stdout is not None
-    out = proc.stdout
-
-    def read() -> None:
-        for line in out:
-            arrivals.append((time.perf_counter(), line[:24]))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    deadline = time.perf_counter() + 30
-    while not any(b"TextBlockDelta" in a for _, a in arrivals) and time.perf_counter() < deadline:
-        time.sleep(0.01)
+    lines = LineTimes(proc.stdout)
+    lines.wait_for(b"TextBlockDelta")
     time.sleep(warmup)
     sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
     exited = time.perf_counter()
-    reader.join(timeout=10)
-    end = next((t for t, a in arrivals if b'"ReplyEnd"' in a), exited)
-    # Lines the shell wrote before it saw the signal can still be in the pipe for a
-    # moment; what arrives 20 ms or more after the signal was written after it.
-    after = sum(1 for t, a in arrivals if t > sent + 0.02 and b'"ReplyEnd"' not in a)
-    return Headless(end - sent, exited - sent, after, len(arrivals))
+    lines.join()
+    end = lines.first(b'"ReplyEnd"') or exited
+    return Headless(end - sent, exited - sent, lines.after(sent, but=b'"ReplyEnd"'), len(lines.arrivals))
 
 
 @dataclass

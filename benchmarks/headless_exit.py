@@ -28,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import LineTimes, clean_env  # noqa: E402
 from tests.flood import flood_server  # noqa: E402
 
 TARGET_MS = 20.0
@@ -53,10 +53,7 @@ class Sample:
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
-    env.update(AGENT_SHELL_DATA_DIR=str(home / "data"), AGENT_SHELL_CONFIG_DIR=str(home / "config"),
-               OLLAMA_HOST="http://127.0.0.1:9", **extra)
-    return env
+    return clean_env(home, OLLAMA_HOST="http://127.0.0.1:9", **extra)
 
 
 def _run(command: list[str], args: list[str], env: dict[str, str], cwd: Path,
@@ -64,31 +61,20 @@ def _run(command: list[str], args: list[str], env: dict[str, str], cwd: Path,
     proc = subprocess.Popen([*command, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL, env=env, cwd=cwd)
     assert proc.stdout is not None
-    out = proc.stdout
-    arrivals: list[tuple[float, bytes]] = []
-
-    def read() -> None:
-        for line in out:
-            arrivals.append((time.perf_counter(), line[:24]))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    lines = LineTimes(proc.stdout)
     sent = 0.0
     if interrupt_after is not None:
-        deadline = time.perf_counter() + 30
-        while not any(b"TextBlockDelta" in a for _, a in arrivals) and time.perf_counter() < deadline:
-            time.sleep(0.005)
+        lines.wait_for(b"TextBlockDelta", poll=0.005)
         time.sleep(interrupt_after)
         sent = time.perf_counter()
         proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
     exited = time.perf_counter()
-    reader.join(timeout=10)
-    end = next((t for t, a in arrivals if b'"ReplyEnd"' in a), None)
+    lines.join()
+    end = lines.first(b'"ReplyEnd"')
     if end is None:
         raise RuntimeError(f"no ReplyEnd line from {' '.join(args)}")
-    # what arrives 20 ms or more after the signal was written after it (not just in the pipe)
-    after = sum(1 for t, a in arrivals if sent and t > sent + 0.02 and b'"ReplyEnd"' not in a)
+    after = lines.after(sent, but=b'"ReplyEnd"') if sent else 0
     return Sample(exited - end, end - sent if sent else 0.0, after)
 
 

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
-import os
 import statistics
 import sys
 import tempfile
@@ -34,6 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.common import in_fresh_process
 from benchmarks.tui_common import markdown_text
 
 REPLY = markdown_text(3000, seed=5)
@@ -98,21 +97,8 @@ async def run(messages: int, replies: int) -> dict[str, float]:
     return {"reply_s": statistics.median(times), "cpu_s": statistics.median(cpu), "rss_mb": _rss_mb()}
 
 
-def _child(messages: int, replies: int, out: Any) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["AGENT_SHELL_DATA_DIR"] = f"{tmp}/data"
-        os.environ["AGENT_SHELL_CONFIG_DIR"] = f"{tmp}/config"
-        out.put(asyncio.run(run(messages, replies)))
-
-
 def measure(messages: int, replies: int) -> dict[str, float]:
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(messages, replies, queue))
-    proc.start()
-    result: dict[str, float] = queue.get()
-    proc.join()
-    return result
+    return in_fresh_process(run, messages, replies)
 
 
 def main() -> None:

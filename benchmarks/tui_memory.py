@@ -28,16 +28,14 @@ import gc
 import json
 import os
 import resource
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import run_script_child  # noqa: E402
 
 GOAL_MB = 300
 
@@ -69,15 +67,8 @@ def _gc_off() -> None:
     GcPolicy.collect = collect_and_resume  # type: ignore[method-assign]
 
 
-async def _until(condition: Callable[[], bool]) -> None:
-    """Poll (the app posts no event a benchmark could wait on for these)."""
-    while not condition():  # noqa: ASYNC110
-        await asyncio.sleep(0.02)
-
-
 async def child(size: int, build: str, chunk: int) -> dict[str, Any]:
-    from textual import events
-
+    from benchmarks.common import send_prompt
     from benchmarks.tui_common import StallProbe, markdown_text
     from shell.agent.loop import Agent
     from shell.providers.scripted import ScriptedModel
@@ -95,12 +86,7 @@ async def child(size: int, build: str, chunk: int) -> dict[str, Any]:
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         probe = StallProbe()
         probe.start()
-        t0 = time.perf_counter()
-        for key in ("g", "o", "enter"):  # as a terminal sends them (press() waits for idle)
-            app.prompt.post_message(events.Key(key, key if len(key) == 1 else None))
-        await _until(lambda: app.busy or time.perf_counter() - t0 > 5)
-        await _until(lambda: not app.busy)
-        wall = time.perf_counter() - t0
+        wall = await send_prompt(app)
         await probe.stop()
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         lags = sorted(probe.lags)
@@ -114,18 +100,7 @@ async def child(size: int, build: str, chunk: int) -> dict[str, Any]:
 
 
 def run(size: int, build: str, chunk: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as home:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
-        env.update(AGENT_SHELL_DATA_DIR=f"{home}/data", AGENT_SHELL_CONFIG_DIR=f"{home}/config")
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", str(size), build, str(chunk)],
-            capture_output=True, text=True, env=env, cwd=home, check=False,
-        )
-    if out.returncode:
-        raise SystemExit(f"{build} {size}: failed\n{out.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
+    return run_script_child(__file__, [str(size), build, str(chunk)], f"{build} {size}")
 
 
 def main(sizes_kb: list[int], builds: list[str], chunk: int, verbose: bool) -> None:

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
-import os
 import statistics
 import sys
 import tempfile
@@ -32,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.common import in_fresh_process
 from benchmarks.long_session import history
 from benchmarks.tui_common import markdown_text
 
@@ -103,21 +102,8 @@ def _tail_drawn(app: Any) -> bool:
     return bool(widget.region.overlaps(conversation.region))
 
 
-def _child(messages: int, out: Any) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["AGENT_SHELL_DATA_DIR"] = f"{tmp}/data"
-        os.environ["AGENT_SHELL_CONFIG_DIR"] = f"{tmp}/config"
-        out.put(asyncio.run(run(messages)))
-
-
 def measure(messages: int) -> dict[str, float]:
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(messages, queue))
-    proc.start()
-    result: dict[str, float] = queue.get()
-    proc.join()
-    return result
+    return in_fresh_process(run, messages)
 
 
 def main() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing
 import resource
 import statistics
 import sys
@@ -34,6 +33,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Markdown, Static, TextArea
 
+from benchmarks.common import in_fresh_process
 from benchmarks.tui_common import deltas, markdown_text
 
 SIZE = (120, 40)
@@ -151,20 +151,9 @@ async def plain(messages: int) -> dict[str, float]:
         return {"reply_s": reply, "rss_mb": _rss_mb(), "echo_ms": echo, "widgets": widgets, "build_s": build}
 
 
-def _child(which: str, messages: int, out: Any) -> None:
-    fn = ours if which == "ours" else plain
-    out.put(asyncio.run(fn(messages)))
-
-
 def measure(which: str, messages: int) -> dict[str, float]:
     """Each measurement in a fresh process, so memory figures do not mix."""
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(which, messages, queue))
-    proc.start()
-    result: dict[str, float] = queue.get()
-    proc.join()
-    return result
+    return in_fresh_process(ours if which == "ours" else plain, messages)
 
 
 def main(messages: int) -> dict[str, Any]:

@@ -25,16 +25,15 @@ import asyncio
 import json
 import os
 import resource
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import run_script_child  # noqa: E402
 
 
 def _agent(calls: int) -> Any:
@@ -58,14 +57,8 @@ def _agent(calls: int) -> Any:
     return Agent(model, tools=[lookup], system_prompt="be brief")
 
 
-async def _until(condition: Callable[[], bool]) -> None:
-    while not condition():  # noqa: ASYNC110 (the app posts nothing a benchmark could await)
-        await asyncio.sleep(0.02)
-
-
 async def tui(calls: int) -> dict[str, Any]:
-    from textual import events
-
+    from benchmarks.common import send_prompt
     from benchmarks.tui_common import StallProbe
     from shell.tui.app import AgentShellApp
     from shell.tui.widgets.tool_span import ToolSpan
@@ -75,12 +68,7 @@ async def tui(calls: int) -> dict[str, Any]:
         await pilot.pause(0.5)
         probe = StallProbe()
         probe.start()
-        t0 = time.perf_counter()
-        for key in ("g", "o", "enter"):  # as a terminal sends them (press() waits for idle)
-            app.prompt.post_message(events.Key(key, key if len(key) == 1 else None))
-        await _until(lambda: app.busy or time.perf_counter() - t0 > 5)
-        await _until(lambda: not app.busy)
-        wall = time.perf_counter() - t0
+        wall = await send_prompt(app)
         await probe.stop()
         mounted = len(app.query(ToolSpan))
         return {"wall": wall, "mounted": mounted, **probe.summary()}
@@ -104,16 +92,7 @@ async def headless(calls: int) -> dict[str, Any]:
 
 
 def run(consumer: str, calls: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as home:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
-        env.update(AGENT_SHELL_DATA_DIR=f"{home}/data", AGENT_SHELL_CONFIG_DIR=f"{home}/config")
-        out = subprocess.run([sys.executable, __file__, "--child", consumer, str(calls)],
-                             capture_output=True, text=True, env=env, cwd=home, check=False)
-    if out.returncode:
-        raise SystemExit(f"{consumer} {calls}: failed\n{out.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
+    return run_script_child(__file__, [consumer, str(calls)], f"{consumer} {calls}")
 
 
 def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
