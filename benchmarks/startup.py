@@ -22,6 +22,7 @@ so a change is measured against its baseline in one run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import os
 import platform
@@ -40,6 +41,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+Sample = tuple[float, float]
+"""Wall-clock seconds and CPU seconds (all threads) of one probe."""
 SECTION = "## startup"
 
 
@@ -70,17 +73,33 @@ def _env(tmp: str) -> dict[str, str]:
     return env
 
 
-def time_import(statement: str, env: dict[str, str]) -> float:
-    """Seconds for a fresh interpreter to run ``statement`` and exit."""
+def time_import(statement: str, env: dict[str, str]) -> Sample:
+    """Seconds for a fresh interpreter to run ``statement`` and exit: wall clock,
+    and the CPU time of all its threads."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", statement], check=True, env=env)
-    return time.perf_counter() - start
+    proc = subprocess.Popen([sys.executable, "-c", statement], env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{statement!r} failed with exit code {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time of every live thread of ``pid`` so far (/proc schedstat, in ns)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/schedstat") as f:
+            total += int(f.read().split()[0])
+    return total / 1e9
 
 
 def time_to_output(
     args: list[str], marker: bytes, env: dict[str, str], cwd: str, timeout: float = 30
-) -> float:
-    """Seconds from spawning ``args`` on a pty until ``marker`` appears in its output."""
+) -> Sample:
+    """Seconds from spawning ``args`` on a pty until ``marker`` appears in its output,
+    and the CPU time its threads had used by then."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     start = time.perf_counter()
@@ -102,7 +121,7 @@ def time_to_output(
                 if b"\x1b[6n" in chunk:
                     os.write(leader, b"\x1b[1;1R")
                 if marker in re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", seen):
-                    return time.perf_counter() - start
+                    return time.perf_counter() - start, _cpu_seconds(proc.pid)
             if proc.poll() is not None:
                 break
         raise RuntimeError(f"{args[-1]}: no {marker!r} within {timeout}s; output: {seen[-400:]!r}")
@@ -115,16 +134,19 @@ def time_to_output(
         os.close(leader)
 
 
-def interleaved_medians(probes: dict[str, Callable[[], float]], runs: int) -> list[tuple[str, float]]:
+def interleaved_medians(probes: dict[str, Callable[[], Sample]], runs: int) -> list[tuple[str, Sample]]:
     """Median seconds of each probe, sampled round-robin so that a slow moment of a
     shared machine falls on every probe alike (the ratios are what we report)."""
     for probe in probes.values():
         probe()  # warm-up: bytecode written, files in the page cache
-    samples: dict[str, list[float]] = {name: [] for name in probes}
+    samples: dict[str, list[Sample]] = {name: [] for name in probes}
     for _ in range(runs):
         for name, probe in probes.items():
             samples[name].append(probe())
-    return [(name, statistics.median(times)) for name, times in samples.items()]
+    return [
+        (name, (statistics.median(w for w, _ in got), statistics.median(c for _, c in got)))
+        for name, got in samples.items()
+    ]
 
 
 def tui_available() -> bool:
@@ -143,7 +165,7 @@ SHELL_PROBES = (
 )
 
 
-def measure(runs: int, against: tuple[str, str] | None = None) -> list[tuple[str, float]]:
+def measure(runs: int, against: tuple[str, str] | None = None) -> list[tuple[str, Sample]]:
     with tempfile.TemporaryDirectory() as tmp:
         env = _env(tmp)
         probes = _probes(env, tmp)
@@ -154,10 +176,10 @@ def measure(runs: int, against: tuple[str, str] | None = None) -> list[tuple[str
         return interleaved_medians(probes, runs)
 
 
-def _probes(env: dict[str, str], tmp: str) -> dict[str, Callable[[], float]]:
+def _probes(env: dict[str, str], tmp: str) -> dict[str, Callable[[], Sample]]:
     """The probes, each a fresh process in ``env`` (the ``PYTHONPATH`` picks the checkout)."""
     cli = [sys.executable, "-m", "shell", "--model", "demo", "--no-session"]
-    probes: dict[str, Callable[[], float]] = {
+    probes: dict[str, Callable[[], Sample]] = {
         "python -c pass": lambda: time_import("pass", env),
         "import prompt_toolkit PromptSession":
             lambda: time_import("from prompt_toolkit import PromptSession", env),
@@ -178,26 +200,30 @@ def _probes(env: dict[str, str], tmp: str) -> dict[str, Callable[[], float]]:
     return probes
 
 
-def report(rows: list[tuple[str, float]], runs: int) -> str:
-    t = dict(rows)
+def report(rows: list[tuple[str, Sample]], runs: int) -> str:
+    t = {name: wall for name, (wall, _) in rows}
+    cpu = {name: spent for name, (_, spent) in rows}
     lines = [
         f"`python benchmarks/startup.py --runs {runs}`: fresh subprocesses on a pseudo-terminal, "
         f"median of {runs} taken round-robin after a warm-up run, `--model demo` (no network), "
         f"empty config. {platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}.",
+        f"{os.cpu_count()} cores, Python {platform.python_version()}. CPU: what all the process's "
+        "threads had used when the marker reached the terminal (a shared machine's load stretches "
+        "the wall clock far more than this).",
         "",
-        "| what | ms | \u00d7 its UI library import |",
-        "|---|---:|---:|",
+        "| what | ms | \u00d7 its UI library import | CPU ms | CPU \u00d7 |",
+        "|---|---:|---:|---:|---:|",
     ]
     base = {"agent-shell --plain: first prompt": "import prompt_toolkit PromptSession",
             "agent-shell --plain: ready (banner shown)": "import prompt_toolkit PromptSession",
             "bare Textual app (TextArea + Footer): first frame": "import textual App",
             "agent-shell (TUI): first frame": "import textual App",
             "agent-shell (TUI): ready (welcome shown)": "import textual App"}
-    for name, seconds in rows:
+    for name, (seconds, spent) in rows:
         own = name.split(" [")[0]
         ratio = f"{seconds / t[base[own]]:.2f}" if own in base else ""
-        lines.append(f"| {name} | {seconds * 1000:.0f} | {ratio} |")
+        cpu_ratio = f"{spent / cpu[base[own]]:.2f}" if own in base else ""
+        lines.append(f"| {name} | {seconds * 1000:.0f} | {ratio} | {spent * 1000:.0f} | {cpu_ratio} |")
     plain = t["agent-shell --plain: first prompt"] - t["import prompt_toolkit PromptSession"]
     lines += [
         "",
@@ -234,10 +260,13 @@ def main() -> None:
     parser.add_argument("--against", metavar="LABEL=DIR",
                         help="also run the shell's probes from the checkout DIR (PYTHONPATH), labelled LABEL")
     args = parser.parse_args()
-    against = tuple(args.against.split("=", 1)) if args.against else None
-    if against is not None and len(against) != 2:
-        parser.error("--against takes LABEL=DIR")
-    body = report(measure(args.runs, against), args.runs)  # type: ignore[arg-type]
+    against: tuple[str, str] | None = None
+    if args.against:
+        label, _, directory = args.against.partition("=")
+        if not (label and directory):
+            parser.error("--against takes LABEL=DIR")
+        against = (label, directory)
+    body = report(measure(args.runs, against), args.runs)
     print(body)
     if not args.no_write:
         write_section(body)
