@@ -89,7 +89,7 @@ class MarkdownStream:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.partial = ""
+        self.partial: list[str] = []  # the unfinished line, in pieces
         self.block: list[str] = []
         self.kind: str | None = None  # "fence" | "table" | None
         self.fence = ""
@@ -100,16 +100,27 @@ class MarkdownStream:
         self.safe = StreamSanitizer()
 
     def feed(self, text: str) -> None:
-        self.partial += self.safe.feed(text)
-        while "\n" in self.partial:
-            line, self.partial = self.partial.split("\n", 1)
+        """Each delta is scanned once: the unfinished line is kept as pieces and joined
+        when its newline comes (``+=`` and a search over it per delta made a long line,
+        a model's 1 MB without a newline, quadratic)."""
+        text = self.safe.feed(text)
+        if "\n" not in text:
+            if text:
+                self.partial.append(text)
+            return
+        lines = text.split("\n")
+        if self.partial:
+            lines[0] = "".join(self.partial) + lines[0]
+        last = lines.pop()
+        self.partial = [last] if last else []
+        for line in lines:
             self._line(line)
 
     def finish(self) -> None:
-        self.partial += self.safe.flush()
-        if self.partial:
-            self._line(self.partial)
-            self.partial = ""
+        rest = "".join(self.partial) + self.safe.flush()
+        self.partial = []
+        if rest:
+            self._line(rest)
         self._flush_block()
 
     def _line(self, line: str) -> None:
