@@ -379,8 +379,8 @@ class StreamOnion:
         depth = len(self.entries)
         self.members.append((source, None))
         self.opened.append((depth, source))
-        if bridge is None and not self.timing:  # passed on as it is
-            return source
+        if caller is None or (bridge is None and not self.timing):  # passed on as it is
+            return source  # (with no layer at all, the consumer pulls the core itself)
         return self._wrapped(depth, source, None, _NO_STATS, caller, bridge)
 
     def _wrapped(
@@ -501,14 +501,15 @@ class StreamOnion:
         first; what already finished needs nothing."""
         opened = self.opened
         pending = [
-            (d, k, it)
+            (-d, -k, it)  # deepest first, then the latest (k is unique: no tie reaches it)
             for k, (d, it) in enumerate(opened)
             if d > depth
             and not (type(it) is AsyncGeneratorType and it.ag_frame is None)
             and not (type(it) is Watched and it.over)
         ]
         self.opened = [o for o in opened if o[0] <= depth] if depth >= 0 else []
-        pending.sort(key=lambda p: (-p[0], -p[1]))
+        if len(pending) > 1:
+            pending.sort()
         for _, _, it in pending:
             close = getattr(it, "aclose", None)
             if close is None:
