@@ -264,6 +264,37 @@ async def bare_await_cost(n: int = 200_000) -> float:
     return (CLOCK() - start) / n
 
 
+async def generator_chain_cost(depth: int, items: int = 60, reps: int = 300) -> tuple[float, float]:
+    """The floor under a generator layer, with no engine at all: a chain of ``depth``
+    plain ``async for x in inner: yield x`` generators over ``items`` items. Per layer:
+    the cost per call (making and ending the generator) and per item."""
+
+    async def core(n: int) -> AsyncIterator[int]:
+        for i in range(n):
+            yield i
+
+    async def layer(inner: AsyncIterator[int]) -> AsyncIterator[int]:
+        async for x in inner:
+            yield x
+
+    async def run(layers: int, n: int) -> float:
+        start = CLOCK()
+        for _ in range(reps):
+            stream: AsyncIterator[int] = core(n)
+            for _ in range(layers):
+                stream = layer(stream)
+            async for _ in stream:
+                pass
+        return (CLOCK() - start) / reps
+
+    best = {
+        (d, n): min([await run(d, n) for _ in range(5)]) for d in (0, depth) for n in (0, items)
+    }
+    per_call = (best[(depth, 0)] - best[(0, 0)]) / depth
+    per_item = ((best[(depth, items)] - best[(0, items)]) - (best[(depth, 0)] - best[(0, 0)])) / depth / items
+    return per_call, per_item
+
+
 async def invocations_per_middleware() -> int:
     NoOp.counting = True
     try:
@@ -322,7 +353,8 @@ async def measure(replies: int, rounds: int) -> dict[str, Any]:
         for label, agent in agents.items():
             samples[label].append(await time_replies(agent, replies))
         bare.append(await bare_await_cost(20_000))
-    return {"per_mw": per_mw, "samples": samples, "bare": bare, "hops": hops}
+    chains = {str(d): await generator_chain_cost(d) for d in (10, 50)}
+    return {"per_mw": per_mw, "samples": samples, "bare": bare, "hops": hops, "chains": chains}
 
 
 def summary(result: dict[str, Any]) -> dict[str, Any]:
@@ -350,6 +382,7 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
         "empty": best["10 empty"] / best["0 middleware"] - 1,
         "hops": result["hops"],
         "per_mw": per_mw,
+        "chains": result.get("chains", {}),
     }
 
 
@@ -369,6 +402,11 @@ def report(s: dict[str, Any]) -> None:
         )
     print(f"10 empty : {s['empty'] * 100:+.1f}% per reply (target < 5%)")
     print(f"thread hops during the run: {s['hops']} (target 0)")
+    for depth, (per_call, per_item) in s["chains"].items():
+        print(
+            f"the floor, no engine: a chain of {depth} bare async generators costs"
+            f" {per_call * 1e6:.3f} us per layer per call, {per_item * 1e6:.3f} us per layer per item"
+        )
 
 
 def against(other: Path, replies: int, rounds: int, runs: int) -> None:
@@ -385,7 +423,9 @@ def against(other: Path, replies: int, rounds: int, runs: int) -> None:
                 check=True,
             ).stdout
             one = json.loads(out)
-            into = pooled.setdefault(name, {"per_mw": one["per_mw"], "samples": {}, "bare": [], "hops": 0})
+            into = pooled.setdefault(
+                name, {"per_mw": one["per_mw"], "samples": {}, "bare": [], "hops": 0, "chains": one["chains"]}
+            )
             for label, values in one["samples"].items():
                 into["samples"].setdefault(label, []).extend(values)
             into["bare"].extend(one["bare"])
@@ -408,6 +448,11 @@ def against(other: Path, replies: int, rounds: int, runs: int) -> None:
         print(f"{label:<16} {extra * 1e6:>19.3f} us {other_s:>22}")
     print(f"{'10 empty':<16} {this['empty'] * 100:>+20.1f}% {that['empty'] * 100:>+20.1f}%")
     print(f"thread hops: {this['hops']} / {that['hops']}")
+    for depth, (per_call, per_item) in this["chains"].items():
+        print(
+            f"the floor, no engine: a chain of {depth} bare async generators costs"
+            f" {per_call * 1e6:.3f} us per layer per call, {per_item * 1e6:.3f} us per layer per item"
+        )
 
 
 if __name__ == "__main__":
