@@ -89,6 +89,7 @@ own config once trusted), started and closed."""
             return
         self._task_group = task_group
         task_group.start_soon(self.learn_model)
+        task_group.start_soon(self._find_secret_files)
         servers = self.settings.raw.get("mcp_servers") or {}
         project = self._project_servers(self.workspace_trust())
         if not servers and not project and not self.options.mcp_servers:
@@ -104,6 +105,18 @@ own config once trusted), started and closed."""
             on_change=self._mcp_changed,
         )
         await self.mcp.start(task_group)
+
+    async def _find_secret_files(self) -> None:
+        """The workspace's secret files, searched once in a thread at start (the sandbox
+        hides them from commands), so that the first command's decision does not search
+        on the event loop: up to a second on a huge tree."""
+        sandbox = self.sandbox
+        if sandbox is None or not sandbox.available:
+            return
+        try:
+            await anyio.to_thread.run_sync(sandbox.secrets_searched, abandon_on_cancel=True)
+        except OSError:
+            pass  # searched again, and said, when a command needs it
 
     def _mcp_changed(self, status: Any) -> None:
         self.agent.tools = [*self.builtin_tools, *(self.mcp.tools() if self.mcp else ())]
