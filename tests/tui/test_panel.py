@@ -64,7 +64,7 @@ async def test_panel_shows_live_stats_and_hides_again() -> None:
         await wait_for(pilot, lambda: not app.busy)
         await pilot.pause(0.3)
         stats = str(_row(app, "Shout").query_one(".mw-stats").content)  # type: ignore[attr-defined]
-        assert "1 calls" in stats and "transform_system_prompt 1" in stats
+        assert "1 call ·" in stats and "transform_system_prompt 1" in stats
         await pilot.press("f2")
         assert not app.query_one(MiddlewarePanel).shown
 

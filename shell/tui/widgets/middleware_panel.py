@@ -132,7 +132,8 @@ class MiddlewarePanel(VerticalScroll):
                     switch.value = enabled
             row.set_class(not enabled, "-off")
             hooks = ", ".join(f"{h} {s.calls}" for h, s in stats.hooks.items()) or "no hooks"
-            line = f"{stats.calls} calls · {stats.time_s * 1000:.1f} ms · {hooks}"
+            calls = f"{stats.calls} call{'' if stats.calls == 1 else 's'}"
+            line = f"{calls} · {stats.time_s * 1000:.1f} ms · {hooks}"
             row.query_one(".mw-stats", Static).update(Text(line))
             error = self.failed.get(name) or stats.last_error
             row.set_class(bool(error), "-failed")
