@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import LineTimes, clean_env  # noqa: E402
+from benchmarks.common import LineTimes, clean_env, wait_exit  # noqa: E402
 from tests.flood import flood_server  # noqa: E402
 
 TARGET_S = 0.5
@@ -63,8 +63,7 @@ def headless_once(base_url: str, warmup: float, home: Path) -> Headless:
     time.sleep(warmup)
     sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=60)
-    exited = time.perf_counter()
+    exited = wait_exit(proc)
     lines.join()
     end = lines.first(b'"ReplyEnd"') or exited
     return Headless(end - sent, exited - sent, lines.after(sent, but=b'"ReplyEnd"'), len(lines.arrivals))

@@ -112,3 +112,20 @@ async def send_prompt(app: Any, keys: Sequence[str] = ("g", "o", "enter")) -> fl
     await until(lambda: app.busy or time.perf_counter() - t0 > 5)
     await until(lambda: not app.busy)
     return time.perf_counter() - t0
+
+
+def wait_exit(proc: subprocess.Popen[bytes], timeout: float = 60.0) -> float:
+    """``perf_counter()`` at the moment ``proc`` exited, to the millisecond.
+
+    ``Popen.wait(timeout=...)`` polls with a sleep that doubles up to 50 ms, so an
+    exit that comes a second into the run is seen up to 50 ms late: that, not the
+    process, was most of a measured "reply end to exit" (a median of 23-31 ms where
+    the process took ~5). A blocking ``wait()`` returns when the kernel reports the
+    exit; a timer kills a process that hangs instead."""
+    watchdog = threading.Timer(timeout, proc.kill)
+    watchdog.start()
+    try:
+        proc.wait()
+    finally:
+        watchdog.cancel()
+    return time.perf_counter()

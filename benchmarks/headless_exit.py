@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import LineTimes, clean_env  # noqa: E402
+from benchmarks.common import LineTimes, clean_env, wait_exit  # noqa: E402
 from tests.flood import flood_server  # noqa: E402
 
 TARGET_MS = 20.0
@@ -68,8 +68,7 @@ def _run(command: list[str], args: list[str], env: dict[str, str], cwd: Path,
         time.sleep(interrupt_after)
         sent = time.perf_counter()
         proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=60)
-    exited = time.perf_counter()
+    exited = wait_exit(proc)
     lines.join()
     end = lines.first(b'"ReplyEnd"')
     if end is None:

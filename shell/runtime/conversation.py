@@ -86,12 +86,19 @@ what a message carries."""
             self._task_group.start_soon(self.name_session)
 
     async def _index_session(self, session_id: str) -> None:
-        import sqlite3
+        """All of it in a worker thread, importing sqlite3 and the index included: after
+        ``-p``'s reply the process exits while this runs, without waiting for it (the
+        next search catches up with what was written)."""
 
-        try:
-            await anyio.to_thread.run_sync(self.search_index.refresh, session_id, abandon_on_cancel=True)
-        except (OSError, sqlite3.Error):
-            pass  # the next search catches up
+        def refresh() -> None:
+            import sqlite3
+
+            try:
+                self.search_index.refresh(session_id)
+            except (OSError, sqlite3.Error):
+                pass  # the next search catches up
+
+        await anyio.to_thread.run_sync(refresh, abandon_on_cancel=True)
 
     @cached_property
     def search_index(self) -> SearchIndex:
