@@ -29,6 +29,7 @@ import json
 import os
 import resource
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -86,12 +87,15 @@ async def child(size: int, build: str, chunk: int) -> dict[str, Any]:
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         probe = StallProbe()
         probe.start()
+        c0 = time.process_time()
         wall = await send_prompt(app)
+        cpu = time.process_time() - c0
         await probe.stop()
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         lags = sorted(probe.lags)
         return {
             "wall": wall,
+            "cpu_s": cpu,
             "rss0": rss0,
             "peak": peak,
             "p50": lags[len(lags) // 2] * 1000 if lags else 0.0,
@@ -107,7 +111,7 @@ def main(sizes_kb: list[int], builds: list[str], chunk: int, verbose: bool) -> N
     from benchmarks.tui_common import exponent
 
     print(f"load average {os.getloadavg()[0]:.1f} at the start")
-    print(f"{'size':>7} {'build':>7} | {'wall s':>7} {'peak MB':>8} {'idle MB':>8} | "
+    print(f"{'size':>7} {'build':>7} | {'wall s':>7} {'cpu s':>6} {'peak MB':>8} {'idle MB':>8} | "
           f"{'p50 ms':>6} {'p99 ms':>6} {'max ms':>7} | {'p99 step cpu':>12} {'longest step cpu':>16} "
           f"{'full GCs':>8}")
     results: dict[str, list[dict[str, Any]]] = {b: [] for b in builds}
@@ -115,7 +119,8 @@ def main(sizes_kb: list[int], builds: list[str], chunk: int, verbose: bool) -> N
         for build in builds:
             r = run(kb * 1000, build, chunk)
             results[build].append(r)
-            print(f"{kb:>5}KB {build:>7} | {r['wall']:>7.1f} {r['peak']:>8.0f} {r['rss0']:>8.0f} | "
+            print(f"{kb:>5}KB {build:>7} | {r['wall']:>7.1f} {r['cpu_s']:>6.1f} {r['peak']:>8.0f} "
+                  f"{r['rss0']:>8.0f} | "
                   f"{r['p50']:>6.1f} {r['p99']:>6.1f} {r['max']:>7.0f} | {r['p99_step_cpu']:>12.1f} "
                   f"{r['max_step_cpu']:>16.0f} {r['gc_full']:>8}", flush=True)
             if verbose:

@@ -30,6 +30,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
 from benchmarks.tui_common import StallProbe, deltas, exponent, markdown_text
+from shell.tui import unlink
 from shell.tui.gcpolicy import GcPolicy
 from shell.tui.widgets.assistant_message import AssistantMessage
 
@@ -62,6 +63,7 @@ async def run_ours(text: str) -> Run:
         scroll.anchor()
         widget = AssistantMessage(streaming=True)
         await scroll.mount(widget)
+        unlink.install()  # what AgentShellApp does
         policy = GcPolicy()  # what AgentShellApp does around every reply
         policy.started_up()
         probe = StallProbe()

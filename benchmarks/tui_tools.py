@@ -68,10 +68,12 @@ async def tui(calls: int) -> dict[str, Any]:
         await pilot.pause(0.5)
         probe = StallProbe()
         probe.start()
+        c0 = time.process_time()
         wall = await send_prompt(app)
+        cpu = time.process_time() - c0
         await probe.stop()
         mounted = len(app.query(ToolSpan))
-        return {"wall": wall, "mounted": mounted, **probe.summary()}
+        return {"wall": wall, "cpu_s": cpu, "mounted": mounted, **probe.summary()}
 
 
 async def headless(calls: int) -> dict[str, Any]:
@@ -81,14 +83,14 @@ async def headless(calls: int) -> dict[str, Any]:
     agent = _agent(calls)
     probe = StallProbe()
     probe.start()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     state = ReplyState()
     async for event in agent.reply("go"):
         state.apply(event)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     await probe.stop()
     assert len(state.calls) == calls and state.stop_reason == "end_turn", state.stop_reason
-    return {"wall": wall, "mounted": 0, **probe.summary()}
+    return {"wall": wall, "cpu_s": cpu, "mounted": 0, **probe.summary()}
 
 
 def run(consumer: str, calls: int) -> dict[str, Any]:
@@ -99,7 +101,7 @@ def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
     from benchmarks.tui_common import exponent
 
     print(f"load average {os.getloadavg()[0]:.1f} at the start")
-    print(f"{'calls':>6} {'consumer':>9} | {'wall s':>7} {'peak MB':>8} | {'p99 ms':>7} "
+    print(f"{'calls':>6} {'consumer':>9} | {'wall s':>7} {'cpu s':>6} {'peak MB':>8} | {'p99 ms':>7} "
           f"{'max stall ms':>12} | {'p99 step cpu':>12} {'longest step cpu':>16} {'full GCs':>8} | "
           f"{'spans mounted':>13}")
     results: dict[str, list[dict[str, Any]]] = {c: [] for c in consumers}
@@ -107,7 +109,8 @@ def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
         for consumer in consumers:
             r = run(consumer, n)
             results[consumer].append(r)
-            print(f"{n:>6} {consumer:>9} | {r['wall']:>7.2f} {r['peak']:>8.0f} | {r['p99']:>7.1f} "
+            print(f"{n:>6} {consumer:>9} | {r['wall']:>7.2f} {r['cpu_s']:>6.2f} {r['peak']:>8.0f} | "
+                  f"{r['p99']:>7.1f} "
                   f"{r['max']:>12.0f} | {r['p99_step_cpu']:>12.1f} {r['max_step_cpu']:>16.0f} "
                   f"{r['gc_full']:>8} | {int(r['mounted']):>13}", flush=True)
             if verbose:

@@ -35,7 +35,7 @@ from textual.screen import Screen
 import themes
 from shell.speech.playback import Clip, Playback
 
-from . import prefs
+from . import prefs, unlink
 from .flow import Flow, install_alt_enter
 from .gcpolicy import GcPolicy
 from .palette import ShellCommands
@@ -142,6 +142,7 @@ class AgentShellApp(App[int]):
         self.last_typed = 0.0
         """When the user last typed (an approval dialog opening then ignores keys a moment)."""
         self.gc_policy = GcPolicy()
+        unlink.install()  # removed widgets freed by refcount, not by a full collection
         self.playback = Playback()
         self.playback.listeners.append(self._playback_changed)
         self.speak_mode = "off"

@@ -7,12 +7,16 @@ the middle of a streamed reply. We therefore:
 - freeze what exists once the app is up (Textual, our modules, the first
   widgets: none of it becomes garbage), so later collections skip it;
 - at the start of a reply, freeze again (cheap: the generations are moved, not
-  scanned), so automatic collections during the reply look only at the reply's
-  own objects. Collection stays *on*: a long reply parks its old chunks and
-  drops their widgets as it goes, and with collection off all of them (and the
-  garbage of every frame) stayed until the reply ended, 1.6 GB for a 1 MB reply.
-  With everything older frozen and parking keeping the live widgets few, the
-  reply's full collections stay short;
+  scanned), so collections during the reply look only at the reply's own
+  objects. The young generations are collected as usual; *full* collections
+  are not made automatically while a reply streams (nor until the idle moment
+  after it): each scanned every object the reply had kept and stopped the loop
+  150-700 ms, and a reply keeps few objects for long now that ``unlink`` makes
+  the widgets it drops (parked chunks, spans out of the window) free by
+  reference counting (a 150 KB reply left ~660 objects for a full collection,
+  ~170k before). So that memory stays bounded if something else builds up
+  cycles, a full collection is made during the reply anyway once the peak RSS
+  has grown ``REPLY_RSS_BUDGET_MB`` since the last one (checked at each tick);
 - collect once the reply has ended *and* the user has been idle for
   ``IDLE_S`` (no typing), so the pause (~20 ms after a 5 KB reply, a few
   hundred after a 50 KB one) falls while they read, not while they type; after
@@ -35,15 +39,18 @@ once, freezes what survived and lets the collector run again.
 from __future__ import annotations
 
 import gc
+import resource
+import sys
 import time
 from collections.abc import Callable
 
 UNFREEZE_EVERY = 25
-REPLY_FULL_EVERY = 100
-"""While a reply streams, a full collection is considered after this many
-middle-generation ones (Python's default is 10): each one stops the loop for as
-long as it takes to scan the reply's live objects (100-300 ms on a loaded 2-core
-machine), so they come ten times less often, for a little more memory between."""
+REPLY_FULL_EVERY = 2**31 - 1
+"""The third GC threshold from a reply's start to the idle collection after it:
+no automatic full collection (Python's default is one per 10 middle ones)."""
+REPLY_RSS_BUDGET_MB = 150.0
+"""During a reply, a full collection once the peak RSS has grown this much since
+the last one: a pause, but memory stays bounded whatever builds up."""
 IDLE_S = 1.0
 MAX_DEFER_S = 10.0
 
@@ -69,9 +76,21 @@ def release() -> None:
         gc.enable()
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (cheap: one getrusage call)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
 class GcPolicy:
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, rss_mb: Callable[[], float] = peak_rss_mb
+    ) -> None:
         self._clock = clock
+        self._rss_mb = rss_mb
+        self._rss_at_collection = 0.0
+        self.budget_collections = 0
+        """Full collections made during a reply because memory grew past the budget."""
         self._collections = 0
         self._streaming = False
         self._thresholds: tuple[int, int, int] | None = None
@@ -91,15 +110,17 @@ class GcPolicy:
     def reply_started(self) -> None:
         self._streaming = True
         gc.freeze()
+        self._rss_at_collection = self._rss_mb()
         if self._thresholds is None:
             self._thresholds = gc.get_threshold()
             young, middle, _ = self._thresholds
             gc.set_threshold(young, middle, REPLY_FULL_EVERY)
 
     def reply_finished(self) -> None:
-        """Collection is due (at the next idle moment, see :meth:`tick`)."""
+        """Collection is due (at the next idle moment, see :meth:`tick`). Until then
+        full collections stay off: the first automatic one would otherwise come at
+        once, in the middle of the next frames."""
         self._streaming = False
-        self._restore()
         if self._due_since is None:
             self._due_since = self._clock()
 
@@ -109,7 +130,14 @@ class GcPolicy:
 
     def tick(self) -> bool:
         """Collect if one is due and the moment is right. True if it collected."""
-        if self._due_since is None or self._streaming:
+        if self._streaming:
+            if self._rss_mb() - self._rss_at_collection < REPLY_RSS_BUDGET_MB:
+                return False
+            self.budget_collections += 1
+            gc.collect()  # the reply's own objects (older ones are frozen)
+            self._rss_at_collection = self._rss_mb()
+            return True
+        if self._due_since is None:
             return False
         now = self._clock()
         idle = now - max(self._last_activity, self._due_since) >= IDLE_S
@@ -121,6 +149,7 @@ class GcPolicy:
     def collect(self) -> None:
         """Collect now and freeze the survivors."""
         self._due_since = None
+        self._restore()
         self._collections += 1
         if self._collections % UNFREEZE_EVERY == 0:
             gc.unfreeze()

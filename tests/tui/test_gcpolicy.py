@@ -1,6 +1,7 @@
-"""The GC policy: automatic collection stays on while a reply streams (what was
-there before is frozen, so it only looks at the reply's objects); the full
-collection after a reply comes at the first idle moment, never while typing."""
+"""The GC policy: the young generations are collected while a reply streams (what
+was there before is frozen, so they only look at the reply's objects); no full
+collection until the first idle moment after the reply (never while typing),
+unless memory grows past a budget meanwhile."""
 
 from __future__ import annotations
 
@@ -100,15 +101,43 @@ def test_a_new_reply_before_the_idle_moment_puts_the_full_collection_off(
     assert p.tick() and gc.isenabled()
 
 
-def test_full_collections_are_rarer_during_a_reply_and_as_before_after(
+def test_no_automatic_full_collection_from_a_reply_to_the_idle_moment_after_it(
     policy: tuple[GcPolicy, Clock],
 ) -> None:
-    p, _ = policy
+    p, clock = policy
     before = gc.get_threshold()
     p.reply_started()
     assert gc.get_threshold() == (before[0], before[1], gcpolicy.REPLY_FULL_EVERY)
-    p.reply_finished()
-    assert gc.get_threshold() == before
+    p.reply_finished()  # the first automatic one would come at once, mid-frame
+    assert gc.get_threshold() == (before[0], before[1], gcpolicy.REPLY_FULL_EVERY)
+    clock.now += gcpolicy.IDLE_S * 2
+    assert p.tick()
+    assert gc.get_threshold() == before  # as before, once collected at the idle moment
     p.reply_started()
     p.shut_down()  # leaving mid-reply leaves the collector as it found it
     assert gc.get_threshold() == before
+
+
+def test_memory_growing_past_the_budget_during_a_reply_is_collected_then() -> None:
+    """Full collections are off while a reply streams, but memory stays bounded:
+    something that piles up cycles gets a full collection once the peak RSS has
+    grown by the budget."""
+    clock, rss = Clock(), [100.0]
+    p = GcPolicy(clock, rss_mb=lambda: rss[0])
+    try:
+        p.reply_started()
+        old = Node()  # a cycle made during the reply, old enough to need a full collection
+        for _ in range(3):
+            gc.collect(1)  # ... survives young collections (promoted to the oldest generation)
+        gone = weakref.ref(old)
+        del old
+        gc.collect(1)
+        assert gone() is not None  # only a full collection can free it
+        rss[0] += gcpolicy.REPLY_RSS_BUDGET_MB / 2
+        assert not p.tick() and gone() is not None  # within the budget: no pause
+        rss[0] += gcpolicy.REPLY_RSS_BUDGET_MB
+        assert p.tick() and gone() is None and p.budget_collections == 1
+        assert not p.tick()  # measured from there on
+    finally:
+        p.shut_down()
+        gc.unfreeze()

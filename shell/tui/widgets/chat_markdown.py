@@ -44,6 +44,8 @@ from textual.widgets._markdown import (
 from shell.core.textsafety import sanitize_line
 from shell.frontend.markdown import markdown_parser
 
+from .. import unlink
+
 LIST_GRID_CSS = """
     layout: grid;
     grid-size: 2;
@@ -56,10 +58,14 @@ LIST_GRID_CSS = """
 
 
 def _item_body(item: MarkdownListItem) -> Widget:
-    """An item's blocks: the one block itself, or a column when there are several."""
-    if len(item._blocks) == 1:
-        return item._blocks[0]
-    return Vertical(*item._blocks)
+    """An item's blocks: the one block itself, or a column when there are several.
+    The item is not mounted (its blocks are): its cycles are cut so that it is
+    freed when dropped, not at the next full collection (see ``unlink``)."""
+    blocks, item._blocks = item._blocks, []
+    unlink.discard(item)
+    if len(blocks) == 1:
+        return blocks[0]
+    return Vertical(*blocks)
 
 
 class LeanBulletList(MarkdownBulletList):
@@ -209,6 +215,8 @@ class ChatMarkdown(Markdown):
                         except IndexError:
                             pass
                         else:
+                            if new_blocks[0].parent is None:  # built for its content only
+                                unlink.discard(new_blocks[0])
                             new_blocks = new_blocks[1:]
                     if new_blocks:
                         await self.mount_all(new_blocks)
