@@ -9,6 +9,7 @@ span renders only from its :class:`~shell.frontend.reply.CallView`, so it can be
 from __future__ import annotations
 
 from collections.abc import Callable
+from weakref import WeakMethod
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -35,7 +36,10 @@ class SpanTitle(CollapsibleTitle):
     """
 
     def __init__(self, make_label: Callable[[int], str]) -> None:
-        self._make_label = make_label
+        # Held weakly: the span that owns this title gives one of its methods, and a
+        # strong link back made every span a cycle that only a full garbage
+        # collection could free (see ``shell.tui.unlink``).
+        self._label_ref = WeakMethod(make_label)
         super().__init__(
             label=Content(make_label(0)), collapsed_symbol="▶", expanded_symbol="▼", collapsed=True
         )
@@ -46,6 +50,10 @@ class SpanTitle(CollapsibleTitle):
         # which with the layout dirty computed the whole screen's, per span, per frame)
         width = max(0, self.outer_size.width - self.styles.gutter.width)
         return Content.assemble(symbol, " ", self._make_label(width))
+
+    def _make_label(self, width: int) -> str:
+        make_label = self._label_ref()
+        return make_label(width) if make_label is not None else ""
 
 
 class ToolSpan(Collapsible):
