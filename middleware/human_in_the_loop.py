@@ -142,6 +142,9 @@ class HumanInTheLoop(Middleware):
     """
 
     builtin: ClassVar[bool] = True
+    gate: ClassVar[bool] = True
+    """It decides which calls may run: when it fails, the advice is not to switch it
+    off (that would switch approvals off; the permission policy it carries still runs)."""
 
     def __init__(
         self,

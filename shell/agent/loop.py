@@ -512,10 +512,13 @@ class Agent:
             text = str(exc)  # a deliberate stop (a policy said no), not a failure
         elif source in self.middleware:
             hook = getattr(exc, HOOK_ATTR, "a hook")
-            text = (
-                f"Middleware {source} failed in {hook}: {type(exc).__name__}: {str(exc).rstrip('.')}. "
-                f"Switch it off (/middleware {source} off) to carry on without it."
+            advice = (
+                "It decides which calls may run, so nothing ran past it; try again, and report it if "
+                "it goes on." if getattr(self.middleware.get(source), "gate", False)
+                else f"Switch it off (/middleware {source} off) to carry on without it."
             )
+            said = str(exc).rstrip(".")
+            text = f"Middleware {source} failed in {hook}: {type(exc).__name__}: {said}. {advice}"
         elif isinstance(exc, ModelError):
             text = exc.message
         else:

@@ -145,7 +145,7 @@ class SecretFileIndex:
     def __init__(
         self, roots: list[Path], *, max_entries: int = MAX_ENTRIES, max_seconds: float = MAX_SECONDS
     ) -> None:
-        self.roots = [Path(os.path.realpath(r)) for r in roots]
+        self.roots = _real(roots)
         self.max_entries = max_entries
         self.max_seconds = max_seconds
         self._listings: dict[str, _Listing] = {}
@@ -157,13 +157,19 @@ class SecretFileIndex:
 
     def set_roots(self, roots: list[Path]) -> None:
         with self._lock:
-            self.roots = [Path(os.path.realpath(r)) for r in roots]
+            self.roots = _real(roots)
             self.last = None
 
     def find(self) -> SecretFiles:
-        """Search now (what did not change since the last search is not listed again)."""
+        """Search now (what did not change since the last search is not listed again).
+        Never raises: a search the file system cuts short is an incomplete result (auto
+        mode then asks), not an error in the middle of deciding a call."""
         with self._lock:
-            self.last = self._search()
+            try:
+                self.last = self._search()
+            except OSError as exc:
+                why = f"the search failed ({exc.strerror or exc}); files were not hidden"
+                self.last = SecretFiles((), False, why, tuple(self.roots))
             return self.last
 
     # -- searching -------------------------------------------------------------------
@@ -231,7 +237,10 @@ class SecretFileIndex:
     def _finish(self, found: dict[str, None], links: list[str], dirs: list[str]) -> None:
         """Add symlinks' secret targets and hard links; remember where each file was."""
         for link in links:
-            target = os.path.realpath(link)
+            try:  # a link the user may not follow (a committed `evil -> /proc/1/cwd`)
+                target = os.path.realpath(link)
+            except OSError:
+                continue
             if (is_secret_file(link) or is_secret_file(target)) and os.path.isfile(target):
                 found[target] = None
         self._add_hard_links(found, dirs)
@@ -283,6 +292,16 @@ class SecretFileIndex:
                                 found[entry.path] = None
             except OSError:
                 continue
+
+
+def _real(roots: list[Path]) -> list[Path]:
+    out = []
+    for root in roots:
+        try:
+            out.append(Path(os.path.realpath(root)))
+        except OSError:
+            out.append(Path(os.path.abspath(root)))
+    return out
 
 
 def _list(directory: str, mtime: int) -> _Listing:

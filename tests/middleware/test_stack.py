@@ -560,6 +560,24 @@ async def test_a_middleware_error_is_reported_with_its_name_and_ends_the_reply_a
     assert error.error.startswith("Middleware Faulty failed in before_tool_call: KeyError: 'oops'.")
     assert "/middleware Faulty off" in error.error
     assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
+
+
+class FaultyGate(Faulty):
+    """Decides which calls run (as HumanInTheLoop does), and breaks."""
+
+    gate = True
+
+
+@pytest.mark.anyio
+async def test_a_failing_gate_is_not_advised_off() -> None:
+    """Switching the approval gate off to get past its failure would switch approvals
+    off: the error says nothing ran past it instead."""
+    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 1})), "never"]), tools=[add],
+                  middleware=[FaultyGate()])
+    events = await collect(agent)
+    error = of(events, ErrorEvent)[0]
+    assert "off" not in error.error.split("KeyError")[1] and "nothing ran past it" in error.error
+    assert not any(isinstance(e, ToolExecutionStart) for e in events)
     assert log == ["obs Faulty 'oops'"]
     stats = agent.middleware.stats("Faulty")
     assert stats.last_error == "KeyError: 'oops'" and stats.last_error_hook == "before_tool_call"

@@ -73,6 +73,23 @@ def test_the_search_finds_names_links_and_hard_links_and_skips_dependencies(ws: 
     assert "node_modules/pkg/test.pem" not in rel and ".env.example" not in rel
 
 
+def test_a_link_that_cannot_be_followed_is_skipped_not_an_error(ws: Path) -> None:
+    """A repository can commit ``evil -> /proc/1/cwd``: resolving it raises
+    PermissionError (even for root in a container), which failed every run_shell call
+    in every mode, through the approval gate. The link is passed over."""
+    os.symlink("/proc/1/cwd", ws / "evil")
+    try:
+        os.path.realpath(ws / "evil")
+    except OSError:
+        pass
+    else:
+        os.remove(ws / "evil")  # here /proc/1/cwd can be read: make one that cannot
+        os.symlink(ws / "loop-a", ws / "loop-b")
+        os.symlink(ws / "loop-b", ws / "loop-a")
+    found = SecretFileIndex([ws]).find()
+    assert found.complete and ".env" in {found.relative(p) for p in found.paths}
+
+
 def test_a_pem_with_only_certificates_is_public_until_it_holds_a_key(ws: Path) -> None:
     cert = ws / "ca-bundle.pem"
     cert.write_text("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")

@@ -23,7 +23,11 @@ PROMPT = "\u203a"  # the line mode's prompt sign
 
 
 def answer(result: Any) -> dict[str, Any]:
-    assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"
+    said = result.stderr[-2000:]
+    if result.returncode != 0 and result.stdout.strip().startswith("{"):
+        out = json.loads(result.stdout)  # -p's JSON carries the reply's errors and its end
+        said += f" errors={out.get('errors')} stop={out.get('stop_reason')} answer={out.get('answer')!r}"
+    assert result.returncode == 0, f"exit {result.returncode}: {said}"
     data: dict[str, Any] = json.loads(result.stdout)
     return data
 
