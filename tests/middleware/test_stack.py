@@ -560,6 +560,14 @@ async def test_a_middleware_error_is_reported_with_its_name_and_ends_the_reply_a
     assert error.error.startswith("Middleware Faulty failed in before_tool_call: KeyError: 'oops'.")
     assert "/middleware Faulty off" in error.error
     assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
+    assert log == ["obs Faulty 'oops'"]
+    stats = agent.middleware.stats("Faulty")
+    assert stats.last_error == "KeyError: 'oops'" and stats.last_error_hook == "before_tool_call"
+    assert history_is_valid(agent.messages)
+    # switched off, the shell carries on
+    agent.middleware.set_enabled("Faulty", False)
+    agent.model = ScriptedModel([calls(("add", {"x": 1, "y": 1})), "fine"])
+    assert (await collect(agent))[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
 
 
 class FaultyGate(Faulty):
@@ -578,14 +586,6 @@ async def test_a_failing_gate_is_not_advised_off() -> None:
     error = of(events, ErrorEvent)[0]
     assert "off" not in error.error.split("KeyError")[1] and "nothing ran past it" in error.error
     assert not any(isinstance(e, ToolExecutionStart) for e in events)
-    assert log == ["obs Faulty 'oops'"]
-    stats = agent.middleware.stats("Faulty")
-    assert stats.last_error == "KeyError: 'oops'" and stats.last_error_hook == "before_tool_call"
-    assert history_is_valid(agent.messages)
-    # switched off, the shell carries on
-    agent.middleware.set_enabled("Faulty", False)
-    agent.model = ScriptedModel([calls(("add", {"x": 1, "y": 1})), "fine"])
-    assert (await collect(agent))[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
 
 
 class BadStream(Middleware):
