@@ -19,7 +19,7 @@ from rich.text import Text
 
 from shell.core.approvals import ApprovalRequest, RuleScope
 
-from .core.textsafety import json_text, sanitize
+from .core.textsafety import json_text, sanitize, sanitize_line
 from .frontend.approval import WARNING_MARK, Choice, approval_lines, argument_lines, is_diff
 from .frontend.editor import edit_in_editor
 from .plain_start import PROMPT
@@ -68,27 +68,36 @@ class PlainPrompts:
         )
         return None if key == "cancel" else str(key)
 
-    async def reason(self, request: ApprovalRequest) -> str:
-        return str(await self.shell.approval.prompt_async(
-            "  reason (the model reads it; Enter for none) " + PROMPT, multiline=False, handle_sigint=False,
-        ))
+    async def _words(self, message: str, default: str = "", multiline: bool = False) -> str | None:
+        """The approval's words (a reason, arguments, rules); None on Ctrl+C, which goes
+        back to the question (it raised KeyboardInterrupt and ended the shell)."""
+        answer = await self.shell.approval.prompt_async(
+            message, default=default, multiline=multiline, handle_sigint=False, key_bindings=_BACK
+        )
+        if answer is None:
+            self.say("(back to the question)")
+            return None
+        return str(answer)
+
+    async def reason(self, request: ApprovalRequest) -> str | None:
+        return await self._words("  reason (the model reads it; Enter for none) " + PROMPT)
 
     async def edited(self, request: ApprovalRequest) -> str | None:
         text = json_text(request.args, indent=2)
         command = editor_command()
         if command:
             return await anyio.to_thread.run_sync(edit_in_editor, text, command)
-        self.console.print("[dim]  edit the JSON arguments; Esc then Enter to accept[/dim]")
-        edited = self.shell.approval.prompt_async("  ", default=text, multiline=True, handle_sigint=False)
-        return str(await edited)
+        self.console.print("[dim]  edit the JSON arguments; Esc then Enter to accept (Ctrl+C: back)[/dim]")
+        return await self._words("  ", text, multiline=True)
 
     async def rules(self, request: ApprovalRequest) -> tuple[tuple[str, ...], RuleScope] | None:
         """"Always": the proposed rule(s), editable, then where to keep them."""
-        self.console.print("[dim]  rule(s) to remember, one per line; Esc then Enter to accept[/dim]")
-        text = await self.shell.approval.prompt_async(
-            "  ", default="\n".join(request.suggested_rules), multiline=True, handle_sigint=False
-        )
-        rules = tuple(line.strip() for line in str(text).splitlines() if line.strip())
+        self.console.print("[dim]  rule(s) to remember, one per line; Esc then Enter to accept "
+                           "(Ctrl+C: back)[/dim]")
+        text = await self._words("  ", "\n".join(map(sanitize_line, request.suggested_rules)), multiline=True)
+        if text is None:
+            return None
+        rules = tuple(line.strip() for line in text.splitlines() if line.strip())
         if not rules:
             return rules, "session"
         self.console.print("  keep it for [bold]s[/bold] this session · [bold]p[/bold] this project · "
@@ -102,6 +111,15 @@ class PlainPrompts:
     def say(self, text: str, level: str = "info") -> None:
         style = {"ok": "green", "warning": "yellow", "error": "red"}.get(level, "dim")
         self.console.print(Text(f"  {sanitize(text)}", style=style), overflow="fold")
+
+
+def _back_keys() -> KeyBindings:
+    kb = KeyBindings()
+    kb.add("c-c")(lambda event: event.app.exit(result=None))
+    return kb
+
+
+_BACK = _back_keys()
 
 
 def choice_keys(keys: list[str]) -> KeyBindings:

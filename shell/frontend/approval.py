@@ -144,8 +144,9 @@ class ApprovalPrompts(Protocol):
         """One of the offered keys; None when the user cancelled (Ctrl+C, end of input)."""
         ...
 
-    async def reason(self, request: ApprovalRequest) -> str:
-        """Why it was rejected (the model reads it; empty for the default)."""
+    async def reason(self, request: ApprovalRequest) -> str | None:
+        """Why it was rejected (the model reads it; empty for the default); None: back
+        to the question."""
         ...
 
     async def edited(self, request: ApprovalRequest) -> str | None:
@@ -184,7 +185,10 @@ async def _follow(what: str, request: ApprovalRequest, prompts: ApprovalPrompts)
         prompts.say("approved", "ok")
         return ApprovalDecision.approve()
     if what == "reject":
-        decision = rejection(request, await prompts.reason(request))
+        why = await prompts.reason(request)
+        if why is None:  # Ctrl+C: back to the question
+            return None
+        decision = rejection(request, why)
         prompts.say("rejected", "warning")
         return decision
     if what == "always":

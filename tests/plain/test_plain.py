@@ -200,6 +200,31 @@ async def test_ctrl_c_in_the_approval_prompt_cancels(tmp_path: Path) -> None:
     assert not (tmp_path / "a.txt").exists()
 
 
+async def test_ctrl_c_in_an_approvals_words_goes_back_to_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C in the edit box, the rules box or the reason raised KeyboardInterrupt
+    and ended the shell (exit 130, a traceback); each goes back to the question."""
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    async with line_mode(tmp_path, [write_call(), "Fine."]) as d:
+        await d.send("write\r", then="? write_file")
+        for key in ("e", "a", "n"):
+            before = d.text.count("(back to the question)")
+            await d.send(key)
+            await anyio.sleep(0.2)
+            await d.send("\x03")
+            with anyio.fail_after(5):
+                while d.text.count("(back to the question)") == before:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+        await d.send("n")
+        await d.send("not now\r", then="Fine.")
+        await d.send("/quit\r")
+    assert d.result == [0]
+    result = next(m for m in d.runtime.agent.messages if isinstance(m, ToolResultMessage))
+    assert result.is_error and "not now" in str(result.content)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 async def test_ctrl_c_cancels_a_streaming_reply(tmp_path: Path) -> None:
     long = "word " * 400
