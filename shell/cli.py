@@ -255,14 +255,22 @@ def _check_add_dirs(args: argparse.Namespace) -> None:
     """A bad ``--add-dir`` stops the run before any screen (the TUI builds the runtime
     after its first frame), with what to do."""
     import os
+    from pathlib import Path
+
+    from .tools.workspace import too_broad
 
     base = os.path.abspath(args.cwd or ".")
     for directory in args.add_dirs:
+        if not directory.strip():
+            raise UsageError("--add-dir needs a directory (an empty path names none)")
         path = os.path.join(base, os.path.expanduser(directory))
         if not os.path.isdir(path):
             what = "does not exist" if not os.path.exists(path) else "is not a directory"
             raise UsageError(f"--add-dir {directory}: {os.path.realpath(path)} {what}; "
                              "give an existing directory (repeat --add-dir for more than one)")
+        broad = too_broad(Path(os.path.realpath(path)))
+        if broad:
+            raise UsageError(f"--add-dir {directory}: {os.path.realpath(path)} {broad}")
 
 
 def _interactive_or_headless(args: argparse.Namespace) -> int:

@@ -88,10 +88,15 @@ class Workspace:
         """Count ``directory`` (relative to the root, ``~`` expanded) as part of the
         workspace: the user's own act, so nothing asks. Raises ``NotADirectoryError``
         (with what to do) when it is not an existing directory."""
+        if not os.fspath(directory).strip():
+            raise NotADirectoryError("an empty path names no directory; give an existing directory")
         path = self.resolve(directory)
         if not path.is_dir():
             what = "does not exist" if not path.exists() else "is not a directory"
             raise NotADirectoryError(f"{os.fspath(directory)} ({path}) {what}; give an existing directory")
+        broad = too_broad(path)
+        if broad:
+            raise NotADirectoryError(f"{os.fspath(directory)} ({path}) {broad}")
         if not any(_is_within(path, base) for base in self.roots):  # else: in it already
             self.added.append(path)
         return path
@@ -246,6 +251,20 @@ def is_outside_question(request: ApprovalRequest) -> bool:
     """Whether ``request`` is the fence asking about a path outside the workspace
     (rather than a tool call being approved): front ends offer no "always" for it."""
     return isinstance(request.tool, _OutsidePath)
+
+
+def too_broad(path: Path) -> str:
+    """Why a directory may not be added to the workspace, or "": ``/`` or the home
+    directory (or anything holding it) would let sandboxed commands write the user's
+    shell start-up files (``~/.bashrc``), keys and every other project, and unasked
+    edits reach them in accept-edits and auto. A directory inside home is fine."""
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    if path == Path(path.anchor):
+        return "is the root of the file system; add the directories you need inside it instead"
+    if path == home or path in home.parents:
+        return ("holds your home directory (shell start-up files, keys, every project); add the "
+                "directories you need inside it instead")
+    return ""
 
 
 def _is_within(path: Path, base: Path) -> bool:

@@ -125,3 +125,30 @@ async def test_slash_add_dir_refuses_what_is_not_a_directory(runtime: ShellRunti
     assert runtime.workspace.added == []
     with pytest.raises(ShellError, match="does not exist"):
         runtime.add_dir(str(other / "missing"))
+
+
+@pytest.mark.anyio
+async def test_the_root_and_the_home_directory_cannot_be_added(
+    runtime: ShellRuntime, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`/add-dir /` was accepted without a word: sandboxed commands could then write
+    ~/.bashrc, and the secret-file search walked /proc. The root, the home directory
+    and anything holding it are refused, saying what to add instead; a directory
+    inside home is fine."""
+    home = tmp_path / "home"
+    (home / "project").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    for directory in ("/", str(home), str(tmp_path), "~", ""):
+        result = await run(runtime, f"/add-dir '{directory}'")
+        assert result.error, directory
+        assert "instead" in result.text or "empty path" in result.text, result.text
+    assert runtime.workspace.added == []
+    added = await run(runtime, "/add-dir ~/project")
+    assert not added.error and runtime.workspace.added == [(home / "project").resolve()]
+
+
+def test_the_command_line_refuses_the_root_too(run_cli: RunCli) -> None:
+    r = run_cli("-p", "hi", "--model", "demo", "--add-dir", "/")
+    assert r.returncode == 2 and "root of the file system" in r.stderr
+    empty = run_cli("-p", "hi", "--model", "demo", "--add-dir", "")
+    assert empty.returncode == 2 and "needs a directory" in empty.stderr
