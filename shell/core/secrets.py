@@ -63,10 +63,18 @@ def is_secret_name(name: str) -> bool:
 _SECRET_FILE_NAMES = frozenset({
     ".env", ".envrc", ".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".htpasswd",
     ".dockercfg", "credentials", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "secrets.json", "secrets.yml",
-    "secrets.yaml", "secrets.toml", "service-account.json",
+    "secrets.yaml", "secrets.toml", "service-account.json", "credentials.json", "token.json",
+    "client_secret.json", "terraform.tfstate", "terraform.tfstate.backup", ".terraformrc", ".s3cfg",
+    ".boto", "kubeconfig", ".vault-token",
 })
-_SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc")
+_SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc",
+                         ".env", ".tfstate")
 _NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults")
+_PRIVATE_KEYS = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
+"""ssh's private key names, and their variants (``id_rsa_deploy``, ``id_ed25519.work``);
+the ``.pub`` halves are public."""
+BY_FOLDER = {"config": ".kube", "config.json": ".docker"}
+"""Names that hold secrets only in one folder: kubectl's and docker's credentials."""
 
 
 def is_secret_file(path: str) -> bool:
@@ -74,8 +82,14 @@ def is_secret_file(path: str) -> bool:
     ``id_ed25519``, ``*.pem``, ``.netrc``, AWS ``credentials`` …), so that reading it,
     which sends its content to the model's provider, is asked about first. Templates
     (``.env.example``) and public keys are not."""
-    name = os.path.basename(path.rstrip("/\\")).lower()
+    trimmed = path.rstrip("/\\")
+    name = os.path.basename(trimmed).lower()
     if name.startswith(".env.") and not name.endswith(_NOT_SECRET_ENV):
+        return True
+    if name.startswith(_PRIVATE_KEYS) and not name.endswith(".pub"):
+        return True
+    folder = BY_FOLDER.get(name)
+    if folder is not None and os.path.basename(os.path.dirname(trimmed)).lower() == folder:
         return True
     return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES)
 

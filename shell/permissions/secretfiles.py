@@ -50,7 +50,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shell.core.secrets import is_secret_file
+from shell.core.secrets import BY_FOLDER, is_secret_file
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
@@ -321,7 +321,8 @@ def _list(directory: str, mtime: int) -> _Listing:
                         links.append(name)
                     elif entry.is_dir(follow_symlinks=False):
                         subdirs.append(name)
-                    elif is_secret_file(name) and entry.is_file(follow_symlinks=False):
+                    elif (is_secret_file(entry.path if name in BY_FOLDER else name)
+                          and entry.is_file(follow_symlinks=False)):
                         secrets.append(name)
                     elif name == "pyvenv.cfg":
                         venv = True
@@ -369,8 +370,8 @@ def _glob_names_secret(word: str) -> bool:
 
 
 _MAYBE = re.compile(
-    r"env|netrc|npmrc|pypirc|credential|pgpass|htpasswd|dockercfg|id_|secrets|service-account|pem|key|p12|"
-    r"pfx|jks|tfvars|kdbx|asc|[*?\[]"
+    r"env|netrc|npmrc|pypirc|credential|pgpass|htpasswd|docker|id_|secret|service-account|pem|key|p12|"
+    r"pfx|jks|tfvars|kdbx|asc|token|tfstate|terraform|s3cfg|boto|kube|[*?\[]"
 )
 """A substring every secret-looking name (or a wildcard) has: a line without one names
 none, and the shell-word split is skipped (decisions are in the policy's hot path)."""
@@ -396,7 +397,7 @@ def _named(command: str) -> tuple[str, ...]:
     out: list[str] = []
     seen: set[str] = set()
     for word in words:
-        whole = [] if any(c.isspace() for c in word) else [word]  # a quoted command: its words
+        whole = [] if _WORD_SPLIT.search(word) else [word]  # else its pieces (a quoted command's words)
         for piece in [*whole, *_WORD_SPLIT.split(word)]:
             piece = piece.strip()
             if not piece or piece in seen:
