@@ -23,6 +23,7 @@ and the traceback).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 from collections.abc import Callable
 from functools import cached_property
@@ -298,6 +299,9 @@ class AgentShellApp(App[int]):
         def warm_up() -> None:  # what the first message needs, made while the user reads
             _import_all(ONCE_READY)
             _ = runtime.secrets  # the prompt history redacts with it
+            for tool in list(runtime.agent.tools):  # their schemas: pydantic and a model each
+                with contextlib.suppress(Exception):  # (~90 ms on the loop at the first reply)
+                    _ = tool.parameters
 
         self.run_worker(asyncio.to_thread(warm_up), group="boot", exit_on_error=False)
         self.call_after_refresh(self.gc_policy.started_up)
