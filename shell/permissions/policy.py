@@ -445,9 +445,18 @@ class PermissionPolicy:
         return AskDetails(self.suggest(tool, args), preview)
 
     def suggest(self, tool: Tool, args: Mapping[str, Any]) -> tuple[str, ...]:
-        """The narrowest useful rules that would have allowed this call."""
+        """The narrowest useful rules that would have allowed this call.
+
+        None for a command line that names a secret-looking file (``curl -d @.env
+        …``): "always" there would keep ``curl:*``, far broader than the call the
+        user read, and an approval of that call is what lets it see the file. A
+        path that is (or leads to) a secret-looking file gets a rule for exactly
+        that path, never its folder (``read_file(config/**)`` would also cover the
+        next file there)."""
         command = args.get("command")
         if tool.kind == "execute" and isinstance(command, str):
+            if named_secret_files(command):
+                return ()  # "always" is not offered: the approval was for this call's files only
             split = split_command(command)
             if not split.confident or any(p.writes for p in split.parts):
                 return ()  # no rule could allow it: "always" is not offered
@@ -469,6 +478,11 @@ class PermissionPolicy:
             try:
                 rel = target.relative_to(self.root).as_posix()
             except ValueError:
+                rel = ""
+            if is_secret_file(path) or is_secret_file(target.as_posix()):
+                exact = _exact_path(rel or target.as_posix())
+                return (f"{tool.name}({exact})",) if exact else ()
+            if not rel:
                 return (f"{tool.name}({target.parent.as_posix().rstrip('/')}/*)",)
             parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
             return (f"{tool.name}({parent}/**)" if parent else f"{tool.name}({rel})",)
@@ -546,6 +560,12 @@ class PermissionPolicy:
         from shell.config import config_path
 
         return config_path()
+
+
+def _exact_path(rel: str) -> str:
+    """``rel`` as a rule pattern that matches that path only, or empty when it holds a
+    wildcard character or parentheses (no rule could name it alone)."""
+    return "" if any(c in rel for c in "*?[]()") else rel
 
 
 def _command_prefix(text: str) -> str:
