@@ -83,8 +83,11 @@ def rejected_message(name: str) -> str:
 
 
 def rejection(request: ApprovalRequest, reason: str = "") -> ApprovalDecision:
-    """The user's "no", with their reason or the one default message."""
-    return ApprovalDecision.reject(reason.strip() or rejected_message(request.call.name))
+    """The user's "no", with their reason after the one default message: a bare reason
+    ("not that") would read to the model as the tool's own error, and it would retry."""
+    said = rejected_message(request.call.name)
+    reason = reason.strip()
+    return ApprovalDecision.reject(f"{said} Their reason: {reason}" if reason else said)
 
 
 def unattended_rejection(request: ApprovalRequest) -> ApprovalDecision:

@@ -235,6 +235,8 @@ def summarise(result: ToolResultMessage) -> str:
     """A Markdown summary of a tool result: what came back, the first lines, the size."""
     text = result.text
     lines = text.splitlines()
+    if result.is_error and text.startswith("The user rejected"):
+        return f"### You rejected `{result.name}`\n\n> {_clip(text, 300)}\n\nFine: it did not run.\n"
     if result.is_error:
         return (
             f"### `{result.name}` returned an error\n\n> {_clip(text, 300) or 'no details'}\n\n"

@@ -124,9 +124,12 @@ async def test_reject_with_a_reason_the_model_reads() -> None:
         await pilot.press(*"not that file", "enter")
         await wait_for(pilot, lambda: not app.busy)
         result = _results(agent)[0]
-        assert result.is_error and result.content == "not that file"
+        # The model reads that the user said no, and why (a bare reason would read as
+        # the tool's own error, which models retry).
+        said = "The user rejected the call to write_note; it was not run. Their reason: not that file"
+        assert result.is_error and result.content == said
         seen = model.requests[-1].messages
-        assert any(isinstance(m, ToolResultMessage) and m.content == "not that file" for m in seen)
+        assert any(isinstance(m, ToolResultMessage) and m.content == said for m in seen)
         assert app.query_one(ToolSpan).state.status == "rejected"
 
 
