@@ -202,6 +202,8 @@ class PlainReply:
         self.console = shell.console
         self.reply = ReplyState()
         self.stream: MarkdownStream | None = None
+        self.thinking: tuple[str, list[str]] | None = None
+        """The thought being streamed (its block id, its parts), printed when it is over."""
         self.slow: dict[str, asyncio.TimerHandle] = {}
         self.stopped = False
         self.interrupt = Interrupt()
@@ -213,6 +215,7 @@ class PlainReply:
             ev.TextBlockEnd: self._text_end,
             ev.ThinkingBlockStart: self._thinking_start,
             ev.ThinkingBlockEnd: self._thinking_end,
+            ev.ToolCallStart: self._tool_call_start,
             ev.ApprovalRequested: self._approval,
             ev.ToolExecutionStart: self._exec_start,
             ev.ToolExecutionEnd: self._exec_end,
@@ -240,6 +243,8 @@ class PlainReply:
             return
         if handler is not None:
             handler(event, call)
+        elif type(event) is ev.ThinkingBlockDelta:  # kept quietly: the waiting line stays
+            self._thinking_delta(event, call)
         if self.reply.phase == "thinking" and self.stream is None and not self.stopped:
             self.waiting.start()
 
@@ -258,7 +263,11 @@ class PlainReply:
         self.console.print(Text(said, style="bold"))
 
     def _text_start(self, event: ev.TextBlockStart, call: CallView | None) -> None:
+        self._flush_thinking()
         self.stream = MarkdownStream(self.console)
+
+    def _tool_call_start(self, event: ev.ToolCallStart, call: CallView | None) -> None:
+        self._flush_thinking()
 
     def _text_delta(self, event: ev.TextBlockDelta, call: CallView | None) -> None:
         if self.stream is not None:
@@ -271,9 +280,25 @@ class PlainReply:
 
     def _thinking_start(self, event: ev.ThinkingBlockStart, call: CallView | None) -> None:
         self.console.print("[dim italic]thinking…[/dim italic]")
+        self.thinking = (event.block_id, [])
+
+    def _thinking_delta(self, event: ev.ThinkingBlockDelta, call: CallView | None) -> None:
+        if self.thinking is not None and self.thinking[0] == event.block_id:
+            self.thinking[1].append(event.delta)
 
     def _thinking_end(self, event: ev.ThinkingBlockEnd, call: CallView | None) -> None:
-        body = sanitize(event.text).strip()
+        if self.thinking is not None and self.thinking[0] == event.block_id:
+            self.thinking = (event.block_id, [event.text])  # the block as it was kept
+            self._flush_thinking()
+
+    def _flush_thinking(self) -> None:
+        """Print the thought once it is over. The loop holds a block's end event until the
+        whole message is in the history, so the thought is printed when what follows it
+        starts (text or a tool call), not after that text."""
+        if self.thinking is None:
+            return
+        body = sanitize("".join(self.thinking[1])).strip()
+        self.thinking = None
         if body:
             self.console.print(Text("┊ " + body.replace("\n", "\n┊ "), style="dim italic"))
 

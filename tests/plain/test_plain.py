@@ -20,7 +20,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from shell.config import Settings
-from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
+from shell.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage
 from shell.plain import PlainShell
 from shell.plain_reply import MarkdownStream
 from shell.providers.scripted import ScriptedModel
@@ -126,6 +126,18 @@ async def test_always_is_remembered(tmp_path: Path) -> None:
     assert d.text.count("? write_file") == 2
     assert (tmp_path / "a.txt").read_text() == "2"
     assert "allow write_file(a.txt)" in d.text
+
+
+async def test_a_thought_is_printed_before_the_answer_it_led_to(tmp_path: Path) -> None:
+    # The loop holds a block's end until the whole message is kept, so a thought printed
+    # at its end came out after the answer that followed it.
+    turn = AssistantMessage((ThinkingBlock("Weigh the two options."), TextBlock("Take the second.\n\nIt is shorter.\n\nDone.")))
+    async with line_mode(tmp_path, [turn]) as d:
+        await d.send("which?\r", then="Done.")
+        await d.send("/quit\r")
+    text = d.text
+    assert text.count("Weigh the two options.") == 1
+    assert text.index("┊ Weigh the two options.") < text.index("Take the second.")
 
 
 async def test_reject_with_a_reason(tmp_path: Path) -> None:
