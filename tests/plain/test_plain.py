@@ -131,7 +131,8 @@ async def test_always_is_remembered(tmp_path: Path) -> None:
 async def test_a_thought_is_printed_before_the_answer_it_led_to(tmp_path: Path) -> None:
     # The loop holds a block's end until the whole message is kept, so a thought printed
     # at its end came out after the answer that followed it.
-    turn = AssistantMessage((ThinkingBlock("Weigh the two options."), TextBlock("Take the second.\n\nIt is shorter.\n\nDone.")))
+    answer = TextBlock("Take the second.\n\nIt is shorter.\n\nDone.")
+    turn = AssistantMessage((ThinkingBlock("Weigh the two options."), answer))
     async with line_mode(tmp_path, [turn]) as d:
         await d.send("which?\r", then="Done.")
         await d.send("/quit\r")
