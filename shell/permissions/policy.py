@@ -44,7 +44,7 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.secrets import is_secret_file
 from shell.core.tools import READ_KINDS, Tool
 
-from . import store
+from . import runslater, store
 from .fence import Fence, outside_note
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .preview import edit_preview
@@ -70,21 +70,10 @@ SESSION_KEY = "rules"
 LEGACY_KEY = "always_allow"
 
 
-RUNS_LATER = {
-    ".git": "git runs as you (its hooks and config can run any command)",
-    ".mcp.json": "starts MCP servers (commands) in this workspace",
-    ".agent-shell": "holds this workspace's own agent-shell settings and rules",
-    ".envrc": "direnv runs when you enter the directory",
-    ".vscode": "your editor reads (tasks and settings can run commands)",
-    ".devcontainer": "builds and runs containers for this workspace",
-}
-"""Names (a file or a directory, at any depth) whose content something runs later,
-as the user and outside the sandbox: a file edit there always asks, whatever the mode
-(accept-edits, auto) or an allow rule says; only bypass skips the question. The
-sandbox keeps only part of this read-only for commands (``sandbox.PROTECTED_IN_WORKSPACE``:
-the top-level git hooks and config, ``.mcp.json`` and ``.agent-shell`` where they exist),
-since a command must still be able to commit; a new ``.mcp.json`` or ``.agent-shell``
-is caught by the workspace trust check at the next start, not here."""
+RUNS_LATER = runslater.RUNS_LATER
+"""What runs later as the user: a file edit there always asks, whatever the mode or
+an allow rule says (only bypass skips the question); the sandbox keeps the same list
+read-only for commands and quarantines what they create there (:mod:`.runslater`)."""
 
 
 @dataclass(frozen=True, slots=True)

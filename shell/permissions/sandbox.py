@@ -5,10 +5,12 @@ to the machine. Under :class:`Sandbox` a command sees:
 
 - the whole file system **read-only**, except the workspace and a private,
   empty ``/tmp`` (gone when the command ends), which it may write;
-- inside the workspace, ``.git/hooks``, ``.git/config``, ``.mcp.json`` and
-  ``.agent-shell/`` stay read-only: a command must not plant a hook that runs the
-  next time the *user* types ``git commit``, nor rewrite the config the workspace
-  was trusted with;
+- inside the workspace, what runs later as the user (:mod:`.runslater`, the same
+  list the file tools ask about: git hooks and config, ``.mcp.json``,
+  ``.agent-shell/``, ``.envrc``, ``.vscode/``, ``.devcontainer/``, at any depth)
+  stays read-only and pinned in place, and what a command creates there anyway is
+  moved out of the workspace after it ends and reported: a command must not plant
+  a hook that runs the next time the *user* types ``git commit``;
 - **no** key files: ``~/.ssh``, ``~/.aws``, ``~/.gnupg``, ``~/.config/gh``,
   ``~/.netrc`` and the like (:data:`SECRET_PATHS`), the shell's own config and
   data dirs (sessions, the trust store), the user's runtime dir (the ssh and gpg
@@ -37,6 +39,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import itertools
 import os
 import re
 import shutil
@@ -44,12 +47,15 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import runslater
+from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 
 if TYPE_CHECKING:
@@ -74,11 +80,6 @@ SYSTEM_SECRET_PATHS = (
     "/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/user",
 )  # fmt: skip
 """Sockets that would let a command act outside the sandbox (a container engine is root)."""
-
-PROTECTED_IN_WORKSPACE = (".git/hooks", ".git/config", ".mcp.json", ".agent-shell")
-"""Stay read-only inside the writable workspace: what runs later, as the user. (The
-file tools' side of the same idea, wider since an edit there always asks instead of
-failing: ``policy.RUNS_LATER``.)"""
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
@@ -315,7 +316,26 @@ class Sandbox:
             self.secret_index.set_roots([self.workspace, *self.added])
         return path
 
-    # -- secret files ------------------------------------------------------------------
+    # -- secret files and what runs later ----------------------------------------------
+    def prepare(self) -> tuple[SecretFiles, Guard]:
+        """Before a command: the secret files to hide and the walls around what runs
+        later (both from one walk of the workspace; see :mod:`.runslater`)."""
+        found = self.secret_files()
+        return found, runslater.guard(self.roots(), found.runs_later)
+
+    def after(self, before: Guard, started_ns: int) -> list[Planted]:
+        """After a command ended: what it created or changed that runs later, moved
+        out of the workspace into a quarantine folder of ours (hidden from commands)."""
+        found = self.secret_files()
+        now = runslater.guard(self.roots(), found.runs_later)
+        if now.watched == before.watched:
+            return []
+        return runslater.check(before, now, quarantine_dir(), started_ns)
+
+    def roots(self) -> list[Path]:
+        """The workspace and the directories added to it, as the walk sees them."""
+        return list(self.secret_index.roots)
+
     def secret_files(self) -> SecretFiles:
         """Search the workspace for secret-looking files now (cached per directory)."""
         return self.secret_index.find()
@@ -386,21 +406,6 @@ class Sandbox:
             found.append(real)
         return list(dict.fromkeys(found))
 
-    def protected_paths(self) -> list[Path]:
-        """The workspace's own paths that stay read-only (those that exist), in the
-        workspace and in each directory added to it."""
-        found = []
-        for root in [self.workspace, *self.added]:
-            for rel in PROTECTED_IN_WORKSPACE:
-                path = root / rel
-                if not os.path.lexists(path):
-                    continue
-                real = path.resolve()
-                if real == root or root in real.parents or path.is_symlink():
-                    # A symlink is pinned in place so it cannot be pointed elsewhere.
-                    found.append(path if path.is_symlink() else real)
-        return found
-
     def wrap(
         self,
         argv: Sequence[str],
@@ -409,12 +414,14 @@ class Sandbox:
         secrets: SecretFiles | None = None,
         shown: Sequence[Path] = (),
         hidden: Sequence[Path] | None = None,
+        walls: Guard | None = None,
     ) -> list[str]:
         """The bubblewrap command line that runs ``argv`` in the sandbox.
 
         ``secrets`` (default: a search now) are bound over with an empty read-only
         file, except those in ``shown`` (named by a call the user approved);
-        ``hidden`` is :meth:`hidden_paths` when the caller has it already."""
+        ``hidden`` is :meth:`hidden_paths` when the caller has it already; ``walls``
+        (default: from that search) keep what runs later read-only."""
         bwrap = self.bwrap or shutil.which("bwrap") or "bwrap"
         ws = str(self.workspace)
         args = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
@@ -431,15 +438,27 @@ class Sandbox:
                 args += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:
                 args += ["--ro-bind", "/dev/null", str(path)]
-        for path in self.protected_paths():
-            if path.is_symlink():
-                args += ["--ro-bind", "/dev/null", str(path)]
-            else:
-                args += ["--ro-bind", str(path), str(path)]
         found = self.secret_files() if secrets is None else secrets
+        if walls is None:
+            walls = runslater.guard(self.roots(), found.runs_later)
+        args += self.wall_args(walls, hidden)
         for path in self.hideable(found, hidden, shown):  # last: also inside .agent-shell/
             args += ["--ro-bind", empty_file(), str(path)]
         args += ["--chdir", ws, "--", *argv]
+        return args
+
+    def wall_args(self, walls: Guard, hidden: Sequence[Path]) -> list[str]:
+        """bwrap arguments for :class:`Guard`: git directories bound onto themselves
+        first (pinned, still writable), then what runs later read-only, shallow
+        before deep (a writable bind inside a read-only one would reopen it)."""
+        binds = [self.workspace, *self.added, *self.writable]
+        args: list[str] = []
+        for path in walls.pins:
+            if _under(path, binds) and not _under(path, hidden) and os.path.isdir(path):
+                args += ["--bind", str(path), str(path)]
+        for path in sorted(walls.readonly, key=lambda p: len(p.parts)):
+            if _under(path, binds) and not _under(path, hidden) and os.path.exists(path):
+                args += ["--ro-bind", str(path), str(path)]
         return args
 
     def hideable(self, found: SecretFiles, hidden: Sequence[Path], shown: Sequence[Path] = ()) -> list[Path]:
@@ -489,6 +508,18 @@ def _remove_empty() -> None:
             os.unlink(path)
         except OSError:
             pass
+
+
+def quarantine_dir() -> Path:
+    """A new folder for what one command planted: in the shell's own data dir, which
+    commands cannot see (made when something is moved there)."""
+    from shell.core.dirs import data_dir
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return data_dir() / "quarantine" / f"{stamp}-{os.getpid()}-{next(_QUARANTINES)}"
+
+
+_QUARANTINES = itertools.count(1)
 
 
 def _under(path: Path, bases: Sequence[Path]) -> bool:

@@ -52,6 +52,8 @@ from pathlib import Path
 
 from shell.core.secrets import BY_FOLDER, is_secret_file
 
+from .runslater import RUNS_LATER
+
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
     ".pytest_cache", ".ruff_cache",
@@ -77,6 +79,8 @@ class _Listing:
     subdirs: tuple[str, ...]
     venv: bool
     entries: int
+    later: tuple[str, ...] = ()
+    """Entries named like what runs later (``.git``, ``.envrc``, ``.vscode``…)."""
 
     @property
     def racy(self) -> bool:
@@ -92,6 +96,9 @@ class SecretFiles:
     complete: bool = True
     why_incomplete: str = ""
     roots: tuple[Path, ...] = field(default=())
+    runs_later: tuple[Path, ...] = ()
+    """What the walk saw named like :data:`.runslater.RUNS_LATER`, at any depth (as
+    found, not resolved): the sandbox keeps these read-only."""
 
     def shown(self, limit: int = 5) -> str:
         """``.env, config/prod.key and 3 more`` (relative to a root where inside one)."""
@@ -190,6 +197,7 @@ class SecretFileIndex:
         fresh = 0
         stopped = ""
         found: dict[str, None] = {}
+        later: dict[str, None] = {}
         links: list[str] = []
         dirs: list[str] = []
         stack = [str(r) for r in reversed(self.roots)]
@@ -223,6 +231,8 @@ class SecretFileIndex:
                 found[prefix + name] = None
             for name in listing.links:
                 links.append(prefix + name)
+            for name in listing.later:
+                later[prefix + name] = None
             if listing.venv and not everywhere:
                 continue
             for name in reversed(listing.subdirs):
@@ -232,7 +242,8 @@ class SecretFileIndex:
         if len(self._listings) > 4 * max(len(seen), 1024):  # listings of directories gone
             self._listings = {d: v for d, v in self._listings.items() if d in seen}
         why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
-        return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots))
+        return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots),
+                           tuple(Path(p) for p in later))
 
     def _finish(self, found: dict[str, None], links: list[str], dirs: list[str]) -> None:
         """Add symlinks' secret targets and hard links; remember where each file was."""
@@ -309,6 +320,7 @@ def _list(directory: str, mtime: int) -> _Listing:
     secrets: list[str] = []
     links: list[str] = []
     subdirs: list[str] = []
+    later: list[str] = []
     venv = False
     count = 0
     try:
@@ -316,6 +328,8 @@ def _list(directory: str, mtime: int) -> _Listing:
             for entry in entries:
                 count += 1
                 name = entry.name
+                if name in RUNS_LATER:
+                    later.append(name)
                 try:
                     if entry.is_symlink():
                         links.append(name)
@@ -331,7 +345,8 @@ def _list(directory: str, mtime: int) -> _Listing:
     except OSError:
         pass
     return _Listing(
-        mtime, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv, count
+        mtime, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv, count,
+        tuple(later),
     )
 
 

@@ -26,6 +26,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ import anyio
 from anyio.abc import Process
 
 from shell.core.messages import ToolResult
+from shell.permissions import runslater
+from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
 from shell.permissions.secretfiles import SecretFiles
 
@@ -105,20 +108,22 @@ async def run_command(
     argv = [shell, "-c", command]
     hidden: list[Path] = []
     secrets: SecretFiles | None = None
+    guard: Guard | None = None
+    started = time.time_ns()
     if sandbox is not None and sandboxed:
-        found: list[SecretFiles] = []
+        found: list[tuple[SecretFiles, Guard]] = []
 
         async def search() -> None:
-            found.append(await anyio.to_thread.run_sync(sandbox.secret_files, abandon_on_cancel=True))
+            found.append(await anyio.to_thread.run_sync(sandbox.prepare, abandon_on_cancel=True))
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(search)  # in a thread, while the rest is prepared here
             env = sandbox.environment()
             walls = sandbox.hidden_paths()
-        secrets = found[0]
+        secrets, guard = found[0]
         visible = secrets.matching(list(shown)) if shown else ()
         hidden = sandbox.hideable(secrets, walls, visible)
-        argv = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls)
+        argv = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
     else:
         env, _ = scrubbed_environment()
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
@@ -132,6 +137,7 @@ async def run_command(
         start_new_session=True,
     )
     output = _CappedText(MAX_OUTPUT_CHARS)
+    planted: list[Planted] = []
     reported = 0
     timed_out = False
     reader_done = anyio.Event()
@@ -176,6 +182,9 @@ async def run_command(
                 await _wait_exit(process)
             with anyio.move_on_after(2.0), contextlib.suppress(Exception):
                 await process.aclose()
+            if sandbox is not None and guard is not None:
+                # Also after a cancel or a timeout: the sandbox is gone, nothing of it still writes.
+                planted = await anyio.to_thread.run_sync(sandbox.after, guard, started)
 
     code = process.returncode
     text = output.render()
@@ -184,12 +193,12 @@ async def run_command(
     else:
         status = f"[exit code {code}]"
     body = f"{text.rstrip(chr(10))}\n{status}" if text.strip() else f"(no output)\n{status}"
-    if sandboxed and not network and code != 0 and not timed_out:
-        note = network_note(text)
-        if note:
-            body = f"{body}\n{note}"
+    notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
     if secrets is not None and (hidden or not secrets.complete):
-        body = f"{body}\n{hidden_note(secrets, hidden)}"
+        notes.append(hidden_note(secrets, hidden))
+    if planted:
+        notes.append(runslater.report(planted, sandbox.roots() if sandbox is not None else [cwd]))
+    body = "\n".join([body, *notes])
     return ToolResult(
         body,
         is_error=timed_out or code != 0,
@@ -201,8 +210,28 @@ async def run_command(
             "sandboxed": sandboxed,
             "network": network or not sandboxed,
             "hidden_secret_files": len(hidden),
+            "quarantined": [str(p.path) for p in planted if p.moved_to is not None],
         },
     )
+
+
+def _notes(output: str, offline_failure: bool, sandboxed: bool) -> list[str]:
+    """What the sandbox explains about a command's failure: the network it lacked,
+    git's config it could not write."""
+    notes = [network_note(output)] if offline_failure else []
+    notes.append(git_config_note(output, sandboxed))
+    return [n for n in notes if n]
+
+
+_GIT_CONFIG_LOCKED = ("could not lock config file", "could not write config file", "could not commit config")
+
+
+def git_config_note(output: str, sandboxed: bool) -> str:
+    """Why ``git config``, ``git remote add`` and the like failed in the sandbox."""
+    if not sandboxed or not any(s in output for s in _GIT_CONFIG_LOCKED):
+        return ""
+    return ("[git's config is read-only in the sandbox (what it names can run commands as the user): "
+            "ask the user to run this git command themselves.]")
 
 
 def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:

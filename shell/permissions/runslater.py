@@ -1,0 +1,465 @@
+"""What runs later, as the user and outside any sandbox: the one list, and the guard
+that keeps sandboxed commands from planting it.
+
+A file a command writes in the workspace is the user's problem only if something
+*runs* it: git runs its hooks and whatever its config names (``core.fsmonitor``,
+``core.hooksPath``, filters, aliases), direnv runs ``.envrc``, the editor runs
+``.vscode`` tasks and settings, ``.devcontainer`` builds containers, ``.mcp.json``
+starts servers, ``.agent-shell`` holds this workspace's own rules. :data:`RUNS_LATER`
+names them, at any depth (a nested repository's hooks run too). The file tools ask
+before every edit there (``policy``); this module gives ``run_shell``'s sandbox the
+same reach:
+
+- **before** a command (:func:`guard`): every such path that exists, in the
+  workspace and found nested by the secret-file walk, is bound read-only onto itself,
+  which also pins it (a mount point cannot be renamed or removed). In each git
+  directory only what runs is read-only (``hooks``, ``config``, ``config.worktree``,
+  ``commondir``, and the same in the git dirs of submodules and worktrees under
+  ``modules/`` and ``worktrees/``), so ``git commit`` still writes objects, the index
+  and refs; the git directory itself is bound onto itself so ``mv .git .git-old``
+  cannot swap in another.
+- **after** it (:func:`check`): bubblewrap cannot bind over a path that does not
+  exist without leaving an empty file or directory in the user's tree, so what did
+  not exist is watched instead. Once the command has ended (its PID namespace is
+  gone: nothing of it still writes), what appeared or changed is judged, and what
+  could run later is moved out of the workspace into a quarantine folder the sandbox
+  hides, and the result says so plainly with the command that puts it back. A new
+  repository (``git init``, a clone) is kept: git's own ``*.sample`` hooks never
+  run, and a config holding only the keys git itself writes (:data:`SAFE_GIT_KEYS`)
+  runs nothing; any other hook or config is quarantined.
+
+Not reached: directories the walk skips (``node_modules``, virtualenvs, caches) and
+what a command writes through a path outside the workspace that leads into it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import stat
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RUNS_LATER = {
+    ".git": "git runs as you (its hooks and config can run any command)",
+    ".mcp.json": "starts MCP servers (commands) in this workspace",
+    ".agent-shell": "holds this workspace's own agent-shell settings and rules",
+    ".envrc": "direnv runs when you enter the directory",
+    ".vscode": "your editor reads (tasks and settings can run commands)",
+    ".devcontainer": "builds and runs containers for this workspace",
+}
+"""Names (a file or a directory, at any depth) whose content something runs later,
+as the user and outside the sandbox. A file edit there always asks, whatever the
+mode or an allow rule says (``policy``); a sandboxed command cannot change what
+exists and what it creates is quarantined (this module)."""
+
+GIT_PARTS = ("hooks", "config", "config.worktree", "commondir")
+"""What git runs, or reads to find what to run, in a git directory. (``commondir``
+points a git directory at another one's config and hooks.)"""
+
+SAFE_GIT_KEYS = (
+    "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
+    "core.ignorecase", "core.precomposeunicode", "core.symlinks", "core.autocrlf", "core.eol",
+    "core.worktree", "core.safecrlf", "core.sparsecheckout", "core.untrackedcache",
+    "remote.*.url", "remote.*.fetch", "remote.*.pushurl", "remote.*.tagopt", "remote.*.mirror",
+    "remote.*.prune", "remote.*.promisor", "remote.*.partialclonefilter",
+    "branch.*.remote", "branch.*.merge", "branch.*.rebase", "branch.*.pushremote",
+    "submodule.*.url", "submodule.*.active", "user.name", "user.email", "init.defaultbranch",
+    "extensions.objectformat", "extensions.worktreeconfig", "extensions.refstorage",
+    "extensions.partialclone", "extensions.preciousobjects", "lfs.repositoryformatversion",
+    "pull.rebase", "pull.ff", "fetch.prune", "gc.auto", "index.version", "feature.manyfiles",
+)  # fmt: skip
+"""Keys of a new git config that run nothing (what ``git init``, ``git clone`` and
+``git worktree add`` write). Any other key (``core.fsmonitor``, ``core.hooksPath``,
+``include.path``, ``alias.*``, ``filter.*``, ``submodule.*.update`` …) quarantines it."""
+
+MAX_GIT_DIRS = 256
+"""Git dirs of submodules and worktrees looked at inside one git directory."""
+
+Ident = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One watched path as it was: what is there (``missing``, ``file``, ``dir``,
+    ``link``, ``other``), its identity, and where a symlink leads."""
+
+    kind: str
+    ident: Ident | None = None
+    target: Ident | None = None
+    link: str = ""
+    mtime: int = 0
+    """A file's (or a link's target's) mtime; 0 for a directory, whose entries are
+    judged one by one (a pinned ``.git`` changes with every commit)."""
+    ctime: int = field(default=0, compare=False)
+    """When the entry itself last changed (creating or moving it sets it; nothing sets
+    it back): an entry older than the command was not made by it."""
+
+
+def _seen(path: Path) -> Seen:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return Seen("missing")
+    ident = (info.st_dev, info.st_ino)
+    ctime = info.st_ctime_ns
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            real = os.stat(path)
+            target: Ident | None = (real.st_dev, real.st_ino)
+            mtime = real.st_mtime_ns
+        except OSError:
+            target, mtime = None, 0
+        try:
+            link = os.readlink(path)
+        except OSError:
+            link = ""
+        return Seen("link", ident, target, link, mtime, ctime)
+    kind = "dir" if stat.S_ISDIR(info.st_mode) else "file" if stat.S_ISREG(info.st_mode) else "other"
+    return Seen(kind, ident, ident, "", info.st_mtime_ns if kind != "dir" else 0, ctime)
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """What a sandboxed command may not change, and how it all was before it ran."""
+
+    roots: tuple[Path, ...]
+    watched: dict[Path, Seen] = field(default_factory=dict)
+    """Every runs-later path, existing or not (the top-level names and each git
+    directory's parts are watched even when missing), as it was."""
+    pins: tuple[Path, ...] = ()
+    """Git directories bound writable onto themselves: they cannot be renamed away."""
+    readonly: tuple[Path, ...] = ()
+    """Bound read-only onto themselves (real paths inside the writable roots)."""
+    configs: tuple[Path, ...] = ()
+    """Git config files among ``readonly`` (shown scrubbed of credentials)."""
+    gitdirs: tuple[Path, ...] = ()
+    hook_dirs: tuple[Path, ...] = ()
+    """Folders a protected config's ``core.hooksPath`` names inside the workspace
+    (husky's ``.husky``): git runs them as the hooks, so they are walls too."""
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _git_dirs(gitdir: Path) -> list[Path]:
+    """``gitdir`` and the git dirs of its submodules and worktrees (bounded)."""
+    out = [gitdir]
+    stack = [gitdir / "modules", gitdir / "worktrees"]
+    while stack and len(out) < MAX_GIT_DIRS:
+        here = stack.pop()
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            path = Path(entry.path)
+            if os.path.lexists(path / "HEAD"):
+                out.append(path)
+                stack += [path / "modules", path / "worktrees"]
+            elif here.name == "modules":  # a submodule named a/b lives in modules/a/b
+                stack.append(path)
+    return out
+
+
+def _gitfile_target(path: Path) -> Path | None:
+    """Where a ``.git`` file (``gitdir: …``, submodules and worktrees) points."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(4096)
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = text[len("gitdir:"):].strip().splitlines()[0] if text[7:].strip() else ""
+    if not target:
+        return None
+    return Path(os.path.realpath(os.path.join(path.parent, target)))
+
+
+def guard(roots: Sequence[Path], found: Iterable[Path]) -> Guard:
+    """The walls for one command: ``found`` are the runs-later paths the walk saw
+    (nested ones too); each root's own names are looked up here as well."""
+    walls = _Walls(tuple(roots))
+    for path in dict.fromkeys([*(root / name for root in walls.roots for name in RUNS_LATER), *found]):
+        walls.add(path)
+    return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
+                 tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
+                 tuple(walls.hook_dirs))
+
+
+class _Walls:
+    """Builds a :class:`Guard`, one runs-later path at a time."""
+
+    def __init__(self, roots: tuple[Path, ...]) -> None:
+        self.roots = roots
+        self.watched: dict[Path, Seen] = {}
+        self.pins: list[Path] = []
+        self.readonly: list[Path] = []
+        self.configs: list[Path] = []
+        self.gitdirs: list[Path] = []
+        self.hook_dirs: list[Path] = []
+
+    def add(self, path: Path) -> None:
+        if path.name != ".git":
+            self.watch(path)
+            return
+        seen = self.watched[path] = _seen(path)
+        if seen.kind == "dir":
+            self.git_dir(path)
+        elif seen.kind == "file":  # a submodule's or worktree's: pinned, and where it points guarded
+            self.readonly.append(path)
+            target = _gitfile_target(path)
+            if target is not None and target.is_dir() and _inside(target, self.roots):
+                self.git_dir(target)
+        elif seen.kind == "link":
+            real = Path(os.path.realpath(path))
+            if real.is_dir() and _inside(real, self.roots):
+                self.git_dir(real)
+
+    def watch(self, path: Path) -> Seen:
+        """Remember ``path`` as it is, and bind what is there read-only: the path
+        itself, or where a link leads (inside the roots: outside is read-only already;
+        a dangling link is only watched)."""
+        seen = self.watched[path] = _seen(path)
+        if seen.kind == "link":
+            real = Path(os.path.realpath(path))
+            if seen.target is not None and _inside(real, self.roots):
+                self.readonly.append(real)
+        elif seen.kind != "missing":
+            self.readonly.append(path)
+        return seen
+
+    def git_dir(self, gitdir: Path) -> None:
+        for g in _git_dirs(gitdir):
+            if g in self.gitdirs:
+                continue
+            self.gitdirs.append(g)
+            self.pins.append(g)
+            for part in GIT_PARTS:
+                path = g / part
+                seen = self.watch(path)
+                if part.startswith("config") and seen.kind == "file":
+                    self.configs.append(path)
+                    hooks = _hooks_path(path, g)
+                    if hooks is not None and _inside(hooks, self.roots) and hooks not in self.hook_dirs:
+                        self.hook_dirs.append(hooks)
+                        self.watch(hooks)
+
+
+_HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.*?)\s*$", re.I | re.M)
+
+
+def _hooks_path(config: Path, gitdir: Path) -> Path | None:
+    """``core.hooksPath`` of a config, resolved as git resolves it for hooks run in
+    the working tree (next to a ``.git`` directory); None when it sets none."""
+    try:
+        text = config.read_text(errors="replace")
+    except OSError:
+        return None
+    m = _HOOKS_PATH.search(text)
+    if not m:
+        return None
+    value = m.group(1).strip().strip('"')
+    if not value:
+        return None
+    base = gitdir.parent if gitdir.name == ".git" else gitdir
+    return Path(os.path.realpath(os.path.join(base, os.path.expanduser(value))))
+
+
+# -- after the command ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Planted:
+    """A runs-later path a command created or changed, and what was done about it."""
+
+    path: Path
+    why: str
+    moved_to: Path | None = None
+    """Where it was moved (None: kept, being harmless, or it could not be moved)."""
+    restored: str = ""
+    """A symlink the command replaced, put back (its target)."""
+    error: str = ""
+
+
+SLACK_NS = 1_000_000_000
+"""How much older than the command's start an entry's ctime may be and still count
+as the command's (the kernel stamps files with a coarse clock)."""
+
+
+def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> list[Planted]:
+    """Compare the walls' paths after a command (started at ``started_ns``, wall
+    clock) with before, and move what could now run later into ``quarantine`` (a
+    folder per command, made when needed)."""
+    out: list[Planted] = []
+    for path, now in after.watched.items():
+        was = before.watched.get(path, Seen("missing"))
+        if now == was or now.kind == "missing":
+            if now.kind == "missing" and was.kind == "link":
+                out.append(_restore_link(path, was))
+            continue
+        if was.kind == "missing" and path not in before.watched and now.ctime < started_ns - SLACK_NS:
+            continue  # there before, where the first search had not reached: not this command's
+        why = _hostile(path, now, was, after)
+        if not why:
+            continue
+        new_hooks = path.name == "hooks" and path.parent in after.gitdirs and was.kind == "missing"
+        if new_hooks and now.kind == "dir":
+            for name in _live_hooks(path):  # git's own *.sample files stay
+                out.append(_move(path / name, "a new git hook that runs as you", quarantine, after.roots,
+                                 Seen("missing")))
+            continue
+        if now.kind == "link" and was.kind == "link" and now.link == was.link:
+            real = Path(os.path.realpath(path))  # a dangling link's target was created
+            if _inside(real, after.roots):
+                out.append(_move(real, why, quarantine, after.roots, Seen("missing")))
+            continue
+        out.append(_move(path, why, quarantine, after.roots, was))
+    return out
+
+
+def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
+    """Why this appeared-or-changed path could run later (empty: it cannot)."""
+    if path in after.hook_dirs:
+        return "git runs the hooks in it (core.hooksPath)"
+    where = RUNS_LATER.get(path.name)
+    parent_is_gitdir = path.parent in after.gitdirs and path.name in GIT_PARTS
+    if path.name == ".git" and not parent_is_gitdir:
+        if now.kind in ("dir", "file") and was.kind == "missing":
+            return ""  # a new repository: its parts are judged one by one
+        return f"replaces a git directory, which {where}"
+    if not parent_is_gitdir:
+        return f"{'changed' if was.kind != 'missing' else 'new'}: {where}" if where else ""
+    if was.kind != "missing":
+        return "changed: git runs it as you"
+    if path.name == "hooks":
+        bad = _live_hooks(path)
+        return f"new git hooks that run as you ({', '.join(bad[:3])})" if bad else ""
+    if path.name == "commondir":
+        try:
+            target = Path(os.path.realpath(path.parent / path.read_text(errors="replace").strip()))
+        except OSError:
+            return "new: points git at another directory's config and hooks"
+        return "" if target in after.gitdirs else "new: points git at another directory's config and hooks"
+    bad_keys = unsafe_git_keys(path)
+    return f"a new git config with keys that can run commands ({', '.join(bad_keys[:3])})" if bad_keys else ""
+
+
+def _live_hooks(hooks: Path) -> list[str]:
+    """The files in a hooks folder that git would run (not ``*.sample``)."""
+    if not hooks.is_dir() or hooks.is_symlink():
+        return [hooks.name]
+    out = []
+    for base, dirs, files in os.walk(hooks):
+        for name in [*files, *dirs]:
+            if not name.endswith(".sample"):
+                out.append(os.path.relpath(os.path.join(base, name), hooks))
+        dirs[:] = []  # git runs only hooks/NAME
+    return out
+
+
+_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
+_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$)")
+
+
+def unsafe_git_keys(config: Path) -> list[str]:
+    """The keys of a git config file outside :data:`SAFE_GIT_KEYS`, as ``section.key``
+    (``section.*.key`` with a subsection); a line it cannot read counts as unsafe."""
+    try:
+        text = config.read_text(errors="replace")
+    except OSError:
+        return ["(unreadable)"]
+    if config.is_symlink() or not config.is_file():
+        return ["(not a file)"]
+    bad: list[str] = []
+    section = ""
+    continued = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if continued:
+            continued = line.endswith("\\")
+            continue
+        if not line or line[0] in "#;":
+            continue
+        m = _SECTION.match(line)
+        if m:
+            name, sub, rest = m.group(1).lower(), m.group(2), m.group(3).strip()
+            section = f"{name.split('.', 1)[0]}.*" if sub is not None or "." in name else name
+            if rest and rest[0] not in "#;":
+                bad.append(f"{section}.{rest.split('=')[0].strip()}")
+            continue
+        k = _KEY.match(line)
+        if not k or not section:
+            bad.append(line[:40])
+            continue
+        key = f"{section}.{k.group(1).lower()}"
+        if key not in SAFE_GIT_KEYS:
+            bad.append(key)
+        continued = line.endswith("\\")
+    return list(dict.fromkeys(bad))
+
+
+def _restore_link(path: Path, was: Seen) -> Planted:
+    try:
+        os.symlink(was.link, path)
+    except OSError as exc:
+        return Planted(path, "a symlink that runs later was removed", error=str(exc.strerror or exc))
+    return Planted(path, "a symlink that runs later was removed", restored=was.link)
+
+
+def _move(path: Path, why: str, quarantine: Path, roots: Sequence[Path], was: Seen) -> Planted:
+    """Move ``path`` (a link itself, never its target) under ``quarantine``, keeping
+    where it was as its relative path; put a replaced symlink back."""
+    rel = next((path.relative_to(r) for r in roots if _inside(path, [r])), Path(path.name))
+    dest = quarantine / rel
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.path.lexists(dest):
+            dest = dest.with_name(f"{dest.name}.{time.time_ns()}")
+        shutil.move(str(path), str(dest))
+    except OSError as exc:
+        return Planted(path, why, error=str(exc.strerror or exc))
+    planted = Planted(path, why, dest)
+    if was.kind == "link":
+        restored = _restore_link(path, was)
+        planted = Planted(path, why, dest, restored.restored, restored.error)
+    return planted
+
+
+def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
+    """What the tool result says: plainly, with how to put each back."""
+    if not planted:
+        return ""
+
+    def shown(path: Path) -> str:
+        for root in roots:
+            if _inside(path, [root]):
+                return path.relative_to(root).as_posix() if root == roots[0] else str(path)
+        return str(path)
+
+    lines = ["[agent-shell: this command created or changed files that run later as you, outside the "
+             "sandbox:"]
+    for p in planted:
+        if p.moved_to is not None:
+            back = f"to keep it: mv {shlex.quote(str(p.moved_to))} {shlex.quote(str(p.path))}"
+            lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back})")
+        elif p.restored:
+            lines.append(f"  {shown(p.path)}: {p.why}; the link to {p.restored} was put back")
+        else:
+            lines.append(f"  {shown(p.path)}: {p.why}; it could NOT be moved ({p.error}): check it "
+                         "before you use git, direnv or your editor here")
+    lines.append("Files like these are not changed by commands in the sandbox; ask the user to make "
+                 "such a change.]")
+    return "\n".join(lines)
+
+
+__all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "Guard", "Planted", "check", "guard", "report",
+           "unsafe_git_keys"]

