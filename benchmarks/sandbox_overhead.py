@@ -32,6 +32,7 @@ import anyio.to_thread
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, sandbox_status
 from shell.permissions.secretfiles import SecretFileIndex, SecretFiles
 from shell.tools.shell_cmd import run_command
@@ -44,6 +45,17 @@ class NoSearch(Sandbox):
 
     def secret_files(self) -> SecretFiles:
         return SecretFiles()
+
+
+class NoWalls(Sandbox):
+    """The sandbox without the walls around what runs later (nothing pinned or bound
+    read-only, no check after the command): the baseline of :mod:`runslater`."""
+
+    def prepare(self) -> tuple[SecretFiles, Guard]:
+        return self.secret_files(), Guard(tuple(self.roots()))
+
+    def after(self, before: Guard, started_ns: int) -> list[Planted]:
+        return []
 
 
 async def timed(workspace: Path, sandbox: Sandbox | None) -> float:
@@ -74,6 +86,12 @@ def make_tree(root: Path, files: int) -> None:
     (root / ".env").write_text("OPENAI_API_KEY=sk-benchmark\n")
     (root / "src" / "pkg1" / "server.key").write_text("key\n")
     (root / "src" / "pkg2" / "id_ed25519").write_text("key\n")
+    # a repository, as most workspaces are, with a nested one and editor settings to guard
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "init", "-q", str(root / "src" / "pkg3")], check=True)
+    (root / ".vscode").mkdir()
+    (root / ".vscode" / "settings.json").write_text("{}\n")
+    (root / ".envrc").write_text("layout python\n")
     for n in range(500):
         folder = root / "node_modules" / f"dep{n}"
         folder.mkdir(parents=True)
@@ -95,6 +113,21 @@ def search_cpu_ms(root: Path, repeats: int) -> tuple[float, float, int]:
     return first, statistics.median(later), len(found.paths)
 
 
+def walls_cpu_ms(box: Sandbox, repeats: int) -> tuple[float, float, int]:
+    """CPU ms (medians) of building the walls before a command and checking them after."""
+    before, after = [], []
+    watched = 0
+    for _ in range(repeats):
+        started = time.process_time()
+        _, walls = box.prepare()
+        before.append((time.process_time() - started) * 1000)
+        started = time.process_time()
+        box.after(walls, time.time_ns())
+        after.append((time.process_time() - started) * 1000)
+        watched = len(walls.watched)
+    return statistics.median(before), statistics.median(after), watched
+
+
 async def main(runs: int, files: int) -> int:
     status = sandbox_status()
     if not status.available:
@@ -109,9 +142,11 @@ async def main(runs: int, files: int) -> int:
         first, later, hidden = search_cpu_ms(workspace, 20)
         box = Sandbox(workspace)
         plain = NoSearch(workspace)
+        open_walls = NoWalls(workspace)
         bare: list[float] = []
         boxed: list[float] = []
         unsearched: list[float] = []
+        unwalled: list[float] = []
         for _ in range(3):  # warm up: imports, the first probe, the page cache
             await timed(workspace, None)
             await timed(workspace, box)
@@ -119,9 +154,12 @@ async def main(runs: int, files: int) -> int:
             bare.append(await timed(workspace, None))
             boxed.append(await timed(workspace, box))
             unsearched.append(await timed(workspace, plain))
+            unwalled.append(await timed(workspace, open_walls))
+        walls_cpu = walls_cpu_ms(box, 20)
         raw = await anyio.to_thread.run_sync(spawn_times, box.wrap(["bash", "-c", "true"]), box, runs)
     b, s, r = statistics.median(bare), statistics.median(boxed), statistics.median(raw)
     u = statistics.median(unsearched)
+    w = statistics.median(unwalled)
     added = s - b
     print(f"bash -c true through run_command, {runs} runs each, medians:")
     print(f"  bare       {b:7.2f} ms")
@@ -129,6 +167,9 @@ async def main(runs: int, files: int) -> int:
     verdict = "ok" if added < BUDGET_MS else "OVER"
     print(f"  added      {added:7.2f} ms   (budget {BUDGET_MS:.0f} ms: {verdict})")
     print(f"  sandboxed, no secret-file search {u:7.2f} ms   (the search adds {s - u:+.2f} ms)")
+    print(f"  sandboxed, no walls around what runs later {w:7.2f} ms   (the walls add {s - w:+.2f} ms)")
+    print(f"  the walls alone, CPU time: {walls_cpu[0]:.2f} ms before a command, {walls_cpu[1]:.2f} ms after "
+          f"(the second walk included), {walls_cpu[2]} paths watched")
     print(f"  raw bwrap spawn, no Python around it: {r:.2f} ms")
     print(f"secret-file search of {files:,} files (+5,000 in node_modules, not searched), CPU time:")
     print(f"  first search  {first:7.2f} ms   ({hidden} files to hide)")
