@@ -21,6 +21,9 @@ to the machine. Under :class:`Sandbox` a command sees:
   (:mod:`.secretfiles`), except what a call the user approved named;
 - **no network** (its own network namespace with only a loopback) unless the
   call asked for it with ``network=true`` and the policy allowed that;
+- **no credentials in git's config**: a token in a remote URL, an ``extraHeader``,
+  in the workspace's repositories or the user's ``~/.gitconfig``, is not in the copy
+  the command reads (:mod:`.gitcreds`);
 - **no secrets in its environment**: provider keys and every variable whose name
   or value looks like a secret are removed (:func:`scrubbed_environment`, on the
   one secrets policy of :mod:`shell.core.secrets`);
@@ -55,6 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import runslater
+from .gitcreds import ScrubbedConfigs, global_configs
 from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 
@@ -298,6 +302,8 @@ class Sandbox:
         """Directories added to the workspace (``--add-dir``, ``/add-dir``): writable,
         and searched for secret files like the workspace."""
         self.bwrap = bwrap
+        self.git_configs = ScrubbedConfigs()
+        """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
         self.secret_index = SecretFileIndex([self.workspace])
         """The workspace's secret-looking files, hidden from commands (see :mod:`.secretfiles`)."""
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
@@ -456,9 +462,15 @@ class Sandbox:
         for path in walls.pins:
             if _under(path, binds) and not _under(path, hidden) and os.path.isdir(path):
                 args += ["--bind", str(path), str(path)]
+        configs = set(walls.configs)
         for path in sorted(walls.readonly, key=lambda p: len(p.parts)):
             if _under(path, binds) and not _under(path, hidden) and os.path.exists(path):
-                args += ["--ro-bind", str(path), str(path)]
+                shown = self.git_configs.copy_for(path) if path in configs else None
+                args += ["--ro-bind", shown or str(path), str(path)]
+        for path in global_configs():  # ~/.gitconfig: an insteadOf rule may hold a token
+            shown = None if _under(path, hidden) else self.git_configs.copy_for(path)
+            if shown is not None:
+                args += ["--ro-bind", shown, str(path)]
         return args
 
     def hideable(self, found: SecretFiles, hidden: Sequence[Path], shown: Sequence[Path] = ()) -> list[Path]:

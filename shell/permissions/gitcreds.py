@@ -1,0 +1,113 @@
+"""Git config files as sandboxed commands see them: without credentials.
+
+A remote URL often carries a token (``https://user:TOKEN@host/…``,
+``https://ghp_…@github.com/…``), and so can ``http.extraHeader`` or an
+``insteadOf`` rule in ``~/.gitconfig``. ``git remote -v`` or ``cat .git/config`` in
+the sandbox (unasked in ``auto`` mode) would hand it to the model. So each git
+config a command can read that holds such a thing, in the workspace (every repository
+the walls of :mod:`.runslater` guard) and the user's global ones, is shown as a copy
+with the credentials taken out, bound read-only over the real one: git still works
+(a remote without a password; pushing needs the network, which asks, and then the
+user's own credential helper outside the sandbox is the way).
+
+What is taken out: the user part of every ``http(s)``/``ftp(s)`` URL (a token
+often *is* the user part), and whatever the one secrets policy
+(:mod:`shell.core.secrets`) recognises: passwords in URLs, ``Authorization``
+headers, token shapes, assignments to secret-looking keys. Not followed: files a
+config pulls in with ``include.path`` (a project rarely keeps one in the tree).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import re
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from shell.core.secrets import Secrets
+
+HIDDEN = "[hidden-by-agent-shell]"
+_URL_USER = re.compile(r"\b((?:https?|ftps?)://)[^/\s@\"']+@", re.I)
+_SECRET_KEY = re.compile(r"^(\s*)(extraheader|password|token|secret|[a-z]*key)(\s*=\s*)(.*)$", re.I | re.M)
+
+
+@functools.cache
+def _shapes() -> Secrets:
+    return Secrets((), patterns=True)
+
+
+def scrub(text: str) -> str:
+    """``text`` (a git config) without credentials; unchanged when it holds none."""
+    out = _URL_USER.sub(r"\1", text)
+    out = _SECRET_KEY.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{HIDDEN}", out)
+    return _shapes().text(out)
+
+
+MAX_CONFIG = 1 << 20
+"""A config bigger than this is not read: it is hidden instead (shown empty)."""
+
+
+class ScrubbedConfigs:
+    """Copies of git configs without credentials, made once per version of a file
+    (its inode, size and mtime), in a private folder of ours removed at exit."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._known: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+        self._dir: str | None = None
+
+    def copy_for(self, path: Path) -> str | None:
+        """The copy to show in place of ``path``, or None when it holds no credentials
+        (or cannot be read: then the command cannot read it either)."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        key = (info.st_ino, info.st_size, info.st_mtime_ns)
+        with self._lock:
+            known = self._known.get(str(path))
+            if known is not None and known[0] == key and (known[1] is None or os.path.exists(known[1])):
+                return known[1]
+            copy = self._make(path, info.st_size)
+            self._known[str(path)] = (key, copy)
+            return copy
+
+    def _make(self, path: Path, size: int) -> str | None:
+        try:
+            if size > MAX_CONFIG:
+                text, clean = "", ""
+            else:
+                with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                    text = fh.read()
+                clean = scrub(text)
+        except OSError:
+            return None
+        if clean == text and size <= MAX_CONFIG:
+            return None
+        if self._dir is None or not os.path.isdir(self._dir):
+            self._dir = tempfile.mkdtemp(prefix="agent-shell-gitconfig-")
+            atexit.register(shutil.rmtree, self._dir, True)
+        fd, copy = tempfile.mkstemp(dir=self._dir, suffix=".config")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(clean)
+        os.chmod(copy, 0o444)
+        return copy
+
+
+def global_configs() -> list[Path]:
+    """The user's own git configs (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``)
+    that exist, as real paths (a dotfiles symlink is followed: bwrap binds there)."""
+    home = Path(os.path.expanduser("~"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    out = []
+    for path in (home / ".gitconfig", xdg / "git" / "config"):
+        if path.is_file():
+            out.append(Path(os.path.realpath(path)))
+    return list(dict.fromkeys(out))
+
+
+__all__ = ["HIDDEN", "ScrubbedConfigs", "global_configs", "scrub"]
