@@ -12,6 +12,11 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 _BY_STOP_REASON = {"error": EXIT_ERROR, "cancelled": EXIT_INTERRUPTED}
 
+
+class UsageError(Exception):
+    """Bad command-line use, said in one line on stderr; exit code 2 (``EXIT_USAGE``)."""
+
+
 HELP = "exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted"
 
 

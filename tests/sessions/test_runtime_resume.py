@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from shell.cli import _choose_session
 from shell.config import Settings
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
 from shell.sessions import SessionError, SessionRecorder, SessionStore, load_session
+from shell.subcommands import choose_session as _choose_session
 
 
 def runtime(cwd: Path, turns: list[Any]) -> ShellRuntime:
