@@ -54,8 +54,8 @@ class NoWalls(Sandbox):
     def prepare(self) -> tuple[SecretFiles, Guard]:
         return self.secret_files(), Guard(tuple(self.roots()))
 
-    def after(self, before: Guard, started_ns: int) -> list[Planted]:
-        return []
+    def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
+        return [], ""
 
 
 async def timed(workspace: Path, sandbox: Sandbox | None) -> float:

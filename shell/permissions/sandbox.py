@@ -65,6 +65,9 @@ from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets
 
+AFTER_SCALE = 10
+"""How much further than the search before a command the check after it may walk."""
+
 MAX_REVEALS = 64
 """Approvals to show named secret files that no command used yet (the oldest go first)."""
 
@@ -329,14 +332,18 @@ class Sandbox:
         found = self.secret_files()
         return found, runslater.guard(self.roots(), found.runs_later)
 
-    def after(self, before: Guard, started_ns: int) -> list[Planted]:
+    def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
         """After a command ended: what it created or changed that runs later, moved
-        out of the workspace into a quarantine folder of ours (hidden from commands)."""
-        found = self.secret_files()
+        out of the workspace into a quarantine folder of ours (hidden from commands),
+        and why the check did not reach everywhere (empty when it did). Its walk may
+        go :data:`AFTER_SCALE` times further than the one before a command."""
+        found = self.secret_index.find(scale=AFTER_SCALE)
         now = runslater.guard(self.roots(), found.runs_later)
+        missed = "" if found.complete else found.why_incomplete.replace(
+            "; files in the rest are not hidden", "")
         if now.watched == before.watched:
-            return []
-        return runslater.check(before, now, quarantine_dir(), started_ns)
+            return [], missed
+        return runslater.check(before, now, quarantine_dir(), started_ns), missed
 
     def roots(self) -> list[Path]:
         """The workspace and the directories added to it, as the walk sees them."""

@@ -167,13 +167,15 @@ class SecretFileIndex:
             self.roots = _real(roots)
             self.last = None
 
-    def find(self) -> SecretFiles:
+    def find(self, scale: int = 1) -> SecretFiles:
         """Search now (what did not change since the last search is not listed again).
         Never raises: a search the file system cuts short is an incomplete result (auto
-        mode then asks), not an error in the middle of deciding a call."""
+        mode then asks), not an error in the middle of deciding a call. ``scale``
+        multiplies the bounds (the check after a command, which must not be outrun by
+        a command that made 100,000 files to hide what it planted)."""
         with self._lock:
             try:
-                self.last = self._search()
+                self.last = self._search(self.max_entries * scale, self.max_seconds * scale)
             except OSError as exc:
                 why = f"the search failed ({exc.strerror or exc}); files were not hidden"
                 self.last = SecretFiles((), False, why, tuple(self.roots))
@@ -191,9 +193,9 @@ class SecretFileIndex:
                 return True
         return False
 
-    def _search(self) -> SecretFiles:
+    def _search(self, max_entries: int, max_seconds: float) -> SecretFiles:
         everywhere = self._moved()
-        deadline = time.monotonic() + self.max_seconds
+        deadline = time.monotonic() + max_seconds
         fresh = 0
         stopped = ""
         found: dict[str, None] = {}
@@ -215,11 +217,11 @@ class SecretFileIndex:
                 continue
             listing = self._listings.get(directory)
             if listing is None or listing.mtime != info.st_mtime_ns or listing.racy:
-                if fresh >= self.max_entries or time.monotonic() > deadline:
+                if fresh >= max_entries or time.monotonic() > deadline:
                     stopped = stopped or (
-                        f"more than {self.max_entries:,} entries"
-                        if fresh >= self.max_entries
-                        else f"over {self.max_seconds:g} s"
+                        f"more than {max_entries:,} entries"
+                        if fresh >= max_entries
+                        else f"over {max_seconds:g} s"
                     )
                     continue
                 listing = _list(directory, info.st_mtime_ns)

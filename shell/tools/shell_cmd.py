@@ -46,6 +46,9 @@ MAX_OUTPUT_CHARS = 30_000
 MAX_REPORTED_CHARS = 1_000_000
 TERM_GRACE = 0.5
 POLL = 0.02
+AFTER_LIMIT = 3.0
+"""Seconds the check after a sandboxed command may take before the result is given
+without it (the check itself finishes in its thread)."""
 
 
 class ShellToolError(ValueError):
@@ -138,6 +141,7 @@ async def run_command(
     )
     output = _CappedText(MAX_OUTPUT_CHARS)
     planted: list[Planted] = []
+    unchecked = ""
     reported = 0
     timed_out = False
     reader_done = anyio.Event()
@@ -184,7 +188,11 @@ async def run_command(
                 await process.aclose()
             if sandbox is not None and guard is not None:
                 # Also after a cancel or a timeout: the sandbox is gone, nothing of it still writes.
-                planted = await anyio.to_thread.run_sync(sandbox.after, guard, started)
+                # Past the limit the check goes on in its thread, unreported (an Esc stays quick).
+                unchecked = f"the check took over {AFTER_LIMIT:g} s; it goes on, unreported"
+                with anyio.move_on_after(AFTER_LIMIT):
+                    planted, unchecked = await anyio.to_thread.run_sync(
+                        sandbox.after, guard, started, abandon_on_cancel=True)
 
     code = process.returncode
     text = output.render()
@@ -196,8 +204,7 @@ async def run_command(
     notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
-    if planted:
-        notes.append(runslater.report(planted, sandbox.roots() if sandbox is not None else [cwd]))
+    notes += _after_notes(planted, unchecked, sandbox.roots() if sandbox is not None else [cwd])
     body = "\n".join([body, *notes])
     return ToolResult(
         body,
@@ -213,6 +220,16 @@ async def run_command(
             "quarantined": [str(p.path) for p in planted if p.moved_to is not None],
         },
     )
+
+
+def _after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
+    """What the check after a sandboxed command found, and where it could not look."""
+    notes = [runslater.report(planted, roots)] if planted else []
+    if unchecked:
+        notes.append(f"[agent-shell could not check the whole workspace after this command ({unchecked}): "
+                     "if it created git hooks, .envrc, .vscode or the like deeper in, they were not caught. "
+                     "Tell the user.]")
+    return notes
 
 
 def _notes(output: str, offline_failure: bool, sandboxed: bool) -> list[str]:

@@ -196,3 +196,19 @@ def test_a_git_config_runs_nothing_only_with_the_keys_git_itself_writes(tmp_path
                          ("[core] fsmonitor = x\n", "core.fsmonitor")]:
         config.write_text(hostile)
         assert key in unsafe_git_keys(config), hostile
+
+
+async def test_a_flood_of_files_does_not_hide_what_was_planted_deeper(ws: Path) -> None:
+    """The walk before a command is bounded; the check after it goes ten times further,
+    and where even that is outrun the result says so instead of staying silent."""
+    require_sandbox()
+    box = Sandbox(ws)
+    box.secret_index.max_entries = 50
+    flood = "mkdir -p a z/.vscode && (cd a && seq {n} | xargs touch) && echo '{{}}' > z/.vscode/tasks.json"
+    caught = await run_command(flood.format(n=300), box.workspace, 30, lambda _: None, sandbox=box)
+    assert not (ws / "z" / ".vscode").exists()
+    assert "z/.vscode" in caught.text
+    shutil.rmtree(ws / "a")
+    outrun = await run_command(flood.format(n=1000).replace(" z", " y").replace("> z", "> y"),
+                               box.workspace, 30, lambda _: None, sandbox=box)
+    assert "could not check the whole workspace" in outrun.text and "more than 500 entries" in outrun.text
