@@ -261,6 +261,27 @@ class PlainShell:
         self.console.print(Text(f"permissions: {mode} · Shift+Tab or /mode switches", style=style))
         for problem in rt.problems:
             self.console.print(Text(f"! {rt.shown(problem)}", style="yellow"))
+        if rt.agent.messages:
+            self._recap()
+
+    def _recap(self, header: bool = True) -> None:
+        """A resumed conversation: which session, and where it left off (the line
+        mode's scrollback does not have it)."""
+        from .frontend.recap import recap
+
+        rt = self.runtime
+        seen = recap(rt.agent.messages)
+        recorder = rt.session_recorder
+        name = f" {recorder.session_id}" if recorder is not None else ""
+        title = f" “{recorder.title}”" if recorder is not None and recorder.title else ""
+        said = f"Resumed session{name}{title}: {seen.messages} messages. " if header else ""
+        self.console.print(Text(sanitize_line(f"{said}Where it left off:"), style="dim"))
+        if seen.said:
+            self.console.print(Text(f"{PROMPT}{sanitize(seen.said)}", style="bold"))
+        if seen.answer:
+            self.console.print(render_markdown(sanitize(seen.answer)))
+        if seen.left_out:
+            self.console.print(Text(f"(… {seen.left_out} more lines; /export writes it all)", style="dim"))
 
     def _copy(self, text: str) -> None:
         """``/copy``: OSC 52 on this terminal (or tmux, or a local tool: see
@@ -288,6 +309,8 @@ class PlainShell:
                 self.console.print(Text(self.runtime.shown(result.text), style="red"))
             else:
                 self.console.print(render_markdown(sanitize(result.text)))
+                if result.action == "resume":
+                    self._recap(header=False)
         return False
 
     # -- one reply ----------------------------------------------------------------

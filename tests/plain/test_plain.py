@@ -6,7 +6,7 @@ import io
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +20,18 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from shell.config import Settings
-from shell.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage
+from shell.core.messages import (
+    AssistantMessage,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+)
 from shell.plain import PlainShell
 from shell.plain_reply import MarkdownStream
+from shell.plain_start import PROMPT
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellRuntime
 
@@ -59,11 +68,14 @@ class Driver:
 
 
 @asynccontextmanager
-async def line_mode(tmp_path: Path, turns: list[Any], **model_kw: Any) -> AsyncIterator[Driver]:
+async def line_mode(
+    tmp_path: Path, turns: list[Any], history: Sequence[Message] = (), **model_kw: Any
+) -> AsyncIterator[Driver]:
     runtime = ShellRuntime.create(
         RuntimeOptions(cwd=str(tmp_path), record=False), settings=Settings(path=tmp_path / "none.toml"),
         model=ScriptedModel(turns, **model_kw),
     )
+    runtime.agent.messages.extend(history)  # as a resumed session leaves it
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=False, color_system=None)
     with create_pipe_input() as pipe:
@@ -139,6 +151,20 @@ async def test_a_thought_is_printed_before_the_answer_it_led_to(tmp_path: Path) 
     text = d.text
     assert text.count("Weigh the two options.") == 1
     assert text.index("┊ Weigh the two options.") < text.index("Take the second.")
+
+
+async def test_a_resumed_conversation_shows_where_it_left_off(tmp_path: Path) -> None:
+    # The line mode starts on an empty scrollback: --continue said nothing at all.
+    answer = "\x1b]0;pwned\x07\n" + "\n".join(f"- item{i}." for i in range(1, 31))
+    history = [UserMessage("first question"), AssistantMessage((TextBlock("old answer"),)),
+               UserMessage("what next?"), AssistantMessage((TextBlock(answer),))]
+    async with line_mode(tmp_path, ["Fine."], history=history) as d:
+        await d.wait_for("Where it left off")
+        await d.send("/quit\r")
+    text = d.text
+    assert "4 messages" in text and f"{PROMPT}what next?" in text and "first question" not in text
+    assert "item11." in text and "item12." not in text and "19 more lines" in text
+    assert "\x1b" not in text
 
 
 async def test_reject_with_a_reason(tmp_path: Path) -> None:

@@ -1,0 +1,57 @@
+"""Where a resumed conversation left off, for a front end that cannot scroll back to it.
+
+The TUI redraws a resumed session; the line mode starts on an empty scrollback, and
+``--continue`` with nothing on screen leaves the user guessing what was said (or
+whether anything was resumed at all). :func:`recap` picks the last thing the user
+said and the last answer, each cut to a few lines. The text comes from a session
+file: it is hostile like any other, and the caller prints it through the sanitiser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shell.core.messages import AssistantMessage, Message, UserMessage
+
+PROMPT_LINES = 3
+ANSWER_LINES = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Recap:
+    messages: int
+    said: str
+    """The user's last message (cut), or empty."""
+    answer: str
+    """The last answer's text after that message (cut), or empty."""
+    left_out: int
+    """Lines of the answer not shown."""
+
+
+def recap(messages: Sequence[Message]) -> Recap:
+    said, answer = "", ""
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage) and not answer and message.text.strip():
+            answer = message.text.strip()
+        elif isinstance(message, UserMessage) and message.text.strip():
+            said = message.text.strip()
+            break
+    said_lines = said.splitlines()
+    if len(said_lines) > PROMPT_LINES:
+        said = "\n".join(said_lines[:PROMPT_LINES]) + " …"
+    lines = answer.splitlines()
+    left_out = max(0, len(lines) - ANSWER_LINES)
+    if left_out:
+        answer = _close_fences("\n".join(lines[:ANSWER_LINES]))
+    return Recap(len(messages), said, answer, left_out)
+
+
+def _close_fences(text: str) -> str:
+    """A cut inside a code fence would leave the rest of the recap in code."""
+    fence = ""
+    for line in text.splitlines():
+        mark = line.lstrip()[:3]
+        if mark in ("```", "~~~"):
+            fence = "" if fence == mark else (fence or mark)
+    return f"{text}\n{fence}" if fence else text
