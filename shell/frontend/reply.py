@@ -81,6 +81,9 @@ class CallView:
     duration_s: float | None = None
     """How long the tool itself ran (an approval wait is not counted)."""
     args_error: str = ""
+    warning: str = ""
+    """What the user must hear about a call that went well for the model: files a
+    sandboxed command planted that run later as them, moved out of the workspace."""
     _parts: list[str] = field(default_factory=list, repr=False)
 
     @property
@@ -297,6 +300,7 @@ class ReplyState:
         call.result = result.text
         call.is_error = result.is_error
         call.diff = diff if isinstance(diff, str) else ""
+        call.warning = quarantine_warning(details)
         call.duration_s = event.duration_s
         call.progress = ""
         cancelled = bool(details.get("cancelled"))
@@ -339,7 +343,21 @@ def call_lines(call: CallView, width: int = 80) -> list[str]:
         gist = call.first_result_line()
         if gist:
             lines.append(f"  {sanitize_line(gist)}")
+    if call.warning:
+        lines.append(f"  ⚠ {sanitize_line(call.warning)}")
     return lines
+
+
+def quarantine_warning(details: dict[str, Any]) -> str:
+    """``moved out of the workspace: .envrc, .vscode (…)`` for a sandboxed command that
+    created what runs later as the user (``run_shell``'s ``quarantined``), else empty."""
+    moved = details.get("quarantined")
+    if not isinstance(moved, list) or not moved:
+        return ""
+    names = [str(m) for m in moved[:4]]
+    more = f" and {len(moved) - 4} more" if len(moved) > 4 else ""
+    return (f"moved out of the workspace, as they would run later as you: {', '.join(names)}{more} "
+            "(the result says where to, and how to put them back)")
 
 
 def end_notice(stop_reason: str) -> str:

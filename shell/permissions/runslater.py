@@ -434,16 +434,20 @@ def _move(path: Path, why: str, quarantine: Path, roots: Sequence[Path], was: Se
     return planted
 
 
+def relative(path: Path, roots: Sequence[Path]) -> str:
+    """``path`` relative to the workspace (the first root); absolute elsewhere."""
+    if roots and _inside(path, [roots[0]]):
+        return path.relative_to(roots[0]).as_posix()
+    return str(path)
+
+
 def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
     """What the tool result says: plainly, with how to put each back."""
     if not planted:
         return ""
 
     def shown(path: Path) -> str:
-        for root in roots:
-            if _inside(path, [root]):
-                return path.relative_to(root).as_posix() if root == roots[0] else str(path)
-        return str(path)
+        return relative(path, roots)
 
     lines = ["[agent-shell: this command created or changed files that run later as you, outside the "
              "sandbox:"]
@@ -461,5 +465,5 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "Guard", "Planted", "check", "guard", "report",
-           "unsafe_git_keys"]
+__all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "Guard", "Planted", "check", "guard", "relative",
+           "report", "unsafe_git_keys"]

@@ -204,7 +204,8 @@ async def run_command(
     notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
-    notes += _after_notes(planted, unchecked, sandbox.roots() if sandbox is not None else [cwd])
+    roots = sandbox.roots() if sandbox is not None else [cwd]
+    notes += _after_notes(planted, unchecked, roots)
     body = "\n".join([body, *notes])
     return ToolResult(
         body,
@@ -217,7 +218,7 @@ async def run_command(
             "sandboxed": sandboxed,
             "network": network or not sandboxed,
             "hidden_secret_files": len(hidden),
-            "quarantined": [str(p.path) for p in planted if p.moved_to is not None],
+            "quarantined": [runslater.relative(p.path, roots) for p in planted if p.moved_to is not None],
         },
     )
 

@@ -80,3 +80,18 @@ def test_a_saved_conversation_reads_as_it_ended() -> None:
     calls = calls_from_messages(messages)
     assert calls["c1"].status == "done" and calls["c2"].status == "error"
     assert calls["c1"].args == {"path": "a"}
+
+
+def test_a_command_that_planted_what_runs_later_is_told_to_the_user_not_only_the_model() -> None:
+    """The sandbox moved a planted .envrc and a nested .vscode out: the command itself
+    went well (the model reads why in the result), but every front end says it too."""
+    state = ReplyState()
+    moved = {"quarantined": [".envrc", "sub/.vscode"]}
+    feed(state, ev.ToolCallEnd("c", "run_shell", {"command": "make"}),
+         ev.ToolExecutionEnd("c", ToolResult("ok\n[exit code 0]", details=moved), 0.2))
+    lines = call_lines(state.calls["c"])
+    assert lines[0] == "✓ run_shell command=make · 0.20s"
+    assert lines[1].startswith("  ⚠ moved out of the workspace") and ".envrc, sub/.vscode" in lines[1]
+    feed(state, ev.ToolCallEnd("d", "run_shell", {"command": "ls"}),
+         ev.ToolExecutionEnd("d", ToolResult("x", details={"quarantined": []}), 0.1))
+    assert len(call_lines(state.calls["d"])) == 1

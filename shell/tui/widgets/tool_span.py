@@ -126,6 +126,8 @@ class ToolSpan(Collapsible):
             tail += " · modified by you"
         if s.progress and s.status == "running":
             tail += f" · {s.progress}"
+        if s.warning:
+            tail += " · ⚠ files that run later moved out (see result)"
         head = f"{s.icon} {s.name}"
         room = (width or 100) - TITLE_CHROME - len(head) - len(tail) - len("  — ") - len(" ()")
         summary = s.summary(room) if room >= MIN_SUMMARY else ""
