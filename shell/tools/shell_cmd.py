@@ -23,6 +23,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -242,14 +243,23 @@ def _notes(output: str, offline_failure: bool, sandboxed: bool) -> list[str]:
 
 
 _GIT_CONFIG_LOCKED = ("could not lock config file", "could not write config file", "could not commit config")
+_REFUSED = re.compile(r"Device or resource busy|Read-only file system|Permission denied")
+_RUNS_LATER_WORD = re.compile("|".join(re.escape(n) for n in runslater.RUNS_LATER) + r"|\bhooks\b")
 
 
 def git_config_note(output: str, sandboxed: bool) -> str:
-    """Why ``git config``, ``git remote add`` and the like failed in the sandbox."""
-    if not sandboxed or not any(s in output for s in _GIT_CONFIG_LOCKED):
+    """Why ``git config``, ``git remote add``, or a checkout that would change
+    ``.vscode/`` or ``.envrc``, failed in the sandbox."""
+    if not sandboxed:
         return ""
-    return ("[git's config is read-only in the sandbox (what it names can run commands as the user): "
-            "ask the user to run this git command themselves.]")
+    if any(s in output for s in _GIT_CONFIG_LOCKED):
+        return ("[git's config is read-only in the sandbox (what it names can run commands as the user): "
+                "ask the user to run this git command themselves.]")
+    if any(_RUNS_LATER_WORD.search(line) for line in output.splitlines() if _REFUSED.search(line)):
+        return ("[in the sandbox, what runs later as the user (git hooks and config, .envrc, .vscode, "
+                ".devcontainer, .mcp.json, .agent-shell) cannot be changed, moved or removed: ask the user "
+                "to run this command themselves.]")
+    return ""
 
 
 def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:

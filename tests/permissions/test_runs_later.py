@@ -212,3 +212,21 @@ async def test_a_flood_of_files_does_not_hide_what_was_planted_deeper(ws: Path) 
     outrun = await run_command(flood.format(n=1000).replace(" z", " y").replace("> z", "> y"),
                                box.workspace, 30, lambda _: None, sandbox=box)
     assert "could not check the whole workspace" in outrun.text and "more than 500 entries" in outrun.text
+
+
+async def test_a_checkout_that_would_change_vscode_fails_and_says_why(ws: Path) -> None:
+    """A branch (perhaps the attacker's) that changes .vscode/settings.json cannot be
+    checked out in the sandbox: the result says to ask the user."""
+    require_sandbox()
+    git(ws, "init", "-q", "-b", "main")
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text("{}\n")
+    git(ws, "add", ".")
+    git(ws, "commit", "-qm", "one")
+    git(ws, "checkout", "-qb", "evil")
+    (ws / ".vscode" / "settings.json").write_text('{"python.defaultInterpreterPath": "./evil"}\n')
+    git(ws, "commit", "-qam", "two")
+    git(ws, "checkout", "-q", "main")
+    result = await sh(ws, "git checkout -q evil")
+    assert (ws / ".vscode" / "settings.json").read_text() == "{}\n"
+    assert "ask the user to run this command themselves" in result.text  # git itself exits 0 here
