@@ -11,15 +11,10 @@ the whole new list replaces it; a rewrite the user asked for by going back
 that what was said from byte ``to`` of the file on is gone from the conversation
 (the search index drops it; a compaction's summarised messages stay findable).
 
-Text in flight is not a message yet. The recorder rebuilds it from the block
-events (the engine's ``MessageBuilder``) and writes a ``checkpoint`` record of
-it at most every ``checkpoint_interval`` seconds while it changes; a timer thread
-writes the last one even when the stream stalls, so what was shown is on disk
-within about a second. The final message makes the checkpoint obsolete (the
-loader drops a checkpoint that a later assistant message follows). The live
-output of a running tool (string ``ToolExecutionUpdate`` progress) is kept the
-same way in ``tool_progress`` records, and a finished call's result in a
-``tool_result`` record until its batch lands in the history.
+Text in flight is not a message yet: :class:`~shell.sessions.inflight.InFlight`
+checkpoints it (and a running tool's live output) within about a second of being
+shown. A finished call's result is kept in a ``tool_result`` record until its batch
+lands in the history.
 
 The file itself (lock, header, one fsynced line per record, a disk that fails)
 is :class:`~shell.sessions.writer.SessionWriter`'s; this module decides what goes
@@ -35,11 +30,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from shell.agent.assembly import MessageBuilder
 from shell.core.events import (
     ApprovalResolved,
     Event,
@@ -59,10 +52,11 @@ from shell.core.events import (
     ToolExecutionEnd,
     ToolExecutionUpdate,
 )
-from shell.core.messages import AssistantMessage, Message, TextBlock, ThinkingBlock, ToolResultMessage
+from shell.core.messages import AssistantMessage, Message, ToolResultMessage
 from shell.core.textsafety import json_text
 
-from .codec import blocks_to_json, message_to_dict
+from .codec import message_to_dict
+from .inflight import InFlight
 from .redact import Redactor
 from .store import SessionStore, new_session_id, utc_now
 from .writer import RETRY_S, SessionWriter
@@ -78,14 +72,11 @@ FORMAT_VERSION = 2
 """2: ``results_landed`` (a tool result is written once) and ``rewind`` records. A
 version-1 file reads the same; an older reader of a version-2 file says it is newer
 and still gets every result (from the ``tool_result`` records)."""
-MAX_PROGRESS = 64_000
-"""Characters of a running tool's output kept in a ``tool_progress`` record (the tail)."""
 _BLOCK_EVENTS = (
     TextBlockStart, TextBlockDelta, TextBlockEnd, ThinkingBlockStart, ThinkingBlockDelta,
     ThinkingBlockEnd, ToolCallStart, ToolCallDelta, ToolCallEnd,
 )
 _DELTAS = (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)
-_BLOCK_ENDS = (TextBlockEnd, ThinkingBlockEnd, ToolCallEnd)
 
 
 
@@ -117,12 +108,11 @@ class SessionRecorder:
         self.agent = agent
         self.session_id = session_id or new_session_id()
         self.file = SessionWriter(store, self.session_id, fsync=fsync, retry_s=retry_s,
-                                  on_failure=self._cancel_timer)
+                                  on_failure=lambda: self.inflight.cancel_timer())
         self.path = self.file.path
         self.cwd = cwd if cwd is not None else os.getcwd()
         self.model = model
         self.redactor = redactor if redactor is not None else Redactor.from_environment()
-        self.checkpoint_interval = checkpoint_interval
         self._pending_end: dict[str, Any] | None = None  # a reply_end record not yet written
         self._lock = threading.RLock()
         self._written: list[Message] = []
@@ -136,15 +126,7 @@ class SessionRecorder:
         """Calls stopped before they ran, by id: ``rejected`` or ``blocked`` (what a
         resumed session shows for them; their result messages say only "error")."""
         self._state_json: str | None = "{}"
-        self._builder: MessageBuilder | None = None
-        self._reply_id = ""
-        self._calls = 0
-        self._landed = 0
-        self._dirty = False
-        self._progress: dict[str, list[str]] = {}
-        self._progress_dirty: set[str] = set()
-        self._last_checkpoint = 0.0
-        self._timer: threading.Timer | None = None
+        self.inflight = InFlight(self.file, self.redactor, self._lock, checkpoint_interval)
         self._closed = False
         self._resumed: LoadedSession | None = None
         self._header_extra = dict(header or {})
@@ -152,7 +134,6 @@ class SessionRecorder:
         """The session's title (the model's summary, or the user's ``/rename``)."""
         self.title_source = ""
         self._pending_title: dict[str, Any] | None = None
-        self._open_block = False  # a text or thinking block is streaming (the last one)
 
     @property
     def error(self) -> str | None:
@@ -226,8 +207,8 @@ class SessionRecorder:
         with self._lock:
             if self._closed:
                 return
-            self._closed = True
-            self._cancel_timer()
+            self._closed = self.inflight.closed = True
+            self.inflight.cancel_timer()
             cleared = bool(self._written) and not self.agent.messages
             if self.file.started and not cleared:
                 # (a history cleared for a new conversation is not this session's to record)
@@ -241,7 +222,7 @@ class SessionRecorder:
         if self._pending_end is not None:
             self.file.write(self._pending_end)
             self._pending_end = None
-        self._checkpoint()
+        self.inflight.checkpoint()
         self._save_state()
 
     def __enter__(self) -> SessionRecorder:
@@ -332,18 +313,14 @@ class SessionRecorder:
             if not self.file.started:
                 self.open()
             if isinstance(event, ReplyStart):  # before syncing: the sync may land this reply's first message
-                self._calls = self._landed = 0
                 self._rejected.clear()
-                self._builder = None
-                self._reply_id = event.reply_id
+                self.inflight.reply_start(event.reply_id)
             if not isinstance(event, _DELTAS):
                 self._catch_up()
             if isinstance(event, ModelCallStart):  # after syncing: a rewrite before it is not this call
-                self._calls += 1
-                self._builder = MessageBuilder()
-                self._dirty = False
+                self.inflight.model_call()
             if isinstance(event, _BLOCK_EVENTS):
-                self._block(event)
+                self.inflight.block(event)
             else:
                 self._other(event)
 
@@ -355,50 +332,26 @@ class SessionRecorder:
             self._pending_end = None
             self._save_state()
 
-    def _block(self, event: Event) -> None:
-        if isinstance(event, (TextBlockStart, ThinkingBlockStart)):
-            self._open_block = True
-        elif isinstance(event, (TextBlockEnd, ThinkingBlockEnd)):
-            self._open_block = False
-        if self._builder is None:
-            return
-        self._builder.see(event)
-        if self._calls > self._landed:
-            self._dirty = True
-            if isinstance(event, _BLOCK_ENDS):
-                # A finished block is on screen before its message lands in the
-                # history (the reply is pulled: the commit comes later), so it
-                # is saved now, not at the next timed checkpoint.
-                self._cancel_timer()
-                self._checkpoint()
-            else:
-                self._maybe_checkpoint()
 
     def _other(self, event: Event) -> None:
         if isinstance(event, ToolExecutionUpdate):
             if isinstance(event.progress, str) and event.call_id not in self._answered:
-                self._progress.setdefault(event.call_id, []).append(event.progress)
-                self._progress_dirty.add(event.call_id)
-                self._maybe_checkpoint()
+                self.inflight.tool_output(event.call_id, event.progress)
         elif isinstance(event, ApprovalResolved):
             if event.decision.type == "reject":
                 self._rejected.add(event.call_id)
         elif isinstance(event, ToolExecutionEnd):
-            self._progress.pop(event.call_id, None)
-            self._progress_dirty.discard(event.call_id)
+            self.inflight.tool_done(event.call_id)
             self._outcome(event)
             self._tool_result(event)
         elif isinstance(event, ReplyEnd):
-            self._cancel_timer()
-            self._builder = None
-            self._progress.clear()
-            self._progress_dirty.clear()
+            self.inflight.reply_end()
             self._pending_end = _reply_end(event)
             self._save_state()
             self.file.write(self._pending_end)
             self._pending_end = None
-        elif self._dirty and not isinstance(event, _DELTAS):
-            self._maybe_checkpoint()  # saving had failed while text streamed
+        elif self.inflight.dirty and not isinstance(event, _DELTAS):
+            self.inflight.maybe_checkpoint()  # saving had failed while text streamed
 
     def rewind(self, to: int | None) -> None:
         """The user took the conversation back: ``agent.messages`` holds the shorter
@@ -475,8 +428,7 @@ class SessionRecorder:
         """An assistant message landed (``None``: the history was rewritten): the
         model call in flight, if any, is complete in the file; no more checkpoints."""
         if message is None or isinstance(message, AssistantMessage):
-            self._landed = self._calls if message is None else self._landed + 1
-            self._dirty = False
+            self.inflight.message_landed(rewritten=message is None)
 
     def _outcome(self, event: ToolExecutionEnd) -> None:
         """A call that was stopped before it ran: say whether the user rejected it or a
@@ -501,62 +453,6 @@ class SessionRecorder:
         self.file.write({"kind": "tool_result", "message": encoded})
         self._provisional[event.call_id] = encoded
 
-    # -- checkpoints ----------------------------------------------------------------
-    def _maybe_checkpoint(self) -> None:
-        due = self._last_checkpoint + self.checkpoint_interval
-        now = time.monotonic()
-        if now >= due:
-            self._checkpoint()
-        elif self._timer is None:
-            timer = threading.Timer(due - now, self._on_timer)
-            timer.daemon = True
-            self._timer = timer
-            timer.start()
-
-    def _on_timer(self) -> None:
-        with self._lock:
-            self._timer = None
-            if not self._closed:
-                self.file.guarded(self._checkpoint)
-
-    def _checkpoint(self) -> None:
-        """Write what is shown but not yet saved: the model's text in flight, the
-        output of running tools."""
-        if not self.file.started:
-            return
-        if self._progress_dirty:
-            self._last_checkpoint = time.monotonic()
-            for call_id in sorted(self._progress_dirty):
-                output = "".join(self._progress.get(call_id, ()))[-MAX_PROGRESS:]
-                self._progress[call_id] = [output]
-                shown = self.redactor.text(_whole_words(output))
-                record = {"kind": "tool_progress", "call_id": call_id, "output": shown}
-                self.file.write(record)
-                self._progress_dirty.discard(call_id)
-        if not self._dirty or self._builder is None or self._calls <= self._landed:
-            return
-        self._last_checkpoint = time.monotonic()
-        partial = self._builder.message(partial_reason="interrupted")
-        if not partial.content:
-            self._dirty = False
-            return
-        blocks = list(partial.content)
-        last = blocks[-1]
-        if self._open_block and isinstance(last, (TextBlock, ThinkingBlock)):
-            # A token cut mid-stream has no shape yet (``ghp_12…``): its start is not
-            # written until it is whole and can be recognised.
-            cut = _whole_words(last.text)
-            blocks[-1] = TextBlock(cut) if isinstance(last, TextBlock) else ThinkingBlock(cut, last.signature)
-        content = tuple(self.redactor.block(b) for b in blocks)
-        self.file.write(
-            {"kind": "checkpoint", "reply_id": self._reply_id, "content": blocks_to_json(content)}
-        )
-        self._dirty = False
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
 
     # -- writing --------------------------------------------------------------------
     def _save_state(self) -> None:
@@ -580,18 +476,6 @@ class SessionRecorder:
                         "content": stand_in, "is_error": True}
             return {"role": "user", "content": stand_in}
 
-
-def _whole_words(text: str) -> str:
-    """``text`` without a last word that may be the start of a secret still streaming
-    (eight characters or more, anything but letters, or right after ``:`` / ``=``);
-    a short plain word (``answer``) is kept, so a stalled stream's text is saved."""
-    if not text or text[-1].isspace():
-        return text
-    start = max(text.rfind(c) for c in " \n\t") + 1
-    word = text[start:]
-    if len(word) < 8 and word.isalpha() and not text[max(0, start - 3) : start].rstrip().endswith((":", "=")):
-        return text
-    return text[:start]
 
 
 def _reply_end(event: ReplyEnd) -> dict[str, Any]:
