@@ -1,17 +1,21 @@
 """Benchmark: streaming a Markdown reply in 5-character deltas, 10 KB → 100 KB.
 
-Ours (``AssistantMessage``: deltas batched per frame with a per-frame budget, a
-fresh Markdown widget per top-level paragraph group once a chunk is big, finished
-chunks at a fixed height, chunks far from view parked, and the app's GC policy:
-no automatic cyclic GC while a reply streams) against plain Textual (one ``Markdown`` fed through
-``Markdown.get_stream``), in one run, in a headless app at 120x40.
+Ours (``AssistantMessage`` in the app's ``Conversation``: deltas batched per frame
+with a per-frame budget, a fresh Markdown widget per top-level paragraph group once
+a chunk is big, finished chunks kept as the lines they rendered to, chunks far from
+view parked, and the app's GC policy) against plain Textual (one ``Markdown`` fed
+through ``Markdown.get_stream`` in a ``VerticalScroll``), in one run, in a headless
+app at 120x40. The floor, in the same run: Textual alone, the same screen growing
+by the reply's lines at the same pace with nothing to render (each line drawn
+beforehand), i.e. what a frame of that screen costs before any Markdown.
 
 Prints, per size, wall and CPU time and the p99 event-loop stall (wall, and
 counting only this process's CPU time, which a loaded machine does not
-inflate); then the growth exponent of time against size (target ≤ 1.1) and the
-worst p99 stall (target < 50 ms).
+inflate) and the CPU of the longest loop step (p99 over 5 ms windows, and the
+longest); then the growth exponent of time against size (target ≤ 1.1) and the
+worst p99 stall (target ≤ 16 ms, one frame at 60 fps).
 
-    python benchmarks/tui_stream.py [--sizes 10,25,50,100]
+    python benchmarks/tui_stream.py [--sizes 10,25,50,100] [--no-plain]
 """
 
 from __future__ import annotations
@@ -25,19 +29,44 @@ from time import perf_counter, process_time
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Markdown
 
 from benchmarks.tui_common import StallProbe, deltas, exponent, markdown_text
 from shell.tui import unlink
 from shell.tui.gcpolicy import GcPolicy
-from shell.tui.widgets.assistant_message import AssistantMessage
+from shell.tui.widgets.assistant_message import FRAME_S, AssistantMessage
+from shell.tui.widgets.conversation import Conversation
 
 
 class Bench(App[None]):
+    def __init__(self, ours: bool = True) -> None:
+        super().__init__()
+        self.ours = ours
+
     def compose(self) -> ComposeResult:
-        yield VerticalScroll(id="scroll")
+        yield Conversation(id="scroll") if self.ours else VerticalScroll(id="scroll")
+
+
+class Lines(Widget):
+    """The floor's reply: lines drawn beforehand, handed out as they are."""
+
+    DEFAULT_CSS = "Lines { height: auto; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[Strip] = []
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines)
+
+    def render_line(self, y: int) -> Strip:
+        return self.lines[y] if y < len(self.lines) else Strip.blank(self.size.width)
 
 
 @dataclass
@@ -83,8 +112,39 @@ async def run_ours(text: str) -> Run:
         return _run(wall, cpu, probe)
 
 
-async def run_plain(text: str) -> Run:
+async def run_floor(text: str) -> Run:
+    """The same screen grows by the reply's lines (wrapped at the width, as many per
+    frame as the reply's frames bring), each line drawn beforehand."""
     app = Bench()
+    async with app.run_test(size=(120, 40)) as pilot:
+        scroll = app.query_one("#scroll", VerticalScroll)
+        scroll.anchor()
+        widget = Lines()
+        await scroll.mount(widget)
+        width = 116
+        rows = text.split("\n")
+        lines = [Strip([Segment(row[i : i + width])]) for row in rows for i in range(0, len(row) or 1, width)]
+        policy = GcPolicy()
+        policy.started_up()
+        probe = StallProbe()
+        probe.start()
+        t0, c0 = perf_counter(), process_time()
+        policy.reply_started()
+        per_frame = max(1, len(lines) * 200 // max(1, len(text)))  # FRAME_BUDGET characters a frame
+        for start in range(0, len(lines), per_frame):
+            widget.lines.extend(lines[start : start + per_frame])
+            widget.refresh(layout=True)
+            await asyncio.sleep(FRAME_S)
+        await pilot.pause()
+        policy.reply_finished()
+        policy.collect()
+        wall, cpu = perf_counter() - t0, process_time() - c0
+        await probe.stop()
+        return _run(wall, cpu, probe)
+
+
+async def run_plain(text: str) -> Run:
+    app = Bench(ours=False)
     async with app.run_test(size=(120, 40)) as pilot:
         scroll = app.query_one("#scroll", VerticalScroll)
         scroll.anchor()
@@ -103,62 +163,72 @@ async def run_plain(text: str) -> Run:
         return _run(wall, cpu, probe)
 
 
-async def main(sizes_kb: list[int]) -> dict[str, float]:
+async def main(sizes_kb: list[int], plain_too: bool = True) -> dict[str, float]:
+    import os
+
     sizes = [kb * 1000 for kb in sizes_kb]
     ours: list[Run] = []
     plain: list[Run] = []
-    import os
-
+    floor: list[Run] = []
+    none = Run(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     print(f"load average {os.getloadavg()[0]:.1f} at the start; p99/max = wall-clock stall, "
           "step = CPU ms of the longest loop step per 5 ms window (p99) and overall (max)")
     print(
         f"{'size':>6} | {'ours wall':>9} {'cpu':>6} {'p99':>6} {'max':>6} {'step99':>6} {'stepmax':>7} | "
+        f"{'floor p99':>9} {'step99':>6} {'stepmax':>7} | "
         f"{'plain wall':>10} {'cpu':>6} {'p99':>6} {'max':>6} {'step99':>6} {'stepmax':>7} | "
         f"{'plain/ours cpu':>14}"
     )
     for size in sizes:
         text = markdown_text(size)
         o = await run_ours(text)
-        p = await run_plain(text)
+        f = await run_floor(text)
+        p = await run_plain(text) if plain_too else none
         ours.append(o)
+        floor.append(f)
         plain.append(p)
         print(
             f"{size // 1000:>4}KB | {o.wall:>9.2f} {o.cpu:>6.2f} {o.p99:>6.0f} {o.max_wall:>6.0f} "
-            f"{o.p99_step:>6.0f} {o.max_step:>7.0f} | {p.wall:>10.2f} {p.cpu:>6.2f} {p.p99:>6.0f} "
+            f"{o.p99_step:>6.0f} {o.max_step:>7.0f} | {f.p99:>9.0f} {f.p99_step:>6.0f} {f.max_step:>7.0f} | "
+            f"{p.wall:>10.2f} {p.cpu:>6.2f} {p.p99:>6.0f} "
             f"{p.max_wall:>6.0f} {p.p99_step:>6.0f} {p.max_step:>7.0f} | {p.cpu / o.cpu:>13.1f}x"
         )
     result = {
         "exponent_ours_cpu": exponent(sizes, [r.cpu for r in ours]),
-        "exponent_plain_cpu": exponent(sizes, [r.cpu for r in plain]),
         "exponent_ours_wall": exponent(sizes, [r.wall for r in ours]),
-        "exponent_plain_wall": exponent(sizes, [r.wall for r in plain]),
         "p99_ours_ms": max(r.p99 for r in ours),
         "p99_cpu_ours_ms": max(r.p99_cpu for r in ours),
-        "p99_plain_ms": max(r.p99 for r in plain),
-        "p99_cpu_plain_ms": max(r.p99_cpu for r in plain),
         "p99_step_ours_ms": max(r.p99_step for r in ours),
         "max_step_ours_ms": max(r.max_step for r in ours),
+        "p99_floor_ms": max(r.p99 for r in floor),
+        "p99_step_floor_ms": max(r.p99_step for r in floor),
     }
     print(
-        f"exponent (cpu): ours {result['exponent_ours_cpu']:.2f} (target <= 1.1), "
-        f"plain {result['exponent_plain_cpu']:.2f}; (wall): ours {result['exponent_ours_wall']:.2f}, "
-        f"plain {result['exponent_plain_wall']:.2f}"
+        f"exponent (cpu): ours {result['exponent_ours_cpu']:.2f} (target <= 1.1); "
+        f"(wall): ours {result['exponent_ours_wall']:.2f}"
     )
     print(
         f"worst p99 stall: ours {result['p99_ours_ms']:.0f} ms wall / {result['p99_cpu_ours_ms']:.0f} ms cpu "
         f"/ {result['p99_step_ours_ms']:.0f} ms longest-step cpu (target <= 16); "
-        f"plain {result['p99_plain_ms']:.0f} / {result['p99_cpu_plain_ms']:.0f} ms; "
+        f"floor (Textual alone) {result['p99_floor_ms']:.0f} ms wall / "
+        f"{result['p99_step_floor_ms']:.0f} ms step; "
         f"ours longest step {result['max_step_ours_ms']:.0f} ms cpu"
     )
-    print(
-        f"largest size: plain/ours cpu time {plain[-1].cpu / ours[-1].cpu:.1f}x, "
-        f"wall {plain[-1].wall / ours[-1].wall:.1f}x"
-    )
+    if plain_too:
+        result["exponent_plain_cpu"] = exponent(sizes, [r.cpu for r in plain])
+        result["p99_plain_ms"] = max(r.p99 for r in plain)
+        print(
+            f"plain: exponent (cpu) {result['exponent_plain_cpu']:.2f}, "
+            f"worst p99 {result['p99_plain_ms']:.0f} ms; "
+            f"largest size: plain/ours cpu time {plain[-1].cpu / ours[-1].cpu:.1f}x, "
+            f"wall {plain[-1].wall / ours[-1].wall:.1f}x"
+        )
     return result
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10,25,50,100")
+    parser.add_argument("--no-plain", action="store_true", help="skip plain Textual (slow past 50 KB)")
     args = parser.parse_args()
-    asyncio.run(main([int(s) for s in args.sizes.split(",")]))
+    asyncio.run(main([int(s) for s in args.sizes.split(",")], plain_too=not args.no_plain))

@@ -14,6 +14,7 @@ from textual.widgets._markdown import MarkdownBlock, MarkdownFence, MarkdownPara
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.chat_markdown import ChatMarkdown
+from shell.tui.widgets.rendered_chunk import RenderedChunk
 
 from .helpers import SIZE, make_agent, send, wait_for
 
@@ -68,13 +69,17 @@ async def test_only_the_replys_last_block_has_no_bottom_margin() -> None:
         await wait_for(pilot, lambda: not app.busy, timeout=30)
         await pilot.pause(0.3)
         message = app.query_one(AssistantMessage)
-        chunks = list(message.query_children(ChatMarkdown))
+        chunks = message._chunks()
         assert len(chunks) > 1  # the reply was cut into several documents
-        ends = [b for chunk in chunks for b in chunk.query_children(MarkdownBlock) if b.has_class("-end")]
-        assert ends == [list(chunks[-1].query_children(MarkdownBlock))[-1]]
+        live = [chunk for chunk in chunks if isinstance(chunk, ChatMarkdown)]
+        ends = [b for chunk in live for b in chunk.query_children(MarkdownBlock) if b.has_class("-end")]
+        assert chunks[-1] is live[-1] and ends == [list(live[-1].query_children(MarkdownBlock))[-1]]
         assert ends[0].styles.margin.bottom == 0
-        inner_last = list(chunks[0].query_children(MarkdownBlock))[-1]  # a block before a cut
-        assert inner_last.styles.margin.bottom == 1
+        # A chunk before a cut (kept as the lines it rendered to) ends with its last
+        # block's margin: a blank line before the next chunk.
+        first = chunks[0]
+        assert isinstance(first, RenderedChunk) and first.lines[-1].text.strip() == ""
+        assert first.lines[-2].text.strip()
 
 
 STREAMED = """# Plan

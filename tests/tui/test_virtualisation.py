@@ -13,6 +13,7 @@ from shell.tui.widgets import conversation as conv
 from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.chat_markdown import ChatMarkdown
 from shell.tui.widgets.parked import Parked, split_segments
+from shell.tui.widgets.rendered_chunk import RenderedChunk
 from shell.tui.widgets.user_message import UserMessage
 
 from .helpers import SIZE, make_agent, send, wait_for
@@ -84,7 +85,7 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
             return "Paragraph 0 " not in "".join(p.source for p in message.query_children(Parked))
 
         await wait_for(pilot, first_back)
-        first = message.query_children(ChatMarkdown).first()
+        first = message._chunks()[0]  # live Markdown, or the lines it rendered to
         assert first.source.startswith("Paragraph 0 ")
 
         def end_parked() -> bool:  # the next parking pass, once the layout has settled
@@ -96,8 +97,8 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
         app.conversation.scroll_end(animate=False)
 
         def end_back() -> bool:
-            chunks = message.query_children(ChatMarkdown)
-            return bool(chunks) and "Paragraph 119 " in chunks.last().source
+            chunks = message._chunks()
+            return bool(chunks) and "Paragraph 119 " in chunks[-1].source
 
         await wait_for(pilot, end_back)
 
@@ -110,7 +111,7 @@ async def test_long_streamed_reply_parks_chunks_out_of_view() -> None:
 
 
 def _live_rows(message: AssistantMessage) -> int:
-    return sum(chunk.outer_size.height for chunk in message.query_children(ChatMarkdown))
+    return sum(chunk.outer_size.height for chunk in message._chunks())
 
 
 def test_parked_segments_split_by_place_on_screen() -> None:
@@ -143,7 +144,7 @@ def _shown_texts(app: AgentShellApp) -> list[str]:
     for message in app.query(AssistantMessage):
         parts = []
         for child in message.children:
-            if isinstance(child, (ChatMarkdown, Parked)):
+            if isinstance(child, (ChatMarkdown, RenderedChunk, Parked)):
                 parts.append(child.source)
         texts.append("".join(parts))
     return texts

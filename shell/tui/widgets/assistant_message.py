@@ -33,6 +33,10 @@ from shell.core.textsafety import StreamSanitizer, sanitize
 from ..mdsplit import Splitter, split_markdown
 from .chat_markdown import ChatMarkdown
 from .parked import Parked
+from .rendered_chunk import RenderedChunk, capture
+
+Chunk = ChatMarkdown | RenderedChunk
+"""A piece of the reply: live Markdown widgets, or the lines they rendered to."""
 
 CHUNK_LIMIT = 600
 """Characters per Markdown document before the next cut (400/600/1000/1500 were
@@ -50,6 +54,9 @@ VIEW_MARGIN = 0.5
 """Chunks within this many screen heights of the viewport stay live."""
 SETTLE_S = 0.2
 """After a block ends, how long the layout gets to catch up before parking again."""
+SETTLE_TRIES = 10
+"""How many more passes (``SETTLE_S`` apart) wait for a layout that lets a finished
+chunk's lines be kept."""
 
 
 def _release_render_caches() -> None:
@@ -71,6 +78,10 @@ def _following(container: ScrollableContainer) -> bool:
 
 class AssistantMessage(Vertical):
     """One text block of a reply: a column of Markdown documents."""
+
+    BLANK = True
+    """Nothing of its own to draw (its children cover it): Textual then hands out blank
+    lines instead of rendering every line of it again whenever it grows (each frame)."""
 
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 1 0 0 0; padding: 0 1; }
@@ -99,6 +110,10 @@ class AssistantMessage(Vertical):
         and a chunk parked (or a spacer unparked) by both would then show twice."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._width = 0
+        self._unkept = 0
+        """Finished chunks near the view left live by the last pass: the screen had not
+        laid them out since they changed, so their lines could not be kept yet."""
+        self._settle_tries = 0
 
     @property
     def text(self) -> str:
@@ -124,6 +139,10 @@ class AssistantMessage(Vertical):
         if self.streaming:
             self._current = self.query(Markdown).last()
             self._stream = Markdown.get_stream(self._current)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _chunks(self) -> list[Chunk]:
+        return [child for child in self.children if isinstance(child, (ChatMarkdown, RenderedChunk))]
 
     def append(self, delta: str) -> None:
         """Queue a delta; it is rendered at the next frame with the others."""
@@ -197,6 +216,8 @@ class AssistantMessage(Vertical):
             # Now, not after the next refresh: while a reply streams that can be many
             # cuts later, and every chunk left live meanwhile slows every frame.
             await self.park_offscreen()
+            # The chunk just finished is drawn by the next refresh: keep its lines then.
+            self.call_after_refresh(self._render_finished)
 
     async def _write(self, text: str) -> bool:
         """One piece into the current document, or cut there; True if it was cut."""
@@ -251,7 +272,7 @@ class AssistantMessage(Vertical):
                 await self._stop_stream()
                 self._stream = None
         self.streaming = False
-        for chunk in self.query_children(Markdown):  # frozen heights only matter while growing
+        for chunk in self.query_children(ChatMarkdown):  # frozen heights only matter while growing
             chunk.styles.height = "auto"
         if text is not None and not self._shown():
             self._text = sanitize(text)
@@ -261,8 +282,13 @@ class AssistantMessage(Vertical):
         self.set_timer(SETTLE_S, self._settle)
 
     async def _settle(self) -> None:
-        if await self.update_parking():
+        self._unkept = 0
+        moved = await self.update_parking()
+        if moved or (self._unkept and self._settle_tries < SETTLE_TRIES):
+            self._settle_tries = 0 if moved else self._settle_tries + 1
             self.set_timer(SETTLE_S, self._settle)
+        else:
+            self._settle_tries = 0
 
     # -- parking (see ``parked``) ------------------------------------------------------
     def _container(self) -> ScrollableContainer | None:
@@ -306,7 +332,7 @@ class AssistantMessage(Vertical):
         viewport = self._viewport()
         assert viewport is not None
         parked = False
-        for chunk in list(self.query_children(Markdown)):
+        for chunk in self._chunks():
             if chunk is self._current and self._stream is not None:
                 continue
             region = chunk.region
@@ -315,6 +341,7 @@ class AssistantMessage(Vertical):
             if region.overlaps(viewport):
                 if self._stream is not None:
                     self._freeze(chunk)
+                await self._keep_lines(chunk)
                 continue
             await self._park(chunk)
             parked = True
@@ -327,7 +354,7 @@ class AssistantMessage(Vertical):
         keep = container.region.height * (1 + VIEW_MARGIN)
         below = 0
         parked = False
-        for chunk in reversed(list(self.query_children(Markdown))):
+        for chunk in reversed(self._chunks()):
             height = chunk.outer_size.height
             if chunk is not self._current and height and chunk.source:
                 if below > keep:
@@ -338,7 +365,54 @@ class AssistantMessage(Vertical):
             below += height
         return parked
 
-    async def _park(self, chunk: Markdown) -> None:
+    async def _render_finished(self) -> None:
+        """Swap the finished live chunks for their rendered lines (see ``rendered_chunk``)."""
+        if not self.is_attached:
+            return
+        async with self._parking:
+            for chunk in self._chunks():
+                await self._keep_lines(chunk)
+
+    async def _keep_lines(self, chunk: Chunk) -> None:
+        """A finished live chunk becomes the lines it shows, if the screen's layout of it
+        is up to date (else it stays live until the next pass). The last chunk of the
+        reply stays live: it is the one a reply's end or a late update changes."""
+        if not isinstance(chunk, ChatMarkdown) or not chunk.is_attached or not chunk.source:
+            return
+        if chunk is self.children[-1]:  # the chunk streaming now is always the last
+            return
+        lines = capture(chunk)
+        if lines is None:
+            self._unkept += 1
+            return
+        rendered = RenderedChunk(chunk.source, lines)
+        # Both in the same turn of the loop: no frame shows both, or neither.
+        mounting = self.mount(rendered, before=chunk)
+        removing = chunk.remove()
+        await mounting
+        await removing
+        _release_render_caches()
+
+    async def _thaw(self) -> None:
+        """Rendered lines hold a width and a theme: make them Markdown again (measured,
+        drawn and rendered anew once the layout has placed them)."""
+        async with self._parking:
+            for chunk in self.query_children(RenderedChunk):
+                live = ChatMarkdown(chunk.source)
+                mounting = self.mount(live, before=chunk)
+                removing = chunk.remove()
+                await mounting
+                await removing
+
+    def _theme_changed(self, _theme: object) -> None:
+        if self.query_children(RenderedChunk):
+            self.run_worker(self._thaw_and_settle(), group="thaw")
+
+    async def _thaw_and_settle(self) -> None:
+        await self._thaw()
+        self.set_timer(SETTLE_S, self._settle)
+
+    async def _park(self, chunk: Chunk) -> None:
         """Replace ``chunk`` by a spacer, joining a spacer next to it if there is one."""
         siblings = list(self.children)
         if chunk not in siblings or not chunk.is_attached:
@@ -359,9 +433,11 @@ class AssistantMessage(Vertical):
         await chunk.remove()
         _release_render_caches()
 
-    def _freeze(self, chunk: Markdown) -> None:
+    def _freeze(self, chunk: Chunk) -> None:
         """Give a finished chunk a fixed height: a growing sibling then no longer
         makes Textual measure every block of it again on each frame."""
+        if isinstance(chunk, RenderedChunk):
+            return
         if chunk.styles.height is None or chunk.styles.height.is_auto:
             chunk.styles.height = chunk.outer_size.height
 
@@ -371,13 +447,16 @@ class AssistantMessage(Vertical):
         if event.size.width == self._width:
             return
         old_width, self._width = self._width, event.size.width
-        for chunk in self.query_children(Markdown):
+        for chunk in self.query_children(ChatMarkdown):
             chunk.styles.height = "auto"
         if old_width:  # parked text would wrap anew too: estimate, it is measured when back
             for parked in self.query_children(Parked):
                 parked.rescale(old_width / self._width)
         if self.is_attached:
-            self.set_timer(SETTLE_S, self._settle)
+            if self.query_children(RenderedChunk):
+                self.run_worker(self._thaw_and_settle(), group="thaw")
+            else:
+                self.set_timer(SETTLE_S, self._settle)
 
     async def _unpark_visible(self) -> bool:
         """Bring back the parked chunks that are near the viewport again (only those:

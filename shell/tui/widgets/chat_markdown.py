@@ -106,6 +106,12 @@ class LeanOrderedList(MarkdownOrderedList):
         self._blocks.clear()
 
 
+def open_link(widget: Widget, href: str) -> None:
+    """Open a link of a reply, saying where (the address, not the link's text)."""
+    widget.notify(f"Opening {sanitize_line(href)}", title="Link", markup=False)
+    widget.app.open_url(href)
+
+
 def shared_parser() -> MarkdownIt:
     """One parser for every document: Textual builds a new one on each streamed
     append otherwise (about half a millisecond, sixty times a second).
@@ -122,6 +128,9 @@ def shared_parser() -> MarkdownIt:
 
 class ChatMarkdown(Markdown):
     """The Markdown document of an assistant reply."""
+
+    BLANK = True
+    """Nothing of its own to draw (its blocks cover it): see ``AssistantMessage.BLANK``."""
 
     def __init__(self, markdown: str | None = None) -> None:
         super().__init__(markdown, parser_factory=shared_parser)
@@ -164,11 +173,9 @@ class ChatMarkdown(Markdown):
         return AwaitComplete(then_mark())
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        """Open the link, saying where (the address, not the link's text)."""
         event.prevent_default()
         if self._open_links:
-            self.notify(f"Opening {sanitize_line(event.href)}", title="Link", markup=False)
-            self.app.open_url(event.href)
+            open_link(self, event.href)
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {
         **Markdown.BLOCKS,

@@ -48,6 +48,9 @@ class Conversation(VerticalScroll):
     DEFAULT_CSS = """
     Conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     """
+    BLANK = True
+    """Nothing of its own to draw but its background: Textual then hands out blank lines
+    instead of rendering each line of it again at every scroll (each frame of a reply)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

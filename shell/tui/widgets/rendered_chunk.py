@@ -1,0 +1,105 @@
+"""A finished chunk of a reply, shown from the lines its Markdown rendered to.
+
+Why: while a reply streams, every frame makes Textual lay out and draw again
+every widget near the view, and a Markdown chunk is a tree of them (the
+document, a block per paragraph, heading and fence, a grid and two widgets per
+list item): ~80 widgets near the view made a frame cost 20-50 ms. A chunk that
+will not change again is drawn once by its widgets, its lines are kept
+(:func:`capture`, the same strips the screen showed, colours, highlighting and
+link actions included), and the widgets make way for one ``RenderedChunk``
+that hands those lines back: one widget to lay out, nothing to draw again.
+
+Its lines hold a width and a theme: when either changes, the conversation puts
+the chunk back as Markdown (its ``source``), which renders anew and is captured
+again. A click on a link says which address it opens, as on the live document;
+text can be selected and copied as on the live blocks.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual._compositor import Compositor
+from textual.geometry import Size
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.widget import Widget
+
+from .chat_markdown import open_link
+
+
+def capture(chunk: Widget) -> list[Strip] | None:
+    """The lines ``chunk`` and its children draw at its current size, composed as the
+    screen composes them; None if the screen's last layout of it is out of date (a
+    block changed size since), or it was never laid out."""
+    size = chunk.size
+    if not size.width or not size.height:
+        return None
+    compositor = Compositor()
+    compositor.reflow(chunk, size)
+    for widget, geometry in compositor.full_map.items():
+        if widget.region.size != geometry.region.size:
+            return None  # the screen has not laid out what it shows now
+    lines = compositor.render_strips(size)
+    compositor.clear()
+    return [_selectable(line, y) for y, line in enumerate(lines)]
+
+
+def _selectable(line: Strip, y: int) -> Strip:
+    """``line`` with each segment's selection offset made relative to this line: the
+    screen maps a mouse position to text through these (they were the blocks')."""
+    segments: list[Segment] = []
+    x = 0
+    for text, style, control in line:
+        if style is not None and style._meta is not None and "offset" in style.meta:
+            style += Style.from_meta({"offset": (x, y)})
+        segments.append(Segment(text, style, control))
+        x += len(text)
+    return Strip(segments, line.cell_length)
+
+
+class RenderedChunk(Widget):
+    """A finished Markdown chunk as lines: ``source`` is kept to render it again."""
+
+    DEFAULT_CSS = """
+    RenderedChunk { width: 1fr; height: auto; }
+    """
+
+    def __init__(self, source: str, lines: list[Strip]) -> None:
+        super().__init__()
+        self.source = source
+        self.lines = lines
+        self.rendered_width = lines[0].cell_length if lines else 0
+        self.styles.height = len(lines)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines)
+
+    def render_line(self, y: int) -> Strip:
+        line = self.lines[y] if 0 <= y < len(self.lines) else Strip.blank(self.size.width)
+        selection = self.text_selection
+        if selection is not None:
+            span = selection.get_span(y)
+            if span is not None:
+                line = _highlight(line, span, self.screen.get_component_rich_style("screen--selection"))
+        return line
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        text = "\n".join(line.text.rstrip() for line in self.lines)
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    async def action_link(self, href: str) -> None:
+        open_link(self, href)
+
+
+def _highlight(line: Strip, span: tuple[int, int], style: Style) -> Strip:
+    start, end = span
+    length = line.cell_length
+    end = length if end == -1 else min(end, length)
+    if end <= start:
+        return line
+    before, middle, after = line.divide([start, end, length])
+    return Strip.join([before, middle.apply_style(style), after])
