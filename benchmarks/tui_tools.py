@@ -2,20 +2,25 @@
 
 A ``ScriptedModel`` answers "go" with N calls of a read-only tool (no approval
 asked) in one assistant message, then a short text. Each run is a fresh process
-(its own peak RSS). Two consumers of the same agent in the same run:
+(its own peak RSS). Consumers of the same agent, in the same run:
 
 * **tui**: the whole app (``AgentShellApp``) under Textual's pilot: Enter to idle;
+* **tui-ask** (not run unless named): the same, each call asking the user first;
+  once all N questions wait in the approval dialog, "approve all remaining" (its
+  wall time includes the dialog's 0.6 s typing guard);
 * **headless** (the floor): the same events through ``Agent.reply`` into the
   front-end reducer (``ReplyState``), drawing nothing, as ``-p`` does.
 
 Prints per N: wall time, peak RSS, the p99 and longest event-loop stall (a 5 ms
-sleep's lateness, wall clock), the same in CPU time of the loop's steps (see
-``tui_common.StallProbe``: a wall stall with little CPU is the shared machine),
+sleep's lateness, wall clock), the longest "window cpu" (the CPU of the loop steps
+that ran back to back in one probe window: the lateness of a quiet machine, see
+``tui_common.StallProbe.max_window_cpu_ms``), the same per step in CPU time (a wall
+stall with little CPU is the shared machine),
 the number of full collections, and how many spans were mounted at the end; then the growth exponent
 of time against N. Goals (issue 21): 1,000 calls <= 10 s, <= 200 MB, no stall over
 100 ms, time linear.
 
-    python benchmarks/tui_tools.py [--calls 100,300,1000] [--consumers tui,headless] [-v]
+    python benchmarks/tui_tools.py [--calls 100,300,1000] [--consumers tui,tui-ask,headless] [-v]
 """
 
 from __future__ import annotations
@@ -36,7 +41,22 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.common import run_script_child  # noqa: E402
 
 
-def _agent(calls: int) -> Any:
+def _asking() -> Any:
+    """A middleware that asks the user before every call (as HumanInTheLoop does for
+    tools that change things; these are read-only, so they run in parallel and all
+    their questions wait in the dialog's queue together)."""
+    from middleware.base import Middleware
+    from shell.core.approvals import ApprovalRequest
+
+    class AskEach(Middleware):
+        async def before_tool_call(self, ctx: Any) -> Any:
+            await ctx.ask(ApprovalRequest(ctx.call, ctx.tool, dict(ctx.args)))
+            return None
+
+    return AskEach()
+
+
+def _agent(calls: int, ask: bool = False) -> Any:
     from shell.agent import tool
     from shell.agent.loop import Agent
     from shell.core.messages import AssistantMessage, ToolCallBlock
@@ -54,7 +74,7 @@ def _agent(calls: int) -> Any:
     blocks = tuple(ToolCallBlock(f"call{i}", "lookup", {"key": f"k{i}"}) for i in range(calls))
     turn = AssistantMessage(blocks)
     model = ScriptedModel([turn, "All looked up."], chunk_size=16)
-    return Agent(model, tools=[lookup], system_prompt="be brief")
+    return Agent(model, tools=[lookup], system_prompt="be brief", middleware=[_asking()] if ask else [])
 
 
 async def tui(calls: int) -> dict[str, Any]:
@@ -72,6 +92,41 @@ async def tui(calls: int) -> dict[str, Any]:
         wall = await send_prompt(app)
         cpu = time.process_time() - c0
         await probe.stop()
+        mounted = len(app.query(ToolSpan))
+        return {"wall": wall, "cpu_s": cpu, "mounted": mounted, **probe.summary()}
+
+
+async def tui_ask(calls: int) -> dict[str, Any]:
+    """The same turn, every call asking: once all N questions wait in the dialog,
+    "approve all remaining" (its key, once the dialog's typing guard has passed)."""
+    from textual import events
+
+    from benchmarks.common import until
+    from benchmarks.tui_common import StallProbe
+    from shell.frontend.approval import APPROVE_ALL_KEY
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.tool_span import ToolSpan
+
+    app = AgentShellApp(_agent(calls, ask=True), model_label="scripted")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.5)
+        probe = StallProbe()
+        probe.start()
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        for key in ("g", "o", "enter"):
+            app.prompt.post_message(events.Key(key, key if len(key) == 1 else None))
+        broker = app.approvals
+        await until(lambda: broker.screen is not None and broker.screen.is_attached
+                    and len(broker.queue) >= calls)
+        screen = broker.screen
+        assert screen is not None
+        await asyncio.sleep(max(0.0, screen.quiet_until - time.monotonic()) + 0.05)
+        app.post_message(events.Key(APPROVE_ALL_KEY, APPROVE_ALL_KEY))  # as the terminal driver does
+        await until(lambda: not app.busy)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        await probe.stop()
+        assert app.last_reply is not None and app.last_reply.stop_reason == "end_turn"
         mounted = len(app.query(ToolSpan))
         return {"wall": wall, "cpu_s": cpu, "mounted": mounted, **probe.summary()}
 
@@ -102,7 +157,8 @@ def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
 
     print(f"load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{'calls':>6} {'consumer':>9} | {'wall s':>7} {'cpu s':>6} {'peak MB':>8} | {'p99 ms':>7} "
-          f"{'max stall ms':>12} | {'p99 step cpu':>12} {'longest step cpu':>16} {'full GCs':>8} | "
+          f"{'max stall ms':>12} {'window cpu':>10} | {'p99 step cpu':>12} {'longest step cpu':>16} "
+          f"{'full GCs':>8} | "
           f"{'spans mounted':>13}")
     results: dict[str, list[dict[str, Any]]] = {c: [] for c in consumers}
     for n in counts:
@@ -111,7 +167,8 @@ def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
             results[consumer].append(r)
             print(f"{n:>6} {consumer:>9} | {r['wall']:>7.2f} {r['cpu_s']:>6.2f} {r['peak']:>8.0f} | "
                   f"{r['p99']:>7.1f} "
-                  f"{r['max']:>12.0f} | {r['p99_step_cpu']:>12.1f} {r['max_step_cpu']:>16.0f} "
+                  f"{r['max']:>12.0f} {r.get('max_window_cpu', 0):>10.0f} | "
+                  f"{r['p99_step_cpu']:>12.1f} {r['max_step_cpu']:>16.0f} "
                   f"{r['gc_full']:>8} | {int(r['mounted']):>13}", flush=True)
             if verbose:
                 print("        longest steps: " + "\n                       ".join(r["longest"]))
@@ -128,7 +185,7 @@ def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         consumer, n = sys.argv[2], int(sys.argv[3])
-        result = asyncio.run(tui(n) if consumer == "tui" else headless(n))
+        result = asyncio.run({"tui": tui, "tui-ask": tui_ask, "headless": headless}[consumer](n))
         result["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         sys.exit(0)

@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from middleware.context import ReplyRun
 from middleware.streaming_onion import StreamOnion
 from middleware.types import ReplyCancelled, ReplyRequest, TurnAction
 from shell.core.assembly import MessageBuilder
-from shell.core.events import Event, Notice, ReplyEnd, ReplyStart, StopReason, ToolExecutionEnd, with_reply_id
+from shell.core.events import Event, Notice, ReplyEnd, StopReason, ToolExecutionEnd, with_reply_id
 from shell.core.messages import AssistantMessage, Message, ToolResult, ToolResultMessage, Usage
 from shell.core.model import ModelChunk, model_label, notice_sink
 from shell.core.tools import Tool
@@ -38,6 +40,12 @@ from shell.core.tools import Tool
 if TYPE_CHECKING:
     from .batch import ToolBatch
     from .loop import Agent
+
+
+READ_SLICE_S = 0.004
+"""The model's stream is read this long at a time before the event loop gets a
+turn: chunks that arrive together (a large network read, a scripted or local
+model) were read all in one go, ~15 ms for a turn of 1,000 tool calls."""
 
 
 class Reply:
@@ -56,9 +64,6 @@ class Reply:
         self.cancelled = False
         self.pulling = False
         self.done = False
-        self.core_ended = False
-        """The loop has given its last event: what is emitted after it (an ``on_reply``
-        layer's notice) is passed on here, not by the loop."""
         self.builder: MessageBuilder | None = None
         self.tool_map: dict[str, Tool] = {}
         self.offered: set[str] = set()
@@ -135,30 +140,19 @@ class Reply:
                 )
                 try:
                     step = onion.items.__anext__
-                    # the outermost layer's own stream comes as it is: its ends are checked
-                    # here (ReplyStart first, ReplyEnd last), not by a guard on the way
-                    checking = onion.checked_at >= 0
-                    last: Any = None
-                    ended = False
-                    while not (self.hard or ended):
+                    while not self.hard:
                         self.pulling = True
                         try:
                             event = await step()
                         except StopAsyncIteration:
-                            if not checking or type(last) is ReplyEnd:
-                                break
-                            checking = False  # it ended without a ReplyEnd: the reply ends there
-                            ended = True
-                            event = await onion.ended_early()
+                            break
                         finally:
                             self.pulling = False
-                        if checking:
-                            if last is None and type(event) is not ReplyStart:
-                                for queued in self.drain():
-                                    yield queued
-                                yield with_reply_id(onion.start_event(), run.reply_id)
-                            last = event
-                        for queued in self._outside_the_loop(event):
+                        if not run.core_started and type(event) is not ReplyEnd:
+                            if self.answer is None:
+                                self.answer = MessageBuilder()
+                            self.answer.see(event)
+                        for queued in self.drain():
                             yield queued
                         if type(event) is ReplyEnd:
                             end = with_reply_id(event, run.reply_id)  # last, after the layers finish
@@ -173,7 +167,11 @@ class Reply:
                     self.stop = "error"
                     end = None
                 finally:
-                    await self._close(onion)
+                    with anyio.CancelScope() as closing:
+                        if self.hard:  # the layers had their grace period
+                            closing.cancel()
+                        with anyio.move_on_after(agent.cancel_grace):
+                            await onion.aclose()  # the loop repairs the history as it closes
                 self.done = True
                 tg.cancel_scope.cancel()
         finally:
@@ -184,33 +182,9 @@ class Reply:
             return
         for queued in self.drain():
             yield queued
-        yield end if end is not None and not self.hard else self.end_event()
-
-    def _answered(self, event: Event) -> None:
-        """An event before the loop started: a layer answering alone (kept if the reply
-        ends there)."""
-        if self.answer is None:
-            self.answer = MessageBuilder()
-        self.answer.see(event)
-
-    async def _close(self, onion: StreamOnion) -> None:
-        with anyio.CancelScope() as closing:
-            if self.hard:  # the layers had their grace period
-                closing.cancel()
-            with anyio.move_on_after(self.agent.cancel_grace):
-                await onion.aclose()  # the loop repairs the history as it closes
-
-    def _outside_the_loop(self, event: Event) -> Sequence[Event]:
-        """What was emitted beside the loop, to pass on before ``event``: before the loop
-        starts (a layer that answers alone), and after its last event. While the loop
-        runs, the queue is the loop's: it passes each event through the layers in the
-        order it was emitted. Taken here too, a tool's end (emitted while its start was
-        on the way out) came out before that start, past the layers."""
-        if not self.run.core_started:
-            if type(event) is not ReplyEnd:
-                self._answered(event)
-            return self.drain()
-        return self.drain() if self.core_ended else ()
+        if end is None or self.hard:
+            end = self.end_event()
+        yield end
 
     def _core(self, request: ReplyRequest) -> AsyncIterator[Event]:
         """The innermost ``next`` of ``on_reply``: the loop itself."""
@@ -275,10 +249,14 @@ class Reply:
             try:
                 with scope:
                     async with aclosing(stream) as chunks:  # type: ignore[type-var]
+                        turn = perf_counter() + READ_SLICE_S
                         async for chunk in chunks:
                             items.append(chunk)
                             if arrived[0] is not None:
                                 arrived[0].set()
+                            if perf_counter() >= turn:  # a burst (one network read, a local
+                                await anyio.lowlevel.checkpoint()  # model) read a slice at a time
+                                turn = perf_counter() + READ_SLICE_S
             except Exception as exc:
                 failed.append(exc)
             finally:

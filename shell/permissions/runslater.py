@@ -68,8 +68,7 @@ SAFE_GIT_KEYS = (
     "remote.*.url", "remote.*.fetch", "remote.*.pushurl", "remote.*.tagopt", "remote.*.mirror",
     "remote.*.prune", "remote.*.promisor", "remote.*.partialclonefilter",
     "branch.*.remote", "branch.*.merge", "branch.*.rebase", "branch.*.pushremote",
-    "submodule.*.url", "submodule.*.active", "submodule.active", "submodule.recurse",
-    "core.sparsecheckoutcone", "user.name", "user.email", "init.defaultbranch",
+    "submodule.*.url", "submodule.*.active", "user.name", "user.email", "init.defaultbranch",
     "extensions.objectformat", "extensions.worktreeconfig", "extensions.refstorage",
     "extensions.partialclone", "extensions.preciousobjects", "lfs.repositoryformatversion",
     "pull.rebase", "pull.ff", "fetch.prune", "gc.auto", "index.version", "feature.manyfiles",
@@ -455,8 +454,7 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
     for p in planted:
         if p.moved_to is not None:
             back = f"to keep it: mv {shlex.quote(str(p.moved_to))} {shlex.quote(str(p.path))}"
-            relinked = f"; the link to {p.restored} it replaced was put back" if p.restored else ""
-            lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back}){relinked}")
+            lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back})")
         elif p.restored:
             lines.append(f"  {shown(p.path)}: {p.why}; the link to {p.restored} was put back")
         else:

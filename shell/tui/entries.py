@@ -40,6 +40,11 @@ class Entry(abc.ABC):
     def capture(self) -> None:  # noqa: B027 (a hook: most entries have nothing to copy)
         """Copy what the widget learnt back into the entry before it is dropped."""
 
+    def take(self, widget: Widget) -> bool:
+        """Show this entry in ``widget``, one that an older entry leaves behind (no
+        new widget built, mounted and laid out); False when it cannot."""
+        return False
+
 
 @dataclass(eq=False)
 class UserEntry(Entry):
@@ -105,6 +110,14 @@ class SpanEntry(Entry):
     def capture(self) -> None:
         if isinstance(self.widget, ToolSpan):
             self.expanded = not self.widget.collapsed
+
+    def take(self, widget: Widget) -> bool:
+        """A collapsed span (the usual, in a turn of many calls) shows this call."""
+        if self.expanded or not isinstance(widget, ToolSpan) or not widget.collapsed:
+            return False
+        widget.show(self.state)
+        self.widget = widget
+        return True
 
 
 @dataclass(eq=False)

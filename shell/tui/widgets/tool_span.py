@@ -13,6 +13,7 @@ from weakref import WeakMethod
 
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
@@ -137,12 +138,12 @@ class ToolSpan(Collapsible):
 
     def _apply_classes(self) -> None:
         """One class for the status, changed only when the status does: each change
-        restyles the span and all it holds."""
+        restyles the span and all it holds (once: the old class goes without a restyle)."""
         status = self.state.status
         if status == self._status:
             return
         if self._status:
-            self.remove_class(f"-{self._status}")
+            self.remove_class(f"-{self._status}", update=False)
         self.add_class(f"-{status}")
         self._status = status
 
@@ -189,15 +190,34 @@ class ToolSpan(Collapsible):
 
     def update_state(self) -> None:
         """Re-render from ``state`` (call after changing it); what did not change is
-        left alone (a turn of 1,000 calls brings several events per call)."""
+        left alone (a turn of 1,000 calls brings several events per call).
+
+        The header is one line whatever it says, so a change repaints that line and
+        lays nothing out: the plain title is set without its watcher (which would
+        update the header's label, a layout of the whole screen at the next frame),
+        and the header is marked dirty by region (a refresh without one asks for
+        the header's size, which, for a span out of view after a layout change,
+        computes the whole screen's map there and then)."""
         title = self._make_title(0)
         if title != self._plain_title:
             self._plain_title = title
-            self.title = Content(title)  # type: ignore[assignment]  # the plain label (what tests read)
-        self._title.refresh()
+            label = Content(title)
+            self.set_reactive(Collapsible.title, label)  # type: ignore[misc]  # a str reactive; Content: no markup
+            self._title.set_reactive(CollapsibleTitle.label, label)  # (what it draws is its render)
+        header = self._title
+        header.refresh(Region(0, 0, max(1, header.outer_size.width), 1))
         self._apply_classes()
         if not self.collapsed:
             self._sync_body()
+
+    def show(self, state: CallView) -> None:
+        """Show another call (a span reused for a newer call as the older one
+        leaves the window: a turn of 1,000 calls builds about a window's worth of
+        spans, not 1,000). Collapsed spans only (see ``SpanEntry.take``)."""
+        self.state = state
+        self._show_all = False
+        self._plain_title = ""
+        self.update_state()
 
     def _watch_collapsed(self, collapsed: bool) -> None:
         super()._watch_collapsed(collapsed)
