@@ -139,7 +139,7 @@ async def test_a_new_width_renders_kept_chunks_again() -> None:
     app = Page()
     async with app.run_test(size=SIZE) as pilot:
         message = await _message(pilot, app)
-        await wait_for(pilot, lambda: _laid_out_lines(message))
+        await wait_for(pilot, lambda: _laid_out_lines(message), timeout=15)
         first = message._chunks()[0]
         assert isinstance(first, RenderedChunk) and first.rendered_width == first.size.width
         await pilot.resize_terminal(SIZE[0] - 30, SIZE[1])
@@ -150,7 +150,7 @@ async def test_a_new_width_renders_kept_chunks_again() -> None:
                 return False
             return chunk.rendered_width == chunk.size.width > 0
 
-        await wait_for(pilot, rendered_anew)
+        await wait_for(pilot, rendered_anew, timeout=15)
         again = message._chunks()[0]
         assert isinstance(again, RenderedChunk) and again.rendered_width < first.rendered_width
         assert len(again.lines) > len(first.lines)  # narrower: the same text wraps onto more lines
@@ -161,7 +161,7 @@ async def test_a_new_theme_renders_kept_chunks_again() -> None:
     app.theme = "textual-dark"
     async with app.run_test(size=SIZE) as pilot:
         message = await _message(pilot, app)
-        await wait_for(pilot, lambda: _laid_out_lines(message))
+        await wait_for(pilot, lambda: _laid_out_lines(message), timeout=15)
         first = message._chunks()[0]
         assert isinstance(first, RenderedChunk)
         dark = _looks(first.lines)
@@ -171,7 +171,7 @@ async def test_a_new_theme_renders_kept_chunks_again() -> None:
             chunk = message._chunks()[0]
             return isinstance(chunk, RenderedChunk) and chunk is not first
 
-        await wait_for(pilot, rendered_anew)
+        await wait_for(pilot, rendered_anew, timeout=15)
         again = message._chunks()[0]
         assert isinstance(again, RenderedChunk)
         assert [char for line in _looks(again.lines) for char, _ in line] == [

@@ -337,7 +337,8 @@ class AssistantMessage(Vertical):
                 continue
             region = chunk.region
             if not region or not chunk.outer_size.height or chunk.source == "":
-                continue  # not laid out since it was mounted: its region means nothing yet
+                self._unkept += 1  # not laid out since it was mounted: look again later
+                continue
             if region.overlaps(viewport):
                 if self._stream is not None:
                     self._freeze(chunk)
