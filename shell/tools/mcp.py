@@ -22,7 +22,7 @@ the code does not depend on one SDK version's attribute names.
 from __future__ import annotations
 
 import contextlib
-import importlib
+import logging
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
@@ -36,8 +36,15 @@ from anyio.abc import TaskGroup
 from shell.core.messages import ToolResult
 from shell.core.tools import Tool, ToolContext
 
+from . import mcp_http
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
 from .mcp_results import connection_lost, convert_result, describe_error, tool_name
+
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+"""The SDK logs a server's garbage with a traceback; with no handler anywhere Python
+would print it on the user's terminal (over the line mode's prompt or the TUI). What
+went wrong reaches the user as the server's state or the call's error instead; a
+front end that configures logging (ACP's log on stderr) still gets the records."""
 
 State = Literal["connecting", "ready", "failed", "exited", "stopped"]
 CONNECT_TIMEOUT = 60.0
@@ -189,10 +196,8 @@ class McpServer:
                 params.cwd = spec.cwd
             return _first_two(stdio_client(params, errlog=self._errlog))
         if spec.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            return _first_two(sse_client(spec.url, headers=dict(spec.headers) or None))
-        return _first_two(_http_client(spec.url, dict(spec.headers)))
+            return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers)))
+        return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers)))
 
     def _watch_eof(self, read: Any, tg: TaskGroup) -> Any:
         """Pass messages through, and notice when the server closes its output (it exited)."""
@@ -384,19 +389,6 @@ async def _list_all_tools(session: Any) -> list[dict[str, Any]]:
         if not cursor:
             break
     return tools
-
-
-def _http_client(url: str, headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:
-    """The SDK's streamable HTTP transport, across the 1.x and 2.x spellings."""
-    module: Any = importlib.import_module("mcp.client.streamable_http")
-    client = getattr(module, "streamable_http_client", None)
-    if client is None:  # mcp 1.x before the rename
-        return module.streamablehttp_client(url, headers=headers or None)  # type: ignore[no-any-return]
-    if headers:
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        return client(url, http_client=create_mcp_http_client(headers=headers))  # type: ignore[no-any-return]
-    return client(url)  # type: ignore[no-any-return]
 
 
 @contextlib.asynccontextmanager

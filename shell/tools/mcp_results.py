@@ -25,6 +25,8 @@ from typing import Any
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.textsafety import json_text
 
+from .mcp_http import TOO_LARGE
+
 MAX_RESULT_CHARS = 30_000
 """Characters of an MCP result's text kept (about 8k tokens; ``run_shell`` keeps as many)."""
 MAX_DATA_BYTES = 5 * 1024 * 1024
@@ -150,6 +152,8 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip() or "no detail"
+    if TOO_LARGE in text:  # the SDK wraps the cap's message in its parse failure's
+        text = text[text.find("the MCP server "):] if "the MCP server " in text else text
     name = type(exc).__name__
     return text if name in ("TimeoutError", "MCPError", "McpError") else f"{name}: {text}"
 
