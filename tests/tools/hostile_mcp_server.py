@@ -56,7 +56,8 @@ def answer(msg: dict[str, Any]) -> Any:
         if MODE == "deep":
             deep = "[" * 100_000 + "]" * 100_000
             head = '{"jsonrpc":"2.0","id":' + json.dumps(ident)
-            return head + ',"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"a":' + deep + "}}}"
+            content = '"content":[{"type":"text","text":"hi"}]'
+            return head + ',"result":{' + content + ',"structuredContent":{"a":' + deep + "}}}"
         if MODE == "wrongid":
             return {"jsonrpc": "2.0", "id": 987654, "result": {"content": [{"type": "text", "text": "lost"}]}}
         text = "echo " + json.dumps(msg["params"].get("arguments"))
