@@ -96,9 +96,23 @@ def join_surrogates(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
+def as_text(value: Any) -> str:
+    """``value`` when it is a string, else its JSON text (a name that arrived as an
+    object, a number): the sanitiser is the last line of defence, so a value of the
+    wrong type is shown, never a crash."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json_text(value)
+    except Exception:  # anything at all still gets shown as something
+        return object.__repr__(value)
+
+
 def sanitize(text: str) -> str:
     """``text`` safe for a terminal: every control, bidi override and lone
-    surrogate replaced by a visible stand-in (``\\n`` and ``\\t`` kept)."""
+    surrogate replaced by a visible stand-in (``\\n`` and ``\\t`` kept).
+    Anything that is not a string is shown as its JSON text (:func:`as_text`)."""
+    text = as_text(text)
     if is_safe(text):
         return text
     text = join_surrogates(text).replace("\r\n", "\n")
@@ -116,6 +130,7 @@ def hidden_characters(text: str) -> int:
     :func:`sanitize` shows as ``\\u…``/``\\U…`` escapes besides controls): a
     front end or a middleware says so next to the text, e.g. "holds 52 hidden
     characters", since a row of escapes is easy to scroll past."""
+    text = as_text(text)
     return 0 if text.isascii() else len(_HIDDEN.findall(text))
 
 
@@ -127,13 +142,17 @@ def tag_text(text: str, limit: int = 200) -> str:
     moved to U+E00xx), runs joined by `` … ``, at most ``limit`` characters: a
     warning can then say what a model would read, e.g. "Ignore previous
     instructions", instead of a row of ``\\U000e00xx`` escapes. ``""`` when none."""
+    text = as_text(text)
     runs = ["".join(chr(ord(c) - 0xE0000) for c in run) for run in _TAG_RUN.findall(text)]
     spelled = " … ".join(runs)
     return spelled if len(spelled) <= limit else spelled[: limit - 1] + "…"
 
 
-def is_safe(text: str) -> bool:
-    """True when :func:`sanitize` would leave ``text`` as it is."""
+def is_safe(text: object) -> bool:
+    """True when :func:`sanitize` would leave ``text`` as it is (never for a value
+    that is not a string: it must be made one first)."""
+    if not isinstance(text, str):
+        return False
     if text.isascii():  # most text: a fast scan (the ranges beyond ASCII cost 3x)
         return _UNSAFE_ASCII.search(text) is None
     return _UNSAFE.search(text) is None
@@ -151,6 +170,7 @@ class StreamSanitizer:
         self._held = ""
 
     def feed(self, chunk: str) -> str:
+        chunk = as_text(chunk)
         text = self._held + chunk if self._held else chunk
         self._held = ""
         if text and (text[-1] == "\r" or "\ud800" <= text[-1] <= "\udbff"):

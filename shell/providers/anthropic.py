@@ -65,8 +65,8 @@ from shell.core.model import (
 )
 from shell.core.textsafety import json_text
 
-from .base import HTTPProvider, Wire
-from .sse import iter_sse, parse_json
+from .base import HTTPProvider, Wire, token_count
+from .sse import expect, iter_sse, parse_json
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
@@ -183,51 +183,69 @@ class _Stream:
         self.ids: dict[str, int] = {}  # tool_use id -> our tool-call index
         self.calls = 0
 
+    # A field of the wrong shape raises MalformedField (``expect``): the reply ends
+    # with an error naming the server, what came before is kept.
     def block_delta(self, obj: dict[str, Any]) -> Iterator[ModelChunk]:
-        delta = obj.get("delta") or {}
+        delta = expect(obj.get("delta"), dict, "a delta that is not an object") or {}
         dtype = delta.get("type")
         if dtype == "text_delta":
-            if delta.get("text"):
-                yield TextDelta(delta["text"])
+            text = expect(delta.get("text"), str, "text that is not text")
+            if text:
+                yield TextDelta(text)
         elif dtype == "input_json_delta":
-            part = delta.get("partial_json")
-            if part and obj.get("index") in self.tools:
-                yield ToolCallDelta(self.tools[obj["index"]], args_delta=part)
+            part = expect(delta.get("partial_json"), str, "tool arguments that are not text")
+            index = expect(obj.get("index"), int, "a block index that is not a number")
+            if part and index in self.tools:
+                yield ToolCallDelta(self.tools[index], args_delta=part)
         elif dtype == "thinking_delta":
-            if delta.get("thinking"):
-                yield ThinkingDelta(delta["thinking"])
+            thinking = expect(delta.get("thinking"), str, "thinking that is not text")
+            if thinking:
+                yield ThinkingDelta(thinking)
         elif dtype == "signature_delta":
-            yield ThinkingDelta("", signature=delta.get("signature"))
+            signature = expect(delta.get("signature"), str, "a signature that is not text")
+            yield ThinkingDelta("", signature=signature)
 
     def block_start(self, obj: dict[str, Any]) -> Iterator[ModelChunk]:
-        block = obj.get("content_block") or {}
+        block = expect(obj.get("content_block"), dict, "a content block that is not an object") or {}
         btype = block.get("type")
-        if btype == "text" and block.get("text"):
-            yield TextDelta(block["text"])
-        elif btype == "thinking" and block.get("thinking"):
-            yield ThinkingDelta(block["thinking"], signature=block.get("signature") or None)
+        if btype == "text":
+            text = expect(block.get("text"), str, "text that is not text")
+            if text:
+                yield TextDelta(text)
+        elif btype == "thinking":
+            thinking = expect(block.get("thinking"), str, "thinking that is not text")
+            signature = expect(block.get("signature"), str, "a signature that is not text")
+            if thinking:
+                yield ThinkingDelta(thinking, signature=signature or None)
         elif btype == "tool_use":
             yield from self._tool_use(obj, block)
 
     def _tool_use(self, obj: dict[str, Any], block: dict[str, Any]) -> Iterator[ModelChunk]:
-        call_id = block.get("id")
-        seen = self.ids.get(call_id) if isinstance(call_id, str) else None
+        call_id = expect(block.get("id"), str, "a tool call id that is not text")
+        name = expect(block.get("name"), str, "a tool name that is not text")
+        index = expect(obj.get("index"), int, "a block index that is not a number")
+        seen = self.ids.get(call_id) if call_id is not None else None
         ours = self.calls if seen is None else seen
-        self.tools[obj.get("index", len(self.tools))] = ours
+        self.tools[len(self.tools) if index is None else index] = ours
         if seen is None:
             self.calls += 1
-            if isinstance(call_id, str):
+            if call_id is not None:
                 self.ids[call_id] = ours
-            yield ToolCallDelta(ours, id=call_id, name=block.get("name"))
+            yield ToolCallDelta(ours, id=call_id, name=name)
         if block.get("input"):
             yield ToolCallDelta(ours, args_delta=input_json(block["input"]))
 
     def message(self, kind: str, obj: dict[str, Any]) -> None:
         if kind == "message_start":
-            reported = (obj.get("message") or {}).get("usage") or {}
+            message = expect(obj.get("message"), dict, "a message that is not an object") or {}
+            reported = message.get("usage") or {}
         else:
-            self.stop = (obj.get("delta") or {}).get("stop_reason") or self.stop
+            delta = expect(obj.get("delta"), dict, "a delta that is not an object") or {}
+            self.stop = expect(delta.get("stop_reason"), str, "a stop reason that is not text") or self.stop
             reported = obj.get("usage") or {}
+        if not isinstance(reported, dict):
+            self.usage, self.counted = Usage(unknown=True), True
+            return
         self.counted = self.counted or bool(reported)
         self.usage = merge_usage(self.usage, reported)
 
@@ -244,11 +262,19 @@ def input_json(value: Any) -> str:
 
 
 def merge_usage(usage: Usage, data: dict[str, Any]) -> Usage:
-    """Fields present in ``data`` replace ours (message_delta counts are cumulative)."""
+    """Fields present in ``data`` replace ours (message_delta counts are cumulative);
+    a count that is not a number makes the whole usage unknown."""
+
+    if usage.unknown:
+        return usage
+    keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    counts = {key: token_count(data[key]) for key in keys if key in data}
+    if any(count is None for count in counts.values()):
+        return Usage(unknown=True)  # "lots", NaN: not a count, and not zero either
 
     def pick(key: str, old: int) -> int:
-        value = data.get(key)
-        return int(value) if isinstance(value, (int, float)) else old
+        count = counts.get(key)
+        return old if count is None or data[key] is None else count
 
     return Usage(
         input_tokens=pick("input_tokens", usage.input_tokens),

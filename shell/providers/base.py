@@ -74,7 +74,7 @@ from .errors import (
     looks_like_html,
     request_problem,
 )
-from .sse import MAX_LINE, MalformedLine, StreamIdle, StreamLimit
+from .sse import MAX_LINE, MalformedField, MalformedLine, StreamIdle, StreamLimit
 
 NoticeHook = Callable[[str], None]
 
@@ -86,6 +86,22 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024
 answer near 30 MB; past this the server is not answering, it is flooding."""
 MAX_ERROR_BYTES = 64 * 1024
 """Bytes of an error body read: messages are short; a 300 MB error page is not read."""
+
+
+MAX_TOKEN_COUNT = 1 << 40
+"""Far beyond any context window; a count above it is not a count."""
+
+
+def token_count(value: Any) -> int | None:
+    """A token count from a server: a whole number in [0, 2**40], or None when the value
+    is anything else (absent or null counts 0, as servers leave out what is zero)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if value != value or not 0 <= value <= MAX_TOKEN_COUNT or int(value) != value:
+        return None
+    return int(value)
 
 
 class Wire:
@@ -270,6 +286,8 @@ class HTTPProvider(abc.ABC):
             raise self.empty_reply() from None
         except MalformedLine as exc:
             raise self.malformed(exc) from None
+        except MalformedField as exc:
+            raise self.misshapen(exc.what, exc.value) from None
         except StreamLimit as exc:
             raise ModelError(
                 f"{self.label} sent {exc}; the reply was stopped there (the text so far is kept). "
@@ -295,6 +313,10 @@ class HTTPProvider(abc.ABC):
             ) from None
         except (httpx.TransportError, httpx.StreamError):
             raise self.ended_early(wire) from None
+        except (TypeError, AttributeError, KeyError) as exc:
+            # A shape the parser did not foresee: still the server's doing, still said
+            # as such (never a bare exception name that ends the reply unexplained).
+            raise self.misshapen("an event of a shape it cannot be read in", str(exc)) from None
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
@@ -311,6 +333,15 @@ class HTTPProvider(abc.ABC):
         return ModelError(
             f"{self.label} sent a line that {exc.problem}: {exc.line[:120]!r}. "
             f"Is {self.shown_url} really an {self.label}-compatible endpoint?",
+            provider=self.provider,
+        )
+
+    def misshapen(self, what: str, value: str) -> ModelError:
+        """A stream event that is JSON but not of the shape the API sends."""
+        return ModelError(
+            f"{self.label} sent {what} ({value}), which its API never does; the reply was stopped "
+            f"there (the text so far is kept). Is {self.shown_url} really an {self.label}-compatible "
+            "endpoint? Try again; if it keeps happening, the server (or the proxy before it) is broken.",
             provider=self.provider,
         )
 

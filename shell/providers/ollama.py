@@ -46,9 +46,9 @@ from shell.core.model import (
 )
 from shell.core.textsafety import json_text
 
-from .base import HTTPProvider, Wire
+from .base import HTTPProvider, Wire, token_count
 from .endpoints import DEFAULT_HOST
-from .sse import iter_ndjson
+from .sse import expect, iter_ndjson
 
 MODEL_OPTIONS = ("num_ctx", "temperature", "top_p", "seed", "stop", "num_predict")
 
@@ -118,26 +118,32 @@ class OllamaModel(HTTPProvider):
                     provider=self.provider,
                     retryable=True,
                 )
-            message = obj.get("message") or {}
-            if message.get("thinking"):
-                yield ThinkingDelta(message["thinking"])
-            if message.get("content"):
-                yield TextDelta(message["content"])
-            for tc in message.get("tool_calls") or ():
-                fn = tc.get("function") or {}
+            # A field of the wrong shape raises MalformedField (``expect``): the reply
+            # ends with an error naming the server, what came before is kept.
+            message = expect(obj.get("message"), dict, "a message that is not an object") or {}
+            thinking = expect(message.get("thinking"), str, "thinking that is not text")
+            if thinking:
+                yield ThinkingDelta(thinking)
+            content = expect(message.get("content"), str, "message content that is not text")
+            if content:
+                yield TextDelta(content)
+            for tc in expect(message.get("tool_calls"), list, "tool calls that are not a list") or ():
+                tc = expect(tc, dict, "a tool call that is not an object")
+                fn = expect(tc.get("function"), dict, "a tool call's function that is not an object") or {}
                 args = fn.get("arguments", {})
+                call_id = expect(tc.get("id"), (str, int), "a tool call id that is not text")
                 yield ToolCallDelta(
                     calls,
-                    id=tc.get("id") or f"call_{calls}",
-                    name=fn.get("name"),
+                    id=str(call_id) if call_id not in (None, "") else f"call_{calls}",
+                    name=expect(fn.get("name"), str, "a tool name that is not text"),
                     args_delta=args if isinstance(args, str) else json_text(args),  # any depth
                 )
                 calls += 1
             if obj.get("done"):
-                yield UsageChunk(
-                    Usage(int(obj.get("prompt_eval_count") or 0), int(obj.get("eval_count") or 0))
-                )
-                reason = obj.get("done_reason") or "stop"
+                prompt, output = token_count(obj.get("prompt_eval_count")), token_count(obj.get("eval_count"))
+                unknown = prompt is None or output is None  # "lots", NaN: not a count, and not zero
+                yield UsageChunk(Usage(unknown=True) if unknown else Usage(prompt or 0, output or 0))
+                reason = expect(obj.get("done_reason"), str, "a done reason that is not text") or "stop"
                 if calls:
                     yield StopChunk("tool_use")
                 else:

@@ -58,8 +58,8 @@ from shell.core.model import (
 )
 from shell.core.textsafety import json_text
 
-from .base import HTTPProvider, Wire
-from .sse import iter_sse, parse_json
+from .base import HTTPProvider, Wire, token_count
+from .sse import expect, iter_sse, parse_json
 
 FINISH_REASONS = {
     "stop": "end_turn",
@@ -149,31 +149,35 @@ class _Stream:
         self.counted = False
 
     def feed(self, obj: dict[str, Any]) -> Iterator[ModelChunk]:
+        """One event's chunks. A field of the wrong shape raises ``MalformedField``
+        (the reply ends with an error naming the server; what came before is kept);
+        usage that is not a count is unknown, never a crash."""
         usage = obj.get("usage")
         if usage and isinstance(usage, dict):
             self.counted = True
             yield UsageChunk(openai_usage(usage))
-        for choice in obj.get("choices") or ():
-            yield from self._choice(choice)
+        for choice in expect(obj.get("choices"), list, "a list of choices that is not a list") or ():
+            yield from self._choice(expect(choice, dict, "a choice that is not an object"))
 
     def _choice(self, choice: dict[str, Any]) -> Iterator[ModelChunk]:
-        delta = choice.get("delta") or {}
-        text = delta.get("content")
+        delta = expect(choice.get("delta"), dict, "a delta that is not an object") or {}
+        text = expect(delta.get("content"), str, "message content that is not text")
         if text:
             yield TextDelta(text)
         thinking = delta.get("reasoning_content") or delta.get("reasoning")
         if thinking and isinstance(thinking, str):
             yield ThinkingDelta(thinking)
-        refusal = delta.get("refusal")
+        refusal = expect(delta.get("refusal"), str, "a refusal that is not text")
         if refusal:
             self.refused = True
             yield TextDelta(refusal)
-        for tc in delta.get("tool_calls") or ():
-            chunk = self.calls.add(tc)
+        for tc in expect(delta.get("tool_calls"), list, "tool calls that are not a list") or ():
+            chunk = self.calls.add(expect(tc, dict, "a tool call that is not an object"))
             if chunk is not None:
                 yield chunk
-        if choice.get("finish_reason"):
-            self.finish = choice["finish_reason"]
+        finish = expect(choice.get("finish_reason"), str, "a finish reason that is not text")
+        if finish:
+            self.finish = finish
 
     def end(self) -> list[ModelChunk]:
         out: list[ModelChunk] = [] if self.counted else [UsageChunk(Usage(unknown=True))]
@@ -198,9 +202,13 @@ class ToolCallAssembler:
         self.last = -1
 
     def add(self, tc: dict[str, Any]) -> ToolCallDelta | None:
-        fn = tc.get("function") or {}
-        call_id = tc.get("id") or None
-        name = fn.get("name") or None
+        """One tool-call delta; ``MalformedField`` when a field has the wrong shape
+        (a name or id that is an object would otherwise reach the screen and the
+        session as one)."""
+        fn = expect(tc.get("function"), dict, "a tool call's function that is not an object") or {}
+        call_id = expect(tc.get("id"), (str, int), "a tool call id that is not text")
+        call_id = str(call_id) if call_id not in (None, "") else None
+        name = expect(fn.get("name"), str, "a tool name that is not text") or None
         args = fn.get("arguments")
         if args is not None and not isinstance(args, str):
             args = json_text(args)  # a few servers send an object (any depth: never RecursionError)
@@ -233,14 +241,15 @@ class ToolCallAssembler:
 
 
 def openai_usage(usage: dict[str, Any]) -> Usage:
-    prompt = int(usage.get("prompt_tokens") or 0)
+    """Usage as counted; unknown when a count is not a whole number a server could
+    have counted ("lots", NaN, 1e308), never a crash that loses the reply."""
     details = usage.get("prompt_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
-    return Usage(
-        input_tokens=max(0, prompt - cached),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-        cache_read_tokens=cached,
-    )
+    prompt = token_count(usage.get("prompt_tokens"))
+    output = token_count(usage.get("completion_tokens"))
+    cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    if prompt is None or output is None or cached is None:
+        return Usage(unknown=True)
+    return Usage(input_tokens=max(0, prompt - cached), output_tokens=output, cache_read_tokens=cached)
 
 
 def stream_error(label: str, provider: str, err: Any) -> ModelError:

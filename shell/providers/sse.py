@@ -31,7 +31,7 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from shell.core.textsafety import loads_any_depth
+from shell.core.textsafety import json_text, loads_any_depth
 
 MAX_LINE = 8 * 1024 * 1024
 """Bytes one line (or one event's data) may hold: far above any real chunk (a whole
@@ -228,6 +228,24 @@ class MalformedLine(ValueError):
         super().__init__(f"malformed line: {line[:200]!r}")
         self.line = line
         self.problem = problem
+
+
+class MalformedField(ValueError):
+    """A stream event that is valid JSON with a field of the wrong shape (a tool
+    call's name that is an object, a choice that is a string): ``what`` says which."""
+
+    def __init__(self, what: str, value: Any) -> None:
+        shown = json_text(value)
+        super().__init__(f"{what}: {shown[:80]}")
+        self.what = what
+        self.value = shown[:80]
+
+
+def expect(value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` when it is None or of ``kind``; else :class:`MalformedField`."""
+    if value is None or (isinstance(value, kind) and not (isinstance(value, bool) and kind is int)):
+        return value
+    raise MalformedField(what, value)
 
 
 def parse_json(text: str, *, any_depth: bool = False) -> Any:

@@ -150,3 +150,20 @@ def test_loads_any_depth_reads_past_the_recursion_limit() -> None:
         json.loads(deep)
     value = loads_any_depth(deep)
     assert json_text(value, compact=True) == deep  # written back without recursion, the same text
+
+
+@pytest.mark.parametrize("value", [{"x": "\x1b[2J"}, 123, None, ["a", {"b": 1}], b"\x1b[2J"])
+def test_a_value_that_is_not_a_string_is_shown_never_raised(value: object) -> None:
+    """The sanitiser is the last line of defence: a tool name that arrived as an object
+    crashed the line mode here (AttributeError) before; now it is shown as JSON."""
+    from shell.core.textsafety import is_safe, tag_text
+
+    shown = sanitize(value)  # type: ignore[arg-type]
+    assert isinstance(shown, str) and "\x1b" not in shown
+    assert sanitize_line(value) == shown.replace("\n", "\u23ce")  # type: ignore[arg-type]
+    assert is_safe(value) is False  # type: ignore[arg-type]
+    assert hidden_characters(value) == 0  # type: ignore[arg-type]
+    assert tag_text(value) == ""  # type: ignore[arg-type]
+    assert "\x1b" not in StreamSanitizer().feed(value)  # type: ignore[arg-type]
+    if isinstance(value, dict):
+        assert shown == '{"x": "\\u001b[2J"}'

@@ -488,3 +488,138 @@ async def test_tool_call_turn_is_sent_with_empty_string_content(server: Scripted
     assert err is None
     assert bodies[0]["messages"][1]["content"] == ""
     assert bodies[0]["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"city": "Paris"}'
+
+
+# -- fields of the wrong shape: an error naming the server, the text so far kept -------------
+
+MISSHAPEN = {
+    "a tool name that is not text ({\"x\": 1})":
+        {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": {"x": 1}, "arguments": "{}"}}]},
+    "a tool call id that is not text ({\"a\": 1})":
+        {"tool_calls": [{"index": 0, "id": {"a": 1}, "function": {"name": "read_file", "arguments": "{}"}}]},
+    "a tool call that is not an object (\"oops\")": {"tool_calls": ["oops"]},
+    "message content that is not text ({\"x\": 1})": {"content": {"x": 1}},
+}
+
+
+@pytest.mark.parametrize("what", list(MISSHAPEN))
+async def test_a_field_of_the_wrong_shape_is_the_servers_error(server: ScriptedServer, what: str) -> None:
+    bad = {"choices": [{"index": 0, "delta": MISSHAPEN[what], "finish_reason": None}]}
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(TEXT + b"data: " + json.dumps(bad).encode() + b"\n\n" + END)
+        h.end_stream()
+
+    server.scenarios["shape"] = scenario
+    chunks, err = await run(openai(server, "shape"))
+    assert text(chunks) == "Hello"  # kept
+    assert err is not None and err.provider == "openai"
+    assert err.message == (
+        f"OpenAI sent {what}, which its API never does; the reply was stopped there (the text so far is "
+        f"kept). Is {server.url}/shape/v1 really an OpenAI-compatible endpoint? Try again; if it keeps "
+        "happening, the server (or the proxy before it) is broken."
+    )
+
+
+@pytest.mark.parametrize(
+    ("event", "what"),
+    [
+        ({"choices": ["str"]}, 'a choice that is not an object ("str")'),
+        ({"choices": [{"delta": {}, "finish_reason": {"x": 1}}]},
+         'a finish reason that is not text ({"x": 1})'),
+        ({"choices": {"a": 1}}, 'a list of choices that is not a list ({"a": 1})'),
+    ],
+)
+async def test_choices_of_the_wrong_shape_are_the_servers_error(
+    server: ScriptedServer, event: dict[str, Any], what: str
+) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(TEXT + b"data: " + json.dumps(event).encode() + b"\n\n" + END)
+        h.end_stream()
+
+    server.scenarios["choice"] = scenario
+    chunks, err = await run(openai(server, "choice"))
+    assert text(chunks) == "Hello"
+    assert err is not None and err.message.startswith(f"OpenAI sent {what}, which its API never does;")
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [b'{"prompt_tokens": "lots", "completion_tokens": 1}',
+     b'{"prompt_tokens": NaN, "completion_tokens": Infinity}',
+     b'{"prompt_tokens": 3, "completion_tokens": 1e308}',
+     b'{"prompt_tokens": -4, "completion_tokens": 1}'],
+)
+async def test_usage_that_is_not_a_count_is_unknown_and_the_text_is_kept(
+    server: ScriptedServer, usage: bytes
+) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":' + usage
+                + b"}\n\ndata: [DONE]\n\n")
+        h.end_stream()
+
+    server.scenarios["usage"] = scenario
+    chunks, err = await run(openai(server, "usage"))
+    assert err is None and text(chunks) == "hi"
+    assert [c.usage for c in chunks if isinstance(c, UsageChunk)] == [Usage(unknown=True)]
+
+
+async def test_anthropic_fields_of_the_wrong_shape_are_the_servers_error(server: ScriptedServer) -> None:
+    events = [
+        {"type": "message_start", "message": {"usage": {"input_tokens": 3}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t1",
+                                                                     "name": {"x": 1}, "input": {}}},
+    ]
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events))
+        h.end_stream()
+
+    server.scenarios["anth"] = scenario
+    chunks, err = await run(AnthropicModel("m", base_url=f"{server.url}/anth", api_key="k"))
+    assert text(chunks) == "Hello"
+    assert err is not None and err.message.startswith(
+        'Anthropic sent a tool name that is not text ({"x": 1}), which its API never does;'
+    )
+
+
+async def test_anthropic_usage_that_is_not_a_count_is_unknown(server: ScriptedServer) -> None:
+    events = [
+        {"type": "message_start", "message": {"usage": {"input_tokens": "lots", "service_tier": "standard"}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}},
+        {"type": "message_stop"},
+    ]
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events))
+        h.end_stream()
+
+    server.scenarios["anthu"] = scenario
+    chunks, err = await run(AnthropicModel("m", base_url=f"{server.url}/anthu", api_key="k"))
+    assert err is None and text(chunks) == "Hello"
+    assert [c.usage for c in chunks if isinstance(c, UsageChunk)] == [Usage(unknown=True)]
+
+
+async def test_ollama_fields_of_the_wrong_shape_are_the_servers_error(server: ScriptedServer) -> None:
+    lines = [
+        '{"message":{"role":"assistant","content":"Hello"},"done":false}',
+        '{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":7}}]},"done":false}',
+    ]
+
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream("application/x-ndjson")
+        h.chunk("".join(line + "\n" for line in lines).encode())
+        h.end_stream()
+
+    server.scenarios["oll"] = scenario
+    chunks, err = await run(OllamaModel("m", base_url=f"{server.url}/oll"))
+    assert text(chunks) == "Hello"
+    assert err is not None and err.message.startswith("Ollama sent a tool name that is not text (7), which")
