@@ -178,6 +178,7 @@ async def run_headless(
     with cancel_on_sigint(runtime.cancel, run.cancel, run.interrupt):
         async with runtime.running():
             await runtime.wait_for_tools()
+            _mcp_report(runtime, err)
             async with aclosing(runtime.reply(composed.message)) as events:
                 async for event in paced(events):  # Ctrl+C is seen within a few ms
                     run.handle(event)
@@ -200,6 +201,26 @@ def _preamble(runtime: ShellRuntime, err: IO[str]) -> None:
     check = runtime.workspace_trust()
     if check.config.exists and not check.trusted:
         err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")
+    err.flush()
+
+
+def _mcp_report(runtime: ShellRuntime, err: IO[str]) -> None:
+    """One line on stderr for each MCP server whose tools this run lacks (it failed,
+    exited or is still connecting) or that had tools refused: the model only sees
+    "Unknown tool", so the person running the script must hear why."""
+    if runtime.mcp is None:
+        return
+    for status in runtime.mcp.statuses():
+        why = runtime.shown(status.message.split("\n", 1)[0]) if status.message else "no reason given"
+        name = runtime.shown(status.name)
+        if status.state in ("failed", "exited"):
+            err.write(f"agent-shell: MCP server {name} {status.state}: {why}; its tools are not in this "
+                      "run. Check its entry in mcp_servers (`agent-shell config` shows it), or run its "
+                      "command by hand to see the error.\n")
+        elif status.state == "connecting":
+            err.write(f"agent-shell: MCP server {name} is still connecting; its tools are not in this run.\n")
+        elif status.state == "ready" and status.message:
+            err.write(f"agent-shell: MCP server {name}: {why}\n")
     err.flush()
 
 

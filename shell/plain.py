@@ -198,6 +198,8 @@ class PlainShell:
             return
         style = "dim" if status.state == "ready" else "yellow"
         detail = f"{status.tools} tools" if status.state == "ready" else self.runtime.shown(status.message)
+        if status.state == "ready" and status.message:  # tools it was refused
+            detail += f"; {self.runtime.shown(status.message)}"
         line = Text(f"mcp {sanitize_line(status.name)}: {status.state} ({detail})", style=style)
         run_in_terminal(lambda: self.console.print(line))
 

@@ -465,6 +465,13 @@ class Agent:
                 args = tool.validate(dict(call.args))
             except ToolArgumentError as exc:
                 result = ToolResult(f"{exc}. Fix the arguments and call {call.name} again.", is_error=True)
+            except Exception as exc:  # the tool's own check broke: this call fails, not the reply
+                result = ToolResult(
+                    f"The arguments of {call.name} could not be checked: its own check failed "
+                    f"({type(exc).__name__}: {exc}). The tool is broken; do not call it again, and "
+                    "tell the user.",
+                    is_error=True,
+                )
             else:
                 state = CallState(reply.run, call, tool, args, assistant)
                 gate = await self.middleware.before_tool_call(state, early)

@@ -134,15 +134,24 @@ def check_json_schema(name: str, schema: dict[str, Any], args: Any) -> dict[str,
     """A small top-level check for tools that only have a JSON schema (MCP).
 
     Required keys present, and top-level values of the declared JSON type; the
-    server validates the rest and answers with an error the model can read.
+    server validates the rest and answers with an error the model can read. A part
+    of the schema that is malformed (``"type": 5``, ``properties`` that is a list)
+    is not checked rather than raised: it must never end the reply (MCP servers
+    with such tools are refused when they connect, see :mod:`shell.tools.mcp`).
     """
     if not isinstance(args, dict):
         raise ToolArgumentError(f"Invalid arguments for {name}: expected a JSON object")
-    problems = [f"{key}: Field required" for key in schema.get("required", ()) if key not in args]
+    schema = schema if isinstance(schema, dict) else {}
+    required = schema.get("required")
+    required = [k for k in required if isinstance(k, str)] if isinstance(required, list) else []
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    problems = [f"{key}: Field required" for key in required if key not in args]
     for key, value in args.items():
-        spec = schema.get("properties", {}).get(key)
+        spec = properties.get(key)
         declared = spec.get("type") if isinstance(spec, dict) else None
-        kinds = [declared] if isinstance(declared, str) else list(declared or [])
+        kinds = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+        kinds = [k for k in kinds if isinstance(k, str)]
         py = tuple(t for k in kinds if k in _JSON_TYPES for t in _as_tuple(_JSON_TYPES[k]))
         if value is None and "null" in kinds:
             continue

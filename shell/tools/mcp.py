@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from shell.core.messages import ToolResult
@@ -39,6 +40,7 @@ from shell.core.tools import Tool, ToolContext
 from . import mcp_http
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
 from .mcp_results import connection_lost, convert_result, describe_error, tool_name
+from .mcp_schema import refuse_unusable
 
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 """The SDK logs a server's garbage with a traceback; with no handler anywhere Python
@@ -128,6 +130,10 @@ class McpServer:
         self.done = anyio.Event()
         self._scope: anyio.CancelScope | None = None
         self._calls: set[anyio.CancelScope] = set()
+        self._failed: dict[anyio.CancelScope, str] = {}
+        """Why a call was cut short by what the server sent (its scope → the reason)."""
+        self._sent: set[Any] = set()
+        """The ids of every request sent: an answer to any other is not an answer."""
         self._errlog: Any = None
         self._closing = False
 
@@ -168,10 +174,9 @@ class McpServer:
         from mcp import ClientSession
 
         read, write = await stack.enter_async_context(self._transport())
-        if self.spec.transport == "stdio":
-            tg = await stack.enter_async_context(anyio.create_task_group())
-            stack.callback(tg.cancel_scope.cancel)  # the watcher stops before the transport closes
-            read = self._watch_eof(read, tg)
+        tg = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
+        read, write = self._watch(read, tg), self._watch_sent(write, tg)
         session = await stack.enter_async_context(ClientSession(read, write))
         try:
             with anyio.fail_after(self._timeout):
@@ -179,9 +184,10 @@ class McpServer:
                 listed = await _list_all_tools(session)
         except TimeoutError:
             raise TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s") from None
-        self.tools = [McpTool(self, info) for info in listed]
+        usable, refused = await anyio.to_thread.run_sync(refuse_unusable, listed)
+        self.tools = [McpTool(self, info) for info in usable]
         self._session = session
-        self._set("ready")
+        self._set("ready", _refusal_note(self.spec.name, refused))
 
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         spec = self.spec
@@ -199,22 +205,67 @@ class McpServer:
             return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers)))
         return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers)))
 
-    def _watch_eof(self, read: Any, tg: TaskGroup) -> Any:
-        """Pass messages through, and notice when the server closes its output (it exited)."""
+    def _watch(self, read: Any, tg: TaskGroup) -> Any:
+        """Pass the server's messages through, and act on what the SDK would leave
+        hanging: an answer it cannot read (the SDK logs it and the call waits for its
+        timeout, 600 s) or an answer to a request never sent fails the calls waiting
+        now, at once; a closed output (stdio: the process exited) ends the server."""
         send, receive = anyio.create_memory_object_stream[Any](0)
 
         async def forward() -> None:
             async with send:
                 try:
                     async for message in read:
+                        if isinstance(message, Exception):
+                            self._unreadable(f"an answer that cannot be read ({_first_line(message)})")
+                            continue
+                        stray = _stray_answer(message, self._sent)
+                        if stray is not None:
+                            self._unreadable(f"an answer to a request it was never sent (id {stray})")
+                            continue
                         await send.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                     pass
-            if not self._stop.is_set():
+            if self.spec.transport == "stdio" and not self._stop.is_set():
                 self._gone("the server process exited" + self._stderr_tail())
 
         tg.start_soon(forward)
         return receive
+
+    def _watch_sent(self, write: Any, tg: TaskGroup) -> Any:
+        """Pass our messages on, noting the id of each request."""
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def forward() -> None:
+            async with receive:
+                try:
+                    async for message in receive:
+                        inner = getattr(message.message, "root", message.message)
+                        if type(inner).__name__ == "JSONRPCRequest":
+                            self._sent.add(getattr(inner, "id", None))
+                        await write.send(message)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    pass
+            with contextlib.suppress(Exception):
+                await write.aclose()
+
+        tg.start_soon(forward)
+        return send
+
+    def _unreadable(self, what: str) -> None:
+        """The server broke the protocol: which request that answer was for cannot be
+        known, so every call waiting now fails (the server stays: the next may work);
+        during the handshake the server fails."""
+        reason = (f"the MCP server {self.spec.name!r} sent {what}; the result is lost. Try again; "
+                  "if it keeps happening, tell the server's author")
+        if self.status.state == "connecting":
+            self._set("failed", reason)
+            if self._scope is not None:
+                self._scope.cancel()
+            return
+        for scope in list(self._calls):
+            self._failed[scope] = reason
+            scope.cancel()
 
     def _gone(self, message: str) -> None:
         if self.status.state in ("connecting", "ready"):
@@ -260,6 +311,10 @@ class McpServer:
                 return ToolResult(text, is_error=True, details={"server": self.spec.name})
             finally:
                 self._calls.discard(scope)
+        failed = self._failed.pop(scope, None)
+        if failed is not None:
+            text = f"Calling {label} failed: {failed}"
+            return ToolResult(text, is_error=True, details={"server": self.spec.name})
         if scope.cancelled_caught or result is None:
             text = f"The MCP server {self.spec.name!r} went away during the call to {label}"
             return ToolResult(f"{text}: {self.status.message}", is_error=True)
@@ -370,6 +425,31 @@ class McpManager:
         if tg is not None:
             self._own_tg = None
             await tg.__aexit__(None, None, None)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().split("\n", 1)[0][:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _stray_answer(message: Any, sent: set[Any]) -> Any:
+    """The id of an answer (result or error) to a request that was never sent, else None."""
+    inner = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
+    if type(inner).__name__ not in ("JSONRPCResponse", "JSONRPCError"):
+        return None
+    ident = getattr(inner, "id", None)
+    return ident if ident is not None and ident not in sent else None
+
+
+def _refusal_note(server: str, refused: list[tuple[str, str]]) -> str:
+    """What a ready server's status says about the tools it was refused (one line)."""
+    if not refused:
+        return ""
+    shown = "; ".join(f"{tool_name(server, name)}: {why}" for name, why in refused[:5])
+    more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+    count = f"{len(refused)} tool{'s' if len(refused) != 1 else ''}"
+    return (f"{count} not offered to the model, their inputSchema is not valid JSON Schema ({shown}{more}); "
+            "tell the server's author")
 
 
 async def _list_all_tools(session: Any) -> list[dict[str, Any]]:

@@ -151,6 +151,17 @@ def describe_error(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
+    errors = getattr(exc, "errors", None)
+    if type(exc).__name__ == "ValidationError" and callable(errors):  # pydantic: one line, not twenty
+        try:
+            found = list(errors())
+            first = found[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "the top level"
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            title = getattr(exc, "title", "") or "an answer"
+            return f"the server's {title} is not valid MCP: {where}: {first.get('msg', '')}{more}"
+        except Exception:
+            pass
     text = str(exc).strip() or "no detail"
     if TOO_LARGE in text:  # the SDK wraps the cap's message in its parse failure's
         text = text[text.find("the MCP server "):] if "the MCP server " in text else text

@@ -94,3 +94,39 @@ async def test_run_shell_progress_becomes_update_events(workspace: Workspace) ->
     assert "".join(updates) == "one\ntwo\n" and len(updates) >= 2
     [end] = [e for e in events if isinstance(e, ToolExecutionEnd)]
     assert end.result.text.endswith("[exit code 0]")
+
+
+async def test_a_schema_that_cannot_be_checked_fails_its_call_not_the_reply(workspace: Workspace) -> None:
+    """A tool (from a plugin, say) whose schema is malformed: the other calls of the
+    turn run and the reply goes on (it ended with "TypeError: 'int' object is not
+    iterable" before)."""
+    from shell.core.messages import ToolResult
+    from shell.core.tools import Tool, ToolContext
+
+    class Broken(Tool):
+        async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+            return ToolResult("ran")
+
+    class Raises(Broken):
+        def validate(self, args: dict[str, Any]) -> dict[str, Any]:
+            raise KeyError("its own check broke")
+
+    schemas: list[dict[str, Any]] = [
+        {"type": "object", "properties": {"a": {"type": 5}}},
+        {"type": "object", "properties": {"a": {"type": ["string", {"x": 1}]}}, "required": 5},
+        {"type": "object", "properties": ["a"]},
+    ]
+    tools = [Broken(f"b{i}", parameters=s) for i, s in enumerate(schemas)] + [Raises("raises")]
+    calls = tuple(ToolCallBlock(f"c{i}", t.name, {"a": "x"}) for i, t in enumerate(tools))
+    calls += (ToolCallBlock("cl", "list_dir", {}),)
+    model = ScriptedModel([AssistantMessage(calls), "Done."])
+    agent = Agent(model, tools=[*tools, *builtin_tools(workspace)])
+    events = await _turn(agent)
+    ends = {e.call_id: e.result for e in events if isinstance(e, ToolExecutionEnd)}
+    assert [ends[f"c{i}"].text for i in range(3)] == ["ran"] * 3  # unchecked parts are left to the tool
+    assert ends["c3"].is_error and ends["c3"].text.startswith(
+        "The arguments of raises could not be checked: its own check failed "
+        "(KeyError: 'its own check broke')."
+    )
+    assert not ends["cl"].is_error
+    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "end_turn"

@@ -76,3 +76,45 @@ async def test_an_endless_json_answer_to_a_tool_call_fails_that_call_only(record
             assert result.is_error
             assert "Calling evil__echo failed: the MCP server 'evil' sent more than" in result.text
             assert mcp.status("evil").state == "ready"  # the next call may well be fine
+
+
+async def test_tools_whose_schema_cannot_be_checked_are_refused_when_the_server_connects(
+    recorder: Recorder,
+) -> None:
+    """``"type": 5`` made every call of the tool end the reply ("TypeError: 'int' object
+    is not iterable") and a provider that checks schemas would refuse every request."""
+    async with McpManager({"evil": stdio("bad_schema")}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(40)
+        status = mcp.status("evil")
+        assert status.state == "ready"
+        assert [t.name for t in mcp.tools()] == ["evil__good"]
+        assert status.message.startswith("2 tools not offered to the model, their inputSchema is not valid "
+                                         "JSON Schema (evil__int_type: at properties.a.type: 5 is not valid")
+        assert "evil__dict_in_types: at properties.a.type:" in status.message
+        assert status.message.endswith("tell the server's author")
+        [good] = mcp.tools()
+        result = await good.run({"a": "x"}, recorder.context(good.name, {}))
+        assert result.text == 'echo {"a": "x"}'
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [("deep", "an answer that cannot be read ("),
+     ("wrongid", "an answer to a request it was never sent (id 987654)")],
+)
+async def test_an_answer_that_fits_no_call_fails_the_call_at_once(
+    recorder: Recorder, mode: str, said: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Nested 100,000 deep, or for an id never sent: the SDK logged a traceback on the
+    terminal and the call waited silently for its 600 s timeout."""
+    async with McpManager({"evil": stdio(mode)}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(40)
+        [tool] = mcp.tools()
+        with anyio.fail_after(20):
+            result = await tool.run({"a": "x"}, recorder.context(tool.name, {}))
+        assert result.is_error
+        assert result.text.startswith(f"Calling evil__echo failed: the MCP server 'evil' sent {said}")
+        assert result.text.endswith("the result is lost. Try again; if it keeps happening, tell the server's "
+                                    "author")
+        assert mcp.status("evil").state == "ready"
+    assert "Traceback" not in capfd.readouterr().err

@@ -1,0 +1,85 @@
+"""Hostile MCP servers (tests/tools/hostile_mcp_server.py, real processes over stdio)
+met through the console script: what the person running it is told, on one line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .conftest import RunCli
+from .terminal import Terminal
+
+SERVER = Path(__file__).resolve().parents[1] / "tools" / "hostile_mcp_server.py"
+Script = Callable[[list[Any]], str]
+
+
+def _configure(cli_env: dict[str, str], mode: str) -> None:
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(
+        f"[mcp_servers.evil]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(SERVER))}, {json.dumps(mode)}]\n"
+    )
+
+
+def test_headless_says_on_stderr_why_a_server_has_no_tools(
+    run_cli: RunCli, cli_env: dict[str, str], script: Script
+) -> None:
+    """A tools/list the SDK rejects fails the whole server: -p printed nothing and the
+    model only got "Unknown tool"."""
+    _configure(cli_env, "invalid_list")
+    r = run_cli("-p", "hi", "--model", script(["Hi."]))
+    assert r.returncode == 0, r.stderr
+    [line] = [ln for ln in r.stderr.splitlines() if "evil" in ln]
+    assert line == (
+        "agent-shell: MCP server evil failed: the server's ListToolsResult is not valid MCP: tools.1.name: "
+        "Field required; its tools are not in this run. Check its entry in mcp_servers (`agent-shell config` "
+        "shows it), or run its command by hand to see the error."
+    )
+
+
+def test_headless_names_the_tools_refused_for_their_schema(
+    run_cli: RunCli, cli_env: dict[str, str], script: Script
+) -> None:
+    _configure(cli_env, "bad_schema")
+    r = run_cli("-p", "hi", "--model", script(["Hi."]))
+    assert r.returncode == 0, r.stderr
+    [line] = [ln for ln in r.stderr.splitlines() if "evil" in ln]
+    assert line.startswith("agent-shell: MCP server evil: 2 tools not offered to the model, their "
+                           "inputSchema is not valid JSON Schema (evil__int_type: at properties.a.type: 5 is "
+                           "not valid")
+
+
+def test_an_unreadable_answer_fails_the_call_promptly_without_a_traceback(
+    run_cli: RunCli, cli_env: dict[str, str], script: Script
+) -> None:
+    _configure(cli_env, "deep")
+    call = {"name": "evil__echo", "args": {"a": "x"}}
+    model = script([{"text": "Calling.", "tool_calls": [call]}, "Done."])
+    started = time.monotonic()
+    r = run_cli("-p", "go", "--model", model, "--approve", "always", "--output-format", "json", timeout=120)
+    assert time.monotonic() - started < 100  # was the 600 s tool timeout
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "Failed to parse" not in r.stderr
+    [result] = [m for m in json.loads(r.stdout)["messages"] if m["type"] == "ToolResultMessage"]
+    assert result["content"].startswith(
+        "Calling evil__echo failed: the MCP server 'evil' sent an answer that cannot be read ("
+    )
+
+
+def test_the_line_mode_says_a_server_failed(
+    cli_env: dict[str, str], workspace: Path, script: Script
+) -> None:
+    _configure(cli_env, "invalid_list")
+    command = [sys.executable, "-m", "shell", "--plain", "--model", script(["Hi."]), "--no-session", "hi"]
+    term = Terminal(command, cli_env, workspace)
+    said = term.wait_for("mcp evil: failed (the server's ListToolsResult is not valid MCP: tools.1.name")
+    term.wait_for("Hi.")
+    term.wait_for("\u203a", after=said)  # the prompt, drawn again after the line
+    term.type("/quit\r")
+    code = term.close()
+    assert code == 0, term.text[-2000:]
