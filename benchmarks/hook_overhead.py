@@ -295,6 +295,100 @@ async def generator_chain_cost(depth: int, items: int = 60, reps: int = 300) -> 
     return per_call, per_item
 
 
+class _FloorLayer:
+    """A no-op's streaming layer with no engine: a bare async generator, same body."""
+
+    counting = False
+
+    async def on(self, inner: AsyncIterator[int]) -> AsyncIterator[int]:
+        async for x in inner:
+            if self.counting:
+                _count("floor")
+            yield x
+
+    async def hook(self, value: int) -> int:
+        return value
+
+
+async def _passing(inner: AsyncIterator[int]) -> AsyncIterator[int]:
+    """A frame of the loop's own (or on_reply's check step): items pass as they are."""
+    async for x in inner:
+        yield x
+
+
+async def _model(n: int) -> AsyncIterator[int]:
+    for i in range(n):
+        yield i
+
+
+def _chain(source: AsyncIterator[int], layers: list[_FloorLayer], checked: bool) -> AsyncIterator[int]:
+    for k, layer in enumerate(reversed(layers)):
+        source = layer.on(source)
+        if checked and k < len(layers) - 1:  # every on_reply layer's output but the outermost's
+            source = _passing(source)
+    return source
+
+
+async def _floor_reasoning(chunks: int, layers: list[_FloorLayer]) -> AsyncIterator[int]:
+    for layer in layers:  # transform_system_prompt, list_tools, transform_context, convert_to_llm
+        for _ in range(4):
+            await layer.hook(0)
+    async for chunk in _chain(_model(chunks), layers, False):
+        yield chunk
+    yield 0  # the block's end
+    yield 0  # the call's end
+
+
+async def _floor_loop(layers: list[_FloorLayer]) -> AsyncIterator[int]:
+    yield 0  # ReplyStart
+    for chunks, hooks in ((55, 7), (4, 3)):  # the tool turn, the answer
+        for layer in layers:
+            await layer.hook(0)  # on_compress_context
+        async for event in _passing(_chain(_floor_reasoning(chunks, layers), layers, False)):
+            yield event
+        for layer in layers:  # after_model_response, the tool's hooks, after_turn, should_stop
+            for _ in range(hooks):
+                await layer.hook(0)
+        yield 0  # an event of the loop's own (ToolExecutionEnd, ...)
+    yield 0  # ReplyEnd
+
+
+async def _floor_reply(layers: list[_FloorLayer], checked: bool, reps: int, samples: int) -> float:
+    best = float("inf")
+    for _ in range(samples):
+        gc.collect()
+        gc.disable()
+        try:
+            start = CLOCK()
+            for _ in range(reps):
+                async for _ in _passing(_passing(_chain(_floor_loop(layers), layers, checked))):
+                    pass
+            best = min(best, (CLOCK() - start) / reps)
+        finally:
+            gc.enable()
+    return best
+
+
+async def onion_floor(depth: int, reps: int = 20, samples: int = 7) -> tuple[float, float, float]:
+    """The floor under ``depth`` generator layers in a round, with no engine: the
+    agent's three streaming onions nested as they are (``on_reply`` around the loop,
+    which runs ``on_reasoning`` around ``on_model_call`` twice), each layer a bare async
+    generator with the no-op's body, the loop's own frames as pass-through generators,
+    the items of one round (59 chunks, ~64 reasoning events, ~68 reply events) and the
+    one-value hooks a no-op sees as bare awaits. Per layer per round: (bare, with the
+    check step ``on_reply`` needs, the round with no layer). The check step, one more
+    generator per ``on_reply`` layer but the outermost (whose ends the consumer checks),
+    is the least an engine can add: when an async generator ends, the one iterating it
+    gets ``StopAsyncIteration`` with no code in between, so a layer outside one that
+    returned early can only be given its ``ReplyEnd`` by a step of Python code on the
+    way of every item."""
+    none = await _floor_reply([], False, reps, samples)
+    layers = [_FloorLayer() for _ in range(depth)]
+    bare = await _floor_reply(layers, False, reps, samples)
+    checked = await _floor_reply(layers, True, reps, samples)
+    return (bare - none) / depth, (checked - none) / depth, none
+
+
 async def invocations_per_middleware() -> int:
     NoOp.counting = True
     try:
@@ -354,7 +448,15 @@ async def measure(replies: int, rounds: int) -> dict[str, Any]:
             samples[label].append(await time_replies(agent, replies))
         bare.append(await bare_await_cost(20_000))
     chains = {str(d): await generator_chain_cost(d) for d in (10, 50)}
-    return {"per_mw": per_mw, "samples": samples, "bare": bare, "hops": hops, "chains": chains}
+    floors = {str(d): await onion_floor(d) for d in (1, 10, 50)}
+    return {
+        "per_mw": per_mw,
+        "samples": samples,
+        "bare": bare,
+        "hops": hops,
+        "chains": chains,
+        "floors": floors,
+    }
 
 
 def summary(result: dict[str, Any]) -> dict[str, Any]:
@@ -383,7 +485,18 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
         "hops": result["hops"],
         "per_mw": per_mw,
         "chains": result.get("chains", {}),
+        "floors": result.get("floors", {}),
     }
+
+
+def print_floors(s: dict[str, Any]) -> None:
+    per_mw = s["per_mw"]
+    for depth, (bare, guarded, _) in s["floors"].items():
+        print(
+            f"the floor of {depth:>2} generator layers in the agent's nesting, no engine:"
+            f" {bare / per_mw * 1e6:.3f} us per invocation bare,"
+            f" {guarded / per_mw * 1e6:.3f} us with on_reply's check step (the least an engine can do)"
+        )
 
 
 def report(s: dict[str, Any]) -> None:
@@ -407,6 +520,7 @@ def report(s: dict[str, Any]) -> None:
             f"the floor, no engine: a chain of {depth} bare async generators costs"
             f" {per_call * 1e6:.3f} us per layer per call, {per_item * 1e6:.3f} us per layer per item"
         )
+    print_floors(s)
 
 
 def against(other: Path, replies: int, rounds: int, runs: int) -> None:
@@ -423,9 +537,11 @@ def against(other: Path, replies: int, rounds: int, runs: int) -> None:
                 check=True,
             ).stdout
             one = json.loads(out)
-            into = pooled.setdefault(
-                name, {"per_mw": one["per_mw"], "samples": {}, "bare": [], "hops": 0, "chains": one["chains"]}
-            )
+            fresh = {"per_mw": one["per_mw"], "samples": {}, "bare": [], "hops": 0, "chains": one["chains"]}
+            into = pooled.setdefault(name, {**fresh, "floors": {}})
+            for depth, values in one.get("floors", {}).items():  # the least disturbed run's
+                if depth not in into["floors"] or values[1] < into["floors"][depth][1]:
+                    into["floors"][depth] = values
             for label, values in one["samples"].items():
                 into["samples"].setdefault(label, []).extend(values)
             into["bare"].extend(one["bare"])
@@ -453,6 +569,7 @@ def against(other: Path, replies: int, rounds: int, runs: int) -> None:
             f"the floor, no engine: a chain of {depth} bare async generators costs"
             f" {per_call * 1e6:.3f} us per layer per call, {per_item * 1e6:.3f} us per layer per item"
         )
+    print_floors(this)
 
 
 if __name__ == "__main__":

@@ -245,11 +245,77 @@ class Items:
             await close()
 
 
+_HELD_NOTHING: Any = object()
+
+
+class ReplyItems(Items):
+    """An ``on_reply`` layer's own output in a wrapper (timed, or awaited by a
+    coroutine layer), checked in the wrapper's one step per item as
+    :meth:`StreamOnion._reply_items` checks it: ``ReplyStart`` first, ``ReplyEnd``
+    last (a layer that ends without one ends the reply there)."""
+
+    __slots__ = ("_depth", "_held", "_last", "_over", "_started")
+
+    def __init__(
+        self,
+        onion: StreamOnion,
+        source: AsyncIterator[Any],
+        slot: Slot | None,
+        stats: HookStats,
+        parent: HookStats | None,
+        owner: _Bridge | None,
+        depth: int,
+    ) -> None:
+        super().__init__(onion, source, slot, stats, parent, owner)
+        self._depth = depth
+        self._held: Any = _HELD_NOTHING
+        self._last: Any = None
+        self._started = False
+        self._over = False
+
+    async def __anext__(self) -> Any:
+        held = self._held
+        if held is not _HELD_NOTHING:  # the layer's first item, after the ReplyStart put before it
+            self._held = _HELD_NOTHING
+            return held
+        if self._over:
+            raise StopAsyncIteration
+        timed = self._timed
+        t0 = perf_counter() if timed else 0.0
+        try:
+            try:
+                item = await self._step()
+            except StopAsyncIteration:
+                if type(self._last) is ReplyEnd:
+                    raise
+                self._over = True
+                return await self._onion.ended_early(self._depth)
+        except StopAsyncIteration:
+            raise
+        except Exception as exc:
+            self._onion.failed(self._slot, exc)
+            raise
+        finally:
+            if timed:
+                dt = perf_counter() - t0
+                self._stats.time_s += dt
+                if self._parent is not None:
+                    self._parent.time_s -= dt
+        self._last = item
+        if not self._started:
+            self._started = True
+            if type(item) is not ReplyStart:
+                self._held = item
+                return self._onion.start_event()
+        return item
+
+
 class StreamOnion:
     """One invocation of a streaming onion: the layers it opened, so that all of them
     can be closed, and what each produced, so that an error can be named."""
 
     __slots__ = (
+        "checked_at",
         "context",
         "contexts",
         "core",
@@ -295,6 +361,11 @@ class StreamOnion:
         self.members: list[tuple[Any, Slot | None]] = []
         """What each layer (and the core) produced, with its slot: who raised what."""
         self.timing = stack.timing  # decided once per invocation, so own times add up
+        self.checked_at = -1
+        """``on_reply``: the depth of the outermost layer whose own output the consumer
+        pulls as it is, with no guard on the way (-1: none): the consumer checks that
+        it starts with ``ReplyStart`` and ends with ``ReplyEnd``, as
+        :meth:`_reply_items` would (``start_event``, ``ended_early``)."""
         ACTIVE.add(self)
         self.items: AsyncIterator[Any] = self.enter(0, request, None, None)
 
@@ -336,18 +407,28 @@ class StreamOnion:
             source = entry.fn(ctx, request, partial(_enter, self, i + 1, request, entry, None))
             self.members.append((source, slot))
             self.opened.append((i, source))
-            if hook == "on_reply":  # (the loop itself starts and ends right: no guard)
-                source = self._reply_items(source, i)
-                self.opened.append((i, source))
+            own = True
         else:
-            source = self._not_generator(i, entry, ctx, request)
+            source, own = self._not_generator(i, entry, ctx, request)
+        if own and hook == "on_reply":  # its ends are checked (the loop's own are right)
+            if bridge is None and not self.timing:
+                if caller is None:  # the consumer checks them as it pulls: nothing on the way
+                    self.checked_at = i
+                    return source
+                guarded = self._reply_items(source, i)
+                self.opened.append((i, guarded))
+                return guarded
+            return self._wrapped(i, source, slot, entry.stats, caller, bridge, ReplyItems)
         if bridge is None and not self.timing:
             return source  # passed on as it is: no wrapper on the way of each item
         return self._wrapped(i, source, slot, entry.stats, caller, bridge)
 
-    def _not_generator(self, i: int, entry: Entry, ctx: HookContext, request: Any) -> AsyncIterator[Any]:
-        """Call a coroutine or plain layer: what it streams. One that hands on what its
-        ``next`` gave, or only watches it, adds nothing of its own to the stream."""
+    def _not_generator(
+        self, i: int, entry: Entry, ctx: HookContext, request: Any
+    ) -> tuple[AsyncIterator[Any], bool]:
+        """Call a coroutine or plain layer: what it streams, and whether that is its own.
+        One that hands on what its ``next`` gave, or only watches it, adds nothing of its
+        own to the stream (what its ``next`` gave is checked already)."""
         nxt = _Next(self, i + 1, request, entry)
         slot = entry.slot
         source: AsyncIterator[Any]
@@ -366,13 +447,12 @@ class StreamOnion:
             source.claim(self, entry)  # it only watches what its next gave
             if source is not gave:  # (else it joined the watchers inside it)
                 self.opened.append((i, source))
-        elif source is not gave:  # (if it is, it handed it on: nothing of its own on the way)
-            self.members.append((source, slot))
-            self.opened.append((i, source))
-            if self.hook == "on_reply":
-                source = self._reply_items(source, i)
-                self.opened.append((i, source))
-        return source
+            return source, False
+        if source is gave:  # it handed it on: nothing of its own on the way
+            return source, False
+        self.members.append((source, slot))
+        self.opened.append((i, source))
+        return source, True
 
     def _core(self, request: Any, caller: Entry | None, bridge: _Bridge | None) -> AsyncIterator[Any]:
         source = self.core(request)
@@ -391,9 +471,15 @@ class StreamOnion:
         stats: HookStats,
         caller: Entry | None,
         bridge: _Bridge | None,
+        kind: type[Items] | None = None,
     ) -> AsyncIterator[Any]:
-        """``source`` in an :class:`Items`: timed, or awaitable by a coroutine layer."""
-        items = Items(self, source, slot, stats, caller.stats if caller is not None else None, bridge)
+        """``source`` in an :class:`Items`: timed, or awaitable by a coroutine layer
+        (a :class:`ReplyItems`, which also checks its ends, for an ``on_reply`` layer)."""
+        parent = caller.stats if caller is not None else None
+        if kind is ReplyItems:
+            items: Items = ReplyItems(self, source, slot, stats, parent, bridge, depth)
+        else:
+            items = Items(self, source, slot, stats, parent, bridge)
         self.opened.append((depth, items))
         return items
 
@@ -402,9 +488,16 @@ class StreamOnion:
         ``ReplyEnd`` last. A layer that ends without a ``ReplyEnd`` (it returned early,
         or answered without calling ``next``) ends the reply there: everything inside
         it is closed (the loop repairs the history) and the layers outside get the
-        ``ReplyEnd``. Past the first item each item only passes through: the check is
-        on the last one, so this costs what a pass-through layer costs. (Layers that
-        hand on or only watch what their ``next`` gave need no guard: it is guarded.)"""
+        ``ReplyEnd``.
+
+        This guard is a step of its own per item, so it is put only where no step of
+        the engine's is on the way already: between a layer's output and a generator
+        layer outside it. The consumer checks the outermost layer's output itself (see
+        :attr:`checked_at`), a wrapper (:class:`ReplyItems`) checks in its own step,
+        and layers that hand on or only watch what their ``next`` gave need no check.
+        (A step of Python code must be on the way: when an async generator ends, the
+        one iterating it gets ``StopAsyncIteration`` with no code of ours in between,
+        and the layer outside must get the ``ReplyEnd`` in its place.)"""
         last: Any = None
         async for last in source:
             if type(last) is not ReplyStart:
@@ -414,9 +507,15 @@ class StreamOnion:
         async for last in source:
             yield last
         if type(last) is not ReplyEnd:
-            await self.close_inside(depth)
-            assert self.finish is not None
-            yield await self.finish()
+            yield await self.ended_early(depth)
+
+    async def ended_early(self, depth: int | None = None) -> Event:
+        """The layer at ``depth`` (by default the outermost, whose ends the consumer
+        checks) ended without a ``ReplyEnd``: close everything inside it (the loop
+        repairs the history) and say how the reply ended."""
+        await self.close_inside(self.checked_at if depth is None else depth)
+        assert self.finish is not None
+        return await self.finish()
 
     def _coroutine(self, entry: Entry, ctx: HookContext, request: Any, nxt: _Next) -> AsyncIterator[Any]:
         bridge = nxt.bridge = _Bridge()

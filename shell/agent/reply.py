@@ -32,7 +32,7 @@ from middleware.context import ReplyRun
 from middleware.streaming_onion import StreamOnion
 from middleware.types import ReplyCancelled, ReplyRequest, TurnAction
 from shell.core.assembly import MessageBuilder
-from shell.core.events import Event, Notice, ReplyEnd, StopReason, ToolExecutionEnd, with_reply_id
+from shell.core.events import Event, Notice, ReplyEnd, ReplyStart, StopReason, ToolExecutionEnd, with_reply_id
 from shell.core.messages import AssistantMessage, Message, ToolResult, ToolResultMessage, Usage
 from shell.core.model import ModelChunk, model_label, notice_sink
 from shell.core.tools import Tool
@@ -140,18 +140,31 @@ class Reply:
                 )
                 try:
                     step = onion.items.__anext__
-                    while not self.hard:
+                    # the outermost layer's own stream comes as it is: its ends are checked
+                    # here (ReplyStart first, ReplyEnd last), not by a guard on the way
+                    checking = onion.checked_at >= 0
+                    last: Any = None
+                    ended = False
+                    while not (self.hard or ended):
                         self.pulling = True
                         try:
                             event = await step()
                         except StopAsyncIteration:
-                            break
+                            if not checking or type(last) is ReplyEnd:
+                                break
+                            checking = False  # it ended without a ReplyEnd: the reply ends there
+                            ended = True
+                            event = await onion.ended_early()
                         finally:
                             self.pulling = False
+                        if checking:
+                            if last is None and type(event) is not ReplyStart:
+                                for queued in self.drain():
+                                    yield queued
+                                yield with_reply_id(onion.start_event(), run.reply_id)
+                            last = event
                         if not run.core_started and type(event) is not ReplyEnd:
-                            if self.answer is None:
-                                self.answer = MessageBuilder()
-                            self.answer.see(event)
+                            self._answered(event)
                         for queued in self.drain():
                             yield queued
                         if type(event) is ReplyEnd:
@@ -167,11 +180,7 @@ class Reply:
                     self.stop = "error"
                     end = None
                 finally:
-                    with anyio.CancelScope() as closing:
-                        if self.hard:  # the layers had their grace period
-                            closing.cancel()
-                        with anyio.move_on_after(agent.cancel_grace):
-                            await onion.aclose()  # the loop repairs the history as it closes
+                    await self._close(onion)
                 self.done = True
                 tg.cancel_scope.cancel()
         finally:
@@ -182,9 +191,21 @@ class Reply:
             return
         for queued in self.drain():
             yield queued
-        if end is None or self.hard:
-            end = self.end_event()
-        yield end
+        yield end if end is not None and not self.hard else self.end_event()
+
+    def _answered(self, event: Event) -> None:
+        """An event before the loop started: a layer answering alone (kept if the reply
+        ends there)."""
+        if self.answer is None:
+            self.answer = MessageBuilder()
+        self.answer.see(event)
+
+    async def _close(self, onion: StreamOnion) -> None:
+        with anyio.CancelScope() as closing:
+            if self.hard:  # the layers had their grace period
+                closing.cancel()
+            with anyio.move_on_after(self.agent.cancel_grace):
+                await onion.aclose()  # the loop repairs the history as it closes
 
     def _core(self, request: ReplyRequest) -> AsyncIterator[Event]:
         """The innermost ``next`` of ``on_reply``: the loop itself."""
