@@ -9,8 +9,11 @@ generator layer); "10 empty" are middleware that implement none; "10 no-op, time
 is the same stack once someone has read its stats (the side panel, /middleware,
 Tracing), which times every streamed item too. The figure that matters is the extra
 cost per middleware per hook invocation (per chunk or event for the streaming
-onions), against a bare ``await`` of a coroutine measured in the same run. Also
-checks that nothing hops to a thread.
+onions), against a bare ``await`` of a coroutine measured in the same run, and
+against the floors measured last, with no engine: a chain of bare async generators,
+and N bare generator layers nested as the agent nests its three streaming onions, with
+and without the one check step ``on_reply`` needs between generator layers (the least
+an engine can do, :func:`onion_floor`). Also checks that nothing hops to a thread.
 
 Times are this process's CPU time (``time.process_time``), so other work on a
 shared machine does not count. Samples are short (20 replies) and many, interleaved
@@ -382,8 +385,9 @@ async def onion_floor(depth: int, reps: int = 20, samples: int = 7) -> tuple[flo
     gets ``StopAsyncIteration`` with no code in between, so a layer outside one that
     returned early can only be given its ``ReplyEnd`` by a step of Python code on the
     way of every item."""
-    none = await _floor_reply([], False, reps, samples)
     layers = [_FloorLayer() for _ in range(depth)]
+    await _floor_reply(layers, True, 2, 1)  # warm: the first rounds run colder
+    none = await _floor_reply([], False, reps, samples)
     bare = await _floor_reply(layers, False, reps, samples)
     checked = await _floor_reply(layers, True, reps, samples)
     return (bare - none) / depth, (checked - none) / depth, none
@@ -413,6 +417,7 @@ def configurations() -> dict[str, Callable[[], list[Middleware]]]:
         "10 no-op, timed": timed,
     }
     if watch is not None:
+        configs["1 watching"] = lambda: [Watching(0)]
         configs["10 watching"] = lambda: [Watching(i) for i in range(10)]
         configs["50 watching"] = lambda: [Watching(i) for i in range(50)]
     return configs
@@ -423,6 +428,7 @@ PER_INVOCATION = {
     "10 no-op": 10,
     "50 no-op": 50,
     "10 no-op, timed": 10,
+    "1 watching": 1,
     "10 watching": 10,
     "50 watching": 50,
 }
