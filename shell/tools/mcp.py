@@ -39,7 +39,14 @@ from shell.core.tools import Tool, ToolContext
 
 from . import mcp_http
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
-from .mcp_results import connection_lost, convert_result, describe_error, tool_name
+from .mcp_results import (
+    connection_lost,
+    convert_result,
+    describe_error,
+    server_name_problem,
+    server_prefix,
+    tool_name,
+)
 from .mcp_schema import refuse_unusable
 
 logging.getLogger("mcp").addHandler(logging.NullHandler())
@@ -144,8 +151,9 @@ class McpServer:
 
     async def run(self) -> None:
         """Connect, list tools, then wait until stopped or until the server goes away."""
-        if self.spec.error:
-            self._set("failed", self.spec.error)
+        error = self.spec.error or server_name_problem(self.spec.name)
+        if error:
+            self._set("failed", error)
             self.done.set()
             return
         self._set("connecting")
@@ -185,7 +193,14 @@ class McpServer:
         except TimeoutError:
             raise TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s") from None
         usable, refused = await anyio.to_thread.run_sync(refuse_unusable, listed)
-        self.tools = [McpTool(self, info) for info in usable]
+        self.tools, taken = [], set()
+        for info in usable:
+            tool = McpTool(self, info)
+            if tool.name in taken:  # only a name made to collide with a hashed one can be
+                refused.append((str(info.get("name")), "its name is taken by another of its tools"))
+            else:
+                taken.add(tool.name)
+                self.tools.append(tool)
         self._session = session
         self._set("ready", _refusal_note(self.spec.name, refused))
 
@@ -347,7 +362,7 @@ class McpManager:
             specs = parse_servers(servers, cwd=str(workspace_root) if workspace_root else None)
         else:
             specs = list(servers or ())
-        specs = merge_specs(specs, list(project_servers))
+        specs = _one_per_prefix(merge_specs(specs, list(project_servers)))
         self.on_change = on_change
         self._timeout = connect_timeout
         self._servers = {s.name: McpServer(s, self._changed, connect_timeout) for s in specs}
@@ -378,6 +393,8 @@ class McpManager:
             running = self._servers.get(spec.name)
             if running is not None and running.status.state in ("connecting", "ready"):
                 continue
+            others = [s.spec for n, s in self._servers.items() if n != spec.name]
+            spec = _one_per_prefix([*others, spec])[-1]
             server = McpServer(spec, self._changed, self._timeout)
             self._servers[spec.name] = server
             self._task_group.start_soon(server.run, name=f"mcp:{spec.name}")
@@ -427,6 +444,22 @@ class McpManager:
             await tg.__aexit__(None, None, None)
 
 
+def _one_per_prefix(specs: list[McpServerSpec]) -> list[McpServerSpec]:
+    """Specs where a server whose tools would be named like an earlier one's (``my
+    server`` and ``my_server`` are both ``my_server__…``) cannot start, saying why:
+    a tool name and a rule ``my_server__*`` must name one server's tools."""
+    seen: dict[str, str] = {}
+    out = []
+    for spec in specs:
+        prefix = server_prefix(spec.name)
+        first = seen.setdefault(prefix, spec.name)
+        if first != spec.name and not spec.error:
+            spec = replace(spec, error=(f"its tools would be named {prefix}__… like those of the server "
+                                        f"{first!r}; rename one of them"))
+        out.append(spec)
+    return out
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().split("\n", 1)[0][:160]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -448,8 +481,7 @@ def _refusal_note(server: str, refused: list[tuple[str, str]]) -> str:
     shown = "; ".join(f"{tool_name(server, name)}: {why}" for name, why in refused[:5])
     more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
     count = f"{len(refused)} tool{'s' if len(refused) != 1 else ''}"
-    return (f"{count} not offered to the model, their inputSchema is not valid JSON Schema ({shown}{more}); "
-            "tell the server's author")
+    return f"{count} not offered to the model ({shown}{more}); tell the server's author"
 
 
 async def _list_all_tools(session: Any) -> list[dict[str, Any]]:

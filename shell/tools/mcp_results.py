@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
 from typing import Any
 
@@ -61,10 +62,48 @@ def convert_result(result: Any, *, server: str, tool: str) -> ToolResult:
     return ToolResult(tuple(blocks), is_error=is_error, details=details)
 
 
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
+MAX_NAME = 64
+"""What model APIs accept as a tool name: ``[A-Za-z0-9_-]{1,64}``."""
+MAX_SERVER = 40
+"""Characters of a server's part of its tools' names (room is left for the tool's)."""
+
+
+def server_prefix(server: str) -> str:
+    """A server's part of its tools' names: ``my server`` is ``my_server``."""
+    return _UNSAFE_NAME.sub("_", server)
+
+
+def server_name_problem(server: str) -> str | None:
+    """Why ``server`` cannot name a server's tools unambiguously, or None.
+
+    A tool is ``SERVER__tool``, and a permission rule ``github__*`` means every tool
+    of the server ``github``; that holds only when the first ``__`` of a name ends
+    the server's part, so that part may not hold ``__`` nor end (or start) with
+    ``_``: with a server ``a__b``, ``a__b__*`` would also name server ``a``'s tool
+    ``b__c``."""
+    prefix = server_prefix(server)
+    edges = prefix.startswith("_") or prefix.endswith("_")
+    if not prefix or "__" in prefix or edges or len(prefix) > MAX_SERVER:
+        suggestion = re.sub(r"_+", "_", prefix).strip("_")[:MAX_SERVER] or "server"
+        return (f"the name {server!r} cannot be used: its tools are called NAME__tool (and permission rules "
+                f"name them so), so a name has no '__', does not start or end with '_', and has at most "
+                f"{MAX_SERVER} characters. Rename it, e.g. {suggestion!r}")
+    return None
+
+
 def tool_name(server: str, tool: str) -> str:
-    """``SERVER__tool``, limited to the characters and length model APIs accept."""
-    name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")
-    return name[:64]
+    """``SERVER__tool``, limited to the characters and length model APIs accept.
+
+    A tool name that had to be changed to fit (``a.b``, 200 characters) ends with a
+    hash of the real one, so two tools never share a name (``a.b`` and ``a_b`` both
+    became ``a_b``; names cut at 64 characters became one)."""
+    part = _UNSAFE_NAME.sub("_", tool)
+    name = f"{server_prefix(server)}__{part}"
+    if part == tool and len(name) <= MAX_NAME:
+        return name
+    digest = hashlib.sha256(tool.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{name[: MAX_NAME - 9]}_{digest}"
 
 
 def cap_blocks(

@@ -19,9 +19,9 @@ from typing import Any
 def schema_problem(schema: Any) -> str | None:
     """What is wrong with ``schema`` as a tool's parameters, or None when it is usable."""
     if not isinstance(schema, Mapping):
-        return "the schema is not an object"
+        return "its inputSchema is not an object"
     if schema.get("type", "object") != "object":
-        return f"the schema describes {json.dumps(schema.get('type'))[:40]}, not an object of arguments"
+        return f"its inputSchema describes {json.dumps(schema.get('type'))[:40]}, not an object of arguments"
     import jsonschema  # type: ignore[import-untyped]  # the SDK's own dependency
     from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 
@@ -29,11 +29,11 @@ def schema_problem(schema: Any) -> str | None:
         validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
     except jsonschema.SchemaError as exc:
         where = ".".join(str(p) for p in exc.absolute_path) or "the top level"
-        return f"at {where}: {exc.message[:160]}"
+        return f"its inputSchema is not valid JSON Schema, at {where}: {exc.message[:160]}"
     except RecursionError:
-        return "the schema is nested too deep to check"
+        return "its inputSchema is nested too deep to check"
     except Exception as exc:  # a schema that breaks the checker is not one we can use
-        return f"it cannot be checked ({type(exc).__name__})"
+        return f"its inputSchema cannot be checked ({type(exc).__name__})"
     return None
 
 

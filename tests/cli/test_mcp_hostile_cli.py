@@ -49,9 +49,8 @@ def test_headless_names_the_tools_refused_for_their_schema(
     r = run_cli("-p", "hi", "--model", script(["Hi."]))
     assert r.returncode == 0, r.stderr
     [line] = [ln for ln in r.stderr.splitlines() if "evil" in ln]
-    assert line.startswith("agent-shell: MCP server evil: 2 tools not offered to the model, their "
-                           "inputSchema is not valid JSON Schema (evil__int_type: at properties.a.type: 5 is "
-                           "not valid")
+    assert line.startswith("agent-shell: MCP server evil: 2 tools not offered to the model (evil__int_type: "
+                           "its inputSchema is not valid JSON Schema, at properties.a.type: 5 is not valid")
 
 
 def test_an_unreadable_answer_fails_the_call_promptly_without_a_traceback(

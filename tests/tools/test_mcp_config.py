@@ -76,9 +76,30 @@ def test_project_file(tmp_path: Path) -> None:
     assert merged == {"a": "a-server", "b": "user-b"}  # the project's entry wins, as in Claude Code
 
 
-def test_tool_names_fit_model_apis() -> None:
-    assert tool_name("my server", "do.thing") == "my_server__do_thing"
-    assert len(tool_name("s" * 40, "t" * 40)) == 64
+def test_tool_names_fit_model_apis_and_never_collide() -> None:
+    import re
+
+    assert tool_name("time", "get_current_time") == "time__get_current_time"  # as it is when it fits
+    assert tool_name("my server", "do_thing") == "my_server__do_thing"
+    changed = [tool_name("my server", "do.thing"), tool_name("s" * 40, "t" * 40),
+               tool_name("s" * 40, "t" * 41)]
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", n) for n in changed)
+    assert changed[0].startswith("my_server__do_thing_") and len(changed[1]) == 64
+    # what became one name before: a.b and a_b; names cut at 64; a.b beside a real a_b_<hash>
+    assert tool_name("e", "a.b") != tool_name("e", "a_b")
+    assert tool_name("e", "x" * 70 + "A") != tool_name("e", "x" * 70 + "B")
+    assert changed[1] != changed[2]
+
+
+@pytest.mark.parametrize("name", ["a__b", "a_", "_a", "my  server", "x" * 41, ""])
+def test_a_server_name_that_would_make_tool_names_ambiguous_is_refused(name: str) -> None:
+    """With a server "a__b", a rule a__b__* would also name server "a"'s tool "b__c"."""
+    from shell.tools.mcp_results import server_name_problem
+
+    problem = server_name_problem(name)
+    assert problem is not None
+    assert problem.startswith(f"the name {name!r} cannot be used: its tools are called")
+    assert server_name_problem("my server") is None and server_name_problem("brave-search_2") is None
 
 
 def test_manager_before_start_has_no_tools() -> None:

@@ -88,9 +88,9 @@ async def test_tools_whose_schema_cannot_be_checked_are_refused_when_the_server_
         status = mcp.status("evil")
         assert status.state == "ready"
         assert [t.name for t in mcp.tools()] == ["evil__good"]
-        assert status.message.startswith("2 tools not offered to the model, their inputSchema is not valid "
-                                         "JSON Schema (evil__int_type: at properties.a.type: 5 is not valid")
-        assert "evil__dict_in_types: at properties.a.type:" in status.message
+        invalid = "its inputSchema is not valid JSON Schema, at properties.a.type:"
+        assert status.message.startswith(f"2 tools not offered to the model (evil__int_type: {invalid} 5 is")
+        assert f"evil__dict_in_types: {invalid}" in status.message
         assert status.message.endswith("tell the server's author")
         [good] = mcp.tools()
         result = await good.run({"a": "x"}, recorder.context(good.name, {}))
@@ -118,3 +118,32 @@ async def test_an_answer_that_fits_no_call_fails_the_call_at_once(
                                     "author")
         assert mcp.status("evil").state == "ready"
     assert "Traceback" not in capfd.readouterr().err
+
+
+async def test_tool_names_that_collided_are_all_offered_each_under_its_own_name() -> None:
+    """a.b and a_b, and two names alike in their first 64 characters, were one name:
+    the first won silently, and a call of one ran the other."""
+    async with McpManager({"evil": stdio("names")}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(40)
+        names = [t.name for t in mcp.tools()]
+        remote = {t.name: t.remote_name for t in mcp.tools()}  # type: ignore[attr-defined]
+    assert len(names) == len(set(names)) == 6
+    assert sorted(remote.values()) == sorted(["a.b", "a_b", "x" * 70 + "A", "x" * 70 + "B", "b__c", "ok"])
+    assert remote["evil__a_b"] == "a_b" and remote["evil__b__c"] == "b__c" and remote["evil__ok"] == "ok"
+
+
+async def test_servers_whose_tools_would_share_names_do_not_both_start() -> None:
+    """Server "a__b" with tool "c" and server "a" with tool "b__c" were both a__b__c,
+    and a rule a__b__* named both; "my server" and "my_server" give the same names."""
+    servers = {"a__b": stdio("names"), "a": stdio("names"), "my server": stdio("names"),
+               "my_server": stdio("names")}
+    async with McpManager(servers, connect_timeout=30) as mcp:
+        await mcp.wait_settled(40)
+        states = {s.name: s for s in mcp.statuses()}
+        assert states["a__b"].state == "failed" and "Rename it, e.g. 'a_b'" in states["a__b"].message
+        assert states["a"].state == "ready" and states["my server"].state == "ready"
+        assert states["my_server"].state == "failed"
+        assert states["my_server"].message == (
+            "its tools would be named my_server__… like those of the server 'my server'; rename one of them"
+        )
+        assert "a__b__c" in {t.name for t in mcp.tools()}  # server a's tool b__c, and no other
