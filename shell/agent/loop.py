@@ -217,6 +217,7 @@ class Agent:
         reply.settle("end_turn")
         for event in reply.drain():
             yield event
+        reply.core_ended = True
         yield reply.end_event()
 
     # -- the steps ------------------------------------------------------------------------

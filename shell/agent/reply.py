@@ -64,6 +64,9 @@ class Reply:
         self.cancelled = False
         self.pulling = False
         self.done = False
+        self.core_ended = False
+        """The loop has given its last event: what is emitted after it (an ``on_reply``
+        layer's notice) is passed on here, not by the loop."""
         self.builder: MessageBuilder | None = None
         self.tool_map: dict[str, Tool] = {}
         self.offered: set[str] = set()
@@ -165,8 +168,13 @@ class Reply:
                             last = event
                         if not run.core_started and type(event) is not ReplyEnd:
                             self._answered(event)
-                        for queued in self.drain():
-                            yield queued
+                        if self.core_ended or not run.core_started:
+                            # While the loop runs, the queue is the loop's: it passes each
+                            # event through the layers in the order it was emitted. Taken
+                            # here too, a tool's end (emitted while its start was on the
+                            # way out) came out before that start, past the layers.
+                            for queued in self.drain():
+                                yield queued
                         if type(event) is ReplyEnd:
                             end = with_reply_id(event, run.reply_id)  # last, after the layers finish
                         else:

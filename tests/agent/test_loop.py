@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from shell.agent import Agent, AssistantMessage, ModelError, ModelRequest, TextBlock, ToolResultMessage, tool
@@ -99,6 +100,49 @@ async def test_read_only_tools_overlap_mutating_or_sequential_ones_do_not() -> N
         # results stay in call order whatever order they finished in
         ids = [m.call_id for m in agent.messages if isinstance(m, ToolResultMessage)]
         assert ids == [f"call_0_{name}", f"call_1_{name}"]
+
+
+@tool(read_only=True)
+async def quick(n: int) -> str:
+    """Answer at once, changing nothing."""
+    await anyio.lowlevel.checkpoint()
+    return f"quick {n}"
+
+
+@pytest.mark.anyio
+async def test_parallel_calls_start_before_they_end_and_every_event_crosses_on_reply() -> None:
+    """A consumer slower than its tools (a TUI drawing) saw some calls end before they
+    started, and the TUI then showed them "cancelled"; those ends had also skipped the
+    ``on_reply`` layers. Each call starts before it ends, and every event reaches
+    the consumer through the layers."""
+    from middleware.base import Middleware
+
+    class Seen(Middleware):
+        name = "Seen"
+
+        def __init__(self) -> None:
+            self.seen: list[object] = []
+
+        async def on_reply(self, ctx, request, next):  # type: ignore[no-untyped-def]
+            async for event in next(request):
+                self.seen.append(event)
+                yield event
+
+    seen = Seen()
+    turn = calls(*(("quick", {"n": i}) for i in range(10)))
+    agent = Agent(ScriptedModel([turn, "done"]), tools=[quick], middleware=[seen])
+    events = []
+    async for event in agent.reply("go"):
+        events.append(event)
+        await anyio.sleep(0.002)  # a slow consumer: the tools finish meanwhile
+    started: set[str] = set()
+    for event in events:
+        if isinstance(event, ToolExecutionStart):
+            started.add(event.call_id)
+        elif isinstance(event, ToolExecutionEnd):
+            assert event.call_id in started, f"{event.call_id} ended before it started"
+    assert len(started) == 10
+    assert [type(e) for e in seen.seen] == [type(e) for e in events]
 
 
 @pytest.mark.anyio
