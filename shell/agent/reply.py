@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -166,15 +166,8 @@ class Reply:
                                     yield queued
                                 yield with_reply_id(onion.start_event(), run.reply_id)
                             last = event
-                        if not run.core_started and type(event) is not ReplyEnd:
-                            self._answered(event)
-                        if self.core_ended or not run.core_started:
-                            # While the loop runs, the queue is the loop's: it passes each
-                            # event through the layers in the order it was emitted. Taken
-                            # here too, a tool's end (emitted while its start was on the
-                            # way out) came out before that start, past the layers.
-                            for queued in self.drain():
-                                yield queued
+                        for queued in self._outside_the_loop(event):
+                            yield queued
                         if type(event) is ReplyEnd:
                             end = with_reply_id(event, run.reply_id)  # last, after the layers finish
                         else:
@@ -214,6 +207,18 @@ class Reply:
                 closing.cancel()
             with anyio.move_on_after(self.agent.cancel_grace):
                 await onion.aclose()  # the loop repairs the history as it closes
+
+    def _outside_the_loop(self, event: Event) -> Sequence[Event]:
+        """What was emitted beside the loop, to pass on before ``event``: before the loop
+        starts (a layer that answers alone), and after its last event. While the loop
+        runs, the queue is the loop's: it passes each event through the layers in the
+        order it was emitted. Taken here too, a tool's end (emitted while its start was
+        on the way out) came out before that start, past the layers."""
+        if not self.run.core_started:
+            if type(event) is not ReplyEnd:
+                self._answered(event)
+            return self.drain()
+        return self.drain() if self.core_ended else ()
 
     def _core(self, request: ReplyRequest) -> AsyncIterator[Event]:
         """The innermost ``next`` of ``on_reply``: the loop itself."""
