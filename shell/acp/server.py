@@ -345,9 +345,13 @@ def _pumped(fd: int, *, reading: bool) -> tuple[int, threading.Thread | None]:
 
 async def serve(server: AcpServer, proto_in: int, proto_out: int) -> None:
     """Serve one client until it closes its end (EOF on stdin)."""
-    reader, writer = await _streams(proto_in, proto_out)
+    from .framing import pump
+
+    raw, writer = await _streams(proto_in, proto_out)
+    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
     try:
         async with anyio.create_task_group() as tg:
+            tg.start_soon(pump, raw, reader, writer.write)  # a bad line costs only itself
             server.task_group = tg
             # cast: the SDK's protocol also lists unstable methods (fork, resume) we do not offer
             await run_agent(cast("Agent", server), writer, reader)

@@ -375,8 +375,9 @@ def prompt_input(blocks: Sequence[PromptBlock]) -> str | UserMessage:
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
             if isinstance(resource, TextResourceContents):
-                where = _where(resource.uri)
-                parts.append(TextBlock(f'\n<attached file="{where}">\n{resource.text}\n</attached>\n'))
+                from shell.context.attachments import fenced_file
+
+                parts.append(TextBlock(f"\n{fenced_file(_where(resource.uri), resource.text)}\n"))
             else:
                 parts.append(TextBlock(f"[attached: {_where(resource.uri)} (binary, not shown)]"))
         elif isinstance(block, AudioContentBlock):

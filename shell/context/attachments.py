@@ -209,10 +209,17 @@ def file_attachment(path: Path, shown: str, budget: int) -> Attachment:
         text = text[: cut + 1] if cut > 0 else text
     lines = text.count("\n") + (bool(text) and not text.endswith("\n"))
     note = f' lines="{lines}"' + (' truncated="true"' if more else "")
-    body = _fence(text.rstrip("\n"))
     tail = f"\n[… cut at {human_size(len(data))}: the file is longer]" if more else ""
-    block = TextBlock(f'<{FILE_TAG} path="{_attr(shown)}"{note}>\n{body}{tail}\n</{FILE_TAG}>')
+    block = TextBlock(fenced_file(shown, text.rstrip("\n"), note, tail))
     return Attachment("file", shown, block, len(text.encode()), lines, truncated=more)
+
+
+def fenced_file(shown: str, text: str, note: str = "", tail: str = "") -> str:
+    """A file's text as the model reads an attachment: in a tag its content cannot
+    close (a ``</attached-file>`` inside is escaped), the path an attribute that
+    cannot end early. Every front end attaches files this way (the ACP editor's
+    embedded resources too)."""
+    return f'<{FILE_TAG} path="{_attr(shown)}"{note}>\n{_fence(text)}{tail}\n</{FILE_TAG}>'
 
 
 def _listing(path: Path, shown: str) -> Attachment:
