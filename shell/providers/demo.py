@@ -151,6 +151,10 @@ def plan(text: str) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
+READ_CHARS = 4000
+"""How much of the user's message the demo reads."""
+
+
 class DemoModel:
     """The offline demo model (``--model demo``, and the default with nothing configured)."""
 
@@ -174,7 +178,9 @@ class DemoModel:
             thinking = f"The `{last.name}` tool answered; I'll summarise what it returned."
             text = summarise(last)
         else:
-            said = last.text if isinstance(last, UserMessage) else ""
+            # What it understands is a short request: its patterns read the start only
+            # (over an 8 MB paste they held the event loop for seconds).
+            said = last.text[:READ_CHARS] if isinstance(last, UserMessage) else ""
             call = plan(said)
             thinking, text = self._answer(said, call, tools)
             if call and call[0] not in tools:

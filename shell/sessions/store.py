@@ -295,5 +295,4 @@ def _user_title(message: object) -> str:
         )
     if not isinstance(content, str):
         return ""
-    line = " ".join(content.split())
-    return line if len(line) <= TITLE_WIDTH else line[: TITLE_WIDTH - 1] + "…"
+    return _one_line(content[:4096])  # a title is one short line: an 8 MB paste is not split whole
