@@ -318,8 +318,8 @@ class SearchIndex:
              cwd: str, updated: float) -> SearchHit:
         from shell.core.textsafety import sanitize_line
 
-        shown = sanitize_line(" ".join(self._clean(snippet).split()))
-        name = sanitize_line(self._clean(user_title or title or first or "(no messages)"))
+        shown = _around_the_match(sanitize_line(" ".join(self._clean(snippet).split())))
+        name = sanitize_line(self._clean(user_title or title or first or "(no messages)"))[:TITLE_CHARS]
         return SearchHit(session_id, name, sanitize_line(cwd), float(updated or 0), shown, role)
 
     def titles(self) -> Iterator[tuple[str, str]]:
@@ -329,6 +329,20 @@ class SearchIndex:
         for session_id, title in rows:
             if title:
                 yield session_id, title
+
+
+SNIPPET_CHARS = 240
+"""The passage shown for a hit, around the first match: the index's snippet counts
+words, and one word can be a 60 MB paste with no spaces."""
+TITLE_CHARS = 120
+
+
+def _around_the_match(shown: str, width: int = SNIPPET_CHARS) -> str:
+    if len(shown) <= width:
+        return shown
+    start = max(0, shown.find("[") - width // 3)
+    cut = shown[start : start + width]
+    return ("…" if start else "") + cut + "…"
 
 
 def fts_query(text: str) -> str:

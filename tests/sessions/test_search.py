@@ -64,6 +64,15 @@ def test_a_word_said_fifty_sessions_ago_is_found(store: SessionStore, tmp_path: 
     assert index.refresh() == 0  # nothing new: nothing read
 
 
+def test_a_hit_in_a_huge_word_shows_a_short_passage(store: SessionStore, tmp_path: Path) -> None:
+    # The index's snippet counts words: one word of 200,000 characters was a hit line
+    # of 20,000 printed whole.
+    blob = "needle" + "y" * 200_000
+    session_file(store, "20260101-000000-000001", [said("user", "hello " + blob)])
+    [hit] = SearchIndex(store, tmp_path / "i.sqlite").search("needl")
+    assert len(hit.snippet) <= 250 and len(hit.title) <= 120
+
+
 def test_the_index_keeps_up_with_sessions_being_written(store: SessionStore, tmp_path: Path) -> None:
     path = session_file(store, "s1", [said("user", "first words")])
     index = SearchIndex(store, tmp_path / "i.sqlite")
