@@ -173,11 +173,11 @@ async def main(sizes_kb: list[int], plain_too: bool = True) -> dict[str, float]:
     none = Run(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     print(f"load average {os.getloadavg()[0]:.1f} at the start; p99/max = wall-clock stall, "
           "step = CPU ms of the longest loop step per 5 ms window (p99) and overall (max)")
+    plain_head = (f" | {'plain wall':>10} {'cpu':>6} {'p99':>6} {'max':>6} {'step99':>6} {'stepmax':>7} | "
+                  f"{'plain/ours cpu':>14}") if plain_too else ""
     print(
         f"{'size':>6} | {'ours wall':>9} {'cpu':>6} {'p99':>6} {'max':>6} {'step99':>6} {'stepmax':>7} | "
-        f"{'floor p99':>9} {'step99':>6} {'stepmax':>7} | "
-        f"{'plain wall':>10} {'cpu':>6} {'p99':>6} {'max':>6} {'step99':>6} {'stepmax':>7} | "
-        f"{'plain/ours cpu':>14}"
+        f"{'floor p99':>9} {'step99':>6} {'stepmax':>7}" + plain_head
     )
     for size in sizes:
         text = markdown_text(size)
@@ -187,11 +187,12 @@ async def main(sizes_kb: list[int], plain_too: bool = True) -> dict[str, float]:
         ours.append(o)
         floor.append(f)
         plain.append(p)
+        plain_row = (f" | {p.wall:>10.2f} {p.cpu:>6.2f} {p.p99:>6.0f} {p.max_wall:>6.0f} {p.p99_step:>6.0f} "
+                     f"{p.max_step:>7.0f} | {p.cpu / o.cpu:>13.1f}x") if plain_too else ""
         print(
             f"{size // 1000:>4}KB | {o.wall:>9.2f} {o.cpu:>6.2f} {o.p99:>6.0f} {o.max_wall:>6.0f} "
-            f"{o.p99_step:>6.0f} {o.max_step:>7.0f} | {f.p99:>9.0f} {f.p99_step:>6.0f} {f.max_step:>7.0f} | "
-            f"{p.wall:>10.2f} {p.cpu:>6.2f} {p.p99:>6.0f} "
-            f"{p.max_wall:>6.0f} {p.p99_step:>6.0f} {p.max_step:>7.0f} | {p.cpu / o.cpu:>13.1f}x"
+            f"{o.p99_step:>6.0f} {o.max_step:>7.0f} | {f.p99:>9.0f} {f.p99_step:>6.0f} {f.max_step:>7.0f}"
+            + plain_row
         )
     result = {
         "exponent_ours_cpu": exponent(sizes, [r.cpu for r in ours]),

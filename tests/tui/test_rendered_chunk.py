@@ -201,3 +201,13 @@ async def test_a_long_streamed_reply_keeps_only_its_last_chunk_as_markdown_widge
         assert message.text == text
         live = message.query_children(ChatMarkdown)
         assert len(live) == 1 and live.first() is message._chunks()[-1]
+
+
+async def test_a_removed_reply_is_not_kept_by_the_theme_signal() -> None:
+    app = Page()
+    async with app.run_test(size=SIZE) as pilot:
+        message = await _message(pilot, app)
+        assert message in app.theme_changed_signal._subscriptions
+        await message.remove()
+        await pilot.pause()
+        assert message not in app.theme_changed_signal._subscriptions

@@ -141,6 +141,11 @@ class AssistantMessage(Vertical):
             self._stream = Markdown.get_stream(self._current)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
+    def on_unmount(self) -> None:
+        """Leave the theme signal: its subscription (a closure over this widget) would
+        otherwise keep every reply ever shown alive."""
+        self.app.theme_changed_signal.unsubscribe(self)
+
     def _chunks(self) -> list[Chunk]:
         return [child for child in self.children if isinstance(child, (ChatMarkdown, RenderedChunk))]
 
