@@ -42,7 +42,7 @@ def capture(chunk: Widget) -> list[Strip] | None:
             return None  # the screen has not laid out what it shows now
     lines = compositor.render_strips(size)
     compositor.clear()
-    return [_selectable(line, y) for y, line in enumerate(lines)]
+    return lines
 
 
 def _selectable(line: Strip, y: int) -> Strip:
@@ -68,9 +68,23 @@ class RenderedChunk(Widget):
     def __init__(self, source: str, lines: list[Strip]) -> None:
         super().__init__()
         self.source = source
-        self.lines = lines
+        self.lines = [_selectable(line, y) for y, line in enumerate(lines)]
         self.rendered_width = lines[0].cell_length if lines else 0
         self.styles.height = len(lines)
+
+    def can_take(self, lines: list[Strip], most: int) -> bool:
+        """Whether the lines of the next chunk may join these (same width; together
+        no taller than ``most``: a spacer takes chunks whole, and one that never
+        stopped growing could never be parked)."""
+        width = lines[0].cell_length if lines else 0
+        return width == self.rendered_width and len(self.lines) + len(lines) <= most
+
+    def extend(self, source: str, lines: list[Strip]) -> None:
+        """Take the next chunk's source and lines, below these."""
+        top = len(self.lines)
+        self.source += source
+        self.lines += [_selectable(line, top + y) for y, line in enumerate(lines)]
+        self.styles.height = len(self.lines)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines)
