@@ -50,6 +50,12 @@ cut into documents: it goes on about files and tools and answers for a while lon
 REPLY = FIRST + "\nSecond part: a paragraph after the cut.\n"
 
 
+@pytest.fixture(autouse=True)
+def _cut_in_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    """REPLY is cut into two documents: FIRST, and the paragraph after it."""
+    monkeypatch.setattr(am, "CHUNK_LIMIT", 600)
+
+
 class Page(App[None]):
     def compose(self) -> ComposeResult:
         yield Conversation()
