@@ -54,6 +54,7 @@ REPLY = FIRST + "\nSecond part: a paragraph after the cut.\n"
 def _cut_in_two(monkeypatch: pytest.MonkeyPatch) -> None:
     """REPLY is cut into two documents: FIRST, and the paragraph after it."""
     monkeypatch.setattr(am, "CHUNK_LIMIT", 600)
+    monkeypatch.setattr(am, "SHOWN_LIMIT", 600)
 
 
 class Page(App[None]):

@@ -48,6 +48,10 @@ costs a mount and a capture. Measured (tui_stream, 50 KB, CPU per frame): 600
 gave a median frame of 16-20 ms, 150 gave 12-13, 1 (a cut at every safe place)
 12-15 with 15 % more CPU in all. (Before finished documents were kept as lines,
 600 was best: more documents meant more widgets in every frame.)"""
+SHOWN_LIMIT = 600
+"""Characters per document for a reply shown whole (a resumed session, a finished
+entry brought back): no frame is spent growing it, so fewer, larger documents (fewer
+widgets to mount) are better; 600 as before the chunks were kept as lines."""
 FRAME_S = 1 / 60
 FRAME_BUDGET = 200
 """Characters rendered per frame when little waits, so a burst of deltas (a fast
@@ -138,7 +142,7 @@ class AssistantMessage(Vertical):
         return self._backlog
 
     def compose(self) -> ComposeResult:
-        parts = split_markdown(self._text, CHUNK_LIMIT) if self._text else [""]
+        parts = split_markdown(self._text, SHOWN_LIMIT) if self._text else [""]
         for part in parts:
             yield ChatMarkdown(part)
 
