@@ -454,7 +454,8 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
     for p in planted:
         if p.moved_to is not None:
             back = f"to keep it: mv {shlex.quote(str(p.moved_to))} {shlex.quote(str(p.path))}"
-            lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back})")
+            relinked = f"; the link to {p.restored} it replaced was put back" if p.restored else ""
+            lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back}){relinked}")
         elif p.restored:
             lines.append(f"  {shown(p.path)}: {p.why}; the link to {p.restored} was put back")
         else:

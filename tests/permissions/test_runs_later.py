@@ -230,3 +230,16 @@ async def test_a_checkout_that_would_change_vscode_fails_and_says_why(ws: Path) 
     result = await sh(ws, "git checkout -q evil")
     assert (ws / ".vscode" / "settings.json").read_text() == "{}\n"
     assert "ask the user to run this command themselves" in result.text  # git itself exits 0 here
+
+
+async def test_a_symlinked_vscode_is_guarded_where_it_leads_and_put_back_when_replaced(ws: Path) -> None:
+    require_sandbox()
+    (ws / "shared").mkdir()
+    (ws / "shared" / "settings.json").write_text("{}\n")
+    (ws / ".vscode").symlink_to("shared")
+    await sh(ws, "echo evil > shared/settings.json; true")
+    assert (ws / "shared" / "settings.json").read_text() == "{}\n"  # where the link leads is read-only
+    result = await sh(ws, "rm .vscode && mkdir .vscode && echo evil > .vscode/tasks.json")
+    assert (ws / ".vscode").is_symlink() and os.readlink(ws / ".vscode") == "shared"
+    assert "the link to shared it replaced was put back" in result.text
+    assert quarantined(ws) == [".vscode/tasks.json"]
