@@ -313,19 +313,19 @@ class PermissionPolicy:
         hit = self._runs_later(args, paths) if tool.kind == "edit" else None
         if hit is not None:  # before allow rules and modes: no broad grant reaches these
             return Verdict("ask", f"{tool.name} would change {hit}, which {RUNS_LATER[hit.name]}.")
+        secret = self._secret_read(tool, args, paths)
+        if effect == "allow" and rule is not None and secret and not _names_one_path(rule):
+            # `read_file(src/**)`, kept from an "always" on src/main.py, is not a grant to read src/.env
+            return Verdict("ask", f"{secret} The rule `allow {rule.text}` covers it only by a wildcard, "
+                                  "which does not reach such files; a rule naming the file would.")
         if effect is not None and rule is not None:
             where = SOURCE_LABELS[rule.source]
             return Verdict(effect, f"The rule `{effect} {rule.text}` ({where}) asks for {tool.name}."
                            if effect == "ask" else f"allowed by `{rule.text}` ({where})")
         if getattr(tool, "destructive", False):
             return Verdict("ask", f"The server marks {tool.name} as destructive.")
-        secret = args.get("path") if tool.kind in ("read", "search") else None
-        if isinstance(secret, str):  # an allow rule above may let it run
-            real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
-            if is_secret_file(secret) or is_secret_file(real):
-                via = "" if is_secret_file(secret) else f" (a link to {rel if rel is not None else real})"
-                return Verdict("ask", f"{tool.name} would read {secret}{via}, a file that usually holds "
-                                      "secrets; what it reads goes to the model's provider.")
+        if secret:
+            return Verdict("ask", secret)
         command = args.get("command") if tool.kind == "execute" else None
         named = named_secret_files(command) if isinstance(command, str) else []
         if named and isinstance(command, str):  # an allow rule above lets it run, the files hidden
@@ -342,6 +342,19 @@ class PermissionPolicy:
         if tool.kind == "execute" and self._mode == "auto":
             return self._auto_command(tool, args)
         return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args))
+
+    def _secret_read(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> str:
+        """Why a read or search of this path asks (it is, or leads to, a file that
+        usually holds secrets), or empty."""
+        secret = args.get("path") if tool.kind in ("read", "search") else None
+        if not isinstance(secret, str):
+            return ""
+        real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
+        if not (is_secret_file(secret) or is_secret_file(real)):
+            return ""
+        via = "" if is_secret_file(secret) else f" (a link to {rel if rel is not None else real})"
+        return (f"{tool.name} would read {secret}{via}, a file that usually holds secrets; what it reads "
+                "goes to the model's provider.")
 
     def _auto_command(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """Auto mode: a command the sandbox confines runs, once the workspace's secret
@@ -549,6 +562,11 @@ class PermissionPolicy:
         from shell.config import config_path
 
         return config_path()
+
+
+def _names_one_path(rule: Rule) -> bool:
+    """Whether a rule names one path, no wildcard (``read_file(config/.env)``)."""
+    return rule.pattern is not None and not any(c in rule.pattern for c in "*?[")
 
 
 def _exact_path(rel: str) -> str:

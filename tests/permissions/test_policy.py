@@ -328,6 +328,22 @@ def test_always_is_never_broader_than_a_call_that_reaches_a_secret_file(
     assert action(q, read, path="config/.env.production") == "ask"
 
 
+def test_a_wildcard_allow_rule_does_not_reach_secret_files(root: Path, tools: dict[str, Tool]) -> None:
+    """``read_file(src/**)``, kept from an "always" on src/main.py, lets the model read
+    src/main.py and src/util.py unasked, never src/.env (what it reads goes to the provider);
+    a rule that names the file does."""
+    (root / "src" / ".env").write_text("KEY=sk-1\n")
+    (root / "src" / "notes.txt").symlink_to(".env")
+    read = tools["read_file"]
+    p = policy(root, allow=["read_file(src/**)", "read_file"])
+    assert action(p, read, path="src/main.py") == "allow"
+    for path in ("src/.env", "src/notes.txt"):
+        verdict = p.decide(read, {"path": path})
+        assert verdict.action == "ask" and "only by a wildcard" in verdict.reason, path
+    assert action(policy(root, allow=["read_file(src/.env)"]), read, path="src/.env") == "allow"
+    assert action(policy(root, allow=["read_file(src/**)"], mode="bypass"), read, path="src/.env") == "allow"
+
+
 def _request(t: Tool, args: dict[str, Any], suggested: tuple[str, ...]) -> ApprovalRequest:
     return ApprovalRequest(ToolCallBlock("c1", t.name, args), t, args, suggested_rules=suggested)
 
