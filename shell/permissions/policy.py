@@ -383,7 +383,8 @@ class PermissionPolicy:
         if args.get("network"):
             return " It asks for the network, so it runs outside the sandbox, as you."
         if self.sandboxed(command):
-            return (" It runs in the sandbox: it writes only in the workspace, with no network and no secrets"
+            return (" It runs in the sandbox: it writes only in the workspace (never git hooks or config, "
+                    ".envrc, .vscode or the like), with no network and no secrets"
                     f"{self._hidden_count()}.")
         return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
 
