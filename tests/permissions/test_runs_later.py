@@ -188,6 +188,8 @@ def test_a_git_config_runs_nothing_only_with_the_keys_git_itself_writes(tmp_path
                       "\turl = https://example.org/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
                       '[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n')
     assert unsafe_git_keys(config) == []
+    config.write_text("[submodule]\n\tactive = .\n[submodule \"sm\"]\n\turl = ../sm\n\tactive = true\n")
+    assert unsafe_git_keys(config) == []  # what clone --recurse-submodules writes
     for hostile, key in [("[core]\n\tfsmonitor = sh -c x\n", "core.fsmonitor"),
                          ("[core]\n\thooksPath = /x\n", "core.hookspath"),
                          ("[include]\n\tpath = ../evil\n", "include.path"),
