@@ -49,6 +49,8 @@ ARGS_FRAME_S = 1 / 30
 SPANS_PER_FRAME = 40
 """More new spans than this are mounted at once, not a frame later (at most a
 window's worth is built: the rest is above it)."""
+RESTYLE_SLICE_S = 0.008
+"""Longest stretch of redrawing ended spans before the loop gets a turn."""
 
 
 class ReplyRenderer:
@@ -67,6 +69,8 @@ class ReplyRenderer:
         self._new_spans: list[SpanEntry] = []
         """Spans of calls that started since the last frame: mounted together."""
         self._spans_scheduled = False
+        self._restyling: asyncio.Future[None] | None = None
+        """Spans a cancelled turn ended, redrawn after the reply (see :meth:`finish_all`)."""
         self._spans_lock = asyncio.Lock()
         self._spans_mounted_at = 0.0
         self._table: dict[type, Handler] = {
@@ -271,16 +275,31 @@ class ReplyRenderer:
         if said:
             await self._add(NoticeEntry("warning", said))
 
+    async def _redraw_in_slices(self, entries: list[SpanEntry]) -> None:
+        """Redraw ``entries`` (the newest, those in view, first) a slice at a time,
+        letting the loop run between: restyling a span costs several milliseconds, and
+        a cancelled turn of 10,000 calls kept the screen "cancelling" for 4-12 s."""
+        clock = time.perf_counter
+        turn = clock() + RESTYLE_SLICE_S
+        for entry in entries:
+            self._redraw(entry)
+            if clock() >= turn:
+                await asyncio.sleep(0)
+                turn = clock() + RESTYLE_SLICE_S
+
     async def finish_all(self) -> None:
         """End whatever is still live (a cancelled or failed reply leaves some)."""
         await self._mount_spans()
         for block_id in list(self.blocks):
             await self._end_block(self.blocks.pop(block_id))
-        for call in self.reply.finish():
-            entry = self.spans.get(call.call_id)
-            if entry is not None:
-                entry.live = False
+        ended = [e for e in (self.spans.get(c.call_id) for c in self.reply.finish()) if e is not None]
+        for entry in ended:
+            entry.live = False
+        if len(ended) <= SPANS_PER_FRAME:
+            for entry in ended:
                 self._redraw(entry)
+        else:  # Esc with thousands of calls queued: the reply ends now, the spans follow
+            self._restyling = asyncio.ensure_future(self._redraw_in_slices(ended[::-1]))
         if self._phase != "idle":
             self._phase = "idle"
             self._post(msg.PhaseChanged("idle"))

@@ -102,3 +102,41 @@ async def test_spans_that_leave_the_window_are_reused_for_newer_calls_each_showi
         await pilot.pause()
         (result,) = span.query(Static).filter(".span-result")
         assert "contents of n199.txt" in str(result.content)
+
+
+async def test_esc_in_a_long_turn_ends_the_reply_and_every_waiting_call_reads_cancelled() -> None:
+    """With thousands of calls waiting, restyling their spans held the reply's end for
+    seconds: it ends at once, and the spans follow a slice at a time."""
+    from shell.agent import tool
+
+    @tool(read_only=True)
+    async def slow_note(path: str) -> str:
+        """Read a note slowly.
+
+        Args:
+            path: which note
+        """
+        import anyio
+
+        await anyio.sleep(0.05)
+        return f"contents of {path}"
+
+    blocks = tuple(ToolCallBlock(f"c{i}", "slow_note", {"path": f"n{i}.txt"}) for i in range(80))
+    agent = Agent(ScriptedModel([AssistantMessage(blocks), "never"]), tools=[slow_note],
+                  tool_execution="sequential")
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "read")
+        await wait_for(pilot, lambda: any(s.state.status == "done" for s in app.query(ToolSpan)), timeout=30)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=30)
+
+        def settled() -> bool:
+            spans = list(app.query(ToolSpan))
+            return bool(spans) and all(s.state.status in ("done", "cancelled") for s in spans) and all(
+                s.has_class(f"-{s.state.status}") for s in spans
+            )
+
+        await wait_for(pilot, settled, timeout=30)
+        statuses = [s.state.status for s in app.query(ToolSpan)]
+        assert "cancelled" in statuses and statuses[-1] == "cancelled"
