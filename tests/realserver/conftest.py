@@ -88,7 +88,7 @@ class Home:
 
     def run(self, *args: str, timeout: float = 180, **kw: Any) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(AGENT_SHELL), *args],
+            [str(AGENT_SHELL), *_steady(args)],
             cwd=self.workspace,
             env=self.env,
             capture_output=True,
@@ -101,7 +101,7 @@ class Home:
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [str(AGENT_SHELL), *args],
+            [str(AGENT_SHELL), *_steady(args)],
             cwd=self.workspace,
             env=self.env,
             stdin=subprocess.DEVNULL,
@@ -210,3 +210,18 @@ class Terminal:
 @pytest.fixture
 def home(tmp_path: Path) -> Home:
     return Home(tmp_path)
+
+
+STEADY_SYSTEM = "You are a helpful assistant. Answer in one or two short sentences."
+
+
+def _steady(args: tuple[str, ...]) -> tuple[str, ...]:
+    """A headless run gets a fixed system prompt unless it names one. The default one
+    holds today's date and the test's temporary workspace path, so the prompt changed
+    from run to run, and now and then SmolLM2-135M answered it with nothing at all
+    (an empty reply, which the shell rightly reports as an error): a test of the
+    shell failed on the model's whim. At temperature 0 a fixed prompt gets a fixed
+    answer. ``test_context_llama.py`` measures the default prompt itself."""
+    if "-p" in args and "--system" not in args:
+        return (*args, "--system", STEADY_SYSTEM)
+    return args
