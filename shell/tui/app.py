@@ -365,6 +365,24 @@ class AgentShellApp(App[int]):
         """Esc anywhere (the approval dialog's "cancel reply" too)."""
         self.main.action_cancel_reply()
 
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """The palette's "Screenshot": Textual saves into the Downloads folder, and said
+        only "Failed to save screenshot" where there is none (a server, a container).
+        Then it goes to agent-shell's data folder, and the notice says where."""
+        if path is None:
+            from pathlib import Path
+
+            from platformdirs import user_downloads_dir
+
+            from shell.core.dirs import data_dir
+
+            downloads = Path(user_downloads_dir())
+            if not downloads.is_dir():
+                downloads = data_dir(create=True) / "screenshots"
+                downloads.mkdir(parents=True, exist_ok=True)
+            path = str(downloads)
+        self.deliver_screenshot(filename, path)
+
 
 def run_tui(
     runtime: ShellRuntime | None = None,

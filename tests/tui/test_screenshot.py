@@ -1,0 +1,31 @@
+"""The palette's "Screenshot" works where there is no Downloads folder (a server, a
+container): Textual's own said only "Failed to save screenshot"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shell.tui.app import AgentShellApp
+
+from .helpers import SIZE, make_agent, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_screenshot_without_a_downloads_folder_goes_to_the_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    agent, _ = make_agent(["hi"])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_screenshot()
+        shots = tmp_path / "data" / "screenshots"
+        await wait_for(pilot, lambda: any(shots.glob("*.svg")) and bool(app._notifications))
+        saved = next(shots.glob("*.svg"))
+        assert saved.read_text(encoding="utf-8").startswith("<svg")
+        assert any(str(saved) in str(n.message) for n in app._notifications)
