@@ -31,7 +31,7 @@ from . import toolview
 from .permissions import tool_kind
 from .updates import Update, plan_update, text_content, tool_call_start
 
-TODOLIST_MIDDLEWARE = "TodoList"
+PLAN_MIDDLEWARE = "TodoList"
 
 
 def history_updates(
@@ -63,7 +63,7 @@ def history_updates(
                     status="failed" if result.is_error else "completed",
                     content=[text_content(toolview.fenced(text))] if text.strip() else [],
                 )
-    todos = (session_state.get(TODOLIST_MIDDLEWARE) or {}).get("todos")
+    todos = (session_state.get(PLAN_MIDDLEWARE) or {}).get("todos")
     if isinstance(todos, list) and todos:
         yield plan_update(todos)
 

@@ -32,7 +32,7 @@ def one_line(text: str, width: int = TITLE_WIDTH) -> str:
 
 
 def title_for(name: str, args: dict[str, Any]) -> str:
-    """``Read src/app.py``, ``Run `git status```, ``grep 'TODO' in src``…"""
+    """``Read src/app.py``, ``Run `git status```, ``grep 'main' in src``…"""
 
     def arg(key: str, default: str = "") -> str:
         value = args.get(key, default)
