@@ -2,7 +2,8 @@
 
 - :mod:`.policy`: every tool call's verdict (allow, ask, deny) from the mode
   (:mod:`.modes`) and the rules (:mod:`.rules`, stored by :mod:`.store`; shell
-  commands split by :mod:`.shellsplit`); :mod:`.preview` shows what a call changes.
+  commands split by :mod:`.shellsplit`); :mod:`.preview` shows what a call changes,
+  :mod:`.suggest` the rules "always" would keep.
 - :mod:`.trust`: a workspace's own config (``.mcp.json``, ``.agent-shell/``) is
   used only once the user trusted it, per path and file hash.
 - :mod:`.sandbox`: ``run_shell`` under bubblewrap on Linux.

@@ -1,0 +1,98 @@
+"""What a question offers besides yes and no: the rules "always" would keep, and
+what a shell line runs, one command per line.
+
+Kept apart from the verdicts (:mod:`.policy`): a suggestion never decides a call,
+it only proposes the narrowest rule that would have allowed it, which the user
+reads, edits and scopes before it is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from shell.core.secrets import is_secret_file
+from shell.core.tools import Tool
+
+from .rules import resolve_path, url_host
+from .secretfiles import named_secret_files
+from .shellsplit import split_command
+
+
+def suggest_rules(tool: Tool, args: Mapping[str, Any], root: Path) -> tuple[str, ...]:
+    """The narrowest useful rules that would have allowed this call.
+
+    None for a command line that names a secret-looking file (``curl -d @.env
+    …``): "always" there would keep ``curl:*``, far broader than the call the
+    user read, and an approval of that call is what lets it see the file. A
+    path that is (or leads to) a secret-looking file gets a rule for exactly
+    that path, never its folder (``read_file(config/**)`` would also cover the
+    next file there)."""
+    command = args.get("command")
+    if tool.kind == "execute" and isinstance(command, str):
+        if named_secret_files(command):
+            return ()  # "always" is not offered: the approval was for this call's files only
+        split = split_command(command)
+        if not split.confident or any(p.writes for p in split.parts):
+            return ()  # no rule could allow it: "always" is not offered
+        out: list[str] = []
+        for part in split.parts:
+            rule = f"{tool.name}({_command_prefix(part.text)})"
+            if part.text and rule not in out:
+                out.append(rule)
+        return tuple(out)
+    url = args.get("url")
+    if isinstance(url, str):
+        host = url_host(url)
+        return (f"{tool.name}(domain:{host})",) if host else ()
+    path = args.get("path")
+    if isinstance(path, str):
+        target = resolve_path(path, root)
+        try:
+            rel = target.relative_to(root).as_posix()
+        except ValueError:
+            rel = ""
+        if is_secret_file(path) or is_secret_file(target.as_posix()):
+            exact = _exact_path(rel or target.as_posix())
+            return (f"{tool.name}({exact})",) if exact else ()
+        if not rel:
+            return (f"{tool.name}({target.parent.as_posix().rstrip('/')}/*)",)
+        parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        return (f"{tool.name}({parent}/**)" if parent else f"{tool.name}({rel})",)
+    return (tool.name,)
+
+
+def _exact_path(rel: str) -> str:
+    """``rel`` as a rule pattern that matches that path only, or empty when it holds a
+    wildcard character or parentheses (no rule could name it alone)."""
+    return "" if any(c in rel for c in "*?[]()") else rel
+
+
+def _command_prefix(text: str) -> str:
+    """``git status --short`` → ``git status:*``; ``pytest -q x`` → ``pytest:*``; a
+    command with quotes, variables or wildcards in its first words is kept whole."""
+    words = text.split()
+    head = [words[0]]
+    if len(words) > 1 and words[1][:1].isalpha() and all(c.isalnum() or c in "-_.:" for c in words[1]):
+        head.append(words[1])
+    if any(c in " ".join(head) for c in "=$`'\"\\*?[(){}"):
+        return text
+    return " ".join(head) + ":*"
+
+
+def command_preview(command: str) -> str:
+    """What a shell line runs, one command per line, when it is more than one
+    command, writes to files, or cannot be read for sure."""
+    split = split_command(command)
+    parts = [p for p in split.parts if p.text]
+    writes = [w for p in split.parts for w in p.writes]
+    if len(parts) <= 1 and not writes and split.confident:
+        return ""
+    lines = [f"runs {len(parts)} command{'s' if len(parts) != 1 else ''}:"]
+    lines += [f"  {i}. {p.text}" for i, p in enumerate(parts, 1)]
+    if writes:
+        lines.append(f"writes to: {', '.join(writes)}")
+    if not split.confident:
+        lines.append(f"cannot be read for sure ({'; '.join(split.problems)}): no rule can allow it")
+    return "\n".join(lines)
