@@ -1,7 +1,10 @@
 """The agent loop, and the core names users import with it.
 
 ``from shell.agent import Agent, tool`` is the public way in: the loop lives here
-(``loop.py`` what a reply does, ``reply.py`` how it runs), the frozen data it works
+(``loop.py`` what a reply does, turn by turn; ``reasoning.py`` the model call,
+``acting.py`` the turn's tool calls, ``tool_call.py`` one of them, ``batch.py`` their
+order, ``compression.py`` the top of a round, ``reporting.py`` failures and asks;
+``reply.py`` how a reply runs), the frozen data it works
 on lives in :mod:`shell.core` and is re-exported. No UI and no HTTP live here; this
 package and ``middleware`` work as a library with no terminal at all.
 """

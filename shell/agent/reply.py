@@ -37,6 +37,8 @@ from shell.core.messages import AssistantMessage, Message, ToolResult, ToolResul
 from shell.core.model import ModelChunk, model_label, notice_sink
 from shell.core.tools import Tool
 
+from .reporting import ask, report, tell
+
 if TYPE_CHECKING:
     from .batch import ToolBatch
     from .loop import Agent
@@ -126,7 +128,7 @@ class Reply:
             self._arrived.set()
 
     async def _ask(self, request: Any) -> Any:
-        return await self.agent._ask(self, request)
+        return await ask(self, request)
 
     # -- the frame ------------------------------------------------------------------------
     async def events(self) -> AsyncGenerator[Event, None]:
@@ -176,7 +178,7 @@ class Reply:
                     closed = True
                 except Exception as exc:  # an on_reply layer failed (the loop reports its own)
                     onion.blame(exc)
-                    for failure in await agent._report(self, exc, "agent"):
+                    for failure in await report(self, exc, "agent"):
                         yield failure
                     self.stop = "error"
                     end = None
@@ -316,7 +318,7 @@ class Reply:
             if failed:
                 # on_error hears of a model failure where it happens, also when a layer
                 # outside (a fallback, a retry) recovers from it
-                await self.agent._tell(self, failed[0], "model")
+                await tell(self, failed[0], "model")
                 raise failed[0]
         finally:
             scope.cancel()

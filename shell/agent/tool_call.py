@@ -1,0 +1,125 @@
+"""One tool call, from the model's arguments to its result: validate, gate
+(``before_tool_call``), execute (the ``on_acting`` onion, the tool's own middleware
+inside it, the time limit), then ``after_tool_call``.
+
+A tool's failure, a refused or unknown call, bad arguments: each becomes an error
+result the model reads, never an exception (only a middleware's failure leaves
+here, and ends the reply). :mod:`shell.agent.batch` decides when each call runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import partial
+from time import perf_counter
+
+import anyio
+
+from middleware.context import CallState
+from middleware.stack import error_source
+from middleware.types import BLOCKED_REASON, BeforeToolCallResult, CallOutcome, ToolRequest
+from shell.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
+from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResult
+from shell.core.tools import ToolArgumentError, ToolContext
+
+from .reply import Reply
+from .reporting import tell
+
+
+class ToolTimeout(Exception):
+    """A tool ran past its time limit (``Tool.timeout`` or ``Agent.tool_timeout``)."""
+
+
+async def run_call(
+    reply: Reply,
+    assistant: AssistantMessage,
+    call: ToolCallBlock,
+    early: BeforeToolCallResult | None,
+) -> CallOutcome:
+    """Validate, gate (``before_tool_call``), execute (``on_acting``), then
+    ``after_tool_call``. Tool failures become error results; never exceptions."""
+    stack = reply.agent.middleware
+    started = 0.0  # set when the tool starts: approval waits are not tool time
+    tool = reply.tool_map.get(call.name) if call.name in reply.offered else None
+    blocked, error = False, None
+    arg_error = reply.builder.arg_errors.get(call.id) if reply.builder else None
+    if arg_error:
+        result = ToolResult(f"{arg_error}. Call {call.name} again with a JSON object.", is_error=True)
+    elif tool is None:
+        known = ", ".join(n for n in reply.tool_map if n in reply.offered) or "none"
+        if call.name in reply.tool_map:  # a middleware filtered it out of this model call
+            text = f"Tool {call.name!r} is not available in this turn. Available tools: {known}."
+        else:
+            text = f"Unknown tool {call.name!r}. Available tools: {known}."
+        result = ToolResult(text, is_error=True)
+    else:
+        try:
+            args = tool.validate(dict(call.args))
+        except ToolArgumentError as exc:
+            result = ToolResult(f"{exc}. Fix the arguments and call {call.name} again.", is_error=True)
+        except Exception as exc:  # the tool's own check broke: this call fails, not the reply
+            result = ToolResult(
+                f"The arguments of {call.name} could not be checked: its own check failed "
+                f"({type(exc).__name__}: {exc}). The tool is broken; do not call it again, and "
+                "tell the user.",
+                is_error=True,
+            )
+        else:
+            state = CallState(reply.run, call, tool, args, assistant)
+            gate = await stack.before_tool_call(state, early)
+            if gate is not None and gate.block:
+                result, blocked = ToolResult(gate.reason or BLOCKED_REASON, is_error=True), True
+            elif gate is not None and gate.result is not None:
+                result = gate.tool_result() or ToolResult("")
+            else:
+                reply.emit(ToolExecutionStart(call.id, call.name, state.args))
+                started = reply.started[call.id] = perf_counter()
+                result = await _execute(reply, state)
+            result = await stack.after_tool_call(state, result)
+            error = state.error
+    duration = perf_counter() - started if started else 0.0
+    reply.emit(ToolExecutionEnd(call.id, result, duration, blocked))
+    return CallOutcome(call, result, error, blocked)
+
+
+async def _execute(reply: Reply, state: CallState) -> ToolResult:
+    """``on_acting`` around the tool (and around the tool's own middleware, if any)."""
+    stack, call_id = reply.agent.middleware, state.call.id
+    context = ToolContext(
+        state.call, lambda progress: reply.emit(ToolExecutionUpdate(call_id, progress)), reply.run.ask
+    )
+
+    async def run_tool(request: ToolRequest) -> ToolResult:
+        state.error = None
+        try:
+            args = request.args if request.args is state.args else request.tool.validate(request.args)
+            limit = getattr(request.tool, "timeout", None) or reply.agent.tool_timeout
+            if not limit:
+                return await request.tool.run(args, context)
+            with anyio.move_on_after(limit) as scope:
+                return await request.tool.run(args, context)
+            assert scope.cancelled_caught
+            raise ToolTimeout(
+                f"{request.tool.name} did not finish within {limit:g} s and was stopped. "
+                "Try a smaller step, or ask the user to raise the limit."
+            )
+        except Exception as exc:
+            state.error = exc
+            await tell(reply, exc, "tool")
+            raise
+
+    core: Callable[[ToolRequest], Awaitable[ToolResult]] = run_tool
+    own = stack.of_tool(state.tool)
+    if own is not None:
+        core = partial(own.call, "on_acting", core=run_tool, core_source="tool", context=state.context)
+    request = ToolRequest(state.call, state.tool, state.args)
+    try:
+        return await stack.call("on_acting", request, core, "tool", state.context)
+    except Exception as exc:
+        if error_source(exc, "tool") != "tool":
+            raise  # a middleware failed, not the tool
+        state.error = exc
+        await tell(reply, exc, "tool")
+        if isinstance(exc, ToolTimeout):
+            return ToolResult(str(exc), is_error=True)
+        return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
