@@ -22,25 +22,27 @@ generator per invocation; a plain layer that returns ``next(request)`` costs
 nothing per item, and watching layers in a row share one step per item. A wrapper
 (:class:`Items`) is added only to time each step once someone reads the stats, or
 to let a coroutine layer ``await next(request)``.
+
+Here: how one invocation enters its layers (:class:`StreamOnion`); beside it, the
+wrappers (:mod:`.onion_items`), driving a coroutine layer (:mod:`.coroutine_driver`)
+and what ``await next()`` returns (:mod:`.onion_answers`).
 """
 
 from __future__ import annotations
 
 import inspect
-import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
-from time import perf_counter
 from types import AsyncGeneratorType
 from typing import TYPE_CHECKING, Any
 
-from shell.core.assembly import ChunkAssembler, ChunkCollector, MessageBuilder, message_chunks
-from shell.core.events import Event, ModelCallEnd, ReplyEnd, ReplyStart
-from shell.core.messages import AssistantMessage, TextBlock
-from shell.core.model import StopChunk
+from shell.core.events import Event, ReplyEnd, ReplyStart
 
 from .blame import ACTIVE, SOURCE_ATTR, owner_of, tag
+from .coroutine_driver import Bridge, bridged
 from .hook_shapes import CORO, GEN, Entry
+from .onion_answers import COLLECTORS, answer_items
+from .onion_items import NO_STATS, Items, ReplyItems
 from .stats import HookStats
 from .watching import Watched
 
@@ -48,266 +50,7 @@ if TYPE_CHECKING:
     from .context import HookContext, ReplyRun
     from .stack import MiddlewareStack, Slot
 
-
-# -- results of ``await next(request)`` and answers of coroutine layers ----------------
-
-
-class _LastReplyMessage:
-    __slots__ = ("message",)
-
-    def __init__(self) -> None:
-        self.message: AssistantMessage | None = None
-
-    def add(self, event: Any) -> None:
-        if type(event) is ReplyEnd:
-            self.message = event.message
-
-    def result(self) -> AssistantMessage | None:
-        return self.message
-
-
-class _EventMessage:
-    __slots__ = ("builder",)
-
-    def __init__(self) -> None:
-        self.builder = MessageBuilder()
-
-    def add(self, event: Any) -> None:
-        self.builder.see(event)
-
-    def result(self) -> AssistantMessage | None:
-        return None if self.builder.empty else self.builder.message()
-
-
-COLLECTORS: dict[str, Callable[[], Any]] = {
-    "on_reply": _LastReplyMessage,
-    "on_reasoning": _EventMessage,
-    "on_model_call": ChunkCollector,
-}
-
-
-def _as_message(value: Any) -> AssistantMessage | None:
-    if isinstance(value, AssistantMessage):
-        return value
-    if isinstance(value, str):
-        return AssistantMessage((TextBlock(value),))
-    return None
-
-
-def answer_items(hook: str, run: ReplyRun, value: Any) -> Iterable[Any]:
-    """What a coroutine layer's own answer streams as: a message or plain text
-    becomes chunks (``on_model_call``) or block events; an iterable is its items."""
-    message = _as_message(value)
-    if message is None:
-        if isinstance(value, Iterable):
-            return value
-        raise TypeError(
-            f"{hook} returned {type(value).__name__}; return what next() returned, "
-            "an AssistantMessage, plain text, or the items to stream"
-        )
-    chunks = list(message_chunks(message))
-    if hook == "on_model_call":
-        if not any(isinstance(c, StopChunk) for c in chunks):
-            chunks.append(StopChunk("end_turn"))
-        return chunks
-    assembler = ChunkAssembler(run.reply_id, run.block_ids)
-    events: list[Event] = []
-    for chunk in chunks:
-        events.extend(assembler.feed(chunk))
-    events.extend(assembler.finish())
-    if hook == "on_reply":  # no model was called: only the blocks
-        events = [e for e in events if not isinstance(e, ModelCallEnd)]
-    return events
-
-
-# -- driving a coroutine layer by hand -------------------------------------------------
-
-
-class _Forward:
-    """An item on its way out of a coroutine layer's ``await next(...)``."""
-
-    __slots__ = ("item",)
-
-    def __init__(self, item: Any) -> None:
-        self.item = item
-
-
-class _Pass:
-    """Hands what a driven coroutine yielded (a future, a trio trap) to the event
-    loop, and the loop's answer back."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        return (yield self.value)
-
-
-_driving = threading.local()
-_driving.coro = None
-
-
-class _Bridge:
-    """A coroutine layer while it runs: what its ``await next()`` calls returned."""
-
-    __slots__ = ("coro", "forwarded", "results")
-
-    def __init__(self) -> None:
-        self.coro: Any = None
-        self.forwarded = False
-        self.results: list[Any] = []
-
-
-# -- the items one layer (or the core) produces ---------------------------------------
-
-_NO_STATS = HookStats()
-
-
-class Items:
-    """One layer's output wrapped, where a wrapper is needed: to time each step (once
-    someone reads the stats) and to let a coroutine layer ``await next(request)``.
-
-    Awaiting it runs it to the end and gives the hook's result; from a coroutine
-    layer, the items also stream out on the way.
-    """
-
-    __slots__ = ("_onion", "_owner", "_parent", "_slot", "_source", "_stats", "_step", "_timed")
-
-    def __init__(
-        self,
-        onion: StreamOnion,
-        source: AsyncIterator[Any],
-        slot: Slot | None,
-        stats: HookStats,
-        parent: HookStats | None,
-        owner: _Bridge | None,
-    ) -> None:
-        self._onion = onion
-        self._source = source
-        self._step = source.__anext__
-        self._slot = slot
-        self._stats = stats
-        self._parent = parent
-        self._owner = owner
-        self._timed = onion.timing
-
-    def __aiter__(self) -> Items:
-        return self
-
-    async def __anext__(self) -> Any:
-        if not self._timed:
-            try:
-                return await self._step()
-            except StopAsyncIteration:
-                raise
-            except Exception as exc:
-                self._onion.failed(self._slot, exc)
-                raise
-        t0 = perf_counter()
-        try:
-            return await self._step()
-        except StopAsyncIteration:
-            raise
-        except Exception as exc:
-            self._onion.failed(self._slot, exc)
-            raise
-        finally:
-            dt = perf_counter() - t0
-            self._stats.time_s += dt
-            if self._parent is not None:
-                self._parent.time_s -= dt
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        owner = self._owner
-        live = owner is not None and _driving.coro is owner.coro
-        collect = COLLECTORS[self._onion.hook]()
-        while True:
-            try:
-                item = yield from self.__anext__().__await__()
-            except StopAsyncIteration:
-                break
-            collect.add(item)
-            if live:
-                assert owner is not None
-                owner.forwarded = True
-                yield _Forward(item)
-        result = collect.result()
-        if live:
-            assert owner is not None
-            owner.results.append(result)
-        return result
-
-    async def aclose(self) -> None:
-        close = getattr(self._source, "aclose", None)
-        if close is not None:
-            await close()
-
-
-_HELD_NOTHING: Any = object()
-
-
-class ReplyItems(Items):
-    """An ``on_reply`` layer's own output in a wrapper (timed, or awaited by a
-    coroutine layer), checked in the wrapper's one step per item as
-    :meth:`StreamOnion._reply_items` checks it: ``ReplyStart`` first, ``ReplyEnd``
-    last (a layer that ends without one ends the reply there)."""
-
-    __slots__ = ("_depth", "_held", "_last", "_over", "_started")
-
-    def __init__(
-        self,
-        onion: StreamOnion,
-        source: AsyncIterator[Any],
-        slot: Slot | None,
-        stats: HookStats,
-        parent: HookStats | None,
-        owner: _Bridge | None,
-        depth: int,
-    ) -> None:
-        super().__init__(onion, source, slot, stats, parent, owner)
-        self._depth = depth
-        self._held: Any = _HELD_NOTHING
-        self._last: Any = None
-        self._started = False
-        self._over = False
-
-    async def __anext__(self) -> Any:
-        held = self._held
-        if held is not _HELD_NOTHING:  # the layer's first item, after the ReplyStart put before it
-            self._held = _HELD_NOTHING
-            return held
-        if self._over:
-            raise StopAsyncIteration
-        timed = self._timed
-        t0 = perf_counter() if timed else 0.0
-        try:
-            try:
-                item = await self._step()
-            except StopAsyncIteration:
-                if type(self._last) is ReplyEnd:
-                    raise
-                self._over = True
-                return await self._onion.ended_early(self._depth)
-        except StopAsyncIteration:
-            raise
-        except Exception as exc:
-            self._onion.failed(self._slot, exc)
-            raise
-        finally:
-            if timed:
-                dt = perf_counter() - t0
-                self._stats.time_s += dt
-                if self._parent is not None:
-                    self._parent.time_s -= dt
-        self._last = item
-        if not self._started:
-            self._started = True
-            if type(item) is not ReplyStart:
-                self._held = item
-                return self._onion.start_event()
-        return item
+__all__ = ["COLLECTORS", "Items", "ReplyItems", "StreamOnion", "answer_items"]
 
 
 class StreamOnion:
@@ -374,7 +117,7 @@ class StreamOnion:
         i: int,
         default: Any,
         caller: Entry | None,
-        bridge: _Bridge | None,
+        bridge: Bridge | None,
         request: Any = None,
         /,
         **changes: Any,
@@ -454,14 +197,14 @@ class StreamOnion:
         self.opened.append((i, source))
         return source, True
 
-    def _core(self, request: Any, caller: Entry | None, bridge: _Bridge | None) -> AsyncIterator[Any]:
+    def _core(self, request: Any, caller: Entry | None, bridge: Bridge | None) -> AsyncIterator[Any]:
         source = self.core(request)
         depth = len(self.entries)
         self.members.append((source, None))
         self.opened.append((depth, source))
         if caller is None or (bridge is None and not self.timing):  # passed on as it is
             return source  # (with no layer at all, the consumer pulls the core itself)
-        return self._wrapped(depth, source, None, _NO_STATS, caller, bridge)
+        return self._wrapped(depth, source, None, NO_STATS, caller, bridge)
 
     def _wrapped(
         self,
@@ -470,7 +213,7 @@ class StreamOnion:
         slot: Slot | None,
         stats: HookStats,
         caller: Entry | None,
-        bridge: _Bridge | None,
+        bridge: Bridge | None,
         kind: type[Items] | None = None,
     ) -> AsyncIterator[Any]:
         """``source`` in an :class:`Items`: timed, or awaitable by a coroutine layer
@@ -518,62 +261,21 @@ class StreamOnion:
         return await self.finish()
 
     def _coroutine(self, entry: Entry, ctx: HookContext, request: Any, nxt: _Next) -> AsyncIterator[Any]:
-        bridge = nxt.bridge = _Bridge()
+        bridge = nxt.bridge = Bridge()
         bridge.coro = entry.fn(ctx, request, nxt)
         self.members.append((bridge.coro, entry.slot))
-        return self._bridged(entry, bridge)
+        return bridged(self.hook, self.run, bridge)
 
     def _plain(self, entry: Entry, result: Any, nxt: _Next) -> AsyncIterator[Any]:
         """What a plain function returned that is not an async iterator: an awaitable
         is driven as a coroutine layer would be."""
         if inspect.isawaitable(result):
-            bridge = nxt.bridge = _Bridge()
+            bridge = nxt.bridge = Bridge()
             bridge.coro = result.__await__() if not inspect.iscoroutine(result) else result
-            return self._bridged(entry, bridge)
+            return bridged(self.hook, self.run, bridge)
         raise TypeError(
             f"{self.hook} returned {type(result).__name__}, not an async iterator or an awaitable"
         )
-
-    async def _bridged(self, entry: Entry, bridge: _Bridge) -> AsyncIterator[Any]:
-        coro = bridge.coro
-        local = _driving
-        send: Any = None
-        error: BaseException | None = None
-        try:
-            while True:
-                prev = local.coro
-                local.coro = coro
-                try:
-                    y = coro.send(send) if error is None else coro.throw(error)
-                except StopIteration as stop:
-                    value = stop.value
-                    break
-                finally:
-                    local.coro = prev
-                send = error = None
-                if type(y) is _Forward:
-                    yield y.item
-                else:
-                    try:
-                        send = await _Pass(y)
-                    except BaseException as exc:  # a cancellation: it goes in where the layer waits
-                        error = exc
-        finally:
-            close = getattr(coro, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except RuntimeError:
-                    pass  # it awaited while closing: nothing more we can do
-        if value is None or any(value is r for r in bridge.results):
-            return
-        if bridge.forwarded:
-            raise TypeError(
-                f"{self.hook} returned a different answer after next() had already streamed one; "
-                "change the answer in after_model_response, or write the hook as an async generator"
-            )
-        for item in answer_items(self.hook, self.run, value):
-            yield item
 
     # -- errors, endings ---------------------------------------------------------------
     def failed(self, slot: Slot | None, exc: Exception) -> None:
@@ -640,7 +342,7 @@ class _Next:
         self.index = index
         self.request = request
         self.entry = entry
-        self.bridge: _Bridge | None = None
+        self.bridge: Bridge | None = None
         self.gave: Any = None
 
     def __call__(self, request: Any = None, /, **changes: Any) -> AsyncIterator[Any]:
