@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeAlias
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, rejected_message
 from shell.core.tools import Tool, ToolKind
+from shell.permissions import paths
 from shell.permissions.modes import MODES as POLICY_MODES
 from shell.permissions.modes import SUMMARY, ModeError, parse_mode
 from shell.permissions.policy import PermissionPolicy
@@ -154,9 +155,11 @@ def is_path_request(request: ApprovalRequest, workspace_root: Path) -> bool:
     path = request.args.get("path")
     if set(request.args) != {"path"} or "edit" in request.allowed_decisions or not isinstance(path, str):
         return False
-    resolved = Path(path).expanduser()
-    resolved = (resolved if resolved.is_absolute() else workspace_root / resolved).resolve(strict=False)
-    return not (resolved == workspace_root or workspace_root in resolved.parents)
+    try:
+        resolved = paths.real(path, workspace_root)
+    except paths.BadPath:
+        return False  # the policy refuses such a call; nothing to ask about
+    return not paths.within(resolved, workspace_root)
 
 
 __all__ = ["MODES", "MODE_IDS", "AcpPermissions", "ModeError", "is_path_request", "tool_kind"]

@@ -18,6 +18,7 @@ from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.textsafety import sanitize
+from shell.permissions import paths
 
 TITLE_WIDTH = 100
 MAX_OUTPUT_CHARS = 20_000
@@ -61,10 +62,14 @@ def title_for(name: str, args: dict[str, Any]) -> str:
 
 
 def resolve_path(root: Path, value: Any) -> Path | None:
+    """Where a call's ``path`` lands, as the permission policy resolves it; None for
+    no path, or one no file can have."""
     if not isinstance(value, str) or not value:
         return None
-    raw = Path(value).expanduser()
-    return (raw if raw.is_absolute() else root / raw).resolve(strict=False)
+    try:
+        return paths.resolve(value, root)
+    except paths.BadPath:
+        return None
 
 
 def locations_for(name: str, args: dict[str, Any], root: Path) -> list[tuple[str, int | None]]:

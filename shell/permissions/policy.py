@@ -44,9 +44,11 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.secrets import is_secret_file
 from shell.core.tools import READ_KINDS, Tool
 
+from . import paths as resolving
 from . import runslater, store
 from .fence import Fence, outside_note
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
+from .paths import BadPath
 from .preview import edit_preview
 from .rules import (
     SOURCE_LABELS,
@@ -57,7 +59,6 @@ from .rules import (
     RuleSet,
     Source,
     parse_rule,
-    resolve_path,
 )
 from .secretfiles import named_secret_files
 from .suggest import command_preview, suggest_rules
@@ -107,7 +108,7 @@ class PermissionPolicy:
         sandboxed: Callable[[str], bool] | None = None,
         load_project: bool = True,
     ) -> None:
-        self.root = Path(os.path.realpath(root))
+        self.root = resolving.real_root(root)
         self._mode: Mode = mode
         self._asking = True
         self.include_bypass = mode == "bypass"
@@ -258,7 +259,11 @@ class PermissionPolicy:
     # -- deciding ----------------------------------------------------------------------
     def decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """``allow``, ``ask`` or ``deny`` for one call, with the reason."""
-        verdict = self._decide(tool, args)
+        try:
+            verdict = self._decide(tool, args)
+        except BadPath as exc:  # no file has that name: nothing to ask about
+            return Verdict("deny", f"{tool.name} was not run: {exc}. Call it again with the path as it "
+                                   "is written on disk.")
         if verdict.action == "ask" and not self._asking:
             return Verdict("allow", f"approvals are off, so it runs unasked ({verdict.reason})")
         if verdict.action == "ask" and self.fence is not None:
@@ -434,8 +439,8 @@ class PermissionPolicy:
         path = args.get("path")
         if not isinstance(path, str):
             return False
-        target = resolve_path(path, self.root)
-        return any(target == root or root in target.parents for root in (self.root, *self.added_dirs))
+        target = resolving.real(path, self.root)
+        return any(resolving.within(target, root) for root in (self.root, *self.added_dirs))
 
     # -- asking ------------------------------------------------------------------------
     async def details(self, tool: Tool, args: Mapping[str, Any]) -> AskDetails:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .rules import resolve_path
+from . import paths
 
 MAX_PREVIEW_BYTES = 2 * 1024 * 1024
 """Larger files are not diffed (the arguments are still shown whole)."""
@@ -43,7 +43,10 @@ def edit_preview(tool_name: str, args: Mapping[str, Any], root: Path) -> str:
     path = args.get("path")
     if tool_name not in ("write_file", "edit_file") or not isinstance(path, str):
         return ""
-    real = resolve_path(path, root)
+    try:
+        real = paths.resolve(path, root)
+    except paths.BadPath as exc:
+        return f"(no preview: {exc})"
     old, why = _read(real)
     if old is None:
         return f"(no preview: {why})"

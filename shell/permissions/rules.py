@@ -18,8 +18,8 @@ the ``name=`` form. A rule whose pattern has nothing to match never applies.
 
 A shell command is allowed by rules only when every part of it is allowed and
 nothing is redirected to a file; it is denied (or asked) when any part is. Paths
-are resolved first (``..`` and symlinks), so ``src/../../etc/passwd`` is not in
-``src/**``.
+are resolved first (``..`` and symlinks, by :mod:`.paths`), so
+``src/../../etc/passwd`` is not in ``src/**``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
+from . import paths
 from .shellsplit import split_command
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]
@@ -170,15 +171,6 @@ def _path_glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
-def resolve_path(raw: str, root: Path) -> Path:
-    """Where a path argument lands: ``~`` expanded, relative to the root, ``..`` and
-    symlinks resolved (as the tools themselves resolve it)."""
-    p = os.path.expanduser(raw)
-    if not os.path.isabs(p):
-        p = os.path.join(root, p)
-    return Path(os.path.realpath(p))
-
-
 def path_matches(pattern: str, raw: str, root: Path) -> bool:
     """Whether the path ``raw`` (as a tool would resolve it) is in ``pattern``."""
     return _path_matcher(pattern)(CallPaths({"path": raw}, root), raw)
@@ -221,16 +213,12 @@ class CallPaths:
         self._paths: dict[str, tuple[str, str | None]] = {}
 
     def path(self, raw: str) -> tuple[str, str | None]:
-        """``(absolute real path, path relative to the root or None if outside)``."""
+        """``(absolute real path, path relative to the root or None if outside)``,
+        resolved as every permission check resolves it (:mod:`.paths`)."""
         found = self._paths.get(raw)
         if found is None:
-            target = resolve_path(raw, self.root)
-            try:
-                rel: str | None = target.relative_to(self.root).as_posix()
-                rel = "" if rel == "." else rel
-            except ValueError:
-                rel = None
-            found = self._paths[raw] = (target.as_posix(), rel)
+            target = paths.real(raw, self.root)  # raises BadPath (a NUL in it)
+            found = self._paths[raw] = (target, paths.relative(target, self.root))
         return found
 
 

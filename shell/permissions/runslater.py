@@ -44,6 +44,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import paths
+
 RUNS_LATER = {
     ".git": "git runs as you (its hooks and config can run any command)",
     ".mcp.json": "starts MCP servers (commands) in this workspace",
@@ -145,7 +147,7 @@ class Guard:
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
+    return any(paths.within(path, root) for root in roots)
 
 
 def _git_dirs(gitdir: Path) -> list[Path]:
@@ -182,7 +184,10 @@ def _gitfile_target(path: Path) -> Path | None:
     target = text[len("gitdir:"):].strip().splitlines()[0] if text[7:].strip() else ""
     if not target:
         return None
-    return Path(os.path.realpath(os.path.join(path.parent, target)))
+    try:  # git reads the file literally: no ~ here
+        return paths.resolve(target, path.parent, expand_user=False)
+    except paths.BadPath:
+        return None
 
 
 def guard(roots: Sequence[Path], found: Iterable[Path]) -> Guard:
@@ -221,7 +226,7 @@ class _Walls:
             if target is not None and target.is_dir() and _inside(target, self.roots):
                 self.git_dir(target)
         elif seen.kind == "link":
-            real = Path(os.path.realpath(path))
+            real = paths.resolve(path, "/")
             if real.is_dir() and _inside(real, self.roots):
                 self.git_dir(real)
 
@@ -231,7 +236,7 @@ class _Walls:
         a dangling link is only watched)."""
         seen = self.watched[path] = _seen(path)
         if seen.kind == "link":
-            real = Path(os.path.realpath(path))
+            real = paths.resolve(path, "/")
             if seen.target is not None and _inside(real, self.roots):
                 self.readonly.append(real)
         elif seen.kind != "missing":
@@ -272,7 +277,10 @@ def _hooks_path(config: Path, gitdir: Path) -> Path | None:
     if not value:
         return None
     base = gitdir.parent if gitdir.name == ".git" else gitdir
-    return Path(os.path.realpath(os.path.join(base, os.path.expanduser(value))))
+    try:
+        return paths.resolve(value, base)  # git expands ~ in core.hooksPath
+    except paths.BadPath:
+        return None
 
 
 # -- after the command ---------------------------------------------------------------
@@ -319,7 +327,7 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
                                  Seen("missing")))
             continue
         if now.kind == "link" and was.kind == "link" and now.link == was.link:
-            real = Path(os.path.realpath(path))  # a dangling link's target was created
+            real = paths.resolve(path, "/")  # a dangling link's target was created
             if _inside(real, after.roots):
                 out.append(_move(real, why, quarantine, after.roots, Seen("missing")))
             continue
@@ -346,8 +354,8 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
         return f"new git hooks that run as you ({', '.join(bad[:3])})" if bad else ""
     if path.name == "commondir":
         try:
-            target = Path(os.path.realpath(path.parent / path.read_text(errors="replace").strip()))
-        except OSError:
+            target = paths.resolve(path.read_text(errors="replace").strip(), path.parent, expand_user=False)
+        except (OSError, paths.BadPath):
             return "new: points git at another directory's config and hooks"
         return "" if target in after.gitdirs else "new: points git at another directory's config and hooks"
     bad_keys = unsafe_git_keys(path)

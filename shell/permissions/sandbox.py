@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import runslater
+from . import paths, runslater
 from .gitcreds import ScrubbedConfigs, global_configs
 from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
@@ -298,9 +298,9 @@ class Sandbox:
         writable: Sequence[str | os.PathLike[str]] = (),
         bwrap: str | None = None,
     ) -> None:
-        self.workspace = Path(workspace).resolve()
+        self.workspace = paths.real_root(workspace)
         self.extra_hidden = [Path(p).expanduser() for p in hidden]
-        self.writable = [Path(p).expanduser().resolve() for p in writable]
+        self.writable = [paths.real_root(p) for p in writable]
         self.added: list[Path] = []
         """Directories added to the workspace (``--add-dir``, ``/add-dir``): writable,
         and searched for secret files like the workspace."""
@@ -319,7 +319,7 @@ class Sandbox:
     def add_dir(self, directory: str | os.PathLike[str]) -> Path:
         """Make ``directory`` part of the workspace for commands: writable, its secret
         files hidden. Returns its resolved path."""
-        path = Path(directory).expanduser().resolve()
+        path = paths.resolve(directory, self.workspace)
         if not _under(path, [self.workspace, *self.added]):
             self.added.append(path)
             self.secret_index.set_roots([self.workspace, *self.added])
@@ -407,8 +407,8 @@ class Sandbox:
         found: list[Path] = []
         for path in wanted:
             try:
-                real = path.resolve()
-            except OSError:
+                real = paths.resolve(path, self.workspace)  # a symlink loop does not raise
+            except (OSError, paths.BadPath):
                 continue
             if not (os.path.lexists(path) and real.exists()):
                 continue
@@ -542,7 +542,7 @@ _QUARANTINES = itertools.count(1)
 
 
 def _under(path: Path, bases: Sequence[Path]) -> bool:
-    return any(path == base or base in path.parents for base in bases)
+    return any(paths.within(path, base) for base in bases)
 
 
 def network_note(output: str) -> str:

@@ -15,7 +15,8 @@ from typing import Any
 from shell.core.secrets import is_secret_file
 from shell.core.tools import Tool
 
-from .rules import resolve_path, url_host
+from . import paths
+from .rules import url_host
 from .secretfiles import named_secret_files
 from .shellsplit import split_command
 
@@ -48,11 +49,12 @@ def suggest_rules(tool: Tool, args: Mapping[str, Any], root: Path) -> tuple[str,
         return (f"{tool.name}(domain:{host})",) if host else ()
     path = args.get("path")
     if isinstance(path, str):
-        target = resolve_path(path, root)
         try:
-            rel = target.relative_to(root).as_posix()
-        except ValueError:
-            rel = ""
+            target = paths.resolve(path, root)
+        except paths.BadPath:
+            return ()  # no file has that name: no rule to offer
+        inside = paths.relative(target, root)
+        rel = "." if inside == "" else inside or ""  # the root itself is ".", as before
         if is_secret_file(path) or is_secret_file(target.as_posix()):
             exact = _exact_path(rel or target.as_posix())
             return (f"{tool.name}({exact})",) if exact else ()

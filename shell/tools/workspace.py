@@ -29,6 +29,7 @@ from typing import Any
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.messages import ToolResult
 from shell.core.tools import Tool, ToolContext
+from shell.permissions import paths
 from shell.permissions.fence import OutsidePath
 
 MAX_PASSES = 64
@@ -67,7 +68,7 @@ class Workspace:
     """The root directory tools work in, plus the outside directories the user allowed."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
-        self.root: Path = Path(root if root is not None else os.getcwd()).resolve()
+        self.root: Path = paths.real_root(root if root is not None else os.getcwd())
         if not self.root.is_dir():
             raise NotADirectoryError(f"workspace root {self.root} is not a directory")
         self._approved: set[Path] = set()
@@ -90,14 +91,17 @@ class Workspace:
         (with what to do) when it is not an existing directory."""
         if not os.fspath(directory).strip():
             raise NotADirectoryError("an empty path names no directory; give an existing directory")
-        path = self.resolve(directory)
-        if not path.is_dir():
-            what = "does not exist" if not path.exists() else "is not a directory"
+        try:
+            path = self.resolve(directory)
+        except paths.BadPath as exc:
+            raise NotADirectoryError(f"{exc}; give an existing directory") from None
+        if not _is_dir(path):
+            what = "does not exist" if not os.path.exists(path) else "is not a directory"
             raise NotADirectoryError(f"{os.fspath(directory)} ({path}) {what}; give an existing directory")
         broad = too_broad(path)
         if broad:
             raise NotADirectoryError(f"{os.fspath(directory)} ({path}) {broad}")
-        if not any(_is_within(path, base) for base in self.roots):  # else: in it already
+        if not any(paths.within(path, base) for base in self.roots):  # else: in it already
             self.added.append(path)
         return path
 
@@ -117,37 +121,34 @@ class Workspace:
         return frozenset(self._approved_files)
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
-        """The real absolute path ``path`` names (relative paths start at the root).
-
-        ``~`` is expanded; symlinks are followed (also for a missing final part,
-        whose parent is resolved), so the answer says where a read or write lands.
-        """
-        raw = Path(os.path.expanduser(os.fspath(path)))
-        if not raw.is_absolute():
-            raw = self.root / raw
-        return raw.resolve(strict=False)
+        """The real absolute path ``path`` names (relative paths start at the root),
+        as the permission policy resolves it (:mod:`shell.permissions.paths`: ``~``
+        expanded, symlinks followed, a missing tail kept), so the answer says where a
+        read or write lands. Raises :class:`~shell.permissions.paths.BadPath` (a
+        ``ValueError``) for a path no file can have."""
+        return paths.resolve(path, self.root)
 
     def contains(self, resolved: Path) -> bool:
         """Whether a resolved path is inside the root or an approved directory, or is
         an approved file."""
         if resolved in self._approved_files:
             return True
-        return any(_is_within(resolved, base) for base in (self.root, *self.added, *self._approved))
+        return any(paths.within(resolved, base) for base in (self.root, *self.added, *self._approved))
 
     def relative(self, resolved: Path) -> str:
         """How to show a path to the model: relative inside the root, absolute outside."""
-        if _is_within(resolved, self.root):
-            rel = resolved.relative_to(self.root).as_posix()
-            return rel or "."
-        return str(resolved)
+        rel = paths.relative(resolved, self.root)
+        if rel is None:
+            return str(resolved)
+        return rel or "."
 
     def approve(self, directory: Path) -> None:
         """Remember that the user allowed ``directory`` (and everything below it)."""
-        self._approved.add(directory.resolve())
+        self._approved.add(paths.resolve(directory, self.root))
 
     def approve_file(self, path: Path) -> None:
         """Remember that the user allowed this one file (nothing next to it)."""
-        self._approved_files.add(path.resolve())
+        self._approved_files.add(paths.resolve(path, self.root))
 
     def guard(self, tool: Tool) -> None:
         """``tool`` checks its ``path`` argument here (the built-in file tools, the
@@ -162,14 +163,16 @@ class Workspace:
         if tool is None or not isinstance(path, str) or not any(t is tool for t in self._guarded):
             return None
         # As resolve() and contains() do, on strings: the policy asks this on every question.
-        raw = os.path.expanduser(path)
-        real = os.path.realpath(raw if os.path.isabs(raw) else os.path.join(self.root, raw))
-        if any(_within_str(real, str(base)) for base in (self.root, *self.added, *self._approved)):
+        try:
+            real = paths.real(path, self.root)
+        except paths.BadPath:
+            return None  # no question to add: the policy refuses it, check() says why
+        if any(paths.within(real, base) for base in (self.root, *self.added, *self._approved)):
             return None
         if any(real == str(f) for f in self._approved_files):
             return None
         resolved = Path(real)
-        return OutsidePath(resolved, _why_outside(path), resolved.is_dir())
+        return OutsidePath(resolved, _why_outside(path), _is_dir(resolved))
 
     def pass_call(self, call_id: str, tool_name: str, path: Path) -> None:
         """The user approved this call in a question that said ``path`` is outside:
@@ -202,7 +205,7 @@ class Workspace:
             return resolved
         if ctx is None:
             raise OutsideWorkspaceError(self._refusal(path, resolved, reason, "no one could be asked"))
-        covers = "that directory and everything in it" if resolved.is_dir() else "exactly that file"
+        covers = "that directory and everything in it" if _is_dir(resolved) else "exactly that file"
         request = ApprovalRequest(
             call=ctx.call,
             tool=_OutsidePath(ctx.call.name, tool),
@@ -221,7 +224,7 @@ class Workspace:
             return resolved
         if isinstance(decision, ApprovalDecision) and decision.type == "edit" and decision.args:
             chosen = self.resolve(str(decision.args.get("path", "")))
-            if chosen.is_dir() and _is_within(resolved, chosen):
+            if _is_dir(chosen) and paths.within(resolved, chosen):
                 self.approve(chosen)
                 return resolved
             why = f"the user chose {chosen}, which does not contain it"
@@ -231,7 +234,7 @@ class Workspace:
 
     def _approve_shown(self, resolved: Path) -> None:
         """Exactly what the dialog named: the directory (and below) or the one file."""
-        if resolved.is_dir():
+        if _is_dir(resolved):
             self.approve(resolved)
         else:
             self.approve_file(resolved)
@@ -258,7 +261,7 @@ def too_broad(path: Path) -> str:
     directory (or anything holding it) would let sandboxed commands write the user's
     shell start-up files (``~/.bashrc``), keys and every other project, and unasked
     edits reach them in accept-edits and auto. A directory inside home is fine."""
-    home = Path(os.path.realpath(os.path.expanduser("~")))
+    home = paths.resolve("~", "/")
     if path == Path(path.anchor):
         return "is the root of the file system; add the directories you need inside it instead"
     if path == home or path in home.parents:
@@ -267,13 +270,10 @@ def too_broad(path: Path) -> str:
     return ""
 
 
-def _is_within(path: Path, base: Path) -> bool:
-    return path == base or base in path.parents
-
-
-def _within_str(real: str, base: str) -> bool:
-    """:func:`_is_within` for real (resolved, absolute) paths as strings."""
-    return real == base or real.startswith(base.rstrip("/") + "/")
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory; a path too long to look up is not one
+    (``Path.is_dir`` raises ``ENAMETOOLONG`` where this answers)."""
+    return os.path.isdir(path)
 
 
 def _why_outside(raw: str) -> str:
