@@ -1,0 +1,100 @@
+"""The main screen's key actions: Esc, Ctrl+C, steering, the mode, the panel, help.
+
+Ctrl+C cancels the reply in flight; on an idle prompt it clears what was typed,
+and a second press within :data:`QUIT_WINDOW_S` quits (the first says so).
+"""
+
+from __future__ import annotations
+
+import time
+
+from .main_replies import RepliesRun
+
+QUIT_WINDOW_S = 2.0
+"""A second Ctrl+C on an idle, empty prompt within this long quits."""
+
+
+
+class KeyActions(RepliesRun):
+    """What the main screen's bindings (and the app's Ctrl+C) do."""
+
+    def action_cancel_reply(self) -> None:
+        """Esc: end the reply in flight at once (pending approvals are withdrawn) and
+        silence any audio playing; idle, it drops what waits in the queue."""
+        self.shell.playback.stop()
+        if self._busy:
+            self.status.state = "cancelling"
+            if self.renderer is not None:
+                self.renderer.cancel()  # the screen stops at once, whatever is in flight
+            self.runtime.cancel()
+        elif self._queue:
+            self._queue.clear()
+            self._show_queue()
+        elif self.shell.ready and self.app.screen is self:
+            self.shell.flow.escape()  # Esc Esc on an empty prompt: the rewind dialog
+
+    def action_steer(self) -> None:
+        """Ctrl+Enter (Alt+Enter where the terminal cannot tell): while a reply runs, the
+        prompt's text goes to it at its next tool boundary; otherwise Enter's job."""
+        text = self.prompt.text
+        if not text.strip() or not self.shell.ready:
+            return
+        if self.shell.flow.steer(text):
+            self.prompt.clear()
+        else:
+            self.prompt.action_submit()
+
+    def action_search_history(self) -> None:
+        if self.shell.ready and self.app.screen is self:
+            self.shell.flow.search_history()
+
+    def action_edit_prompt(self) -> None:
+        if self.app.screen is self:
+            self.shell.flow.edit_prompt()
+
+    def interrupt(self) -> None:
+        """Ctrl+C: cancel the reply in flight; idle, clear the prompt; on an empty
+        idle prompt, quit when pressed twice (the first press says so)."""
+        if self._busy:
+            self.action_cancel_reply()
+            return
+        prompt = self.prompt
+        if prompt.selected_text:
+            prompt.action_copy()
+            return
+        if prompt.text:
+            prompt.clear()
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_WINDOW_S:
+            self.app.exit(0)
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit (or Ctrl+Q).", title="Quit?", timeout=QUIT_WINDOW_S)
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode (default, accept-edits, plan, auto)."""
+        if not self.shell.ready or self.app.screen is not self:
+            return
+        from shell.permissions.modes import SUMMARY
+
+        mode = self.runtime.permissions.cycle_mode()
+        self.notify(f"{mode}: {SUMMARY[mode]}", title="Permission mode", timeout=2.5)
+
+    def action_toggle_panel(self) -> None:
+        if not self.shell.ready:
+            self.notify("The middleware panel opens once the shell has started.")
+            return
+        side = self.side
+        side.toggle()
+        if not side.shown:
+            self.focus_prompt()  # the focus was perhaps in the panel: typing goes on here
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        if not self.shell.ready:
+            self.notify("Help opens once the shell has started.")
+            return
+        self.app.push_screen(HelpScreen([(c.usage, c.summary) for c in self.shell.commands]))
+

@@ -1,0 +1,159 @@
+"""The main screen sends what the user types and runs the reply.
+
+Enter sends, or queues while a reply runs or the shell starts, or runs a slash
+command; each reply runs in a Textual worker, and a
+:class:`~shell.tui.renderer.ReplyRenderer` draws it into the conversation and posts
+what the rest of the screen shows (the phase, the usage, the todo list, the trace,
+a failed middleware) as messages handled here.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from .. import messages as msg
+from ..widgets.prompt_input import PromptInput
+from ..widgets.status_line import StatusLine
+from .main_keyboard import PromptKeepsKeys
+
+if TYPE_CHECKING:
+    from shell.commands import CommandResult
+    from shell.context.attachments import Composed
+
+    from ..widgets.notice_line import NoticeLine
+
+
+class RepliesRun(PromptKeepsKeys):
+    """Sending, the queue and the reply worker, and what the renderer reports."""
+
+    async def run_command_line(self, line: str) -> None:
+        """Every slash command, the TUI's own included, through the app's one registry."""
+        result = await self.shell.commands.run(self.runtime, line)
+        await self.show_result(line, result)
+
+    async def show_result(self, line: str, result: CommandResult) -> None:
+        """Show what a command did (see :class:`~.main_commands.CommandResults`)."""
+        raise NotImplementedError
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        await self.submit(message.text)
+
+    async def submit(self, text: str) -> None:
+        """What Enter does: run a slash command, send, or queue while a reply runs
+        (or while the shell is still starting)."""
+        from shell.commands import is_command
+
+        self.shell.flow.remember(text)
+        if not self.shell.ready or (self._busy and not is_command(text.strip())):
+            self._queue.append(text)
+            self._show_queue()
+        elif is_command(text.strip()):
+            await self.run_command_line(text.strip())
+        else:
+            self.start_reply(text)
+
+    async def submit_message(self, text: str) -> None:
+        """Send ``text`` as a message (never as a command), or queue it behind the reply."""
+        if self._busy or not self.shell.ready:
+            self._queue.append(text)
+            self._show_queue()
+        else:
+            self.start_reply(text)
+
+
+    async def send_queued(self) -> None:
+        """Send (or run) what waits in the queue, until a reply starts."""
+        while self._queue and not self._busy:
+            text = self._queue.pop(0)
+            self._show_queue()
+            await self.submit(text)
+
+    def start_reply(self, text: str) -> None:
+        composed = self.runtime.compose(text)  # @ files and images; problems: nothing is sent
+        self.show_staged()
+        if composed.problems:
+            self.run_worker(self._not_sent(text, composed.problems), group="reply", exit_on_error=False)
+            return
+        self.shell.playback.stop()  # a new reply silences the last one
+        self._busy = True
+        self.status.state = "thinking"
+        self.run_worker(self._run_reply(text, composed), group="reply", exit_on_error=False)
+
+    async def _not_sent(self, text: str, problems: tuple[str, ...]) -> None:
+        """Say why a message was not sent and give its text back to edit."""
+        from ..entries import NoticeEntry
+
+        lines = "\n".join(f"- {p}" for p in problems)
+        await self.conversation.add(NoticeEntry("error", f"Not sent:\n{lines}"))
+        self.give_back(text)
+        await self.send_queued()
+
+    async def _run_reply(self, text: str, composed: Composed) -> None:
+        from shell.frontend.paced import paced
+
+        from ..entries import NoticeEntry, UserEntry
+        from ..renderer import ReplyRenderer
+
+        await self.conversation.add(UserEntry(text, chips=tuple(composed.chips)))
+        for note in composed.notes:  # a file cut to fit, an @word that names no file
+            await self.conversation.add(NoticeEntry("warning", note))
+        self.conversation.anchor()
+        flow = self.shell.flow
+        renderer = self.renderer = ReplyRenderer(self.conversation, self.runtime.agent.middleware)
+        self.last_reply = renderer.reply
+        record = self.replies.start(text, renderer.reply)
+        gc_policy = self.shell.gc_policy
+        gc_policy.reply_started()
+        try:
+            async with aclosing(self.runtime.reply(composed.message)) as events:  # recorded into the session
+                async for event in paced(events):  # keys (Esc) get their turn however fast it streams
+                    await renderer.handle(event)
+                    await flow.on_event(event)  # steered messages, notifications
+        except Exception as exc:  # the engine promises not to raise; show it if it does
+            said = self.runtime.shown(f"{type(exc).__name__}: {exc}")  # secrets redacted
+            await self.conversation.add(NoticeEntry("error", said))
+        finally:
+            await renderer.finish_all()
+            self._busy = False
+            record.ended = time.time()
+            self.renderer = None
+            gc_policy.reply_finished()  # collected once the user is idle
+            if self.is_attached and self.query(StatusLine):  # gone when the app quit mid-reply
+                self.status.state = "idle"
+        left = flow.take_back()  # a steer the reply could not take: the next message
+        if left:
+            self._queue[:0] = left
+            self._show_queue()
+            await self.conversation.add(NoticeEntry("info", "The reply ended before your steering reached "
+                                                    "it; it is sent as the next message."))
+        await self.send_queued()
+
+
+    # -- what the reply renderer says -------------------------------------------------
+    def on_phase_changed(self, message: msg.PhaseChanged) -> None:
+        if self._busy or message.phase == "idle":
+            self.status.state = message.phase
+
+    def on_usage_reported(self, message: msg.UsageReported) -> None:
+        self.show_usage()
+
+    def on_middleware_failed(self, message: msg.MiddlewareFailed) -> None:
+        self.panel.mark_failed(message.name, message.error)
+
+    def on_todos_changed(self, message: msg.TodosChanged) -> None:
+        self.todos.set_todos(message.todos)
+
+    def on_trace_changed(self, message: msg.TraceChanged) -> None:
+        self.trace_view.changed()
+
+    def on_audio_finished(self, message: msg.AudioFinished) -> None:
+        self.shell.audio_finished(message.clip)
+
+    def on_notice_line_disable_middleware(self, message: NoticeLine.DisableMiddleware) -> None:
+        if message.name in self.runtime.agent.middleware:
+            self.runtime.set_middleware(message.name, False)
+            self.panel.refresh_stats()
+            self.notify(f"Middleware {message.name} switched off.", markup=False)
+
