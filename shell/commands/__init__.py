@@ -25,6 +25,7 @@ from .permission import (
     add_dir_command,
     mode_command,
     permissions_command,
+    quarantine_command,
     trust_command,
 )
 from .registry import Action, Command, CommandRegistry, CommandResult, Completer, Handler, is_command
@@ -73,6 +74,8 @@ BUILTINS: tuple[Command, ...] = (
             "/trust [yes | no | forget]", complete=lambda runtime, rest: ["yes", "no", "forget"]),
     Command("add-dir", "Add a directory to the workspace for this run (or list the added ones)",
             add_dir_command, "/add-dir [DIR]"),
+    Command("quarantine", "List what the sandbox moved out of the workspace, or put one back",
+            quarantine_command, "/quarantine [restore N]", complete=lambda runtime, rest: ["restore"]),
     Command("permissions", "List the permission rules, add, edit or remove one", permissions_command,
             "/permissions [allow|ask|deny RULE [--project|--user] | edit N RULE | remove N]",
             aliases=("perms",), complete=_complete_permissions),

@@ -1,4 +1,4 @@
-"""The permission policy and workspace trust: /mode, /permissions, /trust, /add-dir."""
+"""The permission policy and workspace trust: /mode, /permissions, /trust, /add-dir, /quarantine."""
 
 from __future__ import annotations
 
@@ -177,4 +177,42 @@ def add_dir_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         f"Added `{path}` to the workspace for this run: the tools read and write there without the "
         "outside-the-workspace question, and sandboxed commands may write there (its secret files "
         "hidden, its git hooks read-only). Your permission mode and rules still decide each call."
+    )
+
+
+def quarantine_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/quarantine``: what the sandbox moved out of the workspace (it would have run
+    later as the user), newest first; ``/quarantine restore N`` puts one back."""
+    import time
+
+    from shell.permissions import quarantine
+
+    found = quarantine.entries()
+    words = arg.split()
+    if words and words[0] == "restore":
+        if len(words) != 2 or not words[1].isdigit() or not 1 <= int(words[1]) <= len(found):
+            return CommandResult(f"Usage: /quarantine restore N, N from 1 to {len(found)} (see /quarantine).",
+                                 error=True)
+        try:
+            back = quarantine.restore(found[int(words[1]) - 1])
+        except quarantine.QuarantineError as exc:
+            return CommandResult(f"Not restored: {exc}.", error=True)
+        return CommandResult(f"Put back `{back}`. It runs later as you (git, direnv or your editor will "
+                             "use it): check what it does.")
+    if words:
+        return CommandResult("Usage: /quarantine, or /quarantine restore N.", error=True)
+    if not found:
+        return CommandResult(f"Nothing is in quarantine (`{quarantine.root()}`). When a sandboxed command "
+                             "creates a git hook, an .envrc, a .vscode task or the like, it is moved there.")
+    rows = []
+    for n, entry in enumerate(found, 1):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.moved_at)) if entry.moved_at else "?"
+        came = (f"`{entry.original}`" if entry.original is not None
+                else f"`{entry.stored}` (where it came from was not recorded)")
+        why = f": {entry.why}" if entry.why else ""
+        rows.append(f"{n}. {when} {came}{why}")
+    return CommandResult(
+        f"Moved out of the workspace by the sandbox, newest first (kept {quarantine.RETENTION_DAYS} days, in "
+        f"`{quarantine.root()}`):\n\n" + "\n".join(rows)
+        + "\n\n`/quarantine restore N` puts one back where it was (only if nothing is there now)."
     )

