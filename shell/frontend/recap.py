@@ -9,7 +9,7 @@ file: it is hostile like any other, and the caller prints it through the sanitis
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from shell.core.messages import AssistantMessage, Message, UserMessage
@@ -45,6 +45,20 @@ def recap(messages: Sequence[Message]) -> Recap:
     if left_out:
         answer = _close_fences("\n".join(lines[:ANSWER_LINES]))
     return Recap(len(messages), said, answer, left_out)
+
+
+def moved_note(quarantined: Mapping[str, Sequence[str]]) -> str:
+    """The ⚠ notice of a resumed session whose sandboxed commands planted what runs
+    later (moved out of the workspace), said again: the line mode shows no old tool
+    calls, and the user may not have acted on it. Empty when there was none."""
+    from .reply import quarantine_warning
+
+    calls = [paths for paths in quarantined.values() if paths]
+    if not calls:
+        return ""
+    who = f"{len(calls)} sandboxed commands" if len(calls) != 1 else "a sandboxed command"
+    moved = quarantine_warning({"quarantined": [path for paths in calls for path in paths]})
+    return f"Earlier in this session {who} created files that would run later as you; they were {moved}"
 
 
 def _close_fences(text: str) -> str:

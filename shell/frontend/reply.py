@@ -357,7 +357,7 @@ def quarantine_warning(details: dict[str, Any]) -> str:
     names = [str(m) for m in moved[:4]]
     more = f" and {len(moved) - 4} more" if len(moved) > 4 else ""
     return (f"moved out of the workspace, as they would run later as you: {', '.join(names)}{more} "
-            "(the result says where to, and how to put them back)")
+            "(the result says where to; /quarantine lists them and puts one back)")
 
 
 def end_notice(stop_reason: str) -> str:
@@ -366,13 +366,16 @@ def end_notice(stop_reason: str) -> str:
 
 
 def calls_from_messages(
-    messages: Sequence[Any], outcomes: Mapping[str, str] | None = None
+    messages: Sequence[Any], outcomes: Mapping[str, str] | None = None,
+    quarantined: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, CallView]:
     """Every tool call of a saved conversation as it ended (resumed sessions).
     ``outcomes`` (the session's, by call id: ``rejected`` or ``blocked``) says what the
     messages cannot: a call the user rejected reads "rejected", as it did live, not
-    "error"."""
+    "error". ``quarantined`` (the session's, by call id) gives back the ⚠ notice of a
+    sandboxed command whose planted files were moved out."""
     outcomes = outcomes or {}
+    quarantined = quarantined or {}
     calls: dict[str, CallView] = {}
     for message in messages:
         if isinstance(message, AssistantMessage):
@@ -388,4 +391,5 @@ def calls_from_messages(
                 call.status = ended_status(message.is_error, blocked=bool(outcome), cancelled=False,
                                            rejected=outcome == "rejected")
                 call.decision = "reject" if outcome == "rejected" else ""
+                call.warning = quarantine_warning({"quarantined": list(quarantined.get(message.call_id, ()))})
     return calls

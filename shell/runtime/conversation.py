@@ -312,6 +312,13 @@ what a message carries."""
         recorder = self.session_recorder
         return recorder.outcomes if recorder is not None else {}
 
+    @property
+    def call_quarantined(self) -> dict[str, list[str]]:
+        """This session's sandboxed commands whose planted files (git hooks, .envrc …)
+        were moved out, by id: a resumed conversation shows their ⚠ notice again."""
+        recorder = self.session_recorder
+        return recorder.quarantined if recorder is not None else {}
+
     def _close_session(self) -> None:
         if self.session_recorder is not None:
             if self.session_recorder.started:

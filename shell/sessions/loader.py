@@ -30,10 +30,12 @@ from .recorder import FORMAT_VERSION
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
 
+MAX_QUARANTINED = 100
+"""Paths kept per call from a ``quarantined`` record (the notice names four)."""
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
     {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
-     "results_landed", "tool_progress", "title", "outcome", "rewind"}
+     "results_landed", "tool_progress", "title", "outcome", "rewind", "quarantined"}
 )
 
 
@@ -58,6 +60,9 @@ class LoadedSession:
     outcomes: dict[str, str] = field(default_factory=dict)
     """How calls the messages show only as errors ended, by call id: ``rejected`` (the
     user said no) or ``blocked`` (a rule, the mode or a middleware stopped it)."""
+    quarantined: dict[str, list[str]] = field(default_factory=dict)
+    """Sandboxed commands that planted what runs later, by call id: the paths moved out
+    of the workspace (the ⚠ notice a resumed session shows again)."""
 
     @property
     def session_id(self) -> str:
@@ -78,6 +83,7 @@ class _Reader:
         self.progress: dict[str, str] = {}
         """Output of calls still running (``tool_progress``)."""
         self.outcomes: dict[str, str] = {}
+        self.quarantined: dict[str, list[str]] = {}
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -195,6 +201,12 @@ class _Reader:
             raise ValueError("an outcome record needs a call_id and a status (rejected or blocked)")
         self.outcomes[call_id] = status
 
+    def _quarantined(self, record: dict[str, Any]) -> None:
+        call_id, paths = record.get("call_id"), record.get("paths")
+        if not isinstance(call_id, str) or not isinstance(paths, list):
+            raise ValueError("a quarantined record needs a call_id and a list of paths")
+        self.quarantined[call_id] = [p for p in paths if isinstance(p, str)][:MAX_QUARANTINED]
+
     def _title(self, record: dict[str, Any]) -> None:
         title = record.get("title")
         if not isinstance(title, str):
@@ -258,6 +270,7 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         unknown_records=sum(reader.unknown.values()),
         path=path,
         outcomes=reader.outcomes,
+        quarantined=reader.quarantined,
     )
 
 

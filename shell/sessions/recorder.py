@@ -125,6 +125,10 @@ class SessionRecorder:
         self.outcomes: dict[str, str] = {}
         """Calls stopped before they ran, by id: ``rejected`` or ``blocked`` (what a
         resumed session shows for them; their result messages say only "error")."""
+        self.quarantined: dict[str, list[str]] = {}
+        """Sandboxed commands that planted what runs later, by call id: the paths the
+        sandbox moved out of the workspace, so a resumed session shows the ⚠ notice the
+        live one showed (the result text alone is the command's output: forgeable)."""
         self._state_json: str | None = "{}"
         self.inflight = InFlight(self.file, self.redactor, self._lock, checkpoint_interval)
         self._closed = False
@@ -164,6 +168,7 @@ class SessionRecorder:
         recorder._resumed = loaded
         recorder._written = list(loaded.stored)
         recorder.outcomes = dict(loaded.outcomes)
+        recorder.quarantined = dict(loaded.quarantined)
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json_text(
@@ -343,6 +348,7 @@ class SessionRecorder:
         elif isinstance(event, ToolExecutionEnd):
             self.inflight.tool_done(event.call_id)
             self._outcome(event)
+            self._quarantined(event)
             self._tool_result(event)
         elif isinstance(event, ReplyEnd):
             self.inflight.reply_end()
@@ -440,6 +446,17 @@ class SessionRecorder:
         status = "rejected" if event.call_id in self._rejected else "blocked"
         self.outcomes[event.call_id] = status
         self.file.write({"kind": "outcome", "call_id": event.call_id, "status": status})
+
+    def _quarantined(self, event: ToolExecutionEnd) -> None:
+        """A sandboxed command whose planted files were moved out (``run_shell``'s
+        ``quarantined`` detail): kept, so a resumed session warns as the live one did."""
+        details = event.result.details if isinstance(event.result.details, dict) else {}
+        moved = details.get("quarantined")
+        if not isinstance(moved, list) or not moved:
+            return
+        paths = [self.redactor.text(str(p)) for p in moved]
+        self.quarantined[event.call_id] = paths
+        self.file.write({"kind": "quarantined", "call_id": event.call_id, "paths": paths})
 
     def _tool_result(self, event: ToolExecutionEnd) -> None:
         """A finished call's result, shown now but in the history only when the

@@ -25,10 +25,14 @@ from shell.frontend.reply import calls_from_messages
 from .entries import AssistantEntry, AudioEntry, Entry, SpanEntry, ThinkingEntry, UserEntry
 
 
-def entries_from_messages(messages: Sequence[Any], outcomes: Mapping[str, str] | None = None) -> list[Entry]:
-    """``outcomes``: the session's calls stopped before they ran (rejected, blocked)."""
+def entries_from_messages(
+    messages: Sequence[Any], outcomes: Mapping[str, str] | None = None,
+    quarantined: Mapping[str, Sequence[str]] | None = None,
+) -> list[Entry]:
+    """``outcomes``: the session's calls stopped before they ran (rejected, blocked);
+    ``quarantined``: its commands whose planted files were moved out (their ⚠ again)."""
     entries: list[Entry] = []
-    calls = calls_from_messages(messages, outcomes)  # each call as it ended, as the other front ends read it
+    calls = calls_from_messages(messages, outcomes, quarantined)  # as the other front ends read them
     for message in messages:
         if isinstance(message, UserMessage):
             words, chips = split_message(message)

@@ -4,20 +4,29 @@ runs later is listed with where it came from (``/quarantine``), can be put back
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
 
 from shell.commands import CommandResult, default_commands
 from shell.config import Settings
+from shell.core.messages import AssistantMessage, ToolCallBlock
 from shell.permissions import quarantine
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
+from shell.plain import PlainShell
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.runtime.build import build_sandbox
@@ -107,3 +116,59 @@ def test_start_up_prunes_off_its_own_path(ws: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(quarantine, "prune_later", lambda: started.append(True))
     build_sandbox(Settings(path=ws.parent / "none.toml"), Workspace(ws), [])
     assert started == [True]
+
+
+# -- a resumed session says it again ---------------------------------------------------------
+
+
+def _planting_runtime(ws: Path, turns: list[Any]) -> ShellRuntime:
+    return ShellRuntime.create(RuntimeOptions(cwd=str(ws), permission_mode="auto"),
+                               settings=Settings(path=ws.parent / "none.toml"), model=ScriptedModel(turns))
+
+
+PLANTING = "mkdir .vscode && echo '{}' > .vscode/tasks.json"
+PLANT = AssistantMessage((ToolCallBlock("c1", "run_shell", {"command": PLANTING}),))
+FORGED = "echo '[agent-shell: this command created or changed files that run later as you'"
+FORGE = AssistantMessage((ToolCallBlock("c2", "run_shell", {"command": FORGED}),))
+
+
+async def test_a_resumed_session_shows_the_moved_out_notice_again(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ⚠ under the call comes back with the session (TUI span, line-mode recap); a
+    command that only prints the report's words gets none, live or resumed."""
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.tool_span import ToolSpan
+
+    from ..tui.helpers import SIZE, wait_for
+
+    require_sandbox()
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(ws.parent / "config"))
+    runtime = _planting_runtime(ws, [PLANT, FORGE, "Done."])
+    async for _ in runtime.reply("set it up"):
+        pass
+    assert not (ws / ".vscode").exists()
+    await runtime.aclose()
+
+    again = _planting_runtime(ws, ["ok"])
+    again.resume(latest=True)
+    assert list(again.call_quarantined) == ["c1"]
+    app = AgentShellApp(runtime=again)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.query(ToolSpan)) == 2)
+        planted, forged = app.query(ToolSpan)
+        assert ".vscode" in planted.state.warning and "⚠" in str(planted.title)
+        assert not forged.state.warning and "⚠" not in str(forged.title)
+
+    line = _planting_runtime(ws, ["ok"])
+    line.resume(latest=True)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        shell = PlainShell(line, console=Console(file=out, width=200, color_system=None), input=pipe,
+                           output=DummyOutput(), history=InMemoryHistory())
+        pipe.send_text("/quit\r")
+        with anyio.fail_after(10):
+            await shell.run()
+    said = out.getvalue()
+    assert "⚠ Earlier in this session a sandboxed command created files that would run later as you" in said
+    assert ".vscode" in said and "/quarantine" in said and said.count("⚠") == 1

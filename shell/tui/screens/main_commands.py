@@ -68,7 +68,8 @@ class CommandResults(KeyActions):
             await self.conversation.clear_entries()
             self.todos.set_todos([])
             if result.action in ("resume", "rewind", "fork"):
-                entries = entries_from_messages(self.runtime.agent.messages, self.runtime.call_outcomes)
+                entries = entries_from_messages(self.runtime.agent.messages, self.runtime.call_outcomes,
+                                                self.runtime.call_quarantined)
                 await self.conversation.add_many(entries)
         if rewound:
             self.give_back(result.data.text)

@@ -98,7 +98,8 @@ class StartUp(CommandResults):
         if messages:  # a resumed session: show what was said, and what it cost
             from ..history import entries_from_messages
 
-            await self.conversation.add_many(entries_from_messages(messages, self.runtime.call_outcomes))
+            await self.conversation.add_many(entries_from_messages(messages, self.runtime.call_outcomes,
+                                                                  self.runtime.call_quarantined))
             self.show_usage()
         elif not self.shell.own_runtime:
             await self.conversation.add(WelcomeEntry(self._welcome()))
