@@ -177,7 +177,7 @@ async def run_headless(
     run = _HeadlessReply(runtime, output_format, out, err)
     with cancel_on_sigint(runtime.cancel, run.cancel, run.interrupt):
         async with runtime.running():
-            await runtime.wait_for_tools()
+            await runtime.wait_for_tools(MCP_WAIT)
             _mcp_report(runtime, err)
             async with aclosing(runtime.reply(composed.message)) as events:
                 async for event in paced(events):  # Ctrl+C is seen within a few ms
@@ -211,17 +211,30 @@ def _mcp_report(runtime: ShellRuntime, err: IO[str]) -> None:
     if runtime.mcp is None:
         return
     for status in runtime.mcp.statuses():
-        why = runtime.shown(status.message.split("\n", 1)[0]) if status.message else "no reason given"
+        why = runtime.shown(_one_line(status.message)) if status.message else "no reason given"
         name = runtime.shown(status.name)
         if status.state in ("failed", "exited"):
             err.write(f"agent-shell: MCP server {name} {status.state}: {why}; its tools are not in this "
                       "run. Check its entry in mcp_servers (`agent-shell config` shows it), or run its "
                       "command by hand to see the error.\n")
         elif status.state == "connecting":
-            err.write(f"agent-shell: MCP server {name} is still connecting; its tools are not in this run.\n")
+            err.write(f"agent-shell: MCP server {name} is still connecting after {MCP_WAIT:g} s; its tools "
+                      "are not in this run.\n")
         elif status.state == "ready" and status.message:
             err.write(f"agent-shell: MCP server {name}: {why}\n")
     err.flush()
+
+
+MCP_WAIT = 30.0
+"""Seconds a headless run waits for its MCP servers before it starts without the slow ones."""
+
+
+def _one_line(message: str) -> str:
+    """A server's status on one line: its first, and the last line its process wrote
+    on stderr when the status carries them (why it exited, most often)."""
+    first, _, rest = message.partition("\n")
+    said = [line.strip() for line in rest.splitlines()[1:] if line.strip()]
+    return f"{first} (its stderr ends: {said[-1][:200]})" if said else first
 
 
 class _HeadlessReply:

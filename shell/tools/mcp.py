@@ -43,11 +43,13 @@ from .mcp_results import (
     connection_lost,
     convert_result,
     describe_error,
+    lenient_content,
     server_name_problem,
     server_prefix,
     tool_name,
 )
 from .mcp_schema import refuse_unusable
+from .mcp_stdio import BadLine, stdio
 
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 """The SDK logs a server's garbage with a traceback; with no handler anywhere Python
@@ -141,6 +143,8 @@ class McpServer:
         """Why a call was cut short by what the server sent (its scope → the reason)."""
         self._sent: set[Any] = set()
         """The ids of every request sent: an answer to any other is not an answer."""
+        self._tool_calls: set[Any] = set()
+        """The ids of the ``tools/call`` requests not answered yet."""
         self._errlog: Any = None
         self._closing = False
 
@@ -190,8 +194,15 @@ class McpServer:
             with anyio.fail_after(self._timeout):
                 await session.initialize()
                 listed = await _list_all_tools(session)
-        except TimeoutError:
-            raise TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s") from None
+        except Exception as exc:
+            # Said now: closing the connection may take seconds (a stuck server is
+            # given time to exit, then killed), and nobody should wait for that.
+            if isinstance(exc, TimeoutError):
+                exc = TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s (a first npx "
+                                   "or uvx run may still be downloading: start agent-shell again later)")
+            if self.status.state == "connecting":
+                self._set("failed", describe_error(exc) + self._stderr_tail())
+            raise exc from None
         usable, refused = await anyio.to_thread.run_sync(refuse_unusable, listed)
         self.tools, taken = [], set()
         for info in usable:
@@ -207,15 +218,8 @@ class McpServer:
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         spec = self.spec
         if spec.transport == "stdio":
-            from mcp.client.stdio import StdioServerParameters, stdio_client
-
             self._errlog = tempfile.NamedTemporaryFile(prefix=f"mcp-{spec.name}-", suffix=".log")  # noqa: SIM115
-            params = StdioServerParameters(
-                command=spec.command, args=list(spec.args), env=dict(spec.env) or None
-            )
-            if spec.cwd:
-                params.cwd = spec.cwd
-            return _first_two(stdio_client(params, errlog=self._errlog))
+            return stdio(spec.name, spec.command, list(spec.args), spec.env, spec.cwd or None, self._errlog)
         if spec.transport == "sse":
             return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers)))
         return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers)))
@@ -231,6 +235,9 @@ class McpServer:
             async with send:
                 try:
                     async for message in read:
+                        if isinstance(message, BadLine):
+                            self._unreadable(str(message))
+                            continue
                         if isinstance(message, Exception):
                             self._unreadable(f"an answer that cannot be read ({_first_line(message)})")
                             continue
@@ -238,6 +245,9 @@ class McpServer:
                         if stray is not None:
                             self._unreadable(f"an answer to a request it was never sent (id {stray})")
                             continue
+                        if _is_log(message):
+                            continue  # not shown anywhere: a flood of them cost a task each in the SDK
+                        _lenient_answer(message, self._tool_calls)
                         await send.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                     pass
@@ -258,6 +268,8 @@ class McpServer:
                         inner = getattr(message.message, "root", message.message)
                         if type(inner).__name__ == "JSONRPCRequest":
                             self._sent.add(getattr(inner, "id", None))
+                            if getattr(inner, "method", None) == "tools/call":
+                                self._tool_calls.add(getattr(inner, "id", None))
                         await write.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass
@@ -274,7 +286,8 @@ class McpServer:
         reason = (f"the MCP server {self.spec.name!r} sent {what}; the result is lost. Try again; "
                   "if it keeps happening, tell the server's author")
         if self.status.state == "connecting":
-            self._set("failed", reason)
+            self._set("failed", f"the MCP server {self.spec.name!r} sent {what} while connecting; "
+                      "tell the server's author")
             if self._scope is not None:
                 self._scope.cancel()
             return
@@ -474,14 +487,41 @@ def _stray_answer(message: Any, sent: set[Any]) -> Any:
     return ident if ident is not None and ident not in sent else None
 
 
+def _lenient_answer(message: Any, tool_calls: set[Any]) -> None:
+    """Make an answer to a tool call readable by the SDK when only some of its
+    content items are not (see :func:`lenient_content`)."""
+    inner: Any = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
+    ident = getattr(inner, "id", None)
+    if ident is None or ident not in tool_calls:
+        return
+    tool_calls.discard(ident)
+    result = getattr(inner, "result", None)
+    if isinstance(result, dict):
+        inner.result = lenient_content(result)
+
+
+def _is_log(message: Any) -> bool:
+    """Whether ``message`` is a server's log message (``notifications/message``)."""
+    inner = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
+    is_notification = type(inner).__name__ == "JSONRPCNotification"
+    return is_notification and getattr(inner, "method", None) == "notifications/message"
+
+
 def _refusal_note(server: str, refused: list[tuple[str, str]]) -> str:
     """What a ready server's status says about the tools it was refused (one line)."""
     if not refused:
         return ""
-    shown = "; ".join(f"{tool_name(server, name)}: {why}" for name, why in refused[:5])
-    more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
-    count = f"{len(refused)} tool{'s' if len(refused) != 1 else ''}"
-    return f"{count} not offered to the model ({shown}{more}); tell the server's author"
+    by_reason: dict[str, list[str]] = {}
+    for name, why in refused:
+        by_reason.setdefault(why, []).append(tool_name(server, name))
+    parts = []
+    for why, names in list(by_reason.items())[:5]:
+        more = f" and {len(names) - 3:,} more" if len(names) > 3 else ""
+        parts.append(f"{', '.join(names[:3])}{more}: {why}")
+    if len(by_reason) > 5:
+        parts.append(f"and {len(by_reason) - 5} more reasons")
+    count = f"{len(refused):,} tool{'s' if len(refused) != 1 else ''}"
+    return f"{count} not offered to the model ({'; '.join(parts)}); tell the server's author"
 
 
 async def _list_all_tools(session: Any) -> list[dict[str, Any]]:

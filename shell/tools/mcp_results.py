@@ -153,6 +153,53 @@ def cap_blocks(
     return kept
 
 
+def lenient_content(result: Any) -> Any:
+    """A ``tools/call`` result (as on the wire) whose ``content`` items the SDK would
+    refuse (a type MCP does not define, a text item without its text) are each
+    replaced by a text item saying so: the SDK refused the whole result, and the
+    good parts were lost with the bad one."""
+    content = result.get("content") if isinstance(result, dict) else None
+    if not isinstance(content, list):
+        return result
+    check = _content_check()
+    fixed = []
+    for item in content:
+        try:
+            check(item)
+            fixed.append(item)
+        except Exception:
+            kind = item.get("type") if isinstance(item, dict) else None
+            what = (f"MCP content of type {str(kind)[:40]!r} that is not valid" if kind in _KNOWN
+                    else f"unsupported MCP content type {str(kind)[:40]!r}")
+            fixed.append({"type": "text", "text": f"[{what}: left out]"})
+    return {**result, "content": fixed}
+
+
+_KNOWN = ("text", "image", "audio", "resource", "resource_link")
+
+
+def _content_check() -> Any:
+    """A function that raises for a content item the installed SDK cannot read."""
+    global _CHECK
+    if _CHECK is None:
+        from mcp import types
+        from pydantic import TypeAdapter
+
+        union = getattr(types, "ContentBlock", None)
+        if union is None:  # an SDK without the name: check the type only
+            def known(item: Any) -> None:
+                if not isinstance(item, dict) or item.get("type") not in _KNOWN:
+                    raise ValueError("unknown content")
+
+            _CHECK = known
+        else:
+            _CHECK = TypeAdapter(union).validate_python
+    return _CHECK
+
+
+_CHECK: Any = None
+
+
 def _block(item: dict[str, Any]) -> list[TextBlock | DataBlock]:
     kind = item.get("type")
     if kind == "text":

@@ -7,6 +7,7 @@ it, so one broken tool would stop the whole conversation. A tool whose schema is
 not valid JSON Schema (the draft it names, else 2020-12, MCP's default) or does not
 describe an object of arguments is refused: it is not offered to the model, and
 the server's status says which tool and why, so the user can tell its author.
+What a server offers is also bounded here (see :data:`MAX_TOOLS`).
 """
 
 from __future__ import annotations
@@ -37,14 +38,32 @@ def schema_problem(schema: Any) -> str | None:
     return None
 
 
+MAX_TOOLS = 128
+"""Tools of one server offered to the model: every tool's name, description and
+schema go with every request, and 128 is the most OpenAI's API takes. A server
+listing 10,000 sent about 2 MB with each request, more than any context."""
+MAX_DESCRIPTION = 8_000
+"""Characters of a tool's description kept (about 2k tokens; real ones are far shorter)."""
+MAX_SCHEMA = 32_000
+"""Characters of a tool's ``inputSchema`` (as JSON) accepted, for the same reason."""
+
+
 def refuse_unusable(tools: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
-    """``(usable, refused)``: the tools whose schema can be used, and ``(name, why)`` for
-    the others. A schema is checked once however many tools share it (a server
-    with hundreds of tools often repeats one); run it in a thread (it takes ~1 ms each)."""
+    """``(usable, refused)``: the tools that can be offered to the model, their
+    descriptions cut at :data:`MAX_DESCRIPTION` characters, and ``(name, why)`` for
+    the others (a schema that cannot be used or is over :data:`MAX_SCHEMA`, the
+    tools after the first :data:`MAX_TOOLS`). A schema is checked once however many
+    tools share it (a server with hundreds of tools often repeats one); run it in a
+    thread (it takes ~1 ms each)."""
     usable: list[dict[str, Any]] = []
     refused: list[tuple[str, str]] = []
     seen: dict[str, str | None] = {}
     for info in tools:
+        if len(usable) >= MAX_TOOLS:
+            refused.append((str(info.get("name")), f"the server offers more than {MAX_TOOLS} tools and only "
+                            f"the first {MAX_TOOLS} are offered to the model"))
+            continue
+        info = _description_cut(info)
         schema = info.get("inputSchema")
         if schema is None:  # no schema: no parameters (McpTool supplies the empty object)
             usable.append(info)
@@ -53,7 +72,11 @@ def refuse_unusable(tools: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any
             key = json.dumps(schema, sort_keys=True)
         except (TypeError, ValueError, RecursionError):
             key = None
-        problem = seen.get(key) if key is not None and key in seen else schema_problem(schema)
+        if key is not None and len(key) > MAX_SCHEMA:
+            problem: str | None = (f"its inputSchema is {len(key):,} characters (at most {MAX_SCHEMA:,} "
+                                   "are taken)")
+        else:
+            problem = seen.get(key) if key is not None and key in seen else schema_problem(schema)
         if key is not None:
             seen[key] = problem
         if problem is None:
@@ -61,3 +84,11 @@ def refuse_unusable(tools: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any
         else:
             refused.append((str(info.get("name")), problem))
     return usable, refused
+
+
+def _description_cut(info: dict[str, Any]) -> dict[str, Any]:
+    text = info.get("description")
+    if not isinstance(text, str) or len(text) <= MAX_DESCRIPTION:
+        return info
+    note = f" [description cut: {len(text):,} characters, the first {MAX_DESCRIPTION:,} shown]"
+    return {**info, "description": text[:MAX_DESCRIPTION] + note}

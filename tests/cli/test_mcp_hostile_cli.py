@@ -42,6 +42,18 @@ def test_headless_says_on_stderr_why_a_server_has_no_tools(
     )
 
 
+def test_headless_says_what_a_server_that_exited_wrote_last_on_stderr(
+    run_cli: RunCli, cli_env: dict[str, str], script: Script
+) -> None:
+    """The line said "the server process exited" and nothing of why."""
+    _configure(cli_env, "crash")
+    r = run_cli("-p", "hi", "--model", script(["Hi."]))
+    assert r.returncode == 0, r.stderr
+    [line] = [ln for ln in r.stderr.splitlines() if "evil" in ln]
+    assert line.startswith("agent-shell: MCP server evil failed: the server process exited (its stderr ends: "
+                           "fatal: no API token given); its tools are not in this run.")
+
+
 def test_headless_names_the_tools_refused_for_their_schema(
     run_cli: RunCli, cli_env: dict[str, str], script: Script
 ) -> None:
@@ -56,7 +68,7 @@ def test_headless_names_the_tools_refused_for_their_schema(
 def test_an_unreadable_answer_fails_the_call_promptly_without_a_traceback(
     run_cli: RunCli, cli_env: dict[str, str], script: Script
 ) -> None:
-    _configure(cli_env, "deep")
+    _configure(cli_env, "garbage")
     call = {"name": "evil__echo", "args": {"a": "x"}}
     model = script([{"text": "Calling.", "tool_calls": [call]}, "Done."])
     started = time.monotonic()
@@ -66,7 +78,8 @@ def test_an_unreadable_answer_fails_the_call_promptly_without_a_traceback(
     assert "Traceback" not in r.stderr and "Failed to parse" not in r.stderr
     [result] = [m for m in json.loads(r.stdout)["messages"] if m["type"] == "ToolResultMessage"]
     assert result["content"].startswith(
-        "Calling evil__echo failed: the MCP server 'evil' sent an answer that cannot be read ("
+        "Calling evil__echo failed: the MCP server 'evil' sent a line that is not JSON-RPC (Invalid JSON: "
+        "expected ident at line 1 column 2), starting 'this is not json'; the result is lost."
     )
 
 

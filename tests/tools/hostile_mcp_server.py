@@ -9,12 +9,20 @@ Modes: ``endless_json`` (an HTTP answer to the handshake that never ends),
 deep), ``wrongid`` (a result for a request never sent), ``bad_schema`` (tools whose
 inputSchema cannot be checked next to a good one), ``invalid_list`` (a tools/list
 the SDK rejects), ``names`` (tool names that collide once made model-safe).
+Over stdio only: ``garbage`` (a line that is not JSON), ``not_utf8`` (bytes that are
+not UTF-8), ``surrogates`` (a lone surrogate and escape sequences in a tool's name
+and description), ``unknown_content`` (a content type MCP does not define),
+``many_tools`` (10,000 tools), ``huge_tools`` (a 1 MB description, a 100 kB
+schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
+before the answer), ``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits
+at once with a word on stderr).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -36,6 +44,15 @@ def tools() -> list[dict[str, Any]]:
     if MODE == "names":
         long = "x" * 70
         return [{"name": n, "inputSchema": OBJ} for n in ("a.b", "a_b", long + "A", long + "B", "b__c", "ok")]
+    if MODE == "surrogates":
+        return [{"name": "e\x1b[2Jvil\ud800", "description": "\x1b]0;pwn\x07 hi \ud800 \x1b[31mred",
+                 "inputSchema": OBJ}]
+    if MODE == "many_tools":
+        return [{"name": f"t{k}", "description": "d" * 100, "inputSchema": OBJ} for k in range(10_000)]
+    if MODE == "huge_tools":
+        big = {"type": "object", "properties": {f"p{k}": {"type": "string"} for k in range(5000)}}
+        return [{"name": "echo", "description": "D" * (1 << 20), "inputSchema": OBJ},
+                {"name": "wide", "inputSchema": big}]
     return [{"name": "echo", "inputSchema": OBJ}]
 
 
@@ -51,6 +68,19 @@ def answer(msg: dict[str, Any]) -> Any:
     if method == "tools/list":
         return {"jsonrpc": "2.0", "id": ident, "result": {"tools": tools()}}
     if method == "tools/call":
+        if MODE == "garbage":
+            return "this is not json"
+        if MODE == "not_utf8":
+            head = '{"jsonrpc":"2.0","id":' + json.dumps(ident)
+            return head + ',"result":{"content":[{"type":"text","text":"a\udcff b"}]}}'
+        if MODE == "unknown_content":
+            return {"jsonrpc": "2.0", "id": ident, "result": {"content": [
+                {"type": "hologram", "data": 1}, {"type": "text"}, {"type": "text", "text": "kept"}]}}
+        if MODE == "exit_mid_call":
+            sys.exit(0)
+        if MODE == "big":
+            text = "B" * (20 << 20)
+            return {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
         if MODE == "endless_call":
             return ENDLESS
         if MODE == "deep":
@@ -66,6 +96,9 @@ def answer(msg: dict[str, Any]) -> Any:
 
 
 def serve_stdio() -> None:
+    if MODE == "crash":
+        sys.stderr.write("starting\nfatal: no API token given\n")
+        sys.exit(3)
     for line in sys.stdin:
         try:
             msg = json.loads(line)
@@ -73,12 +106,20 @@ def serve_stdio() -> None:
             continue
         if msg.get("id") is None:
             continue
+        if MODE == "stall_init":
+            time.sleep(3600)
+        if MODE == "flood" and msg.get("method") == "tools/call":
+            params = {"level": "info", "data": "x" * 1000}
+            log = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
+            sys.stdout.write((json.dumps(log) + "\n") * 5000)
+            sys.stdout.flush()
         reply = answer(msg)
         if reply is ENDLESS:
             sys.stdout.write('{"jsonrpc":"2.0","id":0,"result":"')
             while True:
                 sys.stdout.write("A" * (1 << 20))
-        sys.stdout.write((reply if isinstance(reply, str) else json.dumps(reply)) + "\n")
+        text = (reply if isinstance(reply, str) else json.dumps(reply)) + "\n"
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))  # not_utf8: a lone 0xff byte
         sys.stdout.flush()
 
 

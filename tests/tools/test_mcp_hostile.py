@@ -99,14 +99,19 @@ async def test_tools_whose_schema_cannot_be_checked_are_refused_when_the_server_
 
 @pytest.mark.parametrize(
     ("mode", "said"),
-    [("deep", "an answer that cannot be read ("),
+    [("deep", "a line that is not JSON-RPC (Invalid JSON: recursion limit exceeded"),
+     ("garbage", "a line that is not JSON-RPC (Invalid JSON: expected ident at line 1 column 2), starting "
+                 "'this is not json'"),
+     ("endless_call", "a line longer than 32 MB (it was dropped: ask for less, or remove the server 'evil'"),
      ("wrongid", "an answer to a request it was never sent (id 987654)")],
 )
 async def test_an_answer_that_fits_no_call_fails_the_call_at_once(
     recorder: Recorder, mode: str, said: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """Nested 100,000 deep, or for an id never sent: the SDK logged a traceback on the
-    terminal and the call waited silently for its 600 s timeout."""
+    """Nested 100,000 deep, not JSON, or for an id never sent: the SDK logged a
+    traceback on the terminal and the call waited silently for its 600 s timeout. A
+    line that never ends grew the shell's memory (quadratically slower) until then."""
+    before = _rss_mb()
     async with McpManager({"evil": stdio(mode)}, connect_timeout=30) as mcp:
         await mcp.wait_settled(40)
         [tool] = mcp.tools()
@@ -118,6 +123,7 @@ async def test_an_answer_that_fits_no_call_fails_the_call_at_once(
                                     "author")
         assert mcp.status("evil").state == "ready"
     assert "Traceback" not in capfd.readouterr().err
+    assert _rss_mb() - before < 400
 
 
 async def test_tool_names_that_collided_are_all_offered_each_under_its_own_name() -> None:

@@ -1,0 +1,233 @@
+"""The stdio transport for MCP servers: the SDK's protocol, lines read safely.
+
+The SDK's ``stdio_client`` trusts the server's output in three ways that hurt:
+
+- it joins the text it reads to what it holds (``buffer + chunk``) and splits the
+  lot again for every chunk, so one 50 MB answer took 80 s of CPU (quadratic), and
+  a line that never ends grew without bound;
+- it decodes strictly: one byte that is not UTF-8 ended its reader, and every call
+  waiting then hung until the 600 s tool timeout;
+- a line pydantic cannot read (``"\\ud800"``, a lone surrogate, in a tool's
+  description) is an error for the whole message, which failed the whole server.
+
+So this module spawns the server like the SDK does (its own process group, the
+SDK's inherited environment, stderr to a file) and reads its output itself: bytes
+split once at each newline, a line longer than :data:`MAX_LINE_BYTES` dropped with
+an error naming the server, bytes decoded with U+FFFD for what is not UTF-8, lone
+surrogates replaced the same way, and a line that is not JSON-RPC handed to the
+session as a :class:`BadLine` that says so. The session and everything above it
+are the SDK's. On Windows the SDK's own transport is used (its process handling
+there needs job objects); only the decoding is made lenient.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import sys
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import IO, Any
+
+import anyio
+from anyio.abc import Process
+
+from .mcp_http import MAX_ANSWER_BYTES
+
+MAX_LINE_BYTES = MAX_ANSWER_BYTES
+"""Bytes of one line (one JSON-RPC message) kept: the cap HTTP answers have."""
+GRACE = 2.0
+"""Seconds a server gets to exit after its stdin closes, and again after SIGTERM."""
+
+
+class BadLine(Exception):
+    """A line from the server that is no JSON-RPC message; its text says what it was."""
+
+
+class LineSplitter:
+    """Bytes in, whole lines out, in linear time and bounded memory.
+
+    Each chunk is searched for newlines once; a line that grows past ``limit``
+    without one is dropped (up to its newline, whenever that comes) and reported
+    in its place as a :class:`BadLine`."""
+
+    def __init__(self, server: str, limit: int = MAX_LINE_BYTES) -> None:
+        self._server = server
+        self._limit = limit
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._skipping = False
+
+    def feed(self, chunk: bytes) -> Iterator[bytes | BadLine]:
+        start = 0
+        while start < len(chunk):
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                self._hold(chunk[start:])
+                if self._size > self._limit:
+                    yield self._too_long()
+                return
+            if self._skipping:
+                self._skipping = False
+            else:
+                self._hold(chunk[start:end])
+                if self._size > self._limit:
+                    yield self._too_long()
+                    self._skipping = False
+                else:
+                    line = b"".join(self._parts)
+                    self._parts, self._size = [], 0
+                    yield line
+            start = end + 1
+
+    def _hold(self, piece: bytes) -> None:
+        if not self._skipping and piece:
+            self._parts.append(piece)
+            self._size += len(piece)
+
+    def _too_long(self) -> BadLine:
+        self._parts, self._size, self._skipping = [], 0, True
+        size = f"{self._limit >> 20} MB" if self._limit >= 1 << 20 else f"{self._limit:,} bytes"
+        return BadLine(f"a line longer than {size} (it was dropped: ask for less, "
+                       f"or remove the server {self._server!r} from mcp_servers if it keeps doing this)")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def parse_line(line: bytes) -> Any:
+    """One line as the SDK's ``SessionMessage``, or a :class:`BadLine` saying why not."""
+    from mcp import types
+    from mcp.shared.message import SessionMessage
+
+    text = line.decode("utf-8", "replace")
+    if not text.strip():
+        return None
+    adapter: Any = getattr(types, "jsonrpc_message_adapter", None)
+    model: Any = types.JSONRPCMessage  # a model in mcp 1.x, a union (read through the adapter) in 2.x
+    try:
+        if adapter is not None:
+            return SessionMessage(adapter.validate_json(text, by_name=False))
+        return SessionMessage(model.model_validate_json(text))
+    except ValueError as exc:
+        first = exc
+    try:  # JSON pydantic refuses, Python reads: a lone surrogate ("\ud800") is U+FFFD instead
+        data = _no_surrogates(json.loads(text))
+        if adapter is not None:
+            return SessionMessage(adapter.validate_python(data, by_name=False))
+        return SessionMessage(model.model_validate(data))
+    except (ValueError, RecursionError):
+        pass
+    return BadLine(f"a line that is not JSON-RPC ({_reason(first)}), starting {text[:60]!r}")
+
+
+def _reason(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            found = list(errors())
+            if found:
+                return str(found[0].get("msg", ""))[:160]
+    return f"{type(exc).__name__}: {str(exc)[:160]}"
+
+
+def _no_surrogates(data: Any) -> Any:
+    """``data`` with every lone surrogate in its strings (keys too) made U+FFFD."""
+
+    def fix(value: Any) -> Any:
+        return _SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+
+    root = [data]
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items):
+            if isinstance(node, dict) and isinstance(key, str) and _SURROGATE.search(key):
+                del node[key]
+                key = fix(key)
+            node[key] = fix(value)
+            if isinstance(value, (dict, list)):
+                stack.append(value)
+    return root[0]
+
+
+@contextlib.asynccontextmanager
+async def stdio(
+    server: str, command: str, args: list[str], env: Mapping[str, str], cwd: str | None, errlog: IO[bytes],
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Run the server and yield the (read, write) streams ``ClientSession`` takes."""
+    from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+    from mcp.shared.message import SessionMessage
+
+    if sys.platform == "win32":  # pragma: no cover
+        params = StdioServerParameters(command=command, args=args, env=dict(env) or None,
+                                       cwd=cwd, encoding_error_handler="replace")
+        async with stdio_client(params, errlog=errlog) as streams:  # type: ignore[arg-type]
+            yield streams[0], streams[1]
+        return
+    process = await anyio.open_process([command, *args], env=get_default_environment() | dict(env),
+                                       stderr=errlog, cwd=cwd, start_new_session=True)
+    to_session, read = anyio.create_memory_object_stream[Any](0)
+    write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def reader() -> None:
+        assert process.stdout is not None
+        splitter, listening = LineSplitter(server), True
+        async with to_session:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for chunk in process.stdout:
+                    for line in splitter.feed(chunk):
+                        message = line if isinstance(line, BadLine) else parse_line(line)
+                        if message is None or not listening:
+                            continue  # read on without a listener: a server blocked writing cannot exit
+                        try:
+                            await to_session.send(message)
+                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                            listening = False
+
+    async def writer() -> None:
+        assert process.stdin is not None
+        try:
+            async with from_session:
+                async for message in from_session:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send((data + "\n").encode("utf-8", "surrogatepass"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await to_session.aclose()  # the session sees the end instead of waiting forever
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        try:
+            yield read, write
+        finally:
+            with anyio.CancelScope(shield=True):
+                write.close()
+                read.close()
+                await _stop(process)
+            tg.cancel_scope.cancel()
+
+
+async def _stop(process: Process) -> None:
+    """Close the server's stdin, give it :data:`GRACE` to exit, then SIGTERM its
+    process group, and SIGKILL it after as long again (every wait bounded)."""
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if process.stdin is not None:
+            await process.stdin.aclose()
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, sig)
+        with anyio.move_on_after(GRACE):
+            while process.returncode is None:  # noqa: ASYNC110  # not wait(): a child holding the pipes blocks it
+                await anyio.sleep(0.01)
+        if process.returncode is not None:
+            break
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if process.stdout is not None:
+            await process.stdout.aclose()
+    with contextlib.suppress(Exception), anyio.move_on_after(GRACE):
+        await process.aclose()

@@ -1,0 +1,132 @@
+"""MCP servers over stdio that send what the protocol does not allow, or too much
+of it: real processes (tests/tools/hostile_mcp_server.py), as a user meets them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from shell.tools.mcp import McpManager
+from shell.tools.mcp_results import MAX_RESULT_CHARS
+from shell.tools.mcp_schema import MAX_DESCRIPTION, MAX_TOOLS
+from shell.tools.mcp_stdio import BadLine, LineSplitter
+
+from .conftest import Recorder
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+SERVER = Path(__file__).with_name("hostile_mcp_server.py")
+
+
+def stdio(mode: str) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(SERVER), mode]}
+
+
+async def _call(mode: str, recorder: Recorder) -> tuple[str, Any]:
+    async with McpManager({"evil": stdio(mode)}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(40)
+        [tool] = mcp.tools()
+        with anyio.fail_after(60):
+            result = await tool.run({"a": "x"}, recorder.context(tool.name, {}))
+        return mcp.status("evil").state, result
+
+
+async def test_bytes_that_are_not_utf8_are_replaced_and_the_answer_kept(recorder: Recorder) -> None:
+    """One byte that was not UTF-8 ended the SDK's reader: the call hung for 600 s."""
+    state, result = await _call("not_utf8", recorder)
+    assert not result.is_error
+    assert result.text == "a\ufffd b"
+    assert state == "ready"
+
+
+async def test_content_of_a_type_mcp_does_not_define_is_named_and_the_rest_kept(recorder: Recorder) -> None:
+    """The SDK refused the whole result for one item it did not know."""
+    _, result = await _call("unknown_content", recorder)
+    assert not result.is_error
+    assert result.text == ("[unsupported MCP content type 'hologram': left out]\n"
+                           "[MCP content of type 'text' that is not valid: left out]\nkept")
+
+
+async def test_a_server_that_exits_during_a_call_fails_that_call_and_says_so(recorder: Recorder) -> None:
+    state, result = await _call("exit_mid_call", recorder)
+    assert result.is_error
+    assert result.text == ("The MCP server 'evil' went away during the call to evil__echo: "
+                           "the server process exited")
+    assert state == "exited"
+
+
+async def test_a_20_mb_answer_is_read_and_capped(recorder: Recorder) -> None:
+    """Read in linear time (the SDK's reader joined and split its buffer for every
+    chunk: 20 MB took 16 s of CPU, 50 MB 80 s) and cut to the usual cap."""
+    _, result = await _call("big", recorder)
+    assert not result.is_error
+    assert result.text.startswith("B" * 1000)
+    assert len(result.text) < MAX_RESULT_CHARS + 1000
+    assert f"the first {MAX_RESULT_CHARS:,} of {20 << 20:,} characters are shown" in result.text
+
+
+async def test_a_call_answered_after_a_flood_of_log_messages_gets_its_answer(recorder: Recorder) -> None:
+    """Log messages are not shown anywhere; they are dropped before the SDK spawns a
+    task for each (20,000 of them held the event loop for 1.3 s at a time)."""
+    state, result = await _call("flood", recorder)
+    assert result.text == 'echo {"a": "x"}'
+    assert state == "ready"
+
+
+async def test_escapes_and_a_lone_surrogate_in_a_tool_do_not_cost_the_server() -> None:
+    """A lone surrogate ("\\ud800") in a description is JSON pydantic refuses: the
+    whole tools/list failed, and with it every tool of the server."""
+    async with McpManager({"evil": stdio("surrogates")}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(40)
+        assert mcp.status("evil").state == "ready"
+        [tool] = mcp.tools()
+    assert tool.name.startswith("evil__e__2Jvil_")  # made model-safe, with a hash of the real name
+    assert tool.remote_name == "e\x1b[2Jvil\ufffd"  # type: ignore[attr-defined]
+    assert tool.description == "\x1b]0;pwn\x07 hi \ufffd \x1b[31mred"  # shown through the sanitiser
+
+
+async def test_a_server_offering_10000_tools_gets_the_first_128_offered() -> None:
+    """Every tool goes with every request: 10,000 were about 2 MB each time."""
+    async with McpManager({"evil": stdio("many_tools")}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(60)
+        status = mcp.status("evil")
+        names = [t.name for t in mcp.tools()]
+    assert names == [f"evil__t{k}" for k in range(MAX_TOOLS)]
+    assert status.state == "ready"
+    assert status.message == (
+        "9,872 tools not offered to the model (evil__t128, evil__t129, evil__t130 and 9,869 more: the "
+        "server offers more than 128 tools and only the first 128 are offered to the model); tell the "
+        "server's author"
+    )
+
+
+async def test_a_1_mb_description_is_cut_and_a_100_kb_schema_refused() -> None:
+    async with McpManager({"evil": stdio("huge_tools")}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(60)
+        status = mcp.status("evil")
+        [tool] = mcp.tools()
+    assert tool.description.startswith("D" * MAX_DESCRIPTION + " [description cut: 1,048,576 characters")
+    assert len(tool.description) < MAX_DESCRIPTION + 100
+    assert status.message.startswith("1 tool not offered to the model (evil__wide: its inputSchema is ")
+
+
+async def test_a_server_that_never_answers_the_handshake_fails_saying_so() -> None:
+    async with McpManager({"evil": stdio("stall_init")}, connect_timeout=1) as mcp:
+        await mcp.wait_settled(30)
+        status = mcp.status("evil")
+    assert status.state == "failed"
+    assert status.message.startswith("no answer to the MCP handshake within 1 s (a first npx or uvx run may "
+                                     "still be downloading: start agent-shell again later)")
+
+
+def test_lines_are_split_across_chunks_and_a_line_over_the_cap_is_dropped_alone() -> None:
+    splitter = LineSplitter("evil", limit=10)
+    out = [*splitter.feed(b'{"a"'), *splitter.feed(b':1}\n{"b":2}\n0123456'), *splitter.feed(b"789abc"),
+           *splitter.feed(b"def\nok\n")]
+    assert out[:2] == [b'{"a":1}', b'{"b":2}']
+    assert isinstance(out[2], BadLine) and "a line longer than 10 bytes" in str(out[2])
+    assert out[3:] == [b"ok"]
