@@ -269,7 +269,7 @@ class PlainShell:
     def _recap(self, header: bool = True) -> None:
         """A resumed conversation: which session, and where it left off (the line
         mode's scrollback does not have it)."""
-        from .frontend.recap import moved_note, recap
+        from .frontend.recap import notes_again, recap
 
         rt = self.runtime
         seen = recap(rt.agent.messages)
@@ -284,9 +284,8 @@ class PlainShell:
             self.console.print(render_markdown(sanitize(seen.answer)))
         if seen.left_out:
             self.console.print(Text(f"(… {seen.left_out} more lines; /export writes it all)", style="dim"))
-        moved = moved_note(rt.call_quarantined)
-        if moved:
-            self.console.print(Text(f"⚠ {sanitize_line(moved)}", style="yellow"))
+        for note in notes_again(rt.call_notes):
+            self.console.print(Text(f"⚠ {sanitize_line(note)}", style="yellow"))
 
     def _copy(self, text: str) -> None:
         """``/copy``: OSC 52 on this terminal (or tmux, or a local tool: see

@@ -47,18 +47,22 @@ def recap(messages: Sequence[Message]) -> Recap:
     return Recap(len(messages), said, answer, left_out)
 
 
-def moved_note(quarantined: Mapping[str, Sequence[str]]) -> str:
-    """The ⚠ notice of a resumed session whose sandboxed commands planted what runs
-    later (moved out of the workspace), said again: the line mode shows no old tool
-    calls, and the user may not have acted on it. Empty when there was none."""
-    from .reply import quarantine_warning
+def notes_again(notes: Mapping[str, Mapping[str, Sequence[str]]]) -> list[str]:
+    """The ⚠ lines of a resumed session whose sandboxed commands planted what runs
+    later (moved out of the workspace) or could not write it, said again: the line
+    mode shows no old tool calls, and the user may not have acted on them."""
+    from .reply import not_written_warning, quarantine_warning
 
-    calls = [paths for paths in quarantined.values() if paths]
-    if not calls:
-        return ""
-    who = f"{len(calls)} sandboxed commands" if len(calls) != 1 else "a sandboxed command"
-    moved = quarantine_warning({"quarantined": [path for paths in calls for path in paths]})
-    return f"Earlier in this session {who} created files that would run later as you; they were {moved}"
+    lines = []
+    kinds = (("quarantined", quarantine_warning, "created files that would run later as you; they were"),
+             ("not_written", not_written_warning, "could not write files that run later as you:"))
+    for key, say, what in kinds:
+        calls = [paths for noted in notes.values() if (paths := noted.get(key))]
+        if calls:
+            who = f"{len(calls)} sandboxed commands" if len(calls) != 1 else "a sandboxed command"
+            said = say({key: [path for paths in calls for path in paths]})
+            lines.append(f"Earlier in this session {who} {what} {said}")
+    return lines
 
 
 def _close_fences(text: str) -> str:

@@ -300,7 +300,7 @@ class ReplyState:
         call.result = result.text
         call.is_error = result.is_error
         call.diff = diff if isinstance(diff, str) else ""
-        call.warning = quarantine_warning(details)
+        call.warning = call_warning(details)
         call.duration_s = event.duration_s
         call.progress = ""
         cancelled = bool(details.get("cancelled"))
@@ -348,7 +348,25 @@ def call_lines(call: CallView, width: int = 80) -> list[str]:
     return lines
 
 
-def quarantine_warning(details: dict[str, Any]) -> str:
+def call_warning(details: Mapping[str, Any]) -> str:
+    """What the user must hear about a call beyond its status (a sandboxed command's
+    planted files moved out, or files that run later it could not write), else empty."""
+    return "; ".join(w for w in (quarantine_warning(details), not_written_warning(details)) if w)
+
+
+def not_written_warning(details: Mapping[str, Any]) -> str:
+    """``NOT written …: .vscode/settings.json`` for a sandboxed command that exited as if
+    it had written what runs later as the user (a ``git checkout``), else empty."""
+    kept = details.get("not_written")
+    if not isinstance(kept, list) or not kept:
+        return ""
+    names = [str(m) for m in kept[:4]]
+    more = f" and {len(kept) - 4} more" if len(kept) > 4 else ""
+    return (f"NOT written, as they run later as you (the sandbox keeps them read-only): {', '.join(names)}"
+            f"{more} (they still hold what they held before; the result says more)")
+
+
+def quarantine_warning(details: Mapping[str, Any]) -> str:
     """``moved out of the workspace: .envrc, .vscode (…)`` for a sandboxed command that
     created what runs later as the user (``run_shell``'s ``quarantined``), else empty."""
     moved = details.get("quarantined")
@@ -367,15 +385,15 @@ def end_notice(stop_reason: str) -> str:
 
 def calls_from_messages(
     messages: Sequence[Any], outcomes: Mapping[str, str] | None = None,
-    quarantined: Mapping[str, Sequence[str]] | None = None,
+    notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
 ) -> dict[str, CallView]:
     """Every tool call of a saved conversation as it ended (resumed sessions).
     ``outcomes`` (the session's, by call id: ``rejected`` or ``blocked``) says what the
     messages cannot: a call the user rejected reads "rejected", as it did live, not
-    "error". ``quarantined`` (the session's, by call id) gives back the ⚠ notice of a
-    sandboxed command whose planted files were moved out."""
+    "error". ``notes`` (the session's, by call id) give back the ⚠ of a sandboxed
+    command whose planted files were moved out, or that could not write them."""
     outcomes = outcomes or {}
-    quarantined = quarantined or {}
+    notes = notes or {}
     calls: dict[str, CallView] = {}
     for message in messages:
         if isinstance(message, AssistantMessage):
@@ -391,5 +409,5 @@ def calls_from_messages(
                 call.status = ended_status(message.is_error, blocked=bool(outcome), cancelled=False,
                                            rejected=outcome == "rejected")
                 call.decision = "reject" if outcome == "rejected" else ""
-                call.warning = quarantine_warning({"quarantined": list(quarantined.get(message.call_id, ()))})
+                call.warning = call_warning(dict(notes.get(message.call_id, {})))
     return calls

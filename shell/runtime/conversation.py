@@ -313,11 +313,12 @@ what a message carries."""
         return recorder.outcomes if recorder is not None else {}
 
     @property
-    def call_quarantined(self) -> dict[str, list[str]]:
+    def call_notes(self) -> dict[str, dict[str, list[str]]]:
         """This session's sandboxed commands whose planted files (git hooks, .envrc …)
-        were moved out, by id: a resumed conversation shows their ⚠ notice again."""
+        were moved out, or that could not write them, by id: a resumed conversation
+        shows their ⚠ again."""
         recorder = self.session_recorder
-        return recorder.quarantined if recorder is not None else {}
+        return recorder.call_notes if recorder is not None else {}
 
     def _close_session(self) -> None:
         if self.session_recorder is not None:

@@ -25,17 +25,17 @@ from typing import TYPE_CHECKING, Any
 from shell.core.messages import AssistantMessage, Message, ToolResultMessage
 
 from .codec import CodecError, block_from_dict, message_from_dict
-from .recorder import FORMAT_VERSION
+from .recorder import FORMAT_VERSION, NOTED_DETAILS
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
 
-MAX_QUARANTINED = 100
-"""Paths kept per call from a ``quarantined`` record (the notice names four)."""
+MAX_NOTED = 100
+"""Paths kept per note of a ``call_notes`` record (the notice names a few)."""
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
     {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
-     "results_landed", "tool_progress", "title", "outcome", "rewind", "quarantined"}
+     "results_landed", "tool_progress", "title", "outcome", "rewind", "call_notes"}
 )
 
 
@@ -60,9 +60,9 @@ class LoadedSession:
     outcomes: dict[str, str] = field(default_factory=dict)
     """How calls the messages show only as errors ended, by call id: ``rejected`` (the
     user said no) or ``blocked`` (a rule, the mode or a middleware stopped it)."""
-    quarantined: dict[str, list[str]] = field(default_factory=dict)
-    """Sandboxed commands that planted what runs later, by call id: the paths moved out
-    of the workspace (the ⚠ notice a resumed session shows again)."""
+    call_notes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    """What the sandbox did to a command that the user must hear of again, by call id:
+    ``quarantined`` (paths moved out), ``not_written`` (paths it kept from writing)."""
 
     @property
     def session_id(self) -> str:
@@ -83,7 +83,7 @@ class _Reader:
         self.progress: dict[str, str] = {}
         """Output of calls still running (``tool_progress``)."""
         self.outcomes: dict[str, str] = {}
-        self.quarantined: dict[str, list[str]] = {}
+        self.call_notes: dict[str, dict[str, list[str]]] = {}
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -201,11 +201,14 @@ class _Reader:
             raise ValueError("an outcome record needs a call_id and a status (rejected or blocked)")
         self.outcomes[call_id] = status
 
-    def _quarantined(self, record: dict[str, Any]) -> None:
-        call_id, paths = record.get("call_id"), record.get("paths")
-        if not isinstance(call_id, str) or not isinstance(paths, list):
-            raise ValueError("a quarantined record needs a call_id and a list of paths")
-        self.quarantined[call_id] = [p for p in paths if isinstance(p, str)][:MAX_QUARANTINED]
+    def _call_notes(self, record: dict[str, Any]) -> None:
+        call_id, notes = record.get("call_id"), record.get("notes")
+        if not isinstance(call_id, str) or not isinstance(notes, dict):
+            raise ValueError("a call_notes record needs a call_id and notes")
+        kept = {key: [p for p in value if isinstance(p, str)][:MAX_NOTED] for key, value in notes.items()
+                if key in NOTED_DETAILS and isinstance(value, list)}
+        if kept:
+            self.call_notes[call_id] = kept
 
     def _title(self, record: dict[str, Any]) -> None:
         title = record.get("title")
@@ -270,7 +273,7 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         unknown_records=sum(reader.unknown.values()),
         path=path,
         outcomes=reader.outcomes,
-        quarantined=reader.quarantined,
+        call_notes=reader.call_notes,
     )
 
 

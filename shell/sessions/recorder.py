@@ -69,6 +69,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("agent_shell.sessions")
 
 FORMAT_VERSION = 2
+NOTED_DETAILS = ("quarantined", "not_written")
+"""Details of a tool result (lists of paths) that a resumed session shows again: what
+the sandbox moved out of the workspace, and what it kept a command from writing."""
 """2: ``results_landed`` (a tool result is written once) and ``rewind`` records. A
 version-1 file reads the same; an older reader of a version-2 file says it is newer
 and still gets every result (from the ``tool_result`` records)."""
@@ -125,10 +128,11 @@ class SessionRecorder:
         self.outcomes: dict[str, str] = {}
         """Calls stopped before they ran, by id: ``rejected`` or ``blocked`` (what a
         resumed session shows for them; their result messages say only "error")."""
-        self.quarantined: dict[str, list[str]] = {}
-        """Sandboxed commands that planted what runs later, by call id: the paths the
-        sandbox moved out of the workspace, so a resumed session shows the ⚠ notice the
-        live one showed (the result text alone is the command's output: forgeable)."""
+        self.call_notes: dict[str, dict[str, list[str]]] = {}
+        """What the sandbox did to a command that the user must hear of, by call id: the
+        :data:`NOTED_DETAILS` of its result (paths moved out, paths not written), so a
+        resumed session shows the ⚠ the live one showed (the result text is the
+        command's output too: forgeable)."""
         self._state_json: str | None = "{}"
         self.inflight = InFlight(self.file, self.redactor, self._lock, checkpoint_interval)
         self._closed = False
@@ -168,7 +172,7 @@ class SessionRecorder:
         recorder._resumed = loaded
         recorder._written = list(loaded.stored)
         recorder.outcomes = dict(loaded.outcomes)
-        recorder.quarantined = dict(loaded.quarantined)
+        recorder.call_notes = dict(loaded.call_notes)
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json_text(
@@ -348,7 +352,7 @@ class SessionRecorder:
         elif isinstance(event, ToolExecutionEnd):
             self.inflight.tool_done(event.call_id)
             self._outcome(event)
-            self._quarantined(event)
+            self._call_notes(event)
             self._tool_result(event)
         elif isinstance(event, ReplyEnd):
             self.inflight.reply_end()
@@ -447,16 +451,17 @@ class SessionRecorder:
         self.outcomes[event.call_id] = status
         self.file.write({"kind": "outcome", "call_id": event.call_id, "status": status})
 
-    def _quarantined(self, event: ToolExecutionEnd) -> None:
-        """A sandboxed command whose planted files were moved out (``run_shell``'s
-        ``quarantined`` detail): kept, so a resumed session warns as the live one did."""
+    def _call_notes(self, event: ToolExecutionEnd) -> None:
+        """A sandboxed command whose planted files were moved out, or that could not
+        write what runs later (``run_shell``'s ``quarantined`` and ``not_written``):
+        kept, so a resumed session warns as the live one did."""
         details = event.result.details if isinstance(event.result.details, dict) else {}
-        moved = details.get("quarantined")
-        if not isinstance(moved, list) or not moved:
+        notes = {key: [self.redactor.text(str(p)) for p in value] for key in NOTED_DETAILS
+                 if isinstance(value := details.get(key), list) and value}
+        if not notes:
             return
-        paths = [self.redactor.text(str(p)) for p in moved]
-        self.quarantined[event.call_id] = paths
-        self.file.write({"kind": "quarantined", "call_id": event.call_id, "paths": paths})
+        self.call_notes[event.call_id] = notes
+        self.file.write({"kind": "call_notes", "call_id": event.call_id, "notes": notes})
 
     def _tool_result(self, event: ToolExecutionEnd) -> None:
         """A finished call's result, shown now but in the history only when the

@@ -36,7 +36,7 @@ import anyio
 from anyio.abc import Process
 
 from shell.core.messages import ToolResult
-from shell.permissions import runslater
+from shell.permissions import paths, runslater
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
 from shell.permissions.secretfiles import SecretFiles
@@ -202,7 +202,10 @@ async def run_command(
     else:
         status = f"[exit code {code}]"
     body = f"{text.rstrip(chr(10))}\n{status}" if text.strip() else f"(no output)\n{status}"
+    not_written = _not_written(text, guard, cwd) if sandboxed else []
     notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
+    if not_written:
+        notes = [n for n in notes if n != RUNS_LATER_NOTE] + [not_written_note(not_written, code)]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
     roots = sandbox.roots() if sandbox is not None else [cwd]
@@ -220,8 +223,39 @@ async def run_command(
             "network": network or not sandboxed,
             "hidden_secret_files": len(hidden),
             "quarantined": [runslater.relative(p.path, roots) for p in planted if p.moved_to is not None],
+            "not_written": not_written,
         },
     )
+
+
+def _not_written(output: str, guard: Guard | None, cwd: Path) -> list[str]:
+    """The paths the output says could not be written that the sandbox did keep
+    read-only (its walls around what runs later): a line the command printed about
+    another path is not believed."""
+    if guard is None:
+        return []
+    out = []
+    for raw in runslater.refused_writes(output):
+        try:
+            real = paths.real(raw, cwd)
+        except paths.BadPath:
+            continue
+        if any(paths.within(real, wall) for wall in (*guard.readonly, *guard.hook_dirs)):
+            out.append(raw)
+    return out
+
+
+def not_written_note(not_written: Sequence[str], code: int | None) -> str:
+    """What the result says when the sandbox kept a command from writing files that run
+    later as the user: git goes on after those errors and exits 0 (a checkout switches
+    branch and leaves the old files), so neither the model nor the user would know."""
+    shown = ", ".join(not_written[:8]) + (f" and {len(not_written) - 8} more" if len(not_written) > 8 else "")
+    exited = f"although it exited {code}" if code == 0 else f"(it exited {code})"
+    return (f"[agent-shell: these files were NOT written, {exited}: {shown}. They run later as the user "
+            "(git hooks and config, .envrc, .vscode, .devcontainer, .mcp.json, .agent-shell), so the sandbox "
+            "keeps them read-only: they still hold what they held before, or are missing, and git will list "
+            "them as changed. Tell the user, and if these files should change, ask the user to run this "
+            "command themselves.]")
 
 
 def _after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
@@ -247,6 +281,13 @@ _REFUSED = re.compile(r"Device or resource busy|Read-only file system|Permission
 _RUNS_LATER_WORD = re.compile("|".join(re.escape(n) for n in runslater.RUNS_LATER) + r"|\bhooks\b")
 
 
+RUNS_LATER_NOTE = (
+    "[in the sandbox, what runs later as the user (git hooks and config, .envrc, .vscode, .devcontainer, "
+    ".mcp.json, .agent-shell) cannot be changed, moved or removed: ask the user to run this command "
+    "themselves.]"
+)
+
+
 def git_config_note(output: str, sandboxed: bool) -> str:
     """Why ``git config``, ``git remote add``, or a checkout that would change
     ``.vscode/`` or ``.envrc``, failed in the sandbox."""
@@ -256,9 +297,7 @@ def git_config_note(output: str, sandboxed: bool) -> str:
         return ("[git's config is read-only in the sandbox (what it names can run commands as the user): "
                 "ask the user to run this git command themselves.]")
     if any(_RUNS_LATER_WORD.search(line) for line in output.splitlines() if _REFUSED.search(line)):
-        return ("[in the sandbox, what runs later as the user (git hooks and config, .envrc, .vscode, "
-                ".devcontainer, .mcp.json, .agent-shell) cannot be changed, moved or removed: ask the user "
-                "to run this command themselves.]")
+        return RUNS_LATER_NOTE
     return ""
 
 

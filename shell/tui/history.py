@@ -27,12 +27,12 @@ from .entries import AssistantEntry, AudioEntry, Entry, SpanEntry, ThinkingEntry
 
 def entries_from_messages(
     messages: Sequence[Any], outcomes: Mapping[str, str] | None = None,
-    quarantined: Mapping[str, Sequence[str]] | None = None,
+    notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
 ) -> list[Entry]:
     """``outcomes``: the session's calls stopped before they ran (rejected, blocked);
-    ``quarantined``: its commands whose planted files were moved out (their ⚠ again)."""
+    ``notes``: what the sandbox moved out or did not write for its commands (their ⚠ again)."""
     entries: list[Entry] = []
-    calls = calls_from_messages(messages, outcomes, quarantined)  # as the other front ends read them
+    calls = calls_from_messages(messages, outcomes, notes)  # as the other front ends read them
     for message in messages:
         if isinstance(message, UserMessage):
             words, chips = split_message(message)

@@ -152,7 +152,7 @@ async def test_a_resumed_session_shows_the_moved_out_notice_again(
 
     again = _planting_runtime(ws, ["ok"])
     again.resume(latest=True)
-    assert list(again.call_quarantined) == ["c1"]
+    assert again.call_notes == {"c1": {"quarantined": [".vscode"]}}
     app = AgentShellApp(runtime=again)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(app.query(ToolSpan)) == 2)

@@ -99,7 +99,7 @@ class StartUp(CommandResults):
             from ..history import entries_from_messages
 
             await self.conversation.add_many(entries_from_messages(messages, self.runtime.call_outcomes,
-                                                                  self.runtime.call_quarantined))
+                                                                  self.runtime.call_notes))
             self.show_usage()
         elif not self.shell.own_runtime:
             await self.conversation.add(WelcomeEntry(self._welcome()))

@@ -128,7 +128,8 @@ class ToolSpan(Collapsible):
         if s.progress and s.status == "running":
             tail += f" · {s.progress}"
         if s.warning:
-            tail += " · ⚠ files that run later moved out (see result)"
+            done = [w for w in ("moved out", "NOT written") if w in s.warning]
+            tail += f" · ⚠ files that run later {' / '.join(done) or 'touched'} (see result)"
         head = f"{s.icon} {s.name}"
         room = (width or 100) - TITLE_CHROME - len(head) - len(tail) - len("  — ") - len(" ()")
         summary = s.summary(room) if room >= MIN_SUMMARY else ""
