@@ -94,6 +94,41 @@ def is_secret_file(path: str) -> bool:
     return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES)
 
 
+_LOGINS, _TOKEN, _CLOUD = "logins and passwords", "an access token", "cloud access keys"
+_REGISTRY = "a registry's access token or logins"
+_WHY_BY_NAME = {
+    ".envrc": "direnv exports what it sets, often API keys and tokens, into your shell",
+    ".netrc": _LOGINS, "_netrc": _LOGINS, ".git-credentials": _LOGINS, ".pgpass": _LOGINS,
+    ".htpasswd": _LOGINS, ".npmrc": _REGISTRY, ".pypirc": _REGISTRY, ".dockercfg": _REGISTRY,
+    ".terraformrc": _TOKEN, ".vault-token": _TOKEN, ".s3cfg": _CLOUD, ".boto": _CLOUD, "credentials": _CLOUD,
+    "kubeconfig": "cluster credentials", "config": "cluster credentials", "config.json": _REGISTRY,
+}
+"""Why each name of the list holds secrets, said in the question before it is read."""
+_WHY_BY_SUFFIX = (
+    ((".tfstate", ".tfstate.backup", ".tfvars"), "Terraform keeps secrets in it in plain text"),
+    ((".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc"), "a private key or a key store"),
+    ((".kdbx",), "a password database"),
+    ((".json", ".yml", ".yaml", ".toml"), "credentials for a service"),
+)
+
+
+def secret_file_why(path: str) -> str:
+    """Why :func:`is_secret_file` calls ``path`` secret, in a few words for the
+    question that asks before it is read (``.envrc``: direnv exports what it sets,
+    often API keys and tokens); empty when it does not."""
+    if not is_secret_file(path):
+        return ""
+    name = os.path.basename(path.rstrip("/\\")).lower()
+    if name.startswith(_PRIVATE_KEYS):
+        return "an SSH private key"
+    if name in _WHY_BY_NAME:
+        return _WHY_BY_NAME[name]
+    for suffixes, why in _WHY_BY_SUFFIX:
+        if name.endswith(suffixes):
+            return why
+    return "API keys and passwords"  # .env, .env.production, prod.env
+
+
 def mask(value: str | None) -> str:
     """How ``agent-shell config`` shows a secret: ``sk-…wxyz`` when long, else ``****``."""
     if not value:

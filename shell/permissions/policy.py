@@ -41,7 +41,7 @@ import anyio.to_thread
 
 from middleware.human_in_the_loop import AskDetails, Verdict
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
-from shell.core.secrets import is_secret_file
+from shell.core.secrets import is_secret_file, secret_file_why
 from shell.core.tools import READ_KINDS, Tool
 
 from . import paths as resolving
@@ -358,8 +358,9 @@ class PermissionPolicy:
         if not (is_secret_file(secret) or is_secret_file(real)):
             return ""
         via = "" if is_secret_file(secret) else f" (a link to {rel if rel is not None else real})"
-        return (f"{tool.name} would read {secret}{via}, a file that usually holds secrets; what it reads "
-                "goes to the model's provider.")
+        why = secret_file_why(secret) or secret_file_why(real)
+        return (f"{tool.name} would read {secret}{via}, a file that usually holds secrets ({why}); what it "
+                "reads goes to the model's provider.")
 
     def _auto_command(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """Auto mode: a command the sandbox confines runs, once the workspace's secret
@@ -408,7 +409,8 @@ class PermissionPolicy:
         """Why a command line that names a secret file asks, and what approving lets it read."""
         files = ", ".join(named)
         one = len(named) == 1 and not any(c in named[0] for c in "*?[")
-        head = (f"{name} names {files}, a file that usually holds secrets." if one
+        why = f" ({secret_file_why(named[0])})" if one and secret_file_why(named[0]) else ""
+        head = (f"{name} names {files}, a file that usually holds secrets{why}." if one
                 else f"{name} names {files}: files that usually hold secrets.")
         if self.sandboxed is not None and self.sandboxed(command):  # with network=true too
             return (f"{head} The sandbox hides such files from commands (they read as empty); approving lets "

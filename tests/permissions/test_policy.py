@@ -438,3 +438,23 @@ def test_mcp_annotations_become_kind_and_hints(root: Path) -> None:
     assert not project.hints_trusted  # the workspace was never trusted
     p = policy(root)
     assert [action(p, t) for t in (reader, both, project)] == ["allow", "ask", "ask"]
+
+
+def test_the_question_before_a_secret_file_says_why_it_holds_secrets(
+    root: Path, tools: dict[str, Tool]
+) -> None:
+    """``.envrc`` counts: direnv files usually export API keys and tokens. The question
+    says so (and, for every other name of the one list, what such a file holds), rather
+    than only "a file that usually holds secrets"."""
+    from shell.core.secrets import _SECRET_FILE_NAMES, secret_file_why
+
+    p = policy(root)
+    verdict = p.decide(tools["read_file"], {"path": ".envrc"})
+    assert verdict.action == "ask"
+    assert "usually holds secrets (direnv exports what it sets, often API keys and tokens" in verdict.reason
+    asked = p.decide(tools["run_shell"], {"command": "source .envrc && make"})
+    assert asked.action == "ask"
+    assert "names .envrc, a file that usually holds secrets (direnv exports" in asked.reason
+    assert "an SSH private key" in p.decide(tools["read_file"], {"path": "keys/id_ed25519"}).reason
+    assert all(secret_file_why(name) for name in _SECRET_FILE_NAMES)
+    assert secret_file_why(".envrc.example") == "" and secret_file_why("notes.txt") == ""
