@@ -357,25 +357,25 @@ def call_warning(details: Mapping[str, Any]) -> str:
 def not_written_warning(details: Mapping[str, Any]) -> str:
     """``NOT written …: .vscode/settings.json`` for a sandboxed command that exited as if
     it had written what runs later as the user (a ``git checkout``), else empty."""
-    kept = details.get("not_written")
-    if not isinstance(kept, list) or not kept:
-        return ""
-    names = [str(m) for m in kept[:4]]
-    more = f" and {len(kept) - 4} more" if len(kept) > 4 else ""
-    return (f"NOT written, as they run later as you (the sandbox keeps them read-only): {', '.join(names)}"
-            f"{more} (they still hold what they held before; the result says more)")
+    names = _named(details.get("not_written"))
+    return (f"NOT written, as they run later as you (the sandbox keeps them read-only): {names} (they "
+            "still hold what they held before; the result says more)") if names else ""
 
 
 def quarantine_warning(details: Mapping[str, Any]) -> str:
     """``moved out of the workspace: .envrc, .vscode (…)`` for a sandboxed command that
     created what runs later as the user (``run_shell``'s ``quarantined``), else empty."""
-    moved = details.get("quarantined")
-    if not isinstance(moved, list) or not moved:
+    names = _named(details.get("quarantined"))
+    return (f"moved out of the workspace, as they would run later as you: {names} (the result says "
+            "where to; /quarantine lists them and puts one back)") if names else ""
+
+
+def _named(paths: Any) -> str:
+    """``a, b, c, d and 3 more`` for a details list of paths; empty for none."""
+    if not isinstance(paths, list) or not paths:
         return ""
-    names = [str(m) for m in moved[:4]]
-    more = f" and {len(moved) - 4} more" if len(moved) > 4 else ""
-    return (f"moved out of the workspace, as they would run later as you: {', '.join(names)}{more} "
-            "(the result says where to; /quarantine lists them and puts one back)")
+    more = f" and {len(paths) - 4} more" if len(paths) > 4 else ""
+    return ", ".join(str(p) for p in paths[:4]) + more
 
 
 def end_notice(stop_reason: str) -> str:
