@@ -8,6 +8,15 @@ here counts the bytes of each answer that is not an event stream and stops at
 turns that error into the failure of the one request it answered (the handshake
 or a tool call); the server's other requests go on.
 
+It also decides when it stops answering. In the SDK (2.x) a transport error of one
+POST (the server closed mid-answer, a body that lied in its Content-Length, a read
+timeout) ended the whole connection: the server "exited" and all its tools with it.
+So an answer that breaks after the server was reached fails only its own request,
+with an error naming the server: a body that stalls for :data:`BODY_STALL` seconds
+or breaks is a stream error the SDK gives that one request, and a POST that breaks
+before its answer began gets a JSON-RPC error answer made here. A server that
+cannot be reached at all (nothing listening) still ends the connection.
+
 The SDK's HTTP library is ``httpx2`` in mcp 2.x and ``httpx`` in 1.x; both are
 driven through the same names, so the one the installed SDK uses is looked up.
 """
@@ -16,14 +25,21 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
+
+import anyio
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 """Bytes of one JSON answer kept in memory: far above a real one (a result is cut to
 30,000 characters and 5 MB of images anyway; a list of hundreds of tools is about
 1 MB), far below what hurts."""
+
+BODY_STALL = 30.0
+"""Seconds a JSON answer may pause once begun (the time before it begins is the
+tool's: that is the SDK's read timeout, 300 s)."""
 
 TOO_LARGE = "sent more than"
 """Part of the message of an answer cut at the cap (for :func:`describe_error`)."""
@@ -42,38 +58,112 @@ def too_large_message(server: str, limit: int = MAX_ANSWER_BYTES) -> str:
 
 def capped_client_factory(server: str, limit: int = MAX_ANSWER_BYTES) -> Callable[..., Any]:
     """A factory with the SDK's ``create_mcp_http_client`` signature whose clients cap
-    every non-stream answer at ``limit`` bytes (see the module's docstring)."""
+    every non-stream answer at ``limit`` bytes and keep a broken or stalled answer to
+    its own request (see the module's docstring)."""
     httpx = sdk_httpx()
     make = importlib.import_module("mcp.shared._httpx_utils").create_mcp_http_client
+    body, guarded = _body_class(httpx, server, limit), _guarded_class(httpx, server)
 
-    class CappedStream(httpx.AsyncByteStream):  # type: ignore[misc,name-defined]
-        """The body of one answer, raising once more than ``limit`` bytes came."""
+    async def cap(response: Any) -> None:
+        kind = response.headers.get("content-type", "").lower()
+        response.stream = body(response.stream, kind.startswith("text/event-stream"))
 
-        def __init__(self, inner: Any) -> None:
+    def factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
+        client = make(headers=headers, timeout=timeout, auth=auth)
+        client.event_hooks["response"].append(cap)
+        inner = getattr(client, "_transport", None)
+        if inner is not None:
+            client._transport = guarded(inner)
+        return client
+
+    return factory
+
+
+def _body_class(httpx: Any, server: str, limit: int) -> Any:
+    sse_error = getattr(httpx, "SSEError", None) or httpx.StreamError  # what the SDK's SSE reader reports
+
+    class CappedStream(httpx.AsyncByteStream):  # type: ignore[misc]
+        """The body of one answer: a JSON one raises once more than ``limit`` bytes
+        came (the SDK caps each event of a stream), and either raises, naming the
+        server, when it breaks or stalls for :data:`BODY_STALL` s part-way (in an
+        event stream: inside an event; between events the SDK's read timeout holds)."""
+
+        def __init__(self, inner: Any, events: bool) -> None:
             self._inner = inner
+            self._events = events
+            self._error = sse_error if events else httpx.StreamError
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            async for chunk in self._inner:
+            seen, tail, chunks = 0, b"", self._inner.__aiter__()
+            while True:
+                mid_event = tail != b"" and not tail.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
+                try:
+                    with anyio.fail_after(BODY_STALL if not self._events or mid_event else None):
+                        chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    what = f"sent part of an answer, then nothing for {BODY_STALL:g} s"
+                    raise self._error(broken_message(server, what)) from None
+                except httpx.TransportError as exc:
+                    what = f"broke off its answer ({_what(exc)})"
+                    raise self._error(broken_message(server, what)) from None
                 seen += len(chunk)
-                if seen > limit:
+                if seen > limit and not self._events:
                     raise httpx.StreamError(too_large_message(server, limit))
+                tail = (tail + chunk)[-4:] if self._events else b""
                 yield chunk
 
         async def aclose(self) -> None:
             await self._inner.aclose()
 
-    async def cap(response: Any) -> None:
-        kind = response.headers.get("content-type", "").lower()
-        if not kind.startswith("text/event-stream"):  # the SDK caps each event of a stream
-            response.stream = CappedStream(response.stream)
+    return CappedStream
 
-    def factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
-        client = make(headers=headers, timeout=timeout, auth=auth)
-        client.event_hooks["response"].append(cap)
-        return client
 
-    return factory
+def _guarded_class(httpx: Any, server: str) -> Any:
+    class Guarded(httpx.AsyncBaseTransport):  # type: ignore[misc]
+        """A POST whose answer breaks before it began gets a JSON-RPC error answer
+        for its request instead of an exception that ends the connection."""
+
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        async def handle_async_request(self, request: Any) -> Any:
+            try:
+                return await self._inner.handle_async_request(request)
+            except (httpx.ConnectError, httpx.ConnectTimeout):
+                raise  # nothing there: the server is gone
+            except httpx.TransportError as exc:
+                ident = _request_id(request)
+                if request.method != "POST" or ident is None:
+                    raise
+                message = broken_message(server, f"did not answer ({_what(exc)})")
+                error = {"jsonrpc": "2.0", "id": ident, "error": {"code": -32000, "message": message}}
+                return httpx.Response(502, json=error, request=request)
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return Guarded
+
+
+def broken_message(server: str, what: str) -> str:
+    return (f"the MCP server {server!r} {what}; this call failed, the server is still connected. "
+            "Try again; if it keeps happening, check the server")
+
+
+def _what(exc: BaseException) -> str:
+    text = str(exc).strip().split("\n", 1)[0][:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _request_id(request: Any) -> Any:
+    """The JSON-RPC id of the request ``request`` carries, or None (a notification)."""
+    try:
+        data = json.loads(request.content)
+    except Exception:
+        return None
+    return data.get("id") if isinstance(data, dict) else None
 
 
 def streamable_http(server: str, url: str, headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:

@@ -249,7 +249,7 @@ def describe_error(exc: BaseException) -> str:
         except Exception:
             pass
     text = str(exc).strip() or "no detail"
-    if TOO_LARGE in text:  # the SDK wraps the cap's message in its parse failure's
+    if TOO_LARGE in text or "the server is still connected" in text:  # our words, in the SDK's
         text = text[text.find("the MCP server "):] if "the MCP server " in text else text
     name = type(exc).__name__
     return text if name in ("TimeoutError", "MCPError", "McpError") else f"{name}: {text}"

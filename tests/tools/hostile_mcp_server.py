@@ -143,6 +143,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if msg.get("method") == "tools/call" and MODE in HTTP_CALL_MODES and not CALLED:
+            CALLED.append(msg["id"])  # only the first call: the next one is answered
+            self.call_that_misbehaves(msg["id"])
+            return
         reply = answer(msg)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -158,6 +162,49 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+
+    def call_that_misbehaves(self, ident: Any) -> None:
+        """A tools/call answered over HTTP the way ``MODE`` says (see HTTP_CALL_MODES)."""
+        if MODE == "drop_call":  # the connection closed before any answer
+            self.close_connection = True
+            return
+        event = MODE.endswith("sse")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if event else "application/json")
+        result = {"content": [{"type": "text", "text": "x"}]}
+        whole = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result})
+        try:
+            if MODE == "stall_sse":  # an event begun, then nothing
+                self.end_headers()
+                self.wfile.write(b"event: message\ndata: " + whole[:20].encode())
+                self.wfile.flush()
+                time.sleep(3600)
+            elif MODE == "stall_json":  # half the body, then nothing
+                self.send_header("Content-Length", str(len(whole)))
+                self.end_headers()
+                self.wfile.write(whole[:20].encode())
+                self.wfile.flush()
+                time.sleep(3600)
+            elif MODE == "short_json":  # a Content-Length that lies, then the connection closes
+                self.send_header("Content-Length", str(len(whole) + 1000))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(whole.encode())
+                self.wfile.flush()
+                self.close_connection = True
+            elif MODE == "endless_sse":  # one event line that never ends
+                self.end_headers()
+                self.wfile.write(b"data: ")
+                while True:
+                    self.wfile.write(b"A" * (1 << 20))
+        except OSError:
+            return
+
+
+HTTP_CALL_MODES = ("stall_sse", "stall_json", "short_json", "endless_sse", "drop_call")
+"""Over HTTP only: how the first tools/call is answered (the handshake goes well)."""
+CALLED: list[Any] = []
 
 
 if __name__ == "__main__":

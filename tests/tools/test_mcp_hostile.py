@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
+from shell.tools import mcp_http
 from shell.tools.mcp import McpManager
 from shell.tools.mcp_http import MAX_ANSWER_BYTES
 
@@ -153,3 +154,45 @@ async def test_servers_whose_tools_would_share_names_do_not_both_start() -> None
             "its tools would be named my_server__… like those of the server 'my server'; rename one of them"
         )
         assert "a__b__c" in {t.name for t in mcp.tools()}  # server a's tool b__c, and no other
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [("short_json", "broke off its answer (RemoteProtocolError: peer closed connection without sending "
+                    "complete message body"),
+     ("drop_call", "did not answer (RemoteProtocolError: Server disconnected without sending a response.)"),
+     ("stall_json", "sent part of an answer, then nothing for 1 s"),
+     ("stall_sse", "sent part of an answer, then nothing for 1 s")],
+)
+async def test_an_http_answer_that_breaks_or_stalls_fails_that_call_only(
+    recorder: Recorder, monkeypatch: pytest.MonkeyPatch, mode: str, said: str
+) -> None:
+    """A Content-Length that lies, a connection closed before the answer: the SDK
+    ended the whole connection ("Connection closed", the server exited with all its
+    tools). An answer stalled part-way waited for the 300 s read timeout."""
+    monkeypatch.setattr(mcp_http, "BODY_STALL", 1.0)
+    with http(mode) as spec:
+        async with McpManager({"evil": spec}, connect_timeout=30) as mcp:
+            await mcp.wait_settled(40)
+            [tool] = mcp.tools()
+            with anyio.fail_after(60):
+                broken = await tool.run({"a": "x"}, recorder.context(tool.name, {}))
+                assert broken.is_error
+                assert broken.text.startswith(f"Calling evil__echo failed: the MCP server 'evil' {said}")
+                assert broken.text.endswith("this call failed, the server is still connected. Try again; if "
+                                            "it keeps happening, check the server")
+                assert mcp.status("evil").state == "ready"
+                again = await tool.run({"a": "y"}, recorder.context(tool.name, {}))
+            assert again.text == 'echo {"a": "y"}'
+
+
+async def test_an_endless_event_is_cut_by_the_sdk_and_fails_that_call_only(recorder: Recorder) -> None:
+    with http("endless_sse") as spec:
+        async with McpManager({"evil": spec}, connect_timeout=30) as mcp:
+            await mcp.wait_settled(40)
+            [tool] = mcp.tools()
+            with anyio.fail_after(60):
+                broken = await tool.run({"a": "x"}, recorder.context(tool.name, {}))
+                again = await tool.run({"a": "y"}, recorder.context(tool.name, {}))
+    assert broken.is_error and "exceeded the 1048576 byte limit" in broken.text
+    assert again.text == 'echo {"a": "y"}'
