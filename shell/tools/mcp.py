@@ -59,6 +59,8 @@ front end that configures logging (ACP's log on stderr) still gets the records."
 
 State = Literal["connecting", "ready", "failed", "exited", "stopped"]
 CONNECT_TIMEOUT = 60.0
+PROGRESS_EVERY = 0.1
+"""Seconds between two progress reports of one call passed on (the last one always is)."""
 STDERR_TAIL = 1500
 
 
@@ -323,8 +325,15 @@ class McpServer:
                 is_error=True,
             )
 
+        last = [-PROGRESS_EVERY]
+
         async def progress(done: float, total: float | None, message: str | None = None) -> None:
-            context.report({"progress": done, "total": total, "message": message})
+            # At most ten a second reach the front end: each is an event to draw, and a
+            # server may send them as fast as it can write.
+            now = anyio.current_time()
+            if now - last[0] >= PROGRESS_EVERY or (total is not None and done >= total):
+                last[0] = now
+                context.report({"progress": done, "total": total, "message": message})
 
         result: Any = None
         with anyio.CancelScope() as scope:

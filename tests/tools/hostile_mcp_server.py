@@ -14,8 +14,9 @@ not UTF-8), ``surrogates`` (a lone surrogate and escape sequences in a tool's na
 and description), ``unknown_content`` (a content type MCP does not define),
 ``many_tools`` (10,000 tools), ``huge_tools`` (a 1 MB description, a 100 kB
 schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
-before the answer), ``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits
-at once with a word on stderr).
+before the answer), ``progress_flood`` (20,000 progress notifications before it),
+``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits at once with a word
+on stderr).
 """
 
 from __future__ import annotations
@@ -108,6 +109,13 @@ def serve_stdio() -> None:
             continue
         if MODE == "stall_init":
             time.sleep(3600)
+        if MODE == "progress_flood" and msg.get("method") == "tools/call":
+            token = msg["params"]["_meta"]["progressToken"]
+            for k in range(1, 20_001):
+                params = {"progressToken": token, "progress": k, "total": 20_000}
+                note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+                sys.stdout.write(json.dumps(note) + "\n")
+            sys.stdout.flush()
         if MODE == "flood" and msg.get("method") == "tools/call":
             params = {"level": "info", "data": "x" * 1000}
             log = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}

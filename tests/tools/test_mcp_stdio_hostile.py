@@ -77,6 +77,17 @@ async def test_a_call_answered_after_a_flood_of_log_messages_gets_its_answer(rec
     assert state == "ready"
 
 
+async def test_a_flood_of_progress_reaches_the_front_end_thinned_and_ends_with_the_last(
+    recorder: Recorder,
+) -> None:
+    """Each progress notification was an event for the front end to draw: 20,000 of
+    them as fast as the server could write."""
+    _, result = await _call("progress_flood", recorder)
+    assert result.text == 'echo {"a": "x"}'
+    assert 1 <= len(recorder.progress) < 2000
+    assert recorder.progress[-1] == {"progress": 20_000, "total": 20_000, "message": None}
+
+
 async def test_escapes_and_a_lone_surrogate_in_a_tool_do_not_cost_the_server() -> None:
     """A lone surrogate ("\\ud800") in a description is JSON pydantic refuses: the
     whole tools/list failed, and with it every tool of the server."""
