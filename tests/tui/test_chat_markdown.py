@@ -157,3 +157,27 @@ async def test_a_streamed_list_keeps_its_widgets_and_grows() -> None:
         assert list(grid.children)[:4] == before  # its bullets and items kept, one added
         texts = [b._content.plain for b in grid.children if isinstance(b, MarkdownParagraph)]
         assert texts == ["one", "two", "three"]
+
+
+def test_warming_links_in_a_thread_leaves_the_shared_parser_to_the_loop() -> None:
+    """The warm-up thread compiles linkify's expressions with a parser of its own:
+    the shared one (which a reply may be using at that moment) is not touched, and
+    finds links as before."""
+    import threading
+
+    from shell.tui.widgets.chat_markdown import shared_parser, warm_links
+
+    parser = shared_parser()
+    assert parser.linkify is not None
+    touched: list[str] = []
+    test = parser.linkify.test
+    parser.linkify.test = lambda text: touched.append(text) or test(text)  # type: ignore[method-assign]
+    try:
+        worker = threading.Thread(target=warm_links)
+        worker.start()
+        worker.join(30)
+        assert not worker.is_alive() and touched == []
+    finally:
+        del parser.linkify.test
+    tokens = parser.parseInline("see https://example.com/x and README.md")[0].children or []
+    assert [t.attrs.get("href") for t in tokens if t.type == "link_open"] == ["https://example.com/x"]
