@@ -19,7 +19,11 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from .steady_scroll_bar import SteadyScrollBar
+
 if TYPE_CHECKING:
+    from textual.scrollbar import ScrollBar
+
     from ..entries import Entry
 
 WINDOW = 30
@@ -62,6 +66,17 @@ class Conversation(VerticalScroll):
         self._fill_scheduled = False
         self._lock = asyncio.Lock()
         """Serialises changes to which entries are mounted (add, trim, load)."""
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's, made the same way, but drawn again only when its thumb moves
+        (see :mod:`.steady_scroll_bar`): the reply grows it at every frame."""
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def compose(self) -> ComposeResult:
         yield EarlierMarker(id="earlier")
