@@ -33,6 +33,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Input, RadioButton, Static, TextArea
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args, rejection
@@ -207,31 +208,49 @@ class ApprovalScreen(ModalScreen[None]):
                 yield Static(id="args-text")
             yield Static(id="keys")
             yield Static(id="guard")
-            with Vertical(id="edit-box"):
-                yield Static("Edit the arguments (JSON). Ctrl+S submits, Esc goes back.", classes="hint")
-                yield TextArea(id="editor", language="json", soft_wrap=True, show_line_numbers=False)
-                yield Static(id="edit-error")
-                with Horizontal():
-                    yield Button(
-                        "Run with these arguments", id="submit-edit", variant="primary", compact=True
-                    )
-                    yield Button("Back", id="edit-back", compact=True)
-            with Vertical(id="reject-box"):
-                yield Static(
-                    "Why? (optional; the model reads this). Enter rejects, Esc goes back.", classes="hint"
-                )
-                yield Input(placeholder="reason", id="reason")
-            with Vertical(id="always-box"):
-                yield Static("Allow from now on, by these rules (one per line; edit them to narrow or "
-                             "widen). Ctrl+S approves and remembers, Esc goes back.", classes="hint")
-                yield TextArea(id="rules", soft_wrap=True, show_line_numbers=False)
-                yield Static(id="rule-error")
-                with ScopeChoice(id="scope"):
-                    for i, (_, label) in enumerate(SCOPES):
-                        yield RadioButton(label, value=i == 0)
-                with Horizontal():
-                    yield Button("Approve and remember", id="submit-always", variant="primary", compact=True)
-                    yield Button("Back", id="always-back", compact=True)
+            # the answers' boxes are filled when first used (see _box): opening the
+            # dialog is one step of the loop, and half its widgets were these
+            yield Vertical(id="edit-box")
+            yield Vertical(id="reject-box")
+            yield Vertical(id="always-box")
+
+    def _box_parts(self, mode: str) -> list[Widget]:
+        """What the box of ``mode`` (edit, reject, always) holds."""
+        if mode == "edit":
+            return [
+                Static("Edit the arguments (JSON). Ctrl+S submits, Esc goes back.", classes="hint"),
+                TextArea(id="editor", language="json", soft_wrap=True, show_line_numbers=False),
+                Static(id="edit-error"),
+                Horizontal(
+                    Button("Run with these arguments", id="submit-edit", variant="primary", compact=True),
+                    Button("Back", id="edit-back", compact=True),
+                ),
+            ]
+        if mode == "reject":
+            return [
+                Static("Why? (optional; the model reads this). Enter rejects, Esc goes back.",
+                       classes="hint"),
+                Input(placeholder="reason", id="reason"),
+            ]
+        return [
+            Static("Allow from now on, by these rules (one per line; edit them to narrow or "
+                   "widen). Ctrl+S approves and remembers, Esc goes back.", classes="hint"),
+            TextArea(id="rules", soft_wrap=True, show_line_numbers=False),
+            Static(id="rule-error"),
+            ScopeChoice(*(RadioButton(label, value=i == 0) for i, (_, label) in enumerate(SCOPES)),
+                        id="scope"),
+            Horizontal(
+                Button("Approve and remember", id="submit-always", variant="primary", compact=True),
+                Button("Back", id="always-back", compact=True),
+            ),
+        ]
+
+    async def _box(self, mode: str) -> None:
+        """The box of ``mode``, built and mounted at its first use (a dialog answered
+        with ``y``, as most are, never builds any)."""
+        box = self.query_one(f"#{mode}-box", Vertical)
+        if not box.children:
+            await box.mount_all(self._box_parts(mode))
 
     def on_mount(self) -> None:
         self._ready = True
@@ -377,10 +396,11 @@ class ApprovalScreen(ModalScreen[None]):
         if not self._ignored():
             self.answer(ApprovalDecision.approve())
 
-    def action_always(self) -> None:
+    async def action_always(self) -> None:
         item = self.current
         if item is None or self._ignored():
             return
+        await self._box("always")
         rules = "\n".join(map(sanitize_line, item.request.suggested_rules))  # nothing hidden in what is saved
         self.query_one("#rules", TextArea).load_text(rules)
         self.query_one("#rule-error", Static).update("")
@@ -394,18 +414,20 @@ class ApprovalScreen(ModalScreen[None]):
         self.app.run_worker(_settle(items, ApprovalDecision.approve()), group="approvals")
         self.dismiss()
 
-    def action_edit(self) -> None:
+    async def action_edit(self) -> None:
         item = self.current
         if item is None or self._ignored():
             return
+        await self._box("edit")
         editor = self.query_one("#editor", TextArea)
         editor.load_text(json_text(item.request.args, indent=2))  # invisible characters as \u escapes
         self._validate()
         self._set_mode("edit")
 
-    def action_reject(self) -> None:
+    async def action_reject(self) -> None:
         if self._ignored():
             return
+        await self._box("reject")
         self.query_one("#reason", Input).value = ""
         self._set_mode("reject")
 
