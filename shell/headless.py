@@ -219,7 +219,7 @@ def _mcp_report(runtime: ShellRuntime, err: IO[str]) -> None:
                       "command by hand to see the error.\n")
         elif status.state == "connecting":
             err.write(f"agent-shell: MCP server {name} is still connecting after {MCP_WAIT:g} s; its tools "
-                      "are not in this run.\n")
+                      "are not in this run. Run its command by hand to see why it is slow to start.\n")
         elif status.state == "ready" and status.message:
             err.write(f"agent-shell: MCP server {name}: {why}\n")
     err.flush()

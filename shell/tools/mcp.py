@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, replace
@@ -49,7 +48,7 @@ from .mcp_results import (
     tool_name,
 )
 from .mcp_schema import refuse_unusable
-from .mcp_stdio import BadLine, stdio
+from .mcp_stdio import BadLine, StderrTail, stdio
 
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 """The SDK logs a server's garbage with a traceback; with no handler anywhere Python
@@ -147,7 +146,7 @@ class McpServer:
         """The ids of every request sent: an answer to any other is not an answer."""
         self._tool_calls: set[Any] = set()
         """The ids of the ``tools/call`` requests not answered yet."""
-        self._errlog: Any = None
+        self._stderr: StderrTail | None = None
         self._closing = False
 
     def _set(self, state: State, message: str = "") -> None:
@@ -180,8 +179,6 @@ class McpServer:
                 scope.cancel()
             if self.status.state in ("connecting", "ready"):
                 self._set("stopped", "the shell closed the connection")
-            if self._errlog is not None:
-                self._errlog.close()
             self.done.set()
 
     async def _connect(self, stack: AsyncExitStack) -> None:
@@ -220,8 +217,8 @@ class McpServer:
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         spec = self.spec
         if spec.transport == "stdio":
-            self._errlog = tempfile.NamedTemporaryFile(prefix=f"mcp-{spec.name}-", suffix=".log")  # noqa: SIM115
-            return stdio(spec.name, spec.command, list(spec.args), spec.env, spec.cwd or None, self._errlog)
+            self._stderr = StderrTail()
+            return stdio(spec.name, spec.command, list(spec.args), spec.env, spec.cwd or None, self._stderr)
         if spec.transport == "sse":
             return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers)))
         return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers)))
@@ -305,12 +302,7 @@ class McpServer:
             scope.cancel()
 
     def _stderr_tail(self) -> str:
-        if self._errlog is None:
-            return ""
-        try:
-            text = Path(self._errlog.name).read_bytes()[-STDERR_TAIL:].decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
+        text = self._stderr.text(STDERR_TAIL) if self._stderr is not None else ""
         return f"\nserver stderr (last lines):\n{text}" if text else ""
 
     async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:

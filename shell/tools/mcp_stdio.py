@@ -11,11 +11,12 @@ The SDK's ``stdio_client`` trusts the server's output in three ways that hurt:
   description) is an error for the whole message, which failed the whole server.
 
 So this module spawns the server like the SDK does (its own process group, the
-SDK's inherited environment, stderr to a file) and reads its output itself: bytes
+SDK's inherited environment) and reads its output itself: bytes
 split once at each newline, a line longer than :data:`MAX_LINE_BYTES` dropped with
 an error naming the server, bytes decoded with U+FFFD for what is not UTF-8, lone
 surrogates replaced the same way, and a line that is not JSON-RPC handed to the
-session as a :class:`BadLine` that says so. The session and everything above it
+session as a :class:`BadLine` that says so. Of its stderr the last 8 kB are kept
+(:class:`StderrTail`), never shown over the screen. The session and everything above it
 are the SDK's. On Windows the SDK's own transport is used (its process handling
 there needs job objects); only the decoding is made lenient.
 """
@@ -28,6 +29,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import IO, Any
 
@@ -154,9 +156,36 @@ def _no_surrogates(data: Any) -> Any:
     return root[0]
 
 
+class StderrTail:
+    """The last :data:`STDERR_KEEP` bytes a server wrote on stderr: why it failed is
+    usually there. Read from a pipe, so a server that writes without end costs
+    neither memory nor disk (a file for it, as before, grew as long as it wrote)."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._file: IO[bytes] | None = None
+        self.done = anyio.Event()
+
+    def add(self, chunk: bytes) -> None:
+        self._data += chunk
+        if len(self._data) > 2 * STDERR_KEEP:
+            del self._data[:-STDERR_KEEP]
+
+    def text(self, limit: int) -> str:
+        if self._file is not None:  # pragma: no cover  (Windows: the SDK writes a file)
+            with contextlib.suppress(OSError):
+                self._file.seek(0, os.SEEK_END)
+                self._file.seek(max(0, self._file.tell() - limit))
+                self._data = bytearray(self._file.read())
+        return bytes(self._data[-limit:]).decode("utf-8", "replace").strip()
+
+
+STDERR_KEEP = 8192
+
+
 @contextlib.asynccontextmanager
 async def stdio(
-    server: str, command: str, args: list[str], env: Mapping[str, str], cwd: str | None, errlog: IO[bytes],
+    server: str, command: str, args: list[str], env: Mapping[str, str], cwd: str | None, stderr: StderrTail,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Run the server and yield the (read, write) streams ``ClientSession`` takes."""
     from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
@@ -165,11 +194,22 @@ async def stdio(
     if sys.platform == "win32":  # pragma: no cover
         params = StdioServerParameters(command=command, args=args, env=dict(env) or None,
                                        cwd=cwd, encoding_error_handler="replace")
-        async with stdio_client(params, errlog=errlog) as streams:  # type: ignore[arg-type]
-            yield streams[0], streams[1]
+        with tempfile.TemporaryFile() as errlog:
+            stderr._file = errlog
+            async with stdio_client(params, errlog=errlog) as streams:  # type: ignore[arg-type]
+                yield streams[0], streams[1]
         return
     process = await anyio.open_process([command, *args], env=get_default_environment() | dict(env),
-                                       stderr=errlog, cwd=cwd, start_new_session=True)
+                                       cwd=cwd, start_new_session=True)
+
+    async def errors() -> None:
+        assert process.stderr is not None
+        try:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for chunk in process.stderr:
+                    stderr.add(chunk)
+        finally:
+            stderr.done.set()
     to_session, read = anyio.create_memory_object_stream[Any](0)
     write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -187,6 +227,8 @@ async def stdio(
                             await to_session.send(message)
                         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                             listening = False
+            with anyio.move_on_after(1):  # its last words on stderr, before the session hears it ended
+                await stderr.done.wait()
 
     async def writer() -> None:
         assert process.stdin is not None
@@ -199,6 +241,7 @@ async def stdio(
             await to_session.aclose()  # the session sees the end instead of waiting forever
 
     async with anyio.create_task_group() as tg:
+        tg.start_soon(errors)
         tg.start_soon(reader)
         tg.start_soon(writer)
         try:
@@ -229,5 +272,7 @@ async def _stop(process: Process) -> None:
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         if process.stdout is not None:
             await process.stdout.aclose()
+        if process.stderr is not None:
+            await process.stderr.aclose()
     with contextlib.suppress(Exception), anyio.move_on_after(GRACE):
         await process.aclose()

@@ -16,7 +16,7 @@ and description), ``unknown_content`` (a content type MCP does not define),
 schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
 before the answer), ``progress_flood`` (20,000 progress notifications before it),
 ``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits at once with a word
-on stderr).
+on stderr), ``stderr_flood`` (24 MB on stderr, then exits).
 """
 
 from __future__ import annotations
@@ -99,6 +99,11 @@ def answer(msg: dict[str, Any]) -> Any:
 def serve_stdio() -> None:
     if MODE == "crash":
         sys.stderr.write("starting\nfatal: no API token given\n")
+        sys.exit(3)
+    if MODE == "stderr_flood":
+        for _ in range(200):
+            sys.stderr.write("noise " * 20_000 + "\n")
+        sys.stderr.write("fatal: the end\n")
         sys.exit(3)
     for line in sys.stdin:
         try:

@@ -134,6 +134,18 @@ async def test_a_server_that_never_answers_the_handshake_fails_saying_so() -> No
                                      "still be downloading: start agent-shell again later)")
 
 
+async def test_a_server_that_floods_stderr_and_exits_is_said_with_its_last_words() -> None:
+    """Its stderr went to a temporary file that grew as long as it wrote; now the
+    last 8 kB are kept in memory."""
+    async with McpManager({"evil": stdio("stderr_flood")}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(60)
+        status = mcp.status("evil")
+    assert status.state == "failed"
+    assert status.message.startswith("the server process exited\nserver stderr (last lines):\n")
+    assert status.message.endswith("noise \nfatal: the end")
+    assert len(status.message) < 2000
+
+
 def test_lines_are_split_across_chunks_and_a_line_over_the_cap_is_dropped_alone() -> None:
     splitter = LineSplitter("evil", limit=10)
     out = [*splitter.feed(b'{"a"'), *splitter.feed(b':1}\n{"b":2}\n0123456'), *splitter.feed(b"789abc"),
