@@ -6,7 +6,11 @@
   :mod:`.suggest` the rules "always" would keep.
 - :mod:`.trust`: a workspace's own config (``.mcp.json``, ``.agent-shell/``) is
   used only once the user trusted it, per path and file hash.
-- :mod:`.sandbox`: ``run_shell`` under bubblewrap on Linux.
+- :mod:`.paths`: where a path lands (``~``, symlinks, ``..``), the one answer every
+  check above and below uses.
+- :mod:`.sandbox`: ``run_shell`` under bubblewrap on Linux; :mod:`.runslater` keeps
+  what runs later as the user out of its reach, :mod:`.quarantine` keeps (30 days)
+  what a command planted there anyway, for ``/quarantine`` to show and put back.
 - :mod:`.network`: the address guard of network tools (no loopback, private,
   link-local or metadata addresses unless a rule names the host).
 
