@@ -321,7 +321,8 @@ class Reply:
                 await tell(self, failed[0], "model")
                 raise failed[0]
         finally:
-            scope.cancel()
+            if not finished.is_set():  # (a finished reader's scope is closed: anyio 4.16's cancel()
+                scope.cancel()  # formats the task's repr, ~17 us, twice a round for nothing)
             self.reading.discard(scope)
 
     def settle(self, stop: StopReason) -> None:
