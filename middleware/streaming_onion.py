@@ -33,6 +33,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
+from operator import attrgetter
 from types import AsyncGeneratorType
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,9 @@ if TYPE_CHECKING:
 
 __all__ = ["COLLECTORS", "Items", "ReplyItems", "StreamOnion", "answer_items"]
 
+_FRAME = attrgetter("ag_frame")
+"""An async generator's frame: None once it finished."""
+
 
 class StreamOnion:
     """One invocation of a streaming onion: the layers it opened, so that all of them
@@ -65,6 +69,7 @@ class StreamOnion:
         "core_source",
         "entries",
         "finish",
+        "generators",
         "hook",
         "items",
         "members",
@@ -101,6 +106,10 @@ class StreamOnion:
         self.opened: list[tuple[int, Any]] = []
         """What to close, each with the depth of the layer it belongs to (the core's is
         the number of layers): a layer that ends early closes what is deeper."""
+        self.generators: list[Any] = []
+        """The async generators among :attr:`opened`, in the same order: when they are all
+        of it and all finished (the usual end), closing has nothing to do, found in one
+        pass of C (:meth:`close_inside`)."""
         self.members: list[tuple[Any, Slot | None]] = []
         """What each layer (and the core) produced, with its slot: who raised what."""
         self.timing = stack.timing  # decided once per invocation, so own times add up
@@ -150,6 +159,8 @@ class StreamOnion:
             source = entry.fn(ctx, request, partial(_enter, self, i + 1, request, entry, None))
             self.members.append((source, slot))
             self.opened.append((i, source))
+            if type(source) is AsyncGeneratorType:
+                self.generators.append(source)
             own = True
         else:
             source, own = self._not_generator(i, entry, ctx, request)
@@ -160,6 +171,7 @@ class StreamOnion:
                     return source
                 guarded = self._reply_items(source, i)
                 self.opened.append((i, guarded))
+                self.generators.append(guarded)
                 return guarded
             return self._wrapped(i, source, slot, entry.stats, caller, bridge, ReplyItems)
         if bridge is None and not self.timing:
@@ -202,6 +214,8 @@ class StreamOnion:
         depth = len(self.entries)
         self.members.append((source, None))
         self.opened.append((depth, source))
+        if type(source) is AsyncGeneratorType:
+            self.generators.append(source)
         if caller is None or (bridge is None and not self.timing):  # passed on as it is
             return source  # (with no layer at all, the consumer pulls the core itself)
         return self._wrapped(depth, source, None, NO_STATS, caller, bridge)
@@ -301,6 +315,9 @@ class StreamOnion:
         """Close what the layers deeper than ``depth`` (and the core) opened, innermost
         first; what already finished needs nothing."""
         opened = self.opened
+        if depth < 0 and len(self.generators) == len(opened) and not any(map(_FRAME, self.generators)):
+            self.opened, self.generators = [], []  # all of it async generators, all finished
+            return
         pending = [
             (-d, -k, it)  # deepest first, then the latest (k is unique: no tie reaches it)
             for k, (d, it) in enumerate(opened)
@@ -309,6 +326,7 @@ class StreamOnion:
             and not (type(it) is Watched and it.over)
         ]
         self.opened = [o for o in opened if o[0] <= depth] if depth >= 0 else []
+        self.generators = [it for _, it in self.opened if type(it) is AsyncGeneratorType]
         if len(pending) > 1:
             pending.sort()
         for _, _, it in pending:
