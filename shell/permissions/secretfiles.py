@@ -52,6 +52,7 @@ from pathlib import Path
 
 from shell.core.secrets import BY_FOLDER, is_secret_file
 
+from . import paths as resolving
 from .runslater import RUNS_LATER
 
 SKIP_DIRS = frozenset({
@@ -311,8 +312,8 @@ def _real(roots: list[Path]) -> list[Path]:
     out = []
     for root in roots:
         try:
-            out.append(Path(os.path.realpath(root)))
-        except OSError:
+            out.append(resolving.real_root(root))
+        except (OSError, resolving.BadPath):
             out.append(Path(os.path.abspath(root)))
     return out
 

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from . import paths
+
 MCP_FILE = ".mcp.json"
 PROJECT_DIR = ".agent-shell"
 """The project's own settings, rules and commands live under this folder."""
@@ -94,7 +96,7 @@ class TrustCheck:
 
 def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
     """Read every project config file of ``root`` (bounded) and hash them together."""
-    base = Path(root).resolve()
+    base = paths.real_root(root)  # as the policy and the fence resolve the workspace
     contents: dict[str, bytes] = {}
     problem = ""
     total = 0
@@ -240,7 +242,7 @@ class TrustStore:
 
 
 def _key(root: str | os.PathLike[str]) -> str:
-    return str(Path(root).resolve())
+    return str(paths.real_root(root))
 
 
 def trust_for_this_run(config: ProjectConfig) -> None:

@@ -20,6 +20,7 @@ from shell.permissions import paths, runslater
 from shell.permissions.policy import PermissionPolicy
 from shell.permissions.rules import CallPaths
 from shell.permissions.sandbox import Sandbox
+from shell.permissions.trust import read_project_config
 from shell.tools.builtin import builtin_tools
 from shell.tools.files import FileToolError
 from shell.tools.workspace import Workspace
@@ -154,10 +155,13 @@ def test_a_symlink_loop_among_the_hidden_paths_does_not_break_the_sandbox(world:
     assert all(isinstance(p, Path) for p in box.hidden_paths())
 
 
-def test_workspace_roots_are_real_everywhere(world: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_workspace_root_is_the_same_real_path_for_every_check(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     (world["ws"].parent / "alias").symlink_to(world["ws"])
     monkeypatch.chdir(world["ws"].parent)
     roots: list[Any] = [Workspace("alias").root, PermissionPolicy("alias", load_project=False).root,
-                        Sandbox("alias").workspace, paths.real_root("alias")]
+                        Sandbox("alias").workspace, read_project_config("alias").root,
+                        paths.real_root("alias")]
     assert all(r == world["ws"] for r in roots)
     assert os.fspath(Workspace("alias").resolve("escape/x")) == str(world["out"] / "x")
