@@ -23,6 +23,7 @@ there needs job objects); only the decoding is made lenient.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -30,6 +31,7 @@ import re
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import IO, Any
 
@@ -42,6 +44,39 @@ MAX_LINE_BYTES = MAX_ANSWER_BYTES
 """Bytes of one line (one JSON-RPC message) kept: the cap HTTP answers have."""
 GRACE = 2.0
 """Seconds a server gets to exit after its stdin closes, and again after SIGTERM."""
+
+_RUNNING: dict[int, Process] = {}
+"""The servers whose shutdown has not finished, by process group (see :func:`_reap_at_exit`)."""
+
+
+@atexit.register
+def _reap_at_exit() -> None:
+    """At exit, SIGTERM (then SIGKILL) the servers whose shutdown never finished: a
+    front end that ends its event loop before the shutdown is done (the TUI quitting
+    while a server was still connecting) left a server that ignores its closed stdin
+    running on its own, in its own session, for as long as it liked."""
+    groups = {group for group, process in _RUNNING.items() if _running(process)}
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for group in list(groups):
+            try:
+                os.killpg(group, sig)
+            except (ProcessLookupError, PermissionError):
+                groups.discard(group)
+        deadline = time.monotonic() + 0.5
+        while groups and time.monotonic() < deadline:
+            time.sleep(0.02)
+            for group in list(groups):
+                try:
+                    os.killpg(group, 0)
+                except (ProcessLookupError, PermissionError):
+                    groups.discard(group)
+
+
+def _running(process: Process) -> bool:
+    try:
+        return process.returncode is None  # a leader reaped may have had its pid reused
+    except Exception:
+        return True
 
 
 class BadLine(Exception):
@@ -201,6 +236,7 @@ async def stdio(
         return
     process = await anyio.open_process([command, *args], env=get_default_environment() | dict(env),
                                        cwd=cwd, start_new_session=True)
+    _RUNNING[process.pid] = process
 
     async def errors() -> None:
         assert process.stderr is not None
@@ -276,3 +312,5 @@ async def _stop(process: Process) -> None:
             await process.stderr.aclose()
     with contextlib.suppress(Exception), anyio.move_on_after(GRACE):
         await process.aclose()
+    if process.returncode is not None:
+        _RUNNING.pop(process.pid, None)

@@ -22,6 +22,7 @@ on stderr), ``stderr_flood`` (24 MB on stderr, then exits).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -113,6 +114,9 @@ def serve_stdio() -> None:
         if msg.get("id") is None:
             continue
         if MODE == "stall_init":
+            if os.environ.get("PIDFILE"):
+                with open(os.environ["PIDFILE"], "w") as f:
+                    f.write(str(os.getpid()))
             time.sleep(3600)
         if MODE == "progress_flood" and msg.get("method") == "tools/call":
             token = msg["params"]["_meta"]["progressToken"]

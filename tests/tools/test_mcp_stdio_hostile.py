@@ -3,7 +3,10 @@ of it: real processes (tests/tools/hostile_mcp_server.py), as a user meets them.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +156,44 @@ def test_lines_are_split_across_chunks_and_a_line_over_the_cap_is_dropped_alone(
     assert out[:2] == [b'{"a":1}', b'{"b":2}']
     assert isinstance(out[2], BadLine) and "a line longer than 10 bytes" in str(out[2])
     assert out[3:] == [b"ok"]
+
+
+def test_a_server_left_running_by_a_loop_that_ended_is_stopped_at_exit(tmp_path: Path) -> None:
+    """A front end whose event loop ends before the servers' shutdown is done (the TUI
+    quitting while one still connects) left a server that ignores its closed stdin
+    running in its own session for as long as it liked (an hour, here)."""
+    pidfile = tmp_path / "pid"
+    script = f"""
+import asyncio, sys
+from shell.tools.mcp import McpManager
+args = [{str(SERVER)!r}, "stall_init"]
+spec = {{"command": sys.executable, "args": args, "env": {{"PIDFILE": {str(pidfile)!r}}}}}
+
+async def start():
+    import anyio
+    tg = anyio.create_task_group()
+    await tg.__aenter__()
+    await McpManager({{"stall": spec}}).start(tg)
+    while not __import__("os").path.exists({str(pidfile)!r}):
+        await asyncio.sleep(0.05)
+
+loop = asyncio.new_event_loop()
+loop.run_until_complete(start())  # then the loop ends, the shutdown never ran
+"""
+    subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2], timeout=60,
+                   capture_output=True, check=False)
+    pid = int(pidfile.read_text())
+    for _ in range(100):  # the group was signalled before the exit; the kernel may take a moment
+        if not _alive(pid):
+            break
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (ProcessLookupError, OSError):
+        return False
+    return state != "Z"  # a zombie nobody reaped yet is dead
