@@ -45,6 +45,7 @@ import email.utils
 import logging
 import math
 import random
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
@@ -67,6 +68,7 @@ from shell.core.model import (
 )
 from shell.core.secrets import redact
 
+from .connections import drop_connection
 from .errors import (
     describe_html,
     describe_transport_error,
@@ -319,6 +321,8 @@ class HTTPProvider(abc.ABC):
             raise self.misshapen("an event of a shape it cannot be read in", str(exc)) from None
         finally:
             with anyio.CancelScope(shield=True):
+                if sys.exc_info()[0] is not None:  # a reply that went wrong: its connection is not reused
+                    await drop_connection(response)
                 await response.aclose()
 
     def malformed(self, exc: MalformedLine) -> ModelError:
