@@ -58,6 +58,8 @@ front end that configures logging (ACP's log on stderr) still gets the records."
 
 State = Literal["connecting", "ready", "failed", "exited", "stopped"]
 CONNECT_TIMEOUT = 60.0
+MAX_LISTED = 10_000
+"""Tools of one server read from its ``tools/list`` (128 are offered; the rest are counted)."""
 PROGRESS_EVERY = 0.1
 """Seconds between two progress reports of one call passed on (the last one always is)."""
 STDERR_TAIL = 1500
@@ -526,10 +528,12 @@ def _refusal_note(server: str, refused: list[tuple[str, str]]) -> str:
 
 
 async def _list_all_tools(session: Any) -> list[dict[str, Any]]:
-    """Every page of ``tools/list`` as plain dicts (camelCase keys, as on the wire)."""
+    """Every page of ``tools/list`` as plain dicts (camelCase keys, as on the wire), up
+    to :data:`MAX_LISTED` tools: a server that pages without end (the same cursor
+    again and again) is not read for ever, nor kept in memory whole."""
     tools: list[dict[str, Any]] = []
     cursor: str | None = None
-    for _ in range(100):
+    while len(tools) < MAX_LISTED:
         if cursor is None:
             page = await session.list_tools()
         else:
@@ -538,10 +542,10 @@ async def _list_all_tools(session: Any) -> list[dict[str, Any]]:
             page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
         data = page.model_dump(by_alias=True, mode="json", exclude_none=True)
         tools.extend(data.get("tools", []))
-        cursor = data.get("nextCursor")
-        if not cursor:
+        cursor, previous = data.get("nextCursor"), cursor
+        if not cursor or cursor == previous:
             break
-    return tools
+    return tools[:MAX_LISTED]
 
 
 @contextlib.asynccontextmanager

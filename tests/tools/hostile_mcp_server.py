@@ -16,7 +16,8 @@ and description), ``unknown_content`` (a content type MCP does not define),
 schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
 before the answer), ``progress_flood`` (20,000 progress notifications before it),
 ``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits at once with a word
-on stderr), ``stderr_flood`` (24 MB on stderr, then exits).
+on stderr), ``stderr_flood`` (24 MB on stderr, then exits), ``endless_pages`` (a
+tools/list with a next page, always).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 MODE = sys.argv[1]
 OBJ = {"type": "object", "properties": {"a": {"type": "string"}}}
 ENDLESS = object()
+PAGES: list[int] = []
 
 
 def tools() -> list[dict[str, Any]]:
@@ -68,6 +70,10 @@ def answer(msg: dict[str, Any]) -> Any:
             "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
             "serverInfo": {"name": "hostile", "version": "1"}}}
     if method == "tools/list":
+        if MODE == "endless_pages":
+            page = [{"name": f"t{len(PAGES)}_{k}", "inputSchema": OBJ} for k in range(1000)]
+            PAGES.append(1)
+            return {"jsonrpc": "2.0", "id": ident, "result": {"tools": page, "nextCursor": f"p{len(PAGES)}"}}
         return {"jsonrpc": "2.0", "id": ident, "result": {"tools": tools()}}
     if method == "tools/call":
         if MODE == "garbage":

@@ -118,6 +118,16 @@ async def test_a_server_offering_10000_tools_gets_the_first_128_offered() -> Non
     )
 
 
+async def test_a_tools_list_without_end_is_read_up_to_10000_tools() -> None:
+    """Pages of 1,000 tools, each with a next cursor: 100 pages were read (and kept)."""
+    async with McpManager({"evil": stdio("endless_pages")}, connect_timeout=60) as mcp:
+        await mcp.wait_settled(90)
+        status = mcp.status("evil")
+        assert len(mcp.tools()) == MAX_TOOLS
+    assert status.state == "ready"
+    assert status.message.startswith("9,872 tools not offered to the model (")
+
+
 async def test_a_1_mb_description_is_cut_and_a_100_kb_schema_refused() -> None:
     async with McpManager({"evil": stdio("huge_tools")}, connect_timeout=30) as mcp:
         await mcp.wait_settled(60)
