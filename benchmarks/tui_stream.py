@@ -16,6 +16,12 @@ longest); then the growth exponent of time against size (target ≤ 1.1) and the
 worst p99 stall (target ≤ 16 ms, one frame at 60 fps).
 
     python benchmarks/tui_stream.py [--sizes 10,25,50,100] [--no-plain]
+    python benchmarks/tui_stream.py --against DIR [--sizes 50] [--rounds 3]
+
+``--against DIR`` measures another checkout's ``AssistantMessage`` (e.g. ``git
+archive`` of main before a change, unpacked in DIR) against this one and the floor,
+each run in a fresh process, taking turns (base, ours, floor) for ``--rounds``
+rounds, and prints the medians: a change against its baseline in one run.
 """
 
 from __future__ import annotations
@@ -227,9 +233,54 @@ async def main(sizes_kb: list[int], plain_too: bool = True) -> dict[str, float]:
     return result
 
 
+ONE_RUN = """
+import asyncio, json, sys
+sys.path.insert(0, {root!r})
+import shell
+assert shell.__file__.startswith({root!r}), shell.__file__
+from benchmarks import tui_stream
+from benchmarks.tui_common import markdown_text
+r = asyncio.run(getattr(tui_stream, {fn!r})(markdown_text({size})))
+print(json.dumps(r.__dict__))
+"""
+
+
+def against(base: Path, sizes_kb: list[int], rounds: int) -> None:
+    """Interleaved runs, one process each: the checkout in ``base``, this one, the floor."""
+    import json
+    import os
+    import statistics
+    import subprocess
+
+    here = Path(__file__).resolve().parent.parent
+    builds = (("base", base, "run_ours"), ("ours", here, "run_ours"), ("floor", here, "run_floor"))
+    for kb in sizes_kb:
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in builds}
+        print(f"{kb} KB, load average {os.getloadavg()[0]:.1f} at the start")
+        for _ in range(rounds):
+            for name, root, fn in builds:
+                code = ONE_RUN.format(root=str(root), fn=fn, size=kb * 1000)
+                done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                      cwd=str(root), check=True)
+                runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                print(f"  {name:>5}: {_summary(runs[name][-1])}", flush=True)
+        print(f"  medians of {rounds}:")
+        for name, got in runs.items():
+            print(f"  {name:>5}: {_summary({k: statistics.median(r[k] for r in got) for k in got[0]})}")
+
+
+def _summary(r: dict[str, float]) -> str:
+    return (f"cpu {r['cpu']:.2f} s, wall {r['wall']:.2f} s, p99 step {r['p99_step']:.1f} ms cpu, "
+            f"p99 stall {r['p99']:.0f} ms wall, longest step {r['max_step']:.0f} ms cpu")
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10,25,50,100")
     parser.add_argument("--no-plain", action="store_true", help="skip plain Textual (slow past 50 KB)")
+    parser.add_argument("--against", type=Path, help="another checkout, measured interleaved with this one")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against: runs of each")
     args = parser.parse_args()
+    if args.against:
+        against(args.against.resolve(), [int(s) for s in args.sizes.split(",")], args.rounds)
+        sys.exit(0)
     asyncio.run(main([int(s) for s in args.sizes.split(",")], plain_too=not args.no_plain))
