@@ -58,6 +58,8 @@ front end that configures logging (ACP's log on stderr) still gets the records."
 
 State = Literal["connecting", "ready", "failed", "exited", "stopped"]
 CONNECT_TIMEOUT = 60.0
+MAX_ASKED = 64
+"""Requests from a server (ping, roots, sampling) being answered at once."""
 MAX_LISTED = 10_000
 """Tools of one server read from its ``tools/list`` (128 are offered; the rest are counted)."""
 PROGRESS_EVERY = 0.1
@@ -147,6 +149,8 @@ class McpServer:
         self._sent: set[Any] = set()
         """The ids of every request sent: an answer to any other is not an answer."""
         self._tool_calls: set[Any] = set()
+        self._asked: set[Any] = set()
+        """The ids of the server's own requests not answered yet (see :meth:`_may_ask`)."""
         """The ids of the ``tools/call`` requests not answered yet."""
         self._stderr: StderrTail | None = None
         self._closing = False
@@ -248,6 +252,8 @@ class McpServer:
                             continue
                         if _is_log(message):
                             continue  # not shown anywhere: a flood of them cost a task each in the SDK
+                        if not self._may_ask(message):
+                            continue
                         _lenient_answer(message, self._tool_calls)
                         await send.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
@@ -271,6 +277,8 @@ class McpServer:
                             self._sent.add(getattr(inner, "id", None))
                             if getattr(inner, "method", None) == "tools/call":
                                 self._tool_calls.add(getattr(inner, "id", None))
+                        else:  # an answer to one of the server's requests
+                            self._asked.discard(getattr(inner, "id", None))
                         await write.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass
@@ -279,6 +287,19 @@ class McpServer:
 
         tg.start_soon(forward)
         return send
+
+    def _may_ask(self, message: Any) -> bool:
+        """Whether a request from the server is passed on: at most :data:`MAX_ASKED` at a
+        time. The SDK answers each in a task of its own, so 50,000 pings sent without
+        reading the answers held 600 MB and the event loop for seconds at a time; those
+        over the bound are dropped (a server that waits for them waits)."""
+        inner = getattr(message.message, "root", message.message)
+        if type(inner).__name__ != "JSONRPCRequest":
+            return True
+        if len(self._asked) >= MAX_ASKED:
+            return False
+        self._asked.add(getattr(inner, "id", None))
+        return True
 
     def _unreadable(self, what: str) -> None:
         """The server broke the protocol: which request that answer was for cannot be

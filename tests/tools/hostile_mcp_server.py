@@ -17,7 +17,8 @@ schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
 before the answer), ``progress_flood`` (20,000 progress notifications before it),
 ``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits at once with a word
 on stderr), ``stderr_flood`` (24 MB on stderr, then exits), ``endless_pages`` (a
-tools/list with a next page, always).
+tools/list with a next page, always), ``ping_flood`` (20,000 pings to the client
+before the answer, none of their answers read).
 """
 
 from __future__ import annotations
@@ -117,8 +118,8 @@ def serve_stdio() -> None:
             msg = json.loads(line)
         except ValueError:
             continue
-        if msg.get("id") is None:
-            continue
+        if msg.get("id") is None or "method" not in msg:
+            continue  # a notification, or our answer to a request of ours
         if MODE == "stall_init":
             if os.environ.get("PIDFILE"):
                 with open(os.environ["PIDFILE"], "w") as f:
@@ -130,6 +131,11 @@ def serve_stdio() -> None:
                 params = {"progressToken": token, "progress": k, "total": 20_000}
                 note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
                 sys.stdout.write(json.dumps(note) + "\n")
+            sys.stdout.flush()
+        if MODE == "ping_flood" and msg.get("method") == "tools/call":
+            pings = "".join(json.dumps({"jsonrpc": "2.0", "id": f"s{k}", "method": "ping"}) + "\n"
+                            for k in range(20_000))
+            sys.stdout.write(pings)  # without reading a single answer
             sys.stdout.flush()
         if MODE == "flood" and msg.get("method") == "tools/call":
             params = {"level": "info", "data": "x" * 1000}

@@ -4,6 +4,7 @@ of it: real processes (tests/tools/hostile_mcp_server.py), as a user meets them.
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -89,6 +90,16 @@ async def test_a_flood_of_progress_reaches_the_front_end_thinned_and_ends_with_t
     assert result.text == 'echo {"a": "x"}'
     assert 1 <= len(recorder.progress) < 2000
     assert recorder.progress[-1] == {"progress": 20_000, "total": 20_000, "message": None}
+
+
+async def test_a_flood_of_requests_from_the_server_is_bounded(recorder: Recorder) -> None:
+    """The SDK answers each request of a server in a task of its own: 50,000 pings
+    sent without reading the answers held 600 MB and the event loop for 6 s."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    state, result = await _call("ping_flood", recorder)
+    assert result.text == 'echo {"a": "x"}'
+    assert state == "ready"
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before < 100
 
 
 async def test_escapes_and_a_lone_surrogate_in_a_tool_do_not_cost_the_server() -> None:
