@@ -150,6 +150,8 @@ class McpServer:
         """The ids of every request sent: an answer to any other is not an answer."""
         self._tool_calls: set[Any] = set()
         self._asked: set[Any] = set()
+        self._refusals: list[str] = []
+        """The last HTTP error status the server answered with (see mcp_http)."""
         """The ids of the server's own requests not answered yet (see :meth:`_may_ask`)."""
         """The ids of the ``tools/call`` requests not answered yet."""
         self._stderr: StderrTail | None = None
@@ -206,7 +208,7 @@ class McpServer:
                 exc = TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s (a first npx "
                                    "or uvx run may still be downloading: start agent-shell again later)")
             if self.status.state == "connecting":
-                self._set("failed", describe_error(exc) + self._stderr_tail())
+                self._set("failed", describe_error(exc) + self._refused() + self._stderr_tail())
             raise exc from None
         usable, refused = await anyio.to_thread.run_sync(refuse_unusable, listed)
         self.tools, taken = [], set()
@@ -226,8 +228,8 @@ class McpServer:
             self._stderr = StderrTail()
             return stdio(spec.name, spec.command, list(spec.args), spec.env, spec.cwd or None, self._stderr)
         if spec.transport == "sse":
-            return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers)))
-        return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers)))
+            return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers), self._refusals))
+        return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers), self._refusals))
 
     def _watch(self, read: Any, tg: TaskGroup) -> Any:
         """Pass the server's messages through, and act on what the SDK would leave
@@ -323,6 +325,13 @@ class McpServer:
         self._stop.set()
         for scope in list(self._calls):
             scope.cancel()
+
+    def _refused(self) -> str:
+        """What an HTTP server's refusal of the handshake was, and the likely cause."""
+        if not self._refusals:
+            return ""
+        return (f" (it answered {self._refusals[-1]}: is {self.spec.url} its MCP endpoint? That address "
+                "often ends in /mcp, or /sse for an SSE server)")
 
     def _stderr_tail(self) -> str:
         text = self._stderr.text(STDERR_TAIL) if self._stderr is not None else ""

@@ -56,16 +56,24 @@ def too_large_message(server: str, limit: int = MAX_ANSWER_BYTES) -> str:
             "dropped. Ask for less, or remove the server from mcp_servers if it keeps doing this")
 
 
-def capped_client_factory(server: str, limit: int = MAX_ANSWER_BYTES) -> Callable[..., Any]:
+def capped_client_factory(
+    server: str, limit: int = MAX_ANSWER_BYTES, refusals: list[str] | None = None,
+) -> Callable[..., Any]:
     """A factory with the SDK's ``create_mcp_http_client`` signature whose clients cap
     every non-stream answer at ``limit`` bytes and keep a broken or stalled answer to
-    its own request (see the module's docstring)."""
+    its own request (see the module's docstring). ``refusals`` collects each HTTP
+    error status the server answered with (the SDK says only "Server returned an
+    error response")."""
     httpx = sdk_httpx()
     make = importlib.import_module("mcp.shared._httpx_utils").create_mcp_http_client
     body, guarded = _body_class(httpx, server, limit), _guarded_class(httpx, server)
 
     async def cap(response: Any) -> None:
         kind = response.headers.get("content-type", "").lower()
+        if response.status_code >= 400 and refusals is not None:
+            what = f" ({kind.split(';')[0][:60]})" if kind else ""
+            refusals.append(f"HTTP {response.status_code}{what}")
+            del refusals[:-1]
         response.stream = body(response.stream, kind.startswith("text/event-stream"))
 
     def factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
@@ -166,11 +174,13 @@ def _request_id(request: Any) -> Any:
     return data.get("id") if isinstance(data, dict) else None
 
 
-def streamable_http(server: str, url: str, headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:
+def streamable_http(
+    server: str, url: str, headers: dict[str, str], refusals: list[str] | None = None,
+) -> AbstractAsyncContextManager[Any]:
     """The SDK's streamable HTTP transport with a capped client, across the 1.x and
     2.x spellings (2.x takes a client, which is ours to close; 1.x a factory)."""
     module: Any = importlib.import_module("mcp.client.streamable_http")
-    factory = capped_client_factory(server)
+    factory = capped_client_factory(server, refusals=refusals)
     modern = getattr(module, "streamable_http_client", None)
     if modern is None:  # mcp 1.x before the rename
         return module.streamablehttp_client(  # type: ignore[no-any-return]
@@ -185,8 +195,11 @@ def streamable_http(server: str, url: str, headers: dict[str, str]) -> AbstractA
     return connect()
 
 
-def sse(server: str, url: str, headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:
+def sse(
+    server: str, url: str, headers: dict[str, str], refusals: list[str] | None = None,
+) -> AbstractAsyncContextManager[Any]:
     """The SDK's (older) SSE transport with a capped client for its POSTs' answers."""
     from mcp.client.sse import sse_client
 
-    return sse_client(url, headers=headers or None, httpx_client_factory=capped_client_factory(server))
+    factory = capped_client_factory(server, refusals=refusals)
+    return sse_client(url, headers=headers or None, httpx_client_factory=factory)

@@ -5,6 +5,7 @@ on 127.0.0.1): what the SDK's own servers would never send, a real process.
     python hostile_mcp_server.py MODE --http PORT
 
 Modes: ``endless_json`` (an HTTP answer to the handshake that never ends),
+``not_mcp`` (over HTTP: a web page, 501, for every POST),
 ``endless_call`` (the same for a tool call), ``deep`` (a result nested 100,000
 deep), ``wrongid`` (a result for a request never sent), ``bad_schema`` (tools whose
 inputSchema cannot be checked next to a good one), ``invalid_list`` (a tools/list
@@ -167,6 +168,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         msg = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        if MODE == "not_mcp":  # a web server, not an MCP one (python -m http.server says so)
+            page = b"<html><body>Error 501: Unsupported method ('POST')</body></html>"
+            self.send_response(501)
+            self.send_header("Content-Type", "text/html;charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         if msg.get("id") is None:
             self.send_response(202)
             self.send_header("Content-Length", "0")

@@ -196,3 +196,15 @@ async def test_an_endless_event_is_cut_by_the_sdk_and_fails_that_call_only(recor
                 again = await tool.run({"a": "y"}, recorder.context(tool.name, {}))
     assert broken.is_error and "exceeded the 1048576 byte limit" in broken.text
     assert again.text == 'echo {"a": "y"}'
+
+
+async def test_a_web_server_that_is_not_an_mcp_endpoint_is_named_so() -> None:
+    """The SDK said only "Server returned an error response"."""
+    with http("not_mcp") as spec:
+        async with McpManager({"web": spec}, connect_timeout=30) as mcp:
+            await mcp.wait_settled(40)
+            status = mcp.status("web")
+    assert status.state == "failed"
+    assert status.message == (f"Server returned an error response (it answered HTTP 501 (text/html): is "
+                              f"{spec['url']} its MCP endpoint? That address often ends in /mcp, or /sse for "
+                              "an SSE server)")
