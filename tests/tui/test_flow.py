@@ -59,15 +59,16 @@ async def test_a_slow_rewind_preview_does_not_hold_the_dialog(
     """Working out a preview reads every changed file and its kept copy (and a resumed
     session's file): it runs in a thread, so the list moves at once and says it is
     working; each position's preview is worked out once."""
-    import time
+    import threading
 
     import shell.rewind
 
     real, asked = shell.rewind.plan_rewind, []
+    release = threading.Event()  # the first preview takes as long as the test says, not a fixed time
 
     def slow(runtime: Any, number: int) -> Any:
         asked.append(number)
-        time.sleep(0.4)
+        release.wait(timeout=30)
         return real(runtime, number)
 
     monkeypatch.setattr(shell.rewind, "plan_rewind", slow)
@@ -85,6 +86,7 @@ async def test_a_slow_rewind_preview_does_not_hold_the_dialog(
         await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
         plan = app.screen.query_one("#plan")
         assert "Working out" in str(plan.source)  # type: ignore[attr-defined]
+        release.set()
         await wait_for(pilot, lambda: "restore `a.txt`" in str(plan.source))  # type: ignore[attr-defined]
         await pilot.press("up")
         await wait_for(pilot, lambda: len(asked) == 2)
