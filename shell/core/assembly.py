@@ -28,6 +28,7 @@ from .events import (
 from .messages import AssistantMessage, Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from .model import ModelChunk, StopChunk, TextDelta, ThinkingDelta, UsageChunk
 from .model import ToolCallDelta as ToolCallChunk
+from .textsafety import encodable, encodable_value, is_encodable
 
 
 class _Call:
@@ -98,11 +99,11 @@ class ChunkAssembler:
         rid = self.reply_id
         call = self._calls.get(chunk.index)
         if call is None or (chunk.id and call.id != chunk.id and call.started and call.args):
-            call = _Call(chunk.id or f"call_{self._new_id()}", chunk.name or "")
+            call = _Call(encodable(chunk.id or f"call_{self._new_id()}"), encodable(chunk.name or ""))
             self._calls[chunk.index] = call
             self._order.append(call)
         if chunk.name and not call.name:
-            call.name = chunk.name
+            call.name = encodable(chunk.name)
         if not call.started and call.name:
             call.started = True
             yield ToolCallStart(call.id, call.name, reply_id=rid)
@@ -126,7 +127,7 @@ class ChunkAssembler:
         """Close what is open, end every tool call, and end the model call."""
         yield from self.abort()
         for call in self._order:
-            args, error = parse_args("".join(call.args))
+            args, error = parse_args(encodable("".join(call.args)))
             if not call.started:
                 yield ToolCallStart(call.id, call.name, reply_id=self.reply_id)
             yield ToolCallEnd(call.id, call.name, args, error, reply_id=self.reply_id)
@@ -144,6 +145,10 @@ tools take a few levels; a server that sends 1,000 made ``json.loads`` raise
 and anything short of that would recurse again in validation or the next request."""
 
 
+_TOO_DEEP = (f"The arguments were nested more than {MAX_ARGS_DEPTH} levels deep, too deep to "
+             "read, so the tool was not run; use flatter arguments")
+
+
 def parse_args(raw: str) -> tuple[dict[str, Any], str | None]:
     """A tool call's argument text as a dict, or ``({}, why)``: the call then fails
     as an argument error the model reads, never the reply."""
@@ -154,12 +159,15 @@ def parse_args(raw: str) -> tuple[dict[str, Any], str | None]:
     except json.JSONDecodeError as exc:
         return {}, f"The arguments were not valid JSON ({exc.msg} at position {exc.pos}): {raw[:200]}"
     except RecursionError:
-        value = None
-    if value is None or too_deep(value, MAX_ARGS_DEPTH):
-        return {}, (f"The arguments were nested more than {MAX_ARGS_DEPTH} levels deep, too deep to "
-                    "read, so the tool was not run; use flatter arguments")
+        return {}, _TOO_DEEP
+    if value is None:  # ``null`` is not too deep, it is no object at all
+        return {}, "The arguments must be a JSON object, not null"
+    if too_deep(value, MAX_ARGS_DEPTH):
+        return {}, _TOO_DEEP
     if not isinstance(value, dict):
         return {}, f"The arguments must be a JSON object, not {type(value).__name__}"
+    if not is_encodable(value):  # a "\udc00" escape: the tool gets U+FFFD, the history stays sendable
+        value = encodable_value(value)
     return value, None
 
 
@@ -198,13 +206,14 @@ class MessageBuilder:
             self._parts.setdefault(event.block_id, []).append(event.delta)
         elif isinstance(event, TextBlockEnd):
             self._blocks[event.block_id] = TextBlock(
-                event.text or "".join(self._parts.get(event.block_id, ()))
+                encodable(event.text or "".join(self._parts.get(event.block_id, ())))
             )
         elif isinstance(event, ThinkingBlockEnd):
-            text = event.text or "".join(self._parts.get(event.block_id, ()))
+            text = encodable(event.text or "".join(self._parts.get(event.block_id, ())))
             self._blocks[event.block_id] = ThinkingBlock(text, event.signature)
         elif isinstance(event, ToolCallEnd):
-            self._blocks[event.call_id] = ToolCallBlock(event.call_id, event.name, event.args)
+            args = event.args if is_encodable(event.args) else encodable_value(event.args)
+            self._blocks[event.call_id] = ToolCallBlock(event.call_id, encodable(event.name), args)
             if event.args_error:
                 self.arg_errors[event.call_id] = event.args_error
         elif isinstance(event, ModelCallEnd):
@@ -220,7 +229,7 @@ class MessageBuilder:
                 if isinstance(block, ToolCallBlock):
                     continue  # a call that will never run is dropped, not left without a result
                 if block is None and key in self._parts and self._parts[key]:
-                    parts = "".join(self._parts[key])
+                    parts = encodable("".join(self._parts[key]))
                     block = ThinkingBlock(parts) if key in self._thinking else TextBlock(parts)
             if block is not None:
                 blocks.append(block)

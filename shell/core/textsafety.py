@@ -96,6 +96,43 @@ def join_surrogates(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
+def encodable(text: str) -> str:
+    """``text`` that UTF-8 can encode: surrogate pairs joined, every lone surrogate
+    (a hostile server's ``\\udc00``, a proxy that cut a pair, a file name that is
+    not UTF-8 read with ``surrogateescape``) replaced by U+FFFD. For text that is
+    *kept and sent again* (history, request bodies, session files): one lone
+    surrogate there made every later request raise ``UnicodeEncodeError``, so the
+    conversation and its saved session were dead for good."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", join_surrogates(text))
+
+
+def encodable_value(value: Any) -> Any:
+    """A JSON value with :func:`encodable` applied to every string and key (iterative,
+    any depth), as a copy (tuples become lists, see :func:`map_strings`)."""
+    return map_strings(value, encodable, max_depth=1 << 30)
+
+
+def is_encodable(value: Any) -> bool:
+    """Whether a JSON value holds no surrogate anywhere (so UTF-8 can encode it)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except RecursionError:
+        text = _dumps_iteratively(value)
+    return _SURROGATE.search(text) is None
+
+
+def utf8_json(value: Any) -> bytes:
+    """``value`` as compact JSON in UTF-8 for a request body; never raises for a lone
+    surrogate (it becomes U+FFFD) nor for depth (see :func:`json_text`)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except RecursionError:
+        text = _dumps_iteratively(value, compact=True)
+    return encodable(text).encode("utf-8")
+
+
 def as_text(value: Any) -> str:
     """``value`` when it is a string, else its JSON text (a name that arrived as an
     object, a number): the sanitiser is the last line of defence, so a value of the

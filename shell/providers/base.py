@@ -67,6 +67,7 @@ from shell.core.model import (
     report_notice,
 )
 from shell.core.secrets import redact
+from shell.core.textsafety import utf8_json
 
 from .connections import drop_connection
 from .errors import (
@@ -399,6 +400,9 @@ class HTTPProvider(abc.ABC):
         """Send and return the streaming response once it is a 2xx, retrying 429/5xx."""
         client = self.client()
         headers = {**self.request_headers(), **self.headers}
+        if "json" in kwargs:  # encoded here: httpx's strict UTF-8 raised on one lone surrogate
+            kwargs["content"] = utf8_json(kwargs.pop("json"))
+            headers.setdefault("Content-Type", "application/json")
         waited = 0.0
         attempt = 0
         while True:

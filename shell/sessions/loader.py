@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shell.core.messages import AssistantMessage, Message, ToolResultMessage
+from shell.core.textsafety import encodable_value
 
 from .codec import CodecError, block_from_dict, message_from_dict
 from .recorder import FORMAT_VERSION, NOTED_DETAILS
@@ -30,6 +32,8 @@ from .recorder import FORMAT_VERSION, NOTED_DETAILS
 if TYPE_CHECKING:
     from shell.agent.loop import Agent
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of a surrogate in a line (a pair or a lone one; lone ones are fixed)."""
 MAX_NOTED = 100
 """Paths kept per note of a ``call_notes`` record (the notice names a few)."""
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
@@ -105,6 +109,10 @@ class _Reader:
             where = "the last line is torn (cut off mid-write)" if last else f"line {number} is not JSON"
             self.problems.append(f"{where}; skipped")
             return
+        if _SURROGATE_ESCAPE.search(raw):
+            # a lone surrogate stored by an older version made every request of the resumed
+            # session raise UnicodeEncodeError: read it back as U+FFFD, ids changed alike
+            record = encodable_value(record)
         if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
             self.skipped += 1
             self.problems.append(f"line {number} is not a session record; skipped")

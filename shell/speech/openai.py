@@ -13,6 +13,8 @@ from typing import Literal
 
 import httpx
 
+from shell.core.textsafety import encodable
+
 ResponseFormat = Literal["wav", "mp3", "pcm", "opus", "aac", "flac"]
 
 MEDIA_TYPES: dict[str, str] = {
@@ -69,7 +71,7 @@ class OpenAISpeechEngine:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         body = {
             "model": self.model,
-            "input": text,
+            "input": encodable(text),  # a lone surrogate from a model made httpx raise
             "voice": self.voice,
             "response_format": self.response_format,
         }
