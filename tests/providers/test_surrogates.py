@@ -59,7 +59,8 @@ async def test_a_lone_surrogate_in_a_reply_does_not_brick_the_next_message(serve
     await collect(agent, "hi")
     kept = agent.messages[-1]
     assert isinstance(kept, AssistantMessage)
-    assert kept.content == (TextBlock("pair:\U000103ff lone:\ufffd end"),)  # the pair kept, the lone one U+FFFD
+    # the pair kept as the character it encodes, the lone one U+FFFD
+    assert kept.content == (TextBlock("pair:\U000103ff lone:\ufffd end"),)
 
     events = await collect(agent, "hello again")
     assert of(events, ErrorEvent) == []
@@ -89,7 +90,8 @@ async def test_a_session_bricked_by_an_older_version_can_be_continued(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
     bodies = record_bodies(server, OK)
-    lone = AssistantMessage((TextBlock("lone:\udc00"), ToolCallBlock("c\ud800", "list_dir", {"path": "x\udc80"})))
+    call = ToolCallBlock("c\ud800", "list_dir", {"path": "x\udc80"})
+    lone = AssistantMessage((TextBlock("lone:\udc00"), call))
     path = write(tmp_path / "s.jsonl", [header(), msg(UserMessage("hi")), msg(lone),
                                         msg(ToolResultMessage("c\ud800", "list_dir", "ok"))])
     assert b"\\udc00" in path.read_bytes()  # what older versions stored
