@@ -102,7 +102,14 @@ class Reply:
 
     async def wait(self) -> None:
         """The loop has passed every event on and wants more: let the tool batch go
-        on (:meth:`idle`), and wait for an event or the batch's end."""
+        on (:meth:`idle`), and wait for an event or the batch's end.
+
+        Events emitted while the loop was handing the last ones out (the caller held
+        one and the event loop ran the tools meanwhile) are taken first: waiting with
+        them queued hung the reply for good when the batch, before its next step,
+        waited in :meth:`idle` for exactly those events to be taken."""
+        if self.queue:
+            return
         self._wanting = True
         if self._idle is not None:
             self._idle.set()
