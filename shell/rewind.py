@@ -10,10 +10,15 @@ changes); :func:`apply_rewind` does it. Front ends draw the choice their own way
 What ``run_shell`` did is listed too: in the sandbox its writes to the workspace
 were captured and are put back like the file tools' changes; outside it they
 could not be, and the plan says that the command is not undoable.
+
+A rewind never destroys a change it did not make: a file whose content is no
+longer what the agent's tool left in it (the user edited it since) is left as it
+is, and the preview and the result say so.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
@@ -29,7 +34,7 @@ if TYPE_CHECKING:
     from .runtime import ShellRuntime
     from .sessions.checkpoints import Checkpoints, FileChange, ShellRun, Turn
 
-Action = Literal["restore", "delete", "unchanged", "lost"]
+Action = Literal["restore", "delete", "unchanged", "lost", "kept"]
 What = Literal["both", "conversation", "files"]
 MAX_COMPARE = 64 * 1024 * 1024
 
@@ -104,6 +109,11 @@ class RewindPlan:
     def lost(self) -> list[FileStep]:
         return [f for f in self.files if f.action == "lost"]
 
+    @property
+    def kept(self) -> list[FileStep]:
+        """Files changed by someone else since the agent wrote them: left alone."""
+        return [f for f in self.files if f.action == "kept"]
+
     def describe(self) -> str:
         """What the rewind would change, in Markdown (paths and texts made safe)."""
         lines = [f"**Rewind to before message {self.turn.number}**: {_quote(self.turn.text)}", ""]
@@ -134,12 +144,15 @@ class RewindPlan:
             lines.append(f"- Files: {len(changes)} go back:")
             for step in changes:
                 lines.append(f"  - {_describe_step(step)}")
-        elif self.lost:
+        elif self.lost or self.kept:
             lines.append("- Files:")
         else:
             lines.append("- Files: none changed by the agent since (nothing to put back).")
         for step in self.lost:
             lines.append(f"  - `{step.shown}` cannot be put back: {step.note}")
+        for step in self.kept:
+            lines.append(f"  - `{step.shown}` **changed since the agent wrote it** ({step.note}): "
+                         "left as it is, so those changes are not lost")
         same = [f for f in self.files if f.action == "unchanged"]
         if same:
             lines.append(f"  - {len(same)} file(s) the agent changed are already as they were.")
@@ -164,6 +177,8 @@ class RewindOutcome:
     """The message's text, for the prompt (empty when the conversation stayed)."""
     brought_back: int = 0
     """Messages a compaction had summarised that are back in full."""
+    kept: tuple[str, ...] = ()
+    """Files left as they are: changed since the agent wrote them."""
 
     def describe(self) -> str:
         parts = []
@@ -181,6 +196,9 @@ class RewindOutcome:
             parts.append(", ".join(done).capitalize() + ".")
         for failure in self.failed:
             parts.append(f"Not put back: {failure}")
+        if self.kept:
+            names = ", ".join(f"`{name}`" for name in self.kept)
+            parts.append(f"Left as they are, because they changed since the agent wrote them: {names}.")
         return " ".join(parts) or "Nothing to change."
 
 
@@ -271,6 +289,7 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
     restored: list[str] = []
     deleted: list[str] = []
     failed: list[str] = []
+    kept: list[str] = []
     if what in ("both", "files"):
         for step in plan.files:
             try:
@@ -282,6 +301,8 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
                     deleted.append(step.shown)
                 elif step.action == "lost":
                     failed.append(f"`{step.shown}` ({step.note})")
+                elif step.action == "kept":
+                    kept.append(step.shown)
             except (OSError, FileToolError) as exc:
                 why = str(exc) if isinstance(exc, FileToolError) else (exc.strerror or str(exc))
                 failed.append(f"`{step.shown}` ({why})")
@@ -297,7 +318,7 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
     if what in ("both", "files") or conversation:
         cp.mark_rewind(plan.turn.number, conversation=conversation, files=what in ("both", "files"))
     back = len(plan.brought_back) if conversation else 0
-    return RewindOutcome(conversation, restored, deleted, failed, text, back)
+    return RewindOutcome(conversation, restored, deleted, failed, text, back, tuple(kept))
 
 
 # -- the parts -----------------------------------------------------------------------------
@@ -360,6 +381,8 @@ def _step(cp: Checkpoints, change: FileChange, root: Path) -> FileStep:
     if not change.existed:
         if now is None and size_now is None:
             return FileStep(path, shown, "unchanged", change.tool)
+        if _changed_since(cp, change, now):
+            return _kept(path, shown, change, size_now)
         return FileStep(path, shown, "delete", change.tool, size_now=size_now)
     assert change.before is not None
     try:
@@ -369,7 +392,20 @@ def _step(cp: Checkpoints, change: FileChange, root: Path) -> FileStep:
         return FileStep(path, shown, "lost", change.tool, why)
     if now == before and (change.mode is None or _mode(path) == change.mode):
         return FileStep(path, shown, "unchanged", change.tool)
+    if _changed_since(cp, change, now):
+        return _kept(path, shown, change, size_now)
     return FileStep(path, shown, "restore", change.tool, before=before, mode=change.mode, size_now=size_now)
+
+
+def _kept(path: Path, shown: str, change: FileChange, size_now: int | None) -> FileStep:
+    return FileStep(path, shown, "kept", change.tool, f"{_size(size_now or 0)} now", size_now=size_now)
+
+
+def _changed_since(cp: Checkpoints, change: FileChange, now: bytes | None) -> bool:
+    """Whether the file holds something else than what the agent's tool last left in
+    it: someone (the user) changed it since, and a rewind would destroy that."""
+    left = cp.left.get(change.path)
+    return now is not None and left is not None and hashlib.sha256(now).hexdigest() != left
 
 
 def _current(path: Path) -> tuple[bytes | None, int | None, str]:

@@ -12,7 +12,9 @@ Each session keeps them in ``<data dir>/checkpoints/<session id>/``:
   or that it could not be kept and why); a ``shell`` record says a command ran and
   whether what it wrote was captured (only in the sandbox, where its writes can
   only land in the workspace); a ``rewind`` record says the conversation went
-  back to before a turn.
+  back to before a turn; a ``left`` record holds the digest of what a file tool
+  left in a file (so a rewind can tell that the user changed it since, and leave
+  it alone rather than destroy the user's own work).
 
 Every write is on disk (fsync) before the tool changes the file, so a crash in
 between loses nothing. Only the first change to a file in a turn is kept: a
@@ -145,6 +147,9 @@ class Checkpoints:
         """``(turn, seq)`` of each conversation rewind: turns from ``turn`` on, logged
         before ``seq``, are no longer in the conversation."""
         self.problems: list[str] = []
+        self.left: dict[str, str] = {}
+        """Each path's digest of what a file tool last left in it: a file whose content
+        differs now was changed by someone else since (the user)."""
         self._lock = threading.RLock()
         self._seen: set[tuple[int, str]] = set()
         self._stored: dict[str, int] = {}
@@ -198,6 +203,9 @@ class Checkpoints:
 
     def _take(self, record: dict[str, Any]) -> None:
         kind = record["kind"]
+        if kind == "left":  # not a step of its own: what a tool left in a file
+            self.left[str(record["path"])] = str(record["digest"])
+            return
         if kind not in ("turn", "file", "shell", "rewind"):
             return  # a newer version's record: kept in the file, not understood here
         self.raw.append(record)
@@ -277,12 +285,22 @@ class Checkpoints:
             mode = _mode(path) if before is not None else None
             self._keep_file(path, before, mode, tool)
 
+    def after_write(self, path: Path, after: bytes | None) -> None:
+        """A file tool wrote ``path``; ``after`` is what it left there (None: unknown,
+        e.g. it could not be read back)."""
+        with self._lock:
+            if after is None:
+                self.left.pop(str(path), None)
+                return
+            self._append({"kind": "left", "path": str(path), "digest": hashlib.sha256(after).hexdigest()})
+
     def shell_ran(
         self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = ""
     ) -> None:
         """``run_shell`` ran; ``files`` (``CapturedFile``) is what it changed, when known."""
         with self._lock:
             for captured in files or ():
+                self.left.pop(str(captured.path), None)  # what the command left is not known
                 key = (self.turn, str(captured.path))
                 if key in self._seen:
                     continue
@@ -317,6 +335,8 @@ class Checkpoints:
                     with contextlib.suppress(OSError, ValueError):
                         fork._link_blob(self._blob_path(digest), digest)
                 fork._append(copied)
+            for path, digest in self.left.items():
+                fork._append({"kind": "left", "path": path, "digest": digest})
             fork.inputs = {n: m for n, m in self.inputs.items() if before is None or n < before.number}
             return fork
 
@@ -432,6 +452,15 @@ class CheckpointHook:
             target.before_write(path, before, tool)
         except Exception:
             log.exception("checkpoint before %s of %s failed", tool, path)
+
+    def after_write(self, path: Path, after: bytes | None) -> None:
+        target = self.target
+        if target is None:
+            return
+        try:
+            target.after_write(path, after)
+        except Exception:
+            log.exception("checkpoint after a write of %s failed", path)
 
     def shell_ran(
         self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = ""

@@ -92,6 +92,20 @@ class _Kit:
             return None
         return lambda path, before: changes.before_write(path, before, tool_name)
 
+    def wrote(self, fn: partial[ToolResult], path: Path) -> partial[ToolResult]:
+        """``fn`` (a file tool's write, run in a worker thread), then telling the change
+        log what it left in ``path``."""
+        changes = self.changes
+        if changes is None:
+            return fn
+
+        def write_then_tell() -> ToolResult:
+            result = fn()
+            changes.after_write(path, files.read_back(path))
+            return result
+
+        return partial(write_then_tell)
+
     @staticmethod
     async def in_thread(fn: partial[ToolResult]) -> ToolResult:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
@@ -182,7 +196,8 @@ def _editing_tools(kit: _Kit) -> list[FunctionTool]:
         """
         real = await allowed(ctx, path, "write")
         keep = keeper("write_file")
-        return await in_thread(partial(files.write_text, real, workspace.relative(real), content, keep))
+        write = partial(files.write_text, real, workspace.relative(real), content, keep)
+        return await in_thread(kit.wrote(write, real))
 
     @tool(name="edit_file", kind="edit")
     async def edit_file(
@@ -203,7 +218,7 @@ def _editing_tools(kit: _Kit) -> list[FunctionTool]:
         real = await allowed(ctx, path, "edit")
         shown = workspace.relative(real)
         edit = partial(files.edit_text, real, shown, old_string, new_string, replace_all, keeper("edit_file"))
-        return await in_thread(edit)
+        return await in_thread(kit.wrote(edit, real))
 
     return [write_file, edit_file]
 

@@ -37,6 +37,11 @@ class ChangeLog(Protocol):
         """``path`` is about to be written by ``tool``; ``before`` is its content now
         (None: it does not exist yet)."""
 
+    def after_write(self, path: Path, after: bytes | None) -> None:
+        """``path`` was written; ``after`` is what the tool left there (None: unknown).
+        A rewind compares it with the file then, so it never destroys a later change
+        that someone else (the user) made."""
+
     def shell_ran(
         self, command: str, *, sandboxed: bool, files: Sequence[CapturedFile] | None, note: str = ""
     ) -> None:

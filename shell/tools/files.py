@@ -395,6 +395,24 @@ def _read_for_edit(path: Path, shown: str) -> str:
         raise FileToolError(f"{shown} is not valid UTF-8; the edit tools change UTF-8 text only.") from None
 
 
+def read_back(path: Path) -> bytes | None:
+    """What a tool just wrote at the resolved ``path`` (None: it is not a regular file
+    now, or it cannot be read), without following a symlink."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def restore_file(path: Path, data: bytes, mode: int | None, shown: str = "") -> None:
     """Put ``data`` back at the resolved ``path`` (a rewind): missing parent
     directories are made and every component is opened without following a

@@ -342,3 +342,47 @@ async def test_after_a_resume_the_compacted_rewind_reads_the_session_file(
     apply_rewind(again, plan, "conversation")
     assert [m.text for m in again.agent.messages] == ["hello one", "reply one"]
 
+
+
+@pytest.mark.anyio
+async def test_a_file_the_user_edited_since_the_agent_wrote_it_is_never_destroyed(
+    store: SessionStore, ws: Path
+) -> None:
+    (ws / "hello.py").write_text('print("hello")\n')
+    rt = runtime(ws, [
+        call("write_file", path="notes.txt", content="hello\n"),
+        call("edit_file", path="hello.py", old_string="hello", new_string="bye"),
+        call("write_file", path="plain.txt", content="agent only\n"), "done",
+    ])
+    await talk(rt, "write notes, edit hello, write plain")
+    with (ws / "notes.txt").open("a") as fh:
+        fh.write("USER EDIT important\n")
+    with (ws / "hello.py").open("a") as fh:
+        fh.write("# my own important work\n")
+
+    plan = plan_rewind(rt, turns(rt)[0].number)
+    actions = {s.shown: s.action for s in plan.files}
+    assert actions == {"hello.py": "kept", "notes.txt": "kept", "plain.txt": "delete"}
+    shown = " ".join(plan.describe().split())
+    assert "`notes.txt` **changed since the agent wrote it**" in shown
+    assert "`hello.py` **changed since the agent wrote it**" in shown
+    outcome = apply_rewind(rt, plan, "files")
+    assert (ws / "notes.txt").read_text() == "hello\nUSER EDIT important\n"
+    assert (ws / "hello.py").read_text() == 'print("bye")\n# my own important work\n'
+    assert not (ws / "plain.txt").exists()  # untouched since the agent: undone as before
+    assert "changed since the agent wrote them: `hello.py`, `notes.txt`" in outcome.describe()
+
+
+@pytest.mark.anyio
+async def test_what_the_agent_left_is_known_after_a_resume(store: SessionStore, ws: Path) -> None:
+    rt = runtime(ws, [call("write_file", path="notes.txt", content="hello\n"), "ok"])
+    await talk(rt, "write notes")
+    session = rt.session_recorder
+    assert session is not None
+    session.close()
+    (ws / "notes.txt").write_text("hello\nmine\n")
+    again = runtime(ws, ["fine"])
+    again.resume(session.session_id)
+    outcome = apply_rewind(again, plan_rewind(again, turns(again)[0].number), "both")
+    assert (ws / "notes.txt").read_text() == "hello\nmine\n"
+    assert outcome.kept == ("notes.txt",)
