@@ -17,6 +17,18 @@ saved, each side cut to ``max_chars``, exact duplicates skipped. Set
 ``auto_save=False`` to store only what the model chooses with ``add_memory``
 (AgentScope's "agent control" mode). The model can also ``search_memory``.
 
+Secrets never enter the store: what is saved (the exchange, ``add_memory``) goes
+through the one secrets policy (:mod:`shell.core.secrets`: key shapes, and the
+environment's and config's secret values) first, so a token typed in one chat is
+not replayed into a prompt later, to whatever provider that is. The file is 0600.
+
+Recall is per project by default (``scope="project"``): a memory is recalled (and
+found by ``search_memory``) only in the project it was saved in (the shell's
+workspace root), so what one repository taught (or planted: saved text is
+untrusted) does not travel into every other project and its provider.
+``scope="global"`` shares one memory across all projects, as the user chose;
+memories saved before scopes existed carry no project and are recalled only then.
+
 SQLite calls run in a worker thread (``anyio.to_thread.run_sync``) so the UI never
 waits on the disk; a store that fails (disk full, locked) costs a warning, not
 the reply.
@@ -24,6 +36,7 @@ the reply.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import closing
@@ -31,11 +44,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
 
 import anyio.to_thread
 
 from shell.core.events import Event, Notice, ReplyEnd
+from shell.core.secrets import Secrets, environment_secrets
 
 if TYPE_CHECKING:
     import sqlite3
@@ -47,6 +61,7 @@ from .context import HookContext
 from .types import ReplyRequest
 
 T = TypeVar("T")
+Scope = Literal["project", "global"]
 
 DEFAULT_PROMPT = """\
 ## Long-term memory
@@ -93,44 +108,61 @@ class Memory:
 
 class MemoryStore:
     """The SQLite FTS5 file. Synchronous: call it from a worker thread. A new
-    connection per operation keeps it safe across threads and processes."""
+    connection per operation keeps it safe across threads and processes.
+    ``project``: the project a memory belongs to (None: every project's, the
+    global scope); kept in a side table keyed by the FTS row, so stores written
+    before scopes existed open unchanged (their rows have no project)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, project: str | None = None) -> None:
         self.path = path
+        self.project = project
 
     def _connect(self) -> sqlite3.Connection:
         import sqlite3  # loaded with the first memory, not at every start-up
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():  # private from the start: it holds what the user said
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
         conn = sqlite3.connect(self.path, timeout=5.0)
         conn.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS memories USING "
             "fts5(content, kind UNINDEXED, created UNINDEXED, tokenize='porter unicode61')"
         )
+        conn.execute("CREATE TABLE IF NOT EXISTS memory_projects (id INTEGER PRIMARY KEY, project TEXT)")
         return conn
 
     def add(self, content: str, kind: str = "note") -> int:
-        """Store ``content``; the id of the new row, or of an identical one."""
+        """Store ``content`` (in this project); the id of the new row, or of an identical one."""
         with closing(self._connect()) as conn, conn:
-            row = conn.execute("SELECT rowid FROM memories WHERE content = ?", (content,)).fetchone()
+            row = conn.execute(
+                "SELECT m.rowid FROM memories m LEFT JOIN memory_projects p ON p.id = m.rowid "
+                "WHERE m.content = ? AND p.project IS ?", (content, self.project)
+            ).fetchone()
             if row is not None:
                 return int(row[0])
             created = datetime.now(UTC).isoformat(timespec="seconds")
             cursor = conn.execute(
                 "INSERT INTO memories (content, kind, created) VALUES (?, ?, ?)", (content, kind, created)
             )
-            return int(cursor.lastrowid or 0)
+            rowid = int(cursor.lastrowid or 0)
+            if self.project is not None:
+                conn.execute("INSERT OR REPLACE INTO memory_projects (id, project) VALUES (?, ?)",
+                             (rowid, self.project))
+            return rowid
 
     def search(self, query: str, limit: int = 5) -> list[Memory]:
-        """The best matches for free text, best first."""
+        """The best matches for free text (in this project), best first."""
         match = fts_query(query)
         if not match or limit <= 0:
             return []
+        scoped = "" if self.project is None else " AND p.project = ?"
+        values: tuple[object, ...] = (match,) if self.project is None else (match, self.project)
         with closing(self._connect()) as conn:
             rows = conn.execute(
-                "SELECT rowid, content, kind, created FROM memories WHERE memories MATCH ? "
-                "ORDER BY rank LIMIT ?",
-                (match, limit),
+                "SELECT m.rowid, m.content, m.kind, m.created FROM memories m "
+                "LEFT JOIN memory_projects p ON p.id = m.rowid "
+                f"WHERE memories MATCH ?{scoped} ORDER BY rank LIMIT ?",
+                (*values, limit),
             ).fetchall()
         return [Memory(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
@@ -159,12 +191,27 @@ class LongTermMemory(Middleware):
         auto_save: bool = True,
         max_chars: int = 500,
         system_prompt: str = DEFAULT_PROMPT,
+        scope: Scope = "project",
+        project: str | Path | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
         """``path``: the SQLite file (default: :func:`default_path`); ``top_k``
-        memories recalled per reply; ``max_chars`` per side of a saved exchange."""
+        memories recalled per reply; ``max_chars`` per side of a saved exchange;
+        ``scope``: ``"project"`` (recall only what this project saved) or
+        ``"global"`` (every project's); ``project``: the project's root (the shell
+        sets its workspace; default the working directory); ``secrets``: the
+        redaction applied before storing (default: the environment's, see
+        :mod:`shell.core.secrets`; the shell gives its config's too)."""
         if top_k < 0 or max_chars < 20:
             raise ValueError("top_k must be >= 0 and max_chars >= 20")
+        if scope not in ("project", "global"):
+            raise ValueError(f"scope must be 'project' or 'global', not {scope!r}")
+        self.scope: Scope = scope
+        self.secrets = secrets
         self.store = MemoryStore(Path(path).expanduser() if path is not None else default_path())
+        self.project_given = project is not None
+        """The user named the project: the shell leaves it as it is."""
+        self.set_project(project if project is not None else Path.cwd())
         self.top_k = top_k
         self.auto_save = auto_save
         self.max_chars = max_chars
@@ -173,6 +220,13 @@ class LongTermMemory(Middleware):
             FunctionTool(self._search_tool, name="search_memory", read_only=True),
             FunctionTool(self._add_tool, name="add_memory"),
         ]
+
+    def set_project(self, root: str | Path) -> None:
+        """The project whose memories are recalled (``scope="project"``)."""
+        self.store.project = None if self.scope == "global" else str(Path(root).resolve())
+
+    def _redact(self, text: str) -> str:
+        return (self.secrets or environment_secrets()).text(text)
 
     async def _run(self, fn: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(fn)
@@ -203,6 +257,7 @@ class LongTermMemory(Middleware):
         if end.stop_reason != "end_turn" or not query.strip() or not answer.strip():
             return None
         record = f"User: {_clip(query, self.max_chars)}\nAssistant: {_clip(answer, self.max_chars)}"
+        record = self._redact(record)
         try:
             await self._run(partial(self.store.add, record, "exchange"))
         except Exception as exc:
@@ -240,5 +295,5 @@ class LongTermMemory(Middleware):
         text = content.strip()
         if not text:
             raise ValueError("content is empty")
-        memory_id = await self._run(partial(self.store.add, text, "note"))
+        memory_id = await self._run(partial(self.store.add, self._redact(text), "note"))
         return f"Stored memory {memory_id}."

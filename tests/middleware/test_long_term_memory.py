@@ -154,3 +154,36 @@ def test_default_path_is_in_the_user_data_dir(monkeypatch: pytest.MonkeyPatch, t
     assert default_path() == tmp_path / "memory.sqlite3"
     assert LongTermMemory().store.path == tmp_path / "memory.sqlite3"  # nothing is created until first use
     assert not (tmp_path / "memory.sqlite3").exists()
+
+
+TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+AWS = "AKIAIOSFODNN7EXAMPLE"
+
+
+async def test_secrets_are_redacted_before_they_are_stored(tmp_path: Path) -> None:
+    store = tmp_path / "m.sqlite3"
+    add = AssistantMessage((ToolCallBlock("c1", "add_memory", {"content": f"deploy token {TOKEN}"}),))
+    await run(session(store, add, "Saved."), f"my deploy token is {TOKEN} and AWS key {AWS}, remember it")
+    raw = store.read_bytes()
+    assert TOKEN.encode() not in raw and AWS.encode() not in raw
+    assert b"[REDACTED]" in raw
+    assert store.stat().st_mode & 0o777 == 0o600
+    later = session(store, "I do not know it.")
+    await run(later, "what was my deploy token")
+    prompt = later.model.requests[0].system_prompt  # type: ignore[attr-defined]
+    assert "deploy token" in prompt and TOKEN not in prompt
+
+
+async def test_recall_stays_in_its_project_unless_global(tmp_path: Path) -> None:
+    store = tmp_path / "m.sqlite3"
+    here, there = tmp_path / "here", tmp_path / "there"
+    await run(session(store, "Noted.", project=here), "The staging host is kestrel.internal.")
+    other = session(store, "Hm.", project=there)
+    await run(other, "what is the staging host")
+    assert "kestrel" not in other.model.requests[0].system_prompt  # type: ignore[attr-defined]
+    same = session(store, "kestrel.", project=here)
+    await run(same, "what is the staging host")
+    assert "kestrel" in same.model.requests[0].system_prompt  # type: ignore[attr-defined]
+    everywhere = session(store, "kestrel.", project=there, scope="global")
+    await run(everywhere, "what is the staging host")
+    assert "kestrel" in everywhere.model.requests[0].system_prompt  # type: ignore[attr-defined]
