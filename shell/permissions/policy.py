@@ -317,7 +317,7 @@ class PermissionPolicy:
             return Verdict("allow", "bypass mode")
         hit = self._runs_later(args, paths) if tool.kind == "edit" else None
         if hit is not None:  # before allow rules and modes: no broad grant reaches these
-            return Verdict("ask", f"{tool.name} would change {hit}, which {RUNS_LATER[hit.name]}.")
+            return Verdict("ask", f"{tool.name} would change {hit}, which {runslater.why(hit)}.")
         secret = self._secret_read(tool, args, paths)
         if effect == "allow" and rule is not None and secret and not _names_one_path(rule):
             # `read_file(src/**)`, kept from an "always" on src/main.py, is not a grant to read src/.env
@@ -429,7 +429,7 @@ class PermissionPolicy:
         part, _ = paths.path(path)  # resolved as the rules resolved it (symlinks followed)
         roots = {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}
         while part not in roots:  # the workspace's own name (or its parents') is not the edit's
-            if posixpath.basename(part) in RUNS_LATER:
+            if runslater.why(part):
                 return Path(part)
             parent = posixpath.dirname(part)
             if parent == part:

@@ -4,9 +4,13 @@ that keeps sandboxed commands from planting it.
 A file a command writes in the workspace is the user's problem only if something
 *runs* it: git runs its hooks and whatever its config names (``core.fsmonitor``,
 ``core.hooksPath``, filters, aliases), direnv runs ``.envrc``, the editor runs
-``.vscode`` tasks and settings, ``.devcontainer`` builds containers, ``.mcp.json``
-starts servers, ``.agent-shell`` holds this workspace's own rules. :data:`RUNS_LATER`
-names them, at any depth (a nested repository's hooks run too). The file tools ask
+``.vscode`` tasks and settings (``.idea``, ``.zed`` for other editors),
+``.devcontainer`` builds containers, ``.mcp.json`` starts servers, ``.agent-shell``
+holds this workspace's own rules, pre-commit and lefthook run what their config names
+at the next commit, npm, yarn and cargo run what ``.npmrc``, ``.yarnrc.yml`` and
+``.cargo/config.toml`` say, and Python runs a virtualenv's ``*.pth`` files at every
+start. :data:`RUNS_LATER` names them, at any depth (a nested repository's hooks run
+too). The file tools ask
 before every edit there (``policy``); this module gives ``run_shell``'s sandbox the
 same reach:
 
@@ -28,8 +32,10 @@ same reach:
   run, and a config holding only the keys git itself writes (:data:`SAFE_GIT_KEYS`)
   runs nothing; any other hook or config is quarantined.
 
-Not reached: directories the walk skips (``node_modules``, virtualenvs, caches) and
-what a command writes through a path outside the workspace that leads into it.
+Not reached: directories the walk skips (``node_modules``, caches, a virtualenv except
+its ``site-packages`` start-up files), what a command writes through a path outside the
+workspace that leads into it, and CI workflows (``.github/workflows``: they run on the
+forge, with its secrets, only once someone pushes them).
 """
 
 from __future__ import annotations
@@ -53,11 +59,45 @@ RUNS_LATER = {
     ".envrc": "direnv runs when you enter the directory",
     ".vscode": "your editor reads (tasks and settings can run commands)",
     ".devcontainer": "builds and runs containers for this workspace",
+    ".pre-commit-config.yaml": "names the hooks pre-commit runs at your next git commit",
+    ".pre-commit-hooks.yaml": "defines hooks that pre-commit runs",
+    "lefthook.yml": "names the commands lefthook runs at your next git commit",
+    ".lefthook.yml": "names the commands lefthook runs at your next git commit",
+    "lefthook-local.yml": "names the commands lefthook runs at your next git commit",
+    ".lefthook": "holds scripts lefthook runs at your next git commit",
+    ".idea": "JetBrains IDEs read (run configurations and startup tasks run commands)",
+    ".zed": "the Zed editor reads (tasks and settings can run commands)",
+    ".npmrc": "npm reads at your next npm command (node-options can run any code)",
+    ".yarnrc.yml": "names the program yarn runs at every yarn command (yarnPath)",
+    ".yarnrc": "names the program yarn runs at every yarn command (yarn-path)",
+    ".cargo": "holds the config cargo reads at your next cargo command (a runner can run any command)",
+    "mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    ".mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
 }
 """Names (a file or a directory, at any depth) whose content something runs later,
 as the user and outside the sandbox. A file edit there always asks, whatever the
 mode or an allow rule says (``policy``); a sandboxed command cannot change what
-exists and what it creates is quarantined (this module)."""
+exists and what it creates is quarantined (this module). Python's start-up files in
+a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where it is."""
+
+SITE_DIRS = frozenset({"site-packages", "dist-packages"})
+STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
+SITE_WHY = "Python runs at every start of that environment (an import line in a .pth file runs)"
+
+
+def why(path: str | os.PathLike[str]) -> str:
+    """What runs ``path`` later as the user ("" when nothing does, by its name): a
+    :data:`RUNS_LATER` name, or a ``*.pth`` or ``sitecustomize.py`` right in a
+    ``site-packages`` folder, which Python executes at every start of that
+    environment (``pip``, ``pytest`` and the user's own scripts included)."""
+    text = os.fspath(path)
+    name = os.path.basename(text)
+    if name in RUNS_LATER:
+        return RUNS_LATER[name]
+    startup = name.endswith(".pth") or name in STARTUP_FILES
+    if startup and os.path.basename(os.path.dirname(text)) in SITE_DIRS:
+        return SITE_WHY
+    return ""
 
 GIT_PARTS = ("hooks", "config", "config.worktree", "commondir")
 """What git runs, or reads to find what to run, in a git directory. (``commondir``
@@ -339,7 +379,7 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
     """Why this appeared-or-changed path could run later (empty: it cannot)."""
     if path in after.hook_dirs:
         return "git runs the hooks in it (core.hooksPath)"
-    where = RUNS_LATER.get(path.name)
+    where = why(path)
     parent_is_gitdir = path.parent in after.gitdirs and path.name in GIT_PARTS
     if path.name == ".git" and not parent_is_gitdir:
         if now.kind in ("dir", "file") and was.kind == "missing":
@@ -463,7 +503,7 @@ def refused_writes(output: str) -> list[str]:
         quoted = _QUOTED.findall(what)
         path = quoted[-1] if quoted else (what.split()[-1] if what.split() else "")
         parts = path.replace("\\", "/").split("/")
-        if any(part in RUNS_LATER for part in parts) and path not in found:
+        if any(why("/".join(parts[: i + 1])) for i in range(len(parts))) and path not in found:
             found.append(path)
             if len(found) >= MAX_REFUSED:
                 break
@@ -502,5 +542,5 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "Guard", "Planted", "check", "guard", "refused_writes",
-           "relative", "report", "unsafe_git_keys"]
+__all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "SITE_DIRS", "Guard", "Planted", "check", "guard",
+           "refused_writes", "relative", "report", "unsafe_git_keys", "why"]

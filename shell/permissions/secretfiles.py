@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import glob
 import os
 import re
 import stat
@@ -53,7 +54,7 @@ from pathlib import Path
 from shell.core.secrets import BY_FOLDER, is_secret_file
 
 from . import paths as resolving
-from .runslater import RUNS_LATER
+from .runslater import SITE_DIRS, why
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
@@ -237,6 +238,8 @@ class SecretFileIndex:
             for name in listing.later:
                 later[prefix + name] = None
             if listing.venv and not everywhere:
+                for path in self._site_later(directory):  # what Python runs at every start there
+                    later[path] = None
                 continue
             for name in reversed(listing.subdirs):
                 if everywhere or name not in SKIP_DIRS:
@@ -247,6 +250,25 @@ class SecretFileIndex:
         why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
         return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots),
                            tuple(Path(p) for p in later))
+
+    def _site_later(self, venv: str) -> list[str]:
+        """The ``*.pth`` and ``sitecustomize.py`` files in a virtualenv's own
+        ``lib/python*/site-packages`` (not through a symlink such as ``lib64``): the
+        rest of a venv is not walked, but these run at every Python start in it."""
+        out: list[str] = []
+        pattern = os.path.join(glob.escape(venv), "lib", "python*", "site-packages")
+        for site in sorted(glob.glob(pattern)):
+            try:
+                info = os.lstat(site)
+                if not stat.S_ISDIR(info.st_mode) or os.path.realpath(site) != site:
+                    continue
+            except OSError:
+                continue
+            listing = self._listings.get(site)
+            if listing is None or listing.mtime != info.st_mtime_ns or listing.racy:
+                listing = self._listings[site] = _list(site, info.st_mtime_ns)
+            out += [f"{site}/{name}" for name in listing.later]
+        return out
 
     def _finish(self, found: dict[str, None], links: list[str], dirs: list[str]) -> None:
         """Add symlinks' secret targets and hard links; remember where each file was."""
@@ -326,12 +348,13 @@ def _list(directory: str, mtime: int) -> _Listing:
     later: list[str] = []
     venv = False
     count = 0
+    site = os.path.basename(directory) in SITE_DIRS
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
                 count += 1
                 name = entry.name
-                if name in RUNS_LATER:
+                if why(f"{directory}/{name}" if site else name):
                     later.append(name)
                 try:
                     if entry.is_symlink():

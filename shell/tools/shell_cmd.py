@@ -278,13 +278,14 @@ def _notes(output: str, offline_failure: bool, sandboxed: bool) -> list[str]:
 
 _GIT_CONFIG_LOCKED = ("could not lock config file", "could not write config file", "could not commit config")
 _REFUSED = re.compile(r"Device or resource busy|Read-only file system|Permission denied")
-_RUNS_LATER_WORD = re.compile("|".join(re.escape(n) for n in runslater.RUNS_LATER) + r"|\bhooks\b")
+_RUNS_LATER_WORD = re.compile("|".join(re.escape(n) for n in runslater.RUNS_LATER)
+                              + r"|\bhooks\b|\.pth\b|sitecustomize\.py")
 
 
 RUNS_LATER_NOTE = (
     "[in the sandbox, what runs later as the user (git hooks and config, .envrc, .vscode, .devcontainer, "
-    ".mcp.json, .agent-shell) cannot be changed, moved or removed: ask the user to run this command "
-    "themselves.]"
+    ".mcp.json, .agent-shell, .pre-commit-config.yaml, .idea, .npmrc, .cargo and the like) cannot be "
+    "changed, moved or removed: ask the user to run this command themselves.]"
 )
 
 

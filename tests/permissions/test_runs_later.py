@@ -6,6 +6,7 @@ any depth, nor leave behind what did not exist; and ``git commit`` still works."
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -258,3 +259,78 @@ async def test_a_command_that_times_out_is_checked_too(ws: Path) -> None:
     assert result.details["timed_out"] is True
     assert not (ws / ".envrc").exists() and ".envrc" in result.text
     assert result.details["quarantined"] == [".envrc"]
+
+
+TOOL_CONFIGS = {  # what pre-commit, lefthook, JetBrains, Zed, npm, yarn and cargo run unasked
+    ".pre-commit-config.yaml": "repos: [{repo: local, hooks: [{id: x, name: x, entry: touch /tmp/PWN, "
+                               "language: system}]}]\n",
+    "lefthook.yml": "pre-commit: {commands: {x: {run: touch /tmp/PWN}}}\n",
+    ".idea/runConfigurations/x.xml": "<component/>\n",
+    ".zed/tasks.json": "[]\n",
+    ".npmrc": "node-options=--require ./x.js\n",
+    ".yarnrc.yml": "yarnPath: ./x.js\n",
+    ".cargo/config.toml": "[target.'cfg(all())']\nrunner = 'sh -c touch /tmp/PWN'\n",
+    "sub/.pre-commit-config.yaml": "repos: []\n",
+}
+
+
+async def test_tool_configs_that_run_commands_are_guarded_like_vscode(ws: Path) -> None:
+    """A command in the sandbox cannot leave a pre-commit hook, a JetBrains run
+    configuration, an npm/yarn/cargo setting that runs code at the user's next
+    `git commit`, `npm test` or `cargo run`; what exists cannot be changed."""
+    require_sandbox()
+    (ws / "sub").mkdir()
+    (ws / ".cargo").mkdir()
+    (ws / ".cargo" / "config.toml").write_text("[build]\njobs = 2\n")
+    plant = "; ".join(f"mkdir -p $(dirname {p}); printf %s {shlex.quote(body)} > {p}"
+                      for p, body in TOOL_CONFIGS.items())
+    result = await sh(ws, plant + "; echo done")
+    assert (ws / ".cargo" / "config.toml").read_text() == "[build]\njobs = 2\n"  # read-only
+    for planted in TOOL_CONFIGS:
+        if planted != ".cargo/config.toml":
+            top = planted.split("/")[0] if not planted.startswith("sub/") else planted
+            assert not (ws / top).exists(), planted
+    assert set(result.details["quarantined"]) >= {".pre-commit-config.yaml", "lefthook.yml", ".idea", ".zed",
+                                                  ".npmrc", ".yarnrc.yml", "sub/.pre-commit-config.yaml"}
+
+
+async def test_a_virtualenvs_pth_files_are_guarded(ws: Path) -> None:
+    """Python runs a venv's `*.pth` import lines and `sitecustomize.py` at every start
+    (pip, pytest, the user's scripts): a sandboxed command can neither change one nor
+    add one, though the rest of the venv stays writable."""
+    require_sandbox()
+    site = ws / ".venv" / "lib" / "python3.12" / "site-packages"
+    site.mkdir(parents=True)
+    (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (site / "existing.pth").write_text("/somewhere\n")
+    result = await sh(ws, "echo 'import os; os.system(\"touch /tmp/PWN\")' > .venv/lib/python3.12/"
+                          "site-packages/evil.pth; echo 'import os' > .venv/lib/python3.12/site-packages/"
+                          "sitecustomize.py; echo 'import evil' >> .venv/lib/python3.12/site-packages/"
+                          "existing.pth; echo x > .venv/lib/python3.12/site-packages/module.py; echo done")
+    assert "done" in result.text
+    assert (site / "existing.pth").read_text() == "/somewhere\n"
+    assert not (site / "evil.pth").exists() and not (site / "sitecustomize.py").exists()
+    assert (site / "module.py").exists()  # ordinary packages: the venv is not frozen
+    assert set(result.details["quarantined"]) == {".venv/lib/python3.12/site-packages/evil.pth",
+                                                  ".venv/lib/python3.12/site-packages/sitecustomize.py"}
+    assert "Python runs at every start" in result.text
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_file_edits_to_tool_configs_always_ask(tmp_path: Path, mode: str) -> None:
+    """The edit tools ask for the same list, whatever the mode or an allow rule says."""
+    from shell.permissions.policy import PermissionPolicy
+    from shell.permissions.rules import parse_rules
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    rules, _ = parse_rules({"allow": ["write_file", "edit_file(**)"]}, "user")
+    p = PermissionPolicy(tmp_path, mode=mode, user_rules=rules, user_config=tmp_path / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(tmp_path))}
+    for path in [*TOOL_CONFIGS, ".lefthook/pre-commit/x.sh", ".venv/lib/python3.12/site-packages/x.pth",
+                 ".venv/lib/python3.12/site-packages/sitecustomize.py", "mise.toml"]:
+        verdict = p.decide(tools["write_file"], {"path": path, "content": ""})
+        assert verdict.action == "ask", path
+        assert "run" in verdict.reason or "read" in verdict.reason, verdict.reason
+    for path in [".venv/lib/python3.12/site-packages/x.py", "docs/notes.pth", "Makefile", "package.json"]:
+        assert p.decide(tools["write_file"], {"path": path, "content": ""}).action == "allow", path
