@@ -7,7 +7,8 @@ to the machine. Under :class:`Sandbox` a command sees:
   empty ``/tmp`` (gone when the command ends), which it may write;
 - inside the workspace, what runs later as the user (:mod:`.runslater`, the same
   list the file tools ask about: git hooks and config, ``.mcp.json``,
-  ``.agent-shell/``, ``.envrc``, ``.vscode/``, ``.devcontainer/``, at any depth)
+  ``.agent-shell/``, ``.envrc``, ``.vscode/``, ``.idea/``, ``.pre-commit-config.yaml``,
+  ``.npmrc``, ``.cargo/``, a venv's ``*.pth`` and the like, at any depth)
   stays read-only and pinned in place, and what a command creates there anyway is
   moved out of the workspace after it ends and reported: a command must not plant
   a hook that runs the next time the *user* types ``git commit``;
