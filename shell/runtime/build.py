@@ -253,9 +253,15 @@ def build_permissions(
             raise ShellError(f"--permission-mode: {exc}") from None
         problems.append(f"The config file {settings.path}: {exc}; using default.")
         mode = "default"
-    table = {"allow": conf.allow, "ask": conf.ask, "deny": conf.deny}
-    user_rules, rule_problems = parse_rules(table, "user", str(settings.path))
-    problems.extend(rule_problems)
+    user_rules, rule_problems = parse_rules({"allow": conf.allow}, "user", str(settings.path))
+    problems.extend(rule_problems)  # an unreadable allow rule only means more questions
+    safety, unreadable = parse_rules({"ask": conf.ask, "deny": conf.deny}, "user", str(settings.path))
+    if unreadable:  # dropping a deny/ask rule would run what it was meant to stop: fail closed
+        raise ShellError(
+            f"{unreadable[0]}. A deny or ask rule that cannot be read is not skipped (what it was "
+            f"meant to stop would run): fix or remove it in [permissions] of {settings.path}."
+        )
+    user_rules += safety
     cli_rules = []
     for effect, texts in options.rules.items():
         for text in texts:

@@ -206,3 +206,20 @@ def test_rules_on_the_command_line_hold_for_the_run(run_cli: RunCli, script: Scr
     assert (workspace / "ok").exists()
     bad = run_cli("-p", "go", "--allow", "run_shell(", "--no-session")
     assert bad.returncode == 2 and "--allow: cannot read the rule 'run_shell('" in bad.stderr
+
+
+def test_an_unreadable_deny_rule_in_the_config_stops_the_run(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    """A typo in a deny rule must not drop the rule and run what it was meant to stop."""
+    (workspace / "src").mkdir()
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"]) / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[permissions]\nmode = "bypass"\ndeny = ["run_shell(rm -rf:*", "run_shell(curl:*)"]\n')
+    r = run_cli("-p", "go", "--no-session", "--model", script([shell_call("rm -rf src"), "done"]))
+    assert r.returncode == 2, r.stderr
+    assert "cannot read the rule 'run_shell(rm -rf:*'" in r.stderr and str(config) in r.stderr
+    assert (workspace / "src").is_dir()
+    config.write_text('[permissions]\nallow = ["run_shell(touch:*"]\n')  # a bad allow only asks more
+    ok = run_cli("-p", "go", "--no-session", "--approve", "never", "--model", script(["done"]))
+    assert ok.returncode == 0 and "cannot read the rule" in ok.stderr
