@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
-from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from .frontend.exits import EXIT_INTERRUPTED, EXIT_PIPE, EXIT_USAGE, UsageError
 from .frontend.exits import HELP as EXIT_HELP
 
 EXAMPLES = """\
@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_ERROR
+        return EXIT_PIPE
     except UsageError as exc:
         print(f"agent-shell: {_shown(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

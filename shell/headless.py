@@ -20,6 +20,7 @@ never asks, and says in one line on stderr what it left unused.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -36,13 +37,13 @@ from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd, ToolExecution
 from .core.textsafety import json_text, sanitize, sanitize_line
 from .frontend.approval import Choice, approval_lines, decide
 from .frontend.editor import edit_in_editor
-from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exit_code
+from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPE, EXIT_USAGE, exit_code
 from .frontend.paced import paced
 from .frontend.reply import CallView, ReplyState, call_lines
 from .runtime import ShellRuntime, editor_command
 
-__all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "approver", "cancel_on_sigint",
-           "edit_in_editor", "exit_code", "run_headless"]
+__all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PIPE", "EXIT_USAGE", "approver",
+           "cancel_on_sigint", "edit_in_editor", "exit_code", "run_headless"]
 
 OutputFormat: TypeAlias = Literal["text", "json", "jsonl"]
 ApprovePolicy: TypeAlias = Literal["ask", "never", "always"]
@@ -184,6 +185,8 @@ async def run_headless(
                     run.handle(event)
             recorder = runtime.session_recorder
     run.result()
+    if run.closed:  # the reader went away (`| head`): nothing more to say, anywhere
+        return EXIT_PIPE
     code = run.reply.exit_code
     if recorder is not None:  # closed now: its last attempt to save is made
         for notice in recorder.take_notices():  # what the stream could no longer carry
@@ -251,6 +254,9 @@ class _HeadlessReply:
         self.interrupt = Interrupt()
         """Set by Ctrl+C's signal handler: from then on nothing is printed but the reply's end."""
         self.cancelled = False
+        self.closed = False
+        """stdout or stderr was closed by its reader (``| head``): the reply is cancelled
+        and nothing more is written (as a filter killed by SIGPIPE writes nothing)."""
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -261,13 +267,26 @@ class _HeadlessReply:
 
     def handle(self, event: Event) -> None:
         call = self.reply.apply(event)
-        if self.stopped and not isinstance(event, ReplyEnd):
+        if self.closed or (self.stopped and not isinstance(event, ReplyEnd)):
             return  # what was in flight when Ctrl+C came: drained, not shown
-        if self.format == "jsonl":
-            self.out.write(json_text(to_jsonable(event)) + "\n")
-            self.out.flush()
-        elif self.format == "text":
-            self._report(event, call)
+        stream = self.out if self.format == "jsonl" else self.err
+        try:
+            if self.format == "jsonl":
+                self.out.write(json_text(to_jsonable(event)) + "\n")
+                self.out.flush()
+            elif self.format == "text":
+                self._report(event, call)
+        except BrokenPipeError:
+            self._reader_gone(stream)
+
+    def _reader_gone(self, stream: IO[str]) -> None:
+        """The pipe's reader went away: stop the reply (its tools too: nobody reads what
+        they do) and point the stream at /dev/null, so neither this run nor Python's
+        last flush at exit prints a traceback."""
+        if not self.closed:
+            self.closed = True
+            self.runtime.cancel()
+        _to_devnull(stream)
 
     def _report(self, event: Event, call: CallView | None) -> None:
         """Text mode, on stderr: notices, errors, calls a gate stopped, and (on a
@@ -285,6 +304,14 @@ class _HeadlessReply:
 
     def result(self) -> None:
         """The answer (``text``) or the one JSON object (``json``) on stdout."""
+        if self.closed:
+            return
+        try:
+            self._result()
+        except BrokenPipeError:
+            self._reader_gone(self.out)
+
+    def _result(self) -> None:
         reply, out = self.reply, self.out
         if self.format == "text":
             if reply.answer and not self.stopped:  # Ctrl+C: the partial answer is not printed after it
@@ -302,6 +329,20 @@ class _HeadlessReply:
             }
             out.write(json_text(result) + "\n")
         out.flush()
+
+
+def _to_devnull(stream: IO[str]) -> None:
+    """Point ``stream``'s file descriptor at /dev/null (when it has one: a closed pipe
+    does; a test's StringIO does not): what is left in its buffer goes nowhere."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 class Interrupt:

@@ -2,13 +2,15 @@
 
 0 an answer (``end_turn``, ``max_rounds``, ``stopped``), 1 a reply that ended in
 an error, 2 a usage or configuration mistake, 130 interrupted (Ctrl+C, as a
-shell reports SIGINT). The command line, headless mode and the interactive
+shell reports SIGINT), 141 stdout's reader went away (``| head``: as a shell
+reports a filter killed by SIGPIPE, so ``set -o pipefail`` scripts see what they
+see for ``yes | head``). The command line, headless mode and the interactive
 front ends (when they end on a reply) all read it from here.
 """
 
 from __future__ import annotations
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_PIPE = 0, 1, 2, 130, 141
 
 _BY_STOP_REASON = {"error": EXIT_ERROR, "cancelled": EXIT_INTERRUPTED}
 
@@ -17,7 +19,8 @@ class UsageError(Exception):
     """Bad command-line use, said in one line on stderr; exit code 2 (``EXIT_USAGE``)."""
 
 
-HELP = "exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted"
+HELP = ("exit codes: 0 ok, 1 the reply ended in an error, 2 usage or configuration error, 130 interrupted, "
+        "141 stdout closed by its reader (| head)")
 
 
 def exit_code(stop_reason: str) -> int:
