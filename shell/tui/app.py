@@ -368,10 +368,13 @@ class AgentShellApp(App[int]):
         """Esc anywhere (the approval dialog's "cancel reply" too)."""
         self.main.action_cancel_reply()
 
-    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
-        """The palette's "Screenshot": Textual saves into the Downloads folder, and said
-        only "Failed to save screenshot" where there is none (a server, a container).
-        Then it goes to agent-shell's data folder, and the notice says where."""
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """Textual saves a screenshot into the Downloads folder, and said only "Failed to
+        save screenshot" where there is none (a server, a container). Then it goes to
+        agent-shell's data folder, and the notice says where. Overridden here, not in
+        ``action_screenshot``: the palette's "Screenshot" calls this directly."""
         if path is None:
             from pathlib import Path
 
@@ -384,8 +387,7 @@ class AgentShellApp(App[int]):
                 downloads = data_dir(create=True) / "screenshots"
                 downloads.mkdir(parents=True, exist_ok=True)
             path = str(downloads)
-        self.deliver_screenshot(filename, path)
-
+        return super().deliver_screenshot(filename, path, time_format)
 
 def run_tui(
     runtime: ShellRuntime | None = None,

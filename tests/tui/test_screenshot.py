@@ -23,7 +23,12 @@ async def test_a_screenshot_without_a_downloads_folder_goes_to_the_data_folder(
     agent, _ = make_agent(["hi"])
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
-        app.action_screenshot()
+        # Through the palette, as a user does: it calls deliver_screenshot, not the action.
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"screenshot")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
         shots = tmp_path / "data" / "screenshots"
         await wait_for(pilot, lambda: any(shots.glob("*.svg")) and bool(app._notifications))
         saved = next(shots.glob("*.svg"))
