@@ -286,6 +286,13 @@ def _interactive_or_headless(args: argparse.Namespace) -> int:
                     approve=args.approve or "ask")
     if run_tui is not None:
         return int(run_tui(runtime, initial=args.message))
+    if not sys.stdin.isatty():
+        # The line mode reads keys at a prompt: from a pipe it read the first line, met
+        # the end of input and left without answering, exit 0, misleading a script.
+        raise UsageError(
+            "the line mode (--plain) needs a terminal on stdin; for a script, use -p: "
+            "agent-shell -p \"TEXT\", or pipe the prompt into agent-shell -p"
+        )
     from .plain import run_plain
 
     return _run(run_plain, runtime, args.message)

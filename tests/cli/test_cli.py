@@ -249,6 +249,7 @@ def test_a_build_without_the_tui_falls_back_to_the_line_mode_once(
         return 0
 
     monkeypatch.setattr(shell.plain, "run_plain", fake_plain)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)  # as at a terminal (the line mode needs one)
     assert cli.main(["--model", "demo", "--no-session", "--cwd", str(tmp_path)]) == 0
     assert len(ran) == 1
     err = capsys.readouterr().err
@@ -270,3 +271,12 @@ def test_bare_words_are_a_first_message_not_a_usage_error() -> None:
 def test_a_message_and_p_together_is_a_usage_error(run_cli: RunCli) -> None:
     r = run_cli("hello", "-p", "there")
     assert r.returncode == 2 and "-p" in one_clean_line(r.stderr)
+
+
+def test_the_line_mode_from_a_pipe_refuses_and_points_to_print(run_cli: RunCli) -> None:
+    """Piped into --plain, a message was read, never answered, and the exit was 0."""
+    r = run_cli("--plain", "--no-session", "--model", "demo", stdin="list the files here\n")
+    assert r.returncode == 2
+    line = one_clean_line(r.stderr)
+    assert "needs a terminal on stdin" in line and "agent-shell -p" in line
+    assert r.stdout == ""
