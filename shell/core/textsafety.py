@@ -133,6 +133,57 @@ def utf8_json(value: Any) -> bytes:
     return encodable(text).encode("utf-8")
 
 
+_NAME_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{INVISIBLE}\ud800-\udfff]")
+_NAME_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[ntr])")
+_NAME_CONTROLS = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _name_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if char in _NAME_CONTROLS:
+        return _NAME_CONTROLS[char]
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as ``os`` gives it (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}"
+
+
+def path_text(name: str) -> str:
+    """A file name or path as a tool result shows it to the model: one line, and
+    sendable. A byte that is not UTF-8 (``os`` gives ``\\udcff`` for it) is written
+    ``\\xff``, a newline ``\\n``, other controls ``\\x1b``, bidi and invisible
+    characters ``\\u202e``. Before, a legacy Latin-1 name ended every real
+    provider's conversation (the request could not be encoded), and a name holding a
+    newline forged entries of its own in ``list_dir``/``glob``. The model can pass
+    the name back as shown: :func:`path_from_text` reverses it, and the one path
+    resolver tries that when the name as written does not exist."""
+    if name.isascii() and _UNSAFE_ASCII.search(name) is None and "\n" not in name and "\t" not in name:
+        return name
+    return _NAME_UNSAFE.sub(_name_escape, name)
+
+
+def _name_unescape(match: re.Match[str]) -> str:
+    body = match.group(1)
+    if body in ("n", "t", "r"):
+        return {"n": "\n", "t": "\t", "r": "\r"}[body]
+    code = int(body[1:], 16)
+    if body[0] == "x":
+        if 0 < code < 0x20 or code == 0x7F:
+            return chr(code)
+        return chr(0xDC00 + code) if code >= 0x80 else match.group()
+    char = chr(code) if code <= 0x10FFFF else ""
+    if char and not 0xD800 <= code <= 0xDFFF and _NAME_UNSAFE.fullmatch(char):
+        return char
+    return match.group()  # never a "/", a NUL or printable text: the path keeps its shape
+
+
+def path_from_text(text: str) -> str:
+    """The name :func:`path_text` showed as ``text`` (escapes read back; others kept)."""
+    return _NAME_ESCAPE.sub(_name_unescape, text) if "\\" in text else text
+
+
 def as_text(value: Any) -> str:
     """``value`` when it is a string, else its JSON text (a name that arrived as an
     object, a number): the sanitiser is the last line of defence, so a value of the

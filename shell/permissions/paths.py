@@ -15,6 +15,8 @@ inside to one and outside to another, so there is one answer:
   ``link/..`` is the parent of where ``link`` leads, not the workspace;
 - a tail that does not exist yet is kept as written (a new file's path);
 - a symlink loop does not raise: it is left unresolved, and opening it fails;
+- a name shown escaped by a tool result (``name\\xff.txt``) names that file when
+  the name as written does not exist (see :func:`_shown_name`);
 - nothing is stripped: ``notes.txt\\n`` names a file whose name ends in a newline,
   exactly as the tool will open it;
 - a NUL character cannot be in any file name: :class:`BadPath` says so (the policy
@@ -29,6 +31,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from shell.core.textsafety import path_from_text
 
 StrPath = str | os.PathLike[str]
 
@@ -49,7 +53,25 @@ def real(raw: StrPath, base: StrPath, *, expand_user: bool = True) -> str:
         text = os.path.expanduser(text)
     if not os.path.isabs(text):
         text = os.path.join(os.fspath(base), text)
-    return os.path.realpath(text)
+    found = os.path.realpath(text)
+    if "\\" in text and not os.path.lexists(found):
+        return _shown_name(text) or found
+    return found
+
+
+def _shown_name(text: str) -> str | None:
+    """The real path of a name a tool result showed escaped (``name\\xff.txt`` for a
+    byte that is not UTF-8, ``nl\\nx`` for a newline: :func:`path_text`) when that
+    file exists; None otherwise. Tried only when the name as written does not exist,
+    and here, so the policy and the tool agree on the file."""
+    plain = path_from_text(text)
+    if plain == text:
+        return None
+    try:
+        found = os.path.realpath(plain)
+        return found if os.path.lexists(found) else None
+    except (OSError, ValueError):
+        return None
 
 
 def resolve(raw: StrPath, base: StrPath, *, expand_user: bool = True) -> Path:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
+from shell.core.textsafety import path_text
 
 MAX_LINES = 2000
 """Lines ``read_file`` returns when no ``limit`` is given."""
@@ -236,14 +237,14 @@ def list_directory(path: Path, shown: str) -> ToolResult:
         raise FileToolError(f"{shown} is a file, not a directory; use read_file to read it.") from None
     try:
         with os.scandir(fd) as it:
-            found = [(entry.name, _kind(entry, fd)) for entry in it]
+            found = [(path_text(entry.name), _kind(entry, fd)) for entry in it]
     finally:
         os.close(fd)
     found.sort(key=lambda e: (e[1][0] != "dir", e[0]))
     lines = []
     for name, (kind, detail) in found[:MAX_LIST_ENTRIES]:
         if kind == "link":
-            lines.append(f"{name}@ -> {detail}")
+            lines.append(f"{name}@ -> {path_text(detail)}")
         elif kind == "dir":
             lines.append(name + "/")
         else:

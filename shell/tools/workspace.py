@@ -28,6 +28,7 @@ from typing import Any
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.messages import ToolResult
+from shell.core.textsafety import path_text
 from shell.core.tools import Tool, ToolContext
 from shell.permissions import paths
 from shell.permissions.fence import OutsidePath
@@ -136,11 +137,12 @@ class Workspace:
         return any(paths.within(resolved, base) for base in (self.root, *self.added, *self._approved))
 
     def relative(self, resolved: Path) -> str:
-        """How to show a path to the model: relative inside the root, absolute outside."""
+        """How to show a path to the model: relative inside the root, absolute outside;
+        a name that is not UTF-8 or holds a control escaped (:func:`path_text`)."""
         rel = paths.relative(resolved, self.root)
         if rel is None:
-            return str(resolved)
-        return rel or "."
+            return path_text(str(resolved))
+        return path_text(rel) or "."
 
     def approve(self, directory: Path) -> None:
         """Remember that the user allowed ``directory`` (and everything below it)."""
