@@ -27,7 +27,9 @@ def named(workspace: Workspace) -> Workspace:
     return workspace
 
 
-async def test_list_dir_glob_and_grep_show_such_names_escaped_on_one_line(named: Workspace, call: Call) -> None:
+async def test_list_dir_glob_and_grep_show_such_names_escaped_on_one_line(
+    named: Workspace, call: Call
+) -> None:
     listing = (await call("list_dir")).text
     assert listing.splitlines()[1:] == [
         "esc\\x1b[2J.txt  (9 B)", "name\\xff.txt  (9 B)", "nl\\nfake_line.txt  (9 B)"]
