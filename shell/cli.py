@@ -248,7 +248,7 @@ def _check_add_dirs(args: argparse.Namespace) -> None:
     import os
     from pathlib import Path
 
-    from .tools.workspace import too_broad
+    from .permissions.homedirs import too_broad
 
     base = os.path.abspath(args.cwd or ".")
     for directory in args.add_dirs:

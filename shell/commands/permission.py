@@ -36,7 +36,8 @@ def mode_command(runtime: ShellRuntime, arg: str) -> CommandResult:
             return CommandResult(str(exc), error=True)
         off = " (approvals are off: what would ask runs unasked; deny rules hold)"
         warn = "" if runtime.approvals_on else off
-        return CommandResult(f"Permission mode: **{policy.mode}**: {SUMMARY[policy.mode]}.{warn}")
+        mode, summary = policy.describe_mode().split(": ", 1)
+        return CommandResult(f"Permission mode: **{mode}**: {summary}.{warn}")
     rows = [f"- {f'**{m}**' if m == policy.mode else m}: {SUMMARY[m]}" for m in SUMMARY]
     return CommandResult(
         f"Permission mode: **{runtime.mode_label}**. `/mode NAME` switches (Shift+Tab cycles):\n\n"

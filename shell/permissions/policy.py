@@ -44,9 +44,10 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.secrets import is_secret_file, secret_file_why
 from shell.core.tools import READ_KINDS, Tool
 
+from . import homedirs, runslater, store
 from . import paths as resolving
-from . import runslater, store
 from .fence import Fence, outside_note
+from .homedirs import unfenced_note
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .paths import BadPath
 from .preview import edit_preview
@@ -165,7 +166,13 @@ class PermissionPolicy:
         return self._mode
 
     def describe_mode(self) -> str:
-        return f"{self._mode}: {SUMMARY[self._mode]}"
+        unfenced = self.unfenced() if self._mode in ("accept-edits", "auto") else ""
+        return f"{self._mode}: {SUMMARY[self._mode]}" + (f" (it asks here: {unfenced})" if unfenced else "")
+
+    def unfenced(self) -> str:
+        """Why accept-edits and auto run nothing unasked in this workspace (the home
+        directory, ``/``…: see :mod:`.homedirs`), or ""."""
+        return homedirs.unfenced([self.root, *self.added_dirs])
 
     def system_note(self) -> str | None:
         return PLAN_NOTE if self._mode == "plan" else None
@@ -340,11 +347,21 @@ class PermissionPolicy:
                 return Verdict("allow", "read-only")
             return Verdict("ask", f"{tool.name} says it only reads, but its server is not one you configured "
                                   "or trusted.")
+        return self._by_mode(tool, args)
+
+    def _by_mode(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
+        """The last word: accept-edits and auto run edits inside the workspace, auto
+        the commands the sandbox confines (not in the home directory: :mod:`.homedirs`)."""
+        unfenced = self.unfenced() if self._mode in ("accept-edits", "auto") else ""
         if tool.kind == "edit" and self._mode in ("accept-edits", "auto"):
             if self._paths_inside(args):
+                if unfenced:  # the home directory: what runs as you later is everywhere here
+                    return Verdict("ask", unfenced_note(unfenced, self._mode))
                 return Verdict("allow", f"{self._mode}: a file edit inside the workspace")
             return Verdict("ask", f"{tool.name} would change a file outside the workspace.")
         if tool.kind == "execute" and self._mode == "auto":
+            if unfenced:
+                return Verdict("ask", unfenced_note(unfenced, "auto") + self._confinement(tool, args))
             return self._auto_command(tool, args)
         return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args))
 

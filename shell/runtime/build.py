@@ -240,6 +240,7 @@ def build_permissions(
     """The policy from the command line and the config, handed to HumanInTheLoop."""
     from middleware.human_in_the_loop import HumanInTheLoop
 
+    from ..permissions.homedirs import unfenced_note
     from ..permissions.modes import ModeError, parse_mode
     from ..permissions.policy import PermissionPolicy
     from ..permissions.rules import RuleError, parse_rule, parse_rules
@@ -282,6 +283,8 @@ def build_permissions(
         sandboxed=_sandbox_probe(),
     )
     problems.extend(policy.problems)
+    if policy.unfenced() and mode in ("accept-edits", "auto"):
+        problems.append(unfenced_note(policy.unfenced(), mode))
     workspace.unfenced = lambda: policy.fence_open
     policy.fence = workspace  # one question for a call outside the workspace (see permissions.fence)
     if hitl is not None:

@@ -32,6 +32,7 @@ from shell.core.textsafety import path_text
 from shell.core.tools import Tool, ToolContext
 from shell.permissions import paths
 from shell.permissions.fence import OutsidePath
+from shell.permissions.homedirs import too_broad
 
 MAX_PASSES = 64
 """Approvals handed over by the policy that no fence check used yet (a call blocked
@@ -256,20 +257,6 @@ def is_outside_question(request: ApprovalRequest) -> bool:
     """Whether ``request`` is the fence asking about a path outside the workspace
     (rather than a tool call being approved): front ends offer no "always" for it."""
     return isinstance(request.tool, _OutsidePath)
-
-
-def too_broad(path: Path) -> str:
-    """Why a directory may not be added to the workspace, or "": ``/`` or the home
-    directory (or anything holding it) would let sandboxed commands write the user's
-    shell start-up files (``~/.bashrc``), keys and every other project, and unasked
-    edits reach them in accept-edits and auto. A directory inside home is fine."""
-    home = paths.resolve("~", "/")
-    if path == Path(path.anchor):
-        return "is the root of the file system; add the directories you need inside it instead"
-    if path == home or path in home.parents:
-        return ("holds your home directory (shell start-up files, keys, every project); add the "
-                "directories you need inside it instead")
-    return ""
 
 
 def _is_dir(path: Path) -> bool:

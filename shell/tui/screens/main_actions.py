@@ -76,10 +76,8 @@ class KeyActions(RepliesRun):
         """Shift+Tab: the next permission mode (default, accept-edits, plan, auto)."""
         if not self.shell.ready or self.app.screen is not self:
             return
-        from shell.permissions.modes import SUMMARY
-
-        mode = self.runtime.permissions.cycle_mode()
-        self.notify(f"{mode}: {SUMMARY[mode]}", title="Permission mode", timeout=2.5)
+        self.runtime.permissions.cycle_mode()
+        self.notify(self.runtime.permissions.describe_mode(), title="Permission mode", timeout=2.5)
 
     def action_toggle_panel(self) -> None:
         if not self.shell.ready:

@@ -1,0 +1,67 @@
+"""Workspaces no sandbox can fence: ``/``, the home directory, anything holding it,
+and ``~/.config`` or ``~/.local``.
+
+``accept-edits`` and ``auto`` run edits and sandboxed commands unasked because what
+they change stays in the workspace, and the runs-later guard (:mod:`.runslater`)
+keeps the few project files that run as the user read-only. In the home directory
+nearly everything runs as the user later: ``~/.bashrc``, ``~/.profile``,
+``~/.config/autostart``, ``~/.config/systemd/user``, ``~/.local/bin`` and ``~/bin`` on
+``PATH``, ``~/.ssh/authorized_keys``, every program's rc file. No list of them is
+complete, so there these two modes ask like ``default`` (the policy says why, at
+start and in each question) instead of guarding a list that would miss one.
+``/add-dir`` refuses the same directories (:func:`too_broad`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import paths
+
+SETTINGS_DIRS = frozenset({".config", ".local"})
+"""Folders right in home that hold what runs at login (``autostart``, ``systemd/user``,
+``bin`` on ``PATH``): as a workspace, as unfenced as home (``~/.config/nvim`` is not)."""
+
+
+def home() -> Path:
+    return paths.resolve("~", "/")
+
+
+def too_broad(path: Path) -> str:
+    """Why a directory may not be added to the workspace, or "": ``/`` or the home
+    directory (or anything holding it) would let sandboxed commands write the user's
+    shell start-up files (``~/.bashrc``), keys and every other project, and unasked
+    edits reach them in accept-edits and auto. A directory inside home is fine."""
+    mine = home()
+    if path == Path(path.anchor):
+        return "is the root of the file system; add the directories you need inside it instead"
+    if path == mine or path in mine.parents:
+        return ("holds your home directory (shell start-up files, keys, every project); add the "
+                "directories you need inside it instead")
+    return ""
+
+
+def unfenced(roots: list[Path]) -> str:
+    """Why ``accept-edits`` and ``auto`` cannot run anything unasked in a workspace
+    with these roots ("" when they can): the first root that is ``/``, holds the home
+    directory, or is ``~/.config`` or ``~/.local``."""
+    mine = home()
+    for root in roots:
+        if root == Path(root.anchor):
+            return f"the workspace {root} is the root of the file system"
+        if root == mine:
+            return f"the workspace {root} is your home directory"
+        if root in mine.parents:
+            return f"the workspace {root} holds your home directory"
+        if root.parent == mine and root.name in SETTINGS_DIRS:
+            return f"the workspace {root} holds what your desktop and shell start at login"
+    return ""
+
+
+def unfenced_note(why: str, mode: str) -> str:
+    """What the policy says when ``mode`` asks where it would not elsewhere."""
+    return (f"{mode} mode runs nothing unasked here: {why}, where files run as you later, outside any "
+            "sandbox (~/.bashrc, ~/.profile, ~/.config/autostart, ~/.local/bin …), and no list of them is "
+            "complete. Start agent-shell in a project folder for edits and commands to run unasked.")
+
+
+__all__ = ["SETTINGS_DIRS", "home", "too_broad", "unfenced", "unfenced_note"]
