@@ -3,8 +3,9 @@ HumanInTheLoopMiddleware, on this shell's ``ctx.ask``).
 
 Why a gate (``before_tool_call``) and not an onion: the decision has to happen
 before anything runs, and the stack already knows how to turn the three answers
-into outcomes. *approve* passes; *edit* returns new ``args``, which the stack
-re-validates against the tool's schema (invalid edits become an error result the
+into outcomes. *approve* passes; *edit* returns new ``args``, which the policy judges
+again (a deny rule blocks the edited call; what would ask was just approved) and the
+stack re-validates against the tool's schema (invalid edits become an error result the
 model reads, the tool never runs; the call id is kept); *reject* blocks with the
 user's message, which the model reads as an error tool result.
 
@@ -235,6 +236,12 @@ class HumanInTheLoop(Middleware):
             )
         if decision.type == "reject":
             return _block(decision.message or rejected_message(name))
+        if decision.type == "edit" and decision.args is not None and self.policy is not None:
+            # the edited call is a new call: deny rules hold for it (it was approved, so
+            # what would ask does not ask again)
+            verdict = self.policy.decide(ctx.tool, decision.args)
+            if verdict.action == "deny":
+                return _block(f"The call as you edited it is denied: {verdict.reason}")
         if decision.always:
             self._remember(ctx, decision, request)
         if self.policy is not None:

@@ -79,3 +79,21 @@ async def test_plan_mode_tells_the_model_and_refuses_writes(tmp_path: Path) -> N
     assert "plan mode" in model.requests[0].system_prompt.lower()
     assert not (tmp_path / "a").exists()
     assert "Plan mode" in str(result(agent).content)
+
+
+async def test_arguments_edited_in_the_approval_are_judged_by_deny_rules_again(tmp_path: Path) -> None:
+    """`run ls` asks; the user (or whoever shares the screen) edits it into `rm -rf
+    src`, which a deny rule forbids: it does not run, and the reason says which rule.
+    An edit into something that would only ask runs: the user just approved it."""
+    (tmp_path / "src").mkdir()
+    turns = [call("run_shell", command="ls"), "ok", call("run_shell", command="ls"), "ok"]
+    answers = [ApprovalDecision.edit({"command": "rm -rf src", "timeout": 30}),
+               ApprovalDecision.edit({"command": "touch made", "timeout": 30})]
+    agent, asked, _ = make(tmp_path, turns, answers, rules={"deny": ["run_shell(rm:*)"]})
+    [e async for e in agent.reply("go")]
+    assert len(asked) == 1 and (tmp_path / "src").is_dir()
+    denied = result(agent)
+    assert denied.is_error and "as you edited it is denied" in str(denied.content)
+    assert "deny run_shell(rm:*)" in str(denied.content)
+    [e async for e in agent.reply("again")]
+    assert len(asked) == 2 and (tmp_path / "made").exists()
