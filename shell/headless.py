@@ -187,6 +187,7 @@ async def run_headless(
     run.result()
     if run.closed:  # the reader went away (`| head`): nothing more to say, anywhere
         return EXIT_PIPE
+    run.report_refused()
     code = run.reply.exit_code
     if recorder is not None:  # closed now: its last attempt to save is made
         for notice in recorder.take_notices():  # what the stream could no longer carry
@@ -302,6 +303,27 @@ class _HeadlessReply:
             return
         self.err.flush()
 
+    @property
+    def refused(self) -> list[CallView]:
+        """The calls that did not run because a rule, a hook or ``--approve`` said no."""
+        return [call for call in self.reply.calls.values()
+                if call.status in ("blocked", "rejected") or call.decision == "reject"]
+
+    def report_refused(self) -> None:
+        """One line on stderr naming the refused calls. They do not change the exit code:
+        a refusal is the policy working (``--approve never`` in CI), and the model read
+        why and answered; the script that must know finds them here and in ``json``'s
+        ``refused``."""
+        refused = self.refused
+        if not refused or self.stopped:
+            return
+        names = ", ".join(dict.fromkeys(sanitize_line(call.name) for call in refused))
+        count = f"{len(refused)} tool call{'s' if len(refused) > 1 else ''}"
+        self.err.write(f"agent-shell: {count} refused and not run ({names}); the model was told why. "
+                       "Exit code 0 all the same: a refusal is the approval policy at work "
+                       "(--approve always lets calls that ask run; deny rules still refuse).\n")
+        self.err.flush()
+
     def result(self) -> None:
         """The answer (``text``) or the one JSON object (``json``) on stdout."""
         if self.closed:
@@ -325,6 +347,11 @@ class _HeadlessReply:
                 "usage": to_jsonable(usage) if usage is not None and not usage.unknown else None,
                 "model": self.runtime.model_label,
                 "errors": [self.runtime.secrets.text(text) for _, text in reply.errors],
+                "refused": [
+                    {"call_id": call.call_id, "name": call.name,
+                     "reason": self.runtime.secrets.text(call.first_result_line(1000))}
+                    for call in self.refused
+                ],
                 "messages": to_jsonable(self.runtime.agent.messages),
             }
             out.write(json_text(result) + "\n")

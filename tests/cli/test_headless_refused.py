@@ -1,0 +1,55 @@
+"""A call refused in a headless run (``--approve never`` in CI) is the policy at
+work, not a failure: the run exits 0, and says which calls were refused on stderr
+and in ``json``'s ``refused``, so a script that must know can tell."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from shell.config import Settings
+from shell.headless import EXIT_OK, run_headless
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+from tests.helpers import calls
+
+pytestmark = pytest.mark.anyio
+
+
+def runtime_for(tmp_path: Path, *turns: object) -> ShellRuntime:
+    return ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False),
+        settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(list(turns)),  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize("output_format", ["json", "jsonl", "text"])
+async def test_a_refused_call_exits_0_and_is_named_on_stderr_and_in_json(
+    tmp_path: Path, output_format: str
+) -> None:
+    turn = calls(("run_shell", {"command": "touch made.txt"}), text="Touching.")
+    runtime = runtime_for(tmp_path, turn, "I was not allowed to.")
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "go", output_format=output_format,  # type: ignore[arg-type]
+                              approve="never", out=out, err=err)
+    assert code == EXIT_OK
+    assert not (tmp_path / "made.txt").exists()
+    assert "1 tool call refused and not run (run_shell)" in err.getvalue()
+    if output_format == "json":
+        refused = json.loads(out.getvalue())["refused"]
+        assert [(r["call_id"], r["name"]) for r in refused] == [("call_0_run_shell", "run_shell")]
+        assert "--approve never" in refused[0]["reason"]
+
+
+async def test_a_run_with_nothing_refused_says_nothing_of_it(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    runtime = runtime_for(tmp_path, calls(("read_file", {"path": "a.txt"})), "It says hello.")
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "go", output_format="json", approve="never", out=out, err=err)
+    assert code == EXIT_OK
+    assert "refused" not in err.getvalue()
+    assert json.loads(out.getvalue())["refused"] == []
