@@ -35,6 +35,7 @@ from typing import Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 from . import paths
+from .cmdword import Reading, read_part
 from .shellsplit import split_command
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]
@@ -271,13 +272,14 @@ def _matcher(key: str, pattern: str) -> Matcher:
 class _Compiled:
     """A rule ready to match: by named argument, or by whichever subject the call has."""
 
-    __slots__ = ("by_key", "command_rx", "named", "rule")
+    __slots__ = ("by_key", "command_rx", "command_word", "named", "rule")
 
     def __init__(self, rule: Rule) -> None:
         self.rule = rule
         self.named: tuple[str, Matcher] | None = None
         self.by_key: dict[str, Matcher] = {}
         self.command_rx: re.Pattern[str] | None = None
+        self.command_word: re.Pattern[str] | None = None
         pattern = rule.pattern
         if pattern is None:
             return
@@ -286,6 +288,7 @@ class _Compiled:
             self.named = (m.group(1), _matcher(m.group(1), m.group(2)))
         command_pattern = m.group(2) if m and m.group(1) == "command" else pattern
         self.command_rx = _glob(command_pattern)
+        self.command_word = _command_word(command_pattern)
         for key in ("path", "url"):
             self.by_key[key] = _matcher(key, pattern)
 
@@ -347,6 +350,38 @@ class RuleSet:
         return None, None
 
 
+def _readings(confident: bool, texts: list[str]) -> Reading:
+    """Every reading of every part (:mod:`.cmdword`), for deny and ask rules."""
+    out = Reading()
+    out.understood = confident
+    for text in texts:
+        found = read_part(text)
+        out.texts.extend(found.texts)
+        out.understood = out.understood and found.understood
+    return out
+
+
+def _names(c: _Compiled, readings: Reading, command: str) -> bool:
+    """Whether a deny/ask rule's command pattern matches any reading of the line
+    (as written, ``/bin/rm``, ``env rm``, ``bash -c 'rm …'``), or the line cannot be
+    read and names the rule's command anywhere (fail closed)."""
+    rx = c.command_rx
+    assert rx is not None
+    if any(rx.fullmatch(t) for t in readings.texts):
+        return True
+    word = c.command_word
+    return not readings.understood and word is not None and word.search(command) is not None
+
+
+def _command_word(pattern: str) -> re.Pattern[str] | None:
+    """The command a shell rule's pattern names (``rm`` of ``rm -rf*``), as a word to
+    look for in a line that cannot be read; None when the pattern starts with a wildcard."""
+    head = pattern.removesuffix(":*").split(" ", 1)[0].rstrip("*?")
+    if not head or any(c in head for c in "*?[$`'\"\\"):
+        return None
+    return re.compile(rf"(?<![\w.-]){re.escape(head)}(?![\w.-])")
+
+
 def _judge_command(
     rules: list[_Compiled], command: str, call: CallPaths
 ) -> tuple[Effect | None, Rule | None]:
@@ -355,6 +390,7 @@ def _judge_command(
     split = split_command(command)
     texts = [p.text for p in split.parts if p.text]
     whole: str | None = None
+    readings: Reading | None = None
     allows: list[_Compiled] = []
     for c in rules:
         rule = c.rule
@@ -369,11 +405,12 @@ def _judge_command(
             if c.matches(call):
                 return rule.effect, rule
             continue
-        rx = c.command_rx
-        assert rx is not None
         if whole is None:
             whole = " ".join(command.split())
-        if rx.fullmatch(whole) or any(rx.fullmatch(t) for t in texts):
+            readings = _readings(split.confident, texts)
+            readings.texts[:0] = [whole, *texts]
+        assert readings is not None
+        if _names(c, readings, command):
             return rule.effect, rule
     if not allows or not split.confident or not texts or any(p.writes or not p.text for p in split.parts):
         return None, None
