@@ -24,7 +24,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from shell.core.textsafety import sanitize
+from shell.core.textsafety import plain_id, sanitize
 from shell.core.tools import Tool
 
 from . import toolview
@@ -59,7 +59,7 @@ def history_updates(
                     continue
                 text = result.text
                 yield helpers.update_tool_call(
-                    call.id,
+                    plain_id(call.id),
                     status="failed" if result.is_error else "completed",
                     content=[text_content(toolview.fenced(text))] if text.strip() else [],
                 )

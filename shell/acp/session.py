@@ -41,6 +41,7 @@ from acp.schema import Usage as AcpUsage
 from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.messages import Block, DataBlock, TextBlock, Usage, UserMessage
+from shell.core.textsafety import plain_id
 from shell.core.tools import Tool
 from shell.runtime import ShellError, ShellRuntime
 
@@ -225,7 +226,7 @@ class AcpSession:
         decision = self.permissions.decide(request, option_id, response.field_meta)
         said = ((response.field_meta or {}).get("agent-shell") or {}).get("message")
         if decision.type == "reject" and option_id in ("reject_once", "reject_always") and not said:
-            reason = await self._reason(call.id, call.name)
+            reason = await self._reason(plain_id(call.id), call.name)
             if reason:
                 decision = ApprovalDecision.reject(reason)
         return decision

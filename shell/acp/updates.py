@@ -41,7 +41,7 @@ from acp.schema import (
 
 from shell.core import events as ev
 from shell.core.messages import ToolResult
-from shell.core.textsafety import StreamSanitizer, sanitize
+from shell.core.textsafety import StreamSanitizer, plain_id, sanitize
 from shell.core.tools import Tool, ToolKind
 
 from . import toolview
@@ -143,12 +143,13 @@ class ReplyUpdates:
         arguments are known, what it does (title, locations, proposed diff)."""
         call = self.calls.get(call_id)
         if call is None:
-            call = self.calls[call_id] = _Call(call_id, name, kind=tool_kind(self.find_tool(name), name))
+            kind = tool_kind(self.find_tool(name), name)
+            call = self.calls[call_id] = _Call(plain_id(call_id), name, kind=kind)
         if not call.announced:
             call.announced = True
             await self.send(
                 helpers.start_tool_call(
-                    call_id, toolview.one_line(name), kind=call.kind, status="pending", raw_input={}
+                    call.id, toolview.one_line(name), kind=call.kind, status="pending", raw_input={}
                 )
             )
         if args is not None and (not call.described or args != call.args):
@@ -290,7 +291,7 @@ def tool_call_start(
 ) -> ToolCallStart:
     """A finished call for a replayed session (what it did, not what it proposed)."""
     return helpers.start_tool_call(
-        call_id,
+        plain_id(call_id),
         toolview.title_for(name, args),
         kind=kind,
         status="pending",

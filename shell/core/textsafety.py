@@ -41,6 +41,7 @@ first frame can import it without the engine.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -182,6 +183,21 @@ def _name_unescape(match: re.Match[str]) -> str:
 def path_from_text(text: str) -> str:
     """The name :func:`path_text` showed as ``text`` (escapes read back; others kept)."""
     return _NAME_ESCAPE.sub(_name_unescape, text) if "\\" in text else text
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+def plain_id(value: str) -> str:
+    """An id chosen by a model or a server, as it may reach another program (an
+    editor's ``toolCallId``): kept when it is plain (letters, digits, ``_.:-``, at
+    most 128), else an id of our own derived from it (``call_`` and 24 hex digits),
+    the same every time, so a replayed session names the same call. An editor that
+    logs or shows ids printed escape sequences, CR and BS raw before."""
+    if _PLAIN_ID.fullmatch(value):
+        return value
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return f"call_{digest}"
 
 
 def as_text(value: Any) -> str:
