@@ -6,57 +6,95 @@ top-level "paragraph groups" (each its own ``Markdown`` widget) keeps every
 append small. A cut is only safe before a line that starts a new top-level block
 (not indented, not a list item, not inside a code fence) after a blank line, so
 lists, code blocks and indented continuations are never split.
+
+A block that never ends (a 2,000-line paragraph with no blank line, a 2,000-line
+code fence, a line with no newline at all) has no safe place, and its document
+then grew with the reply: every append re-read it all, and a 58 KB paragraph
+took 23 s to show. Past ``HARD_LIMIT`` characters such a block is cut anyway,
+at a line start (a paragraph becomes two; a fence is closed and opened again
+with its info string, so the code reads on with the same highlighting), and a
+line longer than that is cut at a space. The look of a block that long changes
+a little at each cut; the cost of a reply stays linear in its size.
 """
 
 from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 PARTIAL_KEPT = 64
 """Of an unfinished line, the characters kept to judge it when it ends."""
 _CONTINUATION = re.compile(r"^(\s|[-*+]\s|\d+[.)]\s|>|\||$)")
+HARD_LIMIT = 2000
+"""Characters of one document past which a block with no safe cut is cut anyway."""
+FORCE = 2
+"""Past ``FORCE`` x ``HARD_LIMIT``, even before an indented line (a list that never ends)."""
 
 
 class Splitter:
-    """Tracks fences across streamed fragments and finds cut points."""
+    """Tracks fences across streamed fragments and finds cut points.
 
-    __slots__ = ("in_fence", "partial", "prev_blank")
+    After a cut, ``close_with`` is what the document before it needs to end well
+    (a fence's closing line) and ``reopen_with`` what the next one needs to begin
+    with (the fence's opening line): both are empty for a cut between blocks."""
+
+    __slots__ = ("close_with", "fence", "in_fence", "line_len", "partial", "prev_blank", "reopen_with")
 
     def __init__(self) -> None:
         self.in_fence = False
+        self.fence = ""
+        """The opening line of the fence we are in (marker and info string)."""
         self.partial = ""
         self.prev_blank = False
+        self.line_len = 0
+        """Characters of the line not ended yet (all of them, not only the kept ones)."""
+        self.close_with = ""
+        self.reopen_with = ""
 
-    def feed(self, text: str, want_cut: bool) -> int | None:
+    def feed(self, text: str, want_cut: bool, hard: int = 0) -> int | None:
         """Consume ``text``; return an offset in it where a new document may start
-        (only when ``want_cut``), the first one found after the start.
+        (only when ``want_cut``), the first one found after the start. ``hard``
+        (1, or ``FORCE`` for any line) also allows a cut inside a block, and, if no
+        line starts here, in the middle of a line that is already too long.
 
         A line start is judged as soon as its first character is here (the rest
         of a long line may come in later fragments): a letter or ``#`` after a
         blank line outside a fence starts a new top-level block.
         """
+        self.close_with = self.reopen_with = ""
         combined = self.partial + text
         base = -len(self.partial)
         cut: int | None = None
         pos = 0
+        ended = False
         while True:
             nl = combined.find("\n", pos)
             line = combined[pos:] if nl < 0 else combined[pos:nl]
             starts_here = base + pos >= 0
-            if want_cut and cut is None and starts_here and self._safe_start(line):
-                cut = base + pos
+            if want_cut and cut is None and starts_here:
+                if self._safe_start(line):
+                    cut = base + pos
+                elif hard and self._hard_start(line, nl >= 0, hard):
+                    cut = base + pos
+                    if self.in_fence:
+                        self._close_fence("")
             if nl < 0:
                 break
-            if _FENCE.match(line):
+            ended = True
+            fence = _FENCE.match(line)
+            if fence:
                 self.in_fence = not self.in_fence
+                self.fence = (line if len(line) <= PARTIAL_KEPT else fence.group(0)).strip()
             self.prev_blank = not line.strip()
             pos = nl + 1
         rest = combined[pos:]
+        self.line_len = len(rest) if ended else self.line_len + len(text)
         # Only a line's start matters (a fence marker, blank or not): a line that never
         # ends (a model streaming without newlines) must not be copied whole each time.
         self.partial = rest if len(rest) <= PARTIAL_KEPT else rest[:PARTIAL_KEPT] + (
             "x" if rest[PARTIAL_KEPT:].strip() else " ")
+        if want_cut and hard and cut is None and self.line_len > HARD_LIMIT:
+            cut = self._mid_line(text)
         return cut
 
     def _safe_start(self, line: str) -> bool:
@@ -65,19 +103,48 @@ class Splitter:
         first = line[0]
         return (first.isalpha() or first == "#") and not _CONTINUATION.match(line)
 
+    def _hard_start(self, line: str, complete: bool, hard: int) -> bool:
+        """A line start where a block too long may be cut: never at a fence's own
+        marker (nor before enough of the line is here to tell)."""
+        if not complete and len(line) < 4:
+            return False
+        if self.in_fence:
+            return not _FENCE.match(line)
+        return hard >= FORCE or (bool(line) and not line[0].isspace())
+
+    def _mid_line(self, text: str) -> int:
+        """A cut in the line being written, which is too long: after its last space
+        here (or at the end of ``text``); the new document goes on with the line."""
+        start = len(text) - min(len(text), self.line_len)
+        space = text.rfind(" ", start)
+        cut = space + 1 if space >= start else len(text)
+        self.line_len = len(text) - cut
+        if self.in_fence:
+            self._close_fence("\n")
+        self.partial = ""  # the next document starts mid-line: no line start to judge
+        return cut
+
+    def _close_fence(self, before: str) -> None:
+        marker = _FENCE.match(self.fence)
+        self.close_with = f"{before}{marker.group(1) if marker else '```'}\n"
+        self.reopen_with = f"{self.fence}\n"
+
 
 def split_markdown(text: str, limit: int) -> list[str]:
-    """Cut a complete text into documents of about ``limit`` characters."""
+    """Cut a complete text into documents of about ``limit`` characters (a block
+    with no safe cut past ``HARD_LIMIT``, between two of its lines)."""
     parts: list[str] = []
     splitter = Splitter()
-    start = 0
+    current: list[str] = []
     size = 0
     for line in text.splitlines(keepends=True):
-        cut = splitter.feed(line, size >= limit)
+        hard = (FORCE if size >= FORCE * HARD_LIMIT else 1) if size >= HARD_LIMIT else 0
+        cut = splitter.feed(line, size >= limit, hard)
         if cut is not None:
-            parts.append(text[start : start + size])
-            start += size
+            parts.append("".join(current) + line[:cut] + splitter.close_with)
+            current, line = [splitter.reopen_with], line[cut:]
             size = 0
+        current.append(line)
         size += len(line)
-    parts.append(text[start:])
+    parts.append("".join(current))
     return [p for p in parts if p] or [""]

@@ -62,6 +62,8 @@ class ReplyRenderer:
         self.middleware = middleware
         self.reply = ReplyState()
         self.blocks: dict[str, Entry] = {}
+        self._ending: list[Entry] = []
+        """Text blocks ended by the model whose backlog is still being drawn."""
         self.spans: dict[str, SpanEntry] = {}
         self._phase = ""
         self._args_due: set[str] = set()  # calls whose streamed arguments are not drawn yet
@@ -124,7 +126,9 @@ class ReplyRenderer:
         """Esc: stop drawing now. Backlogs are dropped (each text block says how much)."""
         self.reply.cancel()
         self._args_due.clear()
-        for entry in self.blocks.values():
+        # a block the model ended is still drawing its backlog (a reply sent as one delta
+        # had all of it there): it is dropped too, or Esc waited for all of it
+        for entry in [*self.blocks.values(), *self._ending]:
             if isinstance(entry.widget, (AssistantMessage, ThinkingBlock)):
                 entry.widget.drop_backlog()
 
@@ -172,7 +176,11 @@ class ReplyRenderer:
         entry.live = False
         widget = entry.widget
         if isinstance(widget, AssistantMessage):
-            await widget.finish(text, cancelled=self.reply.cancelled)
+            self._ending.append(entry)
+            try:
+                await widget.finish(text, cancelled=self.reply.cancelled)
+            finally:
+                self._ending.remove(entry)
         elif isinstance(widget, ThinkingBlock):
             widget.finish(text or "")
         elif isinstance(widget, AudioBlock):

@@ -32,7 +32,7 @@ from textual.widgets._markdown import MarkdownStream
 
 from shell.core.textsafety import StreamSanitizer, sanitize
 
-from ..mdsplit import Splitter, split_markdown
+from ..mdsplit import FORCE, HARD_LIMIT, Splitter, split_markdown
 from .chat_markdown import ChatMarkdown
 from .parked import Parked
 from .rendered_chunk import RenderedChunk, capture
@@ -61,6 +61,9 @@ BACKLOG_FRAMES = 12
 MAX_FRAME_BUDGET = 12_000
 """...but never more than this many characters in one frame (a frame stays short
 enough for Esc to be handled at once)."""
+PIECE_LIMIT = 4 * CHUNK_LIMIT
+"""Most characters written to a document at once (a frame is drawn in pieces of a
+line or so: a line that never ends in pieces of this size)."""
 VIEW_MARGIN = 0.5
 """Chunks within this many screen heights of the viewport stay live."""
 SETTLE_S = 0.2
@@ -111,6 +114,7 @@ class AssistantMessage(Vertical):
         self.dropped = 0
         """Characters never drawn because the reply was cancelled."""
         self._flush_scheduled = False
+        self._cancelled = False
         self._chunk_size = len(self._text)
         self._splitter = Splitter()
         self._stream: MarkdownStream | None = None
@@ -173,6 +177,7 @@ class AssistantMessage(Vertical):
         would keep the user waiting); returns how many characters that was."""
         dropped, self._backlog = self._backlog, 0
         self._pending.clear()
+        self._cancelled = True  # and a frame being drawn stops at its next piece
         self.dropped += dropped
         return dropped
 
@@ -218,15 +223,19 @@ class AssistantMessage(Vertical):
             self._schedule()
         self._backlog -= len(pending)
         text = self._sanitizer.feed(pending)
-        self._drawn.append(text)
         cut_any = False
         while text:  # a big frame in pieces, so each document still gets its cut
+            if self._cancelled:  # Esc while this frame was drawn: the rest is dropped at once
+                self.dropped += len(text)
+                break
             piece = text
             if len(text) > CHUNK_LIMIT:
-                end = text.find("\n", CHUNK_LIMIT) + 1 or len(text)
+                # to the end of a line, unless that is far: a line that never ends is cut too
+                end = text.find("\n", CHUNK_LIMIT, PIECE_LIMIT) + 1 or min(len(text), PIECE_LIMIT)
                 piece, text = text[:end], text[end:]
             else:
                 text = ""
+            self._drawn.append(piece)
             cut_any = await self._write(piece) or cut_any
         if cut_any:
             # Now, not after the next refresh: while a reply streams that can be many
@@ -238,20 +247,23 @@ class AssistantMessage(Vertical):
     async def _write(self, text: str) -> bool:
         """One piece into the current document, or cut there; True if it was cut."""
         assert self._stream is not None
-        cut = self._splitter.feed(text, self._chunk_size >= CHUNK_LIMIT)
+        size = self._chunk_size
+        hard = (FORCE if size >= FORCE * HARD_LIMIT else 1) if size >= HARD_LIMIT else 0
+        splitter = self._splitter
+        cut = splitter.feed(text, size >= CHUNK_LIMIT, hard)
         if cut is None:
             self._chunk_size += len(text)
             await self._stream.write(text)
             return False
-        if cut:
-            await self._stream.write(text[:cut])
+        if cut or splitter.close_with:  # a fence cut open is closed in this document
+            await self._stream.write(text[:cut] + splitter.close_with)
         await self._stop_stream()
         previous, self._current = self._current, ChatMarkdown()
         await self.mount(self._current)
         if isinstance(previous, ChatMarkdown):
             previous.mark_end()  # no longer the last: its last block gets its margin back
         self._stream = Markdown.get_stream(self._current)
-        rest = text[cut:]
+        rest = splitter.reopen_with + text[cut:]  # ...and opened again in the next
         self._chunk_size = len(rest)
         await self._stream.write(rest)
         return True
