@@ -68,6 +68,8 @@ def open_resolved(path: Path, flags: int = READ_FLAGS, mode: int = 0o666, *, sho
     since ``path`` had no symlink when it was checked, one found now was swapped
     in meanwhile and the open is refused with :class:`PathChanged`."""
     parts = path.parts
+    if path.is_absolute() and len(parts) == 1:  # "/" itself (a workspace at the root): no link in it
+        return os.open(parts[0], flags | os.O_CLOEXEC, mode)
     if not path.is_absolute() or len(parts) < 2:
         raise FileToolError(f"{shown or path} is not a file path.")
     fd = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

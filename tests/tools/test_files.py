@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from shell.core.messages import DataBlock
+from shell.tools.builtin import builtin_tools
 from shell.tools.files import MAX_LINE_CHARS, FileToolError
 from shell.tools.workspace import Workspace
 
@@ -179,3 +181,11 @@ def test_paths_in_results_are_workspace_relative(workspace: Workspace) -> None:
     assert workspace.relative(workspace.root / "a" / "b.txt") == "a/b.txt"
     assert workspace.relative(workspace.root) == "."
     assert workspace.relative(Path("/etc/hosts")) == "/etc/hosts"
+
+
+async def test_list_dir_of_a_workspace_at_the_root(recorder: Any) -> None:
+    """`--cwd /` is a workspace too: `list_dir .` lists / (it said "No such directory: ..")."""
+    tools = {t.name: t for t in builtin_tools(Workspace(Path("/")))}
+    result = await tools["list_dir"].run({"path": "."}, recorder.context("list_dir", {"path": "."}))
+    assert not result.is_error, result.text
+    assert "etc/" in result.text.splitlines()
