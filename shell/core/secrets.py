@@ -73,6 +73,8 @@ _NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults")
 _PRIVATE_KEYS = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
 """ssh's private key names, and their variants (``id_rsa_deploy``, ``id_ed25519.work``);
 the ``.pub`` halves are public."""
+_SYSTEM_SECRETS = frozenset({"shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "master.passwd"})
+"""The system's password hashes and who may become root (``/etc/shadow``, ``/etc/sudoers``)."""
 BY_FOLDER = {"config": ".kube", "config.json": ".docker"}
 """Names that hold secrets only in one folder: kubectl's and docker's credentials."""
 
@@ -87,6 +89,10 @@ def is_secret_file(path: str) -> bool:
     if name.startswith(".env.") and not name.endswith(_NOT_SECRET_ENV):
         return True
     if name.startswith(_PRIVATE_KEYS) and not name.endswith(".pub"):
+        return True
+    if name in _SYSTEM_SECRETS or (name.startswith("ssh_host_") and name.endswith("_key")):
+        return True
+    if os.path.basename(os.path.dirname(trimmed)).lower() == "sudoers.d":
         return True
     folder = BY_FOLDER.get(name)
     if folder is not None and os.path.basename(os.path.dirname(trimmed)).lower() == folder:
@@ -119,8 +125,11 @@ def secret_file_why(path: str) -> str:
     if not is_secret_file(path):
         return ""
     name = os.path.basename(path.rstrip("/\\")).lower()
-    if name.startswith(_PRIVATE_KEYS):
+    if name.startswith(_PRIVATE_KEYS) or name.startswith("ssh_host_"):
         return "an SSH private key"
+    folder = os.path.basename(os.path.dirname(path.rstrip("/\\"))).lower()
+    if name in _SYSTEM_SECRETS or folder == "sudoers.d":
+        return "the system's password hashes or who may become root"
     if name in _WHY_BY_NAME:
         return _WHY_BY_NAME[name]
     for suffixes, why in _WHY_BY_SUFFIX:

@@ -22,6 +22,13 @@ SETTINGS_DIRS = frozenset({".config", ".local"})
 ``bin`` on ``PATH``): as a workspace, as unfenced as home (``~/.config/nvim`` is not)."""
 
 
+SYSTEM_DIRS = ("/etc", "/usr", "/var", "/boot", "/bin", "/sbin", "/lib", "/lib64", "/root", "/sys", "/proc",
+               "/dev", "/run")
+"""Directories ``/add-dir`` refuses (and anything in them): what they hold is the
+system's (``/etc/shadow``, host keys, services), not a project the agent should
+read and write unasked."""
+
+
 def home() -> Path:
     return paths.resolve("~", "/")
 
@@ -37,6 +44,10 @@ def too_broad(path: Path) -> str:
     if path == mine or path in mine.parents:
         return ("holds your home directory (shell start-up files, keys, every project); add the "
                 "directories you need inside it instead")
+    system = next((d for d in SYSTEM_DIRS if path == Path(d) or Path(d) in path.parents), None)
+    if system is not None and not (path == mine or mine in path.parents):
+        return (f"is in {system}, a system directory (passwords, keys, programs and services everyone "
+                "runs); copy what you need into your project instead")
     return ""
 
 
@@ -64,4 +75,4 @@ def unfenced_note(why: str, mode: str) -> str:
             "complete. Start agent-shell in a project folder for edits and commands to run unasked.")
 
 
-__all__ = ["SETTINGS_DIRS", "home", "too_broad", "unfenced", "unfenced_note"]
+__all__ = ["SETTINGS_DIRS", "SYSTEM_DIRS", "home", "too_broad", "unfenced", "unfenced_note"]

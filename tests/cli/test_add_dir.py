@@ -152,3 +152,20 @@ def test_the_command_line_refuses_the_root_too(run_cli: RunCli) -> None:
     assert r.returncode == 2 and "root of the file system" in r.stderr
     empty = run_cli("-p", "hi", "--model", "demo", "--add-dir", "")
     assert empty.returncode == 2 and "needs a directory" in empty.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("system", ["/etc", "/usr/lib", "/var"])
+async def test_system_directories_are_refused(runtime: ShellRuntime, system: str) -> None:
+    result = await run(runtime, f"/add-dir {system}")
+    assert result.error and "system directory" in result.text
+    assert not runtime.workspace.added
+
+
+@pytest.mark.parametrize("path", ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d/90-users",
+                                  "/etc/ssh/ssh_host_ed25519_key"])
+def test_system_secrets_are_secret_files(path: str) -> None:
+    from shell.core.secrets import is_secret_file
+
+    assert is_secret_file(path)
+    assert not is_secret_file("/etc/ssh/ssh_host_ed25519_key.pub") and not is_secret_file("/etc/passwd")
