@@ -253,3 +253,40 @@ async def test_the_welcome_shows_a_hostile_model_label_as_plain_text() -> None:
         assert [s.style for s in shown.spans if shown.plain[s.start:s.end] == "agent-shell"]  # strong
     with pytest.raises(ValueError, match="unknown kinds"):
         Welcome((("x", "blink"),))
+
+
+async def test_a_stalled_model_is_said_in_the_status_line_and_clears_when_data_comes() -> None:
+    """A stream that stalls showed "streaming…" until the read timeout (120 s); after a
+    few quiet seconds the state says how long nothing has come, and that Esc cancels."""
+    from textual.app import App, ComposeResult
+
+    from shell.tui.widgets.status_line import QUIET_S, StatusLine
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusLine()
+
+    now = [1000.0]
+    app = Host()
+    async with app.run_test(size=(120, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.clock = lambda: now[0]  # type: ignore[method-assign]
+        status.state = "streaming"
+        status.heard()
+        now[0] += QUIET_S - 1
+        status.tick()
+        await pilot.pause()
+        assert str(status.render()).endswith("streaming…")
+        now[0] += 11
+        status.tick()
+        await pilot.pause()
+        waited = int(QUIET_S - 1 + 11)
+        assert str(status.render()).endswith(f"waiting for the model ({waited} s) · Esc cancels")
+        status.heard()  # a chunk came
+        await pilot.pause()
+        assert str(status.render()).endswith("streaming…")
+        now[0] += 60
+        status.state = "approval"  # the model is not being waited for
+        status.tick()
+        await pilot.pause()
+        assert str(status.render()).endswith("awaiting approval")

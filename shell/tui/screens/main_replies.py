@@ -106,9 +106,11 @@ class RepliesRun(PromptKeepsKeys):
         record = self.replies.start(text, renderer.reply)
         gc_policy = self.shell.gc_policy
         gc_policy.reply_started()
+        status = self.status
         try:
             async with aclosing(self.runtime.reply(composed.message)) as events:  # recorded into the session
                 async for event in paced(events):  # keys (Esc) get their turn however fast it streams
+                    status.heard()  # a stalled model is said after a few quiet seconds
                     await renderer.handle(event)
                     await flow.on_event(event)  # steered messages, notifications
         except Exception as exc:  # the engine promises not to raise; show it if it does

@@ -2,12 +2,20 @@
 tokens, how full the context is and what the session cost, state. The mode is
 always shown (bypass in the error colour): it says what runs without asking. The
 meter turns the warning colour past 80% and the error colour past 95%; it and the
-cost are left out when unknown (see :mod:`shell.context.meter`)."""
+cost are left out when unknown (see :mod:`shell.context.meter`).
+
+While the model is asked (thinking, streaming) and nothing has come for a few
+seconds, the state says so and counts: ``waiting for the model (12 s) · Esc
+cancels``. A stalled stream otherwise showed ``streaming…`` until the read timeout
+(120 s), and the user could not tell it from a slow one."""
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 from shell.core.textsafety import sanitize_line
@@ -21,6 +29,11 @@ STATES = {
     "tool": "running tool…",
     "cancelling": "cancelling…",
 }
+
+
+QUIET_S = 5.0
+"""Seconds without an event from the model before the state says it is waiting."""
+WAITING_STATES = frozenset({"thinking", "streaming"})
 
 
 class StatusLine(Static):
@@ -45,11 +58,41 @@ class StatusLine(Static):
     """``$0.012 reply · $0.31 session`` (empty when no price is known)."""
     mode_warning: reactive[bool] = reactive(False)
     """The mode lets calls run that would ask (bypass, approvals off): shown as a warning."""
+    waiting: reactive[int] = reactive(0)
+    """Whole seconds nothing has come from the model (0 until ``QUIET_S`` have passed)."""
+
+    clock = staticmethod(time.monotonic)
+    _heard = 0.0
+    _ticker: Timer | None = None
+
+    def heard(self) -> None:
+        """An event of the reply arrived (called for each: kept cheap)."""
+        self._heard = self.clock()
+        if self.waiting:
+            self.waiting = 0
+
+    def watch_state(self, state: str) -> None:
+        """A 1 s tick runs only while the model is asked (none when idle)."""
+        self._heard = self.clock()
+        self.waiting = 0
+        if state in WAITING_STATES and self._ticker is None and self.is_mounted:
+            self._ticker = self.set_interval(1.0, self.tick)
+        elif state not in WAITING_STATES and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def tick(self) -> None:
+        if self.state not in WAITING_STATES:
+            return
+        quiet = self.clock() - self._heard
+        self.waiting = int(quiet) if quiet >= QUIET_S else 0
 
     def render(self) -> Text:
         """Model · tokens · state · queue, fitted to the width: the state is what the
         user needs most, so the model's note and then the token counts give way."""
         state = STATES.get(self.state, self.state)
+        if self.waiting and self.state in WAITING_STATES:
+            state = f"waiting for the model ({self.waiting} s) · Esc cancels"
         queued = f"  ·  {self.queued} queued" if self.queued else ""
         mode = f"mode: {self.mode}  ·  " if self.mode else ""
         queued_room = len(queued) + len(mode)
