@@ -202,6 +202,9 @@ def _preamble(runtime: ShellRuntime, err: IO[str]) -> None:
     workspace config left unused (never fatal, never asked)."""
     for problem in runtime.problems:
         err.write(f"agent-shell: warning: {runtime.shown(problem)}\n")
+    if not runtime.permissions.asking:  # switching "a middleware" off must not silently mean bypass
+        err.write("agent-shell: warning: approvals are off (HumanInTheLoop is disabled): every call that "
+                  "would ask runs unasked, as in bypass mode; deny rules and plan mode still hold\n")
     check = runtime.workspace_trust()
     if check.config.exists and not check.trusted:
         err.write(f"agent-shell: {runtime.untrusted_notice(check)}\n")

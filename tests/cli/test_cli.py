@@ -182,6 +182,9 @@ def test_middleware_flags_are_accepted(run_cli: RunCli, script: Script) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout == "ok\n"
+    assert "approvals are off (HumanInTheLoop is disabled)" in r.stderr  # it means bypass: say so
+    plain = run_cli("-p", "hi", "--model", script(["ok"]))
+    assert "approvals are off" not in plain.stderr
 
 
 def test_headless_options_need_p(run_cli: RunCli) -> None:
