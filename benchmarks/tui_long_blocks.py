@@ -1,0 +1,116 @@
+"""Benchmark: a reply that is one endless block, sent as ONE delta (findings F13).
+
+Shapes: ``nl`` N lines with no blank line (one Markdown paragraph), ``code`` the same
+lines in one fence, ``long`` one line with no newline, ``para`` N one-line paragraphs.
+Each is appended to an ``AssistantMessage`` in the app's ``Conversation`` (headless,
+120x40) in one piece, then finished; prints wall and CPU time per shape and size and
+the growth exponent of CPU time against size (linear is 1). ``--esc`` also measures
+Esc in a 1.2 MB one-delta paragraph under the real app (``ScriptedModel``): Esc to
+idle. ``--root DIR`` measures another checkout (e.g. ``git archive`` of main before a
+change, unpacked in DIR) in the same way, to compare in one run.
+
+    python benchmarks/tui_long_blocks.py [--shapes nl,code,long,para] [--lines 500,1000,2000] [--esc]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINE = "line of text with some words\n"
+
+
+def text(shape: str, n: int) -> str:
+    if shape == "nl":
+        return LINE * n
+    if shape == "para":
+        return (LINE + "\n") * n
+    if shape == "code":
+        return "```\n" + LINE * n + "```\n"
+    return "word " * (n * 6)
+
+
+async def one(shape: str, n: int) -> tuple[float, float]:
+    from textual.app import App, ComposeResult
+
+    from shell.tui.widgets.assistant_message import AssistantMessage
+    from shell.tui.widgets.conversation import Conversation
+
+    class Bench(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Conversation(id="scroll")
+
+    app = Bench()
+    async with app.run_test(size=(120, 40)) as pilot:
+        scroll = app.query_one(Conversation)
+        scroll.anchor()
+        widget = AssistantMessage(streaming=True)
+        await scroll.mount(widget)
+        reply = text(shape, n)
+        t0, c0 = time.perf_counter(), time.process_time()
+        widget.append(reply)
+        await widget.finish()
+        await pilot.pause()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        assert widget.text == reply
+        return wall, cpu
+
+
+async def esc() -> float:
+    from shell.agent import Agent
+    from shell.providers.scripted import ScriptedModel
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.assistant_message import AssistantMessage
+
+    reply = LINE * 40_000
+    app = AgentShellApp(Agent(ScriptedModel([reply], delay=0, chunk_size=len(reply))), model_label="scripted")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.start_reply("go")
+        def streaming() -> bool:
+            widgets = app.query(AssistantMessage)
+            return bool(widgets) and 0 < widgets.last().backlog < len(reply)
+
+        while not streaming():  # noqa: ASYNC110 (polled, as the pilot tests do)
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(1.0)
+        t0 = time.perf_counter()
+        await pilot.press("escape")
+        while app.busy and time.perf_counter() - t0 < 120:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+        return time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shapes", default="nl,code,long,para")
+    parser.add_argument("--lines", default="500,1000,2000")
+    parser.add_argument("--esc", action="store_true")
+    parser.add_argument("--root", type=Path, default=ROOT)
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.root.resolve()))
+    import os
+
+    import shell
+    print(f"{shell.__file__}, load average {os.getloadavg()[0]:.1f}")
+    sizes = [int(s) for s in args.lines.split(",")]
+    for shape in args.shapes.split(","):
+        cpus = []
+        for n in sizes:
+            wall, cpu = asyncio.run(one(shape, n))
+            cpus.append(cpu)
+            kb = len(text(shape, n)) // 1000
+            print(f"{shape:>5} {n:>6} lines ({kb} KB): wall {wall:6.2f} s  cpu {cpu:6.2f} s", flush=True)
+        if len(sizes) > 1:
+            slope = math.log(cpus[-1] / cpus[0]) / math.log(sizes[-1] / sizes[0])
+            print(f"{shape:>5} exponent (cpu) {slope:.2f}")
+    if args.esc:
+        print(f"Esc in a 1.2 MB one-delta paragraph -> idle: {asyncio.run(esc()):.2f} s (capped at 120)")
+
+
+if __name__ == "__main__":
+    main()
