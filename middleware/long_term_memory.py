@@ -123,6 +123,8 @@ class MemoryStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():  # private from the start: it holds what the user said
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        elif self.path.stat().st_mode & 0o077:  # made by an older version (0644): made private
+            os.chmod(self.path, 0o600)
         conn = sqlite3.connect(self.path, timeout=5.0)
         conn.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS memories USING "

@@ -187,3 +187,11 @@ async def test_recall_stays_in_its_project_unless_global(tmp_path: Path) -> None
     everywhere = session(store, "kestrel.", project=there, scope="global")
     await run(everywhere, "what is the staging host")
     assert "kestrel" in everywhere.model.requests[0].system_prompt  # type: ignore[attr-defined]
+
+
+async def test_an_older_world_readable_store_is_made_private(tmp_path: Path) -> None:
+    store = tmp_path / "m.sqlite3"
+    MemoryStore(store).count()
+    store.chmod(0o644)
+    await run(session(store, "ok"), "The port is 8123.")
+    assert store.stat().st_mode & 0o777 == 0o600
