@@ -405,8 +405,15 @@ what a message carries."""
             raise ShellError(f"Nothing was compacted: {exc}.") from None
         except Exception as exc:
             raise ShellError(f"Nothing was compacted; the summary failed: {self.shown(str(exc))}") from None
-        self.agent.messages[:] = after
         self.meter.add(summarizer.last_usage)  # the summary is a model call: it counts towards the cost
+        was, now = _history_tokens(before), _history_tokens(after)
+        if now >= was:  # a "compaction" that grows the history is no compaction
+            raise ShellError(
+                f"Nothing was compacted: the summary (about {now:,} tokens of history) is not smaller "
+                f"than the history it would replace (about {was:,}); the history is kept as it was. "
+                "Compact again once the conversation is longer."
+            )
+        self.agent.messages[:] = after
         done = Compaction(before, after, replaced, focus or "", time.time())
         self.compactions.append(done)
         if self.session_recorder is not None and self.session_recorder.started:
@@ -422,3 +429,10 @@ what a message carries."""
         self.agent.session_state.clear()
         self.meter.reset()
         self._close_session()  # the next reply starts a new session file
+
+
+def _history_tokens(messages: Sequence[Message]) -> int:
+    """About how many tokens ``messages`` take (the estimate ``/compact`` reports)."""
+    from ..context.accounting import estimate, message_text
+
+    return round(sum(estimate(message_text(m)) for m in messages))

@@ -102,3 +102,14 @@ async def test_the_configured_summarization_is_used(tmp_path: Path) -> None:
     history = runtime.agent.messages
     assert history[0].text.startswith("EARLIER:")
     assert [m.text for m in history[1:]] == ["question 2 about api_2", "answer 2"]
+
+
+async def test_a_summary_larger_than_the_history_is_not_applied(tmp_path: Path) -> None:
+    """A summary that grew the history 14x was applied and reported as a compaction."""
+    long_summary = "The user greeted me and I greeted back, at length. " * 40
+    runtime = runtime_with(ScriptedModel([long_summary]), tmp_path)
+    runtime.agent.messages.extend(talk(3))
+    before = list(runtime.agent.messages)
+    result = await default_commands().run(runtime, "/compact")
+    assert result.error and "Nothing was compacted" in result.text and "not smaller" in result.text
+    assert runtime.agent.messages == before and runtime.compactions == []

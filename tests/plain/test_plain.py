@@ -362,7 +362,9 @@ async def test_rewind_after_compact_previews_what_it_then_does(tmp_path: Path) -
                 await anyio.sleep(0.01)
         return " ".join(d.text.split())
 
-    async with line_mode(tmp_path, ["Reply one.", "Reply two.", "SUMMARY: two hellos.", "Again."]) as d:
+    long = " Here is a long answer, for a summary to be shorter than the history." * 5
+    one, two = "Reply one." + long, "Reply two." + long
+    async with line_mode(tmp_path, [one, two, "SUMMARY: two hellos.", "Again."]) as d:
         await d.send("hello one\r", then="Reply one.")
         await d.send("hello two\r", then="Reply two.")
         await d.send("/compact\r", then="Compacted")
@@ -373,10 +375,10 @@ async def test_rewind_after_compact_previews_what_it_then_does(tmp_path: Path) -
         assert "the 2 message(s) before it that the summary had replaced come back in full" in shown
         await d.send("/rewind 2 conversation\r")
         await said(d, "as it was before the compaction that summarised it")
-        assert [m.text for m in d.runtime.agent.messages] == ["hello one", "Reply one."]
+        assert [m.text for m in d.runtime.agent.messages] == ["hello one", one]
         await d.send("\r", then="Again.")  # the prompt held "hello two"
         await d.send("/quit\r")
-    assert [m.text for m in d.runtime.agent.messages] == ["hello one", "Reply one.", "hello two", "Again."]
+    assert [m.text for m in d.runtime.agent.messages] == ["hello one", one, "hello two", "Again."]
 
 
 async def test_at_completes_files_and_the_message_carries_them(tmp_path: Path) -> None:

@@ -284,7 +284,9 @@ async def hello_hello_compact(rt: ShellRuntime) -> None:
     assert [m.text for m in rt.agent.messages] == ["Here is a summary" + rt.agent.messages[0].text[17:]]
 
 
-COMPACTED = ["reply one", "reply two", "SUMMARY: two hellos."]
+LONG = ", said at length for a summary to be shorter than the history" * 5
+ONE = "reply one" + LONG
+COMPACTED = [ONE, "reply two" + LONG, "SUMMARY: two hellos."]
 
 
 @pytest.mark.anyio
@@ -308,7 +310,7 @@ async def test_rewind_to_a_message_a_compaction_summarised_says_what_it_does(
     done = await commands.run(rt, "/rewind 2 conversation")
     assert not done.error and done.data.text == "hello two"
     assert "as it was before the compaction" in done.text
-    assert [m.text for m in rt.agent.messages] == ["hello one", "reply one"]
+    assert [m.text for m in rt.agent.messages] == ["hello one", ONE]
 
 
 @pytest.mark.anyio
@@ -337,10 +339,10 @@ async def test_after_a_resume_the_compacted_rewind_reads_the_session_file(
     again.resume(session.session_id)
     assert len(again.agent.messages) == 1  # the summary
     plan = plan_rewind(again, 2)
-    assert plan.summarised and [m.text for m in plan.brought_back] == ["hello one", "reply one"]
+    assert plan.summarised and [m.text for m in plan.brought_back] == ["hello one", ONE]
     assert "come back in full (1 reply)" in plan.describe()
     apply_rewind(again, plan, "conversation")
-    assert [m.text for m in again.agent.messages] == ["hello one", "reply one"]
+    assert [m.text for m in again.agent.messages] == ["hello one", ONE]
 
 
 

@@ -319,7 +319,9 @@ async def test_compacted_text_is_still_found_but_rewound_text_is_not(
     """A compaction summarises: the old messages are still what the user said, and
     still found. Rewinding past the compaction takes the summary and what followed
     back; the messages the rewind brings back in full stay found."""
-    rt = runtime(tmp_path, ["reply ocelot", "reply tapir", "SUMMARY: lemur digest.", "reply okapi"])
+    long = ", said at length for a summary to be shorter than the history" * 5
+    replies = ["reply ocelot" + long, "reply tapir" + long, "SUMMARY: lemur digest.", "reply okapi"]
+    rt = runtime(tmp_path, replies)
     commands = default_commands()
     await talk(rt, "hello ocelot")
     await talk(rt, "hello tapir")
@@ -332,7 +334,7 @@ async def test_compacted_text_is_still_found_but_rewound_text_is_not(
         assert recorder.session_id in (await commands.run(rt, f"/sessions {word}")).text, word
     # back to before "hello tapir", a message the compaction summarised
     apply_rewind(rt, plan_rewind(rt, turns(rt)[1].number), "conversation")
-    assert [m.text for m in rt.agent.messages] == ["hello ocelot", "reply ocelot"]
+    assert [m.text for m in rt.agent.messages] == ["hello ocelot", "reply ocelot" + long]
     assert recorder.session_id in (await commands.run(rt, "/sessions ocelot")).text
     for word in ("tapir", "lemur", "okapi"):
         assert "No session mentions" in (await commands.run(rt, f"/sessions {word}")).text, word
