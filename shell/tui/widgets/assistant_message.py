@@ -410,6 +410,10 @@ class AssistantMessage(Vertical):
             return
         if chunk is self.children[-1]:  # the chunk streaming now is always the last
             return
+        if chunk.has_end_block():  # laid out as the reply's end: its margin comes next pass
+            chunk.mark_end()
+            self._unkept += 1
+            return
         lines = capture(chunk)
         if lines is None:
             self._unkept += 1

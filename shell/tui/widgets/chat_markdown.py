@@ -178,6 +178,10 @@ class ChatMarkdown(Markdown):
             block.add_class("-end")
         self._end = block
 
+    def has_end_block(self) -> bool:
+        """Whether a block here still has the reply's end style (no bottom margin)."""
+        return self._end is not None
+
     def update(self, markdown: str) -> AwaitComplete:
         updating = super().update(markdown)
 

@@ -40,6 +40,16 @@ def capture(chunk: Widget) -> list[Strip] | None:
     for widget, geometry in compositor.full_map.items():
         if widget.region.size != geometry.region.size:
             return None  # the screen has not laid out what it shows now
+    shown = [child for child in chunk.children if child.display]
+    if shown:
+        # The last block's bottom margin is the blank line before the next chunk: a
+        # chunk laid out while that block was still the reply's end (no margin) is one
+        # line short, and kept so, two paragraphs would run together at the cut.
+        last = shown[-1]
+        needed = last.region.bottom + last.styles.margin.bottom - chunk.content_region.y
+        if chunk.content_region.height < needed:
+            compositor.clear()
+            return None
     lines = compositor.render_strips(size)
     compositor.clear()
     return lines
