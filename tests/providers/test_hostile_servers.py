@@ -16,9 +16,10 @@ import pytest
 from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, Usage, UserMessage
 from shell.core.model import ModelChunk, ModelError, ModelRequest, StopChunk, TextDelta, UsageChunk
 from shell.providers.anthropic import AnthropicModel
-from shell.providers.base import HTTPProvider, retry_after_seconds
+from shell.providers.base import HTTPProvider
 from shell.providers.ollama import OllamaModel
 from shell.providers.openai import OpenAIModel
+from shell.providers.retry_after import retry_after_seconds
 
 from .server import Handler, ScriptedServer
 

@@ -19,6 +19,8 @@ from ..widgets.status_line import StatusLine
 from .main_keyboard import PromptKeepsKeys
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from shell.commands import CommandResult
     from shell.context.attachments import Composed
 
@@ -33,9 +35,9 @@ class RepliesRun(PromptKeepsKeys):
         result = await self.shell.commands.run(self.runtime, line)
         await self.show_result(line, result)
 
-    async def show_result(self, line: str, result: CommandResult) -> None:
-        """Show what a command did (see :class:`~.main_commands.CommandResults`)."""
-        raise NotImplementedError
+    show_result: Callable[[str, CommandResult], Awaitable[None]]
+    """Show what a command did: :class:`~.main_commands.CommandResults`, the layer above,
+    defines it (sending and command results call each other; declared here, not stubbed)."""
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         await self.submit(message.text)
