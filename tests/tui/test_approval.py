@@ -178,3 +178,40 @@ async def test_escape_in_dialog_cancels_the_reply() -> None:
         state = app.query_one(ToolSpan).state
         assert state.status in ("blocked", "cancelled"), state
         assert "Reply cancelled." in [n.text for n in app.query(NoticeLine)]
+
+
+async def test_a_call_longer_than_the_dialog_shows_its_end_before_it_is_approved() -> None:
+    """In a small terminal the tail of a long call (a chained command ending in `rm -rf`)
+    was below the fold with nothing but a scroll bar thumb, and `y` approved it unseen:
+    now the dialog says how much is below, and the first `y` shows the end instead."""
+    lines = "\n".join(f"line {i}" for i in range(60)) + "\nTHE-LAST-LINE"
+    agent, _ = make_agent([_call(text=lines), "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=(60, 16)) as pilot:
+        dialog = await _ask_once(app, pilot)
+        more = dialog.query_one("#more", Static)
+        await wait_for(pilot, lambda: more.display)
+        assert "more lines below" in str(more.content)
+        dialog.quiet_until = 0
+        await pilot.press("y")
+        await pilot.pause()
+        assert _dialog(app) is dialog and _results(agent) == []  # not approved: the end is shown
+        assert not more.display and "end of the call" in str(dialog.query_one("#guard", Static).content)
+        await wait_for(pilot, lambda: dialog._unseen_lines() == 0)
+        dialog.quiet_until = 0
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+        assert _results(agent)[0].content == f"wrote {len(lines)} characters to a.txt"
+
+
+async def test_a_call_that_fits_is_approved_at_the_first_key() -> None:
+    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _ask_once(app, pilot)
+        await pilot.pause(0.1)
+        assert not dialog.query_one("#more", Static).display
+        dialog.quiet_until = 0
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+        assert len(_results(agent)) == 1

@@ -162,6 +162,8 @@ class ApprovalScreen(ModalScreen[None]):
     ApprovalScreen .section { color: $text-muted; text-style: italic; }
     ApprovalScreen #keys { color: $foreground; margin: 1 0 0 0; }
     ApprovalScreen #guard { color: $warning; height: 1; }
+    ApprovalScreen #more { color: $warning; text-style: bold; height: auto; display: none; }
+    ApprovalScreen.-editing #more, ApprovalScreen.-always #more { display: none; }
     ApprovalScreen #edit-box, ApprovalScreen #reject-box, ApprovalScreen #always-box {
         height: auto; display: none; }
     ApprovalScreen.-editing #edit-box, ApprovalScreen.-rejecting #reject-box,
@@ -193,6 +195,7 @@ class ApprovalScreen(ModalScreen[None]):
         self.resolved = 0
         self.mode = "view"
         self._ready = False
+        self._seen_end = False
         self.quiet_until = max(time.monotonic(), typed_at) + self.GUARD_S
 
     # -- layout -------------------------------------------------------------------
@@ -206,6 +209,7 @@ class ApprovalScreen(ModalScreen[None]):
                 yield Static(id="preview")
                 yield Static("Arguments (complete):", id="args-title", classes="section")
                 yield Static(id="args-text")
+            yield Static(id="more")
             yield Static(id="keys")
             yield Static(id="guard")
             # the answers' boxes are filled when first used (see _box): opening the
@@ -254,6 +258,7 @@ class ApprovalScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self._ready = True
+        self.watch(self.query_one("#body", VerticalScroll), "scroll_y", self._show_more, init=False)
         self.show_current()
 
     @property
@@ -301,6 +306,8 @@ class ApprovalScreen(ModalScreen[None]):
         keys.append("[esc] cancel reply")
         self.query_one("#keys", Static).update(Text("   ".join(keys)))
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
+        self._seen_end = False
+        self.query_one("#guard", Static).update("")
         self._set_mode("view")
         self.call_after_refresh(self._fit_body)
 
@@ -324,6 +331,40 @@ class ApprovalScreen(ModalScreen[None]):
         fits = max(3, min(int(self.size.height * 0.6), room - used - body.styles.margin.top))
         if body.styles.max_height is None or body.styles.max_height.value != fits:
             body.styles.max_height = fits
+        self.call_after_refresh(self._show_more)
+
+    # -- what is below the fold ---------------------------------------------------------
+    def _unseen_lines(self) -> int:
+        """Lines of the arguments or diff below what the body shows now (0: all seen)."""
+        body = self.query_one("#body", VerticalScroll)
+        return max(0, round(body.max_scroll_y - body.scroll_y))
+
+    def _show_more(self, _: object = None) -> None:
+        """A call longer than the dialog (a chained command whose last part is `rm -rf`,
+        a 20,000-line write) says how much is below, in words: a scroll bar thumb alone
+        was easy to miss, and the user approves what they saw."""
+        if not self.is_attached:
+            return
+        unseen = self._unseen_lines()
+        if unseen == 0 and self.query_one("#body", VerticalScroll).max_scroll_y > 0:
+            self._seen_end = True
+        more = self.query_one("#more", Static)
+        if unseen and not self._seen_end:
+            lines = "1 more line" if unseen == 1 else f"{unseen:,} more lines"
+            more.update(f"↓ {lines} below (↓ PgDn End scroll): approving first shows the end")
+        more.display = bool(unseen) and not self._seen_end
+
+    def _end_unseen(self) -> bool:
+        """Approving a call whose end was never on screen shows the end instead; the next
+        key approves. What is approved is what was seen."""
+        if self._seen_end or self._unseen_lines() == 0:
+            return False
+        self._seen_end = True
+        self.query_one("#body", VerticalScroll).scroll_end(animate=False)
+        self.query_one("#more", Static).display = False
+        self.quiet_until = time.monotonic() + self.GUARD_S  # a double press does not skip it
+        self.query_one("#guard", Static).update("This is the end of the call: press the key again to decide.")
+        return True
 
     def _set_mode(self, mode: str) -> None:
         self.mode = mode
@@ -393,12 +434,12 @@ class ApprovalScreen(ModalScreen[None]):
         return False
 
     def action_approve(self) -> None:
-        if not self._ignored():
+        if not self._ignored() and not self._end_unseen():
             self.answer(ApprovalDecision.approve())
 
     async def action_always(self) -> None:
         item = self.current
-        if item is None or self._ignored():
+        if item is None or self._ignored() or self._end_unseen():
             return
         await self._box("always")
         rules = "\n".join(map(sanitize_line, item.request.suggested_rules))  # nothing hidden in what is saved
@@ -407,7 +448,7 @@ class ApprovalScreen(ModalScreen[None]):
         self._set_mode("always")
 
     def action_approve_all(self) -> None:
-        if self._ignored():
+        if self._ignored() or self._end_unseen():
             return
         items, self.queue[:] = list(self.queue), []
         self.resolved += len(items)
