@@ -189,14 +189,14 @@ async def test_a_call_longer_than_the_dialog_shows_its_end_before_it_is_approved
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=(60, 16)) as pilot:
         dialog = await _ask_once(app, pilot)
-        more = dialog.query_one("#more", Static)
-        await wait_for(pilot, lambda: more.display)
-        assert "more lines below" in str(more.content)
+        guard = dialog.query_one("#guard", Static)
+        await wait_for(pilot, lambda: "more lines below: y shows the end first" in str(guard.content))
+        assert "[y] approve" in str(dialog.query_one("#keys", Static).content)
         dialog.quiet_until = 0
         await pilot.press("y")
         await pilot.pause()
         assert _dialog(app) is dialog and _results(agent) == []  # not approved: the end is shown
-        assert not more.display and "end of the call" in str(dialog.query_one("#guard", Static).content)
+        assert "end of the call" in str(guard.content)
         await wait_for(pilot, lambda: dialog._unseen_lines() == 0)
         dialog.quiet_until = 0
         await pilot.press("y")
@@ -210,7 +210,7 @@ async def test_a_call_that_fits_is_approved_at_the_first_key() -> None:
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         await pilot.pause(0.1)
-        assert not dialog.query_one("#more", Static).display
+        assert "below" not in str(dialog.query_one("#guard", Static).content)
         dialog.quiet_until = 0
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.busy)

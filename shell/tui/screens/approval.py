@@ -162,8 +162,6 @@ class ApprovalScreen(ModalScreen[None]):
     ApprovalScreen .section { color: $text-muted; text-style: italic; }
     ApprovalScreen #keys { color: $foreground; margin: 1 0 0 0; }
     ApprovalScreen #guard { color: $warning; height: 1; }
-    ApprovalScreen #more { color: $warning; text-style: bold; height: auto; display: none; }
-    ApprovalScreen.-editing #more, ApprovalScreen.-always #more { display: none; }
     ApprovalScreen #edit-box, ApprovalScreen #reject-box, ApprovalScreen #always-box {
         height: auto; display: none; }
     ApprovalScreen.-editing #edit-box, ApprovalScreen.-rejecting #reject-box,
@@ -196,6 +194,8 @@ class ApprovalScreen(ModalScreen[None]):
         self.mode = "view"
         self._ready = False
         self._seen_end = False
+        self.more_below = False
+        """Whether the guard line says how much of the call is below the fold."""
         self.quiet_until = max(time.monotonic(), typed_at) + self.GUARD_S
 
     # -- layout -------------------------------------------------------------------
@@ -209,7 +209,6 @@ class ApprovalScreen(ModalScreen[None]):
                 yield Static(id="preview")
                 yield Static("Arguments (complete):", id="args-title", classes="section")
                 yield Static(id="args-text")
-            yield Static(id="more")
             yield Static(id="keys")
             yield Static(id="guard")
             # the answers' boxes are filled when first used (see _box): opening the
@@ -307,6 +306,7 @@ class ApprovalScreen(ModalScreen[None]):
         self.query_one("#keys", Static).update(Text("   ".join(keys)))
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
         self._seen_end = False
+        self.more_below = False
         self.query_one("#guard", Static).update("")
         self._set_mode("view")
         self.call_after_refresh(self._fit_body)
@@ -348,11 +348,16 @@ class ApprovalScreen(ModalScreen[None]):
         unseen = self._unseen_lines()
         if unseen == 0 and self.query_one("#body", VerticalScroll).max_scroll_y > 0:
             self._seen_end = True
-        more = self.query_one("#more", Static)
+        if self.guarded():  # the line may say "keys paused while you type…": say it after
+            self.set_timer(self.quiet_until - time.monotonic() + 0.05, self._show_more)
+            return
+        guard = self.query_one("#guard", Static)
         if unseen and not self._seen_end:
             lines = "1 more line" if unseen == 1 else f"{unseen:,} more lines"
-            more.update(f"↓ {lines} below (↓ PgDn End scroll): approving first shows the end")
-        more.display = bool(unseen) and not self._seen_end
+            guard.update(f"↓ {lines} below: y shows the end first")
+        elif self.more_below:
+            guard.update("")
+        self.more_below = bool(unseen) and not self._seen_end
 
     def _end_unseen(self) -> bool:
         """Approving a call whose end was never on screen shows the end instead; the next
@@ -361,7 +366,7 @@ class ApprovalScreen(ModalScreen[None]):
             return False
         self._seen_end = True
         self.query_one("#body", VerticalScroll).scroll_end(animate=False)
-        self.query_one("#more", Static).display = False
+        self.more_below = False
         self.quiet_until = time.monotonic() + self.GUARD_S  # a double press does not skip it
         self.query_one("#guard", Static).update("This is the end of the call: press the key again to decide.")
         return True
@@ -393,6 +398,8 @@ class ApprovalScreen(ModalScreen[None]):
     def _guard_hint(self) -> None:
         if not self.guarded():
             self.query_one("#guard", Static).update("")
+            self.more_below = False
+            self._show_more()
 
     # -- answering ----------------------------------------------------------------
     def answer(self, decision: ApprovalDecision) -> None:
