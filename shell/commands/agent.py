@@ -55,6 +55,9 @@ async def model_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         label = runtime.switch_model(arg)
     except Exception as exc:
         return CommandResult(f"Model not changed: {exc}", error=True)
+    missing = runtime.missing_key()
+    if missing:
+        return CommandResult(f"Model: `{label}`. {missing}", error=True)
     return CommandResult(f"Model: `{label}`.")
 
 

@@ -44,6 +44,21 @@ class ModelPart(RuntimeState):
             self._task_group.start_soon(self.learn_model)
         return self.model_label
 
+    def missing_key(self) -> str | None:
+        """What to say when the current model is a cloud API with no key: switching to
+        it succeeded, and the next message would fail with a connection or 401 error
+        that does not say the key is what is missing."""
+        import sys
+
+        base = sys.modules.get("shell.providers.base")
+        model = self.agent.model
+        if base is None or not isinstance(model, base.HTTPProvider) or model.api_key:
+            return None
+        if not _cloud(model.base_url):
+            return None  # a local server needs no key
+        where = model.api_key_env or "the config ([providers] api_key_env)"
+        return f"No API key is set ({where} is empty): the next message will fail until it is set."
+
     def model_info(self) -> ModelInfo:
         """The current model's window, prices and vision, as far as they are known
         (the catalog, then what its server said, then ``[models.NAME]`` in the config)."""

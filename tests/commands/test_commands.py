@@ -169,3 +169,16 @@ async def test_resume_by_the_number_sessions_shows(tmp_path: Path, monkeypatch: 
     missing = await run(rt, "/resume 3")
     assert missing.error and "no session number 3 here" in missing.text
     await rt.aclose()
+
+
+async def test_switching_to_a_cloud_model_without_a_key_says_so(
+    runtime: ShellRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The switch worked, but the next message would fail with an error that does not
+    say the key is missing: /model says it at once."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = await run(runtime, "/model openai:gpt-4o")
+    assert result.error and "openai:gpt-4o" in result.text
+    assert "No API key is set (OPENAI_API_KEY is empty)" in result.text
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert not (await run(runtime, "/model openai:gpt-4o")).error
