@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..agent.loop import Agent
+    from ..providers.base import HTTPProvider
     from ..providers.catalog import ModelInfo
 
 from .build import resolve
@@ -48,11 +49,8 @@ class ModelPart(RuntimeState):
         """What to say when the current model is a cloud API with no key: switching to
         it succeeded, and the next message would fail with a connection or 401 error
         that does not say the key is what is missing."""
-        import sys
-
-        base = sys.modules.get("shell.providers.base")
-        model = self.agent.model
-        if base is None or not isinstance(model, base.HTTPProvider) or model.api_key:
+        model = _http_model(self.agent.model)
+        if model is None or model.api_key:
             return None
         if not _cloud(model.base_url):
             return None  # a local server needs no key
@@ -74,17 +72,12 @@ class ModelPart(RuntimeState):
         """Ask the model's server for its window (in the background, once per model):
         local servers say what they really run with, which no catalog can know. The
         window then also sizes ``Summarization``'s fractions (``max_input_tokens``)."""
-        import sys
-
         model, label = self.agent.model, self.model_label
-        # An HTTP provider's module is loaded before any such model exists: with none
-        # loaded (the demo, a scripted model) httpx stays unimported at start-up.
-        base = sys.modules.get("shell.providers.base")
-        if base is not None and isinstance(model, base.HTTPProvider) and label not in self._server_info \
-                and not _cloud(model.base_url):
+        http = _http_model(model)
+        if http is not None and label not in self._server_info and not _cloud(http.base_url):
             from ..providers.catalog import server_info
 
-            self._server_info[label] = await server_info(model)
+            self._server_info[label] = await server_info(http)
         window = self.model_info().context_window
         if window and getattr(model, "max_input_tokens", None) is None:
             try:
@@ -102,6 +95,19 @@ class ModelPart(RuntimeState):
         from ..providers.registry import list_models
 
         return await list_models(self.settings)
+
+
+def _http_model(model: object) -> HTTPProvider | None:
+    """``model`` when it speaks HTTP to a server. The providers' module is loaded before
+    any such model exists, so with none loaded (the demo, a scripted model) httpx stays
+    unimported at start-up."""
+    import sys
+
+    base = sys.modules.get("shell.providers.base")
+    if base is not None and isinstance(model, base.HTTPProvider):
+        http: HTTPProvider = model
+        return http
+    return None
 
 
 def _cloud(base_url: str) -> bool:
