@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import paths, quarantine, runslater
 from .gitcreds import ScrubbedConfigs, global_configs
+from .gitstaged import StagedCopies
 from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 
@@ -308,6 +309,8 @@ class Sandbox:
         """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
         self.secret_index = SecretFileIndex([self.workspace])
         """The workspace's secret-looking files, hidden from commands (see :mod:`.secretfiles`)."""
+        self.staged = StagedCopies()
+        """What git's index holds of the tracked ones, shown in their place (see :mod:`.gitstaged`)."""
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._reveal_lock = threading.Lock()
         self.nothing_asks: Callable[[], bool] = lambda: False
@@ -329,6 +332,7 @@ class Sandbox:
         """Before a command: the secret files to hide and the walls around what runs
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
+        self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
         return found, runslater.guard(self.roots(), found.runs_later)
 
     def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
@@ -434,7 +438,8 @@ class Sandbox:
         """The bubblewrap command line that runs ``argv`` in the sandbox.
 
         ``secrets`` (default: a search now) are bound over with an empty read-only
-        file, except those in ``shown`` (named by a call the user approved);
+        file (git's staged copy for a file git tracks: see :mod:`.gitstaged`),
+        except those in ``shown`` (named by a call the user approved);
         ``hidden`` is :meth:`hidden_paths` when the caller has it already; ``walls``
         (default: from that search) keep what runs later read-only."""
         bwrap = self.bwrap or shutil.which("bwrap") or "bwrap"
@@ -457,8 +462,9 @@ class Sandbox:
         if walls is None:
             walls = runslater.guard(self.roots(), found.runs_later)
         args += self.wall_args(walls, hidden)
+        staged = self.staged.copies(found.paths)
         for path in self.hideable(found, hidden, shown):  # last: also inside .agent-shell/
-            args += ["--ro-bind", empty_file(), str(path)]
+            args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
         args += ["--chdir", ws, "--", *argv]
         return args
 

@@ -310,8 +310,8 @@ def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:
         many = len(hidden) != 1
         parts.append(
             f"[{len(hidden)} file{'s' if many else ''} that usually hold{'' if many else 's'} secrets "
-            f"{'were' if many else 'was'} hidden from this command (read as empty): {shown}. A command "
-            "that names one asks the user first.]"
+            f"{'were' if many else 'was'} hidden from this command (read as empty, or as git has them "
+            f"staged if git tracks them): {shown}. A command that names one asks the user first.]"
         )
     if not secrets.complete:
         parts.append(f"[the workspace is too big to search for secret files: {secrets.why_incomplete}]")

@@ -8,6 +8,7 @@ import base64
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -245,3 +246,52 @@ async def test_when_nothing_asks_a_named_file_is_shown(ws: Path) -> None:
     shell = tools_for(ws, box)["run_shell"]
     result = await shell.run(dict(call.args), ToolContext(call, lambda _: None, None))
     assert f"OPENAI_API_KEY={KEY}" in result.text and f"{KEY}-pem" in result.text
+
+
+# -- a secret file git tracks ---------------------------------------------------------------------
+
+
+def _git(ws: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(ws.parent)}
+    return subprocess.run(["git", *args], cwd=ws, env=env, check=True, capture_output=True, text=True).stdout
+
+
+async def test_a_tracked_secret_file_reads_as_git_has_it_so_commit_all_does_not_empty_it(ws: Path) -> None:
+    """``.envrc`` committed without a key, the key pasted in since: the sandbox shows
+    the committed lines (readable through .git anyway), not the key, and git in there
+    sees nothing to commit, so ``git commit -a`` cannot wipe the file from history."""
+    require_sandbox()
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (ws / ".envrc").write_text("export PATH=$PWD/bin:$PATH\n")
+    _git(ws, "init", "-q")
+    _git(ws, "add", ".envrc", "notes.md")
+    _git(ws, "commit", "-qm", "start")
+    (ws / ".envrc").write_text(f"export PATH=$PWD/bin:$PATH\nexport OPENAI_API_KEY={KEY}\n")
+    box = Sandbox(ws)
+    result = await sh(box, "cat .envrc; echo STATUS; git status --porcelain -- .envrc; echo END")
+    assert KEY not in result.text, result.text
+    assert "export PATH=$PWD/bin:$PATH\nSTATUS\nEND" in result.text  # git: nothing changed
+    assert "as git has them staged" in result.text
+    assert KEY in (ws / ".envrc").read_text()  # the user's file itself is untouched
+    hostile = "$(touch owned)`touch owned`;touch owned"
+    (ws / hostile).write_text("x")  # a hostile name next to it changes nothing
+    again = await sh(box, "cat .envrc")
+    assert KEY not in again.text and "export PATH" in again.text
+    assert not (ws / "owned").exists()
+
+
+def test_a_git_entry_that_is_a_fifo_or_a_stranger_means_the_empty_file(tmp_path: Path) -> None:
+    """Reading a FIFO named .git would block the shell; an unreadable repository
+    gives no copy (the empty file is bound, as for untracked files)."""
+    from shell.permissions.gitstaged import StagedCopies
+
+    os.mkfifo(tmp_path / ".git")
+    (tmp_path / ".env").write_text(f"K={KEY}\n")
+    assert StagedCopies().copies([tmp_path / ".env"]) == {}
+    other = tmp_path / "sub"
+    (other / ".git").mkdir(parents=True)
+    (other / ".git" / "index").write_bytes(b"not an index")
+    (other / ".env").write_text(f"K={KEY}\n")
+    assert StagedCopies().copies([other / ".env"]) == {}

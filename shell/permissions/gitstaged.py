@@ -1,0 +1,178 @@
+"""Git's staged copy of a secret file, for the sandbox to show in its place.
+
+The sandbox binds an empty file over secret-looking files (``.env``, ``.envrc``, keys).
+For a file git tracks, that emptiness is a lie that git inside the sandbox believes:
+``git status`` shows the file changed, and ``git commit -a`` or ``git add -A`` commits
+it emptied, wiping the user's file from the next commit. What git's index holds is no
+secret from a sandboxed command (``.git`` is readable in there: ``git show :.envrc``
+prints it), so the sandbox shows that copy instead: git sees the file as staged, and
+local edits that are not staged (a key pasted in) stay hidden.
+
+git runs here on the host, in a repository that may be hostile, so it runs hardened:
+two plumbing commands that only read the index and objects (no filters, hooks, pager
+or fsmonitor run for them; the repository's config cannot turn them on), no
+inherited ``GIT_*`` variables, a short timeout, and a size cap. Any failure means the
+empty file, as before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+MAX_BLOB = 1 << 20
+"""A staged copy larger than this is not shown (secret files are small; a huge one is
+shown empty, as untracked ones are)."""
+
+TIMEOUT = 3.0
+
+_HARDENED = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+             "-c", "core.untrackedCache=false", "--no-optional-locks")  # fmt: skip
+
+
+def repository_of(path: Path) -> Path | None:
+    """The work tree holding ``path`` (the nearest parent with a ``.git``), or None."""
+    for parent in path.parents:
+        if os.path.lexists(parent / ".git"):
+            return parent
+    return None
+
+
+class StagedCopies:
+    """Files holding the staged content of tracked secret files, made once per blob
+    in a private directory of ours (removed at exit). Thread-safe: the sandbox asks
+    from its preparing thread and, rarely, from the event loop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._dir: str | None = None
+        self._known: dict[tuple[Path, int, int, frozenset[Path]], dict[Path, str]] = {}
+
+    def copies(self, paths: Iterable[Path]) -> dict[Path, str]:
+        """For each of ``paths`` that git tracks (staged as a plain file): the file to
+        show in its place. Paths that git does not track, or that could not be read,
+        are left out."""
+        by_repo: dict[Path, list[Path]] = {}
+        for path in paths:
+            repo = repository_of(path)
+            if repo is not None:
+                by_repo.setdefault(repo, []).append(path)
+        out: dict[Path, str] = {}
+        for repo, wanted in by_repo.items():
+            out.update(self._for_repo(repo, wanted))
+        return out
+
+    def _for_repo(self, repo: Path, wanted: list[Path]) -> dict[Path, str]:
+        index = _index_file(repo)
+        try:
+            st = os.stat(index) if index is not None else None
+        except OSError:
+            st = None
+        if st is None:
+            return {}
+        key = (repo, st.st_mtime_ns, st.st_size, frozenset(wanted))
+        with self._lock:
+            known = self._known.get(key)
+        if known is not None and all(os.path.isfile(copy) for copy in known.values()):
+            return known  # the index did not change since: no git at all
+        staged = _staged_blobs(repo, wanted)
+        made = {path: copy for path, sha in staged.items() if (copy := self._copy(repo, sha))}
+        with self._lock:
+            if len(self._known) >= 64:
+                self._known.clear()
+            self._known[key] = made
+        return made
+
+    def _copy(self, repo: Path, sha: str) -> str | None:
+        with self._lock:
+            if self._dir is None or not os.path.isdir(self._dir):
+                self._dir = tempfile.mkdtemp(prefix="agent-shell-staged-")
+                atexit.register(shutil.rmtree, self._dir, True)
+            folder = self._dir
+        target = os.path.join(folder, sha)
+        if os.path.isfile(target):
+            return target
+        data = _blob(repo, sha)
+        if data is None:
+            return None
+        fd, scratch = tempfile.mkstemp(dir=folder)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(scratch, 0o444)
+        os.replace(scratch, target)
+        return target
+
+
+def _index_file(repo: Path) -> Path | None:
+    """The index of ``repo``'s work tree, following a ``.git`` file (worktrees,
+    submodules) to its git directory."""
+    dot = repo / ".git"
+    if dot.is_dir():
+        return dot / "index"
+    if not dot.is_file():  # a FIFO or a device named .git would block or never end
+        return None
+    try:
+        with open(dot, "rb") as handle:
+            text = handle.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    gitdir = Path(text[len("gitdir:"):].strip())
+    return (gitdir if gitdir.is_absolute() else repo / gitdir) / "index"
+
+
+def _git(repo: Path, args: Sequence[str], stdin: bytes = b"") -> bytes | None:
+    git = shutil.which("git")
+    if git is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    try:
+        done = subprocess.run([git, *_HARDENED, "-C", str(repo), *args], input=stdin,
+                              capture_output=True, timeout=TIMEOUT, env=env, check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _staged_blobs(repo: Path, wanted: list[Path]) -> dict[Path, str]:
+    """``path -> blob id`` for those of ``wanted`` staged as plain files (stage 0;
+    not links, not submodules, not conflicted)."""
+    names: dict[str, Path] = {}
+    for path in wanted:
+        try:
+            names[str(path.relative_to(repo))] = path
+        except ValueError:
+            continue
+    if not names:
+        return {}
+    listed = _git(repo, ["ls-files", "--stage", "-z", "--", *(":(literal)" + n for n in names)])
+    out: dict[Path, str] = {}
+    for entry in (listed or b"").split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) != 3 or fields[2] != b"0" or fields[0] not in (b"100644", b"100755"):
+            continue
+        found = names.get(os.fsdecode(name))
+        if found is not None:
+            out[found] = fields[1].decode("ascii", "replace")
+    return out
+
+
+def _blob(repo: Path, sha: str) -> bytes | None:
+    if not sha.isalnum():
+        return None
+    size = _git(repo, ["cat-file", "-s", sha])
+    try:
+        if size is None or int(size) > MAX_BLOB:
+            return None
+    except ValueError:
+        return None
+    return _git(repo, ["cat-file", "blob", sha])
