@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from .messages import ToolCallBlock
+from .textsafety import sanitize_line
+from .tools import ToolArgumentError
 
 if TYPE_CHECKING:
     from .tools import Tool
@@ -113,5 +115,69 @@ def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:
     if not isinstance(args, dict):
         raise ValueError("The arguments must be a JSON object ({...}).")
     if request.tool is not None:
+        problems = argument_problems(request.tool.parameters, args)
+        if problems:
+            said = "; ".join(problems)
+            raise ToolArgumentError(f"{said[0].upper()}{said[1:]}. {accepted_arguments(request.tool)}")
         return request.tool.validate(args)
     return args
+
+
+NAMES_SHOWN = 12
+"""How many argument names a message lists before "and N more" (an MCP tool may
+declare hundreds)."""
+
+
+def _names(names: list[str]) -> str:
+    shown = [sanitize_line(n)[:60] for n in names[:NAMES_SHOWN]]
+    more = f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+    return ", ".join(shown) + more
+
+
+def argument_problems(schema: Any, args: dict[str, Any]) -> list[str]:
+    """What a person's edit gets wrong about the tool's argument names: an argument
+    the schema does not declare (a typo like ``contnet`` would otherwise be ignored by
+    the tool, and ``"extra": 1`` passed as valid) and a required one that is missing.
+
+    Stricter than the check of the model's calls (tools ignore unknown arguments):
+    an edit is the user saying exactly what should run. A schema that declares no
+    ``properties`` at all, or allows more (``additionalProperties`` not false), lets
+    any name through."""
+    schema = schema if isinstance(schema, dict) else {}
+    properties = schema.get("properties")
+    required = schema.get("required")
+    required = [k for k in required if isinstance(k, str)] if isinstance(required, list) else []
+    problems: list[str] = []
+    open_ended = schema.get("additionalProperties", False) not in (False, None)
+    if isinstance(properties, dict) and not open_ended:
+        unknown = [k for k in args if k not in properties]
+        if unknown:
+            problems.append(f"unknown argument{'s' if len(unknown) > 1 else ''}: {_names(unknown)}")
+    missing = [k for k in required if k not in args]
+    if missing:
+        problems.append(f"missing required argument{'s' if len(missing) > 1 else ''}: {_names(missing)}")
+    return problems
+
+
+def accepted_arguments(tool: Tool) -> str:
+    """``write_file takes: path (string, required), content (string, required)``: what
+    an edit may say, for the message next to the editor."""
+    schema = tool.parameters if isinstance(tool.parameters, dict) else {}
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    name = sanitize_line(tool.name)
+    if not properties:
+        return f"{name} takes no arguments."
+    parts = []
+    for key, spec in list(properties.items())[:NAMES_SHOWN]:
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        kinds = [kind] if isinstance(kind, str) else [k for k in kind if isinstance(k, str)] \
+            if isinstance(kind, list) else []
+        said = [" or ".join(sanitize_line(k)[:20] for k in kinds)] if kinds else []
+        if key in required:
+            said.append("required")
+        parts.append(sanitize_line(str(key))[:60] + (f" ({', '.join(said)})" if said else ""))
+    more = len(properties) - NAMES_SHOWN
+    return f"{name} takes: {', '.join(parts)}" + (f" and {more} more." if more > 0 else ".")

@@ -103,9 +103,24 @@ async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert _dialog(app) is dialog  # still open
-        editor.load_text('{"path": 3}')
+        editor.load_text('{"path": 3, "text": "x"}')
         await pilot.pause()
         assert "Invalid arguments for write_note" in str(error.content)
+        assert dialog.query_one("#submit-edit", Button).disabled
+        # an argument the tool does not know, or a missing one, is not "valid": the
+        # message says what the tool takes, and Ctrl+S does nothing
+        editor.load_text('{"path": "c.txt", "text": "ok", "extra": 1}')
+        await pilot.pause()
+        said = str(error.content)
+        assert "Unknown argument: extra" in said and "✓" not in said
+        assert "write_note takes: path (string, required), text (string, required)" in said
+        assert dialog.query_one("#submit-edit", Button).disabled
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert _dialog(app) is dialog and not _results(agent)
+        editor.load_text('{"path": "c.txt"}')
+        await pilot.pause()
+        assert "Missing required argument: text" in str(error.content)
         assert dialog.query_one("#submit-edit", Button).disabled
         editor.load_text('{"path": "c.txt", "text": "ok"}')
         await pilot.pause()

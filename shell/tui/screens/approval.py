@@ -493,7 +493,7 @@ class ApprovalScreen(ModalScreen[None]):
             return None
         args, error = check_args(item.request, self.query_one("#editor", TextArea).text)
         label = self.query_one("#edit-error", Static)
-        label.update(Text(("✗ " + error) if error else "✓ valid"))
+        label.update(Text(sanitize("✗ " + error) if error else "✓ valid"))
         label.set_class(not error, "-ok")
         self.query_one("#submit-edit", Button).disabled = args is None
         return args
