@@ -80,6 +80,16 @@ mode or an allow rule says (``policy``); a sandboxed command cannot change what
 exists and what it creates is quarantined (this module). Python's start-up files in
 a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where it is."""
 
+IN_FOLDER = {
+    ".yarn": {
+        "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
+        "plugins": "holds yarn plugins, which yarn runs at every yarn command",
+    },
+}
+"""Names whose content something runs later only inside a certain folder (a
+``releases`` folder anywhere else is nobody's business): ``.yarn/cache`` and the rest
+of ``.yarn`` stay writable for ``yarn install``."""
+
 SITE_DIRS = frozenset({"site-packages", "dist-packages"})
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 SITE_WHY = "Python runs at every start of that environment (an import line in a .pth file runs)"
@@ -89,15 +99,21 @@ def why(path: str | os.PathLike[str]) -> str:
     """What runs ``path`` later as the user ("" when nothing does, by its name): a
     :data:`RUNS_LATER` name, or a ``*.pth`` or ``sitecustomize.py`` right in a
     ``site-packages`` folder, which Python executes at every start of that
-    environment (``pip``, ``pytest`` and the user's own scripts included)."""
+    environment (``pip``, ``pytest`` and the user's own scripts included), or an
+    :data:`IN_FOLDER` name in its folder (``.yarn/releases``)."""
     text = os.fspath(path)
     name = os.path.basename(text)
     if name in RUNS_LATER:
         return RUNS_LATER[name]
+    parent = os.path.basename(os.path.dirname(text))
     startup = name.endswith(".pth") or name in STARTUP_FILES
-    if startup and os.path.basename(os.path.dirname(text)) in SITE_DIRS:
+    if startup and parent in SITE_DIRS:
         return SITE_WHY
-    return ""
+    return IN_FOLDER.get(parent, {}).get(name, "")
+
+
+PLACED_DIRS = SITE_DIRS | IN_FOLDER.keys()
+"""Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
 
 GIT_PARTS = ("hooks", "config", "config.worktree", "commondir")
 """What git runs, or reads to find what to run, in a git directory. (``commondir``

@@ -54,7 +54,7 @@ from pathlib import Path
 from shell.core.secrets import BY_FOLDER, is_secret_file
 
 from . import paths as resolving
-from .runslater import SITE_DIRS, why
+from .runslater import PLACED_DIRS, why
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
@@ -348,13 +348,13 @@ def _list(directory: str, mtime: int) -> _Listing:
     later: list[str] = []
     venv = False
     count = 0
-    site = os.path.basename(directory) in SITE_DIRS
+    placed = os.path.basename(directory) in PLACED_DIRS
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
                 count += 1
                 name = entry.name
-                if why(f"{directory}/{name}" if site else name):
+                if why(f"{directory}/{name}" if placed else name):
                     later.append(name)
                 try:
                     if entry.is_symlink():
