@@ -46,6 +46,7 @@ from .mcp_results import (
     server_name_problem,
     server_prefix,
     tool_name,
+    with_schema_problem,
 )
 from .mcp_schema import refuse_unusable
 from .mcp_stdio import BadLine, StderrTail, stdio
@@ -190,13 +191,13 @@ class McpServer:
             self.done.set()
 
     async def _connect(self, stack: AsyncExitStack) -> None:
-        from mcp import ClientSession
+        from .mcp_session import Session
 
         read, write = await stack.enter_async_context(self._transport())
         tg = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
         read, write = self._watch(read, tg), self._watch_sent(write, tg)
-        session = await stack.enter_async_context(ClientSession(read, write))
+        session = await stack.enter_async_context(Session(read, write))
         try:
             with anyio.fail_after(self._timeout):
                 await session.initialize()
@@ -379,7 +380,9 @@ class McpServer:
         if scope.cancelled_caught or result is None:
             text = f"The MCP server {self.spec.name!r} went away during the call to {label}"
             return ToolResult(f"{text}: {self.status.message}", is_error=True)
-        return convert_result(result, server=self.spec.name, tool=name)
+        converted = convert_result(result, server=self.spec.name, tool=name)
+        problem = session.schema_problem(result)
+        return converted if problem is None else with_schema_problem(converted, label, problem)
 
     def stop(self) -> None:
         self._closing = True

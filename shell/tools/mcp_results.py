@@ -21,6 +21,7 @@ import base64
 import binascii
 import hashlib
 import re
+from dataclasses import replace
 from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
@@ -60,6 +61,24 @@ def convert_result(result: Any, *, server: str, tool: str) -> ToolResult:
         text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
         return ToolResult(text or "(no content)", is_error=is_error, details=details)
     return ToolResult(tuple(blocks), is_error=is_error, details=details)
+
+
+def with_schema_problem(result: ToolResult, label: str, problem: str) -> ToolResult:
+    """``result`` with a line saying its structured part does not match the tool's
+    declared output schema (the check of :mod:`.mcp_session`): the content is kept.
+    Only the problem's first line, capped: jsonschema's message quotes the whole
+    instance and schema after it, as large as the server made them."""
+    problem = problem.strip().split("\n", 1)[0]
+    problem = problem if len(problem) <= 300 else problem[:300] + "…"
+    note = (f"[{label}'s structured result does not match the output schema the server declared "
+            f"({problem}); the rest of the result is as the server sent it.]")
+    content: str | tuple[TextBlock | DataBlock, ...]
+    if isinstance(result.content, str):
+        content = f"{result.content}\n{note}"
+    else:
+        content = (*result.content, TextBlock(note))
+    details = {**(result.details or {}), "schema_problem": problem}
+    return replace(result, content=content, details=details)
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")

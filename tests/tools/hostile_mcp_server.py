@@ -19,7 +19,8 @@ before the answer), ``progress_flood`` (20,000 progress notifications before it)
 ``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits at once with a word
 on stderr), ``stderr_flood`` (24 MB on stderr, then exits), ``endless_pages`` (a
 tools/list with a next page, always), ``ping_flood`` (20,000 pings to the client
-before the answer, none of their answers read).
+before the answer, none of their answers read), ``bad_output`` (a tool with an
+outputSchema whose structured result does not match it, its text content fine).
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ def tools() -> list[dict[str, Any]]:
         big = {"type": "object", "properties": {f"p{k}": {"type": "string"} for k in range(5000)}}
         return [{"name": "echo", "description": "D" * (1 << 20), "inputSchema": OBJ},
                 {"name": "wide", "inputSchema": big}]
+    if MODE == "bad_output":
+        counted = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+        return [{"name": "echo", "inputSchema": OBJ, "outputSchema": counted}]
     return [{"name": "echo", "inputSchema": OBJ}]
 
 
@@ -86,6 +90,10 @@ def answer(msg: dict[str, Any]) -> Any:
         if MODE == "unknown_content":
             return {"jsonrpc": "2.0", "id": ident, "result": {"content": [
                 {"type": "hologram", "data": 1}, {"type": "text"}, {"type": "text", "text": "kept"}]}}
+        if MODE == "bad_output":
+            return {"jsonrpc": "2.0", "id": ident, "result": {
+                "content": [{"type": "text", "text": "the answer is 42"}],
+                "structuredContent": {"n": "forty-two " + "x" * 5000}}}
         if MODE == "exit_mid_call":
             sys.exit(0)
         if MODE == "big":

@@ -127,6 +127,22 @@ async def test_an_answer_that_fits_no_call_fails_the_call_at_once(
     assert _rss_mb() - before < 400
 
 
+async def test_a_result_that_breaks_its_output_schema_keeps_its_content(recorder: Recorder) -> None:
+    """The SDK raised "Invalid structured content" and the text the model could have
+    used was lost; now the text comes with one line on what did not match."""
+    async with McpManager({"evil": stdio("bad_output")}, connect_timeout=30) as mcp:
+        await mcp.wait_settled(40)
+        [tool] = mcp.tools()
+        with anyio.fail_after(20):
+            result = await tool.run({"a": "x"}, recorder.context(tool.name, {}))
+        assert not result.is_error
+        assert result.text.startswith("the answer is 42\n[evil__echo's structured result does not match the "
+                                      "output schema the server declared (")
+        assert "(at $.n: the schema wants type 'integer')" in result.text and len(result.text) < 500
+        assert result.details["structured"] == {"n": "forty-two " + "x" * 5000}
+        assert mcp.status("evil").state == "ready"
+
+
 async def test_tool_names_that_collided_are_all_offered_each_under_its_own_name() -> None:
     """a.b and a_b, and two names alike in their first 64 characters, were one name:
     the first won silently, and a call of one ran the other."""
