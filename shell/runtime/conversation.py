@@ -188,6 +188,8 @@ what a message carries."""
             self.checkpoint_hook.target = forked_cp
         recorder.open()
         recorder.sync()
+        if old is not None:
+            recorder.carry_calls(old)
         self.session_recorder = recorder
         return recorder.session_id
 

@@ -440,6 +440,21 @@ class SessionRecorder:
         if message is None or isinstance(message, AssistantMessage):
             self.inflight.message_landed(rewritten=message is None)
 
+    def carry_calls(self, other: SessionRecorder) -> None:
+        """A fork (after its history is written): what ``other`` knew of the calls
+        this session holds, written again (rejected or blocked, the sandbox's ⚠
+        notes), so the fork resumes showing them as the original does."""
+        with self._lock:
+            for call_id in self._call_names:
+                status = other.outcomes.get(call_id)
+                if status is not None:
+                    self.outcomes[call_id] = status
+                    self.file.write({"kind": "outcome", "call_id": call_id, "status": status})
+                notes = other.call_notes.get(call_id)
+                if notes:
+                    self.call_notes[call_id] = notes
+                    self.file.write({"kind": "call_notes", "call_id": call_id, "notes": notes})
+
     def _outcome(self, event: ToolExecutionEnd) -> None:
         """A call that was stopped before it ran: say whether the user rejected it or a
         gate blocked it (its result message says neither), so a resumed session shows it

@@ -221,6 +221,27 @@ async def test_fork_leaves_the_original_untouched(store: SessionStore, tmp_path:
 
 
 @pytest.mark.anyio
+async def test_a_fork_keeps_what_the_calls_it_holds_showed(store: SessionStore, tmp_path: Path) -> None:
+    """A call the user rejected, and a command whose planted .envrc was moved out, show
+    so when the fork is resumed, as they do in the original (it came back as plain
+    errors and without the ⚠)."""
+    call = AssistantMessage((ToolCallBlock("c1", "write_file", {"path": "f.txt", "content": "v2"}),))
+    rt = runtime(tmp_path, [call, "ok", "later"])
+    await talk(rt, "first")
+    original = rt.session_recorder
+    assert original is not None
+    original.outcomes["c1"] = "rejected"  # as _outcome and _call_notes record them live
+    original.call_notes["c1"] = {"quarantined": [".envrc"]}
+    original.outcomes["gone"] = "blocked"  # a call this history does not hold
+    assert not (await default_commands().run(rt, "/fork")).error
+    forked = rt.session_recorder
+    assert forked is not None and forked is not original
+    loaded = load_session(forked.path)
+    assert loaded.outcomes == {"c1": "rejected"}
+    assert loaded.call_notes == {"c1": {"quarantined": [".envrc"]}}
+
+
+@pytest.mark.anyio
 async def test_fork_from_a_message(store: SessionStore, tmp_path: Path) -> None:
     rt = runtime(tmp_path, ["one", "two", "again"])
     await talk(rt, "first")
