@@ -333,8 +333,8 @@ def _run_tui_fast(run_tui: Any, args: argparse.Namespace, resuming: bool) -> int
 
     settings = load_config(args.config)
 
-    def build() -> Any:
-        runtime = _build_runtime(args, settings)
+    def build() -> Any:  # the switched-off middleware come after the welcome (the app asks)
+        runtime = _build_runtime(args, settings, middleware_later=True)
         if resuming:
             _resume(runtime, args)
         return runtime
@@ -387,7 +387,7 @@ def _headless_prompt(prompt: str) -> str:
     return text
 
 
-def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
+def _build_runtime(args: argparse.Namespace, settings: Any = None, *, middleware_later: bool = False) -> Any:
     from .runtime import RuntimeOptions, ShellRuntime
 
     options = RuntimeOptions(
@@ -404,6 +404,7 @@ def _build_runtime(args: argparse.Namespace, settings: Any = None) -> Any:
         trust_workspace=args.trust_workspace,
         add_dirs=list(args.add_dirs),
         rules={"allow": args.allow, "ask": args.ask, "deny": args.deny},
+        middleware_later=middleware_later,
     )
     return ShellRuntime.create(options, settings=settings)
 

@@ -7,7 +7,7 @@ Construction is kept cheap: the providers are resolved through their registry
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def _describe_project_file(name: str, data: bytes, taken: Collection[str]) -> st
             "(a change to it still asks again)")
 
 
-def point_at_workspace(stack: MiddlewareStack, workspace: Workspace) -> None:
+def point_at_workspace(stack: Iterable[Middleware], workspace: Workspace) -> None:
     """Built-ins that read the workspace (ProjectInstructions, LongTermMemory's
     project) work in the shell's
     workspace, which ``--cwd`` may set apart from the process's directory, and read
@@ -152,7 +152,8 @@ def resolve_model_options(options: dict[str, Any], settings: Settings) -> dict[s
     return resolved
 
 
-def _instantiate(cls: type[Middleware], options: dict[str, Any], settings: Settings) -> Middleware:
+def instantiate(cls: type[Middleware], options: dict[str, Any], settings: Settings) -> Middleware:
+    """``cls`` built with its options (model names resolved); raises what the constructor raises."""
     kwargs = resolve_model_options(options, settings)
     models = kwargs.pop("models", None) or kwargs.pop("fallback_models", None)
     if models is not None:  # ModelFallback(*fallback_models)
@@ -203,10 +204,10 @@ def build_middleware(
         cls = classes[name]
         kwargs = options.get(name.lower(), PANEL_DEFAULTS.get(name, {}))
         try:
-            instance = _instantiate(cls, kwargs, settings)
+            instance = instantiate(cls, kwargs, settings)
         except Exception as exc:
             if name in wanted:
-                problems.append(f"Middleware {name} could not be set up: {_setup_error(cls, kwargs, exc)}")
+                problems.append(f"Middleware {name} could not be set up: {setup_error(cls, kwargs, exc)}")
             continue  # a built-in that needs arguments is only offered once configured
         stack.add(instance, enabled=name in wanted and name not in switched_off)
     if "HumanInTheLoop" not in classes:
@@ -214,7 +215,7 @@ def build_middleware(
     return stack
 
 
-def _setup_error(cls: type[Middleware], options: dict[str, Any], exc: Exception) -> str:
+def setup_error(cls: type[Middleware], options: dict[str, Any], exc: Exception) -> str:
     """Why a configured middleware could not be built, in the config's words: a
     mistyped option is named with the options that exist (not a raw TypeError)."""
     import inspect
@@ -385,7 +386,15 @@ def create_runtime(
     problems: list[str] = []
     if model is None:
         model = resolve(options.model, settings)
-    stack = build_middleware(settings, options.middleware_on, options.middleware_off, problems)
+    first = None
+    if options.middleware_later:  # the switched-off rest after the first screen (see middleware_later)
+        from .middleware_later import build_first
+
+        first = build_first(settings, options.middleware_on, options.middleware_off, problems)
+    if first is None:
+        stack = build_middleware(settings, options.middleware_on, options.middleware_off, problems)
+    else:
+        stack = first[0]
     point_at_workspace(stack, workspace)
     sandbox = build_sandbox(settings, workspace, problems)
     guard = build_network_guard(settings, problems)
@@ -401,6 +410,7 @@ def create_runtime(
         ask=ask,
     )
     runtime = cls(agent, settings=settings, workspace=workspace, options=options, problems=problems)
+    runtime.middleware_later = None if first is None else first[1]
     runtime.sandbox = sandbox
     runtime.permissions.sandbox = sandbox  # asks name the secret files it hides; approvals show them
     policy = runtime.permissions

@@ -46,6 +46,13 @@ class RuntimeOptions:
     rules: dict[str, list[str]] = field(default_factory=dict)
     """``--allow`` / ``--ask`` / ``--deny`` rules for this run, by effect (the
     command line's, listed first by ``/permissions``)."""
+    middleware_later: bool = False
+    """Build only the middleware the start needs (the switched-on ones and
+    HumanInTheLoop, the policy's gate) and leave the switched-off rest for
+    ``runtime.complete_middleware()``, which a front end calls once its first
+    screen is out (the TUI: after the welcome, before the side panel). The full
+    list is built at once whenever a plugin or a name outside the built-ins is
+    involved (see :mod:`.middleware_later`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..sessions import Redactor, SessionRecorder
     from ..sessions.checkpoints import CheckpointHook
     from ..tools.workspace import Workspace
+    from .middleware_later import LaterMiddleware
 
 
 from .build import build_permissions
@@ -79,6 +80,9 @@ session being written) and how it may show outside text."""
         self._file_index: FileIndex | None = None
         self.last_session = ""
         """The id of the last session closed that had been saved (for the exit hint)."""
+        self.middleware_later: LaterMiddleware | None = None
+        """The switched-off middleware not built yet (``RuntimeOptions.middleware_later``);
+        :meth:`complete_middleware` builds them."""
         self.checkpoint_hook: CheckpointHook | None = None
         """Hears the built-in tools' changes (set by :meth:`create`); its ``target`` is
         the current session's :class:`Checkpoints` (``/rewind``)."""

@@ -59,8 +59,22 @@ rides on the policy."""
         return not self.approvals_on or self.permissions.mode == "bypass"
 
     # -- middleware and tools ------------------------------------------------------
+    def complete_middleware(self) -> list[str]:
+        """Build the switched-off middleware left for after the first screen
+        (``RuntimeOptions.middleware_later``), so the stack lists every one; the
+        problems found on the way, also added to :attr:`problems`. Front ends call
+        it before they list or toggle middleware; once done, it costs nothing."""
+        later = self.middleware_later
+        if later is None:
+            return []
+        found = later.complete(self.agent.middleware, self.workspace)
+        self.middleware_later = None
+        self.problems.extend(found)
+        return found
+
     def find_middleware(self, name: str) -> str:
         """The stack's spelling of ``name`` (matched without regard to case)."""
+        self.complete_middleware()
         names = self.agent.middleware.names()
         for n in names:
             if n.lower() == name.lower():
@@ -88,6 +102,7 @@ rides on the policy."""
         return found
 
     def middleware_info(self) -> list[MiddlewareInfo]:
+        self.complete_middleware()
         stack = self.agent.middleware
         rows = []
         for mw in stack:

@@ -254,6 +254,8 @@ class AgentShellApp(App[int]):
         def in_thread() -> ShellRuntime:
             _import_all(AFTER_FIRST_FRAME)
             runtime = build()
+            if prefs.saved_speak() not in (None, "off"):  # speech as last chosen needs TTS at once
+                runtime.complete_middleware()
             if runtime.agent.messages:
                 _import_all(FOR_A_RESUMED_SESSION)
             return runtime

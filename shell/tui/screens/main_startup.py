@@ -51,7 +51,9 @@ class StartUp(CommandResults):
     # -- the runtime arrives --------------------------------------------------------
     async def attach(self) -> None:
         """The runtime exists: show the mode, greet (or show a resumed conversation);
-        once that frame is out, mount what the first screen does not show (the side
+        once that frame is out, build the switched-off middleware (see
+        ``shell.runtime.middleware_later``; what goes wrong there is shown like the
+        start's problems) and mount what the first screen does not show (the side
         panel, the attachment bar, the ``@`` picker). The app is ready after that."""
         import asyncio
         import importlib
@@ -76,7 +78,14 @@ class StartUp(CommandResults):
             drawn = asyncio.Event()
             self.call_after_refresh(drawn.set)
             await drawn.wait()
-        await asyncio.to_thread(lambda: [importlib.import_module(m) for m in AFTER_THE_WELCOME])
+
+        def after_the_welcome() -> list[str]:
+            for name in AFTER_THE_WELCOME:
+                importlib.import_module(name)
+            return runtime.complete_middleware()  # the switched-off ones, for the side panel
+
+        for problem in await asyncio.to_thread(after_the_welcome):
+            await self.conversation.add(NoticeEntry("warning", problem))
         from ..widgets.attachment_bar import AttachmentBar
         from ..widgets.mention_picker import MentionPicker
         from ..widgets.middleware_panel import Switches
