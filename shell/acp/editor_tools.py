@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -119,8 +120,9 @@ class _Editor:
         if own is not None and real.is_file() and _not_text(real):
             # Images and binary files: the editor reads text only; ours knows what they are.
             return await own.run({"path": str(real), "offset": offset, "limit": limit}, ctx)
-        text = await self.read_text(real, offset, limit + 1)
-        return number_lines(text, shown, offset, limit)
+        text, note = files.model_view(real, await self.read_text(real, offset, limit + 1))
+        result = number_lines(text, shown, offset, limit)
+        return replace(result, content=f"{result.content}\n{note}") if note else result
 
     async def write_file(self, ctx: ToolContext, path: str, content: str) -> ToolResult:
         real = await self.allowed(ctx, path, "write")
@@ -130,12 +132,7 @@ class _Editor:
         old = await self.read_text(real) if real.exists() else None
         real.parent.mkdir(parents=True, exist_ok=True)
         await self.write_text(real, content)
-        diff = files.unified_diff(old or "", content, shown, new_file=old is None)
-        lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-        verb = "Created" if old is None else "Overwrote"
-        text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} line{'' if lines == 1 else 's'})."
-        if old is not None and diff:
-            text += "\n" + diff
+        text, diff = files.write_summary(real, shown, old, content)
         return ToolResult(
             text,
             details={
@@ -158,7 +155,7 @@ class _Editor:
         text = await self.read_text(real)
         new_text, n = files.replace_text(text, old_string, new_string, replace_all, shown)
         await self.write_text(real, new_text)
-        result = files.edit_result(text, new_text, n, shown)
+        result = files.edit_result(text, new_text, n, shown, real)
         details = dict(result.details or {})
         details.update(abs_path=str(real), old_text=text, new_text=new_text)
         return ToolResult(result.content, details=details)

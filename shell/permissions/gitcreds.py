@@ -47,6 +47,30 @@ def scrub(text: str) -> str:
     return _shapes().text(out)
 
 
+def is_git_config(path: str | os.PathLike[str]) -> bool:
+    """Whether git reads ``path`` as a config (so remote URLs with tokens live there):
+    a repository's ``.git/config`` (a worktree's, a submodule's, a bare ``x.git``'s
+    too), ``config.worktree``, ``~/.gitconfig``, ``git/config`` under the XDG config
+    dir, and ``.gitmodules``. By where it is, so a link named ``notes.txt`` that
+    leads to one is one: the file tools check the resolved path."""
+    parts = Path(os.fspath(path)).parts
+    if not parts:
+        return False
+    name, folders = parts[-1], parts[:-1]
+    if name in (".gitconfig", ".gitmodules"):
+        return True
+    if name not in ("config", "config.worktree"):
+        return False
+    return any(p == ".git" or p.endswith(".git") for p in folders) or (bool(folders) and folders[-1] == "git")
+
+
+def scrub_note(changed: int) -> str:
+    """What a file tool adds when it took credentials out of what it shows."""
+    lines = "1 line" if changed == 1 else f"{changed} lines"
+    return (f"[credentials in this git config ({lines}) are shown as {HIDDEN} or without the user part "
+            "of a URL; git itself still uses them]")
+
+
 MAX_CONFIG = 1 << 20
 """A config bigger than this is not read: it is hidden instead (shown empty)."""
 
@@ -110,4 +134,4 @@ def global_configs() -> list[Path]:
     return list(dict.fromkeys(out))
 
 
-__all__ = ["HIDDEN", "ScrubbedConfigs", "global_configs", "scrub"]
+__all__ = ["HIDDEN", "ScrubbedConfigs", "global_configs", "is_git_config", "scrub", "scrub_note"]

@@ -366,9 +366,12 @@ class PermissionPolicy:
         return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args))
 
     def _secret_read(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> str:
-        """Why a read or search of this path asks (it is, or leads to, a file that
-        usually holds secrets), or empty."""
-        secret = args.get("path") if tool.kind in ("read", "search") else None
+        """Why a read, search or edit of this path asks (it is, or leads to, a file
+        that usually holds secrets), or empty. An edit asks in every mode but bypass
+        too: overwriting ``.env`` loses the user's keys, and an edit the model aims
+        there is what an injected prompt would do (its diff is kept from the model:
+        :func:`shell.tools.files._model_diff`)."""
+        secret = args.get("path") if tool.kind in ("read", "search", "edit") else None
         if not isinstance(secret, str):
             return ""
         real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
@@ -376,6 +379,9 @@ class PermissionPolicy:
             return ""
         via = "" if is_secret_file(secret) else f" (a link to {rel if rel is not None else real})"
         why = secret_file_why(secret) or secret_file_why(real)
+        if tool.kind == "edit":
+            return (f"{tool.name} would change {secret}{via}, a file that usually holds secrets ({why}); "
+                    "approve only if you asked for this change.")
         return (f"{tool.name} would read {secret}{via}, a file that usually holds secrets ({why}); what it "
                 "reads goes to the model's provider.")
 

@@ -31,7 +31,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
+from shell.core.secrets import is_secret_file
 from shell.core.textsafety import path_text
+from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
 
 MAX_LINES = 2000
 """Lines ``read_file`` returns when no ``limit`` is given."""
@@ -103,6 +105,16 @@ def open_parent(path: Path, shown: str = "") -> int:
     return open_resolved(path.parent, os.O_RDONLY | os.O_DIRECTORY, shown=shown)
 
 
+def model_view(path: Path, text: str) -> tuple[str, str]:
+    """``text`` of the file ``path`` as the model may read it, and a line saying what
+    was taken out: a git config without its credentials; anything else as it is."""
+    if not is_git_config(path):
+        return text, ""
+    clean = scrub(text)
+    changed = sum(a != b for a, b in zip(text.splitlines(), clean.splitlines(), strict=False))
+    return clean, scrub_note(changed) if changed else ""
+
+
 def read_text_window(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
     """Lines ``offset`` .. ``offset + limit - 1`` (1-based), numbered like ``cat -n``."""
     if offset < 1:
@@ -129,7 +141,7 @@ def read_text_window(path: Path, shown: str, offset: int, limit: int) -> ToolRes
         if size == 0:
             return ToolResult(f"{shown} is empty (0 bytes).", details={"path": shown, "lines": 0})
         fh.seek(0)
-        return _window(fh, shown, offset, limit)
+        return _window(fh, shown, offset, limit, scrub if is_git_config(path) else None)
 
 
 def _open_file(path: Path, shown: str) -> BinaryIO:
@@ -170,8 +182,13 @@ def _lines(fh: Any) -> Iterator[tuple[str, int | None]]:
             yield text, None
 
 
-def _window(fh: Any, shown: str, offset: int, limit: int) -> ToolResult:
+def _window(
+    fh: Any, shown: str, offset: int, limit: int, clean: Callable[[str], str] | None = None
+) -> ToolResult:
+    """The lines asked for, each through ``clean`` when given (a git config's
+    credentials: see :mod:`shell.permissions.gitcreds`)."""
     out: list[str] = []
+    scrubbed = 0
     used = 0
     last = offset - 1
     total = 0
@@ -179,6 +196,8 @@ def _window(fh: Any, shown: str, offset: int, limit: int) -> ToolResult:
     for total, (text, cut) in enumerate(_lines(fh), start=1):
         if total < offset or total >= offset + limit or capped:
             continue
+        if clean is not None and (kept := clean(text)) != text:
+            text, scrubbed = kept, scrubbed + 1
         if cut is not None:
             text = f"{text}… [line cut at {MAX_LINE_CHARS} characters; the whole line is {cut:,} bytes]"
         entry = f"{total:>6}\t{text}"
@@ -197,6 +216,8 @@ def _window(fh: Any, shown: str, offset: int, limit: int) -> ToolResult:
             f"\n[{why}showed lines {offset}-{last} of {total}; "
             f"call read_file with offset={last + 1} to read on]"
         )
+    if scrubbed:
+        body += "\n" + scrub_note(scrubbed)
     return ToolResult(body, details={"path": shown, "lines": total, "first": offset, "last": last})
 
 
@@ -287,13 +308,21 @@ def write_text(path: Path, shown: str, content: str, keep: Keep | None = None) -
     if keep is not None:
         keep(path, None if old is None else old.encode("utf-8"))
     _atomic_write(path, content, shown)
+    text, diff = write_summary(path, shown, old, content)
+    return ToolResult(text, details={"path": shown, "diff": diff, "created": old is None})
+
+
+def write_summary(path: Path, shown: str, old: str | None, content: str) -> tuple[str, str]:
+    """What ``write_file`` tells the model (what it did, the diff as :func:`_model_diff`
+    lets it read) and the whole diff (for the user's view). Shared by every
+    ``write_file`` (the editor-backed one of ``agent-shell acp`` too)."""
     diff = unified_diff(old or "", content, shown, new_file=old is None)
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     verb = "Created" if old is None else "Overwrote"
     text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} line{'' if lines == 1 else 's'})."
     if old is not None and diff:
-        text += "\n" + _cap(diff)
-    return ToolResult(text, details={"path": shown, "diff": diff, "created": old is None})
+        text += "\n" + _model_diff(path, old, content, shown, diff)
+    return text, diff
 
 
 def edit_text(
@@ -309,7 +338,7 @@ def edit_text(
     if keep is not None:
         keep(path, text.encode("utf-8"))
     _atomic_write(path, new_text, shown)
-    return edit_result(text, new_text, n, shown)
+    return edit_result(text, new_text, n, shown, path)
 
 
 def replace_text(
@@ -336,11 +365,25 @@ def replace_text(
     return text.replace(old_string, new_string, -1 if replace_all else 1), count if replace_all else 1
 
 
-def edit_result(text: str, new_text: str, n: int, shown: str) -> ToolResult:
-    """What ``edit_file`` tells the model: the count and the diff."""
+def edit_result(text: str, new_text: str, n: int, shown: str, path: Path) -> ToolResult:
+    """What ``edit_file`` tells the model: the count and the diff (see :func:`_model_diff`)."""
     diff = unified_diff(text, new_text, shown)
-    summary = f"Edited {shown}: {n} replacement{'s' if n != 1 else ''}.\n{_cap(diff)}"
+    told = _model_diff(path, text, new_text, shown, diff)
+    summary = f"Edited {shown}: {n} replacement{'s' if n != 1 else ''}.\n{told}"
     return ToolResult(summary, details={"path": shown, "diff": diff, "replacements": n})
+
+
+def _model_diff(path: Path, old: str, new: str, shown: str, diff: str) -> str:
+    """The diff as the model reads it. Of a file that usually holds secrets, none:
+    its old lines are the secrets (an edit of ``.env`` would hand every key to the
+    provider; the user's view keeps the diff, in ``details``). Of a git config, the
+    diff of the two versions without credentials."""
+    if is_secret_file(shown) or is_secret_file(str(path)):
+        return (f"[the diff is not shown: {shown} usually holds secrets, and its old lines would go to "
+                "the model's provider]")
+    if is_git_config(path):
+        return _cap(unified_diff(scrub(old), scrub(new), shown))
+    return _cap(diff)
 
 
 def unified_diff(old: str, new: str, shown: str, *, new_file: bool = False) -> str:

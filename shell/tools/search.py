@@ -27,6 +27,7 @@ import re2  # type: ignore[import-untyped]
 
 from shell.core.messages import ToolResult
 from shell.core.secrets import is_secret_file
+from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
 
 from .files import READ_FLAGS, SNIFF_BYTES, FileToolError, PathChanged, open_resolved
 from .ignore import Found, WalkStats, glob_to_regex, walk_entries
@@ -115,7 +116,7 @@ def grep_files(
         raise FileToolError(f"No such file or directory: {show(base)}.")
     stats = WalkStats()
     shown: list[str] = []
-    total = searched = skipped = outside = secret = 0
+    total = searched = skipped = outside = secret = scrubbed = 0
     if base.is_dir():
         files: Iterator[Found] = _walk(base, ignore_root, stats)
         if file_glob:
@@ -139,8 +140,12 @@ def grep_files(
                 skipped += 1
             continue
         searched += 1
+        linked = found.is_symlink and is_git_config(os.path.realpath(found.path))
+        config = linked or is_git_config(found.path)
         for number, line in _matching_lines(regex, data):
             total += 1
+            if config and (clean := scrub(line)) != line:  # a token in a remote URL
+                line, scrubbed = clean, scrubbed + 1
             if len(shown) < MAX_GREP_MATCHES:
                 text = line if len(line) <= MAX_MATCH_CHARS else line[:MAX_MATCH_CHARS] + "…"
                 shown.append(f"{show(found.path)}:{number}: {text}")
@@ -150,6 +155,8 @@ def grep_files(
     notes = _grep_notes(skipped, outside, secret, stats)
     if notes:
         out.append(f"({'; '.join(notes)})")
+    if scrubbed:
+        out.append(scrub_note(scrubbed))
     return ToolResult("\n".join(out), details={"matches": total, "files_searched": searched})
 
 
