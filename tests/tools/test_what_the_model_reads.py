@@ -30,7 +30,7 @@ CONFIG = f"""[core]
 """
 
 
-async def test_read_file_and_grep_of_a_git_config_leave_the_token_out(workspace: Workspace, call: Call) -> None:
+async def test_read_and_grep_of_a_git_config_leave_the_token_out(workspace: Workspace, call: Call) -> None:
     git = workspace.root / ".git"
     git.mkdir()
     (git / "config").write_text(CONFIG)
@@ -47,7 +47,7 @@ async def test_read_file_and_grep_of_a_git_config_leave_the_token_out(workspace:
     assert "credentials" not in (await call("read_file", path=".git/config")).text
 
 
-async def test_an_edit_of_a_git_config_shows_its_diff_without_the_token(workspace: Workspace, call: Call) -> None:
+async def test_a_git_config_edit_diff_has_no_token(workspace: Workspace, call: Call) -> None:
     git = workspace.root / ".git"
     git.mkdir()
     (git / "config").write_text(CONFIG)
