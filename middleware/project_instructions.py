@@ -20,6 +20,10 @@ A repository is someone else's text, so everything read from it is hostile:
   absolute path, ``~``, a link to ``~/.ssh/id_rsa``): the model's provider would
   otherwise receive whatever the link points at. Only the user's own file (and
   what it imports) may live elsewhere: the user wrote it.
+* **Not your secrets.** A repository's file or import that the one secrets policy
+  calls secret (``@.env``, ``@id_ed25519``, a link named ``style.md`` that leads to
+  one) or that lies in ``.git/`` is refused and said in ``/instructions``: the
+  repository chose it, not the user (``@.env`` in the user's own message attaches it).
 * **Bounded.** Only regular files are opened (a FIFO would block the shell),
   each cut at ``max_file_chars`` and all of them at ``max_total_chars``, binary
   files skipped; every cut is said in ``/instructions`` and in the prompt.
@@ -57,6 +61,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from shell.core.events import Notice
+from shell.core.secrets import is_secret_file, secret_file_why
 from shell.core.textsafety import hidden_characters, sanitize, tag_text
 
 from .base import Middleware
@@ -163,6 +168,13 @@ class _Loader:
                 f"outside the repository ({self.root})."
             )
             return None
+        secret = "" if trusted else _holds_secrets(path, resolved, self.root)
+        if secret:
+            self.problems.append(
+                f"{self.shown(path)}{f' (imported by {by})' if by else ''}: refused, {secret}; a "
+                "repository's instructions cannot send it to the model (to share it, @ it in your message)."
+            )
+            return None
         if resolved in self.seen:
             return None  # read once: a repeat (or a cycle) adds nothing
         self.seen.add(resolved)
@@ -219,6 +231,24 @@ class _Loader:
             imported = self.read(path, "import", trusted, depth + 1, label)
             out.append(imported if imported is not None else line)
         return "\n".join(out)
+
+
+def _holds_secrets(path: Path, resolved: Path, root: Path) -> str:
+    """Why a repository may not put this file in the prompt (empty when it may): a
+    file the one secrets policy calls secret (``@.env``, a key, by its name or where
+    a link leads), or anything in a ``.git`` directory (a remote URL's token). A
+    cloned repository's ``AGENTS.md`` would otherwise send the user's own ``.env``
+    to the provider with the first message, in every mode, with no question."""
+    for candidate in (path, resolved):
+        if is_secret_file(str(candidate)):
+            return f"it usually holds secrets ({secret_file_why(str(candidate))})"
+    try:
+        inside = resolved.relative_to(root).parts
+    except ValueError:
+        inside = resolved.parts
+    if ".git" in inside[:-1]:
+        return "it is part of git's own data (a remote URL there may carry a token)"
+    return ""
 
 
 def _within(path: Path, base: Path) -> bool:
