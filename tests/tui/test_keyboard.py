@@ -41,7 +41,8 @@ def _app() -> AgentShellApp:
 
 async def _open_panel(pilot: object, app: AgentShellApp) -> None:
     await pilot.press("f2")  # type: ignore[attr-defined]
-    await wait_for(pilot, lambda: app.side.shown)
+    await wait_for(pilot, lambda: app.side.shown and app.panel.loaded)
+    await pilot.pause()  # type: ignore[attr-defined]  # laid out: clicks land on the rows
 
 
 async def test_f2_hiding_the_panel_gives_the_keys_back_to_the_prompt() -> None:

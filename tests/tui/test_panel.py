@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Button, Switch
+from textual.widgets import Button, Static, Switch
 
 from middleware.base import Middleware
 from middleware.context import HookContext
@@ -44,6 +44,8 @@ async def test_switch_changes_what_the_next_model_request_sees() -> None:
         await pilot.press("f2")
         panel = app.query_one(MiddlewarePanel)
         assert panel.shown
+        await wait_for(pilot, lambda: panel.loaded)
+        await pilot.pause()
         row = _row(app, "Shout")
         assert "Upper-cases the system prompt" in row.description
         await pilot.click(row.query_one(Switch))
@@ -69,6 +71,51 @@ async def test_panel_shows_live_stats_and_hides_again() -> None:
         assert not app.query_one(MiddlewarePanel).shown
 
 
+async def test_an_idle_open_panel_touches_no_widget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Idle means nothing to redraw: a stats tick that finds the same numbers updates
+    no widget (each update re-lays out the panel; at 4 ticks a second an idle shell
+    used ~30% of a core), and the next real change still shows."""
+    agent, _ = make_agent(["one"], middleware=[Shout()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.panel.loaded)
+        updates: list[object] = []
+        real_update = Static.update
+
+        def counting(self: Static, *args: Any, **kwargs: Any) -> None:
+            updates.append(self)
+            real_update(self, *args, **kwargs)
+
+        monkeypatch.setattr(Static, "update", counting)
+        for _ in range(5):
+            app.panel.refresh_stats()
+        assert updates == []
+        await pilot.click("#prompt")
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: not app.busy)
+        app.panel.refresh_stats()
+        stats = _row(app, "Shout").query_one(".mw-stats", Static)
+        assert stats in updates and "1 call ·" in str(stats.content)
+
+
+async def test_the_panel_is_never_an_empty_frame() -> None:
+    """Its rows take a moment to build the first time: until they show, it says so."""
+    agent, _ = make_agent([], middleware=[Shout()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        seen: list[str] = []
+        while not app.panel.loaded:
+            loading = app.panel.query("#mw-loading")
+            assert loading and loading.first().display
+            seen.append(str(loading.first(Static).content))
+            await pilot.pause(0.01)
+        assert not app.panel.query("#mw-loading")
+        assert all(text == "Loading 1 middleware…" for text in seen)
+        assert _row(app, "Shout").region.height > 0
+
+
 async def test_failing_middleware_is_marked_and_can_be_switched_off_from_the_error() -> None:
     agent, model = make_agent(["never", "after"], middleware=[Broken()])
     app = AgentShellApp(agent, model_label="scripted")
@@ -78,7 +125,7 @@ async def test_failing_middleware_is_marked_and_can_be_switched_off_from_the_err
         line = app.query_one(NoticeLine)
         assert line.middleware == "Broken" and "broken on purpose" in line.text
         await pilot.press("f2")  # the panel's rows are built when it is first shown
-        await wait_for(pilot, lambda: bool(app.panel.rows()))
+        await wait_for(pilot, lambda: app.panel.loaded)
         assert _row(app, "Broken").has_class("-failed")
         await pilot.press("f2")
         await pilot.click(line.query_one(Button))

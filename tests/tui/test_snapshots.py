@@ -76,7 +76,8 @@ def test_middleware_panel(snap_compare: Any) -> None:
     async def run_before(pilot: Any) -> None:
         await _ready(pilot)
         await pilot.press("f2")
-        await pilot.pause(0.1)
+        while not pilot.app.panel.loaded:
+            await pilot.pause(0.02)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 

@@ -2,7 +2,10 @@
 each, its description and live stats.
 
 Stats are read from ``MiddlewareStack.stats`` a few times a second, and only while
-the tab is visible (``SidePanel`` says when). Flipping a switch calls the runtime's
+the tab is visible (``SidePanel`` says when); a row touches its widgets only when
+what it shows changed, since every ``Static.update`` re-lays out the panel (done
+for every row at every tick, an idle shell with the panel open used ~30% of a core).
+Flipping a switch calls the runtime's
 ``set_middleware`` at once; the stack reads its toggles at every hook, so the change
 applies at the next hook, also in the middle of a reply. A middleware that raised is marked, with its error.
 """
@@ -54,6 +57,7 @@ class MiddlewareRow(Vertical):
         self.mw_name = name
         self.description = description
         self.enabled = enabled
+        self._shown: tuple[bool, str, str | None] | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -64,6 +68,28 @@ class MiddlewareRow(Vertical):
         yield Static("", classes="mw-stats")
         yield Static("", classes="mw-error")
 
+    def show(self, enabled: bool, stats: str, error: str | None) -> None:
+        """Show the switch, stats line and error; widgets whose text is the same are
+        not touched (an unchanged update still costs a layout)."""
+        shown = (enabled, stats, error)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        switch = self.query_one(Switch)
+        if switch.value != enabled:
+            with switch.prevent(Switch.Changed):
+                switch.value = enabled
+        self.set_class(not enabled, "-off")
+        self.query_one(".mw-stats", Static).update(Text(stats))
+        self.set_class(bool(error), "-failed")
+        if error:
+            self.query_one(".mw-error", Static).update(Text("✗ " + sanitize(error)))
+
+    def forget_shown(self) -> None:
+        """The switch was flipped by hand: the next ``show`` sets it again, also back
+        if the flip was refused."""
+        self._shown = None
+
 
 class MiddlewarePanel(VerticalScroll):
     """The switches; ``stack`` is the agent's ``MiddlewareStack``."""
@@ -71,6 +97,8 @@ class MiddlewarePanel(VerticalScroll):
     DEFAULT_CSS = """
     MiddlewarePanel { height: 1fr; background: $surface; scrollbar-size-vertical: 1; }
     MiddlewarePanel > #mw-title { color: $text-muted; padding: 0 0 1 0; }
+    MiddlewarePanel > #mw-loading { color: $text-muted; }
+    MiddlewarePanel > #mw-rows { height: auto; display: none; }
     """
 
     def __init__(self, stack: Any, switches: Switches | None = None, *, id: str | None = None) -> None:
@@ -79,15 +107,23 @@ class MiddlewarePanel(VerticalScroll):
         self.switches = switches or Switches(stack.is_enabled, stack.set_enabled)
         self.failed: dict[str, str] = {}
         self._built = False
+        self._rows: list[MiddlewareRow] = []
 
     def compose(self) -> ComposeResult:
         yield Static("Switches apply at the next hook · F2 hides", id="mw-title")
         if not len(self.stack):
             yield Static("No middleware in the stack.", classes="mw-desc")
+        else:
+            yield Static(f"Loading {len(self.stack)} middleware…", id="mw-loading")
+        yield Vertical(id="mw-rows")
 
     async def build_rows(self) -> None:
         """The rows, made the first time the panel is shown: a row per middleware is
-        most of the app's widgets, and the first frame should not wait for them."""
+        most of the app's widgets, and the first frame should not wait for them.
+
+        Building them takes a while (~0.9 s of CPU for 20 rows), so the panel says
+        "Loading…" from its first frame (it was an empty frame for seconds) and the
+        rows are mounted into a hidden box, shown together once all are composed."""
         if self._built:
             return
         self._built = True
@@ -95,8 +131,17 @@ class MiddlewarePanel(VerticalScroll):
             MiddlewareRow(name, getattr(self.stack.get(name), "description", ""), self.switches.is_on(name))
             for name in self.stack.names()
         ]
-        await self.mount_all(rows)
+        box = self.query_one("#mw-rows", Vertical)
+        await box.mount_all(rows)
+        self._rows = rows
         self.refresh_stats()
+        box.display = True  # an inline style: a class would restyle every row again
+        await self.query("#mw-loading").remove()
+
+    @property
+    def loaded(self) -> bool:
+        """The rows are built and on show (until then the panel says "Loading…")."""
+        return bool(self._rows) and self.query_one("#mw-rows").display
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(REFRESH_S, self.refresh_stats, pause=True)
@@ -117,7 +162,9 @@ class MiddlewarePanel(VerticalScroll):
             self._timer.pause()
 
     def rows(self) -> list[MiddlewareRow]:
-        return list(self.query(MiddlewareRow))
+        """The rows, once built (kept in a list: a DOM query at every tick matched
+        CSS selectors against every widget of the panel)."""
+        return list(self._rows)
 
     def refresh_stats(self) -> None:
         for row in self.rows():
@@ -125,20 +172,10 @@ class MiddlewarePanel(VerticalScroll):
             if name not in self.stack:
                 continue
             stats = self.stack.stats(name)
-            enabled = self.switches.is_on(name)
-            switch = row.query_one(Switch)
-            if switch.value != enabled:
-                with switch.prevent(Switch.Changed):
-                    switch.value = enabled
-            row.set_class(not enabled, "-off")
             hooks = ", ".join(f"{h} {s.calls}" for h, s in stats.hooks.items()) or "no hooks"
             calls = f"{stats.calls} call{'' if stats.calls == 1 else 's'}"
             line = f"{calls} · {stats.time_s * 1000:.1f} ms · {hooks}"
-            row.query_one(".mw-stats", Static).update(Text(line))
-            error = self.failed.get(name) or stats.last_error
-            row.set_class(bool(error), "-failed")
-            if error:
-                row.query_one(".mw-error", Static).update(Text("✗ " + sanitize(error)))
+            row.show(self.switches.is_on(name), line, self.failed.get(name) or stats.last_error)
 
     def mark_failed(self, name: str, error: str) -> None:
         self.failed[name] = error
@@ -151,3 +188,4 @@ class MiddlewarePanel(VerticalScroll):
         event.stop()
         self.switches.set_on(row.mw_name, event.value)
         row.set_class(not event.value, "-off")
+        row.forget_shown()
