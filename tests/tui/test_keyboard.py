@@ -166,3 +166,51 @@ async def test_a_short_paste_lands_once() -> None:
         app.post_message(events.Paste("alpha\rbeta\rgamma"))
         await pilot.pause()
         assert app.prompt.text == "alpha\nbeta\ngamma"
+
+
+async def test_typing_after_help_closes_it_and_reaches_the_prompt() -> None:
+    """/help then typing: every key was swallowed by the help screen until Esc."""
+    from shell.tui.screens.help import HelpScreen
+
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await send(pilot, "/help")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press(*"quit it")  # q too: it used to close the help and vanish
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        assert app.prompt.text == "quit it"
+        assert app.focused is app.prompt
+
+
+async def test_keys_typed_fast_while_help_closes_keep_their_order() -> None:
+    """Keys that reached the help before it had gone (a terminal delivers a burst at
+    once) follow the first one to the prompt, in order."""
+    from textual import events
+
+    from shell.tui.screens.help import HelpScreen
+
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        driver = app._driver
+        assert driver is not None
+        for ch in "abc":  # no waiting in between: all three reach the help screen
+            driver.send_message(events.Key(ch, ch))
+        await wait_for(pilot, lambda: app.prompt.text == "abc")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_escape_still_closes_help_without_typing() -> None:
+    from shell.tui.screens.help import HelpScreen
+
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        assert app.prompt.text == ""

@@ -1,9 +1,15 @@
-"""The help screen: keys and slash commands, one place to look them up."""
+"""The help screen: keys and slash commands, one place to look them up.
+
+Typing does not stop at it: a printable key closes the help and goes to the
+prompt (someone who opened /help, read, and typed ``/tools`` lost every key until
+Esc, with no hint), and so does whatever comes after it while the help closes.
+"""
 
 from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -31,7 +37,7 @@ KEYS = [
 
 
 class HelpScreen(ModalScreen[None]):
-    """Dismissed with Esc, q or F1."""
+    """Dismissed with Esc or F1, or by typing (the keys go on to the prompt)."""
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -39,11 +45,12 @@ class HelpScreen(ModalScreen[None]):
         border: thick $primary; background: $surface; padding: 0 1; }
     """
 
-    BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,f1", "dismiss", "Close")]
 
     def __init__(self, commands: list[tuple[str, str]]) -> None:
         super().__init__()
         self.commands = commands
+        self._leaving = False
 
     def compose(self) -> ComposeResult:
         keys = Table(title="Keys", show_header=False, box=None, expand=True)
@@ -61,7 +68,24 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(keys)
             yield Static(commands)
-            yield Static("Esc closes this help.")
+            yield Static("Esc closes this help; typing closes it and goes to the prompt.")
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key closes the help and goes back to the app, which gives it to
+        the prompt as if typed there; once the help is closing, every key still
+        queued here (Enter, Backspace…) follows it, in order."""
+        if getattr(event, "typed_past_help", False) or not (event.is_printable or self._leaving):
+            return
+        event.stop()
+        event.prevent_default()
+        if not self._leaving:
+            self._leaving = True
+            self.dismiss(None)  # off the screen stack at once: the app sends keys below
+        again = events.Key(event.key, event.character)
+        again.typed_past_help = True  # type: ignore[attr-defined]
+        self.app.post_message(again)
 
     async def action_dismiss(self, result: None = None) -> None:
-        self.dismiss(result)
+        if not self._leaving:
+            self._leaving = True
+            self.dismiss(result)
