@@ -73,6 +73,18 @@ RUNS_LATER = {
     ".cargo": "holds the config cargo reads at your next cargo command (a runner can run any command)",
     "mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
     ".mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    "mise.local.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    ".mise.local.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    ".devcontainer.json": "builds and runs containers for this workspace (initializeCommand runs as you)",
+    ".pnpmfile.cjs": "pnpm runs at every pnpm install",
+    "bunfig.toml": "names scripts bun runs first (preload) at every bun command",
+    "rust-toolchain.toml": "picks the toolchain (a path = … is the cargo that runs) at every cargo command",
+    "rust-toolchain": "picks the toolchain (a path is the cargo that runs) at every cargo command",
+    ".claude": "Claude Code reads (its hooks and MCP servers run commands)",
+    ".gemini": "Gemini CLI reads (its MCP servers and tools run commands)",
+    ".cursor": "Cursor reads (its MCP servers run commands)",
+    ".codex": "Codex reads (its MCP servers and config run commands)",
+    ".continue": "Continue reads (its MCP servers run commands)",
 }
 """Names (a file or a directory, at any depth) whose content something runs later,
 as the user and outside the sandbox. A file edit there always asks, whatever the
@@ -81,6 +93,7 @@ exists and what it creates is quarantined (this module). Python's start-up files
 a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where it is."""
 
 IN_FOLDER = {
+    ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
     ".yarn": {
         "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
         "plugins": "holds yarn plugins, which yarn runs at every yarn command",

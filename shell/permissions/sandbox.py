@@ -79,6 +79,11 @@ SECRET_PATHS = (
     ".config/rclone", ".s3cfg", ".m2/settings.xml", ".mozilla", ".config/google-chrome",
     ".config/chromium", ".config/BraveSoftware", ".bash_history", ".zsh_history", ".python_history",
     ".psql_history", ".mysql_history", ".node_repl_history", ".lesshst", ".viminfo", ".Xauthority",
+    # other agents and model tools: their OAuth tokens and API keys
+    ".claude", ".claude.json", ".codex", ".gemini", ".cursor", ".continue", ".aider.conf.yml",
+    ".config/github-copilot", ".config/anthropic", ".config/openai", ".config/gemini",
+    ".huggingface", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
+    ".gradle/gradle.properties", ".ollama/id_ed25519", ".config/configstore",
 )  # fmt: skip
 """Relative to the home directory: hidden from sandboxed commands (credentials,
 browser profiles with their cookies, shell histories that hold typed secrets)."""

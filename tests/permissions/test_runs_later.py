@@ -271,6 +271,12 @@ TOOL_CONFIGS = {  # what pre-commit, lefthook, JetBrains, Zed, npm, yarn and car
     ".yarnrc.yml": "yarnPath: ./x.js\n",
     ".cargo/config.toml": "[target.'cfg(all())']\nrunner = 'sh -c touch /tmp/PWN'\n",
     "sub/.pre-commit-config.yaml": "repos: []\n",
+    ".devcontainer.json": '{"initializeCommand": "touch /tmp/PWN"}\n',
+    ".claude/settings.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "id"}]}]}}\n',
+    ".pnpmfile.cjs": "require('child_process').execSync('touch /tmp/PWN')\n",
+    "bunfig.toml": 'preload = ["./x.ts"]\n',
+    "mise.local.toml": "[hooks]\nenter = 'touch /tmp/PWN'\n",
+    "rust-toolchain.toml": "[toolchain]\npath = '/tmp/evil'\n",
 }
 
 
@@ -291,7 +297,9 @@ async def test_tool_configs_that_run_commands_are_guarded_like_vscode(ws: Path) 
             top = planted.split("/")[0] if not planted.startswith("sub/") else planted
             assert not (ws / top).exists(), planted
     assert set(result.details["quarantined"]) >= {".pre-commit-config.yaml", "lefthook.yml", ".idea", ".zed",
-                                                  ".npmrc", ".yarnrc.yml", "sub/.pre-commit-config.yaml"}
+                                                  ".npmrc", ".yarnrc.yml", "sub/.pre-commit-config.yaml",
+                                                  ".devcontainer.json", ".claude", ".pnpmfile.cjs",
+                                                  "bunfig.toml"}
 
 
 async def test_a_virtualenvs_pth_files_are_guarded(ws: Path) -> None:
@@ -348,10 +356,11 @@ def test_file_edits_to_tool_configs_always_ask(tmp_path: Path, mode: str) -> Non
     tools = {t.name: t for t in builtin_tools(Workspace(tmp_path))}
     for path in [*TOOL_CONFIGS, ".lefthook/pre-commit/x.sh", ".venv/lib/python3.12/site-packages/x.pth",
                  ".venv/lib/python3.12/site-packages/sitecustomize.py", "mise.toml",
-                 ".yarn/releases/yarn-4.1.0.cjs", "sub/.yarn/plugins/x.cjs"]:
+                 ".yarn/releases/yarn-4.1.0.cjs", "sub/.yarn/plugins/x.cjs", ".config/mise/config.toml",
+                 ".codex/config.toml", ".cursor/mcp.json", ".gemini/settings.json", ".continue/config.json"]:
         verdict = p.decide(tools["write_file"], {"path": path, "content": ""})
         assert verdict.action == "ask", path
         assert "run" in verdict.reason or "read" in verdict.reason, verdict.reason
     for path in [".venv/lib/python3.12/site-packages/x.py", "docs/notes.pth", "Makefile", "package.json",
-                 ".yarn/cache/pkg.zip", "docs/releases/notes.md"]:
+                 ".yarn/cache/pkg.zip", "docs/releases/notes.md", ".config/other.toml"]:
         assert p.decide(tools["write_file"], {"path": path, "content": ""}).action == "allow", path

@@ -84,6 +84,23 @@ async def test_key_files_are_not_visible(home: Path, monkeypatch: pytest.MonkeyP
     assert "trusted-workspaces.json" not in seen.text
 
 
+async def test_other_agents_tokens_are_not_visible_and_their_caches_are(home: Path) -> None:
+    """Claude Code's OAuth tokens, Codex's auth.json, Copilot's and Hugging Face's
+    tokens: readable in auto mode, so a command could print them to the provider."""
+    require_sandbox()
+    stores = [".claude/.credentials.json", ".codex/auth.json", ".config/github-copilot/hosts.json",
+              ".cache/huggingface/token", ".huggingface/token", ".gradle/gradle.properties"]
+    for rel in stores:
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"HOMESECRET-{rel}\n")
+    (home / ".cache" / "huggingface" / "hub").mkdir()
+    (home / ".cache" / "huggingface" / "hub" / "model.bin").write_text("WEIGHTS\n")
+    box = Sandbox(home / "project")
+    result = await sh(box, "cd ~ && cat " + " ".join(stores) + " .cache/huggingface/hub/model.bin; echo end")
+    assert "HOMESECRET" not in result.text, result.text
+    assert "WEIGHTS" in result.text and "end" in result.text  # a model cache stays usable
+
+
 async def test_a_workspace_that_holds_the_secrets_still_hides_them(home: Path) -> None:
     """Working in the home directory itself: ~/.ssh is inside the writable bind."""
     require_sandbox()
