@@ -66,7 +66,9 @@ BUILTINS: tuple[Command, ...] = (
             sessions_command, "/sessions [QUERY]"),
     Command("resume", "Open a saved session (its number in /sessions, or its id)", resume_command,
             "/resume N|ID"),
-    Command("export", "Write the conversation as Markdown (never over a file unless --force)",
+    Command("export",
+            "Write the conversation as Markdown (to agent-shell's exports folder, or PATH; "
+            "never over a file unless --force)",
             export_command, "/export [PATH] [--force]"),
     Command("mode", "Show the permission mode, or switch it", mode_command, "/mode [MODE]",
             complete=lambda runtime, rest: list(_modes())),

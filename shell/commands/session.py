@@ -169,8 +169,13 @@ def resume_command(runtime: ShellRuntime, arg: str) -> CommandResult:
 
 
 def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    """``/export [PATH] [--force]``: the conversation as Markdown. Without a path it goes
+    to ``<data dir>/exports/``, next to the sessions, not into the workspace, where a
+    file dropped unasked was easy to commit by accident; a relative PATH is the
+    workspace's, as before."""
     from pathlib import Path
 
+    from shell.core.dirs import data_dir
     from shell.sessions import describe_os_error, export_markdown
 
     words = arg.split()
@@ -178,9 +183,23 @@ def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     name = " ".join(w for w in words if w not in ("--force", "-f"))
     if not runtime.agent.messages:
         return CommandResult("Nothing to export yet.", error=True)
-    path = Path(name or f"agent-shell-{time.strftime('%Y%m%d-%H%M%S')}.md").expanduser()
-    if not path.is_absolute():
-        path = runtime.workspace.root / path
+    if name:
+        path = Path(name).expanduser()
+        if not path.is_absolute():
+            path = runtime.workspace.root / path
+    else:
+        exports = data_dir() / "exports"
+        try:
+            exports.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            return CommandResult(f"Could not create {exports}: {describe_os_error(exc)}. "
+                                 "Give a path: `/export notes.md`.", error=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = exports / f"agent-shell-{stamp}.md"
+        for n in range(2, 100):  # two exports within a second: a second name, not a refusal
+            if not path.exists():
+                break
+            path = exports / f"agent-shell-{stamp}-{n}.md"
     if path.is_dir():
         return CommandResult(f"{path} is a directory; give a file name: `/export {name}/chat.md`.",
                              error=True)
@@ -194,7 +213,8 @@ def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         )
     except OSError as exc:
         return CommandResult(f"Could not write {path}: {describe_os_error(exc)}", error=True)
-    return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{path}`.")
+    where = "" if name else " (agent-shell's exports folder: `/export PATH` writes elsewhere)"
+    return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{path}`{where}.")
 
 
 def copy_command(runtime: ShellRuntime, arg: str) -> CommandResult:

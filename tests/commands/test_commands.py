@@ -138,6 +138,34 @@ async def test_sessions_resume_and_export(tmp_path: Path, monkeypatch: pytest.Mo
     await second.aclose()
 
 
+async def test_export_without_a_path_goes_to_the_data_dir_not_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare ``/export`` once dropped ``agent-shell-<time>.md`` into the workspace,
+    where ``git add .`` picked it up; the reply names the full path."""
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    rt = ShellRuntime.create(
+        RuntimeOptions(cwd=str(workspace), record=False), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(["The answer is 42."]),
+    )
+    async for _ in rt.reply("What is the answer?"):
+        pass
+    first, second = await run(rt, "/export"), await run(rt, "/export")  # within one second too
+    assert not first.error and not second.error, (first.text, second.text)
+    assert list(workspace.iterdir()) == []
+    written = set((tmp_path / "data" / "exports").iterdir())
+    said = {Path(r.text.split("`")[1]) for r in (first, second)}
+    assert len(written) == 2 and said == written
+    for result, path in zip((first, second), written, strict=True):
+        assert "/export PATH" in result.text
+        assert "The answer is 42." in path.read_text()
+    assert (await run(rt, "/export notes.md")).error is False  # an explicit path: the workspace's
+    assert "The answer is 42." in (workspace / "notes.md").read_text()
+    await rt.aclose()
+
+
 async def test_resume_by_the_number_sessions_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``/resume 1`` is the first row of ``/sessions`` (this directory's newest), never
     a session elsewhere whose id happens to end in 1."""
