@@ -11,6 +11,16 @@ asked) in one assistant message, then a short text. Each run is a fresh process
 * **headless** (the floor): the same events through ``Agent.reply`` into the
   front-end reducer (``ReplyState``), drawing nothing, as ``-p`` does.
 
+The tester's case (finding F11) is the ``read`` pair: the whole runtime (default
+mode and middleware, the real ``read_file``) in a workspace holding this repo's
+README.md; one reply of a short text, then N ``read_file {"path": "README.md"}``
+calls, each streamed as the providers do (its arguments in deltas, the calls one
+after another) and each with the README's many lines as its result; then a final
+text. (The text first matters: it stays live until the last call has streamed.)
+
+* **tui-read**: that, in the whole app under the pilot, Enter to the final text;
+* **headless-read**: the same runtime's events into ``ReplyState`` (the floor).
+
 Prints per N: wall time, peak RSS, the p99 and longest event-loop stall (a 5 ms
 sleep's lateness, wall clock), the longest "window cpu" (the CPU of the loop steps
 that ran back to back in one probe window: the lateness of a quiet machine, see
@@ -21,6 +31,7 @@ of time against N. Goals (issue 21): 1,000 calls <= 10 s, <= 200 MB, no stall ov
 100 ms, time linear.
 
     python benchmarks/tui_tools.py [--calls 100,300,1000] [--consumers tui,tui-ask,headless] [-v]
+    python benchmarks/tui_tools.py --calls 50,150,500,1000 --consumers tui-read,headless-read
 """
 
 from __future__ import annotations
@@ -75,6 +86,72 @@ def _agent(calls: int, ask: bool = False) -> Any:
     turn = AssistantMessage(blocks)
     model = ScriptedModel([turn, "All looked up."], chunk_size=16)
     return Agent(model, tools=[lookup], system_prompt="be brief", middleware=[_asking()] if ask else [])
+
+
+FINAL_TEXT = "All read."
+
+
+def _read_runtime(calls: int) -> Any:
+    """The whole runtime in a workspace with this repo's README.md, its model answering
+    with a text and N ``read_file`` calls of it (arguments in 8-character deltas), then
+    a text."""
+    import tempfile
+
+    from shell.config import Settings
+    from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock
+    from shell.providers.scripted import ScriptedModel
+    from shell.runtime import RuntimeOptions, ShellRuntime
+
+    workspace = Path(tempfile.mkdtemp())
+    (workspace / "README.md").write_text((ROOT / "README.md").read_text())
+    blocks = tuple(ToolCallBlock(f"call_{i}", "read_file", {"path": "README.md"}) for i in range(calls))
+    model = ScriptedModel([AssistantMessage((TextBlock("Reading it."), *blocks)), FINAL_TEXT], chunk_size=8)
+    return ShellRuntime.create(RuntimeOptions(cwd=str(workspace), record=False),
+                               settings=Settings(path=workspace / "none.toml"), model=model)
+
+
+async def tui_read(calls: int) -> dict[str, Any]:
+    from benchmarks.common import send_prompt
+    from benchmarks.tui_common import StallProbe
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.assistant_message import AssistantMessage
+    from shell.tui.widgets.tool_span import ToolSpan
+
+    runtime = _read_runtime(calls)
+    app = AgentShellApp(runtime=runtime)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.5)
+        probe = StallProbe()
+        probe.start()
+        c0 = time.process_time()
+        wall = await send_prompt(app)
+        cpu = time.process_time() - c0
+        await probe.stop()
+        reply = app.last_reply
+        assert reply is not None and reply.stop_reason == "end_turn", reply
+        texts = [m.text for m in app.query(AssistantMessage)]
+        assert texts and FINAL_TEXT in texts[-1], f"the final text is not shown: {texts[-1:]}"
+        mounted = len(app.query(ToolSpan))
+        return {"wall": wall, "cpu_s": cpu, "mounted": mounted, **probe.summary()}
+
+
+async def headless_read(calls: int) -> dict[str, Any]:
+    from benchmarks.tui_common import StallProbe
+    from shell.frontend.reply import ReplyState
+
+    runtime = _read_runtime(calls)
+    async with runtime.running():
+        probe = StallProbe()
+        probe.start()
+        t0, c0 = time.perf_counter(), time.process_time()
+        state = ReplyState()
+        async for event in runtime.reply("go"):
+            state.apply(event)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        await probe.stop()
+    done = sum(1 for c in state.calls.values() if c.status == "done")
+    assert done == calls and state.stop_reason == "end_turn", (done, state.stop_reason)
+    return {"wall": wall, "cpu_s": cpu, "mounted": 0, **probe.summary()}
 
 
 async def tui(calls: int) -> dict[str, Any]:
@@ -174,18 +251,23 @@ def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
                 print("        longest steps: " + "\n                       ".join(r["longest"]))
     for consumer, rs in results.items():
         if len(rs) > 1:
-            print(f"{consumer}: time exponent {exponent(counts, [r['wall'] for r in rs]):.2f} (1.0 = linear)")
-    if "tui" in results and "headless" in results:
-        for n, t, h in zip(counts, results["tui"], results["headless"], strict=True):
-            print(f"{n} calls: tui/headless wall {t['wall'] / h['wall']:.1f}x, "
-                  f"peak RSS {t['peak'] / h['peak']:.1f}x")
+            print(f"{consumer}: time exponent {exponent(counts, [r['wall'] for r in rs]):.2f}, "
+                  f"cpu {exponent(counts, [r['cpu_s'] for r in rs]):.2f} (1.0 = linear)")
+    for tui_name, floor in (("tui", "headless"), ("tui-read", "headless-read")):
+        if tui_name in results and floor in results:
+            for n, t, h in zip(counts, results[tui_name], results[floor], strict=True):
+                print(f"{n} calls: {tui_name}/{floor} wall {t['wall'] / h['wall']:.1f}x, "
+                      f"cpu {t['cpu_s'] / h['cpu_s']:.1f}x, "
+                      f"peak RSS {t['peak'] / h['peak']:.1f}x; per call {t['wall'] / n * 1000:.1f} ms "
+                      f"vs {h['wall'] / n * 1000:.1f} ms")
     print("goals at 1,000 calls (tui): <= 10 s, <= 200 MB, no stall over 100 ms")
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         consumer, n = sys.argv[2], int(sys.argv[3])
-        result = asyncio.run({"tui": tui, "tui-ask": tui_ask, "headless": headless}[consumer](n))
+        result = asyncio.run({"tui": tui, "tui-ask": tui_ask, "headless": headless, "tui-read": tui_read,
+                              "headless-read": headless_read}[consumer](n))
         result["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         sys.exit(0)

@@ -33,6 +33,12 @@ class Entry(abc.ABC):
     everything it shows lives in the entry (a tool span's call), not in the widget
     (a streaming text's Markdown stream)."""
 
+    def can_leave(self) -> bool:
+        """Its widget may leave the window now (the conversation keeps only the newest
+        entries mounted, and stops at the first one that may not). A finished entry
+        always may; a live one if it is rebuilt from the entry, or says so."""
+        return not self.live or self.rebuilt_live
+
     @abc.abstractmethod
     def build(self) -> Widget:
         """A fresh widget showing this entry (again, when scrolled back into view)."""
@@ -74,6 +80,17 @@ class AssistantEntry(Entry):
         if isinstance(self.widget, AssistantMessage):
             self.text = self.widget.text
 
+    def can_leave(self) -> bool:
+        """Live, once everything it received is drawn: a model's text before its tool
+        calls stays live until the last call has streamed (the closing events come
+        together), and while it could not leave, every span after it stayed mounted
+        (500 calls: each frame laid out 500 spans, 260 s). Its text is kept here,
+        and what still comes is added here (see ``ReplyRenderer``)."""
+        from .widgets.assistant_message import AssistantMessage
+
+        widget = self.widget
+        return not self.live or (isinstance(widget, AssistantMessage) and widget.quiet)
+
 
 @dataclass(eq=False)
 class WelcomeEntry(Entry):
@@ -93,6 +110,11 @@ class ThinkingEntry(Entry):
     def capture(self) -> None:
         if isinstance(self.widget, ThinkingBlock):
             self.text = self.widget.text
+
+    def can_leave(self) -> bool:
+        """Always: its text is all in the widget (``text`` takes what waits for the frame),
+        and it is built again from it (see ``AssistantEntry.can_leave`` for why it matters)."""
+        return True
 
 
 @dataclass(eq=False)

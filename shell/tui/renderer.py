@@ -153,6 +153,8 @@ class ReplyRenderer:
         entry = self.blocks.get(event.block_id)
         if entry is not None and isinstance(entry.widget, AssistantMessage):
             entry.widget.append(event.delta)
+        elif isinstance(entry, AssistantEntry):  # out of the window (see AssistantEntry.can_leave)
+            entry.text += event.delta
 
     async def _text_end(self, event: ev.TextBlockEnd) -> None:
         entry = self.blocks.pop(event.block_id, None)
@@ -166,6 +168,8 @@ class ReplyRenderer:
         entry = self.blocks.get(event.block_id)
         if entry is not None and isinstance(entry.widget, ThinkingBlock):
             entry.widget.append(event.delta)
+        elif isinstance(entry, ThinkingEntry):  # out of the window
+            entry.text += event.delta
 
     async def _thinking_end(self, event: ev.ThinkingBlockEnd) -> None:
         entry = self.blocks.pop(event.block_id, None)
@@ -185,6 +189,8 @@ class ReplyRenderer:
             widget.finish(text or "")
         elif isinstance(widget, AudioBlock):
             widget.finish()
+        elif isinstance(entry, (AssistantEntry, ThinkingEntry)) and text:
+            entry.text = text  # out of the window: built from this when scrolled back to
         entry.capture()
 
     # -- tool calls: the reducer has the facts, the span shows them ----------------------

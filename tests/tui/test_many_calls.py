@@ -140,3 +140,45 @@ async def test_esc_in_a_long_turn_ends_the_reply_and_every_waiting_call_reads_ca
         await wait_for(pilot, settled, timeout=30)
         statuses = [s.state.status for s in app.query(ToolSpan)]
         assert "cancelled" in statuses and statuses[-1] == "cancelled"
+
+
+async def test_a_text_before_many_calls_leaves_the_window_like_them_and_is_shown_whole_when_scrolled_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model's text (and thinking) before its calls stays live until the last call
+    has streamed: it leaves the window all the same, so the spans after it do not
+    all stay mounted (finding F11: 500 calls took 260 s), and what it said, with
+    what came after the calls, is all there, once, when scrolled back to."""
+    from shell.core.messages import TextBlock, ThinkingBlock
+    from shell.tui.widgets.assistant_message import AssistantMessage as Text
+    from shell.tui.widgets.thinking import ThinkingBlock as Thinking
+
+    monkeypatch.setattr(conv, "WINDOW", 10)
+    monkeypatch.setattr(conv, "SLACK", 2)
+    mounted: list[int] = []
+    add_batch = conv.Conversation.add_batch
+
+    async def counting(self: conv.Conversation, entries: list[object]) -> None:
+        await add_batch(self, entries)  # type: ignore[arg-type]
+        mounted.append(len(self.query(ToolSpan)))
+
+    monkeypatch.setattr(conv.Conversation, "add_batch", counting)
+    calls = tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"n{i}.txt"}) for i in range(60))
+    turn = AssistantMessage((ThinkingBlock("Which notes first?"), TextBlock("Reading the notes."), *calls))
+    model = ScriptedModel([turn, "Read them all."], delay=0.002)
+    app = AgentShellApp(Agent(model, tools=[read_note]), model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        await send(pilot, "read")
+        await wait_for(pilot, lambda: not app.busy and len(conversation.entries) > 60, timeout=60)
+        assert mounted and max(mounted) <= 12  # not the 60 spans
+        for _ in range(40):
+            if conversation.first_mounted == 0:
+                break
+            await conversation.load_earlier()
+        await pilot.pause()
+        texts = [t.text for t in app.query(Text)]
+        assert texts == ["Reading the notes.", "Read them all."]
+        (thought,) = app.query(Thinking)
+        assert thought.text == "Which notes first?" and "Thought (3 words)" in str(thought.title)
+        assert [s.state.call_id for s in app.query(ToolSpan)] == [f"c{i}" for i in range(60)]

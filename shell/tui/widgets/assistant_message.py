@@ -73,6 +73,10 @@ SETTLE_TRIES = 10
 chunk's lines be kept."""
 
 
+_STOPPING: set[asyncio.Future[None]] = set()
+"""Streams of live replies that left the window, stopping (a task is held only weakly)."""
+
+
 def _release_render_caches() -> None:
     """Let go of the render caches of widgets that left the screen.
 
@@ -141,6 +145,12 @@ class AssistantMessage(Vertical):
         return self._text
 
     @property
+    def quiet(self) -> bool:
+        """All it received is drawn and no frame is being drawn: it can leave the screen
+        while live, its text kept by its entry (see ``AssistantEntry.can_leave``)."""
+        return not self._pending and not self._flush_scheduled and not self._lock.locked()
+
+    @property
     def backlog(self) -> int:
         """Characters received and not drawn yet."""
         return self._backlog
@@ -158,8 +168,15 @@ class AssistantMessage(Vertical):
 
     def on_unmount(self) -> None:
         """Leave the theme signal: its subscription (a closure over this widget) would
-        otherwise keep every reply ever shown alive."""
+        otherwise keep every reply ever shown alive. Removed while live (it left the
+        window, see ``AssistantEntry.can_leave``), its stream stops: the stream's task
+        would otherwise wait for more forever, holding the widget."""
         self.app.theme_changed_signal.unsubscribe(self)
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            task = asyncio.ensure_future(stream.stop())
+            _STOPPING.add(task)
+            task.add_done_callback(_STOPPING.discard)
 
     def _chunks(self) -> list[Chunk]:
         return [child for child in self.children if isinstance(child, (ChatMarkdown, RenderedChunk))]

@@ -219,7 +219,7 @@ class Conversation(VerticalScroll):
         drop: list[Widget] = [] if spare is None else spare
         while self.mounted_count > WINDOW:
             entry = self.entries[self.first_mounted]
-            if entry.live and not entry.rebuilt_live:  # a turn of 1,000 calls is not 1,000 spans mounted
+            if not entry.can_leave():  # a turn of 1,000 calls is not 1,000 spans mounted
                 break
             entry.capture()
             if entry.widget is not None:
