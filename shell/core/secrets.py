@@ -65,7 +65,9 @@ _SECRET_FILE_NAMES = frozenset({
     ".dockercfg", "credentials", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "secrets.json", "secrets.yml",
     "secrets.yaml", "secrets.toml", "service-account.json", "credentials.json", "token.json",
     "client_secret.json", "terraform.tfstate", "terraform.tfstate.backup", ".terraformrc", ".s3cfg",
-    ".boto", "kubeconfig", ".vault-token",
+    ".boto", "kubeconfig", ".vault-token", ".my.cnf", "auth.json", ".credentials.json",
+    "credentials.tfrc.json", "application_default_credentials.json", "rclone.conf", "wallet.dat",
+    ".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
 })
 _SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc",
                          ".env", ".tfstate")
@@ -75,8 +77,21 @@ _PRIVATE_KEYS = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
 the ``.pub`` halves are public."""
 _SYSTEM_SECRETS = frozenset({"shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "master.passwd"})
 """The system's password hashes and who may become root (``/etc/shadow``, ``/etc/sudoers``)."""
-BY_FOLDER = {"config": ".kube", "config.json": ".docker"}
-"""Names that hold secrets only in one folder: kubectl's and docker's credentials."""
+BY_FOLDER = {"config": ".kube", "config.json": ".docker", "hosts.yml": "gh", "hosts.json": "github-copilot",
+             "token": "huggingface"}
+"""Names that hold secrets only in one folder: kubectl's, docker's, GitHub CLI's,
+Copilot's and Hugging Face's credentials."""
+_BACKUP_SUFFIXES = (".bak", ".backup", ".orig", ".old", ".save", ".swp", ".swo", ".tmp")
+
+
+def _undecorated(name: str) -> str:
+    """A backup's or an editor's copy named as the original: ``.env~``, ``#.env#``
+    (Emacs), ``.netrc.bak``, ``credentials.json.orig``; they hold what it holds."""
+    base = name.strip("#").rstrip("~")
+    for suffix in _BACKUP_SUFFIXES:
+        if base.endswith(suffix) and len(base) > len(suffix):
+            return base[: -len(suffix)]
+    return base
 
 
 def is_secret_file(path: str) -> bool:
@@ -86,7 +101,11 @@ def is_secret_file(path: str) -> bool:
     (``.env.example``) and public keys are not."""
     trimmed = path.rstrip("/\\")
     name = os.path.basename(trimmed).lower()
-    if name.startswith(".env.") and not name.endswith(_NOT_SECRET_ENV):
+    return _secret_name(trimmed, _undecorated(name))
+
+
+def _secret_name(trimmed: str, name: str) -> bool:
+    if name.startswith((".env.", ".envrc.")) and not name.endswith(_NOT_SECRET_ENV):
         return True
     if name.startswith(_PRIVATE_KEYS) and not name.endswith(".pub"):
         return True
@@ -108,6 +127,11 @@ _WHY_BY_NAME = {
     ".htpasswd": _LOGINS, ".npmrc": _REGISTRY, ".pypirc": _REGISTRY, ".dockercfg": _REGISTRY,
     ".terraformrc": _TOKEN, ".vault-token": _TOKEN, ".s3cfg": _CLOUD, ".boto": _CLOUD, "credentials": _CLOUD,
     "kubeconfig": "cluster credentials", "config": "cluster credentials", "config.json": _REGISTRY,
+    ".my.cnf": _LOGINS, "auth.json": _TOKEN, ".credentials.json": _TOKEN, "credentials.tfrc.json": _TOKEN,
+    "application_default_credentials.json": _CLOUD, "rclone.conf": _CLOUD, "hosts.yml": _TOKEN,
+    "hosts.json": _TOKEN, "token": _TOKEN, "wallet.dat": "a cryptocurrency wallet's keys",
+    ".bash_history": "commands typed in a shell, secrets typed inline among them",
+    ".zsh_history": "commands typed in a shell, secrets typed inline among them",
 }
 """Why each name of the list holds secrets, said in the question before it is read."""
 _WHY_BY_SUFFIX = (
@@ -124,7 +148,7 @@ def secret_file_why(path: str) -> str:
     often API keys and tokens); empty when it does not."""
     if not is_secret_file(path):
         return ""
-    name = os.path.basename(path.rstrip("/\\")).lower()
+    name = _undecorated(os.path.basename(path.rstrip("/\\")).lower())
     if name.startswith(_PRIVATE_KEYS) or name.startswith("ssh_host_"):
         return "an SSH private key"
     folder = os.path.basename(os.path.dirname(path.rstrip("/\\"))).lower()

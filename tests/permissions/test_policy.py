@@ -95,12 +95,18 @@ def test_reading_a_file_that_usually_holds_secrets_asks(root: Path, tools: dict[
     p = policy(root)
     secret_files = [".env", "src/.env.production", "id_ed25519", "deploy/server.pem", ".npmrc",
                     "aws/credentials", "credentials.json", "id_rsa_deploy", "prod.env", "token.json",
-                    "infra/terraform.tfstate", "home/.kube/config", ".docker/config.json"]
+                    "infra/terraform.tfstate", "home/.kube/config", ".docker/config.json",
+                    # backups and editors' copies hold what the original holds
+                    ".env~", "#.env#", ".env.swp", ".netrc.bak", "id_rsa.old", "credentials.json.orig",
+                    ".envrc.local", ".my.cnf", "auth.json", ".terraform.d/credentials.tfrc.json",
+                    "gcloud/application_default_credentials.json", "rclone.conf", ".config/gh/hosts.yml",
+                    ".bash_history", ".zsh_history", "wallet.dat", ".claude/.credentials.json"]
     for path in secret_files:
         verdict = p.decide(r, {"path": path})
         assert verdict.action == "ask" and "usually holds secrets" in verdict.reason, path
     for path in [".env.example", "id_ed25519.pub", "id_rsa_deploy.pub", "src/keys.py", "README.md",
-                 "config", "app/config.json", "environment.py"]:
+                 "config", "app/config.json", "environment.py", ".env.example~", "notes.txt~",
+                 "README.md.bak", "hosts.yml", "token", "id_rsa.pub~"]:
         assert action(p, r, path=path) == "allow", path
     assert action(policy(root, allow=["read_file(.env)"]), r, path=".env") == "allow"
     assert action(p, tools["grep"], pattern="KEY", path=".env") == "ask"  # a search of that file alone
