@@ -75,12 +75,35 @@ def _command_prefix(text: str) -> str:
     """``git status --short`` → ``git status:*``; ``pytest -q x`` → ``pytest:*``; a
     command with quotes, variables or wildcards in its first words is kept whole."""
     words = text.split()
+    if _runs_what_it_is_given(words):
+        return text
     head = [words[0]]
     if len(words) > 1 and words[1][:1].isalpha() and all(c.isalnum() or c in "-_.:" for c in words[1]):
         head.append(words[1])
     if any(c in " ".join(head) for c in "=$`'\"\\*?[(){}"):
         return text
     return " ".join(head) + ":*"
+
+
+RUNS_ANY_CODE = frozenset({
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox", "eval", "source", ".",
+    "python", "pypy", "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "luajit", "tclsh",
+    "rscript", "pwsh", "powershell", "osascript", "awk", "gawk", "mawk", "nawk", "sed", "find",
+    "env", "command", "builtin", "exec", "nice", "nohup", "time", "timeout", "sudo", "doas", "xargs",
+    "stdbuf", "setsid", "ionice", "chrt", "taskset", "flock", "chronic", "watch", "unbuffer", "script",
+    "parallel", "su", "runuser", "chroot", "nsenter", "unshare", "firejail", "strace", "ltrace", "gdb",
+})  # fmt: skip
+"""Commands that run whatever their arguments say (a shell, an interpreter, a wrapper,
+``find -exec``, ``sed``'s ``e``): "always" for one of their calls keeps that call's
+whole line, as ``python3:*`` or ``env:*`` would allow any program from then on."""
+
+
+def _runs_what_it_is_given(words: list[str]) -> bool:
+    name = words[0].rsplit("/", 1)[-1].lower().rstrip("0123456789.")  # python3.12 -> python
+    if name in RUNS_ANY_CODE:
+        return True
+    # `git -c alias.x='!cmd' x`: an option before git's subcommand can name a command to run
+    return name == "git" and len(words) > 1 and words[1].startswith("-")
 
 
 def command_preview(command: str) -> str:

@@ -298,6 +298,15 @@ def test_suggestions_are_narrow(root: Path, tools: dict[str, Tool]) -> None:
     assert p.suggest(tools["run_shell"], {"command": "pytest -q tests && ruff check ."}) == (
         "run_shell(pytest:*)", "run_shell(ruff check:*)")
     assert p.suggest(tools["run_shell"], {"command": "make > log"}) == ()  # no rule could allow it
+    # a shell, an interpreter or a wrapper runs whatever it is given: "always" keeps the line itself
+    for line in ("python3 -c 'print(1)'", "bash -c ls", "env FOO=1 ls", "node -e 1", "perl -e 1",
+                 "timeout 5 ls", "find . -name x", "/usr/bin/python3.12 x.py", "git -c a=b log",
+                 "xargs echo"):
+        assert p.suggest(tools["run_shell"], {"command": line}) == (f"run_shell({line})",), line
+        kept = policy(root, allow=[f"run_shell({line})"], mode="default")
+        assert action(kept, tools["run_shell"], command=line) == "allow", line  # the kept rule works
+        assert action(kept, tools["run_shell"], command=line + " && rm -rf x") == "ask", line
+    assert p.suggest(tools["run_shell"], {"command": "git log -3"}) == ("run_shell(git log:*)",)
     assert p.suggest(tools["fetch_url"], {"url": "https://Docs.Python.org/3/x"}) == (
         "fetch_url(domain:docs.python.org)",)
     assert p.suggest(tools["write_file"], {"path": "docs/a/b.md"}) == ("write_file(docs/a/**)",)
