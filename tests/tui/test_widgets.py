@@ -201,6 +201,43 @@ async def test_status_line_always_shows_the_state(width: int) -> None:
             assert line.startswith("demo  ·  ↑") and "tokens" in line
 
 
+async def test_a_narrow_status_line_drops_whole_fields_never_part_of_a_word() -> None:
+    """At 30 columns it showed ``mode: default  ·  de…mo  ·``: the model cut inside
+    its word and the state gone. Fields give way whole; the mode and state stay."""
+    from textual.app import App, ComposeResult
+
+    from shell.tui.widgets.status_line import StatusLine
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusLine()
+
+    app = Host()
+    async with app.run_test(size=(30, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.model_label, status.mode, status.state = "demo (offline demo model)", "default", "idle"
+        seen = {}
+        for width in range(8, 61):
+            await pilot.resize_terminal(width, 3)
+            await pilot.pause()
+            line = str(status.render())
+            seen[width] = line
+            assert len(line) <= width - 2 or line == "default", (width, line)
+            assert "…" not in line and line.startswith(("mode: default", "default")), (width, line)
+            words = set(line.replace("·", " ").split())
+            assert words <= {"mode:", "default", "demo", "ready", "↑0", "↓0", "tokens"}, (width, line)
+            if width >= 17:  # "default · ready"
+                assert line.endswith("ready"), (width, line)
+        assert seen[30] == "mode: default · demo · ready"
+        status.queued, status.mode_warning, status.mode = 2, True, "bypass"
+        await pilot.resize_terminal(30, 3)
+        await pilot.pause()
+        line = status.render()
+        assert line.plain == "bypass · ready · 2 queued", line.plain  # the model went first
+        styles = [str(span.style) for span in line.spans if line.plain[span.start : span.end] == "bypass"]
+        assert any("red" in style for style in styles)
+
+
 def test_file_names_are_not_links_but_urls_are() -> None:
     from shell.tui.widgets.chat_markdown import shared_parser
 

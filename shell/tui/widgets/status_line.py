@@ -116,10 +116,15 @@ class StatusLine(Static):
             (short, "", ctx_brief, total), (short, "", ctx_brief, ""), (short, "", "", ""),
         ]
         fits = [layout for layout in layouts if len("".join(layout)) <= room]
-        model, tokens, ctx, cost = fits[0] if fits else (_middle(short, room), "", "", "")
+        if fits:
+            model, tokens, ctx, cost = fits[0]
+        elif room >= MIN_CUT:  # a long id (a path): its ends say what it is
+            model, tokens, ctx, cost = _middle(short, room), "", "", ""
+        else:
+            return self._narrow(short, state)
         text = Text()
         if mode:
-            text.append(mode[:-5], style="bold reverse red" if self.mode_warning else "bold")
+            text.append(mode[:-5], style=self._mode_style())
             text.append("  ·  ")
         text.append(model, style="bold")
         text.append(tokens)
@@ -131,6 +136,46 @@ class StatusLine(Static):
         text.append(f"  ·  {state}")
         text.append(queued)
         return text
+
+
+    def _narrow(self, model: str, state: str) -> Text:
+        """Too narrow for the usual layout: whole fields give way, least needed first
+        (the model, the word ``mode:``, the queue), never a word cut in the middle
+        (``mode: default  ·  de…mo  ·`` at 30 columns lost the state). The mode and
+        the state stay longest: what runs without asking, and what is happening."""
+        width = self.size.width  # the content's width: the padding is outside it
+        if self.waiting and self.state in WAITING_STATES:
+            states = [state, f"waiting {self.waiting} s"]
+        else:
+            states = [state]
+        queued = f"{self.queued} queued" if self.queued else ""
+        labelled = f"mode: {self.mode}" if self.mode else ""
+        options = [
+            (mode, shown, st, q)
+            for st in states
+            for mode, shown, q in ((labelled, model, queued), (self.mode, model, queued),
+                                   (labelled, "", queued), (self.mode, "", queued), (self.mode, "", ""))
+        ]
+        options.append((self.mode, "", "", "") if self.mode else ("", "", states[-1], ""))
+        sep = " · "
+        mode, model, state, queued = next(
+            (o for o in options if len(sep.join(f for f in o if f)) <= width), options[-1]
+        )
+        text = Text()
+        for i, (field, style) in enumerate(
+            (f, st) for f, st in ((mode, self._mode_style()), (model, "bold"), (state, ""), (queued, "")) if f
+        ):
+            if i:
+                text.append(sep)
+            text.append(field, style=style)
+        return text
+
+    def _mode_style(self) -> str:
+        return "bold reverse red" if self.mode_warning else "bold"
+
+
+MIN_CUT = 12
+"""Below this room a model id cut in the middle (``de…mo``) says nothing: it goes whole."""
 
 
 def _middle(label: str, room: int) -> str:
