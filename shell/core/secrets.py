@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Self
 
-import re2  # type: ignore[import-untyped]
-
 from shell.core.textsafety import map_strings
 
 REDACTED = "[REDACTED]"
@@ -291,6 +289,8 @@ SHAPES: tuple[Shape, ...] = (
 
 
 def _options() -> Any:
+    import re2  # type: ignore[import-untyped]  # (~3-4 ms, on the way to no start: only a redaction compiles)
+
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1  # any bytes, surrogates' included
     options.log_errors = False
@@ -308,6 +308,10 @@ class _Alternative:
 
 @lru_cache(maxsize=32)
 def _compile(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, _Alternative]] | None:
+    if not values and not patterns:
+        return None  # (NO_SECRETS, made at import: re2 is not needed for it)
+    import re2
+
     parts: list[str] = []
     names: list[tuple[str, Shape | None]] = []
     if values:

@@ -29,8 +29,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-import re2  # type: ignore[import-untyped]
-
 MAX_PLAIN_WILDCARDS = 2
 """Globs with more wildcards than this match on RE2 (see the module docstring)."""
 MAX_IGNORE_FILE_BYTES = 1 << 20
@@ -47,6 +45,8 @@ class _Re2Glob:
     __slots__ = ("regex",)
 
     def __init__(self, source: str) -> None:
+        import re2  # type: ignore[import-untyped]  # at the first glob with many wildcards, not at start
+
         options = re2.Options()
         options.log_errors = False
         options.dot_nl = True
@@ -69,6 +69,8 @@ def glob_to_regex(pattern: str, *, braces: bool = True) -> GlobMatcher:
     source = _translate(pattern, braces)
     if source.count("*") <= MAX_PLAIN_WILDCARDS:
         return re.compile(source + r"\Z", re.DOTALL)
+    import re2
+
     try:
         return _Re2Glob(source)
     except re2.error:  # a class RE2 reads differently: Python's engine, with the wildcards it has
