@@ -39,7 +39,7 @@ def entries_from_messages(
             entries.append(UserEntry(words, chips=tuple(chips)))
         elif isinstance(message, AssistantMessage):
             for i, block in enumerate(message.content):
-                if isinstance(block, ThinkingBlock) and block.text:
+                if isinstance(block, ThinkingBlock) and block.text.strip():
                     entries.append(ThinkingEntry(block.text))
                 elif isinstance(block, TextBlock) and block.text:
                     entries.append(AssistantEntry(block.text))

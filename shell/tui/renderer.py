@@ -187,10 +187,16 @@ class ReplyRenderer:
                 self._ending.remove(entry)
         elif isinstance(widget, ThinkingBlock):
             widget.finish(text or "")
+            if not widget.text.strip():  # nothing thought, or nothing drawn before Esc
+                await self.conversation.drop(entry)
+                return
         elif isinstance(widget, AudioBlock):
             widget.finish()
         elif isinstance(entry, (AssistantEntry, ThinkingEntry)) and text:
             entry.text = text  # out of the window: built from this when scrolled back to
+        elif isinstance(entry, ThinkingEntry) and not entry.text.strip():
+            await self.conversation.drop(entry)
+            return
         entry.capture()
 
     # -- tool calls: the reducer has the facts, the span shows them ----------------------

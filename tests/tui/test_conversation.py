@@ -126,6 +126,38 @@ async def test_escape_cancels_the_reply_at_once() -> None:
         assert app.status.state == "idle"
 
 
+async def test_esc_before_any_thought_is_drawn_leaves_no_empty_thought_block() -> None:
+    """Esc right after Enter left ``▶ Thought (0 words)`` above "Reply cancelled."."""
+    from shell.tui.entries import ThinkingEntry
+
+    turn = AssistantMessage((ThinkingBlock("\n" * 4000), TextBlock("never shown")))
+    agent, _ = make_agent([turn], delay=0.01)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "talk")
+        await wait_for(pilot, lambda: bool(app.query(ThinkingWidget)))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=2.0)
+        await pilot.pause()
+        assert "Reply cancelled." in [n.text for n in app.query(NoticeLine)]
+        assert not app.query(ThinkingWidget)
+        assert not [e for e in app.conversation.entries if isinstance(e, ThinkingEntry)]
+
+
+async def test_esc_keeps_a_thought_that_has_words() -> None:
+    turn = AssistantMessage((ThinkingBlock("hmm " * 2000), TextBlock("never shown")))
+    agent, _ = make_agent([turn], delay=0.01)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "talk")
+        thinking = lambda: bool(app.query(ThinkingWidget)) and "hmm" in app.query_one(ThinkingWidget).text  # noqa: E731
+        await wait_for(pilot, thinking)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=2.0)
+        thought = app.query_one(ThinkingWidget)
+        assert thought.text.strip() and "Thought (0 words)" not in str(thought.title)
+
+
 async def test_audio_block_appears_from_data_block_events() -> None:
     agent, _ = make_agent(["Here is speech."], middleware=[Speaker()])
     app = AgentShellApp(agent, model_label="scripted")

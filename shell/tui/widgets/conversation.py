@@ -98,6 +98,20 @@ class Conversation(VerticalScroll):
             await self._trim()
         return widget
 
+    async def drop(self, entry: Entry) -> None:
+        """Take ``entry`` out of the conversation (a thought block that ended empty:
+        a reply cancelled right after Enter left ``▶ Thought (0 words)`` behind)."""
+        async with self._lock:
+            if entry not in self.entries:
+                return
+            if self.entries.index(entry) < self.first_mounted:
+                self.first_mounted -= 1
+            self.entries.remove(entry)
+            widget, entry.widget = entry.widget, None
+            if widget is not None and widget.parent is self:
+                await widget.remove()
+            self._update_marker()
+
     async def add_batch(self, entries: list[Entry]) -> None:
         """Append ``entries`` as :meth:`add` would, in one mount (one layout pass
         for a frame's worth of new tool calls). Following the end, those that would
