@@ -402,10 +402,15 @@ def _kept(path: Path, shown: str, change: FileChange, size_now: int | None) -> F
 
 
 def _changed_since(cp: Checkpoints, change: FileChange, now: bytes | None) -> bool:
-    """Whether the file holds something else than what the agent's tool last left in
-    it: someone (the user) changed it since, and a rewind would destroy that."""
+    """Whether the file holds something else than what the agent's tool (or its
+    sandboxed command) last left in it: someone (the user) changed it since, and a
+    rewind would destroy that."""
+    from .sessions.checkpoints import ABSENT
+
     left = cp.left.get(change.path)
-    return now is not None and left is not None and hashlib.sha256(now).hexdigest() != left
+    if now is None or left is None:
+        return False
+    return left == ABSENT or hashlib.sha256(now).hexdigest() != left  # ABSENT: it was deleted, made again
 
 
 def _current(path: Path) -> tuple[bytes | None, int | None, str]:

@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agent_shell.checkpoints")
 
+ABSENT = "absent"
+"""A ``left`` digest saying the agent's command deleted the file."""
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest file whose content is kept (``shell.tools.capture.MAX_FILE`` agrees)."""
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -300,7 +302,7 @@ class Checkpoints:
         """``run_shell`` ran; ``files`` (``CapturedFile``) is what it changed, when known."""
         with self._lock:
             for captured in files or ():
-                self.left.pop(str(captured.path), None)  # what the command left is not known
+                self._left_by_command(captured)
                 key = (self.turn, str(captured.path))
                 if key in self._seen:
                     continue
@@ -315,6 +317,21 @@ class Checkpoints:
                 "sandboxed": sandboxed, "captured": files is not None, "files": len(files or ()),
                 "note": note, "at": utc_now(),
             })
+
+    def _left_by_command(self, captured: Any) -> None:
+        """What a sandboxed command left in a file, as :meth:`after_write` records a
+        file tool's: the digest of its content, or :data:`ABSENT` when it deleted the
+        file. A rewind then leaves alone what the user changed (or re-created) since,
+        as it does for the file tools."""
+        after = getattr(captured, "after", None)
+        if getattr(captured, "deleted", False):
+            digest = ABSENT
+        elif after is not None:
+            digest = hashlib.sha256(after).hexdigest()
+        else:
+            self.left.pop(str(captured.path), None)  # too big to read: what it left is not known
+            return
+        self._append({"kind": "left", "path": str(captured.path), "digest": digest})
 
     def copy_to(self, root: Path, *, before: Turn | None = None) -> Checkpoints:
         """The checkpoints of a fork: this log up to ``before`` (all of it when None),

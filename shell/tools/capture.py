@@ -101,12 +101,14 @@ class WorkspaceCapture:
                                         why=f"the workspace has more than {self.max_files} files; "
                                             "only the first were scanned"))
                 continue
+            # what the command left, so a rewind can tell the user's later edits from it
+            left = {"after": new.data if new is not None else None, "deleted": new is None}
             if old is None:
-                out.append(CapturedFile(self.root / rel, None, None))
+                out.append(CapturedFile(self.root / rel, None, None, **left))
             elif old.data is None:
-                out.append(CapturedFile(self.root / rel, None, old.mode, kept=False, why=old.why))
+                out.append(CapturedFile(self.root / rel, None, old.mode, kept=False, why=old.why, **left))
             else:
-                out.append(CapturedFile(self.root / rel, old.data, old.mode))
+                out.append(CapturedFile(self.root / rel, old.data, old.mode, **left))
         return out
 
     # -- scanning ----------------------------------------------------------------------

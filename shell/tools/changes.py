@@ -28,6 +28,10 @@ class CapturedFile:
     kept: bool = True
     """False: it changed, but its previous content was not kept (``why`` says why)."""
     why: str = ""
+    after: bytes | None = None
+    """What the command left in it (None: it deleted it, or it was too big to read)."""
+    deleted: bool = False
+    """The command removed it."""
 
 
 class ChangeLog(Protocol):

@@ -218,6 +218,38 @@ async def test_sandboxed_commands_are_captured_and_undone_byte_for_byte(
 
 
 @pytest.mark.anyio
+async def test_what_you_changed_after_a_sandboxed_command_wrote_it_is_never_destroyed(
+    store: SessionStore, ws: Path
+) -> None:
+    """A command wrote data.txt and created created.txt; you then added lines to both,
+    and re-made a file it deleted: a files rewind lost all three silently."""
+    from tests.sandboxing import require_sandbox
+
+    require_sandbox()
+    (ws / "data.txt").write_text("original content\n")
+    (ws / "gone.txt").write_text("old\n")
+    (ws / "plain.txt").write_text("before\n")
+    command = ("echo 'agent v1' > data.txt; echo 'agent new' > created.txt; rm gone.txt; "
+               "echo 'agent' > plain.txt")
+    rt = runtime(ws, [call("run_shell", command=command), "ran"])
+    await talk(rt, "go")
+    with (ws / "data.txt").open("a") as fh:
+        fh.write("USER IMPORTANT EDIT\n")
+    with (ws / "created.txt").open("a") as fh:
+        fh.write("USER EDIT 2\n")
+    (ws / "gone.txt").write_text("the user's new file\n")
+    plan = plan_rewind(rt, 1)
+    assert sorted((s.shown, s.action) for s in plan.files) == [
+        ("created.txt", "kept"), ("data.txt", "kept"), ("gone.txt", "kept"), ("plain.txt", "restore")]
+    assert plan.describe().count("changed since the agent wrote it") == 3
+    apply_rewind(rt, plan, "files")
+    assert (ws / "data.txt").read_text() == "agent v1\nUSER IMPORTANT EDIT\n"
+    assert (ws / "created.txt").read_text() == "agent new\nUSER EDIT 2\n"
+    assert (ws / "gone.txt").read_text() == "the user's new file\n"
+    assert (ws / "plain.txt").read_text() == "before\n"  # untouched since: put back
+
+
+@pytest.mark.anyio
 async def test_no_session_keeps_checkpoints_in_a_temporary_dir(ws: Path, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
