@@ -102,13 +102,14 @@ class WorkspaceCapture:
                                             "only the first were scanned"))
                 continue
             # what the command left, so a rewind can tell the user's later edits from it
-            left = {"after": new.data if new is not None else None, "deleted": new is None}
+            after, deleted = (new.data if new is not None else None), new is None
             if old is None:
-                out.append(CapturedFile(self.root / rel, None, None, **left))
+                out.append(CapturedFile(self.root / rel, None, None, after=after, deleted=deleted))
             elif old.data is None:
-                out.append(CapturedFile(self.root / rel, None, old.mode, kept=False, why=old.why, **left))
+                out.append(CapturedFile(self.root / rel, None, old.mode, kept=False, why=old.why,
+                                        after=after, deleted=deleted))
             else:
-                out.append(CapturedFile(self.root / rel, old.data, old.mode, **left))
+                out.append(CapturedFile(self.root / rel, old.data, old.mode, after=after, deleted=deleted))
         return out
 
     # -- scanning ----------------------------------------------------------------------
