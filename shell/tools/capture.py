@@ -102,14 +102,14 @@ class WorkspaceCapture:
                                             "only the first were scanned"))
                 continue
             # what the command left, so a rewind can tell the user's later edits from it
-            after, deleted = (new.data if new is not None else None), new is None
+            left, deleted = (new.data if new is not None else None), new is None
             if old is None:
-                out.append(CapturedFile(self.root / rel, None, None, after=after, deleted=deleted))
+                out.append(CapturedFile(self.root / rel, None, None, after=left, deleted=deleted))
             elif old.data is None:
                 out.append(CapturedFile(self.root / rel, None, old.mode, kept=False, why=old.why,
-                                        after=after, deleted=deleted))
+                                        after=left, deleted=deleted))
             else:
-                out.append(CapturedFile(self.root / rel, old.data, old.mode, after=after, deleted=deleted))
+                out.append(CapturedFile(self.root / rel, old.data, old.mode, after=left, deleted=deleted))
         return out
 
     # -- scanning ----------------------------------------------------------------------
