@@ -31,6 +31,7 @@ from shell.core.model import (
     ToolCallDelta,
     UsageChunk,
 )
+from shell.core.textsafety import sanitize
 
 from .scripted import estimate_tokens
 
@@ -238,28 +239,38 @@ def _clip(text: str, n: int) -> str:
 
 
 def summarise(result: ToolResultMessage) -> str:
-    """A Markdown summary of a tool result: what came back, the first lines, the size."""
+    """A Markdown summary of a tool result: what came back, the first lines, the size.
+    An error keeps its lines too (a failed command's output folded into one
+    paragraph read ``1 2 3 … % Total % Received``)."""
     text = result.text
     lines = text.splitlines()
     if result.is_error and text.startswith("The user rejected"):
         return f"### You rejected `{result.name}`\n\n> {_clip(text, 300)}\n\nFine: it did not run.\n"
     if result.is_error:
+        details = _excerpt(lines) if text.strip() else "No details."
         return (
-            f"### `{result.name}` returned an error\n\n> {_clip(text, 300) or 'no details'}\n\n"
+            f"### `{result.name}` returned an error\n\n{details}\n\n"
             "That's fine for a demo: try another path or command.\n"
         )
-    head = "\n".join(lines[:15])
-    more = f"\n\n*…and {len(lines) - 15} more lines.*" if len(lines) > 15 else ""
     size = f"{len(lines)} line{'s' if len(lines) != 1 else ''}, {len(text)} characters"
     if not text.strip():
         return f"### Result of `{result.name}`\n\nThe tool finished with no output.\n"
-    fence = "```"
-    while fence in head:
-        fence += "`"
     return (
         f"### Result of `{result.name}`\n\n"
         f"- **Size:** {size}\n"
         f"- **Status:** ok\n\n"
-        f"{fence}\n{head}\n{fence}{more}\n\n"
+        f"{_excerpt(lines)}\n\n"
         "A real model would now reason about this output; the demo just shows it.\n"
     )
+
+
+def _excerpt(lines: list[str], keep: int = 15) -> str:
+    """The first ``keep`` lines in a code fence longer than any run of backticks in
+    them, made safe by the one sanitising place (a tool's output is hostile), and
+    how many lines were left out."""
+    head = sanitize("\n".join(lines[:keep]))
+    fence = "```"
+    while fence in head:
+        fence += "`"
+    more = f"\n\n*…and {len(lines) - keep} more lines.*" if len(lines) > keep else ""
+    return f"{fence}\n{head}\n{fence}{more}"

@@ -99,6 +99,23 @@ async def test_summarises_an_error_result() -> None:
     assert "### `read_file` returned an error" in got.text and "No such file" in got.text
 
 
+async def test_an_error_result_keeps_its_lines_and_is_made_safe() -> None:
+    """A failed command's output was folded into one paragraph (``1 2 3 … % Total``),
+    unlike an ok result; its text is hostile, so escapes are shown, not obeyed."""
+    model = DemoModel(delay=0)
+    output = "exit code 7\n1\n2\n3\n  % Total    % Received\nevil \x1b[2J\x1b]0;title\x07 ```\n" + "x\n" * 30
+    messages = (
+        UserMessage("run curl"),
+        AssistantMessage((ToolCallBlock("c1", "run_shell", {"command": "curl"}),)),
+        ToolResultMessage("c1", "run_shell", output, is_error=True),
+    )
+    got = Assembled(await collect(model, ModelRequest(model=model, messages=messages, tools=make_tools())))
+    assert "### `run_shell` returned an error" in got.text
+    assert "````\nexit code 7\n1\n2\n3\n  % Total    % Received\n" in got.text  # lines kept, fence longer
+    assert "\x1b" not in got.text and "\x07" not in got.text and "2J" in got.text
+    assert "more lines" in got.text
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
