@@ -316,6 +316,8 @@ def json_text(
         )
     except RecursionError:
         text = _dumps_iteratively(value, compact)
+    if text.isascii():  # the common case, scanned in C: json.dumps escaped C0, DEL is all that is left
+        return text.replace("\x7f", "\\u007f") if "\x7f" in text else text
     return _JSON_UNSAFE.sub(_escape_json, text)
 
 

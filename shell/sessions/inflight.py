@@ -38,6 +38,15 @@ if TYPE_CHECKING:
     from .redact import Redactor
     from .writer import SessionWriter
 
+SHARE = 0.05
+"""At most this share of the CPU goes to checkpointing the text in flight. A
+checkpoint writes all of it (redacted, encoded, fsynced): well under a millisecond of
+CPU for a reply of common size, but ~130 ms once a flooding server had sent ten
+seconds of text, and it was due again as soon as it ended, so the TUI did little else
+and Esc and typing waited behind one checkpoint after another, longer the longer the
+flood had run (F9). The next one is due after ``interval`` or twenty times the CPU
+time the last one took, whichever is longer (CPU, not wall time: a slow disk's fsync
+or a busy machine does not space them out)."""
 MAX_PROGRESS = 64_000
 """Characters of a running tool's output kept in a ``tool_progress`` record (the tail)."""
 _BLOCK_ENDS = (TextBlockEnd, ThinkingBlockEnd, ToolCallEnd)
@@ -62,6 +71,8 @@ class InFlight:
         self.progress: dict[str, list[str]] = {}
         self.progress_dirty: set[str] = set()
         self.last = 0.0
+        self.gap = interval
+        """Seconds from one text checkpoint's start to the next (see :data:`SHARE`)."""
         self.timer: threading.Timer | None = None
         self.closed = False
 
@@ -75,6 +86,7 @@ class InFlight:
         self.calls += 1
         self.builder = MessageBuilder()
         self.dirty = False
+        self.gap = self.interval
 
     def block(self, event: Event) -> None:
         if isinstance(event, (TextBlockStart, ThinkingBlockStart)):
@@ -86,10 +98,13 @@ class InFlight:
         self.builder.see(event)
         if self.calls > self.landed:
             self.dirty = True
-            if isinstance(event, _BLOCK_ENDS):
+            if isinstance(event, _BLOCK_ENDS) and self.gap <= self.interval:
                 # A finished block is on screen before its message lands in the
                 # history (the reply is pulled: the commit comes later), so it
-                # is saved now, not at the next timed checkpoint.
+                # is saved now, not at the next timed checkpoint. (Unless its
+                # checkpoints have become costly: then it waits for its turn, and
+                # a cancelled flood's block, which lands at once, is not written
+                # twice while the user waits for the cancel.)
                 self.cancel_timer()
                 self.checkpoint()
             else:
@@ -118,7 +133,7 @@ class InFlight:
 
     # -- when to write --------------------------------------------------------------
     def maybe_checkpoint(self) -> None:
-        due = self.last + self.interval
+        due = self.last + (self.gap if self.dirty else self.interval)
         now = time.monotonic()
         if now >= due:
             self.checkpoint()
@@ -155,6 +170,7 @@ class InFlight:
         if not self.dirty or self.builder is None or self.calls <= self.landed:
             return
         self.last = time.monotonic()
+        cpu = time.thread_time()
         partial = self.builder.message(partial_reason="interrupted")
         if not partial.content:
             self.dirty = False
@@ -169,6 +185,7 @@ class InFlight:
         content = tuple(self.redactor.block(b) for b in blocks)
         self.file.write({"kind": "checkpoint", "reply_id": self.reply_id, "content": blocks_to_json(content)})
         self.dirty = False
+        self.gap = max(self.interval, (time.thread_time() - cpu) / SHARE)
 
 
 def whole_words(text: str) -> str:

@@ -107,6 +107,14 @@ def test_json_escapes_what_a_terminal_obeys_and_reads_back_the_same() -> None:
     text.encode("utf-8")  # a lone surrogate no longer makes writing fail
 
 
+def test_ascii_json_escapes_del_as_other_text_does() -> None:
+    """ASCII takes a shorter way (a session checkpoint of a 14 MB flood spent 180 ms in
+    the escaping scan): DEL is still an escape, like the C1 control next to it."""
+    assert json_text("a\x7fb") == '"a\\u007fb"' and json.loads(json_text("a\x7fb")) == "a\x7fb"
+    assert json_text(["a\x7f", "\x85"]) == '["a\\u007f", "\\u0085"]'
+    assert json_text({"k": "plain"}, compact=True) == '{"k":"plain"}'
+
+
 def test_nesting_cannot_exhaust_the_stack() -> None:
     deep: object = "x\x1b"
     for _ in range(20_000):
