@@ -38,6 +38,7 @@ class MainScreen(StartUp):
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel reply"),
+        Binding("escape", "cancel_now", show=False, priority=True),
         Binding("f2", "toggle_panel", "Middleware"),
         Binding("f1", "help", "Help"),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),

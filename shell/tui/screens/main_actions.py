@@ -18,12 +18,26 @@ QUIT_WINDOW_S = 2.0
 class KeyActions(RepliesRun):
     """What the main screen's bindings (and the app's Ctrl+C) do."""
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc while a reply runs is a priority binding (``cancel_now``): the app runs it
+        as soon as it reads the key, before handing the key to the focused prompt. As an
+        ordinary binding it waited in the screen's and then the prompt's message queue,
+        each a turn of an event loop that a flooding reply keeps busy (F9). The ``@``
+        picker keeps its Esc (it closes the picker, the reply goes on)."""
+        if action == "cancel_now":
+            return self._busy and not self.prompt.picking
+        return True
+
+    def action_cancel_now(self) -> None:
+        self.action_cancel_reply()
+
     def action_cancel_reply(self) -> None:
         """Esc: end the reply in flight at once (pending approvals are withdrawn) and
         silence any audio playing; idle, it drops what waits in the queue."""
         self.shell.playback.stop()
         if self._busy:
             self.status.state = "cancelling"
+            self.hold_frames()
             if self.renderer is not None:
                 self.renderer.cancel()  # the screen stops at once, whatever is in flight
             self.runtime.cancel()

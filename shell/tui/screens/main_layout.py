@@ -11,6 +11,7 @@ not to be used apart: only ``MainScreen`` is ever built.
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
@@ -46,6 +47,7 @@ class MainLayout(Screen[None]):
         self._starting = starting
         self._busy = False
         self._last_ctrl_c = 0.0
+        self._held: ExitStack | None = None
         self.renderer: ReplyRenderer | None = None
         self.last_reply: ReplyState | None = None
         """The last reply as the front-end core reduced it (how it ended, its calls)."""

@@ -10,7 +10,7 @@ a failed middleware) as messages handled here.
 from __future__ import annotations
 
 import time
-from contextlib import aclosing
+from contextlib import ExitStack, aclosing
 from typing import TYPE_CHECKING
 
 from .. import messages as msg
@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from shell.context.attachments import Composed
 
     from ..widgets.notice_line import NoticeLine
+
+
+HOLD_S = 0.5
+"""Longest that Esc holds the screen's frames back (see :meth:`RepliesRun.hold_frames`):
+a reply whose end takes longer (a tool slow to stop) shows "cancelling…" meanwhile."""
 
 
 class RepliesRun(PromptKeepsKeys):
@@ -126,6 +131,7 @@ class RepliesRun(PromptKeepsKeys):
             gc_policy.reply_finished()  # collected once the user is idle
             if self.is_attached and self.query(StatusLine):  # gone when the app quit mid-reply
                 self.status.state = "idle"
+            self.release_frames()
         left = flow.take_back()  # a steer the reply could not take: the next message
         if left:
             self._queue[:0] = left
@@ -134,6 +140,22 @@ class RepliesRun(PromptKeepsKeys):
                                                     "it; it is sent as the next message."))
         await self.send_queued()
 
+
+    def hold_frames(self) -> None:
+        """Esc: no frame is drawn until the reply's end is on screen (or ``HOLD_S`` has
+        passed). The stream is already stopped, so such frames would show nothing new,
+        and under load each costs a turn of 30-60 ms of CPU that the end then waited
+        behind; the first frame drawn shows the end (F9)."""
+        if self._held is None:
+            held = self._held = ExitStack()
+            held.enter_context(self.app.batch_update())
+            self.set_timer(HOLD_S, self.release_frames)
+
+    def release_frames(self) -> None:
+        """Draw again (the reply ended, or it took longer than ``HOLD_S``)."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.close()
 
     # -- what the reply renderer says -------------------------------------------------
     def on_phase_changed(self, message: msg.PhaseChanged) -> None:

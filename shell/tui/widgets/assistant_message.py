@@ -223,8 +223,12 @@ class AssistantMessage(Vertical):
             self.app._handle_exception(error)  # as a timer's error would: shown, app ended
 
     async def _flush(self) -> None:
-        self._flush_scheduled = False
         async with self._lock:  # the frame and finish() may both flush
+            # Scheduled again only from here: while a frame is drawn (many turns of the
+            # loop under a flood), the deltas that come meanwhile schedule one flush, not
+            # one per frame queued on the lock. Esc waited for each of them in turn, 50
+            # and more, before the reply's end could take the lock (F9).
+            self._flush_scheduled = False
             await self._flush_locked()
 
     async def _flush_locked(self) -> None:
@@ -254,7 +258,7 @@ class AssistantMessage(Vertical):
                 text = ""
             self._drawn.append(piece)
             cut_any = await self._write(piece) or cut_any
-        if cut_any:
+        if cut_any and not self._cancelled:  # (cancelled: the reply's end parks, once it is shown)
             # Now, not after the next refresh: while a reply streams that can be many
             # cuts later, and every chunk left live meanwhile slows every frame.
             await self.park_offscreen()

@@ -1,0 +1,90 @@
+"""Esc while a reply runs is handled before anything queued behind it (F9).
+
+Under a flooding model the event loop always has stream work waiting; Esc is a
+priority binding of the main screen, so the app runs the cancel as soon as it reads
+the key instead of handing it down to the prompt first. The ``@`` picker keeps its
+Esc (it closes, the reply goes on); a second Esc cancels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shell.agent.loop import Agent
+from shell.config import Settings
+from shell.core.messages import AssistantMessage
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+from shell.tui.app import AgentShellApp
+from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
+from shell.tui.widgets.mention_picker import MentionPicker
+from shell.tui.widgets.notice_line import NoticeLine
+
+from .helpers import SIZE, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+def streaming_app(ws: Path, text: str, delay: float) -> AgentShellApp:
+    model = ScriptedModel([text], delay=delay, chunk_size=64)
+    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(ws), record=False),
+                                  settings=Settings(path=ws / "none.toml"), model=model)
+    return AgentShellApp(runtime=runtime)
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "button.py").write_text("class Button: ...\n")
+    return root
+
+
+async def test_esc_during_a_reply_closes_the_open_picker_first_then_cancels(ws: Path) -> None:
+    app = streaming_app(ws, "word " * 20_000, delay=0.01)  # a minute of slow streaming
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        assert app.runtime.file_index.wait(10)
+        app.start_reply("go")
+        await wait_for(pilot, lambda: bool(app.query(AssistantWidget)))
+        await pilot.press(*"see @but")
+        picker = app.query_one(MentionPicker)
+        await wait_for(pilot, lambda: picker.open)
+        await pilot.press("escape")
+        assert not picker.open and app.busy  # the picker's Esc: the reply goes on
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy)
+        last = app.agent.messages[-1]
+        assert isinstance(last, AssistantMessage) and last.stop_reason == "cancelled"
+        assert app.prompt.text == "see @but"  # what was typed stays
+
+
+async def test_the_cancel_notice_is_the_last_thing_drawn_and_the_partial_reply_is_kept() -> None:
+    flood = "\n\n".join("word " * 40 for _ in range(20_000))  # 4 MB, streamed without pause
+    agent = Agent(ScriptedModel([flood], delay=0, chunk_size=64))
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_reply("go")
+
+        def streaming() -> bool:
+            widgets = app.query(AssistantWidget)
+            return bool(widgets) and widgets.last().backlog > 0
+
+        await wait_for(pilot, streaming)
+        widget = app.query(AssistantWidget).last()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        shown = widget.text
+        conversation = app.conversation
+        assert isinstance(conversation.children[-1], NoticeLine)
+        assert "Reply cancelled." in str(conversation.children[-1].text)
+        assert conversation.children[-2] is widget
+        await pilot.pause(0.3)  # frames after the end draw nothing more of the reply
+        assert widget.text == shown and widget.backlog == 0
+        last = agent.messages[-1]
+        assert isinstance(last, AssistantMessage) and last.stop_reason == "cancelled"
+        assert flood.startswith(last.text) and len(last.text) >= len(shown.split("*…")[0].rstrip())
