@@ -12,10 +12,20 @@ cancelling a reply that streams at a human pace). For each:
   OpenAI provider); after ``--warmup`` seconds, Esc. Measured: Esc to the shell
   being idle again (status ``ready``), the text backlog at the moment of Esc, and
   whether anything was drawn after it.
+* **tty**: the console script's TUI in a pseudo-terminal (``benchmarks/terminal_app.py``),
+  as the user runs it: the key reader thread, the driver and the writer thread
+  count too. After ``--warmup`` seconds a character is typed (measured: until the
+  app writes it, the prompt's echo), then Esc (measured: until the app writes
+  "Reply cancelled.", the screen saying the reply ended).
+
+``--warmup 1,5,20`` measures after each of those floods (F9: the wait grew with
+how long the flood had run). ``--shape line`` floods with one ~200-character event
+per write and never a newline (the tester's server) instead of paragraphs.
 
 Prints each figure, the flood/calm ratio and the ratio to the 500 ms target.
 
-    python benchmarks/cancel_latency.py [--runs 5] [--warmup 1.0]
+    python benchmarks/cancel_latency.py [--runs 5] [--warmup 1,5,20] [--shape line]
+                                        [--parts headless,tui,tty] [--no-calm]
 """
 
 from __future__ import annotations
@@ -36,9 +46,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import LineTimes, clean_env, wait_exit  # noqa: E402
+from benchmarks.terminal_app import TtyApp  # noqa: E402
 from tests.flood import flood_server  # noqa: E402
 
 TARGET_S = 0.5
+CHILD_ENV: dict[str, str] = {}
+"""More environment for the console script (``--root``: another checkout's code)."""
 
 
 @dataclass
@@ -51,7 +64,7 @@ class Headless:
 
 def headless_once(base_url: str, warmup: float, home: Path) -> Headless:
     env = clean_env(home, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench-000000000000000000",
-                    OLLAMA_HOST="http://127.0.0.1:9")
+                    OLLAMA_HOST="http://127.0.0.1:9", **CHILD_ENV)
     proc = subprocess.Popen(
         [sys.executable, "-m", "shell", "-p", "write forever", "--model", "openai:flood",
          "--output-format", "jsonl", "--no-session"],
@@ -117,21 +130,107 @@ async def tui_once(base_url: str, warmup: float, home: Path) -> Tui:
     return Tui(idle - pressed, at_cancel["time"] - pressed, at_cancel["backlog"], drawn_after)
 
 
+@dataclass
+class Tty:
+    echo: float
+    to_notice: float
+
+
+ECHO = "\u00a4"  # a character neither the flood nor the screen around the prompt holds
+
+
+def tty_once(base_url: str, warmup: float, home: Path, shape: str = "paragraphs") -> Tty:
+    env = clean_env(home, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench-000000000000000000",
+                    OLLAMA_HOST="http://127.0.0.1:9", HOME=str(home), **CHILD_ENV)
+    app = TtyApp(["--model", "openai:flood"], env, cwd=str(home))  # sessions on, as by default
+    try:
+        if app.wait_for(b"ready") is None:
+            raise SystemExit("tty: the TUI did not get ready in 60 s")
+        mark = app.written
+        app.type(b"write forever\r")
+        streamed = b"flood 0 flood" if shape == "line" else b"flood flood"  # (the status names the model)
+        if app.wait_for(streamed, mark) is None:
+            raise SystemExit("tty: the reply did not start in 60 s")
+        time.sleep(warmup)
+        mark = app.written
+        typed = app.type(ECHO.encode())
+        echoed = app.wait_for(ECHO.encode(), mark)
+        time.sleep(0.3)
+        mark = app.written
+        pressed = app.type(b"\x1b")
+        shown = app.wait_for(b"Reply cancelled", mark)
+        if echoed is None or shown is None:
+            raise SystemExit(f"tty: no {'echo' if echoed is None else 'cancel notice'} in 60 s")
+        return Tty(echoed - typed, shown - pressed)
+    finally:
+        app.close()
+
+
+def _ms(values: list[float]) -> str:
+    return f"median {statistics.median(values) * 1000:6.0f} ms (max {max(values) * 1000:.0f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--warmup", default="1.0",
+                        help="seconds of streaming before the cancel (a list: 1,5,20)")
+    parser.add_argument("--shape", choices=("paragraphs", "line"), default="paragraphs")
+    parser.add_argument("--parts", default="headless,tui,tty")
+    parser.add_argument("--no-calm", action="store_true", help="the flood only (no calm baseline)")
+    parser.add_argument("--root", help="run the console script (headless, tty) of this checkout instead")
     args = parser.parse_args()
+    if args.root:
+        CHILD_ENV["PYTHONPATH"] = str(Path(args.root).resolve())
+    parts = set(args.parts.split(","))
+    warmups = [float(w) for w in args.warmup.split(",")]
+    if parts & {"headless", "tui"} and len(warmups) == 1:
+        report(args, parts, warmups[0])
+    else:  # several floods: each part's figures per flood, flood only
+        for warmup in warmups:
+            report_long(args, parts, warmup)
+
+
+def report_long(args: argparse.Namespace, parts: set[str], warmup: float) -> None:
+    """The flood only, after ``warmup`` seconds, in each part asked for."""
+    import anyio
+
+    home = Path(tempfile.mkdtemp(prefix="cancel-bench-"))
+    said = f"{warmup:5.1f} s {args.shape} flood:"
+    with flood_server(0.0, args.shape) as url:
+        if "headless" in parts:
+            runs = [headless_once(url, warmup, home) for _ in range(args.runs)]
+            print(f"{said} headless SIGINT→ReplyEnd {_ms([r.to_end for r in runs])}, "
+                  f"→exit {_ms([r.to_exit for r in runs])}, {sum(r.after for r in runs)} lines after",
+                  flush=True)
+        if "tui" in parts:
+            tuis = [anyio.run(tui_once, url, warmup, home) for _ in range(args.runs)]
+            print(f"{said} pilot Esc→idle {_ms([t.to_idle for t in tuis])}, "
+                  f"drawn after Esc {sum(t.drawn_after for t in tuis)} chars", flush=True)
+        if "tty" in parts:
+            ttys = [tty_once(url, warmup, home, args.shape) for _ in range(args.runs)]
+            worst = max(t.to_notice for t in ttys)
+            print(f"{said} tty Esc→'Reply cancelled' {_ms([t.to_notice for t in ttys])}, "
+                  f"typed→echo {_ms([t.echo for t in ttys])}; worst {worst / TARGET_S:.2f}x the target",
+                  flush=True)
+
+
+def report(args: argparse.Namespace, parts: set[str], warmup: float) -> None:
+    """Calm and flood after ``warmup`` seconds (headless and pilot; tty too if asked)."""
     import anyio
 
     home = Path(tempfile.mkdtemp(prefix="cancel-bench-"))
     results: dict[str, dict[str, Any]] = {}
     for name, pause in (("calm", 0.01), ("flood", 0.0)):
-        with flood_server(pause) as url:
-            runs = [headless_once(url, args.warmup, home) for _ in range(args.runs)]
-            tuis = [anyio.run(tui_once, url, args.warmup, home) for _ in range(args.runs)]
+        if name == "calm" and args.no_calm:
+            continue
+        with flood_server(pause, args.shape) as url:
+            runs = [headless_once(url, warmup, home) for _ in range(args.runs)]
+            tuis = [anyio.run(tui_once, url, warmup, home) for _ in range(args.runs)]
+            tty = "tty" in parts
+            ttys = [tty_once(url, warmup, home, args.shape) for _ in range(args.runs)] if tty else []
         results[name] = {"headless": runs, "tui": tuis}
         end = statistics.median(r.to_end for r in runs)
         ex = statistics.median(r.to_exit for r in runs)
@@ -145,6 +244,11 @@ def main() -> None:
               f"Esc→idle median {idle * 1000:6.0f} ms (max {max(t.to_idle for t in tuis) * 1000:.0f}), "
               f"backlog at Esc median {statistics.median(t.backlog for t in tuis):,.0f} chars, "
               f"drawn after Esc {sum(t.drawn_after for t in tuis)} chars")
+        if ttys:
+            print(f"{'':>5}  tty Esc→'Reply cancelled' {_ms([t.to_notice for t in ttys])}, "
+                  f"typed→echo {_ms([t.echo for t in ttys])}")
+    if "calm" not in results:
+        return
     for kind, key in (("headless", "to_end"), ("tui", "to_idle")):
         flood = max(getattr(r, key) for r in results["flood"][kind])
         typical = statistics.median(getattr(r, key) for r in results["flood"][kind])

@@ -5,6 +5,11 @@ For the cancel tests and ``benchmarks/cancel_latency.py``: however fast the mode
 streams, Esc / Ctrl+C must end the reply within 500 ms and nothing may be shown
 after it. ``flood_server()`` runs it in a thread; ``python -m tests.flood`` runs
 it in the foreground (prints the port).
+
+Two shapes: ``paragraphs`` (short words in batches of 256 events, a blank line
+every few batches, as a model writes prose) and ``line`` (what the tester's hostile
+server sent, finding F9: one event of ~200 characters per write, never a newline,
+so the reply is one line that never ends).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     pause = 0.0
     """Seconds between batches: 0 floods; a calm stream for comparison otherwise."""
+    shape = "paragraphs"
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -51,6 +57,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()  # no length, no chunking: the stream ends when the socket closes
+        if self.shape == "line":
+            self._line()
+            return
         batch = _event(WORD) * (BATCH if not self.pause else 1)
         lines = _event("\n") + _event("\n")
         try:
@@ -65,6 +74,19 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
+    def _line(self) -> None:
+        try:
+            n = 0
+            while True:
+                self.wfile.write(_event(f"flood {n} " * 20))
+                n += 1
+                if self.pause:
+                    self.wfile.flush()
+                    time.sleep(self.pause)
+        except OSError:
+            pass
+        self.close_connection = True
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -72,10 +94,11 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def flood_server(pause: float = 0.0) -> Iterator[str]:
+def flood_server(pause: float = 0.0, shape: str = "paragraphs") -> Iterator[str]:
     """``with flood_server() as base_url:`` an ``OPENAI_BASE_URL`` that floods (or,
-    with ``pause``, streams one delta every ``pause`` seconds)."""
-    handler = type("Handler", (_Handler,), {"pause": pause})
+    with ``pause``, streams one delta every ``pause`` seconds), in ``shape``
+    (``paragraphs`` or ``line``, see above)."""
+    handler = type("Handler", (_Handler,), {"pause": pause, "shape": shape})
     server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
