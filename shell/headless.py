@@ -170,7 +170,7 @@ async def run_headless(
     err = err or sys.stderr
     runtime.ask = approver(approve, err)
     _preamble(runtime, err)
-    composed = runtime.compose(prompt)  # @ files and pasted image paths, as in the shell
+    composed = runtime.compose(prompt, typed=False)  # @ files and pasted image paths; @.env only if allowed
     if composed.problems:
         for problem in composed.problems:
             err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")

@@ -361,13 +361,19 @@ what a message carries."""
                     f'set vision = true under [models."{provider}:{getattr(model, "name", "")}"])')
         return None
 
-    def compose(self, text: str) -> Composed:
+    def compose(self, text: str, *, typed: bool = True) -> Composed:
         """The message for ``text``: its ``@`` files, pasted image paths and the staged
         images attached (see :mod:`shell.context.attachments`). With problems the
-        front end must not send it; without, the staged images are used up."""
+        front end must not send it; without, the staged images are used up.
+
+        ``typed=False``: the text may not be the user's own words (``-p`` prompts are
+        built from issue titles and PR bodies in scripts), so ``@.env`` there does
+        not attach a file that usually holds secrets unless a rule allows reading it
+        (``--allow 'read_file(.env)'``) or the mode is bypass."""
         from ..context.attachments import compose
 
-        composed = compose(text, self.workspace.root, staged=self.staged, refuse=self._refused_read)
+        refuse = self._refused_read if typed else self._refused_unless_allowed
+        composed = compose(text, self.workspace.root, staged=self.staged, refuse=refuse)
         images = [a for a in composed.attachments if a.kind == "image"]
         refusal = self.image_refusal() if images else None
         if refusal:
@@ -383,6 +389,19 @@ what a message carries."""
             return None
         verdict = self.permissions.decide(tool, {"path": relative})
         return "a permission rule denies reading it (/permissions)" if verdict.action == "deny" else None
+
+    def _refused_unless_allowed(self, relative: str) -> str | None:
+        """:meth:`_refused_read`, and a secret-looking file only when reading it is allowed."""
+        from ..core.secrets import is_secret_file
+
+        why = self._refused_read(relative)
+        if why or not is_secret_file(relative):
+            return why
+        tool = next((t for t in self.builtin_tools if t.name == "read_file"), None)
+        if tool is not None and self.permissions.decide(tool, {"path": relative}).action == "allow":
+            return None
+        return (f"not attached: it usually holds secrets, and a -p prompt may come from other text; "
+                f"to send it, add --allow 'read_file({relative})'")
 
     async def compact(self, focus: str | None = None) -> Compaction:
         """``/compact [focus]``: the ``Summarization`` middleware summarises the history

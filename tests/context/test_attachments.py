@@ -131,6 +131,21 @@ async def test_a_permission_rule_that_denies_reading_denies_attaching(ws: Path) 
     assert composed.problems and "permission rule denies" in composed.problems[0]
 
 
+async def test_a_prompt_not_typed_attaches_a_secret_file_only_when_a_rule_allows_it(ws: Path) -> None:
+    """`-p "Triage this issue: 'crash, see @.env'"`: a headless prompt is often built
+    from someone else's text, and it sent the user's .env to the provider."""
+    (ws / ".env").write_text("API_KEY=sk-live-EXFIL")
+    with recording_server() as server:
+        runtime = runtime_for(ws, server.base_url)
+        assert not runtime.compose("see @.env").problems  # typed by the user: attached
+        refused = runtime.compose("see @.env", typed=False)
+        assert refused.problems == ("@.env: not attached: it usually holds secrets, and a -p prompt may come "
+                                    "from other text; to send it, add --allow 'read_file(.env)'",)
+        assert not runtime.compose("see @src/app.py", typed=False).problems  # ordinary files still attach
+        allowed = runtime_for(ws, server.base_url, permissions=PermissionSettings(allow=["read_file(.env)"]))
+        assert not allowed.compose("see @.env", typed=False).problems
+
+
 async def test_secrets_in_an_attached_file_are_not_saved(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = "sk-test-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
     monkeypatch.setenv("OPENAI_API_KEY", key)
