@@ -28,15 +28,19 @@ LIGHT = Theme(
     name="agent-light",
     primary="#1F6FB2",
     secondary="#7A4FB5",
-    accent="#B35C00",
+    # accent (the footer's keys), warning (a pending call) and muted text (the status
+    # line) are dark enough for 4.5:1 on the panel, also under a dialog's 10% backdrop
+    # (app.tcss): lighter ones were pale grey and yellow on near-white (finding F21)
+    accent="#8A4600",
     foreground="#1F2328",
     background="#FAFAF7",
     surface="#F0F0EB",
     panel="#E4E6E1",
     success="#2E7D32",
-    warning="#9A6700",
+    warning="#7A5200",
     error="#C62828",
     dark=False,
+    variables={"text-muted": "#4F504E"},
 )
 
 CONTRAST = Theme(

@@ -1,0 +1,97 @@
+"""The light theme's status line, footer and pending tool span are readable: WCAG
+contrast of at least 4.5:1 between each piece of text and its background, as the
+screen shows them (after the theme's colours, alpha and a dialog's backdrop are
+applied), with an approval dialog open and without.
+
+The cells are read from the same render a screenshot is made of
+(``App.export_screenshot`` does exactly this); the ratio is WCAG 2's.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from rich.color import Color
+from rich.console import Console
+from rich.segment import Segment
+
+from shell.tui.app import AgentShellApp
+from shell.tui.screens.approval import ApprovalScreen
+
+from .helpers import SIZE, AskEverything, make_agent, send, wait_for
+from .test_approval import _call
+
+pytestmark = pytest.mark.anyio
+
+MINIMUM = 4.5
+
+
+def _luminance(color: Color) -> float:
+    def channel(value: int) -> float:
+        v = value / 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = color.get_truecolor()
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: Color, b: Color) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_ratio_is_wcags() -> None:
+    assert round(contrast(Color.parse("#000000"), Color.parse("#ffffff")), 1) == 21.0
+    assert round(contrast(Color.parse("#767676"), Color.parse("#ffffff")), 2) == 4.54
+
+
+def screen_lines(app: AgentShellApp) -> list[list[Segment]]:
+    """The screen's cells as the terminal gets them (the dialog over the main screen)."""
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    with open(os.devnull, "w") as sink:
+        console = Console(width=app.size.width, height=app.size.height, file=sink, force_terminal=True,
+                          color_system="truecolor", legacy_windows=False)
+        return list(Segment.split_lines(console.render(update, console.options)))
+
+
+def faint_text(line: list[Segment]) -> list[str]:
+    """Each piece of text (a segment with a letter or digit) under the minimum."""
+    faint = []
+    for segment in line:
+        style = segment.style
+        if segment.control or not any(ch.isalnum() for ch in segment.text) or style is None:
+            continue
+        assert style.color is not None and style.bgcolor is not None, segment
+        ratio = contrast(style.color, style.bgcolor)
+        if ratio < MINIMUM:
+            faint.append(f"{segment.text.strip()!r} {ratio:.2f}:1")
+    return faint
+
+
+def _text(line: list[Segment]) -> str:
+    return "".join(s.text for s in line if not s.control)
+
+
+async def test_light_theme_status_footer_and_pending_span_are_readable() -> None:
+    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = "agent-light"
+        await wait_for(pilot, lambda: "Quit" in _text(screen_lines(app)[-1]))  # the footer's keys are in
+        lines = screen_lines(app)
+        status, footer = lines[-2], lines[-1]
+        assert "ready" in _text(status) and "Quit" in _text(footer)
+        assert faint_text(status) == [] and faint_text(footer) == []
+
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
+        lines = screen_lines(app)
+        status, footer = lines[-2], lines[-1]
+        span = next((ln for ln in lines if "write_note" in _text(ln) and "approval" in _text(ln)), None)
+        assert span is not None, "the pending span is not on screen"
+        assert "awaiting approval" in _text(status)
+        assert faint_text(status) == []
+        assert faint_text(footer) == []
+        assert faint_text(span) == []
