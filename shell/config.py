@@ -61,6 +61,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shell.core.filedata import toml_loads
+
 from .core.dirs import APP_NAME, CONFIG_DIR_ENV, config_dir
 
 __all__ = [
@@ -153,7 +155,7 @@ def load_config(path: str | Path | None = None) -> Settings:
     except OSError as exc:
         raise ConfigError(f"Cannot read the config file {file}: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(text)
+        data = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"The config file {file} is not valid TOML: {exc}") from None
     return settings_from_dict(data, file)

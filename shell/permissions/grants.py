@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import tomllib
 
+from shell.core.filedata import toml_loads
 from shell.core.textsafety import sanitize_line
 
 from .rules import EFFECTS, Rule, parse_rules
@@ -85,7 +86,7 @@ def describe_project_rules(data: bytes, origin: str) -> list[str]:
     ignore, prefixed with ``origin`` (the file's path in the workspace); a rule
     that widens what runs unasked starts with :data:`UNASKED`."""
     try:
-        table = tomllib.loads(data.decode("utf-8"))
+        table = toml_loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return [sanitize_line(f"{origin}: cannot be read ({exc}); none of its rules would apply")]
     rules, problems = parse_rules(table, "project", origin)

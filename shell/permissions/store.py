@@ -18,6 +18,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from shell.core.filedata import toml_loads
+
 from .rules import EFFECTS, Effect, Rule, RuleError, parse_rules
 
 PROJECT_DIR = ".agent-shell"
@@ -60,7 +62,7 @@ def keep_project_trusted(root: Path, was_trusted: bool) -> None:
 def read_table(path: Path, key: str | None) -> dict[str, Any]:
     """The table at ``key`` (``None``: the whole file) of a TOML file; {} if missing."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = toml_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -105,7 +107,7 @@ def write_rules(path: Path, key: str | None, change: dict[Effect, list[str]]) ->
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        before = tomllib.loads(text)
+        before = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise StoreError(f"{path} is not valid TOML ({exc}); fix it before adding rules") from None
     table = dict((before.get(key) if key else before) or {})
@@ -127,7 +129,7 @@ def write_rules(path: Path, key: str | None, change: dict[Effect, list[str]]) ->
             end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
             new_lines = [*lines[:start], *block, *([""] if end < len(lines) and block else []), *lines[end:]]
     new_text = "\n".join(new_lines).rstrip("\n") + "\n"
-    after = tomllib.loads(new_text)
+    after = toml_loads(new_text)
     if key is not None:
         others_before = {k: v for k, v in before.items() if k != key}
         others_after = {k: v for k, v in after.items() if k != key}

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from shell.core.filedata import json_loads
 from shell.core.textsafety import sanitize_line
 
 PROJECT_FILE = ".mcp.json"
@@ -170,7 +171,7 @@ def parse_project_servers(data: bytes, root: Path, *, expand: bool = False) -> l
 
 def _project_entries(data: bytes, path: Path) -> tuple[dict[str, Any], str]:
     try:
-        parsed = json.loads(data.decode("utf-8"))
+        parsed = json_loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return {}, f"cannot read {path}: {exc}"
     servers = parsed.get("mcpServers") if isinstance(parsed, dict) else None

@@ -142,3 +142,22 @@ def test_what_is_shown_before_trusting_hides_nothing_and_always_prints(tmp_path:
     [line] = describe_project_servers(json.dumps(entry).encode(), tmp_path)
     assert line.isprintable() and line.encode("utf-8")
     assert "\\U000e0072" in line and "\\u00ad" in line and "\\u2028" in line and "\\ud800" in line
+
+
+def test_project_files_nested_too_deep_are_unreadable_not_a_crash(repo: Path) -> None:
+    """`allow = [[[…50,000 deep` froze the TUI at /trust and killed the line mode and
+    `agent-shell trust` with a RecursionError traceback; `.mcp.json` the same."""
+    from shell.permissions.grants import describe_project_rules
+    from shell.permissions.store import StoreError, read_table
+
+    deep_toml = ("allow = " + "[" * 50_000 + "]" * 50_000 + "\n").encode()
+    [line] = describe_project_rules(deep_toml, ".agent-shell/permissions.toml")
+    assert "cannot be read (it is nested too deep to read); none of its rules would apply" in line
+    deep_json = ('{"mcpServers": ' + "[" * 100_000 + "]" * 100_000 + "}").encode()
+    [said] = describe_project_servers(deep_json, repo)
+    assert "nested too deep" in said
+    [unusable] = parse_project_servers(deep_json, repo)
+    assert not unusable.command and "nested too deep" in unusable.error
+    (repo / "deep.toml").write_bytes(deep_toml)
+    with pytest.raises(StoreError, match="nested too deep"):
+        read_table(repo / "deep.toml", None)
