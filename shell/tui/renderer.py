@@ -49,6 +49,15 @@ ARGS_FRAME_S = 1 / 30
 SPANS_PER_FRAME = 40
 """More new spans than this are mounted at once, not a frame later (at most a
 window's worth is built: the rest is above it)."""
+BURST_CALLS = 40
+"""Past this many calls in one reply, new spans come in less often..."""
+BURST_FRAME_S = 0.25
+"""...this often (each mount moves the window's spans and lays out the screen, a
+frame of 20-50 ms: in a burst of hundreds of calls those frames were most of the
+work, and the calls streamed slower for it)..."""
+BURST_SPANS = 1000
+"""...or once this many wait (the window's worth of them is built, the rest is
+only counted above it)."""
 RESTYLE_SLICE_S = 0.008
 """Longest stretch of redrawing ended spans before the loop gets a turn."""
 
@@ -208,12 +217,16 @@ class ReplyRenderer:
             entry = self.spans[call.call_id] = SpanEntry(call)
             entry.live = True
             self._new_spans.append(entry)
-            quiet = time.monotonic() - self._spans_mounted_at >= ARGS_FRAME_S
-            if len(self._new_spans) >= SPANS_PER_FRAME or (quiet and len(self._new_spans) == 1):
+            burst = len(self.spans) > BURST_CALLS
+            every = BURST_FRAME_S if burst else ARGS_FRAME_S
+            quiet = time.monotonic() - self._spans_mounted_at >= every
+            if len(self._new_spans) >= (BURST_SPANS if burst else SPANS_PER_FRAME) or (
+                quiet and len(self._new_spans) == 1
+            ):
                 await self._mount_spans()  # the first of a burst at once, the rest a frame later
             elif not self._spans_scheduled:
                 self._spans_scheduled = True
-                self.conversation.set_timer(ARGS_FRAME_S, self._mount_spans)
+                self.conversation.set_timer(every, self._mount_spans)
         entry.live = call.live
         self._args_due.discard(call.call_id)
         self._redraw(entry)
