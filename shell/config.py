@@ -224,6 +224,26 @@ def settings_from_dict(data: dict[str, Any], path: Path | None = None) -> Settin
     return s
 
 
+def key_line(path: Path | None, table: str, key: str) -> int | None:
+    """The line of ``key`` under ``[table]`` (or ``table.key = …``) in the file at
+    ``path``, to say where a setting came from; None when it cannot be told (no
+    file, an inline table: a message then names the file and the key alone)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines() if path is not None else []
+    except (OSError, UnicodeDecodeError):
+        return None
+    current = ""
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if text.startswith("[") and not text.startswith("[["):
+            current = text.strip("[] ").split("]", 1)[0].strip()
+            continue
+        name = text.split("=", 1)[0].strip().replace(" ", "") if "=" in text else ""
+        if (current == table and name == key) or (current == "" and name == f"{table}.{key}"):
+            return number
+    return None
+
+
 def settings_to_dict(s: Settings) -> dict[str, Any]:
     """The inverse of :func:`settings_from_dict`, leaving out what is unset."""
     out: dict[str, Any] = {k: v for k, v in (("model", s.model), ("theme", s.theme)) if v is not None}

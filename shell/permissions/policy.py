@@ -113,6 +113,9 @@ class PermissionPolicy:
         self._mode: Mode = mode
         self._asking = True
         self.include_bypass = mode == "bypass"
+        self.mode_origin = ""
+        """Where the starting mode was set when not on the command line (``config.toml
+        line 2``): the status says it beside a mode that asks nothing."""
         self.cli_rules = list(cli_rules or [])
         self.user_rules = list(user_rules or [])
         self.project_rules: list[Rule] = []

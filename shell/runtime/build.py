@@ -235,6 +235,21 @@ def setup_error(cls: type[Middleware], options: dict[str, Any], exc: Exception) 
     return f"{type(exc).__name__}: {exc}"
 
 
+def _mode_setting(settings: Settings, *, short: bool = False) -> str:
+    """Where the starting mode was set: ``[permissions] mode = "yolo" in PATH (line
+    2)``, or, ``short``, ``config.toml line 2`` (for the status line)."""
+    from ..config import key_line
+    from ..core.textsafety import sanitize_line
+
+    path = settings.path
+    line = key_line(path, "permissions", "mode")
+    if short:
+        name = path.name if path is not None else "the config"
+        return f"{name} line {line}" if line else name
+    at = f" (line {line})" if line else ""
+    return f"[permissions] mode = {sanitize_line(repr(settings.permissions.mode))} in {path}{at}"
+
+
 def build_permissions(
     agent: Agent, settings: Settings, workspace: Workspace, options: RuntimeOptions, problems: list[str]
 ) -> PermissionPolicy:
@@ -253,8 +268,15 @@ def build_permissions(
     except ModeError as exc:
         if options.permission_mode:
             raise ShellError(f"--permission-mode: {exc}") from None
-        problems.append(f"The config file {settings.path}: {exc}; using default.")
-        mode = "default"
+        # another mode in its place would ask less, or more, than the user meant: stop
+        raise ShellError(f"{_mode_setting(settings)}: {exc}. Fix or remove it.") from None
+    from_config = not options.permission_mode and conf.mode is not None
+    if from_config and mode == "bypass":  # never silently: it is what runs unasked
+        problems.append(
+            f"Approvals are off: {_mode_setting(settings)} means bypass: every tool call runs "
+            "without asking (deny rules still hold). Start with --permission-mode default to be "
+            "asked, or change it there."
+        )
     user_rules, rule_problems = parse_rules({"allow": conf.allow}, "user", str(settings.path))
     problems.extend(rule_problems)  # an unreadable allow rule only means more questions
     safety, unreadable = parse_rules({"ask": conf.ask, "deny": conf.deny}, "user", str(settings.path))
@@ -283,6 +305,8 @@ def build_permissions(
         session_state=lambda: agent.session_state.setdefault(state_key, {}),
         sandboxed=_sandbox_probe(),
     )
+    if from_config:
+        policy.mode_origin = _mode_setting(settings, short=True)
     problems.extend(policy.problems)
     if policy.unfenced() and mode in ("accept-edits", "auto"):
         problems.append(unfenced_note(policy.unfenced(), mode))

@@ -51,6 +51,8 @@ rides on the policy."""
         mode = self.permissions.mode
         if not self.permissions.asking and mode != "bypass":
             return f"{mode}, approvals off (deny rules hold)"
+        if mode == "bypass" and self.permissions.mode_origin:  # set in a file, perhaps long ago
+            return f"bypass, approvals off (from {self.permissions.mode_origin})"
         return mode
 
     @property

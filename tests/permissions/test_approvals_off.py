@@ -110,3 +110,40 @@ async def test_switched_back_on_it_asks_again(tmp_path: Path) -> None:
     async for _ in rt.reply("go"):
         pass
     assert asked == ["write_file"] and rt.mode_label == "default" and not rt.mode_warning
+
+
+@pytest.mark.parametrize("name", ["yolo", "bypass", "BypassPermissions"])
+async def test_a_config_mode_that_asks_nothing_is_said_with_its_file_and_line(
+    tmp_path: Path, name: str
+) -> None:
+    """``mode = "yolo"`` in the config was applied without a word (headless printed
+    nothing); start-up and the status now say approvals are off, and where."""
+    config = f'# mine\nmodel = "demo"\n\n[permissions]\ndeny = []\nmode = "{name}"\n'
+    rt = runtime(tmp_path, [call("write_file", path="a.txt", content="hi"), "Done."], config)
+    said = [p for p in rt.problems if p.startswith("Approvals are off")]
+    where = f"mode = '{name}' in {tmp_path / 'config.toml'} (line 6)"
+    assert len(said) == 1 and where in said[0], rt.problems
+    assert "--permission-mode default" in said[0]
+    assert rt.mode_label == "bypass, approvals off (from config.toml line 6)" and rt.mode_warning
+    result = await reply(rt)  # and it is what it says: nothing asks
+    assert not result.is_error
+
+
+async def test_the_command_line_mode_wins_and_is_not_blamed_on_the_config(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, ["Done."], '[permissions]\nmode = "yolo"\n', permission_mode="default")
+    assert rt.permissions.mode == "default" and rt.mode_label == "default"
+    assert not [p for p in rt.problems if "Approvals are off" in p]
+    rt = runtime(tmp_path, ["Done."], '[permissions]\nmode = "auto"\n')
+    assert rt.mode_label == "auto" and not [p for p in rt.problems if "Approvals are off" in p]
+
+
+def test_an_unknown_config_mode_stops_with_the_valid_names(tmp_path: Path) -> None:
+    """It was a warning and the shell went on in default mode: a typo for a stricter
+    mode (``pln``) then asked less than the user set out to have."""
+    from shell.runtime import ShellError
+
+    with pytest.raises(ShellError) as caught:
+        runtime(tmp_path, [], 'permissions.mode = "pln"\n')
+    message = str(caught.value)
+    assert f"[permissions] mode = 'pln' in {tmp_path / 'config.toml'} (line 1)" in message
+    assert "default, plan, accept-edits, auto, bypass" in message

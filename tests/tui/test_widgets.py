@@ -236,6 +236,9 @@ async def test_a_narrow_status_line_drops_whole_fields_never_part_of_a_word() ->
         assert line.plain == "bypass · ready · 2 queued", line.plain  # the model went first
         styles = [str(span.style) for span in line.spans if line.plain[span.start : span.end] == "bypass"]
         assert any("red" in style for style in styles)
+        status.mode = "bypass, approvals off (from config.toml line 6)"  # too long: its first part
+        await pilot.pause()
+        assert status.render().plain == "bypass · ready · 2 queued"
 
 
 def test_file_names_are_not_links_but_urls_are() -> None:

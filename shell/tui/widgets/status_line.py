@@ -156,7 +156,9 @@ class StatusLine(Static):
             for mode, shown, q in ((labelled, model, queued), (self.mode, model, queued),
                                    (labelled, "", queued), (self.mode, "", queued), (self.mode, "", ""))
         ]
-        options.append((self.mode, "", "", "") if self.mode else ("", "", states[-1], ""))
+        brief = self.mode.split(",", 1)[0]  # "bypass, approvals off (from …)": "bypass"
+        options += [(brief, "", st, q) for st in states for q in (queued, "") if brief != self.mode]
+        options.append((brief, "", "", "") if brief else ("", "", states[-1], ""))
         sep = " · "
         mode, model, state, queued = next(
             (o for o in options if len(sep.join(f for f in o if f)) <= width), options[-1]
