@@ -162,6 +162,16 @@ def _custom(command: CustomCommand) -> Command:
     """A custom command: its handler answers with the message to send (``send``)."""
 
     def send(runtime: ShellRuntime, arg: str) -> CommandResult:
+        if command.source == "project":  # someone else's text may not attach your secrets
+            from shell.context.attachments import secret_mentions
+
+            named = secret_mentions(command.body, runtime.workspace.root)
+            if named:
+                files = ", ".join(f"@{n}" for n in named)
+                return CommandResult(
+                    f"/{command.name} (the project's {command.origin}) attaches {files}, which usually holds "
+                    "secrets: a repository's command may not send it. Not sent; type the @ yourself in a "
+                    "message if you mean to.", error=True)
         return CommandResult(action="send", data=command.expand(arg))
 
     where = "project" if command.source == "project" else "yours"

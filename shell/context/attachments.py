@@ -135,6 +135,20 @@ def mentions(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group(1) or m.group(2)) for m in MENTION.finditer(text)]
 
 
+def secret_mentions(text: str, root: Path) -> list[str]:
+    """The ``@`` mentions in ``text`` of files that usually hold secrets (by the name
+    written or where it leads): what someone else's text (a project's command) may
+    not attach on the user's behalf."""
+    from shell.core.secrets import is_secret_file
+
+    found = []
+    for _, _, raw in mentions(text):
+        path, shown = _resolve_mention(raw, root.resolve())
+        if is_secret_file(raw) or (path is not None and is_secret_file(str(path))):
+            found.append(shown if path is not None else raw)
+    return found
+
+
 def _looks_like_path(raw: str) -> bool:
     return "/" in raw or "." in raw.strip(_TRAILING)
 
