@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import ClassVar
 
+from shell.core.textsafety import path_text
+
 from .base import Middleware
 from .context import HookContext
 
@@ -27,7 +29,8 @@ HEADING = "## Current Context"
 def default_context() -> str:
     """The local date and time (with weekday and zone) and the working directory."""
     now = datetime.now().astimezone()
-    return f"Date and time: {now:%A %Y-%m-%d %H:%M %Z}\nWorking directory: {os.getcwd()}"
+    # a directory's name is whoever made the tree's text: one line, escaped as the tools show paths
+    return f"Date and time: {now:%A %Y-%m-%d %H:%M %Z}\nWorking directory: {path_text(os.getcwd())}"
 
 
 class DynamicSystemPrompt(Middleware):

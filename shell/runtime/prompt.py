@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.textsafety import sanitize_line
+from ..core.textsafety import path_text, sanitize_line
 
 if TYPE_CHECKING:
     from ..tools.workspace import Workspace
@@ -25,7 +25,7 @@ def default_system_prompt(workspace: Workspace, *, today: date | None = None) ->
         "terminal, on their machine, through the tools you are given.",
         "",
         "# Environment",
-        f"- Working directory: {workspace.root} (relative paths start here)",
+        f"- Working directory: {path_text(str(workspace.root))} (relative paths start here)",
         f"- Git repository: {git}",
         f"- Date: {day:%A %Y-%m-%d}",
         f"- OS: {os_summary()}",
