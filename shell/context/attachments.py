@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Literal
 
 from shell.core.messages import Block, DataBlock, TextBlock, UserMessage
-from shell.core.textsafety import sanitize_line
+from shell.core.textsafety import path_from_text, sanitize_line
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_TOTAL_BYTES = 1024 * 1024
@@ -264,6 +264,13 @@ def _resolve_mention(raw: str, root: Path) -> tuple[Path | None, str]:
         path = path if path.is_absolute() else root / path
         if os.path.lexists(path):
             break
+        plain = path_from_text(candidate)  # a name the picker or a tool showed escaped (nl\nx)
+        if plain != candidate:
+            unescaped = Path(os.path.expanduser(plain))
+            unescaped = unescaped if unescaped.is_absolute() else root / unescaped
+            if os.path.lexists(unescaped):
+                path = unescaped
+                break
         if candidate and candidate[-1] in _TRAILING:
             candidate = candidate[:-1]
             continue

@@ -72,6 +72,19 @@ def test_a_mention_attaches_the_file_and_a_chip(ws: Path) -> None:
     assert split_message(composed.message) == (blocks[0].text, composed.chips)  # type: ignore[union-attr]
 
 
+def test_a_mention_written_escaped_attaches_the_file_whose_name_has_a_control(ws: Path) -> None:
+    """The picker writes ``nl\\nx.txt`` for a name holding a newline (as the tools
+    show it): the mention reads back to that file, whose tag shows it harmlessly."""
+    (ws / "weird").mkdir()
+    (ws / "weird" / "nl\nfake_line.txt").write_text("the real one\n")
+    (ws / "weird" / "esc\x1b[2J.txt").write_text("escaped\n")
+    composed = compose("read @weird/nl\\nfake_line.txt and @weird/esc\\x1b[2J.txt", ws)
+    assert composed.problems == ()
+    texts = [b.text for b in composed.message.content[1:]]  # type: ignore[union-attr]
+    assert any("the real one" in t and 'path="weird/nl\u23cefake_line.txt"' in t for t in texts), texts
+    assert any("escaped" in t for t in texts) and not any("\x1b" in t for t in texts)
+
+
 def test_words_that_are_not_files_stay_words(ws: Path) -> None:
     composed = compose("mail me@example.org, ask @alice, see @src/app.py. Why @app.route? @types/node", ws)
     assert [a.path for a in composed.attachments] == ["src/app.py"]  # trailing '.' dropped

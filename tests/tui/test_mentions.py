@@ -66,6 +66,24 @@ async def test_at_opens_the_picker_tab_attaches_and_the_message_carries_the_file
         assert shown.text == "what does @src/app.py do?" and shown.chips == ("@src/app.py · 2 lines",)
 
 
+async def test_a_picked_name_with_a_newline_goes_in_escaped_and_attaches(ws: Path) -> None:
+    """Picking ``weird/nl⏎fake_line.txt`` put a real newline into the prompt."""
+    (ws / "weird").mkdir()
+    (ws / "weird" / "nl\nfake_line.txt").write_text("the real one\n")
+    app, model = app_for(ws, ["ok"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        assert app.runtime.file_index.wait(10)
+        await pilot.press(*"read @fake_l")
+        picker = app.query_one(MentionPicker)
+        await wait_for(pilot, lambda: picker.open and bool(picker.matches))
+        await pilot.press("tab")
+        assert app.prompt.text == "read @weird/nl\\nfake_line.txt "
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy and len(model.requests) == 1)
+        assert "the real one" in model.requests[0].messages[-1].text
+
+
 async def test_a_folder_keeps_the_picker_open_and_enter_with_nothing_to_pick_sends(ws: Path) -> None:
     app, model = app_for(ws, ["ok", "ok"])
     async with app.run_test(size=SIZE) as pilot:

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from shell.core.textsafety import path_text
 from shell.frontend.paste import Pastes, is_long_paste
 
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
@@ -153,12 +154,16 @@ class PromptInput(TextArea):
 
     def replace_mention(self, path: str, *, keep_open: bool = False) -> None:
         """Put ``@path`` in place of the ``@`` word at the cursor (quoted when it
-        holds a space); a space follows unless ``keep_open`` (a folder, to go on)."""
+        holds a space); a space follows unless ``keep_open`` (a folder, to go on).
+        A name holding a newline or another control goes in escaped, as the tools
+        show it (``nl\\nx.txt``, :func:`~shell.core.textsafety.path_text`), which the
+        attachment resolver reads back: picked raw, it broke the prompt's line."""
         row, column = self.cursor_location
         line = self.document.get_line(row)[:column]
         found = MENTION_AT_CURSOR.search(line)
         if found is None:
             return
+        path = path_text(path)
         shown = f'"{path}"' if any(c.isspace() or c == '"' for c in path) else path
         self.replace(f"@{shown}{'' if keep_open else ' '}", (row, found.start()), (row, column))
         self._check_mention()
