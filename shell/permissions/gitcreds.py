@@ -26,6 +26,7 @@ import re
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from shell.core.secrets import Secrets
@@ -33,6 +34,9 @@ from shell.core.secrets import Secrets
 HIDDEN = "[hidden-by-agent-shell]"
 _URL_USER = re.compile(r"\b((?:https?|ftps?)://)[^/\s@\"']+@", re.I)
 _SECRET_KEY = re.compile(r"^(\s*)(extraheader|password|token|secret|[a-z]*key)(\s*=\s*)(.*)$", re.I | re.M)
+_INLINE_HELPER = re.compile(r"^(\s*)(helper)(\s*=\s*)(!.*)$", re.I | re.M)
+"""``helper = !f() { echo password=…; }; f``: a credential helper written inline holds
+the password itself."""
 
 
 @functools.cache
@@ -44,6 +48,7 @@ def scrub(text: str) -> str:
     """``text`` (a git config) without credentials; unchanged when it holds none."""
     out = _URL_USER.sub(r"\1", text)
     out = _SECRET_KEY.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{HIDDEN}", out)
+    out = _INLINE_HELPER.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{HIDDEN}", out)
     return _shapes().text(out)
 
 
@@ -123,15 +128,73 @@ class ScrubbedConfigs:
 
 
 def global_configs() -> list[Path]:
-    """The user's own git configs (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``)
-    that exist, as real paths (a dotfiles symlink is followed: bwrap binds there)."""
+    """The user's own git configs (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``,
+    ``/etc/gitconfig``) that exist, as real paths (a dotfiles symlink is followed:
+    bwrap binds there)."""
     home = Path(os.path.expanduser("~"))
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     out = []
-    for path in (home / ".gitconfig", xdg / "git" / "config"):
+    for path in (home / ".gitconfig", xdg / "git" / "config", Path("/etc/gitconfig")):
         if path.is_file():
             out.append(Path(os.path.realpath(path)))
     return list(dict.fromkeys(out))
 
 
-__all__ = ["HIDDEN", "ScrubbedConfigs", "global_configs", "is_git_config", "scrub", "scrub_note"]
+MAX_INCLUDE_DEPTH = 10
+"""git's own limit for ``include.path`` chains."""
+_SECTION = re.compile(r"^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+\"[^\"]*\")?\s*\]")
+_PATH = re.compile(r"^\s*path\s*=\s*(.*?)\s*$", re.I)
+
+
+def included_configs(configs: Iterable[Path]) -> list[Path]:
+    """The files ``configs`` pull in with ``[include] path = …`` or ``[includeIf …]``
+    (every condition counted: which one holds depends on where git runs), followed
+    as git does (``~/`` is home, a relative path is beside the including file),
+    ``MAX_INCLUDE_DEPTH`` deep, as real paths of regular files that exist. Work
+    credentials usually live in exactly such a file (``~/.gitconfig-work``)."""
+    seen = {Path(os.path.realpath(p)) for p in configs}
+    out: list[Path] = []
+    level = list(seen)
+    for _ in range(MAX_INCLUDE_DEPTH):
+        found: list[Path] = []
+        for config in level:
+            for target in _include_paths(config):
+                real = Path(os.path.realpath(target))
+                if real not in seen and real.is_file():
+                    seen.add(real)
+                    found.append(real)
+        out += found
+        level = found
+        if not level:
+            break
+    return out
+
+
+def _include_paths(config: Path) -> list[Path]:
+    try:
+        if os.path.getsize(config) > MAX_CONFIG:
+            return []
+        with open(config, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return []
+    out: list[Path] = []
+    including = False
+    for line in text.splitlines():
+        section = _SECTION.match(line)
+        if section is not None:
+            including = section.group(1).lower() in ("include", "includeif")
+            line = line[section.end():]
+        value = _PATH.match(line) if including else None
+        if value is None:
+            continue
+        raw = value.group(1).strip().strip('"')
+        if not raw:
+            continue
+        path = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
+        out.append(path if path.is_absolute() else config.parent / path)
+    return out
+
+
+__all__ = ["HIDDEN", "ScrubbedConfigs", "global_configs", "included_configs", "is_git_config", "scrub",
+           "scrub_note"]

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import paths, quarantine, runslater
-from .gitcreds import ScrubbedConfigs, global_configs
+from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitstaged import StagedCopies
 from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
@@ -483,12 +483,21 @@ class Sandbox:
             if _under(path, binds) and not _under(path, hidden) and os.path.isdir(path):
                 args += ["--bind", str(path), str(path)]
         configs = set(walls.configs)
+        bound: set[Path] = set()
         for path in sorted(walls.readonly, key=lambda p: len(p.parts)):
             if _under(path, binds) and not _under(path, hidden) and os.path.exists(path):
                 shown = self.git_configs.copy_for(path) if path in configs else None
                 args += ["--ro-bind", shown or str(path), str(path)]
-        for path in global_configs():  # ~/.gitconfig: an insteadOf rule may hold a token
-            shown = None if _under(path, hidden) else self.git_configs.copy_for(path)
+                bound.add(path)
+        users = global_configs()
+        # ~/.gitconfig (an insteadOf rule may hold a token) and what any config includes
+        # (~/.gitconfig-work, a file beside .git/config): git reads those too. Only what
+        # lies in the home directory or the workspace: an include a hostile repository
+        # names (/proc/self/environ) is not read by us on its behalf.
+        homes = [Path(os.path.realpath(os.path.expanduser("~"))), *binds]
+        included = [p for p in included_configs([*configs, *users]) if _under(p, homes)]
+        for path in [*users, *included]:
+            shown = None if path in bound or _under(path, hidden) else self.git_configs.copy_for(path)
             if shown is not None:
                 args += ["--ro-bind", shown, str(path)]
         return args

@@ -75,6 +75,36 @@ async def test_a_token_in_git_config_is_not_readable_and_git_still_works(home: P
     assert (home / ".gitconfig").read_text() == gitconfig
 
 
+async def test_configs_git_includes_are_scrubbed_too(home: Path) -> None:
+    """Work credentials kept apart with `[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`,
+    an inline credential helper, a repository's `[include] path = ../inc.cfg`: all of it
+    reached the model through `git config --list` or `cat` in auto mode."""
+    require_sandbox()
+    ws = home / "project"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    with (ws / ".git" / "config").open("a") as fh:
+        fh.write("[include]\n\tpath = ../inc.cfg\n")
+    (ws / "inc.cfg").write_text(f'[remote "up"]\n\turl = https://u:{TOKEN}@github.com/x.git\n')
+    (home / ".gitconfig").write_text(f'[includeIf "gitdir:{home}/"]\n\tpath = ~/.gitconfig-work\n'
+                                      '[include]\n\tpath = .config/git/extra\n')
+    (home / ".gitconfig-work").write_text(f'[url "https://oauth2:{GITLAB}@gitlab.example.com/"]\n'
+                                          "\tinsteadOf = https://gitlab.example.com/\n"
+                                          "[http]\n\textraHeader = Authorization: Bearer WORKBEARERTOKEN\n")
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "extra").write_text(
+        "[credential]\n\thelper = !f() { echo password=EXTRAPASSWORD; }; f\n")
+    box = Sandbox(ws)
+    result = await run_command(
+        "git config --list --show-origin; cat ~/.gitconfig-work ~/.config/git/extra inc.cfg; git remote -v",
+        box.workspace, 30, lambda _: None, sandbox=box,
+    )
+    for secret in (TOKEN, GITLAB, "WORKBEARERTOKEN", "EXTRAPASSWORD"):
+        assert secret not in result.text, result.text
+    assert "https://github.com/x.git" in result.text and "[exit code 0]" in result.text
+    assert GITLAB in (home / ".gitconfig-work").read_text()  # the user's files are untouched
+
+
 def test_what_is_taken_out_of_a_git_config() -> None:
     text = (f'[remote "origin"]\n\turl = https://user:{TOKEN}@github.com/a/b.git\n'
             f'[remote "gl"]\n\turl = https://{GITLAB}@gitlab.com/x.git\n'
