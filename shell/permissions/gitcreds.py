@@ -56,8 +56,10 @@ def is_git_config(path: str | os.PathLike[str]) -> bool:
     """Whether git reads ``path`` as a config (so remote URLs with tokens live there):
     a repository's ``.git/config`` (a worktree's, a submodule's, a bare ``x.git``'s
     too), ``config.worktree``, ``~/.gitconfig``, ``git/config`` under the XDG config
-    dir, and ``.gitmodules``. By where it is, so a link named ``notes.txt`` that
-    leads to one is one: the file tools check the resolved path."""
+    dir, ``.gitmodules``, and the ``config`` of any folder that is a git directory
+    (``HEAD`` and ``objects/`` beside it: ``--separate-git-dir=.gitdata``). By where it
+    is, so a link named ``notes.txt`` that leads to one is one: the file tools check
+    the resolved path."""
     parts = Path(os.fspath(path)).parts
     if not parts:
         return False
@@ -66,7 +68,11 @@ def is_git_config(path: str | os.PathLike[str]) -> bool:
         return True
     if name not in ("config", "config.worktree"):
         return False
-    return any(p == ".git" or p.endswith(".git") for p in folders) or (bool(folders) and folders[-1] == "git")
+    if any(p == ".git" or p.endswith(".git") for p in folders) or (bool(folders) and folders[-1] == "git"):
+        return True
+    # a git directory by any name (`git init --separate-git-dir=.gitdata`, a submodule's)
+    parent = Path(os.fspath(path)).parent
+    return os.path.isfile(parent / "HEAD") and os.path.isdir(parent / "objects")
 
 
 def scrub_note(changed: int) -> str:

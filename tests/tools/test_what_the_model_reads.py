@@ -84,3 +84,19 @@ def test_edits_of_secret_files_ask_in_every_mode_but_bypass(tmp_path: Path, mode
     assert policy.decide(tools["write_file"], {"path": "notes.md", "content": ""}).action == "allow"
     bypass = PermissionPolicy(tmp_path, mode="bypass", user_config=tmp_path / "c.toml", load_project=False)
     assert bypass.decide(tools["write_file"], {"path": ".env", "content": ""}).action == "allow"
+
+
+async def test_a_separate_git_dirs_config_is_read_without_the_token(workspace: Workspace, call: Call) -> None:
+    """`git init --separate-git-dir=.gitdata`: its config is a git config by what is
+    beside it (HEAD, objects/), whatever the folder's name."""
+    data = workspace.root / ".gitdata"
+    (data / "objects").mkdir(parents=True)
+    (data / "HEAD").write_text("ref: refs/heads/main\n")
+    (data / "config").write_text(CONFIG)
+    (workspace.root / "other").mkdir()
+    (workspace.root / "other" / "config").write_text(f"token = {TOKEN}\n")  # not a git dir: as it is
+    read = await call("read_file", path=".gitdata/config")
+    assert TOKEN not in read.text and "github.com/x/y.git" in read.text
+    found = await call("grep", pattern="url", path=".")
+    assert TOKEN not in found.text
+    assert TOKEN in (await call("read_file", path="other/config")).text
