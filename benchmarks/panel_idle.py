@@ -8,8 +8,8 @@ The real ``agent-shell --model demo`` runs on a pseudo-terminal (120x40, the
 default middleware stack). After it is ready and has settled, the CPU time of all
 its threads (``/proc/PID/task/*/schedstat``) is read over ``--seconds`` with the
 panel closed, then F2 is pressed and, once the panel has settled, over the same
-time with it open. Also timed: F2 until the first row's stats line reaches the
-terminal (the panel once showed an empty frame for up to 2 s).
+time with it open. Also timed: F2 until "Loading…" and until the first row's stats
+line reach the terminal (the panel once showed an empty frame for up to 2 s).
 
     python benchmarks/panel_idle.py [--seconds 20] [--against DIR]
 
@@ -62,10 +62,12 @@ class Terminal:
         os.close(follower)
         self.seen = b""
 
-    def pump(self, seconds: float, marker: bytes | None = None) -> float | None:
+    def pump(self, seconds: float, marker: bytes | None = None, *also: bytes) -> float | None:
         """Read output for up to ``seconds``; with ``marker``, stop when it shows and
-        give the time it took (None: it never came)."""
+        give the time it took (None: it never came). ``also``: markers whose first
+        appearance is noted in ``self.times`` on the way."""
         start = time.perf_counter()
+        self.times: dict[bytes, float] = {}
         while (left := seconds - (time.perf_counter() - start)) > 0:
             ready, _, _ = select.select([self.leader], [], [], min(left, 0.05))
             if ready:
@@ -76,7 +78,11 @@ class Terminal:
                 if b"\x1b[6n" in chunk:  # answer a cursor-position query, as a terminal would
                     os.write(self.leader, b"\x1b[1;1R")
                 self.seen = (self.seen + chunk)[-200_000:]
-                if marker is not None and marker in ANSI.sub(b"", self.seen):
+                plain = ANSI.sub(b"", self.seen)
+                for other in also:
+                    if other not in self.times and other in plain:
+                        self.times[other] = time.perf_counter() - start
+                if marker is not None and marker in plain:
                     return time.perf_counter() - start
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the shell exited: {self.seen[-400:]!r}")
@@ -112,23 +118,27 @@ def measure(seconds: float, pythonpath: str | None) -> dict[str, float]:
             term.pump(seconds)
             closed = cpu_seconds(term.proc.pid) - before
             term.press(F2)
-            rows = term.pump(30, b"0 calls")
+            rows = term.pump(30, b"0 calls", b"Loading")
+            loading = term.times.get(b"Loading", -1.0)
             term.pump(2)
             before = cpu_seconds(term.proc.pid)
             term.pump(seconds)
             opened = cpu_seconds(term.proc.pid) - before
         finally:
             term.close()
-    return {"closed": closed / seconds, "open": opened / seconds, "rows_s": -1.0 if rows is None else rows}
+    return {"closed": closed / seconds, "open": opened / seconds, "rows_s": -1.0 if rows is None else rows,
+            "loading_s": loading}
 
 
 def report(label: str, got: dict[str, float]) -> None:
     ratio = got["open"] / max(got["closed"], 0.001)
     rows = "never" if got["rows_s"] < 0 else f"{got['rows_s'] * 1000:.0f} ms"
+    loading = "-" if got["loading_s"] < 0 else f"{got['loading_s'] * 1000:.0f} ms"
     print(
         f"{label:<8} idle CPU, panel closed {got['closed'] * 100:5.1f}% of a core,"
         f" open {got['open'] * 100:5.1f}%"
-        f"  (open/closed {ratio:.1f}x; closed floored at 0.1%)   F2 to the first row: {rows}"
+        f"  (open/closed {ratio:.1f}x; closed floored at 0.1%)\n"
+        f"{'':<8} F2 to 'Loading…': {loading}, to the first row: {rows}"
     )
 
 

@@ -138,6 +138,10 @@ class MiddlewarePanel(VerticalScroll):
         box.display = True  # an inline style: a class would restyle every row again
         await self.query("#mw-loading").remove()
 
+    def _start_building(self) -> None:
+        if not self._built:  # once, however often F2 was pressed meanwhile
+            self.run_worker(self.build_rows(), group="rows")
+
     @property
     def loaded(self) -> bool:
         """The rows are built and on show (until then the panel says "Loading…")."""
@@ -155,7 +159,9 @@ class MiddlewarePanel(VerticalScroll):
         self.set_class(shown, "-shown")
         if shown:
             if not self._built:
-                self.run_worker(self.build_rows(), exclusive=True, group="rows")
+                # after the frame that shows the panel ("Loading…"): started at once,
+                # the building held that frame back for seconds on a busy machine
+                self.call_after_refresh(self._start_building)
             self.refresh_stats()
             self._timer.resume()
         else:
