@@ -34,7 +34,7 @@ import anyio.to_thread
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope
 from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd, ToolExecutionEnd, to_jsonable
 
-from .core.textsafety import json_text, sanitize, sanitize_line
+from .core.textsafety import encodable_value, json_text, sanitize, sanitize_line
 from .frontend.approval import Choice, approval_lines, decide
 from .frontend.editor import edit_in_editor
 from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPE, EXIT_USAGE, exit_code
@@ -276,7 +276,7 @@ class _HeadlessReply:
         stream = self.out if self.format == "jsonl" else self.err
         try:
             if self.format == "jsonl":
-                self.out.write(json_text(to_jsonable(event)) + "\n")
+                self.out.write(_json_line(to_jsonable(event)) + "\n")
                 self.out.flush()
             elif self.format == "text":
                 self._report(event, call)
@@ -357,7 +357,7 @@ class _HeadlessReply:
                 ],
                 "messages": to_jsonable(self.runtime.agent.messages),
             }
-            out.write(json_text(result) + "\n")
+            out.write(_json_line(result) + "\n")
         out.flush()
 
 
@@ -433,3 +433,11 @@ def cancel_on_sigint(
     finally:
         if installed:
             signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def _json_line(value: Any) -> str:
+    """``value`` as one JSON line whose strings are all Unicode: a lone surrogate from a
+    model (``\\ud800``) is valid JSON, but Python's writer of the decoded string and
+    serde_json refuse it, so it becomes U+FFFD, as in the session file."""
+    text = json_text(value)
+    return json_text(encodable_value(value)) if "\\ud" in text else text

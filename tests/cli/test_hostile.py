@@ -167,6 +167,21 @@ def test_deep_arguments_and_a_lone_surrogate_neither_crash_nor_poison_the_sessio
     assert "lone \ufffd surrogate" in texts and "and the next reply is saved too" in texts
 
 
+@pytest.mark.parametrize("output", ["jsonl", "json"])
+def test_json_output_holds_no_lone_surrogate(output: str, run_cli: RunCli, script: Script) -> None:
+    """`\\ud800` in a jsonl TextBlockDelta is valid JSON, but Python's writer of the
+    decoded string and serde_json refuse it: every event says U+FFFD, as the session does."""
+    import json
+
+    model = script(["text \ud800 lone", "unused"])
+    r = run_cli("-p", "go", "--model", model, "--output-format", output, "--no-session")
+    assert r.returncode == 0, r.stderr
+    assert "\\ud800" not in r.stdout.lower()
+    for line in r.stdout.splitlines():  # what a reader decodes can be written out as UTF-8
+        json.dumps(json.loads(line), ensure_ascii=False).encode("utf-8")
+    assert "text \ufffd lone" in r.stdout or "text \\ufffd lone" in r.stdout
+
+
 def test_a_session_line_nested_too_deep_costs_only_itself(
     run_cli: RunCli, cli_env: dict[str, str], script: Script
 ) -> None:
