@@ -336,6 +336,10 @@ class _HeadlessReply:
         except BrokenPipeError:
             self._reader_gone(self.out)
 
+    def _session_id(self) -> str | None:
+        recorder = self.runtime.session_recorder
+        return recorder.session_id if recorder is not None and recorder.started else None
+
     def _result(self) -> None:
         reply, out = self.reply, self.out
         if self.format == "text":
@@ -349,6 +353,7 @@ class _HeadlessReply:
                 "stop_reason": reply.shown_stop,
                 "usage": to_jsonable(usage) if usage is not None and not usage.unknown else None,
                 "model": self.runtime.model_label,
+                "session_id": self._session_id(),  # what `--resume` takes (null: --no-session)
                 "errors": [self.runtime.secrets.text(text) for _, text in reply.errors],
                 "refused": [
                     {"call_id": call.call_id, "name": call.name,

@@ -3,6 +3,7 @@ what a message carries."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -284,6 +285,15 @@ what a message carries."""
         self._restore_usage()
         self.problems.extend(f"session {loaded.session_id}: {p}" for p in loaded.problems)
         self.problems.extend(n.text for n in recorder.take_notices())  # a full disk, said at start
+        started = loaded.meta.get("cwd")
+        if isinstance(started, str) and started and os.path.realpath(started) != os.path.realpath(cwd):
+            from ..core.textsafety import path_text
+
+            # its earlier replies read and changed the files there; its tools now work here
+            self.problems.append(
+                f"session {loaded.session_id} was started in {path_text(started)}; its tools now work in "
+                f"{path_text(cwd)}. Its earlier replies were about the files there: to carry on with those, "
+                f"run agent-shell from {path_text(started)}.")
         return loaded
 
     def _restore_usage(self) -> None:

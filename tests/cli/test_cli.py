@@ -56,6 +56,10 @@ def test_headless_json(run_cli: RunCli, script: Script) -> None:
     assert result["stop_reason"] == "end_turn"
     assert result["usage"]["output_tokens"] >= 1
     assert [m["type"] for m in result["messages"]] == ["UserMessage", "AssistantMessage"]
+    resumed = run_cli("--resume", result["session_id"], "-p", "again", "--model", script(["Again."]))
+    assert resumed.returncode == 0, resumed.stderr  # what a script needs to carry on
+    none = run_cli("-p", "hi", "--model", script(["Hello."]), "--output-format", "json", "--no-session")
+    assert json.loads(none.stdout)["session_id"] is None
 
 
 def test_headless_jsonl_streams_every_event(run_cli: RunCli, script: Script) -> None:

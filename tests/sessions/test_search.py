@@ -242,6 +242,30 @@ async def test_a_fork_keeps_what_the_calls_it_holds_showed(store: SessionStore, 
 
 
 @pytest.mark.anyio
+async def test_resuming_in_another_directory_says_where_the_tools_now_work(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """--resume ID from project B ran the conversation's tools on B's files without a
+    word; its earlier replies were about project A's."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    first = runtime(a, ["in a"])
+    await talk(first, "hello")
+    assert first.session_recorder is not None
+    session = first.session_recorder.session_id
+    first.session_recorder.close()
+    here = runtime(a, [])
+    here.resume(session)
+    assert not any("was started in" in p for p in here.problems)
+    here.session_recorder.close()  # type: ignore[union-attr]
+    there = runtime(b, [])
+    there.resume(session)
+    [said] = [p for p in there.problems if "was started in" in p]
+    assert said.startswith(f"session {session} was started in {a}; its tools now work in {b}.")
+
+
+@pytest.mark.anyio
 async def test_fork_from_a_message(store: SessionStore, tmp_path: Path) -> None:
     rt = runtime(tmp_path, ["one", "two", "again"])
     await talk(rt, "first")
