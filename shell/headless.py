@@ -337,8 +337,11 @@ class _HeadlessReply:
             self._reader_gone(self.out)
 
     def _session_id(self) -> str | None:
+        """The saved session's id (its file may be closed already), None when none was saved."""
         recorder = self.runtime.session_recorder
-        return recorder.session_id if recorder is not None and recorder.started else None
+        if recorder is not None and (recorder.started or recorder.path.exists()):
+            return recorder.session_id
+        return self.runtime.last_session or None
 
     def _result(self) -> None:
         reply, out = self.reply, self.out
