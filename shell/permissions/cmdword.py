@@ -1,66 +1,70 @@
 """What command a simple command really runs, for deny and ask rules.
 
 Why: ``deny run_shell(rm:*)`` matched against the words as written lets
-``/bin/rm``, ``\\rm``, ``r''m``, ``env rm``, ``command rm``, ``nice rm``,
-``xargs rm``, ``sudo rm``, ``bash -c 'rm …'`` and ``eval rm …`` through, and a
-model writes some of these with no malice at all. So before a deny or ask rule
-is matched, each part of a command line (see :mod:`.shellsplit`) is also read
-the way the shell would: quotes and backslashes removed, a path reduced to its
-base name, leading ``NAME=value`` assignments and wrappers (``env``,
-``command``, ``builtin``, ``exec``, ``nice``, ``nohup``, ``time``, ``timeout``,
-``sudo``, ``doas``, ``xargs``, ``stdbuf``, ``setsid``, ``ionice``) stepped over,
-and the string of ``sh|bash|… -c`` or ``eval`` split again. Every reading is a
-candidate the rule is matched against.
+``/bin/rm``, ``\\rm``, ``r''m``, ``$'\\x72m'``, ``{rm,-rf,x}``, ``env rm``,
+``flock /tmp/l rm``, ``find . -exec rm {} +``, ``bash -c 'rm …'``, ``eval rm …`` and
+``git -C . push`` (for ``git push:*``) through, and a model writes some of these
+with no malice at all. So before a deny or ask rule is matched, each part of a
+command line (see :mod:`.shellsplit`) is also read the way the shell would
+(:mod:`.shellwords`: quotes removed, ``$'…'`` decoded, braces expanded), a path
+reduced to its base name, leading ``NAME=value`` assignments and wrappers
+(:mod:`.wrappers`) stepped over, and the strings that other programs run as
+commands (``sh -c``, ``eval``, ``find -exec``, ``git -c alias.x=!…``, ``watch``,
+``su -c``, …) read again. Every reading is a candidate the rule is matched against.
 
-What cannot be read this way (a command word that is a ``$VAR`` or ``$(…)``, a
-quote that does not close, a line the splitter is unsure of) is *not
-understood*: the caller then treats a deny or ask rule whose command word appears
-anywhere in the line as matching (fail closed). Allow rules never use these
-readings: they match the words as written, confidently split, as before.
+Two ways a line can escape this reading, and what the caller does about them:
+
+* *not understood* (a quote that does not close, a line the splitter is unsure
+  of): a deny or ask rule whose command word appears anywhere in the line matches;
+* *known only at run time* (a command word built from ``$VAR``/``$(…)``/a glob, a
+  shell or ``source`` fed by a pipe, a here-string or ``<(…)``, a git ``include``):
+  every deny or ask rule for the tool matches, since the text cannot say what runs.
+
+Allow rules never use these readings: they match the words as written.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 
 from .shellsplit import split_command
+from .shellwords import Word, read_words
+from .wrappers import EXECS, WRAPPERS, LineOrWords, after_wrapper, exec_commands, git_readings
 
 __all__ = ["Reading", "read_part"]
 
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
-_WRAPPERS: dict[str, frozenset[str]] = {
-    # wrapper -> its options that take the next word as their value
-    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "exec": frozenset({"-a"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "nohup": frozenset(),
-    "time": frozenset({"-f", "--format", "-o", "--output"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "sudo": frozenset({"-u", "--user", "-g", "--group", "-C", "-h", "--host", "-p", "--prompt",
-                       "-r", "--role", "-t", "--type", "-U", "--other-user", "-D", "--chdir"}),
-    "doas": frozenset({"-u", "-C"}),
-    "xargs": frozenset({"-I", "-i", "-n", "--max-args", "-L", "-l", "-P", "--max-procs", "-s",
-                        "--max-chars", "-d", "--delimiter", "-E", "-e", "-a", "--arg-file"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "setsid": frozenset(),
-    "ionice": frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid"}),
-}
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "fish"})
+_APPLETS = frozenset({"busybox", "toybox"})
+_SOURCES = frozenset({"source", "."})
+_STDIN = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
+_SHELL_TAKES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_COMMAND_VARS = frozenset({
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS", "SSH_ASKPASS", "PAGER", "EDITOR", "VISUAL", "PROMPT_COMMAND",
+})
+"""Variables whose value a program runs as a command line: the value is read too."""
+_RUNTIME_VARS = frozenset({"BASH_ENV", "ENV", "LD_PRELOAD", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL",
+                           "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH"})
+"""Variables that make the command run code named elsewhere: known only at run time."""
 _MAX_DEPTH = 8
 
 
 class Reading:
     """The readings of one part: each a command line of plain words joined by one
-    space; ``understood`` is False when some of it could not be read."""
+    space; ``understood`` is False when some of it could not be read, ``runtime``
+    True when what it runs is known only when it runs."""
 
-    __slots__ = ("texts", "understood")
+    __slots__ = ("runtime", "texts", "understood")
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.understood = True
+        self.runtime = False
+
+    def at_runtime(self) -> None:
+        self.understood = False
+        self.runtime = True
 
 
 def read_part(text: str) -> Reading:
@@ -71,79 +75,140 @@ def read_part(text: str) -> Reading:
 
 
 def _read(text: str, reading: Reading, depth: int) -> None:
-    if depth > _MAX_DEPTH:
+    words = read_words(text)
+    if words is None:
         reading.understood = False
         return
-    try:
-        words = shlex.split(text, posix=True)
-    except ValueError:
-        reading.understood = False
-        return
-    while words:
-        while words and _ASSIGN.fullmatch(words[0]):
-            words = words[1:]
-        if not words:
-            return
-        head = words[0]
-        if any(c in head for c in "$`*?[") or not head:
-            reading.understood = False  # the command word is only known when it runs
-            return
-        base = head.rsplit("/", 1)[-1] or head
-        words = [base, *words[1:]]
-        reading.texts.append(" ".join(words))
-        rest = words[1:]
-        if base in _SHELLS:
-            inner = _dash_c(rest)
-            if inner is not None:
-                _read_line(inner, reading, depth + 1)
-            return
-        if base == "eval":
-            _read_line(" ".join(rest), reading, depth + 1)
-            return
-        if base == "command" and any(w in ("-v", "-V") for w in rest):
-            return  # `command -v rm` asks where rm is; it runs nothing
-        if base not in _WRAPPERS:
-            return
-        words = _after_wrapper(base, rest)
+    _read_words(words, reading, depth)
 
 
 def _read_line(line: str, reading: Reading, depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        reading.understood = False
+        return
     split = split_command(line)
     if not split.confident:
         reading.understood = False
     for part in split.parts:
         if part.text:
-            _read(part.text, reading, depth)
+            _read(part.text, reading, depth + 1)
 
 
-def _dash_c(words: list[str]) -> str | None:
-    """The string a shell runs with ``-c`` (``bash -lc 'rm x'`` too), or None."""
-    for i, word in enumerate(words):
-        if word == "--" or not word.startswith("-"):
-            return None
-        if not word.startswith("--") and "c" in word[1:]:
-            return words[i + 1] if i + 1 < len(words) else None
-    return None
+def _follow(found: LineOrWords | None, reading: Reading, depth: int) -> list[Word]:
+    """What a wrapper or a program's option runs: a line is read; words go on."""
+    if isinstance(found, str):
+        _read_line(found, reading, depth)
+        return []
+    return found or []
 
 
-def _after_wrapper(name: str, words: list[str]) -> list[str]:
-    """The command a wrapper runs: its options (and their values) and, for ``env``,
-    assignments, and for ``timeout``, the duration, stepped over."""
-    takes = _WRAPPERS[name]
+def _read_words(words: list[Word], reading: Reading, depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        reading.understood = False
+        return
+    while words:
+        while words and _ASSIGN.fullmatch(words[0].text):
+            _assignment(words[0], reading, depth)
+            words = words[1:]
+        if not words:
+            return
+        head = words[0]
+        if head.dynamic or not head.text:
+            reading.at_runtime()  # the command word is only known when it runs
+            return
+        base = head.text.rsplit("/", 1)[-1] or head.text
+        rest = words[1:]
+        reading.texts.append(" ".join([base, *(w.text for w in rest)]))
+        if _runs_its_own(base, rest, reading, depth):
+            return
+        if base in _APPLETS:
+            words = rest if rest and not rest[0].text.startswith("-") else []
+            continue
+        if base not in WRAPPERS:
+            return
+        assign = lambda w: _assignment(w, reading, depth)  # noqa: E731
+        words = _follow(after_wrapper(base, rest, assign, reading.at_runtime), reading, depth)
+
+
+def _runs_its_own(base: str, rest: list[Word], reading: Reading, depth: int) -> bool:
+    """Programs that run a command of their own making (a shell's script, ``eval``,
+    ``find -exec``, git's aliases): read it; True when ``base`` was one of them."""
+    if base in _SHELLS:
+        _shell(rest, reading, depth)
+    elif base in _SOURCES:
+        _source(rest, reading)
+    elif base == "eval":
+        if any(w.dynamic for w in rest):
+            reading.at_runtime()
+        else:
+            _read_line(" ".join(w.text for w in rest), reading, depth)
+    elif base == "command" and any(w.text in ("-v", "-V") for w in rest):
+        pass  # `command -v rm` asks where rm is; it runs nothing
+    elif base in EXECS:
+        for command in exec_commands(base, rest):
+            _read_words(command, reading, depth + 1)
+    elif base == "git":
+        for line_or_words in git_readings(rest, reading.texts, reading.at_runtime):
+            _read_words(_follow(line_or_words, reading, depth), reading, depth + 1)
+    else:
+        return False
+    return True
+
+
+def _assignment(word: Word, reading: Reading, depth: int) -> None:
+    """``NAME=value`` before a command: a value some program runs is read as a line."""
+    name, _, value = word.text.partition("=")
+    if name in _RUNTIME_VARS or (word.dynamic and (name in _COMMAND_VARS or name.startswith("GIT_CONFIG"))):
+        reading.at_runtime()
+    elif name in _COMMAND_VARS:
+        _read_line(value, reading, depth)
+    elif name.startswith("GIT_CONFIG_VALUE"):
+        _read_line(value.removeprefix("!"), reading, depth)
+        reading.texts.append(f"git {value}")
+    elif name.startswith("GIT_CONFIG_KEY") and value.lower().startswith("include"):
+        reading.at_runtime()
+
+
+def _stdin(word: Word) -> bool:
+    """A script operand whose text arrives at run time: ``<(…)``, ``/dev/stdin``, ``-``
+    (``source "$VENV/bin/activate"`` is a file: out of view, like any script)."""
+    text = word.text
+    return text == "-" or text.startswith(_STDIN) or (word.dynamic and text.startswith(("<(", ">(")))
+
+
+def _shell(words: list[Word], reading: Reading, depth: int) -> None:
+    """``sh -c STRING`` reads STRING; ``sh``/``sh -s``/``sh <(…)``/``sh /dev/stdin``
+    run what arrives at run time; ``sh script`` runs a file (out of view)."""
     i = 0
     while i < len(words):
-        word = words[i]
-        if word == "--":
+        text = words[i].text
+        if text == "--":
             i += 1
             break
-        if name == "env" and _ASSIGN.fullmatch(word):
-            i += 1
-        elif word.startswith("-") and (word != "-" or name == "env"):
-            i += 2 if word in takes else 1
-        elif name == "nice" and word.lstrip("-").isdigit():
-            i += 1
-        else:
+        if text in ("--version", "--help"):
+            return
+        if text in _SHELL_TAKES:
+            i += 2
+            continue
+        if not text.startswith(("-", "+")) or text in ("-", "+"):
             break
-    if name == "timeout" and i < len(words):
-        i += 1  # the duration
-    return words[i:]
+        if not text.startswith("--") and "c" in text[1:]:
+            if i + 1 >= len(words) or words[i + 1].dynamic:
+                reading.at_runtime()
+            else:
+                _read_line(words[i + 1].text, reading, depth)
+            return
+        if not text.startswith("--") and "s" in text[1:]:
+            reading.at_runtime()  # -s: the script comes from stdin
+            return
+        i += 1
+    if i >= len(words) or _stdin(words[i]):
+        reading.at_runtime()  # the script comes from stdin (a pipe, a here-string) or <(…)
+
+
+def _source(words: list[Word], reading: Reading) -> None:
+    if words and words[0].text == "--":
+        words = words[1:]
+    if words and _stdin(words[0]):
+        reading.at_runtime()
+

@@ -358,16 +358,18 @@ def _readings(confident: bool, texts: list[str]) -> Reading:
         found = read_part(text)
         out.texts.extend(found.texts)
         out.understood = out.understood and found.understood
+        out.runtime = out.runtime or found.runtime
     return out
 
 
 def _names(c: _Compiled, readings: Reading, command: str) -> bool:
     """Whether a deny/ask rule's command pattern matches any reading of the line
-    (as written, ``/bin/rm``, ``env rm``, ``bash -c 'rm …'``), or the line cannot be
-    read and names the rule's command anywhere (fail closed)."""
+    (as written, ``/bin/rm``, ``env rm``, ``bash -c 'rm …'``), or what the line runs
+    is known only when it runs (``$R$M``, ``… | sh``), or the line cannot be read
+    and names the rule's command anywhere (fail closed)."""
     rx = c.command_rx
     assert rx is not None
-    if any(rx.fullmatch(t) for t in readings.texts):
+    if readings.runtime or any(rx.fullmatch(t) for t in readings.texts):
         return True
     word = c.command_word
     return not readings.understood and word is not None and word.search(command) is not None

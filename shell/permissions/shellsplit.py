@@ -130,6 +130,9 @@ class _Parser:
             elif c in _EXPANSIONS:
                 i = _EXPANSIONS[c](self, i, cmd.word, depth)
                 cmd.in_word = True
+            elif c in "<>" and s.startswith("(", i + 1):  # <(…) / >(…): a word (a file name) that runs
+                i = self.redirection(i, cmd.word, cmd.in_word, cmd.writes, depth)
+                cmd.in_word = True
             elif c in "<>" or (c == "&" and s.startswith("&>", i)):
                 i = self.redirection(i, cmd.word, cmd.in_word, cmd.writes, depth)
                 if cmd.in_word and cmd.word and "".join(cmd.word).isdigit():  # "2>": the fd was no word

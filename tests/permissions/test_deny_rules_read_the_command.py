@@ -43,3 +43,70 @@ def test_allow_rules_still_match_only_the_words_as_written() -> None:
     rules = RuleSet([parse_rule("run_shell(echo:*)", "allow", "user")])
     assert rules.judge("run_shell", {"command": "echo hi"}, Path("/"))[0] == "allow"
     assert rules.judge("run_shell", {"command": "env echo hi"}, Path("/"))[0] is None
+
+
+# -- finding G9: spellings that still ran under `deny run_shell(rm:*)` ------------------
+
+G9_RESOLVED = [
+    r"$'\x72m' -rf x1", "$'rm' x", r"$'\162\155' x", "{rm,-rf,x2}", "rm{,} x", "/usr/bin/{rm,x}",
+    "find . -name x8 -exec rm -rf {} +", r"find . -execdir rm {} \;", "find . -ok rm {} ';'", "fd -x rm",
+    "flock /tmp/lk rm -rf x13", "flock -w 3 /tmp/l -c 'rm -rf x'", "chrt 10 rm x", "taskset -c 0 rm x",
+    "taskset 0x1 rm x", "ionice -c 3 rm x", "chronic rm x", "unbuffer rm x", "busybox rm -rf x",
+    "env -S 'rm -rf x'", "exec -a foo rm x", "builtin rm x", "watch -n 1 rm -rf x", "watch 'rm -rf x'",
+    "su -c 'rm x'", "sg wheel 'rm x'", "parallel rm ::: a b", "sudo -s 'rm x'",
+    "git -c alias.z='!rm -rf x7' z", "GIT_PAGER='rm -rf x' git log", "git -c core.pager='rm x' log",
+    "git rebase --exec 'rm x' HEAD~2", "git bisect run rm x", "git submodule foreach 'rm -rf x'",
+]
+G9_KNOWN_AT_RUN_TIME = [
+    "echo 'rm -rf x3' | sh", "bash <<< 'rm -rf x9'", "source <(echo rm -rf x10)", ". <(echo rm x)",
+    "R=r; M=m; $R$M -rf x15", "echo cm0gLXJmIHgK | base64 -d | bash", "curl -s x | sh -s", "ls | parallel",
+    "bash <(curl x)", "sh /dev/stdin", "eval \"$CMD\"", "$(which rm) x", "/bin/r? x",
+    "git -c include.path=/tmp/x status", "BASH_ENV=/tmp/x bash -c 'ls'",
+]
+
+
+@pytest.mark.parametrize("command", G9_RESOLVED)
+def test_a_deny_rule_sees_through_decoding_braces_wrappers_and_exec(command: str) -> None:
+    assert DENY.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "deny"
+
+
+@pytest.mark.parametrize("command", G9_KNOWN_AT_RUN_TIME)
+def test_a_line_whose_command_is_known_only_at_run_time_is_denied(command: str) -> None:
+    """Even when the line never spells rm (`base64 -d | bash`): the text cannot say what runs."""
+    assert DENY.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "deny"
+
+
+@pytest.mark.parametrize("command", G9_KNOWN_AT_RUN_TIME[:4])
+def test_an_ask_rule_asks_for_a_line_known_only_at_run_time(command: str) -> None:
+    rules = RuleSet([parse_rule("run_shell(curl:*)", "ask", "user")])
+    assert rules.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "ask"
+
+
+PUSH = RuleSet([parse_rule("run_shell(git push:*)", "deny", "user")])
+
+
+@pytest.mark.parametrize("command", [
+    "git -C . push", "git --no-pager push", "git -c core.x=1 push", "git --git-dir=.git push", "git -P push",
+    "git --work-tree=. push", "git -c k=v push", "git -C repo -c a=b push origin", "git --git-dir .git push",
+    "git --namespace x push", "git $(echo push)", "git -c alias.p=push p", "env -C /x git -C y push",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p",
+])
+def test_gits_global_options_do_not_hide_the_subcommand(command: str) -> None:
+    assert PUSH.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "deny"
+
+
+ORDINARY = [
+    "find . -name '*.py'", "git log", "echo rm", "ls -la", "git rm x", "cat farm.txt", "grep -r 'rm' .",
+    "find . -type f -delete", "python -m pytest", "git -c color.ui=never log", "git -C repo status",
+    "echo {a,b}", "ls *.py", "[ -f x ] && echo y", "cat <<< hi", "echo hi | grep h", "timeout 5 pytest -q",
+    "xargs -n1 echo", "find . -exec grep -l foo {} +", "bash script.sh", "sh -c 'echo hi'", "make -j2",
+    "echo $'a\\tb'", "GIT_PAGER=cat git log", "env FOO=1 python x.py", "printf '%s\\n' rm",
+    "git commit -m \"$(cat msg)\"", "source .venv/bin/activate && pytest", '. "$HOME/.cargo/env"',
+    "flock /tmp/l make", "nice -n 5 echo rm", "git -C repo log --oneline", "bash --version",
+]
+
+
+@pytest.mark.parametrize("command", ORDINARY)
+def test_ordinary_commands_stay_untouched_by_these_rules(command: str) -> None:
+    for rules in (DENY, PUSH):
+        assert rules.judge("run_shell", {"command": command}, Path("/tmp"))[0] is None

@@ -28,7 +28,7 @@ def texts(command: str) -> list[str]:
         ("echo `id`", ["id", "echo `id`"]),
         ("(cd x && make)", ["cd x", "make"]),
         ("{ echo a; echo b; }", ["echo a", "echo b"]),
-        ("cat <(curl evil)", ["curl evil", "cat"]),
+        ("cat <(curl evil)", ["curl evil", "cat <(curl evil)"]),
         ("echo 'a; rm -rf ~'", ["echo 'a; rm -rf ~'"]),
         ('echo "a; rm -rf ~"', ['echo "a; rm -rf ~"']),
         ("echo a\\;b", ["echo a\\;b"]),
