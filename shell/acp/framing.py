@@ -5,8 +5,9 @@ that is JSON but not an object (``[1,2]``, a JSON-RPC batch, ``5``, ``"s"``) rai
 out of its reader and ended the server with every session in it, and ``null`` read
 as the end of input (the server left quietly, exit 0). A line with no end grew in
 memory until the limit. One bad line must cost only itself: here each is answered
-with the JSON-RPC error it deserves (-32700 not JSON, -32600 not a request object
-or too long) and dropped; the SDK sees only lines that start as an object.
+with the JSON-RPC error it deserves (-32700 not JSON, -32600 not a request object,
+too long or nested too deep) and dropped; the SDK sees only lines that start as an
+object and that it can read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ MAX_LINE = 64 * 1024 * 1024
 line is read to its end, dropped and answered with an error."""
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+NESTING_CHECKED = 500
+"""A line with this many brackets is parsed here first: nested deeper than Python's
+recursion limit, it raised out of the SDK's reader (a traceback in the editor's log)
+and the request was never answered."""
 
 
 def verdict(line: bytes) -> tuple[int, str] | None:
@@ -27,10 +32,22 @@ def verdict(line: bytes) -> tuple[int, str] | None:
     error to answer. A line that starts with ``{`` is left to the SDK's own parser (it
     skips one that does not parse): parsing a prompt of many megabytes twice costs."""
     text = line.strip()
-    if not text or text[:1] == b"{":
+    if not text:
+        return None
+    if text[:1] == b"{":
+        if text.count(b"[") + text.count(b"{") < NESTING_CHECKED:
+            return None  # too few brackets to be too deep: the SDK parses it once
+        try:
+            json.loads(text)
+        except RecursionError:
+            return INVALID_REQUEST, "Invalid Request: the message is nested too deep to read"
+        except ValueError:
+            return None  # the SDK skips a line that does not parse, as before
         return None
     try:
         json.loads(text)
+    except RecursionError:
+        return INVALID_REQUEST, "Invalid Request: the message is nested too deep to read"
     except ValueError:
         return PARSE_ERROR, "Parse error: the line is not JSON"
     return INVALID_REQUEST, "Invalid Request: a message must be one JSON object (batches are not supported)"

@@ -38,6 +38,18 @@ async def test_only_object_lines_reach_the_sdk_and_the_rest_are_answered() -> No
     assert all(a["id"] is None and a["jsonrpc"] == "2.0" for a in answers)
 
 
+async def test_a_request_nested_too_deep_is_answered_not_a_traceback() -> None:
+    """200,000 levels of `[` in a request's params raised RecursionError out of the
+    SDK's reader: a traceback in the editor's log and no answer at all."""
+    deep = b'{"jsonrpc": "2.0", "id": 8, "method": "session/list", "params": {"x": ' + b"[" * 200_000
+    deep += b"]" * 200_000 + b"}}\n"
+    wide = b'{"id": 3, "params": [' + b",".join([b"[1]"] * 2000) + b"]}\n"  # many, not deep: passes
+    passed, answers = await _lines(deep + wide + b'{"id": 9}\n', limit=1 << 22)
+    assert passed == [wide, b'{"id": 9}\n']
+    assert answers[0]["error"] == {"code": INVALID_REQUEST,  # type: ignore[index]
+                                   "message": "Invalid Request: the message is nested too deep to read"}
+
+
 async def test_a_line_over_the_limit_is_dropped_whole_and_the_next_one_read() -> None:
     sent = b'{"id": 1, "params": "' + b"x" * 5000 + b'"}\n{"id": 2}\n'
     passed, answers = await _lines(sent, limit=1000)
