@@ -29,22 +29,46 @@ replies, not just the current one.
 
 Each call's gate runs in its own task when tools run in parallel, so several
 approvals can be pending at once; nothing here is shared between those tasks
-except the session's allow-list, which is only appended to.
+except the session's allow-list, which is only appended to, and the batch's
+standing answer (below), which is only written by an answer.
+
+"The rest of this batch": a model turn with many calls that ask (five ``run_shell
+echo N``, or 300) would be one dialog after another. Each question carries the
+call's place in its batch (:class:`BatchPlace`: the calls of one model turn), and
+an answer with ``rest=True`` stands for the calls after it in that batch, never
+another turn's (kept in ``ctx.reply_state`` under the batch's key):
+
+- *approve the rest* covers a later call only when everything that decides it
+  would ask the same question again: the policy still judges every call first
+  (a deny rule still refuses it, what the policy allows runs), and the call is
+  covered only if the policy's ask is *routine* (``Verdict.routine``: the mode
+  asks about every such call; not a rule that asks, a secret file, a file that runs
+  later, a path outside the workspace, the network, a destructive or untrusted
+  tool), for the same tool, in the same words as the question the user answered.
+  Any other ask is asked on its own. The answer itself only counts as "the rest"
+  when the question it answers was routine (a front end offers it only then).
+- *reject the rest* refuses every later call of the batch, whatever the policy
+  would say; the model reads a refusal for each.
+
+A covered call is announced as answered (``ApprovalResolved`` with ``rest=True``),
+so the conversation shows who decided.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict
 
 from shell.core.approvals import (
     ALL_DECISIONS,
     ApprovalDecision,
     ApprovalRequest,
+    BatchPlace,
     DecisionType,
     rejected_message,
+    rest_refusal,
 )
 from shell.core.messages import ToolCallBlock
 from shell.core.tools import Tool
@@ -73,6 +97,10 @@ class Verdict:
 
     action: Literal["allow", "ask", "deny"]
     reason: str = ""
+    routine: bool = False
+    """An ``ask`` only because the mode asks about every call of this kind (nothing
+    about this call's paths, command, network or rules): "approve the rest" may cover
+    it (see :meth:`HumanInTheLoop.before_tool_call`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +132,10 @@ class ToolPolicy(Protocol):
 
 DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"
 ALWAYS_ALLOW_KEY = "always_allow"
+BATCH_KEY = "batch"
+"""``ctx.reply_state``: the places of the current batch's calls, worked out once."""
+REST_KEY = "rest"
+"""``ctx.reply_state``: the standing "rest" answers of the current batch."""
 
 
 class _Resolved:
@@ -191,34 +223,63 @@ class HumanInTheLoop(Middleware):
         return allowed
 
     async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        place = _place(ctx)
+        rest = _standing(ctx, place)
+        if rest is not None and rest.get("reject"):  # "reject the rest": whatever the policy says
+            return self._answered(ctx, None, ApprovalDecision.reject(rest_refusal(ctx.tool.name), rest=True))
         if self.policy is not None:
-            return await self._with_policy(ctx, self.policy)
+            return await self._with_policy(ctx, self.policy, place, rest)
         config = self._config_for(ctx.tool)
         name = ctx.tool.name
         if config is None or name in self.always_allowed(ctx):
             return None
         request = ApprovalRequest(
-            ctx.call, ctx.tool, dict(ctx.args), config.allowed, await self._describe(ctx, config),
-            suggested_rules=(name,),
+            ctx.call, ctx.tool, dict(ctx.args), config.allowed, "", suggested_rules=(name,),
+            batch=place, routine=True,  # without a policy, a tool asks for no reason but its config
         )
+        if _covered(rest, request):
+            return self._answered(ctx, request, ApprovalDecision.approve(rest=True))
+        request = replace(request, description=await self._describe(ctx, config))
         return await self._ask(ctx, request, config.allowed)
 
-    async def _with_policy(self, ctx: ToolCallContext, policy: ToolPolicy) -> BeforeToolCallResult | None:
+    async def _with_policy(
+        self, ctx: ToolCallContext, policy: ToolPolicy, place: BatchPlace | None, rest: dict[str, Any] | None
+    ) -> BeforeToolCallResult | None:
         verdict = policy.decide(ctx.tool, ctx.args)
         if verdict.action == "allow":
             return None
         if verdict.action == "deny":
             return _block(verdict.reason or f"The call to {ctx.tool.name} is not allowed; it was not run.")
         config = self.interrupt_on.get(ctx.tool.name) or _Resolved(ALL_DECISIONS, None)
+        request = ApprovalRequest(
+            ctx.call, ctx.tool, dict(ctx.args), config.allowed, reason=verdict.reason, batch=place,
+            routine=verdict.routine,
+        )
+        if _covered(rest, request):  # before the preview: a diff per covered call is work for no one
+            return self._answered(ctx, request, ApprovalDecision.approve(rest=True))
         details = await policy.details(ctx.tool, ctx.args)
         description = await self._describe(ctx, config)
         if config.description is None and verdict.reason:
             description = f"{verdict.reason}\n\n{description.split(chr(10) * 2, 1)[-1]}"
-        request = ApprovalRequest(
-            ctx.call, ctx.tool, dict(ctx.args), config.allowed, description,
-            reason=verdict.reason, suggested_rules=details.suggested_rules, preview=details.preview,
+        request = replace(
+            request, description=description, suggested_rules=details.suggested_rules, preview=details.preview
         )
         return await self._ask(ctx, request, config.allowed)
+
+    def _answered(
+        self, ctx: ToolCallContext, request: ApprovalRequest | None, decision: ApprovalDecision
+    ) -> BeforeToolCallResult | None:
+        """A call a standing "rest" answer decides: announced as answered (the
+        conversation shows it), then approved (the policy told, as for an approval in
+        the dialog) or refused."""
+        from shell.core.events import ApprovalResolved
+
+        ctx.emit(ApprovalResolved(ctx.call.id, decision))
+        if decision.type == "reject":
+            return _block(decision.message or rest_refusal(ctx.tool.name))
+        if self.policy is not None and request is not None:
+            self.policy.approved(decision, request)
+        return None
 
     async def _ask(
         self, ctx: ToolCallContext, request: ApprovalRequest, allowed: tuple[DecisionType, ...]
@@ -234,6 +295,8 @@ class HumanInTheLoop(Middleware):
                 f"The decision {decision.type!r} is not allowed for {name} "
                 f"(allowed: {', '.join(allowed)}); the call was not run."
             )
+        if decision.rest:
+            _stand(ctx, decision, request)
         if decision.type == "reject":
             return _block(decision.message or rejected_message(name))
         if decision.type == "edit" and decision.args is not None and self.policy is not None:
@@ -266,3 +329,56 @@ class HumanInTheLoop(Middleware):
 
 def _block(reason: str) -> BeforeToolCallResult:
     return BeforeToolCallResult(block=True, reason=reason)
+
+
+def _place(ctx: ToolCallContext) -> BatchPlace | None:
+    """This call's place in its batch. The places of a batch are worked out once (a
+    turn of 5,000 calls must not cost 5,000 scans of it) and kept for the reply."""
+    message = ctx.assistant_message
+    key = f"{ctx.reply_id}:{ctx.round}:{id(message)}"
+    cached = ctx.reply_state.get(BATCH_KEY)
+    if cached is None or cached[0] != key:
+        calls = message.tool_calls
+        places: dict[str, tuple[int, int]] = {}
+        seen: dict[str, int] = {}
+        for index in range(len(calls) - 1, -1, -1):  # from the end: later calls of each tool
+            call = calls[index]
+            places.setdefault(call.id, (index, seen.get(call.name, 0)))
+            seen[call.name] = seen.get(call.name, 0) + 1
+        cached = ctx.reply_state[BATCH_KEY] = (key, places, len(calls))
+    found = cached[1].get(ctx.call.id)
+    if found is None:  # not a call of this message (a middleware made it up)
+        return None
+    return BatchPlace(key, found[0], cached[2], found[1])
+
+
+def _standing(ctx: ToolCallContext, place: BatchPlace | None) -> dict[str, Any] | None:
+    """The "rest" answers given earlier in this call's batch, or None."""
+    rest = ctx.reply_state.get(REST_KEY)
+    if place is None or not isinstance(rest, dict) or rest.get("key") != place.key:
+        return None
+    return rest
+
+
+def _stand(ctx: ToolCallContext, decision: ApprovalDecision, request: ApprovalRequest) -> None:
+    """Keep a "rest" answer for the calls after this one in its batch: a rejection
+    always; an approval only of a routine question (else it approves this call alone)."""
+    place = request.batch
+    if place is None or decision.type == "edit" or (decision.type == "approve" and not request.routine):
+        return
+    rest = _standing(ctx, place)
+    if rest is None:
+        rest = ctx.reply_state[REST_KEY] = {"key": place.key, "reject": False, "approve": {}}
+    if decision.type == "reject":
+        rest["reject"] = True
+    else:
+        rest["approve"].setdefault(request.call.name, []).append(request.reason)
+
+
+def _covered(rest: dict[str, Any] | None, request: ApprovalRequest) -> bool:
+    """Whether "approve the rest" answers this question: routine, the same tool, and
+    the same words the user read when they answered (a command that asks for the
+    network, or runs unconfined, reads differently and is asked on its own)."""
+    if rest is None or not request.routine:
+        return False
+    return request.reason in rest["approve"].get(request.call.name, ())

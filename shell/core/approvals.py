@@ -26,6 +26,25 @@ RULE_SCOPES: tuple[RuleScope, ...] = ("session", "project", "user")
 
 
 @dataclass(frozen=True, slots=True)
+class BatchPlace:
+    """Where an asking call sits among the calls of its model turn (one reply's batch):
+    the dialog says "call 2 of 5" and offers "the rest" answers only when there is a rest.
+    ``key`` names the batch (reply and round): a standing answer never reaches another."""
+
+    key: str
+    index: int
+    """0-based position in the batch."""
+    size: int
+    later_same_tool: int = 0
+    """Calls after this one in the batch to the same tool."""
+
+    @property
+    def later(self) -> int:
+        """Calls after this one in the batch."""
+        return self.size - self.index - 1
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     call: ToolCallBlock
     tool: Tool | None
@@ -39,6 +58,12 @@ class ApprovalRequest:
     approver to edit and scope; empty: "always" is not offered."""
     preview: str = ""
     """What the call would change, e.g. a unified diff for a file edit."""
+    batch: BatchPlace | None = None
+    """Where the call sits in its batch (None: not known, or asked from inside a tool)."""
+    routine: bool = False
+    """The policy asks this only because the mode asks about every such call (no path
+    outside the workspace, no file that runs later, no secret, no rule that asks, no
+    network): only then may "approve the rest" be offered and cover it."""
 
     def own_words(self) -> str:
         """``description`` without a paragraph that only restates the call
@@ -54,7 +79,10 @@ class ApprovalDecision:
     """``edit`` runs the call with ``args``; ``reject`` shows ``message`` to the model.
 
     ``always`` (with ``approve``) remembers ``rules`` (default: the request's
-    ``suggested_rules``) in ``scope``."""
+    ``suggested_rules``) in ``scope``. ``rest`` also answers the calls after this
+    one in the same batch: with ``approve`` those to the same tool that ask the same
+    routine question (each still judged by the policy first), with ``reject`` all
+    of them (see ``HumanInTheLoop``)."""
 
     type: DecisionType
     args: dict[str, Any] | None = None
@@ -62,20 +90,22 @@ class ApprovalDecision:
     always: bool = False
     rules: tuple[str, ...] | None = None
     scope: RuleScope = "session"
+    rest: bool = False
 
     @classmethod
     def approve(
-        cls, *, always: bool = False, rules: tuple[str, ...] | None = None, scope: RuleScope = "session"
+        cls, *, always: bool = False, rules: tuple[str, ...] | None = None, scope: RuleScope = "session",
+        rest: bool = False,
     ) -> ApprovalDecision:
-        return cls("approve", always=always, rules=rules, scope=scope)
+        return cls("approve", always=always, rules=rules, scope=scope, rest=rest)
 
     @classmethod
     def edit(cls, args: dict[str, Any]) -> ApprovalDecision:
         return cls("edit", args=args)
 
     @classmethod
-    def reject(cls, message: str | None = None) -> ApprovalDecision:
-        return cls("reject", message=message)
+    def reject(cls, message: str | None = None, *, rest: bool = False) -> ApprovalDecision:
+        return cls("reject", message=message, rest=rest)
 
 
 def rejected_message(name: str) -> str:
@@ -90,6 +120,22 @@ def rejection(request: ApprovalRequest, reason: str = "") -> ApprovalDecision:
     said = rejected_message(request.call.name)
     reason = reason.strip()
     return ApprovalDecision.reject(f"{said} Their reason: {reason}" if reason else said)
+
+
+def rest_rejection(request: ApprovalRequest, reason: str = "") -> ApprovalDecision:
+    """The user's "no to this call and the rest of the batch" (the model reads it for
+    this call; each later call gets :func:`rest_refusal`)."""
+    said = (f"The user rejected the call to {request.call.name} and the other tool calls after it in "
+            "your last message; none of them was run.")
+    reason = reason.strip()
+    return ApprovalDecision.reject(f"{said} Their reason: {reason}" if reason else said, rest=True)
+
+
+def rest_refusal(name: str) -> str:
+    """What the model reads for each later call of a batch whose rest the user rejected
+    (their reason, if any, is in the result of the call they answered)."""
+    return (f"The user rejected the rest of the tool calls in your last message, this call to {name} "
+            "among them; it was not run.")
 
 
 def unattended_rejection(request: ApprovalRequest) -> ApprovalDecision:

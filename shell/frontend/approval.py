@@ -23,12 +23,13 @@ from shell.core.approvals import (
     parse_edited_args,
     rejected_message,
     rejection,
+    rest_rejection,
 )
 from shell.core.textsafety import hidden_characters, json_text, map_strings, tag_text
 
 __all__ = ["APPROVE_ALL_KEY", "KEYS", "WARNING_MARK", "ApprovalPrompts", "Choice", "approval_lines",
            "argument_lines", "choices", "decide", "hidden_warning", "is_diff", "rejected_message",
-           "rejection", "value_lines"]
+           "rejection", "rest_counts", "value_lines"]
 
 DIFF_REPLACES = ("content", "old_string", "new_string")
 """Arguments a diff preview shows in full already (the change itself)."""
@@ -47,18 +48,39 @@ KEYS: tuple[Choice, ...] = (
     Choice("e", "edit", "edit"),
     Choice("n", "reject", "reject"),
     Choice("a", "always", "always"),
+    Choice("Y", "approve the rest (this tool)", "approve_rest"),
+    Choice("N", "reject the rest", "reject_rest"),
 )
-"""The one key map: the same key answers the same way in every front end."""
+"""The one key map: the same key answers the same way in every front end. The
+capitals answer for the rest of the batch too (see :func:`rest_counts`)."""
 APPROVE_ALL_KEY = "A"
 """Approve every call still waiting (the TUI queues parallel calls)."""
 
 
+def rest_counts(request: ApprovalRequest) -> tuple[int, int]:
+    """``(same_tool, all)``: how many later calls of the batch "approve the rest" (Y)
+    and "reject the rest" (N) would answer; 0: that key is not offered. Y answers
+    only a routine question (the policy asks it of every such call), and covers the
+    later calls to the same tool that ask the same routine question (each still
+    judged by the policy first: see ``HumanInTheLoop``), so the count is at most."""
+    place = request.batch
+    if place is None:
+        return 0, 0
+    allowed = request.allowed_decisions
+    same = place.later_same_tool if "approve" in allowed and request.routine else 0
+    return same, place.later if "reject" in allowed else 0
+
+
 def choices(request: ApprovalRequest) -> list[Choice]:
-    """Only what the request allows: approve (y), edit (e), reject (n), and
-    always (a) when approving is allowed and a rule could cover the call."""
+    """Only what the request allows: approve (y), edit (e), reject (n), always (a)
+    when approving is allowed and a rule could cover the call, and the answers for
+    the rest of the batch (Y, N) when there is a rest they would answer."""
     allowed = request.allowed_decisions
     always = "approve" in allowed and bool(request.suggested_rules)
-    return [c for c in KEYS if c.decision in allowed or (c.decision == "always" and always)]
+    same, later = rest_counts(request)
+    offered = {*allowed, *(["always"] if always else []), *(["approve_rest"] if same else []),
+               *(["reject_rest"] if later else [])}
+    return [c for c in KEYS if c.decision in offered]
 
 
 def is_diff(preview: str) -> bool:
@@ -184,13 +206,20 @@ async def _follow(what: str, request: ApprovalRequest, prompts: ApprovalPrompts)
     if what == "approve":
         prompts.say("approved", "ok")
         return ApprovalDecision.approve()
-    if what == "reject":
+    if what == "approve_rest":
+        same, _ = rest_counts(request)
+        prompts.say(f"approved, and up to {same} more {request.call.name} calls of this reply that ask the "
+                    "same", "ok")
+        return ApprovalDecision.approve(rest=True)
+    if what in ("reject", "reject_rest"):
         why = await prompts.reason(request)
         if why is None:  # Ctrl+C: back to the question
             return None
-        decision = rejection(request, why)
-        prompts.say("rejected", "warning")
-        return decision
+        if what == "reject":
+            prompts.say("rejected", "warning")
+            return rejection(request, why)
+        prompts.say(f"rejected, and the {rest_counts(request)[1]} calls after it", "warning")
+        return rest_rejection(request, why)
     if what == "always":
         kept = await prompts.rules(request)
         if kept is None:

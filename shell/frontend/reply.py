@@ -270,7 +270,9 @@ class ReplyState:
         call = self.calls.get(event.call_id)
         if call is not None:
             decision = event.decision
-            call.decision = decision.type + (" (always)" if decision.always else "")
+            # a rejection stays "reject" (what a refused call is recognised by)
+            rest = " (the rest)" if decision.rest and decision.type == "approve" else ""
+            call.decision = decision.type + (" (always)" if decision.always else "") + rest
             call.status = "pending"
         return call
 

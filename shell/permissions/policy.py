@@ -16,7 +16,10 @@ The order, first answer wins:
 6. the mode: read-only tools run (an MCP ``readOnlyHint`` counts only for a
    server the user configured or trusted); accept-edits and auto run file edits
    inside the workspace; auto runs shell commands the sandbox confines; the rest
-   asks.
+   asks. Only this last question is *routine* (``Verdict.routine``): the one an
+   "approve the rest of this batch" answer may cover. Every other ask (a rule, a
+   secret, what runs later, a path outside, the network, no sandbox, auto's
+   exceptions) is asked call by call.
 
 Rules come from the command line, the user config, the project (trusted
 workspaces only) and the session. Session rules ("always" answered this session)
@@ -278,7 +281,7 @@ class PermissionPolicy:
             return Verdict("allow", f"approvals are off, so it runs unasked ({verdict.reason})")
         if verdict.action == "ask" and self.fence is not None:
             where = self.fence.outside(tool, args)
-            if where is not None:
+            if where is not None:  # not routine: a path outside is asked about on its own
                 return Verdict("ask", f"{verdict.reason} {outside_note(tool.name, where, self.fence.root)}")
         return verdict
 
@@ -366,7 +369,11 @@ class PermissionPolicy:
             if unfenced:
                 return Verdict("ask", unfenced_note(unfenced, "auto") + self._confinement(tool, args))
             return self._auto_command(tool, args)
-        return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args))
+        # the one routine question ("approve the rest" may cover it): the mode asks about
+        # every call of this kind; not a path outside the workspace, not the network
+        routine = (tool.kind not in ("edit", "delete", "move") or self._paths_inside(args)) \
+            and not args.get("network")
+        return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args), routine=routine)
 
     def _secret_read(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> str:
         """Why a read, search or edit of this path asks (it is, or leads to, a file

@@ -10,6 +10,7 @@ Textual's theme leaves inserted and deleted lines uncoloured.
 from __future__ import annotations
 
 from pygments.token import Token
+from rich.text import Text
 from textual.content import Content
 from textual.highlight import HighlightTheme, highlight
 
@@ -27,3 +28,23 @@ class ShellHighlightTheme(HighlightTheme):
 def syntax(code: str, lexer: str) -> Content:
     """``code`` highlighted as ``lexer`` (``json``, ``diff``, ``text`` …)."""
     return highlight(code, language=lexer, theme=ShellHighlightTheme)
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff, coloured line by line, every character (indentation too) kept."""
+    text = Text()
+    for i, line in enumerate(diff.split("\n")):
+        if i:
+            text.append("\n")
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        else:
+            style = ""
+        text.append(line, style=style)
+    return text

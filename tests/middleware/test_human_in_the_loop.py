@@ -296,3 +296,23 @@ def test_bad_config_is_refused() -> None:
         HumanInTheLoop({"x": {"allow": ["approve"]}})  # type: ignore[typeddict-unknown-key]
     with pytest.raises(TypeError):
         HumanInTheLoop({"x": "yes"})  # type: ignore[dict-item]
+
+
+async def test_without_a_policy_approve_the_rest_covers_the_same_tool_in_this_turn_only() -> None:
+    """Five writes in one turn: one answer for this one and the rest; a delete of the same
+    turn is still asked, and so is the next turn's write."""
+    ran: list[tuple[str, dict[str, Any]]] = []
+    delete = ToolCallBlock("d1", "delete", {"path": "a"})
+    batch = calls(write("c1", "a"), write("c2", "b"), delete, write("c3", "c"))
+    model = ScriptedModel([batch, "ok", calls(write("c4", "d")), "done"])
+    ask = Asker({"c1": ApprovalDecision.approve(rest=True)})
+    agent = Agent(model, tools=make_tools(ran), middleware=[HumanInTheLoop()], ask=ask)
+    events = await run(agent)
+    assert [r.call.id for r in ask.requests] == ["c1", "d1"]
+    assert [name for name, _ in ran] == ["write_file", "write_file", "delete", "write_file"]
+    covered = [e.call_id for e in events if isinstance(e, ApprovalResolved) and e.decision.rest]
+    assert covered == ["c1", "c2", "c3"]
+    place = ask.requests[0].batch
+    assert place is not None and (place.index, place.size, place.later_same_tool) == (0, 4, 2)
+    await run(agent, "again")
+    assert [r.call.id for r in ask.requests] == ["c1", "d1", "c4"]

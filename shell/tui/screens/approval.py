@@ -10,6 +10,16 @@ the rule(s) the policy proposes, editable, and where to keep them (this session,
 this project, everywhere). Parallel tool calls queue here: the title says
 "2 of 3" and ``A`` approves all remaining.
 
+A model turn with many calls that ask: the title says "call 2 of 5 in this reply",
+``Y`` approves this call and the later calls of the batch to the same tool that ask
+the same routine question, ``N`` rejects this call and every later one of the batch
+(with an optional reason). Which later calls ``Y`` covers is the middleware's
+decision, call by call, after the permission policy (``HumanInTheLoop``): a later
+call the policy denies is refused, one it asks about for a reason of its own (a path
+outside the workspace, a file that runs later, a secret) still opens this dialog.
+Queued (parallel) calls of the same batch that such an answer covers are answered
+here at once.
+
 :class:`ApprovalBroker` is the agent's ``ask``: it queues the requests and opens
 (and reopens) the one dialog.
 
@@ -24,35 +34,48 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Input, RadioButton, Static, TextArea
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope, parse_edited_args, rejection
+from shell.core.approvals import (
+    ApprovalDecision,
+    ApprovalRequest,
+    RuleScope,
+    parse_edited_args,
+    rejection,
+    rest_refusal,
+    rest_rejection,
+)
 from shell.core.textsafety import json_text, sanitize, sanitize_line
-from shell.frontend.approval import APPROVE_ALL_KEY, KEYS, argument_lines, choices, hidden_warning, is_diff
+from shell.frontend.approval import (
+    APPROVE_ALL_KEY,
+    KEYS,
+    argument_lines,
+    choices,
+    hidden_warning,
+    is_diff,
+    rest_counts,
+)
 from shell.tui.widgets.scope_choice import ScopeChoice
+
+from ..highlight import diff_text
+from .approval_queue import PendingApproval, settle, take_batch_mates
 
 SCOPES: tuple[tuple[RuleScope, str], ...] = (
     ("session", "this session"),
     ("project", "this project"),
     ("user", "everywhere (user config)"),
 )
-GUARDED = ("approve", "edit", "reject", "always", "approve_all")
-
-
-@dataclass(eq=False)
-class PendingApproval:
-    request: ApprovalRequest
-    future: asyncio.Future[ApprovalDecision] = field(repr=False)
+GUARDED = ("approve", "edit", "reject", "always", "approve_all", "approve_rest", "reject_rest")
 
 
 class ApprovalBroker:
@@ -99,42 +122,6 @@ class ApprovalBroker:
         self.screen = None
         if self.queue:  # asked again while the dialog was closing
             self._open()
-
-
-SETTLE_SLICE = 50
-"""Approvals answered at once (approve all) are handed to their calls this many per
-turn of the event loop: each answer wakes its call, and 1,000 woken together ran as
-one ~45 ms turn (a frame and the keys waited behind it)."""
-
-
-async def _settle(items: list[PendingApproval], decision: ApprovalDecision) -> None:
-    """Answer ``items`` in order, a slice per turn of the event loop (a call whose
-    reply was cancelled meanwhile is no longer waiting)."""
-    for i, item in enumerate(items):
-        if not item.future.done():
-            item.future.set_result(decision)
-        if i % SETTLE_SLICE == SETTLE_SLICE - 1:
-            await asyncio.sleep(0)
-
-
-def diff_text(diff: str) -> Text:
-    """A unified diff, coloured line by line, every character (indentation too) kept."""
-    text = Text()
-    for i, line in enumerate(diff.split("\n")):
-        if i:
-            text.append("\n")
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("@@"):
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        else:
-            style = ""
-        text.append(line, style=style)
-    return text
 
 
 def check_args(request: ApprovalRequest, text: str) -> tuple[dict[str, Any] | None, str]:
@@ -192,6 +179,10 @@ class ApprovalScreen(ModalScreen[None]):
         self.queue = queue
         self.resolved = 0
         self.mode = "view"
+        self.rejecting_rest = False
+        self.closing = False
+        """Dismissed: callbacks still queued (a refresh's fitting) find no widgets."""
+        """Whether the reason box answers for the rest of the batch too (N, not n)."""
         self._ready = False
         self._seen_end = False
         self.more_below = False
@@ -230,11 +221,7 @@ class ApprovalScreen(ModalScreen[None]):
                 ),
             ]
         if mode == "reject":
-            return [
-                Static("Why? (optional; the model reads this). Enter rejects, Esc goes back.",
-                       classes="hint"),
-                Input(placeholder="reason", id="reason"),
-            ]
+            return [Static(id="reject-hint", classes="hint"), Input(placeholder="reason", id="reason")]
         return [
             Static("Allow from now on, by these rules (one per line; edit them to narrow or "
                    "widen). Ctrl+S approves and remembers, Esc goes back.", classes="hint"),
@@ -265,15 +252,19 @@ class ApprovalScreen(ModalScreen[None]):
         return self.queue[0] if self.queue else None
 
     def show_current(self) -> None:
-        if not self._ready:
-            return  # on_mount shows the queue as it is then
+        if not self._ready or self.closing:
+            return  # on_mount shows the queue as it is then; a closing dialog reopens (broker)
         item = self.current
         if item is None:
             self.dismiss()
             return
         request = item.request
         total = self.resolved + len(self.queue)
-        position = f"  ({self.resolved + 1} of {total})" if total > 1 else ""
+        place = request.batch
+        if place is not None and place.size > 1:  # a model turn's calls come one by one
+            position = f"  (call {place.index + 1:,} of {place.size:,} in this reply)"
+        else:
+            position = f"  ({self.resolved + 1} of {total})" if total > 1 else ""
         self.query_one("#title", Static).update(
             Text(f"Approve tool call: {sanitize(request.call.name)}{position}")
         )
@@ -299,7 +290,14 @@ class ApprovalScreen(ModalScreen[None]):
         self.query_one("#args-title", Static).update(
             "Other arguments (complete):" if preview.startswith("--- ") else "Arguments (complete):"
         )
-        keys = [f"[{c.key}] {'always…' if c.key == 'a' else c.label}" for c in choices(request)]
+        same, later = rest_counts(request)
+        labels = {
+            "always": "always…",
+            # "like this": later calls that ask for a reason of their own still ask
+            "approve_rest": f"approve {same:,} more {sanitize_line(request.call.name)} like this",
+            "reject_rest": f"reject all {later:,} after this",
+        }
+        keys = [f"[{c.key}] {labels.get(c.decision, c.label)}" for c in choices(request)]
         if len(self.queue) > 1 and "approve" in request.allowed_decisions:
             keys.append(f"[{APPROVE_ALL_KEY}] approve all {len(self.queue)} remaining")
         keys.append("[esc] cancel reply")
@@ -314,11 +312,18 @@ class ApprovalScreen(ModalScreen[None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_body)
 
+    def dismiss(self, result: None = None) -> AwaitComplete:
+        self.closing = True  # a Y pressed as the dialog opened closes it before its refresh
+        return super().dismiss(result)
+
+    def _gone(self) -> bool:
+        return self.closing or not self.is_attached
+
     def _fit_body(self) -> None:
         """The arguments and diff scroll in what is left once the title, descriptions
         and keys are placed: in a small terminal (60x20) the keys stay on screen, the
         body scrolls, instead of the key line being cut off at the bottom."""
-        if not self.is_attached:
+        if self._gone():
             return
         dialog = self.query_one("#dialog", Vertical)
         body = self.query_one("#body", VerticalScroll)
@@ -343,7 +348,7 @@ class ApprovalScreen(ModalScreen[None]):
         """A call longer than the dialog (a chained command whose last part is `rm -rf`,
         a 20,000-line write) says how much is below, in words: a scroll bar thumb alone
         was easy to miss, and the user approves what they saw."""
-        if not self.is_attached:
+        if self._gone():
             return
         unseen = self._unseen_lines()
         if unseen == 0 and self.query_one("#body", VerticalScroll).max_scroll_y > 0:
@@ -396,7 +401,7 @@ class ApprovalScreen(ModalScreen[None]):
             self.set_timer(self.GUARD_S + 0.05, self._guard_hint)
 
     def _guard_hint(self) -> None:
-        if not self.guarded():
+        if not self.guarded() and not self._gone():
             self.query_one("#guard", Static).update("")
             self.more_below = False
             self._show_more()
@@ -427,7 +432,7 @@ class ApprovalScreen(ModalScreen[None]):
         offered = {c.decision for c in choices(item.request)}
         if action in ("approve", "approve_all"):
             return "approve" in offered
-        if action in ("edit", "reject", "always"):
+        if action in ("edit", "reject", "always", "approve_rest", "reject_rest"):
             return action in offered
         return True
 
@@ -454,12 +459,39 @@ class ApprovalScreen(ModalScreen[None]):
         self.query_one("#rule-error", Static).update("")
         self._set_mode("always")
 
+    def action_approve_rest(self) -> None:
+        """Y: approve this call and stand for the later ones of its batch to the same
+        tool that ask the same routine question (the middleware decides each; the queued
+        ones it would cover are answered here)."""
+        item = self.current
+        if item is None or self._ignored() or self._end_unseen():
+            return
+        request = item.request
+        decision = ApprovalDecision.approve(rest=True)
+
+        def covered(other: ApprovalRequest) -> ApprovalDecision | None:
+            same = (other.routine and other.call.name == request.call.name and other.reason == request.reason
+                    and "approve" in other.allowed_decisions)
+            return decision if same else None
+
+        self._answer_with_batch(decision, covered)
+
+    def _answer_with_batch(
+        self, decision: ApprovalDecision, covered: Callable[[ApprovalRequest], ApprovalDecision | None]
+    ) -> None:
+        """Answer the current request, and the queued requests of the same batch that
+        ``covered`` answers (parallel calls already waiting here)."""
+        item = self.current
+        if item is not None:
+            self.resolved += take_batch_mates(self.queue, item, covered)
+            self.answer(decision)
+
     def action_approve_all(self) -> None:
         if self._ignored() or self._end_unseen():
             return
         items, self.queue[:] = list(self.queue), []
         self.resolved += len(items)
-        self.app.run_worker(_settle(items, ApprovalDecision.approve()), group="approvals")
+        self.app.run_worker(settle(items, ApprovalDecision.approve()), group="approvals")
         self.dismiss()
 
     async def action_edit(self) -> None:
@@ -473,9 +505,23 @@ class ApprovalScreen(ModalScreen[None]):
         self._set_mode("edit")
 
     async def action_reject(self) -> None:
-        if self._ignored():
+        await self._ask_reason(rest=False)
+
+    async def action_reject_rest(self) -> None:
+        await self._ask_reason(rest=True)
+
+    async def _ask_reason(self, *, rest: bool) -> None:
+        """n or N: the reason box (Enter rejects); its hint says how many calls N refuses."""
+        item = self.current
+        if item is None or self._ignored():
             return
         await self._box("reject")
+        self.rejecting_rest = rest
+        later = rest_counts(item.request)[1]
+        what = f"Reject this call and the {later:,} after it in this reply. " if rest else ""
+        self.query_one("#reject-hint", Static).update(
+            f"{what}Why? (optional; the model reads this). Enter rejects, Esc goes back."
+        )
         self.query_one("#reason", Input).value = ""
         self._set_mode("reject")
 
@@ -526,8 +572,16 @@ class ApprovalScreen(ModalScreen[None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "reason":
             item = self.current
-            if item is not None:
+            if item is None:
+                return
+            if not self.rejecting_rest:
                 self.answer(rejection(item.request, event.value))
+                return
+
+            def refused(other: ApprovalRequest) -> ApprovalDecision:
+                return ApprovalDecision.reject(rest_refusal(other.call.name), rest=True)
+
+            self._answer_with_batch(rest_rejection(item.request, event.value), refused)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "submit-edit":
