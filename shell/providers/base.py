@@ -361,8 +361,9 @@ class HTTPProvider(abc.ABC):
                 "anything. Servers do this when the conversation is longer than the model's context "
                 "window, or when they cannot stream what was asked (llama-cpp-python's "
                 "chatml-function-calling cannot stream tool_choice \"auto\"); the server's log says "
-                "which. Start a shorter conversation (/clear) or raise the server's context size "
-                "(llama.cpp: --n_ctx / -c).",
+                "which. If your last message was long (a paste, an attached file), it stays in the "
+                "conversation: /rewind to before it (in -p, start without --continue), /compact or "
+                "/clear, or raise the server's context size (llama.cpp: --n_ctx / -c).",
                 provider=self.provider,
             )
         return self.dropped()
@@ -524,8 +525,9 @@ class HTTPProvider(abc.ABC):
         if problem == "context":
             msg = (
                 f"{label} says the conversation does not fit the model's context window "
-                f"(HTTP {status}{said}). Start a shorter conversation (/clear), turn on Summarization, "
-                "or raise the server's context size."
+                f"(HTTP {status}{said}). If your last message was long (a paste, an attached file), it "
+                "stays in the conversation: /rewind to before it (in -p, start without --continue), "
+                "/compact, /clear, turn on Summarization, or raise the server's context size."
             )
             return ModelError(msg, status=status, provider=p)
         if status >= 500 and problem == "invalid":

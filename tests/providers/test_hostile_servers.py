@@ -73,8 +73,9 @@ async def test_200_with_no_body_is_not_called_a_dropped_connection(server: Scrip
         "OpenAI accepted the request (HTTP 200) but ended the stream without sending anything. Servers do "
         "this when the conversation is longer than the model's context window, or when they cannot stream "
         'what was asked (llama-cpp-python\'s chatml-function-calling cannot stream tool_choice "auto"); '
-        "the server's log says which. Start a shorter conversation (/clear) or raise the server's context "
-        "size (llama.cpp: --n_ctx / -c)."
+        "the server's log says which. If your last message was long (a paste, an attached file), it stays "
+        "in the conversation: /rewind to before it (in -p, start without --continue), /compact or /clear, "
+        "or raise the server's context size (llama.cpp: --n_ctx / -c)."
     )
     assert "dropped" not in err.message and not err.retryable
 
@@ -179,8 +180,9 @@ async def test_context_overflow_says_what_to_do(server: ScriptedServer) -> None:
     _, err = await run(openai(server, "ctx"))
     assert err is not None and err.message == (
         "OpenAI says the conversation does not fit the model's context window (HTTP 400: Requested tokens "
-        "(13924) exceed context window of 2048). Start a shorter conversation (/clear), turn on "
-        "Summarization, or raise the server's context size."
+        "(13924) exceed context window of 2048). If your last message was long (a paste, an attached "
+        "file), it stays in the conversation: /rewind to before it (in -p, start without --continue), "
+        "/compact, /clear, turn on Summarization, or raise the server's context size."
     )
 
 
