@@ -6,7 +6,8 @@ and asks the front end only when it says ``ask``. No front end decides alone.
 
 The order, first answer wins:
 
-1. a ``deny`` rule (any source, any mode);
+1. a ``deny`` rule (any source, any mode; one on ``read_file`` also denies ``grep``
+   and the like of the paths it covers: :meth:`PermissionPolicy.read_denied`);
 2. plan mode: anything but reading and searching is denied, allow rules or not;
 3. bypass mode: everything else runs;
 4. an ``ask`` rule; then an ``allow`` rule;
@@ -326,6 +327,9 @@ class PermissionPolicy:
                 f"Plan mode: {tool.name} was not run (nothing that writes, executes or reaches the network "
                 "runs while planning). Present your plan; the user switches modes to carry it out.",
             )
+        denied = self._read_denied_by_rule(tool, args)
+        if denied:  # grep of a file a `deny read_file(...)` covers reads it just the same
+            return Verdict("deny", f"{tool.name} was not run: {denied} denies reading {args.get('path')}.")
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
         hit = self._runs_later(args, paths) if tool.kind == "edit" else None
@@ -354,6 +358,32 @@ class PermissionPolicy:
             return Verdict("ask", f"{tool.name} says it only reads, but its server is not one you configured "
                                   "or trusted.")
         return self._by_mode(tool, args)
+
+    def read_denied(self, path: str | os.PathLike[str]) -> str:
+        """The deny rule that keeps the model from reading ``path`` (```deny
+        read_file(secrets/**)``` (user config)), or empty. A deny on reading a path holds
+        for every way the shell reads it for the model, not for one tool: grep skips
+        such files in a tree, an edit's result carries no diff of one, an AGENTS.md
+        import of one is refused (the runtime hands them this check)."""
+        ruleset = self._active()
+        if not ruleset.denies_any("read_file"):  # the common case: no path resolved
+            return ""
+        try:
+            effect, rule = ruleset.judge("read_file", {"path": os.fspath(path)}, self.root)
+        except BadPath:
+            return ""
+        if effect != "deny" or rule is None:
+            return ""
+        return f"`deny {rule.text}` ({SOURCE_LABELS[rule.source]})"
+
+    def _read_denied_by_rule(self, tool: Tool, args: Mapping[str, Any]) -> str:
+        """For a tool other than ``read_file`` that reads what is in the file it is given
+        (``grep``, an MCP server's read tool): the deny rule on reading that path, or empty.
+        Listing names (``list_dir``, ``glob``) reads no content."""
+        path = args.get("path")
+        if tool.kind not in READ_KINDS or tool.name in _NAMES_ONLY or not isinstance(path, str):
+            return ""
+        return self.read_denied(path)
 
     def _by_mode(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """The last word: accept-edits and auto run edits inside the workspace, auto
@@ -564,6 +594,11 @@ class PermissionPolicy:
         from shell.config import config_path
 
         return config_path()
+
+
+_NAMES_ONLY = frozenset({"read_file", "list_dir", "glob"})
+"""Tools a read deny does not stop here: ``read_file`` is what the rule names (the rule
+itself decides), the others list names and read no file's content."""
 
 
 def _names_one_path(rule: Rule) -> bool:

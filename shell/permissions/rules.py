@@ -332,6 +332,10 @@ class RuleSet:
             found = self._by_tool[tool] = sorted(both, key=lambda c: order[c.rule.effect])
         return found
 
+    def denies_any(self, tool: str) -> bool:
+        """Whether any deny rule names ``tool`` (cheap: asked before resolving a path)."""
+        return any(c.rule.effect == "deny" for c in self._for(tool))
+
     def judge(
         self, tool: str, args: Mapping[str, Any], root: Path, call: CallPaths | None = None
     ) -> tuple[Effect | None, Rule | None]:

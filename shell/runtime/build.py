@@ -311,6 +311,7 @@ def build_permissions(
     if policy.unfenced() and mode in ("accept-edits", "auto"):
         problems.append(unfenced_note(policy.unfenced(), mode))
     workspace.unfenced = lambda: policy.fence_open
+    workspace.read_denied = policy.read_denied  # grep, edit diffs, AGENTS.md imports ask it too
     policy.fence = workspace  # one question for a call outside the workspace (see permissions.fence)
     if hitl is not None:
         hitl.policy = policy

@@ -175,7 +175,9 @@ def _reading_tools(kit: _Kit) -> list[FunctionTool]:
         real = await allowed(ctx, path, "search")
         root = ignore_root_for(real if real.is_dir() else real.parent, workspace.root)
         show = workspace.relative
-        search_files = partial(search.grep_files, real, pattern, glob, root, show, workspace.contains)
+        search_files = partial(
+            search.grep_files, real, pattern, glob, root, show, workspace.contains, workspace.read_denied
+        )
         return await in_thread(search_files)
 
     return [read_file, list_dir, glob, grep]

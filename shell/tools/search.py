@@ -105,18 +105,23 @@ def grep_files(
     ignore_root: Path,
     show: Callable[[Path], str],
     allowed: Callable[[Path], bool] = lambda _: True,
+    denied: Callable[[str], str] = lambda _: "",
 ) -> ToolResult:
     """Lines matching the RE2 ``pattern`` in files below ``base`` (or in the file ``base``).
 
     ``allowed(real_path)`` guards symlinked files found on the way: one that points
     out of the workspace is skipped, so a search cannot read past the fence.
+    ``denied(path)`` names the deny rule that keeps a file from the model (``deny
+    read_file(secrets/**)``: the permission policy's answer); such files are not
+    searched, and counted, so a grep does not read what read_file may not.
     """
     regex = compile_pattern(pattern)
     if not base.exists():
         raise FileToolError(f"No such file or directory: {show(base)}.")
     stats = WalkStats()
     shown: list[str] = []
-    total = searched = skipped = outside = secret = scrubbed = 0
+    total = searched = skipped = outside = scrubbed = 0
+    left_out = {"secret": 0, "denied": 0}
     if base.is_dir():
         files: Iterator[Found] = _walk(base, ignore_root, stats)
         if file_glob:
@@ -125,12 +130,13 @@ def grep_files(
             g = glob_to_regex(file_glob)
             files = (f for f in files if g.match(f.name if name_only else _rel(f.path, base)))
     else:
+        _refuse_denied(base, show, denied)
         files = iter([Found(base, -1, str(base), False)])
     walking = base.is_dir()
     for found in files:
-        # Named alone, the policy asks for such a file; in a tree it is left out, and counted.
-        if walking and (is_secret_file(found.name) or _links_to_secret(found)):
-            secret += 1
+        why = _left_out(found, denied) if walking else ""
+        if why:
+            left_out[why] += 1
             continue
         data = _read(found, allowed, stats)
         if data is None or isinstance(data, str):
@@ -152,7 +158,7 @@ def grep_files(
     out = shown or [f"No matches for {pattern!r} in {show(base)} ({searched} files searched)."]
     if total > len(shown):
         out.append(f"[{total - len(shown)} more matches not shown; narrow the search with path or glob]")
-    notes = _grep_notes(skipped, outside, secret, stats)
+    notes = _grep_notes(skipped, outside, left_out, stats)
     if notes:
         out.append(f"({'; '.join(notes)})")
     if scrubbed:
@@ -160,8 +166,26 @@ def grep_files(
     return ToolResult("\n".join(out), details={"matches": total, "files_searched": searched})
 
 
-def _grep_notes(skipped: int, outside: int, secret: int, stats: WalkStats) -> list[str]:
+def _refuse_denied(base: Path, show: Callable[[Path], str], denied: Callable[[str], str]) -> None:
+    """A file named alone that a deny rule keeps from the model is not searched (the
+    policy denies such a call before it runs; this holds without it too)."""
+    rule = denied(str(base))
+    if rule:
+        raise FileToolError(f"{show(base)} was not searched: {rule} denies reading it.")
+
+
+def _left_out(found: Found, denied: Callable[[str], str]) -> str:
+    """Why a file found in a tree is not searched: ``secret`` (named alone, the policy
+    asks for such a file; in a tree it is left out, and counted), ``denied`` (a deny
+    rule keeps it from the model; named alone, grep of it is denied), or empty."""
+    if is_secret_file(found.name) or _links_to_secret(found):
+        return "secret"
+    return "denied" if denied(str(found.path)) else ""
+
+
+def _grep_notes(skipped: int, outside: int, left_out: dict[str, int], stats: WalkStats) -> list[str]:
     """What a search left out, and why."""
+    secret, refused = left_out["secret"], left_out["denied"]
     notes = []
     if skipped:
         notes.append(f"{skipped} binary or oversized files skipped")
@@ -173,6 +197,9 @@ def _grep_notes(skipped: int, outside: int, secret: int, stats: WalkStats) -> li
         what = "1 file that usually holds" if secret == 1 else f"{secret} files that usually hold"
         notes.append(f"{what} secrets (.env, keys) not searched; grep or read one by name and the user "
                      "is asked")
+    if refused:
+        what = "1 file a deny rule keeps" if refused == 1 else f"{refused} files deny rules keep"
+        notes.append(f"{what} from being read not searched (/permissions lists the rules)")
     return notes + stats.notes()
 
 

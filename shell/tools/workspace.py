@@ -81,6 +81,10 @@ class Workspace:
         self.unfenced: Callable[[], bool] = lambda: False
         """Whether paths outside run unasked: the permission policy answers (bypass
         mode says yes, the one place that decides); a bare workspace always asks."""
+        self.read_denied: Callable[[str], str] = lambda _: ""
+        """The deny rule that keeps the model from reading a path, or empty: the
+        permission policy answers (:meth:`~shell.permissions.policy.PermissionPolicy.read_denied`);
+        grep skips such files, an edit returns no diff of one."""
         self._guarded: list[Tool] = []
         self._passes: OrderedDict[tuple[str, str], Path] = OrderedDict()
 

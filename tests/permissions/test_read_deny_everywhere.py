@@ -1,0 +1,101 @@
+"""A deny on reading a path holds for every way the shell reads that path for the
+model, not only for ``read_file``: with ``deny = ["read_file(secrets/**)"]`` a grep of
+the tree skips those files (and says how many), a grep of such a path is denied like
+read_file, an edit's result carries no diff of one (its old lines), and an AGENTS.md
+import of one is refused. Checked on what the provider receives (finding G20)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.config import load_config
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
+from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
+
+pytestmark = pytest.mark.anyio
+
+SECRET = "TOPSECRET-DENY-1"
+CONFIG = '[permissions]\nmode = "auto"\ndeny = ["read_file(secrets/**)"]\n'
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+
+
+class Provider(ScriptedModel):
+    """The scripted model, keeping every request it was sent (what the provider receives)."""
+
+    def __init__(self, turns: list[Any]) -> None:
+        super().__init__(turns)
+        self.received: list[str] = []
+
+    async def stream(self, request: Any) -> AsyncIterator[Any]:
+        self.received.append(repr(request))
+        async for chunk in super().stream(request):
+            yield chunk
+
+
+def calls(*tool_calls: tuple[str, dict[str, Any]]) -> AssistantMessage:
+    blocks = [ToolCallBlock(f"c{i}", name, args) for i, (name, args) in enumerate(tool_calls)]
+    return AssistantMessage((TextBlock("Looking."), *blocks))
+
+
+def workspace(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    (work / "secrets").mkdir(parents=True)
+    (work / "secrets" / "plan.txt").write_text(f"{SECRET}\nsecond line\n")
+    (work / "notes.txt").write_text(f"not the {SECRET[:9]} one\n")
+    os.symlink("secrets/plan.txt", work / "linked.txt")  # another name for a denied file
+    return work
+
+
+async def run(tmp_path: Path, turn: AssistantMessage, config: str = CONFIG) -> tuple[Provider, list[str]]:
+    work = workspace(tmp_path)
+    (tmp_path / "config.toml").write_text(config)
+    provider = Provider([turn, "Done."])
+    rt = ShellRuntime.create(RuntimeOptions(cwd=str(work), record=False),
+                             settings=load_config(tmp_path / "config.toml"), model=provider)
+
+    async def ask(request: Any) -> Any:
+        raise AssertionError(f"asked about {request.call.name}")
+
+    rt.ask = ask
+    async for _ in rt.reply("go"):
+        pass
+    results = [m.text for m in rt.agent.messages if isinstance(m, ToolResultMessage)]
+    return provider, results
+
+
+async def test_a_grep_of_the_tree_skips_denied_files_and_says_how_many(tmp_path: Path) -> None:
+    provider, results = await run(tmp_path, calls(("grep", {"pattern": "TOPSECRET"})))
+    assert len(results) == 1
+    assert "notes.txt:1: not the TOPSECRET one" in results[0]  # the rest is searched
+    assert "2 files deny rules keep from being read not searched" in results[0]  # the file and its link
+    assert not any(SECRET in sent for sent in provider.received)
+
+
+async def test_a_grep_of_a_denied_path_is_denied_like_read_file(tmp_path: Path) -> None:
+    turn = calls(("grep", {"pattern": "TOPSECRET", "path": "secrets"}),
+                 ("grep", {"pattern": "TOPSECRET", "path": "secrets/plan.txt"}),
+                 ("grep", {"pattern": "TOPSECRET", "path": "linked.txt"}),
+                 ("read_file", {"path": "secrets/plan.txt"}))
+    provider, results = await run(tmp_path, turn)
+    assert len(results) == 4
+    for text in results:
+        assert "deny read_file(secrets/**)" in text, text
+    assert not any(SECRET in sent for sent in provider.received)
+
+
+async def test_without_a_deny_rule_grep_reads_them(tmp_path: Path) -> None:
+    """The check is the rule's: the same search without it finds the line."""
+    _, results = await run(tmp_path, calls(("grep", {"pattern": "TOPSECRET", "path": "secrets"})),
+                           '[permissions]\nmode = "auto"\n')
+    assert f"secrets/plan.txt:1: {SECRET}" in results[0]
