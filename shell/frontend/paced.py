@@ -13,7 +13,7 @@ seen within a slice of the time, and it stops the drawing at once.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 import anyio
@@ -25,8 +25,15 @@ SLICE_S = 0.004
 """The longest stretch of event handling between two turns of the event loop."""
 
 
-async def paced(events: AsyncIterator[T], slice_s: float = SLICE_S) -> AsyncIterator[T]:
-    """Pass ``events`` through; after each ``slice_s`` of work, let the loop run once."""
+Hold = Callable[[], Awaitable[None] | None]
+
+
+async def paced(
+    events: AsyncIterator[T], slice_s: float = SLICE_S, hold: Hold | None = None
+) -> AsyncIterator[T]:
+    """Pass ``events`` through; after each ``slice_s`` of work, let the loop run once.
+    ``hold``, called before each next event is asked for, may return something to
+    await first (the TUI: Esc's end is drawn before the engine's last step runs)."""
     clock = time.perf_counter
     turn = clock() + slice_s
     async for event in events:
@@ -34,3 +41,7 @@ async def paced(events: AsyncIterator[T], slice_s: float = SLICE_S) -> AsyncIter
         if clock() >= turn:
             await anyio.lowlevel.checkpoint()
             turn = clock() + slice_s
+        if hold is not None:
+            waiting = hold()
+            if waiting is not None:
+                await waiting

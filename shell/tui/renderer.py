@@ -84,6 +84,10 @@ class ReplyRenderer:
         """Spans a cancelled turn ended, redrawn after the reply (see :meth:`finish_all`)."""
         self._spans_lock = asyncio.Lock()
         self._spans_mounted_at = 0.0
+        self._ended_on_screen = False
+        """Esc has ended the reply (:meth:`end_now` draws it): nothing new is mounted."""
+        self.end_shown = asyncio.Event()
+        """Set once the end Esc drew is on screen (or drawing it failed)."""
         self._table: dict[type, Handler] = {
             ev.ModelCallEnd: self._model_call_end,
             ev.TextBlockStart: self._text_start,
@@ -114,6 +118,10 @@ class ReplyRenderer:
         return self.reply.cancelled
 
     @property
+    def ended_on_screen(self) -> bool:
+        return self._ended_on_screen
+
+    @property
     def stop_reason(self) -> str:
         return self.reply.end.stop_reason if self.reply.end is not None else ""
 
@@ -134,12 +142,25 @@ class ReplyRenderer:
     def cancel(self) -> None:
         """Esc: stop drawing now. Backlogs are dropped (each text block says how much)."""
         self.reply.cancel()
+        self._ended_on_screen = True  # (drawn by end_now)
         self._args_due.clear()
         # a block the model ended is still drawing its backlog (a reply sent as one delta
         # had all of it there): it is dropped too, or Esc waited for all of it
         for entry in [*self.blocks.values(), *self._ending]:
             if isinstance(entry.widget, (AssistantMessage, ThinkingBlock)):
                 entry.widget.drop_backlog()
+
+    async def end_now(self) -> None:
+        """Esc, once :meth:`cancel` has stopped the drawing: end the reply on screen now
+        (its text blocks say what was not shown, then "Reply cancelled."), without
+        waiting for the engine's ``ReplyEnd``. That comes after the partial message is
+        saved, which under a flood is all the text received (tens of MB after a few
+        seconds; ~120 ms of CPU per 14 MB): the screen waited for it, longer the
+        longer the flood had run (F9). The engine's end then only settles the state."""
+        await self._mount_spans()
+        for block_id in list(self.blocks):
+            await self._end_block(self.blocks.pop(block_id))
+        await self._add(NoticeEntry("warning", end_notice("cancelled")))
 
     async def _model_call_end(self, event: ev.ModelCallEnd) -> None:
         self._post(msg.UsageReported())
@@ -151,6 +172,8 @@ class ReplyRenderer:
         await self.conversation.add(entry)
 
     async def _start_block(self, block_id: str, entry: Entry) -> None:
+        if self._ended_on_screen:
+            return  # a block that started as Esc ended the reply: nothing of it is drawn
         entry.live = True
         self.blocks[block_id] = entry
         await self._add(entry)
@@ -214,6 +237,8 @@ class ReplyRenderer:
             return
         entry = self.spans.get(call.call_id)
         if entry is None:
+            if self._ended_on_screen:
+                return  # a call in flight when Esc ended the reply: not drawn under its end
             entry = self.spans[call.call_id] = SpanEntry(call)
             entry.live = True
             self._new_spans.append(entry)
@@ -305,7 +330,7 @@ class ReplyRenderer:
     async def _reply_end(self, event: ev.ReplyEnd) -> None:
         await self.finish_all()
         said = end_notice(event.stop_reason)
-        if said:
+        if said and not (self._ended_on_screen and event.stop_reason == "cancelled"):  # said at Esc
             await self._add(NoticeEntry("warning", said))
 
     async def _redraw_in_slices(self, entries: list[SpanEntry]) -> None:

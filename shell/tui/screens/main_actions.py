@@ -7,8 +7,12 @@ and a second press within :data:`QUIT_WINDOW_S` quits (the first says so).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from .main_replies import RepliesRun
+
+if TYPE_CHECKING:
+    from ..renderer import ReplyRenderer
 
 QUIT_WINDOW_S = 2.0
 """A second Ctrl+C on an idle, empty prompt within this long quits."""
@@ -38,14 +42,27 @@ class KeyActions(RepliesRun):
         if self._busy:
             self.status.state = "cancelling"
             self.hold_frames()
-            if self.renderer is not None:
-                self.renderer.cancel()  # the screen stops at once, whatever is in flight
+            renderer = self.renderer
+            first = renderer is not None and not renderer.ended_on_screen
+            if renderer is not None:
+                renderer.cancel()  # the screen stops at once, whatever is in flight
             self.runtime.cancel()
+            if renderer is not None and first:
+                self.run_worker(self._end_on_screen(renderer), group="cancel", exit_on_error=False)
         elif self._queue:
             self._queue.clear()
             self._show_queue()
         elif self.shell.ready and self.app.screen is self:
             self.shell.flow.escape()  # Esc Esc on an empty prompt: the rewind dialog
+
+    async def _end_on_screen(self, renderer: ReplyRenderer) -> None:
+        """The reply's end drawn at once (see ``ReplyRenderer.end_now``), then the frame;
+        the reply worker takes the engine's last events once it is on screen."""
+        try:
+            await renderer.end_now()
+        finally:
+            self.release_frames()
+            self.call_after_refresh(renderer.end_shown.set)
 
     def action_steer(self) -> None:
         """Ctrl+Enter (Alt+Enter where the terminal cannot tell): while a reply runs, the

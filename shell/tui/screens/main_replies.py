@@ -9,6 +9,8 @@ a failed middleware) as messages handled here.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from contextlib import ExitStack, aclosing
 from typing import TYPE_CHECKING
@@ -24,12 +26,18 @@ if TYPE_CHECKING:
     from shell.commands import CommandResult
     from shell.context.attachments import Composed
 
+    from ..renderer import ReplyRenderer
     from ..widgets.notice_line import NoticeLine
 
 
 HOLD_S = 0.5
 """Longest that Esc holds the screen's frames back (see :meth:`RepliesRun.hold_frames`):
 a reply whose end takes longer (a tool slow to stop) shows "cancelling…" meanwhile."""
+
+
+async def _wait_briefly(event: asyncio.Event) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), HOLD_S)
 
 
 class RepliesRun(PromptKeepsKeys):
@@ -116,7 +124,8 @@ class RepliesRun(PromptKeepsKeys):
         status = self.status
         try:
             async with aclosing(self.runtime.reply(composed.message)) as events:  # recorded into the session
-                async for event in paced(events):  # keys (Esc) get their turn however fast it streams
+                # keys (Esc) get their turn however fast it streams
+                async for event in paced(events, hold=lambda: self._until_end_shown(renderer)):
                     status.heard()  # a stalled model is said after a few quiet seconds
                     await renderer.handle(event)
                     await flow.on_event(event)  # steered messages, notifications
@@ -140,6 +149,15 @@ class RepliesRun(PromptKeepsKeys):
                                                     "it; it is sent as the next message."))
         await self.send_queued()
 
+
+    @staticmethod
+    def _until_end_shown(renderer: ReplyRenderer) -> Awaitable[None] | None:
+        """After Esc, the engine's next step ends the reply and saves all that was
+        received (under a flood, 0.1-0.3 s of CPU in one go): it waits until the end
+        Esc drew is on screen (``HOLD_S`` at most). Otherwise nothing to wait for."""
+        if not renderer.ended_on_screen or renderer.end_shown.is_set():
+            return None
+        return _wait_briefly(renderer.end_shown)
 
     def hold_frames(self) -> None:
         """Esc: no frame is drawn until the reply's end is on screen (or ``HOLD_S`` has
