@@ -65,7 +65,7 @@ from .rules import (
     Source,
     parse_rule,
 )
-from .secretfiles import named_secret_files
+from .secretfiles import has_other_names, named_secret_files
 from .suggest import command_preview, suggest_rules
 
 if TYPE_CHECKING:
@@ -415,15 +415,24 @@ class PermissionPolicy:
         if not isinstance(secret, str):
             return ""
         real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
-        if not (is_secret_file(secret) or is_secret_file(real)):
+        named = next((p for p in (secret, real) if is_secret_file(p)), "") or self._hard_link_of(real)
+        if not named:
             return ""
-        via = "" if is_secret_file(secret) else f" (a link to {rel if rel is not None else real})"
-        why = secret_file_why(secret) or secret_file_why(real)
+        via = ("" if named == secret else f" (a link to {rel if rel is not None else real})" if named == real
+               else f" (a hard link of {named}: the same file)")
+        why = secret_file_why(named)
         if tool.kind == "edit":
             return (f"{tool.name} would change {secret}{via}, a file that usually holds secrets ({why}); "
                     "approve only if you asked for this change.")
         return (f"{tool.name} would read {secret}{via}, a file that usually holds secrets ({why}); what it "
                 "reads goes to the model's provider.")
+
+    def _hard_link_of(self, real: str) -> str:
+        """The secret-named file ``real`` is another name of (``ln .env notes.txt``), or
+        empty; only a file with more than one name pays for the look."""
+        if self.sandbox is None or not has_other_names(real):
+            return ""
+        return self.sandbox.secrets_searched().other_name_of(real)
 
     def _auto_command(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """Auto mode: a command the sandbox confines runs, once the workspace's secret

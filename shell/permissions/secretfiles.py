@@ -115,6 +115,24 @@ class SecretFiles:
                 return rel if root == self.roots[0] else f"{root}/{rel}"
         return str(path)
 
+    def other_name_of(self, path: str) -> str:
+        """The secret-named file (relative to a root) that ``path`` is a hard link of,
+        or empty: ``ln .env notes.txt`` reads the same keys under a harmless name."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return ""
+        for found in self.paths:
+            if not is_secret_file(str(found)):
+                continue
+            try:
+                other = os.stat(found)
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
+                return self.relative(found)
+        return ""
+
     def matching(self, names: list[str]) -> tuple[Path, ...]:
         """The hidden files a command line's words name: a word names the files whose
         path (relative to a root, or absolute) ends with it, so ``.env`` names every
@@ -450,3 +468,11 @@ def _named(command: str) -> tuple[str, ...]:
 
 
 __all__ = ["MAX_ENTRIES", "SKIP_DIRS", "SecretFileIndex", "SecretFiles", "named_secret_files"]
+
+
+def has_other_names(path: str) -> bool:
+    """Whether the file at ``path`` has more than one name (a hard link)."""
+    try:
+        return os.stat(path).st_nlink > 1
+    except OSError:
+        return False

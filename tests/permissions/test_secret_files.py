@@ -295,3 +295,20 @@ def test_a_git_entry_that_is_a_fifo_or_a_stranger_means_the_empty_file(tmp_path:
     (other / ".git" / "index").write_bytes(b"not an index")
     (other / ".env").write_text(f"K={KEY}\n")
     assert StagedCopies().copies([other / ".env"]) == {}
+
+
+def test_a_hard_link_of_a_secret_file_asks_like_the_file(ws: Path) -> None:
+    """`ln .env notes.txt`: read_file, a grep of it and an edit ran unasked and sent the
+    keys (the sandbox already hid other hard links of a secret file)."""
+    os.link(ws / ".env", ws / "notes-copy.txt")
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, mode="accept-edits", sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    tools = tools_for(ws, box)
+    for name, args in [("read_file", {"path": "notes-copy.txt"}),
+                       ("grep", {"pattern": "K", "path": "notes-copy.txt"}),
+                       ("edit_file", {"path": "notes-copy.txt", "old_string": "O", "new_string": "P"})]:
+        verdict = policy.decide(tools[name], args)
+        assert verdict.action == "ask", name
+        assert "(a hard link of .env: the same file)" in verdict.reason
+    assert policy.decide(tools["read_file"], {"path": "notes.md"}).action == "allow"
