@@ -144,6 +144,11 @@ def _runs_its_own(base: str, rest: list[Word], reading: Reading, depth: int) -> 
             _read_line(" ".join(w.text for w in rest), reading, depth)
     elif base == "command" and any(w.text in ("-v", "-V") for w in rest):
         pass  # `command -v rm` asks where rm is; it runs nothing
+    elif base in ("alias", "trap"):
+        # `alias r='rm -rf'` (a later line may use it), `trap 'rm …' EXIT`: each a line it runs
+        lines = [w.text.partition("=")[2] for w in rest] if base == "alias" else [w.text for w in rest[:1]]
+        for line in lines:
+            _read_line(line, reading, depth)
     elif base in EXECS:
         for command in exec_commands(base, rest):
             _read_words(command, reading, depth + 1)

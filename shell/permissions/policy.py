@@ -63,6 +63,7 @@ from .rules import (
     RuleError,
     RuleSet,
     Source,
+    known_only_at_run_time,
     parse_rule,
 )
 from .secretfiles import has_other_names, named_secret_files
@@ -313,11 +314,17 @@ class PermissionPolicy:
     def _decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         paths = CallPaths(args, self.root)  # each path resolved once per decision
         effect, rule = self._active().judge(tool.name, args, self.root, paths)
+        why = ""
+        if effect in ("deny", "ask") and isinstance(args.get("command"), str) and known_only_at_run_time(
+            args["command"]
+        ):
+            why = (" What this line runs is known only when it runs (a command word from a variable, or a "
+                   "shell fed by a pipe, a here-string or <(…)), so every such rule covers it.")
         if effect == "deny" and rule is not None:
             return Verdict(
                 "deny",
                 f"Denied by the rule `deny {rule.text}` ({SOURCE_LABELS[rule.source]}); {tool.name} was not "
-                "run. Do not retry it; tell the user what you wanted to do.",
+                f"run.{why} Do not retry it; tell the user what you wanted to do.",
             )
         looks_only = tool.read_only and tool.kind in READ_KINDS
         trusted = bool(getattr(tool, "hints_trusted", True))
@@ -342,7 +349,7 @@ class PermissionPolicy:
                                   "which does not reach such files; a rule naming the file would.")
         if effect is not None and rule is not None:
             where = SOURCE_LABELS[rule.source]
-            return Verdict(effect, f"The rule `{effect} {rule.text}` ({where}) asks for {tool.name}."
+            return Verdict(effect, f"The rule `{effect} {rule.text}` ({where}) asks for {tool.name}.{why}"
                            if effect == "ask" else f"allowed by `{rule.text}` ({where})")
         if getattr(tool, "destructive", False):
             return Verdict("ask", f"The server marks {tool.name} as destructive.")

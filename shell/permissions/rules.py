@@ -366,6 +366,14 @@ def _readings(confident: bool, texts: list[str]) -> Reading:
     return out
 
 
+@lru_cache(maxsize=256)
+def known_only_at_run_time(command: str) -> bool:
+    """Whether what ``command`` runs is decided only when it runs (``$R$M``, ``… | sh``):
+    every deny or ask rule for the tool covers such a line; the verdict says why."""
+    split = split_command(command)
+    return _readings(split.confident, [p.text for p in split.parts if p.text]).runtime
+
+
 def _names(c: _Compiled, readings: Reading, command: str) -> bool:
     """Whether a deny/ask rule's command pattern matches any reading of the line
     (as written, ``/bin/rm``, ``env rm``, ``bash -c 'rm …'``), or what the line runs

@@ -19,6 +19,7 @@ from . import paths
 from .rules import url_host
 from .secretfiles import named_secret_files
 from .shellsplit import split_command
+from .wrappers import EXECS, WRAPPERS
 
 
 def suggest_rules(tool: Tool, args: Mapping[str, Any], root: Path) -> tuple[str, ...]:
@@ -96,6 +97,8 @@ RUNS_ANY_CODE = frozenset({
 """Commands that run whatever their arguments say (a shell, an interpreter, a wrapper,
 ``find -exec``, ``sed``'s ``e``): "always" for one of their calls keeps that call's
 whole line, as ``python3:*`` or ``env:*`` would allow any program from then on."""
+RUNS_ANY_CODE = RUNS_ANY_CODE | frozenset(WRAPPERS) | EXECS | {"alias", "trap", "toybox", "yash", "posh"}
+"""…and every wrapper the deny rules see through (:mod:`.wrappers`): one list to keep."""
 
 
 def _runs_what_it_is_given(words: list[str]) -> bool:

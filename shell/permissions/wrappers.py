@@ -119,6 +119,11 @@ def after_wrapper(
             return None
         if text in spec.line or any(text.startswith(o + "=") for o in spec.line if o.startswith("--")):
             return _option_line(words, i, at_runtime)
+        if len(text) > 2 and text[0] == "-" and text[1] != "-" and "-" + text[-1] in spec.line:
+            value = words[i + 1] if i + 1 < len(words) else None  # `su -lc 'rm …'`
+            if value is not None and value.dynamic:
+                at_runtime()
+            return value.text if value is not None and not value.dynamic else None
         if text.startswith("-") and (text != "-" or name == "env"):
             i += 2 if text in spec.takes else 1
         elif name == "nice" and text.lstrip("-").isdigit():
@@ -128,7 +133,12 @@ def after_wrapper(
             i += 1
         else:
             break
-    rest = words[i:]
+    return _what_runs(name, words[i:], at_runtime)
+
+
+def _what_runs(name: str, rest: list[Word], at_runtime: Callable[[], None]) -> LineOrWords | None:
+    """The words after a wrapper's options: ``watch`` and ``sg`` hand them to a shell;
+    ``parallel`` runs them up to ``:::`` (or commands from stdin without one)."""
     if name == "watch":
         return quote(rest) if len(rest) > 1 else rest[0].text if rest else None
     if name == "sg" and rest:
@@ -238,7 +248,15 @@ def git_readings(
 
 def _git_subcommand_runs(sub: list[Word]) -> Iterator[LineOrWords]:
     name, args = sub[0].text, sub[1:]
-    if name == "rebase":
+    if name == "config":  # `git config alias.z '!rm …' && git z`: the value is what a later git runs
+        for k, w in enumerate(args[:-1]):
+            key = w.text.lower()
+            if key.startswith("alias."):
+                value = args[k + 1].text
+                yield value[1:] if value.startswith("!") else f"git {value}"
+            elif _GIT_RUNS.fullmatch(key):
+                yield args[k + 1].text
+    elif name == "rebase":
         for k, w in enumerate(args):
             if w.text in ("-x", "--exec") and k + 1 < len(args):
                 yield args[k + 1].text

@@ -110,3 +110,47 @@ ORDINARY = [
 def test_ordinary_commands_stay_untouched_by_these_rules(command: str) -> None:
     for rules in (DENY, PUSH):
         assert rules.judge("run_shell", {"command": command}, Path("/tmp"))[0] is None
+
+
+MORE_SPELLINGS = [
+    "alias r='rm -rf'", "trap 'rm -rf x' EXIT", "script -qc 'rm x' /dev/null", "su -lc 'rm x'",
+    "git config alias.z '!rm -rf x' && git z", "git config core.pager 'rm x'",
+]
+
+
+@pytest.mark.parametrize("command", MORE_SPELLINGS)
+def test_lines_that_keep_a_command_for_later_are_read_too(command: str) -> None:
+    assert DENY.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "deny"
+
+
+def test_git_config_making_an_alias_for_push_is_stopped_by_a_push_rule() -> None:
+    assert PUSH.judge("run_shell", {"command": "git config alias.p push; git p"}, Path("/tmp"))[0] == "deny"
+    assert PUSH.judge("run_shell", {"command": "git config user.name x"}, Path("/tmp"))[0] is None
+
+
+def test_the_model_is_told_why_a_line_known_only_at_run_time_was_denied(tmp_path: Path) -> None:
+    from shell.permissions.policy import PermissionPolicy
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    shell = next(t for t in builtin_tools(Workspace(tmp_path)) if t.name == "run_shell")
+    policy = PermissionPolicy(tmp_path, user_rules=[parse_rule("run_shell(rm:*)", "deny", "user")],
+                              user_config=tmp_path / "config.toml", mode="bypass")
+    verdict = policy.decide(shell, {"command": "echo cm0gLXJmIHgK | base64 -d | sh"})
+    assert verdict.action == "deny" and "known only when it runs" in verdict.reason
+    plain = policy.decide(shell, {"command": "rm -rf x"})
+    assert plain.action == "deny" and "known only" not in plain.reason
+    assert policy.decide(shell, {"command": "ls | grep x"}).action == "allow"
+
+
+def test_always_for_a_wrapper_the_deny_rules_see_through_keeps_the_whole_line(tmp_path: Path) -> None:
+    """`fd:*` or `flock:*` kept from one approval would allow `fd -x ANYTHING` from then on."""
+    from shell.permissions.policy import PermissionPolicy
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    shell = next(t for t in builtin_tools(Workspace(tmp_path)) if t.name == "run_shell")
+    policy = PermissionPolicy(tmp_path, user_config=tmp_path / "config.toml")
+    for line in ("fd -x wc -l", "flock /tmp/l make", "chronic make", "faketime 2020-01-01 date",
+                 "trap 'x' EXIT"):
+        assert policy.suggest(shell, {"command": line}) == (f"run_shell({line})",), line
