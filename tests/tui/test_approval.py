@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Button, Static, TextArea
 
-from shell.agent import AssistantMessage, ToolCallBlock, ToolResultMessage
+from middleware.context import ToolCallContext
+from middleware.types import BeforeToolCallResult
+from shell.agent import ApprovalRequest, AssistantMessage, ToolCallBlock, ToolResultMessage
 from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets.notice_line import NoticeLine
@@ -163,24 +165,45 @@ async def test_always_allow_stops_asking_for_that_tool() -> None:
         assert all(not r.is_error for r in _results(agent))
 
 
+class _AskRoutinely(AskEverything):
+    """Asks for every call; the question is routine except for ``2.txt`` (as the policy
+    asks for a secret file: a reason of its own)."""
+
+    async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        routine = ctx.args.get("path") != "2.txt"
+        request = ApprovalRequest(ctx.call, ctx.tool, dict(ctx.args), routine=routine,
+                                  reason="" if routine else "2.txt usually holds secrets")
+        decision = await ctx.ask(request)
+        return BeforeToolCallResult(block=True, reason="no") if decision.type == "reject" else None
+
+
 async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
+    """A approves the call shown and the waiting routine ones; one that asks for a
+    reason of its own was never on screen, so it is still asked."""
     turn = AssistantMessage(
         # read-only calls run in parallel, so their approvals queue (writes would come one by one)
-        tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"{i}.txt"}) for i in range(3))
+        tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"{i}.txt"}) for i in range(4))
     )
-    agent, _ = make_agent([turn, "done"], middleware=[AskEverything()])
+    agent, _ = make_agent([turn, "done"], middleware=[_AskRoutinely()])
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
-        await wait_for(pilot, lambda: len(dialog.queue) == 3)
-        assert "(1 of 3)" in str(dialog.query_one("#title", Static).content)
+        await wait_for(pilot, lambda: len(dialog.queue) == 4)
+        assert "(1 of 4)" in str(dialog.query_one("#title", Static).content)
+        dialog.quiet_until = 0
         await pilot.press("y")
         await pilot.pause()
-        assert "(2 of 3)" in str(dialog.query_one("#title", Static).content)
-        assert "approve all 2 remaining" in str(dialog.query_one("#keys", Static).content)
+        assert "(2 of 4)" in str(dialog.query_one("#title", Static).content)
+        assert "approve all 2 routine waiting" in str(dialog.query_one("#keys", Static).content)
+        dialog.quiet_until = 0
         await pilot.press("A")
+        await wait_for(pilot, lambda: len(dialog.queue) == 1)
+        shown = " ".join(str(w.content) for w in dialog.query(Static))
+        assert "(4 of 4)" in shown and "path: 2.txt" in shown  # the one with a reason of its own
+        dialog.quiet_until = 0
+        await pilot.press("y")
         await wait_for(pilot, lambda: not app.busy)
-        assert len(_results(agent)) == 3 and all(not r.is_error for r in _results(agent))
+        assert len(_results(agent)) == 4 and all(not r.is_error for r in _results(agent))
 
 
 async def test_escape_in_dialog_cancels_the_reply() -> None:

@@ -8,7 +8,7 @@ arguments as JSON (validated with ``tool.validate`` before it can be submitted),
 ``n`` rejects with an optional reason the model reads, ``a`` ("always") shows
 the rule(s) the policy proposes, editable, and where to keep them (this session,
 this project, everywhere). Parallel tool calls queue here: the title says
-"2 of 3" and ``A`` approves all remaining.
+"2 of 3" and ``A`` approves all those waiting whose question is routine (the rest are asked).
 
 A model turn with many calls that ask: the title says "call 2 of 5 in this reply",
 ``Y`` approves this call and the later calls of the batch to the same tool that ask
@@ -68,7 +68,7 @@ from shell.frontend.approval import (
 from shell.tui.widgets.scope_choice import ScopeChoice
 
 from ..highlight import diff_text
-from .approval_queue import PendingApproval, settle, take_batch_mates
+from .approval_queue import PendingApproval, approvable_together, settle, take_batch_mates
 
 SCOPES: tuple[tuple[RuleScope, str], ...] = (
     ("session", "this session"),
@@ -298,8 +298,10 @@ class ApprovalScreen(ModalScreen[None]):
             "reject_rest": f"reject all {later:,} after this",
         }
         keys = [f"[{c.key}] {labels.get(c.decision, c.label)}" for c in choices(request)]
-        if len(self.queue) > 1 and "approve" in request.allowed_decisions:
-            keys.append(f"[{APPROVE_ALL_KEY}] approve all {len(self.queue)} remaining")
+        together = len(approvable_together(self.queue, self.current))
+        if together > 1 and "approve" in request.allowed_decisions:
+            every = "" if together == len(self.queue) else " routine"
+            keys.append(f"[{APPROVE_ALL_KEY}] approve all {together}{every} waiting")
         keys.append("[esc] cancel reply")
         self.query_one("#keys", Static).update(Text("   ".join(keys)))
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
@@ -487,12 +489,17 @@ class ApprovalScreen(ModalScreen[None]):
             self.answer(decision)
 
     def action_approve_all(self) -> None:
+        """A: the call shown and the waiting ones :func:`approvable_together` takes."""
         if self._ignored() or self._end_unseen():
             return
-        items, self.queue[:] = list(self.queue), []
+        items = approvable_together(self.queue, self.current)
+        self.queue[:] = [i for i in self.queue if i not in items]
         self.resolved += len(items)
         self.app.run_worker(settle(items, ApprovalDecision.approve()), group="approvals")
-        self.dismiss()
+        if self.queue:
+            self.show_current()
+        else:
+            self.dismiss()
 
     async def action_edit(self) -> None:
         item = self.current

@@ -61,3 +61,12 @@ def take_batch_mates(
         if not other.future.done():
             other.future.set_result(decision)
     return len(mates)
+
+
+def approvable_together(queue: list[PendingApproval], shown: PendingApproval | None) -> list[PendingApproval]:
+    """What ``A`` approves: the call on screen and the waiting ones whose question is
+    routine (the mode asks for every call of that kind). One that asks for a reason of
+    its own (a secret file, outside the workspace, what runs later, the network) was
+    never on screen: it stays in the queue and is asked."""
+    return [i for i in queue
+            if i is shown or (i.request.routine and "approve" in i.request.allowed_decisions)]
