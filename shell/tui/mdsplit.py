@@ -148,3 +148,86 @@ def split_markdown(text: str, limit: int) -> list[str]:
         size += len(line)
     parts.append("".join(current))
     return [p for p in parts if p] or [""]
+
+
+class FrameDocument:
+    """A document's worth of a streamed frame: what it shows (``shown``: a fence cut
+    open is closed and opened again) and the reply's text it stands for (``raw``),
+    in pieces."""
+
+    __slots__ = ("raw", "shown")
+
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+        self.raw: list[str] = []
+
+    def add(self, shown: str, raw: str) -> None:
+        self.shown.append(shown)
+        self.raw.append(raw)
+
+    @property
+    def size(self) -> int:
+        return sum(map(len, self.raw))
+
+    @property
+    def source(self) -> str:
+        return "".join(self.shown)
+
+
+class Cutter:
+    """Cuts a streamed reply into documents, a frame at a time: a document is cut at
+    the first safe place past ``chunk_limit`` characters (a block with no safe place
+    past ``HARD_LIMIT``), and a frame is looked at in pieces of a line or so (at most
+    ``piece_limit``), so that each document gets its cut."""
+
+    __slots__ = ("size", "splitter")
+
+    def __init__(self, size: int = 0) -> None:
+        self.splitter = Splitter()
+        self.size = size
+        """Characters of the current (last) document."""
+
+    def cut(self, text: str, chunk_limit: int, piece_limit: int) -> list[FrameDocument]:
+        """``text`` gathered into the documents it makes: the first goes on with the
+        current one, each cut starts another."""
+        splitter = self.splitter
+        documents = [FrameDocument()]
+        while text:
+            piece = text
+            if len(text) > chunk_limit:
+                # to the end of a line, unless that is far: a line that never ends is cut too
+                end = text.find("\n", chunk_limit, piece_limit) + 1 or min(len(text), piece_limit)
+                piece, text = text[:end], text[end:]
+            else:
+                text = ""
+            size = self.size
+            hard = (FORCE if size >= FORCE * HARD_LIMIT else 1) if size >= HARD_LIMIT else 0
+            cut = splitter.feed(piece, size >= chunk_limit, hard)
+            if cut is None:
+                self.size += len(piece)
+                documents[-1].add(piece, piece)
+                continue
+            # a fence cut open is closed in this document and opened again in the next
+            documents[-1].add(piece[:cut] + splitter.close_with, piece[:cut])
+            rest = splitter.reopen_with + piece[cut:]
+            self.size = len(rest)
+            documents.append(FrameDocument())
+            documents[-1].add(rest, piece[cut:])
+        return documents
+
+
+def grouped(documents: list[FrameDocument], limit: int) -> list[str]:
+    """The sources of neighbouring documents joined, up to ``limit`` characters each
+    (one is never split): fewer widgets to mount. Each was cut at a safe place, so
+    the joined text reads as the documents did."""
+    groups: list[str] = []
+    size = limit
+    for document in documents:
+        source = document.source
+        if groups and size + len(source) <= limit:
+            groups[-1] += source
+            size += len(source)
+        else:
+            groups.append(source)
+            size = len(source)
+    return groups
