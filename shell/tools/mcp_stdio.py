@@ -191,6 +191,38 @@ def _no_surrogates(data: Any) -> Any:
     return root[0]
 
 
+PROGRESS_PER_SECOND = 50
+"""Progress notifications a second that reach the session (the screen shows ten)."""
+
+
+class ProgressGate:
+    """Thins a server's progress notifications to :data:`PROGRESS_PER_SECOND`, before
+    they are parsed: each one went through the SDK's validation, so a server sending
+    200,000 kept a call (and a core) busy for minutes, long after the screen had
+    stopped showing them. The last one held back is passed on before the next other
+    message (the result), so the final count is still shown."""
+
+    def __init__(self) -> None:
+        self._second = 0.0
+        self._count = 0
+        self._held: bytes | None = None
+
+    def feed(self, line: bytes | BadLine) -> list[bytes | BadLine]:
+        """What to pass on now for ``line``: nothing (held back), or it, after the
+        progress notification held back before it."""
+        if isinstance(line, BadLine) or len(line) > 4096 or b'"notifications/progress"' not in line:
+            held, self._held = self._held, None
+            return [line] if held is None else [held, line]
+        now = time.monotonic()
+        if now - self._second >= 1.0:
+            self._second, self._count = now, 0
+        self._count += 1
+        if self._count <= PROGRESS_PER_SECOND:
+            return [line]
+        self._held = line
+        return []
+
+
 class StderrTail:
     """The last :data:`STDERR_KEEP` bytes a server wrote on stderr: why it failed is
     usually there. Read from a pipe, so a server that writes without end costs
@@ -251,11 +283,11 @@ async def stdio(
 
     async def reader() -> None:
         assert process.stdout is not None
-        splitter, listening = LineSplitter(server), True
+        splitter, listening, gate = LineSplitter(server), True, ProgressGate()
         async with to_session:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 async for chunk in process.stdout:
-                    for line in splitter.feed(chunk):
+                    for line in (kept for fed in splitter.feed(chunk) for kept in gate.feed(fed)):
                         message = line if isinstance(line, BadLine) else parse_line(line)
                         if message is None or not listening:
                             continue  # read on without a listener: a server blocked writing cannot exit

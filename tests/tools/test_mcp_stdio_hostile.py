@@ -218,3 +218,17 @@ def _alive(pid: int) -> bool:
     except (ProcessLookupError, OSError):
         return False
     return state != "Z"  # a zombie nobody reaped yet is dead
+
+
+def test_progress_past_fifty_a_second_is_dropped_unparsed_and_the_last_kept() -> None:
+    """200,000 progress notifications each went through the SDK's validation: a call
+    stayed busy for minutes. The last one held back still comes before the result."""
+    from shell.tools.mcp_stdio import PROGRESS_PER_SECOND, ProgressGate
+
+    gate = ProgressGate()
+    note = '{{"jsonrpc": "2.0", "method": "notifications/progress", "params": {{"progress": {}}}}}'
+    passed = [kept for k in range(1, 10_001) for kept in gate.feed(note.format(k).encode())]
+    assert len(passed) == PROGRESS_PER_SECOND  # within one second
+    result = b'{"jsonrpc": "2.0", "id": 1, "result": {}}'
+    assert gate.feed(result) == [note.format(10_000).encode(), result]
+    assert gate.feed(result) == [result]
