@@ -132,7 +132,7 @@ class _Editor:
         old = await self.read_text(real) if real.exists() else None
         real.parent.mkdir(parents=True, exist_ok=True)
         await self.write_text(real, content)
-        text, diff = files.write_summary(real, shown, old, content)
+        text, diff = files.write_summary(real, shown, old, content, self.workspace.read_denied)
         return ToolResult(
             text,
             details={
@@ -155,7 +155,7 @@ class _Editor:
         text = await self.read_text(real)
         new_text, n = files.replace_text(text, old_string, new_string, replace_all, shown)
         await self.write_text(real, new_text)
-        result = files.edit_result(text, new_text, n, shown, real)
+        result = files.edit_result(text, new_text, n, shown, real, self.workspace.read_denied)
         details = dict(result.details or {})
         details.update(abs_path=str(real), old_text=text, new_text=new_text)
         return ToolResult(result.content, details=details)

@@ -198,7 +198,8 @@ def _editing_tools(kit: _Kit) -> list[FunctionTool]:
         """
         real = await allowed(ctx, path, "write")
         keep = keeper("write_file")
-        write = partial(files.write_text, real, workspace.relative(real), content, keep)
+        shown = workspace.relative(real)
+        write = partial(files.write_text, real, shown, content, keep, workspace.read_denied)
         return await in_thread(kit.wrote(write, real))
 
     @tool(name="edit_file", kind="edit")
@@ -219,7 +220,10 @@ def _editing_tools(kit: _Kit) -> list[FunctionTool]:
         """
         real = await allowed(ctx, path, "edit")
         shown = workspace.relative(real)
-        edit = partial(files.edit_text, real, shown, old_string, new_string, replace_all, keeper("edit_file"))
+        edit = partial(
+            files.edit_text, real, shown, old_string, new_string, replace_all, keeper("edit_file"),
+            workspace.read_denied,
+        )
         return await in_thread(kit.wrote(edit, real))
 
     return [write_file, edit_file]

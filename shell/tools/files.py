@@ -45,6 +45,10 @@ MAX_DIFF_CHARS = 50_000
 SNIFF_BYTES = 8192
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
+Denied = Callable[[str], str]
+"""The deny rule that keeps the model from reading a path (``deny read_file(secrets/**)``),
+or empty: the permission policy's answer (:meth:`Workspace.read_denied`)."""
+
 Keep = Callable[[Path, "bytes | None"], None]
 """Told a file's content just before a tool changes it (None: it does not exist yet),
 so a checkpoint can put it back (see :mod:`shell.tools.changes`)."""
@@ -297,9 +301,11 @@ def _kind(entry: os.DirEntry[str], dir_fd: int) -> tuple[str, str]:
         return "file", "unreadable"
 
 
-def write_text(path: Path, shown: str, content: str, keep: Keep | None = None) -> ToolResult:
+def write_text(
+    path: Path, shown: str, content: str, keep: Keep | None = None, denied: Denied | None = None
+) -> ToolResult:
     """Create or overwrite a file with ``content``; parent directories are created.
-    ``keep`` hears the old content first."""
+    ``keep`` hears the old content first; ``denied``: see :func:`_model_diff`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         old: str | None = _read_for_edit(path, shown)
@@ -308,11 +314,13 @@ def write_text(path: Path, shown: str, content: str, keep: Keep | None = None) -
     if keep is not None:
         keep(path, None if old is None else old.encode("utf-8"))
     _atomic_write(path, content, shown)
-    text, diff = write_summary(path, shown, old, content)
+    text, diff = write_summary(path, shown, old, content, denied)
     return ToolResult(text, details={"path": shown, "diff": diff, "created": old is None})
 
 
-def write_summary(path: Path, shown: str, old: str | None, content: str) -> tuple[str, str]:
+def write_summary(
+    path: Path, shown: str, old: str | None, content: str, denied: Denied | None = None
+) -> tuple[str, str]:
     """What ``write_file`` tells the model (what it did, the diff as :func:`_model_diff`
     lets it read) and the whole diff (for the user's view). Shared by every
     ``write_file`` (the editor-backed one of ``agent-shell acp`` too)."""
@@ -321,15 +329,21 @@ def write_summary(path: Path, shown: str, old: str | None, content: str) -> tupl
     verb = "Created" if old is None else "Overwrote"
     text = f"{verb} {shown} ({len(content.encode())} bytes, {lines} line{'' if lines == 1 else 's'})."
     if old is not None and diff:
-        text += "\n" + _model_diff(path, old, content, shown, diff)
+        text += "\n" + _model_diff(path, old, content, shown, diff, denied)
     return text, diff
 
 
 def edit_text(
-    path: Path, shown: str, old_string: str, new_string: str, replace_all: bool, keep: Keep | None = None
+    path: Path,
+    shown: str,
+    old_string: str,
+    new_string: str,
+    replace_all: bool,
+    keep: Keep | None = None,
+    denied: Denied | None = None,
 ) -> ToolResult:
     """Replace ``old_string`` exactly once (or everywhere with ``replace_all``);
-    ``keep`` hears the old content first."""
+    ``keep`` hears the old content first; ``denied``: see :func:`_model_diff`."""
     try:
         text = _read_for_edit(path, shown)
     except _Missing:
@@ -338,7 +352,7 @@ def edit_text(
     if keep is not None:
         keep(path, text.encode("utf-8"))
     _atomic_write(path, new_text, shown)
-    return edit_result(text, new_text, n, shown, path)
+    return edit_result(text, new_text, n, shown, path, denied)
 
 
 def replace_text(
@@ -365,22 +379,31 @@ def replace_text(
     return text.replace(old_string, new_string, -1 if replace_all else 1), count if replace_all else 1
 
 
-def edit_result(text: str, new_text: str, n: int, shown: str, path: Path) -> ToolResult:
+def edit_result(
+    text: str, new_text: str, n: int, shown: str, path: Path, denied: Denied | None = None
+) -> ToolResult:
     """What ``edit_file`` tells the model: the count and the diff (see :func:`_model_diff`)."""
     diff = unified_diff(text, new_text, shown)
-    told = _model_diff(path, text, new_text, shown, diff)
+    told = _model_diff(path, text, new_text, shown, diff, denied)
     summary = f"Edited {shown}: {n} replacement{'s' if n != 1 else ''}.\n{told}"
     return ToolResult(summary, details={"path": shown, "diff": diff, "replacements": n})
 
 
-def _model_diff(path: Path, old: str, new: str, shown: str, diff: str) -> str:
+def _model_diff(
+    path: Path, old: str, new: str, shown: str, diff: str, denied: Denied | None = None
+) -> str:
     """The diff as the model reads it. Of a file that usually holds secrets, none:
     its old lines are the secrets (an edit of ``.env`` would hand every key to the
-    provider; the user's view keeps the diff, in ``details``). Of a git config, the
-    diff of the two versions without credentials."""
+    provider; the user's view keeps the diff, in ``details``). None either of a file
+    a deny rule keeps from the model (``denied``: ``deny read_file(secrets/**)``): its
+    old lines are what the rule is there to keep. Of a git config, the diff of the two
+    versions without credentials."""
     if is_secret_file(shown) or is_secret_file(str(path)):
         return (f"[the diff is not shown: {shown} usually holds secrets, and its old lines would go to "
                 "the model's provider]")
+    rule = denied(str(path)) if denied is not None else ""
+    if rule:
+        return f"[the diff is not shown: {rule} denies reading {shown}]"
     if is_git_config(path):
         return _cap(unified_diff(scrub(old), scrub(new), shown))
     return _cap(diff)

@@ -99,3 +99,26 @@ async def test_without_a_deny_rule_grep_reads_them(tmp_path: Path) -> None:
     _, results = await run(tmp_path, calls(("grep", {"pattern": "TOPSECRET", "path": "secrets"})),
                            '[permissions]\nmode = "auto"\n')
     assert f"secrets/plan.txt:1: {SECRET}" in results[0]
+
+
+async def test_an_edit_of_a_denied_file_tells_the_model_no_diff(tmp_path: Path) -> None:
+    """Auto mode runs the edits (the rule denies reading, not writing), but their
+    results carry none of the old lines; the user's view keeps the diff."""
+    turn = calls(("edit_file", {"path": "secrets/plan.txt", "old_string": "second line",
+                                "new_string": "2nd line"}),
+                 ("write_file", {"path": "linked.txt", "content": "replaced\n"}))
+    provider, results = await run(tmp_path, turn)
+    assert len(results) == 2
+    assert results[0].startswith("Edited secrets/plan.txt: 1 replacement.")
+    assert results[1].startswith("Overwrote secrets/plan.txt")
+    for text in results:
+        assert "[the diff is not shown: `deny read_file(secrets/**)` (user config) denies reading" in text
+        assert "second line" not in text and "2nd line" not in text
+    assert not any(SECRET in sent for sent in provider.received)  # the old line the model never saw
+    assert (tmp_path / "work" / "secrets" / "plan.txt").read_text() == "replaced\n"
+
+
+async def test_an_edit_of_an_allowed_file_still_shows_its_diff(tmp_path: Path) -> None:
+    turn = calls(("edit_file", {"path": "notes.txt", "old_string": "not the", "new_string": "never the"}))
+    _, results = await run(tmp_path, turn)
+    assert "-not the TOPSECRET one" in results[0] and "+never the TOPSECRET one" in results[0]
