@@ -24,6 +24,10 @@ A repository is someone else's text, so everything read from it is hostile:
   calls secret (``@.env``, ``@id_ed25519``, a link named ``style.md`` that leads to
   one) or that lies in ``.git/`` is refused and said in ``/instructions``: the
   repository chose it, not the user (``@.env`` in the user's own message attaches it).
+* **Not what a deny rule keeps from the model.** Given a check (the shell gives
+  its permission policy's), a file a ``deny read_file(...)`` rule covers is refused
+  and said, the user's own imports too: a rule that keeps ``secrets/`` from
+  ``read_file`` would mean little if ``@secrets/plan.txt`` put it in every prompt.
 * **Bounded.** Only regular files are opened (a FIFO would block the shell),
   each cut at ``max_file_chars`` and all of them at ``max_total_chars``, binary
   files skipped; every cut is said in ``/instructions`` and in the prompt.
@@ -55,7 +59,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -85,6 +89,9 @@ PREAMBLE = (
 )
 
 Origin = Literal["user", "project", "import"]
+ReadDenied = Callable[[str], str]
+"""The deny rule that keeps the model from reading a path, or empty (the shell passes
+its permission policy's check; this module cannot import it)."""
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?@(\S+)[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _CLOSING_TAG = re.compile(r"</(instructions)", re.IGNORECASE)
@@ -138,6 +145,7 @@ class _Loader:
     files: list[InstructionFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seen: set[Path] = field(default_factory=set)
+    read_denied: ReadDenied | None = None
 
     # -- naming and fencing --------------------------------------------------------
     def shown(self, path: Path) -> str:
@@ -173,6 +181,13 @@ class _Loader:
             self.problems.append(
                 f"{self.shown(path)}{f' (imported by {by})' if by else ''}: refused, {secret}; a "
                 "repository's instructions cannot send it to the model (to share it, @ it in your message)."
+            )
+            return None
+        denied = self.read_denied(str(resolved)) if self.read_denied is not None else ""
+        if denied:
+            self.problems.append(
+                f"{self.shown(path)}{f' (imported by {by})' if by else ''}: refused, {denied} denies "
+                "reading it."
             )
             return None
         if resolved in self.seen:
@@ -333,12 +348,14 @@ def load_instructions(
     max_file_chars: int = MAX_FILE_CHARS,
     max_total_chars: int = MAX_TOTAL_CHARS,
     max_depth: int = MAX_DEPTH,
+    read_denied: ReadDenied | None = None,
 ) -> LoadedInstructions:
     """Read the instruction files for a shell working in ``cwd`` (see the module
-    docstring); never raises for what is on disk, it notes a problem instead."""
+    docstring); never raises for what is on disk, it notes a problem instead.
+    ``read_denied``: a path's deny rule, or empty (such a file is refused)."""
     cwd = cwd.resolve()
     root = (root or find_repository_root(cwd) or cwd).resolve()
-    loader = _Loader(root, max_file_chars, max_depth, _Budget(max_total_chars))
+    loader = _Loader(root, max_file_chars, max_depth, _Budget(max_total_chars), read_denied=read_denied)
     sections: list[tuple[str, str]] = []
 
     def add(path: Path, origin: Origin, trusted: bool) -> None:
@@ -421,6 +438,9 @@ class ProjectInstructions(Middleware):
         self._loaded: LoadedInstructions | None = None
         self._key: tuple[object, ...] | None = None
         self._told: tuple[str, ...] = ()
+        self.read_denied: ReadDenied | None = None
+        """The deny rule that keeps the model from reading a path, or empty: the shell
+        sets its permission policy's check; a file it names is refused."""
 
     # -- what it reads ---------------------------------------------------------------
     def _user_dir(self) -> Path | None:
@@ -439,15 +459,21 @@ class ProjectInstructions(Middleware):
         cwd = (self.cwd or Path.cwd()).resolve()
         root = (self.root or find_repository_root(cwd) or cwd).resolve()
         read = self._loaded.files if self._loaded is not None else ()
-        key = (cwd, root, _signature([*self._candidates(cwd, root), *(f.path for f in read)]))
+        key = (cwd, root, _signature([*self._candidates(cwd, root), *(f.path for f in read)]),
+               self._denied(read))
         if self._loaded is None or key != self._key:
             self._loaded = load_instructions(
                 cwd, user_dir=self._user_dir(), root=root, file_names=self.file_names,
                 max_file_chars=self.max_file_chars, max_total_chars=self.max_total_chars,
-                max_depth=self.max_depth,
+                max_depth=self.max_depth, read_denied=self.read_denied,
             )
             self._key = key
         return self._loaded
+
+    def _denied(self, read: Sequence[InstructionFile]) -> tuple[str, ...]:
+        """The deny rules over the files read last: a rule added since reads them again."""
+        check = self.read_denied
+        return tuple(check(str(f.path)) for f in read) if check is not None else ()
 
     @property
     def loaded(self) -> LoadedInstructions:

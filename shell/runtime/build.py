@@ -100,6 +100,8 @@ def point_at_workspace(stack: Iterable[Middleware], workspace: Workspace) -> Non
         if isinstance(mw, ProjectInstructions):
             if mw.cwd is None:
                 mw.cwd = workspace.root
+            if mw.read_denied is None:  # the policy, once built, answers through the workspace
+                mw.read_denied = lambda path: workspace.read_denied(path)
             if mw.user_dir is None:  # the middleware sits below shell.config: told, not imported
                 from ..core.dirs import config_dir
 

@@ -57,8 +57,12 @@ def workspace(tmp_path: Path) -> Path:
     return work
 
 
-async def run(tmp_path: Path, turn: AssistantMessage, config: str = CONFIG) -> tuple[Provider, list[str]]:
+async def run(
+    tmp_path: Path, turn: AssistantMessage, config: str = CONFIG, agents: str = ""
+) -> tuple[Provider, list[str]]:
     work = workspace(tmp_path)
+    if agents:
+        (work / "AGENTS.md").write_text(agents)
     (tmp_path / "config.toml").write_text(config)
     provider = Provider([turn, "Done."])
     rt = ShellRuntime.create(RuntimeOptions(cwd=str(work), record=False),
@@ -122,3 +126,30 @@ async def test_an_edit_of_an_allowed_file_still_shows_its_diff(tmp_path: Path) -
     turn = calls(("edit_file", {"path": "notes.txt", "old_string": "not the", "new_string": "never the"}))
     _, results = await run(tmp_path, turn)
     assert "-not the TOPSECRET one" in results[0] and "+never the TOPSECRET one" in results[0]
+
+
+async def test_an_agents_md_import_of_a_denied_file_is_refused_and_said(tmp_path: Path) -> None:
+    """The instructions go into the system prompt of the very first request, in every
+    mode: a repository's ``@secrets/plan.txt`` line would send the file unasked."""
+    agents = "Use tabs.\n@secrets/plan.txt\n- @linked.txt\n@notes.txt\n"
+    provider, _ = await run(tmp_path, calls(("glob", {"pattern": "*.md"})), agents=agents)
+    first = provider.received[0]
+    assert "Use tabs." in first and "not the TOPSECRET one" in first  # the rest is imported
+    assert not any(SECRET in sent for sent in provider.received)
+
+
+async def test_instructions_say_which_rule_refused_an_import(tmp_path: Path) -> None:
+    from middleware.project_instructions import ProjectInstructions
+
+    work = workspace(tmp_path)
+    (work / "AGENTS.md").write_text("@secrets/plan.txt\n")
+    (tmp_path / "config.toml").write_text(CONFIG)
+    rt = ShellRuntime.create(RuntimeOptions(cwd=str(work), record=False),
+                             settings=load_config(tmp_path / "config.toml"), model=Provider(["Done."]))
+    mw = next(m for m in rt.agent.middleware if isinstance(m, ProjectInstructions))
+    loaded = mw.load()
+    assert SECRET not in loaded.text
+    assert ("secrets/plan.txt (imported by AGENTS.md): refused, `deny read_file(secrets/**)` (user config) "
+            "denies reading it.") in loaded.problems
+    rt.permissions.remove_rule(next(r for r in rt.permissions.listed() if r.rule.effect == "deny").rule)
+    assert SECRET in mw.load().text  # the rule's, not the file's: without it the import is read
