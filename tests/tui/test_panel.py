@@ -111,6 +111,7 @@ async def test_the_panel_is_never_an_empty_frame() -> None:
             assert loading and loading.first().display
             seen.append(str(loading.first(Static).content))
             await pilot.pause(0.01)
+        await pilot.pause()  # laid out
         assert not app.panel.query("#mw-loading")
         assert all(text == "Loading 1 middleware…" for text in seen)
         assert _row(app, "Shout").region.height > 0
