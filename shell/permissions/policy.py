@@ -383,6 +383,25 @@ class PermissionPolicy:
             return ""
         return f"`deny {rule.text}` ({SOURCE_LABELS[rule.source]})"
 
+    def read_denied_paths(self) -> list[Path]:
+        """The folders and files deny rules on ``read_file`` name outright (``secrets/**``,
+        ``config/prod.toml``, ``~/notes/**``), for the sandbox to hide from commands as
+        ``[sandbox] hide`` does. A pattern with a wildcard before its end (``**/.env``,
+        ``src/*.key``) names no one path: commands can still read what it covers."""
+        out: list[Path] = []
+        for rule in self._active().rules:
+            pattern = rule.pattern
+            if rule.effect != "deny" or pattern is None or not rule.names("read_file"):
+                continue
+            literal = pattern.removesuffix("/**").rstrip("/")
+            if literal in ("", "~") or any(c in literal for c in "*?[=") or literal.startswith("domain:"):
+                continue  # a wildcard, a named argument, the whole home: no one path to hide
+            try:
+                out.append(resolving.resolve(literal, self.root))
+            except BadPath:
+                continue
+        return out
+
     def _read_denied_by_rule(self, tool: Tool, args: Mapping[str, Any]) -> str:
         """For a tool other than ``read_file`` that reads what is in the file it is given
         (``grep``, an MCP server's read tool): the deny rule on reading that path, or empty.

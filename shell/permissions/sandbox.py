@@ -318,6 +318,9 @@ class Sandbox:
         """What git's index holds of the tracked ones, shown in their place (see :mod:`.gitstaged`)."""
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._reveal_lock = threading.Lock()
+        self.denied_reads: Callable[[], Sequence[Path]] = lambda: ()
+        """The paths deny rules on reading name (``read_file(secrets/**)``): hidden like
+        ``hidden`` (the policy answers; the runtime sets it)."""
         self.nothing_asks: Callable[[], bool] = lambda: False
         """Whether calls that would ask run unasked (bypass mode, approvals off: the
         policy answers; the runtime sets it). Then a command that names a secret file
@@ -413,6 +416,7 @@ class Sandbox:
         if agent:
             wanted.append(Path(agent))
         wanted.extend(self.extra_hidden)
+        wanted.extend(self.denied_reads())
         private = [Path("/tmp"), Path("/var/tmp")]  # replaced by empty ones already
         binds = [self.workspace, *self.added, *self.writable]
         found: list[Path] = []

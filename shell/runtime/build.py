@@ -442,6 +442,7 @@ def create_runtime(
     runtime.permissions.sandbox = sandbox  # asks name the secret files it hides; approvals show them
     policy = runtime.permissions
     sandbox.nothing_asks = lambda: policy.fence_open or not policy.asking
+    sandbox.denied_reads = policy.read_denied_paths  # `deny read_file(secrets/**)`: hidden from commands
     runtime.network_guard = guard
     runtime.checkpoint_hook = hook
     guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules

@@ -153,3 +153,25 @@ async def test_instructions_say_which_rule_refused_an_import(tmp_path: Path) -> 
             "denies reading it.") in loaded.problems
     rt.permissions.remove_rule(next(r for r in rt.permissions.listed() if r.rule.effect == "deny").rule)
     assert SECRET in mw.load().text  # the rule's, not the file's: without it the import is read
+
+
+async def test_a_sandboxed_command_cannot_read_a_folder_or_file_a_read_deny_names(tmp_path: Path) -> None:
+    from ..sandboxing import require_sandbox
+
+    require_sandbox()
+    turn = calls(("run_shell", {"command": "cat secrets/plan.txt linked.txt; grep -r TOPSECRET .; echo END"}))
+    provider, results = await run(tmp_path, turn)
+    assert "END" in results[0] and "not the TOPSECRET one" in results[0]  # the rest is read
+    assert not any(SECRET in sent for sent in provider.received)
+
+
+def test_the_paths_a_read_deny_names_outright(tmp_path: Path) -> None:
+    from shell.permissions.policy import PermissionPolicy
+    from shell.permissions.rules import parse_rules
+
+    deny = ["read_file(secrets/**)", "read_file(config/prod.toml)", "read_file(**/.env)",
+            "read_file(src/*.key)",
+            "write_file(out/**)", "read_file"]
+    rules, _ = parse_rules({"deny": deny}, "user")
+    policy = PermissionPolicy(tmp_path, user_rules=rules, user_config=tmp_path / "c.toml", load_project=False)
+    assert policy.read_denied_paths() == [tmp_path / "secrets", tmp_path / "config" / "prod.toml"]
