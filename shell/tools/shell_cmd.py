@@ -36,6 +36,7 @@ import anyio
 from anyio.abc import Process
 
 from shell.core.messages import ToolResult
+from shell.core.textsafety import path_text
 from shell.permissions import paths, runslater
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
@@ -111,6 +112,7 @@ async def run_command(
     sandboxed = sandbox is not None and sandbox.available
     argv = [shell, "-c", command]
     hidden: list[Path] = []
+    denied: list[Path] = []
     secrets: SecretFiles | None = None
     guard: Guard | None = None
     started = time.time_ns()
@@ -127,6 +129,8 @@ async def run_command(
         secrets, guard = found[0]
         visible = secrets.matching(list(shown)) if shown else ()
         hidden = sandbox.hideable(secrets, walls, visible)
+        named = set(sandbox.denied_reads())
+        denied = [p for p in walls if p in named]
         argv = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
     else:
         env, _ = scrubbed_environment()
@@ -208,6 +212,7 @@ async def run_command(
         notes = [n for n in notes if n != RUNS_LATER_NOTE] + [not_written_note(not_written, code)]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
+    notes += denied_note(denied, cwd)
     roots = sandbox.roots() if sandbox is not None else [cwd]
     notes += _after_notes(planted, unchecked, roots)
     body = "\n".join([body, *notes])
@@ -316,6 +321,19 @@ def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:
     if not secrets.complete:
         parts.append(f"[the workspace is too big to search for secret files: {secrets.why_incomplete}]")
     return "\n".join(parts)
+
+
+def denied_note(denied: Sequence[Path], cwd: Path) -> list[str]:
+    """What the result says of paths a deny rule on reading hid (``read_file(secrets/**)``):
+    to the command they look empty or missing, and a model that took one for missing
+    might write it anew over the real file."""
+    if not denied:
+        return []
+    shown = ", ".join(path_text(paths.relative(p, cwd) or str(p)) for p in denied[:5])
+    more = f" and {len(denied) - 5} more" if len(denied) > 5 else ""
+    many = len(denied) != 1
+    return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as empty or missing, "
+            f"but there): a deny rule keeps {'them' if many else 'it'} from the model (/permissions).]"]
 
 
 async def _wait_exit(process: Process) -> None:
