@@ -180,9 +180,10 @@ async def test_messages_typed_during_a_reply_queue_and_send_after() -> None:
         await send(pilot, "one")
         await wait_for(pilot, lambda: app.query(AssistantWidget))
         await type_now(app, "two")
-        assert app.status.queued == 1
+        await wait_for(pilot, lambda: app.status.queued == 1 or len(model.requests) > 1, timeout=30)
+        assert app.status.queued == 1  # still the first reply: "two" waits its turn
         assert "two" in str(app.query_one("#queue", Static).content)
-        await wait_for(pilot, lambda: len(model.requests) == 2 and not app.busy, timeout=10)
+        await wait_for(pilot, lambda: len(model.requests) == 2 and not app.busy, timeout=60)
         assert [w.text for w in app.query(UserMessage)] == ["one", "two"]
         assert app.status.queued == 0
 
