@@ -5,7 +5,12 @@ When the client says it can read and write text files (``fs``), ``read_file``,
 ``fs/write_text_file``: the model reads what the user sees, unsaved changes
 included, and edits land in the editor's buffers, where the user can review and
 undo them. When it offers ``terminal``, ``run_shell`` runs in an editor terminal
-that the tool call shows live. Everything else stays ours.
+that the tool call shows live, inside the same sandbox as our own ``run_shell``
+where bubblewrap works here: the terminal's command is ``bwrap`` with the wrapped
+command line, and the environment (the editor's, provider keys included) is
+cleared and replaced by our scrubbed one (``--clearenv``/``--setenv``). Where
+bubblewrap is missing, the command runs in the editor's terminal as the user,
+unconfined, and every call asks (the policy says so). Everything else stays ours.
 
 The tools keep the built-ins' names, schemas and descriptions (the model cannot
 tell), and the workspace's fence: every path goes through
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +32,9 @@ import anyio
 
 from shell.core.messages import ToolResult
 from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
+from shell.permissions import runslater
+from shell.permissions.runslater import Planted
+from shell.permissions.sandbox import Sandbox
 from shell.tools import files, shell_cmd
 from shell.tools.workspace import Workspace
 
@@ -51,10 +60,13 @@ def editor_tools(
     read: bool,
     write: bool,
     terminal: bool,
+    sandbox: Sandbox | None = None,
 ) -> list[Tool]:
     """The replacements the client's capabilities allow (``client`` is the SDK's
-    agent-side connection). Each keeps its built-in's description."""
-    editor = _Editor(workspace, client, session_id, builtin)
+    agent-side connection). Each keeps its built-in's description. ``sandbox`` is
+    the one our ``run_shell`` uses: where it works, the editor's terminal runs
+    commands in it too."""
+    editor = _Editor(workspace, client, session_id, builtin, sandbox)
     wanted: list[tuple[bool, Callable[..., Awaitable[ToolResult]], str, ToolKind]] = [
         (read, editor.read_file, "read_file", "read"),
         (read and write, editor.write_file, "write_file", "edit"),
@@ -70,18 +82,29 @@ def editor_tools(
         t.source = "editor"  # type: ignore[attr-defined]
         editor.made[t.name] = t
         workspace.guard(t)
+        if t.name == "run_shell" and editor.confined:
+            t.confined = True  # type: ignore[attr-defined]  # the policy's auto mode counts on it
     return list(tools)
 
 
 class _Editor:
     """The tools' shared part: the workspace's fence and the editor's file requests."""
 
-    def __init__(self, workspace: Workspace, client: Any, session_id: str, builtin: dict[str, Tool]) -> None:
+    def __init__(
+        self, workspace: Workspace, client: Any, session_id: str, builtin: dict[str, Tool],
+        sandbox: Sandbox | None = None,
+    ) -> None:
         self.workspace = workspace
+        self.sandbox = sandbox if sandbox is not None and sandbox.available else None
+        """The sandbox the editor's terminal runs commands in, or None where none works here."""
         self.client = client
         self.session_id = session_id
         self.builtin = builtin
         self.made: dict[str, FunctionTool] = {}
+
+    @property
+    def confined(self) -> bool:
+        return self.sandbox is not None
 
     async def allowed(self, ctx: ToolContext, path: str, action: str) -> Path:
         return await self.workspace.check(path, ctx, tool=self.made.get(ctx.call.name), action=action)
@@ -161,7 +184,11 @@ class _Editor:
         return ToolResult(result.content, details=details)
 
     async def run_shell(
-        self, ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT
+        self,
+        ctx: ToolContext,
+        command: str,
+        timeout: float = shell_cmd.DEFAULT_TIMEOUT,
+        network: bool = False,
     ) -> ToolResult:
         if not command.strip():
             raise shell_cmd.ShellToolError("The command is empty.")
@@ -170,7 +197,9 @@ class _Editor:
                 f"timeout must be above 0 and at most {shell_cmd.MAX_TIMEOUT:g} seconds, not {timeout}."
             )
         root = self.workspace.root
-        return await run_in_editor_terminal(self.client, self.session_id, command, root, timeout, ctx)
+        return await run_in_editor_terminal(
+            self.client, self.session_id, command, root, timeout, ctx, sandbox=self.sandbox, network=network
+        )
 
 
 def _not_text(path: Path) -> bool:
@@ -212,16 +241,37 @@ def number_lines(text: str, shown: str, offset: int, limit: int) -> ToolResult:
 
 
 async def run_in_editor_terminal(
-    client: Any, session_id: str, command: str, cwd: Path, timeout: float, ctx: ToolContext
+    client: Any,
+    session_id: str,
+    command: str,
+    cwd: Path,
+    timeout: float,
+    ctx: ToolContext,
+    *,
+    sandbox: Sandbox | None = None,
+    network: bool = False,
 ) -> ToolResult:
     """``bash -c COMMAND`` in a terminal of the editor's, shown live in the tool call
-    (``ctx.report({"terminal_id": ...})``); killed on timeout or cancel, always released."""
-    shell = "bash" if shutil.which("bash") else "sh"
+    (``ctx.report({"terminal_id": ...})``); killed on timeout or cancel, always released.
+
+    With ``sandbox`` (one that works here) the terminal runs bubblewrap with the
+    command line our ``run_shell`` would run (:func:`shell_cmd.confine`), in our
+    scrubbed environment, and the same checks follow it: what it planted that runs
+    later is moved out, and the result says what was hidden from it."""
+    shell = shutil.which("bash") or "/bin/sh"
+    argv = [shell, "-c", command]
+    confined: shell_cmd.Confined | None = None
+    started = time.time_ns()
+    if sandbox is not None:
+        shown = sandbox.take_reveal(ctx.call.id, command)  # the secret files the user let it read
+        confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown)
+        env = dict(confined.env, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+        argv = with_environment(confined.argv, env)
     try:
         created = await client.create_terminal(
             session_id=session_id,
-            command=shell,
-            args=["-c", command],
+            command=argv[0],
+            args=argv[1:],
             cwd=str(cwd),
             output_byte_limit=shell_cmd.MAX_OUTPUT_CHARS * 4,
         )
@@ -232,6 +282,8 @@ async def run_in_editor_terminal(
     timed_out = False
     exit_code: int | None = None
     signal: str | None = None
+    planted: list[Planted] = []
+    unchecked = ""
     try:
         with anyio.move_on_after(timeout) as scope:
             status = await client.wait_for_terminal_exit(session_id=session_id, terminal_id=terminal_id)
@@ -249,8 +301,12 @@ async def run_in_editor_terminal(
     except Exception as exc:
         raise EditorError(f"The editor's terminal failed: {_why(exc)}") from None
     finally:
-        with anyio.CancelScope(shield=True), anyio.move_on_after(2), contextlib.suppress(Exception):
-            await client.release_terminal(session_id=session_id, terminal_id=terminal_id)
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(2), contextlib.suppress(Exception):
+                await client.release_terminal(session_id=session_id, terminal_id=terminal_id)
+            if sandbox is not None and confined is not None:
+                # Also after a cancel or a timeout: what the command planted is moved out.
+                planted, unchecked = await shell_cmd.check_after(sandbox, confined.guard, started)
     text = str(output.output)
     if output.truncated:
         text = f"[the editor kept only the end of the output]\n{text}"
@@ -261,8 +317,38 @@ async def run_in_editor_terminal(
     else:
         state = f"[exit code {exit_code}]"
     body = f"{text.rstrip(chr(10))}\n{state}" if text.strip() else f"(no output)\n{state}"
+    notes: list[str] = []
+    not_written: list[str] = []
+    if sandbox is not None and confined is not None:
+        notes, not_written = shell_cmd.sandbox_notes(
+            text, exit_code, cwd, network=network, timed_out=timed_out, sandboxed=True,
+            secrets=confined.secrets, hidden=confined.hidden, guard=confined.guard, planted=planted,
+            unchecked=unchecked, roots=sandbox.roots(), denied=confined.denied)
     return ToolResult(
-        body,
+        "\n".join([body, *notes]),
         is_error=timed_out or bool(signal) or exit_code != 0,
-        details={"exit_code": exit_code, "timed_out": timed_out, "terminal_id": terminal_id},
+        details={
+            "exit_code": exit_code,
+            "timed_out": timed_out,
+            "terminal_id": terminal_id,
+            "sandboxed": confined is not None,
+            "network": network or confined is None,
+            "hidden_secret_files": len(confined.hidden) if confined is not None else 0,
+            "quarantined": [
+                runslater.relative(p.path, sandbox.roots())
+                for p in planted
+                if p.moved_to is not None and sandbox is not None
+            ],
+            "not_written": not_written,
+        },
     )
+
+
+def with_environment(wrapped: list[str], env: dict[str, str]) -> list[str]:
+    """bubblewrap's command line with the environment set by bubblewrap itself: the
+    editor's terminal starts it in the editor's environment (provider keys and all),
+    which ``--clearenv`` empties before ``--setenv`` gives the command ours."""
+    options = ["--clearenv"]
+    for name, value in env.items():
+        options += ["--setenv", name, value]
+    return [wrapped[0], *options, *wrapped[1:]]

@@ -121,7 +121,8 @@ class AcpSession:
         replacements = {
             t.name: t
             for t in editor_tools(
-                runtime.workspace, self.client, self.id, builtin, read=read, write=write, terminal=terminal
+                runtime.workspace, self.client, self.id, builtin, read=read, write=write, terminal=terminal,
+                sandbox=runtime.sandbox,
             )
         }
         runtime.builtin_tools = [replacements.get(t.name, t) for t in runtime.builtin_tools]

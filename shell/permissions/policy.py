@@ -467,7 +467,9 @@ class PermissionPolicy:
         contained = not args.get("network")  # a call that asks for the network leaves the sandbox
         probe = self.sandboxed if _confined(tool) else None
         if not (isinstance(command, str) and contained and probe is not None and probe(command)):
-            return Verdict("ask", f"{tool.name} would run outside the sandbox.")
+            editor = not _confined(tool) and getattr(tool, "source", "") == "editor"
+            said = self._confinement(tool, args) if editor else ""  # what the sandbox would have stopped
+            return Verdict("ask", f"{tool.name} would run outside the sandbox.{said}")
         searched = self.sandbox.secrets_searched() if self.sandbox is not None else None
         if searched is not None and not searched.complete:
             return Verdict("ask", f"The workspace could not be searched for files that hold secrets "
@@ -482,8 +484,11 @@ class PermissionPolicy:
         if tool.kind != "execute" or not isinstance(command, str) or self.sandboxed is None:
             return ""
         if not _confined(tool):
-            where = " in your editor's terminal" if getattr(tool, "source", "") == "editor" else ""
-            return f" It runs{where} outside the sandbox, as you."
+            if getattr(tool, "source", "") == "editor":  # bubblewrap does not work here
+                return (" It runs in your editor's terminal as you, with no sandbox (bubblewrap does not "
+                        "work here): it can write anywhere you can, reach the network and read files that "
+                        "hold secrets, and it gets the editor's environment, provider keys included.")
+            return " It runs outside the sandbox, as you."
         if args.get("network"):
             return " It asks for the network, so it runs outside the sandbox, as you."
         if self.sandboxed(command):
@@ -655,7 +660,8 @@ def _ask_reason(tool: Tool, mode: Mode) -> str:
 
 def _confined(tool: Tool) -> bool:
     """Whether the tool runs its commands in our sandbox (when the sandbox works here):
-    only a tool that says so (the built-in ``run_shell``). The editor's ``run_shell``
-    (ACP) runs in the editor's terminal as the user, an MCP server's command tool
-    wherever the server runs it: neither is confined, whatever bubblewrap can do."""
+    only a tool that says so (the built-in ``run_shell``, and the editor's ``run_shell``
+    (ACP) when it wraps the terminal's command in that sandbox). An MCP server's
+    command tool runs wherever the server runs it: never confined, whatever
+    bubblewrap can do."""
     return getattr(tool, "confined", False) is True

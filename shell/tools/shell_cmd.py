@@ -29,6 +29,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -117,21 +118,9 @@ async def run_command(
     guard: Guard | None = None
     started = time.time_ns()
     if sandbox is not None and sandboxed:
-        found: list[tuple[SecretFiles, Guard]] = []
-
-        async def search() -> None:
-            found.append(await anyio.to_thread.run_sync(sandbox.prepare, abandon_on_cancel=True))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(search)  # in a thread, while the rest is prepared here
-            env = sandbox.environment()
-            walls = sandbox.hidden_paths()
-        secrets, guard = found[0]
-        visible = secrets.matching(list(shown)) if shown else ()
-        hidden = sandbox.hideable(secrets, walls, visible)
-        named = set(sandbox.denied_reads())
-        denied = [p for p in walls if p in named]
-        argv = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
+        confined = await confine(sandbox, argv, network=network, shown=shown)
+        argv, env, secrets, guard, hidden, denied = (confined.argv, confined.env, confined.secrets,
+                                                     confined.guard, confined.hidden, confined.denied)
     else:
         env, _ = scrubbed_environment()
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
@@ -194,10 +183,7 @@ async def run_command(
             if sandbox is not None and guard is not None:
                 # Also after a cancel or a timeout: the sandbox is gone, nothing of it still writes.
                 # Past the limit the check goes on in its thread, unreported (an Esc stays quick).
-                unchecked = f"the check took over {AFTER_LIMIT:g} s; it goes on, unreported"
-                with anyio.move_on_after(AFTER_LIMIT):
-                    planted, unchecked = await anyio.to_thread.run_sync(
-                        sandbox.after, guard, started, abandon_on_cancel=True)
+                planted, unchecked = await check_after(sandbox, guard, started)
 
     code = process.returncode
     text = output.render()
@@ -206,15 +192,11 @@ async def run_command(
     else:
         status = f"[exit code {code}]"
     body = f"{text.rstrip(chr(10))}\n{status}" if text.strip() else f"(no output)\n{status}"
-    not_written = _not_written(text, guard, cwd) if sandboxed else []
-    notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
-    if not_written:
-        notes = [n for n in notes if n != RUNS_LATER_NOTE] + [not_written_note(not_written, code)]
-    if secrets is not None and (hidden or not secrets.complete):
-        notes.append(hidden_note(secrets, hidden))
-    notes += denied_note(denied, cwd)
     roots = sandbox.roots() if sandbox is not None else [cwd]
-    notes += _after_notes(planted, unchecked, roots)
+    notes, not_written = sandbox_notes(
+        text, code, cwd, network=network, timed_out=timed_out, sandboxed=sandboxed,
+        secrets=secrets, hidden=hidden, guard=guard, planted=planted, unchecked=unchecked, roots=roots,
+        denied=denied)
     body = "\n".join([body, *notes])
     return ToolResult(
         body,
@@ -231,6 +213,84 @@ async def run_command(
             "not_written": not_written,
         },
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Confined:
+    """A command made ready for the sandbox: bubblewrap's command line, the scrubbed
+    environment to give it, and what the checks after it need."""
+
+    argv: list[str]
+    env: dict[str, str]
+    secrets: SecretFiles
+    guard: Guard
+    hidden: list[Path]
+    denied: list[Path]
+    """Paths a deny rule on reading hid (:func:`denied_note`)."""
+
+
+async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str]) -> Confined:
+    """Wrap ``argv`` in ``sandbox`` (which works here): the workspace searched for
+    secret files and what runs later (in a thread), the files the words in ``shown``
+    name left visible. The one way both ``run_shell``s (ours, the editor's terminal)
+    confine a command, so that they cannot drift apart."""
+    found: list[tuple[SecretFiles, Guard]] = []
+
+    async def search() -> None:
+        found.append(await anyio.to_thread.run_sync(sandbox.prepare, abandon_on_cancel=True))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(search)  # in a thread, while the rest is prepared here
+        env = sandbox.environment()
+        walls = sandbox.hidden_paths()
+    secrets, guard = found[0]
+    visible = secrets.matching(list(shown)) if shown else ()
+    hidden = sandbox.hideable(secrets, walls, visible)
+    named = set(sandbox.denied_reads())
+    denied = [p for p in walls if p in named]
+    wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
+    return Confined(wrapped, env, secrets, guard, hidden, denied)
+
+
+async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int) -> tuple[list[Planted], str]:
+    """The check after a sandboxed command (:meth:`Sandbox.after`), given up to
+    :data:`AFTER_LIMIT` seconds; past that it goes on in its thread, unreported."""
+    planted: list[Planted] = []
+    unchecked = f"the check took over {AFTER_LIMIT:g} s; it goes on, unreported"
+    with anyio.move_on_after(AFTER_LIMIT):
+        planted, unchecked = await anyio.to_thread.run_sync(
+            sandbox.after, guard, started_ns, abandon_on_cancel=True)
+    return planted, unchecked
+
+
+def sandbox_notes(
+    text: str,
+    code: int | None,
+    cwd: Path,
+    *,
+    network: bool,
+    timed_out: bool,
+    sandboxed: bool,
+    secrets: SecretFiles | None,
+    hidden: list[Path],
+    guard: Guard | None,
+    planted: list[Planted],
+    unchecked: str,
+    roots: Sequence[Path],
+    denied: Sequence[Path] = (),
+) -> tuple[list[str], list[str]]:
+    """What a command's result adds about the sandbox (the network it lacked, files it
+    could not write or saw empty, what was moved out after it), and the paths it was
+    kept from writing."""
+    not_written = _not_written(text, guard, cwd) if sandboxed else []
+    notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
+    if not_written:
+        notes = [n for n in notes if n != RUNS_LATER_NOTE] + [not_written_note(not_written, code)]
+    if secrets is not None and (hidden or not secrets.complete):
+        notes.append(hidden_note(secrets, hidden))
+    notes += denied_note(denied, cwd)
+    notes += _after_notes(planted, unchecked, roots)
+    return notes, not_written
 
 
 def _not_written(output: str, guard: Guard | None, cwd: Path) -> list[str]:

@@ -61,7 +61,7 @@ class EditorClient:
         """Unsaved editor buffers by absolute path (reads prefer them; writes land here)."""
         self.fs_log: list[tuple[str, str]] = []
         self.terminals: dict[str, asyncio.subprocess.Process] = {}
-        self.terminal_output: dict[str, bytearray] = {}
+        self.terminal_bytes: dict[str, bytearray] = {}
         self.terminal_commands: list[list[str]] = []
         self.pumps: list[asyncio.Future[None]] = []
         self.changed = asyncio.Event()
@@ -131,12 +131,12 @@ class EditorClient:
         )
         terminal_id = f"term-{len(self.terminals) + 1}"
         self.terminals[terminal_id] = process
-        self.terminal_output[terminal_id] = bytearray()
+        self.terminal_bytes[terminal_id] = bytearray()
 
         async def pump() -> None:
             assert process.stdout is not None
             while chunk := await process.stdout.read(4096):
-                self.terminal_output[terminal_id] += chunk
+                self.terminal_bytes[terminal_id] += chunk
 
         self.pumps.append(asyncio.ensure_future(pump()))
         return CreateTerminalResponse(terminal_id=terminal_id)
@@ -153,7 +153,7 @@ class EditorClient:
                 signal=None if process.returncode >= 0 else "SIGKILL",
             )
         return TerminalOutputResponse(
-            output=self.terminal_output[terminal_id].decode("utf-8", "replace"),
+            output=self.terminal_bytes[terminal_id].decode("utf-8", "replace"),
             truncated=False,
             exit_status=status,
         )

@@ -3,6 +3,7 @@ through the editor; a protocol stream nothing else can write into."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from acp.schema import (
     TextContentBlock,
     ToolCallStart,
 )
+
+from shell.permissions.sandbox import sandbox_status
 
 from .conftest import EditorClient, Spawn
 
@@ -189,7 +192,7 @@ async def test_commands_run_in_an_editor_terminal(spawn: Spawn, script: Any, wor
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=prompt_text("run it"))
     [command] = client.terminal_commands
-    assert command[1:] == ["-c", "echo made-by-the-editor; exit 3"]
+    assert command[-2:] == ["-c", "echo made-by-the-editor; exit 3"]
     embedded = [
         c
         for u in client.tool_updates("s1")
@@ -198,6 +201,68 @@ async def test_commands_run_in_an_editor_terminal(spawn: Spawn, script: Any, wor
     ]
     assert embedded and embedded[0].terminal_id == "term-1", "the tool call shows the editor's terminal"
     assert client.tool_status("s1") == "failed", "exit code 3 is a failed call"
+
+
+EDITOR_KEY = "sk-test-EDITORKEY0123456789abcdef"
+
+
+@pytest.mark.skipif(not sandbox_status().available, reason="bubblewrap cannot make namespaces here")
+async def test_the_editors_terminal_runs_commands_in_our_sandbox(
+    spawn: Spawn, script: Any, workspace: Path, acp_env: dict[str, str], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Finding G18: with editor terminals every command ran as `bash -c` with the
+    user's full rights, the editor's environment (provider keys) and the network,
+    while auto mode ran it unasked as 'sandboxed'. Now the terminal runs bubblewrap
+    with our run_shell's walls, in our scrubbed environment."""
+    monkeypatch.setenv("OPENAI_API_KEY", EDITOR_KEY)  # the editor's own environment, which its terminals get
+    acp_env["OPENAI_API_KEY"] = EDITOR_KEY
+    (workspace / ".env").write_text("API_KEY=sk-live-HIDDENVALUE\n")
+    outside = tmp_path / "outside.txt"
+    command = (f"env > seen_env.txt; grep -rh HIDDEN --exclude=seen_* . > seen_grep.txt; echo x > {outside}; "
+               "mkdir .vscode; echo '{}' > .vscode/tasks.json; echo done")
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "s1"}]}, "Ran it."]
+    client = EditorClient()
+    client.answer = None  # a question would stop the command: auto mode must not ask
+    auto = ("--model", script(turns), "--permission-mode", "auto")
+    async with spawn(client, *auto, capabilities=EDITOR) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("run it"))
+    assert client.permission_requests == [], "auto mode runs a command the sandbox confines unasked"
+    [terminal] = client.terminal_commands
+    assert os.path.basename(terminal[0]) == "bwrap" and "--clearenv" in terminal, terminal
+    assert terminal[-1] == command
+    assert not any(EDITOR_KEY in arg for arg in terminal), "no provider key is handed to the terminal"
+    assert client.tool_status("s1") == "completed", str(client.tool_updates("s1"))
+    seen_env = (workspace / "seen_env.txt").read_text()
+    assert "PATH=" in seen_env and EDITOR_KEY not in seen_env and "OPENAI_API_KEY" not in seen_env
+    assert "sk-live" not in (workspace / "seen_grep.txt").read_text(), ".env reads empty in the sandbox"
+    assert not outside.exists(), "nothing is written outside the workspace"
+    assert not (workspace / ".vscode").exists(), "what runs later is moved out after the command"
+
+
+async def test_without_a_sandbox_the_editors_terminal_says_it_runs_as_you(
+    spawn: Spawn, script: Any, workspace: Path, acp_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Where bubblewrap cannot work, the editor's terminal runs the command as the user,
+    and the question says so plainly, with what the sandbox would have stopped."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text("#!/bin/sh\necho 'no namespaces here' >&2\nexit 1\n")
+    (fake / "bwrap").chmod(0o755)
+    acp_env["PATH"] = f"{fake}{os.pathsep}{acp_env.get('PATH', '')}"
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": "echo hi"}, "id": "s1"}]}, "Ran it."]
+    client = EditorClient()
+    auto = ("--model", script(turns), "--permission-mode", "auto")
+    async with spawn(client, *auto, capabilities=EDITOR) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_text("run it"))
+    [(asked, _options)] = client.permission_requests
+    said = str(asked)
+    assert "editor's terminal as you, with no sandbox" in said and "provider keys included" in said, said
+    [terminal] = client.terminal_commands
+    assert terminal[1:] == ["-c", "echo hi"], "no sandbox here: bash in the editor's terminal, as before"
+    assert client.tool_status("s1") == "completed"
 
 
 async def test_the_editors_mcp_servers_become_ours(spawn: Spawn, script: Any, workspace: Path) -> None:
