@@ -156,8 +156,14 @@ class StatusLine(Static):
             for mode, shown, q in ((labelled, model, queued), (self.mode, model, queued),
                                    (labelled, "", queued), (self.mode, "", queued), (self.mode, "", ""))
         ]
-        brief = self.mode.split(",", 1)[0]  # "bypass, approvals off (from …)": "bypass"
-        options += [(brief, "", st, q) for st in states for q in (queued, "") if brief != self.mode]
+        # "default, approvals off (deny rules hold)": the note in brackets goes first, and
+        # "approvals off" is never lost while it holds (the warning is the point)
+        briefs = [self.mode.split(" (", 1)[0], self.mode.split(",", 1)[0]]
+        if self.mode_warning and "approvals off" in self.mode and briefs[1] != "bypass":
+            briefs[1] = "approvals off"  # "default" alone would hide it ("bypass" says it)
+        for brief in dict.fromkeys(b for b in briefs if b != self.mode):
+            options += [(brief, "", st, q) for st in states for q in (queued, "")]
+        brief = briefs[-1]
         options.append((brief, "", "", "") if brief else ("", "", states[-1], ""))
         sep = " · "
         mode, model, state, queued = next(
