@@ -164,6 +164,16 @@ class AssistantMessage(Vertical):
             self._current = self.query(Markdown).last()
             self._stream = Markdown.get_stream(self._current)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if not self.streaming:
+            self.set_timer(SETTLE_S, self._settle_unsized)
+
+    async def _settle_unsized(self) -> None:
+        """The first pass of a finished reply is started by its first ``Resize``; on a
+        busy machine Textual can lay the widget out without ever sending it one, and
+        the reply then stayed a live Markdown tree (never parked, never kept as lines)
+        until something else moved. This starts that pass if the ``Resize`` has not."""
+        if not self._width and self.is_attached:
+            await self._settle()
 
     def on_unmount(self) -> None:
         """Leave the theme signal: its subscription (a closure over this widget) would
