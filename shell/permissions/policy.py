@@ -50,11 +50,13 @@ from shell.core.tools import READ_KINDS, Tool
 
 from . import homedirs, runslater, store
 from . import paths as resolving
+from .asktext import NAMES_ONLY, ask_reason, confined, hidden_count, names_one_path, names_secrets
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .paths import BadPath
 from .preview import edit_preview
+from .readdeny import read_denied, read_denied_paths
 from .rules import (
     SOURCE_LABELS,
     CallPaths,
@@ -343,7 +345,7 @@ class PermissionPolicy:
         if hit is not None:  # before allow rules and modes: no broad grant reaches these
             return Verdict("ask", f"{tool.name} would change {hit}, which {runslater.why(hit)}.")
         secret = self._secret_read(tool, args, paths)
-        if effect == "allow" and rule is not None and secret and not _names_one_path(rule):
+        if effect == "allow" and rule is not None and secret and not names_one_path(rule):
             # `read_file(src/**)`, kept from an "always" on src/main.py, is not a grant to read src/.env
             return Verdict("ask", f"{secret} The rule `allow {rule.text}` covers it only by a wildcard, "
                                   "which does not reach such files; a rule naming the file would.")
@@ -358,7 +360,7 @@ class PermissionPolicy:
         command = args.get("command") if tool.kind == "execute" else None
         named = named_secret_files(command) if isinstance(command, str) else []
         if named and isinstance(command, str):  # an allow rule above lets it run, the files hidden
-            return Verdict("ask", self._names_secrets(tool.name, command, named, args))
+            return Verdict("ask", names_secrets(tool.name, command, named, self.sandboxed))
         if looks_only:
             if trusted:
                 return Verdict("allow", "read-only")
@@ -367,47 +369,20 @@ class PermissionPolicy:
         return self._by_mode(tool, args)
 
     def read_denied(self, path: str | os.PathLike[str]) -> str:
-        """The deny rule that keeps the model from reading ``path`` (```deny
-        read_file(secrets/**)``` (user config)), or empty. A deny on reading a path holds
-        for every way the shell reads it for the model, not for one tool: grep skips
-        such files in a tree, an edit's result carries no diff of one, an AGENTS.md
-        import of one is refused (the runtime hands them this check)."""
-        ruleset = self._active()
-        if not ruleset.denies_any("read_file"):  # the common case: no path resolved
-            return ""
-        try:
-            effect, rule = ruleset.judge("read_file", {"path": os.fspath(path)}, self.root)
-        except BadPath:
-            return ""
-        if effect != "deny" or rule is None:
-            return ""
-        return f"`deny {rule.text}` ({SOURCE_LABELS[rule.source]})"
+        """The deny rule that keeps the model from reading ``path``, or empty (see
+        :mod:`.readdeny`: it holds for grep, edit diffs and imports too)."""
+        return read_denied(self._active(), self.root, path)
 
     def read_denied_paths(self) -> list[Path]:
-        """The folders and files deny rules on ``read_file`` name outright (``secrets/**``,
-        ``config/prod.toml``, ``~/notes/**``), for the sandbox to hide from commands as
-        ``[sandbox] hide`` does. A pattern with a wildcard before its end (``**/.env``,
-        ``src/*.key``) names no one path: commands can still read what it covers."""
-        out: list[Path] = []
-        for rule in self._active().rules:
-            pattern = rule.pattern
-            if rule.effect != "deny" or pattern is None or not rule.names("read_file"):
-                continue
-            literal = pattern.removesuffix("/**").rstrip("/")
-            if literal in ("", "~") or any(c in literal for c in "*?[=") or literal.startswith("domain:"):
-                continue  # a wildcard, a named argument, the whole home: no one path to hide
-            try:
-                out.append(resolving.resolve(literal, self.root))
-            except BadPath:
-                continue
-        return out
+        """What deny rules on reading name outright, for the sandbox to hide."""
+        return read_denied_paths(self._active(), self.root)
 
     def _read_denied_by_rule(self, tool: Tool, args: Mapping[str, Any]) -> str:
         """For a tool other than ``read_file`` that reads what is in the file it is given
         (``grep``, an MCP server's read tool): the deny rule on reading that path, or empty.
         Listing names (``list_dir``, ``glob``) reads no content."""
         path = args.get("path")
-        if tool.kind not in READ_KINDS or tool.name in _NAMES_ONLY or not isinstance(path, str):
+        if tool.kind not in READ_KINDS or tool.name in NAMES_ONLY or not isinstance(path, str):
             return ""
         return self.read_denied(path)
 
@@ -429,7 +404,7 @@ class PermissionPolicy:
         # every call of this kind; not a path outside the workspace, not the network
         routine = (tool.kind not in ("edit", "delete", "move") or self._paths_inside(args)) \
             and not args.get("network")
-        return Verdict("ask", _ask_reason(tool, self._mode) + self._confinement(tool, args), routine=routine)
+        return Verdict("ask", ask_reason(tool, self._mode) + self._confinement(tool, args), routine=routine)
 
     def _secret_read(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> str:
         """Why a read, search or edit of this path asks (it is, or leads to, a file
@@ -465,9 +440,9 @@ class PermissionPolicy:
         files were all found (so that all are hidden); the rest asks."""
         command = args.get("command")
         contained = not args.get("network")  # a call that asks for the network leaves the sandbox
-        probe = self.sandboxed if _confined(tool) else None
+        probe = self.sandboxed if confined(tool) else None
         if not (isinstance(command, str) and contained and probe is not None and probe(command)):
-            editor = not _confined(tool) and getattr(tool, "source", "") == "editor"
+            editor = not confined(tool) and getattr(tool, "source", "") == "editor"
             said = self._confinement(tool, args) if editor else ""  # what the sandbox would have stopped
             return Verdict("ask", f"{tool.name} would run outside the sandbox.{said}")
         searched = self.sandbox.secrets_searched() if self.sandbox is not None else None
@@ -483,7 +458,7 @@ class PermissionPolicy:
         command = args.get("command")
         if tool.kind != "execute" or not isinstance(command, str) or self.sandboxed is None:
             return ""
-        if not _confined(tool):
+        if not confined(tool):
             if getattr(tool, "source", "") == "editor":  # bubblewrap does not work here
                 return (" It runs in your editor's terminal as you, with no sandbox (bubblewrap does not "
                         "work here): it can write anywhere you can, reach the network and read files that "
@@ -494,33 +469,8 @@ class PermissionPolicy:
         if self.sandboxed(command):
             return (" It runs in the sandbox: it writes only in the workspace (never git hooks or config, "
                     ".envrc, .vscode or the like), with no network and no secrets"
-                    f"{self._hidden_count()}.")
+                    f"{hidden_count(self.sandbox)}.")
         return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
-
-    def _hidden_count(self) -> str:
-        """``; 3 files that usually hold secrets (.env, …) are hidden from it``, or empty."""
-        if self.sandbox is None:
-            return ""
-        found = self.sandbox.secrets_searched()
-        n = len(found.paths)
-        if not n:
-            return ""
-        what = f"{n} files that usually hold secrets" if n != 1 else "1 file that usually holds secrets"
-        return f"; {what} ({found.shown(3)}) {'are' if n != 1 else 'is'} hidden from it"
-
-    def _names_secrets(self, name: str, command: str, named: list[str], args: Mapping[str, Any]) -> str:
-        """Why a command line that names a secret file asks, and what approving lets it read."""
-        files = ", ".join(named)
-        one = len(named) == 1 and not any(c in named[0] for c in "*?[")
-        why = f" ({secret_file_why(named[0])})" if one and secret_file_why(named[0]) else ""
-        head = (f"{name} names {files}, a file that usually holds secrets{why}." if one
-                else f"{name} names {files}: files that usually hold secrets.")
-        if self.sandboxed is not None and self.sandboxed(command):  # with network=true too
-            return (f"{head} The sandbox hides such files from commands (they read as empty); approving lets "
-                    "this one command read the workspace's files named so, and what it prints goes to the "
-                    "model's provider.")
-        return (f"{head} It runs outside the sandbox, where nothing is hidden; what it prints goes to the "
-                "model's provider.")
 
     def _runs_later(self, args: Mapping[str, Any], paths: CallPaths) -> Path | None:
         """The part of the path an edit would touch that something runs later, as the
@@ -634,34 +584,3 @@ class PermissionPolicy:
         from shell.config import config_path
 
         return config_path()
-
-
-_NAMES_ONLY = frozenset({"read_file", "list_dir", "glob"})
-"""Tools a read deny does not stop here: ``read_file`` is what the rule names (the rule
-itself decides), the others list names and read no file's content."""
-
-
-def _names_one_path(rule: Rule) -> bool:
-    """Whether a rule names one path, no wildcard (``read_file(config/.env)``)."""
-    return rule.pattern is not None and not any(c in rule.pattern for c in "*?[")
-
-
-
-def _ask_reason(tool: Tool, mode: Mode) -> str:
-    what = {
-        "edit": "changes files",
-        "delete": "deletes files",
-        "move": "moves files",
-        "execute": "runs commands",
-        "fetch": "reaches the network (a URL can carry data out)",
-    }.get(tool.kind, "can change things")
-    return f"{tool.name} {what}; {mode} mode asks first."
-
-
-def _confined(tool: Tool) -> bool:
-    """Whether the tool runs its commands in our sandbox (when the sandbox works here):
-    only a tool that says so (the built-in ``run_shell``, and the editor's ``run_shell``
-    (ACP) when it wraps the terminal's command in that sandbox). An MCP server's
-    command tool runs wherever the server runs it: never confined, whatever
-    bubblewrap can do."""
-    return getattr(tool, "confined", False) is True

@@ -1,0 +1,75 @@
+"""What a permission question says: why a call asks, and what approving it lets run.
+
+Kept apart from the verdicts (:mod:`.policy`): these only word a question the
+policy already decided to ask, so the person deciding knows what they grant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from shell.core.secrets import secret_file_why
+from shell.core.tools import Tool
+
+from .modes import Mode
+from .rules import Rule
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
+
+NAMES_ONLY = frozenset({"read_file", "list_dir", "glob"})
+"""Tools a read deny does not stop by itself: ``read_file`` is what the rule names
+(the rule itself decides), the others list names and read no file's content."""
+
+
+def names_one_path(rule: Rule) -> bool:
+    """Whether a rule names one path, no wildcard (``read_file(config/.env)``)."""
+    return rule.pattern is not None and not any(c in rule.pattern for c in "*?[")
+
+
+def ask_reason(tool: Tool, mode: Mode) -> str:
+    what = {
+        "edit": "changes files",
+        "delete": "deletes files",
+        "move": "moves files",
+        "execute": "runs commands",
+        "fetch": "reaches the network (a URL can carry data out)",
+    }.get(tool.kind, "can change things")
+    return f"{tool.name} {what}; {mode} mode asks first."
+
+
+def confined(tool: Tool) -> bool:
+    """Whether the tool runs its commands in our sandbox (when the sandbox works here):
+    only a tool that says so (the built-in ``run_shell``, and the editor's ``run_shell``
+    (ACP) when it wraps the terminal's command in that sandbox). An MCP server's
+    command tool runs wherever the server runs it: never confined, whatever
+    bubblewrap can do."""
+    return getattr(tool, "confined", False) is True
+
+
+def hidden_count(sandbox: Sandbox | None) -> str:
+    """``; 3 files that usually hold secrets (.env, …) are hidden from it``, or empty."""
+    if sandbox is None:
+        return ""
+    found = sandbox.secrets_searched()
+    n = len(found.paths)
+    if not n:
+        return ""
+    what = f"{n} files that usually hold secrets" if n != 1 else "1 file that usually holds secrets"
+    return f"; {what} ({found.shown(3)}) {'are' if n != 1 else 'is'} hidden from it"
+
+
+def names_secrets(name: str, command: str, named: list[str], sandboxed: Callable[[str], bool] | None) -> str:
+    """Why a command line that names a secret file asks, and what approving lets it read."""
+    files = ", ".join(named)
+    one = len(named) == 1 and not any(c in named[0] for c in "*?[")
+    why = f" ({secret_file_why(named[0])})" if one and secret_file_why(named[0]) else ""
+    head = (f"{name} names {files}, a file that usually holds secrets{why}." if one
+            else f"{name} names {files}: files that usually hold secrets.")
+    if sandboxed is not None and sandboxed(command):  # with network=true too
+        return (f"{head} The sandbox hides such files from commands (they read as empty); approving lets "
+                "this one command read the workspace's files named so, and what it prints goes to the "
+                "model's provider.")
+    return (f"{head} It runs outside the sandbox, where nothing is hidden; what it prints goes to the "
+            "model's provider.")
