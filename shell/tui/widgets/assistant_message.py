@@ -278,6 +278,9 @@ class AssistantMessage(Vertical):
             return False
         await self._stop_stream()
         finished, last = others[:-1], others[-1]
+        if self._cancelled:  # Esc while the first was written: the frame's whole documents are dropped too
+            self.dropped += sum(d.size for d in others)
+            return False
         previous, self._current = self._current, ChatMarkdown()
         whole = [ChatMarkdown(source) for source in grouped(finished, SHOWN_LIMIT)]
         self._drawn.extend(part for document in finished for part in document.raw)
