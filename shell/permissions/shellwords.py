@@ -11,6 +11,7 @@ one part that :mod:`.shellsplit` already cut out; it is not a shell.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Word", "read_words"]
@@ -71,15 +72,15 @@ def read_words(text: str) -> list[Word] | None:
             b.add(text[i + 1 : j], True)
             i = j + 1
         elif c == '"':
-            i = _double(text, i + 1, b)
+            i = _quoted(text, i + 1, b, '"', _double_step)
             if i < 0:
                 return None
         elif c == "$" and text.startswith("$'", i):
-            i = _ansi_c(text, i + 2, b)
+            i = _quoted(text, i + 2, b, "'", _ansi_c_step)
             if i < 0:
                 return None
         elif c == "$" and text.startswith('$"', i):
-            i = _double(text, i + 2, b)
+            i = _quoted(text, i + 2, b, '"', _double_step)
             if i < 0:
                 return None
         elif c == "$" or c == "`" or (c in "<>" and text.startswith("(", i + 1)):
@@ -91,65 +92,66 @@ def read_words(text: str) -> list[Word] | None:
     return out
 
 
-def _double(text: str, i: int, b: _Builder) -> int:
-    """``"…"`` from just after the quote: backslash escapes only ``$ ` " \\``;
-    ``$`` and backticks still expand. Returns the index after the closing quote."""
+def _quoted(text: str, i: int, b: _Builder, close: str, step: Callable[[str, int, _Builder], int]) -> int:
+    """The one loop for both quote kinds: ``step`` reads one character or escape
+    and returns where the next starts; -1 when the quote never closes."""
     n = len(text)
     b.started = True
     while i < n:
-        c = text[i]
-        if c == '"':
+        if text[i] == close:
             return i + 1
-        if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                b.add(text[i + 1], True)
-            i += 2
-        elif c == "`" or (c == "$" and i + 1 < n and (text[i + 1].isalnum() or text[i + 1] in "_{(@*#?$!-")):
-            i = _expansion(text, i, b)
-        else:
-            b.add(c, True)
-            i += 1
+        i = step(text, i, b)
     return -1
 
 
-def _ansi_c(text: str, i: int, b: _Builder) -> int:
-    """``$'…'`` from just after the quote, decoded as bash does."""
+def _double_step(text: str, i: int, b: _Builder) -> int:
+    """Inside ``"…"`` backslash escapes only ``$ ` " \\``; ``$`` and backticks
+    still expand."""
     n = len(text)
-    b.started = True
-    while i < n:
-        c = text[i]
-        if c == "'":
-            return i + 1
-        if c != "\\" or i + 1 >= n:
-            b.add(c, True)
-            i += 1
-            continue
-        e = text[i + 1]
-        i += 2
-        if e in _SIMPLE_ESCAPES:
-            b.add(_SIMPLE_ESCAPES[e], True)
-        elif e in "01234567":
-            j = i - 1
-            while j < n and j < i + 2 and text[j] in "01234567":
-                j += 1
-            b.add(chr(int(text[i - 1 : j], 8) & 0xFF), True)
-            i = j
-        elif e in "xuU":
-            most = {"x": 2, "u": 4, "U": 8}[e]
-            j = i
-            while j < n and j < i + most and text[j] in "0123456789abcdefABCDEF":
-                j += 1
-            if j == i:
-                b.add("\\" + e, True)
-            else:
-                b.add(chr(min(int(text[i:j], 16), 0x10FFFF)), True)
-            i = j
-        elif e == "c" and i < n:
-            b.add(chr(ord(text[i]) & 0x1F), True)
-            i += 1
-        else:
+    c = text[i]
+    if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
+        if text[i + 1] != "\n":
+            b.add(text[i + 1], True)
+        return i + 2
+    if c == "`" or (c == "$" and i + 1 < n and (text[i + 1].isalnum() or text[i + 1] in "_{(@*#?$!-")):
+        return _expansion(text, i, b)
+    b.add(c, True)
+    return i + 1
+
+
+def _ansi_c_step(text: str, i: int, b: _Builder) -> int:
+    """Inside ``$'…'`` escapes decode as bash does."""
+    n = len(text)
+    c = text[i]
+    if c != "\\" or i + 1 >= n:
+        b.add(c, True)
+        return i + 1
+    e = text[i + 1]
+    i += 2
+    if e in _SIMPLE_ESCAPES:
+        b.add(_SIMPLE_ESCAPES[e], True)
+    elif e in "01234567":
+        j = i - 1
+        while j < n and j < i + 2 and text[j] in "01234567":
+            j += 1
+        b.add(chr(int(text[i - 1 : j], 8) & 0xFF), True)
+        i = j
+    elif e in "xuU":
+        most = {"x": 2, "u": 4, "U": 8}[e]
+        j = i
+        while j < n and j < i + most and text[j] in "0123456789abcdefABCDEF":
+            j += 1
+        if j == i:
             b.add("\\" + e, True)
-    return -1
+        else:
+            b.add(chr(min(int(text[i:j], 16), 0x10FFFF)), True)
+        i = j
+    elif e == "c" and i < n:
+        b.add(chr(ord(text[i]) & 0x1F), True)
+        i += 1
+    else:
+        b.add("\\" + e, True)
+    return i
 
 
 def _expansion(text: str, i: int, b: _Builder) -> int:
