@@ -248,6 +248,21 @@ class StallProbe:
         return max(self.lags, default=0.0) * 1000
 
 
+async def probed_send(app: Any) -> tuple[float, float, StallProbe]:
+    """Type "go" + Enter into the TUI's prompt with a :class:`StallProbe` running, to
+    the reply's end: the wall seconds, the process's CPU seconds, the stopped probe.
+    (The measurement every whole-app benchmark makes; one place so they agree.)"""
+    from benchmarks.common import send_prompt
+
+    probe = StallProbe()
+    probe.start()
+    c0 = process_time()
+    wall = await send_prompt(app)
+    cpu = process_time() - c0
+    await probe.stop()
+    return wall, cpu, probe
+
+
 def exponent(sizes: list[int], times: list[float]) -> float:
     """Slope of log(time) against log(size): 1.0 is linear, 2.0 quadratic."""
     xs = [math.log(s) for s in sizes]

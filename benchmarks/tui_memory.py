@@ -29,7 +29,6 @@ import json
 import os
 import resource
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +68,7 @@ def _gc_off() -> None:
 
 
 async def child(size: int, build: str, chunk: int) -> dict[str, Any]:
-    from benchmarks.common import send_prompt
-    from benchmarks.tui_common import StallProbe, markdown_text
+    from benchmarks.tui_common import markdown_text, probed_send
     from shell.agent.loop import Agent
     from shell.providers.scripted import ScriptedModel
     from shell.tui.app import AgentShellApp
@@ -85,12 +83,7 @@ async def child(size: int, build: str, chunk: int) -> dict[str, Any]:
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.5)
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        probe = StallProbe()
-        probe.start()
-        c0 = time.process_time()
-        wall = await send_prompt(app)
-        cpu = time.process_time() - c0
-        await probe.stop()
+        wall, cpu, probe = await probed_send(app)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         lags = sorted(probe.lags)
         return {

@@ -111,8 +111,7 @@ def _read_runtime(calls: int) -> Any:
 
 
 async def tui_read(calls: int) -> dict[str, Any]:
-    from benchmarks.common import send_prompt
-    from benchmarks.tui_common import StallProbe
+    from benchmarks.tui_common import probed_send
     from shell.tui.app import AgentShellApp
     from shell.tui.widgets.assistant_message import AssistantMessage
     from shell.tui.widgets.tool_span import ToolSpan
@@ -121,12 +120,7 @@ async def tui_read(calls: int) -> dict[str, Any]:
     app = AgentShellApp(runtime=runtime)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.5)
-        probe = StallProbe()
-        probe.start()
-        c0 = time.process_time()
-        wall = await send_prompt(app)
-        cpu = time.process_time() - c0
-        await probe.stop()
+        wall, cpu, probe = await probed_send(app)
         reply = app.last_reply
         assert reply is not None and reply.stop_reason == "end_turn", reply
         texts = [m.text for m in app.query(AssistantMessage)]
@@ -155,20 +149,14 @@ async def headless_read(calls: int) -> dict[str, Any]:
 
 
 async def tui(calls: int) -> dict[str, Any]:
-    from benchmarks.common import send_prompt
-    from benchmarks.tui_common import StallProbe
+    from benchmarks.tui_common import probed_send
     from shell.tui.app import AgentShellApp
     from shell.tui.widgets.tool_span import ToolSpan
 
     app = AgentShellApp(_agent(calls), model_label="scripted")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.5)
-        probe = StallProbe()
-        probe.start()
-        c0 = time.process_time()
-        wall = await send_prompt(app)
-        cpu = time.process_time() - c0
-        await probe.stop()
+        wall, cpu, probe = await probed_send(app)
         mounted = len(app.query(ToolSpan))
         return {"wall": wall, "cpu_s": cpu, "mounted": mounted, **probe.summary()}
 
