@@ -8,6 +8,7 @@ reads, edits and scopes before it is kept.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -77,13 +78,27 @@ def _command_prefix(text: str) -> str:
     command with quotes, variables or wildcards in its first words is kept whole."""
     words = text.split()
     if _runs_what_it_is_given(words):
-        return text
+        return whole_line(text)
     head = [words[0]]
-    if len(words) > 1 and words[1][:1].isalpha() and all(c.isalnum() or c in "-_.:" for c in words[1]):
+    if len(words) > 1 and _plain_word(words[1]):
         head.append(words[1])
+        if _runner(words[0]) == words[1] and len(words) > 2 and _plain_word(words[2]):
+            head.append(words[2])  # `uv run pytest:*`, not `uv run:*` (any program)
     if any(c in " ".join(head) for c in "=$`'\"\\*?[(){}"):
-        return text
+        return whole_line(text)
     return " ".join(head) + ":*"
+
+
+def _plain_word(word: str) -> bool:
+    return word[:1].isalpha() and all(c.isalnum() or c in "-_.:" for c in word)
+
+
+def whole_line(text: str) -> str:
+    """``text`` as a rule pattern that matches that line only: a ``*``, ``?`` or ``[``
+    in it is a wildcard in a rule, so ``find . -name '*.py'`` kept as written would also
+    allow ``find . -name 'x' -delete -name '.py'``; each is kept as ``[*]``, ``[?]``,
+    ``[[]`` (fnmatch's literal forms), and a line ending ``:*`` is not read as a prefix."""
+    return re.sub(r"[*?\[]", lambda m: f"[{m.group(0)}]", text)
 
 
 RUNS_ANY_CODE = frozenset({
@@ -97,14 +112,53 @@ RUNS_ANY_CODE = frozenset({
 """Commands that run whatever their arguments say (a shell, an interpreter, a wrapper,
 ``find -exec``, ``sed``'s ``e``): "always" for one of their calls keeps that call's
 whole line, as ``python3:*`` or ``env:*`` would allow any program from then on."""
-RUNS_ANY_CODE = RUNS_ANY_CODE | frozenset(WRAPPERS) | EXECS | {"alias", "trap", "toybox", "yash", "posh"}
+RUNS_ANY_CODE = RUNS_ANY_CODE | frozenset(WRAPPERS) | EXECS | {
+    "alias", "trap", "toybox", "yash", "posh",
+    "ssh", "slogin", "autossh", "sshpass", "mosh", "rsh", "rlogin", "telnet", "dbclient", "pdsh", "clush",
+}
 """…and every wrapper the deny rules see through (:mod:`.wrappers`): one list to keep."""
+
+
+RUNS_IN_A_BOX = frozenset({
+    "docker", "podman", "nerdctl", "finch", "lima", "limactl", "colima", "kubectl", "oc", "k3s", "minikube",
+    "lxc", "incus", "distrobox", "toolbox", "systemd-nspawn", "machinectl", "vagrant", "multipass",
+    "gcloud", "az", "aws", "flyctl", "fly",
+    "heroku", "railway", "nix", "nix-shell", "flatpak", "snap", "wsl",
+})  # fmt: skip
+"""Commands that run a program named in their arguments elsewhere (a container, a pod,
+another machine, a VM): ``docker run:*`` would allow any image with any host mount
+(``-v /:/host``, root-equivalent for the docker group), ``ssh host:*`` any remote
+command. "Always" keeps the whole line, except for the subcommands that only look
+(:data:`ONLY_LOOK`)."""
+ONLY_LOOK = frozenset({
+    "ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port", "diff", "history",
+    "search", "events", "get", "describe", "explain", "api-resources", "api-versions", "cluster-info",
+    "status", "list",
+})  # fmt: skip
+"""Subcommands of :data:`RUNS_IN_A_BOX` programs that start nothing (``docker ps:*``)."""
+RUNNERS = {"uv": "run", "uvx": "", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run",
+           "rye": "run", "pixi": "run", "conda": "run", "mamba": "run", "micromamba": "run",
+           "bundle": "exec", "direnv": "exec", "asdf": "exec", "mise": "exec", "rtx": "exec",
+           "nvm": "exec", "pyenv": "exec", "rbenv": "exec", "dotnet": "exec", "opam": "exec"}
+"""Tools whose subcommand runs the program after it: ``uv run pytest:*``, never
+``uv run:*`` (which would allow ``uv run rm -rf …``)."""
+
+
+def _runner(word: str) -> str | None:
+    return RUNNERS.get(word.rsplit("/", 1)[-1].lower())
 
 
 def _runs_what_it_is_given(words: list[str]) -> bool:
     name = words[0].rsplit("/", 1)[-1].lower().rstrip("0123456789.")  # python3.12 -> python
     if name in RUNS_ANY_CODE:
         return True
+    if name in RUNS_IN_A_BOX:
+        sub = next((w for w in words[1:] if not w.startswith("-")), "")
+        return sub not in ONLY_LOOK or any(w.startswith("-") for w in words[1 : words.index(sub)])
+    runner = _runner(words[0])
+    if runner is not None and (runner == "" or (len(words) > 1 and words[1] == runner and (
+            len(words) < 3 or not _plain_word(words[2])))):
+        return True  # `uvx tool`, `uv run --with x y`: the program is not a plain next word
     # `git -c alias.x='!cmd' x`: an option before git's subcommand can name a command to run
     return name == "git" and len(words) > 1 and words[1].startswith("-")
 
