@@ -1,10 +1,15 @@
-"""Shared pieces of the TUI tests: agents around a ScriptedModel, small middleware."""
+"""Shared pieces of the TUI tests: agents and apps around a ScriptedModel, a workspace,
+a bare conversation page, small middleware. (One place for the setup, so a test shows
+only what it checks.)"""
 
 from __future__ import annotations
 
 import struct
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, ComposeResult
 
 from middleware.base import Middleware
 from middleware.context import HookContext, ToolCallContext
@@ -13,6 +18,13 @@ from shell.agent import ApprovalRequest, Tool, tool
 from shell.agent.loop import Agent
 from shell.core.events import DataBlockDelta, DataBlockEnd, DataBlockStart, Event, ReplyStart
 from shell.providers.scripted import ScriptedModel
+from shell.tui.widgets.conversation import Conversation
+
+if TYPE_CHECKING:
+    import pytest
+
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.assistant_message import AssistantMessage
 
 SIZE = (100, 32)
 
@@ -113,6 +125,63 @@ def make_agent(
 ) -> tuple[Agent, ScriptedModel]:
     model = ScriptedModel(turns, delay=delay, chunk_size=chunk_size)
     return Agent(model, tools=tools, middleware=middleware, system_prompt="be brief"), model
+
+
+def scripted_app(turns: Sequence[Any], **agent: Any) -> tuple[AgentShellApp, Agent, ScriptedModel]:
+    """The whole app over :func:`make_agent` (``agent`` goes to it)."""
+    from shell.tui.app import AgentShellApp
+
+    built, model = make_agent(turns, **agent)
+    return AgentShellApp(built, model_label="scripted"), built, model
+
+
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: Mapping[str, str | bytes]) -> Path:
+    """A workspace ``tmp_path/ws`` holding ``files`` (relative name: text or bytes),
+    with the data and config dirs under ``tmp_path`` (never the user's)."""
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    root = tmp_path / "ws"
+    root.mkdir()
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return root
+
+
+def runtime_app(ws: Path, turns: Sequence[Any], *, delay: float = 0.0, chunk_size: int = 4,
+                **settings: Any) -> tuple[AgentShellApp, ScriptedModel]:
+    """The whole app over the whole runtime (default middleware, the real tools) in
+    ``ws``, answering with ``turns``; nothing recorded; ``settings`` as in the config."""
+    from shell.config import Settings
+    from shell.runtime import RuntimeOptions, ShellRuntime
+    from shell.tui.app import AgentShellApp
+
+    model = ScriptedModel(turns, delay=delay, chunk_size=chunk_size)
+    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(ws), record=False),
+                                  settings=Settings(path=ws / "none.toml", **settings), model=model)
+    return AgentShellApp(runtime=runtime), model
+
+
+class ConversationPage(App[None]):
+    """Only the conversation widget: for tests of how messages draw."""
+
+    def compose(self) -> ComposeResult:
+        yield Conversation()
+
+
+async def streaming_message(app: App[None]) -> AssistantMessage:
+    """A streaming reply mounted at the end of ``app``'s conversation, which follows it."""
+    from shell.tui.widgets.assistant_message import AssistantMessage
+
+    conversation = app.query_one(Conversation)
+    conversation.anchor()
+    message = AssistantMessage(streaming=True)
+    await conversation.mount(message)
+    return message
 
 
 async def wait_for(pilot: Any, condition: Any, timeout: float = 5.0) -> None:

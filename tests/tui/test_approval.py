@@ -13,7 +13,7 @@ from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets.notice_line import NoticeLine
 from shell.tui.widgets.tool_span import ToolSpan
 
-from .helpers import SIZE, AskEverything, make_agent, send, wait_for
+from .helpers import SIZE, AskEverything, scripted_app, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -40,8 +40,7 @@ async def _ask_once(app: AgentShellApp, pilot: object) -> ApprovalScreen:
 
 
 async def test_approve_runs_the_tool() -> None:
-    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         assert "write_note" in str(dialog.query_one("#title", Static).content)
@@ -53,8 +52,7 @@ async def test_approve_runs_the_tool() -> None:
 
 
 async def test_edit_with_valid_json_runs_with_new_args_and_marks_span() -> None:
-    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         await pilot.press("e")
@@ -77,8 +75,7 @@ async def test_the_edit_box_shows_hidden_characters_and_keeps_them_if_untouched(
     as JSON escapes, so saving without a change runs exactly what the model sent."""
     tags = "".join(chr(0xE0000 + ord(c)) for c in "rm -rf ~")
     sent = f"safe\u202etxt.exe{tags}"
-    agent, _ = make_agent([_call(text=sent), "done"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([_call(text=sent), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         await pilot.press("e")
@@ -91,8 +88,7 @@ async def test_the_edit_box_shows_hidden_characters_and_keeps_them_if_untouched(
 
 
 async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
-    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         await pilot.press("e")
@@ -133,8 +129,7 @@ async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
 
 
 async def test_reject_with_a_reason_the_model_reads() -> None:
-    agent, model = make_agent([_call(), "ok, I will not"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, model = scripted_app([_call(), "ok, I will not"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         await _ask_once(app, pilot)
         await pilot.press("n")
@@ -151,8 +146,7 @@ async def test_reject_with_a_reason_the_model_reads() -> None:
 
 
 async def test_always_allow_stops_asking_for_that_tool() -> None:
-    agent, _ = make_agent([_call("c1"), "one", _call("c2"), "two"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([_call("c1"), "one", _call("c2"), "two"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         await pilot.press("a")  # shows the proposed rule; Ctrl+S keeps it (this session)
@@ -184,8 +178,7 @@ async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
         # read-only calls run in parallel, so their approvals queue (writes would come one by one)
         tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"{i}.txt"}) for i in range(4))
     )
-    agent, _ = make_agent([turn, "done"], middleware=[_AskRoutinely()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([turn, "done"], middleware=[_AskRoutinely()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         await wait_for(pilot, lambda: len(dialog.queue) == 4)
@@ -207,8 +200,7 @@ async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
 
 
 async def test_escape_in_dialog_cancels_the_reply() -> None:
-    agent, _ = make_agent([_call(), "never"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app([_call(), "never"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         await _ask_once(app, pilot)
         await pilot.press("escape")
@@ -223,8 +215,7 @@ async def test_a_call_longer_than_the_dialog_shows_its_end_before_it_is_approved
     was below the fold with nothing but a scroll bar thumb, and `y` approved it unseen:
     now the dialog says how much is below, and the first `y` shows the end instead."""
     lines = "\n".join(f"line {i}" for i in range(60)) + "\nTHE-LAST-LINE"
-    agent, _ = make_agent([_call(text=lines), "done"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([_call(text=lines), "done"], middleware=[AskEverything()])
     async with app.run_test(size=(60, 16)) as pilot:
         dialog = await _ask_once(app, pilot)
         guard = dialog.query_one("#guard", Static)
@@ -243,8 +234,7 @@ async def test_a_call_longer_than_the_dialog_shows_its_end_before_it_is_approved
 
 
 async def test_a_call_that_fits_is_approved_at_the_first_key() -> None:
-    agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _ask_once(app, pilot)
         await pilot.pause(0.1)

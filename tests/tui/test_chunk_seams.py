@@ -8,20 +8,14 @@ import itertools
 import re
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import App
 
-from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.conversation import Conversation
 from shell.tui.widgets.parked import Parked
 
-from .helpers import wait_for
+from .helpers import ConversationPage, streaming_message, wait_for
 
 pytestmark = pytest.mark.anyio
-
-
-class Page(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Conversation()
 
 
 def _screen_lines(app: App[None], top: int, bottom: int) -> list[str]:
@@ -38,12 +32,10 @@ def _paragraph(number: int) -> str:
 
 async def test_a_long_reply_in_one_delta_shows_each_paragraph_once_in_order_when_scrolled_back() -> None:
     text = "".join(_paragraph(i) + "\n\n" for i in range(PARAGRAPHS))
-    app = Page()
+    app = ConversationPage()
     async with app.run_test(size=(80, 24)) as pilot:
         conversation = app.query_one(Conversation)
-        conversation.anchor()
-        message = AssistantMessage(streaming=True)
-        await conversation.mount(message)
+        message = await streaming_message(app)
         message.append(text)  # one delta: a backlog drawn many documents per frame
         await message.finish()
         for _ in range(4):  # the layout catches up, the parking passes run

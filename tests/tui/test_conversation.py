@@ -7,7 +7,6 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from shell.agent import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
-from shell.tui.app import AgentShellApp
 from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
 from shell.tui.widgets.audio_block import AudioBlock
 from shell.tui.widgets.notice_line import NoticeLine
@@ -15,14 +14,13 @@ from shell.tui.widgets.thinking import ThinkingBlock as ThinkingWidget
 from shell.tui.widgets.tool_span import ToolSpan
 from shell.tui.widgets.user_message import UserMessage
 
-from .helpers import SIZE, AskEverything, Speaker, make_agent, send, type_now, wait_for
+from .helpers import SIZE, AskEverything, Speaker, scripted_app, send, type_now, wait_for
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_send_and_see_streamed_markdown_reply() -> None:
-    agent, model = make_agent(["# Title\n\nSome **bold** text.\n\n- one\n- two\n"], delay=0.001)
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, model = scripted_app(["# Title\n\nSome **bold** text.\n\n- one\n- two\n"], delay=0.001)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "hello")
         await wait_for(pilot, lambda: not app.busy and app.query(AssistantWidget))
@@ -37,8 +35,7 @@ async def test_send_and_see_streamed_markdown_reply() -> None:
 
 async def test_thinking_is_collapsed() -> None:
     turn = AssistantMessage((ThinkingBlock("let me think about it"), TextBlock("Answer.")))
-    agent, _ = make_agent([turn])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app([turn])
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "q")
         await wait_for(pilot, lambda: not app.busy and app.query(AssistantWidget))
@@ -59,8 +56,7 @@ async def test_tool_span_goes_through_its_states(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(ToolSpan, "update_state", record)
     call = ToolCallBlock("c1", "write_note", {"path": "a.txt", "text": "hello"})
-    agent, _ = make_agent([AssistantMessage((call,)), "Written."], middleware=[AskEverything()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app([AssistantMessage((call,)), "Written."], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "write it")
         await wait_for(pilot, lambda: app.approvals.screen is not None and app.approvals.screen.is_attached)
@@ -98,8 +94,7 @@ async def test_tool_error_and_diff_result() -> None:
         raise RuntimeError("kaput")
 
     turn = AssistantMessage((ToolCallBlock("c1", "edit", {"path": "x"}), ToolCallBlock("c2", "boom", {})))
-    agent, _ = make_agent([turn, "ok"], tools=[edit, boom])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app([turn, "ok"], tools=[edit, boom])
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "go")
         await wait_for(pilot, lambda: not app.busy)
@@ -111,8 +106,7 @@ async def test_tool_error_and_diff_result() -> None:
 
 
 async def test_escape_cancels_the_reply_at_once() -> None:
-    agent, _ = make_agent(["word " * 2000], delay=0.01)
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app(["word " * 2000], delay=0.01)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "talk")
         started = lambda: bool(app.query(AssistantWidget)) and len(app.query_one(AssistantWidget).text) > 20  # noqa: E731
@@ -131,8 +125,7 @@ async def test_esc_before_any_thought_is_drawn_leaves_no_empty_thought_block() -
     from shell.tui.entries import ThinkingEntry
 
     turn = AssistantMessage((ThinkingBlock("\n" * 4000), TextBlock("never shown")))
-    agent, _ = make_agent([turn], delay=0.01)
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app([turn], delay=0.01)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "talk")
         await wait_for(pilot, lambda: bool(app.query(ThinkingWidget)))
@@ -146,8 +139,7 @@ async def test_esc_before_any_thought_is_drawn_leaves_no_empty_thought_block() -
 
 async def test_esc_keeps_a_thought_that_has_words() -> None:
     turn = AssistantMessage((ThinkingBlock("hmm " * 2000), TextBlock("never shown")))
-    agent, _ = make_agent([turn], delay=0.01)
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app([turn], delay=0.01)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "talk")
         thinking = lambda: bool(app.query(ThinkingWidget)) and "hmm" in app.query_one(ThinkingWidget).text  # noqa: E731
@@ -159,8 +151,7 @@ async def test_esc_keeps_a_thought_that_has_words() -> None:
 
 
 async def test_audio_block_appears_from_data_block_events() -> None:
-    agent, _ = make_agent(["Here is speech."], middleware=[Speaker()])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app(["Here is speech."], middleware=[Speaker()])
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "speak")
         await wait_for(pilot, lambda: not app.busy and app.query(AudioBlock))
@@ -174,8 +165,7 @@ async def test_audio_block_appears_from_data_block_events() -> None:
 
 
 async def test_messages_typed_during_a_reply_queue_and_send_after() -> None:
-    agent, model = make_agent(["first " * 200, "second"], delay=0.01)
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, model = scripted_app(["first " * 200, "second"], delay=0.01)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "one")
         await wait_for(pilot, lambda: app.query(AssistantWidget))
@@ -189,8 +179,7 @@ async def test_messages_typed_during_a_reply_queue_and_send_after() -> None:
 
 
 async def test_prompt_history_and_newlines() -> None:
-    agent, _ = make_agent(["a", "b"])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app(["a", "b"])
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first")
         await wait_for(pilot, lambda: not app.busy and app.query(AssistantWidget))
@@ -205,8 +194,7 @@ async def test_prompt_history_and_newlines() -> None:
 async def test_page_up_in_the_prompt_scrolls_the_conversation() -> None:
     from shell.tui.entries import AssistantEntry
 
-    agent, _ = make_agent([])
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app([])
     async with app.run_test(size=SIZE) as pilot:
         entries = [AssistantEntry(f"reply {i}\n\n" + "line\n\n" * 5) for i in range(20)]
         await app.conversation.add_many(entries)
@@ -239,8 +227,7 @@ async def test_markup_in_the_models_words_is_shown_as_text() -> None:
         ),
         f"Done {tricky}.",
     ]
-    agent, _ = make_agent(turns)
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _, _ = scripted_app(turns)
     async with app.run_test(size=(160, 40)) as pilot:
         await send(pilot, f"go {tricky}")
         await wait_for(pilot, lambda: not app.busy, timeout=10)

@@ -13,39 +13,25 @@ from pathlib import Path
 import pytest
 
 from shell.agent.loop import Agent
-from shell.config import Settings
 from shell.core.messages import AssistantMessage
 from shell.providers.scripted import ScriptedModel
-from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
 from shell.tui.widgets.mention_picker import MentionPicker
 from shell.tui.widgets.notice_line import NoticeLine
 
-from .helpers import SIZE, wait_for
+from .helpers import SIZE, runtime_app, wait_for, workspace
 
 pytestmark = pytest.mark.anyio
 
 
-def streaming_app(ws: Path, text: str, delay: float) -> AgentShellApp:
-    model = ScriptedModel([text], delay=delay, chunk_size=64)
-    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(ws), record=False),
-                                  settings=Settings(path=ws / "none.toml"), model=model)
-    return AgentShellApp(runtime=runtime)
-
-
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
-    root = tmp_path / "ws"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "button.py").write_text("class Button: ...\n")
-    return root
+    return workspace(tmp_path, monkeypatch, {"src/button.py": "class Button: ...\n"})
 
 
 async def test_esc_during_a_reply_closes_the_open_picker_first_then_cancels(ws: Path) -> None:
-    app = streaming_app(ws, "word " * 20_000, delay=0.01)  # a minute of slow streaming
+    app, _ = runtime_app(ws, ["word " * 20_000], delay=0.01, chunk_size=64)  # a minute of slow streaming
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready)
         assert app.runtime.file_index.wait(10)

@@ -6,50 +6,40 @@ from pathlib import Path
 
 import pytest
 
-from shell.config import Settings
 from shell.core.messages import AssistantMessage as Said
 from shell.core.messages import TextBlock, Usage
-from shell.providers.scripted import ScriptedModel
-from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets.mention_picker import MentionPicker
 from shell.tui.widgets.notice_line import NoticeLine
 from shell.tui.widgets.user_message import UserMessage as UserWidget
 from tests.context.test_attachments import png
 
-from .helpers import SIZE, send, wait_for
+from .helpers import SIZE, runtime_app, send, wait_for, workspace
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
-    root = tmp_path / "ws"
-    (root / "src" / "ui").mkdir(parents=True)
-    (root / "src" / "app.py").write_text("def main():\n    return 42\n")
-    (root / "src" / "ui" / "button.py").write_text("class Button: ...\n")
-    (root / "README.md").write_text("# hi\n")
-    (root / "shot.png").write_bytes(png())
-    return root
+    return workspace(tmp_path, monkeypatch, {"src/app.py": "def main():\n    return 42\n",
+                                             "src/ui/button.py": "class Button: ...\n",
+                                             "README.md": "# hi\n", "shot.png": png()})
 
 
-def app_for(ws: Path, turns: list[object], **settings: object) -> tuple[AgentShellApp, ScriptedModel]:
-    model = ScriptedModel(turns)  # type: ignore[arg-type]
-    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(ws), record=False),
-                                  settings=Settings(path=ws / "none.toml", **settings), model=model)  # type: ignore[arg-type]
-    return AgentShellApp(runtime=runtime), model
+async def open_picker(app: AgentShellApp, pilot: object, typed: str) -> MentionPicker:
+    """Once the app and its file index are ready, type ``typed``; the picker, open with matches."""
+    await wait_for(pilot, lambda: app.ready)
+    assert app.runtime.file_index.wait(10)
+    await pilot.press(*typed)  # type: ignore[attr-defined]
+    picker = app.query_one(MentionPicker)
+    await wait_for(pilot, lambda: picker.open and bool(picker.matches))
+    return picker
 
 
 async def test_at_opens_the_picker_tab_attaches_and_the_message_carries_the_file(ws: Path) -> None:
-    app, model = app_for(ws, ["It returns 42."])
+    app, model = runtime_app(ws, ["It returns 42."])
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
-        assert app.runtime.file_index.wait(10)
-        await pilot.press(*"what does @but")
-        picker = app.query_one(MentionPicker)
-        await wait_for(pilot, lambda: picker.open and bool(picker.matches))
+        picker = await open_picker(app, pilot, "what does @but")
         assert picker.chosen() is not None and picker.chosen().path == "src/ui/button.py"  # type: ignore[union-attr]
         await pilot.press("escape")  # closes the picker, not the app's cancel
         assert not picker.open and app.prompt.text == "what does @but"
@@ -70,13 +60,9 @@ async def test_a_picked_name_with_a_newline_goes_in_escaped_and_attaches(ws: Pat
     """Picking ``weird/nl⏎fake_line.txt`` put a real newline into the prompt."""
     (ws / "weird").mkdir()
     (ws / "weird" / "nl\nfake_line.txt").write_text("the real one\n")
-    app, model = app_for(ws, ["ok"])
+    app, model = runtime_app(ws, ["ok"])
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
-        assert app.runtime.file_index.wait(10)
-        await pilot.press(*"read @fake_l")
-        picker = app.query_one(MentionPicker)
-        await wait_for(pilot, lambda: picker.open and bool(picker.matches))
+        await open_picker(app, pilot, "read @fake_l")
         await pilot.press("tab")
         assert app.prompt.text == "read @weird/nl\\nfake_line.txt "
         await pilot.press("enter")
@@ -85,13 +71,9 @@ async def test_a_picked_name_with_a_newline_goes_in_escaped_and_attaches(ws: Pat
 
 
 async def test_a_folder_keeps_the_picker_open_and_enter_with_nothing_to_pick_sends(ws: Path) -> None:
-    app, model = app_for(ws, ["ok", "ok"])
+    app, model = runtime_app(ws, ["ok", "ok"])
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
-        assert app.runtime.file_index.wait(10)
-        await pilot.press(*"@ui")
-        picker = app.query_one(MentionPicker)
-        await wait_for(pilot, lambda: picker.open and bool(picker.matches))
+        picker = await open_picker(app, pilot, "@ui")
         assert picker.chosen().path == "src/ui/"  # type: ignore[union-attr]
         await pilot.press("enter")
         assert app.prompt.text == "@src/ui/"
@@ -106,7 +88,7 @@ async def test_a_folder_keeps_the_picker_open_and_enter_with_nothing_to_pick_sen
 async def test_a_refused_attachment_is_said_and_the_text_comes_back(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "outside.txt").write_text("secret")
     (ws / "link.txt").symlink_to(tmp_path / "outside.txt")
-    app, model = app_for(ws, ["never"])
+    app, model = runtime_app(ws, ["never"])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready)
         await send(pilot, "read @link.txt ")
@@ -117,7 +99,7 @@ async def test_a_refused_attachment_is_said_and_the_text_comes_back(ws: Path, tm
 
 
 async def test_image_chip_above_the_prompt_then_in_the_message(ws: Path) -> None:
-    app, model = app_for(ws, ["A red square."])
+    app, model = runtime_app(ws, ["A red square."])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready)
         await send(pilot, "/image shot.png")
@@ -135,7 +117,7 @@ async def test_image_chip_above_the_prompt_then_in_the_message(ws: Path) -> None
 async def test_the_status_line_shows_how_full_and_what_it_cost(ws: Path) -> None:
     said = Said((TextBlock("done"),), usage=Usage(input_tokens=9_000, output_tokens=1_000))
     models = {"scripted-model": {"context_window": 10_000, "input_price": 3.0, "output_price": 15.0}}
-    app, model = app_for(ws, [said], extra={"models": models})
+    app, model = runtime_app(ws, [said], extra={"models": models})
     model.name = "scripted-model"
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_for(pilot, lambda: app.ready)

@@ -6,7 +6,7 @@ renders them again."""
 from __future__ import annotations
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.geometry import Offset
 from textual.selection import Selection
 from textual.strip import Strip
@@ -19,7 +19,7 @@ from shell.tui.widgets.chat_markdown import ChatMarkdown
 from shell.tui.widgets.conversation import Conversation
 from shell.tui.widgets.rendered_chunk import RenderedChunk
 
-from .helpers import SIZE, make_agent, send, wait_for
+from .helpers import SIZE, ConversationPage, make_agent, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -57,11 +57,6 @@ def _cut_in_two(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(am, "SHOWN_LIMIT", 600)
 
 
-class Page(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Conversation()
-
-
 def _looks(strips: list[Strip]) -> list[list[tuple[str, str]]]:
     """What the user sees of each line: each character and its style (colours,
     attributes, link; not the metadata behind clicks and selection)."""
@@ -82,7 +77,7 @@ async def _message(pilot: object, app: App[None]) -> AssistantMessage:
 
 async def test_a_finished_chunk_kept_as_lines_looks_exactly_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(am, "SETTLE_S", 60.0)  # no parking pass: the test makes the swap
-    app = Page()
+    app = ConversationPage()
     async with app.run_test(size=SIZE) as pilot:
         message = await _message(pilot, app)
         chunks = message._chunks()
@@ -99,7 +94,7 @@ async def test_a_finished_chunk_kept_as_lines_looks_exactly_the_same(monkeypatch
 
 async def test_a_link_in_a_kept_chunk_opens_saying_where(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(am, "SETTLE_S", 60.0)
-    app = Page()
+    app = ConversationPage()
     opened: list[str] = []
     monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
@@ -119,7 +114,7 @@ async def test_a_link_in_a_kept_chunk_opens_saying_where(monkeypatch: pytest.Mon
 
 async def test_text_in_a_kept_chunk_can_be_selected(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(am, "SETTLE_S", 60.0)
-    app = Page()
+    app = ConversationPage()
     async with app.run_test(size=SIZE) as pilot:
         message = await _message(pilot, app)
         await message._render_finished()
@@ -143,7 +138,7 @@ def _laid_out_lines(message: AssistantMessage) -> bool:
 
 
 async def test_a_new_width_renders_kept_chunks_again() -> None:
-    app = Page()
+    app = ConversationPage()
     async with app.run_test(size=SIZE) as pilot:
         message = await _message(pilot, app)
         await wait_for(pilot, lambda: _laid_out_lines(message), timeout=15)
@@ -164,7 +159,7 @@ async def test_a_new_width_renders_kept_chunks_again() -> None:
 
 
 async def test_a_new_theme_renders_kept_chunks_again() -> None:
-    app = Page()
+    app = ConversationPage()
     app.theme = "textual-dark"
     async with app.run_test(size=SIZE) as pilot:
         message = await _message(pilot, app)
@@ -211,7 +206,7 @@ async def test_a_long_streamed_reply_keeps_only_its_last_chunk_as_markdown_widge
 
 
 async def test_a_removed_reply_is_not_kept_by_the_theme_signal() -> None:
-    app = Page()
+    app = ConversationPage()
     async with app.run_test(size=SIZE) as pilot:
         message = await _message(pilot, app)
         assert message in app.theme_changed_signal._subscriptions
