@@ -10,14 +10,24 @@ Every connection, the first and each redirect's, goes through a
 :class:`~shell.permissions.network.NetworkGuard`: loopback, private, link-local
 and metadata addresses are refused after DNS resolution unless a rule names the
 host, and the checked address is the one connected to.
+
+Redirects are followed only within the host the call named (``http`` to ``https``, a
+new path or port): the permission rules and the user's approval judged that host, and
+an open redirect on it must not carry the request (query string and all) to another
+one. A redirect elsewhere ends the call with the target named, so the model can ask
+for it as a new ``fetch_url`` call, which the rules judge (or the user is asked) anew.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from shell.core.messages import ToolResult
 from shell.permissions.network import BlockedAddress, NetworkGuard
+
+if TYPE_CHECKING:
+    import httpx
 
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
 MAX_TEXT_CHARS = 100_000
@@ -52,26 +62,32 @@ async def fetch(url: str, *, guard: NetworkGuard | None = None) -> ToolResult:
     guard = guard if guard is not None else NetworkGuard()
     http = httpx.AsyncClient(
         transport=guard.async_transport(),
-        follow_redirects=True,
-        max_redirects=MAX_REDIRECTS,
+        follow_redirects=False,
         timeout=TIMEOUT,
         headers={"User-Agent": USER_AGENT},
         trust_env=False,
     )
     try:
-        async with http.stream("GET", url) as response:
-            body = bytearray()
-            cut = False
-            async for chunk in response.aiter_bytes():
-                body.extend(chunk)
-                if len(body) > MAX_DOWNLOAD_BYTES:
-                    del body[MAX_DOWNLOAD_BYTES:]
-                    cut = True
-                    break
-            media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            encoding = response.encoding or "utf-8"
-            status = response.status_code
-            final_url = str(response.url)
+        request = http.build_request("GET", url)
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await http.send(request, stream=True)
+            target = response.next_request if response.is_redirect else None
+            if target is None:
+                break
+            await response.aclose()
+            if not same_host(url, str(target.url)):
+                return _elsewhere(url, str(request.url), str(target.url), response.status_code)
+            request = target
+        else:
+            raise httpx.TooManyRedirects("too many redirects", request=request)
+        try:
+            body, cut = await _read(response)
+        finally:
+            await response.aclose()
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        encoding = response.encoding or "utf-8"
+        status = response.status_code
+        final_url = str(response.url)
     except BlockedAddress as exc:
         raise FetchError(f"Could not fetch {url}: {exc}") from None
     except httpx.TooManyRedirects:
@@ -80,7 +96,38 @@ async def fetch(url: str, *, guard: NetworkGuard | None = None) -> ToolResult:
         raise FetchError(f"Could not fetch {url}: {type(exc).__name__}: {exc or 'no detail'}.") from None
     finally:
         await http.aclose()
-    return _as_result(bytes(body), media, encoding, status, final_url, cut)
+    return _as_result(body, media, encoding, status, final_url, cut)
+
+
+async def _read(response: httpx.Response) -> tuple[bytes, bool]:
+    """The body up to :data:`MAX_DOWNLOAD_BYTES`, and whether it was cut there."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body.extend(chunk)
+        if len(body) > MAX_DOWNLOAD_BYTES:
+            del body[MAX_DOWNLOAD_BYTES:]
+            return bytes(body), True
+    return bytes(body), False
+
+
+def same_host(first: str, then: str) -> bool:
+    """Whether a redirect to ``then`` stays on the host the call named in ``first``
+    (scheme and port may change; ``www.`` or a subdomain is another host)."""
+    def host(url: str) -> str:
+        return (urlparse(url).hostname or "").rstrip(".").lower()
+
+    return host(first) == host(then)
+
+
+def _elsewhere(url: str, at: str, target: str, status: int) -> ToolResult:
+    text = (
+        f"{at} redirected ({status}) to another host: {target}\n\n"
+        "fetch_url follows redirects only within the host asked for "
+        f"({urlparse(url).hostname}). To read the target, call fetch_url with that URL; "
+        "the permission rules judge it (or the user is asked) like any other."
+    )
+    details = {"url": at, "status": status, "redirect_to": target, "bytes": 0}
+    return ToolResult(text, details=details)
 
 
 def _as_result(body: bytes, media: str, encoding: str, status: int, url: str, cut: bool) -> ToolResult:

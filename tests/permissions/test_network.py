@@ -108,14 +108,15 @@ async def test_a_host_named_by_a_rule_is_served(server: Recording) -> None:
     assert "served" in by_network.text
 
 
-async def test_a_redirect_is_checked_again(server: Recording, second: Recording) -> None:
-    """The allowed host bounces the request to an address no rule names: refused,
-    and the second server hears nothing."""
+async def test_a_redirect_to_another_host_is_not_followed(server: Recording, second: Recording) -> None:
+    """The allowed host bounces the request to another one: not followed, even where
+    the guard would allow the address (the rules judged the host asked for, not the
+    one it bounces to), and the second server hears nothing; the model is told where."""
     server.redirect_to = f"http://127.0.0.2:{second.port}/?d=secret"
-    with pytest.raises(FetchError, match=r"refused to connect to 127\.0\.0\.2"):
-        await fetch(f"http://127.0.0.1:{server.port}/bounce", guard=NetworkGuard(["127.0.0.1"]))
+    result = await fetch(f"http://127.0.0.1:{server.port}/bounce", guard=NetworkGuard(["127.0.0.0/8"]))
     assert server.requests == [("/bounce", f"127.0.0.1:{server.port}")]
     assert second.requests == []
+    assert result.details["redirect_to"] == f"http://127.0.0.2:{second.port}/?d=secret"
 
 
 async def test_the_checked_address_is_the_one_connected_to(server: Recording) -> None:

@@ -13,7 +13,7 @@ import pytest
 from shell.core.tools import Tool
 from shell.permissions.network import NetworkGuard
 from shell.tools.builtin import builtin_tools
-from shell.tools.web import MAX_DOWNLOAD_BYTES, FetchError, html_to_text
+from shell.tools.web import MAX_DOWNLOAD_BYTES, FetchError, html_to_text, same_host
 from shell.tools.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
@@ -34,8 +34,19 @@ ROUTES: dict[str, tuple[int, str, bytes]] = {
 }
 
 
+SEEN: list[str] = []
+
+
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
+        SEEN.append(f"{self.headers.get('Host', '').split(':')[0]} {self.path}")
+        if self.path.startswith("/away"):
+            # An open redirect: to another host (the same server under another name).
+            port = self.server.server_address[1]
+            self.send_response(302)
+            self.send_header("Location", f"http://localhost:{port}/leak?k=SECRET")
+            self.end_headers()
+            return
         if self.path == "/redirect":
             self.send_response(302)
             self.send_header("Location", "/page")
@@ -93,6 +104,26 @@ async def test_redirects_json_and_errors(server: str, call: Any) -> None:
     assert missing.is_error and "HTTP 404" in missing.text and "not here" in missing.text
     image = await call("fetch_url", url=f"{server}/image.png")
     assert "image/png" in image.text and "does not show as text" in image.text
+
+
+async def test_a_redirect_to_another_host_is_not_followed(server: str, call: Any) -> None:
+    """An allow rule or an approval covers the host asked for; an open redirect on it
+    must not carry the request (query string and all) to a host nobody approved."""
+    SEEN.clear()
+    result = await call("fetch_url", url=f"{server}/away")
+    port = server.rsplit(":", 1)[1]
+    assert SEEN == ["127.0.0.1 /away"]
+    assert result.details["redirect_to"] == f"http://localhost:{port}/leak?k=SECRET"
+    assert "redirected (302) to another host" in result.text
+    assert "call fetch_url with that URL" in result.text
+
+
+def test_same_host_means_the_hostname() -> None:
+    assert same_host("http://example.com/a", "https://EXAMPLE.com:8443/b?x=1")
+    assert same_host("https://example.com./a", "https://example.com/b")
+    assert not same_host("https://example.com/a", "https://www.example.com/a")
+    assert not same_host("https://example.com/a", "https://example.com.evil.org/a")
+    assert not same_host("https://example.com/a", "https://evil.org/?u=https://example.com")
 
 
 async def test_size_cap(server: str, call: Any) -> None:
