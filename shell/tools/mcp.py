@@ -38,6 +38,7 @@ from shell.core.tools import Tool, ToolContext
 
 from . import mcp_http
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
+from .mcp_listing import LenientListing, list_all_tools, refusal_note
 from .mcp_results import (
     connection_lost,
     convert_result,
@@ -61,8 +62,6 @@ State = Literal["connecting", "ready", "failed", "exited", "stopped"]
 CONNECT_TIMEOUT = 60.0
 MAX_ASKED = 64
 """Requests from a server (ping, roots, sampling) being answered at once."""
-MAX_LISTED = 10_000
-"""Tools of one server read from its ``tools/list`` (128 are offered; the rest are counted)."""
 PROGRESS_EVERY = 0.1
 """Seconds between two progress reports of one call passed on (the last one always is)."""
 STDERR_TAIL = 1500
@@ -150,6 +149,10 @@ class McpServer:
         self._sent: set[Any] = set()
         """The ids of every request sent: an answer to any other is not an answer."""
         self._tool_calls: set[Any] = set()
+        self._list_calls: set[Any] = set()
+        """The ids of the ``tools/list`` requests not answered yet."""
+        self._listing = LenientListing(spec.name)
+        self._version: Callable[[], str | None] = lambda: None
         self._asked: set[Any] = set()
         self._refusals: list[str] = []
         """The last HTTP error status the server answered with (see mcp_http)."""
@@ -198,10 +201,11 @@ class McpServer:
         stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
         read, write = self._watch(read, tg), self._watch_sent(write, tg)
         session = await stack.enter_async_context(Session(read, write))
+        self._version = session.settled_version
         try:
             with anyio.fail_after(self._timeout):
                 await session.initialize()
-                listed = await _list_all_tools(session)
+                listed = await list_all_tools(session, self._listing)
         except Exception as exc:
             # Said now: closing the connection may take seconds (a stuck server is
             # given time to exit, then killed), and nobody should wait for that.
@@ -211,17 +215,18 @@ class McpServer:
             if self.status.state == "connecting":
                 self._set("failed", describe_error(exc) + self._refused() + self._stderr_tail())
             raise exc from None
-        usable, refused = await anyio.to_thread.run_sync(refuse_unusable, listed)
+        usable, unusable = await anyio.to_thread.run_sync(refuse_unusable, listed)
+        refused = [*self._listing.skipped, *((tool_name(self.spec.name, n), why) for n, why in unusable)]
         self.tools, taken = [], set()
         for info in usable:
             tool = McpTool(self, info)
             if tool.name in taken:  # only a name made to collide with a hashed one can be
-                refused.append((str(info.get("name")), "its name is taken by another of its tools"))
+                refused.append((tool.name, "its name is taken by another of its tools"))
             else:
                 taken.add(tool.name)
                 self.tools.append(tool)
         self._session = session
-        self._set("ready", _refusal_note(self.spec.name, refused))
+        self._set("ready", refusal_note(refused, self._listing.cut))
 
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         spec = self.spec
@@ -258,6 +263,7 @@ class McpServer:
                         if not self._may_ask(message):
                             continue
                         _lenient_answer(message, self._tool_calls)
+                        self._lenient_listing(message)
                         await send.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                     pass
@@ -280,6 +286,8 @@ class McpServer:
                             self._sent.add(getattr(inner, "id", None))
                             if getattr(inner, "method", None) == "tools/call":
                                 self._tool_calls.add(getattr(inner, "id", None))
+                            elif getattr(inner, "method", None) == "tools/list":
+                                self._list_calls.add(getattr(inner, "id", None))
                         else:  # an answer to one of the server's requests
                             self._asked.discard(getattr(inner, "id", None))
                         await write.send(message)
@@ -290,6 +298,18 @@ class McpServer:
 
         tg.start_soon(forward)
         return send
+
+    def _lenient_listing(self, message: Any) -> None:
+        """Take the entries the SDK would refuse out of an answer to ``tools/list``
+        (see :mod:`.mcp_listing`): one of them failed the whole list."""
+        inner: Any = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
+        ident = getattr(inner, "id", None)
+        if ident is None or ident not in self._list_calls:
+            return
+        self._list_calls.discard(ident)
+        result = getattr(inner, "result", None)
+        if isinstance(result, dict):
+            inner.result = self._listing.keep_valid(result, self._version())
 
     def _may_ask(self, message: Any) -> bool:
         """Whether a request from the server is passed on: at most :data:`MAX_ASKED` at a
@@ -541,44 +561,6 @@ def _is_log(message: Any) -> bool:
     inner = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
     is_notification = type(inner).__name__ == "JSONRPCNotification"
     return is_notification and getattr(inner, "method", None) == "notifications/message"
-
-
-def _refusal_note(server: str, refused: list[tuple[str, str]]) -> str:
-    """What a ready server's status says about the tools it was refused (one line)."""
-    if not refused:
-        return ""
-    by_reason: dict[str, list[str]] = {}
-    for name, why in refused:
-        by_reason.setdefault(why, []).append(tool_name(server, name))
-    parts = []
-    for why, names in list(by_reason.items())[:5]:
-        more = f" and {len(names) - 3:,} more" if len(names) > 3 else ""
-        parts.append(f"{', '.join(names[:3])}{more}: {why}")
-    if len(by_reason) > 5:
-        parts.append(f"and {len(by_reason) - 5} more reasons")
-    count = f"{len(refused):,} tool{'s' if len(refused) != 1 else ''}"
-    return f"{count} not offered to the model ({'; '.join(parts)}); tell the server's author"
-
-
-async def _list_all_tools(session: Any) -> list[dict[str, Any]]:
-    """Every page of ``tools/list`` as plain dicts (camelCase keys, as on the wire), up
-    to :data:`MAX_LISTED` tools: a server that pages without end (the same cursor
-    again and again) is not read for ever, nor kept in memory whole."""
-    tools: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while len(tools) < MAX_LISTED:
-        if cursor is None:
-            page = await session.list_tools()
-        else:
-            from mcp.types import PaginatedRequestParams
-
-            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
-        data = page.model_dump(by_alias=True, mode="json", exclude_none=True)
-        tools.extend(data.get("tools", []))
-        cursor, previous = data.get("nextCursor"), cursor
-        if not cursor or cursor == previous:
-            break
-    return tools[:MAX_LISTED]
 
 
 @contextlib.asynccontextmanager

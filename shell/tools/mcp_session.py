@@ -21,6 +21,12 @@ class Session(ClientSession):
         super().__init__(*args, **kwargs)
         self._problems: dict[int, str] = {}
 
+    def settled_version(self) -> str | None:
+        """The protocol version the handshake settled (what the SDK checks answers
+        against), or None before it did or in an SDK that does not say."""
+        version = getattr(self, "protocol_version", None)  # mcp 2.x; 1.x checks no version
+        return version if isinstance(version, str) else None
+
     def schema_problem(self, result: object) -> str | None:
         """What the check found wrong with ``result`` (once), or None."""
         return self._problems.pop(id(result), None)

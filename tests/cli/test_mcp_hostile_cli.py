@@ -26,20 +26,22 @@ def _configure(cli_env: dict[str, str], mode: str) -> None:
     )
 
 
-def test_headless_says_on_stderr_why_a_server_has_no_tools(
+def test_headless_says_on_stderr_which_listed_tool_was_skipped_and_keeps_the_rest(
     run_cli: RunCli, cli_env: dict[str, str], script: Script
 ) -> None:
-    """A tools/list the SDK rejects fails the whole server: -p printed nothing and the
-    model only got "Unknown tool"."""
+    """A tools/list with one entry the SDK rejects (no name) failed the whole server:
+    "the server's ListToolsResult is not valid MCP: tools.1.name: Field required", and
+    the good tool was gone with it."""
     _configure(cli_env, "invalid_list")
-    r = run_cli("-p", "hi", "--model", script(["Hi."]))
+    call = {"name": "evil__fine", "args": {"a": "x"}}
+    model = script([{"text": "Calling.", "tool_calls": [call]}, "Done."])
+    r = run_cli("-p", "go", "--model", model, "--approve", "always", "--output-format", "json", timeout=120)
     assert r.returncode == 0, r.stderr
     [line] = [ln for ln in r.stderr.splitlines() if "evil" in ln]
-    assert line == (
-        "agent-shell: MCP server evil failed: the server's ListToolsResult is not valid MCP: tools.1.name: "
-        "Field required; its tools are not in this run. Check its entry in mcp_servers (`agent-shell config` "
-        "shows it), or run its command by hand to see the error."
-    )
+    assert line == ("agent-shell: MCP server evil: 1 tool not offered to the model (tool #2 of its list: it "
+                    "has no name); tell the server's author")
+    [result] = [m for m in json.loads(r.stdout)["messages"] if m["type"] == "ToolResultMessage"]
+    assert result["content"] == 'echo {"a": "x"}'
 
 
 def test_headless_says_what_a_server_that_exited_wrote_last_on_stderr(
@@ -86,10 +88,10 @@ def test_an_unreadable_answer_fails_the_call_promptly_without_a_traceback(
 def test_the_line_mode_says_a_server_failed(
     cli_env: dict[str, str], workspace: Path, script: Script
 ) -> None:
-    _configure(cli_env, "invalid_list")
+    _configure(cli_env, "crash")
     command = [sys.executable, "-m", "shell", "--plain", "--model", script(["Hi."]), "--no-session", "hi"]
     term = Terminal(command, cli_env, workspace)
-    said = term.wait_for("mcp evil: failed (the server's ListToolsResult is not valid MCP: tools.1.name")
+    said = term.wait_for("mcp evil: failed (the server process exited")
     term.wait_for("Hi.")
     term.wait_for("\u203a", after=said)  # the prompt, drawn again after the line
     term.type("/quit\r")

@@ -13,7 +13,10 @@ the SDK rejects), ``names`` (tool names that collide once made model-safe).
 Over stdio only: ``garbage`` (a line that is not JSON), ``not_utf8`` (bytes that are
 not UTF-8), ``surrogates`` (a lone surrogate and escape sequences in a tool's name
 and description), ``unknown_content`` (a content type MCP does not define),
-``many_tools`` (10,000 tools), ``huge_tools`` (a 1 MB description, a 100 kB
+``many_tools`` (10,000 tools), ``malformed`` (two pages of tools, among them
+entries the SDK refuses: no inputSchema, a name that is a number, no name, ...),
+``bad_cursor`` (a nextCursor that is a number), ``empty_pages`` (empty pages
+without end, each with a new cursor), ``huge_tools`` (a 1 MB description, a 100 kB
 schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
 before the answer), ``progress_flood`` (20,000 progress notifications before it),
 ``exit_mid_call``, ``big`` (a 20 MB answer), ``crash`` (exits at once with a word
@@ -66,6 +69,40 @@ def tools() -> list[dict[str, Any]]:
     return [{"name": "echo", "inputSchema": OBJ}]
 
 
+MALFORMED = (
+    [{"name": "ok", "inputSchema": OBJ},
+     {"name": "noschema", "description": "no inputSchema"},
+     {"name": "nonsense", "inputSchema": {"type": "nonsense", "properties": 5}},
+     {"name": 5, "inputSchema": OBJ},
+     {"inputSchema": OBJ},
+     "not a tool",
+     {"name": "bad\x1b[2J\u202ename", "inputSchema": OBJ, "annotations": "x"},
+     {"name": "long", "description": "L" * (10 << 20), "inputSchema": OBJ}],
+    [{"name": "second", "inputSchema": OBJ},
+     {"name": "strout", "inputSchema": OBJ, "outputSchema": {"type": "string"}}],
+)
+"""Two pages of tools/list (``malformed``): ok, long and second are fine."""
+
+
+def list_answer(msg: dict[str, Any], ident: Any) -> dict[str, Any]:
+    """The answer to tools/list."""
+    if MODE == "malformed":
+        second = (msg.get("params") or {}).get("cursor") == "p2"
+        page = MALFORMED[1] if second else MALFORMED[0]
+        more = {} if second else {"nextCursor": "p2"}
+        return {"jsonrpc": "2.0", "id": ident, "result": {"tools": page, **more}}
+    if MODE == "bad_cursor":
+        return {"jsonrpc": "2.0", "id": ident, "result": {"tools": tools(), "nextCursor": 7}}
+    if MODE == "empty_pages":
+        PAGES.append(1)
+        return {"jsonrpc": "2.0", "id": ident, "result": {"tools": [], "nextCursor": f"p{len(PAGES)}"}}
+    if MODE == "endless_pages":
+        page = [{"name": f"t{len(PAGES)}_{k}", "inputSchema": OBJ} for k in range(1000)]
+        PAGES.append(1)
+        return {"jsonrpc": "2.0", "id": ident, "result": {"tools": page, "nextCursor": f"p{len(PAGES)}"}}
+    return {"jsonrpc": "2.0", "id": ident, "result": {"tools": tools()}}
+
+
 def answer(msg: dict[str, Any]) -> Any:
     """The reply to one request: a dict, ENDLESS, a raw string, or None (no reply)."""
     method, ident = msg.get("method"), msg.get("id")
@@ -76,11 +113,7 @@ def answer(msg: dict[str, Any]) -> Any:
             "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
             "serverInfo": {"name": "hostile", "version": "1"}}}
     if method == "tools/list":
-        if MODE == "endless_pages":
-            page = [{"name": f"t{len(PAGES)}_{k}", "inputSchema": OBJ} for k in range(1000)]
-            PAGES.append(1)
-            return {"jsonrpc": "2.0", "id": ident, "result": {"tools": page, "nextCursor": f"p{len(PAGES)}"}}
-        return {"jsonrpc": "2.0", "id": ident, "result": {"tools": tools()}}
+        return list_answer(msg, ident)
     if method == "tools/call":
         if MODE == "garbage":
             return "this is not json"
