@@ -79,6 +79,18 @@ BY_FOLDER = {"config": ".kube", "config.json": ".docker", "hosts.yml": "gh", "ho
              "token": "huggingface"}
 """Names that hold secrets only in one folder: kubectl's, docker's, GitHub CLI's,
 Copilot's and Hugging Face's credentials."""
+
+
+def secret_name_hints() -> tuple[str, ...]:
+    """A piece every name :func:`is_secret_file` accepts contains (``env``, ``auth.json``,
+    ``shadow``, ``hosts.yml``…): a command line holding none of them names no secret
+    file, so callers on a hot path can skip splitting it into words. Derived from the
+    lists themselves, so a name added there is never missed by such a filter."""
+    names = {*_SECRET_FILE_NAMES, *_SECRET_FILE_SUFFIXES, *_PRIVATE_KEYS, *_SYSTEM_SECRETS, *BY_FOLDER}
+    hints = {n.lower().lstrip("._") for n in names} | {"env", "ssh_host_", "sudoers"}
+    return tuple(sorted(h for h in hints if h))
+
+
 _BACKUP_SUFFIXES = (".bak", ".backup", ".orig", ".old", ".save", ".swp", ".swo", ".tmp")
 
 

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from . import paths, quarantine, runslater
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitstaged import StagedCopies
+from .homesecrets import SECRET_PATHS, found_in_config
 from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 
@@ -70,23 +71,6 @@ AFTER_SCALE = 10
 
 MAX_REVEALS = 64
 """Approvals to show named secret files that no command used yet (the oldest go first)."""
-
-SECRET_PATHS = (
-    ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
-    ".config/git/credentials", ".docker", ".kube", ".azure", ".config/gcloud", ".npmrc", ".yarnrc",
-    ".pypirc", ".pgpass", ".my.cnf", ".password-store", ".local/share/keyrings", ".vault-token",
-    ".terraform.d", ".config/op", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
-    ".config/rclone", ".s3cfg", ".m2/settings.xml", ".mozilla", ".config/google-chrome",
-    ".config/chromium", ".config/BraveSoftware", ".bash_history", ".zsh_history", ".python_history",
-    ".psql_history", ".mysql_history", ".node_repl_history", ".lesshst", ".viminfo", ".Xauthority",
-    # other agents and model tools: their OAuth tokens and API keys
-    ".claude", ".claude.json", ".codex", ".gemini", ".cursor", ".continue", ".aider.conf.yml",
-    ".config/github-copilot", ".config/anthropic", ".config/openai", ".config/gemini",
-    ".huggingface", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
-    ".gradle/gradle.properties", ".ollama/id_ed25519", ".config/configstore",
-)  # fmt: skip
-"""Relative to the home directory: hidden from sandboxed commands (credentials,
-browser profiles with their cookies, shell histories that hold typed secrets)."""
 
 SYSTEM_SECRET_PATHS = (
     "/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/user",
@@ -407,6 +391,10 @@ class Sandbox:
         wanted: list[Path] = []
         for home in home_dirs():
             wanted.extend(home / rel for rel in SECRET_PATHS)
+            # a workspace inside ~/.config (~/.config/nvim) keeps its own files: the
+            # secret-file index judges them; one holding home does not
+            own = [b for b in (self.workspace, *self.added) if not paths.within(home, b)]
+            wanted.extend(p for p in found_in_config(home) if not _under(p, own))
         wanted.extend(own_dirs())
         wanted.extend(Path(p) for p in SYSTEM_SECRET_PATHS)
         runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
@@ -432,7 +420,7 @@ class Sandbox:
             if _under(real, private) and not _under(real, binds):
                 continue
             found.append(real)
-        return list(dict.fromkeys(found))
+        return _outermost(found)
 
     def wrap(
         self,
@@ -553,6 +541,16 @@ def _remove_empty() -> None:
             os.unlink(path)
         except OSError:
             pass
+
+
+def _outermost(found: list[Path]) -> list[Path]:
+    """``found`` without what lies inside another of its paths: bubblewrap cannot mount
+    over a file in a folder it already replaced (and need not)."""
+    kept: list[Path] = []
+    for path in sorted(dict.fromkeys(found), key=lambda p: len(p.parts)):
+        if not any(paths.within(path, outer) for outer in kept):
+            kept.append(path)
+    return kept
 
 
 def _under(path: Path, bases: Sequence[Path]) -> bool:

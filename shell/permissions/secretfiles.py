@@ -51,7 +51,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shell.core.secrets import BY_FOLDER, is_secret_file
+from shell.core.secrets import BY_FOLDER, is_secret_file, secret_name_hints
 
 from . import paths as resolving
 from .runslater import PLACED_DIRS, why
@@ -428,10 +428,7 @@ def _glob_names_secret(word: str) -> bool:
     return any(fnmatch.fnmatchcase(name, base.lower()) for name in _SAMPLE_SECRETS)
 
 
-_MAYBE = re.compile(
-    r"env|netrc|npmrc|pypirc|credential|pgpass|htpasswd|docker|id_|secret|service-account|pem|key|p12|"
-    r"pfx|jks|tfvars|kdbx|asc|token|tfstate|terraform|s3cfg|boto|kube|[*?\[]"
-)
+_MAYBE = re.compile("|".join(map(re.escape, secret_name_hints())) + r"|[*?\[]")
 """A substring every secret-looking name (or a wildcard) has: a line without one names
 none, and the shell-word split is skipped (decisions are in the policy's hot path)."""
 

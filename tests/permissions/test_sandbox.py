@@ -101,6 +101,26 @@ async def test_other_agents_tokens_are_not_visible_and_their_caches_are(home: Pa
     assert "WEIGHTS" in result.text and "end" in result.text  # a model cache stays usable
 
 
+async def test_cli_token_stores_are_not_visible_even_under_harmless_names(home: Path) -> None:
+    """Cloud and hosting CLIs keep tokens in files named config.yml or cli.toml (listed),
+    and a tool nobody listed that names its file like a credential is found by name."""
+    require_sandbox()
+    stores = [".config/glab-cli/config.yml", ".config/doctl/config.yaml", ".fly/config.yml",
+              ".config/sops/age/keys.txt", ".config/hcloud/cli.toml", ".oci/config", ".databrickscfg",
+              ".config/composer/auth.json", ".config/newtool/credentials.toml", ".config/other/api_token",
+              ".sometool/auth.json"]
+    for rel in stores:
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"HOMESECRET-{rel}\n")
+    (home / ".config" / "newtool" / "settings.toml").write_text("theme = 'dark'\n")
+    box = Sandbox(home / "project")
+    result = await sh(box, "cd ~ && cat " + " ".join(stores) + " .config/newtool/settings.toml; echo end")
+    assert "HOMESECRET" not in result.text, result.text
+    assert "theme = 'dark'" in result.text and "end" in result.text  # plain settings stay readable
+    in_home = await sh(Sandbox(home), "cat ~/.config/other/api_token; echo end")
+    assert "HOMESECRET" not in in_home.text and "end" in in_home.text
+
+
 async def test_a_workspace_that_holds_the_secrets_still_hides_them(home: Path) -> None:
     """Working in the home directory itself: ~/.ssh is inside the writable bind."""
     require_sandbox()

@@ -37,7 +37,7 @@ KEY = "sk-proj-HIDDENKEY0123456789abcdef"
 @pytest.fixture
 def ws() -> Iterator[Path]:
     """A workspace outside /tmp (as users have them) full of secret-looking files."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-secrets-", dir=Path.home()))
+    base = Path(tempfile.mkdtemp(prefix="agent-shell-test-secrets-", dir=Path.home()))
     root = base / "project"
     (root / "config").mkdir(parents=True)
     (root / "node_modules" / "pkg").mkdir(parents=True)
@@ -312,3 +312,18 @@ def test_a_hard_link_of_a_secret_file_asks_like_the_file(ws: Path) -> None:
         assert verdict.action == "ask", name
         assert "(a hard link of .env: the same file)" in verdict.reason
     assert policy.decide(tools["read_file"], {"path": "notes.md"}).action == "allow"
+
+
+def test_every_name_the_secrets_policy_knows_is_caught_on_a_command_line() -> None:
+    """The quick filter before the word split must never skip a name the list holds
+    (auth.json, /etc/shadow, .my.cnf, rclone.conf, a shell history ran unasked in auto)."""
+    from shell.core import secrets
+
+    names = [*secrets._SECRET_FILE_NAMES, *secrets._PRIVATE_KEYS]
+    names += [f"x{suffix}" for suffix in secrets._SECRET_FILE_SUFFIXES]
+    names += [f"/etc/{n}" for n in secrets._SYSTEM_SECRETS]
+    names += [f"~/{folder}/{n}" for n, folder in secrets.BY_FOLDER.items()]
+    names += ["/etc/sudoers.d/admins", "/etc/ssh/ssh_host_ed25519_key", ".env.production", ".envrc.local"]
+    for name in names:
+        assert secrets.is_secret_file(name), name
+        assert named_secret_files(f"head -c 60 {name}") == [name], name

@@ -1,0 +1,111 @@
+"""The home directory's credential stores a sandboxed command must not read.
+
+Two parts, because no list of tools keeps up with the tools people install:
+
+- :data:`SECRET_PATHS`, the known stores (cloud CLIs, registries, other agents' tokens,
+  browser profiles, shell histories), hidden whether or not their names look secret
+  (``~/.config/doctl/config.yaml`` holds a token under a harmless name);
+- :func:`found_in_config`, a bounded look through ``~/.config`` (and the dot folders
+  right in home) for files whose *name* the one secrets policy calls secret-looking
+  (``auth.json``, ``credentials.toml``, ``token``, ``*.pem``…) or that carry a
+  token-ish word, so a tool nobody listed is still covered when it names its file
+  the usual way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from shell.core.secrets import is_secret_file
+
+SECRET_PATHS = (
+    ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
+    ".config/git/credentials", ".docker", ".kube", ".azure", ".config/gcloud", ".npmrc", ".yarnrc",
+    ".yarnrc.yml", ".pypirc", ".pgpass", ".my.cnf", ".password-store", ".local/share/keyrings",
+    ".vault-token", ".terraform.d", ".terraformrc", ".config/op", ".cargo/credentials",
+    ".cargo/credentials.toml", ".gem/credentials", ".bundle/config", ".config/rclone", ".s3cfg", ".boto",
+    ".m2/settings.xml", ".ivy2/.credentials", ".sbt/.credentials", ".nuget/NuGet/NuGet.Config",
+    ".config/NuGet/NuGet.Config", ".mozilla", ".config/google-chrome", ".config/chromium",
+    ".config/BraveSoftware", ".bash_history", ".zsh_history", ".python_history", ".psql_history",
+    ".mysql_history", ".node_repl_history", ".lesshst", ".viminfo", ".Xauthority",
+    # cloud, hosting and service CLIs whose files have harmless names
+    ".config/glab-cli", ".config/doctl", ".fly", ".config/sops", ".config/age", ".wrangler",
+    ".config/.wrangler", ".config/composer/auth.json", ".composer/auth.json", ".config/hcloud", ".oci",
+    ".config/stripe", ".databrickscfg", ".sentryclirc", ".config/heroku", ".netlify", ".config/netlify",
+    ".local/share/com.vercel.cli", ".railway", ".config/linode-cli", ".config/scw", ".pulumi",
+    ".config/containers/auth.json", ".config/helm", ".ngrok2", ".config/ngrok", ".supabase",
+    ".config/twilio-cli", ".bluemix", ".config/exoscale",
+    # other agents and model tools: their OAuth tokens and API keys
+    ".claude", ".claude.json", ".codex", ".gemini", ".cursor", ".continue", ".aider.conf.yml",
+    ".config/github-copilot", ".config/anthropic", ".config/openai", ".config/gemini",
+    ".huggingface", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
+    ".gradle/gradle.properties", ".ollama/id_ed25519", ".config/configstore",
+)  # fmt: skip
+"""Relative to the home directory: hidden from sandboxed commands (credentials,
+browser profiles with their cookies, shell histories that hold typed secrets)."""
+
+MAX_LOOKED_AT = 4_000
+"""Entries :func:`found_in_config` reads at most: an editor's or a browser's folder
+can hold hundreds of thousands, and a command must not wait for them."""
+_DEPTH = 3
+_SKIP = frozenset({
+    "Code", "Code - OSS", "VSCodium", "Cursor", "google-chrome", "chromium", "BraveSoftware", "mozilla",
+    "Slack", "discord", "Signal", "JetBrains", "libreoffice", "pulse", "node_modules", ".git", "cache",
+    "Cache", "GPUCache", "share", "fontconfig", "dconf",
+})  # fmt: skip
+"""Big folders whose files are no CLI's credentials (browsers are hidden whole)."""
+_TOKENISH = re.compile(r"token|credential|secret|passw|apikey|api_key|auth\.|keys\.txt|\.key$", re.I)
+
+_cache: dict[Path, tuple[float, tuple[Path, ...]]] = {}
+
+
+def found_in_config(home: Path) -> tuple[Path, ...]:
+    """Files in ``~/.config`` (and the dot folders right in ``home``) whose names look
+    like credentials, at most :data:`_DEPTH` folders down and :data:`MAX_LOOKED_AT`
+    entries in all; kept until ``~/.config`` or ``home`` changes (a new tool's folder)."""
+    try:
+        stamp = max(os.stat(home).st_mtime, os.stat(home / ".config").st_mtime)
+    except OSError:
+        return ()
+    cached = _cache.get(home)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    found: list[Path] = []
+    budget = [MAX_LOOKED_AT]
+    known = frozenset(str(home / rel) for rel in SECRET_PATHS)  # hidden whole already
+    _look(home / ".config", 0, found, budget, known)
+    try:
+        listed = os.listdir(home)
+    except OSError:
+        listed = []
+    skip = (".config", ".local", ".cache")
+    tops = sorted(e for e in listed if e.startswith(".") and e not in skip and str(home / e) not in known)
+    for name in tops:
+        _look(home / name, 1, found, budget, known)
+    _cache[home] = (stamp, tuple(found))
+    return tuple(found)
+
+
+def _look(folder: Path, depth: int, found: list[Path], budget: list[int], known: frozenset[str]) -> None:
+    if depth > _DEPTH or budget[0] <= 0:
+        return
+    try:
+        with os.scandir(folder) as entries:
+            listed = sorted(entries, key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in listed:
+        budget[0] -= 1
+        if budget[0] <= 0:
+            return
+        if entry.name in _SKIP or entry.path in known:
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _look(Path(entry.path), depth + 1, found, budget, known)
+            elif is_secret_file(entry.path) or _TOKENISH.search(entry.name):
+                found.append(Path(entry.path))
+        except OSError:
+            continue
