@@ -38,6 +38,7 @@ from shell.core.tools import Tool, ToolContext
 
 from . import mcp_http
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
+from .mcp_http import STILL_CONNECTED
 from .mcp_listing import LenientListing, list_all_tools, refusal_note
 from .mcp_results import (
     connection_lost,
@@ -65,6 +66,8 @@ MAX_ASKED = 64
 PROGRESS_EVERY = 0.1
 """Seconds between two progress reports of one call passed on (the last one always is)."""
 STDERR_TAIL = 1500
+PING_TIMEOUT = 5.0
+"""Seconds a server whose answer broke off has to answer a ping before the call says so."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,6 +392,10 @@ class McpServer:
                 # The model gets the failure as data; a dead connection also ends the server.
                 if connection_lost(exc):
                     self._gone(f"connection lost: {describe_error(exc)}")
+                elif (gone := await self._gone_after(exc, session)) is not None:
+                    self._gone(gone)
+                    text = f"The MCP server {self.spec.name!r} went away during the call to {label}: {gone}"
+                    return ToolResult(text, is_error=True, details={"server": self.spec.name})
                 text = f"Calling {label} failed: {describe_error(exc)}"
                 return ToolResult(text, is_error=True, details={"server": self.spec.name})
             finally:
@@ -403,6 +410,21 @@ class McpServer:
         converted = convert_result(result, server=self.spec.name, tool=name)
         problem = session.schema_problem(result)
         return converted if problem is None else with_schema_problem(converted, label, problem)
+
+    async def _gone_after(self, exc: BaseException, session: Any) -> str | None:
+        """Why the server is gone, when an HTTP answer broke off because it was (a ping
+        finds no server there), else None: a broken answer is usually that call's
+        alone, but a server that died mid-call breaks its answer the same way, and its
+        tools would stay offered, each call failing, until the next one found out."""
+        if STILL_CONNECTED not in str(exc):
+            return None
+        try:
+            with anyio.fail_after(PING_TIMEOUT):
+                await session.send_ping()
+        except Exception as ping:
+            if connection_lost(ping):
+                return f"its answer broke off, then it did not answer a ping ({describe_error(ping)})"
+        return None
 
     def stop(self) -> None:
         self._closing = True

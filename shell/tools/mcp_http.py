@@ -1,10 +1,13 @@
 """HTTP clients for MCP servers, with every answer's size capped.
 
-A server reached over HTTP decides how long its answer is. The SDK caps one SSE
-event at 1 MiB, but reads an ``application/json`` body whole into memory: a body
-that never ends grew the shell to 3 GB in 20 s. So every client the SDK gets from
-here counts the bytes of each answer that is not an event stream and stops at
-:data:`MAX_ANSWER_BYTES`, with an error naming the server and what to do. The SDK
+A server reached over HTTP decides how long its answer is. The SDK reads an
+``application/json`` body whole into memory: a body that never ends grew the
+shell to 3 GB in 20 s. So every client the SDK gets from here counts the bytes of
+each answer and stops at :data:`MAX_ANSWER_BYTES`, with an error naming the
+server and what to do: a JSON body, and one event of an event stream (the SDK's
+own cap of 1 MiB an event made a 2 MB result of a real server over streamable
+HTTP fail, where over stdio it was read and cut to the usual cap; the older SSE
+transport keeps the SDK's cap). The SDK
 turns that error into the failure of the one request it answered (the handshake
 or a tool call); the server's other requests go on.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
@@ -102,7 +106,7 @@ def _body_class(httpx: Any, server: str, limit: int) -> Any:
             self._error = sse_error if events else httpx.StreamError
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen, tail, chunks = 0, b"", self._inner.__aiter__()
+            seen, tail, chunks, event = 0, b"", self._inner.__aiter__(), 0
             while True:
                 mid_event = tail != b"" and not tail.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
                 try:
@@ -119,6 +123,9 @@ def _body_class(httpx: Any, server: str, limit: int) -> Any:
                 seen += len(chunk)
                 if seen > limit and not self._events:
                     raise httpx.StreamError(too_large_message(server, limit))
+                event = _event_size(event, tail, chunk) if self._events else 0
+                if event > limit:  # one event (one answer) as large as a JSON body may be
+                    raise self._error(too_large_message(server, limit))
                 tail = (tail + chunk)[-4:] if self._events else b""
                 yield chunk
 
@@ -126,6 +133,15 @@ def _body_class(httpx: Any, server: str, limit: int) -> Any:
             await self._inner.aclose()
 
     return CappedStream
+
+
+def _event_size(size: int, tail: bytes, chunk: bytes) -> int:
+    """Bytes of the event under way after ``chunk``: counted from the last blank line
+    that ends an event (``size`` is the count before it; ``tail``, the last bytes
+    before it, finds a blank line split between two chunks)."""
+    seen = tail + chunk
+    ends = [at + len(mark) for mark in (b"\n\n", b"\r\n\r\n", b"\r\r") if (at := seen.rfind(mark)) >= 0]
+    return len(seen) - max(ends) if ends else size + len(chunk)
 
 
 def _guarded_class(httpx: Any, server: str) -> Any:
@@ -155,8 +171,12 @@ def _guarded_class(httpx: Any, server: str) -> Any:
     return Guarded
 
 
+STILL_CONNECTED = "this call failed, the server is still connected"
+"""Part of :func:`broken_message`: the caller pings the server before it says so."""
+
+
 def broken_message(server: str, what: str) -> str:
-    return (f"the MCP server {server!r} {what}; this call failed, the server is still connected. "
+    return (f"the MCP server {server!r} {what}; {STILL_CONNECTED}. "
             "Try again; if it keeps happening, check the server")
 
 
@@ -187,9 +207,13 @@ def streamable_http(
             url, headers=headers or None, httpx_client_factory=factory
         )
 
+    sized = "max_sse_event_size" in inspect.signature(modern).parameters
+    events = {"max_sse_event_size": 2 * MAX_ANSWER_BYTES} if sized else {}  # ours cuts at MAX_ANSWER_BYTES
+
     @contextlib.asynccontextmanager
     async def connect() -> AsyncIterator[Any]:
-        async with factory(headers=headers or None) as client, modern(url, http_client=client) as streams:
+        client = factory(headers=headers or None)
+        async with client, modern(url, http_client=client, **events) as streams:
             yield streams
 
     return connect()
