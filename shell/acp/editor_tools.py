@@ -323,7 +323,8 @@ async def run_in_editor_terminal(
         notes, not_written = shell_cmd.sandbox_notes(
             text, exit_code, cwd, network=network, timed_out=timed_out, sandboxed=True,
             secrets=confined.secrets, hidden=confined.hidden, guard=confined.guard, planted=planted,
-            unchecked=unchecked, roots=sandbox.roots(), denied=confined.denied)
+            unchecked=unchecked, roots=sandbox.roots(), denied=confined.denied,
+            readonly=confined.readonly)
     return ToolResult(
         "\n".join([body, *notes]),
         is_error=timed_out or bool(signal) or exit_code != 0,

@@ -55,12 +55,17 @@ class Reading:
     space; ``understood`` is False when some of it could not be read, ``runtime``
     True when what it runs is known only when it runs."""
 
-    __slots__ = ("runtime", "texts", "understood")
+    __slots__ = ("commands", "redirects", "runtime", "texts", "understood")
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.understood = True
         self.runtime = False
+        self.commands: list[list[Word]] = []
+        """Each reading as words (the command word reduced to its base name): what
+        :mod:`.cmdwrites` looks at for the files a command writes."""
+        self.redirects: list[str] = []
+        """Output redirections of the lines read inside this part (``bash -c 'x > f'``)."""
 
     def at_runtime(self) -> None:
         self.understood = False
@@ -90,6 +95,7 @@ def _read_line(line: str, reading: Reading, depth: int) -> None:
     if not split.confident:
         reading.understood = False
     for part in split.parts:
+        reading.redirects.extend(part.writes)
         if part.text:
             _read(part.text, reading, depth + 1)
 
@@ -119,6 +125,7 @@ def _read_words(words: list[Word], reading: Reading, depth: int) -> None:
         base = head.text.rsplit("/", 1)[-1] or head.text
         rest = words[1:]
         reading.texts.append(" ".join([base, *(w.text for w in rest)]))
+        reading.commands.append([Word(base), *rest])
         if _runs_its_own(base, rest, reading, depth):
             return
         if base in _APPLETS:

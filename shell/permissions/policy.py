@@ -7,7 +7,8 @@ and asks the front end only when it says ``ask``. No front end decides alone.
 The order, first answer wins:
 
 1. a ``deny`` rule (any source, any mode; one on ``read_file`` also denies ``grep``
-   and the like of the paths it covers: :meth:`PermissionPolicy.read_denied`);
+   and the like of the paths it covers: :meth:`PermissionPolicy.read_denied`; one on
+   ``write_file`` or ``edit_file`` every way of writing the paths it covers: :mod:`.writedeny`);
 2. plan mode: anything but reading and searching is denied, allow rules or not;
 3. bypass mode: everything else runs;
 4. an ``ask`` rule; then an ``allow`` rule;
@@ -70,6 +71,7 @@ from .rules import (
 )
 from .secretfiles import has_other_names, named_secret_files
 from .suggest import command_preview, suggest_rules
+from .writedeny import check_write, write_denied_paths
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -322,12 +324,9 @@ class PermissionPolicy:
         ):
             why = (" What this line runs is known only when it runs (a command word from a variable, or a "
                    "shell fed by a pipe, a here-string or <(…)), so every such rule covers it.")
-        if effect == "deny" and rule is not None:
-            return Verdict(
-                "deny",
-                f"Denied by the rule `deny {rule.text}` ({SOURCE_LABELS[rule.source]}); {tool.name} was not "
-                f"run.{why} Do not retry it; tell the user what you wanted to do.",
-            )
+        write = check_write(self._active(), self.root, tool.name, tool.kind, args)  # `deny edit_file(x)` too
+        if (effect == "deny" and rule is not None) or write.effect == "deny":
+            return self._denied(tool, rule if effect == "deny" else None, why, write.why)
         looks_only = tool.read_only and tool.kind in READ_KINDS
         trusted = bool(getattr(tool, "hints_trusted", True))
         if self._mode == "plan" and not (looks_only and trusted):
@@ -349,6 +348,8 @@ class PermissionPolicy:
             # `read_file(src/**)`, kept from an "always" on src/main.py, is not a grant to read src/.env
             return Verdict("ask", f"{secret} The rule `allow {rule.text}` covers it only by a wildcard, "
                                   "which does not reach such files; a rule naming the file would.")
+        if write.effect == "ask" and effect != "ask":  # an ask rule on writing beats an allow rule
+            return Verdict("ask", write.why)
         if effect is not None and rule is not None:
             where = SOURCE_LABELS[rule.source]
             return Verdict(effect, f"The rule `{effect} {rule.text}` ({where}) asks for {tool.name}.{why}"
@@ -368,6 +369,14 @@ class PermissionPolicy:
                                   "or trusted.")
         return self._by_mode(tool, args)
 
+    @staticmethod
+    def _denied(tool: Tool, rule: Rule | None, why: str, write_why: str) -> Verdict:
+        if rule is None:  # a rule on writing: write_file's, edit_file's, the same
+            return Verdict("deny", write_why)
+        where = SOURCE_LABELS[rule.source]
+        return Verdict("deny", f"Denied by the rule `deny {rule.text}` ({where}); {tool.name} was not "
+                               f"run.{why} Do not retry it; tell the user what you wanted to do.")
+
     def read_denied(self, path: str | os.PathLike[str]) -> str:
         """The deny rule that keeps the model from reading ``path``, or empty (see
         :mod:`.readdeny`: it holds for grep, edit diffs and imports too)."""
@@ -376,6 +385,10 @@ class PermissionPolicy:
     def read_denied_paths(self) -> list[Path]:
         """What deny rules on reading name outright, for the sandbox to hide."""
         return read_denied_paths(self._active(), self.root)
+
+    def write_denied_paths(self) -> list[Path]:
+        """What deny and ask rules on writing name outright, for the sandbox to keep read-only."""
+        return write_denied_paths(self._active(), self.root)
 
     def _read_denied_by_rule(self, tool: Tool, args: Mapping[str, Any]) -> str:
         """For a tool other than ``read_file`` that reads what is in the file it is given

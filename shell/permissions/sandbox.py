@@ -305,6 +305,9 @@ class Sandbox:
         self.denied_reads: Callable[[], Sequence[Path]] = lambda: ()
         """The paths deny rules on reading name (``read_file(secrets/**)``): hidden like
         ``hidden`` (the policy answers; the runtime sets it)."""
+        self.denied_writes: Callable[[], Sequence[Path]] = lambda: ()
+        """The paths deny and ask rules on writing name (``write_file(secrets/**)``):
+        read-only for commands (the policy answers; the runtime sets it)."""
         self.nothing_asks: Callable[[], bool] = lambda: False
         """Whether calls that would ask run unasked (bypass mode, approvals off: the
         policy answers; the runtime sets it). Then a command that names a secret file
@@ -459,6 +462,8 @@ class Sandbox:
         if walls is None:
             walls = runslater.guard(self.roots(), found.runs_later)
         args += self.wall_args(walls, hidden)
+        for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only
+            args += ["--ro-bind", str(path), str(path)]
         staged = self.staged.copies(found.paths)
         for path in self.hideable(found, hidden, shown):  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
@@ -493,6 +498,16 @@ class Sandbox:
             if shown is not None:
                 args += ["--ro-bind", shown, str(path)]
         return args
+
+    def readonly_paths(self, hidden: Sequence[Path] = ()) -> list[Path]:
+        """What write rules name outright that a command could otherwise write (it exists,
+        in the workspace or a writable dir, not hidden already): bound read-only."""
+        binds = [self.workspace, *self.added, *self.writable]
+        out: list[Path] = []
+        for path in self.denied_writes():
+            if os.path.lexists(path) and _under(path, binds) and not _under(path, hidden):
+                out.append(path)
+        return sorted(dict.fromkeys(out), key=lambda p: len(p.parts))
 
     def hideable(self, found: SecretFiles, hidden: Sequence[Path], shown: Sequence[Path] = ()) -> list[Path]:
         """The secret files of ``found`` that get an empty file bound over them: not

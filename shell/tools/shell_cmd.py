@@ -29,7 +29,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +114,7 @@ async def run_command(
     argv = [shell, "-c", command]
     hidden: list[Path] = []
     denied: list[Path] = []
+    readonly: list[Path] = []
     secrets: SecretFiles | None = None
     guard: Guard | None = None
     started = time.time_ns()
@@ -121,6 +122,7 @@ async def run_command(
         confined = await confine(sandbox, argv, network=network, shown=shown)
         argv, env, secrets, guard, hidden, denied = (confined.argv, confined.env, confined.secrets,
                                                      confined.guard, confined.hidden, confined.denied)
+        readonly = confined.readonly
     else:
         env, _ = scrubbed_environment()
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
@@ -196,7 +198,7 @@ async def run_command(
     notes, not_written = sandbox_notes(
         text, code, cwd, network=network, timed_out=timed_out, sandboxed=sandboxed,
         secrets=secrets, hidden=hidden, guard=guard, planted=planted, unchecked=unchecked, roots=roots,
-        denied=denied)
+        denied=denied, readonly=readonly)
     body = "\n".join([body, *notes])
     return ToolResult(
         body,
@@ -227,6 +229,8 @@ class Confined:
     hidden: list[Path]
     denied: list[Path]
     """Paths a deny rule on reading hid (:func:`denied_note`)."""
+    readonly: list[Path] = field(default_factory=list)
+    """Paths a rule on writing kept read-only (:func:`readonly_note`)."""
 
 
 async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str]) -> Confined:
@@ -249,7 +253,7 @@ async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
     wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
-    return Confined(wrapped, env, secrets, guard, hidden, denied)
+    return Confined(wrapped, env, secrets, guard, hidden, denied, sandbox.readonly_paths(walls))
 
 
 async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int) -> tuple[list[Planted], str]:
@@ -278,6 +282,7 @@ def sandbox_notes(
     unchecked: str,
     roots: Sequence[Path],
     denied: Sequence[Path] = (),
+    readonly: Sequence[Path] = (),
 ) -> tuple[list[str], list[str]]:
     """What a command's result adds about the sandbox (the network it lacked, files it
     could not write or saw empty, what was moved out after it), and the paths it was
@@ -289,6 +294,7 @@ def sandbox_notes(
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
     notes += denied_note(denied, cwd)
+    notes += readonly_note(readonly, cwd, text)
     notes += _after_notes(planted, unchecked, roots)
     return notes, not_written
 
@@ -394,6 +400,18 @@ def denied_note(denied: Sequence[Path], cwd: Path) -> list[str]:
     many = len(denied) != 1
     return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as empty or missing, "
             f"but there): a deny rule keeps {'them' if many else 'it'} from the model (/permissions).]"]
+
+
+def readonly_note(readonly: Sequence[Path], cwd: Path, output: str) -> list[str]:
+    """When a write was refused: which paths a rule on writing keeps read-only
+    (``deny write_file(secrets/**)``), so the model does not try another way."""
+    if not readonly or not _REFUSED.search(output):
+        return []
+    shown = ", ".join(path_text(paths.relative(p, cwd) or str(p)) for p in readonly[:5])
+    more = f" and {len(readonly) - 5} more" if len(readonly) > 5 else ""
+    are = "are" if len(readonly) != 1 else "is"
+    return [f"[{shown}{more} {are} read-only for commands: a rule on writing keeps the model from changing "
+            "it (/permissions). Do not write it another way; tell the user.]"]
 
 
 async def _wait_exit(process: Process) -> None:
