@@ -30,8 +30,13 @@ the number of full collections, and how many spans were mounted at the end; then
 of time against N. Goals (issue 21): 1,000 calls <= 10 s, <= 200 MB, no stall over
 100 ms, time linear.
 
+``--against DIR`` runs each consumer also with another checkout's code (e.g. ``git
+archive`` of main before a change, unpacked in DIR), the two taking turns, on the same
+workload (this tree's README.md) and the same probe, and prints ours against it.
+
     python benchmarks/tui_tools.py [--calls 100,300,1000] [--consumers tui,tui-ask,headless] [-v]
     python benchmarks/tui_tools.py --calls 50,150,500,1000 --consumers tui-read,headless-read
+    python benchmarks/tui_tools.py --calls 1000 --consumers tui-read --against /tmp/main-before
 """
 
 from __future__ import annotations
@@ -213,13 +218,17 @@ async def headless(calls: int) -> dict[str, Any]:
     return {"wall": wall, "cpu_s": cpu, "mounted": 0, **probe.summary()}
 
 
-def run(consumer: str, calls: int) -> dict[str, Any]:
-    return run_script_child(__file__, [consumer, str(calls)], f"{consumer} {calls}")
+def run(consumer: str, calls: int, code: Path | None = None) -> dict[str, Any]:
+    where = ["--code", str(code)] if code is not None else []
+    return run_script_child(__file__, [*where, consumer, str(calls)], f"{consumer} {calls}")
 
 
-def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
+def main(counts: list[int], consumers: list[str], verbose: bool, against: Path | None = None) -> None:
     from benchmarks.tui_common import exponent
 
+    if against is not None:
+        compare(counts, consumers, against.resolve())
+        return
     print(f"load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{'calls':>6} {'consumer':>9} | {'wall s':>7} {'cpu s':>6} {'peak MB':>8} | {'p99 ms':>7} "
           f"{'max stall ms':>12} {'window cpu':>10} | {'p99 step cpu':>12} {'longest step cpu':>16} "
@@ -251,8 +260,35 @@ def main(counts: list[int], consumers: list[str], verbose: bool) -> None:
     print("goals at 1,000 calls (tui): <= 10 s, <= 200 MB, no stall over 100 ms")
 
 
+def compare(counts: list[int], consumers: list[str], against: Path) -> None:
+    """Each consumer with the other checkout's code ("base") and ours, taking turns."""
+    print(f"load average {os.getloadavg()[0]:.1f} at the start; base = {against}")
+    print(f"{'calls':>6} {'consumer':>13} {'code':>5} | {'wall s':>7} {'cpu s':>6} {'peak MB':>8} | "
+          f"{'max stall ms':>12} {'window cpu':>10} {'longest step cpu':>16} | {'spans mounted':>13}")
+    for n in counts:
+        for consumer in consumers:
+            got = {}
+            for name, code in (("base", against), ("ours", None)):
+                r = got[name] = run(consumer, n, code)
+                print(f"{n:>6} {consumer:>13} {name:>5} | "
+                      f"{r['wall']:>7.2f} {r['cpu_s']:>6.2f} {r['peak']:>8.0f} | "
+                      f"{r['max']:>12.0f} {r.get('max_window_cpu', 0):>10.0f} {r['max_step_cpu']:>16.0f} | "
+                      f"{int(r['mounted']):>13}", flush=True)
+            base, ours = got["base"], got["ours"]
+            print(f"{'':>6} {consumer:>13} ours/base: cpu {ours['cpu_s'] / base['cpu_s']:.2f}x, "
+                  f"peak RSS {ours['peak'] / base['peak']:.2f}x, longest step cpu "
+                  f"{ours['max_step_cpu']:.0f} vs {base['max_step_cpu']:.0f} ms", flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
+        if sys.argv[2:3] == ["--code"]:  # another checkout's code (the workload and probe stay ours)
+            code = sys.argv[3]
+            del sys.argv[2:4]
+            sys.path.insert(0, code)
+            import shell
+
+            assert shell.__file__ is not None and shell.__file__.startswith(code), shell.__file__
         consumer, n = sys.argv[2], int(sys.argv[3])
         result = asyncio.run({"tui": tui, "tui-ask": tui_ask, "headless": headless, "tui-read": tui_read,
                               "headless-read": headless_read}[consumer](n))
@@ -263,5 +299,6 @@ if __name__ == "__main__":
     parser.add_argument("--calls", default="100,300,1000")
     parser.add_argument("--consumers", default="tui,headless")
     parser.add_argument("-v", "--verbose", action="store_true", help="name the five longest loop steps")
+    parser.add_argument("--against", type=Path, help="another checkout, run taking turns with this one")
     args = parser.parse_args()
-    main([int(s) for s in args.calls.split(",")], args.consumers.split(","), args.verbose)
+    main([int(s) for s in args.calls.split(",")], args.consumers.split(","), args.verbose, args.against)

@@ -51,6 +51,7 @@ async def test_a_turn_of_many_calls_keeps_few_spans_mounted_and_shows_them_all_w
         spans = list(app.query(ToolSpan))
         assert [s.state.call_id for s in spans] == [f"c{i}" for i in range(60)]
         assert all(s.state.status == "done" and "✓" in str(s.title) for s in spans)
+        assert all(s.status_shown == "done" for s in spans)  # rebuilt ones in its colours too
 
 
 async def test_a_collapsed_span_builds_its_body_when_first_opened() -> None:
@@ -96,7 +97,7 @@ async def test_spans_that_leave_the_window_are_reused_for_newer_calls_each_showi
         for span in spans:
             n = span.state.call_id[1:]
             assert f"n{n}.txt" in span._title.render().plain and "✓" in str(span.title)
-            assert span.has_class("-done") and not span.has_class("-streaming")
+            assert span.status_shown == "done"
         span = spans[-1]
         span.collapsed = False  # a reused span opens on its own call's arguments and result
         await pilot.pause()
@@ -134,7 +135,7 @@ async def test_esc_in_a_long_turn_ends_the_reply_and_every_waiting_call_reads_ca
         def settled() -> bool:
             spans = list(app.query(ToolSpan))
             return bool(spans) and all(s.state.status in ("done", "cancelled") for s in spans) and all(
-                s.has_class(f"-{s.state.status}") for s in spans
+                s.status_shown == s.state.status for s in spans
             )
 
         await wait_for(pilot, settled, timeout=30)
