@@ -31,6 +31,11 @@ MAX_LISTED = 10_000
 """Tools of one server read from its ``tools/list`` (128 are offered; the rest are counted)."""
 MAX_PAGES = 100
 """Pages of one server's ``tools/list`` read (a real server sends one, or a few)."""
+MAX_DEPTH = 100
+"""JSON levels one tool entry may nest (a real schema has a handful; the SDK's parser
+gives up around 200, and then on the whole answer)."""
+TOO_DEEP = "x-agent-shell-too-deep"
+"""The key of the stand-in for an entry nested deeper than :data:`MAX_DEPTH`."""
 DEFAULT_VERSION = "2025-11-25"
 """The protocol version the SDK checks an answer against before the handshake settled one."""
 
@@ -77,7 +82,7 @@ class LenientListing:
         return dict(fixed, tools=kept)
 
     def _label(self, entry: Any, place: int) -> str:
-        name = entry.get("name") if isinstance(entry, dict) else None
+        name = entry.get("name", entry.get(TOO_DEEP)) if isinstance(entry, dict) else None
         if isinstance(name, str) and name:
             return tool_name(self.server, name)  # model-safe: letters, digits, _ and -, at most 64
         return f"tool #{place:,} of its list"
@@ -87,6 +92,8 @@ def entry_problem(entry: Any, version: str | None) -> str | None:
     """Why the SDK would refuse ``entry`` of a ``tools/list``, in a few words, or None."""
     if not isinstance(entry, dict):
         return "it is not a JSON object"
+    if TOO_DEEP in entry:
+        return f"it is nested more than {MAX_DEPTH} levels deep"
     if "name" not in entry:
         return "it has no name"
     if not isinstance(entry["name"], str):
@@ -111,10 +118,36 @@ def _problem(page: dict[str, Any], version: str | None, strip: int = 0) -> str |
             except (KeyError, LookupError):
                 pass  # a version or method the SDK has no contract for: it does not check either
     except RecursionError:
-        return "it is nested too deep to read"
+        return f"it is nested more than {MAX_DEPTH} levels deep"
     except Exception as exc:
         return _said(exc, strip)
     return None
+
+
+def shallow_entries(message: Any) -> Any:
+    """``message`` (an answer as Python data, read with no depth limit) with each
+    entry of its ``result.tools`` nested deeper than :data:`MAX_DEPTH` replaced by
+    a stand-in :func:`entry_problem` names: one schema nested 3,000 deep made the
+    whole answer unreadable (the server failed with all its tools)."""
+    result = message.get("result") if isinstance(message, dict) else None
+    tools = result.get("tools") if isinstance(result, dict) else None
+    if isinstance(tools, list):
+        for place, entry in enumerate(tools):
+            if _deeper_than(entry, MAX_DEPTH):
+                name = entry.get("name") if isinstance(entry, dict) else None
+                tools[place] = {TOO_DEEP: name if isinstance(name, str) else None}
+    return message
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _surface_check() -> Any:

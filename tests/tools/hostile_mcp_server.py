@@ -15,7 +15,8 @@ not UTF-8), ``surrogates`` (a lone surrogate and escape sequences in a tool's na
 and description), ``unknown_content`` (a content type MCP does not define),
 ``many_tools`` (10,000 tools), ``malformed`` (two pages of tools, among them
 entries the SDK refuses: no inputSchema, a name that is a number, no name, ...),
-``bad_cursor`` (a nextCursor that is a number), ``empty_pages`` (empty pages
+``bad_cursor`` (a nextCursor that is a number), ``deep_schema_N`` (a good tool
+and one whose inputSchema nests N deep), ``empty_pages`` (empty pages
 without end, each with a new cursor), ``huge_tools`` (a 1 MB description, a 100 kB
 schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
 before the answer), ``progress_flood`` (20,000 progress notifications before it),
@@ -84,8 +85,13 @@ MALFORMED = (
 """Two pages of tools/list (``malformed``): ok, long and second are fine."""
 
 
-def list_answer(msg: dict[str, Any], ident: Any) -> dict[str, Any]:
+def list_answer(msg: dict[str, Any], ident: Any) -> dict[str, Any] | str:
     """The answer to tools/list."""
+    if MODE.startswith("deep_schema_"):  # written by hand: json.dumps cannot nest so deep
+        depth = int(MODE.rsplit("_", 1)[1])
+        deep = '{"type":"object","properties":{"a":' * depth + '{"type":"string"}' + "}}" * depth
+        listed = f'[{{"name":"good","inputSchema":{json.dumps(OBJ)}}},{{"name":"deep","inputSchema":{deep}}}]'
+        return f'{{"jsonrpc":"2.0","id":{json.dumps(ident)},"result":{{"tools":{listed}}}}}'
     if MODE == "malformed":
         second = (msg.get("params") or {}).get("cursor") == "p2"
         page = MALFORMED[1] if second else MALFORMED[0]

@@ -79,6 +79,20 @@ async def test_a_listing_that_cannot_go_on_keeps_what_it_read_and_says_so(
     assert len(tools) == count
 
 
+@pytest.mark.anyio
+@pytest.mark.slow
+@pytest.mark.parametrize("depth", [300, 3000])
+async def test_one_tool_nested_too_deep_costs_only_itself(depth: int) -> None:
+    """A schema nested 3,000 deep made the whole answer unreadable ("recursion limit
+    exceeded"): the server failed with all its tools."""
+    status, tools, mcp = await _connect(f"deep_schema_{depth}")
+    await mcp.__aexit__(None, None, None)
+    assert status.state == "ready"
+    assert [t.name for t in tools] == ["evil__good"]
+    assert status.message == ("1 tool not offered to the model (evil__deep: it is nested more than 100 "
+                              "levels deep); tell the server's author")
+
+
 def _listing(*pages: dict[str, Any]) -> tuple[LenientListing, list[dict[str, Any]]]:
     listing = LenientListing("srv")
     return listing, [listing.keep_valid(page, "2025-11-25") for page in pages]
