@@ -55,3 +55,62 @@ async def test_a_stalled_and_a_garbling_server_neither_hold_start_up_nor_write_o
         await runtime.aclose()  # here, not in the pilot's teardown: a stalled server takes seconds to stop
     err = capfd.readouterr().err
     assert "Traceback" not in err and "JSONRPC" not in err and "this is not json" not in err
+
+
+SDK_SERVER = Path(__file__).resolve().parents[1] / "tools" / "sdk_mcp_server.py"
+RAW = ("\x1b", "\x07", "\u202e")
+"""Characters a hostile server's text must never reach the screen with."""
+
+
+def _screen_text(app: AgentShellApp) -> str:
+    """What the widgets on the screen render now, as text."""
+    from textual.widget import Widget
+
+    parts = []
+    for widget in app.screen.walk_children(Widget):
+        try:
+            parts.append(str(widget.render()))
+        except Exception:  # a widget that renders only inside a layout pass
+            continue
+    return "\n".join(parts)
+
+
+async def test_hostile_tool_names_and_descriptions_reach_the_approval_dialog_and_tools_list_harmless(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real SDK server whose tools are named with escape sequences (clear screen, set
+    the window title), a bidi override and 10,000 characters, and whose descriptions
+    hold them too: the dialog, the notices and /tools show model-safe names and
+    neutralised text."""
+    from shell.tools.mcp_results import tool_name
+    from shell.tui.screens.approval import ApprovalScreen
+
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    servers = {"sdk": {"command": sys.executable, "args": [str(SDK_SERVER), "names"]}}
+    evil = tool_name("sdk", "evil\x1b[2J\x1b]0;pwn\x07name")
+    call = AssistantMessage((ToolCallBlock("c1", evil, {"a": "x\x1b[2J\u202e"}),))
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, cwd=str(tmp_path))),
+        settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel([call, "Done."]),  # type: ignore[list-item]
+    )
+    app = AgentShellApp(runtime=runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        mcp = runtime.mcp
+        assert mcp is not None
+        await wait_for(pilot, lambda: mcp.status("sdk").state == "ready", timeout=60)
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=30)
+        await pilot.pause(0.1)
+        dialog = _screen_text(app)
+        assert evil in dialog and "x\u241b[2J" in dialog  # the argument's ESC as its picture
+        assert not any(c in dialog for c in RAW), dialog
+        await pilot.press("n", "enter")
+        await wait_for(pilot, lambda: not app.busy, timeout=30)
+        await send(pilot, "/tools")
+        await wait_for(pilot, lambda: "sdk__read_file" in _screen_text(app), timeout=30)
+        shown = _screen_text(app)
+        assert "hostile #4" in shown and "\u241b[31m" in shown  # the description's ESC as its picture
+        assert not any(c in shown for c in RAW)
+        await runtime.aclose()
