@@ -24,9 +24,11 @@ import asyncio
 
 from textual._styles_cache import StylesCache
 from textual.app import ComposeResult
+from textual.await_remove import AwaitRemove
 from textual.containers import ScrollableContainer, Vertical
 from textual.events import Resize
 from textual.geometry import Region
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
 
@@ -86,6 +88,15 @@ def _release_render_caches() -> None:
     long reply that was most of the memory a parked chunk should have given
     back. Clearing it costs the widgets on screen one small lookup each."""
     StylesCache.get_inner_outer.cache_clear()
+
+
+def _retire(widget: Widget) -> AwaitRemove:
+    """Hide ``widget`` now and remove it. Its removal ends many turns of the loop later
+    (its own queue, then its children's, must close first), and the screen may draw at
+    any of them: what took its place in this turn must not be shown alongside it. The
+    caller puts the replacement in place in the same turn, before awaiting this."""
+    widget.display = False
+    return widget.remove()
 
 
 def _following(container: ScrollableContainer) -> bool:
@@ -469,14 +480,12 @@ class AssistantMessage(Vertical):
         if isinstance(before, RenderedChunk) and before.can_take(lines, most):
             # One widget for neighbouring chunks (up to a screenful): fewer to lay out.
             before.extend(chunk.source, lines)
-            await chunk.remove()
+            await _retire(chunk)
         else:
-            rendered = RenderedChunk(chunk.source, lines)
-            # Both in the same turn of the loop: no frame shows both, or neither.
-            mounting = self.mount(rendered, before=chunk)
-            removing = chunk.remove()
+            # The lines need no mount to be drawn: shown in the turn the chunk is hidden.
+            mounting = self.mount(RenderedChunk(chunk.source, lines), before=chunk)
+            await _retire(chunk)
             await mounting
-            await removing
         _release_render_caches()
 
     async def _thaw(self) -> None:
@@ -484,11 +493,8 @@ class AssistantMessage(Vertical):
         drawn and rendered anew once the layout has placed them)."""
         async with self._parking:
             for chunk in self.query_children(RenderedChunk):
-                live = ChatMarkdown(chunk.source)
-                mounting = self.mount(live, before=chunk)
-                removing = chunk.remove()
-                await mounting
-                await removing
+                await self._mount_hidden([ChatMarkdown(chunk.source)], before=chunk)
+                await _retire(chunk)
 
     def _theme_changed(self, _theme: object) -> None:
         if self.query_children(RenderedChunk):
@@ -507,16 +513,20 @@ class AssistantMessage(Vertical):
         at = siblings.index(chunk)
         before = siblings[at - 1] if at > 0 else None
         after = siblings[at + 1] if at + 1 < len(siblings) else None
+        # in the turn the chunk is hidden, a spacer takes its height (no mount needed)
+        waits: list[AwaitMount | AwaitRemove] = []
         if isinstance(before, Parked):
             before.add(*segment)
             if isinstance(after, Parked):  # the chunk was all that kept two spacers apart
                 before.keep(before.segments + after.segments)
-                await after.remove()
+                waits.append(_retire(after))
         elif isinstance(after, Parked):
             after.add(*segment, first=True)
         else:
-            await self.mount(Parked([segment]), before=chunk)
-        await chunk.remove()
+            waits.append(self.mount(Parked([segment]), before=chunk))
+        waits.append(_retire(chunk))
+        for wait in waits:
+            await wait
         _release_render_caches()
 
     def _freeze(self, chunk: Chunk) -> None:
@@ -560,11 +570,25 @@ class AssistantMessage(Vertical):
                 continue
             chunks = [ChatMarkdown(source) for source, _ in near]
             unparked = True
-            await self.mount_all(chunks, after=parked)
-            if below:
-                await self.mount(Parked(below), after=chunks[-1])
+            await self._mount_hidden(chunks, after=parked)
+            # in the turn the chunks are shown, the spacer gives up what they hold
+            rest = self.mount(Parked(below), after=chunks[-1]) if below else None
             if above:
                 parked.keep(above)
             else:
-                await parked.remove()
+                await _retire(parked)
+            if rest is not None:
+                await rest
         return unparked
+
+    async def _mount_hidden(self, chunks: list[ChatMarkdown], **where: Widget) -> None:
+        """Mount live chunks hidden, and show them once mounted. Markdown builds its
+        blocks when mounted, many turns of the loop later: shown meanwhile, an empty
+        chunk took no room and what it replaces still showed below it, or (once its
+        blocks came) both showed, and a frame then showed a paragraph twice. The caller
+        hides what they replace right after this, in the same turn."""
+        for chunk in chunks:
+            chunk.display = False
+        await self.mount_all(chunks, **where)
+        for chunk in chunks:
+            chunk.display = True
