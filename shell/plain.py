@@ -45,7 +45,7 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest
 
 from .commands import CommandRegistry, CommandResult, default_commands, is_command
 from .core.textsafety import sanitize, sanitize_line
-from .frontend.approval import decide
+from .frontend.approval import APPROVE_ALL_KEY, decide
 from .frontend.paced import paced
 from .frontend.prompt_history import PromptHistory
 from .frontend.reply import ReplyState
@@ -117,6 +117,9 @@ class PlainShell:
         self._choice: PromptSession[Any] | None = None
         self._approval: PromptSession[Any] | None = None
         self.ask_lock = asyncio.Lock()
+        self.waiting: list[ApprovalRequest] = []
+        """Questions waiting for the one being asked (parallel calls): ``A`` may answer them."""
+        self.approved_ahead: set[str] = set()
         self.seen_approvals: dict[str, asyncio.Event] = {}
         self.audio: dict[str, Audio] = {}
         self.last_audio: Audio | None = None
@@ -353,19 +356,39 @@ class PlainShell:
 
     # -- approvals ------------------------------------------------------------------
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        """Approve (y), edit (e), reject with a reason (n), always (a); Ctrl+C cancels."""
-        seen = self.seen_approvals.setdefault(request.call.id, asyncio.Event())
-        with anyio.move_on_after(1.0):  # let the text before the call print first
-            await seen.wait()
-        self.seen_approvals.pop(request.call.id, None)
-        async with self.ask_lock:
-            if self.drawing is not None:
-                self.drawing.waiting.stop()
-            show_request(self.console, request)
-            decision = await decide(request, PlainPrompts(self))
+        """Approve (y), edit (e), reject with a reason (n), always (a), the rest of the
+        reply (Y, N), every routine question waiting (A); Ctrl+C cancels."""
+        self.waiting.append(request)
+        try:
+            seen = self.seen_approvals.setdefault(request.call.id, asyncio.Event())
+            with anyio.move_on_after(1.0):  # let the text before the call print first
+                await seen.wait()
+            self.seen_approvals.pop(request.call.id, None)
+            async with self.ask_lock:
+                self.waiting.remove(request)
+                decision = await self._answer(request)
+        finally:
+            if request in self.waiting:
+                self.waiting.remove(request)
         if decision is None:
             self.runtime.cancel()
             return ApprovalDecision.reject("The user cancelled the reply.")
+        return decision
+
+    async def _answer(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        if request.call.id in self.approved_ahead:  # A, pressed on the question before it
+            self.approved_ahead.discard(request.call.id)
+            name = sanitize_line(request.call.name)
+            self.console.print(Text(f"  {name}: approved with the question before it (A)", style="green"))
+            return ApprovalDecision.approve()
+        if self.drawing is not None:
+            self.drawing.waiting.stop()
+        show_request(self.console, request)
+        together = [r for r in self.waiting if r.routine and "approve" in r.allowed_decisions]
+        prompts = PlainPrompts(self)
+        decision = await decide(request, prompts, len(together))
+        if prompts.last_key == APPROVE_ALL_KEY and decision is not None:
+            self.approved_ahead.update(r.call.id for r in together if r in self.waiting)
         return decision
 
     # -- audio ----------------------------------------------------------------------

@@ -59,6 +59,8 @@ class PlainPrompts:
     def __init__(self, shell: PromptHost) -> None:
         self.shell = shell
         self.console = shell.console
+        self.last_key: str | None = None
+        """The key that answered last (``A`` tells the shell to approve the waiting ones)."""
 
     async def key(self, request: ApprovalRequest, offered: list[Choice]) -> str | None:
         labels = "  ".join(f"[{c.key}] {c.label}" for c in offered)
@@ -66,7 +68,8 @@ class PlainPrompts:
         key = await self.shell.choice.prompt_async(
             "  " + labels + " " + PROMPT, key_bindings=choice_keys(keys), handle_sigint=False,
         )
-        return None if key == "cancel" else str(key)
+        self.last_key = None if key == "cancel" else str(key)
+        return self.last_key
 
     async def _words(self, message: str, default: str = "", multiline: bool = False) -> str | None:
         """The approval's words (a reason, arguments, rules); None on Ctrl+C, which goes

@@ -11,6 +11,12 @@ end); this module only translates between it and ACP, and decides nothing:
   kept for the session) and *Always reject RULES* (the same patterns as deny rules).
   A question about a path outside the workspace (the workspace's fence asking)
   gets no "always": its answer already covers the directory for the session.
+- **The rest of the reply** (the line mode's and the TUI's ``Y`` and ``N``): when later
+  calls of the same reply would be answered too, *Allow this and N more TOOL calls
+  of this reply like it* (``allow_rest``: approved with the rest of the batch; each
+  later call is still judged by the policy first, and only the same routine question
+  is covered) and *Reject this and the N calls after it* (``reject_rest``). Their
+  kinds are ``allow_always`` / ``reject_always`` (ACP has no other): they keep no rule.
 - What a client may add: ``_meta: {"agent-shell": {"args": {...}}}`` runs the call
   with edited arguments, ``{"agent-shell": {"message": "..."}}`` is the reason the
   model reads.
@@ -23,8 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest, rejected_message
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, rejected_message, rest_rejection
 from shell.core.tools import Tool, ToolKind
+from shell.frontend.approval import rest_counts
 from shell.permissions import paths
 from shell.permissions.modes import MODES as POLICY_MODES
 from shell.permissions.modes import SUMMARY, ModeError, parse_mode
@@ -94,15 +101,24 @@ class AcpPermissions:
         allowed = request.allowed_decisions
         rules = () if is_path_request(request, self.workspace_root) else request.suggested_rules
         shown = ", ".join(rules)
+        same, later = rest_counts(request)
+        name = request.call.name
         options: list[tuple[str, str, OptionKind]] = []
         if "approve" in allowed:
             options.append(("allow_once", "Allow", "allow_once"))
             if rules:
                 options.append(("allow_always", f"Always allow {shown} in this session", "allow_always"))
+            if same:
+                more = f"{same} more {name} call{'s' if same != 1 else ''}"
+                options.append(("allow_rest", f"Allow this and up to {more} of this reply like it",
+                                "allow_always"))
         if "reject" in allowed:
             options.append(("reject_once", "Reject", "reject_once"))
             if rules:
                 options.append(("reject_always", f"Always reject {shown} in this session", "reject_always"))
+            if later:
+                options.append(("reject_rest", f"Reject this and the {later} call{'s' if later != 1 else ''} "
+                                               "after it in this reply", "reject_always"))
         return options
 
     def decide(
@@ -124,6 +140,10 @@ class AcpPermissions:
             if option_id == "allow_always" and request.suggested_rules:
                 return ApprovalDecision.approve(always=True, rules=request.suggested_rules, scope="session")
             return ApprovalDecision.approve()
+        if option_id == "allow_rest" and "approve" in request.allowed_decisions and rest_counts(request)[0]:
+            return ApprovalDecision.approve(rest=True)
+        if option_id == "reject_rest" and "reject" in request.allowed_decisions and rest_counts(request)[1]:
+            return rest_rejection(request, message or "")
         if option_id in ("reject_once", "reject_always") and "reject" in request.allowed_decisions:
             note = ""
             if option_id == "reject_always" and not is_path_request(request, self.workspace_root):

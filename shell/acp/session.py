@@ -39,7 +39,7 @@ from acp.schema import (
 from acp.schema import Usage as AcpUsage
 
 from shell.core import events as ev
-from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, rest_rejection
 from shell.core.messages import Block, DataBlock, TextBlock, Usage, UserMessage
 from shell.core.textsafety import plain_id
 from shell.core.tools import Tool
@@ -226,10 +226,12 @@ class AcpSession:
         option_id = getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
         decision = self.permissions.decide(request, option_id, response.field_meta)
         said = ((response.field_meta or {}).get("agent-shell") or {}).get("message")
-        if decision.type == "reject" and option_id in ("reject_once", "reject_always") and not said:
+        rejected = option_id in ("reject_once", "reject_always", "reject_rest")
+        if decision.type == "reject" and rejected and not said:
             reason = await self._reason(plain_id(call.id), call.name)
             if reason:
-                decision = ApprovalDecision.reject(reason)
+                rest = decision.rest
+                decision = rest_rejection(request, reason) if rest else ApprovalDecision.reject(reason)
         return decision
 
     async def _reason(self, call_id: str, name: str) -> str | None:

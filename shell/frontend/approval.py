@@ -184,11 +184,19 @@ class ApprovalPrompts(Protocol):
         ...
 
 
-async def decide(request: ApprovalRequest, prompts: ApprovalPrompts) -> ApprovalDecision | None:
+async def decide(
+    request: ApprovalRequest, prompts: ApprovalPrompts, waiting: int = 0
+) -> ApprovalDecision | None:
     """The one approval flow of the line-oriented front ends: a key, then what that
     key needs (a reason, edited arguments checked against the schema, the rules
-    to remember), until a decision is made. None: the user cancelled the reply."""
+    to remember), until a decision is made. None: the user cancelled the reply.
+
+    ``waiting``: how many other questions wait behind this one that ``A`` may approve
+    with it (routine ones: see the TUI's ``approvable_together``); with any, ``A`` is
+    offered, and its answer is this call's approval (the caller answers the others)."""
     offered = choices(request)
+    if waiting and "approve" in request.allowed_decisions:
+        offered.append(Choice(APPROVE_ALL_KEY, f"approve all {waiting + 1} waiting", "approve_all"))
     by_key = {c.key: c for c in offered}
     while True:
         key = await prompts.key(request, offered)
@@ -205,6 +213,9 @@ async def decide(request: ApprovalRequest, prompts: ApprovalPrompts) -> Approval
 async def _follow(what: str, request: ApprovalRequest, prompts: ApprovalPrompts) -> ApprovalDecision | None:
     if what == "approve":
         prompts.say("approved", "ok")
+        return ApprovalDecision.approve()
+    if what == "approve_all":
+        prompts.say("approved, and the routine questions waiting behind it", "ok")
         return ApprovalDecision.approve()
     if what == "approve_rest":
         same, _ = rest_counts(request)
