@@ -330,3 +330,34 @@ async def test_a_stalled_model_is_said_in_the_status_line_and_clears_when_data_c
         status.tick()
         await pilot.pause()
         assert str(status.render()).endswith("awaiting approval")
+
+
+async def test_the_status_line_uses_every_column_it_has() -> None:
+    """It took its 2 columns of padding off its content's width a second time: a field
+    that fitted exactly gave way (checked at 60, 80 and 120 columns and at the exact fit)."""
+    from textual.app import App, ComposeResult
+
+    from shell.tui.widgets.status_line import StatusLine
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusLine()
+
+    app = Host()
+    async with app.run_test(size=(120, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.model_label, status.mode, status.state = "demo (offline demo model)", "default", "streaming"
+        status.tokens_in, status.tokens_out = 12_345, 6_789
+        status.context, status.fullness, status.cost = "ctx 12% of 200k", 0.12, "$0.012 reply · $0.31 session"
+        await pilot.pause()
+        full = str(status.render())
+        assert "↑12,345 ↓6,789 tokens" in full and "$0.012 reply" in full
+        for width in (60, 80, 120, len(full) + 2):  # + 2: the padding
+            await pilot.resize_terminal(width, 3)
+            await pilot.pause()
+            line = str(status.render())
+            assert len(line) <= width - 2, (width, line)
+            # the mode, how full the context is and the state are the last to give way
+            assert line.startswith("mode: default") and "ctx 12%" in line and line.endswith("streaming…")
+            if width == len(full) + 2:
+                assert line == full  # it fits exactly: nothing gives way

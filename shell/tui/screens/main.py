@@ -37,8 +37,10 @@ class MainScreen(StartUp):
 
     AUTO_FOCUS = "#prompt"
     BINDINGS = [
-        Binding("escape", "cancel_reply", "Cancel reply"),
-        Binding("escape", "cancel_now", show=False, priority=True),
+        # The footer shows "esc Cancel reply" while a reply runs (the priority binding,
+        # enabled only then) and nothing for Esc when idle, where it clears the queue.
+        Binding("escape", "cancel_reply", "Cancel reply", show=False),
+        Binding("escape", "cancel_now", "Cancel reply", priority=True),
         Binding("f2", "toggle_panel", "Middleware"),
         Binding("f1", "help", "Help"),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
@@ -58,6 +60,7 @@ class MainScreen(StartUp):
         else:
             picker.show_for(message.query)
         self.prompt.picking = picker.open
+        self.refresh_bindings()  # Esc closes the picker now, or cancels the reply again
 
     def on_prompt_input_picker_key(self, message: PromptInput.PickerKey) -> None:
         picker = self._picker()
@@ -69,6 +72,7 @@ class MainScreen(StartUp):
         chosen = picker.chosen() if message.action in ("accept", "send") else None
         picker.hide()
         self.prompt.picking = False
+        self.refresh_bindings()
         if chosen is not None:
             self.prompt.replace_mention(chosen.path, keep_open=chosen.is_dir)
         elif message.action == "send":  # Enter with nothing to pick (``@alice``): it sends

@@ -109,6 +109,14 @@ class MainLayout(Screen[None]):
     def busy(self) -> bool:
         return self._busy
 
+    def set_busy(self, busy: bool) -> None:
+        """A reply starts or ends: the footer shows "esc Cancel reply" only while one
+        runs. Textual re-reads the bindings only when told (or when the focus moves), so
+        the footer kept what it read last: a reply that moved the focus hid the key for
+        that reply and every later one, and an idle prompt said "Cancel reply"."""
+        self._busy = busy
+        self.refresh_bindings()
+
     @property
     def queued(self) -> list[str]:
         return self._queue

@@ -92,7 +92,7 @@ class RepliesRun(PromptKeepsKeys):
             self.run_worker(self._not_sent(text, composed.problems), group="reply", exit_on_error=False)
             return
         self.shell.playback.stop()  # a new reply silences the last one
-        self._busy = True
+        self.set_busy(True)
         self.status.state = "thinking"
         self.run_worker(self._run_reply(text, composed), group="reply", exit_on_error=False)
 
@@ -134,7 +134,7 @@ class RepliesRun(PromptKeepsKeys):
             await self.conversation.add(NoticeEntry("error", said))
         finally:
             await renderer.finish_all()
-            self._busy = False
+            self.set_busy(False)
             record.ended = time.time()
             self.renderer = None
             gc_policy.reply_finished()  # collected once the user is idle

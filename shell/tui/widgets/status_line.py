@@ -103,7 +103,9 @@ class StatusLine(Static):
         brief = f"  ·  ↑{_short(self.tokens_in)}{more} ↓{_short(self.tokens_out)}{more}"
         if self.tokens_unknown and not (self.tokens_in or self.tokens_out):
             tokens, brief = "  ·  tokens not reported", "  ·  ↑? ↓?"
-        room = self.size.width - 2 - len(state) - queued_room - len("  ·  ")  # 2: padding
+        # the content's width: the padding is outside it (taking 2 more off it lost
+        # two columns, and a field that fitted gave way)
+        room = self.size.width - len(state) - queued_room - len("  ·  ")
         sep = "  ·  "
         ctx = f"{sep}{self.context}" if self.context else ""
         ctx_brief = f"{sep}{self.context.split(' of ', 1)[0]}" if self.context else ""

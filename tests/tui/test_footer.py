@@ -1,0 +1,44 @@
+"""The footer says what Esc does: "esc Cancel reply" while a reply runs, every reply."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets._footer import FooterKey
+
+from shell.tui.app import AgentShellApp
+
+from .helpers import SIZE, make_agent, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+IDLE = ["shift+tab Mode", "f2 Middleware", "f1 Help", "^q Quit"]
+
+
+def footer_says(app: AgentShellApp) -> list[str]:
+    """What the footer draws now (empty for a moment while it recomposes)."""
+    return [f"{key.key_display} {key.description}" for key in app.screen.query(FooterKey)]
+
+
+def footer_offers(app: AgentShellApp) -> list[str]:
+    """What the footer draws once it has read the screen's bindings again."""
+    bindings = app.screen.active_bindings.values()
+    return [f"{b.binding.key} {b.binding.description}" for b in bindings if b.binding.show]
+
+
+async def test_the_footer_offers_esc_cancel_reply_during_every_reply_and_not_when_idle() -> None:
+    agent, _ = make_agent(["first " * 300, "second " * 300, "third " * 300], delay=0.01)
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready and app.main.is_attached)
+        for n in range(3):
+            await send(pilot, f"reply {n}")
+            await wait_for(pilot, lambda: app.busy)
+            app.conversation.focus()  # the focus moves during a reply (a click, a span)
+            await pilot.pause(0.1)
+            assert app.busy and "escape Cancel reply" in footer_offers(app), (n, footer_offers(app))
+            await wait_for(pilot, lambda: "esc Cancel reply" in footer_says(app))
+            app.prompt.focus()
+            await wait_for(pilot, lambda: not app.busy, timeout=20)
+            assert "escape Cancel reply" not in footer_offers(app)  # idle, Esc cancels nothing
+            await wait_for(pilot, lambda: footer_says(app)[:4] == IDLE)
