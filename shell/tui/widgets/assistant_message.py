@@ -28,6 +28,7 @@ from textual.await_remove import AwaitRemove
 from textual.containers import ScrollableContainer, Vertical
 from textual.events import Resize
 from textual.geometry import Region
+from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
@@ -143,6 +144,9 @@ class AssistantMessage(Vertical):
         """Finished chunks near the view left live by the last pass: the screen had not
         laid them out since they changed, so their lines could not be kept yet."""
         self._settle_tries = 0
+        self._keep_timer: Timer | None = None
+        """A pass that keeps finished chunks as lines, waiting (see ``_render_finished``)."""
+        self._keep_tries = 0
 
     @property
     def text(self) -> str:
@@ -349,8 +353,6 @@ class AssistantMessage(Vertical):
                 await self._stop_stream()
                 self._stream = None
         self.streaming = False
-        for chunk in self.query_children(ChatMarkdown):  # frozen heights only matter while growing
-            chunk.styles.height = "auto"
         if text is not None and not self._shown():
             self._text = sanitize(text)
             await self.query_one(Markdown).update(self._text)
@@ -417,8 +419,6 @@ class AssistantMessage(Vertical):
                 self._unkept += 1  # not laid out since it was mounted: look again later
                 continue
             if region.overlaps(viewport):
-                if self._stream is not None:
-                    self._freeze(chunk)
                 await self._keep_lines(chunk)
                 continue
             await self._park(chunk)
@@ -434,20 +434,22 @@ class AssistantMessage(Vertical):
         parked = False
         for chunk in reversed(self._chunks()):
             height = chunk.outer_size.height
-            if chunk is not self._current and height and chunk.source:
-                if below > keep:
-                    await self._park(chunk)
-                    parked = True
-                    continue
-                self._freeze(chunk)
+            if chunk is not self._current and height and chunk.source and below > keep:
+                await self._park(chunk)
+                parked = True
+                continue
             below += height
         return parked
 
     async def _render_finished(self) -> None:
-        """Swap the finished live chunks for their rendered lines (see ``rendered_chunk``)."""
+        """Swap the finished live chunks for their rendered lines (see ``rendered_chunk``).
+        One the screen has not laid out anew yet (its last block just got its bottom
+        margin back) is looked at again shortly: while the reply streams, the next cut
+        would do it, but a model that pauses makes no next cut."""
         if not self.is_attached:
             return
         async with self._parking:
+            self._unkept = 0
             container = self._container()
             if self._stream is not None and container is not None and _following(container):
                 # a caught-up backlog mounts many documents at once: those above the fold
@@ -455,6 +457,14 @@ class AssistantMessage(Vertical):
                 await self._park_above_the_fold(container)
             for chunk in self._chunks():
                 await self._keep_lines(chunk)
+            again = self._unkept and self._stream is not None and self._keep_tries < SETTLE_TRIES
+        self._keep_tries = self._keep_tries + 1 if again else 0
+        if again and self._keep_timer is None:
+            self._keep_timer = self.set_timer(SETTLE_S, self._keep_later)
+
+    async def _keep_later(self) -> None:
+        self._keep_timer = None
+        await self._render_finished()
 
     async def _keep_lines(self, chunk: Chunk) -> None:
         """A finished live chunk becomes the lines it shows, if the screen's layout of it
@@ -529,22 +539,12 @@ class AssistantMessage(Vertical):
             await wait
         _release_render_caches()
 
-    def _freeze(self, chunk: Chunk) -> None:
-        """Give a finished chunk a fixed height: a growing sibling then no longer
-        makes Textual measure every block of it again on each frame."""
-        if isinstance(chunk, RenderedChunk):
-            return
-        if chunk.styles.height is None or chunk.styles.height.is_auto:
-            chunk.styles.height = chunk.outer_size.height
-
     def on_resize(self, event: Resize) -> None:
-        """A new width changes every chunk's height: measure again, freeze later.
+        """A new width changes every chunk's height: kept lines are rendered again.
         (Growing taller, which happens every frame, changes nothing.)"""
         if event.size.width == self._width:
             return
         old_width, self._width = self._width, event.size.width
-        for chunk in self.query_children(ChatMarkdown):
-            chunk.styles.height = "auto"
         if old_width:  # parked text would wrap anew too: estimate, it is measured when back
             for parked in self.query_children(Parked):
                 parked.rescale(old_width / self._width)
