@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 from .agent import _complete_middleware, _complete_model, format_models, middleware_command, model_command
 from .agent import tools_command as _tools
 from .context import compact_command, context_breakdown, context_command, image_command, instructions_command
+from .mcp import USAGE as MCP_USAGE
+from .mcp import _complete_mcp, mcp_command
 from .permission import (
     _complete_permissions,
     _modes,
@@ -62,6 +64,8 @@ BUILTINS: tuple[Command, ...] = (
     Command("middleware", "List the middleware, or switch one on or off", middleware_command,
             "/middleware [NAME [on|off]]", aliases=("mw",), complete=_complete_middleware),
     Command("tools", "List the tools the model can call", _tools, "/tools"),
+    Command("mcp", "List the MCP servers, or start a failed or exited one again", mcp_command, MCP_USAGE,
+            complete=_complete_mcp),
     Command("sessions", "List this directory's sessions, or search every session for words",
             sessions_command, "/sessions [QUERY]"),
     Command("resume", "Open a saved session (its number in /sessions, or its id)", resume_command,

@@ -44,7 +44,6 @@ from .mcp_results import (
     connection_lost,
     convert_result,
     describe_error,
-    lenient_content,
     server_name_problem,
     server_prefix,
     tool_name,
@@ -52,6 +51,7 @@ from .mcp_results import (
 )
 from .mcp_schema import refuse_unusable
 from .mcp_stdio import BadLine, StderrTail, stdio
+from .mcp_wire import first_line, is_log, lenient_answer, stray_answer
 
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 """The SDK logs a server's garbage with a traceback; with no handler anywhere Python
@@ -255,17 +255,17 @@ class McpServer:
                             self._unreadable(str(message))
                             continue
                         if isinstance(message, Exception):
-                            self._unreadable(f"an answer that cannot be read ({_first_line(message)})")
+                            self._unreadable(f"an answer that cannot be read ({first_line(message)})")
                             continue
-                        stray = _stray_answer(message, self._sent)
+                        stray = stray_answer(message, self._sent)
                         if stray is not None:
                             self._unreadable(f"an answer to a request it was never sent (id {stray})")
                             continue
-                        if _is_log(message):
+                        if is_log(message):
                             continue  # not shown anywhere: a flood of them cost a task each in the SDK
                         if not self._may_ask(message):
                             continue
-                        _lenient_answer(message, self._tool_calls)
+                        lenient_answer(message, self._tool_calls)
                         self._lenient_listing(message)
                         await send.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
@@ -369,7 +369,8 @@ class McpServer:
             why = f": {self.status.message}" if self.status.message else ""
             return ToolResult(
                 f"The MCP server {self.spec.name!r} is {self.status.state}{why}. Its tool {label} "
-                "cannot be used now; carry on without it or ask the user to restart the server.",
+                f"cannot be used now; carry on without it, or ask the user to restart it (/mcp restart "
+                f"{self.spec.name}).",
                 is_error=True,
             )
 
@@ -492,6 +493,21 @@ class McpManager:
             started.append(spec.name)
         return started
 
+    def restart(self, name: str) -> str | None:
+        """Start again a server that failed, exited or was stopped (its tools come back
+        when it is ready, as at start); why it cannot be, else None."""
+        server = self._servers.get(name)
+        if server is None:
+            known = ", ".join(sorted(self._servers)) or "none"
+            return f"there is no MCP server named {name!r} (configured: {known})"
+        if server.status.state in ("connecting", "ready"):
+            state = server.status.state
+            return f"the MCP server {name!r} is {state}; only a failed or exited one is started again"
+        if server.spec.error:
+            return f"the MCP server {name!r} cannot start: {server.spec.error}"
+        self.add([server.spec])
+        return None
+
     def tools(self) -> list[Tool]:
         """The tools of the servers that are ready right now."""
         return [t for s in self._servers.values() if s.status.state == "ready" for t in s.tools]
@@ -549,40 +565,6 @@ def _one_per_prefix(specs: list[McpServerSpec]) -> list[McpServerSpec]:
                                         f"{first!r}; rename one of them"))
         out.append(spec)
     return out
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().split("\n", 1)[0][:160]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _stray_answer(message: Any, sent: set[Any]) -> Any:
-    """The id of an answer (result or error) to a request that was never sent, else None."""
-    inner = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
-    if type(inner).__name__ not in ("JSONRPCResponse", "JSONRPCError"):
-        return None
-    ident = getattr(inner, "id", None)
-    return ident if ident is not None and ident not in sent else None
-
-
-def _lenient_answer(message: Any, tool_calls: set[Any]) -> None:
-    """Make an answer to a tool call readable by the SDK when only some of its
-    content items are not (see :func:`lenient_content`)."""
-    inner: Any = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
-    ident = getattr(inner, "id", None)
-    if ident is None or ident not in tool_calls:
-        return
-    tool_calls.discard(ident)
-    result = getattr(inner, "result", None)
-    if isinstance(result, dict):
-        inner.result = lenient_content(result)
-
-
-def _is_log(message: Any) -> bool:
-    """Whether ``message`` is a server's log message (``notifications/message``)."""
-    inner = getattr(getattr(message, "message", None), "root", getattr(message, "message", None))
-    is_notification = type(inner).__name__ == "JSONRPCNotification"
-    return is_notification and getattr(inner, "method", None) == "notifications/message"
 
 
 @contextlib.asynccontextmanager

@@ -1,0 +1,55 @@
+"""What a message from an MCP server is, read off the SDK's wire objects.
+
+:class:`~shell.tools.mcp.McpServer` watches every message between the SDK's
+session and its transport (see ``McpServer._watch``); these small readers say
+what a message is without depending on one SDK version's classes (only their
+names and attributes), and make an answer to a tool call readable when only some
+of its content is not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .mcp_results import lenient_content
+
+
+def unwrap(message: Any) -> Any:
+    """The JSON-RPC message a ``SessionMessage`` carries (``.message.root`` in mcp 1.x)."""
+    wrapped = getattr(message, "message", None)
+    return getattr(wrapped, "root", wrapped)
+
+
+def first_line(exc: BaseException) -> str:
+    """``Type: the first line of its message`` (160 characters at most)."""
+    text = str(exc).strip().split("\n", 1)[0][:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def stray_answer(message: Any, sent: set[Any]) -> Any:
+    """The id of an answer (result or error) to a request that was never sent, else None."""
+    inner = unwrap(message)
+    if type(inner).__name__ not in ("JSONRPCResponse", "JSONRPCError"):
+        return None
+    ident = getattr(inner, "id", None)
+    return ident if ident is not None and ident not in sent else None
+
+
+def lenient_answer(message: Any, tool_calls: set[Any]) -> None:
+    """Make an answer to a tool call readable by the SDK when only some of its
+    content items are not (see :func:`lenient_content`)."""
+    inner: Any = unwrap(message)
+    ident = getattr(inner, "id", None)
+    if ident is None or ident not in tool_calls:
+        return
+    tool_calls.discard(ident)
+    result = getattr(inner, "result", None)
+    if isinstance(result, dict):
+        inner.result = lenient_content(result)
+
+
+def is_log(message: Any) -> bool:
+    """Whether ``message`` is a server's log message (``notifications/message``)."""
+    inner = unwrap(message)
+    is_notification = type(inner).__name__ == "JSONRPCNotification"
+    return is_notification and getattr(inner, "method", None) == "notifications/message"
