@@ -242,6 +242,16 @@ class ProgressGate:
         return []
 
 
+def is_log_line(line: bytes | BadLine) -> bool:
+    """Whether ``line`` is a server's log message (``notifications/message``), known
+    without parsing it: nothing shows them, and each went through the SDK's
+    validation first (5,000 of them cost the shell a second of CPU). A line with no
+    ``"id"`` is no answer and no request, so an answer whose text quotes the method
+    is never taken for one."""
+    return (not isinstance(line, BadLine) and b'"notifications/message"' in line
+            and b'"id"' not in line and b'"method"' in line)
+
+
 class StderrTail:
     """The last :data:`STDERR_KEEP` bytes a server wrote on stderr: why it failed is
     usually there. Read from a pipe, so a server that writes without end costs
@@ -306,7 +316,8 @@ async def stdio(
         async with to_session:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 async for chunk in process.stdout:
-                    for line in (kept for fed in splitter.feed(chunk) for kept in gate.feed(fed)):
+                    lines = (fed for fed in splitter.feed(chunk) if not is_log_line(fed))
+                    for line in (kept for fed in lines for kept in gate.feed(fed)):
                         message = line if isinstance(line, BadLine) else parse_line(line)
                         if message is None or not listening:
                             continue  # read on without a listener: a server blocked writing cannot exit

@@ -232,3 +232,16 @@ def test_progress_past_fifty_a_second_is_dropped_unparsed_and_the_last_kept() ->
     result = b'{"jsonrpc": "2.0", "id": 1, "result": {}}'
     assert gate.feed(result) == [note.format(10_000).encode(), result]
     assert gate.feed(result) == [result]
+
+
+def test_log_messages_are_dropped_unparsed_and_an_answer_quoting_one_is_kept() -> None:
+    """Each log message went through the SDK's validation before it was dropped:
+    5,000 from a real SDK server cost the shell a second of CPU."""
+    from shell.tools.mcp_stdio import is_log_line
+
+    log = b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}'
+    quoted = (b'{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":'
+              b'"{\\"method\\": \\"notifications/message\\"}"}]}}')
+    progress = b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}'
+    assert is_log_line(log)
+    assert not is_log_line(quoted) and not is_log_line(progress) and not is_log_line(BadLine("x"))
