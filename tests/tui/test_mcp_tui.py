@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,13 +76,22 @@ def _screen_text(app: AgentShellApp) -> str:
     return "\n".join(parts)
 
 
+def _tree_labels(tree: Any) -> list[str]:
+    labels, stack = [], [tree.root]
+    while stack:
+        node = stack.pop()
+        labels.append(str(node.label))
+        stack.extend(node.children)
+    return labels
+
+
 async def test_hostile_tool_names_and_descriptions_reach_the_approval_dialog_and_tools_list_harmless(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A real SDK server whose tools are named with escape sequences (clear screen, set
     the window title), a bidi override and 10,000 characters, and whose descriptions
-    hold them too: the dialog, the notices and /tools show model-safe names and
-    neutralised text."""
+    hold them too: the dialog, the notices, /tools and the side panel's trace show
+    model-safe names and neutralised text."""
     from shell.tools.mcp_results import tool_name
     from shell.tui.screens.approval import ApprovalScreen
 
@@ -113,4 +123,11 @@ async def test_hostile_tool_names_and_descriptions_reach_the_approval_dialog_and
         shown = _screen_text(app)
         assert "hostile #4" in shown and "\u241b[31m" in shown  # the description's ESC as its picture
         assert not any(c in shown for c in RAW)
+        await send(pilot, "/trace")  # the side panel's trace of the reply, with its tool call
+        await pilot.pause(0.3)
+        from textual.widgets import Tree
+
+        trees = [str(line) for tree in app.query(Tree) for line in _tree_labels(tree)]
+        assert any(evil in label for label in trees), trees
+        assert not any(c in label for label in trees for c in RAW)
         await runtime.aclose()
