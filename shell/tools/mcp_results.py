@@ -270,8 +270,16 @@ def describe_error(exc: BaseException) -> str:
     text = str(exc).strip() or "no detail"
     if TOO_LARGE in text or "the server is still connected" in text:  # our words, in the SDK's
         text = text[text.find("the MCP server "):] if "the MCP server " in text else text
+    elif text.startswith(_UNPARSED):  # the SDK's words over HTTP: pydantic's whole report, quoting the answer
+        said = re.search(r"\n\s*(.+?) \[type=", text)
+        why = said.group(1).strip()[:160] if said else "it is not JSON-RPC"
+        return f"the server sent an answer that is not JSON-RPC ({why}); tell the server's author"
     name = type(exc).__name__
     return text if name in ("TimeoutError", "MCPError", "McpError") else f"{name}: {text}"
+
+
+_UNPARSED = ("Failed to parse JSON response: ", "Failed to parse SSE message: ")
+"""How the SDK's streamable HTTP transport begins the error for an answer it cannot read."""
 
 
 def connection_lost(exc: BaseException) -> bool:

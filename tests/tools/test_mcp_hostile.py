@@ -227,3 +227,19 @@ async def test_a_web_server_that_is_not_an_mcp_endpoint_is_named_so() -> None:
     assert status.message == (f"Server returned an error response (it answered HTTP 501 (text/html): is "
                               f"{spec['url']} its MCP endpoint? That address often ends in /mcp, or /sse for "
                               "an SSE server)")
+
+
+async def test_an_http_answer_nested_too_deep_fails_that_call_in_one_line(recorder: Recorder) -> None:
+    """The SDK's error was pydantic's whole report (several lines, a link, the answer's
+    first bytes quoted)."""
+    with http("deep") as spec:
+        async with McpManager({"evil": spec}, connect_timeout=30) as mcp:
+            await mcp.wait_settled(40)
+            [tool] = mcp.tools()
+            with anyio.fail_after(60):
+                result = await tool.run({"a": "x"}, recorder.context(tool.name, {}))
+            assert mcp.status("evil").state == "ready"
+    assert result.is_error
+    assert result.text == ("Calling evil__echo failed: the server sent an answer that is not JSON-RPC "
+                           "(Invalid JSON: recursion limit exceeded at line 1 column 298); tell the server's "
+                           "author")
