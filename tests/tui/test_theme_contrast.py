@@ -1,4 +1,5 @@
-"""The light theme's status line, footer and pending tool span are readable: WCAG
+"""What the user must read is readable in every built-in theme (the status line, the
+footer, the pending tool span, the prompt's placeholder, the side panel): WCAG
 contrast of at least 4.5:1 between each piece of text and its background, as the
 screen shows them (after the theme's colours, alpha and a dialog's backdrop are
 applied), with an approval dialog open and without.
@@ -18,6 +19,8 @@ from rich.segment import Segment
 
 from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
+from shell.tui.widgets.side_panel import TRACE_TAB
+from themes import all_themes
 
 from .helpers import SIZE, AskEverything, make_agent, send, wait_for
 from .test_approval import _call
@@ -73,16 +76,27 @@ def _text(line: list[Segment]) -> str:
     return "".join(s.text for s in line if not s.control)
 
 
-async def test_light_theme_status_footer_and_pending_span_are_readable() -> None:
+def _placeholder(line: list[Segment]) -> list[Segment]:
+    """The prompt's line without its cursor cell (a block cursor, not text to read)."""
+    return [s for s in line if len(s.text.strip()) > 1]
+
+
+@pytest.mark.parametrize("theme", [t.name for t in all_themes()])
+async def test_what_the_user_must_read_is_readable_in_every_built_in_theme(theme: str) -> None:
+    """The status line, the footer, the prompt's placeholder, the side panel's tabs and
+    the trace; behind a dialog too. The dark themes' dialogs dimmed the status line and
+    the footer to 2-3:1, and the placeholder and the inactive tab were 2.8-3.9:1."""
     agent, _ = make_agent([_call(), "done"], middleware=[AskEverything()])
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
-        app.theme = "agent-light"
+        app.theme = theme
         await wait_for(pilot, lambda: "Quit" in _text(screen_lines(app)[-1]))  # the footer's keys are in
         lines = screen_lines(app)
         status, footer = lines[-2], lines[-1]
+        prompt = next(ln for ln in lines if "Message the agent" in _text(ln))
         assert "ready" in _text(status) and "Quit" in _text(footer)
         assert faint_text(status) == [] and faint_text(footer) == []
+        assert faint_text(_placeholder(prompt)) == []
 
         await send(pilot, "go")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
@@ -91,7 +105,19 @@ async def test_light_theme_status_footer_and_pending_span_are_readable() -> None
         status, footer = lines[-2], lines[-1]
         span = next((ln for ln in lines if "write_note" in _text(ln) and "approval" in _text(ln)), None)
         assert span is not None, "the pending span is not on screen"
-        assert "awaiting approval" in _text(status)
+        prompt = next(ln for ln in lines if "Message the agent" in _text(ln))
+        assert "awaiting approval" in _text(status) and "Cancel reply" in _text(footer)
         assert faint_text(status) == []
         assert faint_text(footer) == []
         assert faint_text(span) == []
+        assert faint_text(_placeholder(prompt)) == []
+
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+        app.main.side.open(TRACE_TAB)
+        await wait_for(pilot, lambda: any("reply 1" in _text(ln) for ln in screen_lines(app)))
+        lines = screen_lines(app)
+        tabs = next(ln for ln in lines if "Middleware" in _text(ln) and "Trace" in _text(ln))
+        trace = [ln for ln in lines if "reply 1" in _text(ln) or "write_note" in _text(ln)]
+        assert faint_text(tabs) == []  # the tab not chosen too
+        assert trace and all(faint_text(ln) == [] for ln in trace)
