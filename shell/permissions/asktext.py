@@ -6,8 +6,8 @@ policy already decided to ask, so the person deciding knows what they grant.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from shell.core.secrets import secret_file_why
 from shell.core.tools import Tool
@@ -73,3 +73,28 @@ def names_secrets(name: str, command: str, named: list[str], sandboxed: Callable
                 "model's provider.")
     return (f"{head} It runs outside the sandbox, where nothing is hidden; what it prints goes to the "
             "model's provider.")
+
+
+def confinement(
+    tool: Tool, args: Mapping[str, Any], sandboxed: Callable[[str], bool] | None, sandbox: Sandbox | None
+) -> str:
+    """For a command: whether approving lets it run in the sandbox or as the user
+    unconfined, so the person deciding knows what they grant."""
+    command = args.get("command")
+    if tool.kind != "execute" or not isinstance(command, str) or sandboxed is None:
+        return ""
+    if not confined(tool):
+        if getattr(tool, "source", "") == "editor":  # bubblewrap does not work here
+            return (" It runs in your editor's terminal as you, with no sandbox (bubblewrap does not "
+                    "work here): it can write anywhere you can, reach the network and read files that "
+                    "hold secrets, and it gets the editor's environment, provider keys included.")
+        return " It runs outside the sandbox, as you."
+    if args.get("network") and sandboxed(command):
+        return (" It runs in the sandbox (writes only in the workspace, no secrets) but on your network: "
+                "it can reach services on this machine and your LAN, cloud metadata and the internet, "
+                "and send out what it can read.")
+    if sandboxed(command):
+        return (" It runs in the sandbox: it writes only in the workspace (never git hooks or config, "
+                ".envrc, .vscode or the like), with no network and no secrets"
+                f"{hidden_count(sandbox)}.")
+    return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."

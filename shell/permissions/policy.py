@@ -11,7 +11,9 @@ The order, first answer wins:
    ``write_file`` or ``edit_file`` every way of writing the paths it covers: :mod:`.writedeny`);
 2. plan mode: anything but reading and searching is denied, allow rules or not;
 3. bypass mode: everything else runs;
-4. an ``ask`` rule; then an ``allow`` rule;
+4. an ``ask`` rule; then an ``allow`` rule, except that no allow rule turns a
+   command's network on (``network: true`` asks: a test runner an allow rule names
+   runs code the model can write, and with the network it can send out what it reads);
 5. a tool the server marks destructive asks; so does reading a secret-looking file
    (``read_file .env``) and a command line that names one (``cat .env``: the
    sandbox hides such files, and an approval of that call lets it see them);
@@ -51,7 +53,7 @@ from shell.core.tools import READ_KINDS, Tool
 
 from . import homedirs, runslater, store
 from . import paths as resolving
-from .asktext import NAMES_ONLY, ask_reason, confined, hidden_count, names_one_path, names_secrets
+from .asktext import NAMES_ONLY, ask_reason, confined, confinement, names_one_path, names_secrets
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
@@ -344,10 +346,9 @@ class PermissionPolicy:
         if hit is not None:  # before allow rules and modes: no broad grant reaches these
             return Verdict("ask", f"{tool.name} would change {hit}, which {runslater.why(hit)}.")
         secret = self._secret_read(tool, args, paths)
-        if effect == "allow" and rule is not None and secret and not names_one_path(rule):
-            # `read_file(src/**)`, kept from an "always" on src/main.py, is not a grant to read src/.env
-            return Verdict("ask", f"{secret} The rule `allow {rule.text}` covers it only by a wildcard, "
-                                  "which does not reach such files; a rule naming the file would.")
+        limited = self._beyond_allow_rule(tool, args, rule, secret) if effect == "allow" else None
+        if limited is not None:
+            return limited
         if write.effect == "ask" and effect != "ask":  # an ask rule on writing beats an allow rule
             return Verdict("ask", write.why)
         if effect is not None and rule is not None:
@@ -368,6 +369,21 @@ class PermissionPolicy:
             return Verdict("ask", f"{tool.name} says it only reads, but its server is not one you configured "
                                   "or trusted.")
         return self._by_mode(tool, args)
+
+    def _beyond_allow_rule(
+        self, tool: Tool, args: Mapping[str, Any], rule: Rule | None, secret: str
+    ) -> Verdict | None:
+        """What an allow rule does not grant, though it matches: a secret file its
+        wildcard reaches, and a command's network."""
+        if rule is not None and secret and not names_one_path(rule):
+            # `read_file(src/**)`, kept from an "always" on src/main.py, is not a grant to read src/.env
+            return Verdict("ask", f"{secret} The rule `allow {rule.text}` covers it only by a wildcard, "
+                                  "which does not reach such files; a rule naming the file would.")
+        if tool.kind == "execute" and args.get("network"):
+            return Verdict("ask", f"{tool.name} asks for the network; an allow rule for the command does not "
+                                  "turn it on (it would let the command send out what it can read)."
+                           + self._confinement(tool, args))
+        return None
 
     @staticmethod
     def _denied(tool: Tool, rule: Rule | None, why: str, write_why: str) -> Verdict:
@@ -466,24 +482,7 @@ class PermissionPolicy:
         return Verdict("allow", "auto: the command runs inside the sandbox")
 
     def _confinement(self, tool: Tool, args: Mapping[str, Any]) -> str:
-        """For a command: whether approving lets it run in the sandbox or as the user
-        unconfined, so the person deciding knows what they grant."""
-        command = args.get("command")
-        if tool.kind != "execute" or not isinstance(command, str) or self.sandboxed is None:
-            return ""
-        if not confined(tool):
-            if getattr(tool, "source", "") == "editor":  # bubblewrap does not work here
-                return (" It runs in your editor's terminal as you, with no sandbox (bubblewrap does not "
-                        "work here): it can write anywhere you can, reach the network and read files that "
-                        "hold secrets, and it gets the editor's environment, provider keys included.")
-            return " It runs outside the sandbox, as you."
-        if args.get("network"):
-            return " It asks for the network, so it runs outside the sandbox, as you."
-        if self.sandboxed(command):
-            return (" It runs in the sandbox: it writes only in the workspace (never git hooks or config, "
-                    ".envrc, .vscode or the like), with no network and no secrets"
-                    f"{hidden_count(self.sandbox)}.")
-        return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
+        return confinement(tool, args, self.sandboxed, self.sandbox)
 
     def _runs_later(self, args: Mapping[str, Any], paths: CallPaths) -> Path | None:
         """The part of the path an edit would touch that something runs later, as the

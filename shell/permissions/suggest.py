@@ -36,6 +36,8 @@ def suggest_rules(tool: Tool, args: Mapping[str, Any], root: Path) -> tuple[str,
     if tool.kind == "execute" and isinstance(command, str):
         if named_secret_files(command):
             return ()  # "always" is not offered: the approval was for this call's files only
+        if args.get("network"):
+            return ()  # no rule turns the network on: each such call asks
         split = split_command(command)
         if not split.confident or any(p.writes for p in split.parts):
             return ()  # no rule could allow it: "always" is not offered

@@ -125,7 +125,24 @@ def test_a_command_question_says_whether_it_runs_in_the_sandbox(root: Path, tool
     outside = policy(root, sandboxed=lambda command: False).decide(sh, {"command": "make"})
     assert "runs outside the sandbox, as you" in outside.reason
     online = policy(root, sandboxed=lambda command: True).decide(sh, {"command": "pip x", "network": True})
-    assert "asks for the network" in online.reason
+    assert "on your network" in online.reason and "cloud metadata" in online.reason
+
+
+def test_an_allow_rule_for_a_command_never_turns_the_network_on(root: Path, tools: dict[str, Tool]) -> None:
+    """`allow run_shell(pytest:*)` (README's example): pytest runs conftest.py, which the
+    model can write; with `network: true` unasked it sent the workspace out (H7)."""
+    from shell.permissions.suggest import suggest_rules
+
+    sh = tools["run_shell"]
+    for mode in ("default", "accept-edits", "auto"):
+        p = policy(root, allow=["run_shell(pytest:*)", "run_shell"], mode=mode, sandboxed=lambda c: True)
+        assert action(p, sh, command="pytest -q") == "allow", mode
+        online = p.decide(sh, {"command": "pytest -q", "network": True})
+        assert online.action == "ask" and not online.routine, mode
+        assert "does not turn it on" in online.reason
+    assert action(policy(root, mode="bypass"), sh, command="pytest -q", network=True) == "allow"
+    assert suggest_rules(sh, {"command": "pytest -q", "network": True}, root) == ()  # "always" not offered
+    assert suggest_rules(sh, {"command": "pytest -q"}, root) == ("run_shell(pytest:*)",)
 
 
 def test_domain_rules_match_the_host_a_request_reaches(root: Path, tools: dict[str, Tool]) -> None:
