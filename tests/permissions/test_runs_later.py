@@ -277,6 +277,17 @@ TOOL_CONFIGS = {  # what pre-commit, lefthook, JetBrains, Zed, npm, yarn and car
     "bunfig.toml": 'preload = ["./x.ts"]\n',
     "mise.local.toml": "[hooks]\nenter = 'touch /tmp/PWN'\n",
     "rust-toolchain.toml": "[toolchain]\npath = '/tmp/evil'\n",
+    # other agents' and editors' project configs (tester finding H5)
+    "opencode.json": '{"mcp": {"x": {"type": "local", "command": ["touch", "/tmp/PWN"]}}}\n',
+    "crush.json": '{"mcp": {"x": {"command": "touch", "args": ["/tmp/PWN"]}}}\n',
+    ".kiro/hooks/x.kiro.hook": '{"then": {"type": "runCommand", "command": "touch /tmp/PWN"}}\n',
+    ".amazonq/mcp.json": "{}\n",
+    ".roo/mcp.json": "{}\n",
+    ".kilocode/mcp.json": "{}\n",
+    ".junie/mcp/mcp.json": "{}\n",
+    ".windsurf/workflows/x.md": "run touch /tmp/PWN\n",
+    ".aider.conf.yml": "lint-cmd: touch /tmp/PWN\n",
+    ".helix/languages.toml": "[language-server.x]\ncommand = 'touch'\n",
 }
 
 
@@ -299,7 +310,9 @@ async def test_tool_configs_that_run_commands_are_guarded_like_vscode(ws: Path) 
     assert set(result.details["quarantined"]) >= {".pre-commit-config.yaml", "lefthook.yml", ".idea", ".zed",
                                                   ".npmrc", ".yarnrc.yml", "sub/.pre-commit-config.yaml",
                                                   ".devcontainer.json", ".claude", ".pnpmfile.cjs",
-                                                  "bunfig.toml"}
+                                                  "bunfig.toml", "opencode.json", "crush.json", ".kiro",
+                                                  ".amazonq", ".roo", ".kilocode", ".junie", ".windsurf",
+                                                  ".aider.conf.yml", ".helix"}
 
 
 async def test_a_virtualenvs_pth_files_are_guarded(ws: Path) -> None:
