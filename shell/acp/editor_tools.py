@@ -36,6 +36,8 @@ from shell.permissions import runslater
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
 from shell.tools import files, shell_cmd
+from shell.tools.capture import WorkspaceCapture, watched
+from shell.tools.changes import ChangeLog
 from shell.tools.workspace import Workspace
 
 
@@ -61,12 +63,15 @@ def editor_tools(
     write: bool,
     terminal: bool,
     sandbox: Sandbox | None = None,
+    changes: ChangeLog | None = None,
 ) -> list[Tool]:
     """The replacements the client's capabilities allow (``client`` is the SDK's
     agent-side connection). Each keeps its built-in's description. ``sandbox`` is
     the one our ``run_shell`` uses: where it works, the editor's terminal runs
-    commands in it too."""
-    editor = _Editor(workspace, client, session_id, builtin, sandbox)
+    commands in it too. ``changes`` hears of every change, as our tools' does, so
+    ``/rewind`` puts back what an edit or a sandboxed command changed, and says a
+    command that ran outside the sandbox is not undoable."""
+    editor = _Editor(workspace, client, session_id, builtin, sandbox, changes)
     wanted: list[tuple[bool, Callable[..., Awaitable[ToolResult]], str, ToolKind]] = [
         (read, editor.read_file, "read_file", "read"),
         (read and write, editor.write_file, "write_file", "edit"),
@@ -92,9 +97,11 @@ class _Editor:
 
     def __init__(
         self, workspace: Workspace, client: Any, session_id: str, builtin: dict[str, Tool],
-        sandbox: Sandbox | None = None,
+        sandbox: Sandbox | None = None, changes: ChangeLog | None = None,
     ) -> None:
         self.workspace = workspace
+        self.changes = changes
+        self.capture = WorkspaceCapture(workspace.root) if changes is not None else None
         self.sandbox = sandbox if sandbox is not None and sandbox.available else None
         """The sandbox the editor's terminal runs commands in, or None where none works here."""
         self.client = client
@@ -118,11 +125,22 @@ class _Editor:
             raise EditorError(f"The editor could not read {real}: {_why(exc)}") from None
         return str(response.content)
 
-    async def write_text(self, real: Path, content: str) -> None:
+    async def write_text(self, real: Path, content: str, tool_name: str) -> None:
+        """Through the editor, the checkpoint told first what is on disk (a rewind puts
+        it back) and after what the editor left there."""
+        changes = self.changes
+        if changes is not None:
+
+            def keep() -> None:  # in a thread, as our tools tell it (it reads and stores blobs)
+                changes.before_write(real, files.read_back(real) if real.exists() else None, tool_name)
+
+            await anyio.to_thread.run_sync(keep)
         try:
             await self.client.write_text_file(session_id=self.session_id, path=str(real), content=content)
         except Exception as exc:
             raise EditorError(f"The editor could not write {real}: {_why(exc)}") from None
+        if changes is not None:
+            await anyio.to_thread.run_sync(lambda: changes.after_write(real, files.read_back(real)))
 
     def description(self, name: str) -> str:
         found = self.builtin.get(name)
@@ -154,7 +172,7 @@ class _Editor:
             raise files.FileToolError(f"{shown} is a directory; give a file path to write.")
         old = await self.read_text(real) if real.exists() else None
         real.parent.mkdir(parents=True, exist_ok=True)
-        await self.write_text(real, content)
+        await self.write_text(real, content, "write_file")
         text, diff = files.write_summary(real, shown, old, content, self.workspace.read_denied)
         return ToolResult(
             text,
@@ -177,7 +195,7 @@ class _Editor:
             raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
         text = await self.read_text(real)
         new_text, n = files.replace_text(text, old_string, new_string, replace_all, shown)
-        await self.write_text(real, new_text)
+        await self.write_text(real, new_text, "edit_file")
         result = files.edit_result(text, new_text, n, shown, real, self.workspace.read_denied)
         details = dict(result.details or {})
         details.update(abs_path=str(real), old_text=text, new_text=new_text)
@@ -197,9 +215,15 @@ class _Editor:
                 f"timeout must be above 0 and at most {shell_cmd.MAX_TIMEOUT:g} seconds, not {timeout}."
             )
         root = self.workspace.root
-        return await run_in_editor_terminal(
-            self.client, self.session_id, command, root, timeout, ctx, sandbox=self.sandbox, network=network
-        )
+
+        async def run() -> ToolResult:
+            return await run_in_editor_terminal(self.client, self.session_id, command, root, timeout, ctx,
+                                                sandbox=self.sandbox, network=network)
+
+        if self.changes is None:
+            return await run()
+        outside = "it ran in your editor's terminal, outside the sandbox"
+        return await watched(run, command, self.changes, self.capture if self.sandbox else None, outside)
 
 
 def _not_text(path: Path) -> bool:

@@ -122,7 +122,7 @@ class AcpSession:
             t.name: t
             for t in editor_tools(
                 runtime.workspace, self.client, self.id, builtin, read=read, write=write, terminal=terminal,
-                sandbox=runtime.sandbox,
+                sandbox=runtime.sandbox, changes=runtime.checkpoint_hook,
             )
         }
         runtime.builtin_tools = [replacements.get(t.name, t) for t in runtime.builtin_tools]

@@ -24,7 +24,7 @@ from shell.permissions.network import NetworkGuard
 from shell.permissions.sandbox import Sandbox
 
 from . import files, search, shell_cmd, web
-from .capture import NOT_SCANNED, WorkspaceCapture
+from .capture import WorkspaceCapture, watched
 from .changes import ChangeLog
 from .ignore import ignore_root_for
 from .workspace import Workspace
@@ -264,23 +264,13 @@ def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
         writes can only land in the workspace, so a scan before and after captures
         them; outside it they cannot be known."""
         assert changes is not None and capture is not None
-        if not box.available:
-            try:
-                return await shell_cmd.run_command(
-                    command, workspace.root, timeout, ctx.report, sandbox=box, network=network
-                )
-            finally:
-                changes.shell_ran(command, sandboxed=False, files=None, note="it ran outside the sandbox")
-        before = await anyio.to_thread.run_sync(capture.snapshot, abandon_on_cancel=True)
-        try:
-            return await shell_cmd.run_command(
-                command, workspace.root, timeout, ctx.report, sandbox=box, network=network, shown=shown
-            )
-        finally:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
-                # Also after a cancel or a timeout: what it wrote until then is captured.
-                found = await anyio.to_thread.run_sync(capture.changes_since, before)
-                changes.shell_ran(command, sandboxed=True, files=found, note=NOT_SCANNED)
+        sandboxed = box.available
+
+        async def run() -> ToolResult:
+            return await shell_cmd.run_command(command, workspace.root, timeout, ctx.report, sandbox=box,
+                                               network=network, shown=shown if sandboxed else ())
+
+        return await watched(run, command, changes, capture if sandboxed else None)
 
     run_shell.confined = True  # type: ignore[attr-defined]  # the policy's auto mode counts on it
     return run_shell

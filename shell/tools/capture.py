@@ -25,10 +25,15 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from .changes import CapturedFile
+import anyio
+import anyio.to_thread
+
+from .changes import CapturedFile, ChangeLog
 from .ignore import ignore_root_for, walk_entries
 
 MAX_FILE = 4 * 1024 * 1024
@@ -169,3 +174,29 @@ class WorkspaceCapture:
 
 def _mb(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
+
+
+T = TypeVar("T")
+
+
+async def watched(
+    run: Callable[[], Awaitable[T]], command: str, changes: ChangeLog, capture: WorkspaceCapture | None,
+    outside: str = "it ran outside the sandbox",
+) -> T:
+    """Run a command (``run``), telling ``changes`` what it did, for ``/rewind``: with
+    ``capture`` (the command runs in the sandbox, so its writes can only land in the
+    workspace) a scan before and after captures them, also after a cancel or a
+    timeout; without, they cannot be known and the checkpoint says why (``outside``).
+    The one way both ``run_shell``s (ours, the editor's terminal) are watched."""
+    if capture is None:
+        try:
+            return await run()
+        finally:
+            changes.shell_ran(command, sandboxed=False, files=None, note=outside)
+    before = await anyio.to_thread.run_sync(capture.snapshot, abandon_on_cancel=True)
+    try:
+        return await run()
+    finally:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
+            found = await anyio.to_thread.run_sync(capture.changes_since, before)
+            changes.shell_ran(command, sandboxed=True, files=found, note=NOT_SCANNED)

@@ -60,6 +60,8 @@ class EditorClient:
         self.buffers: dict[str, str] = {}
         """Unsaved editor buffers by absolute path (reads prefer them; writes land here)."""
         self.fs_log: list[tuple[str, str]] = []
+        self.saves = False
+        """Writes go to the disk too, as an editor that saves at once does."""
         self.terminals: dict[str, asyncio.subprocess.Process] = {}
         self.terminal_bytes: dict[str, bytearray] = {}
         self.terminal_commands: list[list[str]] = []
@@ -108,6 +110,8 @@ class EditorClient:
     ) -> WriteTextFileResponse:
         self.fs_log.append(("write", path))
         self.buffers[path] = content
+        if self.saves:  # an editor that saves at once
+            Path(path).write_text(content, encoding="utf-8")  # noqa: ASYNC240
         return WriteTextFileResponse()
 
     async def create_terminal(
