@@ -177,7 +177,8 @@ def _check_command(found: _WriteRules, root: Path, tool_name: str, command: str)
             if rule.effect == "deny":
                 return hit
             asked = asked or hit
-    for raw in writes.recursive:
+    folders = [raw for raw in writes.recursive if _is_dir(raw, root)]  # a file has nothing inside
+    for raw in folders:
         inside = _named_inside(rules, root, raw)
         if inside is not None:
             rule, named = inside
@@ -193,13 +194,20 @@ def _check_command(found: _WriteRules, root: Path, tool_name: str, command: str)
             f"{tool_name} may write files the rule `{rule.effect} {rule.text}` "
             f"({SOURCE_LABELS[rule.source]}) covers, and which files this line writes is known only when it "
             f"runs ({writes.unknown[0]}); so it asks."))
-    reach = next((r for r in rules for raw in writes.recursive if _may_reach(r, root, raw)), None)
+    reach = next((r for r in rules for raw in folders if _may_reach(r, root, raw)), None)
     if reach is not None:
         return WriteCheck("ask", reach, (
-            f"{tool_name} changes {', '.join(writes.recursive[:3])} with everything in it, which may hold "
+            f"{tool_name} changes {', '.join(folders[:3])} with everything in it, which may hold "
             f"files the rule `{reach.effect} {reach.text}` ({SOURCE_LABELS[reach.source]}) covers; so it "
             "asks."))
     return WriteCheck()
+
+
+def _is_dir(raw: str, root: Path) -> bool:
+    try:
+        return resolving.resolve(raw, root).is_dir()
+    except (BadPath, OSError):
+        return False
 
 
 def _literal(rule: Rule, root: Path) -> Path | None:

@@ -166,6 +166,8 @@ def test_removing_a_folder_a_wildcard_rule_may_reach_asks(root: Path, tools: dic
     assert verdict(p, tools["run_shell"], command="rm -rf src")[0] == "ask"  # it may hold a .pem
     assert verdict(p, tools["run_shell"], command="rm -f key.pem")[0] == "deny"
     assert verdict(p, tools["run_shell"], command="rm -f a.txt")[0] == "allow"
+    assert verdict(p, tools["run_shell"], command="mv a.txt c.txt")[0] == "allow"  # a file holds nothing
+    assert verdict(p, tools["run_shell"], command="rm -rf no-such-dir")[0] == "allow"
 
 
 def test_the_paths_a_write_rule_names_outright(tmp_path: Path) -> None:
