@@ -130,6 +130,31 @@ class Splitter:
         self.reopen_with = f"{self.fence}\n"
 
 
+def closing_fence(source: str) -> str:
+    """What closes the code fence ``source`` ends in ("" if it ends outside one), so
+    that what is written after it (a cancelled reply's note) is not shown as code. Its
+    last line counts even unfinished (```` ```py ```` opens a fence as it is)."""
+    splitter = Splitter()
+    splitter.feed(source if source.endswith("\n") else source + "\n", want_cut=False)
+    if not splitter.in_fence:
+        return ""
+    marker = _FENCE.match(splitter.fence)
+    return f"\n{marker.group(1) if marker else '```'}\n"
+
+
+def cancel_note(dropped: int) -> str:
+    """The note a cancelled reply ends with: how much it received and never drew (kept
+    short: a flood's tens of MB are said as such, never shown). What the model sent
+    up to the cancel is kept in the history (and the session), and the note says so."""
+    if dropped >= 1_000_000:
+        amount = f"{dropped / 1_000_000:.1f} MB"
+    elif dropped >= 10_000:
+        amount = f"{dropped / 1000:.0f} kB"
+    else:
+        amount = f"{dropped:,} characters"
+    return f"\n\n*({amount} not shown, cancelled; the history keeps all that was received)*\n"
+
+
 def split_markdown(text: str, limit: int) -> list[str]:
     """Cut a complete text into documents of about ``limit`` characters (a block
     with no safe cut past ``HARD_LIMIT``, between two of its lines)."""

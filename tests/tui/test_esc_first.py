@@ -74,4 +74,4 @@ async def test_the_cancel_notice_is_the_last_thing_drawn_and_the_partial_reply_i
         assert widget.text == shown and widget.backlog == 0
         last = agent.messages[-1]
         assert isinstance(last, AssistantMessage) and last.stop_reason == "cancelled"
-        assert flood.startswith(last.text) and len(last.text) >= len(shown.split("*…")[0].rstrip())
+        assert flood.startswith(last.text) and len(last.text) >= len(shown.split("*(")[0].rstrip())

@@ -16,6 +16,7 @@ from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.sessions import SessionStore, load_session
 from shell.tools.workspace import Workspace
 from shell.tui.app import AgentShellApp
+from shell.tui.mdsplit import cancel_note
 from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
 from shell.tui.widgets.notice_line import NoticeLine
 from tests.disk import small_disk
@@ -61,7 +62,7 @@ async def test_esc_under_a_flood_stops_drawing_at_once_and_says_what_was_not_sho
         renderer.cancel = at_cancel  # type: ignore[method-assign]
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.busy, timeout=10)
-        note = f"*… {widget.dropped:,} characters not shown: the reply was cancelled.*"
+        note = cancel_note(widget.dropped).strip()
         assert widget.dropped >= seen["backlog"] > 0
         assert widget.text.endswith(note + "\n")
         # nothing drawn after but the frame already under way when Esc landed (a twelfth of

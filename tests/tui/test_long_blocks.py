@@ -13,7 +13,7 @@ import pytest
 from shell.agent import Agent
 from shell.providers.scripted import ScriptedModel
 from shell.tui.app import AgentShellApp
-from shell.tui.mdsplit import HARD_LIMIT, split_markdown
+from shell.tui.mdsplit import HARD_LIMIT, cancel_note, split_markdown
 from shell.tui.widgets.assistant_message import PIECE_LIMIT
 from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
 from shell.tui.widgets.chat_markdown import ChatMarkdown
@@ -107,7 +107,7 @@ async def test_esc_in_one_giant_paragraph_drops_the_backlog_at_once() -> None:
         renderer.cancel = at_cancel  # type: ignore[method-assign]
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.busy, timeout=10)
-        note = f"*… {widget.dropped:,} characters not shown: the reply was cancelled.*"
+        note = cancel_note(widget.dropped).strip()
         assert widget.dropped > len(text) // 2
         assert widget.text.endswith(note + "\n")
         # after Esc, at most the pieces already on their way (and the note): not the rest of a

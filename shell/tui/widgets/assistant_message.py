@@ -35,7 +35,7 @@ from textual.widgets._markdown import MarkdownStream
 
 from shell.core.textsafety import StreamSanitizer, sanitize
 
-from ..mdsplit import Cutter, FrameDocument, grouped, split_markdown
+from ..mdsplit import Cutter, FrameDocument, cancel_note, closing_fence, grouped, split_markdown
 from .chat_markdown import ChatMarkdown
 from .parked import Parked
 from .rendered_chunk import RenderedChunk, capture
@@ -346,12 +346,14 @@ class AssistantMessage(Vertical):
                 if held:
                     self._drawn.append(held)
                     await self._stream.write(held)
-                if self.dropped:
-                    note = f"\n\n*… {self.dropped:,} characters not shown: the reply was cancelled.*\n"
-                    self._drawn.append(note)
-                    await self._stream.write(note)
                 await self._stop_stream()
                 self._stream = None
+                if self.dropped and self._current is not None:
+                    # after the document's last line: an open code fence is closed first,
+                    # or the note showed as a literal *…* inside the code block
+                    note = closing_fence(self._current.source) + cancel_note(self.dropped)
+                    self._drawn.append(note)
+                    await self._current.append(note)
         self.streaming = False
         if text is not None and not self._shown():
             self._text = sanitize(text)

@@ -1,0 +1,61 @@
+"""What a cancelled reply ends with: a short note of how much was not shown, drawn as
+a note even when the reply was cut inside a code block (it showed as a literal
+``*…*`` line of code), and never the flood itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from shell.agent import Agent
+from shell.providers.scripted import ScriptedModel
+from shell.tui.app import AgentShellApp
+from shell.tui.mdsplit import cancel_note, closing_fence
+from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
+
+from .helpers import SIZE, wait_for
+from .test_theme_contrast import _text, screen_lines
+
+pytestmark = pytest.mark.anyio
+
+
+def test_an_open_fence_is_closed_with_its_own_marker() -> None:
+    assert closing_fence("Here:\n\n```python\nx = 1\n") == "\n```\n"
+    assert closing_fence("~~~~\ncode, no newline yet") == "\n~~~~\n"
+    assert closing_fence("text\n```py") == "\n```\n"  # an opening line not ended yet opens it
+    assert closing_fence("```\ncode\n```\n\nafter") == ""
+    assert closing_fence("plain *text*") == ""
+
+
+def test_the_note_says_how_much_in_units_a_reader_takes_in() -> None:
+    assert "(1,234 characters not shown, cancelled;" in cancel_note(1234)
+    assert "(57 kB not shown, cancelled;" in cancel_note(56_789)
+    assert "(27.1 MB not shown, cancelled;" in cancel_note(27_148_658)
+    assert "history keeps all that was received" in cancel_note(5)
+
+
+def screen_text(app: AgentShellApp) -> str:
+    return "\n".join(_text(line) for line in screen_lines(app))
+
+
+async def test_a_reply_cancelled_inside_a_code_block_ends_with_the_note_not_with_code() -> None:
+    code = "Here it is:\n\n```python\n" + "".join(f"value_{i} = {i} * 2\n" for i in range(60_000))
+    agent = Agent(ScriptedModel([code], delay=0, chunk_size=64))
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_reply("go")
+
+        def in_the_code() -> bool:
+            widgets = app.query(AssistantWidget)
+            return bool(widgets) and widgets.last().backlog > 0 and "value_" in widgets.last().text
+
+        await wait_for(pilot, in_the_code, timeout=20)
+        widget = app.query(AssistantWidget).last()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        await pilot.pause(0.3)
+        note = cancel_note(widget.dropped)
+        assert widget.dropped > 0 and widget.text.endswith("\n```\n" + note)
+        shown = screen_text(app)
+        said = note.strip().strip("*")  # drawn in italics: the asterisks are not on screen
+        assert said.split(";")[0] in shown and "*(" not in shown
+        assert len(widget.text) < len(code) // 2  # what was drawn, not what was received
