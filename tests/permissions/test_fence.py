@@ -49,7 +49,8 @@ async def test_approving_the_policys_question_answers_the_fence_for_that_call_on
     verdict = policy.decide(tools["write_file"], call.args)
     assert verdict.action == "ask" and f"{target} is outside the workspace" in verdict.reason
     assert "exactly that file" in verdict.reason
-    policy.approved(ApprovalDecision.approve(), ApprovalRequest(call, tools["write_file"], dict(call.args)))
+    request = ApprovalRequest(call, tools["write_file"], dict(call.args), reason=verdict.reason)
+    policy.approved(ApprovalDecision.approve(), request)
     asker = Asker()
     other = ToolCallBlock("c2", "write_file", {"path": str(target), "content": "x"})
     with pytest.raises(OutsideWorkspaceError):  # another call id: the fence asks (and is told no)
@@ -112,3 +113,29 @@ async def test_when_the_policy_allows_unasked_the_fence_still_asks(
     with pytest.raises(OutsideWorkspaceError):
         await ws.check(str(target), context(call, asker))
     assert len(asker.asked) == 1
+
+
+async def test_a_file_swapped_for_a_link_while_its_question_is_open_meets_the_fences_question(
+    setup: tuple[Workspace, PermissionPolicy, dict[str, Tool]], tmp_path: Path
+) -> None:
+    """The question named a.txt in the workspace; by the answer, a.txt led outside (a
+    process beside the dialog swapped it). The approval covers what the question said,
+    not the new target: the fence asks its own question, and nothing is approved for the
+    session (tester finding H6)."""
+    ws, policy, tools = setup
+    inside = ws.root / "a.txt"
+    inside.write_text("orig")
+    (tmp_path / "target.txt").write_text("orig TARGET")
+    call = ToolCallBlock("c1", "write_file", {"path": "a.txt", "content": "EVIL"})
+    verdict = policy.decide(tools["write_file"], call.args)
+    assert verdict.action == "ask" and "outside" not in verdict.reason
+    inside.unlink()
+    inside.symlink_to(tmp_path / "target.txt")
+    request = ApprovalRequest(call, tools["write_file"], dict(call.args), reason=verdict.reason)
+    policy.approved(ApprovalDecision.approve(), request)
+    asker = Asker()
+    with pytest.raises(OutsideWorkspaceError):
+        await ws.check("a.txt", context(call, asker))
+    assert len(asker.asked) == 1 and "outside" in asker.asked[0].description
+    assert ws.approved_files == frozenset()
+    assert (tmp_path / "target.txt").read_text() == "orig TARGET"
