@@ -35,6 +35,7 @@ from shell.core.tools import Tool
 
 from .acting import act
 from .compression import compress_context
+from .overflow import take_back
 from .reasoning import reason
 from .reply import Reply
 from .reporting import report
@@ -160,7 +161,8 @@ class Agent:
         except ReplyCancelled:
             reply.stop = "cancelled"
         except Exception as exc:
-            for event in await report(reply, exc, "model"):
+            withdrawn = take_back(run.history, request.input, exc)  # it did not fit: not kept
+            for event in await report(reply, exc, "model", withdrawn):
                 yield event
             reply.stop = "error"
         reply.settle("end_turn")  # every tool call has a result

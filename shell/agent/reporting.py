@@ -15,7 +15,10 @@ from middleware.stack import HOOK_ATTR, error_source
 from middleware.types import StopReply
 from shell.core.approvals import ApprovalRequest, unattended_rejection
 from shell.core.events import ApprovalRequested, ApprovalResolved, ErrorEvent, Event
+from shell.core.messages import Message
 from shell.core.model import ModelError
+
+from .overflow import WITHDRAWN_ADVICE
 
 if TYPE_CHECKING:
     from .reply import Reply
@@ -35,9 +38,12 @@ async def tell(reply: Reply, exc: Exception, source: str) -> None:
         await reply.agent.middleware.on_error(reply.run, exc, source)
 
 
-async def report(reply: Reply, exc: Exception, default: str) -> list[Event]:
+async def report(
+    reply: Reply, exc: Exception, default: str, withdrawn: tuple[Message, ...] = ()
+) -> list[Event]:
     """The ``ErrorEvent`` for a failure that ends the reply: a middleware's names it and
-    says how to carry on without it, a model's gives the provider's message."""
+    says how to carry on without it, a model's gives the provider's message (and says
+    so when the reply's input was taken back out of the history: ``withdrawn``)."""
     stack = reply.agent.middleware
     source = error_source(exc, default)
     if isinstance(exc, StopReply):
@@ -52,11 +58,11 @@ async def report(reply: Reply, exc: Exception, default: str) -> list[Event]:
         said = str(exc).rstrip(".")
         text = f"Middleware {source} failed in {hook}: {type(exc).__name__}: {said}. {advice}"
     elif isinstance(exc, ModelError):
-        text = exc.message
+        text = f"{exc.message} {WITHDRAWN_ADVICE}" if withdrawn else exc.message
     else:
         text = f"{type(exc).__name__}: {exc}"
     await tell(reply, exc, source)
-    return [ErrorEvent(text, source, exc, reply_id=reply.run.reply_id)]
+    return [ErrorEvent(text, source, exc, withdrawn, reply_id=reply.run.reply_id)]
 
 
 async def ask(reply: Reply, request: Any) -> Any:

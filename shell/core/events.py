@@ -166,6 +166,10 @@ class ErrorEvent(_Event):
     source: str
     """``model``, ``tool``, ``agent`` or the name of the middleware that raised."""
     exception: BaseException | None = field(default=None, compare=False, repr=False)
+    withdrawn: tuple[Message, ...] = ()
+    """The reply's input, taken back out of the history because the provider said it
+    does not fit the model's context (a message kept there would make every later
+    request fail too): a front end gives its text back to the user to send again."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,6 +91,10 @@ class ModelError(Exception):
     """A model call failed. ``message`` is for the user: what happened and what to do.
 
     ``retryable`` tells retry/fallback middleware whether trying again can help.
+    ``context_overflow``: the request does not fit the model's context window (the
+    provider said so, or answered as servers do then, with nothing at all): the
+    agent takes the message just sent back out of the history rather than keep a
+    conversation no request can carry.
     """
 
     def __init__(
@@ -100,12 +104,14 @@ class ModelError(Exception):
         status: int | None = None,
         retryable: bool = False,
         provider: str = "",
+        context_overflow: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.retryable = retryable
         self.provider = provider
+        self.context_overflow = context_overflow
 
 
 def model_label(model: Any) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from shell.core import events as ev
-from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, Usage
+from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResultMessage, Usage
 from shell.core.textsafety import json_text, map_strings, sanitize_line
 
 from .exits import exit_code
@@ -154,6 +154,9 @@ class ReplyState:
         """``(source, text)`` of each ``ErrorEvent`` and error-level ``Notice``."""
         self.end: ev.ReplyEnd | None = None
         self.cancelled = False
+        self.withdrawn: tuple[Message, ...] = ()
+        """The input the engine took back out of the history (it did not fit the
+        context): the front end gives its text back to the user."""
         self._table: dict[type, Callable[[Any], CallView | None]] = {
             ev.ReplyStart: self._reply_start,
             ev.ModelCallStart: self._thinking,
@@ -313,6 +316,7 @@ class ReplyState:
 
     def _error(self, event: ev.ErrorEvent) -> None:
         self.errors.append((event.source, event.error))
+        self.withdrawn = self.withdrawn or event.withdrawn
 
     def _notice(self, event: ev.Notice) -> None:
         if event.level == "error":  # a session that could not be saved: the script must know

@@ -361,10 +361,10 @@ class HTTPProvider(abc.ABC):
                 "anything. Servers do this when the conversation is longer than the model's context "
                 "window, or when they cannot stream what was asked (llama-cpp-python's "
                 "chatml-function-calling cannot stream tool_choice \"auto\"); the server's log says "
-                "which. If your last message was long (a paste, an attached file), it stays in the "
-                "conversation: /rewind to before it (in -p, start without --continue), /compact or "
-                "/clear, or raise the server's context size (llama.cpp: --n_ctx / -c).",
+                "which. A conversation too long: /compact or /clear, or raise the server's context "
+                "size (llama.cpp: --n_ctx / -c).",
                 provider=self.provider,
+                context_overflow=True,
             )
         return self.dropped()
 
@@ -388,8 +388,9 @@ class HTTPProvider(abc.ABC):
             f"{self.label} ended its reply without any text or tool call. Proxies such as LiteLLM "
             "answer this way when the model server behind them failed: often a conversation longer "
             "than the model's context window, or a request that server could not handle. Check the "
-            "proxy's and the server's logs; /clear starts a shorter conversation.",
+            "proxy's and the server's logs; /compact or /clear makes the conversation shorter.",
             provider=self.provider,
+            context_overflow=True,
         )
 
     async def open(
@@ -525,11 +526,10 @@ class HTTPProvider(abc.ABC):
         if problem == "context":
             msg = (
                 f"{label} says the conversation does not fit the model's context window "
-                f"(HTTP {status}{said}). If your last message was long (a paste, an attached file), it "
-                "stays in the conversation: /rewind to before it (in -p, start without --continue), "
-                "/compact, /clear, turn on Summarization, or raise the server's context size."
+                f"(HTTP {status}{said}). /compact, /clear, turn on Summarization, or raise the server's "
+                "context size."
             )
-            return ModelError(msg, status=status, provider=p)
+            return ModelError(msg, status=status, provider=p, context_overflow=True)
         if status >= 500 and problem == "invalid":
             msg = (
                 f"{label} could not handle the request (HTTP {status}{said}). This is not a temporary "

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.events import (
     ApprovalResolved,
+    ErrorEvent,
     Event,
     ModelCallStart,
     Notice,
@@ -123,6 +124,8 @@ class SessionRecorder:
         self._provisional: dict[str, dict[str, Any]] = {}
         """``tool_result`` records in the file whose batch has not landed, by call id (as encoded)."""
         self._rewinding: dict[str, Any] | None = None  # a rewind's record fields, until it is written
+        self._input: Message | None = None  # the first message of the reply under way
+        self._input_at: int | None = None  # where it begins in the file, once written
         self._call_names: dict[str, str] = {}
         self._rejected: set[str] = set()  # calls of this reply the user said no to
         self.outcomes: dict[str, str] = {}
@@ -324,6 +327,11 @@ class SessionRecorder:
             if isinstance(event, ReplyStart):  # before syncing: the sync may land this reply's first message
                 self._rejected.clear()
                 self.inflight.reply_start(event.reply_id)
+                self._input, self._input_at = (event.input[0] if event.input else None), None
+            elif isinstance(event, ErrorEvent) and event.withdrawn and self._rewinding is None:
+                # the input did not fit the context and left the history: a rewind to
+                # before it (the search index drops it too), not a compaction
+                self._rewinding = {} if self._input_at is None else {"to": self._input_at}
             if not isinstance(event, _DELTAS):
                 self._catch_up()
             if isinstance(event, ModelCallStart):  # after syncing: a rewrite before it is not this call
@@ -391,6 +399,8 @@ class SessionRecorder:
                         landing.append(message)
                         continue
                     self._land(landing)
+                    if message is self._input:
+                        self._input_at = self.file.size()
                     self.file.write({"kind": "message", "message": encoded})
                     self._wrote(message)
                 self._land(landing)

@@ -425,3 +425,19 @@ async def test_custom_command_and_copy_in_the_line_mode(
         await d.send("/copy\r", then="Nothing was copied")  # no terminal here: said, not pretended
         await d.send("/quit\r")
     assert d.runtime.agent.messages[0].text == "Say hello to the team."
+
+
+async def test_a_message_too_long_for_the_context_comes_back_to_the_prompt(tmp_path: Path) -> None:
+    """G11: it is not kept in the conversation (every later message would fail too);
+    Enter sends it again as it was."""
+    from shell.core.model import ModelError
+
+    overflow = ModelError("llama says the conversation does not fit the model's context window.",
+                          context_overflow=True)
+    async with line_mode(tmp_path, [overflow, "Fits now."]) as d:
+        await d.send("a long paste\r", then="back at the prompt")
+        assert d.runtime.agent.messages == []
+        await d.send("\r", then="Fits now.")
+        await d.send("/quit\r")
+    assert "taken back out of the conversation" in d.text
+    assert [m.text for m in d.runtime.agent.messages] == ["a long paste", "Fits now."]  # type: ignore[union-attr]

@@ -73,11 +73,11 @@ async def test_200_with_no_body_is_not_called_a_dropped_connection(server: Scrip
         "OpenAI accepted the request (HTTP 200) but ended the stream without sending anything. Servers do "
         "this when the conversation is longer than the model's context window, or when they cannot stream "
         'what was asked (llama-cpp-python\'s chatml-function-calling cannot stream tool_choice "auto"); '
-        "the server's log says which. If your last message was long (a paste, an attached file), it stays "
-        "in the conversation: /rewind to before it (in -p, start without --continue), /compact or /clear, "
-        "or raise the server's context size (llama.cpp: --n_ctx / -c)."
+        "the server's log says which. A conversation too long: /compact or /clear, or raise the server's "
+        "context size (llama.cpp: --n_ctx / -c)."
     )
     assert "dropped" not in err.message and not err.retryable
+    assert err.context_overflow  # the agent takes the message just sent back out
 
 
 async def test_a_clean_reply_with_nothing_in_it_is_an_error(server: ScriptedServer) -> None:
@@ -180,10 +180,10 @@ async def test_context_overflow_says_what_to_do(server: ScriptedServer) -> None:
     _, err = await run(openai(server, "ctx"))
     assert err is not None and err.message == (
         "OpenAI says the conversation does not fit the model's context window (HTTP 400: Requested tokens "
-        "(13924) exceed context window of 2048). If your last message was long (a paste, an attached "
-        "file), it stays in the conversation: /rewind to before it (in -p, start without --continue), "
-        "/compact, /clear, turn on Summarization, or raise the server's context size."
+        "(13924) exceed context window of 2048). /compact, /clear, turn on Summarization, or raise the "
+        "server's context size."
     )
+    assert err.context_overflow
 
 
 async def test_a_long_error_keeps_its_problem_lines(server: ScriptedServer) -> None:

@@ -119,17 +119,23 @@ def test_models_shows_what_the_server_said(home: Home, llama: LlamaServer) -> No
 
 
 def test_prompt_longer_than_the_context(home: Home, llama: LlamaServer) -> None:
-    home.configure(llama.url)
+    """G11: the message that did not fit is taken back out of the session, so the
+    conversation goes on (--continue) instead of failing at every later message."""
+    home.configure(llama.url, max_tokens=24)
+    first = answer(home.run("-p", "Name a color.", "--output-format", "json"))
     long = "Summarise this: " + " ".join(f"word{i}" for i in range(3000))
-    r = home.run("-p", long)
+    r = home.run("-p", long, "--continue")
     assert r.returncode == 1
     assert (
         "error (model): llama accepted the request (HTTP 200) but ended the stream without sending anything."
         in (r.stderr)
     )
+    assert "taken back out of the conversation" in r.stderr
     assert "dropped" not in r.stderr
-    after = answer(home.run("-p", "Name a fruit.", "--output-format", "json"))  # a new session works
-    assert after["answer"].strip()
+    after = served(home.run("-p", "Name a fruit.", "--continue", "--output-format", "json"))
+    said = after["messages"]  # the whole conversation: the long message is not in it
+    assert roles(said)[:3] == ["user", "assistant", "user"] and roles(first["messages"]) == roles(said)[:2]
+    assert not any("word2999" in json.dumps(m) for m in said)
 
 
 def test_ctrl_c_mid_stream_in_headless(home: Home, llama: LlamaServer) -> None:

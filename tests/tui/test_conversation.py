@@ -237,3 +237,21 @@ async def test_markup_in_the_models_words_is_shown_as_text() -> None:
         assert tricky in app.query_one(UserMessage).text
         texts = [w.text for w in app.query(AssistantWidget)]
         assert f"Done {tricky}." in texts
+
+
+async def test_a_message_too_long_for_the_context_comes_back_to_the_prompt() -> None:
+    """G11: it is not kept in the conversation (every later message would fail too)."""
+    from shell.core.model import ModelError
+
+    overflow = ModelError("llama says the conversation does not fit the model's context window.",
+                          context_overflow=True)
+    app, agent, model = scripted_app([overflow, "Fits now."])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "a long paste")
+        await wait_for(pilot, lambda: not app.busy and "Your message is back in the prompt." in
+                       [n.text for n in app.query(NoticeLine)])
+        assert app.prompt.text == "a long paste" and agent.messages == []
+        assert any("taken back out of the conversation" in n.text for n in app.query(NoticeLine))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy and len(agent.messages) == 2)
+        assert model.requests[-1].messages[-1].text == "a long paste"

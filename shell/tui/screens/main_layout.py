@@ -157,10 +157,12 @@ class MainLayout(Screen[None]):
         for bar in self.query(AttachmentBar):
             bar.show_chips([a.chip for a in self.runtime.staged])
 
-    def give_back(self, text: str) -> None:
-        """Put ``text`` in the prompt to send again or change (when it is empty)."""
-        if text and not self.prompt.text.strip():
-            self.prompt.load_text(text)
+    def give_back(self, text: str, *, before_draft: bool = False) -> None:
+        """Put ``text`` in the prompt to send again or change (when it is empty; with
+        ``before_draft``, also ahead of what the user has typed since, so neither is lost)."""
+        draft = self.prompt.text
+        if text and (before_draft or not draft.strip()):
+            self.prompt.load_text(f"{text}\n\n{draft}" if draft.strip() else text)
             self.prompt.move_cursor(self.prompt.document.end)
 
 
