@@ -26,6 +26,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import aclosing, contextmanager
+from dataclasses import replace
 from typing import IO, Any, Literal, TypeAlias
 
 import anyio
@@ -274,6 +275,11 @@ class _HeadlessReply:
         if self.closed or (self.stopped and not isinstance(event, ReplyEnd)):
             return  # what was in flight when Ctrl+C came: drained, not shown
         stream = self.out if self.format == "jsonl" else self.err
+        if self.stopped and isinstance(event, ReplyEnd) and event.message is not None:
+            # after Ctrl+C the end says only how the reply ended: the partial message is
+            # all that streamed (tens of MB after a flood, and the deltas after the
+            # Ctrl+C were never printed): its JSON made the end, and the exit, wait
+            event = replace(event, message=None)
         try:
             if self.format == "jsonl":
                 self.out.write(_json_line(to_jsonable(event)) + "\n")

@@ -54,5 +54,6 @@ async def test_nothing_is_printed_after_ctrl_c(tmp_path: Path) -> None:
     deltas = [int(e["delta"].strip("<>")) for e in events if e["type"] == "TextBlockDelta"]
     assert all(i < CUT for i in deltas), f"printed after the Ctrl+C: {[i for i in deltas if i >= CUT]}"
     assert events[-1]["type"] == "ReplyEnd" and events[-1]["stop_reason"] == "cancelled"
+    assert events[-1]["message"] is None  # nothing of the text received after the Ctrl+C either
     assert code == EXIT_INTERRUPTED
     assert signal.getsignal(signal.SIGINT) is not None  # the handler was put back

@@ -226,6 +226,9 @@ def test_ctrl_c_under_a_flood_ends_the_reply_and_prints_nothing_after(
     assert proc.returncode == 130, err
     last = json.loads(out.decode().strip().splitlines()[-1])
     assert last["type"] == "ReplyEnd" and last["stop_reason"] == "cancelled"
+    # the end does not carry the partial message again (the deltas did; after a long
+    # flood its JSON was tens of MB, and the end and the exit waited for it)
+    assert last["message"] is None and len(out.splitlines()[-1]) < 1000
     assert b"Traceback" not in err
 
 
