@@ -285,6 +285,9 @@ if __name__ == "__main__":
         if sys.argv[2:3] == ["--code"]:  # another checkout's code (the workload and probe stay ours)
             code = sys.argv[3]
             del sys.argv[2:4]
+            import benchmarks.common
+            import benchmarks.tui_common  # noqa: F401  (ours: ``benchmarks`` is a namespace package)
+
             sys.path.insert(0, code)
             import shell
 

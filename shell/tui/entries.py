@@ -16,6 +16,7 @@ from textual.widget import Widget
 from shell.frontend.reply import CallView
 
 from .widgets.audio_block import AudioBlock, new_key
+from .widgets.call_group import CallGroup
 from .widgets.notice_line import NoticeLine
 from .widgets.thinking import ThinkingBlock
 from .widgets.tool_span import ToolSpan
@@ -123,11 +124,18 @@ class SpanEntry(Entry):
     args_shown: bool = field(default=False, init=False)
     """Some streamed arguments were drawn (the rest are drawn once per frame)."""
     expanded: bool = field(default=False, init=False)
+    folded: bool = field(default=False, init=False)
+    """Out of the conversation, counted in its run's group row (see :mod:`.grouping`)."""
 
     rebuilt_live: ClassVar[bool] = True
 
     def build(self) -> Widget:
         return ToolSpan(self.state, collapsed=not self.expanded)
+
+    def opened(self) -> bool:
+        """The user opened it (it is not folded away under their eyes)."""
+        widget = self.widget
+        return self.expanded or (isinstance(widget, ToolSpan) and not widget.collapsed)
 
     def capture(self) -> None:
         if isinstance(self.widget, ToolSpan):
@@ -140,6 +148,25 @@ class SpanEntry(Entry):
         widget.show(self.state)
         self.widget = widget
         return True
+
+
+@dataclass(eq=False)
+class GroupEntry(Entry):
+    """A run of calls of one tool, as one row (see :mod:`.grouping`)."""
+
+    name: str
+    calls: list[CallView]
+    """Every call of the run, in order (the run adds to it)."""
+    expanded: bool = field(default=False, init=False)
+
+    rebuilt_live: ClassVar[bool] = True
+
+    def build(self) -> Widget:
+        return CallGroup(self.name, self.calls, collapsed=not self.expanded)
+
+    def capture(self) -> None:
+        if isinstance(self.widget, CallGroup):
+            self.expanded = not self.widget.collapsed
 
 
 @dataclass(eq=False)

@@ -30,9 +30,11 @@ from shell.frontend.reply import CallView, ReplyState, end_notice
 from shell.speech.playback import Clip
 
 from . import messages as msg
-from .entries import AssistantEntry, AudioEntry, Entry, NoticeEntry, SpanEntry, ThinkingEntry
+from .entries import AssistantEntry, AudioEntry, Entry, GroupEntry, NoticeEntry, SpanEntry, ThinkingEntry
+from .grouping import FOLD_EVERY_S, Run
 from .widgets.assistant_message import AssistantMessage
 from .widgets.audio_block import AudioBlock
+from .widgets.call_group import CallGroup
 from .widgets.conversation import Conversation
 from .widgets.thinking import ThinkingBlock
 from .widgets.tool_span import ToolSpan
@@ -84,6 +86,13 @@ class ReplyRenderer:
         """Spans a cancelled turn ended, redrawn after the reply (see :meth:`finish_all`)."""
         self._spans_lock = asyncio.Lock()
         self._spans_mounted_at = 0.0
+        self._run: Run | None = None
+        """The calls of one tool in a row that the next call of that tool joins."""
+        self._runs: dict[str, Run] = {}
+        """Each call's run, by call id."""
+        self._fold_due: list[Run] = []
+        self._fold_scheduled = False
+        self._fold_lock = asyncio.Lock()
         self._ended_on_screen = False
         """Esc has ended the reply (:meth:`end_now` draws it): nothing new is mounted."""
         self.end_shown = asyncio.Event()
@@ -167,7 +176,9 @@ class ReplyRenderer:
 
     # -- text and thinking ------------------------------------------------------------
     async def _add(self, entry: Entry) -> None:
-        """Into the conversation, after the spans still waiting for their frame."""
+        """Into the conversation, after the spans still waiting for their frame (the
+        calls after it start a new run: see :mod:`.grouping`)."""
+        self._run = None
         await self._mount_spans()
         await self.conversation.add(entry)
 
@@ -241,6 +252,11 @@ class ReplyRenderer:
                 return  # a call in flight when Esc ended the reply: not drawn under its end
             entry = self.spans[call.call_id] = SpanEntry(call)
             entry.live = True
+            run = self._run
+            if run is None or run.name != call.name:
+                run = self._run = Run(call.name)
+            run.add(entry)
+            self._runs[call.call_id] = run
             self._new_spans.append(entry)
             burst = len(self.spans) > BURST_CALLS
             every = BURST_FRAME_S if burst else ARGS_FRAME_S
@@ -255,6 +271,35 @@ class ReplyRenderer:
         entry.live = call.live
         self._args_due.discard(call.call_id)
         self._redraw(entry)
+        if not call.live:
+            self._fold_soon(self._runs[call.call_id])
+
+    def _fold_soon(self, run: Run) -> None:
+        if run not in self._fold_due:
+            self._fold_due.append(run)
+        if not self._fold_scheduled:
+            self._fold_scheduled = True
+            self.conversation.set_timer(FOLD_EVERY_S, self._fold)
+
+    async def _fold(self) -> None:
+        """The calls that went well since the last time, into their run's group row
+        (its counts redrawn), in one pass over the conversation per run."""
+        self._fold_scheduled = False
+        await self._mount_spans()  # (a call that ended before its span was mounted)
+        async with self._fold_lock:
+            due, self._fold_due = self._fold_due, []
+            for run in due:
+                spans = run.foldable()
+                if spans:
+                    group = None if run.group is not None else GroupEntry(run.name, run.calls)
+                    at = run.first_shown()
+                    for span in spans:
+                        span.folded = True
+                    if group is not None:
+                        run.group = group
+                    await self.conversation.fold(spans, group, at)
+                if run.group is not None and isinstance(run.group.widget, CallGroup):
+                    run.group.widget.update_calls()
 
     async def _mount_spans(self) -> None:
         """The spans that started since the last frame, mounted in one go: a turn of
@@ -358,6 +403,10 @@ class ReplyRenderer:
                 self._redraw(entry)
         else:  # Esc with thousands of calls queued: the reply ends now, the spans follow
             self._restyling = asyncio.ensure_future(self._redraw_in_slices(ended[::-1]))
+        for run in self._runs.values():  # the last calls that went well, folded now
+            if run not in self._fold_due:
+                self._fold_due.append(run)
+        await self._fold()
         if self._phase != "idle":
             self._phase = "idle"
             self._post(msg.PhaseChanged("idle"))

@@ -14,6 +14,7 @@ from shell.agent import AssistantMessage, ToolCallBlock, ToolResultMessage
 from shell.core.approvals import rest_refusal
 from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
+from shell.tui.widgets.call_group import CallGroup
 from shell.tui.widgets.tool_span import ToolSpan
 
 from .helpers import SIZE, make_agent, send, wait_for
@@ -66,8 +67,9 @@ async def test_approve_the_rest_answers_the_later_calls_of_this_turn_only() -> N
         await wait_for(pilot, lambda: not app.busy)
         results = _results(agent)
         assert len(results) == 5 and not any(r.is_error for r in results.values())
-        statuses = [s.state.status for s in app.query(ToolSpan)]
-        assert statuses and all(status == "done" for status in statuses), statuses
+        shown = {c.call_id: c.status for g in app.query(CallGroup) for c in g.calls}  # (5 of a tool: a row)
+        shown |= {s.state.call_id: s.state.status for s in app.query(ToolSpan)}
+        assert shown == {f"w{i}": "done" for i in range(1, 6)}, shown
         await send(pilot, "again")  # a later turn is asked again
         dialog = await _opened(app, pilot, "w6")
         assert "in this reply" not in _text(dialog, "#title") and "[Y]" not in _text(dialog, "#keys")

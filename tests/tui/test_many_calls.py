@@ -10,6 +10,7 @@ from textual.widgets import Static
 from shell.agent.loop import Agent
 from shell.core.messages import AssistantMessage, ToolCallBlock
 from shell.providers.scripted import ScriptedModel
+from shell.tui import grouping
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets import conversation as conv
 from shell.tui.widgets.tool_span import ToolSpan
@@ -19,6 +20,13 @@ from .helpers import SIZE, read_note, send, wait_for
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture
+def no_group_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call a span (these tests are about the window, not the group row that
+    finished calls of one tool fold into: see test_call_groups)."""
+    monkeypatch.setattr(grouping, "GROUP_MIN", 10**9)
+
+
 def _agent(calls: int) -> Agent:
     blocks = tuple(ToolCallBlock(f"c{i}", "read_note", {"path": f"n{i}.txt"}) for i in range(calls))
     model = ScriptedModel([AssistantMessage(blocks), "Read them all."])
@@ -26,7 +34,7 @@ def _agent(calls: int) -> Agent:
 
 
 async def test_a_turn_of_many_calls_keeps_few_spans_mounted_and_shows_them_all_when_scrolled_back(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_group_rows: None,
 ) -> None:
     monkeypatch.setattr(conv, "WINDOW", 10)
     monkeypatch.setattr(conv, "SLACK", 2)
@@ -69,7 +77,7 @@ async def test_a_collapsed_span_builds_its_body_when_first_opened() -> None:
 
 
 async def test_spans_that_leave_the_window_are_reused_for_newer_calls_each_showing_its_own(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_group_rows: None,
 ) -> None:
     """A burst of calls rebinds the window's spans instead of building one per call;
     what is mounted is the newest calls, in order, each span saying its own call."""
@@ -144,7 +152,7 @@ async def test_esc_in_a_long_turn_ends_the_reply_and_every_waiting_call_reads_ca
 
 
 async def test_a_text_before_many_calls_leaves_the_window_like_them_and_is_shown_whole_when_scrolled_back(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_group_rows: None,
 ) -> None:
     """A model's text (and thinking) before its calls stays live until the last call
     has streamed: it leaves the window all the same, so the spans after it do not

@@ -12,6 +12,7 @@ a short one does.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -110,6 +111,51 @@ class Conversation(VerticalScroll):
             widget, entry.widget = entry.widget, None
             if widget is not None and widget.parent is self:
                 await widget.remove()
+            self._update_marker()
+
+    async def fold(self, gone: Sequence[Entry], group: Entry | None = None, at: Entry | None = None) -> None:
+        """Take the entries ``gone`` out (calls folded into a group row), in one pass,
+        and put ``group`` where ``at`` is (before it; ``at`` may be one that goes).
+        What stays mounted stays; the window is topped up from above if it ran short."""
+        async with self._lock:
+            dropped = {id(e) for e in gone}
+            kept: list[Entry] = []
+            first: int | None = None
+            widgets: list[Widget] = []
+            group_mounted = False
+            for i, entry in enumerate(self.entries):
+                mounted = i >= self.first_mounted
+                if group is not None and entry is at:
+                    if mounted and first is None:
+                        first = len(kept)
+                    group_mounted = mounted
+                    kept.append(group)
+                if id(entry) in dropped:
+                    entry.capture()
+                    if entry.widget is not None:
+                        widgets.append(entry.widget)
+                    entry.widget = None
+                    continue
+                if mounted and first is None:
+                    first = len(kept)
+                kept.append(entry)
+            self.entries[:] = kept
+            self.first_mounted = len(kept) if first is None else first
+            if widgets:
+                await self.remove_children(widgets)
+            if group is not None and group_mounted:
+                index = kept.index(group)
+                after = next((e.widget for e in kept[index + 1 :] if e.widget is not None), None)
+                widget = group.widget = group.build()
+                await self.mount(widget, before=after) if after is not None else await self.mount(widget)
+            if self.mounted_count == 0 and self.entries:  # all that was mounted folded away
+                start = max(0, len(self.entries) - WINDOW)
+                for entry in self.entries[start:]:
+                    entry.widget = entry.build()
+                await self.mount_all([e.widget for e in self.entries[start:] if e.widget is not None])
+                self.first_mounted = start
+            elif self.mounted_count < WINDOW and self.first_mounted > 0:
+                await self._load_earlier(WINDOW - self.mounted_count)
             self._update_marker()
 
     async def add_batch(self, entries: list[Entry]) -> None:
