@@ -255,3 +255,31 @@ async def test_a_message_too_long_for_the_context_comes_back_to_the_prompt() -> 
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.busy and len(agent.messages) == 2)
         assert model.requests[-1].messages[-1].text == "a long paste"
+
+
+async def test_a_message_given_back_goes_before_what_was_typed_meanwhile() -> None:
+    import asyncio
+    from collections.abc import AsyncIterator
+
+    from shell.agent.loop import Agent
+    from shell.core.model import ModelError
+    from shell.tui.app import AgentShellApp
+
+    gate = asyncio.Event()
+
+    class Overflows:
+        name = "overflows"
+
+        async def stream(self, request: object) -> AsyncIterator[object]:
+            await gate.wait()
+            raise ModelError("llama says it does not fit the model's context window.", context_overflow=True)
+            yield  # an async generator, as models are
+
+    app = AgentShellApp(Agent(Overflows()), model_label="overflows")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "a long paste")
+        await wait_for(pilot, lambda: app.busy)
+        await pilot.press(*"a draft")
+        gate.set()
+        await wait_for(pilot, lambda: not app.busy and app.prompt.text != "a draft")
+        assert app.prompt.text == "a long paste\n\na draft"
