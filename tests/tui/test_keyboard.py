@@ -9,7 +9,6 @@ quit while a reply ran.
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Switch
 from textual.widgets._collapsible import CollapsibleTitle
 
 from shell.agent import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
@@ -21,14 +20,13 @@ from .helpers import SIZE, Shout, make_agent, send, wait_for
 pytestmark = pytest.mark.anyio
 
 
-def _switch(app: AgentShellApp, name: str) -> Switch:
-    row = next(r for r in app.query(MiddlewareRow) if r.mw_name == name)
-    return row.query_one(Switch)
+def _switch(app: AgentShellApp, name: str) -> MiddlewareRow:
+    return next(r for r in app.query(MiddlewareRow) if r.mw_name == name)
 
 
-async def _tab_to_a_switch(pilot: object, app: AgentShellApp) -> Switch:
+async def _tab_to_a_switch(pilot: object, app: AgentShellApp) -> MiddlewareRow:
     for _ in range(40):
-        if isinstance(app.focused, Switch):
+        if isinstance(app.focused, MiddlewareRow):
             return app.focused
         await pilot.press("tab")  # type: ignore[attr-defined]
     raise AssertionError(f"no switch took the focus (last: {app.focused!r})")

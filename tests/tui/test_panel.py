@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Button, Static, Switch
+from textual.widgets import Button, Static
 
 from middleware.base import Middleware
 from middleware.context import HookContext
@@ -48,7 +48,7 @@ async def test_switch_changes_what_the_next_model_request_sees() -> None:
         await pilot.pause()
         row = _row(app, "Shout")
         assert "Upper-cases the system prompt" in row.description
-        await pilot.click(row.query_one(Switch))
+        await pilot.click(row)
         await pilot.pause()
         assert not agent.middleware.is_enabled("Shout")
         await pilot.click("#prompt")
@@ -65,7 +65,7 @@ async def test_panel_shows_live_stats_and_hides_again() -> None:
         await send(pilot, "go")
         await wait_for(pilot, lambda: not app.busy)
         await pilot.pause(0.3)
-        stats = str(_row(app, "Shout").query_one(".mw-stats").content)  # type: ignore[attr-defined]
+        stats = _row(app, "Shout").stats
         assert "1 call ·" in stats and "transform_system_prompt 1" in stats
         await pilot.press("f2")
         assert not app.query_one(MiddlewarePanel).shown
@@ -81,13 +81,13 @@ async def test_an_idle_open_panel_touches_no_widget(monkeypatch: pytest.MonkeyPa
         await pilot.press("f2")
         await wait_for(pilot, lambda: app.panel.loaded)
         updates: list[object] = []
-        real_update = Static.update
+        real_refresh = MiddlewareRow.refresh
 
-        def counting(self: Static, *args: Any, **kwargs: Any) -> None:
+        def counting(self: MiddlewareRow, *args: Any, **kwargs: Any) -> Any:
             updates.append(self)
-            real_update(self, *args, **kwargs)
+            return real_refresh(self, *args, **kwargs)
 
-        monkeypatch.setattr(Static, "update", counting)
+        monkeypatch.setattr(MiddlewareRow, "refresh", counting)
         for _ in range(5):
             app.panel.refresh_stats()
         assert updates == []
@@ -95,8 +95,8 @@ async def test_an_idle_open_panel_touches_no_widget(monkeypatch: pytest.MonkeyPa
         await send(pilot, "go")
         await wait_for(pilot, lambda: not app.busy)
         app.panel.refresh_stats()
-        stats = _row(app, "Shout").query_one(".mw-stats", Static)
-        assert stats in updates and "1 call ·" in str(stats.content)
+        row = _row(app, "Shout")
+        assert row in updates and "1 call ·" in row.stats
 
 
 async def test_the_panel_is_never_an_empty_frame() -> None:
@@ -175,3 +175,22 @@ async def test_themes_registry_has_three_of_our_own() -> None:
     names = [t.name for t in themes.all_themes()]
     assert names[:3] == ["agent-dark", "agent-light", "agent-contrast"]
     assert not themes.all_themes()[1].dark
+
+
+async def test_a_middleware_row_is_one_widget() -> None:
+    """20 rows of 7 widgets each took seconds to build under load the first time the
+    panel opened: a row is now its lines of text, its switch flipped by a click on
+    its first line or by Space."""
+    agent, _ = make_agent([], middleware=[Shout()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.panel.loaded)
+        await pilot.pause()
+        rows = app.panel.rows()
+        assert rows and all(not row.children for row in rows)
+        row = _row(app, "Shout")
+        assert str(row.render()).splitlines()[:2] == ["■ on  Shout", "Upper-cases the system prompt."]
+        row.focus()
+        await pilot.press("space")
+        assert not agent.middleware.is_enabled("Shout") and str(row.render()).startswith("□ off Shout")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import RadioSet, Static, Switch, TextArea
+from textual.widgets import RadioSet, Static, TextArea
 
 from middleware.human_in_the_loop import HumanInTheLoop
 from shell.config import Settings
@@ -72,7 +72,7 @@ async def test_the_mode_is_always_shown_and_shift_tab_cycles_it(tmp_path: Path) 
         await wait_for(pilot, lambda: app.panel.loaded)
         await pilot.pause()
         row = next(r for r in app.panel.rows() if r.mw_name == "HumanInTheLoop")
-        await pilot.click(row.query_one(Switch))
+        await pilot.click(row)
         # the panel takes width: the status keeps "approvals off", its note in brackets gives way
         await wait_for(pilot, lambda: "default, approvals off" in status_text(app))
         assert app.status.mode_warning and rt.agent.middleware.is_enabled("HumanInTheLoop")

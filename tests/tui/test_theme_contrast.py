@@ -19,7 +19,7 @@ from rich.segment import Segment
 
 from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
-from shell.tui.widgets.side_panel import TRACE_TAB
+from shell.tui.widgets.side_panel import MIDDLEWARE_TAB, TRACE_TAB
 from themes import all_themes
 
 from .helpers import SIZE, AskEverything, make_agent, send, wait_for
@@ -121,3 +121,10 @@ async def test_what_the_user_must_read_is_readable_in_every_built_in_theme(theme
         trace = [ln for ln in lines if "reply 1" in _text(ln) or "write_note" in _text(ln)]
         assert faint_text(tabs) == []  # the tab not chosen too
         assert trace and all(faint_text(ln) == [] for ln in trace)
+
+        app.main.side.open(MIDDLEWARE_TAB)  # a row: its switch, name, description, stats
+        await wait_for(pilot, lambda: app.panel.loaded)
+        await pilot.pause()
+        lines = screen_lines(app)
+        row = [ln for ln in lines if "AskEverything" in _text(ln) or "before_tool_call" in _text(ln)]
+        assert len(row) == 2 and all(faint_text(ln) == [] for ln in row)
