@@ -34,8 +34,11 @@ from that command.
 It is bounded: one search reads at most :data:`MAX_ENTRIES` new directory entries
 and runs at most :data:`MAX_SECONDS`; what it did not reach is said (the result is
 ``complete=False``) and ``auto`` mode then asks before a command. Each directory's
-listing is kept with its mtime, so a search after an unchanged tree costs one
-``stat`` per directory, and a big tree is finished by the following searches.
+listing is kept with its inode and ctime, so a search after an unchanged tree costs
+one ``stat`` per directory, and a big tree is finished by the following searches.
+Not its mtime: a sandboxed command can set that back (``touch -d``) after planting
+something in the folder; adding, removing or renaming an entry sets the folder's
+ctime, which nothing but the clock sets.
 """
 
 from __future__ import annotations
@@ -66,15 +69,16 @@ MAX_ENTRIES = 100_000
 MAX_SECONDS = 1.0
 """Wall time one search may take before it stops and says it is incomplete."""
 RACY_NS = 100_000_000
-"""A listing taken this soon after the directory's mtime is not trusted later (an
-entry added right after it was listed could leave a coarse mtime as it was)."""
+"""A listing taken this soon after the directory's ctime is not trusted later (an
+entry added right after it was listed could leave a coarse ctime as it was)."""
 
 
 @dataclass(frozen=True, slots=True)
 class _Listing:
     """What one directory held when it was listed."""
 
-    mtime: int
+    ctime: int
+    """The folder's ctime when listed (not its mtime: see the module's docstring)."""
     listed_at: int
     secrets: tuple[str, ...]
     links: tuple[str, ...]
@@ -84,10 +88,17 @@ class _Listing:
     later: tuple[str, ...] = ()
     """Entries named like what runs later (``.git``, ``.envrc``, ``.vscode``…)."""
 
+    ident: tuple[int, int] = (0, 0)
+    """The folder's device and inode: a folder put in another's place is listed anew."""
+
     @property
     def racy(self) -> bool:
-        """Listed so soon after its last change that a later one may not show in the mtime."""
-        return self.listed_at - self.mtime < RACY_NS
+        """Listed so soon after its last change that a later one may not show in the ctime."""
+        return self.listed_at - self.ctime < RACY_NS
+
+    def stale(self, info: os.stat_result) -> bool:
+        """Whether the folder may have changed since it was listed (so list it again)."""
+        return self.racy or self.ctime != info.st_ctime_ns or self.ident != (info.st_dev, info.st_ino)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +247,7 @@ class SecretFileIndex:
             if not stat.S_ISDIR(info.st_mode):
                 continue
             listing = self._listings.get(directory)
-            if listing is None or listing.mtime != info.st_mtime_ns or listing.racy:
+            if listing is None or listing.stale(info):
                 if fresh >= max_entries or time.monotonic() > deadline:
                     stopped = stopped or (
                         f"more than {max_entries:,} entries"
@@ -244,7 +255,7 @@ class SecretFileIndex:
                         else f"over {max_seconds:g} s"
                     )
                     continue
-                listing = _list(directory, info.st_mtime_ns)
+                listing = _list(directory, info)
                 self._listings[directory] = listing
                 fresh += listing.entries
             dirs.append(directory)
@@ -283,8 +294,8 @@ class SecretFileIndex:
             except OSError:
                 continue
             listing = self._listings.get(site)
-            if listing is None or listing.mtime != info.st_mtime_ns or listing.racy:
-                listing = self._listings[site] = _list(site, info.st_mtime_ns)
+            if listing is None or listing.stale(info):
+                listing = self._listings[site] = _list(site, info)
             out += [f"{site}/{name}" for name in listing.later]
         return out
 
@@ -358,7 +369,7 @@ def _real(roots: list[Path]) -> list[Path]:
     return out
 
 
-def _list(directory: str, mtime: int) -> _Listing:
+def _list(directory: str, info: os.stat_result) -> _Listing:
     listed_at = time.time_ns()
     secrets: list[str] = []
     links: list[str] = []
@@ -389,8 +400,8 @@ def _list(directory: str, mtime: int) -> _Listing:
     except OSError:
         pass
     return _Listing(
-        mtime, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv, count,
-        tuple(later),
+        info.st_ctime_ns, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv,
+        count, tuple(later), (info.st_dev, info.st_ino),
     )
 
 
