@@ -24,9 +24,13 @@ and test certificates to work; it is read (once per size and mtime) to tell.
 
 What is not searched: ``.git``, ``node_modules``, caches and virtualenvs
 (:data:`SKIP_DIRS`, a directory holding ``pyvenv.cfg``): dependencies, not the
-user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). If a secret file
-found before disappears from where it was (moved, perhaps into ``node_modules``),
-the next search walks those directories too. Directories behind symlinks are not
+user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). A sandboxed
+command must not be able to un-hide a file for the next command, so: a secret file
+found once stays hidden while it is where it was, whether the walk reaches it or not;
+one that is gone from there (moved, it or its folder, perhaps into ``node_modules``
+under another name) makes the next search walk those directories too and look for it
+by (device, inode); and a directory listed before as not a virtualenv stays searched
+when a ``pyvenv.cfg`` appears in it. Directories behind symlinks are not
 followed, files outside the searched roots are not searched (a command line that
 names one still asks), and a file created *while* a command runs cannot be hidden
 from that command.
@@ -43,6 +47,7 @@ ctime, which nothing but the clock sets.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import glob
@@ -213,19 +218,28 @@ class SecretFileIndex:
             return self.last
 
     # -- searching -------------------------------------------------------------------
-    def _moved(self) -> bool:
-        """Whether a secret file found before is no longer where it was."""
+    def _lost(self) -> tuple[dict[str, None], set[tuple[int, int]]]:
+        """The secret files found before that are still where they were (hidden
+        whether the walk reaches them or not: a command that drops a ``pyvenv.cfg``
+        beside one must not un-hide it), and the (device, inode) of those that are
+        not (moved: looked for everywhere, by inode, whatever the name or mtimes)."""
+        here: dict[str, None] = {}
+        lost: set[tuple[int, int]] = set()
         for path, ident in self._known.items():
             try:
                 info = os.lstat(path)
             except OSError:
-                return True
-            if (info.st_dev, info.st_ino) != ident:
-                return True
-        return False
+                lost.add(ident)
+                continue
+            if (info.st_dev, info.st_ino) == ident:
+                here[path] = None
+            else:
+                lost.add(ident)
+        return here, lost
 
     def _search(self, max_entries: int, max_seconds: float) -> SecretFiles:
-        everywhere = self._moved()
+        here, lost = self._lost()
+        everywhere = bool(lost)
         deadline = time.monotonic() + max_seconds
         fresh = 0
         stopped = ""
@@ -255,8 +269,7 @@ class SecretFileIndex:
                         else f"over {max_seconds:g} s"
                     )
                     continue
-                listing = _list(directory, info)
-                self._listings[directory] = listing
+                listing = self._relist(directory, info)
                 fresh += listing.entries
             dirs.append(directory)
             prefix = directory.rstrip("/") + "/"
@@ -273,12 +286,25 @@ class SecretFileIndex:
             for name in reversed(listing.subdirs):
                 if everywhere or name not in SKIP_DIRS:
                     stack.append(prefix + name)
-        self._finish(found, links, dirs)
+        found.update(here)
+        self._finish(found, links, dirs, lost)
         if len(self._listings) > 4 * max(len(seen), 1024):  # listings of directories gone
             self._listings = {d: v for d, v in self._listings.items() if d in seen}
         why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
         return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots),
                            tuple(Path(p) for p in later))
+
+    def _relist(self, directory: str, info: os.stat_result) -> _Listing:
+        """List ``directory`` again (it changed), keeping the verdict "not a virtualenv"
+        of a listing before: a folder searched before as the user's own does not
+        become a dependency because a ``pyvenv.cfg`` appeared in it (a command can
+        write one, and its secret files would be searched no more)."""
+        old = self._listings.get(directory)
+        listing = _list(directory, info)
+        if listing.venv and old is not None and not old.venv:
+            listing = dataclasses.replace(listing, venv=False)
+        self._listings[directory] = listing
+        return listing
 
     def _site_later(self, venv: str) -> list[str]:
         """The ``*.pth`` and ``sitecustomize.py`` files in a virtualenv's own
@@ -299,8 +325,11 @@ class SecretFileIndex:
             out += [f"{site}/{name}" for name in listing.later]
         return out
 
-    def _finish(self, found: dict[str, None], links: list[str], dirs: list[str]) -> None:
-        """Add symlinks' secret targets and hard links; remember where each file was."""
+    def _finish(
+        self, found: dict[str, None], links: list[str], dirs: list[str], lost: set[tuple[int, int]]
+    ) -> None:
+        """Add symlinks' secret targets, hard links and the files found before that
+        moved (by inode); remember where each file is (path and inode)."""
         for link in links:
             try:  # a link the user may not follow (a committed `evil -> /proc/1/cwd`)
                 target = os.path.realpath(link)
@@ -308,7 +337,7 @@ class SecretFileIndex:
                 continue
             if (is_secret_file(link) or is_secret_file(target)) and os.path.isfile(target):
                 found[target] = None
-        self._add_hard_links(found, dirs)
+        self._add_same_inodes(found, dirs, lost)
         for path in [p for p in found if p.lower().endswith(".pem")]:
             if self._public_pem(path):
                 del found[path]
@@ -334,9 +363,11 @@ class SecretFileIndex:
         self._pem[path] = (*key, public)
         return public
 
-    def _add_hard_links(self, found: dict[str, None], dirs: list[str]) -> None:
-        """Other names of a secret file (``ln .env notes.txt``) inside the searched tree."""
-        linked: set[tuple[int, int]] = set()
+    def _add_same_inodes(self, found: dict[str, None], dirs: list[str], lost: set[tuple[int, int]]) -> None:
+        """Other names of a secret file (``ln .env notes.txt``) inside the searched
+        tree, and where a secret file found before went (``lost``: its inode), under
+        whatever name: ``mv sub node_modules/`` or ``mv .env notes.txt`` hides it still."""
+        linked: set[tuple[int, int]] = set(lost)
         for path in found:
             try:
                 info = os.stat(path)

@@ -324,3 +324,52 @@ def test_every_name_the_secrets_policy_knows_is_caught_on_a_command_line() -> No
     for name in names:
         assert secrets.is_secret_file(name), name
         assert named_secret_files(f"head -c 60 {name}") == [name], name
+
+
+# -- a command cannot un-hide them for the next command -----------------------------------------------
+
+
+async def test_a_pyvenv_cfg_a_command_drops_beside_a_secret_does_not_unhide_it(ws: Path) -> None:
+    """A folder searched before as the user's own stays searched: ``pyvenv.cfg`` is a
+    text file any command can write, and the search skips virtualenvs (tester's H17)."""
+    require_sandbox()
+    box = Sandbox(ws)
+    (ws / "config" / ".env").write_text(f"DEEP={KEY}-deep\n")
+    first = await sh(box, "grep -r HIDDENKEY . ; echo first")
+    assert KEY not in first.text
+    plant = "printf 'home = /usr/bin\\n' > config/pyvenv.cfg && printf 'home = /usr/bin\\n' > pyvenv.cfg"
+    await sh(box, plant)
+    third = await sh(box, "grep -r HIDDENKEY . ; echo third")
+    assert "third" in third.text and KEY not in third.text, third.text
+    (ws / "config" / "id_ed25519").write_text(f"{KEY}-new\n")  # one the user adds there later
+    fourth = await sh(box, "cat config/*; echo fourth")
+    assert "fourth" in fourth.text and KEY not in fourth.text, fourth.text
+
+
+async def test_a_secret_whose_folder_moves_into_a_skipped_folder_stays_hidden(ws: Path) -> None:
+    """``mv config node_modules/``: found after that command, and still by the next
+    one, whose search skips ``node_modules`` again (tester's H20)."""
+    require_sandbox()
+    box = Sandbox(ws)
+    moved = await sh(box, "mv config node_modules/ && echo moved")
+    assert "moved" in moved.text
+    for _ in range(2):
+        again = await sh(box, "grep -r HIDDENKEY node_modules ; cat node_modules/config/prod.pem; echo again")
+        assert "again" in again.text and KEY not in again.text, again.text
+
+
+async def test_a_secret_moved_into_a_folder_whose_mtime_is_put_back_stays_hidden(ws: Path) -> None:
+    """The folder's mtime is restored after the move (``touch -d``): its listing from
+    before must not be trusted (its ctime changed), and the file is found where it went."""
+    require_sandbox()
+    box = Sandbox(ws)
+    (ws / "other").mkdir()
+    past = int(time.time()) - 3600  # whole seconds, as `stat -c %Y` gives them back
+    for folder in (ws / "other", ws):
+        os.utime(folder, (past, past))
+    await sh(box, "echo listed")
+    moved = await sh(box, "m=$(stat -c %Y other); mv config other/ && touch -d @$m other && echo moved")
+    assert "moved" in moved.text
+    again = await sh(box, "grep -r HIDDENKEY other ; echo again")
+    assert "again" in again.text and KEY not in again.text, again.text
+
