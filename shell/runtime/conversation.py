@@ -52,13 +52,16 @@ what a message carries."""
         it stood before this message), then pass the events on."""
         first = not any(isinstance(m, AssistantMessage) for m in self.agent.messages)
         ended = False
+        turn: int | None = None
         try:
             if self.checkpoint_hook is not None and not self.agent.busy:
-                self._begin_turn(sent)
+                turn = self._begin_turn(sent)
             async for event in events:
                 if isinstance(event, ReplyEnd):
                     ended = event.stop_reason == "end_turn"
                 elif isinstance(event, (ErrorEvent, Notice)):
+                    if isinstance(event, ErrorEvent) and event.withdrawn and turn is not None:
+                        self._withdraw_turn(turn)
                     event = self._redacted(event)
                 yield event
         finally:
@@ -194,7 +197,15 @@ what a message carries."""
         self.session_recorder = recorder
         return recorder.session_id
 
-    def _begin_turn(self, sent: Message | Sequence[Message]) -> None:
+    def _withdraw_turn(self, turn: int) -> None:
+        """The message did not fit the context and left the history: its turn leaves
+        ``/rewind``'s list too (nothing ran in it: it failed at the first model call)."""
+        try:
+            self.checkpoints_now().mark_rewind(turn, conversation=True, files=False)
+        except OSError as exc:
+            self.problems.append(f"checkpoints: {exc}")
+
+    def _begin_turn(self, sent: Message | Sequence[Message]) -> int | None:
         from ..core.messages import TextBlock, UserMessage
 
         messages = list(sent) if isinstance(sent, (list, tuple)) else [sent]
@@ -207,11 +218,12 @@ what a message carries."""
         if self.options.record:
             offset = self.recorder().size()
         try:
-            self.checkpoints_now().begin_turn(
+            return self.checkpoints_now().begin_turn(
                 text, offset=offset, history_len=len(self.agent.messages), message=first
             )
         except OSError as exc:
             self.problems.append(f"checkpoints: {exc}")
+            return None
 
     @property
     def checkpoints(self) -> Checkpoints | None:

@@ -54,6 +54,9 @@ async def test_the_message_that_overflowed_leaves_the_history_and_later_ones_wor
     await events_of(rt, "What did I say first?")
     sent = [m.text for m in model.requests[-1].messages]
     assert sent == ["Say hello.", "Hello there.", "What did I say first?"]  # the big one is not sent again
+    checkpoints = rt.checkpoints
+    assert checkpoints is not None  # /rewind lists the turns still in the conversation
+    assert [t.text for t in checkpoints.turns()] == ["Say hello.", "What did I say first?"]
     path = rt.session_recorder.path  # type: ignore[union-attr]
     rt.session_recorder.close()  # type: ignore[union-attr]
 
