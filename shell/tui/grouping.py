@@ -8,6 +8,8 @@ A call that failed, was blocked or rejected, or is still running or awaiting
 approval is never folded: it stays a span of its own under the row; nor is a span
 the user opened.
 
+A resumed session is shown the same way (:func:`fold_runs`).
+
 Folding is done a batch at a time (``FOLD_EVERY_S``): taking entries out of the
 conversation is one pass over it, and a turn of 1,000 calls ends hundreds a second.
 """
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 
 from shell.frontend.reply import CallView
 
-from .entries import GroupEntry, SpanEntry
+from .entries import Entry, GroupEntry, SpanEntry
 
 GROUP_MIN = 5
 """Fewer calls of a tool in a row than this stay spans (two reads are clearer as two)."""
@@ -48,3 +50,31 @@ class Run:
     def first_shown(self) -> SpanEntry | None:
         """The run's first span still in the conversation (the group row goes there)."""
         return next((s for s in self.spans if not s.folded), None)
+
+
+def fold_runs(entries: list[Entry]) -> list[Entry]:
+    """Entries rebuilt from a saved conversation, each run of ``GROUP_MIN`` or more calls
+    of one tool as its group row, then the run's calls that did not go well (as a live
+    reply leaves them)."""
+    out: list[Entry] = []
+    run: list[SpanEntry] = []
+
+    def close() -> None:
+        if len(run) >= GROUP_MIN:
+            out.append(GroupEntry(run[0].state.name, [s.state for s in run]))
+            out.extend(s for s in run if s.state.status != "done")
+        else:
+            out.extend(run)
+        run.clear()
+
+    for entry in entries:
+        if isinstance(entry, SpanEntry) and (not run or run[0].state.name == entry.state.name):
+            run.append(entry)
+            continue
+        close()
+        if isinstance(entry, SpanEntry):
+            run.append(entry)
+        else:
+            out.append(entry)
+    close()
+    return out

@@ -2,7 +2,7 @@
 
 When the CLI resumes a session, ``agent.messages`` already holds the history;
 the app rebuilds what the user saw (their messages, thinking, answers, tool spans
-with their results, audio) without replaying any events. The conversation mounts
+with their results, group rows of many calls, audio) without replaying any events. The conversation mounts
 only the newest of them (``Conversation.add_many``).
 """
 
@@ -23,6 +23,7 @@ from shell.core.messages import (
 from shell.frontend.reply import calls_from_messages
 
 from .entries import AssistantEntry, AudioEntry, Entry, SpanEntry, ThinkingEntry, UserEntry
+from .grouping import fold_runs
 
 
 def entries_from_messages(
@@ -47,4 +48,4 @@ def entries_from_messages(
                     entries.append(SpanEntry(calls[block.id]))
                 elif isinstance(block, DataBlock) and block.media_type.startswith("audio/"):
                     entries.append(AudioEntry(f"history{len(entries)}-{i}", block.media_type, block.data))
-    return entries
+    return fold_runs(entries)  # many calls of one tool in a row: one row, as they were shown live

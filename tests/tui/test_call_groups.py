@@ -1,6 +1,7 @@
 """Many calls of one tool in one reply read as one row, ``▶ read_page [times] 60 (58
 ok, 2 failed)``, opened by a click or Enter; a call that failed, or one awaiting
-approval, is never hidden inside it; a few calls stay spans of their own."""
+approval, is never hidden inside it; a few calls stay spans of their own; a resumed
+session shows the same."""
 
 from __future__ import annotations
 
@@ -113,3 +114,24 @@ async def test_calls_awaiting_approval_are_never_folded_and_the_dialog_asks_for_
         assert asked == [f"w{i}" for i in range(6)]
         assert [g.label for g in app.query(CallGroup)] == [f"write_note {TIMES} 6 (6 ok)"]
         assert not app.query(ToolSpan)
+
+
+async def test_a_resumed_session_shows_the_same_row_and_the_failed_call() -> None:
+    from shell.core.messages import ToolResultMessage, UserMessage
+
+    from .helpers import make_agent
+
+    agent, _ = make_agent(["Fresh answer."])
+    agent.messages.extend([
+        UserMessage("read them"), _calls(8, bad=frozenset({3})),
+        *(ToolResultMessage(f"c{i}", "read_page", "cannot read it" if i == 3 else f"page {i}", i == 3)
+          for i in range(8)),
+        AssistantMessage((ToolCallBlock("one", "read_note", {"path": "n.txt"}),)),
+        ToolResultMessage("one", "read_note", "contents of n.txt", False),
+        UserMessage("and?"),
+    ])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        assert [g.label for g in app.query(CallGroup)] == [f"read_page {TIMES} 8 (7 ok, 1 failed)"]
+        assert [s.state.call_id for s in app.query(ToolSpan)] == ["c3", "one"]
