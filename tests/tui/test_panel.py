@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.style import Style
 from textual.widgets import Button, Static
 
 from middleware.base import Middleware
@@ -192,5 +193,8 @@ async def test_a_middleware_row_is_one_widget() -> None:
         row = _row(app, "Shout")
         assert str(row.render()).splitlines()[:2] == ["■ on  Shout", "Upper-cases the system prompt."]
         row.focus()
+        await pilot.pause()
+        switch = row.render().spans[0]  # the focused row's switch stands out (reversed)
+        assert switch.end == len("■ on") + 1 and Style.parse(str(switch.style)).reverse
         await pilot.press("space")
         assert not agent.middleware.is_enabled("Shout") and str(row.render()).startswith("□ off Shout")

@@ -49,6 +49,7 @@ class MiddlewareRow(Widget, can_focus=True):
     DEFAULT_CSS = """
     MiddlewareRow { height: auto; padding: 0 0 1 0; }
     MiddlewareRow:focus { background: $boost; }
+    MiddlewareRow:focus > .mw-row--on, MiddlewareRow:focus > .mw-row--off { text-style: bold reverse; }
     MiddlewareRow > .mw-row--on { color: $text-success; text-style: bold; }
     MiddlewareRow > .mw-row--off { color: $text-muted; }
     MiddlewareRow > .mw-row--name { color: $foreground; text-style: bold; }
