@@ -84,9 +84,8 @@ LEGACY_KEY = "always_allow"
 
 
 RUNS_LATER = runslater.RUNS_LATER
-"""What runs later as the user: a file edit there always asks, whatever the mode or
-an allow rule says (only bypass skips the question); the sandbox keeps the same list
-read-only for commands and quarantines what they create there (:mod:`.runslater`)."""
+"""What runs later as the user: file edits there always ask (only bypass skips the question);
+the sandbox keeps it read-only for commands and quarantines what they plant (:mod:`.runslater`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +101,8 @@ class PermissionPolicy:
     """Modes and rules for one workspace. Cheap to ask (see benchmarks/permission_rules.py).
 
     ``sandboxed(command)`` says whether ``run_shell`` would confine that command
-    (the sandbox's answer; until one is wired, nothing counts as sandboxed and
-    auto mode asks for every command). ``session_state`` is the dict the session
-    saves (the runtime passes the HumanInTheLoop middleware's).
+    (the sandbox's answer; until one is wired, auto mode asks for every command).
+    ``session_state`` is the dict the session saves (HumanInTheLoop's).
     """
 
     def __init__(
@@ -361,7 +359,7 @@ class PermissionPolicy:
             return Verdict("ask", secret)
         command = args.get("command") if tool.kind == "execute" else None
         named = named_secret_files(command) if isinstance(command, str) else []
-        if named and isinstance(command, str):  # an allow rule above lets it run, the files hidden
+        if named and isinstance(command, str):
             return Verdict("ask", names_secrets(tool.name, command, named, self.sandboxed))
         if looks_only:
             if trusted:
@@ -373,11 +371,15 @@ class PermissionPolicy:
     def _beyond_allow_rule(
         self, tool: Tool, args: Mapping[str, Any], rule: Rule | None, secret: str
     ) -> Verdict | None:
-        """What an allow rule does not grant, though it matches: a secret file its
-        wildcard reaches, and a command's network."""
-        if rule is not None and secret and not names_one_path(rule):
-            # `read_file(src/**)`, kept from an "always" on src/main.py, is not a grant to read src/.env
-            return Verdict("ask", f"{secret} The rule `allow {rule.text}` covers it only by a wildcard, "
+        """What an allow rule does not grant, though it matches: a secret file its wildcard
+        reaches (``read_file(src/**)`` is no grant to read src/.env, ``run_shell(cat:*)`` none
+        to cat another project's .env, which the sandbox does not hide), and the network."""
+        command = args.get("command") if tool.kind == "execute" else None
+        wildcard = rule is not None and not names_one_path(rule)
+        named = named_secret_files(command) if isinstance(command, str) and wildcard else []
+        if rule is not None and wildcard and (secret or named):
+            what = secret or names_secrets(tool.name, str(command), named, self.sandboxed)
+            return Verdict("ask", f"{what} The rule `allow {rule.text}` covers it only by a wildcard, "
                                   "which does not reach such files; a rule naming the file would.")
         if tool.kind == "execute" and args.get("network"):
             return Verdict("ask", f"{tool.name} asks for the network; an allow rule for the command does not "

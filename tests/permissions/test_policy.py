@@ -493,3 +493,21 @@ def test_the_question_before_a_secret_file_says_why_it_holds_secrets(
     assert "an SSH private key" in p.decide(tools["read_file"], {"path": "keys/id_ed25519"}).reason
     assert all(secret_file_why(name) for name in _SECRET_FILE_NAMES)
     assert secret_file_why(".envrc.example") == "" and secret_file_why("notes.txt") == ""
+
+
+def test_a_wildcard_command_rule_does_not_reach_a_named_secret_file(
+    root: Path, tools: dict[str, Tool]
+) -> None:
+    """`run_shell(cat:*)` (or the `head:*` "always" proposes) covers `cat notes.txt`, not
+    another project's .env, which the sandbox does not hide (tester finding H11)."""
+    sh = tools["run_shell"]
+    for mode in ("default", "auto"):
+        p = policy(root, allow=["run_shell(cat:*)", "run_shell(head:*)", "run_shell(cd:*)"], mode=mode,
+                   sandboxed=lambda c: True)
+        assert action(p, sh, command="cat notes.txt") == "allow"
+        for line in ("cat /home/u/code/other/.env", "head -5 ~/Downloads/key.pem", "cd ../x && cat .env"):
+            verdict = p.decide(sh, {"command": line})
+            assert verdict.action == "ask", (mode, line)
+            assert "covers it only by a wildcard" in verdict.reason
+        exact = policy(root, allow=["run_shell(cat ../other/.env)"], mode=mode, sandboxed=lambda c: True)
+        assert action(exact, sh, command="cat ../other/.env") == "allow"  # a rule naming the whole line
