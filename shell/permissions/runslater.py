@@ -32,6 +32,13 @@ same reach:
   run, and a config holding only the keys git itself writes (:data:`SAFE_GIT_KEYS`)
   runs nothing; any other hook or config is quarantined.
 
+A git directory is what git takes for one, not only a folder named ``.git``: git's
+discovery accepts any folder holding ``HEAD``, ``objects/`` and ``refs/`` (a bare
+repository, or ``docs/`` made into one), and ``git status`` there, or a git-aware
+prompt at ``cd``, runs its config's ``core.fsmonitor``. So a file named ``HEAD`` marks
+its folder as a git directory from the HEAD on (``objects/`` and ``refs/`` may come
+with the next command), and a config planted before counts as new when they come.
+
 Not reached: directories the walk skips (``node_modules``, caches, a virtualenv except
 its ``site-packages`` start-up files), what a command writes through a path outside the
 workspace that leads into it, and CI workflows (``.github/workflows``: they run on the
@@ -51,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths
+from .gitkeys import SAFE_GIT_KEYS, unsafe_git_keys
 
 RUNS_LATER = {
     ".git": "git runs as you (its hooks and config can run any command)",
@@ -119,6 +127,10 @@ IN_FOLDER = {
 ``releases`` folder anywhere else is nobody's business): ``.yarn/cache`` and the rest
 of ``.yarn`` stay writable for ``yarn install``."""
 
+GIT_HEAD_WHY = ("makes its folder a git directory (git discovers any folder holding HEAD, objects/ and "
+                "refs/ and runs what its config and hooks name as you: at a git status, a git-aware prompt)")
+"""Why a file named ``HEAD`` runs later: not ``.git`` alone is a git directory."""
+
 SITE_DIRS = frozenset({"site-packages", "dist-packages"})
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 SITE_WHY = "Python runs at every start of that environment (an import line in a .pth file runs)"
@@ -134,6 +146,11 @@ def why(path: str | os.PathLike[str]) -> str:
     name = os.path.basename(text)
     if name in RUNS_LATER:
         return RUNS_LATER[name]
+    if name == "HEAD":
+        return GIT_HEAD_WHY
+    folder = os.path.dirname(text)
+    if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
+        return "git runs it as you (its folder holds a HEAD: git takes it for a git directory)"
     parent = os.path.basename(os.path.dirname(text))
     startup = name.endswith(".pth") or name in STARTUP_FILES
     if startup and parent in SITE_DIRS:
@@ -147,23 +164,6 @@ PLACED_DIRS = SITE_DIRS | IN_FOLDER.keys()
 GIT_PARTS = ("hooks", "config", "config.worktree", "commondir")
 """What git runs, or reads to find what to run, in a git directory. (``commondir``
 points a git directory at another one's config and hooks.)"""
-
-SAFE_GIT_KEYS = (
-    "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
-    "core.ignorecase", "core.precomposeunicode", "core.symlinks", "core.autocrlf", "core.eol",
-    "core.worktree", "core.safecrlf", "core.sparsecheckout", "core.untrackedcache",
-    "remote.*.url", "remote.*.fetch", "remote.*.pushurl", "remote.*.tagopt", "remote.*.mirror",
-    "remote.*.prune", "remote.*.promisor", "remote.*.partialclonefilter",
-    "branch.*.remote", "branch.*.merge", "branch.*.rebase", "branch.*.pushremote",
-    "submodule.*.url", "submodule.*.active", "submodule.active", "submodule.recurse",
-    "core.sparsecheckoutcone", "user.name", "user.email", "init.defaultbranch",
-    "extensions.objectformat", "extensions.worktreeconfig", "extensions.refstorage",
-    "extensions.partialclone", "extensions.preciousobjects", "lfs.repositoryformatversion",
-    "pull.rebase", "pull.ff", "fetch.prune", "gc.auto", "index.version", "feature.manyfiles",
-)  # fmt: skip
-"""Keys of a new git config that run nothing (what ``git init``, ``git clone`` and
-``git worktree add`` write). Any other key (``core.fsmonitor``, ``core.hooksPath``,
-``include.path``, ``alias.*``, ``filter.*``, ``submodule.*.update`` …) quarantines it."""
 
 MAX_GIT_DIRS = 256
 """Git dirs of submodules and worktrees looked at inside one git directory."""
@@ -257,6 +257,23 @@ def _git_dirs(gitdir: Path) -> list[Path]:
     return out
 
 
+_HEAD_TEXT = re.compile(r"ref:|[0-9a-f]{40}")
+
+
+def _git_head(path: Path) -> bool:
+    """Whether ``path`` is a HEAD as git accepts it (a symref, an object id, or a
+    symlink): its folder is then a git directory once ``objects/`` and ``refs/`` exist
+    there, which a later command may add, so it is guarded from the HEAD on."""
+    try:
+        if os.path.islink(path):
+            return True
+        with open(path, "rb") as fh:
+            head = fh.read(256)
+    except OSError:
+        return False
+    return bool(_HEAD_TEXT.match(head.decode("ascii", "replace").strip()))
+
+
 def _gitfile_target(path: Path) -> Path | None:
     """Where a ``.git`` file (``gitdir: …``, submodules and worktrees) points."""
     try:
@@ -299,6 +316,10 @@ class _Walls:
         self.hook_dirs: list[Path] = []
 
     def add(self, path: Path) -> None:
+        if path.name == "HEAD":  # a folder git takes for a git directory (a bare repo, or planted)
+            if _git_head(path):
+                self.git_dir(path.parent)
+            return
         if path.name != ".git":
             self.watch(path)
             return
@@ -400,7 +421,8 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
             if now.kind == "missing" and was.kind == "link":
                 out.append(_restore_link(path, was))
             continue
-        if was.kind == "missing" and path not in before.watched and now.ctime < started_ns - SLACK_NS:
+        old = _changed(path, now, after) < started_ns - SLACK_NS
+        if was.kind == "missing" and path not in before.watched and old:
             continue  # there before, where the first search had not reached: not this command's
         why = _hostile(path, now, was, after)
         if not why:
@@ -418,6 +440,20 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
             continue
         out.append(_move(path, why, quarantine, after.roots, was))
     return out
+
+
+def _changed(path: Path, now: Seen, after: Guard) -> int:
+    """When ``path`` last changed, or its folder became a git directory (a config
+    planted by one command and made live by the next one's HEAD, objects/ and refs/)."""
+    if path.parent not in after.gitdirs or path.name not in GIT_PARTS:
+        return now.ctime
+    marks = [now.ctime]
+    for mark in ("HEAD", "objects", "refs"):
+        try:
+            marks.append(os.lstat(path.parent / mark).st_ctime_ns)
+        except OSError:
+            continue
+    return max(marks)
 
 
 def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
@@ -458,47 +494,6 @@ def _live_hooks(hooks: Path) -> list[str]:
                 out.append(os.path.relpath(os.path.join(base, name), hooks))
         dirs[:] = []  # git runs only hooks/NAME
     return out
-
-
-_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
-_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$)")
-
-
-def unsafe_git_keys(config: Path) -> list[str]:
-    """The keys of a git config file outside :data:`SAFE_GIT_KEYS`, as ``section.key``
-    (``section.*.key`` with a subsection); a line it cannot read counts as unsafe."""
-    try:
-        text = config.read_text(errors="replace")
-    except OSError:
-        return ["(unreadable)"]
-    if config.is_symlink() or not config.is_file():
-        return ["(not a file)"]
-    bad: list[str] = []
-    section = ""
-    continued = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if continued:
-            continued = line.endswith("\\")
-            continue
-        if not line or line[0] in "#;":
-            continue
-        m = _SECTION.match(line)
-        if m:
-            name, sub, rest = m.group(1).lower(), m.group(2), m.group(3).strip()
-            section = f"{name.split('.', 1)[0]}.*" if sub is not None or "." in name else name
-            if rest and rest[0] not in "#;":
-                bad.append(f"{section}.{rest.split('=')[0].strip()}")
-            continue
-        k = _KEY.match(line)
-        if not k or not section:
-            bad.append(line[:40])
-            continue
-        key = f"{section}.{k.group(1).lower()}"
-        if key not in SAFE_GIT_KEYS:
-            bad.append(key)
-        continued = line.endswith("\\")
-    return list(dict.fromkeys(bad))
 
 
 def _restore_link(path: Path, was: Seen) -> Planted:

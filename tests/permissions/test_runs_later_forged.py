@@ -69,3 +69,67 @@ async def test_a_folder_mtime_put_back_does_not_hide_what_was_planted(
     assert "planted" in result.text
     assert not (ws / planted).exists()
     assert planted in result.text and "moved out of the workspace" in result.text
+
+
+FSMONITOR = ("[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n"
+             "\\tfsmonitor = touch pwned\\n")
+GIT_DIR = "mkdir -p objects refs/heads && echo 'ref: refs/heads/main' > HEAD"
+
+
+async def test_a_folder_made_a_git_directory_loses_a_config_that_runs_commands(ws: Path) -> None:
+    """Tester finding H12: git takes any folder holding HEAD, objects/ and refs/ for a
+    git directory and runs its config's core.fsmonitor at the next ``git status`` (a
+    git-aware prompt runs one at ``cd``): such a config is quarantined like .git/config."""
+    require_sandbox()
+    (ws / "docs").mkdir()
+    (ws / "docs" / "readme.md").write_text("docs\n")
+    box = Sandbox(ws)
+    result = await run(box, f"cd docs && {GIT_DIR} && printf '{FSMONITOR}' > config && echo done")
+    assert not (ws / "docs" / "config").exists()
+    assert "docs/config" in result.text and "core.fsmonitor" in result.text
+    git(ws / "docs", "status")
+    assert not (ws / "docs" / "pwned").exists()
+
+
+async def test_a_config_planted_first_is_judged_when_a_later_command_makes_its_git_dir(ws: Path) -> None:
+    require_sandbox()
+    (ws / "docs").mkdir()
+    box = Sandbox(ws)
+    await run(box, f"printf '{FSMONITOR}' > docs/config")  # only a file named config, so far
+    assert (ws / "docs" / "config").exists()
+    result = await run(box, f"cd docs && {GIT_DIR} && echo done")
+    assert not (ws / "docs" / "config").exists()
+    assert "docs/config" in result.text
+
+
+async def test_a_bare_repository_keeps_its_own_config_and_loses_a_pager(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    kept = await run(box, "git init -q --bare plain.git && echo done")
+    assert (ws / "plain.git" / "config").exists() and kept.details["quarantined"] == []
+    result = await run(box, "git init -q --bare bare.git && git -C bare.git config core.pager 'touch pwned'")
+    assert not (ws / "bare.git" / "config").exists()
+    assert "core.pager" in result.text
+    changed = await run(box, "git -C plain.git config core.pager 'touch pwned'")  # read-only now
+    assert "core.pager" not in (ws / "plain.git" / "config").read_text(), changed.text
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_file_edits_that_make_a_git_directory_ask(tmp_path: Path, mode: str) -> None:
+    """H12 through the file tools: four write_file calls (HEAD, objects/, refs/, a config
+    with core.fsmonitor) made docs/ a git directory with no question in accept-edits."""
+    from shell.permissions.policy import PermissionPolicy
+    from shell.permissions.rules import parse_rules
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    rules, _ = parse_rules({"allow": ["write_file", "edit_file(**)"]}, "user")
+    p = PermissionPolicy(tmp_path, mode=mode, user_rules=rules, user_config=tmp_path / "c.toml")
+    write = {t.name: t for t in builtin_tools(Workspace(tmp_path))}["write_file"]
+    assert p.decide(write, {"path": "docs/HEAD", "content": "ref: refs/heads/main\n"}).action == "ask"
+    assert p.decide(write, {"path": "docs/config", "content": ""}).action == "allow"  # no HEAD there
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "HEAD").write_text("ref: refs/heads/main\n")  # say the user allowed it
+    for path in ("docs/config", "docs/hooks/pre-commit", "docs/commondir"):
+        verdict = p.decide(write, {"path": path, "content": ""})
+        assert verdict.action == "ask" and "git" in verdict.reason, path
