@@ -16,7 +16,9 @@ in all and files beyond ``max_files`` are not kept; a change to one of them is
 still seen (its stat changed) and reported as not kept, with the reason. What
 ``.gitignore`` ignores, ``.git`` itself and symlinks are not scanned (build output
 and dependencies would fill the bounds; the sandbox keeps ``.git/hooks`` and
-``.git/config`` read-only anyway).
+``.git/config`` read-only anyway), except a file scanned before: it stays scanned
+while it exists, whatever ``.gitignore`` says since (a command that writes ``*``
+into ``.gitignore`` and then overwrites the user's untracked notes is captured).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import anyio
 import anyio.to_thread
 
 from .changes import CapturedFile, ChangeLog
-from .ignore import ignore_root_for, walk_entries
+from .ignore import DIR_FLAGS, ignore_root_for, walk_entries
 
 MAX_FILE = 4 * 1024 * 1024
 """Bytes of one file kept for a rewind (the checkpoint store's own limit too)."""
@@ -120,35 +122,65 @@ class WorkspaceCapture:
     # -- scanning ----------------------------------------------------------------------
     def _scan(self, known: Snapshot) -> Snapshot:
         snap = Snapshot()
-        total = 0
         settled = time.time_ns() - RACY_NS
+        total = [0]
         for found in walk_entries(self.root, ignore_root_for(self.root, self.root)):
             if found.is_symlink:
                 continue
             if len(snap.files) >= self.max_files:
                 snap.complete = False
-                break
+                return snap
             rel = found.path.relative_to(self.root).as_posix()
-            try:
-                info = os.stat(found.name, dir_fd=found.dir_fd, follow_symlinks=False)
-            except OSError:
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                continue
-            key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-            mode = stat.S_IMODE(info.st_mode)
-            previous = known.files.get(rel) or self._last.files.get(rel)
-            if (previous is not None and previous.key == key and previous.data is not None
-                    and info.st_mtime_ns < settled and info.st_ctime_ns < settled
-                    and total + len(previous.data) <= self.max_total):
-                total += len(previous.data)
-                snap.files[rel] = previous
-                continue
-            entry = self._read(found.name, found.dir_fd, key, mode, total)
-            if entry.data is not None:
-                total += len(entry.data)
-            snap.files[rel] = entry
+            self._add(snap, known, rel, found.name, found.dir_fd, settled, total)
+        kept = known.files.keys() | self._last.files.keys() | {".gitignore"}  # `*` ignores itself too
+        for rel in sorted(kept - snap.files.keys()):
+            if len(snap.files) >= self.max_files:
+                snap.complete = False
+                break
+            self._add_kept(snap, known, rel, settled, total)
         return snap
+
+    def _add_kept(self, snap: Snapshot, known: Snapshot, rel: str, settled: int, total: list[int]) -> None:
+        """A file scanned before that the walk did not yield: deleted, or ignored now
+        (a command can write ``*`` into ``.gitignore``, then overwrite the user's
+        untracked notes). Still there, it is scanned where it is, so what a command
+        does to a file that was captured once is captured whatever ``.gitignore``
+        says since. Not through a symlinked directory (one a command put there)."""
+        path = self.root / rel
+        parent = str(path.parent)
+        try:
+            if os.path.realpath(parent) != parent:
+                return
+            dir_fd = os.open(parent, DIR_FLAGS)
+        except OSError:
+            return
+        try:
+            self._add(snap, known, rel, path.name, dir_fd, settled, total)
+        finally:
+            os.close(dir_fd)
+
+    def _add(self, snap: Snapshot, known: Snapshot, rel: str, name: str, dir_fd: int, settled: int,
+             total: list[int]) -> None:
+        """Scan one file into ``snap`` (kept content reused while its stat is unchanged)."""
+        try:
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            return
+        if not stat.S_ISREG(info.st_mode):
+            return
+        key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+        mode = stat.S_IMODE(info.st_mode)
+        previous = known.files.get(rel) or self._last.files.get(rel)
+        if (previous is not None and previous.key == key and previous.data is not None
+                and info.st_mtime_ns < settled and info.st_ctime_ns < settled
+                and total[0] + len(previous.data) <= self.max_total):
+            total[0] += len(previous.data)
+            snap.files[rel] = previous
+            return
+        entry = self._read(name, dir_fd, key, mode, total[0])
+        if entry.data is not None:
+            total[0] += len(entry.data)
+        snap.files[rel] = entry
 
     def _read(self, name: str, dir_fd: int, key: tuple[int, int, int, int], mode: int, total: int) -> _Entry:
         size = key[0]

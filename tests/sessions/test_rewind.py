@@ -218,6 +218,32 @@ async def test_sandboxed_commands_are_captured_and_undone_byte_for_byte(
 
 
 @pytest.mark.anyio
+async def test_a_command_that_widens_gitignore_still_has_its_overwrites_captured(
+    store: SessionStore, ws: Path
+) -> None:
+    """``echo '*' > .gitignore`` then ``echo clobbered > notes.txt``: the second command
+    was "0 workspace changes" and the user's untracked notes (which git does not keep
+    either) were lost (tester's H18). A file scanned once stays scanned."""
+    from tests.sandboxing import require_sandbox
+
+    require_sandbox()
+    (ws / "notes.txt").write_text("my precious notes v1\n")
+    rt = runtime(ws, [call("run_shell", command="echo '*' > .gitignore"), "one",
+                      call("run_shell", command="echo clobbered > notes.txt && rm -f gone.txt"), "two"])
+    (ws / "gone.txt").write_text("deleted after\n")
+    await talk(rt, "one")
+    await talk(rt, "two")
+    assert (ws / "notes.txt").read_text() == "clobbered\n" and not (ws / "gone.txt").exists()
+    plan = plan_rewind(rt, 1)
+    assert sorted((s.shown, s.action) for s in plan.files) == [
+        (".gitignore", "delete"), ("gone.txt", "restore"), ("notes.txt", "restore")]
+    apply_rewind(rt, plan, "files")
+    assert (ws / "notes.txt").read_text() == "my precious notes v1\n"
+    assert (ws / "gone.txt").read_text() == "deleted after\n"
+    assert not (ws / ".gitignore").exists()
+
+
+@pytest.mark.anyio
 async def test_what_you_changed_after_a_sandboxed_command_wrote_it_is_never_destroyed(
     store: SessionStore, ws: Path
 ) -> None:
