@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pytest
 
     from shell.tui.app import AgentShellApp
+    from shell.tui.screens.approval import ApprovalScreen
     from shell.tui.widgets.assistant_message import AssistantMessage
 
 SIZE = (100, 32)
@@ -182,6 +183,23 @@ async def streaming_message(app: App[None]) -> AssistantMessage:
     message = AssistantMessage(streaming=True)
     await conversation.mount(message)
     return message
+
+
+def approval_dialog(app: App[Any]) -> ApprovalScreen | None:
+    """The approval dialog when it is the screen on top, else None."""
+    from shell.tui.screens.approval import ApprovalScreen
+
+    screen = app.screen
+    return screen if isinstance(screen, ApprovalScreen) else None
+
+
+async def ask_dialog(app: App[Any], pilot: Any, text: str = "go") -> ApprovalScreen:
+    """Send ``text`` and wait for the approval dialog it leads to; the dialog."""
+    await send(pilot, text)
+    await wait_for(pilot, lambda: approval_dialog(app) is not None)
+    dialog = approval_dialog(app)
+    assert dialog is not None
+    return dialog
 
 
 async def wait_for(pilot: Any, condition: Any, timeout: float = 5.0) -> None:

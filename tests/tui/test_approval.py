@@ -8,12 +8,10 @@ from textual.widgets import Button, Static, TextArea
 from middleware.context import ToolCallContext
 from middleware.types import BeforeToolCallResult
 from shell.agent import ApprovalRequest, AssistantMessage, ToolCallBlock, ToolResultMessage
-from shell.tui.app import AgentShellApp
-from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets.notice_line import NoticeLine
 from shell.tui.widgets.tool_span import ToolSpan
 
-from .helpers import SIZE, AskEverything, scripted_app, send, wait_for
+from .helpers import SIZE, AskEverything, approval_dialog, ask_dialog, scripted_app, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -22,27 +20,14 @@ def _call(call_id: str = "c1", text: str = "hello") -> AssistantMessage:
     return AssistantMessage((ToolCallBlock(call_id, "write_note", {"path": "a.txt", "text": text}),))
 
 
-def _dialog(app: AgentShellApp) -> ApprovalScreen | None:
-    screen = app.screen
-    return screen if isinstance(screen, ApprovalScreen) else None
-
-
 def _results(agent: object) -> list[ToolResultMessage]:
     return [m for m in agent.messages if isinstance(m, ToolResultMessage)]  # type: ignore[attr-defined]
-
-
-async def _ask_once(app: AgentShellApp, pilot: object) -> ApprovalScreen:
-    await send(pilot, "go")
-    await wait_for(pilot, lambda: _dialog(app) is not None)
-    dialog = _dialog(app)
-    assert dialog is not None
-    return dialog
 
 
 async def test_approve_runs_the_tool() -> None:
     app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         assert "write_note" in str(dialog.query_one("#title", Static).content)
         assert "Write a note" in str(dialog.query_one("#tool-desc", Static).content)
         await pilot.press("y")
@@ -54,7 +39,7 @@ async def test_approve_runs_the_tool() -> None:
 async def test_edit_with_valid_json_runs_with_new_args_and_marks_span() -> None:
     app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         await pilot.press("e")
         editor = dialog.query_one("#editor", TextArea)
         assert editor.has_focus
@@ -77,7 +62,7 @@ async def test_the_edit_box_shows_hidden_characters_and_keeps_them_if_untouched(
     sent = f"safe\u202etxt.exe{tags}"
     app, agent, _ = scripted_app([_call(text=sent), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         await pilot.press("e")
         shown = dialog.query_one("#editor", TextArea).text
         assert "\u202e" not in shown and tags not in shown
@@ -90,7 +75,7 @@ async def test_the_edit_box_shows_hidden_characters_and_keeps_them_if_untouched(
 async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
     app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         await pilot.press("e")
         editor = dialog.query_one("#editor", TextArea)
         error = dialog.query_one("#edit-error", Static)
@@ -100,7 +85,7 @@ async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
         assert dialog.query_one("#submit-edit", Button).disabled
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert _dialog(app) is dialog  # still open
+        assert approval_dialog(app) is dialog  # still open
         editor.load_text('{"path": 3, "text": "x"}')
         await pilot.pause()
         assert "Invalid arguments for write_note" in str(error.content)
@@ -115,7 +100,7 @@ async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
         assert dialog.query_one("#submit-edit", Button).disabled
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert _dialog(app) is dialog and not _results(agent)
+        assert approval_dialog(app) is dialog and not _results(agent)
         editor.load_text('{"path": "c.txt"}')
         await pilot.pause()
         assert "Missing required argument: text" in str(error.content)
@@ -131,7 +116,7 @@ async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
 async def test_reject_with_a_reason_the_model_reads() -> None:
     app, agent, model = scripted_app([_call(), "ok, I will not"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        await _ask_once(app, pilot)
+        await ask_dialog(app, pilot)
         await pilot.press("n")
         await pilot.press(*"not that file", "enter")
         await wait_for(pilot, lambda: not app.busy)
@@ -148,14 +133,14 @@ async def test_reject_with_a_reason_the_model_reads() -> None:
 async def test_always_allow_stops_asking_for_that_tool() -> None:
     app, agent, _ = scripted_app([_call("c1"), "one", _call("c2"), "two"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         await pilot.press("a")  # shows the proposed rule; Ctrl+S keeps it (this session)
         assert dialog.query_one("#rules", TextArea).text == "write_note"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: not app.busy)
         await send(pilot, "again")
         await wait_for(pilot, lambda: not app.busy and len(_results(agent)) == 2)
-        assert _dialog(app) is None
+        assert approval_dialog(app) is None
         assert all(not r.is_error for r in _results(agent))
 
 
@@ -180,7 +165,7 @@ async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
     )
     app, agent, _ = scripted_app([turn, "done"], middleware=[_AskRoutinely()])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         await wait_for(pilot, lambda: len(dialog.queue) == 4)
         assert "(1 of 4)" in str(dialog.query_one("#title", Static).content)
         dialog.quiet_until = 0
@@ -202,9 +187,9 @@ async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
 async def test_escape_in_dialog_cancels_the_reply() -> None:
     app, _, _ = scripted_app([_call(), "never"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        await _ask_once(app, pilot)
+        await ask_dialog(app, pilot)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy and _dialog(app) is None)
+        await wait_for(pilot, lambda: not app.busy and approval_dialog(app) is None)
         state = app.query_one(ToolSpan).state
         assert state.status in ("blocked", "cancelled"), state
         assert "Reply cancelled." in [n.text for n in app.query(NoticeLine)]
@@ -217,14 +202,14 @@ async def test_a_call_longer_than_the_dialog_shows_its_end_before_it_is_approved
     lines = "\n".join(f"line {i}" for i in range(60)) + "\nTHE-LAST-LINE"
     app, agent, _ = scripted_app([_call(text=lines), "done"], middleware=[AskEverything()])
     async with app.run_test(size=(60, 16)) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         guard = dialog.query_one("#guard", Static)
         await wait_for(pilot, lambda: "more lines below: y shows the end first" in str(guard.content))
         assert "[y] approve" in str(dialog.query_one("#keys", Static).content)
         dialog.quiet_until = 0
         await pilot.press("y")
         await pilot.pause()
-        assert _dialog(app) is dialog and _results(agent) == []  # not approved: the end is shown
+        assert approval_dialog(app) is dialog and _results(agent) == []  # not approved: the end is shown
         assert "end of the call" in str(guard.content)
         await wait_for(pilot, lambda: dialog._unseen_lines() == 0)
         dialog.quiet_until = 0
@@ -236,7 +221,7 @@ async def test_a_call_longer_than_the_dialog_shows_its_end_before_it_is_approved
 async def test_a_call_that_fits_is_approved_at_the_first_key() -> None:
     app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _ask_once(app, pilot)
+        dialog = await ask_dialog(app, pilot)
         await pilot.pause(0.1)
         assert "below" not in str(dialog.query_one("#guard", Static).content)
         dialog.quiet_until = 0

@@ -17,7 +17,7 @@ from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets.call_group import CallGroup
 from shell.tui.widgets.tool_span import ToolSpan
 
-from .helpers import SIZE, make_agent, send, wait_for
+from .helpers import SIZE, approval_dialog, make_agent, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -29,11 +29,6 @@ def _writes(n: int, first: int = 1) -> AssistantMessage:
     ))
 
 
-def _dialog(app: AgentShellApp) -> ApprovalScreen | None:
-    screen = app.screen
-    return screen if isinstance(screen, ApprovalScreen) else None
-
-
 def _results(agent: object) -> dict[str, ToolResultMessage]:
     return {m.call_id: m for m in agent.messages if isinstance(m, ToolResultMessage)}  # type: ignore[attr-defined]
 
@@ -43,9 +38,9 @@ def _text(dialog: ApprovalScreen, widget: str) -> str:
 
 
 async def _opened(app: AgentShellApp, pilot: object, call_id: str) -> ApprovalScreen:
-    await wait_for(pilot, lambda: (d := _dialog(app)) is not None and bool(d.queue)
+    await wait_for(pilot, lambda: (d := approval_dialog(app)) is not None and bool(d.queue)
                    and d.queue[0].request.call.id == call_id)
-    dialog = _dialog(app)
+    dialog = approval_dialog(app)
     assert dialog is not None
     return dialog
 
@@ -96,7 +91,7 @@ async def test_reject_the_rest_with_one_reason_refuses_every_later_call() -> Non
         assert results["w2"].is_error and "Their reason: wrong files" in str(results["w2"].content)
         for i in (3, 4, 5):
             assert results[f"w{i}"].is_error and results[f"w{i}"].content == rest_refusal("write_note")
-        assert _dialog(app) is None
+        assert approval_dialog(app) is None
         statuses = [s.state.status for s in app.query(ToolSpan)]
         assert statuses.count("rejected") + statuses.count("blocked") == 4, statuses
 
@@ -111,8 +106,8 @@ async def test_queued_parallel_calls_of_the_batch_are_answered_with_the_rest() -
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "go")
-        await wait_for(pilot, lambda: (d := _dialog(app)) is not None and len(d.queue) == 3)
-        dialog = _dialog(app)
+        await wait_for(pilot, lambda: (d := approval_dialog(app)) is not None and len(d.queue) == 3)
+        dialog = approval_dialog(app)
         assert dialog is not None
         keys = _text(dialog, "#keys")
         assert "[Y]" not in keys and "[N] reject all 2 after this" in keys, keys

@@ -20,7 +20,7 @@ from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets.status_line import StatusLine
 
-from .helpers import send, wait_for
+from .helpers import approval_dialog, ask_dialog, send, wait_for
 
 pytestmark = pytest.mark.anyio
 SMALL = (80, 24)
@@ -38,10 +38,6 @@ def runtime(tmp_path: Path, turns: list[Any], **options: Any) -> ShellRuntime:
 
 def call(name: str, **args: Any) -> AssistantMessage:
     return AssistantMessage((ToolCallBlock("c1", name, args),))
-
-
-def dialog(app: AgentShellApp) -> ApprovalScreen | None:
-    return app.screen if isinstance(app.screen, ApprovalScreen) else None
 
 
 def _conversation_text(app: AgentShellApp) -> str:
@@ -84,10 +80,7 @@ async def test_a_file_edit_shows_its_diff_at_80x24_and_always_becomes_a_scoped_r
     (rt.workspace.root / "notes.md").write_text("title\nold line\nend\n")
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=SMALL) as pilot:
-        await send(pilot, "edit it")
-        await wait_for(pilot, lambda: dialog(app) is not None)
-        d = dialog(app)
-        assert d is not None
+        d = await ask_dialog(app, pilot, "edit it")
         await pilot.pause(0.1)
         preview = str(d.query_one("#preview", Static).render())
         assert "-old line" in preview and "+new line" in preview
@@ -114,10 +107,7 @@ async def test_the_scope_the_arrow_keys_show_is_the_scope_kept(tmp_path: Path) -
     rt = runtime(tmp_path, [call("run_shell", command="make test"), "Done."])
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=(100, 30)) as pilot:
-        await send(pilot, "test it")
-        await wait_for(pilot, lambda: dialog(app) is not None)
-        d = dialog(app)
-        assert d is not None
+        d = await ask_dialog(app, pilot, "test it")
         await pilot.pause(0.7)  # past the typing guard
         await pilot.press("a")
         await wait_for(pilot, lambda: d.query_one("#rules", TextArea).has_focus)
@@ -136,10 +126,7 @@ async def test_at_60x20_the_keys_stay_on_screen_and_the_diff_scrolls(tmp_path: P
     (rt.workspace.root / "notes.md").write_text("title\nold line\nend\n")
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=(60, 20)) as pilot:
-        await send(pilot, "edit it")
-        await wait_for(pilot, lambda: dialog(app) is not None)
-        d = dialog(app)
-        assert d is not None
+        d = await ask_dialog(app, pilot, "edit it")
         await pilot.pause(0.3)
         keys = d.query_one("#keys", Static)
         assert "[esc] cancel reply" in str(keys.render())
@@ -157,19 +144,16 @@ async def test_a_write_outside_the_workspace_is_one_dialog_that_says_so(tmp_path
     app = AgentShellApp(runtime=rt)
     opened: list[str] = []
     async with app.run_test(size=SMALL) as pilot:
-        await send(pilot, "write it")
-        await wait_for(pilot, lambda: dialog(app) is not None)
-        d = dialog(app)
-        assert d is not None
+        d = await ask_dialog(app, pilot, "write it")
         await pilot.pause(0.1)
         opened.append(str(d.query_one("#req-desc", Static).render()))
         assert "+far" in str(d.query_one("#preview", Static).render())
         await pilot.press("y")
-        if dialog(app) is d and d._seen_end:  # longer than the dialog: the first key showed its end
+        if approval_dialog(app) is d and d._seen_end:  # longer than the dialog: the first key showed its end
             d.quiet_until = 0
             await pilot.press("y")
-        await wait_for(pilot, lambda: not app.busy or dialog(app) is not None)
-        assert dialog(app) is None, "the fence asked a second time"
+        await wait_for(pilot, lambda: not app.busy or approval_dialog(app) is not None)
+        assert approval_dialog(app) is None, "the fence asked a second time"
         await wait_for(pilot, lambda: not app.busy)
     said = " ".join(opened[0].split())
     assert f"{outside} is outside the workspace {rt.workspace.root}" in said
@@ -183,16 +167,13 @@ async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> N
     hitl.interrupt_on = HumanInTheLoop({"run_shell": {"allowed_decisions": ["edit", "reject"]}}).interrupt_on
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=SMALL) as pilot:
-        await send(pilot, "run it")
-        await wait_for(pilot, lambda: dialog(app) is not None)
-        d = dialog(app)
-        assert d is not None
+        d = await ask_dialog(app, pilot, "run it")
         keys = str(d.query_one("#keys", Static).render())
         assert "approve" not in keys and "always" not in keys and "[e] edit" in keys
         await pilot.press("y")
         await pilot.press("a")
         await pilot.pause(0.1)
-        assert dialog(app) is d and d.mode == "view"  # neither key did anything
+        assert approval_dialog(app) is d and d.mode == "view"  # neither key did anything
         await pilot.press("n")
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.busy)
@@ -207,14 +188,11 @@ async def test_keys_typed_as_the_dialog_opens_are_not_answers(
     rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=SMALL) as pilot:
-        await send(pilot, "run it")
-        await wait_for(pilot, lambda: dialog(app) is not None)
-        d = dialog(app)
-        assert d is not None
+        d = await ask_dialog(app, pilot, "run it")
         for key in "yes any":  # the user was still typing a sentence
             await pilot.press(key if key != " " else "space")
         await pilot.pause(0.05)
-        assert dialog(app) is d and not (rt.workspace.root / "x").exists()
+        assert approval_dialog(app) is d and not (rt.workspace.root / "x").exists()
         assert "paused" in str(d.query_one("#guard", Static).render())
         await pilot.pause(ApprovalScreen.GUARD_S + 0.2)  # a pause, then a deliberate answer
         await pilot.press("y")
