@@ -83,6 +83,8 @@ def main() -> None:
         ("shell, new line each time",
          lambda i: policy.decide(sh, {"command": f"git diff HEAD~{i} && ls -la"})),
         ("shell, attack chain (new)", lambda i: policy.decide(sh, {"command": f"git status; rm -rf ~/{i}"})),
+        ("shell, writes 2 files (new)",  # the write rules judge each file it writes (resolved)
+         lambda i: policy.decide(sh, {"command": f"echo {i} > out{i}.txt && cp a.txt b{i}.txt"})),
         ("read_file path", lambda i: policy.decide(rf, {"path": "src/pkg/mod.py"})),
         ("write_file path", lambda i: policy.decide(wf, {"path": "docs/guide/intro.md", "content": "x"})),
         ("write_file outside (asks)", lambda i: policy.decide(wf, {"path": "/tmp/a/b.md", "content": "x"})),

@@ -26,6 +26,7 @@ Allow rules never use these readings: they match the words as written.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .shellsplit import split_command
 from .shellwords import Word, read_words
@@ -72,8 +73,10 @@ class Reading:
         self.runtime = True
 
 
+@lru_cache(maxsize=1024)
 def read_part(text: str) -> Reading:
-    """Every way ``text`` (one simple command, as written) may name what it runs."""
+    """Every way ``text`` (one simple command, as written) may name what it runs.
+    Cached (deny rules and write rules read the same parts): callers only read it."""
     reading = Reading()
     _read(text, reading, 0)
     return reading

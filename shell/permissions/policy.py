@@ -324,7 +324,7 @@ class PermissionPolicy:
         ):
             why = (" What this line runs is known only when it runs (a command word from a variable, or a "
                    "shell fed by a pipe, a here-string or <(…)), so every such rule covers it.")
-        write = check_write(self._active(), self.root, tool.name, tool.kind, args)  # `deny edit_file(x)` too
+        write = check_write(self._active(), self.root, tool.name, tool.kind, args, paths)  # edit_file's too
         if (effect == "deny" and rule is not None) or write.effect == "deny":
             return self._denied(tool, rule if effect == "deny" else None, why, write.why)
         looks_only = tool.read_only and tool.kind in READ_KINDS

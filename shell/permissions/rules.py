@@ -213,6 +213,13 @@ class CallPaths:
         self.root = root
         self._paths: dict[str, tuple[str, str | None]] = {}
 
+    def about(self, args: Mapping[str, Any]) -> CallPaths:
+        """The same decision judged on other arguments (a path a command writes), the
+        paths resolved so far shared: each is resolved once."""
+        other = CallPaths(args, self.root)
+        other._paths = self._paths
+        return other
+
     def path(self, raw: str) -> tuple[str, str | None]:
         """``(absolute real path, path relative to the root or None if outside)``,
         resolved as every permission check resolves it (:mod:`.paths`)."""

@@ -48,21 +48,23 @@ class _WriteRules:
     """A rule set's write rules, deny first, and the same rules as ``write_file``
     rules compiled once (each path is judged by them as write_file's would be)."""
 
-    __slots__ = ("judged", "rules")
+    __slots__ = ("judged", "original", "rules")
 
     def __init__(self, ruleset: RuleSet) -> None:
         found = [r for r in ruleset.rules if r.effect in ("deny", "ask") and _is_write_rule(r)]
         self.rules = sorted(found, key=lambda r: r.effect != "deny")
-        self.judged = [RuleSet([replace(r, tool=WRITE_TOOLS[0], _tool_re=None)]) for r in self.rules]
+        self.original: dict[Rule, Rule] = {}
+        for rule in self.rules:
+            self.original.setdefault(replace(rule, tool=WRITE_TOOLS[0], _tool_re=None), rule)
+        self.judged = RuleSet(self.original)
 
-    def judge(self, root: Path, raw: str) -> Rule | None:
-        """The first write rule (deny before ask) that covers writing ``raw``, or None."""
-        call = CallPaths({"path": raw}, root)  # resolved once for every rule
-        for rule, one in zip(self.rules, self.judged, strict=True):
-            effect, _ = one.judge(WRITE_TOOLS[0], call.args, root, call)
-            if effect is not None:
-                return rule
-        return None
+    def judge(self, root: Path, raw: str, call: CallPaths | None = None) -> Rule | None:
+        """The first write rule (deny before ask) that covers writing ``raw``, or None.
+        ``call``: the decision's resolved paths (each path is resolved once)."""
+        args = {"path": raw}
+        about = call.about(args) if call is not None else CallPaths(args, root)
+        _, rule = self.judged.judge(WRITE_TOOLS[0], args, root, about)
+        return None if rule is None else self.original[rule]
 
 
 _CACHE: weakref.WeakKeyDictionary[RuleSet, _WriteRules] = weakref.WeakKeyDictionary()
@@ -115,20 +117,21 @@ class WriteCheck:
 
 
 def check_write(
-    ruleset: RuleSet, root: Path, tool_name: str, kind: str, args: Mapping[str, Any]
+    ruleset: RuleSet, root: Path, tool_name: str, kind: str, args: Mapping[str, Any],
+    call: CallPaths | None = None,
 ) -> WriteCheck:
-    """Judge a call by the write rules (none when there are none: nothing resolved)."""
+    """Judge a call by the write rules (none when there are none: nothing resolved).
+    ``call``: the paths the decision resolved already."""
     found = _write_rules(ruleset)
-    if not found.rules:
+    if not found.rules or (kind != "execute" and kind not in WRITING_KINDS):
         return WriteCheck()
+    call = call if call is not None else CallPaths(args, root)
     command = args.get("command")
     if kind == "execute" and isinstance(command, str):
-        return _check_command(found, root, tool_name, command)
-    if kind not in WRITING_KINDS:
-        return WriteCheck()
+        return _check_command(found, root, tool_name, command, call)
     for raw in _paths(args):
         try:
-            rule = found.judge(root, raw)
+            rule = found.judge(root, raw, call)
         except BadPath:
             continue  # the tool's own check refuses such a path
         if rule is not None:
@@ -161,7 +164,9 @@ def _found(rule: Rule, tool_name: str, raw: str, how: str) -> WriteCheck:
     return WriteCheck(rule.effect, rule, why)
 
 
-def _check_command(found: _WriteRules, root: Path, tool_name: str, command: str) -> WriteCheck:
+def _check_command(
+    found: _WriteRules, root: Path, tool_name: str, command: str, call: CallPaths
+) -> WriteCheck:
     writes = command_writes(command, root)
     if not writes:
         return WriteCheck()
@@ -169,7 +174,7 @@ def _check_command(found: _WriteRules, root: Path, tool_name: str, command: str)
     asked: WriteCheck | None = None
     for raw in writes.targets:
         try:
-            rule = found.judge(root, raw)
+            rule = found.judge(root, raw, call)
         except BadPath:
             continue
         if rule is not None:
