@@ -21,6 +21,7 @@ from shell.core.filedata import toml_loads
 from shell.core.textsafety import sanitize_line
 
 from .rules import EFFECTS, Rule, parse_rules
+from .writedeny import is_write_rule
 
 UNASKED = "! "
 """The mark before a line that would let calls run with no question."""
@@ -71,6 +72,12 @@ def widens(rule: Rule) -> bool:
 def explain_rule(rule: Rule) -> str:
     """One rule as a line: the rule as written, then what it does."""
     subject = _subject(rule)
+    if rule.effect in ("deny", "ask") and is_write_rule(rule):  # write_file's and edit_file's alike
+        what = "the model changes none of the" if rule.effect == "deny" else "asks before the model changes"
+        where = "read-only for sandboxed commands" if rule.pattern is not None else "a file a command names"
+        subject = subject if rule.pattern is not None else "files"
+        return (f"{rule.effect} {rule.text}: {what} {subject} (write_file, edit_file, other editing tools, "
+                f"shell commands that write there; {where})")
     if rule.effect == "deny":
         return f"deny {rule.text}: {_tools(rule)} never runs for {subject}"
     if rule.effect == "ask":

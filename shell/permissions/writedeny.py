@@ -51,7 +51,7 @@ class _WriteRules:
     __slots__ = ("judged", "original", "rules")
 
     def __init__(self, ruleset: RuleSet) -> None:
-        found = [r for r in ruleset.rules if r.effect in ("deny", "ask") and _is_write_rule(r)]
+        found = [r for r in ruleset.rules if r.effect in ("deny", "ask") and is_write_rule(r)]
         self.rules = sorted(found, key=lambda r: r.effect != "deny")
         self.original: dict[Rule, Rule] = {}
         for rule in self.rules:
@@ -83,7 +83,8 @@ def write_rules(ruleset: RuleSet) -> list[Rule]:
     return list(_write_rules(ruleset).rules)
 
 
-def _is_write_rule(rule: Rule) -> bool:
+def is_write_rule(rule: Rule) -> bool:
+    """A rule naming ``write_file`` or ``edit_file`` whose pattern is a path (or none)."""
     if not any(rule.names(t) for t in WRITE_TOOLS):
         return False
     pattern = rule.pattern

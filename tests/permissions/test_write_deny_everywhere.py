@@ -226,3 +226,13 @@ async def test_a_sandboxed_command_cannot_write_what_a_write_rule_names(
     assert "refused secrets/plan.txt" in result and "refused rm" in result
     assert ("[secrets is read-only for commands: a rule on writing keeps the model from changing it "
             "(/permissions).") in result
+
+
+def test_the_trust_question_says_a_write_rule_holds_for_every_way_of_writing() -> None:
+    from shell.permissions.grants import describe_project_rules
+
+    toml = b'deny = ["edit_file(secrets/**)"]\nask = ["write_file(docs/**)"]\n'
+    lines = describe_project_rules(toml, "p.toml")
+    assert lines[0].startswith("p.toml: deny edit_file(secrets/**): the model changes none of the paths")
+    assert all("write_file, edit_file, other editing tools, shell commands that write there" in line
+               for line in lines)
