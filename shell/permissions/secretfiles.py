@@ -287,7 +287,7 @@ class SecretFileIndex:
                 if everywhere or name not in SKIP_DIRS:
                     stack.append(prefix + name)
         found.update(here)
-        self._finish(found, links, dirs, lost)
+        self._finish(found, links, dirs, lost, bool(stopped))
         if len(self._listings) > 4 * max(len(seen), 1024):  # listings of directories gone
             self._listings = {d: v for d, v in self._listings.items() if d in seen}
         why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
@@ -326,10 +326,15 @@ class SecretFileIndex:
         return out
 
     def _finish(
-        self, found: dict[str, None], links: list[str], dirs: list[str], lost: set[tuple[int, int]]
+        self, found: dict[str, None], links: list[str], dirs: list[str], lost: set[tuple[int, int]],
+        stopped: bool,
     ) -> None:
         """Add symlinks' secret targets, hard links and the files found before that
-        moved (by inode); remember where each file is (path and inode)."""
+        moved (by inode); remember where each file is (path and inode). A moved
+        file (``lost``) that a search which ``stopped`` short did not find is
+        remembered still, so the next search looks everywhere
+        again (a command that moves ``.env``'s folder into a ``node_modules`` it
+        filled past the bound must not have it forgotten)."""
         for link in links:
             try:  # a link the user may not follow (a committed `evil -> /proc/1/cwd`)
                 target = os.path.realpath(link)
@@ -341,13 +346,17 @@ class SecretFileIndex:
         for path in [p for p in found if p.lower().endswith(".pem")]:
             if self._public_pem(path):
                 del found[path]
-        self._known = {}
+        before, self._known = self._known, {}
         for path in found:
             try:
                 info = os.lstat(path)
             except OSError:
                 continue
             self._known[path] = (info.st_dev, info.st_ino)
+        still = set(self._known.values())
+        for path, ident in before.items():
+            if stopped and ident in lost and ident not in still:
+                self._known.setdefault(path, ident)
 
     def _public_pem(self, path: str) -> bool:
         """:func:`_certificates_only`, remembered per size, mtime and inode."""

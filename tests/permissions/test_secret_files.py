@@ -124,6 +124,26 @@ def test_a_huge_tree_is_searched_within_a_budget_and_says_so(ws: Path) -> None:
     assert ws / ".env" in index.last.paths
 
 
+def test_a_secret_moved_past_the_bound_of_one_search_is_not_forgotten(tmp_path: Path) -> None:
+    """Its folder moved into a ``node_modules`` too big for one search: the search
+    that stopped short did not reach it, and the next ones, complete again because
+    they skip ``node_modules``, must still look for it (every complete result hides it)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".env").write_text(f"K={KEY}\n")
+    for n in range(30):
+        (tmp_path / "node_modules" / f"d{n:02}").mkdir(parents=True)
+        (tmp_path / "node_modules" / f"d{n:02}" / "f.js").write_text("x")
+    index = SecretFileIndex([tmp_path], max_entries=40)
+    assert index.find().complete  # node_modules is skipped
+    os.rename(tmp_path / "sub", tmp_path / "node_modules" / "zz")  # walked last, past the bound
+    time.sleep(RACY_NS / 1e9)  # listings of a directory changed just now are not trusted later
+    went = tmp_path / "node_modules" / "zz" / ".env"
+    results = [index.find() for _ in range(20)]
+    assert not results[0].complete
+    assert all(went in r.paths for r in results if r.complete)
+    assert results[-1].complete
+
+
 def test_a_new_file_is_found_and_an_unchanged_tree_is_not_listed_again(ws: Path) -> None:
     index = SecretFileIndex([ws])
     index.find()
