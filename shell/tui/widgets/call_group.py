@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Static
+from textual.widgets._collapsible import CollapsibleTitle
 
 from shell.core.textsafety import sanitize_line
 from shell.frontend.reply import CallView, call_lines
@@ -42,7 +43,8 @@ class CallGroup(Collapsible):
     DEFAULT_CSS = """
     CallGroup { border: none; border-left: outer $secondary; margin: 1 0 0 0; padding: 0;
         background: $surface; }
-    CallGroup > CollapsibleTitle { padding: 0 1; color: $foreground; }
+    CallGroup > CollapsibleTitle { padding: 0 1; color: $foreground; width: 1fr; text-wrap: nowrap;
+        text-overflow: ellipsis; }
     CallGroup > Contents { padding: 0 1 0 2; height: auto; }
     CallGroup .group-calls { color: $text-muted; }
     """
@@ -79,7 +81,12 @@ class CallGroup(Collapsible):
             self._label = label
             content = Content(label)
             self.set_reactive(Collapsible.title, content)  # type: ignore[misc]  # (Content: no markup)
-            self._title.label = content
+            # one line, as wide as the conversation: repainted, not laid out (the label's
+            # watcher lays out the screen, and the counts change a few times a second)
+            title = self._title
+            title.set_reactive(CollapsibleTitle.label, content)
+            symbol = title.collapsed_symbol if title.collapsed else title.expanded_symbol
+            title.update(Content.assemble(symbol, " ", content), layout=False)
         if self._body is not None and not self.collapsed:
             self._body.update(self._lines())
 

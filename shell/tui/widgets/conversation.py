@@ -65,6 +65,8 @@ class Conversation(VerticalScroll):
         self._loading = False
         self._parking_scheduled = False
         self._fill_scheduled = False
+        self._marker_count = -1
+        """The count the marker shows (-1: not drawn yet)."""
         self._lock = asyncio.Lock()
         """Serialises changes to which entries are mounted (add, trim, load)."""
 
@@ -337,6 +339,11 @@ class Conversation(VerticalScroll):
         self._update_marker()
 
     def _update_marker(self) -> None:
+        """Only when the count changed (it is called at every change of the window; an
+        update lays out the screen)."""
+        if self.first_mounted == self._marker_count:
+            return
+        self._marker_count = self.first_mounted
         marker = self.query_one(EarlierMarker)
         marker.set_class(self.first_mounted > 0, "-shown")
         marker.update(f"↑ {self.first_mounted} earlier items — scroll up or click to show them")
