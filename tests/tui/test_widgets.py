@@ -341,3 +341,23 @@ async def test_the_status_line_uses_every_column_it_has() -> None:
             assert line.startswith("mode: default") and "ctx 12%" in line and line.endswith("streaming…")
             if width == len(full) + 2:
                 assert line == full  # it fits exactly: nothing gives way
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+async def test_the_prompt_placeholder_is_never_cut(width: int) -> None:
+    """At 60 columns it read "Message the agent — Enter sends, Shift+Enter new line, /"."""
+    from shell.tui.app import AgentShellApp
+    from shell.tui.widgets.prompt_input import PLACEHOLDERS
+
+    from .helpers import make_agent, wait_for
+
+    agent, _ = make_agent([])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=(width, 20)) as pilot:
+        await wait_for(pilot, lambda: app.ready and app.prompt.content_size.width > 0)
+        await pilot.pause()
+        shown = str(app.prompt.placeholder)
+        assert len(shown) < app.prompt.content_size.width, (width, shown)
+        assert shown == next(p for p in PLACEHOLDERS if len(p) < app.prompt.content_size.width)
+        if width >= 80:
+            assert "Shift+Enter new line" in shown

@@ -25,6 +25,15 @@ MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
 PICKER_KEYS = {"up": "up", "down": "down", "tab": "accept", "enter": "send", "escape": "close"}
 
 
+PLACEHOLDERS = (
+    "Message the agent — Enter sends, Shift+Enter new line, / commands, @ files",
+    "Message the agent — Enter sends, / commands, @ files",
+    "Message — Enter sends, / commands",
+    "Message the agent",
+)
+"""What the empty prompt says, longest first (the first that fits is shown)."""
+
+
 class PromptInput(TextArea):
     """Posts :class:`PromptInput.Submitted` with the text when the user presses Enter."""
 
@@ -81,12 +90,18 @@ class PromptInput(TextArea):
         """While the shell starts: what was typed before the app took the terminal
         arrives as the terminal's cooked mode left it, where Enter became a line
         feed (Ctrl+J). Then a line feed sends."""
-        self.placeholder = "Message the agent — Enter sends, Shift+Enter new line, / commands, @ files"
+        self.placeholder = PLACEHOLDERS[0]
         self.picking = False
         """The ``@`` picker is open: its keys are forwarded to it."""
         self._mention: str | None = None
         self.pastes = Pastes()
         """Long pastes, shown as tokens (see :mod:`shell.frontend.paste`)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The longest placeholder that fits: at 60 columns (or with the side panel
+        open) the one sentence was cut after "new line, /"."""
+        room = self.content_size.width - 1  # the cursor's cell
+        self.placeholder = next((p for p in PLACEHOLDERS if len(p) <= room), PLACEHOLDERS[-1])
 
     async def _on_paste(self, event: events.Paste) -> None:
         """A long paste becomes a short token here; it is the whole text again when sent."""
