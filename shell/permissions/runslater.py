@@ -8,8 +8,9 @@ A file a command writes in the workspace is the user's problem only if something
 ``.devcontainer`` builds containers, ``.mcp.json`` starts servers, ``.agent-shell``
 holds this workspace's own rules, pre-commit and lefthook run what their config names
 at the next commit, npm, yarn and cargo run what ``.npmrc``, ``.yarnrc.yml`` and
-``.cargo/config.toml`` say, and Python runs a virtualenv's ``*.pth`` files at every
-start. :data:`RUNS_LATER` names them, at any depth (a nested repository's hooks run
+``.cargo/config.toml`` say, Python runs a virtualenv's ``*.pth`` files at every
+start and a ``__pycache__/*.pyc`` instead of its source (commands cache elsewhere:
+``PYTHONPYCACHEPREFIX``). :data:`RUNS_LATER` names them, at any depth (a nested repository's hooks run
 too). The file tools ask
 before every edit there (``policy``); this module gives ``run_shell``'s sandbox the
 same reach:
@@ -131,6 +132,12 @@ GIT_HEAD_WHY = ("makes its folder a git directory (git discovers any folder hold
                 "refs/ and runs what its config and hooks name as you: at a git status, a git-aware prompt)")
 """Why a file named ``HEAD`` runs later: not ``.git`` alone is a git directory."""
 
+PYC_WHY = ("holds compiled Python that runs instead of the source next to it (a .pyc that names the "
+           "source's mtime and size) at your next python, pytest or import")
+"""Why ``__pycache__`` and ``*.pyc`` run later. Compiled caches are disposable:
+sandboxed commands write theirs to a private folder (``PYTHONPYCACHEPREFIX``), so a
+new one in the workspace was written on purpose."""
+
 SITE_DIRS = frozenset({"site-packages", "dist-packages"})
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 SITE_WHY = "Python runs at every start of that environment (an import line in a .pth file runs)"
@@ -148,6 +155,8 @@ def why(path: str | os.PathLike[str]) -> str:
         return RUNS_LATER[name]
     if name == "HEAD":
         return GIT_HEAD_WHY
+    if name == "__pycache__" or name.endswith(".pyc"):  # a venv's own: not walked (pip writes it)
+        return "" if os.path.basename(os.path.dirname(text)) in SITE_DIRS else PYC_WHY
     folder = os.path.dirname(text)
     if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
         return "git runs it as you (its folder holds a HEAD: git takes it for a git directory)"

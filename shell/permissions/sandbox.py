@@ -526,7 +526,9 @@ class Sandbox:
     def environment(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment for a sandboxed command: scrubbed, with its own tmp and caches."""
         env, _ = scrubbed_environment(environ)
-        env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache")
+        # Python's compiled caches go to the command's private /tmp: a __pycache__ in
+        # the workspace runs instead of the source later, so commands get none there
+        env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache", PYTHONPYCACHEPREFIX="/tmp/.cache/pycache")
         env.pop("XDG_RUNTIME_DIR", None)
         return env
 

@@ -133,3 +133,68 @@ def test_file_edits_that_make_a_git_directory_ask(tmp_path: Path, mode: str) -> 
     for path in ("docs/config", "docs/hooks/pre-commit", "docs/commondir"):
         verdict = p.decide(write, {"path": path, "content": ""})
         assert verdict.action == "ask" and "git" in verdict.reason, path
+
+
+PLANT_PYC = """
+import marshal, os, sys
+from importlib.util import MAGIC_NUMBER
+st = os.stat('util.py')
+code = compile("open('pwned', 'w').close()\\ndef f():\\n    return 1\\n", 'util.py', 'exec')
+header = MAGIC_NUMBER + (0).to_bytes(4, 'little') + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, 'little')
+os.makedirs('__pycache__', exist_ok=True)
+path = f'__pycache__/util.{sys.implementation.cache_tag}.pyc'
+with open(path, 'wb') as fh:
+    fh.write(header + (st.st_size & 0xFFFFFFFF).to_bytes(4, 'little') + marshal.dumps(code))
+print('cached', path)
+"""
+
+
+def python_project(ws: Path) -> None:
+    (ws / "util.py").write_text("def f():\n    return 1\n")
+    (ws / "app.py").write_text("import util\nprint('app ok', util.f())\n")
+    (ws / "plant.py").write_text(PLANT_PYC)
+
+
+def user_runs_app(ws: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")}
+    return subprocess.run(["python3", "app.py"], cwd=ws, capture_output=True, text=True, env=env).stdout
+
+
+async def test_a_planted_pyc_does_not_run_at_the_users_next_python(ws: Path) -> None:
+    """Tester finding H13: a .pyc whose header copies the source's mtime and size runs
+    instead of util.py at the user's next ``python app.py``; git shows nothing."""
+    require_sandbox()
+    python_project(ws)
+    box = Sandbox(ws)
+    result = await run(box, "python3 plant.py")
+    assert "cached" in result.text
+    assert not (ws / "__pycache__").exists()
+    assert "__pycache__" in result.text and "moved out of the workspace" in result.text
+    assert user_runs_app(ws).strip() == "app ok 1"
+    assert not (ws / "pwned").exists()
+
+
+async def test_the_users_own_pycache_is_read_only_and_commands_cache_elsewhere(ws: Path) -> None:
+    require_sandbox()
+    python_project(ws)
+    assert user_runs_app(ws).strip() == "app ok 1"  # the user's own python wrote __pycache__
+    cached = sorted((ws / "__pycache__").iterdir())
+    before = [p.read_bytes() for p in cached]
+    box = Sandbox(ws)
+    ran = await run(box, "python3 app.py")  # caches in the command's private /tmp
+    assert "app ok 1" in ran.text and ran.details["quarantined"] == []
+    await run(box, "python3 plant.py")
+    assert [p.read_bytes() for p in cached] == before
+    user_runs_app(ws)
+    assert not (ws / "pwned").exists()
+
+
+async def test_a_sourceless_pyc_is_moved_out(ws: Path) -> None:
+    """A ``json.pyc`` beside app.py is imported before the standard library's json."""
+    require_sandbox()
+    python_project(ws)
+    box = Sandbox(ws)
+    compile_json = "import py_compile; py_compile.compile('util.py', cfile='json.pyc')"
+    result = await run(box, f'python3 -c "{compile_json}"')
+    assert not (ws / "json.pyc").exists()
+    assert "json.pyc" in result.text
