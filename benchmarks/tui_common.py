@@ -264,7 +264,9 @@ async def probed_send(app: Any) -> tuple[float, float, StallProbe]:
 
 
 def exponent(sizes: list[int], times: list[float]) -> float:
-    """Slope of log(time) against log(size): 1.0 is linear, 2.0 quadratic."""
+    """Slope of log(time) against log(size): 1.0 is linear, 2.0 quadratic (nan for one size)."""
+    if len(set(sizes)) < 2:
+        return math.nan
     xs = [math.log(s) for s in sizes]
     ys = [math.log(max(t, 1e-9)) for t in times]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
