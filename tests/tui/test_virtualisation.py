@@ -221,3 +221,22 @@ async def test_after_continue_scrolling_back_never_shows_a_reply_twice() -> None
             assert not twice, f"shown twice: {sorted(set(twice))[:5]}"
         finally:
             watcher.cancel()
+
+
+async def test_a_parked_spacer_in_view_shows_nothing() -> None:
+    """A widget with no ``render`` draws its class name: after a resize, a spacer in
+    view for a moment said "Parked" in the middle of a reply."""
+    from textual.app import App, ComposeResult
+
+    from shell.tui.widgets.parked import Parked
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Parked([("# A heading\n\nsome text\n", 4)])
+
+    app = Host()
+    async with app.run_test(size=(40, 8)) as pilot:
+        await pilot.pause()
+        lines = app.screen._compositor.render_update(full=True)
+        shown = "".join(segment.text for strip in lines.strips for segment in strip)  # type: ignore[union-attr]
+        assert "Parked" not in shown and not shown.strip()

@@ -31,6 +31,12 @@ class Parked(Widget):
         self.segments = list(segments)
         self._resize()
 
+    def render(self) -> str:
+        """Nothing: a widget with no ``render`` of its own draws its class name, and a
+        spacer in view for a moment (a resize, before its chunks come back) said
+        "Parked" in the middle of a reply."""
+        return ""
+
     @property
     def source(self) -> str:
         return "".join(source for source, _ in self.segments)
