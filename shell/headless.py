@@ -33,7 +33,15 @@ import anyio
 import anyio.to_thread
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, RuleScope
-from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd, ToolExecutionEnd, to_jsonable
+from shell.core.events import (
+    ErrorEvent,
+    Event,
+    Notice,
+    ReplyEnd,
+    ToolExecutionEnd,
+    ToolExecutionUpdate,
+    to_jsonable,
+)
 
 from .core.textsafety import encodable_value, json_text, sanitize, sanitize_line
 from .frontend.approval import Choice, approval_lines, decide
@@ -306,6 +314,9 @@ class _HeadlessReply:
             self.err.write(f"{event.level}: {shown(event.text)}\n")
         elif isinstance(event, ErrorEvent):
             self.err.write(f"error ({sanitize_line(event.source)}): {shown(event.error)}\n")
+        elif isinstance(event, ToolExecutionUpdate) and isinstance(event.progress, dict) and \
+                "waiting" in event.progress:  # a call that has waited long (an MCP server's): say so
+            self.err.write(f"{shown(str(event.progress.get('message', '')))}\n")
         elif isinstance(event, ToolExecutionEnd) and call is not None and (self.show_tools or event.blocked):
             self.err.write("\n".join(call_lines(call)) + "\n")
         else:

@@ -38,6 +38,7 @@ from shell.core.tools import Tool, ToolContext
 
 from . import mcp_http
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
+from .mcp_deadline import Deadline, expired_text, waiting_reports, within
 from .mcp_http import STILL_CONNECTED
 from .mcp_listing import LenientListing, list_all_tools, refusal_note
 from .mcp_results import (
@@ -380,15 +381,19 @@ class McpServer:
             # At most ten a second reach the front end: each is an event to draw, and a
             # server may send them as fast as it can write.
             now = anyio.current_time()
+            deadline.extend()  # a server that reports is working
             if now - last[0] >= PROGRESS_EVERY or (total is not None and done >= total):
                 last[0] = now
                 context.report({"progress": done, "total": total, "message": message})
 
         result: Any = None
+        deadline = Deadline(self.spec.timeout)
         with anyio.CancelScope() as scope:
             self._calls.add(scope)
             try:
-                result = await session.call_tool(name, args, progress_callback=progress)
+                waiting = waiting_reports(context.report, self.spec.name, label, deadline)
+                result = await within(
+                    deadline, lambda: session.call_tool(name, args, progress_callback=progress), waiting)
             except Exception as exc:
                 # The model gets the failure as data; a dead connection also ends the server.
                 if connection_lost(exc):
@@ -401,6 +406,9 @@ class McpServer:
                 return ToolResult(text, is_error=True, details={"server": self.spec.name})
             finally:
                 self._calls.discard(scope)
+        if deadline.expired:
+            return ToolResult(expired_text(self.spec.name, label, deadline.seconds), is_error=True,
+                              details={"server": self.spec.name, "timed_out": True})
         failed = self._failed.pop(scope, None)
         if failed is not None:
             text = f"Calling {label} failed: {failed}"

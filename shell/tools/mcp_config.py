@@ -27,6 +27,8 @@ from typing import Any, Literal
 from shell.core.filedata import json_loads
 from shell.core.textsafety import sanitize_line
 
+from .mcp_deadline import CALL_TIMEOUT
+
 PROJECT_FILE = ".mcp.json"
 
 Transport = Literal["stdio", "http", "sse"]
@@ -47,6 +49,8 @@ class McpServerSpec:
     origin: str = "config"
     """Where it was declared: ``config`` or the path of a ``.mcp.json``."""
     error: str | None = None
+    timeout: float = CALL_TIMEOUT
+    """Seconds a tool call may go without an answer or progress (:mod:`.mcp_deadline`)."""
 
 
 _ALIASES = {"streamable-http": "http", "streamable_http": "http", "streamableHttp": "http"}
@@ -96,6 +100,7 @@ def parse_server(
         error = 'give a "command" (stdio server) or a "url" (remote server)'
         return McpServerSpec(name, origin=origin, error=error)
     try:
+        timeout = _timeout(entry.get("timeout", CALL_TIMEOUT))
         kind = str(entry.get("type") or entry.get("transport") or ("stdio" if "command" in entry else "http"))
         kind = {"streamable-http": "http", "streamable_http": "http", "streamableHttp": "http"}.get(
             kind, kind
@@ -116,6 +121,7 @@ def parse_server(
                 env={str(k): value(v) for k, v in env.items()},
                 cwd=entry.get("cwd") or cwd,
                 origin=origin,
+                timeout=timeout,
             )
         if kind in ("http", "sse"):
             url = entry.get("url")
@@ -130,10 +136,17 @@ def parse_server(
                 url=value(url),
                 headers={str(k): value(v) for k, v in headers.items()},
                 origin=origin,
+                timeout=timeout,
             )
         raise ValueError(f"unknown transport type {kind!r} (use stdio, http or sse)")
     except ValueError as exc:
         return McpServerSpec(name, origin=origin, error=str(exc))
+
+
+def _timeout(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 < raw <= 86_400:
+        raise ValueError(f"timeout must be a number of seconds between 0 and 86400, not {str(raw)[:40]!r}")
+    return float(raw)
 
 
 def parse_servers(

@@ -97,3 +97,23 @@ def test_the_line_mode_says_a_server_failed(
     term.type("/quit\r")
     code = term.close()
     assert code == 0, term.text[-2000:]
+
+
+def test_headless_says_while_it_waits_for_a_stuck_server_and_gives_the_call_up(
+    run_cli: RunCli, cli_env: dict[str, str], script: Script
+) -> None:
+    """A tool that never answers held `-p` for the SDK's 600 s with nothing on stdout or
+    stderr (tester finding H4); now the waiting is said on stderr, the call ends at the
+    server's `timeout`, and the reply goes on."""
+    sdk = Path(__file__).resolve().parents[1] / "tools" / "sdk_mcp_server.py"
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(
+        f"[mcp_servers.sdk]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(sdk))}, \"plain\"]\ntimeout = 3\n"
+    )
+    model = script([{"text": "Calling.", "tool_calls": [{"name": "sdk__slow", "args": {}}]}, "Done."])
+    r = run_cli("-p", "go", "--model", model, "--approve", "always", timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "waiting for the MCP server 'sdk' (sdk__slow) for 1 s" in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout.strip().endswith("Done.")

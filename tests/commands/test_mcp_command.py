@@ -70,4 +70,4 @@ async def test_a_server_that_died_is_listed_so_and_started_again_with_its_tools(
                                                                lambda _: None, approve))
         assert result.text == "echo back"
         listed, _ = await run("/mcp")
-        assert "- **sdk** (stdio) ready, 5 tools" in listed
+        assert "- **sdk** (stdio) ready, 6 tools" in listed

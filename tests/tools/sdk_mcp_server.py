@@ -5,7 +5,7 @@ ways real servers do, over stdio or streamable HTTP on 127.0.0.1:
     python sdk_mcp_server.py MODE --http PORT
 
 Every mode has the tools ``echo``, ``die`` (the process exits mid-call), ``logs``
-(``n`` log messages, then the answer), ``big`` (``mb`` megabytes of text) and
+(``n`` log messages, then the answer), ``slow`` (answers late), ``big`` (``mb`` megabytes of text) and
 ``deep`` (a structured result nested ``depth`` deep). Modes:
 ``plain``; ``stall_init`` (initialize is never answered: the server hangs where
 its start-up would be); ``malformed`` (its tools/list, sent raw by a middleware,
@@ -74,6 +74,17 @@ async def logs(ctx: Context, n: int = 5000) -> str:
     for k in range(n):
         await ctx.request_context.session.send_log_message("info", {"k": k, "pad": "x" * 200})
     return f"logged {n}"
+
+
+@server.tool()
+async def slow(ctx: Context, seconds: float = 3600, progress_every: float = 0) -> str:
+    """Answers after ``seconds``, reporting progress every ``progress_every`` s (0: never)."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        await anyio.sleep(progress_every or seconds)
+        if progress_every:
+            await ctx.report_progress(time.monotonic() - start, seconds)
+    return f"slept {seconds:g}"
 
 
 @server.tool()

@@ -60,8 +60,12 @@ def _spec(mode: str, transport: str, env: dict[str, str] | None = None) -> Itera
 
 
 @asynccontextmanager
-async def _connected(mode: str, transport: str, timeout: float = 60) -> AsyncIterator[McpManager]:
+async def _connected(
+    mode: str, transport: str, timeout: float = 60, call_timeout: float | None = None
+) -> AsyncIterator[McpManager]:
     with _spec(mode, transport) as spec:
+        if call_timeout is not None:
+            spec["timeout"] = call_timeout
         async with McpManager({"sdk": spec}, connect_timeout=timeout) as mcp:
             await mcp.wait_settled(timeout + 30)
             yield mcp
@@ -172,7 +176,7 @@ async def test_hostile_tool_names_never_shadow_a_built_in_and_are_safe_to_show(
     async with _connected("names", transport) as mcp:
         tools: list[Tool] = mcp.tools()
         names = [t.name for t in tools]
-        assert len(names) == len(set(names)) == 12
+        assert len(names) == len(set(names)) == 13
         assert all(re.fullmatch(r"sdk__[A-Za-z0-9_-]{1,59}", n) for n in names), names
         builtin = {t.name for t in builtin_tools(Workspace(tmp_path))}
         assert {"read_file", "run_shell"} <= builtin and not builtin & set(names)
@@ -194,3 +198,35 @@ async def test_hostile_tool_names_never_shadow_a_built_in_and_are_safe_to_show(
         read_file = next(t for t in builtin_tools(Workspace(tmp_path)) if t.name == "read_file")
         assert policy.decide(read_file, {"path": "x"}).action != "deny"  # a rule for sdk__* is not one for it
         assert all(is_safe(rule) for t in tools for rule in policy.suggest(t, {}))
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_call_that_is_never_answered_is_given_up_and_says_so(
+    transport: str, recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stuck tool held the call, the reply and a -p run for the SDK's 600 s, silently:
+    now `timeout` seconds without an answer or progress end the call with a clear error,
+    the waiting is reported meanwhile, and the server stays usable."""
+    from shell.tools import mcp_deadline
+
+    monkeypatch.setattr(mcp_deadline, "WAIT_NOTE_EVERY", 0.3)
+    async with _connected("plain", transport, call_timeout=1.5) as mcp:
+        stuck = await _run(mcp, "slow", recorder)
+        assert stuck.is_error and stuck.details["timed_out"]
+        assert stuck.text.startswith("The MCP server 'sdk' did not answer the call to sdk__slow within 1.5 s")
+        assert "timeout` under [mcp_servers.sdk]" in stuck.text
+        waiting = [p for p in recorder.progress if isinstance(p, dict) and "waiting" in p]
+        assert waiting and "waiting for the MCP server 'sdk' (sdk__slow)" in waiting[0]["message"]
+        assert mcp.status("sdk").state == "ready"
+        assert (await _run(mcp, "echo", recorder, a="still here")).text.endswith("echo still here")
+        working = await _run(mcp, "slow", recorder, seconds=3, progress_every=0.3)  # progress: alive
+        assert not working.is_error and "slept 3" in working.text
+
+
+def test_a_timeout_that_is_not_a_number_of_seconds_is_a_clear_error() -> None:
+    from shell.tools.mcp_config import parse_server
+
+    assert parse_server("s", {"command": "x", "timeout": 90}).timeout == 90.0
+    for bad in ("90", -1, 0, True, 10**9):
+        spec = parse_server("s", {"command": "x", "timeout": bad})
+        assert spec.error is not None and spec.error.startswith("timeout must be a number of seconds"), bad
