@@ -1,10 +1,12 @@
-"""Which keys of a git config run nothing: a new repository a sandboxed command made
-(``git init``, a clone) keeps a config holding only what git itself writes; any other
-key can run a command as the user (``core.fsmonitor``, ``core.pager``, ``alias.*``,
-``filter.*``, ``include.path`` …) and quarantines it (:mod:`.runslater`)."""
+"""What in a new git directory runs nothing: a new repository a sandboxed command made
+(``git init``, a clone) keeps a config holding only what git itself writes (any other
+key can run a command as the user: ``core.fsmonitor``, ``core.pager``, ``alias.*``,
+``filter.*``, ``include.path`` …), git's ``*.sample`` hooks and its ``info/exclude``
+of comments; the rest is quarantined (:mod:`.runslater`)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -67,4 +69,34 @@ def unsafe_git_keys(config: Path) -> list[str]:
     return list(dict.fromkeys(bad))
 
 
-__all__ = ["SAFE_GIT_KEYS", "unsafe_git_keys"]
+def info_hides(info: Path) -> list[str]:
+    """What a new ``info`` folder holds beyond git's own ``exclude`` of comments."""
+    if not info.is_dir() or info.is_symlink():
+        return [info.name]
+    out = []
+    for entry in sorted(os.listdir(info)):
+        if entry == "exclude":
+            try:
+                text = (info / entry).read_text(errors="replace")
+            except OSError:
+                text = "?"
+            if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+                continue
+        out.append(f"info/{entry}")
+    return out
+
+
+def live_hooks(hooks: Path) -> list[str]:
+    """The files in a hooks folder that git would run (not ``*.sample``)."""
+    if not hooks.is_dir() or hooks.is_symlink():
+        return [hooks.name]
+    out = []
+    for base, dirs, files in os.walk(hooks):
+        for name in [*files, *dirs]:
+            if not name.endswith(".sample"):
+                out.append(os.path.relpath(os.path.join(base, name), hooks))
+        dirs[:] = []  # git runs only hooks/NAME
+    return out
+
+
+__all__ = ["SAFE_GIT_KEYS", "info_hides", "live_hooks", "unsafe_git_keys"]

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths
-from .gitkeys import SAFE_GIT_KEYS, unsafe_git_keys
+from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 
 RUNS_LATER = {
     ".git": "git runs as you (its hooks and config can run any command)",
@@ -170,9 +170,11 @@ def why(path: str | os.PathLike[str]) -> str:
 PLACED_DIRS = SITE_DIRS | IN_FOLDER.keys()
 """Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
 
-GIT_PARTS = ("hooks", "config", "config.worktree", "commondir")
+GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info")
 """What git runs, or reads to find what to run, in a git directory. (``commondir``
-points a git directory at another one's config and hooks.)"""
+points a git directory at another one's config and hooks; ``info/exclude`` and
+``info/attributes`` would hide a command's changes from ``git status``, the user's
+review of what a command did.)"""
 
 MAX_GIT_DIRS = 256
 """Git dirs of submodules and worktrees looked at inside one git directory."""
@@ -412,6 +414,8 @@ class Planted:
     restored: str = ""
     """A symlink the command replaced, put back (its target)."""
     error: str = ""
+    undone: str = ""
+    """What was put back as it was in place (an index flag cleared), said as is."""
 
 
 SLACK_NS = 1_000_000_000
@@ -438,7 +442,7 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
             continue
         new_hooks = path.name == "hooks" and path.parent in after.gitdirs and was.kind == "missing"
         if new_hooks and now.kind == "dir":
-            for name in _live_hooks(path):  # git's own *.sample files stay
+            for name in live_hooks(path):  # git's own *.sample files stay
                 out.append(_move(path / name, "a new git hook that runs as you", quarantine, after.roots,
                                  Seen("missing")))
             continue
@@ -480,8 +484,11 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
     if was.kind != "missing":
         return "changed: git runs it as you"
     if path.name == "hooks":
-        bad = _live_hooks(path)
+        bad = live_hooks(path)
         return f"new git hooks that run as you ({', '.join(bad[:3])})" if bad else ""
+    if path.name == "info":
+        hides = info_hides(path)
+        return f"new: hides files from git status ({', '.join(hides[:3])})" if hides else ""
     if path.name == "commondir":
         try:
             target = paths.resolve(path.read_text(errors="replace").strip(), path.parent, expand_user=False)
@@ -490,19 +497,6 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
         return "" if target in after.gitdirs else "new: points git at another directory's config and hooks"
     bad_keys = unsafe_git_keys(path)
     return f"a new git config with keys that can run commands ({', '.join(bad_keys[:3])})" if bad_keys else ""
-
-
-def _live_hooks(hooks: Path) -> list[str]:
-    """The files in a hooks folder that git would run (not ``*.sample``)."""
-    if not hooks.is_dir() or hooks.is_symlink():
-        return [hooks.name]
-    out = []
-    for base, dirs, files in os.walk(hooks):
-        for name in [*files, *dirs]:
-            if not name.endswith(".sample"):
-                out.append(os.path.relpath(os.path.join(base, name), hooks))
-        dirs[:] = []  # git runs only hooks/NAME
-    return out
 
 
 def _restore_link(path: Path, was: Seen) -> Planted:
@@ -577,7 +571,9 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
     lines = ["[agent-shell: this command created or changed files that run later as you, outside the "
              "sandbox:"]
     for p in planted:
-        if p.moved_to is not None:
+        if p.undone:
+            lines.append(f"  {shown(p.path)}: {p.why}; {p.undone}")
+        elif p.moved_to is not None:
             back = f"to keep it: mv {shlex.quote(str(p.moved_to))} {shlex.quote(str(p.path))}"
             relinked = f"; the link to {p.restored} it replaced was put back" if p.restored else ""
             lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back}){relinked}")

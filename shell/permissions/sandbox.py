@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import paths, quarantine, runslater
+from . import gitflags, paths, quarantine, runslater
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitstaged import StagedCopies
 from .homesecrets import SECRET_PATHS, found_in_config
@@ -298,6 +298,8 @@ class Sandbox:
         """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
         self.secret_index = SecretFileIndex([self.workspace])
         """The workspace's secret-looking files, hidden from commands (see :mod:`.secretfiles`)."""
+        self._flags: gitflags.Flags | None = None
+        """The index's hiding flags before the running command (see :mod:`.gitflags`)."""
         self.staged = StagedCopies()
         """What git's index holds of the tracked ones, shown in their place (see :mod:`.gitstaged`)."""
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
@@ -328,6 +330,7 @@ class Sandbox:
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
+        self._flags = gitflags.flags(self.workspace, self._flags)
         return found, runslater.guard(self.roots(), found.runs_later)
 
     def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
@@ -339,12 +342,19 @@ class Sandbox:
         now = runslater.guard(self.roots(), found.runs_later)
         missed = "" if found.complete else found.why_incomplete.replace(
             "; files in the rest are not hidden", "")
+        unhidden = self._unhide()
         if now.watched == before.watched:
-            return [], missed
+            return unhidden, missed
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
         planted = runslater.check(before, now, folder, started_ns)
         quarantine.record(folder, planted)  # where each came from, for /quarantine
-        return planted, missed
+        return planted + unhidden, missed
+
+    def _unhide(self) -> list[Planted]:
+        """Index flags the command set to hide its changes from ``git status`` and
+        ``git diff`` (skip-worktree, assume-unchanged), cleared (see :mod:`.gitflags`)."""
+        before, self._flags = self._flags, None
+        return [] if before is None else gitflags.unhide(self.workspace, before)
 
     def roots(self) -> list[Path]:
         """The workspace and the directories added to it, as the walk sees them."""

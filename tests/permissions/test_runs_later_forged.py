@@ -198,3 +198,40 @@ async def test_a_sourceless_pyc_is_moved_out(ws: Path) -> None:
     result = await run(box, f'python3 -c "{compile_json}"')
     assert not (ws / "json.pyc").exists()
     assert "json.pyc" in result.text
+
+
+async def test_git_info_exclude_cannot_hide_a_planted_file_from_git_status(ws: Path) -> None:
+    """Tester finding H15: ``echo conftest.py >> .git/info/exclude`` hid a planted
+    conftest.py from the user's ``git status``; .git/info is read-only like the hooks,
+    and a new repository's info/ that hides something is moved out."""
+    require_sandbox()
+    git(ws, "init", "-q")
+    box = Sandbox(ws)
+    await run(box, "echo 'import os' > conftest.py; echo conftest.py >> .git/info/exclude")
+    assert "conftest.py" in git(ws, "status", "--short").stdout
+    fresh = await run(box, "git init -q fresh && echo done")
+    assert (ws / "fresh" / ".git" / "info" / "exclude").exists() and fresh.details["quarantined"] == []
+    hidden = await run(box, "git init -q sub && echo x > sub/f && echo f >> sub/.git/info/exclude")
+    assert not (ws / "sub" / ".git" / "info").exists()
+    assert "info/exclude" in hidden.text
+
+
+async def test_index_flags_that_hide_an_edit_from_git_status_are_cleared_and_said(ws: Path) -> None:
+    """Tester finding H15: ``git update-index --skip-worktree Makefile`` after editing
+    it left the user's git status and git diff clean, and make test ran the edit."""
+    require_sandbox()
+    git(ws, "init", "-q")
+    (ws / "Makefile").write_text("test:\n\t@echo running tests\n")
+    (ws / "notes.txt").write_text("notes\n")
+    git(ws, "add", ".")
+    git(ws, "commit", "-qm", "one")
+    box = Sandbox(ws)
+    result = await run(box, "echo '\t@touch pwned' >> Makefile && echo more >> notes.txt && "
+                            "git update-index --skip-worktree Makefile && "
+                            "git update-index --assume-unchanged notes.txt && echo clean")
+    assert "clean" in result.text
+    status = git(ws, "status", "--short").stdout
+    assert "Makefile" in status and "notes.txt" in status
+    assert "Makefile" in result.text and "skip-worktree" in result.text
+    quiet = await run(box, "git status --short")  # nothing new hidden: nothing said
+    assert "skip-worktree" not in quiet.text
