@@ -8,7 +8,7 @@ scrubbed environment, the namespaces, the mounts, and the search for secret file
 to hide. The promise (README): under 30 ms per command. Also shown: the raw
 ``bwrap ... true`` spawn with no Python around it, and the secret-file search alone
 (CPU time: a first search of the tree, and the search every command pays after it,
-when only directories' mtimes are checked).
+when only directories' ctimes are checked).
 
 The workspace is a project-sized tree (``--files``, default 5,000 files in 500
 folders, a ``.env`` and two keys among them, a 5,000-file ``node_modules`` that is not
@@ -136,7 +136,7 @@ async def main(runs: int, files: int) -> int:
     with tempfile.TemporaryDirectory(dir=Path.home()) as tmp:
         workspace = Path(tmp)
         make_tree(workspace, files)
-        # Listings of directories changed within 0.1 s are not trusted (a coarse mtime), as
+        # Listings of directories changed within 0.1 s are not trusted (a coarse ctime), as
         # for a tree one just wrote: let the tree settle first, as a real one has.
         await anyio.sleep(0.2)
         first, later, hidden = search_cpu_ms(workspace, 20)
@@ -173,7 +173,7 @@ async def main(runs: int, files: int) -> int:
     print(f"  raw bwrap spawn, no Python around it: {r:.2f} ms")
     print(f"secret-file search of {files:,} files (+5,000 in node_modules, not searched), CPU time:")
     print(f"  first search  {first:7.2f} ms   ({hidden} files to hide)")
-    print(f"  later search  {later:7.2f} ms   (each command; only directories' mtimes checked)")
+    print(f"  later search  {later:7.2f} ms   (each command; only directories' ctimes checked)")
     return 0 if added < BUDGET_MS else 1
 
 
