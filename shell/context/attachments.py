@@ -257,7 +257,10 @@ def _listing(path: Path, shown: str) -> Attachment:
 
 def _resolve_mention(raw: str, root: Path) -> tuple[Path | None, str]:
     """The path a mention names inside ``root`` (trailing punctuation dropped when
-    the path without it exists), or None with why."""
+    the path without it exists), or None with why. A mention no file can have (a
+    NUL byte, as in a log or binary piped into ``-p``) is words, never a crash."""
+    if "\0" in raw:
+        return None, f"@{raw}: no such file or folder in the workspace"
     candidate = raw
     while True:
         path = Path(os.path.expanduser(candidate))

@@ -416,3 +416,15 @@ def test_continue_on_a_full_disk_says_so_in_one_line(
     assert len(said) == 1 and said[0].startswith(f"agent-shell: warning: {FULL}") and said[0].endswith(KEPT)
     assert "Errno" not in r.stderr and "Traceback" not in r.stderr
     assert r.returncode == 1
+
+
+def test_a_mention_with_a_nul_byte_in_piped_text_is_words_not_a_traceback(
+    run_cli: RunCli, script: Script
+) -> None:
+    """H8: a log or binary piped into ``-p`` can hold ``@~ab\\0c``; ``~ab\\0c`` is no
+    user name or file, so the run goes on with it as words."""
+    r = run_cli("-p", "summarise", "--model", script(["Summary."]), "--no-session",
+                stdin="see @~ab\0c ok\nand @x\0y.txt too\n")
+    assert "Traceback" not in r.stderr
+    assert r.returncode == 0, r.stderr
+    assert "Summary." in r.stdout
