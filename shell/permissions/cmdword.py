@@ -30,7 +30,16 @@ from functools import lru_cache
 
 from .shellsplit import split_command
 from .shellwords import Word, read_words
-from .wrappers import EXECS, WRAPPERS, LineOrWords, after_wrapper, exec_commands, git_readings
+from .wrappers import (
+    EXECS,
+    RUNTIME_ONLY,
+    WRAPPERS,
+    LineOrWords,
+    after_wrapper,
+    exec_commands,
+    git_readings,
+    runs_at_run_time,
+)
 
 __all__ = ["Reading", "read_part"]
 
@@ -152,6 +161,9 @@ def _runs_its_own(base: str, rest: list[Word], reading: Reading, depth: int) -> 
             reading.at_runtime()
         else:
             _read_line(" ".join(w.text for w in rest), reading, depth)
+    elif base in RUNTIME_ONLY:
+        if runs_at_run_time(base, rest):
+            reading.at_runtime()
     elif base == "command" and any(w.text in ("-v", "-V") for w in rest):
         pass  # `command -v rm` asks where rm is; it runs nothing
     elif base in ("alias", "trap"):

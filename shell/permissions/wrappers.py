@@ -20,7 +20,10 @@ from typing import TypeAlias
 
 from .shellwords import Word
 
-__all__ = ["EXECS", "WRAPPERS", "LineOrWords", "after_wrapper", "exec_commands", "git_readings"]
+__all__ = [
+    "EXECS", "RUNTIME_ONLY", "WRAPPERS", "LineOrWords", "after_wrapper", "exec_commands", "git_readings",
+    "runs_at_run_time",
+]
 
 LineOrWords: TypeAlias = "str | list[Word]"
 """A command line a program hands to a shell, or the words of a command it runs."""
@@ -84,6 +87,17 @@ WRAPPERS: dict[str, Spec] = {
     "sg": _s(operands=1, line="-c"),
     "script": _s("-E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -m --logging-format",
                  line="-c --command"),
+    "setpriv": _s("--ruid --euid --reuid --rgid --egid --regid --groups --inh-caps --ambient-caps "
+                  "--bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile"),
+    "valgrind": _s("--tool --log-file --log-fd"),
+    "gdb": _s("-ex --eval-command -x --command -iex -ix -p --pid -cd --cd -d --directory -s --symbols -e "
+              "--exec -se -c --core -D --data-directory -ex"),
+    "rlwrap": _s("-f --file -H --history-filename -l --logfile -s --histsize -S --substitute-prompt -P "
+                 "--pre-given -t --set-term-name -z --filter -C --command-name -O --only-cook -w --polling"),
+    "chroot": _s("--userspec --groups", operands=1),
+    "pkexec": _s("--user -u"),
+    "screen": _s("-S -c -e -h -p -s -T -t -Logfile"),
+    "ssh": _s("-b -B -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w", operands=1),
 }
 """Wrappers: each runs the command that follows its own options."""
 
@@ -97,11 +111,30 @@ def quote(words: list[Word]) -> str:
     return " ".join(shlex.quote(w.text) for w in words)
 
 
+RUNTIME_ONLY = frozenset({"expect", "at", "batch", "tmux"})
+"""Programs that run commands given in a form this module does not read (an ``expect``
+script's ``spawn``, ``at``'s stdin, a ``tmux`` session's shell line): known only at
+run time (``tmux`` only for its subcommands that start one: :data:`_TMUX_STARTS`)."""
+_TMUX_STARTS = frozenset({"new", "new-session", "new-window", "neww", "split-window", "splitw",
+                          "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run",
+                          "send-keys", "send", "if-shell", "if", "pipe-pane", "pipep", "display-popup",
+                          "popup", "source-file", "source"})  # fmt: skip
+
+
+def runs_at_run_time(name: str, words: list[Word]) -> bool:
+    """Whether ``name`` (one of :data:`RUNTIME_ONLY`) with these arguments runs a command
+    the line does not spell (``tmux ls`` runs none)."""
+    return name != "tmux" or any(w.text in _TMUX_STARTS or w.dynamic for w in words)
+
+
 def after_wrapper(
     name: str, words: list[Word], on_assign: Callable[[Word], None], at_runtime: Callable[[], None]
 ) -> LineOrWords | None:
     """What the wrapper ``name`` runs, given its arguments ``words``."""
     spec = WRAPPERS[name]
+    if name == "screen" and any(w.text == "-X" for w in words):
+        at_runtime()  # a command sent to a running session (`-X stuff 'rm x\n'`)
+        return None
     i, operands = 0, spec.operands
     while i < len(words):
         text = words[i].text
@@ -141,7 +174,7 @@ def _what_runs(name: str, rest: list[Word], at_runtime: Callable[[], None]) -> L
     ``parallel`` runs them up to ``:::`` (or commands from stdin without one)."""
     if name == "watch":
         return quote(rest) if len(rest) > 1 else rest[0].text if rest else None
-    if name == "sg" and rest:
+    if name in ("sg", "ssh") and rest:  # ssh: the remote shell reads the words as one line
         return " ".join(w.text for w in rest)
     if name == "parallel":
         cut = next((k for k, w in enumerate(rest) if w.text.startswith(":::")), len(rest))

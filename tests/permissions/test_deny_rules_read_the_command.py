@@ -56,12 +56,19 @@ G9_RESOLVED = [
     "su -c 'rm x'", "sg wheel 'rm x'", "parallel rm ::: a b", "sudo -s 'rm x'",
     "git -c alias.z='!rm -rf x7' z", "GIT_PAGER='rm -rf x' git log", "git -c core.pager='rm x' log",
     "git rebase --exec 'rm x' HEAD~2", "git bisect run rm x", "git submodule foreach 'rm -rf x'",
+    # tester finding H14
+    "setpriv rm f35", "setpriv --reuid 0 rm x", "valgrind rm f23", "valgrind --tool=none rm x",
+    "gdb -batch -ex run --args rm f24", "rlwrap rm f32", "chroot / rm f7", "pkexec rm f11",
+    "pkexec -u root rm x",
+    "screen -dm rm f6", "screen -S s -dm rm x", "ssh localhost rm f8", "ssh -p 22 -i key host 'rm -rf x'",
 ]
 G9_KNOWN_AT_RUN_TIME = [
     "echo 'rm -rf x3' | sh", "bash <<< 'rm -rf x9'", "source <(echo rm -rf x10)", ". <(echo rm x)",
     "R=r; M=m; $R$M -rf x15", "echo cm0gLXJmIHgK | base64 -d | bash", "curl -s x | sh -s", "ls | parallel",
     "bash <(curl x)", "sh /dev/stdin", "eval \"$CMD\"", "$(which rm) x", "/bin/r? x",
     "git -c include.path=/tmp/x status", "BASH_ENV=/tmp/x bash -c 'ls'",
+    "tmux new -d 'rm f5'", "tmux new-session -d -s x rm", "expect -c 'spawn rm f17'", "at now <<< 'rm f18'",
+    "echo 'rm x' | batch", "screen -S s -X stuff 'rm x\n'",
 ]
 
 
@@ -103,6 +110,7 @@ ORDINARY = [
     "echo $'a\\tb'", "GIT_PAGER=cat git log", "env FOO=1 python x.py", "printf '%s\\n' rm",
     "git commit -m \"$(cat msg)\"", "source .venv/bin/activate && pytest", '. "$HOME/.cargo/env"',
     "flock /tmp/l make", "nice -n 5 echo rm", "git -C repo log --oneline", "bash --version",
+    "tmux ls", "ssh host uptime", "valgrind ./a.out", "gdb -batch -ex bt ./core", "screen -ls",
 ]
 
 
