@@ -4,12 +4,16 @@ chunks were parked and brought back by scrolling."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
+from typing import Any
 
 import pytest
 from textual.app import App
 
+from shell.tui.widgets import assistant_message
+from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.conversation import Conversation
 from shell.tui.widgets.parked import Parked
 
@@ -64,3 +68,133 @@ async def test_a_long_reply_in_one_delta_shows_each_paragraph_once_in_order_when
                 break
             conversation.scroll_to(y=conversation.scroll_y + view.height - 2, animate=False)
         assert seen == list(range(PARAGRAPHS))
+
+
+def _section(n: int) -> str:
+    return f"""# Part {n}
+
+Intro of part {n}: what follows is a list, a table, some code and a quote.
+
+## Steps {n}
+
+- first step of part {n}
+- second step, long enough to wrap across the width of the page at least once or twice
+- third step
+
+Then a numbered list:
+
+1. one
+2. two
+3. three
+
+### Table {n}
+
+| tool | use |
+|------|-----|
+| read | files |
+| run  | commands |
+
+Code follows.
+
+```python
+def part_{n}() -> int:
+    return {n}
+```
+
+> A quote in part {n}.
+
+---
+
+Closing words of part {n}.
+
+"""
+
+
+def _long_list(items: int) -> str:
+    """A list longer than a document may wait for (cut between two items anyway)."""
+    return "".join(f"- item {i} of a very long list that goes on and on\n" for i in range(items)) + "\n"
+
+
+SEAMS = "".join(_section(n) for n in range(6)) + _long_list(60) + "Last words.\n"
+
+
+async def _settled(pilot: Any, message: AssistantMessage) -> None:
+    conversation = message.parent
+    assert isinstance(conversation, Conversation)
+    view = conversation.region
+
+    def shown() -> bool:
+        spacers = message.query_children(Parked)
+        return not message.parking and not any(p.region.overlaps(view) for p in spacers)
+
+    for _ in range(3):  # the layout catches up with what came back, then is read
+        await wait_for(pilot, shown, timeout=20)
+        await pilot.pause(0.1)
+
+
+async def _whole_text(pilot: Any, app: App[None], message: AssistantMessage) -> list[str]:
+    """The reply's rendered lines, read a screen at a time from its top to its end
+    (its chunks are parked and brought back as the view moves)."""
+    conversation = app.query_one(Conversation)
+    conversation.scroll_home(animate=False)
+    lines: dict[int, str] = {}
+    for _ in range(200):
+        await _settled(pilot, message)
+        view, left, right = conversation.region, message.content_region.x, message.content_region.right
+        top = round(conversation.scroll_y)
+        for row, strip in enumerate(app.screen._compositor.render_strips()[view.y : view.bottom]):
+            lines[top + row] = strip.text[left:right].rstrip()
+        if conversation.is_vertical_scroll_end:
+            break
+        conversation.scroll_to(y=top + view.height, animate=False)
+    return [lines[y] for y in sorted(lines)]
+
+
+async def _one_piece(monkeypatch: pytest.MonkeyPatch, text: str) -> list[str]:
+    """``text`` rendered as one Markdown document."""
+    with monkeypatch.context() as patch:
+        patch.setattr(assistant_message, "split_markdown", lambda text, limit: [text])
+        app = ConversationPage()
+        async with app.run_test(size=(80, 24)) as pilot:
+            message = AssistantMessage(text)
+            await app.query_one(Conversation).mount(message)
+            await pilot.pause(0.3)
+            assert len(message._chunks()) == 1
+            return await _whole_text(pilot, app, message)
+
+
+async def test_a_reply_shown_in_chunks_has_the_blank_lines_of_the_reply_shown_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A resumed reply, cut before every paragraph and heading it may be cut before
+    (and inside a list too long to wait for), reads as the same Markdown shown in one
+    document, blank lines included, after its chunks were parked and brought back."""
+    whole = await _one_piece(monkeypatch, SEAMS)
+    monkeypatch.setattr(assistant_message, "SHOWN_LIMIT", 1)
+    app = ConversationPage()
+    async with app.run_test(size=(80, 24)) as pilot:
+        message = AssistantMessage(SEAMS)
+        await app.query_one(Conversation).mount(message)
+        await pilot.pause(0.5)
+        assert len(message._chunks()) > 40  # cut at every place it may be
+        shown = await _whole_text(pilot, app, message)
+        assert message.query_children(Parked)  # the start was parked again on the way down
+    assert shown == whole
+
+
+async def test_a_streamed_reply_has_the_blank_lines_of_the_reply_shown_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same, streamed in small deltas (cut into documents as it comes)."""
+    whole = await _one_piece(monkeypatch, SEAMS)
+    app = ConversationPage()
+    async with app.run_test(size=(80, 24)) as pilot:
+        message = await streaming_message(app)
+        for at in range(0, len(SEAMS), 97):
+            message.append(SEAMS[at : at + 97])
+            await asyncio.sleep(0.005)
+        await message.finish()
+        await pilot.pause(0.5)
+        assert message.text == SEAMS and len(message._chunks()) > 1  # cut (and kept as lines)
+        shown = await _whole_text(pilot, app, message)
+    assert shown == whole

@@ -36,7 +36,7 @@ from textual.widgets._markdown import MarkdownStream
 from shell.core.textsafety import StreamSanitizer, sanitize
 
 from ..mdsplit import Cutter, FrameDocument, cancel_note, closing_fence, grouped, split_markdown
-from .chat_markdown import ChatMarkdown
+from .chat_markdown import ChatMarkdown, chained
 from .parked import Parked
 from .rendered_chunk import RenderedChunk, capture
 
@@ -92,10 +92,9 @@ def _release_render_caches() -> None:
 
 
 def _retire(widget: Widget) -> AwaitRemove:
-    """Hide ``widget`` now and remove it. Its removal ends many turns of the loop later
-    (its own queue, then its children's, must close first), and the screen may draw at
-    any of them: what took its place in this turn must not be shown alongside it. The
-    caller puts the replacement in place in the same turn, before awaiting this."""
+    """Hide ``widget`` now and remove it: its removal ends turns of the loop later (its
+    queue, then its children's, must close), and a frame drawn meanwhile showed it and
+    what replaced it (put in place by the caller in this turn, before awaiting this)."""
     widget.display = False
     return widget.remove()
 
@@ -116,7 +115,6 @@ class AssistantMessage(Vertical):
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 1 0 0 0; padding: 0 1; }
     AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
-    AssistantMessage > Markdown > MarkdownBlock.-end { margin-bottom: 0; }
     """
 
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:
@@ -171,8 +169,7 @@ class AssistantMessage(Vertical):
 
     def compose(self) -> ComposeResult:
         parts = split_markdown(self._text, SHOWN_LIMIT) if self._text else [""]
-        for part in parts:
-            yield ChatMarkdown(part)
+        yield from chained(parts, None)
 
     def on_mount(self) -> None:
         if self.streaming:
@@ -296,8 +293,9 @@ class AssistantMessage(Vertical):
         if self._cancelled:  # Esc while the first was written: the frame's whole documents are dropped too
             self.dropped += sum(d.size for d in others)
             return False
-        previous, self._current = self._current, ChatMarkdown()
-        whole = [ChatMarkdown(source) for source in grouped(finished, SHOWN_LIMIT)]
+        previous = self._current
+        sources = [*grouped(finished, SHOWN_LIMIT), ""]
+        *whole, self._current = chained(sources, previous.source if previous is not None else None)
         self._drawn.extend(part for document in finished for part in document.raw)
         await self.mount_all([*whole, self._current])
         if isinstance(previous, ChatMarkdown):
@@ -494,7 +492,6 @@ class AssistantMessage(Vertical):
             before.extend(chunk.source, lines)
             await _retire(chunk)
         else:
-            # The lines need no mount to be drawn: shown in the turn the chunk is hidden.
             mounting = self.mount(RenderedChunk(chunk.source, lines), before=chunk)
             await _retire(chunk)
             await mounting
@@ -505,7 +502,8 @@ class AssistantMessage(Vertical):
         drawn and rendered anew once the layout has placed them)."""
         async with self._parking:
             for chunk in self.query_children(RenderedChunk):
-                await self._mount_hidden([ChatMarkdown(chunk.source)], before=chunk)
+                live = ChatMarkdown(chunk.source, after=self._source_before(chunk))
+                await self._mount_hidden([live], before=chunk)
                 await _retire(chunk)
 
     def _theme_changed(self, _theme: object) -> None:
@@ -523,8 +521,7 @@ class AssistantMessage(Vertical):
             return  # parked already by another pass (the widget's and the conversation's can overlap)
         segment = (chunk.source, chunk.outer_size.height)
         at = siblings.index(chunk)
-        before = siblings[at - 1] if at > 0 else None
-        after = siblings[at + 1] if at + 1 < len(siblings) else None
+        before, after = siblings[at - 1] if at else None, next(iter(siblings[at + 1 :]), None)
         # in the turn the chunk is hidden, a spacer takes its height (no mount needed)
         waits: list[AwaitMount | AwaitRemove] = []
         if isinstance(before, Parked):
@@ -570,7 +567,8 @@ class AssistantMessage(Vertical):
             above, near, below = parked.split(viewport)
             if not near:
                 continue
-            chunks = [ChatMarkdown(source) for source, _ in near]
+            before = above[-1][0] if above else self._source_before(parked)
+            chunks = chained([source for source, _ in near], before)
             unparked = True
             await self._mount_hidden(chunks, after=parked)
             # in the turn the chunks are shown, the spacer gives up what they hold
@@ -583,12 +581,16 @@ class AssistantMessage(Vertical):
                 await rest
         return unparked
 
+    def _source_before(self, widget: Widget) -> str | None:
+        """The source of the reply's piece before ``widget`` (None at the reply's start)."""
+        at = self.children.index(widget)
+        previous = self.children[at - 1] if at else None
+        return previous.source if isinstance(previous, (ChatMarkdown, RenderedChunk, Parked)) else None
+
     async def _mount_hidden(self, chunks: list[ChatMarkdown], **where: Widget) -> None:
-        """Mount live chunks hidden, and show them once mounted. Markdown builds its
-        blocks when mounted, many turns of the loop later: shown meanwhile, an empty
-        chunk took no room and what it replaces still showed below it, or (once its
-        blocks came) both showed, and a frame then showed a paragraph twice. The caller
-        hides what they replace right after this, in the same turn."""
+        """Mount live chunks hidden, shown once mounted (Markdown builds its blocks when
+        mounted, turns of the loop later: shown meanwhile, both they and what they
+        replace showed). The caller hides what they replace in the same turn."""
         for chunk in chunks:
             chunk.display = False
         await self.mount_all(chunks, **where)

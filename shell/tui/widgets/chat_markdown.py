@@ -147,9 +147,18 @@ class ChatMarkdown(Markdown):
     BLANK = True
     """Nothing of its own to draw (its blocks cover it): see ``AssistantMessage.BLANK``."""
 
-    def __init__(self, markdown: str | None = None) -> None:
+    def __init__(self, markdown: str | None = None, *, after: str | None = None) -> None:
+        """``after``: the source of the reply's document before this one (None for the
+        reply's first): at the cut, the blank lines are then what the reply shown
+        whole has (see :meth:`mark_end`)."""
         super().__init__(markdown, parser_factory=shared_parser)
+        self.seam = None if after is None else "inside" if ends_inside_block(after) else "between"
+        """How this document continues the reply: None (it is its start), "between"
+        blocks (the cut was at a blank line) or "inside" a block (a cut of a block too
+        long to wait for its end, see ``mdsplit``)."""
         self._end: MarkdownBlock | None = None
+        self._first: MarkdownBlock | None = None
+        self._final: MarkdownBlock | None = None
 
     def post_message(self, message: Message) -> bool:
         """Everything but a table of contents: a reply has no use for one, and each
@@ -161,22 +170,51 @@ class ChatMarkdown(Markdown):
         return super().post_message(message)
 
     def mark_end(self) -> None:
-        """Class ``-end`` on the last block when this is its parent's last child (a
-        reply's last block has no bottom margin: no blank line under the reply). One
-        class on one block, moved as blocks come: a ``:last-child`` rule made Textual
+        """Fit the margins of the first and the last block to where the document stands.
+        The reply's last block (class ``-end``, when this is its parent's last child) has
+        no bottom margin: no blank line under the reply. At a cut, the blank lines are
+        those of the reply shown whole: Textual collapses the margins of neighbouring
+        blocks within a document (a paragraph's bottom 1 and a heading's top 2 make 2
+        blank lines) but adds them up across documents (3 blank lines at a cut before a
+        heading, 2 before a code fence, where one document shows 2 and 1); so a first
+        block that continues the reply keeps only what its top margin has beyond the
+        one line of the block before it, and a block cut inside (a long list: items
+        with no blank line between them) has no margin on either side of the cut.
+        Set on two blocks, moved as blocks come: a ``:last-child`` rule made Textual
         restyle every block of the document at each mount."""
         parent = self.parent
         last = parent is not None and parent.children[-1] is self
-        block = self.children[-1] if last and self.children else None
-        if not isinstance(block, MarkdownBlock):
-            block = None
-        if block is self._end:
+        blocks = self.children
+        first = blocks[0] if blocks and isinstance(blocks[0], MarkdownBlock) else None
+        final = blocks[-1] if blocks and isinstance(blocks[-1], MarkdownBlock) else None
+        end = final if last else None
+        if (first, final, end) == (self._first, self._final, self._end):
             return
         if self._end is not None:
             self._end.remove_class("-end")
-        if block is not None:
-            block.add_class("-end")
-        self._end = block
+        if end is not None:
+            end.add_class("-end")
+        changed = {self._first, self._final, first, final}
+        self._first, self._final, self._end = first, final, end
+        for block in changed:
+            if block is not None:
+                self._fit_margin(block)
+
+    def _fit_margin(self, block: MarkdownBlock) -> None:
+        """The block's margins as :meth:`mark_end` says, set inline over the stylesheet's
+        (a CSS rule of ``margin-bottom`` alone sets all four sides, the others to 0: it
+        took a heading's top margin away while the heading was the reply's last block)."""
+        base = block.styles.base.margin
+        top, bottom = base.top, base.bottom
+        if block is self._first and self.seam is not None:
+            top = 0 if self.seam == "inside" else max(0, top - 1)
+        if block is self._end or (block is self._final and ends_inside_block(self.source)):
+            bottom = 0
+        if (top, bottom) == (base.top, base.bottom):
+            if block.styles.inline.clear_rule("margin"):
+                block.refresh(layout=True)
+        else:
+            block.styles.margin = (top, base.right, bottom, base.left)
 
     def has_end_block(self) -> bool:
         """Whether a block here still has the reply's end style (no bottom margin)."""
@@ -249,6 +287,23 @@ class ChatMarkdown(Markdown):
                 self.mark_end()
 
         return AwaitComplete(await_append())
+
+
+def chained(sources: list[str], after: str | None) -> list[ChatMarkdown]:
+    """Documents for ``sources``, in a row: each continues the one before it, the first
+    continues ``after`` (None: it starts the reply)."""
+    documents = []
+    for source in sources:
+        documents.append(ChatMarkdown(source, after=after))
+        after = source
+    return documents
+
+
+def ends_inside_block(source: str) -> bool:
+    """Whether a document cut here ends inside a block: a reply is cut at a blank line
+    (the next document starts a block) but for a block too long to wait for its end."""
+    lines = source.splitlines()
+    return bool(lines) and bool(lines[-1].strip())
 
 
 def _top_level(tokens: list[Token]) -> Iterator[list[Token]]:
