@@ -16,11 +16,12 @@ from shell.tui.mdsplit import split_markdown
 from shell.tui.widgets import conversation as conv
 from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.chat_markdown import ChatMarkdown
+from shell.tui.widgets.conversation import Conversation
 from shell.tui.widgets.parked import Parked, split_segments
 from shell.tui.widgets.rendered_chunk import RenderedChunk
 from shell.tui.widgets.user_message import UserMessage
 
-from .helpers import SIZE, make_agent, send, wait_for
+from .helpers import SIZE, ConversationPage, make_agent, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -240,3 +241,43 @@ async def test_a_parked_spacer_in_view_shows_nothing() -> None:
         lines = app.screen._compositor.render_update(full=True)
         shown = "".join(segment.text for strip in lines.strips for segment in strip)  # type: ignore[union-attr]
         assert "Parked" not in shown and not shown.strip()
+
+
+async def test_scrolled_back_the_view_is_filled_at_once_not_after_the_parking_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Scrolled back into the parked start of a long reply, the chunks the view shows
+    come back as soon as the scroll is drawn, first (those near the view follow): left
+    to the parking passes, which wait and then bring back two screens' worth, the view
+    showed blank for seconds on a busy machine."""
+    text = "".join(f"Paragraph {i} " + "word " * 60 + "\n\n" for i in range(60))
+    app = ConversationPage()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(Conversation)
+        message = AssistantMessage(text)
+        await conversation.mount(message)
+
+        def start_parked() -> bool:
+            spacers = message.query_children(Parked)
+            return not message.parking and bool(spacers) and "Paragraph 0 " in spacers.first().source
+
+        await wait_for(pilot, start_parked, timeout=20)
+
+        async def no_pass() -> bool:  # the parking passes bring nothing back from now on
+            return False
+
+        monkeypatch.setattr(AssistantMessage, "update_parking", lambda self: no_pass())
+        live_before = set(message._chunks())
+        conversation.scroll_home(animate=False)
+        view = conversation.region
+
+        def view_filled() -> bool:
+            spacers = message.query_children(Parked)
+            top = message.children[0]
+            shown = not isinstance(top, Parked) and top.region.overlaps(view)
+            return shown and not message.parking and not any(p.region.overlaps(view) for p in spacers)
+
+        await wait_for(pilot, view_filled, timeout=20)
+        back = [chunk for chunk in message._chunks() if chunk not in live_before]
+        assert back[0].source.startswith("Paragraph 0 ")
+        assert all(chunk.region.overlaps(view) for chunk in back)  # the view's first, only them

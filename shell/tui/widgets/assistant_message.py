@@ -92,9 +92,8 @@ def _release_render_caches() -> None:
 
 
 def _retire(widget: Widget) -> AwaitRemove:
-    """Hide ``widget`` now and remove it: its removal ends turns of the loop later (its
-    queue, then its children's, must close), and a frame drawn meanwhile showed it and
-    what replaced it (put in place by the caller in this turn, before awaiting this)."""
+    """Hide ``widget`` and remove it: a removal ends turns of the loop later, and a frame
+    drawn meanwhile showed it and what the caller put in its place in this turn."""
     widget.display = False
     return widget.remove()
 
@@ -373,13 +372,13 @@ class AssistantMessage(Vertical):
     def _container(self) -> ScrollableContainer | None:
         return next((a for a in self.ancestors if isinstance(a, ScrollableContainer)), None)
 
-    def _viewport(self) -> Region | None:
+    def _viewport(self, margin_screens: float = VIEW_MARGIN) -> Region | None:
         """The region worth keeping live: the scroll container's, half a screen either way."""
         container = self._container()
         if container is None:
             return None
         region = container.region
-        margin = int(region.height * VIEW_MARGIN)
+        margin = int(region.height * margin_screens)
         return region.grow((margin, 0, margin, 0))
 
     @property
@@ -392,9 +391,15 @@ class AssistantMessage(Vertical):
         True if anything moved: regions mean nothing until the next layout, so the
         caller runs this again after one (until nothing moves)."""
         async with self._parking:
-            if await self._unpark_visible():
-                return True
+            if await self._unpark_visible(0) or await self._unpark_visible():
+                return True  # (what the view shows first: the rest near it, next pass)
             return await self._park_offscreen()
+
+    async def unpark_in_view(self) -> bool:
+        """Bring back the parked chunks the view shows (those near it follow at the next
+        parking pass): called as soon as a scroll is drawn. True if any came back."""
+        async with self._parking:
+            return await self._unpark_visible(0)
 
     async def park_offscreen(self) -> bool:
         """Swap finished Markdown chunks far from the viewport for ``Parked`` spacers.
@@ -534,8 +539,7 @@ class AssistantMessage(Vertical):
         else:
             waits.append(self.mount(Parked([segment]), before=chunk))
         waits.append(_retire(chunk))
-        for wait in waits:
-            await wait
+        await asyncio.gather(*waits)
         _release_render_caches()
 
     def on_resize(self, event: Resize) -> None:
@@ -553,11 +557,11 @@ class AssistantMessage(Vertical):
             else:
                 self.set_timer(SETTLE_S, self._settle)
 
-    async def _unpark_visible(self) -> bool:
-        """Bring back the parked chunks that are near the viewport again (only those:
-        the rest of a spacer stays parked, above and below them). True if any came
-        back: regions mean nothing until the next layout, so parking must wait."""
-        viewport = self._viewport()
+    async def _unpark_visible(self, margin: float = VIEW_MARGIN) -> bool:
+        """Bring back the parked chunks within ``margin`` screens of the view (the rest of
+        a spacer stays parked). True if any came back: regions mean nothing until the
+        next layout, so parking must wait."""
+        viewport = self._viewport(margin)
         if viewport is None:
             return False
         unparked = False
@@ -571,20 +575,20 @@ class AssistantMessage(Vertical):
             chunks = chained([source for source, _ in near], before)
             unparked = True
             await self._mount_hidden(chunks, after=parked)
-            # in the turn the chunks are shown, the spacer gives up what they hold
-            rest = self.mount(Parked(below), after=chunks[-1]) if below else None
+            waits: list[AwaitMount | AwaitRemove] = []  # in this turn, the spacer gives way
+            if below:
+                waits.append(self.mount(Parked(below), after=chunks[-1]))
+            chunks[-1].mark_end()  # mounted last, it took the reply's end: a spacer may follow
             if above:
                 parked.keep(above)
             else:
-                await _retire(parked)
-            if rest is not None:
-                await rest
+                waits.append(_retire(parked))
+            await asyncio.gather(*waits)
         return unparked
 
     def _source_before(self, widget: Widget) -> str | None:
         """The source of the reply's piece before ``widget`` (None at the reply's start)."""
-        at = self.children.index(widget)
-        previous = self.children[at - 1] if at else None
+        previous = self.children[self.children.index(widget) - 1] if widget is not self.children[0] else None
         return previous.source if isinstance(previous, (ChatMarkdown, RenderedChunk, Parked)) else None
 
     async def _mount_hidden(self, chunks: list[ChatMarkdown], **where: Widget) -> None:

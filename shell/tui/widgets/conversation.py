@@ -64,6 +64,7 @@ class Conversation(VerticalScroll):
         self.first_mounted = 0
         self._loading = False
         self._parking_scheduled = False
+        self._unpark_scheduled = False
         self._fill_scheduled = False
         self._marker_count = -1
         """The count the marker shows (-1: not drawn yet)."""
@@ -352,7 +353,24 @@ class Conversation(VerticalScroll):
         super().watch_scroll_y(old, new)
         if new <= 0 and self.first_mounted > 0 and not self._loading:
             self.run_worker(self.load_earlier(), exclusive=True, group="load-earlier")
+        if not self._unpark_scheduled:
+            self._unpark_scheduled = True
+            self.call_after_refresh(self.run_worker, self._unpark_in_view(), group="unpark")
         self.schedule_parking()
+
+    async def _unpark_in_view(self) -> None:
+        """Right after the screen drew a scroll (its regions then say what the view
+        shows): bring back the parked chunks in view, before anything else. Left to the
+        parking pass (``PARK_DELAY_S`` later, then bringing back two screens' worth
+        before parking anything), a reply scrolled back showed blank for 1.5-4 s on a
+        busy machine."""
+        from .assistant_message import AssistantMessage
+
+        self._unpark_scheduled = False
+        view = self.region
+        for message in list(self.query_children(AssistantMessage)):
+            if message.region.overlaps(view) and await message.unpark_in_view():
+                self.schedule_parking()  # the rest near the view, and lines to keep
 
     def schedule_parking(self) -> None:
         """Soon (debounced): park Markdown far from view, bring back what is near."""
