@@ -354,9 +354,11 @@ class Conversation(VerticalScroll):
         if new <= 0 and self.first_mounted > 0 and not self._loading:
             self.run_worker(self.load_earlier(), exclusive=True, group="load-earlier")
         if not self._unpark_scheduled:
-            self._unpark_scheduled = True
-            self.call_after_refresh(self.run_worker, self._unpark_in_view(), group="unpark")
+            self._unpark_scheduled = self.call_after_refresh(self._start_unpark)
         self.schedule_parking()
+
+    def _start_unpark(self) -> None:
+        self.run_worker(self._unpark_in_view(), group="unpark")
 
     async def _unpark_in_view(self) -> None:
         """Right after the screen drew a scroll (its regions then say what the view
@@ -370,7 +372,7 @@ class Conversation(VerticalScroll):
         view = self.region
         for message in list(self.query_children(AssistantMessage)):
             if message.region.overlaps(view) and await message.unpark_in_view():
-                self.schedule_parking()  # the rest near the view, and lines to keep
+                self.call_after_refresh(self.schedule_parking)  # the rest near the view, lines to keep
 
     def schedule_parking(self) -> None:
         """Soon (debounced): park Markdown far from view, bring back what is near."""
@@ -385,5 +387,5 @@ class Conversation(VerticalScroll):
         moved = False
         for message in list(self.query_children(AssistantMessage)):
             moved = await message.update_parking() or moved
-        if moved:  # look again once the layout has placed what moved
-            self.schedule_parking()
+        if moved:  # look again once the layout has placed what moved (regions lag till then)
+            self.call_after_refresh(self.schedule_parking)
