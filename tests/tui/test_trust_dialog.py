@@ -10,7 +10,10 @@ from textual.app import App
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from shell.tui.screens.trust import SETTLE_S, TrustScreen
+from shell.tui.screens import trust
+from shell.tui.screens.trust import TrustScreen
+
+from .helpers import wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -34,13 +37,18 @@ async def opened(pilot: Any) -> TrustScreen:
     return screen
 
 
-async def test_keys_typed_as_it_opens_decide_nothing() -> None:
+async def test_keys_typed_as_it_opens_decide_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the settling time is made long enough that a busy machine cannot run past it
+    # while the keys are typed (CI did: Enter then pressed "Not now"), then ended by hand
+    monkeypatch.setattr(trust, "SETTLE_S", 3600)
     app = Host()
     async with app.run_test() as pilot:
         screen = await opened(pilot)
         await pilot.press("y", "t", "a", "enter", "space")
         assert app.answers == [] and app.screen is screen
-        await pilot.pause(SETTLE_S + 0.2)
+        screen._settle()
+        await pilot.pause()
+        assert isinstance(app.focused, Button) and app.focused.id == "later"
         await pilot.press("y", "t", "a")  # letters never decide, even later
         assert app.answers == []
         shown = " ".join(str(s.content) for s in screen.query(Static))
@@ -51,8 +59,8 @@ async def test_keys_typed_as_it_opens_decide_nothing() -> None:
 async def test_each_button_answers(tabs: int, answer: bool | None) -> None:
     app = Host()
     async with app.run_test() as pilot:
-        await opened(pilot)
-        await pilot.pause(SETTLE_S + 0.2)
+        screen = await opened(pilot)
+        await wait_for(pilot, lambda: not screen.query_one("#later", Button).disabled)  # settled
         assert isinstance(app.focused, Button) and app.focused.id == "later"
         await pilot.press(*["tab"] * tabs, "enter")
         await pilot.pause()
