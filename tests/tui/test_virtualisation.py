@@ -210,7 +210,9 @@ async def test_after_continue_scrolling_back_never_shows_a_reply_twice() -> None
             conversation = app.conversation
             seen_top = False
             for _ in range(400):
-                await wait_for(pilot, lambda: not any(m.parking for m in app.query(AssistantMessage)))
+                # between passes (not a speed check: the watcher checks every turn; a pass
+                # waits for removed chunks' queues to close, seconds on a loaded machine)
+                await wait_for(pilot, lambda: not any(m.parking for m in app.query(AssistantMessage)), 30)
                 assert not twice, f"shown twice: {sorted(set(twice))[:5]}"
                 if conversation.first_mounted == 0 and conversation.scroll_y <= 0:
                     if seen_top:
