@@ -396,8 +396,7 @@ class AssistantMessage(Vertical):
             return await self._park_offscreen()
 
     async def unpark_in_view(self) -> bool:
-        """Bring back the parked chunks the view shows (those near it follow at the next
-        parking pass): called as soon as a scroll is drawn. True if any came back."""
+        """Bring back the parked chunks the view shows, as soon as a scroll is drawn."""
         async with self._parking:
             return await self._unpark_visible(0)
 
@@ -592,9 +591,8 @@ class AssistantMessage(Vertical):
         return previous.source if isinstance(previous, (ChatMarkdown, RenderedChunk, Parked)) else None
 
     async def _mount_hidden(self, chunks: list[ChatMarkdown], **where: Widget) -> None:
-        """Mount live chunks hidden, shown once mounted (Markdown builds its blocks when
-        mounted, turns of the loop later: shown meanwhile, both they and what they
-        replace showed). The caller hides what they replace in the same turn."""
+        """Mount live chunks hidden, shown once mounted (their blocks come turns later):
+        the caller hides what they replace in the same turn, so no frame shows both."""
         for chunk in chunks:
             chunk.display = False
         await self.mount_all(chunks, **where)
