@@ -193,7 +193,7 @@ class SecretFileIndex:
         self.max_seconds = max_seconds
         self._listings: dict[str, _Listing] = {}
         self._known: dict[str, tuple[int, int]] = {}
-        self._pem: dict[str, tuple[int, int, int, bool]] = {}
+        self._pem: dict[str, tuple[int, int, int, int, bool]] = {}
         self._lock = threading.Lock()
         self.last: SecretFiles | None = None
         """The last search's result (None before the first)."""
@@ -359,15 +359,17 @@ class SecretFileIndex:
                 self._known.setdefault(path, ident)
 
     def _public_pem(self, path: str) -> bool:
-        """:func:`_certificates_only`, remembered per size, mtime and inode."""
+        """:func:`_certificates_only`, remembered per size, mtime, ctime and inode (a command
+        can add a key to a certificate bundle keeping its size and putting its mtime back,
+        not its ctime)."""
         try:
             info = os.stat(path)
         except OSError:
             return False
-        key = (info.st_size, info.st_mtime_ns, info.st_ino)
+        key = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
         known = self._pem.get(path)
-        if known is not None and known[:3] == key:
-            return known[3]
+        if known is not None and known[:4] == key:
+            return known[4]
         public = _certificates_only(path)
         self._pem[path] = (*key, public)
         return public

@@ -100,6 +100,21 @@ def test_a_pem_with_only_certificates_is_public_until_it_holds_a_key(ws: Path) -
     assert cert in index.find().paths
 
 
+def test_a_key_put_into_a_certificate_keeping_its_size_and_mtime_is_found(ws: Path) -> None:
+    """A sandboxed command can keep a file's size and put its mtime back, not its ctime."""
+    cert = ws / "ca-bundle.pem"
+    body = f"-----BEGIN CERTIFICATE-----\nMIIB{'x' * 44}\n-----END CERTIFICATE-----\n"
+    cert.write_text(body)
+    index = SecretFileIndex([ws])
+    assert cert not in index.find().paths
+    before = cert.stat()
+    key = "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n"
+    cert.write_text(key.ljust(len(body) - 1, "x") + "\n")  # the same size
+    os.utime(cert, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert cert.stat().st_size == before.st_size and cert.stat().st_mtime_ns == before.st_mtime_ns
+    assert cert in index.find().paths
+
+
 def test_a_secret_moved_into_a_skipped_directory_is_still_found(ws: Path) -> None:
     index = SecretFileIndex([ws])
     index.find()
