@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from shell.core.secrets import secret_file_why
+from shell.core.textsafety import sanitize_line
 from shell.core.tools import Tool
 
 from .modes import Mode
@@ -28,7 +30,7 @@ def names_one_path(rule: Rule) -> bool:
     return rule.pattern is not None and not any(c in rule.pattern for c in "*?[")
 
 
-def ask_reason(tool: Tool, mode: Mode) -> str:
+def ask_reason(tool: Tool, mode: Mode, args: Mapping[str, Any] | None = None) -> str:
     what = {
         "edit": "changes files",
         "delete": "deletes files",
@@ -36,7 +38,33 @@ def ask_reason(tool: Tool, mode: Mode) -> str:
         "execute": "runs commands",
         "fetch": "reaches the network (a URL can carry data out)",
     }.get(tool.kind, "can change things")
-    return f"{tool.name} {what}; {mode} mode asks first."
+    reason = f"{tool.name} {what}; {mode} mode asks first."
+    url = (args or {}).get("url")
+    if tool.kind == "fetch" and isinstance(url, str):
+        reason += fetch_target(url)
+    return reason
+
+
+def fetch_target(url: str) -> str:
+    """Which host a URL really reaches, so ``https://docs.python.org&x@evil.example/``
+    does not read as python.org: the host after any ``user@`` part (flagged, as it
+    is the way to dress one host as another) and the query string as data sent."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        host = None
+    if not host:
+        return " Which host this URL reaches cannot be told; approve only if you trust it."
+    shown = sanitize_line(host)
+    text = f" It connects to {shown}."
+    if "@" in parts.netloc:
+        before = sanitize_line(parts.netloc.rsplit("@", 1)[0])
+        text += (f" Suspicious: the URL has \"{before}@\" before the host, which makes it look like "
+                 f"another address; it goes to {shown}.")
+    if parts.query:
+        text += f" Its query string (after ?) is data sent to {shown}."
+    return text
 
 
 def confined(tool: Tool) -> bool:

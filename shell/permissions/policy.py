@@ -435,7 +435,8 @@ class PermissionPolicy:
         # every call of this kind; not a path outside the workspace, not the network
         routine = (tool.kind not in ("edit", "delete", "move") or self._paths_inside(args)) \
             and not args.get("network")
-        return Verdict("ask", ask_reason(tool, self._mode) + self._confinement(tool, args), routine=routine)
+        reason = ask_reason(tool, self._mode, args) + self._confinement(tool, args)
+        return Verdict("ask", reason, routine=routine)
 
     def _secret_read(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> str:
         """Why a read, search or edit of this path asks (it is, or leads to, a file

