@@ -24,6 +24,7 @@ import difflib
 import errno
 import mimetypes
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Iterator
@@ -366,6 +367,10 @@ def replace_text(
         raise FileToolError("old_string is empty. To create or overwrite a whole file use write_file.")
     if old_string == new_string:
         raise FileToolError("old_string and new_string are the same; there is nothing to change.")
+    if "\r\n" in text and text.count("\n") == text.count("\r\n"):  # a CRLF file stays CRLF
+        if _crlf(old_string) in text:
+            old_string = _crlf(old_string)
+        new_string = _crlf(new_string)
     count = text.count(old_string)
     if count == 0:
         raise FileToolError(_not_found_message(text, old_string, shown))
@@ -377,6 +382,12 @@ def replace_text(
             "or set replace_all=true to change every occurrence."
         )
     return text.replace(old_string, new_string, -1 if replace_all else 1), count if replace_all else 1
+
+
+def _crlf(text: str) -> str:
+    """``text`` with its bare ``\n`` line ends as ``\r\n``: the model writes ``\n``
+    whatever the file uses, and a Windows file must not end up with mixed endings."""
+    return re.sub(r"(?<!\r)\n", "\r\n", text)
 
 
 def edit_result(

@@ -135,6 +135,21 @@ async def test_edit_file_keeps_crlf_and_mode(workspace: Workspace, call: Call) -
     assert target.stat().st_mode & 0o777 == 0o755
 
 
+async def test_edit_file_writes_new_lines_in_a_crlf_file_as_crlf(workspace: Workspace, call: Call) -> None:
+    """H10: the model writes ``\n``; a Windows file must not end up with mixed endings,
+    and an old_string spanning lines matches the file's CRLF lines."""
+    target = workspace.root / "crlf.txt"
+    target.write_bytes(b"line one\r\nline two\r\nline three\r\n")
+    await call("edit_file", path="crlf.txt", old_string="line two", new_string="line 2\nline 2b")
+    assert target.read_bytes() == b"line one\r\nline 2\r\nline 2b\r\nline three\r\n"
+    await call("edit_file", path="crlf.txt", old_string="line one\nline 2\n", new_string="top\n")
+    assert target.read_bytes() == b"top\r\nline 2b\r\nline three\r\n"
+    lf = workspace.root / "lf.txt"
+    lf.write_bytes(b"a\nb\n")
+    await call("edit_file", path="lf.txt", old_string="a", new_string="x\ny")
+    assert lf.read_bytes() == b"x\ny\nb\n"
+
+
 async def test_edit_file_refusals(workspace: Workspace, call: Call) -> None:
     (workspace.root / "b.bin").write_bytes(b"\x00abc")
     with pytest.raises(FileToolError, match="binary"):
