@@ -38,6 +38,7 @@ from shell.permissions.sandbox import Sandbox
 from shell.tools import files, shell_cmd
 from shell.tools.capture import WorkspaceCapture, watched
 from shell.tools.changes import ChangeLog
+from shell.tools.sniff import sniff_media_type
 from shell.tools.workspace import Workspace
 
 
@@ -232,7 +233,7 @@ def _not_text(path: Path) -> bool:
             head = fh.read(files.SNIFF_BYTES)
     except OSError:
         return False
-    return files.sniff_media_type(path, head) is not None
+    return sniff_media_type(path, head) is not None
 
 
 def number_lines(text: str, shown: str, offset: int, limit: int) -> ToolResult:

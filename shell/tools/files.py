@@ -22,7 +22,6 @@ import codecs
 import contextlib
 import difflib
 import errno
-import mimetypes
 import os
 import re
 import secrets
@@ -35,6 +34,8 @@ from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.secrets import is_secret_file
 from shell.core.textsafety import path_text
 from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
+
+from .sniff import legacy_encoding, sniff_media_type
 
 MAX_LINES = 2000
 """Lines ``read_file`` returns when no ``limit`` is given."""
@@ -138,7 +139,8 @@ def read_text_window(path: Path, shown: str, offset: int, limit: int) -> ToolRes
             note = TextBlock(f"{shown}: {media} image, {size} bytes.")
             image = head + fh.read(MAX_IMAGE_BYTES)
             return ToolResult((note, DataBlock(media, image)), details={"path": shown})
-        if media is not None:
+        legacy = legacy_encoding(head) if media is not None else None
+        if media is not None and legacy is None:
             raise FileToolError(
                 f"{shown} is a binary file ({media}, {size} bytes); read_file shows text only. "
                 "Use run_shell with a suitable tool (e.g. `file`, `xxd | head`) to inspect it."
@@ -146,7 +148,7 @@ def read_text_window(path: Path, shown: str, offset: int, limit: int) -> ToolRes
         if size == 0:
             return ToolResult(f"{shown} is empty (0 bytes).", details={"path": shown, "lines": 0})
         fh.seek(0)
-        return _window(fh, shown, offset, limit, scrub if is_git_config(path) else None)
+        return _window(fh, shown, offset, limit, scrub if is_git_config(path) else None, legacy or "utf-8")
 
 
 def _open_file(path: Path, shown: str) -> BinaryIO:
@@ -162,7 +164,7 @@ def _open_file(path: Path, shown: str) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def _lines(fh: Any) -> Iterator[tuple[str, int | None]]:
+def _lines(fh: Any, encoding: str = "utf-8") -> Iterator[tuple[str, int | None]]:
     """Each line's text (its end of line stripped), with ``None``, or, for a line of
     more than ``MAX_LINE_CHARS`` characters, its first ``MAX_LINE_CHARS`` and its
     whole length in bytes. The rest of a long line is read on in pieces of
@@ -180,7 +182,7 @@ def _lines(fh: Any) -> Iterator[tuple[str, int | None]]:
                 if not rest or rest.endswith(b"\n"):
                     break
         ending = len(piece) - len(piece.rstrip(b"\r\n")) if size == len(piece) else 0
-        text = codecs.decode(piece, "utf-8", "replace").rstrip("\r\n")
+        text = codecs.decode(piece, encoding, "replace").rstrip("\r\n")
         if size > len(piece) or len(text) > MAX_LINE_CHARS:
             yield text[:MAX_LINE_CHARS], size - (ending or (1 if size > len(piece) else 0))
         else:
@@ -188,7 +190,8 @@ def _lines(fh: Any) -> Iterator[tuple[str, int | None]]:
 
 
 def _window(
-    fh: Any, shown: str, offset: int, limit: int, clean: Callable[[str], str] | None = None
+    fh: Any, shown: str, offset: int, limit: int, clean: Callable[[str], str] | None = None,
+    encoding: str = "utf-8",
 ) -> ToolResult:
     """The lines asked for, each through ``clean`` when given (a git config's
     credentials: see :mod:`shell.permissions.gitcreds`)."""
@@ -198,7 +201,7 @@ def _window(
     last = offset - 1
     total = 0
     capped = False
-    for total, (text, cut) in enumerate(_lines(fh), start=1):
+    for total, (text, cut) in enumerate(_lines(fh, encoding), start=1):
         if total < offset or total >= offset + limit or capped:
             continue
         if clean is not None and (kept := clean(text)) != text:
@@ -223,31 +226,10 @@ def _window(
         )
     if scrubbed:
         body += "\n" + scrub_note(scrubbed)
+    if encoding != "utf-8":
+        body += (f"\n[{shown} is not UTF-8: read as {encoding} (Windows-1252 / Latin-1 text); "
+                 "edit_file changes UTF-8 files only]")
     return ToolResult(body, details={"path": shown, "lines": total, "first": offset, "last": last})
-
-
-def sniff_media_type(path: Path, head: bytes) -> str | None:
-    """``None`` for text; a media type for images and other binary content."""
-    signatures = {
-        b"\x89PNG\r\n\x1a\n": "image/png",
-        b"\xff\xd8\xff": "image/jpeg",
-        b"GIF87a": "image/gif",
-        b"GIF89a": "image/gif",
-        b"%PDF-": "application/pdf",
-    }
-    for magic, media in signatures.items():
-        if head.startswith(magic):
-            return media
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if b"\x00" in head:
-        return mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not just a character cut at the sniff boundary
-            return mimetypes.guess_type(path.name)[0] or "application/octet-stream (not UTF-8 text)"
-    return None
 
 
 def list_directory(path: Path, shown: str) -> ToolResult:
@@ -468,6 +450,12 @@ def _read_for_edit(path: Path, shown: str) -> str:
     with fh:
         data: bytes = fh.read()
     if sniff_media_type(path, data[:SNIFF_BYTES]) is not None:
+        if (legacy := legacy_encoding(data[:SNIFF_BYTES])) is not None:
+            raise FileToolError(
+                f"{shown} is {legacy} (Windows-1252 / Latin-1) text, not UTF-8; the edit tools change "
+                "UTF-8 files only, so it was left as it is. Convert it first (run_shell: "
+                f"iconv -f {legacy} -t utf-8), or rewrite it whole with write_file (which writes UTF-8)."
+            )
         raise FileToolError(f"{shown} is a binary file; the edit tools change text files only.")
     try:
         return data.decode("utf-8")

@@ -150,6 +150,24 @@ async def test_edit_file_writes_new_lines_in_a_crlf_file_as_crlf(workspace: Work
     assert lf.read_bytes() == b"x\ny\nb\n"
 
 
+async def test_a_latin1_text_file_reads_as_text_and_its_edit_is_refused_clearly(
+    workspace: Workspace, call: Call
+) -> None:
+    """H10: legacy source and CSVs are often Latin-1 / CP1252: text, not "a binary file"."""
+    latin = workspace.root / "latin.txt"
+    latin.write_bytes(b"caf\xe9 latin1\nsecond \x93quoted\x94\n")
+    result = await call("read_file", path="latin.txt")
+    text = result.content if isinstance(result.content, str) else ""
+    assert "café latin1" in text and "second \u201cquoted\u201d" in text
+    assert "not UTF-8" in text and "cp1252" in text and "binary" not in text
+    with pytest.raises(FileToolError, match=r"cp1252.*not UTF-8.*left as it is"):
+        await call("edit_file", path="latin.txt", old_string="second", new_string="2nd")
+    assert latin.read_bytes() == b"caf\xe9 latin1\nsecond \x93quoted\x94\n"
+    (workspace.root / "noise.bin").write_bytes(b"\xff\xfe" + bytes(range(1, 32)) * 4)
+    with pytest.raises(FileToolError, match="binary"):
+        await call("read_file", path="noise.bin")
+
+
 async def test_edit_file_refusals(workspace: Workspace, call: Call) -> None:
     (workspace.root / "b.bin").write_bytes(b"\x00abc")
     with pytest.raises(FileToolError, match="binary"):
