@@ -107,6 +107,9 @@ async def run_command(
     user approved this call having been told it names them."""
     if not command.strip():
         raise ShellToolError("The command is empty.")
+    if "\0" in command:  # the OS takes a command line as C strings: a NUL cannot be passed
+        raise ShellToolError("command holds a NUL byte (\\0); a command line cannot hold one. "
+                             "Write the command without it (printf '\\0' makes one where one is needed).")
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ShellToolError(f"timeout must be above 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout}.")
     shell = shutil.which("bash") or "/bin/sh"

@@ -176,3 +176,9 @@ async def test_timeout_and_cancel_under_trio(call: Any, recorder: Recorder, anyi
     with anyio.move_on_after(0.5):
         await call("run_shell", command=f"sleep {mark} & sleep {mark} & wait", timeout=60)
     assert none_left(mark)
+
+
+async def test_a_nul_byte_in_the_command_is_a_clear_error_naming_the_argument(call: Any) -> None:
+    """H16: not ``ValueError: embedded null byte``, but which argument and why."""
+    with pytest.raises(ShellToolError, match=r"command holds a NUL byte"):
+        await call("run_shell", command="echo a\0b")
