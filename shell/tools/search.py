@@ -51,7 +51,7 @@ def glob_files(base: Path, pattern: str, ignore_root: Path, show: Callable[[Path
         lines.append(f"[{len(found) - MAX_GLOB_RESULTS} more files not shown; use a narrower pattern]")
     if not found:
         hint = f" Use '**/{pattern}' to search subdirectories too." if "/" not in pattern else ""
-        lines.append(f"No files match {pattern!r} in {show(base)}.{hint}")
+        lines.append(f"No files match {pattern!r} in '{show(base)}'.{hint}")  # not "in .."
     notes = stats.notes()
     if stats.ignored:
         notes.append(f"{stats.ignored} paths ignored by .gitignore were not searched")

@@ -114,6 +114,7 @@ async def test_glob(project: Path, call: Any) -> None:
     assert _paths(result.text) == ["README.md", "keep.log"]
     result = await call("glob", pattern="*.nothing")
     assert "No files match" in result.text and "**/" in result.text
+    assert "No files match '*.nothing' in '.'." in result.text  # H16: not "in .." (path plus full stop)
 
 
 async def test_glob_refuses_escaping_patterns(project: Path, call: Any) -> None:
