@@ -263,7 +263,7 @@ async def test_status_line_with_a_path_for_a_model_id_keeps_the_state_and_unknow
         await pilot.pause()
         line = str(status.render())
         assert line.endswith("ready") and len(line) <= width - 2, line
-        assert "…" in line and "Q4_1.gguf" in line and "↑0" not in line
+        assert "Q4_1.gguf" in line and "/work" not in line and "↑0" not in line  # the file name, not its path
 
 
 async def test_the_welcome_shows_a_hostile_model_label_as_plain_text() -> None:
@@ -361,3 +361,17 @@ async def test_the_prompt_placeholder_is_never_cut(width: int) -> None:
         assert shown == next(p for p in PLACEHOLDERS if len(p) < app.prompt.content_size.width)
         if width >= 80:
             assert "Shift+Enter new line" in shown
+
+
+async def test_status_line_shows_a_gguf_model_paths_file_name_not_the_whole_path() -> None:
+    """H16: llama-cpp-python's server names its model by the file's whole path."""
+    from shell.tui.widgets.status_line import StatusLine
+
+    app = StatusHost()
+    async with app.run_test(size=(160, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.model_label = "llama:/work/llama-venv/lib/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+        status.state = "idle"
+        await pilot.pause()
+        line = str(status.render())
+        assert "llama:SmolLM2-135M-Instruct.Q4_1.gguf" in line and "/work" not in line, line

@@ -11,6 +11,7 @@ cancels``. A stalled stream otherwise showed ``streaming…`` until the read tim
 
 from __future__ import annotations
 
+import re
 import time
 
 from rich.text import Text
@@ -30,6 +31,9 @@ STATES = {
     "cancelling": "cancelling…",
 }
 
+
+_GGUF_PATH = re.compile(r"(?:~|\.{0,2})/(?:[^\s/]*/)*([^\s/]+\.gguf)\b", re.IGNORECASE)
+"""A local model file as its id (llama-cpp-python's server): its name is enough."""
 
 QUIET_S = 5.0
 """Seconds without an event from the model before the state says it is waiting."""
@@ -96,7 +100,7 @@ class StatusLine(Static):
         queued = f"  ·  {self.queued} queued" if self.queued else ""
         mode = f"mode: {self.mode}  ·  " if self.mode else ""
         queued_room = len(queued) + len(mode)
-        label = sanitize_line(self.model_label)  # a model id can come from a server
+        label = _GGUF_PATH.sub(r"\1", sanitize_line(self.model_label))  # a model id can come from a server
         full, short = label, label.split(" (", 1)[0]  # "demo (offline …)"
         more = "+" if self.tokens_unknown else ""
         tokens = f"  ·  ↑{self.tokens_in:,}{more} ↓{self.tokens_out:,}{more} tokens"
