@@ -90,8 +90,14 @@ async def test_what_the_user_must_read_is_readable_in_every_built_in_theme(theme
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         app.theme = theme
-        await wait_for(pilot, lambda: "Quit" in _text(screen_lines(app)[-1]))  # the footer's keys are in
-        lines = screen_lines(app)
+        taken: list[list[list[Segment]]] = []
+
+        def footer_in() -> bool:  # taken once the footer's keys are in (it recomposes: empty a moment)
+            taken[:] = [screen_lines(app)]
+            return "Quit" in _text(taken[0][-1])
+
+        await wait_for(pilot, footer_in)
+        lines = taken[0]
         status, footer = lines[-2], lines[-1]
         prompt = next(ln for ln in lines if "Message the agent" in _text(ln))
         assert "ready" in _text(status) and "Quit" in _text(footer)
