@@ -100,10 +100,8 @@ class ListedRule:
 class PermissionPolicy:
     """Modes and rules for one workspace. Cheap to ask (see benchmarks/permission_rules.py).
 
-    ``sandboxed(command)`` says whether ``run_shell`` would confine that command
-    (the sandbox's answer; until one is wired, auto mode asks for every command).
-    ``session_state`` is the dict the session saves (HumanInTheLoop's).
-    """
+    ``sandboxed(command)``: would ``run_shell`` confine it (none wired: auto asks for every
+    command). ``session_state``: the dict the session saves (HumanInTheLoop's)."""
 
     def __init__(
         self,
