@@ -67,8 +67,13 @@ def _screen_text(app: AgentShellApp) -> str:
     """What the widgets on the screen render now, as text."""
     from textual.widget import Widget
 
+    from shell.tui.widgets.rendered_chunk import RenderedChunk
+
     parts = []
     for widget in app.screen.walk_children(Widget):
+        if isinstance(widget, RenderedChunk):  # a finished chunk kept as the lines it rendered to
+            parts.append("\n".join(line.text for line in widget.lines))
+            continue
         try:
             parts.append(str(widget.render()))
         except Exception:  # a widget that renders only inside a layout pass
