@@ -9,7 +9,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,27 +21,13 @@ from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
 
 from ..sandboxing import require_sandbox
+from .later_ws import GIT_ENV, later_workspace
 
 pytestmark = pytest.mark.anyio
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
-
-
 @pytest.fixture
 def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A workspace outside /tmp (the sandbox's /tmp is private), the shell's data dir
-    (where the quarantine goes) beside it."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-later-", dir=Path.home()))
-    (base / "project").mkdir()
-    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
-    monkeypatch.setenv("HOME", str(base))
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
-    try:
-        yield base / "project"
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    yield from later_workspace(monkeypatch, ".agent-shell-test-later-")
 
 
 def git(cwd: Path, *args: str) -> str:
