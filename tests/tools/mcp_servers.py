@@ -65,16 +65,22 @@ def everything_http() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("server-everything streamableHttp did not start") from None
-                time.sleep(0.1)
+        wait_listening(proc, port, 30, "server-everything streamableHttp")
         yield f"http://127.0.0.1:{port}/mcp", proc
     finally:
         proc.kill()
         proc.wait()
+
+
+def wait_listening(proc: subprocess.Popen[Any], port: int, timeout: float, what: str) -> None:
+    """Until ``proc`` accepts connections on ``port`` of 127.0.0.1; fails (naming
+    ``what``) when it exits first or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start") from None
+            time.sleep(0.05)

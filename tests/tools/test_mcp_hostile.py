@@ -4,10 +4,8 @@ stdio and streamable HTTP on 127.0.0.1, as a user would meet them."""
 from __future__ import annotations
 
 import resource
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +19,7 @@ from shell.tools.mcp import McpManager
 from shell.tools.mcp_http import MAX_ANSWER_BYTES
 
 from .conftest import Recorder
-from .mcp_servers import free_port
+from .mcp_servers import free_port, wait_listening
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -37,14 +35,7 @@ def http(mode: str) -> Iterator[dict[str, Any]]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(SERVER), mode, "--http", str(port)], start_new_session=True)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the hostile server did not start"
-                time.sleep(0.05)
+        wait_listening(proc, port, 20, "the hostile server")
         yield {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}
     finally:
         proc.kill()

@@ -6,10 +6,8 @@ answers 50 MB, lists tools the SDK refuses, or names its tools to collide and de
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -26,7 +24,7 @@ from shell.tools.mcp_results import MAX_RESULT_CHARS
 from shell.tools.workspace import Workspace
 
 from .conftest import Recorder
-from .mcp_servers import free_port
+from .mcp_servers import free_port, wait_listening
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -45,14 +43,7 @@ def _spec(mode: str, transport: str, env: dict[str, str] | None = None) -> Itera
     proc = subprocess.Popen([sys.executable, str(SERVER), mode, "--http", str(port)], start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the SDK server did not start"
-                time.sleep(0.05)
+        wait_listening(proc, port, 60, "the SDK server")
         yield {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}
     finally:
         proc.kill()
