@@ -53,6 +53,7 @@ from .headless import cancel_on_sigint
 from .plain_approval import PlainPrompts, show_request
 from .plain_reply import PlainReply, render_markdown
 from .plain_start import PROMPT, SharedHistory, editing_keys, keys_held_for_the_prompt
+from .permissions.trust import TRUST_REASK, trust_answer
 from .runtime import ShellRuntime
 
 
@@ -184,12 +185,17 @@ class PlainShell:
                 self.console.print(Text(f"  • {sanitize(line)}", style="bold yellow" if unasked else ""))
             self.console.print("[dim]Its servers would run as you. Asked again when any of these "
                                "files changes.[/dim]")
-            try:
-                answer = await self.choice.prompt_async("Trust this workspace? [y/N] ")
-            except (EOFError, KeyboardInterrupt):
-                answer = None
-            if answer is not None:
-                trusted = answer.strip().lower() in ("y", "yes")
+            trusted: bool | None = None
+            while trusted is None:
+                try:
+                    answer = await self.choice.prompt_async("Trust this workspace? [y/N] ")
+                except (EOFError, KeyboardInterrupt):
+                    break
+                trusted = trust_answer(answer)
+                if trusted is None:
+                    self.console.print(Text(f"{sanitize_line(answer)!r} is not an answer. {TRUST_REASK}",
+                                            style="yellow"))
+            if trusted is not None:
                 await self.runtime.decide_trust(check, trusted)
                 if trusted:
                     return

@@ -26,7 +26,7 @@ def trust_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .core.textsafety import sanitize_line as visible
-    from .permissions.trust import TrustStore
+    from .permissions.trust import TRUST_REASK, TrustStore, trust_answer
 
     store = TrustStore()
     if args.list:
@@ -60,8 +60,9 @@ def trust_command(args: argparse.Namespace) -> int:
         if not sys.stdin.isatty():
             print("Not a terminal: rerun with --yes to trust these files.", file=sys.stderr)
             return EXIT_USAGE
-        answer = input("Trust this workspace? [y/N] ").strip().lower()
-        if answer not in ("y", "yes"):
+        while (trusted := trust_answer(input("Trust this workspace? [y/N] "))) is None:
+            print(TRUST_REASK)
+        if not trusted:
             store.decide(check.config, False)
             print("Not trusted; its config stays unused.")
             return EXIT_OK

@@ -149,6 +149,23 @@ _for_this_run: dict[str, str] = {}
 """Workspaces trusted for this process only (``--trust-workspace``): path → digest."""
 
 
+TRUST_YES = ("y", "yes", "/trust", "/trust yes")
+TRUST_NO = ("", "n", "no")
+TRUST_REASK = "Please answer y (trust it) or n (not now); /trust later shows these files again."
+
+
+def trust_answer(text: str) -> bool | None:
+    """What a typed answer to "Trust this workspace? [y/N]" means: True, False, or
+    None for an answer that is neither (asked again: a typo such as ``/trust`` or
+    ``yse`` must not silently count as "no")."""
+    answer = " ".join(text.strip().lower().split())
+    if answer in TRUST_YES:
+        return True
+    if answer in TRUST_NO:
+        return False
+    return None
+
+
 def store_path() -> Path:
     """``trusted-workspaces.json`` in the user config dir (``AGENT_SHELL_CONFIG_DIR``)."""
     from shell.core.dirs import config_dir

@@ -240,6 +240,24 @@ def test_the_line_mode_asks_before_starting_anything(
     assert not hostile_repo.exists() and server.log == []
 
 
+def test_the_line_mode_asks_again_for_an_answer_that_is_neither_yes_nor_no(
+    terminal: Any, env: dict[str, str], script: Script, hostile_repo: Path, server: Recorder
+) -> None:
+    """A typo at the trust question is not a silent "no": it says so and asks again;
+    ``/trust`` (the command the user may know) counts as yes."""
+    t = terminal("--plain", "--no-session", "--model", script(["Hello."]), columns=200)
+    t.expect("Trust this workspace? [y/N]")
+    t.send("yse\r")
+    t.expect("is not an answer")
+    assert "you chose not to trust it" not in t.text and not hostile_repo.exists()
+    t.send("/trust\r")
+    assert wait_for(hostile_repo)
+    t.expect("\u203a")
+    assert "you chose not to trust it" not in t.text
+    t.send("/quit\r")
+    assert t.close() == 0
+
+
 def test_slash_trust_trusts_only_what_it_showed(
     terminal: Any, env: dict[str, str], script: Script, hostile_repo: Path, workspace: Path
 ) -> None:
