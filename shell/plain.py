@@ -50,10 +50,10 @@ from .frontend.paced import paced
 from .frontend.prompt_history import PromptHistory
 from .frontend.reply import ReplyState
 from .headless import cancel_on_sigint
+from .permissions.trust import TRUST_REASK, trust_answer
 from .plain_approval import PlainPrompts, show_request
 from .plain_reply import PlainReply, render_markdown
 from .plain_start import PROMPT, SharedHistory, editing_keys, keys_held_for_the_prompt
-from .permissions.trust import TRUST_REASK, trust_answer
 from .runtime import ShellRuntime
 
 
