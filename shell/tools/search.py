@@ -29,6 +29,7 @@ from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
 
 from .files import READ_FLAGS, SNIFF_BYTES, FileToolError, PathChanged, open_resolved
 from .ignore import Found, WalkStats, glob_to_regex, walk_entries
+from .sniff import as_utf8
 
 MAX_GLOB_RESULTS = 500
 MAX_GREP_MATCHES = 200
@@ -257,7 +258,7 @@ def _read(found: Found, allowed: Callable[[Path], bool], stats: WalkStats) -> by
         os.close(fd)
     if b"\x00" in data[:SNIFF_BYTES] or len(data) > MAX_GREP_FILE_BYTES:
         return "skipped"
-    return data
+    return as_utf8(data, SNIFF_BYTES)  # a cp1252 file is searched and shown as read_file reads it
 
 
 def _matching_lines(regex: Any, data: bytes) -> Iterator[tuple[int, str]]:

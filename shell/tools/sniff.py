@@ -45,3 +45,18 @@ def legacy_encoding(head: bytes) -> str | None:
         printable = sum(c.isprintable() or c in "\r\n\t\f" for c in text)
         return encoding if printable >= 0.95 * len(text) else None
     return None
+
+
+def as_utf8(data: bytes, head_bytes: int = 8192) -> bytes:
+    """``data`` as UTF-8 bytes: unchanged when it already is; a cp1252 / Latin-1 text
+    (judged by :func:`legacy_encoding` on its head, as read_file judges) re-encoded,
+    so a search matches and shows "café" there too rather than replacement marks."""
+    if data.isascii():
+        return data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        legacy = legacy_encoding(data[:head_bytes])
+        if legacy is not None:
+            return data.decode(legacy, "replace").encode("utf-8")
+    return data

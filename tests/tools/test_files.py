@@ -168,6 +168,19 @@ async def test_a_latin1_text_file_reads_as_text_and_its_edit_is_refused_clearly(
         await call("read_file", path="noise.bin")
 
 
+async def test_grep_reads_a_cp1252_file_as_read_file_does(workspace: Workspace, call: Call) -> None:
+    """A legacy-encoded file is searched and shown in its characters, not as
+    replacement marks, and a pattern with such a character finds it."""
+    (workspace.root / "latin.txt").write_bytes(b"caf\xe9 latin1\nsecond \x93quoted\x94\n")
+    (workspace.root / "utf8.txt").write_text("caf\u00e9 utf8\n", encoding="utf-8")
+    result = await call("grep", pattern="caf\u00e9")
+    text = result.content if isinstance(result.content, str) else ""
+    assert "latin.txt:1: caf\u00e9 latin1" in text and "utf8.txt:1: caf\u00e9 utf8" in text
+    result = await call("grep", pattern="quoted")
+    text = result.content if isinstance(result.content, str) else ""
+    assert "latin.txt:2: second \u201cquoted\u201d" in text and "\ufffd" not in text
+
+
 async def test_edit_file_refusals(workspace: Workspace, call: Call) -> None:
     (workspace.root / "b.bin").write_bytes(b"\x00abc")
     with pytest.raises(FileToolError, match="binary"):
