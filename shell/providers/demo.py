@@ -111,6 +111,29 @@ def _where(text: str) -> str:
     return "."
 
 
+_THEN = re.compile(
+    r"\s*(?:[,;]\s*|\band\s+)?\bthen\b\s*"
+    r"|\s*(?:,|;|\band)\s+(?=(?:read|open|cat|show|view|write|create|save|list|run|execute|search|grep|find|"
+    r"edit|replace|change)\b)",
+    re.I,
+)
+
+
+def steps(text: str) -> list[str]:
+    """A request cut into its steps ("read app.py and then write notes.txt"): each
+    step is planned on its own, so each names its own file (a quoted command's
+    ``then`` is no cut)."""
+    inside = [m.span() for m in _QUOTED.finditer(text)]
+    parts, start = [], 0
+    for m in _THEN.finditer(text):
+        if m.start() == 0 or any(a <= m.start() < b for a, b in inside):
+            continue
+        parts.append(text[start : m.start()])
+        start = m.end()
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()] or [text]
+
+
 def plan(text: str) -> tuple[str, dict[str, Any]] | None:
     """The built-in tool call a request asks for, or ``None``."""
     lower = text.lower()
@@ -127,8 +150,11 @@ def plan(text: str) -> tuple[str, dict[str, Any]] | None:
             return "edit_file", {"path": path, "old_string": old, "new_string": new, "replace_all": False}
     if re.search(r"\b(write|create|save)\b", lower):
         path = _path(text, "notes.txt") or "notes.txt"
-        m = re.search(r"\b(?:write|save)\s+(.+?)\s+(?:to|into|in)\s+\S+", text, re.I)
-        content = quoted[0] if quoted else (m.group(1) if m else "Hello from the agent-shell demo!")
+        m = re.search(r"\b(?:write|save)\s+(.+?)\s+(?:to|into|in)\s+\S+", text, re.I) or re.search(
+            r"\b(?:saying|that says|with the text|containing)\s+(.+)$", text, re.I
+        )
+        said = m.group(1).rstrip(".!") if m else "Hello from the agent-shell demo!"
+        content = quoted[0] if quoted else said
         return "write_file", {"path": path, "content": content.rstrip("\n") + "\n"}
     if re.search(r"\b(search|grep|look for)\b", lower) or re.search(
         r"\bfind\b.*\b(text|word|string)\b", lower
@@ -178,11 +204,18 @@ class DemoModel:
         if isinstance(last, ToolResultMessage):
             thinking = f"The `{last.name}` tool answered; I'll summarise what it returned."
             text = summarise(last)
+            call = None if last.is_error else _next_call(request.messages)
+            if call is not None and call[0] in tools:
+                shown = ", ".join(f"{k}={v!r}" for k, v in call[1].items())
+                thinking += f" Then the next step: `{call[0]}`."
+                text += f"\nNext step — calling `{call[0]}` with {shown}.\n\n"
+            else:
+                call = None
         else:
             # What it understands is a short request: its patterns read the start only
             # (over an 8 MB paste they held the event loop for seconds).
             said = last.text[:READ_CHARS] if isinstance(last, UserMessage) else ""
-            call = plan(said)
+            call = plan(steps(said)[0])
             thinking, text = self._answer(said, call, tools)
             if call and call[0] not in tools:
                 call = None
@@ -231,6 +264,18 @@ class DemoModel:
         if not said.strip():
             return (thinking, HELP)
         return (thinking, f"I'm only a demo, so I can't really answer *{_clip(said, 80)}*.\n\n" + HELP)
+
+
+def _next_call(messages: tuple[Any, ...] | list[Any]) -> tuple[str, dict[str, Any]] | None:
+    """The call for the user's next step, once the steps before it each had their
+    result (the demo makes one call a step)."""
+    done = 0
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            todo = steps(message.text[:READ_CHARS])
+            return plan(todo[done]) if done < len(todo) else None
+        done += isinstance(message, ToolResultMessage)
+    return None
 
 
 def _clip(text: str, n: int) -> str:

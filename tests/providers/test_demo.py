@@ -9,7 +9,7 @@ import pytest
 from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, UserMessage
 from shell.core.model import ModelRequest, ThinkingDelta
 from shell.core.tools import Tool, tool
-from shell.providers.demo import DemoModel, plan
+from shell.providers.demo import DemoModel, plan, steps
 
 from .helpers import Assembled, collect
 
@@ -144,3 +144,59 @@ async def test_tool_arguments_are_valid_json() -> None:
     got = await ask("run `echo 'hi there'`", make_tools())
     raw = got.calls[0]["args"]
     assert json.loads(raw) == {"command": "echo 'hi there'", "timeout": 30}
+
+
+def write_tools() -> tuple[Tool, ...]:
+    @tool
+    def write_file(path: str, content: str) -> str:
+        """Write."""
+        return ""
+
+    return (*make_tools(), write_file)
+
+
+async def test_each_step_of_a_request_names_its_own_file() -> None:
+    """ "read app.py and then write notes.txt" reads app.py, then writes notes.txt:
+    the write never targets the file the user asked to read."""
+    said = "read app.py and then write a file notes.txt saying hello"
+    model = DemoModel(delay=0)
+    first = Assembled(
+        await collect(model, ModelRequest(model=model, messages=(UserMessage(said),), tools=write_tools()))
+    )
+    assert [(name, args["path"]) for _, name, args in first.tool_calls()] == [("read_file", "app.py")]
+    messages = (
+        UserMessage(said),
+        AssistantMessage((ToolCallBlock("c1", "read_file", {"path": "app.py"}),)),
+        ToolResultMessage("c1", "read_file", "print('hi')\n"),
+    )
+    second = Assembled(
+        await collect(model, ModelRequest(model=model, messages=messages, tools=write_tools()))
+    )
+    assert second.stop == "tool_use" and "### Result of `read_file`" in second.text
+    assert [(n, a) for _, n, a in second.tool_calls()] == [
+        ("write_file", {"path": "notes.txt", "content": "hello\n"})
+    ]
+    done = (
+        *messages,
+        AssistantMessage((ToolCallBlock("c2", "write_file", {"path": "notes.txt", "content": "hello\n"}),)),
+        ToolResultMessage("c2", "write_file", "Wrote notes.txt"),
+    )
+    third = Assembled(await collect(model, ModelRequest(model=model, messages=done, tools=write_tools())))
+    assert third.stop == "end_turn" and not third.calls
+
+
+async def test_a_rejected_step_ends_the_request() -> None:
+    said = "read app.py and then write a file notes.txt saying hello"
+    model = DemoModel(delay=0)
+    messages = (
+        UserMessage(said),
+        AssistantMessage((ToolCallBlock("c1", "read_file", {"path": "app.py"}),)),
+        ToolResultMessage("c1", "read_file", "The user rejected the call.", is_error=True),
+    )
+    got = Assembled(await collect(model, ModelRequest(model=model, messages=messages, tools=write_tools())))
+    assert got.stop == "end_turn" and not got.calls
+
+
+def test_a_quoted_command_then_is_not_a_step() -> None:
+    assert steps("run `if true; then echo y; fi`") == ["run `if true; then echo y; fi`"]
+    assert steps("read a.py, then list the files in src") == ["read a.py", "list the files in src"]
