@@ -40,6 +40,7 @@ MIN_SECRET_LEN = 8
 SECRET_WORDS = frozenset({
     "KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS",
     "PASSWD", "PASSPHRASE", "PWD", "CREDENTIAL", "CREDENTIALS", "AUTH", "AUTHORIZATION", "COOKIE", "PAT",
+    "WEBHOOK", "WEBHOOKS", "DSN",
 })
 """A name holds a secret when one of its words (split at ``_``, ``-``, ``.``) is one of these."""
 _NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK", "GPG_KEY_ID"})
@@ -247,6 +248,14 @@ SHAPES: tuple[Shape, ...] = (
     Shape("Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
     Shape("Slack webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"),
     Shape("Discord webhook", r"discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}"),
+    Shape("Microsoft Teams or Office 365 webhook",
+          r"(?i)(?:\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@/_-]{20,}"),
+    Shape("Zapier webhook", r"hooks\.zapier\.com/hooks/catch/[0-9]+/[A-Za-z0-9]{5,}"),
+    Shape("IFTTT webhook key",
+          r"maker\.ifttt\.com/(?:trigger/[^/\s]{1,100}/(?:json/)?with/key|use)/[A-Za-z0-9_-]{16,}"),
+    Shape("webhook URL (Mattermost, Rocket.Chat, Gitea, generic)",
+          r"(?i)(?P<keep>://[^\s/]{1,253}/(?:[^\s/?#]{1,100}/){0,6}(?:web)?hooks?/(?:[^\s/?#]{1,100}/){0,4})"
+          r"[A-Za-z0-9_-]{20,}"),
     Shape("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
     Shape("Google OAuth client secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}"),
     Shape("Google OAuth access token", r"\bya29\.[0-9A-Za-z_-]{20,}"),

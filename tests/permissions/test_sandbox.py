@@ -222,6 +222,28 @@ def test_which_variables_count_as_secret() -> None:
     assert env == {"PATH": "/bin"} and removed == ["OPENAI_API_KEY"]
 
 
+@pytest.mark.parametrize("value", [
+    "https://discord.com/api/webhooks/123456789012345678/abcdefghijklmnopqrstuvwxyzABCDEF_-0123",
+    "https://contoso.webhook.office.com/webhookb2/1234-5678@abcd/IncomingWebhook/0123456789abcdef/4567",
+    "https://chat.example.com/hooks/xyz7u5ab8iey3eqs9ak4j3rwnt",
+    "https://hooks.zapier.com/hooks/catch/123456/abcdef/",
+    "https://maker.ifttt.com/trigger/deploy/with/key/abcdefghijklmnop",
+    "https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    "https://bucket.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=abcdef0123456789",
+    "https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=0123456789ab",
+    "https://api.example.com/v1?token=abcdef123456", "https://api.example.com/v1?key=abcdef123456",
+    "mysql://app:hunter22@db.internal/app",
+])
+def test_a_secret_url_leaves_the_environment_whatever_its_name(value: str) -> None:
+    """A webhook URL is the credential itself (whoever holds it may post as the team):
+    under a harmless name (``NOTIFY_URL``) it is removed by its value, as keys are."""
+    env, removed = scrubbed_environment({"PATH": "/bin", "NOTIFY_URL": value,
+                                         "DOCS": "https://docs.python.org/3/library/os.html?highlight=x",
+                                         "REPO": "https://github.com/org/repo/settings/hooks/123456789"})
+    assert removed == ["NOTIFY_URL"] and "DOCS" in env and "REPO" in env
+    assert is_secret_variable("DEPLOY_WEBHOOK", "https://example.org/x")  # by name too
+
+
 def test_without_bubblewrap_it_says_what_to_install() -> None:
     status = sandbox_status("/nonexistent/bwrap")
     assert not status.available

@@ -54,6 +54,8 @@ def test_shapes_of_assignments_and_headers(text: str, gone: str, kept: str) -> N
         "Ask the task runner; the tokenizer splits tokens. Risk-free sk-8 skis. AKIA is short.",
         "token = self._next_token()\npassword = getpass.getpass()\napi_key = os.environ['API_KEY']",
         "if token == expected: return secret_value",
+        "See https://github.com/org/repo/settings/hooks/123456789 and .git/hooks/pre-commit, "
+        "https://docs.python.org/3/library/os.html?highlight=environ#os.environ",
     ],
 )
 def test_ordinary_text_and_code_are_left_alone(text: str) -> None:
