@@ -72,8 +72,8 @@ BUILTINS: tuple[Command, ...] = (
             "/resume N|ID"),
     Command("export",
             "Write the conversation as Markdown (to agent-shell's exports folder, or PATH; "
-            "never over a file unless --force)",
-            export_command, "/export [PATH] [--force]"),
+            "never over a file unless --force, outside the workspace only with --outside)",
+            export_command, "/export [PATH] [--force] [--outside]"),
     Command("mode", "Show the permission mode, or switch it", mode_command, "/mode [MODE]",
             complete=lambda runtime, rest: list(_modes())),
     Command("trust", "Show this workspace's own config (.mcp.json), trust or decline it", trust_command,

@@ -210,3 +210,34 @@ async def test_switching_to_a_cloud_model_without_a_key_says_so(
     assert "No API key is set (OPENAI_API_KEY is empty)" in result.text
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert not (await run(runtime, "/model openai:gpt-4o")).error
+
+
+async def test_export_outside_the_workspace_says_the_real_path_and_asks_for_outside(tmp_path: Path) -> None:
+    """``/export ../../x/.bashrc`` wrote outside the workspace and reported the path
+    unresolved; a link in the workspace led out silently. Now the real path is named,
+    nothing is written without ``--outside``, and with it the reply says where."""
+    workspace, elsewhere = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    elsewhere.mkdir()
+    (workspace / "notes.md").symlink_to(elsewhere / "notes.md")  # dangling: writing creates the target
+    rt = ShellRuntime.create(
+        RuntimeOptions(cwd=str(workspace), record=False), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(["The answer is 42."]),
+    )
+    async for _ in rt.reply("What is the answer?"):
+        pass
+    for typed in ("../home/.bashrc", "notes.md"):
+        refused = await run(rt, f"/export {typed}")
+        real = elsewhere / Path(typed).name
+        assert refused.error and f"`{real}`" in refused.text and "outside the workspace" in refused.text
+        assert f"/export {typed} --outside" in refused.text
+    assert list(elsewhere.iterdir()) == []
+    written = await run(rt, "/export ../home/.bashrc --outside")
+    assert not written.error and f"`{elsewhere / '.bashrc'}`" in written.text and "outside" in written.text
+    assert "The answer is 42." in (elsewhere / ".bashrc").read_text()
+    again = await run(rt, "/export ../home/.bashrc --outside")
+    assert again.error and "--force --outside" in again.text  # never over a file unasked, there too
+    (workspace / "sub").mkdir()
+    inside = await run(rt, "/export sub/../chat.md")
+    assert not inside.error and f"`{workspace / 'chat.md'}`" in inside.text
+    await rt.aclose()
