@@ -27,6 +27,7 @@ from shell.core.events import Event
 from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResult
 from shell.core.tools import Tool, ToolArgumentError
 
+from . import returns
 from .awaited_onion import AwaitedOnion, call_layers
 from .base import Middleware, overridden_hooks
 from .blame import HOOK_ATTR, SOURCE_ATTR, owner_of, tag
@@ -226,7 +227,7 @@ class MiddlewareStack:
     # -- transformers and chains ------------------------------------------------
     # Each walks its entries inside one ``try``: a failure is named after the entry
     # it happened in (``_blame``), with no wrapper around each call.
-    async def _chain(self, hook: str, run: ReplyRun, value: T) -> T:
+    async def _chain(self, hook: str, run: ReplyRun, value: T, check: Callable[[Any], Any]) -> T:
         entry = None
         try:
             for entry in self._hooks[hook]:
@@ -239,16 +240,17 @@ class MiddlewareStack:
                     value = await entry.fn(ctx, value)
                 else:
                     value = await self._run(entry, ctx, value)
+                value = check(value)  # a wrong kind of value is this middleware's failure
         except Exception as exc:
             self._blame(entry, exc)
             raise
         return value
 
     async def transform_system_prompt(self, run: ReplyRun, prompt: str) -> str:
-        return await self._chain("transform_system_prompt", run, prompt)
+        return await self._chain("transform_system_prompt", run, prompt, returns.prompt)
 
     async def transform_context(self, run: ReplyRun, messages: list[Message]) -> list[Message]:
-        return list(await self._chain("transform_context", run, messages))
+        return list(await self._chain("transform_context", run, messages, returns.context_view))
 
     async def convert_to_llm(self, run: ReplyRun, messages: list[Message]) -> list[Message]:
         """Single owner: only the last enabled implementation runs."""
@@ -257,7 +259,7 @@ class MiddlewareStack:
             if _live(slot, "convert_to_llm"):
                 try:
                     ctx = run.contexts.get(slot) or run.context(slot)
-                    return list(await self._invoke(entry, ctx, messages))
+                    return list(returns.llm_messages(await self._invoke(entry, ctx, messages)))
                 except Exception as exc:
                     self._blame(entry, exc)
                     raise
@@ -278,9 +280,9 @@ class MiddlewareStack:
                     found = entry.fn()
                     if type(found) is not list and type(found) is not tuple and inspect.isawaitable(found):
                         found = await found
-                    tools.extend(found)
+                    tools.extend(returns.tools(found))
                 else:
-                    tools.extend(await self._invoke(entry))
+                    tools.extend(returns.tools(await self._invoke(entry)))
         except Exception as exc:
             self._blame(entry, exc)
             raise
@@ -304,6 +306,7 @@ class MiddlewareStack:
                     action = await entry.fn(ctx, response)
                 else:
                     action = await self._run(entry, ctx, response)
+                action = returns.turn_action(action)
                 if action is None:
                     continue
                 if action.response is not None:
@@ -329,6 +332,7 @@ class MiddlewareStack:
                 continue
             try:
                 answer = await self._invoke(entry, run.contexts.get(slot) or run.context(slot), tuple(calls))
+                answer = returns.batch_answers(answer)
             except Exception as exc:
                 self._blame(entry, exc)
                 raise
@@ -372,10 +376,11 @@ class MiddlewareStack:
                     outcome = await entry.fn(ctx)
                 else:
                     outcome = await self._run(entry, ctx)
+                outcome = returns.gate(outcome)  # a wrong answer fails closed: the call does not run
             except Exception as exc:
                 self._blame(entry, exc)
                 raise
-            if not isinstance(outcome, BeforeToolCallResult):
+            if outcome is None:
                 continue
             if outcome.block or outcome.result is not None:
                 return outcome
@@ -403,12 +408,13 @@ class MiddlewareStack:
                 continue
             try:
                 ctx = call.contexts.get(slot) or call.context(slot)
-                change: AfterToolCallResult | None
+                change: AfterToolCallResult | ToolResult | None
                 if entry.direct and not timing:  # (self._invoke, inline: this runs every call)
                     entry.stats.calls += 1
                     change = await entry.fn(ctx, result)
                 else:
                     change = await self._run(entry, ctx, result)
+                change = returns.after_call(change)
             except Exception as exc:
                 self._blame(entry, exc)
                 raise
@@ -505,11 +511,24 @@ class MiddlewareStack:
         coroutine layers only, it runs as an :class:`AwaitedOnion` (no wrapper per
         layer); otherwise layer by layer, each timed and named as it returns."""
         entries = self._hooks[hook]
+        value: Any
         if not self.timing and self._direct[hook]:
             live = [e for e in entries if e.slot.enabled and (not e.slot.dynamic or e.slot.live(hook))]
-            if live:
-                return await AwaitedOnion(self, hook, live, core, core_source, context).run(request)  # type: ignore[no-any-return]
-        return await call_layers(self, hook, entries, request, core, core_source, context)
+            if not live:
+                return await call_layers(self, hook, (), request, core, core_source, context)
+            value = await AwaitedOnion(self, hook, live, core, core_source, context).run(request)
+        else:
+            value = await call_layers(self, hook, entries, request, core, core_source, context)
+        check = returns.AWAITED_RESULT.get(hook)
+        if check is None:
+            return value  # type: ignore[no-any-return]
+        try:
+            return check(value)  # type: ignore[no-any-return]
+        except TypeError as exc:  # the outermost layer returned it: its failure
+            outer = next((e for e in entries if e.slot.live(hook)), None)
+            if outer is not None:
+                self._failed(outer.slot, hook, exc)
+            raise
 
     # -- a tool's own middleware ----------------------------------------------------
     def of_tool(self, tool: Tool) -> MiddlewareStack | None:

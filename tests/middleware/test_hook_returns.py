@@ -1,0 +1,141 @@
+"""What a hook returns is checked: a wrong kind of value is that middleware's failure.
+
+DESIGN.md: "An error raised inside a middleware is that middleware's
+(`ErrorEvent.source` is its name), never the model's or a tool's." A hook that
+returns the wrong thing is the middleware's mistake too; before, it failed later in
+the loop and was blamed on the model or the agent, and a gate's wrong answer let
+the tool run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from middleware import Middleware
+from shell.agent import Agent, ToolResult, tool
+from shell.core.events import ErrorEvent, ReplyEnd, ToolExecutionEnd, ToolExecutionStart
+from shell.providers.scripted import ScriptedModel
+from tests.helpers import calls, collect, history_is_valid, of
+
+pytestmark = pytest.mark.anyio
+
+ran: list[str] = []
+
+
+@tool
+def write(path: str) -> str:
+    """Write a file."""
+    ran.append(path)
+    return f"wrote {path}"
+
+
+def _odd(hook: str, body: Any) -> Middleware:
+    return type("Odd", (Middleware,), {hook: body})()  # type: ignore[no-any-return]
+
+
+async def _gate_says_no(self: Any, ctx: Any) -> Any:
+    return False
+
+
+async def test_a_gate_that_answers_with_something_else_fails_closed_and_is_named() -> None:
+    """DESIGN.md: "`before_tool_call(ctx)` → `BeforeToolCallResult` | gate | list order;
+    … the first `block` or `result` short-circuits". A gate that returns ``False``
+    (or "deny") meant something; read as "no objection", the tool ran."""
+    ran.clear()
+    agent = Agent(ScriptedModel([calls(("write", {"path": "a"})), "ok"]), tools=[write])
+    agent.middleware.add(_odd("before_tool_call", _gate_says_no))
+    events = await collect(agent)
+    assert ran == [] and not of(events, ToolExecutionStart)
+    (error,) = of(events, ErrorEvent)
+    assert error.source == "Odd" and "BeforeToolCallResult" in error.error
+    assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
+    assert history_is_valid(agent.messages)
+
+
+async def _prompt_none(self: Any, ctx: Any, prompt: str) -> Any:
+    return None
+
+
+async def _view_none(self: Any, ctx: Any, messages: Any) -> Any:
+    return None
+
+
+async def _action_message(self: Any, ctx: Any, response: Any) -> Any:
+    return response
+
+
+async def _after_text(self: Any, ctx: Any, result: Any) -> Any:
+    return "redacted"
+
+
+async def _acting_none(self: Any, ctx: Any, request: Any, next: Any) -> Any:
+    await next(request)
+
+
+async def _compress_number(self: Any, ctx: Any, request: Any, next: Any) -> Any:
+    return 5
+
+
+def _tools_of_names(self: Any) -> Any:
+    return ["search"]
+
+
+async def _batch_true(self: Any, ctx: Any, calls: Any) -> Any:
+    return True
+
+
+@pytest.mark.parametrize(
+    ("hook", "body", "should"),
+    [
+        ("transform_system_prompt", _prompt_none, "str"),
+        ("transform_context", _view_none, "list of messages"),
+        ("convert_to_llm", _view_none, "list of messages"),
+        ("after_model_response", _action_message, "TurnAction"),
+        ("after_tool_call", _after_text, "AfterToolCallResult"),
+        ("on_acting", _acting_none, "ToolResult"),
+        ("on_compress_context", _compress_number, "list of messages"),
+        ("list_tools", _tools_of_names, "list of tools"),
+        ("before_tool_batch", _batch_true, "BeforeToolCallResult"),
+    ],
+)
+async def test_a_hook_that_returns_the_wrong_kind_of_value_is_that_middlewares_error(
+    hook: str, body: Any, should: str
+) -> None:
+    """DESIGN.md: "An error raised inside a middleware is that middleware's
+    (`ErrorEvent.source` is its name), never the model's or a tool's." The error
+    says what the hook must return, and the reply ends with a valid history."""
+    agent = Agent(ScriptedModel([calls(("write", {"path": "a"})), "ok"]), tools=[write])
+    agent.middleware.add(_odd(hook, body))
+    events = await collect(agent)
+    (error,) = of(events, ErrorEvent)
+    assert error.source == "Odd", error
+    assert hook in error.error and should in error.error
+    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "error"
+    assert history_is_valid(agent.messages)
+
+
+async def _acting_text(self: Any, ctx: Any, request: Any, next: Any) -> Any:
+    return "answered by the middleware"
+
+
+async def _after_whole_result(self: Any, ctx: Any, result: Any) -> Any:
+    return ToolResult("replaced whole", is_error=True)
+
+
+async def test_the_shorthands_the_seeds_use_still_count_as_results() -> None:
+    """DESIGN.md: "`result` may be a `ToolResult` or plain text" (a tool result, as
+    AgentScope's tool middleware gives it); and ``after_tool_call`` may hand back a
+    whole ``ToolResult``, every field of which overrides."""
+    ran.clear()
+    agent = Agent(ScriptedModel([calls(("write", {"path": "a"})), "ok"]), tools=[write])
+    agent.middleware.add(_odd("on_acting", _acting_text))
+    events = await collect(agent)
+    assert not of(events, ErrorEvent) and ran == []
+    assert of(events, ToolExecutionEnd)[0].result == ToolResult("answered by the middleware")
+
+    agent = Agent(ScriptedModel([calls(("write", {"path": "a"})), "ok"]), tools=[write])
+    agent.middleware.add(_odd("after_tool_call", _after_whole_result))
+    events = await collect(agent)
+    assert of(events, ToolExecutionEnd)[0].result == ToolResult("replaced whole", is_error=True)
