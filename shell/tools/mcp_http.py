@@ -67,10 +67,14 @@ def capped_client_factory(
     every non-stream answer at ``limit`` bytes and keep a broken or stalled answer to
     its own request (see the module's docstring). ``refusals`` collects each HTTP
     error status the server answered with (the SDK says only "Server returned an
-    error response")."""
+    error response"). An answer to ``tools/list`` is read so that a tool nested too
+    deep costs only itself (see :mod:`.mcp_events`)."""
+    from .mcp_events import readable_listing_body  # it reads lists (mcp_results reads us)
+
     httpx = sdk_httpx()
     make = importlib.import_module("mcp.shared._httpx_utils").create_mcp_http_client
     body, guarded = _body_class(httpx, server, limit), _guarded_class(httpx, server)
+    wrapped = _wrapped_class(httpx)
 
     async def cap(response: Any) -> None:
         kind = response.headers.get("content-type", "").lower()
@@ -78,7 +82,10 @@ def capped_client_factory(
             what = f" ({kind.split(';')[0][:60]})" if kind else ""
             refusals.append(f"HTTP {response.status_code}{what}")
             del refusals[:-1]
-        response.stream = body(response.stream, kind.startswith("text/event-stream"))
+        events = kind.startswith("text/event-stream")
+        response.stream = body(response.stream, events)
+        if _request_method(response.request) == "tools/list":
+            response.stream = wrapped(response.stream, lambda chunks: readable_listing_body(chunks, events))
 
     def factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
         client = make(headers=headers, timeout=timeout, auth=auth)
@@ -183,6 +190,33 @@ def broken_message(server: str, what: str) -> str:
 def _what(exc: BaseException) -> str:
     text = str(exc).strip().split("\n", 1)[0][:160]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _wrapped_class(httpx: Any) -> Any:
+    class Wrapped(httpx.AsyncByteStream):  # type: ignore[misc]
+        """A body passed through ``read`` (chunks in, chunks out)."""
+
+        def __init__(self, inner: Any, read: Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]]) -> None:
+            self._inner = inner
+            self._read = read
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self._read(self._inner.__aiter__()):
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return Wrapped
+
+
+def _request_method(request: Any) -> Any:
+    """The JSON-RPC method a POST carries, or None."""
+    try:
+        data = json.loads(request.content) if request.method == "POST" else None
+    except Exception:
+        return None
+    return data.get("method") if isinstance(data, dict) else None
 
 
 def _request_id(request: Any) -> Any:

@@ -21,9 +21,10 @@ cursors, or with empty pages, is not read for ever.
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
-from shell.core.textsafety import sanitize_line
+from shell.core.textsafety import loads_any_depth, sanitize_line
 
 from .mcp_results import tool_name
 
@@ -137,6 +138,31 @@ def shallow_entries(message: Any) -> Any:
                 name = entry.get("name") if isinstance(entry, dict) else None
                 tools[place] = {TOO_DEEP: name if isinstance(name, str) else None}
     return message
+
+
+MAX_DEEP_LIST = 256 * 1024
+"""Characters of an answer read at any depth: a pure Python parser, in the event loop,
+~0.15 s for a schema nested 3,000 deep (110 kB); what is longer is left as it came."""
+
+
+def readable_listing(text: str) -> str | None:
+    """``text``, an answer to ``tools/list`` as an HTTP server sent it, written again
+    with each entry nested deeper than :data:`MAX_DEPTH` replaced by its stand-in
+    (see :func:`shallow_entries`), or None when it has none (or cannot be read): the
+    SDK reads an HTTP answer whole, so one tool nested 3,000 deep failed the server."""
+    try:
+        try:
+            message = json.loads(text)
+        except RecursionError:
+            if len(text) > MAX_DEEP_LIST:
+                return None
+            message = loads_any_depth(text)
+        tools = message.get("result", {}).get("tools") if isinstance(message, dict) else None
+        if not isinstance(tools, list) or not any(_deeper_than(entry, MAX_DEPTH) for entry in tools):
+            return None
+        return json.dumps(shallow_entries(message))
+    except (ValueError, RecursionError, AttributeError):
+        return None  # not JSON, or deep outside its tools: the SDK says what it says
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

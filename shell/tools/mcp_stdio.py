@@ -41,7 +41,7 @@ from anyio.abc import Process
 from shell.core.textsafety import loads_any_depth
 
 from .mcp_http import MAX_ANSWER_BYTES
-from .mcp_listing import shallow_entries
+from .mcp_listing import MAX_DEEP_LIST, shallow_entries
 
 MAX_LINE_BYTES = MAX_ANSWER_BYTES
 """Bytes of one line (one JSON-RPC message) kept: the cap HTTP answers have."""
@@ -172,11 +172,6 @@ def _loads(text: str) -> Any:
         if len(text) > MAX_DEEP_LIST or '"tools"' not in text:
             raise
         return loads_any_depth(text)
-
-
-MAX_DEEP_LIST = 256 * 1024
-"""Characters of a line read at any depth: a pure Python parser, in the event loop,
-~0.15 s for a schema nested 3,000 deep (110 kB); what is longer fails as before."""
 
 
 def _reason(exc: Exception) -> str:

@@ -16,7 +16,8 @@ and description), ``unknown_content`` (a content type MCP does not define),
 ``many_tools`` (10,000 tools), ``malformed`` (two pages of tools, among them
 entries the SDK refuses: no inputSchema, a name that is a number, no name, ...),
 ``bad_cursor`` (a nextCursor that is a number), ``deep_schema_N`` (a good tool
-and one whose inputSchema nests N deep), ``empty_pages`` (empty pages
+and one whose inputSchema nests N deep; over HTTP too, and ``deep_schema_sse_N``
+sends that list as an event stream), ``empty_pages`` (empty pages
 without end, each with a new cursor), ``huge_tools`` (a 1 MB description, a 100 kB
 schema), ``stall_init`` (no answer to initialize), ``flood`` (5,000 log messages
 before the answer), ``progress_flood`` (20,000 progress notifications before it),
@@ -234,6 +235,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         reply = answer(msg)
         self.send_response(200)
+        if MODE.startswith("deep_schema_sse_") and msg.get("method") == "tools/list":
+            self.send_event(reply)
+            return
         self.send_header("Content-Type", "application/json")
         if reply is ENDLESS:
             self.end_headers()
@@ -248,6 +252,15 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+
+    def send_event(self, reply: Any) -> None:
+        """``reply`` as the one event of an event stream (a progress note before it)."""
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+        body = f"event: message\ndata: {json.dumps(note)}\n\nevent: message\ndata: {reply}\n\n".encode()
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def call_that_misbehaves(self, ident: Any) -> None:
         """A tools/call answered over HTTP the way ``MODE`` says (see HTTP_CALL_MODES)."""

@@ -25,8 +25,8 @@ def stdio(mode: str) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(SERVER), mode]}
 
 
-async def _connect(mode: str) -> tuple[Any, list[Any], McpManager]:
-    mcp = McpManager({"evil": stdio(mode)}, connect_timeout=60)
+async def _connect(mode: str, spec: dict[str, Any] | None = None) -> tuple[Any, list[Any], McpManager]:
+    mcp = McpManager({"evil": spec or stdio(mode)}, connect_timeout=60)
     await mcp.__aenter__()
     await mcp.wait_settled(90)
     return mcp.status("evil"), mcp.tools(), mcp
@@ -91,6 +91,28 @@ async def test_one_tool_nested_too_deep_costs_only_itself(depth: int) -> None:
     assert [t.name for t in tools] == ["evil__good"]
     assert status.message == ("1 tool not offered to the model (evil__deep: it is nested more than 100 "
                               "levels deep); tell the server's author")
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["deep_schema_300", "deep_schema_3000", "deep_schema_sse_3000"])
+async def test_one_tool_nested_too_deep_over_http_costs_only_itself(mode: str, recorder: Recorder) -> None:
+    """Over streamable HTTP (a JSON answer, or an event stream) the SDK read the list
+    whole and failed the server with every tool ("recursion limit exceeded")."""
+    from .test_mcp_hostile import http
+
+    with http(mode) as spec:
+        status, tools, mcp = await _connect(mode, spec)
+        try:
+            assert status.state == "ready", status.message
+            assert [t.name for t in tools] == ["evil__good"]
+            assert status.message == ("1 tool not offered to the model (evil__deep: it is nested more than "
+                                      "100 levels deep); tell the server's author")
+            with anyio.fail_after(30):
+                result = await tools[0].run({"a": "x"}, recorder.context(tools[0].name, {}))
+            assert result.text == 'echo {"a": "x"}'
+        finally:
+            await mcp.__aexit__(None, None, None)
 
 
 def _listing(*pages: dict[str, Any]) -> tuple[LenientListing, list[dict[str, Any]]]:
