@@ -181,3 +181,24 @@ def test_warming_links_in_a_thread_leaves_the_shared_parser_to_the_loop() -> Non
         del parser.linkify.test
     tokens = parser.parseInline("see https://example.com/x and README.md")[0].children or []
     assert [t.attrs.get("href") for t in tokens if t.type == "link_open"] == ["https://example.com/x"]
+
+
+async def test_a_table_is_as_wide_as_its_cells_up_to_the_width() -> None:
+    """A 2x2 table of one-letter cells is a few columns wide, not the whole screen;
+    a table with a long cell stays within the width (the cell wraps)."""
+    from textual.widgets._markdown import MarkdownTable, MarkdownTableCellContents
+
+    long = "many words " * 40
+    app = Page()
+    async with app.run_test(size=(200, 40)) as pilot:
+        await app.query_one(ChatMarkdown).update(
+            f"| a | b |\n|---|---|\n| 1 | 2 |\n\n| n | d |\n|---|---|\n| x | {long} |\n"
+        )
+        await pilot.pause()
+        small, wide = app.query(MarkdownTable)
+        right = max(cell.region.right for cell in small.query(MarkdownTableCellContents))
+        assert right - small.region.x <= 12  # the keylines are drawn around the cells
+        page = app.query_one("#page")
+        cells = list(wide.query(MarkdownTableCellContents))
+        assert max(cell.region.right for cell in cells) <= page.region.right
+        assert max(cell.region.width for cell in cells) > 100 and cells[-1].region.height > 2

@@ -147,6 +147,11 @@ class ChatMarkdown(Markdown):
     BLANK = True
     """Nothing of its own to draw (its blocks cover it): see ``AssistantMessage.BLANK``."""
 
+    DEFAULT_CSS = "ChatMarkdown MarkdownTable { width: auto; max-width: 100%; }"
+    """A table as wide as its cells (up to the reply's width, where long cells wrap):
+    Textual's default stretched a 2x2 table of one-letter cells over the whole screen.
+    (The table's grid stays ``1fr``: an ``auto`` grid collapses to no width.)"""
+
     def __init__(self, markdown: str | None = None, *, after: str | None = None) -> None:
         """``after``: the source of the reply's document before this one (None for the
         reply's first): at the cut, the blank lines are then what the reply shown
