@@ -282,8 +282,8 @@ def _interactive_or_headless(args: argparse.Namespace) -> int:
     if prompt is not None:
         from .headless import run_headless
 
-        return _run(run_headless, runtime, prompt, output_format=args.output_format,
-                    approve=args.approve or "ask")
+        return _run(run_headless, runtime, prompt[0], output_format=args.output_format,
+                    approve=args.approve or "ask", piped=prompt[1])
     if run_tui is not None:
         return int(run_tui(runtime, initial=args.message))
     if not sys.stdin.isatty():
@@ -374,17 +374,15 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> int:
     return anyio.run(go)
 
 
-def _headless_prompt(prompt: str) -> str:
-    """``-p TEXT``, stdin, or both: piped input is added after the prompt as context."""
+def _headless_prompt(prompt: str) -> tuple[str, str]:
+    """``-p TEXT``, stdin, or both, as (prompt, piped): piped input follows the prompt
+    as words (see :func:`shell.headless.run_headless`)."""
     piped = ""
     if not sys.stdin.isatty():
         piped = sys.stdin.read()
-    if prompt and piped.strip():
-        return f"{prompt}\n\n{piped}"
-    text = prompt or piped
-    if not text.strip():
+    if not (prompt + piped).strip():
         raise UsageError("-p needs a prompt: -p \"TEXT\", or the prompt on stdin")
-    return text
+    return prompt, piped if piped.strip() else ""
 
 
 def _build_runtime(args: argparse.Namespace, settings: Any = None, *, middleware_later: bool = False) -> Any:

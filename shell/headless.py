@@ -173,13 +173,21 @@ async def run_headless(
     approve: ApprovePolicy = "ask",
     out: IO[str] | None = None,
     err: IO[str] | None = None,
+    piped: str = "",
 ) -> int:
-    """One reply to ``prompt``; returns the exit code (see :mod:`shell.frontend.exits`)."""
+    """One reply to ``prompt`` (and ``piped``, what stdin held, after it as words: a file
+    or another program's output is data, so its ``@`` mentions attach nothing); returns
+    the exit code (see :mod:`shell.frontend.exits`)."""
     out = out or sys.stdout
     err = err or sys.stderr
     runtime.ask = approver(approve, err)
     _preamble(runtime, err)
-    composed = runtime.compose(prompt, typed=False)  # @ files and pasted image paths; @.env only if allowed
+    from .context.attachments import path_mentions
+
+    composed = runtime.compose(prompt, typed=False, piped=piped)  # the prompt's @ files (@.env if allowed)
+    if path_mentions(piped):
+        err.write("agent-shell: @ mentions in piped input are sent as words and attach nothing "
+                  "(put the ones you mean in -p \"…\")\n")
     if composed.problems:
         for problem in composed.problems:
             err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")

@@ -135,6 +135,11 @@ def mentions(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group(1) or m.group(2)) for m in MENTION.finditer(text)]
 
 
+def path_mentions(text: str) -> list[str]:
+    """The ``@`` mentions in ``text`` that look like paths (``@src/app.py``, not ``@alice``)."""
+    return [raw for _, _, raw in mentions(text) if _looks_like_path(raw)]
+
+
 def secret_mentions(text: str, root: Path) -> list[str]:
     """The ``@`` mentions in ``text`` of files that usually hold secrets (by the name
     written or where it leads): what someone else's text (a project's command) may
@@ -293,10 +298,13 @@ def compose(
     *,
     staged: Sequence[Attachment] = (),
     refuse: Callable[[str], str | None] | None = None,
+    piped: str = "",
 ) -> Composed:
     """The message for ``text`` with its ``@`` files, pasted image paths and the
     ``staged`` attachments (``/image``). ``refuse(relative_path)`` returns why a
-    file may not be attached (a permission rule), or None."""
+    file may not be attached (a permission rule), or None. ``piped`` (what ``-p`` read
+    from stdin) follows ``text`` as words only: its ``@`` mentions and image paths are
+    data from a file or another program, not the user's, and attach nothing."""
     root = root.resolve()
     attachments: list[Attachment] = list(staged)
     problems: list[str] = []
@@ -335,6 +343,8 @@ def compose(
         attachments.append(found)
     for pasted in pasted_images(text, seen):
         attachments.append(pasted)
+    if piped:
+        text = f"{text}\n\n{piped}" if text else piped
     if not attachments:
         return Composed(UserMessage(text), (), tuple(problems), tuple(notes))
     blocks: list[Block] = [TextBlock(text)] if text else []

@@ -383,7 +383,7 @@ what a message carries."""
                     f'set vision = true under [models."{provider}:{getattr(model, "name", "")}"])')
         return None
 
-    def compose(self, text: str, *, typed: bool = True) -> Composed:
+    def compose(self, text: str, *, typed: bool = True, piped: str = "") -> Composed:
         """The message for ``text``: its ``@`` files, pasted image paths and the staged
         images attached (see :mod:`shell.context.attachments`). With problems the
         front end must not send it; without, the staged images are used up.
@@ -391,11 +391,12 @@ what a message carries."""
         ``typed=False``: the text may not be the user's own words (``-p`` prompts are
         built from issue titles and PR bodies in scripts), so ``@.env`` there does
         not attach a file that usually holds secrets unless a rule allows reading it
-        (``--allow 'read_file(.env)'``) or the mode is bypass."""
+        (``--allow 'read_file(.env)'``) or the mode is bypass. ``piped``: text read from
+        stdin, added after ``text`` as words (its ``@`` mentions attach nothing)."""
         from ..context.attachments import compose
 
         refuse = self._refused_read if typed else self._refused_unless_allowed
-        composed = compose(text, self.workspace.root, staged=self.staged, refuse=refuse)
+        composed = compose(text, self.workspace.root, staged=self.staged, refuse=refuse, piped=piped)
         images = [a for a in composed.attachments if a.kind == "image"]
         refusal = self.image_refusal() if images else None
         if refusal:
