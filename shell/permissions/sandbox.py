@@ -299,7 +299,8 @@ class Sandbox:
         self.secret_index = SecretFileIndex([self.workspace])
         """The workspace's secret-looking files, hidden from commands (see :mod:`.secretfiles`)."""
         self._flags: gitflags.Flags | None = None
-        """The index's hiding flags before the running command (see :mod:`.gitflags`)."""
+        """The indexes' hiding flags before the running command (see :mod:`.gitflags`)."""
+        self._flags_seen: gitflags.Flags = {}
         self.staged = StagedCopies()
         """What git's index holds of the tracked ones, shown in their place (see :mod:`.gitstaged`)."""
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
@@ -330,8 +331,9 @@ class Sandbox:
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
-        self._flags = gitflags.flags(self.workspace, self._flags)
-        return found, runslater.guard(self.roots(), found.runs_later)
+        walls = runslater.guard(self.roots(), found.runs_later)
+        self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
+        return found, walls
 
     def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
         """After a command ended: what it created or changed that runs later, moved
@@ -354,7 +356,7 @@ class Sandbox:
         """Index flags the command set to hide its changes from ``git status`` and
         ``git diff`` (skip-worktree, assume-unchanged), cleared (see :mod:`.gitflags`)."""
         before, self._flags = self._flags, None
-        return [] if before is None else gitflags.unhide(self.workspace, before)
+        return [] if before is None else gitflags.unhide(before)
 
     def roots(self) -> list[Path]:
         """The workspace and the directories added to it, as the walk sees them."""

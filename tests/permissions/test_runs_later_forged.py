@@ -219,3 +219,35 @@ async def test_index_flags_that_hide_an_edit_from_git_status_are_cleared_and_sai
     assert "Makefile" in result.text and "skip-worktree" in result.text
     quiet = await run(box, "git status --short")  # nothing new hidden: nothing said
     assert "skip-worktree" not in quiet.text
+
+
+async def test_index_flags_are_cleared_in_nested_repositories_submodules_and_worktrees(ws: Path) -> None:
+    """The flag check read only the workspace's own ``.git``: an edit hidden with
+    ``--skip-worktree`` in ``vendor/lib`` (a repository of its own), a submodule
+    (``.git/modules/sub``) or a worktree (``.git/worktrees/wt``) stayed hidden."""
+    require_sandbox()
+    for repo in (ws / "src", ws / "vendor" / "lib"):
+        repo.mkdir(parents=True)
+        git(repo, "init", "-q")
+        (repo / "run.sh").write_text("echo hi\n")
+        git(repo, "add", ".")
+        git(repo, "commit", "-qm", "one")
+    git(ws, "init", "-q")
+    (ws / "top.txt").write_text("top\n")
+    git(ws, "add", "top.txt")
+    git(ws, "commit", "-qm", "top")
+    added = git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(ws / "src"), "sub")
+    assert added.returncode == 0, added.stderr
+    git(ws, "commit", "-qm", "sub")
+    git(ws, "worktree", "add", "-q", "wt")
+    assert (ws / ".git" / "modules" / "sub").is_dir() and (ws / ".git" / "worktrees" / "wt").is_dir()
+    box = Sandbox(ws)
+    result = await run(box, "for d in vendor/lib sub; do echo 'touch pwned' >> $d/run.sh && "
+                            "git -C $d update-index --skip-worktree run.sh; done && "
+                            "echo edit >> wt/top.txt && git -C wt update-index --assume-unchanged top.txt && "
+                            "echo hidden")
+    assert "hidden" in result.text
+    for tree, name in ((ws / "vendor" / "lib", "run.sh"), (ws / "sub", "run.sh"), (ws / "wt", "top.txt")):
+        assert name in git(tree, "status", "--short").stdout, tree  # the edit shows again
+        assert (tree / name).relative_to(ws).as_posix() in result.text
+    assert result.text.count("skip-worktree or assume-unchanged") == 3
