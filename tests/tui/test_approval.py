@@ -228,3 +228,15 @@ async def test_a_call_that_fits_is_approved_at_the_first_key() -> None:
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.busy)
         assert len(_results(agent)) == 1
+
+
+async def test_a_tall_terminal_shows_a_call_that_fits_in_it_whole() -> None:
+    """At 200x60 a 40-line write said "↓ 1 more line below" with the rest of the screen
+    free: the dialog grows to the room it has (up to the screen less its border)."""
+    lines = "\n".join(f"line {i}" for i in range(40))
+    app, _agent, _ = scripted_app([_call(text=lines), "done"], middleware=[AskEverything()])
+    async with app.run_test(size=(200, 60)) as pilot:
+        dialog = await ask_dialog(app, pilot)
+        await pilot.pause(0.2)
+        assert dialog._unseen_lines() == 0
+        assert "below" not in str(dialog.query_one("#guard", Static).content)

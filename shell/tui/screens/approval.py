@@ -144,8 +144,8 @@ class ApprovalScreen(ModalScreen[None]):
         border: thick $warning; background: $surface; padding: 0 1; }
     ApprovalScreen #title { text-style: bold; color: $warning; }
     ApprovalScreen #tool-desc, ApprovalScreen #req-desc { color: $text-muted; }
-    ApprovalScreen #body { height: auto; max-height: 60vh; background: $panel; margin: 1 0 0 0; }
-    /* max-height is fitted to the room left by the rest (_fit_body) */
+    ApprovalScreen #body { height: auto; max-height: 80vh; background: $panel; margin: 1 0 0 0; }
+    /* max-height is fitted to all the room left by the rest (_fit_body) */
     ApprovalScreen .section { color: $text-muted; text-style: italic; }
     ApprovalScreen #keys { color: $foreground; margin: 1 0 0 0; }
     ApprovalScreen #guard { color: $warning; height: 1; }
@@ -324,7 +324,8 @@ class ApprovalScreen(ModalScreen[None]):
     def _fit_body(self) -> None:
         """The arguments and diff scroll in what is left once the title, descriptions
         and keys are placed: in a small terminal (60x20) the keys stay on screen, the
-        body scrolls, instead of the key line being cut off at the bottom."""
+        body scrolls, instead of the key line being cut off at the bottom; in a tall one
+        it takes all the room left (60% of 200x60 said "↓ 1 more line below" over free rows)."""
         if self._gone():
             return
         dialog = self.query_one("#dialog", Vertical)
@@ -335,7 +336,7 @@ class ApprovalScreen(ModalScreen[None]):
             for child in dialog.children
             if child is not body and child.display
         )
-        fits = max(3, min(int(self.size.height * 0.6), room - used - body.styles.margin.top))
+        fits = max(3, room - used - body.styles.margin.top)
         if body.styles.max_height is None or body.styles.max_height.value != fits:
             body.styles.max_height = fits
         self.call_after_refresh(self._show_more)
