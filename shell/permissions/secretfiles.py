@@ -63,6 +63,7 @@ from shell.core.secrets import BY_FOLDER, is_secret_file, secret_name_hints
 
 from . import paths as resolving
 from .runslater import PLACED_DIRS, why
+from .shellwords import read_words
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
@@ -454,11 +455,27 @@ _WORD_SPLIT = re.compile(r"[\s=:,;&|<>()`]+")
 _WORD = re.compile(r"""(?:[^\s'"\\;&|<>()`]|\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?)+""", re.DOTALL)
 """A shell word: quoted parts and escapes belong to it; an unclosed quote runs to the end."""
 _QUOTING = re.compile(r"""\\(.)|['"]""", re.DOTALL)
+_PRINTF_ENDS = re.compile(r"(?:\\[nrt])+$")
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 
 
-def _unquote(word: str) -> str:
-    """The word as the shell passes it on: ``".e""nv"`` and ``.e\\nv`` are ``.env``."""
-    return _QUOTING.sub(lambda m: m.group(1) or "", word)
+def _unquote(word: str) -> list[str]:
+    """The word as the shell passes it on (:func:`.shellwords.read_words`: ``".e""nv"``
+    and ``.e\\nv`` are ``.env``, ``{.env,x}`` is two words, but ``'*\\n'`` keeps its
+    backslash: single quotes keep everything); an unclosed quote is read loosely."""
+    words = read_words(word)
+    if words is None:
+        return [_QUOTING.sub(lambda m: m.group(1) or "", word)]
+    return [w.text for w in words]
+
+
+def _readings(piece: str) -> list[str]:
+    """How a program may read a word that holds a backslash: as it is (a file name),
+    and as a pattern (``find -name '*.p\\em'`` is ``*.pem``: fnmatch drops a backslash),
+    with a printf line end (``'*.pem\\n'``) left off: the text printf writes."""
+    if "\\" not in piece:
+        return [piece]
+    return [piece, _ESCAPED.sub(r"\1", _PRINTF_ENDS.sub("", piece))]
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -502,18 +519,19 @@ def _named(command: str) -> tuple[str, ...]:
     (quotes and escapes as the shell reads them), and wildcards that match such names
     (``.e*``, ``-name '*.pem'``): they would reach secret files outside the workspace,
     which are not hidden."""
-    words = [_unquote(w) for w in _WORD.findall(command)]
+    words = [text for w in _WORD.findall(command) for text in _unquote(w)]
     out: list[str] = []
     seen: set[str] = set()
     for word in words:
         whole = [] if _WORD_SPLIT.search(word) else [word]  # else its pieces (a quoted command's words)
         for piece in [*whole, *_WORD_SPLIT.split(word)]:
-            piece = piece.strip()
-            if not piece or piece in seen:
-                continue
-            seen.add(piece)
-            if _glob_names_secret(piece) if _GLOB.search(piece) else is_secret_file(piece):
-                out.append(piece)
+            for reading in _readings(piece.strip()):
+                if not reading or reading in seen:
+                    continue
+                seen.add(reading)
+                if _glob_names_secret(reading) if _GLOB.search(reading) else is_secret_file(reading):
+                    out.append(reading)  # as it names the files: the question quotes this
+                    break
     return tuple(out)
 
 

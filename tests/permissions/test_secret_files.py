@@ -181,6 +181,19 @@ def test_which_words_of_a_command_name_a_secret_file() -> None:
     assert named_secret_files(line) == [".env", "x/.env.local"]
 
 
+def test_backslashes_are_read_as_the_shell_and_the_program_read_them() -> None:
+    """``printf '*\\n' > .gitignore`` asked "names *n": the backslash was dropped inside
+    single quotes, where the shell keeps it, and ``*n`` matched ``secrets.json``. The
+    question quotes what the files are named by; a pattern program (``find -name``)
+    still has its escapes read, and printf's line end is not part of a name."""
+    assert named_secret_files("printf '*\\n' > .gitignore") == []
+    assert named_secret_files('printf "*\\n" > .gitignore') == []
+    assert named_secret_files("printf '.env\\n' >> .gitignore") == [".env"]  # as `echo .env` does
+    assert named_secret_files("find ~ -name '*.p\\em' -exec cat {} +") == ["*.pem"]
+    assert named_secret_files("cat .e\\nv") == [".env"]  # unquoted: the shell drops it
+    assert named_secret_files("cat {.env,notes} $'\\x2eenvrc'") == [".env", ".envrc"]
+
+
 # -- the sandbox, for real -----------------------------------------------------------------------
 
 
