@@ -1,21 +1,35 @@
 """Whole events of an MCP server's HTTP answers, where one must be seen whole.
 
-An answer to ``tools/list`` (a JSON body, or the events of a streamable HTTP
-answer): the SDK reads it whole with a parser that gives up around 200 levels, so
-one tool whose schema nested 3,000 deep failed the server with all its tools. Such
-an answer is written again with that tool replaced by a stand-in the listing names
-(:func:`~shell.tools.mcp_listing.readable_listing`).
+Two answers are read here event by event before the SDK sees them:
+
+* an answer to ``tools/list`` (a JSON body, or the events of a streamable HTTP
+  answer): the SDK reads it whole with a parser that gives up around 200 levels, so
+  one tool whose schema nested 3,000 deep failed the server with all its tools.
+  Such an answer is written again with that tool replaced by a stand-in the
+  listing names (:func:`~shell.tools.mcp_listing.readable_listing`);
+* the event stream of the older SSE transport, which carries every answer of the
+  connection: the SDK cut an event at 1 MiB and ended the whole connection (a
+  2 MB result, which stdio reads and cuts to 30,000 characters, lost the server).
+  Events up to the cap pass; one over it is dropped and replaced by an error
+  answer to its request, naming the server, so only that call fails
+  (:class:`EventCutter`).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anyio
 
 from .mcp_listing import readable_listing
 
 EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
 """The blank lines that end an event (the line endings the SSE format allows)."""
+SNIFF = 4096
+"""Bytes at each end of a dropped event searched for its request's id."""
 
 
 class EventSplitter:
@@ -75,3 +89,122 @@ async def readable_listing_body(chunks: AsyncIterator[bytes], events: bool) -> A
             yield rewrite_listing_event(event)
     if splitter.buffer:
         yield bytes(splitter.buffer)
+
+
+class EventCutter:
+    """The older SSE transport's event stream, with each event over ``limit`` bytes
+    replaced by an error answer to its request (``message(what)`` says what happened,
+    naming the server). The request is the one whose id the event begins with (the
+    Python SDK's order) or ends with (the TypeScript SDK's); with neither, the event is
+    dropped, and its call ends at its own timeout, which names the server. An event
+    stalled for ``stall`` seconds part-way ends the stream with ``error`` (a read cut
+    short cannot be resumed; the SDK ends the connection, as it did after 300 s)."""
+
+    def __init__(
+        self, limit: int, stall: float, message: Callable[[str], str], error: Callable[[str], Exception],
+    ) -> None:
+        self._limit = limit
+        self._stall = stall
+        self._message = message
+        self._error = error
+        self._splitter = EventSplitter()
+        self._head = b""
+        self._tail = b""
+        self._told: Any = None
+        self._what = ""
+        self._dropping = False
+
+    async def events(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        iterator = chunks.__aiter__()
+        while True:
+            mid_event = self._dropping or bool(self._splitter.buffer.strip())  # not between events
+            try:
+                with anyio.fail_after(self._stall if mid_event else None):
+                    chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+            except TimeoutError:  # a read cut short cannot be resumed: the stream ends here
+                what = f"sent part of an answer, then nothing for {self._stall:g} s"
+                raise self._error(self._message(what)) from None
+            for out in self._feed(chunk):
+                yield out
+
+    def _feed(self, chunk: bytes) -> list[bytes]:
+        out = []
+        for event in self._splitter.feed(chunk):
+            if self._dropping:  # the end of the event being dropped
+                self._tail = (self._tail + event)[-SNIFF:]
+                out.append(self._finish())
+            elif len(event) > self._limit:  # it came whole, in one chunk
+                self._head, self._tail, self._told = event[:SNIFF], event[-SNIFF:], None
+                self._what = self._too_large()
+                ident = _leading_id(self._head)
+                ident = _trailing_id(self._tail) if ident is None else ident
+                out.append(b"" if ident is None else self._stand_in(ident))
+            else:
+                out.append(event)
+        if self._dropping:
+            self._trim()
+        elif len(self._splitter.buffer) > self._limit:
+            out.append(self._drop(self._too_large()))
+        return [event for event in out if event]
+
+    def _too_large(self) -> str:
+        return f"sent more than {self._limit // (1024 * 1024)} MB in one answer"
+
+    def _trim(self) -> None:
+        """Keep only the last bytes of the event being dropped (for its id), and in the
+        splitter the line endings a blank line split across two chunks begins with."""
+        buffer = self._splitter.buffer
+        keep = min(3, len(buffer) - len(buffer.rstrip(b"\r\n")))
+        self._tail = (self._tail + bytes(buffer[: len(buffer) - keep]))[-SNIFF:]
+        self._splitter.keep_last(keep)
+
+    def _drop(self, what: str) -> bytes:
+        """Start dropping the event under way; its stand-in if its id is known already."""
+        if not self._dropping:
+            self._head = bytes(self._splitter.buffer[:SNIFF])
+            self._tail = b""
+            self._dropping, self._what, self._told = True, what, None
+            self._trim()
+        ident = _leading_id(self._head)
+        if ident is None or self._told is not None:
+            return b""
+        self._told = ident
+        return self._stand_in(ident)
+
+    def _finish(self) -> bytes:
+        """The dropped event ended: its stand-in, unless one was sent."""
+        self._dropping = False
+        if self._told is not None:
+            return b""
+        ident = _trailing_id(self._tail)
+        return b"" if ident is None else self._stand_in(ident)
+
+    def _stand_in(self, ident: Any) -> bytes:
+        error = {"code": -32000, "message": self._message(self._what)}
+        answer = json.dumps({"jsonrpc": "2.0", "id": ident, "error": error})
+        return f"event: message\ndata: {answer}\n\n".encode()
+
+
+_ID = rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")'
+_LEADING = re.compile(rb'data:\s?\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?' + _ID)
+_TRAILING = re.compile(_ID + rb"\s*\}\s*$")
+
+
+def _leading_id(head: bytes) -> Any:
+    found = _LEADING.search(head)
+    return _id(found.group(1)) if found else None
+
+
+def _trailing_id(tail: bytes) -> Any:
+    found = _TRAILING.search(tail)
+    return _id(found.group(1)) if found else None
+
+
+def _id(raw: bytes) -> Any:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, (int, str)) else None

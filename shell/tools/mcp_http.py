@@ -6,8 +6,9 @@ shell to 3 GB in 20 s. So every client the SDK gets from here counts the bytes o
 each answer and stops at :data:`MAX_ANSWER_BYTES`, with an error naming the
 server and what to do: a JSON body, and one event of an event stream (the SDK's
 own cap of 1 MiB an event made a 2 MB result of a real server over streamable
-HTTP fail, where over stdio it was read and cut to the usual cap; the older SSE
-transport keeps the SDK's cap). The SDK
+HTTP fail, where over stdio it was read and cut to the usual cap; over the older
+SSE transport it ended the whole connection, and there one event over the cap
+fails its own call: see :mod:`.mcp_events`). The SDK
 turns that error into the failure of the one request it answered (the handshake
 or a tool call); the server's other requests go on.
 
@@ -61,20 +62,23 @@ def too_large_message(server: str, limit: int = MAX_ANSWER_BYTES) -> str:
 
 
 def capped_client_factory(
-    server: str, limit: int = MAX_ANSWER_BYTES, refusals: list[str] | None = None,
+    server: str, limit: int = MAX_ANSWER_BYTES, refusals: list[str] | None = None, legacy: bool = False,
 ) -> Callable[..., Any]:
     """A factory with the SDK's ``create_mcp_http_client`` signature whose clients cap
     every non-stream answer at ``limit`` bytes and keep a broken or stalled answer to
     its own request (see the module's docstring). ``refusals`` collects each HTTP
     error status the server answered with (the SDK says only "Server returned an
-    error response"). An answer to ``tools/list`` is read so that a tool nested too
-    deep costs only itself (see :mod:`.mcp_events`)."""
-    from .mcp_events import readable_listing_body  # it reads lists (mcp_results reads us)
+    error response"). ``legacy``: the older SSE transport, whose one event stream (a
+    GET) carries every answer: an event over ``limit`` fails its own call only (see
+    :class:`~shell.tools.mcp_events.EventCutter`). An answer to ``tools/list`` is read
+    so that a tool nested too deep costs only itself (see :mod:`.mcp_events`)."""
+    from .mcp_events import EventCutter, readable_listing_body  # it reads lists (mcp_results reads us)
 
     httpx = sdk_httpx()
     make = importlib.import_module("mcp.shared._httpx_utils").create_mcp_http_client
     body, guarded = _body_class(httpx, server, limit), _guarded_class(httpx, server)
     wrapped = _wrapped_class(httpx)
+    sse_error = getattr(httpx, "SSEError", None) or httpx.StreamError
 
     async def cap(response: Any) -> None:
         kind = response.headers.get("content-type", "").lower()
@@ -83,6 +87,10 @@ def capped_client_factory(
             refusals.append(f"HTTP {response.status_code}{what}")
             del refusals[:-1]
         events = kind.startswith("text/event-stream")
+        if legacy and events and response.request.method == "GET":
+            cutter = EventCutter(limit, BODY_STALL, lambda what: broken_message(server, what), sse_error)
+            response.stream = wrapped(response.stream, cutter.events)
+            return
         response.stream = body(response.stream, events)
         if _request_method(response.request) == "tools/list":
             response.stream = wrapped(response.stream, lambda chunks: readable_listing_body(chunks, events))
@@ -256,8 +264,29 @@ def streamable_http(
 def sse(
     server: str, url: str, headers: dict[str, str], refusals: list[str] | None = None,
 ) -> AbstractAsyncContextManager[Any]:
-    """The SDK's (older) SSE transport with a capped client for its POSTs' answers."""
-    from mcp.client.sse import sse_client
+    """The SDK's (older) SSE transport with a capped client: its event stream reads
+    events up to :data:`MAX_ANSWER_BYTES`, as streamable HTTP does (the SDK's 1 MiB
+    ended the whole connection), and one over it fails its own call."""
+    module: Any = importlib.import_module("mcp.client.sse")
+    _lift_event_cap(module)
+    factory = capped_client_factory(server, refusals=refusals, legacy=True)
+    return module.sse_client(url, headers=headers or None,  # type: ignore[no-any-return]
+                             httpx_client_factory=factory)
 
-    factory = capped_client_factory(server, refusals=refusals)
-    return sse_client(url, headers=headers or None, httpx_client_factory=factory)
+
+def _lift_event_cap(module: Any) -> None:
+    """Make the SDK's SSE transport open its event stream with a cap above ours (the
+    cut is :class:`EventCutter`'s, per event, failing one call): ``sse_client`` takes
+    no size, and opens the stream through this one name of its module."""
+    opener = getattr(module, "sse_within_origin", None)
+    if opener is None or getattr(opener, "agent_shell_lifted", False):
+        return
+    if "max_event_size" not in inspect.signature(opener).parameters:
+        return  # an SDK without the cap
+
+    def lifted(*args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("max_event_size", 2 * MAX_ANSWER_BYTES)
+        return opener(*args, **kwargs)
+
+    lifted.agent_shell_lifted = True  # type: ignore[attr-defined]
+    module.sse_within_origin = lifted

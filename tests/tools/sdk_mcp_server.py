@@ -3,6 +3,7 @@ ways real servers do, over stdio or streamable HTTP on 127.0.0.1:
 
     python sdk_mcp_server.py MODE            stdio
     python sdk_mcp_server.py MODE --http PORT
+    python sdk_mcp_server.py MODE --sse PORT   the older SSE transport
 
 Every mode has the tools ``echo``, ``die`` (the process exits mid-call), ``logs``
 (``n`` log messages, then the answer), ``slow`` (answers late), ``big`` (``mb`` megabytes of text) and
@@ -117,5 +118,7 @@ if __name__ == "__main__":
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run("streamable-http", host="127.0.0.1", port=port)
+    elif "--sse" in sys.argv:
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[sys.argv.index("--sse") + 1]))
     else:
         server.run()

@@ -1,5 +1,6 @@
 """Real MCP servers written with the official SDK (tests/tools/sdk_mcp_server.py),
-each a process on 127.0.0.1, over stdio and over streamable HTTP: what a user meets
+each a process on 127.0.0.1, over stdio and over streamable HTTP (some over the
+older SSE transport too): what a user meets
 when such a server dies mid-call, never answers the handshake, floods log messages,
 answers 50 MB, lists tools the SDK refuses, or names its tools to collide and deceive."""
 
@@ -40,11 +41,15 @@ def _spec(mode: str, transport: str, env: dict[str, str] | None = None) -> Itera
         yield {"command": sys.executable, "args": [str(SERVER), mode], "env": env or {}}
         return
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(SERVER), mode, "--http", str(port)], start_new_session=True,
+    flag = "--sse" if transport == "sse" else "--http"
+    proc = subprocess.Popen([sys.executable, str(SERVER), mode, flag, str(port)], start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_listening(proc, port, 60, "the SDK server")
-        yield {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}
+        if transport == "sse":
+            yield {"type": "sse", "url": f"http://127.0.0.1:{port}/sse"}
+        else:
+            yield {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}
     finally:
         proc.kill()
         proc.wait()
@@ -108,7 +113,7 @@ async def test_a_server_that_never_answers_initialize_neither_blocks_start_up_no
                                      "still be downloading: start agent-shell again later)")
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("transport", [*TRANSPORTS, "sse"])
 async def test_a_flood_of_log_messages_does_not_stop_the_answer(transport: str, recorder: Recorder) -> None:
     async with _connected("plain", transport) as mcp:
         result = await _run(mcp, "logs", recorder, n=3000)
@@ -118,12 +123,13 @@ async def test_a_flood_of_log_messages_does_not_stop_the_answer(transport: str, 
         assert again.text == "echo after"
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("transport", [*TRANSPORTS, "sse"])
 async def test_results_of_2_and_50_mb_and_deep_nesting_are_bounded(
     transport: str, recorder: Recorder
 ) -> None:
     """Over streamable HTTP a 2 MB result failed whole ("Server-sent event exceeded
-    the 1048576 byte limit", naming no server) where stdio read it and cut it."""
+    the 1048576 byte limit", naming no server) where stdio read it and cut it; over
+    the older SSE transport it ended the whole connection, every tool with it."""
     async with _connected("plain", transport) as mcp:
         two = await _run(mcp, "big", recorder, mb=2)
         assert not two.is_error
