@@ -37,7 +37,7 @@ from operator import attrgetter
 from types import AsyncGeneratorType
 from typing import TYPE_CHECKING, Any
 
-from shell.core.events import Event, ReplyEnd, ReplyStart
+from shell.core.events import Event, ReplyEnd, ReplyStart, is_event
 
 from .blame import ACTIVE, SOURCE_ATTR, owner_of, tag
 from .coroutine_driver import Bridge, bridged
@@ -297,6 +297,27 @@ class StreamOnion:
             tag(exc, self.core_source)  # the core (the model, the loop) raised it
         else:
             self.stack._failed(slot, self.hook, exc)
+
+    def outermost_failed(self, exc: Exception) -> Exception:
+        """``exc`` is about what came out of the onion (an item of the wrong kind): the
+        outermost layer gave it, so it is that layer's failure. Returns ``exc``."""
+        for _, slot in self.members:  # entered outermost first
+            if slot is not None:
+                self.stack._failed(slot, self.hook, exc)
+                return exc
+        tag(exc, self.core_source)
+        return exc
+
+    def check_event(self, item: Any) -> None:
+        """An ``on_reply`` / ``on_reasoning`` item that is not an event is the outermost
+        layer's failure (a ``TypeError`` saying what to yield)."""
+        if not is_event(item):
+            raise self.outermost_failed(
+                TypeError(
+                    f"{self.hook} yielded {type(item).__name__}; it must yield the events it gets "
+                    "from next() (or events of its own, e.g. CustomEvent)"
+                )
+            )
 
     def blame(self, exc: Exception) -> None:
         """Name who raised ``exc`` (for an error that left the onion untagged: it

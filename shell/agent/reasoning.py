@@ -19,7 +19,7 @@ from time import perf_counter
 import anyio.lowlevel
 
 from middleware.types import ReasoningRequest, ReplyCancelled, StopReply, TurnAction
-from shell.core.assembly import ChunkAssembler, MessageBuilder, message_chunks
+from shell.core.assembly import ChunkAssembler, MessageBuilder, NotAChunk, message_chunks
 from shell.core.events import (
     Event,
     ModelCallEnd,
@@ -67,6 +67,7 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
     turn = perf_counter() + HOLD_SLICE_S
     try:
         async for event in onion.items:
+            onion.check_event(event)
             builder.see(event)
             for queued in reply.drain():
                 yield queued
@@ -136,6 +137,8 @@ async def reasoning_core(reply: Reply, request: ReasoningRequest) -> AsyncIterat
             for event in events:
                 yield event
     except Exception as exc:
+        if isinstance(exc, NotAChunk):
+            onion.outermost_failed(exc)
         onion.blame(exc)
         for event in [*reply.drain(), *assembler.abort()]:
             yield event

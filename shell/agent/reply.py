@@ -32,7 +32,15 @@ from middleware.context import ReplyRun
 from middleware.streaming_onion import StreamOnion
 from middleware.types import ReplyCancelled, ReplyRequest, TurnAction
 from shell.core.assembly import MessageBuilder
-from shell.core.events import Event, Notice, ReplyEnd, ReplyStart, StopReason, ToolExecutionEnd, with_reply_id
+from shell.core.events import (
+    Event,
+    Notice,
+    ReplyEnd,
+    ReplyStart,
+    StopReason,
+    ToolExecutionEnd,
+    with_reply_id,
+)
 from shell.core.messages import AssistantMessage, Message, ToolResult, ToolResultMessage, Usage
 from shell.core.model import ModelChunk, model_label, notice_sink
 from shell.core.tools import Tool
@@ -175,6 +183,7 @@ class Reply:
                                     yield queued
                                 yield with_reply_id(onion.start_event(), run.reply_id)
                             last = event
+                        onion.check_event(event)
                         for queued in self._outside_the_loop(event):
                             yield queued
                         if type(event) is ReplyEnd:

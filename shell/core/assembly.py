@@ -41,6 +41,11 @@ class _Call:
         self.started = False
 
 
+class NotAChunk(TypeError):
+    """Something that is not a model chunk came out of the ``on_model_call`` layers
+    (the outermost layer's error: see ``StreamOnion.outermost_failed``)."""
+
+
 class ChunkAssembler:
     """Turns one model call's chunks into block events (ids unique in the reply)."""
 
@@ -71,6 +76,12 @@ class ChunkAssembler:
             self.usage = self.usage + chunk.usage
         elif isinstance(chunk, StopChunk):
             self.stop_reason = chunk.reason
+        else:
+            raise NotAChunk(
+                f"on_model_call yielded {type(chunk).__name__}; it must yield the model's chunks "
+                "(TextDelta, ThinkingDelta, ToolCallDelta, UsageChunk, StopChunk), e.g. "
+                "'async for chunk in next(request): yield chunk'"
+            )
 
     def _open_block(self, kind: str) -> Iterator[Event]:
         """Close a block of the other kind and open one of ``kind``, unless one is open."""
@@ -145,8 +156,10 @@ tools take a few levels; a server that sends 1,000 made ``json.loads`` raise
 and anything short of that would recurse again in validation or the next request."""
 
 
-_TOO_DEEP = (f"The arguments were nested more than {MAX_ARGS_DEPTH} levels deep, too deep to "
-             "read, so the tool was not run; use flatter arguments")
+_TOO_DEEP = (
+    f"The arguments were nested more than {MAX_ARGS_DEPTH} levels deep, too deep to "
+    "read, so the tool was not run; use flatter arguments"
+)
 
 
 def parse_args(raw: str) -> tuple[dict[str, Any], str | None]:

@@ -218,6 +218,11 @@ Event: TypeAlias = (
 EVENT_TYPES: tuple[type[Event], ...] = Event.__args__
 
 
+def is_event(value: object) -> bool:
+    """Whether ``value`` is one of the events (what a streaming hook must yield)."""
+    return isinstance(value, _Event)
+
+
 def with_reply_id(event: Event, reply_id: str) -> Event:
     """Fill in ``reply_id`` on an event a middleware built without one."""
     if event.reply_id:

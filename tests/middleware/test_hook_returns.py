@@ -139,3 +139,39 @@ async def test_the_shorthands_the_seeds_use_still_count_as_results() -> None:
     agent.middleware.add(_odd("after_tool_call", _after_whole_result))
     events = await collect(agent)
     assert of(events, ToolExecutionEnd)[0].result == ToolResult("replaced whole", is_error=True)
+
+
+async def _chunks_as_text(self: Any, ctx: Any, request: Any, next: Any) -> Any:
+    async for chunk in next(request):
+        yield str(chunk)
+
+
+async def _events_as_text(self: Any, ctx: Any, request: Any, next: Any) -> Any:
+    async for event in next(request):
+        yield repr(event)
+
+
+@pytest.mark.parametrize(
+    ("hook", "body", "should"),
+    [
+        ("on_model_call", _chunks_as_text, "TextDelta"),
+        ("on_reasoning", _events_as_text, "events"),
+        ("on_reply", _events_as_text, "events"),
+    ],
+)
+async def test_a_streaming_hook_that_yields_the_wrong_kind_of_item_is_that_middlewares_error(
+    hook: str, body: Any, should: str
+) -> None:
+    """DESIGN.md: "An error raised inside a middleware is that middleware's
+    (`ErrorEvent.source` is its name)"; `on_model_call` streams chunks, `on_reply` and
+    `on_reasoning` stream events. Before, chunks of another kind vanished (the reply
+    ended "stopped" with nothing said) and events of another kind crashed the loop,
+    blamed on the agent."""
+    agent = Agent(ScriptedModel(["hello there"]))
+    agent.middleware.add(_odd(hook, body))
+    events = await collect(agent)
+    (error,) = of(events, ErrorEvent)
+    assert error.source == "Odd" and hook in error.error and should in error.error
+    assert type(events[0]).__name__ == "ReplyStart"
+    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "error"
+    assert history_is_valid(agent.messages)
