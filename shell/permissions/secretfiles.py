@@ -22,9 +22,9 @@ One exception to the name rule: a ``.pem`` file that holds only certificates (no
 ``PRIVATE KEY`` anywhere in its first MB) is public, and commands need CA bundles
 and test certificates to work; it is read (once per size and mtime) to tell.
 
-What is not searched: ``.git``, ``node_modules``, caches and virtualenvs
-(:data:`SKIP_DIRS`, a directory holding ``pyvenv.cfg``): dependencies, not the
-user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). A sandboxed
+What is not searched: ``.git``, ``node_modules``, caches and what virtualenvs install
+into (:data:`SKIP_DIRS`; in a directory holding ``pyvenv.cfg`` its :data:`VENV_PARTS`):
+dependencies, not the user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). A sandboxed
 command must not be able to un-hide a file for the next command, so: a secret file
 found once stays hidden while it is where it was, whether the walk reaches it or not;
 one that is gone from there (moved, it or its folder, perhaps into ``node_modules``
@@ -70,6 +70,10 @@ SKIP_DIRS = frozenset({
     ".pytest_cache", ".ruff_cache",
 })  # fmt: skip
 """Directories not searched (unless a known secret file moved: then all are)."""
+VENV_PARTS = frozenset({"lib", "lib64", "Lib", "include", "Include", "share"})
+"""What a virtualenv (a folder holding ``pyvenv.cfg``) installs into: not searched. Its
+other folders are, since a ``pyvenv.cfg`` is only a text file (a repository can commit
+one, a command can write one) and must not hide ``pkg/conf/.env`` beside it."""
 MAX_ENTRIES = 100_000
 """Directory entries one search reads fresh (listings kept from before are not counted)."""
 MAX_SECONDS = 1.0
@@ -280,12 +284,12 @@ class SecretFileIndex:
                 links.append(prefix + name)
             for name in listing.later:
                 later[prefix + name] = None
-            if listing.venv and not everywhere:
+            venv = listing.venv and not everywhere
+            if venv:
                 for path in self._site_later(directory):  # what Python runs at every start there
                     later[path] = None
-                continue
             for name in reversed(listing.subdirs):
-                if everywhere or name not in SKIP_DIRS:
+                if everywhere or not (name in SKIP_DIRS or (venv and name in VENV_PARTS)):
                     stack.append(prefix + name)
         found.update(here)
         self._finish(found, links, dirs, lost, bool(stopped))

@@ -394,6 +394,22 @@ async def test_a_pyvenv_cfg_a_command_drops_beside_a_secret_does_not_unhide_it(w
     assert "fourth" in fourth.text and KEY not in fourth.text, fourth.text
 
 
+def test_a_pyvenv_cfg_hides_only_what_a_virtualenv_installs(ws: Path) -> None:
+    """A folder that holds a ``pyvenv.cfg`` from the start (committed by a repository,
+    or made with one by a command) was skipped whole, ``pkg/conf/.env`` included; only
+    a virtualenv's own install folders (``lib``, ``include``, ``share``) are skipped."""
+    (ws / "pkg" / "conf").mkdir(parents=True)
+    (ws / "pkg" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (ws / "pkg" / "conf" / ".env").write_text(f"DEEP={KEY}\n")
+    site = ws / "pkg" / "lib" / "python3.12" / "site-packages" / "dep" / "tests"
+    site.mkdir(parents=True)
+    (site / "test.key").write_text("a dependency's test key\n")
+    found = SecretFileIndex([ws]).find()
+    rel = {found.relative(p) for p in found.paths}
+    assert "pkg/conf/.env" in rel
+    assert not any(r.startswith("pkg/lib/") for r in rel)
+
+
 async def test_a_secret_whose_folder_moves_into_a_skipped_folder_stays_hidden(ws: Path) -> None:
     """``mv config node_modules/``: found after that command, and still by the next
     one, whose search skips ``node_modules`` again (tester's H20)."""
