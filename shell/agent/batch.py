@@ -22,7 +22,7 @@ import anyio
 import anyio.lowlevel
 
 from middleware.types import BeforeToolCallResult, CallOutcome
-from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage
+from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, tool_result_message
 
 from .reply import Reply
 
@@ -120,9 +120,7 @@ class ToolBatch:
                 group.cancel_scope.cancel()
             return
         self.outcomes[call.id] = outcome
-        self.messages[call.id] = ToolResultMessage(
-            call.id, call.name, outcome.result.content, outcome.result.is_error
-        )
+        self.messages[call.id] = tool_result_message(call.id, call.name, outcome.result)
 
     async def stop(self) -> None:
         """Cancel what still runs and wait for it to end (the calls get results)."""

@@ -20,6 +20,7 @@ from middleware.stack import error_source
 from middleware.types import BLOCKED_REASON, BeforeToolCallResult, CallOutcome, ToolRequest
 from shell.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResult
+from shell.core.packed_text import compact
 from shell.core.tools import ToolArgumentError, ToolContext
 
 from .reply import Reply
@@ -78,6 +79,7 @@ async def run_call(
             result = await stack.after_tool_call(state, result)
             error = state.error
     duration = perf_counter() - started if started else 0.0
+    compact(result, "content")  # hooks are done with it: held from here on, packed if large
     reply.emit(ToolExecutionEnd(call.id, result, duration, blocked))
     return CallOutcome(call, result, error, blocked)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from .packed_text import PackedText, packed_field, store, stored
+
 
 @dataclass(frozen=True, slots=True)
 class TextBlock:
@@ -138,6 +140,34 @@ class ToolResult:
     @property
     def text(self) -> str:
         return content_text(self.content)
+
+
+# A large result is held as UTF-8 bytes and read back as the same str (see
+# packed_text): every message that enters the history packs; a ToolResult packs once
+# its hooks are done (``shell.agent.tool_call``), so they read plain strings.
+packed_field(ToolResultMessage, "content", auto=True)
+packed_field(ToolResult, "content", auto=False)
+
+
+def tool_result_message(call_id: str, name: str, result: ToolResult) -> ToolResultMessage:
+    """The history's message for ``result``, sharing its (packed) text rather than
+    decoding and packing it again."""
+    message = ToolResultMessage(call_id, name, "", result.is_error)
+    store(message, "content", stored(result, "content"))
+    return message
+
+
+def stored_text(item: ToolResult | ToolResultMessage) -> str | PackedText:
+    """``item.text`` as held: a packed text stays packed (for :func:`store` into
+    another packed field, e.g. the front end's copy of a result)."""
+    raw = stored(item, "content")
+    return raw if isinstance(raw, PackedText) else content_text(raw)
+
+
+def result_length(message: ToolResultMessage) -> int:
+    """``len(message.text)`` without decoding a packed text (for token estimates)."""
+    raw = stored(message, "content")
+    return raw.length if isinstance(raw, PackedText) else len(content_text(raw))
 
 
 def to_message(value: str | Message) -> Message:

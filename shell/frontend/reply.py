@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from shell.core import events as ev
-from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResultMessage, Usage
+from shell.core.messages import (
+    AssistantMessage,
+    Message,
+    ToolCallBlock,
+    ToolResultMessage,
+    Usage,
+    stored_text,
+)
+from shell.core.packed_text import packed_field, store
 from shell.core.textsafety import json_text, map_strings, sanitize_line
 
 from .exits import exit_code
@@ -130,6 +138,11 @@ class CallView:
             if line.strip():
                 return line.strip()[:width]
         return ""
+
+
+# ``result`` shares the history's packed text (see shell.core.packed_text): read as a
+# str, held as UTF-8 bytes when large; a span decodes it only when opened.
+packed_field(CallView, "result", auto=True)
 
 
 def ended_status(result_is_error: bool, *, blocked: bool, cancelled: bool, rejected: bool = False) -> Status:
@@ -302,7 +315,7 @@ class ReplyState:
         result = event.result
         details = result.details if isinstance(result.details, dict) else {}
         diff = details.get("diff")
-        call.result = result.text
+        store(call, "result", stored_text(result))  # shared with the history, packed if large
         call.is_error = result.is_error
         call.diff = diff if isinstance(diff, str) else ""
         call.warning = call_warning(details)
@@ -409,7 +422,7 @@ def calls_from_messages(
         elif isinstance(message, ToolResultMessage):
             call = calls.get(message.call_id)
             if call is not None:
-                call.result = message.text
+                store(call, "result", stored_text(message))
                 call.is_error = message.is_error
                 outcome = outcomes.get(message.call_id, "")
                 call.status = ended_status(message.is_error, blocked=bool(outcome), cancelled=False,

@@ -29,6 +29,7 @@ from shell.core.messages import (
     ToolResultMessage,
     Usage,
     UserMessage,
+    result_length,
 )
 from shell.core.model import (
     ModelChunk,
@@ -176,6 +177,6 @@ def _length_of(message: Message) -> int:
         return known[1]
     if len(_lengths) >= 100_000:  # bounded: a long test run forgets, then measures again
         _lengths.clear()
-    length = len(_text_of(message))
+    length = result_length(message) if isinstance(message, ToolResultMessage) else len(_text_of(message))
     _lengths[id(message)] = (message, length)
     return length

@@ -53,7 +53,8 @@ from shell.core.events import (
     ToolExecutionEnd,
     ToolExecutionUpdate,
 )
-from shell.core.messages import AssistantMessage, Message, ToolResultMessage
+from shell.core.messages import AssistantMessage, Message, ToolResultMessage, tool_result_message
+from shell.core.packed_text import pack, unpack
 from shell.core.textsafety import json_text
 
 from .codec import message_to_dict
@@ -418,7 +419,10 @@ class SessionRecorder:
 
     def _shown_as(self, message: Message, encoded: dict[str, Any]) -> bool:
         """A tool result that is in the file already, exactly so, as a ``tool_result``."""
-        return isinstance(message, ToolResultMessage) and self._provisional.get(message.call_id) == encoded
+        if not isinstance(message, ToolResultMessage):
+            return False
+        kept = self._provisional.get(message.call_id)
+        return kept is not None and _unkept(kept) == encoded
 
     def _land(self, results: list[Message]) -> None:
         """Results already in the file as ``tool_result`` records land in the history:
@@ -495,10 +499,10 @@ class SessionRecorder:
         if event.call_id in self._answered:
             return  # its batch landed already: the result is in the file as a message
         name = self._call_names.get(event.call_id, "")
-        result = ToolResultMessage(event.call_id, name, event.result.content, event.result.is_error)
+        result = tool_result_message(event.call_id, name, event.result)
         encoded = self._encode(result)
         self.file.write({"kind": "tool_result", "message": encoded})
-        self._provisional[event.call_id] = encoded
+        self._provisional[event.call_id] = _kept(encoded)
 
 
     # -- writing --------------------------------------------------------------------
@@ -523,6 +527,17 @@ class SessionRecorder:
                         "content": stand_in, "is_error": True}
             return {"role": "user", "content": stand_in}
 
+
+
+def _kept(encoded: dict[str, Any]) -> dict[str, Any]:
+    """A ``tool_result`` record as kept until its batch lands: a large text packed
+    (1,000 results of a batch would otherwise be held twice, see packed_text)."""
+    content = encoded.get("content")
+    return {**encoded, "content": pack(content)} if isinstance(content, str) else encoded
+
+
+def _unkept(kept: dict[str, Any]) -> dict[str, Any]:
+    return {**kept, "content": unpack(kept["content"])} if "content" in kept else kept
 
 
 def _reply_end(event: ReplyEnd) -> dict[str, Any]:

@@ -57,9 +57,11 @@ class Redactor(Secrets):
             return UserMessage(self.content(message.content))
         if isinstance(message, AssistantMessage):
             return AssistantMessage(self.content(message.content), message.usage, message.stop_reason)
-        return ToolResultMessage(
-            message.call_id, message.name, self.content(message.content), message.is_error
-        )
+        content = message.content
+        redacted = self.content(content)
+        if redacted is content:  # nothing to redact: the same message (a large text stays packed)
+            return message
+        return ToolResultMessage(message.call_id, message.name, redacted, message.is_error)
 
 
 NO_REDACTION = Redactor(patterns=False)

@@ -1,0 +1,119 @@
+"""Large tool results kept as UTF-8 bytes, read back as the very same text.
+
+Why: a tool result is held for the whole session (the history sends it to the model
+every round; the front end shows it when a span is opened). CPython stores a string
+at the width of its widest character, so a 100,000-character file with one ``≤`` or
+``—`` in it takes 200 KB; its UTF-8 bytes take ~100 KB. With 1,000 ``read_file``
+results in one turn that was 200 MB of the TUI's 282 (BENCHMARKS.md, round 8/9).
+
+What the rest of the program sees does not change: a packed field is read through a
+descriptor that decodes on access, so ``message.content`` / ``result.content`` is
+always an equal ``str`` (hooks, providers, ``dataclasses.replace``, ``==``, pickling
+all go through it). The text round-trips exactly: ``surrogatepass`` keeps even lone
+surrogates. A string is packed only when it is large (``PACK_MIN_CHARS``) and its
+bytes are clearly smaller than the string (mostly-ASCII text stored 2 or 4 bytes a
+character); ASCII and CJK text stay strings, where packing would save nothing.
+
+Why not zlib: compressing 100 KB costs ~2 ms here (2 s for 1,000 results) against
+~0.15 ms to encode UTF-8; decoding is as cheap (~0.1 ms per 100 KB, a fraction of
+what a provider spends turning the same text into JSON each round).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+PACK_MIN_CHARS = 8192
+"""Strings shorter than this are kept as they are (byte-identical, no decode cost)."""
+
+
+class PackedText:
+    """A text held as its UTF-8 bytes (``surrogatepass``: any ``str`` round-trips),
+    and its length in characters (token estimates need no decoding)."""
+
+    __slots__ = ("data", "length")
+
+    def __init__(self, data: bytes, length: int) -> None:
+        self.data = data
+        self.length = length
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "surrogatepass")
+
+    def __repr__(self) -> str:
+        return f"PackedText({len(self.data)} bytes)"
+
+
+def pack(value: Any) -> Any:
+    """``value`` as it is best held: a ``PackedText`` for a large string whose UTF-8
+    bytes take at most 3/4 of its memory, else ``value`` itself."""
+    if type(value) is not str or len(value) < PACK_MIN_CHARS or value.isascii():
+        return value
+    data = value.encode("utf-8", "surrogatepass")
+    if len(data) * 4 > sys.getsizeof(value) * 3:
+        return value  # Latin-1 or mostly non-ASCII text: the string is as small
+    return PackedText(data, len(value))
+
+
+def unpack(value: Any) -> Any:
+    """The value a packed field stands for (``PackedText`` decoded, anything else as is)."""
+    return value.text() if type(value) is PackedText else value
+
+
+class PackedField:
+    """A data descriptor wrapping a slot: stores what it is given (packing strings
+    when ``auto``), returns the unpacked value. Installed by :func:`packed_field`."""
+
+    __slots__ = ("auto", "slot")
+
+    def __init__(self, slot: Any, auto: bool) -> None:
+        self.slot = slot
+        self.auto = auto
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return unpack(self.slot.__get__(obj, owner))
+
+    def __set__(self, obj: object, value: Any) -> None:
+        self.slot.__set__(obj, pack(value) if self.auto else value)
+
+
+def packed_field(cls: type, name: str, *, auto: bool) -> None:
+    """Make the slotted dataclass field ``cls.name`` a packed field. ``auto``: every
+    string stored is packed when large; otherwise only :func:`compact` packs it (for
+    values that hooks still read many times before they settle)."""
+    slot = cls.__dict__[name]
+    if isinstance(slot, PackedField):
+        return
+    setattr(cls, name, PackedField(slot, auto))
+
+
+def _field(obj: object, name: str) -> PackedField:
+    descriptor = type(obj).__dict__.get(name)
+    if not isinstance(descriptor, PackedField):
+        raise TypeError(f"{type(obj).__name__}.{name} is not a packed field")
+    return descriptor
+
+
+def stored(obj: object, name: str) -> Any:
+    """What the packed field ``obj.name`` holds (a ``PackedText`` stays packed), to
+    hand to another packed field without decoding and encoding again."""
+    field = _field(obj, name)
+    return field.slot.__get__(obj, type(obj))
+
+
+def store(obj: object, name: str, value: Any) -> None:
+    """Set the packed field ``obj.name`` to ``value`` (a ``PackedText`` is kept as it
+    is, shared, not copied), frozen dataclasses included. Only for values equal to
+    what the field stands for, or on an object nobody else has seen yet."""
+    field = _field(obj, name)
+    field.slot.__set__(obj, value if type(value) is PackedText else pack(value) if field.auto else value)
+
+
+def compact(obj: object, name: str) -> None:
+    """Pack the string ``obj.name`` holds, in place. The value read stays equal, so
+    this is invisible to anyone who holds ``obj``, frozen or not."""
+    field = _field(obj, name)
+    field.slot.__set__(obj, pack(field.slot.__get__(obj, type(obj))))

@@ -1,0 +1,157 @@
+"""Large tool results are held as UTF-8 bytes, and nobody can tell: the model is sent
+the same text, hooks read the same ``str``, sessions save and resume it exactly,
+and the front end shares the history's copy instead of holding its own."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from middleware.base import Middleware
+from shell.agent import Agent, AssistantMessage, ToolCallBlock
+from shell.core.messages import Message, ToolResult, ToolResultMessage, result_length
+from shell.core.packed_text import PACK_MIN_CHARS, PackedText, pack, stored, unpack
+from shell.core.tools import tool
+from shell.frontend.reply import ReplyState
+from shell.providers.anthropic import to_anthropic_messages
+from shell.providers.openai import to_openai_messages
+from shell.providers.scripted import ScriptedModel
+from shell.sessions import SessionRecorder, SessionStore, load_session, resume
+from shell.sessions.redact import NO_REDACTION
+
+# README-like: mostly ASCII, one wide character (2 bytes a character as a str), and a
+# lone surrogate (what a file name read with surrogateescape may carry).
+LARGE = ("line of text ≤ 50 KB \udcff\n" * 3000)[: PACK_MIN_CHARS * 8]
+SMALL = "small ≤ result"
+CJK = "漢字のテキスト" * 3000  # UTF-8 would be larger than the str: kept a str
+SAVED = LARGE.replace("\udcff", "—")  # session files are UTF-8: a lone surrogate is saved as U+FFFD
+
+
+@tool(read_only=True)
+async def big(which: str) -> str:
+    """Return a large or a small text."""
+    return {"large": LARGE, "small": SMALL, "cjk": CJK, "saved": SAVED}[which]
+
+
+def _calls(*which: str) -> AssistantMessage:
+    return AssistantMessage(tuple(ToolCallBlock(f"c_{w}", "big", {"which": w}) for w in which))
+
+
+class Seen(Middleware):
+    """Records what the hooks are given, as a middleware author would read it."""
+
+    def __init__(self) -> None:
+        self.tool_results: list[Any] = []
+        self.history: list[Any] = []
+        self.turn_results: list[Any] = []
+
+    async def after_tool_call(self, ctx: Any, result: ToolResult) -> None:
+        self.tool_results.append(result.content)
+
+    async def transform_context(self, ctx: Any, messages: list[Message]) -> list[Message]:
+        self.history.extend(m.content for m in messages if isinstance(m, ToolResultMessage))
+        return messages
+
+    async def after_turn(self, ctx: Any, results: Any) -> None:
+        self.turn_results.extend(outcome.result.content for outcome in results)
+
+
+async def _reply(agent: Agent, state: ReplyState | None = None) -> None:
+    async for event in agent.reply("go"):
+        if state is not None:
+            state.apply(event)
+
+
+@pytest.mark.anyio
+async def test_the_model_is_sent_every_result_exactly_as_the_tool_returned_it() -> None:
+    model = ScriptedModel([_calls("large", "small", "cjk"), "done"])
+    agent = Agent(model, tools=[big])
+    await _reply(agent)
+    request = model.requests[-1]
+    openai = {m["tool_call_id"]: m["content"] for m in to_openai_messages(request) if m["role"] == "tool"}
+    assert openai == {"c_large": LARGE, "c_small": SMALL, "c_cjk": CJK}
+    _, anthropic = to_anthropic_messages(request)
+    sent = json.dumps(anthropic, ensure_ascii=False)
+    assert json.dumps(LARGE, ensure_ascii=False)[1:-1] in sent
+    # under the threshold (or where bytes save nothing) the history holds the tool's own str
+    results = {m.call_id: m for m in agent.messages if isinstance(m, ToolResultMessage)}
+    assert type(stored(results["c_small"], "content")) is str
+    assert type(stored(results["c_cjk"], "content")) is str
+    packed = stored(results["c_large"], "content")
+    assert isinstance(packed, PackedText) and len(packed.data) < sys.getsizeof(LARGE) * 0.6
+    assert [result_length(r) for r in results.values()] == [len(LARGE), len(SMALL), len(CJK)]
+
+
+@pytest.mark.anyio
+async def test_hooks_read_plain_strings_equal_to_the_result() -> None:
+    seen = Seen()
+    agent = Agent(ScriptedModel([_calls("large"), "done"]), tools=[big], middleware=[seen])
+    await _reply(agent)
+    for texts in (seen.tool_results, seen.history, seen.turn_results):
+        assert texts == [LARGE] and type(texts[0]) is str
+
+
+def test_a_packed_message_behaves_as_the_dataclass_it_is() -> None:
+    message = ToolResultMessage("c1", "big", LARGE)
+    assert isinstance(stored(message, "content"), PackedText)
+    assert message == ToolResultMessage("c1", "big", LARGE) and message.text == LARGE
+    assert hash(message) == hash(ToolResultMessage("c1", "big", LARGE))
+    assert message != ToolResultMessage("c1", "big", LARGE + "x")
+    edited = dataclasses.replace(message, is_error=True)
+    assert edited.content == LARGE and edited.is_error
+    assert dataclasses.replace(message, content="short").content == "short"
+    assert pickle.loads(pickle.dumps(message)) == message == copy.deepcopy(message)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        message.content = "changed"  # type: ignore[misc]
+
+
+@given(st.text(max_size=200))
+def test_any_text_round_trips(text: str) -> None:
+    """Any characters (astral, surrogates, NUL) in a large, mostly-ASCII text."""
+    wide = text + "≤" + "a" * PACK_MIN_CHARS + text
+    message = ToolResultMessage("c", "t", wide)
+    assert isinstance(stored(message, "content"), PackedText)
+    assert message.content == wide and unpack(pack(wide)) == wide
+    assert unpack(pack(text)) is text  # short: kept as it is
+
+
+@pytest.mark.anyio
+async def test_the_front_end_shares_the_historys_copy() -> None:
+    state = ReplyState()
+    agent = Agent(ScriptedModel([_calls("large"), "done"]), tools=[big])
+    await _reply(agent, state)
+    call = state.calls["c_large"]
+    assert call.result == LARGE and call.first_result_line() == "line of text ≤ 50 KB \udcff"
+    message = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
+    assert stored(call, "result") is stored(message, "content")  # one copy, not two
+
+
+@pytest.mark.anyio
+async def test_a_session_saves_and_resumes_large_results_exactly(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    store = SessionStore()
+    agent = Agent(ScriptedModel([_calls("saved", "small"), "done"]), tools=[big])
+    with SessionRecorder(store, agent, redactor=NO_REDACTION) as rec:
+        async for _ in rec.record(agent.reply("go")):
+            pass
+    loaded = load_session(rec.path)
+    assert loaded.messages == agent.messages and not loaded.problems
+    again_model = ScriptedModel(["more"])
+    again = Agent(again_model, tools=[big])
+    resume(again, loaded)
+    result = next(m for m in again.messages if isinstance(m, ToolResultMessage) and m.call_id == "c_saved")
+    assert isinstance(stored(result, "content"), PackedText) and result.content == SAVED
+    await _reply(again)
+    sent = {m["tool_call_id"]: m["content"] for m in to_openai_messages(again_model.requests[-1])
+            if m["role"] == "tool"}
+    assert sent == {"c_saved": SAVED, "c_small": SMALL}
