@@ -51,5 +51,9 @@ def mcp_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     if problem is not None:
         return CommandResult(sanitize_line(problem[0].upper() + problem[1:]) + ".", error=True)
     name = sanitize_line(words[1])
-    return CommandResult(f"Starting the MCP server {name} again; its tools come back when it is ready "
-                         "(`/mcp` shows how it stands).")
+    if mcp.status(words[1]).transport == "stdio":
+        return CommandResult(f"Starting the MCP server {name} again; its tools come back when it is ready "
+                             "(`/mcp` shows how it stands).")
+    return CommandResult(f"Connecting to the MCP server {name} again; its tools come back when it is ready "
+                         "(`/mcp` shows how it stands). agent-shell does not start a server it reaches over "
+                         "HTTP: if it stopped, start it first.")

@@ -187,7 +187,7 @@ class McpServer:
             # Any failure is reported as the server's state, never raised into the app.
             # Errors while the shell hangs up are not news about the server.
             if not self._closing and self.status.state in ("connecting", "ready"):
-                reason = describe_error(exc) + self._stderr_tail()
+                reason = describe_error(exc) + self._unreachable(exc) + self._stderr_tail()
                 self._set("exited" if self.status.state == "ready" else "failed", reason)
         finally:
             self._session = None
@@ -217,7 +217,8 @@ class McpServer:
                 exc = TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s (a first npx "
                                    "or uvx run may still be downloading: start agent-shell again later)")
             if self.status.state == "connecting":
-                self._set("failed", describe_error(exc) + self._refused() + self._stderr_tail())
+                self._set("failed", describe_error(exc) + (self._refused() or self._unreachable(exc))
+                          + self._stderr_tail())
             raise exc from None
         usable, unusable = await anyio.to_thread.run_sync(refuse_unusable, listed)
         refused = [*self._listing.skipped, *((tool_name(self.spec.name, n), why) for n, why in unusable)]
@@ -358,6 +359,10 @@ class McpServer:
         return (f" (it answered {self._refusals[-1]}: is {self.spec.url} its MCP endpoint? That address "
                 "often ends in /mcp, or /sse for an SSE server)")
 
+    def _unreachable(self, exc: BaseException) -> str:
+        stdio = self.spec.transport == "stdio"
+        return "" if stdio else mcp_http.unreachable(exc, self.spec.url, self.spec.name)
+
     def _stderr_tail(self) -> str:
         text = self._stderr.text(STDERR_TAIL) if self._stderr is not None else ""
         return f"\nserver stderr (last lines):\n{text}" if text else ""
@@ -432,7 +437,8 @@ class McpServer:
                 await session.send_ping()
         except Exception as ping:
             if connection_lost(ping):
-                return f"its answer broke off, then it did not answer a ping ({describe_error(ping)})"
+                return (f"its answer broke off, then it did not answer a ping ({describe_error(ping)})"
+                        + mcp_http.start_it_yourself(self.spec.name))
         return None
 
     def stop(self) -> None:

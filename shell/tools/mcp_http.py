@@ -31,6 +31,7 @@ import contextlib
 import importlib
 import inspect
 import json
+import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -216,6 +217,28 @@ def _wrapped_class(httpx: Any) -> Any:
             await self._inner.aclose()
 
     return Wrapped
+
+
+def unreachable(exc: BaseException, url: str, server: str) -> str:
+    """What to do when nothing answers at a server's address (`` (…)``), or "" when that
+    is not why ``exc`` happened. agent-shell starts a stdio server, never one it
+    reaches over HTTP: "ConnectError: All connection attempts failed" after
+    ``/mcp restart`` said neither that the server is not running nor who starts it."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if "Connect" not in type(exc).__name__:
+        return ""
+    try:  # no user, path or query: a token may be in them
+        parts = urllib.parse.urlsplit(url)
+        where = f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}"
+    except ValueError:
+        where = "its address"
+    return f" (nothing answers at {where}{start_it_yourself(server)})"
+
+
+def start_it_yourself(server: str) -> str:
+    return (f"; agent-shell does not start a server it reaches over HTTP: start it again, "
+            f"then `/mcp restart {server}`")
 
 
 def _request_method(request: Any) -> Any:

@@ -1,5 +1,6 @@
 """``/mcp``: the MCP servers as they stand, and starting one that died again, with a
-real server written with the official SDK (tests/tools/sdk_mcp_server.py) over stdio."""
+real server written with the official SDK (tests/tools/sdk_mcp_server.py) over stdio
+and over streamable HTTP."""
 
 from __future__ import annotations
 
@@ -71,3 +72,65 @@ async def test_a_server_that_died_is_listed_so_and_started_again_with_its_tools(
         assert result.text == "echo back"
         listed, _ = await run("/mcp")
         assert "- **sdk** (stdio) ready, 6 tools" in listed
+
+
+async def test_restarting_an_http_server_that_died_says_who_starts_it_and_connects_once_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """agent-shell does not run a server it reaches over HTTP: after one died, `/mcp
+    restart` said "Starting …" and the server then failed with only "ConnectError: All
+    connection attempts failed"."""
+    import subprocess
+
+    from tests.tools.mcp_servers import free_port, wait_listening
+
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    port = free_port()
+
+    def serve() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, str(SERVER), "plain", "--http", str(port)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_listening(proc, port, 60, "the SDK server")
+        return proc
+
+    proc = serve()
+    servers = {"sdk": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp?token=SECRET"}}
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, cwd=str(tmp_path))),
+        settings=Settings(path=tmp_path / "none.toml"), model=ScriptedModel(["Hi."]),
+    )
+    commands = default_commands()
+
+    async def approve(request: object) -> ApprovalDecision:
+        return ApprovalDecision("approve")
+
+    try:
+        async with runtime.running():
+            await _state(runtime, "ready")
+            die = next(t for t in runtime.agent.tools if t.name == "sdk__die")
+            context = ToolContext(ToolCallBlock("c1", die.name, {}), lambda _: None, approve)
+            with anyio.fail_after(60):
+                died = await die.run({}, context)
+            proc.wait()
+            todo = ("agent-shell does not start a server it reaches over HTTP: start it again, then "
+                    "`/mcp restart sdk`")
+            assert died.text.endswith(todo)
+            assert runtime.mcp.status("sdk").state == "exited"
+            said = await commands.run(runtime, "/mcp restart sdk")
+            assert not said.error
+            assert said.text.startswith("Connecting to the MCP server sdk again; its tools come back when it "
+                                        "is ready")
+            assert said.text.endswith("agent-shell does not start a server it reaches over HTTP: if it "
+                                      "stopped, start it first.")
+            await _state(runtime, "failed")
+            message = runtime.mcp.status("sdk").message
+            assert f"(nothing answers at http://127.0.0.1:{port}; {todo})" in message
+            assert "SECRET" not in message and "/mcp?" not in message
+            proc = serve()  # the user starts it, then asks again
+            assert not (await commands.run(runtime, "/mcp restart sdk")).error
+            await _state(runtime, "ready")
+            assert "sdk__echo" in {t.name for t in runtime.agent.tools}
+    finally:
+        proc.kill()
+        proc.wait()
