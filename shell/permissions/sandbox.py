@@ -60,6 +60,7 @@ from . import gitflags, paths, quarantine, runslater
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitstaged import StagedCopies
 from .homesecrets import SECRET_PATHS, found_in_config
+from .hostsockets import SOCKET_FOLDERS, host_sockets
 from .runslater import Guard, Planted
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 
@@ -74,8 +75,9 @@ MAX_REVEALS = 64
 
 SYSTEM_SECRET_PATHS = (
     "/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/user",
+    *SOCKET_FOLDERS,
 )  # fmt: skip
-"""Sockets that would let a command act outside the sandbox (a container engine is root)."""
+"""Sockets that would let a command act outside the sandbox (the rest: :mod:`.hostsockets`)."""
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
@@ -418,6 +420,7 @@ class Sandbox:
         agent = os.environ.get("SSH_AUTH_SOCK")
         if agent:
             wanted.append(Path(agent))
+        wanted.extend(s for s in host_sockets() if not _under(s, [self.workspace, *self.added]))
         wanted.extend(self.extra_hidden)
         wanted.extend(self.denied_reads())
         private = [Path("/tmp"), Path("/var/tmp")]  # replaced by empty ones already

@@ -283,3 +283,32 @@ def test_a_probe_started_ahead_gives_the_answer_of_a_probe_on_demand() -> None:
     finally:
         module._probe.cache_clear()
         assert sandbox_status() == on_demand
+
+
+CONNECT = (
+    "python3 -c \"import socket,sys; s=socket.socket(socket.AF_UNIX)\n"
+    "try: s.connect(sys.argv[1]); print('CONNECTED')\nexcept OSError as e: print('REFUSED', e)\" "
+)
+
+
+async def test_the_hosts_unix_sockets_are_out_of_reach_and_the_projects_own_are_not(home: Path) -> None:
+    """A socket with a path is a door out of the sandbox (a screen session, an ssh
+    agent in home, D-Bus, libvirt): every one the kernel lists is covered, wherever
+    it is and whatever its name; one in the workspace is the project's own."""
+    require_sandbox()
+    listeners = []
+    for where in (home / ".1password" / "agent.sock", home / "project" / "db.sock"):
+        where.parent.mkdir(exist_ok=True)
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(where))
+        listener.listen()
+        listeners.append(listener)
+    try:
+        box = Sandbox(home / "project")
+        outside = await sh(box, CONNECT + str(home / ".1password" / "agent.sock"))
+        inside = await sh(box, CONNECT + str(home / "project" / "db.sock"))
+    finally:
+        for listener in listeners:
+            listener.close()
+    assert "REFUSED" in outside.text and "CONNECTED" not in outside.text, outside.text
+    assert "CONNECTED" in inside.text, inside.text
