@@ -3,7 +3,8 @@ searched fuzzily in milliseconds, 100,000 files and more.
 
 The index walks the workspace the way ``grep`` and ``glob`` do (``.gitignore``
 honoured, symlinked directories not entered, symlink loops skipped: see
-:mod:`shell.tools.ignore`) in a daemon thread, publishing what it has every few
+:mod:`shell.tools.ignore`; files that usually hold secrets and links leading out of the
+workspace are not offered: see :func:`offered`) in a daemon thread, publishing what it has every few
 thousand files, so the picker answers from the first keystroke, with whatever the
 walk has reached. It stops at ``max_entries`` and says so.
 
@@ -21,12 +22,15 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from shell.core.secrets import is_secret_file, secret_name_hints
 
 MAX_ENTRIES = 200_000
 """Files and folders indexed at most (a monorepo beyond this is cut and says so)."""
@@ -150,6 +154,28 @@ def subsequence(query: str, *, anchored: bool = True) -> re.Pattern[str]:
     return re.compile("".join(parts) + "[^\\n]*")
 
 
+_HINTS = re.compile("|".join(map(re.escape, secret_name_hints())))
+
+
+def offered(path: Path, root: Path, is_link: bool) -> bool:
+    """Whether the picker offers ``path``: never what attaching would refuse or what
+    usually holds secrets. A file named like one (``.env``, ``id_ed25519``: the one
+    list of :mod:`shell.core.secrets`) is left out, and so is a link whose target is
+    one or lies outside the workspace (``notes.md -> ~/.ssh/id_ed25519``). Typing the
+    name in full still attaches a secret file inside the workspace (your own act)."""
+    name = path.name.lower()
+    if _HINTS.search(name) and is_secret_file(str(path)):
+        return False
+    if not is_link:
+        return True
+    try:
+        target = os.path.realpath(path)
+    except (OSError, ValueError):
+        return False
+    inside = target == str(root) or target.startswith(str(root).rstrip("/") + "/")
+    return inside and not is_secret_file(target)
+
+
 @dataclass(slots=True)
 class FileIndex:
     """The files and folders under ``root``; :meth:`search` them as the user types."""
@@ -224,7 +250,8 @@ class FileIndex:
         root = self.root
         base = len(str(root)) + 1
         for found in walk_entries(root, ignore_root_for(root, root)):
-            yield str(found.path)[base:].replace("\\", "/")
+            if offered(found.path, root, found.is_symlink):
+                yield str(found.path)[base:].replace("\\", "/")
 
     # -- searching -----------------------------------------------------------------------
     def search(self, query: str, limit: int = 50) -> list[Match]:

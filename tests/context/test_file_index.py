@@ -41,6 +41,28 @@ def test_the_index_honours_gitignore_and_lists_folders(tmp_path: Path) -> None:
     assert index.search("secret") == []
 
 
+def test_the_picker_never_offers_a_secret_file_or_a_link_out(tmp_path: Path) -> None:
+    """``@no`` listed ``notes.md -> ~/.ssh/id_ed25519``; Tab inserted it and Enter said
+    "Not sent: outside the workspace". What attaching refuses, or what usually holds
+    secrets, is not offered (typing ``@.env`` in full still attaches it)."""
+    root, home = tmp_path / "ws", tmp_path / "home"
+    (root / "src").mkdir(parents=True)
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("KEY")
+    (home / "todo.txt").write_text("t")
+    for rel in ("src/app.py", ".env", "src/.env.local", "deploy/server.pem", "notes-real.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    (root / "notes.md").symlink_to(home / ".ssh" / "id_ed25519")  # out, to a key
+    (root / "todo.md").symlink_to(home / "todo.txt")  # out: attaching refuses it
+    (root / "readme.txt").symlink_to(root / ".env")  # a harmless name for a secret inside
+    (root / "app-link.py").symlink_to(root / "src" / "app.py")  # inside, harmless: offered
+    paths = {m.path for m in built(root).search("", limit=100)}
+    assert {"src/app.py", "notes-real.md", "app-link.py"} <= paths
+    for refused in (".env", "src/.env.local", "deploy/server.pem", "notes.md", "todo.md", "readme.txt"):
+        assert refused not in paths
+
+
 def test_ranking_name_start_then_name_then_path_then_fuzzy(tmp_path: Path) -> None:
     names = ["lib/app.py", "lib/webapp.py", "app/main.py", "docs/a_p_p.md", "a/p/p.txt", "deep/a/b/c/app.py"]
     index = FileIndex(tmp_path, walker=lambda root: iter(names))
