@@ -42,3 +42,32 @@ async def test_the_footer_offers_esc_cancel_reply_during_every_reply_and_not_whe
             await wait_for(pilot, lambda: not app.busy, timeout=20)
             assert "escape Cancel reply" not in footer_offers(app)  # idle, Esc cancels nothing
             await wait_for(pilot, lambda: footer_says(app)[:4] == IDLE)
+
+
+async def test_the_footer_says_what_esc_does_in_the_approval_dialog() -> None:
+    """While the user edits a call's arguments, Esc goes back to the question: the
+    footer said "esc Cancel reply" there. It follows the dialog's mode."""
+    from shell.agent import AssistantMessage, ToolCallBlock
+
+    from .helpers import AskEverything, ask_dialog, scripted_app
+
+    call = AssistantMessage((ToolCallBlock("c1", "write_note", {"path": "a.txt", "text": "hi"}),))
+    app, _agent, _ = scripted_app([call, "done"], middleware=[AskEverything()])
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await ask_dialog(app, pilot)
+
+        def main_footer() -> list[str]:
+            return [f"{key.key_display} {key.description}" for key in app.main.query(FooterKey)]
+
+        await wait_for(pilot, lambda: "esc Cancel reply" in main_footer())
+        dialog.quiet_until = 0
+        await pilot.press("e")
+        await wait_for(pilot, lambda: dialog.mode == "edit")
+        await wait_for(pilot, lambda: "esc Back to the question" in main_footer())
+        assert "esc Cancel reply" not in main_footer()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: dialog.mode == "view" and app.busy)  # back, the reply goes on
+        await wait_for(pilot, lambda: "esc Cancel reply" in main_footer())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy)
+        await wait_for(pilot, lambda: not any(k.startswith("esc ") for k in main_footer()))

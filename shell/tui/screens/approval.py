@@ -41,15 +41,13 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widget import Widget
-from textual.widgets import Button, Input, RadioButton, Static, TextArea
+from textual.widgets import Button, Input, Static, TextArea
 
 from shell.core.approvals import (
     ApprovalDecision,
     ApprovalRequest,
-    RuleScope,
     parse_edited_args,
     rejection,
     rest_refusal,
@@ -68,13 +66,9 @@ from shell.frontend.approval import (
 from shell.tui.widgets.scope_choice import ScopeChoice
 
 from ..highlight import diff_text
+from .approval_boxes import SCOPES, box_parts
 from .approval_queue import PendingApproval, approvable_together, settle, take_batch_mates
 
-SCOPES: tuple[tuple[RuleScope, str], ...] = (
-    ("session", "this session"),
-    ("project", "this project"),
-    ("user", "everywhere (user config)"),
-)
 GUARDED = ("approve", "edit", "reject", "always", "approve_all", "approve_rest", "reject_rest")
 
 
@@ -170,7 +164,10 @@ class ApprovalScreen(ModalScreen[None]):
     BINDINGS = [
         *(Binding(c.key, c.decision, c.label.capitalize()) for c in KEYS),  # the one key map
         Binding(APPROVE_ALL_KEY, "approve_all", "Approve all remaining"),
-        Binding("escape", "back", "Back / cancel reply"),
+        # Esc's meaning where the focus is, for the footer: back to the question from a
+        # box (edit, reject, always), else cancel the reply (check_action picks one)
+        Binding("escape", "back", "Back to the question"),
+        Binding("escape", "cancel_reply", "Cancel reply"),
         Binding("ctrl+s", "submit", "Submit", show=False),
     ]
 
@@ -208,42 +205,16 @@ class ApprovalScreen(ModalScreen[None]):
             yield Vertical(id="reject-box")
             yield Vertical(id="always-box")
 
-    def _box_parts(self, mode: str) -> list[Widget]:
-        """What the box of ``mode`` (edit, reject, always) holds."""
-        if mode == "edit":
-            return [
-                Static("Edit the arguments (JSON). Ctrl+S submits, Esc goes back.", classes="hint"),
-                TextArea(id="editor", language="json", soft_wrap=True, show_line_numbers=False),
-                Static(id="edit-error"),
-                Horizontal(
-                    Button("Run with these arguments", id="submit-edit", variant="primary", compact=True),
-                    Button("Back", id="edit-back", compact=True),
-                ),
-            ]
-        if mode == "reject":
-            return [Static(id="reject-hint", classes="hint"), Input(placeholder="reason", id="reason")]
-        return [
-            Static("Allow from now on, by these rules (one per line; edit them to narrow or "
-                   "widen). Ctrl+S approves and remembers, Esc goes back.", classes="hint"),
-            TextArea(id="rules", soft_wrap=True, show_line_numbers=False),
-            Static(id="rule-error"),
-            ScopeChoice(*(RadioButton(label, value=i == 0) for i, (_, label) in enumerate(SCOPES)),
-                        id="scope"),
-            Horizontal(
-                Button("Approve and remember", id="submit-always", variant="primary", compact=True),
-                Button("Back", id="always-back", compact=True),
-            ),
-        ]
-
     async def _box(self, mode: str) -> None:
         """The box of ``mode``, built and mounted at its first use (a dialog answered
         with ``y``, as most are, never builds any)."""
         box = self.query_one(f"#{mode}-box", Vertical)
         if not box.children:
-            await box.mount_all(self._box_parts(mode))
+            await box.mount_all(box_parts(mode))
 
     def on_mount(self) -> None:
         self._ready = True
+        self._bindings_changed()
         self.watch(self.query_one("#body", VerticalScroll), "scroll_y", self._show_more, init=False)
         self.show_current()
 
@@ -316,6 +287,7 @@ class ApprovalScreen(ModalScreen[None]):
 
     def dismiss(self, result: None = None) -> AwaitComplete:
         self.closing = True  # a Y pressed as the dialog opened closes it before its refresh
+        self._bindings_changed()
         return super().dismiss(result)
 
     def _gone(self) -> bool:
@@ -381,6 +353,7 @@ class ApprovalScreen(ModalScreen[None]):
 
     def _set_mode(self, mode: str) -> None:
         self.mode = mode
+        self._bindings_changed()
         self.set_class(mode == "edit", "-editing")
         self.set_class(mode == "reject", "-rejecting")
         self.set_class(mode == "always", "-always")
@@ -429,6 +402,8 @@ class ApprovalScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in GUARDED and self.mode != "view":
             return False
+        if action in ("back", "cancel_reply"):
+            return (action == "back") == (self.mode != "view")
         item = self.current
         if item is None:
             return True
@@ -540,6 +515,16 @@ class ApprovalScreen(ModalScreen[None]):
         cancel = getattr(self.app, "action_cancel_reply", None)
         if cancel is not None:
             cancel()
+
+    action_cancel_reply = action_back
+
+    def _bindings_changed(self) -> None:
+        """The footer (on the screen below, which shows this dialog's keys, see
+        ``MainScreen.active_bindings``) is told when what Esc does changes."""
+        self.refresh_bindings()
+        for screen in self.app.screen_stack:
+            if screen is not self:
+                screen.refresh_bindings()
 
     def _validate(self) -> dict[str, Any] | None:
         item = self.current

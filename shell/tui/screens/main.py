@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
+from textual.screen import ModalScreen
 
 from ..flow import STEER_KEYS
 from ..widgets.prompt_input import PromptInput
@@ -48,6 +49,17 @@ class MainScreen(StartUp):
         Binding("ctrl+r", "search_history", "History", show=False),
         Binding("ctrl+g", "edit_prompt", "Editor", show=False),
     ]
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The keys of a dialog open over this screen when there is one: the footer is
+        this screen's, and it said "esc Cancel reply" while Esc in the dialog's argument
+        editor goes back to the question. A dialog that changes what its keys do calls
+        ``refresh_bindings`` here too (see ``ApprovalScreen``)."""
+        top = self.app.screen if self.is_attached else self
+        if top is not self and isinstance(top, ModalScreen):
+            return top.active_bindings
+        return super().active_bindings
 
     # -- the @ picker and paging --------------------------------------------------------
     def on_prompt_input_mention(self, message: PromptInput.Mention) -> None:
