@@ -102,6 +102,12 @@ class ReplyRun:
     async def ask(self, request: Any) -> Any:
         return await self._ask(request)
 
+    def clear_reply_state(self) -> None:
+        """The reply is over (every layer saw its ``ReplyEnd``): each middleware's
+        ``reply_state`` is emptied, so a dict a hook kept holds nothing of it."""
+        for ctx in self.contexts.values():
+            ctx.reply_state.clear()
+
     def context(self, slot: Slot) -> HookContext:
         ctx = self.contexts.get(slot)
         if ctx is None:

@@ -206,6 +206,7 @@ class Reply:
             notice_sink.reset(token)
             self.done = True
             self.settle("cancelled" if self.cancelled else "stopped")
+            run.clear_reply_state()  # "cleared at ReplyEnd": every layer has seen it
         if closed:
             return
         for queued in self.drain():
