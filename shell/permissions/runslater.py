@@ -526,6 +526,11 @@ def _move(path: Path, why: str, quarantine: Path, roots: Sequence[Path], was: Se
     return planted
 
 
+def move_out(path: Path, why: str, quarantine: Path, roots: Sequence[Path]) -> Planted:
+    """Move ``path``, which a command created, under ``quarantine`` (see :func:`_move`)."""
+    return _move(path, why, quarantine, roots, Seen("missing"))
+
+
 _REFUSED_LINE = re.compile(
     r"^(?:error|warning|fatal): (?P<what>.*): (?:Read-only file system|Device or resource busy)\s*$", re.M)
 _QUOTED = re.compile(r"'([^'\n]+)'")

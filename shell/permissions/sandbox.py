@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import gitflags, paths, quarantine, runslater
+from . import gitflags, paths, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitstaged import StagedCopies
 from .homesecrets import SECRET_PATHS, found_in_config
@@ -300,11 +300,10 @@ class Sandbox:
         """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
         self.secret_index = SecretFileIndex([self.workspace])
         """The workspace's secret-looking files, hidden from commands (see :mod:`.secretfiles`)."""
-        self._flags: gitflags.Flags | None = None
-        """The indexes' hiding flags before the running command (see :mod:`.gitflags`)."""
+        self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
-        self.staged = StagedCopies()
-        """What git's index holds of the tracked ones, shown in their place (see :mod:`.gitstaged`)."""
+        self._unwritten: list[Path] = []  # named by write rules, missing before the command
+        self.staged = StagedCopies()  # git's staged copies, shown in their place (.gitstaged)
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._reveal_lock = threading.Lock()
         self.denied_reads: Callable[[], Sequence[Path]] = lambda: ()
@@ -335,6 +334,7 @@ class Sandbox:
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
         walls = runslater.guard(self.roots(), found.runs_later)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
+        self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         return found, walls
 
     def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
@@ -346,7 +346,7 @@ class Sandbox:
         now = runslater.guard(self.roots(), found.runs_later)
         missed = "" if found.complete else found.why_incomplete.replace(
             "; files in the rest are not hidden", "")
-        unhidden = self._unhide()
+        unhidden = self._unhide() + writewalls.move_created(self._unwritten, self.roots())
         if now.watched == before.watched:
             return unhidden, missed
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
@@ -368,8 +368,7 @@ class Sandbox:
         """Search the workspace for secret-looking files now (cached per directory)."""
         return self.secret_index.find()
 
-    def secrets_searched(self) -> SecretFiles:
-        """The last search's result (searching now if there was none yet)."""
+    def secrets_searched(self) -> SecretFiles:  # the last search's (searching now if none)
         return self.secret_index.last or self.secret_index.find()
 
     def reveal(self, call_id: str, names: Sequence[str]) -> None:

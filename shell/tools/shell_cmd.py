@@ -38,7 +38,7 @@ from anyio.abc import Process
 
 from shell.core.messages import ToolResult
 from shell.core.textsafety import path_text
-from shell.permissions import paths, runslater
+from shell.permissions import paths, runslater, writewalls
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
 from shell.permissions.secretfiles import SecretFiles
@@ -334,7 +334,10 @@ def not_written_note(not_written: Sequence[str], code: int | None) -> str:
 
 def _after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
     """What the check after a sandboxed command found, and where it could not look."""
-    notes = [runslater.report(planted, roots)] if planted else []
+    ruled = [p for p in planted if writewalls.is_rule_entry(p)]
+    later = [p for p in planted if p not in ruled]
+    notes = [runslater.report(later, roots)] if later else []
+    notes += [writewalls.report(ruled, roots)] if ruled else []
     if unchecked:
         notes.append(f"[agent-shell could not check the whole workspace after this command ({unchecked}): "
                      "if it created git hooks, .envrc, .vscode or the like deeper in, they were not caught. "

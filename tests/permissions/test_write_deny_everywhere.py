@@ -179,13 +179,14 @@ def test_the_paths_a_write_rule_names_outright(tmp_path: Path) -> None:
                                       tmp_path / "docs"]
 
 
-async def _run_in_runtime(tmp_path: Path, root: Path, command: str) -> str:
+async def _run_in_runtime(tmp_path: Path, root: Path, command: str,
+                          deny: str = '"write_file(secrets/**)"') -> str:
     from shell.config import load_config
     from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage
     from shell.providers.scripted import ScriptedModel
     from shell.runtime import RuntimeOptions, ShellRuntime
 
-    (tmp_path / "config.toml").write_text('[permissions]\nmode = "auto"\ndeny = ["write_file(secrets/**)"]\n')
+    (tmp_path / "config.toml").write_text(f'[permissions]\nmode = "auto"\ndeny = [{deny}]\n')
     turn = AssistantMessage((ToolCallBlock("c1", "run_shell", {"command": command}),))
     rt = ShellRuntime.create(RuntimeOptions(cwd=str(root), record=False),
                              settings=load_config(tmp_path / "config.toml"),
@@ -226,6 +227,39 @@ async def test_a_sandboxed_command_cannot_write_what_a_write_rule_names(
     assert "refused secrets/plan.txt" in result and "refused rm" in result
     assert ("[secrets is read-only for commands: a rule on writing keeps the model from changing it "
             "(/permissions).") in result
+
+
+@pytest.mark.anyio
+async def test_what_a_write_rule_names_that_does_not_exist_yet_is_not_left_created(
+    tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bubblewrap binds only what exists: a folder or file a rule names that did not
+    exist yet could be created by a program writing by its own logic. Now what the
+    command created there is moved out once it ended, and the result says how to get
+    it back; the rest of what it wrote stays."""
+    from shell.permissions import quarantine
+
+    from ..sandboxing import require_sandbox
+
+    require_sandbox()
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    (root / "config").mkdir()
+    script = ("import os\n"
+              "os.makedirs('vault/deep', exist_ok=True)\n"
+              "open('vault/deep/key.txt', 'w').write('planted')\n"
+              "open('config/prod.toml', 'w').write('planted = true')\n"
+              "open('config/dev.toml', 'w').write('fine = true')\n")
+    (root / "gen.py").write_text(script)
+    result = await _run_in_runtime(tmp_path, root, "python3 gen.py",
+                                   deny='"write_file(vault/**)", "edit_file(config/prod.toml)"')
+    assert not (root / "vault").exists() and not (root / "config" / "prod.toml").exists()
+    assert (root / "config" / "dev.toml").read_text() == "fine = true"  # its folder stays writable
+    assert "created what a rule on writing keeps the model from writing" in result
+    assert "vault: moved out of the workspace (to keep it: mv " in result
+    assert "config/prod.toml: moved out" in result
+    moved = {e.original: e for e in quarantine.entries()}
+    assert (moved[root / "vault"].stored / "deep" / "key.txt").read_text() == "planted"
 
 
 def test_the_trust_question_says_a_write_rule_holds_for_every_way_of_writing() -> None:
