@@ -526,8 +526,9 @@ class MiddlewareStack:
             return check(value)  # type: ignore[no-any-return]
         except TypeError as exc:  # the outermost layer returned it: its failure
             outer = next((e for e in entries if e.slot.live(hook)), None)
-            if outer is not None:
-                self._failed(outer.slot, hook, exc)
+            if outer is None:
+                return value  # type: ignore[no-any-return]  # no layer: the core's own value
+            self._failed(outer.slot, hook, exc)
             raise
 
     # -- a tool's own middleware ----------------------------------------------------
