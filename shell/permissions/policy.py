@@ -73,7 +73,7 @@ from .rules import (
 )
 from .secretfiles import has_other_names, named_secret_files
 from .suggest import command_preview, suggest_rules
-from .writedeny import check_write, write_denied_paths
+from .writedeny import Wildcards, check_write, write_denied_paths, write_wildcards
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -394,8 +394,7 @@ class PermissionPolicy:
                                f"run.{why} Do not retry it; tell the user what you wanted to do.")
 
     def read_denied(self, path: str | os.PathLike[str]) -> str:
-        """The deny rule that keeps the model from reading ``path``, or empty (see
-        :mod:`.readdeny`: it holds for grep, edit diffs and imports too)."""
+        """The deny rule keeping the model from reading ``path``, or empty (:mod:`.readdeny`)."""
         return read_denied(self._active(), self.root, path)
 
     def read_denied_paths(self) -> list[Path]:
@@ -405,6 +404,9 @@ class PermissionPolicy:
     def write_denied_paths(self) -> list[Path]:
         """What deny and ask rules on writing name outright, for the sandbox to keep read-only."""
         return write_denied_paths(self._active(), self.root)
+
+    def write_wildcards(self) -> Wildcards:  # those with a wildcard, for the sandbox (.writewalls)
+        return write_wildcards(self._active(), self.root)
 
     def _read_denied_by_rule(self, tool: Tool, args: Mapping[str, Any]) -> str:
         """For a tool other than ``read_file`` that reads what is in the file it is given
@@ -459,8 +461,7 @@ class PermissionPolicy:
                 "reads goes to the model's provider.")
 
     def _hard_link_of(self, real: str) -> str:
-        """The secret-named file ``real`` is another name of (``ln .env notes.txt``), or
-        empty; only a file with more than one name pays for the look."""
+        """The secret-named file ``real`` is another name of (``ln .env notes.txt``), or empty."""
         if self.sandbox is None or not has_other_names(real):
             return ""
         return self.sandbox.secrets_searched().other_name_of(real)
@@ -521,8 +522,7 @@ class PermissionPolicy:
         return AskDetails(self.suggest(tool, args), preview)
 
     def suggest(self, tool: Tool, args: Mapping[str, Any]) -> tuple[str, ...]:
-        """The narrowest useful rules that would have allowed this call (see
-        :func:`.suggest.suggest_rules`)."""
+        """The narrowest useful rules that would have allowed this call (:func:`.suggest_rules`)."""
         return suggest_rules(tool, args, self.root)
 
     def remember(self, decision: ApprovalDecision, request: ApprovalRequest) -> str | None:

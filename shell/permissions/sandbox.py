@@ -67,6 +67,8 @@ from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets
 
+    from .writedeny import Wildcards
+
 AFTER_SCALE = 10
 """How much further than the search before a command the check after it may walk."""
 
@@ -293,33 +295,30 @@ class Sandbox:
         self.extra_hidden = [Path(p).expanduser() for p in hidden]
         self.writable = [paths.real_root(p) for p in writable]
         self.added: list[Path] = []
-        """Directories added to the workspace (``--add-dir``, ``/add-dir``): writable,
-        and searched for secret files like the workspace."""
+        """Directories added to the workspace (``--add-dir``): writable, searched for secrets."""
         self.bwrap = bwrap
         self.git_configs = ScrubbedConfigs()
         """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
-        self.secret_index = SecretFileIndex([self.workspace])
-        """The workspace's secret-looking files, hidden from commands (see :mod:`.secretfiles`)."""
+        self.secret_index = SecretFileIndex([self.workspace])  # its secret files, hidden (.secretfiles)
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
         self._unwritten: list[Path] = []  # named by write rules, missing before the command
+        self._ruled: set[Path] = set()  # what wildcard write rules covered before it (.writewalls)
         self.staged = StagedCopies()  # git's staged copies, shown in their place (.gitstaged)
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._reveal_lock = threading.Lock()
         self.denied_reads: Callable[[], Sequence[Path]] = lambda: ()
-        """The paths deny rules on reading name (``read_file(secrets/**)``): hidden like
-        ``hidden`` (the policy answers; the runtime sets it)."""
+        """The paths deny rules on reading name (``read_file(secrets/**)``): hidden (the policy answers)."""
         self.denied_writes: Callable[[], Sequence[Path]] = lambda: ()
-        """The paths deny and ask rules on writing name (``write_file(secrets/**)``):
-        read-only for commands (the policy answers; the runtime sets it)."""
+        """The paths deny and ask rules on writing name (``write_file(secrets/**)``), and
+        ``write_wildcards`` those with a wildcard: read-only for commands (the policy answers)."""
+        self.write_wildcards: Callable[[], Wildcards | None] = lambda: None
         self.nothing_asks: Callable[[], bool] = lambda: False
-        """Whether calls that would ask run unasked (bypass mode, approvals off: the
-        policy answers; the runtime sets it). Then a command that names a secret file
-        sees it, as the question it skipped would have allowed."""
+        """Whether calls that would ask run unasked (bypass, approvals off): then a command
+        that names a secret file sees it, as the skipped question would have allowed."""
 
     def add_dir(self, directory: str | os.PathLike[str]) -> Path:
-        """Make ``directory`` part of the workspace for commands: writable, its secret
-        files hidden. Returns its resolved path."""
+        """Make ``directory`` part of the workspace for commands (writable, secrets hidden)."""
         path = paths.resolve(directory, self.workspace)
         if not _under(path, [self.workspace, *self.added]):
             self.added.append(path)
@@ -335,6 +334,7 @@ class Sandbox:
         walls = runslater.guard(self.roots(), found.runs_later)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
+        self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         return found, walls
 
     def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
@@ -343,10 +343,12 @@ class Sandbox:
         and why the check did not reach everywhere (empty when it did). Its walk may
         go :data:`AFTER_SCALE` times further than the one before a command."""
         found = self.secret_index.find(scale=AFTER_SCALE)
+        made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         now = runslater.guard(self.roots(), found.runs_later)
         missed = "" if found.complete else found.why_incomplete.replace(
             "; files in the rest are not hidden", "")
-        unhidden = self._unhide() + writewalls.move_created(self._unwritten, self.roots())
+        created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
+        unhidden = self._unhide() + writewalls.move_created(created, self.roots())
         if now.watched == before.watched:
             return unhidden, missed
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
@@ -364,8 +366,7 @@ class Sandbox:
         """The workspace and the directories added to it, as the walk sees them."""
         return list(self.secret_index.roots)
 
-    def secret_files(self) -> SecretFiles:
-        """Search the workspace for secret-looking files now (cached per directory)."""
+    def secret_files(self) -> SecretFiles:  # search for secret-looking files now (cached per folder)
         return self.secret_index.find()
 
     def secrets_searched(self) -> SecretFiles:  # the last search's (searching now if none)
@@ -380,8 +381,7 @@ class Sandbox:
                 self._reveals.popitem(last=False)
 
     def take_reveal(self, call_id: str, command: str) -> tuple[str, ...]:
-        """What :meth:`reveal` allowed for this call (once), or what the command names
-        when nothing asks; empty when nothing."""
+        """What :meth:`reveal` allowed for this call (once), or what it names when nothing asks."""
         with self._reveal_lock:
             shown = self._reveals.pop(call_id, ())
         if not shown and self.nothing_asks():
@@ -518,7 +518,7 @@ class Sandbox:
         in the workspace or a writable dir, not hidden already): bound read-only."""
         binds = [self.workspace, *self.added, *self.writable]
         out: list[Path] = []
-        for path in self.denied_writes():
+        for path in [*self.denied_writes(), *self._ruled]:
             if os.path.lexists(path) and _under(path, binds) and not _under(path, hidden):
                 out.append(path)
         return sorted(dict.fromkeys(out), key=lambda p: len(p.parts))

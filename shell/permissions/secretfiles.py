@@ -56,6 +56,7 @@ import re
 import stat
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +101,8 @@ class _Listing:
 
     ident: tuple[int, int] = (0, 0)
     """The folder's device and inode: a folder put in another's place is listed anew."""
+    files: tuple[str, ...] = ()
+    """Every other entry that is neither a folder nor a link (for :meth:`SecretFileIndex.files_where`)."""
 
     @property
     def racy(self) -> bool:
@@ -202,6 +205,7 @@ class SecretFileIndex:
         self._lock = threading.Lock()
         self.last: SecretFiles | None = None
         """The last search's result (None before the first)."""
+        self._dirs: list[str] = []  # the folders the last search listed
 
     def set_roots(self, roots: list[Path]) -> None:
         with self._lock:
@@ -221,6 +225,24 @@ class SecretFileIndex:
                 why = f"the search failed ({exc.strerror or exc}); files were not hidden"
                 self.last = SecretFiles((), False, why, tuple(self.roots))
             return self.last
+
+    def files_where(self, names: Sequence[str], limit: int) -> list[Path]:
+        """The files the last search listed (not links, not in skipped folders) whose name
+        matches one of the wildcards ``names``, at most ``limit``: the candidates for a
+        rule on writing such as ``**/*.pem`` (:mod:`.writewalls` confirms each)."""
+        if not names:
+            return []
+        pattern = re.compile("|".join(fnmatch.translate(n) for n in names))
+        out: list[Path] = []
+        with self._lock:
+            for directory in self._dirs:
+                listing = self._listings.get(directory)
+                for name in listing.files if listing is not None else ():
+                    if pattern.match(name):
+                        out.append(Path(directory, name))
+                        if len(out) >= limit:
+                            return out
+        return out
 
     # -- searching -------------------------------------------------------------------
     def _lost(self) -> tuple[dict[str, None], set[tuple[int, int]]]:
@@ -292,6 +314,7 @@ class SecretFileIndex:
                 if everywhere or not (name in SKIP_DIRS or (venv and name in VENV_PARTS)):
                     stack.append(prefix + name)
         found.update(here)
+        self._dirs = dirs
         self._finish(found, links, dirs, lost, bool(stopped))
         if len(self._listings) > 4 * max(len(seen), 1024):  # listings of directories gone
             self._listings = {d: v for d, v in self._listings.items() if d in seen}
@@ -422,6 +445,7 @@ def _list(directory: str, info: os.stat_result) -> _Listing:
     links: list[str] = []
     subdirs: list[str] = []
     later: list[str] = []
+    files: list[str] = []
     venv = False
     count = 0
     placed = os.path.basename(directory) in PLACED_DIRS
@@ -437,18 +461,20 @@ def _list(directory: str, info: os.stat_result) -> _Listing:
                         links.append(name)
                     elif entry.is_dir(follow_symlinks=False):
                         subdirs.append(name)
-                    elif (is_secret_file(entry.path if name in BY_FOLDER else name)
-                          and entry.is_file(follow_symlinks=False)):
-                        secrets.append(name)
-                    elif name == "pyvenv.cfg":
-                        venv = True
+                    else:
+                        files.append(name)
+                        if (is_secret_file(entry.path if name in BY_FOLDER else name)
+                                and entry.is_file(follow_symlinks=False)):
+                            secrets.append(name)
+                        elif name == "pyvenv.cfg":
+                            venv = True
                 except OSError:
                     continue
     except OSError:
         pass
     return _Listing(
         info.st_ctime_ns, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv,
-        count, tuple(later), (info.st_dev, info.st_ino),
+        count, tuple(later), (info.st_dev, info.st_ino), tuple(files),
     )
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -282,3 +282,28 @@ def write_denied_paths(ruleset: RuleSet, root: Path) -> list[Path]:
         if named is not None:
             out.append(named)
     return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True, slots=True)
+class Wildcards:
+    """Write rules with a wildcard before their end (``**/*.pem``, ``src/*.key``): they
+    name no one path, so the sandbox finds what they cover among the workspace's files
+    (:mod:`.writewalls`). ``names``: each rule's last part, to pick candidates by name;
+    :meth:`covers` judges a candidate as the tools' write rules would."""
+
+    names: tuple[str, ...]
+    ruleset: RuleSet
+    root: Path
+
+    def covers(self, path: Path) -> bool:
+        return write_denied(self.ruleset, self.root, path) is not None
+
+
+def write_wildcards(ruleset: RuleSet, root: Path) -> Wildcards:
+    """See :class:`Wildcards` (no names when no such rule exists)."""
+    names: list[str] = []
+    for rule in _write_rules(ruleset).rules:
+        if rule.pattern is not None and _literal(rule, root) is None:
+            last = rule.pattern.removeprefix(_NAMED_PATH).rstrip("/").rsplit("/", 1)[-1]
+            names.append("*" if last in ("", "**") else last)
+    return Wildcards(tuple(dict.fromkeys(names)), ruleset, root)

@@ -10,6 +10,11 @@ command is checked once the command has ended (all its processes are gone by the
 if the command created it, it is moved to the quarantine folder in agent-shell's data
 dir, as planted git hooks are (:mod:`.runslater`), and the result says so with the
 ``mv`` that puts it back.
+
+A rule with a wildcard before its end (``**/*.pem``) names no one path: the files it
+covers among those the secret-file search lists (:mod:`.secretfiles`, which skips
+``node_modules``, ``.git`` and a virtualenv's packages) are bound read-only, and a new
+one a command made is moved out the same way.
 """
 
 from __future__ import annotations
@@ -18,9 +23,14 @@ import os
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import paths, quarantine
-from .runslater import Planted, move_out, relative
+from .runslater import SLACK_NS, Planted, move_out, relative
+
+if TYPE_CHECKING:
+    from .secretfiles import SecretFileIndex
+    from .writedeny import Wildcards
 
 WHY = "a rule on writing names it (see /permissions), and this command created it"
 
@@ -48,6 +58,33 @@ def move_created(was_missing: Sequence[Path], roots: Sequence[Path]) -> list[Pla
     return moved
 
 
+MAX_WILDCARD = 2_000
+"""Files a wildcard rule on writing covers that are bound read-only for one command."""
+
+
+def wildcard_matches(index: SecretFileIndex, wildcards: Wildcards | None, binds: Sequence[Path]) -> set[Path]:
+    """The workspace's files a write rule with a wildcard covers (``**/*.pem``), among
+    those the last secret-file search listed: bound read-only before a command, and what
+    appears after it among them was the command's (see :func:`created_since`)."""
+    if wildcards is None or not wildcards.names:
+        return set()
+    found = index.files_where(wildcards.names, MAX_WILDCARD)
+    return {p for p in found if any(paths.within(p, b) for b in binds) and wildcards.covers(p)}
+
+
+def created_since(found: set[Path], before: set[Path], started_ns: int) -> list[Path]:
+    """Of ``found`` (after a command), what was not there before it and changed since it
+    started (one the search before had not reached is not the command's)."""
+    out = []
+    for path in sorted(found - before):
+        try:
+            if os.lstat(path).st_ctime_ns >= started_ns - SLACK_NS:
+                out.append(path)
+        except OSError:
+            continue
+    return out
+
+
 def is_rule_entry(planted: Planted) -> bool:
     """Whether an entry of the check after a command is this module's."""
     return planted.why == WHY
@@ -69,4 +106,4 @@ def report(moved: Sequence[Planted], roots: Sequence[Path]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["WHY", "is_rule_entry", "missing", "move_created", "report"]
+__all__ = ["WHY", "created_since", "is_rule_entry", "missing", "move_created", "report", "wildcard_matches"]

@@ -444,6 +444,7 @@ def create_runtime(
     sandbox.nothing_asks = lambda: policy.fence_open or not policy.asking
     sandbox.denied_reads = policy.read_denied_paths  # `deny read_file(secrets/**)`: hidden from commands
     sandbox.denied_writes = policy.write_denied_paths  # `deny write_file(secrets/**)`: read-only for them
+    sandbox.write_wildcards = policy.write_wildcards  # `deny write_file(**/*.pem)`: what they cover, too
     runtime.network_guard = guard
     runtime.checkpoint_hook = hook
     guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules

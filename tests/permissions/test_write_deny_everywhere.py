@@ -262,6 +262,36 @@ async def test_what_a_write_rule_names_that_does_not_exist_yet_is_not_left_creat
     assert (moved[root / "vault"].stored / "deep" / "key.txt").read_text() == "planted"
 
 
+@pytest.mark.anyio
+async def test_what_a_wildcard_write_rule_covers_is_read_only_and_new_ones_are_moved_out(
+    tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``deny write_file(**/*.sql)`` names no one path, so bubblewrap bound nothing and
+    ``python gen.py`` could change or add any ``.sql``. Now the files it covers are
+    read-only for the command, a new one is moved out after it, and others are writable."""
+    from ..sandboxing import require_sandbox
+
+    require_sandbox()
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    (root / "db" / "migrations").mkdir(parents=True)
+    (root / "db" / "migrations" / "001.sql").write_text("create table t;\n")
+    script = ("import os\n"
+              "for p in ('db/migrations/001.sql',):\n"
+              "    try:\n        open(p, 'w').write('drop table t;')\n"
+              "    except OSError as e:\n        print('refused', p)\n"
+              "try:\n    os.remove('db/migrations/001.sql')\nexcept OSError:\n    print('refused rm')\n"
+              "open('db/migrations/002.sql', 'w').write('drop table t;')\n"
+              "open('db/migrations/notes.md', 'w').write('fine')\n")
+    (root / "gen.py").write_text(script)
+    result = await _run_in_runtime(tmp_path, root, "python3 gen.py", deny='"write_file(**/*.sql)"')
+    assert "refused db/migrations/001.sql" in result and "refused rm" in result
+    assert (root / "db" / "migrations" / "001.sql").read_text() == "create table t;\n"
+    assert not (root / "db" / "migrations" / "002.sql").exists()
+    assert "db/migrations/002.sql: moved out of the workspace" in result
+    assert (root / "db" / "migrations" / "notes.md").read_text() == "fine"
+
+
 def test_the_trust_question_says_a_write_rule_holds_for_every_way_of_writing() -> None:
     from shell.permissions.grants import describe_project_rules
 
