@@ -90,18 +90,21 @@ def packed_field(cls: type, name: str, *, auto: bool) -> None:
     setattr(cls, name, PackedField(slot, auto))
 
 
-def _field(obj: object, name: str) -> PackedField:
-    descriptor = type(obj).__dict__.get(name)
-    if not isinstance(descriptor, PackedField):
-        raise TypeError(f"{type(obj).__name__}.{name} is not a packed field")
-    return descriptor
+def _field(obj: object, name: str) -> PackedField | None:
+    """The packed field ``name`` of ``obj``'s class or a base (a user's subclass of
+    ``ToolResult`` inherits it); None when a subclass put something else there."""
+    for klass in type(obj).__mro__:
+        descriptor = klass.__dict__.get(name)
+        if descriptor is not None:
+            return descriptor if isinstance(descriptor, PackedField) else None
+    return None
 
 
 def stored(obj: object, name: str) -> Any:
     """What the packed field ``obj.name`` holds (a ``PackedText`` stays packed), to
     hand to another packed field without decoding and encoding again."""
     field = _field(obj, name)
-    return field.slot.__get__(obj, type(obj))
+    return getattr(obj, name) if field is None else field.slot.__get__(obj, type(obj))
 
 
 def store(obj: object, name: str, value: Any) -> None:
@@ -109,11 +112,15 @@ def store(obj: object, name: str, value: Any) -> None:
     is, shared, not copied), frozen dataclasses included. Only for values equal to
     what the field stands for, or on an object nobody else has seen yet."""
     field = _field(obj, name)
-    field.slot.__set__(obj, value if type(value) is PackedText else pack(value) if field.auto else value)
+    if field is None:  # not packed here: a plain attribute takes the text itself
+        object.__setattr__(obj, name, unpack(value))
+    else:
+        field.slot.__set__(obj, value if type(value) is PackedText else pack(value) if field.auto else value)
 
 
 def compact(obj: object, name: str) -> None:
     """Pack the string ``obj.name`` holds, in place. The value read stays equal, so
     this is invisible to anyone who holds ``obj``, frozen or not."""
     field = _field(obj, name)
-    field.slot.__set__(obj, pack(field.slot.__get__(obj, type(obj))))
+    if field is not None:
+        field.slot.__set__(obj, pack(field.slot.__get__(obj, type(obj))))

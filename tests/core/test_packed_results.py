@@ -155,3 +155,30 @@ async def test_a_session_saves_and_resumes_large_results_exactly(tmp_path: Path,
     sent = {m["tool_call_id"]: m["content"] for m in to_openai_messages(again_model.requests[-1])
             if m["role"] == "tool"}
     assert sent == {"c_saved": SAVED, "c_small": SMALL}
+
+
+@dataclasses.dataclass(frozen=True)
+class MyResult(ToolResult):
+    """A user's own result class (not slotted, one more field)."""
+
+    source: str = "mine"
+
+
+@tool(read_only=True)
+async def mine() -> MyResult:
+    """Return a large result of a subclass."""
+    return MyResult(LARGE, source="disk")
+
+
+@pytest.mark.anyio
+async def test_a_subclassed_result_is_packed_and_keeps_its_fields() -> None:
+    seen = Seen()
+    state = ReplyState()
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "mine", {}),)), "done"])
+    agent = Agent(model, tools=[mine], middleware=[seen])
+    async for event in agent.reply("go"):
+        state.apply(event)
+    assert seen.tool_results == seen.turn_results == [LARGE] and state.calls["c1"].result == LARGE
+    assert isinstance(stored(state.calls["c1"], "result"), PackedText)
+    sent = [m["content"] for m in to_openai_messages(model.requests[-1]) if m["role"] == "tool"]
+    assert sent == [LARGE]
