@@ -60,121 +60,7 @@ from pathlib import Path
 
 from . import paths
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
-
-RUNS_LATER = {
-    ".git": "git runs as you (its hooks and config can run any command)",
-    ".mcp.json": "starts MCP servers (commands) in this workspace",
-    ".agent-shell": "holds this workspace's own agent-shell settings and rules",
-    ".envrc": "direnv runs when you enter the directory",
-    ".vscode": "your editor reads (tasks and settings can run commands)",
-    ".devcontainer": "builds and runs containers for this workspace",
-    ".pre-commit-config.yaml": "names the hooks pre-commit runs at your next git commit",
-    ".pre-commit-hooks.yaml": "defines hooks that pre-commit runs",
-    "lefthook.yml": "names the commands lefthook runs at your next git commit",
-    ".lefthook.yml": "names the commands lefthook runs at your next git commit",
-    "lefthook-local.yml": "names the commands lefthook runs at your next git commit",
-    ".lefthook": "holds scripts lefthook runs at your next git commit",
-    ".idea": "JetBrains IDEs read (run configurations and startup tasks run commands)",
-    ".zed": "the Zed editor reads (tasks and settings can run commands)",
-    ".npmrc": "npm reads at your next npm command (node-options can run any code)",
-    ".yarnrc.yml": "names the program yarn runs at every yarn command (yarnPath)",
-    ".yarnrc": "names the program yarn runs at every yarn command (yarn-path)",
-    ".cargo": "holds the config cargo reads at your next cargo command (a runner can run any command)",
-    "mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
-    ".mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
-    "mise.local.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
-    ".mise.local.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
-    ".devcontainer.json": "builds and runs containers for this workspace (initializeCommand runs as you)",
-    ".pnpmfile.cjs": "pnpm runs at every pnpm install",
-    "bunfig.toml": "names scripts bun runs first (preload) at every bun command",
-    "rust-toolchain.toml": "picks the toolchain (a path = … is the cargo that runs) at every cargo command",
-    "rust-toolchain": "picks the toolchain (a path is the cargo that runs) at every cargo command",
-    ".claude": "Claude Code reads (its hooks and MCP servers run commands)",
-    ".gemini": "Gemini CLI reads (its MCP servers and tools run commands)",
-    ".cursor": "Cursor reads (its MCP servers run commands)",
-    ".codex": "Codex reads (its MCP servers and config run commands)",
-    ".continue": "Continue reads (its MCP servers run commands)",
-    "opencode.json": "opencode reads (its MCP servers and commands run as you)",
-    "opencode.jsonc": "opencode reads (its MCP servers and commands run as you)",
-    ".opencode": "opencode reads (its plugins, agents and commands run as you)",
-    "crush.json": "Crush reads (its MCP servers and LSP commands run as you)",
-    ".crush.json": "Crush reads (its MCP servers and LSP commands run as you)",
-    ".kiro": "Kiro reads (its agent hooks run commands on file events)",
-    ".amazonq": "Amazon Q reads (its MCP servers run commands)",
-    ".roo": "Roo Code reads (its MCP servers run commands)",
-    ".kilocode": "Kilo Code reads (its MCP servers run commands)",
-    ".junie": "Junie reads (its MCP servers run commands)",
-    ".windsurf": "Windsurf reads (its workflows and MCP servers run commands)",
-    ".aider.conf.yml": "Aider reads (lint-cmd and test-cmd run after its edits)",
-    ".helix": "the Helix editor reads (a language server's command runs as you)",
-    ".nvim.lua": "Neovim runs at start in this folder when exrc is on",
-    ".exrc": "Vim and Neovim run at start in this folder when exrc is on",
-    ".dir-locals.el": "Emacs reads (its local variables can run code once accepted)",
-}
-"""Names (a file or a directory, at any depth) whose content something runs later,
-as the user and outside the sandbox. A file edit there always asks, whatever the
-mode or an allow rule says (``policy``); a sandboxed command cannot change what
-exists and what it creates is quarantined (this module). Python's start-up files in
-a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where it is."""
-
-IN_FOLDER = {
-    ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
-    ".yarn": {
-        "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
-        "plugins": "holds yarn plugins, which yarn runs at every yarn command",
-    },
-}
-"""Names whose content something runs later only inside a certain folder (a
-``releases`` folder anywhere else is nobody's business): ``.yarn/cache`` and the rest
-of ``.yarn`` stay writable for ``yarn install``."""
-
-GIT_HEAD_WHY = ("makes its folder a git directory (git discovers any folder holding HEAD, objects/ and "
-                "refs/ and runs what its config and hooks name as you: at a git status, a git-aware prompt)")
-"""Why a file named ``HEAD`` runs later: not ``.git`` alone is a git directory."""
-
-PYC_WHY = ("holds compiled Python that runs instead of the source next to it (a .pyc that names the "
-           "source's mtime and size) at your next python, pytest or import")
-"""Why ``__pycache__`` and ``*.pyc`` run later. Compiled caches are disposable:
-sandboxed commands write theirs to a private folder (``PYTHONPYCACHEPREFIX``), so a
-new one in the workspace was written on purpose."""
-
-SITE_DIRS = frozenset({"site-packages", "dist-packages"})
-STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
-SITE_WHY = "Python runs at every start of that environment (an import line in a .pth file runs)"
-
-
-def why(path: str | os.PathLike[str]) -> str:
-    """What runs ``path`` later as the user ("" when nothing does, by its name): a
-    :data:`RUNS_LATER` name, or a ``*.pth`` or ``sitecustomize.py`` right in a
-    ``site-packages`` folder, which Python executes at every start of that
-    environment (``pip``, ``pytest`` and the user's own scripts included), or an
-    :data:`IN_FOLDER` name in its folder (``.yarn/releases``)."""
-    text = os.fspath(path)
-    name = os.path.basename(text)
-    if name in RUNS_LATER:
-        return RUNS_LATER[name]
-    if name == "HEAD":
-        return GIT_HEAD_WHY
-    if name == "__pycache__" or name.endswith(".pyc"):  # a venv's own: not walked (pip writes it)
-        return "" if os.path.basename(os.path.dirname(text)) in SITE_DIRS else PYC_WHY
-    folder = os.path.dirname(text)
-    if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
-        return "git runs it as you (its folder holds a HEAD: git takes it for a git directory)"
-    parent = os.path.basename(os.path.dirname(text))
-    startup = name.endswith(".pth") or name in STARTUP_FILES
-    if startup and parent in SITE_DIRS:
-        return SITE_WHY
-    return IN_FOLDER.get(parent, {}).get(name, "")
-
-
-PLACED_DIRS = SITE_DIRS | IN_FOLDER.keys()
-"""Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
-
-GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info")
-"""What git runs, or reads to find what to run, in a git directory. (``commondir``
-points a git directory at another one's config and hooks; ``info/exclude`` and
-``info/attributes`` would hide a command's changes from ``git status``, the user's
-review of what a command did.)"""
+from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 
 MAX_GIT_DIRS = 256
 """Git dirs of submodules and worktrees looked at inside one git directory."""
@@ -331,6 +217,9 @@ class _Walls:
             if _git_head(path):
                 self.git_dir(path.parent)
             return
+        if path.name == "pyvenv.cfg":  # a virtualenv: its bin/ is what the user runs
+            for name in VENV_BINS:
+                self.watch(path.parent / name)
         if path.name != ".git":
             self.watch(path)
             return
@@ -428,8 +317,12 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
     clock) with before, and move what could now run later into ``quarantine`` (a
     folder per command, made when needed)."""
     out: list[Planted] = []
+    new_envs = {p.parent for p, seen in after.watched.items() if p.name == "pyvenv.cfg"
+                and p not in before.watched and seen.ctime >= started_ns - SLACK_NS}
     for path, now in after.watched.items():
         was = before.watched.get(path, Seen("missing"))
+        if path.parent in new_envs and path.name in ("pyvenv.cfg", *VENV_BINS) and was.kind == "missing":
+            continue  # a new virtualenv (python -m venv) is kept, as a new repository is
         if now == was or now.kind == "missing":
             if now.kind == "missing" and was.kind == "link":
                 out.append(_restore_link(path, was))

@@ -63,7 +63,7 @@ from pathlib import Path
 from shell.core.secrets import BY_FOLDER, is_secret_file, secret_name_hints
 
 from . import paths as resolving
-from .runslater import PLACED_DIRS, why
+from .laternames import PLACED_DIRS, why
 from .shellwords import read_words
 
 SKIP_DIRS = frozenset({

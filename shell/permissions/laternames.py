@@ -1,0 +1,153 @@
+"""The one list of what runs later, as the user and outside any sandbox, by name
+(:data:`RUNS_LATER`) or by where it is (:data:`IN_FOLDER`, a virtualenv's ``bin``,
+Python's start-up files in ``site-packages``, a git directory's parts): :func:`why`
+says what runs it. The file tools' policy asks before an edit there; the sandbox's
+guard (:mod:`.runslater`) keeps commands from changing it."""
+
+from __future__ import annotations
+
+import os
+import re
+
+RUNS_LATER = {
+    ".git": "git runs as you (its hooks and config can run any command)",
+    ".mcp.json": "starts MCP servers (commands) in this workspace",
+    ".agent-shell": "holds this workspace's own agent-shell settings and rules",
+    ".envrc": "direnv runs when you enter the directory",
+    ".vscode": "your editor reads (tasks and settings can run commands)",
+    ".devcontainer": "builds and runs containers for this workspace",
+    ".pre-commit-config.yaml": "names the hooks pre-commit runs at your next git commit",
+    ".pre-commit-hooks.yaml": "defines hooks that pre-commit runs",
+    "lefthook.yml": "names the commands lefthook runs at your next git commit",
+    ".lefthook.yml": "names the commands lefthook runs at your next git commit",
+    "lefthook-local.yml": "names the commands lefthook runs at your next git commit",
+    ".lefthook": "holds scripts lefthook runs at your next git commit",
+    ".idea": "JetBrains IDEs read (run configurations and startup tasks run commands)",
+    ".zed": "the Zed editor reads (tasks and settings can run commands)",
+    ".npmrc": "npm reads at your next npm command (node-options can run any code)",
+    ".yarnrc.yml": "names the program yarn runs at every yarn command (yarnPath)",
+    ".yarnrc": "names the program yarn runs at every yarn command (yarn-path)",
+    ".cargo": "holds the config cargo reads at your next cargo command (a runner can run any command)",
+    "mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    ".mise.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    "mise.local.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    ".mise.local.toml": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    ".devcontainer.json": "builds and runs containers for this workspace (initializeCommand runs as you)",
+    ".pnpmfile.cjs": "pnpm runs at every pnpm install",
+    "bunfig.toml": "names scripts bun runs first (preload) at every bun command",
+    "rust-toolchain.toml": "picks the toolchain (a path = … is the cargo that runs) at every cargo command",
+    "rust-toolchain": "picks the toolchain (a path is the cargo that runs) at every cargo command",
+    ".claude": "Claude Code reads (its hooks and MCP servers run commands)",
+    ".gemini": "Gemini CLI reads (its MCP servers and tools run commands)",
+    ".cursor": "Cursor reads (its MCP servers run commands)",
+    ".codex": "Codex reads (its MCP servers and config run commands)",
+    ".continue": "Continue reads (its MCP servers run commands)",
+    "opencode.json": "opencode reads (its MCP servers and commands run as you)",
+    "opencode.jsonc": "opencode reads (its MCP servers and commands run as you)",
+    ".opencode": "opencode reads (its plugins, agents and commands run as you)",
+    "crush.json": "Crush reads (its MCP servers and LSP commands run as you)",
+    ".crush.json": "Crush reads (its MCP servers and LSP commands run as you)",
+    ".kiro": "Kiro reads (its agent hooks run commands on file events)",
+    ".amazonq": "Amazon Q reads (its MCP servers run commands)",
+    ".roo": "Roo Code reads (its MCP servers run commands)",
+    ".kilocode": "Kilo Code reads (its MCP servers run commands)",
+    ".junie": "Junie reads (its MCP servers run commands)",
+    ".windsurf": "Windsurf reads (its workflows and MCP servers run commands)",
+    ".aider.conf.yml": "Aider reads (lint-cmd and test-cmd run after its edits)",
+    ".helix": "the Helix editor reads (a language server's command runs as you)",
+    ".nvim.lua": "Neovim runs at start in this folder when exrc is on",
+    ".exrc": "Vim and Neovim run at start in this folder when exrc is on",
+    ".dir-locals.el": "Emacs reads (its local variables can run code once accepted)",
+    ".qwen": "Qwen Code reads (its MCP servers and hooks run commands)",
+    ".hg": "Mercurial runs as you (hooks in .hg/hgrc run commands at your next hg command)",
+    ".mise": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    ".pdbrc": "pdb runs it when you debug in this folder",
+    ".Rprofile": "R runs it at every start in this folder",
+    ".irbrc": "irb runs it at every start in this folder",
+    ".pryrc": "pry runs it at every start in this folder",
+    ".tool-versions": "asdf and mise read (a version given as path: is the program that runs)",
+    "pyvenv.cfg": "makes its folder a virtualenv: you source its bin/activate, and the programs in its bin/ "
+                  "run first in your PATH once it is active",
+}
+"""Names (a file or a directory, at any depth) whose content something runs later,
+as the user and outside the sandbox. A file edit there always asks, whatever the
+mode or an allow rule says (``policy``); a sandboxed command cannot change what
+exists and what it creates is quarantined (this module). Python's start-up files in
+a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where it is."""
+
+IN_FOLDER = {
+    ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
+    "mise": {"config.toml": "mise reads when you enter the directory (its hooks and env scripts run them)"},
+    ".yarn": {
+        "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
+        "plugins": "holds yarn plugins, which yarn runs at every yarn command",
+    },
+}
+"""Names whose content something runs later only inside a certain folder (a
+``releases`` folder anywhere else is nobody's business): ``.yarn/cache`` and the rest
+of ``.yarn`` stay writable for ``yarn install``."""
+
+GIT_HEAD_WHY = ("makes its folder a git directory (git discovers any folder holding HEAD, objects/ and "
+                "refs/ and runs what its config and hooks name as you: at a git status, a git-aware prompt)")
+"""Why a file named ``HEAD`` runs later: not ``.git`` alone is a git directory."""
+
+PYC_WHY = ("holds compiled Python that runs instead of the source next to it (a .pyc that names the "
+           "source's mtime and size) at your next python, pytest or import")
+"""Why ``__pycache__`` and ``*.pyc`` run later. Compiled caches are disposable:
+sandboxed commands write theirs to a private folder (``PYTHONPYCACHEPREFIX``), so a
+new one in the workspace was written on purpose."""
+
+VENV_BINS = ("bin", "Scripts")
+VENV_BIN_WHY = ("is a virtualenv's bin/: you source its activate, and its programs (pip, pytest, python, "
+                "or one named like git) run first in your PATH once it is active")
+"""A virtualenv's programs run as the user: ``activate`` is sourced into their shell,
+and a new file there shadows any command of that name once the environment is active."""
+MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml")
+"""``mise.<env>.toml`` and ``.mise.<env>.toml``: mise reads them when ``MISE_ENV`` names the env."""
+
+JJ_WHY = "Jujutsu reads at every jj command (its repository config can run commands: fsmonitor, signing)"
+
+SITE_DIRS = frozenset({"site-packages", "dist-packages"})
+STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
+SITE_WHY = "Python runs at every start of that environment (an import line in a .pth file runs)"
+
+
+def why(path: str | os.PathLike[str]) -> str:
+    """What runs ``path`` later as the user ("" when nothing does, by its name): a
+    :data:`RUNS_LATER` name, or a ``*.pth`` or ``sitecustomize.py`` right in a
+    ``site-packages`` folder, which Python executes at every start of that
+    environment (``pip``, ``pytest`` and the user's own scripts included), a
+    virtualenv's ``bin`` (next to its ``pyvenv.cfg``), or an :data:`IN_FOLDER` name
+    in its folder (``.yarn/releases``)."""
+    text = os.fspath(path)
+    name = os.path.basename(text)
+    if name in RUNS_LATER:
+        return RUNS_LATER[name]
+    if name == "HEAD":
+        return GIT_HEAD_WHY
+    if name == "__pycache__" or name.endswith(".pyc"):  # a venv's own: not walked (pip writes it)
+        return "" if os.path.basename(os.path.dirname(text)) in SITE_DIRS else PYC_WHY
+    folder = os.path.dirname(text)
+    if name in VENV_BINS and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        return VENV_BIN_WHY
+    if MISE_ENV.fullmatch(name):
+        return RUNS_LATER["mise.toml"]
+    if name == "config.toml" and text.replace(os.sep, "/").endswith("/.jj/repo/config.toml"):
+        return JJ_WHY
+    if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
+        return "git runs it as you (its folder holds a HEAD: git takes it for a git directory)"
+    parent = os.path.basename(os.path.dirname(text))
+    startup = name.endswith(".pth") or name in STARTUP_FILES
+    if startup and parent in SITE_DIRS:
+        return SITE_WHY
+    return IN_FOLDER.get(parent, {}).get(name, "")
+
+
+PLACED_DIRS = SITE_DIRS | IN_FOLDER.keys() | {"repo"}
+"""Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
+
+GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info")
+"""What git runs, or reads to find what to run, in a git directory. (``commondir``
+points a git directory at another one's config and hooks; ``info/exclude`` and
+``info/attributes`` would hide a command's changes from ``git status``, the user's
+review of what a command did.)"""
