@@ -305,5 +305,7 @@ def write_wildcards(ruleset: RuleSet, root: Path) -> Wildcards:
     for rule in _write_rules(ruleset).rules:
         if rule.pattern is not None and _literal(rule, root) is None:
             last = rule.pattern.removeprefix(_NAMED_PATH).rstrip("/").rsplit("/", 1)[-1]
+            if last in ("", "*", "**") and _prefix(rule, root) == root:
+                continue  # every path (`**`), as a rule with no pattern: the questions guard it
             names.append("*" if last in ("", "**") else last)
     return Wildcards(tuple(dict.fromkeys(names)), ruleset, root)

@@ -177,6 +177,10 @@ def test_the_paths_a_write_rule_names_outright(tmp_path: Path) -> None:
     p = PermissionPolicy(tmp_path, user_rules=rules, user_config=tmp_path / "c.toml", load_project=False)
     assert p.write_denied_paths() == [tmp_path / "secrets", tmp_path / "config" / "prod.toml",
                                       tmp_path / "docs"]
+    assert p.write_wildcards().names == ("*.pem",)
+    every, _ = parse_rules({"deny": ["write_file(**)", "edit_file(**/*)", "write_file(src/*/**)"]}, "user")
+    q = PermissionPolicy(tmp_path, user_rules=every, user_config=tmp_path / "c.toml", load_project=False)
+    assert q.write_wildcards().names == ("*",)  # only src/*/**: the whole workspace stays writable
 
 
 async def _run_in_runtime(tmp_path: Path, root: Path, command: str,
