@@ -21,7 +21,7 @@ from middleware.types import BLOCKED_REASON, BeforeToolCallResult, CallOutcome, 
 from shell.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResult
 from shell.core.packed_text import compact
-from shell.core.tools import ToolArgumentError, ToolContext
+from shell.core.tools import CallRejected, ToolArgumentError, ToolContext
 
 from .reply import Reply
 from .reporting import tell
@@ -75,7 +75,7 @@ async def run_call(
             else:
                 reply.emit(ToolExecutionStart(call.id, call.name, state.args))
                 started = reply.started[call.id] = perf_counter()
-                result = await _execute(reply, state)
+                result, blocked = await _execute(reply, state)
             result = await stack.after_tool_call(state, result)
             error = state.error
     duration = perf_counter() - started if started else 0.0
@@ -84,14 +84,17 @@ async def run_call(
     return CallOutcome(call, result, error, blocked)
 
 
-async def _execute(reply: Reply, state: CallState) -> ToolResult:
-    """``on_acting`` around the tool (and around the tool's own middleware, if any)."""
+async def _execute(reply: Reply, state: CallState) -> tuple[ToolResult, bool]:
+    """``on_acting`` around the tool (and around the tool's own middleware, if any);
+    True with the result when the user rejected the call from inside it."""
     stack, call_id = reply.agent.middleware, state.call.id
+    rejected = False
     context = ToolContext(
         state.call, lambda progress: reply.emit(ToolExecutionUpdate(call_id, progress)), reply.run.ask
     )
 
     async def run_tool(request: ToolRequest) -> ToolResult:
+        nonlocal rejected
         state.error = None
         try:
             args = request.args if request.args is state.args else request.tool.validate(request.args)
@@ -105,6 +108,9 @@ async def _execute(reply: Reply, state: CallState) -> ToolResult:
                 f"{request.tool.name} did not finish within {limit:g} s and was stopped. "
                 "Try a smaller step, or ask the user to raise the limit."
             )
+        except CallRejected as exc:  # the user's "no", not the tool's failure
+            rejected = True
+            return ToolResult(str(exc), is_error=True)
         except Exception as exc:
             state.error = exc
             await tell(reply, exc, "tool")
@@ -116,12 +122,12 @@ async def _execute(reply: Reply, state: CallState) -> ToolResult:
         core = partial(own.call, "on_acting", core=run_tool, core_source="tool", context=state.context)
     request = ToolRequest(state.call, state.tool, state.args)
     try:
-        return await stack.call("on_acting", request, core, "tool", state.context)
+        return await stack.call("on_acting", request, core, "tool", state.context), rejected
     except Exception as exc:
         if error_source(exc, "tool") != "tool":
             raise  # a middleware failed, not the tool
         state.error = exc
         await tell(reply, exc, "tool")
         if isinstance(exc, ToolTimeout):
-            return ToolResult(str(exc), is_error=True)
-        return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+            return ToolResult(str(exc), is_error=True), False
+        return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True), False

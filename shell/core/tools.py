@@ -60,6 +60,13 @@ class ToolArgumentError(ValueError):
     """The arguments do not fit the tool's schema; the message says how."""
 
 
+class CallRejected(Exception):
+    """Raised by a tool when the user, asked from inside the call (the workspace
+    fence's question about a path outside it), said no. The call ends *rejected*, as
+    when its own approval is refused: the model reads the message (the user's "no" and
+    reason), not "write_file failed: …", which reads as a failure to retry."""
+
+
 @dataclass(slots=True)
 class ToolContext:
     """Given to a tool function that declares a parameter of this type.

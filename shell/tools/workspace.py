@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, rejected_message
 from shell.core.messages import ToolResult
 from shell.core.textsafety import path_text
-from shell.core.tools import Tool, ToolContext
+from shell.core.tools import CallRejected, Tool, ToolContext
 from shell.permissions import paths
 from shell.permissions.fence import OutsidePath
 from shell.permissions.homedirs import too_broad
@@ -41,6 +41,11 @@ after it was approved leaves one behind): the oldest go first."""
 
 class OutsideWorkspaceError(PermissionError):
     """A path leaves the workspace and the user did not approve it."""
+
+
+class OutsidePathRejected(OutsideWorkspaceError, CallRejected):
+    """The user answered "no" to the question about a path outside the workspace: the
+    call reads as rejected by the user (their words), not as the tool failing."""
 
 
 class _OutsidePath(Tool):
@@ -236,8 +241,13 @@ class Workspace:
                 return resolved
             why = f"the user chose {chosen}, which does not contain it"
             raise OutsideWorkspaceError(self._refusal(path, resolved, reason, why, note))
-        why = "the user did not approve it"
-        raise OutsideWorkspaceError(self._refusal(path, resolved, reason, why, note))
+        said = rejected_message(ctx.call.name)
+        if note:  # the user's reason, after the one default message if it does not say it
+            said = note if note.startswith(said.split(";")[0]) else f"{said} Their reason: {note}"
+        raise OutsidePathRejected(
+            f"{said} (The question was about {path_text(str(resolved))}, outside the workspace "
+            f"{path_text(str(self.root))}; use a path inside it, or ask the user to allow this location.)"
+        )
 
     def _approve_shown(self, resolved: Path) -> None:
         """Exactly what the dialog named: the directory (and below) or the one file."""

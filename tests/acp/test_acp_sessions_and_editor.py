@@ -148,7 +148,9 @@ async def test_a_path_outside_the_workspace_is_still_fenced(
     [(asked, options)] = client.permission_requests
     assert "outside the workspace" in asked.title
     assert [o.kind for o in options] == ["allow_once", "reject_once"], "no 'always' for a path question"
-    assert client.tool_status("r1") == "failed"
+    assert client.tool_status("r1") == "failed"  # ACP's one status for a call that did not run
+    said = client.tool_updates("r1")[-1].content[0].content.text  # a refusal, not a failure to retry
+    assert "The user rejected the call to read_file; it was not run." in said and "failed" not in said
 
 
 @pytest.mark.parametrize("capabilities", [None, EDITOR], ids=["ours", "editor"])

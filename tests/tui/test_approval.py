@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import Button, Static, TextArea
 
@@ -240,3 +242,30 @@ async def test_a_tall_terminal_shows_a_call_that_fits_in_it_whole() -> None:
         await pilot.pause(0.2)
         assert dialog._unseen_lines() == 0
         assert "below" not in str(dialog.query_one("#guard", Static).content)
+
+
+async def test_rejecting_the_question_about_a_path_outside_reads_as_a_rejection(tmp_path: Path) -> None:
+    """The fence's question (a path outside the workspace) answered "no": the span
+    says rejected (it said "✗ … — error") and the model reads the user's "no" and
+    reason as for any rejected call, not "write_file failed: OutsideWorkspaceError"."""
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    (tmp_path / "ws").mkdir()
+    outside = tmp_path / "OUTSIDE.txt"
+    call = AssistantMessage((ToolCallBlock("c1", "write_file", {"path": str(outside), "content": "x"}),))
+    app, agent, _ = scripted_app([call, "ok"], tools=builtin_tools(Workspace(tmp_path / "ws")))
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await ask_dialog(app, pilot)
+        assert "outside the workspace" in str(dialog.query_one("#req-desc", Static).content)
+        await pilot.press("n")
+        await pilot.press(*"not there", "enter")
+        await wait_for(pilot, lambda: not app.busy)
+        result = _results(agent)[0]
+        said = "The user rejected the call to write_file; it was not run. Their reason: not there"
+        assert result.is_error and str(result.content).startswith(said)
+        assert "failed" not in str(result.content) and "OutsideWorkspaceError" not in str(result.content)
+        assert str(outside) in str(result.content)  # which path the question was about
+        assert app.query_one(ToolSpan).state.status == "rejected"
+        assert not outside.exists()
+        assert not any("Error" in n.text for n in app.query(NoticeLine))  # no error line either
