@@ -41,7 +41,8 @@ async def test_escapes_are_refused_without_approval(
     with pytest.raises(OutsideWorkspaceError) as info:
         await call("read_file", path=path)
     message = str(info.value)
-    assert "outside the workspace" in message and message.startswith("The user rejected the call to read_file")
+    assert "outside the workspace" in message
+    assert message.startswith("The user rejected the call to read_file")
     assert "not there" in message  # the user's reason reaches the model
     request = recorder.asked[0]
     assert request.args == {"path": str(outside / "secret.txt")}
