@@ -6,6 +6,7 @@ guard (:mod:`.runslater`) keeps commands from changing it."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -112,6 +113,43 @@ STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 SITE_WHY = "Python runs at every start of that environment (an import line in a .pth file runs)"
 
 
+PTH_IMPORT_WHY = "Python runs at every start of that environment (a .pth file there imports it)"
+_PTH_IMPORT = re.compile(r"""^\s*import\s+([\w., ]+)|__import__\(\s*['"](\w+)|\bimport\s+(\w+)""", re.M)
+MAX_PTH_BYTES = 65_536
+
+
+def _pth_imports(site: str) -> frozenset[str]:
+    """The modules the ``*.pth`` files of ``site`` import at every start
+    (``_distutils_hack``, an editable install's finder): as much code run later as the
+    ``.pth`` itself. Read again when the folder changes (pip writes a new ``.pth``; one
+    that exists is read-only to commands and asked about before an edit)."""
+    try:
+        info = os.stat(site)
+    except OSError:
+        return frozenset()
+    return _read_pth_imports(site, info.st_mtime_ns, info.st_ctime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_pth_imports(site: str, _mtime: int, _ctime: int) -> frozenset[str]:
+    names: set[str] = set()
+    try:
+        with os.scandir(site) as entries:
+            found = [e.path for e in entries if e.name.endswith(".pth")]
+    except OSError:
+        return frozenset()
+    for path in found:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as pth:
+                text = pth.read(MAX_PTH_BYTES)
+        except OSError:
+            continue
+        for m in _PTH_IMPORT.finditer(text):
+            for group in m.groups():
+                names.update(part.strip().split(".")[0] for part in (group or "").split(",") if part.strip())
+    return frozenset(names)
+
+
 def why(path: str | os.PathLike[str]) -> str:
     """What runs ``path`` later as the user ("" when nothing does, by its name): a
     :data:`RUNS_LATER` name, or a ``*.pth`` or ``sitecustomize.py`` right in a
@@ -140,6 +178,8 @@ def why(path: str | os.PathLike[str]) -> str:
     startup = name.endswith(".pth") or name in STARTUP_FILES
     if startup and parent in SITE_DIRS:
         return SITE_WHY
+    if parent in SITE_DIRS and name.removesuffix(".py") in _pth_imports(folder):
+        return PTH_IMPORT_WHY
     return IN_FOLDER.get(parent, {}).get(name, "")
 
 

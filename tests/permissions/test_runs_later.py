@@ -321,12 +321,17 @@ async def test_a_virtualenvs_pth_files_are_guarded(ws: Path) -> None:
     site.mkdir(parents=True)
     (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (site / "existing.pth").write_text("/somewhere\n")
+    (site / "hack.pth").write_text("import os; os.environ.get('X') and __import__('_hack').add_shim()\n")
+    (site / "_hack").mkdir()
+    (site / "_hack" / "__init__.py").write_text("def add_shim(): pass\n")
     result = await sh(ws, "echo 'import os; os.system(\"touch /tmp/PWN\")' > .venv/lib/python3.12/"
                           "site-packages/evil.pth; echo 'import os' > .venv/lib/python3.12/site-packages/"
                           "sitecustomize.py; echo 'import evil' >> .venv/lib/python3.12/site-packages/"
-                          "existing.pth; echo x > .venv/lib/python3.12/site-packages/module.py; echo done")
+                          "existing.pth; echo x > .venv/lib/python3.12/site-packages/module.py; "
+                          "echo x >> .venv/lib/python3.12/site-packages/_hack/__init__.py; echo done")
     assert "done" in result.text
     assert (site / "existing.pth").read_text() == "/somewhere\n"
+    assert (site / "_hack" / "__init__.py").read_text() == "def add_shim(): pass\n"  # a .pth imports it
     assert not (site / "evil.pth").exists() and not (site / "sitecustomize.py").exists()
     assert (site / "module.py").exists()  # ordinary packages: the venv is not frozen
     assert set(result.details["quarantined"]) == {".venv/lib/python3.12/site-packages/evil.pth",
@@ -367,12 +372,17 @@ def test_file_edits_to_tool_configs_always_ask(tmp_path: Path, mode: str) -> Non
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (tmp_path / "tools" / "bin").mkdir(parents=True)  # a bin/ outside a virtualenv is the project's
+    site = tmp_path / ".venv" / "lib" / "python3.12" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "distutils-precedence.pth").write_text("import os; __import__('_distutils_hack').add_shim()\n")
+    (site / "__editable___app_finder.pth").write_text("import __editable___app_finder; x.install()\n")
     for path in [*TOOL_CONFIGS, ".lefthook/pre-commit/x.sh", ".venv/lib/python3.12/site-packages/x.pth",
                  ".venv/lib/python3.12/site-packages/sitecustomize.py", "mise.toml",
                  ".yarn/releases/yarn-4.1.0.cjs", "sub/.yarn/plugins/x.cjs", ".config/mise/config.toml",
                  ".codex/config.toml", ".cursor/mcp.json", ".gemini/settings.json", ".continue/config.json",
                  ".jj/repo/config.toml", "mise/config.toml", ".venv/pyvenv.cfg", ".venv/bin/activate",
-                 ".venv/bin/git"]:
+                 ".venv/bin/git", ".venv/lib/python3.12/site-packages/_distutils_hack/__init__.py",
+                 ".venv/lib/python3.12/site-packages/__editable___app_finder.py"]:
         verdict = p.decide(tools["write_file"], {"path": path, "content": ""})
         assert verdict.action == "ask", path
         assert "run" in verdict.reason or "read" in verdict.reason, verdict.reason
