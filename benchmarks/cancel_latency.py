@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -95,6 +96,7 @@ async def tui_once(base_url: str, warmup: float, home: Path) -> Tui:
                       AGENT_SHELL_DATA_DIR=str(home / "data"), AGENT_SHELL_CONFIG_DIR=str(home / "config"))
     from shell.runtime import RuntimeOptions, ShellRuntime
     from shell.tui.app import AgentShellApp
+    from shell.tui.mdsplit import cancel_note
     from shell.tui.widgets.assistant_message import AssistantMessage
 
     runtime = ShellRuntime.create(RuntimeOptions(model="openai:flood", record=False, cwd=str(home)))
@@ -123,8 +125,11 @@ async def tui_once(base_url: str, warmup: float, home: Path) -> Tui:
         while app.busy and time.perf_counter() < pressed + 120:
             await pilot.pause(0.005)
         idle = time.perf_counter()
-        note = f"*… {widget.dropped:,} characters not shown: the reply was cancelled.*"
-        shown = widget.text.replace(note, "").rstrip()
+        shown = widget.text  # less the note on what was not shown (and a fence it closed)
+        note = cancel_note(widget.dropped)
+        if widget.dropped and note in shown:
+            shown = re.sub(r"\n(`{3,}|~{3,})\n$", "", shown[: shown.rindex(note)])
+        shown = shown.rstrip()
         drawn_after = max(0, len(shown) - at_cancel["drawn"])
         await pilot.press("ctrl+q")
     return Tui(idle - pressed, at_cancel["time"] - pressed, at_cancel["backlog"], drawn_after)
