@@ -23,6 +23,7 @@ RUNS_LATER = {
     ".lefthook.yml": "names the commands lefthook runs at your next git commit",
     "lefthook-local.yml": "names the commands lefthook runs at your next git commit",
     ".lefthook": "holds scripts lefthook runs at your next git commit",
+    ".husky": "holds the hooks husky runs at your next git commit (its _/ folder is git's core.hooksPath)",
     ".idea": "JetBrains IDEs read (run configurations and startup tasks run commands)",
     ".zed": "the Zed editor reads (tasks and settings can run commands)",
     ".npmrc": "npm reads at your next npm command (node-options can run any code)",

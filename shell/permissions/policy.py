@@ -37,7 +37,6 @@ line.
 from __future__ import annotations
 
 import os
-import posixpath
 import uuid
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -56,6 +55,7 @@ from . import paths as resolving
 from .asktext import NAMES_ONLY, ask_reason, confined, confinement, names_one_path, names_secrets
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
+from .laterhit import runs_later
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .paths import BadPath
 from .preview import edit_preview
@@ -340,7 +340,7 @@ class PermissionPolicy:
             return Verdict("allow", "bypass mode")
         hit = self._runs_later(args, paths) if tool.kind == "edit" else None
         if hit is not None:  # before allow rules and modes: no broad grant reaches these
-            return Verdict("ask", f"{tool.name} would change {hit}, which {runslater.why(hit)}.")
+            return Verdict("ask", f"{tool.name} would change {hit[0]}, which {hit[1]}.")
         secret = self._secret_read(tool, args, paths)
         limited = self._beyond_allow_rule(tool, args, rule, secret) if effect == "allow" else None
         if limited is not None:
@@ -486,23 +486,14 @@ class PermissionPolicy:
     def _confinement(self, tool: Tool, args: Mapping[str, Any]) -> str:
         return confinement(tool, args, self.sandboxed, self.sandbox)
 
-    def _runs_later(self, args: Mapping[str, Any], paths: CallPaths) -> Path | None:
-        """The part of the path an edit would touch that something runs later, as the
-        user and outside any sandbox (git hooks and config, MCP and project settings,
-        direnv, editor tasks), or None. Any depth: a nested repository's hooks run too."""
+    def _runs_later(self, args: Mapping[str, Any], paths: CallPaths) -> tuple[Path, str] | None:
+        """What of the path an edit would touch runs later as the user, outside any
+        sandbox, and why (:func:`.laterhit.runs_later`), or None."""
         path = args.get("path")
         if not isinstance(path, str):
             return None
         part, _ = paths.path(path)  # resolved as the rules resolved it (symlinks followed)
-        roots = {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}
-        while part not in roots:  # the workspace's own name (or its parents') is not the edit's
-            if runslater.why(part):
-                return Path(part)
-            parent = posixpath.dirname(part)
-            if parent == part:
-                break
-            part = parent
-        return None
+        return runs_later(part, {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)})
 
     def _paths_inside(self, args: Mapping[str, Any]) -> bool:
         path = args.get("path")

@@ -60,6 +60,7 @@ from pathlib import Path
 
 from . import paths
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
+from .gitruns import git_runs
 from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 
 MAX_GIT_DIRS = 256
@@ -124,8 +125,8 @@ class Guard:
     """Git config files among ``readonly`` (shown scrubbed of credentials)."""
     gitdirs: tuple[Path, ...] = ()
     hook_dirs: tuple[Path, ...] = ()
-    """Folders a protected config's ``core.hooksPath`` names inside the workspace
-    (husky's ``.husky``): git runs them as the hooks, so they are walls too."""
+    """Folders a config's ``core.hooksPath`` names inside the workspace (husky's
+    ``.husky/_``; the global config's too): git runs them as the hooks."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -151,6 +152,24 @@ def _git_dirs(gitdir: Path) -> list[Path]:
                 stack += [path / "modules", path / "worktrees"]
             elif here.name == "modules":  # a submodule named a/b lives in modules/a/b
                 stack.append(path)
+    return out
+
+
+MAX_DEPTH = 128
+
+
+def git_dirs_above(path: Path) -> list[Path]:
+    """The git directories git may use for ``path`` (a real path): each ``.git`` in its
+    folder and the folders above it (a directory, or where a ``.git`` file or link
+    leads), with their submodules' and worktrees' git dirs."""
+    out: list[Path] = []
+    for folder in [path, *path.parents][:MAX_DEPTH]:
+        dot = folder / ".git"
+        if not os.path.lexists(dot):
+            continue
+        target = _gitfile_target(dot) if dot.is_file() and not dot.is_symlink() else paths.resolve(dot, "/")
+        if target is not None and target.is_dir():
+            out += [g for g in _git_dirs(target) if g not in out]
     return out
 
 
@@ -260,33 +279,11 @@ class _Walls:
                 seen = self.watch(path)
                 if part.startswith("config") and seen.kind == "file":
                     self.configs.append(path)
-                    hooks = _hooks_path(path, g)
-                    if hooks is not None and _inside(hooks, self.roots) and hooks not in self.hook_dirs:
-                        self.hook_dirs.append(hooks)
-                        self.watch(hooks)
-
-
-_HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.*?)\s*$", re.I | re.M)
-
-
-def _hooks_path(config: Path, gitdir: Path) -> Path | None:
-    """``core.hooksPath`` of a config, resolved as git resolves it for hooks run in
-    the working tree (next to a ``.git`` directory); None when it sets none."""
-    try:
-        text = config.read_text(errors="replace")
-    except OSError:
-        return None
-    m = _HOOKS_PATH.search(text)
-    if not m:
-        return None
-    value = m.group(1).strip().strip('"')
-    if not value:
-        return None
-    base = gitdir.parent if gitdir.name == ".git" else gitdir
-    try:
-        return paths.resolve(value, base)  # git expands ~ in core.hooksPath
-    except paths.BadPath:
-        return None
+            runs = git_runs([g], self.roots)  # the same set the file tools ask about
+            for hooks in runs.hook_dirs:
+                if hooks not in self.hook_dirs:
+                    self.hook_dirs.append(hooks)
+                    self.watch(hooks)
 
 
 # -- after the command ---------------------------------------------------------------

@@ -1,0 +1,125 @@
+"""What git runs that lies outside a git directory, worked out once for both guards.
+
+A git directory's ``hooks`` and ``config`` are guarded by name (:mod:`.laternames`),
+but git reaches further, sideways:
+
+- ``core.hooksPath`` names a folder git runs as the hooks (``.githooks``, husky's
+  ``.husky/_``). It may come from the repository's config or from the user's global
+  config, where a relative path is resolved in each repository: both count.
+
+:func:`git_runs` returns those paths inside the workspace for some git directories,
+cached by the configs' and hooks folders' times, so the file tools' policy (an edit asks)
+and the sandbox's guard (:mod:`.runslater`: bound read-only, new ones quarantined)
+guard the same set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+from .gitcreds import global_configs
+
+HOOKS_PATH_WHY = "git runs as your hooks (a core.hooksPath folder) at your next commit"
+
+_HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.*?)\s*$", re.I | re.M)
+
+Stamp = tuple[str, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class GitRuns:
+    """Paths inside the workspace that git runs (or reads as its config), by kind."""
+
+    hook_dirs: tuple[Path, ...] = ()
+    """Folders git runs as the hooks (``core.hooksPath``)."""
+    stamps: tuple[Stamp, ...] = ()
+    """What this was worked out from, and when each last changed (the cache's key)."""
+
+    def why(self, path: str | os.PathLike[str]) -> str:
+        """Why git runs ``path`` (a real path), or ""."""
+        text = os.fspath(path)
+        if any(paths.within(text, d) for d in self.hook_dirs):
+            return HOOKS_PATH_WHY
+        return ""
+
+
+def _stamp(path: Path) -> Stamp:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return (str(path), 0, 0)
+    return (str(path), info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _hooks_path(config: Path, base: Path) -> Path | None:
+    """``core.hooksPath`` of a config, resolved against ``base`` (the working tree, as
+    git resolves it for hooks run there); None when it sets none."""
+    try:
+        with open(config, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1 << 20)
+    except OSError:
+        return None
+    found = _HOOKS_PATH.findall(text)
+    value = found[-1].strip().strip('"') if found else ""
+    if not value:
+        return None
+    try:
+        return paths.resolve(value, base)  # git expands ~ in core.hooksPath
+    except paths.BadPath:
+        return None
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> bool:
+    return any(paths.within(path, root) for root in roots)
+
+
+def _configs(gitdir: Path) -> list[Path]:
+    """The configs git reads for ``gitdir``: its own and the user's."""
+    return [gitdir / "config", gitdir / "config.worktree", *global_configs()]
+
+
+def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
+    hook_dirs: list[Path] = []
+    looked: list[Path] = []
+    for gitdir in gitdirs:
+        base = gitdir.parent if gitdir.name == ".git" else gitdir
+        seen = _configs(gitdir)
+        looked += seen
+        for config in seen:
+            hooks = _hooks_path(config, base)
+            if hooks is not None:
+                real = Path(os.path.realpath(hooks))
+                looked.append(real)
+                if _inside(real, roots):
+                    hook_dirs.append(real)
+    stamps = tuple(_stamp(p) for p in dict.fromkeys(looked))
+    return GitRuns(tuple(dict.fromkeys(hook_dirs)), stamps)
+
+
+_cache: dict[tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]], GitRuns] = {}
+_lock = threading.Lock()
+
+
+def git_runs(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
+    """What git runs for ``gitdirs`` that lies inside ``roots`` (real paths), reused
+    while none of the files it was worked out from changed."""
+    key = (tuple(gitdirs), tuple(roots), tuple(global_configs()))
+    with _lock:
+        cached = _cache.get(key)
+    if cached is not None and all(_stamp(Path(p)) == (p, m, c) for p, m, c in cached.stamps):
+        return cached
+    runs = _work_out(gitdirs, roots)
+    with _lock:
+        if len(_cache) > 256:
+            _cache.clear()
+        _cache[key] = runs
+    return runs
+
+
+__all__ = ["GitRuns", "git_runs"]

@@ -1,0 +1,107 @@
+"""What git runs from outside its git directory (tester finding I8): a
+``core.hooksPath`` folder (husky's ``.husky/_`` and the ``.husky/`` hooks its wrappers
+run, one from the user's global config). A file edit there asks in every mode but
+bypass, and a sandboxed command (real bubblewrap, real git) can change none of them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions.policy import PermissionPolicy
+from shell.permissions.sandbox import Sandbox
+from shell.tools.builtin import builtin_tools
+from shell.tools.shell_cmd import run_command
+from shell.tools.workspace import Workspace
+
+from ..sandboxing import require_sandbox
+from .later_ws import GIT_ENV, later_workspace
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from later_workspace(monkeypatch, ".agent-shell-test-gitruns-")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV}).stdout
+
+
+async def sh(ws: Path, command: str) -> Any:
+    box = Sandbox(ws)
+    return await run_command(command, box.workspace, 30, lambda _: None, sandbox=box)
+
+
+def verdict(ws: Path, path: str, mode: str = "accept-edits") -> Any:
+    policy = PermissionPolicy(ws, mode=mode, user_config=ws.parent / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(ws))}
+    return policy.decide(tools["write_file"], {"path": path, "content": "id\n"})
+
+
+def hook(path: Path, text: str = "#!/bin/sh\ntrue\n") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def husky(ws: Path) -> None:
+    """husky v9's layout: git runs .husky/_/pre-commit, which runs the user's .husky/pre-commit."""
+    git(ws, "init", "-q")
+    hook(ws / ".husky" / "_" / "h", '#!/bin/sh\nsh "${0%/*}/../${0##*/}"\n')
+    hook(ws / ".husky" / "_" / "pre-commit", '#!/bin/sh\n. "${0%/*}/h"\n')
+    hook(ws / ".husky" / "pre-commit", "npm test\n")
+    git(ws, "config", "core.hooksPath", ".husky/_")
+
+
+# -- I8: core.hooksPath ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_in_a_hooks_path_folder_and_huskys_hooks_ask(ws: Path, mode: str) -> None:
+    husky(ws)
+    for path in (".husky/pre-commit", ".husky/_/pre-push", ".husky/_/pre-commit", ".husky/post-merge"):
+        assert verdict(ws, path, mode).action == "ask", path
+    git(ws, "config", "core.hooksPath", ".githooks")
+    hook(ws / ".githooks" / "pre-commit")
+    found = verdict(ws, ".githooks/pre-commit", mode)
+    assert found.action == "ask" and "core.hooksPath" in found.reason, found.reason
+    assert verdict(ws, ".githooks/post-commit", mode).action == "ask"
+    assert verdict(ws, "src/main.py", mode).action == "allow"
+
+
+def test_a_relative_hooks_path_from_the_global_config_counts_in_each_repository(ws: Path) -> None:
+    git(ws, "init", "-q")
+    hook(ws / ".githooks" / "pre-commit")
+    assert verdict(ws, ".githooks/pre-commit").action == "allow"  # nothing names it yet
+    (ws.parent / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    assert verdict(ws, ".githooks/pre-commit").action == "ask"  # the cache sees the new config
+
+
+async def test_a_sandboxed_command_cannot_change_huskys_hooks(ws: Path) -> None:
+    require_sandbox()
+    husky(ws)
+    result = await sh(ws, "echo 'id > owned' > .husky/pre-commit; echo x > .husky/_/pre-push; "
+                          "echo 'id' > .husky/post-commit; true")
+    assert (ws / ".husky" / "pre-commit").read_text() == "npm test\n"
+    assert not (ws / ".husky" / "_" / "pre-push").exists()
+    assert not (ws / ".husky" / "post-commit").exists(), result.text
+
+
+async def test_a_global_relative_hooks_path_is_a_wall_in_the_sandbox(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    hook(ws / ".githooks" / "pre-commit")
+    (ws.parent / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    result = await sh(ws, "printf '#!/bin/sh\\nid > owned\\n' > .githooks/pre-commit; "
+                          "printf '#!/bin/sh\\nid\\n' > .githooks/post-commit; "
+                          "chmod +x .githooks/post-commit; true")
+    assert (ws / ".githooks" / "pre-commit").read_text() == "#!/bin/sh\ntrue\n"
+    assert not (ws / ".githooks" / "post-commit").exists(), result.text
