@@ -71,13 +71,17 @@ class PackedField:
         self.slot = slot
         self.auto = auto
 
+    # Inlined (no call to pack/unpack): every read of a message's content comes here.
     def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        return unpack(self.slot.__get__(obj, owner))
+        value = self.slot.__get__(obj, owner)
+        return value.text() if type(value) is PackedText else value
 
     def __set__(self, obj: object, value: Any) -> None:
-        self.slot.__set__(obj, pack(value) if self.auto else value)
+        if self.auto and type(value) is str and len(value) >= PACK_MIN_CHARS:
+            value = pack(value)
+        self.slot.__set__(obj, value)
 
 
 def packed_field(cls: type, name: str, *, auto: bool) -> None:
