@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
-from shell.core.events import ReplyEnd, TextBlockDelta, ToolExecutionEnd
+from shell.core.events import ReplyEnd, ReplyStart, TextBlockDelta, ToolExecutionEnd
 from shell.core.tools import tool
 from shell.providers.scripted import ScriptedModel
 from shell.sessions import SessionRecorder, SessionStore
@@ -63,9 +63,13 @@ async def main(root: str, session_id: str, seed: int) -> None:
     with recorder:
         for n, prompt in enumerate(("first question", "second question")):
             agent.model = ScriptedModel(script(rng, n), delay=0.004, chunk_size=3)
-            show(start, "user", text=prompt)
             async for event in recorder.record(agent.reply(prompt)):
-                if isinstance(event, TextBlockDelta):
+                if isinstance(event, ReplyStart):
+                    # shown once the recorder has seen the reply start (it writes the
+                    # prompt then), as the other events are: printed before that, a
+                    # kill in between (a wide window on a loaded machine) "lost" it
+                    show(start, "user", text=prompt)
+                elif isinstance(event, TextBlockDelta):
                     show(start, "text", text=event.delta)
                 elif isinstance(event, ToolExecutionEnd):
                     show(start, "result", call_id=event.call_id, text=event.result.text)
