@@ -48,7 +48,10 @@ class Terminal:
         deadline = time.monotonic() + timeout
         while (at := self.raw.find(target, after)) < 0:
             if time.monotonic() > deadline or not self._pump(0.05):
-                raise AssertionError(f"{needle!r} never came; the screen had:\n{self.text[-3000:]}")
+                # which one: a process that is slow to draw, or one that ended
+                why = f"it ended with exit code {self.proc.poll()}" if self.proc.poll() is not None \
+                    else f"it was still running after {timeout:g} s"
+                raise AssertionError(f"{needle!r} never came ({why}); the screen had:\n{self.text[-3000:]}")
         return at
 
     def type(self, keys: str) -> None:
