@@ -176,6 +176,12 @@ def included_configs(configs: Iterable[Path]) -> list[Path]:
     return out
 
 
+def include_paths(config: Path) -> list[Path]:
+    """The paths one config includes (``include.path``, ``includeIf.*.path``), as git
+    resolves them, whether they exist or not (:mod:`.gitruns` guards both)."""
+    return _include_paths(config)
+
+
 def _include_paths(config: Path) -> list[Path]:
     try:
         if os.path.getsize(config) > MAX_CONFIG:
@@ -202,5 +208,5 @@ def _include_paths(config: Path) -> list[Path]:
     return out
 
 
-__all__ = ["HIDDEN", "ScrubbedConfigs", "global_configs", "included_configs", "is_git_config", "scrub",
-           "scrub_note"]
+__all__ = ["HIDDEN", "ScrubbedConfigs", "global_configs", "include_paths", "included_configs",
+           "is_git_config", "scrub", "scrub_note"]

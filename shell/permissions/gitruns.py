@@ -4,8 +4,13 @@ A git directory's ``hooks`` and ``config`` are guarded by name (:mod:`.latername
 but git reaches further, sideways:
 
 - ``core.hooksPath`` names a folder git runs as the hooks (``.githooks``, husky's
-  ``.husky/_``). It may come from the repository's config or from the user's global
-  config, where a relative path is resolved in each repository: both count.
+  ``.husky/_``). It may come from the repository's config, from a config that one
+  includes, or from the user's global config, where a relative path is resolved in
+  each repository: every one of them counts.
+- ``include.path`` / ``includeIf.*.path`` pull another file into the config, read as if
+  it were there (``core.fsmonitor`` in it runs at the next ``git status``); a relative
+  path is beside the including file. One that does not exist yet counts too: what a
+  command creates there is quarantined.
 
 :func:`git_runs` returns those paths inside the workspace for some git directories,
 cached by the configs' and hooks folders' times, so the file tools' policy (an edit asks)
@@ -23,9 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import paths
-from .gitcreds import global_configs
+from .gitcreds import MAX_INCLUDE_DEPTH, global_configs, include_paths
 
 HOOKS_PATH_WHY = "git runs as your hooks (a core.hooksPath folder) at your next commit"
+INCLUDED_WHY = ("git reads as part of your git config (a config includes it): a core.fsmonitor or alias "
+                "there runs as you at your next git status")
+MAX_CONFIGS = 64
 
 _HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.*?)\s*$", re.I | re.M)
 
@@ -38,6 +46,8 @@ class GitRuns:
 
     hook_dirs: tuple[Path, ...] = ()
     """Folders git runs as the hooks (``core.hooksPath``)."""
+    configs: tuple[Path, ...] = ()
+    """Files a config includes (existing or not)."""
     stamps: tuple[Stamp, ...] = ()
     """What this was worked out from, and when each last changed (the cache's key)."""
 
@@ -46,6 +56,8 @@ class GitRuns:
         text = os.fspath(path)
         if any(paths.within(text, d) for d in self.hook_dirs):
             return HOOKS_PATH_WHY
+        if Path(text) in self.configs:
+            return INCLUDED_WHY
         return ""
 
 
@@ -79,18 +91,37 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(paths.within(path, root) for root in roots)
 
 
-def _configs(gitdir: Path) -> list[Path]:
-    """The configs git reads for ``gitdir``: its own and the user's."""
-    return [gitdir / "config", gitdir / "config.worktree", *global_configs()]
+def _configs(gitdir: Path) -> tuple[list[Path], list[Path]]:
+    """The configs git reads for ``gitdir`` (its own, the user's, and what they
+    include, ``MAX_INCLUDE_DEPTH`` deep), and the included ones among them (real paths,
+    existing or not)."""
+    level = [gitdir / "config", gitdir / "config.worktree", *global_configs()]
+    seen = [Path(os.path.realpath(p)) for p in level]
+    included: list[Path] = []
+    for _ in range(MAX_INCLUDE_DEPTH):
+        found: list[Path] = []
+        for config in level:
+            for target in include_paths(config):
+                real = Path(os.path.realpath(target))
+                if real not in seen and len(seen) < MAX_CONFIGS:
+                    seen.append(real)
+                    included.append(real)
+                    found.append(real)
+        level = found
+        if not level:
+            break
+    return seen, included
 
 
 def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
     hook_dirs: list[Path] = []
+    configs: list[Path] = []
     looked: list[Path] = []
     for gitdir in gitdirs:
         base = gitdir.parent if gitdir.name == ".git" else gitdir
-        seen = _configs(gitdir)
+        seen, included = _configs(gitdir)
         looked += seen
+        configs += [p for p in included if _inside(p, roots)]
         for config in seen:
             hooks = _hooks_path(config, base)
             if hooks is not None:
@@ -99,7 +130,7 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
                 if _inside(real, roots):
                     hook_dirs.append(real)
     stamps = tuple(_stamp(p) for p in dict.fromkeys(looked))
-    return GitRuns(tuple(dict.fromkeys(hook_dirs)), stamps)
+    return GitRuns(tuple(dict.fromkeys(hook_dirs)), tuple(dict.fromkeys(configs)), stamps)
 
 
 _cache: dict[tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]], GitRuns] = {}

@@ -127,6 +127,9 @@ class Guard:
     hook_dirs: tuple[Path, ...] = ()
     """Folders a config's ``core.hooksPath`` names inside the workspace (husky's
     ``.husky/_``; the global config's too): git runs them as the hooks."""
+    sideways: dict[Path, str] = field(default_factory=dict)
+    """What else git reads or runs outside its git directory, and why
+    (:mod:`.gitruns`): the config files an ``include.path`` names."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -216,7 +219,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path]) -> Guard:
         walls.add(path)
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
-                 tuple(walls.hook_dirs))
+                 tuple(walls.hook_dirs), walls.sideways)
 
 
 class _Walls:
@@ -230,6 +233,7 @@ class _Walls:
         self.configs: list[Path] = []
         self.gitdirs: list[Path] = []
         self.hook_dirs: list[Path] = []
+        self.sideways: dict[Path, str] = {}
 
     def add(self, path: Path) -> None:
         if path.name == "HEAD":  # a folder git takes for a git directory (a bare repo, or planted)
@@ -284,6 +288,11 @@ class _Walls:
                 if hooks not in self.hook_dirs:
                     self.hook_dirs.append(hooks)
                     self.watch(hooks)
+            for path in runs.configs:  # watched when missing too: one created is quarantined
+                if path not in self.sideways:
+                    self.sideways[path] = runs.why(path)
+                    if self.watch(path).kind == "file":
+                        self.configs.append(path)  # shown scrubbed of credentials, as git's own
 
 
 # -- after the command ---------------------------------------------------------------
@@ -363,6 +372,8 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
     """Why this appeared-or-changed path could run later (empty: it cannot)."""
     if path in after.hook_dirs:
         return "git runs the hooks in it (core.hooksPath)"
+    if path in after.sideways:
+        return f"{'changed' if was.kind != 'missing' else 'new'}: {after.sideways[path]}"
     where = why(path)
     parent_is_gitdir = path.parent in after.gitdirs and path.name in GIT_PARTS
     if path.name == ".git" and not parent_is_gitdir:

@@ -1,6 +1,7 @@
-"""What git runs from outside its git directory (tester finding I8): a
+"""What git runs from outside its git directory (tester findings I8, I9): a
 ``core.hooksPath`` folder (husky's ``.husky/_`` and the ``.husky/`` hooks its wrappers
-run, one from the user's global config). A file edit there asks in every mode but
+run, one from the user's global config), and a config file the repository's config
+includes. A file edit there asks in every mode but
 bypass, and a sandboxed command (real bubblewrap, real git) can change none of them."""
 
 from __future__ import annotations
@@ -105,3 +106,36 @@ async def test_a_global_relative_hooks_path_is_a_wall_in_the_sandbox(ws: Path) -
                           "chmod +x .githooks/post-commit; true")
     assert (ws / ".githooks" / "pre-commit").read_text() == "#!/bin/sh\ntrue\n"
     assert not (ws / ".githooks" / "post-commit").exists(), result.text
+
+
+# -- I9: a config the repository's config includes --------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_of_a_config_the_repository_includes_ask(ws: Path, mode: str) -> None:
+    git(ws, "init", "-q")
+    (ws / ".gitconfig").write_text("[alias]\n\tst = status\n")
+    (ws / "team").mkdir()
+    (ws / "team" / "git.cfg").write_text("[alias]\n\tlg = log\n")
+    assert verdict(ws, ".gitconfig", mode).action == "allow"  # an ordinary file until included
+    git(ws, "config", "include.path", "../.gitconfig")
+    git(ws, "config", "includeIf.onbranch:main.path", "../team/git.cfg")
+    git(ws, "config", "--add", "include.path", "../later.cfg")  # not there yet: creating it asks too
+    for path in (".gitconfig", "team/git.cfg", "later.cfg"):
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "git config" in found.reason, (path, found.reason)
+
+
+async def test_a_sandboxed_command_cannot_plant_fsmonitor_in_an_included_config(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    (ws / ".gitconfig").write_text("[alias]\n\tst = status\n")
+    git(ws, "config", "include.path", "../.gitconfig")
+    git(ws, "config", "--add", "include.path", "../later.cfg")
+    result = await sh(ws, "printf '[core]\\n\\tfsmonitor = id > owned; false\\n' > .gitconfig; "
+                          "printf '[core]\\n\\tfsmonitor = id > owned2; false\\n' > later.cfg; true")
+    assert (ws / ".gitconfig").read_text() == "[alias]\n\tst = status\n"
+    assert not (ws / "later.cfg").exists()
+    assert "later.cfg" in result.text and "quarantine" in result.text, result.text
+    git(ws, "status")  # the user's next git status runs nothing planted
+    assert not (ws / "owned").exists() and not (ws / "owned2").exists()
