@@ -425,8 +425,8 @@ def calls_from_messages(
                 store(call, "result", stored_text(message))
                 call.is_error = message.is_error
                 outcome = outcomes.get(message.call_id, "")
-                call.status = ended_status(message.is_error, blocked=bool(outcome), cancelled=False,
-                                           rejected=outcome == "rejected")
+                call.status = ended_status(message.is_error, blocked=outcome in ("rejected", "blocked"),
+                                           cancelled=outcome == "cancelled", rejected=outcome == "rejected")
                 call.decision = "reject" if outcome == "rejected" else ""
                 call.warning = call_warning(dict(notes.get(message.call_id, {})))
     return calls

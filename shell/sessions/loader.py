@@ -63,7 +63,8 @@ class LoadedSession:
     path: Path | None = None
     outcomes: dict[str, str] = field(default_factory=dict)
     """How calls the messages show only as errors ended, by call id: ``rejected`` (the
-    user said no) or ``blocked`` (a rule, the mode or a middleware stopped it)."""
+    user said no), ``blocked`` (a rule, the mode or a middleware stopped it) or
+    ``cancelled`` (the reply was cancelled before it ran or finished)."""
     call_notes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     """What the sandbox did to a command that the user must hear of again, by call id:
     ``quarantined`` (paths moved out), ``not_written`` (paths it kept from writing)."""
@@ -205,8 +206,8 @@ class _Reader:
 
     def _outcome(self, record: dict[str, Any]) -> None:
         call_id, status = record.get("call_id"), record.get("status")
-        if not isinstance(call_id, str) or status not in ("rejected", "blocked"):
-            raise ValueError("an outcome record needs a call_id and a status (rejected or blocked)")
+        if not isinstance(call_id, str) or status not in ("rejected", "blocked", "cancelled"):
+            raise ValueError("an outcome record needs a call_id and a status: rejected, blocked or cancelled")
         self.outcomes[call_id] = status
 
     def _call_notes(self, record: dict[str, Any]) -> None:

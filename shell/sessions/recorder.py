@@ -472,11 +472,14 @@ class SessionRecorder:
     def _outcome(self, event: ToolExecutionEnd) -> None:
         """A call that was stopped before it ran: say whether the user rejected it or a
         gate blocked it (its result message says neither), so a resumed session shows it
-        as it was shown live."""
+        as it was shown live; a call the user cancelled (Esc) is kept as ``cancelled``."""
         details = event.result.details if isinstance(event.result.details, dict) else {}
-        if not event.blocked or details.get("cancelled"):
+        if details.get("cancelled") is True:
+            status = "cancelled"
+        elif not event.blocked:
             return
-        status = "rejected" if event.call_id in self._rejected else "blocked"
+        else:
+            status = "rejected" if event.call_id in self._rejected else "blocked"
         self.outcomes[event.call_id] = status
         self.file.write({"kind": "outcome", "call_id": event.call_id, "status": status})
 

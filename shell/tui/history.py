@@ -20,9 +20,9 @@ from shell.core.messages import (
     ToolCallBlock,
     UserMessage,
 )
-from shell.frontend.reply import calls_from_messages
+from shell.frontend.reply import CallView, calls_from_messages, end_notice
 
-from .entries import AssistantEntry, AudioEntry, Entry, SpanEntry, ThinkingEntry, UserEntry
+from .entries import AssistantEntry, AudioEntry, Entry, NoticeEntry, SpanEntry, ThinkingEntry, UserEntry
 from .grouping import fold_runs
 
 
@@ -48,4 +48,15 @@ def entries_from_messages(
                     entries.append(SpanEntry(calls[block.id]))
                 elif isinstance(block, DataBlock) and block.media_type.startswith("audio/"):
                     entries.append(AudioEntry(f"history{len(entries)}-{i}", block.media_type, block.data))
+            if _cancelled_at(message, calls):  # as it read live: not a finished answer
+                entries.append(NoticeEntry("warning", end_notice("cancelled")))
     return fold_runs(entries)  # many calls of one tool in a row: one row, as they were shown live
+
+
+def _cancelled_at(message: AssistantMessage, calls: Mapping[str, CallView]) -> bool:
+    """Whether the reply was cancelled (Esc) at this message: its text was cut off (the
+    session keeps it with ``stop_reason="cancelled"``) or its calls were (their results
+    say so); a resumed session says "Reply cancelled." there, as the live one did."""
+    if message.stop_reason == "cancelled":
+        return True
+    return any(calls[call.id].status == "cancelled" for call in message.tool_calls if call.id in calls)

@@ -201,6 +201,33 @@ async def test_a_cancelled_reply_is_recorded_valid(store: SessionStore) -> None:
     assert records(rec.path)[-1]["stop_reason"] == "cancelled"
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("at", ["TextBlockDelta", "ToolExecutionStart"])
+async def test_a_resumed_session_says_where_a_reply_was_cancelled(store: SessionStore, at: str) -> None:
+    """Esc showed "Reply cancelled." under the cut-off text; after --continue the
+    partial text read as a complete answer. The session keeps the cancel (the partial
+    message's stop reason, the calls' cancelled results) and the resumed view says it."""
+    from shell.tui.entries import AssistantEntry, NoticeEntry
+    from shell.tui.history import entries_from_messages
+
+    long = "words " * 400
+    first = AssistantMessage((TextBlock(long), ToolCallBlock("c1", "slow", {"seconds": 5})))
+    agent = Agent(ScriptedModel([first, "Fine."], delay=0.001, chunk_size=8), tools=[slow])
+    with recorder(store, agent) as rec:
+        async def cancel(event: Any) -> None:
+            if type(event).__name__ == at:
+                agent.cancel()
+        events = await run(rec, agent, "go", cancel)
+        await run(rec, agent, "again")  # a later reply that is not cancelled
+    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "cancelled"
+    loaded = load_session(rec.path)
+    entries = entries_from_messages(loaded.messages, loaded.outcomes)
+    said = "Reply cancelled."
+    notices = [i for i, e in enumerate(entries) if isinstance(e, NoticeEntry) and e.text == said]
+    answers = [i for i, e in enumerate(entries) if isinstance(e, AssistantEntry)]
+    assert len(notices) == 1 and answers[0] < notices[0] < answers[-1]
+
+
 class Remember(Middleware):
     async def on_reply(self, ctx: Any, request: Any, next: Any) -> AsyncIterator[Any]:
         ctx.session_state["count"] = ctx.session_state.get("count", 0) + 1
