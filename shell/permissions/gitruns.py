@@ -11,6 +11,8 @@ but git reaches further, sideways:
   it were there (``core.fsmonitor`` in it runs at the next ``git status``); a relative
   path is beside the including file. One that does not exist yet counts too: what a
   command creates there is quarantined.
+- a hook that is a symlink (``.git/hooks/pre-commit -> ../../scripts/pre-commit``) runs
+  its target; so does a hooks folder that is a link.
 
 :func:`git_runs` returns those paths inside the workspace for some git directories,
 cached by the configs' and hooks folders' times, so the file tools' policy (an edit asks)
@@ -33,6 +35,9 @@ from .gitcreds import MAX_INCLUDE_DEPTH, global_configs, include_paths
 HOOKS_PATH_WHY = "git runs as your hooks (a core.hooksPath folder) at your next commit"
 INCLUDED_WHY = ("git reads as part of your git config (a config includes it): a core.fsmonitor or alias "
                 "there runs as you at your next git status")
+HOOK_LINK_WHY = "git runs as your hook at your next commit (a hook in a hooks folder links to it)"
+MAX_HOOK_ENTRIES = 256
+"""Entries of one hooks folder looked at for links."""
 MAX_CONFIGS = 64
 
 _HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.*?)\s*$", re.I | re.M)
@@ -45,9 +50,12 @@ class GitRuns:
     """Paths inside the workspace that git runs (or reads as its config), by kind."""
 
     hook_dirs: tuple[Path, ...] = ()
-    """Folders git runs as the hooks (``core.hooksPath``)."""
+    """Folders git runs as the hooks: ``core.hooksPath`` ones, and where a linked
+    hooks folder leads."""
     configs: tuple[Path, ...] = ()
     """Files a config includes (existing or not)."""
+    hook_links: tuple[Path, ...] = ()
+    """Where the links in a hooks folder lead."""
     stamps: tuple[Stamp, ...] = ()
     """What this was worked out from, and when each last changed (the cache's key)."""
 
@@ -58,6 +66,8 @@ class GitRuns:
             return HOOKS_PATH_WHY
         if Path(text) in self.configs:
             return INCLUDED_WHY
+        if Path(text) in self.hook_links:
+            return HOOK_LINK_WHY
         return ""
 
 
@@ -113,24 +123,45 @@ def _configs(gitdir: Path) -> tuple[list[Path], list[Path]]:
     return seen, included
 
 
+def _links(folder: Path, roots: Sequence[Path]) -> list[Path]:
+    """Where the symlinks in a hooks folder lead, inside ``roots``."""
+    out: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))[:MAX_HOOK_ENTRIES]
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.is_symlink() and not entry.name.endswith(".sample"):
+            real = Path(os.path.realpath(entry.path))
+            if _inside(real, roots):
+                out.append(real)
+    return out
+
+
 def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
     hook_dirs: list[Path] = []
     configs: list[Path] = []
+    links: list[Path] = []
     looked: list[Path] = []
     for gitdir in gitdirs:
         base = gitdir.parent if gitdir.name == ".git" else gitdir
         seen, included = _configs(gitdir)
         looked += seen
         configs += [p for p in included if _inside(p, roots)]
+        folders = [gitdir / "hooks"]
         for config in seen:
             hooks = _hooks_path(config, base)
             if hooks is not None:
-                real = Path(os.path.realpath(hooks))
-                looked.append(real)
-                if _inside(real, roots):
-                    hook_dirs.append(real)
+                folders.append(hooks)
+        for folder in folders:
+            real = Path(os.path.realpath(folder))
+            looked += [folder, real]  # a new or replaced link changes its folder's mtime
+            if (folder != gitdir / "hooks" or real != folder) and _inside(real, roots):
+                hook_dirs.append(real)
+            links += _links(real, roots)
     stamps = tuple(_stamp(p) for p in dict.fromkeys(looked))
-    return GitRuns(tuple(dict.fromkeys(hook_dirs)), tuple(dict.fromkeys(configs)), stamps)
+    return GitRuns(tuple(dict.fromkeys(hook_dirs)), tuple(dict.fromkeys(configs)),
+                   tuple(dict.fromkeys(links)), stamps)
 
 
 _cache: dict[tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]], GitRuns] = {}

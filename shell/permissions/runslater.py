@@ -129,7 +129,8 @@ class Guard:
     ``.husky/_``; the global config's too): git runs them as the hooks."""
     sideways: dict[Path, str] = field(default_factory=dict)
     """What else git reads or runs outside its git directory, and why
-    (:mod:`.gitruns`): the config files an ``include.path`` names."""
+    (:mod:`.gitruns`): the config files an ``include.path`` names, and where the
+    links in a hooks folder lead (``scripts/pre-commit``)."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -288,10 +289,10 @@ class _Walls:
                 if hooks not in self.hook_dirs:
                     self.hook_dirs.append(hooks)
                     self.watch(hooks)
-            for path in runs.configs:  # watched when missing too: one created is quarantined
+            for path in (*runs.configs, *runs.hook_links):  # watched when missing too
                 if path not in self.sideways:
                     self.sideways[path] = runs.why(path)
-                    if self.watch(path).kind == "file":
+                    if self.watch(path).kind == "file" and path in runs.configs:
                         self.configs.append(path)  # shown scrubbed of credentials, as git's own
 
 

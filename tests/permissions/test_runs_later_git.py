@@ -1,7 +1,7 @@
-"""What git runs from outside its git directory (tester findings I8, I9): a
+"""What git runs from outside its git directory (tester findings I8, I9, I10): a
 ``core.hooksPath`` folder (husky's ``.husky/_`` and the ``.husky/`` hooks its wrappers
-run, one from the user's global config), and a config file the repository's config
-includes. A file edit there asks in every mode but
+run, one from the user's global config), a config file the repository's config
+includes, and the script a hook links to. A file edit there asks in every mode but
 bypass, and a sandboxed command (real bubblewrap, real git) can change none of them."""
 
 from __future__ import annotations
@@ -139,3 +139,39 @@ async def test_a_sandboxed_command_cannot_plant_fsmonitor_in_an_included_config(
     assert "later.cfg" in result.text and "quarantine" in result.text, result.text
     git(ws, "status")  # the user's next git status runs nothing planted
     assert not (ws / "owned").exists() and not (ws / "owned2").exists()
+
+
+# -- I10: a hook that links to a script in the workspace --------------------------------
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_of_the_script_a_hook_links_to_ask(ws: Path, mode: str) -> None:
+    git(ws, "init", "-q")
+    hook(ws / "scripts" / "pre-commit")
+    hook(ws / "scripts" / "lint.sh")
+    (ws / ".git" / "hooks" / "pre-commit").symlink_to("../../scripts/pre-commit")
+    for path in ("scripts/pre-commit", ".git/hooks/pre-commit"):
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "hook" in found.reason, (path, found.reason)
+    assert verdict(ws, "scripts/lint.sh", mode).action == "allow"
+
+
+def test_edits_in_a_linked_hooks_folder_ask(ws: Path) -> None:
+    git(ws, "init", "-q")
+    hook(ws / "githooks" / "pre-commit")
+    for sample in (ws / ".git" / "hooks").iterdir():
+        sample.unlink()
+    (ws / ".git" / "hooks").rmdir()
+    (ws / ".git" / "hooks").symlink_to("../githooks")
+    for path in ("githooks/pre-commit", "githooks/post-commit"):
+        assert verdict(ws, path).action == "ask", path
+
+
+async def test_a_sandboxed_command_cannot_change_the_script_a_hook_links_to(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    hook(ws / "scripts" / "pre-commit")
+    (ws / ".git" / "hooks" / "pre-commit").symlink_to("../../scripts/pre-commit")
+    result = await sh(ws, "printf '#!/bin/sh\\nid > owned\\n' > scripts/pre-commit; echo fine > notes.txt")
+    assert (ws / "scripts" / "pre-commit").read_text() == "#!/bin/sh\ntrue\n"
+    assert (ws / "notes.txt").read_text() == "fine\n", result.text
