@@ -13,6 +13,9 @@ but git reaches further, sideways:
   command creates there is quarantined.
 - a hook that is a symlink (``.git/hooks/pre-commit -> ../../scripts/pre-commit``) runs
   its target; so does a hooks folder that is a link.
+- a script a config names as a command (``core.fsmonitor = scripts/watch``, an alias
+  ``!./tools/x.sh``, a filter) runs at the next ``git status``, alias or checkout
+  (:mod:`.gitcommands`).
 
 :func:`git_runs` returns those paths inside the workspace for some git directories,
 cached by the configs' and hooks folders' times, so the file tools' policy (an edit asks)
@@ -30,12 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import paths
+from .gitcommands import command_paths
 from .gitcreds import MAX_INCLUDE_DEPTH, global_configs, include_paths
 
 HOOKS_PATH_WHY = "git runs as your hooks (a core.hooksPath folder) at your next commit"
 INCLUDED_WHY = ("git reads as part of your git config (a config includes it): a core.fsmonitor or alias "
                 "there runs as you at your next git status")
 HOOK_LINK_WHY = "git runs as your hook at your next commit (a hook in a hooks folder links to it)"
+COMMAND_WHY = "git runs as you: a command your git config names (core.fsmonitor, an alias, a filter)"
 MAX_HOOK_ENTRIES = 256
 """Entries of one hooks folder looked at for links."""
 MAX_CONFIGS = 64
@@ -56,6 +61,8 @@ class GitRuns:
     """Files a config includes (existing or not)."""
     hook_links: tuple[Path, ...] = ()
     """Where the links in a hooks folder lead."""
+    commands: tuple[Path, ...] = ()
+    """Files a config names as a command (:mod:`.gitcommands`)."""
     stamps: tuple[Stamp, ...] = ()
     """What this was worked out from, and when each last changed (the cache's key)."""
 
@@ -68,6 +75,8 @@ class GitRuns:
             return INCLUDED_WHY
         if Path(text) in self.hook_links:
             return HOOK_LINK_WHY
+        if Path(text) in self.commands:
+            return COMMAND_WHY
         return ""
 
 
@@ -142,6 +151,7 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
     hook_dirs: list[Path] = []
     configs: list[Path] = []
     links: list[Path] = []
+    commands: list[Path] = []
     looked: list[Path] = []
     for gitdir in gitdirs:
         base = gitdir.parent if gitdir.name == ".git" else gitdir
@@ -150,6 +160,7 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
         configs += [p for p in included if _inside(p, roots)]
         folders = [gitdir / "hooks"]
         for config in seen:
+            commands += [p for p in command_paths(config, base) if _inside(p, roots)]
             hooks = _hooks_path(config, base)
             if hooks is not None:
                 folders.append(hooks)
@@ -161,7 +172,7 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
             links += _links(real, roots)
     stamps = tuple(_stamp(p) for p in dict.fromkeys(looked))
     return GitRuns(tuple(dict.fromkeys(hook_dirs)), tuple(dict.fromkeys(configs)),
-                   tuple(dict.fromkeys(links)), stamps)
+                   tuple(dict.fromkeys(links)), tuple(dict.fromkeys(commands)), stamps)
 
 
 _cache: dict[tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]], GitRuns] = {}

@@ -130,7 +130,8 @@ class Guard:
     sideways: dict[Path, str] = field(default_factory=dict)
     """What else git reads or runs outside its git directory, and why
     (:mod:`.gitruns`): the config files an ``include.path`` names, and where the
-    links in a hooks folder lead (``scripts/pre-commit``)."""
+    links in a hooks folder lead (``scripts/pre-commit``), the scripts a config names
+    as commands (``core.fsmonitor = scripts/watch``)."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -289,7 +290,7 @@ class _Walls:
                 if hooks not in self.hook_dirs:
                     self.hook_dirs.append(hooks)
                     self.watch(hooks)
-            for path in (*runs.configs, *runs.hook_links):  # watched when missing too
+            for path in (*runs.configs, *runs.hook_links, *runs.commands):  # watched when missing too
                 if path not in self.sideways:
                     self.sideways[path] = runs.why(path)
                     if self.watch(path).kind == "file" and path in runs.configs:

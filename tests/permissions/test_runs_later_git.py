@@ -175,3 +175,31 @@ async def test_a_sandboxed_command_cannot_change_the_script_a_hook_links_to(ws: 
     result = await sh(ws, "printf '#!/bin/sh\\nid > owned\\n' > scripts/pre-commit; echo fine > notes.txt")
     assert (ws / "scripts" / "pre-commit").read_text() == "#!/bin/sh\ntrue\n"
     assert (ws / "notes.txt").read_text() == "fine\n", result.text
+
+
+# -- a script the config names as a command ---------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_of_a_script_the_git_config_runs_ask(ws: Path, mode: str) -> None:
+    git(ws, "init", "-q")
+    for name in ("watch.sh", "fmt.sh", "clean.sh", "other.sh"):
+        hook(ws / "tools" / name)
+    git(ws, "config", "core.fsmonitor", "tools/watch.sh")
+    git(ws, "config", "alias.fmt", "!./tools/fmt.sh --all")
+    git(ws, "config", "filter.x.clean", "sh tools/clean.sh %f")
+    git(ws, "config", "alias.lg", "log tools/other.sh")  # a git subcommand: nothing runs the file
+    for path in ("tools/watch.sh", "tools/fmt.sh", "tools/clean.sh"):
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "git config names" in found.reason, (path, found.reason)
+    assert verdict(ws, "tools/other.sh", mode).action == "allow"
+
+
+async def test_a_sandboxed_command_cannot_change_the_fsmonitor_script(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q")
+    hook(ws / "tools" / "watch.sh", "#!/bin/sh\nexit 1\n")
+    git(ws, "config", "core.fsmonitor", "tools/watch.sh")
+    result = await sh(ws, "printf '#!/bin/sh\\nid > owned\\n' > tools/watch.sh; echo fine > notes.txt")
+    assert (ws / "tools" / "watch.sh").read_text() == "#!/bin/sh\nexit 1\n"
+    assert (ws / "notes.txt").read_text() == "fine\n", result.text
