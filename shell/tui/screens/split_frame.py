@@ -4,8 +4,8 @@ Why: Textual's screen update lays out what changed and renders every line in vie
 one callback. While a reply streams that is one step of ~20-35 ms (of it ~40 % layout,
 ~60 % render), and nothing else runs meanwhile: a key press (Esc) and the next deltas
 wait for both halves. Split in two, the longest step is the larger half (issue 21:
-p99 of the longest loop step ~41-43 -> ~24 ms CPU at load 8, benchmarks/tui_stream.py);
-the frame costs the same.
+p99 of the longest loop step 31.6 -> 21.2 ms CPU at load 15, 34.9 -> 23.5 at load 25,
+benchmarks/tui_stream.py against main); the frame costs the same.
 
 Textual already draws this way inside ``App.batch_update``: ``_refresh_layout`` then
 hands the render to ``call_later`` (a message to this screen, after what is queued).
