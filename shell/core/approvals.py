@@ -138,12 +138,20 @@ def rest_refusal(name: str) -> str:
             "among them; it was not run.")
 
 
+UNATTENDED = "No one was there to approve the call to "
+
+
 def unattended_rejection(request: ApprovalRequest) -> ApprovalDecision:
     """The answer when nobody serves ``ask``: reject, and tell the model why."""
     return ApprovalDecision.reject(
-        f"No one was there to approve the call to {request.call.name}; it was not run. "
+        f"{UNATTENDED}{request.call.name}; it was not run. "
         "Ask the user to run the shell interactively or to allow this tool."
     )
+
+
+def is_unattended(decision: ApprovalDecision) -> bool:
+    """Whether ``decision`` is :func:`unattended_rejection`'s (no user said no)."""
+    return decision.type == "reject" and (decision.message or "").startswith(UNATTENDED)
 
 
 def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from shell.core.approvals import ApprovalDecision, ApprovalRequest, rejected_message
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, is_unattended, rejected_message
 from shell.core.messages import ToolResult
 from shell.core.textsafety import path_text
 from shell.core.tools import CallRejected, Tool, ToolContext
@@ -241,6 +241,8 @@ class Workspace:
                 return resolved
             why = f"the user chose {chosen}, which does not contain it"
             raise OutsideWorkspaceError(self._refusal(path, resolved, reason, why, note))
+        if isinstance(decision, ApprovalDecision) and is_unattended(decision):
+            raise OutsideWorkspaceError(self._refusal(path, resolved, reason, "no one could be asked", note))
         said = rejected_message(ctx.call.name)
         if note:  # the user's reason, after the one default message if it does not say it
             said = note if note.startswith(said.split(";")[0]) else f"{said} Their reason: {note}"
