@@ -39,6 +39,7 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.textsafety import path_text
 from shell.permissions import paths, runslater, writewalls
+from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
 from shell.permissions.secretfiles import SecretFiles
@@ -292,6 +293,8 @@ def sandbox_notes(
     kept from writing."""
     not_written = _not_written(text, guard, cwd) if sandboxed else []
     notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
+    if sandboxed and guard is not None and not not_written and RUNS_LATER_NOTE not in notes:
+        notes += sideways_note(text, guard, cwd)
     if not_written:
         notes = [n for n in notes if n != RUNS_LATER_NOTE] + [not_written_note(not_written, code)]
     if secrets is not None and (hidden or not secrets.complete):
@@ -364,6 +367,22 @@ RUNS_LATER_NOTE = (
     ".mcp.json, .agent-shell, .pre-commit-config.yaml, .idea, .npmrc, .cargo and the like) cannot be "
     "changed, moved or removed: ask the user to run this command themselves.]"
 )
+
+
+def sideways_note(output: str, guard: Guard, cwd: Path) -> list[str]:
+    """Why a write to what git runs from outside its git directory failed (a script a
+    hook links to, a config the repository's includes, a ``core.hooksPath`` folder):
+    "Read-only file system" on ``scripts/pre-commit`` says nothing of git by itself."""
+    refused = [line for line in output.splitlines() if _REFUSED.search(line)]
+    found: list[str] = []
+    for path, why in [*guard.sideways.items(), *((d, HOOKS_PATH_WHY) for d in guard.hook_dirs)]:
+        shown = paths.relative(path, cwd) or str(path)
+        if any(shown in line or str(path) in line for line in refused):
+            found.append(f"{path_text(shown)}, which {why}")
+    if not found:
+        return []
+    return [f"[not written: {'; '.join(found[:5])}. The sandbox keeps what git runs read-only: ask the user "
+            "to make this change themselves.]"]
 
 
 def git_config_note(output: str, sandboxed: bool) -> str:

@@ -175,6 +175,7 @@ async def test_a_sandboxed_command_cannot_change_the_script_a_hook_links_to(ws: 
     result = await sh(ws, "printf '#!/bin/sh\\nid > owned\\n' > scripts/pre-commit; echo fine > notes.txt")
     assert (ws / "scripts" / "pre-commit").read_text() == "#!/bin/sh\ntrue\n"
     assert (ws / "notes.txt").read_text() == "fine\n", result.text
+    assert "not written: scripts/pre-commit, which git runs as your hook" in result.text  # said why
 
 
 # -- a script the config names as a command ---------------------------------------------
@@ -203,3 +204,4 @@ async def test_a_sandboxed_command_cannot_change_the_fsmonitor_script(ws: Path) 
     result = await sh(ws, "printf '#!/bin/sh\\nid > owned\\n' > tools/watch.sh; echo fine > notes.txt")
     assert (ws / "tools" / "watch.sh").read_text() == "#!/bin/sh\nexit 1\n"
     assert (ws / "notes.txt").read_text() == "fine\n", result.text
+    assert "not written: tools/watch.sh" in result.text and "ask the user" in result.text
