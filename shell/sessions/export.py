@@ -1,6 +1,7 @@
 """A session as Markdown: for sharing, pasting into an issue, reading later.
 
-Turns are headed ``## User`` / ``## Assistant``; tool calls and their results are
+Turns are headed ``## User`` / ``## Assistant``, and no message's text can head one
+(its own headings are demoted: :func:`demote`); tool calls and their results are
 fenced blocks (the fence is longer than any backtick run inside, so a result that
 itself contains Markdown fences cannot break out). Everything goes through the
 redactor once more (an export of an in-memory history never saw the file's
@@ -40,6 +41,33 @@ def fence(text: str, info: str = "") -> str:
     return f"{ticks}{info}\n{text}\n{ticks}"
 
 
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_TOP_HEADING = re.compile(r"^( {0,3})#{1,2}(?=[ \t]|$)")
+_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_HTML_HEADING = re.compile(r"<(/?h[12])\b", re.I)
+
+
+def demote(text: str) -> str:
+    """A message's own headings one level below the turn headings (``## User`` in a
+    reply becomes ``### User``; a setext underline becomes a rule, ``<h2>`` text), so
+    no text a model writes reads as a turn it did not take. Code blocks stay as they are."""
+    out: list[str] = []
+    fence_mark = ""
+    for line in text.split("\n"):
+        opened = _FENCE.match(line)
+        if fence_mark:
+            if opened and opened.group(1)[0] == fence_mark[0] and len(opened.group(1)) >= len(fence_mark):
+                fence_mark = ""
+        elif opened:
+            fence_mark = opened.group(1)
+        else:
+            line = _HTML_HEADING.sub(r"&lt;\1", _TOP_HEADING.sub(r"\1###", line, count=1))
+            if _UNDERLINE.fullmatch(line) and out and out[-1].strip():
+                out.append("")  # not an underline of the line before: a rule, or text
+        out.append(line)
+    return "\n".join(out)
+
+
 def _data(block: DataBlock) -> str:
     return f"*[{block.media_type} data, {len(block.data)} bytes]*"
 
@@ -49,13 +77,13 @@ def _blocks(blocks: Sequence[Block], r: Redactor) -> list[str]:
     for b in blocks:
         if isinstance(b, TextBlock):
             if b.text.strip():
-                parts.append(r.text(b.text))
+                parts.append(demote(r.text(b.text)))
         elif isinstance(b, ThinkingBlock):
             if b.text.strip():
                 quoted = "\n".join(f"> {line}" for line in r.text(b.text).splitlines())
                 parts.append(f"> **Thinking**\n>\n{quoted}")
         elif isinstance(b, HintBlock):
-            parts.append(f"*{r.text(b.text)}*")
+            parts.append(f"*{demote(r.text(b.text))}*")
         elif isinstance(b, ToolCallBlock):
             args = json_text(r.json(b.args), indent=2)
             parts.append(f"**Tool call** `{b.name}` ({b.id})\n\n{fence(args, 'json')}")
@@ -91,11 +119,11 @@ def export_markdown(
     last_role = ""
     for m in messages:
         if isinstance(m, SystemMessage):
-            out.append(f"## System\n\n{r.text(m.text)}")
+            out.append(f"## System\n\n{demote(r.text(m.text))}")
             last_role = "system"
         elif isinstance(m, UserMessage):
             content = m.content if isinstance(m.content, str) else None
-            body = r.text(content) if content is not None else "\n\n".join(_blocks(m.content, r))  # type: ignore[arg-type]
+            body = demote(r.text(content)) if content is not None else "\n\n".join(_blocks(m.content, r))  # type: ignore[arg-type]
             out.append(f"## User\n\n{body}")
             last_role = "user"
         elif isinstance(m, AssistantMessage):
