@@ -8,10 +8,8 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,23 +19,13 @@ from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
 
 from ..sandboxing import require_sandbox
-from .later_ws import GIT_ENV, later_workspace
+from .later_ws import git, later_workspace, sh
 
 pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield from later_workspace(monkeypatch, ".agent-shell-test-later-")
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}).stdout
-
-
-async def sh(ws: Path, command: str) -> Any:
-    box = Sandbox(ws)
-    return await run_command(command, box.workspace, 30, lambda _: None, sandbox=box)
 
 
 def quarantined(ws: Path) -> list[str]:

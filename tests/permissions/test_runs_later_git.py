@@ -6,8 +6,6 @@ bypass, and a sandboxed command (real bubblewrap, real git) can change none of t
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,13 +13,11 @@ from typing import Any
 import pytest
 
 from shell.permissions.policy import PermissionPolicy
-from shell.permissions.sandbox import Sandbox
 from shell.tools.builtin import builtin_tools
-from shell.tools.shell_cmd import run_command
 from shell.tools.workspace import Workspace
 
 from ..sandboxing import require_sandbox
-from .later_ws import GIT_ENV, later_workspace
+from .later_ws import git, later_workspace, sh
 
 pytestmark = pytest.mark.anyio
 
@@ -29,16 +25,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield from later_workspace(monkeypatch, ".agent-shell-test-gitruns-")
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}).stdout
-
-
-async def sh(ws: Path, command: str) -> Any:
-    box = Sandbox(ws)
-    return await run_command(command, box.workspace, 30, lambda _: None, sandbox=box)
 
 
 def verdict(ws: Path, path: str, mode: str = "accept-edits") -> Any:
