@@ -507,7 +507,9 @@ class PermissionPolicy:
         """The rules "always" would keep, and a diff for a file edit."""
         preview = ""
         if tool.kind == "edit":
-            preview = await anyio.to_thread.run_sync(edit_preview, tool.name, dict(args), self.root)
+            preview = await anyio.to_thread.run_sync(  # bounded, and Esc need not wait for it
+                edit_preview, tool.name, dict(args), self.root, abandon_on_cancel=True
+            )
         elif isinstance(args.get("command"), str):
             preview = command_preview(args["command"])
         return AskDetails(self.suggest(tool, args), preview)

@@ -8,12 +8,12 @@ the preview says so instead of guessing.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core import linediff
 from . import paths
 
 MAX_PREVIEW_BYTES = 2 * 1024 * 1024
@@ -71,7 +71,7 @@ def edit_preview(tool_name: str, args: Mapping[str, Any], root: Path) -> str:
         return "(no change: the file already has this content)"
     outside = os.path.isabs(os.path.expanduser(shown))  # git's a/ b/ prefixes mean "in the repository"
     label_old = "/dev/null" if not real.exists() else shown if outside else f"a/{shown}"
-    lines = difflib.unified_diff(
+    lines = linediff.unified_diff(  # bounded: a huge file with many changes is a cut diff, quickly
         old.splitlines(keepends=True), new.splitlines(keepends=True), label_old,
         shown if outside else f"b/{shown}", n=3,
     )

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import difflib
 import errno
 import os
 import re
@@ -30,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from shell.core import linediff
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.secrets import is_secret_file
 from shell.core.textsafety import path_text
@@ -403,11 +403,13 @@ def _model_diff(
 
 
 def unified_diff(old: str, new: str, shown: str, *, new_file: bool = False) -> str:
-    """A ``git diff``-style unified diff; a missing final newline is marked as git does."""
+    """A ``git diff``-style unified diff; a missing final newline is marked as git does.
+    Computed in bounded work and cut past :data:`~shell.core.linediff.MAX_DIFF_LINES`
+    lines (a 100 000-line rewrite would otherwise keep the tool busy for minutes)."""
     a = _diff_lines(old)
     b = _diff_lines(new)
     fromfile = "/dev/null" if new_file else f"a/{shown}"
-    return "".join(difflib.unified_diff(a, b, fromfile=fromfile, tofile=f"b/{shown}"))
+    return "".join(linediff.unified_diff(a, b, fromfile, f"b/{shown}"))  # bounded in time and size
 
 
 def _diff_lines(text: str) -> list[str]:
