@@ -6,8 +6,12 @@ ways real servers do, over stdio or streamable HTTP on 127.0.0.1:
     python sdk_mcp_server.py MODE --sse PORT   the older SSE transport
 
 Every mode has the tools ``echo``, ``die`` (the process exits mid-call), ``logs``
-(``n`` log messages, then the answer), ``slow`` (answers late), ``big`` (``mb`` megabytes of text) and
-``deep`` (a structured result nested ``depth`` deep). Modes:
+(``n`` log messages, then the answer), ``slow`` (answers late), ``big`` (``mb`` megabytes of text),
+``deep`` (a structured result nested ``depth`` deep); in the ``probe`` mode also
+``progress`` (a flood of progress notifications), ``list_changed`` (says its tool list changed, often; it
+did not), ``late`` (answers a call that was cancelled), ``blocks`` (every content
+type, escapes in the text) and ``fail`` (fails with escape sequences, and its
+description has them). Modes:
 ``plain``; ``stall_init`` (initialize is never answered: the server hangs where
 its start-up would be); ``malformed`` (its tools/list, sent raw by a middleware,
 holds entries the SDK refuses next to good ones); ``names`` (tools named like the
@@ -101,12 +105,65 @@ def deep(depth: int = 100_000) -> str:
     return "[" * depth + "]" * depth
 
 
+async def progress(ctx: Context, n: int = 20_000) -> str:
+    """``n`` progress notifications as fast as they can be written, then the answer."""
+    for k in range(1, n + 1):
+        await ctx.report_progress(k, n, f"step {k}")
+    return f"progressed {n}"
+
+
+async def list_changed(ctx: Context, n: int = 500) -> str:
+    """Says ``n`` times that its tool list changed (it did not), then answers."""
+    for _ in range(n):
+        await ctx.notify_tools_changed()
+    return f"changed {n} times"
+
+
+async def late(seconds: float = 1.5) -> str:
+    """Answers after ``seconds`` even when the call was cancelled meanwhile."""
+    with anyio.CancelScope(shield=True):
+        await anyio.sleep(seconds)
+    return "late answer"
+
+
+def blocks() -> list[Any]:
+    """One block of every content type: text, image, audio, embedded resource, link."""
+    from mcp.types import (
+        AudioContent,
+        EmbeddedResource,
+        ImageContent,
+        ResourceLink,
+        TextContent,
+        TextResourceContents,
+    )
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    return [TextContent(type="text", text="text \x1b[31mred\x1b]0;pwn\x07"),
+            ImageContent(type="image", data=png, mimeType="image/png"),
+            AudioContent(type="audio", data="UklGRiQAAABXQVZF", mimeType="audio/wav"),
+            EmbeddedResource(type="resource", resource=TextResourceContents(
+                uri="file:///x.txt", mimeType="text/plain", text="resource \x1b[2J text")),
+            ResourceLink(type="resource_link", uri="file:///y.txt", name="y\x1b[2J")]
+
+
+def fail(size: int = 0) -> str:
+    """Fails, with escape sequences in the message (and ``size`` characters more)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    raise ToolError("boom \x1b[2J\x1b]52;c;cHdu\x07\u202e" + "E" * size)
+
+
 def _hostile(index: int) -> Any:
     def tool(a: str = "") -> str:
         return f"hostile tool {index}: {a}"
 
     return tool
 
+
+if MODE == "probe":
+    for probe in (progress, list_changed, late, blocks):
+        server.add_tool(probe)
+    server.add_tool(fail, description="fails \x1b[2J\x1b]0;pwn\x07\u202e with escapes")
 
 if MODE == "names":
     for index, name in enumerate(HOSTILE_NAMES):
