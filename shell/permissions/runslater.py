@@ -48,6 +48,7 @@ forge, with its secrets, only once someone pushes them).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -62,6 +63,10 @@ from . import paths
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitruns import git_runs
 from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
+
+MAX_LINK_LOOK = 256
+"""Entries of one guarded folder looked at for hard links (a hooks folder holds a dozen)."""
+LINKED_WHY = "whose files git or a tool runs as you (a command wrote it through its other name)"
 
 MAX_GIT_DIRS = 256
 """Git dirs of submodules and worktrees looked at inside one git directory."""
@@ -127,6 +132,10 @@ class Guard:
     hook_dirs: tuple[Path, ...] = ()
     """Folders a config's ``core.hooksPath`` names inside the workspace (husky's
     ``.husky/_``; the global config's too): git runs them as the hooks."""
+    linked: tuple[Path, ...] = ()
+    """Runs-later files that have another name (a hard link): the read-only bind
+    covers this name only, so their ctime is compared too (a command may write
+    through the other name and set the mtime back)."""
     sideways: dict[Path, str] = field(default_factory=dict)
     """What else git reads or runs outside its git directory, and why
     (:mod:`.gitruns`): the config files an ``include.path`` names, and where the
@@ -221,7 +230,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path]) -> Guard:
         walls.add(path)
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
-                 tuple(walls.hook_dirs), walls.sideways)
+                 tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways)
 
 
 class _Walls:
@@ -236,6 +245,7 @@ class _Walls:
         self.gitdirs: list[Path] = []
         self.hook_dirs: list[Path] = []
         self.sideways: dict[Path, str] = {}
+        self.linked: list[Path] = []
 
     def add(self, path: Path) -> None:
         if path.name == "HEAD":  # a folder git takes for a git directory (a bare repo, or planted)
@@ -272,7 +282,28 @@ class _Walls:
                 self.readonly.append(real)
         elif seen.kind != "missing":
             self.readonly.append(path)
+            self._hard_links(path, seen)
         return seen
+
+    def _hard_links(self, path: Path, seen: Seen) -> None:
+        """Note ``path`` (or, for a folder, each file right in it) when it has another
+        name elsewhere: ``ln scripts/pre-commit .git/hooks/pre-commit`` lets a command
+        change the hook by writing ``scripts/pre-commit``."""
+        try:
+            if seen.kind == "file":
+                if os.lstat(path).st_nlink > 1:
+                    self.linked.append(path)
+                return
+            with os.scandir(path) as entries:
+                for entry in itertools.islice(entries, MAX_LINK_LOOK):
+                    info = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                        inner = Path(entry.path)
+                        self.watched[inner] = _seen(inner)
+                        self.linked.append(inner)
+                        self.sideways.setdefault(inner, f"is a hard link in {path.name}/, {LINKED_WHY}")
+        except OSError:
+            return
 
     def git_dir(self, gitdir: Path) -> None:
         for g in _git_dirs(gitdir):
@@ -331,7 +362,8 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
         was = before.watched.get(path, Seen("missing"))
         if path.parent in new_envs and path.name in ("pyvenv.cfg", *VENV_BINS) and was.kind == "missing":
             continue  # a new virtualenv (python -m venv) is kept, as a new repository is
-        if now == was or now.kind == "missing":
+        relinked = path in before.linked or path in after.linked
+        if (now == was and (not relinked or now.ctime == was.ctime)) or now.kind == "missing":
             if now.kind == "missing" and was.kind == "link":
                 out.append(_restore_link(path, was))
             continue
@@ -354,6 +386,15 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
             continue
         out.append(_move(path, why, quarantine, after.roots, was))
     return out
+
+
+def same_links(before: Guard, after: Guard) -> bool:
+    """No hard-linked runs-later file changed (its ctime: an mtime can be set back)."""
+    for path in {*before.linked, *after.linked}:
+        was, now = before.watched.get(path), after.watched.get(path)
+        if was is None or now is None or was.ctime != now.ctime:
+            return False
+    return True
 
 
 def _changed(path: Path, now: Seen, after: Guard) -> int:
@@ -496,4 +537,4 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
 
 
 __all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "SITE_DIRS", "Guard", "Planted", "check", "guard",
-           "refused_writes", "relative", "report", "unsafe_git_keys", "why"]
+           "refused_writes", "relative", "report", "same_links", "unsafe_git_keys", "why"]

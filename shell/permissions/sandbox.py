@@ -349,7 +349,7 @@ class Sandbox:
             "; files in the rest are not hidden", "")
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
         unhidden = self._unhide() + writewalls.move_created(created, self.roots())
-        if now.watched == before.watched:
+        if now.watched == before.watched and runslater.same_links(before, now):
             return unhidden, missed
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
         planted = runslater.check(before, now, folder, started_ns)

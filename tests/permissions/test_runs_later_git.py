@@ -6,6 +6,7 @@ bypass, and a sandboxed command (real bubblewrap, real git) can change none of t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -191,3 +192,27 @@ async def test_a_sandboxed_command_cannot_change_the_fsmonitor_script(ws: Path) 
     assert (ws / "tools" / "watch.sh").read_text() == "#!/bin/sh\nexit 1\n"
     assert (ws / "notes.txt").read_text() == "fine\n", result.text
     assert "not written: tools/watch.sh" in result.text and "ask the user" in result.text
+
+
+@pytest.mark.parametrize("mtime_put_back", [False, True])
+async def test_a_hook_hard_linked_to_a_script_is_not_changed_through_the_script(
+    ws: Path, mtime_put_back: bool
+) -> None:
+    """`ln scripts/pre-commit .git/hooks/pre-commit`: the read-only hooks folder covers
+    the hook's name, not the file's other name; a command that writes the script (and
+    sets its mtime back) leaves a hook that no longer runs at the next commit."""
+    require_sandbox()
+    git(ws, "init", "-q")
+    (ws / "scripts").mkdir()
+    script = ws / "scripts" / "pre-commit"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    hook = ws / ".git" / "hooks" / "pre-commit"
+    os.link(script, hook)
+    back = " && touch -d @1000000000 scripts/pre-commit" if mtime_put_back else ""
+    if mtime_put_back:
+        os.utime(script, (1_000_000_000, 1_000_000_000))
+    result = await sh(ws, f"echo 'touch PWNED' >> scripts/pre-commit{back}; echo done")
+    assert "done" in result.text
+    assert not hook.exists() or "PWNED" not in hook.read_text(), result.text
+    assert ".git/hooks/pre-commit" in set(result.details.get("quarantined", [])), result.text
