@@ -217,6 +217,21 @@ async def wait_for(pilot: Any, condition: Any, timeout: float = 5.0) -> None:
     await asyncio.sleep(0)
 
 
+async def repeat_until(pilot: Any, action: Any, condition: Any, timeout: float = 30.0) -> None:
+    """Do ``action()`` and let the app run, again and again, until ``condition()`` is
+    true (fail after ``timeout``): for a state reached a step per action (each scroll
+    to the top brings one batch back). A fixed number of tries failed on a busy
+    machine, where each step takes longer."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached in time")
+        action()
+        await pilot.pause(0.05)
+
+
 async def send(pilot: Any, text: str) -> None:
     await pilot.press(*text)
     await pilot.press("enter")

@@ -15,7 +15,7 @@ from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWid
 from shell.tui.widgets.tool_span import ToolSpan
 from shell.tui.widgets.user_message import UserMessage as UserWidget
 
-from .helpers import SIZE, make_agent, send, wait_for
+from .helpers import SIZE, make_agent, repeat_until, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -79,12 +79,9 @@ async def test_scrolling_back_after_resume_shows_every_message_once_in_order() -
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         conversation = app.conversation
-        for _ in range(100):  # each scroll to the top brings one more batch back
-            if conversation.first_mounted == 0:
-                break
-            conversation.scroll_home(animate=False)
-            await pilot.pause(0.05)
-        assert conversation.first_mounted == 0
+        # each scroll to the top brings one more batch back
+        await repeat_until(pilot, lambda: conversation.scroll_home(animate=False),
+                           lambda: conversation.first_mounted == 0)
         await pilot.pause()
         assert _shown(app) == _expected(60)
         kinds = [type(e) for e in conversation.entries]
