@@ -293,6 +293,12 @@ class Conversation(VerticalScroll):
             await self.remove_children(drop)
         self._update_marker()
 
+    def _start_loading_earlier(self) -> None:
+        """In a worker of its own. Given the method, not a coroutine: a worker that a
+        newer one cancels before it started leaves no coroutine behind un-awaited."""
+        # (Textual's WorkType infers Never from an async method: the ignore is its stub's)
+        self.run_worker(self.load_earlier, exclusive=True, group="load-earlier")  # type: ignore[arg-type]
+
     async def load_earlier(self) -> None:
         """Mount the previous ``BATCH`` entries above the first mounted one."""
         if self._loading or self.first_mounted == 0:
@@ -321,10 +327,13 @@ class Conversation(VerticalScroll):
         self._update_marker()
 
         def keep_place() -> None:
-            if self.is_anchored and not self._anchor_released:
-                return  # following the end: the anchor keeps the place (a scroll would release it)
-            grown = self.virtual_size.height - before_height
-            self.scroll_to(y=self.scroll_y + max(0, grown), animate=False)
+            if not (self.is_anchored and not self._anchor_released):  # (following the end: the anchor does)
+                grown = self.virtual_size.height - before_height
+                self.scroll_to(y=self.scroll_y + max(0, grown), animate=False)
+            if self.scroll_y <= 0 and self.first_mounted > 0:
+                # still at the top (the batch was not laid out yet, or it is short): a
+                # scroll to the top changes nothing now, so no watch would load the next
+                self._start_loading_earlier()
 
         self.call_after_refresh(keep_place)
 
@@ -352,7 +361,7 @@ class Conversation(VerticalScroll):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         if new <= 0 and self.first_mounted > 0 and not self._loading:
-            self.run_worker(self.load_earlier(), exclusive=True, group="load-earlier")
+            self._start_loading_earlier()
         if not self._unpark_scheduled:
             self._unpark_scheduled = self.call_after_refresh(self._start_unpark)
         self.schedule_parking()
