@@ -294,6 +294,8 @@ class _Walls:
                 if os.lstat(path).st_nlink > 1:
                     self.linked.append(path)
                 return
+            if path.name == "__pycache__":  # hundreds in a project, and nothing links into them
+                return
             with os.scandir(path) as entries:
                 for entry in itertools.islice(entries, MAX_LINK_LOOK):
                     info = entry.stat(follow_symlinks=False)
