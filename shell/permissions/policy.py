@@ -493,7 +493,8 @@ class PermissionPolicy:
         if not isinstance(path, str):
             return None
         part, _ = paths.path(path)  # resolved as the rules resolved it (symlinks followed)
-        return runs_later(part, {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)})
+        nested = self.sandbox.secrets_searched().runs_later if self.sandbox is not None else ()
+        return runs_later(part, {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}, nested)
 
     def _paths_inside(self, args: Mapping[str, Any]) -> bool:
         path = args.get("path")

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths
+from .envrcsources import envrc_runs, envrcs_above
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitruns import git_runs
 from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
@@ -228,6 +229,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path]) -> Guard:
     walls = _Walls(tuple(roots))
     for path in dict.fromkeys([*(root / name for root in walls.roots for name in RUNS_LATER), *found]):
         walls.add(path)
+    walls.envrc_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
                  tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways)
@@ -306,6 +308,19 @@ class _Walls:
                         self.sideways.setdefault(inner, f"is a hard link in {path.name}/, {LINKED_WHY}")
         except OSError:
             return
+
+    def envrc_sources(self) -> None:
+        """What the ``.envrc`` files pull in (:mod:`.envrcsources`: ``source_env``,
+        ``dotenv``, ``watch_file`` …), watched when missing too: direnv runs it as much
+        as the ``.envrc``. Those above the workspace count (direnv runs the nearest)."""
+        envrcs = [Path(os.path.realpath(p)) for p, seen in list(self.watched.items())
+                  if p.name == ".envrc" and seen.kind in ("file", "link")]
+        for root in self.roots:
+            envrcs += envrcs_above(root.parent)
+        for path, reason in envrc_runs(envrcs, self.roots).paths().items():
+            if path not in self.sideways:
+                self.sideways[path] = reason
+                self.watch(path)
 
     def git_dir(self, gitdir: Path) -> None:
         for g in _git_dirs(gitdir):

@@ -1,0 +1,239 @@
+"""What an ``.envrc`` pulls in: as much "runs when you enter the directory" as the
+``.envrc`` itself.
+
+direnv runs ``.envrc`` in bash whenever the user enters the directory, and runs it
+again when it or a file it watches changes. ``.envrc`` is guarded by name
+(:mod:`.laternames`), but the code it runs is often elsewhere:
+
+- ``source_env scripts/env.sh`` / ``source_env_if_exists .envrc.private``, and bash's
+  own ``source x`` / ``. ./x``: run as part of it (a folder means its ``.envrc``);
+- ``source_up .envrc.shared`` (with a name): the first such file in a folder above;
+- ``dotenv .env.dev`` / ``dotenv_if_exists`` (``.env`` without a name): loaded into
+  the user's shell (``PATH`` or ``PROMPT_COMMAND`` there runs commands);
+- ``watch_file flake.nix``: what ``.envrc`` reads to decide what runs (``use nix`` and
+  ``use flake`` read theirs: ``shell.nix``/``default.nix``, ``flake.nix``, whose
+  ``shellHook`` runs in the user's shell).
+
+:func:`envrc_runs` reads those names (relative to the ``.envrc``'s folder, as direnv
+runs it there; ``$PWD`` too) from a set of ``.envrc`` files, and follows what a sourced
+file sources in turn, a few levels deep. Words it cannot know before the file runs
+(``$VAR``, ``$(…)``, globs) are skipped: the ``.envrc`` that holds them is guarded
+itself. The file tools' policy asks before an edit of what it returns
+(:mod:`.laterhit`); the sandbox binds it read-only and quarantines one a command
+creates (:mod:`.runslater`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import stat
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+
+SOURCED_WHY = "direnv runs as you when you enter the directory (an .envrc sources it)"
+DOTENV_WHY = ("direnv loads into your shell when you enter the directory (an .envrc names it with dotenv: "
+              "PATH or PROMPT_COMMAND there runs commands)")
+WATCHED_WHY = ("direnv reads when you enter the directory (an .envrc watches it, or uses it with use nix / "
+               "use flake, whose shellHook runs in your shell)")
+
+SOURCES = frozenset({"source_env", "source_env_if_exists", "source", "."})
+UPWARD = frozenset({"source_up", "source_up_if_exists"})
+DOTENVS = frozenset({"dotenv", "dotenv_if_exists"})
+WATCHES = frozenset({"watch_file"})
+USES = {"nix": ("shell.nix", "default.nix"), "flake": ("flake.nix",), "devenv": ("devenv.nix",)}
+"""``use nix`` and friends without a file named: what direnv's stdlib evaluates."""
+LEADING = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")", "time"})
+"""Words that may come before a command in a statement (``if … then source_env x``)."""
+BREAKS = frozenset({";", "&&", "||", "|", "&", ";;", "(", ")", "|&"})
+
+MAX_BYTES = 256 * 1024
+"""Read of one ``.envrc`` or sourced file (a longer one is read this far)."""
+MAX_DEPTH = 4
+"""Levels of a sourced file sourcing another."""
+MAX_FILES = 128
+"""Files read for one set of ``.envrc`` files."""
+MAX_UP = 64
+_UNKNOWN = re.compile(r"[$`*?\[]")
+_PWD = re.compile(r"\$\{PWD\}|\$PWD(?![A-Za-z0-9_])")
+
+
+def _statements(text: str) -> Iterable[list[str]]:
+    """The simple commands of a shell file, as words (a line shlex cannot read is
+    split on white space: a hostile file gets a loose reading, never an error)."""
+    for line in text.replace("\\\n", " ").splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        try:
+            words = list(lexer)
+        except ValueError:
+            words = line.split("#", 1)[0].split()
+        current: list[str] = []
+        for word in words:
+            if word in BREAKS:
+                if current:
+                    yield current
+                current = []
+            elif current or word not in LEADING:
+                current.append(word)
+        if current:
+            yield current
+
+
+def _path(word: str, base: Path) -> Path | None:
+    """The real path a word names from ``base``, or None when only running it would tell."""
+    word = _PWD.sub(lambda _: str(base).replace("\\", "\\\\"), word)
+    if not word or _UNKNOWN.search(word) or word.startswith("~"):
+        return None
+    try:
+        return Path(paths.real(word, base, expand_user=False))
+    except paths.BadPath:
+        return None
+
+
+def _read(script: Path) -> str:
+    """A regular file's text, at most :data:`MAX_BYTES` ("" for anything else): a
+    hostile ``.envrc`` that sources ``/dev/stdin`` or a FIFO must not hang us."""
+    try:
+        fd = os.open(script, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        return os.read(fd, MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def _operands(words: list[str]) -> list[str]:
+    return [w for w in words[1:] if not w.startswith("-")]
+
+
+@dataclass(frozen=True, slots=True)
+class EnvrcRuns:
+    """What a set of ``.envrc`` files pulls in (real paths, existing or not), and why."""
+
+    found: tuple[tuple[Path, str], ...] = ()
+    stamps: tuple[tuple[str, int, int], ...] = ()
+    """The files read, and when each last changed (the cache's key)."""
+
+    def why(self, path: str | os.PathLike[str]) -> str:
+        """Why direnv runs ``path`` (a real path), or ""."""
+        text = Path(os.fspath(path))
+        return next((reason for found, reason in self.found if found == text), "")
+
+    def paths(self) -> dict[Path, str]:
+        return dict(self.found)
+
+
+class _Reader:
+    """Follows one set of ``.envrc`` files (bounded in depth and files read)."""
+
+    def __init__(self, roots: Sequence[Path]) -> None:
+        self.roots = roots
+        self.found: dict[Path, str] = {}
+        self.read: list[Path] = []
+
+    def inside(self, path: Path) -> bool:
+        return any(paths.within(path, root) for root in self.roots)
+
+    def note(self, path: Path | None, why: str) -> None:
+        if path is None or path.name == ".envrc" or not self.inside(path):  # .envrc: guarded by name
+            return
+        if not os.path.isdir(path):  # `watch_file .` does not make the whole workspace read-only
+            self.found.setdefault(path, why)
+
+    def follow(self, script: Path, base: Path, depth: int) -> None:
+        if depth > MAX_DEPTH or script in self.read or len(self.read) >= MAX_FILES:
+            return
+        if depth and not self.inside(script):  # what lies outside is not the workspace's to guard
+            return
+        self.read.append(script)
+        text = _read(script)
+        for words in _statements(text):
+            self.statement(words, base, depth)
+
+    def statement(self, words: list[str], base: Path, depth: int) -> None:
+        verb, operands = words[0], _operands(words)
+        if verb in SOURCES and operands:
+            target = _path(operands[0], base)
+            if target is None:
+                return
+            if os.path.isdir(target):  # source_env folder: its .envrc
+                target = target / ".envrc"
+            self.note(target, SOURCED_WHY)
+            # source_env runs the file in its own folder; bash's source stays where it is
+            self.follow(target, target.parent if verb.startswith("source_env") else base, depth + 1)
+        elif verb in UPWARD and operands:
+            for folder in [*base.parents][:MAX_UP]:
+                self.note(_path(str(folder / operands[0]), folder), SOURCED_WHY)
+        elif verb in DOTENVS:
+            self.note(_path(operands[0] if operands else ".env", base), DOTENV_WHY)
+        elif verb in WATCHES:
+            for word in operands:
+                self.note(_path(word, base), WATCHED_WHY)
+        elif verb == "use" and operands and operands[0] in USES:
+            named = [w for w in operands[1:] if w not in (".", "./")]
+            for name in (named[:1] if operands[0] == "nix" and named else USES[operands[0]]):
+                self.note(_path(name, base), WATCHED_WHY)
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (str(path), 0, 0)
+    return (str(path), info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _work_out(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
+    reader = _Reader(roots)
+    for envrc in envrcs:
+        reader.follow(envrc, envrc.parent, 0)
+    return EnvrcRuns(tuple(reader.found.items()), tuple(_stamp(p) for p in reader.read))
+
+
+_cache: dict[tuple[tuple[Path, ...], tuple[Path, ...]], EnvrcRuns] = {}
+_lock = threading.Lock()
+
+
+def envrc_runs(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
+    """What ``envrcs`` (real paths of ``.envrc`` files) pull in inside ``roots``,
+    reused while none of the files read changed."""
+    key = (tuple(dict.fromkeys(envrcs)), tuple(roots))
+    with _lock:
+        cached = _cache.get(key)
+    if cached is not None and all(_stamp(Path(p)) == (p, m, c) for p, m, c in cached.stamps):
+        return cached
+    runs = _work_out(key[0], roots)
+    with _lock:
+        if len(_cache) > 256:
+            _cache.clear()
+        _cache[key] = runs
+    return runs
+
+
+def envrcs_above(path: Path, limit: int = 128) -> list[Path]:
+    """The ``.envrc`` files in ``path``'s folder and the folders above it: direnv runs
+    the nearest one when the user enters ``path`` (and one above reaches down with
+    its own relative names)."""
+    out = []
+    for folder in [path, *path.parents][:limit]:
+        candidate = folder / ".envrc"
+        if os.path.isfile(candidate):
+            out.append(Path(os.path.realpath(candidate)))
+    return out
+
+
+__all__ = ["EnvrcRuns", "envrc_runs", "envrcs_above"]

