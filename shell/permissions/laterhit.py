@@ -1,8 +1,8 @@
 """Whether a file edit would touch something that runs later as the user: by name
 (:func:`.laternames.why`: ``.git``, ``.envrc``, ``.vscode`` …, at any depth), because
 git runs it from outside its git directory (:mod:`.gitruns`: a ``core.hooksPath``
-folder, an included config, a hook link's target), or because an ``.envrc`` pulls
-it in (:mod:`.envrcsources`: ``source_env``, ``dotenv``,
+folder, an included config, a hook link's target, also a nested repository's), or
+because an ``.envrc`` pulls it in (:mod:`.envrcsources`: ``source_env``, ``dotenv``,
 ``watch_file`` …). The file tools' policy asks before such an edit in every mode but
 bypass; the sandbox guards the same set (:mod:`.runslater`)."""
 
@@ -21,8 +21,8 @@ from .runslater import git_dirs_above
 def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) -> tuple[Path, str] | None:
     """The part of ``target`` (a real path) that runs later and why, or None. The
     workspace's own name (or its parents') is not the edit's. ``found`` are the
-    runs-later names the sandbox's walk saw at any depth (nested ``.envrc``): what
-    they name counts wherever it lies in the workspace."""
+    runs-later names the sandbox's walk saw at any depth (nested ``.git`` and
+    ``.envrc``): what they name counts wherever it lies in the workspace."""
     part = target
     while part not in roots:
         reason = why(part)
@@ -36,7 +36,7 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
     tops = [Path(r) for r in roots]
     gitdirs = git_dirs_above(real)
     envrcs = envrcs_above(real.parent)
-    for place in tops:
+    for place in [*tops, *(p.parent for p in found if p.name == ".git")]:  # nested repositories too
         gitdirs += [g for g in git_dirs_above(place) if g not in gitdirs]
     for place in [*tops, *(p.parent for p in found if p.name == ".envrc")]:
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]

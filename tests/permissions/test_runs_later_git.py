@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from shell.permissions.policy import PermissionPolicy
+from shell.permissions.sandbox import Sandbox
 from shell.tools.builtin import builtin_tools
 from shell.tools.workspace import Workspace
 
@@ -28,8 +29,10 @@ def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield from later_workspace(monkeypatch, ".agent-shell-test-gitruns-")
 
 
-def verdict(ws: Path, path: str, mode: str = "accept-edits") -> Any:
+def verdict(ws: Path, path: str, mode: str = "accept-edits", sandbox: bool = False) -> Any:
     policy = PermissionPolicy(ws, mode=mode, user_config=ws.parent / "c.toml")
+    if sandbox:  # as the runtime sets it: its walk finds nested repositories
+        policy.sandbox = Sandbox(ws)
     tools = {t.name: t for t in builtin_tools(Workspace(ws))}
     return policy.decide(tools["write_file"], {"path": path, "content": "id\n"})
 
@@ -152,6 +155,36 @@ def test_edits_in_a_linked_hooks_folder_ask(ws: Path) -> None:
     (ws / ".git" / "hooks").symlink_to("../githooks")
     for path in ("githooks/pre-commit", "githooks/post-commit"):
         assert verdict(ws, path).action == "ask", path
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_a_nested_repositorys_hook_link_to_a_script_elsewhere_asks(ws: Path, mode: str) -> None:
+    """``lib/`` is a repository of its own whose hook runs ``scripts/pre-commit``
+    (outside ``lib/``): the workspace's walk finds ``lib/.git`` as the runtime's sandbox
+    walks it, so the edit asks as it does for the top repository's hook link."""
+    git(ws, "init", "-q")
+    (ws / "vendor" / "lib").mkdir(parents=True)
+    git(ws / "vendor" / "lib", "init", "-q")
+    nested = ws / "vendor" / "lib" / ".git"
+    hook(ws / "scripts" / "pre-commit")
+    hook(ws / "scripts" / "fsmonitor.sh")
+    hook(ws / "scripts" / "lint.sh")
+    (nested / "hooks" / "pre-commit").symlink_to("../../../../scripts/pre-commit")
+    git(ws / "vendor" / "lib", "config", "core.fsmonitor", "../../scripts/fsmonitor.sh")
+    for path in ("scripts/pre-commit", "scripts/fsmonitor.sh"):
+        found = verdict(ws, path, mode, sandbox=True)
+        assert found.action == "ask" and "git runs" in found.reason, (path, found.reason)
+    assert verdict(ws, "scripts/lint.sh", mode, sandbox=True).action == "allow"
+
+
+async def test_a_sandboxed_command_cannot_change_what_a_nested_repositorys_hook_links_to(ws: Path) -> None:
+    require_sandbox()
+    (ws / "lib").mkdir()
+    git(ws / "lib", "init", "-q")
+    hook(ws / "scripts" / "pre-commit")
+    (ws / "lib" / ".git" / "hooks" / "pre-commit").symlink_to("../../../scripts/pre-commit")
+    result = await sh(ws, "printf '#!/bin/sh\\nid > owned\\n' > scripts/pre-commit; true")
+    assert (ws / "scripts" / "pre-commit").read_text() == "#!/bin/sh\ntrue\n", result.text
 
 
 async def test_a_sandboxed_command_cannot_change_the_script_a_hook_links_to(ws: Path) -> None:
