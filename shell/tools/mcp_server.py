@@ -1,0 +1,247 @@
+"""The connection to one MCP server, for its whole life (one task).
+
+A server moves through ``connecting`` → ``ready`` and may end ``failed`` (it never
+got ready: bad command, handshake error, timeout) or ``exited`` (it went away
+later). Every change is recorded in :class:`~.mcp_status.ServerStatus` with a
+message and passed to ``notify``; one server's trouble never touches the others. A
+call to a server that is gone returns an error result saying so instead of raising
+or hanging.
+
+Built on the official ``mcp`` SDK's ``ClientSession`` with its stdio, streamable
+HTTP and SSE transports; results are read through ``model_dump(by_alias=True)`` so
+the code does not depend on one SDK version's attribute names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from dataclasses import replace
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from shell.core.messages import ToolResult
+from shell.core.tools import ToolContext
+
+from . import mcp_http
+from .mcp_call import CallScopes, gone_after, not_ready, progress_relay
+from .mcp_config import McpServerSpec
+from .mcp_deadline import Deadline, expired_text, waiting_reports, within
+from .mcp_listing import LenientListing, list_all_tools, refusal_note
+from .mcp_results import (
+    connection_lost,
+    convert_result,
+    describe_error,
+    server_name_problem,
+    tool_name,
+    with_schema_problem,
+)
+from .mcp_schema import refuse_unusable
+from .mcp_status import ServerStatus, State
+from .mcp_stdio import StderrTail, stdio
+from .mcp_tool import McpTool
+from .mcp_watch import Watcher
+
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+"""The SDK logs a server's garbage with a traceback; with no handler anywhere Python
+would print it on the user's terminal (over the line mode's prompt or the TUI). What
+went wrong reaches the user as the server's state or the call's error instead; a
+front end that configures logging (ACP's log on stderr) still gets the records."""
+
+STDERR_TAIL = 1500
+
+
+class McpServer:
+    """The connection to one server, for its whole life (one task)."""
+
+    def __init__(self, spec: McpServerSpec, notify: Callable[[ServerStatus], None], timeout: float) -> None:
+        self.spec = spec
+        self.tools: list[McpTool] = []
+        self.status = ServerStatus(spec.name, "connecting", transport=spec.transport, origin=spec.origin)
+        self._notify = notify
+        self._timeout = timeout
+        self._session: Any = None
+        self._stop = anyio.Event()
+        self.done = anyio.Event()
+        self._scope: anyio.CancelScope | None = None
+        self._calls = CallScopes()
+        self._listing = LenientListing(spec.name)
+        self._refusals: list[str] = []
+        """The last HTTP error status the server answered with (see mcp_http)."""
+        self._stderr: StderrTail | None = None
+        self._closing = False
+
+    def _set(self, state: State, message: str = "") -> None:
+        self.status = replace(self.status, state=state, message=message, tools=len(self.tools))
+        with contextlib.suppress(Exception):
+            self._notify(self.status)
+
+    async def run(self) -> None:
+        """Connect, list tools, then wait until stopped or until the server goes away."""
+        error = self.spec.error or server_name_problem(self.spec.name)
+        if error:
+            self._set("failed", error)
+            self.done.set()
+            return
+        self._set("connecting")
+        try:
+            with anyio.CancelScope() as self._scope:
+                async with AsyncExitStack() as stack:
+                    await self._connect(stack)
+                    await self._stop.wait()
+        except Exception as exc:
+            # Any failure is reported as the server's state, never raised into the app.
+            # Errors while the shell hangs up are not news about the server.
+            if not self._closing and self.status.state in ("connecting", "ready"):
+                reason = describe_error(exc) + self._unreachable(exc) + self._stderr_tail()
+                self._set("exited" if self.status.state == "ready" else "failed", reason)
+        finally:
+            self._session = None
+            self._calls.cancel_all()
+            if self.status.state in ("connecting", "ready"):
+                self._set("stopped", "the shell closed the connection")
+            self.done.set()
+
+    async def _connect(self, stack: AsyncExitStack) -> None:
+        from .mcp_session import Session
+
+        read, write = await stack.enter_async_context(self._transport())
+        tg = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
+        watcher = Watcher(self._listing, self._unreadable)
+        read, write = watcher.watch_read(read, tg, self._output_closed), watcher.watch_write(write, tg)
+        session = await stack.enter_async_context(Session(read, write))
+        watcher.version = session.settled_version
+        try:
+            with anyio.fail_after(self._timeout):
+                await session.initialize()
+                listed = await list_all_tools(session, self._listing)
+        except Exception as exc:
+            # Said now: closing the connection may take seconds (a stuck server is
+            # given time to exit, then killed), and nobody should wait for that.
+            if isinstance(exc, TimeoutError):
+                exc = TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s (a first npx "
+                                   "or uvx run may still be downloading: start agent-shell again later)")
+            if self.status.state == "connecting":
+                self._set("failed", describe_error(exc) + (self._refused() or self._unreachable(exc))
+                          + self._stderr_tail())
+            raise exc from None
+        usable, unusable = await anyio.to_thread.run_sync(refuse_unusable, listed)
+        refused = [*self._listing.skipped, *((tool_name(self.spec.name, n), why) for n, why in unusable)]
+        self.tools, taken = [], set()
+        for info in usable:
+            tool = McpTool(self, info)
+            if tool.name in taken:  # only a name made to collide with a hashed one can be
+                refused.append((tool.name, "its name is taken by another of its tools"))
+            else:
+                taken.add(tool.name)
+                self.tools.append(tool)
+        self._session = session
+        self._set("ready", refusal_note(refused, self._listing.cut))
+
+    def _transport(self) -> AbstractAsyncContextManager[Any]:
+        spec = self.spec
+        if spec.transport == "stdio":
+            self._stderr = StderrTail()
+            return stdio(spec.name, spec.command, list(spec.args), spec.env, spec.cwd or None, self._stderr)
+        if spec.transport == "sse":
+            return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers), self._refusals))
+        return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers), self._refusals))
+
+    def _output_closed(self) -> None:
+        """The server's output ended: for stdio, the process exited."""
+        if self.spec.transport == "stdio" and not self._stop.is_set():
+            self._gone("the server process exited" + self._stderr_tail())
+
+    def _unreadable(self, what: str) -> None:
+        """The server broke the protocol: which request that answer was for cannot be
+        known, so every call waiting now fails (the server stays: the next may work);
+        during the handshake the server fails."""
+        reason = (f"the MCP server {self.spec.name!r} sent {what}; the result is lost. Try again; "
+                  "if it keeps happening, tell the server's author")
+        if self.status.state == "connecting":
+            self._set("failed", f"the MCP server {self.spec.name!r} sent {what} while connecting; "
+                      "tell the server's author")
+            if self._scope is not None:
+                self._scope.cancel()
+            return
+        self._calls.fail_all(reason)
+
+    def _gone(self, message: str) -> None:
+        if self.status.state in ("connecting", "ready"):
+            self._set("exited" if self.status.state == "ready" else "failed", message)
+        self._stop.set()
+        self._calls.cancel_all()
+
+    def _refused(self) -> str:
+        """What an HTTP server's refusal of the handshake was, and the likely cause."""
+        if not self._refusals:
+            return ""
+        return (f" (it answered {self._refusals[-1]}: is {self.spec.url} its MCP endpoint? That address "
+                "often ends in /mcp, or /sse for an SSE server)")
+
+    def _unreachable(self, exc: BaseException) -> str:
+        stdio = self.spec.transport == "stdio"
+        return "" if stdio else mcp_http.unreachable(exc, self.spec.url, self.spec.name)
+
+    def _stderr_tail(self) -> str:
+        text = self._stderr.text(STDERR_TAIL) if self._stderr is not None else ""
+        return f"\nserver stderr (last lines):\n{text}" if text else ""
+
+    async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Call a tool; any trouble becomes an error result the model can read."""
+        session = self._session
+        label = f"{self.spec.name}__{name}"
+        if session is None or self.status.state != "ready":
+            return not_ready(self.spec.name, self.status.state, self.status.message, label)
+        result: Any = None
+        deadline = Deadline(self.spec.timeout)
+        progress = progress_relay(context.report, deadline)
+        with anyio.CancelScope() as scope:
+            self._calls.scopes.add(scope)
+            try:
+                waiting = waiting_reports(context.report, self.spec.name, label, deadline)
+                result = await within(
+                    deadline, lambda: session.call_tool(name, args, progress_callback=progress), waiting)
+            except Exception as exc:
+                # The model gets the failure as data; a dead connection also ends the server.
+                if connection_lost(exc):
+                    self._gone(f"connection lost: {describe_error(exc)}")
+                elif (gone := await gone_after(exc, session, self.spec.name)) is not None:
+                    self._gone(gone)
+                    text = f"The MCP server {self.spec.name!r} went away during the call to {label}: {gone}"
+                    return ToolResult(text, is_error=True, details={"server": self.spec.name})
+                text = f"Calling {label} failed: {describe_error(exc)}"
+                return ToolResult(text, is_error=True, details={"server": self.spec.name})
+            finally:
+                self._calls.scopes.discard(scope)
+        if deadline.expired:
+            return ToolResult(expired_text(self.spec.name, label, deadline.seconds), is_error=True,
+                              details={"server": self.spec.name, "timed_out": True})
+        failed = self._calls.failure(scope)
+        if failed is not None:
+            text = f"Calling {label} failed: {failed}"
+            return ToolResult(text, is_error=True, details={"server": self.spec.name})
+        if scope.cancelled_caught or result is None:
+            text = f"The MCP server {self.spec.name!r} went away during the call to {label}"
+            return ToolResult(f"{text}: {self.status.message}", is_error=True)
+        converted = convert_result(result, server=self.spec.name, tool=name)
+        problem = session.schema_problem(result)
+        return converted if problem is None else with_schema_problem(converted, label, problem)
+
+    def stop(self) -> None:
+        self._closing = True
+        self._stop.set()
+        if self.status.state == "connecting" and self._scope is not None:
+            self._scope.cancel()
+
+
+@contextlib.asynccontextmanager
+async def _first_two(cm: AbstractAsyncContextManager[Any]) -> Any:
+    """Transports yield (read, write) or (read, write, get_session_id): keep the streams."""
+    async with cm as streams:
+        yield streams[0], streams[1]

@@ -1,0 +1,24 @@
+"""Where one MCP server stands, as the front ends show it.
+
+Kept apart from the connection itself (:mod:`.mcp_server`) so that whoever only
+shows a server's state (the side panel, ``/mcp``) needs nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+State = Literal["connecting", "ready", "failed", "exited", "stopped"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """Where one server stands; ``message`` says why it failed or exited."""
+
+    name: str
+    state: State
+    message: str = ""
+    transport: str = "stdio"
+    tools: int = 0
+    origin: str = "config"

@@ -1,0 +1,78 @@
+"""One tool of one MCP server, as the agent and the permission policy see it.
+
+Tools appear as ``SERVER__tool`` with the server's ``inputSchema``. Annotations
+are hints: ``readOnlyHint`` makes a tool's kind ``read`` (the permission policy
+lets it run unasked only for a server the user configured or trusted),
+``destructiveHint`` always asks, ``openWorldHint: true`` makes it a network
+(``fetch``) tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from shell.core.messages import ToolResult
+from shell.core.tools import Tool, ToolContext
+
+from .mcp_config import McpServerSpec
+from .mcp_results import tool_name
+
+
+class ToolServer(Protocol):
+    """What a tool needs of its server: its spec, and a way to call it."""
+
+    spec: McpServerSpec
+
+    async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult: ...
+
+
+class McpTool(Tool):
+    """One tool of one MCP server; calls go through the server's live session."""
+
+    def __init__(self, server: ToolServer, info: Mapping[str, Any]) -> None:
+        annotations = info.get("annotations") or {}
+        if not isinstance(annotations, Mapping):
+            annotations = {}
+        schema = info.get("inputSchema") or {"type": "object", "properties": {}}
+        self.destructive = annotations.get("destructiveHint") is True
+        """The server says a call may destroy something: the policy always asks."""
+        read_only = annotations.get("readOnlyHint") is True and not self.destructive
+        network = annotations.get("openWorldHint") is True
+        super().__init__(
+            tool_name(server.spec.name, str(info["name"])),
+            str(info.get("description") or info.get("title") or ""),
+            dict(schema),
+            read_only=read_only and not network,
+            kind="fetch" if network else "read" if read_only else "other",
+        )
+        self.hints_trusted = hints_trusted(server.spec)
+        """Whether ``readOnlyHint`` may lower the ask: only for a server the user
+        configured (or a project server in a workspace the user trusted); a hint
+        from anyone else is a claim, not a fact."""
+        self.server_name = server.spec.name
+        self.remote_name = str(info["name"])
+        self.source = f"mcp:{server.spec.name}"
+        self._server = server
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        return await self._server.call(self.remote_name, args, context)
+
+
+USER_ORIGINS = ("config", "editor")
+"""Servers the user named themselves: in their config, or in their editor (ACP)."""
+
+
+def hints_trusted(spec: McpServerSpec) -> bool:
+    """A server the user configured, or a project's server in a workspace the user
+    trusted (checked now: the trust is per file hash)."""
+    if spec.origin in USER_ORIGINS:
+        return True
+    if spec.cwd is None:
+        return False
+    from shell.permissions.trust import is_trusted
+
+    try:
+        return is_trusted(spec.cwd)
+    except Exception:  # an unreadable trust store trusts nothing
+        return False
