@@ -62,7 +62,9 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
                 if rest.endswith(flag):
                     scope, rest = where, rest[: -len(flag)].strip()
             rule = policy.add_rule(rest, verb, scope)  # type: ignore[arg-type]
-            return CommandResult(f"Added `{rule}` ({SOURCE_LABELS[rule.source]}).")
+            held = _wildcard_scope(runtime, rule)
+            held = f" Note: {held}." if held else ""
+            return CommandResult(f"Added `{rule}` ({SOURCE_LABELS[rule.source]}).{held}")
         if verb in ("remove", "rm", "delete", "edit"):
             number, _, new_text = rest.partition(" ")
             if not number.isdigit() or not 1 <= int(number) <= len(listed):
@@ -89,6 +91,8 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     for i, row in enumerate(listed, 1):
         origin = f" `{row.rule.origin}`" if row.rule.origin else ""
         note = f" ({row.note})" if row.note else ""
+        held = _wildcard_scope(runtime, row.rule)
+        note += f" ({held})" if held else ""
         where = SOURCE_LABELS[row.rule.source]
         lines.append(f"{i}. `{row.rule.effect} {row.rule.text}`: {where}{origin}{note}")
     if not policy.project_trusted:
@@ -96,6 +100,16 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     lines += ["", "`/permissions remove N`, `/permissions edit N RULE`, "
                   "`/permissions allow|ask|deny RULE [--project|--user]` (default: this session)."]
     return CommandResult("\n".join(lines))
+
+
+def _wildcard_scope(runtime: ShellRuntime, rule: Any) -> str:
+    """What a deny or ask rule on writing with a wildcard (``**/*.sql``) holds in the
+    sandbox and what it does not reach (:func:`.writewalls.scope_note`), or ""."""
+    from shell.permissions.rules import RuleSet
+    from shell.permissions.writedeny import write_wildcards
+    from shell.permissions.writewalls import scope_note
+
+    return scope_note(write_wildcards(RuleSet([rule]), runtime.workspace.root), runtime.sandbox)
 
 
 async def trust_command(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -74,6 +74,7 @@ from .rules import (
 from .secretfiles import has_other_names, named_secret_files
 from .suggest import command_preview, suggest_rules
 from .writedeny import Wildcards, check_write, write_denied_paths, write_wildcards
+from .writewalls import unheld_question
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -345,8 +346,11 @@ class PermissionPolicy:
         limited = self._beyond_allow_rule(tool, args, rule, secret) if effect == "allow" else None
         if limited is not None:
             return limited
-        if write.effect == "ask" and effect != "ask":  # an ask rule on writing beats an allow rule
-            return Verdict("ask", write.why)
+        unheld = self.sandbox if tool.kind == "execute" else None  # a wildcard rule it cannot hold in full
+        asked = write.why if write.effect == "ask" and effect != "ask" else unheld_question(
+            self.write_wildcards(), unheld)
+        if asked:  # an ask rule on writing beats an allow rule
+            return Verdict("ask", asked)
         if effect is not None and rule is not None:
             where = SOURCE_LABELS[rule.source]
             return Verdict(effect, f"The rule `{effect} {rule.text}` ({where}) asks for {tool.name}.{why}"
