@@ -63,6 +63,7 @@ from pathlib import Path
 from shell.core.secrets import BY_FOLDER, is_secret_file, secret_name_hints
 
 from . import paths as resolving
+from .ignorelines import only_appends_ignore_lines
 from .laternames import PLACED_DIRS, why
 from .shellwords import read_words
 
@@ -537,7 +538,7 @@ def named_secret_files(command: str) -> list[str]:
     """See :func:`_named` (cached per command line: the policy asks once per call, and
     again for its question)."""
     plain = command.replace("'", "").replace('"', "").replace("\\", "").lower()
-    if not _MAYBE.search(plain):
+    if not _MAYBE.search(plain) or only_appends_ignore_lines(command):  # echo .env >> .gitignore
         return []
     return list(_named(command))
 

@@ -188,10 +188,43 @@ def test_backslashes_are_read_as_the_shell_and_the_program_read_them() -> None:
     still has its escapes read, and printf's line end is not part of a name."""
     assert named_secret_files("printf '*\\n' > .gitignore") == []
     assert named_secret_files('printf "*\\n" > .gitignore') == []
-    assert named_secret_files("printf '.env\\n' >> .gitignore") == [".env"]  # as `echo .env` does
+    assert named_secret_files("printf '.env\\n' > notes.txt") == [".env"]  # as `echo .env` does
     assert named_secret_files("find ~ -name '*.p\\em' -exec cat {} +") == ["*.pem"]
     assert named_secret_files("cat .e\\nv") == [".env"]  # unquoted: the shell drops it
     assert named_secret_files("cat {.env,notes} $'\\x2eenvrc'") == [".env", ".envrc"]
+
+
+def test_appending_a_secret_files_name_to_gitignore_names_nothing() -> None:
+    """``echo .env >> .gitignore`` asked in auto mode, though it never opens ``.env``:
+    it keeps ``.env`` out of git. Only a whole line of such appends passes; a line that
+    could read the file, or feed its name to a reader, still names it."""
+    for line in ("echo .env >> .gitignore", "printf '%s\\n' .env '*.pem' >>.gitignore",
+                 'echo ".env.local" >> web/.dockerignore && echo id_rsa >> .gitignore;'):
+        assert named_secret_files(line) == [], line
+    for line in ("cat .env >> .gitignore", "echo $(cat .env) >> .gitignore",
+                 'echo "`cat .env`" >> .gitignore',
+                 "echo .env >> .gitignore < .env", "echo .env | xargs cat >> .gitignore",
+                 "echo .env >> .gitignore; cat .env", "echo .env >> .gitignore & cat .env",
+                 "echo .env >> .gitignore\ncat .env", "echo .env > notes.txt", "echo .env >> .gitignore.sh",
+                 "cp .env .gitignore", "echo .e* >> .gitignore", "tee -a .gitignore < .env"):
+        assert named_secret_files(line), line
+
+
+async def test_auto_mode_appends_to_gitignore_unasked_and_the_secret_stays_hidden(ws: Path) -> None:
+    require_sandbox()
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, mode="auto", sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    shell = tools_for(ws, box)["run_shell"]
+    (ws / ".gitignore").write_text("dist/\n")
+    line = "echo .env >> .gitignore"
+    verdict = policy.decide(shell, {"command": line})
+    assert verdict.action == "allow", verdict.reason
+    call = ToolCallBlock("c1", "run_shell", {"command": line})
+    await shell.run(dict(call.args), ToolContext(call, lambda _: None, None))
+    assert (ws / ".gitignore").read_text() == "dist/\n.env\n"
+    near = policy.decide(shell, {"command": "cat .env >> .gitignore"})
+    assert near.action == "ask" and "names .env" in near.reason, near.reason
 
 
 # -- the sandbox, for real -----------------------------------------------------------------------
