@@ -1,6 +1,6 @@
 """The pieces of one MCP tool call that are not the connection's: the calls under
-way (so what the server sends can fail one, or all), progress passed on at a
-bounded rate, and finding out whether a server whose answer broke off is gone.
+way (cancelled when the server goes), progress passed on at a bounded rate, and
+finding out whether a server whose answer broke off is gone.
 """
 
 from __future__ import annotations
@@ -24,25 +24,14 @@ PING_TIMEOUT = 5.0
 
 
 class CallScopes:
-    """The cancel scopes of the calls under way on one connection, and why one was
-    cut short by what the server sent (its scope → the reason)."""
+    """The cancel scopes of the calls under way on one connection (cancelled when it ends)."""
 
     def __init__(self) -> None:
         self.scopes: set[anyio.CancelScope] = set()
-        self._failed: dict[anyio.CancelScope, str] = {}
-
-    def fail_all(self, reason: str) -> None:
-        for scope in list(self.scopes):
-            self._failed[scope] = reason
-            scope.cancel()
 
     def cancel_all(self) -> None:
         for scope in list(self.scopes):
             scope.cancel()
-
-    def failure(self, scope: anyio.CancelScope) -> str | None:
-        """Why ``scope``'s call was failed (once), or None."""
-        return self._failed.pop(scope, None)
 
 
 def progress_relay(report: Callable[[Any], None], deadline: Deadline) -> Callable[..., Any]:

@@ -24,12 +24,11 @@ from typing import Any
 
 import anyio
 
+from .mcp_ids import SNIFF, is_notice, leading_id, trailing_id
 from .mcp_listing import readable_listing
 
 EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
 """The blank lines that end an event (the line endings the SSE format allows)."""
-SNIFF = 4096
-"""Bytes at each end of a dropped event searched for its request's id."""
 
 
 class EventSplitter:
@@ -96,17 +95,20 @@ class EventCutter:
     replaced by an error answer to its request (``message(what)`` says what happened,
     naming the server). The request is the one whose id the event begins with (the
     Python SDK's order) or ends with (the TypeScript SDK's); with neither, the event is
-    dropped, and its call ends at its own timeout, which names the server. An event
+    dropped and ``on_lost`` is told what it was (the connection works out whose answer it
+    was, see :mod:`.mcp_watch`), unless it began as a notification. An event
     stalled for ``stall`` seconds part-way ends the stream with ``error`` (a read cut
     short cannot be resumed; the SDK ends the connection, as it did after 300 s)."""
 
     def __init__(
         self, limit: int, stall: float, message: Callable[[str], str], error: Callable[[str], Exception],
+        on_lost: Callable[[str], None] | None = None,
     ) -> None:
         self._limit = limit
         self._stall = stall
         self._message = message
         self._error = error
+        self._on_lost = on_lost
         self._splitter = EventSplitter()
         self._head = b""
         self._tail = b""
@@ -138,9 +140,9 @@ class EventCutter:
             elif len(event) > self._limit:  # it came whole, in one chunk
                 self._head, self._tail, self._told = event[:SNIFF], event[-SNIFF:], None
                 self._what = self._too_large()
-                ident = _leading_id(self._head)
-                ident = _trailing_id(self._tail) if ident is None else ident
-                out.append(b"" if ident is None else self._stand_in(ident))
+                ident = leading_id(self._head, event=True)
+                ident = trailing_id(self._tail) if ident is None else ident
+                out.append(self._lost() if ident is None else self._stand_in(ident))
             else:
                 out.append(event)
         if self._dropping:
@@ -167,7 +169,7 @@ class EventCutter:
             self._tail = b""
             self._dropping, self._what, self._told = True, what, None
             self._trim()
-        ident = _leading_id(self._head)
+        ident = leading_id(self._head, event=True)
         if ident is None or self._told is not None:
             return b""
         self._told = ident
@@ -178,33 +180,16 @@ class EventCutter:
         self._dropping = False
         if self._told is not None:
             return b""
-        ident = _trailing_id(self._tail)
-        return b"" if ident is None else self._stand_in(ident)
+        ident = trailing_id(self._tail)
+        return self._lost() if ident is None else self._stand_in(ident)
+
+    def _lost(self) -> bytes:
+        """A dropped event with no id at either end: whoever waits for an answer is told."""
+        if self._on_lost is not None and not is_notice(self._head):
+            self._on_lost(self._what.removeprefix("sent "))
+        return b""
 
     def _stand_in(self, ident: Any) -> bytes:
         error = {"code": -32000, "message": self._message(self._what)}
         answer = json.dumps({"jsonrpc": "2.0", "id": ident, "error": error})
         return f"event: message\ndata: {answer}\n\n".encode()
-
-
-_ID = rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")'
-_LEADING = re.compile(rb'data:\s?\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?' + _ID)
-_TRAILING = re.compile(_ID + rb"\s*\}\s*$")
-
-
-def _leading_id(head: bytes) -> Any:
-    found = _LEADING.search(head)
-    return _id(found.group(1)) if found else None
-
-
-def _trailing_id(tail: bytes) -> Any:
-    found = _TRAILING.search(tail)
-    return _id(found.group(1)) if found else None
-
-
-def _id(raw: bytes) -> Any:
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, (int, str)) else None

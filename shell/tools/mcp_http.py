@@ -64,6 +64,7 @@ def too_large_message(server: str, limit: int = MAX_ANSWER_BYTES) -> str:
 
 def capped_client_factory(
     server: str, limit: int = MAX_ANSWER_BYTES, refusals: list[str] | None = None, legacy: bool = False,
+    on_lost: Callable[[str], None] | None = None,
 ) -> Callable[..., Any]:
     """A factory with the SDK's ``create_mcp_http_client`` signature whose clients cap
     every non-stream answer at ``limit`` bytes and keep a broken or stalled answer to
@@ -71,7 +72,8 @@ def capped_client_factory(
     error status the server answered with (the SDK says only "Server returned an
     error response"). ``legacy``: the older SSE transport, whose one event stream (a
     GET) carries every answer: an event over ``limit`` fails its own call only (see
-    :class:`~shell.tools.mcp_events.EventCutter`). An answer to ``tools/list`` is read
+    :class:`~shell.tools.mcp_events.EventCutter`; one whose id cannot be found is
+    told to ``on_lost``). An answer to ``tools/list`` is read
     so that a tool nested too deep costs only itself (see :mod:`.mcp_events`)."""
     from .mcp_events import EventCutter, readable_listing_body  # it reads lists (mcp_results reads us)
 
@@ -89,7 +91,8 @@ def capped_client_factory(
             del refusals[:-1]
         events = kind.startswith("text/event-stream")
         if legacy and events and response.request.method == "GET":
-            cutter = EventCutter(limit, BODY_STALL, lambda what: broken_message(server, what), sse_error)
+            said = lambda what: broken_message(server, what)  # noqa: E731
+            cutter = EventCutter(limit, BODY_STALL, said, sse_error, on_lost)
             response.stream = wrapped(response.stream, cutter.events)
             return
         response.stream = body(response.stream, events)
@@ -286,13 +289,14 @@ def streamable_http(
 
 def sse(
     server: str, url: str, headers: dict[str, str], refusals: list[str] | None = None,
+    on_lost: Callable[[str], None] | None = None,
 ) -> AbstractAsyncContextManager[Any]:
     """The SDK's (older) SSE transport with a capped client: its event stream reads
     events up to :data:`MAX_ANSWER_BYTES`, as streamable HTTP does (the SDK's 1 MiB
     ended the whole connection), and one over it fails its own call."""
     module: Any = importlib.import_module("mcp.client.sse")
     _lift_event_cap(module)
-    factory = capped_client_factory(server, refusals=refusals, legacy=True)
+    factory = capped_client_factory(server, MAX_ANSWER_BYTES, refusals, legacy=True, on_lost=on_lost)
     return module.sse_client(url, headers=headers or None,  # type: ignore[no-any-return]
                              httpx_client_factory=factory)
 

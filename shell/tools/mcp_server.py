@@ -109,10 +109,10 @@ class McpServer:
     async def _connect(self, stack: AsyncExitStack) -> None:
         from .mcp_session import Session
 
-        read, write = await stack.enter_async_context(self._transport())
+        watcher = Watcher(self.spec.name, self._listing, self._unreadable)
+        read, write = await stack.enter_async_context(self._transport(watcher))
         tg = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
-        watcher = Watcher(self._listing, self._unreadable)
         read, write = watcher.watch_read(read, tg, self._output_closed), watcher.watch_write(write, tg)
         session = await stack.enter_async_context(Session(read, write))
         watcher.version = session.settled_version
@@ -141,15 +141,17 @@ class McpServer:
                 taken.add(tool.name)
                 self.tools.append(tool)
         self._session = session
+        watcher.connecting = False
         self._set("ready", refusal_note(refused, self._listing.cut))
 
-    def _transport(self) -> AbstractAsyncContextManager[Any]:
+    def _transport(self, watcher: Watcher) -> AbstractAsyncContextManager[Any]:
         spec = self.spec
         if spec.transport == "stdio":
             self._stderr = StderrTail()
             return stdio(spec.name, spec.command, list(spec.args), spec.env, spec.cwd or None, self._stderr)
         if spec.transport == "sse":
-            return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers), self._refusals))
+            lost = watcher.unreadable  # an event too large with no id to tell whose
+            return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers), self._refusals, lost))
         return _first_two(mcp_http.streamable_http(spec.name, spec.url, dict(spec.headers), self._refusals))
 
     def _output_closed(self) -> None:
@@ -158,18 +160,13 @@ class McpServer:
             self._gone("the server process exited" + self._stderr_tail())
 
     def _unreadable(self, what: str) -> None:
-        """The server broke the protocol: which request that answer was for cannot be
-        known, so every call waiting now fails (the server stays: the next may work);
-        during the handshake the server fails."""
-        reason = (f"the MCP server {self.spec.name!r} sent {what}; the result is lost. Try again; "
-                  "if it keeps happening, tell the server's author")
+        """The server broke the protocol during the handshake: it fails. (Later, only
+        the call whose answer it was fails: see :mod:`.mcp_watch`.)"""
         if self.status.state == "connecting":
             self._set("failed", f"the MCP server {self.spec.name!r} sent {what} while connecting; "
                       "tell the server's author")
             if self._scope is not None:
                 self._scope.cancel()
-            return
-        self._calls.fail_all(reason)
 
     def _gone(self, message: str) -> None:
         if self.status.state in ("connecting", "ready"):
@@ -222,10 +219,6 @@ class McpServer:
         if deadline.expired:
             return ToolResult(expired_text(self.spec.name, label, deadline.seconds), is_error=True,
                               details={"server": self.spec.name, "timed_out": True})
-        failed = self._calls.failure(scope)
-        if failed is not None:
-            text = f"Calling {label} failed: {failed}"
-            return ToolResult(text, is_error=True, details={"server": self.spec.name})
         if scope.cancelled_caught or result is None:
             text = f"The MCP server {self.spec.name!r} went away during the call to {label}"
             return ToolResult(f"{text}: {self.status.message}", is_error=True)

@@ -41,6 +41,7 @@ from anyio.abc import Process
 from shell.core.textsafety import loads_any_depth
 
 from .mcp_http import MAX_ANSWER_BYTES
+from .mcp_ids import SNIFF, is_notice, leading_id, trailing_id
 from .mcp_listing import MAX_DEEP_LIST, shallow_entries
 
 MAX_LINE_BYTES = MAX_ANSWER_BYTES
@@ -83,7 +84,31 @@ def _running(process: Process) -> bool:
 
 
 class BadLine(Exception):
-    """A line from the server that is no JSON-RPC message; its text says what it was."""
+    """A line from the server that is no JSON-RPC message; its text says what it was.
+    ``ident``: the id it begins or ends with (whose answer it was), if any;
+    ``notice``: it is a request or notification, or an answer whose id is no id
+    (a list, a number with a fraction): nobody waits for it."""
+
+    def __init__(self, text: str, ident: Any = None, notice: bool = False) -> None:
+        super().__init__(text)
+        self.ident = ident
+        self.notice = notice
+
+
+def _read_bad(text: str, data: Any) -> BadLine:
+    """A :class:`BadLine` for JSON the SDK refused, knowing what it is from ``data``."""
+    if not isinstance(data, dict):
+        return BadLine(text)
+    ident = data.get("id")
+    if "method" in data or ("id" in data and (type(ident) not in (int, str))):
+        return BadLine(text, notice=True)
+    return BadLine(text, ident)
+
+
+def bad_line(text: str, head: bytes, tail: bytes = b"") -> BadLine:
+    """A :class:`BadLine` saying ``text``, with what its first and last bytes tell."""
+    ident = leading_id(head[:SNIFF])
+    return BadLine(text, trailing_id(tail[-SNIFF:]) if ident is None else ident, is_notice(head))
 
 
 class LineSplitter:
@@ -128,10 +153,12 @@ class LineSplitter:
             self._size += len(piece)
 
     def _too_long(self) -> BadLine:
+        head = b"".join(self._parts[:64])[:SNIFF]
         self._parts, self._size, self._skipping = [], 0, True
         size = f"{self._limit >> 20} MB" if self._limit >= 1 << 20 else f"{self._limit:,} bytes"
-        return BadLine(f"a line longer than {size} (it was dropped: ask for less, "
-                       f"or remove the server {self._server!r} from mcp_servers if it keeps doing this)")
+        what = (f"a line longer than {size} (it was dropped: ask for less, "
+                f"or remove the server {self._server!r} from mcp_servers if it keeps doing this)")
+        return bad_line(what, head)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -153,6 +180,7 @@ def parse_line(line: bytes) -> Any:
         return SessionMessage(model.model_validate_json(text))
     except ValueError as exc:
         first = exc
+    data: Any = None
     try:  # JSON pydantic refuses, Python reads: a lone surrogate ("\ud800") is U+FFFD instead
         data = shallow_entries(_no_surrogates(_loads(text)))
         if adapter is not None:
@@ -160,7 +188,8 @@ def parse_line(line: bytes) -> Any:
         return SessionMessage(model.model_validate(data))
     except (ValueError, RecursionError):
         pass
-    return BadLine(f"a line that is not JSON-RPC ({_reason(first)}), starting {text[:60]!r}")
+    what = f"a line that is not JSON-RPC ({_reason(first)}), starting {text[:60]!r}"
+    return bad_line(what, line, line) if data is None else _read_bad(what, data)
 
 
 def _loads(text: str) -> Any:

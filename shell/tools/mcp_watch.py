@@ -4,13 +4,20 @@ The SDK leaves some of what a server sends hanging: an answer it cannot read (it
 logs it and the call waits for its timeout, 600 s), an answer to a request never
 sent, a flood of requests it answers each in a task of its own, a tool list one
 bad entry fails whole. :class:`Watcher` sits between the two and acts on these
-before the SDK sees them; what it finds wrong is handed to the server
-(``on_unreadable``), which decides what fails.
+before the SDK sees them.
+
+Whose answer was lost is worked out, so that only its call fails: an answer that
+cannot be read but whose id can be found (at either end, :mod:`.mcp_ids`) fails
+that request at once, with an error answer made here; one with no id fails the
+request it must have been for, which is known at once when one request waits,
+else as soon as the others are answered (:class:`LostAnswer`). An answer for an
+id nobody waits for is dropped, noted once; the calls under way go on.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -19,10 +26,24 @@ from anyio.abc import TaskGroup
 
 from .mcp_listing import LenientListing
 from .mcp_stdio import BadLine
-from .mcp_wire import first_line, is_log, lenient_answer, stray_answer, unwrap
+from .mcp_wire import answer_id, error_answer, first_line, is_log, lenient_answer, unwrap
 
 MAX_ASKED = 64
 """Requests from a server (ping, roots, sampling) being answered at once."""
+MAX_LOST = 64
+"""Lost answers whose request is still being worked out (more are forgotten)."""
+
+_log = logging.getLogger("mcp.agent_shell")
+"""Under the SDK's logger, whose NullHandler keeps records off the user's terminal."""
+
+
+class LostAnswer:
+    """An answer that was lost with its id: it was for one of ``candidates`` (the
+    requests waiting when it came); each answered or cancelled since was not it."""
+
+    def __init__(self, candidates: set[Any], reason: str) -> None:
+        self.candidates = candidates
+        self.reason = reason
 
 
 class Watcher:
@@ -31,8 +52,15 @@ class Watcher:
     ``tools/list`` requests not answered yet, and of the server's own requests not
     answered yet."""
 
-    def __init__(self, listing: LenientListing, on_unreadable: Callable[[str], None]) -> None:
+    def __init__(self, server: str, listing: LenientListing, on_unreadable: Callable[[str], None]) -> None:
+        self.server = server
         self.sent: set[Any] = set()
+        self.pending: set[Any] = set()
+        """Our requests not answered (or cancelled) yet."""
+        self.lost: list[LostAnswer] = []
+        self.noted_stray = False
+        self._send: Any = None
+        self._tg: TaskGroup | None = None
         self.tool_calls: set[Any] = set()
         self.list_calls: set[Any] = set()
         self.asked: set[Any] = set()
@@ -40,25 +68,28 @@ class Watcher:
         self.version: Callable[[], str | None] = lambda: None
         """The protocol version the handshake settled (the session's, once there is one)."""
         self._on_unreadable = on_unreadable
+        """Told what broke while connecting (the server fails), and nothing else."""
+        self.connecting = True
 
     def watch_read(self, read: Any, tg: TaskGroup, on_end: Callable[[], None]) -> Any:
         """Pass the server's messages through, acting on what the SDK would leave
         hanging; ``on_end`` when the server's output closes."""
         send, receive = anyio.create_memory_object_stream[Any](0)
+        self._send, self._tg = send, tg
 
         async def forward() -> None:
             async with send:
                 try:
                     async for message in read:
                         if isinstance(message, BadLine):
-                            self._on_unreadable(str(message))
+                            if not message.notice:
+                                self.unreadable(str(message), message.ident)
                             continue
                         if isinstance(message, Exception):
-                            self._on_unreadable(f"an answer that cannot be read ({first_line(message)})")
+                            self.unreadable(f"an answer that cannot be read ({first_line(message)})")
                             continue
-                        stray = stray_answer(message, self.sent)
-                        if stray is not None:
-                            self._on_unreadable(f"an answer to a request it was never sent (id {stray})")
+                        answered = answer_id(message)
+                        if answered is not None and not self._answered(answered):
                             continue
                         if is_log(message):
                             continue  # not shown anywhere: a flood of them cost a task each in the SDK
@@ -86,11 +117,17 @@ class Watcher:
                         if type(inner).__name__ == "JSONRPCRequest":
                             ident = getattr(inner, "id", None)
                             self.sent.add(ident)
+                            self.pending.add(ident)
                             method = getattr(inner, "method", None)
                             if method == "tools/call":
                                 self.tool_calls.add(ident)
                             elif method == "tools/list":
                                 self.list_calls.add(ident)
+                        elif type(inner).__name__ == "JSONRPCNotification":
+                            if getattr(inner, "method", None) == "notifications/cancelled":
+                                params = getattr(inner, "params", None)
+                                self._settled(getattr(params, "requestId", None)
+                                              if not isinstance(params, dict) else params.get("requestId"))
                         else:  # an answer to one of the server's requests
                             self.asked.discard(getattr(inner, "id", None))
                         await write.send(message)
@@ -126,3 +163,76 @@ class Watcher:
             return False
         self.asked.add(getattr(inner, "id", None))
         return True
+
+    def _answered(self, ident: Any) -> bool:
+        """Whether an answer for ``ident`` goes on to the SDK: for a request that
+        waits, yes; for any other it is dropped (noted once), and nothing else fails."""
+        if ident in self.pending:
+            self._settled(ident)
+            return True
+        if ident in self.sent:
+            return True  # a call cancelled meanwhile: the SDK drops its answer quietly
+        self._stray(f"an answer to a request it was never sent (id {str(ident)[:40]!r})")
+        return False
+
+    def _stray(self, what: str) -> None:
+        if not self.noted_stray:
+            self.noted_stray = True
+            _log.warning("the MCP server %r sent %s; it was ignored", self.server, what)
+
+    def unreadable(self, what: str, ident: Any = None) -> None:
+        """An answer that cannot be read: its request fails, once known (see the module's
+        docstring); while connecting, the server fails."""
+        if self.connecting:
+            self._on_unreadable(what)
+            return
+        reason = (f"the MCP server {self.server!r} sent {what}; the result is lost. Try again; "
+                  "if it keeps happening, tell the server's author")
+        if ident is not None:
+            if ident in self.pending:
+                self._fail(ident, reason)
+            else:
+                self._stray(what)
+            return
+        if not self.pending:
+            self._stray(what)
+            return
+        if len(self.lost) < MAX_LOST:
+            self.lost.append(LostAnswer(set(self.pending), reason))
+        self._settle_lost()
+
+    def _settled(self, ident: Any) -> None:
+        """``ident`` was answered or cancelled: it was no lost answer's request."""
+        self.pending.discard(ident)
+        for lost in self.lost:
+            lost.candidates.discard(ident)
+        self._settle_lost()
+
+    def _settle_lost(self) -> None:
+        for lost in list(self.lost):
+            if len(lost.candidates) <= 1:
+                self.lost.remove(lost)
+                for ident in lost.candidates:
+                    self._fail(ident, lost.reason)
+
+    def _fail(self, ident: Any, reason: str) -> None:
+        """Fail the request ``ident`` with an error answer given to the SDK, as if the
+        server had sent it (from any task: the stream takes it when the SDK reads)."""
+        self.pending.discard(ident)
+        for lost in self.lost:
+            lost.candidates.discard(ident)
+        send, tg = self._send, self._tg
+        if send is None or tg is None:
+            return
+        message = error_answer(ident, reason)
+        try:
+            send.send_nowait(message)
+        except anyio.WouldBlock:
+            tg.start_soon(_send_later, send, message)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+
+async def _send_later(send: Any, message: Any) -> None:
+    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+        await send.send(message)

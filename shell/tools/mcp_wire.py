@@ -26,13 +26,23 @@ def first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def stray_answer(message: Any, sent: set[Any]) -> Any:
-    """The id of an answer (result or error) to a request that was never sent, else None."""
+def answer_id(message: Any) -> Any:
+    """The id of an answer (result or error), else None (a request, a notification)."""
     inner = unwrap(message)
     if type(inner).__name__ not in ("JSONRPCResponse", "JSONRPCError"):
         return None
-    ident = getattr(inner, "id", None)
-    return ident if ident is not None and ident not in sent else None
+    return getattr(inner, "id", None)
+
+
+def error_answer(ident: Any, reason: str) -> Any:
+    """A ``SessionMessage`` holding a JSON-RPC error answer to the request ``ident``
+    (made here, for a request whose real answer was lost), in any SDK version."""
+    from mcp import types
+    from mcp.shared.message import SessionMessage
+
+    error = types.JSONRPCError(jsonrpc="2.0", id=ident, error=types.ErrorData(code=-32000, message=reason))
+    wrapper: Any = types.JSONRPCMessage
+    return SessionMessage(wrapper(error) if hasattr(wrapper, "model_validate") else error)
 
 
 def lenient_answer(message: Any, tool_calls: set[Any]) -> None:

@@ -7,10 +7,13 @@ on 127.0.0.1): what the SDK's own servers would never send, a real process.
 Modes: ``endless_json`` (an HTTP answer to the handshake that never ends),
 ``not_mcp`` (over HTTP: a web page, 501, for every POST),
 ``endless_call`` (the same for a tool call), ``deep`` (a result nested 100,000
-deep), ``wrongid`` (a result for a request never sent), ``bad_schema`` (tools whose
+deep), ``wrongid`` (a result for a request never sent, then the right one),
+``badid`` (results whose ids are no ids: an object, 2.5, a list, true; then the
+right one), ``bad_schema`` (tools whose
 inputSchema cannot be checked next to a good one), ``invalid_list`` (a tools/list
 the SDK rejects), ``names`` (tool names that collide once made model-safe).
-Over stdio only: ``garbage`` (a line that is not JSON), ``not_utf8`` (bytes that are
+Over stdio only: ``garbage`` (a line that is not JSON, for each call but
+one given ``a: "fine"``; after 1 s for ``a: "lose"``), ``not_utf8`` (bytes that are
 not UTF-8), ``surrogates`` (a lone surrogate and escape sequences in a tool's name
 and description), ``unknown_content`` (a content type MCP does not define),
 ``many_tools`` (10,000 tools), ``malformed`` (two pages of tools, among them
@@ -122,7 +125,9 @@ def answer(msg: dict[str, Any]) -> Any:
     if method == "tools/list":
         return list_answer(msg, ident)
     if method == "tools/call":
-        if MODE == "garbage":
+        said = (msg["params"].get("arguments") or {}).get("a")
+        if MODE == "garbage" and said != "fine":
+            time.sleep(1 if said == "lose" else 0)  # "lose": while the next call is sent
             return "this is not json"
         if MODE == "not_utf8":
             head = '{"jsonrpc":"2.0","id":' + json.dumps(ident)
@@ -146,9 +151,13 @@ def answer(msg: dict[str, Any]) -> Any:
             head = '{"jsonrpc":"2.0","id":' + json.dumps(ident)
             content = '"content":[{"type":"text","text":"hi"}]'
             return head + ',"result":{' + content + ',"structuredContent":{"a":' + deep + "}}}"
-        if MODE == "wrongid":
-            return {"jsonrpc": "2.0", "id": 987654, "result": {"content": [{"type": "text", "text": "lost"}]}}
         text = "echo " + json.dumps(msg["params"].get("arguments"))
+        if MODE in ("wrongid", "badid"):  # answers that fit no request first, then the right one
+            ids: list[Any] = [987654] if MODE == "wrongid" else [{"x": 1}, 2.5, [ident], True]
+            stray = "".join(json.dumps({"jsonrpc": "2.0", "id": k, "result": {"content": [
+                {"type": "text", "text": "stray"}]}}) + "\n" for k in ids)
+            right = {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
+            return stray + json.dumps(right)
         return {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
     return {"jsonrpc": "2.0", "id": ident, "result": {}}
 
@@ -193,7 +202,7 @@ def serve_stdio() -> None:
             sys.stdout.flush()
         reply = answer(msg)
         if reply is ENDLESS:
-            sys.stdout.write('{"jsonrpc":"2.0","id":0,"result":"')
+            sys.stdout.write('{"jsonrpc":"2.0","id":' + json.dumps(msg["id"]) + ',"result":"')
             while True:
                 sys.stdout.write("A" * (1 << 20))
         text = (reply if isinstance(reply, str) else json.dumps(reply)) + "\n"

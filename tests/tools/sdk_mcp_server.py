@@ -16,7 +16,7 @@ description has them). Modes:
 its start-up would be); ``malformed`` (its tools/list, sent raw by a middleware,
 holds entries the SDK refuses next to good ones); ``names`` (tools named like the
 built-ins, like each other once made model-safe, with escape sequences, a bidi
-override, and 10,000 characters).
+override, and 10,000 characters); ``noid`` (an answer over 1 MB is sent without its id).
 """
 
 from __future__ import annotations
@@ -164,6 +164,23 @@ if MODE == "probe":
     for probe in (progress, list_changed, late, blocks):
         server.add_tool(probe)
     server.add_tool(fail, description="fails \x1b[2J\x1b]0;pwn\x07\u202e with escapes")
+
+if MODE == "noid":  # an answer over 1 MB goes out without its id (as a broken server's would)
+    import json
+
+    from mcp.types import JSONRPCResponse
+
+    dump = JSONRPCResponse.model_dump_json
+
+    def without_id(self: Any, **kwargs: Any) -> str:
+        text = dump(self, **kwargs)
+        if len(text) <= 1 << 20:
+            return text
+        data = json.loads(text)
+        data.pop("id", None)
+        return json.dumps(data)
+
+    JSONRPCResponse.model_dump_json = without_id  # type: ignore[method-assign]
 
 if MODE == "names":
     for index, name in enumerate(HOSTILE_NAMES):
