@@ -23,6 +23,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import posixpath
 import re
 import shutil
 import signal
@@ -291,12 +292,18 @@ def sandbox_notes(
     """What a command's result adds about the sandbox (the network it lacked, files it
     could not write or saw empty, what was moved out after it), and the paths it was
     kept from writing."""
-    not_written = _not_written(text, guard, cwd) if sandboxed else []
+    refused = _not_written(text, guard, cwd) if sandboxed else []
     notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
-    if sandboxed and guard is not None and not not_written and RUNS_LATER_NOTE not in notes:
+    if sandboxed and guard is not None and not refused and RUNS_LATER_NOTE not in notes:
         notes += sideways_note(text, guard, cwd)
-    if not_written:
-        notes = [n for n in notes if n != RUNS_LATER_NOTE] + [not_written_note(not_written, code)]
+    not_written = [shown for shown, in_git in refused if not in_git]  # what git status lists as changed
+    config_said = GIT_CONFIG_NOTE in notes
+    in_git = [shown for shown, inside in refused if inside
+              and not (config_said and posixpath.basename(shown) in ("config", "config.worktree"))]
+    notes = [n for n in notes if n != RUNS_LATER_NOTE or not refused]
+    notes += [not_written_note(not_written, code)] if not_written else []
+    locks = any(raw.endswith(".lock") for raw in runslater.refused_writes(text))
+    notes += [git_dir_note(in_git, code, locks)] if in_git else []
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
     notes += denied_note(denied, cwd)
@@ -305,20 +312,26 @@ def sandbox_notes(
     return notes, not_written
 
 
-def _not_written(output: str, guard: Guard | None, cwd: Path) -> list[str]:
+def _not_written(output: str, guard: Guard | None, cwd: Path) -> list[tuple[str, bool]]:
     """The paths the output says could not be written that the sandbox did keep
-    read-only (its walls around what runs later): a line the command printed about
-    another path is not believed."""
+    read-only (its walls around what runs later), as the user reads them (relative to
+    the command's folder; a git lock file as the file it locks, ``info/sparse-checkout``
+    for ``info/sparse-checkout.lock``), each with whether it lies in a git directory: a
+    line the command printed about another path is not believed."""
     if guard is None:
         return []
-    out = []
+    out: list[tuple[str, bool]] = []
     for raw in runslater.refused_writes(output):
         try:
             real = paths.real(raw, cwd)
         except paths.BadPath:
             continue
         if any(paths.within(real, wall) for wall in (*guard.readonly, *guard.hook_dirs)):
-            out.append(raw)
+            locked = real[: -len(".lock")] if real.endswith(".lock") else real
+            in_git = any(paths.within(locked, g) for g in guard.gitdirs) or "/.git/" in f"{locked}/"
+            shown = paths.relative(locked, cwd) or locked
+            if (shown, in_git) not in out:
+                out.append((shown, in_git))
     return out
 
 
@@ -327,12 +340,30 @@ def not_written_note(not_written: Sequence[str], code: int | None) -> str:
     later as the user: git goes on after those errors and exits 0 (a checkout switches
     branch and leaves the old files), so neither the model nor the user would know."""
     shown = ", ".join(not_written[:8]) + (f" and {len(not_written) - 8} more" if len(not_written) > 8 else "")
-    exited = f"although it exited {code}" if code == 0 else f"(it exited {code})"
-    return (f"[agent-shell: these files were NOT written, {exited}: {shown}. They run later as the user "
+    exited = ", although it exited 0" if code == 0 else f" (it exited {code})"
+    return (f"[agent-shell: these files were NOT written{exited}: {shown}. They run later as the user "
             "(git hooks and config, .envrc, .vscode, .devcontainer, .mcp.json, .agent-shell), so the sandbox "
             "keeps them read-only: they still hold what they held before, or are missing, and git will list "
             "them as changed. Tell the user, and if these files should change, ask the user to run this "
             "command themselves.]")
+
+
+def git_dir_note(in_git: Sequence[str], code: int | None, locks: bool) -> str:
+    """What the result says when git could not update its own files (``info/``, a
+    config, a hook) in the sandbox: git's lock files (``info/sparse-checkout.lock``) are
+    part of any update and are no attack, and a git directory's files are never listed
+    by ``git status``, so this says what did not happen and why, not that something was
+    planted."""
+    shown = ", ".join(in_git[:8]) + (f" and {len(in_git) - 8} more" if len(in_git) > 8 else "")
+    why = ["it could not create the .lock file git writes first"] if locks else []
+    why += [] if code == 0 else [f"it exited {code}"]
+    said = f" ({'; '.join(why)})" if why else ""
+    said += ", although it exited 0" if code == 0 else ""
+    return (f"[agent-shell: git could not update {shown}{said}. In the sandbox a git directory's "
+            "hooks, config and info/ are read-only (a hook or a config key runs commands as the user; info/ "
+            "can hide files from git status), so nothing there changed. This is the sandbox, not a fault in "
+            "the repository: if the change is wanted (git sparse-checkout, git config), ask the user to run "
+            "this command themselves.]")
 
 
 def _after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
@@ -362,6 +393,8 @@ _RUNS_LATER_WORD = re.compile("|".join(re.escape(n) for n in runslater.RUNS_LATE
                               + r"|\bhooks\b|\.pth\b|sitecustomize\.py")
 
 
+GIT_CONFIG_NOTE = ("[git's config is read-only in the sandbox (what it names can run commands as the user): "
+                   "ask the user to run this git command themselves.]")
 RUNS_LATER_NOTE = (
     "[in the sandbox, what runs later as the user (git hooks and config, .envrc, .vscode, .devcontainer, "
     ".mcp.json, .agent-shell, .pre-commit-config.yaml, .idea, .npmrc, .cargo and the like) cannot be "
@@ -391,8 +424,7 @@ def git_config_note(output: str, sandboxed: bool) -> str:
     if not sandboxed:
         return ""
     if any(s in output for s in _GIT_CONFIG_LOCKED):
-        return ("[git's config is read-only in the sandbox (what it names can run commands as the user): "
-                "ask the user to run this git command themselves.]")
+        return GIT_CONFIG_NOTE
     if any(_RUNS_LATER_WORD.search(line) for line in output.splitlines() if _REFUSED.search(line)):
         return RUNS_LATER_NOTE
     return ""

@@ -84,6 +84,35 @@ async def test_a_checkout_that_exits_0_says_which_files_it_did_not_write(repo: P
     assert lines[-1].startswith("  ⚠ NOT written") and ".vscode/settings.json" in lines[-1]
 
 
+def sparse(repo: Path) -> None:
+    """The user made the checkout sparse (outside the sandbox): info/sparse-checkout exists."""
+    subprocess.run("git sparse-checkout init --cone && git sparse-checkout set .vscode", shell=True, cwd=repo,
+                   check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+
+
+async def test_git_failing_on_its_own_lock_file_is_said_as_the_sandbox_not_an_attack(repo: Path) -> None:
+    """``git sparse-checkout set`` in the sandbox fails creating
+    ``.git/info/sparse-checkout.lock``: a file git itself makes for any update. The
+    result said "these files were NOT written, (it exited 128): /abs/…/sparse-checkout.lock.
+    They run later as the user …, git will list them as changed", and the user saw ⚠ NOT
+    written under the call. Now it names the file git meant to update, says why, and
+    claims nothing git status would show."""
+    require_sandbox()
+    sparse(repo)
+    box = Sandbox(repo)
+    result = await run_command("git sparse-checkout set src", box.workspace, 30, lambda _: None, sandbox=box)
+    assert result.details["exit_code"] != 0 and result.details["not_written"] == []
+    said = result.text.split("[exit code")[1]
+    assert "git could not update .git/info/sparse-checkout (it could not create the .lock file" in said, said
+    assert "This is the sandbox, not a fault in the repository" in said
+    assert "NOT written" not in said and "will list them as changed" not in said and ".lock:" not in said
+    assert str(repo) not in said  # relative, as the user reads it
+    config = await run_command("git config user.name x", box.workspace, 30, lambda _: None, sandbox=box)
+    notes = config.text.split("[exit code")[1]
+    assert "git's config is read-only in the sandbox" in notes and "NOT written" not in notes, notes
+    assert "(it exited 4)" not in notes  # said once, by the config note
+
+
 async def test_words_a_command_prints_do_not_make_a_not_written_claim(repo: Path) -> None:
     """Only paths the sandbox did keep read-only count: printing git's error about
     another path (or a protected name that is not there) claims nothing."""
