@@ -62,6 +62,7 @@ from pathlib import Path
 from . import paths
 from .envrcsources import envrc_runs, envrcs_above
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
+from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
 from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 
@@ -142,6 +143,11 @@ class Guard:
     (:mod:`.gitruns`): the config files an ``include.path`` names, and where the
     links in a hooks folder lead (``scripts/pre-commit``), the scripts a config names
     as commands (``core.fsmonitor = scripts/watch``)."""
+    outside: tuple[OutsideGit, ...] = ()
+    """The repository a root belongs to whose git directory lies outside the roots (a
+    linked worktree, a subfolder of a repository: :mod:`.gitoutside`): its git
+    directories are guarded here as the roots' own are, what git writes for the
+    checkout is bound writable, and its configs are shown without credentials."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -182,7 +188,7 @@ def git_dirs_above(path: Path) -> list[Path]:
         dot = folder / ".git"
         if not os.path.lexists(dot):
             continue
-        target = _gitfile_target(dot) if dot.is_file() and not dot.is_symlink() else paths.resolve(dot, "/")
+        target = gitfile_target(dot) if dot.is_file() and not dot.is_symlink() else paths.resolve(dot, "/")
         if target is not None and target.is_dir():
             out += [g for g in _git_dirs(target) if g not in out]
     return out
@@ -205,34 +211,20 @@ def _git_head(path: Path) -> bool:
     return bool(_HEAD_TEXT.match(head.decode("ascii", "replace").strip()))
 
 
-def _gitfile_target(path: Path) -> Path | None:
-    """Where a ``.git`` file (``gitdir: …``, submodules and worktrees) points."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(4096)
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    target = text[len("gitdir:"):].strip().splitlines()[0] if text[7:].strip() else ""
-    if not target:
-        return None
-    try:  # git reads the file literally: no ~ here
-        return paths.resolve(target, path.parent, expand_user=False)
-    except paths.BadPath:
-        return None
-
-
-def guard(roots: Sequence[Path], found: Iterable[Path]) -> Guard:
+def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[OutsideGit] = ()) -> Guard:
     """The walls for one command: ``found`` are the runs-later paths the walk saw
-    (nested ones too); each root's own names are looked up here as well."""
+    (nested ones too); each root's own names are looked up here as well, and the git
+    directories of ``outside`` (a linked worktree's repository) guarded the same way."""
     walls = _Walls(tuple(roots))
     for path in dict.fromkeys([*(root / name for root in walls.roots for name in RUNS_LATER), *found]):
         walls.add(path)
+    for repo in outside:
+        walls.git_dir(repo.common)
+        walls.git_dir(repo.gitdir)
     walls.envrc_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
-                 tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways)
+                 tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside))
 
 
 class _Walls:
@@ -265,7 +257,7 @@ class _Walls:
             self.git_dir(path)
         elif seen.kind == "file":  # a submodule's or worktree's: pinned, and where it points guarded
             self.readonly.append(path)
-            target = _gitfile_target(path)
+            target = gitfile_target(path)
             if target is not None and target.is_dir() and _inside(target, self.roots):
                 self.git_dir(target)
         elif seen.kind == "link":

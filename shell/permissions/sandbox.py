@@ -24,7 +24,9 @@ to the machine. Under :class:`Sandbox` a command sees:
   call asked for it with ``network=true`` and the policy allowed that;
 - **no credentials in git's config**: a token in a remote URL, an ``extraHeader``,
   in the workspace's repositories or the user's ``~/.gitconfig``, is not in the copy
-  the command reads (:mod:`.gitcreds`);
+  the command reads (:mod:`.gitcreds`); nor in the repository a linked worktree or a
+  subfolder workspace belongs to, whose git directory lies outside the workspace
+  (:mod:`.gitoutside`);
 - **no secrets in its environment**: provider keys and every variable whose name
   or value looks like a secret are removed (:func:`scrubbed_environment`, on the
   one secrets policy of :mod:`shell.core.secrets`);
@@ -58,15 +60,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import gitflags, paths, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
+from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
 from .homesecrets import SECRET_PATHS, found_in_config
 from .hostsockets import SOCKET_FOLDERS, host_sockets
 from .runslater import Guard, Planted
+from .sandboxenv import scrubbed_environment
 from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
 
 if TYPE_CHECKING:
-    from shell.core.secrets import Secrets
-
     from .writedeny import Wildcards
 
 AFTER_SCALE = 10
@@ -86,15 +88,6 @@ INSTALL_HINT = (
     "bubblewrap; Arch: sudo pacman -S bubblewrap)"
 )
 
-_CAPABILITY_NAMES = (
-    "AWS_", "ANTHROPIC_", "OPENAI_", "AZURE_", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_", "GH_",
-    "GITHUB_", "GITLAB_", "HF_", "HUGGINGFACE_", "VAULT_", "SSH_AUTH_SOCK", "SSH_AGENT", "GPG_AGENT",
-    "KRB5", "DBUS_SESSION", "AGENT_SHELL_", "TWINE_", "XAUTHORITY", "SENTRY_DSN",
-)  # fmt: skip
-"""Prefixes of variables a command in the sandbox does not get, secret-looking or
-not: provider and cloud settings, and handles on agents outside the sandbox (the
-ssh and gpg agents, D-Bus, X authority)."""
-_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.I)
 _NO_NETWORK = re.compile(
     r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
     r"Network is unreachable|No address associated with hostname|getaddrinfo|nodename nor servname|"
@@ -195,61 +188,6 @@ def will_sandbox(command: str, network: bool = False) -> bool:
     return sandbox_available() and not network
 
 
-def is_secret_variable(name: str, value: str = "") -> bool:
-    """Whether an environment variable should not reach a sandboxed command.
-
-    By name: what the one secrets policy (:mod:`shell.core.secrets`) calls secret
-    (``*_KEY``, ``*_TOKEN``, ``PASSWORD``, ``AUTH``, ``COOKIE``…), plus the prefixes
-    of providers, clouds and outside agents (``OPENAI_*``, ``AWS_*``,
-    ``SSH_AUTH_SOCK``…). By value: what that policy recognises as a credential
-    (``sk-…``, ``ghp_…``, ``AKIA…``, PEM blocks, passwords in URLs) and the values
-    the provider config names."""
-    from shell.core.secrets import is_secret_name
-
-    upper = name.upper()
-    if is_secret_name(upper) or upper.startswith(_CAPABILITY_NAMES) or "SESSION" in upper.split("_"):
-        return True
-    if value and (_URL_WITH_PASSWORD.search(value) or value in _shapes()):
-        return True
-    return bool(value) and value in _known_secrets()
-
-
-@functools.cache
-def _known_secrets() -> frozenset[str]:
-    """The values the provider config names (``api_key_env``, inline keys)."""
-    from shell.core.secrets import secret_values
-
-    try:
-        from shell.config import load_config
-
-        settings: Any = load_config()
-    except Exception:  # a broken config is reported elsewhere; the names still protect
-        settings = None
-    return frozenset(secret_values(None, settings))
-
-
-@functools.cache
-def _shapes() -> Secrets:
-    """The secrets policy's shapes of credentials (``sk-…``, ``ghp_…``, PEM), no values."""
-    from shell.core.secrets import Secrets
-
-    return Secrets((), patterns=True)
-
-
-def scrubbed_environment(environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
-    """A copy of ``environ`` (default: ours) without secret variables, and the
-    names removed (for the tool result's details, never the values)."""
-    source = os.environ if environ is None else environ
-    kept: dict[str, str] = {}
-    removed: list[str] = []
-    for name, value in source.items():
-        if is_secret_variable(name, value):
-            removed.append(name)
-        else:
-            kept[name] = value
-    return kept, sorted(removed)
-
-
 def own_dirs() -> list[Path]:
     """The shell's own config, data, state and cache dirs (hidden from commands)."""
     import platformdirs
@@ -331,7 +269,7 @@ class Sandbox:
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
-        walls = runslater.guard(self.roots(), found.runs_later)
+        walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
@@ -344,7 +282,7 @@ class Sandbox:
         go :data:`AFTER_SCALE` times further than the one before a command."""
         found = self.secret_index.find(scale=AFTER_SCALE)
         made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
-        now = runslater.guard(self.roots(), found.runs_later)
+        now = runslater.guard(self.roots(), found.runs_later, before.outside)
         missed = "" if found.complete else found.why_incomplete.replace(
             "; files in the rest are not hidden", "")
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
@@ -361,6 +299,12 @@ class Sandbox:
         ``git diff`` (skip-worktree, assume-unchanged), cleared (see :mod:`.gitflags`)."""
         before, self._flags = self._flags, None
         return [] if before is None else gitflags.unhide(before)
+
+    def outside_git(self) -> list[OutsideGit]:
+        """The repositories whose git directory git uses for a root but keeps outside
+        the roots (a linked worktree, a repository's subfolder: :mod:`.gitoutside`)."""
+        found = [outside_git(root) for root in self.roots()]
+        return list(dict.fromkeys(o for o in found if o is not None))
 
     def roots(self) -> list[Path]:
         """The workspace and the directories added to it, as the walk sees them."""
@@ -474,7 +418,7 @@ class Sandbox:
                 args += ["--ro-bind", "/dev/null", str(path)]
         found = self.secret_files() if secrets is None else secrets
         if walls is None:
-            walls = runslater.guard(self.roots(), found.runs_later)
+            walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
         args += self.wall_args(walls, hidden)
         for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only
             args += ["--ro-bind", str(path), str(path)]
@@ -490,22 +434,30 @@ class Sandbox:
         before deep (a writable bind inside a read-only one would reopen it)."""
         binds = [self.workspace, *self.added, *self.writable]
         args: list[str] = []
+        outside = [g for repo in walls.outside for g in (repo.gitdir, repo.common)]
         for path in walls.pins:
             if _under(path, binds) and not _under(path, hidden) and os.path.isdir(path):
                 args += ["--bind", str(path), str(path)]
         configs = set(walls.configs)
         bound: set[Path] = set()
         for path in sorted(walls.readonly, key=lambda p: len(p.parts)):
-            if _under(path, binds) and not _under(path, hidden) and os.path.exists(path):
+            if _under(path, hidden) or not os.path.exists(path):
+                continue
+            if _under(path, binds):
                 shown = self.git_configs.copy_for(path) if path in configs else None
                 args += ["--ro-bind", shown or str(path), str(path)]
                 bound.add(path)
+            elif path in configs and _under(path, outside):  # read-only already; without credentials
+                shown = self.git_configs.copy_for(path)
+                if shown is not None:
+                    args += ["--ro-bind", shown, str(path)]
+                    bound.add(path)
         users = global_configs()
         # ~/.gitconfig (an insteadOf rule may hold a token) and what any config includes
         # (~/.gitconfig-work, a file beside .git/config): git reads those too. Only what
         # lies in the home directory or the workspace: an include a hostile repository
         # names (/proc/self/environ) is not read by us on its behalf.
-        homes = [Path(os.path.realpath(os.path.expanduser("~"))), *binds]
+        homes = [Path(os.path.realpath(os.path.expanduser("~"))), *binds, *(r.top() for r in walls.outside)]
         included = [p for p in included_configs([*configs, *users]) if _under(p, homes)]
         for path in [*users, *included]:
             shown = None if path in bound or _under(path, hidden) else self.git_configs.copy_for(path)

@@ -42,7 +42,8 @@ from shell.core.textsafety import path_text
 from shell.permissions import paths, runslater, writewalls
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
-from shell.permissions.sandbox import Sandbox, network_note, scrubbed_environment
+from shell.permissions.sandbox import Sandbox, network_note
+from shell.permissions.sandboxenv import scrubbed_environment
 from shell.permissions.secretfiles import SecretFiles
 
 DEFAULT_TIMEOUT = 120.0

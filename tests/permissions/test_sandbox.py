@@ -15,14 +15,8 @@ from typing import Any
 
 import pytest
 
-from shell.permissions.sandbox import (
-    Sandbox,
-    SandboxStatus,
-    is_secret_variable,
-    network_note,
-    sandbox_status,
-    scrubbed_environment,
-)
+from shell.permissions.sandbox import Sandbox, SandboxStatus, network_note, sandbox_status
+from shell.permissions.sandboxenv import is_secret_variable, scrubbed_environment
 from shell.tools.shell_cmd import run_command
 
 from ..sandboxing import require_sandbox
