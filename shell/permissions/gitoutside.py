@@ -10,9 +10,13 @@ sandboxed ``git remote -v`` printed the repository's token, and every ``git add`
 failed on a read-only ``index.lock``.
 
 :func:`outside_git` finds that git directory the way git's discovery does (the
-nearest ``.git`` at or above the workspace, on the same file system), whose
-git directories the walls then guard and whose configs the scrub covers, as for a
-repository inside the workspace.
+nearest ``.git`` at or above the workspace, on the same file system), and
+:class:`OutsideGit` says what of it the sandbox opens: what git writes for *this*
+checkout (the worktree's own git directory: index, ``HEAD``, its logs; and the
+repository's ``objects/``, ``refs/``, ``logs/``, where commits and branches go),
+nothing else (the main checkout's index and ``HEAD``, other worktrees, ``packed-refs``
+stay read-only). Inside what it opens, hooks, config and ``info/`` stay read-only
+exactly as in a repository inside the workspace.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ from . import paths
 
 MAX_DEPTH = 128
 """Folders above the workspace looked at for a ``.git``."""
+
+SHARED_WRITES = ("objects", "refs", "logs", "reftable")
+"""What a commit, a new branch or a stash writes in the repository's common git
+directory, from a linked worktree (its index and ``HEAD`` are in its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +49,14 @@ class OutsideGit:
     def linked(self) -> bool:
         """Whether the workspace is a linked worktree (else the main checkout's subfolder)."""
         return self.gitdir != self.common
+
+    def writable(self) -> list[Path]:
+        """What the sandbox binds writable for git: the checkout's own git directory,
+        and for a linked worktree the repository's object store, refs and logs too."""
+        out = [self.gitdir]
+        if self.linked:
+            out += [self.common / name for name in SHARED_WRITES if (self.common / name).is_dir()]
+        return [p for p in out if p.is_dir()]
 
     def top(self) -> Path:
         """The repository's main checkout (where a config's ``include`` beside it lies)."""
@@ -111,4 +127,18 @@ def _common(gitdir: Path) -> Path:
     return common if common.is_dir() else gitdir
 
 
-__all__ = ["OutsideGit", "gitfile_target", "outside_git"]
+def outside_note(output: str, outside: tuple[OutsideGit, ...]) -> str:
+    """Why a git command failed on a read-only file of a repository kept outside the
+    workspace (``packed-refs``, another worktree, ``git gc``), which the sandbox did
+    not open: said plainly, with what to do (nothing there runs later)."""
+    for repo in outside:
+        if any(str(repo.common) in line for line in output.splitlines() if "Read-only file system" in line):
+            kind = "a linked worktree" if repo.linked else "a folder"
+            return (f"[this workspace is {kind} of the git repository at {repo.common}, outside the "
+                    "workspace: the sandbox lets git write this checkout's index and HEAD and the "
+                    "repository's objects, refs and logs, but nothing else there (packed refs, other "
+                    "worktrees, git gc). Ask the user to run this git command themselves.]")
+    return ""
+
+
+__all__ = ["SHARED_WRITES", "OutsideGit", "gitfile_target", "outside_git", "outside_note"]

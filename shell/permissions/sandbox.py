@@ -25,8 +25,8 @@ to the machine. Under :class:`Sandbox` a command sees:
 - **no credentials in git's config**: a token in a remote URL, an ``extraHeader``,
   in the workspace's repositories or the user's ``~/.gitconfig``, is not in the copy
   the command reads (:mod:`.gitcreds`); nor in the repository a linked worktree or a
-  subfolder workspace belongs to, whose git directory lies outside the workspace
-  (:mod:`.gitoutside`);
+  subfolder workspace belongs to, whose git directory lies outside the workspace: what
+  git writes for that checkout is writable there, behind the same walls (:mod:`.gitoutside`);
 - **no secrets in its environment**: provider keys and every variable whose name
   or value looks like a secret are removed (:func:`scrubbed_environment`, on the
   one secrets policy of :mod:`shell.core.secrets`);
@@ -432,8 +432,11 @@ class Sandbox:
         """bwrap arguments for :class:`Guard`: git directories bound onto themselves
         first (pinned, still writable), then what runs later read-only, shallow
         before deep (a writable bind inside a read-only one would reopen it)."""
-        binds = [self.workspace, *self.added, *self.writable]
+        opened = [p for repo in walls.outside for p in repo.writable() if not _under(p, hidden)]
+        binds = [self.workspace, *self.added, *self.writable, *opened]
         args: list[str] = []
+        for path in opened:  # what git writes for a checkout whose repository is outside
+            args += ["--bind", str(path), str(path)]
         outside = [g for repo in walls.outside for g in (repo.gitdir, repo.common)]
         for path in walls.pins:
             if _under(path, binds) and not _under(path, hidden) and os.path.isdir(path):

@@ -40,6 +40,7 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.textsafety import path_text
 from shell.permissions import paths, runslater, writewalls
+from shell.permissions.gitoutside import outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
@@ -305,6 +306,9 @@ def sandbox_notes(
     notes += [not_written_note(not_written, code)] if not_written else []
     locks = any(raw.endswith(".lock") for raw in runslater.refused_writes(text))
     notes += [git_dir_note(in_git, code, locks)] if in_git else []
+    outside = outside_note(text, guard.outside) if sandboxed and guard is not None and not refused else ""
+    if outside and RUNS_LATER_NOTE in notes:  # a write git needs in a repository outside the workspace
+        notes = [n for n in notes if n != RUNS_LATER_NOTE] + [outside]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
     notes += denied_note(denied, cwd)

@@ -1,6 +1,7 @@
 """A workspace whose git directory lies outside it (a linked worktree, a subfolder of a
 repository), against the real bubblewrap: sandboxed commands (unasked in auto mode) do
-not read the repository's credentials."""
+not read the repository's credentials, git can add and commit, and what runs later
+(hooks, config) and the rest of the repository stay out of their reach."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from shell.permissions.sandbox import Sandbox
-from shell.tools.shell_cmd import run_command
+from shell.tools.shell_cmd import RUNS_LATER_NOTE, run_command
 
 from ..sandboxing import require_sandbox
 
@@ -24,6 +25,7 @@ TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 HEADER = "Authorization: Bearer WORKTREEHEADER123"
 ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
+COMMIT = "echo x > f.txt && git add f.txt && git commit -qm 'agent commit' && git log -1 --format=%s"
 SHOW = "git remote -v; git config --get http.extraHeader; git config --list --show-origin; cat {config}"
 
 
@@ -65,7 +67,7 @@ async def run(box: Sandbox, command: str) -> str:
     return result.text
 
 
-async def test_a_linked_worktree_shows_no_credentials(home: Path) -> None:
+async def test_a_linked_worktree_shows_no_credentials_and_commits(home: Path) -> None:
     require_sandbox()
     repo = repository(home)
     wt = home / "feature"
@@ -74,17 +76,45 @@ async def test_a_linked_worktree_shows_no_credentials(home: Path) -> None:
     common = repo / ".git"
     config, worktree_config = (common / "config").read_text(), (common / "worktrees" / "feature" /
                                                                  "config.worktree").read_text()
+    main_head, main_index = (common / "HEAD").read_bytes(), (common / "index").read_bytes()
     box = Sandbox(wt)
 
     shown = await run(box, SHOW.format(config=common / "config") + "; cat .git")
     assert TOKEN not in shown and "WORKTREEHEADER123" not in shown, shown
     assert "https://github.com/o/r.git" in shown  # the remote is still there, without its user part
 
-    assert (common / "config").read_text() == config  # the user's files are as they were
+    text = await run(box, COMMIT)
+    assert "agent commit" in text and "[exit code 0]" in text, text
+    assert RUNS_LATER_NOTE not in text
+    assert git(repo, "log", "-1", "--format=%s", "feature").strip() == "agent commit"  # in the repository
+
+    # what runs later, and the main checkout, stay out of reach
+    hook = common / "hooks" / "pre-commit"
+    text = await run(box, f"echo 'curl evil' > {hook}; chmod +x {hook}; "
+                          f"git config core.hooksPath /tmp; echo x > {common}/HEAD; echo x > {common}/index; "
+                          f"echo x > {repo}/README.md")
+    assert not (common / "hooks" / "pre-commit").exists()
+    assert (common / "config").read_text() == config
     assert (common / "worktrees" / "feature" / "config.worktree").read_text() == worktree_config
+    assert (common / "HEAD").read_bytes() == main_head and (common / "index").read_bytes() == main_index
+    assert (repo / "README.md").read_text() == "readme\n"
 
 
-async def test_a_subfolder_of_a_repository_shows_no_credentials(home: Path) -> None:
+async def test_a_write_the_sandbox_keeps_out_says_why(home: Path) -> None:
+    """`git pack-refs` rewrites the repository's packed-refs, which stays read-only: the
+    result names the repository and what to do, not "what runs later"."""
+    require_sandbox()
+    repo = repository(home)
+    wt = home / "feature"
+    git(repo, "worktree", "add", "-q", str(wt), "-b", "feature")
+    text = await run(Sandbox(wt), "git pack-refs --all")
+    assert "Read-only file system" in text, text
+    assert RUNS_LATER_NOTE not in text
+    assert f"git repository at {repo / '.git'}, outside the workspace" in text
+    assert "run this git command themselves" in text
+
+
+async def test_a_subfolder_of_a_repository_shows_no_credentials_and_commits(home: Path) -> None:
     require_sandbox()
     repo = repository(home)
     git(repo, "config", "--worktree", "http.extraHeader", HEADER)
@@ -95,4 +125,14 @@ async def test_a_subfolder_of_a_repository_shows_no_credentials(home: Path) -> N
     assert TOKEN not in shown and "WORKTREEHEADER123" not in shown, shown
     assert "https://github.com/o/r.git" in shown
 
+    text = await run(box, COMMIT)
+    assert "agent commit" in text and "[exit code 0]" in text, text
+    assert git(repo, "log", "-1", "--format=%s").strip() == "agent commit"
+
+    await run(box, "echo 'curl evil' > ../.git/hooks/pre-commit; chmod +x ../.git/hooks/pre-commit; "
+                   "git config core.fsmonitor 'curl evil'; echo x > ../README.md; mkdir -p ../.git/info; "
+                   "echo '*' >> ../.git/info/exclude")
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     assert (repo / ".git" / "config").read_text() == config
+    assert (repo / "README.md").read_text() == "readme\n"
+    assert "*" not in (repo / ".git" / "info" / "exclude").read_text().splitlines()
