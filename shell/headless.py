@@ -26,7 +26,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import aclosing, contextmanager
-from dataclasses import replace
 from typing import IO, Any, Literal, TypeAlias
 
 import anyio
@@ -38,6 +37,10 @@ from shell.core.events import (
     Event,
     Notice,
     ReplyEnd,
+    TextBlockDelta,
+    TextBlockStart,
+    ThinkingBlockDelta,
+    ThinkingBlockStart,
     ToolExecutionEnd,
     ToolExecutionUpdate,
     to_jsonable,
@@ -193,12 +196,12 @@ async def run_headless(
             err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")
         return EXIT_USAGE
     run = _HeadlessReply(runtime, output_format, out, err)
-    with cancel_on_sigint(runtime.cancel, run.cancel, run.interrupt):
+    with cancel_on_sigint(run.cancel_reply, run.cancel, run.interrupt):
         async with runtime.running():
             await runtime.wait_for_tools(MCP_WAIT)
             _mcp_report(runtime, err)
             async with aclosing(runtime.reply(composed.message)) as events:
-                async for event in paced(events):  # Ctrl+C is seen within a few ms
+                async for event in paced(events, hold=run.hold):  # Ctrl+C is seen within a few ms
                     run.handle(event)
             recorder = runtime.session_recorder
     run.result()
@@ -275,6 +278,9 @@ class _HeadlessReply:
         self.interrupt = Interrupt()
         """Set by Ctrl+C's signal handler: from then on nothing is printed but the reply's end."""
         self.cancelled = False
+        self.cancel_sent = False
+        self.printed: dict[str, int] = {}
+        """``jsonl``: characters printed of each text and thinking block."""
         self.closed = False
         """stdout or stderr was closed by its reader (``| head``): the reply is cancelled
         and nothing more is written (as a filter killed by SIGPIPE writes nothing)."""
@@ -286,20 +292,34 @@ class _HeadlessReply:
     def stopped(self) -> bool:
         return self.cancelled or self.interrupt.seen
 
+    def hold(self) -> None:
+        """Before the next event is asked for: once Ctrl+C came, the reply is cancelled
+        here, so the partial message holds exactly the events printed before it (the
+        signal handler's own cancel runs a turn of the loop later, and the events
+        pulled meanwhile were kept but never printed)."""
+        if self.interrupt.seen:
+            self.cancel_reply()
+
+    def cancel_reply(self) -> None:
+        """Cancel the reply (once). ``jsonl`` says what it printed of each block: an
+        event pulled after the Ctrl+C, before this ran, is not printed, so not kept."""
+        if not self.cancel_sent:
+            self.cancel_sent = True
+            self.runtime.cancel(self.printed.copy if self.format == "jsonl" else None)
+
     def handle(self, event: Event) -> None:
         call = self.reply.apply(event)
         if self.closed or (self.stopped and not isinstance(event, ReplyEnd)):
             return  # what was in flight when Ctrl+C came: drained, not shown
         stream = self.out if self.format == "jsonl" else self.err
-        if self.stopped and isinstance(event, ReplyEnd) and event.message is not None:
-            # after Ctrl+C the end says only how the reply ended: the partial message is
-            # all that streamed (tens of MB after a flood, and the deltas after the
-            # Ctrl+C were never printed): its JSON made the end, and the exit, wait
-            event = replace(event, message=None)
         try:
             if self.format == "jsonl":
                 self.out.write(_json_line(to_jsonable(event)) + "\n")
                 self.out.flush()
+                if isinstance(event, (TextBlockDelta, ThinkingBlockDelta)):
+                    self.printed[event.block_id] = self.printed.get(event.block_id, 0) + len(event.delta)
+                elif isinstance(event, (TextBlockStart, ThinkingBlockStart)):
+                    self.printed[event.block_id] = 0
             elif self.format == "text":
                 self._report(event, call)
         except BrokenPipeError:

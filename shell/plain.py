@@ -351,9 +351,9 @@ class PlainShell:
         for note in composed.notes:
             self.console.print(Text(f"  {sanitize_line(note)}", style="yellow"))
         drawing = self.drawing = PlainReply(self)
-        with cancel_on_sigint(self.runtime.cancel, drawing.cancel, drawing.interrupt):
+        with cancel_on_sigint(drawing.cancel_reply, drawing.cancel, drawing.interrupt):
             async with aclosing(self.runtime.reply(composed.message)) as events:
-                async for event in paced(events):  # Ctrl+C is seen within a few ms
+                async for event in paced(events, hold=drawing.hold):  # Ctrl+C is seen within a few ms
                     drawing.handle(event)
         drawing.close()
         self.drawing = None

@@ -116,6 +116,13 @@ class MarkdownStream:
         for line in lines:
             self._line(line)
 
+    @property
+    def unprinted(self) -> int:
+        """Characters fed and not printed yet: the unfinished line, a table waiting for
+        its last row."""
+        table = sum(len(line) + 1 for line in self.block) if self.kind == "table" else 0
+        return sum(map(len, self.partial)) + table + len(self.safe._held)
+
     def finish(self) -> None:
         rest = "".join(self.partial) + self.safe.flush()
         self.partial = []
@@ -206,6 +213,12 @@ class PlainReply:
         """The thought being streamed (its block id, its parts), printed when it is over."""
         self.slow: dict[str, asyncio.TimerHandle] = {}
         self.stopped = False
+        self.cancel_sent = False
+        self.printed: dict[str, int] = {}
+        """Characters received (and printed, but for :attr:`held`'s) of each text block still open."""
+        self.text_block: str | None = None
+        self.held: MarkdownStream | None = None
+        """The open text block's printer (what it holds back was not printed)."""
         self.interrupt = Interrupt()
         """Set by Ctrl+C's signal handler the moment it comes: nothing more is printed."""
         self.waiting = Waiting(self.console)
@@ -233,6 +246,31 @@ class PlainReply:
         self.waiting.stop()
         self.reply.cancel()
         self.console.print("[dim]cancelling…[/dim]")
+
+    def hold(self) -> None:
+        """Before the next event is asked for: once Ctrl+C came, the reply is cancelled
+        here, with what was printed of each block (:meth:`shown`), so the history keeps
+        what the user read (not the events pulled until the signal handler's own
+        cancel ran, nor the line still being received)."""
+        if self.interrupt.seen:
+            self.cancel_reply()
+
+    def cancel_reply(self) -> None:
+        """Cancel the reply (once), keeping what was printed (:meth:`shown`)."""
+        if not self.cancel_sent:
+            self.cancel_sent = True
+            self.shell.runtime.cancel(self.shown)
+
+    def shown(self) -> dict[str, int]:
+        """How many characters of each block of this reply were printed: a text block's
+        unfinished last line (or a table waiting for its end) was not; a thought is
+        printed only when it is over."""
+        printed = dict(self.printed)
+        if self.text_block is not None and self.text_block in printed and self.held is not None:
+            printed[self.text_block] = max(0, printed[self.text_block] - self.held.unprinted)
+        if self.thinking is not None:
+            printed[self.thinking[0]] = 0
+        return printed
 
     def handle(self, event: Any) -> None:
         call = self.reply.apply(event)
@@ -264,7 +302,9 @@ class PlainReply:
 
     def _text_start(self, event: ev.TextBlockStart, call: CallView | None) -> None:
         self._flush_thinking()
-        self.stream = MarkdownStream(self.console)
+        self.stream = self.held = MarkdownStream(self.console)
+        self.text_block = event.block_id
+        self.printed[event.block_id] = 0
 
     def _tool_call_start(self, event: ev.ToolCallStart, call: CallView | None) -> None:
         self._flush_thinking()
@@ -272,11 +312,14 @@ class PlainReply:
     def _text_delta(self, event: ev.TextBlockDelta, call: CallView | None) -> None:
         if self.stream is not None:
             self.stream.feed(event.delta)
+            self.printed[event.block_id] = self.printed.get(event.block_id, 0) + len(event.delta)
 
     def _text_end(self, event: ev.TextBlockEnd, call: CallView | None) -> None:
         if self.stream is not None:
             self.stream.finish()
             self.stream = None
+        self.printed.pop(event.block_id, None)  # printed whole
+        self.text_block = self.held = None
 
     def _thinking_start(self, event: ev.ThinkingBlockStart, call: CallView | None) -> None:
         self.console.print("[dim italic]thinking…[/dim italic]")

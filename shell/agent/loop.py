@@ -37,7 +37,7 @@ from .acting import act
 from .compression import compress_context
 from .overflow import take_back
 from .reasoning import reason
-from .reply import Reply
+from .reply import Reply, Shown
 from .reporting import report
 
 Ask = Callable[[Any], Awaitable[Any]]
@@ -94,11 +94,19 @@ class Agent:
     def busy(self) -> bool:
         return self._reply is not None
 
-    def cancel(self) -> None:
+    def cancel(self, shown: Shown | None = None) -> None:
         """End the reply in flight: running tools and the model call stop at once;
-        the history stays valid (a "cancelled" result for every unfinished call)."""
+        the history stays valid (a "cancelled" result for every unfinished call).
+
+        The message being streamed keeps the text handed out before this call, never
+        what comes after, at most ``CANCELLED_KEEP`` characters (:mod:`shell.core.partial`).
+        ``shown``, from a front end that draws slower than it receives (the TUI under
+        a flood), says how many characters of each text block (by block id) it had
+        drawn; it is called when the partial message is made (after the front end's
+        next pull), and the history keeps only that: what the user saw is what the
+        model reads next turn and what a resumed session shows."""
         if self._reply is not None:
-            self._reply.cancel()
+            self._reply.cancel(shown)
 
     def steer(self, message: str | UserMessage) -> bool:
         """Give the reply in flight a message without stopping it: it joins the

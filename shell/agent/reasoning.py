@@ -33,6 +33,7 @@ from shell.core.events import (
 )
 from shell.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolResult
 from shell.core.model import ModelChunk, ModelRequest, as_model, model_label
+from shell.core.partial import CANCELLED_KEEP
 from shell.core.tools import Tool
 
 from .reply import Reply
@@ -68,6 +69,8 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
     try:
         async for event in onion.items:
             onion.check_event(event)
+            if reply.cancelled and not isinstance(event, _CLOSING):
+                raise ReplyCancelled()  # what streams after a cancel is neither shown nor kept
             builder.see(event)
             for queued in reply.drain():
                 yield queued
@@ -79,12 +82,7 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
     except BaseException as exc:
         if isinstance(exc, Exception):
             onion.blame(exc)
-        partial_message = builder.message(
-            partial_reason="error" if isinstance(exc, Exception) else "cancelled"
-        )
-        if partial_message.content:
-            run.history.append(partial_message)
-            reply.last_message = partial_message
+        _keep_partial(reply, builder, exc)
         if isinstance(exc, (Exception, ReplyCancelled)):  # not closing: end the blocks shown
             for event in held:
                 yield event
@@ -159,6 +157,31 @@ def call_model(reply: Reply, request: ModelRequest) -> AsyncIterator[ModelChunk]
     return reply.model_stream(
         model.stream(request if model is request.model else request.override(model=model))
     )
+
+
+def _keep_partial(reply: Reply, builder: MessageBuilder, exc: BaseException) -> None:
+    """The message cut off by ``exc`` joins the history (when it has anything)."""
+    message = _partial(reply, builder, exc)
+    if message.content:
+        reply.run.history.append(message)
+        reply.last_message = message
+
+
+def _partial(reply: Reply, builder: MessageBuilder, exc: BaseException) -> AssistantMessage:
+    """The message cut off by ``exc``: what a cancelled one keeps is :mod:`shell.core.partial`'s."""
+    if isinstance(exc, Exception):
+        return builder.message(partial_reason="error")
+    shown = None
+    if reply.shown is not None:
+        try:
+            shown = reply.shown()
+        except Exception:  # a front end's miscount keeps all that was received, loses nothing
+            shown = None
+    message = builder.message(partial_reason="cancelled", shown=shown)
+    if builder.left_out:
+        reply.emit(Notice("warning", f"The cancelled reply was cut to its first {CANCELLED_KEEP:,} "
+                          f"characters in the history ({builder.left_out:,} more are not kept).", "agent"))
+    return message
 
 
 def _commit(reply: Reply, assistant: AssistantMessage) -> AssistantMessage:

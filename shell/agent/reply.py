@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -52,6 +52,9 @@ if TYPE_CHECKING:
     from .loop import Agent
 
 
+Shown = Callable[[], Mapping[str, int]]
+"""How many characters of each text block (by block id) a front end has shown."""
+
 READ_SLICE_S = 0.004
 """The model's stream is read this long at a time before the event loop gets a
 turn: chunks that arrive together (a large network read, a scripted or local
@@ -72,6 +75,8 @@ class Reply:
         """What the outermost layer streamed before the loop started: the answer of a
         layer that answers alone (kept in the history with the input)."""
         self.cancelled = False
+        self.shown: Shown | None = None
+        """What the front end had shown of each block when it cancelled (``Agent.cancel``)."""
         self.pulling = False
         self.done = False
         self.core_ended = False
@@ -257,12 +262,13 @@ class Reply:
         return self.end_event()
 
     # -- endings ------------------------------------------------------------------------
-    def cancel(self) -> None:
+    def cancel(self, shown: Shown | None = None) -> None:
         """Stop the model's stream and the running tools now; the loop ends the reply
         with ``ReplyEnd(cancelled)`` through the layers. After the grace period a
-        layer still busy is cancelled where it waits."""
+        layer still busy is cancelled where it waits. ``shown``: see ``Agent.cancel``."""
         if self.done or self.cancelled:
             return
+        self.shown = shown
         self.cancelled = self.run.cancelled = True
         for scope in self.reading:
             scope.cancel()

@@ -9,7 +9,7 @@ streams a finished message (a middleware's own answer) as chunks.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .events import (
@@ -28,6 +28,7 @@ from .events import (
 from .messages import AssistantMessage, Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from .model import ModelChunk, StopChunk, TextDelta, ThinkingDelta, UsageChunk
 from .model import ToolCallDelta as ToolCallChunk
+from .partial import cap_cancelled, shown_part
 from .textsafety import encodable, encodable_value, is_encodable
 
 
@@ -207,6 +208,8 @@ class MessageBuilder:
         self.arg_errors: dict[str, str] = {}
         self.usage = Usage()
         self.stop_reason = "end_turn"
+        self.left_out = 0
+        """Characters a cancelled message was cut by (:func:`.partial.cap_cancelled`)."""
 
     def see(self, event: Event) -> None:
         if isinstance(event, (TextBlockStart, ThinkingBlockStart, ToolCallStart)):
@@ -233,10 +236,15 @@ class MessageBuilder:
             self.usage = self.usage + event.usage
             self.stop_reason = event.stop_reason
 
-    def message(self, *, partial_reason: str | None = None) -> AssistantMessage:
+    def message(
+        self, *, partial_reason: str | None = None, shown: Mapping[str, int] | None = None
+    ) -> AssistantMessage:
         """The message; with ``partial_reason`` (cut off), unfinished text is kept
-        and unfinished tool calls are dropped."""
+        and unfinished tool calls are dropped. A cancelled one keeps what the front
+        end showed of each block (``shown``, by block id) and at most
+        :data:`~.partial.CANCELLED_KEEP` characters (:mod:`.partial`)."""
         blocks: list[Block] = []
+        cancelled = partial_reason == "cancelled"
         for key, block in self._blocks.items():
             if partial_reason is not None:
                 if isinstance(block, ToolCallBlock):
@@ -244,8 +252,16 @@ class MessageBuilder:
                 if block is None and key in self._parts and self._parts[key]:
                     parts = encodable("".join(self._parts[key]))
                     block = ThinkingBlock(parts) if key in self._thinking else TextBlock(parts)
+            if cancelled and isinstance(block, (TextBlock, ThinkingBlock)) and shown and key in shown:
+                text = shown_part(key, block.text, shown)
+                if len(text) < len(block.text):
+                    block = TextBlock(text) if isinstance(block, TextBlock) else ThinkingBlock(text)
+                if not text:
+                    continue
             if block is not None:
                 blocks.append(block)
+        if cancelled:
+            blocks, self.left_out = cap_cancelled(blocks)
         return AssistantMessage(tuple(blocks), self.usage, partial_reason or self.stop_reason)
 
     @property

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from ..agent.loop import Agent, Ask
+    from ..agent.reply import Shown
     from ..config import Settings
     from ..context.attachments import Attachment
     from ..context.files import FileIndex
@@ -128,5 +129,6 @@ session being written) and how it may show outside text."""
     def ask(self, ask: Ask | None) -> None:
         self.agent.ask = ask
 
-    def cancel(self) -> None:
-        self.agent.cancel()
+    def cancel(self, shown: Shown | None = None) -> None:
+        """End the reply in flight (``shown``: see ``Agent.cancel``)."""
+        self.agent.cancel(shown)

@@ -144,15 +144,16 @@ def closing_fence(source: str) -> str:
 
 def cancel_note(dropped: int) -> str:
     """The note a cancelled reply ends with: how much it received and never drew (kept
-    short: a flood's tens of MB are said as such, never shown). What the model sent
-    up to the cancel is kept in the history (and the session), and the note says so."""
+    short: a flood's tens of MB are said as such, never shown). What was not drawn is
+    not kept either (``ReplyRenderer.shown``): the history, the session and the model's
+    next request hold what the user saw, and the note says so."""
     if dropped >= 1_000_000:
         amount = f"{dropped / 1_000_000:.1f} MB"
     elif dropped >= 10_000:
         amount = f"{dropped / 1000:.0f} kB"
     else:
         amount = f"{dropped:,} characters"
-    return f"\n\n*({amount} not shown, cancelled; the history keeps all that was received)*\n"
+    return f"\n\n*({amount} not shown, cancelled; not kept either: the model reads what is shown)*\n"
 
 
 def split_markdown(text: str, limit: int) -> list[str]:

@@ -93,6 +93,8 @@ class ReplyRenderer:
         self._fold_due: list[Run] = []
         self._fold_scheduled = False
         self._fold_lock = asyncio.Lock()
+        self._cut: dict[str, AssistantMessage] = {}
+        """The text blocks Esc cut, by block id (:meth:`shown`)."""
         self._ended_on_screen = False
         """Esc has ended the reply (:meth:`end_now` draws it): nothing new is mounted."""
         self.end_shown = asyncio.Event()
@@ -152,12 +154,21 @@ class ReplyRenderer:
         """Esc: stop drawing now. Backlogs are dropped (each text block says how much)."""
         self.reply.cancel()
         self._ended_on_screen = True  # (drawn by end_now)
+        self._cut = {block_id: entry.widget for block_id, entry in self.blocks.items()
+                     if isinstance(entry.widget, AssistantMessage)}
         self._args_due.clear()
         # a block the model ended is still drawing its backlog (a reply sent as one delta
         # had all of it there): it is dropped too, or Esc waited for all of it
         for entry in [*self.blocks.values(), *self._ending]:
             if isinstance(entry.widget, (AssistantMessage, ThinkingBlock)):
                 entry.widget.drop_backlog()
+
+    def shown(self) -> dict[str, int]:
+        """How many characters of each text block still streaming at Esc were drawn
+        (``Agent.cancel``'s ``shown``): the history keeps those, not the backlog Esc
+        dropped. Read when the engine makes the partial message, after :meth:`end_now`
+        (the reply worker waits for it), so a frame Esc stopped midway is counted."""
+        return {block_id: max(0, widget.received - widget.dropped) for block_id, widget in self._cut.items()}
 
     async def end_now(self) -> None:
         """Esc, once :meth:`cancel` has stopped the drawing: end the reply on screen now

@@ -57,3 +57,57 @@ async def test_nothing_is_printed_after_ctrl_c(tmp_path: Path) -> None:
     assert events[-1]["message"] is None  # nothing of the text received after the Ctrl+C either
     assert code == EXIT_INTERRUPTED
     assert signal.getsignal(signal.SIGINT) is not None  # the handler was put back
+
+
+class CalmThenFlood:
+    """Streams numbered deltas at a model's pace (each one printed as it comes), sends
+    this process SIGINT just before delta ``CUT``, then floods."""
+
+    name = "calm-then-flood"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        for i in range(CUT):
+            await anyio.sleep(0.002)
+            yield TextDelta(f"<{i}>")
+        os.kill(os.getpid(), signal.SIGINT)
+        for i in range(CUT, 100 * CUT):
+            yield TextDelta(f"<{i}>")
+        yield StopChunk("end_turn")
+
+
+def _runtime(tmp_path: Path, model: object) -> ShellRuntime:
+    return ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False),
+        settings=Settings(path=tmp_path / "none.toml"),
+        model=model,  # type: ignore[arg-type]
+    )
+
+
+async def test_after_ctrl_c_the_end_carries_exactly_what_was_printed(tmp_path: Path) -> None:
+    """The partial message (in the end line and in the history) is the deltas printed
+    before the Ctrl+C: none of those pulled after it, which were kept but not printed."""
+    runtime = _runtime(tmp_path, CalmThenFlood())
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "go", output_format="jsonl", approve="never", out=out, err=err)
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    printed = "".join(e["delta"] for e in events if e["type"] == "TextBlockDelta")
+    assert printed.startswith("<0><1>")
+    end = events[-1]
+    assert end["type"] == "ReplyEnd" and end["stop_reason"] == "cancelled"
+    kept = "".join(block["text"] for block in end["message"]["content"])
+    assert kept == printed
+    assert runtime.agent.messages[-1].text == printed  # what the model reads next turn
+    assert code == EXIT_INTERRUPTED
+
+
+async def test_json_after_ctrl_c_answers_with_what_came_before_it(tmp_path: Path) -> None:
+    runtime = _runtime(tmp_path, CalmThenFlood())
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "go", output_format="json", approve="never", out=out, err=err)
+    result = json.loads(out.getvalue())
+    numbers = [int(n) for n in result["answer"].strip("<>").split("><")]
+    assert result["stop_reason"] == "cancelled" and numbers[0] == 0
+    assert max(numbers) < CUT, f"kept after the Ctrl+C: {[n for n in numbers if n >= CUT]}"
+    last = result["messages"][-1]
+    assert "".join(block["text"] for block in last["content"]) == result["answer"]
+    assert code == EXIT_INTERRUPTED

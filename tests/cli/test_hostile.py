@@ -24,6 +24,7 @@ import pytest
 from shell.agent import Agent
 from shell.config import Settings
 from shell.core.model import ModelChunk, ModelRequest, TextDelta
+from shell.core.partial import CANCELLED_KEEP, cut_marker
 from shell.headless import run_headless
 from shell.plain import PROMPT
 from shell.runtime import RuntimeOptions, ShellRuntime
@@ -226,9 +227,15 @@ def test_ctrl_c_under_a_flood_ends_the_reply_and_prints_nothing_after(
     assert proc.returncode == 130, err
     last = json.loads(out.decode().strip().splitlines()[-1])
     assert last["type"] == "ReplyEnd" and last["stop_reason"] == "cancelled"
-    # the end does not carry the partial message again (the deltas did; after a long
-    # flood its JSON was tens of MB, and the end and the exit waited for it)
-    assert last["message"] is None and len(out.splitlines()[-1]) < 1000
+    # the end carries the partial message as printed, cut to CANCELLED_KEEP characters
+    # with a marker (the whole flood's JSON was tens of MB, and the end and the exit
+    # waited for it)
+    lines = [json.loads(line) for line in (b"".join(first) + out).decode().splitlines()]
+    printed = "".join(e["delta"] for e in lines if e["type"] == "TextBlockDelta")
+    kept = "".join(block["text"] for block in last["message"]["content"])
+    over = len(printed) - CANCELLED_KEEP
+    cut = printed[:CANCELLED_KEEP] + (cut_marker(over) if over > 0 else "")
+    assert kept == cut and len(out.splitlines()[-1]) < CANCELLED_KEEP + 2000
     assert b"Traceback" not in err
 
 
@@ -264,9 +271,9 @@ async def test_nothing_but_the_replys_end_is_printed_after_ctrl_c(tmp_path: Path
     at_cancel: list[int] = []
     cancel = runtime.cancel
 
-    def counted_cancel() -> None:
+    def counted_cancel(shown: Any = None) -> None:
         at_cancel.append(len(lines))
-        cancel()
+        cancel(shown)
 
     runtime.cancel = counted_cancel  # type: ignore[method-assign]
 

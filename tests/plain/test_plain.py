@@ -277,6 +277,25 @@ async def test_ctrl_c_cancels_a_streaming_reply(tmp_path: Path) -> None:
     assert d.result == [0]
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+async def test_ctrl_c_keeps_what_was_printed_not_the_line_still_coming(tmp_path: Path) -> None:
+    """The line mode prints a completed line at a time: the line still streaming at
+    Ctrl+C was never printed, so the history (what the model reads next) ends where
+    the screen does."""
+    shown = "Line one is here.\nLine two is here.\n"
+    long = shown + "an unfinished line that goes on " * 200
+    async with line_mode(tmp_path, [long, "next answer"], delay=0.01, chunk_size=8) as d:
+        await d.send("go\r", then="Line two is here.")
+        await anyio.sleep(0.3)  # part of the unfinished line has come
+        os.kill(os.getpid(), signal.SIGINT)
+        await d.wait_for("Reply cancelled.")
+        cut = d.runtime.agent.messages[-1]
+        await d.send("/quit\r")
+    assert isinstance(cut, AssistantMessage) and cut.stop_reason == "cancelled"
+    assert cut.text == shown
+    assert "an unfinished" not in d.text
+
+
 async def test_two_ctrl_c_on_an_empty_prompt_quit(tmp_path: Path) -> None:
     async with line_mode(tmp_path, []) as d:
         await d.send("some text\x03", then="")  # with text: clears the line only

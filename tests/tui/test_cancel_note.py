@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from shell.agent import Agent
+from shell.core.messages import AssistantMessage
 from shell.providers.scripted import ScriptedModel
 from shell.tui.app import AgentShellApp
 from shell.tui.mdsplit import cancel_note, closing_fence
@@ -30,7 +31,7 @@ def test_the_note_says_how_much_in_units_a_reader_takes_in() -> None:
     assert "(1,234 characters not shown, cancelled;" in cancel_note(1234)
     assert "(57 kB not shown, cancelled;" in cancel_note(56_789)
     assert "(27.1 MB not shown, cancelled;" in cancel_note(27_148_658)
-    assert "history keeps all that was received" in cancel_note(5)
+    assert "not kept either: the model reads what is shown" in cancel_note(5)
 
 
 def screen_text(app: AgentShellApp) -> str:
@@ -59,3 +60,28 @@ async def test_a_reply_cancelled_inside_a_code_block_ends_with_the_note_not_with
         said = note.strip().strip("*")  # drawn in italics: the asterisks are not on screen
         assert said.split(";")[0] in shown and "*(" not in shown
         assert len(widget.text) < len(code) // 2  # what was drawn, not what was received
+
+
+async def test_the_history_keeps_what_was_drawn_not_the_backlog_esc_dropped() -> None:
+    """Under a reply faster than the screen, Esc drops what was received and not drawn:
+    the history (the model's next request, the saved session) ends where the screen
+    does, not tens of kB later."""
+    text = "Start.\n\n" + "".join(f"Paragraph {i} says something.\n\n" for i in range(20_000))
+    agent = Agent(ScriptedModel([text], delay=0, chunk_size=64))
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_reply("go")
+
+        def behind() -> bool:
+            widgets = app.query(AssistantWidget)
+            return bool(widgets) and widgets.last().backlog > 1000 and "Paragraph 5" in widgets.last().text
+
+        await wait_for(pilot, behind, timeout=20)
+        widget = app.query(AssistantWidget).last()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        kept = agent.messages[-1]
+        assert isinstance(kept, AssistantMessage) and kept.stop_reason == "cancelled"
+        assert widget.dropped > 1000
+        assert widget.text == kept.text + cancel_note(widget.dropped)
+        assert text.startswith(kept.text) and kept.text.startswith("Start.")

@@ -46,7 +46,7 @@ class KeyActions(RepliesRun):
             first = renderer is not None and not renderer.ended_on_screen
             if renderer is not None:
                 renderer.cancel()  # the screen stops at once, whatever is in flight
-            self.runtime.cancel()
+            self.runtime.cancel(renderer.shown if renderer is not None else None)
             if renderer is not None and first:
                 self.run_worker(self._end_on_screen(renderer), group="cancel", exit_on_error=False)
         elif self._queue:

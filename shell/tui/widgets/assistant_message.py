@@ -124,6 +124,8 @@ class AssistantMessage(Vertical):
         self.streaming = streaming
         self._pending: list[str] = []
         self._backlog = 0
+        self.received = len(self._text)
+        """Characters it was given (its first text and every delta)."""
         self.dropped = 0
         """Characters never drawn because the reply was cancelled."""
         self._flush_scheduled = False
@@ -205,6 +207,7 @@ class AssistantMessage(Vertical):
         """Queue a delta; it is rendered at the next frame with the others."""
         self._pending.append(delta)
         self._backlog += len(delta)
+        self.received += len(delta)
         if len(self._pending) > 256:  # thousands of small strings cost ten times their text
             self._pending[:] = ["".join(self._pending)]
         self._schedule()

@@ -1,0 +1,67 @@
+"""What a cancelled reply keeps of the message it was streaming: one policy, so the
+screen, the next request and a resumed session read the same.
+
+The rule: the text handed to the front end before the cancel, as far as the front end
+had shown it (a screen that draws slower than a flood says how much it drew: see
+``Agent.cancel(shown=...)``), and never what arrived after the cancel. A flood is cut
+to its first :data:`CANCELLED_KEEP` characters with a marker that says so: the model
+reads the marker next turn, a resumed session shows it, and nothing else of the flood
+is sent again with every request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .messages import Block, TextBlock, ThinkingBlock
+
+CANCELLED_KEEP = 20_000
+"""Characters of text and thinking a cancelled message keeps at most (a long answer
+fits; a flood is cut: tens of MB sent again with every request would end the
+conversation at the model's context limit)."""
+
+
+def cut_marker(left_out: int) -> str:
+    """The note that ends a cancelled message cut to :data:`CANCELLED_KEEP`."""
+    return (f"\n\n[… {left_out:,} more characters of this reply are not kept: the reply was "
+            f"cancelled, and a cancelled reply keeps its first {CANCELLED_KEEP:,} characters]")
+
+
+def shown_part(key: str, text: str, shown: Mapping[str, int] | None) -> str:
+    """``text`` of block ``key`` as far as the front end showed it (all of it when the
+    front end did not say)."""
+    if shown is None or key not in shown:
+        return text
+    return text[: max(0, shown[key])]
+
+
+def cap_cancelled(blocks: Sequence[Block], keep: int = CANCELLED_KEEP) -> tuple[list[Block], int]:
+    """``blocks`` with their text and thinking cut to ``keep`` characters in all (the
+    first ones), the marker ending the last one kept; and how many were left out. A
+    cut thinking block loses its signature (it signed the whole thought)."""
+    total = sum(len(b.text) for b in blocks if isinstance(b, (TextBlock, ThinkingBlock)))
+    if total <= keep:
+        return list(blocks), 0
+    left_out = total - keep
+    out: list[Block] = []
+    room = keep
+    for block in blocks:
+        if not isinstance(block, (TextBlock, ThinkingBlock)):
+            out.append(block)
+            continue
+        if room <= 0:
+            continue
+        if len(block.text) > room:
+            block = (TextBlock(block.text[:room]) if isinstance(block, TextBlock)
+                     else ThinkingBlock(block.text[:room]))
+        room -= len(block.text)
+        out.append(block)
+    marker = cut_marker(left_out)
+    for at in range(len(out) - 1, -1, -1):
+        last = out[at]
+        if isinstance(last, TextBlock):
+            out[at] = TextBlock(last.text + marker)
+            break
+    else:
+        out.append(TextBlock(marker.lstrip()))
+    return out, left_out
