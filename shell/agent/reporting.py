@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from middleware.stack import HOOK_ATTR, error_source
 from middleware.types import StopReply
-from shell.core.approvals import ApprovalRequest, unattended_rejection
+from shell.core.approvals import ApprovalDecision, ApprovalRequest, unattended_rejection
 from shell.core.events import ApprovalRequested, ApprovalResolved, ErrorEvent, Event
 from shell.core.messages import Message
 from shell.core.model import ModelError
@@ -72,6 +72,19 @@ async def ask(reply: Reply, request: Any) -> Any:
     if not isinstance(request, ApprovalRequest):
         return await agent.ask(request) if agent.ask else None
     reply.emit(ApprovalRequested(request.call.id, request))
-    decision = await agent.ask(request) if agent.ask else unattended_rejection(request)
+    try:
+        decision = await agent.ask(request) if agent.ask else unattended_rejection(request)
+    except BaseException:
+        # the question ends unanswered (a cancel, or the asker failed): it is still
+        # resolved, so every ApprovalRequested has its ApprovalResolved (a dialog, a
+        # trace span or a watcher waiting for it is closed)
+        reply.emit(ApprovalResolved(request.call.id, ApprovalDecision.reject(_unanswered(reply))))
+        raise
     reply.emit(ApprovalResolved(request.call.id, decision))
     return decision
+
+
+def _unanswered(reply: Reply) -> str:
+    if reply.cancelled:
+        return "The question was closed unanswered: the reply was cancelled."
+    return "The question was closed unanswered: asking failed."
