@@ -126,3 +126,22 @@ def confinement(
                 ".envrc, .vscode or the like), with no network and no secrets"
                 f"{hidden_count(sandbox)}.")
     return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
+
+
+def changed_tool(tool: Tool) -> str:
+    """Why an MCP tool that changed since the user accepted it asks (its description,
+    schema or hints: see :mod:`shell.tools.mcp_identity`), or "" when it did not."""
+    changed = getattr(tool, "changed", "")
+    if not changed:
+        return ""
+    return (f"{tool.name} changed since you accepted it ({changed}): its server may now have it do "
+            "something else than what you allowed. Check it before approving; approving accepts the new "
+            "version.")
+
+
+def accept_seen_change(tool: Tool, reason: str) -> None:
+    """The user approved a question that said what changed: that version is the one accepted."""
+    said = changed_tool(tool)
+    accept = getattr(tool, "accept_change", None)
+    if said and said in reason and callable(accept):
+        accept()

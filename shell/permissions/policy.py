@@ -14,9 +14,9 @@ The order, first answer wins:
 4. an ``ask`` rule; then an ``allow`` rule, except that no allow rule turns a
    command's network on (``network: true`` asks: a test runner an allow rule names
    runs code the model can write, and with the network it can send out what it reads);
-5. a tool the server marks destructive asks; so does reading a secret-looking file
-   (``read_file .env``) and a command line that names one (``cat .env``: the
-   sandbox hides such files, and an approval of that call lets it see them);
+5. an MCP tool changed since the user accepted it asks (a "rug pull"), as does one its server marks
+   destructive; so does reading a secret-looking file (``read_file .env``) and a command line that
+   names one (``cat .env``: the sandbox hides such files, and an approval of that call lets it see them);
 6. the mode: read-only tools run (an MCP ``readOnlyHint`` counts only for a
    server the user configured or trusted); accept-edits and auto run file edits
    inside the workspace; auto runs shell commands the sandbox confines; the rest
@@ -50,7 +50,7 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.secrets import is_secret_file, secret_file_why
 from shell.core.tools import READ_KINDS, Tool
 
-from . import homedirs, runslater, store
+from . import asktext, homedirs, runslater, store
 from . import paths as resolving
 from .asktext import NAMES_ONLY, ask_reason, confined, confinement, names_one_path, names_secrets
 from .fence import Fence, outside_note
@@ -297,6 +297,7 @@ class PermissionPolicy:
         fence, tool = self.fence, request.tool
         if tool is None or decision.type not in ("approve", "edit"):
             return
+        asktext.accept_seen_change(tool, request.reason)
         final = decision.args if decision.type == "edit" and decision.args else request.args
         command = final.get("command")
         if tool.kind == "execute" and isinstance(command, str) and self.sandbox is not None:
@@ -340,8 +341,10 @@ class PermissionPolicy:
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
         hit = self._runs_later(args, paths) if tool.kind == "edit" else None
-        if hit is not None:  # before allow rules and modes: no broad grant reaches these
-            return Verdict("ask", f"{tool.name} would change {hit[0]}, which {hit[1]}.")
+        later = f"{tool.name} would change {hit[0]}, which {hit[1]}." if hit else ""
+        asks = asktext.changed_tool(tool) or later
+        if asks:  # before allow rules and modes: no broad grant reaches these (nor a tool as it was)
+            return Verdict("ask", asks)
         secret = self._secret_read(tool, args, paths)
         limited = self._beyond_allow_rule(tool, args, rule, secret) if effect == "allow" else None
         if limited is not None:

@@ -19,6 +19,7 @@ from anyio.abc import TaskGroup
 from shell.core.tools import Tool
 
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
+from .mcp_identity import ToolIdentities
 from .mcp_results import server_prefix
 from .mcp_server import McpServer
 from .mcp_status import ServerStatus
@@ -49,10 +50,16 @@ class McpManager:
         specs = _one_per_prefix(merge_specs(specs, list(project_servers)))
         self.on_change = on_change
         self._timeout = connect_timeout
-        self._servers = {s.name: McpServer(s, self._changed, connect_timeout) for s in specs}
+        self._identities: dict[str, ToolIdentities] = {}
+        """What the user accepted of each server's tools, across its restarts."""
+        self._servers = {s.name: self._server(s) for s in specs}
         self._started = False
         self._task_group: TaskGroup | None = None
         self._own_tg: TaskGroup | None = None
+
+    def _server(self, spec: McpServerSpec) -> McpServer:
+        identities = self._identities.setdefault(spec.name, ToolIdentities())
+        return McpServer(spec, self._changed, self._timeout, identities)
 
     def _changed(self, status: ServerStatus) -> None:
         if self.on_change is not None:
@@ -79,7 +86,7 @@ class McpManager:
                 continue
             others = [s.spec for n, s in self._servers.items() if n != spec.name]
             spec = _one_per_prefix([*others, spec])[-1]
-            server = McpServer(spec, self._changed, self._timeout)
+            server = self._server(spec)
             self._servers[spec.name] = server
             self._task_group.start_soon(server.run, name=f"mcp:{spec.name}")
             started.append(spec.name)

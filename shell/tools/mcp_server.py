@@ -31,7 +31,9 @@ from . import mcp_http
 from .mcp_call import CallScopes, gone_after, not_ready, progress_relay
 from .mcp_config import McpServerSpec
 from .mcp_deadline import Deadline, expired_text, waiting_reports, within
+from .mcp_identity import ToolIdentities
 from .mcp_listing import LenientListing, list_all_tools, refusal_note
+from .mcp_relist import Relister, change_note
 from .mcp_results import (
     connection_lost,
     convert_result,
@@ -52,15 +54,22 @@ would print it on the user's terminal (over the line mode's prompt or the TUI). 
 went wrong reaches the user as the server's state or the call's error instead; a
 front end that configures logging (ACP's log on stderr) still gets the records."""
 
+_log = logging.getLogger("mcp.agent_shell")
 STDERR_TAIL = 1500
 
 
 class McpServer:
     """The connection to one server, for its whole life (one task)."""
 
-    def __init__(self, spec: McpServerSpec, notify: Callable[[ServerStatus], None], timeout: float) -> None:
+    def __init__(
+        self, spec: McpServerSpec, notify: Callable[[ServerStatus], None], timeout: float,
+        identities: ToolIdentities | None = None,
+    ) -> None:
         self.spec = spec
+        self.identities = identities or ToolIdentities()
+        """What the user accepted of each tool (kept across restarts by the manager)."""
         self.tools: list[McpTool] = []
+        self.relister: Relister | None = None
         self.status = ServerStatus(spec.name, "connecting", transport=spec.transport, origin=spec.origin)
         self._notify = notify
         self._timeout = timeout
@@ -110,6 +119,8 @@ class McpServer:
         from .mcp_session import Session
 
         watcher = Watcher(self.spec.name, self._listing, self._unreadable)
+        relister = Relister(lambda: self._relist(session, watcher))
+        watcher.on_list_changed = relister.wanted
         read, write = await stack.enter_async_context(self._transport(watcher))
         tg = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
@@ -130,19 +141,45 @@ class McpServer:
                 self._set("failed", describe_error(exc) + (self._refused() or self._unreachable(exc))
                           + self._stderr_tail())
             raise exc from None
+        refused = await self._take_tools(listed)
+        self._session = session
+        watcher.connecting = False
+        self._set("ready", refused)
+        self.relister = relister
+        tg.start_soon(relister.run)
+
+    async def _take_tools(self, listed: list[Any]) -> str:
+        """Offer the usable tools of ``listed``; what was refused, for the status."""
         usable, unusable = await anyio.to_thread.run_sync(refuse_unusable, listed)
         refused = [*self._listing.skipped, *((tool_name(self.spec.name, n), why) for n, why in unusable)]
-        self.tools, taken = [], set()
+        tools, taken = [], set()
         for info in usable:
             tool = McpTool(self, info)
             if tool.name in taken:  # only a name made to collide with a hashed one can be
                 refused.append((tool.name, "its name is taken by another of its tools"))
             else:
                 taken.add(tool.name)
-                self.tools.append(tool)
-        self._session = session
-        watcher.connecting = False
-        self._set("ready", refusal_note(refused, self._listing.cut))
+                tools.append(tool)
+        self.tools = tools
+        return refusal_note(refused, self._listing.cut)
+
+    async def _relist(self, session: Any, watcher: Watcher) -> None:
+        """List the tools again (the server said they changed); the user is told when
+        they did. A list that fails keeps the tools listed before."""
+        listing = LenientListing(self.spec.name)
+        watcher.listing = listing
+        try:
+            with anyio.fail_after(self._timeout):
+                listed = await list_all_tools(session, listing)
+        except Exception as exc:
+            _log.warning("listing the tools of the MCP server %r again failed: %s", self.spec.name,
+                         describe_error(exc))
+            return
+        before, self._listing = self.tools, listing
+        refused = await self._take_tools(listed)
+        changed = change_note(before, self.tools)
+        if changed or refused != self.status.message:
+            self._set("ready", "; ".join(part for part in (changed, refused) if part))
 
     def _transport(self, watcher: Watcher) -> AbstractAsyncContextManager[Any]:
         spec = self.spec

@@ -16,13 +16,16 @@ from shell.core.messages import ToolResult
 from shell.core.tools import Tool, ToolContext
 
 from .mcp_config import McpServerSpec
+from .mcp_identity import ToolIdentities
 from .mcp_results import tool_name
 
 
 class ToolServer(Protocol):
-    """What a tool needs of its server: its spec, and a way to call it."""
+    """What a tool needs of its server: its spec, a way to call it, and what the user
+    accepted of its tools (see :mod:`.mcp_identity`)."""
 
     spec: McpServerSpec
+    identities: ToolIdentities
 
     async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult: ...
 
@@ -54,6 +57,15 @@ class McpTool(Tool):
         self.remote_name = str(info["name"])
         self.source = f"mcp:{server.spec.name}"
         self._server = server
+        self.prints, self.changed = server.identities.check(self.remote_name, info)
+        """What the tool says it is, and what of that changed since the user accepted it
+        ("" when nothing did): the permission policy asks before a changed tool runs."""
+
+    def accept_change(self) -> None:
+        """The user approved a call after being told what changed: this version is the
+        one accepted from now on."""
+        self._server.identities.accept(self.remote_name, self.prints)
+        self.changed = ""
 
     async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
         return await self._server.call(self.remote_name, args, context)

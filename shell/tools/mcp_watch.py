@@ -26,7 +26,7 @@ from anyio.abc import TaskGroup
 
 from .mcp_listing import LenientListing
 from .mcp_stdio import BadLine
-from .mcp_wire import answer_id, error_answer, first_line, is_log, lenient_answer, unwrap
+from .mcp_wire import answer_id, error_answer, first_line, is_list_changed, is_log, lenient_answer, unwrap
 
 MAX_ASKED = 64
 """Requests from a server (ping, roots, sampling) being answered at once."""
@@ -70,6 +70,8 @@ class Watcher:
         self._on_unreadable = on_unreadable
         """Told what broke while connecting (the server fails), and nothing else."""
         self.connecting = True
+        self.on_list_changed: Callable[[], None] | None = None
+        """Told when the server says its tool list changed (once it is connected)."""
 
     def watch_read(self, read: Any, tg: TaskGroup, on_end: Callable[[], None]) -> Any:
         """Pass the server's messages through, acting on what the SDK would leave
@@ -91,6 +93,10 @@ class Watcher:
                         answered = answer_id(message)
                         if answered is not None and not self._answered(answered):
                             continue
+                        if is_list_changed(message):
+                            if self.on_list_changed is not None and not self.connecting:
+                                self.on_list_changed()
+                            continue  # the SDK has nothing to do with it
                         if is_log(message):
                             continue  # not shown anywhere: a flood of them cost a task each in the SDK
                         if not self._may_ask(message):

@@ -63,3 +63,10 @@ def is_log(message: Any) -> bool:
     inner = unwrap(message)
     is_notification = type(inner).__name__ == "JSONRPCNotification"
     return is_notification and getattr(inner, "method", None) == "notifications/message"
+
+
+def is_list_changed(message: Any) -> bool:
+    """Whether ``message`` says the server's tool list changed."""
+    inner = unwrap(message)
+    is_notification = type(inner).__name__ == "JSONRPCNotification"
+    return is_notification and getattr(inner, "method", None) == "notifications/tools/list_changed"

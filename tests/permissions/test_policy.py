@@ -473,10 +473,12 @@ def test_mcp_annotations_become_kind_and_hints(root: Path) -> None:
 
     from shell.tools.mcp import McpTool
     from shell.tools.mcp_config import McpServerSpec
+    from shell.tools.mcp_identity import ToolIdentities
 
     def made(annotations: dict[str, Any], origin: str = "config") -> McpTool:
         spec = McpServerSpec("srv", origin=origin, cwd=str(root) if origin != "config" else None)
-        return McpTool(SimpleNamespace(spec=spec), {"name": "t", "annotations": annotations})  # type: ignore[arg-type]
+        server = SimpleNamespace(spec=spec, identities=ToolIdentities())
+        return McpTool(server, {"name": "t", "annotations": annotations})  # type: ignore[arg-type]
 
     reader = made({"readOnlyHint": True})
     assert (reader.kind, reader.read_only, reader.hints_trusted) == ("read", True, True)
