@@ -6,10 +6,10 @@ Two parts, because no list of tools keeps up with the tools people install:
   browser profiles, shell histories), hidden whether or not their names look secret
   (``~/.config/doctl/config.yaml`` holds a token under a harmless name);
 - :func:`found_in_config`, a bounded look through ``~/.config`` (and the dot folders
-  right in home) for files whose *name* the one secrets policy calls secret-looking
-  (``auth.json``, ``credentials.toml``, ``token``, ``*.pem``…) or that carry a
-  token-ish word, so a tool nobody listed is still covered when it names its file
-  the usual way.
+  and dot files right in home) for files whose *name* the one secrets policy calls
+  secret-looking (``auth.json``, ``credentials.toml``, ``token``, ``*.pem``, ``.env``…),
+  that carry a token-ish word, or that are named like a history (``*_history``), so a
+  tool nobody listed is still covered when it names its file the usual way.
 """
 
 from __future__ import annotations
@@ -42,9 +42,35 @@ SECRET_PATHS = (
     ".config/github-copilot", ".config/anthropic", ".config/openai", ".config/gemini",
     ".huggingface", ".cache/huggingface/token", ".cache/huggingface/stored_tokens",
     ".gradle/gradle.properties", ".ollama/id_ed25519", ".config/configstore",
+    # shell and REPL histories (typed passwords, `redis-cli AUTH`, `mongo -p`), beyond the
+    # names :data:`_HISTORY` finds in home and its dot folders
+    ".local/share/fish", ".config/fish/fish_history", ".local/share/atuin", ".config/atuin",
+    ".local/share/nushell", ".config/nushell/history.txt", ".local/share/xonsh", ".local/state/elvish",
+    ".local/share/nvim/shada", ".local/state/nvim/shada", ".mongodb", ".dbshell", ".mongoshrc.js",
+    ".rediscli_history", ".sqlite_history", ".irb_history", ".ipython/profile_default/history.sqlite",
+    ".julia/logs", ".local/share/ranger/history",
+    # mail and chat clients' passwords in plain text
+    ".authinfo", ".authinfo.gpg", ".msmtprc", ".config/msmtp", ".mbsyncrc", ".config/isync", ".fetchmailrc",
+    ".offlineimaprc", ".config/offlineimap", ".muttrc", ".mutt", ".config/mutt", ".neomuttrc",
+    ".config/neomutt",
+    ".config/aerc", ".config/himalaya", ".getmail", ".purple", ".irssi", ".weechat", ".config/weechat",
+    ".local/share/weechat", ".config/hexchat", ".smbcredentials", ".local/share/remmina", ".config/remmina",
+    # tokens of tools and services under harmless names
+    ".kaggle", ".dbt/profiles.yml", ".config/pip/pip.conf", ".pip/pip.conf", ".config/pip/pip.ini",
+    ".circleci/cli.yml", ".wakatime.cfg", ".expo/state.json", ".config/filezilla", ".filezilla",
+    ".snowsql/config", ".snowflake", ".cf/config.json", ".jfrog", ".config/jfrog", ".travis/config.yml",
+    ".gist", ".config/Bitwarden CLI", ".config/Bitwarden", ".config/1Password", ".config/keybase",
+    ".local/share/DBeaverData", ".local/share/kwalletd", ".ICEauthority",
+    # Electron apps' profiles hold session cookies like a browser's; editors' global storage, tokens
+    ".config/Slack", ".config/discord", ".config/Microsoft/Microsoft Teams", ".config/teams-for-linux",
+    ".config/Signal", ".config/Element", ".config/Code/User/globalStorage",
+    ".config/Code - OSS/User/globalStorage", ".config/VSCodium/User/globalStorage",
+    ".config/Cursor/User/globalStorage", ".vscode-server/data/User/globalStorage",
+    ".cursor-server/data/User/globalStorage",
 )  # fmt: skip
 """Relative to the home directory: hidden from sandboxed commands (credentials,
-browser profiles with their cookies, shell histories that hold typed secrets)."""
+browser and chat apps' profiles with their cookies, shell and REPL histories that hold
+typed secrets, mail clients' passwords)."""
 
 MAX_LOOKED_AT = 4_000
 """Entries :func:`found_in_config` reads at most: an editor's or a browser's folder
@@ -57,6 +83,13 @@ _SKIP = frozenset({
 })  # fmt: skip
 """Big folders whose files are no CLI's credentials (browsers are hidden whole)."""
 _TOKENISH = re.compile(r"token|credential|secret|passw|apikey|api_key|auth\.|keys\.txt|\.key$", re.I)
+_HISTORY = re.compile(r"_history$|_hist$|^\.?histfile$|^\.?history(\.(db|sqlite|txt))?$|repl_history", re.I)
+"""A shell's or REPL's history by its name (``.zsh_history``, ``.duckdb_history``,
+``.octave_hist``, ``history.sqlite``): what people type there includes passwords."""
+
+
+def _secret_looking(path: str, name: str) -> bool:
+    return is_secret_file(path) or bool(_TOKENISH.search(name) or _HISTORY.search(name))
 
 _cache: dict[Path, tuple[float, tuple[Path, ...]]] = {}
 
@@ -83,7 +116,12 @@ def found_in_config(home: Path) -> tuple[Path, ...]:
     skip = (".config", ".local", ".cache")
     tops = sorted(e for e in listed if e.startswith(".") and e not in skip and str(home / e) not in known)
     for name in tops:
-        _look(home / name, 1, found, budget, known)
+        path = home / name
+        if os.path.isfile(path) and not os.path.islink(path):  # ~/.env, ~/.octave_hist
+            if _secret_looking(str(path), name):
+                found.append(path)
+            continue
+        _look(path, 1, found, budget, known)
     _cache[home] = (stamp, tuple(found))
     return tuple(found)
 
@@ -105,7 +143,7 @@ def _look(folder: Path, depth: int, found: list[Path], budget: list[int], known:
         try:
             if entry.is_dir(follow_symlinks=False):
                 _look(Path(entry.path), depth + 1, found, budget, known)
-            elif is_secret_file(entry.path) or _TOKENISH.search(entry.name):
+            elif _secret_looking(entry.path, entry.name):
                 found.append(Path(entry.path))
         except OSError:
             continue

@@ -370,11 +370,13 @@ class Sandbox:
         binds = [self.workspace, *self.added, *self.writable]
         found: list[Path] = []
         for path in wanted:
+            if not os.path.lexists(path):  # most of the list: cheap to rule out before resolving
+                continue
             try:
                 real = paths.resolve(path, self.workspace)  # a symlink loop does not raise
             except (OSError, paths.BadPath):
                 continue
-            if not (os.path.lexists(path) and real.exists()):
+            if not real.exists():
                 continue
             if real == self.workspace or real in self.workspace.parents:
                 continue  # the user works in there: hiding it would hide the workspace

@@ -1,0 +1,72 @@
+"""Credential stores and histories in the home directory that a sandboxed command
+(unasked in auto mode, its output sent to the model's provider) must not read, against
+the real bubblewrap: shell and REPL histories, mail clients' passwords, tools' tokens
+under harmless names, chat apps' cookies, a ``.env`` right in home."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shell.permissions.sandbox import Sandbox
+from shell.tools.shell_cmd import run_command
+
+from ..sandboxing import require_sandbox
+
+pytestmark = pytest.mark.anyio
+
+STORES = [
+    # histories
+    ".local/share/fish/fish_history", ".local/share/atuin/history.db", ".sqlite_history", ".rediscli_history",
+    ".dbshell", ".mongoshrc.js", ".irb_history", ".ipython/profile_default/history.sqlite",
+    ".duckdb_history", ".config/nushell/history.txt", ".octave_hist",
+    # mail
+    ".authinfo", ".msmtprc", ".mbsyncrc", ".fetchmailrc", ".muttrc", ".config/aerc/accounts.conf",
+    # tools' tokens under harmless names
+    ".kaggle/kaggle.json", ".dbt/profiles.yml", ".config/pip/pip.conf", ".circleci/cli.yml", ".wakatime.cfg",
+    ".expo/state.json", ".smbcredentials", ".config/filezilla/sitemanager.xml", ".weechat/sec.conf",
+    # Electron apps and editors
+    ".config/Slack/Cookies", ".config/Code/User/globalStorage/state.vscdb",
+    ".vscode-server/data/User/globalStorage/state.vscdb",
+    # a .env right in home
+    ".env",
+]  # fmt: skip
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-homesecrets-", dir=Path.home()))
+    (base / "project").mkdir()
+    monkeypatch.setenv("HOME", str(base))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def test_histories_mail_passwords_and_tool_tokens_in_home_are_not_readable(home: Path) -> None:
+    require_sandbox()
+    for rel in STORES:
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"HOMESECRET-{rel}\n")
+    plain = [".config/fish/config.fish", ".config/pip/README", ".bashrc", ".config/Code/User/settings.json"]
+    for rel in plain:
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"PLAIN-{rel}\n")
+    box = Sandbox(home / "project")
+    names = " ".join(f"'{r}'" for r in STORES + plain)
+    script = f'cd ~ && for f in {names}; do cat "$f"; done; echo end'
+    result = await run_command(script, box.workspace, 30, lambda _: None, sandbox=box)
+    leaked = [rel for rel in STORES if f"HOMESECRET-{rel}" in result.text]
+    assert leaked == [], result.text
+    for rel in plain:  # shells' and editors' settings stay readable
+        assert f"PLAIN-{rel}" in result.text, result.text
+    assert "end" in result.text
+    for rel in STORES:  # the user's own files are untouched
+        assert (home / rel).read_text() == f"HOMESECRET-{rel}\n"
