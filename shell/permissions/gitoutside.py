@@ -16,12 +16,17 @@ checkout (the worktree's own git directory: index, ``HEAD``, its logs; and the
 repository's ``objects/``, ``refs/``, ``logs/``, where commits and branches go),
 nothing else (the main checkout's index and ``HEAD``, other worktrees, ``packed-refs``
 stay read-only). Inside what it opens, hooks, config and ``info/`` stay read-only
-exactly as in a repository inside the workspace.
+exactly as in a repository inside the workspace. What git then cannot do there is
+said plainly (:func:`outside_note`, :func:`outside_files_note`): the checkout's files
+outside the workspace stay read-only, so a ``git switch`` from a subfolder leaves them
+as they were, and git exits 0.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +49,9 @@ class OutsideGit:
     or ``/repo/.git`` for a subfolder of the main checkout)."""
     common: Path
     """The repository's own git directory (config, hooks, objects, refs)."""
+    checkout: Path | None = None
+    """The top of the checkout the workspace lies in (where its ``.git`` is): git names
+    the files it checks out relative to it."""
 
     @property
     def linked(self) -> bool:
@@ -107,7 +115,7 @@ def outside_git(workspace: Path) -> OutsideGit | None:
                 gitdir = None
         if gitdir is None or not (gitdir / "HEAD").exists() or paths.within(gitdir, workspace):
             return None
-        return OutsideGit(gitdir, _common(gitdir))
+        return OutsideGit(gitdir, _common(gitdir), folder)
     return None
 
 
@@ -141,4 +149,41 @@ def outside_note(output: str, outside: tuple[OutsideGit, ...]) -> str:
     return ""
 
 
-__all__ = ["SHARED_WRITES", "OutsideGit", "gitfile_target", "outside_git", "outside_note"]
+_REFUSED_FILE = re.compile(
+    r"^error: unable to (?:unlink old|create file|create symlink|stat just-written file) "
+    r"'?(?P<path>[^':\n]+)'?: (?:Read-only file system|Device or resource busy)", re.M)
+MAX_NAMED = 5
+
+
+def outside_files_note(output: str, outside: Sequence[OutsideGit], roots: Sequence[Path],
+                       code: int | None) -> str:
+    """What the result says when git (``git switch``, ``git checkout``, ``git stash``, a
+    merge) could not write the checkout's files outside the workspace: it goes on and
+    exits 0, the repository now on the new commit with those files as they were, so
+    ``git status`` lists them as changed. Nothing was lost: going back undoes it."""
+    for repo in outside:
+        if repo.checkout is None:
+            continue
+        named: list[str] = []
+        for match in _REFUSED_FILE.finditer(output):
+            raw = match.group("path").strip()
+            try:
+                real = paths.resolve(raw, repo.checkout, expand_user=False)
+            except paths.BadPath:
+                continue
+            inside = any(paths.within(real, r) for r in roots)
+            if paths.within(real, repo.checkout) and not inside and raw not in named:
+                named.append(raw)
+        if named:
+            more = f" and {len(named) - MAX_NAMED} more" if len(named) > MAX_NAMED else ""
+            exited = ", although it exited 0" if code == 0 else ""
+            return (f"[agent-shell: git could not write {', '.join(named[:MAX_NAMED])}{more} in "
+                    f"{repo.checkout}, outside the workspace, which the sandbox keeps read-only{exited}. "
+                    "Those files are as they were, so git now lists them as changed against what it "
+                    "checked out: going back (git switch -, git checkout -) undoes it. Ask the user to "
+                    "run this git command themselves.]")
+    return ""
+
+
+__all__ = ["SHARED_WRITES", "OutsideGit", "gitfile_target", "outside_files_note", "outside_git",
+           "outside_note"]

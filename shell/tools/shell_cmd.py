@@ -40,7 +40,7 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.textsafety import path_text
 from shell.permissions import paths, runslater, writewalls
-from shell.permissions.gitoutside import outside_note
+from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
@@ -309,6 +309,8 @@ def sandbox_notes(
     outside = outside_note(text, guard.outside) if sandboxed and guard is not None and not refused else ""
     if outside and RUNS_LATER_NOTE in notes:  # a write git needs in a repository outside the workspace
         notes = [n for n in notes if n != RUNS_LATER_NOTE] + [outside]
+    if sandboxed and guard is not None and guard.outside:
+        notes += [n for n in [outside_files_note(text, guard.outside, roots, code)] if n]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
     notes += denied_note(denied, cwd)

@@ -136,3 +136,18 @@ async def test_a_subfolder_of_a_repository_shows_no_credentials_and_commits(home
     assert (repo / ".git" / "config").read_text() == config
     assert (repo / "README.md").read_text() == "readme\n"
     assert "*" not in (repo / ".git" / "info" / "exclude").read_text().splitlines()
+
+
+async def test_a_switch_from_a_subfolder_says_which_files_outside_it_did_not_change(home: Path) -> None:
+    """git goes on after it cannot write a file outside the workspace and exits 0: the
+    repository is on the other branch with the user's files as they were."""
+    require_sandbox()
+    repo = repository(home)
+    git(repo, "switch", "-qc", "other")
+    (repo / "README.md").write_text("two\n")
+    git(repo, "commit", "-qam", "two")
+    git(repo, "switch", "-q", "main")
+    text = await run(Sandbox(repo / "pkg"), "git switch other")
+    assert (repo / "README.md").read_text() == "readme\n"  # outside the workspace: untouched
+    assert "git could not write README.md" in text and "although it exited 0" in text, text
+    assert "git switch -" in text and RUNS_LATER_NOTE not in text
