@@ -147,6 +147,7 @@ class ToolResult:
 # its hooks are done (``shell.agent.tool_call``), so they read plain strings.
 packed_field(ToolResultMessage, "content", auto=True)
 packed_field(ToolResult, "content", auto=False)
+packed_field(TextBlock, "text", auto=False)  # packed in a result's blocks (an MCP result with an image)
 
 
 def tool_result_message(call_id: str, name: str, result: ToolResult) -> ToolResultMessage:

@@ -81,6 +81,8 @@ class PackedField:
     def __set__(self, obj: object, value: Any) -> None:
         if self.auto and type(value) is str and len(value) >= PACK_MIN_CHARS:
             value = pack(value)
+        elif self.auto and type(value) is tuple:
+            _pack_items(value)
         self.slot.__set__(obj, value)
 
 
@@ -124,7 +126,21 @@ def store(obj: object, name: str, value: Any) -> None:
 
 def compact(obj: object, name: str) -> None:
     """Pack the string ``obj.name`` holds, in place. The value read stays equal, so
-    this is invisible to anyone who holds ``obj``, frozen or not."""
+    this is invisible to anyone who holds ``obj``, frozen or not. A tuple of blocks (an
+    MCP result: text next to an image) has the ``text`` of each block packed instead."""
     field = _field(obj, name)
     if field is not None:
-        field.slot.__set__(obj, pack(field.slot.__get__(obj, type(obj))))
+        value = field.slot.__get__(obj, type(obj))
+        if type(value) is tuple:
+            _pack_items(value)
+        else:
+            field.slot.__set__(obj, pack(value))
+
+
+def _pack_items(items: tuple[Any, ...]) -> None:
+    """Pack the ``text`` of each item whose class has it as a packed field (a text
+    block; an image's bytes are bytes already)."""
+    for item in items:
+        field = _field(item, "text")
+        if field is not None:
+            field.slot.__set__(item, pack(field.slot.__get__(item, type(item))))

@@ -182,3 +182,40 @@ async def test_a_subclassed_result_is_packed_and_keeps_its_fields() -> None:
     assert isinstance(stored(state.calls["c1"], "result"), PackedText)
     sent = [m["content"] for m in to_openai_messages(model.requests[-1]) if m["role"] == "tool"]
     assert sent == [LARGE]
+
+
+@tool(read_only=True)
+async def shot() -> ToolResult:
+    """Return what an MCP tool returns: text blocks next to an image (the MCP client's
+    own conversion of a real SDK result)."""
+    from mcp.types import CallToolResult, ImageContent, TextContent
+
+    from shell.tools.mcp_results import convert_result
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    result = CallToolResult(content=[TextContent(type="text", text=LARGE[:25_000]),
+                                     ImageContent(type="image", data=png, mimeType="image/png")])
+    return convert_result(result, server="srv", tool="shot")
+
+
+@pytest.mark.anyio
+async def test_an_mcp_result_of_blocks_has_its_large_text_packed() -> None:
+    """A result of blocks (text and an image) was held as it came: 50 KB for 25,000
+    characters with one wide one, where a plain text result of the same is packed."""
+    seen = Seen()
+    state = ReplyState()
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c_shot", "shot", {}),)), "done"])
+    agent = Agent(model, tools=[shot], middleware=[seen])
+    await _reply(agent, state)
+    message = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
+    blocks = message.content
+    assert not isinstance(blocks, str) and [type(b).__name__ for b in blocks] == ["TextBlock", "DataBlock"]
+    text = blocks[0]
+    packed = stored(text, "text")
+    assert isinstance(packed, PackedText) and len(packed.data) < sys.getsizeof(LARGE[:25_000]) * 0.6
+    assert text.text == LARGE[:25_000] and type(text.text) is str  # read as the same str
+    assert seen.tool_results[0][0].text == LARGE[:25_000]  # hooks read it before it was packed
+    sent = json.dumps(to_anthropic_messages(model.requests[-1])[1], ensure_ascii=False)
+    assert json.dumps(LARGE[:25_000], ensure_ascii=False)[1:-1] in sent
+    assert state.calls["c_shot"].result.startswith(LARGE[:100])
+    assert pickle.loads(pickle.dumps(message)) == message
