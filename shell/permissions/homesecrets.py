@@ -64,9 +64,11 @@ SECRET_PATHS = (
     # Electron apps' profiles hold session cookies like a browser's; editors' global storage, tokens
     ".config/Slack", ".config/discord", ".config/Microsoft/Microsoft Teams", ".config/teams-for-linux",
     ".config/Signal", ".config/Element", ".config/Code/User/globalStorage",
-    ".config/Code - OSS/User/globalStorage", ".config/VSCodium/User/globalStorage",
-    ".config/Cursor/User/globalStorage", ".vscode-server/data/User/globalStorage",
-    ".cursor-server/data/User/globalStorage",
+    ".config/Code/User/workspaceStorage", ".config/Code - OSS/User/globalStorage",
+    ".config/VSCodium/User/globalStorage", ".config/Cursor/User/globalStorage", ".vscode-server/data/User",
+    ".cursor-server/data/User",
+    # JetBrains IDEs keep their password database and its key in plain files (c.kdbx, c.pwd)
+    ".config/JetBrains", ".config/sourcegraph",
 )  # fmt: skip
 """Relative to the home directory: hidden from sandboxed commands (credentials,
 browser and chat apps' profiles with their cookies, shell and REPL histories that hold

@@ -32,6 +32,9 @@ STORES = [
     # Electron apps and editors
     ".config/Slack/Cookies", ".config/Code/User/globalStorage/state.vscdb",
     ".vscode-server/data/User/globalStorage/state.vscdb",
+    ".config/Code/User/workspaceStorage/1a2b/state.vscdb",
+    ".config/JetBrains/IntelliJIdea2024.1/c.pwd", ".config/JetBrains/IntelliJ2024/github_settings.xml",
+    ".config/sourcegraph/config.json",
     # a .env right in home
     ".env",
 ]  # fmt: skip
