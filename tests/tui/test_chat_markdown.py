@@ -7,13 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets._markdown import MarkdownBlock, MarkdownFence, MarkdownParagraph
+from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownFence, MarkdownParagraph
 
 from shell.tui.app import AgentShellApp
+from shell.tui.widgets import chat_markdown
 from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.chat_markdown import ChatMarkdown
+from shell.tui.widgets.list_lines import ListLines
 from shell.tui.widgets.rendered_chunk import RenderedChunk
 
 from .helpers import SIZE, make_agent, send, wait_for
@@ -149,14 +152,57 @@ async def test_a_streamed_list_keeps_its_widgets_and_grows() -> None:
     async with app.run_test(size=SIZE) as pilot:
         document = app.query_one(ChatMarkdown)
         await document.append("- one\n- tw")
-        (grid,) = document.query_children(MarkdownBlock)
-        before = list(grid.children)
+        (block,) = document.query_children(MarkdownBlock)
+        (lines,) = block.children
         await document.append("o\n- three\n")
         await pilot.pause()
-        assert list(document.query_children(MarkdownBlock)) == [grid]  # the same list
-        assert list(grid.children)[:4] == before  # its bullets and items kept, one added
-        texts = [b._content.plain for b in grid.children if isinstance(b, MarkdownParagraph)]
-        assert texts == ["one", "two", "three"]
+        assert list(document.query_children(MarkdownBlock)) == [block]  # the same list
+        assert list(block.children) == [lines]  # one widget for all its items, kept
+        assert isinstance(lines, ListLines)
+        assert [text.plain for _, text in lines.items] == ["one", "two", "three"]
+
+
+def _look(app: App[None]) -> list[str]:
+    """Each cell of the screen, as its character and how it is drawn (colours and text
+    style; a space's background only: its colour draws nothing; not the widgets' own
+    offsets for selection, which differ by widget)."""
+    def cell(char: str, style: Style | None) -> str:
+        if style is None:
+            return char
+        return f" {style.bgcolor}|" if char == " " else f"{char}{style.clear_meta_and_links()}|"
+
+    strips = app.screen._compositor.render_strips()
+    return ["".join(cell(char, s.style) for s in strip for char in s.text) for strip in strips]
+
+
+LONG_LIST = "".join(
+    f"{n}. item {n} with **bold** and `code` and words to wrap " * (1 + n % 3) + "\n" for n in range(1, 40)
+) + "\nAnd:\n\n" + "".join(f"- point {n} " + "more words " * (n % 9) + "\n" for n in range(60))
+
+
+async def test_a_list_of_one_paragraph_items_is_one_widget_drawn_as_the_grid_draws_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long list (of one-paragraph items: what models send) is one widget however many
+    items it has, not two per item (a 20 000-item list froze the screen, findings I6),
+    and it looks as the two-column grid did: bullets in a column, numbers right-aligned,
+    wrapped lines under the item's text, emphasis and code styled."""
+    app = Page()
+    async with app.run_test(size=(60, 200)) as pilot:
+        await app.query_one(ChatMarkdown).update(LONG_LIST)
+        await pilot.pause()
+        flat = _look(app)
+        assert len(app.query(ListLines)) == 2 and not app.query(MarkdownBullet)
+    with monkeypatch.context() as patch:  # the grid: one widget per bullet and per item
+        patch.setattr(chat_markdown, "_flat_items", lambda blocks, symbols: None)
+        patch.setattr(ChatMarkdown, "_flat_list", lambda self, group: None)
+        app = Page()
+        async with app.run_test(size=(60, 200)) as pilot:
+            await app.query_one(ChatMarkdown).update(LONG_LIST)
+            await pilot.pause()
+            assert not app.query(ListLines) and len(app.query(MarkdownBullet)) == 99
+            grid = _look(app)
+    assert grid == flat
 
 
 def test_warming_links_in_a_thread_leaves_the_shared_parser_to_the_loop() -> None:

@@ -21,7 +21,7 @@ reply's memory grow with every character.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -39,12 +39,14 @@ from textual.widgets._markdown import (
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownOrderedListItem,
+    MarkdownParagraph,
 )
 
 from shell.core.textsafety import sanitize_line
 from shell.frontend.markdown import markdown_parser
 
 from .. import unlink
+from .list_lines import Item, ListLines
 
 LIST_GRID_CSS = """
     layout: grid;
@@ -68,42 +70,69 @@ def _item_body(item: MarkdownListItem) -> Widget:
     return Vertical(*blocks)
 
 
-class LeanBulletList(MarkdownBulletList):
-    """A bullet list as one two-column grid."""
+def _flat_items(blocks: list[MarkdownBlock], symbols: list[str]) -> list[Item] | None:
+    """The items as ``ListLines`` draws them, if each is one paragraph (else None)."""
+    items = [b for b in blocks if isinstance(b, MarkdownListItem)]
+    if not all(len(item._blocks) == 1 and type(item._blocks[0]) is MarkdownParagraph for item in items):
+        return None
+    return [(symbol, item._blocks[0]._content) for symbol, item in zip(symbols, items, strict=True)]
 
-    DEFAULT_CSS = f"LeanBulletList {{ {LIST_GRID_CSS} }}"
+
+def _lean_compose(block: LeanBulletList | LeanOrderedList, symbols: list[str]) -> ComposeResult:
+    """A list's widgets: one ``ListLines`` for items of one paragraph each (see
+    ``list_lines``: most lists, and the long ones a model dumps), else the grid."""
+    items = [b for b in block._blocks if isinstance(b, MarkdownListItem)]
+    flat, block.flat = block.flat or _flat_items(block._blocks, symbols), None
+    if flat is not None:
+        for item in items:
+            _item_body(item)
+        block.add_class("-flat")
+        yield ListLines(flat)
+    else:
+        for symbol, item in zip(symbols, items, strict=True):
+            bullet = MarkdownBullet()
+            bullet.symbol = symbol
+            yield bullet
+            yield _item_body(item)
+    block._blocks.clear()
+
+
+class LeanBulletList(MarkdownBulletList):
+    """A bullet list as one ``ListLines``, or one two-column grid."""
+
+    DEFAULT_CSS = f"LeanBulletList {{ {LIST_GRID_CSS} }} LeanBulletList.-flat {{ layout: vertical; }}"
+    flat: list[Item] | None = None
+    """Its items, when built straight from their tokens (see ``ChatMarkdown._parse_markdown``)."""
 
     def compose(self) -> ComposeResult:
-        for block in self._blocks:
-            if isinstance(block, MarkdownListItem):
-                bullet = MarkdownBullet()
-                bullet.symbol = block.bullet
-                yield bullet
-                yield _item_body(block)
-        self._blocks.clear()
+        symbols = [b.bullet for b in self._blocks if isinstance(b, MarkdownListItem)]
+        yield from _lean_compose(self, symbols)
 
 
 class LeanOrderedList(MarkdownOrderedList):
-    """A numbered list as one two-column grid (numbers right-aligned)."""
+    """A numbered list as one ``ListLines``, or one two-column grid (numbers right-aligned)."""
 
-    DEFAULT_CSS = f"LeanOrderedList {{ {LIST_GRID_CSS} }}"
+    DEFAULT_CSS = f"LeanOrderedList {{ {LIST_GRID_CSS} }} LeanOrderedList.-flat {{ layout: vertical; }}"
+    flat: list[Item] | None = None
+    """Its items, when built straight from their tokens (see ``ChatMarkdown._parse_markdown``)."""
 
     def compose(self) -> ComposeResult:
-        suffix = ". "
         start = 1
         if self._blocks and isinstance(self._blocks[0], MarkdownOrderedListItem):
             try:
                 start = int(self._blocks[0].bullet)
             except ValueError:
                 pass
-        items = [b for b in self._blocks if isinstance(b, MarkdownListItem)]
-        width = max((len(f"{n}{suffix}") for n in range(start, start + len(items))), default=0)
-        for number, item in enumerate(items, start):
-            bullet = MarkdownBullet()
-            bullet.symbol = f"{number}{suffix}".rjust(width + 1)
-            yield bullet
-            yield _item_body(item)
-        self._blocks.clear()
+        count = sum(isinstance(b, MarkdownListItem) for b in self._blocks)
+        yield from _lean_compose(self, _numbers(start, count))
+
+
+def _numbers(start: int, count: int) -> list[str]:
+    """An ordered list's bullets: ``N. `` right-aligned to the widest, one space before."""
+    suffix = ". "
+    numbers = range(start, start + count)
+    width = max((len(f"{n}{suffix}") for n in numbers), default=0)
+    return [f"{n}{suffix}".rjust(width + 1) for n in numbers]
 
 
 def open_link(widget: Widget, href: str) -> None:
@@ -245,6 +274,41 @@ class ChatMarkdown(Markdown):
         "ordered_list_open": LeanOrderedList,
     }
 
+    def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
+        """Textual's blocks, but a top-level list of one-paragraph items is built from
+        its tokens with no widget per item: Textual builds two (the item and its
+        paragraph) only for their text, and a model's list of thousands of items
+        spent most of its time building and dropping them (findings I6)."""
+        plain: list[Token] = []
+        for group in _top_level(list(tokens)):
+            block = self._flat_list(group)
+            if block is None:
+                plain += group
+                continue
+            if plain:
+                yield from super()._parse_markdown(plain)
+                plain = []
+            yield block
+        if plain:
+            yield from super()._parse_markdown(plain)
+
+    def _flat_list(self, group: list[Token]) -> MarkdownBlock | None:
+        """The list block of ``group``, its items ready for ``ListLines`` (None if
+        ``group`` is no list of one-paragraph items)."""
+        first = group[0]
+        if first.type not in ("bullet_list_open", "ordered_list_open") or first.level != 0:
+            return None
+        items = list(_top_level(group[1:-1]))
+        if any(tuple(token.type for token in item) != _ITEM_SHAPE for item in items) or not items:
+            return None
+        block = self.get_block_class(first.type)(self, first)
+        if not isinstance(block, (LeanBulletList, LeanOrderedList)):
+            return None
+        symbols = _bullet_symbols(self, first, items)
+        block.flat = [(symbol, block._token_to_content(item[2]))
+                      for symbol, item in zip(symbols, items, strict=True)]
+        return block
+
     def append(self, markdown: str) -> AwaitComplete:
         """Append to the document, updating the block being written in place.
 
@@ -381,10 +445,18 @@ async def _update_list(block: MarkdownBlock, group: list[Token]) -> bool:
     if type(block) is not document.get_block_class(first.type):
         return False
     items = list(_top_level(group[1:-1]))
-    shape = ("list_item_open", "paragraph_open", "inline", "paragraph_close", "list_item_close")
-    if any(tuple(token.type for token in item) != shape for item in items):
+    if any(tuple(token.type for token in item) != _ITEM_SHAPE for item in items):
         return False
     children = list(block.children)
+    if len(children) == 1 and isinstance(children[0], ListLines):
+        if document.get_block_class("paragraph_open") is not MarkdownParagraph:
+            return False
+        symbols = _bullet_symbols(document, first, items)
+        children[0].set_items([
+            (symbol, block._token_to_content(item[2])) for symbol, item in zip(symbols, items, strict=True)
+        ])
+        block._token = first
+        return True
     bullets, bodies = children[0::2], children[1::2]
     if len(bullets) != len(bodies) or len(items) < len(bodies) or not all(
         isinstance(b, MarkdownBullet) for b in bullets
@@ -411,15 +483,16 @@ async def _update_list(block: MarkdownBlock, group: list[Token]) -> bool:
     return True
 
 
+_ITEM_SHAPE = ("list_item_open", "paragraph_open", "inline", "paragraph_close", "list_item_close")
+"""The tokens of a list item of one paragraph."""
+
+
 def _bullet_symbols(document: Markdown, first: Token, items: list[list[Token]]) -> list[str]:
     """Each item's bullet, as :class:`LeanBulletList` and :class:`LeanOrderedList` make them."""
     if first.type == "bullet_list_open":
         return [document.BULLETS[0]] * len(items)
-    suffix = ". "
     try:
         start = int(items[0][0].info)
     except ValueError:
         start = 1
-    numbers = range(start, start + len(items))
-    width = max((len(f"{n}{suffix}") for n in numbers), default=0)
-    return [f"{n}{suffix}".rjust(width + 1) for n in numbers]
+    return _numbers(start, len(items))
