@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from .mdcap import BlockCap, hidden_note
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 PARTIAL_KEPT = 64
 """Of an unfinished line, the characters kept to judge it when it ends."""
@@ -204,31 +206,60 @@ class Cutter:
     """Cuts a streamed reply into documents, a frame at a time: a document is cut at
     the first safe place past ``chunk_limit`` characters (a block with no safe place
     past ``HARD_LIMIT``), and a frame is looked at in pieces of a line or so (at most
-    ``piece_limit``), so that each document gets its cut."""
+    ``piece_limit``), so that each document gets its cut. A block longer than the cap
+    of ``mdcap`` shows its start only: the rest is in the documents' ``raw`` (the
+    reply's text) but not in what they show, and a note says how much is left out."""
 
-    __slots__ = ("size", "splitter")
+    __slots__ = ("_fence_at_cap", "cap", "size", "splitter")
 
     def __init__(self, size: int = 0) -> None:
         self.splitter = Splitter()
         self.size = size
         """Characters of the current (last) document."""
+        self.cap = BlockCap()
+        self._fence_at_cap = ""
+        """What closes the code fence the shown text was in when the cap was reached."""
+
+    @property
+    def hiding(self) -> bool:
+        """A block too long is being left out (until its end)."""
+        return self.cap.hiding
+
+    def end_note(self) -> str:
+        """At the reply's end: the note of a block still being left out ("" if none).
+        (A fence left open is closed by the caller, who sees the document.)"""
+        return hidden_note(self.cap.hidden) if self.cap.hiding else ""
 
     def cut(self, text: str, chunk_limit: int, piece_limit: int) -> list[FrameDocument]:
         """``text`` gathered into the documents it makes: the first goes on with the
         current one, each cut starts another."""
         splitter = self.splitter
         documents = [FrameDocument()]
-        while text:
-            piece = text
-            if len(text) > chunk_limit:
+        pos, length = 0, len(text)
+        while pos < length:
+            if self.cap.hiding:
+                pos = self._skip(text, pos, documents[-1])
+                continue
+            end = length
+            if length - pos > chunk_limit:
                 # to the end of a line, unless that is far: a line that never ends is cut too
-                end = text.find("\n", chunk_limit, piece_limit) + 1 or min(len(text), piece_limit)
-                piece, text = text[:end], text[end:]
-            else:
-                text = ""
+                far = min(length, pos + piece_limit)
+                end = text.find("\n", pos + chunk_limit, far) + 1 or far
+            piece = text[pos:end]
+            shown = self.cap.take(piece)
+            reached = shown < len(piece)  # the cap: the rest of this block is left out
+            if reached:
+                piece = piece[:shown]
+            pos += len(piece)
+            if not piece:
+                continue
             size = self.size
             hard = (FORCE if size >= FORCE * HARD_LIMIT else 1) if size >= HARD_LIMIT else 0
             cut = splitter.feed(piece, size >= chunk_limit, hard)
+            if reached:  # a fence the cut leaves open is closed before the note
+                fence = _FENCE.match(splitter.fence) if splitter.in_fence else None
+                line_end = "" if piece.endswith("\n") else "\n"
+                self._fence_at_cap = f"{line_end}{fence.group(1)}\n" if fence else ""
             if cut is None:
                 self.size += len(piece)
                 documents[-1].add(piece, piece)
@@ -240,6 +271,35 @@ class Cutter:
             documents.append(FrameDocument())
             documents[-1].add(rest, piece[cut:])
         return documents
+
+    def _skip(self, text: str, pos: int, document: FrameDocument) -> int:
+        """Leave out what of ``text`` from ``pos`` is the rest of a block too long; where
+        the block ends, its note (a fence the cap cut open is closed before it, and one
+        open after it is opened again). Returns where showing goes on."""
+        hidden, ended = self.cap.skip(text[pos:] if pos else text)
+        raw = text[pos : pos + hidden]
+        self.splitter.feed(raw, want_cut=False)  # fences opened or closed in it still count
+        if ended and not self.cap.hidden:  # the block ended where it was cut: nothing left out
+            document.add(raw, raw)
+            self.size += len(raw)
+        else:
+            document.add("", raw)
+        if ended and self.cap.hidden:
+            splitter = self.splitter
+            reopen = f"{splitter.fence}\n" if splitter.in_fence else ""
+            note = self._fence_at_cap + hidden_note(self.cap.hidden) + reopen
+            document.add(note, "")
+            self.size += len(note)
+        return pos + hidden
+
+
+def capped(text: str) -> str:
+    """A complete reply as it is shown: each block longer than the cap cut (see ``mdcap``)."""
+    cutter = Cutter()
+    documents = cutter.cut(text, len(text) + 1, len(text) + 1)
+    shown = "".join(document.source for document in documents)
+    note = cutter.end_note()
+    return shown + (closing_fence(shown) + note if note else "")
 
 
 def grouped(documents: list[FrameDocument], limit: int) -> list[str]:

@@ -235,6 +235,11 @@ class ReplyRenderer:
         widget = entry.widget
         if isinstance(widget, AssistantMessage):
             self._ending.append(entry)
+            if widget.backlog and not self.reply.cancelled and self._phase != "showing":
+                # the model is done with this text; the screen is still drawing what it
+                # sent ("waiting for the model" here blamed the model for the TUI's work)
+                self._phase = "showing"
+                self._post(msg.PhaseChanged("showing"))
             try:
                 await widget.finish(text, cancelled=self.reply.cancelled)
             finally:

@@ -68,10 +68,10 @@ async def shown_whole(app: AgentShellApp, text: str, pilot: Any) -> AssistantWid
     return widget
 
 
-@pytest.mark.parametrize("text", [
-    LINE * 1500,  # one paragraph, no blank line
-    "```python\n" + "x = 1  # a line of code\n" * 1500 + "```\n",  # one fence
-    "word " * 9000,  # one line, no newline at all
+@pytest.mark.parametrize("text", [  # each under the cap of a block shown (mdcap)
+    LINE * 1000,  # one paragraph, no blank line
+    "```python\n" + "x = 1  # a line of code\n" * 1000 + "```\n",  # one fence
+    "word " * 5000,  # one line, no newline at all
 ], ids=["paragraph", "fence", "one-line"])
 async def test_an_endless_block_in_one_delta_is_shown_in_bounded_documents(text: str) -> None:
     app = one_delta_app(text)
@@ -84,7 +84,9 @@ async def test_an_endless_block_in_one_delta_is_shown_in_bounded_documents(text:
 
 
 async def test_esc_in_one_giant_paragraph_drops_the_backlog_at_once() -> None:
-    text = LINE * 40_000  # 1.2 MB in one delta, one paragraph
+    # 1.2 MB in one delta, in paragraphs of 14 kB (a longer one is cut for display at
+    # 30 kB, and its rest goes by in a few frames: there would be nothing to cancel)
+    text = (LINE * 500 + "\n") * 80
     app = one_delta_app(text)
     async with app.run_test(size=SIZE) as pilot:
         app.start_reply("go")

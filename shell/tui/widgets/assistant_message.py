@@ -35,7 +35,7 @@ from textual.widgets._markdown import MarkdownStream
 
 from shell.core.textsafety import StreamSanitizer, sanitize
 
-from ..mdsplit import Cutter, FrameDocument, cancel_note, closing_fence, grouped, split_markdown
+from ..mdsplit import Cutter, FrameDocument, cancel_note, capped, closing_fence, grouped, split_markdown
 from .chat_markdown import ChatMarkdown, chained
 from .parked import Parked
 from .rendered_chunk import RenderedChunk, capture
@@ -64,6 +64,9 @@ BACKLOG_FRAMES = 12
 MAX_FRAME_BUDGET = 12_000
 """...but never more than this many characters in one frame (a frame stays short
 enough for Esc to be handled at once)."""
+HIDDEN_BUDGET = 1_000_000
+"""Characters of a block too long (past the cap of ``mdcap``: counted, not drawn) gone
+through in one frame on top of the budget: sanitised and scanned, ~35 ms a megabyte."""
 PIECE_LIMIT = 4 * CHUNK_LIMIT
 """Most characters written to a document at once (a frame is drawn in pieces of a
 line or so: a line that never ends in pieces of this size)."""
@@ -169,7 +172,7 @@ class AssistantMessage(Vertical):
         return self._backlog
 
     def compose(self) -> ComposeResult:
-        parts = split_markdown(self._text, SHOWN_LIMIT) if self._text else [""]
+        parts = split_markdown(capped(self._text), SHOWN_LIMIT) if self._text else [""]
         yield from chained(parts, None)
 
     def on_mount(self) -> None:
@@ -260,6 +263,8 @@ class AssistantMessage(Vertical):
         pending = "".join(self._pending)
         self._pending.clear()
         budget = self._budget()
+        if self._cutter.hiding:  # the rest of a block too long is only counted: all of it now
+            budget += min(HIDDEN_BUDGET, self._cutter.cap.hidden_span(pending))
         if len(pending) > budget:
             keep = pending.rfind("\n", 0, budget) + 1 or budget
             self._pending.append(pending[keep:])
@@ -315,7 +320,8 @@ class AssistantMessage(Vertical):
                 self.dropped += sum(map(len, document.raw[at:])) + sum(d.size for d in after)
                 return False
             self._drawn.append(raw)
-            await self._stream.write(shown)
+            if shown:  # (nothing: the rest of a block too long, left out)
+                await self._stream.write(shown)
         if self._cancelled and after:
             self.dropped += sum(d.size for d in after)
             return False
@@ -345,7 +351,11 @@ class AssistantMessage(Vertical):
                 held = self._sanitizer.flush()  # a lone \r or half a pair the reply ended on
                 if held:
                     self._drawn.append(held)
-                    await self._stream.write(held)
+                    if not self._cutter.hiding:
+                        await self._stream.write(held)
+                if self._cutter.hiding and self._current is not None:  # a block too long ended the reply
+                    note = closing_fence(self._current.source) + self._cutter.end_note()
+                    await self._stream.write(note)
                 await self._stop_stream()
                 self._stream = None
                 if self.dropped and self._current is not None:
@@ -357,7 +367,7 @@ class AssistantMessage(Vertical):
         self.streaming = False
         if text is not None and not self._shown():
             self._text = sanitize(text)
-            await self.query_one(Markdown).update(self._text)
+            await self.query_one(Markdown).update(capped(self._text))
         # While streaming, chunks not laid out yet could not be counted; once the
         # layout has caught up, park by place on screen whatever is still out of view.
         self.set_timer(SETTLE_S, self._settle)

@@ -7,7 +7,9 @@ cost are left out when unknown (see :mod:`shell.context.meter`).
 While the model is asked (thinking, streaming) and nothing has come for a few
 seconds, the state says so and counts: ``waiting for the model (12 s) · Esc
 cancels``. A stalled stream otherwise showed ``streaming…`` until the read timeout
-(120 s), and the user could not tell it from a slow one."""
+(120 s), and the user could not tell it from a slow one. Once the model has ended a
+text the screen is still drawing, the state is ``showing the reply…`` (no count: the
+model is not what is waited for)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ STATES = {
     "idle": "ready",
     "thinking": "thinking…",
     "streaming": "streaming…",
+    "showing": "showing the reply…",
     "approval": "awaiting approval",
     "tool": "running tool…",
     "cancelling": "cancelling…",
