@@ -9,7 +9,15 @@ Esc in a 1.2 MB one-delta paragraph under the real app (``ScriptedModel``): Esc 
 idle. ``--root DIR`` measures another checkout (e.g. ``git archive`` of main before a
 change, unpacked in DIR) in the same way, to compare in one run.
 
+``--i6 CHARS,ITEMS`` measures the two replies of findings I6 under the real app
+(``ScriptedModel``, 64 KB deltas, 120x40): one paragraph of CHARS x's (3,000,000) and a
+list of ITEMS items (20,000), each against headless (``run_headless`` with the same
+model, in this process, its output kept in memory) in the same run: the time from sending
+to the reply shown whole (idle), its ratio to headless, and the longest loop step
+the app took meanwhile (a 10 ms ticker's worst lateness).
+
     python benchmarks/tui_long_blocks.py [--shapes nl,code,long,para] [--lines 500,1000,2000] [--esc]
+    python benchmarks/tui_long_blocks.py --i6 [3000000,20000] [--root DIR]
 """
 
 from __future__ import annotations
@@ -85,11 +93,86 @@ async def esc() -> float:
         return time.perf_counter() - t0
 
 
+def i6_replies(chars: int, items: int) -> dict[str, str]:
+    return {
+        f"{chars:,}-character paragraph": "x" * chars,
+        f"{items:,}-item list": "".join(f"- item {n}\n" for n in range(items)),
+    }
+
+
+def _runtime(reply: str, home: Path) -> object:
+    from shell.config import Settings
+    from shell.providers.scripted import ScriptedModel
+    from shell.runtime import RuntimeOptions, ShellRuntime
+
+    return ShellRuntime.create(
+        RuntimeOptions(cwd=str(home), record=False),
+        settings=Settings(path=home / "none.toml"),
+        model=ScriptedModel([reply], delay=0, chunk_size=65_536),
+    )
+
+
+async def i6_headless(reply: str, home: Path) -> float:
+    import io
+
+    from shell.headless import run_headless
+
+    runtime = _runtime(reply, home)
+    out, err = io.StringIO(), io.StringIO()
+    t0 = time.perf_counter()
+    await run_headless(runtime, "go", approve="never", out=out, err=err)  # type: ignore[arg-type]
+    assert reply in out.getvalue(), err.getvalue()[-500:]
+    return time.perf_counter() - t0
+
+
+async def i6_tui(reply: str, home: Path) -> tuple[float, float]:
+    from shell.tui.app import AgentShellApp
+
+    app = AgentShellApp(runtime=_runtime(reply, home))  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 40)):
+        worst = 0.0
+        last = time.perf_counter()
+
+        async def ticker() -> None:
+            nonlocal worst, last
+            while True:
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                worst, last = max(worst, now - last - 0.01), now
+
+        while not app.is_attached or getattr(app, "main", None) is None:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.5)  # start-up done
+        t0 = time.perf_counter()
+        tick = asyncio.ensure_future(ticker())
+        app.start_reply("go")
+        await asyncio.sleep(0.05)
+        while app.busy and time.perf_counter() - t0 < 900:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+        wall = time.perf_counter() - t0
+        tick.cancel()
+        return wall, worst
+
+
+def i6(spec: str) -> None:
+    import tempfile
+
+    chars, items = (int(n) for n in spec.split(","))
+    for name, reply in i6_replies(chars, items).items():
+        with tempfile.TemporaryDirectory() as home:
+            headless = asyncio.run(i6_headless(reply, Path(home)))
+        with tempfile.TemporaryDirectory() as home:
+            wall, worst = asyncio.run(i6_tui(reply, Path(home)))
+        print(f"{name:>28}: headless {headless:6.2f} s  TUI {wall:7.2f} s  ratio {wall / headless:5.1f}  "
+              f"longest loop step {worst * 1000:5.0f} ms", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--shapes", default="nl,code,long,para")
     parser.add_argument("--lines", default="500,1000,2000")
     parser.add_argument("--esc", action="store_true")
+    parser.add_argument("--i6", nargs="?", const="3000000,20000", help="the two replies of findings I6")
     parser.add_argument("--root", type=Path, default=ROOT)
     args = parser.parse_args()
     sys.path.insert(0, str(args.root.resolve()))
@@ -97,6 +180,9 @@ def main() -> None:
 
     import shell
     print(f"{shell.__file__}, load average {os.getloadavg()[0]:.1f}")
+    if args.i6:
+        i6(args.i6)
+        return
     sizes = [int(s) for s in args.lines.split(",")]
     for shape in args.shapes.split(","):
         cpus = []
