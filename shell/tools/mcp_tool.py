@@ -1,10 +1,11 @@
 """One tool of one MCP server, as the agent and the permission policy see it.
 
 Tools appear as ``SERVER__tool`` with the server's ``inputSchema``. Annotations
-are hints: ``readOnlyHint`` makes a tool's kind ``read`` (the permission policy
-lets it run unasked only for a server the user configured or trusted),
-``destructiveHint`` always asks, ``openWorldHint: true`` makes it a network
-(``fetch``) tool.
+are hints: ``readOnlyHint`` with ``openWorldHint: false`` makes a tool's kind
+``read`` (the permission policy lets it run unasked only for a server the user
+configured or trusted), ``destructiveHint`` always asks, and an open world (the
+spec's default when ``openWorldHint`` is missing) makes a read-only tool a network
+(``fetch``) tool, which asks: a web or code search sends its query out.
 """
 
 from __future__ import annotations
@@ -40,13 +41,17 @@ class McpTool(Tool):
         schema = info.get("inputSchema") or {"type": "object", "properties": {}}
         self.destructive = annotations.get("destructiveHint") is True
         """The server says a call may destroy something: the policy always asks."""
-        read_only = annotations.get("readOnlyHint") is True and not self.destructive
-        network = annotations.get("openWorldHint") is True
+        claims_read_only = annotations.get("readOnlyHint") is True and not self.destructive
+        closed_world = annotations.get("openWorldHint") is False
+        # MCP's openWorldHint defaults to true: a search tool that only says it is
+        # read-only still sends what it is given to the outside world (finding J4)
+        network = annotations.get("openWorldHint") is True or (claims_read_only and not closed_world)
+        read_only = claims_read_only and closed_world
         super().__init__(
             tool_name(server.spec.name, str(info["name"])),
             str(info.get("description") or info.get("title") or ""),
             dict(schema),
-            read_only=read_only and not network,
+            read_only=read_only,
             kind="fetch" if network else "read" if read_only else "other",
         )
         self.hints_trusted = hints_trusted(server.spec)

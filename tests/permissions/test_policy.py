@@ -480,15 +480,21 @@ def test_mcp_annotations_become_kind_and_hints(root: Path) -> None:
         server = SimpleNamespace(spec=spec, identities=ToolIdentities())
         return McpTool(server, {"name": "t", "annotations": annotations})  # type: ignore[arg-type]
 
-    reader = made({"readOnlyHint": True})
+    reader = made({"readOnlyHint": True, "openWorldHint": False})
     assert (reader.kind, reader.read_only, reader.hints_trusted) == ("read", True, True)
-    both = made({"readOnlyHint": True, "destructiveHint": True})
+    both = made({"readOnlyHint": True, "destructiveHint": True, "openWorldHint": False})
     assert both.destructive and not both.read_only
     assert made({"readOnlyHint": True, "openWorldHint": True}).kind == "fetch"
-    project = made({"readOnlyHint": True}, origin=str(root / ".mcp.json"))
+    # MCP's openWorldHint defaults to true: a search that only claims to be read-only
+    # sends its query (what the model read) out, so it asks (finding J4)
+    search = made({"readOnlyHint": True})
+    assert (search.kind, search.read_only) == ("fetch", False)
+    project = made({"readOnlyHint": True, "openWorldHint": False}, origin=str(root / ".mcp.json"))
     assert not project.hints_trusted  # the workspace was never trusted
     p = policy(root)
-    assert [action(p, t) for t in (reader, both, project)] == ["allow", "ask", "ask"]
+    assert [action(p, t) for t in (reader, both, search, project)] == ["allow", "ask", "ask", "ask"]
+    plan = policy(root, mode="plan")
+    assert [action(plan, t) for t in (reader, search)] == ["allow", "deny"]
 
 
 def test_the_question_before_a_secret_file_says_why_it_holds_secrets(
