@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Button, Input, RadioButton, Static, TextArea
+from textual.widgets import Button, RadioButton, Static
 
 from shell.core.approvals import RuleScope
+from shell.tui.widgets.line_field import LineField
 from shell.tui.widgets.scope_choice import ScopeChoice
+from shell.tui.widgets.text_box import TextBox
 
 SCOPES: tuple[tuple[RuleScope, str], ...] = (
     ("session", "this session"),
@@ -25,7 +27,7 @@ def box_parts(mode: str) -> list[Widget]:
     if mode == "edit":
         return [
             Static("Edit the arguments (JSON). Ctrl+S submits, Esc goes back.", classes="hint"),
-            TextArea(id="editor", language="json", soft_wrap=True, show_line_numbers=False),
+            TextBox(id="editor", language="json", soft_wrap=True, show_line_numbers=False),
             Static(id="edit-error"),
             Horizontal(
                 Button("Run with these arguments", id="submit-edit", variant="primary", compact=True),
@@ -33,14 +35,14 @@ def box_parts(mode: str) -> list[Widget]:
             ),
         ]
     if mode == "reject":
-        return [Static(id="reject-hint", classes="hint"), Input(placeholder="reason", id="reason")]
+        return [Static(id="reject-hint", classes="hint"), LineField(placeholder="reason", id="reason")]
     return [
         Static(
             "Allow from now on, by these rules (one per line; edit them to narrow or "
             "widen). Ctrl+S approves and remembers, Esc goes back.",
             classes="hint",
         ),
-        TextArea(id="rules", soft_wrap=True, show_line_numbers=False),
+        TextBox(id="rules", soft_wrap=True, show_line_numbers=False),
         Static(id="rule-error"),
         ScopeChoice(*(RadioButton(label, value=i == 0) for i, (_, label) in enumerate(SCOPES)), id="scope"),
         Horizontal(

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from shell.core.textsafety import sanitize_line
 from shell.frontend.prompt_history import PromptHistory
+from shell.tui.widgets.line_field import LineField
 
 SHOWN = 200
 
@@ -50,7 +51,7 @@ class HistorySearchScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Text("Search what you typed (Enter uses it, Esc cancels)"), classes="hint")
-            yield Input(value=self.query_text, placeholder="words to look for", id="query")
+            yield LineField(value=self.query_text, placeholder="words to look for", id="query")
             yield OptionList(id="matches")
 
     def on_mount(self) -> None:

@@ -20,6 +20,8 @@ from textual.widgets import TextArea
 from shell.core.textsafety import path_text
 from shell.frontend.paste import Pastes, is_long_paste
 
+from .keys_in_order import KeysInOrder
+
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
 """An ``@`` word ending at the cursor (not an address: ``me@x`` has no space before ``@``)."""
 PICKER_KEYS = {"up": "up", "down": "down", "tab": "accept", "enter": "send", "escape": "close"}
@@ -34,7 +36,7 @@ PLACEHOLDERS = (
 """What the empty prompt says, longest first (the first that fits is shown)."""
 
 
-class PromptInput(TextArea):
+class PromptInput(KeysInOrder, TextArea):
     """Posts :class:`PromptInput.Submitted` with the text when the user presses Enter."""
 
     DEFAULT_CSS = """
