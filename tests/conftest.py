@@ -1,8 +1,6 @@
 """Shared fixtures: async tests run on asyncio through anyio's pytest plugin, and no
 test reads or writes the real user's agent-shell files."""
 
-from pathlib import Path
-
 import pytest
 
 

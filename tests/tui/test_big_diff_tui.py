@@ -46,7 +46,8 @@ async def test_a_huge_rewrite_is_asked_with_a_cut_diff_and_escape_ends_the_reply
         await wait_for(pilot, lambda: approval_dialog(app) is not None, timeout=60)  # old code: never
         dialog = approval_dialog(app)
         assert dialog is not None
-        await wait_for(pilot, lambda: "cut here" in str(dialog.query_one("#preview", Static).render()), timeout=60)
+        preview_cut = lambda: "cut here" in str(dialog.query_one("#preview", Static).render())  # noqa: E731
+        await wait_for(pilot, preview_cut, timeout=60)
         preview = str(dialog.query_one("#preview", Static).render())
         assert "-line 0 original" in preview and "+line 0 CHANGED" in preview
         assert "50000 lines removed and 50000 added in all" in " ".join(preview.split())
