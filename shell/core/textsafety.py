@@ -275,6 +275,9 @@ class StreamSanitizer:
     Each character is neutralised on its own, so a sequence cut across two
     deltas cannot leak; only a trailing ``\\r`` (maybe half of ``\\r\\n``) and a
     trailing high surrogate (maybe half of a pair) wait for the next piece.
+    A lone surrogate is shown as U+FFFD, not ``\\ud800``: streamed text is a
+    model's reply, which the history and the session file keep :func:`encodable`,
+    so the reply reads the same live and resumed.
     """
 
     def __init__(self) -> None:
@@ -286,11 +289,11 @@ class StreamSanitizer:
         self._held = ""
         if text and (text[-1] == "\r" or "\ud800" <= text[-1] <= "\udbff"):
             self._held, text = text[-1], text[:-1]
-        return sanitize(text)
+        return sanitize(encodable(text))
 
     def flush(self) -> str:
         held, self._held = self._held, ""
-        return sanitize(held)
+        return sanitize(encodable(held))
 
 
 # -- JSON ---------------------------------------------------------------------------

@@ -37,8 +37,9 @@ what a message carries."""
         ``text`` may be a ``UserMessage`` with attachments (files, images). Each
         reply begins a checkpoint turn (``/rewind`` goes back to before it)."""
         from ..core.messages import UserMessage
+        from ..core.textsafety import encodable
 
-        message = UserMessage(text) if isinstance(text, str) else text
+        message = UserMessage(encodable(text)) if isinstance(text, str) else text  # as the session keeps it
         events: AsyncIterator[Event] = self._metered(self.agent.reply(message))
         if self.options.record:
             events = self.recorder().record(events)

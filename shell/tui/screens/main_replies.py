@@ -106,12 +106,14 @@ class RepliesRun(PromptKeepsKeys):
         await self.send_queued()
 
     async def _run_reply(self, text: str, composed: Composed) -> None:
+        from shell.core.textsafety import encodable
         from shell.frontend.paced import paced
 
         from ..entries import NoticeEntry, UserEntry
         from ..renderer import ReplyRenderer
 
-        await self.conversation.add(UserEntry(text, chips=tuple(composed.chips)))
+        # as the history and the session keep it (a lone surrogate is U+FFFD), so resuming shows the same
+        await self.conversation.add(UserEntry(encodable(text), chips=tuple(composed.chips)))
         for note in composed.notes:  # a file cut to fit, an @word that names no file
             await self.conversation.add(NoticeEntry("warning", note))
         self.conversation.anchor()
