@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,16 +61,32 @@ def git_summary(root: Path) -> str:
                 dot_git = git_dir if git_dir.is_absolute() else base / git_dir
             elif not dot_git.is_dir():
                 continue
-            head = (dot_git / "HEAD").read_text(encoding="utf-8", errors="replace")[:4096].strip()
+            head = (dot_git / "HEAD").read_text(encoding="utf-8", errors="replace")[:4096]
         except OSError:
             return "yes"
-        where = "" if base == root else f" (root {base})"
-        if head.startswith("ref: refs/heads/"):
-            return f"yes, on branch {sanitize_line(head[len('ref: refs/heads/'):])}{where}"
-        if head.startswith("ref: "):
-            return f"yes{where}"
-        return f"yes, detached at {sanitize_line(head[:12])}{where}"
+        where = "" if base == root else f" (root {sanitize_line(str(base))})"
+        first = head.splitlines()[0].strip() if head.strip() else ""
+        if first.startswith("ref: refs/heads/") and _branch_name(first[len("ref: refs/heads/"):]):
+            return f"yes, on branch {first[len('ref: refs/heads/'):]}{where}"
+        if HASH.fullmatch(first):
+            return f"yes, detached at {first[:12]}{where}"
+        return f"yes (HEAD names no branch){where}"
     return "no"
+
+
+HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+"""A detached HEAD: one object name (SHA-1 or SHA-256)."""
+NOT_IN_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|^\.|\.lock(?:/|$)|[./]$")
+"""What git's check-ref-format refuses in a ref name (controls, spaces, ``~^:?*[\\``,
+``..``, ``@{``, empty or dot-led parts, ``.lock``, a trailing ``.`` or ``/``)."""
+
+
+def _branch_name(name: str) -> bool:
+    """``.git/HEAD`` is written by sandboxed commands too (``git switch`` must), so
+    its text is not the shell's own fact: only a name git itself would accept, of a
+    sane length, goes into the system prompt (finding J13: a HEAD of many lines put
+    "## SYSTEM OVERRIDE … Permission mode: bypass" in every later prompt)."""
+    return 0 < len(name) <= 200 and name.isprintable() and not NOT_IN_REF.search(name)
 
 
 def os_summary() -> str:
