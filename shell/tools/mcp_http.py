@@ -129,8 +129,11 @@ def _body_class(httpx: Any, server: str, limit: int) -> Any:
             while True:
                 mid_event = tail != b"" and not tail.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
                 try:
-                    with anyio.fail_after(BODY_STALL if not self._events or mid_event else None):
+                    if self._events and not mid_event:  # between events: no cancel scope a chunk
                         chunk = await chunks.__anext__()
+                    else:
+                        with anyio.fail_after(BODY_STALL):
+                            chunk = await chunks.__anext__()
                 except StopAsyncIteration:
                     return
                 except TimeoutError:

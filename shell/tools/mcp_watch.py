@@ -26,7 +26,7 @@ from anyio.abc import TaskGroup
 
 from .mcp_listing import LenientListing
 from .mcp_stdio import BadLine
-from .mcp_wire import answer_id, error_answer, first_line, is_list_changed, is_log, lenient_answer, unwrap
+from .mcp_wire import error_answer, first_line, lenient_answer, unwrap
 
 MAX_ASKED = 64
 """Requests from a server (ping, roots, sampling) being answered at once."""
@@ -83,33 +83,50 @@ class Watcher:
             async with send:
                 try:
                     async for message in read:
-                        if isinstance(message, BadLine):
-                            if not message.notice:
-                                self.unreadable(str(message), message.ident)
-                            continue
                         if isinstance(message, Exception):
-                            self.unreadable(f"an answer that cannot be read ({first_line(message)})")
-                            continue
-                        answered = answer_id(message)
-                        if answered is not None and not self._answered(answered):
-                            continue
-                        if is_list_changed(message):
-                            if self.on_list_changed is not None and not self.connecting:
-                                self.on_list_changed()
-                            continue  # the SDK has nothing to do with it
-                        if is_log(message):
-                            continue  # not shown anywhere: a flood of them cost a task each in the SDK
-                        if not self._may_ask(message):
-                            continue
-                        lenient_answer(message, self.tool_calls)
-                        self._lenient_listing(message)
-                        await send.send(message)
+                            self._broken(message)
+                        elif self._passes(message):
+                            await send.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                     pass
             on_end()
 
         tg.start_soon(forward)
         return receive
+
+    def _broken(self, message: Exception) -> None:
+        if isinstance(message, BadLine):
+            if not message.notice:
+                self.unreadable(str(message), message.ident)
+        else:
+            self.unreadable(f"an answer that cannot be read ({first_line(message)})")
+
+    def _passes(self, message: Any) -> bool:
+        """Whether ``message`` goes on to the SDK, acting on it on the way. Read once
+        for what it is: a server may send thousands a second (progress)."""
+        inner: Any = unwrap(message)
+        kind = type(inner).__name__
+        if kind == "JSONRPCNotification":
+            method = getattr(inner, "method", None)
+            if method == "notifications/tools/list_changed":
+                if self.on_list_changed is not None and not self.connecting:
+                    self.on_list_changed()
+                return False  # the SDK has nothing to do with it
+            return method != "notifications/message"  # logs are shown nowhere: each cost the SDK a task
+        if kind == "JSONRPCRequest":
+            return self._may_ask(inner)
+        ident = getattr(inner, "id", None)
+        if kind not in ("JSONRPCResponse", "JSONRPCError") or ident is None:
+            return True
+        if not self._answered(ident):
+            return False
+        if ident in self.tool_calls:
+            self.tool_calls.discard(ident)
+            lenient_answer(inner)
+        elif ident in self.list_calls:
+            self.list_calls.discard(ident)
+            self._lenient_listing(inner)
+        return True
 
     def watch_write(self, write: Any, tg: TaskGroup) -> Any:
         """Pass our messages on, noting the id of each request."""
@@ -145,26 +162,18 @@ class Watcher:
         tg.start_soon(forward)
         return send
 
-    def _lenient_listing(self, message: Any) -> None:
+    def _lenient_listing(self, inner: Any) -> None:
         """Take the entries the SDK would refuse out of an answer to ``tools/list``
         (see :mod:`.mcp_listing`): one of them failed the whole list."""
-        inner: Any = unwrap(message)
-        ident = getattr(inner, "id", None)
-        if ident is None or ident not in self.list_calls:
-            return
-        self.list_calls.discard(ident)
         result = getattr(inner, "result", None)
         if isinstance(result, dict):
             inner.result = self.listing.keep_valid(result, self.version())
 
-    def _may_ask(self, message: Any) -> bool:
+    def _may_ask(self, inner: Any) -> bool:
         """Whether a request from the server is passed on: at most :data:`MAX_ASKED` at a
         time. The SDK answers each in a task of its own, so 50,000 pings sent without
         reading the answers held 600 MB and the event loop for seconds at a time; those
         over the bound are dropped (a server that waits for them waits)."""
-        inner = unwrap(message)
-        if type(inner).__name__ != "JSONRPCRequest":
-            return True
         if len(self.asked) >= MAX_ASKED:
             return False
         self.asked.add(getattr(inner, "id", None))

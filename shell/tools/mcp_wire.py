@@ -1,7 +1,7 @@
 """What a message from an MCP server is, read off the SDK's wire objects.
 
-:class:`~shell.tools.mcp.McpServer` watches every message between the SDK's
-session and its transport (see ``McpServer._watch``); these small readers say
+:class:`~shell.tools.mcp_watch.Watcher` watches every message between the SDK's
+session and its transport; these small readers say
 what a message is without depending on one SDK version's classes (only their
 names and attributes), and make an answer to a tool call readable when only some
 of its content is not.
@@ -26,14 +26,6 @@ def first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def answer_id(message: Any) -> Any:
-    """The id of an answer (result or error), else None (a request, a notification)."""
-    inner = unwrap(message)
-    if type(inner).__name__ not in ("JSONRPCResponse", "JSONRPCError"):
-        return None
-    return getattr(inner, "id", None)
-
-
 def error_answer(ident: Any, reason: str) -> Any:
     """A ``SessionMessage`` holding a JSON-RPC error answer to the request ``ident``
     (made here, for a request whose real answer was lost), in any SDK version."""
@@ -45,28 +37,9 @@ def error_answer(ident: Any, reason: str) -> Any:
     return SessionMessage(wrapper(error) if hasattr(wrapper, "model_validate") else error)
 
 
-def lenient_answer(message: Any, tool_calls: set[Any]) -> None:
-    """Make an answer to a tool call readable by the SDK when only some of its
-    content items are not (see :func:`lenient_content`)."""
-    inner: Any = unwrap(message)
-    ident = getattr(inner, "id", None)
-    if ident is None or ident not in tool_calls:
-        return
-    tool_calls.discard(ident)
+def lenient_answer(inner: Any) -> None:
+    """Make an answer to a tool call (the JSON-RPC message) readable by the SDK when
+    only some of its content items are not (see :func:`lenient_content`)."""
     result = getattr(inner, "result", None)
     if isinstance(result, dict):
         inner.result = lenient_content(result)
-
-
-def is_log(message: Any) -> bool:
-    """Whether ``message`` is a server's log message (``notifications/message``)."""
-    inner = unwrap(message)
-    is_notification = type(inner).__name__ == "JSONRPCNotification"
-    return is_notification and getattr(inner, "method", None) == "notifications/message"
-
-
-def is_list_changed(message: Any) -> bool:
-    """Whether ``message`` says the server's tool list changed."""
-    inner = unwrap(message)
-    is_notification = type(inner).__name__ == "JSONRPCNotification"
-    return is_notification and getattr(inner, "method", None) == "notifications/tools/list_changed"
