@@ -108,6 +108,9 @@ class Searched(Protocol):
 
     def roots(self) -> list[Path]: ...
 
+    @property
+    def available(self) -> bool: ...
+
 
 def unheld_question(wildcards: Wildcards, sandbox: Searched | None) -> str:
     """Why a shell command asks when wildcard rules on writing cover more files than
@@ -131,6 +134,9 @@ def scope_note(wildcards: Wildcards, sandbox: Searched | None) -> str:
     sandbox can bind it."""
     if sandbox is None or not wildcards.names:
         return ""
+    if not sandbox.available:  # commands run outside any sandbox here: say so, not a promise
+        return ("there is no sandbox here (bubblewrap), so only write_file, edit_file and a command's own "
+                "words (`> x`, `rm x`) are held to it, not what a program a command runs writes")
     sandbox.secrets_searched()
     count = len(_covered(sandbox.secret_index, wildcards, sandbox.roots()))
     held = (f"{count:,} files, more than the {MAX_WILDCARD} the sandbox can keep read-only, so every shell "

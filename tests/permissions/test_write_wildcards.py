@@ -95,3 +95,15 @@ async def test_adding_a_wildcard_rule_says_what_it_covers_and_what_it_does_not(
     assert "covers 3 files now" in listed, listed
     plain = permissions_command(rt, "deny write_file(secrets/**)").text
     assert "Note:" not in plain, plain  # named outright: held in full, nothing to add
+
+
+def test_without_a_sandbox_the_note_promises_nothing_it_cannot_keep(tmp_path: Path) -> None:
+    from shell.permissions.rules import RuleSet
+    from shell.permissions.writedeny import write_wildcards
+
+    root = tmp_path / "ws"
+    files(root, 2, ".pem")
+    parsed, _ = parse_rules({"deny": ["write_file(**/*.pem)"]}, "user")
+    box = Sandbox(root, bwrap=str(tmp_path / "no-bwrap"))  # as on a machine without bubblewrap
+    note = writewalls.scope_note(write_wildcards(RuleSet(parsed), root), box)
+    assert "no sandbox here" in note and "read-only" not in note, note
