@@ -30,6 +30,19 @@ def names_one_path(rule: Rule) -> bool:
     return rule.pattern is not None and not any(c in rule.pattern for c in "*?[")
 
 
+def secret_question(tool: Tool, shown: str, why: str, mcp: bool) -> str:
+    """Why a call naming a secret-looking file asks: a read sends it to the provider, an
+    edit loses the keys, and an MCP tool that is not read-only may do either."""
+    if tool.kind == "edit":
+        return (f"{tool.name} would change {shown}, a file that usually holds secrets ({why}); "
+                "approve only if you asked for this change.")
+    if mcp and not tool.read_only:
+        return (f"{tool.name} would be given {shown}, a file that usually holds secrets ({why}); it may read "
+                "it (what it reads goes to the model's provider) or change it.")
+    return (f"{tool.name} would read {shown}, a file that usually holds secrets ({why}); what it "
+            "reads goes to the model's provider.")
+
+
 def ask_reason(tool: Tool, mode: Mode, args: Mapping[str, Any] | None = None) -> str:
     what = {
         "edit": "changes files",

@@ -56,6 +56,7 @@ from .asktext import NAMES_ONLY, ask_reason, confined, confinement, names_one_pa
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
 from .laterhit import runs_later
+from .mcppaths import TooManyPaths, is_mcp, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .paths import BadPath
 from .preview import edit_preview
@@ -282,6 +283,8 @@ class PermissionPolicy:
         except BadPath as exc:  # no file has that name: nothing to ask about
             return Verdict("deny", f"{tool.name} was not run: {exc}. Call it again with the path as it "
                                    "is written on disk.")
+        except TooManyPaths as exc:  # more than are checked one by one: no path is let through unchecked
+            verdict = Verdict("allow" if self._mode == "bypass" else "ask", f"{tool.name}: {exc}.")
         if verdict.action == "ask" and not self._asking:
             return Verdict("allow", f"approvals are off, so it runs unasked ({verdict.reason})")
         if verdict.action == "ask" and self.fence is not None:
@@ -337,7 +340,7 @@ class PermissionPolicy:
             )
         denied = self._read_denied_by_rule(tool, args)
         if denied:  # grep of a file a `deny read_file(...)` covers reads it just the same
-            return Verdict("deny", f"{tool.name} was not run: {denied} denies reading {args.get('path')}.")
+            return Verdict("deny", f"{tool.name} was not run: {denied}.")
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
         hit = self._runs_later(args, paths) if tool.kind == "edit" else None
@@ -419,10 +422,10 @@ class PermissionPolicy:
         """For a tool other than ``read_file`` that reads what is in the file it is given
         (``grep``, an MCP server's read tool): the deny rule on reading that path, or empty.
         Listing names (``list_dir``, ``glob``) reads no content."""
-        path = args.get("path")
-        if tool.kind not in READ_KINDS or tool.name in NAMES_ONLY or not isinstance(path, str):
+        if tool.name in NAMES_ONLY or not (tool.kind in READ_KINDS or is_mcp(tool)):  # any MCP tool may read
             return ""
-        return self.read_denied(path)
+        hit = next(((path, d) for path in subject_paths(tool, args) if (d := self.read_denied(path))), None)
+        return f"{hit[1]} denies reading {hit[0]}" if hit else ""
 
     def _by_mode(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """The last word: accept-edits and auto run edits inside the workspace, auto
@@ -451,21 +454,18 @@ class PermissionPolicy:
         too: overwriting ``.env`` loses the user's keys, and an edit the model aims
         there is what an injected prompt would do (its diff is kept from the model:
         :func:`shell.tools.files._model_diff`)."""
-        secret = args.get("path") if tool.kind in ("read", "search", "edit") else None
-        if not isinstance(secret, str):
+        if not (tool.kind in ("read", "search", "edit") or is_mcp(tool)):
             return ""
-        real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
-        named = next((p for p in (secret, real) if is_secret_file(p)), "") or self._hard_link_of(real)
-        if not named:
+        for secret in subject_paths(tool, args):  # an MCP tool's `paths`, `file`, `file://` URI too
+            real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
+            named = next((p for p in (secret, real) if is_secret_file(p)), "") or self._hard_link_of(real)
+            if named:
+                break
+        else:
             return ""
         via = ("" if named == secret else f" (a link to {rel if rel is not None else real})" if named == real
                else f" (a hard link of {named}: the same file)")
-        why = secret_file_why(named)
-        if tool.kind == "edit":
-            return (f"{tool.name} would change {secret}{via}, a file that usually holds secrets ({why}); "
-                    "approve only if you asked for this change.")
-        return (f"{tool.name} would read {secret}{via}, a file that usually holds secrets ({why}); what it "
-                "reads goes to the model's provider.")
+        return asktext.secret_question(tool, f"{secret}{via}", secret_file_why(named), is_mcp(tool))
 
     def _hard_link_of(self, real: str) -> str:
         """The secret-named file ``real`` is another name of (``ln .env notes.txt``), or empty."""

@@ -1,0 +1,104 @@
+"""An MCP tool's path arguments meet the checks a built-in file tool's ``path`` does,
+whatever the server named them (``paths``, ``file``, ``uri: file://…``, ``source``…):
+secret files and deny rules on reading (J16), what runs later and the workspace
+boundary, past allow rules (J14), the boundary for read-only tools too (J15)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from shell.core.tools import Tool
+from shell.permissions.mcppaths import mcp_paths
+from shell.permissions.policy import PermissionPolicy
+from shell.permissions.rules import parse_rules
+from shell.tools.mcp import McpTool
+from shell.tools.mcp_config import McpServerSpec
+from shell.tools.mcp_identity import ToolIdentities
+
+READS = {"readOnlyHint": True, "openWorldHint": False}
+WRITES = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "secrets").mkdir(parents=True)
+    (ws / ".git").mkdir()
+    (ws / ".env").write_text("API_KEY=sk-live\n")
+    (ws / "README").write_text("readme\n")
+    (ws / "secrets" / "plan.txt").write_text("plan\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("other project\n")
+    return ws
+
+
+def fs_tool(name: str, annotations: dict[str, Any], schema: dict[str, Any] | None = None) -> McpTool:
+    server = SimpleNamespace(spec=McpServerSpec("fs", origin="config"), identities=ToolIdentities())
+    info = {"name": name, "annotations": annotations,
+            "inputSchema": schema or {"type": "object", "properties": {}}}
+    return McpTool(server, info)  # type: ignore[arg-type]
+
+
+def policy(root: Path, *, allow: list[str] = (), deny: list[str] = (),  # type: ignore[assignment]
+           **kw: Any) -> PermissionPolicy:
+    rules, problems = parse_rules({"allow": list(allow), "deny": list(deny)}, "cli")
+    assert not problems
+    return PermissionPolicy(root, cli_rules=rules, user_config=root.parent / "config.toml", **kw)
+
+
+def action(p: PermissionPolicy, t: Tool, **args: Any) -> str:
+    return p.decide(t, args).action
+
+
+def test_path_arguments_are_found_under_any_path_like_name_and_file_uris_decoded() -> None:
+    args = {"paths": ["a", "./b"], "file": "c", "sourcePath": "d", "out_dir": "e",
+            "uri": "file:///tmp/x%20y/.env", "link": "https://example.com/.env", "query": "f",
+            "edits": [{"path": "g", "text": "h"}], "note": "file:.env", "count": 3}
+    assert mcp_paths(args) == ["a", "./b", "c", "d", "e", "/tmp/x y/.env", "g", ".env"]
+    schema = {"properties": {"where": {"type": "string", "format": "uri"},
+                             "many": {"type": "array", "items": {"format": "path"}}}}
+    assert mcp_paths({"where": "w", "many": ["m"], "other": "o"}, schema) == ["w", "m"]
+
+
+# -- J16: secret files and deny rules on reading ------------------------------------------
+
+
+def test_a_secret_file_under_any_argument_name_asks(root: Path) -> None:
+    p, allowed = policy(root), policy(root, allow=["fs__*"])
+    cat, many, uri = fs_tool("cat", READS), fs_tool("cat_many", READS), fs_tool("cat_uri", READS)
+    for t, args in [(cat, {"file": ".env"}), (many, {"paths": ["README", "./.env"]}),
+                    (uri, {"uri": f"file://{root}/.env"}), (uri, {"uri": f"file://{root}/%2Eenv"})]:
+        assert p.decide(t, args).action == "ask", args
+        assert ".env" in p.decide(t, args).reason
+        assert allowed.decide(t, args).action == "ask", args  # a wildcard rule does not reach secrets
+    assert action(p, cat, file="README") == "allow"  # a read-only tool of a configured server
+    assert action(p, many, paths=["README"]) == "allow"
+    assert action(p, uri, uri="https://example.com/.env") == "allow"  # not a local path
+
+
+def test_a_deny_on_reading_holds_for_every_mcp_argument_name(root: Path) -> None:
+    p = policy(root, deny=["read_file(secrets/**)"], allow=["fs__*"])
+    cat, many, write = fs_tool("cat", READS), fs_tool("cat_many", READS), fs_tool("write_file", WRITES)
+    for t, args in [(cat, {"file": "secrets/plan.txt"}), (many, {"paths": ["README", "secrets/plan.txt"]}),
+                    (write, {"path": "secrets/plan.txt", "content": "x"})]:
+        verdict = p.decide(t, args)
+        assert verdict.action == "deny", args
+        assert "secrets/plan.txt" in verdict.reason and "deny read_file(secrets/**)" in verdict.reason
+    assert action(p, cat, file="README") == "allow"
+
+
+def test_a_write_capable_mcp_tool_given_a_secret_file_asks_even_under_an_allow_rule(root: Path) -> None:
+    write = fs_tool("write_file", WRITES)
+    verdict = policy(root, allow=["fs__*"]).decide(write, {"file": ".env", "content": "x"})
+    assert verdict.action == "ask" and "may read it" in verdict.reason
+    assert action(policy(root, mode="bypass"), write, file=".env", content="x") == "allow"
+
+
+def test_more_paths_than_are_checked_ask_rather_than_pass_unchecked(root: Path) -> None:
+    many = fs_tool("cat_many", READS)
+    paths = ["README"] * 200 + [".env"]
+    assert action(policy(root), many, paths=[f"{p}{i}" for i, p in enumerate(paths)]) == "ask"
