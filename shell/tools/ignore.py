@@ -33,6 +33,8 @@ MAX_PLAIN_WILDCARDS = 2
 """Globs with more wildcards than this match on RE2 (see the module docstring)."""
 MAX_IGNORE_FILE_BYTES = 1 << 20
 """Of a ``.gitignore``, what is read (a hostile one may be huge)."""
+MAX_IGNORE_RULES = 5_000
+"""Rules read from one ``.gitignore``; the rest are not applied, and the walk says so."""
 
 
 class GlobMatcher(Protocol):
@@ -129,12 +131,17 @@ def _translate(pattern: str, braces: bool) -> str:
 
 @dataclass(frozen=True, slots=True)
 class IgnoreRule:
-    regex: GlobMatcher
+    pattern: str
+    """The glob, without its ``!``, leading ``/`` and trailing ``/``."""
     negate: bool
     dir_only: bool
     anchored: bool
     base: str
     """The directory of the file the rule came from, relative to the walk root ("" for the root)."""
+
+    @property
+    def regex(self) -> GlobMatcher:
+        return glob_to_regex(self.pattern, braces=False)
 
     def matches(self, rel: str, is_dir: bool) -> bool:
         if self.dir_only and not is_dir:
@@ -148,8 +155,9 @@ class IgnoreRule:
 
 
 def parse_ignore_file(text: str, base: str = "") -> list[IgnoreRule]:
-    """The rules of one ``.gitignore`` whose directory is ``base`` (relative, posix)."""
-    rules = []
+    """The rules of one ``.gitignore`` whose directory is ``base`` (relative, posix),
+    at most ``MAX_IGNORE_RULES`` of them (see :func:`compile_ignore_file`)."""
+    rules: list[IgnoreRule] = []
     for line in text.splitlines():
         if not line or line.startswith("#"):
             continue
@@ -166,8 +174,169 @@ def parse_ignore_file(text: str, base: str = "") -> list[IgnoreRule]:
             continue
         anchored = "/" in line
         line = line.lstrip("/")
-        rules.append(IgnoreRule(glob_to_regex(line, braces=False), negate, dir_only, anchored, base))
+        if len(rules) >= MAX_IGNORE_RULES:
+            break
+        rules.append(IgnoreRule(line, negate, dir_only, anchored, base))
     return rules
+
+
+_GLOB_CHARS = re.compile(r"[*?\[\\]")
+
+
+def _literal(pattern: str) -> bool:
+    return _GLOB_CHARS.search(pattern) is None
+
+
+class RuleSet:
+    """One ``.gitignore``'s rules, grouped so a path costs a few dictionary lookups
+    and one pass of one RE2 set per group, whatever the number of rules: literal
+    names, ``*.ext`` suffixes and literal anchored paths go in dictionaries, the
+    rest in RE2 sets that report every rule that matches at once. "Last match
+    wins" is the highest rule index among the matches."""
+
+    __slots__ = ("base", "dropped", "names", "negate", "paths", "sets", "slow", "suffixes")
+
+    def __init__(self, rules: list[IgnoreRule], base: str, dropped: int = 0) -> None:
+        self.base = base
+        self.dropped = dropped
+        """Rules past ``MAX_IGNORE_RULES`` that were not read."""
+        self.negate = [rule.negate for rule in rules]
+        self.names: dict[str, list[int]] = {}
+        self.suffixes: dict[str, list[int]] = {}
+        self.paths: dict[str, list[int]] = {}
+        sources: dict[tuple[bool, bool], list[tuple[int, str]]] = {}
+        self.slow: list[tuple[int, IgnoreRule]] = []
+        for index, rule in enumerate(rules):
+            pattern = rule.pattern
+            if not rule.anchored and _literal(pattern):
+                _note(self.names, pattern, index, rule.dir_only)
+            elif (not rule.anchored and pattern.startswith("*.") and _literal(pattern[1:])):
+                _note(self.suffixes, pattern[1:], index, rule.dir_only)
+            elif rule.anchored and _literal(pattern):
+                _note(self.paths, pattern, index, rule.dir_only)
+            else:
+                sources.setdefault((rule.anchored, rule.dir_only), []).append((index, pattern))
+        self.sets: list[tuple[bool, bool, object, list[int]]] = []
+        for (anchored, dir_only), group in sources.items():
+            compiled, indices = _re2_set(group)
+            if compiled is not None:
+                self.sets.append((anchored, dir_only, compiled, indices))
+            done = set(indices)
+            self.slow += [(index, rules[index]) for index, _ in group if index not in done]
+
+    def last_match(self, sub: str, is_dir: bool) -> int:
+        """The index of the last rule matching ``sub`` (relative to :attr:`base`), or -1."""
+        name = sub.rsplit("/", 1)[-1]
+        best = -1
+        slot = 2 if is_dir else 1
+        hits = self.names.get(name)
+        if hits is not None:
+            best = max(hits[:slot])
+        if self.suffixes:
+            dot = name.find(".")
+            while dot != -1:
+                hits = self.suffixes.get(name[dot:])
+                if hits is not None:
+                    best = max(best, *hits[:slot])
+                dot = name.find(".", dot + 1)
+        hits = self.paths.get(sub)
+        if hits is not None:
+            best = max(best, *hits[:slot])
+        for anchored, dir_only, compiled, indices in self.sets:
+            if dir_only and not is_dir:
+                continue
+            found = compiled.Match((sub if anchored else name).encode("utf-8", "surrogatepass"))  # type: ignore[attr-defined]
+            if found:
+                best = max(best, max(indices[i] for i in found))
+        for index, rule in self.slow:
+            if (index > best and not (rule.dir_only and not is_dir)
+                    and rule.regex.match(sub if rule.anchored else name) is not None):
+                best = index
+        return best
+
+
+def _note(table: dict[str, list[int]], key: str, index: int, dir_only: bool) -> None:
+    """Record rule ``index`` under ``key``: slot 0 the last rule for any path, slot 1
+    the last for directories only (so ``hits[:1]`` is for files, ``hits[:2]`` for folders)."""
+    hits = table.setdefault(key, [-1, -1])
+    hits[1 if dir_only else 0] = index
+
+
+def _re2_set(group: list[tuple[int, str]]) -> tuple[object | None, list[int]]:
+    """The group's globs in one RE2 set (whole-string matches); a glob RE2 reads
+    differently is left out (it matches on its own, see :attr:`RuleSet.slow`)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    options.dot_nl = True
+    options.max_mem = 64 << 20
+    compiled = re2.Set.FullMatchSet(options)
+    indices: list[int] = []
+    for index, pattern in group:
+        try:
+            compiled.Add(_translate(pattern, False).encode("utf-8", "surrogatepass"))
+        except re2.error:
+            continue
+        indices.append(index)
+    if not indices:
+        return None, []
+    compiled.Compile()
+    return compiled, indices
+
+
+@lru_cache(maxsize=128)
+def compile_ignore_file(text: str, base: str = "") -> RuleSet:
+    """One ``.gitignore`` read and grouped (cached: the same file is walked before
+    and after every command). Only its first ``MAX_IGNORE_RULES`` rules count: a
+    repository's ``.gitignore`` is outside input, and one with a million rules
+    must not make every command crawl."""
+    rules = parse_ignore_file(text, base)
+    dropped = 0
+    if len(rules) >= MAX_IGNORE_RULES:
+        dropped = _count_rules(text) - len(rules)
+    return RuleSet(rules, base, dropped)
+
+
+def _count_rules(text: str) -> int:
+    """How many rule lines ``text`` holds (cheaply, for the note on dropped ones)."""
+    return sum(1 for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+class Chain:
+    """The rules that apply inside one directory: its own ``.gitignore`` on top of
+    its parent's chain (only directories that have rules add a link). The walk
+    carries it down, so a path is matched against the rules once, never against
+    every ancestor's prefix again (that was quadratic in depth)."""
+
+    __slots__ = ("parent", "rules")
+
+    def __init__(self, rules: RuleSet, parent: Chain | None) -> None:
+        self.rules = rules
+        self.parent = parent
+
+    def verdict(self, rel: str, is_dir: bool) -> bool:
+        """Whether ``rel`` is ignored: the deepest file's last matching rule wins."""
+        if rel.rsplit("/", 1)[-1] == ".git":
+            return True
+        link: Chain | None = self
+        while link is not None:
+            base = link.rules.base
+            if not base:
+                index = link.rules.last_match(rel, is_dir)
+            elif rel.startswith(base + "/"):
+                index = link.rules.last_match(rel[len(base) + 1 :], is_dir)
+            else:
+                index = -1
+            if index >= 0:
+                return not link.rules.negate[index]
+            link = link.parent
+        return False
+
+
+def extend(chain: Chain | None, rules: RuleSet) -> Chain | None:
+    """``chain`` with ``rules`` on top (the same chain when there are none)."""
+    return Chain(rules, chain) if rules.negate else chain
 
 
 class GitIgnore:
@@ -175,30 +344,33 @@ class GitIgnore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._by_dir: dict[str, list[IgnoreRule]] = {}
+        self._by_dir: dict[str, RuleSet] = {}
         exclude = root / ".git" / "info" / "exclude"
-        self._global = parse_ignore_file(_read(exclude)) if exclude.is_file() else []
+        self._global = compile_ignore_file(_read(exclude) if exclude.is_file() else "")
 
-    def _rules_in(self, rel_dir: str) -> list[IgnoreRule]:
+    def _rules_in(self, rel_dir: str) -> RuleSet:
         rules = self._by_dir.get(rel_dir)
         if rules is None:
-            rules = parse_ignore_file(_read(self.root / rel_dir / ".gitignore"), rel_dir)
+            rules = compile_ignore_file(_read(self.root / rel_dir / ".gitignore"), rel_dir)
             self._by_dir[rel_dir] = rules
         return rules
 
+    def chain_above(self, rel_dir: str) -> Chain | None:
+        """The rules that apply in ``rel_dir`` except its own ``.gitignore``."""
+        chain = extend(None, self._global)
+        if not rel_dir:
+            return chain
+        chain = extend(chain, self._rules_in(""))
+        parts = rel_dir.split("/")[:-1]
+        for k in range(len(parts)):
+            chain = extend(chain, self._rules_in("/".join(parts[: k + 1])))
+        return chain
+
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether ``rel`` (posix, relative to the root) is ignored; parents are not checked."""
-        if rel.rsplit("/", 1)[-1] == ".git":
-            return True
-        parts = rel.split("/")[:-1]
-        chains = [self._global, self._rules_in("")]
-        chains += [self._rules_in("/".join(parts[: k + 1])) for k in range(len(parts))]
-        verdict = False
-        for rules in chains:
-            for rule in rules:
-                if rule.matches(rel, is_dir):
-                    verdict = not rule.negate
-        return verdict
+        parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        chain = extend(self.chain_above(parent), self._rules_in(parent))
+        return chain.verdict(rel, is_dir) if chain is not None else rel.rsplit("/", 1)[-1] == ".git"
 
     def ignored_with_parents(self, rel: str, is_dir: bool) -> bool:
         """Like :meth:`ignored`, but also true when any parent directory is ignored."""
@@ -206,6 +378,24 @@ class GitIgnore:
         return any(self.ignored("/".join(parts[: k + 1]), True) for k in range(len(parts) - 1)) or (
             self.ignored(rel, is_dir)
         )
+
+
+def _read_at(dir_fd: int) -> str:
+    """The ``.gitignore`` in an open directory (by descriptor: a path thousands of
+    levels deep is longer than the kernel takes)."""
+    try:
+        fd = os.open(".gitignore", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(MAX_IGNORE_FILE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def _read(path: Path) -> str:
@@ -234,6 +424,8 @@ class WalkStats:
     """Symlinks that lead back into themselves (relative to the walk's start), skipped."""
     unreadable: list[str] = field(default_factory=list)
     """Directories that could not be opened (permissions, too deep), skipped."""
+    rules_dropped: list[tuple[str, int]] = field(default_factory=list)
+    """``.gitignore`` files with more than ``MAX_IGNORE_RULES`` rules, and how many were not applied."""
 
     def notes(self) -> list[str]:
         """What the user should know about the walk, one phrase each."""
@@ -243,6 +435,9 @@ class WalkStats:
             if names:
                 shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
                 out.append(f"{len(names)} {one if len(names) == 1 else many} skipped ({shown})")
+        for where, dropped in self.rules_dropped[:3]:
+            out.append(f"{where} has more than {MAX_IGNORE_RULES} rules: the last {dropped} were not "
+                       "applied, so what they ignore is searched too (shorten it to fix)")
         return out
 
 
@@ -279,6 +474,11 @@ class _Dir:
             os.close(self.fd)
 
 
+_Pending = tuple[str, _Dir | None, str, int, Chain | None]
+"""A directory still to walk: its path, its open parent, its name, its descriptor
+(-1 until opened) and the ignore rules that apply above it."""
+
+
 def walk_entries(start: Path, ignore_root: Path, stats: WalkStats | None = None,
                  start_fd: int | None = None) -> Iterator[Found]:
     """Files below ``start`` (sorted, depth first), minus ignored ones, through
@@ -294,19 +494,19 @@ def walk_entries(start: Path, ignore_root: Path, stats: WalkStats | None = None,
     except OSError:
         stats.unreadable.append(".")
         return
-    stack: list[tuple[str, _Dir | None, str, int]] = [("", None, "", fd)]
+    stack: list[_Pending] = [("", None, "", fd, matcher.chain_above(base))]
     opened: set[_Dir] = set()
     try:
-        yield from _walk(stack, opened, start, base, matcher, stats)
+        yield from _walk(stack, opened, start, base, stats)
     finally:  # a consumer that stops early leaves nothing open
         for d in opened:
             os.close(d.fd)
 
 
-def _walk(stack: list[tuple[str, _Dir | None, str, int]], opened: set[_Dir], start: Path, base: str,
-          matcher: GitIgnore, stats: WalkStats) -> Iterator[Found]:
+def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
+          stats: WalkStats) -> Iterator[Found]:
     while stack:
-        rel, parent, name, fd = stack.pop()
+        rel, parent, name, fd, above = stack.pop()
         if parent is not None:
             try:
                 fd = os.open(name, DIR_FLAGS, dir_fd=parent.fd)
@@ -323,8 +523,12 @@ def _walk(stack: list[tuple[str, _Dir | None, str, int]], opened: set[_Dir], sta
             stats.unreadable.append(rel or ".")
             here.release()
             continue
-        prefix = "/".join(p for p in (base, rel) if p)
-        prefix = f"{prefix}/" if prefix else ""
+        here_rel = "/".join(p for p in (base, rel) if p)
+        prefix = f"{here_rel}/" if here_rel else ""
+        own = compile_ignore_file(_read_at(fd), here_rel)
+        if own.dropped:
+            stats.rules_dropped.append((f"{here_rel}/.gitignore" if here_rel else ".gitignore", own.dropped))
+        chain = extend(above, own)
         subdirs: list[str] = []
         for entry in entries:
             try:
@@ -333,12 +537,12 @@ def _walk(stack: list[tuple[str, _Dir | None, str, int]], opened: set[_Dir], sta
             except OSError:
                 continue
             if is_dir:
-                if matcher.ignored(prefix + entry.name, True):
+                if entry.name == ".git" or (chain is not None and chain.verdict(prefix + entry.name, True)):
                     stats.ignored += entry.name != ".git"
                 else:
                     subdirs.append(entry.name)
                 continue
-            if matcher.ignored(prefix + entry.name, False):
+            if entry.name == ".git" or (chain is not None and chain.verdict(prefix + entry.name, False)):
                 stats.ignored += 1
                 continue
             if is_link:
@@ -351,7 +555,7 @@ def _walk(stack: list[tuple[str, _Dir | None, str, int]], opened: set[_Dir], sta
             yield Found(start / rel / entry.name if rel else start / entry.name, fd, entry.name, is_link)
         here.pending += len(subdirs)
         for sub in reversed(subdirs):
-            stack.append((f"{rel}/{sub}" if rel else sub, here, sub, -1))
+            stack.append((f"{rel}/{sub}" if rel else sub, here, sub, -1, chain))
         here.release()
 
 
