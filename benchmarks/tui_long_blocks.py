@@ -12,8 +12,8 @@ change, unpacked in DIR) in the same way, to compare in one run.
 ``--i6 CHARS,ITEMS`` measures the two replies of findings I6 under the real app
 (``ScriptedModel``, 64 KB deltas, 120x40): one paragraph of CHARS x's (3,000,000) and a
 list of ITEMS items (20,000), each against headless (``run_headless`` with the same
-model, in this process, its output kept in memory) in the same run: the time from sending
-to the reply shown whole (idle), its ratio to headless, and the longest loop step
+model, in this process, its output kept in memory) in the same run: the time (and CPU) from
+sending to the reply shown whole (idle), its ratio to headless, and the longest loop step
 the app took meanwhile (a 10 ms ticker's worst lateness).
 
     python benchmarks/tui_long_blocks.py [--shapes nl,code,long,para] [--lines 500,1000,2000] [--esc]
@@ -112,20 +112,21 @@ def _runtime(reply: str, home: Path) -> object:
     )
 
 
-async def i6_headless(reply: str, home: Path) -> float:
+async def i6_headless(reply: str, home: Path) -> tuple[float, float]:
     import io
 
     from shell.headless import run_headless
 
     runtime = _runtime(reply, home)
     out, err = io.StringIO(), io.StringIO()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     await run_headless(runtime, "go", approve="never", out=out, err=err)  # type: ignore[arg-type]
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert reply in out.getvalue(), err.getvalue()[-500:]
-    return time.perf_counter() - t0
+    return wall, cpu
 
 
-async def i6_tui(reply: str, home: Path) -> tuple[float, float]:
+async def i6_tui(reply: str, home: Path) -> tuple[float, float, float]:
     from shell.tui.app import AgentShellApp
 
     app = AgentShellApp(runtime=_runtime(reply, home))  # type: ignore[arg-type]
@@ -143,15 +144,15 @@ async def i6_tui(reply: str, home: Path) -> tuple[float, float]:
         while not app.is_attached or getattr(app, "main", None) is None:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
         await asyncio.sleep(0.5)  # start-up done
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         tick = asyncio.ensure_future(ticker())
         app.start_reply("go")
         await asyncio.sleep(0.05)
         while app.busy and time.perf_counter() - t0 < 900:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         tick.cancel()
-        return wall, worst
+        return wall, cpu, worst
 
 
 def i6(spec: str) -> None:
@@ -160,10 +161,12 @@ def i6(spec: str) -> None:
     chars, items = (int(n) for n in spec.split(","))
     for name, reply in i6_replies(chars, items).items():
         with tempfile.TemporaryDirectory() as home:
-            headless = asyncio.run(i6_headless(reply, Path(home)))
+            headless, headless_cpu = asyncio.run(i6_headless(reply, Path(home)))
         with tempfile.TemporaryDirectory() as home:
-            wall, worst = asyncio.run(i6_tui(reply, Path(home)))
-        print(f"{name:>28}: headless {headless:6.2f} s  TUI {wall:7.2f} s  ratio {wall / headless:5.1f}  "
+            wall, cpu, worst = asyncio.run(i6_tui(reply, Path(home)))
+        print(f"{name:>28}: headless {headless:6.2f} s ({headless_cpu:5.2f} CPU)  "
+              f"TUI {wall:7.2f} s ({cpu:6.2f} CPU)  "
+              f"ratio {wall / headless:5.1f} ({cpu / headless_cpu:5.1f} CPU)  "
               f"longest loop step {worst * 1000:5.0f} ms", flush=True)
 
 

@@ -18,15 +18,23 @@ from __future__ import annotations
 
 from textual.content import Content
 from textual.geometry import Size
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets._markdown import MarkdownBlock
+
+from .strip_selection import highlight, selectable
 
 Item = tuple[str, Content]
 """An item: its bullet (``"• "``, ``" 12. "``) and its text."""
 
 
 class ListLines(Widget):
-    """The items of a list, wrapped to the width with the bullets in a column."""
+    """The items of a list, wrapped to the width with the bullets in a column. Drawn a
+    line at a time, each line's strip kept until its item or the width changes: a
+    streamed list draws its new lines only (drawing all its lines at each frame held
+    the loop for up to a second with a few hundred items)."""
 
     COMPONENT_CLASSES = {"list-lines--bullet"}
 
@@ -39,8 +47,13 @@ class ListLines(Widget):
     def __init__(self, items: list[Item]) -> None:
         super().__init__()
         self._items: list[Item] = []
-        self._wrapped: dict[int, tuple[Content, int]] = {}
         self._item_lines: dict[int, list[list[Content]]] = {}
+        """Each item's lines, by width (the items wrapped so far)."""
+        self._lines: tuple[int, list[Content]] = (-1, [])
+        """The lines at a width: bullets and the items' lines, one text a line."""
+        self._strips: dict[int, Strip] = {}
+        """The drawn lines at ``_strips_width``, by line."""
+        self._strips_width = -1
         self.set_items(items)
 
     @property
@@ -48,32 +61,34 @@ class ListLines(Widget):
         return list(self._items)
 
     def set_items(self, items: list[Item]) -> None:
-        """New items (a streamed list grew or an item got more text). The wrapped lines
-        of the items that did not change are kept: a frame wraps the last item only."""
+        """New items (a streamed list grew or an item got more text). What the items that
+        did not change were wrapped and drawn to is kept: a frame draws the last ones."""
         old = self._items
         same, most = 0, min(len(old), len(items))
         while same < most and old[same][0] == items[same][0] and old[same][1].is_same(items[same][1]):
             same += 1
         if same == len(old) == len(items):
             return
+        wrapped = self._item_lines.get(self._strips_width, [])
+        first = sum(len(item) for item in wrapped[:same])  # the first line that may change
+        self._strips = {y: strip for y, strip in self._strips.items() if y < first}
+        self._lines = (-1, [])
         self._items = list(items)
-        for lines in self._item_lines.values():
-            del lines[same:]
-        self._wrapped.clear()
+        for item_lines in self._item_lines.values():
+            del item_lines[same:]
         self.refresh(layout=True)
 
     def _bullet_width(self) -> int:
         return max((Content(symbol).cell_length for symbol, _ in self._items), default=0)
 
-    def _lines(self, width: int) -> tuple[Content, int]:
-        """All items wrapped to ``width`` as one text of lines, and how many lines."""
-        wrapped = self._wrapped.get(width)
-        if wrapped is not None:
-            return wrapped
+    def _lines_at(self, width: int) -> list[Content]:
+        """All items wrapped to ``width``, a text a line."""
+        if self._lines[0] == width:
+            return self._lines[1]
         indent = self._bullet_width()
         room = max(1, width - indent)
         item_lines = self._item_lines.setdefault(width, [])
-        if len(self._item_lines) > 4:  # old widths: a resize back is rare
+        if len(self._item_lines) > 3:  # old widths: a resize back is rare
             for other in [w for w in self._item_lines if w != width][:-2]:
                 del self._item_lines[other]
         for _, text in self._items[len(item_lines) :]:
@@ -81,17 +96,44 @@ class ListLines(Widget):
         pad = Content(" " * indent)
         lines: list[Content] = []
         for (symbol, _), wrapped_item in zip(self._items, item_lines, strict=True):
-            bullet = Content.styled(symbol.rjust(indent), ".list-lines--bullet")
-            lines.append(bullet + wrapped_item[0])
+            lines.append(Content.styled(symbol.rjust(indent), ".list-lines--bullet") + wrapped_item[0])
             lines.extend(pad + line for line in wrapped_item[1:])
-        self._wrapped = {width: (Content("\n").join(lines), len(lines))}
-        return self._wrapped[width]
-
-    def render(self) -> Content:
-        return self._lines(self.content_region.width or self.size.width)[0]
+        self._lines = (width, lines)
+        return lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self._lines(width)[1]
+        return len(self._lines_at(width)) if self._items else 0
+
+    def notify_style_update(self) -> None:
+        """A new theme (or style): the kept strips hold the old colours."""
+        self._strips = {}
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if self._strips_width != width:
+            self._strips, self._strips_width = {}, width
+        lines = self._lines_at(width)
+        if not 0 <= y < len(lines):
+            return Strip.blank(width)
+        line = self._strips.get(y)
+        if line is None:
+            style = self.visual_style
+            drawn = Visual.to_strips(self, lines[y], width, 1, style, apply_selection=False, pad=True)
+            line = self._strips[y] = selectable(drawn[0] if drawn else Strip.blank(width), y)
+        selection = self.text_selection
+        if selection is not None:
+            span = selection.get_span(y)
+            if span is not None:
+                line = highlight(line, span, self.screen.get_component_rich_style("screen--selection"))
+        return line
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        text = "\n".join(line.plain.rstrip() for line in self._lines_at(self.size.width))
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     async def action_link(self, href: str) -> None:
         parent = self.parent

@@ -17,8 +17,6 @@ text can be selected and copied as on the live blocks.
 
 from __future__ import annotations
 
-from rich.segment import Segment
-from rich.style import Style
 from textual._compositor import Compositor
 from textual.geometry import Size
 from textual.selection import Selection
@@ -26,6 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from .chat_markdown import open_link
+from .strip_selection import highlight, selectable
 
 
 def capture(chunk: Widget) -> list[Strip] | None:
@@ -55,19 +54,6 @@ def capture(chunk: Widget) -> list[Strip] | None:
     return lines
 
 
-def _selectable(line: Strip, y: int) -> Strip:
-    """``line`` with each segment's selection offset made relative to this line: the
-    screen maps a mouse position to text through these (they were the blocks')."""
-    segments: list[Segment] = []
-    x = 0
-    for text, style, control in line:
-        if style is not None and style._meta is not None and "offset" in style.meta:
-            style += Style.from_meta({"offset": (x, y)})
-        segments.append(Segment(text, style, control))
-        x += len(text)
-    return Strip(segments, line.cell_length)
-
-
 class RenderedChunk(Widget):
     """A finished Markdown chunk as lines: ``source`` is kept to render it again."""
 
@@ -78,7 +64,7 @@ class RenderedChunk(Widget):
     def __init__(self, source: str, lines: list[Strip]) -> None:
         super().__init__()
         self.source = source
-        self.lines = [_selectable(line, y) for y, line in enumerate(lines)]
+        self.lines = [selectable(line, y) for y, line in enumerate(lines)]
         self.rendered_width = lines[0].cell_length if lines else 0
         self.styles.height = len(lines)
 
@@ -93,7 +79,7 @@ class RenderedChunk(Widget):
         """Take the next chunk's source and lines, below these."""
         top = len(self.lines)
         self.source += source
-        self.lines += [_selectable(line, top + y) for y, line in enumerate(lines)]
+        self.lines += [selectable(line, top + y) for y, line in enumerate(lines)]
         self.styles.height = len(self.lines)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -105,7 +91,7 @@ class RenderedChunk(Widget):
         if selection is not None:
             span = selection.get_span(y)
             if span is not None:
-                line = _highlight(line, span, self.screen.get_component_rich_style("screen--selection"))
+                line = highlight(line, span, self.screen.get_component_rich_style("screen--selection"))
         return line
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
@@ -117,13 +103,3 @@ class RenderedChunk(Widget):
 
     async def action_link(self, href: str) -> None:
         open_link(self, href)
-
-
-def _highlight(line: Strip, span: tuple[int, int], style: Style) -> Strip:
-    start, end = span
-    length = line.cell_length
-    end = length if end == -1 else min(end, length)
-    if end <= start:
-        return line
-    before, middle, after = line.divide([start, end, length])
-    return Strip.join([before, middle.apply_style(style), after])
