@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from shell.core.textsafety import show_blank_runs
+
 from .registry import CommandResult
 
 if TYPE_CHECKING:
@@ -155,11 +157,28 @@ def _trust_listing(runtime: ShellRuntime, check: Any) -> str:
     from shell.commands import default_commands
 
     taken = default_commands().names(custom=False)
-    body = "\n".join([f"workspace: {check.config.root}", *runtime.describe_project(check, taken)])
+    lines = [f"workspace: {check.config.root}", *runtime.describe_project(check, taken)]
+    body = "\n".join(wrapped_line(show_blank_runs(line)) for line in lines)
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
     return (f"This workspace's own config is **{state}**. Trusting it would apply (or ignore), "
             f"file by file:\n\n{fence}\n{body}\n{fence}\n\n"
             "`/trust yes` trusts exactly these files, `/trust no` declines.\n\n" + workspace_line(runtime))
+
+
+TRUST_WIDTH = 56
+"""Where the trust listing breaks its lines: a code block is cut at the screen's
+edge, not wrapped, and a cut command line hides what trusting it runs (J12). 56
+fits a 60-column terminal with the block's border and padding."""
+
+
+def wrapped_line(line: str, width: int = TRUST_WIDTH) -> str:
+    """``line`` broken into rows of at most ``width`` characters (at spaces where it
+    can, anywhere where it must), each row after the first marked ``↪``."""
+    import textwrap
+
+    rows = textwrap.wrap(line, width, break_on_hyphens=False, replace_whitespace=False,
+                         subsequent_indent="\u21aa ") or [""]
+    return "\n".join(rows)
 
 
 def workspace_line(runtime: ShellRuntime) -> str:

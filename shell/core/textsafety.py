@@ -236,6 +236,17 @@ def sanitize_line(text: str) -> str:
     return sanitize(text).replace("\n", "\u23ce").replace("\t", " ")
 
 
+BLANK_RUN = re.compile(r"[ \t]{8,}")
+
+
+def show_blank_runs(text: str) -> str:
+    """Runs of eight or more blanks shown as ``⟨400 blanks⟩``: a command padded with
+    spaces hides its tail past the screen's edge, or pushes it lines away from its
+    harmless head (finding J12). For text a user approves or trusts, never for text
+    that is run: the marker is not what the command holds."""
+    return BLANK_RUN.sub(lambda m: f" \u27e8{len(m.group(0))} blanks\u27e9 ", text)
+
+
 def hidden_characters(text: str) -> int:
     """How many invisible or direction-changing characters ``text`` holds (what
     :func:`sanitize` shows as ``\\u…``/``\\U…`` escapes besides controls): a

@@ -37,7 +37,7 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
     first line says so); a file agent-shell does not read is named as ignored, with
     why, rather than listed as if it did something. ``taken``: the front end's
     built-in command names (a project's command file cannot take one)."""
-    from ..core.textsafety import sanitize_line
+    from ..core.textsafety import sanitize_line, show_blank_runs
     from ..permissions.grants import UNASKED, describe_project_rules
     from ..permissions.store import PROJECT_DIR, PROJECT_RULES
     from ..permissions.trust import MCP_FILE
@@ -50,14 +50,15 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
             servers = describe_project_servers(data, check.config.root)
             lines.extend(f"{MCP_FILE}: {line}" for line in servers)
             if any(" runs: " in line or " connects to " in line for line in servers):
-                lines.append(f"{UNASKED}{MCP_FILE}: tools of these servers that say they only read "
-                             "(readOnlyHint) would run with no question")
+                lines.append(f"{UNASKED}{MCP_FILE}: tools of these servers that say they only read and stay "
+                             "local (readOnlyHint, openWorldHint: false) would run with no question")
         elif name == f"{PROJECT_DIR}/{PROJECT_RULES}":
             lines.extend(describe_project_rules(data, name))
         else:
             lines.append(sanitize_line(_describe_project_file(name, data, taken)))
     if check.config.problem:
         lines.append(check.config.problem)
+    lines = [show_blank_runs(line) for line in lines]  # a padded command hides no tail (J12)
     unasked = [line for line in lines if line.startswith(UNASKED)]
     if unasked:  # read first: what would then run with no question
         legend = f"{UNASKED}marks what would run with no question once you trust it"
