@@ -202,8 +202,10 @@ async def ask_dialog(app: App[Any], pilot: Any, text: str = "go") -> ApprovalScr
     return dialog
 
 
-async def wait_for(pilot: Any, condition: Any, timeout: float = 5.0) -> None:
-    """Let the app run until ``condition()`` is true (fail after ``timeout``)."""
+async def wait_for(pilot: Any, condition: Any, timeout: float = 30.0) -> None:
+    """Let the app run until ``condition()`` is true (fail after ``timeout``: generous,
+    since a CI machine under load may take seconds for what takes milliseconds here;
+    a condition met returns at once, so only a failing test waits that long)."""
     import asyncio
     import time
 
@@ -215,6 +217,25 @@ async def wait_for(pilot: Any, condition: Any, timeout: float = 5.0) -> None:
         # reply streaming at 60 frames a second keeps from happening for long
         await asyncio.sleep(0.02)
     await asyncio.sleep(0)
+
+
+async def eventually(pilot: Any, check: Any, timeout: float = 30.0) -> None:
+    """Let the app run until ``check()`` raises no AssertionError; after ``timeout``,
+    raise its last one. For a state the app reaches in several passes (a redraw, a
+    timer's sync, a layout): the test keeps its own asserts, and a fixed pause before
+    them, which a busy machine outlasted, is not needed."""
+    import asyncio
+    import time
+
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            check()
+            return
+        except AssertionError:
+            if time.monotonic() > end:
+                raise
+        await asyncio.sleep(0.02)
 
 
 async def repeat_until(pilot: Any, action: Any, condition: Any, timeout: float = 30.0) -> None:
