@@ -167,6 +167,32 @@ def runtime_app(ws: Path, turns: Sequence[Any], *, delay: float = 0.0, chunk_siz
     return AgentShellApp(runtime=runtime), model
 
 
+def flood_app(text: str) -> tuple[AgentShellApp, Agent]:
+    """The whole app over a model that streams ``text`` without pause, 64 characters a
+    delta (the flood the cancel tests press Esc in)."""
+    from shell.tui.app import AgentShellApp
+
+    agent = Agent(ScriptedModel([text], delay=0, chunk_size=64))
+    return AgentShellApp(agent, model_label="scripted"), agent
+
+
+async def reply_under_way(app: AgentShellApp, pilot: Any,
+                          ready: Any = lambda widget: widget.backlog > 0) -> AssistantMessage:
+    """Start a reply and wait until its last text block is ``ready(widget)`` (by default:
+    more received than drawn yet); that widget. Started directly, not typed: the pilot's
+    key presses wait for a screen that a flood never lets go idle."""
+    from shell.tui.widgets.assistant_message import AssistantMessage
+
+    app.start_reply("go")
+
+    def under_way() -> bool:
+        widgets = app.query(AssistantMessage)
+        return bool(widgets) and bool(ready(widgets.last()))
+
+    await wait_for(pilot, under_way)
+    return app.query(AssistantMessage).last()
+
+
 class ConversationPage(App[None]):
     """Only the conversation widget: for tests of how messages draw."""
 

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from shell.agent import Agent
 from shell.core.messages import AssistantMessage
-from shell.providers.scripted import ScriptedModel
 from shell.tui.app import AgentShellApp
 from shell.tui.mdsplit import cancel_note, closing_fence
-from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
 
-from .helpers import SIZE, wait_for
+from .helpers import SIZE, eventually, flood_app, reply_under_way, wait_for
 from .test_theme_contrast import _text, screen_lines
 
 pytestmark = pytest.mark.anyio
@@ -40,25 +37,21 @@ def screen_text(app: AgentShellApp) -> str:
 
 async def test_a_reply_cancelled_inside_a_code_block_ends_with_the_note_not_with_code() -> None:
     code = "Here it is:\n\n```python\n" + "".join(f"value_{i} = {i} * 2\n" for i in range(60_000))
-    agent = Agent(ScriptedModel([code], delay=0, chunk_size=64))
-    app = AgentShellApp(agent, model_label="scripted")
+    app, _ = flood_app(code)
     async with app.run_test(size=SIZE) as pilot:
-        app.start_reply("go")
-
-        def in_the_code() -> bool:
-            widgets = app.query(AssistantWidget)
-            return bool(widgets) and widgets.last().backlog > 0 and "value_" in widgets.last().text
-
-        await wait_for(pilot, in_the_code, timeout=20)
-        widget = app.query(AssistantWidget).last()
+        in_the_code = lambda w: w.backlog > 0 and "value_" in w.text  # noqa: E731
+        widget = await reply_under_way(app, pilot, in_the_code)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=10)
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: not app.busy)
         note = cancel_note(widget.dropped)
         assert widget.dropped > 0 and widget.text.endswith("\n```\n" + note)
-        shown = screen_text(app)
         said = note.strip().strip("*")  # drawn in italics: the asterisks are not on screen
-        assert said.split(";")[0] in shown and "*(" not in shown
+
+        def drawn() -> None:  # on screen a frame or two after the reply's end
+            shown = screen_text(app)
+            assert said.split(";")[0] in shown and "*(" not in shown
+
+        await eventually(pilot, drawn)
         assert len(widget.text) < len(code) // 2  # what was drawn, not what was received
 
 
@@ -67,19 +60,12 @@ async def test_the_history_keeps_what_was_drawn_not_the_backlog_esc_dropped() ->
     the history (the model's next request, the saved session) ends where the screen
     does, not tens of kB later."""
     text = "Start.\n\n" + "".join(f"Paragraph {i} says something.\n\n" for i in range(20_000))
-    agent = Agent(ScriptedModel([text], delay=0, chunk_size=64))
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent = flood_app(text)
     async with app.run_test(size=SIZE) as pilot:
-        app.start_reply("go")
-
-        def behind() -> bool:
-            widgets = app.query(AssistantWidget)
-            return bool(widgets) and widgets.last().backlog > 1000 and "Paragraph 5" in widgets.last().text
-
-        await wait_for(pilot, behind, timeout=20)
-        widget = app.query(AssistantWidget).last()
+        behind = lambda w: w.backlog > 1000 and "Paragraph 5" in w.text  # noqa: E731
+        widget = await reply_under_way(app, pilot, behind)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        await wait_for(pilot, lambda: not app.busy)
         kept = agent.messages[-1]
         assert isinstance(kept, AssistantMessage) and kept.stop_reason == "cancelled"
         assert widget.dropped > 1000

@@ -12,15 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from shell.agent.loop import Agent
 from shell.core.messages import AssistantMessage
-from shell.providers.scripted import ScriptedModel
-from shell.tui.app import AgentShellApp
 from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
 from shell.tui.widgets.mention_picker import MentionPicker
 from shell.tui.widgets.notice_line import NoticeLine
 
-from .helpers import SIZE, runtime_app, wait_for, workspace
+from .helpers import SIZE, flood_app, reply_under_way, runtime_app, wait_for, workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -51,23 +48,15 @@ async def test_esc_during_a_reply_closes_the_open_picker_first_then_cancels(ws: 
 
 async def test_the_cancel_notice_is_the_last_thing_drawn_and_the_partial_reply_is_kept() -> None:
     flood = "\n\n".join("word " * 40 for _ in range(20_000))  # 4 MB, streamed without pause
-    agent = Agent(ScriptedModel([flood], delay=0, chunk_size=64))
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent = flood_app(flood)
     async with app.run_test(size=SIZE) as pilot:
-        app.start_reply("go")
-
-        def streaming() -> bool:
-            widgets = app.query(AssistantWidget)
-            return bool(widgets) and widgets.last().backlog > 0
-
-        await wait_for(pilot, streaming)
-        widget = app.query(AssistantWidget).last()
+        widget = await reply_under_way(app, pilot)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        await wait_for(pilot, lambda: not app.busy)
         shown = widget.text
         conversation = app.conversation
         # the reply ends (not busy) a step before the notice's mount completes, under load
-        await wait_for(pilot, lambda: isinstance(conversation.children[-1], NoticeLine), timeout=10)
+        await wait_for(pilot, lambda: isinstance(conversation.children[-1], NoticeLine))
         assert "Reply cancelled." in str(conversation.children[-1].text)
         assert conversation.children[-2] is widget
         await pilot.pause(0.3)  # frames after the end draw nothing more of the reply

@@ -21,7 +21,7 @@ from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWid
 from shell.tui.widgets.notice_line import NoticeLine
 from tests.disk import small_disk
 
-from .helpers import SIZE, send, wait_for
+from .helpers import SIZE, flood_app, reply_under_way, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -39,17 +39,9 @@ def notices(app: AgentShellApp) -> list[str]:
 
 async def test_esc_under_a_flood_stops_drawing_at_once_and_says_what_was_not_shown(tmp_path: Path) -> None:
     flood = "\n\n".join("word " * 40 for _ in range(20_000))  # 4 MB, streamed without pause
-    agent = Agent(ScriptedModel([flood], delay=0, chunk_size=64))
-    app = AgentShellApp(agent, model_label="scripted")
+    app, agent = flood_app(flood)
     async with app.run_test(size=SIZE) as pilot:
-        app.start_reply("go")  # (typing would make the pilot wait for a screen that is never idle)
-
-        def streaming() -> bool:
-            widgets = app.query(AssistantWidget)
-            return bool(widgets) and widgets.last().backlog > 0
-
-        await wait_for(pilot, streaming)
-        widget = app.query(AssistantWidget).last()
+        widget = await reply_under_way(app, pilot)
         renderer = app.renderer
         assert renderer is not None
         seen: dict[str, int] = {}
@@ -61,7 +53,7 @@ async def test_esc_under_a_flood_stops_drawing_at_once_and_says_what_was_not_sho
 
         renderer.cancel = at_cancel  # type: ignore[method-assign]
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=10)
+        await wait_for(pilot, lambda: not app.busy)
         note = cancel_note(widget.dropped).strip()
         assert widget.dropped >= seen["backlog"] > 0
         assert widget.text.endswith(note + "\n")
