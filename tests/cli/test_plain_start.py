@@ -4,7 +4,10 @@ the scrollback, and a runtime that cannot be built is still one line and exit 2.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +72,39 @@ def test_a_model_that_cannot_be_built_is_one_line_and_exit_2_on_a_terminal(
     assert "Traceback" not in t.text
 
 
+def _mark_sent(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Set once the first prompt has sent its message and waits for the runtime (the
+    only time a Ctrl+C withdraws it): a test's ``build`` waits for it instead of
+    sleeping for a time a loaded machine may outlast."""
+    from shell import plain_start
+
+    sent = threading.Event()
+    real = plain_start._withdraw_on_sigint
+
+    @contextlib.contextmanager
+    def marked() -> Iterator[list[bool]]:
+        with real() as withdrawn:
+            sent.set()
+            yield withdrawn
+
+    monkeypatch.setattr(plain_start, "_withdraw_on_sigint", marked)
+    return sent
+
+
+def _until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.01)
+
+
 @pytest.mark.anyio
 async def test_ctrl_c_while_the_runtime_is_still_built_withdraws_the_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Enter on the first prompt, then Ctrl+C while the shell is still starting (a slow
     build under load): the message comes back to the prompt; the shell does not end."""
-    import asyncio
-    import os
     import signal
-    import time
 
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import create_pipe_input
@@ -105,15 +131,16 @@ async def test_ctrl_c_while_the_runtime_is_still_built_withdraws_the_message(
             return 0
 
     shell = Shell()
+    sent = _mark_sent(monkeypatch)
 
-    def build() -> str:
-        time.sleep(1.5)
+    def build() -> str:  # still building when Ctrl+C comes, however slow the machine
+        assert sent.wait(30), "Enter on the first prompt never sent the message"
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)  # as a terminal's Ctrl+C
+        _until(lambda: signal.getsignal(signal.SIGINT) is signal.default_int_handler)  # it was handled
         return "runtime"
 
-    loop = asyncio.get_running_loop()
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text("hello\r")
-        loop.call_later(0.6, os.kill, os.getpid(), signal.SIGINT)
         settings = Settings(path=tmp_path / "c.toml")
         code = await run_plain_starting(build, lambda runtime, history: shell, settings)
     assert code == 0
@@ -127,8 +154,6 @@ async def test_shift_tab_on_the_first_prompt_changes_the_mode_once_the_shell_is_
 ) -> None:
     """The permission modes come with the policy, which the first prompt does not have
     yet: each Shift+Tab pressed there is applied at the hand-over (it was ignored)."""
-    import time
-
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
@@ -155,8 +180,10 @@ async def test_shift_tab_on_the_first_prompt_changes_the_mode_once_the_shell_is_
 
     shell = Shell()
 
-    def build() -> str:
-        time.sleep(0.5)
+    sent = _mark_sent(monkeypatch)
+
+    def build() -> str:  # the keys are read before the runtime is ready, however slow the machine
+        assert sent.wait(30), "Enter on the first prompt never sent the message"
         return "runtime"
 
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
