@@ -10,7 +10,7 @@ from shell.core.messages import AssistantMessage
 from shell.tui.app import AgentShellApp
 from shell.tui.mdsplit import cancel_note, closing_fence
 
-from .helpers import SIZE, eventually, flood_app, reply_under_way, wait_for
+from .helpers import SIZE, flood_app, reply_under_way, wait_for
 from .test_theme_contrast import _text, screen_lines
 
 pytestmark = pytest.mark.anyio
@@ -46,12 +46,9 @@ async def test_a_reply_cancelled_inside_a_code_block_ends_with_the_note_not_with
         note = cancel_note(widget.dropped)
         assert widget.dropped > 0 and widget.text.endswith("\n```\n" + note)
         said = note.strip().strip("*")  # drawn in italics: the asterisks are not on screen
-
-        def drawn() -> None:  # on screen a frame or two after the reply's end
-            shown = screen_text(app)
-            assert said.split(";")[0] in shown and "*(" not in shown
-
-        await eventually(pilot, drawn)
+        await wait_for(pilot, lambda: said.split(";")[0] in screen_text(app))  # a frame or two after the end
+        shown = screen_text(app)
+        assert said.split(";")[0] in shown and "*(" not in shown
         assert len(widget.text) < len(code) // 2  # what was drawn, not what was received
 
 

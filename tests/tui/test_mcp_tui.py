@@ -117,22 +117,27 @@ async def test_hostile_tool_names_and_descriptions_reach_the_approval_dialog_and
         await wait_for(pilot, lambda: mcp.status("sdk").state == "ready", timeout=60)
         await send(pilot, "go")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=30)
-        await pilot.pause(0.1)
+        # its widgets fill in after the screen is pushed: wait for them, then read it once
+        await wait_for(pilot, lambda: evil in _screen_text(app) and "x\u241b[2J" in _screen_text(app))
         dialog = _screen_text(app)
         assert evil in dialog and "x\u241b[2J" in dialog  # the argument's ESC as its picture
         assert not any(c in dialog for c in RAW), dialog
         await pilot.press("n", "enter")
         await wait_for(pilot, lambda: not app.busy, timeout=30)
         await send(pilot, "/tools")
-        await wait_for(pilot, lambda: "sdk__read_file" in _screen_text(app), timeout=30)
+        await wait_for(pilot, lambda: all(w in _screen_text(app) for w in ("sdk__read_file", "hostile #4")))
         shown = _screen_text(app)
         assert "hostile #4" in shown and "\u241b[31m" in shown  # the description's ESC as its picture
         assert not any(c in shown for c in RAW)
         await send(pilot, "/trace")  # the side panel's trace of the reply, with its tool call
-        await pilot.pause(0.3)
         from textual.widgets import Tree
 
-        trees = [str(line) for tree in app.query(Tree) for line in _tree_labels(tree)]
+        def labels() -> list[str]:
+            return [str(line) for tree in app.query(Tree) for line in _tree_labels(tree)]
+
+        # the trace view syncs on its own clock
+        await wait_for(pilot, lambda: any(evil in label for label in labels()))
+        trees = labels()
         assert any(evil in label for label in trees), trees
         assert not any(c in label for label in trees for c in RAW)
         await runtime.aclose()
