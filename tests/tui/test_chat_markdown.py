@@ -19,7 +19,7 @@ from shell.tui.widgets.chat_markdown import ChatMarkdown
 from shell.tui.widgets.list_lines import ListLines
 from shell.tui.widgets.rendered_chunk import RenderedChunk
 
-from .helpers import SIZE, make_agent, send, wait_for
+from .helpers import SIZE, eventually, make_agent, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -69,20 +69,23 @@ async def test_only_the_replys_last_block_has_no_bottom_margin() -> None:
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "go")
-        await wait_for(pilot, lambda: not app.busy, timeout=30)
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: not app.busy)
         message = app.query_one(AssistantMessage)
-        chunks = message._chunks()
-        assert len(chunks) > 1  # the reply was cut into several documents
-        live = [chunk for chunk in chunks if isinstance(chunk, ChatMarkdown)]
-        ends = [b for chunk in live for b in chunk.query_children(MarkdownBlock) if b.has_class("-end")]
-        assert chunks[-1] is live[-1] and ends == [list(live[-1].query_children(MarkdownBlock))[-1]]
-        assert ends[0].styles.margin.bottom == 0
-        # A chunk before a cut (kept as the lines it rendered to) ends with its last
-        # block's margin: a blank line before the next chunk.
-        first = chunks[0]
-        assert isinstance(first, RenderedChunk) and first.lines[-1].text.strip() == ""
-        assert first.lines[-2].text.strip()
+
+        def settled() -> None:  # the passes after the reply's end keep chunks as lines
+            chunks = message._chunks()
+            assert len(chunks) > 1  # the reply was cut into several documents
+            live = [chunk for chunk in chunks if isinstance(chunk, ChatMarkdown)]
+            ends = [b for chunk in live for b in chunk.query_children(MarkdownBlock) if b.has_class("-end")]
+            assert chunks[-1] is live[-1] and ends == [list(live[-1].query_children(MarkdownBlock))[-1]]
+            assert ends[0].styles.margin.bottom == 0
+            # A chunk before a cut (kept as the lines it rendered to) ends with its last
+            # block's margin: a blank line before the next chunk.
+            first = chunks[0]
+            assert isinstance(first, RenderedChunk) and first.lines[-1].text.strip() == ""
+            assert first.lines[-2].text.strip()
+
+        await eventually(pilot, settled)
 
 
 STREAMED = """# Plan

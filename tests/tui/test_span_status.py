@@ -50,14 +50,16 @@ async def test_a_failed_call_is_drawn_in_the_error_colour_and_a_done_one_in_succ
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "read")
-        await wait_for(pilot, lambda: not app.busy and len(app.query(ToolSpan)) == 2, timeout=20)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: not app.busy and len(app.query(ToolSpan)) == 2)
         spans = {s.state.call_id: s for s in app.query(ToolSpan)}
         ok, bad = spans["ok"], spans["bad"]
         assert bad.state.status == "error" and ok.state.status == "done"
         for theme in (app.theme, next(t for t in app.our_theme_names() if t != app.theme)):
             app.theme = theme
-            await pilot.pause(0.2)
+            # restyled a pass or two after the switch: wait for the borders, then read all
+            await wait_for(pilot, lambda: bad.styles.border_left[1] == _color(app, "error")
+                           and ok.styles.border_left[1] == _color(app, "success")
+                           and _header_color(bad) == _color(app, "error"))
             assert bad.styles.border_left[1] == _color(app, "error")
             assert _header_color(bad) == _color(app, "error")
             assert ok.styles.border_left[1] == _color(app, "success")

@@ -68,9 +68,11 @@ async def test_tts_reply_has_an_audio_block_with_its_duration() -> None:
         await send(pilot, "hi")
         await wait_for(pilot, lambda: not app.busy and app.query(AudioBlock))
         block = app.query_one(AudioBlock)
-        await pilot.pause(0.2)
+        head_now = lambda: str(block.query_one("#audio-head", Static).content)  # noqa: E731
+        # the head's last refresh, after the reply's end
+        await wait_for(pilot, lambda: "0.5s" in head_now() and "receiving" not in head_now())
         assert engine.texts == ["Hello there."]
-        head = str(block.query_one("#audio-head", Static).content)
+        head = head_now()
         assert "0.5s" in head and "receiving" not in head
         assert block.query_one("#audio-wave", Static).content
 
@@ -88,13 +90,14 @@ async def test_duration_and_level_line_grow_as_deltas_arrive() -> None:
             for i in range(4):
                 block.append(data[i * len(data) // 4 : (i + 1) * len(data) // 4])
                 before = seen[-1] if seen else None
-                for _ in range(100):  # drawn on the block's next refresh (later under load)
-                    await pilot.pause(0.05)
+
+                def drawn(before: Any = before, block: AudioBlock = block) -> tuple[str, str] | None:
                     head = str(block.query_one("#audio-head", Static).content)
                     wave = str(block.query_one("#audio-wave", Static).content)
-                    if wave.strip() and (head, wave) != before:
-                        break
-                seen.append((head, wave))
+                    return (head, wave) if wave.strip() and (head, wave) != before else None
+
+                await wait_for(pilot, drawn)  # on the block's next refresh (later under load)
+                seen.append(drawn() or ("", ""))
             durations = [float(h.split("·")[1].strip().rstrip("s")) for h, _ in seen]
             assert durations == sorted(set(durations)) and durations[-1] == 1.0, seen
             assert all("receiving" in h for h, _ in seen)
