@@ -36,6 +36,10 @@ def read_page(path: str) -> str:
     return f"contents of {path}"
 
 
+def _labels(app: AgentShellApp) -> list[str]:
+    return [g.label for g in app.query(CallGroup)]
+
+
 def _calls(n: int, bad: frozenset[int] = frozenset(), tool_name: str = "read_page") -> AssistantMessage:
     return AssistantMessage(tuple(
         ToolCallBlock(f"c{i}", tool_name, {"path": f"{'bad' if i in bad else 'p'}{i}.txt"}) for i in range(n)
@@ -52,7 +56,7 @@ async def test_sixty_calls_of_one_tool_are_one_row_and_the_failed_ones_stay_span
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "read")
         await wait_for(pilot, lambda: not app.busy, timeout=60)
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: _labels(app) == [f"read_page {TIMES} 60 (58 ok, 2 failed)"])  # folded
         [group] = app.query(CallGroup)
         assert group.label == f"read_page {TIMES} 60 (58 ok, 2 failed)"
         spans = list(app.query(ToolSpan))
@@ -64,7 +68,7 @@ async def test_sixty_calls_of_one_tool_are_one_row_and_the_failed_ones_stay_span
         assert "Read them." in str(app.query("AssistantMessage").last().text)
 
         await pilot.click(group._title)  # opened: a line per call, each with its path
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not group.collapsed)
         assert not group.collapsed
         body = str(group.query_one(".group-calls").content)
         assert all(f"p{i}.txt" in body for i in range(60) if i not in (7, 41))
@@ -76,7 +80,7 @@ async def test_sixty_calls_of_one_tool_are_one_row_and_the_failed_ones_stay_span
 
         group._title.focus()  # Enter closes it again (the header is a Tab stop)
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: group.collapsed)
         assert group.collapsed
 
 
@@ -86,8 +90,8 @@ async def test_a_few_calls_stay_spans_and_another_tool_starts_its_own_row() -> N
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "read")
-        await wait_for(pilot, lambda: not app.busy, timeout=30)
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: not app.busy)
+        await wait_for(pilot, lambda: _labels(app) == [f"read_note {TIMES} 6 (6 ok)"])  # folded
         assert [s.state.call_id for s in app.query(ToolSpan)] == ["c0", "c1", "c2"]
         assert [g.label for g in app.query(CallGroup)] == [f"read_note {TIMES} 6 (6 ok)"]
 
@@ -106,11 +110,12 @@ async def test_calls_awaiting_approval_are_never_folded_and_the_dialog_asks_for_
             assert len(waiting) == 1  # on screen, its own line, whatever was folded before it
             asked.append(waiting[0].state.call_id)
             screen = app.screen
-            await pilot.pause(0.7)  # the dialog's typing guard
+            await wait_for(pilot, lambda screen=screen: not screen.guarded())  # the dialog's typing guard
             await pilot.press("y")
             await wait_for(pilot, lambda screen=screen: app.screen is not screen or not app.busy, timeout=20)
-        await wait_for(pilot, lambda: not app.busy, timeout=30)
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: not app.busy)
+        # folded once all of them are done
+        await wait_for(pilot, lambda: _labels(app) == [f"write_note {TIMES} 6 (6 ok)"])
         assert asked == [f"w{i}" for i in range(6)]
         assert [g.label for g in app.query(CallGroup)] == [f"write_note {TIMES} 6 (6 ok)"]
         assert not app.query(ToolSpan)
@@ -132,6 +137,6 @@ async def test_a_resumed_session_shows_the_same_row_and_the_failed_call() -> Non
     ])
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: bool(_labels(app)) and len(app.query(ToolSpan)) >= 2)  # drawn
         assert [g.label for g in app.query(CallGroup)] == [f"read_page {TIMES} 8 (7 ok, 1 failed)"]
         assert [s.state.call_id for s in app.query(ToolSpan)] == ["c3", "one"]

@@ -112,7 +112,7 @@ async def test_escape_cancels_the_reply_at_once() -> None:
         started = lambda: bool(app.query(AssistantWidget)) and len(app.query_one(AssistantWidget).text) > 20  # noqa: E731
         await wait_for(pilot, started)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=2.0)
+        await wait_for(pilot, lambda: not app.busy)
         assert app.renderer is None
         notices = [n.text for n in app.query(NoticeLine)]
         assert "Reply cancelled." in notices
@@ -130,7 +130,7 @@ async def test_esc_before_any_thought_is_drawn_leaves_no_empty_thought_block() -
         await send(pilot, "talk")
         await wait_for(pilot, lambda: bool(app.query(ThinkingWidget)))
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=2.0)
+        await wait_for(pilot, lambda: not app.busy)
         await pilot.pause()
         assert "Reply cancelled." in [n.text for n in app.query(NoticeLine)]
         assert not app.query(ThinkingWidget)
@@ -145,7 +145,7 @@ async def test_esc_keeps_a_thought_that_has_words() -> None:
         thinking = lambda: bool(app.query(ThinkingWidget)) and "hmm" in app.query_one(ThinkingWidget).text  # noqa: E731
         await wait_for(pilot, thinking)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=2.0)
+        await wait_for(pilot, lambda: not app.busy)
         thought = app.query_one(ThinkingWidget)
         assert thought.text.strip() and "Thought (0 words)" not in str(thought.title)
 
@@ -198,20 +198,22 @@ async def test_page_up_in_the_prompt_scrolls_the_conversation() -> None:
     async with app.run_test(size=SIZE) as pilot:
         entries = [AssistantEntry(f"reply {i}\n\n" + "line\n\n" * 5) for i in range(20)]
         await app.conversation.add_many(entries)
-        await pilot.pause(0.3)
         conversation = app.conversation
+        at_end = lambda: conversation.scroll_y == conversation.max_scroll_y  # noqa: E731
+        await wait_for(pilot, lambda: conversation.scroll_y > 0 and at_end())  # laid out, following
         bottom = conversation.scroll_y
         assert bottom > 0 and app.focused is app.prompt
         await pilot.press("pageup")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: conversation.scroll_y < bottom)
         up = conversation.scroll_y
         assert up < bottom and app.focused is app.prompt
         await app.conversation.add(AssistantEntry("something new below"))
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: conversation.max_scroll_y > bottom)  # laid out below
+        await pilot.pause(0.3)  # and a few frames more: nothing pulls the view down
         assert conversation.scroll_y == up  # reading back: new content does not pull the view down
         for _ in range(3):
             await pilot.press("pagedown")
-        await pilot.pause(0.3)
+        await wait_for(pilot, at_end)
         assert conversation.scroll_y == conversation.max_scroll_y  # at the end: following again
 
 
@@ -230,8 +232,9 @@ async def test_markup_in_the_models_words_is_shown_as_text() -> None:
     app, _, _ = scripted_app(turns)
     async with app.run_test(size=(160, 40)) as pilot:
         await send(pilot, f"go {tricky}")
-        await wait_for(pilot, lambda: not app.busy, timeout=10)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not app.busy)
+        # the span's title is redrawn a pass after the reply's end
+        await wait_for(pilot, lambda: "done" in app.query_one(ToolSpan)._title.render().plain)
         [span] = app.query(ToolSpan)
         assert tricky in span._title.render().plain and "done" in span._title.render().plain
         assert tricky in app.query_one(UserMessage).text

@@ -65,7 +65,7 @@ async def test_panel_shows_live_stats_and_hides_again() -> None:
         await pilot.press("f2")
         await send(pilot, "go")
         await wait_for(pilot, lambda: not app.busy)
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: "1 call ·" in _row(app, "Shout").stats)  # the panel's next stats tick
         stats = _row(app, "Shout").stats
         assert "1 call ·" in stats and "transform_system_prompt 1" in stats
         await pilot.press("f2")

@@ -20,7 +20,7 @@ from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets.status_line import StatusLine
 
-from .helpers import approval_dialog, ask_dialog, send, wait_for
+from .helpers import approval_dialog, ask_dialog, eventually, send, wait_for
 
 pytestmark = pytest.mark.anyio
 SMALL = (80, 24)
@@ -81,10 +81,13 @@ async def test_a_file_edit_shows_its_diff_at_80x24_and_always_becomes_a_scoped_r
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=SMALL) as pilot:
         d = await ask_dialog(app, pilot, "edit it")
-        await pilot.pause(0.1)
-        preview = str(d.query_one("#preview", Static).render())
-        assert "-old line" in preview and "+new line" in preview
-        assert d.query_one("#preview", Static).region.bottom <= 24  # the change is on screen at 80x24
+
+        def diff_shown() -> None:  # drawn and laid out a pass or two after the dialog opens
+            preview = str(d.query_one("#preview", Static).render())
+            assert "-old line" in preview and "+new line" in preview
+            assert d.query_one("#preview", Static).region.bottom <= 24  # the change is on screen at 80x24
+
+        await eventually(pilot, diff_shown)
         keys = str(d.query_one("#keys", Static).render())
         assert "[y] approve" in keys and "[a] always" in keys
         await pilot.press("a")
@@ -108,7 +111,7 @@ async def test_the_scope_the_arrow_keys_show_is_the_scope_kept(tmp_path: Path) -
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=(100, 30)) as pilot:
         d = await ask_dialog(app, pilot, "test it")
-        await pilot.pause(0.7)  # past the typing guard
+        await wait_for(pilot, lambda: not d.guarded())  # past the typing guard
         await pilot.press("a")
         await wait_for(pilot, lambda: d.query_one("#rules", TextArea).has_focus)
         await pilot.press("tab")
@@ -127,12 +130,15 @@ async def test_at_60x20_the_keys_stay_on_screen_and_the_diff_scrolls(tmp_path: P
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=(60, 20)) as pilot:
         d = await ask_dialog(app, pilot, "edit it")
-        await pilot.pause(0.3)
-        keys = d.query_one("#keys", Static)
-        assert "[esc] cancel reply" in str(keys.render())
-        inside = d.query_one("#dialog").region.shrink(d.query_one("#dialog").styles.gutter)
-        assert keys.region.height >= 2, keys.region  # wrapped
-        assert inside.contains_region(keys.region), (keys.region, inside)  # and all of it shown
+
+        def keys_shown() -> None:  # once the dialog is laid out (a pass or two after it opens)
+            keys = d.query_one("#keys", Static)
+            assert "[esc] cancel reply" in str(keys.render())
+            inside = d.query_one("#dialog").region.shrink(d.query_one("#dialog").styles.gutter)
+            assert keys.region.height >= 2, keys.region  # wrapped
+            assert inside.contains_region(keys.region), (keys.region, inside)  # and all of it shown
+
+        await eventually(pilot, keys_shown)
 
 
 async def test_a_write_outside_the_workspace_is_one_dialog_that_says_so(tmp_path: Path) -> None:
@@ -145,7 +151,7 @@ async def test_a_write_outside_the_workspace_is_one_dialog_that_says_so(tmp_path
     opened: list[str] = []
     async with app.run_test(size=SMALL) as pilot:
         d = await ask_dialog(app, pilot, "write it")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "+far" in str(d.query_one("#preview", Static).render()))  # drawn
         opened.append(str(d.query_one("#req-desc", Static).render()))
         assert "+far" in str(d.query_one("#preview", Static).render())
         await pilot.press("y")
@@ -191,7 +197,7 @@ async def test_keys_typed_as_the_dialog_opens_are_not_answers(
         d = await ask_dialog(app, pilot, "run it")
         for key in "yes any":  # the user was still typing a sentence
             await pilot.press(key if key != " " else "space")
-        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: "paused" in str(d.query_one("#guard", Static).render()))
         assert approval_dialog(app) is d and not (rt.workspace.root / "x").exists()
         assert "paused" in str(d.query_one("#guard", Static).render())
         await pilot.pause(ApprovalScreen.GUARD_S + 0.2)  # a pause, then a deliberate answer
@@ -209,5 +215,5 @@ async def test_permissions_lists_rules_with_their_source_and_removes_one(tmp_pat
         await wait_for(pilot, lambda: "this session" in _conversation_text(app))
         assert "1. `allow run_shell(git status:*)`: this session" in _conversation_text(app)
         await send(pilot, "/permissions remove 1")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not rt.permissions.listed())
         assert rt.permissions.listed() == []
