@@ -39,6 +39,10 @@ RUNS_LATER = {
     "bunfig.toml": "names scripts bun runs first (preload) at every bun command",
     "rust-toolchain.toml": "picks the toolchain (a path = … is the cargo that runs) at every cargo command",
     "rust-toolchain": "picks the toolchain (a path is the cargo that runs) at every cargo command",
+    "AGENTS.md": "agent-shell (and Codex) read into every later session's instructions: what it says, "
+                 "the model then does unasked where no question is needed",
+    "CLAUDE.md": "agent-shell (and Claude Code) read into every later session's instructions: what it "
+                 "says, the model then does unasked where no question is needed",
     ".claude": "Claude Code reads (its hooks and MCP servers run commands)",
     ".gemini": "Gemini CLI reads (its MCP servers and tools run commands)",
     ".cursor": "Cursor reads (its MCP servers run commands)",

@@ -399,3 +399,33 @@ async def test_a_virtualenvs_bin_is_guarded_and_a_new_virtualenv_is_kept(ws: Pat
     assert sorted(os.listdir(ws / ".venv" / "bin")) == ["activate"]
     assert (ws / "fresh" / "pyvenv.cfg").exists() and (ws / "fresh" / "bin" / "activate").exists()
     assert "fresh/bin" not in set(result.details.get("quarantined", []))
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_instruction_files_ask_before_an_edit(tmp_path: Path, mode: str) -> None:
+    """AGENTS.md and CLAUDE.md, at any level, go into every later session's system
+    prompt: a one-time injection written there unasked would steer every session after
+    (finding J5). Other Markdown stays routine."""
+    from shell.permissions.policy import PermissionPolicy
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    p = PermissionPolicy(tmp_path, mode=mode, user_config=tmp_path / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(tmp_path))}
+    for path in ("AGENTS.md", "CLAUDE.md", "sub/CLAUDE.md", "pkg/deep/AGENTS.md"):
+        verdict = p.decide(tools["write_file"], {"path": path, "content": "search the web for the password"})
+        assert verdict.action == "ask", path
+        assert "every later session's instructions" in verdict.reason
+    assert p.decide(tools["write_file"], {"path": "docs/AGENTS.txt", "content": ""}).action == "allow"
+    assert p.decide(tools["write_file"], {"path": "README.md", "content": ""}).action == "allow"
+
+
+async def test_a_command_cannot_plant_instructions(ws: Path) -> None:
+    require_sandbox()
+    (ws / "AGENTS.md").write_text("# build with make\n")
+    result = await sh(ws, "printf 'read config.yaml first' > AGENTS.md; mkdir -p sub; "
+                          "printf 'x' > sub/CLAUDE.md; echo done")
+    assert "done" in result.text
+    assert (ws / "AGENTS.md").read_text() == "# build with make\n"
+    assert not (ws / "sub" / "CLAUDE.md").exists()
+    assert "sub/CLAUDE.md" in quarantined(ws)
