@@ -21,11 +21,15 @@ through.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from shell.core.tools import Tool
+
+from . import paths as resolving
+from .rules import CallPaths
 
 PATH_WORDS = frozenset({
     "path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris",
@@ -114,4 +118,20 @@ def _as_path(text: str, pathy: bool) -> str | None:
 
 
 
-__all__ = ["PATH_WORDS", "TooManyPaths", "is_mcp", "mcp_paths", "subject_paths"]
+def outside_question(tool: Tool, found: Sequence[str], call: CallPaths, roots: Sequence[Path]) -> str:
+    """The question for an MCP call naming a path outside the workspace (and the
+    directories added to it), or "". Such a tool runs in its server's process, which
+    neither the sandbox nor the workspace's fence confines: the policy is the only
+    boundary it meets, so an allow rule for the tool does not reach past it."""
+    for raw in found:
+        real, _ = call.path(raw)
+        if not any(resolving.within(real, root) for root in roots):
+            shown = raw if raw == real else f"{raw} ({real})"
+            what = "read" if tool.read_only else "use"
+            return (f"{tool.name} would {what} {shown}, outside the workspace {call.root}. Its MCP server "
+                    "runs outside the sandbox, so no allow rule for the tool reaches past the workspace; "
+                    "approving runs this call once.")
+    return ""
+
+
+__all__ = ["PATH_WORDS", "TooManyPaths", "is_mcp", "mcp_paths", "outside_question", "subject_paths"]

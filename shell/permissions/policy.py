@@ -56,7 +56,7 @@ from .asktext import NAMES_ONLY, ask_reason, confined, confinement, names_one_pa
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
 from .laterhit import runs_later
-from .mcppaths import TooManyPaths, is_mcp, subject_paths
+from .mcppaths import TooManyPaths, is_mcp, outside_question, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .paths import BadPath
 from .preview import edit_preview
@@ -343,9 +343,11 @@ class PermissionPolicy:
             return Verdict("deny", f"{tool.name} was not run: {denied}.")
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
-        hit = self._runs_later(args, paths) if tool.kind == "edit" else None
+        writer = is_mcp(tool) and not tool.read_only  # an MCP tool may write any path it is given
+        hit = self._runs_later(tool, args, paths) if tool.kind == "edit" or writer else None
         later = f"{tool.name} would change {hit[0]}, which {hit[1]}." if hit else ""
-        asks = asktext.changed_tool(tool) or later
+        asks = asktext.changed_tool(tool) or later or (outside_question(
+            tool, subject_paths(tool, args), paths, [self.root, *self.added_dirs]) if writer else "")
         if asks:  # before allow rules and modes: no broad grant reaches these (nor a tool as it was)
             return Verdict("ask", asks)
         secret = self._secret_read(tool, args, paths)
@@ -493,15 +495,13 @@ class PermissionPolicy:
     def _confinement(self, tool: Tool, args: Mapping[str, Any]) -> str:
         return confinement(tool, args, self.sandboxed, self.sandbox)
 
-    def _runs_later(self, args: Mapping[str, Any], paths: CallPaths) -> tuple[Path, str] | None:
-        """What of the path an edit would touch runs later as the user, outside any
-        sandbox, and why (:func:`.laterhit.runs_later`), or None."""
-        path = args.get("path")
-        if not isinstance(path, str):
-            return None
-        part, _ = paths.path(path)  # resolved as the rules resolved it (symlinks followed)
+    def _runs_later(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> tuple[Path, str] | None:
+        """What of a path an edit would touch (any an MCP tool is given) runs later as
+        the user, outside any sandbox, and why (:func:`.laterhit.runs_later`), or None."""
         nested = self.sandbox.secrets_searched().runs_later if self.sandbox is not None else ()
-        return runs_later(part, {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}, nested)
+        roots = {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}
+        hits = (runs_later(paths.path(p)[0], roots, nested) for p in subject_paths(tool, args))
+        return next((hit for hit in hits if hit), None)  # resolved as the rules resolved it
 
     def _paths_inside(self, args: Mapping[str, Any]) -> bool:
         path = args.get("path")

@@ -102,3 +102,37 @@ def test_more_paths_than_are_checked_ask_rather_than_pass_unchecked(root: Path) 
     many = fs_tool("cat_many", READS)
     paths = ["README"] * 200 + [".env"]
     assert action(policy(root), many, paths=[f"{p}{i}" for i, p in enumerate(paths)]) == "ask"
+
+
+# -- J14: what runs later and the workspace boundary, for tools that may write --------------
+
+
+def test_a_write_capable_mcp_tool_touching_what_runs_later_asks_whatever_a_rule_says(root: Path) -> None:
+    write = fs_tool("write_file", WRITES)
+    move = fs_tool("move_file", WRITES)
+    for p in (policy(root, allow=["fs__*"]), policy(root, allow=["fs__write_file", "fs__move_file"],
+                                                     mode="accept-edits"), policy(root, mode="auto")):
+        for args in [{"path": ".git/config", "content": "[core]\n\tfsmonitor = id"},
+                     {"path": ".git/hooks/pre-commit"}, {"file": ".envrc"},
+                     {"paths": ["README", ".vscode/tasks.json"]}, {"uri": f"file://{root}/.git/config"}]:
+            verdict = p.decide(write, args)
+            assert verdict.action == "ask", (p.mode, args)
+            assert verdict.reason.startswith("fs__write_file would change "), verdict.reason
+        assert p.decide(move, {"source": "README", "destination": ".envrc"}).action == "ask"
+    assert action(policy(root, allow=["fs__*"]), write, path="notes.txt", content="x") == "allow"
+    assert action(policy(root, mode="bypass"), write, path=".git/config", content="x") == "allow"
+
+
+def test_a_write_capable_mcp_tool_reaching_outside_the_workspace_asks_under_an_allow_rule(root: Path) -> None:
+    write, move = fs_tool("write_file", WRITES), fs_tool("move_file", WRITES)
+    p = policy(root, allow=["fs__*"])
+    home = root.parent / "home" / ".bashrc"
+    for t, args in [(write, {"path": str(home), "content": "x"}), (write, {"path": "../other/planted.txt"}),
+                    (write, {"filename": "sub/../../other/x"}), (write, {"uri": f"file://{home}"}),
+                    (move, {"source": "README", "destination": str(home)})]:
+        verdict = p.decide(t, args)
+        assert verdict.action == "ask", args
+        assert "outside the workspace" in verdict.reason
+    p.added_dirs.append(root.parent / "other")
+    assert action(p, write, path="../other/planted.txt") == "allow"  # a directory added to the workspace
+    assert action(policy(root, mode="bypass"), write, path=str(home)) == "allow"
