@@ -190,9 +190,11 @@ def test_a_session_line_nested_too_deep_costs_only_itself(
     [info] = sessions(cli_env).list()
     with info.path.open("a") as f:
         f.write('{"kind":"message","message":' + "[" * 100_000 + "]" * 100_000 + "}\n")
-    listed = run_cli("--resume", "x-none")  # every listing reads every session
+    # each run takes 2-3 s here; 60 s was outrun on a loaded CI machine. A deadline
+    # against a hang, not a speed check
+    listed = run_cli("--resume", "x-none", timeout=300)  # every listing reads every session
     assert "Traceback" not in listed.stderr
-    r = run_cli("--continue", "-p", "what did I say?", "--model", script(["kiwi."]))
+    r = run_cli("--continue", "-p", "what did I say?", "--model", script(["kiwi."]), timeout=300)
     assert r.returncode == 0 and r.stdout == "kiwi.\n", r.stderr
     assert "line 5 is nested too deep to read; skipped" in r.stderr
 
