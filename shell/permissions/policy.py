@@ -346,8 +346,8 @@ class PermissionPolicy:
         writer = is_mcp(tool) and not tool.read_only  # an MCP tool may write any path it is given
         hit = self._runs_later(tool, args, paths) if tool.kind == "edit" or writer else None
         later = f"{tool.name} would change {hit[0]}, which {hit[1]}." if hit else ""
-        asks = asktext.changed_tool(tool) or later or (outside_question(
-            tool, subject_paths(tool, args), paths, [self.root, *self.added_dirs]) if writer else "")
+        asks = asktext.changed_tool(tool) or later or (outside_question(  # readOnlyHint: inside only
+            tool, subject_paths(tool, args), paths, [self.root, *self.added_dirs]) if is_mcp(tool) else "")
         if asks:  # before allow rules and modes: no broad grant reaches these (nor a tool as it was)
             return Verdict("ask", asks)
         secret = self._secret_read(tool, args, paths)

@@ -29,12 +29,15 @@ def test_mcp_path_arguments_meet_the_secret_runs_later_and_boundary_checks(
     (workspace / ".env").write_text("API_KEY=sk-live-ZZZ123\n")
     (workspace / "README").write_text("readme-text\n")
     outside = workspace.parent / "other" / "planted.txt"
+    outside.parent.mkdir()
+    (outside.parent / "private_notes.txt").write_text("SECRET-other-project-notes\n")
     calls = [
         ("fs__cat", {"file": ".env"}),
         ("fs__cat_many", {"paths": ["README", "./.env"]}),
         ("fs__cat_uri", {"uri": f"file://{workspace}/.env"}),
         ("fs__write_file", {"path": ".git/config", "content": "[core]\n\tfsmonitor = touch PWNED\n"}),
         ("fs__write_file", {"path": str(outside), "content": "planted"}),
+        ("fs__read_file", {"path": "../other/private_notes.txt"}),
         ("fs__cat", {"file": "README"}),
         ("fs__write_file", {"path": "notes.txt", "content": "fine"}),
     ]
@@ -45,5 +48,6 @@ def test_mcp_path_arguments_meet_the_secret_runs_later_and_boundary_checks(
     assert "sk-live-ZZZ123" not in r.stdout
     assert (workspace / ".git" / "config").read_text() == "[core]\n"
     assert not outside.exists()
+    assert "SECRET-other-project-notes" not in r.stdout
     assert "readme-text" in r.stdout  # what no check covers runs under the allow rule
     assert (workspace / "notes.txt").read_text() == "fine"

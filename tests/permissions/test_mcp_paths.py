@@ -136,3 +136,20 @@ def test_a_write_capable_mcp_tool_reaching_outside_the_workspace_asks_under_an_a
     p.added_dirs.append(root.parent / "other")
     assert action(p, write, path="../other/planted.txt") == "allow"  # a directory added to the workspace
     assert action(policy(root, mode="bypass"), write, path=str(home)) == "allow"
+
+
+# -- J15: the boundary for read-only tools too -------------------------------------------------
+
+
+def test_a_read_only_mcp_tool_reading_outside_the_workspace_asks_as_read_file_does(root: Path) -> None:
+    read, many = fs_tool("read_file", READS), fs_tool("cat_many", READS)
+    other = root.parent / "other" / "notes.txt"
+    for p in (policy(root), policy(root, allow=["fs__*"]), policy(root, mode="auto")):
+        for t, args in [(read, {"path": str(other)}), (read, {"path": "../other/notes.txt"}),
+                        (many, {"paths": ["README", "../other/notes.txt"]}), (read, {"path": f"file://{other}"})]:
+            verdict = p.decide(t, args)
+            assert verdict.action == "ask", (p.mode, args)
+            assert f"would read {other}" in verdict.reason or "read ../other/notes.txt (" in verdict.reason
+            assert "outside the workspace" in verdict.reason
+        assert action(p, read, path="README") == "allow"  # readOnlyHint lowers the ask inside it
+    assert action(policy(root, mode="bypass"), read, path=str(other)) == "allow"
