@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .core.messages import AssistantMessage, Message, TextBlock, UserMessage
 from .core.textsafety import sanitize_line
+from .tools.capture import CUT_NOTE
 
 if TYPE_CHECKING:
     from .runtime import ShellRuntime
@@ -161,6 +162,8 @@ class RewindPlan:
             if run.captured:
                 lines.append(f"- Command {command}: ran in the sandbox; its {run.files} workspace change(s) "
                              "are included above.")
+                if run.note.startswith(CUT_NOTE):  # the scan after it ran out of budget
+                    lines.append(f"  - Not all of it: {sanitize_line(run.note)}.")
             else:
                 why = run.note or "it ran outside the sandbox"
                 lines.append(f"- Command {command}: **not undoable** ({why}); what it changed stays.")

@@ -35,8 +35,9 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
+from ..core.textsafety import sanitize_line
 from .changes import CapturedFile, ChangeLog
-from .ignore import DIR_FLAGS, ignore_root_for, walk_entries
+from .ignore import DIR_FLAGS, WalkStats, ignore_root_for, walk_entries
 
 MAX_FILE = 4 * 1024 * 1024
 """Bytes of one file kept for a rewind (the checkpoint store's own limit too)."""
@@ -48,6 +49,12 @@ RACY_NS = 2_000_000_000
 """A file changed this recently is read again even if its stat looks the same: file
 system clocks tick coarsely, so a write right after a scan can leave the stat as it was."""
 NOT_SCANNED = "paths .gitignore ignores, .git and symlinks are not captured"
+CUT_NOTE = "rewind cannot restore what this command changed"
+"""How the note of a scan that could not see everything starts."""
+SCAN_BUDGET_S = 3.0
+"""Seconds one scan may walk: a command can make a tree (a folder thousands of levels
+deep, millions of files) that would hold its result back for minutes; past the
+budget the scan stops and says what a rewind cannot restore."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,16 +72,22 @@ class Snapshot:
 
     files: dict[str, _Entry] = field(default_factory=dict)
     complete: bool = True
-    """False: more than ``max_files`` files, the rest were not scanned."""
+    """False: more than ``max_files`` files, or the walk ran out of time; the rest were not scanned."""
+    why: str = ""
+    """Why it is not complete, for the user."""
 
 
 class WorkspaceCapture:
     """Before/after scans of one workspace (thread-safe; one scan at a time)."""
 
     def __init__(
-        self, root: Path, *, max_file: int = MAX_FILE, max_total: int = MAX_TOTAL, max_files: int = MAX_FILES
+        self, root: Path, *, max_file: int = MAX_FILE, max_total: int = MAX_TOTAL, max_files: int = MAX_FILES,
+        budget: float = SCAN_BUDGET_S,
     ) -> None:
         self.root = root.resolve()
+        self.budget = budget
+        self.cut = ""
+        """What the last :meth:`changes_since` could not see ("" when it saw everything)."""
         self.max_file = max_file
         self.max_total = max_total
         self.max_files = max_files
@@ -94,6 +107,7 @@ class WorkspaceCapture:
         with self._lock:
             after = self._scan(before)
             self._last = after
+        self.cut = after.why or before.why
         out: list[CapturedFile] = []
         for rel in sorted(before.files.keys() | after.files.keys()):
             old, new = before.files.get(rel), after.files.get(rel)
@@ -103,6 +117,8 @@ class WorkspaceCapture:
                         continue
                 elif old.key == new.key:
                     continue
+            elif old is not None and not after.complete:
+                continue  # not seen after a cut scan: deleted or beyond the cut (``cut`` says so)
             elif old is None and new is not None and not before.complete:
                 out.append(CapturedFile(self.root / rel, None, None, kept=False,
                                         why=f"the workspace has more than {self.max_files} files; "
@@ -124,14 +140,25 @@ class WorkspaceCapture:
         snap = Snapshot()
         settled = time.time_ns() - RACY_NS
         total = [0]
-        for found in walk_entries(self.root, ignore_root_for(self.root, self.root)):
+        stats = WalkStats()
+        deadline = time.monotonic() + self.budget
+        for found in walk_entries(self.root, ignore_root_for(self.root, self.root), stats, deadline=deadline):
             if found.is_symlink:
                 continue
             if len(snap.files) >= self.max_files:
                 snap.complete = False
+                snap.why = (f"{CUT_NOTE} past the first {self.max_files} "
+                            "files of the workspace")
                 return snap
             rel = found.path.relative_to(self.root).as_posix()
             self._add(snap, known, rel, found.name, found.dir_fd, settled, total)
+        if stats.stopped_at is not None:
+            snap.complete = False
+            where = sanitize_line(stats.stopped_at)
+            where = where if len(where) <= 80 else where[:77] + "…"
+            snap.why = (f"{CUT_NOTE} under {where}/ and after it: the workspace took more than "
+                        f"{self.budget:g} s to scan (too deep or too many files)")
+            return snap
         kept = known.files.keys() | self._last.files.keys() | {".gitignore"}  # `*` ignores itself too
         for rel in sorted(kept - snap.files.keys()):
             if len(snap.files) >= self.max_files:
@@ -231,4 +258,4 @@ async def watched(
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
             found = await anyio.to_thread.run_sync(capture.changes_since, before)
-            changes.shell_ran(command, sandboxed=True, files=found, note=NOT_SCANNED)
+            changes.shell_ran(command, sandboxed=True, files=found, note=capture.cut or NOT_SCANNED)

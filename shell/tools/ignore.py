@@ -23,6 +23,7 @@ import errno
 import os
 import re
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -424,6 +425,8 @@ class WalkStats:
     """Symlinks that lead back into themselves (relative to the walk's start), skipped."""
     unreadable: list[str] = field(default_factory=list)
     """Directories that could not be opened (permissions, too deep), skipped."""
+    stopped_at: str | None = None
+    """The directory the walk stopped at, out of time (None: it went through)."""
     rules_dropped: list[tuple[str, int]] = field(default_factory=list)
     """``.gitignore`` files with more than ``MAX_IGNORE_RULES`` rules, and how many were not applied."""
 
@@ -480,12 +483,13 @@ _Pending = tuple[str, _Dir | None, str, int, Chain | None]
 
 
 def walk_entries(start: Path, ignore_root: Path, stats: WalkStats | None = None,
-                 start_fd: int | None = None) -> Iterator[Found]:
+                 start_fd: int | None = None, deadline: float | None = None) -> Iterator[Found]:
     """Files below ``start`` (sorted, depth first), minus ignored ones, through
     directory file descriptors: no symlink is followed (symlinked directories are
     not entered; symlinks to files are yielded, ``is_symlink`` set), symlink loops
     are skipped into ``stats.loops``. ``start_fd``: ``start`` already opened (the
-    walk closes its own duplicate)."""
+    walk closes its own duplicate). ``deadline`` (``time.monotonic()``): past it the
+    walk stops before the next directory and names it in ``stats.stopped_at``."""
     matcher = GitIgnore(ignore_root)
     stats = stats if stats is not None else WalkStats()
     base = start.relative_to(ignore_root).as_posix() if start != ignore_root else ""
@@ -497,15 +501,18 @@ def walk_entries(start: Path, ignore_root: Path, stats: WalkStats | None = None,
     stack: list[_Pending] = [("", None, "", fd, matcher.chain_above(base))]
     opened: set[_Dir] = set()
     try:
-        yield from _walk(stack, opened, start, base, stats)
+        yield from _walk(stack, opened, start, base, stats, deadline)
     finally:  # a consumer that stops early leaves nothing open
         for d in opened:
             os.close(d.fd)
 
 
 def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
-          stats: WalkStats) -> Iterator[Found]:
+          stats: WalkStats, deadline: float | None) -> Iterator[Found]:
     while stack:
+        if deadline is not None and time.monotonic() > deadline:
+            stats.stopped_at = stack[-1][0] or "."
+            return
         rel, parent, name, fd, above = stack.pop()
         if parent is not None:
             try:
@@ -525,10 +532,7 @@ def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
             continue
         here_rel = "/".join(p for p in (base, rel) if p)
         prefix = f"{here_rel}/" if here_rel else ""
-        own = compile_ignore_file(_read_at(fd), here_rel)
-        if own.dropped:
-            stats.rules_dropped.append((f"{here_rel}/.gitignore" if here_rel else ".gitignore", own.dropped))
-        chain = extend(above, own)
+        chain = _chain_here(fd, here_rel, above, stats)
         subdirs: list[str] = []
         for entry in entries:
             try:
@@ -557,6 +561,14 @@ def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
         for sub in reversed(subdirs):
             stack.append((f"{rel}/{sub}" if rel else sub, here, sub, -1, chain))
         here.release()
+
+
+def _chain_here(fd: int, here_rel: str, above: Chain | None, stats: WalkStats) -> Chain | None:
+    """The rules inside an open directory: ``above`` plus its own ``.gitignore``."""
+    own = compile_ignore_file(_read_at(fd), here_rel)
+    if own.dropped:
+        stats.rules_dropped.append((f"{here_rel}/.gitignore" if here_rel else ".gitignore", own.dropped))
+    return extend(above, own)
 
 
 def _link_target(name: str, dir_fd: int) -> str:

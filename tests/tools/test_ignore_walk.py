@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from shell.tools.capture import WorkspaceCapture
 from shell.tools.ignore import DIR_FLAGS, WalkStats, walk_entries, walk_files
 
 
@@ -50,6 +51,12 @@ def deep(tmp_path: Path) -> Iterator[Path]:
 def test_a_1500_level_folder_is_walked_to_the_bottom(deep: Path) -> None:
     names = [found.name for found in walk_entries(deep, deep)]
     assert names == ["top.txt", "bottom.txt"]
+
+
+def test_the_rewind_capture_scans_a_1500_level_folder_completely(deep: Path) -> None:
+    snap = WorkspaceCapture(deep).snapshot()
+    assert snap.complete and snap.why == ""
+    assert sorted(snap.files) == ["top.txt", "x/" * 1500 + "bottom.txt"]
 
 
 def test_rules_from_the_root_still_apply_at_the_bottom_of_a_deep_folder(deep: Path) -> None:
