@@ -251,3 +251,27 @@ async def test_a_table_is_as_wide_as_its_cells_up_to_the_width() -> None:
         cells = list(wide.query(MarkdownTableCellContents))
         assert max(cell.region.right for cell in cells) <= page.region.right
         assert max(cell.region.width for cell in cells) > 100 and cells[-1].region.height > 2
+
+
+async def test_a_list_drawn_as_one_widget_follows_the_theme_and_wraps_anew_on_resize() -> None:
+    """Its lines are kept as drawn: a new theme draws them in the new colours, a new width
+    wraps the items again (under their text, not under the bullet)."""
+    app = Page()
+    async with app.run_test(size=(40, 20)) as pilot:
+        await app.query_one(ChatMarkdown).update("- one two three four five six seven eight nine ten\n- b\n")
+        await pilot.pause()
+        lines = app.query_one(ListLines)
+
+        def colours() -> list[str]:
+            return [str(s.style.color) for s in lines.render_line(0) if s.style and s.text.strip()]
+
+        dark = colours()
+        app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        assert colours() != dark and len(set(colours())) == 2  # the bullet's and the text's
+        await pilot.resize_terminal(25, 20)
+        await pilot.pause()
+        await pilot.pause()
+        shown = [lines.render_line(y).text.rstrip() for y in range(lines.size.height)]
+        assert shown == ["• one two three four", "  five six seven", "  eight nine ten", "• b"]
