@@ -361,10 +361,13 @@ def _compile(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, _A
 _REDACTED_BYTES = REDACTED.encode()
 
 
-def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes) -> bytes:
+def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes,
+                found: list[bytes] | None = None) -> bytes:
     """``data`` with each match replaced; ``data`` itself when nothing matched. A
     match its check vetoes (``password=self.password``) is searched again past its
-    name, so a real token inside it is still found."""
+    name, so a real token inside it is still found. ``found`` collects the values
+    that were recognised only by their context (``password=…``, a URL's password):
+    nothing else would know them again once the context is gone."""
 
     def replace(match: Any) -> bytes:
         alt = table[match.lastindex]
@@ -373,7 +376,9 @@ def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes) -> byte
         tail = match.start(alt.tail) if alt.tail is not None else end
         if alt.check is not None and not alt.check(data[head:tail], data[end : end + 1]):
             rest = data[head:end]
-            return data[start:head] + (_substitute(regex, table, rest) if head > start else rest)
+            return data[start:head] + (_substitute(regex, table, rest, found) if head > start else rest)
+        if found is not None and alt.keep is not None:
+            found.append(data[head:tail])
         return data[start:head] + _REDACTED_BYTES + data[tail:end]
 
     out, count = regex.subn(replace, data)
@@ -397,12 +402,23 @@ class Secrets:
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced by ``[REDACTED]``."""
+        return self._redact(text, None)
+
+    def _redact(self, text: str, found: list[bytes] | None) -> str:
         if not text or self._compiled is None:
             return text
         regex, table = self._compiled
         data = text.encode("utf-8", "surrogatepass")
-        out = _substitute(regex, table, data)
+        out = _substitute(regex, table, data, found)
         return text if out is data else out.decode("utf-8", "surrogatepass")
+
+    def _learn(self, values: Iterable[str]) -> None:
+        """Redact ``values`` from now on, wherever they appear (see :meth:`Redactor.text
+        <shell.sessions.redact.Redactor.text>`)."""
+        new = {v for v in values if len(v) >= MIN_SECRET_LEN and v not in self.values}
+        if new:
+            self.values = tuple(sorted({*self.values, *new}, key=lambda v: (-len(v), v)))
+            self._compiled = _compile(self.values, self.patterns)
 
     def json(self, value: Any) -> Any:
         """A copy of a JSON value with every string and key redacted (iterative, any

@@ -30,7 +30,21 @@ __all__ = ["MIN_SECRET_LEN", "NO_REDACTION", "REDACTED", "Redactor", "is_secret_
 
 
 class Redactor(Secrets):
-    """:class:`~shell.core.secrets.Secrets` that also redacts messages and blocks."""
+    """:class:`~shell.core.secrets.Secrets` that also redacts messages and blocks, and
+    remembers what it redacted by context.
+
+    ``DB_PASSWORD=Tr0ub4dor-and-3-horses`` in a tool result is caught by its name;
+    the model's answer "the password is Tr0ub4dor-and-3-horses" has no name to go by,
+    and was written in clear (finding J3). A value redacted by its context once is
+    redacted wherever it appears after, for this redactor's life (one session file,
+    one export): the messages are redacted in the order they were said."""
+
+    def text(self, text: str) -> str:
+        found: list[bytes] = []
+        redacted = self._redact(text, found)
+        if found:
+            self._learn(v.decode("utf-8", "ignore").strip() for v in found)
+        return redacted
 
     def block(self, block: Block) -> Block:
         """A content block with its text redacted; data blocks (bytes) pass as they are."""

@@ -123,3 +123,40 @@ def test_data_blocks_are_not_touched(tmp_path: Path) -> None:
     assert Redactor().message(m) == m
     u = UserMessage("api_key=abc123defghi")
     assert Redactor().message(u) == UserMessage(f"api_key={REDACTED}")
+
+
+@tool
+def read_config() -> str:
+    """Reads the config."""
+    return "DB_HOST=db.internal\nDB_PASSWORD=Tr0ub4dor-and-3-horses\nurl: postgres://admin:S3cretPassw0rd@db/app"
+
+
+@pytest.mark.anyio
+async def test_a_password_redacted_in_a_result_stays_redacted_when_the_model_repeats_it(
+    store: SessionStore,
+) -> None:
+    """The answer "the password is Tr0ub4dor-and-3-horses" has no name to go by: the
+    value was caught by its context in the tool result, and is caught after it too
+    (finding J3), in the session file, its search and the export."""
+    agent = Agent(ScriptedModel([
+        AssistantMessage((ToolCallBlock("c1", "read_config", {}),)),
+        "The password is Tr0ub4dor-and-3-horses and the admin one S3cretPassw0rd.",
+    ], delay=0.001, chunk_size=5), tools=[read_config])
+    with SessionRecorder(store, agent, checkpoint_interval=0.0) as rec:
+        async for _ in rec.record(agent.reply("what is the db password?")):
+            pass
+    raw = rec.path.read_text()
+    assert "Tr0ub4dor-and-3-horses" not in raw and "S3cretPassw0rd" not in raw
+    assert f"The password is {REDACTED} and the admin one {REDACTED}." in raw
+    assert "db.internal" in raw  # the rest of the result is kept
+    exported = export_markdown(agent.messages)
+    assert "Tr0ub4dor-and-3-horses" not in exported and "S3cretPassw0rd" not in exported
+
+
+def test_what_one_redactor_learns_stays_with_it() -> None:
+    first = Redactor()
+    assert first.text("password: correct-horse-battery") == f"password: {REDACTED}"
+    assert first.text("it was correct-horse-battery") == f"it was {REDACTED}"
+    assert Redactor().text("it was correct-horse-battery") == "it was correct-horse-battery"
+    assert first.text("password: short1") == f"password: {REDACTED}"
+    assert first.text("short1 alone") == "short1 alone"  # under 8 characters: too common to learn
