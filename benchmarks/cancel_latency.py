@@ -126,7 +126,7 @@ async def tui_once(base_url: str, warmup: float, home: Path) -> Tui:
             await pilot.pause(0.005)
         idle = time.perf_counter()
         shown = widget.text  # less the note on what was not shown (and a fence it closed)
-        note = cancel_note(widget.dropped)
+        note = cancel_note(widget.dropped, widget.received - widget.dropped)
         if widget.dropped and note in shown:
             shown = re.sub(r"\n(`{3,}|~{3,})\n$", "", shown[: shown.rindex(note)])
         shown = shown.rstrip()

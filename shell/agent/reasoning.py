@@ -33,7 +33,6 @@ from shell.core.events import (
 )
 from shell.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolResult
 from shell.core.model import ModelChunk, ModelRequest, as_model, model_label
-from shell.core.partial import CANCELLED_KEEP
 from shell.core.tools import Tool
 
 from .reply import Reply
@@ -177,11 +176,9 @@ def _partial(reply: Reply, builder: MessageBuilder, exc: BaseException) -> Assis
             shown = reply.shown()
         except Exception:  # a front end's miscount keeps all that was received, loses nothing
             shown = None
-    message = builder.message(partial_reason="cancelled", shown=shown)
-    if builder.left_out:
-        reply.emit(Notice("warning", f"The cancelled reply was cut to its first {CANCELLED_KEEP:,} "
-                          f"characters in the history ({builder.left_out:,} more are not kept).", "agent"))
-    return message
+    # (a cut one ends with a marker that says so; no Notice: mounting one after Esc
+    # kept the TUI busy 250 ms longer under a flood, and its cancel note says it)
+    return builder.message(partial_reason="cancelled", shown=shown)
 
 
 def _commit(reply: Reply, assistant: AssistantMessage) -> AssistantMessage:

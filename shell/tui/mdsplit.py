@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from shell.core.partial import CANCELLED_KEEP
+
 from .mdcap import BlockCap, hidden_note
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -144,18 +146,22 @@ def closing_fence(source: str) -> str:
     return f"\n{marker.group(1) if marker else '```'}\n"
 
 
-def cancel_note(dropped: int) -> str:
+def cancel_note(dropped: int, shown: int = 0) -> str:
     """The note a cancelled reply ends with: how much it received and never drew (kept
     short: a flood's tens of MB are said as such, never shown). What was not drawn is
     not kept either (``ReplyRenderer.shown``): the history, the session and the model's
-    next request hold what the user saw, and the note says so."""
+    next request hold what the user saw, and the note says so; past
+    :data:`~shell.core.partial.CANCELLED_KEEP` characters ``shown``, only the first ones."""
     if dropped >= 1_000_000:
         amount = f"{dropped / 1_000_000:.1f} MB"
     elif dropped >= 10_000:
         amount = f"{dropped / 1000:.0f} kB"
     else:
         amount = f"{dropped:,} characters"
-    return f"\n\n*({amount} not shown, cancelled; not kept either: the model reads what is shown)*\n"
+    said = f"{amount} not shown, cancelled; not kept either" if dropped else "cancelled"
+    kept = "the model reads what is shown" if shown <= CANCELLED_KEEP else \
+        f"the model reads the first {CANCELLED_KEEP:,} characters"
+    return f"\n\n*({said}: {kept})*\n"
 
 
 def split_markdown(text: str, limit: int) -> list[str]:

@@ -174,9 +174,10 @@ class ReplyRenderer:
         """Esc, once :meth:`cancel` has stopped the drawing: end the reply on screen now
         (its text blocks say what was not shown, then "Reply cancelled."), without
         waiting for the engine's ``ReplyEnd``. That comes after the partial message is
-        saved, which under a flood is all the text received (tens of MB after a few
-        seconds; ~120 ms of CPU per 14 MB): the screen waited for it, longer the
-        longer the flood had run (F9). The engine's end then only settles the state."""
+        made, which under a flood joins all the text received before it is cut to what
+        was drawn (tens of MB after a few seconds; ~120 ms of CPU per 14 MB when all of
+        it was kept): the screen waited for it, longer the longer the flood had run
+        (F9). The engine's end then only settles the state."""
         await self._mount_spans()
         for block_id in list(self.blocks):
             await self._end_block(self.blocks.pop(block_id))

@@ -29,6 +29,8 @@ def test_the_note_says_how_much_in_units_a_reader_takes_in() -> None:
     assert "(57 kB not shown, cancelled;" in cancel_note(56_789)
     assert "(27.1 MB not shown, cancelled;" in cancel_note(27_148_658)
     assert "not kept either: the model reads what is shown" in cancel_note(5)
+    assert "the model reads the first 20,000 characters" in cancel_note(5, 25_000)  # a flood drawn
+    assert "(cancelled: the model reads the first 20,000" in cancel_note(0, 25_000)
 
 
 def screen_text(app: AgentShellApp) -> str:
@@ -66,5 +68,5 @@ async def test_the_history_keeps_what_was_drawn_not_the_backlog_esc_dropped() ->
         kept = agent.messages[-1]
         assert isinstance(kept, AssistantMessage) and kept.stop_reason == "cancelled"
         assert widget.dropped > 1000
-        assert widget.text == kept.text + cancel_note(widget.dropped)
+        assert widget.text == kept.text + cancel_note(widget.dropped, widget.received - widget.dropped)
         assert text.startswith(kept.text) and kept.text.startswith("Start.")

@@ -33,6 +33,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
 
+from shell.core.partial import CANCELLED_KEEP
 from shell.core.textsafety import StreamSanitizer, sanitize
 
 from ..mdsplit import Cutter, FrameDocument, cancel_note, capped, closing_fence, grouped, split_markdown
@@ -358,10 +359,12 @@ class AssistantMessage(Vertical):
                     await self._stream.write(note)
                 await self._stop_stream()
                 self._stream = None
-                if self.dropped and self._current is not None:
+                shown = self.received - self.dropped
+                cut = self._cancelled and shown > CANCELLED_KEEP  # the history keeps the first ones
+                if (self.dropped or cut) and self._current is not None:
                     # after the document's last line: an open code fence is closed first,
                     # or the note showed as a literal *…* inside the code block
-                    note = closing_fence(self._current.source) + cancel_note(self.dropped)
+                    note = closing_fence(self._current.source) + cancel_note(self.dropped, shown)
                     self._drawn.append(note)
                     await self._current.append(note)
         self.streaming = False
