@@ -39,6 +39,7 @@ from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -46,17 +47,24 @@ from textual.widgets import Markdown
 from benchmarks.tui_common import StallProbe, deltas, exponent, markdown_text
 from shell.tui import unlink
 from shell.tui.gcpolicy import GcPolicy
+from shell.tui.screens.split_frame import SplitFrameScreen
 from shell.tui.widgets.assistant_message import FRAME_S, AssistantMessage
 from shell.tui.widgets.conversation import Conversation
 
 
 class Bench(App[None]):
-    def __init__(self, ours: bool = True) -> None:
+    def __init__(self, ours: bool = True, split: bool = True) -> None:
         super().__init__()
         self.ours = ours
+        self.split = split and ours
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="scroll") if self.ours else VerticalScroll(id="scroll")
+
+    def get_default_screen(self) -> Screen[None]:
+        """Ours: the app's screen draws a frame in two loop turns (layout, render); the
+        floor and plain Textual: Textual's screen."""
+        return SplitFrameScreen() if self.split else Screen()
 
 
 class Lines(Widget):
@@ -121,7 +129,7 @@ async def run_ours(text: str) -> Run:
 async def run_floor(text: str) -> Run:
     """The same screen grows by the reply's lines (wrapped at the width, as many per
     frame as the reply's frames bring), each line drawn beforehand."""
-    app = Bench()
+    app = Bench(split=False)
     async with app.run_test(size=(120, 40)) as pilot:
         scroll = app.query_one("#scroll", VerticalScroll)
         scroll.anchor()

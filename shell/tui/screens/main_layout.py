@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from ..replylog import ReplyLog
@@ -25,6 +24,7 @@ from ..widgets.prompt_input import PromptInput
 from ..widgets.queue_bar import QueueBar
 from ..widgets.status_line import StatusLine
 from ..widgets.todo_list import TodoList
+from .split_frame import SplitFrameScreen
 
 if TYPE_CHECKING:
     from shell.frontend.reply import ReplyState
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..widgets.trace_view import TraceView
 
 
-class MainLayout(Screen[None]):
+class MainLayout(SplitFrameScreen[None]):
     """The conversation, the prompt, the status line and (once ready) the side panel,
     with the state the other layers share: the queue, whether a reply runs, its renderer."""
 

@@ -1,0 +1,221 @@
+"""The main screen draws a frame in two turns of the event loop (its layout, then its
+render), so a key press can be handled between them; what waits for the next refresh
+still runs once the frame is drawn, and the screen shows what it should."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from textual import messages
+from textual._compositor import ChopsUpdate, Compositor
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
+
+from shell.tui.screens.main_layout import MainLayout
+from shell.tui.screens.split_frame import SplitFrameScreen
+
+from .helpers import wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+class Page(App[None]):
+    def get_default_screen(self) -> SplitFrameScreen[None]:
+        return Frames()
+
+
+class Frames(SplitFrameScreen[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("first", id="text")
+
+
+def test_the_main_screen_splits_its_frames() -> None:
+    assert issubclass(MainLayout, SplitFrameScreen)
+
+
+async def test_layout_and_render_run_in_different_turns_and_after_refresh_means_drawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    events: list[str] = []
+    layout = SplitFrameScreen._refresh_layout
+    render = Compositor.render_update
+
+    def logged_layout(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
+        events.append("layout start")
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        events.append("layout end")
+
+    def logged_render(self: Compositor, *args: object, **kwargs: object) -> object:
+        events.append("render")
+        return render(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", logged_layout)
+    monkeypatch.setattr(Compositor, "render_update", logged_render)
+    app = Page()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        events.clear()
+        app.query_one("#text", Static).update("second\nand a line more")  # a new height: a layout
+        app.screen.call_after_refresh(lambda: events.append("after refresh"))
+        # the update timer's frame (pilot.pause() would force one, drawn whole at once)
+        await wait_for(pilot, lambda: "after refresh" in events)
+        assert "layout start" in events
+        start = events.index("layout start")
+        assert events[start + 1] == "layout end"  # nothing rendered inside the layout's turn
+        assert "render" in events[start + 2 :]
+        assert events.index("after refresh") > events.index("render", start)
+        shown = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+        assert shown[:2] == ["second", "and a line more"]
+
+
+async def test_a_resized_screen_is_laid_out_and_drawn_in_one_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the update timer's frames are split. A screen ``Resize`` laid out the split
+    way re-sent itself a ``Resize`` at every frame at start-up (the conversation 19 then
+    20 rows, for ever): the app never settled and Ctrl+Q at the trust dialog hung."""
+    events: list[str] = []
+    layout = SplitFrameScreen._refresh_layout
+    render = Compositor.render_update
+
+    def logged_layout(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
+        events.append("layout start")
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        events.append("layout end")
+
+    def logged_render(self: Compositor, *args: object, **kwargs: object) -> object:
+        events.append("render")
+        return render(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", logged_layout)
+    monkeypatch.setattr(Compositor, "render_update", logged_render)
+    app = Page()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        events.clear()
+        await pilot.resize_terminal(30, 8)
+        await pilot.pause()
+        assert "layout start" in events
+        start = events.index("layout start")
+        assert events[start : start + 3] == ["layout start", "render", "layout end"]
+        shown = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+        assert len(shown) == 8 and shown[0] == "first"
+
+
+
+
+class Echo(Widget):
+    """One line of text that changes without a new size (the prompt, echoing a key)."""
+
+    text = "a"
+
+    def render(self) -> str:
+        return self.text
+
+
+class Typing(SplitFrameScreen[None]):
+    DEFAULT_CSS = """
+    #box { height: 4; overflow: hidden; }
+    #echo { dock: bottom; height: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):  # the text grows inside: its layout repaints only the box
+            yield Static("first", id="text")
+        yield Echo(id="echo")
+
+
+class TypingPage(App[None]):
+    """Records the rows each update it would write to the terminal holds (``App._display``
+    writes nothing while a batch is open)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows_written: list[int] = []
+
+    def get_default_screen(self) -> SplitFrameScreen[None]:
+        return Typing()
+
+    def _display(self, screen: Screen[object], renderable: object) -> None:
+        if isinstance(renderable, ChopsUpdate) and not self._batch_count:
+            self.rows_written.extend(y for y, _, _ in renderable.spans)
+        super()._display(screen, renderable)  # type: ignore[arg-type]
+
+
+def _type_in_next_frame(
+    monkeypatch: pytest.MonkeyPatch, app: TypingPage, between_halves: Callable[[], None] = lambda: None
+) -> list[bool]:
+    """Once armed (the list returned gets an item), the next split frame's layout half
+    is followed by a key's echo: the echo widget's text changes and its ``Update`` is
+    queued before the render half's callback, as a key handled meanwhile queues it."""
+    layout = SplitFrameScreen._refresh_layout
+    armed: list[bool] = []
+
+    def layout_then_type(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
+        if self._in_frame and armed == [True]:
+            armed.append(True)
+            app.rows_written.clear()
+            echo = self.query_one(Echo)
+            echo.text = "ab"
+            echo.refresh()  # a repaint, no layout
+            echo._repaint_required = False  # its Update is the one posted here, as a key's
+            self.post_message(messages.Update(echo))
+            layout(self, *args, **kwargs)  # type: ignore[arg-type]
+            between_halves()
+            return
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", layout_then_type)
+    return armed
+
+
+async def test_a_widget_repainted_between_the_halves_is_drawn_by_the_render_half(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key typed while a streaming frame is split: the prompt's repaint reached the
+    screen after the layout half and Textual's render cleared the dirty set without
+    drawing it. The echo then waited for the prompt's next repaint (its cursor's
+    blink): one of the late echoes, 1-2 s under a flood in a real terminal, that made
+    a18eee5 revert the split."""
+    app = TypingPage()
+    armed = _type_in_next_frame(monkeypatch, app)
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        armed.append(True)
+        app.query_one("#text", Static).update("second\nand a line more")  # the frame's layout
+        await wait_for(pilot, lambda: len(armed) == 2)
+        await wait_for(pilot, lambda: 9 in app.rows_written)  # the echo's row, at the bottom
+        assert {0, 1} <= set(app.rows_written)  # and the layout's rows in the same frame
+
+
+async def test_a_render_half_due_while_a_batch_is_open_is_drawn_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``ChatMarkdown.append`` holds ``App.batch_update`` open across its mounts, loop
+    turns long. A render half that ran meanwhile was computed and then not written
+    (``App._display`` draws nothing in a batch), its regions gone with it: the frame's
+    changes, the echo of a key typed during a flood among them, waited for their next
+    repaint (the other late echoes of a18eee5)."""
+    app = TypingPage()
+    batch_open: list[bool] = []
+
+    def open_a_batch() -> None:
+        app._begin_batch()
+        batch_open.append(True)
+
+    armed = _type_in_next_frame(monkeypatch, app, open_a_batch)
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        armed.append(True)
+        app.query_one("#text", Static).update("second\nand a line more")
+        await wait_for(pilot, lambda: bool(batch_open))
+        try:
+            await asyncio.sleep(0.1)  # the render half's turn, and more, inside the batch
+            assert app.rows_written == []
+        finally:
+            app._end_batch()
+        await wait_for(pilot, lambda: 9 in app.rows_written)
+        assert {0, 1} <= set(app.rows_written)
