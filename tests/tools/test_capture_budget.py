@@ -56,3 +56,17 @@ async def test_watched_records_the_cut_as_the_commands_note(tmp_path: Path) -> N
 
     assert await watched(echo, "echo", changes, capture) == "ok"  # type: ignore[arg-type]
     assert changes.notes[1] == NOT_SCANNED
+
+
+def test_rewind_says_what_a_cut_scan_could_not_restore() -> None:
+    from shell.rewind import RewindPlan
+    from shell.sessions.checkpoints import ShellRun, Turn
+
+    cut = f"{CUT_NOTE} under x/x/ and after it: the workspace took more than 3 s to scan"
+    plan = RewindPlan(Turn(1, "go", None, 0, "", 0), [], "", 0, commands=[
+        ShellRun(1, "python3 mk.py", True, True, 0, cut, 1),
+        ShellRun(1, "echo hi", True, True, 0, NOT_SCANNED, 2),
+    ])
+    text = plan.describe()
+    assert f"Not all of it: {cut}." in text
+    assert text.count("Not all of it") == 1
