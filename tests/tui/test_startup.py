@@ -69,6 +69,28 @@ async def test_prompt_takes_input_before_the_runtime_exists(tmp_path: Path) -> N
         assert app.side.shown
 
 
+async def test_esc_while_starting_takes_the_queue_back_into_the_prompt(tmp_path: Path) -> None:
+    """Esc at a slow start dropped the queued message with no word (finding J6): it
+    comes back into the prompt, before what was being typed, and nothing is sent."""
+    gate, build = _gated_build(tmp_path, ["should not be asked"])
+    app = AgentShellApp(build=build, settings=Settings(path=tmp_path / "none.toml"))  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "my carefully written long request")
+        await send(pilot, "and a second one")
+        await pilot.press(*"draft")
+        assert app.status.queued == 2
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.status.queued == 0)
+        assert app.prompt.text == "my carefully written long request\n\nand a second one\n\ndraft"
+        assert not app.query_one(QueueBar).has_class("-shown")
+        gate.set()
+        await wait_for(pilot, lambda: app.ready and not app.busy, timeout=10)
+        await pilot.pause()
+        assert not list(app.query(UserMessage))  # nothing went out
+        assert app.prompt.text.startswith("my carefully written long request")
+
+
 @pytest.mark.parametrize(
     ("error", "code"),
     [(ConfigError("Unknown model 'nope:x': use provider:name."), 2), (RuntimeError("boom in a plugin"), 1)],

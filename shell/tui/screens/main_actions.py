@@ -37,7 +37,8 @@ class KeyActions(RepliesRun):
 
     def action_cancel_reply(self) -> None:
         """Esc: end the reply in flight at once (pending approvals are withdrawn) and
-        silence any audio playing; idle, it drops what waits in the queue."""
+        silence any audio playing; with no reply (the shell still starting), it takes
+        what waits in the queue back into the prompt, to edit or send again."""
         self.shell.playback.stop()
         if self._busy:
             self.status.state = "cancelling"
@@ -50,10 +51,22 @@ class KeyActions(RepliesRun):
             if renderer is not None and first:
                 self.run_worker(self._end_on_screen(renderer), group="cancel", exit_on_error=False)
         elif self._queue:
-            self._queue.clear()
-            self._show_queue()
+            self._take_back_queue()
         elif self.shell.ready and self.app.screen is self:
             self.shell.flow.escape()  # Esc Esc on an empty prompt: the rewind dialog
+
+    def _take_back_queue(self) -> None:
+        """The queued messages go back into the prompt (before what it holds), not away:
+        Esc while starting dropped them with no word, where during a reply the same
+        key keeps them (finding J6). Users press Esc by reflex at a slow start."""
+        taken = [*self._queue]
+        self._queue.clear()
+        self._show_queue()
+        draft = self.prompt.text
+        self.prompt.load_text("\n\n".join([*taken, draft] if draft.strip() else taken))
+        self.prompt.move_cursor(self.prompt.document.end)
+        count = f"{len(taken)} queued messages" if len(taken) > 1 else "The queued message"
+        self.notify(f"{count} taken back into the prompt: Enter sends, or edit first.", timeout=6)
 
     async def _end_on_screen(self, renderer: ReplyRenderer) -> None:
         """The reply's end drawn at once (see ``ReplyRenderer.end_now``), then the frame;
