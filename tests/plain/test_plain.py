@@ -269,9 +269,11 @@ async def test_ctrl_c_cancels_a_streaming_reply(tmp_path: Path) -> None:
     long = "word " * 400
     async with line_mode(tmp_path, [long, "next answer"], delay=0.01) as d:
         await d.send("go\r")
-        await anyio.sleep(0.3)
+        with anyio.fail_after(30):  # the reply has begun (a fixed 0.3 s came too early under load)
+            while not d.runtime.agent.model.requests:  # type: ignore[attr-defined]  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         os.kill(os.getpid(), signal.SIGINT)
-        await d.wait_for("cancelled")
+        await d.wait_for("cancelled", timeout=30)
         await d.send("again\r", then="next answer")
         await d.send("/quit\r")
     assert d.result == [0]
