@@ -190,7 +190,16 @@ async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> N
 async def test_keys_typed_as_the_dialog_opens_are_not_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ApprovalScreen, "GUARD_S", 2.0)  # a slow, shared machine still types faster
+    import time
+    from types import SimpleNamespace
+
+    from shell.tui.screens import approval
+
+    # the dialog's clock moves only when the test says time passed: on a loaded machine
+    # the pilot's keys came more than the guard's 2 s apart, and 'y' was taken as an answer
+    clock = SimpleNamespace(now=time.monotonic())
+    monkeypatch.setattr(approval, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    monkeypatch.setattr(ApprovalScreen, "GUARD_S", 2.0)
     rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=SMALL) as pilot:
@@ -200,7 +209,7 @@ async def test_keys_typed_as_the_dialog_opens_are_not_answers(
         await wait_for(pilot, lambda: "paused" in str(d.query_one("#guard", Static).render()))
         assert approval_dialog(app) is d and not (rt.workspace.root / "x").exists()
         assert "paused" in str(d.query_one("#guard", Static).render())
-        await pilot.pause(ApprovalScreen.GUARD_S + 0.2)  # a pause, then a deliberate answer
+        clock.now = time.monotonic() + ApprovalScreen.GUARD_S + 0.2  # a pause, then a deliberate answer
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.busy)
     assert (rt.workspace.root / "x").exists()
