@@ -168,17 +168,20 @@ async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
     app, agent, _ = scripted_app([turn, "done"], middleware=[_AskRoutinely()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await ask_dialog(app, pilot)
-        await wait_for(pilot, lambda: len(dialog.queue) == 4)
+        title = lambda: str(dialog.query_one("#title", Static).content)  # noqa: E731
+        shown_now = lambda: " ".join(str(w.content) for w in dialog.query(Static))  # noqa: E731
+        # each answer's redraw comes a pass or more after the queue changes (later under load)
+        await wait_for(pilot, lambda: len(dialog.queue) == 4 and "(1 of 4)" in title())
         assert "(1 of 4)" in str(dialog.query_one("#title", Static).content)
         dialog.quiet_until = 0
         await pilot.press("y")
-        await pilot.pause()
+        await wait_for(pilot, lambda: "(2 of 4)" in title())
         assert "(2 of 4)" in str(dialog.query_one("#title", Static).content)
         assert "approve all 2 routine waiting" in str(dialog.query_one("#keys", Static).content)
         dialog.quiet_until = 0
         await pilot.press("A")
-        await wait_for(pilot, lambda: len(dialog.queue) == 1)
-        shown = " ".join(str(w.content) for w in dialog.query(Static))
+        await wait_for(pilot, lambda: len(dialog.queue) == 1 and "(4 of 4)" in shown_now())
+        shown = shown_now()
         assert "(4 of 4)" in shown and "path: 2.txt" in shown  # the one with a reason of its own
         dialog.quiet_until = 0
         await pilot.press("y")
@@ -224,7 +227,7 @@ async def test_a_call_that_fits_is_approved_at_the_first_key() -> None:
     app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:
         dialog = await ask_dialog(app, pilot)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: dialog._unseen_lines() == 0)  # laid out: it fits
         assert "below" not in str(dialog.query_one("#guard", Static).content)
         dialog.quiet_until = 0
         await pilot.press("y")
@@ -239,7 +242,7 @@ async def test_a_tall_terminal_shows_a_call_that_fits_in_it_whole() -> None:
     app, _agent, _ = scripted_app([_call(text=lines), "done"], middleware=[AskEverything()])
     async with app.run_test(size=(200, 60)) as pilot:
         dialog = await ask_dialog(app, pilot)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: dialog._unseen_lines() == 0)  # once laid out
         assert dialog._unseen_lines() == 0
         assert "below" not in str(dialog.query_one("#guard", Static).content)
 

@@ -68,7 +68,7 @@ async def test_a_rejected_call_reads_rejected_live_and_after_continue(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "write x")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        await pilot.pause(0.6)  # the dialog's typing guard
+        await wait_for(pilot, lambda: not app.screen.guarded())  # the dialog's typing guard
         await pilot.press("n", "enter")  # reject, no reason
         await wait_for(pilot, lambda: not app.busy)
         span = app.query_one(ToolSpan)

@@ -104,11 +104,15 @@ async def test_help_describes_every_command_readably_at_100_columns() -> None:
     app = AgentShellApp(agent, model_label="scripted")
     async with app.run_test(size=(100, 60)) as pilot:
         await pilot.press("f1")
-        await pilot.pause(0.1)
-        lines = []
-        for widget in app.screen.query(Widget):
-            lines += [widget.render_line(y).text for y in range(widget.size.height)]
-        shown = "\n".join(lines)
+
+        def shown_now() -> str:
+            lines = []
+            for widget in app.screen.query(Widget):
+                lines += [widget.render_line(y).text for y in range(widget.size.height)]
+            return "\n".join(lines)
+
+        await wait_for(pilot, lambda: "commands, or explain one" in shown_now())  # the help screen laid out
+        shown = shown_now()
         assert "commands, or explain one" in shown and "or switch one on or off" in shown, shown
         assert "show or hide the middleware panel" in shown
 
