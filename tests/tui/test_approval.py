@@ -178,6 +178,7 @@ async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
         await wait_for(pilot, lambda: "(2 of 4)" in title())
         assert "(2 of 4)" in str(dialog.query_one("#title", Static).content)
         assert "approve all 2 routine waiting" in str(dialog.query_one("#keys", Static).content)
+        assert "Approve all remaining" in _footer_keys(app)
         dialog.quiet_until = 0
         await pilot.press("A")
         await wait_for(pilot, lambda: len(dialog.queue) == 1 and "(4 of 4)" in shown_now())
@@ -187,6 +188,24 @@ async def test_parallel_calls_queue_with_position_and_approve_all() -> None:
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.busy)
         assert len(_results(agent)) == 4 and all(not r.is_error for r in _results(agent))
+
+
+def _footer_keys(app: object) -> str:
+    """What the footer offers now (the dialog's keys, shown by the screen below it)."""
+    return " ".join(b.description for _, b, enabled, _ in app.screen.active_bindings.values()  # type: ignore[attr-defined]
+                    if enabled and b.show)
+
+
+async def test_approve_all_is_offered_only_with_calls_waiting() -> None:
+    """Calls the model made one after another come to the dialog one at a time: with
+    nothing waiting, "Approve all remaining" would approve only the call shown, and the
+    next would ask again (finding J11)."""
+    app, _, _ = scripted_app([_call("c1"), _call("c2"), "done"], middleware=[AskEverything()])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_dialog(app, pilot)
+        await pilot.pause()
+        offered = _footer_keys(app)
+        assert "Approve" in offered and "Approve all remaining" not in offered
 
 
 async def test_escape_in_dialog_cancels_the_reply() -> None:

@@ -408,8 +408,10 @@ class ApprovalScreen(ModalScreen[None]):
         if item is None:
             return True
         offered = {c.decision for c in choices(item.request)}
-        if action in ("approve", "approve_all"):
+        if action == "approve":
             return "approve" in offered
+        if action == "approve_all":  # only with calls waiting behind this one (finding J11)
+            return "approve" in offered and len(approvable_together(self.queue, item)) > 1
         if action in ("edit", "reject", "always", "approve_rest", "reject_rest"):
             return action in offered
         return True
