@@ -209,6 +209,7 @@ async def test_keys_typed_as_the_dialog_opens_are_not_answers(
         await wait_for(pilot, lambda: "paused" in str(d.query_one("#guard", Static).render()))
         assert approval_dialog(app) is d and not (rt.workspace.root / "x").exists()
         assert "paused" in str(d.query_one("#guard", Static).render())
+        assert app.prompt.text == "yes any"  # what was being typed is kept in the prompt
         clock.now = time.monotonic() + ApprovalScreen.GUARD_S + 0.2  # a pause, then a deliberate answer
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.busy)

@@ -375,6 +375,13 @@ class ApprovalScreen(ModalScreen[None]):
             self.quiet_until = time.monotonic() + self.GUARD_S  # still typing: wait for a pause
             self.query_one("#guard", Static).update("keys paused while you type…")
             self.set_timer(self.GUARD_S + 0.05, self._guard_hint)
+            prompt = getattr(self.app, "prompt", None)
+            if event.is_printable and event.character and prompt is not None:
+                # what the user was typing as the dialog opened goes on in the prompt,
+                # not into the void (it is no answer either way)
+                event.stop()
+                event.prevent_default()
+                prompt.insert(event.character)
 
     def _guard_hint(self) -> None:
         if not self.guarded() and not self._gone():
