@@ -24,7 +24,7 @@ from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets._markdown import MarkdownBlock
 
-from .strip_selection import highlight, selectable
+from .strip_selection import selectable, with_selection
 
 Item = tuple[str, Content]
 """An item: its bullet (``"• "``, ``" 12. "``) and its text."""
@@ -121,12 +121,7 @@ class ListLines(Widget):
             style = self.visual_style
             drawn = Visual.to_strips(self, lines[y], width, 1, style, apply_selection=False, pad=True)
             line = self._strips[y] = selectable(drawn[0] if drawn else Strip.blank(width), y)
-        selection = self.text_selection
-        if selection is not None:
-            span = selection.get_span(y)
-            if span is not None:
-                line = highlight(line, span, self.screen.get_component_rich_style("screen--selection"))
-        return line
+        return with_selection(self, line, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         text = "\n".join(line.plain.rstrip() for line in self._lines_at(self.size.width))

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from .chat_markdown import open_link
-from .strip_selection import highlight, selectable
+from .strip_selection import selectable, with_selection
 
 
 def capture(chunk: Widget) -> list[Strip] | None:
@@ -87,12 +87,7 @@ class RenderedChunk(Widget):
 
     def render_line(self, y: int) -> Strip:
         line = self.lines[y] if 0 <= y < len(self.lines) else Strip.blank(self.size.width)
-        selection = self.text_selection
-        if selection is not None:
-            span = selection.get_span(y)
-            if span is not None:
-                line = highlight(line, span, self.screen.get_component_rich_style("screen--selection"))
-        return line
+        return with_selection(self, line, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         text = "\n".join(line.text.rstrip() for line in self.lines)

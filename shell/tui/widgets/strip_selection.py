@@ -8,6 +8,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
+from textual.widget import Widget
 
 
 def selectable(line: Strip, y: int) -> Strip:
@@ -31,3 +32,14 @@ def highlight(line: Strip, span: tuple[int, int], style: Style) -> Strip:
         return line
     before, middle, after = line.divide([start, end, length])
     return Strip.join([before, middle.apply_style(style), after])
+
+
+def with_selection(widget: Widget, line: Strip, y: int) -> Strip:
+    """``line`` (row ``y`` of ``widget``) with the part of the screen's selection that
+    falls on it drawn in the selection style."""
+    selection = widget.text_selection
+    if selection is not None:
+        span = selection.get_span(y)
+        if span is not None:
+            return highlight(line, span, widget.screen.get_component_rich_style("screen--selection"))
+    return line
