@@ -43,10 +43,9 @@ async def test_a_long_reply_in_one_delta_shows_each_paragraph_once_in_order_when
         message = await streaming_message(app)
         message.append(text)  # one delta: a backlog drawn many documents per frame
         await message.finish()
-        for _ in range(4):  # the layout catches up, the parking passes run
-            await pilot.pause(0.3)
+        # the layout catches up, the parking passes run (however long that takes here)
+        await wait_for(pilot, lambda: bool(message.query_children(Parked)), timeout=30)  # the start is parked
         assert message.text == text
-        assert message.query_children(Parked)  # the start is parked
         seen: list[int] = []
         conversation.scroll_home(animate=False)
         view = conversation.region
@@ -189,7 +188,8 @@ async def test_a_reply_shown_in_chunks_has_the_blank_lines_of_the_reply_shown_wh
         assert len(message._chunks()) > 40
         await pilot.pause(0.5)
         shown = await _whole_text(pilot, app, message)
-        assert message.query_children(Parked)  # the start was parked again on the way down
+        # the start was parked again on the way down (by a pass that may still be due)
+        await wait_for(pilot, lambda: bool(message.query_children(Parked)), timeout=30)
     assert shown == whole
 
 
