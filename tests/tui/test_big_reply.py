@@ -86,12 +86,12 @@ async def test_a_paragraph_of_megabytes_is_shown_cut_with_its_text_kept_whole() 
         widget = await _shown_whole(pilot, app)
         assert widget.text == text  # what the history, the session and /export have
 
-        def one_note() -> bool:  # (a chunk being swapped for its spacer is both for a moment)
-            return _hidden("".join(documents(widget))) == [1_000_000 - BLOCK_CAP - CUT_NEAR]
+        def settled() -> bool:  # (a chunk being swapped for its spacer is both for a moment)
+            shown = "".join(documents(widget))
+            return (_hidden(shown) == [1_000_000 - BLOCK_CAP - CUT_NEAR] and shown.endswith("The end.\n")
+                    and len(shown) < BLOCK_CAP + CUT_NEAR + 200)
 
-        await wait_for(pilot, one_note, timeout=30)
-        shown = "".join(documents(widget))
-        assert shown.endswith("The end.\n") and len(shown) < BLOCK_CAP + CUT_NEAR + 200
+        await wait_for(pilot, settled, timeout=30)
 
 
 async def test_a_list_of_thousands_of_items_is_one_widget_a_document_not_two_per_item() -> None:
