@@ -71,9 +71,14 @@ def test_a_session_with_tool_calls_continues(home: Home, llama: LlamaServer) -> 
     assert roles(first["messages"]) == ["user", "assistant+call", "tool", "assistant"]
     assert first["messages"][2]["name"] == "list_dir"  # it ran (a 135M model may mistype the path)
     assert first["stop_reason"] in ("end_turn", "max_tokens")
-    second = answer(
-        home.run("-p", "Look again.", "--continue", "--output-format", "json", "--approve", "always")
-    )
+    again = ("-p", "Look again.", "--continue", "--output-format", "json", "--approve", "always")
+    result = home.run(*again)
+    if result.returncode != 0 and "without any text or tool call" in result.stdout:
+        # SmolLM2-135M's whim (an answer of nothing, seen once in CI): the message was
+        # taken back out, so the session is as before; a rejected history (what this
+        # test is about) fails the same way twice
+        result = home.run(*again)
+    second = answer(result)
     assert roles(second["messages"]) == ["user", "assistant+call", "tool", "assistant"] * 2
     assert second["errors"] == []
 
