@@ -394,6 +394,7 @@ class Secrets:
         self.values: tuple[str, ...] = tuple(sorted(kept, key=lambda v: (-len(v), v)))
         self.patterns = patterns
         self._compiled = _compile(self.values, patterns)
+        self._learned = 0
 
     @classmethod
     def from_environment(cls, settings: Any = None, environ: Mapping[str, str] | None = None) -> Self:
@@ -415,8 +416,11 @@ class Secrets:
     def _learn(self, values: Iterable[str]) -> None:
         """Redact ``values`` from now on, wherever they appear (see :meth:`Redactor.text
         <shell.sessions.redact.Redactor.text>`)."""
+        room = MAX_LEARNED - self._learned
         new = {v for v in values if len(v) >= MIN_SECRET_LEN and v not in self.values}
+        new = set(sorted(new)[: max(0, room)])
         if new:
+            self._learned += len(new)
             self.values = tuple(sorted({*self.values, *new}, key=lambda v: (-len(v), v)))
             self._compiled = _compile(self.values, self.patterns)
 
@@ -427,6 +431,13 @@ class Secrets:
 
     def __contains__(self, text: str) -> bool:
         return self.text(text) != text
+
+
+MAX_LEARNED = 256
+"""At most this many values learned by one redactor: each one recompiles the whole
+expression (~65 ms with 5,000 values), so a hostile result of thousands of
+``password=…`` lines, each repeated later, made every message cost seconds. Past it,
+values are still redacted where their context shows them."""
 
 
 NO_SECRETS = Secrets(patterns=False)

@@ -160,3 +160,16 @@ def test_what_one_redactor_learns_stays_with_it() -> None:
     assert Redactor().text("it was correct-horse-battery") == "it was correct-horse-battery"
     assert first.text("password: short1") == f"password: {REDACTED}"
     assert first.text("short1 alone") == "short1 alone"  # under 8 characters: too common to learn
+
+
+def test_a_flood_of_passwords_is_learned_only_up_to_a_bound() -> None:
+    """Each learned value recompiles the redactor: thousands of ``password=…`` lines,
+    each repeated later, would make every later message cost seconds. Past the bound
+    a value is still redacted where its context shows it."""
+    from shell.core.secrets import MAX_LEARNED
+
+    r = Redactor(patterns=True)
+    r.text("\n".join(f"password=Secret{i:06d}xyz" for i in range(5_000)))
+    assert len(r.values) == MAX_LEARNED
+    assert r.text("it was Secret000000xyz") == f"it was {REDACTED}"  # learned first (sorted)
+    assert r.text("password=Another-one-9") == f"password={REDACTED}"
