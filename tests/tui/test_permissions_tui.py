@@ -216,6 +216,34 @@ async def test_keys_typed_as_the_dialog_opens_are_not_answers(
     assert (rt.workspace.root / "x").exists()
 
 
+@pytest.mark.typing_guard
+async def test_a_sentence_typed_into_a_dialog_that_was_already_up_is_no_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+    from types import SimpleNamespace
+
+    from shell.tui.screens import approval
+
+    clock = SimpleNamespace(now=time.monotonic())
+    monkeypatch.setattr(approval, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SMALL) as pilot:
+        d = await ask_dialog(app, pilot, "run it")
+        clock.now = time.monotonic() + ApprovalScreen.GUARD_S + 1  # the dialog has been up a while
+        for key in "write notes":  # 'e' and 'n' would be Edit and Reject
+            await pilot.press(key if key != " " else "space")
+        await wait_for(pilot, lambda: app.prompt.text == "write notes")
+        assert approval_dialog(app) is d and d.mode == "view", "a letter of the sentence was an answer"
+        assert "paused" in str(d.query_one("#guard", Static).render())
+        clock.now = time.monotonic() + ApprovalScreen.GUARD_S + 2  # a pause, then a deliberate answer
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+        assert app.prompt.text == "write notes"  # kept, to send when the user chooses
+    assert (rt.workspace.root / "x").exists()
+
+
 async def test_permissions_lists_rules_with_their_source_and_removes_one(tmp_path: Path) -> None:
     rt = runtime(tmp_path, [])
     rt.permissions.add_rule("run_shell(git status:*)", "allow", "session")

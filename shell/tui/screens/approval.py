@@ -69,6 +69,7 @@ from ..highlight import diff_text
 from .approval_boxes import SCOPES, box_parts
 from .approval_queue import PendingApproval, approvable_together, settle, take_batch_mates
 
+DECISION_KEYS = frozenset({c.key for c in KEYS} | {APPROVE_ALL_KEY})
 GUARDED = ("approve", "edit", "reject", "always", "approve_all", "approve_rest", "reject_rest")
 
 
@@ -371,7 +372,10 @@ class ApprovalScreen(ModalScreen[None]):
         return time.monotonic() < self.quiet_until
 
     def on_key(self, event: events.Key) -> None:
-        if self.mode == "view" and self.guarded():
+        typing = event.is_printable and event.character not in DECISION_KEYS
+        if self.mode == "view" and (self.guarded() or typing):
+            # a letter that answers nothing is typing too: "write it" typed into a dialog
+            # that had been up a while took its 'e' as Edit and lost the sentence
             self.quiet_until = time.monotonic() + self.GUARD_S  # still typing: wait for a pause
             self.query_one("#guard", Static).update("keys paused while you type…")
             self.set_timer(self.GUARD_S + 0.05, self._guard_hint)
