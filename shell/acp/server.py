@@ -51,6 +51,7 @@ from acp.schema import (
 
 from shell import __version__
 from shell.config import ConfigError, Settings
+from shell.core.textsafety import SafeLogFormatter
 from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
 
 from .mcp_servers import mcp_specs
@@ -370,7 +371,9 @@ def run_acp(options: RuntimeOptions, settings: Settings) -> int:
             parse_mode(options.permission_mode)
         except ModeError as exc:
             raise ShellError(f"--permission-mode: {exc}") from None
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="agent-shell acp: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(SafeLogFormatter("agent-shell acp: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if sys.stdin.isatty():
         print(
             "agent-shell acp speaks the Agent Client Protocol (JSON-RPC) on stdin and stdout; "

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner; typeshed omits it
@@ -278,6 +279,27 @@ def is_safe(text: object) -> bool:
     if text.isascii():  # most text: a fast scan (the ranges beyond ASCII cost 3x)
         return _UNSAFE_ASCII.search(text) is None
     return _UNSAFE.search(text) is None
+
+
+class SafeLogFormatter(logging.Formatter):
+    """A log line that is safe to write to a terminal or a log file an editor shows.
+
+    ``agent-shell acp`` logs to stderr, which editors show in a log pane (or the user
+    tails in a terminal): the ACP SDK logs a client's method name as it came, and our
+    warnings quote errors holding a client's or a server's text, so an escape
+    sequence, a bidi override or a lone surrogate in a frame reached that log raw.
+    The message (with its arguments) becomes one line (:func:`sanitize_line`: a
+    newline in a hostile value cannot forge a log line of its own); the traceback
+    keeps its lines, neutralised by :func:`sanitize`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        try:
+            message = record.getMessage()
+        except Exception as exc:  # a bad format string in a library's call: say so, keep the rest
+            message = f"{record.msg!r} (could not be formatted: {exc!r})"
+        safe = logging.makeLogRecord(record.__dict__)  # other handlers see the record as it was
+        safe.msg, safe.args = sanitize_line(message), None
+        return sanitize(super().format(safe))
 
 
 class StreamSanitizer:
