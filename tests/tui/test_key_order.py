@@ -73,3 +73,30 @@ async def test_a_reason_typed_fast_is_the_reason_the_model_reads() -> None:
         assert dialog is not app.screen
         results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
         assert results[0].content.endswith("Their reason: not now")
+
+
+@pytest.mark.parametrize("key", ["f9", "x", "backspace", "left"])
+async def test_the_prompt_hands_each_key_to_keys_in_order_once(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PromptInput called KeysInOrder itself and Textual called it again along the MRO:
+    an unbound key had its bindings looked up twice."""
+    from shell.tui.widgets.keys_in_order import KeysInOrder
+
+    seen: list[str] = []
+    original = KeysInOrder._on_key
+
+    async def counted(self: Any, event: events.Key) -> None:
+        seen.append(event.key)
+        await original(self, event)
+
+    monkeypatch.setattr(KeysInOrder, "_on_key", counted)
+    app, _, _ = scripted_app(["ok"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.focused is app.prompt)
+        app.prompt.insert("ab")
+        seen.clear()
+        burst(app, key)
+        await pilot.pause()
+        assert seen == [key]
+        assert app.prompt.text == {"x": "abx", "backspace": "a"}.get(key, "ab")

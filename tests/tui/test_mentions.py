@@ -127,3 +127,14 @@ async def test_the_status_line_shows_how_full_and_what_it_cost(ws: Path) -> None
         assert app.status.cost == "$0.042 reply · $0.042 session"
         line = str(app.status.render())
         assert "ctx 90% of 10k" in line and "$0.042" in line
+
+
+async def test_moving_the_cursor_off_the_at_word_closes_the_picker_and_back_opens_it(ws: Path) -> None:
+    app, _ = runtime_app(ws, ["ok"])
+    async with app.run_test(size=SIZE) as pilot:
+        picker = await open_picker(app, pilot, "see @but")
+        await pilot.press("home")
+        await wait_for(pilot, lambda: not picker.open)
+        await pilot.press("end")
+        await wait_for(pilot, lambda: picker.open and bool(picker.matches))
+        assert app.prompt.text == "see @but"

@@ -156,9 +156,11 @@ class PromptInput(KeysInOrder, TextArea):
             event.prevent_default()
             self._walk(1)
             return
-        await super()._on_key(event)
         if key in ("left", "right", "home", "end", "ctrl+left", "ctrl+right"):
-            self._check_mention()
+            self.call_next(self._check_mention)  # once the key has moved the cursor
+        # Not ``super()._on_key``: Textual calls every class's ``_on_key`` along the MRO
+        # itself, so KeysInOrder (then TextArea) still gets the key, once. Calling it here
+        # too looked the key up in KeysInOrder twice.
 
     def _check_mention(self) -> None:
         row, column = self.cursor_location
