@@ -47,17 +47,16 @@ import anyio.to_thread
 
 from middleware.human_in_the_loop import AskDetails, Verdict
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
-from shell.core.secrets import is_secret_file, secret_file_why
 from shell.core.tools import READ_KINDS, Tool
 
 from . import asktext, homedirs, runslater, store
 from . import paths as resolving
-from .asktext import NAMES_ONLY, ask_reason, confined, confinement, names_one_path, names_secrets
+from .asktext import ask_reason, confined, confinement, names_one_path, names_secrets
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
-from .laterhit import runs_later
 from .mcppaths import TooManyPaths, is_mcp, outside_question, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
+from .pathchecks import read_denied_by_rule, runs_later_hit, secret_read
 from .paths import BadPath
 from .preview import edit_preview
 from .readdeny import read_denied, read_denied_paths
@@ -72,7 +71,7 @@ from .rules import (
     known_only_at_run_time,
     parse_rule,
 )
-from .secretfiles import has_other_names, named_secret_files
+from .secretfiles import named_secret_files
 from .suggest import command_preview, suggest_rules
 from .writedeny import Wildcards, check_write, write_denied_paths, write_wildcards
 from .writewalls import unheld_question
@@ -338,19 +337,21 @@ class PermissionPolicy:
                 f"Plan mode: {tool.name} was not run (nothing that writes, executes or reaches the network "
                 "runs while planning). Present your plan; the user switches modes to carry it out.",
             )
-        denied = self._read_denied_by_rule(tool, args)
+        denied = read_denied_by_rule(tool, args, self.read_denied)
         if denied:  # grep of a file a `deny read_file(...)` covers reads it just the same
             return Verdict("deny", f"{tool.name} was not run: {denied}.")
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
         writer = is_mcp(tool) and not tool.read_only  # an MCP tool may write any path it is given
-        hit = self._runs_later(tool, args, paths) if tool.kind == "edit" or writer else None
+        roots = [self.root, *self.added_dirs]
+        edits = tool.kind == "edit" or writer
+        hit = runs_later_hit(tool, args, paths, roots, self.sandbox) if edits else None
         later = f"{tool.name} would change {hit[0]}, which {hit[1]}." if hit else ""
         asks = asktext.changed_tool(tool) or later or (outside_question(  # readOnlyHint: inside only
-            tool, subject_paths(tool, args), paths, [self.root, *self.added_dirs]) if is_mcp(tool) else "")
+            tool, subject_paths(tool, args), paths, roots) if is_mcp(tool) else "")
         if asks:  # before allow rules and modes: no broad grant reaches these (nor a tool as it was)
             return Verdict("ask", asks)
-        secret = self._secret_read(tool, args, paths)
+        secret = secret_read(tool, args, paths, self.sandbox)
         limited = self._beyond_allow_rule(tool, args, rule, secret) if effect == "allow" else None
         if limited is not None:
             return limited
@@ -420,15 +421,6 @@ class PermissionPolicy:
     def write_wildcards(self) -> Wildcards:  # those with a wildcard, for the sandbox (.writewalls)
         return write_wildcards(self._active(), self.root)
 
-    def _read_denied_by_rule(self, tool: Tool, args: Mapping[str, Any]) -> str:
-        """For a tool other than ``read_file`` that reads what is in the file it is given
-        (``grep``, an MCP server's read tool): the deny rule on reading that path, or empty.
-        Listing names (``list_dir``, ``glob``) reads no content."""
-        if tool.name in NAMES_ONLY or not (tool.kind in READ_KINDS or is_mcp(tool)):  # any MCP tool may read
-            return ""
-        hit = next(((path, d) for path in subject_paths(tool, args) if (d := self.read_denied(path))), None)
-        return f"{hit[1]} denies reading {hit[0]}" if hit else ""
-
     def _by_mode(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """The last word: accept-edits and auto run edits inside the workspace, auto
         the commands the sandbox confines (not in the home directory: :mod:`.homedirs`)."""
@@ -450,31 +442,6 @@ class PermissionPolicy:
         reason = ask_reason(tool, self._mode, args) + self._confinement(tool, args)
         return Verdict("ask", reason, routine=routine)
 
-    def _secret_read(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> str:
-        """Why a read, search or edit of this path asks (it is, or leads to, a file
-        that usually holds secrets), or empty. An edit asks in every mode but bypass
-        too: overwriting ``.env`` loses the user's keys, and an edit the model aims
-        there is what an injected prompt would do (its diff is kept from the model:
-        :func:`shell.tools.files._model_diff`)."""
-        if not (tool.kind in ("read", "search", "edit") or is_mcp(tool)):
-            return ""
-        for secret in subject_paths(tool, args):  # an MCP tool's `paths`, `file`, `file://` URI too
-            real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
-            named = next((p for p in (secret, real) if is_secret_file(p)), "") or self._hard_link_of(real)
-            if named:
-                break
-        else:
-            return ""
-        via = ("" if named == secret else f" (a link to {rel if rel is not None else real})" if named == real
-               else f" (a hard link of {named}: the same file)")
-        return asktext.secret_question(tool, f"{secret}{via}", secret_file_why(named), is_mcp(tool))
-
-    def _hard_link_of(self, real: str) -> str:
-        """The secret-named file ``real`` is another name of (``ln .env notes.txt``), or empty."""
-        if self.sandbox is None or not has_other_names(real):
-            return ""
-        return self.sandbox.secrets_searched().other_name_of(real)
-
     def _auto_command(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         """Auto mode: a command the sandbox confines runs, once the workspace's secret
         files were all found (so that all are hidden); the rest asks."""
@@ -494,14 +461,6 @@ class PermissionPolicy:
 
     def _confinement(self, tool: Tool, args: Mapping[str, Any]) -> str:
         return confinement(tool, args, self.sandboxed, self.sandbox)
-
-    def _runs_later(self, tool: Tool, args: Mapping[str, Any], paths: CallPaths) -> tuple[Path, str] | None:
-        """What of a path an edit would touch (any an MCP tool is given) runs later as
-        the user, outside any sandbox, and why (:func:`.laterhit.runs_later`), or None."""
-        nested = self.sandbox.secrets_searched().runs_later if self.sandbox is not None else ()
-        roots = {self.root.as_posix(), *(d.as_posix() for d in self.added_dirs)}
-        hits = (runs_later(paths.path(p)[0], roots, nested) for p in subject_paths(tool, args))
-        return next((hit for hit in hits if hit), None)  # resolved as the rules resolved it
 
     def _paths_inside(self, args: Mapping[str, Any]) -> bool:
         path = args.get("path")
