@@ -54,6 +54,12 @@ def is_mcp(tool: Tool) -> bool:
     return str(getattr(tool, "source", "")).startswith("mcp:")
 
 
+def may_write(tool: Tool) -> bool:
+    """Whether an MCP tool may write the paths it is given: any but one that says it only
+    reads, from a server the user configured or trusted (anyone else's hint is a claim)."""
+    return is_mcp(tool) and not (tool.read_only and bool(getattr(tool, "hints_trusted", True)))
+
+
 def subject_paths(tool: Tool, args: Mapping[str, Any]) -> list[str]:
     """The paths the policy's path checks look at: a built-in tool's ``path``; every
     path an MCP tool's arguments name (:func:`mcp_paths`). Raises :class:`TooManyPaths`."""
@@ -61,6 +67,17 @@ def subject_paths(tool: Tool, args: Mapping[str, Any]) -> list[str]:
         return mcp_paths(args, tool.parameters)
     path = args.get("path")
     return [path] if isinstance(path, str) else []
+
+
+def mcp_subjects(tool: Tool, args: Mapping[str, Any]) -> tuple[list[str] | None, str]:
+    """An MCP tool's paths (None for a built-in tool), or None and why they are not
+    checked one by one (:class:`TooManyPaths`)."""
+    if not is_mcp(tool):
+        return None, ""
+    try:
+        return mcp_paths(args, tool.parameters), ""
+    except TooManyPaths as exc:
+        return None, str(exc)
 
 
 def mcp_paths(args: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> list[str]:
@@ -134,4 +151,7 @@ def outside_question(tool: Tool, found: Sequence[str], call: CallPaths, roots: S
     return ""
 
 
-__all__ = ["PATH_WORDS", "TooManyPaths", "is_mcp", "mcp_paths", "outside_question", "subject_paths"]
+__all__ = [
+    "PATH_WORDS", "TooManyPaths", "is_mcp", "may_write", "mcp_paths", "mcp_subjects", "outside_question",
+    "subject_paths",
+]

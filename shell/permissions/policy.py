@@ -54,7 +54,7 @@ from . import paths as resolving
 from .asktext import ask_reason, confined, confinement, names_one_path, names_secrets
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
-from .mcppaths import TooManyPaths, is_mcp, outside_question, subject_paths
+from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .pathchecks import read_denied_by_rule, runs_later_hit, secret_read
 from .paths import BadPath
@@ -73,12 +73,14 @@ from .rules import (
 )
 from .secretfiles import named_secret_files
 from .suggest import command_preview, suggest_rules
-from .writedeny import Wildcards, check_write, write_denied_paths, write_wildcards
+from .writedeny import Wildcards, check_write, is_write_rule, write_denied_paths, write_wildcards
 from .writewalls import unheld_question
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
 
+RUN_TIME_NOTE = (" What this line runs is known only when it runs (a command word from a variable, or a "
+                 "shell fed by a pipe, a here-string or <(…)), so every such rule covers it.")
 SESSION_KEY = "rules"
 """Where session rules live in the HumanInTheLoop middleware's session state."""
 LEGACY_KEY = "always_allow"
@@ -282,8 +284,8 @@ class PermissionPolicy:
         except BadPath as exc:  # no file has that name: nothing to ask about
             return Verdict("deny", f"{tool.name} was not run: {exc}. Call it again with the path as it "
                                    "is written on disk.")
-        except TooManyPaths as exc:  # more than are checked one by one: no path is let through unchecked
-            verdict = Verdict("allow" if self._mode == "bypass" else "ask", f"{tool.name}: {exc}.")
+        except TooManyPaths as exc:  # (found in _decide first: this is a backstop)
+            verdict = self._unchecked(tool, str(exc))
         if verdict.action == "ask" and not self._asking:
             return Verdict("allow", f"approvals are off, so it runs unasked ({verdict.reason})")
         if verdict.action == "ask" and self.fence is not None:
@@ -318,15 +320,14 @@ class PermissionPolicy:
         fence.pass_call(request.call.id, request.call.name, shown.path)
 
     def _decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
-        paths = CallPaths(args, self.root)  # each path resolved once per decision
+        subjects, too_many = mcp_subjects(tool, args)  # too many: none is let through unchecked
+        paths = CallPaths(args, self.root, subjects)  # each path resolved once per decision
         effect, rule = self._active().judge(tool.name, args, self.root, paths)
-        why = ""
-        if effect in ("deny", "ask") and isinstance(args.get("command"), str) and known_only_at_run_time(
-            args["command"]
-        ):
-            why = (" What this line runs is known only when it runs (a command word from a variable, or a "
-                   "shell fed by a pipe, a here-string or <(…)), so every such rule covers it.")
-        write = check_write(self._active(), self.root, tool.name, tool.kind, args, paths)  # edit_file's too
+        command = args.get("command")
+        ruled = effect in ("deny", "ask") and isinstance(command, str)
+        why = RUN_TIME_NOTE if ruled and known_only_at_run_time(str(command)) else ""
+        writes = subjects if may_write(tool) else None  # an MCP tool's `file`, `dest`, `paths[]`…
+        write = check_write(self._active(), self.root, tool.name, tool.kind, args, paths, writes)
         if (effect == "deny" and rule is not None) or write.effect == "deny":
             return self._denied(tool, rule if effect == "deny" else None, why, write.why)
         looks_only = tool.read_only and tool.kind in READ_KINDS
@@ -337,12 +338,14 @@ class PermissionPolicy:
                 f"Plan mode: {tool.name} was not run (nothing that writes, executes or reaches the network "
                 "runs while planning). Present your plan; the user switches modes to carry it out.",
             )
+        if too_many:
+            return self._unchecked(tool, too_many)
         denied = read_denied_by_rule(tool, args, self.read_denied)
         if denied:  # grep of a file a `deny read_file(...)` covers reads it just the same
             return Verdict("deny", f"{tool.name} was not run: {denied}.")
         if self._mode == "bypass":
             return Verdict("allow", "bypass mode")
-        writer = is_mcp(tool) and not tool.read_only  # an MCP tool may write any path it is given
+        writer = may_write(tool)  # an MCP tool may write any path it is given
         roots = [self.root, *self.added_dirs]
         edits = tool.kind == "edit" or writer
         hit = runs_later_hit(tool, args, paths, roots, self.sandbox) if edits else None
@@ -397,6 +400,16 @@ class PermissionPolicy:
                                   "turn it on (it would let the command send out what it can read)."
                            + self._confinement(tool, args))
         return None
+
+    def _unchecked(self, tool: Tool, why: str) -> Verdict:
+        """An MCP call naming more paths than are checked one by one asks; bypass runs it
+        only while no deny rule could cover one of them (deny rules hold in every mode)."""
+        rules = self._active().rules
+        reach = (r for r in rules if r.names(tool.name) or r.names("read_file") or is_write_rule(r))
+        if self._mode == "bypass" and not any(r.effect == "deny" for r in reach):
+            return Verdict("allow", f"bypass mode ({tool.name}: {why})")
+        return Verdict("ask", f"{tool.name}: {why}, so they are not checked one by one against deny rules, "
+                              "secret files and the workspace's boundary; approving runs this call once.")
 
     @staticmethod
     def _denied(tool: Tool, rule: Rule | None, why: str, write_why: str) -> Verdict:

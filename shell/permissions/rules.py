@@ -14,7 +14,11 @@ Syntax (one rule is one string; the effect is the list it sits in)::
 
 What the pattern is matched against depends on the tool's arguments: ``command``
 (shell commands, split by :mod:`.shellsplit`), else ``path``, else ``url``; or
-the ``name=`` form. A rule whose pattern has nothing to match never applies.
+the ``name=`` form. A rule whose pattern has nothing to match never applies. An MCP
+tool's path pattern is matched against every path its arguments name, whatever the
+key (``file``, ``target``, ``paths[]``, nested, a ``file:`` URI: the policy finds
+them, :func:`.mcppaths.subject_paths`): a deny or ask rule applies when any of them
+matches, an allow rule only when all do.
 
 A shell command is allowed by rules only when every part of it is allowed and
 nothing is redirected to a file; it is denied (or asked) when any part is. Paths
@@ -206,11 +210,13 @@ def domain_matches(pattern: str, url: str) -> bool:
 class CallPaths:
     """One call being judged: what every rule about it needs, worked out once."""
 
-    __slots__ = ("_paths", "args", "root")
+    __slots__ = ("_paths", "args", "root", "subjects")
 
-    def __init__(self, args: Mapping[str, Any], root: Path) -> None:
+    def __init__(self, args: Mapping[str, Any], root: Path, subjects: list[str] | None = None) -> None:
         self.args = args
         self.root = root
+        self.subjects = subjects
+        """An MCP tool's paths, under whatever keys (None for a built-in tool: its ``path``)."""
         self._paths: dict[str, tuple[str, str | None]] = {}
 
     def about(self, args: Mapping[str, Any]) -> CallPaths:
@@ -306,10 +312,18 @@ class _Compiled:
         if self.named is not None and self.named[0] in call.args:
             value = call.args[self.named[0]]
             return isinstance(value, str) and self.named[1](call, value)
+        if call.subjects and self.named is None and not _names_url(self.rule.pattern):
+            hits = (self.by_key["path"](call, raw) for raw in call.subjects)  # `file`, `paths[]`, a URI…
+            return all(hits) if self.rule.effect == "allow" else any(hits)
         key = subject_key(call.args)
         if key is None or key == "command":
             return False
         return self.by_key[key](call, call.args[key])
+
+
+def _names_url(pattern: str) -> bool:
+    """A pattern about a URL or a host (``domain:x``, ``https://x/*``), not a path."""
+    return pattern.startswith("domain:") or url_host(pattern.replace("*", "x")) is not None
 
 
 class RuleSet:

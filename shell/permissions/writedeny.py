@@ -7,8 +7,10 @@ stop, and ``echo x >> secrets/plan.txt`` too. So a deny or ask rule that names
 *write rule*, and it holds for:
 
 * ``write_file`` and ``edit_file`` alike, and any other tool that edits, deletes or
-  moves a path it is given (an MCP server's multi-edit or patch tool): its ``path``-
-  like arguments are judged by the write rules;
+  moves a path it is given: its ``path``-like arguments are judged by the write rules;
+* an MCP tool that may write (not read-only by a server the user trusts): every path
+  its arguments name, under any key, nested, or as a ``file:`` URI
+  (:func:`.mcppaths.subject_paths`), whatever kind it says it is;
 * ``run_shell``: the files the line writes, as far as its words say
   (:mod:`.cmdwrites`: ``>``, ``>>``, ``tee``, ``cp``, ``mv``, ``sed -i``, ``rm``,
   ``truncate``, ``dd of=`` …); ``rm -r`` of a folder that holds a path a rule names
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -119,18 +121,19 @@ class WriteCheck:
 
 def check_write(
     ruleset: RuleSet, root: Path, tool_name: str, kind: str, args: Mapping[str, Any],
-    call: CallPaths | None = None,
+    call: CallPaths | None = None, writes: Sequence[str] | None = None,
 ) -> WriteCheck:
     """Judge a call by the write rules (none when there are none: nothing resolved).
-    ``call``: the paths the decision resolved already."""
+    ``call``: the paths the decision resolved already. ``writes``: the paths of an MCP
+    tool that may write (its server, not its kind, says what it does with them)."""
     found = _write_rules(ruleset)
-    if not found.rules or (kind != "execute" and kind not in WRITING_KINDS):
+    if not found.rules or (writes is None and kind != "execute" and kind not in WRITING_KINDS):
         return WriteCheck()
     call = call if call is not None else CallPaths(args, root)
     command = args.get("command")
     if kind == "execute" and isinstance(command, str):
         return _check_command(found, root, tool_name, command, call)
-    for raw in _paths(args):
+    for raw in _paths(args) if writes is None else writes:
         try:
             rule = found.judge(root, raw, call)
         except BadPath:

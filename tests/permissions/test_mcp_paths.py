@@ -153,3 +153,54 @@ def test_a_read_only_mcp_tool_reading_outside_the_workspace_asks_as_read_file_do
             assert "outside the workspace" in verdict.reason
         assert action(p, read, path="README") == "allow"  # readOnlyHint lowers the ask inside it
     assert action(policy(root, mode="bypass"), read, path=str(other)) == "allow"
+
+
+# -- write rules: `deny write_file(...)` holds for an MCP tool's paths under any name --------------
+
+
+ENV_ARGS = [{"path": ".env"}, {"file": ".env"}, {"target": "sub/.env"}, {"dest": ".env"},
+            {"paths": ["README", "sub/.env"]}, {"edits": [{"file": "sub/.env", "text": "x"}]},
+            {"options": {"output": {"filename": ".env"}}}]
+
+
+@pytest.mark.parametrize("deny", ["write_file(**/.env)", "edit_file(**/.env)", "fs__write_file(**/.env)",
+                                  "fs__*(**/.env)"])
+@pytest.mark.parametrize("mode", ["default", "auto", "bypass"])
+def test_a_deny_on_writing_stops_an_mcp_writer_whatever_it_calls_the_path(
+    root: Path, deny: str, mode: str
+) -> None:
+    write = fs_tool("write_file", WRITES)
+    p = policy(root, deny=[deny], allow=["fs__*"], mode=mode)
+    for args in [*ENV_ARGS, {"uri": f"file://{root}/.env"}, {"uri": f"file://{root}/sub/%2Eenv"}]:
+        verdict = p.decide(write, {**args, "content": "API_KEY=mine"})
+        assert verdict.action == "deny", (mode, args, verdict.reason)
+        assert f"deny {deny}" in verdict.reason and "was not run" in verdict.reason
+    p.asking = False  # approvals off: deny rules hold
+    assert p.decide(write, {"target": ".env"}).action == "deny"
+    assert action(p, write, target="notes.txt", content="x") == "allow"
+
+
+def test_a_write_rule_stops_an_untrusted_servers_read_only_claim_but_not_a_trusted_reader(root: Path) -> None:
+    claims = fs_tool("cat", READS)
+    claims.hints_trusted = False  # a server the user did not configure: its readOnlyHint is a claim
+    trusted = fs_tool("cat", READS)
+    p = policy(root, deny=["write_file(secrets/**)"], allow=["fs__*"])
+    assert p.decide(claims, {"file": "secrets/plan.txt"}).action == "deny"
+    assert p.decide(trusted, {"file": "secrets/plan.txt"}).action == "allow"  # reading is not writing
+
+
+def test_an_allow_rule_on_an_mcp_tools_paths_covers_a_call_only_if_it_covers_every_path(root: Path) -> None:
+    write = fs_tool("copy", WRITES)
+    p = policy(root, allow=["fs__copy(docs/**)"])
+    assert action(p, write, source="docs/a.md", destination="docs/b.md") == "allow"
+    verdict = p.decide(write, {"source": "docs/a.md", "destination": "src/b.py"})
+    assert verdict.action == "ask" and "allowed by" not in verdict.reason
+
+
+def test_too_many_paths_run_in_bypass_only_while_no_deny_rule_could_cover_one(root: Path) -> None:
+    write = fs_tool("write_many", WRITES)
+    many = [f"f{i}.txt" for i in range(100)] + [".env"]
+    assert action(policy(root, mode="bypass"), write, paths=many) == "allow"
+    verdict = policy(root, mode="bypass", deny=["write_file(**/.env)"]).decide(write, {"paths": many})
+    assert verdict.action == "ask" and "not checked one by one" in verdict.reason
+    assert action(policy(root, mode="plan"), write, paths=many) == "deny"  # plan still refuses writing
