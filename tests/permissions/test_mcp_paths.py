@@ -204,3 +204,27 @@ def test_too_many_paths_run_in_bypass_only_while_no_deny_rule_could_cover_one(ro
     verdict = policy(root, mode="bypass", deny=["write_file(**/.env)"]).decide(write, {"paths": many})
     assert verdict.action == "ask" and "not checked one by one" in verdict.reason
     assert action(policy(root, mode="plan"), write, paths=many) == "deny"  # plan still refuses writing
+
+
+# -- approvals off: an MCP tool still meets the workspace's boundary --------------------------------
+
+
+def test_with_approvals_off_an_mcp_tool_reaching_outside_the_workspace_still_asks(root: Path) -> None:
+    """A built-in tool's path outside meets the fence at run time whatever the policy said;
+    an MCP tool's server has no fence, so the policy's question is kept (not bypass)."""
+    write, read = fs_tool("write_file", WRITES), fs_tool("read_file", READS)
+    home = root.parent / "home" / ".bashrc"
+    for p in (policy(root), policy(root, allow=["fs__*"]), policy(root, mode="auto")):
+        p.asking = False
+        for t, args in [(write, {"path": str(home), "content": "x"}), (write, {"dest": "../other/x"}),
+                        (write, {"uri": f"file://{home}"}), (read, {"file": str(root.parent / "other" / "notes.txt")}),
+                        (write, {"paths": [f"f{i}" for i in range(100)]})]:
+            verdict = p.decide(t, args)
+            assert verdict.action == "ask", (p.mode, args, verdict.reason)
+            assert "Approvals are off" in verdict.reason
+        # inside the workspace, approvals off means what it says, as for the built-in tools
+        assert action(p, write, path=".git/config", content="x") == "allow"
+        assert action(p, write, file="notes.txt", content="x") == "allow"
+    bypass = policy(root, mode="bypass")  # bypass uses paths outside on purpose (README: modes)
+    bypass.asking = False
+    assert action(bypass, write, path=str(home), content="x") == "allow"
