@@ -166,7 +166,8 @@ async def test_switched_off_an_mcp_tool_reaching_outside_the_workspace_is_still_
         ran.append(args)
         return ToolResult("written")
 
-    server = SimpleNamespace(spec=McpServerSpec("fs", origin="config"), identities=ToolIdentities(), call=served)
+    spec = McpServerSpec("fs", origin="config")
+    server = SimpleNamespace(spec=spec, identities=ToolIdentities(), call=served)
     info = {"name": "write_file", "annotations": {"readOnlyHint": False, "openWorldHint": False},
             "inputSchema": {"type": "object", "properties": {}}}
     outside = tmp_path / "home" / ".bashrc"

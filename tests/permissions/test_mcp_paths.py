@@ -216,8 +216,9 @@ def test_with_approvals_off_an_mcp_tool_reaching_outside_the_workspace_still_ask
     home = root.parent / "home" / ".bashrc"
     for p in (policy(root), policy(root, allow=["fs__*"]), policy(root, mode="auto")):
         p.asking = False
+        notes = str(root.parent / "other" / "notes.txt")
         for t, args in [(write, {"path": str(home), "content": "x"}), (write, {"dest": "../other/x"}),
-                        (write, {"uri": f"file://{home}"}), (read, {"file": str(root.parent / "other" / "notes.txt")}),
+                        (write, {"uri": f"file://{home}"}), (read, {"file": notes}),
                         (write, {"paths": [f"f{i}" for i in range(100)]})]:
             verdict = p.decide(t, args)
             assert verdict.action == "ask", (p.mode, args, verdict.reason)
