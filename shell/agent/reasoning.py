@@ -61,6 +61,7 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
     shown), and a replaced response reaches the screen."""
     run, stack = reply.run, reply.agent.middleware
     builder = reply.builder = MessageBuilder()
+    reply.committed = None
     amend = stack.has_hook("after_model_response")
     held: list[Event] = []
     onion = stack.stream("on_reasoning", run, ReasoningRequest(), partial(reasoning_core, reply), "model")
@@ -105,6 +106,8 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
         held = restated(reply, held, message, action.response)
         run.history[-1] = reply.last_message = action.response
         reply.pending = (action.response, {}) if action.response.tool_calls else None
+    else:  # its blocks are the builder's: a cancel while they are drawn can cut them
+        reply.committed = (message, builder)
     reply.turn = action
     for event in [*reply.drain(), *held]:
         yield event
@@ -170,12 +173,7 @@ def _partial(reply: Reply, builder: MessageBuilder, exc: BaseException) -> Assis
     """The message cut off by ``exc``: what a cancelled one keeps is :mod:`shell.core.partial`'s."""
     if isinstance(exc, Exception):
         return builder.message(partial_reason="error")
-    shown = None
-    if reply.shown is not None:
-        try:
-            shown = reply.shown()
-        except Exception:  # a front end's miscount keeps all that was received, loses nothing
-            shown = None
+    shown = reply.shown_now()
     # (a cut one ends with a marker that says so; no Notice: mounting one after Esc
     # kept the TUI busy 250 ms longer under a flood, and its cancel note says it)
     return builder.message(partial_reason="cancelled", shown=shown)

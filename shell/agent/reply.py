@@ -77,6 +77,9 @@ class Reply:
         self.cancelled = False
         self.shown: Shown | None = None
         """What the front end had shown of each block when it cancelled (``Agent.cancel``)."""
+        self.committed: tuple[AssistantMessage, MessageBuilder] | None = None
+        """This round's message once in the history, with the builder that knows its
+        blocks by id (:meth:`keep_shown`)."""
         self.pulling = False
         self.done = False
         self.core_ended = False
@@ -357,9 +360,42 @@ class Reply:
         if self.stop is None or (self.cancelled and self.stop == "end_turn"):
             self.stop = "cancelled" if self.cancelled else stop
         if self.stop == "cancelled":
+            self.keep_shown()
             self.skip_calls("the reply was cancelled", cancelled=True)
         else:
             self.skip_calls("the reply ended early")
+
+    def shown_now(self) -> Mapping[str, int] | None:
+        """What the front end says it showed of each block (``Agent.cancel``'s
+        ``shown``), asked now; None when it did not say, or miscounted (then all that
+        was received is kept: nothing is lost)."""
+        if self.shown is None:
+            return None
+        try:
+            return self.shown()
+        except Exception:
+            return None
+
+    def keep_shown(self) -> None:
+        """Cancelled while the front end still drew this round's message, which had all
+        arrived and is in the history whole (the TUI draws a reply sent in one piece
+        frame by frame): the history keeps what was shown of it, as it does of a
+        message cut mid-stream (:meth:`.MessageBuilder.shown_message`)."""
+        if self.committed is None:
+            return
+        message, builder = self.committed
+        self.committed = None
+        shown = self.shown_now()
+        cut = builder.shown_message(shown) if shown else None
+        history = self.run.history
+        at = next((i for i in range(len(history) - 1, -1, -1) if history[i] is message), None)
+        if cut is None or at is None:
+            return
+        history[at] = cut
+        if self.last_message is message:
+            self.last_message = cut
+        if self.pending is not None and self.pending[0] is message:
+            self.pending = (cut, self.pending[1])
 
     def end_event(self) -> ReplyEnd:
         return ReplyEnd(self.last_message, self.stop or "end_turn", self.usage, reply_id=self.run.reply_id)

@@ -264,6 +264,29 @@ class MessageBuilder:
             blocks, self.left_out = cap_cancelled(blocks)
         return AssistantMessage(tuple(blocks), self.usage, partial_reason or self.stop_reason)
 
+    def shown_message(self, shown: Mapping[str, int]) -> AssistantMessage | None:
+        """The finished message as far as the front end showed it when the reply was
+        cancelled (``shown``, by block id: a screen still drawing text that had all
+        arrived): its text and thinking cut there, its tool calls kept (they get
+        their results), capped as a cancelled message is (:mod:`.partial`), marked
+        ``cancelled``. ``None`` when all of it was shown."""
+        blocks: list[Block] = []
+        cut = False
+        for key, block in self._blocks.items():
+            short = key in shown and shown[key] < len(getattr(block, "text", ""))
+            if short and isinstance(block, (TextBlock, ThinkingBlock)):
+                cut = True
+                text = shown_part(key, block.text, shown)
+                if not text:
+                    continue
+                block = TextBlock(text) if isinstance(block, TextBlock) else ThinkingBlock(text)
+            if block is not None:
+                blocks.append(block)
+        if not cut:
+            return None
+        blocks, self.left_out = cap_cancelled(blocks)
+        return AssistantMessage(tuple(blocks), self.usage, "cancelled")
+
     @property
     def empty(self) -> bool:
         return not self._blocks

@@ -152,16 +152,30 @@ def cancel_note(dropped: int, shown: int = 0) -> str:
     not kept either (``ReplyRenderer.shown``): the history, the session and the model's
     next request hold what the user saw, and the note says so; past
     :data:`~shell.core.partial.CANCELLED_KEEP` characters ``shown``, only the first ones."""
+    kept = "the model reads what is shown" if shown <= CANCELLED_KEEP else \
+        f"the model reads the first {CANCELLED_KEEP:,} characters"
+    return f"\n\n*({cancel_said(dropped)}: {kept})*\n"
+
+
+def thinking_cancel_note(dropped: int, shown: int = 0) -> str:
+    """:func:`cancel_note` for a thought cut by Esc, as plain text (a thought is not
+    drawn as Markdown). It does not say the model reads it: a cut thought loses its
+    signature, and a provider that signs thoughts is not sent an unsigned one."""
+    kept = "" if shown <= CANCELLED_KEEP else f": the history keeps the first {CANCELLED_KEEP:,} characters"
+    return f"\n\n({cancel_said(dropped)}{kept})"
+
+
+def cancel_said(dropped: int) -> str:
+    """How much a cancel left undrawn, in units a reader takes in."""
+    if not dropped:
+        return "cancelled"
     if dropped >= 1_000_000:
         amount = f"{dropped / 1_000_000:.1f} MB"
     elif dropped >= 10_000:
         amount = f"{dropped / 1000:.0f} kB"
     else:
         amount = f"{dropped:,} characters"
-    said = f"{amount} not shown, cancelled; not kept either" if dropped else "cancelled"
-    kept = "the model reads what is shown" if shown <= CANCELLED_KEEP else \
-        f"the model reads the first {CANCELLED_KEEP:,} characters"
-    return f"\n\n*({said}: {kept})*\n"
+    return f"{amount} not shown, cancelled; not kept either"
 
 
 def split_markdown(text: str, limit: int) -> list[str]:

@@ -73,8 +73,8 @@ class ReplyRenderer:
         self.middleware = middleware
         self.reply = ReplyState()
         self.blocks: dict[str, Entry] = {}
-        self._ending: list[Entry] = []
-        """Text blocks ended by the model whose backlog is still being drawn."""
+        self._ending: dict[str, Entry] = {}
+        """Text blocks ended by the model whose backlog is still being drawn, by block id."""
         self.spans: dict[str, SpanEntry] = {}
         self._phase = ""
         self._args_due: set[str] = set()  # calls whose streamed arguments are not drawn yet
@@ -93,8 +93,8 @@ class ReplyRenderer:
         self._fold_due: list[Run] = []
         self._fold_scheduled = False
         self._fold_lock = asyncio.Lock()
-        self._cut: dict[str, AssistantMessage] = {}
-        """The text blocks Esc cut, by block id (:meth:`shown`)."""
+        self._cut: dict[str, AssistantMessage | ThinkingBlock] = {}
+        """The text and thinking blocks Esc cut, by block id (:meth:`shown`)."""
         self._ended_on_screen = False
         """Esc has ended the reply (:meth:`end_now` draws it): nothing new is mounted."""
         self.end_shown = asyncio.Event()
@@ -154,19 +154,19 @@ class ReplyRenderer:
         """Esc: stop drawing now. Backlogs are dropped (each text block says how much)."""
         self.reply.cancel()
         self._ended_on_screen = True  # (drawn by end_now)
-        self._cut = {block_id: entry.widget for block_id, entry in self.blocks.items()
-                     if isinstance(entry.widget, AssistantMessage)}
         self._args_due.clear()
         # a block the model ended is still drawing its backlog (a reply sent as one delta
-        # had all of it there): it is dropped too, or Esc waited for all of it
-        for entry in [*self.blocks.values(), *self._ending]:
+        # had all of it there): it is dropped too, or Esc waited for all of it; and it is
+        # cut in the history too (all of it had arrived, the user saw only the start)
+        for block_id, entry in [*self.blocks.items(), *self._ending.items()]:
             if isinstance(entry.widget, (AssistantMessage, ThinkingBlock)):
                 entry.widget.drop_backlog()
+                self._cut[block_id] = entry.widget
 
     def shown(self) -> dict[str, int]:
-        """How many characters of each text block still streaming at Esc were drawn
-        (``Agent.cancel``'s ``shown``): the history keeps those, not the backlog Esc
-        dropped. Read when the engine makes the partial message, after :meth:`end_now`
+        """How many characters of each text or thinking block still streaming or being
+        drawn at Esc were drawn (``Agent.cancel``'s ``shown``): the history keeps those,
+        not the backlog Esc dropped. Read when the engine makes the partial message, after :meth:`end_now`
         (the reply worker waits for it), so a frame Esc stopped midway is counted."""
         return {block_id: max(0, widget.received - widget.dropped) for block_id, widget in self._cut.items()}
 
@@ -180,7 +180,7 @@ class ReplyRenderer:
         (F9). The engine's end then only settles the state."""
         await self._mount_spans()
         for block_id in list(self.blocks):
-            await self._end_block(self.blocks.pop(block_id))
+            await self._end_block(block_id, self.blocks.pop(block_id))
         await self._add(NoticeEntry("warning", end_notice("cancelled")))
 
     async def _model_call_end(self, event: ev.ModelCallEnd) -> None:
@@ -214,7 +214,7 @@ class ReplyRenderer:
     async def _text_end(self, event: ev.TextBlockEnd) -> None:
         entry = self.blocks.pop(event.block_id, None)
         if entry is not None:
-            await self._end_block(entry, event.text)
+            await self._end_block(event.block_id, entry, event.text)
 
     async def _thinking_start(self, event: ev.ThinkingBlockStart) -> None:
         await self._start_block(event.block_id, ThinkingEntry())
@@ -229,13 +229,13 @@ class ReplyRenderer:
     async def _thinking_end(self, event: ev.ThinkingBlockEnd) -> None:
         entry = self.blocks.pop(event.block_id, None)
         if entry is not None:
-            await self._end_block(entry, event.text)
+            await self._end_block(event.block_id, entry, event.text)
 
-    async def _end_block(self, entry: Entry, text: str | None = None) -> None:
+    async def _end_block(self, block_id: str, entry: Entry, text: str | None = None) -> None:
         entry.live = False
         widget = entry.widget
         if isinstance(widget, AssistantMessage):
-            self._ending.append(entry)
+            self._ending[block_id] = entry
             if widget.backlog and not self.reply.cancelled and self._phase != "showing":
                 # the model is done with this text; the screen is still drawing what it
                 # sent ("waiting for the model" here blamed the model for the TUI's work)
@@ -244,10 +244,10 @@ class ReplyRenderer:
             try:
                 await widget.finish(text, cancelled=self.reply.cancelled)
             finally:
-                self._ending.remove(entry)
+                self._ending.pop(block_id, None)
         elif isinstance(widget, ThinkingBlock):
-            widget.finish(text or "")
-            if not widget.text.strip():  # nothing thought, or nothing drawn before Esc
+            if not widget.finish(text or "", cancelled=self.reply.cancelled):
+                # nothing thought, or nothing drawn before Esc
                 await self.conversation.drop(entry)
                 return
         elif isinstance(widget, AudioBlock):
@@ -370,7 +370,7 @@ class ReplyRenderer:
     async def _data_end(self, event: ev.DataBlockEnd) -> None:
         entry = self.blocks.pop(event.block_id, None)
         if isinstance(entry, AudioEntry):
-            await self._end_block(entry)
+            await self._end_block(event.block_id, entry)
             self._post(msg.AudioFinished(Clip(entry.key, entry.media_type, entry.data)))
 
     # -- notices, errors, custom ------------------------------------------------------
@@ -411,7 +411,7 @@ class ReplyRenderer:
         """End whatever is still live (a cancelled or failed reply leaves some)."""
         await self._mount_spans()
         for block_id in list(self.blocks):
-            await self._end_block(self.blocks.pop(block_id))
+            await self._end_block(block_id, self.blocks.pop(block_id))
         ended = [e for e in (self.spans.get(c.call_id) for c in self.reply.finish()) if e is not None]
         for entry in ended:
             entry.live = False

@@ -115,3 +115,36 @@ async def test_an_answer_under_the_limit_is_kept_whole() -> None:
         if isinstance(event, TextBlockDelta) and event.delta.startswith("<1499>"):
             agent.cancel()
     assert last_answer(agent).text == "".join(f"<{i}>".ljust(10, ".") for i in range(1500))
+
+
+async def test_a_message_that_had_all_arrived_keeps_what_was_shown_and_its_calls() -> None:
+    """The TUI draws a reply sent in one piece frame by frame: its block has ended (the
+    message is in the history, whole) while the screen shows its start. Esc then says
+    how much was shown: the history keeps that, marked cancelled; its calls stay, with
+    their cancelled results, so the next request is valid."""
+    from shell.core.events import TextBlockEnd
+    from shell.core.messages import TextBlock, ToolCallBlock, ToolResultMessage
+    from shell.providers.scripted import ScriptedModel
+
+    text = "First line.\n" * 500
+    turn = AssistantMessage((TextBlock(text), ToolCallBlock("c1", "nowhere", {})))
+    agent = Agent(ScriptedModel([turn], chunk_size=len(text)))
+    async for event in agent.reply("go"):
+        if isinstance(event, TextBlockEnd):  # the front end still draws it
+            agent.cancel(lambda key=event.block_id: {key: 36})
+    call, result = agent.messages[-2], agent.messages[-1]
+    assert isinstance(call, AssistantMessage) and call.stop_reason == "cancelled"
+    assert call.content == (TextBlock(text[:36]), ToolCallBlock("c1", "nowhere", {}))
+    assert isinstance(result, ToolResultMessage) and result.call_id == "c1" and result.is_error
+    assert history_is_valid(agent.messages)
+
+
+async def test_a_message_shown_whole_is_kept_as_it_came() -> None:
+    from shell.core.events import TextBlockEnd
+    from shell.providers.scripted import ScriptedModel
+
+    agent = Agent(ScriptedModel(["All of it."], chunk_size=100))
+    async for event in agent.reply("go"):
+        if isinstance(event, TextBlockEnd):
+            agent.cancel(lambda key=event.block_id: {key: len("All of it.")})
+    assert last_answer(agent).text == "All of it."

@@ -1,4 +1,9 @@
-"""A thinking block: collapsed and dim, so reasoning never crowds the answer."""
+"""A thinking block: collapsed and dim, so reasoning never crowds the answer.
+
+Esc cuts a thought as it cuts the answer's text: what waits for the next frame is
+dropped, the history keeps what was drawn (``ReplyRenderer.shown`` counts it from
+:attr:`ThinkingBlock.received` and :attr:`ThinkingBlock.dropped`), and the thought
+ends with a note that says so."""
 
 from __future__ import annotations
 
@@ -6,7 +11,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Collapsible, Static
 
+from shell.core.partial import CANCELLED_KEEP
 from shell.core.textsafety import sanitize
+
+from ..mdsplit import thinking_cancel_note
 
 FRAME_S = 1 / 60
 
@@ -27,7 +35,12 @@ class ThinkingBlock(Collapsible):
         self._words = len(text.split())
         self._ends_in_word = bool(text) and not text[-1].isspace()
         self._done = done
+        self._cancelled = False
         self._scheduled = False
+        self.received = len(text)
+        """Characters it was given (its first text and every delta)."""
+        self.dropped = 0
+        """Characters never drawn because the reply was cancelled."""
         super().__init__(title=self._make_title(), collapsed=True)
         self._title.can_focus = False  # a click opens it; Tab goes past (the keys stay with the prompt)
 
@@ -38,6 +51,8 @@ class ThinkingBlock(Collapsible):
 
     def _make_title(self) -> str:
         words = self._words
+        if self._cancelled:
+            return f"Thought ({words} words, cancelled)"
         return f"Thought ({words} words)" if self._done else f"Thinking… ({words} words)"
 
     @property
@@ -49,13 +64,16 @@ class ThinkingBlock(Collapsible):
         """Queue a delta: the title and text are redrawn once per frame, however
         many deltas came (a flood of thinking must not redraw per delta)."""
         self._pending.append(delta)
+        self.received += len(delta)
         if not self._scheduled and self.is_mounted:
             self._scheduled = True
             self.set_timer(FRAME_S, self._refresh)
 
     def drop_backlog(self) -> None:
-        """The reply was cancelled: what was not drawn is not drawn."""
+        """The reply was cancelled: what was not drawn is not drawn (nor kept)."""
+        self.dropped += sum(map(len, self._pending))
         self._pending.clear()
+        self._cancelled = True
 
     def _take(self) -> None:
         """Move the queued deltas into the text, counting words as they come."""
@@ -70,13 +88,23 @@ class ThinkingBlock(Collapsible):
         self._ends_in_word = not chunk[-1].isspace()
         self._text += chunk
 
-    def finish(self, text: str = "") -> None:
+    def finish(self, text: str = "", *, cancelled: bool = False) -> bool:
+        """The thought ended (``text``: all of it, when the model said); whether it
+        holds anything. ``cancelled`` (Esc): what waits is dropped, and a thought cut
+        short, or longer than a cancelled reply keeps, ends with a note saying so."""
+        if cancelled:
+            self.drop_backlog()
         self._take()
-        if text:
+        if text and not self._cancelled:
             self._text = text
             self._words = len(text.split())
+        thought = bool(self._text.strip())
+        shown = self.received - self.dropped
+        if thought and self._cancelled and (self.dropped or shown > CANCELLED_KEEP):
+            self._text += thinking_cancel_note(self.dropped, shown)
         self._done = True
         self._refresh()
+        return thought
 
     def _refresh(self) -> None:
         self._scheduled = False
