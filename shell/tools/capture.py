@@ -142,7 +142,12 @@ class WorkspaceCapture:
         total = [0]
         stats = WalkStats()
         deadline = time.monotonic() + self.budget
-        for found in walk_entries(self.root, ignore_root_for(self.root, self.root), stats, deadline=deadline):
+        walk = walk_entries(self.root, ignore_root_for(self.root, self.root), stats, deadline=deadline)
+        for seen, found in enumerate(walk, 1):
+            if seen % 256 == 0 and time.monotonic() > deadline:  # the walk looks between folders only
+                stats.stopped_at = found.rel.rpartition("/")[0] or "."
+                walk.close()
+                break
             if found.is_symlink:
                 continue
             if len(snap.files) >= self.max_files:
@@ -150,8 +155,7 @@ class WorkspaceCapture:
                 snap.why = (f"{CUT_NOTE} past the first {self.max_files} "
                             "files of the workspace")
                 return snap
-            rel = found.path.relative_to(self.root).as_posix()
-            self._add(snap, known, rel, found.name, found.dir_fd, settled, total)
+            self._add(snap, known, found.rel, found.name, found.dir_fd, settled, total)
         if stats.stopped_at is not None:
             snap.complete = False
             where = sanitize_line(stats.stopped_at)
@@ -222,13 +226,32 @@ class WorkspaceCapture:
         except OSError as exc:
             return _Entry(key, mode, None, f"it could not be read ({exc.strerror or exc})")
         try:
-            with os.fdopen(fd, "rb") as fh:
-                data = fh.read(self.max_file + 1)
+            data = _read_up_to(fd, size, self.max_file + 1)
         except OSError as exc:
             return _Entry(key, mode, None, f"it could not be read ({exc.strerror or exc})")
+        finally:
+            os.close(fd)
         if len(data) > self.max_file:
             return _Entry(key, mode, None, f"it is too big to keep (over {_mb(self.max_file)})")
         return _Entry(key, mode, data)
+
+
+def _read_up_to(fd: int, size: int, limit: int) -> bytes:
+    """At most ``limit`` bytes of an open file whose stat said ``size``. Asked for its
+    size (plus one, to see it grew), not for ``limit``: a buffered ``read(limit)``
+    sets aside ``limit`` bytes (4 MB) for every six-byte file, and a workspace of
+    20,000 small files took seconds of that alone."""
+    chunks: list[bytes] = []
+    got = 0
+    ask = min(size + 1, limit)
+    while got < limit:
+        chunk = os.read(fd, ask)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+        ask = min(1 << 16, limit - got)
+    return b"".join(chunks)
 
 
 def _mb(size: int) -> str:
@@ -253,9 +276,15 @@ async def watched(
         finally:
             changes.shell_ran(command, sandboxed=False, files=None, note=outside)
     before = await anyio.to_thread.run_sync(capture.snapshot, abandon_on_cancel=True)
+
+    def record() -> None:
+        """Off the event loop, scan and record in one go: a command that made 30,000
+        files has 60,000 checkpoint records, and the screen must not wait for them (J9)."""
+        found = capture.changes_since(before)
+        changes.shell_ran(command, sandboxed=True, files=found, note=capture.cut or NOT_SCANNED)
+
     try:
         return await run()
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
-            found = await anyio.to_thread.run_sync(capture.changes_since, before)
-            changes.shell_ran(command, sandboxed=True, files=found, note=capture.cut or NOT_SCANNED)
+            await anyio.to_thread.run_sync(record)

@@ -45,8 +45,7 @@ def glob_files(base: Path, pattern: str, ignore_root: Path, show: Callable[[Path
         raise FileToolError(f"{show(base)} is not a directory; give glob a directory as path.")
     regex = glob_to_regex(pattern.removeprefix("./"))
     stats = WalkStats()
-    walked = (f.path for f in _walk(base, ignore_root, stats))
-    found = [f for f in walked if regex.match(f.relative_to(base).as_posix())]
+    found = [f.path for f in _walk(base, ignore_root, stats) if regex.match(f.rel)]
     lines = [show(f) for f in found[:MAX_GLOB_RESULTS]]
     if len(found) > MAX_GLOB_RESULTS:
         lines.append(f"[{len(found) - MAX_GLOB_RESULTS} more files not shown; use a narrower pattern]")
@@ -129,10 +128,10 @@ def grep_files(
             _check_pattern(file_glob)
             name_only = "/" not in file_glob
             g = glob_to_regex(file_glob)
-            files = (f for f in files if g.match(f.name if name_only else _rel(f.path, base)))
+            files = (f for f in files if g.match(f.name if name_only else f.rel))
     else:
         _refuse_denied(base, show, denied)
-        files = iter([Found(base, -1, str(base), False)])
+        files = iter([Found(base, "", -1, str(base), False)])
     walking = base.is_dir()
     for found in files:
         why = _left_out(found, denied) if walking else ""
@@ -202,10 +201,6 @@ def _grep_notes(skipped: int, outside: int, left_out: dict[str, int], stats: Wal
         what = "1 file a deny rule keeps" if refused == 1 else f"{refused} files deny rules keep"
         notes.append(f"{what} from being read not searched (/permissions lists the rules)")
     return notes + stats.notes()
-
-
-def _rel(path: Path, base: Path) -> str:
-    return path.relative_to(base).as_posix()
 
 
 def _walk(base: Path, ignore_root: Path, stats: WalkStats) -> Iterator[Found]:

@@ -70,3 +70,70 @@ def test_rewind_says_what_a_cut_scan_could_not_restore() -> None:
     text = plan.describe()
     assert f"Not all of it: {cut}." in text
     assert text.count("Not all of it") == 1
+
+
+@pytest.mark.anyio
+async def test_the_commands_changes_are_scanned_and_recorded_off_the_event_loop(tmp_path: Path) -> None:
+    """A command that made 30,000 files has 60,000 checkpoint records to write: done on
+    the event loop, the screen froze for minutes and Esc did nothing (J9)."""
+    import threading
+
+    capture = WorkspaceCapture(tmp_path)
+    loop_thread = threading.current_thread()
+    recorded_on: list[threading.Thread] = []
+
+    class Recording(_Changes):
+        def shell_ran(self, command: str, *, sandboxed: bool, files: Sequence[Any] | None,
+                      note: str = "") -> None:
+            recorded_on.append(threading.current_thread())
+            super().shell_ran(command, sandboxed=sandboxed, files=files, note=note)
+
+    changes = Recording()
+
+    async def run() -> str:
+        (tmp_path / "made.txt").write_text("new\n")
+        return "done"
+
+    assert await watched(run, "make", changes, capture) == "done"  # type: ignore[arg-type]
+    assert [f.path.name for f in changes.files] == ["made.txt"]
+    assert recorded_on and recorded_on[0] is not loop_thread
+
+
+def test_a_scan_out_of_time_inside_one_huge_folder_stops_there(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk looks at the clock between folders only, so one folder of 30,000 files
+    was read to its end (10 s under load) whatever the budget; the scan stops in it."""
+    import types
+
+    from shell.tools import capture as capture_module
+
+    (tmp_path / "many").mkdir()
+    for i in range(600):
+        (tmp_path / "many" / f"f{i:03}.txt").write_text("needle")
+    start = capture_module.time.monotonic()  # the walk's own clock stays real, far from its deadline
+    ticks = iter(range(10_000))
+    clock = types.SimpleNamespace(monotonic=lambda: start + 100.0 * next(ticks),
+                                  time_ns=capture_module.time.time_ns)
+    monkeypatch.setattr(capture_module, "time", clock)
+    snap = WorkspaceCapture(tmp_path, budget=60.0).snapshot()
+    assert not snap.complete
+    assert len(snap.files) < 600
+    assert snap.why.startswith(CUT_NOTE) and "under many/" in snap.why
+
+
+def test_kept_content_is_whole_even_when_the_file_grew_after_its_stat(tmp_path: Path) -> None:
+    """The capture reads a file by the size its stat gave; a file that grew in between
+    is still kept whole (a rewind writes back what is kept), and the limit still holds."""
+    import os
+
+    from shell.tools.capture import _read_up_to
+
+    data = os.urandom(300_000)
+    (tmp_path / "grew.bin").write_bytes(data)
+    fd = os.open(tmp_path / "grew.bin", os.O_RDONLY)
+    try:
+        assert _read_up_to(fd, 10, 1_000_000) == data
+        os.lseek(fd, 0, os.SEEK_SET)
+        assert _read_up_to(fd, 300_000, 100_001) == data[:100_001]
+    finally:
+        os.close(fd)
