@@ -83,6 +83,8 @@ class McpServer:
         """The last HTTP error status the server answered with (see mcp_http)."""
         self._stderr: StderrTail | None = None
         self._closing = False
+        self._stray_note = ""
+        """Said once per connection when the server answers requests it was never sent."""
 
     def _set(self, state: State, message: str = "") -> None:
         self.status = replace(self.status, state=state, message=message, tools=len(self.tools))
@@ -121,6 +123,8 @@ class McpServer:
         watcher = Watcher(self.spec.name, self._listing, self._unreadable)
         relister = Relister(lambda: self._relist(session, watcher))
         watcher.on_list_changed = relister.wanted
+        watcher.on_stray = self._strayed
+        self._stray_note = ""
         read, write = await stack.enter_async_context(self._transport(watcher))
         tg = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
@@ -144,7 +148,7 @@ class McpServer:
         refused = await self._take_tools(listed)
         self._session = session
         watcher.connecting = False
-        self._set("ready", refused)
+        self._set("ready", "; ".join(part for part in (refused, self._stray_note) if part))
         self.relister = relister
         tg.start_soon(relister.run)
 
@@ -204,6 +208,14 @@ class McpServer:
                       "tell the server's author")
             if self._scope is not None:
                 self._scope.cancel()
+
+    def _strayed(self, said: str) -> None:
+        """The server answered a request it was never sent: one notice per connection
+        (a flood of them is counted by the watcher, not shown one by one)."""
+        self._stray_note = (f"{said}; it was ignored, as any more will be. A server that does this may be "
+                            "broken: if its calls fail or hang, tell its author")
+        if self.status.state == "ready":
+            self._set("ready", "; ".join(part for part in (self.status.message, self._stray_note) if part))
 
     def _gone(self, message: str) -> None:
         if self.status.state in ("connecting", "ready"):

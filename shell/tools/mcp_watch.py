@@ -11,7 +11,10 @@ cannot be read but whose id can be found (at either end, :mod:`.mcp_ids`) fails
 that request at once, with an error answer made here; one with no id fails the
 request it must have been for, which is known at once when one request waits,
 else as soon as the others are answered (:class:`LostAnswer`). An answer for an
-id nobody waits for is dropped, noted once; the calls under way go on.
+id nobody waits for is dropped; the calls under way go on. Such strays are counted,
+never kept: a server sending 100,000 of them costs a counter, one log line (its text
+through the one sanitiser: a stray's id is the server's text) and one notice to the
+user (:attr:`Watcher.on_stray`), not one per stray.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
+
+from shell.core.textsafety import sanitize_line
 
 from .mcp_listing import LenientListing
 from .mcp_stdio import BadLine
@@ -58,7 +63,10 @@ class Watcher:
         self.pending: set[Any] = set()
         """Our requests not answered (or cancelled) yet."""
         self.lost: list[LostAnswer] = []
-        self.noted_stray = False
+        self.strays = 0
+        """Answers nobody waited for (and lost answers with no call to fail): counted, not kept."""
+        self.on_stray: Callable[[str], None] | None = None
+        """Told at the first stray, with what it was (sanitised): the server shows one notice."""
         self._send: Any = None
         self._tg: TaskGroup | None = None
         self.tool_calls: set[Any] = set()
@@ -187,13 +195,21 @@ class Watcher:
             return True
         if ident in self.sent:
             return True  # a call cancelled meanwhile: the SDK drops its answer quietly
-        self._stray(f"an answer to a request it was never sent (id {str(ident)[:40]!r})")
+        self._stray("an answer to a request it was never sent", ident)
         return False
 
-    def _stray(self, what: str) -> None:
-        if not self.noted_stray:
-            self.noted_stray = True
-            _log.warning("the MCP server %r sent %s; it was ignored", self.server, what)
+    def _stray(self, what: str, ident: Any = None) -> None:
+        """Count a stray; the first is logged and told (nothing is built for the rest:
+        a flood of them costs a counter)."""
+        self.strays += 1
+        if self.strays > 1:
+            return
+        shown = f"{what} (id {str(ident)[:40]})" if ident is not None else what
+        said = sanitize_line(f"the MCP server {self.server!r} sent {shown}")
+        _log.warning("%s; it was ignored, as any more will be (counted, not logged)", said)
+        if self.on_stray is not None:
+            with contextlib.suppress(Exception):
+                self.on_stray(said)
 
     def unreadable(self, what: str, ident: Any = None) -> None:
         """An answer that cannot be read: its request fails, once known (see the module's

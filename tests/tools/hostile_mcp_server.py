@@ -9,7 +9,8 @@ Modes: ``endless_json`` (an HTTP answer to the handshake that never ends),
 ``endless_call`` (the same for a tool call), ``deep`` (a result nested 100,000
 deep), ``wrongid`` (a result for a request never sent, then the right one),
 ``badid`` (results whose ids are no ids: an object, 2.5, a list, true; then the
-right one), ``bad_schema`` (tools whose
+right one), ``stray_flood`` (20,000 results for ids never sent, string ids holding
+escape sequences among them, then the right one), ``bad_schema`` (tools whose
 inputSchema cannot be checked next to a good one), ``invalid_list`` (a tools/list
 the SDK rejects), ``names`` (tool names that collide once made model-safe).
 Over stdio only: ``garbage`` (a line that is not JSON, for each call but
@@ -158,6 +159,11 @@ def answer(msg: dict[str, Any]) -> Any:
                 {"type": "text", "text": "stray"}]}}) + "\n" for k in ids)
             right = {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
             return stray + json.dumps(right)
+        if MODE == "stray_flood":
+            ids = [10_000_000 + n if n % 2 else f"\x1b]0;pwned\x07{n}" for n in range(20_000)]
+            strays = "".join(json.dumps({"jsonrpc": "2.0", "id": k, "result": {}}) + "\n" for k in ids)
+            right = {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
+            return strays + json.dumps(right)
         return {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
     return {"jsonrpc": "2.0", "id": ident, "result": {}}
 

@@ -48,7 +48,9 @@ async def test_an_answer_for_an_id_nobody_waits_for_is_ignored_and_the_call_gets
                     tg.start_soon(call, word)
         assert {w: (r.is_error, r.text) for w, r in results.items()} == {
             w: (False, f'echo {{"a": "{w}"}}') for w in ("one", "two", "three")}
-        assert mcp.status("evil").state == "ready" and mcp.status("evil").message == ""
+        status = mcp.status("evil")
+        assert status.state == "ready"  # 987654, three times: said once (ids that are no ids: not at all)
+        assert status.message.count("never sent (id 987654)") == (mode == "wrongid")
     assert "Traceback" not in capfd.readouterr().err
 
 
