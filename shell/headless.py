@@ -207,6 +207,7 @@ async def run_headless(
     run.result()
     if run.closed:  # the reader went away (`| head`): nothing more to say, anywhere
         return EXIT_PIPE
+    run.report_cancelled()
     run.report_refused()
     code = run.reply.exit_code
     if recorder is not None:  # closed now: its last attempt to save is made
@@ -351,6 +352,21 @@ class _HeadlessReply:
             return
         self.err.flush()
 
+    def report_cancelled(self) -> None:
+        """After Ctrl+C, one line on stderr: the reply was cancelled, and what the
+        answer printed (``text``) or ``answer`` (``json``) holds: what had arrived
+        before it, the same text the history and the saved session keep, so a
+        ``--continue`` carries on from what the user read."""
+        if not self.stopped:
+            return
+        answered = bool(self.reply.answer)
+        where = {"text": "the answer above", "json": "`answer`", "jsonl": "the ReplyEnd line's message"}
+        said = (f"{where[self.format]} is what had arrived before it" if answered
+                else "no answer had arrived")
+        kept = "; the session keeps the same" if self._session_id() else ""
+        self.err.write(f"agent-shell: reply cancelled (Ctrl+C): {said}{kept}\n")
+        self.err.flush()
+
     @property
     def refused(self) -> list[CallView]:
         """The calls that did not run because a rule, a hook or ``--approve`` said no."""
@@ -391,7 +407,9 @@ class _HeadlessReply:
     def _result(self) -> None:
         reply, out = self.reply, self.out
         if self.format == "text":
-            if reply.answer and not self.stopped:  # Ctrl+C: the partial answer is not printed after it
+            # after Ctrl+C too: the answer as far as it came, as the history and the
+            # session keep it (cut to CANCELLED_KEEP with a marker), and stderr says so
+            if reply.answer:
                 text = sanitize(reply.answer)
                 out.write(text if text.endswith("\n") else text + "\n")
         elif self.format == "json":

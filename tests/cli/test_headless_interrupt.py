@@ -111,3 +111,19 @@ async def test_json_after_ctrl_c_answers_with_what_came_before_it(tmp_path: Path
     last = result["messages"][-1]
     assert "".join(block["text"] for block in last["content"]) == result["answer"]
     assert code == EXIT_INTERRUPTED
+
+
+async def test_text_after_ctrl_c_prints_what_the_history_keeps_and_says_it_was_cancelled(
+    tmp_path: Path,
+) -> None:
+    """Text mode printed nothing after Ctrl+C while the history (and the session, and
+    json's ``answer``) kept what had arrived: a ``--continue`` went on from an answer
+    the user never saw. Now it prints that answer, and stderr says it was cut off."""
+    runtime = _runtime(tmp_path, CalmThenFlood())
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "go", output_format="text", approve="never", out=out, err=err)
+    kept = runtime.agent.messages[-1]
+    assert kept.stop_reason == "cancelled" and kept.text.startswith("<0><1>")  # type: ignore[union-attr]
+    assert out.getvalue() == kept.text + "\n"
+    assert "reply cancelled (Ctrl+C): the answer above is what had arrived before it" in err.getvalue()
+    assert code == EXIT_INTERRUPTED
