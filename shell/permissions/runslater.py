@@ -246,7 +246,8 @@ class _Walls:
             if _git_head(path):
                 self.git_dir(path.parent)
             return
-        if path.name == "pyvenv.cfg":  # a virtualenv: its bin/ is what the user runs
+        if path.name == "pyvenv.cfg" and os.path.lexists(path):  # a virtualenv: its bin/ is what the user
+            # runs (not a root's bin/ beside no pyvenv.cfg: that is a project's, PATH_add's if anyone's)
             for name in VENV_BINS:
                 self.watch(path.parent / name)
         if path.name != ".git":

@@ -401,6 +401,16 @@ async def test_a_virtualenvs_bin_is_guarded_and_a_new_virtualenv_is_kept(ws: Pat
     assert "fresh/bin" not in set(result.details.get("quarantined", []))
 
 
+async def test_a_projects_bin_folder_without_a_virtualenv_stays_writable(ws: Path) -> None:
+    """Only a virtualenv's bin/ (beside its pyvenv.cfg) is guarded: a project's own bin/
+    at the workspace's top was bound read-only because pyvenv.cfg is looked up there even
+    when missing, so `go build -o bin/app` failed in the sandbox."""
+    require_sandbox()
+    (ws / "bin").mkdir()
+    result = await sh(ws, "echo app > bin/app && echo built")
+    assert "built" in result.text and (ws / "bin" / "app").read_text() == "app\n", result.text
+
+
 @pytest.mark.parametrize("mode", ["accept-edits", "auto"])
 def test_instruction_files_ask_before_an_edit(tmp_path: Path, mode: str) -> None:
     """AGENTS.md and CLAUDE.md, at any level, go into every later session's system
