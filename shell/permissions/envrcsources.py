@@ -12,7 +12,12 @@ again when it or a file it watches changes. ``.envrc`` is guarded by name
   the user's shell (``PATH`` or ``PROMPT_COMMAND`` there runs commands);
 - ``watch_file flake.nix``: what ``.envrc`` reads to decide what runs (``use nix`` and
   ``use flake`` read theirs: ``shell.nix``/``default.nix``, ``flake.nix``, whose
-  ``shellHook`` runs in the user's shell).
+  ``shellHook`` runs in the user's shell);
+- ``PATH_add bin`` (and ``path_add PATH dir``, ``export PATH=$PWD/bin:$PATH``,
+  ``load_prefix x`` for ``x/bin``, ``layout node`` for ``node_modules/.bin``): a
+  folder put before the user's own programs, so a ``bin/git`` or ``bin/ls`` runs
+  instead of theirs at every later command (:attr:`EnvrcRuns.path_dirs`; what the
+  sandbox guards in it: :mod:`.pathdirs`).
 
 :func:`envrc_runs` reads those names (relative to the ``.envrc``'s folder, as direnv
 runs it there; ``$PWD`` too) from a set of ``.envrc`` files, and follows what a sourced
@@ -35,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import paths
+from .pathdirs import shadows
 
 SOURCED_WHY = "direnv runs as you when you enter the directory (an .envrc sources it)"
 DOTENV_WHY = ("direnv loads into your shell when you enter the directory (an .envrc names it with dotenv: "
@@ -42,12 +48,19 @@ DOTENV_WHY = ("direnv loads into your shell when you enter the directory (an .en
 WATCHED_WHY = ("direnv reads when you enter the directory (an .envrc watches it, or uses it with use nix / "
                "use flake, whose shellHook runs in your shell)")
 
+PATH_WHY = ("is in a folder an .envrc puts first on your PATH ({how}): once direnv has run, a program there "
+            "runs instead of yours of the same name (git, ls …) at every command you type")
+
 SOURCES = frozenset({"source_env", "source_env_if_exists", "source", "."})
 UPWARD = frozenset({"source_up", "source_up_if_exists"})
 DOTENVS = frozenset({"dotenv", "dotenv_if_exists"})
 WATCHES = frozenset({"watch_file"})
 USES = {"nix": ("shell.nix", "default.nix"), "flake": ("flake.nix",), "devenv": ("devenv.nix",)}
 """``use nix`` and friends without a file named: what direnv's stdlib evaluates."""
+PATH_ADDS = frozenset({"PATH_add", "path_add"})
+"""``PATH_add DIR…``; ``path_add VAR DIR…`` (the PATH only)."""
+ASSIGNS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_PATH_VAR = re.compile(r"^\$(?:PATH|\{PATH\})$")
 LEADING = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")", "time"})
 """Words that may come before a command in a statement (``if … then source_env x``)."""
 BREAKS = frozenset({";", "&&", "||", "|", "&", ";;", "(", ")", "|&"})
@@ -127,11 +140,20 @@ class EnvrcRuns:
     found: tuple[tuple[Path, str], ...] = ()
     stamps: tuple[tuple[str, int, int], ...] = ()
     """The files read, and when each last changed (the cache's key)."""
+    path_dirs: tuple[tuple[Path, str, bool], ...] = ()
+    """Folders put on the PATH (real paths, existing or not), why, and whether the folder
+    is a workspace root (``PATH_add .``: there only a name that shadows a program asks)."""
 
     def why(self, path: str | os.PathLike[str]) -> str:
-        """Why direnv runs ``path`` (a real path), or ""."""
+        """Why direnv runs ``path`` (a real path), or "": a file it pulls in, or a file
+        right in a folder it puts on the PATH (what runs when the user types its name)."""
         text = Path(os.fspath(path))
-        return next((reason for found, reason in self.found if found == text), "")
+        found = next((reason for found, reason in self.found if found == text), "")
+        if found or not self.path_dirs:
+            return found
+        ours = [folder for folder, _, _ in self.path_dirs]
+        return next((reason for folder, reason, root in self.path_dirs
+                     if folder == text.parent and (not root or shadows(text.name, ours))), "")
 
     def paths(self) -> dict[Path, str]:
         return dict(self.found)
@@ -143,6 +165,7 @@ class _Reader:
     def __init__(self, roots: Sequence[Path]) -> None:
         self.roots = roots
         self.found: dict[Path, str] = {}
+        self.path_dirs: dict[Path, str] = {}
         self.read: list[Path] = []
 
     def inside(self, path: Path) -> bool:
@@ -153,6 +176,10 @@ class _Reader:
             return
         if not os.path.isdir(path):  # `watch_file .` does not make the whole workspace read-only
             self.found.setdefault(path, why)
+
+    def path_dir(self, folder: Path | None, how: str) -> None:
+        if folder is not None and self.inside(folder) and not os.path.isfile(folder):
+            self.path_dirs.setdefault(folder, PATH_WHY.format(how=how))
 
     def follow(self, script: Path, base: Path, depth: int) -> None:
         if depth > MAX_DEPTH or script in self.read or len(self.read) >= MAX_FILES:
@@ -187,6 +214,27 @@ class _Reader:
             named = [w for w in operands[1:] if w not in (".", "./")]
             for name in (named[:1] if operands[0] == "nix" and named else USES[operands[0]]):
                 self.note(_path(name, base), WATCHED_WHY)
+        else:
+            self.path_statement(verb, operands, base)
+
+    def path_statement(self, verb: str, operands: list[str], base: Path) -> None:
+        """What a statement puts on the PATH: ``PATH_add``, ``path_add PATH``,
+        ``load_prefix``, ``layout node``, ``PATH=…`` (with ``export`` or not)."""
+        if verb in PATH_ADDS:
+            words = operands if verb == "PATH_add" else operands[1:] if operands[:1] == ["PATH"] else []
+            for word in words:
+                self.path_dir(_path(word, base), f"{verb} {word}")
+        elif verb == "load_prefix" and operands:
+            for sub in ("bin", "sbin"):
+                self.path_dir(_path(f"{operands[0]}/{sub}", base), f"load_prefix {operands[0]}")
+        elif verb == "layout" and operands[:1] == ["node"]:
+            self.path_dir(_path("node_modules/.bin", base), "layout node")
+        for word in ([verb] if verb not in ASSIGNS else operands):
+            name, eq, value = word.partition("=")
+            if name == "PATH" and eq:
+                for part in value.split(":"):
+                    if part and not _PATH_VAR.match(part):
+                        self.path_dir(_path(part, base), f"PATH={value}")
 
 
 def _stamp(path: Path) -> tuple[str, int, int]:
@@ -201,7 +249,8 @@ def _work_out(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
     reader = _Reader(roots)
     for envrc in envrcs:
         reader.follow(envrc, envrc.parent, 0)
-    return EnvrcRuns(tuple(reader.found.items()), tuple(_stamp(p) for p in reader.read))
+    dirs = tuple((folder, why, folder in roots) for folder, why in reader.path_dirs.items())
+    return EnvrcRuns(tuple(reader.found.items()), tuple(_stamp(p) for p in reader.read), dirs)
 
 
 _cache: dict[tuple[tuple[Path, ...], tuple[Path, ...]], EnvrcRuns] = {}

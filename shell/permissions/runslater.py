@@ -65,6 +65,7 @@ from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
 from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
+from .pathdirs import guarded
 
 MAX_LINK_LOOK = 256
 """Entries of one guarded folder looked at for hard links (a hooks folder holds a dozen)."""
@@ -310,10 +311,16 @@ class _Walls:
                   if p.name == ".envrc" and seen.kind in ("file", "link")]
         for root in self.roots:
             envrcs += envrcs_above(root.parent)
-        for path, reason in envrc_runs(envrcs, self.roots).paths().items():
+        runs = envrc_runs(envrcs, self.roots)
+        for path, reason in runs.paths().items():
             if path not in self.sideways:
                 self.sideways[path] = reason
                 self.watch(path)
+        for folder, reason, _ in runs.path_dirs:  # PATH_add bin: the names that shadow a program
+            for path in guarded(folder, self.roots):
+                if path not in self.sideways:
+                    self.sideways[path] = f"{reason}, and {path.name} is the name of a program"
+                    self.watch(path)
 
     def git_dir(self, gitdir: Path) -> None:
         for g in _git_dirs(gitdir):

