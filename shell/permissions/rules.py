@@ -17,8 +17,8 @@ What the pattern is matched against depends on the tool's arguments: ``command``
 the ``name=`` form. A rule whose pattern has nothing to match never applies. An MCP
 tool's path pattern is matched against every path its arguments name, whatever the
 key (``file``, ``target``, ``paths[]``, nested, a ``file:`` URI: the policy finds
-them, :func:`.mcppaths.subject_paths`): a deny or ask rule applies when any of them
-matches, an allow rule only when all do.
+them, :func:`.mcppaths.subject_paths`), with or without ``path=``: a deny or ask rule
+applies when any of them matches, an allow rule only when all do.
 
 A shell command is allowed by rules only when every part of it is allowed and
 nothing is redirected to a file; it is denied (or asked) when any part is. Paths
@@ -309,12 +309,14 @@ class _Compiled:
         """For tools without a shell command."""
         if self.rule.pattern is None:
             return True
+        path_named = self.named is not None and self.named[0] == "path"  # `fs__*(path=**/.env)`: every path
+        if call.subjects and (path_named or (self.named is None and not _names_url(self.rule.pattern))):
+            match = self.named[1] if self.named is not None else self.by_key["path"]
+            hits = (match(call, raw) for raw in call.subjects)  # `file`, `paths[]`, a URI…
+            return all(hits) if self.rule.effect == "allow" else any(hits)
         if self.named is not None and self.named[0] in call.args:
             value = call.args[self.named[0]]
             return isinstance(value, str) and self.named[1](call, value)
-        if call.subjects and self.named is None and not _names_url(self.rule.pattern):
-            hits = (self.by_key["path"](call, raw) for raw in call.subjects)  # `file`, `paths[]`, a URI…
-            return all(hits) if self.rule.effect == "allow" else any(hits)
         key = subject_key(call.args)
         if key is None or key == "command":
             return False

@@ -229,3 +229,16 @@ def test_with_approvals_off_an_mcp_tool_reaching_outside_the_workspace_still_ask
     bypass = policy(root, mode="bypass")  # bypass uses paths outside on purpose (README: modes)
     bypass.asking = False
     assert action(bypass, write, path=str(home), content="x") == "allow"
+
+
+def test_a_rule_naming_the_path_argument_covers_every_path_an_mcp_tool_is_given(root: Path) -> None:
+    """`path=` in a rule is the path, whatever the server calls it: `deny fs__*(path=**/.env)`
+    stops `file: .env` and a `.env` given beside an innocent `path`."""
+    write = fs_tool("copy", WRITES)
+    p = policy(root, deny=["fs__*(path=**/.env)"], mode="bypass")
+    for args in [{"file": ".env"}, {"path": "notes.txt", "dest": "sub/.env"}, {"uri": f"file://{root}/.env"}]:
+        assert action(p, write, **args) == "deny", args
+    assert action(p, write, path="notes.txt", dest="b.txt") == "allow"
+    allowed = policy(root, allow=["fs__copy(path=docs/**)"])
+    assert action(allowed, write, path="docs/a.md", dest="docs/b.md") == "allow"
+    assert action(allowed, write, path="docs/a.md", dest="src/b.py") == "ask"
