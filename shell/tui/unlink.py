@@ -35,8 +35,9 @@ Measured on a 30 KB reply with only the young generations collected: ~175k
 objects (~480 widgets, ~1,600 virtual nodes) were left for a full collection;
 with the cycles cut here, see BENCHMARKS.md (tui_memory).
 
-This reaches into private parts of Textual (pinned in pyproject), checked by
-``tests/tui/test_unlink.py``: ``Widget._message_loop_exit`` (the widget has
+This reaches into private parts of Textual (pinned in pyproject; listed in
+``textual_internals.UNLINK``), checked by ``tests/tui/test_unlink.py``:
+``Widget._message_loop_exit`` (the widget has
 left the DOM for good), ``Stylesheet._process_component_classes`` (where the
 virtual nodes are replaced) and the compositor's ``reflow``,
 ``reflow_visible`` and ``full_map`` (where its maps are replaced). Nothing here
@@ -181,12 +182,19 @@ def _wrap_strip() -> None:
     patched.crop_extend = _crop_extend
 
 
+_WRAPPED = ((Widget, "_message_loop_exit"), (Stylesheet, "_process_component_classes"),
+            (Compositor, "_arrange_root"), (LRUCache, "clear"))
+"""What :func:`install` wraps (listed in ``textual_internals.UNLINK``)."""
+
+
 def install() -> None:
     """Wrap the two Textual methods (once per process)."""
     global _installed
     if _installed:
         return
     _installed = True
+    if not all(hasattr(cls, name) for cls, name in _WRAPPED):
+        return  # a Textual that renamed them: cycles are left to the full collections
     loop_exit = Widget._message_loop_exit
     process_components = Stylesheet._process_component_classes
 

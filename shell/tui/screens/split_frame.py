@@ -33,6 +33,8 @@ from textual.geometry import Size
 from textual.screen import UPDATE_PERIOD, Screen, ScreenResultType
 from textual.timer import Timer
 
+from ..textual_internals import SPLIT_FRAME, lacks
+
 REST = 0.5
 """After a split frame, the update timer starts no other for this many times the
 frame's own cost (see :meth:`SplitFrameScreen._frame`), in this thread's CPU time: in
@@ -57,10 +59,20 @@ class SplitFrameScreen(Screen[ScreenResultType]):
     _next_frame_at = 0.0
     """``perf_counter`` time before which the update timer draws no split frame."""
 
+    _splits: bool | None = None
+    """Whether this Textual has the internals the split relies on (checked once)."""
+
     @property
     def _update_timer(self) -> Timer:
         """Textual's update timer, calling :meth:`_frame` instead: a refresh Textual
-        or a test's pilot forces (``_on_timer_update``) is drawn whole, at once."""
+        or a test's pilot forces (``_on_timer_update``) is drawn whole, at once. With
+        a Textual that renamed what the split relies on, Textual's own timer: frames
+        are drawn whole, and the shell works as before the split."""
+        if self._splits is None:
+            SplitFrameScreen._splits = not (lacks(self, SPLIT_FRAME) or lacks(self.app, SPLIT_FRAME))
+        if not self._splits:
+            timer: Timer = super()._update_timer
+            return timer
         if self._frame_timer is None:
             self._frame_timer = self.set_interval(UPDATE_PERIOD, self._frame, name="screen_update",
                                                   pause=True)

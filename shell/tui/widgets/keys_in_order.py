@@ -22,6 +22,9 @@ from typing import cast
 from textual import events
 from textual.widget import Widget
 
+BINDINGS = "_bindings"
+"""Textual's private map of a node's bindings (``textual_internals.KEYS_IN_ORDER``)."""
+
 
 class KeysInOrder:
     """Mix in before a text field's class: ``class Field(KeysInOrder, Input)``.
@@ -36,7 +39,10 @@ class KeysInOrder:
         if event.is_printable:
             return  # the field inserts it itself, at once
         field = cast(Widget, self)
-        for binding in field._bindings.key_to_bindings.get(event.key, ()):
+        bindings = getattr(field, BINDINGS, None)
+        if bindings is None:
+            return  # a Textual without it: the key bubbles to the app, in order or not
+        for binding in bindings.key_to_bindings.get(event.key, ()):
             if binding.priority:
                 continue  # the app ran the priority ones before the key came here
             if await field.app.run_action(binding.action, field):
