@@ -40,7 +40,8 @@ def mcp_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         for s in mcp.statuses():
             tools = f", {s.tools} tools" if s.state == "ready" else ""
             why = f": {sanitize_line(s.message)[:300]}" if s.message else ""
-            rows.append(f"- **{sanitize_line(s.name)}** ({s.transport}) {s.state}{tools}{why}")
+            where = " (starts in the workspace: cwd = \"workspace\")" if s.in_workspace else ""
+            rows.append(f"- **{sanitize_line(s.name)}** ({s.transport}){where} {s.state}{tools}{why}")
         return CommandResult("MCP servers (`/mcp restart NAME` starts a failed or exited one again):\n\n"
                              + "\n".join(rows))
     if words[0] != "restart" or len(words) != 2:

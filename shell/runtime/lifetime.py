@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 import anyio
@@ -32,8 +33,24 @@ own config once trusted), started and closed."""
 
     def describe_project(self, check: TrustCheck, taken: Collection[str] = ()) -> list[str]:
         """What trusting this workspace would start, apply or ignore (see
-        :func:`describe_project`); ``taken``: the front end's built-in command names."""
-        return describe_project(check, taken)
+        :func:`describe_project`), and which of the user's own servers start in it
+        anyway (``cwd = "workspace"``); ``taken``: the front end's built-in command names."""
+        return [*describe_project(check, taken), *self._servers_in_workspace()]
+
+    def _servers_in_workspace(self) -> list[str]:
+        """One line per server of the user's that starts in the workspace: there its
+        launcher (``npx``, ``python -m``, ``uv run``) may run the workspace's code."""
+        from ..core.textsafety import sanitize_line
+        from ..tools.mcp_config import parse_servers
+        from ..tools.mcp_launch import runs_in_workspace
+
+        root = str(self.workspace.root)
+        specs = [*parse_servers(self.settings.raw.get("mcp_servers") or {}, workspace=root),
+                 *self.options.mcp_servers]
+        return [sanitize_line(
+            f"your server {spec.name!r} starts in this workspace (cwd = \"workspace\" in your config), "
+            "trusted or not: npx, python -m or uv run there may run the workspace's own code")
+            for spec in specs if runs_in_workspace(spec, root)]
 
     def untrusted_notice(self, check: TrustCheck) -> str:
         """One line saying what was not used and how to trust it (headless, banners)."""
@@ -63,7 +80,8 @@ own config once trusted), started and closed."""
         if self.mcp is None:
             from ..tools.mcp import McpManager
 
-            self.mcp = McpManager(workspace_root=self.workspace.root, on_change=self._mcp_changed)
+            self.mcp = McpManager(workspace_root=self.workspace.root, on_change=self._mcp_changed,
+                                  roots=self._workspace_dirs)
             await self.mcp.start(self._task_group)
         self.mcp.add(specs)
 
@@ -97,14 +115,19 @@ own config once trusted), started and closed."""
         from ..tools.mcp import McpManager
         from ..tools.mcp_config import parse_servers
 
-        configured = parse_servers(servers, cwd=str(self.workspace.root))
+        configured = parse_servers(servers, workspace=str(self.workspace.root))
         self.mcp = McpManager(
             [*configured, *self.options.mcp_servers],
             workspace_root=self.workspace.root,
             project_servers=project,
             on_change=self._mcp_changed,
+            roots=self._workspace_dirs,
         )
         await self.mcp.start(task_group)
+
+    def _workspace_dirs(self) -> list[Path]:
+        """The MCP roots: the workspace and the directories added to it, as they are now."""
+        return [self.workspace.root, *self.workspace.added]
 
     async def _find_secret_files(self) -> None:
         """The workspace's secret files, searched once in a thread at start (the sandbox

@@ -13,7 +13,8 @@ those above it):
 * :mod:`.mcp_server`: the connection to one server, for its whole life;
 * :mod:`.mcp_manager`: every configured server, started in the background.
 
-Below them: config (:mod:`.mcp_config`), transports (:mod:`.mcp_stdio`,
+Below them: config (:mod:`.mcp_config`), where a stdio server starts and with what
+environment and roots (:mod:`.mcp_launch`), transports (:mod:`.mcp_stdio`,
 :mod:`.mcp_http`, :mod:`.mcp_events`), what the wire carries (:mod:`.mcp_wire`, :mod:`.mcp_ids`,
 :mod:`.mcp_listing`, :mod:`.mcp_results`, :mod:`.mcp_schema`), the SDK's session
 (:mod:`.mcp_session`) and call deadlines (:mod:`.mcp_deadline`).

@@ -30,6 +30,8 @@ from shell.core.textsafety import sanitize_line
 from .mcp_deadline import CALL_TIMEOUT
 
 PROJECT_FILE = ".mcp.json"
+WORKSPACE_CWD = "workspace"
+"""``cwd = "workspace"``: the user's own server starts in the workspace (see :mod:`.mcp_launch`)."""
 
 Transport = Literal["stdio", "http", "sse"]
 
@@ -46,8 +48,11 @@ class McpServerSpec:
     url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    """Where its process starts; None: a private, empty folder (:mod:`.mcp_launch`)."""
     origin: str = "config"
-    """Where it was declared: ``config`` or the path of a ``.mcp.json``."""
+    """Where it was declared: ``config``, ``editor`` or the path of a ``.mcp.json``."""
+    project: bool = False
+    """It is a trusted workspace's own (``.mcp.json``): its code, run in the workspace."""
     error: str | None = None
     timeout: float = CALL_TIMEOUT
     """Seconds a tool call may go without an answer or progress (:mod:`.mcp_deadline`)."""
@@ -85,10 +90,14 @@ def parse_server(
     cwd: str | None = None,
     environ: Mapping[str, str] | None = None,
     expand: bool = True,
+    workspace: str | None = None,
 ) -> McpServerSpec:
     """One ``mcpServers`` entry as a spec (with ``error`` set when it is unusable).
 
-    With ``expand=False`` a ``${VAR}`` stays as written."""
+    ``cwd``: a project's root, where its servers start (and its relative ``cwd``s
+    are read from); None for the user's own servers, which start in a private
+    folder unless their entry says ``cwd = "workspace"`` (``workspace``) or gives an
+    absolute path. With ``expand=False`` a ``${VAR}`` stays as written."""
     env_source = os.environ if environ is None else environ
 
     def value(text: Any) -> str:
@@ -119,8 +128,9 @@ def parse_server(
                 command=value(command),
                 args=tuple(value(a) for a in args),
                 env={str(k): value(v) for k, v in env.items()},
-                cwd=entry.get("cwd") or cwd,
+                cwd=_start_dir(entry.get("cwd"), cwd, workspace),
                 origin=origin,
+                project=cwd is not None,
                 timeout=timeout,
             )
         if kind in ("http", "sse"):
@@ -143,6 +153,27 @@ def parse_server(
         return McpServerSpec(name, origin=origin, error=str(exc))
 
 
+def _start_dir(given: Any, root: str | None, workspace: str | None) -> str | None:
+    """Where a stdio server starts: see :func:`parse_server`; a ``ValueError`` says
+    what is wrong with the entry's ``cwd``."""
+    if given is None or given == "":
+        return root
+    if not isinstance(given, str):
+        raise ValueError('cwd must be a string: an absolute path, or "workspace"')
+    if given == WORKSPACE_CWD:
+        where = root or workspace
+        if where is None:
+            raise ValueError('cwd = "workspace" but there is no workspace here')
+        return where
+    path = os.path.expanduser(given)
+    if root is not None:
+        return os.path.join(root, path)
+    if not os.path.isabs(path):
+        raise ValueError(f'cwd must be an absolute path or "workspace", not {given[:80]!r} (a relative one '
+                         "would depend on where agent-shell was started)")
+    return path
+
+
 def _timeout(raw: Any) -> float:
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 < raw <= 86_400:
         raise ValueError(f"timeout must be a number of seconds between 0 and 86400, not {str(raw)[:40]!r}")
@@ -150,10 +181,12 @@ def _timeout(raw: Any) -> float:
 
 
 def parse_servers(
-    servers: Mapping[str, Any] | None, *, origin: str = "config", cwd: str | None = None
+    servers: Mapping[str, Any] | None, *, origin: str = "config", workspace: str | None = None
 ) -> list[McpServerSpec]:
-    """A name → entry mapping (``[mcp.servers]`` in config, ``mcpServers`` in .mcp.json)."""
-    return [parse_server(str(name), entry, origin=origin, cwd=cwd) for name, entry in (servers or {}).items()]
+    """The user's own servers (``[mcp_servers.*]`` in config), a name → entry mapping;
+    ``workspace``: where ``cwd = "workspace"`` starts one."""
+    return [parse_server(str(name), entry, origin=origin, workspace=workspace)
+            for name, entry in (servers or {}).items()]
 
 
 def load_project_servers(root: Path, *, expand: bool = False) -> list[McpServerSpec]:

@@ -8,7 +8,7 @@ again on ``/mcp restart``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from shell.core.tools import Tool
 
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
 from .mcp_identity import ToolIdentities
+from .mcp_launch import runs_in_workspace
 from .mcp_results import server_prefix
 from .mcp_server import McpServer
 from .mcp_status import ServerStatus
@@ -38,18 +39,27 @@ class McpManager:
         project_servers: Iterable[McpServerSpec] = (),
         on_change: Callable[[ServerStatus], None] | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
+        roots: Callable[[], Sequence[Path]] | None = None,
     ) -> None:
         """``servers``: a name → entry mapping (the user's config) or parsed specs,
-        run in ``workspace_root``; ``project_servers``: those of a ``.mcp.json`` the
+        started in a private folder (:mod:`.mcp_launch`; ``cwd = "workspace"``:
+        ``workspace_root``); ``project_servers``: those of a ``.mcp.json`` the
         user trusted (they override by name). The manager never reads a project's
-        ``.mcp.json`` by itself: whether to is the trust decision's, not the manager's."""
+        ``.mcp.json`` by itself: whether to is the trust decision's, not the manager's.
+        ``roots``: the directories servers are given as the client's roots (the
+        workspace's, asked each time; by default ``workspace_root``)."""
         if isinstance(servers, Mapping):
-            specs = parse_servers(servers, cwd=str(workspace_root) if workspace_root else None)
+            specs = parse_servers(servers, workspace=str(workspace_root) if workspace_root else None)
         else:
             specs = list(servers or ())
         specs = _one_per_prefix(merge_specs(specs, list(project_servers)))
         self.on_change = on_change
         self._timeout = connect_timeout
+        if roots is None:
+            listed = [Path(workspace_root)] if workspace_root is not None else []
+            roots = lambda: listed  # noqa: E731
+        self._roots = roots
+        self._workspace = str(workspace_root) if workspace_root is not None else None
         self._identities: dict[str, ToolIdentities] = {}
         """What the user accepted of each server's tools, across its restarts."""
         self._servers = {s.name: self._server(s) for s in specs}
@@ -59,7 +69,8 @@ class McpManager:
 
     def _server(self, spec: McpServerSpec) -> McpServer:
         identities = self._identities.setdefault(spec.name, ToolIdentities())
-        return McpServer(spec, self._changed, self._timeout, identities)
+        return McpServer(spec, self._changed, self._timeout, identities, roots=self._roots,
+                         in_workspace=runs_in_workspace(spec, self._workspace))
 
     def _changed(self, status: ServerStatus) -> None:
         if self.on_change is not None:

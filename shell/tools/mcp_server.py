@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -32,6 +33,7 @@ from .mcp_call import CallScopes, gone_after, not_ready, progress_relay
 from .mcp_config import McpServerSpec
 from .mcp_deadline import Deadline, expired_text, waiting_reports, within
 from .mcp_identity import ToolIdentities
+from .mcp_launch import roots_callback, start_cwd, start_env
 from .mcp_listing import LenientListing, list_all_tools, refusal_note
 from .mcp_relist import Relister, change_note
 from .mcp_results import (
@@ -63,14 +65,20 @@ class McpServer:
 
     def __init__(
         self, spec: McpServerSpec, notify: Callable[[ServerStatus], None], timeout: float,
-        identities: ToolIdentities | None = None,
+        identities: ToolIdentities | None = None, *, roots: Callable[[], Sequence[Path]] = list,
+        in_workspace: bool = False,
     ) -> None:
+        """``roots``: the directories this client names as its roots (the workspace's);
+        ``in_workspace``: one of the user's servers told to start in the workspace
+        (``/mcp`` says so)."""
         self.spec = spec
+        self._roots = roots
         self.identities = identities or ToolIdentities()
         """What the user accepted of each tool (kept across restarts by the manager)."""
         self.tools: list[McpTool] = []
         self.relister: Relister | None = None
-        self.status = ServerStatus(spec.name, "connecting", transport=spec.transport, origin=spec.origin)
+        self.status = ServerStatus(spec.name, "connecting", transport=spec.transport, origin=spec.origin,
+                                   in_workspace=in_workspace)
         self._notify = notify
         self._timeout = timeout
         self._session: Any = None
@@ -129,7 +137,8 @@ class McpServer:
         tg = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tg.cancel_scope.cancel)  # the watchers stop before the transport closes
         read, write = watcher.watch_read(read, tg, self._output_closed), watcher.watch_write(write, tg)
-        session = await stack.enter_async_context(Session(read, write))
+        session = await stack.enter_async_context(
+            Session(read, write, list_roots_callback=roots_callback(self._roots)))
         watcher.version = session.settled_version
         try:
             with anyio.fail_after(self._timeout):
@@ -189,7 +198,8 @@ class McpServer:
         spec = self.spec
         if spec.transport == "stdio":
             self._stderr = StderrTail()
-            return stdio(spec.name, spec.command, list(spec.args), spec.env, spec.cwd or None, self._stderr)
+            args = list(spec.args)
+            return stdio(spec.name, spec.command, args, start_env(spec), start_cwd(spec), self._stderr)
         if spec.transport == "sse":
             lost = watcher.unreadable  # an event too large with no id to tell whose
             return _first_two(mcp_http.sse(spec.name, spec.url, dict(spec.headers), self._refusals, lost))

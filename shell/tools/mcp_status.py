@@ -22,3 +22,5 @@ class ServerStatus:
     transport: str = "stdio"
     tools: int = 0
     origin: str = "config"
+    in_workspace: bool = False
+    """One of the user's own servers that starts in the workspace (``cwd = "workspace"``)."""

@@ -23,6 +23,7 @@ def test_mcp_path_arguments_meet_the_secret_runs_later_and_boundary_checks(
     config.mkdir(parents=True, exist_ok=True)
     (config / "config.toml").write_text(
         f"[mcp_servers.fs]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(SERVER))}]\n"
+        'cwd = "workspace"\n'  # it reads relative paths from where it runs
     )
     (workspace / ".git").mkdir()
     (workspace / ".git" / "config").write_text("[core]\n")

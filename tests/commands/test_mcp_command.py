@@ -37,7 +37,7 @@ async def test_a_server_that_died_is_listed_so_and_started_again_with_its_tools(
     monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
     servers = {"sdk": {"command": sys.executable, "args": [str(SERVER), "plain"]}}
     runtime = ShellRuntime.create(
-        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, cwd=str(tmp_path))),
+        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, workspace=str(tmp_path))),
         settings=Settings(path=tmp_path / "none.toml"), model=ScriptedModel(["Hi."]),
     )
     commands = default_commands()
@@ -97,7 +97,7 @@ async def test_restarting_an_http_server_that_died_says_who_starts_it_and_connec
     proc = serve()
     servers = {"sdk": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp?token=SECRET"}}
     runtime = ShellRuntime.create(
-        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, cwd=str(tmp_path))),
+        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, workspace=str(tmp_path))),
         settings=Settings(path=tmp_path / "none.toml"), model=ScriptedModel(["Hi."]),
     )
     commands = default_commands()

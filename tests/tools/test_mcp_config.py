@@ -14,7 +14,14 @@ from shell.core.tools import Tool, ToolContext, tool
 from shell.tools import describe_tools
 from shell.tools.builtin import builtin_tools
 from shell.tools.mcp import McpManager, tool_name
-from shell.tools.mcp_config import expand_vars, load_project_servers, merge_specs, parse_server, parse_servers
+from shell.tools.mcp_config import (
+    expand_vars,
+    load_project_servers,
+    merge_specs,
+    parse_project_servers,
+    parse_server,
+    parse_servers,
+)
 from shell.tools.mcp_results import convert_result
 from shell.tools.workspace import Workspace
 
@@ -177,3 +184,18 @@ def test_results_are_capped_in_one_place_with_a_note() -> None:
     assert isinstance(mixed.content, str)  # the image is named, not carried
     assert "[image/png, 5,242,894 bytes: left out]" in mixed.text
     assert "1 image/audio block left out" in mixed.text and "call cam__shot again" in mixed.text
+
+
+def test_your_own_servers_start_outside_the_workspace_unless_you_say_so(tmp_path: Path) -> None:
+    ws = str(tmp_path)
+    plain, inside, there, relative = parse_servers({
+        "plain": {"command": "x"},
+        "inside": {"command": "x", "cwd": "workspace"},
+        "there": {"command": "x", "cwd": "/srv/mcp"},
+        "relative": {"command": "x", "cwd": "tools"},
+    }, workspace=ws)
+    assert plain.cwd is None and not plain.project  # a private folder (shell.tools.mcp_launch)
+    assert inside.cwd == ws and there.cwd == "/srv/mcp"
+    assert relative.error is not None and 'absolute path or "workspace"' in relative.error
+    (project,) = parse_project_servers(b'{"mcpServers": {"p": {"command": "x", "cwd": "sub"}}}', tmp_path)
+    assert project.project and project.cwd == str(tmp_path / "sub")

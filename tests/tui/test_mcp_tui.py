@@ -33,7 +33,7 @@ async def test_a_stalled_and_a_garbling_server_neither_hold_start_up_nor_write_o
                for name, mode in (("stall", "stall_init"), ("garb", "garbage"))}
     call = AssistantMessage((ToolCallBlock("c1", "garb__echo", {"a": "x"}),))
     runtime = ShellRuntime.create(
-        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, cwd=str(tmp_path)),
+        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, workspace=str(tmp_path)),
                        permission_mode="bypass"),
         settings=Settings(path=tmp_path / "none.toml"),
         model=ScriptedModel([call, "Done."]),  # type: ignore[list-item]
@@ -106,7 +106,7 @@ async def test_hostile_tool_names_and_descriptions_reach_the_approval_dialog_and
     evil = tool_name("sdk", "evil\x1b[2J\x1b]0;pwn\x07name")
     call = AssistantMessage((ToolCallBlock("c1", evil, {"a": "x\x1b[2J\u202e"}),))
     runtime = ShellRuntime.create(
-        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, cwd=str(tmp_path))),
+        RuntimeOptions(cwd=str(tmp_path), mcp_servers=parse_servers(servers, workspace=str(tmp_path))),
         settings=Settings(path=tmp_path / "none.toml"),
         model=ScriptedModel([call, "Done."]),  # type: ignore[list-item]
     )
