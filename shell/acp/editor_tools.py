@@ -21,7 +21,6 @@ answers is as untrusted as anything else a tool returns.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -31,6 +30,7 @@ from typing import Any
 import anyio
 
 from shell.core.messages import ToolResult
+from shell.core.programs import which
 from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
 from shell.permissions import runslater
 from shell.permissions.runslater import Planted
@@ -283,7 +283,7 @@ async def run_in_editor_terminal(
     command line our ``run_shell`` would run (:func:`shell_cmd.confine`), in our
     scrubbed environment, and the same checks follow it: what it planted that runs
     later is moved out, and the result says what was hidden from it."""
-    shell = shutil.which("bash") or "/bin/sh"
+    shell = which("bash") or "/bin/sh"
     argv = [shell, "-c", command]
     confined: shell_cmd.Confined | None = None
     started = time.time_ns()

@@ -10,11 +10,12 @@ sentence for the user, never an exception.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from shell.core.programs import resolve, which
 
 from .attachments import MAX_IMAGE_BYTES
 
@@ -23,11 +24,11 @@ TIMEOUT = 3.0
 
 def _commands() -> list[list[str]]:
     out: list[list[str]] = []
-    if os.environ.get("WAYLAND_DISPLAY") and shutil.which("wl-paste"):
+    if os.environ.get("WAYLAND_DISPLAY") and which("wl-paste"):
         out.append(["wl-paste", "--no-newline", "--type", "image/png"])
-    if os.environ.get("DISPLAY") and shutil.which("xclip"):
+    if os.environ.get("DISPLAY") and which("xclip"):
         out.append(["xclip", "-selection", "clipboard", "-t", "image/png", "-o"])
-    if sys.platform == "darwin" and shutil.which("pngpaste"):
+    if sys.platform == "darwin" and which("pngpaste"):
         out.append(["pngpaste", "-"])
     return out
 
@@ -45,7 +46,7 @@ def read_image() -> bytes | str:
     last = "the clipboard holds no image"
     for command in commands:
         try:
-            done = subprocess.run(command, capture_output=True, timeout=TIMEOUT, check=False)
+            done = subprocess.run(resolve(command), capture_output=True, timeout=TIMEOUT, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             last = f"{command[0]} failed: {exc}"
             continue
@@ -56,7 +57,7 @@ def read_image() -> bytes | str:
 
 def _via_file(command: list[str], path: Path) -> bytes | str:
     try:
-        subprocess.run(command, capture_output=True, timeout=TIMEOUT, check=False)
+        subprocess.run(resolve(command), capture_output=True, timeout=TIMEOUT, check=False)
         data = path.read_bytes()[: MAX_IMAGE_BYTES + 1] if path.exists() else b""
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{command[0]} failed: {exc}"

@@ -16,11 +16,12 @@ from __future__ import annotations
 import base64
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+from shell.core.programs import which as find_program
 
 MAX_OSC52_BYTES = 1_000_000
 """Beyond this terminals drop the sequence (many cap far lower; xterm at 100 KB by default)."""
@@ -67,7 +68,7 @@ def copy_text(
     write: Callable[[str], None] | None,
     *,
     env: Mapping[str, str] | None = None,
-    which: Callable[[str], str | None] = shutil.which,
+    which: Callable[[str], str | None] = find_program,
     run: Callable[..., subprocess.CompletedProcess[bytes]] = subprocess.run,
 ) -> Copied:
     """Put ``text`` on the clipboard. ``write`` puts a sequence on the user's

@@ -8,6 +8,8 @@ import subprocess
 import tempfile
 from typing import Any
 
+from shell.core.programs import resolve
+
 
 def edit_in_editor(
     text: str, command: list[str], streams: dict[str, Any] | None = None, *, suffix: str = ".json"
@@ -22,7 +24,7 @@ def edit_in_editor(
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        subprocess.run([*command, path], check=False, **(streams or {}))
+        subprocess.run([*resolve(command), path], check=False, **(streams or {}))
         with open(path, encoding="utf-8", errors="replace") as f:
             return f.read()
     finally:

@@ -31,12 +31,12 @@ Configuration (``config.toml``)::
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from shell.core.programs import which as find_program
 from shell.core.textsafety import sanitize_line
 
 Method = Literal["osc9", "osc777", "osc99", "bell"]
@@ -136,7 +136,7 @@ class Notifier:
         write: Callable[[str], None],
         *,
         env: Mapping[str, str] | None = None,
-        which: Callable[[str], str | None] = shutil.which,
+        which: Callable[[str], str | None] = find_program,
         spawn: Callable[[Sequence[str]], Any] | None = None,
     ) -> None:
         self.settings = settings
@@ -196,7 +196,7 @@ def _spawn(argv: Sequence[str]) -> Any:
 
 def _tmux_client_term() -> str:
     """The terminal tmux's client runs in (``xterm-kitty``, ``foot``…), or ''."""
-    tmux = shutil.which("tmux")
+    tmux = find_program("tmux")
     if not tmux:
         return ""
     try:

@@ -26,6 +26,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from shell.core.programs import which
+
 MAX_BLOB = 1 << 20
 """A staged copy larger than this is not shown (secret files are small; a huge one is
 shown empty, as untracked ones are)."""
@@ -129,7 +131,7 @@ def _index_file(repo: Path) -> Path | None:
 
 
 def _git(repo: Path, args: Sequence[str], stdin: bytes = b"") -> bytes | None:
-    git = shutil.which("git")
+    git = which("git")
     if git is None:
         return None
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

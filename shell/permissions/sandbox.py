@@ -47,7 +47,6 @@ import contextlib
 import functools
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +56,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from shell.core.programs import which
 
 from . import gitflags, paths, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
@@ -124,7 +125,7 @@ def probe_ahead() -> None:
     global _ahead
     if _ahead is not None or _probe.cache_info().currsize or not sys.platform.startswith("linux"):
         return
-    path = shutil.which("bwrap")
+    path = which("bwrap")
     if path is None:
         return
     with contextlib.suppress(OSError):  # the probe proper then says why
@@ -147,7 +148,7 @@ def _probe(bwrap: str | None = None) -> SandboxStatus:
     global _ahead
     if not sys.platform.startswith("linux"):
         return SandboxStatus(False, f"there is no sandbox for {sys.platform} yet")
-    path = bwrap or shutil.which("bwrap")
+    path = bwrap or which("bwrap")
     if path is None:
         return SandboxStatus(False, "bubblewrap (bwrap) is not installed", INSTALL_HINT)
     started, _ahead = (_ahead, None) if bwrap is None else (None, _ahead)
@@ -402,7 +403,7 @@ class Sandbox:
         except those in ``shown`` (named by a call the user approved);
         ``hidden`` is :meth:`hidden_paths` when the caller has it already; ``walls``
         (default: from that search) keep what runs later read-only."""
-        bwrap = self.bwrap or shutil.which("bwrap") or "bwrap"
+        bwrap = self.bwrap or which("bwrap") or "bwrap"
         ws = str(self.workspace)
         args = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
         if network:

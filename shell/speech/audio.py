@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import struct
 import subprocess
 import tempfile
 from pathlib import Path
+
+from shell.core.programs import which
 
 from .wav import PcmFormat, parse_header
 
@@ -105,10 +106,10 @@ def find_player() -> list[str] | None:
     override = os.environ.get(PLAYER_ENV, "").strip()
     if override:
         words = shlex.split(override)
-        path = shutil.which(words[0])
+        path = which(words[0])
         return [path, *words[1:]] if path else None
     for name, args in PLAYERS:
-        path = shutil.which(name)
+        path = which(name)
         if path:
             return [path, *args]
     return None

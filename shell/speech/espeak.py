@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from collections import deque
 from collections.abc import AsyncGenerator, Sequence
 
 import anyio
+
+from shell.core.programs import which
 
 from .wav import fix_sizes, parse_header
 
@@ -37,7 +38,7 @@ the pipe while espeak-ng is blocked writing its own output."""
 
 def find_espeak() -> str | None:
     """The espeak-ng binary (or the older espeak) on PATH, or None."""
-    return shutil.which("espeak-ng") or shutil.which("espeak")
+    return which("espeak-ng") or which("espeak")
 
 
 class EspeakEngine:

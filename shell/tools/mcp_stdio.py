@@ -38,6 +38,7 @@ from typing import IO, Any
 import anyio
 from anyio.abc import Process
 
+from shell.core.programs import resolve
 from shell.core.textsafety import loads_any_depth
 
 from .mcp_http import MAX_ANSWER_BYTES
@@ -319,8 +320,9 @@ async def stdio(
             async with stdio_client(params, errlog=errlog) as streams:  # type: ignore[arg-type]
                 yield streams[0], streams[1]
         return
-    process = await anyio.open_process([command, *args], env=get_default_environment() | dict(env),
-                                       cwd=cwd, start_new_session=True)
+    environment = get_default_environment() | dict(env)
+    process = await anyio.open_process([*resolve([command], environment.get("PATH")), *args],
+                                       env=environment, cwd=cwd, start_new_session=True)
     _RUNNING[process.pid] = process
 
     async def errors() -> None:

@@ -25,7 +25,6 @@ import contextlib
 import os
 import posixpath
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -38,6 +37,7 @@ import anyio
 from anyio.abc import Process
 
 from shell.core.messages import ToolResult
+from shell.core.programs import which
 from shell.core.textsafety import path_text
 from shell.permissions import paths, runslater, writewalls
 from shell.permissions.gitoutside import outside_files_note, outside_note
@@ -116,7 +116,7 @@ async def run_command(
                              "Write the command without it (printf '\\0' makes one where one is needed).")
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ShellToolError(f"timeout must be above 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout}.")
-    shell = shutil.which("bash") or "/bin/sh"
+    shell = which("bash") or "/bin/sh"
     sandboxed = sandbox is not None and sandbox.available
     argv = [shell, "-c", command]
     hidden: list[Path] = []

@@ -1,0 +1,82 @@
+"""Finding the programs agent-shell itself runs outside the sandbox: bubblewrap, git,
+bash, tmux, espeak-ng, clipboard and notification tools, audio players, the editor.
+
+They run as the user, so the search must not find one a repository put there. A
+relative PATH entry (``./bin`` for Rails binstubs, ``node_modules/.bin``) or an empty
+one (``PATH=:$PATH`` means "the current folder") names the workspace when
+agent-shell starts in it, and ``shutil.which`` (and ``exec``) honour both: a cloned
+repository's ``bin/bwrap`` ran at every start, before any trust question, and could
+then drop the sandbox from every command (finding K18). Only absolute entries are
+searched, and none inside the folder agent-shell was started in (unless that folder
+is the home folder or holds it: ``~/.local/bin`` is then the user's own, not a
+repository's). This is the one place that search is made.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_said: set[str] = set()
+
+
+def search_path(path: str | None = None, here: str | None = None) -> str:
+    """``path`` (default ``$PATH``) without its relative and empty entries and
+    without those inside ``here`` (default: the current folder)."""
+    entries = (os.environ.get("PATH", os.defpath) if path is None else path).split(os.pathsep)
+    try:
+        root: Path | None = Path(here or os.getcwd()).resolve()
+        if root is not None and Path.home().resolve().is_relative_to(root):
+            root = None  # home, or above it: its bin folders are the user's own
+    except (OSError, RuntimeError):
+        root = None
+    kept: list[str] = []
+    for entry in entries:
+        if not entry or not os.path.isabs(entry):
+            _say_once(entry, "it is relative, so it would name the workspace")
+            continue
+        if root is not None and _inside(entry, root):
+            _say_once(entry, f"it is inside {root}, where agent-shell was started")
+            continue
+        kept.append(entry)
+    return os.pathsep.join(kept)
+
+
+def which(name: str, path: str | None = None) -> str | None:
+    """The absolute path of program ``name`` on the safe search path (made from
+    ``path``, default ``$PATH``), or None. A name with a slash in it is the user's own
+    choice of file and is taken as is."""
+    if os.sep in name:
+        return name if os.access(name, os.X_OK) else None
+    return shutil.which(name, path=search_path(path))
+
+
+def resolve(argv: list[str], path: str | None = None) -> list[str]:
+    """``argv`` with its program found on the safe search path. Not found there:
+    :class:`FileNotFoundError`, as ``exec`` raises, since handing the bare name to
+    ``exec`` would search the whole PATH again, relative entries included."""
+    if not argv or os.sep in argv[0]:
+        return argv
+    found = which(argv[0], path)
+    if found is None:
+        raise FileNotFoundError(f"{argv[0]} is not on PATH (relative PATH entries are not searched)")
+    return [found, *argv[1:]]
+
+
+def _inside(entry: str, root: Path) -> bool:
+    try:
+        return Path(entry).resolve().is_relative_to(root)
+    except OSError:
+        return False
+
+
+def _say_once(entry: str, why: str) -> None:
+    if entry in _said:
+        return
+    _said.add(entry)
+    shown = entry or "(empty: the current folder)"
+    log.warning("PATH entry %r is not searched for the programs agent-shell runs itself: %s", shown, why)

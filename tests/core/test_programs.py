@@ -1,0 +1,119 @@
+"""The programs agent-shell runs itself (outside the sandbox) are never a repository's:
+a relative or empty PATH entry, or one inside the workspace, is not searched (K18)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from shell.core.programs import resolve, search_path, which
+
+
+def _plant(folder: Path, name: str, marker: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / name
+    program.write_text(f"#!/bin/sh\ntouch {marker}\nexit 0\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return program
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cloned repository the user started agent-shell in, its PATH naming ./bin."""
+    ws = tmp_path / "clone"
+    ws.mkdir()
+    monkeypatch.chdir(ws)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return ws
+
+
+def test_relative_and_empty_entries_are_not_searched(repo: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "ran"
+    _plant(repo / "bin", "bwrap", marker)
+    _plant(repo / "node_modules" / ".bin", "git", marker)
+    _plant(repo, "tmux", marker)
+    monkeypatch.setenv("PATH", os.pathsep.join(["./bin", "node_modules/.bin", "", "/usr/bin", "/bin"]))
+    for name in ("bwrap", "git", "tmux"):
+        found = which(name)
+        assert found is None or not Path(found).resolve().is_relative_to(repo), f"{name}: {found}"
+    assert search_path() == os.pathsep.join(["/usr/bin", "/bin"])
+    assert not marker.exists()
+
+
+def test_an_absolute_entry_inside_the_workspace_is_not_searched(repo: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """direnv's ``PATH_add bin`` puts the workspace's bin on PATH as an absolute path."""
+    _plant(repo / "bin", "espeak-ng", tmp_path / "ran")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(repo / "bin"), "/usr/bin"]))
+    found = which("espeak-ng")
+    assert found is None or not found.startswith(str(repo))
+
+
+def test_bin_folders_in_home_are_the_users_own_when_started_at_home(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    own = _plant(home / ".local" / "bin", "my-editor", tmp_path / "ran")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(home / ".local" / "bin"), "/usr/bin"]))
+    assert which("my-editor") == str(own)
+    assert resolve(["my-editor", "-n"]) == [str(own), "-n"]
+
+
+def test_a_program_found_only_in_the_workspace_is_not_run(repo: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "ran"
+    _plant(repo / "bin", "vim-ish", marker)
+    monkeypatch.setenv("PATH", os.pathsep.join(["./bin", "/usr/bin"]))
+    with pytest.raises(FileNotFoundError, match="vim-ish is not on PATH"):
+        resolve(["vim-ish", "file"])
+
+
+def test_the_sandbox_probe_does_not_run_a_repositorys_bwrap(repo: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe ran at every start, before any trust question: a clone's ./bin/bwrap
+    ran as the user and could then drop the sandbox from every command."""
+    from shell.permissions import sandbox as module
+
+    marker = tmp_path / "PWNED_BWRAP"
+    _plant(repo / "bin", "bwrap", marker)
+    monkeypatch.setenv("PATH", os.pathsep.join(["./bin", os.environ.get("PATH", "/usr/bin")]))
+    module._probe.cache_clear()
+    monkeypatch.setattr(module, "_ahead", None)
+    try:
+        module.probe_ahead()
+        module.sandbox_status()
+        argv = module.Sandbox(repo).wrap(["true"]) if hasattr(module.Sandbox, "wrap") else []
+    finally:
+        module._probe.cache_clear()
+        if module._ahead is not None:
+            module._ahead.communicate()
+            module._ahead = None
+    assert not marker.exists(), "the repository's bin/bwrap ran"
+    assert not argv or not argv[0].startswith(str(repo))
+
+
+def test_a_user_mcp_server_is_not_taken_from_the_workspace(repo: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import anyio
+
+    from shell.tools.mcp import McpManager
+
+    marker = tmp_path / "PWNED_NPX"
+    _plant(repo / "node_modules" / ".bin", "npx", marker)
+    monkeypatch.setenv("PATH", os.pathsep.join(["./node_modules/.bin", "/usr/bin", "/bin"]))
+
+    async def start() -> str:
+        servers = {"fs": {"command": "npx", "args": ["-y", "server"]}}
+        async with McpManager(servers, connect_timeout=10) as mcp:
+            await mcp.wait_settled(20)
+            return mcp.status("fs").state
+
+    state = anyio.run(start)
+    assert not marker.exists(), "the workspace's node_modules/.bin/npx ran"
+    if not (Path("/usr/bin/npx").exists() or Path("/bin/npx").exists()):
+        assert state == "failed"
