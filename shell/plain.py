@@ -48,7 +48,7 @@ from .core.textsafety import sanitize, sanitize_line
 from .frontend.approval import APPROVE_ALL_KEY, decide
 from .frontend.paced import paced
 from .frontend.prompt_history import PromptHistory
-from .frontend.reply import ReplyState
+from .frontend.reply import ReplyState, call_lines
 from .headless import cancel_on_sigint
 from .permissions.trust import TRUST_REASK, trust_answer
 from .plain_approval import PlainPrompts, show_request
@@ -281,7 +281,7 @@ class PlainShell:
         from .frontend.recap import notes_again, recap
 
         rt = self.runtime
-        seen = recap(rt.agent.messages)
+        seen = recap(rt.agent.messages, rt.call_outcomes)
         recorder = rt.session_recorder
         name = f" {recorder.session_id}" if recorder is not None else ""
         title = f" “{recorder.title}”" if recorder is not None and recorder.title else ""
@@ -293,6 +293,10 @@ class PlainShell:
             self.console.print(render_markdown(sanitize(seen.answer)))
         if seen.left_out:
             self.console.print(Text(f"(… {seen.left_out} more lines; /export writes it all)", style="dim"))
+        for call in seen.stopped:  # a call that never finished must not read as done
+            self.console.print(Text("\n".join(call_lines(call)), style="yellow"))
+        if seen.ended:
+            self.console.print(Text(seen.ended, style="yellow"))
         for note in notes_again(rt.call_notes):
             self.console.print(Text(f"⚠ {sanitize_line(note)}", style="yellow"))
 

@@ -196,7 +196,7 @@ class MarkdownStream:
 
 
 STATUS_STYLES = {"done": "green", "error": "red", "blocked": "yellow", "rejected": "yellow",
-                 "cancelled": "yellow"}
+                 "cancelled": "yellow", "interrupted": "yellow"}
 
 
 class PlainReply:

@@ -111,7 +111,8 @@ async def compact_command(runtime: ShellRuntime, arg: str) -> CommandResult:
             return CommandResult(f"Which compaction? 1 to {len(past)}.", error=True)
         shown = past[int(which) - 1]
         title = f"Before compaction {which} of {len(past)}"
-        return CommandResult(export_markdown(shown.before, redactor=runtime.secrets, title=title))
+        return CommandResult(export_markdown(shown.before, redactor=runtime.secrets, title=title,
+                                             outcomes=runtime.call_outcomes))
     try:
         done = await runtime.compact(arg.strip() or None)
     except ShellError as exc:

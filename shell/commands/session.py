@@ -218,7 +218,8 @@ def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     flags = " --force" + (" --outside" if outside else "")
     try:  # "x": an existing file is refused at the moment of opening, not only checked before
         with path.open("w" if force else "x", encoding="utf-8") as f:
-            f.write(export_markdown(runtime.agent.messages, redactor=runtime.secrets))
+            f.write(export_markdown(runtime.agent.messages, redactor=runtime.secrets,
+                                    outcomes=runtime.call_outcomes))
     except FileExistsError:
         return CommandResult(
             f"{path} already exists; nothing was written. Give another name, or "

@@ -3,7 +3,9 @@
 The TUI redraws a resumed session; the line mode starts on an empty scrollback, and
 ``--continue`` with nothing on screen leaves the user guessing what was said (or
 whether anything was resumed at all). :func:`recap` picks the last thing the user
-said and the last answer, each cut to a few lines. The text comes from a session
+said and the last answer, each cut to a few lines, and the calls after it that were
+cancelled or interrupted (the line mode shows no old calls: a call that never
+finished must not read as done). The text comes from a session
 file: it is hostile like any other, and the caller prints it through the sanitiser.
 """
 
@@ -13,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from shell.core.messages import AssistantMessage, Message, UserMessage
+
+from .reply import CallView, calls_from_messages, end_notice
 
 PROMPT_LINES = 3
 ANSWER_LINES = 12
@@ -27,16 +31,29 @@ class Recap:
     """The last answer's text after that message (cut), or empty."""
     left_out: int
     """Lines of the answer not shown."""
+    stopped: tuple[CallView, ...] = ()
+    """The calls after the user's last message that were cancelled or interrupted."""
+    ended: str = ""
+    """"Reply cancelled." when that reply was, as the live one said."""
 
 
-def recap(messages: Sequence[Message]) -> Recap:
+def recap(messages: Sequence[Message], outcomes: Mapping[str, str] | None = None) -> Recap:
+    """``outcomes``: the session's (see :func:`.reply.calls_from_messages`)."""
     said, answer = "", ""
-    for message in reversed(messages):
+    start = 0
+    for at in range(len(messages) - 1, -1, -1):
+        message = messages[at]
         if isinstance(message, AssistantMessage) and not answer and message.text.strip():
             answer = message.text.strip()
         elif isinstance(message, UserMessage) and message.text.strip():
             said = message.text.strip()
+            start = at
             break
+    last = messages[start:]
+    calls = calls_from_messages(last, outcomes)
+    stopped = tuple(c for c in calls.values() if c.status in ("cancelled", "interrupted"))
+    cancelled = any(c.status == "cancelled" for c in stopped) or any(
+        isinstance(m, AssistantMessage) and m.stop_reason == "cancelled" for m in last)
     said_lines = said.splitlines()
     if len(said_lines) > PROMPT_LINES:
         said = "\n".join(said_lines[:PROMPT_LINES]) + " …"
@@ -44,7 +61,7 @@ def recap(messages: Sequence[Message]) -> Recap:
     left_out = max(0, len(lines) - ANSWER_LINES)
     if left_out:
         answer = _close_fences("\n".join(lines[:ANSWER_LINES]))
-    return Recap(len(messages), said, answer, left_out)
+    return Recap(len(messages), said, answer, left_out, stopped, end_notice("cancelled") if cancelled else "")
 
 
 def notes_again(notes: Mapping[str, Mapping[str, Sequence[str]]]) -> list[str]:

@@ -39,7 +39,8 @@ from .exits import exit_code
 from .summary import summarize_args, summarize_partial
 
 Status: TypeAlias = Literal[
-    "streaming", "pending", "approval", "running", "done", "error", "blocked", "rejected", "cancelled"
+    "streaming", "pending", "approval", "running", "done", "error", "blocked", "rejected", "cancelled",
+    "interrupted",
 ]
 Phase: TypeAlias = Literal["idle", "thinking", "streaming", "approval", "tool"]
 
@@ -53,6 +54,7 @@ ICONS: dict[str, str] = {
     "blocked": "⊘",
     "rejected": "⊘",
     "cancelled": "■",
+    "interrupted": "■",
 }
 LABELS: dict[str, str] = {
     "streaming": "preparing",
@@ -64,6 +66,7 @@ LABELS: dict[str, str] = {
     "blocked": "blocked",
     "rejected": "rejected",
     "cancelled": "cancelled",
+    "interrupted": "interrupted",
 }
 LIVE: frozenset[str] = frozenset({"streaming", "pending", "approval", "running"})
 """Statuses of a call that has not ended."""
@@ -145,9 +148,15 @@ class CallView:
 packed_field(CallView, "result", auto=True)
 
 
-def ended_status(result_is_error: bool, *, blocked: bool, cancelled: bool, rejected: bool = False) -> Status:
-    """How a finished call reads: cancelled, rejected (the user said no), blocked (a
-    gate stopped it), error or done."""
+def ended_status(
+    result_is_error: bool, *, blocked: bool, cancelled: bool, rejected: bool = False,
+    interrupted: bool = False,
+) -> Status:
+    """How a finished call reads: cancelled (the user's Esc or Ctrl+C), interrupted
+    (agent-shell stopped while it ran: a resumed session's), rejected (the user said
+    no), blocked (a gate stopped it), error or done."""
+    if interrupted:
+        return "interrupted"
     if cancelled:
         return "cancelled"
     if blocked:
@@ -407,9 +416,10 @@ def calls_from_messages(
     notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
 ) -> dict[str, CallView]:
     """Every tool call of a saved conversation as it ended (resumed sessions).
-    ``outcomes`` (the session's, by call id: ``rejected`` or ``blocked``) says what the
-    messages cannot: a call the user rejected reads "rejected", as it did live, not
-    "error". ``notes`` (the session's, by call id) give back the ⚠ of a sandboxed
+    ``outcomes`` (the session's, by call id: ``rejected``, ``blocked``, ``cancelled``
+    or ``interrupted``) says what the messages cannot: a call the user rejected reads
+    "rejected", as it did live, and one agent-shell stopped in mid-run "interrupted",
+    not "error". ``notes`` (the session's, by call id) give back the ⚠ of a sandboxed
     command whose planted files were moved out, or that could not write them."""
     outcomes = outcomes or {}
     notes = notes or {}
@@ -426,7 +436,8 @@ def calls_from_messages(
                 call.is_error = message.is_error
                 outcome = outcomes.get(message.call_id, "")
                 call.status = ended_status(message.is_error, blocked=outcome in ("rejected", "blocked"),
-                                           cancelled=outcome == "cancelled", rejected=outcome == "rejected")
+                                           cancelled=outcome == "cancelled", rejected=outcome == "rejected",
+                                           interrupted=outcome == "interrupted")
                 call.decision = "reject" if outcome == "rejected" else ""
                 call.warning = call_warning(dict(notes.get(message.call_id, {})))
     return calls

@@ -331,8 +331,9 @@ what a message carries."""
 
     @property
     def call_outcomes(self) -> dict[str, str]:
-        """This session's calls stopped before they ran, by id (``rejected`` by the user,
-        ``blocked`` by a gate): the session file keeps them, so a resumed conversation
+        """This session's calls stopped before they ran or finished, by id (``rejected``
+        by the user, ``blocked`` by a gate, ``cancelled`` by Esc, ``interrupted`` when
+        agent-shell stopped while they ran): the session file keeps them, so a resumed conversation
         shows each as it was shown live."""
         recorder = self.session_recorder
         return recorder.outcomes if recorder is not None else {}

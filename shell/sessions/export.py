@@ -13,7 +13,7 @@ not obeyed.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from shell.core.messages import (
@@ -92,8 +92,13 @@ def _blocks(blocks: Sequence[Block], r: Redactor) -> list[str]:
     return parts
 
 
-def _result(m: ToolResultMessage, r: Redactor) -> str:
-    label = "Tool error" if m.is_error else "Tool result"
+STOPPED_LABELS = {"cancelled": "Tool call cancelled", "interrupted": "Tool call interrupted"}
+"""A call stopped in mid-run reads so, not as the tool's error (the session's outcome says
+which: the user cancelled the reply, or agent-shell stopped while it ran)."""
+
+
+def _result(m: ToolResultMessage, r: Redactor, outcome: str = "") -> str:
+    label = STOPPED_LABELS.get(outcome) or ("Tool error" if m.is_error else "Tool result")
     if isinstance(m.content, str):
         body = fence(r.text(m.content))
     else:
@@ -106,12 +111,17 @@ def _result(m: ToolResultMessage, r: Redactor) -> str:
 
 
 def export_markdown(
-    session: LoadedSession | Sequence[Message], *, redactor: Redactor | None = None, title: str | None = None
+    session: LoadedSession | Sequence[Message], *, redactor: Redactor | None = None, title: str | None = None,
+    outcomes: Mapping[str, str] | None = None,
 ) -> str:
-    """The conversation as Markdown (secrets redacted)."""
+    """The conversation as Markdown (secrets redacted). ``outcomes``: how calls ended
+    that their results show only as errors (the session's, by call id; a loaded
+    session brings its own)."""
     r = redactor if redactor is not None else Redactor.from_environment()
     meta: dict[str, Any] = session.meta if isinstance(session, LoadedSession) else {}
     messages = session.messages if isinstance(session, LoadedSession) else list(session)
+    if outcomes is None:
+        outcomes = session.outcomes if isinstance(session, LoadedSession) else {}
     out = [f"# {r.text(title or 'agent-shell session ' + str(meta.get('id', '')).strip()).strip()}"]
     details = [f"{k}: {r.text(str(meta[k]))}" for k in ("created", "cwd", "model") if meta.get(k)]
     if details:
@@ -134,6 +144,6 @@ def export_markdown(
             out.append(head + "\n\n".join(parts))
             last_role = "assistant"
         elif isinstance(m, ToolResultMessage):
-            out.append(_result(m, r))
+            out.append(_result(m, r, outcomes.get(m.call_id, "")))
             last_role = "tool"
     return sanitize("\n\n".join(p for p in out if p) + "\n")

@@ -63,8 +63,12 @@ class LoadedSession:
     path: Path | None = None
     outcomes: dict[str, str] = field(default_factory=dict)
     """How calls the messages show only as errors ended, by call id: ``rejected`` (the
-    user said no), ``blocked`` (a rule, the mode or a middleware stopped it) or
-    ``cancelled`` (the reply was cancelled before it ran or finished)."""
+    user said no), ``blocked`` (a rule, the mode or a middleware stopped it),
+    ``cancelled`` (the reply was cancelled before it ran or finished) or
+    ``interrupted`` (agent-shell stopped while it ran: its result is the loader's)."""
+    interrupted_calls: tuple[str, ...] = ()
+    """The calls this load gave an "interrupted" result (the resumed recorder writes
+    their outcome, so the file keeps saying so once their results are in it)."""
     call_notes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     """What the sandbox did to a command that the user must hear of again, by call id:
     ``quarantined`` (paths moved out), ``not_written`` (paths it kept from writing)."""
@@ -206,8 +210,9 @@ class _Reader:
 
     def _outcome(self, record: dict[str, Any]) -> None:
         call_id, status = record.get("call_id"), record.get("status")
-        if not isinstance(call_id, str) or status not in ("rejected", "blocked", "cancelled"):
-            raise ValueError("an outcome record needs a call_id and a status: rejected, blocked or cancelled")
+        if not isinstance(call_id, str) or status not in ("rejected", "blocked", "cancelled", "interrupted"):
+            raise ValueError("an outcome record needs a call_id and a status: rejected, blocked, cancelled "
+                             "or interrupted")
         self.outcomes[call_id] = status
 
     def _call_notes(self, record: dict[str, Any]) -> None:
@@ -264,7 +269,10 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         reason = "the reply was cut off mid-stream; its text so far is kept"
     elif reader.open_reply:
         reason = "the last reply did not finish"
-    messages, repairs = repair_history(messages, reader.results, reader.progress)
+    marked: list[str] = []
+    messages, repairs = repair_history(messages, reader.results, reader.progress, marked=marked)
+    for call_id in marked:  # shown "interrupted", not "error"
+        reader.outcomes.setdefault(call_id, "interrupted")
     if repairs:
         reason = reason or "the last reply did not finish"
         reader.problems.extend(repairs)
@@ -282,6 +290,7 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         unknown_records=sum(reader.unknown.values()),
         path=path,
         outcomes=reader.outcomes,
+        interrupted_calls=tuple(marked),
         call_notes=reader.call_notes,
     )
 
@@ -290,11 +299,14 @@ def repair_history(
     messages: list[Message],
     results: dict[str, ToolResultMessage] | None = None,
     progress: dict[str, str] | None = None,
+    *,
+    marked: list[str] | None = None,
 ) -> tuple[list[Message], list[str]]:
     """A valid history: every tool call answered once, before the next assistant
     turn; unanswered calls get their recorded result from ``results`` (a call
     that finished before the crash) or else an "interrupted" error result with
-    the output it had shown (``progress``); stray results go.
+    the output it had shown (``progress``), their ids added to ``marked``; stray
+    results go.
 
     Messages that need no change are kept as the same objects (the recorder
     relies on that to append rather than rewrite)."""
@@ -313,6 +325,8 @@ def repair_history(
                 shown = (progress or {}).get(call_id)
                 text = f"{INTERRUPTED_RESULT}\nIts output until then:\n{shown}" if shown else ""
                 out.append(ToolResultMessage(call_id, name, text or INTERRUPTED_RESULT, is_error=True))
+                if marked is not None:
+                    marked.append(call_id)
         if kept:
             notes.append(f"{kept} tool result(s) that finished before the interruption were kept")
         if len(open_calls) > kept:

@@ -205,6 +205,9 @@ class SessionRecorder:
             if loaded is not None and loaded.interrupted:
                 self.sync()
                 self.file.write({"kind": "interrupted", "at": utc_now(), "reason": loaded.interrupted_reason})
+                for call_id in loaded.interrupted_calls:  # their results are in the file now
+                    if self.outcomes.get(call_id) == "interrupted":
+                        self.file.write({"kind": "outcome", "call_id": call_id, "status": "interrupted"})
             return self
 
     def _header(self) -> dict[str, Any]:

@@ -33,6 +33,7 @@ STATUS_MARK = {
     "error": ("✗", "error"),
     "blocked": ("⊘", "error"),
     "cancelled": ("■", "warning"),
+    "interrupted": ("■", "warning"),
 }
 
 
@@ -150,7 +151,7 @@ def call_label(call: Any, styles: Styles = NO_STYLES) -> Text:
     """One tool call of an untraced reply (a :class:`~shell.frontend.reply.CallView`)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     ok = call.status == "done"
-    ended = "cancelled" if call.status == "cancelled" else "error"
+    ended = call.status if call.status in ("cancelled", "interrupted") else "error"
     status = "ok" if ok else "running" if call.live else ended
 
     _mark(text, status, styles)

@@ -69,13 +69,17 @@ class Driver:
 
 @asynccontextmanager
 async def line_mode(
-    tmp_path: Path, turns: list[Any], history: Sequence[Message] = (), **model_kw: Any
+    tmp_path: Path, turns: list[Any], history: Sequence[Message] = (), resume: str | None = None,
+    **model_kw: Any,
 ) -> AsyncIterator[Driver]:
+    """``resume``: a session's id in the data dir, resumed (and recorded) as --resume does."""
     runtime = ShellRuntime.create(
-        RuntimeOptions(cwd=str(tmp_path), record=False), settings=Settings(path=tmp_path / "none.toml"),
-        model=ScriptedModel(turns, **model_kw),
+        RuntimeOptions(cwd=str(tmp_path), record=resume is not None),
+        settings=Settings(path=tmp_path / "none.toml"), model=ScriptedModel(turns, **model_kw),
     )
     runtime.agent.messages.extend(history)  # as a resumed session leaves it
+    if resume is not None:
+        runtime.resume(resume)
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=False, color_system=None)
     with create_pipe_input() as pipe:

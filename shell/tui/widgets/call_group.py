@@ -22,7 +22,7 @@ from shell.core.textsafety import sanitize_line
 from shell.frontend.reply import CallView, call_lines
 
 COUNTED = (("done", "ok"), ("error", "failed"), ("blocked", "blocked"), ("rejected", "rejected"),
-           ("cancelled", "cancelled"))
+           ("cancelled", "cancelled"), ("interrupted", "interrupted"))
 """What the row counts, in this order; the rest is counted as still running."""
 TIMES = "\N{MULTIPLICATION SIGN}"
 

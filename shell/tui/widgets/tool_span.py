@@ -29,7 +29,7 @@ MIN_SUMMARY = 8
 """Narrower than this, the argument summary is left out of the header."""
 TITLE_STYLES: dict[str, str] = {
     "error": "$error", "blocked": "$warning", "rejected": "$warning", "cancelled": "$warning",
-    "approval": "bold $warning",
+    "interrupted": "$warning", "approval": "bold $warning",
 }
 """The header's colour by status (the rest: the header's own, ``$foreground``)."""
 BORDERS: dict[str, str] = {"error": "error", "approval": "warning", "done": "success"}
