@@ -25,6 +25,7 @@ HEAD_LINES = 3
 HEAD_LINE_CHARS = 200
 
 _TOKEN = re.compile(r"\[Pasted text #(\d+): [^\]\n]*\]")
+_START = re.compile(r"\[Pasted text #(\d+)")
 
 
 def size_label(text: str) -> str:
@@ -66,6 +67,35 @@ class Pastes:
             return pasted
 
         return _TOKEN.sub(whole, text)
+
+    def token_before(self, text: str) -> int:
+        """The length of a token of ours that ``text`` ends with (0: none). Backspace
+        there removes the token whole: one character off it turned the paste into the
+        placeholder's words, sent as such (finding K19)."""
+        start = text.rfind("[Pasted text #")
+        return len(text) - start if start >= 0 and self._is_token(text[start:]) else 0
+
+    def token_after(self, text: str) -> int:
+        """The length of a token of ours that ``text`` starts with (0: none): Delete."""
+        found = _TOKEN.match(text)
+        return len(found.group(0)) if found and self._is_token(found.group(0)) else 0
+
+    def broken(self, text: str) -> list[int]:
+        """The numbers of our pastes whose token in ``text`` was edited by hand: sending
+        would send the placeholder's words without the paste."""
+        numbers: list[int] = []
+        for found in _START.finditer(text):
+            number = int(found.group(1))
+            if number in self._texts and not text.startswith(self._token(number), found.start()):
+                numbers.append(number)
+        return numbers
+
+    def _is_token(self, text: str) -> bool:
+        found = _TOKEN.fullmatch(text)
+        if found is None:
+            return False
+        number = int(found.group(1))
+        return number in self._texts and text == self._token(number)
 
     def _token(self, number: int) -> str:
         return f"[Pasted text #{number}: {size_label(self._texts[number])}]"

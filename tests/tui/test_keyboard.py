@@ -155,6 +155,40 @@ async def test_a_long_paste_is_a_chip_and_is_sent_whole() -> None:
         assert "more lines (" in str(shown.render()) and "in all; sent in full)" in str(shown.render())
 
 
+async def test_backspace_after_a_paste_removes_it_whole_and_an_edited_one_is_not_sent() -> None:
+    """One Backspace turned ``[Pasted text #1: …]`` into its words: the 1.4 MB paste was
+    dropped and the placeholder sent instead, with no word (finding K19)."""
+    from textual import events
+
+    log = "".join(f"line {i}\n" for i in range(2_000))
+    agent, model = make_agent(["Read it.", "Again."])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"why? ")
+        app.prompt.post_message(events.Paste(log))
+        await wait_for(pilot, lambda: "[Pasted text #1:" in app.prompt.text)
+        await pilot.press("backspace")  # meant for a trailing space: the paste goes whole
+        await wait_for(pilot, lambda: app.prompt.text == "why? ")
+        await pilot.press("ctrl+z")  # and comes back
+        await wait_for(pilot, lambda: "[Pasted text #1:" in app.prompt.text)
+        token = app.prompt.text[len("why? "):]
+        app.prompt.move_cursor((0, len("why? ")))
+        await pilot.press("delete")  # Delete in front of it: the same
+        await wait_for(pilot, lambda: app.prompt.text == "why? ")
+        # a placeholder broken some other way (a character typed into it) is not sent
+        app.prompt.load_text("why? " + token[:-3] + "x" + token[-3:])
+        app.prompt.move_cursor(app.prompt.document.end)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not model.requests, "the placeholder's words were sent without the paste"
+        assert app.prompt.text.startswith("why? [Pasted text #1")  # nothing lost
+        assert any("no longer attached" in str(n.message) for n in app._notifications)
+        app.prompt.load_text("why? " + token)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.busy and bool(model.requests))
+        assert model.requests[0].messages[-1].text == "why? " + log
+
+
 async def test_a_short_paste_lands_once() -> None:
     """A three-line paste, as the app receives it from the terminal: in the prompt once."""
     from textual import events

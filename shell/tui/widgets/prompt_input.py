@@ -137,6 +137,10 @@ class PromptInput(KeysInOrder, TextArea):
             event.prevent_default()
             self.insert("\n")
             return
+        if key in ("backspace", "delete") and self.selection.is_empty and self._remove_paste(key):
+            event.stop()
+            event.prevent_default()
+            return
         if key == "tab" and self.suggestion:
             event.stop()
             event.prevent_default()
@@ -161,6 +165,23 @@ class PromptInput(KeysInOrder, TextArea):
         # Not ``super()._on_key``: Textual calls every class's ``_on_key`` along the MRO
         # itself, so KeysInOrder (then TextArea) still gets the key, once. Calling it here
         # too looked the key up in KeysInOrder twice.
+
+    def _remove_paste(self, key: str) -> bool:
+        """Backspace after a paste's token, or Delete before it, removes the token whole
+        (Ctrl+Z brings it back): the paste is one thing in the prompt."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        if key == "backspace":
+            size = self.pastes.token_before(line[:column])
+            where = ((row, column - size), (row, column))
+        else:
+            size = self.pastes.token_after(line[column:])
+            where = ((row, column), (row, column + size))
+        if not size:
+            return False
+        self.delete(*where)
+        self.app.notify("Paste removed from the message (Ctrl+Z brings it back).", timeout=3)
+        return True
 
     def _check_mention(self) -> None:
         row, column = self.cursor_location
@@ -194,6 +215,13 @@ class PromptInput(KeysInOrder, TextArea):
         text = self.text
         if not text.strip():
             return
+        if broken := self.pastes.broken(text):
+            self.app.notify(
+                f"Pasted text #{broken[0]}'s placeholder was edited, so the paste is no longer attached: "
+                "Ctrl+Z undoes the edit; or delete the rest of the placeholder to send without the paste.",
+                severity="warning", timeout=8,
+            )
+            return  # nothing sent, nothing lost
         if not self.sent_history or self.sent_history[-1] != text:
             self.sent_history.append(text)
         self._history_pos = None
