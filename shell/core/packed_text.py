@@ -96,6 +96,20 @@ def packed_field(cls: type, name: str, *, auto: bool) -> None:
     setattr(cls, name, PackedField(slot, auto))
 
 
+_VARIANTS: dict[type, tuple[type, str, PackedField]] = {}
+"""A class whose items are packed by turning into a subclass (:func:`packed_variant`)."""
+
+
+def packed_variant(cls: type, variant: type, name: str) -> None:
+    """Items of ``cls`` (a slotted dataclass) packed in a result's tuple become
+    ``variant`` (a subclass with ``__slots__ = ()``, the same layout), whose ``name`` is
+    the packed field: ``cls`` keeps a plain slot, so the many items never packed (every
+    text block of every reply) are read at a slot's speed, not a descriptor's."""
+    field = PackedField(cls.__dict__[name], auto=False)
+    setattr(variant, name, field)
+    _VARIANTS[cls] = (variant, name, field)
+
+
 def _field(obj: object, name: str) -> PackedField | None:
     """The packed field ``name`` of ``obj``'s class or a base (a user's subclass of
     ``ToolResult`` inherits it); None when a subclass put something else there."""
@@ -138,9 +152,17 @@ def compact(obj: object, name: str) -> None:
 
 
 def _pack_items(items: tuple[Any, ...]) -> None:
-    """Pack the ``text`` of each item whose class has it as a packed field (a text
-    block; an image's bytes are bytes already)."""
+    """Pack the ``text`` of each item whose class has it as a packed field, or a packed
+    variant (a text block; an image's bytes are bytes already)."""
     for item in items:
+        variant = _VARIANTS.get(type(item))
+        if variant is not None:
+            kind, name, slot_field = variant
+            value = pack(getattr(item, name))
+            if type(value) is PackedText:  # only then: a small block keeps its fast class
+                object.__setattr__(item, "__class__", kind)  # same slots: the block stays the same object
+                slot_field.slot.__set__(item, value)
+            continue
         field = _field(item, "text")
         if field is not None:
             field.slot.__set__(item, pack(field.slot.__get__(item, type(item))))

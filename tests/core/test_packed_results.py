@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from middleware.base import Middleware
 from shell.agent import Agent, AssistantMessage, ToolCallBlock
-from shell.core.messages import Message, ToolResult, ToolResultMessage, result_length
+from shell.core.messages import Message, TextBlock, ToolResult, ToolResultMessage, result_length
 from shell.core.packed_text import PACK_MIN_CHARS, PackedText, pack, stored, unpack
 from shell.core.tools import tool
 from shell.frontend.reply import ReplyState
@@ -209,7 +209,9 @@ async def test_an_mcp_result_of_blocks_has_its_large_text_packed() -> None:
     await _reply(agent, state)
     message = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
     blocks = message.content
-    assert not isinstance(blocks, str) and [type(b).__name__ for b in blocks] == ["TextBlock", "DataBlock"]
+    assert not isinstance(blocks, str)
+    assert [type(b).__name__ for b in blocks] == ["PackedTextBlock", "DataBlock"]
+    assert isinstance(blocks[0], TextBlock) and blocks[0] == TextBlock(LARGE[:25_000])
     text = blocks[0]
     packed = stored(text, "text")
     assert isinstance(packed, PackedText) and len(packed.data) < sys.getsizeof(LARGE[:25_000]) * 0.6
@@ -219,3 +221,25 @@ async def test_an_mcp_result_of_blocks_has_its_large_text_packed() -> None:
     assert json.dumps(LARGE[:25_000], ensure_ascii=False)[1:-1] in sent
     assert state.calls["c_shot"].result.startswith(LARGE[:100])
     assert pickle.loads(pickle.dumps(message)) == message
+
+
+def test_only_a_packed_text_block_reads_through_the_descriptor() -> None:
+    """Every text block of every reply was read through the packed field's descriptor
+    (~1.3 us a read instead of ~0.17; a provider reads each one per request): now a
+    block turns into a PackedTextBlock only when its text is packed, and both compare,
+    hash, copy, replace and pickle as the same block."""
+    from shell.core.messages import PackedTextBlock
+
+    assert type(TextBlock.__dict__["text"]).__name__ == "member_descriptor"  # a plain slot
+    small, large = TextBlock(SMALL), TextBlock(LARGE)
+    result = ToolResult((small, large))
+    compact_result = ToolResultMessage("c", "t", result.content)  # entering the history packs
+    kept_small, packed = compact_result.content  # type: ignore[misc]
+    assert type(kept_small) is TextBlock and type(packed) is PackedTextBlock and packed is large
+    assert isinstance(stored(packed, "text"), PackedText) and packed.text == LARGE
+    assert packed == TextBlock(LARGE) and TextBlock(LARGE) == packed
+    assert hash(packed) == hash(TextBlock(LARGE))
+    assert packed != TextBlock(SMALL) and packed != LARGE
+    assert dataclasses.replace(packed, text="x") == TextBlock("x")
+    assert copy.deepcopy(packed) == packed and pickle.loads(pickle.dumps(packed)).text == LARGE
+    assert {packed: 1}[TextBlock(LARGE)] == 1
