@@ -132,8 +132,8 @@ def confinement(
         return " It runs outside the sandbox, as you."
     if args.get("network") and sandboxed(command):
         return (" It runs in the sandbox (writes only in the workspace, no secrets) but on your network: "
-                "it can reach services on this machine and your LAN, cloud metadata and the internet, "
-                "and send out what it can read.")
+                "it can reach services on this machine (databases, Docker's API, dev servers), your LAN, "
+                "cloud metadata (169.254.169.254) and the internet, and send out what it can read.")
     if sandboxed(command):
         return (" It runs in the sandbox: it writes only in the workspace (never git hooks or config, "
                 ".envrc, .vscode or the like), with no network and no secrets"

@@ -482,6 +482,10 @@ class PermissionPolicy:
         if not (isinstance(command, str) and contained and probe is not None and probe(command)):
             editor = not confined(tool) and getattr(tool, "source", "") == "editor"
             said = self._confinement(tool, args) if editor else ""  # what the sandbox would have stopped
+            if not contained and isinstance(command, str) and probe is not None and probe(command):
+                # sandboxed all the same, on the host's network: "outside the sandbox" was
+                # false both ways, and hid what the network reaches (finding K16)
+                return Verdict("ask", f"{tool.name} asks for the network.{self._confinement(tool, args)}")
             return Verdict("ask", f"{tool.name} would run outside the sandbox.{said}")
         searched = self.sandbox.secrets_searched() if self.sandbox is not None else None
         if searched is not None and not searched.complete:

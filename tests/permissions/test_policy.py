@@ -128,6 +128,22 @@ def test_a_command_question_says_whether_it_runs_in_the_sandbox(root: Path, tool
     assert "on your network" in online.reason and "cloud metadata" in online.reason
 
 
+def test_in_auto_a_command_asking_for_the_network_is_not_said_to_leave_the_sandbox(
+    root: Path, tools: dict[str, Tool]
+) -> None:
+    """It runs in the sandbox on the host's network: "would run outside the sandbox"
+    was false, and hid what the network reaches (K16)."""
+    online = policy(root, mode="auto", sandboxed=lambda c: True).decide(
+        tools["run_shell"], {"command": "pip download requests", "network": True})
+    assert online.action == "ask"
+    assert "outside the sandbox" not in online.reason
+    assert online.reason.startswith("run_shell asks for the network. It runs in the sandbox")
+    assert "databases" in online.reason and "169.254.169.254" in online.reason
+    unconfined = policy(root, mode="auto", sandboxed=lambda c: False).decide(
+        tools["run_shell"], {"command": "make", "network": True})
+    assert "would run outside the sandbox" in unconfined.reason
+
+
 def test_an_allow_rule_for_a_command_never_turns_the_network_on(root: Path, tools: dict[str, Tool]) -> None:
     """`allow run_shell(pytest:*)` (README's example): pytest runs conftest.py, which the
     model can write; with `network: true` unasked it sent the workspace out (H7)."""
