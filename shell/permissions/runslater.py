@@ -65,6 +65,7 @@ from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
 from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
+from .mcpsources import mcp_runs
 from .pathdirs import guarded
 
 MAX_LINK_LOOK = 256
@@ -223,6 +224,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
         walls.git_dir(repo.common)
         walls.git_dir(repo.gitdir)
     walls.envrc_sources()
+    walls.mcp_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
                  tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside))
@@ -321,6 +323,14 @@ class _Walls:
                 if path not in self.sideways:
                     self.sideways[path] = f"{reason}, and {path.name} is the name of a program"
                     self.watch(path)
+
+    def mcp_sources(self) -> None:
+        """What the roots' ``.mcp.json`` servers run (:mod:`.mcpsources`: ``tools/server.py``,
+        ``.venv/bin/python``), watched when missing too: agent-shell starts it as the user."""
+        for path, reason in mcp_runs(self.roots).items():
+            if path not in self.sideways:
+                self.sideways[path] = reason
+                self.watch(path)
 
     def git_dir(self, gitdir: Path) -> None:
         for g in _git_dirs(gitdir):

@@ -29,11 +29,12 @@ import os
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from . import paths
+from .mcpsources import named_files
 
 MCP_FILE = ".mcp.json"
 PROJECT_DIR = ".agent-shell"
@@ -64,6 +65,9 @@ class ProjectConfig:
     digest: str
     problem: str = ""
     """Why the set was cut short (too many or too large files), if it was."""
+    runs: dict[str, str] = field(default_factory=dict)
+    """Files of the workspace its ``.mcp.json`` servers run (:mod:`.mcpsources`), and
+    why: trusting the file trusts what it starts, so a change to one asks again."""
 
     @property
     def files(self) -> list[str]:
@@ -83,6 +87,9 @@ class TrustCheck:
 
     config: ProjectConfig
     state: TrustState
+    changed: tuple[str, ...] = ()
+    """For ``changed``: the files that differ from what the user answered for (added,
+    removed or edited), when the answer recorded them."""
 
     @property
     def trusted(self) -> bool:
@@ -113,7 +120,36 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
             problem = f"the project config files are larger than {MAX_BYTES // (1024 * 1024)} MB"
             break
         contents[relative] = data
-    return ProjectConfig(base, contents, _digest(contents, problem), problem)
+    runs: dict[str, str] = {}
+    mcp = contents.get(MCP_FILE)
+    for path, reason in (named_files(base, mcp) if mcp is not None and not problem else {}).items():
+        relative = path.relative_to(base).as_posix()
+        if relative in contents:
+            continue
+        data = _started(path)
+        total += len(data)
+        if total > MAX_BYTES:
+            problem = f"the project config files are larger than {MAX_BYTES // (1024 * 1024)} MB"
+            break
+        contents[relative], runs[relative] = data, reason
+    return ProjectConfig(base, contents, _digest(contents, problem), problem, runs)
+
+
+def _started(path: Path) -> bytes:
+    """What is hashed of a file a server runs: a link's target (an interpreter links
+    out of the workspace), a file's bytes, or a mark that it is missing (so that one
+    appearing asks again)."""
+    try:
+        if path.is_symlink():
+            return f"<symlink to {os.readlink(path)}>".encode()
+        if not path.exists():
+            return b"<missing>"
+        if not path.is_file():  # a FIFO would block the start
+            return b"<not a regular file>"
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return f"<unreadable: {exc.strerror or exc}>".encode()
 
 
 def _project_paths(base: Path) -> Iterator[tuple[str, Path]]:
@@ -206,7 +242,7 @@ class TrustStore:
         if entry is None:
             return TrustCheck(config, "untrusted")
         if entry.get("digest") != config.digest:
-            return TrustCheck(config, "changed")
+            return TrustCheck(config, "changed", _changed_files(entry, config))
         return TrustCheck(config, "trusted" if entry.get("trusted") is True else "declined")
 
     def decide(self, config: ProjectConfig, trusted: bool) -> None:
@@ -256,6 +292,16 @@ class TrustStore:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+
+def _changed_files(entry: dict[str, Any], config: ProjectConfig) -> tuple[str, ...]:
+    """The files that differ from those the recorded answer hashed (none known if it
+    did not record them)."""
+    before = entry.get("files")
+    if not isinstance(before, dict):
+        return ()
+    now = {name: hashlib.sha256(data).hexdigest() for name, data in config.contents.items()}
+    return tuple(sorted(n for n in {*before, *now} if before.get(n) != now.get(n)))
 
 
 def _key(root: str | os.PathLike[str]) -> str:

@@ -44,9 +44,13 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
     from ..tools.mcp_config import describe_project_servers
 
     lines: list[str] = []
+    if check.changed:
+        lines.append(sanitize_line(f"changed since you trusted it: {', '.join(check.changed)}"))
     for name in check.config.files:
         data = check.config.contents[name]
-        if name == MCP_FILE:
+        if name in check.config.runs:
+            lines.append(sanitize_line(f"{name}: {check.config.runs[name]} (a change asks again)"))
+        elif name == MCP_FILE:
             servers = describe_project_servers(data, check.config.root)
             lines.extend(f"{MCP_FILE}: {line}" for line in servers)
             if any(" runs: " in line or " connects to " in line for line in servers):
