@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from shell.core.filedata import json_loads
+
 from .runslater import Planted
 
 RETENTION_DAYS = 30
@@ -186,7 +188,7 @@ def prune_later() -> None:
 
 def _read(path: Path) -> list[object]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     return list(data) if isinstance(data, list) else []

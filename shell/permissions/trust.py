@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from shell.core.filedata import json_loads
+
 from . import paths
 from .mcpsources import named_files
 
@@ -221,7 +223,7 @@ class TrustStore:
 
     def _load(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json_loads(self.path.read_text(encoding="utf-8"))  # too deep: ValueError
         except (OSError, ValueError):
             return {}
         workspaces = data.get("workspaces") if isinstance(data, dict) else None

@@ -27,7 +27,6 @@ The environment is read as the official clients read it: ``OPENAI_BASE_URL``,
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import socket
 from collections.abc import Callable, Mapping
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from shell.config import ConfigError, ProviderSettings, Settings, join_url, load_config
+from shell.core.filedata import json_loads
 from shell.core.messages import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBlock
 from shell.core.model import ChatModel, ModelError
 from shell.core.secrets import redact
@@ -246,7 +246,7 @@ def load_scripted(file: str) -> ScriptedModel:
     path = Path(file).expanduser()
     where = f"The scripted model file {path}"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{where} cannot be read: {exc.strerror or exc}.") from None
     except ValueError as exc:

@@ -9,9 +9,10 @@ first and last few kB are searched, never the whole text.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from shell.core.filedata import json_loads
 
 SNIFF = 4096
 """Bytes at each end of an answer searched for its id."""
@@ -44,7 +45,7 @@ def is_notice(head: bytes) -> bool:
 
 def _id(raw: bytes) -> Any:
     try:
-        value = json.loads(raw)
+        value = json_loads(raw)
     except ValueError:
         return None
     return value if isinstance(value, (int, str)) else None

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from shell.core.dirs import config_dir
+from shell.core.filedata import json_loads
 
 
 def prefs_path() -> Path:
@@ -28,7 +29,7 @@ def prefs_path() -> Path:
 
 def load() -> dict[str, Any]:
     try:
-        data = json.loads(prefs_path().read_text("utf-8"))
+        data = json_loads(prefs_path().read_text("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

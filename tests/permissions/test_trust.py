@@ -55,6 +55,19 @@ def test_the_answer_is_kept_per_path_and_hash(repo: Path, config_dir: Path) -> N
     assert store.forget(repo) and store.check(repo).state == "untrusted"
 
 
+def test_a_store_nested_too_deep_trusts_nothing_and_can_be_answered_again(
+    repo: Path, config_dir: Path
+) -> None:
+    """A corrupt trusted-workspaces.json nested 100,000 deep: every start in a
+    workspace with a .mcp.json died with a RecursionError traceback."""
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "trusted-workspaces.json").write_text("[" * 100_000)
+    store = TrustStore()
+    assert store.check(repo).state == "untrusted" and not is_trusted(repo)
+    store.decide(read_project_config(repo), True)
+    assert store.check(repo).state == "trusted"
+
+
 def test_every_project_config_file_counts(repo: Path) -> None:
     store = TrustStore()
     store.decide(read_project_config(repo), True)
