@@ -10,12 +10,15 @@ any trust question; and a sandboxed command could plant that code for the next s
 So:
 
 - the user's servers (their config, their editor's) start in a private, empty folder
-  under agent-shell's data dir (which the sandbox hides from commands), with
-  ``PYTHONSAFEPATH=1`` (no ``-m`` module or script neighbour taken from where it
-  starts; the server's ``env`` may set it otherwise); they learn the workspace the MCP
-  way, as the client's *roots* (:func:`roots_result`);
-- a user who needs a server to run in the workspace says so with ``cwd = "workspace"``
-  (:data:`WORKSPACE_CWD`), and the trust question and ``/mcp`` say that it does;
+  under agent-shell's data dir (which the sandbox hides from commands: nothing can be
+  planted there); they learn the workspace the MCP way, as the client's *roots*
+  (:func:`roots_result`);
+- a user who needs a server to run in the workspace (or another folder) says so with
+  ``cwd = "workspace"`` (:data:`WORKSPACE_CWD`), and the trust question and ``/mcp`` say
+  that it does; such a server gets ``PYTHONSAFEPATH=1`` (no ``-m`` module taken from
+  where it starts; its ``env`` may say otherwise). Not the others: it would break a
+  ``python3 ~/mcp/server.py`` that imports its neighbours, and guards nothing in an
+  empty private folder;
 - a trusted project's ``.mcp.json`` servers are the project's own code and keep the
   workspace (or the ``cwd`` the file gives) as their working directory.
 """
@@ -52,9 +55,10 @@ def start_cwd(spec: McpServerSpec) -> str:
 
 
 def start_env(spec: McpServerSpec) -> dict[str, str]:
-    """The variables ``spec`` adds to the inherited few: the user's servers get
-    ``PYTHONSAFEPATH=1`` unless their ``env`` says otherwise."""
-    return dict(spec.env) if spec.project else SAFE_PATH | dict(spec.env)
+    """The variables ``spec`` adds to the inherited few: the user's servers told to
+    start in a folder of their own choosing get ``PYTHONSAFEPATH=1`` unless their
+    ``env`` says otherwise."""
+    return SAFE_PATH | dict(spec.env) if spec.cwd and not spec.project else dict(spec.env)
 
 
 def roots_callback(roots: Callable[[], Sequence[Path]]) -> Any:
