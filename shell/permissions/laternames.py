@@ -74,6 +74,8 @@ RUNS_LATER = {
     ".tool-versions": "asdf and mise read (a version given as path: is the program that runs)",
     "pyvenv.cfg": "makes its folder a virtualenv: you source its bin/activate, and the programs in its bin/ "
                   "run first in your PATH once it is active",
+    "conda-meta": "makes its folder a conda environment (conda, pixi): conda activate, pixi run and pixi "
+                  "shell source its etc/conda/activate.d scripts, and its bin/ runs first in your PATH",
 }
 """Names (a file or a directory, at any depth) whose content something runs later,
 as the user and outside the sandbox. A file edit there always asks, whatever the
@@ -108,6 +110,16 @@ VENV_BIN_WHY = ("is a virtualenv's bin/: you source its activate, and its progra
                 "or one named like git) run first in your PATH once it is active")
 """A virtualenv's programs run as the user: ``activate`` is sourced into their shell,
 and a new file there shadows any command of that name once the environment is active."""
+CONDA_META = "conda-meta"
+CONDA_PARTS = ("bin", "etc/conda/activate.d", "etc/conda/deactivate.d")
+"""What a conda environment (a folder holding ``conda-meta/``: ``conda create -p ./env``,
+pixi's ``.pixi/envs/<name>``) runs as the user: ``conda activate ./env``, ``pixi run``
+and ``pixi shell`` source every script in ``activate.d`` (``deactivate.d`` on the way
+out), and put ``bin/`` first in PATH. It has no ``pyvenv.cfg``: ``conda-meta/`` marks it."""
+CONDA_BIN_WHY = ("is a conda environment's bin/ (conda, pixi): its programs (python, pip, or one named "
+                 "like git) run first in your PATH once it is active")
+CONDA_HOOK_WHY = ("holds scripts conda activate, pixi run and pixi shell source into your shell (a conda "
+                  "environment's activation hooks)")
 MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml")
 """``mise.<env>.toml`` and ``.mise.<env>.toml``: mise reads them when ``MISE_ENV`` names the env."""
 
@@ -173,6 +185,12 @@ def why(path: str | os.PathLike[str]) -> str:
     folder = os.path.dirname(text)
     if name in VENV_BINS and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         return VENV_BIN_WHY
+    if name == "bin" and folder and os.path.isdir(os.path.join(folder, CONDA_META)):
+        return CONDA_BIN_WHY
+    env = os.path.dirname(os.path.dirname(folder))
+    if (name in ("activate.d", "deactivate.d") and text.replace(os.sep, "/").endswith(f"/etc/conda/{name}")
+            and os.path.isdir(os.path.join(env, CONDA_META))):
+        return CONDA_HOOK_WHY
     if MISE_ENV.fullmatch(name):
         return RUNS_LATER["mise.toml"]
     if name == "config.toml" and text.replace(os.sep, "/").endswith("/.jj/repo/config.toml"):

@@ -31,7 +31,8 @@ same reach:
   hides, and the result says so plainly with the command that puts it back. A new
   repository (``git init``, a clone) is kept: git's own ``*.sample`` hooks never
   run, and a config holding only the keys git itself writes (:data:`SAFE_GIT_KEYS`)
-  runs nothing; any other hook or config is quarantined.
+  runs nothing; any other hook or config is quarantined. A new virtualenv is kept
+  only as ``venv`` and pip write it (:mod:`.newvenv`).
 
 A git directory is what git takes for one, not only a folder named ``.git``: git's
 discovery accepts any folder holding ``HEAD``, ``objects/`` and ``refs/`` (a bare
@@ -64,8 +65,9 @@ from .envrcsources import envrc_runs, envrcs_above
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
-from .laternames import GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
+from .laternames import CONDA_META, CONDA_PARTS, GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 from .mcpsources import mcp_runs
+from .newvenv import judge as judge_new_venv
 from .pathdirs import guarded
 
 MAX_LINK_LOOK = 256
@@ -253,6 +255,9 @@ class _Walls:
             # runs (not a root's bin/ beside no pyvenv.cfg: that is a project's, PATH_add's if anyone's)
             for name in VENV_BINS:
                 self.watch(path.parent / name)
+        if path.name == CONDA_META and os.path.isdir(path) and not os.path.islink(path):  # a conda or pixi
+            for part in CONDA_PARTS:  # env: conda activate sources activate.d, and bin/ comes first in PATH
+                self.watch(path.parent / part)
         if path.name != ".git":
             self.watch(path)
             return
@@ -385,10 +390,13 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
     out: list[Planted] = []
     new_envs = {p.parent for p, seen in after.watched.items() if p.name == "pyvenv.cfg"
                 and p not in before.watched and seen.ctime >= started_ns - SLACK_NS}
+    for env in sorted(new_envs):  # kept only as venv and pip write it (:mod:`.newvenv`)
+        out += [_move(path, why, quarantine, after.roots, Seen("missing"))
+                for path, why in judge_new_venv(env, after.roots)]
     for path, now in after.watched.items():
         was = before.watched.get(path, Seen("missing"))
         if path.parent in new_envs and path.name in ("pyvenv.cfg", *VENV_BINS) and was.kind == "missing":
-            continue  # a new virtualenv (python -m venv) is kept, as a new repository is
+            continue  # a new virtualenv: judged entry by entry above
         relinked = path in before.linked or path in after.linked
         if (now == was and (not relinked or now.ctime == was.ctime)) or now.kind == "missing":
             if now.kind == "missing" and was.kind == "link":

@@ -1,0 +1,328 @@
+"""A virtualenv a sandboxed command created, kept only as ``venv`` and pip write it.
+
+The user sources a venv's ``bin/activate`` into their own shell, ``uv run``,
+``poetry run`` and VS Code exec its ``bin/python``, and once it is active every
+program in its ``bin/`` comes first in their PATH: all of it runs later as the user,
+outside the sandbox (tester finding K1). A new ``pyvenv.cfg`` says nothing about who
+wrote the ``bin/`` beside it (``mkdir -p .venv/bin && echo … > .venv/bin/activate``
+makes one), so each entry of a new venv's ``bin/`` is judged (:func:`judge`):
+
+- ``python``, ``python3``, ``python3.12`` …: a symlink to an interpreter outside the
+  workspace (or to such a sibling), or a byte-for-byte copy of the interpreter its
+  ``pyvenv.cfg`` names (``--copies``);
+- a console-script shim as pip and uv write them: a shebang to this venv's python,
+  then only ``from X import Y`` and ``sys.exit(Y())`` (and the ``sys.argv[0]``
+  clean-up their templates carry), read as Python syntax, not as text;
+- anything else (``activate``, ``activate.fish``, ``Activate.ps1`` …) must be what
+  ``python -m venv`` writes for that folder: a reference venv is made in a temporary
+  folder by the venv's own interpreter (``-I``: no environment, no user site), its
+  path replaced by this one's, and the texts compared.
+
+``pyvenv.cfg`` itself must name interpreters outside the workspace (its ``home``
+is where Python looks for the standard library). What fails is moved to the
+quarantine by the caller (:func:`.runslater.check`), which says so and how to put it
+back. Venvs made by uv or virtualenv carry their own ``activate`` templates, which
+are not checked: those are put aside too, with a note saying so; their pythons and
+shims stay (``uv run`` works).
+"""
+
+from __future__ import annotations
+
+import ast
+import filecmp
+import functools
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import paths
+from .laternames import VENV_BINS
+
+PYTHON_NAME = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*)?[tw]?")
+"""The interpreter names venv, virtualenv and uv put in ``bin/``."""
+CFG_PATHS = ("home", "executable", "base-prefix", "base-exec-prefix", "base-executable")
+"""``pyvenv.cfg`` keys that name where the interpreter and its standard library are."""
+MAX_ENTRIES = 1024
+"""Entries of a new ``bin/`` judged one by one; a bigger one is put aside whole."""
+MAX_TEXT = 262_144
+"""Bytes of a script read to judge it: more is not a shim or an activate script."""
+MAX_COPY = 256 * 1024 * 1024
+REFERENCE_SECONDS = 30.0
+PLACEHOLDER = b"\x00venv\x00"
+
+BAD_CFG = ("a new virtualenv's pyvenv.cfg that names an interpreter or standard library inside the "
+           "workspace (Python would run it as you)")
+BAD_BIN = "the bin/ of a new virtualenv whose pyvenv.cfg was put aside"
+BAD_PYTHON = ("a new virtualenv's python that is not a link to an interpreter outside the workspace "
+              "(uv run, poetry run and your editor run it as you)")
+BAD_SCRIPT = ("a new virtualenv's {name} that is not what python -m venv writes for it nor a pip "
+              "console script (you source or run it as you once the environment is active)")
+NOT_VENV = "; this venv says it was made by {tool}, whose activate scripts are not checked: compare it first"
+TOO_BIG = f"a new virtualenv's bin/ with more than {MAX_ENTRIES} entries (too many to check)"
+
+
+def judge(env: Path, roots: Sequence[Path]) -> list[tuple[Path, str]]:
+    """What in the new virtualenv ``env`` must be put aside, and why (empty: it is as
+    ``venv`` and pip write it)."""
+    cfg = _cfg(env / "pyvenv.cfg")
+    bins = [env / name for name in VENV_BINS if os.path.lexists(env / name)]
+    if cfg is None or any(_inside(value, roots) for key, value in cfg.items() if key in CFG_PATHS):
+        return [(env / "pyvenv.cfg", BAD_CFG), *((b, BAD_BIN) for b in bins)]
+    tool = next((key for key in ("uv", "virtualenv") if key in cfg), "")
+    out: list[tuple[Path, str]] = []
+    for folder in bins:
+        out += _judge_bin(env, folder, cfg, tool, roots)
+    return out
+
+
+def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
+               roots: Sequence[Path]) -> list[tuple[Path, str]]:
+    if os.path.islink(folder) or not folder.is_dir():
+        return [(folder, BAD_PYTHON if os.path.islink(folder) else BAD_SCRIPT.format(name=folder.name))]
+    try:
+        with os.scandir(folder) as scan:
+            names = sorted(e.name for e in scan)
+    except OSError:
+        return [(folder, BAD_SCRIPT.format(name=folder.name))]
+    if len(names) > MAX_ENTRIES:
+        return [(folder, TOO_BIG)]
+    out: list[tuple[Path, str]] = []
+    pythons: list[str] = []
+    for name in names:
+        if PYTHON_NAME.fullmatch(name):
+            if _good_python(folder / name, cfg, roots):
+                pythons.append(name)
+            else:
+                out.append((folder / name, BAD_PYTHON))
+    shebangs = {f"{base}/{folder.name}/{name}" for base in _env_texts(env) for name in pythons}
+    reference: dict[str, bytes] | None = None
+    for name in names:
+        if PYTHON_NAME.fullmatch(name):
+            continue
+        data = _text(folder / name)
+        if data is not None and is_shim(data, shebangs):
+            continue
+        if reference is None:
+            real = next((os.path.realpath(folder / p) for p in pythons), "")
+            reference = _reference(real, env.name, cfg.get("prompt", "")) if real else {}
+        if data is not None and _same(data, reference.get(name), env):
+            continue
+        note = NOT_VENV.format(tool=tool) if tool else ""
+        out.append((folder / name, BAD_SCRIPT.format(name=name) + note))
+    return out
+
+
+def _inside(text: str, roots: Sequence[Path]) -> bool:
+    """Whether a path a venv names is (or leads) inside the workspace; a relative one counts."""
+    if not text.startswith("/"):
+        return True
+    lexical = os.path.normpath(text)
+    real = os.path.realpath(text)
+    return any(paths.within(Path(p), root) for p in (lexical, real) for root in roots)
+
+
+def _cfg(path: Path) -> dict[str, str] | None:
+    """``pyvenv.cfg``'s keys (lowercase), or None when it is not a small regular file."""
+    try:
+        if os.path.islink(path) or not path.is_file() or path.stat().st_size > MAX_TEXT:
+            return None
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            out[key.strip().lower()] = value.strip()
+    prompt = out.get("prompt", "")
+    if len(prompt) >= 2 and prompt[0] == prompt[-1] and prompt[0] in "'\"":
+        try:
+            out["prompt"] = str(ast.literal_eval(prompt))
+        except (ValueError, SyntaxError):
+            pass
+    return out
+
+
+def _good_python(path: Path, cfg: dict[str, str], roots: Sequence[Path]) -> bool:
+    """A link to an interpreter outside the workspace (or to a sibling python that is
+    one), or a copy of the interpreter ``pyvenv.cfg`` names."""
+    real = os.path.realpath(path)
+    if not os.path.isfile(real) or _inside(real, roots):
+        return False
+    if os.path.islink(path):
+        target = os.readlink(path)
+        if "/" not in target and PYTHON_NAME.fullmatch(target):
+            return True  # a sibling (python -> python3), judged itself; where it leads is outside
+        return not _inside(os.path.normpath(os.path.join(path.parent, target)), roots)
+    candidates = [cfg.get("executable", ""), cfg.get("base-executable", "")]
+    if cfg.get("home"):
+        candidates += [os.path.join(cfg["home"], path.name), os.path.join(cfg["home"], "python3")]
+    for original in candidates:
+        try:
+            if (original and not _inside(original, roots) and os.path.isfile(original)
+                    and os.path.getsize(original) <= MAX_COPY and filecmp.cmp(original, path, shallow=False)):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _env_texts(env: Path) -> list[str]:
+    """How the venv's own path may be written in its files (as the command saw it, real)."""
+    return list(dict.fromkeys([str(env), os.path.realpath(env)]))
+
+
+def _text(path: Path) -> bytes | None:
+    try:
+        if os.path.islink(path) or not path.is_file() or path.stat().st_size > MAX_TEXT:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _same(data: bytes, reference: bytes | None, env: Path) -> bool:
+    if reference is None:
+        return False
+    return any(reference.replace(PLACEHOLDER, text.encode()) == data for text in _env_texts(env))
+
+
+def _reference(python: str, name: str, prompt: str) -> dict[str, bytes]:
+    """What ``python -m venv`` writes into ``bin/`` (regular files only) for a venv
+    named ``name``, its path as :data:`PLACEHOLDER`; empty when it cannot be made."""
+    try:
+        mtime = os.stat(python).st_mtime_ns
+    except OSError:
+        return {}
+    return _made_reference(python, mtime, name, prompt)
+
+
+@functools.lru_cache(maxsize=16)
+def _made_reference(python: str, _mtime: int, name: str, prompt: str) -> dict[str, bytes]:
+    with tempfile.TemporaryDirectory(prefix="agent-shell-venv-") as tmp:
+        target = os.path.join(tmp, name)
+        command = [python, "-I", "-m", "venv", "--without-pip", target]
+        command += ["--prompt", prompt] if prompt else []
+        try:
+            subprocess.run(command, cwd=tmp, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=REFERENCE_SECONDS,
+                           check=True)
+        except (OSError, subprocess.SubprocessError):
+            return {}
+        out: dict[str, bytes] = {}
+        for folder in VENV_BINS:
+            here = os.path.join(target, folder)
+            if not os.path.isdir(here):
+                continue
+            for entry in os.listdir(here):
+                data = _text(Path(here, entry))
+                if data is not None:
+                    out[entry] = data.replace(target.encode(), PLACEHOLDER)
+        return out
+
+
+_SH_EXEC = re.compile(r"'''exec' \"?(?P<python>[^\"\n]+?)\"? \"\$0\" \"\$@\"")
+"""pip's and uv's launcher when the python's path is too long or has spaces for a shebang."""
+_SAFE_NAMES = frozenset({"sys", "re"})
+_SAFE_ATTRS = frozenset({"argv", "sub", "endswith", "exit"})
+_SAFE_NODES = (ast.Subscript, ast.Attribute, ast.Name, ast.Constant, ast.Slice, ast.UnaryOp, ast.USub,
+               ast.Call, ast.Load, ast.Store, ast.BoolOp, ast.And, ast.Or)
+
+
+def is_shim(data: bytes, pythons: set[str]) -> bool:
+    """Whether ``data`` is a console script as pip and uv write it: a shebang to one of
+    ``pythons`` (or their ``/bin/sh`` launcher for one), ``import sys`` / ``re``, one
+    ``from X import Y``, and under ``if __name__ == "__main__":`` only ``sys.argv[0]``
+    trimmed and ``sys.exit(Y())``."""
+    try:
+        text = data.decode("utf-8")
+        lines = text.split("\n")
+        sh = lines[0].rstrip() == "#!/bin/sh"
+        if sh:
+            closed = len(lines) > 2 and lines[2].rstrip() == "' '''"
+            m = _SH_EXEC.fullmatch(lines[1].rstrip()) if closed else None
+            python = m.group("python") if m else ""
+        else:
+            python = lines[0][2:].strip() if lines[0].startswith("#!") else ""
+        if python not in pythons:
+            return False
+        body = ast.parse(text).body
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if sh:
+        if not body or not (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)):
+            return False
+        body = body[1:]
+    if not body:
+        return False
+    imported = ""
+    for node in body[:-1]:
+        if isinstance(node, ast.Import) and all(a.name in _SAFE_NAMES and not a.asname for a in node.names):
+            continue
+        if (isinstance(node, ast.ImportFrom) and not imported and node.level == 0 and node.module
+                and len(node.names) == 1 and node.names[0].asname is None and node.names[0].name != "*"):
+            imported = node.names[0].name
+            continue
+        return False
+    return bool(imported) and _main_block(body[-1], imported)
+
+
+def _main_block(node: ast.stmt, imported: str) -> bool:
+    if not (isinstance(node, ast.If) and not node.orelse and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"
+            and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Eq)
+            and len(node.test.comparators) == 1 and isinstance(node.test.comparators[0], ast.Constant)
+            and node.test.comparators[0].value == "__main__" and node.body):
+        return False
+    *fixes, last = node.body
+    return all(_argv_fix(s) for s in fixes) and _exit_call(last, imported)
+
+
+def _argv_fix(node: ast.stmt) -> bool:
+    """``sys.argv[0] = re.sub(…)`` or ``if sys.argv[0].endswith(…): sys.argv[0] = sys.argv[0][:-4]``."""
+    if isinstance(node, ast.Assign):
+        target = node.targets[0] if len(node.targets) == 1 else None
+        argv0 = (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                 and target.slice.value == 0 and _safe(target.value))
+        return argv0 and _safe(node.value)
+    if isinstance(node, ast.If):
+        return _safe(node.test) and all(_argv_fix(s) for s in [*node.body, *node.orelse])
+    return False
+
+
+def _safe(node: ast.AST) -> bool:
+    """Only ``sys``/``re``, ``argv``/``sub``/``endswith``, constants and slices: no other call."""
+    for part in ast.walk(node):
+        if not isinstance(part, _SAFE_NODES):
+            return False
+        if isinstance(part, ast.Name) and part.id not in _SAFE_NAMES:
+            return False
+        if isinstance(part, ast.Attribute) and (part.attr not in _SAFE_ATTRS or part.attr == "exit"):
+            return False
+        if isinstance(part, ast.Call) and not isinstance(part.func, ast.Attribute):
+            return False
+    return True
+
+
+def _exit_call(node: ast.stmt, imported: str) -> bool:
+    """``sys.exit(Y())`` or ``sys.exit(Y.attr())`` with the one imported name."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    call = node.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "exit" and isinstance(func.value, ast.Name)
+            and func.value.id == "sys" and len(call.args) == 1 and not call.keywords):
+        return False
+    inner = call.args[0]
+    if not (isinstance(inner, ast.Call) and not inner.args and not inner.keywords):
+        return False
+    chain = inner.func
+    while isinstance(chain, ast.Attribute):
+        chain = chain.value
+    return isinstance(chain, ast.Name) and chain.id == imported
+
+
+__all__ = ["judge", "is_shim"]

@@ -1,0 +1,192 @@
+"""Environments inside the workspace that the user activates later, as themselves:
+a virtualenv a sandboxed command creates is kept only as ``python -m venv`` and pip
+write it (tester finding K1), and a conda or pixi environment (a folder holding
+``conda-meta/``) is guarded like a virtualenv (K7). Against the real bubblewrap and
+the real ``python -m venv``."""
+
+from __future__ import annotations
+
+import os
+import sys
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shell.permissions.newvenv import is_shim
+
+from ..sandboxing import require_sandbox
+from .later_ws import later_workspace, sh
+
+pytestmark = pytest.mark.anyio
+
+PIP_SHIM = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from pip._internal.cli.main import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
+UV_SHIM = """#!{python}
+# -*- coding: utf-8 -*-
+import sys
+from pytest import console_main
+if __name__ == "__main__":
+    if sys.argv[0].endswith("-script.pyw"):
+        sys.argv[0] = sys.argv[0][:-11]
+    elif sys.argv[0].endswith(".exe"):
+        sys.argv[0] = sys.argv[0][:-4]
+    sys.exit(console_main())
+"""
+SH_LAUNCHER = """#!/bin/sh
+'''exec' "{python}" "$0" "$@"
+' '''
+# -*- coding: utf-8 -*-
+import re
+import sys
+from black import patched_main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(patched_main())
+"""
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from later_workspace(monkeypatch, ".agent-shell-test-envs-")
+
+
+def test_console_scripts_as_pip_and_uv_write_them_are_shims_and_nothing_else_is() -> None:
+    py = "/p/.venv/bin/python3"
+    for template in (PIP_SHIM, UV_SHIM, SH_LAUNCHER):
+        assert is_shim(template.format(python=py).encode(), {py}), template
+    hostile = [
+        PIP_SHIM.format(python="/usr/bin/python3"),  # not the venv's own python
+        PIP_SHIM.format(python=py).replace("import re\n", "import os; os.system('id')\n"),
+        PIP_SHIM.format(python=py).replace("sys.exit(main())", "sys.exit(__import__('os').system('id'))"),
+        PIP_SHIM.format(python=py).replace("re.sub(", "__import__('os').system('id') or re.sub("),
+        PIP_SHIM.format(python=py) + "import os\n",
+        UV_SHIM.format(python=py).replace('sys.argv[0][:-4]', 'exec("import os")'),
+        SH_LAUNCHER.format(python=py).replace("'''exec'", "touch /tmp/x; '''exec'"),
+        f"#!{py}\ntouch /tmp/x\n",
+        b"\xff\xfe".decode("latin-1"),
+    ]
+    for text in hostile:
+        assert not is_shim(text.encode(), {py}), text
+
+
+async def test_a_new_virtualenv_keeps_only_what_venv_and_pip_write(ws: Path) -> None:
+    """The finding's repro: a hand-made `.venv` (a pyvenv.cfg, an `activate` and a
+    `python` that run a planted line) and a real `python -m venv` whose activate got
+    a line more. What venv wrote (its python links, the other activate scripts) and a
+    pip console script stay; the rest is moved out, and the result says how to put it back."""
+    require_sandbox()
+    pip = PIP_SHIM.format(python=f"{ws}/.venv2/bin/python3")
+    (ws.parent / "pip.txt").write_text(pip)
+    evil = pip.replace("import re\n", "import os; os.system('touch /tmp/x')\n")
+    (ws.parent / "evil.txt").write_text(evil)
+    result = await sh(ws, "mkdir -p .venv/bin && printf 'home = /usr/bin\\n' > .venv/pyvenv.cfg && "
+                          "printf 'touch /tmp/PWNED\\n' > .venv/bin/activate && "
+                          "printf '#!/bin/sh\\ntouch /tmp/PWNED\\nexec /usr/bin/python3 \"$@\"\\n' "
+                          "> .venv/bin/python "
+                          f"&& {sys.executable} -m venv --without-pip .venv2 && "
+                          "echo 'touch /tmp/PWNED2' >> .venv2/bin/activate && "
+                          f"cp {ws.parent / 'pip.txt'} .venv2/bin/pip && "
+                          f"cp {ws.parent / 'evil.txt'} .venv2/bin/git "
+                          "&& echo made")
+    assert "made" in result.text, result.text
+    assert sorted(result.details["quarantined"]) == [".venv/bin/activate", ".venv/bin/python",
+                                                     ".venv2/bin/activate", ".venv2/bin/git"]
+    assert not (ws / ".venv" / "bin" / "activate").exists()
+    assert not (ws / ".venv2" / "bin" / "activate").exists()
+    kept = sorted(os.listdir(ws / ".venv2" / "bin"))
+    assert {"activate.fish", "activate.csh", "Activate.ps1", "pip", "python", "python3"} <= set(kept), kept
+    assert os.readlink(ws / ".venv2" / "bin" / "python").startswith("python")  # venv's own link
+    assert "not what python -m venv writes for it" in result.text and "to keep it: mv " in result.text
+
+
+async def test_a_new_virtualenv_as_venv_writes_it_is_kept_whole(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, f"{sys.executable} -m venv --without-pip --prompt 'my app' .venv && echo made")
+    assert "made" in result.text and not result.details.get("quarantined"), result.text
+    assert "VIRTUAL_ENV" in (ws / ".venv" / "bin" / "activate").read_text()
+
+
+async def test_a_new_virtualenv_whose_pyvenv_cfg_names_the_workspace_is_put_aside(ws: Path) -> None:
+    """``home`` is where Python looks for its standard library: one in the workspace
+    is code a command wrote, run by the venv's python."""
+    require_sandbox()
+    result = await sh(ws, f"{sys.executable} -m venv --without-pip .venv && mkdir lib && "
+                          f"sed -i 's|^home = .*|home = {ws}/lib|' .venv/pyvenv.cfg && echo made")
+    assert "made" in result.text, result.text
+    assert sorted(result.details["quarantined"]) == [".venv/bin", ".venv/pyvenv.cfg"]
+
+
+async def test_an_existing_virtualenvs_bin_stays_read_only_and_its_packages_writable(ws: Path) -> None:
+    """A venv made before (here outside the sandbox) is as it was: its bin/ cannot
+    change, its site-packages can (pip install of a package without programs works)."""
+    require_sandbox()
+    venv.EnvBuilder(with_pip=False).create(ws / ".venv")
+    site = next((ws / ".venv" / "lib").glob("python*/site-packages"))
+    result = await sh(ws, "echo 'touch /tmp/x' >> .venv/bin/activate; "
+                          f"echo 'x = 1' > {site}/mod.py && echo wrote")
+    assert "wrote" in result.text and (site / "mod.py").exists(), result.text
+    assert "touch" not in (ws / ".venv" / "bin" / "activate").read_text()
+
+
+def _conda_env(ws: Path, rel: str) -> Path:
+    env = ws / rel
+    (env / "conda-meta").mkdir(parents=True)
+    (env / "conda-meta" / "history").write_text("==> 2026-11-29 <==\n")
+    (env / "bin").mkdir()
+    (env / "bin" / "python").write_text("#!/bin/sh\n")
+    (env / "etc" / "conda" / "activate.d").mkdir(parents=True)
+    return env
+
+
+async def test_conda_and_pixi_environments_are_guarded_like_a_virtualenv(ws: Path) -> None:
+    """The finding's repro: `conda activate ./env`, `pixi run` and `pixi shell` source
+    each `etc/conda/activate.d/*.sh` and put `bin/` first in PATH: what exists cannot
+    change, what appears is moved out."""
+    require_sandbox()
+    env = _conda_env(ws, "env")
+    pixi = _conda_env(ws, ".pixi/envs/default")
+    (pixi / "etc" / "conda" / "activate.d").rmdir()
+    result = await sh(ws, "mkdir -p .pixi/envs/default/etc/conda/activate.d && "
+                          "echo 'touch /tmp/P' > .pixi/envs/default/etc/conda/activate.d/x.sh; "
+                          "echo 'touch /tmp/C' > env/etc/conda/activate.d/x.sh; "
+                          "mkdir -p env/etc/conda/deactivate.d && "
+                          "echo 'touch /tmp/D' > env/etc/conda/deactivate.d/y.sh; "
+                          "printf '#!/bin/sh\\ntouch /tmp/PY\\n' > env/bin/python; "
+                          "echo x > .pixi/envs/default/bin/git; echo x > env/notes.txt; echo done")
+    assert "done" in result.text, result.text
+    assert (env / "bin" / "python").read_text() == "#!/bin/sh\n"
+    assert not (env / "etc" / "conda" / "activate.d" / "x.sh").exists()
+    assert not (pixi / "bin" / "git").exists()
+    assert not list((pixi / "etc").rglob("*.sh")) and not (env / "etc" / "conda" / "deactivate.d").exists()
+    assert (env / "notes.txt").read_text() == "x\n"  # the rest of the environment is not frozen
+    assert ".pixi/envs/default/etc/conda/activate.d" in result.details["quarantined"], result.text
+    assert "conda activate" in result.text
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_file_edits_in_a_conda_environment_ask(tmp_path: Path, mode: str) -> None:
+    from shell.permissions.policy import PermissionPolicy
+    from shell.permissions.rules import parse_rules
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    rules, _ = parse_rules({"allow": ["write_file", "edit_file(**)"]}, "user")
+    p = PermissionPolicy(tmp_path, mode=mode, user_rules=rules, user_config=tmp_path / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(tmp_path))}
+    _conda_env(tmp_path, ".conda")
+    (tmp_path / "tools" / "etc" / "conda" / "activate.d").mkdir(parents=True)
+    for path in [".conda/bin/git", ".conda/etc/conda/activate.d/x.sh", ".conda/etc/conda/deactivate.d/x.sh",
+                 ".conda/conda-meta/history", ".conda/lib/python3.12/site-packages/x.pth"]:
+        verdict = p.decide(tools["write_file"], {"path": path, "content": ""})
+        assert verdict.action == "ask", path
+    for path in [".conda/notes.txt", "tools/etc/conda/activate.d/x.sh", "tools/bin/x"]:
+        assert p.decide(tools["write_file"], {"path": path, "content": ""}).action == "allow", path
