@@ -139,7 +139,9 @@ async def sessions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     if not infos:
         return CommandResult("No saved sessions in this directory yet.")
     listing = format_sessions(infos)
-    return CommandResult(f"Sessions (newest first); open one with `/resume ID`:\n\n```\n{listing}\n```")
+    fence = _fence(listing)
+    said = "Sessions (newest first); open one with `/resume ID`:"
+    return CommandResult(f"{said}\n\n{fence}\n{listing}\n{fence}")
 
 
 def resume_command(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -80,15 +80,19 @@ __all__ = [
 ]
 
 def format_sessions(infos: list[SessionInfo], limit: int = 20) -> str:
-    """A numbered plain-text list (newest first) for a chooser or an error message.
-    Titles are the first thing typed or pasted: one line each, controls neutralised."""
-    import time
-
+    """A numbered plain-text list (newest first) for a chooser or an error message:
+    each session its title (what was first typed or pasted, or its name: one line,
+    controls neutralised, wrapped), then its id, date and message count, every line at
+    most ``listing.LISTING_WIDTH`` columns (see :mod:`.listing`)."""
     from shell.core.textsafety import sanitize_line
 
-    rows = []
+    from .listing import plural, when, wrapped
+
+    rows: list[str] = []
     for n, info in enumerate(infos[:limit], 1):
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
-        title = sanitize_line(info.title)
-        rows.append(f"{n:>2}. {sanitize_line(info.id)}  {when}  {info.message_count:>3} msgs  {title}")
+        number = f"{n:>2}. "
+        rest = " " * len(number)
+        rows += wrapped(sanitize_line(info.title), number, rest)
+        count = plural(info.message_count, "msg")
+        rows.append(f"{rest}{sanitize_line(info.id)}  {when(info.updated)}  {count}")
     return "\n".join(rows)

@@ -33,7 +33,6 @@ import os
 import re
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -381,9 +380,13 @@ def search_sessions(query: str, redactor: Secrets | None = None) -> list[SearchH
 
 
 def format_hits(hits: list[SearchHit]) -> str:
-    """Plain text: one block per session (id, date, title, the passage)."""
-    rows = []
+    """Plain text: one block per session (title, then id and date, then the passage),
+    every line at most ``listing.LISTING_WIDTH`` columns (see :mod:`.listing`)."""
+    from .listing import when, wrapped
+
+    rows: list[str] = []
     for hit in hits:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.updated)) if hit.updated else ""
-        rows.append(f"{hit.session_id}  {when}  {hit.title}\n    {hit.snippet}")
+        rows += wrapped(hit.title, "", "  ")
+        rows.append(f"    {hit.session_id}  {when(hit.updated) if hit.updated else ''}".rstrip())
+        rows += wrapped(hit.snippet, "    ", "    ")
     return "\n".join(rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,7 @@ async def test_sessions_resume_and_export(tmp_path: Path, monkeypatch: pytest.Mo
     )
     listing = (await run(second, "/sessions")).text
     assert "What is the answer?" in listing
-    session_id = listing.split("```\n")[1].split()[1]
+    session_id = re.findall(r"\b\d{8}-\d{6}-[0-9a-f]{6}\b", listing)[0]  # the newest, under its title
     result = await run(second, f"/resume {session_id}")
     assert result.action == "resume" and not result.error, result.text
     assert [m.role for m in second.agent.messages] == ["user", "assistant"]
