@@ -90,11 +90,12 @@ def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
     if len(names) > MAX_ENTRIES:
         return [(folder, TOO_BIG)]
     out: list[tuple[Path, str]] = []
-    pythons: list[str] = []
+    pythons: dict[str, str] = {}
     for name in names:
         if PYTHON_NAME.fullmatch(name):
-            if _good_python(folder / name, cfg, roots):
-                pythons.append(name)
+            interpreter = _interpreter(folder / name, cfg, roots)
+            if interpreter:
+                pythons[name] = interpreter
             else:
                 out.append((folder / name, BAD_PYTHON))
     shebangs = {f"{base}/{folder.name}/{name}" for base in _env_texts(env) for name in pythons}
@@ -106,7 +107,7 @@ def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
         if data is not None and is_shim(data, shebangs):
             continue
         if reference is None:
-            real = next((os.path.realpath(folder / p) for p in pythons), "")
+            real = next(iter(pythons.values()), "")  # outside the workspace: never the venv's own copy
             reference = _reference(real, env.name, cfg.get("prompt", "")) if real else {}
         if data is not None and _same(data, reference.get(name), env):
             continue
@@ -146,28 +147,30 @@ def _cfg(path: Path) -> dict[str, str] | None:
     return out
 
 
-def _good_python(path: Path, cfg: dict[str, str], roots: Sequence[Path]) -> bool:
-    """A link to an interpreter outside the workspace (or to a sibling python that is
-    one), or a copy of the interpreter ``pyvenv.cfg`` names."""
-    real = os.path.realpath(path)
-    if not os.path.isfile(real) or _inside(real, roots):
-        return False
+def _interpreter(path: Path, cfg: dict[str, str], roots: Sequence[Path]) -> str:
+    """The interpreter outside the workspace that ``path`` is: where a link leads (or a
+    sibling python's link), or the original a copy (``--copies``) is byte for byte of,
+    as ``pyvenv.cfg`` names it; "" when it is none of these."""
     if os.path.islink(path):
+        real = os.path.realpath(path)
+        if not os.path.isfile(real) or _inside(real, roots):
+            return ""
         target = os.readlink(path)
         if "/" not in target and PYTHON_NAME.fullmatch(target):
-            return True  # a sibling (python -> python3), judged itself; where it leads is outside
-        return not _inside(os.path.normpath(os.path.join(path.parent, target)), roots)
+            return real  # a sibling (python -> python3), judged itself; where it leads is outside
+        return "" if _inside(os.path.normpath(os.path.join(path.parent, target)), roots) else real
     candidates = [cfg.get("executable", ""), cfg.get("base-executable", "")]
     if cfg.get("home"):
         candidates += [os.path.join(cfg["home"], path.name), os.path.join(cfg["home"], "python3")]
     for original in candidates:
         try:
             if (original and not _inside(original, roots) and os.path.isfile(original)
+                    and not os.path.islink(path) and path.is_file()
                     and os.path.getsize(original) <= MAX_COPY and filecmp.cmp(original, path, shallow=False)):
-                return True
+                return os.path.realpath(original)
         except OSError:
             continue
-    return False
+    return ""
 
 
 def _env_texts(env: Path) -> list[str]:

@@ -255,7 +255,7 @@ class _Walls:
             # runs (not a root's bin/ beside no pyvenv.cfg: that is a project's, PATH_add's if anyone's)
             for name in VENV_BINS:
                 self.watch(path.parent / name)
-        if path.name == CONDA_META and os.path.isdir(path) and not os.path.islink(path):  # a conda or pixi
+        if path.name == CONDA_META and os.path.isdir(path):  # a conda or pixi
             for part in CONDA_PARTS:  # env: conda activate sources activate.d, and bin/ comes first in PATH
                 self.watch(path.parent / part)
         if path.name != ".git":

@@ -109,10 +109,14 @@ async def test_a_new_virtualenv_keeps_only_what_venv_and_pip_write(ws: Path) -> 
 
 
 async def test_a_new_virtualenv_as_venv_writes_it_is_kept_whole(ws: Path) -> None:
+    """With a prompt of its own, and with copies of the interpreter (``--copies``)."""
     require_sandbox()
-    result = await sh(ws, f"{sys.executable} -m venv --without-pip --prompt 'my app' .venv && echo made")
+    result = await sh(ws, f"{sys.executable} -m venv --without-pip --prompt 'my app' .venv && "
+                          f"{sys.executable} -m venv --without-pip --copies copied && echo made")
     assert "made" in result.text and not result.details.get("quarantined"), result.text
-    assert "VIRTUAL_ENV" in (ws / ".venv" / "bin" / "activate").read_text()
+    assert "my app" in (ws / ".venv" / "bin" / "activate").read_text()
+    assert not (ws / "copied" / "bin" / "python3").is_symlink()
+    assert sorted(os.listdir(ws / "copied" / "bin")) == sorted(os.listdir(ws / ".venv" / "bin"))
 
 
 async def test_a_new_virtualenv_whose_pyvenv_cfg_names_the_workspace_is_put_aside(ws: Path) -> None:
