@@ -138,3 +138,30 @@ async def test_moving_the_cursor_off_the_at_word_closes_the_picker_and_back_open
         await pilot.press("end")
         await wait_for(pilot, lambda: picker.open and bool(picker.matches))
         assert app.prompt.text == "see @but"
+
+
+async def test_a_picker_opened_before_the_index_exists_fills_in_without_a_key(tmp_path: Path) -> None:
+    """``@mod`` typed while the shell started: "indexing the workspace…" stayed for
+    minutes after the index was ready, until the next key (tester round 6)."""
+    from textual.app import App, ComposeResult
+
+    from shell.context.files import FileIndex
+
+    index = FileIndex(tmp_path, walker=lambda root: [f"mod{i}.py" for i in range(120)])
+    holder: list[FileIndex | None] = [None]
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MentionPicker(lambda: holder[0])
+
+    async with Host().run_test(size=(80, 20)) as pilot:
+        picker = pilot.app.query_one(MentionPicker)
+        picker.show_for("mod")
+        await pilot.pause()
+        assert "indexing the workspace" in str(picker.render())
+        index.start()
+        assert index.wait(10)
+        holder[0] = index  # the shell is ready: no key pressed since
+        await wait_for(pilot, lambda: bool(picker.matches))
+        await wait_for(pilot, lambda: "50+ matches: type more" in str(picker.render()))
+        assert " more" not in str(picker.render()).replace("type more", "")  # not "42 more" of 120

@@ -53,7 +53,9 @@ class MentionPicker(Static):
         self.matches = index.search(query, LIMIT) if index is not None else []
         self.selected = 0
         self.add_class("-shown")
-        if index is not None and not index.done and self._timer is None:
+        if (index is None or not index.done) and self._timer is None:
+            # also while there is no index yet (the walk starts after the first screen):
+            # the list said "indexing…" until the next key, minutes after it was ready
             self._timer = self.set_interval(0.25, self._refresh_while_indexing)
         self._draw()
 
@@ -103,7 +105,11 @@ class MentionPicker(Static):
             text.append("\n")
         more = len(self.matches) - min(len(self.matches), top + ROWS)
         hint = "↑↓ choose · Tab/Enter attach · Esc close"
-        text.append(f"{hint}{f' · {more} more' if more > 0 else ''}", style="dim")
+        if len(self.matches) >= LIMIT:  # the search stops at LIMIT: "42 more" was not true
+            hint += f" · {LIMIT}+ matches: type more to narrow"
+        elif more > 0:
+            hint += f" · {more} more"
+        text.append(hint, style="dim")
         if index is not None and index.truncated:
             text.append(f" · index cut at {index.count:,} entries", style="dim")
         self.update(text)
