@@ -16,12 +16,14 @@ makes one), so each entry of a new venv's ``bin/`` is judged (:func:`judge`):
 - anything else (``activate``, ``activate.fish``, ``Activate.ps1`` …) must be what
   ``python -m venv`` writes for that folder: a reference venv is made in a temporary
   folder by the venv's own interpreter (``-I``: no environment, no user site), its
-  path replaced by this one's, and the texts compared.
+  path replaced by this one's, and the texts compared. For a venv whose
+  ``pyvenv.cfg`` says ``uv = 0.13.9``, the reference is made by that version of uv
+  when one is found outside the workspace (:func:`shell.core.programs.which`).
 
 ``pyvenv.cfg`` itself must name interpreters outside the workspace (its ``home``
 is where Python looks for the standard library). What fails is moved to the
 quarantine by the caller (:func:`.runslater.check`), which says so and how to put it
-back. Venvs made by uv or virtualenv carry their own ``activate`` templates, which
+back. Venvs made by virtualenv (or by a uv not found) carry ``activate`` scripts that
 are not checked: those are put aside too, with a note saying so; their pythons and
 shims stay (``uv run`` works).
 """
@@ -37,6 +39,8 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+from shell.core import programs
 
 from . import paths
 from .laternames import VENV_BINS
@@ -60,7 +64,12 @@ BAD_PYTHON = ("a new virtualenv's python that is not a link to an interpreter ou
               "(uv run, poetry run and your editor run it as you)")
 BAD_SCRIPT = ("a new virtualenv's {name} that is not what python -m venv writes for it nor a pip "
               "console script (you source or run it as you once the environment is active)")
-NOT_VENV = "; this venv says it was made by {tool}, whose activate scripts are not checked: compare it first"
+NOT_CHECKED = {
+    "uv": ("; this venv says uv made it, and its activate scripts are checked against what a uv of the same "
+           "version outside the workspace writes: none was found, so compare it first"),
+    "virtualenv": ("; this venv says virtualenv made it, whose activate scripts are not checked: compare it "
+                   "first"),
+}
 TOO_BIG = f"a new virtualenv's bin/ with more than {MAX_ENTRIES} entries (too many to check)"
 
 
@@ -108,10 +117,10 @@ def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
             continue
         if reference is None:
             real = next(iter(pythons.values()), "")  # outside the workspace: never the venv's own copy
-            reference = _reference(real, env.name, cfg.get("prompt", "")) if real else {}
+            reference = _reference(real, env.name, cfg, roots) if real else {}
         if data is not None and _same(data, reference.get(name), env):
             continue
-        note = NOT_VENV.format(tool=tool) if tool else ""
+        note = NOT_CHECKED.get(tool, "")
         out.append((folder / name, BAD_SCRIPT.format(name=name) + note))
     return out
 
@@ -193,26 +202,58 @@ def _same(data: bytes, reference: bytes | None, env: Path) -> bool:
     return any(reference.replace(PLACEHOLDER, text.encode()) == data for text in _env_texts(env))
 
 
-def _reference(python: str, name: str, prompt: str) -> dict[str, bytes]:
-    """What ``python -m venv`` writes into ``bin/`` (regular files only) for a venv
-    named ``name``, its path as :data:`PLACEHOLDER`; empty when it cannot be made."""
+def _reference(python: str, name: str, cfg: dict[str, str], roots: Sequence[Path]) -> dict[str, bytes]:
+    """What ``python -m venv`` (or, for a venv uv made, ``uv venv`` of the version its
+    ``pyvenv.cfg`` names, found outside the workspace) writes into ``bin/`` (regular
+    files only) for a venv named ``name``, its path as :data:`PLACEHOLDER`; empty
+    when it cannot be made."""
+    prompt = cfg.get("prompt", "")
     try:
         mtime = os.stat(python).st_mtime_ns
+        if "uv" not in cfg:
+            return _made_reference(("venv", python, mtime), name, prompt)
+        uv = programs.which("uv")
+        if uv is None or _inside(os.path.realpath(uv), roots):
+            return {}
+        uv = os.path.realpath(uv)
+        if _uv_version(uv, os.stat(uv).st_mtime_ns) != cfg["uv"]:
+            return {}
+        return _made_reference((uv, python, os.stat(uv).st_mtime_ns), name, prompt)
     except OSError:
         return {}
-    return _made_reference(python, mtime, name, prompt)
+
+
+@functools.lru_cache(maxsize=8)
+def _uv_version(uv: str, _mtime: int) -> str:
+    try:
+        done = subprocess.run([uv, "--version"], env=_ENV, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=REFERENCE_SECONDS, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    words = done.stdout.split()
+    return words[1] if len(words) > 1 and words[0] == "uv" else ""
+
+
+_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+"""What the reference's maker gets: nothing of the user's environment (no ``UV_*``,
+no ``PYTHON*``), so it writes what a plain run writes."""
 
 
 @functools.lru_cache(maxsize=16)
-def _made_reference(python: str, _mtime: int, name: str, prompt: str) -> dict[str, bytes]:
+def _made_reference(maker: tuple[str, str, int], name: str, prompt: str) -> dict[str, bytes]:
+    """``maker`` is ``("venv", python, mtime)`` or ``(uv, python, mtime)``."""
+    program, python, _ = maker
     with tempfile.TemporaryDirectory(prefix="agent-shell-venv-") as tmp:
         target = os.path.join(tmp, name)
-        command = [python, "-I", "-m", "venv", "--without-pip", target]
+        if program == "venv":
+            command = [python, "-I", "-m", "venv", "--without-pip", target]
+        else:
+            command = [program, "venv", "--no-config", "--offline", "--no-cache", "--no-project", "--quiet",
+                       "--python", python, target]
         command += ["--prompt", prompt] if prompt else []
         try:
-            subprocess.run(command, cwd=tmp, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
-                           stdin=subprocess.DEVNULL, capture_output=True, timeout=REFERENCE_SECONDS,
-                           check=True)
+            subprocess.run(command, cwd=tmp, env={**_ENV, "HOME": tmp}, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=REFERENCE_SECONDS, check=True)
         except (OSError, subprocess.SubprocessError):
             return {}
         out: dict[str, bytes] = {}

@@ -7,6 +7,7 @@ the real ``python -m venv``."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import venv
 from collections.abc import Iterator
@@ -20,6 +21,9 @@ from ..sandboxing import require_sandbox
 from .later_ws import later_workspace, sh
 
 pytestmark = pytest.mark.anyio
+
+PYTHON = os.path.realpath(sys.executable)
+"""The interpreter itself (not this test run's venv): what uv is told to use."""
 
 PIP_SHIM = """#!{python}
 # -*- coding: utf-8 -*-
@@ -117,6 +121,31 @@ async def test_a_new_virtualenv_as_venv_writes_it_is_kept_whole(ws: Path) -> Non
     assert "my app" in (ws / ".venv" / "bin" / "activate").read_text()
     assert not (ws / "copied" / "bin" / "python3").is_symlink()
     assert sorted(os.listdir(ws / "copied" / "bin")) == sorted(os.listdir(ws / ".venv" / "bin"))
+
+
+async def test_a_virtualenv_uv_makes_is_kept_when_the_same_uv_is_found_outside_the_workspace(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """uv's activate scripts are its own: they are compared with what the same uv
+    writes (found on PATH, outside the workspace); an added line is still put aside."""
+    require_sandbox()
+    found = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    if not os.access(found, os.X_OK):
+        pytest.skip("uv is not installed (pip install -e '.[test]' installs it)")
+    tools = ws.parent / "tools"
+    tools.mkdir()
+    (tools / "uv").symlink_to(found)
+    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+    python = PYTHON
+    result = await sh(ws, f"{found} venv --python {python} .venv && {found} venv --python {python} "
+                          "--prompt other second && echo 'touch /tmp/x' >> second/bin/activate.fish && "
+                          "echo made")
+    assert "made" in result.text, result.text
+    assert result.details.get("quarantined") == ["second/bin/activate.fish"], result.text
+    assert {"activate", "activate.fish", "activate_this.py"} <= set(os.listdir(ws / ".venv" / "bin"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no uv to check with: its activate scripts are put aside
+    result = await sh(ws, f"{found} venv --python {python} third && echo made")
+    assert "third/bin/activate" in result.details.get("quarantined", []), result.text
+    assert "uv made it" in result.text and (ws / "third" / "bin" / "python").is_symlink()
 
 
 async def test_a_new_virtualenv_whose_pyvenv_cfg_names_the_workspace_is_put_aside(ws: Path) -> None:
