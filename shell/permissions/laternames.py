@@ -62,13 +62,40 @@ RUNS_LATER = {
     ".aider.conf.yml": "Aider reads (lint-cmd and test-cmd run after its edits)",
     ".helix": "the Helix editor reads (a language server's command runs as you)",
     ".nvim.lua": "Neovim runs at start in this folder when exrc is on",
+    ".nvimrc": "Neovim runs at start in this folder when exrc is on",
     ".exrc": "Vim and Neovim run at start in this folder when exrc is on",
+    "_exrc": "Vim runs at start in this folder when exrc is on",
+    ".vimrc": "Vim runs at start in this folder when exrc is on (Ctrl+G's $EDITOR starts here too)",
+    "_vimrc": "Vim runs at start in this folder when exrc is on (Ctrl+G's $EDITOR starts here too)",
+    ".gvimrc": "gVim runs at start in this folder when exrc is on",
+    "_gvimrc": "gVim runs at start in this folder when exrc is on",
     ".dir-locals.el": "Emacs reads (its local variables can run code once accepted)",
+    ".dir-locals-2.el": "Emacs reads with .dir-locals.el (its local variables can run code once accepted)",
+    ".theia": "Theia-based editors read (tasks can run commands when the folder opens)",
+    ".ropeproject": "rope, python-mode and pylsp-rope run its config.py when the project opens",
+    ".pylintrc": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
+    "pylintrc": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
+    ".ycm_extra_conf.py": "YouCompleteMe runs it when a file of this folder opens in Vim",
+    ".autoenv.zsh": "zsh-autoenv runs it when you enter the directory",
+    ".autoenv_leave.zsh": "zsh-autoenv runs it when you leave the directory",
+    ".rvmrc": "RVM runs it when you enter the directory",
+    ".huskyrc": "names the commands husky (v4) runs at your next git commit",
+    ".lfsconfig": "git lfs reads at your next push (lfs.url: where the repository's LFS objects go)",
+    ".trae": "Trae reads (its MCP servers run commands)",
+    ".amp": "Amp reads (its MCP servers and permissions run commands)",
+    ".augment": "Augment reads (its MCP servers run commands)",
+    "GEMINI.md": "Gemini CLI reads into every later session's instructions: what it says, the model "
+                 "then does unasked where no question is needed",
+    ".cursorrules": "Cursor reads into every later session's instructions",
+    ".clinerules": "Cline reads into every later session's instructions",
+    ".windsurfrules": "Windsurf reads into every later session's instructions",
     ".qwen": "Qwen Code reads (its MCP servers and hooks run commands)",
     ".hg": "Mercurial runs as you (hooks in .hg/hgrc run commands at your next hg command)",
     ".mise": "mise reads when you enter the directory (its hooks and env scripts run commands)",
     ".pdbrc": "pdb runs it when you debug in this folder",
     ".Rprofile": "R runs it at every start in this folder",
+    ".Renviron": "R reads it at every start in this folder, before .Rprofile (R_PROFILE_USER, R_LIBS_USER "
+                 "name code that then runs)",
     ".irbrc": "irb runs it at every start in this folder",
     ".pryrc": "pry runs it at every start in this folder",
     ".tool-versions": "asdf and mise read (a version given as path: is the program that runs)",
@@ -86,6 +113,7 @@ a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where 
 IN_FOLDER = {
     ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
     "mise": {"config.toml": "mise reads when you enter the directory (its hooks and env scripts run them)"},
+    ".github": {"copilot-instructions.md": "GitHub Copilot reads into every later session's instructions"},
     ".yarn": {
         "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
         "plugins": "holds yarn plugins, which yarn runs at every yarn command",
@@ -120,6 +148,13 @@ CONDA_BIN_WHY = ("is a conda environment's bin/ (conda, pixi): its programs (pyt
                  "like git) run first in your PATH once it is active")
 CONDA_HOOK_WHY = ("holds scripts conda activate, pixi run and pixi shell source into your shell (a conda "
                   "environment's activation hooks)")
+LEFTHOOK = re.compile(r"\.?lefthook(-local)?\.(yml|yaml|json|jsonc|toml)")
+"""Every name lefthook reads its config from (the local ones merged over the main one)
+at the next commit: ``lefthook.yml``, ``.lefthook.toml``, ``lefthook-local.jsonc`` …"""
+CODE_WORKSPACE = ".code-workspace"
+CODE_WORKSPACE_WHY = ("VS Code opens it as a multi-root workspace (its tasks and settings can run commands, "
+                      "as .vscode's do)")
+PIP_CONF_WHY = "pip reads it at every pip run in that virtualenv (index-url: where packages come from)"
 MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml")
 """``mise.<env>.toml`` and ``.mise.<env>.toml``: mise reads them when ``MISE_ENV`` names the env."""
 
@@ -193,6 +228,12 @@ def why(path: str | os.PathLike[str]) -> str:
         return CONDA_HOOK_WHY
     if MISE_ENV.fullmatch(name):
         return RUNS_LATER["mise.toml"]
+    if LEFTHOOK.fullmatch(name):
+        return RUNS_LATER["lefthook.yml"]
+    if name.endswith(CODE_WORKSPACE):
+        return CODE_WORKSPACE_WHY
+    if name == "pip.conf" and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        return PIP_CONF_WHY
     if name == "config.toml" and text.replace(os.sep, "/").endswith("/.jj/repo/config.toml"):
         return JJ_WHY
     if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):

@@ -253,7 +253,7 @@ class _Walls:
             return
         if path.name == "pyvenv.cfg" and os.path.lexists(path):  # a virtualenv: its bin/ is what the user
             # runs (not a root's bin/ beside no pyvenv.cfg: that is a project's, PATH_add's if anyone's)
-            for name in VENV_BINS:
+            for name in (*VENV_BINS, "pip.conf"):
                 self.watch(path.parent / name)
         if path.name == CONDA_META and os.path.isdir(path):  # a conda or pixi
             for part in CONDA_PARTS:  # env: conda activate sources activate.d, and bin/ comes first in PATH

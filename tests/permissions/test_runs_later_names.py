@@ -1,0 +1,89 @@
+"""Siblings of runs-later names already guarded (tester finding K2): the names an
+editor, R, lefthook, VS Code or another agent reads beside the listed one run the same
+way, so a file edit asks and a sandboxed command cannot plant or change them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..sandboxing import require_sandbox
+from .later_ws import later_workspace, sh
+
+pytestmark = pytest.mark.anyio
+
+FAMILIES = {
+    "vim and neovim exrc": [".nvimrc", ".vimrc", "_vimrc", ".gvimrc", "_exrc"],
+    "emacs": [".dir-locals-2.el"],
+    "R": [".Renviron"],
+    "lefthook": ["lefthook.yaml", ".lefthook.yaml", "lefthook.json", "lefthook.toml", "lefthook.jsonc",
+                 "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.toml",
+                 ".config/lefthook.yml"],
+    "vs code workspace": ["proj.code-workspace", ".vscode.code-workspace", "sub/x.code-workspace"],
+    "editors and linters": [".theia/tasks.json", ".ropeproject/config.py", ".pylintrc", ".ycm_extra_conf.py"],
+    "shell hooks": [".autoenv.zsh", ".autoenv_leave.zsh", ".rvmrc", ".huskyrc", ".lfsconfig"],
+    "other agents": [".trae/mcp.json", ".amp/settings.json", ".augment/settings.json", "GEMINI.md",
+                     ".cursorrules", ".clinerules", ".windsurfrules", ".github/copilot-instructions.md"],
+    "a virtualenv's pip.conf": [".venv/pip.conf"],
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_a_file_edit_asks(tmp_path: Path, mode: str, family: str) -> None:
+    from shell.permissions.policy import PermissionPolicy
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    p = PermissionPolicy(tmp_path, mode=mode, user_config=tmp_path / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(tmp_path))}
+    for path in FAMILIES[family]:
+        verdict = p.decide(tools["write_file"], {"path": path, "content": "x"})
+        assert verdict.action == "ask", path
+        assert "run" in verdict.reason or "read" in verdict.reason, verdict.reason
+
+
+def test_look_alikes_stay_routine(tmp_path: Path) -> None:
+    from shell.permissions.policy import PermissionPolicy
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    p = PermissionPolicy(tmp_path, mode="accept-edits", user_config=tmp_path / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(tmp_path))}
+    for path in ("docs/lefthook.md", "lefthook.yml.example", "notes/vimrc.txt", "pip.conf",
+                 "docs/copilot-instructions.md", "workspace.code-workspace.md"):
+        assert p.decide(tools["write_file"], {"path": path, "content": "x"}).action == "allow", path
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from later_workspace(monkeypatch, ".agent-shell-test-names-")
+
+
+async def test_a_command_cannot_plant_them(ws: Path) -> None:
+    """The auto-mode repro: each planted name is moved out, none is kept."""
+    require_sandbox()
+    (ws / ".venv").mkdir()
+    (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    planted = [p for paths in FAMILIES.values() for p in paths]
+    plant = "; ".join(f"mkdir -p $(dirname {p}); echo x > {p}" for p in planted)
+    result = await sh(ws, plant + "; echo done")
+    assert "done" in result.text
+    for path in planted:
+        assert not (ws / path).exists(), path
+    assert ".Renviron" in result.details["quarantined"]
+
+
+async def test_a_command_cannot_change_them(ws: Path) -> None:
+    require_sandbox()
+    for name in (".nvimrc", "lefthook.yaml", "proj.code-workspace", "GEMINI.md"):
+        (ws / name).write_text("mine\n")
+    result = await sh(ws, "for f in .nvimrc lefthook.yaml proj.code-workspace GEMINI.md; do echo evil >> $f; "
+                          "done; echo done")
+    assert "done" in result.text
+    for name in (".nvimrc", "lefthook.yaml", "proj.code-workspace", "GEMINI.md"):
+        assert (ws / name).read_text() == "mine\n", name
