@@ -245,6 +245,27 @@ async def wait_for(pilot: Any, condition: Any, timeout: float = 30.0) -> None:
     await asyncio.sleep(0)
 
 
+def screen_drawn(app: Any) -> bool:
+    """Nothing waits to be laid out or drawn: no widget of the screen has a message,
+    a layout, a scroll or a repaint pending, nor the screen (nor a callback deferred
+    until after a refresh, as ``scroll_to`` is)."""
+    screen = app.screen
+    if (screen._layout_required or screen._scroll_required or screen._repaint_required
+            or screen._dirty_widgets or screen._callbacks):
+        return False
+    widgets = list(screen.walk_children())
+    return all(node._message_queue.empty() for node in (app, screen, *widgets)) and not any(
+        w._layout_required or w._scroll_required or w._repaint_required for w in widgets
+    )
+
+
+async def frame_drawn(pilot: Any, timeout: float = 30.0) -> None:
+    """Wait until the screen has drawn all that was asked of it so far (a scroll, a
+    mount, a layout), for reading the screen after a change where a fixed pause, which
+    a busy machine outlasted, stood before."""
+    await wait_for(pilot, lambda: screen_drawn(pilot.app), timeout)
+
+
 async def eventually(pilot: Any, check: Any, timeout: float = 30.0) -> None:
     """Let the app run until ``check()`` raises no AssertionError; after ``timeout``,
     raise its last one. For a state the app reaches in several passes (a redraw, a

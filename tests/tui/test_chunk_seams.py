@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import itertools
 import re
+import time
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.conversation import Conversation
 from shell.tui.widgets.parked import Parked
 
-from .helpers import ConversationPage, streaming_message, wait_for
+from .helpers import ConversationPage, frame_drawn, streaming_message, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -50,12 +51,13 @@ async def test_a_long_reply_in_one_delta_shows_each_paragraph_once_in_order_when
         conversation.scroll_home(animate=False)
         view = conversation.region
         for _ in range(200):
-            await pilot.pause(0.1)
+            await frame_drawn(pilot)  # the regions read below are the scrolled ones
 
             def unparked() -> bool:
                 return not any(p.region.overlaps(view) for p in message.query_children(Parked))
 
             await wait_for(pilot, unparked, timeout=20)
+            await frame_drawn(pilot)
 
             def drawn() -> bool:
                 """Chunks brought back are drawn a frame or two after they are mounted
@@ -63,8 +65,8 @@ async def test_a_long_reply_in_one_delta_shows_each_paragraph_once_in_order_when
                 lines = _screen_lines(app, view.y, view.bottom)
                 return all(a or b for a, b in itertools.pairwise(lines))
 
-            with contextlib.suppress(AssertionError):
-                await wait_for(pilot, drawn, timeout=5)
+            with contextlib.suppress(AssertionError):  # the asserts below say what is wrong
+                await wait_for(pilot, drawn)
             lines = _screen_lines(app, view.y, view.bottom)
             numbers = [int(m.group(1)) for line in lines if (m := re.search(r"Paragraph (\d+) ", line))]
             # on one screen: consecutive paragraphs, each once, one blank line apart
@@ -135,9 +137,13 @@ async def _settled(pilot: Any, message: AssistantMessage) -> None:
         spacers = message.query_children(Parked)
         return not message.parking and not any(p.region.overlaps(view) for p in spacers)
 
-    for _ in range(3):  # the layout catches up with what came back, then is read
-        await wait_for(pilot, shown, timeout=20)
-        await pilot.pause(0.1)
+    end = time.monotonic() + 30
+    while True:  # what came back is laid out and drawn, and no pass moved anything since
+        await wait_for(pilot, shown)
+        await frame_drawn(pilot)
+        if shown():
+            return
+        assert time.monotonic() < end, "the view never held still"
 
 
 async def _whole_text(pilot: Any, app: App[None], message: AssistantMessage) -> list[str]:
@@ -166,7 +172,7 @@ async def _one_piece(monkeypatch: pytest.MonkeyPatch, text: str) -> list[str]:
         async with app.run_test(size=(80, 24)) as pilot:
             message = AssistantMessage(text)
             await app.query_one(Conversation).mount(message)
-            await pilot.pause(0.3)
+            await frame_drawn(pilot)
             assert len(message._chunks()) == 1
             return await _whole_text(pilot, app, message)
 
@@ -186,7 +192,6 @@ async def test_a_reply_shown_in_chunks_has_the_blank_lines_of_the_reply_shown_wh
         # cut at every place it may be (counted before the first pass keeps neighbouring
         # chunks as one widget's lines, or parks them: how many by then is up to the machine)
         assert len(message._chunks()) > 40
-        await pilot.pause(0.5)
         shown = await _whole_text(pilot, app, message)
         # the start was parked again on the way down (by a pass that may still be due)
         await wait_for(pilot, lambda: bool(message.query_children(Parked)), timeout=30)
@@ -205,7 +210,7 @@ async def test_a_streamed_reply_has_the_blank_lines_of_the_reply_shown_whole(
             message.append(SEAMS[at : at + 97])
             await asyncio.sleep(0.005)
         await message.finish()
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: not message.backlog)  # all of it drawn
         assert message.text == SEAMS and len(message._chunks()) > 1  # cut (and kept as lines)
         shown = await _whole_text(pilot, app, message)
     assert shown == whole

@@ -7,7 +7,7 @@ from textual.widgets._footer import FooterKey
 
 from shell.tui.app import AgentShellApp
 
-from .helpers import SIZE, make_agent, send, wait_for
+from .helpers import SIZE, eventually, make_agent, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -35,8 +35,11 @@ async def test_the_footer_offers_esc_cancel_reply_during_every_reply_and_not_whe
             await send(pilot, f"reply {n}")
             await wait_for(pilot, lambda: app.busy)
             app.conversation.focus()  # the focus moves during a reply (a click, a span)
-            await pilot.pause(0.1)
-            assert app.busy and "escape Cancel reply" in footer_offers(app), (n, footer_offers(app))
+
+            def offered(n: int = n) -> None:
+                assert app.busy and "escape Cancel reply" in footer_offers(app), (n, footer_offers(app))
+
+            await eventually(pilot, offered)  # once the focus has moved
             await wait_for(pilot, lambda: "esc Cancel reply" in footer_says(app))
             app.prompt.focus()
             await wait_for(pilot, lambda: not app.busy, timeout=20)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from shell.tui.app import AgentShellApp
 from shell.tui.widgets.middleware_panel import MiddlewarePanel, MiddlewareRow
 from shell.tui.widgets.notice_line import NoticeLine
 
-from .helpers import SIZE, Shout, make_agent, send, wait_for
+from .helpers import SIZE, Shout, frame_drawn, make_agent, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -107,12 +108,14 @@ async def test_the_panel_is_never_an_empty_frame() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2")
         seen: list[str] = []
+        end = time.monotonic() + 30  # a panel that never loads fails, not hangs the run
         while not app.panel.loaded:
+            assert time.monotonic() < end, f"the panel never loaded: {seen[-3:]}"
             loading = app.panel.query("#mw-loading")
             assert loading and loading.first().display
             seen.append(str(loading.first(Static).content))
             await pilot.pause(0.01)
-        await pilot.pause()  # laid out
+        await frame_drawn(pilot)  # laid out
         assert not app.panel.query("#mw-loading")
         assert all(text == "Loading 1 middleware…" for text in seen)
         assert _row(app, "Shout").region.height > 0

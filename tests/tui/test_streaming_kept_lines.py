@@ -17,7 +17,7 @@ from shell.tui.widgets.chat_markdown import ChatMarkdown
 from shell.tui.widgets.conversation import Conversation
 from shell.tui.widgets.rendered_chunk import RenderedChunk
 
-from .helpers import wait_for
+from .helpers import frame_drawn, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -97,12 +97,12 @@ async def test_a_streaming_reply_looks_the_same_before_and_after_its_chunks_are_
                 message.append(TEXT[at : at + 40])
                 await pilot.pause(0.02)
             await wait_for(pilot, lambda: not message.backlog)
-            await pilot.pause(0.3)
+            await frame_drawn(pilot)
             assert len(message.query_children(ChatMarkdown)) > 1
             live = _text_area(app)
         await message._render_finished()
         await wait_for(pilot, lambda: _finished_chunks_kept(message))
-        await pilot.pause()
+        await frame_drawn(pilot)
         kept = _text_area(app)
         assert message.streaming
     lines = ["".join(char for char, _ in line).rstrip() for line in kept]
