@@ -251,8 +251,9 @@ def screen_drawn(app: Any) -> bool:
     until after a refresh, as ``scroll_to`` is)."""
     screen = app.screen
     if (screen._layout_required or screen._scroll_required or screen._repaint_required
-            or screen._dirty_widgets or screen._callbacks):
-        return False
+            or screen._dirty_widgets or screen._callbacks
+            or getattr(screen, "_render_deferred", False) or getattr(screen, "_render_held", False)):
+        return False  # (the last two: a split frame's render half, still to come)
     widgets = list(screen.walk_children())
     return all(node._message_queue.empty() for node in (app, screen, *widgets)) and not any(
         w._layout_required or w._scroll_required or w._repaint_required for w in widgets

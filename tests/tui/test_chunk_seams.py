@@ -137,10 +137,10 @@ async def _settled(pilot: Any, message: AssistantMessage) -> None:
         spacers = message.query_children(Parked)
         return not message.parking and not any(p.region.overlaps(view) for p in spacers)
 
-    end = time.monotonic() + 30
+    end = time.monotonic() + 60  # (40 chunks and more, passes that swap them: at load 19, over 30 s)
     while True:  # what came back is laid out and drawn, and no pass moved anything since
-        await wait_for(pilot, shown)
-        await frame_drawn(pilot)
+        await wait_for(pilot, shown, timeout=60)
+        await frame_drawn(pilot, timeout=60)
         if shown():
             return
         assert time.monotonic() < end, "the view never held still"

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+
 import pytest
 from textual.widgets._footer import FooterKey
 
+from shell.agent.loop import Agent
+from shell.core.model import ModelChunk, ModelRequest
+from shell.providers.scripted import ScriptedModel
 from shell.tui.app import AgentShellApp
 
-from .helpers import SIZE, eventually, make_agent, send, wait_for
+from .helpers import SIZE, eventually, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -26,9 +32,27 @@ def footer_offers(app: AgentShellApp) -> list[str]:
     return [f"{b.binding.key} {b.binding.description}" for b in bindings if b.binding.show]
 
 
+class HeldModel(ScriptedModel):
+    """Streams each turn's first piece, then holds the rest until the test releases
+    that turn (``released[n].set()``): the reply lasts as long as the test needs, not
+    a time that a busy machine may outlast, or a quick one not reach."""
+
+    def __init__(self, turns: list[str]) -> None:
+        super().__init__(turns)
+        self.released = [asyncio.Event() for _ in turns]
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        held = False
+        async for chunk in super().stream(request):
+            yield chunk
+            if not held:
+                held = True
+                await self.released[len(self.requests) - 1].wait()
+
+
 async def test_the_footer_offers_esc_cancel_reply_during_every_reply_and_not_when_idle() -> None:
-    agent, _ = make_agent(["first " * 300, "second " * 300, "third " * 300], delay=0.01)
-    app = AgentShellApp(agent, model_label="scripted")
+    model = HeldModel(["first " * 300, "second " * 300, "third " * 300])
+    app = AgentShellApp(Agent(model), model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready and app.main.is_attached)
         for n in range(3):
@@ -42,7 +66,8 @@ async def test_the_footer_offers_esc_cancel_reply_during_every_reply_and_not_whe
             await eventually(pilot, offered)  # once the focus has moved
             await wait_for(pilot, lambda: "esc Cancel reply" in footer_says(app))
             app.prompt.focus()
-            await wait_for(pilot, lambda: not app.busy, timeout=20)
+            model.released[n].set()
+            await wait_for(pilot, lambda: not app.busy)
             assert "escape Cancel reply" not in footer_offers(app)  # idle, Esc cancels nothing
             await wait_for(pilot, lambda: footer_says(app)[:4] == IDLE)
 
