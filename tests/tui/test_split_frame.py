@@ -4,7 +4,6 @@ still runs once the frame is drawn, and the screen shows what it should."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
@@ -38,9 +37,10 @@ def test_the_main_screen_splits_its_frames() -> None:
     assert issubclass(MainLayout, SplitFrameScreen)
 
 
-async def test_layout_and_render_run_in_different_turns_and_after_refresh_means_drawn(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def events(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the screen does, in order: "layout start", "layout end" around its layout,
+    "render" for each render of the compositor."""
     events: list[str] = []
     layout = SplitFrameScreen._refresh_layout
     render = Compositor.render_update
@@ -56,6 +56,12 @@ async def test_layout_and_render_run_in_different_turns_and_after_refresh_means_
 
     monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", logged_layout)
     monkeypatch.setattr(Compositor, "render_update", logged_render)
+    return events
+
+
+async def test_layout_and_render_run_in_different_turns_and_after_refresh_means_drawn(
+    events: list[str],
+) -> None:
     app = Page()
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
@@ -73,25 +79,10 @@ async def test_layout_and_render_run_in_different_turns_and_after_refresh_means_
         assert shown[:2] == ["second", "and a line more"]
 
 
-async def test_a_resized_screen_is_laid_out_and_drawn_in_one_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_resized_screen_is_laid_out_and_drawn_in_one_turn(events: list[str]) -> None:
     """Only the update timer's frames are split. A screen ``Resize`` laid out the split
     way re-sent itself a ``Resize`` at every frame at start-up (the conversation 19 then
     20 rows, for ever): the app never settled and Ctrl+Q at the trust dialog hung."""
-    events: list[str] = []
-    layout = SplitFrameScreen._refresh_layout
-    render = Compositor.render_update
-
-    def logged_layout(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
-        events.append("layout start")
-        layout(self, *args, **kwargs)  # type: ignore[arg-type]
-        events.append("layout end")
-
-    def logged_render(self: Compositor, *args: object, **kwargs: object) -> object:
-        events.append("render")
-        return render(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", logged_layout)
-    monkeypatch.setattr(Compositor, "render_update", logged_render)
     app = Page()
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
@@ -103,8 +94,6 @@ async def test_a_resized_screen_is_laid_out_and_drawn_in_one_turn(monkeypatch: p
         assert events[start : start + 3] == ["layout start", "render", "layout end"]
         shown = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
         assert len(shown) == 8 and shown[0] == "first"
-
-
 
 
 class Echo(Widget):
@@ -201,19 +190,27 @@ async def test_a_render_half_due_while_a_batch_is_open_is_drawn_after_it(
     repaint (the other late echoes of a18eee5)."""
     app = TypingPage()
     batch_open: list[bool] = []
+    renders_in_batch: list[bool] = []
+    compositor_refresh = SplitFrameScreen._compositor_refresh
 
     def open_a_batch() -> None:
         app._begin_batch()
         batch_open.append(True)
 
+    def counted(self: SplitFrameScreen[None]) -> None:
+        if batch_open and app._batch_count:
+            renders_in_batch.append(True)
+        compositor_refresh(self)
+
     armed = _type_in_next_frame(monkeypatch, app, open_a_batch)
+    monkeypatch.setattr(SplitFrameScreen, "_compositor_refresh", counted)
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
         armed.append(True)
         app.query_one("#text", Static).update("second\nand a line more")
         await wait_for(pilot, lambda: bool(batch_open))
         try:
-            await asyncio.sleep(0.1)  # the render half's turn, and more, inside the batch
+            await wait_for(pilot, lambda: bool(renders_in_batch))  # the render half's turn came
             assert app.rows_written == []
         finally:
             app._end_batch()
