@@ -43,26 +43,37 @@ async def test_a_coroutine_on_model_call_streams_and_gets_the_message() -> None:
 
 
 class SlowModel:
+    """Says its first word, then waits for the test to have seen it (``go_on``)."""
+
     name = "slow"
 
     def __init__(self) -> None:
         self.produced = 0
+        self.go_on = anyio.Event()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         for word in ("one ", "two ", "three"):
             self.produced += 1
             yield TextDelta(word)
-            await anyio.sleep(0.05)
+            await self.go_on.wait()
 
 
 @pytest.mark.anyio
 async def test_items_pass_a_coroutine_layer_live() -> None:
+    """The first word reaches the consumer while the model waits to go on: a layer
+    that held the stream back until the model ended would wait for ever (failing after
+    30 s). (The model slept 50 ms instead, which a loaded machine could outlast, and
+    the assert sat in an ``if`` that no delta at all skipped.)"""
     model = SlowModel()
     agent = Agent(model, middleware=[AgentScopeTiming()])
-    async for event in agent.reply("go"):
-        if isinstance(event, TextBlockDelta):
-            assert model.produced == 1  # the first word reached us before the model went on
-            break
+    produced_at_each_delta: list[int] = []
+    with anyio.fail_after(30):
+        async for event in agent.reply("go"):
+            if isinstance(event, TextBlockDelta):
+                produced_at_each_delta.append(model.produced)
+                model.go_on.set()
+    assert produced_at_each_delta[:1] == [1]  # the first word came before the model went on
+    assert len(produced_at_each_delta) == 3
 
 
 class Fallback(Middleware):
