@@ -221,14 +221,19 @@ def quarantine_command(runtime: ShellRuntime, arg: str) -> CommandResult:
 
     from shell.permissions import quarantine
 
-    found = quarantine.entries()
+    roots = runtime.workspace.roots
+    everything = quarantine.entries()
+    found = [e for e in everything if e.original is not None and any(r in e.original.parents for r in roots)]
+    elsewhere = len(everything) - len(found)
+    others = (f" {elsewhere} more, from other workspaces or of unknown origin, are in `{quarantine.root()}`: "
+              "start agent-shell in its workspace to see and restore one." if elsewhere else "")
     words = arg.split()
     if words and words[0] == "restore":
         if len(words) != 2 or not words[1].isdigit() or not 1 <= int(words[1]) <= len(found):
             return CommandResult(f"Usage: /quarantine restore N, N from 1 to {len(found)} (see /quarantine).",
                                  error=True)
         try:
-            back = quarantine.restore(found[int(words[1]) - 1])
+            back = quarantine.restore(found[int(words[1]) - 1], roots)
         except quarantine.QuarantineError as exc:
             return CommandResult(f"Not restored: {exc}.", error=True)
         return CommandResult(f"Put back `{back}`. It runs later as you (git, direnv or your editor will "
@@ -236,8 +241,9 @@ def quarantine_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     if words:
         return CommandResult("Usage: /quarantine, or /quarantine restore N.", error=True)
     if not found:
-        return CommandResult(f"Nothing is in quarantine (`{quarantine.root()}`). When a sandboxed command "
-                             "creates a git hook, an .envrc, a .vscode task or the like, it is moved there.")
+        return CommandResult(f"Nothing of this workspace is in quarantine (`{quarantine.root()}`). "
+                             "When a sandboxed command creates a git hook, an .envrc, a .vscode task or the "
+                             f"like, it is moved there.{others}")
     rows = []
     for n, entry in enumerate(found, 1):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.moved_at)) if entry.moved_at else "?"
@@ -246,7 +252,8 @@ def quarantine_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         why = f": {entry.why}" if entry.why else ""
         rows.append(f"{n}. {when} {came}{why}")
     return CommandResult(
-        f"Moved out of the workspace by the sandbox, newest first (kept {quarantine.RETENTION_DAYS} days, in "
-        f"`{quarantine.root()}`):\n\n" + "\n".join(rows)
-        + "\n\n`/quarantine restore N` puts one back where it was (only if nothing is there now)."
+        f"Moved out of this workspace by the sandbox, newest first (kept {quarantine.RETENTION_DAYS} days, "
+        f"in `{quarantine.root()}`):\n\n" + "\n".join(rows)
+        + "\n\n`/quarantine restore N` puts one back where it was (only if nothing is there now, and never "
+        f"through a symlink).{others}"
     )

@@ -16,6 +16,7 @@ start (:func:`prune_later`, in a thread: start-up does not wait on a big tree).
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import json
 import os
@@ -104,22 +105,71 @@ def entries(base: Path | None = None) -> list[Entry]:
     return out
 
 
-def restore(entry: Entry) -> Path:
-    """Put ``entry`` back where it was; returns that path. Raises
-    :class:`QuarantineError` when where it came from is unknown or taken."""
+def restore(entry: Entry, roots: Sequence[Path]) -> Path:
+    """Put ``entry`` back where it was, inside one of ``roots`` (the workspace asking);
+    returns that path. Raises :class:`QuarantineError` when where it came from is
+    unknown, taken, in another workspace, or reached through a symlink or a file.
+
+    The path is walked from the root one folder at a time without following a symlink
+    (as rewind writes): a later command may have put ``sub -> ~/other-project`` where
+    ``sub/`` was, and a move by name would write into that other project."""
     if entry.original is None:
         raise QuarantineError(f"where {entry.stored} came from was not recorded; move it back yourself "
                               f"(mv {entry.stored} …)")
-    if os.path.lexists(entry.original):
-        raise QuarantineError(f"{entry.original} exists again; nothing was moved (compare the two, then "
-                              f"mv {entry.stored} {entry.original} yourself)")
+    root = next((r for r in roots if r in entry.original.parents), None)
+    if root is None:
+        raise QuarantineError(f"{entry.original} is not in this workspace; start agent-shell in its "
+                              "workspace to put it back there")
+    fd, name = _open_parent(root, entry.original)
     try:
-        entry.original.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(entry.stored), str(entry.original))
+        try:
+            os.lstat(name, dir_fd=fd)
+        except FileNotFoundError:
+            pass
+        else:
+            raise QuarantineError(f"{entry.original} exists again; nothing was moved (compare the two, then "
+                                  f"move {entry.stored} back yourself)")
+        try:
+            os.rename(entry.stored, name, dst_dir_fd=fd)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            shutil.move(str(entry.stored), f"/proc/self/fd/{fd}/{name}")  # another file system: copied
     except OSError as exc:
         raise QuarantineError(f"{entry.stored} could not be moved back: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     _forget(entry)
     return entry.original
+
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_parent(root: Path, original: Path) -> tuple[int, str]:
+    """The folder ``original`` goes into, opened from ``root`` without following a
+    symlink (missing folders are made), and its name there."""
+    parts = original.relative_to(root).parts
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    walked = root
+    try:
+        for part in parts[:-1]:
+            walked = walked / part
+            try:
+                step = os.open(part, _DIR, dir_fd=fd)
+            except FileNotFoundError:
+                os.mkdir(part, 0o777, dir_fd=fd)
+                step = os.open(part, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = step
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise QuarantineError(f"{walked} is a symlink or a file now, not the folder it was; nothing was "
+                                  f"moved (a move through it would write where it leads). Put {walked} "
+                                  "back as a folder first") from None
+        raise QuarantineError(f"{walked} could not be opened: {exc.strerror or exc}") from None
+    return fd, parts[-1]
 
 
 def _forget(entry: Entry) -> None:

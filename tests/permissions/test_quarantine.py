@@ -91,7 +91,8 @@ async def test_restore_never_overwrites_what_is_there_now(ws: Path) -> None:
 
 async def test_an_empty_quarantine_says_where_it_would_be(ws: Path) -> None:
     answer = await command(ws, "/quarantine")
-    assert "Nothing is in quarantine" in answer.text and str(quarantine.root()) in answer.text
+    assert "Nothing of this workspace is in quarantine" in answer.text
+    assert str(quarantine.root()) in answer.text
 
 
 def test_folders_older_than_the_retention_go_and_newer_ones_stay(ws: Path) -> None:
@@ -172,3 +173,49 @@ async def test_a_resumed_session_shows_the_moved_out_notice_again(
     said = out.getvalue()
     assert "⚠ Earlier in this session a sandboxed command created files that would run later as you" in said
     assert ".vscode" in said and "/quarantine" in said and said.count("⚠") == 1
+
+
+def _quarantined(ws: Path, rel: str, body: str = "{}\n") -> Path:
+    """A record as the sandbox leaves it: ``rel`` of ``ws`` moved into a new folder."""
+    folder = quarantine.new_folder()
+    stored = folder / rel
+    stored.parent.mkdir(parents=True)
+    stored.write_text(body)
+    quarantine.record(folder, [Planted(ws / rel, "new: your editor reads", stored)])
+    return stored
+
+
+async def test_restore_never_writes_through_a_symlink_planted_in_its_path(ws: Path) -> None:
+    """Tester finding K22: a later command replaced `sub/` with a symlink to another
+    project; putting `sub/.vscode/tasks.json` back wrote into that project."""
+    other = ws.parent / "otherproj"
+    other.mkdir()
+    stored = _quarantined(ws, "sub/.vscode/tasks.json")
+    (ws / "sub").symlink_to(other)
+    answer = await command(ws, "/quarantine restore 1")
+    assert answer.error and "symlink" in answer.text and str(ws / "sub") in answer.text
+    assert not (other / ".vscode").exists()
+    assert stored.exists()  # nothing lost: still in quarantine
+    (ws / "sub").unlink()
+    (ws / "sub").write_text("a file\n")  # a file where the folder was: refused too, not moved beside it
+    answer = await command(ws, "/quarantine restore 1")
+    assert answer.error and stored.exists()
+    (ws / "sub").unlink()
+    answer = await command(ws, "/quarantine restore 1")
+    assert not answer.error, answer.text
+    assert (ws / "sub" / ".vscode" / "tasks.json").read_text() == "{}\n" and not stored.exists()
+
+
+async def test_quarantine_shows_and_restores_only_this_workspaces_entries(ws: Path) -> None:
+    other = ws.parent / "otherproj"
+    other.mkdir()
+    _quarantined(other, ".envrc", "other\n")
+    mine = _quarantined(ws, ".envrc", "mine\n")
+    listed = await command(ws, "/quarantine")
+    assert str(ws / ".envrc") in listed.text and str(other) not in listed.text
+    assert "1 more, from other workspaces" in listed.text
+    assert (await command(ws, "/quarantine restore 2")).error  # only 1 is this workspace's
+    answer = await command(ws, "/quarantine restore 1")
+    assert not answer.error and (ws / ".envrc").read_text() == "mine\n" and not mine.exists()
+    assert not (other / ".envrc").exists()
+    assert "Nothing of this workspace" in (await command(ws, "/quarantine")).text
