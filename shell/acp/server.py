@@ -55,7 +55,7 @@ from shell.core.textsafety import SafeLogFormatter
 from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
 
 from .mcp_servers import mcp_specs
-from .session import AcpSession, invalid
+from .session import AcpSession, invalid, refused
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
@@ -184,15 +184,13 @@ class AcpServer:
         except SessionError:
             exists = False
         if not exists:
-            raise RequestError(-32002, f"No saved session {session_id}", {"uri": session_id})
+            raise refused(-32002, f"No saved session {session_id}", {"uri": session_id})
         runtime, notes = self._runtime(cwd, mcp_servers)
         try:
             loaded = runtime.resume(session_id)
         except ShellError as exc:
             await runtime.aclose()
-            raise RequestError(
-                -32002, f"Cannot load session {session_id}: {exc}", {"uri": session_id}
-            ) from None
+            raise refused(-32002, f"Cannot load session {session_id}: {exc}", {"uri": session_id}) from None
         notes.extend(f"session {loaded.session_id}: {p}" for p in loaded.problems)
         session = await self._open(loaded.session_id, runtime, notes)
         await session.replay()
@@ -234,7 +232,7 @@ class AcpServer:
         try:
             runtime = ShellRuntime.create(options, settings=self.settings)
         except (ConfigError, ShellError) as exc:
-            raise RequestError(-32603, str(exc)) from None
+            raise refused(-32603, str(exc)) from None
         return runtime, [*notes, *runtime.problems]
 
     async def _open(self, session_id: str, runtime: ShellRuntime, notes: list[str]) -> AcpSession:
@@ -250,9 +248,7 @@ class AcpServer:
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
-            raise RequestError(
-                -32002, f"No session {session_id} (create or load it first)", {"uri": session_id}
-            )
+            raise refused(-32002, f"No session {session_id} (create or load it first)", {"uri": session_id})
         return session
 
     # -- inside a session ------------------------------------------------------------

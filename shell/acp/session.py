@@ -41,7 +41,7 @@ from acp.schema import Usage as AcpUsage
 from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, rest_rejection
 from shell.core.messages import Block, DataBlock, TextBlock, Usage, UserMessage
-from shell.core.textsafety import plain_id
+from shell.core.textsafety import plain_id, sanitize_line
 from shell.core.tools import Tool
 from shell.runtime import ShellError, ShellRuntime
 
@@ -307,7 +307,7 @@ class AcpSession:
         if self.cancel_requested or stop == "cancelled":
             return PromptResponse(stop_reason="cancelled", usage=_usage(end.usage if end else None))
         if stop == "error":
-            raise RequestError(-32603, "; ".join(errors) or "the reply failed", {"stopReason": "error"})
+            raise refused(-32603, "; ".join(errors) or "the reply failed", {"stopReason": "error"})
         await self._context_usage()
         return PromptResponse(
             stop_reason=STOP_REASONS.get(stop, "end_turn"),  # type: ignore[arg-type]
@@ -347,7 +347,14 @@ class AcpSession:
 def invalid(message: str) -> RequestError:
     """A request the user can correct: JSON-RPC "invalid params" with a message
     that says what (the SDK's helper puts only "Invalid params" in the message)."""
-    return RequestError(-32602, message)
+    return refused(-32602, message)
+
+
+def refused(code: int, message: str, data: Any = None) -> RequestError:
+    """A JSON-RPC error whose message is one safe line (:func:`sanitize_line`): it
+    quotes the editor's ids and values and the errors of models and servers, and
+    editors show it in a notification or their log as it comes."""
+    return RequestError(code, sanitize_line(message), data)
 
 
 def _usage(usage: Usage | None) -> AcpUsage | None:

@@ -1,7 +1,8 @@
 """What ``agent-shell acp`` writes to its log (stderr, which editors show in a log pane
 or save to a file) holds no escape sequence, C1 control, bidi override or lone
 surrogate from a client's frame or an agent's text, and a hostile value cannot start a
-log line of its own: the SDK logged a notification's method name raw."""
+log line of its own: the SDK logged a notification's method name raw. The error
+messages it answers with (which editors show) are one safe line too."""
 
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ def test_hostile_frames_reach_the_log_neutralised(acp_env: dict[str, str], works
     assert not forged, log
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a.get("id") for a in answers][:1] == [1]  # the protocol went on
+    said = [a["error"]["message"] for a in answers if "error" in a]
+    assert any(m.startswith("No session ␛]0;PWNED␇") for m in said), said  # echoed, neutralised
+    assert not any(RAW.search(m) or "\n" in m for m in said), said  # editors show the message as it is
 
 
 def _record(msg: str, *args: Any, exc: BaseException | None = None) -> logging.LogRecord:
