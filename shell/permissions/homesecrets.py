@@ -9,7 +9,12 @@ Two parts, because no list of tools keeps up with the tools people install:
   and dot files right in home) for files whose *name* the one secrets policy calls
   secret-looking (``auth.json``, ``credentials.toml``, ``token``, ``*.pem``, ``.env``…),
   that carry a token-ish word, or that are named like a history (``*_history``), so a
-  tool nobody listed is still covered when it names its file the usual way.
+  tool nobody listed is still covered when it names its file the usual way;
+- :data:`STARTUP_FILES`, the shells' interactive start-up files (``~/.bashrc``,
+  ``~/.zshrc``, fish's ``config.fish`` and ``fish_variables``…): the most common place a
+  developer exports API keys, so the environment scrub alone would be undone by
+  ``grep KEY ~/.bashrc``. A sandboxed command needs none of them (``bash -c`` reads
+  none), so they are hidden whole rather than copied with secret lines removed.
 """
 
 from __future__ import annotations
@@ -73,6 +78,29 @@ SECRET_PATHS = (
 """Relative to the home directory: hidden from sandboxed commands (credentials,
 browser and chat apps' profiles with their cookies, shell and REPL histories that hold
 typed secrets, mail clients' passwords)."""
+
+STARTUP_FILES = (
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".bashrc.d", ".profile",
+    ".profile.d", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".zshrc.d", ".config/zsh",
+    ".oh-my-zsh/custom", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".xprofile", ".xsessionrc",
+    ".pam_environment", ".config/environment.d", ".config/fish", ".config/nushell", ".config/xonsh",
+    ".xonshrc", ".config/elvish", ".elvish/rc.elv", ".envrc", ".secrets", ".exports", ".extra",
+    ".localrc", ".bash_secrets", ".zsh_secrets",
+)  # fmt: skip
+"""Relative to the home directory: the shells' start-up files and folders (and the files
+dotfiles guides source for keys: ``.exports``, ``.extra``), hidden from sandboxed commands."""
+
+_ZDOT = (".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout")
+
+
+def startup_files(home: Path) -> list[Path]:
+    """:data:`STARTUP_FILES` in ``home``, and zsh's in ``$ZDOTDIR`` when it is set."""
+    found = [home / rel for rel in STARTUP_FILES]
+    zdotdir = os.environ.get("ZDOTDIR")
+    if zdotdir and os.path.isabs(zdotdir):
+        found.extend(Path(zdotdir) / name for name in _ZDOT)
+    return found
+
 
 MAX_LOOKED_AT = 4_000
 """Entries :func:`found_in_config` reads at most: an editor's or a browser's folder

@@ -63,7 +63,7 @@ from . import gitflags, paths, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
-from .homesecrets import SECRET_PATHS, found_in_config
+from .homesecrets import SECRET_PATHS, found_in_config, startup_files
 from .hostsockets import SOCKET_FOLDERS, host_sockets
 from .runslater import Guard, Planted
 from .sandboxenv import scrubbed_environment
@@ -79,10 +79,14 @@ MAX_REVEALS = 64
 """Approvals to show named secret files that no command used yet (the oldest go first)."""
 
 SYSTEM_SECRET_PATHS = (
+    "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/security/opasswd",
+    "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+    "/etc/ssh/ssh_host_dsa_key",
     "/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/user",
     *SOCKET_FOLDERS,
 )  # fmt: skip
-"""Sockets that would let a command act outside the sandbox (the rest: :mod:`.hostsockets`)."""
+"""Sockets that would let a command act outside the sandbox (the rest: :mod:`.hostsockets`),
+and the password hashes and host keys a command run as root could read."""
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
@@ -356,6 +360,10 @@ class Sandbox:
             # secret-file index judges them; one holding home does not
             own = [b for b in (self.workspace, *self.added) if not paths.within(home, b)]
             wanted.extend(p for p in found_in_config(home) if not _under(p, own))
+            # a dotfiles repository's own files behind home's links (~/.bashrc -> this
+            # workspace's bashrc) stay readable: the secret-file index judges them, and
+            # what runs later keeps them read-only (an empty bind would read as a change to git)
+            wanted.extend(p for p in startup_files(home) if not _linked_into(p, own))
         wanted.extend(own_dirs())
         wanted.extend(Path(p) for p in SYSTEM_SECRET_PATHS)
         runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
@@ -540,6 +548,14 @@ def _outermost(found: list[Path]) -> list[Path]:
         if not any(paths.within(path, outer) for outer in kept):
             kept.append(path)
     return kept
+
+
+def _linked_into(path: Path, bases: Sequence[Path]) -> bool:
+    """Whether ``path`` is a symlink (or lies behind one) that leads into ``bases``."""
+    if not bases or not os.path.lexists(path):
+        return False
+    real = Path(os.path.realpath(path))
+    return real != path and _under(real, bases)
 
 
 def _under(path: Path, bases: Sequence[Path]) -> bool:
