@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.programs import which
 
-from . import gitflags, paths, quarantine, runslater, writewalls
+from . import gitflags, gitrefs, paths, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
@@ -245,6 +245,7 @@ class Sandbox:
         self.secret_index = SecretFileIndex([self.workspace])  # its secret files, hidden (.secretfiles)
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
+        self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
         self._unwritten: list[Path] = []  # named by write rules, missing before the command
         self._ruled: set[Path] = set()  # what wildcard write rules covered before it (.writewalls)
         self.staged = StagedCopies()  # git's staged copies, shown in their place (.gitstaged)
@@ -276,6 +277,7 @@ class Sandbox:
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
         walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
+        self._refs = gitrefs.snapshot(walls.gitdirs)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         return found, walls
@@ -291,7 +293,9 @@ class Sandbox:
         missed = "" if found.complete else found.why_incomplete.replace(
             "; files in the rest are not hidden", "")
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
-        unhidden = self._unhide() + writewalls.move_created(created, self.roots())
+        refs, self._refs = self._refs, {}
+        unhidden = (self._unhide() + gitrefs.undo_replace(refs)
+                    + writewalls.move_created(created, self.roots()))
         if now.watched == before.watched and runslater.same_links(before, now):
             return unhidden, missed
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see

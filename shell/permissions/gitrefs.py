@@ -1,0 +1,209 @@
+"""Git refs a sandboxed command must not leave behind: replace refs.
+
+A sandboxed command may write ``refs/`` and ``packed-refs`` (``git commit``, a new
+branch, ``git stash`` must work), and ``refs/replace/`` lies in there. A replace ref
+makes git show and check out another object in place of one everywhere: after
+``git replace <Makefile's blob> <evil blob>`` the user's own "throw away the agent's
+changes" (``git checkout -- Makefile``, ``git restore``, ``git reset --hard``) writes
+the evil Makefile, ``git show`` and ``git log -p`` present it as what the user
+committed, and ``git status`` stays clean (tester finding K15). So replace refs run
+later, like hooks: the refs of every guarded git directory are read before a command
+(loose files and ``packed-refs``, no git run), and after it each replace ref it added
+or changed is put back as it was (removed, or set to its old object), and the result
+says so with the ``git replace`` line that redoes it (the objects stay).
+
+Not covered: the reftable backend (``git init --ref-format=reftable``, rare), and
+an object file overwritten in place (only ``git fsck`` tells).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .runslater import Planted
+
+MAX_REFS = 20_000
+"""Loose ref files read in one git directory at most (packed refs are one file)."""
+MAX_PACKED = 8 * 1024 * 1024
+"""Bytes of ``packed-refs`` read at most."""
+REPLACE = "refs/replace/"
+
+REPLACE_WHY = ("a git replace ref: git would show and check out another object in place of this one "
+               "(git checkout, git restore, git reset --hard would write it)")
+
+
+@dataclass(frozen=True, slots=True)
+class Refs:
+    """The refs of one git directory at one moment: name → object id (or ``ref: …``
+    for a symbolic ref), a loose file overriding ``packed-refs`` as in git."""
+
+    loose: Mapping[str, str]
+    packed: Mapping[str, str]
+    complete: bool = True
+
+    def value(self, name: str) -> str | None:
+        return self.loose.get(name, self.packed.get(name))
+
+    def names(self) -> set[str]:
+        return {*self.loose, *self.packed}
+
+
+Snapshot = Mapping[Path, Refs]
+
+
+def _read_text(path: Path, limit: int = 4096) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _loose(gitdir: Path) -> tuple[dict[str, str], bool]:
+    out: dict[str, str] = {}
+    top = gitdir / "refs"
+    stack = [top]
+    while stack:
+        here = stack.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue
+        for entry in entries:
+            if len(out) >= MAX_REFS:
+                return out, False
+            path = Path(entry.path)
+            name = path.relative_to(gitdir).as_posix()
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
+                stack.append(path)
+            elif stat.S_ISLNK(mode):
+                try:
+                    out[name] = "link: " + os.readlink(path)
+                except OSError:
+                    continue
+            elif stat.S_ISREG(mode):
+                text = _read_text(path)
+                if text is not None:
+                    out[name] = text.strip()
+    return out, True
+
+
+def _packed(gitdir: Path) -> tuple[dict[str, str], bool]:
+    try:
+        with open(gitdir / "packed-refs", "rb") as fh:
+            data = fh.read(MAX_PACKED + 1)
+    except OSError:
+        return {}, True
+    out: dict[str, str] = {}
+    for line in data[:MAX_PACKED].decode("utf-8", "replace").splitlines():
+        if not line or line[0] in "#^":
+            continue
+        oid, _, name = line.partition(" ")
+        if name:
+            out[name.strip()] = oid.strip()
+    return out, len(data) <= MAX_PACKED
+
+
+def read(gitdir: Path) -> Refs:
+    """The refs of ``gitdir`` as they are now."""
+    loose, whole = _loose(gitdir)
+    packed, all_packed = _packed(gitdir)
+    return Refs(loose, packed, whole and all_packed)
+
+
+def snapshot(gitdirs: Sequence[Path]) -> dict[Path, Refs]:
+    """The refs of each git directory that keeps some (``refs/`` or ``packed-refs``)."""
+    return {g: read(g) for g in dict.fromkeys(gitdirs)
+            if os.path.isdir(g / "refs") or os.path.isfile(g / "packed-refs")}
+
+
+def _write_loose(path: Path, value: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        raise OSError(f"{path.name} is now a folder")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.lexists(path):
+        os.unlink(path)
+    if value.startswith("link: "):
+        os.symlink(value.removeprefix("link: "), path)
+        return
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".agent-shell-ref-")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(value + "\n")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def _drop_packed(gitdir: Path, names: set[str]) -> None:
+    """``packed-refs`` without the lines of ``names`` (and their peeled ``^`` lines)."""
+    path = gitdir / "packed-refs"
+    with open(path, "rb") as fh:
+        lines = fh.read().splitlines(keepends=True)
+    kept: list[bytes] = []
+    dropping = False
+    for line in lines:
+        if line.startswith(b"^"):
+            if not dropping:
+                kept.append(line)
+            continue
+        _, _, name = line.partition(b" ")
+        dropping = not line.startswith(b"#") and name.strip().decode("utf-8", "replace") in names
+        if not dropping:
+            kept.append(line)
+    fd, tmp = tempfile.mkstemp(dir=gitdir, prefix=".agent-shell-packed-")
+    with os.fdopen(fd, "wb") as fh:
+        fh.writelines(kept)
+    os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+    os.replace(tmp, path)
+
+
+def put_back(gitdir: Path, name: str, was: Refs, now: Refs) -> None:
+    """Make ``name`` read as it did in ``was``: gone, or its old value (a loose file,
+    which git reads before ``packed-refs``)."""
+    old = was.value(name)
+    loose = gitdir / name
+    if old is not None:
+        _write_loose(loose, old)
+        return
+    if name in now.packed:
+        _drop_packed(gitdir, {name})
+    if os.path.lexists(loose):
+        if os.path.isdir(loose) and not os.path.islink(loose):
+            raise OSError(f"{name} is now a folder")
+        os.unlink(loose)
+
+
+def undo_replace(before: Snapshot) -> list[Planted]:
+    """Each replace ref a command added or changed in a git directory of ``before``,
+    put back as it was, said with how to redo it."""
+    out: list[Planted] = []
+    for gitdir, was in before.items():
+        now = read(gitdir)
+        for name in sorted(n for n in now.names() if n.startswith(REPLACE)):
+            value = now.value(name)
+            if value == was.value(name):
+                continue
+            replaced = name[len(REPLACE):]
+            redo = f"git replace -f {replaced} {value}" if value and " " not in value else "git replace"
+            try:
+                put_back(gitdir, name, was, now)
+            except OSError as exc:
+                out.append(Planted(gitdir / name, REPLACE_WHY,
+                                   undone=f"removing it FAILED ({exc.strerror or exc}): run "
+                                          f"git replace -d {replaced} before you use git here"))
+                continue
+            old = was.value(name)
+            back = "removed" if old is None else f"set back to {old}"
+            out.append(Planted(gitdir / name, REPLACE_WHY, undone=f"{back} (to redo it: {redo})"))
+    return out
+
+
+__all__ = ["REPLACE_WHY", "Refs", "Snapshot", "put_back", "read", "snapshot", "undo_replace"]
