@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import filecmp
 import functools
+import itertools
 import os
 import re
 import subprocess
@@ -123,6 +124,42 @@ def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
         note = NOT_CHECKED.get(tool, "")
         out.append((folder / name, BAD_SCRIPT.format(name=name) + note))
     return out
+
+
+MAX_BIN_PINS = 256
+"""Entries of an existing venv's ``bin/`` bound read-only one by one; a bigger one is
+read-only whole (pip cannot add its programs there, as before)."""
+CHANGED_WHY = ("changed: a program in a virtualenv's bin/ (you source its activate; its programs run first "
+               "in your PATH once the environment is active)")
+ADDED_WHY = ("a program a command added to a virtualenv's bin/ that is not a pip console script (it runs "
+             "first in your PATH once the environment is active)")
+
+
+def bin_entries(folder: Path) -> list[Path] | None:
+    """The entries of an existing venv's ``bin/``, to bind read-only one by one so that
+    ``pip install`` can add its console scripts; None when it is no plain folder or
+    holds more than :data:`MAX_BIN_PINS` (then the folder is read-only whole)."""
+    try:
+        if os.path.islink(folder) or not folder.is_dir():
+            return None
+        with os.scandir(folder) as scan:
+            names = [e.name for e in itertools.islice(scan, MAX_BIN_PINS + 1)]
+    except OSError:
+        return None
+    return None if len(names) > MAX_BIN_PINS else [folder / name for name in sorted(names)]
+
+
+def added_program(path: Path) -> str:
+    """Why a new entry of an existing venv's ``bin/`` must be put aside ("" for a
+    console script with a shebang to a python of that same ``bin/``)."""
+    folder = path.parent
+    try:
+        pythons = {str(folder / e.name) for e in os.scandir(folder) if PYTHON_NAME.fullmatch(e.name)}
+    except OSError:
+        return ADDED_WHY
+    data = _text(path)
+    shim = data is not None and not PYTHON_NAME.fullmatch(path.name) and is_shim(data, pythons)
+    return "" if shim else ADDED_WHY
 
 
 def _inside(text: str, roots: Sequence[Path]) -> bool:
@@ -369,4 +406,4 @@ def _exit_call(node: ast.stmt, imported: str) -> bool:
     return isinstance(chain, ast.Name) and chain.id == imported
 
 
-__all__ = ["judge", "is_shim"]
+__all__ = ["added_program", "bin_entries", "is_shim", "judge"]

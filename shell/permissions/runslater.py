@@ -67,6 +67,7 @@ from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
 from .laternames import CONDA_META, CONDA_PARTS, GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 from .mcpsources import mcp_runs
+from .newvenv import CHANGED_WHY, added_program, bin_entries
 from .newvenv import judge as judge_new_venv
 from .pathdirs import guarded
 
@@ -152,6 +153,8 @@ class Guard:
     linked worktree, a subfolder of a repository: :mod:`.gitoutside`): its git
     directories are guarded here as the roots' own are, what git writes for the
     checkout is bound writable, and its configs are shown without credentials."""
+    venv_bins: tuple[Path, ...] = ()
+    """Virtualenvs' ``bin/``, pinned with each entry read-only: pip adds console scripts."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -229,7 +232,8 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
     walls.mcp_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
-                 tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside))
+                 tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside),
+                 tuple(walls.venv_bins))
 
 
 class _Walls:
@@ -245,6 +249,7 @@ class _Walls:
         self.hook_dirs: list[Path] = []
         self.sideways: dict[Path, str] = {}
         self.linked: list[Path] = []
+        self.venv_bins: list[Path] = []
 
     def add(self, path: Path) -> None:
         if path.name == "HEAD":  # a folder git takes for a git directory (a bare repo, or planted)
@@ -253,8 +258,9 @@ class _Walls:
             return
         if path.name == "pyvenv.cfg" and os.path.lexists(path):  # a virtualenv: its bin/ is what the user
             # runs (not a root's bin/ beside no pyvenv.cfg: that is a project's, PATH_add's if anyone's)
-            for name in (*VENV_BINS, "pip.conf"):
-                self.watch(path.parent / name)
+            for name in VENV_BINS:
+                self.venv_bin(path.parent / name)
+            self.watch(path.parent / "pip.conf")
         if path.name == CONDA_META and os.path.isdir(path):  # a conda or pixi
             for part in CONDA_PARTS:  # env: conda activate sources activate.d, and bin/ comes first in PATH
                 self.watch(path.parent / part)
@@ -273,6 +279,19 @@ class _Walls:
             real = paths.resolve(path, "/")
             if real.is_dir() and _inside(real, self.roots):
                 self.git_dir(real)
+
+    def venv_bin(self, folder: Path) -> None:
+        """A virtualenv's ``bin/``: pinned, each entry read-only (a link: put back when
+        replaced), so what pip adds is judged after (else read-only whole: :mod:`.newvenv`)."""
+        entries = bin_entries(folder)
+        if entries is None:
+            self.watch(folder)
+            return
+        self.watched[folder] = _seen(folder)
+        self.pins.append(folder)
+        self.venv_bins.append(folder)
+        for entry in entries:
+            self.watch(entry)
 
     def watch(self, path: Path) -> Seen:
         """Remember ``path`` as it is, and bind what is there read-only: the path
@@ -395,8 +414,10 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
                 for path, why in judge_new_venv(env, after.roots)]
     for path, now in after.watched.items():
         was = before.watched.get(path, Seen("missing"))
-        if path.parent in new_envs and path.name in ("pyvenv.cfg", *VENV_BINS) and was.kind == "missing":
-            continue  # a new virtualenv: judged entry by entry above
+        top = path.parent if path.name in ("pyvenv.cfg", *VENV_BINS) else path.parent.parent
+        in_env = top == path.parent or path.parent.name in VENV_BINS
+        if top in new_envs and in_env and was.kind == "missing":
+            continue  # a new virtualenv (its pyvenv.cfg, bin/ and what is in it): judged above
         relinked = path in before.linked or path in after.linked
         if (now == was and (not relinked or now.ctime == was.ctime)) or now.kind == "missing":
             if now.kind == "missing" and was.kind == "link":
@@ -450,6 +471,8 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
     """Why this appeared-or-changed path could run later (empty: it cannot)."""
     if path in after.hook_dirs:
         return "git runs the hooks in it (core.hooksPath)"
+    if path.parent in after.venv_bins:  # a console script pip added is kept
+        return added_program(path) if was.kind == "missing" else CHANGED_WHY
     if path in after.sideways:
         return f"{'changed' if was.kind != 'missing' else 'new'}: {after.sideways[path]}"
     where = why(path)

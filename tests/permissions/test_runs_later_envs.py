@@ -170,6 +170,25 @@ async def test_an_existing_virtualenvs_bin_stays_read_only_and_its_packages_writ
     assert "touch" not in (ws / ".venv" / "bin" / "activate").read_text()
 
 
+async def test_pip_can_add_console_scripts_to_an_existing_virtualenv_and_nothing_else(ws: Path) -> None:
+    """An existing venv's bin/ is pinned with each entry read-only: a console script
+    as pip writes it (here copied in, as pip would) is kept, any other new program is
+    moved out, and a replaced python link is put back."""
+    require_sandbox()
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(ws / ".venv")
+    python = os.readlink(ws / ".venv" / "bin" / "python")
+    (ws.parent / "tool.txt").write_text(UV_SHIM.format(python=f"{ws}/.venv/bin/python"))
+    (ws.parent / "evil.txt").write_text(UV_SHIM.format(python="/usr/bin/python3"))
+    result = await sh(ws, f"cp {ws.parent / 'tool.txt'} .venv/bin/pytest && cp {ws.parent / 'evil.txt'} "
+                          ".venv/bin/git && ln -sf /bin/sh .venv/bin/python; mv .venv/bin .venv/b2; "
+                          "echo x >> .venv/bin/activate; echo done")
+    assert "done" in result.text, result.text
+    assert (ws / ".venv" / "bin" / "pytest").exists() and not (ws / ".venv" / "bin" / "git").exists()
+    assert os.readlink(ws / ".venv" / "bin" / "python") == python
+    assert "x" not in (ws / ".venv" / "bin" / "activate").read_text().splitlines()
+    assert sorted(result.details["quarantined"]) == [".venv/bin/git", ".venv/bin/python"], result.text
+
+
 def _conda_env(ws: Path, rel: str) -> Path:
     env = ws / rel
     (env / "conda-meta").mkdir(parents=True)
