@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.programs import which
 
-from . import gitflags, gitrefs, paths, quarantine, runslater, writewalls
+from . import gitflags, gitrefs, gitsequencer, paths, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
@@ -246,6 +246,7 @@ class Sandbox:
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
+        self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
         self._unwritten: list[Path] = []  # named by write rules, missing before the command
         self._ruled: set[Path] = set()  # what wildcard write rules covered before it (.writewalls)
         self.staged = StagedCopies()  # git's staged copies, shown in their place (.gitstaged)
@@ -278,6 +279,7 @@ class Sandbox:
         walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._refs = gitrefs.snapshot(walls.gitdirs)
+        self._todos = gitsequencer.todos(walls.gitdirs)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         return found, walls
@@ -294,7 +296,8 @@ class Sandbox:
             "; files in the rest are not hidden", "")
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
         refs, self._refs = self._refs, {}
-        unhidden = (self._unhide() + gitrefs.undo_replace(refs)
+        todos, self._todos = self._todos, {}
+        unhidden = (self._unhide() + gitrefs.undo_replace(refs) + gitsequencer.drop_new_execs(todos)
                     + writewalls.move_created(created, self.roots()))
         if now.watched == before.watched and runslater.same_links(before, now):
             return unhidden, missed

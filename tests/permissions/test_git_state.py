@@ -1,15 +1,18 @@
 """What a sandboxed command leaves in a repository's state that git acts on later, as
-the user: replace refs (tester finding K15). Against the real bubblewrap and git."""
+the user: replace refs (tester finding K15), a rebase's to-do list (K20). Against the
+real bubblewrap and git."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ..sandboxing import require_sandbox
-from .later_ws import git, later_workspace, sh
+from .later_ws import GIT_ENV, git, later_workspace, sh
 
 pytestmark = pytest.mark.anyio
 
@@ -81,3 +84,46 @@ async def test_commits_branches_and_stashes_still_work_without_a_word(ws: Path) 
     assert "replace" not in result.text
     assert git(ws, "stash", "list").count("stash@") == 1
     assert git(ws, "rev-parse", "topic") == git(ws, "rev-parse", "main")
+
+
+def rebase_stopped(ws: Path) -> None:
+    """Three commits, an interactive rebase stopped at ``edit`` of the second."""
+    committed(ws)
+    for n in (2, 3):
+        (ws / f"c{n}.txt").write_text(f"{n}\n")
+        git(ws, "add", ".")
+        git(ws, "commit", "-qm", f"c{n}")
+    env = {**os.environ, **GIT_ENV, "GIT_SEQUENCE_EDITOR": "sed -i '1s/^pick/edit/'"}
+    subprocess.run(["git", "rebase", "-q", "-i", "HEAD~2"], cwd=ws, env=env, check=True, capture_output=True)
+    assert (ws / ".git" / "rebase-merge" / "git-rebase-todo").is_file()
+
+
+@pytest.mark.parametrize("line", ["exec touch ../PWNED", "  x touch ../PWNED"])
+async def test_an_exec_line_a_command_adds_to_the_rebase_to_do_is_taken_out_and_said(
+        ws: Path, line: str) -> None:
+    """K20: ``sed -i '1i exec …' .git/rebase-merge/git-rebase-todo`` in the sandbox; the
+    user's ``git rebase --continue`` ran it as the user."""
+    require_sandbox()
+    rebase_stopped(ws)
+    todo = ws / ".git" / "rebase-merge" / "git-rebase-todo"
+    before = todo.read_text()
+    result = await sh(ws, f"sed -i '1i {line}' .git/rebase-merge/git-rebase-todo && head -1 "
+                          ".git/rebase-merge/git-rebase-todo")
+    assert "touch ../PWNED" in result.text.splitlines()[0]  # it did write, inside the sandbox
+    assert todo.read_text() == before
+    assert "rebase to-do" in result.text and "git rebase --edit-todo" in result.text
+    git(ws, "rebase", "--continue")
+    assert not (ws.parent / "PWNED").exists()
+    assert git(ws, "log", "--format=%s").split() == ["c3", "c2", "init"]
+
+
+async def test_the_agents_own_rebase_continue_still_works_and_exec_lines_already_there_stay(ws: Path) -> None:
+    require_sandbox()
+    rebase_stopped(ws)
+    todo = ws / ".git" / "rebase-merge" / "git-rebase-todo"
+    todo.write_text("exec echo user-ran-this\n" + todo.read_text())  # the user's own
+    result = await sh(ws, "echo more > c2.txt && git add c2.txt && git commit -q --amend --no-edit && "
+                          "GIT_EDITOR=true git rebase --continue 2>&1 && git log --format=%s | head -3")
+    assert "user-ran-this" in result.text and "rebase to-do" not in result.text
+    assert git(ws, "log", "--format=%s").split() == ["c3", "c2", "init"]
+    assert not (ws / ".git" / "rebase-merge").exists()

@@ -1,0 +1,109 @@
+"""The to-do list of a rebase (or cherry-pick) in progress: what git runs at the
+user's ``git rebase --continue``.
+
+A sandboxed command may write the git directory's in-progress state (the agent's own
+``git rebase --continue`` after it fixed a conflict must work), and that includes
+``rebase-merge/git-rebase-todo``, which git executes line by line: an ``exec CMD``
+line runs CMD through the shell, as the user, at the user's next ``--continue``
+(tester finding K20). So the ``exec`` lines of each guarded git directory's to-do
+lists are read before a command, and after it each ``exec`` (or ``x``) line it added
+is taken out again, and the result says so with the line, which the user can add back
+with ``git rebase --edit-todo``. The other lines (``pick``, ``edit``, ``drop``) choose
+commits, which the user reviews as any commit; they run nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .runslater import Planted
+
+TODO_FILES = ("rebase-merge/git-rebase-todo", "sequencer/todo")
+"""Where git keeps what is left to do (``git rebase -i``/``--exec`` and ``git cherry-pick``)."""
+MAX_BYTES = 4 * 1024 * 1024
+"""A to-do list read at most (one line per commit: thousands are a few hundred KB)."""
+EXEC_WORDS = ("exec", "x")
+MAX_SHOWN = 200
+"""Characters of a removed line the result shows."""
+
+EXEC_WHY = "an exec line in the rebase to-do list: your git rebase --continue would run it as you"
+
+Todos = Mapping[Path, Counter[str]]
+"""Per to-do file (missing ones too): its ``exec`` lines, counted."""
+
+
+def exec_line(line: str) -> bool:
+    """Whether git's sequencer would run ``line`` (``exec CMD``/``x CMD``, after blanks)."""
+    word, _, _ = line.strip(" \t").partition(" ")
+    word = word.split("\t", 1)[0]
+    return word in EXEC_WORDS and len(line.strip(" \t\r")) > len(word)
+
+
+def _read(path: Path) -> list[str] | None:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_BYTES)
+    except OSError:
+        return None
+    return data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+
+
+def todos(gitdirs: Sequence[Path]) -> dict[Path, Counter[str]]:
+    """The ``exec`` lines of every to-do list the git directories have (or may get)."""
+    out: dict[Path, Counter[str]] = {}
+    for gitdir in dict.fromkeys(gitdirs):
+        for name in TODO_FILES:
+            lines = _read(gitdir / name) or []
+            out[gitdir / name] = Counter(ln.rstrip("\r\n") for ln in lines if exec_line(ln))
+    return out
+
+
+def drop_new_execs(before: Todos) -> list[Planted]:
+    """Each ``exec`` line a command added to a to-do list of ``before``, taken out again."""
+    out: list[Planted] = []
+    for path, was in before.items():
+        lines = _read(path)
+        if not lines:
+            continue
+        budget = Counter(was)
+        kept: list[str] = []
+        dropped: list[str] = []
+        for line in lines:
+            text = line.rstrip("\r\n")
+            if exec_line(line):
+                if budget[text] > 0:
+                    budget[text] -= 1
+                else:
+                    dropped.append(text.strip())
+                    continue
+            kept.append(line)
+        if not dropped:
+            continue
+        undone = "removed (to run it after all: git rebase --edit-todo, and add it back)"
+        try:
+            _rewrite(path, kept)
+        except OSError as exc:
+            undone = f"removing it FAILED ({exc.strerror or exc}): run git rebase --edit-todo and delete it"
+        out += [Planted(path, f"{EXEC_WHY}: {line[:MAX_SHOWN]!r}", undone=undone) for line in dropped]
+    return out
+
+
+def _rewrite(path: Path, lines: list[str]) -> None:
+    mode = stat.S_IMODE(os.lstat(path).st_mode)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".agent-shell-todo-")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write("".join(lines).encode("utf-8", "surrogateescape"))
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError:
+        os.unlink(tmp)
+        raise
+
+
+__all__ = ["EXEC_WHY", "TODO_FILES", "Todos", "drop_new_execs", "exec_line", "todos"]
