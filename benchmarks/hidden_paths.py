@@ -9,6 +9,11 @@ was with every entry resolved first (the order before J1), the longer list the s
 way, and the longer list checked first (the order now), median milliseconds per pass.
 
     python benchmarks/hidden_paths.py [--rounds 5]
+
+``--local`` measures instead what r11-home's K4 added: ``found_in_config`` (the walk
+by name, uncached, as after any change to home) in one made-up home with a busy
+``~/.config`` and dot folders, without and then with a busy ``~/.local/share`` and
+``~/.local/state`` (before K4 the walk skipped ``~/.local``, so "without" is its cost).
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shell.permissions import paths
-from shell.permissions.homesecrets import SECRET_PATHS
+from shell.permissions import homesecrets, paths
+from shell.permissions.homesecrets import SECRET_PATHS, found_in_config
 
 
 def resolve_first(home: Path, entries: Sequence[str]) -> list[Path]:
@@ -64,10 +69,53 @@ def median_ms(look: Callable[[Path, Sequence[str]], list[Path]], home: Path, ent
     return statistics.median(times) * 1e3
 
 
+def fill(base: Path, tools: int, files: int) -> None:
+    for t in range(tools):
+        folder = base / f"tool{t}" / "sub"
+        folder.mkdir(parents=True, exist_ok=True)
+        for f in range(files):
+            (folder / f"file{f}.json").write_text("{}")
+
+
+def walk_ms(home: Path) -> float:
+    times = []
+    for _ in range(20):
+        homesecrets._cache.clear()
+        start = time.perf_counter()
+        found_in_config(home)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def local(rounds: int) -> None:
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="hidden-paths-bench-"))
+    try:
+        without, with_local = base / "without", base / "with"
+        for home in (without, with_local):
+            fill(home / ".config", 60, 20)
+            fill(home / ".somedot", 20, 20)
+        fill(with_local / ".local" / "share", 80, 30)
+        fill(with_local / ".local" / "state", 20, 10)
+        print(f"found_in_config, uncached; load {os.getloadavg()[0]:.1f}")
+        print("  home without ~/.local   same home with a busy ~/.local")
+        for _ in range(rounds):
+            print(f"  {walk_ms(without):18.2f} ms   {walk_ms(with_local):26.2f} ms")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--local", action="store_true", help="the walk by name with and without ~/.local")
+    options = parser.parse_args()
+    rounds = options.rounds
+    if options.local:
+        local(rounds)
+        return
     home = Path(os.path.expanduser("~"))
     old = SECRET_PATHS[: SECRET_PATHS.index(".local/share/fish")]
     print(f"entries: {len(old)} before J1, {len(SECRET_PATHS)} now; load {os.getloadavg()[0]:.1f}")

@@ -5,11 +5,12 @@ Two parts, because no list of tools keeps up with the tools people install:
 - :data:`SECRET_PATHS`, the known stores (cloud CLIs, registries, other agents' tokens,
   browser profiles, shell histories), hidden whether or not their names look secret
   (``~/.config/doctl/config.yaml`` holds a token under a harmless name);
-- :func:`found_in_config`, a bounded look through ``~/.config`` (and the dot folders
-  and dot files right in home) for files whose *name* the one secrets policy calls
-  secret-looking (``auth.json``, ``credentials.toml``, ``token``, ``*.pem``, ``.env``…),
-  that carry a token-ish word, or that are named like a history (``*_history``), so a
-  tool nobody listed is still covered when it names its file the usual way;
+- :func:`found_in_config`, a bounded look through ``~/.config``, ``~/.local/share``,
+  ``~/.local/state`` (and the dot folders and dot files right in home) for files whose
+  *name* the one secrets policy calls secret-looking (``auth.json``, ``credentials.toml``,
+  ``token``, ``*.pem``, ``.env``…), that carry a token-ish word, or that are named
+  like a history (``*_history``), so a tool nobody listed is still covered when it
+  names its file the usual way;
 - :data:`STARTUP_FILES`, the shells' interactive start-up files (``~/.bashrc``,
   ``~/.zshrc``, fish's ``config.fish`` and ``fish_variables``…): the most common place a
   developer exports API keys, so the environment scrub alone would be undone by
@@ -74,6 +75,22 @@ SECRET_PATHS = (
     ".cursor-server/data/User",
     # JetBrains IDEs keep their password database and its key in plain files (c.kdbx, c.pwd)
     ".config/JetBrains", ".config/sourcegraph",
+    # model tools' keys under harmless names (llm's keys.json, aichat's and mods' configs…)
+    ".config/io.datasette.llm", ".config/aichat", ".config/mods", ".config/shell_gpt", ".config/gptme",
+    ".config/crush", ".local/share/crush", ".local/share/opencode", ".config/opencode", ".config/goose",
+    ".codeium", ".tabnine", ".config/TabNine", ".cody", ".config/fabric", ".config/llm",
+    # a mail client's saved passwords, password managers' sessions, service and VPN clients' keys
+    ".thunderbird", ".lpass", ".config/lpass", ".local/share/lpass", ".config/openstack", ".mc",
+    ".talos", ".config/openvpn", ".config/obs-studio/basic/profiles", ".config/syncthing",
+    ".local/state/syncthing", ".config/spotify-tui", ".twilio-cli", ".local/state/lesshst",
+    # deleted files are still keys; browsers' caches hold logged-in pages; editors keep a copy
+    # of every saved version of every file (.env files included) in their local history
+    ".local/share/Trash", ".cache/google-chrome", ".cache/chromium", ".cache/mozilla",
+    ".cache/BraveSoftware", ".config/Code/User/History", ".config/Code - OSS/User/History",
+    ".config/VSCodium/User/History", ".config/Cursor/User/History",
+    ".config/Code - OSS/User/workspaceStorage",
+    ".config/VSCodium/User/workspaceStorage", ".config/Cursor/User/workspaceStorage",
+    ".vscode-server/data/User/History",
 )  # fmt: skip
 """Relative to the home directory: hidden from sandboxed commands (credentials,
 browser and chat apps' profiles with their cookies, shell and REPL histories that hold
@@ -103,8 +120,12 @@ def startup_files(home: Path) -> list[Path]:
 
 
 MAX_LOOKED_AT = 4_000
-"""Entries :func:`found_in_config` reads at most: an editor's or a browser's folder
+"""Entries :func:`found_in_config` reads at most in ``~/.config`` and home's dot folders,
+and again in ``~/.local/share`` and ``~/.local/state``: an editor's or a browser's folder
 can hold hundreds of thousands, and a command must not wait for them."""
+LOCAL = (".local/share", ".local/state")
+"""Where XDG tools keep data and state (opencode's ``auth.json``, zsh's ``history``):
+looked through by name too, with a budget of their own so a big one starves no other."""
 _DEPTH = 3
 _SKIP = frozenset({
     "Code", "Code - OSS", "VSCodium", "Cursor", "google-chrome", "chromium", "BraveSoftware", "mozilla",
@@ -112,7 +133,14 @@ _SKIP = frozenset({
     "Cache", "GPUCache", "share", "fontconfig", "dconf",
 })  # fmt: skip
 """Big folders whose files are no CLI's credentials (browsers are hidden whole)."""
-_TOKENISH = re.compile(r"token|credential|secret|passw|apikey|api_key|auth\.|keys\.txt|\.key$", re.I)
+_LOCAL_SKIP = _SKIP | frozenset({
+    "flatpak", "Steam", "icons", "fonts", "themes", "applications", "mime", "man", "locale",
+    "containers", "virtualenvs", "pipx", "uv", "nvim", "Trash", "baloo", "tracker", "tracker3",
+    "gnome-shell", "evolution", "akonadi", "kactivitymanagerd", "lutris", "bottles", "JetBrains",
+    "gvfs-metadata", "zeitgeist", "recently-used.xbel", "mise", "rtx", "pnpm", "yarn", "go",
+})  # fmt: skip
+"""Also skipped in ``~/.local/share`` and ``~/.local/state``: apps, packages, caches."""
+_TOKENISH = re.compile(r"token|credential|secret|passw|apikey|api_key|auth\.|keys\.(txt|json)|\.key$", re.I)
 _HISTORY = re.compile(r"_history$|_hist$|^\.?histfile$|^\.?history(\.(db|sqlite|txt))?$|repl_history", re.I)
 """A shell's or REPL's history by its name (``.zsh_history``, ``.duckdb_history``,
 ``.octave_hist``, ``history.sqlite``): what people type there includes passwords."""
@@ -125,19 +153,23 @@ _cache: dict[Path, tuple[float, tuple[Path, ...]]] = {}
 
 
 def found_in_config(home: Path) -> tuple[Path, ...]:
-    """Files in ``~/.config`` (and the dot folders right in ``home``) whose names look
-    like credentials, at most :data:`_DEPTH` folders down and :data:`MAX_LOOKED_AT`
-    entries in all; kept until ``~/.config`` or ``home`` changes (a new tool's folder)."""
+    """Files in ``~/.config``, ``~/.local/share``, ``~/.local/state`` (and the dot folders
+    right in ``home``) whose names look like credentials, at most :data:`_DEPTH` folders
+    down and :data:`MAX_LOOKED_AT` entries for ``~/.local``'s and as many for the rest;
+    kept until one of those folders or ``home`` changes (a new tool's folder)."""
     try:
-        stamp = max(os.stat(home).st_mtime, os.stat(home / ".config").st_mtime)
+        stamp = max(os.stat(home).st_mtime, os.stat(home / ".config").st_mtime, *_stamps(home, LOCAL))
     except OSError:
         return ()
     cached = _cache.get(home)
     if cached is not None and cached[0] == stamp:
         return cached[1]
     found: list[Path] = []
-    budget = [MAX_LOOKED_AT]
     known = frozenset(str(home / rel) for rel in SECRET_PATHS)  # hidden whole already
+    local_budget = [MAX_LOOKED_AT]
+    for rel in LOCAL:
+        _look(home / rel, 1, found, local_budget, known, _LOCAL_SKIP)
+    budget = [MAX_LOOKED_AT]
     _look(home / ".config", 0, found, budget, known)
     try:
         listed = os.listdir(home)
@@ -156,7 +188,21 @@ def found_in_config(home: Path) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def _look(folder: Path, depth: int, found: list[Path], budget: list[int], known: frozenset[str]) -> None:
+def _stamps(home: Path, rels: tuple[str, ...]) -> list[float]:
+    """Change times of the folders in ``rels`` that exist (a new tool's folder there)."""
+    out = []
+    for rel in rels:
+        try:
+            out.append(os.stat(home / rel).st_mtime)
+        except OSError:
+            continue
+    return out
+
+
+def _look(
+    folder: Path, depth: int, found: list[Path], budget: list[int], known: frozenset[str],
+    skip: frozenset[str] = _SKIP,
+) -> None:
     if depth > _DEPTH or budget[0] <= 0:
         return
     try:
@@ -168,11 +214,11 @@ def _look(folder: Path, depth: int, found: list[Path], budget: list[int], known:
         budget[0] -= 1
         if budget[0] <= 0:
             return
-        if entry.name in _SKIP or entry.path in known:
+        if entry.name in skip or entry.path in known:
             continue
         try:
             if entry.is_dir(follow_symlinks=False):
-                _look(Path(entry.path), depth + 1, found, budget, known)
+                _look(Path(entry.path), depth + 1, found, budget, known, skip)
             elif _secret_looking(entry.path, entry.name):
                 found.append(Path(entry.path))
         except OSError:

@@ -73,3 +73,43 @@ async def test_histories_mail_passwords_and_tool_tokens_in_home_are_not_readable
     assert "end" in result.text
     for rel in STORES:  # the user's own files are untouched
         assert (home / rel).read_text() == f"HOMESECRET-{rel}\n"
+
+
+MORE_STORES = [
+    # in ~/.local, by the name rule: opencode's keys, XDG zsh history, an unknown tool's keys
+    ".local/share/opencode/auth.json", ".local/state/zsh/history", ".local/share/newtool/keys.json",
+    ".local/state/othertool/token", ".local/state/lesshst", ".local/share/Trash/files/.env",
+    # model tools' keys under harmless names
+    ".config/io.datasette.llm/keys.json", ".config/aichat/config.yaml", ".config/mods/mods.yml",
+    ".config/shell_gpt/.sgptrc", ".config/gptme/config.toml", ".config/crush/crush.json",
+    ".codeium/config.json", ".config/goose/config.yaml", ".tabnine/tabnine_config.json",
+    # a mail client, password managers, services and VPN clients
+    ".thunderbird/abc.default-release/logins.json", ".lpass/session", ".config/openstack/clouds.yaml",
+    ".mc/config.json", ".talos/config", ".config/openvpn/work.ovpn", ".config/syncthing/config.xml",
+    ".local/state/syncthing/config.xml", ".twilio-cli/config.json",
+    ".config/obs-studio/basic/profiles/Untitled/service.json",
+    # browsers' caches and an editor's local history of a project's .env
+    ".cache/google-chrome/Default/Cache/Cache_Data/f_000001",
+    ".cache/mozilla/firefox/x.default/cache2/entries/A1",
+    ".config/Code/User/History/-4f2a/Xy1.env",
+]  # fmt: skip
+
+
+async def test_model_tools_keys_and_what_lies_in_local_are_not_readable(home: Path) -> None:
+    require_sandbox()
+    for rel in MORE_STORES:
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"HOMESECRET-{rel}\n")
+    plain = [".local/share/applications/editor.desktop", ".local/state/tool/layout.json", ".local/bin/tool"]
+    for rel in plain:
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"PLAIN-{rel}\n")
+    box = Sandbox(home / "project")
+    names = " ".join(f"'{r}'" for r in MORE_STORES + plain)
+    script = f'cd ~ && for f in {names}; do cat "$f" 2>/dev/null; done; echo end'
+    result = await run_command(script, box.workspace, 30, lambda _: None, sandbox=box)
+    leaked = [rel for rel in MORE_STORES if f"HOMESECRET-{rel}" in result.text]
+    assert leaked == [], result.text
+    for rel in plain:  # what apps keep in ~/.local stays readable
+        assert f"PLAIN-{rel}" in result.text, result.text
+    assert "end" in result.text
