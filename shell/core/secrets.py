@@ -67,9 +67,19 @@ _SECRET_FILE_NAMES = frozenset({
     ".boto", "kubeconfig", ".vault-token", ".my.cnf", "auth.json", ".credentials.json",
     "credentials.tfrc.json", "application_default_credentials.json", "rclone.conf", "wallet.dat",
     ".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+    # the names keys are downloaded or kept under (finding K14): Firebase's docs, GCP's docs,
+    # the AWS console's key downloads, wrangler's and act's local secrets, Azure Functions'
+    "serviceaccountkey.json", "key.json", "keyfile.json", "sa-key.json", "gcp-key.json", "rootkey.csv",
+    "credentials.csv", ".dev.vars", ".secrets", "local.settings.json", "secret.json", "secret.yml",
+    "secret.yaml", "htpasswd", "token.txt", "api_key.txt", "apikey.txt",
 })
 _SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc",
-                         ".env", ".tfstate")
+                         ".env", ".tfstate", ".ppk", "_accesskeys.csv", ".kubeconfig", ".htpasswd",
+                         "-key.json", "_key.json")
+_SECRET_JSON_PREFIXES = ("firebase-adminsdk-", "client_secret", "service_account", "service-account",
+                         "serviceaccount")
+"""``firebase-adminsdk-x1y2z-0123456789.json``, ``client_secret_<id>.apps.googleusercontent.com.json``:
+the names the consoles give a downloaded key."""
 _NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults")
 _PRIVATE_KEYS = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
 """ssh's private key names, and their variants (``id_rsa_deploy``, ``id_ed25519.work``);
@@ -87,7 +97,8 @@ def secret_name_hints() -> tuple[str, ...]:
     ``shadow``, ``hosts.yml``…): a command line holding none of them names no secret
     file, so callers on a hot path can skip splitting it into words. Derived from the
     lists themselves, so a name added there is never missed by such a filter."""
-    names = {*_SECRET_FILE_NAMES, *_SECRET_FILE_SUFFIXES, *_PRIVATE_KEYS, *_SYSTEM_SECRETS, *BY_FOLDER}
+    names = {*_SECRET_FILE_NAMES, *_SECRET_FILE_SUFFIXES, *_PRIVATE_KEYS, *_SYSTEM_SECRETS, *BY_FOLDER,
+             *_SECRET_JSON_PREFIXES}
     hints = {n.lower().lstrip("._") for n in names} | {"env", "ssh_host_", "sudoers"}
     return tuple(sorted(h for h in hints if h))
 
@@ -127,6 +138,8 @@ def _secret_name(trimmed: str, name: str) -> bool:
     folder = BY_FOLDER.get(name)
     if folder is not None and os.path.basename(os.path.dirname(trimmed)).lower() == folder:
         return True
+    if name.endswith(".json") and name.startswith(_SECRET_JSON_PREFIXES):
+        return True
     return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES)
 
 
@@ -147,7 +160,8 @@ _WHY_BY_NAME = {
 """Why each name of the list holds secrets, said in the question before it is read."""
 _WHY_BY_SUFFIX = (
     ((".tfstate", ".tfstate.backup", ".tfvars"), "Terraform keeps secrets in it in plain text"),
-    ((".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc"), "a private key or a key store"),
+    ((".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc", ".ppk"), "a private key or a key store"),
+    ((".csv",), "cloud access keys"),
     ((".kdbx",), "a password database"),
     ((".json", ".yml", ".yaml", ".toml"), "credentials for a service"),
 )

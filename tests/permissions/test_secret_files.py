@@ -407,6 +407,33 @@ def test_every_name_the_secrets_policy_knows_is_caught_on_a_command_line() -> No
         assert named_secret_files(f"head -c 60 {name}") == [name], name
 
 
+DOWNLOADED_KEYS = (
+    "firebase-adminsdk-x1y2z-0123456789.json", "serviceAccountKey.json", "service_account.json",
+    "client_secret_123-abc.apps.googleusercontent.com.json", "ci_accessKeys.csv", "rootkey.csv",
+    "key.ppk", ".dev.vars", ".secrets", "local.settings.json", "prod.kubeconfig", "users.htpasswd",
+    "gcp-key.json", "keyfile.json",
+)
+
+
+async def test_keys_under_the_names_consoles_download_them_as_ask_and_are_hidden(ws: Path) -> None:
+    """read_file sent a Firebase admin key, an AWS console key CSV, a PuTTY key and
+    wrangler's .dev.vars to the provider unasked (finding K14)."""
+    for name in DOWNLOADED_KEYS:
+        (ws / "keys").mkdir(exist_ok=True)
+        (ws / "keys" / name).write_text(f"{KEY}-{name}\n")
+    (ws / "keys" / "package.json").write_text("{}\n")
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, mode="auto", sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    read = tools_for(ws, box)["read_file"]
+    for name in DOWNLOADED_KEYS:
+        assert policy.decide(read, {"path": f"keys/{name}"}).action == "ask", name
+    assert policy.decide(read, {"path": "keys/package.json"}).action == "allow"
+    require_sandbox()
+    result = await sh(box, "cat keys/*")
+    assert KEY not in result.text, result.text
+
+
 # -- a command cannot un-hide them for the next command -----------------------------------------------
 
 
