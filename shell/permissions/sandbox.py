@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.programs import which
 
-from . import gitflags, gitrefs, gitsequencer, paths, quarantine, runslater, writewalls
+from . import gitflags, gitrefs, gitsequencer, paths, pathswaps, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
@@ -249,6 +249,7 @@ class Sandbox:
         self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
         self._unwritten: list[Path] = []  # named by write rules, missing before the command
         self._ruled: set[Path] = set()  # what wildcard write rules covered before it (.writewalls)
+        self._held: list[pathswaps.Held] = []  # the folders above what it holds, as they were (.pathswaps)
         self.staged = StagedCopies()  # git's staged copies, shown in their place (.gitstaged)
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._reveal_lock = threading.Lock()
@@ -282,6 +283,9 @@ class Sandbox:
         self._todos = gitsequencer.todos(walls.gitdirs)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
+        held = {pathswaps.RULE: [*self.denied_writes(), *self.denied_reads()], pathswaps.SECRET: found.paths,
+                pathswaps.LATER: walls.readonly}
+        self._held = pathswaps.hold(held, self.roots())
         return found, walls
 
     def after(self, before: Guard, started_ns: int) -> tuple[list[Planted], str]:
@@ -289,6 +293,7 @@ class Sandbox:
         out of the workspace into a quarantine folder of ours (hidden from commands),
         and why the check did not reach everywhere (empty when it did). Its walk may
         go :data:`AFTER_SCALE` times further than the one before a command."""
+        swapped = pathswaps.undo(self._held, self.roots())  # first: the checks below see the tree put back
         found = self.secret_index.find(scale=AFTER_SCALE)
         made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         now = runslater.guard(self.roots(), found.runs_later, before.outside)
@@ -297,7 +302,7 @@ class Sandbox:
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
         refs, self._refs = self._refs, {}
         todos, self._todos = self._todos, {}
-        unhidden = (self._unhide() + gitrefs.undo_replace(refs) + gitsequencer.drop_new_execs(todos)
+        unhidden = (swapped + self._unhide() + gitrefs.undo_replace(refs) + gitsequencer.drop_new_execs(todos)
                     + writewalls.move_created(created, self.roots()))
         if now.watched == before.watched and runslater.same_links(before, now):
             return unhidden, missed

@@ -39,7 +39,7 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
-from shell.permissions import paths, runslater, writewalls
+from shell.permissions import paths, pathswaps, runslater, writewalls
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
@@ -376,8 +376,10 @@ def git_dir_note(in_git: Sequence[str], code: int | None, locks: bool) -> str:
 def _after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
     """What the check after a sandboxed command found, and where it could not look."""
     ruled = [p for p in planted if writewalls.is_rule_entry(p)]
-    later = [p for p in planted if p not in ruled]
-    notes = [runslater.report(later, roots)] if later else []
+    swapped = [p for p in planted if pathswaps.is_swap(p)]
+    later = [p for p in planted if p not in ruled and p not in swapped]
+    notes = [pathswaps.report(swapped, roots)] if swapped else []
+    notes += [runslater.report(later, roots)] if later else []
     notes += [writewalls.report(ruled, roots)] if ruled else []
     if unchecked:
         notes.append(f"[agent-shell could not check the whole workspace after this command ({unchecked}): "

@@ -1,0 +1,83 @@
+"""A sandboxed command that renames the folder above what the sandbox holds (tester
+finding K9): the bind moves with the folder, so ``mv config cfg_old; mkdir config``
+replaced a file a deny rule names, and ``mv config cfg2`` let the next command read
+what a rule on reading hides. After the command the folder is renamed back, what the
+command put in its place goes to the quarantine, and the result says so."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions.sandbox import Sandbox
+from shell.tools.shell_cmd import run_command
+
+from ..sandboxing import require_sandbox
+from .later_ws import later_workspace
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from later_workspace(monkeypatch, ".agent-shell-test-renamed-")
+
+
+async def run(ws: Path, command: str, writes: tuple[str, ...] = (), reads: tuple[str, ...] = ()) -> Any:
+    box = Sandbox(ws)
+    box.denied_writes = lambda: [ws / p for p in writes]
+    box.denied_reads = lambda: [ws / p for p in reads]
+    return await run_command(command, box.workspace, 30, lambda _: None, sandbox=box)
+
+
+async def test_a_denied_file_swapped_by_renaming_its_folder_is_put_back(ws: Path) -> None:
+    require_sandbox()
+    (ws / "config").mkdir()
+    (ws / "config" / "prod.toml").write_text('db = "prod"\n')
+    (ws / "config" / "other.toml").write_text("mine\n")
+    result = await run(ws, "python3 -c \"import os; os.rename('config','cfg_old'); os.mkdir('config'); "
+                           "open('config/prod.toml','w').write('db = EVIL')\"; echo done",
+                       writes=("config/prod.toml",))
+    assert "done" in result.text
+    assert (ws / "config" / "prod.toml").read_text() == 'db = "prod"\n'
+    assert (ws / "config" / "other.toml").read_text() == "mine\n"
+    assert not (ws / "cfg_old").exists()
+    assert "cfg_old renamed back to config" in result.text and "moved out of the workspace" in result.text
+    assert "config" in result.details["quarantined"]
+
+
+async def test_a_folder_a_read_rule_hides_cannot_be_renamed_out_of_its_reach(ws: Path) -> None:
+    require_sandbox()
+    (ws / "config" / "secrets").mkdir(parents=True)
+    (ws / "config" / "secrets" / "db.txt").write_text("db_password=SECRET\n")
+    result = await run(ws, "cat config/secrets/db.txt; mv config cfg2; echo done", reads=("config/secrets",))
+    assert "SECRET" not in result.text and "done" in result.text
+    assert (ws / "config" / "secrets" / "db.txt").exists() and not (ws / "cfg2").exists()
+    again = await run(ws, "cat cfg2/secrets/db.txt; echo done", reads=("config/secrets",))
+    assert "SECRET" not in again.text
+
+
+async def test_a_secret_file_swapped_by_renaming_its_folder_is_put_back(ws: Path) -> None:
+    require_sandbox()
+    (ws / "sub").mkdir()
+    (ws / "sub" / ".env").write_text("KEY=mine\n")
+    result = await run(ws, "mv sub sub_old && mkdir sub && echo KEY=evil > sub/.env; echo done")
+    assert "done" in result.text
+    assert (ws / "sub" / ".env").read_text() == "KEY=mine\n" and not (ws / "sub_old").exists()
+    plain = await run(ws, "mv sub sub2; echo done")  # only renamed: the secret search follows it
+    assert "done" in plain.text and (ws / "sub2" / ".env").read_text() == "KEY=mine\n"
+
+
+async def test_a_runs_later_folder_swapped_by_renaming_its_parent_is_put_back(ws: Path) -> None:
+    require_sandbox()
+    (ws / "sub" / ".vscode").mkdir(parents=True)
+    (ws / "sub" / ".vscode" / "settings.json").write_text("{}\n")
+    result = await run(ws, "mv sub sub_old && mkdir -p sub/.vscode && echo '{}' > sub/.vscode/tasks.json; "
+                           "echo done")
+    assert "done" in result.text and "sub_old renamed back to sub" in result.text
+    assert (ws / "sub" / ".vscode" / "settings.json").read_text() == "{}\n"
+    assert not (ws / "sub" / ".vscode" / "tasks.json").exists() and not (ws / "sub_old").exists()
+    assert result.details["quarantined"] == ["sub"]  # the command's new sub/, with its tasks.json
