@@ -38,7 +38,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from shell.core import programs
@@ -147,6 +147,21 @@ def bin_entries(folder: Path) -> list[Path] | None:
     except OSError:
         return None
     return None if len(names) > MAX_BIN_PINS else [folder / name for name in sorted(names)]
+
+
+def added_to_bin(folder: Path, known: Mapping[Path, object]) -> list[tuple[Path, str]]:
+    """What a command added to an existing venv's pinned ``bin/`` (what is not among
+    ``known``, the entries before it) that is not a pip console script. All of the
+    folder is looked at, however many a command added (the walls' own look stops at
+    :data:`MAX_BIN_PINS`); more than :data:`MAX_ENTRIES` new ones: the folder whole."""
+    try:
+        with os.scandir(folder) as scan:
+            new = [Path(e.path) for e in scan if Path(e.path) not in known]
+    except OSError:
+        return []
+    if len(new) > MAX_ENTRIES:
+        return [(folder, f"{len(new)} new programs in a virtualenv's bin/ (too many to check)")]
+    return [(path, why) for path in sorted(new) if (why := added_program(path))]
 
 
 def added_program(path: Path) -> str:

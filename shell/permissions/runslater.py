@@ -67,7 +67,7 @@ from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
 from .laternames import CONDA_META, CONDA_PARTS, GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 from .mcpsources import mcp_runs
-from .newvenv import CHANGED_WHY, added_program, bin_entries
+from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
 from .pathdirs import guarded
 
@@ -409,15 +409,15 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
     out: list[Planted] = []
     new_envs = {p.parent for p, seen in after.watched.items() if p.name == "pyvenv.cfg"
                 and p not in before.watched and seen.ctime >= started_ns - SLACK_NS}
-    for env in sorted(new_envs):  # kept only as venv and pip write it (:mod:`.newvenv`)
-        out += [_move(path, why, quarantine, after.roots, Seen("missing"))
-                for path, why in judge_new_venv(env, after.roots)]
+    for path, reason in [*(x for env in sorted(new_envs) for x in judge_new_venv(env, after.roots)),
+                         *(x for b in before.venv_bins for x in added_to_bin(b, before.watched))]:
+        out.append(_move(path, reason, quarantine, after.roots, Seen("missing")))  # not as venv, pip write
     for path, now in after.watched.items():
         was = before.watched.get(path, Seen("missing"))
         top = path.parent if path.name in ("pyvenv.cfg", *VENV_BINS) else path.parent.parent
         in_env = top == path.parent or path.parent.name in VENV_BINS
-        if top in new_envs and in_env and was.kind == "missing":
-            continue  # a new virtualenv (its pyvenv.cfg, bin/ and what is in it): judged above
+        if ((top in new_envs and in_env) or path.parent in before.venv_bins) and was.kind == "missing":
+            continue  # judged above: a new virtualenv (pyvenv.cfg, bin/ and what is in it), what pip added
         relinked = path in before.linked or path in after.linked
         if (now == was and (not relinked or now.ctime == was.ctime)) or now.kind == "missing":
             if now.kind == "missing" and was.kind == "link":

@@ -187,6 +187,11 @@ async def test_pip_can_add_console_scripts_to_an_existing_virtualenv_and_nothing
     assert os.readlink(ws / ".venv" / "bin" / "python") == python
     assert "x" not in (ws / ".venv" / "bin" / "activate").read_text().splitlines()
     assert sorted(result.details["quarantined"]) == [".venv/bin/git", ".venv/bin/python"], result.text
+    # a flood past what the walls bind one by one: every new entry is still judged
+    result = await sh(ws, "for i in $(seq 300); do cp .venv/bin/pytest .venv/bin/t$i; done; "
+                          f"cp {ws.parent / 'evil.txt'} .venv/bin/zz-git; echo done")
+    assert "done" in result.text and result.details["quarantined"] == [".venv/bin/zz-git"], result.text
+    assert (ws / ".venv" / "bin" / "t300").exists()
 
 
 def _conda_env(ws: Path, rel: str) -> Path:
