@@ -9,10 +9,15 @@ the kernel's own list is read: ``/proc/net/unix`` names every socket bound with 
 path in this network namespace, which is the one the user's agents and servers
 run in. Each is covered with an empty file in the sandbox (connect() is refused).
 
-Two kinds are left alone: sockets inside the workspace (the project's own, a
-database a test suite started) and sockets in the private ``/tmp`` and ``/var/tmp``
-(replaced by empty ones already). A socket bound after the command starts is not
-covered; a command in the sandbox cannot make one appear outside it.
+Sockets inside the workspace are covered too: one that exists before the command
+is a server the user runs outside the sandbox (a dev PostgreSQL with its socket in
+``./run``, MySQL's ``tmp/mysql.sock``), which trusts local connections and runs
+``COPY … TO PROGRAM`` on the host (tester finding K13). A database a test suite
+starts inside the command binds its socket later, in the sandbox's own network
+namespace, and is not affected; a socket the user wants reachable is named in the
+config (``[sandbox] sockets``). Sockets in the private ``/tmp`` and ``/var/tmp`` are
+replaced by empty ones already. The cost does not grow with the workspace: the
+kernel's list is read, no folder is walked.
 """
 
 from __future__ import annotations

@@ -223,8 +223,9 @@ def home_dirs() -> list[Path]:
 class Sandbox:
     """How ``run_shell`` wraps a command for one workspace.
 
-    ``hidden`` and ``writable`` add paths to the defaults (the config's
-    ``[sandbox]`` table); ``bwrap`` picks the binary (default: on ``PATH``)."""
+    ``hidden`` and ``writable`` add paths to the defaults, and ``sockets`` names the
+    host sockets commands may reach (the config's ``[sandbox]`` table); ``bwrap``
+    picks the binary (default: on ``PATH``)."""
 
     def __init__(
         self,
@@ -232,11 +233,15 @@ class Sandbox:
         *,
         hidden: Sequence[str | os.PathLike[str]] = (),
         writable: Sequence[str | os.PathLike[str]] = (),
+        sockets: Sequence[str | os.PathLike[str]] = (),
         bwrap: str | None = None,
     ) -> None:
         self.workspace = paths.real_root(workspace)
         self.extra_hidden = [Path(p).expanduser() for p in hidden]
         self.writable = [paths.real_root(p) for p in writable]
+        self.sockets = [Path(os.path.realpath(self.workspace / Path(p).expanduser())) for p in sockets]
+        """Host sockets the user lets commands reach (``[sandbox] sockets``; relative to the
+        workspace): every other one the kernel lists, in the workspace too, is covered."""
         self.added: list[Path] = []
         """Directories added to the workspace (``--add-dir``): writable, searched for secrets."""
         self.bwrap = bwrap
@@ -384,7 +389,10 @@ class Sandbox:
         agent = os.environ.get("SSH_AUTH_SOCK")
         if agent:
             wanted.append(Path(agent))
-        wanted.extend(s for s in host_sockets() if not _under(s, [self.workspace, *self.added]))
+        # in the workspace too: a socket there before the command is a server outside the
+        # sandbox (a dev database's, which runs COPY … TO PROGRAM as its owner); one a test
+        # suite starts in the command is bound later, in the sandbox's own namespace
+        wanted.extend(s for s in host_sockets() if Path(os.path.realpath(s)) not in self.sockets)
         wanted.extend(self.extra_hidden)
         wanted.extend(self.denied_reads())
         private = [Path("/tmp"), Path("/var/tmp")]  # replaced by empty ones already

@@ -350,13 +350,15 @@ def _config_list(settings: Settings, table: str, key: str, problems: list[str]) 
 
 def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str]) -> Sandbox:
     """The sandbox of ``run_shell`` (config: ``[sandbox] hide = [...]``, ``writable =
-    [...]``, extra paths); when it cannot work here, a problem says so once."""
+    [...]``, extra paths; ``sockets = [...]``, host sockets commands may reach); when
+    it cannot work here, a problem says so once."""
     from ..permissions.sandbox import Sandbox
 
     sandbox = Sandbox(
         workspace.root,
         hidden=_config_list(settings, "sandbox", "hide", problems),
         writable=_config_list(settings, "sandbox", "writable", problems),
+        sockets=_config_list(settings, "sandbox", "sockets", problems),
     )
     if not sandbox.available:
         problems.append(sandbox.status.notice())

@@ -285,24 +285,34 @@ CONNECT = (
 )
 
 
-async def test_the_hosts_unix_sockets_are_out_of_reach_and_the_projects_own_are_not(home: Path) -> None:
+async def test_the_hosts_unix_sockets_are_out_of_reach_in_the_workspace_too(home: Path) -> None:
     """A socket with a path is a door out of the sandbox (a screen session, an ssh
     agent in home, D-Bus, libvirt): every one the kernel lists is covered, wherever
-    it is and whatever its name; one in the workspace is the project's own."""
+    it is and whatever its name. Tester finding K13: one in the workspace that exists
+    before the command (a dev PostgreSQL's ``run/.s.PGSQL.5432``) was left reachable,
+    and ``COPY … TO PROGRAM`` ran on the host; the user can name one in the config.
+    A server the command starts itself in the workspace is reachable as before."""
     require_sandbox()
     listeners = []
-    for where in (home / ".1password" / "agent.sock", home / "project" / "db.sock"):
+    for where in (home / ".1password" / "agent.sock", home / "project" / "run" / "db.sock"):
         where.parent.mkdir(exist_ok=True)
         listener = socket.socket(socket.AF_UNIX)
         listener.bind(str(where))
         listener.listen()
         listeners.append(listener)
+    own = ("python3 -c \"import socket,os; s=socket.socket(socket.AF_UNIX); s.bind('own.sock'); s.listen(); "
+           "c=socket.socket(socket.AF_UNIX); c.connect('own.sock'); print('OWN CONNECTED'); "
+           "os.unlink('own.sock')\"")
     try:
         box = Sandbox(home / "project")
         outside = await sh(box, CONNECT + str(home / ".1password" / "agent.sock"))
-        inside = await sh(box, CONNECT + str(home / "project" / "db.sock"))
+        inside = await sh(box, CONNECT + "run/db.sock")
+        itself = await sh(box, own)
+        allowed = await sh(Sandbox(home / "project", sockets=["run/db.sock"]), CONNECT + "run/db.sock")
     finally:
         for listener in listeners:
             listener.close()
     assert "REFUSED" in outside.text and "CONNECTED" not in outside.text, outside.text
-    assert "CONNECTED" in inside.text, inside.text
+    assert "REFUSED" in inside.text and "CONNECTED" not in inside.text, inside.text
+    assert "OWN CONNECTED" in itself.text, itself.text
+    assert "CONNECTED" in allowed.text and "REFUSED" not in allowed.text, allowed.text
