@@ -65,6 +65,7 @@ from .envrcsources import envrc_runs, envrcs_above
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
+from .homelinks import home_links
 from .laternames import CONDA_META, CONDA_PARTS, GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
@@ -349,9 +350,10 @@ class _Walls:
                     self.watch(path)
 
     def mcp_sources(self) -> None:
-        """What the roots' ``.mcp.json`` servers run (:mod:`.mcpsources`: ``tools/server.py``,
-        ``.venv/bin/python``), watched when missing too: agent-shell starts it as the user."""
-        for path, reason in mcp_runs(self.roots).items():
+        """What the roots' ``.mcp.json`` servers run (:mod:`.mcpsources`: ``tools/server.py``)
+        and what home's symlinks lead to there (:mod:`.homelinks`: ``~/.bashrc`` -> ``bashrc``),
+        watched when missing too: agent-shell, the login shell, git run it as the user."""
+        for path, reason in {**home_links(self.roots), **mcp_runs(self.roots)}.items():
             if path not in self.sideways:
                 self.sideways[path] = reason
                 self.watch(path)
