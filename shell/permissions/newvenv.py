@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import ast
 import filecmp
-import functools
 import itertools
 import os
 import re
 import subprocess
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -263,20 +263,20 @@ def _reference(python: str, name: str, cfg: dict[str, str], roots: Sequence[Path
     try:
         mtime = os.stat(python).st_mtime_ns
         if "uv" not in cfg:
-            return _made_reference(("venv", python, mtime), name, prompt)
+            return _cached_reference(("venv", python, mtime), name, prompt)
         uv = programs.which("uv")
         if uv is None or _inside(os.path.realpath(uv), roots):
             return {}
         uv = os.path.realpath(uv)
-        if _uv_version(uv, os.stat(uv).st_mtime_ns) != cfg["uv"]:
+        if _uv_version(uv) != cfg["uv"]:
             return {}
-        return _made_reference((uv, python, os.stat(uv).st_mtime_ns), name, prompt)
+        return _cached_reference((uv, python, os.stat(uv).st_mtime_ns), name, prompt)
     except OSError:
         return {}
 
 
-@functools.lru_cache(maxsize=8)
-def _uv_version(uv: str, _mtime: int) -> str:
+def _uv_version(uv: str) -> str:
+    """``uv --version``'s number (asked each time a new uv venv is judged: a few ms)."""
     try:
         done = subprocess.run([uv, "--version"], env=_ENV, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=REFERENCE_SECONDS, check=True)
@@ -291,7 +291,28 @@ _ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
 no ``PYTHON*``), so it writes what a plain run writes."""
 
 
-@functools.lru_cache(maxsize=16)
+_REFERENCES: dict[tuple[tuple[str, str, int], str, str], dict[str, bytes]] = {}
+MAX_REFERENCES = 16
+_REFERENCES_LOCK = threading.Lock()
+
+
+def _cached_reference(maker: tuple[str, str, int], name: str, prompt: str) -> dict[str, bytes]:
+    """A reference made before, or made now: only one that was made is kept (a maker
+    that timed out under load is asked again next time, not taken for "none")."""
+    key = (maker, name, prompt)
+    with _REFERENCES_LOCK:  # checks after commands run in threads
+        known = _REFERENCES.get(key)
+    if known is not None:
+        return known
+    made = _made_reference(maker, name, prompt)
+    if made:
+        with _REFERENCES_LOCK:
+            if len(_REFERENCES) >= MAX_REFERENCES:
+                _REFERENCES.pop(next(iter(_REFERENCES)), None)
+            _REFERENCES[key] = made
+    return made
+
+
 def _made_reference(maker: tuple[str, str, int], name: str, prompt: str) -> dict[str, bytes]:
     """``maker`` is ``("venv", python, mtime)`` or ``(uv, python, mtime)``."""
     program, python, _ = maker
