@@ -128,6 +128,9 @@ class LoadedInstructions:
     sections: tuple[tuple[str, str], ...] = ()
     """(name, fenced text) of each file read at the top level, its imports inlined:
     the pieces of ``text`` that ``/context`` counts one by one."""
+    missing: tuple[Path, ...] = ()
+    """Files an ``@`` line imports that are not there (yet): one made later is read
+    from then on, so the permission policy guards them as much as those read."""
 
 
 @dataclass(slots=True)
@@ -146,6 +149,7 @@ class _Loader:
     problems: list[str] = field(default_factory=list)
     seen: set[Path] = field(default_factory=set)
     read_denied: ReadDenied | None = None
+    missing: list[Path] = field(default_factory=list)
 
     # -- naming and fencing --------------------------------------------------------
     def shown(self, path: Path) -> str:
@@ -167,6 +171,8 @@ class _Loader:
         try:
             resolved = path.resolve(strict=True)
         except (OSError, RuntimeError):  # gone, or a symlink loop
+            if origin == "import":
+                self.missing.append(path)
             self.problems.append(f"{self.shown(path)}: cannot be read (missing or a symlink loop).")
             return None
         label = self.shown(resolved)
@@ -376,7 +382,8 @@ def load_instructions(
                 break
     body = "\n\n".join(text for _, text in sections)
     text = f"{HEADING}\n\n{PREAMBLE}\n\n{body}" if sections else ""
-    return LoadedInstructions(root, cwd, tuple(loader.files), text, tuple(loader.problems), tuple(sections))
+    return LoadedInstructions(root, cwd, tuple(loader.files), text, tuple(loader.problems), tuple(sections),
+                              tuple(loader.missing))
 
 
 def _exists(path: Path) -> bool:

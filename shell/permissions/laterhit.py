@@ -5,8 +5,10 @@ folder, an included config, a hook link's target, also a nested repository's), o
 because an ``.envrc`` pulls it in (:mod:`.envrcsources`: ``source_env``, ``dotenv``,
 ``watch_file`` …), or because a ``.mcp.json`` server runs it (:mod:`.mcpsources`:
 ``python3 tools/server.py``), or because a symlink in home leads to it (:mod:`.homelinks`:
-``~/.bashrc`` -> ``dotfiles/bashrc``). The file tools' policy asks before such an edit in every mode but
-bypass; the sandbox guards the same set (:mod:`.runslater`)."""
+``~/.bashrc`` -> ``dotfiles/bashrc``), or because an instruction file imports it
+(:mod:`.instructionsources`: ``@docs/conventions.md`` in AGENTS.md). The file tools'
+policy asks before such an edit in every mode but bypass; the sandbox guards the same
+set (:mod:`.runslater`)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from .envrcsources import envrc_runs, envrcs_above
 from .gitruns import git_runs
 from .homelinks import link_why
+from .instructionsources import instruction_imports
 from .laternames import why
 from .mcpsources import mcp_runs
 from .runslater import git_dirs_above
@@ -45,7 +48,8 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
     for place in [*tops, *(p.parent for p in found if p.name == ".envrc")]:
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]
     reason = (git_runs(gitdirs, tops).why(real) or envrc_runs(envrcs, tops).why(real)
-              or mcp_runs(tops).get(real, "") or link_why(real, tops))
+              or mcp_runs(tops).get(real, "") or link_why(real, tops)
+              or instruction_imports(tops, found).get(real, ""))
     return (real, reason) if reason else None
 
 

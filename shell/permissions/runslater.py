@@ -66,6 +66,7 @@ from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
 from .homelinks import home_links
+from .instructionsources import instruction_imports
 from .laternames import CONDA_META, CONDA_PARTS, GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
 from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
@@ -350,10 +351,9 @@ class _Walls:
                     self.watch(path)
 
     def mcp_sources(self) -> None:
-        """What the roots' ``.mcp.json`` servers run (:mod:`.mcpsources`: ``tools/server.py``)
-        and what home's symlinks lead to there (:mod:`.homelinks`: ``~/.bashrc`` -> ``bashrc``),
-        watched when missing too: agent-shell, the login shell, git run it as the user."""
-        for path, reason in {**home_links(self.roots), **mcp_runs(self.roots)}.items():
+        """What .mcp.json runs, home's links lead to, AGENTS.md imports: watched when missing too."""
+        imports = instruction_imports(self.roots, [p for p, s in self.watched.items() if s.kind == "file"])
+        for path, reason in {**imports, **home_links(self.roots), **mcp_runs(self.roots)}.items():
             if path not in self.sideways:
                 self.sideways[path] = reason
                 self.watch(path)
