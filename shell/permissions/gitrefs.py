@@ -1,4 +1,5 @@
-"""Git refs a sandboxed command must not leave behind: replace refs.
+"""Git refs a sandboxed command must not leave behind (replace refs), and those it
+moved that the user should hear about (the stash, other branches, tags).
 
 A sandboxed command may write ``refs/`` and ``packed-refs`` (``git commit``, a new
 branch, ``git stash`` must work), and ``refs/replace/`` lies in there. A replace ref
@@ -11,6 +12,15 @@ later, like hooks: the refs of every guarded git directory are read before a com
 (loose files and ``packed-refs``, no git run), and after it each replace ref it added
 or changed is put back as it was (removed, or set to its old object), and the result
 says so with the ``git replace`` line that redoes it (the objects stay).
+
+The other refs a command changed, besides the branch checked out (which ``git commit``
+moves, and ``git status`` and ``git log`` show), are said in the result
+(:func:`changed`, :func:`report`): a command that swapped the user's stash entry for its
+own (``git stash`` then ``git stash drop stash@{1}``) left ``git stash list`` looking the
+same, and the user's ``git stash pop`` brought back its code; another branch, a tag or a
+remote-tracking branch moved (``git rebase origin/main`` without a fetch takes what it
+points at) is as quiet. Nothing is undone there: a new branch, a stash of the command's
+own work, are what it was asked for; the note lets the user look.
 
 Not covered: the reftable backend (``git init --ref-format=reftable``, rare), and
 an object file overwritten in place (only ``git fsck`` tells).
@@ -45,6 +55,9 @@ class Refs:
     loose: Mapping[str, str]
     packed: Mapping[str, str]
     complete: bool = True
+    heads: frozenset[str] = frozenset()
+    """The branches checked out (any guarded git directory's ``HEAD``, a rebase's
+    ``head-name``) when it was read: moving those is what a commit does."""
 
     def value(self, name: str) -> str | None:
         return self.loose.get(name, self.packed.get(name))
@@ -120,10 +133,25 @@ def read(gitdir: Path) -> Refs:
     return Refs(loose, packed, whole and all_packed)
 
 
+def checked_out(gitdirs: Sequence[Path]) -> frozenset[str]:
+    """The branches the git directories have checked out (or are rebasing)."""
+    out: set[str] = set()
+    for gitdir in gitdirs:
+        for name in ("HEAD", "rebase-merge/head-name", "rebase-apply/head-name"):
+            text = (_read_text(gitdir / name) or "").strip()
+            out.add(text.removeprefix("ref:").strip())
+    return frozenset(n for n in out if n.startswith("refs/"))
+
+
 def snapshot(gitdirs: Sequence[Path]) -> dict[Path, Refs]:
     """The refs of each git directory that keeps some (``refs/`` or ``packed-refs``)."""
-    return {g: read(g) for g in dict.fromkeys(gitdirs)
-            if os.path.isdir(g / "refs") or os.path.isfile(g / "packed-refs")}
+    heads = checked_out(gitdirs)
+    out: dict[Path, Refs] = {}
+    for g in dict.fromkeys(gitdirs):
+        if os.path.isdir(g / "refs") or os.path.isfile(g / "packed-refs"):
+            refs = read(g)
+            out[g] = Refs(refs.loose, refs.packed, refs.complete, heads)
+    return out
 
 
 def _write_loose(path: Path, value: str) -> None:
@@ -206,4 +234,65 @@ def undo_replace(before: Snapshot) -> list[Planted]:
     return out
 
 
-__all__ = ["REPLACE_WHY", "Refs", "Snapshot", "put_back", "read", "snapshot", "undo_replace"]
+CHANGED_WHY = "a git ref the command changed"
+MAX_NOTED = 20
+"""Refs named in one note at most (a fetch of tags may move hundreds)."""
+
+
+def _kind(name: str) -> str:
+    for prefix, kind in (("refs/heads/", "branch"), ("refs/tags/", "tag"),
+                         ("refs/remotes/", "remote-tracking branch"), ("refs/notes/", "notes")):
+        if name.startswith(prefix):
+            return f"{kind} {name[len(prefix):]}"
+    return "the stash (stash@{0})" if name == "refs/stash" else name
+
+
+def _short(value: str) -> str:
+    return value[:12] if " " not in value and len(value) >= 40 else value[:80]
+
+
+def changed(before: Snapshot, gitdirs: Sequence[Path]) -> list[Planted]:
+    """The refs of ``before``'s git directories a command added, moved or deleted,
+    besides the branches checked out before or after it (``gitdirs``' HEADs) and
+    replace refs (:func:`undo_replace` puts those back), each said as a line."""
+    out: list[Planted] = []
+    heads = checked_out(gitdirs)
+    for gitdir, was in before.items():
+        now = read(gitdir)
+        skip = was.heads | heads
+        for name in sorted(was.names() | now.names()):
+            old, new = was.value(name), now.value(name)
+            if old == new or name in skip or name.startswith(REPLACE):
+                continue
+            if old is None:
+                line = f"new, at {_short(new or '')}"
+            elif new is None:
+                line = f"deleted (it was at {_short(old)}: git update-ref {name} {old} puts it back)"
+            else:
+                line = (f"moved from {_short(old)} to {_short(new)} (git log -p {name} shows it; "
+                        f"git update-ref {name} {old} puts it back)")
+            out.append(Planted(gitdir / name, CHANGED_WHY, undone=f"{_kind(name)}: {line}"))
+    return out
+
+
+def is_changed_entry(planted: Planted) -> bool:
+    """Whether an entry of the check after a command is a ref :func:`changed` names."""
+    return planted.why == CHANGED_WHY
+
+
+def report(entries: Sequence[Planted]) -> str:
+    """What the result says about the refs a command changed (empty: none)."""
+    if not entries:
+        return ""
+    lines = ["[agent-shell: this command changed git refs besides the branch checked out "
+             "(git status does not show these):"]
+    lines += [f"  {p.undone}" for p in entries[:MAX_NOTED]]
+    if len(entries) > MAX_NOTED:
+        lines.append(f"  and {len(entries) - MAX_NOTED} more")
+    lines.append("Tell the user, so they can look before they use them (git stash pop, git rebase, "
+                 "git switch).]")
+    return "\n".join(lines)
+
+
+__all__ = ["CHANGED_WHY", "REPLACE_WHY", "Refs", "Snapshot", "changed", "checked_out", "is_changed_entry",
+           "put_back", "read", "report", "snapshot", "undo_replace"]

@@ -39,7 +39,7 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
-from shell.permissions import paths, pathswaps, runslater, writewalls
+from shell.permissions import gitrefs, paths, pathswaps, runslater, writewalls
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
@@ -377,8 +377,10 @@ def _after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) 
     """What the check after a sandboxed command found, and where it could not look."""
     ruled = [p for p in planted if writewalls.is_rule_entry(p)]
     swapped = [p for p in planted if pathswaps.is_swap(p)]
-    later = [p for p in planted if p not in ruled and p not in swapped]
+    refs = [p for p in planted if gitrefs.is_changed_entry(p)]
+    later = [p for p in planted if p not in ruled and p not in swapped and p not in refs]
     notes = [pathswaps.report(swapped, roots)] if swapped else []
+    notes += [gitrefs.report(refs)] if refs else []
     notes += [runslater.report(later, roots)] if later else []
     notes += [writewalls.report(ruled, roots)] if ruled else []
     if unchecked:

@@ -127,3 +127,36 @@ async def test_the_agents_own_rebase_continue_still_works_and_exec_lines_already
     assert "user-ran-this" in result.text and "rebase to-do" not in result.text
     assert git(ws, "log", "--format=%s").split() == ["c3", "c2", "init"]
     assert not (ws / ".git" / "rebase-merge").exists()
+
+
+async def test_a_command_that_swaps_the_users_stash_entry_is_said(ws: Path) -> None:
+    """K15's stash variant: ``git stash`` of a planted feature.py, then ``git stash drop
+    stash@{1}`` left ``git stash list`` looking the same; the user's ``git stash pop``
+    brought the planted code back, and nothing was said."""
+    require_sandbox()
+    committed(ws)
+    (ws / "feature.py").write_text("print('mine')\n")
+    git(ws, "add", "feature.py")
+    git(ws, "stash", "-q")
+    mine = git(ws, "rev-parse", "refs/stash").strip()
+    result = await sh(ws, "echo 'import os' > feature.py && git add feature.py && git stash -q && "
+                          "git stash drop -q stash@{1} && git stash list | wc -l")
+    assert "the stash (stash@{0}): moved from " + mine[:12] in result.text
+    assert f"git update-ref refs/stash {mine}" in result.text
+
+
+async def test_other_branches_tags_and_remote_tracking_refs_a_command_moves_are_said(ws: Path) -> None:
+    require_sandbox()
+    committed(ws)
+    git(ws, "branch", "release")
+    git(ws, "update-ref", "refs/remotes/origin/main", "HEAD")
+    git(ws, "pack-refs", "--all")
+    result = await sh(ws, "echo x > a && git add a && git commit -qm planted && "
+                          "git update-ref refs/remotes/origin/main HEAD && git branch -f release HEAD && "
+                          "git tag v9 && git branch -q topic && echo done")
+    for said in ("remote-tracking branch origin/main: moved from", "branch release: moved from",
+                 "tag v9: new, at", "branch topic: new, at"):
+        assert said in result.text, said
+    assert "branch main" not in result.text  # the checked-out branch: what a commit moves
+    quiet = await sh(ws, "echo y > b && git add b && git commit -qm more && echo done")
+    assert "git refs" not in quiet.text
