@@ -193,6 +193,24 @@ async def reply_under_way(app: AgentShellApp, pilot: Any,
     return app.query(AssistantMessage).last()
 
 
+def shown_entries(app: AgentShellApp, span: Any = lambda state: state.call_id) -> list[str]:
+    """The conversation's messages and spans, top to bottom: ``user:<text>``,
+    ``reply:<text>``, ``span:<span(state)>`` (by default the call's id)."""
+    from shell.tui.widgets.assistant_message import AssistantMessage
+    from shell.tui.widgets.tool_span import ToolSpan
+    from shell.tui.widgets.user_message import UserMessage
+
+    out: list[str] = []
+    for widget in app.conversation.children:
+        if isinstance(widget, UserMessage):
+            out.append(f"user:{widget.text}")
+        elif isinstance(widget, AssistantMessage):
+            out.append(f"reply:{widget.text}")
+        elif isinstance(widget, ToolSpan):
+            out.append(f"span:{span(widget.state)}")
+    return out
+
+
 class ConversationPage(App[None]):
     """Only the conversation widget: for tests of how messages draw."""
 

@@ -17,11 +17,8 @@ from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.tools.workspace import Workspace
 from shell.tui.app import AgentShellApp
-from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
-from shell.tui.widgets.tool_span import ToolSpan
-from shell.tui.widgets.user_message import UserMessage as UserWidget
 
-from .helpers import SIZE, read_note, wait_for
+from .helpers import SIZE, eventually, read_note, shown_entries, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -38,17 +35,8 @@ def app_for(tmp_path: Path, turns: list[Any]) -> AgentShellApp:
 
 
 def shown(app: AgentShellApp) -> list[str]:
-    out: list[str] = []
-    for widget in app.conversation.children:
-        if isinstance(widget, UserWidget):
-            out.append(f"user:{widget.text}")
-        elif isinstance(widget, AssistantWidget):
-            out.append(f"reply:{widget.text}")
-        elif isinstance(widget, ToolSpan):
-            state = widget.state
-            out.append(f"span:{state.call_id}:{state.name}:{state.status}:{sanitize(state.args_json())}:"
-                       f"{sanitize(state.result)}")
-    return out
+    return shown_entries(app, lambda state: f"{state.call_id}:{state.name}:{state.status}:"
+                                            f"{sanitize(state.args_json())}:{sanitize(state.result)}")
 
 
 async def test_a_resumed_session_shows_the_hostile_text_as_it_was_shown_live(
@@ -61,13 +49,14 @@ async def test_a_resumed_session_shows_the_hostile_text_as_it_was_shown_live(
     async with live.run_test(size=SIZE) as pilot:
         live.start_reply(f"user says {HOSTILE}")
         await wait_for(pilot, lambda: not live.busy and len(live.agent.messages) >= 4)
-        await pilot.pause(0.2)
+        # the question, the text before the call, its span (done), the answer
+        await wait_for(pilot, lambda: len(shown(live)) == 4 and ":done:" in shown(live)[2])
         seen = shown(live)
         await pilot.press("ctrl+q")
     again = app_for(tmp_path, [])
     again.runtime.resume(latest=True)
     async with again.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: len(shown(again)) == len(seen))
         resumed = shown(again)
         await pilot.press("ctrl+q")
     assert resumed == seen
@@ -118,9 +107,13 @@ async def test_a_hostile_session_file_resumes_neutralised_and_nothing_crashes(
     app = app_for(tmp_path, ["fine"])
     app.runtime.resume(latest=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
-        screen = app.export_screenshot()
+        shots: list[str] = []
+
+        def shown_neutralised() -> None:
+            shots.append(app.export_screenshot())
+            assert "say&#160;\u241b]0;owned\u2407" in shots[-1] and "line&#160;9" in shots[-1]
+
+        await eventually(pilot, shown_neutralised)  # once the resumed session is drawn
         for raw in ("\x1b", "\x07", "\u202e", "\u200b", "\x9b", "\ud800"):
-            assert raw not in screen, repr(raw)
-        assert "say&#160;\u241b]0;owned\u2407" in screen and "line&#160;9" in screen  # shown, neutralised
+            assert raw not in shots[-1], repr(raw)
         await pilot.press("ctrl+q")
