@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .core.messages import AssistantMessage, Message, TextBlock, UserMessage
 from .core.textsafety import sanitize_line
-from .tools.capture import CUT_NOTE
+from .tools.capture import CUT_NOTE, NOT_UNDONE
 
 if TYPE_CHECKING:
     from .runtime import ShellRuntime
@@ -160,10 +160,14 @@ class RewindPlan:
         for run in self.commands:
             command = _code(run.command)
             if run.captured:
-                lines.append(f"- Command {command}: ran in the sandbox; its {run.files} workspace change(s) "
-                             "are included above.")
+                lines.append(f"- Command {command}: ran in the sandbox; what it changed in files is "
+                             "included above.")
                 if run.note.startswith(CUT_NOTE):  # the scan after it ran out of budget
-                    lines.append(f"  - Not all of it: {sanitize_line(run.note)}.")
+                    lines.append(f"  - Not all of it: {sanitize_line(run.note.split('; ' + NOT_UNDONE)[0])}.")
+                if NOT_UNDONE in run.note:  # renames and symlinks: put files back, not these
+                    said = sanitize_line(run.note[run.note.index(NOT_UNDONE):])
+                    lines.append(f"  - **Not undone**, {said}: check these yourself (a folder renamed back "
+                                 "with `mv`, a symlink removed with `rm`).")
             else:
                 why = run.note or "it ran outside the sandbox"
                 lines.append(f"- Command {command}: **not undoable** ({why}); what it changed stays.")

@@ -23,6 +23,7 @@ into ``.gitignore`` and then overwrites the user's untracked notes is captured).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
@@ -71,6 +72,8 @@ class Snapshot:
     """The workspace's files at one moment (paths relative to the root, posix)."""
 
     files: dict[str, _Entry] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)
+    """Symlinks to files the walk saw, and where each leads (not followed, not kept)."""
     complete: bool = True
     """False: more than ``max_files`` files, or the walk ran out of time; the rest were not scanned."""
     why: str = ""
@@ -88,6 +91,9 @@ class WorkspaceCapture:
         self.budget = budget
         self.cut = ""
         """What the last :meth:`changes_since` could not see ("" when it saw everything)."""
+        self.not_undone = ""
+        """What the last :meth:`changes_since` saw that a rewind does not undo: folders
+        renamed, symlinks made ("" when none)."""
         self.max_file = max_file
         self.max_total = max_total
         self.max_files = max_files
@@ -108,6 +114,7 @@ class WorkspaceCapture:
             after = self._scan(before)
             self._last = after
         self.cut = after.why or before.why
+        self.not_undone = _not_undone(self.root, before, after)
         out: list[CapturedFile] = []
         for rel in sorted(before.files.keys() | after.files.keys()):
             old, new = before.files.get(rel), after.files.get(rel)
@@ -149,6 +156,8 @@ class WorkspaceCapture:
                 walk.close()
                 break
             if found.is_symlink:
+                with contextlib.suppress(OSError):
+                    snap.links[found.rel] = os.readlink(found.name, dir_fd=found.dir_fd)
                 continue
             if len(snap.files) >= self.max_files:
                 snap.complete = False
@@ -236,6 +245,39 @@ class WorkspaceCapture:
         return _Entry(key, mode, data)
 
 
+NOT_UNDONE = "a rewind does not undo"
+"""How the part of a command's note that lists its renames and symlinks starts."""
+MAX_NAMED = 5
+
+
+def _not_undone(root: Path, before: Snapshot, after: Snapshot) -> str:
+    """Folders a command renamed (a file gone from one place and there under another
+    name, same inode: ``mv sub sub_old``) and symlinks it made or changed (``ln -s
+    ~/target sub``, found where a renamed folder was, or a link to a file the walk
+    saw): a rewind puts files back, not these, so the plan says so (tester finding K17)."""
+    gone = {(e.key[0], e.key[1], e.key[3]): rel for rel, e in before.files.items() if rel not in after.files}
+    moved: dict[str, str] = {}
+    for rel, entry in after.files.items():  # a rename keeps the inode, size and mtime
+        old = gone.get((entry.key[0], entry.key[1], entry.key[3])) if rel not in before.files else None
+        if old is None:
+            continue
+        a, b = old.split("/"), rel.split("/")
+        while len(a) > 1 and len(b) > 1 and a[-1] == b[-1]:
+            a, b = a[:-1], b[:-1]
+        moved.setdefault("/".join(a), "/".join(b))
+    links = {rel: to for rel, to in after.links.items() if before.links.get(rel) != to}
+    for old in moved:
+        with contextlib.suppress(OSError):
+            links.setdefault(old, os.readlink(root / old))
+    said = [f"renamed {sanitize_line(a)} to {sanitize_line(b)}" for a, b in sorted(moved.items())]
+    said += [f"made {sanitize_line(rel)} a symlink to {sanitize_line(to)}"
+             for rel, to in sorted(links.items())]
+    if not said:
+        return ""
+    more = f" and {len(said) - MAX_NAMED} more" if len(said) > MAX_NAMED else ""
+    return f"{NOT_UNDONE}: it {', '.join(said[:MAX_NAMED])}{more}"
+
+
 def _read_up_to(fd: int, size: int, limit: int) -> bytes:
     """At most ``limit`` bytes of an open file whose stat said ``size``. Asked for its
     size (plus one, to see it grew), not for ``limit``: a buffered ``read(limit)``
@@ -281,7 +323,8 @@ async def watched(
         """Off the event loop, scan and record in one go: a command that made 30,000
         files has 60,000 checkpoint records, and the screen must not wait for them (J9)."""
         found = capture.changes_since(before)
-        changes.shell_ran(command, sandboxed=True, files=found, note=capture.cut or NOT_SCANNED)
+        note = "; ".join(n for n in (capture.cut, capture.not_undone) if n) or NOT_SCANNED
+        changes.shell_ran(command, sandboxed=True, files=found, note=note)
 
     try:
         return await run()

@@ -446,3 +446,27 @@ async def test_what_the_agent_left_is_known_after_a_resume(store: SessionStore, 
     outcome = apply_rewind(again, plan_rewind(again, turns(again)[0].number), "both")
     assert (ws / "notes.txt").read_text() == "hello\nmine\n"
     assert outcome.kept == ("notes.txt",)
+
+
+@pytest.mark.anyio
+async def test_a_commands_renames_and_symlinks_are_listed_as_not_undone(
+    store: SessionStore, ws: Path
+) -> None:
+    """``mv sub sub_old && ln -s ~/target sub``: the plan said "its 4 workspace
+    change(s) are included above" and listed 2, and never named the symlink that a
+    rewound tree keeps, leading out of the workspace (tester finding K17)."""
+    from tests.sandboxing import require_sandbox
+
+    require_sandbox()
+    (ws / "sub").mkdir()
+    (ws / "sub" / "victim.txt").write_text("mine\n")
+    (ws / "plain.txt").write_text("x\n")
+    command = "mv sub sub_old && ln -s /etc sub && ln -s ../etc/hostname plain-link"
+    rt = runtime(ws, [call("run_shell", command=command), "ran"])
+    await talk(rt, "go")
+    assert (ws / "sub").is_symlink()
+    said = plan_rewind(rt, 1).describe()
+    assert "workspace change(s)" not in said and "what it changed in files is included above" in said
+    assert "**Not undone**" in said
+    assert "renamed sub to sub_old" in said and "made sub a symlink to /etc" in said
+    assert "made plain-link a symlink to ../etc/hostname" in said
