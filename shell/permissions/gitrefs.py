@@ -78,35 +78,32 @@ def _read_text(path: Path, limit: int = 4096) -> str | None:
 
 
 def _loose(gitdir: Path) -> tuple[dict[str, str], bool]:
+    """The loose ref files under ``refs/`` (plain strings: a repository may hold thousands)."""
     out: dict[str, str] = {}
-    top = gitdir / "refs"
-    stack = [top]
+    base = str(gitdir)
+    skip = len(base) + 1
+    stack = [os.path.join(base, "refs")]
     while stack:
         here = stack.pop()
         try:
-            entries = list(os.scandir(here))
+            with os.scandir(here) as it:
+                entries = list(it)
         except OSError:
             continue
         for entry in entries:
             if len(out) >= MAX_REFS:
                 return out, False
-            path = Path(entry.path)
-            name = path.relative_to(gitdir).as_posix()
+            name = entry.path[skip:].replace(os.sep, "/")
             try:
-                mode = entry.stat(follow_symlinks=False).st_mode
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_symlink():
+                    out[name] = "link: " + os.readlink(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    with open(entry.path, "rb") as fh:
+                        out[name] = fh.read(4096).decode("utf-8", "replace").strip()
             except OSError:
                 continue
-            if stat.S_ISDIR(mode):
-                stack.append(path)
-            elif stat.S_ISLNK(mode):
-                try:
-                    out[name] = "link: " + os.readlink(path)
-                except OSError:
-                    continue
-            elif stat.S_ISREG(mode):
-                text = _read_text(path)
-                if text is not None:
-                    out[name] = text.strip()
     return out, True
 
 
@@ -209,12 +206,19 @@ def put_back(gitdir: Path, name: str, was: Refs, now: Refs) -> None:
         os.unlink(loose)
 
 
-def undo_replace(before: Snapshot) -> list[Planted]:
+def reread(before: Snapshot) -> dict[Path, Refs]:
+    """The refs of ``before``'s git directories as they are now (read once after a
+    command for both :func:`undo_replace` and :func:`changed`)."""
+    return {g: read(g) for g in before}
+
+
+def undo_replace(before: Snapshot, after: Snapshot | None = None) -> list[Planted]:
     """Each replace ref a command added or changed in a git directory of ``before``,
-    put back as it was, said with how to redo it."""
+    put back as it was, said with how to redo it (``after``: as they are now)."""
     out: list[Planted] = []
+    after = reread(before) if after is None else after
     for gitdir, was in before.items():
-        now = read(gitdir)
+        now = after.get(gitdir) or read(gitdir)
         for name in sorted(n for n in now.names() if n.startswith(REPLACE)):
             value = now.value(name)
             if value == was.value(name):
@@ -251,14 +255,15 @@ def _short(value: str) -> str:
     return value[:12] if " " not in value and len(value) >= 40 else value[:80]
 
 
-def changed(before: Snapshot, gitdirs: Sequence[Path]) -> list[Planted]:
+def changed(before: Snapshot, gitdirs: Sequence[Path], after: Snapshot | None = None) -> list[Planted]:
     """The refs of ``before``'s git directories a command added, moved or deleted,
     besides the branches checked out before or after it (``gitdirs``' HEADs) and
     replace refs (:func:`undo_replace` puts those back), each said as a line."""
     out: list[Planted] = []
     heads = checked_out(gitdirs)
+    after = reread(before) if after is None else after
     for gitdir, was in before.items():
-        now = read(gitdir)
+        now = after.get(gitdir) or read(gitdir)
         skip = was.heads | heads
         for name in sorted(was.names() | now.names()):
             old, new = was.value(name), now.value(name)
@@ -269,7 +274,8 @@ def changed(before: Snapshot, gitdirs: Sequence[Path]) -> list[Planted]:
             elif new is None:
                 line = f"deleted (it was at {_short(old)}: git update-ref {name} {old} puts it back)"
             else:
-                line = (f"moved from {_short(old)} to {_short(new)} (git log -p {name} shows it; "
+                look = "git stash show -p" if name == "refs/stash" else f"git log -p {name}"
+                line = (f"moved from {_short(old)} to {_short(new)} ({look} shows it; "
                         f"git update-ref {name} {old} puts it back)")
             out.append(Planted(gitdir / name, CHANGED_WHY, undone=f"{_kind(name)}: {line}"))
     return out
@@ -295,4 +301,4 @@ def report(entries: Sequence[Planted]) -> str:
 
 
 __all__ = ["CHANGED_WHY", "REPLACE_WHY", "Refs", "Snapshot", "changed", "checked_out", "is_changed_entry",
-           "put_back", "read", "report", "snapshot", "undo_replace"]
+           "put_back", "read", "report", "reread", "snapshot", "undo_replace"]

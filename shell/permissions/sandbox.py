@@ -307,8 +307,9 @@ class Sandbox:
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
         refs, self._refs = self._refs, {}
         todos, self._todos = self._todos, {}
-        unhidden = (swapped + self._unhide() + gitrefs.undo_replace(refs)
-                    + gitrefs.changed(refs, before.gitdirs) + gitsequencer.drop_new_execs(todos)
+        refs_now = gitrefs.reread(refs)
+        unhidden = (swapped + self._unhide() + gitrefs.undo_replace(refs, refs_now)
+                    + gitrefs.changed(refs, before.gitdirs, refs_now) + gitsequencer.drop_new_execs(todos)
                     + writewalls.move_created(created, self.roots()))
         if now.watched == before.watched and runslater.same_links(before, now):
             return unhidden, missed
