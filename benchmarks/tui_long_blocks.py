@@ -136,6 +136,7 @@ async def i6_tui(reply: str, home: Path) -> tuple[float, float, float]:
 
         async def ticker() -> None:
             nonlocal worst, last
+            last = time.perf_counter()  # not when defined: the wait for start-up is no loop step
             while True:
                 await asyncio.sleep(0.01)
                 now = time.perf_counter()
