@@ -78,7 +78,8 @@ async def test_login_and_interactive_shells_still_run_commands(home: Path) -> No
     (home / ".profile").write_text("export OPENAI_API_KEY=sk-proj-PROFILE\n")
     box = Sandbox(home / "project")
     script = "bash -lc 'echo login-ok'; bash -ic 'echo interactive-ok' 2>/dev/null; echo key=$OPENAI_API_KEY"
-    result = await run_command(script, box.workspace, 30, lambda _: None, sandbox=box)
+    # /etc/profile and /etc/bash.bashrc (bash-completion) run too: slow on a loaded machine
+    result = await run_command(script, box.workspace, 120, lambda _: None, sandbox=box)
     assert "login-ok" in result.text and "interactive-ok" in result.text, result.text
     assert "sk-proj" not in result.text, result.text
 
