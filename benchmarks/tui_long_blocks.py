@@ -144,7 +144,7 @@ async def i6_tui(reply: str, home: Path) -> tuple[float, float, float]:
 
         while not app.is_attached or getattr(app, "main", None) is None:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
-        await asyncio.sleep(0.5)  # start-up done
+        await asyncio.sleep(3.0)  # start-up done (its lazy imports and attach, 0.3-0.9 s steps under load)
         t0, c0 = time.perf_counter(), time.process_time()
         tick = asyncio.ensure_future(ticker())
         app.start_reply("go")
