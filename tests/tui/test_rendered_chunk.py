@@ -169,28 +169,6 @@ async def test_a_kept_chunk_hands_out_the_lines_textuals_styles_cache_would(
         assert _looks(first.render_lines(whole)) != hovered  # and the selection over it
 
 
-async def test_a_kept_chunk_removed_since_the_layout_can_still_be_drawn(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A split frame renders a turn after its layout: a chunk parked (or joined to the
-    one before) in between is still in the compositor's map and drawn once more. It
-    has no screen then; asking it for the selection ended the app (NoScreen), seen in
-    a real terminal under a flood."""
-    monkeypatch.setattr(am, "SETTLE_S", 60.0)
-    app = ConversationPage()
-    async with app.run_test(size=SIZE) as pilot:
-        message = await _message(pilot, app)
-        await message._render_finished()
-        await pilot.pause()
-        first = message._chunks()[0]
-        assert isinstance(first, RenderedChunk)
-        crop = first.size.region
-        app.screen.selections = {first: Selection(Offset(0, 0), Offset(10, 2))}
-        await first.remove()
-        assert not first.is_attached
-        assert len(first.render_lines(crop)) == crop.height  # (blank, as Textual draws a removed widget)
-
-
 def _laid_out_lines(message: AssistantMessage) -> bool:
     chunk = message._chunks()[0]
     return isinstance(chunk, RenderedChunk) and chunk.size.width > 0

@@ -102,22 +102,15 @@ class RenderedChunk(Widget):
         a widget with no style of its own (padded or cut to the width it is laid out
         at, a hovered link in its hover style), without putting each through it."""
         width = self.size.width
-        blank = Strip.blank(width)
-        lines = [self.lines[y] if 0 <= y < len(self.lines) else blank for y in crop.line_range]
-        # The screen can draw a chunk removed since its layout (parked, or joined to the
-        # one before, between a frame's two halves): it has no screen then, so no
-        # selection to ask it for (asking raised NoScreen and ended the app).
-        if self.is_attached and self.text_selection is not None:
-            lines = [with_selection(self, line, y) for y, line in zip(crop.line_range, lines, strict=True)]
+        lines = [self.render_line(y) for y in crop.line_range]
         if self.rendered_width != width:  # laid out anew; rendered again shortly (see ``on_resize``)
             base, background = self.background_colors
             fill = Style(bgcolor=(base + background).rich_color)
             lines = [line.adjust_cell_length(width, fill) for line in lines]
         hover = self.hover_style
-        if hover._link_id and hover._meta and "@click" in hover.meta:
-            link_hover = self.link_style_hover
-            if link_hover:
-                lines = [line.style_links(hover.link_id, link_hover) for line in lines]
+        link_hover = self.link_style_hover
+        if hover._link_id and hover._meta and "@click" in hover.meta and link_hover:
+            lines = [line.style_links(hover.link_id, link_hover) for line in lines]
         if crop.column_span != (0, width):
             x1, x2 = crop.column_span
             lines = [line.crop(x1, x2) for line in lines]
