@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .runtime import ShellRuntime
     from .sessions.checkpoints import Checkpoints, FileChange, ShellRun, Turn
 
-Action = Literal["restore", "delete", "unchanged", "lost", "kept"]
+Action = Literal["restore", "delete", "unchanged", "lost", "kept", "moved"]
 What = Literal["both", "conversation", "files"]
 MAX_COMPARE = 64 * 1024 * 1024
 
@@ -145,15 +145,14 @@ class RewindPlan:
             lines.append(f"- Files: {len(changes)} go back:")
             for step in changes:
                 lines.append(f"  - {_describe_step(step)}")
-        elif self.lost or self.kept:
+        elif any(f.action in ("lost", "kept", "moved") for f in self.files):
             lines.append("- Files:")
         else:
             lines.append("- Files: none changed by the agent since (nothing to put back).")
         for step in self.lost:
             lines.append(f"  - `{step.shown}` cannot be put back: {step.note}")
-        for step in self.kept:
-            lines.append(f"  - `{step.shown}` **changed since the agent wrote it** ({step.note}): "
-                         "left as it is, so those changes are not lost")
+        for step in (f for f in self.files if f.action in ("kept", "moved")):
+            lines.append(_left_line(step))
         same = [f for f in self.files if f.action == "unchanged"]
         if same:
             lines.append(f"  - {len(same)} file(s) the agent changed are already as they were.")
@@ -262,6 +261,7 @@ def plan_rewind(runtime: ShellRuntime, number: int) -> RewindPlan:
     root = runtime.workspace.root
     for change in firsts.values():
         plan.files.append(_step(cp, change, root))
+    plan.files = [_moved(cp, step, firsts, root) for step in plan.files]
     plan.files.sort(key=lambda s: s.shown)
     return plan
 
@@ -308,7 +308,7 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
                     deleted.append(step.shown)
                 elif step.action == "lost":
                     failed.append(f"`{step.shown}` ({step.note})")
-                elif step.action == "kept":
+                elif step.action in ("kept", "moved"):
                     kept.append(step.shown)
             except (OSError, FileToolError) as exc:
                 why = str(exc) if isinstance(exc, FileToolError) else (exc.strerror or str(exc))
@@ -402,6 +402,31 @@ def _step(cp: Checkpoints, change: FileChange, root: Path) -> FileStep:
     if _changed_since(cp, change, now):
         return _kept(path, shown, change, size_now)
     return FileStep(path, shown, "restore", change.tool, before=before, mode=change.mode, size_now=size_now)
+
+
+def _left_line(step: FileStep) -> str:
+    if step.action == "moved":
+        return f"  - `{step.shown}`: {step.note}; left where it is, so it is not lost"
+    return (f"  - `{step.shown}` **changed since the agent wrote it** ({step.note}): left as it is, so those "
+            "changes are not lost")
+
+
+def _moved(cp: Checkpoints, step: FileStep, firsts: dict[str, FileChange], root: Path) -> FileStep:
+    """A file a command created that holds, as it left it, what a file it removed held
+    (``mv sub sub_old``): the user's file under its new name. Removing it would lose it
+    where the old name cannot take it back (``sub`` made a symlink), so it stays (K17)."""
+    from .sessions.checkpoints import ABSENT
+
+    if step.action != "delete":
+        return step
+    left = cp.left.get(str(step.path))
+    origin = next((c for c in firsts.values() if c.existed and c.before is not None and c.before == left
+                   and cp.left.get(c.path) == ABSENT), None)
+    if origin is None:
+        return step
+    was = sanitize_line(_relative(Path(origin.path), root))
+    return FileStep(step.path, step.shown, "moved", step.tool, f"a command moved `{was}` here (a rename)",
+                    size_now=step.size_now)
 
 
 def _kept(path: Path, shown: str, change: FileChange, size_now: int | None) -> FileStep:

@@ -467,6 +467,8 @@ async def test_a_commands_renames_and_symlinks_are_listed_as_not_undone(
     assert (ws / "sub").is_symlink()
     said = plan_rewind(rt, 1).describe()
     assert "workspace change(s)" not in said and "what it changed in files is included above" in said
-    assert "**Not undone**" in said
+    assert "**Not undone**" in said and "a command moved `sub/victim.txt` here (a rename)" in said
     assert "renamed sub to sub_old" in said and "made sub a symlink to /etc" in said
     assert "made plain-link a symlink to ../etc/hostname" in said
+    apply_rewind(rt, plan_rewind(rt, 1), "files")
+    assert (ws / "sub_old" / "victim.txt").read_text() == "mine\n"  # the user's file, renamed: not removed
