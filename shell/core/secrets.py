@@ -335,6 +335,7 @@ def _options() -> Any:
 
 @dataclass(frozen=True, slots=True)
 class _Alternative:
+    name: str
     group: int
     keep: int | None
     tail: int | None
@@ -367,7 +368,8 @@ def _compile(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, _A
     for group, known in names:
         tag = group[1:-1]
         table[index[group]] = _Alternative(
-            index[group], index.get(f"k{tag}_"), index.get(f"t{tag}_"), known.check if known else None
+            known.name if known else "a secret value of your environment or config", index[group],
+            index.get(f"k{tag}_"), index.get(f"t{tag}_"), known.check if known else None,
         )
     return regex, table
 
@@ -376,12 +378,13 @@ _REDACTED_BYTES = REDACTED.encode()
 
 
 def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes,
-                found: list[bytes] | None = None) -> bytes:
+                found: list[bytes] | None = None, kinds: list[tuple[str, bytes]] | None = None) -> bytes:
     """``data`` with each match replaced; ``data`` itself when nothing matched. A
     match its check vetoes (``password=self.password``) is searched again past its
     name, so a real token inside it is still found. ``found`` collects the values
     that were recognised only by their context (``password=…``, a URL's password):
-    nothing else would know them again once the context is gone."""
+    nothing else would know them again once the context is gone. ``kinds`` collects
+    each match's kind and the secret itself (for a question that names it, masked)."""
 
     def replace(match: Any) -> bytes:
         alt = table[match.lastindex]
@@ -390,9 +393,12 @@ def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes,
         tail = match.start(alt.tail) if alt.tail is not None else end
         if alt.check is not None and not alt.check(data[head:tail], data[end : end + 1]):
             rest = data[head:end]
-            return data[start:head] + (_substitute(regex, table, rest, found) if head > start else rest)
+            again = _substitute(regex, table, rest, found, kinds) if head > start else rest
+            return data[start:head] + again
         if found is not None and alt.keep is not None:
             found.append(data[head:tail])
+        if kinds is not None:
+            kinds.append((alt.name, data[head:tail]))
         return data[start:head] + _REDACTED_BYTES + data[tail:end]
 
     out, count = regex.subn(replace, data)
@@ -426,6 +432,19 @@ class Secrets:
         data = text.encode("utf-8", "surrogatepass")
         out = _substitute(regex, table, data, found)
         return text if out is data else out.decode("utf-8", "surrogatepass")
+
+    def find(self, text: str) -> tuple[str, str] | None:
+        """The first secret in ``text``: its kind (``GitHub token``, ``password in a URL``)
+        and the secret itself, or ``None``."""
+        if not text or self._compiled is None:
+            return None
+        regex, table = self._compiled
+        kinds: list[tuple[str, bytes]] = []
+        _substitute(regex, table, text.encode("utf-8", "surrogatepass"), None, kinds)
+        if not kinds:
+            return None
+        kind, value = kinds[0]
+        return kind, value.decode("utf-8", "surrogatepass")
 
     def _learn(self, values: Iterable[str]) -> None:
         """Redact ``values`` from now on, wherever they appear (see :meth:`Redactor.text
@@ -492,6 +511,58 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> Secrets:
     """Shapes plus the secret values of the environment (cached per environment)."""
     env = os.environ if environ is None else environ
     return _environment_secrets(frozenset((k, v) for k, v in env.items() if is_secret_name(k)))
+
+
+_ENCODED = re.compile(r"[A-Za-z0-9+_-]{12,}={0,6}")
+_ENCODED_WITH_SLASHES = re.compile(r"[A-Za-z0-9+_-][A-Za-z0-9+/_-]{11,}={0,6}")  # base64's own "/"
+_MAX_DECODED_TEXT = 1 << 16
+_MAX_TOKENS = 64
+
+
+def _decodings(token: str) -> Iterable[tuple[str, str]]:
+    """What ``token`` says in base64, base32 or hex, when that is printable text."""
+    padded = token.rstrip("=")
+    tries: list[tuple[str, Callable[[], bytes]]] = [
+        ("base64", lambda: base64.b64decode(padded + "=" * (-len(padded) % 4), validate=False)),
+        ("base64", lambda: base64.urlsafe_b64decode(padded + "=" * (-len(padded) % 4))),
+        ("base32", lambda: base64.b32decode(padded.upper() + "=" * (-len(padded) % 8))),
+        ("hex", lambda: bytes.fromhex(padded)),
+    ]
+    for how, decode in tries:
+        try:
+            raw = decode()
+            text = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if len(text) >= MIN_SECRET_LEN and text.isprintable():
+            yield how, text
+
+
+def secret_going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
+    """A secret ``text`` would carry out of the machine (a URL, a tool's arguments): its
+    kind, said with how it is hidden, and the secret; or ``None``. Looked for as sent,
+    percent-decoded, and in each long run of base64/base32/hex letters (a path segment,
+    a query value, a subdomain label, or a host's labels together: ``c2stcHJv….evil.io``
+    is ``sk-pro…``), since a prompt-injected model encodes what it smuggles out. One
+    redaction pass per form; tokens are capped, so hostile text costs little."""
+    found = secrets.find(text)
+    if found:
+        return found
+    plain = urllib.parse.unquote_plus(text) if "%" in text or "+" in text else text
+    if plain != text and (found := secrets.find(plain)):
+        return f"{found[0]}, percent-encoded", found[1]
+    if len(plain) > _MAX_DECODED_TEXT:
+        return None
+    tokens = _ENCODED.findall(plain)
+    tokens += [t for t in _ENCODED_WITH_SLASHES.findall(plain) if "/" in t.strip("/")]
+    host = urllib.parse.urlsplit(plain).hostname if "://" in plain else None
+    labels = host.split(".")[:-2] if host else []
+    tokens += ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]  # split over labels
+    for token in tokens[:_MAX_TOKENS]:
+        for how, decoded in _decodings(token):
+            if found := secrets.find(decoded):
+                return f"{found[0]}, {how}-encoded", found[1]
+    return None
 
 
 def redact(text: str, secrets: Secrets | None = None) -> str:

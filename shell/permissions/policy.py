@@ -15,8 +15,10 @@ The order, first answer wins:
    command's network on (``network: true`` asks: a test runner an allow rule names
    runs code the model can write, and with the network it can send out what it reads);
 5. an MCP tool changed since the user accepted it asks (a "rug pull"), as does one its server marks
-   destructive; so does reading a secret-looking file (``read_file .env``) and a command line that
-   names one (``cat .env``: the sandbox hides such files, and an approval of that call lets it see them);
+   destructive, and a network call (``fetch_url``, an MCP tool) whose arguments carry a secret
+   the secrets policy recognises, whatever allow rules say (:mod:`.egress`); so does reading a
+   secret-looking file (``read_file .env``) and a command line that names one (``cat .env``: the
+   sandbox hides such files, and an approval of that call lets it see them);
 6. the mode: read-only tools run (an MCP ``readOnlyHint`` counts only for a
    server the user configured or trusted); accept-edits and auto run file edits
    inside the workspace; auto runs shell commands the sandbox confines; the rest
@@ -52,6 +54,7 @@ from shell.core.tools import READ_KINDS, Tool
 from . import asktext, homedirs, runslater, store
 from . import paths as resolving
 from .asktext import ask_reason, confined, confinement, names_one_path, names_secrets
+from .egress import secret_sent
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
 from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
@@ -354,8 +357,9 @@ class PermissionPolicy(RuleEditing):
         edits = tool.kind == "edit" or writer
         hit = runs_later_hit(tool, args, paths, roots, self.sandbox) if edits else None
         later = f"{tool.name} would change {hit[0]}, which {hit[1]}." if hit else ""
-        asks = asktext.changed_tool(tool) or later or (outside_question(  # readOnlyHint: inside only
-            tool, subject_paths(tool, args), paths, roots) if is_mcp(tool) else "")
+        asks = asktext.changed_tool(tool) or later or secret_sent(tool, args) or (
+            outside_question(tool, subject_paths(tool, args), paths, roots)  # readOnlyHint: inside only
+            if is_mcp(tool) else "")
         if asks:  # before allow rules and modes: no broad grant reaches these (nor a tool as it was)
             return Verdict("ask", asks)
         secret = secret_read(tool, args, paths, self.sandbox)

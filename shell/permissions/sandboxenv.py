@@ -61,6 +61,11 @@ def _known_secrets() -> frozenset[str]:
     return frozenset(secret_values(None, settings))
 
 
+def known_secret_values() -> frozenset[str]:
+    """The secret values of the environment at start and of the config (cached)."""
+    return _known_secrets()
+
+
 @functools.cache
 def _shapes() -> Secrets:
     """The secrets policy's shapes of credentials (``sk-…``, ``ghp_…``, PEM), no values."""
@@ -83,4 +88,4 @@ def scrubbed_environment(environ: Mapping[str, str] | None = None) -> tuple[dict
     return kept, sorted(removed)
 
 
-__all__ = ["is_secret_variable", "scrubbed_environment"]
+__all__ = ["is_secret_variable", "known_secret_values", "scrubbed_environment"]
