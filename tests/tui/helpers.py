@@ -211,6 +211,16 @@ def shown_entries(app: AgentShellApp, span: Any = lambda state: state.call_id) -
     return out
 
 
+async def cancelled_under_way(app: AgentShellApp, pilot: Any,
+                              ready: Any = lambda widget: widget.backlog > 0) -> AssistantMessage:
+    """Start a reply, press Esc once its last text block is ``ready(widget)`` (see
+    :func:`reply_under_way`), and wait for the reply to end; that widget."""
+    widget = await reply_under_way(app, pilot, ready)
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: not app.busy)
+    return widget
+
+
 class ConversationPage(App[None]):
     """Only the conversation widget: for tests of how messages draw."""
 

@@ -10,7 +10,7 @@ from shell.core.messages import AssistantMessage
 from shell.tui.app import AgentShellApp
 from shell.tui.mdsplit import cancel_note, closing_fence
 
-from .helpers import SIZE, flood_app, reply_under_way, wait_for
+from .helpers import SIZE, cancelled_under_way, flood_app, wait_for
 from .test_theme_contrast import _text, screen_lines
 
 pytestmark = pytest.mark.anyio
@@ -42,9 +42,7 @@ async def test_a_reply_cancelled_inside_a_code_block_ends_with_the_note_not_with
     app, _ = flood_app(code)
     async with app.run_test(size=SIZE) as pilot:
         in_the_code = lambda w: w.backlog > 0 and "value_" in w.text  # noqa: E731
-        widget = await reply_under_way(app, pilot, in_the_code)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy)
+        widget = await cancelled_under_way(app, pilot, in_the_code)
         note = cancel_note(widget.dropped)
         assert widget.dropped > 0 and widget.text.endswith("\n```\n" + note)
         said = note.strip().strip("*")  # drawn in italics: the asterisks are not on screen
@@ -62,9 +60,7 @@ async def test_the_history_keeps_what_was_drawn_not_the_backlog_esc_dropped() ->
     app, agent = flood_app(text)
     async with app.run_test(size=SIZE) as pilot:
         behind = lambda w: w.backlog > 1000 and "Paragraph 5" in w.text  # noqa: E731
-        widget = await reply_under_way(app, pilot, behind)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy)
+        widget = await cancelled_under_way(app, pilot, behind)
         kept = agent.messages[-1]
         assert isinstance(kept, AssistantMessage) and kept.stop_reason == "cancelled"
         assert widget.dropped > 1000

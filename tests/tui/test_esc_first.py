@@ -17,7 +17,7 @@ from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWid
 from shell.tui.widgets.mention_picker import MentionPicker
 from shell.tui.widgets.notice_line import NoticeLine
 
-from .helpers import SIZE, flood_app, reply_under_way, runtime_app, wait_for, workspace
+from .helpers import SIZE, cancelled_under_way, flood_app, runtime_app, wait_for, workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -50,9 +50,7 @@ async def test_the_cancel_notice_is_the_last_thing_drawn_and_the_partial_reply_i
     flood = "\n\n".join("word " * 40 for _ in range(20_000))  # 4 MB, streamed without pause
     app, agent = flood_app(flood)
     async with app.run_test(size=SIZE) as pilot:
-        widget = await reply_under_way(app, pilot)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy)
+        widget = await cancelled_under_way(app, pilot)
         shown = widget.text
         conversation = app.conversation
         # the reply ends (not busy) a step before the notice's mount completes, under load
