@@ -15,6 +15,7 @@ from shell.core.approvals import ApprovalDecision, ApprovalRequest
 
 from . import store
 from .rules import Effect, Rule, RuleError, parse_rule
+from .sharedhosts import shared_host_note
 
 
 class RuleEditing:
@@ -33,16 +34,18 @@ class RuleEditing:
         def _changed(self) -> None: ...
 
     def remember(self, decision: ApprovalDecision, request: ApprovalRequest) -> str | None:
-        """Keep an "always" (its rules, or the suggestion) where the user chose."""
+        """Keep an "always" (its rules, or the suggestion) where the user chose; what to
+        warn about: a rule not saved, or a wildcard on a host anyone can own a name under."""
         texts = decision.rules if decision.rules is not None else request.suggested_rules
         if not texts:
             return "Nothing was remembered: no rule could allow this call (it was run once)."
+        notes: list[str] = []
         try:
             for text in texts:
-                self.add_rule(text, "allow", decision.scope)
+                notes.append(shared_host_note(self.add_rule(text, "allow", decision.scope)))
         except (RuleError, store.StoreError, OSError) as exc:
             return f"The rule was not saved: {exc}"
-        return None
+        return " ".join(n for n in notes if n) or None
 
     def add_rule(self, text: str, effect: Effect, scope: str) -> Rule:
         """Add a rule to the session (``session``), the project (``project``) or the

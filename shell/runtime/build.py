@@ -267,6 +267,7 @@ def build_permissions(
     from ..permissions.modes import ModeError, parse_mode
     from ..permissions.policy import PermissionPolicy
     from ..permissions.rules import RuleError, parse_rule, parse_rules
+    from ..permissions.sharedhosts import shared_host_note
 
     conf = settings.permissions
     mode_name = options.permission_mode or conf.mode or "default"
@@ -300,6 +301,7 @@ def build_permissions(
                 cli_rules.append(parse_rule(text, effect, "cli", "the command line"))  # type: ignore[arg-type]
             except RuleError as exc:  # a typo would quietly allow or deny the wrong thing: stop first
                 raise ShellError(f"--{effect}: {exc}") from None
+    problems.extend(note for rule in [*cli_rules, *user_rules] if (note := shared_host_note(rule)))
     hitl = next((m for m in agent.middleware if isinstance(m, HumanInTheLoop)), None)
     state_key = hitl.name if hitl is not None else HITL
     policy = PermissionPolicy(

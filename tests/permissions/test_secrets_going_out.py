@@ -89,3 +89,43 @@ def test_an_mcp_tools_arguments_carrying_a_secret_ask(tmp_path: Path) -> None:
     assert p.decide(McpTool(), {"q": "python base64"}).action == "allow"
     asked = p.decide(McpTool(), {"q": "docs", "filters": [{"token": f"x {KEY}"}]})
     assert asked.action == "ask" and "arguments holding a secret" in asked.reason
+
+
+# -- wildcard rules on hosts anyone can own a name under --------------------------------
+
+
+@pytest.mark.parametrize("text", ["fetch_url(domain:*.github.io)", "fetch_url(domain:*.readthedocs.io)",
+                                  "fetch_url(domain:*.vercel.app)", "fetch_url(https://*.pages.dev/*)",
+                                  "fetch_url(domain:*.s3.amazonaws.com)",
+                                  "fetch_url(domain:*.herokuapp.com)"])
+def test_a_wildcard_on_a_shared_host_says_anyone_can_own_a_name_there(text: str) -> None:
+    from shell.permissions.rules import parse_rule
+    from shell.permissions.sharedhosts import shared_host_note
+
+    assert "anyone can own one" in shared_host_note(parse_rule(text, "allow"))
+
+
+@pytest.mark.parametrize("text", ["fetch_url(domain:*.python.org)", "fetch_url(domain:me.github.io)",
+                                  "fetch_url(domain:*.me.github.io)", "run_shell(git:*)"])
+def test_other_rules_get_no_such_note(text: str) -> None:
+    from shell.permissions.rules import parse_rule
+    from shell.permissions.sharedhosts import shared_host_note
+
+    assert shared_host_note(parse_rule(text, "allow")) == ""
+
+
+def test_always_with_a_shared_host_wildcard_keeps_it_and_says_so(tmp_path: Path, fetch: Tool) -> None:
+    from shell.core.approvals import ApprovalDecision, ApprovalRequest
+    from shell.core.messages import ToolCallBlock
+
+    state: dict[str, Any] = {}
+    rules, _ = parse_rules({}, "user")
+    p = PermissionPolicy(tmp_path, user_rules=rules, user_config=tmp_path / "c.toml",
+                         session_state=lambda: state)
+    args = {"url": "https://me.github.io/"}
+    req = ApprovalRequest(call=ToolCallBlock(id="c1", name="fetch_url", args=args), tool=fetch, args=args,
+                          reason="r", suggested_rules=("fetch_url(domain:me.github.io)",))
+    said = p.remember(ApprovalDecision.approve(always=True, rules=("fetch_url(domain:*.github.io)",)), req)
+    assert said is not None and "anyone can own one" in said
+    assert p.decide(fetch, {"url": "https://other.github.io/"}).action == "allow"  # kept: the user's choice
+    assert p.remember(ApprovalDecision.approve(always=True), req) is None
