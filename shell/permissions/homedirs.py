@@ -13,6 +13,7 @@ start and in each question) instead of guarding a list that would miss one.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from . import paths
@@ -76,3 +77,16 @@ def unfenced_note(why: str, mode: str) -> str:
 
 
 __all__ = ["SETTINGS_DIRS", "SYSTEM_DIRS", "home", "too_broad", "unfenced", "unfenced_note"]
+
+
+def home_dirs() -> list[Path]:
+    """``$HOME`` and the password database's home when they differ (a sandbox run with
+    ``HOME`` pointed elsewhere still hides, and guards, the real one's files)."""
+    homes = [Path(os.path.expanduser("~"))]
+    try:
+        import pwd
+
+        homes.append(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    except (ImportError, KeyError):
+        pass
+    return list(dict.fromkeys(homes))

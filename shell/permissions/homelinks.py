@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import paths
+from .homedirs import home_dirs
 
 PLACES = ("", ".config", ".local/bin")
 """Folders of home whose entries are looked at ("" is home itself: its dot entries)."""
@@ -30,18 +31,6 @@ MAX_ENTRIES = 2_000
 """Entries of one such folder looked at (a home with more is not a dotfiles user's)."""
 
 _cache: dict[tuple[Path, tuple[Path, ...]], tuple[tuple[float, ...], dict[Path, str]]] = {}
-
-
-def homes() -> list[Path]:
-    """``$HOME`` and the password database's home when they differ."""
-    found = [Path(os.path.expanduser("~"))]
-    try:
-        import pwd
-
-        found.append(Path(pwd.getpwuid(os.getuid()).pw_dir))
-    except (ImportError, KeyError):
-        pass
-    return list(dict.fromkeys(found))
 
 
 def why(link: str) -> str:
@@ -54,7 +43,7 @@ def home_links(roots: Sequence[Path]) -> dict[Path, str]:
     symlink leading there; a dangling one counts where it points (created later, it runs)."""
     found: dict[Path, str] = {}
     tops = tuple(roots)
-    for home in homes():
+    for home in home_dirs():
         for path, reason in _links(home, tops).items():
             found.setdefault(path, reason)
     return found

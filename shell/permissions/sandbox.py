@@ -63,6 +63,7 @@ from . import gitflags, gitrefs, gitsequencer, paths, pathswaps, quarantine, run
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
+from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, found_in_config, startup_files
 from .hostsockets import SOCKET_FOLDERS, host_sockets
 from .runslater import Guard, Planted
@@ -206,18 +207,6 @@ def own_dirs() -> list[Path]:
         Path(platformdirs.user_state_dir(app, appauthor=False)),
         Path(platformdirs.user_cache_dir(app, appauthor=False)),
     ]
-
-
-def home_dirs() -> list[Path]:
-    """``$HOME`` and the password database's home when they differ."""
-    homes = [Path(os.path.expanduser("~"))]
-    try:
-        import pwd
-
-        homes.append(Path(pwd.getpwuid(os.getuid()).pw_dir))
-    except (ImportError, KeyError):
-        pass
-    return list(dict.fromkeys(homes))
 
 
 class Sandbox:
