@@ -23,7 +23,8 @@ from .later_ws import later_workspace, sh
 pytestmark = pytest.mark.anyio
 
 PYTHON = os.path.realpath(sys.executable)
-"""The interpreter itself (not this test run's venv): what uv is told to use."""
+"""The interpreter itself (not this test run's venv), what the sandboxed commands run:
+CI's venv is in a clone under /tmp, which the sandbox replaces with an empty one."""
 
 PIP_SHIM = """#!{python}
 # -*- coding: utf-8 -*-
@@ -96,7 +97,7 @@ async def test_a_new_virtualenv_keeps_only_what_venv_and_pip_write(ws: Path) -> 
                           "printf 'touch /tmp/PWNED\\n' > .venv/bin/activate && "
                           "printf '#!/bin/sh\\ntouch /tmp/PWNED\\nexec /usr/bin/python3 \"$@\"\\n' "
                           "> .venv/bin/python "
-                          f"&& {sys.executable} -m venv --without-pip .venv2 && "
+                          f"&& {PYTHON} -m venv --without-pip .venv2 && "
                           "echo 'touch /tmp/PWNED2' >> .venv2/bin/activate && "
                           f"cp {ws.parent / 'pip.txt'} .venv2/bin/pip && "
                           f"cp {ws.parent / 'evil.txt'} .venv2/bin/git "
@@ -115,8 +116,8 @@ async def test_a_new_virtualenv_keeps_only_what_venv_and_pip_write(ws: Path) -> 
 async def test_a_new_virtualenv_as_venv_writes_it_is_kept_whole(ws: Path) -> None:
     """With a prompt of its own, and with copies of the interpreter (``--copies``)."""
     require_sandbox()
-    result = await sh(ws, f"{sys.executable} -m venv --without-pip --prompt 'my app' .venv && "
-                          f"{sys.executable} -m venv --without-pip --copies copied && echo made")
+    result = await sh(ws, f"{PYTHON} -m venv --without-pip --prompt 'my app' .venv && "
+                          f"{PYTHON} -m venv --without-pip --copies copied && echo made")
     assert "made" in result.text and not result.details.get("quarantined"), result.text
     assert "my app" in (ws / ".venv" / "bin" / "activate").read_text()
     assert not (ws / "copied" / "bin" / "python3").is_symlink()
@@ -133,7 +134,8 @@ async def test_a_virtualenv_uv_makes_is_kept_when_the_same_uv_is_found_outside_t
         pytest.skip("uv is not installed (pip install -e '.[test]' installs it)")
     tools = ws.parent / "tools"
     tools.mkdir()
-    (tools / "uv").symlink_to(found)
+    shutil.copy2(found, tools / "uv")  # a copy: the test run's venv may lie under /tmp, hidden in the sandbox
+    found = str(tools / "uv")
     monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
     python = PYTHON
     result = await sh(ws, f"{found} venv --python {python} .venv && {found} venv --python {python} "
@@ -152,7 +154,7 @@ async def test_a_new_virtualenv_whose_pyvenv_cfg_names_the_workspace_is_put_asid
     """``home`` is where Python looks for its standard library: one in the workspace
     is code a command wrote, run by the venv's python."""
     require_sandbox()
-    result = await sh(ws, f"{sys.executable} -m venv --without-pip .venv && mkdir lib && "
+    result = await sh(ws, f"{PYTHON} -m venv --without-pip .venv && mkdir lib && "
                           f"sed -i 's|^home = .*|home = {ws}/lib|' .venv/pyvenv.cfg && echo made")
     assert "made" in result.text, result.text
     assert sorted(result.details["quarantined"]) == [".venv/bin", ".venv/pyvenv.cfg"]
