@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .runslater import Planted
 
-TODO_FILES = ("rebase-merge/git-rebase-todo", "sequencer/todo")
+REBASE_LISTS = ("rebase-merge/git-rebase-todo", "sequencer/todo")
 """Where git keeps what is left to do (``git rebase -i``/``--exec`` and ``git cherry-pick``)."""
 MAX_BYTES = 4 * 1024 * 1024
 """A to-do list read at most (one line per commit: thousands are a few hundred KB)."""
@@ -57,7 +57,7 @@ def todos(gitdirs: Sequence[Path]) -> dict[Path, Counter[str]]:
     """The ``exec`` lines of every to-do list the git directories have (or may get)."""
     out: dict[Path, Counter[str]] = {}
     for gitdir in dict.fromkeys(gitdirs):
-        for name in TODO_FILES:
+        for name in REBASE_LISTS:
             lines = _read(gitdir / name) or []
             out[gitdir / name] = Counter(ln.rstrip("\r\n") for ln in lines if exec_line(ln))
     return out
@@ -106,4 +106,4 @@ def _rewrite(path: Path, lines: list[str]) -> None:
         raise
 
 
-__all__ = ["EXEC_WHY", "TODO_FILES", "Todos", "drop_new_execs", "exec_line", "todos"]
+__all__ = ["EXEC_WHY", "REBASE_LISTS", "Todos", "drop_new_execs", "exec_line", "todos"]
