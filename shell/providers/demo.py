@@ -89,7 +89,12 @@ async def main() -> None:
 """
 
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
-_PATHLIKE = re.compile(r"(?<![\w*])((?:\.{1,2}/|~/|/)?[\w.\-]+(?:/[\w.\-]+)*\.\w+|(?:\.{1,2}/|/)[\w.\-/]*)")
+# A path as people type it: with an extension (``src/app.py``), a dotfile (``.env``,
+# ``~/.ssh/id_rsa``: the first thing a user tries to see the secret guard), or a folder.
+_PATHLIKE = re.compile(
+    r"(?<![\w*])((?:\.{1,2}/|~/|/)?(?:[\w.\-]+/)*(?:[\w.\-]+\.\w+|\.\w[\w\-]*(?:/[\w.\-]+)*)"
+    r"|(?:\.{1,2}/|/)[\w.\-/]*)"
+)
 _GLOB = re.compile(r"(\S*[*?]\S*)")
 
 

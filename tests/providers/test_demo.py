@@ -133,6 +133,10 @@ async def test_an_error_result_keeps_its_lines_and_is_made_safe() -> None:
             ),
         ),
         ("run `ls -la`", ("run_shell", {"command": "ls -la", "timeout": 30})),
+        # dotfiles, the first thing a user tries to see the secret guard ask
+        ("read .env", ("read_file", {"path": ".env", "offset": 1, "limit": 200})),
+        ("read ~/.ssh/id_rsa", ("read_file", {"path": "~/.ssh/id_rsa", "offset": 1, "limit": 200})),
+        ("show src/.env.local", ("read_file", {"path": "src/.env.local", "offset": 1, "limit": 200})),
         ("tell me a joke", None),
     ],
 )
