@@ -28,8 +28,8 @@ from shell.core.approvals import (
 from shell.core.textsafety import hidden_characters, json_text, map_strings, tag_text
 
 __all__ = ["APPROVE_ALL_KEY", "KEYS", "WARNING_MARK", "ApprovalPrompts", "Choice", "approval_lines",
-           "argument_lines", "choices", "decide", "hidden_warning", "is_diff", "rejected_message",
-           "rejection", "rest_counts", "value_lines"]
+           "argument_lines", "choices", "decide", "edit_decision", "hidden_warning", "is_diff",
+           "rejected_message", "rejection", "rest_counts", "value_lines"]
 
 DIFF_REPLACES = ("content", "old_string", "new_string")
 """Arguments a diff preview shows in full already (the change itself)."""
@@ -249,5 +249,16 @@ async def _follow(what: str, request: ApprovalRequest, prompts: ApprovalPrompts)
     except ValueError as exc:
         prompts.say(f"not used: {exc}", "error")
         return None
-    prompts.say(f"edited: {json_text(args)}", "ok")
-    return ApprovalDecision.edit(args)
+    decision = edit_decision(request, args)
+    if decision.type == "approve":
+        prompts.say("approved as it was (the arguments were not changed)", "ok")
+    else:
+        prompts.say(f"edited: {json_text(args)}", "ok")
+    return decision
+
+
+def edit_decision(request: ApprovalRequest, args: dict[str, Any]) -> ApprovalDecision:
+    """An edit that changed nothing is an approval: calling an unchanged call "edited"
+    (or "modified by you") says something that did not happen, and the
+    outside-the-workspace question reads an edit as "allow this directory instead"."""
+    return ApprovalDecision.approve() if args == request.args else ApprovalDecision.edit(args)

@@ -59,6 +59,7 @@ from shell.frontend.approval import (
     KEYS,
     argument_lines,
     choices,
+    edit_decision,
     hidden_warning,
     is_diff,
     rest_counts,
@@ -557,8 +558,9 @@ class ApprovalScreen(ModalScreen[None]):
     def action_submit(self) -> None:
         if self.mode == "edit":
             args = self._validate()
-            if args is not None:
-                self.answer(ApprovalDecision.edit(args))
+            item = self.current
+            if args is not None and item is not None:
+                self.answer(edit_decision(item.request, args))
         elif self.mode == "always":
             self._submit_always()
 

@@ -1,0 +1,56 @@
+"""What an approval says after the user opened [e]dit: an edit that changed nothing
+is an approval of the call as it was, not an "edited" call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from shell.core.approvals import ApprovalDecision, ApprovalRequest
+from shell.core.messages import ToolCallBlock
+from shell.core.textsafety import json_text
+from shell.frontend.approval import decide
+
+pytestmark = pytest.mark.anyio
+
+
+class EditPrompts:
+    """The line mode's questions: [e], then the editor returns ``text``."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.said = text, []  # type: ignore[var-annotated]
+
+    async def key(self, request: ApprovalRequest, offered: list[Any]) -> str | None:
+        return "e"
+
+    async def reason(self, request: ApprovalRequest) -> str | None:
+        return ""
+
+    async def edited(self, request: ApprovalRequest) -> str | None:
+        return self.text
+
+    async def rules(self, request: ApprovalRequest) -> Any:
+        return None
+
+    def say(self, text: str, level: str = "info") -> None:
+        self.said.append(text)
+
+
+def request() -> ApprovalRequest:
+    call = ToolCallBlock("c1", "write_file", {"path": "out.txt", "content": "hi\n"})
+    return ApprovalRequest(call, None, dict(call.args))
+
+
+async def test_an_edit_left_unchanged_is_an_approval_and_not_called_edited() -> None:
+    prompts = EditPrompts(json_text(request().args, indent=2))  # Esc, Enter: the text as shown
+    assert await decide(request(), prompts) == ApprovalDecision.approve()
+    assert not any("edited" in said for said in prompts.said)
+    assert "not changed" in prompts.said[-1]
+
+
+async def test_a_changed_edit_is_still_an_edit() -> None:
+    prompts = EditPrompts('{"path": "other.txt", "content": "hi\\n"}')
+    decision = await decide(request(), prompts)
+    assert decision == ApprovalDecision.edit({"path": "other.txt", "content": "hi\n"})
+    assert prompts.said[-1].startswith("edited: ")
