@@ -66,7 +66,7 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
             rule = policy.add_rule(rest, verb, scope)  # type: ignore[arg-type]
             held = _wildcard_scope(runtime, rule)
             held = f" Note: {held}." if held else ""
-            return CommandResult(f"Added `{rule}` ({SOURCE_LABELS[rule.source]}).{held}")
+            return CommandResult(f"Added `{rule}` ({SOURCE_LABELS[rule.source]}).{held}{_shared(rule)}")
         if verb in ("remove", "rm", "delete", "edit"):
             number, _, new_text = rest.partition(" ")
             if not number.isdigit() or not 1 <= int(number) <= len(listed):
@@ -77,7 +77,8 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
                 if not new_text.strip():
                     return CommandResult("Usage: `/permissions edit N RULE`", error=True)
                 new = policy.replace_rule(row.rule, new_text.strip())
-                return CommandResult(f"Rule {number} is now `{new}` ({SOURCE_LABELS[new.source]}).")
+                said = f"Rule {number} is now `{new}` ({SOURCE_LABELS[new.source]})."
+                return CommandResult(said + _shared(new))
             policy.remove_rule(row.rule)
             return CommandResult(f"Removed `{row.rule}` ({SOURCE_LABELS[row.rule.source]}).")
         if verb:
@@ -102,6 +103,15 @@ def permissions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     lines += ["", "`/permissions remove N`, `/permissions edit N RULE`, "
                   "`/permissions allow|ask|deny RULE [--project|--user]` (default: this session)."]
     return CommandResult("\n".join(lines))
+
+
+def _shared(rule: Any) -> str:
+    """The warning for a wildcard on a host anyone can own (``*.github.io``), said where
+    the rule is made, as ``--allow``, the config and "always" say it (finding K12)."""
+    from shell.permissions.sharedhosts import shared_host_note
+
+    note = shared_host_note(rule)
+    return f"\n\nWarning: {note}" if note else ""
 
 
 def _wildcard_scope(runtime: ShellRuntime, rule: Any) -> str:

@@ -107,3 +107,27 @@ def test_without_a_sandbox_the_note_promises_nothing_it_cannot_keep(tmp_path: Pa
     box = Sandbox(root, bwrap=str(tmp_path / "no-bwrap"))  # as on a machine without bubblewrap
     note = writewalls.scope_note(write_wildcards(RuleSet(parsed), root), box)
     assert "no sandbox here" in note and "read-only" not in note, note
+
+
+def test_allowing_a_wildcard_on_a_shared_host_from_the_command_warns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/permissions allow` is the fourth place a rule is made: it warns like `--allow`,
+    the config and "always" do, that anyone can own a name under `*.github.io`."""
+    from shell.commands.permission import permissions_command
+    from shell.config import load_config
+    from shell.providers.scripted import ScriptedModel
+    from shell.runtime import RuntimeOptions, ShellRuntime
+
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "config.toml").write_text("")
+    rt = ShellRuntime.create(RuntimeOptions(cwd=str(tmp_path / "ws"), record=False),
+                             settings=load_config(tmp_path / "config.toml"), model=ScriptedModel(["ok"]))
+    added = permissions_command(rt, "allow fetch_url(domain:*.github.io)").text
+    assert "Added" in added and "attacker.github.io" in added and "domain:yourname.github.io" in added, added
+    edited = permissions_command(rt, "edit 1 fetch_url(domain:*.vercel.app)").text
+    assert "is now" in edited and "attacker.vercel.app" in edited, edited
+    own = permissions_command(rt, "allow fetch_url(domain:*.python.org)").text
+    assert "Warning" not in own, own
