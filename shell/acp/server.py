@@ -55,6 +55,7 @@ from shell.core.textsafety import SafeLogFormatter
 from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
 
 from .mcp_servers import mcp_specs
+from .sdklog import UnknownNotificationLine
 from .session import AcpSession, invalid, refused
 
 if TYPE_CHECKING:
@@ -369,6 +370,7 @@ def run_acp(options: RuntimeOptions, settings: Settings) -> int:
             raise ShellError(f"--permission-mode: {exc}") from None
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(SafeLogFormatter("agent-shell acp: %(message)s"))
+    handler.addFilter(UnknownNotificationLine())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if sys.stdin.isatty():
         print(

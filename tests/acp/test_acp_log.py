@@ -72,3 +72,24 @@ def test_a_logged_error_with_hostile_text_is_one_safe_line_and_its_traceback_saf
     assert record.msg == "listing the models failed" and record.exc_text is None  # others see it as it was
     assert "not formatted" not in formatter.format(_record("%s", 5))
     assert "could not be formatted" in formatter.format(_record("%d", "x"))
+
+
+def test_an_unknown_notification_is_one_clear_line_not_a_traceback(
+    acp_env: dict[str, str], workspace: Path
+) -> None:
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+        {"jsonrpc": "2.0", "method": "editor/didSomething", "params": {"x": 1}},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "shell", "acp", "--model", "demo"],
+        input="".join(json.dumps(f) + "\n" for f in frames).encode(), capture_output=True,
+        env=acp_env, cwd=workspace, timeout=60,
+    )
+    log = done.stderr.decode("utf-8", "surrogateescape")
+    assert done.returncode == 0, log
+    assert "Traceback" not in log, log
+    said = [line for line in log.splitlines() if "editor/didSomething" in line]
+    assert len(said) == 1 and "does not know" in said[0], log
+    assert [json.loads(line).get("id") for line in done.stdout.splitlines()] == [1]
