@@ -20,7 +20,9 @@ reject a result whose call is gone). Leading system messages are left in place.
 The summary comes from ``model`` (the agent's own model when ``None``), asked
 with ``summary_prompt`` (its ``{messages}`` placeholder receives the old messages
 as text, trimmed to the most recent ``trim_tokens_to_summarize`` tokens) and is
-stored as a user message starting with ``summary_prefix``. If the summary call
+stored as a marked summary record (:func:`shell.core.summaryrecord.summary_message`:
+a user message, as providers need, that says it is a summary and not the user's
+words, the summary fenced and escaped as data, ``summary_prefix`` its first words). If the summary call
 fails the history is kept as it is and a warning ``Notice`` says why: losing the
 summary must not lose the reply.
 
@@ -50,6 +52,7 @@ from shell.core.messages import (
     UserMessage,
 )
 from shell.core.model import ChatModel, ModelRequest, TextDelta, UsageChunk, as_model
+from shell.core.summaryrecord import summary_message
 
 from .base import Middleware
 from .context import HookContext
@@ -308,8 +311,8 @@ class Summarization(Middleware):
         summary = await self.summarize(summarizer, self._trim(old, limit), focus)
         if not summary:
             raise ValueError("the model returned no summary")
-        summary_message = UserMessage(f"{self.summary_prefix}\n\n{summary}")
-        return [*messages[:head], summary_message, *messages[cut:]], len(old)
+        summary_record = summary_message(summary, self.summary_prefix)
+        return [*messages[:head], summary_record, *messages[cut:]], len(old)
 
     async def on_compress_context(
         self, ctx: HookContext, request: CompressRequest, next: Callable[[CompressRequest], Any]
@@ -334,8 +337,8 @@ class Summarization(Middleware):
         if not summary:
             ctx.emit(Notice("warning", "Summarization returned no text; history kept as it is.", self.name))
             return messages
-        summary_message = UserMessage(f"{self.summary_prefix}\n\n{summary}")
-        result = [*messages[:head], summary_message, *messages[cut:]]
+        summary_record = summary_message(summary, self.summary_prefix)
+        result = [*messages[:head], summary_record, *messages[cut:]]
         ctx.emit(
             Notice(
                 "info",

@@ -20,10 +20,13 @@ from shell.core.messages import (
     ToolCallBlock,
     UserMessage,
 )
+from shell.core.summaryrecord import summary_of
 from shell.frontend.reply import CallView, calls_from_messages, end_notice
 
 from .entries import AssistantEntry, AudioEntry, Entry, NoticeEntry, SpanEntry, ThinkingEntry, UserEntry
 from .grouping import fold_runs
+
+SUMMARY_SHOWN = "Summary of earlier turns (compacted: the model reads this instead of them):"
 
 
 def entries_from_messages(
@@ -35,7 +38,9 @@ def entries_from_messages(
     entries: list[Entry] = []
     calls = calls_from_messages(messages, outcomes, notes)  # as the other front ends read them
     for message in messages:
-        if isinstance(message, UserMessage):
+        if (summary := summary_of(message)) is not None:  # a record, not words the user typed
+            entries.append(NoticeEntry("info", f"{SUMMARY_SHOWN}\n{summary}"))
+        elif isinstance(message, UserMessage):
             words, chips = split_message(message)
             entries.append(UserEntry(words, chips=tuple(chips)))
         elif isinstance(message, AssistantMessage):
