@@ -240,6 +240,7 @@ class Sandbox:
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
+        self._ref_files = gitrefs.RefCache()  # ref files as last read: unchanged ones are not read again
         self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
         self._unwritten: list[Path] = []  # named by write rules, missing before the command
         self._ruled: set[Path] = set()  # what wildcard write rules covered before it (.writewalls)
@@ -273,7 +274,7 @@ class Sandbox:
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
         walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
-        self._refs = gitrefs.snapshot(walls.gitdirs)
+        self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_files)
         self._todos = gitsequencer.todos(walls.gitdirs)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
@@ -296,7 +297,7 @@ class Sandbox:
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
         refs, self._refs = self._refs, {}
         todos, self._todos = self._todos, {}
-        refs_now = gitrefs.reread(refs)
+        refs_now = gitrefs.reread(refs, self._ref_files)
         unhidden = (swapped + self._unhide() + gitrefs.undo_replace(refs, refs_now)
                     + gitrefs.changed(refs, before.gitdirs, refs_now) + gitsequencer.drop_new_execs(todos)
                     + writewalls.move_created(created, self.roots()))
