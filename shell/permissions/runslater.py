@@ -45,6 +45,10 @@ Not reached: directories the walk skips (``node_modules``, caches, a virtualenv 
 its ``site-packages`` start-up files), what a command writes through a path outside the
 workspace that leads into it, and CI workflows (``.github/workflows``: they run on the
 forge, with its secrets, only once someone pushes them).
+
+Here: the walls and the judging. A path's snapshot is :mod:`.laterseen`; moving what
+was planted out and saying so is :mod:`.laterplanted`; reading a command's refusals
+is :mod:`.laterrefused` (their names are re-exported, so callers import one module).
 """
 
 from __future__ import annotations
@@ -52,10 +56,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import shlex
-import shutil
 import stat
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,9 @@ from .gitruns import git_runs
 from .homelinks import home_links
 from .instructionsources import instruction_imports
 from .laternames import CONDA_META, CONDA_PARTS, GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
+from .laterplanted import Planted, move_aside, move_out, relative, report, restore_link
+from .laterrefused import refused_writes
+from .laterseen import Seen, seen_now
 from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
@@ -79,49 +83,6 @@ LINKED_WHY = "whose files git or a tool runs as you (a command wrote it through 
 
 MAX_GIT_DIRS = 256
 """Git dirs of submodules and worktrees looked at inside one git directory."""
-
-Ident = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """One watched path as it was: what is there (``missing``, ``file``, ``dir``,
-    ``link``, ``other``), its identity, and where a symlink leads."""
-
-    kind: str
-    ident: Ident | None = None
-    target: Ident | None = None
-    link: str = ""
-    mtime: int = 0
-    """A file's (or a link's target's) mtime; 0 for a directory, whose entries are
-    judged one by one (a pinned ``.git`` changes with every commit)."""
-    ctime: int = field(default=0, compare=False)
-    """When the entry itself last changed (creating or moving it sets it; nothing sets
-    it back): an entry older than the command was not made by it."""
-
-
-def _seen(path: Path) -> Seen:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return Seen("missing")
-    ident = (info.st_dev, info.st_ino)
-    ctime = info.st_ctime_ns
-    if stat.S_ISLNK(info.st_mode):
-        try:
-            real = os.stat(path)
-            target: Ident | None = (real.st_dev, real.st_ino)
-            mtime = real.st_mtime_ns
-        except OSError:
-            target, mtime = None, 0
-        try:
-            link = os.readlink(path)
-        except OSError:
-            link = ""
-        return Seen("link", ident, target, link, mtime, ctime)
-    kind = "dir" if stat.S_ISDIR(info.st_mode) else "file" if stat.S_ISREG(info.st_mode) else "other"
-    return Seen(kind, ident, ident, "", info.st_mtime_ns if kind != "dir" else 0, ctime)
-
 
 @dataclass(frozen=True, slots=True)
 class Guard:
@@ -269,7 +230,7 @@ class _Walls:
         if path.name != ".git":
             self.watch(path)
             return
-        seen = self.watched[path] = _seen(path)
+        seen = self.watched[path] = seen_now(path)
         if seen.kind == "dir":
             self.git_dir(path)
         elif seen.kind == "file":  # a submodule's or worktree's: pinned, and where it points guarded
@@ -289,7 +250,7 @@ class _Walls:
         if entries is None:
             self.watch(folder)
             return
-        self.watched[folder] = _seen(folder)
+        self.watched[folder] = seen_now(folder)
         self.pins.append(folder)
         self.venv_bins.append(folder)
         for entry in entries:
@@ -299,7 +260,7 @@ class _Walls:
         """Remember ``path`` as it is, and bind what is there read-only: the path
         itself, or where a link leads (inside the roots: outside is read-only already;
         a dangling link is only watched)."""
-        seen = self.watched[path] = _seen(path)
+        seen = self.watched[path] = seen_now(path)
         if seen.kind == "link":
             real = paths.resolve(path, "/")
             if seen.target is not None and _inside(real, self.roots):
@@ -325,7 +286,7 @@ class _Walls:
                     info = entry.stat(follow_symlinks=False)
                     if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
                         inner = Path(entry.path)
-                        self.watched[inner] = _seen(inner)
+                        self.watched[inner] = seen_now(inner)
                         self.linked.append(inner)
                         self.sideways.setdefault(inner, f"is a hard link in {path.name}/, {LINKED_WHY}")
         except OSError:
@@ -384,21 +345,6 @@ class _Walls:
 # -- after the command ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Planted:
-    """A runs-later path a command created or changed, and what was done about it."""
-
-    path: Path
-    why: str
-    moved_to: Path | None = None
-    """Where it was moved (None: kept, being harmless, or it could not be moved)."""
-    restored: str = ""
-    """A symlink the command replaced, put back (its target)."""
-    error: str = ""
-    undone: str = ""
-    """What was put back as it was in place (an index flag cleared), said as is."""
-
-
 SLACK_NS = 1_000_000_000
 """How much older than the command's start an entry's ctime may be and still count
 as the command's (the kernel stamps files with a coarse clock)."""
@@ -413,7 +359,8 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
                 and p not in before.watched and seen.ctime >= started_ns - SLACK_NS}
     for path, reason in [*(x for env in sorted(new_envs) for x in judge_new_venv(env, after.roots)),
                          *(x for b in before.venv_bins for x in added_to_bin(b, before.watched))]:
-        out.append(_move(path, reason, quarantine, after.roots, Seen("missing")))  # not as venv, pip write
+        # not as venv and pip write it
+        out.append(move_aside(path, reason, quarantine, after.roots, Seen("missing")))
     for path, now in after.watched.items():
         was = before.watched.get(path, Seen("missing"))
         top = path.parent if path.name in ("pyvenv.cfg", *VENV_BINS) else path.parent.parent
@@ -423,7 +370,7 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
         relinked = path in before.linked or path in after.linked
         if (now == was and (not relinked or now.ctime == was.ctime)) or now.kind == "missing":
             if now.kind == "missing" and was.kind == "link":
-                out.append(_restore_link(path, was))
+                out.append(restore_link(path, was))
             continue
         old = _changed(path, now, after) < started_ns - SLACK_NS
         if was.kind == "missing" and path not in before.watched and old:
@@ -434,15 +381,15 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
         new_hooks = path.name == "hooks" and path.parent in after.gitdirs and was.kind == "missing"
         if new_hooks and now.kind == "dir":
             for name in live_hooks(path):  # git's own *.sample files stay
-                out.append(_move(path / name, "a new git hook that runs as you", quarantine, after.roots,
+                out.append(move_aside(path / name, "a new git hook that runs as you", quarantine, after.roots,
                                  Seen("missing")))
             continue
         if now.kind == "link" and was.kind == "link" and now.link == was.link:
             real = paths.resolve(path, "/")  # a dangling link's target was created
             if _inside(real, after.roots):
-                out.append(_move(real, why, quarantine, after.roots, Seen("missing")))
+                out.append(move_aside(real, why, quarantine, after.roots, Seen("missing")))
             continue
-        out.append(_move(path, why, quarantine, after.roots, was))
+        out.append(move_aside(path, why, quarantine, after.roots, was))
     return out
 
 
@@ -503,98 +450,6 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
     return f"a new git config with keys that can run commands ({', '.join(bad_keys[:3])})" if bad_keys else ""
 
 
-def _restore_link(path: Path, was: Seen) -> Planted:
-    try:
-        os.symlink(was.link, path)
-    except OSError as exc:
-        return Planted(path, "a symlink that runs later was removed", error=str(exc.strerror or exc))
-    return Planted(path, "a symlink that runs later was removed", restored=was.link)
-
-
-def _move(path: Path, why: str, quarantine: Path, roots: Sequence[Path], was: Seen) -> Planted:
-    """Move ``path`` (a link itself, never its target) under ``quarantine``, keeping
-    where it was as its relative path; put a replaced symlink back."""
-    rel = next((path.relative_to(r) for r in roots if _inside(path, [r])), Path(path.name))
-    dest = quarantine / rel
-    try:
-        dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if os.path.lexists(dest):
-            dest = dest.with_name(f"{dest.name}.{time.time_ns()}")
-        shutil.move(str(path), str(dest))
-    except OSError as exc:
-        return Planted(path, why, error=str(exc.strerror or exc))
-    planted = Planted(path, why, dest)
-    if was.kind == "link":
-        restored = _restore_link(path, was)
-        planted = Planted(path, why, dest, restored.restored, restored.error)
-    return planted
-
-
-def move_out(path: Path, why: str, quarantine: Path, roots: Sequence[Path]) -> Planted:
-    """Move ``path``, which a command created, under ``quarantine`` (see :func:`_move`)."""
-    return _move(path, why, quarantine, roots, Seen("missing"))
-
-
-_REFUSED_LINE = re.compile(
-    r"^(?:error|warning|fatal): (?P<what>.*): (?:Read-only file system|Device or resource busy)\s*$", re.M)
-_QUOTED = re.compile(r"'([^'\n]+)'")
-MAX_REFUSED = 50
-
-
-def refused_writes(output: str) -> list[str]:
-    """The paths a command's output says it could not write because they run later as
-    the user (the sandbox binds them read-only): ``error: unable to unlink old
-    '.vscode/settings.json': Read-only file system``, ``error: unable to create file
-    .vscode/tasks.json: …``. git goes on and exits 0 after these (``git checkout``
-    switches branch, leaving the old files): the caller says so, since the exit code
-    does not. Only paths with a :data:`RUNS_LATER` part count (other refusals are the
-    sandbox's ordinary read-only disk, which the command reports itself)."""
-    found: list[str] = []
-    for m in _REFUSED_LINE.finditer(output):
-        what = m.group("what")
-        quoted = _QUOTED.findall(what)
-        path = quoted[-1] if quoted else (what.split()[-1] if what.split() else "")
-        parts = path.replace("\\", "/").split("/")
-        if any(why("/".join(parts[: i + 1])) for i in range(len(parts))) and path not in found:
-            found.append(path)
-            if len(found) >= MAX_REFUSED:
-                break
-    return found
-
-
-def relative(path: Path, roots: Sequence[Path]) -> str:
-    """``path`` relative to the workspace (the first root); absolute elsewhere."""
-    if roots and _inside(path, [roots[0]]):
-        return path.relative_to(roots[0]).as_posix()
-    return str(path)
-
-
-def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
-    """What the tool result says: plainly, with how to put each back."""
-    if not planted:
-        return ""
-
-    def shown(path: Path) -> str:
-        return relative(path, roots)
-
-    lines = ["[agent-shell: this command created or changed files that run later as you, outside the "
-             "sandbox:"]
-    for p in planted:
-        if p.undone:
-            lines.append(f"  {shown(p.path)}: {p.why}; {p.undone}")
-        elif p.moved_to is not None:
-            back = f"to keep it: mv {shlex.quote(str(p.moved_to))} {shlex.quote(str(p.path))}"
-            relinked = f"; the link to {p.restored} it replaced was put back" if p.restored else ""
-            lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back}){relinked}")
-        elif p.restored:
-            lines.append(f"  {shown(p.path)}: {p.why}; the link to {p.restored} was put back")
-        else:
-            lines.append(f"  {shown(p.path)}: {p.why}; it could NOT be moved ({p.error}): check it "
-                         "before you use git, direnv or your editor here")
-    lines.append("Files like these are not changed by commands in the sandbox; ask the user to make "
-                 "such a change.]")
-    return "\n".join(lines)
-
-
-__all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "SITE_DIRS", "Guard", "Planted", "check", "guard",
-           "refused_writes", "relative", "report", "same_links", "unsafe_git_keys", "why"]
+__all__ = ["GIT_PARTS", "RUNS_LATER", "SAFE_GIT_KEYS", "SITE_DIRS", "Guard", "Planted", "Seen", "check",
+           "guard", "move_out", "refused_writes", "relative", "report", "same_links",
+           "unsafe_git_keys", "why"]
