@@ -75,8 +75,23 @@ def resolve(argv: list[str], path: str | None = None) -> list[str]:
         return argv
     found = which(argv[0], path)
     if found is None:
-        raise FileNotFoundError(f"{argv[0]} is not on PATH (relative PATH entries are not searched)")
+        raise FileNotFoundError(not_found(argv[0], path))
     return [found, *argv[1:]]
+
+
+def not_found(name: str, path: str | None = None) -> str:
+    """Why ``name`` was not found, and what to do when it exists only where this search
+    does not look: an MCP server pip-installed into the project's own activated
+    ``.venv/bin`` is there, and only its absolute path names it."""
+    full = path if path is not None else os.environ.get("PATH", os.defpath)
+    skipped = shutil.which(name, path=full)
+    if skipped is None:
+        return f"{name} is not on PATH"
+    where = os.path.abspath(skipped)
+    return (f"{name} was found only at {where}, in a PATH entry that is relative or inside the folder "
+            "agent-shell was started in; programs agent-shell runs itself are searched only in "
+            f"absolute PATH entries outside that folder (a repository must not plant them). Name it "
+            f"by its absolute path instead: {where}")
 
 
 def _inside(entry: str, root: Path) -> bool:

@@ -69,8 +69,31 @@ def test_a_program_found_only_in_the_workspace_is_not_run(repo: Path, tmp_path: 
     marker = tmp_path / "ran"
     _plant(repo / "bin", "vim-ish", marker)
     monkeypatch.setenv("PATH", os.pathsep.join(["./bin", "/usr/bin"]))
-    with pytest.raises(FileNotFoundError, match="vim-ish is not on PATH"):
+    with pytest.raises(FileNotFoundError, match="vim-ish was found only at") as caught:
         resolve(["vim-ish", "file"])
+    assert f"Name it by its absolute path instead: {repo / 'bin' / 'vim-ish'}" in str(caught.value)
+    assert not marker.exists()
+    with pytest.raises(FileNotFoundError, match=r"^nowhere-ish is not on PATH$"):
+        resolve(["nowhere-ish"])
+
+
+@pytest.mark.anyio
+async def test_an_mcp_server_only_in_the_projects_venv_says_to_name_it_by_its_absolute_path(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project's activated .venv/bin is on PATH, absolute, inside the start folder."""
+    from shell.tools.mcp_results import describe_error
+    from shell.tools.mcp_stdio import StderrTail, stdio
+
+    server = _plant(repo / ".venv" / "bin", "my-mcp-server", tmp_path / "ran")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(repo / ".venv" / "bin"), "/usr/bin", "/bin"]))
+    with pytest.raises(Exception) as caught:
+        async with stdio("mine", "my-mcp-server", [], {}, str(repo), StderrTail()):
+            pass
+    said = describe_error(caught.value)
+    assert said.startswith("command not found: my-mcp-server was found only at")
+    assert said.endswith(f"Name it by its absolute path instead: {server}")
+    assert not (tmp_path / "ran").exists()
 
 
 def test_the_sandbox_probe_does_not_run_a_repositorys_bwrap(repo: Path, tmp_path: Path,
