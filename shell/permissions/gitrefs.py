@@ -22,8 +22,8 @@ remote-tracking branch moved (``git rebase origin/main`` without a fetch takes w
 points at) is as quiet. Nothing is undone there: a new branch, a stash of the command's
 own work, are what it was asked for; the note lets the user look.
 
-Not covered: the reftable backend (``git init --ref-format=reftable``, rare), and
-an object file overwritten in place (only ``git fsck`` tells).
+Not covered: the reftable backend (``git init --ref-format=reftable``, rare). An
+object file overwritten in place is :mod:`.gitobjects`' part.
 """
 
 from __future__ import annotations

@@ -10,6 +10,15 @@ lists are read before a command, and after it each ``exec`` (or ``x``) line it a
 is taken out again, and the result says so with the line, which the user can add back
 with ``git rebase --edit-todo``. The other lines (``pick``, ``edit``, ``drop``) choose
 commits, which the user reviews as any commit; they run nothing.
+
+The merge strategy a rebase or cherry-pick in progress uses runs too: git runs
+``git-merge-<strategy>`` for any name it does not build in, found on ``PATH`` or, for
+a name with a slash (``/../evil.sh`` beside a ``git-merge-`` folder), in the work
+tree. So a strategy a command wrote into ``rebase-merge/strategy`` or
+``sequencer/opts`` (``strategy = …``) that is not one of git's own is put back as it
+was, and said. ``strategy_opts`` only passes options to the strategy, and
+``gpg_sign_opt`` names a key (the program comes from the config, read-only to
+commands); both are left.
 """
 
 from __future__ import annotations
@@ -30,6 +39,13 @@ MAX_BYTES = 4 * 1024 * 1024
 EXEC_WORDS = ("exec", "x")
 MAX_SHOWN = 200
 """Characters of a removed line the result shows."""
+
+STRATEGY_FILES = ("rebase-merge/strategy", "sequencer/opts")
+"""Where a rebase (``-s``) or a cherry-pick (``options.strategy``) in progress keeps its strategy."""
+GIT_STRATEGIES = frozenset({"ort", "recursive", "resolve", "octopus", "ours", "subtree"})
+"""Strategies git has itself (in its exec path, searched before ``PATH``)."""
+STRATEGY_WHY = ("a merge strategy git does not have itself: your git rebase --continue (or cherry-pick "
+                "--continue) would run git-merge-<it> as you")
 
 EXEC_WHY = "an exec line in the rebase to-do list: your git rebase --continue would run it as you"
 
@@ -60,6 +76,70 @@ def todos(gitdirs: Sequence[Path]) -> dict[Path, Counter[str]]:
         for name in REBASE_LISTS:
             lines = _read(gitdir / name) or []
             out[gitdir / name] = Counter(ln.rstrip("\r\n") for ln in lines if exec_line(ln))
+    return out
+
+
+Strategies = Mapping[Path, bytes | None]
+"""Per strategy file (missing ones too): its bytes."""
+
+
+def strategies(gitdirs: Sequence[Path]) -> dict[Path, bytes | None]:
+    """The strategy files of every guarded git directory, as they are (before a command)."""
+    out: dict[Path, bytes | None] = {}
+    for gitdir in dict.fromkeys(gitdirs):
+        for name in STRATEGY_FILES:
+            out[gitdir / name] = _bytes(gitdir / name)
+    return out
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES)
+    except OSError:
+        return None
+
+
+def _foreign(path: Path, data: bytes) -> list[str]:
+    """The strategies ``data`` names that git does not have itself (``rebase-merge/strategy``
+    holds the name; ``sequencer/opts`` is a config file with ``strategy = name``)."""
+    text = data.decode("utf-8", "replace")
+    if path.name == "strategy":
+        names = [text.strip()]
+    else:
+        names = [line.partition("=")[2].strip().strip('"') for line in text.splitlines()
+                 if line.partition("=")[0].strip().lower() == "strategy"]
+    return [n for n in names if n and n.lower() not in GIT_STRATEGIES]
+
+
+def put_back_strategies(before: Strategies) -> list[Planted]:
+    """Each strategy file a command changed to name a program git does not have, put
+    back as it was (removed when it was not there; ``sequencer/opts``: its strategy
+    lines dropped)."""
+    out: list[Planted] = []
+    for path, was in before.items():
+        now = _bytes(path)
+        if now is None or now == was:
+            continue
+        foreign = _foreign(path, now)
+        if not foreign:
+            continue
+        try:
+            if was is not None:
+                _rewrite(path, [was.decode("utf-8", "surrogateescape")])
+                undone = "set back as it was"
+            elif path.name == "strategy":
+                os.unlink(path)
+                undone = "removed (git uses its own strategy)"
+            else:
+                kept = [ln for ln in now.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+                        if ln.partition("=")[0].strip().lower() != "strategy"]
+                _rewrite(path, kept)
+                undone = "its strategy line removed (git uses its own strategy)"
+        except OSError as exc:
+            undone = (f"putting it back FAILED ({exc.strerror or exc}): run git rebase --abort "
+                      "(or cherry-pick --abort)")
+        out.append(Planted(path, f"{STRATEGY_WHY}: {foreign[0][:MAX_SHOWN]!r}", undone=undone))
     return out
 
 
@@ -106,4 +186,5 @@ def _rewrite(path: Path, lines: list[str]) -> None:
         raise
 
 
-__all__ = ["EXEC_WHY", "REBASE_LISTS", "Todos", "drop_new_execs", "exec_line", "todos"]
+__all__ = ["EXEC_WHY", "REBASE_LISTS", "STRATEGY_WHY", "Strategies", "Todos", "drop_new_execs", "exec_line",
+           "put_back_strategies", "strategies", "todos"]

@@ -144,6 +144,12 @@ def _git(repo: Path, args: Sequence[str], stdin: bytes = b"") -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
+def hardened_git(repo: Path, args: Sequence[str]) -> bytes | None:
+    """git's output for a read-only plumbing command in ``repo``, run hardened as
+    above (None: it failed, timed out, or git is missing)."""
+    return _git(repo, args)
+
+
 def _staged_blobs(repo: Path, wanted: list[Path]) -> dict[Path, str]:
     """``path -> blob id`` for those of ``wanted`` staged as plain files (stage 0;
     not links, not submodules, not conflicted)."""

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.programs import which
 
-from . import gitflags, gitrefs, gitsequencer, paths, pathswaps, quarantine, runslater, writewalls
+from . import gitflags, gitobjects, gitrefs, gitsequencer, paths, pathswaps, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
@@ -242,6 +242,9 @@ class Sandbox:
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
         self._ref_files = gitrefs.RefCache()  # ref files as last read: unchanged ones are not read again
         self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
+        self._strategies: gitsequencer.Strategies = {}  # and its merge strategy
+        self._objects: gitobjects.Snapshot = {}  # loose git objects' stamps (.gitobjects)
+        self._objects_seen: gitobjects.Snapshot = {}  # as the last check after a command saw them
         self._unwritten: list[Path] = []  # named by write rules, missing before the command
         self._ruled: set[Path] = set()  # what wildcard write rules covered before it (.writewalls)
         self._held: list[pathswaps.Held] = []  # the folders above what it holds, as they were (.pathswaps)
@@ -276,6 +279,8 @@ class Sandbox:
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_files)
         self._todos = gitsequencer.todos(walls.gitdirs)
+        self._strategies = gitsequencer.strategies(walls.gitdirs)
+        self._objects = gitobjects.snapshot(walls.gitdirs, self._objects_seen)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         held = {pathswaps.RULE: [*self.denied_writes(), *self.denied_reads()], pathswaps.SECRET: found.paths,
@@ -297,9 +302,12 @@ class Sandbox:
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
         refs, self._refs = self._refs, {}
         todos, self._todos = self._todos, {}
+        strategies, objects, self._strategies, self._objects = self._strategies, self._objects, {}, {}
         refs_now = gitrefs.reread(refs, self._ref_files)
+        forged, self._objects_seen = gitobjects.check(objects)
         unhidden = (swapped + self._unhide() + gitrefs.undo_replace(refs, refs_now)
                     + gitrefs.changed(refs, before.gitdirs, refs_now) + gitsequencer.drop_new_execs(todos)
+                    + gitsequencer.put_back_strategies(strategies) + forged
                     + writewalls.move_created(created, self.roots()))
         if now.watched == before.watched and runslater.same_links(before, now):
             return unhidden, missed

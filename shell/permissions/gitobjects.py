@@ -1,0 +1,313 @@
+"""Git's loose object files a sandboxed command overwrote: what the user's own
+``git checkout -- f`` or ``git reset --hard`` would then write.
+
+A sandboxed command may write ``.git/objects`` (``git commit``, ``git stash`` must
+work), and a loose object file is named after its content's hash but git does not
+check that when it reads one. ``chmod u+w .git/objects/eb/3dfa…`` and writing
+``blob N\\0<evil Makefile>`` compressed into it (or renaming such a file over it)
+makes ``git show HEAD:Makefile`` and every "throw away the agent's changes" write the
+evil Makefile, with ``git status`` clean; only ``git fsck`` tells (tester finding K15,
+second half). bwrap cannot make the existing files read-only without a bind each
+(thousands), and their folders must take new objects, so the files are compared
+instead: before a command each loose object's inode, size, mtime and ctime (one
+``lstat`` each: about 10,000 in a few tens of milliseconds), after it those that
+changed, and new ones, are hashed as git would; one whose content does not match its
+name is moved into the quarantine folder, and the right content is written back when
+the work tree or the index still has it (a file whose blob hash is the name). If
+nothing has it, git now says the object is missing instead of writing the command's
+content, and the result says so. ``objects/info/alternates`` (other folders git
+reads objects from, before its own loose ones) is put back as it was.
+
+Not covered: pack files (a new pack whose index lies about what it holds; packs are
+written whole by ``git gc``/``git fetch``, and checking one means reading all of it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import quarantine
+from .gitstaged import hardened_git
+from .runslater import Planted
+
+Stamp = tuple[int, int, int, int]
+"""A loose object file's inode, size, mtime and ctime (ns)."""
+MAX_OBJECTS = 200_000
+"""Loose object files looked at in one objects folder at most."""
+MAX_CHECKED = 2_000
+"""New object files hashed after one command at most (changed ones: all)."""
+MAX_INFLATED = 256 * 1024 * 1024
+"""Bytes one object may inflate to before it is taken as not matching (a zip bomb)."""
+ALTERNATES = ("info/alternates", "info/http-alternates")
+
+FORGED_WHY = ("a git object file whose content is not what its name says: git would show and check "
+              "out this content in place of the committed one (git checkout, git restore, git reset --hard)")
+ALTERNATES_WHY = "git's list of other folders it reads objects from (one could hold forged objects)"
+
+
+@dataclass(frozen=True, slots=True)
+class Objects:
+    """One objects folder at one moment: loose object name (``ab/cdef…``) → stamp,
+    and the alternates files' bytes (None: missing)."""
+
+    loose: Mapping[str, Stamp]
+    alternates: Mapping[str, bytes | None]
+    complete: bool = True
+
+
+Snapshot = Mapping[Path, Objects]
+
+
+def objects_dirs(gitdirs: Sequence[Path]) -> list[Path]:
+    """Each distinct objects folder the git directories use (a worktree's is its
+    common directory's)."""
+    out: dict[str, Path] = {}
+    for gitdir in gitdirs:
+        path = gitdir / "objects"
+        if os.path.isdir(path) and not os.path.islink(path):
+            out.setdefault(os.path.realpath(path), path)
+    return list(out.values())
+
+
+def _fanout(name: str) -> bool:
+    return len(name) == 2 and all(c in "0123456789abcdef" for c in name)
+
+
+def _loose(objects: Path) -> tuple[dict[str, Stamp], bool]:
+    out: dict[str, Stamp] = {}
+    try:
+        with os.scandir(objects) as it:
+            folders = [e for e in it if _fanout(e.name) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return out, True
+    for folder in folders:
+        try:
+            with os.scandir(folder.path) as it:
+                for entry in it:
+                    if len(out) >= MAX_OBJECTS:
+                        return out, False
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                    out[f"{folder.name}/{entry.name}"] = stamp
+        except OSError:
+            continue
+    return out, True
+
+
+def _read_small(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(64 * 1024)
+    except OSError:
+        return None
+
+
+def read(objects: Path) -> Objects:
+    """``objects`` as it is now (no git run)."""
+    loose, whole = _loose(objects)
+    return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole)
+
+
+def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path, Objects]:
+    """Each objects folder of ``gitdirs``, before a command: as ``seen`` after the last
+    one (one scan per command, not two: what the user's git added since is new to the
+    check after this one, hashed and found right), else read now."""
+    seen = seen or {}
+    return {objects: seen.get(objects) or read(objects) for objects in objects_dirs(gitdirs)}
+
+
+def _oid(name: str) -> str | None:
+    """The object id a loose file name stands for (``ab/cdef…``: sha-1 or sha-256)."""
+    folder, _, rest = name.partition("/")
+    oid = folder + rest
+    if len(oid) in (40, 64) and all(c in "0123456789abcdef" for c in oid):
+        return oid
+    return None
+
+
+def matches(path: Path, oid: str) -> bool:
+    """Whether the loose object file at ``path`` holds what ``oid`` names (inflated and
+    hashed as git does; not a regular file, unreadable or corrupt: no)."""
+    digest = hashlib.sha1() if len(oid) == 40 else hashlib.sha256()
+    inflate = zlib.decompressobj()
+    total = 0
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        if not _regular(fd):
+            return False
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            while chunk := fh.read(1 << 16):
+                data = inflate.decompress(chunk, 1 << 20)
+                while True:
+                    total += len(data)
+                    if total > MAX_INFLATED:
+                        return False
+                    digest.update(data)
+                    if not inflate.unconsumed_tail:
+                        break
+                    data = inflate.decompress(inflate.unconsumed_tail, 1 << 20)
+            digest.update(inflate.flush())
+    except (OSError, zlib.error):
+        return False
+    finally:
+        os.close(fd)
+    return inflate.eof and digest.hexdigest() == oid
+
+
+def _regular(fd: int) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+def _worktree(objects: Path) -> Path | None:
+    """The work tree of a plain ``.git`` folder (where the right content may still be)."""
+    gitdir = objects.parent
+    return gitdir.parent if gitdir.name == ".git" else None
+
+
+def _write_object(path: Path, kind: bytes, content: bytes) -> None:
+    data = zlib.compress(kind + b" " + str(len(content)).encode() + b"\0" + content)
+    tmp = path.with_name(f".agent-shell-{path.name}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as fh:
+            fh.write(data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _recover(objects: Path, name: str, oid: str) -> str:
+    """Put the right content of ``oid`` back from the work tree (a tracked file whose
+    blob hash is ``oid``) or find it in a pack; what was done, or empty: nothing has it."""
+    repo = _worktree(objects)
+    if repo is None:
+        return ""
+    if hardened_git(repo, ["cat-file", "-e", oid]) is not None:
+        return "git still has the right content in a pack"
+    listed = hardened_git(repo, ["ls-files", "--stage", "-z"]) or b""
+    for entry in listed.split(b"\0"):
+        meta, _, file = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) != 3 or fields[1] != oid.encode() or fields[0] not in (b"100644", b"100755"):
+            continue
+        path = repo / os.fsdecode(file)
+        content = _read_regular(path)
+        if content is None:
+            continue
+        digest = hashlib.sha1() if len(oid) == 40 else hashlib.sha256()
+        digest.update(b"blob " + str(len(content)).encode() + b"\0" + content)
+        if digest.hexdigest() == oid:
+            try:
+                _write_object(objects / name, b"blob", content)
+            except OSError:
+                return ""
+            return f"the right content was written back from {os.fsdecode(file)}"
+    return ""
+
+
+def _read_regular(path: Path, limit: int = 64 * 1024 * 1024) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not _regular(fd):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _quarantine(path: Path, folder: Path, name: str) -> Path:
+    target = folder / "git-objects" / name.replace("/", "")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(path, target)
+    return target
+
+
+def _put_back_alternates(objects: Path, was: Objects) -> list[Planted]:
+    out: list[Planted] = []
+    for name in ALTERNATES:
+        path = objects / name
+        old, new = was.alternates.get(name), _read_small(path)
+        if old == new:
+            continue
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                raise OSError(f"{name} is now a folder")
+            if os.path.lexists(path):
+                os.unlink(path)
+            if old is not None:
+                with open(path, "xb") as fh:
+                    fh.write(old)
+            done = "removed" if old is None else "set back as it was"
+        except OSError as exc:
+            done = f"putting it back FAILED ({exc}): check it before you use git here"
+        shown = (new or b"")[:200].decode("utf-8", "replace")
+        out.append(Planted(path, ALTERNATES_WHY, undone=f"{done} (the command wrote {shown!r})"))
+    return out
+
+
+def check(before: Snapshot, folder: Path | None = None) -> tuple[list[Planted], dict[Path, Objects]]:
+    """After a command: each loose object file of ``before``'s objects folders that it
+    changed or added and whose content is not what its name says, moved into
+    ``folder`` (default: a new quarantine folder) and put right where possible; the
+    alternates files put back as they were. Also the folders as they are now, for
+    the next command's :func:`snapshot` (what was put right left out: new to it)."""
+    out: list[Planted] = []
+    seen: dict[Path, Objects] = {}
+    budget = MAX_CHECKED
+    for objects, was in before.items():
+        out += _put_back_alternates(objects, was)
+        now, whole = _loose(objects)
+        seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole)
+        changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
+        new = [n for n in now if n not in was.loose][:max(budget, 0)]
+        budget -= len(new)
+        for name in changed + new:
+            old = was.loose.get(name)
+            oid = _oid(name)
+            if oid is None:
+                continue  # git's own temporary files (tmp_obj_…) are not objects
+            path = objects / name
+            if matches(path, oid):
+                continue
+            now.pop(name, None)
+            folder = folder or quarantine.new_folder()
+            try:
+                stored = _quarantine(path, folder, name)
+            except OSError as exc:
+                out.append(Planted(path, FORGED_WHY, undone=f"moving it out FAILED ({exc.strerror or exc}): "
+                                   f"delete it before you use git here (git fsck names it)"))
+                continue
+            how = "changed" if old is not None else "new"
+            fixed = _recover(objects, name, oid) if old is not None else "nothing refers to it"
+            if not fixed:
+                fixed = (f"nothing here has the right content: git now says object {oid[:12]} is missing "
+                         "instead of writing the command's; git fetch from a remote that has it puts it back")
+            out.append(Planted(path, FORGED_WHY,
+                               undone=f"{how}; moved to {stored}; {fixed}"))
+    return out, seen
+
+
+__all__ = ["ALTERNATES_WHY", "FORGED_WHY", "Objects", "Snapshot", "check", "matches", "objects_dirs", "read",
+           "snapshot"]

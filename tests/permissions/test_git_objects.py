@@ -1,0 +1,118 @@
+"""What a sandboxed command can plant in a repository's objects and a rebase's state
+that git then uses as the user: a loose object file overwritten in place (tester
+finding K15's second half), a merge strategy that names a program. Against the real
+bubblewrap and git."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..sandboxing import require_sandbox
+from .later_ws import git, later_workspace, sh
+from .test_git_state import EVIL, MAKEFILE, committed, rebase_stopped
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from later_workspace(monkeypatch, ".agent-shell-test-gitobjects-")
+
+
+def _forge(how: str) -> str:
+    """Shell that writes the evil Makefile's bytes under the committed Makefile's object name."""
+    write = ("python3 -c \"import sys,zlib; e=sys.argv[1].encode(); "
+             "sys.stdout.buffer.write(zlib.compress(b'blob %d\\0' % len(e) + e))\" \"$(printf '" +
+             EVIL.replace("\n", "\\n").replace("\t", "\\t") + "')\"")
+    obj = "o=$(git rev-parse HEAD:Makefile) && f=.git/objects/${o:0:2}/${o:2} && "
+    if how == "in place":
+        return obj + f"chmod u+w $f && {write} > $f && chmod 444 $f && git show HEAD:Makefile"
+    return obj + f"{write} > new.obj && mv -f new.obj $f && git show HEAD:Makefile"
+
+
+@pytest.mark.parametrize("how", ["in place", "renamed over"])
+async def test_an_object_file_a_command_overwrites_is_put_right_and_said(ws: Path, how: str) -> None:
+    """K15: with the Makefile's loose object rewritten, the user's ``git checkout --
+    Makefile`` wrote the evil Makefile and ``git status`` stayed clean."""
+    require_sandbox()
+    committed(ws)
+    result = await sh(ws, _forge(how))
+    assert "evil.example" in result.text  # it did take, inside the sandbox
+    assert git(ws, "show", "HEAD:Makefile") == MAKEFILE
+    (ws / "Makefile").write_text("changed by the agent\n")
+    git(ws, "checkout", "--", "Makefile")
+    assert (ws / "Makefile").read_text() == MAKEFILE
+    assert "not what its name says" in result.text and "written back from Makefile" in result.text
+    git(ws, "fsck", "--no-dangling")
+
+
+async def test_an_object_nothing_else_has_is_taken_away_not_left_forged(ws: Path) -> None:
+    """When neither the work tree nor the index still has the content (the file was
+    changed and staged since), git says the object is missing rather than checking out
+    the command's content."""
+    require_sandbox()
+    committed(ws)
+    (ws / "Makefile").write_text("staged since\n")
+    git(ws, "add", "Makefile")
+    result = await sh(ws, _forge("in place"))
+    assert "is missing" in result.text
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        git(ws, "show", "HEAD:Makefile")
+    assert "evil.example" not in (failed.value.stdout or "")
+
+
+async def test_alternates_a_command_adds_are_removed(ws: Path) -> None:
+    require_sandbox()
+    committed(ws)
+    result = await sh(ws, "mkdir -p other && echo \"$PWD/other\" > .git/objects/info/alternates && echo ok")
+    assert not (ws / ".git" / "objects" / "info" / "alternates").exists()
+    assert "reads objects from" in result.text and "removed" in result.text
+
+
+async def test_commits_gc_and_stashes_say_nothing_of_objects(ws: Path) -> None:
+    require_sandbox()
+    committed(ws)
+    result = await sh(ws, "echo x > a.txt && git add a.txt && git commit -qm two && echo y >> a.txt && "
+                          "git stash -q && git repack -q -d && git prune-packed && "
+                          "git commit -q --allow-empty -m three && echo done")
+    assert "done" in result.text and "git object" not in result.text and "reads objects" not in result.text
+    assert git(ws, "log", "--format=%s").split() == ["three", "two", "init"]
+
+
+@pytest.mark.parametrize("strategy", ["evil", "/../evil.sh"])
+async def test_a_merge_strategy_a_command_writes_into_a_rebase_is_put_back(ws: Path, strategy: str) -> None:
+    """``echo evil > .git/rebase-merge/strategy``: the user's ``git rebase --continue``
+    ran ``git-merge-evil`` (from PATH, or ``git-merge-/../evil.sh`` from the work tree)."""
+    require_sandbox()
+    rebase_stopped(ws)
+    result = await sh(ws, "mkdir git-merge- && printf '#!/bin/sh\\ntouch ../PWNED\\n' > evil.sh && "
+                          f"chmod +x evil.sh && echo '{strategy}' > .git/rebase-merge/strategy && echo ok")
+    assert not (ws / ".git" / "rebase-merge" / "strategy").exists()
+    assert "merge strategy" in result.text and "removed" in result.text
+    git(ws, "rebase", "--continue")
+    assert not (ws.parent / "PWNED").exists()
+
+
+async def test_a_strategy_in_a_cherry_picks_options_is_dropped(ws: Path) -> None:
+    require_sandbox()
+    committed(ws)
+    opts = ws / ".git" / "sequencer" / "opts"
+    opts.parent.mkdir()
+    opts.write_text("[options]\n\tsignoff = true\n")
+    result = await sh(ws, "printf '\\tstrategy = evil\\n' >> .git/sequencer/opts && echo ok")
+    assert opts.read_text() == "[options]\n\tsignoff = true\n"
+    assert "merge strategy" in result.text
+
+
+async def test_a_rebase_the_agent_starts_with_gits_own_strategy_says_nothing(ws: Path) -> None:
+    require_sandbox()
+    rebase_stopped(ws)
+    git(ws, "rebase", "--abort")
+    edit = "GIT_SEQUENCE_EDITOR=\"sed -i '1s/^pick/edit/'\""
+    result = await sh(ws, f"{edit} git rebase -q -s ort -i HEAD~2; echo done")
+    assert "done" in result.text and "merge strategy" not in result.text
+    assert (ws / ".git" / "rebase-merge" / "strategy").read_text().strip() == "ort"
