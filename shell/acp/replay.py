@@ -9,7 +9,7 @@ not the file before and after, so an edit comes back as its text result.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from shell.core.messages import (
 )
 from shell.core.textsafety import plain_id, sanitize
 from shell.core.tools import Tool
+from shell.sessions.export import STOPPED_LABELS
 
 from . import toolview
 from .permissions import tool_kind
@@ -39,7 +40,12 @@ def history_updates(
     session_state: dict[str, Any],
     find_tool: Callable[[str], Tool | None],
     root: Path,
+    outcomes: Mapping[str, str] | None = None,
 ) -> Iterator[Update]:
+    """``outcomes``: the session's, by call id (see :func:`shell.frontend.reply.calls_from_messages`):
+    ACP's statuses end at ``failed``, so a call the user rejected, a rule blocked or
+    agent-shell's stop interrupted says which first, not as the tool's own failure."""
+    outcomes = outcomes or {}
     results = {m.call_id: m for m in messages if isinstance(m, ToolResultMessage)}
     for message in messages:
         if isinstance(message, UserMessage):
@@ -58,10 +64,14 @@ def history_updates(
                 if result is None:
                     continue
                 text = result.text
+                content = [text_content(toolview.fenced(text))] if text.strip() else []
+                label = STOPPED_LABELS.get(outcomes.get(call.id, ""))
+                if label:
+                    content.insert(0, text_content(f"{label}."))
                 yield helpers.update_tool_call(
                     plain_id(call.id),
-                    status="failed" if result.is_error else "completed",
-                    content=[text_content(toolview.fenced(text))] if text.strip() else [],
+                    status="failed" if result.is_error or label else "completed",
+                    content=content,
                 )
     todos = (session_state.get(PLAN_MIDDLEWARE) or {}).get("todos")
     if isinstance(todos, list) and todos:

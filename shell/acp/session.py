@@ -334,7 +334,8 @@ class AcpSession:
         """Send the loaded history to the editor (``session/load``)."""
         agent = self.runtime.agent
         for update in history_updates(
-            agent.messages, agent.session_state, self.find_tool, self.runtime.workspace.root
+            agent.messages, agent.session_state, self.find_tool, self.runtime.workspace.root,
+            self.runtime.call_outcomes,
         ):
             await self.send(update)
 

@@ -92,9 +92,11 @@ def _blocks(blocks: Sequence[Block], r: Redactor) -> list[str]:
     return parts
 
 
-STOPPED_LABELS = {"cancelled": "Tool call cancelled", "interrupted": "Tool call interrupted"}
-"""A call stopped in mid-run reads so, not as the tool's error (the session's outcome says
-which: the user cancelled the reply, or agent-shell stopped while it ran)."""
+STOPPED_LABELS = {"cancelled": "Tool call cancelled", "interrupted": "Tool call interrupted",
+                  "rejected": "Tool call rejected by you", "blocked": "Tool call blocked by a rule"}
+"""A call that was stopped reads so, not as the tool's error (the session's outcome says
+which: the user cancelled the reply, agent-shell stopped while it ran, the user said no,
+or a rule or check refused it before it ran)."""
 
 
 def _result(m: ToolResultMessage, r: Redactor, outcome: str = "") -> str:

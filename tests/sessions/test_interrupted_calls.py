@@ -136,3 +136,25 @@ async def test_the_tui_shows_a_resumed_interrupted_call_as_interrupted(
         assert span.state.status == "interrupted"
         assert "interrupted" in str(span.query_one("CollapsibleTitle").render())  # was "— error"
         await pilot.press("ctrl+q")
+
+
+def test_export_and_the_editors_replay_say_how_a_stopped_call_ended(tmp_path: Path) -> None:
+    """/export labelled a call the user rejected or a rule blocked "Tool error", and the
+    ACP replay (session/load) showed an interrupted call as the tool's own failure."""
+    from shell.acp.replay import history_updates
+
+    calls = AssistantMessage(tuple(ToolCallBlock(f"c{i}", "run_shell", {"command": "x"}) for i in range(4)))
+    results = [ToolResultMessage(f"c{i}", "run_shell", "not run", is_error=True) for i in range(4)]
+    messages = [UserMessage("go"), calls, *results]
+    outcomes = {"c0": "rejected", "c1": "blocked", "c2": "interrupted"}  # c3: the tool's own error
+    exported = export_markdown(messages, redactor=NO_REDACTION, outcomes=outcomes)
+    assert "**Tool call rejected by you** `run_shell` (c0)" in exported
+    assert "**Tool call blocked by a rule** `run_shell` (c1)" in exported
+    assert "**Tool call interrupted** `run_shell` (c2)" in exported
+    assert exported.count("**Tool error**") == 1 and "**Tool error** `run_shell` (c3)" in exported
+    updates = [u.model_dump() for u in history_updates(messages, {}, lambda name: None, tmp_path, outcomes)]
+    ends = {u["tool_call_id"]: u for u in updates if u.get("session_update") == "tool_call_update"}
+    first = {cid: str(u["content"][0]["content"]["text"]) for cid, u in ends.items()}
+    assert first["c0"] == "Tool call rejected by you." and first["c2"] == "Tool call interrupted."
+    assert first["c1"] == "Tool call blocked by a rule." and "rejected" not in first["c3"]
+    assert all(u["status"] == "failed" for u in ends.values())  # ACP has no other status for them
