@@ -9,7 +9,12 @@ repository's ``bin/bwrap`` ran at every start, before any trust question, and co
 then drop the sandbox from every command (finding K18). Only absolute entries are
 searched, and none inside the folder agent-shell was started in (unless that folder
 is the home folder or holds it: ``~/.local/bin`` is then the user's own, not a
-repository's). This is the one place that search is made.
+repository's), nor inside a folder a sandboxed command may write (the workspace, an
+``--add-dir``, a ``[sandbox] writable`` folder: :func:`writable_by_commands`). A
+dotfiles repository added with ``--add-dir`` whose ``bin`` is on the PATH let one
+command plant ``bin/bwrap`` and the next run through it, as the user (finding L2);
+the editor starts ``agent-shell acp`` in a folder of its own, so the start folder
+alone does not name the workspace. This is the one place that search is made.
 """
 
 from __future__ import annotations
@@ -18,11 +23,26 @@ import functools
 import logging
 import os
 import shutil
+import threading
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 _said: set[str] = set()
+_writable: set[str] = set()
+_lock = threading.Lock()
+
+
+def writable_by_commands(*folders: str | os.PathLike[str]) -> None:
+    """Folders sandboxed commands may write, for the rest of the process: a PATH entry
+    inside one is not searched from now on. Called by the sandbox for its workspace and
+    each folder added to it; never shrinks (an ACP process serves several workspaces)."""
+    real = {os.path.realpath(f) for f in folders}
+    with _lock:
+        if real <= _writable:
+            return
+        _writable.update(real)
+    _search_path.cache_clear()
 
 
 def search_path(path: str | None = None, here: str | None = None) -> str:
@@ -33,26 +53,33 @@ def search_path(path: str | None = None, here: str | None = None) -> str:
         here = here or os.getcwd()
     except OSError:
         here = "/"
+    with _lock:
+        writable = tuple(sorted(_writable))
     return _search_path(os.environ.get("PATH", os.defpath) if path is None else path, here,
-                        os.path.expanduser("~"))
+                        os.path.expanduser("~"), writable)
 
 
 @functools.lru_cache(maxsize=16)
-def _search_path(path: str, here: str, home: str) -> str:
+def _search_path(path: str, here: str, home: str, writable: tuple[str, ...] = ()) -> str:
     entries = path.split(os.pathsep)
-    try:
-        root: Path | None = Path(here).resolve()
-        if root is not None and Path(home).resolve().is_relative_to(root):
-            root = None  # home, or above it: its bin folders are the user's own
-    except (OSError, RuntimeError):
-        root = None
+    places = [(here, "where agent-shell was started"),
+              *((w, "where sandboxed commands may write") for w in writable)]
+    roots: list[tuple[Path, str]] = []
+    for place, why in places:
+        try:
+            root = Path(place).resolve()
+            if not Path(home).resolve().is_relative_to(root):  # home, or above it: its bin folders
+                roots.append((root, why))                      # are the user's own
+        except (OSError, RuntimeError):
+            continue
     kept: list[str] = []
     for entry in entries:
         if not entry or not os.path.isabs(entry):
             _say_once(entry, "it is relative, so it would name the workspace")
             continue
-        if root is not None and _inside(entry, root):
-            _say_once(entry, f"it is inside {root}, where agent-shell was started")
+        hit = next(((root, why) for root, why in roots if _inside(entry, root)), None)
+        if hit is not None:
+            _say_once(entry, f"it is inside {hit[0]}, {hit[1]}")
             continue
         kept.append(entry)
     return os.pathsep.join(kept)

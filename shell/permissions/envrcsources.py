@@ -36,11 +36,11 @@ import shlex
 import stat
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import paths
-from .pathdirs import shadows
+from .pathdirs import live_path_dirs, shadows
 
 SOURCED_WHY = "direnv runs as you when you enter the directory (an .envrc sources it)"
 DOTENV_WHY = ("direnv loads into your shell when you enter the directory (an .envrc names it with dotenv: "
@@ -259,18 +259,26 @@ _lock = threading.Lock()
 
 def envrc_runs(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
     """What ``envrcs`` (real paths of ``.envrc`` files) pull in inside ``roots``,
-    reused while none of the files read changed."""
+    reused while none of the files read changed; with the live PATH's folders in
+    ``roots`` among its PATH folders (:func:`.pathdirs.live_path_dirs`)."""
     key = (tuple(dict.fromkeys(envrcs)), tuple(roots))
     with _lock:
         cached = _cache.get(key)
     if cached is not None and all(_stamp(Path(p)) == (p, m, c) for p, m, c in cached.stamps):
-        return cached
+        return _with_live_path(cached, roots)
     runs = _work_out(key[0], roots)
     with _lock:
         if len(_cache) > 256:
             _cache.clear()
         _cache[key] = runs
-    return runs
+    return _with_live_path(runs, roots)
+
+
+def _with_live_path(runs: EnvrcRuns, roots: Sequence[Path]) -> EnvrcRuns:
+    """``runs`` with the folders of the live PATH that lie in ``roots`` (guarded alike)."""
+    live = [(folder, why, folder in roots) for folder, why in live_path_dirs(roots)
+            if all(folder != known for known, _, _ in runs.path_dirs)]
+    return replace(runs, path_dirs=(*runs.path_dirs, *live)) if live else runs
 
 
 def envrcs_above(path: Path, limit: int = 128) -> list[Path]:

@@ -24,6 +24,12 @@ folder would break them. So it guards the names that shadow a program:
 
 Bounded: a folder's first :data:`MAX_ENTRIES` entries are looked at; past that, the
 :data:`CORE` names are looked up one by one.
+
+The PATH agent-shell itself runs with counts as much as an ``.envrc``'s
+(:func:`live_path_dirs`): a dotfiles or scripts repository whose ``bin`` is on the
+PATH, worked on as the workspace or added with ``--add-dir``, had ``bin/git`` planted
+and kept (finding L2). A virtualenv's or conda environment's ``bin`` is left to
+:mod:`.newvenv`, which knows what ``pip install`` may put there.
 """
 
 from __future__ import annotations
@@ -78,6 +84,43 @@ def commands(inside: Sequence[Path] = ()) -> frozenset[str]:
     return found
 
 
+LIVE_WHY = ("is in a folder on your PATH ({entry}): a program there runs instead of yours of the same name "
+            "(git, ls …) at every command you type")
+_live: dict[tuple[str, tuple[Path, ...]], tuple[tuple[Path, str], ...]] = {}
+
+
+def live_path_dirs(roots: Sequence[Path]) -> tuple[tuple[Path, str], ...]:
+    """The folders of this process's PATH that lie in ``roots`` (real paths), each with
+    why it is guarded. A relative entry (``bin``, ``.``, an empty one) names a folder
+    of wherever the user types, so each root's is taken; an environment's ``bin`` is
+    not (see the module's docstring)."""
+    key = (os.environ.get("PATH", ""), tuple(roots))
+    with _lock:
+        found = _live.get(key)
+    if found is not None:
+        return found
+    out: dict[Path, str] = {}
+    for entry in key[0].split(os.pathsep)[:256]:
+        places = [Path(entry)] if os.path.isabs(entry) else [root / entry for root in roots]
+        for place in places:
+            folder = Path(os.path.realpath(place))
+            if (any(paths.within(folder, root) for root in roots) and not os.path.isfile(folder)
+                    and not _environment_bin(folder)):
+                out.setdefault(folder, LIVE_WHY.format(entry=entry or "an empty entry, the current folder"))
+    found = tuple(out.items())
+    with _lock:
+        if len(_live) > 16:
+            _live.clear()
+        _live[key] = found
+    return found
+
+
+def _environment_bin(folder: Path) -> bool:
+    parent = folder.parent
+    return folder.name in ("bin", "Scripts") and (
+        os.path.isfile(parent / "pyvenv.cfg") or os.path.isdir(parent / "conda-meta"))
+
+
 def shadows(name: str, inside: Sequence[Path] = ()) -> bool:
     """Whether a program named ``name`` on the PATH would run instead of one of the user's."""
     return name in CORE or name in commands(inside)
@@ -120,4 +163,4 @@ def _links_into(path: Path, modules: Path) -> bool:
         return False
 
 
-__all__ = ["CORE", "MAX_ENTRIES", "commands", "guarded", "shadows"]
+__all__ = ["CORE", "LIVE_WHY", "MAX_ENTRIES", "commands", "guarded", "live_path_dirs", "shadows"]

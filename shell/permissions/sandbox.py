@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shell.core.programs import which
+from shell.core.programs import which, writable_by_commands
 
 from . import gitflags, gitobjects, gitrefs, gitsequencer, paths, pathswaps, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
@@ -237,6 +237,7 @@ class Sandbox:
         self.git_configs = ScrubbedConfigs()
         """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
         self.secret_index = SecretFileIndex([self.workspace])  # its secret files, hidden (.secretfiles)
+        writable_by_commands(self.workspace, *self.writable)  # no program of ours is found there
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
@@ -266,6 +267,7 @@ class Sandbox:
         path = paths.resolve(directory, self.workspace)
         if not _under(path, [self.workspace, *self.added]):
             self.added.append(path)
+            writable_by_commands(path)
             self.secret_index.set_roots([self.workspace, *self.added])
         return path
 

@@ -140,3 +140,26 @@ def test_a_user_mcp_server_is_not_taken_from_the_workspace(repo: Path, tmp_path:
     assert not marker.exists(), "the workspace's node_modules/.bin/npx ran"
     if not (Path("/usr/bin/npx").exists() or Path("/bin/npx").exists()):
         assert state == "failed"
+
+
+def test_a_folder_sandboxed_commands_may_write_is_not_searched(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--add-dir ~/dotfiles` with ~/dotfiles/bin on PATH: a sandboxed command wrote
+    bin/bwrap there and the next command ran through it, as the user (L2). The editor
+    starts `agent-shell acp` elsewhere, so the start folder alone does not say it."""
+    from shell.permissions.sandbox import Sandbox
+
+    elsewhere, ws, dots = tmp_path / "editor-cwd", tmp_path / "ws", tmp_path / "dots"
+    for folder in (elsewhere, ws):
+        folder.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    _plant(dots / "bin", "bwrap", tmp_path / "ran")
+    _plant(ws / "bin", "git", tmp_path / "ran")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(dots / "bin"), str(ws / "bin"), "/usr/bin", "/bin"]))
+    assert which("bwrap") == str(dots / "bin" / "bwrap")  # before: nothing says they are writable
+    box = Sandbox(ws)
+    box.add_dir(dots)
+    for name in ("bwrap", "git"):
+        found = which(name)
+        assert found is None or not found.startswith(str(tmp_path)), f"{name}: {found}"

@@ -217,3 +217,37 @@ async def test_a_sandboxed_command_cannot_plant_a_program_on_the_envrcs_path_and
     assert (ws / "bin" / "app").exists(), result.text
     assert (ws / "bin" / "python3").read_text() == "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n"
     assert os.readlink(ws / "node_modules" / ".bin" / "tsc") == "../typescript/bin/tsc"
+
+
+# -- the PATH agent-shell runs with: a dotfiles or scripts repository whose bin is on it (L2) ----------
+
+
+@pytest.mark.parametrize("entry", ["absolute", "relative"])
+async def test_a_workspace_folder_on_the_live_path_is_guarded_like_an_envrcs(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
+    """`cd ~/dotfiles && agent-shell` with ~/dotfiles/bin on PATH and no .envrc: a planted
+    bin/git ran at the user's next `git` anywhere. Now it is moved out, as for PATH_add;
+    the project's own bin/app is kept, and write_file asks before writing bin/ls."""
+    require_sandbox()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(ws / "bin") if entry == "absolute" else "bin",
+                                                os.environ["PATH"]]))
+    (ws / "bin").mkdir()
+    result = await sh(ws, "printf '#!/bin/sh\\nid\\n' > bin/git; echo app > bin/app; echo done")
+    assert "done" in result.text, result.text
+    assert not (ws / "bin" / "git").exists() and "bin/git" in result.text, result.text
+    assert "quarantine" in result.text and "PATH" in result.text, result.text
+    assert (ws / "bin" / "app").exists()
+    asked = verdict(ws, "bin/ls")
+    assert asked.action == "ask" and "on your PATH" in asked.reason, asked
+
+
+def test_an_activated_virtualenv_in_the_workspace_is_left_to_the_venv_guard(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An activated project .venv is on the PATH too: `pip install -U pip` rewrites
+    bin/pip there, so its bin is newvenv's to judge, not locked by name."""
+    (ws / ".venv" / "bin").mkdir(parents=True)
+    (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(ws / ".venv" / "bin"), os.environ["PATH"]]))
+    assert "on your PATH" not in verdict(ws, ".venv/bin/pip").reason
