@@ -6,9 +6,10 @@ When the client says it can read and write text files (``fs``), ``read_file``,
 included, and edits land in the editor's buffers, where the user can review and
 undo them. When it offers ``terminal``, ``run_shell`` runs in an editor terminal
 that the tool call shows live, inside the same sandbox as our own ``run_shell``
-where bubblewrap works here: the terminal's command is ``bwrap`` with the wrapped
-command line, and the environment (the editor's, provider keys included) is
-cleared and replaced by our scrubbed one (``--clearenv``/``--setenv``). Where
+where bubblewrap works here: the terminal's command is a short launcher that starts
+``bwrap`` with its options and our scrubbed environment read from a private file
+(:mod:`shell.permissions.sandboxlaunch`), so that neither the hidden paths nor the
+editor's environment (provider keys included) can be read in ``/proc/1``. Where
 bubblewrap is missing, the command runs in the editor's terminal as the user,
 unconfined, and every call asks (the policy says so). Everything else stays ours.
 
@@ -279,57 +280,34 @@ async def run_in_editor_terminal(
     """``bash -c COMMAND`` in a terminal of the editor's, shown live in the tool call
     (``ctx.report({"terminal_id": ...})``); killed on timeout or cancel, always released.
 
-    With ``sandbox`` (one that works here) the terminal runs bubblewrap with the
-    command line our ``run_shell`` would run (:func:`shell_cmd.confine`), in our
-    scrubbed environment, and the same checks follow it: what it planted that runs
-    later is moved out, and the result says what was hidden from it."""
+    With ``sandbox`` (one that works here) the terminal runs the launcher of the
+    bubblewrap command line our ``run_shell`` would run (:func:`shell_cmd.confine`,
+    :mod:`.sandboxlaunch`: the options and our scrubbed environment in a private file,
+    none of the editor's environment), and the same checks follow it: what it planted
+    that runs later is moved out, and the result says what was hidden from it."""
     shell = which("bash") or "/bin/sh"
     argv = [shell, "-c", command]
     confined: shell_cmd.Confined | None = None
     started = time.time_ns()
-    if sandbox is not None:
-        shown = sandbox.take_reveal(ctx.call.id, command)  # the secret files the user let it read
-        confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown)
-        env = dict(confined.env, PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
-        argv = with_environment(confined.argv, env)
-    try:
-        created = await client.create_terminal(
-            session_id=session_id,
-            command=argv[0],
-            args=argv[1:],
-            cwd=str(cwd),
-            output_byte_limit=shell_cmd.MAX_OUTPUT_CHARS * 4,
-        )
-    except Exception as exc:
-        raise EditorError(f"The editor could not start a terminal: {_why(exc)}") from None
-    terminal_id = str(created.terminal_id)
-    ctx.report({"terminal_id": terminal_id})
-    timed_out = False
-    exit_code: int | None = None
-    signal: str | None = None
     planted: list[Planted] = []
     unchecked = ""
+    restarted = ""
+    shown = sandbox.take_reveal(ctx.call.id, command) if sandbox is not None else ()  # the user let it read
     try:
-        with anyio.move_on_after(timeout) as scope:
-            status = await client.wait_for_terminal_exit(session_id=session_id, terminal_id=terminal_id)
-            exit_code, signal = status.exit_code, status.signal
-        if scope.cancelled_caught:
-            timed_out = True
-            await client.kill_terminal(session_id=session_id, terminal_id=terminal_id)
-        output = await client.terminal_output(session_id=session_id, terminal_id=terminal_id)
-        if output.exit_status is not None and exit_code is None and signal is None:
-            exit_code, signal = output.exit_status.exit_code, output.exit_status.signal
-    except anyio.get_cancelled_exc_class():
-        with anyio.CancelScope(shield=True), anyio.move_on_after(2), contextlib.suppress(Exception):
-            await client.kill_terminal(session_id=session_id, terminal_id=terminal_id)
-        raise
-    except Exception as exc:
-        raise EditorError(f"The editor's terminal failed: {_why(exc)}") from None
+        for attempt in (1, 2):
+            if sandbox is not None:
+                confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown)
+            terminal_id, exit_code, signal, timed_out, output = await _in_terminal(
+                client, session_id, confined.argv if confined is not None else argv, cwd, timeout, ctx)
+            if (confined is None or attempt == 2 or timed_out
+                    or not confined.launch.never_started(exit_code, str(output.output))):
+                break
+            restarted = str(output.output).strip().splitlines()[0]  # a path to hide vanished: list again
+            confined.launch.close()
     finally:
-        with anyio.CancelScope(shield=True):
-            with anyio.move_on_after(2), contextlib.suppress(Exception):
-                await client.release_terminal(session_id=session_id, terminal_id=terminal_id)
-            if sandbox is not None and confined is not None:
+        if sandbox is not None and confined is not None:
+            confined.launch.close()
+            with anyio.CancelScope(shield=True):
                 # Also after a cancel or a timeout: what the command planted is moved out.
                 planted, unchecked = await shell_cmd.check_after(sandbox, confined.guard, started)
     text = str(output.output)
@@ -346,10 +324,8 @@ async def run_in_editor_terminal(
     not_written: list[str] = []
     if sandbox is not None and confined is not None:
         notes, not_written = shell_cmd.sandbox_notes(
-            text, exit_code, cwd, network=network, timed_out=timed_out, sandboxed=True,
-            secrets=confined.secrets, hidden=confined.hidden, guard=confined.guard, planted=planted,
-            unchecked=unchecked, roots=sandbox.roots(), denied=confined.denied,
-            readonly=confined.readonly)
+            text, exit_code, cwd, network=network, timed_out=timed_out, sandboxed=True, confined=confined,
+            planted=planted, unchecked=unchecked, roots=sandbox.roots(), restarted=restarted)
     return ToolResult(
         "\n".join([body, *notes]),
         is_error=timed_out or bool(signal) or exit_code != 0,
@@ -370,11 +346,44 @@ async def run_in_editor_terminal(
     )
 
 
-def with_environment(wrapped: list[str], env: dict[str, str]) -> list[str]:
-    """bubblewrap's command line with the environment set by bubblewrap itself: the
-    editor's terminal starts it in the editor's environment (provider keys and all),
-    which ``--clearenv`` empties before ``--setenv`` gives the command ours."""
-    options = ["--clearenv"]
-    for name, value in env.items():
-        options += ["--setenv", name, value]
-    return [wrapped[0], *options, *wrapped[1:]]
+async def _in_terminal(
+    client: Any, session_id: str, argv: list[str], cwd: Path, timeout: float, ctx: ToolContext
+) -> tuple[str, int | None, str | None, bool, Any]:
+    """Run ``argv`` in a new terminal of the editor's, shown in the tool call: its id,
+    exit code, signal, whether it timed out, and its output. Killed on timeout or
+    cancel, always released."""
+    try:
+        created = await client.create_terminal(
+            session_id=session_id,
+            command=argv[0],
+            args=argv[1:],
+            cwd=str(cwd),
+            output_byte_limit=shell_cmd.MAX_OUTPUT_CHARS * 4,
+        )
+    except Exception as exc:
+        raise EditorError(f"The editor could not start a terminal: {_why(exc)}") from None
+    terminal_id = str(created.terminal_id)
+    ctx.report({"terminal_id": terminal_id})
+    timed_out = False
+    exit_code: int | None = None
+    signal: str | None = None
+    try:
+        with anyio.move_on_after(timeout) as scope:
+            status = await client.wait_for_terminal_exit(session_id=session_id, terminal_id=terminal_id)
+            exit_code, signal = status.exit_code, status.signal
+        if scope.cancelled_caught:
+            timed_out = True
+            await client.kill_terminal(session_id=session_id, terminal_id=terminal_id)
+        output = await client.terminal_output(session_id=session_id, terminal_id=terminal_id)
+        if output.exit_status is not None and exit_code is None and signal is None:
+            exit_code, signal = output.exit_status.exit_code, output.exit_status.signal
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2), contextlib.suppress(Exception):
+            await client.kill_terminal(session_id=session_id, terminal_id=terminal_id)
+        raise
+    except Exception as exc:
+        raise EditorError(f"The editor's terminal failed: {_why(exc)}") from None
+    finally:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2), contextlib.suppress(Exception):
+            await client.release_terminal(session_id=session_id, terminal_id=terminal_id)
+    return terminal_id, exit_code, signal, timed_out, output

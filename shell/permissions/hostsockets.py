@@ -22,9 +22,14 @@ kernel's list is read, no folder is walked.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path
+
+from shell.core.textsafety import path_text
 
 PROC_NET_UNIX = "/proc/net/unix"
 MAX_LINES = 50_000
@@ -62,3 +67,45 @@ def _is_socket(path: str) -> bool:
         return stat.S_ISSOCK(os.lstat(path).st_mode)
     except (OSError, ValueError):
         return False
+
+
+MAX_NAMED = 5
+"""Sockets a result names at most."""
+
+_REFUSED = re.compile(r"connection refused|ECONNREFUSED|Errno 111\b", re.IGNORECASE)
+
+
+def blocked(hidden: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
+    """The sockets among the paths the sandbox covers that lie in the workspace (its
+    ``roots``): a server the user runs there, outside the sandbox (tester finding K13)."""
+    return [p for p in hidden if _is_socket(str(p)) and any(r in p.parents for r in roots)]
+
+
+def blocked_note(sockets: Sequence[Path], output: str, roots: Sequence[Path]) -> list[str]:
+    """What a command's result says when it may have failed on a workspace socket the
+    sandbox covered: connecting is refused, which reads like a server that is down, so
+    neither the model nor the user would know that it is the sandbox, nor that one line
+    of config opens it. Said when the output names a covered socket or a refused
+    connection; the sockets it names come first."""
+    if not sockets:
+        return []
+    named = [p for p in sockets if p.name in output]
+    if not named and not _REFUSED.search(output):
+        return []
+    shown = [_relative(p, roots) for p in [*named, *(p for p in sockets if p not in named)]][:MAX_NAMED]
+    more = f" and {len(sockets) - len(shown)} more" if len(sockets) > len(shown) else ""
+    listed = ", ".join(path_text(s) for s in shown)
+    line = f"[sandbox] sockets = [{json.dumps(path_text(shown[0]))}]"
+    many = "s" if len(sockets) > 1 else ""
+    return [f"[agent-shell: the sandbox blocked the unix socket{many} {listed}{more} in the workspace: "
+            "connecting is refused. A server you run outside the sandbox listens there (a dev database that "
+            "trusts local connections can run commands as you). If this command needs it, ask the user: "
+            f"they can open it with `{line}` in agent-shell's config.toml (`agent-shell config` shows "
+            "where), then run the command again.]"]
+
+
+def _relative(path: Path, roots: Sequence[Path]) -> str:
+    """How ``[sandbox] sockets`` names it: relative to the workspace (the first root)."""
+    if roots and roots[0] in path.parents:
+        return path.relative_to(roots[0]).as_posix()
+    return str(path)

@@ -30,6 +30,9 @@ to the machine. Under :class:`Sandbox` a command sees:
 - **no secrets in its environment**: provider keys and every variable whose name
   or value looks like a secret are removed (:func:`scrubbed_environment`, on the
   one secrets policy of :mod:`shell.core.secrets`);
+- **no map of what is hidden**: bubblewrap reads these walls from a private file,
+  not its command line, which the command could read in ``/proc/1/cmdline``
+  (:mod:`.sandboxlaunch`);
 - its own PID namespace: when the command ends, times out or is cancelled,
   every process it started ends with it, ``setsid`` and double forks included
   (``--die-with-parent``, and the namespace dies with its first process).
@@ -440,21 +443,21 @@ class Sandbox:
             args.append("--share-net")
         args += ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                  "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--bind", ws, ws]  # fmt: skip
-        for path in [*self.added, *self.writable]:
+        for path in [*self.added, *self.writable]:  # -try (source and place are one): gone is no error
             if path.exists():
-                args += ["--bind", str(path), str(path)]
+                args += ["--bind-try", str(path), str(path)]
         hidden = self.hidden_paths() if hidden is None else hidden
-        for path in hidden:
+        for path in hidden:  # looked at again: one that vanished since it was listed would fail bwrap
             if path.is_dir():
                 args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-            else:
+            elif os.path.lexists(path):
                 args += ["--ro-bind", "/dev/null", str(path)]
         found = self.secret_files() if secrets is None else secrets
         if walls is None:
             walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
         args += self.wall_args(walls, hidden)
         for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only
-            args += ["--ro-bind", str(path), str(path)]
+            args += ["--ro-bind-try", str(path), str(path)]
         staged = self.staged.copies(found.paths)
         for path in self.hideable(found, hidden, shown):  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
@@ -469,11 +472,11 @@ class Sandbox:
         binds = [self.workspace, *self.added, *self.writable, *opened]
         args: list[str] = []
         for path in opened:  # what git writes for a checkout whose repository is outside
-            args += ["--bind", str(path), str(path)]
+            args += ["--bind-try", str(path), str(path)]
         outside = [g for repo in walls.outside for g in (repo.gitdir, repo.common)]
         for path in walls.pins:
             if _under(path, binds) and not _under(path, hidden) and os.path.isdir(path):
-                args += ["--bind", str(path), str(path)]
+                args += ["--bind-try", str(path), str(path)]
         configs = set(walls.configs)
         bound: set[Path] = set()
         for path in sorted(walls.readonly, key=lambda p: len(p.parts)):
@@ -481,7 +484,7 @@ class Sandbox:
                 continue
             if _under(path, binds):
                 shown = self.git_configs.copy_for(path) if path in configs else None
-                args += ["--ro-bind", shown or str(path), str(path)]
+                args += ["--ro-bind" if shown else "--ro-bind-try", shown or str(path), str(path)]
                 bound.add(path)
             elif path in configs and _under(path, outside):  # read-only already; without credentials
                 shown = self.git_configs.copy_for(path)

@@ -39,12 +39,13 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
-from shell.permissions import gitrefs, paths, pathswaps, runslater, writewalls
+from shell.permissions import gitrefs, hostsockets, paths, pathswaps, runslater, sandboxlaunch, writewalls
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
 from shell.permissions.sandboxenv import scrubbed_environment
+from shell.permissions.sandboxlaunch import Launch
 from shell.permissions.secretfiles import SecretFiles
 
 DEFAULT_TIMEOUT = 120.0
@@ -119,22 +120,71 @@ async def run_command(
     shell = which("bash") or "/bin/sh"
     sandboxed = sandbox is not None and sandbox.available
     argv = [shell, "-c", command]
-    hidden: list[Path] = []
-    denied: list[Path] = []
-    readonly: list[Path] = []
-    secrets: SecretFiles | None = None
-    guard: Guard | None = None
+    confined: Confined | None = None
+    planted: list[Planted] = []
+    unchecked = ""
+    restarted = ""
     started = time.time_ns()
-    if sandbox is not None and sandboxed:
-        confined = await confine(sandbox, argv, network=network, shown=shown)
-        argv, env, secrets, guard, hidden, denied = (confined.argv, confined.env, confined.secrets,
-                                                     confined.guard, confined.hidden, confined.denied)
-        readonly = confined.readonly
+    try:
+        for attempt in (1, 2):
+            if sandbox is not None and sandboxed:
+                confined = await confine(sandbox, argv, network=network, shown=shown)
+                run, env = confined.argv, {}  # the environment is in the launcher's file
+            else:
+                run, env = argv, dict(scrubbed_environment()[0], **QUIET)
+            output = _CappedText(MAX_OUTPUT_CHARS)
+            code, timed_out, pid = await _run(run, env, cwd, timeout, report, output)
+            if (confined is None or attempt == 2 or timed_out
+                    or not confined.launch.never_started(code, output.render())):
+                break
+            restarted = output.render().strip().splitlines()[0]  # a path to hide vanished: list again
+            confined.launch.close()
+    finally:
+        if confined is not None:
+            confined.launch.close()
+            if sandbox is not None:
+                with anyio.CancelScope(shield=True):
+                    # Also after a cancel or a timeout: the sandbox is gone, nothing of it still writes.
+                    # Past the limit the check goes on in its thread, unreported (an Esc stays quick).
+                    planted, unchecked = await check_after(sandbox, confined.guard, started)
+
+    text = output.render()
+    if timed_out:
+        status = f"[timed out after {timeout:g} s; the command and its child processes were killed]"
     else:
-        env, _ = scrubbed_environment()
-    env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+        status = f"[exit code {code}]"
+    body = f"{text.rstrip(chr(10))}\n{status}" if text.strip() else f"(no output)\n{status}"
+    roots = sandbox.roots() if sandbox is not None else [cwd]
+    notes, not_written = sandbox_notes(
+        text, code, cwd, network=network, timed_out=timed_out, sandboxed=sandboxed, confined=confined,
+        planted=planted, unchecked=unchecked, roots=roots, restarted=restarted)
+    body = "\n".join([body, *notes])
+    return ToolResult(
+        body,
+        is_error=timed_out or code != 0,
+        details={
+            "exit_code": code,
+            "timed_out": timed_out,
+            "truncated": output.truncated,
+            "pid": pid,
+            "sandboxed": sandboxed,
+            "network": network or not sandboxed,
+            "hidden_secret_files": len(confined.hidden) if confined is not None else 0,
+            "quarantined": [runslater.relative(p.path, roots) for p in planted if p.moved_to is not None],
+            "not_written": not_written,
+        },
+    )
+
+
+async def _run(
+    argv: Sequence[str], env: dict[str, str], cwd: Path, timeout: float, report: Callable[[Any], None],
+    output: _CappedText,
+) -> tuple[int | None, bool, int]:
+    """Start ``argv`` in a new session, stream its output into ``output`` and ``report``,
+    and end it and all it started on exit, timeout or cancel: its exit code, whether it
+    timed out, and its pid."""
     process = await anyio.open_process(
-        argv,
+        list(argv),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -142,9 +192,6 @@ async def run_command(
         env=env,
         start_new_session=True,
     )
-    output = _CappedText(MAX_OUTPUT_CHARS)
-    planted: list[Planted] = []
-    unchecked = ""
     reported = 0
     timed_out = False
     reader_done = anyio.Event()
@@ -189,48 +236,22 @@ async def run_command(
                 await _wait_exit(process)
             with anyio.move_on_after(2.0), contextlib.suppress(Exception):
                 await process.aclose()
-            if sandbox is not None and guard is not None:
-                # Also after a cancel or a timeout: the sandbox is gone, nothing of it still writes.
-                # Past the limit the check goes on in its thread, unreported (an Esc stays quick).
-                planted, unchecked = await check_after(sandbox, guard, started)
+    return process.returncode, timed_out, process.pid
 
-    code = process.returncode
-    text = output.render()
-    if timed_out:
-        status = f"[timed out after {timeout:g} s; the command and its child processes were killed]"
-    else:
-        status = f"[exit code {code}]"
-    body = f"{text.rstrip(chr(10))}\n{status}" if text.strip() else f"(no output)\n{status}"
-    roots = sandbox.roots() if sandbox is not None else [cwd]
-    notes, not_written = sandbox_notes(
-        text, code, cwd, network=network, timed_out=timed_out, sandboxed=sandboxed,
-        secrets=secrets, hidden=hidden, guard=guard, planted=planted, unchecked=unchecked, roots=roots,
-        denied=denied, readonly=readonly)
-    body = "\n".join([body, *notes])
-    return ToolResult(
-        body,
-        is_error=timed_out or code != 0,
-        details={
-            "exit_code": code,
-            "timed_out": timed_out,
-            "truncated": output.truncated,
-            "pid": process.pid,
-            "sandboxed": sandboxed,
-            "network": network or not sandboxed,
-            "hidden_secret_files": len(hidden),
-            "quarantined": [runslater.relative(p.path, roots) for p in planted if p.moved_to is not None],
-            "not_written": not_written,
-        },
-    )
+
+QUIET = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+"""What every command's environment adds: no pager waits for a key, git asks no password."""
 
 
 @dataclass(frozen=True, slots=True)
 class Confined:
-    """A command made ready for the sandbox: bubblewrap's command line, the scrubbed
-    environment to give it, and what the checks after it need."""
+    """A command made ready for the sandbox: the launcher that starts bubblewrap
+    (:mod:`.sandboxlaunch`), the scrubbed environment it gives the command, and what the
+    checks after it need."""
 
     argv: list[str]
     env: dict[str, str]
+    launch: Launch
     secrets: SecretFiles
     guard: Guard
     hidden: list[Path]
@@ -238,13 +259,16 @@ class Confined:
     """Paths a deny rule on reading hid (:func:`denied_note`)."""
     readonly: list[Path] = field(default_factory=list)
     """Paths a rule on writing kept read-only (:func:`readonly_note`)."""
+    sockets: list[Path] = field(default_factory=list)
+    """Sockets in the workspace the sandbox covered (:func:`hostsockets.blocked_note`)."""
 
 
 async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str]) -> Confined:
     """Wrap ``argv`` in ``sandbox`` (which works here): the workspace searched for
     secret files and what runs later (in a thread), the files the words in ``shown``
     name left visible. The one way both ``run_shell``s (ours, the editor's terminal)
-    confine a command, so that they cannot drift apart."""
+    confine a command, so that they cannot drift apart. The caller starts
+    ``argv`` of the result with no environment of its own and closes its ``launch``."""
     found: list[tuple[SecretFiles, Guard]] = []
 
     async def search() -> None:
@@ -252,7 +276,7 @@ async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(search)  # in a thread, while the rest is prepared here
-        env = sandbox.environment()
+        env = dict(sandbox.environment(), **QUIET)
         walls = sandbox.hidden_paths()
     secrets, guard = found[0]
     visible = secrets.matching(list(shown)) if shown else ()
@@ -260,7 +284,9 @@ async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
     wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
-    return Confined(wrapped, env, secrets, guard, hidden, denied, sandbox.readonly_paths(walls))
+    started = sandboxlaunch.launch(wrapped, argv, env)
+    return Confined(started.argv, env, started, secrets, guard, hidden, denied, sandbox.readonly_paths(walls),
+                    hostsockets.blocked(walls, sandbox.roots()))
 
 
 async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int) -> tuple[list[Planted], str]:
@@ -282,18 +308,19 @@ def sandbox_notes(
     network: bool,
     timed_out: bool,
     sandboxed: bool,
-    secrets: SecretFiles | None,
-    hidden: list[Path],
-    guard: Guard | None,
+    confined: Confined | None,
     planted: list[Planted],
     unchecked: str,
     roots: Sequence[Path],
-    denied: Sequence[Path] = (),
-    readonly: Sequence[Path] = (),
+    restarted: str = "",
 ) -> tuple[list[str], list[str]]:
     """What a command's result adds about the sandbox (the network it lacked, files it
-    could not write or saw empty, what was moved out after it), and the paths it was
-    kept from writing."""
+    could not write or saw empty, a socket it could not reach, what was moved out after
+    it), and the paths it was kept from writing. ``restarted`` is bubblewrap's error when
+    the sandbox was set up a second time (:meth:`.sandboxlaunch.Launch.never_started`)."""
+    guard = confined.guard if confined is not None else None
+    secrets = confined.secrets if confined is not None else None
+    hidden = confined.hidden if confined is not None else []
     refused = _not_written(text, guard, cwd) if sandboxed else []
     notes = _notes(text, sandboxed and not network and code != 0 and not timed_out, sandboxed)
     if sandboxed and guard is not None and not refused and RUNS_LATER_NOTE not in notes:
@@ -313,9 +340,15 @@ def sandbox_notes(
         notes += [n for n in [outside_files_note(text, guard.outside, roots, code)] if n]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
-    notes += denied_note(denied, cwd)
-    notes += readonly_note(readonly, cwd, text)
+    if confined is not None:
+        notes += denied_note(confined.denied, cwd)
+        notes += readonly_note(confined.readonly, cwd, text)
+        notes += hostsockets.blocked_note(confined.sockets, text, roots)
     notes += _after_notes(planted, unchecked, roots)
+    if restarted:
+        said = path_text(restarted[:300])
+        notes.append(f"[agent-shell: the sandbox could not be set up at first ({said}): a path it hides had "
+                     "just vanished. It was set up again, and the command ran once.]")
     return notes, not_written
 
 

@@ -216,13 +216,17 @@ async def test_the_editors_terminal_runs_commands_in_our_sandbox(
     """Finding G18: with editor terminals every command ran as `bash -c` with the
     user's full rights, the editor's environment (provider keys) and the network,
     while auto mode ran it unasked as 'sandboxed'. Now the terminal runs bubblewrap
-    with our run_shell's walls, in our scrubbed environment."""
+    with our run_shell's walls, in our scrubbed environment. Round 12: through a launcher,
+    so that bubblewrap (the sandbox's /proc/1) shows neither the paths it hides nor the
+    editor's environment it was started in."""
     monkeypatch.setenv("OPENAI_API_KEY", EDITOR_KEY)  # the editor's own environment, which its terminals get
     acp_env["OPENAI_API_KEY"] = EDITOR_KEY
     (workspace / ".env").write_text("API_KEY=sk-live-HIDDENVALUE\n")
     outside = tmp_path / "outside.txt"
     command = (f"env > seen_env.txt; grep -rh HIDDEN --exclude=seen_* . > seen_grep.txt; echo x > {outside}; "
-               "mkdir .vscode; echo '{}' > .vscode/tasks.json; echo done")
+               "mkdir .vscode; echo '{}' > .vscode/tasks.json; "
+               r"for p in /proc/[0-9]*; do tr '\0' '\n' < $p/cmdline; tr '\0' '\n' < $p/environ; done"
+               " > seen_proc.txt; echo done")
     turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "s1"}]}, "Ran it."]
     client = EditorClient()
     client.answer = None  # a question would stop the command: auto mode must not ask
@@ -232,13 +236,16 @@ async def test_the_editors_terminal_runs_commands_in_our_sandbox(
         await conn.prompt(session_id=session.session_id, prompt=prompt_text("run it"))
     assert client.permission_requests == [], "auto mode runs a command the sandbox confines unasked"
     [terminal] = client.terminal_commands
-    assert os.path.basename(terminal[0]) == "bwrap" and "--clearenv" in terminal, terminal
+    assert any(os.path.basename(arg) == "bwrap" for arg in terminal) and "--args" in terminal, terminal
     assert terminal[-1] == command
     assert not any(EDITOR_KEY in arg for arg in terminal), "no provider key is handed to the terminal"
+    assert not any(".env" in arg or "--setenv" in arg for arg in terminal[:-1]), "the options are in a file"
     assert client.tool_status("s1") == "completed", str(client.tool_updates("s1"))
     seen_env = (workspace / "seen_env.txt").read_text()
     assert "PATH=" in seen_env and EDITOR_KEY not in seen_env and "OPENAI_API_KEY" not in seen_env
     assert "sk-live" not in (workspace / "seen_grep.txt").read_text(), ".env reads empty in the sandbox"
+    seen_proc = (workspace / "seen_proc.txt").read_text()  # /proc/1 is bubblewrap, started by the editor
+    assert "--args" in seen_proc and EDITOR_KEY not in seen_proc and f"{workspace}/.env" not in seen_proc
     assert not outside.exists(), "nothing is written outside the workspace"
     assert not (workspace / ".vscode").exists(), "what runs later is moved out after the command"
 

@@ -316,3 +316,110 @@ async def test_the_hosts_unix_sockets_are_out_of_reach_in_the_workspace_too(home
     assert "REFUSED" in inside.text and "CONNECTED" not in inside.text, inside.text
     assert "OWN CONNECTED" in itself.text, itself.text
     assert "CONNECTED" in allowed.text and "REFUSED" not in allowed.text, allowed.text
+
+
+PROC = r"""for p in /proc/[0-9]*; do tr '\0' '\n' < $p/cmdline; tr '\0' '\n' < $p/environ; done 2>&1"""
+
+
+async def test_proc_shows_no_hidden_path_and_no_environment_of_bubblewrap(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tester round 6: inside the sandbox ``/proc/1/cmdline`` was bubblewrap's command
+    line, every hidden path on it (~/.aws, ~/.pgpass, the workspace's secret files by
+    name), a map of where the credentials are. The options now reach bubblewrap
+    through a private file (``--args 3``), removed before the command starts."""
+    require_sandbox()
+    from shell.permissions import sandboxlaunch
+
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("[default]\naws_secret_access_key = x\n")
+    (home / ".pgpass").write_text("db:5432:*:me:hunter2\n")
+    (home / "project" / "deploy").mkdir()
+    (home / "project" / "deploy" / "prod.pem").write_text("-----BEGIN PRIVATE KEY-----\nx\n")
+    launched: list[sandboxlaunch.Launch] = []
+    real_launch = sandboxlaunch.launch
+
+    def spy(*args: Any) -> sandboxlaunch.Launch:
+        launched.append(real_launch(*args))
+        return launched[-1]
+
+    monkeypatch.setattr(sandboxlaunch, "launch", spy)
+    box = Sandbox(home / "project")
+    result = await sh(box, PROC)
+    assert not result.is_error, result.text
+    seen = result.text.split("\n[exit code")[0]  # what the command read, not the notes after it
+    assert "--args" in seen and "/proc/[0-9]*" in seen, "bubblewrap's command line was read"
+    for name in (".aws", ".pgpass", ".netrc", ".ssh", "prod.pem", "agent-shell-launch", "--ro-bind"):
+        assert name not in seen, (name, seen)
+    assert "deploy/prod.pem" in result.text, "the secret file was hidden all the same (the note names it)"
+    [started] = launched
+    assert not exists(started.folder), "the private folder of the options is removed"
+
+
+@pytest.mark.parametrize("when", ["after listing", "after the command line was made"])
+async def test_a_hidden_path_that_vanishes_before_bubblewrap_starts_does_not_fail_the_command(
+    home: Path, when: str
+) -> None:
+    """A path listed for hiding that vanished before bubblewrap started failed the
+    command ("Can't mkdir … Read-only file system"; seen between parallel temporary
+    homes). Gone after listing: not bound. Gone after the command line was made:
+    bubblewrap fails before the command starts, and the sandbox is set up again once.
+    A command that only says what bubblewrap says is not run twice."""
+    require_sandbox()
+    folder, file = home / "vanishing", home / "vanishing.txt"
+
+    class Vanishing(Sandbox):
+        def hidden_paths(self) -> list[Path]:
+            found = super().hidden_paths()
+            if when == "after listing":
+                self.remove()
+            return found
+
+        def wrap(self, argv: Any, **kwargs: Any) -> list[str]:
+            args = super().wrap(argv, **kwargs)
+            if when != "after listing":
+                self.remove()
+            return args
+
+        def remove(self) -> None:
+            shutil.rmtree(folder, ignore_errors=True)
+            file.unlink(missing_ok=True)
+
+    folder.mkdir()
+    file.write_text("x")
+    box = Vanishing(home / "project", hidden=[folder, file])
+    result = await sh(box, "echo ran >> ran.txt; echo ok")
+    assert not result.is_error, result.text
+    assert (home / "project" / "ran.txt").read_text() == "ran\n", "the command ran once"
+    assert ("set up again" in result.text) == (when != "after listing"), result.text
+    lie = "echo ran >> lied.txt; echo \"bwrap: Can't mkdir /x: nope\" >&2; exit 1"
+    liar = await sh(Sandbox(home / "project"), lie)
+    assert liar.is_error and liar.details["exit_code"] == 1
+    assert (home / "project" / "lied.txt").read_text() == "ran\n", "a command that failed is not run again"
+    assert "set up again" not in liar.text
+
+
+async def test_a_blocked_workspace_socket_is_named_with_the_line_that_opens_it(home: Path) -> None:
+    """K13 left a blocked workspace socket failing with "Connection refused" and no word
+    of the sandbox: the user would look for a database that is down. The result names
+    the socket and the config line that opens it; a command that does not touch it, or
+    a sandbox where it is open, says nothing."""
+    require_sandbox()
+    where = home / "project" / "run" / ".s.PGSQL.5432"
+    where.parent.mkdir()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(where))
+    listener.listen()
+    try:
+        box = Sandbox(home / "project")
+        refused = await sh(box, CONNECT + "run/.s.PGSQL.5432; exit 2")
+        quiet = await sh(box, "echo hi")
+        box = Sandbox(home / "project", sockets=["run/.s.PGSQL.5432"])
+        opened = await sh(box, CONNECT + "run/.s.PGSQL.5432")
+    finally:
+        listener.close()
+    assert "REFUSED" in refused.text, refused.text
+    assert "blocked the unix socket run/.s.PGSQL.5432" in refused.text, refused.text
+    assert '[sandbox] sockets = ["run/.s.PGSQL.5432"]' in refused.text, refused.text
+    assert "socket" not in quiet.text, quiet.text
+    assert "CONNECTED" in opened.text and "blocked" not in opened.text, opened.text

@@ -1,0 +1,64 @@
+"""The editor's terminal (ACP) runs commands in our sandbox through the same launcher
+as our own run_shell: what is special to it, against the real bubblewrap."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.acp.editor_tools import run_in_editor_terminal
+from shell.agent import ToolCallBlock, ToolContext
+from shell.permissions.sandbox import Sandbox
+
+from ..sandboxing import require_sandbox
+from .conftest import EditorClient
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    """A folder outside /tmp (a path to hide in /tmp is not bound: the sandbox's /tmp is its own)."""
+    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-editor-", dir=Path.home()))
+    (base / "project").mkdir()
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def _no_question(request: Any) -> Any:
+    raise AssertionError("nothing asks here")
+
+
+async def test_a_hidden_path_that_vanished_sets_the_sandbox_up_again_in_a_new_terminal(home: Path) -> None:
+    """A path listed for hiding that vanished before bubblewrap started failed the
+    command. In the editor's terminal bubblewrap's status file tells that it never
+    started the command: a second terminal runs it, once, and the result says why."""
+    require_sandbox()
+    gone = home / "vanishing"
+
+    class Vanishing(Sandbox):
+        def wrap(self, argv: Any, **kwargs: Any) -> list[str]:
+            args = super().wrap(argv, **kwargs)
+            shutil.rmtree(gone, ignore_errors=True)
+            return args
+
+    gone.mkdir()
+    box = Vanishing(home / "project", hidden=[gone])
+    client = EditorClient()
+    shown: list[Any] = []
+    ctx = ToolContext(ToolCallBlock("c1", "run_shell", {}), shown.append, _no_question)
+    command = "echo ran >> ran.txt; echo ok"
+    result = await run_in_editor_terminal(client, "s1", command, box.workspace, 20, ctx, sandbox=box)
+    assert not result.is_error, result.text
+    assert (home / "project" / "ran.txt").read_text() == "ran\n", "the command ran once"
+    assert "set up again" in result.text and "Can't mkdir" in result.text, result.text
+    assert len(client.terminal_commands) == 2
+    assert shown == [{"terminal_id": "term-1"}, {"terminal_id": "term-2"}], "each is shown in the call"
+    assert result.details["terminal_id"] == "term-2"
