@@ -108,6 +108,15 @@ class Agent:
         if self._reply is not None:
             self._reply.cancel(shown)
 
+    def live_message(self) -> AssistantMessage | None:
+        """The model's message of the reply in flight as far as it has streamed (None
+        when none is): it joins :attr:`messages` only once its stream has ended, while
+        front ends show its text as it comes (``/copy`` copies what is on screen)."""
+        builder = self._reply.builder if self._reply is not None else None
+        if builder is None or builder.empty:
+            return None
+        return builder.message(partial_reason="streaming")  # unfinished text kept, as it is
+
     def steer(self, message: str | UserMessage) -> bool:
         """Give the reply in flight a message without stopping it: it joins the
         history at the next tool boundary (once the turn's tools are done, before

@@ -241,8 +241,9 @@ def copy_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     from shell.core.messages import AssistantMessage
     from shell.frontend.clipboard import code_blocks
 
-    last = next((m.text for m in reversed(runtime.agent.messages)
-                 if isinstance(m, AssistantMessage) and m.text.strip()), "")
+    live = runtime.agent.live_message()  # on screen, not yet in the history
+    shown = [*runtime.agent.messages, *([live] if live is not None else [])]
+    last = next((m.text for m in reversed(shown) if isinstance(m, AssistantMessage) and m.text.strip()), "")
     if not last:
         return CommandResult("Nothing to copy yet: no reply has any text.", error=True)
     words = arg.split()

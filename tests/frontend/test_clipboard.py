@@ -62,3 +62,24 @@ async def test_the_copy_command(tmp_path: Path) -> None:
     assert second.data == "echo ␛[2J"  # a control in a code block cannot reach the clipboard
     bad = await commands.run(rt, "/copy 3")
     assert bad.error and "it has 2" in bad.text
+
+
+@pytest.mark.anyio
+async def test_copy_sees_the_reply_on_screen_before_it_joins_the_history(tmp_path: Path) -> None:
+    """`/copy 1` typed as a reply appeared said "Nothing to copy yet": the text was on
+    screen, but the model's message joins the history only once its stream ends."""
+    from shell.core.events import TextBlockDelta
+
+    text = "Here:\n```sh\nls -la\n```\n" + "and more to come. " * 20
+    opts = RuntimeOptions(cwd=str(tmp_path))
+    rt = ShellRuntime.create(opts, settings=Settings(path=tmp_path / "none.toml"),
+                             model=ScriptedModel([text], delay=0.001, chunk_size=8))
+    commands = default_commands()
+    seen, copied = "", []
+    async for event in rt.reply("show me"):
+        if isinstance(event, TextBlockDelta):
+            seen += event.delta
+            in_history = any(m.role == "assistant" for m in rt.agent.messages)
+            if "ls -la\n```" in seen and not in_history:  # on screen, its stream not ended
+                copied.append(await commands.run(rt, "/copy 1"))
+    assert copied and all((c.action, c.data) == ("copy", "ls -la") for c in copied), copied[:1]
