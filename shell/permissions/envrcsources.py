@@ -14,7 +14,8 @@ again when it or a file it watches changes. ``.envrc`` is guarded by name
   ``use flake`` read theirs: ``shell.nix``/``default.nix``, ``flake.nix``, whose
   ``shellHook`` runs in the user's shell);
 - ``PATH_add bin`` (and ``path_add PATH dir``, ``export PATH=$PWD/bin:$PATH``,
-  ``load_prefix x`` for ``x/bin``, ``layout node`` for ``node_modules/.bin``): a
+  ``load_prefix x`` for ``x/bin``, ``layout node`` for ``node_modules/.bin``, ``layout
+  go`` for ``bin``, ``$(pwd)/bin``, ``$(expand_path bin)``, a variable set earlier): a
   folder put before the user's own programs, so a ``bin/git`` or ``bin/ls`` runs
   instead of theirs at every later command (:attr:`EnvrcRuns.path_dirs`; what the
   sandbox guards in it: :mod:`.pathdirs`).
@@ -74,6 +75,23 @@ MAX_FILES = 128
 MAX_UP = 64
 _UNKNOWN = re.compile(r"[$`*?\[]")
 _PWD = re.compile(r"\$\{PWD\}|\$PWD(?![A-Za-z0-9_])")
+_FOLDER_OF = re.compile(
+    r"\$\(\s*(?:pwd|(?:expand_path|realpath|readlink\s+-[fe])\s+([^\s()$`;|&]+))\s*\)|`\s*pwd\s*`"
+)
+"""``$(pwd)``, `` `pwd` ``, ``$(expand_path tools/bin)``, ``$(realpath x)``: the folder they
+print, known without running them (the current one, or the word given)."""
+_PATH_KEPT = re.compile(r"\$\{PATH:\+:?\$PATH:?\}")
+"""``${PATH:+:$PATH}``: "the old PATH, if any", the idiom that ends a PATH assignment."""
+LAYOUTS = {
+    "node": ("node_modules/.bin",), "go": ("bin", ".direnv/go/bin"),
+    "ruby": (".direnv/bin", ".direnv/ruby/bin"), "perl": (".direnv/perl5/bin",), "php": ("vendor/bin",),
+}
+"""What direnv's stdlib ``layout X`` puts on the PATH (a layout that makes a virtualenv,
+``layout python``, is :mod:`.newvenv`'s to judge)."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEPT_VARS = frozenset({"PATH", "PWD", "HOME"})
+"""Names whose value the reader does not take from an assignment (it knows them otherwise)."""
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _statements(text: str) -> Iterable[list[str]]:
@@ -82,6 +100,8 @@ def _statements(text: str) -> Iterable[list[str]]:
     for line in text.replace("\\\n", " ").splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        line = _FOLDER_OF.sub(lambda m: m.group(1) or "$PWD", line)
+        line = _PATH_KEPT.sub("", line)
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
         lexer.whitespace_split = True
         lexer.commenters = "#"
@@ -167,6 +187,7 @@ class _Reader:
         self.found: dict[Path, str] = {}
         self.path_dirs: dict[Path, str] = {}
         self.read: list[Path] = []
+        self.vars: dict[str, str] = {}
 
     def inside(self, path: Path) -> bool:
         return any(paths.within(path, root) for root in self.roots)
@@ -191,8 +212,24 @@ class _Reader:
         for words in _statements(text):
             self.statement(words, base, depth)
 
+    def expand(self, word: str) -> str:
+        """``word`` with the variables this file set (``d=tools/bin; PATH_add $d``) put in."""
+        if "$" not in word or not self.vars:
+            return word
+        return _VAR.sub(lambda m: self.vars.get(m.group(1) or m.group(2), m.group(0)), word)
+
     def statement(self, words: list[str], base: Path, depth: int) -> None:
+        words = [self.expand(w) for w in words]
         verb, operands = words[0], _operands(words)
+        if verb == "eval" and depth <= MAX_DEPTH:  # eval "PATH_add bin": the words, read again
+            for inner in _statements(" ".join(words[1:])):
+                self.statement(inner, base, depth + 1)
+            return
+        for word in ([verb] if verb not in ASSIGNS else operands):
+            name, eq, value = word.partition("=")
+            if eq and _NAME.fullmatch(name) and name not in _KEPT_VARS and len(value) <= 4096 \
+                    and len(self.vars) < 256:
+                self.vars[name] = value
         if verb in SOURCES and operands:
             target = _path(operands[0], base)
             if target is None:
@@ -219,7 +256,8 @@ class _Reader:
 
     def path_statement(self, verb: str, operands: list[str], base: Path) -> None:
         """What a statement puts on the PATH: ``PATH_add``, ``path_add PATH``,
-        ``load_prefix``, ``layout node``, ``PATH=…`` (with ``export`` or not)."""
+        ``load_prefix``, ``layout go`` and the other :data:`LAYOUTS`, ``PATH=…`` and
+        ``PATH+=…`` (with ``export`` or not)."""
         if verb in PATH_ADDS:
             words = operands if verb == "PATH_add" else operands[1:] if operands[:1] == ["PATH"] else []
             for word in words:
@@ -227,11 +265,12 @@ class _Reader:
         elif verb == "load_prefix" and operands:
             for sub in ("bin", "sbin"):
                 self.path_dir(_path(f"{operands[0]}/{sub}", base), f"load_prefix {operands[0]}")
-        elif verb == "layout" and operands[:1] == ["node"]:
-            self.path_dir(_path("node_modules/.bin", base), "layout node")
+        elif verb == "layout" and operands and operands[0] in LAYOUTS:
+            for sub in LAYOUTS[operands[0]]:
+                self.path_dir(_path(sub, base), f"layout {operands[0]}")
         for word in ([verb] if verb not in ASSIGNS else operands):
             name, eq, value = word.partition("=")
-            if name == "PATH" and eq:
+            if name in ("PATH", "PATH+") and eq:  # PATH+=":$PWD/bin" appends
                 for part in value.split(":"):
                     if part and not _PATH_VAR.match(part):
                         self.path_dir(_path(part, base), f"PATH={value}")

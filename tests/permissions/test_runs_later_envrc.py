@@ -251,3 +251,30 @@ def test_an_activated_virtualenv_in_the_workspace_is_left_to_the_venv_guard(
     (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     monkeypatch.setenv("PATH", os.pathsep.join([str(ws / ".venv" / "bin"), os.environ["PATH"]]))
     assert "on your PATH" not in verdict(ws, ".venv/bin/pip").reason
+
+
+@pytest.mark.parametrize(("line", "folder"), [
+    ("layout go", "bin"),  # direnv's stdlib: PATH_add "$PWD/bin"
+    ("layout ruby", ".direnv/bin"),
+    ("layout perl", ".direnv/perl5/bin"),
+    ('export PATH="$(pwd)/tools/bin:$PATH"', "tools/bin"),
+    ("export PATH=`pwd`/tools/bin:$PATH", "tools/bin"),
+    ('PATH_add "$(expand_path tools/bin)"', "tools/bin"),
+    ('PATH+=":$PWD/tools/bin"', "tools/bin"),
+    ("d=tools/bin; PATH_add $d", "tools/bin"),
+    ('eval "PATH_add tools/bin"', "tools/bin"),
+    ('export PATH="$PWD/tools/bin${PATH:+:$PATH}"', "tools/bin"),
+])
+def test_the_common_ways_of_putting_a_folder_on_the_path_are_read(ws: Path, line: str, folder: str) -> None:
+    """With `layout go` a planted bin/git was kept where `PATH_add bin` had it asked (L6)."""
+    write(ws / ".envrc", line + "\n")
+    (ws / folder).mkdir(parents=True, exist_ok=True)
+    asked = verdict(ws, f"{folder}/git")
+    assert asked.action == "ask" and "PATH" in asked.reason, (line, asked)
+    assert verdict(ws, "src/git").action != "ask" or "PATH" not in verdict(ws, "src/git").reason
+
+
+def test_a_hostile_envrc_of_growing_variables_stays_bounded(ws: Path) -> None:
+    """Each line doubles `$a`: read naively, 200 lines ask for 2**200 characters."""
+    write(ws / ".envrc", "a=x\n" + "a=$a$a\n" * 200 + "PATH_add $a\n")
+    assert all(len(str(folder)) < 10_000 for folder, _, _ in envrc_runs([ws / ".envrc"], [ws]).path_dirs)
