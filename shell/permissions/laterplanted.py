@@ -10,7 +10,6 @@ The walls and the judging live in :mod:`.runslater`; the other after-command che
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import time
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from . import paths
 from .laterseen import Seen
+from .putback import keep_command
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
         if p.undone:
             lines.append(f"  {shown(p.path)}: {p.why}; {p.undone}")
         elif p.moved_to is not None:
-            back = f"to keep it: mv {shlex.quote(str(p.moved_to))} {shlex.quote(str(p.path))}"
+            back = f"to keep it: /quarantine restore, or {keep_command(p.moved_to, p.path)}"
             relinked = f"; the link to {p.restored} it replaced was put back" if p.restored else ""
             lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back}){relinked}")
         elif p.restored:

@@ -22,12 +22,12 @@ so when it is added (:func:`scope_note`), as it says what it does not reach.
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from . import paths, quarantine
+from .putback import keep_command
 from .runslater import SLACK_NS, Planted, move_out, relative
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ def report(moved: Sequence[Planted], roots: Sequence[Path]) -> str:
     for p in moved:
         shown = relative(p.path, roots)
         if p.moved_to is not None:
-            back = f"mv {shlex.quote(str(p.moved_to))} {shlex.quote(str(p.path))}"
+            back = f"/quarantine restore, or {keep_command(p.moved_to, p.path)}"
             lines.append(f"  {shown}: moved out of the workspace (to keep it: {back})")
         else:
             lines.append(f"  {shown}: it could NOT be moved ({p.error}): check it")

@@ -219,3 +219,28 @@ async def test_quarantine_shows_and_restores_only_this_workspaces_entries(ws: Pa
     assert not answer.error and (ws / ".envrc").read_text() == "mine\n" and not mine.exists()
     assert not (other / ".envrc").exists()
     assert "Nothing of this workspace" in (await command(ws, "/quarantine")).text
+
+
+async def test_the_printed_line_that_puts_it_back_never_writes_through_a_symlink(ws: Path) -> None:
+    """Tester finding K22, its other half: the result's "to keep it: mv …" line, pasted
+    after a later command put `sub -> ../otherproj` where `sub/` was, wrote the task into
+    that other project. The line now enters the folder with symlinks resolved and moves
+    only if it is still the folder the file came from."""
+    require_sandbox()
+    other = ws.parent / "otherproj"
+    other.mkdir()
+    box = Sandbox(ws)
+    plant = "mkdir -p sub/.vscode && echo '{}' > sub/.vscode/tasks.json"
+    result = await run_command(plant, box.workspace, 30, lambda _: None, sandbox=box)
+    [line] = [row for row in result.text.splitlines() if row.strip().startswith("sub/.vscode:")]
+    keep = line.split("to keep it: /quarantine restore, or ", 1)[1].rsplit(")", 1)[0]
+    shutil.rmtree(ws / "sub")
+    (ws / "sub").symlink_to(other)
+    refused = await anyio.run_process(keep, check=False)
+    assert refused.returncode != 0 and b"not moved" in refused.stderr, refused
+    assert not (other / ".vscode").exists(), "nothing was written through the symlink"
+    (ws / "sub").unlink()
+    (ws / "sub").mkdir()
+    moved = await anyio.run_process(keep, check=False)
+    assert moved.returncode == 0, moved
+    assert (ws / "sub" / ".vscode" / "tasks.json").read_text() == "{}\n"

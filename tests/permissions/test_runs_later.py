@@ -56,7 +56,7 @@ async def test_what_did_not_exist_is_moved_out_and_reported(ws: Path) -> None:
     assert (ws / "notes.txt").read_text() == "fine\n"  # the rest of the command's work stays
     assert quarantined(ws) == [".devcontainer/devcontainer.json", ".envrc", ".mcp.json", ".vscode/tasks.json",
                                "sub/.vscode/settings.json"]
-    assert "to keep it: mv " in result.text and "outside the sandbox" in result.text
+    assert "to keep it: /quarantine restore, or sh -c" in result.text and "outside the sandbox" in result.text
     assert sorted(result.details["quarantined"]) == [".devcontainer", ".envrc", ".mcp.json", ".vscode",
                                                      "sub/.vscode"]
     # the quarantine is the shell's data dir: the next command cannot see it to put it back

@@ -110,7 +110,8 @@ async def test_a_new_virtualenv_keeps_only_what_venv_and_pip_write(ws: Path) -> 
     kept = sorted(os.listdir(ws / ".venv2" / "bin"))
     assert {"activate.fish", "activate.csh", "Activate.ps1", "pip", "python", "python3"} <= set(kept), kept
     assert os.readlink(ws / ".venv2" / "bin" / "python").startswith("python")  # venv's own link
-    assert "not what python -m venv writes for it" in result.text and "to keep it: mv " in result.text
+    assert "not what python -m venv writes for it" in result.text
+    assert "to keep it: /quarantine restore, or sh -c " in result.text
 
 
 async def test_a_new_virtualenv_as_venv_writes_it_is_kept_whole(ws: Path) -> None:

@@ -260,7 +260,7 @@ async def test_what_a_write_rule_names_that_does_not_exist_yet_is_not_left_creat
     assert not (root / "vault").exists() and not (root / "config" / "prod.toml").exists()
     assert (root / "config" / "dev.toml").read_text() == "fine = true"  # its folder stays writable
     assert "created what a rule on writing keeps the model from writing" in result
-    assert "vault: moved out of the workspace (to keep it: mv " in result
+    assert "vault: moved out of the workspace (to keep it: /quarantine restore, or sh -c" in result
     assert "config/prod.toml: moved out" in result
     moved = {e.original: e for e in quarantine.entries()}
     assert (moved[root / "vault"].stored / "deep" / "key.txt").read_text() == "planted"
