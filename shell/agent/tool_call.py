@@ -10,6 +10,7 @@ here, and ends the reply). :mod:`shell.agent.batch` decides when each call runs.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import partial
 from time import perf_counter
 
@@ -89,8 +90,11 @@ async def _execute(reply: Reply, state: CallState) -> tuple[ToolResult, bool]:
     True with the result when the user rejected the call from inside it."""
     stack, call_id = reply.agent.middleware, state.call.id
     rejected = False
+    # the call as it runs: after the user's edit, its arguments are theirs (a question the
+    # tool asks, such as the outside-the-workspace one, shows those, not the model's)
+    call = state.call if state.args == state.call.args else replace(state.call, args=dict(state.args))
     context = ToolContext(
-        state.call, lambda progress: reply.emit(ToolExecutionUpdate(call_id, progress)), reply.run.ask
+        call, lambda progress: reply.emit(ToolExecutionUpdate(call_id, progress)), reply.run.ask
     )
 
     async def run_tool(request: ToolRequest) -> ToolResult:

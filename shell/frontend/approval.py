@@ -28,8 +28,8 @@ from shell.core.approvals import (
 from shell.core.textsafety import hidden_characters, json_text, map_strings, tag_text
 
 __all__ = ["APPROVE_ALL_KEY", "KEYS", "WARNING_MARK", "ApprovalPrompts", "Choice", "approval_lines",
-           "argument_lines", "choices", "decide", "edit_decision", "hidden_warning", "is_diff",
-           "rejected_message", "rejection", "rest_counts", "value_lines"]
+           "args_section", "argument_lines", "choices", "decide", "edit_decision", "hidden_warning",
+           "is_diff", "rejected_message", "rejection", "rest_counts", "value_lines"]
 
 DIFF_REPLACES = ("content", "old_string", "new_string")
 """Arguments a diff preview shows in full already (the change itself)."""
@@ -112,6 +112,20 @@ def argument_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]
     return lines
 
 
+def args_section(request: ApprovalRequest) -> tuple[str, list[str]]:
+    """The title and lines of the arguments part of a question. A question about part
+    of a call (the workspace asking about the one path it reaches outside) lists what it
+    asks about, then the whole call as it would run (after an edit, the edited one):
+    under "Arguments (complete)" it listed the path alone, the content left out."""
+    lines = argument_lines(request, indent="")
+    if dict(request.args) == dict(request.call.args):
+        return ("Other arguments (complete):" if request.preview.startswith("--- ")
+                else "Arguments (complete):"), lines
+    whole = ApprovalRequest(request.call, request.tool, dict(request.call.args))
+    rest = argument_lines(whole, indent="  ")
+    return "Asked about:", [*lines, "", "The call's arguments (complete):", *rest]
+
+
 WARNING_MARK = "⚠ "
 """How a warning line of :func:`approval_lines` starts (front ends colour it)."""
 
@@ -152,7 +166,12 @@ def approval_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]
     words = request.own_words()
     if words:
         lines.extend(f"{indent}{line}" for line in words.splitlines() if line.strip())
-    lines.extend(argument_lines(request, indent=indent))
+    title, section = args_section(request)
+    if title == "Asked about:":
+        lines.append(f"{indent}{title}")
+        lines.extend(f"{indent}{line}" if line else "" for line in section)
+    else:
+        lines.extend(argument_lines(request, indent=indent))
     if request.preview:
         lines.extend(f"{indent}{line}" for line in request.preview.split("\n"))
     return lines

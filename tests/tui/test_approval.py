@@ -291,3 +291,34 @@ async def test_rejecting_the_question_about_a_path_outside_reads_as_a_rejection(
         assert app.query_one(ToolSpan).state.status == "rejected"
         assert not outside.exists()
         assert not any("Error" in n.text for n in app.query(NoticeLine))  # no error line either
+
+
+async def test_after_an_edit_the_outside_question_lists_the_whole_edited_call(tmp_path: Path) -> None:
+    """[e] path out.txt -> ../outside.txt: the second, outside-the-workspace question said
+    "Arguments (complete): path: …" without the content the call would write."""
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    (tmp_path / "ws").mkdir()
+    args = {"path": "out.txt", "content": "SECRET PLAN"}
+    call = AssistantMessage((ToolCallBlock("c1", "write_file", args),))
+    app, _, _ = scripted_app([call, "ok"], tools=builtin_tools(Workspace(tmp_path / "ws")),
+                             middleware=[AskEverything()])
+    async with app.run_test(size=SIZE) as pilot:
+        first = await ask_dialog(app, pilot)
+        await pilot.press("e")
+        first.query_one("#editor", TextArea).load_text('{"path": "../outside.txt", "content": "SECRET PLAN"}')
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: (d := approval_dialog(app)) is not None and d is not first
+                       and "outside the workspace" in str(d.query_one("#req-desc", Static).content))
+        second = approval_dialog(app)
+        assert second is not None
+        assert str(second.query_one("#args-title", Static).content) == "Asked about:"
+        listed = str(second.query_one("#args-text", Static).content)
+        assert str(tmp_path / "outside.txt") in listed  # the path asked about
+        assert "The call's arguments (complete):" in listed
+        assert "content: SECRET PLAN" in listed and "path: ../outside.txt" in listed  # as edited
+        await pilot.press("n", "enter")
+        await wait_for(pilot, lambda: not app.busy)
+    assert not (tmp_path / "outside.txt").exists()

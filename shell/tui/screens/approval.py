@@ -57,7 +57,7 @@ from shell.core.textsafety import json_text, sanitize, sanitize_line
 from shell.frontend.approval import (
     APPROVE_ALL_KEY,
     KEYS,
-    argument_lines,
+    args_section,
     choices,
     edit_decision,
     hidden_warning,
@@ -258,11 +258,9 @@ class ApprovalScreen(ModalScreen[None]):
         box = self.query_one("#preview", Static)
         box.update(diff_text(preview) if preview.startswith("--- ") else Text(preview))
         box.display = bool(preview)
-        args = "\n".join(argument_lines(request, indent=""))
-        self.query_one("#args-text", Static).update(Text(sanitize(args)))
-        self.query_one("#args-title", Static).update(
-            "Other arguments (complete):" if preview.startswith("--- ") else "Arguments (complete):"
-        )
+        args_title, args = args_section(request)
+        self.query_one("#args-text", Static).update(Text(sanitize("\n".join(args))))
+        self.query_one("#args-title", Static).update(args_title)
         same, later = rest_counts(request)
         labels = {
             "always": "always…",
