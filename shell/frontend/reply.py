@@ -414,13 +414,17 @@ def end_notice(stop_reason: str) -> str:
 def calls_from_messages(
     messages: Sequence[Any], outcomes: Mapping[str, str] | None = None,
     notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+    edits: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, CallView]:
     """Every tool call of a saved conversation as it ended (resumed sessions).
     ``outcomes`` (the session's, by call id: ``rejected``, ``blocked``, ``cancelled``
     or ``interrupted``) says what the messages cannot: a call the user rejected reads
     "rejected", as it did live, and one agent-shell stopped in mid-run "interrupted",
     not "error". ``notes`` (the session's, by call id) give back the ⚠ of a sandboxed
-    command whose planted files were moved out, or that could not write them."""
+    command whose planted files were moved out, or that could not write them. ``edits``
+    (the session's, by call id) are the arguments a call ran with after the user
+    edited them: it reads as it ran, "modified by you", not with the model's."""
+    edits = edits or {}
     outcomes = outcomes or {}
     notes = notes or {}
     calls: dict[str, CallView] = {}
@@ -428,7 +432,10 @@ def calls_from_messages(
         if isinstance(message, AssistantMessage):
             for block in message.content:
                 if isinstance(block, ToolCallBlock):
-                    calls[block.id] = CallView(block.id, block.name, "cancelled", args=dict(block.args))
+                    edited = edits.get(block.id)
+                    calls[block.id] = CallView(block.id, block.name, "cancelled",
+                                               args=dict(block.args if edited is None else edited),
+                                               modified=edited is not None)
         elif isinstance(message, ToolResultMessage):
             call = calls.get(message.call_id)
             if call is not None:

@@ -346,6 +346,13 @@ what a message carries."""
         recorder = self.session_recorder
         return recorder.call_notes if recorder is not None else {}
 
+    @property
+    def call_edits(self) -> dict[str, dict[str, Any]]:
+        """This session's calls the user edited before they ran: the arguments they ran
+        with, by id (a redrawn conversation shows them, "modified by you")."""
+        recorder = self.session_recorder
+        return recorder.call_edits if recorder is not None else {}
+
     def _close_session(self) -> None:
         if self.session_recorder is not None:
             if self.session_recorder.started:

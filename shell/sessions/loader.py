@@ -39,7 +39,7 @@ MAX_NOTED = 100
 INTERRUPTED_RESULT = "The tool call was interrupted: agent-shell stopped before it finished."
 KNOWN_KINDS = frozenset(
     {"header", "message", "checkpoint", "state", "reply_end", "interrupted", "history", "tool_result",
-     "results_landed", "tool_progress", "title", "outcome", "rewind", "call_notes"}
+     "results_landed", "tool_progress", "title", "outcome", "rewind", "call_notes", "call_args"}
 )
 
 
@@ -72,6 +72,9 @@ class LoadedSession:
     call_notes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     """What the sandbox did to a command that the user must hear of again, by call id:
     ``quarantined`` (paths moved out), ``not_written`` (paths it kept from writing)."""
+    call_edits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The arguments a call ran with when the user edited them first, by call id (the
+    message keeps the model's): shown again as they ran, "modified by you"."""
 
     @property
     def session_id(self) -> str:
@@ -93,6 +96,7 @@ class _Reader:
         """Output of calls still running (``tool_progress``)."""
         self.outcomes: dict[str, str] = {}
         self.call_notes: dict[str, dict[str, list[str]]] = {}
+        self.call_edits: dict[str, dict[str, Any]] = {}
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -224,6 +228,12 @@ class _Reader:
         if kept:
             self.call_notes[call_id] = kept
 
+    def _call_args(self, record: dict[str, Any]) -> None:
+        call_id, args = record.get("call_id"), record.get("args")
+        if not isinstance(call_id, str) or not isinstance(args, dict):
+            raise ValueError("a call_args record needs a call_id and args")
+        self.call_edits[call_id] = args
+
     def _title(self, record: dict[str, Any]) -> None:
         title = record.get("title")
         if not isinstance(title, str):
@@ -292,6 +302,7 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         outcomes=reader.outcomes,
         interrupted_calls=tuple(marked),
         call_notes=reader.call_notes,
+        call_edits=reader.call_edits,
     )
 
 

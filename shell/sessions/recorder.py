@@ -51,6 +51,7 @@ from shell.core.events import (
     ToolCallEnd,
     ToolCallStart,
     ToolExecutionEnd,
+    ToolExecutionStart,
     ToolExecutionUpdate,
 )
 from shell.core.messages import AssistantMessage, Message, ToolResultMessage, tool_result_message
@@ -137,6 +138,9 @@ class SessionRecorder:
         :data:`NOTED_DETAILS` of its result (paths moved out, paths not written), so a
         resumed session shows the ⚠ the live one showed (the result text is the
         command's output too: forgeable)."""
+        self.call_edits: dict[str, dict[str, Any]] = {}
+        """The arguments a call ran with when the user edited them (the message keeps
+        the model's), by call id: a resumed or rewound conversation shows them, "modified by you"."""
         self._state_json: str | None = "{}"
         self.inflight = InFlight(self.file, self.redactor, self._lock, checkpoint_interval)
         self._closed = False
@@ -177,6 +181,7 @@ class SessionRecorder:
         recorder._written = list(loaded.stored)
         recorder.outcomes = dict(loaded.outcomes)
         recorder.call_notes = dict(loaded.call_notes)
+        recorder.call_edits = dict(loaded.call_edits)
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json_text(
@@ -361,6 +366,8 @@ class SessionRecorder:
         elif isinstance(event, ApprovalResolved):
             if event.decision.type == "reject":
                 self._rejected.add(event.call_id)
+        elif isinstance(event, ToolExecutionStart):
+            self._call_edit(event)
         elif isinstance(event, ToolExecutionEnd):
             self.inflight.tool_done(event.call_id)
             self._outcome(event)
@@ -471,6 +478,22 @@ class SessionRecorder:
                 if notes:
                     self.call_notes[call_id] = notes
                     self.file.write({"kind": "call_notes", "call_id": call_id, "notes": notes})
+                edited = other.call_edits.get(call_id)
+                if edited is not None:
+                    self.call_edits[call_id] = edited
+                    self.file.write({"kind": "call_args", "call_id": call_id, "args": edited})
+
+    def _call_edit(self, event: ToolExecutionStart) -> None:
+        """A call that runs with arguments other than the model's (the user edited them):
+        kept, since the message holds the model's (looked up among the last messages
+        written: the call's turn has landed before its tools run)."""
+        asked = next((c.args for m in reversed(self._written[-16:]) if isinstance(m, AssistantMessage)
+                      for c in m.tool_calls if c.id == event.call_id), None)
+        if asked is None or dict(event.args) == dict(asked):
+            return
+        args = self.redactor.json(dict(event.args))
+        self.call_edits[event.call_id] = args
+        self.file.write({"kind": "call_args", "call_id": event.call_id, "args": args})
 
     def _outcome(self, event: ToolExecutionEnd) -> None:
         """A call that was stopped before it ran: say whether the user rejected it or a

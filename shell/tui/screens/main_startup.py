@@ -108,7 +108,8 @@ class StartUp(CommandResults):
             from ..history import entries_from_messages
 
             await self.conversation.add_many(entries_from_messages(messages, self.runtime.call_outcomes,
-                                                                  self.runtime.call_notes))
+                                                                  self.runtime.call_notes,
+                                                                  self.runtime.call_edits))
             self.show_usage()
         elif not self.shell.own_runtime:
             await self.conversation.add(WelcomeEntry(self._welcome()))

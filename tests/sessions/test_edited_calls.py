@@ -1,0 +1,65 @@
+"""A call the user edited before it ran reads as it ran, "modified by you", when the
+conversation is drawn again from the session (a resume, a rewind), not with the
+model's arguments: the message keeps the model's, the session the edit."""
+
+from __future__ import annotations
+
+import pytest
+
+from middleware.base import Middleware
+from middleware.context import ToolCallContext
+from middleware.types import BeforeToolCallResult
+from shell.agent import Agent, AssistantMessage, ToolCallBlock
+from shell.core.tools import tool
+from shell.frontend.reply import calls_from_messages
+from shell.providers.scripted import ScriptedModel
+from shell.sessions import SessionRecorder, SessionStore, load_session, resume
+from shell.sessions.redact import NO_REDACTION
+from shell.tui.entries import SpanEntry
+from shell.tui.history import entries_from_messages
+
+pytestmark = pytest.mark.anyio
+
+
+@tool
+async def save(path: str, content: str) -> str:
+    """Save a file."""
+    return f"saved {path}"
+
+
+class UserEdits(Middleware):
+    """What the approval's [e] does: the call runs with the user's arguments."""
+
+    async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        return BeforeToolCallResult(args={"path": "../outside.txt", "content": "hi"})
+
+
+async def test_an_edited_call_is_drawn_again_as_it_ran(store: SessionStore) -> None:
+    turn = AssistantMessage((ToolCallBlock("c1", "save", {"path": "out.txt", "content": "hi"}),))
+    agent = Agent(ScriptedModel([turn, "done"]), tools=[save], middleware=[UserEdits()])
+    with SessionRecorder(store, agent, redactor=NO_REDACTION) as rec:
+        async for _ in rec.record(agent.reply("go")):
+            pass
+    assert rec.call_edits == {"c1": {"path": "../outside.txt", "content": "hi"}}
+    loaded = load_session(rec.path)
+    assert loaded.call_edits == rec.call_edits
+    call = calls_from_messages(loaded.messages, loaded.outcomes, loaded.call_notes, loaded.call_edits)["c1"]
+    assert call.args == {"path": "../outside.txt", "content": "hi"} and call.modified
+    spans = [e for e in entries_from_messages(loaded.messages, edits=loaded.call_edits)
+             if isinstance(e, SpanEntry)]
+    assert "modified by you" in spans[0].build()._make_title(200)  # type: ignore[attr-defined]
+    again = Agent(ScriptedModel([]), tools=[save])
+    resume(again, loaded)
+    with SessionRecorder.resume(store, again, loaded, redactor=NO_REDACTION) as resumed:
+        assert resumed.call_edits == rec.call_edits  # kept by the recorder that goes on
+
+
+async def test_an_unedited_call_is_not_marked(store: SessionStore) -> None:
+    turn = AssistantMessage((ToolCallBlock("c1", "save", {"path": "out.txt", "content": "hi"}),))
+    agent = Agent(ScriptedModel([turn, "done"]), tools=[save])
+    with SessionRecorder(store, agent, redactor=NO_REDACTION) as rec:
+        async for _ in rec.record(agent.reply("go")):
+            pass
+    loaded = load_session(rec.path)
+    assert loaded.call_edits == {}
+    assert not calls_from_messages(loaded.messages, edits=loaded.call_edits)["c1"].modified
