@@ -12,7 +12,8 @@ makes one), so each entry of a new venv's ``bin/`` is judged (:func:`judge`):
   ``pyvenv.cfg`` names (``--copies``);
 - a console-script shim as pip and uv write them: a shebang to this venv's python,
   then only ``from X import Y`` and ``sys.exit(Y())`` (and the ``sys.argv[0]``
-  clean-up their templates carry), read as Python syntax, not as text;
+  clean-up their templates carry), read as Python syntax, not as text; and not named
+  after a program no Python package provides (``git``, ``ls``: :func:`shim_name`);
 - anything else (``activate``, ``activate.fish``, ``Activate.ps1`` …) must be what
   ``python -m venv`` writes for that folder: a reference venv is made in a temporary
   folder by the venv's own interpreter (``-I``: no environment, no user site), its
@@ -45,6 +46,7 @@ from shell.core import programs
 
 from . import paths
 from .laternames import VENV_BINS
+from .pathdirs import CORE
 
 PYTHON_NAME = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*)?[tw]?")
 """The interpreter names venv, virtualenv and uv put in ``bin/``."""
@@ -114,7 +116,7 @@ def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
         if PYTHON_NAME.fullmatch(name):
             continue
         data = _text(folder / name)
-        if data is not None and is_shim(data, shebangs):
+        if data is not None and shim_name(name) and is_shim(data, shebangs):
             continue
         if reference is None:
             real = next(iter(pythons.values()), "")  # outside the workspace: never the venv's own copy
@@ -173,8 +175,20 @@ def added_program(path: Path) -> str:
     except OSError:
         return ADDED_WHY
     data = _text(path)
-    shim = data is not None and not PYTHON_NAME.fullmatch(path.name) and is_shim(data, pythons)
+    shim = data is not None and shim_name(path.name) and is_shim(data, pythons)
     return "" if shim else ADDED_WHY
+
+
+PIP_NAME = re.compile(r"pip(?:\d+(?:\.\d+)*)?")
+
+
+def shim_name(name: str) -> bool:
+    """Whether a console script may carry ``name``: not an interpreter's, and not a
+    program no Python package provides (:data:`.pathdirs.CORE`: git, ls, ssh, sudo …;
+    pip's own excepted). A shim is two lines, but the module it imports is anything
+    the same command wrote into site-packages: a ``bin/git`` shim ran the attacker's
+    code at the user's next ``git`` once the venv was active (finding L3)."""
+    return not PYTHON_NAME.fullmatch(name) and (name not in CORE or bool(PIP_NAME.fullmatch(name)))
 
 
 def _inside(text: str, roots: Sequence[Path]) -> bool:

@@ -250,3 +250,23 @@ def test_file_edits_in_a_conda_environment_ask(tmp_path: Path, mode: str) -> Non
         assert verdict.action == "ask", path
     for path in [".conda/notes.txt", "tools/etc/conda/activate.d/x.sh", "tools/bin/x"]:
         assert p.decide(tools["write_file"], {"path": path, "content": ""}).action == "allow", path
+
+
+async def test_a_console_script_named_after_a_program_no_package_provides_is_put_aside(ws: Path) -> None:
+    """A shim is two lines, but the module it imports is whatever the same command wrote
+    into site-packages: a `bin/git` shim ran that module at the user's next `git` once
+    the venv was active, in a new venv and in an existing one (L3). pip's own are kept."""
+    require_sandbox()
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(ws / ".venv")
+    site = next((ws / ".venv" / "lib").glob("python*/site-packages")).relative_to(ws)
+    for name, env in (("old.txt", ".venv"), ("new.txt", "env2")):
+        shim = UV_SHIM.format(python=f"{ws}/{env}/bin/python")
+        (ws.parent / name).write_text(shim.replace("pytest", "gitx").replace("console_main", "main"))
+    (ws.parent / "pip.txt").write_text(PIP_SHIM.format(python=f"{ws}/env2/bin/python"))
+    result = await sh(ws, f"echo 'def main(): open(\"/tmp/pwn\", \"w\")' > {site}/gitx.py && "
+                          f"cp {ws.parent / 'old.txt'} .venv/bin/git && "
+                          f"{PYTHON} -m venv --without-pip env2 && cp {ws.parent / 'new.txt'} env2/bin/ls && "
+                          f"cp {ws.parent / 'pip.txt'} env2/bin/pip3 && echo made")
+    assert "made" in result.text, result.text
+    assert sorted(result.details["quarantined"]) == [".venv/bin/git", "env2/bin/ls"], result.text
+    assert (ws / "env2" / "bin" / "pip3").exists()
