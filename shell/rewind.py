@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from . import rewindtree
 from .core.messages import AssistantMessage, Message, TextBlock, UserMessage
 from .core.textsafety import sanitize_line
 from .tools.capture import CUT_NOTE, NOT_UNDONE
@@ -101,6 +102,8 @@ class RewindPlan:
     conversation goes back to how it was before the compaction, up to the message)."""
     summarised: bool = False
     """The message is no longer in the conversation: a compaction summarised it."""
+    tree: list[rewindtree.TreeStep] = field(default_factory=list)
+    """Folders commands renamed and symlinks they made: undone before the files."""
 
     @property
     def file_changes(self) -> list[FileStep]:
@@ -153,6 +156,7 @@ class RewindPlan:
             lines.append(f"  - `{step.shown}` cannot be put back: {step.note}")
         for step in (f for f in self.files if f.action in ("kept", "moved")):
             lines.append(_left_line(step))
+        lines += rewindtree.describe(self.tree)
         same = [f for f in self.files if f.action == "unchanged"]
         if same:
             lines.append(f"  - {len(same)} file(s) the agent changed are already as they were.")
@@ -165,8 +169,8 @@ class RewindPlan:
                     lines.append(f"  - Not all of it: {sanitize_line(run.note.split('; ' + NOT_UNDONE)[0])}.")
                 if NOT_UNDONE in run.note:  # renames and symlinks: put files back, not these
                     said = sanitize_line(run.note[run.note.index(NOT_UNDONE):])
-                    lines.append(f"  - **Not undone**, {said}: check these yourself (a folder renamed back "
-                                 "with `mv`, a symlink removed with `rm`).")
+                    lines.append(f"  - **Not undone**, {said}: check these yourself (a symlink set back "
+                                 "with `ln -sfn`).")
             else:
                 why = run.note or "it ran outside the sandbox"
                 lines.append(f"- Command {command}: **not undoable** ({why}); what it changed stays.")
@@ -185,9 +189,11 @@ class RewindOutcome:
     """Messages a compaction had summarised that are back in full."""
     kept: tuple[str, ...] = ()
     """Files left as they are: changed since the agent wrote them."""
+    tree: tuple[str, ...] = ()
+    """Renames and symlinks undone, said (``renamed `sub_old` back to `sub```)."""
 
     def describe(self) -> str:
-        parts = []
+        parts = [f"Undone: {', '.join(self.tree)}."] if self.tree else []
         if self.conversation and self.brought_back:
             parts.append(f"The conversation is back to before that message, as it was before the compaction "
                          f"that summarised it ({self.brought_back} message(s) before it back in full).")
@@ -263,6 +269,7 @@ def plan_rewind(runtime: ShellRuntime, number: int) -> RewindPlan:
         plan.files.append(_step(cp, change, root))
     plan.files = [_moved(cp, step, firsts, root) for step in plan.files]
     plan.files.sort(key=lambda s: s.shown)
+    plan.tree = rewindtree.plan(plan.commands, root)
     return plan
 
 
@@ -297,8 +304,14 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
     deleted: list[str] = []
     failed: list[str] = []
     kept: list[str] = []
+    tree: list[str] = []
     if what in ("both", "files"):
-        for step in plan.files:
+        files = plan.files
+        if plan.tree:
+            tree, failed = rewindtree.apply(plan.tree, runtime.workspace.root)
+            if tree:  # the files as they are on the tree put back
+                files = plan_rewind(runtime, plan.turn.number).files
+        for step in files:
             try:
                 if step.action == "restore":
                     assert step.before is not None
@@ -325,7 +338,7 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
     if what in ("both", "files") or conversation:
         cp.mark_rewind(plan.turn.number, conversation=conversation, files=what in ("both", "files"))
     back = len(plan.brought_back) if conversation else 0
-    return RewindOutcome(conversation, restored, deleted, failed, text, back, tuple(kept))
+    return RewindOutcome(conversation, restored, deleted, failed, text, back, tuple(kept), tuple(tree))
 
 
 # -- the parts -----------------------------------------------------------------------------

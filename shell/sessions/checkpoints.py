@@ -114,6 +114,9 @@ class ShellRun:
     files: int
     note: str
     seq: int
+    tree: tuple[tuple[str, str, str], ...] = ()
+    """Folders it renamed (``rename``, new name, old name) and symlinks it made
+    (``link``, the link, its target): a rewind of files undoes these."""
 
 
 Record = Turn | FileChange | ShellRun
@@ -235,6 +238,7 @@ class Checkpoints:
             self.records.append(ShellRun(
                 int(record["turn"]), str(record.get("command", "")), bool(record.get("sandboxed")),
                 bool(record.get("captured")), int(record.get("files", 0)), str(record.get("note", "")), seq,
+                _tree(record.get("tree")),
             ))
         elif kind == "rewind" and record.get("conversation", True):
             self.rewinds.append((int(record["to"]), seq))
@@ -299,7 +303,8 @@ class Checkpoints:
             self._append({"kind": "left", "path": str(path), "digest": hashlib.sha256(after).hexdigest()})
 
     def shell_ran(
-        self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = ""
+        self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = "",
+        tree: Sequence[Any] = (),
     ) -> None:
         """``run_shell`` ran; ``files`` (``CapturedFile``) is what it changed, when known.
 
@@ -322,6 +327,7 @@ class Checkpoints:
                 "kind": "shell", "turn": self.turn, "command": self._redact(command)[:2000],
                 "sandboxed": sandboxed, "captured": files is not None, "files": len(files or ()),
                 "note": note, "at": utc_now(),
+                **({"tree": [[t.kind, str(t.path), t.other] for t in tree]} if tree else {}),
             })
 
     def _left_by_command(self, captured: Any) -> None:
@@ -514,15 +520,25 @@ class CheckpointHook:
             log.exception("checkpoint after a write of %s failed", path)
 
     def shell_ran(
-        self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = ""
+        self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = "",
+        tree: Sequence[Any] = (),
     ) -> None:
         target = self.target
         if target is None:
             return
         try:
-            target.shell_ran(command, sandboxed=sandboxed, files=files, note=note)
+            target.shell_ran(command, sandboxed=sandboxed, files=files, note=note, tree=tree)
         except Exception:
             log.exception("checkpoint of a command failed")
+
+
+def _tree(value: Any) -> tuple[tuple[str, str, str], ...]:
+    """A shell record's renames and links as read back (anything malformed: left out)."""
+    if not isinstance(value, list):
+        return ()
+    out = [(str(t[0]), str(t[1]), str(t[2])) for t in value
+           if isinstance(t, list) and len(t) == 3 and t[0] in ("rename", "link")]
+    return tuple(out)
 
 
 def _mode(path: Path) -> int | None:

@@ -37,7 +37,7 @@ import anyio
 import anyio.to_thread
 
 from ..core.textsafety import sanitize_line
-from .changes import CapturedFile, ChangeLog
+from .changes import CapturedFile, ChangeLog, TreeChange
 from .ignore import DIR_FLAGS, WalkStats, ignore_root_for, walk_entries
 
 MAX_FILE = 4 * 1024 * 1024
@@ -92,8 +92,11 @@ class WorkspaceCapture:
         self.cut = ""
         """What the last :meth:`changes_since` could not see ("" when it saw everything)."""
         self.not_undone = ""
-        """What the last :meth:`changes_since` saw that a rewind does not undo: folders
-        renamed, symlinks made ("" when none)."""
+        """What the last :meth:`changes_since` saw that a rewind does not undo: symlinks
+        changed to lead elsewhere ("" when none)."""
+        self.tree: list[TreeChange] = []
+        """The folders the last :meth:`changes_since` saw renamed and symlinks made:
+        a rewind undoes those."""
         self.max_file = max_file
         self.max_total = max_total
         self.max_files = max_files
@@ -114,7 +117,7 @@ class WorkspaceCapture:
             after = self._scan(before)
             self._last = after
         self.cut = after.why or before.why
-        self.not_undone = _not_undone(self.root, before, after)
+        self.not_undone, self.tree = _not_undone(self.root, before, after)
         out: list[CapturedFile] = []
         for rel in sorted(before.files.keys() | after.files.keys()):
             old, new = before.files.get(rel), after.files.get(rel)
@@ -250,11 +253,12 @@ NOT_UNDONE = "a rewind does not undo"
 MAX_NAMED = 5
 
 
-def _not_undone(root: Path, before: Snapshot, after: Snapshot) -> str:
+def _not_undone(root: Path, before: Snapshot, after: Snapshot) -> tuple[str, list[TreeChange]]:
     """Folders a command renamed (a file gone from one place and there under another
-    name, same inode: ``mv sub sub_old``) and symlinks it made or changed (``ln -s
-    ~/target sub``, found where a renamed folder was, or a link to a file the walk
-    saw): a rewind puts files back, not these, so the plan says so (tester finding K17)."""
+    name, same inode: ``mv sub sub_old``) and symlinks it made (``ln -s ~/target sub``,
+    found where a renamed folder was, or a link to a file the walk saw): a rewind
+    undoes these (tester finding K17). A symlink it changed to lead elsewhere is said
+    in the note: a rewind does not undo that."""
     gone = {(e.key[0], e.key[1], e.key[3]): rel for rel, e in before.files.items() if rel not in after.files}
     moved: dict[str, str] = {}
     for rel, entry in after.files.items():  # a rename keeps the inode, size and mtime
@@ -269,13 +273,15 @@ def _not_undone(root: Path, before: Snapshot, after: Snapshot) -> str:
     for old in moved:
         with contextlib.suppress(OSError):
             links.setdefault(old, os.readlink(root / old))
-    said = [f"renamed {sanitize_line(a)} to {sanitize_line(b)}" for a, b in sorted(moved.items())]
-    said += [f"made {sanitize_line(rel)} a symlink to {sanitize_line(to)}"
-             for rel, to in sorted(links.items())]
+    tree = [TreeChange("rename", root / b, str(root / a)) for a, b in sorted(moved.items())]
+    tree += [TreeChange("link", root / rel, to) for rel, to in sorted(links.items())
+             if rel not in before.links]
+    said = [f"made {sanitize_line(rel)} lead to {sanitize_line(to)} instead of "
+            f"{sanitize_line(before.links[rel])}" for rel, to in sorted(links.items()) if rel in before.links]
     if not said:
-        return ""
+        return "", tree
     more = f" and {len(said) - MAX_NAMED} more" if len(said) > MAX_NAMED else ""
-    return f"{NOT_UNDONE}: it {', '.join(said[:MAX_NAMED])}{more}"
+    return f"{NOT_UNDONE}: it {', '.join(said[:MAX_NAMED])}{more}", tree
 
 
 def _read_up_to(fd: int, size: int, limit: int) -> bytes:
@@ -324,7 +330,10 @@ async def watched(
         files has 60,000 checkpoint records, and the screen must not wait for them (J9)."""
         found = capture.changes_since(before)
         note = "; ".join(n for n in (capture.cut, capture.not_undone) if n) or NOT_SCANNED
-        changes.shell_ran(command, sandboxed=True, files=found, note=note)
+        if capture.tree:
+            changes.shell_ran(command, sandboxed=True, files=found, note=note, tree=capture.tree)
+        else:
+            changes.shell_ran(command, sandboxed=True, files=found, note=note)
 
     try:
         return await run()

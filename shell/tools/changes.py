@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,18 @@ class CapturedFile:
     """The command removed it."""
 
 
+@dataclass(frozen=True, slots=True)
+class TreeChange:
+    """A folder a sandboxed command renamed or a symlink it made: what ``/rewind``
+    undoes besides files' contents (tester finding K17)."""
+
+    kind: Literal["rename", "link"]
+    path: Path
+    """rename: the new name; link: the symlink (absolute, in the workspace)."""
+    other: str
+    """rename: the old name (absolute); link: where it leads, as it was made."""
+
+
 class ChangeLog(Protocol):
     """Receives every change the built-in tools make to the workspace."""
 
@@ -47,7 +59,9 @@ class ChangeLog(Protocol):
         that someone else (the user) made."""
 
     def shell_ran(
-        self, command: str, *, sandboxed: bool, files: Sequence[CapturedFile] | None, note: str = ""
+        self, command: str, *, sandboxed: bool, files: Sequence[CapturedFile] | None, note: str = "",
+        tree: Sequence[TreeChange] = (),
     ) -> None:
         """``run_shell`` ran ``command``. ``files``: what it changed in the workspace,
-        when that could be captured (sandboxed commands); None when it could not."""
+        when that could be captured (sandboxed commands); None when it could not.
+        ``tree``: the folders it renamed and symlinks it made."""

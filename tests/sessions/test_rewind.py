@@ -450,12 +450,12 @@ async def test_what_the_agent_left_is_known_after_a_resume(store: SessionStore, 
 
 
 @pytest.mark.anyio
-async def test_a_commands_renames_and_symlinks_are_listed_as_not_undone(
+async def test_a_commands_renames_and_symlinks_are_undone_by_a_rewind_of_files(
     store: SessionStore, ws: Path
 ) -> None:
-    """``mv sub sub_old && ln -s ~/target sub``: the plan said "its 4 workspace
-    change(s) are included above" and listed 2, and never named the symlink that a
-    rewound tree keeps, leading out of the workspace (tester finding K17)."""
+    """``mv sub sub_old && ln -s ~/target sub``: a rewind of files left ``sub`` a
+    symlink out of the workspace and the user's files in ``sub_old/`` (tester finding
+    K17). Now the plan lists both and the rewind undoes them."""
     from tests.sandboxing import require_sandbox
 
     require_sandbox()
@@ -468,8 +468,33 @@ async def test_a_commands_renames_and_symlinks_are_listed_as_not_undone(
     assert (ws / "sub").is_symlink()
     said = plan_rewind(rt, 1).describe()
     assert "workspace change(s)" not in said and "what it changed in files is included above" in said
-    assert "**Not undone**" in said and "a command moved `sub/victim.txt` here (a rename)" in said
-    assert "renamed sub to sub_old" in said and "made sub a symlink to /etc" in said
-    assert "made plain-link a symlink to ../etc/hostname" in said
-    apply_rewind(rt, plan_rewind(rt, 1), "files")
-    assert (ws / "sub_old" / "victim.txt").read_text() == "mine\n"  # the user's file, renamed: not removed
+    assert "remove the symlink `sub` a command made (to `/etc`)" in said
+    assert "rename `sub_old` back to `sub` (a command renamed it)" in said
+    assert "remove the symlink `plain-link` a command made (to `../etc/hostname`)" in said
+    assert "**Not undone**" not in said
+    outcome = apply_rewind(rt, plan_rewind(rt, 1), "files")
+    assert not (ws / "sub").is_symlink() and (ws / "sub" / "victim.txt").read_text() == "mine\n"
+    assert not os.path.lexists(ws / "sub_old") and not os.path.lexists(ws / "plain-link")
+    assert "renamed `sub_old` back to `sub`" in outcome.describe() and not outcome.failed
+
+
+@pytest.mark.anyio
+async def test_a_rewind_does_not_undo_a_rename_or_link_changed_since(store: SessionStore, ws: Path) -> None:
+    """A symlink pointed elsewhere since (by the user), and so the folder cannot go
+    back under its name: both refused, said, and left; the user's file is not removed."""
+    from tests.sandboxing import require_sandbox
+
+    require_sandbox()
+    (ws / "sub").mkdir()
+    (ws / "sub" / "victim.txt").write_text("mine\n")
+    rt = runtime(ws, [call("run_shell", command="mv sub sub_old && ln -s /etc sub"), "ran"])
+    await talk(rt, "go")
+    (ws / "sub").unlink()
+    (ws / "sub").symlink_to("/usr")
+    said = plan_rewind(rt, 1).describe()
+    assert "it leads to `/usr` now, not where the command pointed it" in said
+    assert "`sub` stands there now" in said
+    outcome = apply_rewind(rt, plan_rewind(rt, 1), "files")
+    assert os.readlink(ws / "sub") == "/usr"
+    assert (ws / "sub_old" / "victim.txt").read_text() == "mine\n"
+    assert len(outcome.failed) >= 2
