@@ -143,6 +143,7 @@ class RewindPlan:
                          "your message comes back to the prompt.")
         else:
             lines.append("- Conversation: nothing to remove.")
+        lines += rewindtree.describe(self.tree)
         changes = self.file_changes
         if changes:
             lines.append(f"- Files: {len(changes)} go back:")
@@ -156,7 +157,6 @@ class RewindPlan:
             lines.append(f"  - `{step.shown}` cannot be put back: {step.note}")
         for step in (f for f in self.files if f.action in ("kept", "moved")):
             lines.append(_left_line(step))
-        lines += rewindtree.describe(self.tree)
         same = [f for f in self.files if f.action == "unchanged"]
         if same:
             lines.append(f"  - {len(same)} file(s) the agent changed are already as they were.")

@@ -76,8 +76,8 @@ def describe(steps: Sequence[TreeStep]) -> list[str]:
     """The plan's lines for ``steps`` (none when there are none)."""
     if not steps:
         return []
-    return ["- Renames and symlinks commands made, undone first (then the files are looked at again "
-            "on that tree):", *(f"  - {step.describe()}" for step in steps)]
+    return ["- Renames and symlinks commands made, undone first (the files below are then looked at "
+            "again on that tree):", *(f"  - {step.describe()}" for step in steps)]
 
 
 def apply(steps: Sequence[TreeStep], root: Path) -> tuple[list[str], list[str]]:

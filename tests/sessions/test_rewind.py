@@ -474,7 +474,7 @@ async def test_a_commands_renames_and_symlinks_are_undone_by_a_rewind_of_files(
     assert "**Not undone**" not in said
     outcome = apply_rewind(rt, plan_rewind(rt, 1), "files")
     assert not (ws / "sub").is_symlink() and (ws / "sub" / "victim.txt").read_text() == "mine\n"
-    assert not os.path.lexists(ws / "sub_old") and not os.path.lexists(ws / "plain-link")
+    assert not (ws / "sub_old").exists() and not (ws / "plain-link").is_symlink()
     assert "renamed `sub_old` back to `sub`" in outcome.describe() and not outcome.failed
 
 
