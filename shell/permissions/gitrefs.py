@@ -22,8 +22,9 @@ remote-tracking branch moved (``git rebase origin/main`` without a fetch takes w
 points at) is as quiet. Nothing is undone there: a new branch, a stash of the command's
 own work, are what it was asked for; the note lets the user look.
 
-Not covered: the reftable backend (``git init --ref-format=reftable``, rare). An
-object file overwritten in place is :mod:`.gitobjects`' part.
+A reftable repository (``git init --ref-format=reftable``) has its refs read and put
+back through git (:mod:`.gitreftable`). An object file overwritten in place is
+:mod:`.gitobjects`' part.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import gitreftable
 from .runslater import Planted
 
 MAX_REFS = 20_000
@@ -167,6 +169,9 @@ def _packed(gitdir: Path) -> tuple[dict[str, str], bool]:
 
 def read(gitdir: Path, cache: RefCache | None = None) -> Refs:
     """The refs of ``gitdir`` as they are now (``cache``: what did not change is not read again)."""
+    if gitreftable.uses_reftable(gitdir):
+        refs = gitreftable.read(gitdir)
+        return Refs(refs or {}, {}, refs is not None)
     loose, whole = _loose(gitdir, cache)
     packed, all_packed = _packed(gitdir)
     return Refs(loose, packed, whole and all_packed)
@@ -179,6 +184,8 @@ def checked_out(gitdirs: Sequence[Path]) -> frozenset[str]:
         for name in ("HEAD", "rebase-merge/head-name", "rebase-apply/head-name"):
             text = (_read_text(gitdir / name) or "").strip()
             out.add(text.removeprefix("ref:").strip())
+        if gitreftable.uses_reftable(gitdir):
+            out.add(gitreftable.head(gitdir))
     return frozenset(n for n in out if n.startswith("refs/"))
 
 
@@ -187,7 +194,7 @@ def snapshot(gitdirs: Sequence[Path], cache: RefCache | None = None) -> dict[Pat
     heads = checked_out(gitdirs)
     out: dict[Path, Refs] = {}
     for g in dict.fromkeys(gitdirs):
-        if os.path.isdir(g / "refs") or os.path.isfile(g / "packed-refs"):
+        if os.path.isdir(g / "refs") or os.path.isfile(g / "packed-refs") or gitreftable.uses_reftable(g):
             refs = read(g, cache)
             out[g] = Refs(refs.loose, refs.packed, refs.complete, heads)
     return out
@@ -236,6 +243,9 @@ def put_back(gitdir: Path, name: str, was: Refs, now: Refs) -> None:
     """Make ``name`` read as it did in ``was``: gone, or its old value (a loose file,
     which git reads before ``packed-refs``)."""
     old = was.value(name)
+    if gitreftable.uses_reftable(gitdir):
+        gitreftable.put_back(gitdir, name, old)
+        return
     loose = gitdir / name
     if old is not None:
         _write_loose(loose, old)

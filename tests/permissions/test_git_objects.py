@@ -116,3 +116,34 @@ async def test_a_rebase_the_agent_starts_with_gits_own_strategy_says_nothing(ws:
     result = await sh(ws, f"{edit} git rebase -q -s ort -i HEAD~2; echo done")
     assert "done" in result.text and "merge strategy" not in result.text
     assert (ws / ".git" / "rebase-merge" / "strategy").read_text().strip() == "ort"
+
+
+def _reftable(ws: Path) -> None:
+    """A reftable repository where git can make one (2.45 and later); elsewhere a files
+    repository with a ``reftable/tables.list``, which makes the check read and put back
+    refs through git as it does for reftable (what git reads there is the files)."""
+    try:
+        git(ws, "init", "-q", "-b", "main", "--ref-format=reftable")
+    except subprocess.CalledProcessError:
+        git(ws, "init", "-q", "-b", "main")
+        (ws / ".git" / "reftable").mkdir()
+        (ws / ".git" / "reftable" / "tables.list").write_text("")
+    (ws / "Makefile").write_text(MAKEFILE)
+    git(ws, "add", "Makefile")
+    git(ws, "commit", "-qm", "init")
+
+
+async def test_refs_of_a_reftable_repository_are_read_and_put_back_through_git(ws: Path) -> None:
+    """K15 in a reftable repository: refs live in binary tables there, not in refs/ or
+    packed-refs, so reading files saw no replace ref and no moved branch."""
+    require_sandbox()
+    _reftable(ws)
+    git(ws, "branch", "release")
+    result = await sh(ws, "evil=$(printf 'x\\n' | git hash-object -w --stdin) && "
+                          "git replace $(git rev-parse HEAD:Makefile) $evil && "
+                          "echo y > a && git add a && git commit -qm more && "
+                          "git branch -f release HEAD && echo ok")
+    assert git(ws, "replace", "-l") == ""
+    assert git(ws, "show", "HEAD~1:Makefile") == MAKEFILE
+    assert "replace ref" in result.text and "branch release: moved from" in result.text
+    assert "branch main" not in result.text  # the branch checked out: what a commit moves
