@@ -19,6 +19,14 @@ tree. So a strategy a command wrote into ``rebase-merge/strategy`` or
 was, and said. ``strategy_opts`` only passes options to the strategy, and
 ``gpg_sign_opt`` names a key (the program comes from the config, read-only to
 commands); both are left.
+
+What a rebase (or cherry-pick) in progress saved when it started stays as it is until
+it ends: ``orig-head`` (where the user's ``git rebase --abort`` resets the branch and
+the work tree to), ``onto``, ``head-name`` (the branch it updates at the end),
+``autostash`` (the stash it applies at the end) and ``sequencer/head``. One of those a
+command rewrote in the same rebase (its folder the same one: a rebase the command
+started anew makes a new folder) is put back, and said: ``--abort`` would have
+checked out the command's commit as the user's branch.
 """
 
 from __future__ import annotations
@@ -79,17 +87,30 @@ def todos(gitdirs: Sequence[Path]) -> dict[Path, Counter[str]]:
     return out
 
 
-Strategies = Mapping[Path, bytes | None]
-"""Per strategy file (missing ones too): its bytes."""
+SAVED_FILES = (*(f"{folder}/{name}" for folder in ("rebase-merge", "rebase-apply")
+                 for name in ("orig-head", "onto", "head-name", "autostash")), "sequencer/head")
+"""What a rebase or cherry-pick in progress saved when it started (fixed until it ends)."""
+SAVED_WHY = ("what the rebase in progress saved when it started (your git rebase --abort resets "
+             "your branch to orig-head; --continue applies autostash and updates head-name)")
+
+Strategies = Mapping[Path, tuple[bytes | None, int]]
+"""Per strategy or saved file (missing ones too): its bytes, and its folder's inode (0: none)."""
 
 
-def strategies(gitdirs: Sequence[Path]) -> dict[Path, bytes | None]:
-    """The strategy files of every guarded git directory, as they are (before a command)."""
-    out: dict[Path, bytes | None] = {}
+def strategies(gitdirs: Sequence[Path]) -> dict[Path, tuple[bytes | None, int]]:
+    """The strategy and saved files of every guarded git directory, as they are (before a command)."""
+    out: dict[Path, tuple[bytes | None, int]] = {}
     for gitdir in dict.fromkeys(gitdirs):
-        for name in STRATEGY_FILES:
-            out[gitdir / name] = _bytes(gitdir / name)
+        for name in (*STRATEGY_FILES, *SAVED_FILES):
+            out[gitdir / name] = (_bytes(gitdir / name), _inode(gitdir / name))
     return out
+
+
+def _inode(path: Path) -> int:
+    try:
+        return os.lstat(path.parent).st_ino
+    except OSError:
+        return 0
 
 
 def _bytes(path: Path) -> bytes | None:
@@ -117,9 +138,13 @@ def put_back_strategies(before: Strategies) -> list[Planted]:
     back as it was (removed when it was not there; ``sequencer/opts``: its strategy
     lines dropped)."""
     out: list[Planted] = []
-    for path, was in before.items():
+    for path, (was, folder) in before.items():
         now = _bytes(path)
         if now is None or now == was:
+            continue
+        if path.name != "strategy" and path.name != "opts":
+            if was is not None and folder and _inode(path) == folder:
+                out.append(_put_back_saved(path, was, now))
             continue
         foreign = _foreign(path, now)
         if not foreign:
@@ -141,6 +166,17 @@ def put_back_strategies(before: Strategies) -> list[Planted]:
                       "(or cherry-pick --abort)")
         out.append(Planted(path, f"{STRATEGY_WHY}: {foreign[0][:MAX_SHOWN]!r}", undone=undone))
     return out
+
+
+def _put_back_saved(path: Path, was: bytes, now: bytes) -> Planted:
+    shown = now.decode("utf-8", "replace").strip()[:MAX_SHOWN]
+    try:
+        _rewrite(path, [was.decode("utf-8", "surrogateescape")])
+        undone = f"the command set it to {shown!r}; set back to {was.decode('utf-8', 'replace').strip()!r}"
+    except OSError as exc:
+        undone = (f"the command set it to {shown!r}; putting it back FAILED ({exc.strerror or exc}): "
+                  "check it before you run git rebase --abort or --continue")
+    return Planted(path, SAVED_WHY, undone=undone)
 
 
 def drop_new_execs(before: Todos) -> list[Planted]:
@@ -186,5 +222,5 @@ def _rewrite(path: Path, lines: list[str]) -> None:
         raise
 
 
-__all__ = ["EXEC_WHY", "REBASE_LISTS", "STRATEGY_WHY", "Strategies", "Todos", "drop_new_execs", "exec_line",
-           "put_back_strategies", "strategies", "todos"]
+__all__ = ["EXEC_WHY", "REBASE_LISTS", "SAVED_WHY", "STRATEGY_WHY", "Strategies", "Todos", "drop_new_execs",
+           "exec_line", "put_back_strategies", "strategies", "todos"]

@@ -147,3 +147,25 @@ async def test_refs_of_a_reftable_repository_are_read_and_put_back_through_git(w
     assert git(ws, "show", "HEAD~1:Makefile") == MAKEFILE
     assert "replace ref" in result.text and "branch release: moved from" in result.text
     assert "branch main" not in result.text  # the branch checked out: what a commit moves
+
+
+async def test_where_a_rebase_abort_goes_back_to_is_put_back(ws: Path) -> None:
+    """A command rewrote ``rebase-merge/orig-head`` to its own commit: the user's
+    ``git rebase --abort`` then reset the branch and the work tree to it."""
+    require_sandbox()
+    rebase_stopped(ws)
+    orig = ws / ".git" / "rebase-merge" / "orig-head"
+    mine = orig.read_text()
+    result = await sh(ws, "echo evil > evil.txt && git add evil.txt && git commit -qm planted && "
+                          "git rev-parse HEAD > .git/rebase-merge/orig-head && echo ok")
+    assert orig.read_text() == mine
+    assert "rebase in progress saved" in result.text and "set back to" in result.text
+    git(ws, "rebase", "--abort")
+    assert git(ws, "log", "--format=%s").split() == ["c3", "c2", "init"]
+
+
+async def test_a_rebase_the_agent_finishes_says_nothing_of_its_saved_state(ws: Path) -> None:
+    require_sandbox()
+    rebase_stopped(ws)
+    result = await sh(ws, "GIT_EDITOR=true git rebase --continue >/dev/null 2>&1 && echo done")
+    assert "done" in result.text and "rebase in progress saved" not in result.text
