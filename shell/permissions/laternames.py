@@ -103,6 +103,24 @@ RUNS_LATER = {
                   "run first in your PATH once it is active",
     "conda-meta": "makes its folder a conda environment (conda, pixi): conda activate, pixi run and pixi "
                   "shell source its etc/conda/activate.d scripts, and its bin/ runs first in your PATH",
+    "CLAUDE.local.md": "Claude Code reads with CLAUDE.md into every later session's instructions",
+    "AGENTS.override.md": "Codex reads INSTEAD of AGENTS.md into every later session's instructions",
+    "AGENT.md": "Amp reads into every later session's instructions",
+    ".goosehints": "Goose reads into every later session's instructions",
+    ".rules": "Zed's agent reads into every later session's instructions (before .cursorrules and AGENTS.md)",
+    "mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
+                "check-on-save included",
+    ".mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
+                 "check-on-save included",
+    ".rubocop.yml": "rubocop loads the Ruby its require: names at every run, an editor's lint-on-save "
+                    "included",
+    ".bazelrc": "bazel reads at every build (workspace_status_command and the tools it names run as you)",
+    ".bazeliskrc": "bazelisk reads at every bazel command (BAZELISK_BASE_URL: where the bazel it runs "
+                   "comes from)",
+    "gradle-wrapper.properties": "./gradlew and an IDE's Gradle import download and run the Gradle its "
+                                 "distributionUrl names",
+    ".mvn": "mvn, ./mvnw and an IDE's Maven import read (extensions.xml loads code, jvm.config passes the "
+            "JVM options, wrapper/ names the Maven that runs)",
 }
 """Names (a file or a directory, at any depth) whose content something runs later,
 as the user and outside the sandbox. A file edit there always asks, whatever the
@@ -113,7 +131,13 @@ a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where 
 IN_FOLDER = {
     ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
     "mise": {"config.toml": "mise reads when you enter the directory (its hooks and env scripts run them)"},
-    ".github": {"copilot-instructions.md": "GitHub Copilot reads into every later session's instructions"},
+    ".github": {
+        "copilot-instructions.md": "GitHub Copilot reads into every later session's instructions",
+        "instructions": "GitHub Copilot reads its *.instructions.md into every later request they name "
+                        "(applyTo)",
+        "prompts": "GitHub Copilot offers its *.prompt.md as commands (their tools run as you)",
+        "chatmodes": "GitHub Copilot's chat modes (their tool lists run as you)",
+    },
     ".yarn": {
         "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
         "plugins": "holds yarn plugins, which yarn runs at every yarn command",
@@ -148,15 +172,23 @@ CONDA_BIN_WHY = ("is a conda environment's bin/ (conda, pixi): its programs (pyt
                  "like git) run first in your PATH once it is active")
 CONDA_HOOK_WHY = ("holds scripts conda activate, pixi run and pixi shell source into your shell (a conda "
                   "environment's activation hooks)")
-LEFTHOOK = re.compile(r"\.?lefthook(-local)?\.(yml|yaml|json|jsonc|toml)")
+LEFTHOOK = re.compile(r"\.?lefthook(-local)?\.(yml|yaml|json|jsonc|toml)", re.I)
 """Every name lefthook reads its config from (the local ones merged over the main one)
 at the next commit: ``lefthook.yml``, ``.lefthook.toml``, ``lefthook-local.jsonc`` …"""
 CODE_WORKSPACE = ".code-workspace"
 CODE_WORKSPACE_WHY = ("VS Code opens it as a multi-root workspace (its tasks and settings can run commands, "
                       "as .vscode's do)")
 PIP_CONF_WHY = "pip reads it at every pip run in that virtualenv (index-url: where packages come from)"
-MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml")
+MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml", re.I)
 """``mise.<env>.toml`` and ``.mise.<env>.toml``: mise reads them when ``MISE_ENV`` names the env."""
+
+JS_CONFIG = re.compile(r"(?:(?:eslint|prettier|tailwind|stylelint)\.config|\.(?:eslint|prettier|stylelint)rc)"
+                       r"\.(?:js|cjs|mjs|ts|cts|mts)")
+"""The JavaScript configs an editor's extension runs by itself: ESLint's, Prettier's,
+Tailwind IntelliSense's and Stylelint's load the file (any code in it) when a file of
+the folder opens or saves, no command typed. (Their JSON and YAML forms are data.)"""
+JS_CONFIG_WHY = ("your editor's ESLint, Prettier, Tailwind or Stylelint extension runs it (JavaScript) when "
+                 "a file of this folder opens or saves, and so does every lint or format")
 
 JJ_WHY = "Jujutsu reads at every jj command (its repository config can run commands: fsmonitor, signing)"
 
@@ -208,46 +240,84 @@ def why(path: str | os.PathLike[str]) -> str:
     ``site-packages`` folder, which Python executes at every start of that
     environment (``pip``, ``pytest`` and the user's own scripts included), a
     virtualenv's ``bin`` (next to its ``pyvenv.cfg``), or an :data:`IN_FOLDER` name
-    in its folder (``.yarn/releases``)."""
+    in its folder (``.yarn/releases``).
+
+    Names are compared case-folded (finding L10): on macOS's and Windows' file
+    systems (WSL's ``/mnt/c``, a FAT stick, an ext4 ``casefold`` folder too)
+    ``.GIT/hooks/pre-commit`` IS the repository's hook and ``Agents.md`` its
+    instructions, while the secret names were already matched that way. Always, not
+    only where the file system folds: a ``.VSCode`` or ``Agents.md`` a Linux user is
+    asked about is no unrelated file. The one name that stays exact where case
+    matters is ``HEAD`` (a file ``head`` is often a program, not a git directory)."""
     text = os.fspath(path)
-    name = os.path.basename(text)
-    if name in RUNS_LATER:
-        return RUNS_LATER[name]
-    if name == "HEAD":
+    name = os.path.basename(text).casefold()
+    if name in _FOLDED:
+        return _FOLDED[name]
+    folder = os.path.dirname(text)
+    if name == "head" and (os.path.basename(text) == "HEAD" or _folds_case(folder)):
         return GIT_HEAD_WHY
     if name == "__pycache__" or name.endswith(".pyc"):  # a venv's own: not walked (pip writes it)
-        return "" if os.path.basename(os.path.dirname(text)) in SITE_DIRS else PYC_WHY
-    folder = os.path.dirname(text)
-    if name in VENV_BINS and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        return "" if os.path.basename(folder).casefold() in SITE_DIRS else PYC_WHY
+    if name in _VENV_BINS and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         return VENV_BIN_WHY
     if name == "bin" and folder and os.path.isdir(os.path.join(folder, CONDA_META)):
         return CONDA_BIN_WHY
     env = os.path.dirname(os.path.dirname(folder))
-    if (name in ("activate.d", "deactivate.d") and text.replace(os.sep, "/").endswith(f"/etc/conda/{name}")
+    posix = text.replace(os.sep, "/").casefold()
+    if (name in ("activate.d", "deactivate.d") and posix.endswith(f"/etc/conda/{name}")
             and os.path.isdir(os.path.join(env, CONDA_META))):
         return CONDA_HOOK_WHY
-    if MISE_ENV.fullmatch(name):
-        return RUNS_LATER["mise.toml"]
-    if LEFTHOOK.fullmatch(name):
-        return RUNS_LATER["lefthook.yml"]
-    if name.endswith(CODE_WORKSPACE):
-        return CODE_WORKSPACE_WHY
+    patterned = _by_pattern(name)
+    if patterned:
+        return patterned
     if name == "pip.conf" and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         return PIP_CONF_WHY
-    if name == "config.toml" and text.replace(os.sep, "/").endswith("/.jj/repo/config.toml"):
+    if name == "config.toml" and posix.endswith("/.jj/repo/config.toml"):
         return JJ_WHY
     if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
         return "git runs it as you (its folder holds a HEAD: git takes it for a git directory)"
-    parent = os.path.basename(os.path.dirname(text))
+    parent = os.path.basename(folder).casefold()
     startup = name.endswith(".pth") or name in STARTUP_FILES
     if startup and parent in SITE_DIRS:
         return SITE_WHY
     if parent in SITE_DIRS and name.removesuffix(".py") in _pth_imports(folder):
         return PTH_IMPORT_WHY
-    return IN_FOLDER.get(parent, {}).get(name, "")
+    return _FOLDED_IN_FOLDER.get(parent, {}).get(name, "")
 
 
-PLACED_DIRS = SITE_DIRS | IN_FOLDER.keys() | {"repo"}
+def _by_pattern(name: str) -> str:
+    """Why a (case-folded) name of one of the families named by a pattern runs later, or ""."""
+    if MISE_ENV.fullmatch(name):
+        return RUNS_LATER["mise.toml"]
+    if LEFTHOOK.fullmatch(name):
+        return RUNS_LATER["lefthook.yml"]
+    if JS_CONFIG.fullmatch(name):
+        return JS_CONFIG_WHY
+    return CODE_WORKSPACE_WHY if name.endswith(CODE_WORKSPACE) else ""
+
+
+@functools.lru_cache(maxsize=256)
+def _folds_case(folder: str) -> bool:
+    """Whether the file system of ``folder`` (an existing folder) ignores case: its
+    name in the other case is the same folder. False when it cannot tell."""
+    probe = folder.rstrip(os.sep)
+    head, last = os.path.split(probe)
+    swapped = last.swapcase()
+    if not last or swapped == last:
+        return False
+    try:
+        return os.path.samefile(probe, os.path.join(head, swapped))
+    except OSError:
+        return False
+
+
+_FOLDED = {name.casefold(): reason for name, reason in RUNS_LATER.items()}
+_FOLDED_IN_FOLDER = {folder.casefold(): {name.casefold(): reason for name, reason in names.items()}
+                     for folder, names in IN_FOLDER.items()}
+_VENV_BINS = tuple(name.casefold() for name in VENV_BINS)
+
+
+PLACED_DIRS = frozenset(name.casefold() for name in SITE_DIRS | IN_FOLDER.keys() | {"repo"})
 """Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
 
 GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info")

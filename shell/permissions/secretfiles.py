@@ -449,7 +449,7 @@ def _list(directory: str, info: os.stat_result) -> _Listing:
     files: list[str] = []
     venv = False
     count = 0
-    placed = os.path.basename(directory) in PLACED_DIRS
+    placed = os.path.basename(directory).casefold() in PLACED_DIRS
     try:
         with os.scandir(directory) as entries:
             for entry in entries:

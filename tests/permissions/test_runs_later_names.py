@@ -27,6 +27,18 @@ FAMILIES = {
     "other agents": [".trae/mcp.json", ".amp/settings.json", ".augment/settings.json", "GEMINI.md",
                      ".cursorrules", ".clinerules", ".windsurfrules", ".github/copilot-instructions.md"],
     "a virtualenv's pip.conf": [".venv/pip.conf"],
+    "other agents' instructions (L15)": ["CLAUDE.local.md", "AGENTS.override.md", "AGENT.md", ".goosehints",
+                                         ".rules", ".github/instructions/all.instructions.md",
+                                         ".github/prompts/fix.prompt.md", ".github/chatmodes/x.chatmode.md"],
+    "configs a linter or build runs (L5)": [
+        "mypy.ini", ".mypy.ini", "eslint.config.js", "eslint.config.mjs", ".eslintrc.cjs",
+        "prettier.config.js", ".prettierrc.mjs", "tailwind.config.ts", "stylelint.config.js", ".rubocop.yml",
+        ".bazelrc", ".bazeliskrc", "gradle/wrapper/gradle-wrapper.properties", ".mvn/extensions.xml",
+        ".mvn/jvm.config"],
+    "names in another case (L10: one file on macOS and Windows)": [
+        ".GIT/hooks/pre-commit", ".VSCode/tasks.json", "Agents.md", "claude.MD",
+        ".Github/Copilot-Instructions.md", ".Husky/pre-commit", "Lefthook.YML", ".PyLintRC",
+        "Eslint.Config.JS"],
 }
 
 
@@ -55,7 +67,9 @@ def test_look_alikes_stay_routine(tmp_path: Path) -> None:
     p = PermissionPolicy(tmp_path, mode="accept-edits", user_config=tmp_path / "c.toml")
     tools = {t.name: t for t in builtin_tools(Workspace(tmp_path))}
     for path in ("docs/lefthook.md", "lefthook.yml.example", "notes/vimrc.txt", "pip.conf",
-                 "docs/copilot-instructions.md", "workspace.code-workspace.md"):
+                 "docs/copilot-instructions.md", "workspace.code-workspace.md", "docs/instructions/x.md",
+                 "src/rules.py", "eslint.config.json", ".prettierrc.json", "docs/mypy.ini.md", "bin/head",
+                 "HEADER.md", "prompts/x.prompt.md"):
         assert p.decide(tools["write_file"], {"path": path, "content": "x"}).action == "allow", path
 
 
