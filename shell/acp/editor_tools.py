@@ -36,7 +36,7 @@ from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
 from shell.permissions import runslater
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
-from shell.tools import files, shell_cmd
+from shell.tools import after_check, files, shell_cmd
 from shell.tools.capture import WorkspaceCapture, watched
 from shell.tools.changes import ChangeLog
 from shell.tools.sniff import sniff_media_type
@@ -293,6 +293,7 @@ async def run_in_editor_terminal(
     unchecked = ""
     restarted = ""
     shown = sandbox.take_reveal(ctx.call.id, command) if sandbox is not None else ()  # the user let it read
+    cancelled = False
     try:
         for attempt in (1, 2):
             if sandbox is not None:
@@ -304,12 +305,16 @@ async def run_in_editor_terminal(
                 break
             restarted = str(output.output).strip().splitlines()[0]  # a path to hide vanished: list again
             confined.launch.close()
+    except anyio.get_cancelled_exc_class():
+        cancelled = True  # Esc: the check gets after_check.CANCEL_LIMIT, then goes on in its thread
+        raise
     finally:
         if sandbox is not None and confined is not None:
             confined.launch.close()
             with anyio.CancelScope(shield=True):
                 # Also after a cancel or a timeout: what the command planted is moved out.
-                planted, unchecked = await shell_cmd.check_after(sandbox, confined.guard, started)
+                planted, unchecked = await after_check.check_after(sandbox, confined.guard, started,
+                                                                   cancelled=cancelled)
     text = str(output.output)
     if output.truncated:
         text = f"[the editor kept only the end of the output]\n{text}"
@@ -327,7 +332,7 @@ async def run_in_editor_terminal(
             text, exit_code, cwd, network=network, timed_out=timed_out, sandboxed=True, confined=confined,
             planted=planted, unchecked=unchecked, roots=sandbox.roots(), restarted=restarted)
     return ToolResult(
-        "\n".join([body, *notes]),
+        "\n".join([body, *notes, *after_check.take_late_notes(sandbox)]),
         is_error=timed_out or bool(signal) or exit_code != 0,
         details={
             "exit_code": exit_code,

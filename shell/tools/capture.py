@@ -56,6 +56,10 @@ SCAN_BUDGET_S = 3.0
 """Seconds one scan may walk: a command can make a tree (a folder thousands of levels
 deep, millions of files) that would hold its result back for minutes; past the
 budget the scan stops and says what a rewind cannot restore."""
+RECORD_WAIT = 5.0
+"""Seconds a command's result waits for the scan after it (the scan goes on past them)."""
+CANCEL_WAIT = 0.2
+"""The same after a cancel (Esc): the shell is idle again within half a second."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,8 +339,14 @@ async def watched(
         else:
             changes.shell_ran(command, sandboxed=True, files=found, note=note)
 
+    cancelled = False
     try:
         return await run()
+    except anyio.get_cancelled_exc_class():
+        cancelled = True
+        raise
     finally:
-        with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
-            await anyio.to_thread.run_sync(record)
+        # Past the wait the scan goes on in its thread and records the command when done
+        # (the next command's scan waits for it: one scan at a time), so Esc stays quick.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_WAIT if cancelled else RECORD_WAIT):
+            await anyio.to_thread.run_sync(record, abandon_on_cancel=True)

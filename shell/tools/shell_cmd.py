@@ -39,7 +39,7 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
-from shell.permissions import gitrefs, hostsockets, paths, pathswaps, runslater, sandboxlaunch, writewalls
+from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.runslater import Guard, Planted
@@ -48,15 +48,14 @@ from shell.permissions.sandboxenv import scrubbed_environment
 from shell.permissions.sandboxlaunch import Launch
 from shell.permissions.secretfiles import SecretFiles
 
+from .after_check import after_notes, check_after, prepare, take_late_notes
+
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 MAX_OUTPUT_CHARS = 30_000
 MAX_REPORTED_CHARS = 1_000_000
 TERM_GRACE = 0.5
 POLL = 0.02
-AFTER_LIMIT = 3.0
-"""Seconds the check after a sandboxed command may take before the result is given
-without it (the check itself finishes in its thread)."""
 
 
 class ShellToolError(ValueError):
@@ -125,6 +124,7 @@ async def run_command(
     unchecked = ""
     restarted = ""
     started = time.time_ns()
+    cancelled = False
     try:
         for attempt in (1, 2):
             if sandbox is not None and sandboxed:
@@ -139,14 +139,18 @@ async def run_command(
                 break
             restarted = output.render().strip().splitlines()[0]  # a path to hide vanished: list again
             confined.launch.close()
+    except anyio.get_cancelled_exc_class():
+        cancelled = True  # Esc: the check after it gets CANCEL_LIMIT, then goes on in its thread
+        raise
     finally:
         if confined is not None:
             confined.launch.close()
             if sandbox is not None:
                 with anyio.CancelScope(shield=True):
                     # Also after a cancel or a timeout: the sandbox is gone, nothing of it still writes.
-                    # Past the limit the check goes on in its thread, unreported (an Esc stays quick).
-                    planted, unchecked = await check_after(sandbox, confined.guard, started)
+                    # Past the limit the check goes on in its thread; the next result says what it found.
+                    planted, unchecked = await check_after(sandbox, confined.guard, started,
+                                                           cancelled=cancelled)
 
     text = output.render()
     if timed_out:
@@ -158,7 +162,7 @@ async def run_command(
     notes, not_written = sandbox_notes(
         text, code, cwd, network=network, timed_out=timed_out, sandboxed=sandboxed, confined=confined,
         planted=planted, unchecked=unchecked, roots=roots, restarted=restarted)
-    body = "\n".join([body, *notes])
+    body = "\n".join([body, *notes, *take_late_notes(sandbox if sandboxed else None)])
     return ToolResult(
         body,
         is_error=timed_out or code != 0,
@@ -272,7 +276,7 @@ async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown
     found: list[tuple[SecretFiles, Guard]] = []
 
     async def search() -> None:
-        found.append(await anyio.to_thread.run_sync(sandbox.prepare, abandon_on_cancel=True))
+        found.append(await anyio.to_thread.run_sync(prepare, sandbox, abandon_on_cancel=True))
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(search)  # in a thread, while the rest is prepared here
@@ -287,17 +291,6 @@ async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown
     started = sandboxlaunch.launch(wrapped, argv, env)
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, sandbox.readonly_paths(walls),
                     hostsockets.blocked(walls, sandbox.roots()))
-
-
-async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int) -> tuple[list[Planted], str]:
-    """The check after a sandboxed command (:meth:`Sandbox.after`), given up to
-    :data:`AFTER_LIMIT` seconds; past that it goes on in its thread, unreported."""
-    planted: list[Planted] = []
-    unchecked = f"the check took over {AFTER_LIMIT:g} s; it goes on, unreported"
-    with anyio.move_on_after(AFTER_LIMIT):
-        planted, unchecked = await anyio.to_thread.run_sync(
-            sandbox.after, guard, started_ns, abandon_on_cancel=True)
-    return planted, unchecked
 
 
 def sandbox_notes(
@@ -344,7 +337,7 @@ def sandbox_notes(
         notes += denied_note(confined.denied, cwd)
         notes += readonly_note(confined.readonly, cwd, text)
         notes += hostsockets.blocked_note(confined.sockets, text, roots)
-    notes += _after_notes(planted, unchecked, roots)
+    notes += after_notes(planted, unchecked, roots)
     if restarted:
         said = path_text(restarted[:300])
         notes.append(f"[agent-shell: the sandbox could not be set up at first ({said}): a path it hides had "
@@ -404,23 +397,6 @@ def git_dir_note(in_git: Sequence[str], code: int | None, locks: bool) -> str:
             "can hide files from git status), so nothing there changed. This is the sandbox, not a fault in "
             "the repository: if the change is wanted (git sparse-checkout, git config), ask the user to run "
             "this command themselves.]")
-
-
-def _after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
-    """What the check after a sandboxed command found, and where it could not look."""
-    ruled = [p for p in planted if writewalls.is_rule_entry(p)]
-    swapped = [p for p in planted if pathswaps.is_swap(p)]
-    refs = [p for p in planted if gitrefs.is_changed_entry(p)]
-    later = [p for p in planted if p not in ruled and p not in swapped and p not in refs]
-    notes = [pathswaps.report(swapped, roots)] if swapped else []
-    notes += [gitrefs.report(refs)] if refs else []
-    notes += [runslater.report(later, roots)] if later else []
-    notes += [writewalls.report(ruled, roots)] if ruled else []
-    if unchecked:
-        notes.append(f"[agent-shell could not check the whole workspace after this command ({unchecked}): "
-                     "if it created git hooks, .envrc, .vscode or the like deeper in, they were not caught. "
-                     "Tell the user.]")
-    return notes
 
 
 def _notes(output: str, offline_failure: bool, sandboxed: bool) -> list[str]:

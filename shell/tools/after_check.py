@@ -1,0 +1,154 @@
+"""The check after a sandboxed command (:meth:`Sandbox.after`), bounded in wall time,
+and what it found when it finished too late for the command's own result.
+
+The check moves out what the command planted that runs later, puts back renamed
+folders and replace refs, and walks the workspace (its secret search may go ten
+times further than the one before the command). The user waits for it: after a
+command that ends it has :data:`AFTER_LIMIT` seconds, and after Esc (a cancel) only
+:data:`CANCEL_LIMIT`, since Esc must stop at once (it waited ~7 s in a big workspace).
+
+Past the limit nothing is skipped: the check goes on in its thread to the end (the
+sandbox prepares the next command only after it: :func:`prepare`), and what it found
+is said with the next sandboxed command's result (:func:`take_late_notes`), not
+dropped: the result of a cancelled call is never shown, and one over the limit said
+only that the check went on.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+
+from shell.permissions import gitrefs, pathswaps, runslater, writewalls
+from shell.permissions.runslater import Guard, Planted
+from shell.permissions.sandbox import Sandbox
+from shell.permissions.secretfiles import SecretFiles
+
+AFTER_LIMIT = 3.0
+"""Seconds the check after a sandboxed command may take before the result is given
+without it (the check itself finishes in its thread; :func:`take_late_notes`)."""
+CANCEL_LIMIT = 0.2
+"""The same after a cancel (Esc): the shell must be idle again within half a second."""
+LATE_NOTE = "[agent-shell: the check after an earlier command"
+"""How a note about a check that finished late starts."""
+
+
+class _Late:
+    """Per sandbox: the lock that runs one check at a time, and what late checks found."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.notes: list[str] = []
+
+
+_LATE: weakref.WeakKeyDictionary[Sandbox, _Late] = weakref.WeakKeyDictionary()
+_LATE_LOCK = threading.Lock()
+
+
+def _late(sandbox: Sandbox) -> _Late:
+    with _LATE_LOCK:
+        late = _LATE.get(sandbox)
+        if late is None:
+            late = _LATE[sandbox] = _Late()
+        return late
+
+
+def checking(sandbox: Sandbox) -> threading.RLock:
+    """Held while a check after a command runs in ``sandbox`` (also one that ends late)."""
+    return _late(sandbox).lock
+
+
+def prepare(sandbox: Sandbox) -> tuple[SecretFiles, Guard]:
+    """:meth:`Sandbox.prepare`, once the check after the last command ended: the two
+    share the sandbox's state (refs, flags and folders as they were before a command)."""
+    with checking(sandbox):
+        return sandbox.prepare()
+
+
+class _Handoff:
+    """Where the check's thread leaves its result: for the caller while it still waits,
+    else for the next command's result (the lock decides which, once)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.result: tuple[list[Planted], str] | None = None
+        self.error: BaseException | None = None
+        self.gave_up = ""
+
+
+async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int, *,
+                      cancelled: bool = False) -> tuple[list[Planted], str]:
+    """What the check after a command found (moved out, put back, said) and what it
+    could not reach; given up to :data:`AFTER_LIMIT` seconds (:data:`CANCEL_LIMIT`
+    after a cancel), past which it goes on in its thread and its findings come with
+    the next command (see the module)."""
+    handoff = _Handoff()
+    limit = CANCEL_LIMIT if cancelled else AFTER_LIMIT
+
+    def run() -> None:
+        with checking(sandbox):  # what it found is left before the next command is prepared
+            _run()
+
+    def _run() -> None:
+        try:
+            result = sandbox.after(guard, started_ns)
+        except Exception as exc:
+            with handoff.lock:
+                if not handoff.gave_up:
+                    handoff.error = exc
+                    return
+            _leave(sandbox, handoff.gave_up, f"it failed ({type(exc).__name__}: {exc}), so what the command "
+                                             "planted may still be in place: tell the user.]", [])
+            return
+        with handoff.lock:
+            if not handoff.gave_up:
+                handoff.result = result
+                return
+        found = after_notes(*result, sandbox.roots())
+        _leave(sandbox, handoff.gave_up, "it found what follows.]" if found else "it found nothing.]", found)
+
+    with anyio.move_on_after(limit):
+        await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    with handoff.lock:
+        if handoff.error is not None:
+            raise handoff.error
+        if handoff.result is not None:
+            return handoff.result
+        handoff.gave_up = "was cancelled" if cancelled else f"took over {limit:g} s"
+    return [], (f"the check took over {limit:g} s; it goes on, and what it finds is said with the next "
+                "command's result")
+
+
+def _leave(sandbox: Sandbox, why: str, said: str, found: list[str]) -> None:
+    _late(sandbox).notes.extend([f"{LATE_NOTE} (it {why} before the check ended) finished after that "
+                                 f"command's result was given: {said}", *found])
+
+
+def take_late_notes(sandbox: Sandbox | None) -> list[str]:
+    """What checks that finished late found (once; oldest first): for the next result."""
+    notes = _late(sandbox).notes if sandbox is not None else []
+    taken = list(notes)
+    del notes[: len(taken)]
+    return taken
+
+
+def after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
+    """What the check after a sandboxed command found, and where it could not look."""
+    ruled = [p for p in planted if writewalls.is_rule_entry(p)]
+    swapped = [p for p in planted if pathswaps.is_swap(p)]
+    refs = [p for p in planted if gitrefs.is_changed_entry(p)]
+    later = [p for p in planted if p not in ruled and p not in swapped and p not in refs]
+    notes = [pathswaps.report(swapped, roots)] if swapped else []
+    notes += [gitrefs.report(refs)] if refs else []
+    notes += [runslater.report(later, roots)] if later else []
+    notes += [writewalls.report(ruled, roots)] if ruled else []
+    if unchecked:
+        notes.append(f"[agent-shell could not check the whole workspace after this command ({unchecked}): "
+                     "if it created git hooks, .envrc, .vscode or the like deeper in, they were not caught. "
+                     "Tell the user.]")
+    return notes
