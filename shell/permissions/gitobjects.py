@@ -18,8 +18,7 @@ nothing has it, git now says the object is missing instead of writing the comman
 content, and the result says so. ``objects/info/alternates`` (other folders git
 reads objects from, before its own loose ones) is put back as it was.
 
-Not covered: pack files (a new pack whose index lies about what it holds; packs are
-written whole by ``git gc``/``git fetch``, and checking one means reading all of it).
+New pack files (whose index could lie about what they hold) are :mod:`.gitpacks`' part.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import quarantine
+from . import gitpacks, quarantine
 from .gitstaged import hardened_git
 from .runslater import Planted
 
@@ -59,6 +58,8 @@ class Objects:
     loose: Mapping[str, Stamp]
     alternates: Mapping[str, bytes | None]
     complete: bool = True
+    packs: frozenset[str] = frozenset()
+    """The pack indexes there (new ones are checked: :mod:`.gitpacks`)."""
 
 
 Snapshot = Mapping[Path, Objects]
@@ -114,7 +115,8 @@ def _read_small(path: Path) -> bytes | None:
 def read(objects: Path) -> Objects:
     """``objects`` as it is now (no git run)."""
     loose, whole = _loose(objects)
-    return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole)
+    return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
+                   gitpacks.names(objects))
 
 
 def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path, Objects]:
@@ -279,7 +281,11 @@ def check(before: Snapshot, folder: Path | None = None) -> tuple[list[Planted], 
     for objects, was in before.items():
         out += _put_back_alternates(objects, was)
         now, whole = _loose(objects)
-        seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole)
+        if gitpacks.names(objects) - was.packs:
+            folder = folder or quarantine.new_folder()
+            out += gitpacks.check_new(objects, was.packs, folder)
+        seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
+                                gitpacks.names(objects))
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
         new = [n for n in now if n not in was.loose][:max(budget, 0)]
         budget -= len(new)
