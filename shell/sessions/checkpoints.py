@@ -39,7 +39,6 @@ import os
 import secrets
 import shutil
 import stat
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.dirs import data_dir
 
+from . import tempcheckpoints
 from .store import utc_now
 from .writer import encode_record
 
@@ -172,12 +172,13 @@ class Checkpoints:
     @classmethod
     def temporary(cls, **kwargs: Any) -> Checkpoints:
         """For a conversation that is not saved (``--no-session``): a private temporary
-        dir, removed by :meth:`close`."""
-        return cls(Path(tempfile.mkdtemp(prefix="agent-shell-checkpoints-")), ephemeral=True, **kwargs)
+        dir, removed by :meth:`close` or at exit (:mod:`.tempcheckpoints`)."""
+        return cls(tempcheckpoints.make(), ephemeral=True, **kwargs)
 
     def close(self) -> None:
         if self.ephemeral:
             shutil.rmtree(self.root, ignore_errors=True)
+            tempcheckpoints.forget(self.root)
 
     @property
     def log_path(self) -> Path:
