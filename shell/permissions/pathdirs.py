@@ -22,8 +22,10 @@ folder would break them. So it guards the names that shadow a program:
   so ``npm install`` works in the sandbox; only :data:`CORE` names, and anything else
   that shadows (a regular file, a link out of ``node_modules``), are guarded.
 
-Bounded: a folder's first :data:`MAX_ENTRIES` entries are looked at; past that, the
-:data:`CORE` names are looked up one by one.
+Bounded: a folder's first :data:`MAX_ENTRIES` entries are looked at; past that, every
+name that would shadow (:data:`CORE` and each program on the user's PATH) is looked up
+one by one, so what lies past the cap is not taken for clean (finding L14: 20,000
+empty files, then a planted ``bin/uv`` kept).
 
 The PATH agent-shell itself runs with counts as much as an ``.envrc``'s
 (:func:`live_path_dirs`): a dotfiles or scripts repository whose ``bin`` is on the
@@ -73,7 +75,7 @@ def commands(inside: Sequence[Path] = ()) -> frozenset[str]:
         if any(paths.within(folder, place) for place in inside):
             continue
         try:
-            names.update(os.listdir(folder)[:MAX_ENTRIES * 4])
+            names.update(os.listdir(folder))  # read whole anyway: a cap here would only lose names
         except OSError:
             continue
     found = frozenset(names)
@@ -135,18 +137,26 @@ def guarded(folder: Path, roots: Sequence[Path]) -> list[Path]:
     try:
         with os.scandir(folder) as entries:
             for count, entry in enumerate(entries):
-                if count >= MAX_ENTRIES:
-                    out += [folder / name for name in sorted(CORE) if os.path.lexists(folder / name)]
+                if count >= MAX_ENTRIES:  # past the cap: every name that shadows, looked up
+                    out += [p for p in (folder / name for name in sorted(CORE | installed))
+                            if os.path.lexists(p) and _kept(p, modules)]
                     break
-                name = entry.name
-                if entry.is_dir(follow_symlinks=False) or not (name in CORE or name in installed):
-                    continue
-                if name not in CORE and modules is not None and _links_into(Path(entry.path), modules):
-                    continue  # npm's own link (tsc -> ../typescript/bin/tsc): what the folder is for
-                out.append(Path(entry.path))
+                path = Path(entry.path)
+                shadowing = entry.name in CORE or entry.name in installed
+                if shadowing and not entry.is_dir(follow_symlinks=False) and _kept(path, modules):
+                    out.append(path)
     except OSError:
         return []
     return list(dict.fromkeys(out))
+
+
+def _kept(path: Path, modules: Path | None) -> bool:
+    """Whether the shadowing entry ``path`` is guarded: all but npm's own link
+    (``tsc -> ../typescript/bin/tsc``) in ``node_modules/.bin``, which is what the folder
+    is for, and a folder (not a program)."""
+    if path.is_dir() and not path.is_symlink():
+        return False
+    return path.name in CORE or modules is None or not _links_into(path, modules)
 
 
 def _node_modules(folder: Path) -> Path | None:

@@ -278,3 +278,25 @@ def test_a_hostile_envrc_of_growing_variables_stays_bounded(ws: Path) -> None:
     """Each line doubles `$a`: read naively, 200 lines ask for 2**200 characters."""
     write(ws / ".envrc", "a=x\n" + "a=$a$a\n" * 200 + "PATH_add $a\n")
     assert all(len(str(folder)) < 10_000 for folder, _, _ in envrc_runs([ws / ".envrc"], [ws]).path_dirs)
+
+
+def test_past_the_entry_cap_every_name_that_shadows_is_still_guarded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding L14: 20,000 empty files, then a planted bin/uv was kept: past the cap only
+    the fixed list was looked up. Past it now every program on the PATH is (the cap is
+    set to 0 here so that the order scandir lists the folder in does not matter)."""
+    from shell.permissions import pathdirs
+
+    installed = tmp_path / "usr-bin"
+    installed.mkdir()
+    for name in ("uv", "rg"):
+        write(installed / name, "#!/bin/sh\n")
+    monkeypatch.setenv("PATH", str(installed))
+    folder = tmp_path / "ws" / "bin"
+    folder.mkdir(parents=True)
+    for name in ("uv", "make", "app", "tool0", "tool1"):
+        write(folder / name, "#!/bin/sh\n")
+    whole = set(pathdirs.guarded(folder, [tmp_path / "ws"]))
+    monkeypatch.setattr(pathdirs, "MAX_ENTRIES", 0)
+    capped = set(pathdirs.guarded(folder, [tmp_path / "ws"]))
+    assert whole == capped == {folder / "uv", folder / "make"}
