@@ -31,7 +31,7 @@ COMPANIONS = (".pack", ".idx", ".rev", ".keep", ".bitmap", ".mtimes", ".promisor
 
 FORGED_WHY = ("a new git pack whose index does not match its content: git would show and check out "
               "other content in place of the committed one (git checkout, git restore, git reset --hard)")
-UNCHECKED_WHY = "a new git pack too big to check in time"
+UNCHECKED_WHY = "a new git pack that could not be checked (too big, too slow, or git missing)"
 
 
 def names(objects: Path) -> frozenset[str]:
@@ -75,7 +75,11 @@ def check_new(objects: Path, before: Set[str], folder: Path) -> list[Planted]:
             said = f"kept ({size // (1024 * 1024)} MB): git verify-pack {idx} checks it"
             out.append(Planted(pack, UNCHECKED_WHY, undone=said))
             continue
-        if _verify(pack) is not False:
+        verified = _verify(pack)
+        if verified is None:
+            out.append(Planted(pack, UNCHECKED_WHY, undone=f"kept: git verify-pack {idx} checks it"))
+            continue
+        if verified:
             continue
         target = folder / "git-packs"
         moved: list[str] = []
