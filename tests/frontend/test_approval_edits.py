@@ -54,3 +54,17 @@ async def test_a_changed_edit_is_still_an_edit() -> None:
     decision = await decide(request(), prompts)
     assert decision == ApprovalDecision.edit({"path": "other.txt", "content": "hi\n"})
     assert prompts.said[-1].startswith("edited: ")
+
+
+def test_the_line_modes_outside_question_lists_the_whole_call_too() -> None:
+    """The question about one path the call reaches lists that path, then every argument
+    of the call (the TUI's dialog shows the same, from :func:`args_section`)."""
+    from shell.frontend.approval import approval_lines
+
+    call = ToolCallBlock("c1", "write_file", {"path": "../outside.txt", "content": "SECRET PLAN"})
+    asked = ApprovalRequest(call, None, {"path": "/abs/outside.txt"})
+    lines = approval_lines(asked)
+    assert lines.index("  Asked about:") < lines.index("  path: /abs/outside.txt")
+    assert lines.index("  The call's arguments (complete):") < lines.index("    content: SECRET PLAN")
+    whole = approval_lines(request())
+    assert "  content:" in whole and "    hi" in whole and not any("Asked about" in line for line in whole)
