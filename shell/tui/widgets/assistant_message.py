@@ -52,7 +52,7 @@ from ..pacing import (
 )
 from .chat_markdown import ChatMarkdown, chained
 from .parked import Parked
-from .rendered_chunk import RenderedChunk, capture
+from .rendered_chunk import RenderedChunk, capture, warm
 
 Chunk = ChatMarkdown | RenderedChunk
 """A piece of the reply: live Markdown widgets, or the lines they rendered to."""
@@ -475,6 +475,9 @@ class AssistantMessage(Vertical):
             chunk.mark_end()
             self._unkept += 1
             return
+        await warm(chunk)  # a slice at a time: a list of hundreds of lines held the loop
+        if not chunk.is_attached or chunk is self.children[-1]:
+            return
         lines = capture(chunk)
         if lines is None:
             self._unkept += 1
@@ -499,6 +502,8 @@ class AssistantMessage(Vertical):
         drawn and rendered anew once the layout has placed them)."""
         async with self._parking:
             for chunk in self.query_children(RenderedChunk):
+                if not chunk.display or chunk.parent is not self:
+                    continue  # retired (parked or joined) meanwhile: its text is shown elsewhere
                 live = ChatMarkdown(chunk.source, after=self._source_before(chunk))
                 await self._mount_hidden([live], before=chunk)
                 await _retire(chunk)

@@ -28,6 +28,8 @@ from .strip_selection import selectable, with_selection
 
 Item = tuple[str, Content]
 """An item: its bullet (``"• "``, ``" 12. "``) and its text."""
+DRAW_BATCH = 16
+"""Lines drawn in one go (see ``ListLines._draw``)."""
 
 
 class ListLines(Widget):
@@ -118,10 +120,30 @@ class ListLines(Widget):
             return Strip.blank(width)
         line = self._strips.get(y)
         if line is None:
-            style = self.visual_style
-            drawn = Visual.to_strips(self, lines[y], width, 1, style, apply_selection=False, pad=True)
-            line = self._strips[y] = selectable(drawn[0] if drawn else Strip.blank(width), y)
+            self._draw(lines, y, width)
+            line = self._strips[y]
         return with_selection(self, line, y)
+
+    def _draw(self, lines: list[Content], y: int, width: int) -> None:
+        """Draw line ``y`` and the undrawn ones after it, up to ``DRAW_BATCH``, in one
+        go: most of drawing a line is looking up the widget's styles, the same for
+        every line, so a screenful of new lines (a list arriving) costs a few lookups,
+        not one per line."""
+        end = y + 1
+        while end < min(len(lines), y + DRAW_BATCH) and end not in self._strips:
+            end += 1
+        batch = lines[y:end]
+        joined = Content("\n").join(batch)
+        style = self.visual_style
+        drawn = Visual.to_strips(self, joined, width, None, style, apply_selection=False, pad=True)
+        if len(drawn) != len(batch):  # a line wrapped again after all: one at a time
+            drawn = [self._draw_one(line, width) for line in batch]
+        for at, strip in enumerate(drawn, y):
+            self._strips[at] = selectable(strip, at)
+
+    def _draw_one(self, line: Content, width: int) -> Strip:
+        drawn = Visual.to_strips(self, line, width, 1, self.visual_style, apply_selection=False, pad=True)
+        return drawn[0] if drawn else Strip.blank(width)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         text = "\n".join(line.plain.rstrip() for line in self._lines_at(self.size.width))
