@@ -27,7 +27,7 @@ import binascii
 import os
 import re
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Self
@@ -514,28 +514,48 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> Secrets:
 
 
 _ENCODED = re.compile(r"[A-Za-z0-9+_-]{12,}={0,6}")
-_ENCODED_WITH_SLASHES = re.compile(r"[A-Za-z0-9+_-][A-Za-z0-9+/_-]{11,}={0,6}")  # base64's own "/"
-_MAX_DECODED_TEXT = 1 << 16
-_MAX_TOKENS = 64
+_ENCODED_WITH_SLASHES = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,6}")  # base64's own "/", first too
+MAX_CHECKED_TEXT = 1 << 16
+"""Characters of one string looked through for encoded secrets (a few tenths of a
+second at most). Past it the string is not called clean: :func:`secret_going_out` says
+it could not check (finding L1: this cap let a base64 key through after 70,000 letters
+of padding)."""
+_UNPRINTABLE = re.compile(r"[^\x20-\x7e\u00a0-\uffff]+")
+TOO_LONG = "too long to check for secrets"
 
 
-def _decodings(token: str) -> Iterable[tuple[str, str]]:
-    """What ``token`` says in base64, base32 or hex, when that is printable text."""
-    padded = token.rstrip("=")
-    tries: list[tuple[str, Callable[[], bytes]]] = [
-        ("base64", lambda: base64.b64decode(padded + "=" * (-len(padded) % 4), validate=False)),
-        ("base64", lambda: base64.urlsafe_b64decode(padded + "=" * (-len(padded) % 4))),
-        ("base32", lambda: base64.b32decode(padded.upper() + "=" * (-len(padded) % 8))),
-        ("hex", lambda: bytes.fromhex(padded)),
-    ]
+def _decodings(tokens: Sequence[str]) -> Iterable[tuple[str, str]]:
+    """What ``tokens`` say in base64, base32 and hex: per encoding, every token's
+    decoding, joined by new lines (one search per encoding, however many tokens: a cap
+    on tokens let a key through after 64 decoys). Bytes that are no printable text
+    become line breaks, so ``base64("\\n" + key)`` still shows the key."""
+    def b64(t: str) -> bytes:
+        return base64.b64decode(t + "=" * (-len(t) % 4), validate=False)
+
+    def b64url(t: str) -> bytes:
+        return base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
+
+    def b32(t: str) -> bytes:
+        return base64.b32decode(t.upper() + "=" * (-len(t) % 8))
+
+    tries: list[tuple[str, Callable[[str], bytes]]] = [
+        ("base64", b64), ("base64", b64url), ("base32", b32), ("hex", bytes.fromhex)]
     for how, decode in tries:
-        try:
-            raw = decode()
-            text = raw.decode("utf-8")
-        except (binascii.Error, ValueError):
-            continue
-        if len(text) >= MIN_SECRET_LEN and text.isprintable():
-            yield how, text
+        parts: list[str] = []
+        for token in tokens:
+            token = token.rstrip("=")
+            # base64 read from each of its first four letters: ``x`` + base64(key) is one
+            # run of letters, and read from the first it decodes to noise
+            for start in range(4 if how == "base64" and len(token) >= 16 else 1):
+                try:
+                    raw = decode(token[start:])
+                except (binascii.Error, ValueError):
+                    continue
+                text = _UNPRINTABLE.sub("\n", raw.decode("utf-8", "replace").replace("\ufffd", "\n"))
+                if len(text.strip()) >= MIN_SECRET_LEN:
+                    parts.append(text)
+        if parts:
+            yield how, "\n".join(parts)
 
 
 def secret_going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
@@ -543,25 +563,26 @@ def secret_going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
     kind, said with how it is hidden, and the secret; or ``None``. Looked for as sent,
     percent-decoded, and in each long run of base64/base32/hex letters (a path segment,
     a query value, a subdomain label, or a host's labels together: ``c2stcHJv….evil.io``
-    is ``sk-pro…``), since a prompt-injected model encodes what it smuggles out. One
-    redaction pass per form; tokens are capped, so hostile text costs little."""
+    is ``sk-pro…``), since a prompt-injected model encodes what it smuggles out. A text
+    over :data:`MAX_CHECKED_TEXT` is answered ``(TOO_LONG, "")``: not called clean.
+    What no simple decoding shows (an encoding twice over, compression, a reversed
+    string) is not found; README says so."""
     found = secrets.find(text)
     if found:
         return found
     plain = urllib.parse.unquote_plus(text) if "%" in text or "+" in text else text
     if plain != text and (found := secrets.find(plain)):
         return f"{found[0]}, percent-encoded", found[1]
-    if len(plain) > _MAX_DECODED_TEXT:
-        return None
+    if len(plain) > MAX_CHECKED_TEXT:
+        return TOO_LONG, ""
     tokens = _ENCODED.findall(plain)
-    tokens += [t for t in _ENCODED_WITH_SLASHES.findall(plain) if "/" in t.strip("/")]
+    tokens += [t for t in _ENCODED_WITH_SLASHES.findall(plain) if "/" in t]
     host = urllib.parse.urlsplit(plain).hostname if "://" in plain else None
     labels = host.split(".")[:-2] if host else []
     tokens += ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]  # split over labels
-    for token in tokens[:_MAX_TOKENS]:
-        for how, decoded in _decodings(token):
-            if found := secrets.find(decoded):
-                return f"{found[0]}, {how}-encoded", found[1]
+    for how, decoded in _decodings(tokens):
+        if found := secrets.find(decoded):
+            return f"{found[0]}, {how}-encoded", found[1]
     return None
 
 

@@ -5,17 +5,19 @@ An allow rule on ``fetch_url(domain:docs.python.org)`` grants reading that site,
 sending it the user's keys in a query; a wildcard on a shared host (``*.github.io``)
 reaches anyone's subdomain. So a network call whose arguments hold a value the one
 secrets policy (:mod:`shell.core.secrets`) recognises asks in every mode but bypass,
-whatever allow rules say, as a command line naming a secret file does.
+whatever allow rules say, as a command line naming a secret file does. What is too
+large to look through asks too: a cap that is hit must not pass the rest as clean.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from shell.core.secrets import is_secret_name, mask, secret_going_out
+from shell.core.secrets import MAX_CHECKED_TEXT, TOO_LONG, is_secret_name, mask, secret_going_out
 
 from .mcppaths import is_mcp
 
@@ -23,35 +25,52 @@ if TYPE_CHECKING:
     from shell.core.secrets import Secrets
     from shell.core.tools import Tool
 
-_MAX_STRINGS = 256
+MAX_STRINGS = 10_000
+MAX_CHARACTERS = 1 << 20
+"""What one call's arguments may hold and still be looked through; past either the
+call asks (finding L1: a cap of 256 strings let the 257th carry a key unasked)."""
 
 
 def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
     """The question for a network call (``fetch_url``, an MCP tool) whose arguments
-    carry a secret, naming its kind and the secret masked; or empty."""
+    carry a secret, naming its kind and the secret masked; or one that could not be
+    looked through whole; or empty."""
     if not (tool.kind == "fetch" or is_mcp(tool)):
         return ""
     secrets = _secrets(frozenset((k, v) for k, v in os.environ.items() if is_secret_name(k)))
+    what = "arguments" if is_mcp(tool) else "a URL"
+    budget = MAX_CHARACTERS
     for text in _strings(args):
-        found = secret_going_out(text, secrets)
+        budget -= len(text) if text is not None else 0
+        found = secret_going_out(text, secrets) if text is not None and budget >= 0 else (TOO_LONG, "")
         if found is not None:
             kind, value = found
-            what = "arguments" if is_mcp(tool) else "a URL"
+            if kind == TOO_LONG:
+                return (f"{tool.name} would send {what} too large to check for secrets (more than "
+                        f"{MAX_STRINGS:,} strings or {MAX_CHARACTERS >> 20} MB, or a string over "
+                        f"{MAX_CHECKED_TEXT >> 10} KB) out over the network. Approve only if you know "
+                        "what it sends; allow rules do not cover it.")
             return (f"{tool.name} would send {what} holding a secret ({kind}: {mask(value)}) out over the "
                     "network. Approve only if you meant to send it there; allow rules do not cover it.")
     return ""
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """The strings of a JSON value, breadth first, at most :data:`_MAX_STRINGS`."""
-    queue, seen = [value], 0
-    while queue and seen < _MAX_STRINGS:
-        item = queue.pop(0)
+def _strings(value: Any) -> Iterator[str | None]:
+    """The strings of a JSON value, mapping keys included, breadth first; ``None`` once
+    past :data:`MAX_STRINGS` (the rest is not looked at, and is not called clean)."""
+    queue, seen = deque([value]), 0
+    while queue:
+        item = queue.popleft()
         if isinstance(item, str):
             seen += 1
+            if seen > MAX_STRINGS:
+                yield None
+                return
             yield item
         elif isinstance(item, Mapping):
-            queue.extend(item.values())
+            for key, inner in item.items():
+                queue.append(key if isinstance(key, str) else str(key))
+                queue.append(inner)
         elif isinstance(item, (list, tuple)):
             queue.extend(item)
 

@@ -91,6 +91,28 @@ def test_an_mcp_tools_arguments_carrying_a_secret_ask(tmp_path: Path) -> None:
     assert asked.action == "ask" and "arguments holding a secret" in asked.reason
 
 
+@pytest.mark.parametrize("args", [
+    {"body": {KEY: 1}},  # the secret as a mapping's key
+    {"body": [""] * 256 + [KEY]},  # past what was looked at
+    {"body": " ".join(["aaaaaaaaaaaaaaaa"] * 64) + " " + base64.b64encode(KEY.encode()).decode()},  # decoys
+    {"body": "x" * 70_000 + " " + base64.b64encode(KEY.encode()).decode()},  # padding
+    {"body": base64.b64encode(b"\n" + KEY.encode()).decode()},  # not printable as a whole
+    {"body": base64.b64encode(b"\xff" + KEY.encode()).decode()},
+    {"body": "x" + base64.b64encode(KEY.encode()).decode()},  # one run of letters, read off by one
+    {"body": ["."] * 20_000},  # too much to look through: not called clean
+])
+def test_a_cap_hit_or_a_trick_does_not_pass_arguments_as_clean(tmp_path: Path, args: dict[str, Any]) -> None:
+    """Each of these sent a key unasked under an allow rule (L1): a cap that was hit
+    passed the rest as clean."""
+    asked = policy(tmp_path, allow=("search__query",)).decide(McpTool(), args)
+    assert asked.action == "ask" and "secret" in asked.reason, asked
+
+
+def test_ordinary_large_arguments_under_the_caps_still_run(tmp_path: Path) -> None:
+    body = " ".join(f"word{i} AnIdentifierLongEnough{i}" for i in range(1_500))
+    assert policy(tmp_path, allow=("search__query",)).decide(McpTool(), {"q": body}).action == "allow"
+
+
 # -- wildcard rules on hosts anyone can own a name under --------------------------------
 
 
