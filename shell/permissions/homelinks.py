@@ -6,31 +6,45 @@ With GNU stow, rcm or the usual "dotfiles" README, ``~/.bashrc`` is a link to
 what the login shell, every ``git`` and the editor run as the user, as much as working
 in home itself (:mod:`.homedirs`), yet it looked like an ordinary project (finding K6).
 
-:func:`home_links` finds, in the home directory, the entries that are symlinks leading
-into the workspace: the dot files and folders right in home, and the entries of
-``~/.config`` and ``~/.local/bin`` (one listing each: cheap, kept until one of those
-folders changes). What they lead to counts as runs-later: the file tools ask before an
+:func:`home_links` finds, in the home directory, the entries that lead into the
+workspace: symlinks, and regular files hard-linked to a workspace file (``ln
+dotfiles/bashrc ~/.bashrc``: one file, two names, so a sandboxed ``>> bashrc`` wrote
+``~/.bashrc``; finding L4). Looked at: home's dot entries and ``~/bin`` (on the PATH
+by Debian's and Ubuntu's ``~/.profile``; ``~/bin -> dotfiles/bin``), any other entry
+of home on the PATH, and the entries of ``~/.config``, ``~/.local/bin``, home's other
+dot folders (``~/.ssh/config``: stow links it file by file, as ``~/.ssh`` holds keys;
+its ``ProxyCommand`` runs at the next ``ssh`` or ``git push``) and of each folder of
+``~/.config`` (``~/.config/fish/config.fish``). Each listing is read whole (only
+links and files with more than one name cost a ``stat``) and kept until one of those
+folders changes. What they lead to counts as runs-later: the file tools ask before an
 edit (:mod:`.laterhit`, the question saying "~/.bashrc is a link to it"), the sandbox
 keeps it read-only, and one a command creates where a dangling link points is
-quarantined (:mod:`.runslater`). Not followed: links deeper in ``~/.config`` (stow
-without folding links each file of ``~/.config/nvim``; the folder above is looked at).
+quarantined (:mod:`.runslater`). A hard link's workspace name is found by a walk of
+the workspace, done only while home has such a file on the workspace's file system.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import paths
 from .homedirs import home_dirs
 
-PLACES = ("", ".config", ".local/bin")
-"""Folders of home whose entries are looked at ("" is home itself: its dot entries)."""
-MAX_ENTRIES = 2_000
-"""Entries of one such folder looked at (a home with more is not a dotfiles user's)."""
+HOME_BINS = frozenset({"bin"})
+"""Entries of home without a dot that are looked at, whether or not on the PATH now."""
+MAX_WALK = 500_000
+"""Entries of the workspace walked for the other names of a hard-linked home file (the
+inode number comes with each listed entry: only a match costs a ``stat``). The file
+tools compare inodes, so they need no walk and no cap."""
 
-_cache: dict[tuple[Path, tuple[Path, ...]], tuple[tuple[float, ...], dict[Path, str]]] = {}
+Inode = tuple[int, int]
+Hard = dict[Inode, tuple[str, Path]]
+"""A hard-linked home file's (device, inode) → its shown name and path."""
+_cache: dict[tuple[Path, tuple[Path, ...]], tuple[tuple[tuple[str, float], ...], dict[Path, str], Hard]] = {}
+_walked: dict[tuple[tuple[Path, ...], tuple[tuple[Inode, int, int], ...]], dict[Path, str]] = {}
 
 
 def why(link: str) -> str:
@@ -38,70 +52,164 @@ def why(link: str) -> str:
     return f"{link} is a link to it: what it says runs as you, outside the sandbox (your dotfiles)"
 
 
+def hard_why(name: str) -> str:
+    """The reason shown for a workspace file that IS the home file ``name`` (a hard link)."""
+    return (f"{name} is the same file (a hard link): what it says runs as you, outside the sandbox "
+            "(your dotfiles)")
+
+
 def home_links(roots: Sequence[Path]) -> dict[Path, str]:
     """Real path inside ``roots`` (file or folder) → why, for each home entry that is a
-    symlink leading there; a dangling one counts where it points (created later, it runs)."""
+    symlink leading there (a dangling one counts where it points: created later, it
+    runs) or a hard link of a workspace file."""
     found: dict[Path, str] = {}
     tops = tuple(roots)
     for home in home_dirs():
-        for path, reason in _links(home, tops).items():
+        links, hard = _links(home, tops)
+        for path, reason in {**links, **_hard_names(tops, hard)}.items():
             found.setdefault(path, reason)
     return found
 
 
 def link_why(real: Path, roots: Sequence[Path]) -> str:
     """Why ``real`` (a real path) runs later because a home link leads to it or to a
-    folder holding it, or ""."""
-    links = home_links(roots)
-    if not links:
-        return ""
-    for part in (real, *real.parents):
-        reason = links.get(part)
-        if reason:
-            return reason
+    folder holding it, or because a home file is another name of it, or ""."""
+    tops = tuple(roots)
+    for home in home_dirs():
+        links, hard = _links(home, tops)
+        for part in (real, *real.parents):
+            reason = links.get(part)
+            if reason:
+                return reason
+        if hard:
+            try:
+                info = os.stat(real, follow_symlinks=False)
+            except OSError:
+                continue
+            known = hard.get((info.st_dev, info.st_ino))
+            if known and stat.S_ISREG(info.st_mode):
+                return hard_why(known[0])
     return ""
 
 
-def _stamp(home: Path) -> tuple[float, ...]:
-    out = []
-    for place in PLACES:
+def _folders(home: Path, roots: tuple[Path, ...]) -> list[tuple[str, Path]]:
+    """The folders of home whose entries are looked at, as (shown prefix, path). A dot
+    folder that is the workspace, or in it or holding it (``~/.dotfiles`` worked on),
+    is not: its own links are the project's (``zshrc -> zsh/zshrc``)."""
+    out: list[tuple[str, Path]] = [("", home), (".local/bin/", home / ".local" / "bin")]
+    for top in (home, home / ".config"):
         try:
-            out.append(os.stat(home / place).st_mtime)
+            with os.scandir(top) as entries:
+                for entry in entries:
+                    if top == home and not entry.name.startswith("."):
+                        continue
+                    if (entry.name not in (".config", ".local") and entry.is_dir(follow_symlinks=False)
+                            and not any(paths.within(entry.path, r) or paths.within(r, entry.path)
+                                        for r in roots)):
+                        out.append((f"{os.path.relpath(entry.path, home)}/", Path(entry.path)))
         except OSError:
-            out.append(0.0)
+            continue
+    return [*out[:2], (".config/", home / ".config"), *out[2:]]
+
+
+def _stamp(folders: list[tuple[str, Path]]) -> tuple[tuple[str, float], ...]:
+    out = []
+    for _, folder in folders:
+        try:
+            out.append((str(folder), os.stat(folder).st_mtime))
+        except OSError:
+            out.append((str(folder), 0.0))
     return tuple(out)
 
 
-def _links(home: Path, roots: tuple[Path, ...]) -> dict[Path, str]:
+def _on_path(home: Path) -> frozenset[str]:
+    """Names of home's own entries that the PATH names (``~/scripts``)."""
+    names = set()
+    for entry in os.environ.get("PATH", "").split(os.pathsep)[:256]:
+        if entry and os.path.dirname(entry.rstrip("/")) == str(home):
+            names.add(os.path.basename(entry.rstrip("/")))
+    return frozenset(names)
+
+
+def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
     if not roots:
-        return {}
-    stamp = _stamp(home)
+        return {}, {}
+    folders = _folders(home, roots)
+    stamp = _stamp(folders)
     cached = _cache.get((home, roots))
     if cached is not None and cached[0] == stamp:
-        return cached[1]
+        return cached[1], cached[2]
+    devices = set()
+    for root in roots:
+        try:
+            devices.add(os.stat(root).st_dev)
+        except OSError:
+            continue
+    bare = HOME_BINS | _on_path(home)
     found: dict[Path, str] = {}
-    for place in PLACES:
-        folder = home / place
+    hard: Hard = {}
+    for prefix, folder in folders:
         try:
             with os.scandir(folder) as entries:
-                listed = [e for _, e in zip(range(MAX_ENTRIES), entries, strict=False)]
+                listed = list(entries)
         except OSError:
             continue
         for entry in listed:
-            if not place and not entry.name.startswith("."):
+            if folder == home and not entry.name.startswith(".") and entry.name not in bare:
                 continue
+            shown = "~/" + prefix + entry.name
             try:
-                if not entry.is_symlink():
-                    continue
+                if entry.is_symlink():
+                    real = Path(os.path.realpath(entry.path))
+                    if real not in roots and any(paths.within(real, r) for r in roots):
+                        found.setdefault(real, why(shown))  # the workspace itself is homedirs' rule
+                elif entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    if info.st_nlink > 1 and info.st_dev in devices:
+                        hard.setdefault((info.st_dev, info.st_ino), (shown, Path(entry.path)))
             except OSError:
                 continue
-            real = Path(os.path.realpath(entry.path))
-            if real in roots or not any(paths.within(real, r) for r in roots):
-                continue  # the workspace itself is home's: homedirs' rule, not a file's
-            shown = "~/" + (f"{place}/{entry.name}" if place else entry.name)
-            found.setdefault(real, why(shown))
-    _cache[(home, roots)] = (stamp, found)
+    _cache[(home, roots)] = (stamp, found, hard)
+    return found, hard
+
+
+def _hard_names(roots: tuple[Path, ...], hard: Hard) -> dict[Path, str]:
+    """The workspace names of the hard-linked home files ``hard``: one walk, kept while
+    each such file keeps its count of names and its ctime (a rename changes it)."""
+    if not hard:
+        return {}
+    marks = []
+    for ident, (_, path) in hard.items():
+        try:
+            info = os.stat(path, follow_symlinks=False)
+            marks.append((ident, info.st_nlink, info.st_ctime_ns))
+        except OSError:
+            marks.append((ident, 0, 0))
+    key = (roots, tuple(sorted(marks)))
+    cached = _walked.get(key)
+    if cached is not None:
+        return cached
+    inodes = {ino for _, ino in hard}
+    found: dict[Path, str] = {}
+    stack = [str(r) for r in roots]
+    seen = 0
+    while stack and seen < MAX_WALK:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.inode() in inodes:
+                        info = entry.stat(follow_symlinks=False)
+                        known = hard.get((info.st_dev, info.st_ino))
+                        if known and stat.S_ISREG(info.st_mode):
+                            found[Path(entry.path)] = hard_why(known[0])
+        except OSError:
+            continue
+    _walked.clear()
+    _walked[key] = found
     return found
 
 
-__all__ = ["PLACES", "home_links", "link_why", "why"]
+__all__ = ["home_links", "link_why", "why"]

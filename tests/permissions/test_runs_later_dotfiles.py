@@ -76,3 +76,47 @@ async def test_a_dotfiles_file_behind_a_start_up_link_stays_readable(ws: Path) -
     require_sandbox()
     result = await sh(ws, "cat bashrc; cat ~/.bashrc; git --version >/dev/null && echo git-ok")
     assert result.text.count("alias ll='ls -l'") == 2 and "git-ok" in result.text, result.text
+
+
+@pytest.fixture
+def more(ws: Path) -> Path:
+    """Finding L4's layouts: ``~/bin -> dotfiles/bin`` (Debian's ~/.profile puts ~/bin on
+    the PATH), a HARD-linked ``~/.profile``, and files linked one by one inside home's dot
+    folders (stow cannot fold ``~/.ssh``: it holds keys)."""
+    home = ws.parent
+    for folder in ("bin", "ssh", "fish"):
+        (ws / folder).mkdir()
+    (ws / "bin" / "deploy").write_text("#!/bin/sh\n")
+    (ws / "profile").write_text("PATH=$HOME/bin:$PATH\n")
+    (ws / "ssh" / "config").write_text("Host *\n")
+    (ws / "fish" / "config.fish").write_text("set -x EDITOR vim\n")
+    (home / "bin").symlink_to(ws / "bin")
+    (home / ".profile").hardlink_to(ws / "profile")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "config").symlink_to(ws / "ssh" / "config")
+    (home / ".config" / "fish").mkdir()
+    (home / ".config" / "fish" / "config.fish").symlink_to(ws / "fish" / "config.fish")
+    (home / "notes").symlink_to(ws / "README.md")  # not a place anything runs from
+    return ws
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_home_bin_hard_links_and_files_in_home_dot_folders_count(more: Path, mode: str) -> None:
+    for path, said in (("bin/git", "~/bin is a link to it"), ("bin/deploy", "~/bin is a link to it"),
+                       ("profile", "~/.profile is the same file (a hard link)"),
+                       ("ssh/config", "~/.ssh/config is a link to it"),
+                       ("fish/config.fish", "~/.config/fish/config.fish is a link to it")):
+        found = verdict(more, path, mode)
+        assert found.action == "ask", (path, found)
+        assert said in found.reason, found.reason
+    readme = verdict(more, "README.md", mode)
+    assert readme.action == "allow", readme.reason
+
+
+async def test_a_sandboxed_command_cannot_write_through_a_hard_link_or_plant_in_home_bin(more: Path) -> None:
+    require_sandbox()
+    result = await sh(more, "echo 'touch ~/PWN' >> profile; printf '#!/bin/sh\\n' > bin/ls; "
+                            "echo '  ProxyCommand sh -c x' >> ssh/config; true")
+    assert (more.parent / ".profile").read_text() == "PATH=$HOME/bin:$PATH\n", result.text
+    assert not (more / "bin" / "ls").exists(), result.text
+    assert (more / "ssh" / "config").read_text() == "Host *\n", result.text
