@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shell.core.programs import which as find_program
+from shell.core.secrets import redact
 from shell.core.textsafety import sanitize_line
 
 Method = Literal["osc9", "osc777", "osc99", "bell"]
@@ -83,8 +84,12 @@ class NotifySettings:
 
 
 def clean(text: str, limit: int) -> str:
-    """One short line with nothing a terminal or the sequence could act on."""
-    line = sanitize_line(" ".join(str(text).split())).replace(";", ",")  # ";" ends an OSC 777 field
+    """One short line with nothing a terminal or the sequence could act on, and no
+    secret: a notification outlives the screen (the desktop's history on disk, the lock
+    screen, tmux's passthrough), and it fires when the user is away, often on a call
+    whose arguments carry a token the model read (finding L13)."""
+    line = redact(" ".join(str(text).split()))
+    line = sanitize_line(line).replace(";", ",")  # ";" ends an OSC 777 field
     line = " ".join(line.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
 

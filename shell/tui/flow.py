@@ -97,10 +97,12 @@ class Flow:
             await self._landed(event)
         elif isinstance(event, ev.ApprovalRequested):
             call = event.request.call
+            from shell.core.secrets import environment_secrets
             from shell.frontend.summary import summarize_args
 
-            self.notify("approval", "agent-shell: approval needed",
-                        f"{call.name} {summarize_args(dict(event.request.args), 100)}")
+            args = environment_secrets().json(dict(event.request.args))  # before it is cut short
+            body = f"{call.name} {summarize_args(args, 100)}"
+            self.notify("approval", "agent-shell: approval needed", body)
         elif isinstance(event, ev.ReplyEnd):
             said = {"end_turn": "reply finished", "cancelled": "reply cancelled", "error": "reply failed"}
             title = f"agent-shell: {said.get(event.stop_reason, 'reply stopped')}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from shell.frontend.notify import Notifier, NotifySettings, clean, detect_method, sequence, tmux_passthrough
 
 
@@ -73,3 +75,37 @@ def test_settings_and_kinds(tmp_path: Path) -> None:
     n, written, _ = notifier({}, enabled=False)
     n.focused = False
     assert not n.notify("reply", "x") and written == []
+
+
+KEY = "sk-proj-Abc123def456ghi789jkl012mno345pqr678stu901vwx"
+TOKEN = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+
+
+def test_a_secret_never_reaches_a_notification() -> None:
+    """A notification outlives the screen (the desktop's history, the lock screen) and
+    fires when the user is away (L13): the reply's first line is redacted whole."""
+    body = clean(f"Your key is {KEY}, keep it safe", 200)
+    assert KEY not in body and KEY[:12] not in body and "keep it safe" in body
+
+
+@pytest.mark.anyio
+async def test_an_approval_notice_redacts_the_arguments_before_cutting_them_short() -> None:
+    """Cut at 100 characters first, a token was left half: too short to be recognised,
+    long enough to be most of it."""
+    from types import SimpleNamespace
+
+    from shell.agent import ApprovalRequest
+    from shell.agent import events as ev
+    from shell.core.messages import ToolCallBlock
+    from shell.tui.flow import Flow
+
+    sent: list[tuple[str, str, str]] = []
+    flow = Flow(SimpleNamespace(app_focus=False))  # type: ignore[arg-type]
+    flow.notify = lambda kind, title, body: sent.append((kind, title, body)) or True  # type: ignore[method-assign]
+    command = "echo " + "x" * 30 + f" && curl -H 'Authorization: Bearer {TOKEN}' https://api.github.com"
+    call = ToolCallBlock("c1", "run_shell", {"command": command})
+    request = ApprovalRequest(call=call, tool=None, args={"command": command},  # type: ignore[arg-type]
+                              allowed_decisions=("approve",), description="")
+    await flow.on_event(ev.ApprovalRequested(call_id="c1", request=request))
+    [(kind, _, body)] = sent
+    assert kind == "approval" and TOKEN[:12] not in body, body
