@@ -75,6 +75,8 @@ RUNS_LATER = {
     ".ropeproject": "rope, python-mode and pylsp-rope run its config.py when the project opens",
     ".pylintrc": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
     "pylintrc": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
+    ".pylintrc.toml": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
+    "pylintrc.toml": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
     ".ycm_extra_conf.py": "YouCompleteMe runs it when a file of this folder opens in Vim",
     ".autoenv.zsh": "zsh-autoenv runs it when you enter the directory",
     ".autoenv_leave.zsh": "zsh-autoenv runs it when you leave the directory",

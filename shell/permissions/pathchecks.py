@@ -18,6 +18,7 @@ from shell.core.tools import READ_KINDS, Tool
 
 from . import asktext
 from .asktext import NAMES_ONLY
+from .configtables import config_edit_why
 from .laterhit import runs_later
 from .mcppaths import is_mcp, subject_paths
 from .rules import CallPaths
@@ -72,7 +73,15 @@ def runs_later_hit(
     nested = sandbox.secrets_searched().runs_later if sandbox is not None else ()
     tops = {r.as_posix() for r in roots}
     hits = (runs_later(paths.path(p)[0], tops, nested) for p in subject_paths(tool, args))
-    return next((hit for hit in hits if hit), None)  # resolved as the rules resolved it
+    hit = next((hit for hit in hits if hit), None)  # resolved as the rules resolved it
+    if hit is not None or is_mcp(tool):
+        return hit
+    for p in subject_paths(tool, args):  # pyproject.toml's [tool.pylint]: only when the edit changes it
+        real = paths.path(p)[0]
+        reason = config_edit_why(real, tool.name, args)
+        if reason:
+            return Path(real), reason
+    return None
 
 
 __all__ = ["hard_link_of", "read_denied_by_rule", "runs_later_hit", "secret_read"]

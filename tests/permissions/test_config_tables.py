@@ -1,0 +1,69 @@
+"""Finding L5: pyproject.toml's [tool.pylint] init-hook and [tool.mypy] plugins (and
+setup.cfg's, tox.ini's sections) run code at every lint, as a .pylintrc does. A file
+edit that changes those tables asks; any other edit of these busy files does not."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions.policy import PermissionPolicy
+from shell.tools.builtin import builtin_tools
+from shell.tools.workspace import Workspace
+
+PYPROJECT = '[project]\nname = "x"\nversion = "1.0"\n\n[tool.mypy]\nstrict = true\n'
+SETUP_CFG = "[metadata]\nname = x\n\n[mypy]\nstrict = True\n"
+
+
+def decide(root: Path, mode: str, tool: str, args: dict[str, Any]) -> Any:
+    policy = PermissionPolicy(root, mode=mode, user_config=root / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(root))}
+    return policy.decide(tools[tool], args)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    (tmp_path / "setup.cfg").write_text(SETUP_CFG)
+    return tmp_path
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_an_edit_that_adds_code_a_linter_runs_asks(root: Path, mode: str) -> None:
+    for tool, args in (
+        ("edit_file", {"path": "pyproject.toml", "old_string": "strict = true",
+                       "new_string": 'strict = true\nplugins = ["tools/plugin.py"]'}),
+        ("edit_file", {"path": "pyproject.toml", "old_string": 'version = "1.0"\n',
+                       "new_string": 'version = "1.0"\n\n[tool.pylint.main]\ninit-hook = "import os"\n'}),
+        ("write_file", {"path": "sub/pyproject.toml", "content": '[tool.mypy]\nplugins = ["p.py"]\n'}),
+        ("edit_file", {"path": "setup.cfg", "old_string": "strict = True",
+                       "new_string": "plugins = tools/plugin.py"}),
+        ("write_file", {"path": "tox.ini", "content": "[pylint.MAIN]\ninit-hook = import os\n"}),
+        ("write_file", {"path": "pyproject.toml", "content": "[tool.mypy\nbroken"}),
+    ):
+        found = decide(root, mode, tool, args)
+        assert found.action == "ask", (args, found)
+        assert "init-hook" in found.reason, found.reason
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_other_edits_of_these_files_stay_routine(root: Path, mode: str) -> None:
+    for tool, args in (
+        ("edit_file", {"path": "pyproject.toml", "old_string": 'version = "1.0"',
+                       "new_string": 'version = "1.1"'}),
+        ("write_file", {"path": "pyproject.toml",
+                        "content": PYPROJECT + '\n[tool.ruff]\nline-length = 100\n'}),
+        ("edit_file", {"path": "setup.cfg", "old_string": "name = x", "new_string": "name = y"}),
+        ("write_file", {"path": "sub/pyproject.toml", "content": '[project]\nname = "y"\n'}),
+    ):
+        found = decide(root, mode, tool, args)
+        assert found.action == "allow", (args, found)
+
+
+def test_a_fifo_named_pyproject_asks_and_hangs_nothing(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pyproject.toml")
+    found = decide(tmp_path, "accept-edits", "write_file", {"path": "pyproject.toml", "content": ""})
+    assert found.action == "ask"
