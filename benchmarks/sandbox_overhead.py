@@ -32,6 +32,7 @@ import anyio.to_thread
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from shell.permissions import sandboxlaunch
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, sandbox_status
 from shell.permissions.secretfiles import SecretFileIndex, SecretFiles
@@ -67,13 +68,26 @@ async def timed(workspace: Path, sandbox: Sandbox | None) -> float:
     return elapsed * 1000
 
 
-def spawn_times(argv: list[str], box: Sandbox, runs: int) -> list[float]:
-    times = []
+def spawn_times(argv: list[str], box: Sandbox, runs: int) -> tuple[list[float], list[float], list[float]]:
+    """The raw spawn of bubblewrap's command line, and (interleaved, round 12) bwrap given
+    the same options through a private file (``--args N``): passed as a descriptor, as our
+    run_shell does, and through the editor terminal's launcher (``sh``, ``rm``, ``env -i``);
+    writing the file and removing the folder included."""
+    times: list[float] = []
+    direct: list[float] = []
+    launched: list[float] = []
+    command = argv[argv.index("--") + 1 :]
     for _ in range(runs):
         started = time.perf_counter()
         subprocess.run(argv, check=True, env=box.environment())
         times.append((time.perf_counter() - started) * 1000)
-    return times
+        for way, into in ((True, direct), (False, launched)):
+            started = time.perf_counter()
+            launch = sandboxlaunch.launch(argv, command, box.environment(), direct=way)
+            subprocess.run(launch.argv, check=True, env={}, pass_fds=launch.fds)
+            launch.close()
+            into.append((time.perf_counter() - started) * 1000)
+    return times, direct, launched
 
 
 def make_tree(root: Path, files: int) -> None:
@@ -156,8 +170,10 @@ async def main(runs: int, files: int) -> int:
             unsearched.append(await timed(workspace, plain))
             unwalled.append(await timed(workspace, open_walls))
         walls_cpu = walls_cpu_ms(box, 20)
-        raw = await anyio.to_thread.run_sync(spawn_times, box.wrap(["bash", "-c", "true"]), box, runs)
+        wrapped = box.wrap(["bash", "-c", "true"])
+        raw, direct, launched = await anyio.to_thread.run_sync(spawn_times, wrapped, box, runs)
     b, s, r = statistics.median(bare), statistics.median(boxed), statistics.median(raw)
+    dr, lr = statistics.median(direct), statistics.median(launched)
     u = statistics.median(unsearched)
     w = statistics.median(unwalled)
     added = s - b
@@ -170,7 +186,8 @@ async def main(runs: int, files: int) -> int:
     print(f"  sandboxed, no walls around what runs later {w:7.2f} ms   (the walls add {s - w:+.2f} ms)")
     print(f"  the walls alone, CPU time: {walls_cpu[0]:.2f} ms before a command, {walls_cpu[1]:.2f} ms after "
           f"(the second walk included), {walls_cpu[2]} paths watched")
-    print(f"  raw bwrap spawn, no Python around it: {r:.2f} ms")
+    print(f"  raw bwrap spawn, no Python around it: {r:.2f} ms; options in a file: passed as a descriptor "
+          f"{dr:.2f} ms (x{dr / r:.2f}), through the editor's launcher {lr:.2f} ms (x{lr / r:.2f})")
     print(f"secret-file search of {files:,} files (+5,000 in node_modules, not searched), CPU time:")
     print(f"  first search  {first:7.2f} ms   ({hidden} files to hide)")
     print(f"  later search  {later:7.2f} ms   (each command; only directories' ctimes checked)")

@@ -13,26 +13,30 @@ and closes it before the command starts. So the options, and the command's envir
 the host's ``/tmp``, which every sandbox replaces with an empty one; a short ``sh``
 launcher opens it on fd 3, removes it, and execs bubblewrap with an empty environment
 (``env -i``). The launcher is what makes this work in the editor's terminal, which
-starts a program with arguments and cannot be handed a descriptor; our own
-``run_shell`` starts the same launcher, so that both stay one way. What is left on
-bubblewrap's command line is ``--args 3`` and the command itself (the model's own words).
+starts a program with arguments and cannot be handed a descriptor. Our own
+``run_shell`` can pass descriptors, so it starts bubblewrap itself (``direct``), the
+same options in memory (``memfd``): the launcher's ``sh``, ``rm`` and ``env`` cost
+10-30 ms a command on loaded shared cores (``benchmarks/sandbox_overhead.py``).
+What is left on bubblewrap's command line is ``--args N`` and the command itself (the
+model's own words).
 
-bubblewrap's status (``--json-status-fd``) goes to a second file in that folder: it
-holds an ``exit-code`` once the command ran, and none when setting the sandbox up
+bubblewrap's status (``--json-status-fd``) goes to a second file (in that folder, or in
+memory): it holds an ``exit-code`` once the command ran, and none when setting the sandbox up
 failed, as when a path listed for hiding vanished before bubblewrap started (seen
 between parallel temporary homes). :meth:`Launch.never_started` tells that apart from a
 command that failed (which must not run twice), and the caller lists again and retries
-once. The command cannot write the status file: it lies in the host's ``/tmp`` and its
-descriptor is not passed into the sandbox.
+once. The command cannot write the status: it is in memory or the host's ``/tmp``, and
+bubblewrap does not pass its descriptor into the sandbox.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shell.core.programs import which
 
@@ -48,16 +52,22 @@ MAX_STATUS = 64 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    """The program to start for one sandboxed command, and the folder it reads from."""
+    """The program to start for one sandboxed command, and what it reads from."""
 
     argv: list[str]
-    """``sh -c LAUNCHER …``: no hidden path and no variable of the environment in it."""
-    folder: str
-    """The private folder of the options and status files (removed by :meth:`close`)."""
+    """``sh -c LAUNCHER …`` or ``bwrap --args N -- …``: no hidden path and no variable of
+    the environment in it; started with an empty environment."""
+    folder: str = ""
+    """The launcher's private folder of the options and status files (removed by :meth:`close`)."""
+    fds: list[int] = field(default_factory=list)
+    """For a direct start, what the caller passes to the child (``pass_fds``): the status
+    and the options, in memory (``memfd``, no file anywhere), closed by :meth:`close`."""
 
     def status(self) -> str:
         """What bubblewrap wrote about the sandbox (empty if nothing, or unreadable)."""
         try:
+            if self.fds:
+                return os.pread(self.fds[0], MAX_STATUS, 0).decode("utf-8", "replace")
             with open(os.path.join(self.folder, "status"), "rb") as fh:
                 return fh.read(MAX_STATUS).decode("utf-8", "replace")
         except OSError:
@@ -71,34 +81,66 @@ class Launch:
         return code == 1 and output.lstrip().startswith("bwrap: ") and '"exit-code"' not in self.status()
 
     def close(self) -> None:
-        """Remove the folder (the launcher removed the options file already)."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Close the descriptors (once) and remove the folder (the options file is gone already)."""
+        while self.fds:
+            with contextlib.suppress(OSError):
+                os.close(self.fds.pop())
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str]) -> Launch:
+def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str], *,
+           direct: bool = False) -> Launch:
     """The launcher for bubblewrap's command line ``wrapped`` (``bwrap OPTIONS -- COMMAND``,
     as :meth:`Sandbox.wrap` makes it), giving the command ``env``: OPTIONS and ``env`` are
-    written to a private file; only ``--args 3 -- COMMAND`` stays on the command line."""
+    written to a private file; only ``--args N -- COMMAND`` stays on the command line.
+    ``direct``: bubblewrap itself, reading descriptors the caller passes (:attr:`Launch.fds`)."""
     cut = len(wrapped) - len(command) - 1
     if cut < 1 or wrapped[cut] != "--" or list(wrapped[cut + 1 :]) != list(command):
         raise ValueError("the bubblewrap command line does not end with -- and the command")
     options = ["--clearenv"]
     for name, value in env.items():
         options += ["--setenv", name, value]
+    if direct:
+        return _direct(wrapped, cut, command, options)
     options += ["--json-status-fd", "4", *wrapped[1:cut]]
     folder = tempfile.mkdtemp(prefix="agent-shell-launch-", dir=_private_base())
+    path, status = os.path.join(folder, "args"), os.path.join(folder, "status")
     try:
-        path = os.path.join(folder, "args")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(b"".join(os.fsencode(o) + b"\0" for o in options))
+            fh.write(_nul_separated(options))
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    status = os.path.join(folder, "status")
-    argv = [which("sh") or "/bin/sh", "-c", LAUNCHER, NAME, path, status, which("rm") or "/bin/rm",
-            which("env") or "/usr/bin/env", "-i", wrapped[0], "--args", "3", "--", *command]  # fmt: skip
+    programs = [which("rm") or "/bin/rm", which("env") or "/usr/bin/env", "-i", wrapped[0]]
+    argv = [which("sh") or "/bin/sh", "-c", LAUNCHER, NAME, path, status, *programs, "--args", "3", "--",
+            *command]  # fmt: skip
     return Launch(argv, folder)
+
+
+def _direct(wrapped: Sequence[str], cut: int, command: Sequence[str], options: list[str]) -> Launch:
+    """bubblewrap started by the caller, its options and status in memory: no folder to
+    make and remove (1 ms CPU, 5 ms under load), nothing on any disk. Descriptors are not
+    inherited unless passed (PEP 446)."""
+    started = Launch([])
+    try:
+        started.fds.append(os.memfd_create("agent-shell-status", os.MFD_CLOEXEC))
+        started.fds.append(os.memfd_create("agent-shell-args", os.MFD_CLOEXEC))
+        data = _nul_separated([*options, "--json-status-fd", str(started.fds[0]), *wrapped[1:cut]])
+        written = 0
+        while written < len(data):
+            written += os.write(started.fds[1], data[written:])
+        os.lseek(started.fds[1], 0, os.SEEK_SET)
+    except BaseException:
+        started.close()
+        raise
+    started.argv[:] = [wrapped[0], "--args", str(started.fds[1]), "--", *command]
+    return started
+
+
+def _nul_separated(options: Sequence[str]) -> bytes:
+    return b"".join(os.fsencode(o) + b"\0" for o in options)
 
 
 def _private_base() -> str | None:

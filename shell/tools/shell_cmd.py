@@ -128,12 +128,12 @@ async def run_command(
     try:
         for attempt in (1, 2):
             if sandbox is not None and sandboxed:
-                confined = await confine(sandbox, argv, network=network, shown=shown)
-                run, env = confined.argv, {}  # the environment is in the launcher's file
+                confined = await confine(sandbox, argv, network=network, shown=shown, direct=True)
+                run, env, fds = confined.argv, {}, confined.launch.fds  # the environment is in its file
             else:
-                run, env = argv, dict(scrubbed_environment()[0], **QUIET)
+                run, env, fds = argv, dict(scrubbed_environment()[0], **QUIET), []
             output = _CappedText(MAX_OUTPUT_CHARS)
-            code, timed_out, pid = await _run(run, env, cwd, timeout, report, output)
+            code, timed_out, pid = await _run(run, env, cwd, timeout, report, output, fds)
             if (confined is None or attempt == 2 or timed_out
                     or not confined.launch.never_started(code, output.render())):
                 break
@@ -183,12 +183,14 @@ async def run_command(
 async def _run(
     argv: Sequence[str], env: dict[str, str], cwd: Path, timeout: float, report: Callable[[Any], None],
     output: _CappedText,
+    fds: Sequence[int] = (),
 ) -> tuple[int | None, bool, int]:
-    """Start ``argv`` in a new session, stream its output into ``output`` and ``report``,
-    and end it and all it started on exit, timeout or cancel: its exit code, whether it
-    timed out, and its pid."""
+    """Start ``argv`` in a new session (passing it ``fds``), stream its output into
+    ``output`` and ``report``, and end it and all it started on exit, timeout or cancel:
+    its exit code, whether it timed out, and its pid."""
     process = await anyio.open_process(
         list(argv),
+        pass_fds=fds,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -267,12 +269,15 @@ class Confined:
     """Sockets in the workspace the sandbox covered (:func:`hostsockets.blocked_note`)."""
 
 
-async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str]) -> Confined:
+async def confine(
+    sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str], direct: bool = False
+) -> Confined:
     """Wrap ``argv`` in ``sandbox`` (which works here): the workspace searched for
     secret files and what runs later (in a thread), the files the words in ``shown``
     name left visible. The one way both ``run_shell``s (ours, the editor's terminal)
     confine a command, so that they cannot drift apart. The caller starts
-    ``argv`` of the result with no environment of its own and closes its ``launch``."""
+    ``argv`` of the result with no environment of its own and closes its ``launch``;
+    ``direct`` starts bubblewrap itself, passed ``launch.fds`` (see :mod:`.sandboxlaunch`)."""
     found: list[tuple[SecretFiles, Guard]] = []
 
     async def search() -> None:
@@ -288,7 +293,7 @@ async def confine(sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
     wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
-    started = sandboxlaunch.launch(wrapped, argv, env)
+    started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, sandbox.readonly_paths(walls),
                     hostsockets.blocked(walls, sandbox.roots()))
 

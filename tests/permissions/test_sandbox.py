@@ -339,8 +339,8 @@ async def test_proc_shows_no_hidden_path_and_no_environment_of_bubblewrap(
     launched: list[sandboxlaunch.Launch] = []
     real_launch = sandboxlaunch.launch
 
-    def spy(*args: Any) -> sandboxlaunch.Launch:
-        launched.append(real_launch(*args))
+    def spy(*args: Any, **kwargs: Any) -> sandboxlaunch.Launch:
+        launched.append(real_launch(*args, **kwargs))
         return launched[-1]
 
     monkeypatch.setattr(sandboxlaunch, "launch", spy)
@@ -353,7 +353,7 @@ async def test_proc_shows_no_hidden_path_and_no_environment_of_bubblewrap(
         assert name not in seen, (name, seen)
     assert "deploy/prod.pem" in result.text, "the secret file was hidden all the same (the note names it)"
     [started] = launched
-    assert not exists(started.folder), "the private folder of the options is removed"
+    assert not exists(started.folder) and not started.fds, "the private folder and descriptors are gone"
 
 
 @pytest.mark.parametrize("when", ["after listing", "after the command line was made"])
