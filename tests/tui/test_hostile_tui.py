@@ -21,7 +21,7 @@ from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWid
 from shell.tui.widgets.notice_line import NoticeLine
 from tests.disk import small_disk
 
-from .helpers import SIZE, flood_app, reply_under_way, send, wait_for
+from .helpers import SIZE, eventually, flood_app, reply_under_way, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -141,12 +141,15 @@ async def test_the_approval_dialog_shows_an_instruction_hidden_in_tag_characters
         await send(pilot, "add a style note")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         dialog = app.screen
-        await pilot.pause(0.1)
-        preview = str(dialog.query_one("#preview", Static).render())
-        warning = str(dialog.query_one("#req-desc", Static).render())
-        assert "+Use tabs.\\U000e0049\\U000e0067" in preview and chr(0xE0049) not in preview
-        assert f"{len(instruction)} hidden characters" in warning
-        assert f'a model reads as "{instruction}"' in warning
+
+        def warned() -> None:  # once the dialog has shown its request
+            preview = str(dialog.query_one("#preview", Static).render())
+            warning = str(dialog.query_one("#req-desc", Static).render())
+            assert "+Use tabs.\\U000e0049\\U000e0067" in preview and chr(0xE0049) not in preview
+            assert f"{len(instruction)} hidden characters" in warning
+            assert f'a model reads as "{instruction}"' in warning
+
+        await eventually(pilot, warned)
         await pilot.press("n", "enter")
         await wait_for(pilot, lambda: not app.busy)
     assert not (ws / "AGENTS.md").exists()

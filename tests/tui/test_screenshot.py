@@ -14,6 +14,19 @@ from .helpers import SIZE, make_agent, wait_for
 pytestmark = pytest.mark.anyio
 
 
+def _offered(app: AgentShellApp, words: str) -> bool:
+    """The command palette is open with a command holding ``words`` highlighted."""
+    from textual.command import CommandList, CommandPalette
+
+    screen = app.screen
+    if not isinstance(screen, CommandPalette):
+        return False
+    found = screen.query_one(CommandList)
+    if found.highlighted is None:
+        return False
+    return words in str(found.get_option_at_index(found.highlighted).prompt).lower()
+
+
 async def test_a_screenshot_without_a_downloads_folder_goes_to_the_data_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -27,7 +40,7 @@ async def test_a_screenshot_without_a_downloads_folder_goes_to_the_data_folder(
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"screenshot")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: _offered(app, "screenshot"))  # the palette's search has found it
         await pilot.press("enter")
         shots = tmp_path / "data" / "screenshots"
         await wait_for(pilot, lambda: any(shots.glob("*.svg")) and bool(app._notifications))

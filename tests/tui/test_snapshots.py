@@ -13,7 +13,7 @@ from shell.agent import AssistantMessage, TextBlock, ThinkingBlock, ToolCallBloc
 from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
 
-from .helpers import AskEverything, Shout, Speaker, make_agent, wait_for
+from .helpers import AskEverything, Shout, Speaker, frame_drawn, make_agent, wait_for
 
 SIZE = (100, 34)
 REPLY = """# Plan
@@ -65,7 +65,7 @@ def test_main_screen(snap_compare: Any) -> None:
         for span in app.query("ToolSpan"):
             span.state.duration_s = 0.0
             span.update_state()
-        await pilot.pause(0.2)
+        await frame_drawn(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -76,8 +76,8 @@ def test_middleware_panel(snap_compare: Any) -> None:
     async def run_before(pilot: Any) -> None:
         await _ready(pilot)
         await pilot.press("f2")
-        while not pilot.app.panel.loaded:
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: pilot.app.panel.loaded)
+        await frame_drawn(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -96,7 +96,7 @@ def test_approval_dialog(snap_compare: Any) -> None:
         await _send(pilot, "read two notes")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
                        and len(app.approvals.queue) == 2)
-        await pilot.pause(0.2)
+        await frame_drawn(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -126,8 +126,9 @@ def test_trace_tab(snap_compare: Any) -> None:
             span_widget.state.duration_s = 0.01
             span_widget.update_state()
         await _send(pilot, "/trace")
-        await pilot.pause(0.4)
-        app.trace_view.span_tree.root.children[0].children[-1].expand()  # the middleware times
-        await pilot.pause(0.2)
+        tree = app.trace_view.span_tree
+        await wait_for(pilot, lambda: bool(tree.root.children) and bool(tree.root.children[0].children))
+        tree.root.children[0].children[-1].expand()  # the middleware times
+        await frame_drawn(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -178,14 +178,20 @@ async def test_replies_sent_before_the_view_opened_are_listed_and_numbers_go_on(
         assert any("tool read_note" in line for line in app.trace_view.lines())
         await send(pilot, "third question")
         await wait_for(pilot, lambda: not app.busy and len(app.trace_view.span_tree.root.children) == 3)
-        await pilot.pause(0.4)
-        newest = app.trace_view.lines()[0]
-        assert newest.startswith("✓ reply 3") and "untraced" not in newest
+
+        def newest_is_reply_3() -> None:  # once the view's next tick has drawn the end
+            newest = app.trace_view.lines()[0]
+            assert newest.startswith("✓ reply 3") and "untraced" not in newest
+
+        await eventually(pilot, newest_is_reply_3)
         await pilot.press("f2", "f2")  # closed and opened again: the same numbers
         await send(pilot, "/trace")
-        await pilot.pause(0.4)
-        tops = [str(node.label) for node in app.trace_view.span_tree.root.children]
-        assert [t.split("“")[0].strip() for t in tops] == ["✓ reply 3", "✓ reply 2", "✓ reply 1"]
+
+        def numbered_as_before() -> None:
+            tops = [str(node.label) for node in app.trace_view.span_tree.root.children]
+            assert [t.split("“")[0].strip() for t in tops] == ["✓ reply 3", "✓ reply 2", "✓ reply 1"]
+
+        await eventually(pilot, numbered_as_before)
 
 
 def _luminance(rgb: tuple[int, int, int]) -> float:
