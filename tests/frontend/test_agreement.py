@@ -130,7 +130,9 @@ async def line_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Seen:
             pipe.send_text("n")
             pipe.send_text("\r")  # the reason prompt: none
             await until("error (")
-            await anyio.sleep(0.1)
+            with anyio.fail_after(30):  # the reply is over and the prompt back, to read the Ctrl+D
+                while shell.last_reply is None or not shell.session.app.is_running:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
             pipe.send_text("\x04")  # Ctrl+D on the empty prompt: quit
     assert shell.last_reply is not None
     calls = shell.last_reply.calls

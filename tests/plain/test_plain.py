@@ -6,7 +6,7 @@ import io
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +59,12 @@ class Driver:
     async def wait_for(self, text: str, timeout: float = 5.0) -> None:
         with anyio.fail_after(timeout):
             while text not in self.text:  # noqa: ASYNC110 (polling what the console printed)
+                await anyio.sleep(0.01)
+
+    async def until(self, condition: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Let the shell run until ``condition()`` (a state, not what it printed)."""
+        with anyio.fail_after(timeout):
+            while not condition():  # noqa: ASYNC110 (polling the shell's state)
                 await anyio.sleep(0.01)
 
     async def send(self, keys: str, then: str | None = None) -> None:
@@ -255,7 +261,7 @@ async def test_ctrl_c_in_an_approvals_words_goes_back_to_the_question(
         for key in ("e", "a", "n"):
             before = d.text.count("(back to the question)")
             await d.send(key)
-            await anyio.sleep(0.2)
+            await d.until(lambda: d.shell.approval.app.is_running)  # the words' box, which Ctrl+C leaves
             await d.send("\x03")
             with anyio.fail_after(5):
                 while d.text.count("(back to the question)") == before:  # noqa: ASYNC110
@@ -292,7 +298,8 @@ async def test_ctrl_c_keeps_what_was_printed_not_the_line_still_coming(tmp_path:
     long = shown + "an unfinished line that goes on " * 200
     async with line_mode(tmp_path, [long, "next answer"], delay=0.01, chunk_size=8) as d:
         await d.send("go\r", then="Line two is here.")
-        await anyio.sleep(0.3)  # part of the unfinished line has come
+        await d.until(lambda: d.shell.drawing is not None and d.shell.drawing.stream is not None
+                      and d.shell.drawing.stream.unprinted > 0)  # part of the unfinished line has come
         os.kill(os.getpid(), signal.SIGINT)
         await d.wait_for("Reply cancelled.")
         cut = d.runtime.agent.messages[-1]

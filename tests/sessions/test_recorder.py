@@ -21,6 +21,7 @@ from shell.providers.scripted import ScriptedModel
 from shell.sessions import (
     FORMAT_VERSION,
     INTERRUPTED_RESULT,
+    LoadedSession,
     SessionRecorder,
     SessionStore,
     export_markdown,
@@ -61,6 +62,23 @@ def kinds(path: Path) -> list[str]:
 def recorder(store: SessionStore, agent: Agent, **kw: Any) -> SessionRecorder:
     kw.setdefault("redactor", NO_REDACTION)
     return SessionRecorder(store, agent, **kw)
+
+
+async def saved_once(rec: SessionRecorder, ready: Callable[[LoadedSession], bool]) -> LoadedSession:
+    """The session as on disk (as if the process died now) once ``ready`` holds for it:
+    a checkpoint is due every interval, and a fixed pause was outlasted by a busy machine."""
+    with anyio.fail_after(30):
+        while True:
+            if rec.path.exists():
+                loaded = load_session(rec.path)
+                if ready(loaded):
+                    return loaded
+            await anyio.sleep(0.02)
+
+
+def _last_text(loaded: LoadedSession) -> str:
+    last = loaded.messages[-1] if loaded.messages else None
+    return last.text if isinstance(last, AssistantMessage) else ""
 
 
 async def run(rec: SessionRecorder, agent: Agent, text: str,
@@ -139,8 +157,7 @@ async def test_text_in_flight_is_checkpointed_even_when_the_stream_stalls(store:
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(consume)
-        await anyio.sleep(0.3)
-        loaded = load_session(rec.path)  # as if the process died now
+        loaded = await saved_once(rec, lambda saved: _last_text(saved) == "partial answer")
         agent.cancel()
     assert "".join(shown) == "partial answer"
     assert loaded.interrupted
@@ -445,8 +462,12 @@ async def test_the_output_of_a_running_tool_survives_a_crash(store: SessionStore
             async for _ in rec.record(agent.reply("go")):
                 pass
         tg.start_soon(consume)
-        await anyio.sleep(0.3)
-        loaded = load_session(rec.path)  # as if the process died now
+
+        def all_lines_saved(saved: LoadedSession) -> bool:
+            return any(isinstance(m, ToolResultMessage) and m.call_id == "c1" and m.text.endswith("line 2\n")
+                       for m in saved.messages)
+
+        loaded = await saved_once(rec, all_lines_saved)
         agent.cancel()
     rec.close()
     results = {m.call_id: m for m in loaded.messages if isinstance(m, ToolResultMessage)}
