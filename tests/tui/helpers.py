@@ -318,7 +318,9 @@ async def repeat_until(pilot: Any, action: Any, condition: Any, timeout: float =
     """Do ``action()`` and let the app run, again and again, until ``condition()`` is
     true (fail after ``timeout``): for a state reached a step per action (each scroll
     to the top brings one batch back). A fixed number of tries failed on a busy
-    machine, where each step takes longer."""
+    machine, where each step takes longer; each step waits for the screen to have
+    drawn what the action asked (not a fixed pause, too short under load and idle
+    time otherwise)."""
     import time
 
     end = time.monotonic() + timeout
@@ -326,7 +328,7 @@ async def repeat_until(pilot: Any, action: Any, condition: Any, timeout: float =
         if time.monotonic() > end:
             raise AssertionError("condition not reached in time")
         action()
-        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: screen_drawn(pilot.app), max(end - time.monotonic(), 0.1))
 
 
 async def send(pilot: Any, text: str) -> None:

@@ -11,11 +11,8 @@ from shell.core.messages import Message
 from shell.tui.app import AgentShellApp
 from shell.tui.entries import AssistantEntry, SpanEntry, UserEntry
 from shell.tui.widgets import conversation as conv
-from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
-from shell.tui.widgets.tool_span import ToolSpan
-from shell.tui.widgets.user_message import UserMessage as UserWidget
 
-from .helpers import SIZE, make_agent, repeat_until, send, wait_for
+from .helpers import SIZE, make_agent, repeat_until, send, shown_entries, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -43,19 +40,6 @@ def _expected(turns: int) -> list[str]:
     return out
 
 
-def _shown(app: AgentShellApp) -> list[str]:
-    """The conversation's widgets, top to bottom."""
-    out: list[str] = []
-    for widget in app.conversation.children:
-        if isinstance(widget, UserWidget):
-            out.append(f"user:{widget.text}")
-        elif isinstance(widget, AssistantWidget):
-            out.append(f"reply:{widget.text}")
-        elif isinstance(widget, ToolSpan):
-            out.append(f"span:{widget.state.call_id}")
-    return out
-
-
 async def test_a_resumed_session_shows_its_end_at_once_and_takes_input() -> None:
     agent, _ = make_agent(["Fresh answer."])
     agent.messages.extend(_history(120))
@@ -69,7 +53,7 @@ async def test_a_resumed_session_shows_its_end_at_once_and_takes_input() -> None
         assert newest.region.overlaps(conversation.region)  # on screen
         await send(pilot, "and now?")  # the prompt takes input at once
         await wait_for(pilot, lambda: not app.busy)
-        assert _shown(app)[-2:] == ["user:and now?", "reply:Fresh answer."]
+        assert shown_entries(app)[-2:] == ["user:and now?", "reply:Fresh answer."]
         assert conversation.max_scroll_y > 0 and conversation.first_mounted > 0  # the rest waits above
 
 
@@ -81,9 +65,9 @@ async def test_scrolling_back_after_resume_shows_every_message_once_in_order() -
         conversation = app.conversation
         # each scroll to the top brings one more batch back
         await repeat_until(pilot, lambda: conversation.scroll_home(animate=False),
-                           lambda: conversation.first_mounted == 0)
+                           lambda: conversation.first_mounted == 0, timeout=120)  # 60 turns, under load
         await pilot.pause()
-        assert _shown(app) == _expected(60)
+        assert shown_entries(app) == _expected(60)
         kinds = [type(e) for e in conversation.entries]
         assert kinds.count(UserEntry) == 60 and kinds.count(SpanEntry) == 20
         assert kinds.count(AssistantEntry) == 80

@@ -204,8 +204,7 @@ async def test_after_continue_scrolling_back_never_shows_a_reply_twice() -> None
         twice: list[str] = []
         watcher = asyncio.create_task(_watch_every_turn(app, twice))
         try:
-            await wait_for(pilot, lambda: bool(app.query(AssistantMessage)))
-            await frame_drawn(pilot)
+            await wait_for(pilot, lambda: bool(app.query(AssistantMessage)))  # each step waits for its pass
             conversation = app.conversation
             seen_top = False
             for _ in range(400):
@@ -218,7 +217,7 @@ async def test_after_continue_scrolling_back_never_shows_a_reply_twice() -> None
                         break
                     seen_top = True
                 conversation.scroll_relative(y=-SIZE[1] // 2, animate=False)
-                await frame_drawn(pilot)  # the scroll is laid out (a fixed pause was outlasted under load)
+                await frame_drawn(pilot, 120)  # the scroll is laid out (not a fixed pause)
             assert seen_top
             assert not twice, f"shown twice: {sorted(set(twice))[:5]}"
         finally:
