@@ -33,17 +33,28 @@ class Relister:
         self._wanted = anyio.Event()
         self.count = 0
         """Lists made (for tests and for /mcp)."""
+        self._listing = False
 
     def wanted(self) -> None:
         self._wanted.set()
+
+    @property
+    def pending(self) -> bool:
+        """A notice waits for its list, or a list is being made: what the server said
+        is not in the tool list yet (tests wait for this, not for a fixed time)."""
+        return self._wanted.is_set() or self._listing
 
     async def run(self) -> None:
         while True:
             await self._wanted.wait()
             await anyio.sleep(RELIST_DELAY)
+            self._listing = True
             self._wanted = anyio.Event()  # notices from here on ask for the next list
             self.count += 1
-            await self._relist()
+            try:
+                await self._relist()
+            finally:
+                self._listing = False
             await anyio.sleep(RELIST_GAP)
 
 

@@ -126,10 +126,13 @@ async def list_changed(ctx: Context, n: int = 500) -> str:
     return f"changed {n} times"
 
 
-async def late(seconds: float = 1.5) -> str:
-    """Answers after ``seconds`` even when the call was cancelled meanwhile."""
-    with anyio.CancelScope(shield=True):
+async def late(seconds: float = 1.5, mark: str = "") -> str:
+    """Answers after ``seconds`` even when the call was cancelled meanwhile; just
+    before, writes the file ``mark`` when given (a test waits for it, not a fixed time)."""
+    with anyio.CancelScope(shield=True):  # (the mark too: after it, any await is cancelled)
         await anyio.sleep(seconds)
+        if mark:
+            await anyio.Path(mark).write_text("answering")
     return "late answer"
 
 

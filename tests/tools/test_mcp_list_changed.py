@@ -18,7 +18,6 @@ from shell.core.messages import ToolCallBlock
 from shell.permissions.policy import PermissionPolicy
 from shell.permissions.rules import parse_rules
 from shell.tools.mcp import McpManager, ServerStatus
-from shell.tools.mcp_relist import RELIST_GAP
 
 from .conftest import Recorder
 from .test_mcp_sdk_servers import _run, _spec
@@ -86,8 +85,11 @@ async def test_a_flood_of_list_changed_lists_again_a_few_times_not_hundreds(reco
             before = sorted(t.name for t in mcp.tools())
             at_start = (await _run(mcp, "lists", recorder)).text
             told = len(seen)
+            relister = mcp._servers["sdk"].relister
+            assert relister is not None
+            made = relister.count
             assert (await _run(mcp, "list_changed", recorder, n=300)).text == "changed 300 times"
-            await anyio.sleep(2 * RELIST_GAP)  # every list the notices asked for is made by now
+            await _until(lambda: relister.count > made and not relister.pending)  # each list asked for made
             listed = int((await _run(mcp, "lists", recorder)).text) - int(at_start)
             assert 1 <= listed <= 3
             assert sorted(t.name for t in mcp.tools()) == before

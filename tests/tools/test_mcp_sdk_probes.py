@@ -7,6 +7,7 @@ the answer arrives, the server stays ready, the next call works."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -41,14 +42,17 @@ async def test_a_progress_flood_and_lies_about_the_tool_list_leave_the_answers_a
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_result_sent_for_a_cancelled_call_is_dropped_quietly(
-    transport: str, recorder: Recorder, capfd: pytest.CaptureFixture[str]
+    transport: str, recorder: Recorder, capfd: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    answering = tmp_path / "answering"
     async with _connected("probe", transport) as mcp:
         late = {t.name: t for t in mcp.tools()}["sdk__late"]
         with anyio.move_on_after(0.5) as scope:  # Esc, as the TUI does it
-            await late.run({"seconds": 1.5}, recorder.context(late.name, {}))
+            await late.run({"seconds": 1.5, "mark": str(answering)}, recorder.context(late.name, {}))
         assert scope.cancelled_caught
-        await anyio.sleep(2)  # its answer arrives meanwhile, for a call nobody waits for
+        with anyio.fail_after(30):  # its answer is sent now, for a call nobody waits for
+            while not answering.exists():  # noqa: ASYNC110 (the server's mark, in another process)
+                await anyio.sleep(0.02)
         assert mcp.status("sdk").state == "ready" and mcp.status("sdk").message == ""
         assert (await _run(mcp, "echo", recorder, a="after")).text == "echo after"
     assert "Traceback" not in capfd.readouterr().err
