@@ -5,17 +5,13 @@ under harmless names, chat apps' cookies, a ``.env`` right in home."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from shell.permissions.sandbox import Sandbox
-from shell.tools.shell_cmd import run_command
-
 from ..sandboxing import require_sandbox
+from .home_setup import cat_in_sandbox, plant, sandbox_home
 
 pytestmark = pytest.mark.anyio
 
@@ -42,35 +38,20 @@ STORES = [
 
 @pytest.fixture
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-homesecrets-", dir=Path.home()))
-    (base / "project").mkdir()
-    monkeypatch.setenv("HOME", str(base))
-    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    yield from sandbox_home(monkeypatch, ".agent-shell-test-homesecrets-")
 
 
 async def test_histories_mail_passwords_and_tool_tokens_in_home_are_not_readable(home: Path) -> None:
     require_sandbox()
-    for rel in STORES:
-        (home / rel).parent.mkdir(parents=True, exist_ok=True)
-        (home / rel).write_text(f"HOMESECRET-{rel}\n")
+    plant(home, STORES, lambda rel: f"HOMESECRET-{rel}\n")
     plain = [".config/pip/README", ".config/Code/User/settings.json", ".inputrc"]
-    for rel in plain:
-        (home / rel).parent.mkdir(parents=True, exist_ok=True)
-        (home / rel).write_text(f"PLAIN-{rel}\n")
-    box = Sandbox(home / "project")
-    names = " ".join(f"'{r}'" for r in STORES + plain)
-    script = f'cd ~ && for f in {names}; do cat "$f"; done; echo end'
-    result = await run_command(script, box.workspace, 30, lambda _: None, sandbox=box)
-    leaked = [rel for rel in STORES if f"HOMESECRET-{rel}" in result.text]
-    assert leaked == [], result.text
+    plant(home, plain, lambda rel: f"PLAIN-{rel}\n")
+    text = await cat_in_sandbox(home, STORES + plain)
+    leaked = [rel for rel in STORES if f"HOMESECRET-{rel}" in text]
+    assert leaked == [], text
     for rel in plain:  # editors' and tools' settings stay readable
-        assert f"PLAIN-{rel}" in result.text, result.text
-    assert "end" in result.text
+        assert f"PLAIN-{rel}" in text, text
+    assert "end" in text
     for rel in STORES:  # the user's own files are untouched
         assert (home / rel).read_text() == f"HOMESECRET-{rel}\n"
 
@@ -97,19 +78,12 @@ MORE_STORES = [
 
 async def test_model_tools_keys_and_what_lies_in_local_are_not_readable(home: Path) -> None:
     require_sandbox()
-    for rel in MORE_STORES:
-        (home / rel).parent.mkdir(parents=True, exist_ok=True)
-        (home / rel).write_text(f"HOMESECRET-{rel}\n")
+    plant(home, MORE_STORES, lambda rel: f"HOMESECRET-{rel}\n")
     plain = [".local/share/applications/editor.desktop", ".local/state/tool/layout.json", ".local/bin/tool"]
-    for rel in plain:
-        (home / rel).parent.mkdir(parents=True, exist_ok=True)
-        (home / rel).write_text(f"PLAIN-{rel}\n")
-    box = Sandbox(home / "project")
-    names = " ".join(f"'{r}'" for r in MORE_STORES + plain)
-    script = f'cd ~ && for f in {names}; do cat "$f" 2>/dev/null; done; echo end'
-    result = await run_command(script, box.workspace, 30, lambda _: None, sandbox=box)
-    leaked = [rel for rel in MORE_STORES if f"HOMESECRET-{rel}" in result.text]
-    assert leaked == [], result.text
+    plant(home, plain, lambda rel: f"PLAIN-{rel}\n")
+    text = await cat_in_sandbox(home, MORE_STORES + plain)
+    leaked = [rel for rel in MORE_STORES if f"HOMESECRET-{rel}" in text]
+    assert leaked == [], text
     for rel in plain:  # what apps keep in ~/.local stays readable
-        assert f"PLAIN-{rel}" in result.text, result.text
-    assert "end" in result.text
+        assert f"PLAIN-{rel}" in text, text
+    assert "end" in text

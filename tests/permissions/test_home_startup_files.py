@@ -8,7 +8,6 @@ a command does not read the password hashes either. Against the real bubblewrap.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
 
 from ..sandboxing import require_sandbox
+from .home_setup import cat_in_sandbox, plant, sandbox_home
 
 pytestmark = pytest.mark.anyio
 
@@ -31,31 +31,17 @@ STARTUP = [
 
 @pytest.fixture
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-startup-", dir=Path.home()))
-    (base / "project").mkdir()
-    monkeypatch.setenv("HOME", str(base))
-    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("ZDOTDIR", raising=False)
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    yield from sandbox_home(monkeypatch, ".agent-shell-test-startup-")
 
 
 async def test_keys_exported_in_shell_start_up_files_are_not_readable(home: Path) -> None:
     require_sandbox()
-    for rel in STARTUP:
-        (home / rel).parent.mkdir(parents=True, exist_ok=True)
-        (home / rel).write_text(f"export OPENAI_API_KEY=sk-proj-STARTUP-{rel}\n")
+    plant(home, STARTUP, lambda rel: f"export OPENAI_API_KEY=sk-proj-STARTUP-{rel}\n")
     (home / ".inputrc").write_text("PLAIN-inputrc\n")
-    box = Sandbox(home / "project")
-    names = " ".join(f"'{r}'" for r in STARTUP)
-    script = f'cd ~ && for f in {names}; do cat "$f" 2>/dev/null; done; cat .inputrc; echo end'
-    result = await run_command(script, box.workspace, 30, lambda _: None, sandbox=box)
-    leaked = [rel for rel in STARTUP if f"STARTUP-{rel}" in result.text]
-    assert leaked == [], result.text
-    assert "PLAIN-inputrc" in result.text and "end" in result.text, result.text
+    text = await cat_in_sandbox(home, STARTUP, then="cat .inputrc")
+    leaked = [rel for rel in STARTUP if f"STARTUP-{rel}" in text]
+    assert leaked == [], text
+    assert "PLAIN-inputrc" in text and "end" in text, text
     for rel in STARTUP:  # the user's own files are untouched
         assert (home / rel).read_text() == f"export OPENAI_API_KEY=sk-proj-STARTUP-{rel}\n"
 

@@ -4,8 +4,10 @@ Shift+Tab, the dialog's diff preview at 80x24, only the decisions a tool allows,
 
 from __future__ import annotations
 
+import time
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -186,19 +188,23 @@ async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> N
     assert not (rt.workspace.root / "x").exists()
 
 
-@pytest.mark.typing_guard
-async def test_keys_typed_as_the_dialog_opens_are_not_answers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import time
-    from types import SimpleNamespace
-
+@pytest.fixture
+def guard_clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """The approval dialog's clock (``.now``), which moves only when the test says time
+    passed: on a loaded machine the pilot's keys came more than the typing guard's 2 s
+    apart, and 'y' was taken as an answer."""
     from shell.tui.screens import approval
 
-    # the dialog's clock moves only when the test says time passed: on a loaded machine
-    # the pilot's keys came more than the guard's 2 s apart, and 'y' was taken as an answer
     clock = SimpleNamespace(now=time.monotonic())
     monkeypatch.setattr(approval, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    return clock
+
+
+@pytest.mark.typing_guard
+async def test_keys_typed_as_the_dialog_opens_are_not_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guard_clock: SimpleNamespace
+) -> None:
+    clock = guard_clock
     monkeypatch.setattr(ApprovalScreen, "GUARD_S", 2.0)
     rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
     app = AgentShellApp(runtime=rt)
@@ -218,15 +224,9 @@ async def test_keys_typed_as_the_dialog_opens_are_not_answers(
 
 @pytest.mark.typing_guard
 async def test_a_sentence_typed_into_a_dialog_that_was_already_up_is_no_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, guard_clock: SimpleNamespace
 ) -> None:
-    import time
-    from types import SimpleNamespace
-
-    from shell.tui.screens import approval
-
-    clock = SimpleNamespace(now=time.monotonic())
-    monkeypatch.setattr(approval, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    clock = guard_clock
     rt = runtime(tmp_path, [call("run_shell", command="touch x"), "Done."])
     app = AgentShellApp(runtime=rt)
     async with app.run_test(size=SMALL) as pilot:
