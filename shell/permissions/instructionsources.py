@@ -48,7 +48,8 @@ def instruction_imports(roots: Sequence[Path], nested: Iterable[Path] = ()) -> d
     """What the instruction files of each root (and of the folders of ``nested``
     ones the walk found) import inside the roots, with why; read again only when one
     of the files involved changed, appeared or went away."""
-    places = tuple(dict.fromkeys([*roots, *(p.parent for p in nested if p.name in FILE_NAMES)]))
+    named = {name.casefold() for name in FILE_NAMES}  # Agents.md is AGENTS.md on macOS (finding L10)
+    places = tuple(dict.fromkeys([*roots, *(p.parent for p in nested if p.name.casefold() in named)]))
     candidates = [place / name for place in places for name in FILE_NAMES]
     cached = _cache.get(places)
     if cached is not None and _stamp([*candidates, *cached[1]]) == cached[0]:

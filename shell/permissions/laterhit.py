@@ -43,9 +43,9 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
     tops = [Path(r) for r in roots]
     gitdirs = git_dirs_above(real)
     envrcs = envrcs_above(real.parent)
-    for place in [*tops, *(p.parent for p in found if p.name == ".git")]:  # nested repositories too
+    for place in [*tops, *(p.parent for p in found if p.name.casefold() == ".git")]:  # nested repositories
         gitdirs += [g for g in git_dirs_above(place) if g not in gitdirs]
-    for place in [*tops, *(p.parent for p in found if p.name == ".envrc")]:
+    for place in [*tops, *(p.parent for p in found if p.name.casefold() == ".envrc")]:
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]
     reason = (git_runs(gitdirs, tops).why(real) or envrc_runs(envrcs, tops).why(real)
               or mcp_runs(tops).get(real, "") or link_why(real, tops)
