@@ -92,33 +92,37 @@ def link_why(real: Path, roots: Sequence[Path]) -> str:
     return ""
 
 
-def _folders(home: Path, roots: tuple[Path, ...]) -> list[tuple[str, Path]]:
+def _folders(home: Path, roots: tuple[Path, ...]) -> list[tuple[str, str]]:
     """The folders of home whose entries are looked at, as (shown prefix, path). A dot
     folder that is the workspace, or in it or holding it (``~/.dotfiles`` worked on),
-    is not: its own links are the project's (``zshrc -> zsh/zshrc``)."""
-    out: list[tuple[str, Path]] = [("", home), (".local/bin/", home / ".local" / "bin")]
-    for top in (home, home / ".config"):
+    is not: its own links are the project's (``zshrc -> zsh/zshrc``). Strings, not
+    paths: this runs before every edit and command, over a hundred folders."""
+    base = str(home)
+    tops = [str(r) for r in roots]
+    out: list[tuple[str, str]] = [("", base), (".local/bin/", os.path.join(base, ".local", "bin"))]
+    config = os.path.join(base, ".config")
+    for top, prefix in ((base, ""), (config, ".config/")):
         try:
             with os.scandir(top) as entries:
                 for entry in entries:
-                    if top == home and not entry.name.startswith("."):
+                    name = entry.name
+                    if ((top == base and (not name.startswith(".") or name in (".config", ".local")))
+                            or not entry.is_dir(follow_symlinks=False)):
                         continue
-                    if (entry.name not in (".config", ".local") and entry.is_dir(follow_symlinks=False)
-                            and not any(paths.within(entry.path, r) or paths.within(r, entry.path)
-                                        for r in roots)):
-                        out.append((f"{os.path.relpath(entry.path, home)}/", Path(entry.path)))
+                    if not any(paths.within(entry.path, r) or paths.within(r, entry.path) for r in tops):
+                        out.append((f"{prefix}{name}/", entry.path))
         except OSError:
             continue
-    return [*out[:2], (".config/", home / ".config"), *out[2:]]
+    return [*out[:2], (".config/", config), *out[2:]]
 
 
-def _stamp(folders: list[tuple[str, Path]]) -> tuple[tuple[str, float], ...]:
+def _stamp(folders: list[tuple[str, str]]) -> tuple[tuple[str, float], ...]:
     out = []
     for _, folder in folders:
         try:
-            out.append((str(folder), os.stat(folder).st_mtime))
+            out.append((folder, os.stat(folder).st_mtime))
         except OSError:
-            out.append((str(folder), 0.0))
+            out.append((folder, 0.0))
     return tuple(out)
 
 
@@ -146,6 +150,7 @@ def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
         except OSError:
             continue
     bare = HOME_BINS | _on_path(home)
+    base = str(home)
     found: dict[Path, str] = {}
     hard: Hard = {}
     for prefix, folder in folders:
@@ -155,7 +160,7 @@ def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
         except OSError:
             continue
         for entry in listed:
-            if folder == home and not entry.name.startswith(".") and entry.name not in bare:
+            if folder == base and not entry.name.startswith(".") and entry.name not in bare:
                 continue
             shown = "~/" + prefix + entry.name
             try:
@@ -190,10 +195,11 @@ def _hard_names(roots: tuple[Path, ...], hard: Hard) -> dict[Path, str]:
     if cached is not None:
         return cached
     inodes = {ino for _, ino in hard}
+    left = sum(max(nlink - 1, 0) for _, nlink, _ in marks)  # names not yet found: 0 ends the walk
     found: dict[Path, str] = {}
     stack = [str(r) for r in roots]
     seen = 0
-    while stack and seen < MAX_WALK:
+    while stack and seen < MAX_WALK and left > 0:
         try:
             with os.scandir(stack.pop()) as entries:
                 for entry in entries:
@@ -205,6 +211,7 @@ def _hard_names(roots: tuple[Path, ...], hard: Hard) -> dict[Path, str]:
                         known = hard.get((info.st_dev, info.st_ino))
                         if known and stat.S_ISREG(info.st_mode):
                             found[Path(entry.path)] = hard_why(known[0])
+                            left -= 1
         except OSError:
             continue
     _walked.clear()
