@@ -100,7 +100,8 @@ def test_the_sandbox_probe_does_not_run_a_repositorys_bwrap(repo: Path, tmp_path
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """The probe ran at every start, before any trust question: a clone's ./bin/bwrap
     ran as the user and could then drop the sandbox from every command."""
-    from shell.permissions import sandbox as module
+    from shell.permissions import sandbox
+    from shell.permissions import sandboxprobe as module
 
     marker = tmp_path / "PWNED_BWRAP"
     _plant(repo / "bin", "bwrap", marker)
@@ -110,7 +111,7 @@ def test_the_sandbox_probe_does_not_run_a_repositorys_bwrap(repo: Path, tmp_path
     try:
         module.probe_ahead()
         module.sandbox_status()
-        argv = module.Sandbox(repo).wrap(["true"]) if hasattr(module.Sandbox, "wrap") else []
+        argv = sandbox.Sandbox(repo).wrap(["true"]) if hasattr(sandbox.Sandbox, "wrap") else []
     finally:
         module._probe.cache_clear()
         if module._ahead is not None:

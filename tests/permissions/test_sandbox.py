@@ -263,7 +263,7 @@ def test_network_failures_are_recognised() -> None:
 def test_a_probe_started_ahead_gives_the_answer_of_a_probe_on_demand() -> None:
     """The runtime starts bubblewrap's probe before it imports the rest (start-up
     time); what the sandbox then says must be what a probe of its own would say."""
-    from shell.permissions import sandbox as module
+    from shell.permissions import sandboxprobe as module
 
     on_demand = sandbox_status()
     module._probe.cache_clear()
