@@ -28,106 +28,15 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
 
-MAX_PLAIN_WILDCARDS = 2
-"""Globs with more wildcards than this match on RE2 (see the module docstring)."""
+from .globmatch import GlobMatcher as GlobMatcher  # re-exported: callers import the ignore rules
+from .globmatch import glob_source
+from .globmatch import glob_to_regex as glob_to_regex
+
 MAX_IGNORE_FILE_BYTES = 1 << 20
 """Of a ``.gitignore``, what is read (a hostile one may be huge)."""
 MAX_IGNORE_RULES = 5_000
 """Rules read from one ``.gitignore``; the rest are not applied, and the walk says so."""
-
-
-class GlobMatcher(Protocol):
-    def match(self, subject: str) -> object | None: ...
-
-
-class _Re2Glob:
-    """A glob on RE2: whole-string matches over the UTF-8 bytes."""
-
-    __slots__ = ("regex",)
-
-    def __init__(self, source: str) -> None:
-        import re2  # type: ignore[import-untyped]  # at the first glob with many wildcards, not at start
-
-        options = re2.Options()
-        options.log_errors = False
-        options.dot_nl = True
-        self.regex = re2.compile(source.encode("utf-8", "surrogatepass"), options=options)
-
-    def match(self, subject: str) -> object | None:
-        found: object | None = self.regex.fullmatch(subject.encode("utf-8", "surrogatepass"))
-        return found
-
-
-@lru_cache(maxsize=512)
-def glob_to_regex(pattern: str, *, braces: bool = True) -> GlobMatcher:
-    """Compile a glob over ``/``-separated relative paths to an anchored matcher
-    (``.match(path)``: the whole path must match).
-
-    ``*`` and ``?`` stay within one path segment, ``**`` as a whole segment spans
-    any number of directories (zero included), ``[...]`` is a character class
-    (``[!...]`` negated) and, when ``braces``, ``{a,b}`` is an alternation.
-    """
-    source = _translate(pattern, braces)
-    if source.count("*") <= MAX_PLAIN_WILDCARDS:
-        return re.compile(source + r"\Z", re.DOTALL)
-    import re2
-
-    try:
-        return _Re2Glob(source)
-    except re2.error:  # a class RE2 reads differently: Python's engine, with the wildcards it has
-        return re.compile(source + r"\Z", re.DOTALL)
-
-
-def _translate(pattern: str, braces: bool) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    depth = 0
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/"):
-                end = i + 2
-                if end == n:
-                    out.append(".*")
-                    i = end
-                    continue
-                if pattern[end] == "/":
-                    out.append("(?:.*/)?")
-                    i = end + 1
-                    continue
-            while i < n and pattern[i] == "*":
-                i += 1
-            out.append("[^/]*")
-            continue
-        if c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
-            if j == -1:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            out.append(re.escape(pattern[i]))
-        elif braces and c == "{":
-            depth += 1
-            out.append("(?:")
-        elif braces and c == "}" and depth:
-            depth -= 1
-            out.append(")")
-        elif braces and c == "," and depth:
-            out.append("|")
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +175,7 @@ def _note(table: dict[str, list[int]], key: str, index: int, dir_only: bool) -> 
 def _re2_set(group: list[tuple[int, str]]) -> tuple[object | None, list[int]]:
     """The group's globs in one RE2 set (whole-string matches); a glob RE2 reads
     differently is left out (it matches on its own, see :attr:`RuleSet.slow`)."""
-    import re2
+    import re2  # type: ignore[import-untyped]
 
     options = re2.Options()
     options.log_errors = False
@@ -276,7 +185,7 @@ def _re2_set(group: list[tuple[int, str]]) -> tuple[object | None, list[int]]:
     indices: list[int] = []
     for index, pattern in group:
         try:
-            compiled.Add(_translate(pattern, False).encode("utf-8", "surrogatepass"))
+            compiled.Add(glob_source(pattern, False).encode("utf-8", "surrogatepass"))
         except re2.error:
             continue
         indices.append(index)
