@@ -41,9 +41,11 @@ SOCKET_FOLDERS = ("/run/screen", "/var/run/screen")
 with named pipes, which the kernel's socket list does not name)."""
 
 
-def host_sockets(listing: str = PROC_NET_UNIX) -> list[Path]:
+def host_sockets(listing: str = PROC_NET_UNIX, roots: Sequence[Path] = ()) -> list[Path]:
     """Every path-named unix socket the kernel lists that still exists as a socket
-    (abstract ones, ``@name``, are cut off by the sandbox's own network namespace)."""
+    (abstract ones, ``@name``, are cut off by the sandbox's own network namespace). The
+    kernel lists a name as it was bound: a server started in the workspace that bound
+    ``run/db.sock`` is listed so, which is looked for in each of ``roots``."""
     found: dict[str, Path] = {}
     try:
         with open(listing, encoding="utf-8", errors="surrogateescape") as lines:
@@ -52,11 +54,13 @@ def host_sockets(listing: str = PROC_NET_UNIX) -> list[Path]:
                 if count >= MAX_LINES:
                     break
                 fields = line.split(None, 7)
-                if len(fields) < 8 or not fields[7].startswith("/"):
+                if len(fields) < 8 or fields[7].startswith("@"):
                     continue
-                path = fields[7].rstrip("\n")
-                if path not in found and _is_socket(path):
-                    found[path] = Path(path)
+                name = fields[7].rstrip("\n")
+                places = [name] if name.startswith("/") else [os.path.join(r, name) for r in roots]
+                for path in places:
+                    if path not in found and _is_socket(path):
+                        found[path] = Path(path)
     except OSError:
         return []
     return list(found.values())
@@ -78,7 +82,7 @@ _REFUSED = re.compile(r"connection refused|ECONNREFUSED|Errno 111\b", re.IGNOREC
 def blocked(hidden: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
     """The sockets among the paths the sandbox covers that lie in the workspace (its
     ``roots``): a server the user runs there, outside the sandbox (tester finding K13)."""
-    return [p for p in hidden if _is_socket(str(p)) and any(r in p.parents for r in roots)]
+    return sorted(p for p in hidden if _is_socket(str(p)) and any(r in p.parents for r in roots))
 
 
 def blocked_note(sockets: Sequence[Path], output: str, roots: Sequence[Path]) -> list[str]:

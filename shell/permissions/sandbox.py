@@ -300,7 +300,8 @@ class Sandbox:
         # in the workspace too: a socket there before the command is a server outside the
         # sandbox (a dev database's, which runs COPY … TO PROGRAM as its owner); one a test
         # suite starts in the command is bound later, in the sandbox's own namespace
-        wanted.extend(s for s in host_sockets() if Path(os.path.realpath(s)) not in self.sockets)
+        wanted.extend(s for s in host_sockets(roots=[self.workspace, *self.added])
+                      if Path(os.path.realpath(s)) not in self.sockets)
         wanted.extend(self.extra_hidden)
         wanted.extend(self.denied_reads())
         private = [Path("/tmp"), Path("/var/tmp")]  # replaced by empty ones already

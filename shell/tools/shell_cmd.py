@@ -341,7 +341,10 @@ def sandbox_notes(
     if confined is not None:
         notes += denied_note(confined.denied, cwd)
         notes += readonly_note(confined.readonly, cwd, text)
-        notes += hostsockets.blocked_note(confined.sockets, text, roots)
+        blocked = hostsockets.blocked_note(confined.sockets, text, roots)
+        if blocked:  # "Connection refused" was the socket, not the network: network=true would not help
+            notes = [n for n in notes if n != network_note(text)]
+        notes += blocked
     notes += after_notes(planted, unchecked, roots)
     if restarted:
         said = path_text(restarted[:300])

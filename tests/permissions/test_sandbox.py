@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -318,6 +320,15 @@ async def test_the_hosts_unix_sockets_are_out_of_reach_in_the_workspace_too(home
     assert "CONNECTED" in allowed.text and "REFUSED" not in allowed.text, allowed.text
 
 
+def _listen_relative(cwd: Path, name: str) -> subprocess.Popen[str]:
+    """A server in ``cwd`` listening on a socket it bound by the relative ``name``."""
+    code = ("import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); "
+            "print('ready', flush=True); time.sleep(120)")
+    server = subprocess.Popen([sys.executable, "-c", code, name], cwd=cwd, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None and server.stdout.readline() == "ready\n"
+    return server
+
+
 PROC = r"""for p in /proc/[0-9]*; do tr '\0' '\n' < $p/cmdline; tr '\0' '\n' < $p/environ; done 2>&1"""
 
 
@@ -402,24 +413,31 @@ async def test_a_hidden_path_that_vanishes_before_bubblewrap_starts_does_not_fai
 async def test_a_blocked_workspace_socket_is_named_with_the_line_that_opens_it(home: Path) -> None:
     """K13 left a blocked workspace socket failing with "Connection refused" and no word
     of the sandbox: the user would look for a database that is down. The result names
-    the socket and the config line that opens it; a command that does not touch it, or
-    a sandbox where it is open, says nothing."""
+    the socket and the config line that opens it (not the network, which would not help);
+    a command that does not touch it, or a sandbox where it is open, says nothing. A
+    server that bound its socket by a relative name (the kernel lists it so) is covered too."""
     require_sandbox()
     where = home / "project" / "run" / ".s.PGSQL.5432"
     where.parent.mkdir()
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(where))
     listener.listen()
+    relative = _listen_relative(home / "project", "run/rel.sock")
     try:
         box = Sandbox(home / "project")
         refused = await sh(box, CONNECT + "run/.s.PGSQL.5432; exit 2")
+        by_name = await sh(box, CONNECT + "run/rel.sock")
         quiet = await sh(box, "echo hi")
         box = Sandbox(home / "project", sockets=["run/.s.PGSQL.5432"])
         opened = await sh(box, CONNECT + "run/.s.PGSQL.5432")
     finally:
         listener.close()
+        relative.kill()
+        relative.wait()
     assert "REFUSED" in refused.text, refused.text
-    assert "blocked the unix socket run/.s.PGSQL.5432" in refused.text, refused.text
+    assert "blocked the unix sockets run/.s.PGSQL.5432, run/rel.sock in the workspace" in refused.text
     assert '[sandbox] sockets = ["run/.s.PGSQL.5432"]' in refused.text, refused.text
+    assert "network=true" not in refused.text, refused.text
+    assert "REFUSED" in by_name.text and "CONNECTED" not in by_name.text, by_name.text
     assert "socket" not in quiet.text, quiet.text
     assert "CONNECTED" in opened.text and "blocked" not in opened.text, opened.text
