@@ -1,0 +1,138 @@
+"""What a secret looks like in text: :data:`SHAPES`, one entry per kind of token or
+credential, for :mod:`shell.core.secrets` (the one secrets policy) to redact and find.
+
+Kept apart from the redactor only for size: nothing else should import from here but
+:mod:`shell.core.secrets`, which re-exports :class:`Shape` and :data:`SHAPES`. Each
+pattern is RE2 syntax over bytes (all are joined into one linear-time expression), and
+an assignment's shape vetoes, through its ``check``, what is code or prose rather than
+a value (``password = getpass()``, ``--password-file``, ``set DB_PASS to your password``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+def _basic_credentials(value: bytes, after: bytes) -> bool:
+    """``Basic dXNlcjpwdw==`` is credentials only if it decodes to ``user:password``."""
+    try:
+        decoded = base64.b64decode(value + b"=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded and decoded.isascii()
+
+
+_CODE_LIKE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|(?i:none|null|true|false|"
+                        rb"undefined|required|optional|string|str|bytes|secret|password|token|env)")
+
+
+def _assigned_secret(strict: bool) -> Callable[[bytes, bytes], bool]:
+    """``password=hunter2`` yes; ``password=self.password``, ``token = next_token()``
+    (code) no. ``strict`` (key and token names, unquoted): a digit is required too."""
+
+    def check(value: bytes, after: bytes) -> bool:
+        if after == b"(" or _CODE_LIKE.fullmatch(value):
+            return False
+        lowered = value.lower()
+        if any(w in lowered for w in (b"pass", b"secret", b"token", b"key")) and b"_" in value:
+            return False  # password=db_password: a name, not a value
+        return not strict or any(48 <= c <= 57 for c in value)
+
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One kind of secret. ``pattern`` is RE2 syntax over bytes; a ``(?P<keep>…)``
+    prefix and a ``(?P<tail>…)`` suffix are kept, the rest becomes ``[REDACTED]``.
+    ``check(secret, next_byte)`` may veto a match."""
+
+    name: str
+    pattern: str
+    check: Callable[[bytes, bytes], bool] | None = None
+
+
+_SEP = r"""(?:\\?["'])?[ \t]{0,5}(?:[:=]|=>|%3[dDaA])[ \t]{0,5}"""  # \" too: JSON inside JSON
+_VALUE = r"""[^\s"'&,;<>(){}\[\]]"""
+_SECRET_KEY_NAMES = (
+    r"(?:api[_.-]?key|apikey|secret[_.-]?access[_.-]?key|secret[_.-]?key|client[_.-]?secret|"
+    r"account[_.-]?key|private[_.-]?key|access[_.-]?key|auth[_.-]?token|access[_.-]?token|"
+    r"refresh[_.-]?token|session[_.-]?token|security[_.-]?token|token|credentials?)"
+)
+_PASSWORD_NAMES = r"(?:password|passwd|passphrase|pwd|secret)"
+
+SHAPES: tuple[Shape, ...] = (
+    Shape("private key (PEM, OpenSSH, PGP, PKCS#8)",
+          r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
+          r"(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|\z)"),
+    Shape("PuTTY private key", r"PuTTY-User-Key-File-[0-9]:(?s:.*?)(?:Private-MAC: [0-9a-f]+|\z)"),
+    Shape("Anthropic key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    Shape("OpenAI key (and sk- look-alikes: OpenRouter, DeepSeek)", r"\bsk-[A-Za-z0-9_-]{16,}"),
+    Shape("Stripe secret or restricted key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"),
+    Shape("Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/=]{20,}"),
+    Shape("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+    Shape("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    Shape("GitLab token", r"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}"),
+    Shape("Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
+    Shape("Slack webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"),
+    Shape("Discord webhook", r"discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}"),
+    Shape("Microsoft Teams or Office 365 webhook",
+          r"(?i)(?:\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@/_-]{20,}"),
+    Shape("Zapier webhook", r"hooks\.zapier\.com/hooks/catch/[0-9]+/[A-Za-z0-9]{5,}"),
+    Shape("IFTTT webhook key",
+          r"maker\.ifttt\.com/(?:trigger/[^/\s]{1,100}/(?:json/)?with/key|use)/[A-Za-z0-9_-]{16,}"),
+    Shape("webhook URL (Mattermost, Rocket.Chat, Gitea, generic)",
+          r"(?i)(?P<keep>://[^\s/]{1,253}/(?:[^\s/?#]{1,100}/){0,6}(?:web)?hooks?/(?:[^\s/?#]{1,100}/){0,4})"
+          r"[A-Za-z0-9_-]{20,}"),
+    Shape("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    Shape("Google OAuth client secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}"),
+    Shape("Google OAuth access token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
+    Shape("AWS access key id",
+          r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\b"),
+    Shape("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}"),
+    Shape("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    Shape("PyPI token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
+    Shape("Groq key", r"\bgsk_[A-Za-z0-9]{40,}"),
+    Shape("Replicate token", r"\br8_[A-Za-z0-9]{30,}"),
+    Shape("Perplexity key", r"\bpplx-[A-Za-z0-9]{40,}"),
+    Shape("xAI key", r"\bxai-[A-Za-z0-9]{40,}"),
+    Shape("SendGrid key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    Shape("Mailgun key", r"\bkey-[0-9a-f]{32}\b"),
+    Shape("Twilio API key", r"\bSK[0-9a-f]{32}\b"),
+    Shape("Telegram bot token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b"),
+    Shape("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    Shape("DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+    Shape("Atlassian API token", r"\bATATT3[A-Za-z0-9_=-]{30,}"),
+    Shape("Linear key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
+    Shape("Notion token", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b"),
+    Shape("Databricks token", r"\bdapi[a-f0-9]{32}\b"),
+    Shape("HashiCorp Vault token", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    Shape("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+    Shape("Postman key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    Shape("Doppler token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    Shape("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"),
+    Shape("Bearer credentials", r"(?i)(?P<keep>\bbearer[ \t]+)[A-Za-z0-9._~+/-]{8,}=*"),
+    Shape("Basic credentials", r"(?i)(?P<keep>\bbasic[ \t]+)[A-Za-z0-9+/]{8,}={0,2}", _basic_credentials),
+    Shape("password in a URL",
+          r"(?i)(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,256}:)[^\s@/]{1,512}(?P<tail>@)"),
+    Shape("Azure connection-string key",
+          r"(?i)(?P<keep>\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*)[^;\s\"']{8,}"),
+    Shape("key in a URL query",
+          r"(?i)(?P<keep>[?&](?:api[_-]?key|apikey|key|token|access[_-]?token|auth|sig|signature|"
+          r"secret|client[_-]?secret|password|x-amz-signature|x-amz-security-token|"
+          r"x-goog-signature)=)[^&\s#\"'<>]{6,}"),
+    Shape("quoted value of a secret name",
+          rf"""(?i)(?P<keep>(?:{_SECRET_KEY_NAMES}|{_PASSWORD_NAMES})"""
+          rf"""{_SEP}(?P<quote>\\?["']))[^"'\r\n]{{4,}}?(?P<tail>\\?["'])""",
+          _assigned_secret(strict=False)),
+    Shape("password assigned a value",
+          rf"""(?i)(?P<keep>{_PASSWORD_NAMES}{_SEP}){_VALUE}{{4,}}""",
+          _assigned_secret(strict=False)),
+    Shape("key or token assigned a value",
+          rf"""(?i)(?P<keep>{_SECRET_KEY_NAMES}{_SEP}){_VALUE}{{8,}}""",
+          _assigned_secret(strict=True)),
+)
