@@ -38,7 +38,10 @@ HOME_BINS = frozenset({"bin"})
 MAX_WALK = 500_000
 """Entries of the workspace walked for the other names of a hard-linked home file (the
 inode number comes with each listed entry: only a match costs a ``stat``). The file
-tools compare inodes, so they need no walk and no cap."""
+tools compare inodes, so they need no walk and no cap. Known gap: in a workspace
+larger than this, a name the walk did not reach is not kept read-only in the sandbox
+(the walk stops early once every name is found, so only a huge tree whose hard link
+sits past the cap, or has a third name outside the workspace, is affected)."""
 
 Inode = tuple[int, int]
 Hard = dict[Inode, tuple[str, Path]]
