@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets._markdown import MarkdownBlock
 
 from shell.tui.app import AgentShellApp
@@ -130,6 +131,64 @@ async def test_text_in_a_kept_chunk_can_be_selected(monkeypatch: pytest.MonkeyPa
         assert widget is first and offset == Offset(column, row)
         text = first.get_selection(Selection(Offset(column, row), Offset(column + len("reads files"), row)))
         assert text == ("reads files", "\n")
+
+
+async def test_a_kept_chunk_hands_out_the_lines_textuals_styles_cache_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its lines skip Textual's styles cache (the cost of every line of a chunk that
+    grows, each frame): what the screen gets must be what that cache would give, as
+    drawn, with a link under the mouse, with a selection, and cut to a part of a row."""
+    monkeypatch.setattr(am, "SETTLE_S", 60.0)
+    app = ConversationPage()
+    async with app.run_test(size=SIZE) as pilot:
+        message = await _message(pilot, app)
+        await message._render_finished()
+        await pilot.pause()
+        first = message._chunks()[0]
+        assert isinstance(first, RenderedChunk)
+
+        def same(crop: Region) -> None:
+            first._styles_cache.clear()
+            assert _looks(first.render_lines(crop)) == _looks(Widget.render_lines(first, crop))
+
+        whole = first.size.region
+        same(whole)
+        plain = _looks(first.render_lines(whole))
+        same(Region(3, 2, 20, 4))
+        row = next(y for y, line in enumerate(first.lines) if "the docs" in line.text)
+        column = first.lines[row].text.index("the docs")
+        await pilot.hover(offset=(first.region.x + column + 2, first.region.y + row))
+        await wait_for(pilot, lambda: bool(first.hover_style._link_id))
+        same(whole)
+        hovered = _looks(first.render_lines(whole))
+        assert hovered != plain  # the link under the mouse is drawn in its hover style
+        app.screen.selections = {first: Selection(Offset(column, row - 1), Offset(column + 8, row + 1))}
+        await pilot.pause()
+        same(whole)
+        assert _looks(first.render_lines(whole)) != hovered  # and the selection over it
+
+
+async def test_a_kept_chunk_removed_since_the_layout_can_still_be_drawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A split frame renders a turn after its layout: a chunk parked (or joined to the
+    one before) in between is still in the compositor's map and drawn once more. It
+    has no screen then; asking it for the selection ended the app (NoScreen), seen in
+    a real terminal under a flood."""
+    monkeypatch.setattr(am, "SETTLE_S", 60.0)
+    app = ConversationPage()
+    async with app.run_test(size=SIZE) as pilot:
+        message = await _message(pilot, app)
+        await message._render_finished()
+        await pilot.pause()
+        first = message._chunks()[0]
+        assert isinstance(first, RenderedChunk)
+        crop = first.size.region
+        app.screen.selections = {first: Selection(Offset(0, 0), Offset(10, 2))}
+        await first.remove()
+        assert not first.is_attached
+        assert len(first.render_lines(crop)) == crop.height  # (blank, as Textual draws a removed widget)
 
 
 def _laid_out_lines(message: AssistantMessage) -> bool:

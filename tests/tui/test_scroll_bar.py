@@ -1,6 +1,6 @@
 """The conversation's scroll bar keeps its last drawing only while it would draw
-the same: whatever the user scrolls or the reply adds, the bar on screen is the one
-Textual draws."""
+the same, and draws a moved thumb from the rows Textual drew before: whatever the
+user scrolls or the reply adds, the bar on screen is the one Textual draws."""
 
 from __future__ import annotations
 
@@ -20,15 +20,23 @@ class Page(App[None]):
         yield Conversation(id="conversation")
 
 
+TEXTUALS = ScrollBar.render_lines
+
+
 def _textual_draws(bar: ScrollBar) -> list[str]:
     """What Textual's own scroll bar draws in this state (its caches emptied first)."""
     bar._styles_cache.clear()
     bar._dirty_regions.add(bar.region)
     crop = bar.size.region
-    return [repr(list(line)) for line in ScrollBar.render_lines(bar, crop)]
+    return [repr(list(line)) for line in TEXTUALS(bar, crop)]
 
 
-async def test_the_bar_shown_is_textuals_while_the_view_grows_and_scrolls() -> None:
+async def test_the_bar_shown_is_textuals_while_the_view_grows_and_scrolls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[object] = []  # each time the bar asks Textual to draw it
+    monkeypatch.setattr(ScrollBar, "render_lines", lambda *args: asked.append(args) or TEXTUALS(*args))
+    drawings: set[int] = set()
     app = Page()
     async with app.run_test(size=(60, 20)) as pilot:
         conversation = app.query_one(Conversation)
@@ -44,10 +52,13 @@ async def test_the_bar_shown_is_textuals_while_the_view_grows_and_scrolls() -> N
             if not bar.display:
                 continue
             before = bar._drawn
+            if before is not None:
+                drawings.add(id(before[1]))
             ours = [repr(list(line)) for line in bar.render_lines(bar.size.region)]
             kept += bar._drawn is before and before is not None
             assert ours == _textual_draws(bar), f"step {step}"
-        assert kept  # the point of it: some frames reuse the last drawing
+        assert kept  # the point of it: some frames reuse the last drawing,
+        assert len(drawings) > len(asked)  # and a moved thumb is drawn from rows Textual drew
         bar.mouse_over = True  # hover draws another colour: not the kept lines
         await pilot.pause()
         assert [repr(list(line)) for line in bar.render_lines(bar.size.region)] == _textual_draws(bar)
