@@ -50,6 +50,7 @@ from ..pacing import (
     SHOWN_LIMIT,
     VIEW_MARGIN,
 )
+from .arrange_once import ArrangedOnce
 from .chat_markdown import ChatMarkdown, chained
 from .parked import Parked
 from .rendered_chunk import RenderedChunk, capture, warm
@@ -85,7 +86,7 @@ def _following(container: ScrollableContainer) -> bool:
     return container.is_anchored and not getattr(container, "_anchor_released", False)
 
 
-class AssistantMessage(Vertical):
+class AssistantMessage(Vertical, ArrangedOnce):
     """One text block of a reply: a column of Markdown documents."""
 
     BLANK = True

@@ -46,6 +46,7 @@ from shell.core.textsafety import sanitize_line
 from shell.frontend.markdown import markdown_parser
 
 from .. import unlink
+from .arrange_once import ArrangedOnce
 from .list_lines import Item, ListLines
 
 LIST_GRID_CSS = """
@@ -170,7 +171,7 @@ def warm_links() -> None:
     markdown_parser.__wrapped__("gfm-like").parse(LINKS_SAMPLE)
 
 
-class ChatMarkdown(Markdown):
+class ChatMarkdown(Markdown, ArrangedOnce):
     """The Markdown document of an assistant reply."""
 
     BLANK = True
