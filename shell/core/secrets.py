@@ -74,6 +74,10 @@ _SECRET_FILE_NAMES = frozenset({
     "serviceaccountkey.json", "key.json", "keyfile.json", "sa-key.json", "gcp-key.json", "rootkey.csv",
     "credentials.csv", ".dev.vars", ".secrets", "local.settings.json", "secret.json", "secret.yml",
     "secret.yaml", "htpasswd", "token.txt", "api_key.txt", "apikey.txt",
+    # finding L11: every WordPress site's database password and salts, Jenkins' stored
+    # credentials (JENKINS_HOME is often kept in a config repository), gitlab-ci-local's
+    # secret CI variables (gitignored by its docs), MySQL's login paths
+    "wp-config.php", "credentials.xml", ".gitlab-ci-local-variables.yml", ".mylogin.cnf",
 })
 _SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc",
                          ".env", ".tfstate", ".ppk", "_accesskeys.csv", ".kubeconfig", ".htpasswd",
@@ -153,11 +157,15 @@ _WHY_BY_NAME = {
     ".htpasswd": _LOGINS, ".npmrc": _REGISTRY, ".pypirc": _REGISTRY, ".dockercfg": _REGISTRY,
     ".terraformrc": _TOKEN, ".vault-token": _TOKEN, ".s3cfg": _CLOUD, ".boto": _CLOUD, "credentials": _CLOUD,
     "kubeconfig": "cluster credentials", "config": "cluster credentials", "config.json": _REGISTRY,
-    ".my.cnf": _LOGINS, "auth.json": _TOKEN, ".credentials.json": _TOKEN, "credentials.tfrc.json": _TOKEN,
+    ".my.cnf": _LOGINS, ".mylogin.cnf": _LOGINS, "auth.json": _TOKEN, ".credentials.json": _TOKEN,
+    "credentials.tfrc.json": _TOKEN,
     "application_default_credentials.json": _CLOUD, "rclone.conf": _CLOUD, "hosts.yml": _TOKEN,
     "hosts.json": _TOKEN, "token": _TOKEN, "wallet.dat": "a cryptocurrency wallet's keys",
     ".bash_history": "commands typed in a shell, secrets typed inline among them",
     ".zsh_history": "commands typed in a shell, secrets typed inline among them",
+    "wp-config.php": "WordPress's database password and secret keys",
+    "credentials.xml": "Jenkins' stored credentials",
+    ".gitlab-ci-local-variables.yml": "gitlab-ci-local's CI variables, secrets among them",
 }
 """Why each name of the list holds secrets, said in the question before it is read."""
 _WHY_BY_SUFFIX = (

@@ -481,8 +481,9 @@ def _list(directory: str, info: os.stat_result) -> _Listing:
 
 # -- a command line that names one ----------------------------------------------------------
 
-_WORD_SPLIT = re.compile(r"[\s=:,;&|<>()`]+")
-"""Where a word holds more words: ``--env-file=.env``, ``HEAD:.env``, ``bash -c 'cat .env'``."""
+_WORD_SPLIT = re.compile(r"""[\s=:,;&|<>()`'"]+""")
+"""Where a word holds more words: ``--env-file=.env``, ``HEAD:.env``, ``bash -c 'cat .env'``,
+and quotes inside a quoted script: ``python -c "open('.env')"``, ``php -r 'include "wp-config.php";'``."""
 _WORD = re.compile(r"""(?:[^\s'"\\;&|<>()`]|\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?)+""", re.DOTALL)
 """A shell word: quoted parts and escapes belong to it; an unclosed quote runs to the end."""
 _QUOTING = re.compile(r"""\\(.)|['"]""", re.DOTALL)

@@ -434,6 +434,38 @@ async def test_keys_under_the_names_consoles_download_them_as_ask_and_are_hidden
     assert KEY not in result.text, result.text
 
 
+SITE_SECRETS = ("wp-config.php", "credentials.xml", ".gitlab-ci-local-variables.yml", "wp-config.php.bak")
+
+
+async def test_wordpress_jenkins_and_gitlab_ci_local_secrets_ask_and_are_hidden(ws: Path) -> None:
+    """read_file sent every WordPress site's DB password and salts, Jenkins' stored
+    credentials and gitlab-ci-local's secret variables unasked (finding L11); the
+    sample WordPress ships and ordinary XML and YAML files still read unasked."""
+    (ws / "site").mkdir()
+    for name in SITE_SECRETS:
+        (ws / "site" / name).write_text(f"define( 'DB_PASSWORD', '{KEY}-{name}' );\n")
+    plain = ("wp-config-sample.php", "config.xml", ".gitlab-ci.yml", "pom.xml")
+    for name in plain:
+        (ws / "site" / name).write_text("plain\n")
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, mode="default", sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    read = tools_for(ws, box)["read_file"]
+    for name in SITE_SECRETS:
+        verdict = policy.decide(read, {"path": f"site/{name}"})
+        assert verdict.action == "ask" and "usually holds secrets" in verdict.reason, name
+    assert "WordPress's database password" in policy.decide(read, {"path": "site/wp-config.php"}).reason
+    for name in plain:
+        assert policy.decide(read, {"path": f"site/{name}"}).action == "allow", name
+    # a secret named inside a quoted script asks too (a file outside the workspace is not hidden)
+    assert named_secret_files("php -r 'include \"site/wp-config.php\";'") == ["site/wp-config.php"]
+    assert named_secret_files("python3 -c \"print(open('/srv/app/.env').read())\"") == ["/srv/app/.env"]
+    require_sandbox()
+    result = await sh(box, "cat site/* site/.[!.]*; echo end")
+    assert KEY not in result.text and "end" in result.text, result.text
+    assert result.text.count("plain") == len(plain), result.text
+
+
 # -- a command cannot un-hide them for the next command -----------------------------------------------
 
 
