@@ -83,6 +83,9 @@ SECRET_PATHS = (
     ".thunderbird", ".lpass", ".config/lpass", ".local/share/lpass", ".config/openstack", ".mc",
     ".talos", ".config/openvpn", ".config/obs-studio/basic/profiles", ".config/syncthing",
     ".local/state/syncthing", ".config/spotify-tui", ".twilio-cli", ".local/state/lesshst",
+    # finding L12: MySQL's login paths, Gitea's tea, Railway, Render, the jira CLIs (tokens in
+    # plain text), conda's channel tokens (conda in a command uses its default channels)
+    ".mylogin.cnf", ".config/tea", ".config/railway", ".render", ".config/jira", ".jira.d", ".condarc",
     # deleted files are still keys; browsers' caches hold logged-in pages; editors keep a copy
     # of every saved version of every file (.env files included) in their local history
     ".local/share/Trash", ".cache/google-chrome", ".cache/chromium", ".cache/mozilla",

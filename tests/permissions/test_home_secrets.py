@@ -73,6 +73,9 @@ MORE_STORES = [
     ".cache/google-chrome/Default/Cache/Cache_Data/f_000001",
     ".cache/mozilla/firefox/x.default/cache2/entries/A1",
     ".config/Code/User/History/-4f2a/Xy1.env",
+    # MySQL's login paths, Gitea's tea, Railway, Render, jira CLIs, conda's channel tokens (finding L12)
+    ".mylogin.cnf", ".config/tea/config.yml", ".config/railway/config.json", ".render/cli.yaml",
+    ".config/jira/.config.yml", ".jira.d/config.yml", ".condarc",
 ]  # fmt: skip
 
 
