@@ -135,11 +135,61 @@ async def test_esc_esc_opens_rewind_and_b_goes_back_in_both(tmp_path: Path, cloc
         await wait_for(pilot, lambda: "restore `a.txt`" in str(app.screen.query_one("#plan").source))  # type: ignore[attr-defined]
         await pilot.press("up")  # the first message
         await pilot.pause()
-        await pilot.press("b")
+        await pilot.press("b")  # asks first, saying what goes
+        screen = app.screen
+        assert isinstance(screen, RewindScreen)
+        await wait_for(pilot, lambda: "puts back 1 file(s)" in asked(screen))
+        assert (ws / "a.txt").read_text() == "two" and len(app.agent.messages) == 8
+        await pilot.press("y")
         await wait_for(pilot, lambda: (ws / "a.txt").read_bytes() == b"original\r\n")
         await wait_for(pilot, lambda: app.prompt.text == "make it one")
         assert app.agent.messages == []
         assert [w.text for w in app.query(UserWidget)] == []
+
+
+def asked(screen: RewindScreen) -> str:
+    """The question the dialog asks before a rewind ("" while choosing in the list)."""
+    return str(screen.query_one("#ask").render()) if screen.asked is not None else ""
+
+
+async def test_the_rewind_list_stops_at_its_ends_and_enter_asks_before_dropping_the_conversation(
+    tmp_path: Path,
+) -> None:
+    """No file involved, the rewind still drops the conversation: Enter asks first, naming
+    the messages that go, and Down on the newest message stays there (it wrapped to the
+    oldest: "Down Down Enter" rewound to message 2 of 3 at once)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    rt = runtime(ws, ["One.", "Two.", "Three."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=SIZE) as pilot:
+        for text in ("first question", "second question", "third question"):
+            await send(pilot, text)
+            await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) % 2 == 0)
+        assert len(app.agent.messages) == 6
+        await send(pilot, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
+        screen = app.screen
+        assert isinstance(screen, RewindScreen)
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert screen.position == 3 and app.screen is screen and len(app.agent.messages) == 6
+        await wait_for(pilot, lambda: "“third question”" in asked(screen))
+        said = asked(screen)
+        assert "“second question”" not in said and "removes from the conversation" in said, said
+        await pilot.press("escape")  # back to the list, nothing done
+        await pilot.pause()
+        assert app.screen is screen and screen.asked is None and len(app.agent.messages) == 6
+        await pilot.press("up", "up", "up", "enter")  # stops at the first message too
+        everything = "“first question”, “second question”, “third question”"
+        await wait_for(pilot, lambda: everything in asked(screen))
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: "“second question”, “third question”" in asked(screen))
+        await pilot.press("enter")  # the question's default: Rewind
+        await wait_for(pilot, lambda: app.prompt.text == "second question")
+        assert [m.content for m in app.agent.messages if isinstance(m, UserMessage)] == ["first question"]
 
 
 async def test_rewind_dialog_escape_changes_nothing(tmp_path: Path) -> None:

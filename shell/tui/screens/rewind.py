@@ -3,10 +3,18 @@
 The messages you sent in this conversation, newest at the bottom (and
 highlighted); moving through them shows, below, what going back to just before
 that one would change: messages removed, files put back or removed, commands
-that cannot be undone. Nothing changes until you choose: ``b`` (or Enter) the
-conversation and the files, ``c`` the conversation only, ``f`` the files only;
-Esc leaves everything as it is. The app does the rewind (through the same path
-as ``/rewind N WHAT``) and puts your message back in the prompt.
+that cannot be undone. The list stops at its ends (it does not wrap: Down on
+the newest message stays there, so a stray key press never lands on the oldest).
+
+Choosing is two steps, whatever the rewind touches: ``b`` (or Enter) the
+conversation and the files, ``c`` the conversation only, ``f`` the files only
+first ask, in one line, what that drops (your messages by their text, the
+replies, the files that go back), and only Enter (or ``y``) on that question
+rewinds; Esc (or ``n``) goes back to the list, Esc there leaves everything as it
+is. A rewind has no undo, and a conversation dropped by one stray Enter was
+gone (finding: "Down Down Enter" rewound two messages further than meant). The
+app does the rewind (through the same path as ``/rewind N WHAT``) and puts your
+message back in the prompt.
 """
 
 from __future__ import annotations
@@ -19,20 +27,27 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Markdown, OptionList, Static
+from textual.widgets import Button, Markdown, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from shell.core.textsafety import sanitize_line
 
 from ..widgets.chat_markdown import shared_parser
+from ..widgets.stopping_list import StoppingOptionList
 
 if TYPE_CHECKING:
-    from shell.rewind import TurnRow
+    from shell.rewind import RewindPlan, TurnRow
     from shell.runtime import ShellRuntime
 
 Choice = tuple[int, str]
 """``(position in the list, 1-based; "both" | "conversation" | "files")``."""
+
+WHAT = {"both": "the conversation and the files", "conversation": "the conversation only",
+        "files": "the files only"}
+HINT = ("Nothing changes until you confirm. b or Enter: conversation and files · c: conversation only · "
+        "f: files only · Esc: cancel")
+ASK_HINT = "Enter or y: rewind · Esc or n: back to the list"
 
 
 class RewindScreen(ModalScreen["Choice | None"]):
@@ -45,8 +60,12 @@ class RewindScreen(ModalScreen["Choice | None"]):
     RewindScreen #title { text-style: bold; }
     RewindScreen OptionList { height: 1fr; max-height: 14; margin: 1 0 0 0; }
     RewindScreen #preview { height: 1fr; background: $panel; margin: 1 0 0 0; }
+    RewindScreen #ask { display: none; color: $warning; text-style: bold; margin: 1 0 0 0; }
     RewindScreen .hint { color: $text-muted; }
     RewindScreen Horizontal { height: auto; margin: 1 0 0 0; }
+    RewindScreen #sure { display: none; }
+    RewindScreen.asking #ask, RewindScreen.asking #sure { display: block; }
+    RewindScreen.asking #choices { display: none; }
     RewindScreen Button { margin: 0 1 0 0; }
     """
 
@@ -55,6 +74,8 @@ class RewindScreen(ModalScreen["Choice | None"]):
         Binding("b", "choose('both')", "Both", show=False),
         Binding("c", "choose('conversation')", "Conversation", show=False),
         Binding("f", "choose('files')", "Files", show=False),
+        Binding("y", "confirm", "Rewind", show=False),
+        Binding("n", "back", "Back", show=False),
     ]
 
     def __init__(self, runtime: ShellRuntime, rows: list[TurnRow]) -> None:
@@ -62,7 +83,10 @@ class RewindScreen(ModalScreen["Choice | None"]):
         self.runtime = runtime
         self.rows = rows
         self._plans: dict[int, str] = {}  # position → its preview, once worked out
+        self._found: dict[int, RewindPlan] = {}  # position → its plan, when it could be worked out
         self._planning: set[int] = set()
+        self.asked: Choice | None = None
+        """The choice the question below the preview is about (None: choosing in the list)."""
 
     def compose(self) -> ComposeResult:
         from shell.rewind import when
@@ -74,35 +98,38 @@ class RewindScreen(ModalScreen["Choice | None"]):
             options.append(Option(label, id=str(i)))
         with Vertical(id="dialog"):
             yield Static(Text("Rewind to just before one of your messages"), id="title")
-            yield OptionList(*options, id="turns")
+            yield StoppingOptionList(*options, id="turns")
             with VerticalScroll(id="preview"):
                 yield Markdown("", id="plan", parser_factory=shared_parser)
-            yield Static(Text("Nothing changes until you choose. b or Enter: conversation and files · "
-                              "c: conversation only · f: files only · Esc: cancel"), classes="hint")
-            with Horizontal():
+            yield Static("", id="ask")
+            yield Static(Text(HINT), classes="hint", id="hint")
+            with Horizontal(id="choices"):
                 yield Button("Conversation and files", id="both", variant="primary", compact=True)
                 yield Button("Conversation only", id="conversation", compact=True)
                 yield Button("Files only", id="files", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+            with Horizontal(id="sure"):
+                yield Button("Rewind", id="yes", variant="warning", compact=True)
+                yield Button("Back to the list", id="back", compact=True)
 
     def on_mount(self) -> None:
-        turns = self.query_one(OptionList)
+        turns = self.query_one(StoppingOptionList)
         turns.highlighted = len(self.rows) - 1
         turns.focus()
         self._show(len(self.rows))
 
     @property
     def position(self) -> int:
-        highlighted = self.query_one(OptionList).highlighted
+        highlighted = self.query_one(StoppingOptionList).highlighted
         return (highlighted if highlighted is not None else len(self.rows) - 1) + 1
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_option_list_option_highlighted(self, event: StoppingOptionList.OptionHighlighted) -> None:
         event.stop()
         self._show(event.option_index + 1)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_option_list_option_selected(self, event: StoppingOptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss((event.option_index + 1, "both"))
+        self._ask(event.option_index + 1, "both")
 
     def _show(self, position: int) -> None:
         """The preview of going back to ``position``: worked out in a thread (it reads
@@ -121,7 +148,9 @@ class RewindScreen(ModalScreen["Choice | None"]):
         from shell.rewind import RewindError, plan_rewind
 
         try:
-            text = plan_rewind(self.runtime, self.rows[position - 1].number).describe()
+            plan = plan_rewind(self.runtime, self.rows[position - 1].number)
+            text = plan.describe()
+            self._found[position] = plan
         except (RewindError, IndexError) as exc:
             text = str(exc)
         except OSError as exc:  # a changed file that cannot be read now
@@ -133,16 +162,84 @@ class RewindScreen(ModalScreen["Choice | None"]):
     def _planned(self, position: int) -> None:
         if self.is_attached and self.position == position:
             self.query_one("#plan", Markdown).update(self._plans[position])
+            if self.asked is not None:
+                self._ask(*self.asked)  # the question, now with what it drops
+
+    # -- choosing, then the question ---------------------------------------------------------------
+    def _ask(self, position: int, what: str) -> None:
+        """Ask, in one line, what the rewind would drop; Enter on it does it."""
+        self.asked = (position, what)
+        plan = self._found.get(position)
+        if plan is None and position in self._plans:  # worked out, and it could not be: say so
+            said = f"Rewind to before message {position}? {self._plans[position]}"
+        elif plan is None:
+            said = f"Rewind to before message {position}? Working out what it would drop…"
+        else:
+            said = ask_text(plan, what, self.rows[position - 1:], position)
+        self.query_one("#ask", Static).update(Text(said))
+        self.query_one("#hint", Static).update(Text(ASK_HINT))
+        self.query_one(StoppingOptionList).disabled = True  # the arrows no longer move the choice
+        self.add_class("asking")
+        self.query_one("#yes", Button).focus()
+
+    def action_back(self) -> None:
+        """From the question back to the list, nothing changed."""
+        if self.asked is None:
+            return
+        self.asked = None
+        self.remove_class("asking")
+        self.query_one("#hint", Static).update(Text(HINT))
+        turns = self.query_one(StoppingOptionList)
+        turns.disabled = False
+        turns.focus()
+
+    def action_confirm(self) -> None:
+        if self.asked is not None:
+            self.dismiss(self.asked)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id == "cancel":
+        button = event.button.id or "both"
+        if button == "cancel":
             self.dismiss(None)
+        elif button == "yes":
+            self.action_confirm()
+        elif button == "back":
+            self.action_back()
         else:
-            self.dismiss((self.position, event.button.id or "both"))
+            self._ask(self.position, button)
 
     def action_choose(self, what: str) -> None:
-        self.dismiss((self.position, what))
+        if self.asked is None:
+            self._ask(self.position, what)
+        else:  # another letter on the question: the question for that one
+            self._ask(self.asked[0], what)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if self.asked is not None:
+            self.action_back()
+        else:
+            self.dismiss(None)
+
+
+def ask_text(plan: RewindPlan, what: str, mine: list[TurnRow], position: int) -> str:
+    """The question before a rewind: what it drops, in one line. ``mine``: your
+    messages from the chosen one on (they leave the conversation, by their text)."""
+    parts = []
+    if what in ("both", "conversation"):
+        if plan.messages is None:
+            parts.append(f"the conversation cannot go back ({plan.conversation_note})")
+        elif plan.dropped:
+            quoted = ", ".join(f"“{row.line(30)}”" for row in mine[:3])
+            more = f" and {len(mine) - 3} more" if len(mine) > 3 else ""
+            yours = f"your message{'s' if len(mine) != 1 else ''} {quoted}{more} and what came after" \
+                if mine else "what came after it"
+            parts.append(f"removes from the conversation {yours} ({plan.dropped} message(s) in all)")
+    if what in ("both", "files"):
+        if plan.file_changes:
+            parts.append(f"puts back {len(plan.file_changes)} file(s)")
+        if plan.tree:
+            parts.append(f"undoes {len(plan.tree)} rename(s) or symlink(s)")
+    done = "; ".join(parts) if parts else "changes nothing"
+    return sanitize_line(f"Rewind {WHAT.get(what, what)} to before message {position}? It {done}. "
+                         "There is no undo.")
