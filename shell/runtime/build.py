@@ -53,6 +53,9 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
         elif name == MCP_FILE:
             servers = describe_project_servers(data, check.config.root)
             lines.extend(f"{MCP_FILE}: {line}" for line in servers)
+            if any(" runs: " in line for line in servers):  # mcpsources follows the named files only
+                lines.append(f"{MCP_FILE}: not watched: what a server's script imports, or what uv run / "
+                             "npx runs; a change there asks nothing")
             if any(" runs: " in line or " connects to " in line for line in servers):
                 lines.append(f"{UNASKED}{MCP_FILE}: tools of these servers that say they only read and stay "
                              "local (readOnlyHint, openWorldHint: false) would run with no question")

@@ -53,3 +53,19 @@ def test_the_startup_question_shows_the_blank_run_too(tmp_path: Path) -> None:
     lines = describe_project(TrustStore(tmp_path / "trust.json").check(root))
     server = next(line for line in lines if "docs" in line and "runs" in line)
     assert "\u27e8400 blanks\u27e9" in server and server.rstrip().endswith("exec sleep 1000'")
+
+
+def test_the_question_says_what_a_trusted_server_imports_is_not_watched(tmp_path: Path) -> None:
+    """Trust fingerprints the files a ``.mcp.json`` server's command line names, not what
+    they import: the question says so in one line, for a command server only."""
+    root = tmp_path / "ws"
+    (root / "tools").mkdir(parents=True)
+    (root / "tools" / "server.py").write_text("import helpers\n")
+    servers = {"local": {"command": "python3", "args": ["tools/server.py"]}}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    lines = describe_project(TrustStore(tmp_path / "trust.json").check(root))
+    said = [line for line in lines if "imports" in line]
+    assert len(said) == 1 and "not watched" in said[0] and len(said[0]) <= 120, lines
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"url": "https://docs.example/mcp"}}}))
+    remote = describe_project(TrustStore(tmp_path / "t2.json").check(root))
+    assert not any("imports" in line for line in remote), remote
