@@ -192,6 +192,38 @@ async def test_the_rewind_list_stops_at_its_ends_and_enter_asks_before_dropping_
         assert [m.content for m in app.agent.messages if isinstance(m, UserMessage)] == ["first question"]
 
 
+async def test_on_a_60_by_20_screen_the_rewind_dialog_cuts_off_no_button_and_keeps_the_chosen_row(
+    tmp_path: Path,
+) -> None:
+    """At 60 columns the four choice buttons ran past the dialog's edge ("Fi"): there the
+    hint that names the same keys stands alone; and the question kept no row of the list."""
+    from textual.widgets import Button, OptionList
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    app = AgentShellApp(runtime=runtime(ws, ["One.", "Two."]))
+    async with app.run_test(size=(60, 20)) as pilot:
+        for text in ("first question", "second question"):
+            await send(pilot, text)
+            await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) % 2 == 0)
+        await send(pilot, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
+        screen = app.screen
+        assert isinstance(screen, RewindScreen)
+
+        def cut_off() -> list[str]:
+            inside = screen.query_one("#dialog").content_region
+            return [str(b.label) for b in screen.query(Button)
+                    if b.display and b.parent is not None and b.parent.display
+                    and not inside.contains_region(b.region)]
+
+        await pilot.pause()
+        assert cut_off() == []
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "“second question”" in asked(screen))
+        assert cut_off() == [] and screen.query_one(OptionList).content_region.height >= 1
+
+
 async def test_rewind_dialog_escape_changes_nothing(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -67,7 +67,14 @@ class RewindScreen(ModalScreen["Choice | None"]):
     RewindScreen.asking #ask, RewindScreen.asking #sure { display: block; }
     RewindScreen.asking #choices { display: none; }
     RewindScreen Button { margin: 0 1 0 0; }
+    RewindScreen.-narrow #choices { display: none; }
+    RewindScreen.-short OptionList { min-height: 3; }
     """
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (72, "-wide")]
+    """Below 72 columns the four choice buttons were cut off at the dialog's edge ("Fi"):
+    there the hint above them, which names the same keys, stands alone."""
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    """On a short screen the question pushed the list to no rows at all."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
