@@ -1,5 +1,6 @@
 """The workspace the runs-later tests share: outside /tmp (the sandbox's /tmp is
-private), the shell's data dir (where the quarantine goes) beside it, a git identity."""
+private) unless a test asks for it there, the shell's data dir (where the quarantine
+goes) beside it, a git identity."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COM
            "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def later_workspace(monkeypatch: pytest.MonkeyPatch, prefix: str) -> Iterator[Path]:
-    """For a fixture to ``yield from``: the project folder, removed with its home after."""
-    base = Path(tempfile.mkdtemp(prefix=prefix, dir=Path.home()))
+def later_workspace(
+    monkeypatch: pytest.MonkeyPatch, prefix: str, under: Path | None = None
+) -> Iterator[Path]:
+    """For a fixture to ``yield from``: the project folder, removed with its home after
+    (in the home directory, or in ``under``)."""
+    base = Path(tempfile.mkdtemp(prefix=prefix, dir=under or Path.home()))
     (base / "project").mkdir()
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("HOME", str(base))
