@@ -216,3 +216,43 @@ async def test_a_render_half_due_while_a_batch_is_open_is_drawn_after_it(
             app._end_batch()
         await wait_for(pilot, lambda: 9 in app.rows_written)
         assert {0, 1} <= set(app.rows_written)
+
+
+class Exploding(Static):
+    """A widget whose measure raises once told to: a bug in a widget, met mid-frame."""
+
+    explode = False
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        if self.explode:
+            raise RuntimeError("a widget's bug")
+        return super().get_content_height(container, viewport, width)  # type: ignore[arg-type]
+
+
+class Broken(SplitFrameScreen[None]):
+    def compose(self) -> ComposeResult:
+        yield Exploding("fine", id="boom")
+
+
+class BrokenPage(App[None]):
+    def get_default_screen(self) -> SplitFrameScreen[None]:
+        return Broken()
+
+
+async def test_an_error_in_a_split_frames_layout_ends_the_app_instead_of_spinning() -> None:
+    """Textual reports a layout's error and returns without queueing the render: the
+    callbacks waiting for that render were queued again at every idle, for ever (the
+    app spun at 100 % CPU, screen frozen, instead of ending with the error)."""
+    import anyio
+
+    app = BrokenPage()
+    with anyio.fail_after(60):
+        with pytest.raises(RuntimeError, match="a widget's bug"):
+            async with app.run_test(size=(40, 10)) as pilot:
+                await pilot.pause()
+                widget = app.query_one("#boom", Exploding)
+                widget.explode = True
+                widget.update("now\ntwo lines")  # a layout, in the update timer's split frame
+                app.screen.call_after_refresh(lambda: None)
+                while app.is_running:
+                    await anyio.sleep(0.05)

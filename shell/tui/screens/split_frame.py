@@ -49,6 +49,10 @@ class SplitFrameScreen(Screen[ScreenResultType]):
 
     _render_deferred = False
     """A layout handed its render to the next turn, which has not run yet."""
+    _layouts = 0
+    """Split layouts done: the callbacks wait for the render of one of them once only."""
+    _waited_for = -1
+    """The split layout whose render the callbacks last waited for."""
     _render_held = False
     """That render came while another batch was open: the update timer draws it after."""
     _in_frame = False
@@ -110,6 +114,7 @@ class SplitFrameScreen(Screen[ScreenResultType]):
         finally:
             app._batch_count -= 1  # not _end_batch: no idle check halfway through a frame
         self._render_deferred = self.is_current
+        self._layouts += 1
         self._frame_cost = thread_time() - start
 
     def _compositor_refresh(self) -> None:
@@ -141,10 +146,14 @@ class SplitFrameScreen(Screen[ScreenResultType]):
         self._next_frame_at = perf_counter() + REST * cost
 
     async def _invoke_and_clear_callbacks(self, requeued: bool = False) -> None:
-        if self._render_deferred and not requeued:
+        if self._render_deferred and not requeued and self._waited_for != self._layouts:
             # Queued behind the render (call_later keeps order): "after refresh" means
             # drawn. Once only: under a flood a newer layout may defer a newer render by
             # then, and waiting for that one too could put the callbacks off for ever.
+            # Once per layout too: a layout that ended without queueing its render (an
+            # error Textual reported, an empty size) left the flag up, and waiting again
+            # at every idle spun the app at 100 % CPU instead of letting it end.
+            self._waited_for = self._layouts
             self.call_later(self._invoke_and_clear_callbacks, True)
             return
         await super()._invoke_and_clear_callbacks()
