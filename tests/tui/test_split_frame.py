@@ -254,5 +254,5 @@ async def test_an_error_in_a_split_frames_layout_ends_the_app_instead_of_spinnin
                 widget.explode = True
                 widget.update("now\ntwo lines")  # a layout, in the update timer's split frame
                 app.screen.call_after_refresh(lambda: None)
-                while app.is_running:
+                while app.is_running:  # noqa: ASYNC110 (the app's own state, no event to wait on)
                     await anyio.sleep(0.05)
