@@ -115,6 +115,26 @@ def own_dirs() -> list[Path]:
     ]
 
 
+OWN_TEMP = "agent-shell-"
+"""How the shell's own temporary folders and files start (``--no-session`` checkpoints:
+prompts and files as they were before edits; git's staged copies of secret files;
+git configs shown without credentials; a launch's options)."""
+
+
+def own_temp(binds: Sequence[Path]) -> list[Path]:
+    """The shell's own entries in the temporary folder (of this process and any other),
+    when a writable root holds that folder (``cd /tmp && agent-shell``): elsewhere the
+    sandbox's empty ``/tmp`` hides them already, and the folder is not listed."""
+    tmp = Path(os.path.realpath(tempfile.gettempdir()))
+    if not _under(tmp, binds):
+        return []
+    try:
+        with os.scandir(tmp) as entries:
+            return [Path(e.path) for e in entries if e.name.startswith(OWN_TEMP)]
+    except OSError:
+        return []
+
+
 class Sandbox:
     """How ``run_shell`` wraps a command for one workspace.
 
@@ -290,6 +310,7 @@ class Sandbox:
             # what runs later keeps them read-only (an empty bind would read as a change to git)
             wanted.extend(p for p in startup_files(home) if not _linked_into(p, own))
         wanted.extend(own_dirs())
+        wanted.extend(own_temp([self.workspace, *self.added, *self.writable]))
         wanted.extend(Path(p) for p in SYSTEM_SECRET_PATHS)
         runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
         if runtime_dir:

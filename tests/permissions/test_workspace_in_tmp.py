@@ -133,3 +133,23 @@ async def test_each_guard_after_a_command_holds_in_a_workspace_under_tmp(
     require_sandbox()
     assert Path(tempfile.gettempdir()) in ws.parents
     await CASES[guard](ws, monkeypatch)
+
+
+async def test_the_shells_own_temporary_files_are_hidden_when_the_workspace_is_the_temporary_folder(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cd /tmp && agent-shell``: the workspace holds the shell's own temporary folders
+    (any session's ``--no-session`` checkpoints: prompts and files as they were before
+    edits, which /rewind writes back). Commands read and wrote them; now they are hidden,
+    as they are from a workspace anywhere else, and the rest of the folder is not."""
+    require_sandbox()
+    monkeypatch.setattr(tempfile, "tempdir", str(ws))
+    checkpoint = ws / "agent-shell-checkpoints-4242-abc" / "prompt.txt"
+    checkpoint.parent.mkdir()
+    checkpoint.write_text("my prompt with SECRET-WORDS\n")
+    (ws / "notes.txt").write_text("plain notes\n")
+    rel = checkpoint.relative_to(ws)
+    result = await sh(ws, f"cat {rel} notes.txt; echo evil > {rel}; echo done")
+    assert "done" in result.text and "plain notes" in result.text, result.text
+    assert "SECRET-WORDS" not in result.text, result.text
+    assert checkpoint.read_text() == "my prompt with SECRET-WORDS\n"
