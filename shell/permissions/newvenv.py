@@ -183,12 +183,36 @@ PIP_NAME = re.compile(r"pip(?:\d+(?:\.\d+)*)?")
 
 
 def shim_name(name: str) -> bool:
-    """Whether a console script may carry ``name``: not an interpreter's, and not a
-    program no Python package provides (:data:`.pathdirs.CORE`: git, ls, ssh, sudo …;
-    pip's own excepted). A shim is two lines, but the module it imports is anything
-    the same command wrote into site-packages: a ``bin/git`` shim ran the attacker's
-    code at the user's next ``git`` once the venv was active (finding L3)."""
-    return not PYTHON_NAME.fullmatch(name) and (name not in CORE or bool(PIP_NAME.fullmatch(name)))
+    """Whether a console script may carry ``name``: not an interpreter's, not a program
+    no Python package provides (:data:`.pathdirs.CORE`: git, ls, ssh, sudo …; pip's own
+    excepted), and not the name of a system program that is no Python script (``tail``,
+    ``clear``: a binary or a shell script in :data:`SYSTEM_BINS`). A shim is two lines,
+    but the module it imports is anything the same command wrote into site-packages: a
+    ``bin/git`` or ``bin/tail`` shim ran the attacker's code at the user's next ``git``
+    or ``tail`` once the venv was active (finding L3). A Python tool you also have
+    installed (``pytest``, ``black``) may be shadowed: its shim is what pip writes."""
+    if PYTHON_NAME.fullmatch(name):
+        return False
+    if PIP_NAME.fullmatch(name):
+        return True
+    return name not in CORE and not _shadows_other_than_python(name)
+
+
+SYSTEM_BINS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin")
+"""Where the system's programs are: a version manager's shims (pyenv's, asdf's: shell
+scripts in the home folder) stand for Python tools as often as not, and are left alone."""
+
+
+def _shadows_other_than_python(name: str) -> bool:
+    found = programs.which(name)  # never one inside the workspace or a folder commands write
+    if found is None or os.path.dirname(found) not in SYSTEM_BINS:
+        return False
+    try:
+        with open(found, "rb") as program:
+            head = program.read(256)
+    except OSError:
+        return True
+    return not (head.startswith(b"#!") and b"python" in head.split(b"\n", 1)[0])
 
 
 def _inside(text: str, roots: Sequence[Path]) -> bool:
