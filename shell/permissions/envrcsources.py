@@ -76,9 +76,11 @@ MAX_UP = 64
 _UNKNOWN = re.compile(r"[$`*?\[]")
 _PWD = re.compile(r"\$\{PWD\}|\$PWD(?![A-Za-z0-9_])")
 _FOLDER_OF = re.compile(
-    r"\$\(\s*(?:pwd|(?:expand_path|realpath|readlink\s+-[fe])\s+([^\s()$`;|&]+))\s*\)|`\s*pwd\s*`"
+    r"\$\(\s*(?:pwd|git\s+rev-parse\s+--show-toplevel|(?:expand_path|realpath|readlink\s+-[fe])\s+"
+    r"([^\s()$`;|&]+))\s*\)|`\s*pwd\s*`"
 )
-"""``$(pwd)``, `` `pwd` ``, ``$(expand_path tools/bin)``, ``$(realpath x)``: the folder they
+"""``$(pwd)``, `` `pwd` ``, ``$(git rev-parse --show-toplevel)`` (the ``.envrc``'s folder is
+the repository's top, as a rule), ``$(expand_path tools/bin)``, ``$(realpath x)``: the folder they
 print, known without running them (the current one, or the word given)."""
 _PATH_KEPT = re.compile(r"\$\{PATH:\+:?\$PATH:?\}")
 """``${PATH:+:$PATH}``: "the old PATH, if any", the idiom that ends a PATH assignment."""
@@ -218,6 +220,14 @@ class _Reader:
             return word
         return _VAR.sub(lambda m: self.vars.get(m.group(1) or m.group(2), m.group(0)), word)
 
+    def assigned(self, verb: str, operands: list[str]) -> None:
+        """Remember what ``NAME=value`` (``export`` or not) sets, for :meth:`expand`."""
+        for word in ([verb] if verb not in ASSIGNS else operands):
+            name, eq, value = word.partition("=")
+            if eq and _NAME.fullmatch(name) and name not in _KEPT_VARS and len(value) <= 4096 \
+                    and len(self.vars) < 256:
+                self.vars[name] = value
+
     def statement(self, words: list[str], base: Path, depth: int) -> None:
         words = [self.expand(w) for w in words]
         verb, operands = words[0], _operands(words)
@@ -225,11 +235,7 @@ class _Reader:
             for inner in _statements(" ".join(words[1:])):
                 self.statement(inner, base, depth + 1)
             return
-        for word in ([verb] if verb not in ASSIGNS else operands):
-            name, eq, value = word.partition("=")
-            if eq and _NAME.fullmatch(name) and name not in _KEPT_VARS and len(value) <= 4096 \
-                    and len(self.vars) < 256:
-                self.vars[name] = value
+        self.assigned(verb, operands)
         if verb in SOURCES and operands:
             target = _path(operands[0], base)
             if target is None:
@@ -243,7 +249,10 @@ class _Reader:
             for folder in [*base.parents][:MAX_UP]:
                 self.note(_path(str(folder / operands[0]), folder), SOURCED_WHY)
         elif verb in DOTENVS:
-            self.note(_path(operands[0] if operands else ".env", base), DOTENV_WHY)
+            dotenv = _path(operands[0] if operands else ".env", base)
+            self.note(dotenv, DOTENV_WHY)
+            if dotenv is not None:  # its PATH=tools/bin:${PATH} puts a folder first as much
+                self.follow(dotenv, base, depth + 1)
         elif verb in WATCHES:
             for word in operands:
                 self.note(_path(word, base), WATCHED_WHY)

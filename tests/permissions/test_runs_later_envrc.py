@@ -264,10 +264,13 @@ def test_an_activated_virtualenv_in_the_workspace_is_left_to_the_venv_guard(
     ("d=tools/bin; PATH_add $d", "tools/bin"),
     ('eval "PATH_add tools/bin"', "tools/bin"),
     ('export PATH="$PWD/tools/bin${PATH:+:$PATH}"', "tools/bin"),
+    ('export PATH="$(git rev-parse --show-toplevel)/tools/bin:$PATH"', "tools/bin"),
+    ("dotenv\n", "tools/bin"),  # the .env it loads: PATH=tools/bin:${PATH}
 ])
 def test_the_common_ways_of_putting_a_folder_on_the_path_are_read(ws: Path, line: str, folder: str) -> None:
     """With `layout go` a planted bin/git was kept where `PATH_add bin` had it asked (L6)."""
     write(ws / ".envrc", line + "\n")
+    write(ws / ".env", "FOO=1\nPATH=tools/bin:${PATH}\n")
     (ws / folder).mkdir(parents=True, exist_ok=True)
     asked = verdict(ws, f"{folder}/git")
     assert asked.action == "ask" and "PATH" in asked.reason, (line, asked)
