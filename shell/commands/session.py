@@ -138,7 +138,9 @@ async def sessions_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     infos = SessionStore().list(str(runtime.workspace.root))
     if not infos:
         return CommandResult("No saved sessions in this directory yet.")
-    listing = format_sessions(infos)
+    recorder = runtime.session_recorder
+    current = recorder.session_id if recorder is not None and recorder.started else None
+    listing = format_sessions(infos, current=current)
     fence = _fence(listing)
     said = "Sessions (newest first); open one with `/resume ID`:"
     return CommandResult(f"{said}\n\n{fence}\n{listing}\n{fence}")

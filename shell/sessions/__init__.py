@@ -79,11 +79,13 @@ __all__ = [
     "resume",
 ]
 
-def format_sessions(infos: list[SessionInfo], limit: int = 20) -> str:
+def format_sessions(infos: list[SessionInfo], limit: int = 20, current: str | None = None) -> str:
     """A numbered plain-text list (newest first) for a chooser or an error message:
     each session its title (what was first typed or pasted, or its name: one line,
     controls neutralised, wrapped), then its id, date and message count, every line at
-    most ``listing.LISTING_WIDTH`` columns (see :mod:`.listing`)."""
+    most ``listing.LISTING_WIDTH`` columns (see :mod:`.listing`). The session whose id
+    is ``current`` (the one being recorded) is marked: else ``/sessions`` listed it as
+    one more to ``/resume``, looking like another conversation."""
     from shell.core.textsafety import sanitize_line
 
     from .listing import plural, when, wrapped
@@ -95,4 +97,6 @@ def format_sessions(infos: list[SessionInfo], limit: int = 20) -> str:
         rows += wrapped(sanitize_line(info.title), number, rest)
         count = plural(info.message_count, "msg")
         rows.append(f"{rest}{sanitize_line(info.id)}  {when(info.updated)}  {count}")
+        if current is not None and info.id == current:
+            rows.append(f"{rest}(this conversation)")
     return "\n".join(rows)

@@ -92,3 +92,23 @@ def test_the_sessions_listing_at_60_columns(snap_compare: Any, sessions: Path) -
         app.prompt.cursor_blink = False
 
     assert snap_compare(app, terminal_size=(60, 20), run_before=run_before)
+
+
+@pytest.mark.anyio
+async def test_the_conversation_going_on_is_marked_in_the_listing(sessions: Path) -> None:
+    settings = Settings(path=sessions / "none.toml")
+    options = RuntimeOptions(cwd=str(sessions))
+    runtime = ShellRuntime.create(options, settings=settings, model=ScriptedModel(["Hi."]))
+    app = AgentShellApp(runtime=runtime)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await send(pilot, "a new question")
+        await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 2)
+        await send(pilot, "/sessions")
+        await wait_for(pilot, lambda: "Jan 05  2025" in screen_text(app))
+        lines = [" ".join(line.split()) for line in screen_text(app).splitlines()]
+        recorder = runtime.session_recorder
+        assert recorder is not None
+    marked = [i for i, line in enumerate(lines) if line == "(this conversation)"]
+    assert len(marked) == 1, lines
+    assert recorder.session_id in lines[marked[0] - 1]
