@@ -110,6 +110,15 @@ RUNS_LATER = {
     "AGENT.md": "Amp reads into every later session's instructions",
     ".goosehints": "Goose reads into every later session's instructions",
     ".rules": "Zed's agent reads into every later session's instructions (before .cursorrules and AGENTS.md)",
+    ".roorules": "Roo Code reads into every later session's instructions",
+    ".augment-guidelines": "Augment reads into every later session's instructions",
+    "CRUSH.md": "Crush reads into every later session's instructions",
+    "QWEN.md": "Qwen Code reads into every later session's instructions",
+    ".idx": "Firebase Studio (IDX) reads (dev.nix names what runs when the workspace starts)",
+    ".rubocop_todo.yml": "rubocop loads it with .rubocop.yml (inherit_from, require: runs Ruby) at every "
+                         "run, an editor's lint-on-save included",
+    ".babelrc.js": "Babel runs it (JavaScript) at every build, and your editor's ESLint does at lint-on-save",
+    ".lintstagedrc.js": "lint-staged runs it (JavaScript) at your next git commit",
     "mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
                 "check-on-save included",
     ".mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
@@ -184,13 +193,16 @@ PIP_CONF_WHY = "pip reads it at every pip run in that virtualenv (index-url: whe
 MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml", re.I)
 """``mise.<env>.toml`` and ``.mise.<env>.toml``: mise reads them when ``MISE_ENV`` names the env."""
 
-JS_CONFIG = re.compile(r"(?:(?:eslint|prettier|tailwind|stylelint)\.config|\.(?:eslint|prettier|stylelint)rc)"
-                       r"\.(?:js|cjs|mjs|ts|cts|mts)")
-"""The JavaScript configs an editor's extension runs by itself: ESLint's, Prettier's,
-Tailwind IntelliSense's and Stylelint's load the file (any code in it) when a file of
-the folder opens or saves, no command typed. (Their JSON and YAML forms are data.)"""
-JS_CONFIG_WHY = ("your editor's ESLint, Prettier, Tailwind or Stylelint extension runs it (JavaScript) when "
-                 "a file of this folder opens or saves, and so does every lint or format")
+JS_CONFIG = re.compile(
+    r"(?:(?:eslint|prettier|tailwind|stylelint|jest|vitest|babel|postcss|commitlint|lint-staged)\.config"
+    r"|\.(?:eslint|prettier|stylelint|commitlint)rc)\.(?:js|cjs|mjs|ts|cts|mts)")
+"""The JavaScript configs that run with nothing typed: ESLint's, Prettier's, Tailwind
+IntelliSense's, Stylelint's (and the Babel and PostCSS configs they load) when a file of
+the folder opens or saves, Jest's and Vitest's when their extension finds the tests,
+commitlint's and lint-staged's at the next git commit. (Their JSON and YAML forms are data.)"""
+JS_CONFIG_WHY = ("runs (JavaScript) with nothing typed: your editor's ESLint, Prettier, Tailwind, Stylelint, "
+                 "Jest or Vitest extension loads it when a file of this folder opens or saves, and git "
+                 "commit hooks load commitlint's and lint-staged's")
 
 JJ_WHY = "Jujutsu reads at every jj command (its repository config can run commands: fsmonitor, signing)"
 

@@ -35,6 +35,10 @@ FAMILIES = {
         "prettier.config.js", ".prettierrc.mjs", "tailwind.config.ts", "stylelint.config.js", ".rubocop.yml",
         ".bazelrc", ".bazeliskrc", "gradle/wrapper/gradle-wrapper.properties", ".mvn/extensions.xml",
         ".mvn/jvm.config"],
+    "more agents and configs that run with nothing typed (verified variations)": [
+        ".roorules", ".augment-guidelines", "CRUSH.md", "QWEN.md", ".idx/dev.nix", ".rubocop_todo.yml",
+        ".babelrc.js", ".lintstagedrc.js", "jest.config.js", "vitest.config.ts", "babel.config.js",
+        "postcss.config.cjs", "commitlint.config.js", "lint-staged.config.mjs", ".commitlintrc.js"],
     "names in another case (L10: one file on macOS and Windows)": [
         ".GIT/hooks/pre-commit", ".VSCode/tasks.json", "Agents.md", "claude.MD",
         ".Github/Copilot-Instructions.md", ".Husky/pre-commit", "Lefthook.YML", ".PyLintRC",
@@ -69,7 +73,7 @@ def test_look_alikes_stay_routine(tmp_path: Path) -> None:
     for path in ("docs/lefthook.md", "lefthook.yml.example", "notes/vimrc.txt", "pip.conf",
                  "docs/copilot-instructions.md", "workspace.code-workspace.md", "docs/instructions/x.md",
                  "src/rules.py", "eslint.config.json", ".prettierrc.json", "docs/mypy.ini.md", "bin/head",
-                 "HEADER.md", "prompts/x.prompt.md"):
+                 "HEADER.md", "prompts/x.prompt.md", "jest.config.json", "src/babel.config.md"):
         assert p.decide(tools["write_file"], {"path": path, "content": "x"}).action == "allow", path
 
 
