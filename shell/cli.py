@@ -476,7 +476,25 @@ def run() -> None:
     handlers still run (logging flushes its files, a tracing exporter sends its last
     spans); then the standard streams are flushed and the process ends."""
     code = main()
+    finish_checks()
     exit_now(code)
+
+
+def finish_checks() -> None:
+    """Before the process ends: a check after a sandboxed command still running in its
+    thread (it went past its time, or Esc left it) is waited for, and what checks that
+    ended late found is told to the user on stderr; the model was told nothing, since
+    the next command it was kept for never came (finding L9)."""
+    after_check = sys.modules.get("shell.tools.after_check")  # no command ran: nothing to wait for
+    if after_check is None:
+        return
+    from shell.core.textsafety import sanitize
+
+    if after_check.running():
+        print("agent-shell: waiting for the check after the last command to finish…", file=sys.stderr,
+              flush=True)
+    for note in after_check.finish():
+        print(sanitize(note.replace("[agent-shell: ", "agent-shell: ").rstrip("]")), file=sys.stderr)
 
 
 def exit_now(code: int) -> NoReturn:

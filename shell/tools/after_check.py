@@ -91,8 +91,15 @@ async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int, *,
     limit = CANCEL_LIMIT if cancelled else AFTER_LIMIT
 
     def run() -> None:
-        with checking(sandbox):  # what it found is left before the next command is prepared
-            _run()
+        with _running:
+            _running.count += 1
+        try:
+            with checking(sandbox):  # what it found is left before the next command is prepared
+                _run()
+        finally:
+            with _running:
+                _running.count -= 1
+                _running.notify_all()
 
     def _run() -> None:
         try:
@@ -127,6 +134,36 @@ async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int, *,
 def _leave(sandbox: Sandbox, why: str, said: str, found: list[str]) -> None:
     _late(sandbox).notes.extend([f"{LATE_NOTE} (it {why} before the check ended) finished after that "
                                  f"command's result was given: {said}", *found])
+
+
+class _Running(threading.Condition):
+    count = 0
+
+
+_running = _Running()
+"""How many checks run now (their threads outlive the call that gave up on them)."""
+
+
+def running() -> int:
+    """How many checks after a command are running now."""
+    with _running:
+        return _running.count
+
+
+def finish(timeout: float | None = None) -> list[str]:
+    """Wait for every running check to end (at most ``timeout`` seconds), then what
+    checks that ended late found and no later result said (once). The process must
+    not end under a check: it ends with ``os._exit``, which would stop the thread
+    half-way (what the command planted kept, and nothing said: finding L9)."""
+    with _running:
+        _running.wait_for(lambda: _running.count == 0, timeout)
+    with _LATE_LOCK:
+        lates = list(_LATE.values())
+    notes: list[str] = []
+    for late in lates:
+        notes += late.notes
+        late.notes.clear()
+    return notes
 
 
 def take_late_notes(sandbox: Sandbox | None) -> list[str]:

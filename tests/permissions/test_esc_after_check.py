@@ -129,3 +129,27 @@ async def test_esc_does_not_wait_for_the_rewind_scan_which_still_records_the_com
     go.set()
     await anyio.to_thread.run_sync(changes.recorded.wait, 30)
     assert [f.path.name for f in changes.files] == ["made.txt"]  # the checkpoint still has it
+
+
+async def test_the_process_waits_for_a_late_check_and_tells_the_user(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`-p` ended with os._exit while a check past its time still ran in its thread:
+    what the command planted (.envrc, .vscode) stayed, and only the model had been told
+    "it goes on" (L9). Now the exit waits for the check and says what it found on stderr."""
+    require_sandbox()
+    from shell.cli import finish_checks
+
+    monkeypatch.setattr(after_check, "AFTER_LIMIT", 0.05)
+    box = SlowCheck(ws)
+    result = await run_command("mkdir -p sub && echo 'touch ~/PWN' > sub/.envrc && echo done", box.workspace,
+                               30, lambda _: None, sandbox=box)
+    assert "it goes on" in result.text, result.text
+    assert after_check.running() == 1
+    threading.Timer(0.5, box.go.set).start()
+    await anyio.to_thread.run_sync(finish_checks)  # what cli.run does before os._exit
+    assert after_check.running() == 0
+    assert not (ws / "sub" / ".envrc").exists()  # the check ended and moved it out
+    err = capsys.readouterr().err
+    assert "waiting for the check after the last command" in err
+    assert "sub/.envrc" in err and "[agent-shell" not in err, err
