@@ -27,15 +27,26 @@ def _basic_credentials(value: bytes, after: bytes) -> bool:
 
 
 _CODE_LIKE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|(?i:none|null|true|false|"
-                        rb"undefined|required|optional|string|str|bytes|secret|password|token|env)")
+                        rb"undefined|required|optional|string|str|bytes|secret|password|token|env|"
+                        rb"raise|return|continue|break|yield|await|lambda)")
+"""Code, not a value: a dotted name, a literal, a type, a keyword (``if not password: raise``)."""
+
+
+_PLACEHOLDER = re.compile(rb"\$\{[^}]{1,200}\}|\$[A-Z_][A-Z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
+"""A variable a config or a shell fills in (``${env.MAVEN_PASSWORD}``, ``$MYSQL_PWD``,
+``%DB_PASS%``): where the secret comes from, not the secret. A lower-case ``$ecret1``
+may be a password and is not one of these."""
+_PHRASE = re.compile(rb"[a-z]+(?: [a-z]+){2,}")
+"""``put your unique phrase here``: the placeholder WordPress's sample config ships."""
 
 
 def _assigned_secret(strict: bool) -> Callable[[bytes, bytes], bool]:
     """``password=hunter2`` yes; ``password=self.password``, ``token = next_token()``
-    (code) no. ``strict`` (key and token names, unquoted): a digit is required too."""
+    (code), ``password=${DB_PASSWORD}`` (a placeholder) no. ``strict`` (key and token
+    names, unquoted): a digit is required too."""
 
     def check(value: bytes, after: bytes) -> bool:
-        if after == b"(" or _CODE_LIKE.fullmatch(value):
+        if after == b"(" or _CODE_LIKE.fullmatch(value) or _PLACEHOLDER.fullmatch(value):
             return False
         lowered = value.lower()
         if any(w in lowered for w in (b"pass", b"secret", b"token", b"key")) and b"_" in value:
@@ -43,6 +54,22 @@ def _assigned_secret(strict: bool) -> Callable[[bytes, bytes], bool]:
         return not strict or any(48 <= c <= 57 for c in value)
 
     return check
+
+
+_loose = _assigned_secret(strict=False)
+
+
+def _defined_secret(value: bytes, after: bytes) -> bool:
+    """A PHP ``define()``'s value, unless a placeholder phrase (WordPress's sample)."""
+    return _loose(value, after) and not _PHRASE.fullmatch(value)
+
+
+def _option_secret(value: bytes, after: bytes) -> bool:
+    """``--password s3cret!`` yes; ``--password option`` (prose), ``-storepass changeit``
+    no: a value given as the next word must hold a digit or a symbol to count (the
+    shape's pattern asks for one: fewer matches to veto), since a plain word after an
+    option's name is as often a sentence going on."""
+    return len(value) >= 4 and _loose(value, after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +88,20 @@ _VALUE = r"""[^\s"'&,;<>(){}\[\]]"""
 _SECRET_KEY_NAMES = (
     r"(?:api[_.-]?key|apikey|secret[_.-]?access[_.-]?key|secret[_.-]?key|client[_.-]?secret|"
     r"account[_.-]?key|private[_.-]?key|access[_.-]?key|auth[_.-]?token|access[_.-]?token|"
-    r"refresh[_.-]?token|session[_.-]?token|security[_.-]?token|token|credentials?)"
+    r"refresh[_.-]?token|session[_.-]?token|security[_.-]?token|token|credentials?|"
+    r"secret[_.-]?key[_.-]?base)"  # Rails
 )
-_PASSWORD_NAMES = r"(?:password|passwd|passphrase|pwd|secret)"
+_PASSWORD_NAMES = r"(?:password|passwd|passphrase|pwd|secret|[a-z0-9][_.-]pass\b)"
+"""``db_pass``, ``SMTP_PASS`` too; not a bare ``pass`` (``tests pass: everything works``)."""
+_QUOTED_NAMES = rf"(?:{_SECRET_KEY_NAMES}|{_PASSWORD_NAMES}|\bpass\b)"
+"""A quoted value is a value, not a sentence: ``"pass": "…"`` counts."""
+_Q = r"""\\?["']"""  # a quote, escaped too (JSON inside JSON)
+_OPTION_PREFIXES = (r"(?:db|database|admin|root|user|master|bind|proxy|smtp|mail|ldap|redis|mysql|postgres|"
+                    r"pg|registry|api|app|client|server|login|account|store|key|keystore|truststore|sudo|"
+                    r"auth|http|ftp|ssh|sftp|web|rpc|rcon)-")
+"""The words an option's name may carry before ``password`` (``--db-password``), listed
+rather than any word, because ``--no-password``, ``--ask-vault-pass`` are flags that
+take no value and the next word is something else."""
 
 SHAPES: tuple[Shape, ...] = (
     Shape("private key (PEM, OpenSSH, PGP, PKCS#8)",
@@ -126,9 +164,38 @@ SHAPES: tuple[Shape, ...] = (
           r"secret|client[_-]?secret|password|x-amz-signature|x-amz-security-token|"
           r"x-goog-signature)=)[^&\s#\"'<>]{6,}"),
     Shape("quoted value of a secret name",
-          rf"""(?i)(?P<keep>(?:{_SECRET_KEY_NAMES}|{_PASSWORD_NAMES})"""
+          rf"""(?i)(?P<keep>{_QUOTED_NAMES}"""
           rf"""{_SEP}(?P<quote>\\?["']))[^"'\r\n]{{4,}}?(?P<tail>\\?["'])""",
           _assigned_secret(strict=False)),
+    # finding L11: the forms configs and command lines hold passwords in
+    Shape("PHP define() of a secret (WordPress's wp-config.php)",
+          rf"""(?i)(?P<keep>\bdefine[ \t]*\([ \t]*{_Q}[a-z0-9_]*"""
+          rf"""(?:password|passwd|pass|pwd|secret|key|token|salt){_Q}[ \t]*,[ \t]*{_Q})"""
+          rf"""[^"'\r\n]{{4,}}?(?P<tail>{_Q})""",
+          _defined_secret),
+    Shape("password in an XML element (Maven's settings.xml, Jenkins)",
+          r"(?i)(?P<keep><(?:[a-z0-9_.:-]*(?:password|passwd|passphrase)|(?:[a-z0-9]+[_.-])?pass)>"
+          r"[ \t]*)[^<\s]{4,}(?P<tail>[ \t]*</)",
+          _loose),
+    Shape("key, token or secret in an XML element",
+          r"(?i)(?P<keep><[a-z0-9_.:-]*(?:secret|token|api[_-]?key|private[_-]?key|access[_-]?key)>"
+          r"[ \t]*)[^<\s]{8,}(?P<tail>[ \t]*</)",
+          _assigned_secret(strict=True)),
+    Shape(".NET appSettings secret",
+          rf"""(?i)(?P<keep><add[ \t]+key[ \t]*=[ \t]*{_Q}[a-z0-9_.:-]*"""
+          rf"""(?:password|passwd|pwd|secret|api[_.-]?key|token){_Q}[ \t]+value[ \t]*=[ \t]*{_Q})"""
+          rf"""[^"'\r\n]{{4,}}?(?P<tail>{_Q})""",
+          _loose),
+    Shape("MySQL password on the command line (-pPASSWORD)",
+          rf"""(?P<keep>\b(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)(?:[ \t]+[^\s|;&]+){{0,8}}?[ \t]+-p{_Q}?)"""
+          r"""[^\s"'\\;&|<>()]{4,}""",
+          _loose),
+    Shape("password given as a command-line option",
+          rf"""(?i)(?P<keep>(?:\A|\s)(?:--?(?:{_OPTION_PREFIXES})?(?:password|passwd|passphrase|pass)|"""
+          r"""-(?:src|dest)?(?:store|key)pass)[ \t]+\\?["']?)"""
+          r"""[A-Za-z._-]*[^A-Za-z._\s"'\\&;|<>(){}\[\]-][^\s"'\\&;|<>(){}\[\]]*""",
+          _option_secret),
+    Shape("openssl's pass: argument", r"(?P<keep>-pass(?:in|out)?[ \t]+pass:)[^\s\"']{4,}"),
     Shape("password assigned a value",
           rf"""(?i)(?P<keep>{_PASSWORD_NAMES}{_SEP}){_VALUE}{{4,}}""",
           _assigned_secret(strict=False)),

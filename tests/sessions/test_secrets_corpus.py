@@ -76,7 +76,54 @@ CORPUS: dict[str, str] = {
     "PEM private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIE" + F + "owIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
     "OpenSSH private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl" + F + "bnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
     "PGP private key": "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdG" + F + "BF\n-----END PGP PRIVATE KEY BLOCK-----",
+    # passwords in the forms configs and command lines hold them (finding L11)
+    "WordPress DB password": f"define( 'DB_PASSWORD', '{F}Zq8vT3kLw9pR2mXy' );",
+    "WordPress salt": f"define('AUTH_KEY',         '{F}t`/Lm a_x!9|q>Wz{{]+@u:P=');",
+    "PHP define, double quotes": f'define("MAIL_SECRET", "{F}mailsecret");',
+    "XML password (Maven, Jenkins)": f"<server><id>x</id><password>{F}hunter2xx9</password></server>",
+    "XML password, encrypted": f"<password>{{{F}COQLCE6DU6GtcS5P=}}</password>",
+    "XML secret element": f"<secret>{{{F}AQAAABAAAAAQ0123}}</secret>",
+    "XML store password": f"<keyStorePassword>{F}St0re!pass</keyStorePassword>",
+    ".NET appSettings": f'<add key="SmtpPassword" value="{F}Sm7pPw" />',
+    "DB_PASS in .env": f"DB_PASS={F}hunter2xx",
+    "db_pass in code": f"db_pass = '{F}correcthorse'",
+    "quoted pass key": f'{{"user": "bob", "pass": "{F}battery"}}',
+    "Rails secret_key_base": f"secret_key_base: {F}" + "0123456789abcdef" * 4,
+    "mysql -p": f"mysql -u root -p{F}hunter2xx appdb",
+    "mysqldump -p quoted": f"mysqldump -h db -u app -p'{F}dump99' appdb > dump.sql",
+    "--password option": f"some-cli login --user bob --password {F}s3cret!x",
+    "--db-password option": f"./manage.py --db-password '{F}pw_9000'",
+    "keytool -storepass": f"keytool -list -keystore release.jks -storepass {F}st0repass",
+    "openssl pass:": f"openssl pkcs12 -in cert.p12 -passin pass:{F}p12pass9 -nodes",
 }
+ORDINARY = [
+    # code that handles passwords without holding one
+    "password = getpass()", 'db_pass = getpass.getpass("DB password: ")', "db_pass = args.db_pass",
+    "self.db_pass = db_pass", 'mysql_pass = os.environ["MYSQL_PASS"]', "smtp_pass: str | None = None",
+    "password_reset_token = None", "if not db_pass: raise SystemExit('set DB_PASS')",
+    "define('DB_PASSWORD', getenv('DB_PASSWORD'));", "define( 'DB_PASSWORD', 'password_here' );",
+    "define( 'AUTH_KEY',         'put your unique phrase here' );", "define( 'WP_DEBUG', false );",
+    # configs with the secret left out or referenced
+    "<password/>", "<password></password>", "<password>${env.MAVEN_PASSWORD}</password>",
+    "<password>${MAVEN_PASS}</password>", "<token>IDENTIFIER</token>", "<apiKey>YOUR_API_KEY</apiKey>",
+    '<add key="ApiKeyHeader" value="X-Api-Key" />', '<add key="SmtpPassword" value="" />',
+    'secret_key_base: <%= ENV["SECRET_KEY_BASE"] %>', "DB_PASS=${DB_PASS}", "DB_PASS=$MYSQL_ROOT_PASSWORD",
+    "DB_PASS_FILE=/run/secrets/db", "bypass: enabled", "compass: north", "skip_pass: true",
+    # command lines without a password on them
+    "mysql -u root -p", "mysql -u root -p appdb", "mysql -h db -P3306 -u app -p", 'mysql -p"$MYSQL_PWD" appdb',
+    "mysql -u root -p$MYSQL_ROOT_PASSWORD", "pg_dump --password-file ~/.pgpass appdb",
+    "docker login --password-stdin < token.txt", "psql --no-password -h db01 appdb",
+    "ansible-playbook site.yml --ask-vault-pass -i hosts01", 'some-cli login --password "$PASSWORD"',
+    "some-cli login --password $DB_PASS", "some-cli --password PASSWORD", "some-cli --password <password>",
+    "openssl pkcs12 -in cert.p12 -passin env:P12_PASS",
+    # prose about passwords
+    "Set DB_PASS to your password before running the tests.",
+    "The --password option takes the password; prefer --password-file.",
+    "Pass the --password flag only on a trusted machine, and the tests pass: everything works.",
+    "The <password> element holds the server's password, see settings.xml.",
+    "In wp-config.php, define DB_PASSWORD with the database password.",
+    "mysql asks for the password when -p is given without one.",
+]
 ENV_SECRET = f"{F}-env-value-0123456789"  # a configured key's value, whatever its shape
 URL_ENCODED_ENV = ENV_SECRET.replace("-", "%2D")  # (quote() leaves '-'; '%2D' is the same key, encoded)
 
@@ -105,6 +152,13 @@ def test_each_shape_is_redacted_alone_and_in_context(name: str) -> None:
     secrets = Secrets()
     for text in (value, f"see {value} here", f"export X='{value}'\n", json.dumps({"v": value})):
         assert _secret_part(value) not in secrets.text(text), (name, secrets.text(text))
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_code_configs_and_prose_about_passwords_stay_intact(text: str) -> None:
+    """The shapes of passwords in configs and command lines (finding L11) must not eat
+    the code that handles one, a config that leaves it out, or a sentence about one."""
+    assert Secrets().text(text) == text
 
 
 @tool(read_only=True)
