@@ -47,6 +47,7 @@ ALTERNATES = ("info/alternates", "info/http-alternates")
 
 FORGED_WHY = ("a git object file whose content is not what its name says: git would show and check "
               "out this content in place of the committed one (git checkout, git restore, git reset --hard)")
+UNCHECKED_WHY = "new git object files the command wrote, more than agent-shell checks after one command"
 ALTERNATES_WHY = "git's list of other folders it reads objects from (one could hold forged objects)"
 
 
@@ -287,8 +288,16 @@ def check(before: Snapshot, folder: Path | None = None) -> tuple[list[Planted], 
         seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
                                 gitpacks.names(objects))
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
-        new = [n for n in now if n not in was.loose][:max(budget, 0)]
+        new = [n for n in now if n not in was.loose and _oid(n)]
+        unchecked = len(new) - max(budget, 0)
+        new = new[:max(budget, 0)]
         budget -= len(new)
+        if unchecked > 0:
+            out.append(Planted(objects, UNCHECKED_WHY, undone=(
+                f"{unchecked:,} of them were not checked (one command's are hashed up to "
+                f"{MAX_CHECKED:,}): "
+                "git fsck names any whose content is not its name; run it before you check out, restore "
+                "or push here")))
         for name in changed + new:
             old = was.loose.get(name)
             oid = _oid(name)
@@ -315,5 +324,5 @@ def check(before: Snapshot, folder: Path | None = None) -> tuple[list[Planted], 
     return out, seen
 
 
-__all__ = ["ALTERNATES_WHY", "FORGED_WHY", "Objects", "Snapshot", "check", "matches", "objects_dirs", "read",
-           "snapshot"]
+__all__ = ["ALTERNATES_WHY", "FORGED_WHY", "UNCHECKED_WHY", "Objects", "Snapshot", "check", "matches",
+           "objects_dirs", "read", "snapshot"]

@@ -41,9 +41,14 @@ from . import gitreftable
 from .runslater import Planted
 
 MAX_REFS = 20_000
-"""Loose ref files read in one git directory at most (packed refs are one file)."""
+"""Loose ref files read in one git directory at most (packed refs are one file), besides
+``refs/replace/``, which is always read whole: a replace ref after 20,000 padding tags
+must not go unseen (tester finding L8)."""
 MAX_PACKED = 8 * 1024 * 1024
-"""Bytes of ``packed-refs`` read at most."""
+"""Bytes of ``packed-refs`` parsed line by line at most; the rest is still read, in
+chunks, for its ``refs/replace/`` lines (a substring search in C: a replace ref after
+150,000 padding tags, 9 MB, was kept when the rest was not read at all)."""
+CHUNK = 4 * 1024 * 1024
 REPLACE = "refs/replace/"
 
 REPLACE_WHY = ("a git replace ref: git would show and check out another object in place of this one "
@@ -114,20 +119,23 @@ def _loose(gitdir: Path, cache: RefCache | None = None) -> tuple[dict[str, str],
     known = cache.known(base) if cache is not None else {}
     kept: dict[str, tuple[tuple[int, int, int, int], str]] = {}
     settled = time.time_ns() - RACY_NS
+    replace = os.path.join(base, "refs", "replace")
     stack = [os.path.join(base, "refs")]
     whole = True
-    while stack and whole:
+    while stack:
         here = stack.pop()
+        if not whole and not (here + os.sep).startswith(replace + os.sep):
+            continue  # past the cap only refs/replace/ is read (it is walked whole)
         try:
             with os.scandir(here) as it:
                 entries = list(it)
         except OSError:
             continue
         for entry in entries:
-            if len(out) >= MAX_REFS:
-                whole = False
-                break
             name = entry.path[skip:].replace(os.sep, "/")
+            if len(out) >= MAX_REFS and not (name + "/").startswith(REPLACE):
+                whole = False
+                continue
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
@@ -151,20 +159,55 @@ def _loose(gitdir: Path, cache: RefCache | None = None) -> tuple[dict[str, str],
     return out, whole
 
 
-def _packed(gitdir: Path) -> tuple[dict[str, str], bool]:
-    try:
-        with open(gitdir / "packed-refs", "rb") as fh:
-            data = fh.read(MAX_PACKED + 1)
-    except OSError:
-        return {}, True
-    out: dict[str, str] = {}
-    for line in data[:MAX_PACKED].decode("utf-8", "replace").splitlines():
+def _parse_packed(data: bytes, out: dict[str, str]) -> None:
+    for line in data.decode("utf-8", "replace").splitlines():
         if not line or line[0] in "#^":
             continue
         oid, _, name = line.partition(" ")
         if name:
             out[name.strip()] = oid.strip()
-    return out, len(data) <= MAX_PACKED
+
+
+def _replace_lines(data: bytes) -> bytes:
+    """The lines of ``data`` (whole lines) that name a replace ref, found without a
+    Python loop over the others."""
+    found: list[bytes] = []
+    at = data.find(REPLACE.encode())
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        found.append(data[start:end])
+        at = data.find(REPLACE.encode(), end)
+    return b"\n".join(found)
+
+
+def _packed(gitdir: Path) -> tuple[dict[str, str], bool]:
+    """``packed-refs``: its first :data:`MAX_PACKED` bytes parsed, and every replace ref
+    in the rest (complete: nothing was left out)."""
+    out: dict[str, str] = {}
+    opened = False
+    try:
+        with open(gitdir / "packed-refs", "rb") as fh:
+            opened = True
+            data = fh.read(MAX_PACKED)
+            cut = data.rfind(b"\n") + 1 if len(data) == MAX_PACKED else len(data)
+            _parse_packed(data[:cut], out)
+            carry, whole = data[cut:], True
+            while True:
+                chunk = fh.read(CHUNK)
+                data = carry + chunk
+                if chunk:
+                    whole = False
+                    cut = data.rfind(b"\n") + 1
+                    data, carry = data[:cut], data[cut:]
+                elif carry:
+                    whole = False
+                _parse_packed(_replace_lines(data), out)
+                if not chunk:
+                    return out, whole
+    except OSError:
+        return out, not opened  # missing: no packed refs; unreadable half way: not all read
 
 
 def read(gitdir: Path, cache: RefCache | None = None) -> Refs:
@@ -271,6 +314,12 @@ def undo_replace(before: Snapshot, after: Snapshot | None = None) -> list[Plante
     after = reread(before) if after is None else after
     for gitdir, was in before.items():
         now = after.get(gitdir) or read(gitdir)
+        if not now.complete and gitreftable.uses_reftable(gitdir):
+            out.append(Planted(gitdir / "reftable", REPLACE_WHY, undone=(
+                "git could not list this repository's refs after the command, so a replace ref it "
+                "added cannot be ruled out: run git replace -l here, and git replace -d each you did "
+                "not make")))
+            continue
         if now.loose == was.loose and now.packed == was.packed:
             continue  # the usual case, compared in C: 10,000 refs by name took 0.3 s at load 9
         for name in sorted(n for n in now.names() if n.startswith(REPLACE)):
@@ -320,6 +369,11 @@ def changed(before: Snapshot, gitdirs: Sequence[Path], after: Snapshot | None = 
         now = after.get(gitdir) or read(gitdir)
         if now.loose == was.loose and now.packed == was.packed:
             continue
+        if not now.complete and not gitreftable.uses_reftable(gitdir):
+            out.append(Planted(gitdir / "refs", CHANGED_WHY, undone=(
+                f"more refs than agent-shell reads ({MAX_REFS:,} loose, {MAX_PACKED // (1024 * 1024)} MiB "
+                "of packed-refs): those past that are not compared, so a moved one may not be named here "
+                "(replace refs are all read); git for-each-ref lists them")))
         skip = was.heads | heads
         for name in sorted(was.names() | now.names()):
             old, new = was.value(name), now.value(name)

@@ -32,6 +32,7 @@ checked out the command's commit as the user's branch.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from collections import Counter
@@ -43,7 +44,12 @@ from .runslater import Planted
 REBASE_LISTS = ("rebase-merge/git-rebase-todo", "sequencer/todo")
 """Where git keeps what is left to do (``git rebase -i``/``--exec`` and ``git cherry-pick``)."""
 MAX_BYTES = 4 * 1024 * 1024
-"""A to-do list read at most (one line per commit: thousands are a few hundred KB)."""
+"""A strategy or saved file read at most (a bigger one is put back: git's are a line).
+The to-do lists are read whole, streamed: git runs every line, however far down
+(tester finding L7: 4 MiB of comments, then ``exec``, passed a cap here)."""
+CHUNK = 1024 * 1024
+"""Bytes of a to-do list read at a time (its ``exec`` lines are found by a regex in C)."""
+_CANDIDATE = re.compile(rb"^[ \t]*(?:exec|x)[ \t][^\n]*", re.MULTILINE)
 EXEC_WORDS = ("exec", "x")
 MAX_SHOWN = 200
 """Characters of a removed line the result shows."""
@@ -68,13 +74,28 @@ def exec_line(line: str) -> bool:
     return word in EXEC_WORDS and len(line.strip(" \t\r")) > len(word)
 
 
-def _read(path: Path) -> list[str] | None:
+def _exec_lines(path: Path) -> list[str] | None:
+    """The ``exec`` lines of the whole to-do list at ``path`` (None: it cannot be read),
+    in order, without their line ends: streamed, so a list of any size costs its
+    read and one regex pass, never a cap past which a line goes unseen."""
+    out: list[str] = []
+    carry = b""
     try:
         with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES)
+            while True:
+                chunk = fh.read(CHUNK)
+                data = carry + chunk
+                if chunk:
+                    cut = data.rfind(b"\n") + 1
+                    data, carry = data[:cut], data[cut:]
+                for found in _CANDIDATE.finditer(data):
+                    line = found.group().decode("utf-8", "surrogateescape")
+                    if exec_line(line):
+                        out.append(line.rstrip("\r\n"))
+                if not chunk:
+                    return out
     except OSError:
         return None
-    return data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
 
 
 def todos(gitdirs: Sequence[Path]) -> dict[Path, Counter[str]]:
@@ -82,8 +103,7 @@ def todos(gitdirs: Sequence[Path]) -> dict[Path, Counter[str]]:
     out: dict[Path, Counter[str]] = {}
     for gitdir in dict.fromkeys(gitdirs):
         for name in REBASE_LISTS:
-            lines = _read(gitdir / name) or []
-            out[gitdir / name] = Counter(ln.rstrip("\r\n") for ln in lines if exec_line(ln))
+            out[gitdir / name] = Counter(_exec_lines(gitdir / name) or [])
     return out
 
 
@@ -114,9 +134,11 @@ def _inode(path: Path) -> int:
 
 
 def _bytes(path: Path) -> bytes | None:
+    """The file's bytes, one past :data:`MAX_BYTES` at most: a file that long is not
+    git's (it writes a line) and is put back, never read in part and passed."""
     try:
         with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES)
+            return fh.read(MAX_BYTES + 1)
     except OSError:
         return None
 
@@ -124,6 +146,8 @@ def _bytes(path: Path) -> bytes | None:
 def _foreign(path: Path, data: bytes) -> list[str]:
     """The strategies ``data`` names that git does not have itself (``rebase-merge/strategy``
     holds the name; ``sequencer/opts`` is a config file with ``strategy = name``)."""
+    if len(data) > MAX_BYTES:
+        return [f"(a file over {MAX_BYTES // (1024 * 1024)} MiB, not read: git reads it all)"]
     text = data.decode("utf-8", "replace")
     if path.name == "strategy":
         names = [text.strip()]
@@ -183,30 +207,43 @@ def drop_new_execs(before: Todos) -> list[Planted]:
     """Each ``exec`` line a command added to a to-do list of ``before``, taken out again."""
     out: list[Planted] = []
     for path, was in before.items():
-        lines = _read(path)
-        if not lines:
-            continue
-        budget = Counter(was)
-        kept: list[str] = []
+        lines = _exec_lines(path)
+        added = Counter(lines) - Counter(was) if lines else Counter[str]()
+        if not added:
+            continue  # the usual case: no exec line it did not have, found without a line loop in Python
         dropped: list[str] = []
-        for line in lines:
-            text = line.rstrip("\r\n")
-            if exec_line(line):
-                if budget[text] > 0:
-                    budget[text] -= 1
-                else:
-                    dropped.append(text.strip())
-                    continue
-            kept.append(line)
-        if not dropped:
-            continue
         undone = "removed (to run it after all: git rebase --edit-todo, and add it back)"
         try:
-            _rewrite(path, kept)
+            _drop_lines(path, Counter(was), dropped)
         except OSError as exc:
+            dropped = [line.strip() for line in added.elements()]
             undone = f"removing it FAILED ({exc.strerror or exc}): run git rebase --edit-todo and delete it"
         out += [Planted(path, f"{EXEC_WHY}: {line[:MAX_SHOWN]!r}", undone=undone) for line in dropped]
     return out
+
+
+def _drop_lines(path: Path, budget: Counter[str], dropped: list[str]) -> None:
+    """Rewrite the to-do list at ``path`` without each ``exec`` line past ``budget``
+    (the ones it had before), streamed line by line; those lines go to ``dropped``."""
+    mode = stat.S_IMODE(os.lstat(path).st_mode)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".agent-shell-todo-")
+    try:
+        with os.fdopen(fd, "wb") as out, open(path, "rb") as fh:
+            for raw in fh:
+                line = raw.decode("utf-8", "surrogateescape")
+                text = line.rstrip("\r\n")
+                if exec_line(line):
+                    if budget[text] > 0:
+                        budget[text] -= 1
+                    else:
+                        dropped.append(text.strip())
+                        continue
+                out.write(raw)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError:
+        os.unlink(tmp)
+        raise
 
 
 def _rewrite(path: Path, lines: list[str]) -> None:
