@@ -20,6 +20,7 @@ the command's new one and leave the user's own in ``sub_old/``, unmentioned.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +30,10 @@ from .runslater import Planted, move_out, relative
 
 Ident = tuple[int, int]
 
-MAX_WALK = 20_000
-"""Entries looked at to find a renamed folder outside its old parent."""
+MAX_WALK = 2_000_000
+"""Entries looked at to find a renamed folder outside its old parent. A folder not
+found is said as NOT put back, never passed over: a cap of 20,000 let a command move a
+denied folder under 24,000 new ones and read it at its new place (verify of L9)."""
 
 RULE, SECRET, LATER = "rule", "secret", "later"
 WHY = "renamed by this command, with what the sandbox holds inside it"
@@ -90,6 +93,10 @@ def undo(held: Sequence[Held], roots: Sequence[Path]) -> list[Planted]:
         done.add(top)
         moved = _find(top.parent, ident, roots)
         if moved is None:
+            shown = relative(item.path, roots)
+            out.append(Planted(top, WHY, error=f"it was moved where agent-shell could not find it within "
+                                               f"{MAX_WALK:,} entries of the workspace, so {shown} and what "
+                                               "it held may be readable at its new place: tell the user"))
             continue
         folder = folder or quarantine.new_folder()
         out += _put_back(top, moved, item, folder, roots)
@@ -124,10 +131,12 @@ def _put_back(top: Path, moved: Path, item: Held, folder: Path, roots: Sequence[
 def _find(parent: Path, ident: Ident, roots: Sequence[Path]) -> Path | None:
     """Where the entry with ``ident`` is now: in ``parent`` (a rename in place), else
     anywhere in the roots within :data:`MAX_WALK` entries (symlinks not followed)."""
-    places = [parent, *roots]
+    # the old parent first, not descended into (a rename in place), unless it is a root:
+    # a folder right under the workspace moved deeper was never looked for below it
+    places = deque([(parent, parent in roots), *((root, True) for root in roots if root != parent)])
     looked = 0
     while places and looked < MAX_WALK:
-        place = places.pop(0)
+        place, descend = places.popleft()
         try:
             with os.scandir(place) as entries:
                 for entry in entries:
@@ -135,8 +144,8 @@ def _find(parent: Path, ident: Ident, roots: Sequence[Path]) -> Path | None:
                     info = entry.stat(follow_symlinks=False)
                     if (info.st_dev, info.st_ino) == ident:
                         return Path(entry.path)
-                    if entry.is_dir(follow_symlinks=False) and place != parent:
-                        places.append(Path(entry.path))
+                    if descend and entry.is_dir(follow_symlinks=False):
+                        places.append((Path(entry.path), True))
         except OSError:
             continue
     return None

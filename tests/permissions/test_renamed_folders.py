@@ -81,3 +81,26 @@ async def test_a_runs_later_folder_swapped_by_renaming_its_parent_is_put_back(ws
     assert (ws / "sub" / ".vscode" / "settings.json").read_text() == "{}\n"
     assert not (ws / "sub" / ".vscode" / "tasks.json").exists() and not (ws / "sub_old").exists()
     assert result.details["quarantined"] == ["sub"]  # the command's new sub/, with its tasks.json
+
+
+async def test_a_denied_folder_moved_past_the_search_is_put_back_or_said(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moved under 24,000 new folders, past the 20,000 entries the search looked at,
+    the folder a read rule hides stayed where the next command read it, and nothing was
+    said (verify of L9). Found now; and where a search must stop, it says so."""
+    require_sandbox()
+    from shell.permissions import pathswaps
+
+    (ws / "config" / "secrets").mkdir(parents=True)
+    (ws / "config" / "secrets" / "db.txt").write_text("db_password=SECRET\n")
+    deep = "for i in $(seq -w 0 59); do for j in $(seq -w 0 39); do mkdir -p big/d0$i/e$j; done; done"
+    monkeypatch.setattr(pathswaps, "MAX_WALK", 2_000)  # 2,400 new folders: past it
+    result = await run(ws, f"{deep}; mv config big/d059/e39/cfg; echo done", reads=("config/secrets",))
+    assert "done" in result.text
+    assert "could NOT be put back" in result.text and "config/secrets" in result.text, result.text
+    monkeypatch.setattr(pathswaps, "MAX_WALK", 2_000_000)
+    (ws / "big" / "d059" / "e39" / "cfg").rename(ws / "config")
+    result = await run(ws, "mv config big/d059/e39/cfg; echo done", reads=("config/secrets",))
+    assert (ws / "config" / "secrets" / "db.txt").exists(), result.text
+    assert "renamed back to config" in result.text
