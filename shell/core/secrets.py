@@ -78,6 +78,10 @@ _SECRET_FILE_NAMES = frozenset({
     # credentials (JENKINS_HOME is often kept in a config repository), gitlab-ci-local's
     # secret CI variables (gitignored by its docs), MySQL's login paths
     "wp-config.php", "credentials.xml", ".gitlab-ci-local-variables.yml", ".mylogin.cnf",
+    # and their siblings (verify of L11): MediaWiki's and phpMyAdmin's configs, Drupal's local
+    # settings, Jenkins' master key, the YAML spelling of gitlab-ci-local's variables
+    "localsettings.php", "config.inc.php", "settings.local.php", "hudson.util.secret",
+    ".gitlab-ci-local-variables.yaml",
 })
 _SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc",
                          ".env", ".tfstate", ".ppk", "_accesskeys.csv", ".kubeconfig", ".htpasswd",
@@ -86,6 +90,7 @@ _SECRET_JSON_PREFIXES = ("firebase-adminsdk-", "client_secret", "service_account
                          "serviceaccount")
 """``firebase-adminsdk-x1y2z-0123456789.json``, ``client_secret_<id>.apps.googleusercontent.com.json``:
 the names the consoles give a downloaded key."""
+_WP_CONFIG = "wp-config"
 _NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults")
 _PRIVATE_KEYS = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
 """ssh's private key names, and their variants (``id_rsa_deploy``, ``id_ed25519.work``);
@@ -104,7 +109,7 @@ def secret_name_hints() -> tuple[str, ...]:
     file, so callers on a hot path can skip splitting it into words. Derived from the
     lists themselves, so a name added there is never missed by such a filter."""
     names = {*_SECRET_FILE_NAMES, *_SECRET_FILE_SUFFIXES, *_PRIVATE_KEYS, *_SYSTEM_SECRETS, *BY_FOLDER,
-             *_SECRET_JSON_PREFIXES}
+             *_SECRET_JSON_PREFIXES, _WP_CONFIG}
     hints = {n.lower().lstrip("._") for n in names} | {"env", "ssh_host_", "sudoers"}
     return tuple(sorted(h for h in hints if h))
 
@@ -146,6 +151,8 @@ def _secret_name(trimmed: str, name: str) -> bool:
         return True
     if name.endswith(".json") and name.startswith(_SECRET_JSON_PREFIXES):
         return True
+    if name.startswith(_WP_CONFIG) and name.endswith(".php") and "sample" not in name:
+        return True  # wp-config.local.php, wp-config-production.php: the same password
     return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES)
 
 
@@ -164,7 +171,10 @@ _WHY_BY_NAME = {
     ".bash_history": "commands typed in a shell, secrets typed inline among them",
     ".zsh_history": "commands typed in a shell, secrets typed inline among them",
     "wp-config.php": "WordPress's database password and secret keys",
-    "credentials.xml": "Jenkins' stored credentials",
+    "credentials.xml": "Jenkins' stored credentials", "hudson.util.secret": "Jenkins' key to its credentials",
+    "localsettings.php": "MediaWiki's database password and secret key",
+    "config.inc.php": "phpMyAdmin's settings, passwords among them",
+    "settings.local.php": "Drupal's local settings, the database password among them",
     ".gitlab-ci-local-variables.yml": "gitlab-ci-local's CI variables, secrets among them",
 }
 """Why each name of the list holds secrets, said in the question before it is read."""

@@ -86,6 +86,15 @@ SECRET_PATHS = (
     # finding L12: MySQL's login paths, Gitea's tea, Railway, Render, the jira CLIs (tokens in
     # plain text), conda's channel tokens (conda in a command uses its default channels)
     ".mylogin.cnf", ".config/tea", ".config/railway", ".render", ".config/jira", ".jira.d", ".condarc",
+    # and more found by verifying it: Ansible's vault password files (they open every vault of
+    # the project), nix's and cachix's tokens, Scaleway, Alibaba and Vultr keys, SVN's and CVS's
+    # saved passwords, lftp's bookmarks, pgAdmin's saved servers, Postman's and Insomnia's
+    # collections (tokens in them), Joplin's notes, qBittorrent's web password
+    ".vault_pass.txt", ".vault_pass", ".ansible/vault_pass", ".ansible/vault_pass.txt",
+    ".config/nix/nix.conf", ".config/cachix", ".scw", ".aliyun", ".vultr-cli.yaml", ".subversion/auth",
+    ".cvspass", ".lftp",
+    ".pgadmin", ".config/Postman", ".insomnia", ".config/Insomnia", ".config/joplin-desktop",
+    ".config/qBittorrent",
     # deleted files are still keys; browsers' caches hold logged-in pages; editors keep a copy
     # of every saved version of every file (.env files included) in their local history
     ".local/share/Trash", ".cache/google-chrome", ".cache/chromium", ".cache/mozilla",

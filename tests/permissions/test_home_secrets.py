@@ -76,6 +76,12 @@ MORE_STORES = [
     # MySQL's login paths, Gitea's tea, Railway, Render, jira CLIs, conda's channel tokens (finding L12)
     ".mylogin.cnf", ".config/tea/config.yml", ".config/railway/config.json", ".render/cli.yaml",
     ".config/jira/.config.yml", ".jira.d/config.yml", ".condarc",
+    # found by verifying L12: Ansible vault passwords, nix/cachix tokens, cloud CLIs, SVN, CVS, lftp, pgAdmin,
+    # API clients, notes, a torrent client's web password
+    ".vault_pass.txt", ".ansible/vault_pass", ".config/nix/nix.conf", ".config/cachix/cachix.dhall",
+    ".scw/config.yaml", ".aliyun/config.json", ".vultr-cli.yaml", ".subversion/auth/svn.simple/abc",
+    ".cvspass", ".lftp/bookmarks", ".pgadmin/pgadmin4.db", ".config/Postman/x.json", ".insomnia/x.json",
+    ".config/joplin-desktop/database.sqlite", ".config/qBittorrent/qBittorrent.conf",
 ]  # fmt: skip
 
 

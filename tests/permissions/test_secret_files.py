@@ -434,7 +434,10 @@ async def test_keys_under_the_names_consoles_download_them_as_ask_and_are_hidden
     assert KEY not in result.text, result.text
 
 
-SITE_SECRETS = ("wp-config.php", "credentials.xml", ".gitlab-ci-local-variables.yml", "wp-config.php.bak")
+SITE_SECRETS = ("wp-config.php", "credentials.xml", ".gitlab-ci-local-variables.yml", "wp-config.php.bak",
+                # their siblings, found by verifying L11
+                "wp-config.local.php", "wp-config-production.php", "LocalSettings.php", "config.inc.php",
+                "settings.local.php", "hudson.util.Secret", ".gitlab-ci-local-variables.yaml")
 
 
 async def test_wordpress_jenkins_and_gitlab_ci_local_secrets_ask_and_are_hidden(ws: Path) -> None:
