@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import paths
+from .misepaths import mise_path_dirs
 from .pathdirs import live_path_dirs, shadows
 
 SOURCED_WHY = "direnv runs as you when you enter the directory (an .envrc sources it)"
@@ -323,8 +324,9 @@ def envrc_runs(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
 
 
 def _with_live_path(runs: EnvrcRuns, roots: Sequence[Path]) -> EnvrcRuns:
-    """``runs`` with the folders of the live PATH that lie in ``roots`` (guarded alike)."""
-    live = [(folder, why, folder in roots) for folder, why in live_path_dirs(roots)
+    """``runs`` with the folders of the live PATH that lie in ``roots``, and those mise's
+    ``_.path`` puts there (:mod:`.misepaths`), guarded alike."""
+    live = [(folder, why, folder in roots) for folder, why in (*live_path_dirs(roots), *mise_path_dirs(roots))
             if all(folder != known for known, _, _ in runs.path_dirs)]
     return replace(runs, path_dirs=(*runs.path_dirs, *live)) if live else runs
 

@@ -303,3 +303,17 @@ def test_past_the_entry_cap_every_name_that_shadows_is_still_guarded(
     monkeypatch.setattr(pathdirs, "MAX_ENTRIES", 0)
     capped = set(pathdirs.guarded(folder, [tmp_path / "ws"]))
     assert whole == capped == {folder / "uv", folder / "make"}
+
+
+@pytest.mark.parametrize("value", ['["./tools/bin"]', '"tools/bin"', '["{{config_root}}/tools/bin"]'])
+async def test_a_folder_mises_path_puts_first_is_guarded(ws: Path, value: str) -> None:
+    """mise's `[env] _.path` puts tools/bin before the user's programs as direnv's
+    PATH_add does: a planted tools/bin/git was kept in auto (verify of L6)."""
+    write(ws / "mise.toml", f"[env]\n_.path = {value}\n")
+    (ws / "tools" / "bin").mkdir(parents=True)
+    asked = verdict(ws, "tools/bin/git")
+    assert asked.action == "ask" and "mise" in asked.reason, asked
+    require_sandbox()
+    result = await sh(ws, "printf '#!/bin/sh\\nid\\n' > tools/bin/git; echo app > tools/bin/app; echo done")
+    assert "done" in result.text and not (ws / "tools" / "bin" / "git").exists(), result.text
+    assert (ws / "tools" / "bin" / "app").exists()
