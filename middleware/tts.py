@@ -38,6 +38,7 @@ from shell.core.events import (
     TextBlockEnd,
     TextBlockStart,
 )
+from shell.core.secrets import REDACTED, redact
 
 from .base import Middleware, ReplyNext
 from .context import HookContext
@@ -119,6 +120,7 @@ def _shorten(match: re.Match[str]) -> str:
 
 def speak_inline(text: str) -> str:
     """One line's inline Markdown as plain words."""
+    text = redact(text).replace(REDACTED, "a secret")  # audio is kept and played back too
     text = _CODE_SPAN.sub(lambda m: m.group(2).strip(), text)
     text = _IMAGE.sub(lambda m: m.group(1), text)
     text = _LINK.sub(lambda m: _host(m.group(1)) if _URL.fullmatch(m.group(1)) else m.group(1), text)

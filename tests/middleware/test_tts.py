@@ -349,3 +349,16 @@ async def test_a_new_reply_silences_a_stream_an_abandoned_reply_left_open() -> N
     assert engine.streams[0].closed and not mw._live
     events = [e async for e in agent.reply("two")]
     assert shape(events)[-1] == "DataBlockEnd"
+
+
+def test_a_secret_in_the_answer_is_not_spoken() -> None:
+    """The audio is kept with the session and played back: a key the model repeats is
+    said as "a secret", not read out letter by letter (verify of L13)."""
+    from middleware.tts import Speakable, speakable
+
+    key = "sk-proj-Abc123def456ghi789jkl012mno345pqr678stu901vwx"
+    said = speakable(f"Your key is `{key}`. Keep it safe.")
+    assert key not in said and "Abc123" not in said and "a secret" in said and "Keep it safe" in said
+    streamed = Speakable()
+    out = streamed.feed(f"First sentence. The key: {key}. ") + streamed.feed("More.\n") + streamed.finish()
+    assert key not in out and "Abc123" not in out, out
