@@ -58,7 +58,13 @@ def test_two_turn_chat(home: Home, llama: LlamaServer) -> None:
     assert first["answer"].strip() and first["errors"] == []
     assert first["model"] == f"llama:{llama.model_id()}"  # no model configured: the server's own
     assert first["usage"] is None  # llama-cpp-python reports none: unknown, not zero
-    second = answer(home.run("-p", "And another one?", "--continue", "--output-format", "json"))
+    again = ("-p", "And another one?", "--continue", "--output-format", "json")
+    result = home.run(*again)
+    if result.returncode != 0 and "without any text or tool call" in result.stdout:
+        # SmolLM2-135M's whim (an answer of nothing: seen in CI at this turn too): the message
+        # was taken back out, so the session is as before; a rejected history fails twice
+        result = home.run(*again)
+    second = answer(result)
     assert second["answer"].strip()
     assert roles(second["messages"]) == ["user", "assistant", "user", "assistant"]
 
