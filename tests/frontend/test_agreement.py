@@ -158,7 +158,7 @@ async def tui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Seen:
         await until(pilot, lambda: app.ready)
         app.prompt.insert("go")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted)
         await pilot.press("n")
         await pilot.press("enter")  # the reason box: none
         await until(pilot, lambda: app.last_reply is not None and app.last_reply.end is not None)

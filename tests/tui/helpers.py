@@ -240,11 +240,14 @@ async def streaming_message(app: App[None]) -> AssistantMessage:
 
 
 def approval_dialog(app: App[Any]) -> ApprovalScreen | None:
-    """The approval dialog when it is the screen on top, else None."""
+    """The approval dialog when it is the screen on top and mounted, else None.
+
+    A pushed screen is on top before its widgets are: a test that queried it then
+    failed under load (CI), and the app, torn down mid-mount, failed in on_mount."""
     from shell.tui.screens.approval import ApprovalScreen
 
     screen = app.screen
-    return screen if isinstance(screen, ApprovalScreen) else None
+    return screen if isinstance(screen, ApprovalScreen) and screen.is_mounted else None
 
 
 async def ask_dialog(app: App[Any], pilot: Any, text: str = "go") -> ApprovalScreen:

@@ -12,12 +12,11 @@ from shell.agent.loop import Agent
 from shell.core.messages import AssistantMessage, ToolCallBlock
 from shell.providers.scripted import ScriptedModel
 from shell.tui.app import AgentShellApp
-from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets import conversation as conv
 from shell.tui.widgets.call_group import CallGroup
 from shell.tui.widgets.tool_span import ToolSpan
 
-from .helpers import SIZE, AskEverything, read_note, send, wait_for, write_note
+from .helpers import SIZE, AskEverything, approval_dialog, read_note, send, wait_for, write_note
 
 pytestmark = pytest.mark.anyio
 
@@ -105,7 +104,7 @@ async def test_calls_awaiting_approval_are_never_folded_and_the_dialog_asks_for_
         await send(pilot, "write")
         asked: list[str] = []
         for _ in range(6):
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=20)
+            await wait_for(pilot, lambda: approval_dialog(app) is not None, timeout=20)
             waiting = [s for s in app.query(ToolSpan) if s.state.status == "approval"]
             assert len(waiting) == 1  # on screen, its own line, whatever was folded before it
             asked.append(waiting[0].state.call_id)

@@ -139,7 +139,7 @@ async def test_the_approval_dialog_shows_an_instruction_hidden_in_tag_characters
     app = AgentShellApp(runtime=runtime)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "add a style note")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted)
         dialog = app.screen
 
         def warned() -> None:  # once the dialog has shown its request

@@ -17,7 +17,7 @@ from shell.tools.mcp_config import parse_servers
 from shell.tui.app import AgentShellApp
 from shell.tui.widgets.welcome import Welcome
 
-from .helpers import SIZE, send, wait_for
+from .helpers import SIZE, approval_dialog, send, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -98,7 +98,6 @@ async def test_hostile_tool_names_and_descriptions_reach_the_approval_dialog_and
     hold them too: the dialog, the notices, /tools and the side panel's trace show
     model-safe names and neutralised text."""
     from shell.tools.mcp_results import tool_name
-    from shell.tui.screens.approval import ApprovalScreen
 
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
@@ -116,7 +115,7 @@ async def test_hostile_tool_names_and_descriptions_reach_the_approval_dialog_and
         assert mcp is not None
         await wait_for(pilot, lambda: mcp.status("sdk").state == "ready", timeout=60)
         await send(pilot, "go")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=30)
+        await wait_for(pilot, lambda: approval_dialog(app) is not None, timeout=30)
         # its widgets fill in after the screen is pushed: wait for them, then read it once
         await wait_for(pilot, lambda: evil in _screen_text(app) and "x\u241b[2J" in _screen_text(app))
         dialog = _screen_text(app)

@@ -67,7 +67,7 @@ async def test_a_rejected_call_reads_rejected_live_and_after_continue(
     app = AgentShellApp(runtime=_runtime(tmp_path, [write, "Fine, I will not."]))  # type: ignore[list-item]
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "write x")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted)
         await wait_for(pilot, lambda: not app.screen.guarded())  # the dialog's typing guard
         await pilot.press("n", "enter")  # reject, no reason
         await wait_for(pilot, lambda: not app.busy)

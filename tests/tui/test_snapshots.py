@@ -94,7 +94,7 @@ def test_approval_dialog(snap_compare: Any) -> None:
 
     async def run_before(pilot: Any) -> None:
         await _send(pilot, "read two notes")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted
                        and len(app.approvals.queue) == 2)
         await frame_drawn(pilot)
 

@@ -105,7 +105,7 @@ async def test_what_the_user_must_read_is_readable_in_every_built_in_theme(theme
         assert faint_text(_placeholder(prompt)) == []
 
         await send(pilot, "go")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted)
         await pilot.pause()
         lines = screen_lines(app)
         status, footer = lines[-2], lines[-1]
