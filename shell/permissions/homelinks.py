@@ -14,7 +14,8 @@ by Debian's and Ubuntu's ``~/.profile``; ``~/bin -> dotfiles/bin``), any other e
 of home on the PATH, and the entries of ``~/.config``, ``~/.local/bin``, home's other
 dot folders (``~/.ssh/config``: stow links it file by file, as ``~/.ssh`` holds keys;
 its ``ProxyCommand`` runs at the next ``ssh`` or ``git push``) and of each folder of
-``~/.config`` (``~/.config/fish/config.fish``). Each listing is read whole (only
+``~/.config`` (``~/.config/fish/config.fish``) and of the folders in those
+(``~/.config/fish/conf.d/x.fish``: :data:`CONFIG_DEPTH`). Each listing is read whole (only
 links and files with more than one name cost a ``stat``) and kept until one of those
 folders changes. What they lead to counts as runs-later: the file tools ask before an
 edit (:mod:`.laterhit`, the question saying "~/.bashrc is a link to it"), the sandbox
@@ -27,12 +28,24 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import paths
 from .homedirs import home_dirs
 
+CONFIG_DEPTH = 3
+"""Levels of folders whose entries are looked at under home: ``~/.config``, ``~/.config/a``
+and ``~/.config/a/b``, so a link as deep as ``~/.config/a/b/c`` is seen."""
+MAX_CONFIG_FOLDERS = 1024
+"""Folders of home looked at in all (each costs a listing when it changes and a ``stat``
+before every edit and command): a browser's profile under ``~/.config`` holds hundreds."""
+DEEP_RECHECK = 5.0
+"""Seconds for which the deepest folders' mtimes are not looked at again (a ``stat`` each,
+hundreds of them, before every edit and command). Home is read-only to commands, so
+only the user adds a link there; one made that deep counts at most this much later."""
 HOME_BINS = frozenset({"bin"})
 """Entries of home without a dot that are looked at, whether or not on the PATH now."""
 MAX_WALK = 500_000
@@ -46,7 +59,26 @@ sits past the cap, or has a third name outside the workspace, is affected)."""
 Inode = tuple[int, int]
 Hard = dict[Inode, tuple[str, Path]]
 """A hard-linked home file's (device, inode) → its shown name and path."""
-_cache: dict[tuple[Path, tuple[Path, ...]], tuple[tuple[tuple[str, float], ...], dict[Path, str], Hard]] = {}
+Folders = list[tuple[str, str]]
+Stamp = tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Looked:
+    """What one look at home found, and the folders looked at with their mtimes then: a
+    folder added anywhere changes its parent's mtime, and every parent is among them."""
+
+    shallow: Folders
+    shallow_stamp: Stamp
+    deep: Folders
+    """``~/.config/a/b``: stamped again only :data:`DEEP_RECHECK` seconds after the last time."""
+    deep_stamp: Stamp
+    deep_at: float
+    found: dict[Path, str]
+    hard: Hard
+
+
+_cache: dict[tuple[Path, tuple[Path, ...]], _Looked] = {}
 _walked: dict[tuple[tuple[Path, ...], tuple[tuple[Inode, int, int], ...]], dict[Path, str]] = {}
 
 
@@ -99,27 +131,47 @@ def _folders(home: Path, roots: tuple[Path, ...]) -> list[tuple[str, str]]:
     """The folders of home whose entries are looked at, as (shown prefix, path). A dot
     folder that is the workspace, or in it or holding it (``~/.dotfiles`` worked on),
     is not: its own links are the project's (``zshrc -> zsh/zshrc``). Strings, not
-    paths: this runs before every edit and command, over a hundred folders."""
+    paths: this runs before every edit and command, over a hundred folders.
+
+    Under ``~/.config`` the folders are looked at :data:`CONFIG_DEPTH` levels down,
+    breadth first, at most :data:`MAX_CONFIG_FOLDERS` of them: XDG tools read files
+    that deep (``~/.config/fish/conf.d/x.fish``, ``~/.config/systemd/user/x.service``,
+    ``~/.config/git/hooks/pre-commit``), and stow links them file by file where the
+    folder also holds the tool's own state."""
     base = str(home)
     tops = [str(r) for r in roots]
     out: list[tuple[str, str]] = [("", base), (".local/bin/", os.path.join(base, ".local", "bin"))]
     config = os.path.join(base, ".config")
-    for top, prefix in ((base, ""), (config, ".config/")):
-        try:
-            with os.scandir(top) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if ((top == base and (not name.startswith(".") or name in (".config", ".local")))
-                            or not entry.is_dir(follow_symlinks=False)):
-                        continue
-                    if not any(paths.within(entry.path, r) or paths.within(r, entry.path) for r in tops):
-                        out.append((f"{prefix}{name}/", entry.path))
-        except OSError:
-            continue
-    return [*out[:2], (".config/", config), *out[2:]]
+    level: list[tuple[str, str]] = [(".config/", config)]
+    for depth in range(CONFIG_DEPTH - 1):
+        for prefix, top in ([("", base)] if depth == 0 else []) + level:
+            out += _subfolders(top, prefix, top == base, tops)
+            if len(out) >= MAX_CONFIG_FOLDERS:
+                break
+        level = [f for f in out if f[0].startswith(".config/") and f[0].count("/") == depth + 2]
+        if len(out) >= MAX_CONFIG_FOLDERS:
+            break
+    return [*out[:2], (".config/", config), *out[2:MAX_CONFIG_FOLDERS]]
 
 
-def _stamp(folders: list[tuple[str, str]]) -> tuple[tuple[str, float], ...]:
+def _subfolders(top: str, prefix: str, is_home: bool, tops: list[str]) -> list[tuple[str, str]]:
+    """The folders right in ``top`` whose entries are looked at (home: its dot folders)."""
+    found: list[tuple[str, str]] = []
+    try:
+        with os.scandir(top) as entries:
+            for entry in entries:
+                name = entry.name
+                if ((is_home and (not name.startswith(".") or name in (".config", ".local")))
+                        or not entry.is_dir(follow_symlinks=False)):
+                    continue
+                if not any(paths.within(entry.path, r) or paths.within(r, entry.path) for r in tops):
+                    found.append((f"{prefix}{name}/", entry.path))
+    except OSError:
+        pass
+    return found
+
+
+def _stamp(folders: Folders) -> Stamp:
     out = []
     for _, folder in folders:
         try:
@@ -138,14 +190,29 @@ def _on_path(home: Path) -> frozenset[str]:
     return frozenset(names)
 
 
+def _still(home: Path, roots: tuple[Path, ...], now: float) -> _Looked | None:
+    """The last look, when no folder it looked at changed since (none was added either)."""
+    cached = _cache.get((home, roots))
+    if cached is None or _stamp(cached.shallow) != cached.shallow_stamp:
+        return None
+    if now - cached.deep_at < DEEP_RECHECK:
+        return cached
+    if _stamp(cached.deep) != cached.deep_stamp:
+        return None
+    _cache[(home, roots)] = replace(cached, deep_at=now)
+    return cached
+
+
 def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
     if not roots:
         return {}, {}
+    now = time.monotonic()
+    cached = _still(home, roots, now)
+    if cached is not None:
+        return cached.found, cached.hard
     folders = _folders(home, roots)
-    stamp = _stamp(folders)
-    cached = _cache.get((home, roots))
-    if cached is not None and cached[0] == stamp:
-        return cached[1], cached[2]
+    shallow = [f for f in folders if f[0].count("/") < CONFIG_DEPTH]
+    deep = [f for f in folders if f[0].count("/") >= CONFIG_DEPTH]
     devices = set()
     for root in roots:
         try:
@@ -177,7 +244,7 @@ def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
                         hard.setdefault((info.st_dev, info.st_ino), (shown, Path(entry.path)))
             except OSError:
                 continue
-    _cache[(home, roots)] = (stamp, found, hard)
+    _cache[(home, roots)] = _Looked(shallow, _stamp(shallow), deep, _stamp(deep), now, found, hard)
     return found, hard
 
 
