@@ -172,21 +172,35 @@ def _first_keys(mode_presses: list[None]) -> KeyBindings:
 @contextlib.contextmanager
 def _withdraw_on_sigint() -> Iterator[list[bool]]:
     """While the runtime is still being built after Enter, Ctrl+C withdraws the message
-    (it comes back to the prompt) rather than ending the shell; a second one ends it."""
+    (it comes back to the prompt) rather than ending the shell; a second one ends it.
+
+    The loop's own signal handling (``add_signal_handler``: a wakeup descriptor) and
+    not a bare ``signal.signal``: the loop sleeps in ``epoll`` until the build is done,
+    and a signal that lands just before it goes to sleep only trips a flag that nothing
+    reads until then. The first Ctrl+C was then seen only when the build ended, and a
+    second one was taken as the first (seen under load: CI's test waited 30 s)."""
     seen: list[bool] = []
     if threading.current_thread() is not threading.main_thread():
         yield seen
         return
+    loop = asyncio.get_running_loop()
 
-    def handler(signum: int, frame: Any) -> None:
+    def first() -> None:
         seen.append(True)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        loop.remove_signal_handler(signal.SIGINT)  # Python's default: the second one ends the shell
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        loop.add_signal_handler(signal.SIGINT, first)
+    except (NotImplementedError, RuntimeError, ValueError):  # a loop without signals: Ctrl+C ends it
+        yield seen
+        return
     try:
         yield seen
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if not seen:
+            loop.remove_signal_handler(signal.SIGINT)
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
 
 
 async def run_plain_starting(
