@@ -103,6 +103,23 @@ _OPTION_PREFIXES = (r"(?:db|database|admin|root|user|master|bind|proxy|smtp|mail
 rather than any word, because ``--no-password``, ``--ask-vault-pass`` are flags that
 take no value and the next word is something else."""
 
+
+def _quoted_setting(before: str, name_char: str, names: str, between: str) -> str:
+    """A config line that names a secret in quotes and gives its value in quotes
+    (``define('DB_PASSWORD', 'x')``, ``<add key="ApiKey" value="x"/>``): one builder so
+    every such shape keeps the same rules: the name may carry a prefix of ``name_char``,
+    the value is 4 or more characters on one line, and both quotes stay in the text."""
+    return (rf"""(?i)(?P<keep>{before}{_Q}{name_char}*(?:{names}){_Q}{between}{_Q})"""
+            rf"""[^"'\r\n]{{4,}}?(?P<tail>{_Q})""")
+
+
+def _xml_element(names: str, shortest: int) -> str:
+    """``<password>x</password>``: the element's text is the secret, the tags stay, so
+    the redacted XML still reads as XML; one builder so every element shape agrees on
+    what the text may hold (no ``<``, no white space, at least ``shortest`` bytes)."""
+    return rf"(?i)(?P<keep><(?:{names})>[ \t]*)[^<\s]{{{shortest},}}(?P<tail>[ \t]*</)"
+
+
 SHAPES: tuple[Shape, ...] = (
     Shape("private key (PEM, OpenSSH, PGP, PKCS#8)",
           r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
@@ -169,22 +186,18 @@ SHAPES: tuple[Shape, ...] = (
           _assigned_secret(strict=False)),
     # finding L11: the forms configs and command lines hold passwords in
     Shape("PHP define() of a secret (WordPress's wp-config.php)",
-          rf"""(?i)(?P<keep>\bdefine[ \t]*\([ \t]*{_Q}[a-z0-9_]*"""
-          rf"""(?:password|passwd|pass|pwd|secret|key|token|salt){_Q}[ \t]*,[ \t]*{_Q})"""
-          rf"""[^"'\r\n]{{4,}}?(?P<tail>{_Q})""",
+          _quoted_setting(r"\bdefine[ \t]*\([ \t]*", "[a-z0-9_]",
+                          "password|passwd|pass|pwd|secret|key|token|salt", r"[ \t]*,[ \t]*"),
           _defined_secret),
     Shape("password in an XML element (Maven's settings.xml, Jenkins)",
-          r"(?i)(?P<keep><(?:[a-z0-9_.:-]*(?:password|passwd|passphrase)|(?:[a-z0-9]+[_.-])?pass)>"
-          r"[ \t]*)[^<\s]{4,}(?P<tail>[ \t]*</)",
+          _xml_element(r"[a-z0-9_.:-]*(?:password|passwd|passphrase)|(?:[a-z0-9]+[_.-])?pass", 4),
           _loose),
     Shape("key, token or secret in an XML element",
-          r"(?i)(?P<keep><[a-z0-9_.:-]*(?:secret|token|api[_-]?key|private[_-]?key|access[_-]?key)>"
-          r"[ \t]*)[^<\s]{8,}(?P<tail>[ \t]*</)",
+          _xml_element(r"[a-z0-9_.:-]*(?:secret|token|api[_-]?key|private[_-]?key|access[_-]?key)", 8),
           _assigned_secret(strict=True)),
     Shape(".NET appSettings secret",
-          rf"""(?i)(?P<keep><add[ \t]+key[ \t]*=[ \t]*{_Q}[a-z0-9_.:-]*"""
-          rf"""(?:password|passwd|pwd|secret|api[_.-]?key|token){_Q}[ \t]+value[ \t]*=[ \t]*{_Q})"""
-          rf"""[^"'\r\n]{{4,}}?(?P<tail>{_Q})""",
+          _quoted_setting(r"<add[ \t]+key[ \t]*=[ \t]*", "[a-z0-9_.:-]",
+                          "password|passwd|pwd|secret|api[_.-]?key|token", r"[ \t]+value[ \t]*=[ \t]*"),
           _loose),
     Shape("MySQL password on the command line (-pPASSWORD)",
           rf"""(?P<keep>\b(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)(?:[ \t]+[^\s|;&]+){{0,8}}?[ \t]+-p{_Q}?)"""

@@ -27,9 +27,11 @@ import hashlib
 import os
 import stat
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from . import gitpacks, quarantine
 from .gitstaged import hardened_git
@@ -140,17 +142,13 @@ def _oid(name: str) -> str | None:
 def matches(path: Path, oid: str) -> bool:
     """Whether the loose object file at ``path`` holds what ``oid`` names (inflated and
     hashed as git does; not a regular file, unreadable or corrupt: no)."""
-    digest = hashlib.sha1() if len(oid) == 40 else hashlib.sha256()
+    digest = _hasher(oid)
     inflate = zlib.decompressobj()
     total = 0
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return False
-    try:
-        if not _regular(fd):
-            return False
-        with os.fdopen(fd, "rb", closefd=False) as fh:
+        with _regular_file(path) as fh:
+            if fh is None:
+                return False
             while chunk := fh.read(1 << 16):
                 data = inflate.decompress(chunk, 1 << 20)
                 while True:
@@ -164,9 +162,32 @@ def matches(path: Path, oid: str) -> bool:
             digest.update(inflate.flush())
     except (OSError, zlib.error):
         return False
+    return inflate.eof and digest.hexdigest() == oid
+
+
+def _hasher(oid: str) -> hashlib._Hash:
+    """The hash git names ``oid`` with: sha-1 for 40 hex digits, sha-256 for 64."""
+    return hashlib.sha1() if len(oid) == 40 else hashlib.sha256()
+
+
+@contextmanager
+def _regular_file(path: Path) -> Iterator[BinaryIO | None]:
+    """``path`` open for reading if it is a regular file, else None. The check reads
+    what a command wrote, so it never follows a link the command left there and never
+    blocks on a FIFO named like an object (both would turn the check against itself)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        yield None
+        return
+    try:
+        if not _regular(fd):
+            yield None
+            return
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            yield fh
     finally:
         os.close(fd)
-    return inflate.eof and digest.hexdigest() == oid
 
 
 def _regular(fd: int) -> bool:
@@ -212,7 +233,7 @@ def _recover(objects: Path, name: str, oid: str) -> str:
         content = _read_regular(path)
         if content is None:
             continue
-        digest = hashlib.sha1() if len(oid) == 40 else hashlib.sha256()
+        digest = _hasher(oid)
         digest.update(b"blob " + str(len(content)).encode() + b"\0" + content)
         if digest.hexdigest() == oid:
             try:
@@ -224,20 +245,16 @@ def _recover(objects: Path, name: str, oid: str) -> str:
 
 
 def _read_regular(path: Path, limit: int = 64 * 1024 * 1024) -> bytes | None:
+    """A work tree file's content, up to ``limit`` bytes (larger: None, not a blob to
+    write back)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not _regular(fd):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
+        with _regular_file(path) as fh:
+            if fh is None:
+                return None
             data = fh.read(limit + 1)
-        return data if len(data) <= limit else None
     except OSError:
         return None
-    finally:
-        os.close(fd)
+    return data if len(data) <= limit else None
 
 
 def _quarantine(path: Path, folder: Path, name: str) -> Path:
