@@ -4,7 +4,7 @@
 when the CLI gives one; a bare agent is wrapped in one). What the user sees and
 does is the :class:`~shell.tui.screens.main.MainScreen`'s (the layout, the
 prompt, the reply worker, the slash commands through the one registry); the
-approvals are the :class:`~shell.tui.screens.approval.ApprovalBroker`'s, which
+approvals are the :class:`~shell.tui.screens.approval_broker.ApprovalBroker`'s, which
 serves the agent's ``ask``. The app keeps what outlives a screen: the runtime,
 the theme, the command registry, the audio player (Esc or a new reply silences
 it) and the garbage-collection policy.
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from shell.runtime import ShellRuntime
 
     from .renderer import ReplyRenderer
-    from .screens.approval import ApprovalBroker
+    from .screens.approval_broker import ApprovalBroker
     from .widgets.conversation import Conversation
     from .widgets.middleware_panel import MiddlewarePanel
     from .widgets.prompt_input import PromptInput
@@ -319,7 +319,7 @@ class AgentShellApp(App[int]):
 
     @cached_property
     def approvals(self) -> ApprovalBroker:
-        from .screens.approval import ApprovalBroker
+        from .screens.approval_broker import ApprovalBroker
 
         broker = ApprovalBroker(self, typed_at=lambda: self.last_typed)
         broker.listeners.append(lambda: setattr(self.main.status, "state", "approval"))

@@ -99,3 +99,38 @@ async def test_the_footer_says_what_esc_does_in_the_approval_dialog() -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.busy)
         await wait_for(pilot, lambda: not any(k.startswith("esc ") for k in main_footer()))
+
+
+async def test_the_answer_boxes_show_that_ctrl_s_submits_in_the_footer_and_on_the_box() -> None:
+    """The edit box (and the "always" box) are answered with Ctrl+S, which the
+    footer did not show (only "esc Back to the question"): the user was left to guess.
+    The footer names it for what it does in each box, and the box's buttons say it too."""
+    from textual.widgets import Button
+
+    from shell.agent import AssistantMessage, ToolCallBlock
+
+    from .helpers import AskEverything, ask_dialog, scripted_app
+
+    call = AssistantMessage((ToolCallBlock("c1", "write_note", {"path": "a.txt", "text": "hi"}),))
+    app, _agent, _ = scripted_app([call, "done"], middleware=[AskEverything()])
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await ask_dialog(app, pilot)
+
+        def main_footer() -> list[str]:
+            return [f"{key.key_display} {key.description}" for key in app.main.query(FooterKey)]
+
+        await wait_for(pilot, lambda: "esc Cancel reply" in main_footer())
+        assert not any(k.startswith("^s ") for k in main_footer())  # nothing to submit in the question
+        dialog.quiet_until = 0
+        await pilot.press("e")
+        await wait_for(pilot, lambda: "^s Run with these arguments" in main_footer())
+        assert "esc Back to the question" in main_footer()
+        assert "Ctrl+S" in str(dialog.query_one("#submit-edit", Button).label)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not any(k.startswith("^s ") for k in main_footer()))
+        dialog.quiet_until = 0
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "^s Approve and remember" in main_footer())
+        assert "Ctrl+S" in str(dialog.query_one("#submit-always", Button).label)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.busy)

@@ -20,8 +20,8 @@ outside the workspace, a file that runs later, a secret) still opens this dialog
 Queued (parallel) calls of the same batch that such an answer covers are answered
 here at once.
 
-:class:`ApprovalBroker` is the agent's ``ask``: it queues the requests and opens
-(and reopens) the one dialog.
+:class:`~.approval_broker.ApprovalBroker` is the agent's ``ask``: it queues the
+requests and opens (and reopens) the one dialog.
 
 A dialog that opens while the user is typing must not turn their sentence into
 answers: decision keys are ignored until the keyboard has been quiet for
@@ -31,14 +31,13 @@ keystroke in the prompt, and from every key pressed while the guard holds).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -72,52 +71,6 @@ from .approval_queue import PendingApproval, approvable_together, settle, take_b
 
 DECISION_KEYS = frozenset({c.key for c in KEYS} | {APPROVE_ALL_KEY})
 GUARDED = ("approve", "edit", "reject", "always", "approve_all", "approve_rest", "reject_rest")
-
-
-class ApprovalBroker:
-    """The agent's ``ask`` in the TUI: every approval request joins one queue, shown
-    by one :class:`ApprovalScreen` (parallel calls say "2 of 3"); a request whose
-    reply was cancelled leaves the queue; a request made while the dialog closes
-    opens it again. ``typed_at`` says when the user last typed (the dialog's typing
-    guard counts from then)."""
-
-    def __init__(self, app: App[Any], typed_at: Callable[[], float] = lambda: 0.0) -> None:
-        self.app = app
-        self.typed_at = typed_at
-        self.queue: list[PendingApproval] = []
-        self.screen: ApprovalScreen | None = None
-        self.listeners: list[Callable[[], None]] = []
-        """Called when a request arrives (the status line says "awaiting approval")."""
-
-    async def ask(self, request: Any) -> Any:
-        """Approvals go to the dialog (queued); other requests get None."""
-        if not isinstance(request, ApprovalRequest):
-            return None
-        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-        item = PendingApproval(request, future)
-        self.queue.append(item)
-        for listener in self.listeners:
-            listener()
-        if self.screen is None:
-            self._open(self.typed_at())
-        else:
-            self.screen.show_current()
-        try:
-            return await future
-        finally:
-            if item in self.queue:
-                self.queue.remove(item)
-                if self.screen is not None:
-                    self.screen.request_gone()
-
-    def _open(self, typed_at: float = 0.0) -> None:
-        self.screen = ApprovalScreen(self.queue, typed_at=typed_at)
-        self.app.push_screen(self.screen, callback=self._closed)
-
-    def _closed(self, _: None) -> None:
-        self.screen = None
-        if self.queue:  # asked again while the dialog was closing
-            self._open()
 
 
 def check_args(request: ApprovalRequest, text: str) -> tuple[dict[str, Any] | None, str]:
@@ -170,7 +123,9 @@ class ApprovalScreen(ModalScreen[None]):
         # box (edit, reject, always), else cancel the reply (check_action picks one)
         Binding("escape", "back", "Back to the question"),
         Binding("escape", "cancel_reply", "Cancel reply"),
-        Binding("ctrl+s", "submit", "Submit", show=False),
+        # Ctrl+S in a box, named for what it does there (the footer showed only Esc)
+        Binding("ctrl+s", "submit_edit", "Run with these arguments"),
+        Binding("ctrl+s", "submit_always", "Approve and remember"),
     ]
 
     def __init__(self, queue: list[PendingApproval], *, typed_at: float = 0.0) -> None:
@@ -414,6 +369,8 @@ class ApprovalScreen(ModalScreen[None]):
             return False
         if action in ("back", "cancel_reply"):
             return (action == "back") == (self.mode != "view")
+        if action in ("submit_edit", "submit_always"):
+            return action == f"submit_{self.mode}"
         item = self.current
         if item is None:
             return True
@@ -564,6 +521,8 @@ class ApprovalScreen(ModalScreen[None]):
 
     def action_submit_edit(self) -> None:
         self.action_submit()
+
+    action_submit_always = action_submit_edit
 
     def _submit_always(self) -> None:
         text = self.query_one("#rules", TextArea).text

@@ -26,12 +26,14 @@ def box_parts(mode: str) -> list[Widget]:
     """What the box of ``mode`` (edit, reject, always) holds."""
     if mode == "edit":
         return [
-            Static("Edit the arguments (JSON). Ctrl+S submits, Esc goes back.", classes="hint"),
+            Static("Edit the arguments (JSON). Ctrl+S runs the call with them, Esc goes back to the "
+                   "question.", classes="hint"),
             TextBox(id="editor", language="json", soft_wrap=True, show_line_numbers=False),
             Static(id="edit-error"),
             Horizontal(
-                Button("Run with these arguments", id="submit-edit", variant="primary", compact=True),
-                Button("Back", id="edit-back", compact=True),
+                Button("Run with these arguments (Ctrl+S)", id="submit-edit", variant="primary",
+                       compact=True),
+                Button("Back (Esc)", id="edit-back", compact=True),
             ),
         ]
     if mode == "reject":
@@ -46,7 +48,7 @@ def box_parts(mode: str) -> list[Widget]:
         Static(id="rule-error"),
         ScopeChoice(*(RadioButton(label, value=i == 0) for i, (_, label) in enumerate(SCOPES)), id="scope"),
         Horizontal(
-            Button("Approve and remember", id="submit-always", variant="primary", compact=True),
-            Button("Back", id="always-back", compact=True),
+            Button("Approve and remember (Ctrl+S)", id="submit-always", variant="primary", compact=True),
+            Button("Back (Esc)", id="always-back", compact=True),
         ),
     ]

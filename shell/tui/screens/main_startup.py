@@ -17,6 +17,7 @@ AFTER_THE_WELCOME = (
     "shell.tui.widgets.attachment_bar",
     "shell.tui.widgets.mention_picker",
     "shell.tui.screens.approval",
+    "shell.tui.screens.approval_broker",
     "shell.tui.screens.help",
 )
 """Imported in a thread once the welcome (or a resumed conversation) is drawn: the
