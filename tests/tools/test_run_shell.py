@@ -62,8 +62,9 @@ def marker() -> str:
     return f"{os.getpid() % 1000 + 100}.{time.monotonic_ns() % 10**6:06d}"
 
 
-def pids_with(mark: str) -> list[int]:
-    """Processes (not zombies) whose command line is ``sleep MARK``."""
+def pids_with(mark: str, anywhere: bool = False) -> list[int]:
+    """Processes (not zombies) whose command line is ``sleep MARK``; with ``anywhere``,
+    any that holds MARK (also the shells and subshells whose command names it)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -72,15 +73,18 @@ def pids_with(mark: str) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv[:2] == [b"sleep", mark.encode()] and alive(int(entry.name)):
+        wanted = mark.encode()
+        held = any(wanted in arg for arg in argv) if anywhere else argv[:2] == [b"sleep", wanted]
+        if held and alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 
 
-def none_left(mark: str, within: float = 5.0) -> bool:
+def none_left(mark: str, within: float = 30.0, anywhere: bool = False) -> bool:
+    """Waits (for the kill to land) until no process of :func:`pids_with` is left."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        if not pids_with(mark):
+        if not pids_with(mark, anywhere):
             return True
         time.sleep(0.05)
     return False
@@ -112,23 +116,27 @@ async def test_huge_output_is_capped_and_says_so(call: Any) -> None:
     assert result.details["truncated"]
 
 
-async def test_timeout_kills_the_whole_process_group(call: Any) -> None:
+async def test_timeout_kills_the_whole_process_group(workspace: Workspace, call: Any) -> None:
+    """The timeout ends the command's whole group at once: the grandchild that would
+    write ``late`` when its sleep ends never does (a tool that killed only the shell, or
+    waited for the sleeps, returns with them running or after ``late`` was written)."""
     mark = marker()
-    started = time.monotonic()
-    result = await call("run_shell", command=f"sleep {mark} & sleep {mark} & wait", timeout=1)
-    assert time.monotonic() - started < 5
+    command = f"sleep {mark} & (sleep {mark} && touch late) & wait"
+    result = await call("run_shell", command=command, timeout=1)
     assert result.is_error and result.details["timed_out"]
     assert "timed out after 1 s" in result.text
-    assert none_left(mark), pids_with(mark)
+    assert none_left(mark, anywhere=True), pids_with(mark, anywhere=True)  # nothing left to write it
+    assert not (workspace.root / "late").exists()
 
 
-async def test_background_children_do_not_outlive_the_command(call: Any) -> None:
+async def test_background_children_do_not_outlive_the_command(workspace: Workspace, call: Any) -> None:
+    """A background child holding the pipe neither stalls the tool (it would return only
+    once the child wrote ``late``, or at the timeout) nor outlives the command."""
     mark = marker()
-    started = time.monotonic()
-    result = await call("run_shell", command=f"sleep {mark} & echo bg=$!", timeout=30)
-    assert time.monotonic() - started < 5  # a child holding the pipe does not stall the tool
-    assert result.details["exit_code"] == 0
-    assert none_left(mark), pids_with(mark)
+    result = await call("run_shell", command=f"(sleep {mark} && touch late) & echo bg=$!", timeout=600)
+    assert result.details["exit_code"] == 0 and not result.details["timed_out"]
+    assert none_left(mark, anywhere=True), pids_with(mark, anywhere=True)
+    assert not (workspace.root / "late").exists()
 
 
 async def test_cancellation_kills_the_group(call: Any, recorder: Recorder) -> None:
