@@ -294,7 +294,7 @@ def fork_before(runtime: ShellRuntime, position: int) -> tuple[str, str]:
 def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -> RewindOutcome:
     """Do it: the files first (each on its own: one that fails does not stop the
     rest), then the conversation. Raises :class:`RewindError` while a reply runs."""
-    from .tools.files import FileToolError, remove_file, restore_file
+    from .tools.nofollow import FileToolError, remove_file, restore_file
 
     if runtime.agent.busy:
         raise RewindError("Wait for the reply to finish (or cancel it with Esc) before rewinding.")

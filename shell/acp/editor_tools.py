@@ -36,7 +36,7 @@ from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
 from shell.permissions import runslater
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
-from shell.tools import after_check, files, shell_cmd
+from shell.tools import after_check, file_edits, files, nofollow, shell_cmd
 from shell.tools.capture import WorkspaceCapture, watched
 from shell.tools.changes import ChangeLog
 from shell.tools.sniff import sniff_media_type
@@ -134,7 +134,7 @@ class _Editor:
         if changes is not None:
 
             def keep() -> None:  # in a thread, as our tools tell it (it reads and stores blobs)
-                changes.before_write(real, files.read_back(real) if real.exists() else None, tool_name)
+                changes.before_write(real, nofollow.read_back(real) if real.exists() else None, tool_name)
 
             await anyio.to_thread.run_sync(keep)
         try:
@@ -142,7 +142,7 @@ class _Editor:
         except Exception as exc:
             raise EditorError(f"The editor could not write {real}: {_why(exc)}") from None
         if changes is not None:
-            await anyio.to_thread.run_sync(lambda: changes.after_write(real, files.read_back(real)))
+            await anyio.to_thread.run_sync(lambda: changes.after_write(real, nofollow.read_back(real)))
 
     def description(self, name: str) -> str:
         found = self.builtin.get(name)
@@ -154,11 +154,11 @@ class _Editor:
         real = await self.allowed(ctx, path, "read")
         shown = self.workspace.relative(real)
         if offset < 1:
-            raise files.FileToolError(f"offset must be 1 or more (the first line is 1), not {offset}.")
+            raise nofollow.FileToolError(f"offset must be 1 or more (the first line is 1), not {offset}.")
         if limit < 1:
-            raise files.FileToolError(f"limit must be 1 or more, not {limit}.")
+            raise nofollow.FileToolError(f"limit must be 1 or more, not {limit}.")
         if real.is_dir():
-            raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+            raise nofollow.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
         own = self.builtin.get("read_file")
         if own is not None and real.is_file() and _not_text(real):
             # Images and binary files: the editor reads text only; ours knows what they are.
@@ -171,11 +171,11 @@ class _Editor:
         real = await self.allowed(ctx, path, "write")
         shown = self.workspace.relative(real)
         if real.is_dir():
-            raise files.FileToolError(f"{shown} is a directory; give a file path to write.")
+            raise nofollow.FileToolError(f"{shown} is a directory; give a file path to write.")
         old = await self.read_text(real) if real.exists() else None
         real.parent.mkdir(parents=True, exist_ok=True)
         await self.write_text(real, content, "write_file")
-        text, diff = files.write_summary(real, shown, old, content, self.workspace.read_denied)
+        text, diff = file_edits.write_summary(real, shown, old, content, self.workspace.read_denied)
         return ToolResult(
             text,
             details={
@@ -194,11 +194,11 @@ class _Editor:
         real = await self.allowed(ctx, path, "edit")
         shown = self.workspace.relative(real)
         if real.is_dir():
-            raise files.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
+            raise nofollow.FileToolError(f"{shown} is a directory; use list_dir to see what is in it.")
         text = await self.read_text(real)
-        new_text, n = files.replace_text(text, old_string, new_string, replace_all, shown)
+        new_text, n = file_edits.replace_text(text, old_string, new_string, replace_all, shown)
         await self.write_text(real, new_text, "edit_file")
-        result = files.edit_result(text, new_text, n, shown, real, self.workspace.read_denied)
+        result = file_edits.edit_result(text, new_text, n, shown, real, self.workspace.read_denied)
         details = dict(result.details or {})
         details.update(abs_path=str(real), old_text=text, new_text=new_text)
         return ToolResult(result.content, details=details)
@@ -244,7 +244,7 @@ def number_lines(text: str, shown: str, offset: int, limit: int) -> ToolResult:
     if not lines:
         if offset == 1:
             return ToolResult(f"{shown} is empty (0 bytes).", details={"path": shown, "lines": 0})
-        raise files.FileToolError(f"offset {offset} is past the end of {shown}.")
+        raise nofollow.FileToolError(f"offset {offset} is past the end of {shown}.")
     more = len(lines) > limit
     out: list[str] = []
     used = 0

@@ -43,7 +43,7 @@ def secret_read(tool: Tool, args: Mapping[str, Any], paths: CallPaths, sandbox: 
     that usually holds secrets), or empty. An edit asks in every mode but bypass
     too: overwriting ``.env`` loses the user's keys, and an edit the model aims
     there is what an injected prompt would do (its diff is kept from the model:
-    :func:`shell.tools.files._model_diff`)."""
+    :func:`shell.tools.file_edits._model_diff`)."""
     if not (tool.kind in ("read", "search", "edit") or is_mcp(tool)):
         return ""
     for secret in subject_paths(tool, args):  # an MCP tool's `paths`, `file`, `file://` URI too

@@ -23,7 +23,7 @@ from shell.core.tools import FunctionTool, Tool, ToolContext, tool
 from shell.permissions.network import NetworkGuard
 from shell.permissions.sandbox import Sandbox
 
-from . import files, search, shell_cmd, web
+from . import file_edits, files, nofollow, search, shell_cmd, web
 from .capture import WorkspaceCapture, watched
 from .changes import ChangeLog
 from .ignore import ignore_root_for
@@ -86,7 +86,7 @@ class _Kit:
     """The workspace's check of a path (inside, ignored, asked about outside)."""
     changes: ChangeLog | None
 
-    def keeper(self, tool_name: str) -> files.Keep | None:
+    def keeper(self, tool_name: str) -> file_edits.Keep | None:
         changes = self.changes
         if changes is None:
             return None
@@ -101,7 +101,7 @@ class _Kit:
 
         def write_then_tell() -> ToolResult:
             result = fn()
-            changes.after_write(path, files.read_back(path))
+            changes.after_write(path, nofollow.read_back(path))
             return result
 
         return partial(write_then_tell)
@@ -199,7 +199,7 @@ def _editing_tools(kit: _Kit) -> list[FunctionTool]:
         real = await allowed(ctx, path, "write")
         keep = keeper("write_file")
         shown = workspace.relative(real)
-        write = partial(files.write_text, real, shown, content, keep, workspace.read_denied)
+        write = partial(file_edits.write_text, real, shown, content, keep, workspace.read_denied)
         return await in_thread(kit.wrote(write, real))
 
     @tool(name="edit_file", kind="edit")
@@ -221,7 +221,7 @@ def _editing_tools(kit: _Kit) -> list[FunctionTool]:
         real = await allowed(ctx, path, "edit")
         shown = workspace.relative(real)
         edit = partial(
-            files.edit_text, real, shown, old_string, new_string, replace_all, keeper("edit_file"),
+            file_edits.edit_text, real, shown, old_string, new_string, replace_all, keeper("edit_file"),
             workspace.read_denied,
         )
         return await in_thread(kit.wrote(edit, real))

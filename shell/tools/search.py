@@ -27,8 +27,9 @@ from shell.core.messages import ToolResult
 from shell.core.secrets import is_secret_file
 from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
 
-from .files import READ_FLAGS, SNIFF_BYTES, FileToolError, PathChanged, open_resolved
+from .files import SNIFF_BYTES
 from .ignore import Found, WalkStats, glob_to_regex, walk_entries
+from .nofollow import READ_FLAGS, FileToolError, PathChanged, open_resolved
 from .sniff import as_utf8
 
 MAX_GLOB_RESULTS = 500

@@ -22,7 +22,7 @@ from shell.permissions.rules import CallPaths
 from shell.permissions.sandbox import Sandbox
 from shell.permissions.trust import read_project_config
 from shell.tools.builtin import builtin_tools
-from shell.tools.files import FileToolError
+from shell.tools.nofollow import FileToolError
 from shell.tools.workspace import Workspace
 
 pytestmark = pytest.mark.anyio

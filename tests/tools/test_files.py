@@ -9,7 +9,8 @@ import pytest
 
 from shell.core.messages import DataBlock
 from shell.tools.builtin import builtin_tools
-from shell.tools.files import MAX_LINE_CHARS, FileToolError
+from shell.tools.files import MAX_LINE_CHARS
+from shell.tools.nofollow import FileToolError
 from shell.tools.workspace import Workspace
 
 from .conftest import Call

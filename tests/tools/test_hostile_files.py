@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from shell.tools import files
-from shell.tools.files import MAX_LINE_CHARS, FileToolError
+from shell.tools import file_edits, files
+from shell.tools.files import MAX_LINE_CHARS
+from shell.tools.nofollow import FileToolError
 from shell.tools.search import grep_files
 from shell.tools.workspace import Workspace
 
@@ -115,7 +116,7 @@ async def test_a_directory_swapped_for_a_symlink_after_the_check_is_not_followed
     with pytest.raises(FileToolError, match=r"changed while it was being opened \(a symlink appeared"):
         files.read_text_window(checked, "d/f.txt", 1, 10)
     with pytest.raises(FileToolError, match="changed while it was being opened"):
-        files.write_text(checked, "d/f.txt", "overwritten")
+        file_edits.write_text(checked, "d/f.txt", "overwritten")
     assert (outside / "f.txt").read_text() == "OUTSIDE secret\n"  # not written through either
 
 

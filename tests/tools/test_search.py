@@ -11,8 +11,8 @@ from typing import Any
 import anyio
 import pytest
 
-from shell.tools.files import FileToolError
 from shell.tools.ignore import GitIgnore, glob_to_regex, parse_ignore_file
+from shell.tools.nofollow import FileToolError
 from shell.tools.search import MAX_GREP_MATCHES
 from shell.tools.workspace import Workspace
 
