@@ -247,7 +247,7 @@ async def test_cancel_during_a_running_tool_is_prompt_and_leaves_a_valid_history
         if isinstance(event, ToolExecutionStart) and event.name == "nap":
             started = time.monotonic()
             agent.cancel()
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 15  # long before the 30 s nap ends (no tighter bound: load)
     assert events[-1].stop_reason == "cancelled"  # type: ignore[union-attr]
     assert history_is_valid(agent.messages)
     nap_result = next(m for m in agent.messages if isinstance(m, ToolResultMessage) and m.name == "nap")
@@ -346,9 +346,14 @@ async def test_a_provider_notice_enters_the_reply_stream() -> None:
 
 
 @pytest.mark.anyio
-async def test_tool_duration_counts_the_tool_not_the_approval_wait() -> None:
+async def test_tool_duration_counts_the_tool_not_the_approval_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clock moves 1,000 s while the user decides (no real wait): the tool's duration
+    holds its own nap and none of the user's time."""
     from middleware import BeforeToolCallResult, Middleware, ToolCallContext
-    from shell.agent import ApprovalDecision, ApprovalRequest
+    from shell.agent import ApprovalDecision, ApprovalRequest, tool_call
+
+    user_time = [0.0]
+    monkeypatch.setattr(tool_call, "perf_counter", lambda: time.perf_counter() + user_time[0])
 
     class SlowApproval(Middleware):
         async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
@@ -356,13 +361,13 @@ async def test_tool_duration_counts_the_tool_not_the_approval_wait() -> None:
             return None
 
     async def ask(request: ApprovalRequest) -> ApprovalDecision:
-        await anyio.sleep(0.3)
+        user_time[0] += 1000.0
         return ApprovalDecision.approve()
 
     turn = calls(("nap", {"seconds": 0.01}))
     agent = Agent(ScriptedModel([turn, "ok"]), tools=[nap], middleware=[SlowApproval()], ask=ask)
     end = of(await collect(agent), ToolExecutionEnd)[0]
-    assert 0.005 < end.duration_s < 0.2
+    assert 0.005 < end.duration_s < 500.0  # the nap, not the user's 1,000 s
 
 
 @pytest.mark.anyio
@@ -380,7 +385,7 @@ async def test_a_tool_that_hangs_is_stopped_at_its_timeout() -> None:
     )
     started = time.monotonic()
     events = await collect(agent)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 15  # long before the 30 s nap ends (no tighter bound: load)
     results = {e.call_id: e.result for e in of(events, ToolExecutionEnd)}
     assert results["call_0_hang"].content == (
         "hang did not finish within 0.2 s and was stopped. "
