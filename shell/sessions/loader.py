@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any
 from shell.core.messages import AssistantMessage, Message, ToolResultMessage
 from shell.core.textsafety import encodable_value
 
+from .call_records import NOTED_DETAILS
 from .codec import CodecError, block_from_dict, message_from_dict
-from .recorder import FORMAT_VERSION, NOTED_DETAILS
+from .recorder import FORMAT_VERSION
 
 if TYPE_CHECKING:
     from shell.agent.loop import Agent

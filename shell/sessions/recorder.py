@@ -14,7 +14,9 @@ that what was said from byte ``to`` of the file on is gone from the conversation
 Text in flight is not a message yet: :class:`~shell.sessions.inflight.InFlight`
 checkpoints it (and a running tool's live output) within about a second of being
 shown. A finished call's result is kept in a ``tool_result`` record until its batch
-lands in the history.
+lands in the history (:class:`~shell.sessions.pending_results.PendingResults`); what
+a call's messages do not say (rejected, the sandbox's notes, edited arguments) is
+:class:`~shell.sessions.call_records.CallRecords`'.
 
 The file itself (lock, header, one fsynced line per record, a disk that fails)
 is :class:`~shell.sessions.writer.SessionWriter`'s; this module decides what goes
@@ -55,11 +57,12 @@ from shell.core.events import (
     ToolExecutionUpdate,
 )
 from shell.core.messages import AssistantMessage, Message, ToolResultMessage, tool_result_message
-from shell.core.packed_text import pack, unpack
 from shell.core.textsafety import json_text
 
+from .call_records import CallRecords
 from .codec import message_to_dict
 from .inflight import InFlight
+from .pending_results import PendingResults
 from .redact import Redactor
 from .store import SessionStore, new_session_id, utc_now
 from .writer import RETRY_S, SessionWriter
@@ -72,9 +75,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("agent_shell.sessions")
 
 FORMAT_VERSION = 2
-NOTED_DETAILS = ("quarantined", "not_written")
-"""Details of a tool result (lists of paths) that a resumed session shows again: what
-the sandbox moved out of the workspace, and what it kept a command from writing."""
 """2: ``results_landed`` (a tool result is written once) and ``rewind`` records. A
 version-1 file reads the same; an older reader of a version-2 file says it is newer
 and still gets every result (from the ``tool_result`` records)."""
@@ -83,7 +83,6 @@ _BLOCK_EVENTS = (
     ThinkingBlockEnd, ToolCallStart, ToolCallDelta, ToolCallEnd,
 )
 _DELTAS = (TextBlockDelta, ThinkingBlockDelta, ToolCallDelta)
-
 
 
 class SessionRecorder:
@@ -123,24 +122,14 @@ class SessionRecorder:
         self._lock = threading.RLock()
         self._written: list[Message] = []
         self._answered: set[str] = set()
-        self._provisional: dict[str, dict[str, Any]] = {}
-        """``tool_result`` records in the file whose batch has not landed, by call id (as encoded)."""
+        self.pending = PendingResults(lambda record: self.file.write(record))
         self._rewinding: dict[str, Any] | None = None  # a rewind's record fields, until it is written
         self._input: Message | None = None  # the first message of the reply under way
         self._input_at: int | None = None  # where it begins in the file, once written
         self._call_names: dict[str, str] = {}
-        self._rejected: set[str] = set()  # calls of this reply the user said no to
-        self.outcomes: dict[str, str] = {}
-        """Calls stopped before they ran, by id: ``rejected`` or ``blocked`` (what a
-        resumed session shows for them; their result messages say only "error")."""
-        self.call_notes: dict[str, dict[str, list[str]]] = {}
-        """What the sandbox did to a command that the user must hear of, by call id: the
-        :data:`NOTED_DETAILS` of its result (paths moved out, paths not written), so a
-        resumed session shows the ⚠ the live one showed (the result text is the
-        command's output too: forgeable)."""
-        self.call_edits: dict[str, dict[str, Any]] = {}
-        """The arguments a call ran with when the user edited them (the message keeps
-        the model's), by call id: a resumed or rewound conversation shows them, "modified by you"."""
+        self.calls = CallRecords(lambda record: self.file.write(record), self.redactor)
+        """What the session keeps about its calls beyond their messages (outcomes, the
+        sandbox's notes, edited arguments)."""
         self._state_json: str | None = "{}"
         self.inflight = InFlight(self.file, self.redactor, self._lock, checkpoint_interval)
         self._closed = False
@@ -150,6 +139,21 @@ class SessionRecorder:
         """The session's title (the model's summary, or the user's ``/rename``)."""
         self.title_source = ""
         self._pending_title: dict[str, Any] | None = None
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        """Calls stopped before they ran, by id (:attr:`CallRecords.outcomes`)."""
+        return self.calls.outcomes
+
+    @property
+    def call_notes(self) -> dict[str, dict[str, list[str]]]:
+        """The sandbox's notes on calls, by id (:attr:`CallRecords.call_notes`)."""
+        return self.calls.call_notes
+
+    @property
+    def call_edits(self) -> dict[str, dict[str, Any]]:
+        """The arguments of calls the user edited, by id (:attr:`CallRecords.call_edits`)."""
+        return self.calls.call_edits
 
     @property
     def error(self) -> str | None:
@@ -179,9 +183,7 @@ class SessionRecorder:
         recorder = cls(store, agent, session_id=loaded.session_id, **kwargs)
         recorder._resumed = loaded
         recorder._written = list(loaded.stored)
-        recorder.outcomes = dict(loaded.outcomes)
-        recorder.call_notes = dict(loaded.call_notes)
-        recorder.call_edits = dict(loaded.call_edits)
+        recorder.calls.resume(loaded)
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json_text(
@@ -334,7 +336,7 @@ class SessionRecorder:
             if not self.file.started:
                 self.open()
             if isinstance(event, ReplyStart):  # before syncing: the sync may land this reply's first message
-                self._rejected.clear()
+                self.calls.reply_start()
                 self.inflight.reply_start(event.reply_id)
                 self._input, self._input_at = (event.input[0] if event.input else None), None
             elif isinstance(event, ErrorEvent) and event.withdrawn and self._rewinding is None:
@@ -358,20 +360,18 @@ class SessionRecorder:
             self._pending_end = None
             self._save_state()
 
-
     def _other(self, event: Event) -> None:
         if isinstance(event, ToolExecutionUpdate):
             if isinstance(event.progress, str) and event.call_id not in self._answered:
                 self.inflight.tool_output(event.call_id, event.progress)
         elif isinstance(event, ApprovalResolved):
             if event.decision.type == "reject":
-                self._rejected.add(event.call_id)
+                self.calls.rejected(event.call_id)
         elif isinstance(event, ToolExecutionStart):
-            self._call_edit(event)
+            self.calls.started(event, self._asked_args(event.call_id))
         elif isinstance(event, ToolExecutionEnd):
             self.inflight.tool_done(event.call_id)
-            self._outcome(event)
-            self._call_notes(event)
+            self.calls.ended(event)
             self._tool_result(event)
         elif isinstance(event, ReplyEnd):
             self.inflight.reply_end()
@@ -406,7 +406,7 @@ class SessionRecorder:
                 landing: list[Message] = []  # results whose tool_result record says it all
                 for message in history[n:]:
                     encoded = self._encode(message)
-                    if self._shown_as(message, encoded):
+                    if self.pending.written_as(message, encoded):
                         landing.append(message)
                         continue
                     self._land(landing)
@@ -422,29 +422,19 @@ class SessionRecorder:
             self._rewinding = None
             self._written = list(history)
             self._answered.clear()
-            self._provisional.clear()
+            self.pending.clear()
             for message in history:
                 self._note_calls(message)
             self._note_landed(None)
-
-    def _shown_as(self, message: Message, encoded: dict[str, Any]) -> bool:
-        """A tool result that is in the file already, exactly so, as a ``tool_result``."""
-        if not isinstance(message, ToolResultMessage):
-            return False
-        kept = self._provisional.get(message.call_id)
-        return kept is not None and _unkept(kept) == encoded
 
     def _land(self, results: list[Message]) -> None:
         """Results already in the file as ``tool_result`` records land in the history:
         one record names them, in order (the result is not written twice)."""
         if not results:
             return
-        call_ids = [m.call_id for m in results if isinstance(m, ToolResultMessage)]
-        self.file.write({"kind": "results_landed", "call_ids": call_ids})
+        self.pending.land(results)
         for message in results:
             self._wrote(message)
-        for call_id in call_ids:
-            self._provisional.pop(call_id, None)
         results.clear()
 
     def _wrote(self, message: Message) -> None:
@@ -466,60 +456,16 @@ class SessionRecorder:
 
     def carry_calls(self, other: SessionRecorder) -> None:
         """A fork (after its history is written): what ``other`` knew of the calls
-        this session holds, written again (rejected or blocked, the sandbox's ⚠
-        notes), so the fork resumes showing them as the original does."""
+        this session holds, written again (:meth:`CallRecords.carry`), so the fork
+        resumes showing them as the original does."""
         with self._lock:
-            for call_id in self._call_names:
-                status = other.outcomes.get(call_id)
-                if status is not None:
-                    self.outcomes[call_id] = status
-                    self.file.write({"kind": "outcome", "call_id": call_id, "status": status})
-                notes = other.call_notes.get(call_id)
-                if notes:
-                    self.call_notes[call_id] = notes
-                    self.file.write({"kind": "call_notes", "call_id": call_id, "notes": notes})
-                edited = other.call_edits.get(call_id)
-                if edited is not None:
-                    self.call_edits[call_id] = edited
-                    self.file.write({"kind": "call_args", "call_id": call_id, "args": edited})
+            self.calls.carry(other.calls, list(self._call_names))
 
-    def _call_edit(self, event: ToolExecutionStart) -> None:
-        """A call that runs with arguments other than the model's (the user edited them):
-        kept, since the message holds the model's (looked up among the last messages
-        written: the call's turn has landed before its tools run)."""
-        asked = next((c.args for m in reversed(self._written[-16:]) if isinstance(m, AssistantMessage)
-                      for c in m.tool_calls if c.id == event.call_id), None)
-        if asked is None or dict(event.args) == dict(asked):
-            return
-        args = self.redactor.json(dict(event.args))
-        self.call_edits[event.call_id] = args
-        self.file.write({"kind": "call_args", "call_id": event.call_id, "args": args})
-
-    def _outcome(self, event: ToolExecutionEnd) -> None:
-        """A call that was stopped before it ran: say whether the user rejected it or a
-        gate blocked it (its result message says neither), so a resumed session shows it
-        as it was shown live; a call the user cancelled (Esc) is kept as ``cancelled``."""
-        details = event.result.details if isinstance(event.result.details, dict) else {}
-        if details.get("cancelled") is True:
-            status = "cancelled"
-        elif not event.blocked:
-            return
-        else:
-            status = "rejected" if event.call_id in self._rejected else "blocked"
-        self.outcomes[event.call_id] = status
-        self.file.write({"kind": "outcome", "call_id": event.call_id, "status": status})
-
-    def _call_notes(self, event: ToolExecutionEnd) -> None:
-        """A sandboxed command whose planted files were moved out, or that could not
-        write what runs later (``run_shell``'s ``quarantined`` and ``not_written``):
-        kept, so a resumed session warns as the live one did."""
-        details = event.result.details if isinstance(event.result.details, dict) else {}
-        notes = {key: [self.redactor.text(str(p)) for p in value] for key in NOTED_DETAILS
-                 if isinstance(value := details.get(key), list) and value}
-        if not notes:
-            return
-        self.call_notes[event.call_id] = notes
-        self.file.write({"kind": "call_notes", "call_id": event.call_id, "notes": notes})
+    def _asked_args(self, call_id: str) -> dict[str, Any] | None:
+        """The arguments the model gave ``call_id`` (None: not found), looked up among
+        the last messages written: the call's turn has landed before its tools run."""
+        return next((c.args for m in reversed(self._written[-16:]) if isinstance(m, AssistantMessage)
+                     for c in m.tool_calls if c.id == call_id), None)
 
     def _tool_result(self, event: ToolExecutionEnd) -> None:
         """A finished call's result, shown now but in the history only when the
@@ -529,10 +475,7 @@ class SessionRecorder:
             return  # its batch landed already: the result is in the file as a message
         name = self._call_names.get(event.call_id, "")
         result = tool_result_message(event.call_id, name, event.result)
-        encoded = self._encode(result)
-        self.file.write({"kind": "tool_result", "message": encoded})
-        self._provisional[event.call_id] = _kept(encoded)
-
+        self.pending.write(event.call_id, self._encode(result))
 
     # -- writing --------------------------------------------------------------------
     def _save_state(self) -> None:
@@ -544,6 +487,9 @@ class SessionRecorder:
         self._state_json = text
 
     def _encode(self, message: Message) -> dict[str, Any]:
+        """``message`` redacted, as a session file holds it; one that cannot be encoded
+        is saved as a stand-in that says so (one strange message must not stop every
+        later save)."""
         try:
             return message_to_dict(self.redactor.message(message))
         except Exception as exc:  # one strange message must not stop every later save
@@ -555,18 +501,6 @@ class SessionRecorder:
                 return {"role": "tool", "call_id": str(message.call_id), "name": str(message.name),
                         "content": stand_in, "is_error": True}
             return {"role": "user", "content": stand_in}
-
-
-
-def _kept(encoded: dict[str, Any]) -> dict[str, Any]:
-    """A ``tool_result`` record as kept until its batch lands: a large text packed
-    (1,000 results of a batch would otherwise be held twice, see packed_text)."""
-    content = encoded.get("content")
-    return {**encoded, "content": pack(content)} if isinstance(content, str) else encoded
-
-
-def _unkept(kept: dict[str, Any]) -> dict[str, Any]:
-    return {**kept, "content": unpack(kept["content"])} if "content" in kept else kept
 
 
 def _reply_end(event: ReplyEnd) -> dict[str, Any]:
