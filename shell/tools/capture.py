@@ -10,7 +10,9 @@ Reading the whole workspace before every command would be slow, so a
 :class:`WorkspaceCapture` remembers what it read, keyed by each file's
 ``(size, mtime, ctime, inode)``: a file that did not change since the last scan
 (and not in the last two seconds, which a coarse clock could hide) is not read
-again, and the scan after one command is the baseline of the next.
+again, and the scan after one command is the baseline of the next. Nor is a folder
+listed again whose stamp and ignore rules are as at the last scan (:mod:`.scanwalk`):
+a scan of an unchanged workspace costs one ``stat`` per file and one per folder.
 It is bounded: files over ``max_file`` bytes, content beyond ``max_total`` bytes
 in all and files beyond ``max_files`` are not kept; a change to one of them is
 still seen (its stat changed) and reported as not kept, with the reason. What
@@ -38,7 +40,8 @@ import anyio.to_thread
 
 from ..core.textsafety import sanitize_line
 from .changes import CapturedFile, ChangeLog, TreeChange
-from .ignore import DIR_FLAGS, WalkStats, ignore_root_for, walk_entries
+from .ignore import DIR_FLAGS, WalkStats, ignore_root_for
+from .scanwalk import Batch, ListingWalk
 
 MAX_FILE = 4 * 1024 * 1024
 """Bytes of one file kept for a rewind (the checkpoint store's own limit too)."""
@@ -105,7 +108,15 @@ class WorkspaceCapture:
         self.max_total = max_total
         self.max_files = max_files
         self._last = Snapshot()
+        self._walk = ListingWalk(self.root)
         self._lock = threading.Lock()
+
+    @property
+    def listed(self) -> int:
+        """How many folders the last scan listed afresh: a folder whose stamp (inode,
+        mtime, ctime) and ignore rules are as at the scan before is not listed again
+        (:mod:`.scanwalk`); its files are still each compared by their stat."""
+        return self._walk.listed
 
     def snapshot(self) -> Snapshot:
         """Scan now (what did not change since the last scan is not read again)."""
@@ -123,8 +134,11 @@ class WorkspaceCapture:
         self.cut = after.why or before.why
         self.not_undone, self.tree = _not_undone(self.root, before, after)
         out: list[CapturedFile] = []
-        for rel in sorted(before.files.keys() | after.files.keys()):
-            old, new = before.files.get(rel), after.files.get(rel)
+        was, now = before.files, after.files
+        differ = [rel for rel, entry in now.items() if was.get(rel) is not entry]  # kept entries are shared
+        differ += [rel for rel in was if rel not in now]
+        for rel in sorted(differ):
+            old, new = was.get(rel), now.get(rel)
             if old is not None and new is not None:
                 if old.data is not None and new.data is not None:
                     if old.data == new.data:
@@ -156,22 +170,21 @@ class WorkspaceCapture:
         total = [0]
         stats = WalkStats()
         deadline = time.monotonic() + self.budget
-        walk = walk_entries(self.root, ignore_root_for(self.root, self.root), stats, deadline=deadline)
-        for seen, found in enumerate(walk, 1):
-            if seen % 256 == 0 and time.monotonic() > deadline:  # the walk looks between folders only
-                stats.stopped_at = found.rel.rpartition("/")[0] or "."
-                walk.close()
-                break
-            if found.is_symlink:
+        walk = self._walk.walk(ignore_root_for(self.root, self.root), stats, deadline)
+        for batch in walk:
+            for name, rel in batch.links:
                 with contextlib.suppress(OSError):
-                    snap.links[found.rel] = os.readlink(found.name, dir_fd=found.dir_fd)
-                continue
-            if len(snap.files) >= self.max_files:
-                snap.complete = False
-                snap.why = (f"{CUT_NOTE} past the first {self.max_files} "
-                            "files of the workspace")
-                return snap
-            self._add(snap, known, found.rel, found.name, found.dir_fd, settled, total)
+                    snap.links[rel] = os.readlink(name, dir_fd=batch.dir_fd)
+            for start in range(0, len(batch.files), 256):  # the walk looks between folders only
+                if time.monotonic() > deadline:
+                    stats.stopped_at = batch.files[start][1].rpartition("/")[0] or "."
+                    walk.close()
+                    break
+                if not self._add_all(snap, known, batch, start, settled, total):
+                    walk.close()
+                    return snap
+            if stats.stopped_at is not None:
+                break
         if stats.stopped_at is not None:
             snap.complete = False
             where = sanitize_line(stats.stopped_at)
@@ -179,13 +192,52 @@ class WorkspaceCapture:
             snap.why = (f"{CUT_NOTE} under {where}/ and after it: the workspace took more than "
                         f"{self.budget:g} s to scan (too deep or too many files)")
             return snap
-        kept = known.files.keys() | self._last.files.keys() | {".gitignore"}  # `*` ignores itself too
-        for rel in sorted(kept - snap.files.keys()):
+        kept = known.files.keys() - snap.files.keys()
+        if self._last is not known:
+            kept |= self._last.files.keys() - snap.files.keys()
+        if ".gitignore" not in snap.files:  # `*` ignores itself too
+            kept.add(".gitignore")
+        for rel in sorted(kept):
             if len(snap.files) >= self.max_files:
                 snap.complete = False
                 break
             self._add_kept(snap, known, rel, settled, total)
         return snap
+
+    def _add_all(self, snap: Snapshot, known: Snapshot, batch: Batch, start: int, settled: int,
+                 total: list[int]) -> bool:
+        """Scan up to 256 of one folder's files from ``start`` into ``snap``; False when
+        ``max_files`` are scanned (the snapshot then says it is cut). A file whose stat
+        is as before (and settled) keeps its entry without a call to :meth:`_add`: this
+        loop is most of what a scan of an unchanged workspace costs."""
+        fd, out, max_files = batch.dir_fd, snap.files, self.max_files
+        known_get, last_get = known.files.get, self._last.files.get
+        one = known.files is self._last.files
+        max_total, kept = self.max_total, total[0]
+        stat_ = os.stat
+        for name, rel in batch.files[start:start + 256]:
+            if len(out) >= max_files:
+                total[0] = kept
+                snap.complete = False
+                snap.why = f"{CUT_NOTE} past the first {max_files} files of the workspace"
+                return False
+            try:
+                info = stat_(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue
+            previous = known_get(rel) if one else known_get(rel) or last_get(rel)
+            if (previous is not None and previous.data is not None and info.st_mtime_ns < settled
+                    and info.st_ctime_ns < settled
+                    and previous.key == (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+                    and kept + len(previous.data) <= max_total):
+                kept += len(previous.data)
+                out[rel] = previous
+                continue
+            total[0] = kept
+            self._add(snap, known, rel, name, fd, settled, total, info)
+            kept = total[0]
+        total[0] = kept
+        return True
 
     def _add_kept(self, snap: Snapshot, known: Snapshot, rel: str, settled: int, total: list[int]) -> None:
         """A file scanned before that the walk did not yield: deleted, or ignored now
@@ -207,10 +259,10 @@ class WorkspaceCapture:
             os.close(dir_fd)
 
     def _add(self, snap: Snapshot, known: Snapshot, rel: str, name: str, dir_fd: int, settled: int,
-             total: list[int]) -> None:
+             total: list[int], info: os.stat_result | None = None) -> None:
         """Scan one file into ``snap`` (kept content reused while its stat is unchanged)."""
         try:
-            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            info = info or os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
             return
         if not stat.S_ISREG(info.st_mode):
@@ -265,8 +317,9 @@ def _not_undone(root: Path, before: Snapshot, after: Snapshot) -> tuple[str, lis
     in the note: a rewind does not undo that."""
     gone = {(e.key[0], e.key[1], e.key[3]): rel for rel, e in before.files.items() if rel not in after.files}
     moved: dict[str, str] = {}
-    for rel, entry in after.files.items():  # a rename keeps the inode, size and mtime
-        old = gone.get((entry.key[0], entry.key[1], entry.key[3])) if rel not in before.files else None
+    made = [(rel, entry) for rel, entry in after.files.items() if rel not in before.files] if gone else []
+    for rel, entry in made:  # a rename keeps the inode, size and mtime
+        old = gone.get((entry.key[0], entry.key[1], entry.key[3]))
         if old is None:
             continue
         a, b = old.split("/"), rel.split("/")

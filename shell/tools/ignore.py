@@ -104,10 +104,13 @@ class RuleSet:
     rest in RE2 sets that report every rule that matches at once. "Last match
     wins" is the highest rule index among the matches."""
 
-    __slots__ = ("base", "dropped", "names", "negate", "paths", "sets", "slow", "suffixes")
+    __slots__ = ("base", "dropped", "names", "negate", "paths", "sets", "slow", "source", "suffixes")
 
-    def __init__(self, rules: list[IgnoreRule], base: str, dropped: int = 0) -> None:
+    def __init__(self, rules: list[IgnoreRule], base: str, dropped: int = 0, source: str = "") -> None:
         self.base = base
+        self.source = source
+        """The text the rules were read from: what a walk that keeps listings compares
+        (:mod:`.scanwalk`), since a ``.gitignore`` edited in place leaves its folder as it was."""
         self.dropped = dropped
         """Rules past ``MAX_IGNORE_RULES`` that were not read."""
         self.negate = [rule.negate for rule in rules]
@@ -205,7 +208,7 @@ def compile_ignore_file(text: str, base: str = "") -> RuleSet:
     dropped = 0
     if len(rules) >= MAX_IGNORE_RULES:
         dropped = _count_rules(text) - len(rules)
-    return RuleSet(rules, base, dropped)
+    return RuleSet(rules, base, dropped, text)
 
 
 def _count_rules(text: str) -> int:
@@ -290,7 +293,7 @@ class GitIgnore:
         )
 
 
-def _read_at(dir_fd: int) -> str:
+def read_at(dir_fd: int) -> str:
     """The ``.gitignore`` in an open directory (by descriptor: a path thousands of
     levels deep is longer than the kernel takes)."""
     try:
@@ -374,13 +377,13 @@ class Found:
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-class _Dir:
+class OpenDir:
     """An open directory, closed once it and every child waiting to be opened from
     it are done (so only the current path's ancestors are open at a time)."""
 
     __slots__ = ("fd", "open", "pending")
 
-    def __init__(self, fd: int, open: set[_Dir]) -> None:
+    def __init__(self, fd: int, open: set[OpenDir]) -> None:
         self.fd = fd
         self.pending = 1
         self.open = open
@@ -393,7 +396,7 @@ class _Dir:
             os.close(self.fd)
 
 
-_Pending = tuple[str, _Dir | None, str, int, Chain | None]
+_Pending = tuple[str, OpenDir | None, str, int, Chain | None]
 """A directory still to walk: its path, its open parent, its name, its descriptor
 (-1 until opened) and the ignore rules that apply above it."""
 
@@ -415,7 +418,7 @@ def walk_entries(start: Path, ignore_root: Path, stats: WalkStats | None = None,
         stats.unreadable.append(".")
         return
     stack: list[_Pending] = [("", None, "", fd, matcher.chain_above(base))]
-    opened: set[_Dir] = set()
+    opened: set[OpenDir] = set()
     try:
         yield from _walk(stack, opened, start, base, stats, deadline)
     finally:  # a consumer that stops early leaves nothing open
@@ -423,7 +426,7 @@ def walk_entries(start: Path, ignore_root: Path, stats: WalkStats | None = None,
             os.close(d.fd)
 
 
-def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
+def _walk(stack: list[_Pending], opened: set[OpenDir], start: Path, base: str,
           stats: WalkStats, deadline: float | None) -> Iterator[Found]:
     while stack:
         if deadline is not None and time.monotonic() > deadline:
@@ -438,7 +441,7 @@ def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
                 continue
             finally:
                 parent.release()
-        here = _Dir(fd, opened)
+        here = OpenDir(fd, opened)
         try:
             with os.scandir(fd) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -448,7 +451,7 @@ def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
             continue
         here_rel = "/".join(p for p in (base, rel) if p)
         prefix = f"{here_rel}/" if here_rel else ""
-        chain = _chain_here(fd, here_rel, above, stats)
+        chain = chain_here(fd, here_rel, above, stats)
         subdirs: list[str] = []
         for entry in entries:
             try:
@@ -466,7 +469,7 @@ def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
                 stats.ignored += 1
                 continue
             if is_link:
-                target = _link_target(entry.name, fd)
+                target = link_target(entry.name, fd)
                 if target == "loop":
                     stats.loops.append(f"{rel}/{entry.name}" if rel else entry.name)
                     continue
@@ -479,15 +482,24 @@ def _walk(stack: list[_Pending], opened: set[_Dir], start: Path, base: str,
         here.release()
 
 
-def _chain_here(fd: int, here_rel: str, above: Chain | None, stats: WalkStats) -> Chain | None:
+def chain_here(fd: int, here_rel: str, above: Chain | None, stats: WalkStats) -> Chain | None:
     """The rules inside an open directory: ``above`` plus its own ``.gitignore``."""
-    own = compile_ignore_file(_read_at(fd), here_rel)
+    return chain_with(read_at(fd), here_rel, above, stats)
+
+
+def chain_with(text: str, here_rel: str, above: Chain | None, stats: WalkStats) -> Chain | None:
+    """``above`` plus the rules of ``text``, the ``.gitignore`` of ``here_rel``. A folder
+    without one is not compiled (each would take a slot of the rules' cache, keyed by
+    text and folder, and push out the rules that are read before every command)."""
+    if not text:
+        return above
+    own = compile_ignore_file(text, here_rel)
     if own.dropped:
         stats.rules_dropped.append((f"{here_rel}/.gitignore" if here_rel else ".gitignore", own.dropped))
     return extend(above, own)
 
 
-def _link_target(name: str, dir_fd: int) -> str:
+def link_target(name: str, dir_fd: int) -> str:
     """What a symlink leads to: ``loop``, ``dir`` or ``other`` (a file, nothing)."""
     try:
         info = os.stat(name, dir_fd=dir_fd)
