@@ -29,6 +29,7 @@ back through git (:mod:`.gitreftable`). An object file overwritten in place is
 
 from __future__ import annotations
 
+import heapq
 import os
 import stat
 import tempfile
@@ -358,10 +359,20 @@ def _short(value: str) -> str:
     return value[:12] if " " not in value and len(value) >= 40 else value[:80]
 
 
+@dataclass(frozen=True, slots=True)
+class MoreChanged(Planted):
+    """The refs of one git directory a command changed past those :func:`changed` names."""
+
+    count: int = 0
+
+
 def changed(before: Snapshot, gitdirs: Sequence[Path], after: Snapshot | None = None) -> list[Planted]:
     """The refs of ``before``'s git directories a command added, moved or deleted,
     besides the branches checked out before or after it (``gitdirs``' HEADs) and
-    replace refs (:func:`undo_replace` puts those back), each said as a line."""
+    replace refs it added or changed (:func:`undo_replace` puts those back), each said
+    as a line: the first :data:`MAX_NOTED` by name, the rest counted (a fetch of
+    150,000 tags made as many lines, to show 20). A replace ref it removed is always
+    named, first (nothing puts it back)."""
     out: list[Planted] = []
     heads = checked_out(gitdirs)
     after = reread(before) if after is None else after
@@ -374,21 +385,47 @@ def changed(before: Snapshot, gitdirs: Sequence[Path], after: Snapshot | None = 
                 f"more refs than agent-shell reads ({MAX_REFS:,} loose, {MAX_PACKED // (1024 * 1024)} MiB "
                 "of packed-refs): those past that are not compared, so a moved one may not be named here "
                 "(replace refs are all read); git for-each-ref lists them")))
-        skip = was.heads | heads
-        for name in sorted(was.names() | now.names()):
-            old, new = was.value(name), now.value(name)
-            if old == new or name in skip or name.startswith(REPLACE):
-                continue
-            if old is None:
-                line = f"new, at {_short(new or '')}"
-            elif new is None:
-                line = f"deleted (it was at {_short(old)}: git update-ref {name} {old} puts it back)"
-            else:
-                look = "git stash show -p" if name == "refs/stash" else f"git log -p {name}"
-                line = (f"moved from {_short(old)} to {_short(new)} ({look} shows it; "
-                        f"git update-ref {name} {old} puts it back)")
-            out.append(Planted(gitdir / name, CHANGED_WHY, undone=f"{_kind(name)}: {line}"))
+        removed, moved = _differing(was, now, was.heads | heads)
+        named = heapq.nsmallest(MAX_NOTED, moved)
+        out += [_said(gitdir, name, was.value(name), now.value(name)) for name in sorted(removed) + named]
+        if len(moved) > len(named):
+            out.append(MoreChanged(gitdir / "refs", CHANGED_WHY, undone="git for-each-ref lists them",
+                                   count=len(moved) - len(named)))
     return out
+
+
+def _differing(was: Refs, now: Refs, skip: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The replace refs ``now`` lost, and the other refs that differ (not in ``skip``),
+    each name once, unsorted (sorting 150,000 to name 20 was most of the time)."""
+    removed: list[str] = []
+    moved: list[str] = []
+    for source, other in ((now, was), (was, now)):
+        theirs_loose, theirs_packed = other.loose, other.packed
+        for table, shadow in ((source.loose, None), (source.packed, source.loose)):
+            for name, mine in table.items():
+                if shadow is not None and name in shadow:
+                    continue  # a loose ref overrides its packed line
+                theirs = theirs_loose.get(name, theirs_packed.get(name))
+                if mine == theirs or (source is was and theirs is not None) or name in skip:
+                    continue  # the same, seen from ``now``'s side already, or not said here
+                if name.startswith(REPLACE):
+                    if source is was:
+                        removed.append(name)
+                    continue
+                moved.append(name)
+    return removed, moved
+
+
+def _said(gitdir: Path, name: str, old: str | None, new: str | None) -> Planted:
+    if old is None:
+        line = f"new, at {_short(new or '')}"
+    elif new is None:
+        line = f"deleted (it was at {_short(old)}: git update-ref {name} {old} puts it back)"
+    else:
+        look = "git stash show -p" if name == "refs/stash" else f"git log -p {name}"
+        line = (f"moved from {_short(old)} to {_short(new)} ({look} shows it; "
+                f"git update-ref {name} {old} puts it back)")
+    return Planted(gitdir / name, CHANGED_WHY, undone=f"{_kind(name)}: {line}")
 
 
 def is_changed_entry(planted: Planted) -> bool:
@@ -397,18 +434,25 @@ def is_changed_entry(planted: Planted) -> bool:
 
 
 def report(entries: Sequence[Planted]) -> str:
-    """What the result says about the refs a command changed (empty: none)."""
+    """What the result says about the refs a command changed (empty: none): every
+    replace ref it removed, then at most :data:`MAX_NOTED` others, then how many more."""
     if not entries:
         return ""
+    more = sum(p.count for p in entries if isinstance(p, MoreChanged))
+    named = [p for p in entries if not isinstance(p, MoreChanged)]
+    first = [p for p in named if p.undone.startswith(REPLACE)]  # removed replace refs: never cut
+    rest = [p for p in named if not p.undone.startswith(REPLACE)]
     lines = ["[agent-shell: this command changed git refs besides the branch checked out "
              "(git status does not show these):"]
-    lines += [f"  {p.undone}" for p in entries[:MAX_NOTED]]
-    if len(entries) > MAX_NOTED:
-        lines.append(f"  and {len(entries) - MAX_NOTED} more")
+    lines += [f"  {p.undone}" for p in first + rest[:MAX_NOTED]]
+    more += max(len(rest) - MAX_NOTED, 0)
+    if more:
+        lines.append(f"  and {more:,} more (git for-each-ref lists them)")
     lines.append("Tell the user, so they can look before they use them (git stash pop, git rebase, "
                  "git switch).]")
     return "\n".join(lines)
 
 
-__all__ = ["CHANGED_WHY", "REPLACE_WHY", "RefCache", "Refs", "Snapshot", "changed", "checked_out",
-           "is_changed_entry", "put_back", "read", "report", "reread", "snapshot", "undo_replace"]
+__all__ = ["CHANGED_WHY", "REPLACE_WHY", "MoreChanged", "RefCache", "Refs", "Snapshot", "changed",
+           "checked_out", "is_changed_entry", "put_back", "read", "report", "reread", "snapshot",
+           "undo_replace"]
