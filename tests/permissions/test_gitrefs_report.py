@@ -25,13 +25,14 @@ def tags(count: int) -> dict[str, str]:
     return {f"refs/tags/v{n:06d}": B for n in range(count)}
 
 
-def test_150000_new_tags_are_named_20_and_counted_and_a_removed_replace_ref_comes_first(tmp_path: Path) -> None:
+def test_150000_new_tags_are_named_20_and_counted_and_a_removed_replace_ref_comes_first(
+        tmp_path: Path) -> None:
     was = Refs(loose={"refs/heads/main": A}, packed={REPLACE: A})
     now = Refs(loose={"refs/heads/main": A}, packed=tags(150_000))
     entries = gitrefs.changed({tmp_path: was}, [], {tmp_path: now})
     assert len(entries) <= gitrefs.MAX_NOTED + 2
     said = gitrefs.report(entries).splitlines()
-    assert said[1] == (f"  {REPLACE}: deleted (it was at {A[:12]}: git update-ref {REPLACE} {A} puts it back)")
+    assert said[1] == f"  {REPLACE}: deleted (it was at {A[:12]}: git update-ref {REPLACE} {A} puts it back)"
     assert said[2] == f"  tag v000000: new, at {B[:12]}"
     assert said[21] == f"  tag v000019: new, at {B[:12]}"
     assert said[22] == "  and 149,980 more (git for-each-ref lists them)"
