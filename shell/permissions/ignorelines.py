@@ -4,7 +4,7 @@ Such a line names a secret file (``.env``) but never opens it: ``echo`` and ``pr
 print their words, and ``>>`` adds them to ``.gitignore``, which is how a model keeps
 ``.env`` out of git. Asking about it (and, once approved, showing ``.env`` to the
 command) protects nothing, so :func:`only_appends_ignore_lines` lets the secret-file
-check (:func:`.secretfiles.named_secret_files`) pass it.
+check (:func:`.secretwords.named_secret_files`) pass it.
 
 It is deliberately narrow: the whole line must be such appends and nothing else
 (joined by ``&&`` or ``;``), each word plain or quoted without expansions, the target an

@@ -74,7 +74,7 @@ from .rules import (
     known_only_at_run_time,
     parse_rule,
 )
-from .secretfiles import named_secret_files
+from .secretwords import named_secret_files
 from .suggest import command_preview, suggest_rules
 from .writedeny import Wildcards, check_write, is_write_rule, write_denied_paths, write_wildcards
 from .writewalls import unheld_question

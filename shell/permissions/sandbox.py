@@ -71,7 +71,8 @@ from .sandboxprobe import SandboxStatus, sandbox_status
 from .sandboxprobe import probe_ahead as probe_ahead
 from .sandboxprobe import sandbox_available as sandbox_available
 from .sandboxprobe import will_sandbox as will_sandbox
-from .secretfiles import SecretFileIndex, SecretFiles, named_secret_files
+from .secretfiles import SecretFileIndex, SecretFiles
+from .secretwords import named_secret_files
 
 if TYPE_CHECKING:
     from .writedeny import Wildcards

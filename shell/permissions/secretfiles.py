@@ -8,7 +8,7 @@ directory added with ``--add-dir``) is searched for files that the one rule of
 :func:`shell.core.secrets.is_secret_file` calls secret, and the sandbox binds an
 empty read-only file over each: the command sees them empty (a write fails as
 read-only). A command line that *names* such a file asks instead (see
-:func:`named_secret_files`), and an approved call sees the files it named.
+:func:`.secretwords.named_secret_files`), and an approved call sees the files it named.
 
 What is found:
 
@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-import functools
 import glob
 import os
 import re
@@ -60,12 +59,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shell.core.secrets import BY_FOLDER, is_secret_file, secret_name_hints
+from shell.core.secrets import BY_FOLDER, is_secret_file
 
 from . import paths as resolving
-from .ignorelines import only_appends_ignore_lines
 from .laternames import PLACED_DIRS, why
-from .shellwords import read_words
+from .secretwords import WILDCARD
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
@@ -164,7 +162,7 @@ class SecretFiles:
         ``.env`` found, ``config/.env`` only those under a ``config``; a wildcard names
         the files whose name it matches (``*.pem``: every one)."""
         wanted = [n.strip("/").removeprefix("./") for n in names if n.strip("/")]
-        globs = [w.rsplit("/", 1)[-1] for w in wanted if _GLOB.search(w)]
+        globs = [w.rsplit("/", 1)[-1] for w in wanted if WILDCARD.search(w)]
         out: list[Path] = []
         for path in self.paths:
             text = path.as_posix()
@@ -479,95 +477,7 @@ def _list(directory: str, info: os.stat_result) -> _Listing:
     )
 
 
-# -- a command line that names one ----------------------------------------------------------
-
-_WORD_SPLIT = re.compile(r"""[\s=:,;&|<>()`'"]+""")
-"""Where a word holds more words: ``--env-file=.env``, ``HEAD:.env``, ``bash -c 'cat .env'``,
-and quotes inside a quoted script: ``python -c "open('.env')"``, ``php -r 'include "wp-config.php";'``."""
-_WORD = re.compile(r"""(?:[^\s'"\\;&|<>()`]|\\.|'[^']*'?|"(?:[^"\\]|\\.)*"?)+""", re.DOTALL)
-"""A shell word: quoted parts and escapes belong to it; an unclosed quote runs to the end."""
-_QUOTING = re.compile(r"""\\(.)|['"]""", re.DOTALL)
-_PRINTF_ENDS = re.compile(r"(?:\\[nrt])+$")
-_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
-
-
-def _unquote(word: str) -> list[str]:
-    """The word as the shell passes it on (:func:`.shellwords.read_words`: ``".e""nv"``
-    and ``.e\\nv`` are ``.env``, ``{.env,x}`` is two words, but ``'*\\n'`` keeps its
-    backslash: single quotes keep everything); an unclosed quote is read loosely."""
-    words = read_words(word)
-    if words is None:
-        return [_QUOTING.sub(lambda m: m.group(1) or "", word)]
-    return [w.text for w in words]
-
-
-def _readings(piece: str) -> list[str]:
-    """How a program may read a word that holds a backslash: as it is (a file name),
-    and as a pattern (``find -name '*.p\\em'`` is ``*.pem``: fnmatch drops a backslash),
-    with a printf line end (``'*.pem\\n'``) left off: the text printf writes."""
-    if "\\" not in piece:
-        return [piece]
-    return [piece, _ESCAPED.sub(r"\1", _PRINTF_ENDS.sub("", piece))]
-_GLOB = re.compile(r"[*?\[]")
-
-
-_SAMPLE_SECRETS = (
-    ".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "server.pem", "server.key",
-    "store.p12", "credentials", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass",
-    "secrets.json", "prod.tfvars",
-)  # fmt: skip
-"""Names a wildcard is tried against: one that matches any of them names secret files."""
-_ONLY_WILDCARDS = re.compile(r"[*?.\[\]/]*")
-
-
-@functools.lru_cache(maxsize=512)
-def _glob_names_secret(word: str) -> bool:
-    """``.e*``, ``*.pem``, ``id_*``: a wildcard with some letters of its own that
-    matches a secret-looking name (``*`` or ``.*`` alone names everything, so nothing)."""
-    base = word.rstrip("/").rsplit("/", 1)[-1]
-    if _ONLY_WILDCARDS.fullmatch(base):
-        return False
-    return any(fnmatch.fnmatchcase(name, base.lower()) for name in _SAMPLE_SECRETS)
-
-
-_MAYBE = re.compile("|".join(map(re.escape, secret_name_hints())) + r"|[*?\[]")
-"""A substring every secret-looking name (or a wildcard) has: a line without one names
-none, and the shell-word split is skipped (decisions are in the policy's hot path)."""
-
-
-def named_secret_files(command: str) -> list[str]:
-    """See :func:`_named` (cached per command line: the policy asks once per call, and
-    again for its question)."""
-    plain = command.replace("'", "").replace('"', "").replace("\\", "").lower()
-    if not _MAYBE.search(plain) or only_appends_ignore_lines(command):  # echo .env >> .gitignore
-        return []
-    return list(_named(command))
-
-
-@functools.lru_cache(maxsize=256)
-def _named(command: str) -> tuple[str, ...]:
-    """The words of a shell command line that name a secret-looking file: ``cat .env``,
-    ``source .env.local``, ``--env-file=.env``, ``git show HEAD:.env``, ``< ~/x/id_rsa``
-    (quotes and escapes as the shell reads them), and wildcards that match such names
-    (``.e*``, ``-name '*.pem'``): they would reach secret files outside the workspace,
-    which are not hidden."""
-    words = [text for w in _WORD.findall(command) for text in _unquote(w)]
-    out: list[str] = []
-    seen: set[str] = set()
-    for word in words:
-        whole = [] if _WORD_SPLIT.search(word) else [word]  # else its pieces (a quoted command's words)
-        for piece in [*whole, *_WORD_SPLIT.split(word)]:
-            for reading in _readings(piece.strip()):
-                if not reading or reading in seen:
-                    continue
-                seen.add(reading)
-                if _glob_names_secret(reading) if _GLOB.search(reading) else is_secret_file(reading):
-                    out.append(reading)  # as it names the files: the question quotes this
-                    break
-    return tuple(out)
-
-
-__all__ = ["MAX_ENTRIES", "SKIP_DIRS", "SecretFileIndex", "SecretFiles", "named_secret_files"]
+__all__ = ["MAX_ENTRIES", "SKIP_DIRS", "SecretFileIndex", "SecretFiles"]
 
 
 def has_other_names(path: str) -> bool:

@@ -18,7 +18,7 @@ from shell.core.tools import Tool
 
 from . import paths
 from .rules import url_host
-from .secretfiles import named_secret_files
+from .secretwords import named_secret_files
 from .shellsplit import split_command
 from .wrappers import EXECS, WRAPPERS
 

@@ -22,7 +22,8 @@ from shell.core.messages import ToolCallBlock
 from shell.core.tools import Tool, ToolContext
 from shell.permissions.policy import PermissionPolicy
 from shell.permissions.sandbox import Sandbox, will_sandbox
-from shell.permissions.secretfiles import RACY_NS, SecretFileIndex, named_secret_files
+from shell.permissions.secretfiles import RACY_NS, SecretFileIndex
+from shell.permissions.secretwords import named_secret_files
 from shell.tools.builtin import builtin_tools
 from shell.tools.shell_cmd import run_command
 from shell.tools.workspace import Workspace
