@@ -72,6 +72,26 @@ def _option_secret(value: bytes, after: bytes) -> bool:
     return len(value) >= 4 and _loose(value, after)
 
 
+_PROSE = frozenset({b"takes", b"expects", b"requires", b"needs", b"sets", b"gives", b"is", b"and", b"or",
+                    b"the", b"a", b"an", b"to", b"with", b"for", b"option", b"flag", b"argument"})
+"""Words that go on a sentence about an option (``redis-cli -a takes the password``)."""
+
+
+def _command_secret(value: bytes, after: bytes) -> bool:
+    """A command's password argument, its quotes taken off: not ``"$PASS"``,
+    ``"$(pass show db)"`` or a backquoted command (where it comes from), nor a word
+    of a sentence about the option."""
+    if value[:1] == b"\\":  # \"…\" (JSON inside JSON)
+        value = value[1:]
+        if value.endswith(b"\\" + value[:1]):
+            value = value[:-2] + value[:1]
+    if value[:1] in (b'"', b"'") and value[-1:] == value[:1]:
+        value = value[1:-1]
+    elif value in _PROSE:
+        return False
+    return not value.startswith((b"$(", b"`")) and _loose(value, after)
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """One kind of secret. ``pattern`` is RE2 syntax over bytes; a ``(?P<keep>…)``
@@ -118,6 +138,15 @@ def _xml_element(names: str, shortest: int) -> str:
     the redacted XML still reads as XML; one builder so every element shape agrees on
     what the text may hold (no ``<``, no white space, at least ``shortest`` bytes)."""
     return rf"(?i)(?P<keep><(?:{names})>[ \t]*)[^<\s]{{{shortest},}}(?P<tail>[ \t]*</)"
+
+
+_COMMAND_VALUE = r"""(?:\\?"[^"\r\n]+"|\\?'[^'\r\n]+'|[^\s"'\\;&|<>()`]+)"""
+"""A password a command takes as its next word (``sshpass -p …``, ``redis-cli -a …``),
+quotes and all (escaped too: a command line inside JSON): any length, since the
+command's name says what it is."""
+_HTPASSWD_FLAGS = r"(?:[ \t]+-(?:C[ \t]+[0-9]+|[A-Za-z]+)){0,4}"
+_HTPASSWD_ARG = r"""[ \t]+[^\s|;&<>-][^\s|;&<>]*"""
+"""``htpasswd -b FILE USER PASSWORD``, ``htpasswd -nb USER PASSWORD`` (``-n``: no file)."""
 
 
 SHAPES: tuple[Shape, ...] = (
@@ -172,8 +201,8 @@ SHAPES: tuple[Shape, ...] = (
     Shape("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"),
     Shape("Bearer credentials", r"(?i)(?P<keep>\bbearer[ \t]+)[A-Za-z0-9._~+/-]{8,}=*"),
     Shape("Basic credentials", r"(?i)(?P<keep>\bbasic[ \t]+)[A-Za-z0-9+/]{8,}={0,2}", _basic_credentials),
-    Shape("password in a URL",
-          r"(?i)(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,256}:)[^\s@/]{1,512}(?P<tail>@)"),
+    Shape("password in a URL",  # ``redis://:pw@h``, ``ftp://me@mail.org:pw@h``, ``p@ss``: up to the last @
+          r"(?i)(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://[^\s:/]{0,256}:)[^\s/?#]{1,512}(?P<tail>@)"),
     Shape("Azure connection-string key",
           r"(?i)(?P<keep>\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*)[^;\s\"']{8,}"),
     Shape("key in a URL query",
@@ -208,6 +237,40 @@ SHAPES: tuple[Shape, ...] = (
           r"""-(?:src|dest)?(?:store|key)pass)[ \t]+\\?["']?)"""
           r"""[A-Za-z._-]*[^A-Za-z._\s"'\\&;|<>(){}\[\]-][^\s"'\\&;|<>(){}\[\]]*""",
           _option_secret),
+    # r13: more of the places configs and command lines hold a password (verify7's L11)
+    Shape("password in an array element (Drupal's $databases[…]['password'] = '…')",
+          rf"""(?i)(?P<keep>\[[ \t]*{_Q}(?:{_PASSWORD_NAMES}|\bpass\b){_Q}[ \t]*\][ \t]*=[ \t]*{_Q})"""
+          r"""[^"'\r\n]{1,}?(?P<tail>\\?["'])""",
+          _loose),
+    Shape("password given to sshpass -p",
+          rf"""(?P<keep>\bsshpass(?:[ \t]+-[A-OQ-Za-oq-z][^\s|;&]*){{0,4}}[ \t]+-p[ \t]*)"""
+          rf"""{_COMMAND_VALUE}""",
+          _command_secret),
+    Shape("password of curl -u user:password",
+          rf"""(?P<keep>\bcurl[ \t](?:[^\n|;&]*?[ \t])??(?:-u[ \t]*|--user(?:[ \t]+|=)){_Q}?"""
+          r"""[^\s:"'|;&<>]*:)"""
+          r"""[^\s"'\\;&|<>()`]+""",
+          _command_secret),
+    Shape("password given to redis-cli -a",
+          rf"""(?P<keep>\bredis-cli[ \t](?:[^\n|;&]*?[ \t])??(?:-a|--pass)[ \t]+)"""
+          rf"""{_COMMAND_VALUE}""",
+          _command_secret),
+    Shape("password given to htpasswd -b",
+          rf"""(?P<keep>\bhtpasswd{_HTPASSWD_FLAGS}[ \t]+(?:"""
+          rf"""-[A-Za-z]*(?:n[A-Za-z]*b|b[A-Za-z]*n)[A-Za-z]*{_HTPASSWD_FLAGS}{_HTPASSWD_ARG}|"""
+          rf"""-[A-Za-mo-z]*b[A-Za-mo-z]*{_HTPASSWD_FLAGS}{_HTPASSWD_ARG}{_HTPASSWD_ARG})[ \t]+)"""
+          rf"""{_COMMAND_VALUE}""",
+          _command_secret),
+    Shape("password in a Java properties XML entry",
+          rf"""(?i)(?P<keep><entry[ \t]+key[ \t]*=[ \t]*{_Q}[a-z0-9_.:-]*"""
+          rf"""(?:password|passwd|pwd|passphrase|secret|api[_.-]?key|token){_Q}[ \t]*>[ \t]*)"""
+          r"""[^<\r\n]{1,}?(?P<tail>[ \t]*</)""",
+          _loose),
+    Shape(".netrc password",
+          r"""(?P<keep>(?:\bmachine\s+\S+|\bdefault)(?:\s+(?:account|port)\s+\S+){0,2}\s+login\s+\S+"""
+          r"""(?:\s+(?:account|port)\s+\S+){0,2}\s+password\s+)"""
+          r"""\S+""",
+          _loose),
     Shape("openssl's pass: argument", r"(?P<keep>-pass(?:in|out)?[ \t]+pass:)[^\s\"']{4,}"),
     Shape("password assigned a value",
           rf"""(?i)(?P<keep>{_PASSWORD_NAMES}{_SEP}){_VALUE}{{4,}}""",

@@ -109,3 +109,30 @@ async def test_an_approval_notice_redacts_the_arguments_before_cutting_them_shor
     await flow.on_event(ev.ApprovalRequested(call_id="c1", request=request))
     [(kind, _, body)] = sent
     assert kind == "approval" and TOKEN[:12] not in body, body
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("command", [
+    "sshpass -p Zq8vT3kLw9pR2mXy ssh deploy@web01", "curl -u admin:Zq8vT3kLw9pR2mXy https://api.example.com",
+    "redis-cli -h cache01 -a Zq8vT3kLw9pR2mXy ping", "htpasswd -b /etc/nginx/.htpasswd bob Zq8vT3kLw9pR2mXy",
+    "printf 'machine h login bob password Zq8vT3kLw9pR2mXy' > ~/.netrc",
+])
+async def test_an_approval_notice_hides_a_password_a_command_line_carries(command: str) -> None:
+    """The command lines verify7 found shown whole in a notification (sshpass, curl -u,
+    redis-cli -a, htpasswd -b, a .netrc line): the password is said as [REDACTED]."""
+    from types import SimpleNamespace
+
+    from shell.agent import ApprovalRequest
+    from shell.agent import events as ev
+    from shell.core.messages import ToolCallBlock
+    from shell.tui.flow import Flow
+
+    sent: list[tuple[str, str, str]] = []
+    flow = Flow(SimpleNamespace(app_focus=False))  # type: ignore[arg-type]
+    flow.notify = lambda kind, title, body: sent.append((kind, title, body)) or True  # type: ignore[method-assign]
+    call = ToolCallBlock("c1", "run_shell", {"command": command})
+    request = ApprovalRequest(call=call, tool=None, args={"command": command},  # type: ignore[arg-type]
+                              allowed_decisions=("approve",), description="")
+    await flow.on_event(ev.ApprovalRequested(call_id="c1", request=request))
+    [(kind, _, body)] = sent
+    assert kind == "approval" and "Zq8vT3kL" not in body and "[REDACTED]" in body, body

@@ -362,3 +362,17 @@ def test_a_secret_in_the_answer_is_not_spoken() -> None:
     streamed = Speakable()
     out = streamed.feed(f"First sentence. The key: {key}. ") + streamed.feed("More.\n") + streamed.finish()
     assert key not in out and "Abc123" not in out, out
+
+
+@pytest.mark.parametrize("line", [
+    "Run `sshpass -p Zq8vT3kLw9pR2mXy ssh web01` to log in.",
+    "Your ~/.netrc has: machine api.example.com login bob password Zq8vT3kLw9pR2mXy",
+    "Settings: $databases['default']['default']['password'] = 'Zq8vT3kLw9pR2mXy';",
+])
+def test_a_password_in_a_command_or_config_line_is_not_spoken(line: str) -> None:
+    """The forms verify7 found kept by redaction (sshpass, .netrc, Drupal's settings)
+    are not read out either: the audio is kept with the session."""
+    from middleware.tts import speakable
+
+    said = speakable(line)
+    assert "Zq8vT3kL" not in said and "a secret" in said, said

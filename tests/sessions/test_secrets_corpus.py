@@ -95,6 +95,25 @@ CORPUS: dict[str, str] = {
     "--db-password option": f"./manage.py --db-password '{F}pw_9000'",
     "keytool -storepass": f"keytool -list -keystore release.jks -storepass {F}st0repass",
     "openssl pass:": f"openssl pkcs12 -in cert.p12 -passin pass:{F}p12pass9 -nodes",
+    # more of them, found by verify7 (r13)
+    "Drupal $databases": f"$databases['default']['default']['password'] = '{F}Zq8vT3kLw9pR2mXy';",
+    "Drupal array": f"$databases['default']['default'] = [\n  'username' => 'app',\n  'password' => '{F}drupalpw',\n];",
+    "sshpass -p": f"sshpass -p {F}hunter ssh deploy@web01",
+    "sshpass -p quoted": f"sshpass -v -p '{F}with space' ssh deploy@web01",
+    "curl -u user:pw": f"curl -s -u admin:{F}hunter https://api.example.com/v1",
+    "curl --user user:pw": f'curl --user "admin:{F}hunter" -X POST https://api.example.com/v1',
+    "redis-cli -a": f"redis-cli -h cache01 -a {F}redispw ping",
+    "redis-cli --pass": f"redis-cli --user app --pass {F}redispw ping",
+    "htpasswd -b": f"htpasswd -b /etc/nginx/.htpasswd bob {F}htpw",
+    "htpasswd -nbB": f"htpasswd -nbB bob {F}htpw",
+    "mysql --password=": f"mysql -u root --password={F}mysqlpw appdb",
+    "PGPASSWORD= cmd": f"PGPASSWORD={F}pgpw psql -h db01 -U app",
+    "Java properties XML": f'<entry key="db.password">{F}xmlpw</entry>',
+    ".netrc line": f"machine api.example.com login bob password {F}netrcpw",
+    ".netrc lines": f"machine api.example.com\n  login bob\n  password {F}netrcpw\n",
+    "URL, no user": f"redis://:{F}redispw@cache01:6379/0",
+    "URL, @ in the password": f"https://bob:pw@{F}x9q@git.example.org/repo.git",
+    "URL, mail address as user": f"ftp://bob@example.org:{F}ftppw@ftp.example.org/",
 }
 ORDINARY = [
     # code that handles passwords without holding one
@@ -123,6 +142,19 @@ ORDINARY = [
     "The <password> element holds the server's password, see settings.xml.",
     "In wp-config.php, define DB_PASSWORD with the database password.",
     "mysql asks for the password when -p is given without one.",
+    # close to the r13 shapes, yet no password
+    "docker run -p 8080:80 nginx", "ssh -p 2222 deploy@web01", "redis-cli -p 6379 ping", "python -m http.server -p 8080",
+    'curl -u "$USER" https://api.example.com', 'curl -u "$API_USER:$API_PASS" https://api.example.com',
+    "curl -u bob https://api.example.com", "curl --user-agent=Mozilla:5 https://example.com",
+    'sshpass -p "$SSHPASS" ssh web01', 'sshpass -p "$(pass show web01)" ssh web01', "sshpass -f ~/.pw ssh -p 2222 web01",
+    "sshpass -e ssh -p 2222 web01", "htpasswd -c /etc/nginx/.htpasswd bob", "htpasswd -B -C 10 .htpasswd bob",
+    "$databases['default']['default']['password'] = getenv('DB_PASS');", "$databases['default']['default']['password'] = '';",
+    '<entry key="db.url">jdbc:postgresql://db01/app</entry>', '<entry key="password">${db.password}</entry>',
+    "ssh://git@github.com:22/owner/repo.git", "http://localhost:8080/path",
+    "The default password is set at install time.", "Each machine has password protection.",
+    "The machine login page asks for a password.", "redis-cli -a takes the password; prefer REDISCLI_AUTH.",
+    "sshpass reads the password from -p, -f or the SSHPASS variable.", "Use curl -u user:password to authenticate.",
+    "htpasswd -b takes the password on the command line; prefer -i.",
 ]
 ENV_SECRET = f"{F}-env-value-0123456789"  # a configured key's value, whatever its shape
 URL_ENCODED_ENV = ENV_SECRET.replace("-", "%2D")  # (quote() leaves '-'; '%2D' is the same key, encoded)
