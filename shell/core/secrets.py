@@ -22,16 +22,15 @@ cannot make redaction backtrack, and ordinary text costs one scan.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 import re
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Self
 
+from shell.core.secretencodings import percent_decoded, readings
 from shell.core.secretshapes import SHAPES as SHAPES
 from shell.core.secretshapes import Shape as Shape
 from shell.core.textsafety import map_strings
@@ -409,76 +408,35 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> Secrets:
     return _environment_secrets(frozenset((k, v) for k, v in env.items() if is_secret_name(k)))
 
 
-_ENCODED = re.compile(r"[A-Za-z0-9+_-]{12,}={0,6}")
-_ENCODED_WITH_SLASHES = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,6}")  # base64's own "/", first too
 MAX_CHECKED_TEXT = 1 << 16
 """Characters of one string looked through for encoded secrets (a few tenths of a
 second at most). Past it the string is not called clean: :func:`secret_going_out` says
 it could not check (finding L1: this cap let a base64 key through after 70,000 letters
 of padding)."""
-_UNPRINTABLE = re.compile(r"[^\x20-\x7e\u00a0-\uffff]+")
 TOO_LONG = "too long to check for secrets"
-
-
-def _decodings(tokens: Sequence[str]) -> Iterable[tuple[str, str]]:
-    """What ``tokens`` say in base64, base32 and hex: per encoding, every token's
-    decoding, joined by new lines (one search per encoding, however many tokens: a cap
-    on tokens let a key through after 64 decoys). Bytes that are no printable text
-    become line breaks, so ``base64("\\n" + key)`` still shows the key."""
-    def b64(t: str) -> bytes:
-        return base64.b64decode(t + "=" * (-len(t) % 4), validate=False)
-
-    def b64url(t: str) -> bytes:
-        return base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
-
-    def b32(t: str) -> bytes:
-        return base64.b32decode(t.upper() + "=" * (-len(t) % 8))
-
-    tries: list[tuple[str, Callable[[str], bytes]]] = [
-        ("base64", b64), ("base64", b64url), ("base32", b32), ("hex", bytes.fromhex)]
-    for how, decode in tries:
-        parts: list[str] = []
-        for token in tokens:
-            token = token.rstrip("=")
-            # base64 read from each of its first four letters: ``x`` + base64(key) is one
-            # run of letters, and read from the first it decodes to noise
-            for start in range(4 if how == "base64" and len(token) >= 16 else 1):
-                try:
-                    raw = decode(token[start:])
-                except (binascii.Error, ValueError):
-                    continue
-                text = _UNPRINTABLE.sub("\n", raw.decode("utf-8", "replace").replace("\ufffd", "\n"))
-                if len(text.strip()) >= MIN_SECRET_LEN:
-                    parts.append(text)
-        if parts:
-            yield how, "\n".join(parts)
 
 
 def secret_going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
     """A secret ``text`` would carry out of the machine (a URL, a tool's arguments): its
     kind, said with how it is hidden, and the secret; or ``None``. Looked for as sent,
-    percent-decoded, and in each long run of base64/base32/hex letters (a path segment,
-    a query value, a subdomain label, or a host's labels together: ``c2stcHJv….evil.io``
-    is ``sk-pro…``), since a prompt-injected model encodes what it smuggles out. A text
-    over :data:`MAX_CHECKED_TEXT` is answered ``(TOO_LONG, "")``: not called clean.
-    What no simple decoding shows (an encoding twice over, compression, a reversed
-    string) is not found; README says so."""
+    then in each other spelling :func:`shell.core.secretencodings.readings` gives:
+    percent-decoded, without zero-width characters, as UTF-16, reversed, and in each
+    run of base64/base32/hex letters (a path segment, a query value, a subdomain label,
+    a host's labels together, base64 wrapped over lines), since a prompt-injected model
+    encodes what it smuggles out. A text over :data:`MAX_CHECKED_TEXT` (percent-decoded)
+    is answered ``(TOO_LONG, "")``: not called clean. What no simple decoding shows (an
+    encoding twice over, compression) is not found; README says so."""
     found = secrets.find(text)
     if found:
         return found
-    plain = urllib.parse.unquote_plus(text) if "%" in text or "+" in text else text
+    plain = percent_decoded(text)
     if plain != text and (found := secrets.find(plain)):
         return f"{found[0]}, percent-encoded", found[1]
     if len(plain) > MAX_CHECKED_TEXT:
         return TOO_LONG, ""
-    tokens = _ENCODED.findall(plain)
-    tokens += [t for t in _ENCODED_WITH_SLASHES.findall(plain) if "/" in t]
-    host = urllib.parse.urlsplit(plain).hostname if "://" in plain else None
-    labels = host.split(".")[:-2] if host else []
-    tokens += ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]  # split over labels
-    for how, decoded in _decodings(tokens):
-        if found := secrets.find(decoded):
-            return f"{found[0]}, {how}-encoded", found[1]
+    for how, reading in readings(text, plain):
+        if found := secrets.find(reading):
+            return f"{found[0]}, {how}", found[1]
     return None
 
 

@@ -257,6 +257,17 @@ def hidden_characters(text: str) -> int:
     return 0 if text.isascii() else len(_HIDDEN.findall(text))
 
 
+_MATCHED_AWAY = re.compile(f"[{_BIDI}{INVISIBLE}\u200c\u200d\ufe00-\ufe0f]+")
+
+
+def without_hidden(text: str) -> str:
+    """``text`` with every invisible, joining or direction-changing character taken
+    out (ZWJ and the variation selectors too), for matching, never for showing: a key
+    with U+200B or a soft hyphen between its letters is still the key when a
+    recipient drops them, and no real key holds one."""
+    return text if text.isascii() else _MATCHED_AWAY.sub("", text)
+
+
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
 
 

