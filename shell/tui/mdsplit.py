@@ -146,12 +146,44 @@ def closing_fence(source: str) -> str:
     return f"\n{marker.group(1) if marker else '```'}\n"
 
 
-def cancel_note(dropped: int, shown: int = 0) -> str:
+def closing_marks(source: str) -> str:
+    """What closes what ``source`` was cut inside, so that a note written after it
+    reads as a note: its code fence (:func:`closing_fence`), else an inline code span
+    its last paragraph opened and never closed (a reply cut by Esc in ``run `ls -l``
+    showed a lone backtick, the note after it on a line of its own). The span is
+    closed with "…", which says it was cut (and an opening run alone at the end is
+    not joined by its closer into one longer, literal run)."""
+    return closing_fence(source) or _closing_span(source)
+
+
+_BACKTICKS = re.compile(r"(?<!\\)`+")
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
+
+
+def _closing_span(source: str) -> str:
+    """The backticks that close the code span left open at the end of ``source``'s
+    last paragraph ("" when every span there is closed): as CommonMark pairs them, an
+    opening run with the next run of the same length."""
+    paragraph = _PARAGRAPH_END.split(source)[-1]
+    runs = [m.group() for m in _BACKTICKS.finditer(paragraph)]
+    i = 0
+    while i < len(runs):
+        closer = next((j for j in range(i + 1, len(runs)) if runs[j] == runs[i]), None)
+        if closer is None:
+            return "…" + runs[i]
+        i = closer + 1
+    return ""
+
+
+def cancel_note(dropped: int, shown: int = 0, cut: bool = True) -> str:
     """The note a cancelled reply ends with: how much it received and never drew (kept
     short: a flood's tens of MB are said as such, never shown). What was not drawn is
     not kept either (``ReplyRenderer.shown``): the history, the session and the model's
     next request hold what the user saw, and the note says so; past
-    :data:`~shell.core.partial.CANCELLED_KEEP` characters ``shown``, only the first ones."""
+    :data:`~shell.core.partial.CANCELLED_KEEP` characters ``shown``, only the first ones.
+    Nothing dropped and not ``cut`` (the history keeps all that was shown): no note."""
+    if not dropped and not cut:
+        return ""
     kept = "the model reads what is shown" if shown <= CANCELLED_KEEP else \
         f"the model reads the first {CANCELLED_KEEP:,} characters"
     return f"\n\n*({cancel_said(dropped)}: {kept})*\n"
@@ -319,7 +351,7 @@ def capped(text: str) -> str:
     documents = cutter.cut(text, len(text) + 1, len(text) + 1)
     shown = "".join(document.source for document in documents)
     note = cutter.end_note()
-    return shown + (closing_fence(shown) + note if note else "")
+    return shown + (closing_marks(shown) + note if note else "")
 
 
 def grouped(documents: list[FrameDocument], limit: int) -> list[str]:

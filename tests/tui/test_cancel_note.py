@@ -66,3 +66,32 @@ async def test_the_history_keeps_what_was_drawn_not_the_backlog_esc_dropped() ->
         assert widget.dropped > 1000
         assert widget.text == kept.text + cancel_note(widget.dropped, widget.received - widget.dropped)
         assert text.startswith(kept.text) and kept.text.startswith("Start.")
+
+
+def test_a_code_span_left_open_is_closed_with_an_ellipsis() -> None:
+    from shell.tui.mdsplit import closing_marks
+
+    assert closing_marks("Run `ls -l") == "…`"
+    assert closing_marks("Run `ls` then ``a ` b") == "…``"  # the run that opened it
+    assert closing_marks("Run `") == "…`"  # not "``", which would show as two backticks
+    assert closing_marks("Run `ls` and `pwd` now") == ""
+    assert closing_marks("An old `one\n\nA new paragraph") == ""  # a span ends with its paragraph
+    assert closing_marks("Escaped \\` is no span") == ""
+    assert closing_marks("Here:\n\n```python\nx = `1") == "\n```\n"  # in a fence: the fence closes
+
+
+async def test_a_reply_cancelled_inside_a_code_span_ends_with_it_closed_not_a_lone_backtick() -> None:
+    """Esc while a reply streams ``Run `abc abc…``: the drawn text ended inside the code
+    span, whose opening backtick then showed alone, as a literal."""
+    from shell.agent.loop import Agent
+    from shell.providers.scripted import ScriptedModel
+    from shell.tui.mdsplit import closing_marks
+
+    text = "Intro.\n\nRun `" + "abc " * 3000 + "` end."
+    app = AgentShellApp(Agent(ScriptedModel([text], delay=0.005, chunk_size=16)), model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        widget = await cancelled_under_way(app, pilot, lambda w: "abc abc abc" in w.text)
+        before, _, _note = widget.text.partition("\n\n*(")
+        assert before.endswith("…`") and closing_marks(before) == "", before[-80:]
+        await wait_for(pilot, lambda: "abc…" in screen_text(app))
+        assert "abc`" not in screen_text(app)  # drawn as code, not a lone backtick

@@ -36,7 +36,7 @@ from textual.widgets._markdown import MarkdownStream
 from shell.core.partial import CANCELLED_KEEP
 from shell.core.textsafety import StreamSanitizer, sanitize
 
-from ..mdsplit import Cutter, FrameDocument, cancel_note, capped, closing_fence, grouped, split_markdown
+from ..mdsplit import Cutter, FrameDocument, cancel_note, capped, closing_marks, grouped, split_markdown
 from ..pacing import (
     BACKLOG_FRAMES,
     CHUNK_LIMIT,
@@ -333,16 +333,16 @@ class AssistantMessage(Vertical, ArrangedOnce):
                     if not self._cutter.hiding:
                         await self._stream.write(held)
                 if self._cutter.hiding and self._current is not None:  # a block too long ended the reply
-                    note = closing_fence(self._current.source) + self._cutter.end_note()
+                    note = closing_marks(self._current.source) + self._cutter.end_note()
                     await self._stream.write(note)
                 await self._stop_stream()
                 self._stream = None
                 shown = self.received - self.dropped
                 cut = self._cancelled and shown > CANCELLED_KEEP  # the history keeps the first ones
-                if (self.dropped or cut) and self._current is not None:
-                    # after the document's last line: an open code fence is closed first,
-                    # or the note showed as a literal *…* inside the code block
-                    note = closing_fence(self._current.source) + cancel_note(self.dropped, shown)
+                if self._cancelled and self._current is not None:  # (a backlog dropped: cancelled too)
+                    # after the document's last line: an open code fence or span is closed first,
+                    # or the note showed as a literal *…* in the code block (and a lone ` at the end)
+                    note = closing_marks(self._current.source) + cancel_note(self.dropped, shown, cut)
                     self._drawn.append(note)
                     await self._current.append(note)
         self.streaming = False
