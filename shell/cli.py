@@ -494,7 +494,7 @@ def finish_checks() -> None:
         print("agent-shell: waiting for the check after the last command to finish…", file=sys.stderr,
               flush=True)
     for note in after_check.finish():
-        print(sanitize(note.replace("[agent-shell: ", "agent-shell: ").rstrip("]")), file=sys.stderr)
+        print(sanitize(after_check.for_user(note)), file=sys.stderr)
 
 
 def exit_now(code: int) -> NoReturn:

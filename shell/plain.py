@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,11 +160,13 @@ class PlainShell:
         self.runtime.on_mcp_change.append(self._mcp_status)
         with contextlib.suppress(Exception):  # so they complete; a broken file is said when used
             self.commands.refresh_custom(self.runtime)
+        stop_hearing = self._hear_late_checks()
         try:
             with self._keys_typed_ahead():
                 async with self.runtime.running():
                     return await self._loop()
         finally:
+            stop_hearing()
             hint = self.runtime.resume_hint()
             if hint:
                 self.console.print(Text(hint, style="dim"))
@@ -211,6 +213,28 @@ class PlainShell:
             detail += f"; {self.runtime.shown(status.message)}"
         line = Text(f"mcp {sanitize_line(status.name)}: {status.state} ({detail})", style=style)
         run_in_terminal(lambda: self.console.print(line))
+
+    def _hear_late_checks(self) -> Callable[[], None]:
+        """What a check after a command finds once that command's result was given
+        (Esc, or past its time): printed when it ends, above the prompt being typed,
+        not only at exit (the model gets it with its next command's result)."""
+        from .tools import after_check
+
+        loop = asyncio.get_running_loop()
+
+        def show(notes: list[str]) -> None:
+            for note in notes:
+                said = self.runtime.shown(after_check.for_user(note))
+                self.console.print(Text(f"! {said}", style="yellow"))
+
+        def found(notes: list[str]) -> bool:
+            try:
+                loop.call_soon_threadsafe(run_in_terminal, lambda: show(notes))
+            except RuntimeError:  # the loop has ended: the exit says it (shell.cli.finish_checks)
+                return False
+            return True
+
+        return after_check.listen(found)
 
     def _prompt(self) -> FormattedText:
         """The permission mode, always in sight, then the prompt (bypass in red)."""

@@ -11,14 +11,19 @@ Past the limit nothing is skipped: the check goes on in its thread to the end (t
 sandbox prepares the next command only after it: :func:`prepare`), and what it found
 is said with the next sandboxed command's result (:func:`take_late_notes`), not
 dropped: the result of a cancelled call is never shown, and one over the limit said
-only that the check went on.
+only that the check went on. So is what the check of a cancelled command found in
+time (:func:`leave_unsaid`): that result is never given either.
+
+The model hears of it only with its next command; the user hears of it when the
+check ends: a front end that can say it then (the TUI, line mode) calls :func:`listen`,
+and only what no listener said is printed at exit (:func:`finish`). Said once each.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import anyio
@@ -44,6 +49,9 @@ class _Late:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.notes: list[str] = []
+        """For the model, with the next command's result."""
+        self.untold: list[str] = []
+        """For the user at exit: what no listener said and no result took."""
 
 
 _LATE: weakref.WeakKeyDictionary[Sandbox, _Late] = weakref.WeakKeyDictionary()
@@ -109,15 +117,17 @@ async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int, *,
                 if not handoff.gave_up:
                     handoff.error = exc
                     return
-            _leave(sandbox, handoff.gave_up, f"it failed ({type(exc).__name__}: {exc}), so what the command "
-                                             "planted may still be in place: tell the user.]", [])
+            failed = (f"it failed ({type(exc).__name__}: {exc}), so what the command planted may still be in "
+                      "place: tell the user.]")
+            _leave(sandbox, _late_head(handoff.gave_up, failed), [])
             return
         with handoff.lock:
             if not handoff.gave_up:
                 handoff.result = result
                 return
         found = after_notes(*result, sandbox.roots())
-        _leave(sandbox, handoff.gave_up, "it found what follows.]" if found else "it found nothing.]", found)
+        said = "it found what follows.]" if found else "it found nothing.]"
+        _leave(sandbox, _late_head(handoff.gave_up, said), found, tell=bool(found))
 
     with anyio.move_on_after(limit):
         await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
@@ -125,15 +135,68 @@ async def check_after(sandbox: Sandbox, guard: Guard, started_ns: int, *,
         if handoff.error is not None:
             raise handoff.error
         if handoff.result is not None:
+            if cancelled:  # the caller raises: no result of its own says what it found
+                leave_unsaid(sandbox, *handoff.result)
             return handoff.result
         handoff.gave_up = "was cancelled" if cancelled else f"took over {limit:g} s"
     return [], (f"the check took over {limit:g} s; it goes on, and what it finds is said with the next "
                 "command's result")
 
 
-def _leave(sandbox: Sandbox, why: str, said: str, found: list[str]) -> None:
-    _late(sandbox).notes.extend([f"{LATE_NOTE} (it {why} before the check ended) finished after that "
-                                 f"command's result was given: {said}", *found])
+def _late_head(why: str, said: str) -> str:
+    return (f"{LATE_NOTE} (it {why} before the check ended) finished after that command's result was "
+            f"given: {said}")
+
+
+def leave_unsaid(sandbox: Sandbox, planted: list[Planted], unchecked: str) -> None:
+    """What the check after a cancelled command found in time: its result is never
+    shown, so it is said like a late check's (dropped before: Esc during ``sleep``
+    left a planted ``.envrc`` moved out and nobody told)."""
+    found = after_notes(planted, unchecked, sandbox.roots())
+    if found:
+        _leave(sandbox, "[agent-shell: the check after a command that was cancelled (so its result was never "
+                        "given) found what follows.]", found)
+
+
+Listener = Callable[[list[str]], bool]
+"""Told, from the check's thread, what a check found after its command's result was
+given; True when it will say it to the user. It must not block (it runs while the
+sandbox waits for the check) and must not raise."""
+_listeners: list[Listener] = []
+
+
+def listen(listener: Listener) -> Callable[[], None]:
+    """Tell ``listener`` what each late check finds, as it ends; returns how to stop."""
+    _listeners.append(listener)
+
+    def stop() -> None:
+        if listener in _listeners:
+            _listeners.remove(listener)
+    return stop
+
+
+def _leave(sandbox: Sandbox, head: str, found: list[str], *, tell: bool = True) -> None:
+    """Keep ``head`` and ``found`` for the next result, and tell the user now (or at
+    exit). A check that found nothing is the model's to know (its last result said the
+    check went on), not news for the user."""
+    notes = [head, *found]
+    late = _late(sandbox)
+    late.notes.extend(notes)
+    if not tell:
+        return
+    told = False
+    for listener in list(_listeners):
+        try:
+            told = listener(list(notes)) or told
+        except Exception:  # a front end that is gone: the exit says it instead
+            pass
+    if not told:
+        late.untold.extend(notes)
+
+
+def for_user(note: str) -> str:
+    """A note as the user reads it (not bracketed as for the model); not yet sanitised."""
+    return note.replace("[agent-shell: ", "agent-shell: ").removesuffix("]")
 
 
 class _Running(threading.Condition):
@@ -152,7 +215,7 @@ def running() -> int:
 
 def finish(timeout: float | None = None) -> list[str]:
     """Wait for every running check to end (at most ``timeout`` seconds), then what
-    checks that ended late found and no later result said (once). The process must
+    checks that ended late found and neither a later result nor a listener said (once). The process must
     not end under a check: it ends with ``os._exit``, which would stop the thread
     half-way (what the command planted kept, and nothing said: finding L9)."""
     with _running:
@@ -161,16 +224,21 @@ def finish(timeout: float | None = None) -> list[str]:
         lates = list(_LATE.values())
     notes: list[str] = []
     for late in lates:
-        notes += late.notes
+        notes += late.untold
+        late.untold.clear()
         late.notes.clear()
     return notes
 
 
 def take_late_notes(sandbox: Sandbox | None) -> list[str]:
-    """What checks that finished late found (once; oldest first): for the next result."""
-    notes = _late(sandbox).notes if sandbox is not None else []
-    taken = list(notes)
-    del notes[: len(taken)]
+    """What checks that finished late found (once; oldest first): for the next result
+    (and no longer for the exit: the result says it)."""
+    if sandbox is None:
+        return []
+    late = _late(sandbox)
+    taken = list(late.notes)
+    del late.notes[: len(taken)]
+    late.untold[:] = [n for n in late.untold if not any(n is t for t in taken)]
     return taken
 
 

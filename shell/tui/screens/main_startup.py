@@ -71,6 +71,7 @@ class StartUp(CommandResults):
         self.status.state = "idle"
         runtime.permissions.listeners.append(self.show_mode)
         self.show_mode()
+        self._hear_late_checks()
         for problem in self.shell.problems():
             await self.conversation.add(NoticeEntry("warning", problem))
         await self._greet()
@@ -162,6 +163,39 @@ class StartUp(CommandResults):
             if check.trusted:
                 return
         await self.conversation.add(NoticeEntry("warning", runtime.untrusted_notice(check)))
+
+    def _hear_late_checks(self) -> None:
+        """What a check after a command finds once that command's result was given (it
+        went past its time, or Esc ended the command): a warning in the conversation
+        when it ends, not only with the next command's result (which the model still
+        gets) or at exit. Told from the check's thread, so handed to the app's loop."""
+        import asyncio
+
+        from shell.tools import after_check
+
+        loop = asyncio.get_running_loop()
+
+        def found(notes: list[str]) -> bool:
+            try:
+                loop.call_soon_threadsafe(self._late_check, notes)
+            except RuntimeError:  # the app has ended: the exit says it (shell.cli.finish_checks)
+                return False
+            return True
+
+        self._stop_hearing = after_check.listen(found)
+
+    def on_unmount(self) -> None:
+        stop = getattr(self, "_stop_hearing", None)
+        if stop is not None:
+            stop()
+
+    def _late_check(self, notes: list[str]) -> None:
+        from shell.tools.after_check import for_user
+
+        from ..entries import NoticeEntry
+
+        text = "\n".join(self.runtime.shown(for_user(note)) for note in notes)
+        self.call_later(self.conversation.add, NoticeEntry("warning", text))
 
     def _mcp_status(self, status: Any) -> None:
         from ..entries import NoticeEntry
