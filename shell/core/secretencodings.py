@@ -111,7 +111,7 @@ def _tokens(plain: str) -> tuple[list[str], list[str]]:
     only joined (read from each of its first four letters, the joined run holds each
     line's key whatever its place); and for base32 and hex, which are read from their
     first letter only, so each line on its own too."""
-    wrapped = [joined for run in _WRAPPED.findall(plain) if len(joined := _BLANKS.sub("", run)) >= 12]
+    wrapped = [line for run in _WRAPPED.findall(plain) if len(line := _BLANKS.sub("", run)) >= 12]
     try:
         host = urllib.parse.urlsplit(plain).hostname if "://" in plain else None
     except ValueError:  # "http://[not-an-address": no host to read
