@@ -213,6 +213,21 @@ def running() -> int:
         return _running.count
 
 
+async def settled() -> None:
+    """Return once no check after a command is running: the file tools wait here, as
+    the next command does (:func:`prepare`). A check that ended late may still be
+    putting back a folder a read rule hides, which the command moved where no rule
+    names it; read_file there, in the same reply, read the secret (finding M1)."""
+    if running() == 0:
+        return
+
+    def wait() -> None:
+        with _running:
+            _running.wait_for(lambda: _running.count == 0)
+
+    await anyio.to_thread.run_sync(wait, abandon_on_cancel=True)  # Esc still ends the wait
+
+
 def finish(timeout: float | None = None) -> list[str]:
     """Wait for every running check to end (at most ``timeout`` seconds), then what
     checks that ended late found and neither a later result nor a listener said (once). The process must

@@ -33,6 +33,7 @@ from shell.core.tools import CallRejected, Tool, ToolContext
 from shell.permissions import paths
 from shell.permissions.fence import OutsidePath
 from shell.permissions.homedirs import too_broad
+from shell.tools import after_check
 
 MAX_PASSES = 64
 """Approvals handed over by the policy that no fence check used yet (a call blocked
@@ -205,7 +206,10 @@ class Workspace:
 
         Returns the resolved path. Raises :class:`OutsideWorkspaceError` with a
         message the model can act on when the path is outside and not approved.
+        Waits first for a check after a command that still runs (it may be putting
+        back what the command moved: :func:`after_check.settled`).
         """
+        await after_check.settled()
         resolved = self.resolve(path)
         if self.contains(resolved):
             return resolved

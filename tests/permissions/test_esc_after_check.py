@@ -112,14 +112,17 @@ async def test_esc_does_not_wait_for_the_rewind_scan_which_still_records_the_com
 
     capture, changes = SlowCapture(tmp_path), _Changes()
 
+    wrote = anyio.Event()
+
     async def run() -> str:
         (tmp_path / "made.txt").write_text("new\n")
+        wrote.set()
         await anyio.sleep_forever()
         return "never"
 
     with anyio.CancelScope() as scope:
-        async def esc() -> None:
-            await anyio.sleep(0.05)
+        async def esc() -> None:  # once the command wrote (a fixed pause came first under load)
+            await wrote.wait()
             scope.cancel()
 
         async with anyio.create_task_group() as tg:
@@ -214,3 +217,36 @@ async def test_a_cancelled_commands_check_that_ended_in_time_is_not_dropped(
         assert "sub/.envrc" not in again.text  # said once
     finally:
         stop()
+
+
+async def test_file_tools_wait_for_a_late_check_that_puts_a_read_denied_folder_back(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command moves a folder a read rule hides to where no rule names it; its check
+    ends late (a big workspace). read_file of the new place, the next call of the same
+    reply, ran while the check still searched for the folder, and read the secret
+    (finding M1). Now the file tools wait for the check, which puts the folder back."""
+    require_sandbox()
+    from shell.core.messages import ToolCallBlock
+    from shell.core.tools import ToolContext
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.files import FileToolError
+    from shell.tools.workspace import Workspace
+
+    monkeypatch.setattr(after_check, "AFTER_LIMIT", 0.05)
+    (ws / "config" / "secrets").mkdir(parents=True)
+    (ws / "config" / "secrets" / "db.txt").write_text("DBPASS=hunter2\n")
+    box = SlowCheck(ws)
+    box.denied_reads = lambda: [ws / "config" / "secrets"]
+    tools = {t.name: t for t in builtin_tools(Workspace(ws), sandbox=box)}
+    command = {"command": "mkdir -p nm/zz && mv config nm/zz/cfg && echo moved"}
+    ctx = ToolContext(ToolCallBlock("c1", "run_shell", {}), lambda _: None, None)
+    moved = await tools["run_shell"].run(command, ctx)
+    assert "moved" in moved.text and "it goes on" in moved.text, moved.text
+    threading.Timer(0.5, box.go.set).start()  # the check ends while read_file waits
+    call = ToolCallBlock("c2", "read_file", {"path": "nm/zz/cfg/secrets/db.txt"})
+    try:
+        said = (await tools["read_file"].run(dict(call.args), ToolContext(call, lambda _: None, None))).text
+    except FileToolError as exc:
+        said = str(exc)
+    assert "hunter2" not in said and "no such file" in said.lower(), said
+    assert (ws / "config" / "secrets" / "db.txt").read_text() == "DBPASS=hunter2\n"  # put back
