@@ -199,7 +199,8 @@ JS_CONFIG = re.compile(
 """The JavaScript configs that run with nothing typed: ESLint's, Prettier's, Tailwind
 IntelliSense's, Stylelint's (and the Babel and PostCSS configs they load) when a file of
 the folder opens or saves, Jest's and Vitest's when their extension finds the tests,
-commitlint's and lint-staged's at the next git commit. (Their JSON and YAML forms are data.)"""
+commitlint's and lint-staged's at the next git commit. (Their JSON and YAML forms are data, but
+for the keys that load code: :mod:`.codekeys`.)"""
 JS_CONFIG_WHY = ("runs (JavaScript) with nothing typed: your editor's ESLint, Prettier, Tailwind, Stylelint, "
                  "Jest or Vitest extension loads it when a file of this folder opens or saves, and git "
                  "commit hooks load commitlint's and lint-staged's")

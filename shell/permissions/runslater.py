@@ -49,6 +49,8 @@ forge, with its secrets, only once someone pushes them).
 Here: the walls and the judging. A path's snapshot is :mod:`.laterseen`; moving what
 was planted out and saying so is :mod:`.laterplanted`; reading a command's refusals
 is :mod:`.laterrefused` (their names are re-exported, so callers import one module).
+Shared configs that stay writable (``pyproject.toml``, ``package.json``, ``.eslintrc.json``) but
+whose code-naming keys a command changed are put back by :mod:`.laterconfigs`.
 """
 
 from __future__ import annotations

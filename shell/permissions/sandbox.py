@@ -64,6 +64,7 @@ from .gitstaged import StagedCopies
 from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, found_in_config, startup_files
 from .hostsockets import SOCKET_FOLDERS, host_sockets
+from .laterconfigs import Configs, config_files, put_back_configs, snapshot_configs
 from .runslater import Guard, Planted
 from .sandboxenv import scrubbed_environment
 from .sandboxprobe import INSTALL_HINT as INSTALL_HINT  # re-exported: callers import the sandbox
@@ -170,6 +171,7 @@ class Sandbox:
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
         self._ref_files = gitrefs.RefCache()  # ref files as last read: unchanged ones are not read again
         self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
+        self._configs: Configs = {}  # pyproject.toml, .eslintrc.json … before it (.laterconfigs)
         self._strategies: gitsequencer.Strategies = {}  # and its merge strategy
         self._objects: gitobjects.Snapshot = {}  # loose git objects' stamps (.gitobjects)
         self._objects_seen: gitobjects.Snapshot = {}  # as the last check after a command saw them
@@ -208,6 +210,7 @@ class Sandbox:
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_files)
         self._todos = gitsequencer.todos(walls.gitdirs)
+        self._configs = snapshot_configs(config_files(self.secret_index, self.roots()))
         self._strategies = gitsequencer.strategies(walls.gitdirs)
         self._objects = gitobjects.snapshot(walls.gitdirs, self._objects_seen)
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
@@ -238,10 +241,11 @@ class Sandbox:
                     + gitrefs.changed(refs, before.gitdirs, refs_now) + gitsequencer.drop_new_execs(todos)
                     + gitsequencer.put_back_strategies(strategies) + forged
                     + writewalls.move_created(created, self.roots()))
-        if now.watched == before.watched and runslater.same_links(before, now):
-            return unhidden, missed
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
-        planted = runslater.check(before, now, folder, started_ns)
+        configs, self._configs, roots = self._configs, {}, self.roots()
+        planted = put_back_configs(configs, config_files(self.secret_index, roots), folder, roots, started_ns)
+        if now.watched != before.watched or not runslater.same_links(before, now):
+            planted = runslater.check(before, now, folder, started_ns) + planted
         quarantine.record(folder, planted)  # where each came from, for /quarantine
         return planted + unhidden, missed
 

@@ -67,3 +67,63 @@ def test_a_fifo_named_pyproject_asks_and_hangs_nothing(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pyproject.toml")
     found = decide(tmp_path, "accept-edits", "write_file", {"path": "pyproject.toml", "content": ""})
     assert found.action == "ask"
+
+
+JS_FILES = {
+    ".eslintrc.json": ('{\n  // lint\n  "extends": ["eslint:recommended"],\n'
+                       '  "rules": {"semi": "error"},\n}\n'),
+    "package.json": ('{\n  "name": "x",\n  "version": "1.0.0",\n'
+                     '  "eslintConfig": {"rules": {"semi": "off"}}\n}\n'),
+    ".prettierrc.yaml": "semi: false\ntabWidth: 2\n",
+    ".babelrc": '{"presets": ["@babel/preset-env"]}\n',
+    ".stylelintrc": "rules:\n  color-no-invalid-hex: true\n",
+}
+
+
+@pytest.fixture
+def js(tmp_path: Path) -> Path:
+    for name, text in JS_FILES.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_an_edit_that_makes_a_js_tool_load_code_asks(js: Path, mode: str) -> None:
+    for tool, args, said in (
+        ("edit_file", {"path": ".eslintrc.json", "old_string": '"rules"',
+                       "new_string": '"parser": "./evil.js",\n  "rules"'}, "ESLint"),
+        ("edit_file", {"path": ".eslintrc.json", "old_string": '"eslint:recommended"',
+                       "new_string": '"./base.js"'}, "ESLint"),
+        ("edit_file", {"path": "package.json", "old_string": '"rules"',
+                       "new_string": '"plugins": ["evil"], "rules"'}, "eslintConfig"),
+        ("edit_file", {"path": "package.json", "old_string": '"version": "1.0.0",',
+                       "new_string": '"version": "1.0.0",\n  "prettier": "./my-config.js",'}, "prettier"),
+        ("edit_file", {"path": ".prettierrc.yaml", "old_string": "tabWidth: 2\n",
+                       "new_string": "tabWidth: 2\nplugins:\n  - ./evil.js\n"}, "Prettier"),
+        ("write_file", {"path": ".babelrc", "content": '{"presets": ["@babel/preset-env", "./evil.js"]}'},
+         "Babel"),
+        ("edit_file", {"path": ".stylelintrc", "old_string": "rules:",
+                       "new_string": "plugins: [./evil.js]\nrules:"}, "Stylelint"),
+        ("write_file", {"path": "web/.eslintrc.yml", "content": "extends:\n- ./shared.js\n"}, "ESLint"),
+        ("write_file", {"path": ".prettierrc", "content": "&p [./evil.js]\n"}, "Prettier"),
+    ):
+        found = decide(js, mode, tool, args)
+        assert found.action == "ask", (args, found)
+        assert said in found.reason, found.reason
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_a_style_edit_of_a_js_tool_config_stays_routine(js: Path, mode: str) -> None:
+    for tool, args in (
+        ("edit_file", {"path": ".eslintrc.json", "old_string": '"error"', "new_string": '"warn"'}),
+        ("edit_file", {"path": ".eslintrc.json", "old_string": '"rules": {',
+                       "new_string": '"rules": {"prettier/prettier": ["error", {"singleQuote": true}], '}),
+        ("edit_file", {"path": "package.json", "old_string": "1.0.0", "new_string": "1.1.0"}),
+        ("edit_file", {"path": ".prettierrc.yaml", "old_string": "tabWidth: 2", "new_string": "tabWidth: 4"}),
+        ("write_file", {"path": ".babelrc",
+                        "content": '{"presets": ["@babel/preset-env"], "comments": false}'}),
+        ("edit_file", {"path": ".stylelintrc", "old_string": "true", "new_string": "false"}),
+        ("write_file", {"path": "web/.eslintrc.yml", "content": "rules:\n  semi: error\n"}),
+    ):
+        found = decide(js, mode, tool, args)
+        assert found.action == "allow", (args, found)

@@ -1,0 +1,244 @@
+"""The keys of shared config files that name code a linter, formatter or compiler loads.
+
+``pyproject.toml``, ``setup.cfg``, ``tox.ini``, ``package.json`` and the JSON and YAML
+forms of ESLint's, Prettier's, Babel's and Stylelint's configs are edited all the time
+(a version, a dependency, a rule, a line length), so they are not runs-later files
+whose every edit asks (:mod:`.laternames`). But some of their keys name code that
+runs as the user, outside any sandbox, when the tool next runs, an editor's
+lint-on-save or format-on-save included:
+
+- ``[tool.pylint]``/``[tool.mypy]`` (``[pylint…]``/``[mypy…]`` sections in the INI
+  files): pylint's ``init-hook`` (Python) and ``load-plugins``, mypy's ``plugins``. The
+  whole tables count, as a ``.pylintrc`` or ``mypy.ini`` does whole.
+- ESLint (``.eslintrc*``, package.json's ``eslintConfig``): ``plugins``, ``parser``,
+  ``extends`` (a shared config or ``plugin:x/…`` loads a package, ``./base.js`` a
+  workspace file), ``processor``, the ``import/resolver``/``import/parsers`` settings.
+- Prettier (``.prettierrc*``, package.json's ``prettier``): ``plugins``,
+  ``pluginSearchDirs``, ``parser``; a config that is only a string names a shared config.
+- Babel (``.babelrc*``, ``babel.config.json``, package.json's ``babel``): ``plugins``,
+  ``presets``, ``extends``.
+- Stylelint (``.stylelintrc*``, package.json's ``stylelint``): ``plugins``, ``extends``,
+  ``customSyntax``, ``processors``.
+
+At any depth (``overrides``, ``env``), except under ``rules``: a rule's options are style.
+A package a key names runs from ``node_modules``, which commands may write (``npm
+install``), so a name counts as much as a path. Not here: Jest's and Mocha's keys
+(``setupFiles``, ``require``): the tool runs the workspace's tests, which run anything.
+
+:func:`code_keys` gives these keys of one file's text; the file tools ask before an edit
+that changes them (:mod:`.configtables`) and the sandbox puts back a command's change
+(:mod:`.laterconfigs`). YAML is read line by line (no YAML parser is a dependency): a
+key's line and the lines indented under it; a file using anchors, tags, complex keys or
+escapes in double quotes is compared whole.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import re
+import tomllib
+from typing import Any
+
+TOML_NAMES = frozenset({"pyproject.toml"})
+INI_NAMES = frozenset({"setup.cfg", "tox.ini"})
+JS_NAMES = {
+    **dict.fromkeys((".eslintrc", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml"), "ESLint"),
+    **dict.fromkeys((".prettierrc", ".prettierrc.json", ".prettierrc.json5", ".prettierrc.yml",
+                     ".prettierrc.yaml", ".prettierrc.toml"), "Prettier"),
+    **dict.fromkeys((".babelrc", ".babelrc.json", "babel.config.json"), "Babel"),
+    **dict.fromkeys((".stylelintrc", ".stylelintrc.json", ".stylelintrc.yml", ".stylelintrc.yaml"),
+                    "Stylelint"),
+}
+PACKAGE_KEYS = {"eslintConfig": "ESLint", "prettier": "Prettier", "babel": "Babel", "stylelint": "Stylelint"}
+"""package.json's keys that hold a tool's config."""
+NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json"})
+"""Every file name (case-folded) :func:`code_keys` reads."""
+
+JS_KEYS = frozenset({"plugins", "parser", "extends", "presets", "processor", "processors", "customSyntax",
+                     "pluginSearchDirs", "import/resolver", "import/parsers"})
+SKIPPED = frozenset({"rules"})
+MAX_DEPTH = 64
+MAX_NODES = 20_000
+MAX_YAML_KEYS = 64
+"""Code-naming keys read in a YAML file (more: the file is compared whole)."""
+MAX_BLOCK_LINES = 20_000
+"""Lines read under those keys in all (a list of plugins is a dozen lines)."""
+
+PYTHON_WHY = ("names the code pylint or mypy runs (its {tables}: pylint's init-hook and plugins, mypy's "
+              "plugins: Python that runs as you at every lint or check, an editor's check-on-save included)")
+JS_WHY = ("names the code {tool} loads ({keys}: JavaScript that runs as you at every lint, format or build, "
+          "an editor's lint-on-save or format-on-save included)")
+_JS_KEYS_SHOWN = {"ESLint": "plugins, parser, extends", "Prettier": "plugins",
+                  "Babel": "plugins, presets", "Stylelint": "plugins, extends, customSyntax"}
+
+CodeKeys = dict[str, str]
+"""A key's place (``tool.pylint``, ``eslintConfig.overrides.0.parser``) → its value, as JSON."""
+
+
+def why(name: str) -> str:
+    """What the code-naming keys of a file named ``name`` are ("" for another name)."""
+    name = name.casefold()
+    if name in TOML_NAMES:
+        return PYTHON_WHY.format(tables="[tool.pylint] or [tool.mypy] tables")
+    if name in INI_NAMES:
+        return PYTHON_WHY.format(tables="[pylint] or [mypy] sections")
+    tool = JS_NAMES.get(name)
+    if tool:
+        return JS_WHY.format(tool=tool, keys=_JS_KEYS_SHOWN[tool])
+    if name == "package.json":
+        return JS_WHY.format(tool="ESLint, Prettier, Babel or Stylelint",
+                             keys="eslintConfig, prettier, babel, stylelint: their plugins, parser, extends")
+    return ""
+
+
+def code_keys(name: str, text: str) -> CodeKeys | None:
+    """The code-naming keys of ``text``, the content of a file named ``name`` (see the
+    module), or None when it does not parse as its tool would need (pyproject.toml,
+    setup.cfg, tox.ini: a linter's reading of it cannot be told). An empty text has none."""
+    name = name.casefold()
+    if name in TOML_NAMES:
+        return _toml_tables(text)
+    if name in INI_NAMES:
+        return _ini_sections(text)
+    if name == "package.json":
+        data = _jsonc(text)
+        out: CodeKeys = {}
+        if isinstance(data, dict):
+            for key in PACKAGE_KEYS:
+                if key in data:
+                    out.update(_js_keys(data[key], key))
+        return out
+    if name not in JS_NAMES:
+        return {}
+    if name.endswith(".toml"):
+        try:
+            return _js_keys(tomllib.loads(text), "")
+        except (tomllib.TOMLDecodeError, RecursionError):
+            return None
+    data = _jsonc(text)
+    return _js_keys(data, "") if data is not None else _yaml_keys(text)
+
+
+def _toml_tables(text: str) -> CodeKeys | None:
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+    tool = data.get("tool")
+    if not isinstance(tool, dict):
+        return {}
+    return {f"tool.{key}": _dump(tool[key]) for key in tool if key.casefold() in ("pylint", "mypy")}
+
+
+def _ini_sections(text: str) -> CodeKeys | None:
+    parser = configparser.RawConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(text)
+    except (configparser.Error, RecursionError):
+        return None
+    return {section: _dump(dict(parser.items(section))) for section in parser.sections()
+            if section.casefold().startswith(("pylint", "mypy", "tool:pylint", "tool:mypy"))}
+
+
+def _dump(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, default=str)
+    except (ValueError, RecursionError):  # a circular or too deep value: compared by its text
+        return repr(value)
+
+
+def _js_keys(data: Any, place: str) -> CodeKeys:
+    """The code-naming keys in a parsed JS tool config (walked, bounded)."""
+    out: CodeKeys = {}
+    if isinstance(data, str):  # "prettier": "@company/prettier-config"
+        out[place or "(shared config)"] = _dump(data)
+        return out
+    stack: list[tuple[Any, str, int]] = [(data, place, 0)]
+    nodes = 0
+    while stack:
+        node, where, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH or nodes > MAX_NODES:
+            out["(too deep to read)"] = _dump(data)
+            return out
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            at = f"{where}.{key}" if where else str(key)
+            if key in JS_KEYS:
+                out[at] = _dump(value)
+            elif key not in SKIPPED and isinstance(value, (dict, list)):
+                stack.append((value, at, depth + 1))
+    return out
+
+
+_COMMENT_OR_STRING = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+"""A string, or a comment (an unclosed one runs to the end: one pass, whatever the text)."""
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def _jsonc(text: str) -> Any:
+    """``text`` as JSON with comments and trailing commas (ESLint's and Babel's reading),
+    or None when it is not that."""
+    if not text.strip():
+        return {}
+    try:
+        return json.loads(text)  # most are plain JSON: no pass over them
+    except (ValueError, RecursionError):
+        pass
+    if "/" not in text and "," not in text:
+        return None
+    bare = _TRAILING_COMMA.sub(r"\1", _COMMENT_OR_STRING.sub(r"\1", text))  # a comment goes, a string stays
+    try:
+        return json.loads(bare)
+    except (ValueError, RecursionError):
+        return None
+
+
+_YAML_KEY = re.compile(r"""(?:^|(?<=[\s{,]))["']?(""" + "|".join(re.escape(k) for k in sorted(JS_KEYS))
+                       + r""")["']?[ \t]*:(?=\s|$)""", re.M)
+_YAML_OPAQUE = re.compile(r"""(?:^|[\s\[{,])[&*!][^\s]|^[ \t]*\?(?:\s|$)|"[^"\n]*\\""", re.M)
+"""Anchors, aliases and tags, complex keys, escapes in double quotes: what a line reading
+cannot follow (``plugins: *mine``, ``"\\x70lugins": …``)."""
+
+
+def _yaml_keys(text: str) -> CodeKeys:
+    """The code-naming keys of a YAML (or JSON5) config read line by line: each such
+    key's line and the lines under it (indented more, or list items at its indent).
+    Bounded: past :data:`MAX_YAML_KEYS` keys or :data:`MAX_BLOCK_LINES` lines read under
+    them in all, the file is compared whole."""
+    if _YAML_OPAQUE.search(text):
+        return {"(whole file)": text}
+    lines = text.split("\n")  # offsets below count one character per line end
+    starts: list[int] = []
+    indents: list[int] = []  # -1: a blank or comment line, which ends no block
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+        bare = line.lstrip(" \t")
+        indents.append(-1 if not bare or bare.startswith("#") else len(line) - len(bare))
+    out: CodeKeys = {}
+    number, budget = 0, MAX_BLOCK_LINES
+    for count, match in enumerate(_YAML_KEY.finditer(text)):
+        while number + 1 < len(lines) and starts[number + 1] <= match.start():
+            number += 1
+        line = lines[number]
+        indent = len(line) - len(line.lstrip(" \t-"))
+        end = number + 1
+        while end < len(lines) and budget > 0:
+            budget -= 1
+            lead = indents[end]
+            if lead == -1 or lead > indent or (lead == indent and lines[end][lead:lead + 1] == "-"):
+                end += 1
+                continue
+            break
+        if count >= MAX_YAML_KEYS or budget <= 0:
+            return {"(whole file)": text}
+        block = text[match.start():starts[end] if end < len(lines) else len(text)]
+        kept = (x.strip() for x in block.split("\n"))
+        out[f"{match.group(1)}#{count}"] = "\n".join(x for x in kept if x and not x.startswith("#"))
+    return out
+
+
+__all__ = ["INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "TOML_NAMES", "CodeKeys", "code_keys", "why"]

@@ -1,0 +1,190 @@
+"""Shared config files a sandboxed command changed to name code a linter runs: put back.
+
+``pyproject.toml``, ``package.json``, ``.eslintrc.json`` and the rest of
+:data:`.codekeys.NAMES` stay writable for commands (``uv add``, ``npm pkg set``, a
+formatter), unlike the runs-later files the guard binds read-only (:mod:`.runslater`).
+But the keys of them that name code (pylint's ``init-hook``, mypy's ``plugins``,
+ESLint's ``plugins`` and ``parser`` …: :mod:`.codekeys`) run as the user at the next
+lint, an editor's lint-on-save included, outside the sandbox, and a file edit of them
+asks (:mod:`.configtables`). So before a command each such file of the workspace (the
+roots' own names, missing ones too, and those the secret walk listed deeper) is kept as
+it was, bytes and keys; after it, one whose keys differ is set back as it was, the
+command's version moved to the quarantine (:mod:`.quarantine`: ``/quarantine`` lists it)
+and the result says so; a new one that names code is moved there whole, as a new
+``.pylintrc`` is. The rest of a command's edits of these files stays.
+
+A file kept through a symlink (``pyproject.toml -> ../shared/pyproject.toml``) is put back
+where the link leads when that is in the workspace (elsewhere is read-only to commands);
+a link the command made or repointed is moved out and the old one, or the old file, put
+back. Nothing is written through a folder that is a symlink now.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import paths
+from .codekeys import NAMES, CodeKeys, code_keys, why
+from .configtables import MAX_BYTES
+from .laterplanted import Planted, move_aside
+from .laterseen import Seen
+
+if TYPE_CHECKING:
+    from .secretfiles import SecretFileIndex
+
+MAX_FILES = 512
+"""Config files kept before a command (a monorepo's package.json files; more are not)."""
+MAX_TOTAL = 32 << 20
+"""Bytes kept in all: a file past this is not kept, and a change of its keys is only said."""
+ROOT_NAMES = tuple(sorted(NAMES))
+"""Looked up right in each root, also when missing (a command may create one)."""
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+SLACK_NS = 1_000_000_000
+"""As :data:`.runslater.SLACK_NS`: a file older than the command by more was not its."""
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """One config file as it was: its marks, and its bytes (None: not a regular file, or
+    not kept: ``whole`` says which)."""
+
+    mark: tuple[int, ...] = ()
+    """Kind, identity, size and times of the entry and of where a link leads (() missing)."""
+    data: bytes | None = None
+    whole: bool = True
+    """False: a regular file too big to keep (what it names cannot be told)."""
+    link: str | None = None
+    """Where the entry pointed, when a symlink."""
+    mode: int = 0o644
+    ctime: int = 0
+
+    def keys(self, name: str) -> CodeKeys | None:
+        """Its code-naming keys (parsed only for a file whose marks moved: see :func:`put_back_configs`)."""
+        if not self.whole:
+            return None
+        return {} if self.data is None else code_keys(name, self.data.decode("utf-8", "replace"))
+
+
+Configs = Mapping[Path, Kept]
+_last: dict[Path, Kept] = {}
+"""Each file as last read: one whose marks did not move is not read again (its ctime
+moves with any write, and nothing sets it back)."""
+
+
+def config_files(index: SecretFileIndex, roots: Sequence[Path]) -> list[Path]:
+    """The config files to keep: each root's own names, then those the last walk listed."""
+    found = [root / name for root in roots for name in ROOT_NAMES]
+    found += index.files_where(ROOT_NAMES, MAX_FILES)
+    return list(dict.fromkeys(found))
+
+
+def snapshot_configs(files: Iterable[Path]) -> dict[Path, Kept]:
+    """Each of ``files`` as it is now (bounded: see :data:`MAX_TOTAL`)."""
+    out: dict[Path, Kept] = {}
+    total = 0
+    for path in files:
+        kept = read(path, keep=total < MAX_TOTAL)
+        total += len(kept.data or b"")
+        out[path] = kept
+    if len(_last) > 4 * MAX_FILES:
+        _last.clear()
+    _last.update(out)
+    return out
+
+
+def read(path: Path, keep: bool = True) -> Kept:
+    """``path`` as it is: a regular file (or a link to one) up to :data:`MAX_BYTES` is
+    read; anything else is marked only."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return Kept()
+    link = None
+    mark: tuple[int, ...] = (stat.S_IFMT(info.st_mode), info.st_dev, info.st_ino, info.st_size,
+                             info.st_mtime_ns, info.st_ctime_ns)
+    real = info
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            link = os.readlink(path)
+            real = os.stat(path)
+            mark += (real.st_dev, real.st_ino, real.st_size, real.st_mtime_ns, real.st_ctime_ns)
+        except OSError:
+            return Kept(mark, link=link, ctime=info.st_ctime_ns)
+    known = _last.get(path)
+    if known is not None and known.mark == mark and (known.whole or not keep):
+        return known
+    if not stat.S_ISREG(real.st_mode):
+        return Kept(mark, link=link, ctime=info.st_ctime_ns)  # a FIFO would hang the read
+    mode = real.st_mode & 0o7777
+    if real.st_size > MAX_BYTES or not keep:
+        return Kept(mark, None, False, link, mode, info.st_ctime_ns)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError:
+        return Kept(mark, None, False, link, mode, info.st_ctime_ns)
+    return Kept(mark, data, len(data) <= MAX_BYTES, link, mode, info.st_ctime_ns)
+
+
+def put_back_configs(before: Configs, files: Iterable[Path], quarantine: Path, roots: Sequence[Path],
+                     started_ns: int) -> list[Planted]:
+    """Compare ``files`` (and those of ``before``) now with before the command (started
+    at ``started_ns``): put back what changed the keys that name code (see the module)."""
+    out: list[Planted] = []
+    for path in dict.fromkeys([*before, *files]):
+        was = before.get(path)
+        now = read(path)
+        if not now.mark or (was is not None and now.mark == was.mark):
+            continue  # gone (nothing runs from it), or untouched
+        if was is None:
+            if now.ctime < started_ns - SLACK_NS:
+                continue  # there before, where the walk before the command had not reached
+            was = Kept()
+        keys = now.keys(path.name)
+        if keys is not None and keys == (was.keys(path.name) if was.mark else {}):
+            continue  # an ordinary edit: a version, a dependency, a rule
+        out.append(_undo(path, was, now, quarantine, roots))
+    return out
+
+
+def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Path]) -> Planted:
+    reason = f"{'changed' if was.mark else 'new'}: {why(path.name)}"
+    if not was.mark:
+        return move_aside(path, reason, quarantine, roots, Seen("missing"))
+    if was.data is None and was.whole:  # not a file before (a folder, a FIFO): nothing to put back
+        return move_aside(path, reason, quarantine, roots, Seen("missing"))
+    if was.data is None or not was.whole:
+        return Planted(path, reason, error="it was too big to keep a copy of before the command, so it was "
+                                          "left as the command wrote it")
+    target = path
+    if was.link is not None and now.link == was.link:  # written through the link: put back where it leads
+        target = Path(os.path.realpath(path))
+        if not any(paths.within(target, r) for r in roots):
+            return Planted(path, reason, error=f"it leads out of the workspace ({target})")
+    if os.path.realpath(target.parent) != str(target.parent):
+        return Planted(path, reason, error=f"{target.parent} is a symlink now, not the folder it was")
+    moved = move_aside(target, reason, quarantine, roots, Seen("missing"))
+    if moved.moved_to is None:
+        return moved
+    try:
+        if target == path and was.link is not None:
+            os.symlink(was.link, path)
+        else:
+            fd = os.open(target, _CREATE, was.mode)
+            with os.fdopen(fd, "wb") as f:
+                f.write(was.data)
+    except OSError as exc:
+        return Planted(target, reason, moved.moved_to, undone=(
+            f"moved to {moved.moved_to}, and putting the old one back FAILED ({exc.strerror or exc}): "
+            "/quarantine restore puts the command's version back"))
+    return Planted(target, reason, moved.moved_to, undone=(
+        f"set back as it was; the command's version is kept at {moved.moved_to} (compare the two, and make "
+        "the change yourself if you want it)"))
+
+
+__all__ = ["Configs", "Kept", "ROOT_NAMES", "config_files", "put_back_configs", "read", "snapshot_configs"]

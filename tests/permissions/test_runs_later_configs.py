@@ -1,0 +1,118 @@
+"""Shared config files whose keys name code a linter or formatter loads (pyproject.toml's
+[tool.pylint] and [tool.mypy], setup.cfg's and tox.ini's sections, ESLint's, Prettier's,
+Babel's and Stylelint's JSON and YAML configs, package.json's eslintConfig …): a sandboxed
+command (real bubblewrap) that changes those keys has the file set back as it was, its
+own version kept in the quarantine and said; a command's ordinary edit of the same files
+(a version, a rule, a line length) stays."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shell.permissions import quarantine
+
+from ..sandboxing import require_sandbox
+from .later_ws import later_workspace, sh
+
+pytestmark = pytest.mark.anyio
+
+PYPROJECT = '[project]\nname = "x"\nversion = "1.0"\n\n[tool.mypy]\nstrict = true\n'
+FILES = {
+    "pyproject.toml": PYPROJECT,
+    "setup.cfg": "[metadata]\nname = x\n\n[mypy]\nstrict = True\n",
+    "tox.ini": "[tox]\nenvlist = py312\n",
+    ".eslintrc.json": ('{\n  // lint\n  "extends": ["eslint:recommended"],\n'
+                       '  "rules": {"semi": "error"},\n}\n'),
+    "package.json": json.dumps({"name": "x", "version": "1.0.0", "eslintConfig": {"rules": {"semi": "off"}},
+                                "prettier": {"semi": False}}, indent=2) + "\n",
+    ".prettierrc.yaml": "semi: false\ntabWidth: 2\n",
+    ".babelrc": '{"presets": ["@babel/preset-env"]}\n',
+    ".stylelintrc.yml": "rules:\n  color-no-invalid-hex: true\n",
+}
+
+
+@pytest.fixture
+def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    for project in later_workspace(monkeypatch, ".agent-shell-test-configs-"):
+        for name, text in FILES.items():
+            (project / name).write_text(text)
+        (project / "evil.js").write_text("require('child_process').execSync('touch PWNED')\n")
+        yield project
+
+
+PLANTS = {
+    "pyproject.toml": ("printf '\\n[tool.pylint.main]\\ninit-hook = \"import os; os.system(1)\"\\n' "
+                       ">> pyproject.toml"),
+    "setup.cfg": "sed -i 's/strict = True/plugins = tools\\/plugin.py/' setup.cfg",
+    "tox.ini": "printf '[pylint.MAIN]\\nload-plugins = evil\\n' >> tox.ini",
+    ".eslintrc.json": ("sed -i 's/\"eslint:recommended\"/\"eslint:recommended\", \".\\/evil.js\"/' "
+                       ".eslintrc.json"),
+    "package.json": "sed -i 's/\"rules\": {/\"parser\": \".\\/evil.js\", \"rules\": {/' package.json",
+    ".prettierrc.yaml": "printf 'plugins:\\n  - ./evil.js\\n' >> .prettierrc.yaml",
+    ".babelrc": "printf '{\"presets\": [\"@babel/preset-env\", \"./evil.js\"]}\\n' > .babelrc",
+    ".stylelintrc.yml": "printf 'plugins: [./evil.js]\\n' >> .stylelintrc.yml",
+}
+ORDINARY = {
+    "pyproject.toml": ("sed -i 's/1.0/1.1/' pyproject.toml", 'version = "1.1"'),
+    "setup.cfg": ("sed -i 's/name = x/name = y/' setup.cfg", "name = y"),
+    "tox.ini": ("printf '[testenv]\\ncommands = pytest\\n' >> tox.ini", "commands = pytest"),
+    ".eslintrc.json": ("sed -i 's/\"error\"/\"warn\"/' .eslintrc.json", '"semi": "warn"'),
+    "package.json": ("sed -i 's/1.0.0/1.0.1/' package.json", '"version": "1.0.1"'),
+    ".prettierrc.yaml": ("sed -i 's/tabWidth: 2/tabWidth: 4/' .prettierrc.yaml", "tabWidth: 4"),
+    ".babelrc": ("printf '{\"presets\": [\"@babel/preset-env\"], \"comments\": false}\\n' > .babelrc",
+                 '"comments": false'),
+    ".stylelintrc.yml": ("printf '  indentation: 2\\n' >> .stylelintrc.yml", "indentation: 2"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANTS))
+async def test_a_command_that_makes_a_config_name_code_has_it_set_back(ws: Path, name: str) -> None:
+    require_sandbox()
+    result = await sh(ws, f"{PLANTS[name]}; cat {name} >/dev/null")
+    assert (ws / name).read_text() == FILES[name], result.text
+    assert f"{name}: changed:" in result.text and "set back as it was" in result.text, result.text
+    kept = [e for e in quarantine.entries() if e.original == ws / name]
+    assert len(kept) == 1 and kept[0].stored.read_text() != FILES[name], result.text
+
+
+@pytest.mark.parametrize("name", sorted(ORDINARY))
+async def test_an_ordinary_edit_of_the_same_config_stays(ws: Path, name: str) -> None:
+    require_sandbox()
+    command, now = ORDINARY[name]
+    result = await sh(ws, command)
+    assert now in (ws / name).read_text(), result.text
+    assert "set back" not in result.text and not quarantine.entries(), result.text
+
+
+async def test_the_whole_file_is_set_back_and_the_commands_edit_kept_aside(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, "sed -i 's/1.0/2.0/' pyproject.toml && "
+                          "printf '[tool.pylint.main]\\nload-plugins = \"evil\"\\n' >> pyproject.toml")
+    assert (ws / "pyproject.toml").read_text() == PYPROJECT, result.text
+    stored = next(e.stored for e in quarantine.entries() if e.original == ws / "pyproject.toml")
+    assert 'version = "2.0"' in stored.read_text() and "load-plugins" in stored.read_text()
+    assert str(stored) in result.text, result.text
+
+
+async def test_a_new_config_naming_code_is_moved_out_and_a_plain_one_stays(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, "mkdir -p sub web "
+                          "&& printf '[tool.mypy]\\nplugins = [\"p\"]\\n' > sub/pyproject.toml "
+                          "&& printf '{\"plugins\": [\"./evil.js\"]}' > web/.prettierrc "
+                          "&& printf '{\"semi\": true}' > .prettierrc.json")
+    assert not (ws / "sub" / "pyproject.toml").exists(), result.text
+    assert not (ws / "web" / ".prettierrc").exists(), result.text
+    assert "sub/pyproject.toml: new:" in result.text and "quarantine" in result.text, result.text
+    assert (ws / ".prettierrc.json").read_text() == '{"semi": true}', result.text
+
+
+async def test_a_config_swapped_for_a_link_is_put_back(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, "printf '[tool.pylint.main]\\ninit-hook = \"x\"\\n' > /tmp/p.toml && "
+                          "mkdir -p lib && cp /tmp/p.toml lib/p.toml && ln -sf lib/p.toml pyproject.toml")
+    assert not (ws / "pyproject.toml").is_symlink(), result.text
+    assert (ws / "pyproject.toml").read_text() == PYPROJECT, result.text
