@@ -22,7 +22,8 @@ from .stats import HookStats
 
 if TYPE_CHECKING:
     from .context import HookContext
-    from .stack import MiddlewareStack, Slot
+    from .stack import MiddlewareStack
+    from .stack_slots import Slot
 
 R = TypeVar("R")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .stack import Slot
+    from .stack_slots import Slot
 
 SOURCE_ATTR = "__agent_shell_source__"
 HOOK_ATTR = "__agent_shell_hook__"

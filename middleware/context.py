@@ -18,7 +18,8 @@ from shell.core.model import ChatModel
 from shell.core.tools import Tool
 
 if TYPE_CHECKING:
-    from .stack import MiddlewareStack, Slot
+    from .stack import MiddlewareStack
+    from .stack_slots import Slot
     from .stats import MiddlewareStats
 
 

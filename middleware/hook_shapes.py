@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .stats import HookStats
 
 if TYPE_CHECKING:
-    from .stack import Slot
+    from .stack_slots import Slot
 
 STREAMING = ("on_reply", "on_reasoning", "on_model_call")
 AWAITED = ("on_compress_context", "on_acting")

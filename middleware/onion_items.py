@@ -18,7 +18,7 @@ from .onion_answers import COLLECTORS
 from .stats import HookStats
 
 if TYPE_CHECKING:
-    from .stack import Slot
+    from .stack_slots import Slot
     from .streaming_onion import StreamOnion
 
 NO_STATS = HookStats()

@@ -49,7 +49,8 @@ from .watching import Watched
 
 if TYPE_CHECKING:
     from .context import HookContext, ReplyRun
-    from .stack import MiddlewareStack, Slot
+    from .stack import MiddlewareStack
+    from .stack_slots import Slot
 
 __all__ = ["COLLECTORS", "Items", "ReplyItems", "StreamOnion", "answer_items"]
 

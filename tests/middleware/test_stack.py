@@ -894,14 +894,14 @@ async def test_time_waiting_for_the_user_is_not_the_middlewares_time(monkeypatch
     (the hook's own time is measured: the stats were read before, so hooks are timed)."""
     import time
 
-    from middleware import awaited_onion, context, onion_items, stack
+    from middleware import awaited_onion, context, onion_items, stack_slots
 
     user_time = [0.0]
 
     def clock() -> float:
         return time.perf_counter() + user_time[0]
 
-    for module in (awaited_onion, context, onion_items, stack):
+    for module in (awaited_onion, context, onion_items, stack_slots):
         monkeypatch.setattr(module, "perf_counter", clock)
 
     async def slow_user(request: ApprovalRequest) -> ApprovalDecision:
