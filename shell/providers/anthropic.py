@@ -65,8 +65,9 @@ from shell.core.model import (
 )
 from shell.core.textsafety import json_text
 
-from .base import HTTPProvider, Wire, token_count
+from .base import HTTPProvider
 from .sse import expect, iter_sse, parse_json
+from .wire import Wire, token_count
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192

@@ -50,16 +50,12 @@ import anyio
 import anyio.lowlevel
 import httpx
 
-from shell.config import join_url
 from shell.core.messages import ToolResultMessage, UserMessage
 from shell.core.model import (
     ModelChunk,
     ModelError,
     ModelRequest,
     StopChunk,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
     report_notice,
 )
 from shell.core.secrets import redact
@@ -70,64 +66,20 @@ from .errors import (
     describe_html,
     describe_transport_error,
     error_message_from_body,
-    looks_like_html,
     request_problem,
 )
-from .retry_after import retry_after_seconds, retry_delay
+from .failure_messages import FailureMessages
+from .retry_after import retry_delay
 from .sse import MAX_LINE, MalformedField, MalformedLine, StreamIdle, StreamLimit
+from .wire import MAX_REPLY_BYTES, Wire, says_something
 
 NoticeHook = Callable[[str], None]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_READ_TIMEOUT = 120.0
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
-MAX_REPLY_BYTES = 64 * 1024 * 1024
-"""Wire bytes of one reply: ~200 bytes of JSON per streamed token puts a 128k-token
-answer near 30 MB; past this the server is not answering, it is flooding."""
 MAX_ERROR_BYTES = 64 * 1024
 """Bytes of an error body read: messages are short; a 300 MB error page is not read."""
-
-
-MAX_TOKEN_COUNT = 1 << 40
-"""Far beyond any context window; a count above it is not a count."""
-
-
-def token_count(value: Any) -> int | None:
-    """A token count from a server: a whole number in [0, 2**40], or None when the value
-    is anything else (absent or null counts 0, as servers leave out what is zero)."""
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if value != value or not 0 <= value <= MAX_TOKEN_COUNT or int(value) != value:
-        return None
-    return int(value)
-
-
-class Wire:
-    """The bytes of one streamed response: counted, bounded, and cancellable
-    between network chunks (a provider that floods never makes the event loop
-    wait for a cancel: reads that find data already buffered do not yield)."""
-
-    __slots__ = ("head", "limit", "received", "response")
-
-    def __init__(self, response: httpx.Response, limit: int = MAX_REPLY_BYTES) -> None:
-        self.response = response
-        self.limit = limit
-        self.received = 0
-        self.head = b""
-        """The first bytes, to say what a stream that made no sense was."""
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        checkpoint = anyio.lowlevel.checkpoint_if_cancelled
-        async for chunk in self.response.aiter_bytes():
-            if not self.received:
-                self.head = chunk[:4096]
-            self.received += len(chunk)
-            if self.received > self.limit:
-                raise StreamLimit(f"more than {self.limit // (1024 * 1024)} MiB in one reply")
-            await checkpoint()
-            yield chunk
 
 
 class EmptyReply(Exception):
@@ -136,15 +88,12 @@ class EmptyReply(Exception):
 
 log = logging.getLogger("agent_shell.providers")
 
-class HTTPProvider(abc.ABC):
-    """Base of the OpenAI, Anthropic and Ollama providers (not used on its own)."""
 
-    provider = "http"
-    label = "HTTP"
-    """The provider's name for people, as it appears in messages."""
+class HTTPProvider(FailureMessages, abc.ABC):
+    """Base of the OpenAI, Anthropic and Ollama providers (not used on its own); what
+    it says when a call fails is :class:`FailureMessages`'."""
+
     default_base_url = ""
-    base_url_env = ""
-    path = ""
 
     def __init__(
         self,
@@ -193,11 +142,6 @@ class HTTPProvider(abc.ABC):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.provider}:{self.name} at {self.shown_url}>"
 
-    @property
-    def shown_url(self) -> str:
-        """The base URL as messages show it: credentials and key parameters masked."""
-        return redact(self.base_url)
-
     # -- what subclasses provide ---------------------------------------------------
 
     def request_headers(self) -> dict[str, str]:
@@ -238,10 +182,6 @@ class HTTPProvider(abc.ABC):
         return redact(error_message_from_body(body))
 
     # -- the shared machinery ------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        return join_url(self.base_url, self.path)
 
     def client(self) -> httpx.AsyncClient:
         """The injected client, or one owned by this model for the running event loop."""
@@ -322,76 +262,6 @@ class HTTPProvider(abc.ABC):
                 if sys.exc_info()[0] is not None:  # a reply that went wrong: its connection is not reused
                     await drop_connection(response)
                 await response.aclose()
-
-    def malformed(self, exc: MalformedLine) -> ModelError:
-        line = exc.line.lstrip()
-        if line.startswith("<"):
-            what = describe_html(line[:4096].encode("utf-8", "replace"))
-            return ModelError(
-                f"{self.label} at {self.shown_url} answered with {what}, not a stream of chat events. "
-                "Check the base URL (OpenAI-compatible servers usually end in /v1).",
-                provider=self.provider,
-            )
-        return ModelError(
-            f"{self.label} sent a line that {exc.problem}: {exc.line[:120]!r}. "
-            f"Is {self.shown_url} really an {self.label}-compatible endpoint?",
-            provider=self.provider,
-        )
-
-    def misshapen(self, what: str, value: str) -> ModelError:
-        """A stream event that is JSON but not of the shape the API sends."""
-        return ModelError(
-            f"{self.label} sent {what} ({value}), which its API never does; the reply was stopped "
-            f"there (the text so far is kept). Is {self.shown_url} really an {self.label}-compatible "
-            "endpoint? Try again; if it keeps happening, the server (or the proxy before it) is broken.",
-            provider=self.provider,
-        )
-
-    def ended_early(self, wire: Wire) -> ModelError:
-        """The stream ended before the reply did: with nothing at all, or midway."""
-        if looks_like_html(wire.head):
-            return ModelError(
-                f"{self.label} at {self.shown_url} answered with {describe_html(wire.head)}, not a stream "
-                "of chat events. Check the base URL (OpenAI-compatible servers usually end in /v1).",
-                provider=self.provider,
-            )
-        if wire.received == 0:
-            return ModelError(
-                f"{self.label} accepted the request (HTTP 200) but ended the stream without sending "
-                "anything. Servers do this when the conversation is longer than the model's context "
-                "window, or when they cannot stream what was asked (llama-cpp-python's "
-                "chatml-function-calling cannot stream tool_choice \"auto\"); the server's log says "
-                "which. A conversation too long: /compact or /clear, or raise the server's context "
-                "size (llama.cpp: --n_ctx / -c).",
-                provider=self.provider,
-                context_overflow=True,
-            )
-        return self.dropped()
-
-    def dropped(self) -> ModelError:
-        return ModelError(
-            f"The connection to {self.label} dropped in the middle of the reply; "
-            "the text so far is kept. Try again.",
-            provider=self.provider,
-            retryable=True,
-        )
-
-    def silent_after_tools(self) -> str:
-        return (
-            f"{self.label} ended its turn without a word after the tool results (the calls above ran). "
-            "If you expected more, ask it to go on. Behind a proxy such as LiteLLM this can also be a "
-            "failure of the server behind it: its log says."
-        )
-
-    def empty_reply(self) -> ModelError:
-        return ModelError(
-            f"{self.label} ended its reply without any text or tool call. Proxies such as LiteLLM "
-            "answer this way when the model server behind them failed: often a conversation longer "
-            "than the model's context window, or a request that server could not handle. Check the "
-            "proxy's and the server's logs; /compact or /clear makes the conversation shorter.",
-            provider=self.provider,
-            context_overflow=True,
-        )
 
     async def open(
         self, request: ModelRequest | None, method: str, url: str, **kwargs: Any
@@ -490,64 +360,7 @@ class HTTPProvider(abc.ABC):
             provider=self.provider,
         )
 
-    def where_hint(self) -> str:
-        if self.base_url_env:
-            return f"Is the server running? The address comes from {self.base_url_env} or the config."
-        return "Is the server running and the base URL right?"
 
-    def key_hint(self) -> str:
-        if self.api_key_env:
-            state = "" if self.api_key else " (it is not set)"
-            return f"Check the API key in {self.api_key_env}{state}."
-        return "Check the API key in the config ([providers] api_key_env)."
-
-    def http_error(
-        self, status: int, detail: str, retries: int, headers: Mapping[str, str] | None = None
-    ) -> ModelError:
-        said = f": {detail}" if detail else ""
-        label, p = self.label, self.provider
-        if status in (401, 403):
-            msg = f"{label} refused the request (HTTP {status}{said}). {self.key_hint()}"
-            return ModelError(msg, status=status, provider=p)
-        if status == 404:
-            msg = (
-                f"{label} answered 404 Not Found for model '{self.name}' at {redact(self.url)}{said}. "
-                f"Check the model name (agent-shell models) and the base URL"
-                f"{' (' + self.base_url_env + ')' if self.base_url_env else ''}."
-            )
-            return ModelError(msg, status=status, provider=p)
-        after = f" after {retries} retries" if retries else ""
-        if status == 429:
-            wait = retry_after_seconds(headers or {})
-            asks = f" (it asks to wait {wait:.0f}s)" if wait and wait > self.max_wait else ""
-            msg = f"{label} is rate limiting (HTTP 429{said}){after}{asks}. Wait a moment and try again."
-            return ModelError(msg, status=status, provider=p, retryable=True)
-        problem = request_problem(detail)
-        if problem == "context":
-            msg = (
-                f"{label} says the conversation does not fit the model's context window "
-                f"(HTTP {status}{said}). /compact, /clear, turn on Summarization, or raise the server's "
-                "context size."
-            )
-            return ModelError(msg, status=status, provider=p, context_overflow=True)
-        if status >= 500 and problem == "invalid":
-            msg = (
-                f"{label} could not handle the request (HTTP {status}{said}). This is not a temporary "
-                "fault, so it was not retried; the server's log may say more. If the request looks "
-                "right, report it with this message."
-            )
-            return ModelError(msg, status=status, provider=p)
-        if status >= 500:
-            msg = f"{label} had a server error (HTTP {status}{said}){after}. Try again later."
-            return ModelError(msg, status=status, provider=p, retryable=True)
-        return ModelError(f"{label} rejected the request (HTTP {status}{said}).", status=status, provider=p)
-
-
-def says_something(chunk: ModelChunk) -> bool:
-    """Text, thinking or a tool call: what makes a reply not empty."""
-    if isinstance(chunk, ToolCallDelta):
-        return True
-    return isinstance(chunk, (TextDelta, ThinkingDelta)) and bool(chunk.text)
 
 
 def _loop_key() -> object:

@@ -46,9 +46,10 @@ from shell.core.model import (
 )
 from shell.core.textsafety import json_text
 
-from .base import HTTPProvider, Wire, token_count
+from .base import HTTPProvider
 from .endpoints import DEFAULT_HOST
 from .sse import expect, iter_ndjson
+from .wire import Wire, token_count
 
 MODEL_OPTIONS = ("num_ctx", "temperature", "top_p", "seed", "stop", "num_predict")
 
