@@ -127,3 +127,17 @@ def test_a_style_edit_of_a_js_tool_config_stays_routine(js: Path, mode: str) -> 
     ):
         found = decide(js, mode, tool, args)
         assert found.action == "allow", (args, found)
+
+
+@pytest.mark.parametrize("content", [
+    "[" * 100_000, '{"a":' * 5_000, "/*" * 50_000, '"' * 50_000, "\x00\xff" * 10_000,
+    "".join(" " * i + "plugins:\n" for i in range(400)), "plugins:\n" + "  - x\n" * 30_000,
+    "\n".join(f"parser: p{i}" for i in range(500)),
+])
+def test_a_hostile_config_is_read_within_bounds(js: Path, content: str) -> None:
+    """Nesting, unclosed comments, thousands of keys: read within bounds, nothing raised;
+    what names code asks (a file whose keys cannot be followed is compared whole)."""
+    args = {"path": ".eslintrc.yml", "content": content + "\nx: 1\n"}
+    found = decide(js, "accept-edits", "write_file", args)
+    names_code = "plugins" in content or "parser" in content
+    assert found.action == ("ask" if names_code else "allow"), found.reason
