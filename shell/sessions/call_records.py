@@ -17,14 +17,11 @@ history's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from shell.core.events import ToolExecutionEnd, ToolExecutionStart
 
 from .redact import Redactor
-
-if TYPE_CHECKING:
-    from .loader import LoadedSession
 
 NOTED_DETAILS = ("quarantined", "not_written")
 """Details of a tool result (lists of paths) that a resumed session shows again: what
@@ -53,11 +50,17 @@ class CallRecords:
         """The arguments a call ran with when the user edited them (the message keeps
         the model's), by call id: a resumed or rewound conversation shows them, "modified by you"."""
 
-    def resume(self, loaded: LoadedSession) -> None:
-        """Start from what a loaded session's file said (its records are there already)."""
-        self.outcomes = dict(loaded.outcomes)
-        self.call_notes = dict(loaded.call_notes)
-        self.call_edits = dict(loaded.call_edits)
+    def resume(
+        self,
+        outcomes: Mapping[str, str],
+        call_notes: Mapping[str, dict[str, list[str]]],
+        call_edits: Mapping[str, dict[str, Any]],
+    ) -> None:
+        """Start from what a loaded session's file said (its records are there already;
+        :class:`~shell.sessions.loader.LoadedSession` read them)."""
+        self.outcomes = dict(outcomes)
+        self.call_notes = dict(call_notes)
+        self.call_edits = dict(call_edits)
 
     def reply_start(self) -> None:
         """A new reply: a rejection belongs to the reply it was given in."""

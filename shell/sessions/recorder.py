@@ -183,7 +183,7 @@ class SessionRecorder:
         recorder = cls(store, agent, session_id=loaded.session_id, **kwargs)
         recorder._resumed = loaded
         recorder._written = list(loaded.stored)
-        recorder.calls.resume(loaded)
+        recorder.calls.resume(loaded.outcomes, loaded.call_notes, loaded.call_edits)
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json_text(
