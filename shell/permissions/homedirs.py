@@ -52,6 +52,27 @@ def too_broad(path: Path) -> str:
     return ""
 
 
+LOGIN_DIRS = frozenset({*SETTINGS_DIRS, ".ssh", ".gnupg"})
+"""Folders right in home a ``[sandbox] writable`` entry may not be (or hold): what
+runs at login, ssh's config (``ProxyCommand``) and keys, gpg's agent config."""
+
+
+def too_broad_writable(path: Path) -> str:
+    """Why a ``[sandbox] writable`` folder is refused, or "": what ``/add-dir`` refuses
+    (home, anything holding it: ``~/bin/bwrap`` planted there ran as the user, finding
+    M6), and :data:`LOGIN_DIRS` as a whole (``~/.config`` let commands write the global
+    git config, autostart and systemd units unasked). A folder inside them that the
+    user names (``~/.config/pip``) is theirs to open."""
+    why = too_broad(path)
+    if why:
+        return why
+    mine = home()
+    if path.parent == mine and path.name in LOGIN_DIRS:
+        return ("holds what runs as you at login or when you connect (autostart, systemd user units, "
+                "~/.local/bin on your PATH, ssh's config); name the folder inside it you need instead")
+    return ""
+
+
 def unfenced(roots: list[Path]) -> str:
     """Why ``accept-edits`` and ``auto`` cannot run anything unasked in a workspace
     with these roots ("" when they can): the first root that is ``/``, holds the home
@@ -76,7 +97,8 @@ def unfenced_note(why: str, mode: str) -> str:
             "complete. Start agent-shell in a project folder for edits and commands to run unasked.")
 
 
-__all__ = ["SETTINGS_DIRS", "SYSTEM_DIRS", "home", "too_broad", "unfenced", "unfenced_note"]
+__all__ = ["LOGIN_DIRS", "SETTINGS_DIRS", "SYSTEM_DIRS", "home", "too_broad", "too_broad_writable",
+           "unfenced", "unfenced_note"]
 
 
 def home_dirs() -> list[Path]:

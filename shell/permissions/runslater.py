@@ -77,7 +77,7 @@ from .laterseen import Seen, seen_now
 from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
-from .pathdirs import guarded
+from .pathdirs import guarded, live_path_dirs
 
 MAX_LINK_LOOK = 256
 """Entries of one guarded folder looked at for hard links (a hooks folder holds a dozen)."""
@@ -183,10 +183,14 @@ def _git_head(path: Path) -> bool:
     return bool(_HEAD_TEXT.match(head.decode("ascii", "replace").strip()))
 
 
-def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[OutsideGit] = ()) -> Guard:
+def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[OutsideGit] = (),
+          writable: Sequence[Path] = ()) -> Guard:
     """The walls for one command: ``found`` are the runs-later paths the walk saw
     (nested ones too); each root's own names are looked up here as well, and the git
-    directories of ``outside`` (a linked worktree's repository) guarded the same way."""
+    directories of ``outside`` (a linked worktree's repository) guarded the same way.
+    The folders of the user's PATH inside ``writable`` (``[sandbox] writable``) are
+    guarded as a workspace folder on the PATH is: ``~/.cargo`` made writable let a
+    command plant ``~/.cargo/bin/git``, kept and run as the user (finding M6)."""
     walls = _Walls(tuple(roots))
     for path in dict.fromkeys([*(root / name for root in walls.roots for name in RUNS_LATER), *found]):
         walls.add(path)
@@ -194,6 +198,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
         walls.git_dir(repo.common)
         walls.git_dir(repo.gitdir)
     walls.envrc_sources()
+    walls.path_folders(live_path_dirs(tuple(writable)) if writable else ())
     walls.mcp_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
@@ -307,7 +312,11 @@ class _Walls:
             if path not in self.sideways:
                 self.sideways[path] = reason
                 self.watch(path)
-        for folder, reason, _ in runs.path_dirs:  # PATH_add bin: the names that shadow a program
+        self.path_folders((folder, reason) for folder, reason, _ in runs.path_dirs)
+
+    def path_folders(self, folders: Iterable[tuple[Path, str]]) -> None:
+        """PATH_add bin and the like: the names in each folder that shadow a program."""
+        for folder, reason in folders:
             for path in guarded(folder, self.roots):
                 if path not in self.sideways:
                     self.sideways[path] = f"{reason}, and {path.name} is the name of a program"

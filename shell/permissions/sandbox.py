@@ -206,7 +206,7 @@ class Sandbox:
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
-        walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
+        walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_files)
         self._todos = gitsequencer.todos(walls.gitdirs)
@@ -228,7 +228,7 @@ class Sandbox:
         swapped = pathswaps.undo(self._held, self.roots())  # first: the checks below see the tree put back
         found = self.secret_index.find(scale=AFTER_SCALE)
         made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
-        now = runslater.guard(self.roots(), found.runs_later, before.outside)
+        now = runslater.guard(self.roots(), found.runs_later, before.outside, self.writable)
         missed = "" if found.complete else found.why_incomplete.replace(
             "; files in the rest are not hidden", "")
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
@@ -384,7 +384,7 @@ class Sandbox:
                 args += ["--ro-bind", "/dev/null", str(path)]
         found = self.secret_files() if secrets is None else secrets
         if walls is None:
-            walls = runslater.guard(self.roots(), found.runs_later, self.outside_git())
+            walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         args += self.wall_args(walls, hidden)
         for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only
             args += ["--ro-bind-try", str(path), str(path)]

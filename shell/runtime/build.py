@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -353,6 +354,22 @@ def _config_list(settings: Settings, table: str, key: str, problems: list[str]) 
     return value
 
 
+def _writable(entries: list[str], problems: list[str]) -> list[str]:
+    """``[sandbox] writable`` without what it may not open (:func:`too_broad_writable`),
+    each refusal said once."""
+    from ..permissions.homedirs import too_broad_writable
+
+    kept = []
+    for entry in entries:
+        why = too_broad_writable(Path(os.path.realpath(os.path.expanduser(entry))))
+        if why:
+            problems.append(f"In the config file, [sandbox] writable names {entry!r}, which {why}. "
+                            "It was left out: commands cannot write there.")
+        else:
+            kept.append(entry)
+    return kept
+
+
 def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str]) -> Sandbox:
     """The sandbox of ``run_shell`` (config: ``[sandbox] hide = [...]``, ``writable =
     [...]``, extra paths; ``sockets = [...]``, host sockets commands may reach); when
@@ -362,7 +379,7 @@ def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str])
     sandbox = Sandbox(
         workspace.root,
         hidden=_config_list(settings, "sandbox", "hide", problems),
-        writable=_config_list(settings, "sandbox", "writable", problems),
+        writable=_writable(_config_list(settings, "sandbox", "writable", problems), problems),
         sockets=_config_list(settings, "sandbox", "sockets", problems),
     )
     if not sandbox.available:
