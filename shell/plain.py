@@ -51,7 +51,7 @@ from .frontend.prompt_history import PromptHistory
 from .frontend.reply import ReplyState, call_lines
 from .headless import cancel_on_sigint
 from .permissions.trust import TRUST_REASK, trust_answer
-from .plain_approval import PlainPrompts, show_request
+from .plain_approval import PlainPrompts, choice_keys, show_request
 from .plain_reply import PlainReply, render_markdown
 from .plain_start import PROMPT, SharedHistory, editing_keys, keys_held_for_the_prompt
 from .runtime import ShellRuntime
@@ -269,6 +269,7 @@ class PlainShell:
                 continue
             if is_command(text) or text.strip() == "/":
                 result = await self.commands.run(self.runtime, text if text.strip() != "/" else "/help")
+                result = await self._rewind_asked(result)
                 if self._show_result(result):
                     return 0
                 back = getattr(result.data, "text", None) if result.action in ("rewind", "fork") else None
@@ -339,6 +340,30 @@ class PlainShell:
             self.console.print(Text(said, style="dim"))
         else:
             self.console.print(Text(copied.note, style="yellow"))
+
+    async def _rewind_asked(self, result: CommandResult) -> CommandResult:
+        """``/rewind N``: what it would change, then one question (the numbers the
+        preview says), answered with one key; anything but b, c or f changes nothing.
+        Other results as they are."""
+        from .rewind import RewindPlan, ask_text, turns
+
+        plan = result.data
+        if not isinstance(plan, RewindPlan) or result.error:
+            return result
+        rows = turns(self.runtime)
+        position = next((i for i, row in enumerate(rows, 1) if row.number == plan.turn.number), 0)
+        self.console.print(render_markdown(sanitize(plan.describe())))
+        self.console.print(Text(ask_text(plan, "both", rows[position - 1:], position), style="bold yellow"))
+        keys = f"  [b] conversation and files  [c] conversation only  [f] files only  [n] no {PROMPT}"
+        try:
+            answer = await self.choice.prompt_async(keys, key_bindings=choice_keys(list("bcfny")),
+                                                    handle_sigint=False)
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        what = {"b": "both", "y": "both", "c": "conversation", "f": "files"}.get(str(answer))
+        if what is None:
+            return CommandResult("Nothing changed: the conversation and the files are as they were.")
+        return await self.commands.run(self.runtime, f"/rewind {position} {what}")
 
     def _show_result(self, result: CommandResult) -> bool:
         if result.action == "quit":

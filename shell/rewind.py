@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from . import rewindtree
-from .core.messages import AssistantMessage, Message, TextBlock, UserMessage
+from .core.messages import AssistantMessage, Message, TextBlock, ToolResultMessage, UserMessage
 from .core.textsafety import sanitize_line
 from .tools.capture import CUT_NOTE, NOT_UNDONE
 
@@ -106,6 +106,22 @@ class RewindPlan:
     """Folders commands renamed and symlinks they made: undone before the files."""
 
     @property
+    def dropped_said(self) -> str:
+        """What the conversation loses, in parts that add up to :attr:`dropped`
+        ("1 message of yours, 2 model turns and 1 tool result"): the preview and the
+        question before a rewind say these same numbers (they said "1 message of yours,
+        2 model turns" and "(4 message(s) in all)" of one rewind)."""
+        after = self.messages_after or []
+        kinds = ((UserMessage, "message", " of yours"), (AssistantMessage, "model turn", ""),
+                 (ToolResultMessage, "tool result", ""))
+        counts = [(sum(isinstance(m, kind) for m in after), what, mine) for kind, what, mine in kinds]
+        other = len(after) - sum(n for n, _, _ in counts)
+        parts = [_count(n, what) + mine for n, what, mine in (*counts, (other, "other message", "")) if n]
+        if not parts:
+            return "nothing"
+        return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+    @property
     def file_changes(self) -> list[FileStep]:
         return [f for f in self.files if f.action in ("restore", "delete")]
 
@@ -135,11 +151,7 @@ class RewindPlan:
             lines.append(f"- Conversation: this message was summarised by a compaction{what}; "
                          "your message comes back to the prompt.")
         elif self.dropped:
-            after = self.messages_after or ()
-            yours = sum(1 for m in after if isinstance(m, UserMessage))
-            turns = sum(1 for m in after if isinstance(m, AssistantMessage))
-            counts = f"{_count(yours, 'message')} of yours, {_count(turns, 'model turn')}"
-            lines.append(f"- Conversation: this message and all after it are removed ({counts}); "
+            lines.append(f"- Conversation: this message and all after it are removed ({self.dropped_said}); "
                          "your message comes back to the prompt.")
         else:
             lines.append("- Conversation: nothing to remove.")
@@ -550,3 +562,31 @@ def when(at: str) -> str:
     if (moment.year, moment.timetuple().tm_yday) == (today.tm_year, today.tm_yday):
         return moment.strftime("%H:%M")
     return moment.strftime("%b %d %H:%M")
+
+
+WHAT = {"both": "the conversation and the files", "conversation": "the conversation only",
+        "files": "the files only"}
+
+
+def ask_text(plan: RewindPlan, what: str, mine: list[TurnRow], position: int) -> str:
+    """The one question before a rewind (the TUI's dialog, line mode): what it drops,
+    in one line, with the preview's numbers. ``mine``: your messages from the chosen
+    one on (they leave the conversation, by their text)."""
+    parts = []
+    if what in ("both", "conversation"):
+        if plan.messages is None:
+            parts.append(f"the conversation cannot go back ({plan.conversation_note})")
+        elif plan.dropped:
+            quoted = ", ".join(f"“{row.line(30)}”" for row in mine[:3])
+            more = f" and {len(mine) - 3} more" if len(mine) > 3 else ""
+            yours = f"your message{'s' if len(mine) != 1 else ''} {quoted}{more} and what came after" \
+                if mine else "what came after it"
+            parts.append(f"removes from the conversation {yours} ({plan.dropped_said})")
+    if what in ("both", "files"):
+        if plan.file_changes:
+            parts.append(f"puts back {len(plan.file_changes)} file(s)")
+        if plan.tree:
+            parts.append(f"undoes {len(plan.tree)} rename(s) or symlink(s)")
+    done = "; ".join(parts) if parts else "changes nothing"
+    return sanitize_line(f"Rewind {WHAT.get(what, what)} to before message {position}? It {done}. "
+                         "There is no undo.")

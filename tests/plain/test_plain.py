@@ -364,8 +364,9 @@ def test_markdown_stream_keeps_an_unfinished_fence() -> None:
 
 
 async def test_rewind_is_a_numbered_list_then_a_preview_then_done(tmp_path: Path) -> None:
-    """``/rewind`` in the line mode: the messages numbered, what would change, and the
-    chosen message back in the prompt (sent again here with Enter)."""
+    """``/rewind`` in the line mode: the messages numbered, what would change and one
+    question (its numbers the preview's), and the chosen message back in the prompt
+    (sent again here with Enter)."""
     turns = [write_call("1"), "First.", write_call("2"), "Second.", "Again."]
     async with line_mode(tmp_path, turns) as d:
         await d.send("/middleware humanintheloop off\r", then="HumanInTheLoop: off")
@@ -373,10 +374,14 @@ async def test_rewind_is_a_numbered_list_then_a_preview_then_done(tmp_path: Path
         await d.send("make two\r", then="Second.")
         await d.send("/rewind\r", then="make two")
         assert " 1. " in d.text and " 2. " in d.text
-        await d.send("/rewind 2\r", then="/rewind 2 both")
+        await d.send("/rewind 2\r", then="There is no undo.")
         assert "restore a.txt" in d.text
+        said = " ".join(d.text.split())
+        counts = "1 message of yours, 2 model turns and 1 tool result"
+        assert said.count(counts) == 2, said  # the preview and the question say the same
+        assert said.count("?") == 1 and "/rewind 2 both" not in said  # one question, not two
         assert (tmp_path / "a.txt").read_text() == "2"
-        await d.send("/rewind 2 both\r", then="back to before that message")
+        await d.send("b", then="back to before that message")
         assert (tmp_path / "a.txt").read_text() == "1"
         await d.send("\r", then="Again.")  # the prompt held "make two"
         await d.send("/quit\r")
@@ -401,11 +406,11 @@ async def test_rewind_after_compact_previews_what_it_then_does(tmp_path: Path) -
         await d.send("hello two\r", then="Reply two.")
         await d.send("/compact\r", then="Compacted")
         await d.send("/rewind 2\r")
-        shown = await said(d, "/rewind 2 both")
+        shown = await said(d, "There is no undo.")
         assert "nothing to remove" not in shown
         assert "summarised by a compaction, so the conversation goes back to how it was before the" in shown
         assert "the 2 message(s) before it that the summary had replaced come back in full" in shown
-        await d.send("/rewind 2 conversation\r")
+        await d.send("c")
         await said(d, "as it was before the compaction that summarised it")
         assert [m.text for m in d.runtime.agent.messages] == ["hello one", one]
         await d.send("\r", then="Again.")  # the prompt held "hello two"
@@ -473,3 +478,21 @@ async def test_a_message_too_long_for_the_context_comes_back_to_the_prompt(tmp_p
         await d.send("/quit\r")
     assert "taken back out of the conversation" in d.text
     assert [m.text for m in d.runtime.agent.messages] == ["a long paste", "Fits now."]  # type: ignore[union-attr]
+
+
+async def test_rewind_answered_no_keeps_the_conversation_and_the_files(tmp_path: Path) -> None:
+    turns = [write_call("1"), "First.", write_call("2"), "Second."]
+    async with line_mode(tmp_path, turns) as d:
+        await d.send("/middleware humanintheloop off\r", then="HumanInTheLoop: off")
+        await d.send("make one\r", then="First.")
+        await d.send("make two\r", then="Second.")
+        before = list(d.runtime.agent.messages)
+        await d.send("/rewind 1\r", then="There is no undo.")
+        await d.send("n", then="Nothing changed")
+        assert d.runtime.agent.messages == before and (tmp_path / "a.txt").read_text() == "2"
+        await d.send("/rewind 2\r")
+        await d.until(lambda: d.text.count("There is no undo.") == 2)
+        d.pipe.send_text("\x1b")  # Esc: the same
+        await d.until(lambda: d.text.count("Nothing changed") == 2)
+        await d.send("/quit\r")
+    assert d.runtime.agent.messages == before and (tmp_path / "a.txt").read_text() == "2"

@@ -187,6 +187,8 @@ async def test_the_rewind_list_stops_at_its_ends_and_enter_asks_before_dropping_
         await pilot.pause()
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: "“second question”, “third question”" in asked(screen))
+        counts = "2 messages of yours and 2 model turns"  # 4 messages go: the question and the preview agree
+        assert counts in asked(screen) and counts in screen._plans[screen.position], asked(screen)
         await pilot.press("enter")  # the question's default: Rewind
         await wait_for(pilot, lambda: app.prompt.text == "second question")
         assert [m.content for m in app.agent.messages if isinstance(m, UserMessage)] == ["first question"]

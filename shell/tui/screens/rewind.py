@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 Choice = tuple[int, str]
 """``(position in the list, 1-based; "both" | "conversation" | "files")``."""
 
-WHAT = {"both": "the conversation and the files", "conversation": "the conversation only",
-        "files": "the files only"}
 HINT = ("Nothing changes until you confirm. b or Enter: conversation and files · c: conversation only · "
         "f: files only · Esc: cancel")
 ASK_HINT = "Enter or y: rewind · Esc or n: back to the list"
@@ -182,6 +180,8 @@ class RewindScreen(ModalScreen["Choice | None"]):
         elif plan is None:
             said = f"Rewind to before message {position}? Working out what it would drop…"
         else:
+            from shell.rewind import ask_text
+
             said = ask_text(plan, what, self.rows[position - 1:], position)
         self.query_one("#ask", Static).update(Text(said))
         self.query_one("#hint", Static).update(Text(ASK_HINT))
@@ -227,26 +227,3 @@ class RewindScreen(ModalScreen["Choice | None"]):
             self.action_back()
         else:
             self.dismiss(None)
-
-
-def ask_text(plan: RewindPlan, what: str, mine: list[TurnRow], position: int) -> str:
-    """The question before a rewind: what it drops, in one line. ``mine``: your
-    messages from the chosen one on (they leave the conversation, by their text)."""
-    parts = []
-    if what in ("both", "conversation"):
-        if plan.messages is None:
-            parts.append(f"the conversation cannot go back ({plan.conversation_note})")
-        elif plan.dropped:
-            quoted = ", ".join(f"“{row.line(30)}”" for row in mine[:3])
-            more = f" and {len(mine) - 3} more" if len(mine) > 3 else ""
-            yours = f"your message{'s' if len(mine) != 1 else ''} {quoted}{more} and what came after" \
-                if mine else "what came after it"
-            parts.append(f"removes from the conversation {yours} ({plan.dropped} message(s) in all)")
-    if what in ("both", "files"):
-        if plan.file_changes:
-            parts.append(f"puts back {len(plan.file_changes)} file(s)")
-        if plan.tree:
-            parts.append(f"undoes {len(plan.tree)} rename(s) or symlink(s)")
-    done = "; ".join(parts) if parts else "changes nothing"
-    return sanitize_line(f"Rewind {WHAT.get(what, what)} to before message {position}? It {done}. "
-                         "There is no undo.")
