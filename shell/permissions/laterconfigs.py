@@ -79,7 +79,7 @@ moves with any write, and nothing sets it back)."""
 def config_files(index: SecretFileIndex, roots: Sequence[Path]) -> list[Path]:
     """The config files to keep: each root's own names, then those the last walk listed."""
     found = [root / name for root in roots for name in ROOT_NAMES]
-    found += index.files_where(ROOT_NAMES, MAX_FILES)
+    found += index.files_where(ROOT_NAMES, MAX_FILES, links=True)  # a link to a file naming code
     return list(dict.fromkeys(found))
 
 

@@ -225,10 +225,10 @@ class SecretFileIndex:
                 self.last = SecretFiles((), False, why, tuple(self.roots))
             return self.last
 
-    def files_where(self, names: Sequence[str], limit: int) -> list[Path]:
-        """The files the last search listed (not links, not in skipped folders) whose name
-        matches one of the wildcards ``names``, at most ``limit``: the candidates for a
-        rule on writing such as ``**/*.pem`` (:mod:`.writewalls` confirms each)."""
+    def files_where(self, names: Sequence[str], limit: int, links: bool = False) -> list[Path]:
+        """The files the last search listed (not in skipped folders; links too if ``links``)
+        whose name matches one of the wildcards ``names``, at most ``limit``: the candidates
+        for a rule on writing such as ``**/*.pem`` (:mod:`.writewalls` confirms each)."""
         if not names:
             return []
         pattern = re.compile("|".join(fnmatch.translate(n) for n in names))
@@ -236,7 +236,8 @@ class SecretFileIndex:
         with self._lock:
             for directory in self._dirs:
                 listing = self._listings.get(directory)
-                for name in listing.files if listing is not None else ():
+                for name in (() if listing is None else (*listing.files, *listing.links) if links
+                             else listing.files):
                     if pattern.match(name):
                         out.append(Path(directory, name))
                         if len(out) >= limit:

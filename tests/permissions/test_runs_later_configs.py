@@ -116,3 +116,11 @@ async def test_a_config_swapped_for_a_link_is_put_back(ws: Path) -> None:
                           "mkdir -p lib && cp /tmp/p.toml lib/p.toml && ln -sf lib/p.toml pyproject.toml")
     assert not (ws / "pyproject.toml").is_symlink(), result.text
     assert (ws / "pyproject.toml").read_text() == PYPROJECT, result.text
+
+
+async def test_a_new_nested_config_that_is_a_link_to_code_naming_json_is_moved_out(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, "mkdir -p web && printf '{\"plugins\": [\"./evil.js\"]}' > web/conf.json "
+                          "&& ln -s conf.json web/.eslintrc.json")
+    assert not (ws / "web" / ".eslintrc.json").is_symlink(), result.text
+    assert "web/.eslintrc.json: new:" in result.text, result.text
