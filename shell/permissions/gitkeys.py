@@ -7,66 +7,42 @@ of comments; the rest is quarantined (:mod:`.runslater`)."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
+
+from .gitconfigfile import entries
 
 SAFE_GIT_KEYS = (
     "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
     "core.ignorecase", "core.precomposeunicode", "core.symlinks", "core.autocrlf", "core.eol",
-    "core.worktree", "core.safecrlf", "core.sparsecheckout", "core.untrackedcache",
+    "core.safecrlf", "core.sparsecheckout", "core.untrackedcache",
     "remote.*.url", "remote.*.fetch", "remote.*.pushurl", "remote.*.tagopt", "remote.*.mirror",
-    "remote.*.prune", "remote.*.promisor", "remote.*.partialclonefilter",
+    "remote.*.prune", "remote.*.partialclonefilter",
     "branch.*.remote", "branch.*.merge", "branch.*.rebase", "branch.*.pushremote",
     "submodule.*.url", "submodule.*.active", "submodule.active", "submodule.recurse",
     "core.sparsecheckoutcone", "user.name", "user.email", "init.defaultbranch",
     "extensions.objectformat", "extensions.worktreeconfig", "extensions.refstorage",
-    "extensions.partialclone", "extensions.preciousobjects", "lfs.repositoryformatversion",
+    "extensions.preciousobjects", "lfs.repositoryformatversion",
     "pull.rebase", "pull.ff", "fetch.prune", "gc.auto", "index.version", "feature.manyfiles",
 )  # fmt: skip
 """Keys of a new git config that run nothing (what ``git init``, ``git clone`` and
 ``git worktree add`` write). Any other key (``core.fsmonitor``, ``core.hooksPath``,
-``include.path``, ``alias.*``, ``filter.*``, ``submodule.*.update`` …) quarantines it."""
-
-
-_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
-_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$)")
+``include.path``, ``alias.*``, ``filter.*``, ``submodule.*.update`` …) quarantines it.
+Not here although ``git clone`` writes them: ``extensions.partialClone`` and
+``remote.*.promisor`` (a partial clone: git then fetches a missing object from that
+remote's URL, running its ``uploadpack``, whenever anything reads it, agent-shell's own
+git included) and ``core.worktree`` (points git at another folder's files)."""
 
 
 def unsafe_git_keys(config: Path) -> list[str]:
     """The keys of a git config file outside :data:`SAFE_GIT_KEYS`, as ``section.key``
-    (``section.*.key`` with a subsection); a line it cannot read counts as unsafe."""
-    try:
-        text = config.read_text(errors="replace")
-    except OSError:
-        return ["(unreadable)"]
+    (``section.*.key`` with a subsection), read as git reads them
+    (:mod:`.gitconfigfile`); a file git cannot read counts as unsafe."""
     if config.is_symlink() or not config.is_file():
         return ["(not a file)"]
-    bad: list[str] = []
-    section = ""
-    continued = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if continued:
-            continued = line.endswith("\\")
-            continue
-        if not line or line[0] in "#;":
-            continue
-        m = _SECTION.match(line)
-        if m:
-            name, sub, rest = m.group(1).lower(), m.group(2), m.group(3).strip()
-            section = f"{name.split('.', 1)[0]}.*" if sub is not None or "." in name else name
-            if rest and rest[0] not in "#;":
-                bad.append(f"{section}.{rest.split('=')[0].strip()}")
-            continue
-        k = _KEY.match(line)
-        if not k or not section:
-            bad.append(line[:40])
-            continue
-        key = f"{section}.{k.group(1).lower()}"
-        if key not in SAFE_GIT_KEYS:
-            bad.append(key)
-        continued = line.endswith("\\")
-    return list(dict.fromkeys(bad))
+    found = entries(config)
+    if found is None:
+        return ["(unreadable)"]
+    return list(dict.fromkeys(key for key, _ in found if key not in SAFE_GIT_KEYS))
 
 
 def info_hides(info: Path) -> list[str]:
