@@ -8,7 +8,7 @@ names the committed Makefile's id at the place of an evil blob makes the user's
 (:mod:`.gitobjects`). Packs are written whole (``git gc``, ``git repack``, a fetch),
 never changed in place, so only new ones are checked: ``git index-pack --verify``
 (what ``git verify-pack`` runs) reads the pack, hashes every object and compares with
-the index. git runs outside the sandbox, hardened as :mod:`.gitstaged` runs it. A pack
+the index. git runs outside the sandbox, hardened (:mod:`.githardened`). A pack
 that fails is moved into the quarantine folder with its companions (``.idx``,
 ``.rev``, ``.keep``, ``.bitmap``, ``.mtimes``); one too big to check in time is said.
 """
@@ -16,12 +16,10 @@ that fails is moved into the quarantine folder with its companions (``.idx``,
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Set
 from pathlib import Path
 
-from shell.core.programs import which
-
+from . import githardened
 from .runslater import Planted
 
 MAX_PACK = 256 * 1024 * 1024
@@ -45,17 +43,8 @@ def names(objects: Path) -> frozenset[str]:
 
 def _verify(pack: Path) -> bool | None:
     """Whether git finds ``pack`` and its index agree (None: it could not tell)."""
-    git = which("git")
-    if git is None:
-        return None
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    try:
-        done = subprocess.run([git, "-c", "core.fsmonitor=false", "index-pack", "--verify", str(pack)],
-                              cwd=pack.parent, capture_output=True, timeout=TIMEOUT, env=env, check=False)
-    except subprocess.TimeoutExpired:
-        return None
-    except (OSError, subprocess.SubprocessError):
+    done = githardened.run(["index-pack", "--verify", str(pack)], cwd=pack.parent, timeout=TIMEOUT)
+    if done is None:
         return None
     return done.returncode == 0
 

@@ -8,11 +8,13 @@ secret from a sandboxed command (``.git`` is readable in there: ``git show :.env
 prints it), so the sandbox shows that copy instead: git sees the file as staged, and
 local edits that are not staged (a key pasted in) stay hidden.
 
-git runs here on the host, in a repository that may be hostile, so it runs hardened:
-two plumbing commands that only read the index and objects (no filters, hooks, pager
-or fsmonitor run for them; the repository's config cannot turn them on), no
-inherited ``GIT_*`` variables, a short timeout, and a size cap. Any failure means the
-empty file, as before.
+git runs here on the host, in a repository that may be hostile, so it runs hardened
+(:mod:`.githardened`: no hooks, fsmonitor, transport, prompt or credential, no
+inherited ``GIT_*`` variables, a short timeout): plumbing commands that only read the
+index and objects, and a size cap. In a partial clone a staged blob that is missing
+is not fetched (git would fetch it from a URL, running a command, the repository's
+config names): it is read only when ``cat-file -e`` finds it here. Any failure means
+the empty file, as before.
 """
 
 from __future__ import annotations
@@ -20,22 +22,19 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from shell.core.programs import which
+from . import githardened
+from .gitconfigfile import entries
 
 MAX_BLOB = 1 << 20
 """A staged copy larger than this is not shown (secret files are small; a huge one is
 shown empty, as untracked ones are)."""
 
 TIMEOUT = 3.0
-
-_HARDENED = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-             "-c", "core.untrackedCache=false", "--no-optional-locks")  # fmt: skip
 
 
 def repository_of(path: Path) -> Path | None:
@@ -84,14 +83,15 @@ class StagedCopies:
         if known is not None and all(os.path.isfile(copy) for copy in known.values()):
             return known  # the index did not change since: no git at all
         staged = _staged_blobs(repo, wanted)
-        made = {path: copy for path, sha in staged.items() if (copy := self._copy(repo, sha))}
+        lazy = index is None or (bool(staged) and lazy_fetching(index.parent))
+        made = {path: copy for path, sha in staged.items() if (copy := self._copy(repo, sha, lazy))}
         with self._lock:
             if len(self._known) >= 64:
                 self._known.clear()
             self._known[key] = made
         return made
 
-    def _copy(self, repo: Path, sha: str) -> str | None:
+    def _copy(self, repo: Path, sha: str, lazy: bool) -> str | None:
         with self._lock:
             if self._dir is None or not os.path.isdir(self._dir):
                 self._dir = tempfile.mkdtemp(prefix="agent-shell-staged-")
@@ -100,7 +100,7 @@ class StagedCopies:
         target = os.path.join(folder, sha)
         if os.path.isfile(target):
             return target
-        data = _blob(repo, sha)
+        data = _blob(repo, sha, lazy)
         if data is None:
             return None
         fd, scratch = tempfile.mkstemp(dir=folder)
@@ -131,17 +131,28 @@ def _index_file(repo: Path) -> Path | None:
 
 
 def _git(repo: Path, args: Sequence[str], stdin: bytes = b"") -> bytes | None:
-    git = which("git")
-    if git is None:
-        return None
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    done = githardened.run(["-C", str(repo), *args], stdin=stdin, timeout=TIMEOUT)
+    return done.stdout if done is not None and done.returncode == 0 else None
+
+
+def _config_of(gitdir: Path) -> Path:
+    """The config git reads for ``gitdir``: a linked worktree's is in its common dir."""
+    pointer = gitdir / "commondir"
     try:
-        done = subprocess.run([git, *_HARDENED, "-C", str(repo), *args], input=stdin,
-                              capture_output=True, timeout=TIMEOUT, env=env, check=False)  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
+        common = pointer.read_text(errors="replace").strip() if pointer.is_file() else ""
+    except OSError:
+        common = ""
+    return (gitdir / common if common else gitdir) / "config"
+
+
+def lazy_fetching(gitdir: Path) -> bool:
+    """Whether git would fetch a missing object for ``gitdir`` (a partial clone:
+    ``extensions.partialClone`` or a ``remote.*.promisor``); a config git cannot read
+    counts as yes."""
+    found = entries(_config_of(gitdir))
+    if found is None:
+        return True
+    return any(key in ("extensions.partialclone", "remote.*.promisor") for key, _ in found)
 
 
 def hardened_git(repo: Path, args: Sequence[str]) -> bytes | None:
@@ -174,8 +185,12 @@ def _staged_blobs(repo: Path, wanted: list[Path]) -> dict[Path, str]:
     return out
 
 
-def _blob(repo: Path, sha: str) -> bytes | None:
+def _blob(repo: Path, sha: str, lazy: bool) -> bytes | None:
+    """The blob ``sha`` of ``repo``; in a partial clone (``lazy``) only when it is
+    here already (``cat-file -e`` under the same hardening: git never fetches it)."""
     if not sha.isalnum():
+        return None
+    if lazy and _git(repo, ["cat-file", "-e", sha]) is None:
         return None
     size = _git(repo, ["cat-file", "-s", sha])
     try:
