@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 
 from shell.core.programs import which
@@ -28,6 +29,9 @@ MAX_CONFIG = 1 << 20
 Entry = tuple[str, str | None]
 """``(key, value)``: the key as ``section.key`` or ``section.*.key`` (any subsection),
 lower-case; the value None for a bare boolean key (``[core] bare``)."""
+
+_LOCK = threading.Lock()
+_KNOWN: dict[tuple[str, int, int, int, int], list[Entry] | None] = {}
 
 _SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
 _ENTRY = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
@@ -47,14 +51,30 @@ def _plain_file(config: Path) -> bool:
 
 def entries(config: Path) -> list[Entry] | None:
     """The entries of ``config`` as git reads them, in order (None: not a plain file,
-    too big, or git could not read it; git missing: :func:`fallback_entries`)."""
+    too big, or git could not read it; git missing: :func:`fallback_entries`).
+    Remembered until the file changes: several guards ask before every command."""
     try:
-        if not _plain_file(config) or os.path.getsize(config) > MAX_CONFIG:
+        if not _plain_file(config):
             return None
+        info = os.stat(config)
     except OSError:
         return None
-    if which("git") is None:
-        return fallback_entries(config)
+    if info.st_size > MAX_CONFIG:
+        return None
+    stamp = (str(config), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    with _LOCK:
+        if stamp in _KNOWN:
+            known = _KNOWN[stamp]
+            return None if known is None else list(known)
+    found = fallback_entries(config) if which("git") is None else _listed(config)
+    with _LOCK:
+        if len(_KNOWN) >= 256:
+            _KNOWN.clear()
+        _KNOWN[stamp] = found
+    return None if found is None else list(found)
+
+
+def _listed(config: Path) -> list[Entry] | None:
     done = githardened.run(["config", "--file", str(config), "--no-includes", "--list", "--null"], cwd="/",
                            env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"})  # fmt: skip
     if done is None or done.returncode != 0:

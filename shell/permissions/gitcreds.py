@@ -31,6 +31,8 @@ from pathlib import Path
 
 from shell.core.secrets import Secrets
 
+from .gitconfigfile import entries
+
 HIDDEN = "[hidden-by-agent-shell]"
 _URL_USER = re.compile(r"\b((?:https?|ftps?)://)[^/\s@\"']+@", re.I)
 _SECRET_KEY = re.compile(r"^(\s*)(extraheader|password|token|secret|[a-z]*key)(\s*=\s*)(.*)$", re.I | re.M)
@@ -183,6 +185,20 @@ def include_paths(config: Path) -> list[Path]:
 
 
 def _include_paths(config: Path) -> list[Path]:
+    listed = entries(config)  # as git reads it (quotes, escapes, `; comments`)
+    if listed is None:
+        return _guessed_include_paths(config)
+    out: list[Path] = []
+    for key, raw in listed:
+        if key not in ("include.path", "includeif.*.path") or not raw:
+            continue
+        path = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
+        out.append(path if path.is_absolute() else config.parent / path)
+    return out
+
+
+def _guessed_include_paths(config: Path) -> list[Path]:
+    """A config git cannot list (or too big for it): include lines read one by one."""
     try:
         if os.path.getsize(config) > MAX_CONFIG:
             return []

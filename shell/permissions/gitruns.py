@@ -34,6 +34,7 @@ from pathlib import Path
 
 from . import paths
 from .gitcommands import command_paths
+from .gitconfigfile import entries
 from .gitcreds import MAX_INCLUDE_DEPTH, global_configs, include_paths
 
 HOOKS_PATH_WHY = "git runs as your hooks (a core.hooksPath folder) at your next commit"
@@ -91,13 +92,18 @@ def _stamp(path: Path) -> Stamp:
 def _hooks_path(config: Path, base: Path) -> Path | None:
     """``core.hooksPath`` of a config, resolved against ``base`` (the working tree, as
     git resolves it for hooks run there); None when it sets none."""
-    try:
-        with open(config, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1 << 20)
-    except OSError:
-        return None
-    found = _HOOKS_PATH.findall(text)
-    value = found[-1].strip().strip('"') if found else ""
+    listed = entries(config)  # as git reads it: a `; comment` or quotes are no part of the path
+    if listed is not None:
+        values = [v for k, v in listed if k == "core.hookspath" and v is not None]
+        value = values[-1].strip() if values else ""
+    else:  # git cannot read it (then git runs nothing from it either): the old guess, to be safe
+        try:
+            with open(config, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(1 << 20)
+        except OSError:
+            return None
+        found = _HOOKS_PATH.findall(text)
+        value = found[-1].strip().strip('"') if found else ""
     if not value:
         return None
     try:

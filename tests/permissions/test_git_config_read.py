@@ -61,3 +61,19 @@ def test_without_git_a_line_it_cannot_read_for_sure_counts_as_unsafe(
     assert unsafe_git_keys(config)
     config.write_text("[core]\n\tbare = false\n")
     assert unsafe_git_keys(config) == []
+
+
+def test_a_hooks_path_and_an_include_with_a_trailing_comment_are_found_where_git_finds_them(
+    tmp_path: Path,
+) -> None:
+    from shell.permissions.gitcreds import include_paths
+    from shell.permissions.gitruns import git_runs
+
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "repo")
+    with open(repo / ".git" / "config", "a") as fh:
+        fh.write('[core]\n\thooksPath = ".githooks" ; team hooks\n')
+        fh.write('[include]\n\tpath = "../team.cfg" # shared\n')
+    assert include_paths(repo / ".git" / "config") == [repo / ".git" / "../team.cfg"]
+    runs = git_runs([repo / ".git"], [tmp_path])
+    assert runs.why(repo / ".githooks" / "pre-commit"), runs
