@@ -247,3 +247,26 @@ def test_always_with_a_shared_host_wildcard_keeps_it_and_says_so(tmp_path: Path,
     assert said is not None and "anyone can own one" in said
     assert p.decide(fetch, {"url": "https://other.github.io/"}).action == "allow"  # kept: the user's choice
     assert p.remember(ApprovalDecision.approve(always=True), req) is None
+
+
+GH = "ghp_1234567890abcdefghijklmnopqrstuvwxyz12"
+
+
+@pytest.mark.parametrize("glued", [f"X{GH}", f"0{KEY}", f"_{GH}", f"a{'AKIA' + 'IOSFODNN7EXAMPLE'}",
+                                   base64.b64encode(f"X{GH}".encode()).decode()])
+def test_a_key_with_a_letter_glued_before_it_still_asks(tmp_path: Path, fetch: Tool, glued: str) -> None:
+    """The shapes wanted a non-word character before a token's prefix: ``?q=Xghp_…``
+    went out under an allow rule (the receiver drops the letter; finding M9)."""
+    url = f"https://docs.python.org/3/search.html?q={glued}"
+    verdict = policy(tmp_path, "auto", ALLOW).decide(fetch, {"url": url})
+    assert verdict.action == "ask", verdict.reason
+    assert "holding a secret" in verdict.reason
+
+
+def test_a_key_with_a_letter_glued_before_it_is_redacted_from_what_is_stored() -> None:
+    from shell.core.secrets import redact
+
+    for glued in (f"q=X{GH}", f"see 0{KEY} here"):
+        assert GH not in redact(glued) and KEY not in redact(glued), redact(glued)
+    for ordinary in ("disk-usage-monitoring-tool-v2", "desk_test_results1234567", "task-abcdefghijklmnop12"):
+        assert redact(ordinary) == ordinary
