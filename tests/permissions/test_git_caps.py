@@ -42,20 +42,21 @@ async def test_an_exec_line_after_4_mib_of_comments_in_the_rebase_to_do_is_taken
     assert git(ws, "log", "--format=%s").split() == ["c3", "c2", "init"]
 
 
-def _evil_replace(ws: Path) -> tuple[str, str]:
+def _evil_replace(ws: Path) -> tuple[str, str, str]:
+    """A committed workspace and an evil Makefile blob in its object store: HEAD, the
+    real Makefile's blob and the evil one (what a planted replace ref would swap)."""
+    committed(ws)
     blob = git(ws, "rev-parse", "HEAD:Makefile").strip()
     (ws.parent / "evil").write_text("all:\n\ttouch ../PWNED\n")
     evil = git(ws, "hash-object", "-w", str(ws.parent / "evil")).strip()
-    return blob, evil
+    return git(ws, "rev-parse", "HEAD").strip(), blob, evil
 
 
 async def test_a_replace_ref_after_9_mb_of_packed_tags_is_removed(ws: Path) -> None:
     """L8: 150,000 ``refs/tags/v0.N`` lines, then ``<evil> refs/replace/<Makefile's blob>``
     in packed-refs: the ref was kept and the user's ``git checkout -- Makefile`` wrote it."""
     require_sandbox()
-    committed(ws)
-    blob, evil = _evil_replace(ws)
-    head = git(ws, "rev-parse", "HEAD").strip()
+    head, blob, evil = _evil_replace(ws)
     write = ("python3 -c \"import sys; c, b, e = sys.argv[1:]; f = open('.git/packed-refs', 'w'); "
              "f.write('# pack-refs with: peeled\\n'); "
              "f.writelines(f'{c} refs/tags/v0.{i}\\n' for i in range(150000)); "
@@ -71,9 +72,7 @@ async def test_a_replace_ref_after_9_mb_of_packed_tags_is_removed(ws: Path) -> N
 async def test_a_replace_ref_after_20000_loose_tags_is_removed(ws: Path) -> None:
     """L8's loose variant: 20,000 loose tags were read, then the walk stopped."""
     require_sandbox()
-    committed(ws)
-    blob, evil = _evil_replace(ws)
-    head = git(ws, "rev-parse", "HEAD").strip()
+    head, blob, evil = _evil_replace(ws)
     write = ("python3 -c \"import os, sys; c, b, e = sys.argv[1:]; os.makedirs('.git/refs/tags/pad'); "
              "[open(f'.git/refs/tags/pad/v{i}', 'w').write(c + '\\n') for i in range(20500)]; "
              f"open(f'.git/refs/replace/{{b}}', 'w').write(e + '\\n')\" {head} {blob} {evil} "

@@ -76,6 +76,23 @@ async def _message(pilot: object, app: App[None]) -> AssistantMessage:
     return message
 
 
+async def _kept_first_chunk(pilot: object, app: App[None]) -> RenderedChunk:
+    """A reply's first chunk once it is kept as lines (the swap made now, not after
+    the settling pause a test sets long)."""
+    message = await _message(pilot, app)
+    await message._render_finished()
+    await pilot.pause()  # type: ignore[attr-defined]
+    first = message._chunks()[0]
+    assert isinstance(first, RenderedChunk)
+    return first
+
+
+def _cell_of(chunk: RenderedChunk, words: str) -> tuple[int, int]:
+    """The row and column where ``words`` begin in a kept chunk's lines."""
+    row = next(y for y, line in enumerate(chunk.lines) if words in line.text)
+    return row, chunk.lines[row].text.index(words)
+
+
 async def test_a_finished_chunk_kept_as_lines_looks_exactly_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(am, "SETTLE_S", 60.0)  # no parking pass: the test makes the swap
     app = ConversationPage()
@@ -99,13 +116,8 @@ async def test_a_link_in_a_kept_chunk_opens_saying_where(monkeypatch: pytest.Mon
     opened: list[str] = []
     monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
-        message = await _message(pilot, app)
-        await message._render_finished()
-        await pilot.pause()
-        first = message._chunks()[0]
-        assert isinstance(first, RenderedChunk)
-        row = next(y for y, line in enumerate(first.lines) if "the docs" in line.text)
-        column = first.lines[row].text.index("the docs")
+        first = await _kept_first_chunk(pilot, app)
+        row, column = _cell_of(first, "the docs")
         await pilot.click(offset=(first.region.x + column + 2, first.region.y + row))
         await wait_for(pilot, lambda: bool(opened))
         said = [str(n.message) for n in app._notifications]
@@ -117,13 +129,8 @@ async def test_text_in_a_kept_chunk_can_be_selected(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(am, "SETTLE_S", 60.0)
     app = ConversationPage()
     async with app.run_test(size=SIZE) as pilot:
-        message = await _message(pilot, app)
-        await message._render_finished()
-        await pilot.pause()
-        first = message._chunks()[0]
-        assert isinstance(first, RenderedChunk)
-        row = next(y for y, line in enumerate(first.lines) if "reads files" in line.text)
-        column = first.lines[row].text.index("reads files")
+        first = await _kept_first_chunk(pilot, app)
+        row, column = _cell_of(first, "reads files")
         # The screen maps a cell to a place in the widget's text through the lines' offsets.
         widget, offset = app.screen._compositor.get_widget_and_offset_at(
             first.region.x + column, first.region.y + row
@@ -142,11 +149,7 @@ async def test_a_kept_chunk_hands_out_the_lines_textuals_styles_cache_would(
     monkeypatch.setattr(am, "SETTLE_S", 60.0)
     app = ConversationPage()
     async with app.run_test(size=SIZE) as pilot:
-        message = await _message(pilot, app)
-        await message._render_finished()
-        await pilot.pause()
-        first = message._chunks()[0]
-        assert isinstance(first, RenderedChunk)
+        first = await _kept_first_chunk(pilot, app)
 
         def same(crop: Region) -> None:
             first._styles_cache.clear()
@@ -156,8 +159,7 @@ async def test_a_kept_chunk_hands_out_the_lines_textuals_styles_cache_would(
         same(whole)
         plain = _looks(first.render_lines(whole))
         same(Region(3, 2, 20, 4))
-        row = next(y for y, line in enumerate(first.lines) if "the docs" in line.text)
-        column = first.lines[row].text.index("the docs")
+        row, column = _cell_of(first, "the docs")
         await pilot.hover(offset=(first.region.x + column + 2, first.region.y + row))
         await wait_for(pilot, lambda: bool(first.hover_style._link_id))
         same(whole)
@@ -179,11 +181,7 @@ async def test_a_kept_chunk_removed_since_the_layout_can_still_be_drawn(
     monkeypatch.setattr(am, "SETTLE_S", 60.0)
     app = ConversationPage()
     async with app.run_test(size=SIZE) as pilot:
-        message = await _message(pilot, app)
-        await message._render_finished()
-        await pilot.pause()
-        first = message._chunks()[0]
-        assert isinstance(first, RenderedChunk)
+        first = await _kept_first_chunk(pilot, app)
         crop = first.size.region
         app.screen.selections = {first: Selection(Offset(0, 0), Offset(10, 2))}
         await first.remove()
