@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
+from middleware import HookContext, Middleware, ReplyRequest
 from shell.agent import Agent, AssistantMessage, TextBlock, ToolCallBlock
 from shell.core.events import Event
 
@@ -47,3 +49,18 @@ def history_is_valid(messages: list[Any]) -> bool:
                 return False
             open_calls.discard(m.call_id)
     return not open_calls
+
+
+class Seen(Middleware):
+    """An outer ``on_reply`` generator layer: records every event it passes on, and
+    that it finished (it did not, when a layer inside it ended the reply early)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.finished = False
+
+    async def on_reply(self, ctx: HookContext, request: ReplyRequest, next: Any) -> AsyncIterator[Event]:
+        async for event in next(request):
+            self.events.append(event)
+            yield event
+        self.finished = True

@@ -22,7 +22,7 @@ from shell.core.events import (
     ToolExecutionStart,
 )
 from shell.providers.scripted import ScriptedModel
-from tests.helpers import calls, collect, history_is_valid, kinds, of
+from tests.helpers import Seen, calls, collect, history_is_valid, kinds, of
 
 ran: list[str] = []
 
@@ -40,20 +40,6 @@ async def slow_write(path: str) -> str:
     ran.append(f"start {path}")
     await anyio.sleep(30)
     return "written"
-
-
-class Seen(Middleware):
-    """Records what an outer layer sees."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.finished = False
-
-    async def on_reply(self, ctx: HookContext, request: ReplyRequest, next: Any) -> AsyncIterator[Event]:
-        async for event in next(request):
-            self.events.append(event)
-            yield event
-        self.finished = True
 
 
 class StopAtDanger(Middleware):

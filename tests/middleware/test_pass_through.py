@@ -15,7 +15,7 @@ from middleware import HookContext, Middleware, ReplyRequest
 from shell.agent import Agent, AssistantMessage, UserMessage
 from shell.core.events import Event, ReplyEnd, ReplyStart, TextBlockDelta
 from shell.providers.scripted import ScriptedModel
-from tests.helpers import collect, history_is_valid
+from tests.helpers import Seen, collect, history_is_valid
 
 pytestmark = pytest.mark.anyio
 
@@ -25,16 +25,6 @@ class Rewrite(Middleware):
 
     def on_reply(self, ctx: HookContext, request: ReplyRequest, next: Any) -> Any:
         return next(request.override(input=(UserMessage("rewritten"),)))
-
-
-class Seen(Middleware):
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def on_reply(self, ctx: HookContext, request: Any, next: Any) -> AsyncIterator[Event]:
-        async for event in next(request):
-            self.events.append(event)
-            yield event
 
 
 class StopAtFirstDelta(Middleware):

@@ -25,21 +25,7 @@ from shell.core.events import (
     TextBlockStart,
 )
 from shell.providers.scripted import ScriptedModel
-from tests.helpers import collect, history_is_valid, of
-
-
-class Seen(Middleware):
-    """An outer generator layer: records what it sees, and that it finished."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.finished = False
-
-    async def on_reply(self, ctx: HookContext, request: ReplyRequest, next: Any) -> AsyncIterator[Event]:
-        async for event in next(request):
-            self.events.append(event)
-            yield event
-        self.finished = True
+from tests.helpers import Seen, collect, history_is_valid, of
 
 
 class Awaits(Middleware):
