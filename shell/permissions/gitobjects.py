@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from . import gitpacks, quarantine
+from . import crossmove, gitpacks, quarantine
 from .gitstaged import hardened_git
 from .runslater import Planted
 
@@ -260,7 +260,7 @@ def _read_regular(path: Path, limit: int = 64 * 1024 * 1024) -> bytes | None:
 def _quarantine(path: Path, folder: Path, name: str) -> Path:
     target = folder / "git-objects" / name.replace("/", "")
     target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(path, target)
+    crossmove.move(path, target)  # a rename, or a copy and a delete across file systems
     return target
 
 

@@ -19,7 +19,7 @@ import os
 from collections.abc import Set
 from pathlib import Path
 
-from . import githardened
+from . import crossmove, githardened
 from .runslater import Planted
 
 MAX_PACK = 256 * 1024 * 1024
@@ -77,7 +77,7 @@ def check_new(objects: Path, before: Set[str], folder: Path) -> list[Planted]:
             for ext in COMPANIONS:
                 part = base.with_name(base.name + ext)
                 if os.path.lexists(part):
-                    os.replace(part, target / part.name)
+                    crossmove.move(part, target / part.name)  # across file systems too
                     moved.append(ext)
         except OSError as exc:
             said = f"moving it out FAILED ({exc.strerror or exc}): delete {base.name}.* before using git here"

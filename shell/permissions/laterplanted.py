@@ -10,13 +10,12 @@ The walls and the judging live in :mod:`.runslater`; the other after-command che
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from . import crossmove, paths
 from .laterseen import Seen
 from .putback import keep_command
 
@@ -34,6 +33,8 @@ class Planted:
     error: str = ""
     undone: str = ""
     """What was put back as it was in place (an index flag cleared), said as is."""
+    lacks: str = ""
+    """What the quarantine's copy lacks (moved across file systems: :mod:`.crossmove`)."""
 
 
 def restore_link(path: Path, was: Seen) -> Planted:
@@ -55,10 +56,10 @@ def move_aside(path: Path, why: str, quarantine: Path, roots: Sequence[Path], wa
         dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if os.path.lexists(dest):
             dest = dest.with_name(f"{dest.name}.{time.time_ns()}")
-        shutil.move(str(path), str(dest))
+        lacks = crossmove.move(path, dest)  # a rename; a copy kept as far as it can be across file systems
     except OSError as exc:
         return Planted(path, why, error=str(exc.strerror or exc))
-    planted = Planted(path, why, dest)
+    planted = Planted(path, why, dest, lacks=lacks)
     if was.kind == "link":
         restored = restore_link(path, was)
         planted = Planted(path, why, dest, restored.restored, restored.error)
@@ -93,6 +94,7 @@ def report(planted: Sequence[Planted], roots: Sequence[Path]) -> str:
         elif p.moved_to is not None:
             back = f"to keep it: /quarantine restore, or {keep_command(p.moved_to, p.path)}"
             relinked = f"; the link to {p.restored} it replaced was put back" if p.restored else ""
+            relinked += f"; {p.lacks}" if p.lacks else ""
             lines.append(f"  {shown(p.path)}: {p.why}; moved out of the workspace ({back}){relinked}")
         elif p.restored:
             lines.append(f"  {shown(p.path)}: {p.why}; the link to {p.restored} was put back")
