@@ -9,10 +9,12 @@ hand out a credential. Every git agent-shell runs goes through :func:`run`, so t
 hardening lives here only:
 
 - hooks, fsmonitor and the untracked cache off; no optional locks;
-- ``protocol.allow=never``: every transport (http, ssh, ext, file, a local path) is
-  refused, so a lazy fetch fails before it connects or runs ``uploadpack``;
-- ``GIT_NO_LAZY_FETCH=1`` (git >= 2.45 skips the fetch outright; older git ignores it
-  and relies on the line above);
+- ``GIT_ALLOW_PROTOCOL`` empty (and ``protocol.allow=never``): every transport (http,
+  ssh, ext, file, a local path) is refused, so a fetch fails before it connects or
+  runs ``uploadpack``. The variable is what holds: a repository's own
+  ``protocol.file.allow=always`` beats ``-c protocol.allow=never``, not the variable;
+- ``GIT_NO_LAZY_FETCH=1``: a missing object is not fetched at all (git >= 2.45 and the
+  2.39.4 / 2.40.2 … security releases; older git relies on the line above);
 - no prompt, an askpass and ssh command that fail, no credential helper;
 - no inherited ``GIT_*`` variable, a timeout.
 """
@@ -38,7 +40,7 @@ def hardened_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     keeps git from fetching, prompting or running a program the repository names."""
     false = which("false") or "/bin/false"  # GIT_ASKPASS / GIT_SSH_COMMAND beat the config's
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_NO_LAZY_FETCH="1",
+    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_NO_LAZY_FETCH="1", GIT_ALLOW_PROTOCOL="",
                GIT_PROTOCOL_FROM_USER="0", GIT_ASKPASS=false, SSH_ASKPASS=false,
                GIT_SSH_COMMAND=false, GIT_NO_REPLACE_OBJECTS="1", LC_ALL="C")  # fmt: skip
     env.update(extra or {})

@@ -105,10 +105,15 @@ async def test_a_sandboxed_command_cannot_make_the_next_command_run_its_uploadpa
     assert "quarantine" in first.text, first.text  # the partial clone's config was not kept
 
 
-async def test_an_unpacked_project_with_a_lazy_nested_repository_runs_nothing(ws: Path) -> None:
+@pytest.mark.parametrize("allows", [False, True])
+async def test_an_unpacked_project_with_a_lazy_nested_repository_runs_nothing(ws: Path, allows: bool) -> None:
     require_sandbox()
     marker = ws.parent / "PWN_ZIP"
     lazy_repo(ws / "vendor" / "lib", str(ws / "vendor" / "lib"), marker)
+    if allows:  # its own config allows the transport back: `-c protocol.allow=never` loses to it
+        config = ws / "vendor" / "lib" / ".git" / "config"
+        allow = '[protocol]\n\tallow = always\n[protocol "file"]\n\tallow = always\n'
+        config.write_text(config.read_text() + allow)
     box = Sandbox(ws)
     result = await run_command("ls", box.workspace, 30, lambda _: None, sandbox=box)
     assert "vendor" in result.text
@@ -126,3 +131,19 @@ async def test_agent_shells_git_sends_nothing_to_a_promisor_url(
     await run_command("echo second", box.workspace, 30, lambda _: None, sandbox=box)
     assert asked == []
     assert not (ws.parent / "PWN_HTTP").exists()
+
+
+def test_the_transport_stays_shut_when_the_repository_allows_it_back(ws: Path) -> None:
+    """Not only lazy fetches: any fetch agent-shell's git could make is refused, also
+    where the repository's config sets ``protocol.file.allow = always`` (which beats
+    ``-c protocol.allow=never``)."""
+    from shell.permissions import githardened
+
+    marker = ws.parent / "PWN_FETCH"
+    lazy_repo(ws / "sub", str(ws / "sub"), marker)
+    config = ws / "sub" / ".git" / "config"
+    allow = '[protocol]\n\tallow = always\n[protocol "file"]\n\tallow = always\n'
+    config.write_text(config.read_text() + allow)
+    done = githardened.run(["-C", str(ws / "sub"), "fetch", "origin"])
+    assert done is not None and done.returncode != 0
+    assert not marker.exists()
