@@ -45,7 +45,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from benchmarks.tui_common import StallProbe, deltas, exponent, markdown_text
-from shell.tui import unlink
+from shell.tui import full_map, unlink
 from shell.tui.gcpolicy import GcPolicy
 from shell.tui.screens.split_frame import SplitFrameScreen
 from shell.tui.widgets.assistant_message import FRAME_S, AssistantMessage
@@ -107,6 +107,7 @@ async def run_ours(text: str) -> Run:
         widget = AssistantMessage(streaming=True)
         await scroll.mount(widget)
         unlink.install()  # what AgentShellApp does
+        full_map.install()  # and this
         policy = GcPolicy()  # what AgentShellApp does around every reply
         policy.started_up()
         probe = StallProbe()

@@ -36,7 +36,7 @@ from textual.screen import Screen
 import themes
 from shell.speech.playback import Clip, Playback
 
-from . import prefs, unlink
+from . import full_map, prefs, unlink
 from .flow import Flow, install_alt_enter
 from .gcpolicy import GcPolicy
 from .palette import ShellCommands
@@ -144,6 +144,7 @@ class AgentShellApp(App[int]):
         """When the user last typed (an approval dialog opening then ignores keys a moment)."""
         self.gc_policy = GcPolicy()
         unlink.install()  # removed widgets freed by refcount, not by a full collection
+        full_map.install()  # the compositor's full map not arranged again mid-frame
         self.playback = Playback()
         self.playback.listeners.append(self._playback_changed)
         self.speak_mode = "off"

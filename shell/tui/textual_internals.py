@@ -32,6 +32,13 @@ KEYS_IN_ORDER = (
 and ``widgets/prompt_input.py`` (``_on_key``/``_on_paste`` run along the MRO before the
 field's own). Without ``_bindings``: bound keys bubble to the app as in plain Textual."""
 
+FULL_MAP = (
+    "textual._compositor:Compositor.reflow", "textual._compositor:Compositor.update_widgets",
+    "textual._compositor:Compositor._full_map", "textual._compositor:Compositor._full_map_invalidated",
+)
+"""``full_map.py``: the compositor's full map kept while it is right (Textual's rules
+otherwise: the same screen, more layout work)."""
+
 UNLINK = (
     "textual._compositor",
     "textual._compositor:Compositor._arrange_root", "textual._compositor:Compositor._full_map",
@@ -71,7 +78,7 @@ RICH = ("rich.style:Style._meta",)
 """``widgets/strip_selection.py``: whether a segment's style carries an offset, read
 without building its ``meta`` dict for every segment (Rich, which Textual pins)."""
 
-ALL = SPLIT_FRAME + KEYS_IN_ORDER + UNLINK + MARKDOWN + WIDGETS + RICH
+ALL = SPLIT_FRAME + KEYS_IN_ORDER + UNLINK + FULL_MAP + MARKDOWN + WIDGETS + RICH
 
 
 def lacks(obj: object, internals: tuple[str, ...]) -> list[str]:
