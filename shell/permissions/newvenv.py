@@ -116,7 +116,7 @@ def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
         if PYTHON_NAME.fullmatch(name):
             continue
         data = _text(folder / name)
-        if data is not None and shim_name(name) and is_shim(data, shebangs):
+        if data is not None and kept_shim(name, data, shebangs):
             continue
         if reference is None:
             real = next(iter(pythons.values()), "")  # outside the workspace: never the venv's own copy
@@ -175,44 +175,79 @@ def added_program(path: Path) -> str:
     except OSError:
         return ADDED_WHY
     data = _text(path)
-    shim = data is not None and shim_name(path.name) and is_shim(data, pythons)
-    return "" if shim else ADDED_WHY
+    return "" if data is not None and kept_shim(path.name, data, pythons) else ADDED_WHY
 
 
 PIP_NAME = re.compile(r"pip(?:\d+(?:\.\d+)*)?")
+PIP_ENTRY = ("pip._internal.cli.main", "main")
+"""What pip's own console scripts import (pip >= 19.3): a ``pip`` shim that imports
+anything else is no pip, whatever the module it names does."""
 
 
-def shim_name(name: str) -> bool:
-    """Whether a console script may carry ``name``: not an interpreter's, not a program
-    no Python package provides (:data:`.pathdirs.CORE`: git, ls, ssh, sudo …; pip's own
-    excepted), and not the name of a system program that is no Python script (``tail``,
-    ``clear``: a binary or a shell script in :data:`SYSTEM_BINS`). A shim is two lines,
+def kept_shim(name: str, data: bytes, pythons: set[str]) -> bool:
+    """Whether ``data`` is a console script (:func:`is_shim`) that may stay in a venv's
+    ``bin/`` under ``name`` (:func:`shim_name`)."""
+    entry = shim_entry(data, pythons)
+    return entry is not None and shim_name(name, entry[0])
+
+
+def shim_name(name: str, module: str) -> bool:
+    """Whether a console script importing ``module`` may carry ``name``: not an
+    interpreter's; ``pip``/``pip3``/``pip3.X`` only for pip's own entry point; not a
+    program no Python package provides (:data:`.pathdirs.CORE`: git, ls, ssh, sudo …);
+    and not the name of a program found on the user's PATH outside the workspace
+    unless that program is a Python script of the same package. A shim is two lines,
     but the module it imports is anything the same command wrote into site-packages: a
-    ``bin/git`` or ``bin/tail`` shim ran the attacker's code at the user's next ``git``
-    or ``tail`` once the venv was active (finding L3). A Python tool you also have
-    installed (``pytest``, ``black``) may be shadowed: its shim is what pip writes."""
+    ``bin/git``, ``bin/rg`` (``~/.cargo/bin``, ``/opt/homebrew/bin``) or ``bin/pip``
+    shim ran the attacker's code at the user's next ``git``, ``rg`` or ``pip`` once the
+    venv was active (findings L3, M2). A Python tool you also have installed
+    (``pytest``, ``black``) may be shadowed: its shim imports its own package."""
     if PYTHON_NAME.fullmatch(name):
         return False
     if PIP_NAME.fullmatch(name):
-        return True
-    return name not in CORE and not _shadows_other_than_python(name)
+        return module == PIP_ENTRY[0]
+    return name not in CORE and not _shadows_other_program(name, module)
 
 
-SYSTEM_BINS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin")
-"""Where the system's programs are: a version manager's shims (pyenv's, asdf's: shell
-scripts in the home folder) stand for Python tools as often as not, and are left alone."""
+MAX_PROGRAM_HEAD = 65_536
+"""Bytes of the user's own program read to tell which Python package it runs."""
+_VERSION_MANAGER_SHIM = re.compile(rb"pyenv|asdf-plugin: python")
 
 
-def _shadows_other_than_python(name: str) -> bool:
-    found = programs.which(name)  # never one inside the workspace or a folder commands write
-    if found is None or os.path.dirname(found) not in SYSTEM_BINS:
+def _shadows_other_program(name: str, module: str) -> bool:
+    """Whether ``name`` is a program on the user's PATH (never one inside the workspace
+    or a folder commands write) that is not a script of ``module``'s package. A version
+    manager's shims (pyenv's, asdf's for python) stand for Python tools and are left alone."""
+    found = programs.which(name)
+    if found is None:
         return False
     try:
         with open(found, "rb") as program:
-            head = program.read(256)
+            head = program.read(MAX_PROGRAM_HEAD)
     except OSError:
         return True
-    return not (head.startswith(b"#!") and b"python" in head.split(b"\n", 1)[0])
+    if os.path.basename(os.path.dirname(found)) == "shims" and _VERSION_MANAGER_SHIM.search(head):
+        return False
+    return module.partition(".")[0] not in _python_packages(head)
+
+
+def _python_packages(head: bytes) -> frozenset[str]:
+    """The top-level packages a Python script imports (empty for anything else)."""
+    first, _, rest = head.partition(b"\n")
+    launcher = first.rstrip() == b"#!/bin/sh" and rest.startswith(b"'''exec'")
+    if not (first.startswith(b"#!") and (b"python" in first or launcher)):
+        return frozenset()
+    try:
+        body = ast.parse(head.decode("utf-8"))
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    tops: set[str] = set()
+    for node in ast.walk(body):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            tops.add(node.module.partition(".")[0])
+        elif isinstance(node, ast.Import):
+            tops.update(a.name.partition(".")[0] for a in node.names)
+    return frozenset(tops - _SAFE_NAMES)
 
 
 def _inside(text: str, roots: Sequence[Path]) -> bool:
@@ -392,6 +427,11 @@ def is_shim(data: bytes, pythons: set[str]) -> bool:
     ``pythons`` (or their ``/bin/sh`` launcher for one), ``import sys`` / ``re``, one
     ``from X import Y``, and under ``if __name__ == "__main__":`` only ``sys.argv[0]``
     trimmed and ``sys.exit(Y())``."""
+    return shim_entry(data, pythons) is not None
+
+
+def shim_entry(data: bytes, pythons: set[str]) -> tuple[str, str] | None:
+    """``(X, Y)`` of a console script's ``from X import Y`` (:func:`is_shim`), or None."""
     try:
         text = data.decode("utf-8")
         lines = text.split("\n")
@@ -403,26 +443,26 @@ def is_shim(data: bytes, pythons: set[str]) -> bool:
         else:
             python = lines[0][2:].strip() if lines[0].startswith("#!") else ""
         if python not in pythons:
-            return False
+            return None
         body = ast.parse(text).body
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
+        return None
     if sh:
         if not body or not (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)):
-            return False
+            return None
         body = body[1:]
     if not body:
-        return False
-    imported = ""
+        return None
+    imported = module = ""
     for node in body[:-1]:
         if isinstance(node, ast.Import) and all(a.name in _SAFE_NAMES and not a.asname for a in node.names):
             continue
         if (isinstance(node, ast.ImportFrom) and not imported and node.level == 0 and node.module
                 and len(node.names) == 1 and node.names[0].asname is None and node.names[0].name != "*"):
-            imported = node.names[0].name
+            imported, module = node.names[0].name, node.module
             continue
-        return False
-    return bool(imported) and _main_block(body[-1], imported)
+        return None
+    return (module, imported) if imported and _main_block(body[-1], imported) else None
 
 
 def _main_block(node: ast.stmt, imported: str) -> bool:
@@ -480,4 +520,4 @@ def _exit_call(node: ast.stmt, imported: str) -> bool:
     return isinstance(chain, ast.Name) and chain.id == imported
 
 
-__all__ = ["added_program", "bin_entries", "is_shim", "judge"]
+__all__ = ["added_program", "bin_entries", "is_shim", "judge", "kept_shim", "shim_entry", "shim_name"]

@@ -50,6 +50,7 @@ CORE = frozenset({
     "which", "find", "grep", "sed", "awk", "tar", "curl", "wget", "openssl", "direnv", "agent-shell",
     "python", "python3", "pip", "pip3", "node", "npm", "npx", "cargo", "go", "make", "docker", "kubectl",
     "gh", "code", "vim", "nvim", "vi", "nano", "emacs", "pass", "op", "security", "keychain", "tmux",
+    "sudoedit", "sshd", "rsync", "crontab", "xdg-open", "open",
 })
 """Programs no repository should put before the user's own, installed or not."""
 MAX_ENTRIES = 4096

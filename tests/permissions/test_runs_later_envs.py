@@ -276,3 +276,44 @@ async def test_a_console_script_named_after_a_program_no_package_provides_is_put
     assert sorted(result.details["quarantined"]) == planted, result.text
     assert (ws / "env2" / "bin" / "mytool").exists()  # a name of its own: a console script like any
     assert (ws / "env2" / "bin" / "pip3").exists()
+
+
+async def test_a_shim_named_like_a_program_on_your_path_or_pip_must_be_that_program(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rg` in ~/.cargo/bin or /opt/homebrew/bin is as much the user's program as one in
+    /usr/bin: a venv shim of that name importing a module the same command wrote ran it
+    as the user once the venv was active; so did a `pip` shim that imports no pip (M2).
+    A shim of the package the user's own program runs (`black`), one standing for a
+    pyenv shim, and pip's own entry point stay."""
+    require_sandbox()
+    home = ws.parent
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    (home / ".pyenv" / "shims").mkdir(parents=True)
+    programs = {
+        home / ".cargo" / "bin" / "rg": "#!/bin/sh\necho rg\n",
+        home / ".cargo" / "bin" / "black": "#!/usr/bin/python3\nimport sys\nfrom black import patched_main\n"
+                                           "if __name__ == '__main__':\n    sys.exit(patched_main())\n",
+        home / ".pyenv" / "shims" / "mytool": (f"#!/usr/bin/env bash\nset -e\nprogram=\"${{0##*/}}\"\n"
+                                               f"exec \"{home}/.pyenv/libexec/pyenv\" exec \"$program\"\n"),
+    }
+    for path, text in programs.items():
+        path.write_text(text)
+        path.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{home}/.cargo/bin:{home}/.pyenv/shims:{os.environ['PATH']}")
+    python = f"{ws}/env2/bin/python"
+    evil = UV_SHIM.format(python=python).replace("pytest", "rgx").replace("console_main", "main")
+    launcher = "'''exec' \"{python}\" \"$0\" \"$@\"\n' '''\n"
+    black = SH_LAUNCHER.replace("#!/bin/sh", "#!" + python).replace(launcher, "")
+    texts = {"evil.txt": evil, "pip.txt": PIP_SHIM.format(python=python), "black.txt": black,
+             "mytool.txt": evil.replace("rgx", "mytool")}
+    for name, text in texts.items():
+        (home / name).write_text(text)
+    copies = " && ".join(f"cp {home / src} env2/bin/{dst}" for src, dst in [
+        ("evil.txt", "rg"), ("evil.txt", "black2"), ("evil.txt", "pip"), ("evil.txt", "pip3.99"),
+        ("evil.txt", "rsync"), ("pip.txt", "pip3"), ("black.txt", "black"), ("mytool.txt", "mytool")])
+    result = await sh(ws, f"{PYTHON} -m venv --without-pip env2 && {copies} && echo made")
+    assert "made" in result.text, result.text
+    assert sorted(result.details["quarantined"]) == ["env2/bin/pip", "env2/bin/pip3.99", "env2/bin/rg",
+                                                     "env2/bin/rsync"], result.text
+    for kept in ("black", "black2", "pip3", "mytool"):
+        assert (ws / "env2" / "bin" / kept).exists(), kept
