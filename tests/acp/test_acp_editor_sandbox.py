@@ -4,7 +4,6 @@ as our own run_shell: what is special to it, against the real bubblewrap."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 from shell.acp.editor_tools import run_in_editor_terminal
 from shell.agent import ToolCallBlock, ToolContext
 from shell.permissions.sandbox import Sandbox
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 from .conftest import EditorClient
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def home() -> Iterator[Path]:
     """A folder outside /tmp (a path to hide in /tmp is not bound: the sandbox's /tmp is its own)."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-editor-", dir=Path.home()))
+    base = made_home(".agent-shell-test-editor-")
     (base / "project").mkdir()
     try:
         yield base

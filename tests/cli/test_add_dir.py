@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from shell.commands import CommandResult, default_commands
 from shell.config import Settings
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellError, ShellRuntime
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
@@ -27,7 +27,7 @@ Script = Callable[[list[Any]], str]
 @pytest.fixture
 def other() -> Iterator[Path]:
     """A directory outside the workspace and outside /tmp (the sandbox's /tmp is its own)."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-added-", dir=Path.home()))
+    base = made_home(".agent-shell-test-added-")
     try:
         yield base
     finally:

@@ -20,7 +20,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
@@ -353,7 +354,7 @@ def test_a_rule_that_names_the_host_lets_fetch_url_reach_it(
 def home(env: dict[str, str]) -> Iterator[Path]:
     """A home directory outside /tmp (the sandbox's /tmp is its own anyway) with an
     ssh key; the CLI runs with it as $HOME."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-attack-home-", dir=Path.home()))
+    base = made_home(".agent-shell-attack-home-")
     (base / ".ssh").mkdir()
     (base / ".ssh" / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYBODY\n")
     env["HOME"] = str(base)

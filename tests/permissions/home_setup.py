@@ -5,7 +5,6 @@ setup, so a change to what a home needs (a variable to clear) is made once."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -13,12 +12,13 @@ import pytest
 
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
+from tests.homes import made_home
 
 
 def sandbox_home(monkeypatch: pytest.MonkeyPatch, prefix: str) -> Iterator[Path]:
     """For a fixture to ``yield from``: a home with an empty ``project`` folder, the
     shell's data dir in it, no ``XDG_CONFIG_HOME`` nor ``ZDOTDIR``; removed after."""
-    base = Path(tempfile.mkdtemp(prefix=prefix, dir=Path.home()))
+    base = made_home(prefix)
     (base / "project").mkdir()
     monkeypatch.setenv("HOME", str(base))
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))

@@ -16,6 +16,7 @@ import pytest
 
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
+from tests.homes import homes_root
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -25,8 +26,8 @@ def later_workspace(
     monkeypatch: pytest.MonkeyPatch, prefix: str, under: Path | None = None
 ) -> Iterator[Path]:
     """For a fixture to ``yield from``: the project folder, removed with its home after
-    (in the home directory, or in ``under``)."""
-    base = Path(tempfile.mkdtemp(prefix=prefix, dir=under or Path.home()))
+    (in the home directory, away from the secret search's: :mod:`tests.homes`; or in ``under``)."""
+    base = Path(tempfile.mkdtemp(prefix=prefix, dir=under or homes_root()))
     (base / "project").mkdir()
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("HOME", str(base))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from shell.permissions.gitcreds import scrub
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 
@@ -29,7 +29,7 @@ ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITT
 
 @pytest.fixture
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-gitcreds-", dir=Path.home()))
+    base = made_home(".agent-shell-test-gitcreds-")
     monkeypatch.setenv("HOME", str(base))
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

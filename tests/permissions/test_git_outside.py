@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import RUNS_LATER_NOTE, run_command
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 
@@ -31,7 +31,7 @@ SHOW = "git remote -v; git config --get http.extraHeader; git config --list --sh
 
 @pytest.fixture
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-gitoutside-", dir=Path.home()))
+    base = made_home(".agent-shell-test-gitoutside-")
     monkeypatch.setenv("HOME", str(base))
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

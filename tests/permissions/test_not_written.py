@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from shell.permissions.sandbox import Sandbox
 from shell.providers.scripted import ScriptedModel
 from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.tools.shell_cmd import run_command
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 
@@ -36,7 +36,7 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COM
 def repo(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A repository outside /tmp (the sandbox's /tmp is private) whose branch ``other``
     changes .vscode/settings.json and adds .vscode/tasks.json."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-not-written-", dir=Path.home()))
+    base = made_home(".agent-shell-test-not-written-")
     ws = base / "project"
     ws.mkdir()
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))

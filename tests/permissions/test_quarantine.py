@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +31,7 @@ from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.runtime.build import build_sandbox
 from shell.tools.shell_cmd import run_command
 from shell.tools.workspace import Workspace
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 
@@ -41,7 +41,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def ws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A workspace outside /tmp (the sandbox's /tmp is private), the data dir beside it."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-quarantine-", dir=Path.home()))
+    base = made_home(".agent-shell-test-quarantine-")
     (base / "project").mkdir()
     monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(base / "data"))
     try:

@@ -9,7 +9,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 from shell.permissions.sandbox import Sandbox, SandboxStatus, network_note, sandbox_status
 from shell.permissions.sandboxenv import is_secret_variable, scrubbed_environment
 from shell.tools.shell_cmd import run_command
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.anyio
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A home directory outside /tmp (the sandbox's /tmp is private anyway, which
     would hide a key there for the wrong reason), with an ssh key and a workspace."""
-    base = Path(tempfile.mkdtemp(prefix=".agent-shell-test-home-", dir=Path.home()))
+    base = made_home(".agent-shell-test-home-")
     (base / ".ssh").mkdir()
     (base / ".ssh" / "id_ed25519").write_text("PRIVATE KEY MATERIAL\n")
     (base / ".netrc").write_text("machine example.org password hunter22\n")

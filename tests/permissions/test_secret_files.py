@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from shell.permissions.secretwords import named_secret_files
 from shell.tools.builtin import builtin_tools
 from shell.tools.shell_cmd import run_command
 from shell.tools.workspace import Workspace
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 
@@ -38,7 +38,7 @@ KEY = "sk-proj-HIDDENKEY0123456789abcdef"
 @pytest.fixture
 def ws() -> Iterator[Path]:
     """A workspace outside /tmp (as users have them) full of secret-looking files."""
-    base = Path(tempfile.mkdtemp(prefix="agent-shell-test-secrets-", dir=Path.home()))
+    base = made_home("agent-shell-test-secrets-")
     root = base / "project"
     (root / "config").mkdir(parents=True)
     (root / "node_modules" / "pkg").mkdir(parents=True)
