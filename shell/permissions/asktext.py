@@ -101,6 +101,18 @@ def hidden_count(sandbox: Sandbox | None) -> str:
     return f"; {what} ({found.shown(3)}) {'are' if n != 1 else 'is'} hidden from it"
 
 
+def names_denied(name: str, denied: list[tuple[str, str]]) -> str:
+    """Why a command line that names a path a deny rule on reading covers asks: the
+    sandbox hides the path in the work tree, but not every other way to it (git's
+    history: ``git show HEAD:path``)."""
+    path, rule = denied[0]
+    more = f" (and {len(denied) - 1} more)" if len(denied) > 1 else ""
+    return (f"{name} names {path}{more}, which {rule} keeps from the model. The sandbox hides it in the "
+            "work tree, but a command can reach it another way (git show HEAD:path prints it as "
+            "committed); approving lets this one command run, and what it prints goes to the model's "
+            "provider.")
+
+
 def names_secrets(name: str, command: str, named: list[str], sandboxed: Callable[[str], bool] | None) -> str:
     """Why a command line that names a secret file asks, and what approving lets it read."""
     files = ", ".join(named)

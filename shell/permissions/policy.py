@@ -53,7 +53,7 @@ from shell.core.tools import READ_KINDS, Tool
 
 from . import asktext, homedirs, runslater, store
 from . import paths as resolving
-from .asktext import ask_reason, confined, confinement, names_one_path, names_secrets
+from .asktext import ask_reason, confined, confinement, names_denied, names_one_path, names_secrets
 from .egress import secret_sent
 from .fence import Fence, outside_note
 from .homedirs import unfenced_note
@@ -74,7 +74,7 @@ from .rules import (
     known_only_at_run_time,
     parse_rule,
 )
-from .secretwords import named_secret_files
+from .secretwords import named_paths, named_secret_files
 from .suggest import command_preview, suggest_rules
 from .writedeny import Wildcards, check_write, is_write_rule, write_denied_paths, write_wildcards
 from .writewalls import unheld_question
@@ -380,9 +380,9 @@ class PermissionPolicy(RuleEditing):
         if secret:
             return Verdict("ask", secret)
         command = args.get("command") if tool.kind == "execute" else None
-        named = named_secret_files(command) if isinstance(command, str) else []
-        if named and isinstance(command, str):
-            return Verdict("ask", names_secrets(tool.name, command, named, self.sandboxed))
+        named = self._names_hidden(tool, command) if isinstance(command, str) else ""
+        if named:
+            return Verdict("ask", named)
         if looks_only:
             if trusted:
                 return Verdict("allow", "read-only")
@@ -440,6 +440,15 @@ class PermissionPolicy(RuleEditing):
         where = SOURCE_LABELS[rule.source]
         return Verdict("deny", f"Denied by the rule `deny {rule.text}` ({where}); {tool.name} was not "
                                f"run.{why} Do not retry it; tell the user what you wanted to do.")
+
+    def _names_hidden(self, tool: Tool, command: str) -> str:
+        """Why a command line naming a secret file, or a path a deny rule on reading
+        covers, asks ("" when it names none)."""
+        named = named_secret_files(command)
+        if named:
+            return names_secrets(tool.name, command, named, self.sandboxed)
+        denied = named_paths(command, self.read_denied) if self._active().denies_any("read_file") else []
+        return names_denied(tool.name, denied) if denied else ""
 
     def read_denied(self, path: str | os.PathLike[str]) -> str:
         """The deny rule keeping the model from reading ``path``, or empty (:mod:`.readdeny`)."""

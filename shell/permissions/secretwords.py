@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+from collections.abc import Callable
 
 from shell.core.secrets import is_secret_file, secret_name_hints
 
@@ -91,17 +92,40 @@ def _named(command: str) -> tuple[str, ...]:
     (quotes and escapes as the shell reads them), and wildcards that match such names
     (``.e*``, ``-name '*.pem'``): they would reach secret files outside the workspace,
     which are not hidden."""
-    words = [text for w in _WORD.findall(command) for text in _unquote(w)]
     out: list[str] = []
+    for readings in _pieces(command):
+        for reading in readings:
+            if _glob_names_secret(reading) if WILDCARD.search(reading) else is_secret_file(reading):
+                out.append(reading)  # as it names the files: the question quotes this
+                break
+    return tuple(out)
+
+
+def _pieces(command: str) -> list[list[str]]:
+    """Each word of ``command`` and each piece of one (``HEAD:path``, a quoted script's
+    words), with the ways a program may read it (:func:`_readings`); each reading once."""
+    out: list[list[str]] = []
     seen: set[str] = set()
-    for word in words:
+    for word in (text for w in _WORD.findall(command) for text in _unquote(w)):
         whole = [] if _WORD_SPLIT.search(word) else [word]  # else its pieces (a quoted command's words)
         for piece in [*whole, *_WORD_SPLIT.split(word)]:
-            for reading in _readings(piece.strip()):
-                if not reading or reading in seen:
-                    continue
-                seen.add(reading)
-                if _glob_names_secret(reading) if WILDCARD.search(reading) else is_secret_file(reading):
-                    out.append(reading)  # as it names the files: the question quotes this
-                    break
-    return tuple(out)
+            readings = [r for r in _readings(piece.strip()) if r and r not in seen]
+            seen.update(readings)
+            if readings:
+                out.append(readings)
+    return out
+
+
+def named_paths(command: str, denied: Callable[[str], str]) -> list[tuple[str, str]]:
+    """The words of ``command`` naming a path ``denied`` answers for (a deny rule on
+    reading: ``git show HEAD:config/secrets/db.txt`` prints what the sandbox hides in
+    the work tree, finding M8), each with that answer; words that cannot be paths (no
+    ``/`` and no ``.``: options, subcommands) are not asked about."""
+    out: list[tuple[str, str]] = []
+    for readings in _pieces(command):
+        for reading in readings:
+            pathlike = ("/" in reading or "." in reading) and not reading.startswith("-")
+            if pathlike and (why := denied(reading)):
+                out.append((reading, why))
+                break
+    return out

@@ -159,7 +159,9 @@ async def test_a_sandboxed_command_cannot_read_a_folder_or_file_a_read_deny_name
     from ..sandboxing import require_sandbox
 
     require_sandbox()
-    turn = calls(("run_shell", {"command": "cat secrets/plan.txt linked.txt; grep -r TOPSECRET .; echo END"}))
+    # the folder not named as a path: a line that names one asks (test_read_deny_commands)
+    line = "cd secrets; cat plan.txt; cd ..; cat link*; grep -r TOPSECRET .; echo END"
+    turn = calls(("run_shell", {"command": line}))
     provider, results = await run(tmp_path, turn)
     assert "END" in results[0] and "not the TOPSECRET one" in results[0]  # the rest is read
     assert ("[secrets is hidden from commands (read as empty or missing, but there): a deny rule keeps it "
