@@ -24,7 +24,11 @@ again when it or a file it watches changes. ``.envrc`` is guarded by name
 runs it there; ``$PWD`` too) from a set of ``.envrc`` files, and follows what a sourced
 file sources in turn, a few levels deep. Words it cannot know before the file runs
 (``$VAR``, ``$(…)``, globs) are skipped: the ``.envrc`` that holds them is guarded
-itself. The file tools' policy asks before an edit of what it returns
+itself; but a PATH word it cannot know fails closed, the ``.envrc``'s folder and its
+``bin/`` guarded as if ``PATH_add bin`` (a name that shadows a program only): a wrapper
+``f() { PATH_add "$1"; }`` or ``PATH=$TOOLS/bin:$PATH`` put a planted ``bin/git`` first
+while nothing asked (finding M3). ``~``, ``$HOME`` and ``${HOME}`` are the user's home.
+The file tools' policy asks before an edit of what it returns
 (:mod:`.laterhit`); the sandbox binds it read-only and quarantines one a command
 creates (:mod:`.runslater`).
 """
@@ -65,7 +69,7 @@ ASSIGNS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _PATH_VAR = re.compile(r"^\$(?:PATH|\{PATH\})$")
 LEADING = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")", "time"})
 """Words that may come before a command in a statement (``if … then source_env x``)."""
-BREAKS = frozenset({";", "&&", "||", "|", "&", ";;", "(", ")", "|&"})
+BREAKS = frozenset({";", "&&", "||", "|", "&", ";;", "(", ")", "()", "|&"})
 
 MAX_BYTES = 256 * 1024
 """Read of one ``.envrc`` or sourced file (a longer one is read this far)."""
@@ -77,14 +81,20 @@ MAX_UP = 64
 _UNKNOWN = re.compile(r"[$`*?\[]")
 _PWD = re.compile(r"\$\{PWD\}|\$PWD(?![A-Za-z0-9_])")
 _FOLDER_OF = re.compile(
-    r"\$\(\s*(?:pwd|git\s+rev-parse\s+--show-toplevel|(?:expand_path|realpath|readlink\s+-[fe])\s+"
+    r"\$\(\s*(?:pwd(?:\s+-[LP])?|git\s+rev-parse\s+--show-toplevel|(?:expand_path|realpath|readlink\s+-[fe])\s+"
     r"([^\s()$`;|&]+))\s*\)|`\s*pwd\s*`"
 )
 """``$(pwd)``, `` `pwd` ``, ``$(git rev-parse --show-toplevel)`` (the ``.envrc``'s folder is
 the repository's top, as a rule), ``$(expand_path tools/bin)``, ``$(realpath x)``: the folder they
 print, known without running them (the current one, or the word given)."""
-_PATH_KEPT = re.compile(r"\$\{PATH:\+:?\$PATH:?\}")
-"""``${PATH:+:$PATH}``: "the old PATH, if any", the idiom that ends a PATH assignment."""
+_PATH_KEPT = re.compile(r"\$\{PATH:\+:?(?:\$PATH|\$\{PATH\}):?\}")
+"""``${PATH:+:$PATH}``, ``${PATH:+:${PATH}}``, ``${PATH:+$PATH:}``: "the old PATH, if any",
+the idiom that ends (or starts) a PATH assignment."""
+_ANSI_C = re.compile(r"\$'([^'\\]*)'")
+"""``$'bin'``: bash's ANSI-C quoting, with no escape in it the same as ``'bin'``."""
+_HOME = re.compile(r"^~(?=/|$)|\$\{HOME\}|\$HOME(?![A-Za-z0-9_])")
+PREFIXES = frozenset({"command", "builtin"})
+"""``command PATH_add bin``, ``builtin export PATH=…``: the command that follows runs."""
 LAYOUTS = {
     "node": ("node_modules/.bin",), "go": ("bin", ".direnv/go/bin"),
     "ruby": (".direnv/bin", ".direnv/ruby/bin"), "perl": (".direnv/perl5/bin",), "php": ("vendor/bin",),
@@ -104,7 +114,7 @@ def _statements(text: str) -> Iterable[list[str]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         line = _FOLDER_OF.sub(lambda m: m.group(1) or "$PWD", line)
-        line = _PATH_KEPT.sub("", line)
+        line = _PATH_KEPT.sub("", _ANSI_C.sub(r"'\1'", line))
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
         lexer.whitespace_split = True
         lexer.commenters = "#"
@@ -127,6 +137,7 @@ def _statements(text: str) -> Iterable[list[str]]:
 def _path(word: str, base: Path) -> Path | None:
     """The real path a word names from ``base``, or None when only running it would tell."""
     word = _PWD.sub(lambda _: str(base).replace("\\", "\\\\"), word)
+    word = _HOME.sub(lambda _: os.path.expanduser("~"), word)
     if not word or _UNKNOWN.search(word) or word.startswith("~"):
         return None
     try:
@@ -150,6 +161,15 @@ def _read(script: Path) -> str:
         return ""
     finally:
         os.close(fd)
+
+
+def _plain(words: list[str]) -> list[str]:
+    """``command``/``builtin`` prefixes dropped, ``layout_go`` read as ``layout go``."""
+    while len(words) > 1 and words[0] in PREFIXES and not words[1].startswith("-"):
+        words = words[1:]
+    if words[0].startswith("layout_") and len(words[0]) > 7:  # what direnv's layout go calls
+        words = ["layout", words[0][7:], *words[1:]]
+    return words
 
 
 def _operands(words: list[str]) -> list[str]:
@@ -189,6 +209,8 @@ class _Reader:
         self.roots = roots
         self.found: dict[Path, str] = {}
         self.path_dirs: dict[Path, str] = {}
+        self.loose: set[Path] = set()
+        """Folders guarded because a PATH word could not be known: only names that shadow."""
         self.read: list[Path] = []
         self.vars: dict[str, str] = {}
 
@@ -203,7 +225,24 @@ class _Reader:
 
     def path_dir(self, folder: Path | None, how: str) -> None:
         if folder is not None and self.inside(folder) and not os.path.isfile(folder):
+            if folder in self.loose:
+                self.loose.discard(folder)
+                self.path_dirs.pop(folder, None)
             self.path_dirs.setdefault(folder, PATH_WHY.format(how=how))
+
+    def path_word(self, word: str, base: Path, how: str) -> None:
+        """A word put on the PATH; one only running the file would tell fails closed:
+        ``base`` and ``base/bin`` guarded for names that shadow a program."""
+        folder = _path(word, base)
+        if folder is not None:
+            self.path_dir(folder, how)
+            return
+        for guess in (base, base / "bin"):
+            real = _path(str(guess), base)
+            if real is not None and real not in self.path_dirs and self.inside(real) \
+                    and not os.path.isfile(real):
+                self.loose.add(real)
+                self.path_dirs[real] = PATH_WHY.format(how=f"{how}, a word only running it would tell")
 
     def follow(self, script: Path, base: Path, depth: int) -> None:
         if depth > MAX_DEPTH or script in self.read or len(self.read) >= MAX_FILES:
@@ -230,7 +269,7 @@ class _Reader:
                 self.vars[name] = value
 
     def statement(self, words: list[str], base: Path, depth: int) -> None:
-        words = [self.expand(w) for w in words]
+        words = _plain([self.expand(w) for w in words])
         verb, operands = words[0], _operands(words)
         if verb == "eval" and depth <= MAX_DEPTH:  # eval "PATH_add bin": the words, read again
             for inner in _statements(" ".join(words[1:])):
@@ -271,7 +310,7 @@ class _Reader:
         if verb in PATH_ADDS:
             words = operands if verb == "PATH_add" else operands[1:] if operands[:1] == ["PATH"] else []
             for word in words:
-                self.path_dir(_path(word, base), f"{verb} {word}")
+                self.path_word(word, base, f"{verb} {word}")
         elif verb == "load_prefix" and operands:
             for sub in ("bin", "sbin"):
                 self.path_dir(_path(f"{operands[0]}/{sub}", base), f"load_prefix {operands[0]}")
@@ -283,7 +322,7 @@ class _Reader:
             if name in ("PATH", "PATH+") and eq:  # PATH+=":$PWD/bin" appends
                 for part in value.split(":"):
                     if part and not _PATH_VAR.match(part):
-                        self.path_dir(_path(part, base), f"PATH={value}")
+                        self.path_word(part, base, f"PATH={value}")
 
 
 def _stamp(path: Path) -> tuple[str, int, int]:
@@ -298,7 +337,8 @@ def _work_out(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
     reader = _Reader(roots)
     for envrc in envrcs:
         reader.follow(envrc, envrc.parent, 0)
-    dirs = tuple((folder, why, folder in roots) for folder, why in reader.path_dirs.items())
+    dirs = tuple((folder, why, folder in roots or folder in reader.loose)
+                 for folder, why in reader.path_dirs.items())
     return EnvrcRuns(tuple(reader.found.items()), tuple(_stamp(p) for p in reader.read), dirs)
 
 

@@ -266,6 +266,18 @@ def test_an_activated_virtualenv_in_the_workspace_is_left_to_the_venv_guard(
     ('export PATH="$PWD/tools/bin${PATH:+:$PATH}"', "tools/bin"),
     ('export PATH="$(git rev-parse --show-toplevel)/tools/bin:$PATH"', "tools/bin"),
     ("dotenv\n", "tools/bin"),  # the .env it loads: PATH=tools/bin:${PATH}
+    ('export PATH="$PWD/tools/bin${PATH:+:${PATH}}"', "tools/bin"),  # M3: was read as a folder named +
+    ('export PATH="${PATH:+${PATH}:}$PWD/tools/bin"', "tools/bin"),
+    ("PATH_add ~/project/tools/bin", "tools/bin"),
+    ('export PATH="$HOME/project/tools/bin:$PATH"', "tools/bin"),
+    ('export PATH="${HOME}/project/tools/bin:$PATH"', "tools/bin"),
+    ('export PATH="$(pwd -P)/tools/bin:$PATH"', "tools/bin"),
+    ("layout_go", "bin"),
+    ("command PATH_add tools/bin", "tools/bin"),
+    ("builtin export PATH=tools/bin:$PATH", "tools/bin"),
+    ("PATH_add $'tools/bin'", "tools/bin"),
+    ('f() { PATH_add "$1"; }\nf bin', "bin"),  # a word it cannot know: the folder's bin/, failing closed
+    ('export PATH="$TOOLS_DIR/bin:$PATH"', "bin"),
 ])
 def test_the_common_ways_of_putting_a_folder_on_the_path_are_read(ws: Path, line: str, folder: str) -> None:
     """With `layout go` a planted bin/git was kept where `PATH_add bin` had it asked (L6)."""
@@ -317,3 +329,21 @@ async def test_a_folder_mises_path_puts_first_is_guarded(ws: Path, value: str) -
     result = await sh(ws, "printf '#!/bin/sh\\nid\\n' > tools/bin/git; echo app > tools/bin/app; echo done")
     assert "done" in result.text and not (ws / "tools" / "bin" / "git").exists(), result.text
     assert (ws / "tools" / "bin" / "app").exists()
+
+
+@pytest.mark.parametrize("line", ['export PATH="$TOOLS_DIR/bin:$PATH"', 'f() { PATH_add "$1"; }\nf bin'])
+async def test_a_path_word_the_reader_cannot_know_guards_the_folder_and_its_bin_for_shadowing_names(
+        ws: Path, line: str) -> None:
+    """Where only running the .envrc would tell what goes on the PATH, its folder and
+    bin/ are guarded as for `PATH_add bin`: a planted bin/git and ./ls are moved out,
+    the project's own bin/app and files at the top stay, and editing them does not ask (M3)."""
+    write(ws / ".envrc", line + "\n")
+    (ws / "bin").mkdir()
+    assert verdict(ws, "bin/git").action == "ask"
+    assert "PATH" not in verdict(ws, "bin/app").reason and "PATH" not in verdict(ws, "notes.txt").reason
+    require_sandbox()
+    result = await sh(ws, "printf '#!/bin/sh\\nid\\n' > bin/git; printf x > ls; echo app > bin/app; "
+                          "echo n > notes.txt; echo done")
+    assert "done" in result.text, result.text
+    assert not (ws / "bin" / "git").exists() and not (ws / "ls").exists(), result.text
+    assert (ws / "bin" / "app").exists() and (ws / "notes.txt").exists()
