@@ -3,6 +3,10 @@ test reads or writes the real user's agent-shell files."""
 
 import pytest
 
+pytest_plugins = ["tests.scripted_cli"]
+"""The ``workspace`` and ``script`` fixtures of the tests that run agent-shell as a
+subprocess (cli/, acp/); a folder's own ``workspace`` fixture (tools/) overrides it."""
+
 
 @pytest.fixture
 def anyio_backend() -> str:

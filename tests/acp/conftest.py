@@ -9,8 +9,6 @@ an editor holds unsaved) and ``terminal/*`` with real processes.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -41,6 +39,8 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+
+from tests.scripted_cli import provider_free_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -237,37 +237,11 @@ Spawn = Callable[..., Any]
 @pytest.fixture
 def acp_env(tmp_path: Path) -> dict[str, str]:
     """No provider, no user config, no user data: the agent sees only what a test gives it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AGENT_SHELL_"))}
+    env = provider_free_env(tmp_path)
     env.update(
-        AGENT_SHELL_CONFIG_DIR=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        AGENT_SHELL_DATA_DIR=str(tmp_path / "data" / "agent-shell"),
-        OLLAMA_HOST="http://127.0.0.1:9",
         PYTHONPATH=str(ROOT),
     )
     return env
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
-
-
-@pytest.fixture
-def script(tmp_path: Path) -> Callable[[list[Any]], str]:
-    """Write a ``scripted:FILE`` model script; returns the ``--model`` spec."""
-    count = 0
-
-    def write(turns: list[Any]) -> str:
-        nonlocal count
-        count += 1
-        path = tmp_path / f"script{count}.json"
-        path.write_text(json.dumps(turns), encoding="utf-8")
-        return f"scripted:{path}"
-
-    return write
 
 
 @pytest.fixture
