@@ -88,9 +88,10 @@ async def test_a_reply_cancelled_inside_a_code_span_ends_with_it_closed_not_a_lo
     from shell.tui.mdsplit import closing_marks
 
     text = "Intro.\n\nRun `" + "abc " * 3000 + "` end."
-    app = AgentShellApp(Agent(ScriptedModel([text], delay=0.005, chunk_size=16)), model_label="scripted")
+    app = AgentShellApp(Agent(ScriptedModel([text], delay=0.05, chunk_size=16)), model_label="scripted")
     async with app.run_test(size=SIZE) as pilot:
-        widget = await cancelled_under_way(app, pilot, lambda w: "abc abc abc" in w.text)
+        drawn_in_the_span = lambda w: w.backlog == 0 and "abc abc abc" in w.text  # noqa: E731 (nothing pending)
+        widget = await cancelled_under_way(app, pilot, drawn_in_the_span)
         before, _, _note = widget.text.partition("\n\n*(")
         assert before.endswith("…`") and closing_marks(before) == "", before[-80:]
         await wait_for(pilot, lambda: "abc…" in screen_text(app))
