@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import paths
-from .misepaths import mise_path_dirs
+from .misepaths import mise_path_dirs, mise_runs
 from .pathdirs import live_path_dirs, shadows
 
 SOURCED_WHY = "direnv runs as you when you enter the directory (an .envrc sources it)"
@@ -365,9 +365,13 @@ def envrc_runs(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
 
 def _with_live_path(runs: EnvrcRuns, roots: Sequence[Path]) -> EnvrcRuns:
     """``runs`` with the folders of the live PATH that lie in ``roots``, and those mise's
-    ``_.path`` puts there (:mod:`.misepaths`), guarded alike."""
+    ``_.path`` puts there (:mod:`.misepaths`), guarded alike; and the scripts mise runs."""
     live = [(folder, why, folder in roots) for folder, why in (*live_path_dirs(roots), *mise_path_dirs(roots))
             if all(folder != known for known, _, _ in runs.path_dirs)]
+    known = {path for path, _ in runs.found}
+    mise = [(path, why) for path, why in mise_runs(roots) if path not in known]
+    if mise:
+        runs = replace(runs, found=(*runs.found, *dict(mise).items()))
     return replace(runs, path_dirs=(*runs.path_dirs, *live)) if live else runs
 
 

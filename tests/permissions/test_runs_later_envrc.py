@@ -347,3 +347,25 @@ async def test_a_path_word_the_reader_cannot_know_guards_the_folder_and_its_bin_
     assert "done" in result.text, result.text
     assert not (ws / "bin" / "git").exists() and not (ws / "ls").exists(), result.text
     assert (ws / "bin" / "app").exists() and (ws / "notes.txt").exists()
+
+
+async def test_the_scripts_mises_config_runs_are_guarded_like_what_an_envrc_sources(ws: Path) -> None:
+    """mise runs `_.source` scripts at every prompt in the tree, loads `_.file` into the
+    shell and runs `[hooks]` commands on entering it, as the user: a command appended
+    a line to them unasked (M7). Now a file edit asks and a sandboxed command cannot
+    change them; a script nothing names stays the command's to change."""
+    write(ws / "mise.toml", '[env]\n_.source = "./scripts/env.sh"\n_.file = [{ path = ".env.mise" }]\n'
+                            '[hooks]\nenter = "bash ./tools/enter.sh --quiet"\n')
+    for name in ("scripts/env.sh", "tools/enter.sh", "tools/other.sh", ".env.mise"):
+        write(ws / name, "echo ok\n")
+    for name in ("scripts/env.sh", "tools/enter.sh", ".env.mise"):
+        asked = verdict(ws, name, mode="auto")
+        assert asked.action == "ask" and "mise" in asked.reason, (name, asked)
+    assert verdict(ws, "tools/other.sh", mode="auto").action == "allow"
+    require_sandbox()
+    result = await sh(ws, "echo 'touch ~/PWN' >> scripts/env.sh; echo 'touch ~/PWN' >> tools/enter.sh; "
+                          "echo 'touch ~/PWN' >> tools/other.sh; echo done")
+    assert "done" in result.text, result.text
+    assert (ws / "scripts" / "env.sh").read_text() == "echo ok\n", result.text
+    assert (ws / "tools" / "enter.sh").read_text() == "echo ok\n", result.text
+    assert (ws / "tools" / "other.sh").read_text() == "echo ok\ntouch ~/PWN\n"
