@@ -347,7 +347,8 @@ class _HeadlessReply:
                 "waiting" in event.progress:  # a call that has waited long (an MCP server's): say so
             self.err.write(f"{shown(str(event.progress.get('message', '')))}\n")
         elif isinstance(event, ToolExecutionEnd) and call is not None and (self.show_tools or event.blocked):
-            self.err.write("\n".join(call_lines(call)) + "\n")
+            # the call's arguments as the model sent them: a URL the egress check refused holds the key
+            self.err.write(self.runtime.secrets.text("\n".join(call_lines(call))) + "\n")
         else:
             return
         self.err.flush()

@@ -53,3 +53,16 @@ async def test_a_run_with_nothing_refused_says_nothing_of_it(tmp_path: Path) -> 
     assert code == EXIT_OK
     assert "refused" not in err.getvalue()
     assert json.loads(out.getvalue())["refused"] == []
+
+
+async def test_a_refused_fetch_url_carrying_a_token_prints_it_redacted_on_stderr(tmp_path: Path) -> None:
+    """The egress check refuses a URL that carries a key; the stderr line naming the
+    refused call must not print the key it just kept from leaving (a terminal, a CI log)."""
+    token = "dckr_pat_FAKEabcdefghijklmnopqrstuvw"
+    turn = calls(("fetch_url", {"url": f"https://x.example/?u={token}"}), text="Fetching.")
+    runtime = runtime_for(tmp_path, turn, "I was not allowed to.")
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "go", output_format="text", approve="never", out=out, err=err)
+    assert code == EXIT_OK
+    assert "fetch_url" in err.getvalue()
+    assert token[:16] not in err.getvalue() + out.getvalue()
