@@ -154,6 +154,8 @@ def test_tui_output(tmp_path_factory: pytest.TempPathFactory, text: str) -> None
     from shell.tui.app import AgentShellApp
     from shell.tui.entries import NoticeEntry
 
+    from ..tui.helpers import frame_drawn, wait_for
+
     runtime = hostile_runtime(tmp_path_factory.mktemp("t"), text)
     drawn: list[str] = []
 
@@ -163,15 +165,12 @@ def test_tui_output(tmp_path_factory: pytest.TempPathFactory, text: str) -> None
             await pilot.pause()
             app.status.model_label = f"model {text}"
             app.start_reply(f"prompt {text}")
-            for _ in range(400):
-                await pilot.pause(0.01)
-                if not app.busy:
-                    break
+            await wait_for(pilot, lambda: not app.busy)
             await app.run_command_line("/tools")
             await app.conversation.add(NoticeEntry("warning", f"title {text}"))
             for span in app.query("ToolSpan"):
                 span.collapsed = False  # type: ignore[attr-defined]
-            await pilot.pause(0.1)
+            await frame_drawn(pilot)  # the expanded spans laid out before their lines are read
             for widget in app.screen.query(Widget):
                 for y in range(widget.size.height):
                     drawn.append(widget.render_line(y).text)

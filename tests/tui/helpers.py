@@ -287,8 +287,20 @@ def screen_drawn(app: Any) -> bool:
         return False  # (the last two: a split frame's render half, still to come)
     widgets = list(screen.walk_children())
     return all(node._message_queue.empty() for node in (app, screen, *widgets)) and not any(
-        w._layout_required or w._scroll_required or w._repaint_required for w in widgets
+        w._layout_required or w._scroll_required or w._repaint_required for w in widgets if _shown(w, screen)
     )
+
+
+def _shown(widget: Any, screen: Any) -> bool:
+    """Whether ``widget`` and its parents up to ``screen`` are displayed: a hidden one is
+    never painted, so its repaint request stays pending (a ToolSpan's hidden 'show all'
+    button kept the screen from ever counting as drawn)."""
+    node = widget
+    while node is not None and node is not screen:
+        if not node.display:
+            return False
+        node = node.parent
+    return True
 
 
 async def frame_drawn(pilot: Any, timeout: float = 30.0) -> None:

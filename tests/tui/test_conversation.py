@@ -14,7 +14,7 @@ from shell.tui.widgets.thinking import ThinkingBlock as ThinkingWidget
 from shell.tui.widgets.tool_span import ToolSpan
 from shell.tui.widgets.user_message import UserMessage
 
-from .helpers import SIZE, AskEverything, Speaker, scripted_app, send, type_now, wait_for
+from .helpers import SIZE, AskEverything, Speaker, frame_drawn, scripted_app, send, type_now, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -209,7 +209,7 @@ async def test_page_up_in_the_prompt_scrolls_the_conversation() -> None:
         assert up < bottom and app.focused is app.prompt
         await app.conversation.add(AssistantEntry("something new below"))
         await wait_for(pilot, lambda: conversation.max_scroll_y > bottom)  # laid out below
-        await pilot.pause(0.3)  # and a few frames more: nothing pulls the view down
+        await frame_drawn(pilot)  # and all it asked drawn (a scroll too): nothing pulls the view down
         assert conversation.scroll_y == up  # reading back: new content does not pull the view down
         for _ in range(3):
             await pilot.press("pagedown")

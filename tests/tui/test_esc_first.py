@@ -17,7 +17,7 @@ from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWid
 from shell.tui.widgets.mention_picker import MentionPicker
 from shell.tui.widgets.notice_line import NoticeLine
 
-from .helpers import SIZE, cancelled_under_way, flood_app, runtime_app, wait_for, workspace
+from .helpers import SIZE, cancelled_under_way, flood_app, frame_drawn, runtime_app, wait_for, workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -57,7 +57,7 @@ async def test_the_cancel_notice_is_the_last_thing_drawn_and_the_partial_reply_i
         await wait_for(pilot, lambda: isinstance(conversation.children[-1], NoticeLine))
         assert "Reply cancelled." in str(conversation.children[-1].text)
         assert conversation.children[-2] is widget
-        await pilot.pause(0.3)  # frames after the end draw nothing more of the reply
+        await frame_drawn(pilot)  # all asked of the screen drawn: nothing more of the reply came
         assert widget.text == shown and widget.backlog == 0
         last = agent.messages[-1]
         assert isinstance(last, AssistantMessage) and last.stop_reason == "cancelled"

@@ -22,7 +22,7 @@ from shell.tui.app import AgentShellApp
 from shell.tui.screens.approval import ApprovalScreen
 from shell.tui.widgets.status_line import StatusLine
 
-from .helpers import approval_dialog, ask_dialog, eventually, send, wait_for
+from .helpers import approval_dialog, ask_dialog, eventually, frame_drawn, send, wait_for
 
 pytestmark = pytest.mark.anyio
 SMALL = (80, 24)
@@ -180,7 +180,7 @@ async def test_only_the_decisions_a_tool_allows_are_offered(tmp_path: Path) -> N
         assert "approve" not in keys and "always" not in keys and "[e] edit" in keys
         await pilot.press("y")
         await pilot.press("a")
-        await pilot.pause(0.1)
+        await frame_drawn(pilot)  # both keys handled and drawn
         assert approval_dialog(app) is d and d.mode == "view"  # neither key did anything
         await pilot.press("n")
         await pilot.press("enter")

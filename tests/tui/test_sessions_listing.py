@@ -19,7 +19,7 @@ from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.sessions import SessionStore, format_sessions
 from shell.tui.app import AgentShellApp
 
-from .helpers import send, wait_for
+from .helpers import frame_drawn, send, wait_for
 from .test_cancel_note import screen_text
 
 TITLES = ["Fix the flaky test in the parser module and explain why it failed", "hi",
@@ -63,7 +63,7 @@ async def _listed(app: AgentShellApp, pilot: Any) -> None:
     await wait_for(pilot, lambda: app.ready)
     await send(pilot, "/sessions")
     await wait_for(pilot, lambda: "Jan 05  2025" in screen_text(app))
-    await pilot.pause(0.2)
+    await frame_drawn(pilot)  # the whole listing laid out and drawn, not only its last line
 
 
 @pytest.mark.anyio
