@@ -273,7 +273,8 @@ _REDACTED_BYTES = REDACTED.encode()
 
 
 def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes,
-                found: list[bytes] | None = None, kinds: list[tuple[str, bytes]] | None = None) -> bytes:
+                found: list[bytes] | None = None, kinds: list[tuple[str, bytes]] | None = None,
+                spans: list[tuple[int, int]] | None = None, offset: int = 0) -> bytes:
     """``data`` with each match replaced; ``data`` itself when nothing matched. A
     match its check vetoes (``password=self.password``) is searched again past its
     name, so a real token inside it is still found. ``found`` collects the values
@@ -288,12 +289,15 @@ def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes,
         tail = match.start(alt.tail) if alt.tail is not None else end
         if alt.check is not None and not alt.check(data[head:tail], data[end : end + 1]):
             rest = data[head:end]
-            again = _substitute(regex, table, rest, found, kinds) if head > start else rest
+            again = (_substitute(regex, table, rest, found, kinds, spans, offset + head)
+                     if head > start else rest)
             return data[start:head] + again
         if found is not None and alt.keep is not None:
             found.append(data[head:tail])
         if kinds is not None:
             kinds.append((alt.name, data[head:tail]))
+        if spans is not None:
+            spans.append((offset + head, offset + tail))
         return data[start:head] + _REDACTED_BYTES + data[tail:end]
 
     out, count = regex.subn(replace, data)
@@ -324,9 +328,37 @@ class Secrets:
         if not text or self._compiled is None:
             return text
         regex, table = self._compiled
+        if not text.isascii():
+            text = self._redact_hidden(text)
         data = text.encode("utf-8", "surrogatepass")
         out = _substitute(regex, table, data, found)
         return text if out is data else out.decode("utf-8", "surrogatepass")
+
+    def _redact_hidden(self, text: str) -> str:
+        """A key with U+200B or a soft hyphen between its letters (the receiver drops
+        them): found in the text without them, then cut out of ``text`` whole,
+        invisible characters included; text with none (an emoji's ZWJ) stays as is."""
+        from .textsafety import without_hidden_where
+
+        stripped, where = without_hidden_where(text)
+        if len(stripped) == len(text) or self._compiled is None:
+            return text
+        regex, table = self._compiled
+        data = stripped.encode("utf-8", "surrogatepass")
+        spans: list[tuple[int, int]] = []
+        _substitute(regex, table, data, None, None, spans)
+        pieces: list[str] = []
+        done = at = char = 0  # text[:done] is placed; byte ``at`` of data is character ``char``
+        for head, tail in sorted(spans):
+            if head < at:
+                continue  # (inside a span already cut)
+            start = char + len(data[at:head].decode("utf-8", "surrogatepass"))
+            end = start + len(data[head:tail].decode("utf-8", "surrogatepass"))
+            at, char = tail, end
+            if end > start:
+                pieces += [text[done : where[start]], REDACTED]
+                done = where[end - 1] + 1
+        return "".join(pieces) + text[done:]
 
     def find(self, text: str) -> tuple[str, str] | None:
         """The first secret in ``text``: its kind (``GitHub token``, ``password in a URL``)

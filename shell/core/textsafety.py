@@ -268,6 +268,22 @@ def without_hidden(text: str) -> str:
     return text if text.isascii() else _MATCHED_AWAY.sub("", text)
 
 
+def without_hidden_where(text: str) -> tuple[str, list[int]]:
+    """:func:`without_hidden` and, for each character it keeps, its index in ``text``:
+    so a key found in the stripped text can be cut out of ``text`` whole, invisible
+    characters included."""
+    where: list[int] = []
+    kept: list[str] = []
+    pos = 0
+    for match in _MATCHED_AWAY.finditer(text):
+        where.extend(range(pos, match.start()))
+        kept.append(text[pos : match.start()])
+        pos = match.end()
+    where.extend(range(pos, len(text)))
+    kept.append(text[pos:])
+    return "".join(kept), where
+
+
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
 
 

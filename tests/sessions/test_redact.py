@@ -173,3 +173,18 @@ def test_a_flood_of_passwords_is_learned_only_up_to_a_bound() -> None:
     assert len(r.values) == MAX_LEARNED
     assert r.text("it was Secret000000xyz") == f"it was {REDACTED}"  # learned first (sorted)
     assert r.text("password=Another-one-9") == f"password={REDACTED}"
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u00ad", "\u2060", "\u200b\u00ad\ufeff"])
+def test_a_key_with_invisible_characters_between_its_letters_is_redacted_whole(hidden: str) -> None:
+    """The receiver drops U+200B or a soft hyphen, so the key is still the key: it must
+    not be stored whole because an invisible character sits between its letters."""
+    key = "ghp_FAKE16C7e42F292c6912E7710c838347Ae178B4a"
+    for spaced in (key[:6] + hidden + key[6:], key[:34] + hidden + key[34:]):
+        out = redact(f"token {spaced} end")
+        assert out == f"token {REDACTED} end", out
+
+
+def test_ordinary_text_with_invisible_characters_stays_as_it_is() -> None:
+    text = "family 👨\u200d👩\u200d👧, co\u00adoperate, word\u200bjoin, ok"
+    assert redact(text) == text
