@@ -49,6 +49,7 @@ def _copy(src: Path, dest: Path) -> list[str]:
     stack = [(src, dest)]
     while stack:
         here, there = stack.pop()
+        shown = here.relative_to(src.parent)
         try:
             info = os.lstat(here)
             if stat.S_ISDIR(info.st_mode):
@@ -57,15 +58,15 @@ def _copy(src: Path, dest: Path) -> list[str]:
             elif stat.S_ISLNK(info.st_mode):
                 os.symlink(os.readlink(here), there)
             elif not stat.S_ISREG(info.st_mode):
-                left_out.append(f"{here.relative_to(src.parent)} (not a file: a pipe, socket or device)")
+                left_out.append(f"{shown} (not a file: a pipe, socket or device)")
             elif info.st_size > budget:
-                left_out.append(f"{here.relative_to(src.parent)} ({info.st_size:,} bytes: too big to keep)")
+                left_out.append(f"{shown} ({info.st_size:,} bytes: too big to keep)")
             else:
                 shutil.copyfile(here, there, follow_symlinks=False)
                 os.chmod(there, stat.S_IMODE(info.st_mode) & 0o700)
                 budget -= info.st_size
         except OSError as exc:
-            left_out.append(f"{here.relative_to(src.parent)} ({exc.strerror or exc})")
+            left_out.append(f"{shown} ({exc.strerror or exc})")
     return left_out
 
 

@@ -218,14 +218,14 @@ async def settled() -> None:
     the next command does (:func:`prepare`). A check that ended late may still be
     putting back a folder a read rule hides, which the command moved where no rule
     names it; read_file there, in the same reply, read the secret (finding M1)."""
-    if running() == 0:
-        return
+    if running() != 0:
+        await anyio.to_thread.run_sync(_idle, abandon_on_cancel=True)  # Esc still ends the wait
 
-    def wait() -> None:
-        with _running:
-            _running.wait_for(lambda: _running.count == 0)
 
-    await anyio.to_thread.run_sync(wait, abandon_on_cancel=True)  # Esc still ends the wait
+def _idle(timeout: float | None = None) -> None:
+    """Block until no check runs (at most ``timeout`` seconds)."""
+    with _running:
+        _running.wait_for(lambda: _running.count == 0, timeout)
 
 
 def finish(timeout: float | None = None) -> list[str]:
@@ -233,8 +233,7 @@ def finish(timeout: float | None = None) -> list[str]:
     checks that ended late found and neither a later result nor a listener said (once). The process must
     not end under a check: it ends with ``os._exit``, which would stop the thread
     half-way (what the command planted kept, and nothing said: finding L9)."""
-    with _running:
-        _running.wait_for(lambda: _running.count == 0, timeout)
+    _idle(timeout)
     with _LATE_LOCK:
         lates = list(_LATE.values())
     notes: list[str] = []
