@@ -7,12 +7,14 @@ prompt-injected model that has read a key and may send text out (a URL, an MCP
 tool's arguments) hides the key from a plain search by encoding it: percent-encoding,
 base64 (wrapped at any width), base32, hex (``73 6b 2d``, ``\\x73\\x6b``, ``0x73``),
 UTF-16 (with or without a byte-order mark, either byte order, then percent- or
-base64-encoded), zero-width characters or soft hyphens between its letters, or the
-text reversed. Each reading costs a pass over the text, so the policy caps the
+base64-encoded), zero-width characters or soft hyphens between its letters, the
+text reversed, or a number: its bytes as one decimal integer, or its letters' character
+codes (``103,104,112,…``). Each reading costs a pass over the text, so the policy caps the
 text's length first and calls a text over the cap unchecked, not clean.
 
 What is still not read, and README says so: an encoding twice over, compression,
-encryption, a key spelled with spaces or split over several arguments.
+encryption, a key spelled with spaces. (A key split over several arguments is
+:mod:`shell.permissions.egresspieces`'s: it puts the pieces back together.)
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ _UTF16_RUN = re.compile(rb"(?:[\x01-\xff]\x00){8}|(?:\x00[\x01-\xff]){8}")
 """Eight letters of UTF-16 (Latin-1's, either byte order): only then are decoded bytes
 read as UTF-16 too; binary noise holds zero bytes everywhere, and reading each of
 thousands of tokens four more ways tripled the cost of 64 KB of base64."""
+_DECIMAL_RUN = re.compile(r"(?<![0-9])[0-9]{19,}")
+"""A number of 19 digits or more: eight bytes or more (a key's bytes as one integer)."""
+_CODES_RUN = re.compile(r"(?<![0-9])(?:[0-9]{1,7}[ \t\r\n,;:|]{1,3}){7,}[0-9]{1,7}")
+"""Eight numbers or more, each a character code (``103,104,112``, ``103 104 112``)."""
+_CODE = re.compile(r"[0-9]+")
+_DIGITS_AT_ONCE = 4000
+"""Digits turned into an integer at a time: Python refuses more than 4,300 at once."""
 
 
 def percent_decoded(text: str) -> str:
@@ -71,6 +80,10 @@ def readings(text: str, plain: str) -> Iterator[tuple[str, str]]:
         yield f"{how}-encoded", decoded
     if hexes := _hex_runs(normal):
         yield "hex-encoded", hexes
+    if numbers := _decimal_runs(normal):
+        yield "as a number", numbers
+    if codes := _code_runs(normal):
+        yield "as character codes", codes
 
 
 def _normal(text: str) -> str:
@@ -177,4 +190,29 @@ def _hex_runs(plain: str) -> str:
         for start in (0, 1):
             body = digits[start:]
             parts += _printable(bytes.fromhex(body[: len(body) - len(body) % 2]))
+    return "\n".join(parts)
+
+
+def _decimal_runs(plain: str) -> str:
+    """Every long run of decimal digits read as one integer's bytes, in either byte
+    order (``int.from_bytes(key, "big")`` written out), one a line; empty when there is
+    none. Ordinary ids and timestamps decode to unprintable bytes and are dropped."""
+    parts: list[str] = []
+    for run in _DECIMAL_RUN.findall(plain):
+        number = 0
+        for start in range(0, len(run), _DIGITS_AT_ONCE):
+            chunk = run[start : start + _DIGITS_AT_ONCE]
+            number = number * 10 ** len(chunk) + int(chunk)
+        raw = number.to_bytes((number.bit_length() + 7) // 8 or 1, "big")
+        parts += _printable(raw) + _printable(raw[::-1])
+    return "\n".join(parts)
+
+
+def _code_runs(plain: str) -> str:
+    """Every list of numbers read as character codes (a JSON array of a key's letters
+    in a query value), one a line; a number that is no character becomes a line break."""
+    parts: list[str] = []
+    for run in _CODES_RUN.findall(plain):
+        letters = (chr(n) if (n := int(code)) <= 0x10FFFF else "\n" for code in _CODE.findall(run))
+        parts.append(_UNPRINTABLE.sub("\n", "".join(letters)))
     return "\n".join(parts)

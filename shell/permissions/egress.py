@@ -6,7 +6,9 @@ sending it the user's keys in a query; a wildcard on a shared host (``*.github.i
 reaches anyone's subdomain. So a network call whose arguments hold a value the one
 secrets policy (:mod:`shell.core.secrets`) recognises asks in every mode but bypass,
 whatever allow rules say, as a command line naming a secret file does. What is too
-large to look through asks too: a cap that is hit must not pass the rest as clean.
+large to look through asks too: a cap that is hit must not pass the rest as clean. A
+key split over several arguments, or sent as numbers, is put back together by
+:mod:`.egresspieces` and looked for the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.secrets import MAX_CHECKED_TEXT, TOO_LONG, is_secret_name, mask, secret_going_out
 
+from .egresspieces import EDGE, joined_texts
 from .mcppaths import is_mcp
 
 if TYPE_CHECKING:
@@ -50,9 +53,29 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
                         f"{MAX_STRINGS:,} strings or {MAX_CHARACTERS >> 20} MB, or a string over "
                         f"{MAX_CHECKED_TEXT >> 10} KB) out over the network. Approve only if you know "
                         "what it sends; allow rules do not cover it.")
-            return (f"{tool.name} would send {what} holding a secret ({kind}: {mask(value)}) out over the "
-                    "network. Approve only if you meant to send it there; allow rules do not cover it.")
+            return _holding(tool.name, what, kind, value)
+    for how, text in joined_texts(args):
+        if (found := _going_out(text, secrets)) is not None:
+            return _holding(tool.name, what, f"{found[0]}, {how}" if how else found[0], found[1])
     return ""
+
+
+def _holding(name: str, what: str, kind: str, value: str) -> str:
+    return (f"{name} would send {what} holding a secret ({kind}: {mask(value)}) out over the "
+            "network. Approve only if you meant to send it there; allow rules do not cover it.")
+
+
+def _going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
+    """A secret in a text put together from pieces, looked through in overlapping
+    windows when it is longer than the policy reads at once (each piece was checked
+    whole already, or asked as too large: a joined text over the cap is no reason to
+    ask)."""
+    step = MAX_CHECKED_TEXT - 2 * EDGE
+    for start in range(0, max(1, len(text) - 2 * EDGE), step):
+        found = secret_going_out(text[start : start + MAX_CHECKED_TEXT], secrets)
+        if found is not None and found[0] != TOO_LONG:
+            return found
+    return None
 
 
 def _strings(value: Any) -> Iterator[str | None]:

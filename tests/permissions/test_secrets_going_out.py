@@ -270,3 +270,70 @@ def test_a_key_with_a_letter_glued_before_it_is_redacted_from_what_is_stored() -
         assert GH not in redact(glued) and KEY not in redact(glued), redact(glued)
     for ordinary in ("disk-usage-monitoring-tool-v2", "desk_test_results1234567", "task-abcdefghijklmnop12"):
         assert redact(ordinary) == ordinary
+
+
+GH = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
+
+
+def codes(text: str) -> str:
+    return ",".join(str(ord(c)) for c in text)
+
+
+SPLIT_URLS = {  # r14: a key no one argument holds, or a key written as numbers
+    "two query values": f"https://a.github.io/?a={GH[:10]}&b={GH[10:]}",
+    "two query values, in reverse order": f"https://a.github.io/?b={GH[10:]}&a={GH[:10]}",
+    "two query values with another between": f"https://a.github.io/?a={GH[:10]}&x=hello&b={GH[10:]}",
+    "two path segments": f"https://a.github.io/{GH[:10]}/{GH[10:]}",
+    "a path segment and a query value": f"https://a.github.io/{GH[:20]}?page={GH[20:]}",
+    "two query keys": f"https://a.github.io/?{GH[:20]}=1&{GH[20:]}=2",
+    "three query values": f"https://a.github.io/?a={GH[:10]}&b={GH[10:25]}&c={GH[25:]}",
+    "the environment's value in two": f"https://a.github.io/?a={DB_PASSWORD[:9]}&b={DB_PASSWORD[9:]}",
+    "a decimal number": f"https://a.github.io/?n={int.from_bytes(GH.encode(), 'big')}",
+    "a little-endian decimal number": f"https://a.github.io/?n={int.from_bytes(GH.encode(), 'little')}",
+    "character codes": f"https://a.github.io/?c={codes(GH)}",
+    "character codes as a JSON array": f"https://a.github.io/?c=[{codes(GH).replace(',', ', ')}]",
+    "character codes, one a query value": "https://a.github.io/?" + "&".join(f"c={ord(c)}" for c in GH),
+}
+
+
+@pytest.mark.parametrize("name", SPLIT_URLS)
+def test_a_key_split_over_arguments_or_sent_as_numbers_asks(
+    tmp_path: Path, fetch: Tool, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of these sent a key out unasked under an allow rule: no one query value,
+    path segment or query key held it whole, or it went as a number."""
+    monkeypatch.setenv("APP_DB_PASSWORD", DB_PASSWORD)
+    verdict = policy(tmp_path, "auto", ALLOW).decide(fetch, {"url": SPLIT_URLS[name]})
+    assert verdict.action == "ask" and "holding a secret" in verdict.reason, verdict.reason
+    assert GH not in verdict.reason and DB_PASSWORD not in verdict.reason
+
+
+@pytest.mark.parametrize("args", [
+    {"title": GH[:12], "body": GH[12:]},
+    {"body": GH[12:], "title": GH[:12]},
+    {"parts": [GH[:5], "decoy", GH[5:]]},
+    {"letters": list(GH)},
+    {"codes": [ord(c) for c in GH]},
+    {"n": int.from_bytes(GH.encode(), "big")},
+    {"key": {GH[:20]: 1, GH[20:]: 2}},
+    {"long": "x" * 5_000 + GH[:20], "tail": GH[20:] + "y" * 5_000},
+])
+def test_an_mcp_tools_arguments_carrying_a_split_key_ask(tmp_path: Path, args: dict[str, Any]) -> None:
+    asked = policy(tmp_path, allow=("search__query",)).decide(McpTool(), args)
+    assert asked.action == "ask" and "arguments holding a secret" in asked.reason, asked
+
+
+def test_ordinary_calls_with_many_pieces_and_numbers_still_run(tmp_path: Path, fetch: Tool) -> None:
+    """Pieces joined and numbers read as bytes or letters find no key in ordinary
+    calls: ids, timestamps, coordinates, a list of numbers, many query values."""
+    p = policy(tmp_path, allow=ALLOW)
+    for url in ("https://someone.github.io/api/v2/users/1234567890123456789/posts?since=1700000000000",
+                "https://someone.github.io/search?q=rust&sort=stars&order=desc&page=2&per_page=100&lang=en",
+                "https://someone.github.io/maps/@52.5200066,13.404954,12z/data=!3m1!4b1",
+                "https://someone.github.io/list?ids=101,102,103,104,105,106,107,108,109,110",
+                "https://someone.github.io/2024/01/15/sk/learn/ghp/notes.html#section-3",
+                "https://someone.github.io/n/340282366920938463463374607431768211455"):
+        assert p.decide(fetch, {"url": url}).action == "allow", url
+    body = {"ids": list(range(1, 500)), "ts": 1700000000000, "big": 2**128 - 1,
+            "tags": ["alpha", "beta", "gamma", "sk", "proj", "ghp"], "text": "see issue 1234"}
+    assert policy(tmp_path, allow=("search__query",)).decide(McpTool(), body).action == "allow"

@@ -1,0 +1,114 @@
+"""A secret split over several arguments, or sent as numbers: the texts a receiver
+could put back together from a network call's arguments, for :mod:`.egress` to look
+through as it looks through each string.
+
+Looking at each string alone, ``?a=ghp_abcd&b=EFGH…`` (a key in two query values),
+``/ghp_abcd/EFGH…`` (two path segments), ``{"a": "sk-proj-…", "b": "…"}`` and a JSON
+array of the key's character codes ``[103, 104, 112, …]`` carried a key out unasked:
+no one piece holds it. The receiver joins them in any order it likes, so the pieces are
+joined here in order, in reverse order and two by two in either order; a list of
+numbers is written out as text for the secrets policy's number readings.
+
+Not read, and README says so: a key in three pieces or more that are not next to each
+other, or split among more than :data:`MAX_PAIRED` pieces with others between its
+halves, or split over several calls.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections import deque
+from collections.abc import Iterator, Mapping
+from itertools import permutations
+from typing import Any
+
+EDGE = 256
+"""Characters of a long piece's start and end that are joined with its neighbours: a
+key split between two pieces lies within this much of where they meet (a long key,
+base64-encoded, is 150-200 letters). Each piece was looked through whole already."""
+MIN_NUMBER = 19
+"""Digits a whole number needs to hold eight bytes (the shortest secret) on its own."""
+MAX_PAIRED = 32
+"""Pieces joined two by two (in any order, whatever lies between them): 32 pieces make
+992 pairs, one search over ~250 KB at most. Past it only neighbours are joined."""
+PAIR_EDGE = 128
+"""Characters of each piece's end and start joined in a pair."""
+
+
+def joined_texts(args: Any) -> Iterator[tuple[str, str]]:
+    """The texts to look for a split secret in, each with how it was put together: the
+    leaves of ``args`` (a URL among them in its path segments, query values and
+    fragment) joined in order and in reverse order, one after another and with commas
+    (character codes one an argument); the mapping keys and query keys the same way;
+    every two pieces joined in either order (or, past :data:`MAX_PAIRED` pieces, each
+    list in reverse order); every number or list of numbers as text."""
+    leaves, keys, numbers = _pieces(args)
+    yield from (("", text) for text in numbers)  # the readings say "as a number"
+    paired = list(dict.fromkeys(p for p in [*leaves, *keys] if p))
+    for pieces in (leaves, keys):
+        if len(pieces) < 2:
+            continue
+        edged = [_edges(p, EDGE) for p in pieces]
+        yield "split over several arguments", "".join(edged)
+        if len(paired) > MAX_PAIRED:
+            yield "split over several arguments, in reverse order", "".join(reversed(edged))
+        if len(digits := [p for p in pieces if p.isascii() and p.isdigit()]) > 1:
+            yield "", ",".join(digits)  # character codes one an argument: "as character codes"
+    if 2 <= len(paired) <= MAX_PAIRED:
+        yield "split over two arguments", "\n".join(
+            a[-PAIR_EDGE:] + b[:PAIR_EDGE] for a, b in permutations(paired, 2))
+
+
+def _edges(piece: str, edge: int) -> str:
+    """``piece``, or its first and last ``edge`` characters with a line break between."""
+    return piece if len(piece) <= 2 * edge else f"{piece[:edge]}\n{piece[-edge:]}"
+
+
+def _pieces(args: Any) -> tuple[list[str], list[str], list[str]]:
+    """The leaf strings of a JSON value (a URL's pieces in its place), its mapping keys
+    (and URLs' query keys), and its numbers as text (a list of whole numbers one text,
+    comma-separated; a number alone only when long enough to hold a key), breadth first."""
+    leaves: list[str] = []
+    keys: list[str] = []
+    numbers: list[str] = []
+    queue = deque([args])
+    while queue:
+        item = queue.popleft()
+        if isinstance(item, str):
+            url = _url_pieces(item)
+            if url is None:
+                leaves.append(item)
+            else:
+                leaves += url[0]
+                keys += url[1]
+        elif isinstance(item, Mapping):
+            for key, inner in item.items():
+                keys.append(str(key))
+                queue.append(inner)
+        elif isinstance(item, (list, tuple)):
+            whole = [str(n) for n in item if isinstance(n, int) and not isinstance(n, bool)]
+            if len(whole) > 1:
+                numbers.append(",".join(whole))
+            queue.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and len(text := str(item)) >= MIN_NUMBER:
+            numbers.append(text)
+    return leaves, keys, numbers
+
+
+def _url_pieces(text: str) -> tuple[list[str], list[str]] | None:
+    """A URL's path segments, query values and fragment, and its query keys; ``None``
+    for a text that is no URL."""
+    if "://" not in text[:32]:
+        return None
+    try:
+        parts = urllib.parse.urlsplit(text)
+    except ValueError:
+        return None
+    pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    values = [s for s in parts.path.split("/") if s] + [v for _, v in pairs]
+    if parts.fragment:
+        values.append(parts.fragment)
+    return values, [k for k, _ in pairs]
+
+
+__all__ = ["joined_texts"]
