@@ -60,7 +60,7 @@ from shell.core.programs import which, writable_by_commands
 from . import gitflags, gitobjects, gitrefs, gitsequencer, paths, pathswaps, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitoutside import OutsideGit, outside_git
-from .gitstaged import StagedCopies
+from .gitstaged import StagedCopies, StagedTree
 from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, found_in_config, startup_files
 from .hostsockets import SOCKET_FOLDERS, host_sockets
@@ -206,6 +206,7 @@ class Sandbox:
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
         self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
+        self.staged_in_place(self.denied_reads())  # and for what deny rules on reading hide
         walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_files)
@@ -377,11 +378,14 @@ class Sandbox:
             if path.exists():
                 args += ["--bind-try", str(path), str(path)]
         hidden = self.hidden_paths() if hidden is None else hidden
+        over = {p: t.shown for p, t in self.staged_in_place(hidden).items() if t.shown and not t.problem}
         for path in hidden:  # looked at again: one that vanished since it was listed would fail bwrap
-            if path.is_dir():
-                args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            put = over.get(path, "")
+            if path.is_dir():  # what git has staged there, else an empty folder (confine refused the rest)
+                args += (["--ro-bind", put, str(path)] if os.path.isdir(put)
+                         else ["--tmpfs", str(path), "--remount-ro", str(path)])
             elif os.path.lexists(path):
-                args += ["--ro-bind", "/dev/null", str(path)]
+                args += ["--ro-bind", put if os.path.isfile(put) else "/dev/null", str(path)]
         found = self.secret_files() if secrets is None else secrets
         if walls is None:
             walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
@@ -433,6 +437,16 @@ class Sandbox:
             if shown is not None:
                 args += ["--ro-bind", shown, str(path)]
         return args
+
+    def staged_in_place(self, hidden: Sequence[Path]) -> dict[Path, StagedTree]:
+        """For each of ``hidden`` that a deny rule on reading names, in a folder commands
+        write (where git in the sandbox could commit what it sees there): what git has
+        staged in its place (:meth:`.gitstaged.StagedCopies.tree`). Hidden as empty, a
+        tracked file there would look deleted to git, and ``git add -A`` would stage that."""
+        named = set(self.denied_reads())
+        binds = [self.workspace, *self.added, *self.writable]
+        wanted = [p for p in hidden if p in named and _under(p, binds) and os.path.lexists(p)]
+        return {path: self.staged.tree(path) for path in wanted}
 
     def readonly_paths(self, hidden: Sequence[Path] = ()) -> list[Path]:
         """What write rules name outright that a command could otherwise write (it exists,

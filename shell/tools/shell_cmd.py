@@ -28,7 +28,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from shell.core.textsafety import path_text
 from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
+from shell.permissions.gitstaged import StagedTree
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
 from shell.permissions.sandboxenv import scrubbed_environment
@@ -288,6 +289,9 @@ async def confine(
         env = dict(sandbox.environment(), **QUIET)
         walls = sandbox.hidden_paths()
     secrets, guard = found[0]
+    refused = unshown_note(sandbox.staged_in_place(walls).values(), sandbox.workspace)
+    if refused:  # git in the sandbox would see tracked files deleted
+        raise ShellToolError(refused)
     visible = secrets.matching(list(shown)) if shown else ()
     hidden = sandbox.hideable(secrets, walls, visible)
     named = set(sandbox.denied_reads())
@@ -483,8 +487,25 @@ def denied_note(denied: Sequence[Path], cwd: Path) -> list[str]:
     shown = ", ".join(path_text(paths.relative(p, cwd) or str(p)) for p in denied[:5])
     more = f" and {len(denied) - 5} more" if len(denied) > 5 else ""
     many = len(denied) != 1
-    return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as empty or missing, "
+    return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as git has them staged "
+            "where git tracks them, else as empty or missing, "
             f"but there): a deny rule keeps {'them' if many else 'it'} from the model (/permissions).]"]
+
+
+def unshown_note(trees: Iterable[StagedTree], cwd: Path) -> str:
+    """Why a command is not run: a path a deny rule on reading hides holds files git
+    tracks that the sandbox cannot show as staged (too many, too big, unreadable). An
+    empty folder in their place would let ``git add -A`` stage them deleted."""
+    bad = [t for t in trees if t.problem]
+    if not bad:
+        return ""
+    said = "; ".join(f"{path_text(paths.relative(t.path, cwd) or str(t.path))}: {path_text(t.problem)}"
+                     for t in bad[:5])
+    return (f"The command was not run. A deny rule on reading hides paths that hold files git tracks, "
+            f"and the sandbox cannot show git's staged copies of them in their place ({said}). Hidden, "
+            "they would look deleted to git in the sandbox, and `git add -A` or `git commit -a` would "
+            "commit that. Tell the user: they can narrow the rule (/permissions) or run the command "
+            "themselves.")
 
 
 def readonly_note(readonly: Sequence[Path], cwd: Path, output: str) -> list[str]:

@@ -1,0 +1,53 @@
+"""Finding M8 (second half) through the real console script: with
+``deny = ["read_file(config/secrets/**)"]``, a model's routine
+``git add -A && git commit -m wip`` in auto mode (sandboxed, unasked) committed the
+tracked files there as deleted: the sandbox showed git an empty folder. Now git in the
+sandbox sees them as staged: the commit leaves them unchanged, and the user's edit that
+is not staged never reaches the model."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+
+EDIT = "LOCAL-EDIT-NOT-STAGED-9c1e"
+CONFIG = '[permissions]\nmode = "auto"\ndeny = ["read_file(config/secrets/**)"]\n'
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def test_a_sandboxed_commit_all_keeps_read_denied_tracked_files(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(CONFIG)
+    (workspace / "config" / "secrets").mkdir(parents=True)
+    (workspace / "config" / "secrets" / "db.txt").write_text("password = committed\n")
+    (workspace / "README.md").write_text("hello\n")
+    git(workspace, "init", "-q")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "start")
+    with (workspace / "config" / "secrets" / "db.txt").open("a") as f:
+        f.write(f"password = {EDIT}\n")
+    command = ("find config -type f -exec cat {} +; echo more >> README.md; git add -A && "
+               "git -c user.name=t -c user.email=t@t commit -qm wip && git show --stat --format=%s HEAD")
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, "Done."]
+    r = run_cli("-p", "commit my work", "--model", script(turns), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert git(workspace, "log", "--format=%s") == "wip\nstart\n"
+    assert git(workspace, "show", "--name-status", "--format=", "HEAD") == "M\tREADME.md\n"  # no D
+    assert git(workspace, "ls-tree", "-r", "--name-only", "HEAD") == "README.md\nconfig/secrets/db.txt\n"
+    assert "password = committed" in r.stdout  # ran unasked, in the sandbox, seeing the staged copy
+    assert EDIT not in r.stdout
+    assert EDIT in (workspace / "config" / "secrets" / "db.txt").read_text()
