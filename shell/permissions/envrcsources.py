@@ -346,30 +346,33 @@ _cache: dict[tuple[tuple[Path, ...], tuple[Path, ...]], EnvrcRuns] = {}
 _lock = threading.Lock()
 
 
-def envrc_runs(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
+def envrc_runs(envrcs: Sequence[Path], roots: Sequence[Path], found: Iterable[Path] = ()) -> EnvrcRuns:
     """What ``envrcs`` (real paths of ``.envrc`` files) pull in inside ``roots``,
     reused while none of the files read changed; with the live PATH's folders in
-    ``roots`` among its PATH folders (:func:`.pathdirs.live_path_dirs`)."""
+    ``roots`` among its PATH folders (:func:`.pathdirs.live_path_dirs`), and what the
+    mise configs of the roots and of the folders the walk ``found`` them in run."""
     key = (tuple(dict.fromkeys(envrcs)), tuple(roots))
     with _lock:
         cached = _cache.get(key)
     if cached is not None and all(_stamp(Path(p)) == (p, m, c) for p, m, c in cached.stamps):
-        return _with_live_path(cached, roots)
+        return _with_live_path(cached, roots, found)
     runs = _work_out(key[0], roots)
     with _lock:
         if len(_cache) > 256:
             _cache.clear()
         _cache[key] = runs
-    return _with_live_path(runs, roots)
+    return _with_live_path(runs, roots, found)
 
 
-def _with_live_path(runs: EnvrcRuns, roots: Sequence[Path]) -> EnvrcRuns:
+def _with_live_path(runs: EnvrcRuns, roots: Sequence[Path], found: Iterable[Path]) -> EnvrcRuns:
     """``runs`` with the folders of the live PATH that lie in ``roots``, and those mise's
     ``_.path`` puts there (:mod:`.misepaths`), guarded alike; and the scripts mise runs."""
-    live = [(folder, why, folder in roots) for folder, why in (*live_path_dirs(roots), *mise_path_dirs(roots))
+    found = list(found)
+    live = [(folder, why, folder in roots)
+            for folder, why in (*live_path_dirs(roots), *mise_path_dirs(roots, found))
             if all(folder != known for known, _, _ in runs.path_dirs)]
     known = {path for path, _ in runs.found}
-    mise = [(path, why) for path, why in mise_runs(roots) if path not in known]
+    mise = [(path, why) for path, why in mise_runs(roots, found) if path not in known]
     if mise:
         runs = replace(runs, found=(*runs.found, *dict(mise).items()))
     return replace(runs, path_dirs=(*runs.path_dirs, *live)) if live else runs

@@ -47,7 +47,7 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
         gitdirs += [g for g in git_dirs_above(place) if g not in gitdirs]
     for place in [*tops, *(p.parent for p in found if p.name.casefold() == ".envrc")]:
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]
-    reason = (git_runs(gitdirs, tops).why(real) or envrc_runs(envrcs, tops).why(real)
+    reason = (git_runs(gitdirs, tops).why(real) or envrc_runs(envrcs, tops, found).why(real)
               or mcp_runs(tops).get(real, "") or link_why(real, tops)
               or instruction_imports(tops, found).get(real, ""))
     return (real, reason) if reason else None

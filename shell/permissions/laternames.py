@@ -94,6 +94,8 @@ RUNS_LATER = {
     ".qwen": "Qwen Code reads (its MCP servers and hooks run commands)",
     ".hg": "Mercurial runs as you (hooks in .hg/hgrc run commands at your next hg command)",
     ".mise": "mise reads when you enter the directory (its hooks and env scripts run commands)",
+    "mise-tasks": "mise runs each file in it as a task, as you, at `mise run`",
+    ".mise-tasks": "mise runs each file in it as a task, as you, at `mise run`",
     ".pdbrc": "pdb runs it when you debug in this folder",
     ".Rprofile": "R runs it at every start in this folder",
     ".Renviron": "R reads it at every start in this folder, before .Rprofile (R_PROFILE_USER, R_LIBS_USER "
@@ -141,7 +143,8 @@ a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where 
 
 IN_FOLDER = {
     ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
-    "mise": {"config.toml": "mise reads when you enter the directory (its hooks and env scripts run them)"},
+    "mise": {"config.toml": "mise reads when you enter the directory (its hooks and env scripts run them)",
+             "tasks": "mise runs each file in it as a task, as you, at `mise run`"},
     ".github": {
         "copilot-instructions.md": "GitHub Copilot reads into every later session's instructions",
         "instructions": "GitHub Copilot reads its *.instructions.md into every later request they name "
@@ -192,6 +195,8 @@ CODE_WORKSPACE_WHY = ("VS Code opens it as a multi-root workspace (its tasks and
 PIP_CONF_WHY = "pip reads it at every pip run in that virtualenv (index-url: where packages come from)"
 MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml", re.I)
 """``mise.<env>.toml`` and ``.mise.<env>.toml``: mise reads them when ``MISE_ENV`` names the env."""
+MISE_FOLDER_CONFIG = re.compile(r"config\.[\w.-]+\.toml", re.I)
+"""``mise/config.local.toml``, ``mise/config.<env>.toml``: the same beside ``mise/config.toml``."""
 
 JS_CONFIG = re.compile(
     r"(?:(?:eslint|prettier|tailwind|stylelint|jest|vitest|babel|postcss|commitlint|lint-staged)\.config"
@@ -297,6 +302,8 @@ def why(path: str | os.PathLike[str]) -> str:
         return SITE_WHY
     if parent in SITE_DIRS and name.removesuffix(".py") in _pth_imports(folder):
         return PTH_IMPORT_WHY
+    if parent == "mise" and MISE_FOLDER_CONFIG.fullmatch(name):
+        return RUNS_LATER["mise.toml"]
     return _FOLDED_IN_FOLDER.get(parent, {}).get(name, "")
 
 

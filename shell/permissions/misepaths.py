@@ -9,34 +9,88 @@ guarded as an ``.envrc``'s ``PATH_add`` folders are (:mod:`.pathdirs`), through
 sources is (:func:`mise_runs`): ``_.source`` (bash, at every prompt in that tree),
 ``_.file`` (dotenv files loaded into the shell) and the scripts ``[hooks]`` commands
 name (``enter = "bash ./tools/enter.sh"``); a command appended to them unasked ran as
-the user (finding M7). Read with ``tomllib``, bounded, never an error.
+the user (finding M7). So are the scripts ``[tasks]`` name (``run = "./build.sh"``,
+``file = "scripts/x.sh"``, the files of ``[task_config] includes``): they run as the user
+at ``mise run``. Every config mise reads for a folder counts, not only the top-level
+``mise.toml``: ``.mise/``, ``mise/``, ``.config/``, ``conf.d``, the local and ``MISE_ENV``
+variants, and those of subfolders (mise reads every folder's from the user's up), found
+by the sandbox's walk (r14). Read with ``tomllib``, bounded, never an error.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import stat
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from . import paths
 
 CONFIGS = ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml",
-           ".config/mise/config.toml", ".mise/config.toml", "mise/config.toml")
+           ".config/mise/config.toml", ".mise/config.toml", "mise/config.toml", ".config/mise/mise.toml")
 """Where mise reads a project's config, relative to the project's folder."""
+VARIANTS = ("mise.*.toml", ".mise.*.toml", ".config/mise.*.toml", ".config/mise/config.*.toml",
+            ".mise/config.*.toml", "mise/config.*.toml", ".config/mise/conf.d/*.toml")
+"""The local and ``MISE_ENV`` variants (``mise.local.toml``, ``.mise.dev.toml``,
+``mise/config.ci.local.toml``) and ``conf.d``: which env is on is the user's shell's
+business, so every one counts."""
+MAX_CONFIGS = 64
+"""Config files read for one folder."""
+_MISE_NAME = re.compile(r"\.?mise(\.[\w.-]+)?\.toml|\.?mise-tasks")
+_CONFIG_FILE = re.compile(r"config(\.[\w.-]+)?\.toml")
 MAX_BYTES = 1 << 20
 WHY = ("is in a folder mise puts first on your PATH (_.path in {config}): a program there runs instead of "
        "yours of the same name (git, ls …) at every command you type in that directory")
 
 
-def mise_path_dirs(roots: Sequence[Path]) -> list[tuple[Path, str]]:
-    """The folders (real paths, inside ``roots``) that the roots' mise configs put on the PATH."""
+def project_folders(roots: Sequence[Path], found: Iterable[Path] = ()) -> list[Path]:
+    """The roots and the folders whose mise config the walk ``found`` (a nested
+    ``mise.toml``, ``.mise``, ``.config/mise`` …): mise reads each of them in its folder."""
+    out = list(roots)
+    for path in found:
+        folder = _project_of(path)
+        if folder is not None and folder not in out and any(paths.within(folder, r) for r in roots):
+            out.append(folder)
+    return out
+
+
+def _project_of(path: Path) -> Path | None:
+    """The folder a mise config (or config folder) at ``path`` is the project config of."""
+    name, parent = path.name.casefold(), path.parent
+    if _CONFIG_FILE.fullmatch(name) and parent.name.casefold() in ("mise", ".mise"):
+        parent = parent.parent  # mise/config.toml, .mise/config.dev.toml, .config/mise/config.toml
+    elif not (_MISE_NAME.fullmatch(name) or name in ("mise", ".mise")):
+        return None
+    return parent.parent if parent.name.casefold() == ".config" else parent
+
+
+def configs(folder: Path) -> list[tuple[Path, str]]:
+    """The mise config files of ``folder`` that exist, each with its name relative to
+    the folder (what a question says)."""
+    found = [folder / name for name in CONFIGS]
+    for pattern in VARIANTS:
+        try:
+            found += sorted(folder.glob(pattern))[:MAX_CONFIGS]
+        except (OSError, ValueError):
+            continue
     out: list[tuple[Path, str]] = []
-    for root in roots:
-        for name in CONFIGS:
-            config = root / name
+    for config in dict.fromkeys(found):
+        if len(out) >= MAX_CONFIGS:
+            break
+        if os.path.isfile(config):
+            out.append((config, os.path.relpath(config, folder)))
+    return out
+
+
+def mise_path_dirs(roots: Sequence[Path], found: Iterable[Path] = ()) -> list[tuple[Path, str]]:
+    """The folders (real paths, inside ``roots``) that the mise configs of the roots
+    and of the folders the walk ``found`` put on the PATH."""
+    out: list[tuple[Path, str]] = []
+    for root in project_folders(roots, found):
+        for config, name in configs(root):
             for entry in _path_entries(config):
                 folder = Path(os.path.realpath(root / os.path.expanduser(entry))) if entry else None
                 if folder is not None and any(paths.within(folder, r) for r in roots):
@@ -45,16 +99,18 @@ def mise_path_dirs(roots: Sequence[Path]) -> list[tuple[Path, str]]:
 
 
 RUNS_WHY = "mise runs as you when you are in that directory ({key} in {config})"
+TASK_WHY = "mise runs as you at `mise run {task}` ({key} in {config})"
 MAX_ITEMS = 64
 
 
-def mise_runs(roots: Sequence[Path]) -> list[tuple[Path, str]]:
-    """The files (real paths, inside ``roots``, existing or not for ``_.source`` and
-    ``_.file``) that the roots' mise configs run or load into the user's shell."""
+def mise_runs(roots: Sequence[Path], found: Iterable[Path] = ()) -> list[tuple[Path, str]]:
+    """The files (real paths, inside ``roots``, existing or not for ``_.source``,
+    ``_.file`` and a task's ``file``) that the mise configs of the roots and of the
+    folders the walk ``found`` run or load into the user's shell."""
     out: list[tuple[Path, str]] = []
-    for root in roots:
-        for name in CONFIGS:
-            data = _load(root / name)
+    for root in project_folders(roots, found):
+        for config, name in configs(root):
+            data = _load(config)
             env = data.get("env")
             special = env.get("_") if isinstance(env, dict) else None
             for key in ("source", "file"):
@@ -67,6 +123,40 @@ def mise_runs(roots: Sequence[Path]) -> list[tuple[Path, str]]:
                 for command in _strings(value, "script"):
                     for word in _words(command):
                         out += [(p, w) for p, w in _inside(root, word, roots, why) if os.path.isfile(p)]
+            out += _task_runs(root, data, name, roots)
+    return out
+
+
+def _task_runs(
+    root: Path, data: dict[str, object], config: str, roots: Sequence[Path]
+) -> list[tuple[Path, str]]:
+    """The scripts ``[tasks]`` run (``run`` commands' words that are files, ``file``)
+    and the files ``[task_config] includes`` names (each a task, or a folder of them)."""
+    out: list[tuple[Path, str]] = []
+    tasks = data.get("tasks")
+    for task, value in list(tasks.items())[:MAX_ITEMS] if isinstance(tasks, dict) else ():
+        body = value if isinstance(value, dict) else {"run": value}
+        for key in ("run", "run_windows"):
+            why = TASK_WHY.format(task=task, key=f"tasks.{task}.{key}", config=config)
+            for command in _strings(body.get(key), "run"):
+                for word in _words(command):
+                    out += [(p, w) for p, w in _inside(root, word, roots, why) if os.path.isfile(p)]
+        for item in _strings(body.get("file"), "path"):
+            why = TASK_WHY.format(task=task, key=f"tasks.{task}.file", config=config)
+            out += _inside(root, item, roots, why)
+    task_config = data.get("task_config")
+    includes = task_config.get("includes") if isinstance(task_config, dict) else None
+    why = TASK_WHY.format(task="…", key="task_config.includes", config=config)
+    for item in _strings(includes, "path"):
+        folder = root / os.path.expanduser(item.replace("{{config_root}}", "."))
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            try:
+                names = sorted(os.listdir(folder))[:MAX_ITEMS]
+            except OSError:
+                continue
+            out += [(p, w) for n in names for p, w in _inside(folder, n, roots, why) if os.path.isfile(p)]
+        else:
+            out += _inside(root, item, roots, why)
     return out
 
 
@@ -117,4 +207,4 @@ def _path_entries(config: Path) -> list[str]:
     return [item.replace("{{config_root}}", ".") for item in items[:64] if isinstance(item, str)]
 
 
-__all__ = ["CONFIGS", "mise_path_dirs", "mise_runs"]
+__all__ = ["CONFIGS", "VARIANTS", "configs", "mise_path_dirs", "mise_runs", "project_folders"]

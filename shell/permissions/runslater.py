@@ -307,7 +307,7 @@ class _Walls:
                   if p.name == ".envrc" and seen.kind in ("file", "link")]
         for root in self.roots:
             envrcs += envrcs_above(root.parent)
-        runs = envrc_runs(envrcs, self.roots)
+        runs = envrc_runs(envrcs, self.roots, list(self.watched))  # mise's nested configs among them
         for path, reason in runs.paths().items():
             if path not in self.sideways:
                 self.sideways[path] = reason

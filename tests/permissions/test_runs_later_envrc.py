@@ -369,3 +369,62 @@ async def test_the_scripts_mises_config_runs_are_guarded_like_what_an_envrc_sour
     assert (ws / "scripts" / "env.sh").read_text() == "echo ok\n", result.text
     assert (ws / "tools" / "enter.sh").read_text() == "echo ok\n", result.text
     assert (ws / "tools" / "other.sh").read_text() == "echo ok\ntouch ~/PWN\n"
+
+
+MISE_SOURCES = [  # r14: mise configs other than the top-level mise.toml, and what [tasks] run
+    (".mise/config.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    ("mise/config.toml", '[hooks]\nenter = "bash ./scripts/env.sh"\n'),
+    (".config/mise.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    (".config/mise/config.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    (".config/mise/conf.d/team.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    ("mise.local.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    (".mise.dev.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    ("mise.ci.local.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    ("mise/config.dev.toml", '[env]\n_.source = "./scripts/env.sh"\n'),
+    ("app/mise.toml", '[env]\n_.source = "../scripts/env.sh"\n'),  # a subfolder's: mise reads it there
+    ("mise.toml", '[tasks.build]\nrun = "bash ./scripts/env.sh --release"\n'),
+    (".mise.toml", '[tasks]\nbuild = "./scripts/env.sh"\n'),
+    ("mise.toml", '[tasks.build]\nrun = ["echo start", "sh scripts/env.sh"]\n'),
+    ("mise.toml", '[tasks.build]\nfile = "scripts/env.sh"\n'),
+    ("mise.toml", '[task_config]\nincludes = ["scripts/env.sh"]\n'),
+]
+
+
+@pytest.mark.parametrize(("config", "text"), MISE_SOURCES, ids=[c for c, _ in MISE_SOURCES])
+async def test_what_any_mise_config_runs_is_guarded_as_the_top_level_ones_is(
+        ws: Path, config: str, text: str) -> None:
+    """mise reads a project's config from many places (.mise/, mise/, .config/, conf.d,
+    local and MISE_ENV variants, every folder up from where the user is) and runs what
+    [tasks] name at `mise run`: only the top-level files' [env] and [hooks] were read,
+    so a script any of these named was the model's to change unasked."""
+    write(ws / config, text)
+    write(ws / "scripts" / "env.sh", "echo ok\n")
+    write(ws / "scripts" / "other.sh", "echo ok\n")
+    asked = verdict(ws, "scripts/env.sh", mode="auto", sandbox=True)
+    assert asked.action == "ask" and "mise" in asked.reason, asked
+    assert verdict(ws, "scripts/other.sh", mode="auto", sandbox=True).action == "allow"
+    require_sandbox()
+    result = await sh(ws, "echo 'touch ~/PWN' >> scripts/env.sh; echo 'touch ~/PWN' >> scripts/other.sh; "
+                          "echo done")
+    assert "done" in result.text, result.text
+    assert (ws / "scripts" / "env.sh").read_text() == "echo ok\n", result.text
+    assert (ws / "scripts" / "other.sh").read_text() == "echo ok\ntouch ~/PWN\n"
+
+
+@pytest.mark.parametrize("task", ["mise-tasks/build", ".mise-tasks/build", "mise/tasks/build",
+                                  "mise/config.dev.toml", "mise/config.local.toml"])
+def test_mises_file_tasks_and_other_configs_in_a_mise_folder_are_guarded_by_name(ws: Path, task: str) -> None:
+    """mise runs every file in these folders as a task at `mise run`; mise/ holds
+    configs besides config.toml."""
+    write(ws / task, "#!/bin/sh\necho ok\n")
+    asked = verdict(ws, task, mode="auto")
+    assert asked.action == "ask" and "mise" in asked.reason, asked
+
+
+@pytest.mark.parametrize("config", ["app/mise.toml", "app/.mise.dev.toml", ".config/mise/conf.d/path.toml"])
+def test_a_folder_a_nested_or_variant_mise_config_puts_first_is_guarded(ws: Path, config: str) -> None:
+    folder = "app/bin" if config.startswith("app/") else "bin"
+    write(ws / config, '[env]\n_.path = ["./bin"]\n')
+    (ws / folder).mkdir(parents=True)
+    asked = verdict(ws, f"{folder}/git", mode="auto", sandbox=True)
+    assert asked.action == "ask" and "mise" in asked.reason, asked
