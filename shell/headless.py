@@ -198,11 +198,16 @@ async def run_headless(
     run = _HeadlessReply(runtime, output_format, out, err)
     with cancel_on_sigint(run.cancel_reply, run.cancel, run.interrupt):
         async with runtime.running():
-            await runtime.wait_for_tools(MCP_WAIT)
-            _mcp_report(runtime, err)
-            async with aclosing(runtime.reply(composed.message)) as events:
-                async for event in paced(events, hold=run.hold):  # Ctrl+C is seen within a few ms
-                    run.handle(event)
+            with anyio.CancelScope() as run.starting:  # Ctrl+C ends the wait for MCP servers
+                await runtime.wait_for_tools(MCP_WAIT)
+            run.starting = None
+            if run.stopped:  # Ctrl+C before the reply began: nothing is sent, no tool runs
+                run.handle(ReplyEnd(None, "cancelled"))
+            else:
+                _mcp_report(runtime, err)
+                async with aclosing(runtime.reply(composed.message)) as events:
+                    async for event in paced(events, hold=run.hold):  # Ctrl+C is seen within a few ms
+                        run.handle(event)
             recorder = runtime.session_recorder
     run.result()
     if run.closed:  # the reader went away (`| head`): nothing more to say, anywhere
@@ -280,6 +285,9 @@ class _HeadlessReply:
         """Set by Ctrl+C's signal handler: from then on nothing is printed but the reply's end."""
         self.cancelled = False
         self.cancel_sent = False
+        self.starting: anyio.CancelScope | None = None
+        """The wait for MCP servers before the reply, while it lasts: Ctrl+C there
+        cancels it (there is no reply to cancel yet), and the reply is not begun."""
         self.printed: dict[str, int] = {}
         """``jsonl``: characters printed of each text and thinking block."""
         self.closed = False
@@ -304,7 +312,9 @@ class _HeadlessReply:
     def cancel_reply(self) -> None:
         """Cancel the reply (once). ``jsonl`` says what it printed of each block: an
         event pulled after the Ctrl+C, before this ran, is not printed, so not kept."""
-        if not self.cancel_sent:
+        if self.starting is not None:
+            self.starting.cancel()
+        if not self.cancel_sent and self.runtime.agent.busy:  # else hold() sends it once the reply runs
             self.cancel_sent = True
             self.runtime.cancel(self.printed.copy if self.format == "jsonl" else None)
 

@@ -127,3 +127,49 @@ async def test_text_after_ctrl_c_prints_what_the_history_keeps_and_says_it_was_c
     assert out.getvalue() == kept.text + "\n"
     assert "reply cancelled (Ctrl+C): the answer above is what had arrived before it" in err.getvalue()
     assert code == EXIT_INTERRUPTED
+
+
+class Answers:
+    """A model that answers at once, and counts its calls."""
+
+    name = "answers"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        self.calls += 1
+        yield TextDelta("an answer")
+        yield StopChunk("end_turn")
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "jsonl"])
+async def test_ctrl_c_while_mcp_servers_still_start_ends_the_run_and_sends_nothing(
+    tmp_path: Path, output_format: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C while the runtime was still starting (MCP servers connecting, up to 30 s)
+    cancelled no reply (there was none yet): the wait went on, then the prompt went to
+    the model and its tools ran, the answer never printed. Now the wait ends at once and
+    nothing is sent; the run ends cancelled, exit code 130."""
+    model = Answers()
+    runtime = _runtime(tmp_path, model)
+
+    async def slow_servers(timeout: float) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        await anyio.sleep(3)  # a server still connecting
+
+    monkeypatch.setattr(runtime, "wait_for_tools", slow_servers)
+    out, err = io.StringIO(), io.StringIO()
+    with anyio.fail_after(60):  # (a hang guard, not a measurement)
+        code = await run_headless(runtime, "go", output_format=output_format,  # type: ignore[arg-type]
+                                  approve="never", out=out, err=err)
+    assert model.calls == 0 and code == EXIT_INTERRUPTED
+    assert "reply cancelled (Ctrl+C): no answer had arrived" in err.getvalue()
+    if output_format == "json":
+        assert json.loads(out.getvalue())["stop_reason"] == "cancelled"
+    elif output_format == "jsonl":
+        end = json.loads(out.getvalue().splitlines()[-1])
+        assert end["type"] == "ReplyEnd" and end["stop_reason"] == "cancelled" and end["message"] is None
+    else:
+        assert out.getvalue() == ""
+    assert not runtime.agent.messages  # nothing was sent, so nothing is kept
