@@ -11,7 +11,10 @@ roots' own names, missing ones too, and those the secret walk listed deeper) is 
 it was, bytes and keys; after it, one whose keys differ is set back as it was, the
 command's version moved to the quarantine (:mod:`.quarantine`: ``/quarantine`` lists it)
 and the result says so; a new one that names code is moved there whole, as a new
-``.pylintrc`` is. The rest of a command's edits of these files stays.
+``.pylintrc`` is. A command's edit that leaves those keys alone stays; one that changes
+them and something else too (``uv add`` in the same run) keeps the something else where
+only the keys can be set back exactly (:mod:`.configmerge`), and where they cannot, the
+result names the edits that were set back with them and how to see them.
 
 A file kept through a symlink (``pyproject.toml -> ../shared/pyproject.toml``) is put back
 where the link leads when that is in the workspace (elsewhere is read-only to commands);
@@ -22,6 +25,7 @@ back. Nothing is written through a folder that is a symlink now.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from . import paths
 from .codekeys import NAMES, CodeKeys, code_keys, why
+from .configmerge import merged, other_edits
 from .configtables import MAX_BYTES
 from .laterplanted import Planted, move_aside
 from .laterseen import Seen
@@ -168,23 +173,48 @@ def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Pa
             return Planted(path, reason, error=f"it leads out of the workspace ({target})")
     if os.path.realpath(target.parent) != str(target.parent):
         return Planted(path, reason, error=f"{target.parent} is a symlink now, not the folder it was")
+    was_text, now_text = _text(was.data), _text(now.data)
+    keep = None
+    if was_text is not None and now_text is not None and was.link == now.link:  # edited, not swapped
+        keep = merged(path.name, was_text, now_text)
     moved = move_aside(target, reason, quarantine, roots, Seen("missing"))
     if moved.moved_to is None:
         return moved
     try:
         if target == path and was.link is not None:
             os.symlink(was.link, path)
+            keep = None
         else:
             fd = os.open(target, _CREATE, was.mode)
             with os.fdopen(fd, "wb") as f:
-                f.write(was.data)
+                f.write(was.data if keep is None else keep.encode("utf-8"))
     except OSError as exc:
         return Planted(target, reason, moved.moved_to, undone=(
             f"moved to {moved.moved_to}, and putting the old one back FAILED ({exc.strerror or exc}): "
             "/quarantine restore puts the command's version back"))
-    return Planted(target, reason, moved.moved_to, undone=(
-        f"set back as it was; the command's version is kept at {moved.moved_to} (compare the two, and make "
-        "the change yourself if you want it)"))
+    diff = f"diff -u {shlex.quote(str(target))} {shlex.quote(str(moved.moved_to))}"
+    if keep is not None:
+        return Planted(target, reason, moved.moved_to, undone=(
+            f"only those keys were set back as they were, the command's other edits of it kept; its whole "
+            f"version is kept at {moved.moved_to} ({diff} shows what was set back)"))
+    lost = other_edits(path.name, was_text or "", now_text or "") if was_text is not None else []
+    if lost:
+        told = (f"the command's other edits of it ({', '.join(lost)}) were set back too and are only in "
+                f"its version, kept at {moved.moved_to}: {diff} shows them; make them yourself if you want")
+    else:
+        told = (f"the command's version is kept at {moved.moved_to} (compare the two: {diff}, and make the "
+                "change yourself if you want it)")
+    return Planted(target, reason, moved.moved_to, undone=f"set back as it was; {told}")
+
+
+def _text(data: bytes | None) -> str | None:
+    """A config's bytes as text; None when not UTF-8 (not merged: its bytes are set back)."""
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 __all__ = ["Configs", "Kept", "ROOT_NAMES", "config_files", "put_back_configs", "read", "snapshot_configs"]

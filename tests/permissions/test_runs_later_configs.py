@@ -74,7 +74,7 @@ async def test_a_command_that_makes_a_config_name_code_has_it_set_back(ws: Path,
     require_sandbox()
     result = await sh(ws, f"{PLANTS[name]}; cat {name} >/dev/null")
     assert (ws / name).read_text() == FILES[name], result.text
-    assert f"{name}: changed:" in result.text and "set back as it was" in result.text, result.text
+    assert f"{name}: changed:" in result.text and "set back as" in result.text, result.text
     kept = [e for e in quarantine.entries() if e.original == ws / name]
     assert len(kept) == 1 and kept[0].stored.read_text() != FILES[name], result.text
 
@@ -88,14 +88,43 @@ async def test_an_ordinary_edit_of_the_same_config_stays(ws: Path, name: str) ->
     assert "set back" not in result.text and not quarantine.entries(), result.text
 
 
-async def test_the_whole_file_is_set_back_and_the_commands_edit_kept_aside(ws: Path) -> None:
+async def test_only_the_code_keys_are_set_back_and_the_commands_other_edits_kept(ws: Path) -> None:
     require_sandbox()
     result = await sh(ws, "sed -i 's/1.0/2.0/' pyproject.toml && "
                           "printf '[tool.pylint.main]\\nload-plugins = \"evil\"\\n' >> pyproject.toml")
-    assert (ws / "pyproject.toml").read_text() == PYPROJECT, result.text
+    assert (ws / "pyproject.toml").read_text() == PYPROJECT.replace("1.0", "2.0"), result.text
     stored = next(e.stored for e in quarantine.entries() if e.original == ws / "pyproject.toml")
     assert 'version = "2.0"' in stored.read_text() and "load-plugins" in stored.read_text()
-    assert str(stored) in result.text, result.text
+    assert "only those keys were set back" in result.text and str(stored) in result.text, result.text
+
+
+async def test_a_package_json_bump_stays_when_its_eslint_parser_is_set_back(ws: Path) -> None:
+    require_sandbox()
+    edit = ("import json; d = json.load(open('package.json')); d['version'] = '1.1.0'; "
+            "d['dependencies'] = {'left-pad': '1.3.0'}; d['eslintConfig']['parser'] = './evil.js'; "
+            "open('package.json', 'w').write(json.dumps(d, indent=2) + chr(10))")
+    result = await sh(ws, f'python3 -c "{edit}"')
+    data = json.loads((ws / "package.json").read_text())
+    assert data["version"] == "1.1.0" and data["dependencies"] == {"left-pad": "1.3.0"}, result.text
+    assert data["eslintConfig"] == {"rules": {"semi": "off"}}, result.text
+
+
+async def test_where_the_keys_cannot_be_set_back_alone_the_result_names_the_lost_edits(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, "sed -i 's/1.0/2.0/' pyproject.toml && "
+                          "sed -i '1i tool.pylint.init-hook = \"evil\"' pyproject.toml")
+    assert (ws / "pyproject.toml").read_text() == PYPROJECT, result.text
+    stored = next(e.stored for e in quarantine.entries() if e.original == ws / "pyproject.toml")
+    assert "other edits of it (project.version) were set back too" in result.text, result.text
+    assert f"diff -u {ws / 'pyproject.toml'} {stored}" in result.text, result.text
+
+
+async def test_a_yaml_configs_lost_edits_are_named_by_line(ws: Path) -> None:
+    require_sandbox()
+    result = await sh(ws, "sed -i 's/tabWidth: 2/tabWidth: 4/' .prettierrc.yaml && "
+                          "printf 'plugins:\\n  - ./evil.js\\n' >> .prettierrc.yaml")
+    assert (ws / ".prettierrc.yaml").read_text() == FILES[".prettierrc.yaml"], result.text
+    assert "other edits of it (lines 2-4) were set back too" in result.text, result.text
 
 
 async def test_a_new_config_naming_code_is_moved_out_and_a_plain_one_stays(ws: Path) -> None:
