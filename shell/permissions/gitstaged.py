@@ -97,6 +97,7 @@ class StagedCopies:
         self._dir: str | None = None
         self._known: dict[tuple[Path, int, int, frozenset[Path]], dict[Path, str]] = {}
         self._trees: dict[tuple[Path, int, int, Path], StagedTree] = {}
+        self._listed: dict[Path, tuple[bytes, StagedTree]] = {}  # the last listing and what it gave
 
     def copies(self, paths: Iterable[Path]) -> dict[Path, str]:
         """For each of ``paths`` that git tracks (staged as a plain file): the file to
@@ -158,6 +159,19 @@ class StagedCopies:
         listed = _git(repo, ["ls-files", "--stage", "-z", "--", ":(literal)" + os.fsdecode(rel)])
         if listed is None:
             return StagedTree(path, problem="git could not list what it tracks there")
+        with self._lock:
+            last = self._listed.get(path)
+        if (last is not None and last[0] == listed and not last[1].problem
+                and (not last[1].shown or os.path.exists(last[1].shown))):
+            return last[1]  # the index changed elsewhere (git status rewrites it): the same folder
+        made = self._made(repo, index, path, rel, listed)
+        with self._lock:
+            if len(self._listed) >= 64:
+                self._listed.clear()
+            self._listed[path] = (listed, made)
+        return made
+
+    def _made(self, repo: Path, index: Path, path: Path, rel: bytes, listed: bytes) -> StagedTree:
         found = _entries(listed, rel)
         if isinstance(found, str):
             return StagedTree(path, problem=found)
