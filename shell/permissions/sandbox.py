@@ -365,7 +365,10 @@ class Sandbox:
         ``secrets`` (default: a search now) are bound over with an empty read-only
         file (git's staged copy for a file git tracks: see :mod:`.gitstaged`),
         except those in ``shown`` (named by a call the user approved);
-        ``hidden`` is :meth:`hidden_paths` when the caller has it already; ``walls``
+        ``hidden`` is :meth:`hidden_paths` when the caller has it already (where a deny rule
+        on reading names one that git tracks files in, they read as staged:
+        :meth:`staged_in_place`; the caller refuses a command whose copies cannot be shown,
+        as ``confine`` does); ``walls``
         (default: from that search) keep what runs later read-only."""
         bwrap = self.bwrap or which("bwrap") or "bwrap"
         ws = str(self.workspace)

@@ -229,3 +229,21 @@ def test_names_from_a_hostile_index_cannot_reach_outside_the_folder(tmp_path: Pa
     shown, why = stagedtree.build(str(base), ok, blobs)
     assert why == "" and (Path(shown) / "d" / "f").read_text() == "x"
     assert stat.S_IMODE(os.stat(shown).st_mode) == 0o755
+
+
+async def test_what_the_user_stages_next_is_what_the_next_command_sees(ws: Path) -> None:
+    """The folder follows the index: a version the user stages shows in the next command,
+    and git's own index rewrites in between (status, stash) change nothing it shows."""
+    require_sandbox()
+    repo(ws)
+    box = sandbox(ws, "config/secrets")
+    (ws / "README.md").write_text("changed\n")
+    first = await sh(box, "git status --porcelain; git stash -q && git stash pop -q; git status --porcelain; "
+                          "find config -name db.txt -exec cat {} +")
+    assert first.text.count(" M README.md") == 2 and " D " not in first.text, first.text
+    assert SECRET in first.text
+    (ws / "config" / "secrets" / "db.txt").write_text("password = second\n")
+    git(ws, "add", "config/secrets/db.txt")  # the user stages a new version
+    second = await sh(box, "find config -name db.txt -exec cat {} +; git status --porcelain")
+    assert "password = second" in second.text and SECRET not in second.text, second.text
+    assert "M  config/secrets/db.txt" in second.text and " D " not in second.text
