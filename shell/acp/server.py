@@ -16,12 +16,14 @@ process can write a stray byte into the JSON stream or read the client's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import stat
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -231,7 +233,8 @@ class AcpServer:
         specs, notes = mcp_specs(mcp_servers or [])
         options = replace(self.options, cwd=cwd, mcp_servers=[*self.options.mcp_servers, *specs])
         try:
-            runtime = ShellRuntime.create(options, settings=self.settings)
+            with _interrupted_at_once():
+                runtime = ShellRuntime.create(options, settings=self.settings)
         except (ConfigError, ShellError) as exc:
             raise refused(-32603, str(exc)) from None
         return runtime, [*notes, *runtime.problems]
@@ -339,6 +342,28 @@ def _pumped(fd: int, *, reading: bool) -> tuple[int, threading.Thread | None]:
     thread = threading.Thread(target=copy, name="acp-stdio", daemon=True)
     thread.start()
     return (read_end if reading else write_end), thread
+
+
+@contextlib.contextmanager
+def _interrupted_at_once() -> Iterator[None]:
+    """While a session's runtime is built (in the loop's thread, with no await in it):
+    Ctrl+C raises ``KeyboardInterrupt`` there and then, ending ``agent-shell acp`` with
+    130. asyncio's own handler only marks the main task cancelled, which nothing reads
+    until the build is done (seconds: a big config, a slow disk); the line mode had the
+    same race (:mod:`shell.plain_start`). Left as it is when SIGINT is ignored (an editor
+    may start us so) or when this is not the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous) or previous is signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 async def serve(server: AcpServer, proto_in: int, proto_out: int) -> None:
