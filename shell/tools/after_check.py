@@ -56,6 +56,8 @@ class _Late:
 
 _LATE: weakref.WeakKeyDictionary[Sandbox, _Late] = weakref.WeakKeyDictionary()
 _LATE_LOCK = threading.Lock()
+_AT_EXIT: list[str] = []
+"""What a listener took but its front end closed before showing (under ``_LATE_LOCK``)."""
 
 
 def _late(sandbox: Sandbox) -> _Late:
@@ -194,6 +196,13 @@ def _leave(sandbox: Sandbox, head: str, found: list[str], *, tell: bool = True) 
         late.untold.extend(notes)
 
 
+def tell_at_exit(notes: list[str]) -> None:
+    """A listener that said True but whose front end closed before the user saw ``notes``
+    (the TUI quitting) hands them back: :func:`finish` returns them for the exit to print."""
+    with _LATE_LOCK:
+        _AT_EXIT.extend(notes)
+
+
 def for_user(note: str) -> str:
     """A note as the user reads it (not bracketed as for the model); not yet sanitised."""
     return note.replace("[agent-shell: ", "agent-shell: ").removesuffix("]")
@@ -236,7 +245,8 @@ def finish(timeout: float | None = None) -> list[str]:
     _idle(timeout)
     with _LATE_LOCK:
         lates = list(_LATE.values())
-    notes: list[str] = []
+        notes = list(_AT_EXIT)
+        _AT_EXIT.clear()
     for late in lates:
         notes += late.untold
         late.untold.clear()

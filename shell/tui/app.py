@@ -43,6 +43,8 @@ from .palette import ShellCommands
 from .screens.main import ONCE_READY, MainScreen
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from shell.agent.loop import Agent
     from shell.commands import CommandRegistry
     from shell.config import Settings
@@ -339,6 +341,16 @@ class AgentShellApp(App[int]):
             return self._model_label
         label = self.runtime.model_label
         return f"{label} (offline demo model)" if self.runtime.is_demo else label
+
+    quitting = False
+    """Set once the app is asked to exit: a late notice is then printed after the TUI
+    instead of drawn on a screen nobody sees (:meth:`MainScreen._hear_late_checks`)."""
+
+    def exit(
+        self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        self.quitting = True
+        super().exit(result, return_code, message)
 
     def on_unmount(self) -> None:
         self.playback.stop()

@@ -49,3 +49,19 @@ async def test_a_late_checks_findings_are_shown_when_it_ends_once() -> None:
         assert after_check.finish(0) == []  # said: not printed again at exit
         await pilot.pause()
         assert len(shown()) == 1
+
+
+async def test_a_late_check_that_ends_while_the_app_quits_is_printed_at_exit() -> None:
+    app, _agent, _ = scripted_app(["Hello."])
+    after_check.finish(0)  # what earlier tests left
+    box = _Box()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hi")
+        await wait_for(pilot, lambda: not app.busy and len(app.main.runtime.agent.messages) == 2)
+        app.exit(0)  # the user quits; the check ends before the app has closed
+        thread = threading.Thread(target=after_check._leave, args=(box, FOUND[0], FOUND[1:]))
+        thread.start()
+        thread.join(30)
+    printed = after_check.finish(0)  # what shell.cli.finish_checks prints on stderr once the TUI is gone
+    assert any("sub/.envrc" in note for note in printed), printed
+    assert after_check.finish(0) == []  # once

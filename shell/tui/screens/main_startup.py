@@ -168,32 +168,56 @@ class StartUp(CommandResults):
         """What a check after a command finds once that command's result was given (it
         went past its time, or Esc ended the command): a warning in the conversation
         when it ends, not only with the next command's result (which the model still
-        gets) or at exit. Told from the check's thread, so handed to the app's loop."""
+        gets) or at exit. Told from the check's thread, so handed to the app's loop.
+
+        Once the user has quit, a warning would be drawn on a screen nobody sees again:
+        what ends then, or was handed to the loop and not shown before the screen went,
+        is printed after the TUI exits (:func:`shell.tools.after_check.tell_at_exit`)."""
         import asyncio
+        import threading
 
         from shell.tools import after_check
 
         loop = asyncio.get_running_loop()
+        self._late_lock = threading.Lock()
+        self._late_pending: list[list[str]] = []
+        self._late_closed = False
 
         def found(notes: list[str]) -> bool:
-            try:
-                loop.call_soon_threadsafe(self._late_check, notes)
-            except RuntimeError:  # the app has ended: the exit says it (shell.cli.finish_checks)
-                return False
-            return True
+            with self._late_lock:
+                if self._late_closed or getattr(self.app, "quitting", False):
+                    return False  # the exit says it (shell.cli.finish_checks)
+                try:
+                    loop.call_soon_threadsafe(self._late_check, notes)
+                except RuntimeError:  # the app has ended
+                    return False
+                self._late_pending.append(notes)
+                return True
 
         self._stop_hearing = after_check.listen(found)
 
     def on_unmount(self) -> None:
         stop = getattr(self, "_stop_hearing", None)
-        if stop is not None:
-            stop()
+        if stop is None:
+            return
+        stop()
+        from shell.tools import after_check
+
+        with self._late_lock:
+            self._late_closed = True
+            unshown, self._late_pending = self._late_pending, []
+        for notes in unshown:
+            after_check.tell_at_exit(notes)
 
     def _late_check(self, notes: list[str]) -> None:
         from shell.tools.after_check import for_user
 
         from ..entries import NoticeEntry
 
+        with self._late_lock:
+            if self._late_closed or getattr(self.app, "quitting", False):
+                return  # left pending: the unmount hands it to the exit
+            self._late_pending = [n for n in self._late_pending if n is not notes]
         text = "\n".join(self.runtime.shown(for_user(note)) for note in notes)
         self.call_later(self.conversation.add, NoticeEntry("warning", text))
 
