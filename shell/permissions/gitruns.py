@@ -119,7 +119,9 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
 def _configs(gitdir: Path) -> tuple[list[Path], list[Path]]:
     """The configs git reads for ``gitdir`` (its own, the user's, and what they
     include, ``MAX_INCLUDE_DEPTH`` deep), and the included ones among them (real paths,
-    existing or not)."""
+    existing or not; and as written, when a symlink lies on the way: a command that
+    replaces ``team.cfg -> ~/dotfiles/team.cfg``, or a linked folder, with a file of its
+    own plants a config git reads, though the real path is outside the workspace)."""
     level = [gitdir / "config", gitdir / "config.worktree", *global_configs()]
     seen = [Path(os.path.realpath(p)) for p in level]
     included: list[Path] = []
@@ -128,6 +130,9 @@ def _configs(gitdir: Path) -> tuple[list[Path], list[Path]]:
         for config in level:
             for target in include_paths(config):
                 real = Path(os.path.realpath(target))
+                written = Path(os.path.normpath(os.path.abspath(target)))
+                if written != real and written not in included:  # a link in the workspace (to dotfiles,
+                    included.append(written)  # or dangling): replacing it plants a config git reads
                 if real not in seen and len(seen) < MAX_CONFIGS:
                     seen.append(real)
                     included.append(real)

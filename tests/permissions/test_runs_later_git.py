@@ -131,6 +131,32 @@ async def test_a_sandboxed_command_cannot_plant_fsmonitor_in_an_included_config(
     assert not (ws / "owned").exists() and not (ws / "owned2").exists()
 
 
+@pytest.mark.parametrize("how", ["a link to dotfiles", "in a linked folder", "a dangling link"])
+async def test_a_sandboxed_command_cannot_replace_an_included_config_that_is_a_link(
+        ws: Path, how: str) -> None:
+    """r14: the included config's real path was guarded, outside the workspace when it
+    is a link (``team.cfg -> ~/dotfiles/team.cfg``), so the link itself, a workspace
+    file, could be replaced by a config holding core.fsmonitor, which ran at the user's
+    next git status."""
+    require_sandbox()
+    git(ws, "init", "-q")
+    dotfiles = ws.parent / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "team.cfg").write_text("[alias]\n\tst = status\n")
+    target = "conf/team.cfg" if how == "in a linked folder" else "team.cfg"
+    if how == "in a linked folder":
+        (ws / "conf").symlink_to(dotfiles)
+    else:
+        (ws / "team.cfg").symlink_to(dotfiles / ("missing.cfg" if how == "a dangling link" else "team.cfg"))
+    git(ws, "config", "include.path", f"../{target}")
+    first = target.split("/")[0]
+    result = await sh(ws, f"rm -rf {first}; mkdir -p conf; "
+                          f"printf '[core]\\n\\tfsmonitor = id > owned; false\\n' > {target}; true")
+    git(ws, "status")  # the user's next git status runs nothing planted
+    assert not (ws / "owned").exists(), result.text
+    assert (dotfiles / "team.cfg").read_text() == "[alias]\n\tst = status\n"
+
+
 # -- I10: a hook that links to a script in the workspace --------------------------------
 
 
