@@ -90,10 +90,16 @@ def confined(tool: Tool) -> bool:
 
 
 def hidden_count(sandbox: Sandbox | None) -> str:
-    """``; 3 files that usually hold secrets (.env, …) are hidden from it``, or empty."""
+    """``; 3 files that usually hold secrets (.env, …) are hidden from it``, or empty.
+
+    As they are now, not as the last search saw them (the session's start, when no
+    command ran since): a key written by ``write_file`` since is hidden from the command,
+    and the question must say so. The search is the one the sandbox makes before the
+    command, cached per folder, so only folders that changed are listed again and the
+    command's own search that follows finds nothing new to list."""
     if sandbox is None:
         return ""
-    found = sandbox.secrets_searched()
+    found = sandbox.secret_files()
     n = len(found.paths)
     if not n:
         return ""

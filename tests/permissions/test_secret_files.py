@@ -306,6 +306,21 @@ def test_default_mode_says_how_many_are_hidden(ws: Path) -> None:
     assert listed in verdict.reason
 
 
+def test_the_question_names_the_secret_files_as_they_are_when_it_asks(ws: Path) -> None:
+    """Not as they were at the first search (the session's start): a key file written
+    since (by write_file, or the user) is hidden from the command, and the question says so."""
+    require_sandbox()
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    shell = tools_for(ws, box)["run_shell"]
+    assert "5 files that usually hold secrets" in policy.decide(shell, {"command": "ls"}).reason
+    (ws / ".aws").mkdir()
+    (ws / ".aws" / "credentials").write_text("[default]\naws_secret_access_key = x\n")
+    verdict = policy.decide(shell, {"command": "ls"})
+    assert "6 files that usually hold secrets" in verdict.reason, verdict.reason
+
+
 def test_auto_asks_when_the_workspace_could_not_all_be_searched(ws: Path) -> None:
     require_sandbox()
     box = Sandbox(ws)
