@@ -457,7 +457,7 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
         except (OSError, paths.BadPath):
             return "new: points git at another directory's config and hooks"
         return "" if target in after.gitdirs else "new: points git at another directory's config and hooks"
-    bad_keys = unsafe_git_keys(path)
+    bad_keys = unsafe_git_keys(path, after.roots)
     return f"a new git config with keys that can run commands ({', '.join(bad_keys[:3])})" if bad_keys else ""
 
 

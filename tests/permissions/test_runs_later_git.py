@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from shell.permissions.policy import PermissionPolicy
+from shell.permissions.runslater import unsafe_git_keys
 from shell.permissions.sandbox import Sandbox
 from shell.tools.builtin import builtin_tools
 from shell.tools.workspace import Workspace
@@ -275,3 +276,45 @@ async def test_a_hook_hard_linked_to_a_script_is_not_changed_through_the_script(
     assert "done" in result.text
     assert not hook.exists() or "PWNED" not in hook.read_text(), result.text
     assert ".git/hooks/pre-commit" in set(result.details.get("quarantined", [])), result.text
+
+
+async def test_a_submodule_added_in_the_sandbox_keeps_the_worktree_git_writes(ws: Path) -> None:
+    """``git submodule add`` writes ``core.worktree = ../../../sub`` into
+    ``.git/modules/sub/config``: the submodule's own work tree, in the workspace. That
+    one value stays (the submodule works); any other ``core.worktree`` is moved out."""
+    require_sandbox()
+    git(ws, "init", "-q")
+    upstream = ws / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q")
+    (upstream / "lib.txt").write_text("lib\n")
+    git(upstream, "add", "lib.txt")
+    git(upstream, "commit", "-qm", "lib")
+    result = await sh(ws, f"git -c protocol.file.allow=always submodule add -q {upstream} sub && "
+                          "git -C sub log --oneline")
+    config = ws / ".git" / "modules" / "sub" / "config"
+    assert config.is_file(), result.text
+    assert "quarantine" not in result.text, result.text
+    assert git(ws / "sub", "config", "core.worktree") == "../../../sub\n"
+    assert git(ws / "sub", "status", "--short") == ""
+    result = await sh(ws, "git init -q --bare .git/modules/other && "
+                          "git -C .git/modules/other config core.worktree ../../../../elsewhere")
+    assert not (ws / ".git" / "modules" / "other" / "config").exists(), result.text
+    assert "core.worktree" in result.text, result.text
+
+
+def test_only_a_worktree_that_points_back_at_its_git_directory_is_the_submodules_own(ws: Path) -> None:
+    gitdir = ws / ".git" / "modules" / "sub"
+    gitdir.mkdir(parents=True)
+    config = gitdir / "config"
+    (ws / "sub").mkdir()
+    (ws / "other").mkdir()
+    (ws / "sub" / ".git").write_text("gitdir: ../.git/modules/sub\n")
+    (ws / "other" / ".git").write_text("gitdir: ../.git/modules/elsewhere\n")
+    os.symlink(ws.parent, ws / "up")
+    for value, safe in [("../../../sub", True), (f"{ws}/sub", False), ("../../../other", False),
+                        ("../../../../outside", False), ("../../../up", False), ("../../..", False)]:
+        config.write_text(f"[core]\n\tworktree = {value}\n")
+        assert (unsafe_git_keys(config, [ws]) == []) is safe, value
+    config.write_text("[core]\n\tworktree = ../../../sub\n")
+    assert unsafe_git_keys(config) == ["core.worktree"]  # not in the workspace asked about
