@@ -10,6 +10,9 @@ lint-on-save or format-on-save included:
 - ``[tool.pylint]``/``[tool.mypy]`` (``[pylint…]``/``[mypy…]`` sections in the INI
   files): pylint's ``init-hook`` (Python) and ``load-plugins``, mypy's ``plugins``. The
   whole tables count, as a ``.pylintrc`` or ``mypy.ini`` does whole.
+- ``[flake8:local-plugins]`` in ``setup.cfg``, ``tox.ini`` and ``.flake8``: its
+  ``extension``/``report`` entries are modules flake8 imports (from its ``paths``) at
+  every lint, an editor's lint-on-save included. The rest of ``.flake8`` is style.
 - ESLint (``.eslintrc*``, package.json's ``eslintConfig``): ``plugins``, ``parser``,
   ``extends`` (a shared config or ``plugin:x/…`` loads a package, ``./base.js`` a
   workspace file), ``processor``, the ``import/resolver``/``import/parsers`` settings.
@@ -41,7 +44,7 @@ import tomllib
 from typing import Any
 
 TOML_NAMES = frozenset({"pyproject.toml"})
-INI_NAMES = frozenset({"setup.cfg", "tox.ini"})
+INI_NAMES = frozenset({"setup.cfg", "tox.ini", ".flake8"})
 JS_NAMES = {
     **dict.fromkeys((".eslintrc", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml"), "ESLint"),
     **dict.fromkeys((".prettierrc", ".prettierrc.json", ".prettierrc.json5", ".prettierrc.yml",
@@ -65,12 +68,16 @@ MAX_YAML_KEYS = 64
 MAX_BLOCK_LINES = 20_000
 """Lines read under those keys in all (a list of plugins is a dozen lines)."""
 
-PYTHON_WHY = ("names the code pylint or mypy runs (its {tables}: pylint's init-hook and plugins, mypy's "
-              "plugins: Python that runs as you at every lint or check, an editor's check-on-save included)")
+PYTHON_WHY = ("names the code pylint, mypy or flake8 runs (its {tables}: pylint's init-hook and plugins, "
+              "mypy's plugins, flake8's local plugins: Python that runs as you at every lint or check, an "
+              "editor's check-on-save included)")
 JS_WHY = ("names the code {tool} loads ({keys}: JavaScript that runs as you at every lint, format or build, "
           "an editor's lint-on-save or format-on-save included)")
 _JS_KEYS_SHOWN = {"ESLint": "plugins, parser, extends", "Prettier": "plugins",
                   "Babel": "plugins, presets", "Stylelint": "plugins, extends, customSyntax"}
+
+INI_SECTIONS = ("pylint", "mypy", "tool:pylint", "tool:mypy", "flake8:local-plugins")
+"""The INI sections (by how their name starts, case-folded) that name code (see the module)."""
 
 CodeKeys = dict[str, str]
 """A key's place (``tool.pylint``, ``eslintConfig.overrides.0.parser``) → its value, as JSON."""
@@ -82,7 +89,7 @@ def why(name: str) -> str:
     if name in TOML_NAMES:
         return PYTHON_WHY.format(tables="[tool.pylint] or [tool.mypy] tables")
     if name in INI_NAMES:
-        return PYTHON_WHY.format(tables="[pylint] or [mypy] sections")
+        return PYTHON_WHY.format(tables="[pylint], [mypy] or [flake8:local-plugins] sections")
     tool = JS_NAMES.get(name)
     if tool:
         return JS_WHY.format(tool=tool, keys=_JS_KEYS_SHOWN[tool])
@@ -138,7 +145,7 @@ def _ini_sections(text: str) -> CodeKeys | None:
     except (configparser.Error, RecursionError):
         return None
     return {section: _dump(dict(parser.items(section))) for section in parser.sections()
-            if section.casefold().startswith(("pylint", "mypy", "tool:pylint", "tool:mypy"))}
+            if section.casefold().startswith(INI_SECTIONS)}
 
 
 def _dump(value: Any) -> str:

@@ -134,6 +134,26 @@ RUNS_LATER = {
                                  "distributionUrl names",
     ".mvn": "mvn, ./mvnw and an IDE's Maven import read (extensions.xml loads code, jvm.config passes the "
             "JVM options, wrapper/ names the Maven that runs)",
+    ".php-cs-fixer.php": "php-cs-fixer runs (PHP) at every fix, an editor's fix-on-save included",
+    ".php-cs-fixer.dist.php": "php-cs-fixer runs (PHP) at every fix, an editor's fix-on-save included",
+    ".formatter.exs": "mix format runs (Elixir) at every format, ElixirLS's format-on-save included",
+    ".markdownlint-cli2.cjs": "markdownlint runs (JavaScript) at every lint, the editor extension's "
+                              "lint-on-open included",
+    ".markdownlint-cli2.mjs": "markdownlint runs (JavaScript) at every lint, the editor extension's "
+                              "lint-on-open included",
+    ".markdownlint.cjs": "markdownlint runs (JavaScript) at every lint, the editor extension's lint-on-open "
+                         "included",
+    ".markdownlint.mjs": "markdownlint runs (JavaScript) at every lint, the editor extension's lint-on-open "
+                         "included",
+    "ipython_config.py": "IPython runs (Python) at every start in this folder, a Jupyter kernel's included",
+    "ipython_kernel_config.py": "IPython kernels run (Python) at every start in this folder",
+    "jupyter_config.py": "Jupyter runs (Python) at every start in this folder",
+    "jupyter_server_config.py": "Jupyter Server runs (Python) at every start in this folder",
+    "jupyter_notebook_config.py": "Jupyter Notebook runs (Python) at every start in this folder",
+    "jupyter_lab_config.py": "JupyterLab runs (Python) at every start in this folder",
+    ".jvmopts": "sbt passes to the JVM at every sbt command (-javaagent runs any code), an IDE's import "
+                "included",
+    ".sbtopts": "sbt reads at every sbt command (-J-javaagent runs any code), an IDE's import included",
 }
 """Names (a file or a directory, at any depth) whose content something runs later,
 as the user and outside the sandbox. A file edit there always asks, whatever the
@@ -155,7 +175,11 @@ IN_FOLDER = {
     ".yarn": {
         "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
         "plugins": "holds yarn plugins, which yarn runs at every yarn command",
+        "sdks": "holds the editor SDKs (VS Code runs .yarn/sdks/typescript/lib/tsserver.js once you "
+                "choose the workspace's TypeScript)",
     },
+    ".bundle": {"config": "bundler reads at every bundle command (BUNDLE_GEMFILE names the Ruby file bundle "
+                          "exec evaluates)"},
 }
 """Names whose content something runs later only inside a certain folder (a
 ``releases`` folder anywhere else is nobody's business): ``.yarn/cache`` and the rest
@@ -199,16 +223,17 @@ MISE_FOLDER_CONFIG = re.compile(r"config\.[\w.-]+\.toml", re.I)
 """``mise/config.local.toml``, ``mise/config.<env>.toml``: the same beside ``mise/config.toml``."""
 
 JS_CONFIG = re.compile(
-    r"(?:(?:eslint|prettier|tailwind|stylelint|jest|vitest|babel|postcss|commitlint|lint-staged)\.config"
+    r"(?:(?:eslint|prettier|tailwind|stylelint|jest|vitest|babel|postcss|commitlint|lint-staged|svelte)\.config"
     r"|\.(?:eslint|prettier|stylelint|commitlint)rc)\.(?:js|cjs|mjs|ts|cts|mts)")
 """The JavaScript configs that run with nothing typed: ESLint's, Prettier's, Tailwind
 IntelliSense's, Stylelint's (and the Babel and PostCSS configs they load) when a file of
 the folder opens or saves, Jest's and Vitest's when their extension finds the tests,
+Svelte's when the Svelte language server opens a ``.svelte`` file,
 commitlint's and lint-staged's at the next git commit. (Their JSON and YAML forms are data, but
 for the keys that load code: :mod:`.codekeys`.)"""
 JS_CONFIG_WHY = ("runs (JavaScript) with nothing typed: your editor's ESLint, Prettier, Tailwind, Stylelint, "
-                 "Jest or Vitest extension loads it when a file of this folder opens or saves, and git "
-                 "commit hooks load commitlint's and lint-staged's")
+                 "Svelte, Jest or Vitest extension loads it when a file of this folder opens or saves, and "
+                 "git commit hooks load commitlint's and lint-staged's")
 
 JJ_WHY = "Jujutsu reads at every jj command (its repository config can run commands: fsmonitor, signing)"
 

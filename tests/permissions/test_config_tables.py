@@ -50,6 +50,20 @@ def test_an_edit_that_adds_code_a_linter_runs_asks(root: Path, mode: str) -> Non
 
 
 @pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_flake8_local_plugins_ask_and_its_style_stays_routine(root: Path, mode: str) -> None:
+    """N3: flake8 imports ``[flake8:local-plugins]``'s modules at every lint (an editor's
+    lint-on-save too), the same class as pylint's init-hook; ``max-line-length`` is style."""
+    (root / ".flake8").write_text("[flake8]\nmax-line-length = 100\n")
+    plugins = "[flake8:local-plugins]\nextension =\n    X1 = evil:Checker\npaths = ./tools\n"
+    for path in (".flake8", "tox.ini", "setup.cfg", "sub/.flake8"):
+        found = decide(root, mode, "write_file", {"path": path, "content": "[flake8]\n" + plugins})
+        assert found.action == "ask", (path, found)
+        assert "flake8" in found.reason, found.reason
+    found = decide(root, mode, "edit_file", {"path": ".flake8", "old_string": "100", "new_string": "120"})
+    assert found.action == "allow", found
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
 def test_other_edits_of_these_files_stay_routine(root: Path, mode: str) -> None:
     for tool, args in (
         ("edit_file", {"path": "pyproject.toml", "old_string": 'version = "1.0"',

@@ -32,6 +32,7 @@ FILES = {
     ".prettierrc.yaml": "semi: false\ntabWidth: 2\n",
     ".babelrc": '{"presets": ["@babel/preset-env"]}\n',
     ".stylelintrc.yml": "rules:\n  color-no-invalid-hex: true\n",
+    ".flake8": "[flake8]\nmax-line-length = 100\n",
 }
 
 
@@ -55,6 +56,8 @@ PLANTS = {
     ".prettierrc.yaml": "printf 'plugins:\\n  - ./evil.js\\n' >> .prettierrc.yaml",
     ".babelrc": "printf '{\"presets\": [\"@babel/preset-env\", \"./evil.js\"]}\\n' > .babelrc",
     ".stylelintrc.yml": "printf 'plugins: [./evil.js]\\n' >> .stylelintrc.yml",
+    ".flake8": ("printf '[flake8:local-plugins]\\nextension =\\n    X1 = evil:Checker\\npaths = ./tools\\n' "
+                ">> .flake8"),
 }
 ORDINARY = {
     "pyproject.toml": ("sed -i 's/1.0/1.1/' pyproject.toml", 'version = "1.1"'),
@@ -66,6 +69,7 @@ ORDINARY = {
     ".babelrc": ("printf '{\"presets\": [\"@babel/preset-env\"], \"comments\": false}\\n' > .babelrc",
                  '"comments": false'),
     ".stylelintrc.yml": ("printf '  indentation: 2\\n' >> .stylelintrc.yml", "indentation: 2"),
+    ".flake8": ("sed -i 's/100/120/' .flake8", "max-line-length = 120"),
 }
 
 

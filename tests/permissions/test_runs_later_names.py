@@ -39,6 +39,11 @@ FAMILIES = {
         ".roorules", ".augment-guidelines", "CRUSH.md", "QWEN.md", ".idx/dev.nix", ".rubocop_todo.yml",
         ".babelrc.js", ".lintstagedrc.js", "jest.config.js", "vitest.config.ts", "babel.config.js",
         "postcss.config.cjs", "commitlint.config.js", "lint-staged.config.mjs", ".commitlintrc.js"],
+    "editors' and linters' code configs (N3)": [
+        ".php-cs-fixer.php", ".php-cs-fixer.dist.php", ".formatter.exs", ".markdownlint-cli2.cjs",
+        ".markdownlint.cjs", ".markdownlint-cli2.mjs", "ipython_config.py", "jupyter_server_config.py",
+        "sub/jupyter_notebook_config.py", ".jvmopts", ".sbtopts", "svelte.config.js",
+        ".yarn/sdks/typescript/lib/tsserver.js", ".bundle/config"],
     "names in another case (L10: one file on macOS and Windows)": [
         ".GIT/hooks/pre-commit", ".VSCode/tasks.json", "Agents.md", "claude.MD",
         ".Github/Copilot-Instructions.md", ".Husky/pre-commit", "Lefthook.YML", ".PyLintRC",
@@ -73,7 +78,9 @@ def test_look_alikes_stay_routine(tmp_path: Path) -> None:
     for path in ("docs/lefthook.md", "lefthook.yml.example", "notes/vimrc.txt", "pip.conf",
                  "docs/copilot-instructions.md", "workspace.code-workspace.md", "docs/instructions/x.md",
                  "src/rules.py", "eslint.config.json", ".prettierrc.json", "docs/mypy.ini.md", "bin/head",
-                 "HEADER.md", "prompts/x.prompt.md", "jest.config.json", "src/babel.config.md"):
+                 "HEADER.md", "prompts/x.prompt.md", "jest.config.json", "src/babel.config.md",
+                 "docs/formatter.exs.md", "ipython_config.py.txt", "notes/config", ".yarn/cache/x.zip",
+                 "svelte.config.json"):
         assert p.decide(tools["write_file"], {"path": path, "content": "x"}).action == "allow", path
 
 
