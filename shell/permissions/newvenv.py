@@ -13,7 +13,8 @@ makes one), so each entry of a new venv's ``bin/`` is judged (:func:`judge`):
 - a console-script shim as pip and uv write them: a shebang to this venv's python,
   then only ``from X import Y`` and ``sys.exit(Y())`` (and the ``sys.argv[0]``
   clean-up their templates carry), read as Python syntax, not as text; and not named
-  after a program no Python package provides (``git``, ``ls``: :func:`shim_name`);
+  after a program no Python package provides (``git``, ``ls``: :func:`shim_name`); a
+  ``pip`` one only as the venv's own pip recorded writing it (:mod:`.venvpip`);
 - anything else (``activate``, ``activate.fish``, ``Activate.ps1`` …) must be what
   ``python -m venv`` writes for that folder: a reference venv is made in a temporary
   folder by the venv's own interpreter (``-I``: no environment, no user site), its
@@ -47,6 +48,7 @@ from shell.core import programs
 from . import paths
 from .laternames import VENV_BINS
 from .pathdirs import CORE
+from .venvpip import NOT_PIP, pip_wrote
 
 PYTHON_NAME = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*)?[tw]?")
 """The interpreter names venv, virtualenv and uv put in ``bin/``."""
@@ -117,6 +119,8 @@ def _judge_bin(env: Path, folder: Path, cfg: dict[str, str], tool: str,
             continue
         data = _text(folder / name)
         if data is not None and kept_shim(name, data, shebangs):
+            if PIP_NAME.fullmatch(name) and not pip_wrote(folder / name, data):
+                out.append((folder / name, NOT_PIP))
             continue
         if reference is None:
             real = next(iter(pythons.values()), "")  # outside the workspace: never the venv's own copy
@@ -175,7 +179,9 @@ def added_program(path: Path) -> str:
     except OSError:
         return ADDED_WHY
     data = _text(path)
-    return "" if data is not None and kept_shim(path.name, data, pythons) else ADDED_WHY
+    if data is None or not kept_shim(path.name, data, pythons):
+        return ADDED_WHY
+    return NOT_PIP if PIP_NAME.fullmatch(path.name) and not pip_wrote(path, data) else ""
 
 
 PIP_NAME = re.compile(r"pip(?:\d+(?:\.\d+)*)?")

@@ -86,8 +86,9 @@ def test_console_scripts_as_pip_and_uv_write_them_are_shims_and_nothing_else_is(
 async def test_a_new_virtualenv_keeps_only_what_venv_and_pip_write(ws: Path) -> None:
     """The finding's repro: a hand-made `.venv` (a pyvenv.cfg, an `activate` and a
     `python` that run a planted line) and a real `python -m venv` whose activate got
-    a line more. What venv wrote (its python links, the other activate scripts) and a
-    pip console script stay; the rest is moved out, and the result says how to put it back."""
+    a line more. What venv wrote (its python links, the other activate scripts) stays; the
+    rest is moved out (a pip shim too: this venv has no pip), and the result says how to put
+    it back."""
     require_sandbox()
     pip = PIP_SHIM.format(python=f"{ws}/.venv2/bin/python3")
     (ws.parent / "pip.txt").write_text(pip)
@@ -103,12 +104,12 @@ async def test_a_new_virtualenv_keeps_only_what_venv_and_pip_write(ws: Path) -> 
                           f"cp {ws.parent / 'evil.txt'} .venv2/bin/git "
                           "&& echo made")
     assert "made" in result.text, result.text
-    assert sorted(result.details["quarantined"]) == [".venv/bin/activate", ".venv/bin/python",
-                                                     ".venv2/bin/activate", ".venv2/bin/git"]
+    assert sorted(result.details["quarantined"]) == [
+        ".venv/bin/activate", ".venv/bin/python", ".venv2/bin/activate", ".venv2/bin/git", ".venv2/bin/pip"]
     assert not (ws / ".venv" / "bin" / "activate").exists()
     assert not (ws / ".venv2" / "bin" / "activate").exists()
     kept = sorted(os.listdir(ws / ".venv2" / "bin"))
-    assert {"activate.fish", "activate.csh", "Activate.ps1", "pip", "python", "python3"} <= set(kept), kept
+    assert {"activate.fish", "activate.csh", "Activate.ps1", "python", "python3"} <= set(kept), kept
     assert os.readlink(ws / ".venv2" / "bin" / "python").startswith("python")  # venv's own link
     assert "not what python -m venv writes for it" in result.text
     assert "to keep it: /quarantine restore, or sh -c " in result.text
@@ -255,7 +256,8 @@ def test_file_edits_in_a_conda_environment_ask(tmp_path: Path, mode: str) -> Non
 async def test_a_console_script_named_after_a_program_no_package_provides_is_put_aside(ws: Path) -> None:
     """A shim is two lines, but the module it imports is whatever the same command wrote
     into site-packages: a `bin/git` shim ran that module at the user's next `git` once
-    the venv was active, in a new venv and in an existing one (L3). pip's own are kept."""
+    the venv was active, in a new venv and in an existing one (L3); so did a pip shim in a
+    venv with no pip."""
     require_sandbox()
     venv.EnvBuilder(with_pip=False, symlinks=True).create(ws / ".venv")
     site = next((ws / ".venv" / "lib").glob("python*/site-packages")).relative_to(ws)
@@ -272,10 +274,9 @@ async def test_a_console_script_named_after_a_program_no_package_provides_is_put
     assert "made" in result.text, result.text
     # tail: a system program that is no Python script (if this machine has it where systems keep them)
     tail = ["env2/bin/tail"] if shutil.which("tail") in ("/usr/bin/tail", "/bin/tail") else []
-    planted = sorted([".venv/bin/git", "env2/bin/ls", *tail])
+    planted = sorted([".venv/bin/git", "env2/bin/ls", "env2/bin/pip3", *tail])
     assert sorted(result.details["quarantined"]) == planted, result.text
     assert (ws / "env2" / "bin" / "mytool").exists()  # a name of its own: a console script like any
-    assert (ws / "env2" / "bin" / "pip3").exists()
 
 
 async def test_a_shim_named_like_a_program_on_your_path_or_pip_must_be_that_program(
@@ -283,8 +284,8 @@ async def test_a_shim_named_like_a_program_on_your_path_or_pip_must_be_that_prog
     """`rg` in ~/.cargo/bin or /opt/homebrew/bin is as much the user's program as one in
     /usr/bin: a venv shim of that name importing a module the same command wrote ran it
     as the user once the venv was active; so did a `pip` shim that imports no pip (M2).
-    A shim of the package the user's own program runs (`black`), one standing for a
-    pyenv shim, and pip's own entry point stay."""
+    A shim of the package the user's own program runs (`black`) and one standing for a
+    pyenv shim stay; a shim of pip's own entry point in a venv with no pip does not."""
     require_sandbox()
     home = ws.parent
     (home / ".cargo" / "bin").mkdir(parents=True)
@@ -313,7 +314,27 @@ async def test_a_shim_named_like_a_program_on_your_path_or_pip_must_be_that_prog
         ("evil.txt", "rsync"), ("pip.txt", "pip3"), ("black.txt", "black"), ("mytool.txt", "mytool")])
     result = await sh(ws, f"{PYTHON} -m venv --without-pip env2 && {copies} && echo made")
     assert "made" in result.text, result.text
-    assert sorted(result.details["quarantined"]) == ["env2/bin/pip", "env2/bin/pip3.99", "env2/bin/rg",
-                                                     "env2/bin/rsync"], result.text
-    for kept in ("black", "black2", "pip3", "mytool"):
+    assert sorted(result.details["quarantined"]) == ["env2/bin/pip", "env2/bin/pip3", "env2/bin/pip3.99",
+                                                     "env2/bin/rg", "env2/bin/rsync"], result.text
+    for kept in ("black", "black2", "mytool"):
         assert (ws / "env2" / "bin" / kept).exists(), kept
+
+
+async def test_a_pip_shim_stays_only_where_the_venvs_own_pip_wrote_it(ws: Path) -> None:
+    """`python -m venv` with pip (ensurepip, offline) keeps pip, pip3 and pip3.X: pip's
+    RECORD lists them. A pip shim copied into a `--without-pip` venv, or into an existing
+    venv without pip, imports whatever the command writes as `pip._internal`: moved out."""
+    require_sandbox()
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(ws / ".old")
+    for env in ("bare", ".old"):
+        (ws.parent / f"{env}.txt").write_text(PIP_SHIM.format(python=f"{ws}/{env}/bin/python"))
+    result = await sh(ws, f"{PYTHON} -m venv withpip && {PYTHON} -m venv --without-pip bare && "
+                          f"cp {ws.parent / 'bare.txt'} bare/bin/pip && "
+                          f"cp {ws.parent / '.old.txt'} .old/bin/pip3 && echo made")
+    assert "made" in result.text, result.text
+    moved = sorted(q for q in result.details["quarantined"] if "/bin/" in q)  # not setuptools' .pth (3.11)
+    assert moved == [".old/bin/pip3", "bare/bin/pip"], result.text
+    assert "whose own pip did not write it" in result.text, result.text
+    version = "pip{}.{}".format(*sys.version_info[:2])
+    for name in ("pip", "pip3", version):
+        assert (ws / "withpip" / "bin" / name).exists(), name

@@ -1,0 +1,67 @@
+"""Whether a ``pip`` console script in a virtualenv is pip's: pip installed there wrote it.
+
+A ``pip``/``pip3``/``pip3.X`` shim must import pip's own entry point (:mod:`.newvenv`,
+finding M2), but that says only which module it names. In a venv made ``--without-pip``
+(as ``uv venv`` makes them) no pip is installed, so the ``pip._internal`` that shim
+imports is whatever the same command wrote into site-packages, and a two-line shim
+copied into ``bin/`` passed for pip: the user's next ``pip`` ran the command's code once
+the venv was active. pip (and ``ensurepip``, and uv's ``--seed``) lists each console
+script it writes in its ``pip-*.dist-info/RECORD``, by path and hash, so a ``pip`` shim
+is kept only when the venv's own pip records it with those very bytes. A shim with no
+pip in the venv is planted; a venv with no pip and no ``pip`` shim has nothing to judge.
+
+A command that writes a RECORD too, or edits an installed pip's code, is not caught
+here: a venv's site-packages stay writable to commands (``pip install`` works), which
+every console script of the venv imports from.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import glob
+import hashlib
+import io
+import os
+from pathlib import Path
+
+MAX_RECORD = 1 << 20
+"""Bytes of a RECORD read (pip's own is ~100 KB)."""
+NOT_PIP = ("a pip program in a virtualenv whose own pip did not write it (no pip is installed there, or its "
+           "RECORD does not list this file as it is): it would run whatever the command put in site-packages "
+           "as you at your next pip once the environment is active")
+
+
+def pip_wrote(script: Path, data: bytes) -> bool:
+    """Whether a pip installed in ``script``'s venv (``bin/``'s parent) lists ``script``
+    with the sha256 of ``data`` in its ``RECORD``."""
+    folder = os.path.realpath(script.parent)
+    env, shown = os.path.dirname(folder), os.path.join(folder, script.name)
+    digest = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    pattern = os.path.join(glob.escape(env), "lib", "python*", "site-packages", "pip-*.dist-info", "RECORD")
+    for record in sorted(glob.glob(pattern)):
+        site = os.path.dirname(os.path.dirname(record))
+        if os.path.realpath(record) != record or os.path.realpath(site) != site:
+            continue  # through a symlink: not the venv's own pip
+        for path, hashed in _entries(record):
+            if hashed == digest and os.path.normpath(os.path.join(site, path)) == shown:
+                return True
+    return False
+
+
+def _entries(record: str) -> list[tuple[str, str]]:
+    """``(path, hash)`` of each line of a RECORD (none when it is not a small file)."""
+    try:
+        if os.path.getsize(record) > MAX_RECORD:
+            return []
+        with open(record, encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_RECORD)
+    except OSError:
+        return []
+    try:
+        return [(row[0], row[1]) for row in csv.reader(io.StringIO(text)) if len(row) >= 2]
+    except csv.Error:
+        return []
+
+
+__all__ = ["NOT_PIP", "pip_wrote"]
