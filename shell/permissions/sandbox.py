@@ -359,6 +359,7 @@ class Sandbox:
         shown: Sequence[Path] = (),
         hidden: Sequence[Path] | None = None,
         walls: Guard | None = None,
+        staged_view: bool = True,
     ) -> list[str]:
         """The bubblewrap command line that runs ``argv`` in the sandbox.
 
@@ -367,7 +368,8 @@ class Sandbox:
         except those in ``shown`` (named by a call the user approved);
         ``hidden`` is :meth:`hidden_paths` when the caller has it already (where a deny rule
         on reading names one that git tracks files in, they read as staged:
-        :meth:`staged_in_place`; the caller refuses a command whose copies cannot be shown,
+        :meth:`staged_in_place`, when ``staged_view``: a command that runs git,
+        :mod:`.gitinvoked`; the caller refuses a command whose copies cannot be shown,
         as ``confine`` does); ``walls``
         (default: from that search) keep what runs later read-only."""
         bwrap = self.bwrap or which("bwrap") or "bwrap"
@@ -381,7 +383,8 @@ class Sandbox:
             if path.exists():
                 args += ["--bind-try", str(path), str(path)]
         hidden = self.hidden_paths() if hidden is None else hidden
-        over = {p: t.shown for p, t in self.staged_in_place(hidden).items() if t.shown and not t.problem}
+        trees = self.staged_in_place(hidden) if staged_view else {}
+        over = {p: t.shown for p, t in trees.items() if t.shown and not t.problem}
         for path in hidden:  # looked at again: one that vanished since it was listed would fail bwrap
             put = over.get(path, "")
             if path.is_dir():  # what git has staged there, else an empty folder (confine refused the rest)

@@ -40,6 +40,7 @@ from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
 from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
+from shell.permissions.gitinvoked import runs_git
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.gitstaged import StagedTree
@@ -289,14 +290,16 @@ async def confine(
         env = dict(sandbox.environment(), **QUIET)
         walls = sandbox.hidden_paths()
     secrets, guard = found[0]
-    refused = unshown_note(sandbox.staged_in_place(walls).values(), sandbox.workspace)
+    view = runs_git(argv[-1] if len(argv) >= 3 and argv[-2] == "-c" else " ".join(argv))
+    refused = unshown_note(sandbox.staged_in_place(walls).values(), sandbox.workspace) if view else ""
     if refused:  # git in the sandbox would see tracked files deleted
         raise ShellToolError(refused)
     visible = secrets.matching(list(shown)) if shown else ()
     hidden = sandbox.hideable(secrets, walls, visible)
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
-    wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard)
+    wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard,
+                           staged_view=view)
     started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, sandbox.readonly_paths(walls),
                     hostsockets.blocked(walls, sandbox.roots()))
@@ -487,9 +490,10 @@ def denied_note(denied: Sequence[Path], cwd: Path) -> list[str]:
     shown = ", ".join(path_text(paths.relative(p, cwd) or str(p)) for p in denied[:5])
     more = f" and {len(denied) - 5} more" if len(denied) > 5 else ""
     many = len(denied) != 1
-    return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as git has them staged "
-            "where git tracks them, else as empty or missing, "
-            f"but there): a deny rule keeps {'them' if many else 'it'} from the model (/permissions).]"]
+    them = "them" if many else "it"
+    return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as empty or missing; by a "
+            "command that runs git, as git has them staged where git tracks them, so that git does not take "
+            f"them for deleted): a deny rule keeps {them} from the model (/permissions).]"]
 
 
 def unshown_note(trees: Iterable[StagedTree], cwd: Path) -> str:

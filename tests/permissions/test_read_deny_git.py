@@ -92,6 +92,19 @@ async def test_commit_all_leaves_hidden_tracked_files_unchanged_and_edits_stay_h
     assert " M config/secrets/db.txt" in status and " M prod.toml" in status
 
 
+async def test_a_command_that_runs_no_git_sees_them_hidden_not_as_committed(ws: Path) -> None:
+    """The staged view is for git only: a command that does not run git (a recursive grep,
+    find -exec cat) reads nothing of a read-denied file, not even its committed content."""
+    require_sandbox()
+    repo(ws)
+    box = sandbox(ws, "config/secrets", "prod.toml")
+    result = await sh(box, "find config -type f -exec cat {} +; grep -r hunter2 . --exclude-dir=.git; "
+                           "cat $(ls | grep toml); echo END")
+    assert "END" in result.text, result.text
+    assert SECRET not in result.text and "api=1" not in result.text and "prod = 1" not in result.text
+    assert "by a command that runs git, as git has them staged" in result.text, result.text
+
+
 async def test_without_the_staged_copies_the_commit_deletes_them(ws: Path) -> None:
     """The control: the same command with the folder hidden empty (as before) commits
     the tracked files deleted. So the test above can fail."""
@@ -205,7 +218,8 @@ async def test_a_staged_copy_missing_from_a_partial_clone_is_not_fetched_and_the
     git(ws, "config", "core.repositoryformatversion", "1")
     box = sandbox(ws, "config/secrets")
     with pytest.raises(ShellToolError, match=r"1 staged copy could not be read \(not in this partial clone"):
-        await sh(box, "echo hi")
+        await sh(box, "git status")
+    assert "hi" in (await sh(box, "echo hi")).text  # runs no git: hidden as empty, nothing to refuse
     assert not marker.exists()
 
 
@@ -247,3 +261,16 @@ async def test_what_the_user_stages_next_is_what_the_next_command_sees(ws: Path)
     second = await sh(box, "find config -name db.txt -exec cat {} +; git status --porcelain")
     assert "password = second" in second.text and SECRET not in second.text, second.text
     assert "M  config/secrets/db.txt" in second.text and " D " not in second.text
+
+
+@pytest.mark.parametrize(("command", "runs"), [
+    ("git add -A && git commit -m wip", True), ("cd x && /usr/bin/git status", True),
+    ("bash -c 'git stash'", True), ("env GIT_DIR=.git git log", True), ("xargs git add < list", True),
+    ("pre-commit run -a", True), ("x=$(echo git); $x status", True), ("ls; git -C . commit -am x", True),
+    ("grep -r TOP .", False), ("find config -type f -exec cat {} +", False), ("echo git", False),
+    ("cat notes | grep git", False),
+])
+def test_which_commands_get_the_staged_view(command: str, runs: bool) -> None:
+    from shell.permissions.gitinvoked import runs_git
+
+    assert runs_git(command) is runs
