@@ -119,6 +119,16 @@ def names_denied(name: str, denied: list[tuple[str, str]]) -> str:
             "provider.")
 
 
+def reads_denied_history(name: str, reader: str, path: str, rule: str, more: int) -> str:
+    """Why a command that runs one of git's history readers asks while a deny rule on
+    reading names a path git tracks (:mod:`.githistory`)."""
+    others = f" (and {more} more)" if more else ""
+    return (f"{name} runs `{reader}`, which prints file contents from git's history, and git tracks "
+            f"{path}{others}, which {rule} keeps from the model: its committed content would be printed "
+            "without being named. Approving lets this one command run, and what it prints goes to the "
+            "model's provider.")
+
+
 def names_secrets(name: str, command: str, named: list[str], sandboxed: Callable[[str], bool] | None) -> str:
     """Why a command line that names a secret file asks, and what approving lets it read."""
     files = ", ".join(named)

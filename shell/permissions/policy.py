@@ -53,9 +53,18 @@ from shell.core.tools import READ_KINDS, Tool
 
 from . import asktext, homedirs, runslater, store
 from . import paths as resolving
-from .asktext import ask_reason, confined, confinement, names_denied, names_one_path, names_secrets
+from .asktext import (
+    ask_reason,
+    confined,
+    confinement,
+    names_denied,
+    names_one_path,
+    names_secrets,
+    reads_denied_history,
+)
 from .egress import secret_sent
 from .fence import Fence, outside_note
+from .githistory import history_reader, tracked_denied
 from .homedirs import unfenced_note
 from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
@@ -447,8 +456,18 @@ class PermissionPolicy(RuleEditing):
         named = named_secret_files(command)
         if named:
             return names_secrets(tool.name, command, named, self.sandboxed)
-        denied = named_paths(command, self.read_denied) if self._active().denies_any("read_file") else []
-        return names_denied(tool.name, denied) if denied else ""
+        if not self._active().denies_any("read_file"):
+            return ""
+        denied = named_paths(command, self.read_denied)
+        if denied:
+            return names_denied(tool.name, denied)
+        reader = history_reader(command, self.root)
+        tracked = tracked_denied(self.read_denied_paths()) if reader else []
+        if tracked:
+            shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
+            rule = self.read_denied(tracked[0])
+            return reads_denied_history(tool.name, reader, shown, rule, len(tracked) - 1)
+        return ""
 
     def read_denied(self, path: str | os.PathLike[str]) -> str:
         """The deny rule keeping the model from reading ``path``, or empty (:mod:`.readdeny`)."""

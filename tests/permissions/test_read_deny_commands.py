@@ -47,3 +47,46 @@ def test_other_commands_run_as_the_mode_says(tmp_path: Path, command: str) -> No
 
 def test_without_a_deny_rule_on_reading_nothing_more_asks(tmp_path: Path) -> None:
     assert decide(tmp_path, "cat config/secrets/db.txt", deny=())[0] == "allow"
+
+
+def tracked_repo(root: Path, *, track: bool = True) -> None:
+    import subprocess
+
+    (root / "config" / "secrets").mkdir(parents=True)
+    (root / "config" / "secrets" / "db.txt").write_text("TOPSECRETPLAN\n")
+    (root / "README.md").write_text("hi\n")
+    if not track:
+        (root / ".gitignore").write_text("config/secrets/\n")
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
+
+
+@pytest.mark.parametrize("command", [
+    "git grep -h . HEAD", "git log -p | grep -i top", "git archive HEAD | tar -xO", "git show",
+    "git diff HEAD~1", "git -C . log --patch", "git stash show -p", "bash -c 'git log -S TOP'",
+    "git clone . /tmp/c && cat /tmp/c/README.md", "git --work-tree=/tmp/w checkout -f HEAD",
+])
+def test_git_history_readers_ask_while_a_read_deny_names_a_tracked_path(tmp_path: Path, command: str) -> None:
+    """Tester finding N2: these printed the denied file's committed content unasked (auto)."""
+    tracked_repo(tmp_path)
+    action, reason = decide(tmp_path, command)
+    assert action == "ask", (command, reason)
+    assert "config/secrets" in reason and "deny read_file(config/secrets/**)" in reason
+    assert "git's history" in reason
+
+
+@pytest.mark.parametrize("command", ["git status", "git diff", "git log --oneline -5", "git show --stat",
+                                     "git add -A && git commit -m wip", "git diff README.md"])
+def test_git_commands_that_print_no_history_contents_stay_as_the_mode_says(tmp_path: Path,
+                                                                          command: str) -> None:
+    tracked_repo(tmp_path)
+    assert decide(tmp_path, command)[0] == "allow", command
+
+
+def test_history_readers_do_not_ask_when_git_tracks_nothing_a_rule_denies(tmp_path: Path) -> None:
+    tracked_repo(tmp_path, track=False)
+    assert decide(tmp_path, "git log -p")[0] == "allow"
+    assert decide(tmp_path, "git log -p", deny=())[0] == "allow"
