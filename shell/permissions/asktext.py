@@ -96,10 +96,11 @@ def hidden_count(sandbox: Sandbox | None) -> str:
     command ran since): a key written by ``write_file`` since is hidden from the command,
     and the question must say so. The search is the one the sandbox makes before the
     command, cached per folder, so only folders that changed are listed again and the
-    command's own search that follows finds nothing new to list."""
+    command's own search that follows finds nothing new to list; while the check after
+    an earlier command searches, its last result (the question does not wait for it)."""
     if sandbox is None:
         return ""
-    found = sandbox.secret_files()
+    found = sandbox.secret_index.find_unless_busy()
     n = len(found.paths)
     if not n:
         return ""

@@ -225,6 +225,16 @@ class SecretFileIndex:
                 self.last = SecretFiles((), False, why, tuple(self.roots))
             return self.last
 
+    def find_unless_busy(self) -> SecretFiles:
+        """:meth:`find`, unless a search runs now in another thread (the check after a
+        command, ten times as far): then the last result, rather than wait for it on the
+        caller's thread (a question asked on the event loop would freeze the screen)."""
+        if self.last is not None:
+            if not self._lock.acquire(blocking=False):
+                return self.last
+            self._lock.release()
+        return self.find()
+
     def files_where(self, names: Sequence[str], limit: int, links: bool = False) -> list[Path]:
         """The files the last search listed (not in skipped folders; links too if ``links``)
         whose name matches one of the wildcards ``names``, at most ``limit``: the candidates

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -319,6 +320,23 @@ def test_the_question_names_the_secret_files_as_they_are_when_it_asks(ws: Path) 
     (ws / ".aws" / "credentials").write_text("[default]\naws_secret_access_key = x\n")
     verdict = policy.decide(shell, {"command": "ls"})
     assert "6 files that usually hold secrets" in verdict.reason, verdict.reason
+
+
+def test_the_question_does_not_wait_for_a_search_running_after_a_command(ws: Path) -> None:
+    """The check after a command searches ten times as far, in its thread; a question
+    asked meanwhile (on the event loop) says what the last search found instead."""
+    require_sandbox()
+    box = Sandbox(ws)
+    policy = PermissionPolicy(ws, sandboxed=will_sandbox, load_project=False)
+    policy.sandbox = box
+    shell = tools_for(ws, box)["run_shell"]
+    policy.decide(shell, {"command": "ls"})
+    asked: list[str] = []
+    with box.secret_index._lock:  # as the check's search holds it
+        thread = threading.Thread(target=lambda: asked.append(policy.decide(shell, {"command": "ls"}).reason))
+        thread.start()
+        thread.join(60)
+        assert asked and "5 files that usually hold secrets" in asked[0], asked
 
 
 def test_auto_asks_when_the_workspace_could_not_all_be_searched(ws: Path) -> None:
