@@ -23,6 +23,8 @@ import bisect
 import difflib
 from collections.abc import Iterator, Sequence
 
+from .textsafety import path_text
+
 MAX_DIFF_LINES = 2000
 """Lines of diff text shown; a longer one ends with a note saying what is left out."""
 
@@ -208,14 +210,17 @@ def unified_diff(
     max_lines: int = MAX_DIFF_LINES,
 ) -> Iterator[str]:
     """``difflib.unified_diff(a, b, fromfile, tofile, n=n)`` (lines keep their ends),
-    in bounded work, at most ``max_lines`` lines and then a note of what is left out."""
+    in bounded work, at most ``max_lines`` lines and then a note of what is left out.
+    The file names are written as :func:`.textsafety.path_text` shows a path (``\\n``,
+    ``\\x1b``): a name holding a newline forged header and hunk lines of its own in
+    an approval's diff (tester finding L5)."""
     ops = opcodes(a, b)
     if all(op[0] == "equal" for op in ops):
         return
     groups = list(_grouped(ops, n))
     total = 2 + sum(1 + sum(_length(op) for op in group) for group in groups)
-    yield f"--- {fromfile}\n"
-    yield f"+++ {tofile}\n"
+    yield f"--- {path_text(fromfile)}\n"
+    yield f"+++ {path_text(tofile)}\n"
     room = max_lines - 2
     for group in groups:
         first, last = group[0], group[-1]

@@ -147,22 +147,33 @@ def hidden_warning(request: ApprovalRequest) -> str:
         return text
 
     map_strings(request.args, tally)  # iterative: any nesting
+    odd = [key for key, value in request.args.items() if isinstance(value, str) and _names_a_path(key)
+           and any(ord(c) < 0x20 or ord(c) == 0x7F for c in value)]
+    named = (f"{WARNING_MARK}The {odd[0]} argument holds a line break or control character, shown as \\n or "
+             "\\x…: the file is named so (not what the lines of a diff may seem to name)." if odd else "")
     if not count:
-        return ""
+        return named
     what = "character" if count == 1 else "characters"
     said = " … ".join(spelled)
     said = said if len(said) <= 200 else said[:199] + "…"
     reads = f' Tag characters that a model reads as "{said}".' if said else ""
-    return (f"{WARNING_MARK}{count} hidden {what} (invisible or direction-changing) in what this call "
-            f"would write or run, shown as \\u… escapes: read them before approving.{reads}")
+    hidden = (f"{WARNING_MARK}{count} hidden {what} (invisible or direction-changing) in what this call "
+              f"would write or run, shown as \\u… escapes: read them before approving.{reads}")
+    return f"{hidden}\n{named}" if named else hidden
+
+
+PATH_KEYS = frozenset({"file", "target", "source", "destination", "dest", "cwd", "directory", "dir"})
+
+
+def _names_a_path(key: str) -> bool:
+    """Whether an argument named ``key`` names a file (``path``, ``file_path``, ``cwd``)."""
+    return "path" in key.lower() or key.lower() in PATH_KEYS
 
 
 def approval_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]:
     """The tool, any hidden-character warning, why it asks, every argument, then the preview."""
     lines = [f"{request.call.name}"]
-    warning = hidden_warning(request)
-    if warning:
-        lines.append(f"{indent}{warning}")
+    lines.extend(f"{indent}{warning}" for warning in hidden_warning(request).splitlines())
     words = request.own_words()
     if words:
         lines.extend(f"{indent}{line}" for line in words.splitlines() if line.strip())

@@ -68,3 +68,20 @@ def test_the_line_modes_outside_question_lists_the_whole_call_too() -> None:
     assert lines.index("  The call's arguments (complete):") < lines.index("    content: SECRET PLAN")
     whole = approval_lines(request())
     assert "  content:" in whole and "    hi" in whole and not any("Asked about" in line for line in whole)
+
+
+def test_a_path_holding_a_newline_forges_no_diff_lines_and_is_warned_about() -> None:
+    """Tester finding L5: the diff header printed the name's newlines, so a path could
+    draw a ``+++ b/README.md`` header and hunk of its own in the approval."""
+    from shell.core import linediff
+    from shell.frontend.approval import approval_lines
+
+    name = "x\n+++ b/README.md\n@@ -0,0 +1 @@\n+harmless"
+    diff = "".join(linediff.unified_diff([], ["evil\n"], "/dev/null", f"b/{name}")).splitlines()
+    assert diff == ["--- /dev/null", "+++ b/x\\n+++ b/README.md\\n@@ -0,0 +1 @@\\n+harmless", "@@ -0,0 +1 @@",
+                    "+evil"]
+    call = ToolCallBlock("c1", "write_file", {"path": name, "content": "evil\n"})
+    lines = approval_lines(ApprovalRequest(call, None, dict(call.args)))
+    assert any("The path argument holds a line break or control character" in line for line in lines), lines
+    plain = approval_lines(request())
+    assert not any("line break" in line for line in plain)
