@@ -16,6 +16,8 @@ but git reaches further, sideways:
 - a script a config names as a command (``core.fsmonitor = scripts/watch``, an alias
   ``!./tools/x.sh``, a filter) runs at the next ``git status``, alias or checkout
   (:mod:`.gitcommands`).
+- a script a commit-hook framework's config names (pre-commit's ``entry:``, a husky
+  hook's line, lefthook's ``run:``) runs at the next commit (:mod:`.hookscripts`).
 
 :func:`git_runs` returns those paths inside the workspace for some git directories,
 cached by the configs' and hooks folders' times, so the file tools' policy (an edit asks)
@@ -36,12 +38,15 @@ from . import paths
 from .gitcommands import command_paths
 from .gitconfigfile import entries
 from .gitcreds import MAX_INCLUDE_DEPTH, global_configs, include_paths
+from .hookscripts import hook_scripts
 
 HOOKS_PATH_WHY = "git runs as your hooks (a core.hooksPath folder) at your next commit"
 INCLUDED_WHY = ("git reads as part of your git config (a config includes it): a core.fsmonitor or alias "
                 "there runs as you at your next git status")
 HOOK_LINK_WHY = "git runs as your hook at your next commit (a hook in a hooks folder links to it)"
 COMMAND_WHY = "git runs as you: a command your git config names (core.fsmonitor, an alias, a filter)"
+FRAMEWORK_WHY = ("runs as you at your next git commit: a commit-hook framework's config names it "
+                 "(pre-commit's entry, a husky hook, lefthook's run)")
 MAX_HOOK_ENTRIES = 256
 """Entries of one hooks folder looked at for links."""
 MAX_CONFIGS = 64
@@ -64,6 +69,8 @@ class GitRuns:
     """Where the links in a hooks folder lead."""
     commands: tuple[Path, ...] = ()
     """Files a config names as a command (:mod:`.gitcommands`)."""
+    hook_scripts: tuple[Path, ...] = ()
+    """Files a commit-hook framework's config names (:mod:`.hookscripts`)."""
     stamps: tuple[Stamp, ...] = ()
     """What this was worked out from, and when each last changed (the cache's key)."""
 
@@ -78,6 +85,8 @@ class GitRuns:
             return HOOK_LINK_WHY
         if Path(text) in self.commands:
             return COMMAND_WHY
+        if Path(text) in self.hook_scripts:
+            return FRAMEWORK_WHY
         return ""
 
 
@@ -163,11 +172,15 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
     configs: list[Path] = []
     links: list[Path] = []
     commands: list[Path] = []
+    scripts: list[Path] = []
     looked: list[Path] = []
     for gitdir in gitdirs:
         base = gitdir.parent if gitdir.name == ".git" else gitdir
         seen, included = _configs(gitdir)
         looked += seen
+        named, read = hook_scripts(base)
+        scripts += [p for p in named if _inside(p, roots)]
+        looked += [*read, base, base / ".husky"]  # a new config changes its folder's times
         configs += [p for p in included if _inside(p, roots)]
         folders = [gitdir / "hooks"]
         for config in seen:
@@ -183,7 +196,8 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
             links += _links(real, roots)
     stamps = tuple(_stamp(p) for p in dict.fromkeys(looked))
     return GitRuns(tuple(dict.fromkeys(hook_dirs)), tuple(dict.fromkeys(configs)),
-                   tuple(dict.fromkeys(links)), tuple(dict.fromkeys(commands)), stamps)
+                   tuple(dict.fromkeys(links)), tuple(dict.fromkeys(commands)),
+                   tuple(dict.fromkeys(scripts)), stamps)
 
 
 _cache: dict[tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]], GitRuns] = {}

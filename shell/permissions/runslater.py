@@ -346,7 +346,7 @@ class _Walls:
                 if hooks not in self.hook_dirs:
                     self.hook_dirs.append(hooks)
                     self.watch(hooks)
-            for path in (*runs.configs, *runs.hook_links, *runs.commands):  # watched when missing too
+            for path in (*runs.configs, *runs.hook_links, *runs.commands, *runs.hook_scripts):  # missing too
                 if path not in self.sideways:
                     self.sideways[path] = runs.why(path)
                     if self.watch(path).kind == "file" and path in runs.configs:

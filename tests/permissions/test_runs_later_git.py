@@ -318,3 +318,40 @@ def test_only_a_worktree_that_points_back_at_its_git_directory_is_the_submodules
         assert (unsafe_git_keys(config, [ws]) == []) is safe, value
     config.write_text("[core]\n\tworktree = ../../../sub\n")
     assert unsafe_git_keys(config) == ["core.worktree"]  # not in the workspace asked about
+
+
+# -- N7: the scripts a commit-hook framework's config names ------------------------------
+
+
+def frameworks(ws: Path) -> None:
+    """pre-commit, husky and lefthook each naming a script of the workspace (tester round 9)."""
+    git(ws, "init", "-q")
+    (ws / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: lint\n        name: lint\n"
+        "        entry: ./scripts/lint.sh --fix\n        language: script\n"
+        "      - id: fmt\n        entry: bash\n        args: [tools/fmt.sh]\n        language: system\n")
+    hook(ws / ".husky" / "pre-commit", "npm test\nsh ./scripts/hk.sh \"$@\"\n")
+    (ws / "lefthook.yml").write_text("pre-commit:\n  commands:\n    lint:\n"
+                                     "      run: ./scripts/lh.sh {staged_files}\n")
+    for name in ("scripts/lint.sh", "tools/fmt.sh", "scripts/hk.sh", "scripts/lh.sh", "scripts/other.sh"):
+        hook(ws / name)
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_of_the_scripts_a_hook_framework_runs_ask(ws: Path, mode: str) -> None:
+    frameworks(ws)
+    for path in ("scripts/lint.sh", "tools/fmt.sh", "scripts/hk.sh", "scripts/lh.sh"):
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "next git commit" in found.reason, (path, found.reason)
+    assert verdict(ws, "scripts/other.sh", mode).action == "allow"
+
+
+async def test_a_sandboxed_command_cannot_change_the_scripts_a_hook_framework_runs(ws: Path) -> None:
+    require_sandbox()
+    frameworks(ws)
+    result = await sh(ws, "for f in scripts/lint.sh tools/fmt.sh scripts/hk.sh scripts/lh.sh; do "
+                          "echo 'id > owned' >> $f; done; echo x >> scripts/other.sh; echo fine > notes.txt")
+    for name in ("scripts/lint.sh", "tools/fmt.sh", "scripts/hk.sh", "scripts/lh.sh"):
+        assert (ws / name).read_text() == "#!/bin/sh\ntrue\n", name
+    assert (ws / "scripts" / "other.sh").read_text().endswith("x\n")
+    assert (ws / "notes.txt").read_text() == "fine\n", result.text
