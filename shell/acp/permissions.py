@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from shell.core.approvals import ApprovalDecision, ApprovalRequest, rejected_message, rest_rejection
+from shell.core.textsafety import show_blank_runs
 from shell.core.tools import Tool, ToolKind
-from shell.frontend.approval import rest_counts
+from shell.frontend.approval import approval_lines, rest_counts
 from shell.permissions import paths
 from shell.permissions.modes import MODES as POLICY_MODES
 from shell.permissions.modes import SUMMARY, ModeError, parse_mode
@@ -164,6 +165,20 @@ class AcpPermissions:
         return f" Calls matching {', '.join(rules)} are denied for the rest of this session." if rules else ""
 
 
+def approval_text(request: ApprovalRequest) -> str:
+    """The question as the TUI and the line mode word it (:func:`approval_lines`: the
+    hidden-character warning, why it asks, every argument whole, the commands a line
+    runs or the diff), for the request's content: editors show a request's title and
+    content, not its ``rawInput``, so a command's tail past the title or a URL's query
+    was approved unseen (finding N8). Runs of blanks are counted (J12): an editor's
+    code block does not wrap, and padding would push a tail out of sight. The caller
+    fences and sanitises it."""
+    lines = approval_lines(request)
+    if request.reason and request.reason not in "\n".join(lines):  # a tool's own description
+        lines.insert(1, f"  {request.reason}")
+    return "\n".join(show_blank_runs(line) for line in lines)
+
+
 def is_path_request(request: ApprovalRequest, workspace_root: Path) -> bool:
     """A question about a path outside the workspace (the workspace's fence asking),
     rather than about the call as such: its ``args`` are not the call's, or they are
@@ -182,4 +197,5 @@ def is_path_request(request: ApprovalRequest, workspace_root: Path) -> bool:
     return not paths.within(resolved, workspace_root)
 
 
-__all__ = ["MODES", "MODE_IDS", "AcpPermissions", "ModeError", "is_path_request", "tool_kind"]
+__all__ = ["MODES", "MODE_IDS", "AcpPermissions", "ModeError", "approval_text", "is_path_request",
+           "tool_kind"]

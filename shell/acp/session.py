@@ -47,7 +47,7 @@ from shell.runtime import ShellError, ShellRuntime
 
 from . import config_options as co
 from .editor_tools import editor_tools
-from .permissions import AcpPermissions, is_path_request
+from .permissions import AcpPermissions, approval_text, is_path_request
 from .replay import history_updates
 from .toolview import one_line
 from .updates import ReplyUpdates, Update
@@ -206,7 +206,7 @@ class AcpSession:
             return None
         call = request.call
         await self.updates.announce(call.id, call.name, dict(call.args))
-        view = self.updates.permission_view(call.id, request.reason)
+        view = self.updates.permission_view(call.id, approval_text(request))
         if is_path_request(request, self.runtime.workspace.root):
             view.title = one_line(request.own_words() or request.description, 300)
         options = [

@@ -19,6 +19,7 @@ from typing import Any
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.textsafety import sanitize
 from shell.permissions import paths
+from shell.permissions.shellsplit import split_command
 
 TITLE_WIDTH = 100
 MAX_OUTPUT_CHARS = 20_000
@@ -48,8 +49,7 @@ def title_for(name: str, args: dict[str, Any]) -> str:
     if name == "edit_file" and arg("path"):
         return one_line(f"Edit {arg('path')}")
     if name == "run_shell" and arg("command"):
-        command = one_line(arg("command"), TITLE_WIDTH - 6).replace("`", "'")
-        return f"Run `{command}`"
+        return _run_title(arg("command"))
     if name == "fetch_url" and arg("url"):
         return one_line(f"Fetch {arg('url')}")
     if name == "grep" and arg("pattern"):
@@ -59,6 +59,20 @@ def title_for(name: str, args: dict[str, Any]) -> str:
     if name == "write_todos":
         return "Update the plan"
     return one_line(name)
+
+
+def _run_title(command: str) -> str:
+    """``Run `CMD```; when the title is cut and the line runs more than one command,
+    ``Run N commands: `CMD…```: a cut title must not hide that ``; cp -r . /tmp/x``
+    follows a long harmless head (finding N8; the whole line is in the content)."""
+    shown = one_line(command, TITLE_WIDTH - 6).replace("`", "'")
+    cut = shown != " ".join(sanitize(command).split()).replace("`", "'")
+    count = sum(1 for part in split_command(command).parts if part.text) if cut else 1
+    if count <= 1:
+        return f"Run `{shown}`"
+    head = f"Run {count} commands: "
+    shown = one_line(command, TITLE_WIDTH - 2 - len(head)).replace("`", "'")
+    return f"{head}`{shown}`"
 
 
 def resolve_path(root: Path, value: Any) -> Path | None:
@@ -145,11 +159,11 @@ def result_diff(result: ToolResult) -> Diff | None:
 _BACKTICKS = re.compile(r"`{3,}")
 
 
-def fenced(text: str, *, tail: int = MAX_OUTPUT_CHARS) -> str:
+def fenced(text: str, *, tail: int | None = MAX_OUTPUT_CHARS) -> str:
     """``text`` as a Markdown code block no content can close, sanitised, its tail
-    kept when long."""
+    kept when long (``tail=None``: whole, for what a user approves)."""
     text = sanitize(text)
-    if len(text) > tail:
+    if tail is not None and len(text) > tail:
         text = f"[… {len(text) - tail} characters before this are not shown]\n" + text[-tail:]
     longest = max((len(m.group()) for m in _BACKTICKS.finditer(text)), default=2)
     fence = "`" * max(3, longest + 1)

@@ -173,14 +173,16 @@ class ReplyUpdates:
             content=content,
         )
 
-    def permission_view(self, call_id: str, reason: str = "") -> ToolCallUpdate:
+    def permission_view(self, call_id: str, question: str = "") -> ToolCallUpdate:
         """The call as the permission dialog shows it (it was announced just before):
-        what it would change, and why the policy asks."""
+        what it would change, then ``question``, the approval as every front end
+        words it (:func:`shell.frontend.approval.approval_lines`), fenced whole.
+        Editors show a request's title and content, not its ``rawInput`` (finding N8)."""
         call = self.calls[call_id]
         view = self._describe(call)
         content: list[ToolContent] = list(view.content or [])
-        if reason:
-            content.append(text_content(sanitize(reason)))
+        if question:
+            content.append(text_content(toolview.fenced(question, tail=None)))
         return ToolCallUpdate(
             tool_call_id=call.id,
             title=view.title,
