@@ -1,5 +1,5 @@
 """Workspaces no sandbox can fence: ``/``, the home directory, anything holding it,
-and ``~/.config`` or ``~/.local``.
+``~/.config`` or ``~/.local``, and a folder of ``PATH`` (``~/bin``).
 
 ``accept-edits`` and ``auto`` run edits and sandboxed commands unasked because what
 they change stays in the workspace, and the runs-later guard (:mod:`.runslater`)
@@ -13,6 +13,7 @@ start and in each question) instead of guarding a list that would miss one.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -87,7 +88,31 @@ def unfenced(roots: list[Path]) -> str:
             return f"the workspace {root} holds your home directory"
         if root.parent == mine and root.name in SETTINGS_DIRS:
             return f"the workspace {root} holds what your desktop and shell start at login"
+        if root in path_folders():
+            return (f"the workspace {root} is a folder of your PATH (its programs run as you whenever you "
+                    "type their names)")
     return ""
+
+
+def path_folders() -> frozenset[Path]:
+    """The absolute folders of ``PATH`` (``~/bin``, ``~/.local/bin``), resolved: a workspace
+    that is one runs as the user at every prompt, so a program a command changes there
+    (``~/bin/mytool``, tester's note in round 9) is as unfenced as ``~/.bashrc``. A
+    relative entry (``.``) is left out: it would make every workspace one."""
+    return _path_folders(os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _path_folders(value: str) -> frozenset[Path]:
+    """Resolved once per value of ``PATH``."""
+    out: set[Path] = set()
+    for entry in value.split(os.pathsep):
+        if entry and os.path.isabs(entry):
+            try:
+                out.add(Path(os.path.realpath(entry)))
+            except (OSError, ValueError):
+                continue
+    return frozenset(out)
 
 
 def unfenced_note(why: str, mode: str) -> str:
@@ -97,8 +122,8 @@ def unfenced_note(why: str, mode: str) -> str:
             "complete. Start agent-shell in a project folder for edits and commands to run unasked.")
 
 
-__all__ = ["LOGIN_DIRS", "SETTINGS_DIRS", "SYSTEM_DIRS", "home", "too_broad", "too_broad_writable",
-           "unfenced", "unfenced_note"]
+__all__ = ["LOGIN_DIRS", "SETTINGS_DIRS", "SYSTEM_DIRS", "home", "path_folders", "too_broad",
+           "too_broad_writable", "unfenced", "unfenced_note"]
 
 
 def home_dirs() -> list[Path]:

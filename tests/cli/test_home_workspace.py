@@ -6,6 +6,7 @@ the user later (``~/.bashrc``, ``~/.profile``, ``~/.config/autostart``,
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,22 @@ def test_auto_started_in_home_plants_nothing_and_says_why(
     assert "is your home directory" in r.stderr
     results = [m for m in json.loads(r.stdout)["messages"] if m.get("role") == "tool"]
     assert len(results) == 2 and all(m["is_error"] and "not run" in json.dumps(m["content"]) for m in results)
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_a_workspace_that_is_a_folder_of_path_asks(home: Path, mode: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round 9's note: with ~/bin itself as the workspace, auto changed ~/bin/mytool unasked,
+    and it runs as the user whenever they type its name."""
+    bin_dir = home / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}.")
+    p = PermissionPolicy(bin_dir, mode=mode, sandboxed=lambda _: True, load_project=False)
+    for tool, args in (("write_file", {"path": "mytool", "content": "id\n"}),
+                       ("run_shell", {"command": "echo id >> mytool"})):
+        found = p.decide(tools(bin_dir)[tool], args)
+        assert found.action == "ask", found
+        assert "is a folder of your PATH" in found.reason or (mode != "auto" and tool == "run_shell"), found
+    project = home / "project"  # "." in PATH makes no workspace one
+    q = PermissionPolicy(project, mode=mode, sandboxed=lambda _: True, load_project=False)
+    assert q.decide(tools(project)["write_file"], {"path": "a.txt", "content": "x"}).action == "allow"
