@@ -15,7 +15,8 @@ listed again whose stamp and ignore rules are as at the last scan (:mod:`.scanwa
 a scan of an unchanged workspace costs one ``stat`` per file and one per folder.
 It is bounded: files over ``max_file`` bytes, content beyond ``max_total`` bytes
 in all and files beyond ``max_files`` are not kept; a change to one of them is
-still seen (its stat changed) and reported as not kept, with the reason. What
+still seen (its stat changed) and reported as not kept, with the reason, and the
+result of a command that deleted or cut short one of them says so at once. What
 ``.gitignore`` ignores, ``.git`` itself and symlinks are not scanned (build output
 and dependencies would fill the bounds; the sandbox keeps ``.git/hooks`` and
 ``.git/config`` read-only anyway), except a file scanned before: it stays scanned
@@ -26,6 +27,7 @@ into ``.gitignore`` and then overwrites the user's untracked notes is captured).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import stat
 import threading
@@ -33,12 +35,13 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import anyio
 import anyio.to_thread
 
-from ..core.textsafety import sanitize_line
+from ..core.messages import DataBlock, TextBlock, ToolResult
+from ..core.textsafety import path_text, sanitize_line
 from .changes import CapturedFile, ChangeLog, TreeChange
 from .ignore import DIR_FLAGS, WalkStats, ignore_root_for
 from .scanwalk import Batch, ListingWalk
@@ -101,6 +104,10 @@ class WorkspaceCapture:
         self.not_undone = ""
         """What the last :meth:`changes_since` saw that a rewind does not undo: symlinks
         changed to lead elsewhere ("" when none)."""
+        self.lost = ""
+        """What the last :meth:`changes_since` saw a command delete or cut short that a
+        rewind cannot put back (not kept: too big, over the total, unreadable), for the
+        command's result ("" when none)."""
         self.tree: list[TreeChange] = []
         """The folders the last :meth:`changes_since` saw renamed and symlinks made:
         a rewind undoes those."""
@@ -134,6 +141,7 @@ class WorkspaceCapture:
         self.cut = after.why or before.why
         self.not_undone, self.tree = _not_undone(self.root, before, after)
         out: list[CapturedFile] = []
+        lost: list[tuple[str, str, str]] = []
         was, now = before.files, after.files
         differ = [rel for rel, entry in now.items() if was.get(rel) is not entry]  # kept entries are shared
         differ += [rel for rel in was if rel not in now]
@@ -157,10 +165,13 @@ class WorkspaceCapture:
             if old is None:
                 out.append(CapturedFile(self.root / rel, None, None, after=left, deleted=deleted))
             elif old.data is None:
+                if new is None or new.key[0] < old.key[0]:
+                    lost.append((rel, "deleted" if new is None else f"cut from {_mb(old.key[0])}", old.why))
                 out.append(CapturedFile(self.root / rel, None, old.mode, kept=False, why=old.why,
                                         after=left, deleted=deleted))
             else:
                 out.append(CapturedFile(self.root / rel, old.data, old.mode, after=left, deleted=deleted))
+        self.lost = lost_note(lost)
         return out
 
     # -- scanning ----------------------------------------------------------------------
@@ -304,6 +315,24 @@ class WorkspaceCapture:
         return _Entry(key, mode, data)
 
 
+LOST_NOTE = "/rewind cannot put back"
+"""How a command's note on files it deleted or cut short that were not kept starts."""
+
+
+def lost_note(lost: list[tuple[str, str, str]]) -> str:
+    """What a command's result says at once of files it deleted or cut short whose
+    content the scan before it could not keep (``(path, what happened, why)``): else
+    only a later ``/rewind`` told, and by then the user might have stopped the agent or
+    found a copy elsewhere (tester finding L4)."""
+    if not lost:
+        return ""
+    said = " ".join(f"{path_text(rel)} was {what}: {sanitize_line(why) or 'it was not kept'}."
+                    for rel, what, why in lost[:MAX_NAMED])
+    more = f" And {len(lost) - MAX_NAMED} more." if len(lost) > MAX_NAMED else ""
+    return (f"[agent-shell: {LOST_NOTE} what this command deleted or cut short, as its content was not kept "
+            f"before the command. {said}{more} Tell the user now: they may still have a copy elsewhere.]")
+
+
 NOT_UNDONE = "a rewind does not undo"
 """How the part of a command's note that lists its renames and symlinks starts."""
 MAX_NAMED = 5
@@ -381,11 +410,13 @@ async def watched(
         finally:
             changes.shell_ran(command, sandboxed=False, files=None, note=outside)
     before = await anyio.to_thread.run_sync(capture.snapshot, abandon_on_cancel=True)
+    lost: list[str] = []
 
     def record() -> None:
         """Off the event loop, scan and record in one go: a command that made 30,000
         files has 60,000 checkpoint records, and the screen must not wait for them (J9)."""
         found = capture.changes_since(before)
+        lost.append(capture.lost)  # read here: the next command's scan sets it anew
         note = "; ".join(n for n in (capture.cut, capture.not_undone) if n) or NOT_SCANNED
         if capture.tree:
             changes.shell_ran(command, sandboxed=True, files=found, note=note, tree=capture.tree)
@@ -394,7 +425,7 @@ async def watched(
 
     cancelled = False
     try:
-        return await run()
+        result = await run()
     except anyio.get_cancelled_exc_class():
         cancelled = True
         raise
@@ -403,3 +434,16 @@ async def watched(
         # (the next command's scan waits for it: one scan at a time), so Esc stays quick.
         with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_WAIT if cancelled else RECORD_WAIT):
             await anyio.to_thread.run_sync(record, abandon_on_cancel=True)
+    return with_note(result, lost[0]) if lost else result
+
+
+def with_note(result: T, note: str) -> T:
+    """``result`` (a :class:`ToolResult`) with ``note`` after its text, which the user
+    sees in the call's span and the model reads; anything else as it is."""
+    if not note or not isinstance(result, ToolResult):
+        return result
+    if isinstance(result.content, str):
+        content: str | tuple[TextBlock | DataBlock, ...] = f"{result.content}\n{note}"
+    else:
+        content = (*result.content, TextBlock(note))
+    return cast(T, dataclasses.replace(result, content=content))
