@@ -127,7 +127,11 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
 
 
 def _git_dirs(gitdir: Path) -> list[Path]:
-    """``gitdir`` and the git dirs of its submodules and worktrees (bounded)."""
+    """``gitdir`` and the git dirs of its submodules and worktrees (bounded). A folder
+    there counts by where it is when it holds a config, whole git dir or not: a stray
+    ``modules/<name>/config`` without ``HEAD`` kept the token in its remote URL readable
+    in the sandbox (tester finding L3), and a ``HEAD`` planted beside it later makes
+    git read it."""
     out = [gitdir]
     stack = [gitdir / "modules", gitdir / "worktrees"]
     while stack and len(out) < MAX_GIT_DIRS:
@@ -140,10 +144,11 @@ def _git_dirs(gitdir: Path) -> list[Path]:
             if not entry.is_dir(follow_symlinks=False):
                 continue
             path = Path(entry.path)
-            if os.path.lexists(path / "HEAD"):
+            whole = os.path.lexists(path / "HEAD")
+            if whole or any(os.path.lexists(path / name) for name in ("config", "config.worktree")):
                 out.append(path)
                 stack += [path / "modules", path / "worktrees"]
-            elif here.name == "modules":  # a submodule named a/b lives in modules/a/b
+            if not whole and here.name == "modules":  # a submodule named a/b lives in modules/a/b
                 stack.append(path)
     return out
 
