@@ -34,11 +34,13 @@ from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
 from shell.permissions import runslater
+from shell.permissions.hiddenvalues import redacted_note
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
 from shell.tools import after_check, file_edits, files, nofollow, shell_cmd
 from shell.tools.capture import WorkspaceCapture, watched
 from shell.tools.changes import ChangeLog
+from shell.tools.hiddenreads import without_secret_values
 from shell.tools.sniff import sniff_media_type
 from shell.tools.workspace import Workspace
 
@@ -106,6 +108,8 @@ class _Editor:
         self.capture = WorkspaceCapture(workspace.root) if changes is not None else None
         self.sandbox = sandbox if sandbox is not None and sandbox.available else None
         """The sandbox the editor's terminal runs commands in, or None where none works here."""
+        self.secrets_from = sandbox
+        """Whose search for secret files says what read_file redacts (also where bubblewrap is missing)."""
         self.client = client
         self.session_id = session_id
         self.builtin = builtin
@@ -165,7 +169,10 @@ class _Editor:
             return await own.run({"path": str(real), "offset": offset, "limit": limit}, ctx)
         text, note = files.model_view(real, await self.read_text(real, offset, limit + 1))
         result = number_lines(text, shown, offset, limit)
-        return replace(result, content=f"{result.content}\n{note}") if note else result
+        result = replace(result, content=f"{result.content}\n{note}") if note else result
+        if self.secrets_from is None:
+            return result
+        return await anyio.to_thread.run_sync(without_secret_values, result, self.secrets_from, real)
 
     async def write_file(self, ctx: ToolContext, path: str, content: str) -> ToolResult:
         real = await self.allowed(ctx, path, "write")
@@ -315,7 +322,9 @@ async def run_in_editor_terminal(
                 # Also after a cancel or a timeout: what the command planted is moved out.
                 planted, unchecked = await after_check.check_after(sandbox, confined.guard, started,
                                                                    cancelled=cancelled)
-    text = str(output.output)
+    text, found = str(output.output), dict[str, str]()
+    if confined is not None:  # the values of the secret files hidden from it (.hiddenvalues)
+        text, found = confined.values.redact(text)
     if output.truncated:
         text = f"[the editor kept only the end of the output]\n{text}"
     if timed_out:
@@ -331,6 +340,7 @@ async def run_in_editor_terminal(
         notes, not_written = shell_cmd.sandbox_notes(
             text, exit_code, cwd, network=network, timed_out=timed_out, sandboxed=True, confined=confined,
             planted=planted, unchecked=unchecked, roots=sandbox.roots(), restarted=restarted)
+    notes += [n for n in [redacted_note(found)] if n]
     return ToolResult(
         "\n".join([body, *notes, *after_check.take_late_notes(sandbox)]),
         is_error=timed_out or bool(signal) or exit_code != 0,
@@ -341,6 +351,7 @@ async def run_in_editor_terminal(
             "sandboxed": confined is not None,
             "network": network or confined is None,
             "hidden_secret_files": len(confined.hidden) if confined is not None else 0,
+            "redacted_values": len(found),
             "quarantined": [
                 runslater.relative(p.path, sandbox.roots())
                 for p in planted

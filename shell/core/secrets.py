@@ -33,7 +33,7 @@ from typing import Any, Self
 from shell.core.secretencodings import percent_decoded, readings
 from shell.core.secretshapes import SHAPES as SHAPES
 from shell.core.secretshapes import Shape as Shape
-from shell.core.textsafety import map_strings
+from shell.core.textsafety import map_strings, without_hidden
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 8
@@ -269,6 +269,18 @@ def _compile(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, _A
     return regex, table
 
 
+@lru_cache(maxsize=1)
+def _hidden_characters() -> Any:
+    """What :func:`~shell.core.textsafety.without_hidden` takes away, as RE2 over UTF-8."""
+    import re2
+
+    from .textsafety import HIDDEN_PATTERN
+
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(HIDDEN_PATTERN.encode("utf-8"), options=options)
+
+
 _REDACTED_BYTES = REDACTED.encode()
 
 
@@ -340,9 +352,9 @@ class Secrets:
         invisible characters included; text with none (an emoji's ZWJ) stays as is."""
         from .textsafety import without_hidden_where
 
+        if self._compiled is None or not _hidden_characters().search(text.encode("utf-8", "surrogatepass")):
+            return text  # (most text: RE2 tells in 1.5 ms a MB; Python's re took 20, the map 20 more)
         stripped, where = without_hidden_where(text)
-        if len(stripped) == len(text) or self._compiled is None:
-            return text
         regex, table = self._compiled
         data = stripped.encode("utf-8", "surrogatepass")
         spans: list[tuple[int, int]] = []
@@ -383,6 +395,20 @@ class Secrets:
             self._learned += len(new)
             self.values = tuple(sorted({*self.values, *new}, key=lambda v: (-len(v), v)))
             self._compiled = _compile(self.values, self.patterns)
+
+    def matches(self, text: str) -> list[str]:
+        """Each secret found in ``text``, as it is written there (what :meth:`text`
+        replaces; zero-width characters between its letters left out): to say how many
+        were redacted, and whose."""
+        if not text or self._compiled is None:
+            return []
+        regex, table = self._compiled
+        kinds: list[tuple[str, bytes]] = []
+        data = text.encode("utf-8", "surrogatepass")
+        if not text.isascii() and _hidden_characters().search(data):
+            data = without_hidden(text).encode("utf-8", "surrogatepass")
+        _substitute(regex, table, data, None, kinds)
+        return [value.decode("utf-8", "surrogatepass") for _, value in kinds]
 
     def json(self, value: Any) -> Any:
         """A copy of a JSON value with every string and key redacted (iterative, any
@@ -425,8 +451,14 @@ def secret_values(environ: Mapping[str, str] | None = None, settings: Any = None
                 found.add(value)
     values = {v for v in found if isinstance(v, str) and len(v) >= MIN_SECRET_LEN}
     for value in list(values):
-        values.update((urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)))
+        values.update(encoded_forms(value))
     return sorted(values, key=len, reverse=True)
+
+
+def encoded_forms(value: str) -> tuple[str, str]:
+    """How a known secret value is also spelled where it travels: URL-encoded, as in a
+    query string (``%2F``) and a form body (``+`` for a space)."""
+    return urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)
 
 
 @lru_cache(maxsize=8)

@@ -257,7 +257,9 @@ def hidden_characters(text: str) -> int:
     return 0 if text.isascii() else len(_HIDDEN.findall(text))
 
 
-_MATCHED_AWAY = re.compile(f"[{_BIDI}{INVISIBLE}\u200c\u200d\ufe00-\ufe0f]+")
+HIDDEN_PATTERN = f"[{_BIDI}{INVISIBLE}\u200c\u200d\ufe00-\ufe0f]+"
+"""What :func:`without_hidden` takes away (the secrets policy looks for it with RE2)."""
+_MATCHED_AWAY = re.compile(HIDDEN_PATTERN)
 
 
 def without_hidden(text: str) -> str:

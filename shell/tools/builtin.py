@@ -23,7 +23,7 @@ from shell.core.tools import FunctionTool, Tool, ToolContext, tool
 from shell.permissions.network import NetworkGuard
 from shell.permissions.sandbox import Sandbox
 
-from . import file_edits, files, nofollow, search, shell_cmd, web
+from . import file_edits, files, hiddenreads, nofollow, search, shell_cmd, web
 from .capture import WorkspaceCapture, watched
 from .changes import ChangeLog
 from .ignore import ignore_root_for
@@ -54,8 +54,8 @@ def builtin_tools(
     async def allowed(ctx: ToolContext, path: str, action: str) -> Path:
         return await workspace.check(path, ctx, tool=made.get(ctx.call.name), action=action)
 
-    kit = _Kit(workspace, allowed, changes)
     box = sandbox if sandbox is not None else Sandbox(workspace.root)
+    kit = _Kit(workspace, allowed, changes, box)
 
     @tool(name="fetch_url", kind="fetch")
     async def fetch_url(url: str) -> ToolResult:
@@ -85,6 +85,8 @@ class _Kit:
     allowed: Allowed
     """The workspace's check of a path (inside, ignored, asked about outside)."""
     changes: ChangeLog | None
+    box: Sandbox
+    """Whose search for secret files says what read_file and grep redact (:mod:`.hiddenreads`)."""
 
     def keeper(self, tool_name: str) -> file_edits.Keep | None:
         changes = self.changes
@@ -110,6 +112,12 @@ class _Kit:
     async def in_thread(fn: partial[ToolResult]) -> ToolResult:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
 
+    async def read_in_thread(self, fn: partial[ToolResult], read: Path | None) -> ToolResult:
+        """``fn`` (a read), its result without the values of the secret files it did not
+        read itself (:func:`.hiddenreads.without_secret_values`), in a worker thread."""
+        box = self.box
+        return await self.in_thread(partial(lambda: hiddenreads.without_secret_values(fn(), box, read)))
+
 
 def _reading_tools(kit: _Kit) -> list[FunctionTool]:
     workspace, allowed, in_thread = kit.workspace, kit.allowed, kit.in_thread
@@ -130,7 +138,8 @@ def _reading_tools(kit: _Kit) -> list[FunctionTool]:
             limit: Number of lines to show (default 2000).
         """
         real = await allowed(ctx, path, "read")
-        return await in_thread(partial(files.read_text_window, real, workspace.relative(real), offset, limit))
+        read = partial(files.read_text_window, real, workspace.relative(real), offset, limit)
+        return await kit.read_in_thread(read, real)
 
     @tool(name="list_dir", kind="read")
     async def list_dir(ctx: ToolContext, path: str = ".") -> ToolResult:
@@ -178,7 +187,7 @@ def _reading_tools(kit: _Kit) -> list[FunctionTool]:
         search_files = partial(
             search.grep_files, real, pattern, glob, root, show, workspace.contains, workspace.read_denied
         )
-        return await in_thread(search_files)
+        return await kit.read_in_thread(search_files, real)
 
     return [read_file, list_dir, glob, grep]
 

@@ -44,6 +44,7 @@ from shell.permissions.gitinvoked import runs_git
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.gitstaged import StagedTree
+from shell.permissions.hiddenvalues import NO_VALUES, HiddenValues, StreamRedaction, hidden_values
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
 from shell.permissions.sandboxenv import scrubbed_environment
@@ -135,7 +136,8 @@ async def run_command(
             else:
                 run, env, fds = argv, dict(scrubbed_environment()[0], **QUIET), []
             output = _CappedText(MAX_OUTPUT_CHARS)
-            code, timed_out, pid = await _run(run, env, cwd, timeout, report, output, fds)
+            redaction = StreamRedaction(confined.values if confined is not None else NO_VALUES)
+            code, timed_out, pid = await _run(run, env, cwd, timeout, report, output, fds, redaction)
             if (confined is None or attempt == 2 or timed_out
                     or not confined.launch.never_started(code, output.render())):
                 break
@@ -164,6 +166,7 @@ async def run_command(
     notes, not_written = sandbox_notes(
         text, code, cwd, network=network, timed_out=timed_out, sandboxed=sandboxed, confined=confined,
         planted=planted, unchecked=unchecked, roots=roots, restarted=restarted)
+    notes += [n for n in [redaction.note()] if n]
     body = "\n".join([body, *notes, *take_late_notes(sandbox if sandboxed else None)])
     return ToolResult(
         body,
@@ -176,6 +179,7 @@ async def run_command(
             "sandboxed": sandboxed,
             "network": network or not sandboxed,
             "hidden_secret_files": len(confined.hidden) if confined is not None else 0,
+            "redacted_values": len(redaction.found),
             "quarantined": [runslater.relative(p.path, roots) for p in planted if p.moved_to is not None],
             "not_written": not_written,
         },
@@ -186,10 +190,12 @@ async def _run(
     argv: Sequence[str], env: dict[str, str], cwd: Path, timeout: float, report: Callable[[Any], None],
     output: _CappedText,
     fds: Sequence[int] = (),
+    redaction: StreamRedaction | None = None,
 ) -> tuple[int | None, bool, int]:
     """Start ``argv`` in a new session (passing it ``fds``), stream its output into
-    ``output`` and ``report``, and end it and all it started on exit, timeout or cancel:
-    its exit code, whether it timed out, and its pid."""
+    ``output`` and ``report`` (through ``redaction``: the values of the secret files
+    hidden from it), and end it and all it started on exit, timeout or cancel: its exit
+    code, whether it timed out, and its pid."""
     process = await anyio.open_process(
         list(argv),
         pass_fds=fds,
@@ -203,24 +209,27 @@ async def _run(
     reported = 0
     timed_out = False
     reader_done = anyio.Event()
+    redacting = redaction if redaction is not None else StreamRedaction(NO_VALUES)
+
+    def take(text: str) -> None:
+        nonlocal reported
+        if not text:
+            return
+        output.add(text)
+        if reported < MAX_REPORTED_CHARS:
+            report(text)
+            reported += len(text)
 
     async def read() -> None:
-        nonlocal reported
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         assert process.stdout is not None
         try:
             async for chunk in process.stdout:
-                text = decoder.decode(chunk)
-                if not text:
-                    continue
-                output.add(text)
-                if reported < MAX_REPORTED_CHARS:
-                    report(text)
-                    reported += len(text)
+                take(redacting.feed(decoder.decode(chunk)))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
-            output.add(decoder.decode(b"", final=True))
+            take(redacting.feed(decoder.decode(b"", final=True)) + redacting.flush())
             reader_done.set()
 
     try:
@@ -264,6 +273,8 @@ class Confined:
     guard: Guard
     hidden: list[Path]
     denied: list[Path]
+    values: HiddenValues
+    """The values the hidden files hold, redacted from the output (:mod:`.hiddenvalues`)."""
     """Paths a deny rule on reading hid (:func:`denied_note`)."""
     readonly: list[Path] = field(default_factory=list)
     """Paths a rule on writing kept read-only (:func:`readonly_note`)."""
@@ -298,11 +309,12 @@ async def confine(
     hidden = sandbox.hideable(secrets, walls, visible)
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
+    values = await anyio.to_thread.run_sync(hidden_values, hidden, visible, secrets.relative)
     wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard,
                            staged_view=view)
     started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
-    return Confined(started.argv, env, started, secrets, guard, hidden, denied, sandbox.readonly_paths(walls),
-                    hostsockets.blocked(walls, sandbox.roots()))
+    return Confined(started.argv, env, started, secrets, guard, hidden, denied, values,
+                    sandbox.readonly_paths(walls), hostsockets.blocked(walls, sandbox.roots()))
 
 
 def sandbox_notes(
@@ -466,15 +478,20 @@ def git_config_note(output: str, sandboxed: bool) -> str:
 
 
 def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:
-    """What the result says about the secret files the command saw empty."""
+    """What the result says about the secret files the command saw empty. Not that
+    they were hidden: git may keep what they held (a stash, a blob once staged) where
+    a command reads it, so the note says their values are redacted instead."""
     parts = []
     if hidden:
         shown = SecretFiles(tuple(hidden), roots=secrets.roots).shown()
         many = len(hidden) != 1
+        them, they = ("them", "they") if many else ("it", "it")
         parts.append(
             f"[{len(hidden)} file{'s' if many else ''} that usually hold{'' if many else 's'} secrets "
-            f"{'were' if many else 'was'} hidden from this command (read as empty, or as git has them "
-            f"staged if git tracks them): {shown}. A command that names one asks the user first.]"
+            f"read as empty in this command (or as git has {them} staged, where git tracks {them}): "
+            f"{shown}. Git may still keep what {they} "
+            "held (a stash, an old commit): the values found in them are redacted from this output instead. "
+            "A command that names one asks the user first.]"
         )
     if not secrets.complete:
         parts.append(f"[the workspace is too big to search for secret files: {secrets.why_incomplete}]")

@@ -81,7 +81,7 @@ def test_sandboxed_commands_may_write_an_added_directory_and_its_secrets_are_hid
     out = tool_results(r.stdout)
     assert "end" in out
     assert (other / "made.txt").read_text() == "made\n"
-    assert "plain-marker-added-42" not in out and "hidden from this command" in out
+    assert "plain-marker-added-42" not in out and "read as empty in this command" in out
     assert not (other / ".git" / "hooks" / "pre-commit").exists()
 
 

@@ -551,7 +551,7 @@ def test_auto_mode_commands_read_secret_files_as_empty(
     assert r.returncode == 0, r.stderr
     assert marker not in r.stdout
     assert "print('hi')" in r.stdout  # the first command ran, unasked
-    assert "hidden from this command" in r.stdout
+    assert "read as empty in this command" in r.stdout
     assert "names .env" in r.stdout  # the second asked, and was refused
-    assert r.stdout.count("hidden from this command") == 1
+    assert r.stdout.count("read as empty in this command") == 1
     assert (workspace / ".env").read_text() == f"DATABASE={marker}\n"

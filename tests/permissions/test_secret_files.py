@@ -248,8 +248,8 @@ async def test_a_sandboxed_command_reads_secret_files_as_empty(ws: Path) -> None
     assert "plain notes" in text and "your-key-here" in text  # the rest is readable
     assert "a dependency's public test cert" in text  # dependencies are not searched
     assert result.details["hidden_secret_files"] == 5
-    assert "5 files that usually hold secrets were hidden from this command" in text
-    assert ".env" in text.split("hidden from this command")[1]
+    assert "5 files that usually hold secrets read as empty in this command" in text
+    assert ".env" in text.split("read as empty in this command")[1]
     write = await sh(box, "echo X=1 >> .env && echo wrote")
     assert "wrote" not in write.text
     assert (ws / ".env").read_text() == f"OPENAI_API_KEY={KEY}\n"  # nothing lost, nothing added

@@ -1,0 +1,100 @@
+"""The secret values a secret file holds: what to redact when its content reaches
+the model some other way than by reading the file.
+
+The sandbox hides a workspace's ``.env`` from commands, but not what git keeps of
+it: a ``.env`` once stashed with ``git stash -u``, or staged and unstaged, is in the
+object store, and ``git stash show -p`` or ``git cat-file --batch-all-objects``
+prints it (finding N0). The values themselves are the one thing that can still be
+recognised there, so they are taken from the file and redacted as exact text by the
+one secrets policy (:class:`shell.core.secrets.Secrets`, its values net).
+
+Exact values only, and only those that look like secrets, so that ordinary output
+is unchanged: ``NODE_ENV=production`` must not turn every "production" into
+``[REDACTED]``. A value is taken when
+
+- its name says secret (:func:`shell.core.secrets.is_secret_name`: ``API_KEY``,
+  ``DB_PASSWORD``, ``"client_secret":``) and it is at least
+  :data:`~shell.core.secrets.MIN_SECRET_LEN` characters long;
+- or it looks like a token whatever its name: :data:`TOKEN_LIKE_LEN` characters or
+  more, no blanks, letters and digits both, not a path, a URL or an option;
+- or the policy's shapes find it anywhere in the file (a provider key, a URL's
+  password, ``.netrc``'s ``password``, a private key), and each line of a private
+  key's body (``git log -p`` prints them one by one, ``+`` before each).
+
+Lines read as ``NAME=value``, ``export NAME="value"``, ``name: value`` (YAML) and
+``"name": "value",`` (JSON, one key a line); quotes and a trailing comment are not
+part of the value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .secrets import MIN_SECRET_LEN, Secrets, is_secret_name
+
+MAX_VALUE_LEN = 8192
+"""Longer values are not taken (a secret file's values are short; a JSON key file's
+whole private key, escaped on one line, is about 2 KB)."""
+MAX_VALUES = 256
+"""Values taken from one file, in the order found."""
+TOKEN_LIKE_LEN = 16
+"""How long a value under a name that does not say secret must be to count as a token."""
+
+_LINE = re.compile(
+    r"""^[ \t]*(?:export[ \t]+)?["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?"""
+    r"""[ \t]*[=:][ \t]*(?P<value>.*?)[ \t]*$"""
+)
+_QUOTED = re.compile(r"""^(?P<q>["'`])(?P<inner>.*)(?P=q)$""")
+_PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
+_NOT_TOKEN_START = ("/", "./", "../", "~", "-", "$")
+
+
+def secret_file_values(text: str) -> list[str]:
+    """The values of a secret file's ``text`` worth redacting (see the module docstring),
+    each once, at most :data:`MAX_VALUES`."""
+    found: dict[str, None] = {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match is None:
+            continue
+        value = _unquoted(match["value"])
+        if _worth(match["name"], value):
+            found[value] = None
+    for value in Secrets().matches(text):  # the policy's shapes: tokens, URL passwords, keys
+        value = value.strip()
+        if MIN_SECRET_LEN <= len(value) <= MAX_VALUE_LEN:
+            found[value] = None
+        if "PRIVATE KEY" in value or "PuTTY-User-Key" in value:
+            found.update((line, None) for line in map(str.strip, value.splitlines()) if _PEM_LINE.match(line))
+    return list(found)[:MAX_VALUES]
+
+
+def _unquoted(value: str) -> str:
+    """A value as the program reading the file takes it: ``"abc",`` → ``abc``,
+    ``abc # note`` → ``abc``."""
+    if value.endswith(",") and value[:1] in "\"'":
+        value = value[:-1].rstrip()
+    quoted = _QUOTED.match(value)
+    if quoted is not None:
+        return quoted["inner"]
+    if " #" in value or "\t#" in value:
+        value = re.split(r"[ \t]#", value, maxsplit=1)[0].rstrip()
+    return value
+
+
+def _worth(name: str, value: str) -> bool:
+    if not MIN_SECRET_LEN <= len(value) <= MAX_VALUE_LEN:
+        return False
+    if is_secret_name(name):
+        return True
+    return token_like(value)
+
+
+def token_like(value: str) -> bool:
+    """Whether ``value`` looks like a key or token rather than a word, a host, a path
+    or a URL: long, unbroken, letters and digits both."""
+    if len(value) < TOKEN_LIKE_LEN or any(c.isspace() for c in value) or "://" in value:
+        return False
+    if value.startswith(_NOT_TOKEN_START):
+        return False
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)

@@ -1,0 +1,216 @@
+"""The second net under the sandbox's hiding: the values of the secret files a
+command (or a read) was not shown, redacted from what the model receives of it.
+
+The sandbox binds an empty file over the workspace's ``.env`` (:mod:`.secretfiles`),
+but git keeps what it once saw of it: a ``.env`` stashed with ``git stash -u``, or
+staged and unstaged, sits in the object store, and ``git stash show -p
+--include-untracked`` or ``git cat-file --batch-all-objects --batch`` prints it
+(finding N0). Nothing can hide the object store from git in the sandbox, so the
+values themselves (:func:`shell.core.secretfilevalues.secret_file_values`: exact
+values that look like secrets, and their URL-encoded forms) are redacted from the
+command's output by the one secrets policy's values net
+(:class:`shell.core.secrets.Secrets`), and the result says how many and whose.
+
+A file the user let this call see (an approved command or read that named it) keeps
+its values: they are left out of the set, also where another hidden file holds the
+same value. Each file's values are kept with its stat (device, inode, size, mtime,
+ctime): a command after an unchanged ``.env`` costs one ``stat`` a file.
+
+Output is redacted as it streams (:class:`StreamRedaction`), line by line, so that
+what the user sees live, what the session saves of a running command and what the
+model gets all come from the same redacted text, and a value cut between two reads
+of the pipe is still whole when it is looked for.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shell.core.secretfilevalues import secret_file_values
+from shell.core.secrets import Secrets, encoded_forms
+from shell.core.textsafety import path_text
+
+MAX_FILE_BYTES = 1 << 20
+"""Bytes of one secret file read for its values (secret files are small; a big
+``terraform.tfstate`` gives the values in its first megabyte)."""
+MAX_VALUES = 2048
+"""Values redacted for one command at most (each has up to two encoded forms more)."""
+MAX_FILES_KEPT = 1024
+"""Files whose values are kept between commands."""
+HOLD = 256 * 1024
+"""Characters of one line held back from the live view before it is cut (a value cut
+there is still found: the cut moves before it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    stamp: tuple[int, int, int, int, int]
+    values: tuple[str, ...]
+
+
+_known: OrderedDict[str, _Known] = OrderedDict()
+_known_lock = threading.Lock()
+
+
+def file_values(path: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The values worth redacting that the secret file ``path`` holds (none when it
+    cannot be read, or is not a regular file), read again only when its stat changed."""
+    name = os.fspath(path)
+    try:
+        info = os.stat(name)
+    except OSError:
+        return ()
+    if not stat.S_ISREG(info.st_mode):
+        return ()
+    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    with _known_lock:
+        known = _known.get(name)
+        if known is not None and known.stamp == stamp:
+            _known.move_to_end(name)
+            return known.values
+    values = tuple(secret_file_values(_read(name)))
+    with _known_lock:
+        _known[name] = _Known(stamp, values)
+        _known.move_to_end(name)
+        while len(_known) > MAX_FILES_KEPT:
+            _known.popitem(last=False)
+    return values
+
+
+def _read(path: str) -> str:
+    """The first :data:`MAX_FILE_BYTES` of a regular file (not a FIFO put in its place:
+    opened without waiting, checked again once open)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        data = os.read(fd, MAX_FILE_BYTES)
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenValues:
+    """The values of the files a call was not shown, ready to redact: each spelling
+    (the value, its URL-encoded forms) with the value it spells and the file it is from."""
+
+    secrets: Secrets
+    owners: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    longest: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.owners)
+
+    def redact(self, text: str) -> tuple[str, dict[str, str]]:
+        """``text`` with every value replaced by ``[REDACTED]``, and the values found
+        (each with the file it is from)."""
+        if not self.owners or not text:
+            return text, {}
+        redacted = self.secrets.text(text)
+        if redacted == text:
+            return text, {}
+        found = (self.owners.get(m) for m in self.secrets.matches(text))
+        return redacted, dict(f for f in found if f is not None)
+
+
+NO_VALUES = HiddenValues(Secrets(patterns=False))
+
+
+def hidden_values(
+    hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str
+) -> HiddenValues:
+    """The values of the files ``hidden`` to redact, without those the files in ``shown``
+    (which the user let this call see) hold; ``name`` says a file as the note names it."""
+    allowed = {v for path in shown for v in file_values(path)}
+    owners: dict[str, tuple[str, str]] = {}
+    taken = 0
+    for path in hidden:
+        for value in file_values(path):
+            if value in allowed or value in owners or taken >= MAX_VALUES:
+                continue
+            taken += 1
+            said = (value, name(path))
+            for form in (value, *encoded_forms(value)):
+                owners.setdefault(form, said)
+    if not owners:
+        return NO_VALUES
+    return HiddenValues(Secrets(owners, patterns=False), owners, max(map(len, owners)))
+
+
+def redacted_note(found: Mapping[str, str]) -> str:
+    """``[agent-shell: 2 values of hidden secret files (.env) were redacted from this
+    output]``, or empty when none were."""
+    if not found:
+        return ""
+    files = ", ".join(path_text(f) for f in dict.fromkeys(sorted(found.values())))
+    n = len(found)
+    were = "were" if n != 1 else "was"
+    return (f"[agent-shell: {n} value{'s' if n != 1 else ''} of hidden secret files ({files}) {were} "
+            "redacted from this output]")
+
+
+class StreamRedaction:
+    """One command's output redacted as it arrives: whole lines (``\\n`` or ``\\r``)
+    at a time, the rest held until its line ends, the output ends, or it grows past
+    :data:`HOLD` (then cut where no value is split). :attr:`found` collects what was
+    redacted, for :func:`redacted_note`."""
+
+    def __init__(self, values: HiddenValues) -> None:
+        self.values = values
+        self.found: dict[str, str] = {}
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        """What of the output so far can be shown, redacted (perhaps empty)."""
+        if not self.values:
+            return text
+        end = max(text.rfind("\n"), text.rfind("\r"))
+        if end < 0:
+            self._held += text
+            if len(self._held) <= HOLD:
+                return ""
+            cut = self._safe_cut(self._held, len(self._held) - self.values.longest)
+            ready, self._held = self._held[:cut], self._held[cut:]
+            return self._apply(ready)
+        ready, self._held = self._held + text[: end + 1], text[end + 1 :]
+        return self._apply(ready)
+
+    def flush(self) -> str:
+        """The rest, at the end of the output."""
+        ready, self._held = self._held, ""
+        return self._apply(ready)
+
+    def note(self) -> str:
+        return redacted_note(self.found)
+
+    def _apply(self, text: str) -> str:
+        out, found = self.values.redact(text)
+        self.found.update(found)
+        return out
+
+    def _safe_cut(self, text: str, cut: int) -> int:
+        """``cut`` moved back before any value (any spelling) that would straddle it."""
+        moved = True
+        while moved and cut > 0:
+            moved = False
+            for form in self.values.owners:
+                start = text.find(form, max(0, cut - len(form) + 1), cut + len(form) - 1)
+                while 0 <= start < cut:
+                    if cut < start + len(form):
+                        cut, moved = start, True
+                        break
+                    start = text.find(form, start + 1, cut + len(form) - 1)
+        return max(cut, 0)
+
