@@ -13,7 +13,10 @@ Texts: this repository's ``shell/`` source (ordinary code), README.md (prose abo
 passwords), and a hostile 1.4 MB mix of the words the shapes start on, which makes
 nearly every one a candidate. Medians of 5 samples of this process's CPU time.
 
-    python benchmarks/redaction.py
+The last rows time finding N0's values net (the values of hidden secret files,
+redacted from a command's output as it streams): ``--hidden-values`` runs only those.
+
+    python benchmarks/redaction.py [--l11 | --hidden-values]
 """
 
 from __future__ import annotations
@@ -63,7 +66,60 @@ def cpu(shapes: tuple[policy.Shape, ...], text: str) -> float:
     return statistics.median(samples)
 
 
+def hidden_values_rows() -> None:
+    """Finding N0's second net: the values of the secret files a sandboxed command did
+    not see, redacted from its output as it streams (``StreamRedaction``, 64 KB reads of
+    the pipe as ``run_shell`` gets them), against the same stream passed through with no
+    values; and finding a file's values again when it did not change (one ``stat``)."""
+    import tempfile
+
+    from shell.permissions import hiddenvalues
+
+    rng = random.Random(2)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    values = ["".join(rng.choice(letters) for _ in range(rng.randint(16, 48))) for _ in range(50)]
+    with tempfile.TemporaryDirectory() as folder:
+        env = Path(folder) / ".env"
+        env.write_text("".join(f"SERVICE_{n}_TOKEN={v}\n" for n, v in enumerate(values)))
+        known = hiddenvalues.hidden_values([env])
+        code = "".join(p.read_text() for p in sorted((ROOT / "shell").rglob("*.py")))
+        plain = (code * (1 + (1 << 20) // len(code)))[: 1 << 20]
+        lines = plain.splitlines(keepends=True)
+        for n in range(0, len(lines), 200):  # a value on every 200th line: ~100 hits
+            lines[n] = f"+SERVICE_TOKEN={values[n % 50]}\n"
+        hits = "".join(lines)[: 1 << 20]
+        print(f"\n{'1 MB output, 50 known values':36} {'no values':>10} {'50 values':>10} {'ratio':>7}")
+        for name, text in (("ordinary output (no value in it)", plain), ("a value every 200 lines", hits)):
+            b = stream_cpu(hiddenvalues.NO_VALUES, text)
+            n = stream_cpu(known, text)
+            print(f"{name:36} {b * 1e3:8.1f}ms {n * 1e3:8.1f}ms {n / max(b, 1e-9):6.1f}x")
+        samples = []
+        for _ in range(5):
+            start = time.process_time()
+            for _ in range(1000):
+                hiddenvalues.hidden_values([env])
+            samples.append((time.process_time() - start) / 1000)
+        print(f"{'values of an unchanged .env again':36} {statistics.median(samples) * 1e6:8.1f}us")
+
+
+def stream_cpu(values: object, text: str) -> float:
+    from shell.permissions.hiddenvalues import HiddenValues, StreamRedaction
+
+    assert isinstance(values, HiddenValues)
+    samples = []
+    for _ in range(5):
+        stream = StreamRedaction(values)
+        start = time.process_time()
+        out = [stream.feed(text[i : i + 65536]) for i in range(0, len(text), 65536)]
+        out.append(stream.flush())
+        samples.append(time.process_time() - start)
+    return statistics.median(samples)
+
+
 def main() -> None:
+    if "--hidden-values" in sys.argv:
+        hidden_values_rows()
+        return
     now = policy.SHAPES
     added = L11 + R13 if "--l11" in sys.argv else R13
     before = tuple(OLD_URL if s.name == OLD_URL.name else s
@@ -74,6 +130,7 @@ def main() -> None:
         print(f"{name:28} {b * 1e3:8.1f}ms {n * 1e3:8.1f}ms {n / b:6.2f}x")
     policy.SHAPES = now
     policy._compile.cache_clear()
+    hidden_values_rows()
 
 
 if __name__ == "__main__":
