@@ -103,3 +103,13 @@ def test_kinds_by_tool_and_by_name() -> None:
         "think",
         "other",
     ]
+
+
+def test_the_question_shows_a_padded_commands_tail_next_to_its_head() -> None:
+    """An editor's code block does not wrap: 400 blanks would push ``--upload-pack`` out
+    of sight, so the question counts them (J12) and keeps the tail on the line."""
+    from shell.acp.permissions import approval_text
+
+    command = "git fetch origin" + " " * 400 + "--upload-pack='touch x'"
+    text = approval_text(request("run_shell", {"command": command}))
+    assert "command: git fetch origin \u27e8400 blanks\u27e9 --upload-pack='touch x'" in text
