@@ -108,8 +108,10 @@ def secret_name_hints() -> tuple[str, ...]:
     file, so callers on a hot path can skip splitting it into words. Derived from the
     lists themselves, so a name added there is never missed by such a filter."""
     names = {*_SECRET_FILE_NAMES, *_SECRET_FILE_SUFFIXES, *_PRIVATE_KEYS, *_SYSTEM_SECRETS, *BY_FOLDER,
-             *_SECRET_JSON_PREFIXES, _WP_CONFIG}
-    hints = {n.lower().lstrip("._") for n in names} | {"env", "ssh_host_", "sudoers"}
+             *_SECRET_JSON_PREFIXES, _WP_CONFIG, *_HISTORY_FILE_NAMES}
+    stems = {n.rsplit(".", 1)[0].lower().lstrip("._-") for n in names}  # dated: auth_20261129101500.json
+    hints = {n.lower().lstrip("._") for n in names} | {s for s in stems if len(s) > 3}
+    hints |= {"env", "ssh_host_", "sudoers", "history"}
     return tuple(sorted(h for h in hints if h))
 
 
@@ -126,6 +128,40 @@ def _undecorated(name: str) -> str:
     return base
 
 
+_HISTORY_FILE_NAMES = frozenset({
+    ".aider.input.history", ".aider.chat.history.md", ".aider.llm.history", ".node_repl_history",
+    ".ts_node_repl_history", ".rediscli_history", ".sqlite_history", ".duckdb_history", ".irb_history",
+    ".pry_history", ".dbshell", ".mongosh_history", ".rhistory", ".histfile", ".sh_history", ".gdb_history",
+    ".viminfo", "_viminfo", ".lesshst", ".octave_hist", "fish_history",
+})
+"""History files a REPL, an editor or an agent keeps in the folder it ran in (aider's
+prompt and chat logs in the repository's root, R's ``.Rhistory``, gdb's, vim's registers and
+searches in ``.viminfo``): what the user typed or pasted, keys among it. Also any dot file
+ending in one of :data:`_HISTORY_SUFFIXES` (``.mycli-history``, ``.julia_history``)."""
+_HISTORY_SUFFIXES = ("_history", "-history", ".history")
+_DATED = re.compile(r"(?P<name>.+?)_\d{8}(?:\d{6})?(?P<ext>\.[^.]+)?")
+"""A dated copy: ``_`` and a date, or a date and time, before the name's last extension
+or at its end. VS Code's Local History extension (``.history/``, in the workspace) keeps
+every saved version of every file so: ``.env_20261129101500``,
+``.env_20261129101500.local`` (of ``.env.local``), ``id_rsa_20261129101500``."""
+
+
+def _history_file(name: str) -> bool:
+    if name in _HISTORY_FILE_NAMES:
+        return True
+    return name.startswith(".") and any(
+        name.endswith(suffix) and len(name) > len(suffix) + 1 for suffix in _HISTORY_SUFFIXES)
+
+
+def _original_name(trimmed: str, name: str) -> str:
+    """The name ``name`` is a copy of (a backup's, an editor's, a dated one), lowercase."""
+    base = _undecorated(name)
+    dated = _DATED.fullmatch(base)
+    if dated is None or _secret_name(trimmed, base):
+        return base
+    return dated["name"] + (dated["ext"] or "")
+
+
 def is_secret_file(path: str) -> bool:
     """Whether a file's name says it usually holds secrets (``.env``, ``.env.local``,
     ``id_ed25519``, ``*.pem``, ``.netrc``, AWS ``credentials`` …), so that reading it,
@@ -133,7 +169,7 @@ def is_secret_file(path: str) -> bool:
     (``.env.example``) and public keys are not."""
     trimmed = path.rstrip("/\\")
     name = os.path.basename(trimmed).lower()
-    return _secret_name(trimmed, _undecorated(name))
+    return _secret_name(trimmed, _original_name(trimmed, name))
 
 
 def _secret_name(trimmed: str, name: str) -> bool:
@@ -152,7 +188,7 @@ def _secret_name(trimmed: str, name: str) -> bool:
         return True
     if name.startswith(_WP_CONFIG) and name.endswith(".php") and "sample" not in name:
         return True  # wp-config.local.php, wp-config-production.php: the same password
-    return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES)
+    return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES) or _history_file(name)
 
 
 _LOGINS, _TOKEN, _CLOUD = "logins and passwords", "an access token", "cloud access keys"
@@ -192,7 +228,9 @@ def secret_file_why(path: str) -> str:
     often API keys and tokens); empty when it does not."""
     if not is_secret_file(path):
         return ""
-    name = _undecorated(os.path.basename(path.rstrip("/\\")).lower())
+    name = _original_name(path.rstrip("/\\"), os.path.basename(path.rstrip("/\\")).lower())
+    if _history_file(name):
+        return "what was typed there (commands, queries, prompts), secrets typed inline among them"
     if name.startswith(_PRIVATE_KEYS) or name.startswith("ssh_host_"):
         return "an SSH private key"
     folder = os.path.basename(os.path.dirname(path.rstrip("/\\"))).lower()
