@@ -200,6 +200,14 @@ VENV_BIN_WHY = ("is a virtualenv's bin/: you source its activate, and its progra
                 "or one named like git) run first in your PATH once it is active")
 """A virtualenv's programs run as the user: ``activate`` is sourced into their shell,
 and a new file there shadows any command of that name once the environment is active."""
+TOOL_VENV_DIRS = frozenset({".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+"""Folders whose virtualenvs a tool makes, several at a time (tox's ``.tox/py312``, nox's
+``.nox/tests``; a cache's, should one hold a venv): their ``bin/`` is read-only whole in the
+sandbox, not pinned entry by entry as a ``.venv``'s is. Each read-only entry costs the
+sandbox's start ~1 ms or more (four tox envs of ~40 programs each made a sandboxed ``true``
+take 4 times as long: ``benchmarks/tox_envs.py``), while pinning entries one by one lets pip
+add programs but not remove or replace one: tox and nox remaking or reinstalling into an
+env they made before fail in the sandbox either way (run them yourself)."""
 CONDA_META = "conda-meta"
 CONDA_PARTS = ("bin", "etc/conda/activate.d", "etc/conda/deactivate.d")
 """What a conda environment (a folder holding ``conda-meta/``: ``conda create -p ./env``,

@@ -41,10 +41,11 @@ prompt at ``cd``, runs its config's ``core.fsmonitor``. So a file named ``HEAD``
 its folder as a git directory from the HEAD on (``objects/`` and ``refs/`` may come
 with the next command), and a config planted before counts as new when they come.
 
-Not reached: directories the walk skips (``node_modules``, caches, a virtualenv except
-its ``site-packages`` start-up files), what a command writes through a path outside the
-workspace that leads into it, and CI workflows (``.github/workflows``: they run on the
-forge, with its secrets, only once someone pushes them).
+Not reached: directories the walk skips (``node_modules``, caches but for a virtualenv
+right in one, a virtualenv except its ``site-packages`` start-up files), what a command
+writes through a path outside the workspace that leads into it, and CI workflows
+(``.github/workflows``: they run on the forge, with its secrets, only once someone pushes
+them).
 
 Here: the walls and the judging. A path's snapshot is :mod:`.laterseen`; moving what
 was planted out and saying so is :mod:`.laterplanted`; reading a command's refusals
@@ -70,7 +71,16 @@ from .gitoutside import OutsideGit, gitfile_target
 from .gitruns import git_runs
 from .homelinks import home_links
 from .instructionsources import instruction_imports
-from .laternames import CONDA_META, CONDA_PARTS, GIT_PARTS, RUNS_LATER, SITE_DIRS, VENV_BINS, why
+from .laternames import (
+    CONDA_META,
+    CONDA_PARTS,
+    GIT_PARTS,
+    RUNS_LATER,
+    SITE_DIRS,
+    TOOL_VENV_DIRS,
+    VENV_BINS,
+    why,
+)
 from .laterplanted import Planted, move_aside, move_out, relative, report, restore_link
 from .laterrefused import refused_writes
 from .laterseen import Seen, seen_now
@@ -233,8 +243,9 @@ class _Walls:
             return
         if path.name == "pyvenv.cfg" and os.path.lexists(path):  # a virtualenv: its bin/ is what the user
             # runs (not a root's bin/ beside no pyvenv.cfg: that is a project's, PATH_add's if anyone's)
+            whole = path.parent.parent.name in TOOL_VENV_DIRS
             for name in VENV_BINS:
-                self.venv_bin(path.parent / name)
+                self.venv_bin(path.parent / name, whole)
             self.watch(path.parent / "pip.conf")
         if path.name == CONDA_META and os.path.isdir(path):  # a conda or pixi
             for part in CONDA_PARTS:  # env: conda activate sources activate.d, and bin/ comes first in PATH
@@ -255,10 +266,11 @@ class _Walls:
             if real.is_dir() and _inside(real, self.roots):
                 self.git_dir(real)
 
-    def venv_bin(self, folder: Path) -> None:
+    def venv_bin(self, folder: Path, whole: bool = False) -> None:
         """A virtualenv's ``bin/``: pinned, each entry read-only (a link: put back when
-        replaced), so what pip adds is judged after (else read-only whole: :mod:`.newvenv`)."""
-        entries = bin_entries(folder)
+        replaced), so what pip adds is judged after (else read-only whole: :mod:`.newvenv`;
+        and a tox or nox env's, ``whole``: :data:`.laternames.TOOL_VENV_DIRS`)."""
+        entries = None if whole else bin_entries(folder)
         if entries is None:
             self.watch(folder)
             return

@@ -22,8 +22,9 @@ One exception to the name rule: a ``.pem`` file that holds only certificates (no
 ``PRIVATE KEY`` anywhere in its first MB) is public, and commands need CA bundles
 and test certificates to work; it is read (once per size and mtime) to tell.
 
-What is not searched: ``.git``, ``node_modules``, caches and what virtualenvs install
-into (:data:`SKIP_DIRS`; in a directory holding ``pyvenv.cfg`` its :data:`VENV_PARTS`):
+What is not searched: ``.git``, ``node_modules``, caches (but for a virtualenv right in
+one) and what virtualenvs install into (:data:`SKIP_DIRS`; in a directory holding
+``pyvenv.cfg`` its :data:`VENV_PARTS`):
 dependencies, not the user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). A sandboxed
 command must not be able to un-hide a file for the next command, so: a secret file
 found once stays hidden while it is where it was, whether the walk reaches it or not;
@@ -66,10 +67,14 @@ from .laternames import PLACED_DIRS, why
 from .secretwords import WILDCARD
 
 SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache",
+    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
 })  # fmt: skip
-"""Directories not searched (unless a known secret file moved: then all are)."""
+"""Directories not searched (unless a known secret file moved: then all are). Not
+``.tox`` or ``.nox``: they hold the virtualenvs ``tox`` and ``nox`` run as the user (each
+guarded like a ``.venv``, its ``lib/`` skipped as any venv's), little else."""
+CACHE_DIRS = frozenset({".mypy_cache", ".pytest_cache", ".ruff_cache"})
+"""Skipped folders whose own listing is kept all the same (a few entries): a folder right
+in one that holds a ``pyvenv.cfg`` is searched, so a virtualenv there is guarded too."""
 VENV_PARTS = frozenset({"lib", "lib64", "Lib", "include", "Include", "share"})
 """What a virtualenv (a folder holding ``pyvenv.cfg``) installs into: not searched. Its
 other folders are, since a ``pyvenv.cfg`` is only a text file (a repository can commit
@@ -320,9 +325,7 @@ class SecretFileIndex:
             if venv:
                 for path in self._site_later(directory):  # what Python runs at every start there
                     later[path] = None
-            for name in reversed(listing.subdirs):
-                if everywhere or not (name in SKIP_DIRS or (venv and name in VENV_PARTS)):
-                    stack.append(prefix + name)
+            stack += self._to_walk(prefix, listing.subdirs, venv, everywhere)
         found.update(here)
         self._dirs = dirs
         self._finish(found, links, dirs, lost, bool(stopped))
@@ -343,6 +346,30 @@ class SecretFileIndex:
             listing = dataclasses.replace(listing, venv=False)
         self._listings[directory] = listing
         return listing
+
+    def _to_walk(self, prefix: str, subdirs: Sequence[str], venv: bool, everywhere: bool) -> list[str]:
+        """The folders of ``subdirs`` to search, last first (for the walk's stack)."""
+        out: list[str] = []
+        for name in reversed(subdirs):
+            if everywhere or not (name in SKIP_DIRS or (venv and name in VENV_PARTS)):
+                out.append(prefix + name)
+            elif name in CACHE_DIRS:
+                out += self._venvs_in(prefix + name)
+        return out
+
+    def _venvs_in(self, cache: str) -> list[str]:
+        """The folders right in a skipped cache folder that hold a ``pyvenv.cfg``: a
+        virtualenv made there is searched (and so guarded) as one anywhere else."""
+        try:
+            info = os.lstat(cache)
+        except OSError:
+            return []
+        listing = self._listings.get(cache)
+        if listing is None or listing.stale(info):
+            listing = self._listings[cache] = _list(cache, info)
+        prefix = cache + "/"
+        return [prefix + name for name in reversed(listing.subdirs)
+                if os.path.isfile(f"{prefix}{name}/pyvenv.cfg")]
 
     def _site_later(self, venv: str) -> list[str]:
         """The ``*.pth`` and ``sitecustomize.py`` files in a virtualenv's own

@@ -338,3 +338,33 @@ async def test_a_pip_shim_stays_only_where_the_venvs_own_pip_wrote_it(ws: Path) 
     version = "pip{}.{}".format(*sys.version_info[:2])
     for name in ("pip", "pip3", version):
         assert (ws / "withpip" / "bin" / name).exists(), name
+
+
+async def test_tox_and_nox_virtualenvs_are_guarded_like_a_dot_venv(ws: Path) -> None:
+    """Finding N1's repro: real venvs in ``.tox/py``, ``.nox/tests`` (and one a command
+    could make in a cache) were never reached by the walk, so a command planted a
+    ``.pth`` and ``sitecustomize.py`` (Python runs them at the user's next ``tox``), a
+    ``bin/pytest`` and a line in ``activate``, and read ``.tox/.env`` in full. Now their
+    ``bin/`` is read-only, what appears in it or in their ``site-packages`` is moved out,
+    and their secret files read as empty; a ``.venv`` beside them is guarded as before."""
+    require_sandbox()
+    envs = (".tox/py", ".nox/tests", ".mypy_cache/env", ".venv")
+    for env in envs:
+        venv.EnvBuilder(with_pip=False, symlinks=True).create(ws / env)
+    (ws / ".tox" / ".env").write_text("TOX_KEY=sk-proj-TOXSECRET0123456789abcdef\n")
+    (ws / ".tox" / "py" / ".env").write_text("ENV_KEY=sk-proj-ENVSECRET0123456789abcdef\n")
+    sites = {env: os.path.relpath(next((ws / env / "lib").glob("python*/site-packages")), ws) for env in envs}
+    plant = "; ".join(f"echo 'import os' > {site}/evil.pth" for site in sites.values())
+    result = await sh(ws, f"{plant}; echo 'import os' > {sites['.tox/py']}/sitecustomize.py; "
+                          "printf '#!/bin/sh\\ntouch /tmp/PWNED\\n' > .tox/py/bin/pytest; "
+                          "for e in .tox/py .nox/tests .mypy_cache/env .venv; do echo touch >> $e/bin/activate; done; "
+                          "find .tox -maxdepth 2 -type f -name '.e*' -exec cat {} +; echo done")
+    assert "done" in result.text, result.text
+    assert "SECRET" not in result.text
+    quarantined = set(result.details["quarantined"])
+    assert {f"{site}/evil.pth" for site in sites.values()} <= quarantined, result.text
+    assert f"{sites['.tox/py']}/sitecustomize.py" in quarantined
+    for env in envs:
+        assert not list((ws / env / "lib").glob("python*/site-packages/evil.pth")), env
+        assert "touch" not in (ws / env / "bin" / "activate").read_text(), env
+    assert not (ws / ".tox" / "py" / "bin" / "pytest").exists()

@@ -539,6 +539,43 @@ def test_a_pyvenv_cfg_hides_only_what_a_virtualenv_installs(ws: Path) -> None:
     assert not any(r.startswith("pkg/lib/") for r in rel)
 
 
+def test_tox_and_nox_envs_are_searched_as_virtualenvs_and_caches_only_for_one(ws: Path) -> None:
+    """Finding N1: ``.tox`` and ``.nox`` were skipped whole, so ``.tox/.env`` and an env's
+    ``.env`` read in full in the sandbox (and its ``pyvenv.cfg`` never reached the guard).
+    Now they are searched as any folder, each env's ``lib/`` skipped as a ``.venv``'s; a
+    cache stays skipped but for a virtualenv right in it."""
+    for env in (".tox/py312", ".nox/tests", ".mypy_cache/env"):
+        site = ws / env / "lib" / "python3.12" / "site-packages" / "dep"
+        site.mkdir(parents=True)
+        (site / "test.key").write_text("a dependency's test key\n")
+        (ws / env / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (ws / env / ".env").write_text(f"ENV={KEY}\n")
+    (ws / ".tox" / ".env").write_text(f"TOX={KEY}\n")
+    (ws / ".mypy_cache" / "3.12" / "pkg").mkdir(parents=True)
+    (ws / ".mypy_cache" / "3.12" / "pkg" / "server.key").write_text("not searched\n")
+    found = SecretFileIndex([ws]).find()
+    rel = {found.relative(p) for p in found.paths}
+    assert {".tox/.env", ".tox/py312/.env", ".nox/tests/.env", ".mypy_cache/env/.env"} <= rel, rel
+    assert not any("/lib/" in r or r.startswith(".mypy_cache/3.12") for r in rel), rel
+    later = {found.relative(p) for p in found.runs_later}
+    assert {".tox/py312/pyvenv.cfg", ".nox/tests/pyvenv.cfg", ".mypy_cache/env/pyvenv.cfg"} <= later, later
+
+
+async def test_local_history_copies_and_repl_histories_read_as_empty_in_the_sandbox(ws: Path) -> None:
+    """Finding N6: VS Code's Local History keeps every saved ``.env`` in ``.history/``
+    under a dated name, and aider's prompt log sits in the repository's root: a command
+    that never names them (``find … -exec cat``) read them in full."""
+    require_sandbox()
+    (ws / ".history").mkdir()
+    (ws / ".history" / ".env_20261129101500").write_text(f"K={KEY}-dated\n")
+    (ws / ".history" / ".env_20261129101500.local").write_text(f"K={KEY}-dated-local\n")
+    (ws / ".history" / "notes_20261129101500.md").write_text("ordinary notes\n")
+    (ws / ".aider.input.history").write_text(f"+use {KEY}-aider\n")
+    result = await sh(Sandbox(ws), "find .history -type f -exec cat {} +; cat .aider.in*; echo done")
+    assert "done" in result.text and "ordinary notes" in result.text, result.text
+    assert KEY not in result.text
+
+
 async def test_a_secret_whose_folder_moves_into_a_skipped_folder_stays_hidden(ws: Path) -> None:
     """``mv config node_modules/``: found after that command, and still by the next
     one, whose search skips ``node_modules`` again (tester's H20)."""
