@@ -353,11 +353,13 @@ async def test_tox_and_nox_virtualenvs_are_guarded_like_a_dot_venv(ws: Path) -> 
         venv.EnvBuilder(with_pip=False, symlinks=True).create(ws / env)
     (ws / ".tox" / ".env").write_text("TOX_KEY=sk-proj-TOXSECRET0123456789abcdef\n")
     (ws / ".tox" / "py" / ".env").write_text("ENV_KEY=sk-proj-ENVSECRET0123456789abcdef\n")
-    sites = {env: os.path.relpath(next((ws / env / "lib").glob("python*/site-packages")), ws) for env in envs}
+    sites = {env: next((ws / env / "lib").glob("python*/site-packages")).relative_to(ws).as_posix()
+             for env in envs}
     plant = "; ".join(f"echo 'import os' > {site}/evil.pth" for site in sites.values())
     result = await sh(ws, f"{plant}; echo 'import os' > {sites['.tox/py']}/sitecustomize.py; "
                           "printf '#!/bin/sh\\ntouch /tmp/PWNED\\n' > .tox/py/bin/pytest; "
-                          "for e in .tox/py .nox/tests .mypy_cache/env .venv; do echo touch >> $e/bin/activate; done; "
+                          "for e in .tox/py .nox/tests .mypy_cache/env .venv; do "
+                          "echo touch >> $e/bin/activate; done; "
                           "find .tox -maxdepth 2 -type f -name '.e*' -exec cat {} +; echo done")
     assert "done" in result.text, result.text
     assert "SECRET" not in result.text
