@@ -139,7 +139,7 @@ prompt and chat logs in the repository's root, R's ``.Rhistory``, gdb's, vim's r
 searches in ``.viminfo``): what the user typed or pasted, keys among it. Also any dot file
 ending in one of :data:`_HISTORY_SUFFIXES` (``.mycli-history``, ``.julia_history``)."""
 _HISTORY_SUFFIXES = ("_history", "-history", ".history")
-_DATED = re.compile(r"(?P<name>.+?)_\d{8}(?:\d{6})?(?P<ext>\.[^.]+)?")
+_DATED = re.compile(r"_\d{8}(?:\d{6})?(?=(?:\.[^.]+)?$)")
 """A dated copy: ``_`` and a date, or a date and time, before the name's last extension
 or at its end. VS Code's Local History extension (``.history/``, in the workspace) keeps
 every saved version of every file so: ``.env_20261129101500``,
@@ -156,10 +156,10 @@ def _history_file(name: str) -> bool:
 def _original_name(trimmed: str, name: str) -> str:
     """The name ``name`` is a copy of (a backup's, an editor's, a dated one), lowercase."""
     base = _undecorated(name)
-    dated = _DATED.fullmatch(base)
+    dated = _DATED.search(base, 1) if "_" in base else None
     if dated is None or _secret_name(trimmed, base):
         return base
-    return dated["name"] + (dated["ext"] or "")
+    return base[: dated.start()] + base[dated.end() :]
 
 
 def is_secret_file(path: str) -> bool:
