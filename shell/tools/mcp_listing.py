@@ -24,7 +24,7 @@ import importlib
 import json
 from typing import Any
 
-from shell.core.textsafety import loads_any_depth, sanitize_line
+from shell.core.textsafety import loads_any_depth, path_text, sanitize_line
 
 from .mcp_results import tool_name
 
@@ -263,3 +263,24 @@ def refusal_note(refused: list[tuple[str, str]], cut: str = "") -> str:
         return f"{cut}; tell the server's author"
     count = f"{len(refused):,} tool{'s' if len(refused) != 1 else ''}"
     return f"{count} not offered to the model ({'; '.join(parts)}){end}; tell the server's author"
+
+
+MAX_SHOWN_NAME = 80
+"""Characters of a tool's real name shown, escaped, in a status."""
+
+
+def hostile_names_note(names: list[tuple[str, str]]) -> str:
+    """What a ready server's status says of its tools whose real names hold control,
+    bidi or invisible characters (``(real name, offered name)``): they are offered
+    under a model-safe name, and the user is told what the server really sent,
+    escaped (``look\\x1b]52;…\\x07``), as a sign of what the server is. Before, such a
+    tool seemed to vanish without a word (tester finding L2)."""
+    hostile = [(path_text(real), offered) for real, offered in names if path_text(real) != real]
+    if not hostile:
+        return ""
+    said = ", ".join(f"{real if len(real) <= MAX_SHOWN_NAME else real[:MAX_SHOWN_NAME] + '…'} as {offered}"
+                     for real, offered in hostile[:3])
+    more = f" and {len(hostile) - 3:,} more" if len(hostile) > 3 else ""
+    count = f"{len(hostile):,} tool{'s' if len(hostile) != 1 else ''}"
+    return (f"{count} offered under another name, as the name the server gave holds control or invisible "
+            f"characters (shown escaped): {said}{more}")

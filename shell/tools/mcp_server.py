@@ -34,7 +34,7 @@ from .mcp_config import McpServerSpec
 from .mcp_deadline import Deadline, expired_text, waiting_reports, within
 from .mcp_identity import ToolIdentities
 from .mcp_launch import roots_callback, start_cwd, start_env
-from .mcp_listing import LenientListing, list_all_tools, refusal_note
+from .mcp_listing import LenientListing, hostile_names_note, list_all_tools, refusal_note
 from .mcp_relist import Relister, change_note
 from .mcp_results import (
     connection_lost,
@@ -174,7 +174,8 @@ class McpServer:
                 taken.add(tool.name)
                 tools.append(tool)
         self.tools = tools
-        return refusal_note(refused, self._listing.cut)
+        renamed = hostile_names_note([(t.remote_name, t.name) for t in tools])
+        return "; ".join(part for part in (refusal_note(refused, self._listing.cut), renamed) if part)
 
     async def _relist(self, session: Any, watcher: Watcher) -> None:
         """List the tools again (the server said they changed); the user is told when

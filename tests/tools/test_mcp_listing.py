@@ -13,7 +13,7 @@ import pytest
 
 from shell.core.textsafety import is_safe
 from shell.tools.mcp import McpManager
-from shell.tools.mcp_listing import MAX_LISTED, MAX_PAGES, LenientListing, refusal_note
+from shell.tools.mcp_listing import MAX_LISTED, MAX_PAGES, LenientListing, hostile_names_note, refusal_note
 
 from .conftest import Recorder
 
@@ -148,3 +148,19 @@ def test_a_page_over_the_cap_is_cut_before_the_sdk_reads_it() -> None:
 def test_what_is_not_a_list_of_tools_is_left_for_the_sdk_to_refuse() -> None:
     listing, [kept] = _listing({"tools": "none"})
     assert kept == {"tools": "none"} and listing.skipped == []
+
+
+def test_tools_whose_names_hold_control_characters_are_named_escaped_and_plain_renames_are_not() -> None:
+    """A tool named ``look\\x1b]52;…\\x07`` seemed to vanish: it was offered under a
+    model-safe name the user never saw tied to what the server sent (tester finding L2)."""
+    names = [("a.b", "s__a_b_1234abcd"), ("ok", "s__ok")]
+    names += [(f"look{k}\x1b]52;c;ZXZpbA==\x07", f"s__look{k}") for k in range(5)]
+    names += [("\u202e" + "x" * 200, "s__x")]
+    note = hostile_names_note(names)
+    assert note.startswith("6 tools offered under another name, as the name the server gave holds "
+                           "control or invisible characters (shown escaped): "
+                           "look0\\x1b]52;c;ZXZpbA==\\x07 as s__look0, ")
+    assert note.endswith(" and 3 more") and is_safe(note) and "a.b" not in note
+    assert hostile_names_note(names[:2]) == ""
+    long = hostile_names_note([("\u202e" + "x" * 200, "s__x")])
+    assert "\\u202e" + "x" * 74 + "… as s__x" in long

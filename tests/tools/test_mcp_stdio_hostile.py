@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
+from shell.core.textsafety import is_safe
 from shell.tools.mcp import McpManager
 from shell.tools.mcp_results import MAX_RESULT_CHARS
 from shell.tools.mcp_schema import MAX_DESCRIPTION, MAX_TOOLS
@@ -107,9 +108,15 @@ async def test_escapes_and_a_lone_surrogate_in_a_tool_do_not_cost_the_server() -
     whole tools/list failed, and with it every tool of the server."""
     async with McpManager({"evil": stdio("surrogates")}, connect_timeout=30) as mcp:
         await mcp.wait_settled(40)
-        assert mcp.status("evil").state == "ready"
+        status = mcp.status("evil")
+        assert status.state == "ready"
         [tool] = mcp.tools()
     assert tool.name.startswith("evil__e__2Jvil_")  # made model-safe, with a hash of the real name
+    # the user is told what the server really named it, escaped (tester finding L2)
+    assert status.message == ("1 tool offered under another name, as the name the server gave holds "
+                              "control or invisible characters (shown escaped): "
+                              f"e\\x1b[2Jvil\ufffd as {tool.name}")
+    assert is_safe(status.message)
     assert tool.remote_name == "e\x1b[2Jvil\ufffd"  # type: ignore[attr-defined]
     assert tool.description == "\x1b]0;pwn\x07 hi \ufffd \x1b[31mred"  # shown through the sanitiser
 
