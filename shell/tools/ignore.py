@@ -337,6 +337,9 @@ class WalkStats:
     """Symlinks that lead back into themselves (relative to the walk's start), skipped."""
     unreadable: list[str] = field(default_factory=list)
     """Directories that could not be opened (permissions, too deep), skipped."""
+    dir_links: list[str] = field(default_factory=list)
+    """Symlinks to directories (relative to the walk's start), not entered: a search
+    counts those that lead out of the workspace among what it skipped."""
     stopped_at: str | None = None
     """The directory the walk stopped at, out of time (None: it went through)."""
     rules_dropped: list[tuple[str, int]] = field(default_factory=list)
@@ -473,8 +476,9 @@ def _walk(stack: list[_Pending], opened: set[OpenDir], start: Path, base: str,
                 if target == "loop":
                     stats.loops.append(f"{rel}/{entry.name}" if rel else entry.name)
                     continue
-                if target == "dir":
-                    continue  # a symlinked directory: not entered, as ``os.walk`` does
+                if target == "dir":  # a symlinked directory: not entered, as ``os.walk`` does
+                    stats.dir_links.append(f"{rel}/{entry.name}" if rel else entry.name)
+                    continue
             yield Found(start, f"{rel}/{entry.name}" if rel else entry.name, fd, entry.name, is_link)
         here.pending += len(subdirs)
         for sub in reversed(subdirs):

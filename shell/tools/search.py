@@ -159,6 +159,7 @@ def grep_files(
     out = shown or [f"No matches for {pattern!r} in {show(base)} ({searched} files searched)."]
     if total > len(shown):
         out.append(f"[{total - len(shown)} more matches not shown; narrow the search with path or glob]")
+    outside += sum(1 for rel in stats.dir_links if _leads_out(base / rel, allowed))  # folders: not entered
     notes = _grep_notes(skipped, outside, left_out, stats)
     if notes:
         out.append(f"({'; '.join(notes)})")
@@ -193,7 +194,7 @@ def _grep_notes(skipped: int, outside: int, left_out: dict[str, int], stats: Wal
     if stats.ignored:
         notes.append(f"{stats.ignored} paths ignored by .gitignore")
     if outside:
-        notes.append(f"{outside} symlinks leading out of the workspace skipped")
+        notes.append(f"{outside} symlink{'s' if outside != 1 else ''} leading out of the workspace skipped")
     if secret:
         what = "1 file that usually holds" if secret == 1 else f"{secret} files that usually hold"
         notes.append(f"{what} secrets (.env, keys) not searched; grep or read one by name and the user "
@@ -211,6 +212,15 @@ def _walk(base: Path, ignore_root: Path, stats: WalkStats) -> Iterator[Found]:
         yield from walk_entries(base, ignore_root, stats, start_fd=fd)
     finally:
         os.close(fd)
+
+
+def _leads_out(link: Path, allowed: Callable[[Path], bool]) -> bool:
+    """Whether a symlinked folder the walk did not enter leads out of the workspace
+    (one that cannot be resolved, ``/proc/1/cwd``, counts as leading out)."""
+    try:
+        return not allowed(Path(os.path.realpath(link)))
+    except OSError:
+        return True
 
 
 def _links_to_secret(found: Found) -> bool:

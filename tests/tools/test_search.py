@@ -173,7 +173,26 @@ async def test_grep_does_not_follow_symlinks_out_of_the_workspace(
     (workspace.root / "mine.txt").write_text("password=mine\n")
     result = await call("grep", pattern="password")
     assert "hunter2" not in result.text and "mine.txt:1: password=mine" in result.text
-    assert "1 symlinks leading out of the workspace skipped" in result.text
+    assert "(1 symlink leading out of the workspace skipped)" in result.text
+
+
+async def test_grep_counts_every_symlink_leading_out_folders_too(
+    workspace: Workspace, tmp_path: Path, call: Any
+) -> None:
+    """``o -> /tmp/t9`` and ``of.md -> /tmp/t9/outside.md`` were said as "1 symlinks":
+    the folder link was not counted, and the plural was wrong (tester finding L1). A
+    folder link that stays inside is not counted: its files are searched where they are."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "outside.md").write_text("needle outside\n")
+    (workspace.root / "o").symlink_to(tmp_path / "out")
+    (workspace.root / "of.md").symlink_to(tmp_path / "out" / "outside.md")
+    (workspace.root / "src").mkdir()
+    (workspace.root / "src" / "a.txt").write_text("needle\n")
+    (workspace.root / "same").symlink_to(workspace.root / "src")
+    result = await call("grep", pattern="needle")
+    assert "outside" not in result.text.split("(")[0]
+    assert result.text.startswith("src/a.txt:1: needle")
+    assert "(2 symlinks leading out of the workspace skipped)" in result.text
 
 
 async def test_special_files_are_not_read(workspace: Workspace, call: Any) -> None:
