@@ -445,11 +445,12 @@ class Sandbox:
         return args
 
     def staged_in_place(self, hidden: Sequence[Path]) -> dict[Path, StagedTree]:
-        """For each of ``hidden`` that a deny rule on reading names, in a folder commands
-        write (where git in the sandbox could commit what it sees there): what git has
-        staged in its place (:meth:`.gitstaged.StagedCopies.tree`). Hidden as empty, a
-        tracked file there would look deleted to git, and ``git add -A`` would stage that."""
-        named = set(self.denied_reads())
+        """For each of ``hidden`` that a deny rule on reading or ``[sandbox] hide`` names, in
+        a folder commands write (where git in the sandbox could commit what it sees there):
+        what git has staged in its place (:meth:`.gitstaged.StagedCopies.tree`). Hidden as
+        empty, a tracked file there would look deleted to git, and ``git add -A`` would
+        stage that."""
+        named = {*self.denied_reads(), *self.extra_hidden}
         binds = [self.workspace, *self.added, *self.writable]
         wanted = [p for p in hidden if p in named and _under(p, binds) and os.path.lexists(p)]
         return {path: self.staged.tree(path) for path in wanted}

@@ -105,6 +105,19 @@ async def test_a_command_that_runs_no_git_sees_them_hidden_not_as_committed(ws: 
     assert "by a command that runs git, as git has them staged" in result.text, result.text
 
 
+async def test_a_folder_the_config_hides_is_committed_unchanged_too(ws: Path) -> None:
+    """``[sandbox] hide`` hid a tracked folder as empty just as a deny rule did, so a
+    sandboxed commit deleted its files from the next commit."""
+    require_sandbox()
+    repo(ws)
+    box = Sandbox(ws, hidden=[ws / "config" / "secrets"])
+    result = await sh(box, "grep -r hunter2 config; echo y >> README.md; " + COMMIT)
+    assert "[exit code 0]" in result.text, result.text
+    committed = git(ws, "show", "--stat", "--format=%s", "HEAD")
+    assert "README.md" in committed and "config" not in committed, committed
+    assert "hunter2" not in (await sh(box, "grep -r hunter2 config; echo END")).text  # no git: hidden
+
+
 async def test_without_the_staged_copies_the_commit_deletes_them(ws: Path) -> None:
     """The control: the same command with the folder hidden empty (as before) commits
     the tracked files deleted. So the test above can fail."""
