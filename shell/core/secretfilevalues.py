@@ -13,10 +13,12 @@ is unchanged: ``NODE_ENV=production`` must not turn every "production" into
 ``[REDACTED]``. A value is taken when
 
 - its name says secret (:func:`shell.core.secrets.is_secret_name`: ``API_KEY``,
-  ``DB_PASSWORD``, ``"client_secret":``) and it is at least
-  :data:`~shell.core.secrets.MIN_SECRET_LEN` characters long;
-- or it looks like a token whatever its name: :data:`TOKEN_LIKE_LEN` characters or
-  more, no blanks, letters and digits both, not a path, a URL or an option;
+  ``DB_PASSWORD``, ``"client_secret":``), it is at least
+  :data:`~shell.core.secrets.MIN_SECRET_LEN` characters long, and it is not where the
+  secret is (a URL without credentials, a path);
+- or it looks like a token whatever its name (:func:`token_like`): :data:`TOKEN_LIKE_LEN`
+  characters or more, no blanks, not a path, a URL or an option, letters and digits
+  mixed as in a key, not as in a name (``my-bucket-2024-prod``);
 - or the policy's shapes find it anywhere in the file (a provider key, a URL's
   password, ``.netrc``'s ``password``, a private key), and each line of a private
   key's body (``git log -p`` prints them one by one, ``+`` before each).
@@ -28,6 +30,7 @@ part of the value.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from .secrets import MIN_SECRET_LEN, Secrets, is_secret_name
@@ -85,16 +88,22 @@ def _unquoted(value: str) -> str:
 def _worth(name: str, value: str) -> bool:
     if not MIN_SECRET_LEN <= len(value) <= MAX_VALUE_LEN:
         return False
-    if is_secret_name(name):
-        return True
+    if is_secret_name(name):  # not where it points: TOKEN_URL=https://…/token, KEY_FILE=./k.pem
+        return not (("://" in value and "@" not in value) or value.startswith(_NOT_TOKEN_START[:4]))
     return token_like(value)
 
 
 def token_like(value: str) -> bool:
-    """Whether ``value`` looks like a key or token rather than a word, a host, a path
-    or a URL: long, unbroken, letters and digits both."""
+    """Whether ``value`` looks like a key or token rather than a word, a name, a host,
+    a path or a URL: long, unbroken, letters and digits both, and either both cases of
+    letters (base64, ``sk_live_51H…``) or letters and digits side by side three times
+    or more (hex, ``7f3a9c…``); ``my-bucket-2024-prod`` is a name."""
     if len(value) < TOKEN_LIKE_LEN or any(c.isspace() for c in value) or "://" in value:
         return False
-    if value.startswith(_NOT_TOKEN_START):
+    if value.startswith(_NOT_TOKEN_START) or not any(c.isdigit() for c in value):
         return False
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    if any(c.isupper() for c in value) and any(c.islower() for c in value):
+        return True
+    mixed = sum(1 for a, b in itertools.pairwise(value) if a.isdigit() != b.isdigit()
+                and (a + b).isalnum())
+    return mixed >= 3

@@ -489,9 +489,8 @@ def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:
         parts.append(
             f"[{len(hidden)} file{'s' if many else ''} that usually hold{'' if many else 's'} secrets "
             f"read as empty in this command (or as git has {them} staged, where git tracks {them}): "
-            f"{shown}. Git may still keep what {they} "
-            "held (a stash, an old commit): the values found in them are redacted from this output instead. "
-            "A command that names one asks the user first.]"
+            f"{shown}. Git may still keep what {they} held (a stash, an old commit): the values found "
+            f"in {them} are redacted from this output instead. A command that names one asks the user first.]"
         )
     if not secrets.complete:
         parts.append(f"[the workspace is too big to search for secret files: {secrets.why_incomplete}]")

@@ -19,6 +19,9 @@ DEBUG=true
 API_URL=https://api.example.com/v1
 LOG_DIR=/var/log/my-app-2024
 NODE_OPTIONS=--max-old-space-size=4096
+S3_BUCKET=my-bucket-2024-prod
+TOKEN_URL=https://oauth2.example.com/token
+KEY_FILE=./secrets/prod-key-2024.pem
 """
 
 
@@ -35,7 +38,8 @@ def test_values_under_secret_names_and_tokens_are_taken() -> None:
 def test_ordinary_words_hosts_paths_and_urls_are_not() -> None:
     values = secret_file_values(DOTENV)
     for plain in ("production", "3000", "true", "https://api.example.com/v1", "/var/log/my-app-2024",
-                  "--max-old-space-size=4096"):
+                  "--max-old-space-size=4096", "my-bucket-2024-prod", "https://oauth2.example.com/token",
+                  "./secrets/prod-key-2024.pem"):
         assert plain not in values, plain
     assert not any("#" in v or v.startswith(("'", '"')) for v in values), values
 
@@ -78,3 +82,5 @@ def test_token_like() -> None:
     assert not token_like("two words 0123456789")
     assert not token_like("production-database")  # no digit
     assert not token_like("./build/output-2024-01")
+    assert not token_like("release-2024-11-29-hotfix")  # words and a date: a name
+    assert token_like("123e4567-e89b-12d3-a456-426614174000")
