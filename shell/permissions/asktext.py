@@ -101,11 +101,30 @@ def hidden_count(sandbox: Sandbox | None) -> str:
     if sandbox is None:
         return ""
     found = sandbox.secret_index.find_unless_busy()
-    n = len(found.paths)
-    if not n:
+    home = sandbox.home_files.last
+    n, more = len(found.paths), len(home.files) if home is not None else 0
+    if not n and not more:
         return ""
     what = f"{n} files that usually hold secrets" if n != 1 else "1 file that usually holds secrets"
-    return f"; {what} ({found.shown(3)}) {'are' if n != 1 else 'is'} hidden from it"
+    if not n:
+        many = more != 1
+        return (f"; {more} file{'s' if many else ''} under your home that usually hold{'' if many else 's'} "
+                f"secrets {'are' if many else 'is'} hidden from it")
+    elsewhere = f" and {more} under your home" if more else ""
+    return f"; {what} ({found.shown(3)}){elsewhere} {'are' if n + more != 1 else 'is'} hidden from it"
+
+
+HIDDEN_WHAT = ("files that usually hold secrets in the workspace and under your home read as empty, "
+               "and secret variables and git credentials are left out (files elsewhere are not searched)")
+"""What the sandbox really hides, for an approval: not "no secrets" (finding N5: a key
+in another project under home was read while every approval said so)."""
+
+
+def home_covered(sandbox: Sandbox | None) -> str:
+    """``; 2 folders under your home could not be searched … and are hidden whole (…)``, or empty."""
+    found = sandbox.home_files.last if sandbox is not None else None
+    said = found.said() if found is not None else ""
+    return f"; {said}" if said else ""
 
 
 def names_denied(name: str, denied: list[tuple[str, str]]) -> str:
@@ -160,13 +179,13 @@ def confinement(
                     "hold secrets, and it gets the editor's environment, provider keys included.")
         return " It runs outside the sandbox, as you."
     if args.get("network") and sandboxed(command):
-        return (" It runs in the sandbox (writes only in the workspace, no secrets) but on your network: "
+        return (f" It runs in the sandbox (writes only in the workspace; {HIDDEN_WHAT}) but on your network: "
                 "it can reach services on this machine (databases, Docker's API, dev servers), your LAN, "
                 "cloud metadata (169.254.169.254) and the internet, and send out what it can read.")
     if sandboxed(command):
         return (" It runs in the sandbox: it writes only in the workspace (never git hooks or config, "
-                ".envrc, .vscode or the like), with no network and no secrets"
-                f"{hidden_count(sandbox)}.")
+                f".envrc, .vscode or the like), with no network; {HIDDEN_WHAT}"
+                f"{hidden_count(sandbox)}{home_covered(sandbox)}.")
     return " It runs outside the sandbox, as you (the sandbox cannot work here: see the notice at start)."
 
 

@@ -128,7 +128,7 @@ class StagedCopies:
         stored = self._stored(repo, set(staged.values()), lazy, MAX_BLOB)
         made = {} if isinstance(stored, str) else {p: stored[b] for p, b in staged.items() if b in stored}
         with self._lock:
-            if len(self._known) >= 64:
+            if len(self._known) >= 1024:  # one per repository holding secrets, home's too
                 self._known.clear()
             self._known[key] = made
         return made

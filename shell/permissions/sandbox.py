@@ -63,6 +63,7 @@ from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies, StagedTree
 from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, found_in_config, startup_files
+from .homewalk import HomeFiles, HomeFound, home_args
 from .hostsockets import SOCKET_FOLDERS, host_sockets
 from .laterconfigs import Configs, config_files, put_back_configs, snapshot_configs
 from .runslater import Guard, Planted
@@ -165,6 +166,7 @@ class Sandbox:
         self.git_configs = ScrubbedConfigs()
         """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
         self.secret_index = SecretFileIndex([self.workspace])  # its secret files, hidden (.secretfiles)
+        self.home_files = HomeFiles()  # and those of the other projects under home (.homewalk)
         writable_by_commands(self.workspace, *self.writable)  # no program of ours is found there
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
@@ -205,7 +207,7 @@ class Sandbox:
         """Before a command: the secret files to hide and the walls around what runs
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
-        self.staged.copies(found.paths)  # git runs here, in the thread, not in wrap()
+        self.staged.copies([*found.paths, *self.home_secrets().files])  # git runs here, not in wrap()
         self.staged_in_place(self.denied_reads())  # and for what deny rules on reading hide
         walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
@@ -271,6 +273,12 @@ class Sandbox:
 
     def secrets_searched(self) -> SecretFiles:  # the last search's (searching now if none)
         return self.secret_index.last or self.secret_index.find()
+
+    def home_secrets(self) -> HomeFound:
+        """Walk home for the other projects' secret files now (cached per folder: :mod:`.homewalk`)."""
+        outside = self.outside_git()
+        gitdirs = [g for o in outside for g in (o.gitdir, o.common)]
+        return self.home_files.find([*self.roots(), *self.writable], gitdirs, [o.top() for o in outside])
 
     def reveal(self, call_id: str, names: Sequence[str]) -> None:
         """The user approved the call ``call_id`` after being told it names these
@@ -401,6 +409,9 @@ class Sandbox:
         staged = self.staged.copies(found.paths)
         for path in self.hideable(found, hidden, shown):  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
+        home = self.home_files.last or self.home_secrets()
+        args += home_args(home, staged=self.staged, configs=self.git_configs, empty=empty_file(),
+                          hidden=hidden, binds=[self.workspace, *self.added, *self.writable])
         args += ["--chdir", ws, "--", *argv]
         return args
 

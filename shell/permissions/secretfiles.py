@@ -56,7 +56,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,6 +129,8 @@ class SecretFiles:
     runs_later: tuple[Path, ...] = ()
     """What the walk saw named like :data:`.runslater.RUNS_LATER`, at any depth (as
     found, not resolved): the sandbox keeps these read-only."""
+    unreached: tuple[Path, ...] = ()
+    """The folders the bound kept the search out of (the home walk hides them whole)."""
 
     def shown(self, limit: int = 5) -> str:
         """``.env, config/prod.key and 3 more`` (relative to a root where inside one)."""
@@ -198,11 +200,25 @@ class SecretFileIndex:
     Thread-safe (one search at a time); share one per workspace."""
 
     def __init__(
-        self, roots: list[Path], *, max_entries: int = MAX_ENTRIES, max_seconds: float = MAX_SECONDS
+        self, roots: list[Path], *, max_entries: int = MAX_ENTRIES, max_seconds: float = MAX_SECONDS,
+        prune: Callable[[str], bool] | None = None, needed: Callable[[str], bool] | None = None,
+        follow_moves: bool = True, later: Callable[[str], object] = why,
     ) -> None:
         self.roots = _real(roots)
         self.max_entries = max_entries
         self.max_seconds = max_seconds
+        self.prune = prune
+        """Folders not entered at all, besides :data:`SKIP_DIRS` (the home walk: the
+        workspace, which its own index searches, and home's dot folders)."""
+        self.needed = needed
+        """Folders listed whatever the bound (those holding the workspace: the home walk
+        could not hide them whole)."""
+        self.follow_moves = follow_moves
+        self.later = later
+        """Which entries the result's ``runs_later`` lists (:func:`.laternames.why`; the home
+        walk wants only ``.git``, and skips the cost of asking of every name)."""
+        """Look everywhere for a secret file that moved (off where commands cannot move
+        files, as in home: the user deleting a key there must not widen the next walk)."""
         self._listings: dict[str, _Listing] = {}
         self._known: dict[str, tuple[int, int]] = {}
         self._pem: dict[str, tuple[int, int, int, int, bool]] = {}
@@ -281,6 +297,7 @@ class SecretFileIndex:
 
     def _search(self, max_entries: int, max_seconds: float) -> SecretFiles:
         here, lost = self._lost()
+        lost = lost if self.follow_moves else set()
         everywhere = bool(lost)
         deadline = time.monotonic() + max_seconds
         fresh = 0
@@ -291,6 +308,7 @@ class SecretFileIndex:
         dirs: list[str] = []
         stack = [str(r) for r in reversed(self.roots)]
         seen: set[str] = set()
+        unreached: list[str] = []
         while stack:
             directory = stack.pop()
             if directory in seen:
@@ -304,7 +322,9 @@ class SecretFileIndex:
                 continue
             listing = self._listings.get(directory)
             if listing is None or listing.stale(info):
-                if fresh >= max_entries or time.monotonic() > deadline:
+                if (fresh >= max_entries or time.monotonic() > deadline) and not (
+                        self.needed and self.needed(directory)):
+                    unreached.append(directory)
                     stopped = stopped or (
                         f"more than {max_entries:,} entries"
                         if fresh >= max_entries
@@ -333,7 +353,7 @@ class SecretFileIndex:
             self._listings = {d: v for d, v in self._listings.items() if d in seen}
         why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
         return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots),
-                           tuple(Path(p) for p in later))
+                           tuple(Path(p) for p in later), tuple(Path(d) for d in unreached))
 
     def _relist(self, directory: str, info: os.stat_result) -> _Listing:
         """List ``directory`` again (it changed), keeping the verdict "not a virtualenv"
@@ -341,7 +361,7 @@ class SecretFileIndex:
         become a dependency because a ``pyvenv.cfg`` appeared in it (a command can
         write one, and its secret files would be searched no more)."""
         old = self._listings.get(directory)
-        listing = _list(directory, info)
+        listing = _list(directory, info, self.later)
         if listing.venv and old is not None and not old.venv:
             listing = dataclasses.replace(listing, venv=False)
         self._listings[directory] = listing
@@ -355,7 +375,7 @@ class SecretFileIndex:
                 out.append(prefix + name)
             elif name in CACHE_DIRS:
                 out += self._venvs_in(prefix + name)
-        return out
+        return out if self.prune is None else [d for d in out if not self.prune(d)]
 
     def _venvs_in(self, cache: str) -> list[str]:
         """The folders right in a skipped cache folder that hold a ``pyvenv.cfg``: a
@@ -386,7 +406,7 @@ class SecretFileIndex:
                 continue
             listing = self._listings.get(site)
             if listing is None or listing.stale(info):
-                listing = self._listings[site] = _list(site, info)
+                listing = self._listings[site] = _list(site, info, self.later)
             out += [f"{site}/{name}" for name in listing.later]
         return out
 
@@ -476,7 +496,7 @@ def _real(roots: list[Path]) -> list[Path]:
     return out
 
 
-def _list(directory: str, info: os.stat_result) -> _Listing:
+def _list(directory: str, info: os.stat_result, later_why: Callable[[str], object] = why) -> _Listing:
     listed_at = time.time_ns()
     secrets: list[str] = []
     links: list[str] = []
@@ -491,7 +511,7 @@ def _list(directory: str, info: os.stat_result) -> _Listing:
             for entry in entries:
                 count += 1
                 name = entry.name
-                if why(f"{directory}/{name}" if placed else name):
+                if later_why(f"{directory}/{name}" if placed else name):
                     later.append(name)
                 try:
                     if entry.is_symlink():

@@ -138,6 +138,7 @@ own config once trusted), started and closed."""
             return
         try:
             await anyio.to_thread.run_sync(sandbox.secrets_searched, abandon_on_cancel=True)
+            await anyio.to_thread.run_sync(sandbox.home_secrets, abandon_on_cancel=True)  # home's, too
         except OSError:
             pass  # searched again, and said, when a command needs it
 

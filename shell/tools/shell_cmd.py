@@ -280,6 +280,8 @@ class Confined:
     """Paths a rule on writing kept read-only (:func:`readonly_note`)."""
     sockets: list[Path] = field(default_factory=list)
     """Sockets in the workspace the sandbox covered (:func:`hostsockets.blocked_note`)."""
+    home_news: str = ""
+    """The folders under home hidden whole, said the first time they are these (:mod:`.homewalk`)."""
 
 
 async def confine(
@@ -314,7 +316,8 @@ async def confine(
                            staged_view=view)
     started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, values,
-                    sandbox.readonly_paths(walls), hostsockets.blocked(walls, sandbox.roots()))
+                    sandbox.readonly_paths(walls), hostsockets.blocked(walls, sandbox.roots()),
+                    home_news=sandbox.home_files.news())
 
 
 def sandbox_notes(
@@ -357,6 +360,9 @@ def sandbox_notes(
         notes += [n for n in [outside_files_note(text, guard.outside, roots, code)] if n]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
+    covered = confined.home_news if confined is not None else ""
+    if covered:  # once, the first time these folders are hidden whole (.homewalk)
+        notes.append(f"[agent-shell: {covered}: a command reading there sees them empty.]")
     if confined is not None:
         notes += denied_note(confined.denied, cwd)
         notes += readonly_note(confined.readonly, cwd, text)

@@ -1,0 +1,225 @@
+"""The secret-looking files of the user's other projects under home, hidden from commands.
+
+The workspace's secret files read as empty in the sandbox (:mod:`.secretfiles`), and
+home's credential stores and dot folders are hidden by :mod:`.homesecrets`. That left
+the rest of home readable: ``grep -r sk- ~`` in a command run unasked (``auto``) read
+``~/projects/other/.env``, ``~/src/y/key.pem`` and ``~/work/z/terraform.tfstate``, and
+``cat ~/projects/x/.git/config`` printed the token in its remote URL (tester round 9,
+N5), while every approval said the command ran with "no secrets".
+
+So before each sandboxed command home's other folders are searched too, by the same
+index as the workspace (:class:`.secretfiles.SecretFileIndex`: the same one rule of
+what is secret-looking, the same skipped folders, listings kept by folder stamp so a
+later command lists only what changed), entering neither the workspace (its own walk)
+nor home's dot folders (:mod:`.homesecrets`), nor the folders the config makes writable
+(``[sandbox] writable``: tools' caches, which a folder hidden whole would break). What it
+finds is hidden as in the workspace: an empty read-only file, or git's staged copy where git tracks it
+(:mod:`.gitstaged`, so ``git -C ~/other status`` shows nothing changed); and each
+repository's ``.git/config`` under home is shown without credentials, by the same
+copy the workspace's repositories get (:class:`.gitcreds.ScrubbedConfigs`).
+
+It is bounded like the workspace's walk, and fails closed: a folder the walk did not
+reach in time is hidden whole (an empty read-only folder), and said once in a
+command's result and in every approval while it lasts. The next commands go on from
+the listings kept, so a big home is finished after a few. Folders that hold the
+workspace (or a writable folder, or the workspace's git directory) are listed whatever
+the bound: hiding them would hide the workspace.
+
+Commands cannot change home outside the workspace (it is read-only to them), so a
+secret file that moved there was moved by the user, and is not looked for everywhere
+(the workspace's walk does that, since a command can move files in it).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+from .gitcreds import ScrubbedConfigs
+from .gitstaged import StagedCopies
+from .homedirs import home_dirs
+from .secretfiles import SecretFileIndex, SecretFiles
+
+MAX_ENTRIES = 200_000
+"""Directory entries one walk of home reads fresh (home holds every other project)."""
+MAX_SECONDS = 1.5
+"""Wall time one walk of home may take; what it did not reach is hidden whole."""
+MAX_COVERS = 256
+"""Folders hidden whole at most: past it, unreached folders are replaced by their parents."""
+PRIVATE = (Path("/tmp"), Path("/var/tmp"))
+"""Replaced by empty ones in the sandbox: a home there needs no walk."""
+
+
+@dataclass(frozen=True, slots=True)
+class HomeFound:
+    """What one walk of home found to hide."""
+
+    files: tuple[Path, ...] = ()
+    """Secret-looking files (real paths)."""
+    configs: tuple[Path, ...] = ()
+    """Git configs of repositories under home, to show scrubbed."""
+    covered: tuple[Path, ...] = ()
+    """Folders the walk did not reach in time: hidden whole."""
+    homes: tuple[Path, ...] = ()
+
+    def said(self) -> str:
+        """What an approval and a result say of the folders hidden whole (empty if none)."""
+        if not self.covered:
+            return ""
+        shown = ", ".join(self.tilde(p) for p in self.covered[:3])
+        more = f" and {len(self.covered) - 3} more" if len(self.covered) > 3 else ""
+        many = len(self.covered) != 1
+        return (f"{len(self.covered)} folder{'s' if many else ''} under your home could not be searched for "
+                f"secret files in time and {'are' if many else 'is'} hidden whole ({shown}{more})")
+
+    def tilde(self, path: Path) -> str:
+        for home in self.homes:
+            if paths.within(path, home):
+                rel = paths.relative(path, home)
+                return "~" if not rel or rel == "." else f"~/{rel}"
+        return str(path)
+
+
+class HomeFiles:
+    """The walk of home for one sandbox (thread-safe as its index is)."""
+
+    def __init__(self, *, max_entries: int = MAX_ENTRIES, max_seconds: float = MAX_SECONDS) -> None:
+        self._roots: frozenset[str] = frozenset()  # the workspace and added dirs: not entered
+        self._anchors: list[str] = []  # what must stay visible: their parents are listed whatever the bound
+        self._tops: list[str] = []  # the checkout a subfolder workspace lies in: never hidden whole
+        self._homes: frozenset[str] = frozenset()
+        self.index = SecretFileIndex([], max_entries=max_entries, max_seconds=max_seconds, prune=self._prune,
+                                     needed=self._needed, follow_moves=False, later=_git_named)
+        self.last: HomeFound | None = None
+        self._told: tuple[Path, ...] = ()
+
+    def find(
+        self, roots: Sequence[Path], anchors: Sequence[Path] = (), tops: Sequence[Path] = ()
+    ) -> HomeFound:
+        """Walk home now (only folders that changed are listed again), outside ``roots`` (the
+        workspace, added and writable folders); the folders holding them or ``anchors`` (git
+        directories outside), and ``tops`` (the checkout holding the workspace), are never
+        hidden whole."""
+        self._roots = frozenset(str(r) for r in roots)
+        self._anchors = [str(a) for a in (*roots, *anchors, *tops)]
+        self._tops = [str(t) for t in tops if any(paths.within(r, t) for r in roots)]
+        homes = self.homes(roots)
+        if [str(h) for h in homes] != [str(r) for r in self.index.roots]:
+            self.index.set_roots(homes)
+        self._homes = frozenset(str(r) for r in self.index.roots)
+        walked = self.index.find() if homes else SecretFiles()
+        configs = tuple(c for d in walked.runs_later if d.name == ".git" for c in _git_configs(d))
+        covered = _collapse([str(d) for d in walked.unreached], self._needed)
+        self.last = HomeFound(walked.paths, configs, tuple(covered), tuple(homes))
+        return self.last
+
+    def homes(self, roots: Sequence[Path]) -> list[Path]:
+        """The home folders to walk: not one the workspace holds (its walk covers it), nor
+        one in the sandbox's private ``/tmp`` (commands cannot see it)."""
+        out: list[Path] = []
+        for home in home_dirs():
+            try:
+                real = paths.real_root(home)
+            except (OSError, paths.BadPath):
+                continue
+            if not real.is_dir() or any(paths.within(real, r) for r in roots):
+                continue
+            if any(paths.within(real, p) for p in PRIVATE):
+                continue
+            out.append(real)
+        return list(dict.fromkeys(out))
+
+    def news(self) -> str:
+        """:meth:`HomeFound.said` the first time the folders hidden whole are these (else empty)."""
+        found = self.last
+        if found is None or found.covered == self._told:
+            return ""
+        self._told = found.covered
+        return found.said()
+
+    def _prune(self, path: str) -> bool:
+        if path in self._roots:
+            return True
+        cut = path.rfind("/")
+        return path.startswith(".", cut + 1) and path[:cut] in self._homes
+
+    def _needed(self, directory: str) -> bool:
+        return (any(paths.within(anchor, directory) for anchor in self._anchors)
+                or any(paths.within(directory, top) for top in self._tops))
+
+
+def _git_named(name: str) -> bool:
+    """What the home walk lists of what runs later: git directories (their configs are shown scrubbed)."""
+    return name == ".git" or name.endswith("/.git")
+
+
+def _git_configs(gitdir: Path) -> list[Path]:
+    """A repository's configs that may hold a token: its own, its worktrees' and its
+    submodules' (one level down)."""
+    found = [gitdir / "config", gitdir / "config.worktree"]
+    for sub, name in (("modules", "config"), ("worktrees", "config.worktree")):
+        try:
+            found += [gitdir / sub / d / name for d in os.listdir(gitdir / sub)]
+        except OSError:
+            continue
+    return [p for p in found if os.path.isfile(p) and not os.path.islink(p)]
+
+
+def _collapse(dirs: list[str], needed: Callable[[str], bool]) -> list[Path]:
+    """``dirs`` as at most :data:`MAX_COVERS` folders: the deepest replaced by their parents
+    (never by a folder that holds what must stay visible) until few enough."""
+    covered = sorted(set(dirs))
+    while len(covered) > MAX_COVERS:
+        deepest = max(d.count("/") for d in covered)
+        lifted = {os.path.dirname(d) if d.count("/") == deepest and not needed(os.path.dirname(d)) else d
+                  for d in covered}
+        if len(lifted) == len(covered) and lifted == set(covered):
+            break
+        covered = sorted(_outermost(lifted))
+    return [Path(d) for d in covered]
+
+
+def _outermost(dirs: set[str]) -> set[str]:
+    kept: set[str] = set()
+    for d in sorted(dirs, key=lambda x: x.count("/")):
+        if not any(paths.within(d, k) for k in kept):
+            kept.add(d)
+    return kept
+
+
+def home_args(found: HomeFound, *, staged: StagedCopies, configs: ScrubbedConfigs, empty: str,
+              hidden: Sequence[Path], binds: Sequence[Path]) -> list[str]:
+    """bubblewrap's arguments for ``found``: each secret file bound over (git's staged copy,
+    else an empty file), each git config by its scrubbed copy, then the unreached folders
+    replaced by empty read-only ones. Nothing inside ``hidden`` (hidden whole already)."""
+    args: list[str] = []
+    copies = staged.copies(found.files)
+    for path in found.files:
+        if _inside(path, hidden) or _private(path, binds) or not os.path.isfile(path):
+            continue
+        args += ["--ro-bind", copies.get(path) or empty, str(path)]
+    for path in found.configs:
+        if _inside(path, hidden) or _private(path, binds):
+            continue
+        shown = configs.copy_for(path)
+        if shown is not None:
+            args += ["--ro-bind", shown, str(path)]
+    for path in found.covered:
+        if _inside(path, hidden) or _private(path, binds) or not os.path.isdir(path):
+            continue
+        args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    return args
+
+
+def _inside(path: Path, bases: Sequence[Path]) -> bool:
+    return any(paths.within(path, b) for b in bases)
+
+
+def _private(path: Path, binds: Sequence[Path]) -> bool:
+    return _inside(path, PRIVATE) and not _inside(path, binds)
+
+
+__all__ = ["MAX_COVERS", "MAX_ENTRIES", "HomeFiles", "HomeFound", "home_args"]

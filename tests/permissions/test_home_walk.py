@@ -1,0 +1,132 @@
+"""The user's other projects under home, against the real bubblewrap (tester round 9, N5):
+a sandboxed command run unasked (auto) must not read their secret-looking files
+(``grep -r sk- ~``) nor the tokens in their git configs, while git still works there;
+and where the walk of home cannot finish, what it did not reach is hidden, not readable."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions.asktext import confinement
+from shell.permissions.homewalk import HomeFiles
+from shell.permissions.sandbox import Sandbox
+from shell.tools.shell_cmd import run_command
+
+from ..sandboxing import require_sandbox
+from .home_setup import plant, sandbox_home
+
+pytestmark = pytest.mark.anyio
+
+KEYS = {
+    "projects/other/.env": "OPENAI_API_KEY=sk-proj-OTHERPROJ1\n",
+    "src/y/key.pem": "-----BEGIN PRIVATE KEY-----\nsk-proj-OTHERPEM2\n",
+    "work/z/terraform.tfstate": '{"secret": "sk-proj-OTHERSTATE3"}\n',
+    "projects/deep/a/b/c/.env.local": "TOKEN=sk-proj-OTHERDEEP4\n",
+}
+TOKEN = "ghp_OTHERREPOTOKEN1234567890abcdef"
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from sandbox_home(monkeypatch, ".agent-shell-test-homewalk-")
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def other_repo(home: Path) -> Path:
+    repo = home / "projects" / "other2"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    git(repo, "remote", "add", "origin", f"https://u:{TOKEN}@github.com/a/b")
+    (repo / "README").write_text("hello\n")
+    (repo / ".env").write_text("KEY=sk-proj-UNTRACKED5\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-qm", "init")
+    return repo
+
+
+async def run(box: Sandbox, script: str) -> str:
+    result = await run_command(script, box.workspace, 60, lambda _: None, sandbox=box)
+    return result.text
+
+
+async def test_grep_over_home_finds_no_other_projects_keys(home: Path) -> None:
+    require_sandbox()
+    plant(home, list(KEYS), lambda rel: KEYS[rel])
+    plant(home, ["projects/other/notes.txt"], lambda _: "PLAIN-NOTES\n")
+    (home / "project" / "mine.txt").write_text("MINE\n")
+    box = Sandbox(home / "project")
+    text = await run(box, 'grep -rIh "sk-\\|PLAIN\\|MINE" ~ 2>/dev/null; '
+                          'tar c -C ~ projects src work 2>/dev/null | strings | grep sk-; echo end')
+    assert "sk-proj" not in text, text
+    assert "PLAIN-NOTES" in text and "MINE" in text, text  # other files stay readable
+    assert "end" in text
+    for rel, content in KEYS.items():  # the user's own files are untouched
+        assert (home / rel).read_text() == content
+
+
+async def test_other_repository_config_shows_no_token_and_git_still_works(home: Path) -> None:
+    require_sandbox()
+    repo = other_repo(home)
+    box = Sandbox(home / "project")
+    text = await run(box, "cat ~/projects/other2/.git/config; grep -rh url ~/projects/*/.git/config; "
+                          "cat ~/projects/other2/.env; git -C ~/projects/other2 status --porcelain; "
+                          "git -C ~/projects/other2 log --format=%s; echo end")
+    assert TOKEN not in text and "sk-proj" not in text, text
+    assert "url = https://github.com/a/b" in text, text
+    assert "init" in text and "end" in text, text
+    assert "README" not in text  # git status: nothing changed
+    assert TOKEN in (repo / ".git" / "config").read_text()  # the user's config keeps it
+
+
+async def test_folders_the_walk_did_not_reach_are_hidden_whole_and_said_once(home: Path) -> None:
+    require_sandbox()
+    plant(home, ["far/away/.env", "far/away/plain.txt", "near/readme.txt"], lambda rel: f"CONTENT-{rel}\n")
+    (home / "project" / "mine.txt").write_text("MINE\n")
+    box = Sandbox(home / "project")
+    box.home_files = HomeFiles(max_entries=1)  # home's own listing, then nothing more
+    script = ("cat ~/far/away/.env ~/far/away/plain.txt ~/near/readme.txt mine.txt 2>/dev/null; "
+              "echo x > new.txt; echo end")
+    first = await run(box, script)
+    assert "CONTENT-" not in first and "MINE" in first and "end" in first, first
+    assert (home / "project" / "new.txt").read_text() == "x\n"  # the workspace is still writable
+    assert "could not be searched for secret files in time and are hidden whole" in first, first
+    found = box.home_files.last
+    assert found is not None and found.covered
+    assert "hidden whole" in confinement(TOOL, {"command": "ls"}, lambda _c: True, box)
+    box.home_files.index.max_entries = 1_000_000  # the next walk goes on from the listings kept
+    second = await run(box, script)
+    assert "CONTENT-far/away/plain.txt" in second and "CONTENT-near/readme.txt" in second, second
+    assert "CONTENT-far/away/.env" not in second and "hidden whole" not in second, second
+
+
+def test_approval_says_what_is_hidden_not_no_secrets(home: Path) -> None:
+    plant(home, ["projects/other/.env"], lambda _: "K=sk-proj-X\n")
+    box = Sandbox(home / "project")
+    box.home_secrets()
+    said = confinement(TOOL, {"command": "ls"}, lambda _c: True, box)
+    online = confinement(TOOL, {"command": "ls", "network": True}, lambda _c: True, box)
+    for text in (said, online):
+        assert "no secrets" not in text
+        assert "files elsewhere are not searched" in text
+    hidden = r"\d+ files? under your home that usually holds? secrets (is|are) hidden from it"
+    assert re.search(hidden, said), said
+
+
+class _Tool:
+    name = "run_shell"
+    kind = "execute"
+    confined = True
+
+
+TOOL: Any = _Tool()  # what confinement() reads of a confined run_shell
