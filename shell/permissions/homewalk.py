@@ -169,17 +169,19 @@ def _git_configs(gitdir: Path) -> list[Path]:
 
 
 def _collapse(dirs: list[str], needed: Callable[[str], bool]) -> list[Path]:
-    """``dirs`` as at most :data:`MAX_COVERS` folders: the deepest replaced by their parents
-    (never by a folder that holds what must stay visible) until few enough."""
-    covered = sorted(set(dirs))
-    while len(covered) > MAX_COVERS:
-        deepest = max(d.count("/") for d in covered)
-        lifted = {os.path.dirname(d) if d.count("/") == deepest and not needed(os.path.dirname(d)) else d
-                  for d in covered}
-        if len(lifted) == len(covered) and lifted == set(covered):
-            break
-        covered = sorted(_outermost(lifted))
-    return [Path(d) for d in covered]
+    """``dirs`` as at most :data:`MAX_COVERS` folders (bubblewrap mounts each): the deepest
+    replaced by their parents, level by level, never by a folder that holds what must stay
+    visible (``needed``), until few enough."""
+    covered = set(dirs)
+    depth = max((d.count("/") for d in covered), default=0)
+    while len(covered) > MAX_COVERS and depth > 1:
+        lifted = set()
+        for d in covered:
+            parent = os.path.dirname(d)
+            lifted.add(parent if d.count("/") >= depth and not needed(parent) else d)
+        covered = _outermost(lifted)
+        depth -= 1
+    return [Path(d) for d in sorted(covered)]
 
 
 def _outermost(dirs: set[str]) -> set[str]:

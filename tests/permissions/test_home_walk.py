@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from shell.permissions.asktext import confinement
-from shell.permissions.homewalk import HomeFiles
+from shell.permissions.homewalk import MAX_COVERS, HomeFiles
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
 
@@ -130,3 +130,17 @@ class _Tool:
 
 
 TOOL: Any = _Tool()  # what confinement() reads of a confined run_shell
+
+
+def test_many_unreached_folders_are_hidden_by_few_covers_never_over_the_workspace(home: Path) -> None:
+    for n in range(600):
+        (home / "big" / "x" / f"e{n}").mkdir(parents=True)
+    (home / "big" / "ws").mkdir()
+    walk = HomeFiles(max_entries=10)  # home, big and x are listed, then the bound: e0 … e599 are not
+    found = walk.find([home / "big" / "ws"])
+    assert 0 < len(found.covered) <= MAX_COVERS
+    for cover in found.covered:
+        assert not (home / "big" / "ws").is_relative_to(cover)
+    for n in range(600):  # every folder the walk did not reach is inside a cover
+        far = home / "big" / "x" / f"e{n}"
+        assert any(far.is_relative_to(c) for c in found.covered)
