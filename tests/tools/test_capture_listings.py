@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from shell.tools import capture as capture_module
 from shell.tools import scanwalk
 from shell.tools.capture import WorkspaceCapture
 
@@ -105,3 +106,57 @@ def test_a_folder_swapped_for_another_is_listed_again(settled: WorkspaceCapture)
     found = rels(settled, settled.changes_since(before))
     assert sorted(found) == ["pkg0/mod/b.py", "pkg0/old/a.py", "pkg0/old/b.py"]
 
+
+
+@pytest.fixture
+def chunked(monkeypatch: pytest.MonkeyPatch, settled: WorkspaceCapture) -> WorkspaceCapture:
+    """``settled``, its files too old to be read again: from the second scan on, a
+    folder whose files' stats are all as before is taken whole (one chunk)."""
+    monkeypatch.setattr(capture_module, "RACY_NS", 0)
+    settled.snapshot()
+    return settled
+
+
+def test_a_folder_taken_whole_still_shows_a_file_rewritten_in_it(chunked: WorkspaceCapture) -> None:
+    before = chunked.snapshot()
+    assert before.files["pkg2/mod/a.py"].data == b"a = 2\n"
+    target = chunked.root / "pkg2" / "mod" / "b.py"
+    mtime = target.stat().st_mtime_ns
+    target.write_text("b = 7\n")  # same size, mtime put back: only its ctime tells
+    os.utime(target, ns=(mtime, mtime))
+    found = rels(chunked, chunked.changes_since(before))
+    assert list(found) == ["pkg2/mod/b.py"]
+    assert found["pkg2/mod/b.py"].before == b"b = 2\n"  # type: ignore[attr-defined]
+    again = chunked.snapshot()  # and the scan after that has the new content as its baseline
+    assert again.files["pkg2/mod/b.py"].data == b"b = 7\n" and chunked.changes_since(again) == []
+
+
+def test_a_file_swapped_for_one_of_the_same_size_and_times_is_caught(chunked: WorkspaceCapture) -> None:
+    before = chunked.snapshot()
+    target = chunked.root / "pkg0" / "mod" / "a.py"
+    info = target.stat()
+    swap = target.with_name("swap.tmp")
+    swap.write_text("a = 5\n")
+    os.utime(swap, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.replace(swap, target)  # another inode under the old name, its folder's listing unchanged in size
+    found = rels(chunked, chunked.changes_since(before))
+    assert list(found) == ["pkg0/mod/a.py"]
+    assert found["pkg0/mod/a.py"].before == b"a = 0\n"  # type: ignore[attr-defined]
+
+
+def test_files_beyond_the_bounds_are_not_taken_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Over ``max_total`` a file is not kept, also on the scans that take folders whole;
+    over ``max_files`` the scan still stops at the same file."""
+    monkeypatch.setattr(scanwalk, "RACY_NS", 0)
+    monkeypatch.setattr(capture_module, "RACY_NS", 0)
+    for n in range(4):
+        (tmp_path / f"f{n}.txt").write_text(f"{n}" * 10)
+    time.sleep(0.05)
+    small = WorkspaceCapture(tmp_path, max_total=25, max_files=3)
+    for _ in range(3):
+        snap = small.snapshot()
+        assert sorted(snap.files) == ["f0.txt", "f1.txt", "f2.txt"] and not snap.complete
+        assert [snap.files[f"f{n}.txt"].data is not None for n in range(3)] == [True, True, False]
+    (tmp_path / "f2.txt").write_text("changed!!!")
+    found = rels(small, small.changes_since(snap))
+    assert list(found) == ["f2.txt"] and not found["f2.txt"].kept  # type: ignore[attr-defined]
