@@ -226,6 +226,9 @@ class SecretFileIndex:
         self.last: SecretFiles | None = None
         """The last search's result (None before the first)."""
         self._dirs: list[str] = []  # the folders the last search listed
+        self._matched: dict[tuple[str, bool], dict[str, tuple[_Listing, tuple[str, ...]]]] = {}
+        """Per wildcard pattern: each folder's names it matched, with the listing they
+        were matched in (:meth:`files_where`)."""
 
     def set_roots(self, roots: list[Path]) -> None:
         with self._lock:
@@ -259,20 +262,29 @@ class SecretFileIndex:
     def files_where(self, names: Sequence[str], limit: int, links: bool = False) -> list[Path]:
         """The files the last search listed (not in skipped folders; links too if ``links``)
         whose name matches one of the wildcards ``names``, at most ``limit``: the candidates
-        for a rule on writing such as ``**/*.pem`` (:mod:`.writewalls` confirms each)."""
+        for a rule on writing such as ``**/*.pem`` (:mod:`.writewalls` confirms each). Asked
+        before and after every command; a folder whose listing is the one matched last
+        time is not matched again (50,000 names matched twice a command, in a big tree)."""
         if not names:
             return []
         pattern = re.compile("|".join(fnmatch.translate(n) for n in names))
         out: list[Path] = []
         with self._lock:
+            if len(self._matched) > 16:  # the rules changed many times: forget the old patterns
+                self._matched.clear()
+            memo = self._matched.setdefault((pattern.pattern, links), {})
             for directory in self._dirs:
                 listing = self._listings.get(directory)
-                for name in (() if listing is None else (*listing.files, *listing.links) if links
-                             else listing.files):
-                    if pattern.match(name):
-                        out.append(Path(directory, name))
-                        if len(out) >= limit:
-                            return out
+                if listing is None:
+                    continue
+                known = memo.get(directory)
+                if known is None or known[0] is not listing:
+                    every = (*listing.files, *listing.links) if links else listing.files
+                    known = memo[directory] = (listing, tuple(n for n in every if pattern.match(n)))
+                for name in known[1]:
+                    out.append(Path(directory, name))
+                    if len(out) >= limit:
+                        return out
         return out
 
     # -- searching -------------------------------------------------------------------
@@ -351,6 +363,7 @@ class SecretFileIndex:
         self._finish(found, links, dirs, lost, bool(stopped))
         if len(self._listings) > 4 * max(len(seen), 1024):  # listings of directories gone
             self._listings = {d: v for d, v in self._listings.items() if d in seen}
+            self._matched.clear()
         why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
         return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots),
                            tuple(Path(p) for p in later), tuple(Path(d) for d in unreached))

@@ -603,3 +603,23 @@ async def test_a_secret_moved_into_a_folder_whose_mtime_is_put_back_stays_hidden
     again = await sh(box, "grep -r HIDDENKEY other ; echo again")
     assert "again" in again.text and KEY not in again.text, again.text
 
+
+
+def test_files_where_sees_each_search_s_files_though_it_keeps_its_matches(tmp_path: Path) -> None:
+    """The wildcard candidates (rules on writing, configs that run code) are matched once
+    per folder listing and kept: a file added since, a link asked for or not, a second
+    pattern, each still gives what the folder holds now."""
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "notes.txt").write_text("x\n")
+    (tmp_path / "conf" / "site.pem").symlink_to(tmp_path / "conf" / "notes.txt")
+    index = SecretFileIndex([tmp_path])
+    index.find()
+    assert index.files_where(["*.pem"], 10) == []
+    assert index.files_where(["*.pem"], 10, links=True) == [tmp_path / "conf" / "site.pem"]
+    assert index.files_where(["*.txt"], 10) == [tmp_path / "conf" / "notes.txt"]
+    (tmp_path / "conf" / "cert.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    index.find()
+    assert index.files_where(["*.pem"], 10) == [tmp_path / "conf" / "cert.pem"]
+    (tmp_path / "conf" / "cert.pem").unlink()
+    index.find()
+    assert index.files_where(["*.pem"], 10) == []
