@@ -31,6 +31,9 @@ from functools import lru_cache
 from typing import Any, Self
 
 from shell.core.secretencodings import percent_decoded, readings
+from shell.core.secretfilenames import SECRET_FILE_NAMES as _SECRET_FILE_NAMES
+from shell.core.secretfilenames import WHY_BY_NAME as _WHY_BY_NAME
+from shell.core.secretfilenames import WHY_BY_SUFFIX as _WHY_BY_SUFFIX
 from shell.core.secretshapes import SHAPES as SHAPES
 from shell.core.secretshapes import Shape as Shape
 from shell.core.textsafety import map_strings, without_hidden
@@ -60,31 +63,9 @@ def is_secret_name(name: str) -> bool:
     return upper.endswith(("PASSWORD", "PASSWD", "TOKEN", "SECRET", "APIKEY", "AUTHTOKEN"))
 
 
-_SECRET_FILE_NAMES = frozenset({
-    ".env", ".envrc", ".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".htpasswd",
-    ".dockercfg", "credentials", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "secrets.json", "secrets.yml",
-    "secrets.yaml", "secrets.toml", "service-account.json", "credentials.json", "token.json",
-    "client_secret.json", "terraform.tfstate", "terraform.tfstate.backup", ".terraformrc", ".s3cfg",
-    ".boto", "kubeconfig", ".vault-token", ".my.cnf", "auth.json", ".credentials.json",
-    "credentials.tfrc.json", "application_default_credentials.json", "rclone.conf", "wallet.dat",
-    ".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
-    # the names keys are downloaded or kept under (finding K14): Firebase's docs, GCP's docs,
-    # the AWS console's key downloads, wrangler's and act's local secrets, Azure Functions'
-    "serviceaccountkey.json", "key.json", "keyfile.json", "sa-key.json", "gcp-key.json", "rootkey.csv",
-    "credentials.csv", ".dev.vars", ".secrets", "local.settings.json", "secret.json", "secret.yml",
-    "secret.yaml", "htpasswd", "token.txt", "api_key.txt", "apikey.txt",
-    # finding L11: every WordPress site's database password and salts, Jenkins' stored
-    # credentials (JENKINS_HOME is often kept in a config repository), gitlab-ci-local's
-    # secret CI variables (gitignored by its docs), MySQL's login paths
-    "wp-config.php", "credentials.xml", ".gitlab-ci-local-variables.yml", ".mylogin.cnf",
-    # and their siblings (verify of L11): MediaWiki's and phpMyAdmin's configs, Drupal's local
-    # settings, Jenkins' master key, the YAML spelling of gitlab-ci-local's variables
-    "localsettings.php", "config.inc.php", "settings.local.php", "hudson.util.secret",
-    ".gitlab-ci-local-variables.yaml",
-})
 _SECRET_FILE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfvars", ".kdbx", ".asc",
                          ".env", ".tfstate", ".ppk", "_accesskeys.csv", ".kubeconfig", ".htpasswd",
-                         "-key.json", "_key.json")
+                         "-key.json", "_key.json", ".private.env.json")
 _SECRET_JSON_PREFIXES = ("firebase-adminsdk-", "client_secret", "service_account", "service-account",
                          "serviceaccount")
 """``firebase-adminsdk-x1y2z-0123456789.json``, ``client_secret_<id>.apps.googleusercontent.com.json``:
@@ -97,9 +78,17 @@ the ``.pub`` halves are public."""
 _SYSTEM_SECRETS = frozenset({"shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "master.passwd"})
 """The system's password hashes and who may become root (``/etc/shadow``, ``/etc/sudoers``)."""
 BY_FOLDER = {"config": ".kube", "config.json": ".docker", "hosts.yml": "gh", "hosts.json": "github-copilot",
-             "token": "huggingface"}
+             "token": "huggingface", "workspace.xml": ".idea"}
 """Names that hold secrets only in one folder: kubectl's, docker's, GitHub CLI's,
-Copilot's and Hugging Face's credentials."""
+Copilot's and Hugging Face's credentials, JetBrains' run configurations (their
+environment variables: ``OPENAI_API_KEY`` among them; kept out of git by JetBrains' own
+``.gitignore``)."""
+_SECRET_WORDS = frozenset({
+    "password", "passwords", "passwd", "passphrase", "secret", "secrets", "token", "apikey", "credential",
+    "credentials",
+})
+"""Words that name what a plain-text file holds (``db_password.txt``, ``github_token``).
+Not ``tokens``: a tokenizer's vocabulary is ``tokens.txt``."""
 
 
 def secret_name_hints() -> tuple[str, ...]:
@@ -111,17 +100,35 @@ def secret_name_hints() -> tuple[str, ...]:
              *_SECRET_JSON_PREFIXES, _WP_CONFIG, *_HISTORY_FILE_NAMES}
     stems = {n.rsplit(".", 1)[0].lower().lstrip("._-") for n in names}  # dated: auth_20261129101500.json
     hints = {n.lower().lstrip("._") for n in names} | {s for s in stems if len(s) > 3}
-    hints |= {"env", "ssh_host_", "sudoers", "history"}
+    hints |= {"env", "ssh_host_", "sudoers", "history", *_SECRET_WORDS, "_key", "-key"}
     return tuple(sorted(h for h in hints if h))
 
 
 _BACKUP_SUFFIXES = (".bak", ".backup", ".orig", ".old", ".save", ".swp", ".swo", ".tmp")
+_NUMBERED = re.compile(r"\.?~\d+~$")
+"""GNU numbered backups (``cp --backup=numbered``, Emacs' ``version-control``):
+``.envrc.~1~``, ``id_rsa~2~``."""
+_VIM_SUFFIXES = (*(f".sw{letter}" for letter in "abcdefghijklmnop"), ".swx", ".un~")
+"""vim's swap file beside NAME, ``.NAME.swp`` (``.swo`` … ``.swa`` when one is there
+already, ``.swx`` when vim tries the folder; ``%``-joined full paths in a swap folder):
+the whole buffer, left behind after a crash; its undo file, ``.NAME.un~``: the text of
+every change."""
+
+
+def _vim_original(name: str) -> str:
+    """The name vim's swap or undo file ``name`` is of (``..env.local.swp``: ``.env.local``), or empty."""
+    if not name.endswith(_VIM_SUFFIXES):
+        return ""
+    base = name[: name.rindex(".")]
+    if "%" in base:
+        return base.rpartition("%")[2]
+    return base[1:] if base.startswith(".") else ""
 
 
 def _undecorated(name: str) -> str:
     """A backup's or an editor's copy named as the original: ``.env~``, ``#.env#``
-    (Emacs), ``.netrc.bak``, ``credentials.json.orig``; they hold what it holds."""
-    base = name.strip("#").rstrip("~")
+    (Emacs), ``.netrc.bak``, ``credentials.json.orig``, ``.envrc.~1~``; they hold what it holds."""
+    base = _NUMBERED.sub("", name.strip("#")).rstrip("~")
     for suffix in _BACKUP_SUFFIXES:
         if base.endswith(suffix) and len(base) > len(suffix):
             return base[: -len(suffix)]
@@ -169,11 +176,32 @@ def is_secret_file(path: str) -> bool:
     (``.env.example``) and public keys are not."""
     trimmed = path.rstrip("/\\")
     name = os.path.basename(trimmed).lower()
-    return _secret_name(trimmed, _original_name(trimmed, name))
+    if _secret_name(trimmed, _original_name(trimmed, name)):
+        return True
+    vim = _vim_original(name)  # ..env.local.swp: vim's copy of .env.local
+    return bool(vim) and _secret_name(trimmed, _original_name(trimmed, vim))
 
 
-def _secret_name(trimmed: str, name: str) -> bool:
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_secret_word(word: str) -> bool:
+    """Whether a command line's word names a secret-looking file: as :func:`is_secret_file`
+    says, but a bare identifier named only for what it holds (``api_token``, ``db_password``:
+    no folder, no dot) is taken for what a command searches for (``grep -rn api_token src``);
+    ``./api_token`` or ``/run/secrets/db_password`` is a file. In the workspace the sandbox
+    hides such a file whatever the command line says."""
+    if _IDENTIFIER.fullmatch(word):
+        return _secret_name(word, _original_name(word, word.lower()), by_words=False)
+    return is_secret_file(word)
+
+
+def _secret_name(trimmed: str, name: str, by_words: bool = True) -> bool:
     if name.startswith((".env.", ".envrc.")) and not name.endswith(_NOT_SECRET_ENV):
+        return True
+    if name.startswith((".env-", ".env_")) and "." + re.split(r"[._-]", name)[-1] not in _NOT_SECRET_ENV:
+        return True  # .env-production, .env_prod; not .env-example
+    if by_words and _named_for_a_secret(trimmed, name):
         return True
     if name.startswith(_PRIVATE_KEYS) and not name.endswith(".pub"):
         return True
@@ -191,35 +219,27 @@ def _secret_name(trimmed: str, name: str) -> bool:
     return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES) or _history_file(name)
 
 
-_LOGINS, _TOKEN, _CLOUD = "logins and passwords", "an access token", "cloud access keys"
-_REGISTRY = "a registry's access token or logins"
-_WHY_BY_NAME = {
-    ".envrc": "direnv exports what it sets, often API keys and tokens, into your shell",
-    ".netrc": _LOGINS, "_netrc": _LOGINS, ".git-credentials": _LOGINS, ".pgpass": _LOGINS,
-    ".htpasswd": _LOGINS, ".npmrc": _REGISTRY, ".pypirc": _REGISTRY, ".dockercfg": _REGISTRY,
-    ".terraformrc": _TOKEN, ".vault-token": _TOKEN, ".s3cfg": _CLOUD, ".boto": _CLOUD, "credentials": _CLOUD,
-    "kubeconfig": "cluster credentials", "config": "cluster credentials", "config.json": _REGISTRY,
-    ".my.cnf": _LOGINS, ".mylogin.cnf": _LOGINS, "auth.json": _TOKEN, ".credentials.json": _TOKEN,
-    "credentials.tfrc.json": _TOKEN,
-    "application_default_credentials.json": _CLOUD, "rclone.conf": _CLOUD, "hosts.yml": _TOKEN,
-    "hosts.json": _TOKEN, "token": _TOKEN, "wallet.dat": "a cryptocurrency wallet's keys",
-    ".bash_history": "commands typed in a shell, secrets typed inline among them",
-    ".zsh_history": "commands typed in a shell, secrets typed inline among them",
-    "wp-config.php": "WordPress's database password and secret keys",
-    "credentials.xml": "Jenkins' stored credentials", "hudson.util.secret": "Jenkins' key to its credentials",
-    "localsettings.php": "MediaWiki's database password and secret key",
-    "config.inc.php": "phpMyAdmin's settings, passwords among them",
-    "settings.local.php": "Drupal's local settings, the database password among them",
-    ".gitlab-ci-local-variables.yml": "gitlab-ci-local's CI variables, secrets among them",
-}
-"""Why each name of the list holds secrets, said in the question before it is read."""
-_WHY_BY_SUFFIX = (
-    ((".tfstate", ".tfstate.backup", ".tfvars"), "Terraform keeps secrets in it in plain text"),
-    ((".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc", ".ppk"), "a private key or a key store"),
-    ((".csv",), "cloud access keys"),
-    ((".kdbx",), "a password database"),
-    ((".json", ".yml", ".yaml", ".toml"), "credentials for a service"),
-)
+_LOWER_FILE_NAME = re.compile(r"[a-z0-9._~#%-]+")
+
+
+def _named_for_a_secret(trimmed: str, name: str) -> bool:
+    """A plain-text file (``.txt`` or no extension) named for the secret it holds:
+    ``db_password.txt``, ``passwords.txt``, ``openai_key.txt``, ``github_token``, ``.token``,
+    ``.vault-password``. Not code or documents named for what they handle (``token.go``,
+    ``password_reset.py``, ``passwords.md``). Without an extension, not a single word
+    (``token``, ``secret``: as often a command's word, ``kubectl get secrets``), a hyphenated
+    one (``reset-password``: a script) or one with capitals (``GITHUB_TOKEN``, ``$DB_PASSWORD``:
+    an environment variable on a command line)."""
+    if name.endswith(".txt"):
+        words = re.split(r"[._-]", name[:-4])
+        return words[-1] == "key" or any(word in _SECRET_WORDS for word in words)
+    stem = name[1:] if name.startswith(".") else name
+    if "." in stem or not (name.startswith(".") or "_" in stem):
+        return False
+    if not _LOWER_FILE_NAME.fullmatch(os.path.basename(trimmed)):
+        return False
+    last = re.split(r"[_-]", stem)[-1]
+    return last in _SECRET_WORDS or last == "key"
 
 
 def secret_file_why(path: str) -> str:

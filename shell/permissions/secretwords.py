@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from shell.core.secrets import is_secret_file, secret_name_hints
+from shell.core.secrets import is_secret_word, secret_name_hints
 
 from .ignorelines import only_appends_ignore_lines
 from .shellwords import read_words
@@ -95,7 +95,7 @@ def _named(command: str) -> tuple[str, ...]:
     out: list[str] = []
     for readings in _pieces(command):
         for reading in readings:
-            if _glob_names_secret(reading) if WILDCARD.search(reading) else is_secret_file(reading):
+            if _glob_names_secret(reading) if WILDCARD.search(reading) else is_secret_word(reading):
                 out.append(reading)  # as it names the files: the question quotes this
                 break
     return tuple(out)

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from shell.core.messages import ToolResult
-from shell.core.secrets import is_secret_file
+from shell.core.secrets import BY_FOLDER, is_secret_file
 from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
 
 from .files import SNIFF_BYTES
@@ -180,7 +180,8 @@ def _left_out(found: Found, denied: Callable[[str], str]) -> str:
     """Why a file found in a tree is not searched: ``secret`` (named alone, the policy
     asks for such a file; in a tree it is left out, and counted), ``denied`` (a deny
     rule keeps it from the model; named alone, grep of it is denied), or empty."""
-    if is_secret_file(found.name) or _links_to_secret(found):
+    where = str(found.path) if found.name.lower() in BY_FOLDER else found.name  # .idea/workspace.xml
+    if is_secret_file(where) or _links_to_secret(found):
         return "secret"
     return "denied" if denied(str(found.path)) else ""
 

