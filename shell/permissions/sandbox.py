@@ -393,6 +393,8 @@ class Sandbox:
         hidden = self.hidden_paths() if hidden is None else hidden
         trees = self.staged_in_place(hidden) if staged_view else {}
         over = {p: t.shown for p, t in trees.items() if t.shown and not t.problem}
+        found = self.secret_files() if secrets is None else secrets
+        hidden = [*hidden, *found.hidden_whole(shown)]  # an editor's local history: one bind
         for path in hidden:  # looked at again: one that vanished since it was listed would fail bwrap
             put = over.get(path, "")
             if path.is_dir():  # what git has staged there, else an empty folder (confine refused the rest)
@@ -400,14 +402,14 @@ class Sandbox:
                          else ["--tmpfs", str(path), "--remount-ro", str(path)])
             elif os.path.lexists(path):
                 args += ["--ro-bind", put if os.path.isfile(put) else "/dev/null", str(path)]
-        found = self.secret_files() if secrets is None else secrets
         if walls is None:
             walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         args += self.wall_args(walls, hidden)
         for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only
             args += ["--ro-bind-try", str(path), str(path)]
-        staged = self.staged.copies(found.paths)
-        for path in self.hideable(found, hidden, shown):  # last: also inside .agent-shell/
+        hide = self.hideable(found, hidden, shown)
+        staged = self.staged.copies(hide)
+        for path in hide:  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
         home = self.home_files.last or self.home_secrets()
         args += home_args(home, staged=self.staged, configs=self.git_configs, empty=empty_file(),

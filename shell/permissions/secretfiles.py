@@ -79,6 +79,12 @@ VENV_PARTS = frozenset({"lib", "lib64", "Lib", "include", "Include", "share"})
 """What a virtualenv (a folder holding ``pyvenv.cfg``) installs into: not searched. Its
 other folders are, since a ``pyvenv.cfg`` is only a text file (a repository can commit
 one, a command can write one) and must not hide ``pkg/conf/.env`` beside it."""
+HISTORY_FOLDER = ".history"
+"""Where VS Code's Local History (and its twins) keep every saved version of every file
+under a dated name: a ``.env`` saved 300 times is 300 secret copies, and a bind each made
+a sandboxed ``true`` 11 times slower (``benchmarks/hidden_copies.py``). Such a folder is
+hidden whole, empty and read-only (commands need no editor's backups; ``read_file`` still
+reads what is not secret there), unless a call was shown a file in it."""
 MAX_ENTRIES = 100_000
 """Directory entries one search reads fresh (listings kept from before are not counted)."""
 MAX_SECONDS = 1.0
@@ -162,6 +168,20 @@ class SecretFiles:
             if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
                 return self.relative(found)
         return ""
+
+    def hidden_whole(self, shown: Sequence[Path] = ()) -> tuple[Path, ...]:
+        """The outermost :data:`HISTORY_FOLDER` inside a root that holds a secret file
+        found (not one holding a file ``shown`` to the call): the sandbox hides it whole."""
+        out: dict[Path, None] = {}
+        marker = f"/{HISTORY_FOLDER}/"
+        prefixes = [str(root).rstrip("/") + "/" for root in self.roots]
+        for path in self.paths:
+            text = str(path)
+            prefix = next((p for p in prefixes if text.startswith(p)), "")
+            at = text.find(marker, len(prefix) - 1) if prefix else -1
+            if at >= 0:
+                out[Path(text[: at + len(marker) - 1])] = None
+        return tuple(f for f in out if not any(f in s.parents for s in shown))
 
     def matching(self, names: list[str]) -> tuple[Path, ...]:
         """The hidden files a command line's words name: a word names the files whose

@@ -567,13 +567,18 @@ async def test_local_history_copies_and_repl_histories_read_as_empty_in_the_sand
     that never names them (``find … -exec cat``) read them in full."""
     require_sandbox()
     (ws / ".history").mkdir()
-    (ws / ".history" / ".env_20261129101500").write_text(f"K={KEY}-dated\n")
+    (ws / ".history" / ".env_20261129101500").write_text("K=sk-proj-DATEDCOPY0123456789abcdef\n")
     (ws / ".history" / ".env_20261129101500.local").write_text(f"K={KEY}-dated-local\n")
     (ws / ".history" / "notes_20261129101500.md").write_text("ordinary notes\n")
     (ws / ".aider.input.history").write_text(f"+use {KEY}-aider\n")
-    result = await sh(Sandbox(ws), "find .history -type f -exec cat {} +; cat .aider.in*; echo done")
-    assert "done" in result.text and "ordinary notes" in result.text, result.text
-    assert KEY not in result.text
+    box = Sandbox(ws)
+    result = await sh(box, "find .history -type f -exec cat {} +; cat .aider.in*; echo done")
+    assert "done" in result.text and KEY not in result.text and "DATEDCOPY" not in result.text, result.text
+    # hidden whole (one bind, not one a copy: benchmarks/hidden_copies.py), but for a call shown one
+    assert "ordinary notes" not in result.text and ".history/.env_20261129101500" in result.text
+    shown = await sh(box, "cat .history/.env_20261129101500 .history/notes_20261129101500.md",
+                     shown=(".history/.env_20261129101500",))
+    assert "DATEDCOPY" in shown.text and "ordinary notes" in shown.text, shown.text
 
 
 async def test_a_secret_whose_folder_moves_into_a_skipped_folder_stays_hidden(ws: Path) -> None:
