@@ -136,7 +136,7 @@ async def test_files_go_through_the_editor_buffers(spawn: Spawn, script: Any, wo
 async def test_a_path_outside_the_workspace_is_still_fenced(
     spawn: Spawn, script: Any, workspace: Path
 ) -> None:
-    secret = workspace.parent / "secret.txt"
+    secret = workspace.parent / "notes.txt"
     secret.write_text("do not read")
     turns = [{"tool_calls": [{"name": "read_file", "args": {"path": str(secret)}, "id": "r1"}]}, "Could not."]
     client = EditorClient()
