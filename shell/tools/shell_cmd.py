@@ -311,7 +311,9 @@ async def confine(
     hidden = sandbox.hideable(secrets, walls, visible)
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
-    values = await anyio.to_thread.run_sync(hidden_values, hidden, visible, secrets.relative)
+    home = sandbox.home_files.last  # other projects' too: a tracked one reads as staged, values and all
+    kept = [*hidden, *(home.files if home is not None else ())]
+    values = await anyio.to_thread.run_sync(hidden_values, kept, visible, secrets.relative)
     wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard,
                            staged_view=view)
     started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)

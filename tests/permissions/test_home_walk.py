@@ -144,3 +144,17 @@ def test_many_unreached_folders_are_hidden_by_few_covers_never_over_the_workspac
     for n in range(600):  # every folder the walk did not reach is inside a cover
         far = home / "big" / "x" / f"e{n}"
         assert any(far.is_relative_to(c) for c in found.covered)
+
+
+async def test_a_committed_key_in_another_repository_is_redacted_from_output(home: Path) -> None:
+    require_sandbox()
+    repo = home / "projects" / "other3"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / ".env").write_text("KEY=sk-proj-COMMITTED6abcdef\n")
+    git(repo, "add", ".env")
+    git(repo, "commit", "-qm", "init")
+    box = Sandbox(home / "project")
+    text = await run(box, "grep -rh KEY ~/projects; git -C ~/projects/other3 status --porcelain; echo end")
+    assert "sk-proj-COMMITTED6" not in text, text  # git's staged copy holds it: redacted as the workspace's
+    assert "KEY=" in text and "end" in text, text
