@@ -9,7 +9,7 @@ median wall milliseconds of:
 - our first command in a new sandbox (the walk lists every folder of home: the walk
   at start does this in the background, so it is the worst case);
 - a later command in the same sandbox (each folder's listing kept by its stamp: one
-  ``lstat`` per folder);
+  ``lstat`` per folder), and the same without the home walk (as before r14-home);
 - the home walk alone, first and later (``HomeFiles.find``).
 
     python benchmarks/home_walk.py [--rounds 5] [--files 50000] [--folders 5000]
@@ -85,12 +85,16 @@ def main() -> None:
         bare = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "true"]
         print(f"home of {options.files:,} files in {options.folders:,} folders; "
               f"load {os.getloadavg()[0]:.1f}; median ms of {options.rounds} rounds")
-        rows: dict[str, list[float]] = {k: [] for k in ("bare", "first", "later", "walk1", "walk2")}
+        rows: dict[str, list[float]] = {k: [] for k in ("bare", "first", "later", "off", "walk1", "walk2")}
         for _ in range(options.rounds):
             rows["bare"].append(timed(lambda: subprocess.run(bare, env=env, check=True)))
             box = Sandbox(base / "project")
             rows["first"].append(timed(lambda: ours(box, env)))  # noqa: B023 (run at once)
             rows["later"].append(timed(lambda: ours(box, env)))  # noqa: B023
+            off = Sandbox(base / "project")
+            off.home_files.homes = lambda roots: []  # type: ignore[method-assign]  # as before r14-home
+            ours(off, env)
+            rows["off"].append(timed(lambda: ours(off, env)))  # noqa: B023
             walk = HomeFiles()
             rows["walk1"].append(timed(lambda: walk.find([base / "project"])))  # noqa: B023
             rows["walk2"].append(timed(lambda: walk.find([base / "project"])))  # noqa: B023
@@ -100,6 +104,7 @@ def main() -> None:
         print(f"  bare bwrap                 {med['bare']:8.1f}")
         print(f"  ours, first command        {med['first']:8.1f}   ({med['first'] / med['bare']:.1f}x bare)")
         print(f"  ours, a later command      {med['later']:8.1f}   ({med['later'] / med['bare']:.1f}x bare)")
+        print(f"  later, no home walk        {med['off']:8.1f}   ({med['off'] / med['bare']:.1f}x bare)")
         print(f"  home walk alone, first     {med['walk1']:8.1f}")
         print(f"  home walk alone, later     {med['walk2']:8.1f}")
         print(f"  hidden: {len(found.files)} files, {len(found.configs)} git configs scrubbed, "

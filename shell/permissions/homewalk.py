@@ -11,7 +11,8 @@ So before each sandboxed command home's other folders are searched too, by the s
 index as the workspace (:class:`.secretfiles.SecretFileIndex`: the same one rule of
 what is secret-looking, the same skipped folders, listings kept by folder stamp so a
 later command lists only what changed), entering neither the workspace (its own walk)
-nor home's dot folders (:mod:`.homesecrets`), nor the folders the config makes writable
+nor home's dot folders (:mod:`.homesecrets`), nor toolchains' downloads
+(:data:`DEPENDENCY_STORES`), nor the folders the config makes writable
 (``[sandbox] writable``: tools' caches, which a folder hidden whole would break). What it
 finds is hidden as in the workspace: an empty read-only file, or git's staged copy where git tracks it
 (:mod:`.gitstaged`, so ``git -C ~/other status`` shows nothing changed); and each
@@ -49,6 +50,11 @@ MAX_SECONDS = 1.5
 """Wall time one walk of home may take; what it did not reach is hidden whole."""
 MAX_COVERS = 256
 """Folders hidden whole at most: past it, unreached folders are replaced by their parents."""
+DEPENDENCY_STORES = ("go/pkg", "sdk", "snap", "miniconda3", "anaconda3", "miniforge3", "mambaforge",
+                     "micromamba", "Android/Sdk")
+"""Relative to home: where toolchains keep what they download (Go's module cache and SDKs,
+conda, snaps), not walked: dependencies, not the user's secrets (as ``node_modules``), and
+their test keys (``testdata/*.pem`` by the thousand) would each cost a mount per command."""
 PRIVATE = (Path("/tmp"), Path("/var/tmp"))
 """Replaced by empty ones in the sandbox: a home there needs no walk."""
 
@@ -91,6 +97,7 @@ class HomeFiles:
         self._anchors: list[str] = []  # what must stay visible: their parents are listed whatever the bound
         self._tops: list[str] = []  # the checkout a subfolder workspace lies in: never hidden whole
         self._homes: frozenset[str] = frozenset()
+        self._stores: frozenset[str] = frozenset()
         self.index = SecretFileIndex([], max_entries=max_entries, max_seconds=max_seconds, prune=self._prune,
                                      needed=self._needed, follow_moves=False, later=_git_named)
         self.last: HomeFound | None = None
@@ -110,6 +117,7 @@ class HomeFiles:
         if [str(h) for h in homes] != [str(r) for r in self.index.roots]:
             self.index.set_roots(homes)
         self._homes = frozenset(str(r) for r in self.index.roots)
+        self._stores = frozenset(f"{h}/{rel}" for h in self._homes for rel in DEPENDENCY_STORES)
         walked = self.index.find() if homes else SecretFiles()
         configs = tuple(c for d in walked.runs_later if d.name == ".git" for c in _git_configs(d))
         covered = _collapse([str(d) for d in walked.unreached], self._needed)
@@ -141,7 +149,7 @@ class HomeFiles:
         return found.said()
 
     def _prune(self, path: str) -> bool:
-        if path in self._roots:
+        if path in self._roots or path in self._stores:
             return True
         cut = path.rfind("/")
         return path.startswith(".", cut + 1) and path[:cut] in self._homes

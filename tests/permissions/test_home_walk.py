@@ -158,3 +158,11 @@ async def test_a_committed_key_in_another_repository_is_redacted_from_output(hom
     text = await run(box, "grep -rh KEY ~/projects; git -C ~/projects/other3 status --porcelain; echo end")
     assert "sk-proj-COMMITTED6" not in text, text  # git's staged copy holds it: redacted as the workspace's
     assert "KEY=" in text and "end" in text, text
+
+
+def test_toolchains_downloads_are_not_walked_but_the_users_go_code_is(home: Path) -> None:
+    plant(home, ["go/pkg/mod/x/testdata/key.pem", "go/src/me/app/.env", "sdk/go1.22/src/key.pem"],
+          lambda _: "-----BEGIN PRIVATE KEY-----\n")
+    found = HomeFiles().find([home / "project"])
+    assert home / "go" / "src" / "me" / "app" / ".env" in found.files
+    assert not [p for p in found.files if "pkg/mod" in str(p) or "/sdk/" in str(p)]
