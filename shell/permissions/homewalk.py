@@ -34,6 +34,7 @@ secret file that moved there was moved by the user, and is not looked for everyw
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,8 +49,12 @@ MAX_ENTRIES = 200_000
 """Directory entries one walk of home reads fresh (home holds every other project)."""
 MAX_SECONDS = 1.5
 """Wall time one walk of home may take; what it did not reach is hidden whole."""
-MAX_COVERS = 256
-"""Folders hidden whole at most: past it, unreached folders are replaced by their parents."""
+MAX_COVERS = 64
+"""Folders hidden whole at most: past it, they are replaced by their parents (each is a
+mount, and bubblewrap's mounts cost more the more there are: 50 +5.5 ms, 150 +46 ms)."""
+MAX_FILE_BINDS = 200
+"""Secret files under home hidden one by one at most (a mount each); past it the folders
+holding the most are hidden whole instead."""
 DEPENDENCY_STORES = ("go/pkg", "sdk", "snap", "miniconda3", "anaconda3", "miniforge3", "mambaforge",
                      "micromamba", "Android/Sdk")
 """Relative to home: where toolchains keep what they download (Go's module cache and SDKs,
@@ -68,7 +73,7 @@ class HomeFound:
     configs: tuple[Path, ...] = ()
     """Git configs of repositories under home, to show scrubbed."""
     covered: tuple[Path, ...] = ()
-    """Folders the walk did not reach in time: hidden whole."""
+    """Folders the walk did not reach in time, or holding too many secret files: hidden whole."""
     homes: tuple[Path, ...] = ()
 
     def said(self) -> str:
@@ -78,8 +83,9 @@ class HomeFound:
         shown = ", ".join(self.tilde(p) for p in self.covered[:3])
         more = f" and {len(self.covered) - 3} more" if len(self.covered) > 3 else ""
         many = len(self.covered) != 1
-        return (f"{len(self.covered)} folder{'s' if many else ''} under your home could not be searched for "
-                f"secret files in time and {'are' if many else 'is'} hidden whole ({shown}{more})")
+        return (f"{len(self.covered)} folder{'s' if many else ''} under your home {'are' if many else 'is'} "
+                f"hidden whole ({shown}{more}): the walk for secret files could not reach "
+                f"{'them' if many else 'it'} in time, or there are too many to hide one by one")
 
     def tilde(self, path: Path) -> str:
         for home in self.homes:
@@ -120,9 +126,27 @@ class HomeFiles:
         self._stores = frozenset(f"{h}/{rel}" for h in self._homes for rel in DEPENDENCY_STORES)
         walked = self.index.find() if homes else SecretFiles()
         configs = tuple(c for d in walked.runs_later if d.name == ".git" for c in _git_configs(d))
-        covered = _collapse([str(d) for d in walked.unreached], self._needed)
-        self.last = HomeFound(walked.paths, configs, tuple(covered), tuple(homes))
+        crowded = self._crowded(walked.paths)
+        covered = _collapse([*(str(d) for d in walked.unreached), *crowded], self._needed)
+        inside = {str(c) for c in covered}
+        files = tuple(f for f in walked.paths if not (inside and inside.intersection(map(str, f.parents))))
+        self.last = HomeFound(files, configs, tuple(covered), tuple(homes))
         return self.last
+
+    def _crowded(self, files: Sequence[Path]) -> list[str]:
+        """The folders to hide whole so that at most :data:`MAX_FILE_BINDS` files are hidden
+        one by one: those holding the most first (not one that holds the workspace)."""
+        if len(files) <= MAX_FILE_BINDS:
+            return []
+        by_folder = Counter(os.path.dirname(str(f)) for f in files)
+        left, out = len(files), []
+        for folder, count in by_folder.most_common():
+            if left <= MAX_FILE_BINDS:
+                break
+            if not self._needed(folder):
+                out.append(folder)
+                left -= count
+        return out
 
     def homes(self, roots: Sequence[Path]) -> list[Path]:
         """The home folders to walk: not one the workspace holds (its walk covers it), nor

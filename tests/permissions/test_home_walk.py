@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from shell.permissions.asktext import confinement
-from shell.permissions.homewalk import MAX_COVERS, HomeFiles
+from shell.permissions.homewalk import MAX_COVERS, MAX_FILE_BINDS, HomeFiles
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
 
@@ -100,7 +100,7 @@ async def test_folders_the_walk_did_not_reach_are_hidden_whole_and_said_once(hom
     first = await run(box, script)
     assert "CONTENT-" not in first and "MINE" in first and "end" in first, first
     assert (home / "project" / "new.txt").read_text() == "x\n"  # the workspace is still writable
-    assert "could not be searched for secret files in time and are hidden whole" in first, first
+    assert "are hidden whole (~/" in first and "could not reach them in time" in first, first
     found = box.home_files.last
     assert found is not None and found.covered
     assert "hidden whole" in confinement(TOOL, {"command": "ls"}, lambda _c: True, box)
@@ -166,3 +166,14 @@ def test_toolchains_downloads_are_not_walked_but_the_users_go_code_is(home: Path
     found = HomeFiles().find([home / "project"])
     assert home / "go" / "src" / "me" / "app" / ".env" in found.files
     assert not [p for p in found.files if "pkg/mod" in str(p) or "/sdk/" in str(p)]
+
+
+def test_too_many_secret_files_hide_their_folders_whole_not_one_mount_each(home: Path) -> None:
+    many = [f"keys/k{n // 10}/id{n}.pem" for n in range(MAX_FILE_BINDS + 50)]
+    plant(home, [*many, "projects/few/.env"], lambda _: "-----BEGIN PRIVATE KEY-----\n")
+    found = HomeFiles().find([home / "project"])
+    assert len(found.files) <= MAX_FILE_BINDS and found.covered and len(found.covered) <= MAX_COVERS
+    for rel in many:  # each is hidden: one by one, or inside a folder hidden whole
+        assert home / rel in found.files or any((home / rel).is_relative_to(c) for c in found.covered)
+    assert home / "projects" / "few" / ".env" in found.files
+    assert "too many to hide one by one" in found.said()
