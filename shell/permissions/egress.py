@@ -43,7 +43,7 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
     secrets = _secrets(frozenset((k, v) for k, v in os.environ.items() if is_secret_name(k)))
     what = "arguments" if is_mcp(tool) else "a URL"
     budget = MAX_CHARACTERS
-    for text in _strings(args):
+    for text in argument_strings(args):
         budget -= len(text) if text is not None else 0
         found = secret_going_out(text, secrets) if text is not None and budget >= 0 else (TOO_LONG, "")
         if found is not None:
@@ -78,7 +78,7 @@ def _going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
     return None
 
 
-def _strings(value: Any) -> Iterator[str | None]:
+def argument_strings(value: Any) -> Iterator[str | None]:
     """The strings of a JSON value, mapping keys included, breadth first; ``None`` once
     past :data:`MAX_STRINGS` (the rest is not looked at, and is not called clean)."""
     queue, seen = deque([value]), 0
@@ -108,4 +108,4 @@ def _secrets(environment: frozenset[tuple[str, str]]) -> Secrets:
     return Secrets({*secret_values(dict(environment)), *known_secret_values()})
 
 
-__all__ = ["secret_sent"]
+__all__ = ["argument_strings", "secret_sent"]

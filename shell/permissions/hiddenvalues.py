@@ -129,16 +129,21 @@ NO_VALUES = HiddenValues(Secrets(patterns=False))
 
 
 def hidden_values(
-    hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str
+    hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str, supplied: str = ""
 ) -> HiddenValues:
     """The values of the files ``hidden`` to redact, without those the files in ``shown``
-    (which the user let this call see) hold; ``name`` says a file as the note names it."""
+    (which the user let this call see) hold, nor those ``supplied`` (the call's own
+    arguments) spells: the model wrote them, and a ``[REDACTED]`` where its own guess
+    stands would confirm the guess (finding P4; such a call asks first:
+    :mod:`.hiddensent`). ``name`` says a file as the note names it."""
     allowed = {v for path in shown for v in file_values(path)}
     owners: dict[str, tuple[str, str]] = {}
     taken = 0
     for path in hidden:
         for value in file_values(path):
             if value in allowed or value in owners or taken >= MAX_VALUES:
+                continue
+            if supplied and any(form in supplied for form in (value, *encoded_forms(value))):
                 continue
             taken += 1
             said = (value, name(path))

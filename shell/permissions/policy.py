@@ -65,6 +65,7 @@ from .asktext import (
 from .egress import secret_sent
 from .fence import Fence, outside_note
 from .githistory import history_reader, tracked_denied
+from .hiddensent import hidden_value_sent
 from .homedirs import unfenced_note
 from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
@@ -366,7 +367,8 @@ class PermissionPolicy(RuleEditing):
         edits = tool.kind == "edit" or writer
         hit = runs_later_hit(tool, args, paths, roots, self.sandbox) if edits else None
         later = f"{tool.name} would change {hit[0]}, which {hit[1]}." if hit else ""
-        asks = asktext.changed_tool(tool) or later or secret_sent(tool, args) or (
+        asks = asktext.changed_tool(tool) or later or secret_sent(tool, args) or hidden_value_sent(
+            tool, args, self.sandbox) or (
             outside_question(tool, subject_paths(tool, args), paths, roots)  # readOnlyHint: inside only
             if is_mcp(tool) else "")
         if asks:  # before allow rules and modes: no broad grant reaches these (nor a tool as it was)

@@ -112,11 +112,15 @@ class _Kit:
     async def in_thread(fn: partial[ToolResult]) -> ToolResult:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
 
-    async def read_in_thread(self, fn: partial[ToolResult], read: Path | None) -> ToolResult:
+    async def read_in_thread(
+        self, fn: partial[ToolResult], read: Path | None, supplied: str = ""
+    ) -> ToolResult:
         """``fn`` (a read), its result without the values of the secret files it did not
-        read itself (:func:`.hiddenreads.without_secret_values`), in a worker thread."""
+        read itself nor were ``supplied`` in its arguments
+        (:func:`.hiddenreads.without_secret_values`), in a worker thread."""
         box = self.box
-        return await self.in_thread(partial(lambda: hiddenreads.without_secret_values(fn(), box, read)))
+        return await self.in_thread(
+            partial(lambda: hiddenreads.without_secret_values(fn(), box, read, supplied)))
 
 
 def _reading_tools(kit: _Kit) -> list[FunctionTool]:
@@ -187,7 +191,7 @@ def _reading_tools(kit: _Kit) -> list[FunctionTool]:
         search_files = partial(
             search.grep_files, real, pattern, glob, root, show, workspace.contains, workspace.read_denied
         )
-        return await kit.read_in_thread(search_files, real)
+        return await kit.read_in_thread(search_files, real, "\n".join([pattern, path, glob or ""]))
 
     return [read_file, list_dir, glob, grep]
 

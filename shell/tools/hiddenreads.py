@@ -21,17 +21,21 @@ from shell.permissions.hiddenvalues import hidden_values, redacted_note
 from shell.permissions.sandbox import Sandbox
 
 
-def without_secret_values(result: ToolResult, sandbox: Sandbox, read: Path | None = None) -> ToolResult:
+def without_secret_values(
+    result: ToolResult, sandbox: Sandbox, read: Path | None = None, supplied: str = ""
+) -> ToolResult:
     """``result`` with the values of the workspace's secret files redacted, except those
-    of ``read`` (the file the call itself read, when it read one). Call it in a worker
-    thread: it may search the workspace and read the secret files."""
+    of ``read`` (the file the call itself read, when it read one) and those the call's
+    own arguments (``supplied``: grep's pattern, echoed back) hold, whose place a
+    redaction would confirm. Call it in a worker thread: it may search the workspace
+    and read the secret files."""
     if not isinstance(result.content, str) or not result.content:
         return result
     found = sandbox.secret_files()
     if not found.paths:
         return result
     shown = [p for p in found.paths if read is not None and p == read]
-    values = hidden_values([p for p in found.paths if p not in shown], shown, found.relative)
+    values = hidden_values([p for p in found.paths if p not in shown], shown, found.relative, supplied)
     text, hit = values.redact(result.content)
     if not hit:
         return result

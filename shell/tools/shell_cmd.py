@@ -313,7 +313,8 @@ async def confine(
     denied = [p for p in walls if p in named]
     home = sandbox.home_files.last  # other projects' too: a tracked one reads as staged, values and all
     kept = [*hidden, *(home.files if home is not None else ())]
-    values = await anyio.to_thread.run_sync(hidden_values, kept, visible, secrets.relative)
+    values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
+        hidden_values, kept, visible, secrets.relative, "\n".join(argv))
     wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard,
                            staged_view=view)
     started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)

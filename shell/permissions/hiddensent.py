@@ -1,0 +1,77 @@
+"""A call whose arguments hold a value of a hidden secret file (finding P4).
+
+The model is not shown the workspace's ``.env`` (:mod:`.secretfiles`), and the values
+net (:mod:`.hiddenvalues`) redacts its values from what tools return. That net is
+an oracle if a call may carry the value itself: a ``grep`` whose pattern lists guesses
+(``pw1|pw2|…``) echoed ``No matches for 'pw1|[REDACTED]|…'``, naming the right guess;
+a ``write_file`` of a list of guesses then a read did the same; and ``fetch_url`` sent
+a recovered value out unasked, since egress knew only the environment's and config's
+secrets. The model has no business knowing a value it was not shown, so a call whose
+arguments hold one asks in every mode but bypass, whatever allow rules say, naming
+the file; a network call is looked through for the value encoded or split too (as
+:mod:`.egress` does for the environment's secrets). Once the user approves, the result
+does not redact the values the call itself supplied (:mod:`shell.tools.hiddenreads`):
+marking where they stand would answer the guess all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from shell.core.secrets import TOO_LONG, mask, secret_going_out
+from shell.core.textsafety import path_text
+
+from .egress import argument_strings
+from .egresspieces import joined_texts
+from .hiddenvalues import HiddenValues, hidden_values
+from .mcppaths import is_mcp
+
+if TYPE_CHECKING:
+    from shell.core.tools import Tool
+
+    from .sandbox import Sandbox
+
+
+def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | None) -> str:
+    """The question for a call whose arguments hold a value of one of the workspace's
+    hidden secret files (found by the sandbox's last search), or empty."""
+    if sandbox is None or not args:
+        return ""
+    found = sandbox.secrets_searched()
+    if not found.paths:
+        return ""
+    values = hidden_values(found.paths, (), found.relative)
+    if not values:
+        return ""
+    hit = _held(values, args, network=tool.kind == "fetch" or is_mcp(tool))
+    if hit is None:
+        return ""
+    value, path, how = hit
+    return (f"{tool.name}'s arguments hold a value of the hidden secret file {path_text(path)}"
+            f"{how} ({mask(value)}). The model was not shown that file, so it should not know the value: "
+            "it may be guessing it (any answer would confirm the guess) or sending it on. Approve only if "
+            "you meant it to use this value; allow rules do not cover it.")
+
+
+def _held(values: HiddenValues, args: Mapping[str, Any], *, network: bool) -> tuple[str, str, str] | None:
+    """The value, its file and how it is spelled (empty: as it is) that ``args`` hold."""
+    texts = [t for t in argument_strings(args) if t is not None]
+    for text in texts:
+        _, hit = values.redact(text)
+        if hit:
+            value, path = next(iter(hit.items()))
+            return value, path, ""
+    if not network:
+        return None
+    joined = [text for _, text in joined_texts(args)]
+    for text in [*texts, *joined]:
+        out = secret_going_out(text, values.secrets)
+        if out is not None and out[0] != TOO_LONG:
+            owner = values.owners.get(out[1])
+            if owner is not None:
+                return owner[0], owner[1], " (encoded or split)"
+    return None
+
+
+__all__ = ["hidden_value_sent"]
