@@ -155,11 +155,12 @@ def bin_entries(folder: Path) -> list[Path] | None:
     return None if len(names) > MAX_BIN_PINS else [folder / name for name in sorted(names)]
 
 
-def added_to_bin(folder: Path, known: Mapping[Path, object]) -> list[tuple[Path, str]]:
+def added_to_bin(folder: Path, known: Mapping[Path, object], before_ns: int) -> list[tuple[Path, str]]:
     """What a command added to an existing venv's pinned ``bin/`` (what is not among
     ``known``, the entries before it) that is not a pip console script. All of the
     folder is looked at, however many a command added (the walls' own look stops at
-    :data:`MAX_BIN_PINS`); more than :data:`MAX_ENTRIES` new ones: the folder whole."""
+    :data:`MAX_BIN_PINS`); more than :data:`MAX_ENTRIES` new ones: the folder whole.
+    ``before_ns``: when the command started (:func:`added_program`)."""
     try:
         with os.scandir(folder) as scan:
             new = [Path(e.path) for e in scan if Path(e.path) not in known]
@@ -167,12 +168,13 @@ def added_to_bin(folder: Path, known: Mapping[Path, object]) -> list[tuple[Path,
         return []
     if len(new) > MAX_ENTRIES:
         return [(folder, f"{len(new)} new programs in a virtualenv's bin/ (too many to check)")]
-    return [(path, why) for path in sorted(new) if (why := added_program(path))]
+    return [(path, why) for path in sorted(new) if (why := added_program(path, before_ns))]
 
 
-def added_program(path: Path) -> str:
+def added_program(path: Path, before_ns: int) -> str:
     """Why a new entry of an existing venv's ``bin/`` must be put aside ("" for a
-    console script with a shebang to a python of that same ``bin/``)."""
+    console script with a shebang to a python of that same ``bin/``; a ``pip`` one only
+    as a RECORD there before ``before_ns``, the command's start, lists it)."""
     folder = path.parent
     try:
         pythons = {str(folder / e.name) for e in os.scandir(folder) if PYTHON_NAME.fullmatch(e.name)}
@@ -181,7 +183,7 @@ def added_program(path: Path) -> str:
     data = _text(path)
     if data is None or not kept_shim(path.name, data, pythons):
         return ADDED_WHY
-    return NOT_PIP if PIP_NAME.fullmatch(path.name) and not pip_wrote(path, data) else ""
+    return NOT_PIP if PIP_NAME.fullmatch(path.name) and not pip_wrote(path, data, before_ns) else ""
 
 
 PIP_NAME = re.compile(r"pip(?:\d+(?:\.\d+)*)?")

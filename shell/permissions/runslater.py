@@ -383,10 +383,11 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
     clock) with before, and move what could now run later into ``quarantine`` (a
     folder per command, made when needed)."""
     out: list[Planted] = []
+    since = started_ns - SLACK_NS
     new_envs = {p.parent for p, seen in after.watched.items() if p.name == "pyvenv.cfg"
-                and p not in before.watched and seen.ctime >= started_ns - SLACK_NS}
+                and p not in before.watched and seen.ctime >= since}
     for path, reason in [*(x for env in sorted(new_envs) for x in judge_new_venv(env, after.roots)),
-                         *(x for b in before.venv_bins for x in added_to_bin(b, before.watched))]:
+                         *(x for b in before.venv_bins for x in added_to_bin(b, before.watched, since))]:
         # not as venv and pip write it
         out.append(move_aside(path, reason, quarantine, after.roots, Seen("missing")))
     for path, now in after.watched.items():
@@ -403,7 +404,7 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
         old = _changed(path, now, after) < started_ns - SLACK_NS
         if was.kind == "missing" and path not in before.watched and old:
             continue  # there before, where the first search had not reached: not this command's
-        why = _hostile(path, now, was, after)
+        why = _hostile(path, now, was, after, since)
         if not why:
             continue
         new_hooks = path.name == "hooks" and path.parent in after.gitdirs and was.kind == "missing"
@@ -444,12 +445,13 @@ def _changed(path: Path, now: Seen, after: Guard) -> int:
     return max(marks)
 
 
-def _hostile(path: Path, now: Seen, was: Seen, after: Guard) -> str:
-    """Why this appeared-or-changed path could run later (empty: it cannot)."""
+def _hostile(path: Path, now: Seen, was: Seen, after: Guard, before_ns: int) -> str:
+    """Why this appeared-or-changed path could run later (empty: it cannot); what was
+    changed since ``before_ns`` is the command's."""
     if path in after.hook_dirs:
         return "git runs the hooks in it (core.hooksPath)"
     if path.parent in after.venv_bins:  # a console script pip added is kept
-        return added_program(path) if was.kind == "missing" else CHANGED_WHY
+        return added_program(path, before_ns) if was.kind == "missing" else CHANGED_WHY
     if path in after.sideways:
         return f"{'changed' if was.kind != 'missing' else 'new'}: {after.sideways[path]}"
     where = why(path)

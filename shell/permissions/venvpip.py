@@ -10,9 +10,13 @@ script it writes in its ``pip-*.dist-info/RECORD``, by path and hash, so a ``pip
 is kept only when the venv's own pip records it with those very bytes. A shim with no
 pip in the venv is planted; a venv with no pip and no ``pip`` shim has nothing to judge.
 
-A command that writes a RECORD too, or edits an installed pip's code, is not caught
-here: a venv's site-packages stay writable to commands (``pip install`` works), which
-every console script of the venv imports from.
+In a venv that was there before the command, only a RECORD (and its ``dist-info``
+folder) that no one changed since the command started vouches (``before_ns``, by
+ctime, which no one can set back): a command that wrote a ``pip-99.dist-info/RECORD``
+listing its own shim kept that shim too (finding P13). A new venv is the command's
+whole, its pip's RECORD too; a command that edits an installed pip's code is not
+caught here either: a venv's site-packages stay writable to commands (``pip install``
+works), which every console script of the venv imports from.
 """
 
 from __future__ import annotations
@@ -32,9 +36,10 @@ NOT_PIP = ("a pip program in a virtualenv whose own pip did not write it (no pip
            "as you at your next pip once the environment is active")
 
 
-def pip_wrote(script: Path, data: bytes) -> bool:
+def pip_wrote(script: Path, data: bytes, before_ns: int | None = None) -> bool:
     """Whether a pip installed in ``script``'s venv (``bin/``'s parent) lists ``script``
-    with the sha256 of ``data`` in its ``RECORD``."""
+    with the sha256 of ``data`` in its ``RECORD``; with ``before_ns``, only a RECORD
+    whose file and folder last changed before it counts (one the command wrote does not)."""
     folder = os.path.realpath(script.parent)
     env, shown = os.path.dirname(folder), os.path.join(folder, script.name)
     digest = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -43,10 +48,21 @@ def pip_wrote(script: Path, data: bytes) -> bool:
         site = os.path.dirname(os.path.dirname(record))
         if os.path.realpath(record) != record or os.path.realpath(site) != site:
             continue  # through a symlink: not the venv's own pip
+        if before_ns is not None and not _older(record, before_ns):
+            continue  # written or changed by the command: vouches for nothing
         for path, hashed in _entries(record):
             if hashed == digest and os.path.normpath(os.path.join(site, path)) == shown:
                 return True
     return False
+
+
+def _older(record: str, before_ns: int) -> bool:
+    """Whether ``record`` and its folder last changed before ``before_ns`` (ctime: a
+    rewrite, a rename into place and a hard link all set it)."""
+    try:
+        return all(os.lstat(p).st_ctime_ns < before_ns for p in (record, os.path.dirname(record)))
+    except OSError:
+        return False
 
 
 def _entries(record: str) -> list[tuple[str, str]]:

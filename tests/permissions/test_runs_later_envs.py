@@ -6,6 +6,8 @@ the real ``python -m venv``."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import shutil
 import sys
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from shell.permissions.newvenv import is_shim
+from shell.permissions.venvpip import pip_wrote
 
 from ..sandboxing import require_sandbox
 from .later_ws import later_workspace, sh
@@ -338,6 +341,46 @@ async def test_a_pip_shim_stays_only_where_the_venvs_own_pip_wrote_it(ws: Path) 
     version = "pip{}.{}".format(*sys.version_info[:2])
     for name in ("pip", "pip3", version):
         assert (ws / "withpip" / "bin" / name).exists(), name
+
+
+def _record_line(shim: str) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(shim.encode()).digest()).rstrip(b"=").decode()
+    return f"../../../bin/pip,sha256={digest},{len(shim)}\n"
+
+
+async def test_a_record_the_command_wrote_does_not_vouch_for_its_pip_shim(ws: Path) -> None:
+    """Finding P13's repro: in a `--without-pip` venv that was there before, a command
+    wrote a `pip._internal` of its own, a pip shim, and a `pip-99.0.dist-info/RECORD`
+    listing that shim's hash: the shim was kept and the user's next `pip` ran its code.
+    A RECORD the command wrote vouches for nothing: the shim is moved out."""
+    require_sandbox()
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(ws / ".venv")
+    site = next((ws / ".venv" / "lib").glob("python*/site-packages")).relative_to(ws).as_posix()
+    shim = PIP_SHIM.format(python=f"{ws}/.venv/bin/python")
+    (ws.parent / "pip.txt").write_text(shim)
+    (ws.parent / "RECORD.txt").write_text(_record_line(shim))
+    result = await sh(ws, f"mkdir -p {site}/pip/_internal/cli {site}/pip-99.0.dist-info && "
+                          f"echo 'def main(): pass' > {site}/pip/_internal/cli/main.py && "
+                          f"cp {ws.parent / 'RECORD.txt'} {site}/pip-99.0.dist-info/RECORD && "
+                          f"cp {ws.parent / 'pip.txt'} .venv/bin/pip && echo made")
+    assert "made" in result.text, result.text
+    assert ".venv/bin/pip" in result.details["quarantined"], result.text
+    assert not (ws / ".venv" / "bin" / "pip").exists()
+
+
+def test_a_record_there_before_the_command_still_vouches(tmp_path: Path) -> None:
+    """pip's own RECORD, older than the command, keeps the shim it lists; the same
+    RECORD changed after the command started does not."""
+    env = tmp_path / "env"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(env)
+    shim = PIP_SHIM.format(python=f"{env}/bin/python")
+    info = next((env / "lib").glob("python*/site-packages")) / "pip-24.0.dist-info"
+    info.mkdir()
+    (info / "RECORD").write_text(_record_line(shim))
+    written = max(os.lstat(info / "RECORD").st_ctime_ns, os.lstat(info).st_ctime_ns)
+    assert pip_wrote(env / "bin" / "pip", shim.encode(), written + 1)
+    assert not pip_wrote(env / "bin" / "pip", shim.encode(), written)
+    assert not pip_wrote(env / "bin" / "pip", shim.encode() + b"\n", written + 1)
 
 
 async def test_tox_and_nox_virtualenvs_are_guarded_like_a_dot_venv(ws: Path) -> None:
