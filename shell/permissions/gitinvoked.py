@@ -1,17 +1,17 @@
-"""Whether a command line may run git: the one case where what a deny rule on reading
-hides is shown as git has it staged.
+"""Whether a command line runs git, and only git: the one case where what a deny rule
+on reading hides is shown as git has it staged.
 
 The sandbox hides what a deny rule on reading names (``read_file(config/secrets/**)``).
 Hidden as empty, the files git tracks there look deleted to git in the sandbox, and
 ``git add -A && git commit`` commits that (finding M8). Shown as staged, git sees them
 unchanged, but so does every other program: ``grep -r``, ``find -exec cat`` would print
 their committed content to the model, which the rule is there to stop. So the staged view
-is given only to a command that runs git (``git``, ``git -C x commit``, ``env git``,
-``bash -c 'git …'``, ``xargs git``, or a line whose command is known only at run time,
-which may be git); any other command sees the path hidden, as before. A command that
-runs git and also reads the folder some other way still sees the staged view, as it
-could read git's history, which holds the same content anyway; a line that names the
-folder asks (:func:`.secretwords.named_paths`).
+is given only to a line whose every command is git or a git front end (``git add -A &&
+git commit``, ``cd sub && git status``: :func:`only_git`); a line that runs git beside
+other programs (``git status; grep -r …``) could read the view with them, so the policy
+asks before it (:func:`runs_git` without :func:`only_git`), and any other command sees
+the path hidden, as before. git's own history readers ask on their own
+(:mod:`.githistory`), and a line that names the folder asks (:func:`.secretwords.named_paths`).
 """
 
 from __future__ import annotations
@@ -45,4 +45,34 @@ def runs_git(command: str) -> bool:
     return False
 
 
-__all__ = ["GIT_PROGRAMS", "runs_git"]
+HARMLESS = frozenset({"cd", "pwd", "echo", "printf", "true", "false", ":", "test", "[", "exit", "set",
+                      "sleep", "export", "unset"})
+"""Commands that read no file, allowed beside git in a line that gets the staged view."""
+
+
+@lru_cache(maxsize=256)
+def only_git(command: str) -> bool:
+    """Whether every command of ``command`` is git (or a git front end) or one of
+    :data:`HARMLESS`, read for sure, with at least one git: the lines given the staged view."""
+    split = split_command(command)
+    if not split.confident:
+        return False
+    seen = False
+    for part in split.parts:
+        if part.writes:  # a redirection writes a file named by the line (maybe a copy of the view)
+            return False
+        if not part.text:
+            continue
+        reading = read_part(part.text)
+        if reading.runtime or not reading.understood or reading.redirects:
+            return False
+        for words in reading.commands:
+            name = words[0].text if words else ""
+            if name in GIT_PROGRAMS:
+                seen = True
+            elif name not in HARMLESS:
+                return False
+    return seen
+
+
+__all__ = ["GIT_PROGRAMS", "HARMLESS", "only_git", "runs_git"]

@@ -61,10 +61,12 @@ from .asktext import (
     names_one_path,
     names_secrets,
     reads_denied_history,
+    runs_git_beside,
 )
 from .egress import secret_sent
 from .fence import Fence, outside_note
 from .githistory import history_reader, tracked_denied
+from .gitinvoked import only_git, runs_git
 from .hiddensent import hidden_value_sent
 from .homedirs import unfenced_note
 from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
@@ -408,6 +410,9 @@ class PermissionPolicy(RuleEditing):
         reaches (``read_file(src/**)`` is no grant to read src/.env, ``run_shell(cat:*)`` none
         to cat another project's .env, which the sandbox does not hide), and the network."""
         command = args.get("command") if tool.kind == "execute" else None
+        denied = self._denied_question(tool, command) if isinstance(command, str) else ""
+        if denied:
+            return Verdict("ask", denied)
         wildcard = rule is not None and not names_one_path(rule)
         named = named_secret_files(command) if isinstance(command, str) and wildcard else []
         if rule is not None and wildcard and (secret or named):
@@ -458,18 +463,28 @@ class PermissionPolicy(RuleEditing):
         named = named_secret_files(command)
         if named:
             return names_secrets(tool.name, command, named, self.sandboxed)
+        return self._denied_question(tool, command)
+
+    def _denied_question(self, tool: Tool, command: str) -> str:
+        """Why a command line asks while a deny rule on reading is in force: it names a
+        path the rule covers, runs one of git's history readers, or runs git beside other
+        programs, while git tracks a path the rule names ("" otherwise). Asked before
+        allow rules too: an allow rule for ``git log:*`` is no grant to read denied files."""
         if not self._active().denies_any("read_file"):
             return ""
         denied = named_paths(command, self.read_denied)
         if denied:
             return names_denied(tool.name, denied)
         reader = history_reader(command, self.root)
-        tracked = tracked_denied(self.read_denied_paths()) if reader else []
-        if tracked:
-            shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
-            rule = self.read_denied(tracked[0])
-            return reads_denied_history(tool.name, reader, shown, rule, len(tracked) - 1)
-        return ""
+        mixed = not reader and runs_git(command) and not only_git(command)
+        tracked = tracked_denied(self.read_denied_paths()) if reader or mixed else []
+        if not tracked:
+            return ""
+        shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
+        rule = self.read_denied(tracked[0])
+        if mixed:
+            return runs_git_beside(tool.name, shown, rule, len(tracked) - 1)
+        return reads_denied_history(tool.name, reader, shown, rule, len(tracked) - 1)
 
     def read_denied(self, path: str | os.PathLike[str]) -> str:
         """The deny rule keeping the model from reading ``path``, or empty (:mod:`.readdeny`)."""

@@ -40,7 +40,7 @@ from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
 from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
-from shell.permissions.gitinvoked import runs_git
+from shell.permissions.gitinvoked import only_git
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.gitstaged import StagedTree
@@ -303,7 +303,7 @@ async def confine(
         env = dict(sandbox.environment(), **QUIET)
         walls = sandbox.hidden_paths()
     secrets, guard = found[0]
-    view = runs_git(argv[-1] if len(argv) >= 3 and argv[-2] == "-c" else " ".join(argv))
+    view = only_git(argv[-1] if len(argv) >= 3 and argv[-2] == "-c" else " ".join(argv))
     refused = unshown_note(sandbox.staged_in_place(walls).values(), sandbox.workspace) if view else ""
     if refused:  # git in the sandbox would see tracked files deleted
         raise ShellToolError(refused)

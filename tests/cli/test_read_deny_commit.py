@@ -39,15 +39,19 @@ def test_a_sandboxed_commit_all_keeps_read_denied_tracked_files(
     git(workspace, "commit", "-qm", "start")
     with (workspace / "config" / "secrets" / "db.txt").open("a") as f:
         f.write(f"password = {EDIT}\n")
-    command = ("find config -type f -exec cat {} +; echo more >> README.md; git add -A && "
-               "git -c user.name=t -c user.email=t@t commit -qm wip && git show --stat --format=%s HEAD")
-    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, "Done."]
+    commit = ("git add -A && git -c user.name=t -c user.email=t@t commit -qm wip && "
+              "git show --stat --format=%s HEAD")
+    calls = [("c1", "echo more >> README.md"), ("c2", commit), ("c3", "find config -type f -exec cat {} +"),
+             ("c4", "git status --short; grep -r password .")]
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": c}, "id": i} for i, c in calls]},
+             "Done."]
     r = run_cli("-p", "commit my work", "--model", script(turns), "--approve", "never", "--no-session",
                 "--output-format", "jsonl")
     assert r.returncode == 0, r.stderr
     assert git(workspace, "log", "--format=%s") == "wip\nstart\n"
     assert git(workspace, "show", "--name-status", "--format=", "HEAD") == "M\tREADME.md\n"  # no D
     assert git(workspace, "ls-tree", "-r", "--name-only", "HEAD") == "README.md\nconfig/secrets/db.txt\n"
-    assert "password = committed" in r.stdout  # ran unasked, in the sandbox, seeing the staged copy
+    assert "password = committed" not in r.stdout  # the view is git's only: find and grep read nothing
     assert EDIT not in r.stdout
+    assert "runs git beside other programs" in r.stdout  # the mixed line asked (refused: --approve never)
     assert EDIT in (workspace / "config" / "secrets" / "db.txt").read_text()

@@ -90,3 +90,30 @@ def test_history_readers_do_not_ask_when_git_tracks_nothing_a_rule_denies(tmp_pa
     tracked_repo(tmp_path, track=False)
     assert decide(tmp_path, "git log -p")[0] == "allow"
     assert decide(tmp_path, "git log -p", deny=())[0] == "allow"
+
+
+@pytest.mark.parametrize("command", ["git status --short; grep -r TOP .", "true || git; grep -r TOP .",
+                                     "x=grep; $x -r TOP . ; git status", "npm test && git add -A"])
+def test_a_line_running_git_beside_other_programs_asks(tmp_path: Path, command: str) -> None:
+    """Verify round P1: only a line of git commands alone sees tracked denied files as
+    staged; one that runs git with other programs asks first (git there sees them hidden)."""
+    tracked_repo(tmp_path)
+    action, reason = decide(tmp_path, command)
+    assert action == "ask" and "runs git beside other programs" in reason, reason
+    assert "deny read_file(config/secrets/**)" in reason
+
+
+def test_an_allow_rule_is_no_grant_to_read_denied_history(tmp_path: Path) -> None:
+    """Verify round P2: ``allow run_shell(git log:*)`` let ``git log -p`` print a denied
+    file's committed content unasked."""
+    tracked_repo(tmp_path)
+    allow = ["run_shell(git log:*)", "run_shell(grep:*)"]
+    rules, problems = parse_rules({"deny": list(DENY), "allow": allow}, "user")
+    assert not problems
+    policy = PermissionPolicy(tmp_path, user_rules=rules, user_config=tmp_path / "config.toml", mode="auto",
+                              sandboxed=lambda _: True, load_project=False)
+    shell: Tool = next(t for t in builtin_tools(Workspace(tmp_path)) if t.name == "run_shell")
+    for command in ("git log -p", "git log -p -- config/secrets/db.txt", "grep -r TOP config/secrets"):
+        verdict = policy.decide(shell, {"command": command})
+        assert verdict.action == "ask", (command, verdict)
+    assert policy.decide(shell, {"command": "git log --oneline"}).action == "allow"

@@ -22,6 +22,7 @@ import pytest
 
 from shell.permissions import gitstaged, stagedtree
 from shell.permissions.sandbox import Sandbox
+from shell.tools import shell_cmd
 from shell.tools.shell_cmd import ShellToolError, run_command
 
 from ..sandboxing import require_sandbox
@@ -54,6 +55,13 @@ def repo(ws: Path) -> None:
     git(ws, "commit", "-qm", "start")
 
 
+@pytest.fixture
+def viewed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line gets the staged view, as a line of git commands alone does, so one
+    command can both run git and look at what the view shows (these tests check the view)."""
+    monkeypatch.setattr(shell_cmd, "only_git", lambda command: True)
+
+
 def sandbox(ws: Path, *denied: str) -> Sandbox:
     box = Sandbox(ws)
     box.denied_reads = lambda: [box.workspace / d for d in denied]  # the policy answers thus
@@ -68,7 +76,9 @@ def tree_at(ws: Path, rev: str, path: str) -> str:
     return git(ws, "ls-tree", "-r", rev, "--", path)
 
 
-async def test_commit_all_leaves_hidden_tracked_files_unchanged_and_edits_stay_hidden(ws: Path) -> None:
+async def test_commit_all_leaves_hidden_tracked_files_unchanged_and_edits_stay_hidden(
+    ws: Path, viewed: None
+) -> None:
     require_sandbox()
     repo(ws)
     before = tree_at(ws, "HEAD", "config") + tree_at(ws, "HEAD", "prod.toml")
@@ -111,11 +121,25 @@ async def test_a_folder_the_config_hides_is_committed_unchanged_too(ws: Path) ->
     require_sandbox()
     repo(ws)
     box = Sandbox(ws, hidden=[ws / "config" / "secrets"])
-    result = await sh(box, "grep -r hunter2 config; echo y >> README.md; " + COMMIT)
+    (ws / "README.md").write_text("y\n")
+    result = await sh(box, COMMIT)
     assert "[exit code 0]" in result.text, result.text
     committed = git(ws, "show", "--stat", "--format=%s", "HEAD")
     assert "README.md" in committed and "config" not in committed, committed
     assert "hunter2" not in (await sh(box, "grep -r hunter2 config; echo END")).text  # no git: hidden
+
+
+async def test_only_a_line_of_git_commands_alone_gets_the_view(ws: Path) -> None:
+    """Verify round P1: ``git status --short; grep -r …`` read the staged view with grep. A
+    line that runs git beside other programs sees the folder hidden (the policy asks first)."""
+    require_sandbox()
+    repo(ws)
+    box = sandbox(ws, "config/secrets")
+    mixed = await sh(box, "git status --short; grep -r hunter2 config; echo END")
+    assert "END" in mixed.text and SECRET not in mixed.text, mixed.text
+    assert " D config/secrets/db.txt" in mixed.text  # hidden: git takes them for deleted here
+    alone = await sh(box, "git status --short && git diff --stat")
+    assert "(no output)" in alone.text and " D " not in alone.text, alone.text  # the view: nothing deleted
 
 
 async def test_without_the_staged_copies_the_commit_deletes_them(ws: Path) -> None:
@@ -129,7 +153,7 @@ async def test_without_the_staged_copies_the_commit_deletes_them(ws: Path) -> No
     assert "config/secrets/db.txt" in git(ws, "show", "--stat", "HEAD")
 
 
-async def test_links_modes_submodules_and_odd_names_look_unchanged_to_git(ws: Path) -> None:
+async def test_links_modes_submodules_and_odd_names_look_unchanged_to_git(ws: Path, viewed: None) -> None:
     require_sandbox()
     repo(ws)
     sub = ws.parent / "lib"
@@ -153,7 +177,7 @@ async def test_links_modes_submodules_and_odd_names_look_unchanged_to_git(ws: Pa
     assert not (ws / "PWNED").exists() and not (ws / "config" / "secrets" / "PWNED").exists()
 
 
-async def test_a_file_staged_as_deleted_stays_deleted_and_unreadable(ws: Path) -> None:
+async def test_a_file_staged_as_deleted_stays_deleted_and_unreadable(ws: Path, viewed: None) -> None:
     require_sandbox()
     repo(ws)
     git(ws, "rm", "-q", "--cached", "config/secrets/db.txt")  # the user staged its removal, kept the file
@@ -163,7 +187,7 @@ async def test_a_file_staged_as_deleted_stays_deleted_and_unreadable(ws: Path) -
     assert SECRET not in result.text and "api=1" in result.text
 
 
-async def test_a_nested_repository_shows_its_own_staged_files(ws: Path) -> None:
+async def test_a_nested_repository_shows_its_own_staged_files(ws: Path, viewed: None) -> None:
     require_sandbox()
     git(ws, "init", "-q")
     (ws / "README.md").write_text("outer\n")
@@ -183,7 +207,7 @@ async def test_a_nested_repository_shows_its_own_staged_files(ws: Path) -> None:
 
 
 async def test_too_many_tracked_files_are_not_shown_and_the_command_is_not_run(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
+    ws: Path, monkeypatch: pytest.MonkeyPatch, viewed: None
 ) -> None:
     require_sandbox()
     repo(ws)
@@ -258,7 +282,7 @@ def test_names_from_a_hostile_index_cannot_reach_outside_the_folder(tmp_path: Pa
     assert stat.S_IMODE(os.stat(shown).st_mode) == 0o755
 
 
-async def test_what_the_user_stages_next_is_what_the_next_command_sees(ws: Path) -> None:
+async def test_what_the_user_stages_next_is_what_the_next_command_sees(ws: Path, viewed: None) -> None:
     """The folder follows the index: a version the user stages shows in the next command,
     and git's own index rewrites in between (status, stash) change nothing it shows."""
     require_sandbox()
