@@ -47,6 +47,7 @@ from textual.widgets import Markdown
 from benchmarks.tui_common import StallProbe, deltas, exponent, markdown_text
 from shell.tui import full_map, unlink
 from shell.tui.gcpolicy import GcPolicy
+from shell.tui.highlight import warm_lexers
 from shell.tui.screens.split_frame import SplitFrameScreen
 from shell.tui.widgets.assistant_message import FRAME_S, AssistantMessage
 from shell.tui.widgets.conversation import Conversation
@@ -108,6 +109,7 @@ async def run_ours(text: str) -> Run:
         await scroll.mount(widget)
         unlink.install()  # what AgentShellApp does
         full_map.install()  # and this
+        warm_lexers()  # and its warm-up, in a thread once ready (the first fence's lexer)
         policy = GcPolicy()  # what AgentShellApp does around every reply
         policy.started_up()
         probe = StallProbe()

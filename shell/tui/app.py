@@ -303,9 +303,11 @@ class AgentShellApp(App[int]):
 
         def warm_up() -> None:  # what the first message needs, made while the user reads
             _import_all(ONCE_READY)
+            from .highlight import warm_lexers
             from .widgets.chat_markdown import warm_links
 
             warm_links()  # linkify's expressions (~10 ms at the first link otherwise)
+            warm_lexers()  # the code fences' (~22 ms for Python at the first fence otherwise)
             _ = runtime.secrets  # the prompt history redacts with it
             for tool in list(runtime.agent.tools):  # their schemas: pydantic and a model each
                 with contextlib.suppress(Exception):  # (~90 ms on the loop at the first reply)

@@ -275,3 +275,34 @@ async def test_a_list_drawn_as_one_widget_follows_the_theme_and_wraps_anew_on_re
         await pilot.pause()
         shown = [lines.render_line(y).text.rstrip() for y in range(lines.size.height)]
         assert shown == ["• one two three four", "  five six seven", "  eight nine ten", "• b"]
+
+
+def test_the_warm_up_leaves_a_first_code_fence_nothing_to_compile() -> None:
+    """A reply's first fence of a common language finds its lexer made by the shell's
+    warm-up (a thread once the shell is ready), not compiled on the loop mid-frame
+    (~22 ms for Python). A fresh interpreter: this one may have made them already."""
+    import subprocess
+    import sys
+
+    code = """
+import threading
+from pygments.lexer import RegexLexerMeta
+from textual.highlight import highlight
+from shell.tui.highlight import warm_lexers
+
+worker = threading.Thread(target=warm_lexers)
+worker.start()
+worker.join(60)
+compiled = []
+original = RegexLexerMeta.process_tokendef
+def counting(cls, *args, **kwargs):
+    compiled.append(cls.__name__)
+    return original(cls, *args, **kwargs)
+RegexLexerMeta.process_tokendef = counting
+for language in ("python", "py", "bash", "sh", "json", "js", "ts", "diff", "rust", "go", "yaml"):
+    highlight("x = 1\\n", language=language)
+print(compiled)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
