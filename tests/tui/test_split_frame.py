@@ -256,3 +256,83 @@ async def test_an_error_in_a_split_frames_layout_ends_the_app_instead_of_spinnin
                 app.screen.call_after_refresh(lambda: None)
                 while app.is_running:  # noqa: ASYNC110 (the app's own state, no event to wait on)
                     await anyio.sleep(0.05)
+
+
+async def test_a_timer_due_during_the_layout_half_runs_before_the_render_half(
+    events: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The render half waits behind what fell due during the layout (a timer, a socket's
+    data): queued as the layout's turn ended, it ran first, and a 5 ms timer waited for
+    both halves, one stall of layout + render (issue 21's p99 row, ~30 ms wall on a
+    quiet machine)."""
+    import asyncio
+
+    app = Page()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        events.clear()
+        loop = asyncio.get_running_loop()
+        layout = SplitFrameScreen._refresh_layout
+
+        def timer_falls_due(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
+            if self._in_frame and "timer" not in events:
+                loop.call_at(loop.time(), events.append, "timer")  # due before the layout ends
+            layout(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", timer_falls_due)
+        app.query_one("#text", Static).update("second\nand a line more")
+        app.screen.call_after_refresh(lambda: events.append("after refresh"))
+        await wait_for(pilot, lambda: "after refresh" in events)
+        start = events.index("layout end")
+        assert events[start + 1 : start + 3] == ["timer", "render"]
+        assert events.index("after refresh") > events.index("render", start)
+
+
+async def test_a_widget_mounted_between_the_halves_does_not_rearrange_the_screen_in_the_render(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reply mounts new blocks between a frame's halves. Handed to the compositor with
+    the widgets to repaint, a new one (no place yet: its mount asks for the next layout)
+    made Textual arrange every widget again for the first region the render asked for,
+    ~10 ms of a 15-21 ms render half in a 25 KB flood."""
+    from shell.tui import full_map
+
+    full_map.install()  # what the app does
+    app = Page()
+    arranged: list[bool] = []
+    in_render: list[bool] = []
+    arrange_root = Compositor._arrange_root
+    render_half = SplitFrameScreen._render_half
+    on_timer_update = SplitFrameScreen._on_timer_update
+    mounted: list[Widget] = []
+
+    def counted_arrange(self: Compositor, *args: object, **kwargs: object) -> object:
+        if in_render and not kwargs.get("visible_only"):
+            arranged.append(True)
+        return arrange_root(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def timed_render(self: SplitFrameScreen[None]) -> None:
+        in_render.append(True)
+        try:
+            render_half(self)
+        finally:
+            in_render.clear()
+
+    def frame_then_mount(self: SplitFrameScreen[None]) -> None:
+        on_timer_update(self)
+        if self._render_deferred and not mounted:  # between the halves
+            mounted.append(Static("a new block"))
+            self.mount(mounted[0])
+            self._dirty_widgets.add(mounted[0])  # its repaint, as a new block's first refresh
+
+    monkeypatch.setattr(Compositor, "_arrange_root", counted_arrange)
+    monkeypatch.setattr(SplitFrameScreen, "_render_half", timed_render)
+    monkeypatch.setattr(SplitFrameScreen, "_on_timer_update", frame_then_mount)
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        app.query_one("#text", Static).update("second\nand a line more")
+        await wait_for(pilot, lambda: bool(mounted) and mounted[0].region.height == 1)
+        await pilot.pause()
+        assert arranged == []
+        shown = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+        assert shown[:3] == ["second", "and a line more", "a new block"]
