@@ -21,13 +21,17 @@ worst p99 stall (target ≤ 16 ms, one frame at 60 fps).
 ``--against DIR`` measures another checkout's ``AssistantMessage`` (e.g. ``git
 archive`` of main before a change, unpacked in DIR) against this one and the floor,
 each run in a fresh process, taking turns (base, ours, floor) for ``--rounds``
-rounds, and prints the medians: a change against its baseline in one run.
+rounds, and prints the medians: a change against its baseline in one run. Both are
+measured by this script (its probe and figures), each with its own code. Besides the
+p99s it counts the loop steps over 16 ms of CPU and the probe's windows: a reply drawn
+faster has fewer windows, and a p99 over ~100-250 of them is its 2nd-4th longest step.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,9 +49,8 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from benchmarks.tui_common import StallProbe, deltas, exponent, markdown_text
-from shell.tui import full_map, unlink
+from shell.tui import full_map, highlight, unlink
 from shell.tui.gcpolicy import GcPolicy
-from shell.tui.highlight import warm_lexers
 from shell.tui.screens.split_frame import SplitFrameScreen
 from shell.tui.widgets.assistant_message import FRAME_S, AssistantMessage
 from shell.tui.widgets.conversation import Conversation
@@ -93,11 +96,17 @@ class Run:
     p99_step: float
     max_step: float
     max_wall: float
+    over_16: float = float("nan")
+    """Loop steps over 16 ms of CPU (the p99 of a short run is its 2nd-4th longest step)."""
+    windows: float = float("nan")
+    """Probe windows (5 ms sleeps) in the run: a faster reply has fewer, and its p99 is
+    then a longer step of the same set."""
 
 
 def _run(wall: float, cpu: float, probe: StallProbe) -> Run:
     return Run(wall, cpu, probe.p99_ms(), probe.p99_ms(cpu=True), probe.p99_step_cpu_ms(),
-               probe.max_step_cpu_ms(), probe.max_ms())
+               probe.max_step_cpu_ms(), probe.max_ms(),
+               float(sum(1 for s in probe.steps.steps if s.cpu > 0.016)), float(len(probe.lags)))
 
 
 async def run_ours(text: str) -> Run:
@@ -109,7 +118,9 @@ async def run_ours(text: str) -> Run:
         await scroll.mount(widget)
         unlink.install()  # what AgentShellApp does
         full_map.install()  # and this
-        warm_lexers()  # and its warm-up, in a thread once ready (the first fence's lexer)
+        warm = getattr(highlight, "warm_lexers", None)  # (a checkout --against may lack it)
+        if warm is not None:
+            warm()  # and its warm-up, in a thread once ready (the first fence's lexer)
         policy = GcPolicy()  # what AgentShellApp does around every reply
         policy.started_up()
         probe = StallProbe()
@@ -245,12 +256,19 @@ async def main(sizes_kb: list[int], plain_too: bool = True) -> dict[str, float]:
 
 
 ONE_RUN = """
-import asyncio, json, sys
+import asyncio, importlib.util, json, sys
 sys.path.insert(0, {root!r})
 import shell
 assert shell.__file__.startswith({root!r}), shell.__file__
-from benchmarks import tui_stream
-from benchmarks.tui_common import markdown_text
+def load(name):  # this checkout's measurement (the same probe for both), the other's code
+    path = {here!r} + "/benchmarks/" + name + ".py"
+    spec = importlib.util.spec_from_file_location("benchmarks." + name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+markdown_text = load("tui_common").markdown_text
+tui_stream = load("tui_stream")
 r = asyncio.run(getattr(tui_stream, {fn!r})(markdown_text({size})))
 print(json.dumps(r.__dict__))
 """
@@ -270,19 +288,21 @@ def against(base: Path, sizes_kb: list[int], rounds: int) -> None:
         print(f"{kb} KB, load average {os.getloadavg()[0]:.1f} at the start")
         for _ in range(rounds):
             for name, root, fn in builds:
-                code = ONE_RUN.format(root=str(root), fn=fn, size=kb * 1000)
+                code = ONE_RUN.format(root=str(root), here=str(here), fn=fn, size=kb * 1000)
                 done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                       cwd=str(root), check=True)
                 runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
                 print(f"  {name:>5}: {_summary(runs[name][-1])}", flush=True)
         print(f"  medians of {rounds}:")
         for name, got in runs.items():
-            print(f"  {name:>5}: {_summary({k: statistics.median(r[k] for r in got) for k in got[0]})}")
+            medians = {k: statistics.median(r.get(k, math.nan) for r in got) for k in got[0]}
+            print(f"  {name:>5}: {_summary(medians)}")
 
 
 def _summary(r: dict[str, float]) -> str:
     return (f"cpu {r['cpu']:.2f} s, wall {r['wall']:.2f} s, p99 step {r['p99_step']:.1f} ms cpu, "
-            f"p99 stall {r['p99']:.0f} ms wall, longest step {r['max_step']:.0f} ms cpu")
+            f"p99 stall {r['p99']:.0f} ms wall, longest step {r['max_step']:.0f} ms cpu, "
+            f"steps > 16 ms cpu {r.get('over_16', math.nan):.0f}, windows {r.get('windows', math.nan):.0f}")
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
