@@ -151,8 +151,11 @@ class SplitFrameScreen(Screen[ScreenResultType]):
         else:
             self._render_half()
         if self._callbacks_waiting:
+            # Through the screen's idle check, as Textual runs them: what changed while
+            # this render waited (a widget's new text, its layout asked for by its own
+            # message) is drawn first, by the next frame, which then runs them.
             self._callbacks_waiting = False
-            self.call_later(self._invoke_and_clear_callbacks, True)
+            self.check_idle()
 
     def _render_half(self) -> None:
         """The frame's render, a turn after its layout; then the rest before the next."""
