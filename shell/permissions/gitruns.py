@@ -17,7 +17,8 @@ but git reaches further, sideways:
   ``!./tools/x.sh``, a filter) runs at the next ``git status``, alias or checkout
   (:mod:`.gitcommands`).
 - a script a commit-hook framework's config names (pre-commit's ``entry:``, a husky
-  hook's line, lefthook's ``run:``) runs at the next commit (:mod:`.hookscripts`).
+  hook's line, lefthook's ``run:``, lint-staged's commands …) or a plain hook file's own
+  lines call (``./scripts/check.sh``) runs at the next commit (:mod:`.hookscripts`).
 
 :func:`git_runs` returns those paths inside the workspace for some git directories,
 cached by the configs' and hooks folders' times, so the file tools' policy (an edit asks)
@@ -45,8 +46,8 @@ INCLUDED_WHY = ("git reads as part of your git config (a config includes it): a 
                 "there runs as you at your next git status")
 HOOK_LINK_WHY = "git runs as your hook at your next commit (a hook in a hooks folder links to it)"
 COMMAND_WHY = "git runs as you: a command your git config names (core.fsmonitor, an alias, a filter)"
-FRAMEWORK_WHY = ("runs as you at your next git commit: a commit-hook framework's config names it "
-                 "(pre-commit's entry, a husky hook, lefthook's run)")
+FRAMEWORK_WHY = ("runs as you at your next git commit: a git hook or a commit-hook framework's config "
+                 "names it (pre-commit's entry, a husky hook, lefthook's run, lint-staged …)")
 MAX_HOOK_ENTRIES = 256
 """Entries of one hooks folder looked at for links."""
 MAX_CONFIGS = 64
@@ -178,9 +179,6 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
         base = gitdir.parent if gitdir.name == ".git" else gitdir
         seen, included = _configs(gitdir)
         looked += seen
-        named, read = hook_scripts(base)
-        scripts += [p for p in named if _inside(p, roots)]
-        looked += [*read, base, base / ".husky"]  # a new config changes its folder's times
         configs += [p for p in included if _inside(p, roots)]
         folders = [gitdir / "hooks"]
         for config in seen:
@@ -188,6 +186,9 @@ def _work_out(gitdirs: Sequence[Path], roots: Sequence[Path]) -> GitRuns:
             hooks = _hooks_path(config, base)
             if hooks is not None:
                 folders.append(hooks)
+        named, read = hook_scripts(base, folders)  # the frameworks' configs, and the hooks' own lines
+        scripts += [p for p in named if _inside(p, roots)]
+        looked += [*read, base, base / ".husky"]  # a new config changes its folder's times
         for folder in folders:
             real = Path(os.path.realpath(folder))
             looked += [folder, real]  # a new or replaced link changes its folder's mtime

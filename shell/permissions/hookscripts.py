@@ -1,5 +1,5 @@
-"""The workspace scripts a commit-hook framework runs at the next ``git commit``
-(tester finding N7).
+"""The workspace scripts a commit hook or a commit-hook framework runs at the next
+``git commit`` (tester findings N7, P3).
 
 The frameworks' configs are guarded by name (:mod:`.laternames`: ``.pre-commit-config.yaml``,
 ``.husky/``, ``lefthook.yml`` …), and so is a script a git hook links to
@@ -10,34 +10,64 @@ The frameworks' configs are guarded by name (:mod:`.laternames`: ``.pre-commit-c
 implies. So the files they name inside the work tree are guarded like a hook's link
 target: an edit asks, a sandboxed command cannot change them.
 
-The configs are read line by line (no YAML parser is a dependency): ``entry:``,
-``args:`` (pre-commit) and ``run:``/``script:`` (lefthook) values, and every line of a
-husky hook; a word counts when it looks like a file (holds a ``/``, not a URL or an
-option). A config too big to read names nothing more (the config itself is guarded).
+Read, without a YAML parser (none is a dependency): pre-commit's ``entry:``/``args:``,
+lefthook's ``run:``/``script:``, overcommit's ``command:``/``required_executable:``
+(a one-line value, a flow list, or a block scalar ``|``/``>-`` or block list with its
+indented lines); every line of a husky hook and of a plain hook file in a hooks folder
+(``.git/hooks/pre-commit`` = ``./scripts/check.sh``: what husky v4 and simple-git-hooks
+install, and what people write by hand); the JSON command strings of husky v4
+(``package.json`` ``"husky": {"hooks": …}``, ``.huskyrc``), simple-git-hooks and
+lint-staged (which husky's usual ``npx lint-staged`` runs), their YAML forms line by line.
+
+A word counts when it looks like a file: it holds a ``/`` (not a URL or an option), or,
+without one, it names an existing file of the work tree (pre-commit's ``entry: lint.sh``
+is a path from the root; ``node fix.js``); ``python -m tools.mod`` names ``tools/mod.py``
+or ``tools/mod/__init__.py`` (and the packages' ``__init__.py`` it imports on the way).
+A config too big to read names nothing more (the config itself is guarded).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import paths
 from .laternames import LEFTHOOK
 
 PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml")
+OVERCOMMIT = (".overcommit.yml", ".overcommit.yaml")
 HUSKY = ".husky"
+PACKAGE_JSON = "package.json"
+PACKAGE_KEYS: tuple[tuple[str, ...], ...] = (("husky", "hooks"), ("simple-git-hooks",), ("lint-staged",))
+"""Where ``package.json`` holds commands run at a commit: husky v4, simple-git-hooks, lint-staged."""
+COMMAND_FILES = (".huskyrc", ".huskyrc.json", ".huskyrc.yaml", ".huskyrc.yml", ".simple-git-hooks.json",
+                 "simple-git-hooks.json", ".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml",
+                 ".lintstagedrc.yml")
+"""Files whose every string (JSON) or every line's value (YAML) is a command run at a commit."""
 MAX_BYTES = 256 * 1024
 MAX_HUSKY_FILES = 64
+MAX_HOOK_FILES = 64
+"""Plain hook files of one hooks folder read."""
 MAX_SCRIPTS = 256
 """Files named in all (each is looked at before and after every command)."""
-_KEYS = re.compile(r"^\s*-?\s*(?:entry|args|run|script)\s*:\s*(.+?)\s*$", re.M)
+_KEYS = re.compile(
+    r"""^(?P<indent>[ \t]*)(?:-[ \t]*)?["']?(?:entry|args|run|script|command|required_executable)["']?"""
+    r"""[ \t]*[:=][ \t]*(?P<value>.*?)[ \t]*$""")
+_BLOCK = re.compile(r"^(?:[|>][-+0-9]*)?$")
+"""A key's value that is no value: its indented lines below are (a block scalar or list)."""
+_YAML_KEY = re.compile(r"""^\s*(?:-\s+)?(?:"[^"]*"|'[^']*'|[^\s:'"]+)\s*:(?:\s+|$)(.*)$""")
+_PYTHON = re.compile(r"(?:.*/)?(?:python[\d.]*|py|pypy[\d.]*)")
+_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def framework_configs(base: Path) -> list[Path]:
     """The hook frameworks' config files of the work tree ``base`` (existing ones)."""
-    found = [base / name for name in PRE_COMMIT if (base / name).is_file()]
+    names = (*PRE_COMMIT, *OVERCOMMIT, PACKAGE_JSON, *COMMAND_FILES)
+    found = [base / name for name in names if (base / name).is_file()]
     try:
         with os.scandir(base) as entries:
             found += [Path(e.path) for e in entries if LEFTHOOK.fullmatch(e.name) and e.is_file()]
@@ -45,31 +75,118 @@ def framework_configs(base: Path) -> list[Path]:
         pass
     husky = base / HUSKY
     if husky.is_dir() and not husky.is_symlink():
-        try:
-            with os.scandir(husky) as entries:
-                found += [Path(e.path) for e in list(entries)[:MAX_HUSKY_FILES]
-                          if e.is_file(follow_symlinks=False)]
-        except OSError:
-            pass
+        found += _plain_files(husky, MAX_HUSKY_FILES)
     return found
 
 
-def hook_scripts(base: Path) -> tuple[list[Path], list[Path]]:
-    """The files the hook frameworks of work tree ``base`` name (resolved against
-    ``base``), and the configs read (whose times key the caller's cache)."""
+def hook_scripts(base: Path, hook_folders: Sequence[Path] = ()) -> tuple[list[Path], list[Path]]:
+    """The files the hook frameworks of work tree ``base`` and the plain hook files of
+    ``hook_folders`` name (resolved against ``base``, where git runs hooks), and the
+    files read (whose times key the caller's cache)."""
     configs = framework_configs(base)
+    hook_files = [f for folder in hook_folders for f in _plain_files(folder, MAX_HOOK_FILES)]
     out: list[Path] = []
     for config in configs:
-        try:
-            with open(config, encoding="utf-8", errors="replace") as f:
-                text = f.read(MAX_BYTES)
-        except OSError:
+        text = _read(config)
+        if text is not None:
+            out += [p for command in _commands(config, text) for p in _files(command, base)]
+    for hook_file in hook_files:
+        text = _read(hook_file)
+        if text is not None:
+            out += [p for line in text.splitlines() for p in _files(line, base)]
+    return list(dict.fromkeys(out))[:MAX_SCRIPTS], [*configs, *hook_files]
+
+
+def _plain_files(folder: Path, cap: int) -> list[Path]:
+    """The regular files of ``folder`` (not links, not git's ``*.sample``), ``cap`` at most."""
+    try:
+        with os.scandir(folder) as entries:
+            return [Path(e.path) for e in list(entries)[:cap]
+                    if e.is_file(follow_symlinks=False) and not e.name.endswith(".sample")]
+    except OSError:
+        return []
+
+
+def _read(path: Path) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(MAX_BYTES)
+    except OSError:
+        return None
+
+
+def _commands(config: Path, text: str) -> list[str]:
+    """The command lines of one config, by its kind."""
+    if config.parent.name == HUSKY:
+        return text.splitlines()
+    if config.name == PACKAGE_JSON:
+        data = _json(text)
+        if not isinstance(data, dict):
+            return []
+        out: list[str] = []
+        for keys in PACKAGE_KEYS:
+            node: object = data
+            for key in keys:
+                node = node.get(key) if isinstance(node, dict) else None
+            out += _strings(node)
+        return out
+    if config.name in COMMAND_FILES:
+        data = _json(text)
+        if data is not None:
+            return _strings(data.get("hooks", data) if config.name.startswith(".huskyrc")
+                            and isinstance(data, dict) else data)
+        return [_yaml_value(line) for line in text.splitlines()]
+    return list(_key_values(text))
+
+
+def _json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _strings(node: object) -> list[str]:
+    """Every string value below ``node`` (not the keys: they are hook names or globs)."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for value in node.values() for s in _strings(value)]
+    if isinstance(node, list):
+        return [s for value in node for s in _strings(value)]
+    return []
+
+
+def _yaml_value(line: str) -> str:
+    """A YAML line's value (``"*.js": node scripts/d.sh`` → ``node scripts/d.sh``)."""
+    found = _YAML_KEY.match(line)
+    value = (found.group(1) if found else line.strip().removeprefix("- ")).strip()
+    if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return value
+
+
+def _key_values(text: str) -> Iterator[str]:
+    """The values of the command keys, a block scalar's or block list's lines included."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        found = _KEYS.match(line)
+        if found is None:
             continue
-        husky = config.parent.name == HUSKY
-        values = text.splitlines() if husky else _KEYS.findall(text)
-        for value in values:
-            out += _files(value, base)
-    return list(dict.fromkeys(out))[:MAX_SCRIPTS], configs
+        value = found.group("value")
+        if not _BLOCK.fullmatch(value):
+            yield value
+            continue
+        indent = len(found.group("indent").expandtabs())
+        for below in lines[number + 1:]:
+            if not below.strip():
+                continue
+            depth = len(below) - len(below.lstrip())
+            item = below.lstrip().startswith("- ")
+            if depth > indent or (depth == indent and item and not value):
+                yield _yaml_value(below) if item else below
+            else:
+                break
 
 
 def _files(value: str, base: Path) -> list[Path]:
@@ -79,13 +196,40 @@ def _files(value: str, base: Path) -> list[Path]:
     except ValueError:
         words = value.split()
     out: list[Path] = []
-    for word in (w.strip(",;&|()<>'\"") for w in words):
-        if "/" not in word or "://" in word or word.startswith(("-", "$")):
+    python = False
+    cleaned = [w.strip(",;&|()<>'\"") for w in words]
+    for at, word in enumerate(cleaned):
+        python = python or bool(_PYTHON.fullmatch(word))
+        if python and word.startswith("-m"):
+            module = word[2:] or (cleaned[at + 1] if at + 1 < len(cleaned) else "")
+            out += _module_files(module, base)
+            continue
+        if "://" in word or word.startswith(("-", "$")) or not word:
+            continue
+        if "/" not in word and not (base / word).is_file():
             continue
         try:
             out.append(paths.resolve(word, base))
         except paths.BadPath:
             continue
+    return out
+
+
+def _module_files(module: str, base: Path) -> list[Path]:
+    """The work tree's files ``python -m module`` runs from ``base``: the module, or the
+    package's ``__init__``/``__main__``, and each parent package's ``__init__``."""
+    if not _MODULE.fullmatch(module):
+        return []
+    parts = module.split(".")
+    names = [Path(*parts[:n], "__init__.py") for n in range(1, len(parts))]
+    names += [Path(*parts).with_suffix(".py"), Path(*parts, "__init__.py"), Path(*parts, "__main__.py")]
+    out: list[Path] = []
+    for name in names:
+        if (base / name).is_file():
+            try:
+                out.append(paths.resolve(name, base))
+            except paths.BadPath:
+                continue
     return out
 
 

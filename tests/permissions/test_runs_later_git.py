@@ -355,3 +355,55 @@ async def test_a_sandboxed_command_cannot_change_the_scripts_a_hook_framework_ru
         assert (ws / name).read_text() == "#!/bin/sh\ntrue\n", name
     assert (ws / "scripts" / "other.sh").read_text().endswith("x\n")
     assert (ws / "notes.txt").read_text() == "fine\n", result.text
+
+
+P3_SCRIPTS = ("lint.sh", "tools/mod.py", "tools/__init__.py", "scripts/a.sh", "scripts/b.sh", "scripts/c.sh",
+              "fix.js", "scripts/check.sh", "scripts/h4.js", "scripts/sg.sh", "scripts/d.sh", "scripts/y.sh",
+              "scripts/oc.sh", "scripts/oc2.sh")
+
+
+def more_frameworks(ws: Path) -> None:
+    """Tester round 10 (P3): scripts named without a "/", in YAML block scalars and lists,
+    by ``python -m``, by husky v4, simple-git-hooks, lint-staged and overcommit, and by a
+    plain hook file's own line."""
+    git(ws, "init", "-q")
+    (ws / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n"
+        "      - id: a\n        entry: lint.sh\n        language: script\n"
+        "      - id: b\n        entry: python -m tools.mod\n        language: system\n"
+        "      - id: c\n        entry: >-\n          scripts/a.sh\n        language: system\n")
+    (ws / "lefthook.yml").write_text("pre-commit:\n  commands:\n    x:\n      run: |\n"
+                                     "        ./scripts/b.sh\n        bash scripts/c.sh\n")
+    hook(ws / ".husky" / "pre-commit", "node fix.js\n")
+    hook(ws / ".git" / "hooks" / "pre-commit", "#!/bin/sh\n./scripts/check.sh\n")
+    (ws / "package.json").write_text(
+        '{"husky": {"hooks": {"pre-commit": "node ./scripts/h4.js"}},'
+        ' "simple-git-hooks": {"pre-push": "sh scripts/sg.sh"},'
+        ' "lint-staged": {"*.js": ["node scripts/d.sh"]}}')
+    (ws / ".lintstagedrc.yaml").write_text('"*.py":\n  - sh scripts/y.sh\n')
+    (ws / ".overcommit.yml").write_text("PreCommit:\n  A:\n    enabled: true\n"
+                                        "    command: [bash, scripts/oc.sh]\n"
+                                        "  B:\n    command:\n      - bash\n      - scripts/oc2.sh\n")
+    for name in (*P3_SCRIPTS, "scripts/other.sh", "other.sh"):
+        hook(ws / name)
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_of_scripts_named_bare_in_blocks_or_by_a_plain_hook_ask(ws: Path, mode: str) -> None:
+    more_frameworks(ws)
+    for path in P3_SCRIPTS:
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "next git commit" in found.reason, (path, found.reason)
+    for path in ("scripts/other.sh", "other.sh"):  # named by nothing: edited unasked
+        assert verdict(ws, path, mode).action == "allow", path
+
+
+async def test_a_sandboxed_command_cannot_change_scripts_named_without_a_slash_or_in_blocks(ws: Path) -> None:
+    require_sandbox()
+    more_frameworks(ws)
+    result = await sh(ws, f"for f in {' '.join(P3_SCRIPTS)}; do echo 'id > owned' >> $f; done; "
+                          "echo x >> other.sh; echo fine > notes.txt")
+    for name in P3_SCRIPTS:
+        assert (ws / name).read_text() == "#!/bin/sh\ntrue\n", name
+    assert (ws / "other.sh").read_text().endswith("x\n")
+    assert (ws / "notes.txt").read_text() == "fine\n", result.text
