@@ -140,21 +140,28 @@ def _commands(config: Path, text: str) -> list[str]:
 
 
 def _json(text: str) -> object:
+    """The parsed config, or None when it is no JSON (nested past Python's recursion
+    limit included: a hostile config must not break every decision)."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
 def _strings(node: object) -> list[str]:
-    """Every string value below ``node`` (not the keys: they are hook names or globs)."""
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, dict):
-        return [s for value in node.values() for s in _strings(value)]
-    if isinstance(node, list):
-        return [s for value in node for s in _strings(value)]
-    return []
+    """Every string value below ``node`` (not the keys: they are hook names or globs),
+    walked without recursion."""
+    out: list[str] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack += reversed(list(item.values()))
+        elif isinstance(item, list):
+            stack += reversed(item)
+    return out
 
 
 def _yaml_value(line: str) -> str:
@@ -206,13 +213,22 @@ def _files(value: str, base: Path) -> list[Path]:
             continue
         if "://" in word or word.startswith(("-", "$")) or not word:
             continue
-        if "/" not in word and not (base / word).is_file():
+        if "/" not in word and not _is_file(base / word):
             continue
         try:
             out.append(paths.resolve(word, base))
         except paths.BadPath:
             continue
     return out
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is an existing file; False for a name the system refuses (too
+    long, a NUL: hostile configs hold such words)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _module_files(module: str, base: Path) -> list[Path]:
@@ -225,7 +241,7 @@ def _module_files(module: str, base: Path) -> list[Path]:
     names += [Path(*parts).with_suffix(".py"), Path(*parts, "__init__.py"), Path(*parts, "__main__.py")]
     out: list[Path] = []
     for name in names:
-        if (base / name).is_file():
+        if _is_file(base / name):
             try:
                 out.append(paths.resolve(name, base))
             except paths.BadPath:

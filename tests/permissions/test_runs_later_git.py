@@ -407,3 +407,13 @@ async def test_a_sandboxed_command_cannot_change_scripts_named_without_a_slash_o
         assert (ws / name).read_text() == "#!/bin/sh\ntrue\n", name
     assert (ws / "other.sh").read_text().endswith("x\n")
     assert (ws / "notes.txt").read_text() == "fine\n", result.text
+
+
+@pytest.mark.parametrize("name", ["package.json", ".lintstagedrc.json"])
+def test_a_deeply_nested_json_config_names_nothing_and_breaks_no_decision(ws: Path, name: str) -> None:
+    """A hostile config nested past Python's recursion limit is no command list: the
+    edit is decided as usual, and what the other configs name still asks."""
+    more_frameworks(ws)
+    (ws / name).write_text('{"lint-staged": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert verdict(ws, "scripts/other.sh").action == "allow"
+    assert verdict(ws, "lint.sh").action == "ask"
