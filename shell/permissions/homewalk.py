@@ -126,10 +126,11 @@ class HomeFiles:
         self._stores = frozenset(f"{h}/{rel}" for h in self._homes for rel in DEPENDENCY_STORES)
         walked = self.index.find() if homes else SecretFiles()
         configs = tuple(c for d in walked.runs_later if d.name == ".git" for c in _git_configs(d))
-        crowded = self._crowded(walked.paths)
-        covered = _collapse([*(str(d) for d in walked.unreached), *crowded], self._needed)
+        mine = tuple(f for f in walked.paths if not any(paths.within(f, r) for r in self._roots))
+        crowded = self._crowded(mine)
+        covered = _collapse([*(str(d) for d in walked.unreached), *crowded], self._fixed)
         inside = {str(c) for c in covered}
-        files = tuple(f for f in walked.paths if not (inside and inside.intersection(map(str, f.parents))))
+        files = tuple(f for f in mine if not (inside and inside.intersection(map(str, f.parents))))
         self.last = HomeFound(files, configs, tuple(covered), tuple(homes))
         return self.last
 
@@ -143,7 +144,7 @@ class HomeFiles:
         for folder, count in by_folder.most_common():
             if left <= MAX_FILE_BINDS:
                 break
-            if not self._needed(folder):
+            if not self._fixed(folder):
                 out.append(folder)
                 left -= count
         return out
@@ -178,8 +179,15 @@ class HomeFiles:
         cut = path.rfind("/")
         return path.startswith(".", cut + 1) and path[:cut] in self._homes
 
+    def _fixed(self, directory: str) -> bool:
+        """Whether ``directory`` may not be hidden whole: it holds what must stay visible, or
+        is not inside a home folder (a symlink's target elsewhere; home itself)."""
+        inside = any(directory.startswith(h.rstrip("/") + "/") for h in self._homes)
+        return not inside or self._needed(directory)
+
     def _needed(self, directory: str) -> bool:
-        return (any(paths.within(anchor, directory) for anchor in self._anchors)
+        return (directory in self._homes
+                or any(paths.within(anchor, directory) for anchor in self._anchors)
                 or any(paths.within(directory, top) for top in self._tops))
 
 
@@ -202,8 +210,9 @@ def _git_configs(gitdir: Path) -> list[Path]:
 
 def _collapse(dirs: list[str], needed: Callable[[str], bool]) -> list[Path]:
     """``dirs`` as at most :data:`MAX_COVERS` folders (bubblewrap mounts each): the deepest
-    replaced by their parents, level by level, never by a folder that holds what must stay
-    visible (``needed``), until few enough."""
+    replaced by their parents, level by level, never by a folder that may not be hidden
+    whole (``needed``: one holding the workspace, home itself, or outside home), until few
+    enough."""
     covered = set(dirs)
     depth = max((d.count("/") for d in covered), default=0)
     while len(covered) > MAX_COVERS and depth > 1:

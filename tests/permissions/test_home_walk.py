@@ -177,3 +177,13 @@ def test_too_many_secret_files_hide_their_folders_whole_not_one_mount_each(home:
         assert home / rel in found.files or any((home / rel).is_relative_to(c) for c in found.covered)
     assert home / "projects" / "few" / ".env" in found.files
     assert "too many to hide one by one" in found.said()
+
+
+def test_home_itself_and_the_workspace_are_never_hidden_by_the_home_walk(home: Path) -> None:
+    plant(home, ["project/.env", "other/x/.env"], lambda _: "K=sk-proj-X\n")
+    (home / "link.env").symlink_to(home / "project" / ".env")  # the workspace's: its own walk's
+    found = HomeFiles(max_entries=0).find([home / "project"])  # the bound is hit at once
+    assert home / "project" / ".env" not in found.files
+    assert found.covered and not set(found.homes) & set(found.covered)
+    for cover in found.covered:  # inside a home (this one, or the password database's)
+        assert any(h in cover.parents for h in found.homes) and not (home / "project").is_relative_to(cover)
