@@ -17,7 +17,8 @@ indented lines); every line of a husky hook and of a plain hook file in a hooks 
 (``.git/hooks/pre-commit`` = ``./scripts/check.sh``: what husky v4 and simple-git-hooks
 install, and what people write by hand); the JSON command strings of husky v4
 (``package.json`` ``"husky": {"hooks": …}``, ``.huskyrc``), simple-git-hooks and
-lint-staged (which husky's usual ``npx lint-staged`` runs), their YAML forms line by line.
+lint-staged (which husky's usual ``npx lint-staged`` runs), their YAML forms line by line;
+and the ``package.json`` scripts those commands run (``npm test``: husky's default hook).
 
 A word counts when it looks like a file: it holds a ``/`` (not a URL or an option), or,
 without one, it names an existing file of the work tree (pre-commit's ``entry: lint.sh``
@@ -53,6 +54,11 @@ MAX_HUSKY_FILES = 64
 MAX_HOOK_FILES = 64
 """Plain hook files of one hooks folder read."""
 MAX_SCRIPTS = 256
+MAX_PACKAGE_SCRIPTS = 64
+_RUNS_SCRIPT = re.compile(
+    r"(?:^|[\s;&|(])(?:npm\s+(?:run(?:-script)?\s+)?(?=(?:test|t|start|stop|restart)\b)|npm\s+run(?:-script)?\s+"
+    r"|(?:yarn|pnpm|bun)\s+(?:run\s+)?)(?:--?[\w-]+\s+)*([\w:.@/-]+)")
+"""A command that runs a ``package.json`` script, and the script's name."""
 """Files named in all (each is looked at before and after every command)."""
 _KEYS = re.compile(
     r"""^(?P<indent>[ \t]*)(?:-[ \t]*)?["']?(?:entry|args|run|script|command|required_executable)["']?"""
@@ -85,16 +91,40 @@ def hook_scripts(base: Path, hook_folders: Sequence[Path] = ()) -> tuple[list[Pa
     files read (whose times key the caller's cache)."""
     configs = framework_configs(base)
     hook_files = [f for folder in hook_folders for f in _plain_files(folder, MAX_HOOK_FILES)]
-    out: list[Path] = []
+    commands: list[str] = []
     for config in configs:
         text = _read(config)
         if text is not None:
-            out += [p for command in _commands(config, text) for p in _files(command, base)]
+            commands += _commands(config, text)
     for hook_file in hook_files:
         text = _read(hook_file)
         if text is not None:
-            out += [p for line in text.splitlines() for p in _files(line, base)]
+            commands += text.splitlines()
+    commands += _package_scripts(commands, base / PACKAGE_JSON)
+    out = [p for command in commands for p in _files(command, base)]
     return list(dict.fromkeys(out))[:MAX_SCRIPTS], [*configs, *hook_files]
+
+
+def _package_scripts(commands: list[str], package: Path) -> list[str]:
+    """The ``package.json`` scripts the hook commands run (``npm test``, ``npm run lint``,
+    ``yarn lint``, ``pnpm run x``: husky's default hook is ``npm test``), with npm's
+    ``pre``/``post`` ones and the scripts those run in turn."""
+    text = _read(package) if package.is_file() else None
+    data = _json(text) if text is not None else None
+    table = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        return []
+    scripts = {k: v for k, v in table.items() if isinstance(v, str)}
+    out: list[str] = []
+    seen: set[str] = set()
+    pending = commands
+    while pending and len(seen) < MAX_PACKAGE_SCRIPTS:
+        names = [{"t": "test"}.get(n, n) for command in pending for n in _RUNS_SCRIPT.findall(command)]
+        names = [n for name in names for n in (f"pre{name}", name, f"post{name}") if n in scripts]
+        pending = [scripts[n] for n in dict.fromkeys(names) if n not in seen]
+        seen.update(names)
+        out += pending
+    return out
 
 
 def _plain_files(folder: Path, cap: int) -> list[Path]:

@@ -359,13 +359,15 @@ async def test_a_sandboxed_command_cannot_change_the_scripts_a_hook_framework_ru
 
 P3_SCRIPTS = ("lint.sh", "tools/mod.py", "tools/__init__.py", "scripts/a.sh", "scripts/b.sh", "scripts/c.sh",
               "fix.js", "scripts/check.sh", "scripts/h4.js", "scripts/sg.sh", "scripts/d.sh", "scripts/y.sh",
-              "scripts/oc.sh", "scripts/oc2.sh")
+              "scripts/oc.sh", "scripts/oc2.sh",
+              "scripts/t.sh", "scripts/pt.js", "scripts/l.sh", "scripts/l2.sh")  # package.json scripts
 
 
 def more_frameworks(ws: Path) -> None:
     """Tester round 10 (P3): scripts named without a "/", in YAML block scalars and lists,
     by ``python -m``, by husky v4, simple-git-hooks, lint-staged and overcommit, and by a
-    plain hook file's own line."""
+    plain hook file's own line; and the ``package.json`` scripts a hook runs (``npm test``,
+    ``yarn lint``, npm's ``pretest``, a script's own ``npm run``)."""
     git(ws, "init", "-q")
     (ws / ".pre-commit-config.yaml").write_text(
         "repos:\n  - repo: local\n    hooks:\n"
@@ -373,18 +375,21 @@ def more_frameworks(ws: Path) -> None:
         "      - id: b\n        entry: python -m tools.mod\n        language: system\n"
         "      - id: c\n        entry: >-\n          scripts/a.sh\n        language: system\n")
     (ws / "lefthook.yml").write_text("pre-commit:\n  commands:\n    x:\n      run: |\n"
-                                     "        ./scripts/b.sh\n        bash scripts/c.sh\n")
-    hook(ws / ".husky" / "pre-commit", "node fix.js\n")
+                                     "        ./scripts/b.sh\n        bash scripts/c.sh\n"
+                                     "    y:\n      run: yarn lint\n")
+    hook(ws / ".husky" / "pre-commit", "node fix.js\nnpm test\n")
     hook(ws / ".git" / "hooks" / "pre-commit", "#!/bin/sh\n./scripts/check.sh\n")
     (ws / "package.json").write_text(
         '{"husky": {"hooks": {"pre-commit": "node ./scripts/h4.js"}},'
         ' "simple-git-hooks": {"pre-push": "sh scripts/sg.sh"},'
-        ' "lint-staged": {"*.js": ["node scripts/d.sh"]}}')
+        ' "lint-staged": {"*.js": ["node scripts/d.sh"]}, "scripts": {"test": "sh scripts/t.sh",'
+        ' "pretest": "node scripts/pt.js", "lint": "bash scripts/l.sh && npm run lint2",'
+        ' "lint2": "scripts/l2.sh", "build": "sh scripts/build.sh"}}')
     (ws / ".lintstagedrc.yaml").write_text('"*.py":\n  - sh scripts/y.sh\n')
     (ws / ".overcommit.yml").write_text("PreCommit:\n  A:\n    enabled: true\n"
                                         "    command: [bash, scripts/oc.sh]\n"
                                         "  B:\n    command:\n      - bash\n      - scripts/oc2.sh\n")
-    for name in (*P3_SCRIPTS, "scripts/other.sh", "other.sh"):
+    for name in (*P3_SCRIPTS, "scripts/other.sh", "other.sh", "scripts/build.sh"):
         hook(ws / name)
 
 
@@ -394,7 +399,7 @@ def test_edits_of_scripts_named_bare_in_blocks_or_by_a_plain_hook_ask(ws: Path, 
     for path in P3_SCRIPTS:
         found = verdict(ws, path, mode)
         assert found.action == "ask" and "next git commit" in found.reason, (path, found.reason)
-    for path in ("scripts/other.sh", "other.sh"):  # named by nothing: edited unasked
+    for path in ("scripts/other.sh", "other.sh", "scripts/build.sh"):  # no hook runs them: edited unasked
         assert verdict(ws, path, mode).action == "allow", path
 
 
