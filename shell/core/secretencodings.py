@@ -13,7 +13,8 @@ codes (``103,104,112,…``). Each reading costs a pass over the text, so the pol
 text's length first and calls a text over the cap unchecked, not clean.
 
 What is still not read, and README says so: an encoding twice over, compression,
-encryption, a key spelled with spaces. (A key split over several arguments is
+encryption, a key spelled with spaces between all its letters (one separator class
+inside a key with a known prefix is read: :mod:`.secretseparators`). (A key split over several arguments is
 :mod:`shell.permissions.egresspieces`'s: it puts the pieces back together.)
 """
 
@@ -26,6 +27,7 @@ import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 
+from shell.core.secretseparators import between_its_letters, without_a_separator
 from shell.core.textsafety import without_hidden
 
 MIN_DECODED = 8
@@ -71,6 +73,10 @@ def readings(text: str, plain: str) -> Iterator[tuple[str, str]]:
     decode are read with invisible characters taken out too (base64 with U+200B in it)."""
     normal = _normal(plain)
     yield from _hidden(text, plain, normal)
+    if unseparated := without_a_separator(normal):
+        yield "with a separator inside it", unseparated
+    if spaced := between_its_letters(normal):
+        yield "with a separator between its letters", spaced
     for_base64, for_others = _tokens(normal)
     if "+" in text:  # base64's "+", which percent-decoding made a space: read base64
         # from the text with its "+" kept (its runs hold the others whole), the rest from both

@@ -96,7 +96,8 @@ def _pieces(args: Any) -> tuple[list[str], list[str], list[str]]:
 
 
 def _url_pieces(text: str) -> tuple[list[str], list[str]] | None:
-    """A URL's path segments, query values and fragment, and its query keys; ``None``
+    """A URL's host labels (but its last), path segments, query values and fragment,
+    and its query keys; ``None``
     for a text that is no URL."""
     if "://" not in text[:32]:
         return None
@@ -105,7 +106,8 @@ def _url_pieces(text: str) -> tuple[list[str], list[str]] | None:
     except ValueError:
         return None
     pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    values = [s for s in parts.path.split("/") if s] + [v for _, v in pairs]
+    labels = (parts.hostname or "").split(".")[:-1]  # a key's half in a subdomain (finding P5)
+    values = [s for s in labels if s] + [s for s in parts.path.split("/") if s] + [v for _, v in pairs]
     if parts.fragment:
         values.append(parts.fragment)
     return values, [k for k, _ in pairs]
