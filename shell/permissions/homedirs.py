@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 from . import paths
+from .pathdirs import path_entry
 
 SETTINGS_DIRS = frozenset({".config", ".local"})
 """Folders right in home that hold what runs at login (``autostart``, ``systemd/user``,
@@ -98,13 +99,14 @@ def path_folders() -> frozenset[Path]:
     """The absolute folders of ``PATH`` (``~/bin``, ``~/.local/bin``), resolved: a workspace
     that is one runs as the user at every prompt, so a program a command changes there
     (``~/bin/mytool``, tester's note in round 9) is as unfenced as ``~/.bashrc``. A
-    relative entry (``.``) is left out: it would make every workspace one."""
-    return _path_folders(os.environ.get("PATH", ""))
+    relative entry (``.``) is left out: it would make every workspace one; ``~/bin``
+    counts as the shell expands it (:func:`.pathdirs.path_entry`)."""
+    return _path_folders(os.pathsep.join(map(path_entry, os.environ.get("PATH", "").split(os.pathsep))))
 
 
 @functools.lru_cache(maxsize=8)
 def _path_folders(value: str) -> frozenset[Path]:
-    """Resolved once per value of ``PATH``."""
+    """Resolved once per value of ``PATH`` (its ``~`` expanded: ``HOME`` may change)."""
     out: set[Path] = set()
     for entry in value.split(os.pathsep):
         if entry and os.path.isabs(entry):

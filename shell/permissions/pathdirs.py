@@ -56,14 +56,32 @@ CORE = frozenset({
 MAX_ENTRIES = 4096
 """Entries of one PATH folder looked at (node_modules/.bin holds hundreds)."""
 
+MAX_PROGRAMS = 256
+"""Programs of a folder on the live PATH bound read-only one by one; past that, the
+folder is read-only whole (:func:`live_programs`)."""
+
 _lock = threading.Lock()
 _cache: dict[tuple[str, tuple[Path, ...]], frozenset[str]] = {}
+
+
+def path_entry(entry: str) -> str:
+    """``entry`` of ``PATH`` as the shell looks programs up in it: a leading ``~``
+    expanded (bash does, for ``export PATH="~/bin:$PATH"`` quoted, and finds programs
+    there: finding P11), else as written. ``$HOME`` in an entry is not expanded: no
+    shell expands it at lookup, so such an entry is a relative folder named ``$HOME``."""
+    return os.path.expanduser(entry) if entry.startswith("~") else entry
+
+
+def _expanded_path() -> str:
+    """``PATH`` with each entry as :func:`path_entry` reads it (the caches' key: a
+    ``~`` means another folder when ``HOME`` changes)."""
+    return os.pathsep.join(map(path_entry, os.environ.get("PATH", "").split(os.pathsep)))
 
 
 def commands(inside: Sequence[Path] = ()) -> frozenset[str]:
     """The names of the programs on the user's PATH, leaving out its folders that lie
     in ``inside`` (the workspace's own ``bin`` when the shell started with direnv on)."""
-    key = (os.environ.get("PATH", ""), tuple(inside))
+    key = (_expanded_path(), tuple(inside))
     with _lock:
         found = _cache.get(key)
     if found is not None:
@@ -97,7 +115,7 @@ def live_path_dirs(roots: Sequence[Path]) -> tuple[tuple[Path, str], ...]:
     why it is guarded. A relative entry (``bin``, ``.``, an empty one) names a folder
     of wherever the user types, so each root's is taken; an environment's ``bin`` is
     not (see the module's docstring)."""
-    key = (os.environ.get("PATH", ""), tuple(roots))
+    key = (_expanded_path(), tuple(roots))
     with _lock:
         found = _live.get(key)
     if found is not None:
@@ -116,6 +134,24 @@ def live_path_dirs(roots: Sequence[Path]) -> tuple[tuple[Path, str], ...]:
             _live.clear()
         _live[key] = found
     return found
+
+
+def live_programs(folder: Path) -> list[Path]:
+    """What a command may not change in ``folder``, a folder of the live PATH inside the
+    workspace (``~/dotfiles/bin`` on the PATH of a dotfiles workspace): each program in
+    it, which runs as the user in every shell by its name (``mytool``), not only in
+    this directory as an ``.envrc``'s ``bin`` does; the file tools ask before editing one
+    (finding P11). New names stay possible (only shadowing ones are moved out); more
+    than :data:`MAX_PROGRAMS`: the folder itself, read-only whole."""
+    try:
+        with os.scandir(folder) as scan:
+            entries = [(Path(e.path), e.is_dir(follow_symlinks=False))
+                       for _, e in zip(range(MAX_PROGRAMS + 1), scan, strict=False)]
+    except OSError:
+        return []
+    if len(entries) > MAX_PROGRAMS:
+        return [folder]
+    return sorted(path for path, is_dir in entries if not is_dir)
 
 
 def _environment_bin(folder: Path) -> bool:
@@ -174,4 +210,5 @@ def _links_into(path: Path, modules: Path) -> bool:
         return False
 
 
-__all__ = ["CORE", "LIVE_WHY", "MAX_ENTRIES", "commands", "guarded", "live_path_dirs", "shadows"]
+__all__ = ["CORE", "LIVE_WHY", "MAX_ENTRIES", "MAX_PROGRAMS", "commands", "guarded", "live_path_dirs",
+           "live_programs", "path_entry", "shadows"]

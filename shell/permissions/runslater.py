@@ -60,7 +60,7 @@ import itertools
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,7 +87,7 @@ from .laterseen import Seen, seen_now
 from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
-from .pathdirs import guarded, live_path_dirs
+from .pathdirs import guarded, live_path_dirs, live_programs
 
 MAX_LINK_LOOK = 256
 """Entries of one guarded folder looked at for hard links (a hooks folder holds a dozen)."""
@@ -213,7 +213,8 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
         walls.git_dir(repo.common)
         walls.git_dir(repo.gitdir)
     walls.envrc_sources()
-    walls.path_folders(live_path_dirs(tuple(writable)) if writable else ())
+    writable_dirs = live_path_dirs(tuple(writable)) if writable else ()
+    walls.path_folders(writable_dirs, {folder for folder, _ in writable_dirs})
     walls.mcp_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
@@ -329,14 +330,20 @@ class _Walls:
             if path not in self.sideways:
                 self.sideways[path] = reason
                 self.watch(path)
-        self.path_folders((folder, reason) for folder, reason, _ in runs.path_dirs)
+        live = {folder for folder, _ in live_path_dirs(self.roots)}
+        self.path_folders([(folder, reason) for folder, reason, _ in runs.path_dirs], live)
 
-    def path_folders(self, folders: Iterable[tuple[Path, str]]) -> None:
-        """PATH_add bin and the like: the names in each folder that shadow a program."""
+    def path_folders(self, folders: Sequence[tuple[Path, str]], live: Collection[Path]) -> None:
+        """PATH_add bin and the like: the names in each folder that shadow a program; in
+        a folder of the live PATH (among ``live``) each program there too
+        (:func:`.pathdirs.live_programs`)."""
         for folder, reason in folders:
             for path in guarded(folder, self.roots):
                 if path not in self.sideways:
                     self.sideways[path] = f"{reason}, and {path.name} is the name of a program"
+                    self.watch(path)
+            for path in live_programs(folder) if folder in live else ():
+                if path not in self.sideways:  # read-only, not judged: a new one (bin/app) is kept
                     self.watch(path)
 
     def mcp_sources(self) -> None:

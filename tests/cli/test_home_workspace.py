@@ -91,6 +91,10 @@ def test_a_workspace_that_is_a_folder_of_path_asks(home: Path, mode: str,
         found = p.decide(tools(bin_dir)[tool], args)
         assert found.action == "ask", found
         assert "is a folder of your PATH" in found.reason or (mode != "auto" and tool == "run_shell"), found
+    monkeypatch.setenv("PATH", f"~/bin{os.pathsep}/usr/bin")  # bash expands the ~ (P11)
+    tilde = PermissionPolicy(bin_dir, mode=mode, sandboxed=lambda _: True, load_project=False)
+    assert "is a folder of your PATH" in tilde.decide(tools(bin_dir)["write_file"],
+                                                       {"path": "mytool", "content": "id\n"}).reason
     project = home / "project"  # "." in PATH makes no workspace one
     q = PermissionPolicy(project, mode=mode, sandboxed=lambda _: True, load_project=False)
     assert q.decide(tools(project)["write_file"], {"path": "a.txt", "content": "x"}).action == "allow"

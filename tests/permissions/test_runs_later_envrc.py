@@ -237,8 +237,28 @@ async def test_a_workspace_folder_on_the_live_path_is_guarded_like_an_envrcs(
     assert "done" in result.text, result.text
     assert not (ws / "bin" / "git").exists() and "bin/git" in result.text, result.text
     assert "quarantine" in result.text and "PATH" in result.text, result.text
-    assert (ws / "bin" / "app").exists()
+    assert (ws / "bin" / "app").exists(), result.text
     asked = verdict(ws, "bin/ls")
+    assert asked.action == "ask" and "on your PATH" in asked.reason, asked
+
+
+@pytest.mark.parametrize("entry", ["absolute", "tilde"])
+async def test_a_program_in_a_workspace_folder_on_the_live_path_cannot_be_changed(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
+    """Finding P11: with ~/dotfiles/bin on PATH (also written `~/dotfiles/bin`, which
+    bash expands), a command appended a line to bin/mytool unasked, which ran as the
+    user at their next `mytool` in any shell, while edit_file asks. Now the existing
+    programs there are read-only to commands; a new one (bin/app) is still made."""
+    require_sandbox()
+    folder = f"~/{ws.name}/bin" if entry == "tilde" else str(ws / "bin")
+    monkeypatch.setenv("PATH", os.pathsep.join([folder, os.environ["PATH"]]))
+    write(ws / "bin" / "mytool", "#!/bin/sh\necho mine\n")
+    result = await sh(ws, "echo 'touch /tmp/PWNED_path' >> bin/mytool; echo app > bin/app; echo done")
+    assert "done" in result.text, result.text
+    assert (ws / "bin" / "mytool").read_text() == "#!/bin/sh\necho mine\n", result.text
+    assert (ws / "bin" / "app").exists(), result.text
+    asked = verdict(ws, "bin/mytool")
     assert asked.action == "ask" and "on your PATH" in asked.reason, asked
 
 
