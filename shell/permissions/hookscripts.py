@@ -21,8 +21,10 @@ lint-staged (which husky's usual ``npx lint-staged`` runs), their YAML forms lin
 and the ``package.json`` scripts those commands run (``npm test``: husky's default hook).
 
 A word counts when it looks like a file: it holds a ``/`` (not a URL or an option), or,
-without one, it names an existing file of the work tree (pre-commit's ``entry: lint.sh``
-is a path from the root; ``node fix.js``); ``python -m tools.mod`` names ``tools/mod.py``
+without one, it names an existing file of the work tree where a file runs: a command's
+first word (pre-commit's ``entry: lint.sh`` is a path from the root), after an interpreter
+(``node fix.js``), or named like a script (``.sh``, ``.py`` …), not an option's value
+(``args: [--config, checks.conf]``); ``python -m tools.mod`` names ``tools/mod.py``
 or ``tools/mod/__init__.py`` (and the packages' ``__init__.py`` it imports on the way).
 A config too big to read names nothing more (the config itself is guarded).
 """
@@ -67,6 +69,11 @@ _BLOCK = re.compile(r"^(?:[|>][-+0-9]*)?$")
 """A key's value that is no value: its indented lines below are (a block scalar or list)."""
 _YAML_KEY = re.compile(r"""^\s*(?:-\s+)?(?:"[^"]*"|'[^']*'|[^\s:'"]+)\s*:(?:\s+|$)(.*)$""")
 _PYTHON = re.compile(r"(?:.*/)?(?:python[\d.]*|py|pypy[\d.]*)")
+_RUNNERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "node", "deno", "bun", "tsx", "ts-node",
+                      "ruby", "perl", "php", "pwsh", "lua", "Rscript", "source", ".", "exec", "env", "run"})
+"""Words after which a bare file name is what runs (a script given to an interpreter)."""
+_SCRIPT_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".py", ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts",
+                              ".rb", ".pl", ".php", ".ps1", ".lua", ".r"})
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
@@ -243,13 +250,24 @@ def _files(value: str, base: Path) -> list[Path]:
             continue
         if "://" in word or word.startswith(("-", "$")) or not word:
             continue
-        if "/" not in word and not _is_file(base / word):
+        if "/" not in word and not (_runs_bare(word, cleaned[at - 1] if at else "")
+                                    and _is_file(base / word)):
             continue
         try:
             out.append(paths.resolve(word, base))
         except paths.BadPath:
             continue
     return out
+
+
+def _runs_bare(word: str, before: str) -> bool:
+    """Whether a word without a "/" is in a place where it runs: a command's first word
+    (pre-commit's ``entry: lint.sh`` is a path from the root), after an interpreter
+    (``node fix.js``), or named like a script; not an option's value such as
+    ``args: [--config, setup.cfg]``, whose file then stays editable."""
+    if not before or before in _RUNNERS or _PYTHON.fullmatch(before):
+        return True
+    return os.path.splitext(word)[1].lower() in _SCRIPT_SUFFIXES
 
 
 def _is_file(path: Path) -> bool:

@@ -373,7 +373,8 @@ def more_frameworks(ws: Path) -> None:
         "repos:\n  - repo: local\n    hooks:\n"
         "      - id: a\n        entry: lint.sh\n        language: script\n"
         "      - id: b\n        entry: python -m tools.mod\n        language: system\n"
-        "      - id: c\n        entry: >-\n          scripts/a.sh\n        language: system\n")
+        "      - id: c\n        entry: >-\n          scripts/a.sh\n        language: system\n"
+        "      - id: d\n        entry: flake8\n        args: [--config, checks.conf]\n")
     (ws / "lefthook.yml").write_text("pre-commit:\n  commands:\n    x:\n      run: |\n"
                                      "        ./scripts/b.sh\n        bash scripts/c.sh\n"
                                      "    y:\n      run: yarn lint\n")
@@ -389,7 +390,7 @@ def more_frameworks(ws: Path) -> None:
     (ws / ".overcommit.yml").write_text("PreCommit:\n  A:\n    enabled: true\n"
                                         "    command: [bash, scripts/oc.sh]\n"
                                         "  B:\n    command:\n      - bash\n      - scripts/oc2.sh\n")
-    for name in (*P3_SCRIPTS, "scripts/other.sh", "other.sh", "scripts/build.sh"):
+    for name in (*P3_SCRIPTS, "scripts/other.sh", "other.sh", "scripts/build.sh", "checks.conf"):
         hook(ws / name)
 
 
@@ -399,8 +400,8 @@ def test_edits_of_scripts_named_bare_in_blocks_or_by_a_plain_hook_ask(ws: Path, 
     for path in P3_SCRIPTS:
         found = verdict(ws, path, mode)
         assert found.action == "ask" and "next git commit" in found.reason, (path, found.reason)
-    for path in ("scripts/other.sh", "other.sh", "scripts/build.sh"):  # no hook runs them: edited unasked
-        assert verdict(ws, path, mode).action == "allow", path
+    for path in ("scripts/other.sh", "other.sh", "scripts/build.sh", "checks.conf"):  # none runs: unasked
+        assert verdict(ws, path, mode).action == "allow", (path, verdict(ws, path, mode).reason)
 
 
 async def test_a_sandboxed_command_cannot_change_scripts_named_without_a_slash_or_in_blocks(ws: Path) -> None:
