@@ -34,14 +34,17 @@ if TYPE_CHECKING:
 
 
 def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | None) -> str:
-    """The question for a call whose arguments hold a value of one of the workspace's
-    hidden secret files (found by the sandbox's last search), or empty."""
+    """The question for a call whose arguments hold a value of one of the hidden secret
+    files (the workspace's, found by the sandbox's last search, and the other home
+    projects' its last walk found), or empty."""
     if sandbox is None or not args:
         return ""
     found = sandbox.secrets_searched()
-    if not found.paths:
+    home = sandbox.home_files.last  # other projects' secret files, whose values the net redacts too
+    hidden = [*found.paths, *(home.files if home is not None else ())]
+    if not hidden:
         return ""
-    values = hidden_values(found.paths, (), found.relative)
+    values = hidden_values(hidden, (), found.relative)
     if not values:
         return ""
     hit = _held(values, args, network=tool.kind == "fetch" or is_mcp(tool))

@@ -24,6 +24,8 @@ from shell.tools.builtin import builtin_tools
 from shell.tools.workspace import Workspace
 from tests.homes import made_home
 
+from .home_setup import plant, sandbox_home
+
 pytestmark = pytest.mark.anyio
 
 VALUE = "correcthorsebatterystaple"
@@ -98,3 +100,19 @@ async def test_an_approved_call_is_not_told_where_its_own_value_stands(ws: Path)
     got = await results(ws, "bypass", ("grep", {"pattern": GUESSES, "path": "a.txt"}))
     assert f"No matches for '{GUESSES}'" in got["c0"], got["c0"]
     assert "[REDACTED]" not in got["c0"] and "redacted" not in got["c0"]
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from sandbox_home(monkeypatch, ".agent-shell-test-oracle-home-")
+
+
+def test_a_value_of_another_home_projects_secret_file_asks_too(home: Path) -> None:
+    plant(home, ["other/.env"], lambda _: f"DB_PASSWORD={VALUE}\n")
+    box = Sandbox(home / "project")
+    assert box.home_secrets().files, "the walk found no secret file of the other project"
+    policy = PermissionPolicy(home / "project", user_config=home / "config.toml", mode="auto")
+    policy.sandbox = box
+    grep = next(t for t in builtin_tools(Workspace(home / "project")) if t.name == "grep")
+    verdict = policy.decide(grep, {"pattern": GUESSES})
+    assert verdict.action == "ask" and "hidden secret file" in verdict.reason, verdict.reason
