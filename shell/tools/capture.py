@@ -228,9 +228,10 @@ class WorkspaceCapture:
             snap.why = (f"{CUT_NOTE} under {where}/ and after it: the workspace took more than "
                         f"{self.budget:g} s to scan (too deep or too many files)")
             return snap
-        kept = known.files.keys() - snap.files.keys()
-        if self._last is not known:
-            kept |= self._last.files.keys() - snap.files.keys()
+        seen = snap.files.keys()  # "<=" looks each up; "-" would build a set of 20,000 to find none
+        kept = set() if known.files.keys() <= seen else known.files.keys() - seen
+        if self._last is not known and not self._last.files.keys() <= seen:
+            kept |= self._last.files.keys() - seen
         if ".gitignore" not in snap.files:  # `*` ignores itself too
             kept.add(".gitignore")
         for rel in sorted(kept):
@@ -393,7 +394,7 @@ def _not_undone(root: Path, before: Snapshot, after: Snapshot) -> tuple[str, lis
     in the note: a rewind does not undo that."""
     was, now = before.files, after.files
     gone: dict[tuple[int, int, int], str] = {}
-    if was.keys() - now.keys():  # (a set difference: no Python code per file when none went)
+    if not was.keys() <= now.keys():  # (no Python code per file when none went)
         gone = {(e.key[0], e.key[1], e.key[3]): rel for rel, e in was.items() if rel not in now}
     moved: dict[str, str] = {}
     made = [(rel, entry) for rel, entry in now.items() if rel not in was] if gone else []
