@@ -59,6 +59,7 @@ from shell.core.programs import which, writable_by_commands
 
 from . import gitflags, gitobjects, gitrefs, gitsequencer, paths, pathswaps, quarantine, runslater, writewalls
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
+from .githistory import tracked_denied
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies, StagedTree
 from .homedirs import home_dirs
@@ -394,7 +395,9 @@ class Sandbox:
         trees = self.staged_in_place(hidden) if staged_view else {}
         over = {p: t.shown for p, t in trees.items() if t.shown and not t.problem}
         found = self.secret_files() if secrets is None else secrets
-        hidden = [*hidden, *found.hidden_whole(shown)]  # an editor's local history: one bind
+        whole = found.hidden_whole(shown)  # an editor's local history: one bind, where git tracks nothing
+        tracked = set(tracked_denied(whole)) if whole else set()  # else file by file (staged copies):
+        hidden = [*hidden, *(w for w in whole if w not in tracked)]  # empty, a commit deleted them (P9)
         for path in hidden:  # looked at again: one that vanished since it was listed would fail bwrap
             put = over.get(path, "")
             if path.is_dir():  # what git has staged there, else an empty folder (confine refused the rest)

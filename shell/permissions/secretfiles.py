@@ -84,7 +84,10 @@ HISTORY_FOLDER = ".history"
 under a dated name: a ``.env`` saved 300 times is 300 secret copies, and a bind each made
 a sandboxed ``true`` 11 times slower (``benchmarks/hidden_copies.py``). Such a folder is
 hidden whole, empty and read-only (commands need no editor's backups; ``read_file`` still
-reads what is not secret there), unless a call was shown a file in it."""
+reads what is not secret there), unless a call was shown a file in it, or git tracks a
+file in it: hidden whole, its tracked files looked deleted and a sandboxed
+``git commit -a`` committed that (finding P9), so there each secret copy is bound alone
+(git's staged copy for a tracked one)."""
 MAX_ENTRIES = 100_000
 """Directory entries one search reads fresh (listings kept from before are not counted)."""
 MAX_SECONDS = 1.0

@@ -581,6 +581,32 @@ async def test_local_history_copies_and_repl_histories_read_as_empty_in_the_sand
     assert "DATEDCOPY" in shown.text and "ordinary notes" in shown.text, shown.text
 
 
+async def test_a_history_folder_git_tracks_is_not_hidden_whole_so_a_commit_keeps_its_files(ws: Path) -> None:
+    """Finding P9: a repository that committed ``.history/`` had it hidden whole (empty),
+    so git in the sandbox saw its files deleted and ``git add -A && git commit`` committed
+    that. Where git tracks a file there, each secret copy is bound alone (git's staged copy
+    for a tracked one): nothing looks deleted, and the untracked key stays hidden."""
+    require_sandbox()
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (ws / ".history").mkdir()
+    (ws / ".history" / "notes_20261129101500.md").write_text("ordinary notes\n")
+    (ws / ".history" / ".env_20261129101500").write_text("K=placeholder\n")
+    _git(ws, "init", "-q")
+    _git(ws, "add", "notes.md", ".history")
+    _git(ws, "commit", "-qm", "start")
+    (ws / ".history" / ".env_20261129101501").write_text("K=sk-proj-DATEDCOPY0123456789abcdef\n")
+    box = Sandbox(ws)
+    result = await sh(box, "git status --porcelain -- .history; cat .history/.env_20261129101501; "
+                           "echo b >> notes.md; git -c user.name=t -c user.email=t@t commit -qam x; "
+                           "echo done")
+    assert "done" in result.text and "DATEDCOPY" not in result.text, result.text
+    assert " D " not in result.text, result.text
+    assert _git(ws, "ls-files", ".history").split() == [".history/.env_20261129101500",
+                                                       ".history/notes_20261129101500.md"]
+    assert _git(ws, "diff", "--stat", "HEAD~1", "HEAD", "--", ".history") == ""
+
+
 async def test_a_secret_whose_folder_moves_into_a_skipped_folder_stays_hidden(ws: Path) -> None:
     """``mv config node_modules/``: found after that command, and still by the next
     one, whose search skips ``node_modules`` again (tester's H20)."""
