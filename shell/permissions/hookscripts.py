@@ -25,7 +25,8 @@ without one, it names an existing file of the work tree where a file runs: a com
 first word (pre-commit's ``entry: lint.sh`` is a path from the root), after an interpreter
 (``node fix.js``), or named like a script (``.sh``, ``.py`` …), not an option's value
 (``args: [--config, checks.conf]``); ``python -m tools.mod`` names ``tools/mod.py``
-or ``tools/mod/__init__.py`` (and the packages' ``__init__.py`` it imports on the way).
+or ``tools/mod/__init__.py`` (and the packages' ``__init__.py`` it imports on the way),
+existing or not (``python -m black`` runs a ``black.py`` planted at the root).
 A config too big to read names nothing more (the config itself is guarded).
 """
 
@@ -281,19 +282,20 @@ def _is_file(path: Path) -> bool:
 
 def _module_files(module: str, base: Path) -> list[Path]:
     """The work tree's files ``python -m module`` runs from ``base``: the module, or the
-    package's ``__init__``/``__main__``, and each parent package's ``__init__``."""
-    if not _MODULE.fullmatch(module):
+    package's ``__init__``/``__main__``, and each parent package's ``__init__``; missing
+    ones too, as the root comes first on ``sys.path``: a ``black.py`` created there runs
+    instead of the installed ``black`` at ``python -m black`` (then it is quarantined)."""
+    if not _MODULE.fullmatch(module) or len(module) > 200:
         return []
     parts = module.split(".")
     names = [Path(*parts[:n], "__init__.py") for n in range(1, len(parts))]
     names += [Path(*parts).with_suffix(".py"), Path(*parts, "__init__.py"), Path(*parts, "__main__.py")]
     out: list[Path] = []
     for name in names:
-        if _is_file(base / name):
-            try:
-                out.append(paths.resolve(name, base))
-            except paths.BadPath:
-                continue
+        try:
+            out.append(paths.resolve(name, base))
+        except (paths.BadPath, OSError, ValueError):
+            continue
     return out
 
 

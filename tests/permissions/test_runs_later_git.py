@@ -423,3 +423,21 @@ def test_a_deeply_nested_json_config_names_nothing_and_breaks_no_decision(ws: Pa
     (ws / name).write_text('{"lint-staged": ' + "[" * 100_000 + "]" * 100_000 + "}")
     assert verdict(ws, "scripts/other.sh").action == "allow"
     assert verdict(ws, "lint.sh").action == "ask"
+
+
+def python_m_hook(ws: Path) -> None:
+    """pre-commit runs ``python3 -m black`` from the root, which comes first on sys.path."""
+    git(ws, "init", "-q")
+    (ws / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: fmt\n        entry: python3 -m black\n"
+        "        language: system\n")
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_creating_the_module_a_python_m_hook_runs_asks(ws: Path, mode: str) -> None:
+    python_m_hook(ws)
+    for path in ("black.py", "black/__main__.py"):
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "next git commit" in found.reason, (path, found.reason)
+    assert verdict(ws, "white.py", mode).action == "allow"
+
