@@ -27,7 +27,6 @@ shown) are run after that render, as before, not between the two halves.
 
 from __future__ import annotations
 
-import asyncio
 from time import perf_counter, thread_time
 
 from textual.geometry import Size
@@ -56,10 +55,6 @@ class SplitFrameScreen(Screen[ScreenResultType]):
     """The split layout whose render the callbacks last waited for."""
     _render_held = False
     """That render came while another batch was open: the update timer draws it after."""
-    _render_queued = False
-    """That render is waiting in the loop's timers (see :meth:`_compositor_refresh`)."""
-    _callbacks_waiting = False
-    """Callbacks after refresh came while it waited: the render queues them once done."""
     _in_frame = False
     """The layout being done is a frame's (the update timer's), the one split."""
     _frame_timer: Timer | None = None
@@ -99,7 +94,7 @@ class SplitFrameScreen(Screen[ScreenResultType]):
                 self._render_held = False
                 self._render_half()
             return
-        if self._render_queued or perf_counter() < self._next_frame_at:
+        if perf_counter() < self._next_frame_at:
             return
         self._in_frame = True
         try:
@@ -127,19 +122,6 @@ class SplitFrameScreen(Screen[ScreenResultType]):
             super()._compositor_refresh()
             return
         self._render_deferred = False
-        # Through the loop's timers, not now: this message's turn is queued at the end of
-        # the layout's, ahead of every timer that fell due meanwhile (asyncio moves due
-        # timers to the ready queue behind what is there), so a timer or a socket's data
-        # waited for both halves, one stall of layout + render (wall p99 ~30 ms on a
-        # quiet machine, issue 21). A timer due now runs after those already due.
-        self._render_queued = True
-        loop = asyncio.get_running_loop()
-        loop.call_at(loop.time(), self._queued_render)
-
-    def _queued_render(self) -> None:
-        self._render_queued = False
-        if not self.is_running:  # the app ended meanwhile
-            return
         if self.app._batch_count:
             # Another batch is open across loop turns (``ChatMarkdown.append`` holds one
             # while it mounts blocks): rendered now, the frame would be dropped
@@ -148,14 +130,8 @@ class SplitFrameScreen(Screen[ScreenResultType]):
             # repaint. The update timer draws it once the batch is over (:meth:`_frame`).
             self._render_held = True
             self._update_timer.resume()
-        else:
-            self._render_half()
-        if self._callbacks_waiting:
-            # Through the screen's idle check, as Textual runs them: what changed while
-            # this render waited (a widget's new text, its layout asked for by its own
-            # message) is drawn first, by the next frame, which then runs them.
-            self._callbacks_waiting = False
-            self.check_idle()
+            return
+        self._render_half()
 
     def _render_half(self) -> None:
         """The frame's render, a turn after its layout; then the rest before the next."""
@@ -163,21 +139,13 @@ class SplitFrameScreen(Screen[ScreenResultType]):
         # Widgets that asked for a repaint between the halves (the prompt echoing a key
         # typed meanwhile) are drawn now: Textual's render clears ``_dirty_widgets``, and
         # the layout half took its regions before they were marked. Dropped, a typed key
-        # showed only at the prompt's next repaint (its cursor's blink). Only widgets in
-        # view: one mounted since the layout (a reply's new block) has no place yet (its
-        # mount asked for the next layout, which draws it), and Textual took it for a
-        # reason to arrange every widget again for the first region asked for in this
-        # render (~10 ms of a 15-21 ms render half, a 25 KB flood, issue 21).
-        compositor = self._compositor
-        compositor.update_widgets(self._dirty_widgets & compositor.visible_widgets.keys())
+        # showed only at the prompt's next repaint (its cursor's blink).
+        self._compositor.update_widgets(self._dirty_widgets)
         super()._compositor_refresh()
         cost = self._frame_cost + thread_time() - start
         self._next_frame_at = perf_counter() + REST * cost
 
     async def _invoke_and_clear_callbacks(self, requeued: bool = False) -> None:
-        if self._render_queued:  # run by the render once it has drawn
-            self._callbacks_waiting = True
-            return
         if self._render_deferred and not requeued and self._waited_for != self._layouts:
             # Queued behind the render (call_later keeps order): "after refresh" means
             # drawn. Once only: under a flood a newer layout may defer a newer render by
