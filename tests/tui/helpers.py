@@ -221,6 +221,14 @@ async def cancelled_under_way(app: AgentShellApp, pilot: Any,
     return widget
 
 
+def notices(app: App[Any]) -> list[str]:
+    """The notice lines the conversation shows (an error the reply ended with is one):
+    what an assertion about a reply's end prints when it fails."""
+    from shell.tui.widgets.notice_line import NoticeLine
+
+    return [n.text for n in app.query(NoticeLine)]
+
+
 class ConversationPage(App[None]):
     """Only the conversation widget: for tests of how messages draw."""
 

@@ -10,7 +10,7 @@ from shell.core.messages import AssistantMessage
 from shell.tui.app import AgentShellApp
 from shell.tui.mdsplit import cancel_note, closing_fence
 
-from .helpers import SIZE, cancelled_under_way, flood_app, wait_for
+from .helpers import SIZE, cancelled_under_way, flood_app, notices, wait_for
 from .test_theme_contrast import _text, screen_lines
 
 pytestmark = pytest.mark.anyio
@@ -62,7 +62,7 @@ async def test_the_history_keeps_what_was_drawn_not_the_backlog_esc_dropped() ->
         behind = lambda w: w.backlog > 1000 and "Paragraph 5" in w.text  # noqa: E731
         widget = await cancelled_under_way(app, pilot, behind)
         kept = agent.messages[-1]
-        assert isinstance(kept, AssistantMessage) and kept.stop_reason == "cancelled"
+        assert isinstance(kept, AssistantMessage) and kept.stop_reason == "cancelled", (kept, notices(app))
         assert widget.dropped > 1000
         assert widget.text == kept.text + cancel_note(widget.dropped, widget.received - widget.dropped)
         assert text.startswith(kept.text) and kept.text.startswith("Start.")

@@ -18,10 +18,9 @@ from shell.tools.workspace import Workspace
 from shell.tui.app import AgentShellApp
 from shell.tui.mdsplit import cancel_note
 from shell.tui.widgets.assistant_message import AssistantMessage as AssistantWidget
-from shell.tui.widgets.notice_line import NoticeLine
 from tests.disk import small_disk
 
-from .helpers import SIZE, eventually, flood_app, reply_under_way, send, wait_for
+from .helpers import SIZE, eventually, flood_app, notices, reply_under_way, send, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -31,10 +30,6 @@ def recording_app(tmp_path: Path, turns: list[Any], **model: Any) -> AgentShellA
     options = RuntimeOptions(record=True, cwd=str(tmp_path))
     runtime = ShellRuntime(agent, settings=Settings(), workspace=Workspace(tmp_path), options=options)
     return AgentShellApp(runtime=runtime)
-
-
-def notices(app: AgentShellApp) -> list[str]:
-    return [str(n.text) for n in app.query(NoticeLine)]
 
 
 async def test_esc_under_a_flood_stops_drawing_at_once_and_says_what_was_not_shown(tmp_path: Path) -> None:
@@ -62,7 +57,8 @@ async def test_esc_under_a_flood_stops_drawing_at_once_and_says_what_was_not_sho
         frame = seen["backlog"] // 12 + 2 * 600
         assert len(widget.text.removesuffix(note + "\n").rstrip()) <= seen["drawn"] + frame
         assert app.status.state == "idle"
-        assert agent.messages[-1].stop_reason == "cancelled"  # type: ignore[union-attr]
+        last = agent.messages[-1]
+        assert getattr(last, "stop_reason", None) == "cancelled", (last, notices(app))
 
 
 async def test_a_lone_surrogate_and_deep_arguments_do_not_break_later_saves(
