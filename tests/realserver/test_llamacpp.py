@@ -143,8 +143,14 @@ def test_prompt_longer_than_the_context(home: Home, llama: LlamaServer) -> None:
     )
     assert "taken back out of the conversation" in r.stderr
     assert "dropped" not in r.stderr
-    after = served(home.run("-p", "Name a fruit.", "--continue", "--output-format", "json"))
-    said = after["messages"]  # the whole conversation: the long message is not in it
+    # SmolLM2 now and then answers with nothing (CI, 2026-11-29): send again, as a user would
+    for _ in range(3):
+        after = served(home.run("-p", "Name a fruit.", "--continue", "--output-format", "json"))
+        said = after["messages"]  # the whole conversation: the long message is not in it
+        if after["answer"]:
+            break
+        # an empty reply is withdrawn like an overflow: the session is as it was before it
+        assert roles(said) == roles(first["messages"]), roles(said)
     assert roles(said)[:3] == ["user", "assistant", "user"] and roles(first["messages"]) == roles(said)[:2]
     assert not any("word2999" in json.dumps(m) for m in said)
 
