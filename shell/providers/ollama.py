@@ -49,6 +49,7 @@ from shell.core.textsafety import json_text
 from .base import HTTPProvider
 from .endpoints import DEFAULT_HOST
 from .sse import expect, iter_ndjson
+from .turns import join_user_turns
 from .wire import Wire, token_count
 
 MODEL_OPTIONS = ("num_ctx", "temperature", "top_p", "seed", "stop", "num_predict")
@@ -184,4 +185,4 @@ def to_ollama_messages(request: ModelRequest) -> list[dict[str, Any]]:
             out.append(msg)
         elif isinstance(m, ToolResultMessage):
             out.append({"role": "tool", "content": m.text, "tool_name": m.name})
-    return out
+    return join_user_turns(out)

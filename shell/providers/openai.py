@@ -60,6 +60,7 @@ from shell.core.textsafety import json_text
 
 from .base import HTTPProvider
 from .sse import expect, iter_sse, parse_json
+from .turns import join_user_turns
 from .wire import Wire, token_count
 
 FINISH_REASONS = {
@@ -298,7 +299,7 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
             if m.is_error and not text.lower().startswith("error"):
                 text = f"Error: {text}"
             out.append({"role": "tool", "tool_call_id": m.call_id, "content": text})
-    return out
+    return join_user_turns(out)
 
 
 def user_content(content: str | tuple[Block, ...]) -> str | list[dict[str, Any]]:
