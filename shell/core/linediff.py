@@ -199,6 +199,18 @@ def _grouped(ops: list[Opcode], n: int) -> Iterator[list[Opcode]]:
         yield group
 
 
+def text_lines(text: str) -> list[str]:
+    """``text`` cut into the lines a diff shows, each with its ``\\n``: at ``\\n`` alone.
+    ``str.splitlines`` also ends a line at ``\\r``, ``\\v``, ``\\f``, ``\\x1c``..``\\x1e``,
+    ``\\x85``, U+2028 and U+2029, which git, ``cat`` and an editor do not: new text
+    ``hi\\x1b[2K\\rnothing here`` was shown as two lines (the first with a false "\\ No
+    newline at end of file") for a file that ``cat`` shows as "nothing here" (finding
+    P17). Kept in its line, the CR is shown as ``␍`` by the sanitiser."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def _span(start: int, stop: int) -> str:
     length = stop - start
     first = start + 1 if length else start

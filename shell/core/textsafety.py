@@ -257,6 +257,18 @@ def hidden_characters(text: str) -> int:
     return 0 if text.isascii() else len(_HIDDEN.findall(text))
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def control_characters(text: str) -> tuple[int, str]:
+    """How many controls ``text`` holds besides line ends and tabs (the CR of a CRLF
+    is a line end; a lone one is not), and each kind once as :func:`sanitize` shows it
+    (``"␍ ␛"``): a CR or an ESC in what a file gets makes ``cat`` show other text than
+    it holds (finding P17), and a ``␍`` in a long diff is as easy to miss as ``\\u…``."""
+    found = _CONTROL.findall(as_text(text))
+    return len(found), " ".join(dict.fromkeys(_TABLE[ord(c)] for c in found))
+
+
 HIDDEN_PATTERN = f"[{_BIDI}{INVISIBLE}\u200c\u200d\ufe00-\ufe0f]+"
 """What :func:`without_hidden` takes away (the secrets policy looks for it with RE2)."""
 _MATCHED_AWAY = re.compile(HIDDEN_PATTERN)

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from shell.core import linediff
 from shell.core.approvals import (
     ApprovalDecision,
     ApprovalRequest,
@@ -25,7 +26,7 @@ from shell.core.approvals import (
     rejection,
     rest_rejection,
 )
-from shell.core.textsafety import hidden_characters, json_text, map_strings, tag_text
+from shell.core.textsafety import control_characters, hidden_characters, json_text, map_strings, tag_text
 
 __all__ = ["APPROVE_ALL_KEY", "KEYS", "WARNING_MARK", "ApprovalPrompts", "Choice", "approval_lines",
            "args_section", "argument_lines", "choices", "decide", "edit_decision", "hidden_warning",
@@ -151,6 +152,7 @@ def hidden_warning(request: ApprovalRequest) -> str:
            and any(ord(c) < 0x20 or ord(c) == 0x7F for c in value)]
     named = (f"{WARNING_MARK}The {odd[0]} argument holds a line break or control character, shown as \\n or "
              "\\x…: the file is named so (not what the lines of a diff may seem to name)." if odd else "")
+    named = "\n".join(part for part in (_controls_warning(request), named) if part)
     if not count:
         return named
     what = "character" if count == 1 else "characters"
@@ -160,6 +162,30 @@ def hidden_warning(request: ApprovalRequest) -> str:
     hidden = (f"{WARNING_MARK}{count} hidden {what} (invisible or direction-changing) in what this call "
               f"would write or run, shown as \\u… escapes: read them before approving.{reads}")
     return f"{hidden}\n{named}" if named else hidden
+
+
+def _controls_warning(request: ApprovalRequest) -> str:
+    """A warning when what the call would write or run, or the old lines a diff shows
+    removed, hold a control character (a lone CR, an ESC): the sanitiser shows it as
+    ``␍``/``␛``, but ``cat`` of the file obeys it, and ``hi\\x1b[2K\\rnothing here``
+    prints as "nothing here" (finding P17). The old text of an ``edit_file`` is its
+    ``old_string``; of a ``write_file`` only the diff has it. A path's controls have
+    their own warning."""
+    texts: list[str] = []
+
+    def keep(text: str) -> str:
+        texts.append(text)
+        return text
+
+    map_strings({k: v for k, v in request.args.items() if not _names_a_path(k)}, keep)
+    if request.preview.startswith("--- ") and "old_string" not in request.args:
+        texts += [line for line in linediff.text_lines(request.preview)[2:] if line.startswith("-")]
+    count, shown = control_characters(" ".join(texts))  # a space: a CR that ends one text is still lone
+    if not count:
+        return ""
+    what = "a control character" if count == 1 else f"{count} control characters"
+    return (f"{WARNING_MARK}The change holds {what} ({shown}), shown as such: printed by cat or a terminal, "
+            "they move the cursor or erase, so the file can show other text than it holds.")
 
 
 PATH_KEYS = frozenset({"file", "target", "source", "destination", "dest", "cwd", "directory", "dir"})

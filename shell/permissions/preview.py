@@ -72,7 +72,7 @@ def edit_preview(tool_name: str, args: Mapping[str, Any], root: Path) -> str:
     outside = os.path.isabs(os.path.expanduser(shown))  # git's a/ b/ prefixes mean "in the repository"
     label_old = "/dev/null" if not real.exists() else shown if outside else f"a/{shown}"
     lines = linediff.unified_diff(  # bounded: a huge file with many changes is a cut diff, quickly
-        old.splitlines(keepends=True), new.splitlines(keepends=True), label_old,
+        linediff.text_lines(old), linediff.text_lines(new), label_old,
         shown if outside else f"b/{shown}", n=3,
     )
     out = []

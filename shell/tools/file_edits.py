@@ -165,8 +165,8 @@ def unified_diff(old: str, new: str, shown: str, *, new_file: bool = False) -> s
 
 
 def _diff_lines(text: str) -> list[str]:
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
+    lines = linediff.text_lines(text)
+    if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n\\ No newline at end of file\n"
     return lines
 

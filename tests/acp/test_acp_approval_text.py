@@ -63,3 +63,17 @@ async def test_hidden_characters_are_escaped_and_flagged(spawn: Spawn, script: A
     assert "\u200b" not in shown and "\u202e" not in shown, "no invisible character reaches the editor"
     assert "\\u200b" in shown and "\\u202e" in shown, "they are shown as escapes"
     assert "2 hidden characters" in shown, "and flagged, as the TUI does"
+
+
+async def test_a_cr_in_an_edits_new_text_is_an_escape_and_flagged(
+    spawn: Spawn, script: Any, workspace: Path
+) -> None:
+    """Finding P17: ``hi\\x1b[2K\\rnothing here`` makes ``cat`` show "nothing here"; the
+    card showed the CR as a line break with a false end-of-file marker, and no warning."""
+    (workspace / "a.txt").write_text("hi\n", encoding="utf-8")
+    args = {"path": "a.txt", "old_string": "hi", "new_string": "hi\x1b[2K\rnothing here"}
+    shown = card_text(await ask_about(spawn, script, workspace, "edit_file", args))
+    assert "\r" not in shown and "\x1b" not in shown, "no control character reaches the editor"
+    assert "+hi\u241b[2K\u240dnothing here" in shown, "the CR is shown inside its line"
+    assert "No newline at end of file" not in shown
+    assert "2 control characters (\u241b \u240d)" in shown, "and flagged"

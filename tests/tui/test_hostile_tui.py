@@ -164,3 +164,37 @@ async def test_a_crlf_split_between_two_frames_is_one_line_break() -> None:
         shown = app.query(AssistantWidget).last().text
         assert "one\ntwo" in shown and "\u240d" not in shown.replace("two\u240d", "two")
         assert shown.endswith("two\u240d")  # a lone \r the reply ended on is still shown
+
+
+async def test_the_approval_dialog_shows_a_cr_in_an_edit_and_warns(tmp_path: Path) -> None:
+    """Finding P17 in the TUI: a CR in new text is ``␍`` in its line, not a line break
+    with a false "\\ No newline at end of file", and the dialog warns of it."""
+    from textual.widgets import Static
+
+    from shell.core.messages import AssistantMessage as Message
+    from shell.tui.screens.approval import ApprovalScreen
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("hi\n", encoding="utf-8")
+    call = ToolCallBlock("c1", "edit_file", {"path": "a.txt", "old_string": "hi",
+                                             "new_string": "hi\x1b[2K\rnothing here"})
+    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(ws), record=False),
+                                  settings=Settings(path=tmp_path / "config.toml"),
+                                  model=ScriptedModel([Message((call,)), "Stopped."]))
+    app = AgentShellApp(runtime=runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "edit it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted)
+        dialog = app.screen
+
+        def warned() -> None:
+            preview = str(dialog.query_one("#preview", Static).render())
+            warning = str(dialog.query_one("#req-desc", Static).render())
+            assert "+hi\u241b[2K\u240dnothing here" in preview and "No newline" not in preview
+            assert "2 control characters (\u241b \u240d)" in warning
+
+        await eventually(pilot, warned)
+        await pilot.press("n", "enter")
+        await wait_for(pilot, lambda: not app.busy)
+    assert (ws / "a.txt").read_text(encoding="utf-8") == "hi\n"
