@@ -19,6 +19,13 @@ is unchanged: ``NODE_ENV=production`` must not turn every "production" into
 - or it looks like a token whatever its name (:func:`token_like`): :data:`TOKEN_LIKE_LEN`
   characters or more, no blanks, not a path, a URL or an option, letters and digits
   mixed as in a key, not as in a name (``my-bucket-2024-prod``);
+- or, shorter than that, at least :data:`SHORT_VALUE_LEN` characters under a name that
+  says secret (``DB_PASSWORD=hunter2``, ``PGPASSWORD=root``: short dev passwords are the
+  common case, finding P16), not a flag word (``true``, ``off``) nor a ``$``
+  placeholder. Such a value is taken with its name, as the file writes them
+  (``DB_PASSWORD=hunter2``, ``password: admin1``), never alone: redacting every
+  "root" or "admin" of a command's output would mangle ``ls -l`` and logs, while the
+  pair is only ever the file's line. A value shorter still is a placeholder (``x``);
 - or the policy's shapes find it anywhere in the file (a provider key, a URL's
   password, ``.netrc``'s ``password``, a private key), and each line of a private
   key's body (``git log -p`` prints them one by one, ``+`` before each).
@@ -40,6 +47,11 @@ MAX_VALUE_LEN = 8192
 whole private key, escaped on one line, is about 2 KB)."""
 MAX_VALUES = 256
 """Values taken from one file, in the order found."""
+SHORT_VALUE_LEN = 4
+"""The shortest value under a secret name that is taken (with its name: see above)."""
+FLAG_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null", "nil", "enabled",
+                        "disabled"})
+"""Values that switch something (``AUTH_ENABLED=true``), not secrets."""
 TOKEN_LIKE_LEN = 16
 """How long a value under a name that does not say secret must be to count as a token."""
 
@@ -63,6 +75,9 @@ def secret_file_values(text: str) -> list[str]:
         value = _unquoted(match["value"])
         if _worth(match["name"], value):
             found[value] = None
+        elif _short_secret(match["name"], value):
+            end = match.start("value") + match["value"].find(value) + len(value)
+            found[line[match.start("name") : end]] = None  # the name with it, as written
     for value in Secrets().matches(text):  # the policy's shapes: tokens, URL passwords, keys
         value = value.strip()
         if MIN_SECRET_LEN <= len(value) <= MAX_VALUE_LEN:
@@ -91,6 +106,12 @@ def _worth(name: str, value: str) -> bool:
     if is_secret_name(name):  # not where it points: TOKEN_URL=https://…/token, KEY_FILE=./k.pem
         return not (("://" in value and "@" not in value) or value.startswith(_NOT_TOKEN_START[:4]))
     return token_like(value)
+
+
+def _short_secret(name: str, value: str) -> bool:
+    """A value too short to redact alone under a name that says secret (see above)."""
+    return (SHORT_VALUE_LEN <= len(value) < MIN_SECRET_LEN and is_secret_name(name)
+            and value.lower() not in FLAG_WORDS and not value.startswith(_NOT_TOKEN_START))
 
 
 def token_like(value: str) -> bool:

@@ -57,3 +57,31 @@ def test_stashed_and_unstaged_secret_files_are_redacted_from_git_output(
     saved = b"".join(p.read_bytes() for p in sessions)
     assert b"SERVICE_TOKEN=[REDACTED]" in saved  # the session holds the results
     assert STASHED.encode() not in saved and DANGLING.encode() not in saved
+
+
+def test_a_short_password_in_a_hidden_file_is_redacted_with_its_name(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """Finding P16: ``DB_PASSWORD=hunter2`` (shorter than a value redacted alone) printed
+    in full from a loose blob of the hidden ``.env`` while its longer neighbours were
+    redacted. Taken with its name, it is redacted where the file's line is printed, and
+    an ordinary "hunter2" or "root" elsewhere in the output stays as it is."""
+    require_sandbox()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True,
+                       env={**os.environ, **GIT_ENV})
+
+    git("init", "-q", "-b", "main")
+    (workspace / ".env").write_text("DB_PASSWORD=hunter2\nexport PGPASSWORD='root'\nDEBUG_AUTH=true\n")
+    git("add", ".env")
+    git("rm", "-q", "--cached", ".env")
+    commands = ["git cat-file --batch-all-objects --batch | grep -a =", "echo hunter2 root"]
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": c}} for c in commands]}, "Done."]
+    r = run_cli("-p", "look around", "--model", script(turns), "--permission-mode", "bypass",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert "DB_PASSWORD=hunter2" not in r.stdout and "PGPASSWORD='root'" not in r.stdout
+    assert "[REDACTED]\\nexport [REDACTED]'\\nDEBUG_AUTH=true" in r.stdout
+    assert "2 values of hidden secret files (.env) were redacted" in r.stdout
+    assert '"content": "hunter2 root\\n[exit code 0]' in r.stdout  # the words alone are no secret

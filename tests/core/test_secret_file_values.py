@@ -84,3 +84,13 @@ def test_token_like() -> None:
     assert not token_like("./build/output-2024-01")
     assert not token_like("release-2024-11-29-hotfix")  # words and a date: a name
     assert token_like("123e4567-e89b-12d3-a456-426614174000")
+
+
+def test_a_short_value_under_a_secret_name_is_taken_with_its_name_only() -> None:
+    """Finding P16: short dev passwords are the common case; alone, "root" or "admin1"
+    would turn every such word of a command's output into [REDACTED]."""
+    text = ('DB_PASSWORD=hunter2\nexport PGPASSWORD="root"\n  password: admin1 # dev\n'
+            '"api_token": "ab12",\nAUTH_ENABLED=true\nREDIS_PASSWORD=$PW_1\nDB_PWD=pw\nNODE_ENV=prod\n')
+    values = secret_file_values(text)
+    assert values == ["DB_PASSWORD=hunter2", 'PGPASSWORD="root', "password: admin1", 'api_token": "ab12']
+    assert "hunter2" not in values and "root" not in values
