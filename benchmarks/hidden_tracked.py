@@ -1,22 +1,17 @@
-"""What showing git's staged copies in a read-denied folder costs each sandboxed command.
+"""What marking a read-denied folder's tracked files skip-worktree costs each sandboxed command.
 
-With ``deny read_file(config/secrets/**)`` the sandbox shows, in place of the folder, a
-folder of ours built from the index (:meth:`shell.permissions.gitstaged.StagedCopies.tree`),
-so that git in the sandbox does not take the tracked files for deleted (finding M8).
-Measured for 0, 10 and 1,000 tracked files in that folder (``--counts``):
+With ``deny read_file(config/secrets/**)`` the sandbox hides the folder as an empty one
+and marks what git tracks there skip-worktree in the index for the command's length
+(:mod:`shell.permissions.gitmarks`), so that no git in the sandbox takes those files for
+deleted (findings M8, P10). Measured for 0, 10 and 1,000 tracked files there (``--counts``):
 
-- ``cold``: the first command (every blob read in one ``cat-file --batch``, the folder
-  of links built) - once per new set of staged files;
-- ``index changed``: a command after git rewrote the index (``git status`` does, so most
-  commands after a git command): ``ls-files`` again, the same folder reused;
-- ``unchanged``: a command with the index as it was (no git at all);
-- ``no rule``: the same workspace and command without the deny rule (the folder shown
-  as is): the baseline.
+- ``rule``: ``bash -c true`` through run_shell's own ``run_command`` (bubblewrap, the
+  secret-file search, the marks set and cleared, the checks after) with the rule;
+- ``no rule``: the same workspace and command without the rule: the baseline;
 
-Each is ``bash -c true`` through run_shell's own ``run_command`` (bubblewrap, the
-secret-file search, the checks after), median wall milliseconds over ``--runs``, the
-kinds interleaved so load hits all alike; and the staged-tree step alone (median wall
-milliseconds of 5, git included), which is what the feature adds.
+median wall milliseconds over ``--runs``, interleaved so load hits both alike; and the
+mark-and-clear step alone (``gitmarks.mark`` then ``unmark``, median of 5, git included),
+which is what the feature adds.
 
     python benchmarks/hidden_tracked.py [--runs 15] [--counts 0,10,1000]
 """
@@ -37,7 +32,7 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shell.permissions.gitstaged import StagedCopies
+from shell.permissions import gitmarks
 from shell.permissions.sandbox import Sandbox
 from shell.permissions.sandboxprobe import sandbox_status
 from shell.tools.shell_cmd import run_command
@@ -82,30 +77,16 @@ async def command_ms(box: Sandbox) -> float:
     return took
 
 
-def touch_index(root: Path) -> None:
-    index = root / ".git" / "index"
-    st = index.stat()
-    os.utime(index, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
-
-
-def tree_ms(secrets: Path, root: Path, repeats: int) -> tuple[float, float, float]:
-    """The staged-tree step alone, wall time (git runs in child processes): cold (a
-    fresh store), index changed, unchanged."""
-    cold, changed, same = [], [], []
+def mark_ms(secrets: Path, repeats: int) -> float:
+    """The mark-and-clear step alone, wall time (git runs in child processes)."""
+    took = []
     for _ in range(repeats):
-        staged = StagedCopies()
         start = time.perf_counter()
-        made = staged.tree(secrets)
-        cold.append(time.perf_counter() - start)
-        assert not made.problem, made.problem
-        touch_index(root)
-        start = time.perf_counter()
-        staged.tree(secrets)
-        changed.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        staged.tree(secrets)
-        same.append(time.perf_counter() - start)
-    return tuple(statistics.median(x) * 1000 for x in (cold, changed, same))  # type: ignore[return-value]
+        marks, problem = gitmarks.mark([secrets])
+        assert not problem, problem
+        assert not gitmarks.unmark(marks)
+        took.append(time.perf_counter() - start)
+    return statistics.median(took) * 1000
 
 
 async def main(runs: int, counts: list[int]) -> int:
@@ -115,26 +96,22 @@ async def main(runs: int, counts: list[int]) -> int:
         return 1
     base = Path(tempfile.mkdtemp(prefix=".agent-shell-bench-tracked-", dir=Path.home() / ".cache"))
     try:
-        print(f"{'tracked':>8} {'cold':>8} {'idx chg':>8} {'unchgd':>8} {'no rule':>8}   "
-              f"tree step alone, ms: cold / idx chg / unchgd   (command: median wall ms, {runs} runs)")
+        print(f"{'tracked':>8} {'rule':>8} {'no rule':>8}   mark+clear alone   "
+              f"(command: median wall ms, {runs} runs)")
         for count in counts:
             root = base / f"ws{count}"
             root.mkdir()
             secrets = make_repo(root, count)
-            cold = [await command_ms(box_for(root, secrets)) for _ in range(3)]  # a new store each time
             ruled, plain = box_for(root, secrets), box_for(root, None)
             await command_ms(ruled)
             await command_ms(plain)
-            changed, same, none = [], [], []
+            rule, none = [], []
             for _ in range(runs):
-                touch_index(root)
-                changed.append(await command_ms(ruled))
-                same.append(await command_ms(ruled))
+                rule.append(await command_ms(ruled))
                 none.append(await command_ms(plain))
-            step = tree_ms(secrets, root, 5)
-            print(f"{count:>8,} {statistics.median(cold):>8.1f} {statistics.median(changed):>8.1f} "
-                  f"{statistics.median(same):>8.1f} {statistics.median(none):>8.1f}   "
-                  f"{step[0]:.1f} / {step[1]:.2f} / {step[2]:.3f}")
+            step = mark_ms(secrets, 5)
+            print(f"{count:>8,} {statistics.median(rule):>8.1f} {statistics.median(none):>8.1f}   "
+                  f"{step:.1f} ms")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return 0

@@ -149,16 +149,6 @@ def reads_denied_history(name: str, reader: str, path: str, rule: str, more: int
             "model's provider.")
 
 
-def runs_git_beside(name: str, path: str, rule: str, more: int) -> str:
-    """Why a command that runs git beside other programs asks while a deny rule on
-    reading names a path git tracks (:mod:`.gitinvoked`)."""
-    others = f" (and {more} more)" if more else ""
-    return (f"{name} runs git beside other programs, and git tracks {path}{others}, which {rule} keeps "
-            "from the model. Only a line of git commands alone sees such files as git has them staged; "
-            "in this one they are hidden, so git may take them for deleted (a `git add -A` would stage "
-            "that). Approving runs it so; run git on its own line to keep them.")
-
-
 def names_secrets(name: str, command: str, named: list[str], sandboxed: Callable[[str], bool] | None) -> str:
     """Why a command line that names a secret file asks, and what approving lets it read."""
     files = ", ".join(named)

@@ -16,14 +16,8 @@ is not fetched (git would fetch it from a URL, running a command, the repository
 config names): it is read only when ``cat-file -e`` finds it here. Any failure means
 the empty file, as before.
 
-The same holds for what a deny rule on reading hides (``read_file(config/secrets/**)``,
-``read_file(prod.toml)``): git in the sandbox saw a tracked file there as deleted (a
-folder is hidden as an empty one) and ``git add -A && git commit`` wiped it from the
-user's next commit. :meth:`StagedCopies.tree` gives what to show in such a path's
-place: the staged copy of a file, or a folder holding all the folder's index has
-staged (:mod:`.stagedtree`). Past :data:`MAX_TREE_FILES` files or
-:data:`MAX_TREE_BYTES`, or when a staged copy cannot be read, it says why instead, and
-the command is not run (git would see files deleted): never an empty folder.
+What a deny rule on reading or ``[sandbox] hide`` hides gets no copy at all, for git or
+any other program: :mod:`.gitmarks` tells git to leave what it tracks there as staged.
 """
 
 from __future__ import annotations
@@ -35,12 +29,10 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from . import githardened, stagedtree
+from . import githardened
 from .gitconfigfile import entries
-from .stagedtree import EXECUTABLE, GITLINK, REGULAR, SYMLINK, Entry
 
 MAX_BLOB = 1 << 20
 """A staged copy larger than this is not shown (secret files are small; a huge one is
@@ -48,34 +40,13 @@ shown empty, as untracked ones are)."""
 
 TIMEOUT = 3.0
 
-MAX_TREE_FILES = 20_000
-"""Tracked files a hidden path may hold and still be shown as staged (one link each in a
-folder of ours); past it the command is not run (see the module)."""
-
-MAX_TREE_BYTES = 128 << 20
-"""Staged bytes a hidden path may hold and still be shown (written once per blob to a
-private folder, which may be in memory); past it the command is not run."""
-
 READ_TIMEOUT = 30.0
-"""For reading many blobs at once (up to :data:`MAX_TREE_BYTES`)."""
+"""For reading blobs in one batch."""
 
 Blob = tuple[str, bool]
 """A staged object id and whether it is staged executable (its copy's mode follows)."""
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-@dataclass(frozen=True, slots=True)
-class StagedTree:
-    """What the sandbox shows in place of a path a deny rule on reading hides:
-    ``shown`` (a staged copy of a file, or a folder of ours holding what the index has
-    staged beneath it) or, when git tracks nothing there, empty (hidden as before);
-    ``problem`` says why git's copy cannot be shown (the command must not run then)."""
-
-    path: Path
-    shown: str = ""
-    files: int = 0
-    problem: str = ""
 
 
 def repository_of(path: Path) -> Path | None:
@@ -88,16 +59,13 @@ def repository_of(path: Path) -> Path | None:
 
 class StagedCopies:
     """Files holding the staged content of tracked files, made once per blob (and
-    mode) in a private directory of ours (removed at exit), and folders of links to
-    them (:mod:`.stagedtree`). Thread-safe: the sandbox asks from its preparing thread
-    and, rarely, from the event loop."""
+    mode) in a private directory of ours (removed at exit). Thread-safe: the sandbox asks
+    from its preparing thread and, rarely, from the event loop."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._dir: str | None = None
         self._known: dict[tuple[Path, int, int, frozenset[Path]], dict[Path, str]] = {}
-        self._trees: dict[tuple[Path, int, int, Path], StagedTree] = {}
-        self._listed: dict[Path, tuple[bytes, StagedTree]] = {}  # the last listing and what it gave
 
     def copies(self, paths: Iterable[Path]) -> dict[Path, str]:
         """For each of ``paths`` that git tracks (staged as a plain file): the file to
@@ -126,78 +94,12 @@ class StagedCopies:
         staged = _staged_blobs(repo, wanted)
         lazy = bool(staged) and lazy_fetching(index.parent)
         stored = self._stored(repo, set(staged.values()), lazy, MAX_BLOB)
-        made = {} if isinstance(stored, str) else {p: stored[b] for p, b in staged.items() if b in stored}
+        made = {p: stored[b] for p, b in staged.items() if b in stored}
         with self._lock:
             if len(self._known) >= 1024:  # one per repository holding secrets, home's too
                 self._known.clear()
             self._known[key] = made
         return made
-
-    def tree(self, path: Path) -> StagedTree:
-        """What to show in place of ``path`` (a file or folder a deny rule on reading
-        hides), as the index of the repository holding it has it staged (see the
-        module); asked again only when the index changed."""
-        repo = repository_of(path)
-        index = _index_file(repo) if repo is not None else None
-        st = _stat(index)
-        if repo is None or index is None or st is None:
-            return StagedTree(path)  # no repository, or nothing ever staged: nothing to show
-        key = (repo, st.st_mtime_ns, st.st_size, path)
-        with self._lock:
-            known = self._trees.get(key)
-        if known is not None and (not known.shown or os.path.exists(known.shown)):
-            return known
-        made = self._tree(repo, index, path)
-        with self._lock:
-            if len(self._trees) >= 64:
-                self._trees.clear()
-            self._trees[key] = made
-        return made
-
-    def _tree(self, repo: Path, index: Path, path: Path) -> StagedTree:
-        rel = os.fsencode(path.relative_to(repo).as_posix())
-        listed = _git(repo, ["ls-files", "--stage", "-z", "--", ":(literal)" + os.fsdecode(rel)])
-        if listed is None:
-            return StagedTree(path, problem="git could not list what it tracks there")
-        with self._lock:
-            last = self._listed.get(path)
-        if (last is not None and last[0] == listed and not last[1].problem
-                and (not last[1].shown or os.path.exists(last[1].shown))):
-            return last[1]  # the index changed elsewhere (git status rewrites it): the same folder
-        made = self._made(repo, index, path, rel, listed)
-        with self._lock:
-            if len(self._listed) >= 64:
-                self._listed.clear()
-            self._listed[path] = (listed, made)
-        return made
-
-    def _made(self, repo: Path, index: Path, path: Path, rel: bytes, listed: bytes) -> StagedTree:
-        found = _entries(listed, rel)
-        if isinstance(found, str):
-            return StagedTree(path, problem=found)
-        if not found:
-            return StagedTree(path)
-        if len(found) > MAX_TREE_FILES:
-            return StagedTree(path, files=len(found), problem=f"{len(found):,} tracked files, more than "
-                              f"the {MAX_TREE_FILES:,} the sandbox shows")
-        whole = len(found) == 1 and found[0].name == b""  # the hidden path is a tracked file
-        if whole and found[0].mode not in (REGULAR, EXECUTABLE):
-            return StagedTree(path)  # a link or submodule at the path itself: hidden as before
-        blobs = {(e.sha, e.mode == EXECUTABLE) for e in found if e.mode != GITLINK}
-        lazy = lazy_fetching(index.parent)
-        stored = self._stored(repo, blobs, lazy, MAX_TREE_BYTES, budget=MAX_TREE_BYTES)
-        if isinstance(stored, str):
-            return StagedTree(path, files=len(found), problem=stored)
-        unread = len(blobs) - len(stored)
-        if unread:
-            where = " (not in this partial clone, and never fetched)" if lazy else ""
-            many = "copies" if unread > 1 else "copy"
-            why = f"{unread} staged {many} could not be read{where}"
-            return StagedTree(path, files=len(found), problem=why)
-        if whole:
-            return StagedTree(path, stored[(found[0].sha, found[0].mode == EXECUTABLE)], 1)
-        shown, why = stagedtree.build(self._folder(), found, stored)
-        return StagedTree(path, shown, len(found), why)
 
     def _folder(self) -> str:
         with self._lock:
@@ -206,36 +108,34 @@ class StagedCopies:
                 atexit.register(shutil.rmtree, self._dir, True)
             return self._dir
 
-    def _stored(
-        self, repo: Path, blobs: Collection[Blob], lazy: bool, cap: int, budget: int | None = None
-    ) -> dict[Blob, str] | str:
+    def _stored(self, repo: Path, blobs: Collection[Blob], lazy: bool, cap: int) -> dict[Blob, str]:
         """``blob -> file`` holding it, for those of ``blobs`` that could be read (each
-        at most ``cap`` bytes; in a partial clone only those here already). With a
-        ``budget``: why not, when they hold more bytes than that."""
+        at most ``cap`` bytes; in a partial clone only those here already)."""
         folder = self._folder()
         out: dict[Blob, str] = {}
         todo: list[Blob] = []
-        total = 0
         for sha, executable in blobs:
             size = _size(os.path.join(folder, sha + ("-x" if executable else "")))
             if size is None:
                 todo.append((sha, executable))
             else:
                 out[(sha, executable)] = os.path.join(folder, sha + ("-x" if executable else ""))
-                total += size
         ids = list(dict.fromkeys(sha for sha, _ in todo if _OBJECT_ID.fullmatch(sha)))
         if lazy:  # cat-file -e never fetches (the batch commands below might, in older git)
             ids = [sha for sha in ids if _git(repo, ["cat-file", "-e", sha]) is not None]
         sizes = _sizes(repo, ids)
-        total += sum(sizes[sha] for sha, _ in todo if sha in sizes)
-        if budget is not None and total > budget:
-            return f"{total / (1 << 20):,.0f} MB staged, more than the {budget >> 20} MB the sandbox shows"
         data = _contents(repo, [sha for sha, size in sizes.items() if size <= cap])
         for sha, executable in todo:
             content = data.get(sha)
             if content is not None:
                 out[(sha, executable)] = _write(folder, sha, executable, content)
         return out
+
+
+def git_dir(repo: Path) -> Path | None:
+    """The git directory of ``repo``'s work tree (following a ``.git`` file), or None."""
+    index = _index_file(repo)
+    return index.parent if index is not None else None
 
 
 def _index_file(repo: Path) -> Path | None:
@@ -309,27 +209,6 @@ def _staged_blobs(repo: Path, wanted: list[Path]) -> dict[Path, Blob]:
         found = names.get(os.fsdecode(name))
         if found is not None:
             out[found] = (fields[1].decode("ascii", "replace"), fields[0] == b"100755")
-    return out
-
-
-def _entries(listed: bytes, rel: bytes) -> list[Entry] | str:
-    """The entries ``ls-files --stage -z`` listed at or beneath ``rel``, named below it
-    (the path itself: an empty name), or why they cannot be shown: one is in a merge
-    conflict (git in the sandbox would take it for deleted, resolving the conflict)."""
-    out: list[Entry] = []
-    conflicted: set[bytes] = set()
-    for line in listed.split(b"\0"):
-        meta, _, name = line.partition(b"\t")
-        fields = meta.decode("ascii", "replace").split()
-        if len(fields) != 3 or not (name == rel or name.startswith(rel + b"/")):
-            continue
-        mode, sha, stage = fields
-        if stage != "0":
-            conflicted.add(name)
-        elif mode in (REGULAR, EXECUTABLE, SYMLINK, GITLINK):
-            out.append(Entry(name[len(rel) + 1:], mode, sha))
-    if conflicted:
-        return f"{len(conflicted)} file{'s are' if len(conflicted) > 1 else ' is'} in a merge conflict"
     return out
 
 

@@ -61,12 +61,10 @@ from .asktext import (
     names_one_path,
     names_secrets,
     reads_denied_history,
-    runs_git_beside,
 )
 from .egress import secret_sent
 from .fence import Fence, outside_note
 from .githistory import history_reader, tracked_denied
-from .gitinvoked import only_git, runs_git
 from .hiddensent import hidden_value_sent
 from .homedirs import unfenced_note
 from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
@@ -467,8 +465,9 @@ class PermissionPolicy(RuleEditing):
 
     def _denied_question(self, tool: Tool, command: str) -> str:
         """Why a command line asks while a deny rule on reading is in force: it names a
-        path the rule covers, runs one of git's history readers, or runs git beside other
-        programs, while git tracks a path the rule names ("" otherwise). Asked before
+        path the rule covers, or runs one of git's history readers while git tracks a path
+        the rule names ("" otherwise). The sandbox shows no copy of what the rule hides,
+        to git or to anything else (:mod:`.gitmarks` keeps git from taking it for deleted). Asked before
         allow rules too: an allow rule for ``git log:*`` is no grant to read denied files."""
         if not self._active().denies_any("read_file"):
             return ""
@@ -476,14 +475,11 @@ class PermissionPolicy(RuleEditing):
         if denied:
             return names_denied(tool.name, denied)
         reader = history_reader(command, self.root)
-        mixed = not reader and runs_git(command) and not only_git(command)
-        tracked = tracked_denied(self.read_denied_paths()) if reader or mixed else []
+        tracked = tracked_denied(self.read_denied_paths()) if reader else []
         if not tracked:
             return ""
         shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
         rule = self.read_denied(tracked[0])
-        if mixed:
-            return runs_git_beside(tool.name, shown, rule, len(tracked) - 1)
         return reads_denied_history(tool.name, reader, shown, rule, len(tracked) - 1)
 
     def read_denied(self, path: str | os.PathLike[str]) -> str:

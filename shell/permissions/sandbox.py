@@ -57,11 +57,23 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.programs import which, writable_by_commands
 
-from . import gitflags, gitobjects, gitrefs, gitsequencer, paths, pathswaps, quarantine, runslater, writewalls
+from . import (
+    gitflags,
+    gitmarks,
+    gitobjects,
+    gitrefs,
+    gitsequencer,
+    paths,
+    pathswaps,
+    quarantine,
+    runslater,
+    writewalls,
+)
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
+from .gitexclude import exclude_binds
 from .githistory import tracked_denied
 from .gitoutside import OutsideGit, outside_git
-from .gitstaged import StagedCopies, StagedTree
+from .gitstaged import StagedCopies
 from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, found_in_config, startup_files
 from .homewalk import HomeFiles, HomeFound, home_args
@@ -156,7 +168,9 @@ class Sandbox:
         bwrap: str | None = None,
     ) -> None:
         self.workspace = paths.real_root(workspace)
-        self.extra_hidden = [Path(p).expanduser() for p in hidden]
+        self.extra_hidden = [self.workspace / Path(p).expanduser() for p in hidden]
+        """``[sandbox] hide``: a relative entry is the workspace's (finding P8: it was kept
+        relative, so it was never matched with the path it hid)."""
         self.writable = [paths.real_root(p) for p in writable]
         self.sockets = [Path(os.path.realpath(self.workspace / Path(p).expanduser())) for p in sockets]
         """Host sockets the user lets commands reach (``[sandbox] sockets``; relative to the
@@ -171,6 +185,8 @@ class Sandbox:
         writable_by_commands(self.workspace, *self.writable)  # no program of ours is found there
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
+        self._marks = gitmarks.NONE  # skip-worktree bits set on what it hides (.gitmarks)
+        self.unmarked = gitmarks.recover()  # a crashed session's bits, cleared; what could not be
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
         self._ref_files = gitrefs.RefCache()  # ref files as last read: unchanged ones are not read again
         self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
@@ -209,7 +225,6 @@ class Sandbox:
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
         found = self.secret_files()
         self.staged.copies([*found.paths, *self.home_secrets().files])  # git runs here, not in wrap()
-        self.staged_in_place(self.denied_reads())  # and for what deny rules on reading hide
         walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_files)
@@ -230,6 +245,7 @@ class Sandbox:
         and why the check did not reach everywhere (empty when it did). Its walk may
         go :data:`AFTER_SCALE` times further than the one before a command."""
         swapped = pathswaps.undo(self._held, self.roots())  # first: the checks below see the tree put back
+        swapped += self.unmark()
         found = self.secret_index.find(scale=AFTER_SCALE)
         made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         now = runslater.guard(self.roots(), found.runs_later, before.outside, self.writable)
@@ -253,6 +269,37 @@ class Sandbox:
         quarantine.record(folder, planted)  # where each came from, for /quarantine
         return planted + unhidden, missed
 
+    def mark_hidden(self, hidden: Sequence[Path], files: Sequence[Path]) -> str:
+        """Before a command: every entry git tracks under what it hides (``hidden`` that a
+        deny rule on reading or ``[sandbox] hide`` names, and the secret ``files`` bound
+        over) marked skip-worktree, so that no git in the sandbox takes them for deleted or
+        emptied (:mod:`.gitmarks`); why that could not be done ("" when it was)."""
+        self.unmark()  # a second try of the same command marks anew
+        named = set(self.named_hidden())
+        binds = [self.workspace, *self.added, *self.writable]
+        wanted = [p for p in hidden if p in named and _under(p, binds)] + list(files)
+        self._marks, problem = gitmarks.mark(wanted)
+        if self._marks and self._flags is not None:  # the bits are ours, not the command's (.gitflags)
+            self._flags = self._flags_seen = gitflags.flags(list(self._flags), self._flags_seen)
+        return problem
+
+    def unmark(self) -> list[Planted]:
+        """Clear the bits :meth:`mark_hidden` set (all of them, and only them)."""
+        marks, self._marks = self._marks, gitmarks.NONE
+        left = gitmarks.unmark(marks) if marks else ""
+        why = "hidden files marked skip-worktree"
+        return [Planted(next(iter(marks.repos)), why, error=left)] if left else []
+
+    def named_hidden(self) -> list[Path]:
+        """What deny rules on reading and ``[sandbox] hide`` name, resolved as in :meth:`hidden_paths`."""
+        out = []
+        for path in [*self.denied_reads(), *self.extra_hidden]:
+            try:
+                out.append(paths.resolve(path, self.workspace))
+            except (OSError, paths.BadPath):
+                continue
+        return out
+
     def _unhide(self) -> list[Planted]:
         """Index flags the command set to hide its changes from ``git status`` and
         ``git diff`` (skip-worktree, assume-unchanged), cleared (see :mod:`.gitflags`)."""
@@ -264,6 +311,10 @@ class Sandbox:
         the roots (a linked worktree, a repository's subfolder: :mod:`.gitoutside`)."""
         found = [outside_git(root) for root in self.roots()]
         return list(dict.fromkeys(o for o in found if o is not None))
+
+    def binds(self) -> list[Path]:
+        """What commands may write: the workspace, the folders added to it, ``[sandbox] writable``."""
+        return [self.workspace, *self.added, *self.writable]
 
     def roots(self) -> list[Path]:
         """The workspace and the directories added to it, as the walk sees them."""
@@ -368,18 +419,15 @@ class Sandbox:
         shown: Sequence[Path] = (),
         hidden: Sequence[Path] | None = None,
         walls: Guard | None = None,
-        staged_view: bool = True,
     ) -> list[str]:
         """The bubblewrap command line that runs ``argv`` in the sandbox.
 
         ``secrets`` (default: a search now) are bound over with an empty read-only
         file (git's staged copy for a file git tracks: see :mod:`.gitstaged`),
         except those in ``shown`` (named by a call the user approved);
-        ``hidden`` is :meth:`hidden_paths` when the caller has it already (where a deny rule
-        on reading names one that git tracks files in, they read as staged:
-        :meth:`staged_in_place`, when ``staged_view``: a command that runs git,
-        :mod:`.gitinvoked`; the caller refuses a command whose copies cannot be shown,
-        as ``confine`` does); ``walls``
+        ``hidden`` is :meth:`hidden_paths` when the caller has it already (empty folders and
+        files, whatever git tracks there: :meth:`mark_hidden` tells git to leave those as
+        staged, and ``confine`` does that before it calls this); ``walls``
         (default: from that search) keep what runs later read-only."""
         bwrap = self.bwrap or which("bwrap") or "bwrap"
         ws = str(self.workspace)
@@ -392,19 +440,15 @@ class Sandbox:
             if path.exists():
                 args += ["--bind-try", str(path), str(path)]
         hidden = self.hidden_paths() if hidden is None else hidden
-        trees = self.staged_in_place(hidden) if staged_view else {}
-        over = {p: t.shown for p, t in trees.items() if t.shown and not t.problem}
         found = self.secret_files() if secrets is None else secrets
         whole = found.hidden_whole(shown)  # an editor's local history: one bind, where git tracks nothing
         tracked = set(tracked_denied(whole)) if whole else set()  # else file by file (staged copies):
         hidden = [*hidden, *(w for w in whole if w not in tracked)]  # empty, a commit deleted them (P9)
         for path in hidden:  # looked at again: one that vanished since it was listed would fail bwrap
-            put = over.get(path, "")
-            if path.is_dir():  # what git has staged there, else an empty folder (confine refused the rest)
-                args += (["--ro-bind", put, str(path)] if os.path.isdir(put)
-                         else ["--tmpfs", str(path), "--remount-ro", str(path)])
+            if path.is_dir():  # an empty folder: git leaves what it tracks there as staged (.gitmarks)
+                args += ["--tmpfs", str(path), "--remount-ro", str(path)]
             elif os.path.lexists(path):
-                args += ["--ro-bind", put if os.path.isfile(put) else "/dev/null", str(path)]
+                args += ["--ro-bind", "/dev/null", str(path)]
         if walls is None:
             walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         args += self.wall_args(walls, hidden)
@@ -414,6 +458,9 @@ class Sandbox:
         staged = self.staged.copies(hide)
         for path in hide:  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
+        files = [p for p in hidden if p.is_file() and _under(p, self.binds())]
+        for view, exclude in exclude_binds([*(p for p in hide if p not in staged), *files]):
+            args += ["--ro-bind", view, str(exclude)]  # what git must leave untracked (.gitexclude)
         home = self.home_files.last or self.home_secrets()
         args += home_args(home, staged=self.staged, configs=self.git_configs, empty=empty_file(),
                           hidden=hidden, binds=[self.workspace, *self.added, *self.writable])
@@ -459,17 +506,6 @@ class Sandbox:
             if shown is not None:
                 args += ["--ro-bind", shown, str(path)]
         return args
-
-    def staged_in_place(self, hidden: Sequence[Path]) -> dict[Path, StagedTree]:
-        """For each of ``hidden`` that a deny rule on reading or ``[sandbox] hide`` names, in
-        a folder commands write (where git in the sandbox could commit what it sees there):
-        what git has staged in its place (:meth:`.gitstaged.StagedCopies.tree`). Hidden as
-        empty, a tracked file there would look deleted to git, and ``git add -A`` would
-        stage that."""
-        named = {*self.denied_reads(), *self.extra_hidden}
-        binds = [self.workspace, *self.added, *self.writable]
-        wanted = [p for p in hidden if p in named and _under(p, binds) and os.path.lexists(p)]
-        return {path: self.staged.tree(path) for path in wanted}
 
     def readonly_paths(self, hidden: Sequence[Path] = ()) -> list[Path]:
         """What write rules name outright that a command could otherwise write (it exists,

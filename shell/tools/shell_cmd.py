@@ -28,7 +28,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,10 +40,8 @@ from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
 from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
-from shell.permissions.gitinvoked import only_git
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
-from shell.permissions.gitstaged import StagedTree
 from shell.permissions.hiddenvalues import NO_VALUES, HiddenValues, StreamRedaction, hidden_values
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
@@ -303,10 +301,6 @@ async def confine(
         env = dict(sandbox.environment(), **QUIET)
         walls = sandbox.hidden_paths()
     secrets, guard = found[0]
-    view = only_git(argv[-1] if len(argv) >= 3 and argv[-2] == "-c" else " ".join(argv))
-    refused = unshown_note(sandbox.staged_in_place(walls).values(), sandbox.workspace) if view else ""
-    if refused:  # git in the sandbox would see tracked files deleted
-        raise ShellToolError(refused)
     visible = secrets.matching(list(shown)) if shown else ()
     hidden = sandbox.hideable(secrets, walls, visible)
     named = set(sandbox.denied_reads())
@@ -315,9 +309,16 @@ async def confine(
     kept = [*hidden, *(home.files if home is not None else ())]
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
         hidden_values, kept, visible, secrets.relative, "\n".join(argv))
-    wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls, walls=guard,
-                           staged_view=view)
-    started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
+    unmarked = await anyio.to_thread.run_sync(sandbox.mark_hidden, walls, hidden)
+    if unmarked:  # git in the sandbox would see tracked files deleted
+        raise ShellToolError(unmarked_note(unmarked))
+    try:
+        wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls,
+                               walls=guard)
+        started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
+    except BaseException:  # no command, no check after it: the bits are cleared here
+        sandbox.unmark()
+        raise
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, values,
                     sandbox.readonly_paths(walls), hostsockets.blocked(walls, sandbox.roots()),
                     home_news=sandbox.home_files.news())
@@ -516,25 +517,19 @@ def denied_note(denied: Sequence[Path], cwd: Path) -> list[str]:
     more = f" and {len(denied) - 5} more" if len(denied) > 5 else ""
     many = len(denied) != 1
     them = "them" if many else "it"
-    return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as empty or missing; by a "
-            "command that runs git, as git has them staged where git tracks them, so that git does not take "
-            f"them for deleted): a deny rule keeps {them} from the model (/permissions).]"]
+    return [f"[{shown}{more} {'are' if many else 'is'} hidden from commands (read as empty or missing; git "
+            "leaves what it tracks there as staged, not deleted): a deny rule keeps "
+            f"{them} from the model (/permissions).]"]
 
 
-def unshown_note(trees: Iterable[StagedTree], cwd: Path) -> str:
-    """Why a command is not run: a path a deny rule on reading hides holds files git
-    tracks that the sandbox cannot show as staged (too many, too big, unreadable). An
-    empty folder in their place would let ``git add -A`` stage them deleted."""
-    bad = [t for t in trees if t.problem]
-    if not bad:
-        return ""
-    said = "; ".join(f"{path_text(paths.relative(t.path, cwd) or str(t.path))}: {path_text(t.problem)}"
-                     for t in bad[:5])
-    return (f"The command was not run. A deny rule on reading hides paths that hold files git tracks, "
-            f"and the sandbox cannot show git's staged copies of them in their place ({said}). Hidden, "
-            "they would look deleted to git in the sandbox, and `git add -A` or `git commit -a` would "
-            "commit that. Tell the user: they can narrow the rule (/permissions) or run the command "
-            "themselves.")
+def unmarked_note(problem: str) -> str:
+    """Why a command is not run: what the sandbox hides holds files git tracks that it
+    could not mark skip-worktree (:mod:`.gitmarks`). Hidden, they would look deleted to
+    git in the sandbox, and ``git add -A`` or ``git commit -a`` would commit that."""
+    return (f"The command was not run. The sandbox hides files git tracks, and could not tell git to leave "
+            f"them as staged ({path_text(problem)}). Hidden, they would look deleted to git in the sandbox, "
+            "and `git add -A` or `git commit -a` would commit that. Try again once the other git is done; "
+            "else tell the user.")
 
 
 def readonly_note(readonly: Sequence[Path], cwd: Path, output: str) -> list[str]:

@@ -1,9 +1,9 @@
 """Finding M8 (second half) through the real console script: with
 ``deny = ["read_file(config/secrets/**)"]``, a model's routine
 ``git add -A && git commit -m wip`` in auto mode (sandboxed, unasked) committed the
-tracked files there as deleted: the sandbox showed git an empty folder. Now git in the
-sandbox sees them as staged: the commit leaves them unchanged, and the user's edit that
-is not staged never reaches the model."""
+tracked files there as deleted: the sandbox showed git an empty folder. Now their index
+entries are marked skip-worktree for each command: the commit leaves them unchanged, and
+neither their committed content nor the user's edit reaches the model."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def test_a_sandboxed_commit_all_keeps_read_denied_tracked_files(
     assert git(workspace, "log", "--format=%s") == "wip\nstart\n"
     assert git(workspace, "show", "--name-status", "--format=", "HEAD") == "M\tREADME.md\n"  # no D
     assert git(workspace, "ls-tree", "-r", "--name-only", "HEAD") == "README.md\nconfig/secrets/db.txt\n"
-    assert "password = committed" not in r.stdout  # the view is git's only: find and grep read nothing
+    assert "password = committed" not in r.stdout  # no copy is shown: find and grep read nothing
     assert EDIT not in r.stdout
-    assert "runs git beside other programs" in r.stdout  # the mixed line asked (refused: --approve never)
+    assert "git leaves what it tracks there as staged" in r.stdout  # the mixed line ran, unasked
+    assert git(workspace, "ls-files", "-t").startswith("H ")  # no skip-worktree mark left behind
     assert EDIT in (workspace / "config" / "secrets" / "db.txt").read_text()

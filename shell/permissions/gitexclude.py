@@ -1,0 +1,119 @@
+"""Hidden files git does not track, excluded for the git a sandboxed command runs.
+
+The sandbox binds an empty file over a secret file (``.env``) and over a file a deny
+rule on reading names. Where git does not track it, git in the sandbox sees a new,
+empty, untracked file, and ``git add -A && git commit`` commits it empty (finding P15):
+on the host the user's real key then reads as a change to a tracked file, one
+``git commit -a`` away from being published. So each repository's ``info/exclude`` is
+shown to the command as the user's own lines plus one anchored line per such file:
+git in there leaves them untracked, however it is started (a script, ``make``, an npm
+script). The user's file is not changed; the copy lives in a private folder of ours.
+
+Only a repository that has an ``info/exclude`` (``git init`` and ``git clone`` make
+one) gets the copy: bubblewrap would otherwise create the file to bind over, in the
+user's repository. A name holding a newline cannot be written as a pattern and is left
+as before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from . import githardened
+from .gitstaged import git_dir, repository_of
+
+TIMEOUT = 3.0
+HEADER = b"\n# agent-shell: files the sandbox hides from this command, left untracked\n"
+SPECIAL = frozenset(b"\\*?[]!# ")
+
+_lock = threading.Lock()
+_folder: list[str] = []
+
+
+def exclude_binds(hidden_files: Iterable[Path]) -> list[tuple[str, Path]]:
+    """``(our copy, the repository's info/exclude)`` for each repository holding one of
+    ``hidden_files`` (absolute paths bound empty) that git does not track."""
+    by_repo: dict[Path, list[str]] = {}
+    for path in hidden_files:
+        repo = repository_of(path)
+        if repo is not None:
+            by_repo.setdefault(repo, []).append(path.relative_to(repo).as_posix())
+    out: list[tuple[str, Path]] = []
+    for repo, rels in sorted(by_repo.items()):
+        target = _exclude_file(repo)
+        if target is None:
+            continue
+        untracked = _untracked(repo, rels)
+        if not untracked:
+            continue
+        try:
+            with open(target, "rb") as handle:
+                own = handle.read(1 << 20)
+        except OSError:
+            continue
+        lines = b"".join(b"/" + _escaped(os.fsencode(r)) + b"\n" for r in untracked if "\n" not in r)
+        if lines:
+            out.append((_copy(own + HEADER + lines), target))
+    return out
+
+
+def _exclude_file(repo: Path) -> Path | None:
+    """``info/exclude`` in the git directory git shares among ``repo``'s worktrees,
+    when it is a plain file."""
+    gitdir = git_dir(repo)
+    if gitdir is None:
+        return None
+    pointer = gitdir / "commondir"
+    try:
+        common = pointer.read_text(errors="replace").strip() if pointer.is_file() else ""
+    except OSError:
+        return None
+    target = (gitdir / common if common else gitdir) / "info" / "exclude"
+    try:
+        info = os.lstat(target)
+    except OSError:
+        return None
+    return Path(os.path.normpath(target)) if stat.S_ISREG(info.st_mode) else None
+
+
+def _untracked(repo: Path, rels: list[str]) -> list[str]:
+    """Those of ``rels`` git does not track (nothing at or under them in the index)."""
+    done = githardened.run(["-C", str(repo), "ls-files", "-z", "--", *(":(literal)" + r for r in rels)],
+                           timeout=TIMEOUT)
+    if done is None or done.returncode != 0:
+        return []
+    tracked = [os.fsdecode(n) for n in done.stdout.split(b"\0") if n]
+    return [r for r in dict.fromkeys(rels) if not any(t == r or t.startswith(r + "/") for t in tracked)]
+
+
+def _escaped(name: bytes) -> bytes:
+    """``name`` as a gitignore pattern matching only itself."""
+    return b"".join(b"\\" + bytes([c]) if c in SPECIAL else bytes([c]) for c in name)
+
+
+def _copy(content: bytes) -> str:
+    """A read-only file of ours holding ``content`` (one per content, gone at exit)."""
+    with _lock:
+        if not _folder or not os.path.isdir(_folder[0]):
+            _folder[:] = [tempfile.mkdtemp(prefix="agent-shell-exclude-")]
+            atexit.register(shutil.rmtree, _folder[0], True)
+        folder = _folder[0]
+    path = os.path.join(folder, hashlib.sha256(content).hexdigest()[:32])
+    if not os.path.isfile(path):
+        fd, scratch = tempfile.mkstemp(dir=folder)
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
+        os.chmod(scratch, 0o444)
+        os.replace(scratch, path)
+    return path
+
+
+__all__ = ["exclude_binds"]
