@@ -466,21 +466,40 @@ class PermissionPolicy(RuleEditing):
     def _denied_question(self, tool: Tool, command: str) -> str:
         """Why a command line asks while a deny rule on reading is in force: it names a
         path the rule covers, or runs one of git's history readers while git tracks a path
-        the rule names ("" otherwise). The sandbox shows no copy of what the rule hides,
-        to git or to anything else (:mod:`.gitmarks` keeps git from taking it for deleted). Asked before
-        allow rules too: an allow rule for ``git log:*`` is no grant to read denied files."""
-        if not self._active().denies_any("read_file"):
+        the rule names ("" otherwise); the same for ``[sandbox] hide`` (finding P8). The
+        sandbox shows no copy of what they hide, to git or anything else (:mod:`.gitmarks`
+        keeps git from taking it for deleted). Asked before allow rules too: an allow rule
+        for ``git log:*`` is no grant to read denied files."""
+        hidden = self._config_hidden()
+        if not hidden and not self._active().denies_any("read_file"):
             return ""
-        denied = named_paths(command, self.read_denied)
+        denied = named_paths(command, self._kept_by)
         if denied:
             return names_denied(tool.name, denied)
         reader = history_reader(command, self.root)
-        tracked = tracked_denied(self.read_denied_paths()) if reader else []
+        tracked = tracked_denied([*self.read_denied_paths(), *hidden]) if reader else []
         if not tracked:
             return ""
         shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
-        rule = self.read_denied(tracked[0])
+        rule = self._kept_by(tracked[0])
         return reads_denied_history(tool.name, reader, shown, rule, len(tracked) - 1)
+
+    def _config_hidden(self) -> list[Path]:
+        """What ``[sandbox] hide`` names (the sandbox hides it from commands as a deny rule's)."""
+        return list(self.sandbox.extra_hidden) if self.sandbox is not None else []
+
+    def _kept_by(self, path: str | os.PathLike[str]) -> str:
+        """The deny rule on reading or the ``[sandbox] hide`` entry covering ``path``, or empty."""
+        rule = self.read_denied(path)
+        hidden = self._config_hidden() if not rule else []
+        if not hidden:
+            return rule
+        try:
+            real = resolving.resolve(path, self.root)
+            kept = any(resolving.within(real, resolving.resolve(h, self.root)) for h in hidden)
+        except BadPath:
+            return ""
+        return "the config's `[sandbox] hide`" if kept else ""
 
     def read_denied(self, path: str | os.PathLike[str]) -> str:
         """The deny rule keeping the model from reading ``path``, or empty (:mod:`.readdeny`)."""

@@ -117,3 +117,24 @@ def test_an_allow_rule_is_no_grant_to_read_denied_history(tmp_path: Path) -> Non
         verdict = policy.decide(shell, {"command": command})
         assert verdict.action == "ask", (command, verdict)
     assert policy.decide(shell, {"command": "git log --oneline"}).action == "allow"
+
+
+@pytest.mark.parametrize("hide", ["config/secrets", "ABS"])
+@pytest.mark.parametrize("command", ["git log -p | grep -i top", "git grep TOP HEAD",
+                                     "git show HEAD:config/secrets/db.txt"])
+def test_a_folder_the_config_hides_is_asked_about_as_a_deny_rule_is(tmp_path: Path, hide: str,
+                                                                    command: str) -> None:
+    """Verify round P8: with ``[sandbox] hide`` (relative or absolute) and no deny rule, git's
+    history readers and a line naming the folder printed its committed content unasked."""
+    from shell.permissions.sandbox import Sandbox
+
+    tracked_repo(tmp_path)
+    rules, _ = parse_rules({}, "user")
+    policy = PermissionPolicy(tmp_path, user_rules=rules, user_config=tmp_path / "config.toml", mode="auto",
+                              sandboxed=lambda _: True, load_project=False)
+    policy.sandbox = Sandbox(tmp_path, hidden=[str(tmp_path / "config/secrets") if hide == "ABS" else hide])
+    shell: Tool = next(t for t in builtin_tools(Workspace(tmp_path)) if t.name == "run_shell")
+    verdict = policy.decide(shell, {"command": command})
+    assert verdict.action == "ask", (command, verdict)
+    assert "config/secrets" in verdict.reason and "[sandbox] hide" in verdict.reason
+    assert policy.decide(shell, {"command": "git log --oneline"}).action == "allow"
