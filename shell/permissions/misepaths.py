@@ -11,10 +11,15 @@ sources is (:func:`mise_runs`): ``_.source`` (bash, at every prompt in that tree
 name (``enter = "bash ./tools/enter.sh"``); a command appended to them unasked ran as
 the user (finding M7). So are the scripts ``[tasks]`` name (``run = "./build.sh"``,
 ``file = "scripts/x.sh"``, the files of ``[task_config] includes``): they run as the user
-at ``mise run``. Every config mise reads for a folder counts, not only the top-level
-``mise.toml``: ``.mise/``, ``mise/``, ``.config/``, ``conf.d``, the local and ``MISE_ENV``
-variants, and those of subfolders (mise reads every folder's from the user's up), found
-by the sandbox's walk (r14). Read with ``tomllib``, bounded, never an error.
+at ``mise run``. So are the scripts a template's ``exec(command="sh ./x.sh")`` names
+(mise renders ``[env]`` templates at every prompt, as it sources ``_.source``; others
+when it reads that part) and those a tool's ``postinstall`` names (``[tools] node =
+{ postinstall = "sh ./post.sh" }``, at the next ``mise install``): they were left
+out, and an appended line ran as the user (finding P12). Every config mise reads for a
+folder counts, not only the top-level ``mise.toml``: ``.mise/``, ``mise/``, ``.config/``,
+``conf.d``, the local and ``MISE_ENV`` variants, and those of subfolders (mise reads every
+folder's from the user's up), found by the sandbox's walk (r14). Read with ``tomllib``,
+bounded, never an error.
 """
 
 from __future__ import annotations
@@ -100,7 +105,12 @@ def mise_path_dirs(roots: Sequence[Path], found: Iterable[Path] = ()) -> list[tu
 
 RUNS_WHY = "mise runs as you when you are in that directory ({key} in {config})"
 TASK_WHY = "mise runs as you at `mise run {task}` ({key} in {config})"
+EXEC_WHY = "mise runs as you when it renders {key} in {config} (an exec() template)"
+INSTALL_WHY = "mise runs as you at the next `mise install` ({key} in {config})"
 MAX_ITEMS = 64
+MAX_STRINGS = 4096
+"""Strings of one config looked at for exec() templates."""
+_EXEC = re.compile(r"""\bexec\(.*?\bcommand\s*=\s*(?P<q>["'])(?P<command>.*?)(?P=q)""", re.DOTALL)
 
 
 def mise_runs(roots: Sequence[Path], found: Iterable[Path] = ()) -> list[tuple[Path, str]]:
@@ -124,6 +134,42 @@ def mise_runs(roots: Sequence[Path], found: Iterable[Path] = ()) -> list[tuple[P
                     for word in _words(command):
                         out += [(p, w) for p, w in _inside(root, word, roots, why) if os.path.isfile(p)]
             out += _task_runs(root, data, name, roots)
+            out += _template_runs(root, data, name, roots)
+    return out
+
+
+def _template_runs(
+    root: Path, data: dict[str, object], config: str, roots: Sequence[Path]
+) -> list[tuple[Path, str]]:
+    """The scripts an ``exec()`` template anywhere in the config names, and those a
+    tool's ``postinstall`` names: each word of the command that is a file."""
+    out: list[tuple[Path, str]] = []
+    for key, text in _all_strings(data):
+        commands = [m["command"] for m in _EXEC.finditer(text[:4096])][:MAX_ITEMS]
+        if key.startswith("tools.") and key.endswith(".postinstall"):
+            commands.append(text)
+            why = INSTALL_WHY.format(key=key, config=config)
+        else:
+            why = (RUNS_WHY if key.startswith("env.") else EXEC_WHY).format(key=key, config=config)
+        for command in commands:
+            for word in _words(command):
+                out += [(p, w) for p, w in _inside(root, word, roots, why) if os.path.isfile(p)]
+    return out
+
+
+def _all_strings(data: dict[str, object]) -> list[tuple[str, str]]:
+    """``(dotted key, string)`` for every string in a config (tables and lists walked,
+    iteratively), at most :data:`MAX_STRINGS`."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack and len(out) < MAX_STRINGS:
+        key, value = stack.pop()
+        if isinstance(value, str):
+            out.append((key, value))
+        elif isinstance(value, dict):
+            stack += [(f"{key}.{k}" if key else str(k), v) for k, v in list(value.items())[:MAX_ITEMS]]
+        elif isinstance(value, list):
+            stack += [(key, v) for v in value[:MAX_ITEMS]]
     return out
 
 

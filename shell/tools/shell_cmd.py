@@ -460,9 +460,11 @@ RUNS_LATER_NOTE = (
 
 
 def sideways_note(output: str, guard: Guard, cwd: Path) -> list[str]:
-    """Why a write to what git runs from outside its git directory failed (a script a
-    hook links to, a config the repository's includes, a ``core.hooksPath`` folder):
-    "Read-only file system" on ``scripts/pre-commit`` says nothing of git by itself."""
+    """Why a write to what runs as the user later failed, outside a git directory (a
+    script a hook links to, a config the repository's includes, a ``core.hooksPath``
+    folder, what an ``.envrc`` or mise runs): "Read-only file system" on
+    ``scripts/pre-commit`` says nothing of git by itself, and a mise script is not git's
+    (finding P12: the note said "what git runs" of one)."""
     refused = [line for line in output.splitlines() if _REFUSED.search(line)]
     found: list[str] = []
     for path, why in [*guard.sideways.items(), *((d, HOOKS_PATH_WHY) for d in guard.hook_dirs)]:
@@ -471,8 +473,8 @@ def sideways_note(output: str, guard: Guard, cwd: Path) -> list[str]:
             found.append(f"{path_text(shown)}, which {why}")
     if not found:
         return []
-    return [f"[not written: {'; '.join(found[:5])}. The sandbox keeps what git runs read-only: ask the user "
-            "to make this change themselves.]"]
+    return [f"[not written: {'; '.join(found[:5])}. The sandbox keeps what runs as the user later read-only: "
+            "ask the user to make this change themselves.]"]
 
 
 def git_config_note(output: str, sandboxed: bool) -> str:

@@ -407,6 +407,11 @@ MISE_SOURCES = [  # r14: mise configs other than the top-level mise.toml, and wh
     ("mise.toml", '[tasks.build]\nrun = ["echo start", "sh scripts/env.sh"]\n'),
     ("mise.toml", '[tasks.build]\nfile = "scripts/env.sh"\n'),
     ("mise.toml", '[task_config]\nincludes = ["scripts/env.sh"]\n'),
+    # P12: an [env] template's exec() (rendered at every prompt), one elsewhere, a tool's postinstall
+    ("mise.toml", '[env]\nFOO = "{{ exec(command=\'sh ./scripts/env.sh\') }}"\n'),
+    ("mise.toml", "[tasks.b]\ndescription = '{{ exec(cache_key=\"k\", command=\"bash scripts/env.sh\") }}'"),
+    ("mise.toml", '[tools]\nnode = { version = "20", postinstall = "sh ./scripts/env.sh" }\n'),
+    (".mise.toml", '[tools]\nnode = [{ version = "20", postinstall = "./scripts/env.sh --quiet" }]\n'),
 ]
 
 
