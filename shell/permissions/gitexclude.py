@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from . import githardened
-from .gitstaged import git_dir, repository_of
+from .gitstaged import git_dir, index_stamp, repository_of
 
 TIMEOUT = 3.0
 HEADER = b"\n# agent-shell: files the sandbox hides from this command, left untracked\n"
@@ -36,6 +36,8 @@ SPECIAL = frozenset(b"\\*?[]!# ")
 
 _lock = threading.Lock()
 _folder: list[str] = []
+_known: dict[tuple[Path, tuple[str, ...]], tuple[tuple[int, int, int] | None, list[str]]] = {}
+"""What git did not track of these paths when the index was in that state."""
 
 
 def exclude_binds(hidden_files: Iterable[Path]) -> list[tuple[str, Path]]:
@@ -85,11 +87,27 @@ def _exclude_file(repo: Path) -> Path | None:
 
 
 def _untracked(repo: Path, rels: list[str]) -> list[str]:
-    """Those of ``rels`` git does not track (nothing at or under them in the index)."""
+    """Those of ``rels`` git does not track (nothing at or under them in the index),
+    asked again only when the index changed."""
+    key, stamp = (repo, tuple(rels)), index_stamp(repo)
+    with _lock:
+        known = _known.get(key)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    found = _listed(repo, rels)
+    if found is not None:
+        with _lock:
+            if len(_known) >= 256:
+                _known.clear()
+            _known[key] = (stamp, found)
+    return found or []
+
+
+def _listed(repo: Path, rels: list[str]) -> list[str] | None:
     done = githardened.run(["-C", str(repo), "ls-files", "-z", "--", *(":(literal)" + r for r in rels)],
                            timeout=TIMEOUT)
     if done is None or done.returncode != 0:
-        return []
+        return None
     tracked = [os.fsdecode(n) for n in done.stdout.split(b"\0") if n]
     return [r for r in dict.fromkeys(rels) if not any(t == r or t.startswith(r + "/") for t in tracked)]
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from shell.core.dirs import data_dir
 
 from . import githardened
-from .gitstaged import repository_of
+from .gitstaged import index_stamp, repository_of
 
 TIMEOUT = 10.0
 LOCK_TRIES = 20
@@ -52,6 +52,9 @@ RECORDS = "index-marks"
 
 _counter = itertools.count()
 _lock = threading.Lock()
+_unmarkable: dict[tuple[Path, tuple[bytes, ...]], tuple[int, int, int]] = {}
+"""Hidden paths under which an index (in this state) tracks nothing to mark: most commands
+(an untracked ``.env``) then run no git here at all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +83,19 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
             by_repo.setdefault(repo, []).append(os.fsencode(path.relative_to(repo).as_posix()))
     wanted: dict[Path, tuple[bytes, ...]] = {}
     for repo, rels in by_repo.items():
+        key, stamp = (repo, tuple(rels)), index_stamp(repo)
+        with _lock:
+            if stamp is None or _unmarkable.get(key) == stamp:
+                continue  # no index: nothing tracked; or nothing to mark since it last changed
         listed = _tracked(repo, rels)
         if listed is None:
             continue  # not a repository git can read: nothing it could commit either
         plain, conflicted = listed
+        if not plain and not conflicted:
+            with _lock:
+                if len(_unmarkable) >= 256:
+                    _unmarkable.clear()
+                _unmarkable[key] = stamp
         if conflicted:
             shown = os.fsdecode(conflicted[0])
             more = f" and {len(conflicted) - 1} more" if len(conflicted) > 1 else ""

@@ -138,6 +138,13 @@ def git_dir(repo: Path) -> Path | None:
     return index.parent if index is not None else None
 
 
+def index_stamp(repo: Path) -> tuple[int, int, int] | None:
+    """What tells one state of ``repo``'s index from another (None: no index), for
+    caching what git said about it."""
+    st = _stat(_index_file(repo))
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
+
+
 def _index_file(repo: Path) -> Path | None:
     """The index of ``repo``'s work tree, following a ``.git`` file (worktrees,
     submodules) to its git directory."""
