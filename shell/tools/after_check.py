@@ -259,11 +259,12 @@ def take_late_notes(sandbox: Sandbox | None) -> list[str]:
     (and no longer for the exit: the result says it)."""
     if sandbox is None:
         return []
+    left, sandbox.unmarked[:] = list(sandbox.unmarked), []  # a crashed session's marks (.gitmarks)
     late = _late(sandbox)
     taken = list(late.notes)
     del late.notes[: len(taken)]
     late.untold[:] = [n for n in late.untold if not any(n is t for t in taken)]
-    return taken
+    return [*(f"[agent-shell: an earlier session ended before it cleared them: {u}.]" for u in left), *taken]
 
 
 def after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:

@@ -239,3 +239,23 @@ async def test_bits_a_crashed_session_left_are_cleared_when_a_sandbox_is_next_ma
     Sandbox(ws)
     assert marked(ws) == ["README.md"]
     assert list((Path(os.environ["AGENT_SHELL_DATA_DIR"]) / gitmarks.RECORDS).iterdir()) == []
+
+
+async def test_bits_that_could_not_be_cleared_are_said_and_tried_again_later(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Left set, a mark hides the user's edits from their next ``git commit -a``: the
+    next command's result says so, with what to run, and the next start tries again."""
+    require_sandbox()
+    repo(ws)
+    await anyio.run_process([sys.executable, "-c", CRASH, str(ws / "config" / "secrets")], check=True)
+    monkeypatch.setattr(gitmarks, "LOCK_TRIES", 1)
+    (ws / ".git" / "index.lock").write_text("")  # another git holds the index as the session starts
+    box = Sandbox(ws)
+    (ws / ".git" / "index.lock").unlink()
+    result = await sh(box, "echo ran")
+    assert "an earlier session ended before it cleared them: skip-worktree bits" in result.text, result.text
+    assert "git update-index --no-skip-worktree" in result.text
+    assert "cleared them" not in (await sh(box, "echo again")).text  # said once
+    Sandbox(ws)
+    assert marked(ws) == []
