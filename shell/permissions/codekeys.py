@@ -22,6 +22,11 @@ lint-on-save or format-on-save included:
   ``presets``, ``extends``.
 - Stylelint (``.stylelintrc*``, package.json's ``stylelint``): ``plugins``, ``extends``,
   ``customSyntax``, ``processors``.
+- markdownlint-cli2 (``.markdownlint-cli2.jsonc``/``.yaml``, package.json's
+  ``markdownlint-cli2``): ``customRules``, ``markdownItPlugins``, ``outputFormatters``
+  (modules it requires, as its ``.cjs`` config, a runs-later file, is; finding P14).
+- golangci-lint (``.golangci.yml`` …): ``custom`` (``linters-settings.custom.X.path``,
+  ``linters.settings.custom`` in v2), a Go plugin (``.so``) it loads at every lint.
 
 At any depth (``overrides``, ``env``), except under ``rules``: a rule's options are style.
 A package a key names runs from ``node_modules``, which commands may write (``npm
@@ -52,14 +57,18 @@ JS_NAMES = {
     **dict.fromkeys((".babelrc", ".babelrc.json", "babel.config.json"), "Babel"),
     **dict.fromkeys((".stylelintrc", ".stylelintrc.json", ".stylelintrc.yml", ".stylelintrc.yaml"),
                     "Stylelint"),
+    **dict.fromkeys((".markdownlint-cli2.jsonc", ".markdownlint-cli2.yaml"), "markdownlint-cli2"),
+    **dict.fromkeys((".golangci.yml", ".golangci.yaml", ".golangci.json", ".golangci.toml"), "golangci-lint"),
 }
-PACKAGE_KEYS = {"eslintConfig": "ESLint", "prettier": "Prettier", "babel": "Babel", "stylelint": "Stylelint"}
+PACKAGE_KEYS = {"eslintConfig": "ESLint", "prettier": "Prettier", "babel": "Babel", "stylelint": "Stylelint",
+                "markdownlint-cli2": "markdownlint-cli2"}
 """package.json's keys that hold a tool's config."""
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json"})
 """Every file name (case-folded) :func:`code_keys` reads."""
 
 JS_KEYS = frozenset({"plugins", "parser", "extends", "presets", "processor", "processors", "customSyntax",
-                     "pluginSearchDirs", "import/resolver", "import/parsers"})
+                     "pluginSearchDirs", "import/resolver", "import/parsers", "customRules",
+                     "markdownItPlugins", "outputFormatters", "custom"})
 SKIPPED = frozenset({"rules"})
 MAX_DEPTH = 64
 MAX_NODES = 20_000
@@ -74,7 +83,10 @@ PYTHON_WHY = ("names the code pylint, mypy or flake8 runs (its {tables}: pylint'
 JS_WHY = ("names the code {tool} loads ({keys}: JavaScript that runs as you at every lint, format or build, "
           "an editor's lint-on-save or format-on-save included)")
 _JS_KEYS_SHOWN = {"ESLint": "plugins, parser, extends", "Prettier": "plugins",
-                  "Babel": "plugins, presets", "Stylelint": "plugins, extends, customSyntax"}
+                  "Babel": "plugins, presets", "Stylelint": "plugins, extends, customSyntax",
+                  "markdownlint-cli2": "customRules, markdownItPlugins, outputFormatters"}
+GO_PLUGIN_WHY = ("names the code golangci-lint loads (a custom linter's path: a Go plugin that runs as you "
+                 "at every lint, an editor's lint-on-save included)")
 
 INI_SECTIONS = ("pylint", "mypy", "tool:pylint", "tool:mypy", "flake8:local-plugins")
 """The INI sections (by how their name starts, case-folded) that name code (see the module)."""
@@ -91,11 +103,14 @@ def why(name: str) -> str:
     if name in INI_NAMES:
         return PYTHON_WHY.format(tables="[pylint], [mypy] or [flake8:local-plugins] sections")
     tool = JS_NAMES.get(name)
+    if tool == "golangci-lint":
+        return GO_PLUGIN_WHY
     if tool:
         return JS_WHY.format(tool=tool, keys=_JS_KEYS_SHOWN[tool])
     if name == "package.json":
-        return JS_WHY.format(tool="ESLint, Prettier, Babel or Stylelint",
-                             keys="eslintConfig, prettier, babel, stylelint: their plugins, parser, extends")
+        return JS_WHY.format(tool="ESLint, Prettier, Babel, Stylelint or markdownlint-cli2",
+                             keys="eslintConfig, prettier, babel, stylelint, markdownlint-cli2: their "
+                                  "plugins, parser, extends, customRules")
     return ""
 
 

@@ -136,6 +136,8 @@ RUNS_LATER = {
             "JVM options, wrapper/ names the Maven that runs)",
     ".php-cs-fixer.php": "php-cs-fixer runs (PHP) at every fix, an editor's fix-on-save included",
     ".php-cs-fixer.dist.php": "php-cs-fixer runs (PHP) at every fix, an editor's fix-on-save included",
+    ".php_cs": "php-cs-fixer 2 runs (PHP) at every fix, an editor's fix-on-save included",
+    ".php_cs.dist": "php-cs-fixer 2 runs (PHP) at every fix, an editor's fix-on-save included",
     ".formatter.exs": "mix format runs (Elixir) at every format, ElixirLS's format-on-save included",
     ".markdownlint-cli2.cjs": "markdownlint runs (JavaScript) at every lint, the editor extension's "
                               "lint-on-open included",

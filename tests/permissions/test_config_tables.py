@@ -155,3 +155,32 @@ def test_a_hostile_config_is_read_within_bounds(js: Path, content: str) -> None:
     found = decide(js, "accept-edits", "write_file", args)
     names_code = "plugins" in content or "parser" in content
     assert found.action == ("ask" if names_code else "allow"), found.reason
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_markdownlint_cli2s_custom_rules_and_golangcis_plugins_ask(tmp_path: Path, mode: str) -> None:
+    """Finding P14: markdownlint-cli2 requires the modules its JSONC and YAML configs
+    name (customRules, markdownItPlugins, outputFormatters), as it runs its .cjs config;
+    golangci-lint loads a custom linter's Go plugin at every lint. Their style stays routine."""
+    (tmp_path / ".golangci.yml").write_text("linters-settings:\n  gofmt:\n    simplify: true\n")
+    for tool, args, said in (
+        ("write_file", {"path": ".markdownlint-cli2.yaml", "content": 'customRules:\n  - "./evil.js"\n'},
+         "markdownlint-cli2"),
+        ("write_file", {"path": "docs/.markdownlint-cli2.jsonc",
+                        "content": '{\n  // ours\n  "markdownItPlugins": [["./evil.js"]],\n}\n'},
+         "markdownlint"),
+        ("write_file", {"path": "package.json",
+                        "content": '{"markdownlint-cli2": {"customRules": ["x.js"]}}'}, "markdownlint-cli2"),
+        ("edit_file", {"path": ".golangci.yml", "old_string": "  gofmt:",
+                       "new_string": "  custom:\n    ex:\n      path: ./ex.so\n  gofmt:"}, "golangci-lint"),
+        ("write_file", {"path": ".golangci.toml", "content": '[linters.settings.custom.ex]\npath = "x.so"\n'},
+         "Go plugin"),
+    ):
+        found = decide(tmp_path, mode, tool, args)
+        assert found.action == "ask", (args, found)
+        assert said in found.reason, found.reason
+    for tool, args in (
+        ("write_file", {"path": ".markdownlint-cli2.yaml", "content": "config:\n  MD013: false\n"}),
+        ("edit_file", {"path": ".golangci.yml", "old_string": "true", "new_string": "false"}),
+    ):
+        assert decide(tmp_path, mode, tool, args).action == "allow", args

@@ -44,6 +44,7 @@ FAMILIES = {
         ".markdownlint.cjs", ".markdownlint-cli2.mjs", "ipython_config.py", "jupyter_server_config.py",
         "sub/jupyter_notebook_config.py", ".jvmopts", ".sbtopts", "svelte.config.js",
         ".yarn/sdks/typescript/lib/tsserver.js", ".bundle/config"],
+    "php-cs-fixer 2's legacy names (P14)": [".php_cs", ".php_cs.dist", "sub/.php_cs"],
     "names in another case (L10: one file on macOS and Windows)": [
         ".GIT/hooks/pre-commit", ".VSCode/tasks.json", "Agents.md", "claude.MD",
         ".Github/Copilot-Instructions.md", ".Husky/pre-commit", "Lefthook.YML", ".PyLintRC",
