@@ -164,9 +164,9 @@ async def test_a_sandboxed_command_cannot_read_a_folder_or_file_a_read_deny_name
     turn = calls(("run_shell", {"command": line}))
     provider, results = await run(tmp_path, turn)
     assert "END" in results[0] and "not the TOPSECRET one" in results[0]  # the rest is read
-    assert ("[secrets is hidden from commands (read as empty or missing; by a command that runs git, as git "
-            "has them staged where git tracks them, so that git does not take them for deleted): a deny rule "
-            "keeps it from the model (/permissions).]") in results[0]  # not taken for missing, written anew
+    assert ("[secrets is hidden from commands (read as empty or missing; git leaves what it tracks there as "
+            "staged, not deleted): a deny rule keeps it from the model (/permissions).]"
+            ) in results[0]  # not taken for missing, written anew
     assert not any(SECRET in sent for sent in provider.received)
 
 
