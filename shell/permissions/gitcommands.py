@@ -24,6 +24,17 @@ COMMAND_KEYS = (
 ``remote.*.vcs`` runs ``git-remote-<vcs>``). Read as git reads them (:mod:`.gitconfigfile`)."""
 
 
+def command_words(value: str) -> list[str]:
+    """The words of a command a config names, read loosely: an unbalanced quote splits
+    on spaces instead (a hostile config must not hide a path by breaking its quoting),
+    and the shell's operators around a word are dropped."""
+    try:
+        words = shlex.split(value, comments=True)
+    except ValueError:
+        words = value.split()
+    return [w.strip(";&|()<>") for w in words]
+
+
 def command_paths(config: Path, base: Path) -> list[Path]:
     """The paths (resolved against ``base``, the working tree git runs them in) of the
     words that look like files (``./x``, ``scripts/x``, an absolute path) in the
@@ -36,12 +47,7 @@ def command_paths(config: Path, base: Path) -> list[Path]:
             continue
         if key.startswith("alias.") and not value.lstrip('"').startswith("!"):
             continue  # a git subcommand, not a program
-        value = value.strip('"').lstrip("!")
-        try:
-            words = shlex.split(value, comments=True)
-        except ValueError:
-            words = value.split()
-        for word in (w.strip(";&|()<>") for w in words):
+        for word in command_words(value.strip('"').lstrip("!")):
             if "/" not in word or "://" in word or word.startswith("-"):
                 continue
             try:
@@ -51,4 +57,4 @@ def command_paths(config: Path, base: Path) -> list[Path]:
     return out
 
 
-__all__ = ["COMMAND_KEYS", "command_paths"]
+__all__ = ["COMMAND_KEYS", "command_paths", "command_words"]

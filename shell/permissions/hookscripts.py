@@ -35,11 +35,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import paths
+from .gitcommands import command_words
 from .laternames import LEFTHOOK
 
 PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml")
@@ -235,14 +235,9 @@ def _key_values(text: str) -> Iterator[str]:
 
 
 def _files(value: str, base: Path) -> list[Path]:
-    value = value.strip().strip("[]")
-    try:
-        words = shlex.split(value, comments=True)
-    except ValueError:
-        words = value.split()
     out: list[Path] = []
     python = False
-    cleaned = [w.strip(",;&|()<>'\"") for w in words]
+    cleaned = [w.strip(",;&|()<>'\"") for w in command_words(value.strip().strip("[]"))]
     for at, word in enumerate(cleaned):
         python = python or bool(_PYTHON.fullmatch(word))
         if python and word.startswith("-m"):
