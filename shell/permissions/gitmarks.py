@@ -60,10 +60,12 @@ _unmarkable: dict[tuple[Path, tuple[bytes, ...]], tuple[int, int, int]] = {}
 @dataclass(frozen=True, slots=True)
 class Marks:
     """The skip-worktree bits one command's marking set: per work tree, the index paths
-    (as git names them), and the record that lists them until they are cleared."""
+    (as git names them), the record that lists them until they are cleared, and the
+    object each was staged as (to tell what git changed under them meanwhile)."""
 
     repos: Mapping[Path, tuple[bytes, ...]] = field(default_factory=dict)
     record: Path | None = None
+    staged: Mapping[Path, Mapping[bytes, bytes]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return any(self.repos.values())
@@ -82,6 +84,7 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
         if repo is not None:
             by_repo.setdefault(repo, []).append(os.fsencode(path.relative_to(repo).as_posix()))
     wanted: dict[Path, tuple[bytes, ...]] = {}
+    staged: dict[Path, dict[bytes, bytes]] = {}
     for repo, rels in by_repo.items():
         key, stamp = (repo, tuple(rels)), index_stamp(repo)
         with _lock:
@@ -102,9 +105,10 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
             return NONE, f"{shown}{more} {'are' if len(conflicted) > 1 else 'is'} in a merge conflict"
         if plain:
             wanted[repo] = tuple(plain)
+            staged[repo] = plain
     if not wanted:
         return NONE, ""
-    marks = Marks(wanted, _write_record(wanted))
+    marks = Marks(wanted, _write_record(wanted), staged)
     for repo, names in wanted.items():
         if not _update(repo, "--skip-worktree", names):
             unmark(marks)
@@ -112,22 +116,36 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
     return marks, ""
 
 
-def unmark(marks: Marks) -> str:
+def unmark(marks: Marks) -> list[str]:
     """Clear the bits ``marks`` set (those still set: a command may have removed an
-    entry or cleared one itself); "" when done, else what is left set."""
+    entry or cleared one itself); what the user must know: bits left set, and hidden
+    files git staged anew meanwhile (a checkout, a merge, a reset: git could not write
+    them, so the work tree keeps the user's version, which ``git commit -a`` would
+    commit back)."""
     left: list[str] = []
+    out: list[str] = []
     for repo, rels in marks.repos.items():
-        still = _still_marked(repo, rels)
+        now = _listed(repo, rels)
+        still = list(rels) if now is None else [n for n, (tag, _) in now.items() if tag == b"S"]
         if still and not _update(repo, "--no-skip-worktree", still):
             left.append(str(repo))
+        was = marks.staged.get(repo, {})
+        moved = sorted(n for n, sha in was.items() if now is not None and (now.get(n, (b"", b""))[1] != sha))
+        if moved:
+            shown = ", ".join(os.fsdecode(n) for n in moved[:5]) + (f" and {len(moved) - 5} more"
+                                                                  if len(moved) > 5 else "")
+            out.append(f"the command changed what git has staged for hidden files in {repo} ({shown}): git "
+                       "could not write them there, so your work tree still holds your version and git "
+                       "status shows it as changed; `git checkout -- PATH` takes git's version, `git add "
+                       "PATH` (or `git commit -a`) makes yours the staged one again")
     if marks.record is not None and not left:
         with contextlib.suppress(OSError):
             marks.record.unlink()
-    if not left:
-        return ""
-    return (f"skip-worktree bits agent-shell set in git's index for the command could not be cleared in "
-            f"{', '.join(left)}: run `git ls-files -t | grep '^S'` there and `git update-index "
-            "--no-skip-worktree` on the paths you did not mark yourself")
+    if left:
+        out.insert(0, f"skip-worktree bits agent-shell set in git's index for a command could not be cleared "
+                      f"in {', '.join(left)}: run `git ls-files -t | grep '^S'` there and `git update-index "
+                      "--no-skip-worktree` on the paths you did not mark yourself")
+    return out
 
 
 def recover() -> list[str]:
@@ -148,20 +166,18 @@ def recover() -> list[str]:
             with contextlib.suppress(OSError):
                 record.unlink()
             continue
-        left = unmark(marks)
-        if left:
-            out.append(left)
+        out += [f"an earlier session ended before it cleared them: {said}" for said in unmark(marks)]
     return out
 
 
-def _tracked(repo: Path, rels: Sequence[bytes]) -> tuple[list[bytes], list[bytes]] | None:
+def _tracked(repo: Path, rels: Sequence[bytes]) -> tuple[dict[bytes, bytes], list[bytes]] | None:
     """The entries at or under ``rels`` not marked skip-worktree yet, and those in a
     merge conflict (None: git could not list them)."""
     done = githardened.run(["-C", str(repo), "ls-files", "-t", "-z", "--stage", "--", *_specs(rels)],
                            timeout=TIMEOUT)
     if done is None or done.returncode != 0:
         return None
-    plain: list[bytes] = []
+    plain: dict[bytes, bytes] = {}
     conflicted: list[bytes] = []
     for entry in done.stdout.split(b"\0"):
         tag, _, rest = entry.partition(b" ")
@@ -173,16 +189,25 @@ def _tracked(repo: Path, rels: Sequence[bytes]) -> tuple[list[bytes], list[bytes
             if name not in conflicted:
                 conflicted.append(name)
         elif tag == b"H":
-            plain.append(name)
+            plain[name] = fields[1]
     return plain, conflicted
 
 
-def _still_marked(repo: Path, rels: Sequence[bytes]) -> list[bytes]:
-    done = githardened.run(["-C", str(repo), "ls-files", "-t", "-z", "--", *_specs(rels)], timeout=TIMEOUT)
+def _listed(repo: Path, rels: Sequence[bytes]) -> dict[bytes, tuple[bytes, bytes]] | None:
+    """``name -> (tag, object)`` for the entries named exactly ``rels`` (None: git failed)."""
+    done = githardened.run(["-C", str(repo), "ls-files", "-t", "-z", "--stage", "--", *_specs(rels)],
+                           timeout=TIMEOUT)
     if done is None or done.returncode != 0:
-        return list(rels)  # try them all: update-index says if it cannot
+        return None
     wanted = set(rels)
-    return [e[2:] for e in done.stdout.split(b"\0") if e[:2] == b"S " and e[2:] in wanted]
+    out: dict[bytes, tuple[bytes, bytes]] = {}
+    for entry in done.stdout.split(b"\0"):
+        tag, _, rest = entry.partition(b" ")
+        meta, _, name = rest.partition(b"\t")
+        fields = meta.split()
+        if name in wanted and len(fields) == 3:
+            out[name] = (tag, fields[1])
+    return out
 
 
 def _specs(rels: Sequence[bytes]) -> list[str]:

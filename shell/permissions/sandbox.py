@@ -186,7 +186,7 @@ class Sandbox:
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
         self._marks = gitmarks.NONE  # skip-worktree bits set on what it hides (.gitmarks)
-        self.unmarked = gitmarks.recover()  # a crashed session's bits, cleared; what could not be
+        self.unmarked = gitmarks.recover()  # a crashed session's bits cleared; what the result says of them
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
         self._ref_files = gitrefs.RefCache()  # ref files as last read: unchanged ones are not read again
         self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
@@ -245,7 +245,7 @@ class Sandbox:
         and why the check did not reach everywhere (empty when it did). Its walk may
         go :data:`AFTER_SCALE` times further than the one before a command."""
         swapped = pathswaps.undo(self._held, self.roots())  # first: the checks below see the tree put back
-        swapped += self.unmark()
+        self.unmark()
         found = self.secret_index.find(scale=AFTER_SCALE)
         made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         now = runslater.guard(self.roots(), found.runs_later, before.outside, self.writable)
@@ -283,12 +283,12 @@ class Sandbox:
             self._flags = self._flags_seen = gitflags.flags(list(self._flags), self._flags_seen)
         return problem
 
-    def unmark(self) -> list[Planted]:
-        """Clear the bits :meth:`mark_hidden` set (all of them, and only them)."""
+    def unmark(self) -> None:
+        """Clear the bits :meth:`mark_hidden` set (all of them, and only them); what the
+        user must know of them goes to :attr:`unmarked`."""
         marks, self._marks = self._marks, gitmarks.NONE
-        left = gitmarks.unmark(marks) if marks else ""
-        why = "hidden files marked skip-worktree"
-        return [Planted(next(iter(marks.repos)), why, error=left)] if left else []
+        if marks:
+            self.unmarked += gitmarks.unmark(marks)
 
     def named_hidden(self) -> list[Path]:
         """What deny rules on reading and ``[sandbox] hide`` name, resolved as in :meth:`hidden_paths`."""

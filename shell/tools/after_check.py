@@ -264,7 +264,7 @@ def take_late_notes(sandbox: Sandbox | None) -> list[str]:
     taken = list(late.notes)
     del late.notes[: len(taken)]
     late.untold[:] = [n for n in late.untold if not any(n is t for t in taken)]
-    return [*(f"[agent-shell: an earlier session ended before it cleared them: {u}.]" for u in left), *taken]
+    return [*(f"[agent-shell: {said}.]" for said in left), *taken]
 
 
 def after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:

@@ -259,3 +259,22 @@ async def test_bits_that_could_not_be_cleared_are_said_and_tried_again_later(
     assert "cleared them" not in (await sh(box, "echo again")).text  # said once
     Sandbox(ws)
     assert marked(ws) == []
+
+
+async def test_a_checkout_that_changes_a_hidden_file_says_the_work_tree_keeps_the_users(ws: Path) -> None:
+    """git stages the other branch's version but cannot write the hidden file: once the
+    mark is cleared, the user's old version reads as a change that ``git commit -a``
+    would commit back, so the result says so and how to take either."""
+    require_sandbox()
+    repo(ws)
+    git(ws, "checkout", "-qb", "other")
+    (ws / "config" / "secrets" / "db.txt").write_text("other\n")
+    git(ws, "commit", "-qam", "other")
+    git(ws, "checkout", "-q", "-")
+    box = sandbox(ws, "config/secrets")
+    result = await sh(box, "git checkout -q other; git status --porcelain")
+    assert "changed what git has staged for hidden files in" in result.text, result.text
+    assert "(config/secrets/db.txt)" in result.text and "git checkout -- PATH" in result.text
+    assert " M config/secrets/db.txt" in git(ws, "status", "--porcelain") and marked(ws) == []
+    plain = await sh(box, "echo y >> README.md; " + COMMIT)
+    assert "changed what git has staged" not in plain.text, plain.text
