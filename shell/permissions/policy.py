@@ -66,6 +66,7 @@ from .egress import secret_sent
 from .fence import Fence, outside_note
 from .githistory import history_reader, tracked_denied
 from .hiddensent import hidden_value_sent
+from .hiddenstore import stored_secret_question
 from .homedirs import unfenced_note
 from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
@@ -408,7 +409,7 @@ class PermissionPolicy(RuleEditing):
         reaches (``read_file(src/**)`` is no grant to read src/.env, ``run_shell(cat:*)`` none
         to cat another project's .env, which the sandbox does not hide), and the network."""
         command = args.get("command") if tool.kind == "execute" else None
-        denied = self._denied_question(tool, command) if isinstance(command, str) else ""
+        denied = self._history_question(tool, command) if isinstance(command, str) else ""
         if denied:
             return Verdict("ask", denied)
         wildcard = rule is not None and not names_one_path(rule)
@@ -461,7 +462,13 @@ class PermissionPolicy(RuleEditing):
         named = named_secret_files(command)
         if named:
             return names_secrets(tool.name, command, named, self.sandboxed)
-        return self._denied_question(tool, command)
+        return self._history_question(tool, command)
+
+    def _history_question(self, tool: Tool, command: str) -> str:
+        """Why a command running one of git's history readers asks: a deny rule names a
+        path git tracks, or the object store holds a hidden secret file (:mod:`.hiddenstore`)."""
+        return self._denied_question(tool, command) or stored_secret_question(
+            tool.name, command, self.root, self.sandbox)
 
     def _denied_question(self, tool: Tool, command: str) -> str:
         """Why a command line asks while a deny rule on reading is in force: it names a

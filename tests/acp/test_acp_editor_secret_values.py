@@ -1,7 +1,7 @@
 """Finding N0 in the editor's terminal (``agent-shell acp``): a command confined like
-our run_shell prints what git keeps of a hidden ``.env`` (a ``git stash -u`` entry);
-the value is redacted from the result the model gets (saved in the session file as
-given), and the result says so."""
+our run_shell prints what git keeps of a hidden ``.env`` (a ``git stash -u`` entry):
+it asks first (P6), and once approved the value is redacted from the result the model
+gets (saved in the session file as given), and the result says so."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ async def test_the_editors_terminal_redacts_what_git_keeps_of_a_hidden_env(
     command = "git stash show -p --include-untracked; echo done"
     turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "s1"}]}, "Ran it."]
     client = EditorClient()
-    client.answer = None  # auto mode runs it unasked
+    client.answer = "allow_once"  # it asks (the store holds .env: finding P6); the user lets it run
     capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
                                       terminal=True)
     async with spawn(client, "--model", script(turns), "--permission-mode", "auto",
@@ -50,6 +50,8 @@ async def test_the_editors_terminal_redacts_what_git_keeps_of_a_hidden_env(
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         await conn.prompt(session_id=session.session_id,
                           prompt=[TextContentBlock(type="text", text="run it")])
+    [(asked, _options)] = client.permission_requests
+    assert "the store holds the content of .env" in repr(asked), "asked, naming the file"
     assert client.terminal_commands, "the editor's terminal ran it"
     assert STASHED not in repr(client.updates)
     saved = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())

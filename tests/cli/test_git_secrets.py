@@ -1,11 +1,13 @@
 """Finding N0 through the console script and bubblewrap: what git keeps of a hidden
-``.env`` (a ``git stash -u`` entry, a blob staged then unstaged) is printed by an
-unasked command in ``auto`` mode; the values reach neither the model's side of the
-output (``--output-format jsonl``: every event, tool results included) nor the
-session file, and the result says they were redacted, not hidden."""
+``.env`` (a ``git stash -u`` entry, a blob staged then unstaged) is printed by a
+command that runs (in ``auto`` a history reader now asks first: P6); the values
+reach neither the model's side of the output (``--output-format jsonl``: every event,
+tool results included) nor the session file, and the result says they were redacted,
+not hidden."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Callable
@@ -45,11 +47,11 @@ def test_stashed_and_unstaged_secret_files_are_redacted_from_git_output(
                 "git cat-file --batch-all-objects --batch | grep -a =",
                 "cat a.txt; echo NODE_ENV=production"]
     turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": c}} for c in commands]}, "Done."]
-    r = run_cli("-p", "look around", "--model", script(turns), "--permission-mode", "auto",
-                "--approve", "never", "--output-format", "jsonl")
+    r = run_cli("-p", "look around", "--model", script(turns), "--permission-mode", "bypass",
+                "--output-format", "jsonl")  # in auto these ask (P6: below); the net is the second
     assert r.returncode == 0, r.stderr
     assert STASHED not in r.stdout and DANGLING not in r.stdout
-    assert "+DATABASE=[REDACTED]" in r.stdout and "SERVICE_TOKEN=[REDACTED]" in r.stdout  # both ran, unasked
+    assert "+DATABASE=[REDACTED]" in r.stdout and "SERVICE_TOKEN=[REDACTED]" in r.stdout  # both ran
     assert "values of hidden secret files (.env" in r.stdout
     assert "hidden from this command" not in r.stdout
     assert '"content": "a\\nNODE_ENV=production\\n[exit code 0]' in r.stdout  # ordinary output, as it was
@@ -85,3 +87,55 @@ def test_a_short_password_in_a_hidden_file_is_redacted_with_its_name(
     assert "[REDACTED]\\nexport [REDACTED]'\\nDEBUG_AUTH=true" in r.stdout
     assert "2 values of hidden secret files (.env) were redacted" in r.stdout
     assert '"content": "hunter2 root\\n[exit code 0]' in r.stdout  # the words alone are no secret
+
+
+REAL = "sk-proj-UNSTAGEDreal0123456789abcdef"
+
+
+def test_history_readers_ask_in_auto_while_the_store_holds_a_hidden_env(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """Finding P6: the values net redacts a value printed as it is; reversed, re-cased or
+    cut it passed (``| rev``, ``| tr a-z A-Z``, ``cut -c``). While the object store holds
+    the hidden .env, git's history readers ask in auto; what reads no history still runs."""
+    require_sandbox()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True,
+                       env={**os.environ, **GIT_ENV})
+
+    git("init", "-q", "-b", "main")
+    (workspace / "a.txt").write_text("a\n")
+    git("add", "a.txt")
+    git("commit", "-qm", "init")
+    readers = ["git cat-file --batch-all-objects --batch | rev",
+               "for o in $(git fsck --unreachable --no-reflogs | cut -d' ' -f3); do git cat-file -p $o; done "
+               "| tr a-z A-Z",
+               "git log --all -p | cut -c1-30", "git stash show -p --include-untracked | rev"]
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": c}} for c in readers]}, "Done."]
+
+    def run(calls: list[Any]) -> tuple[list[str], str]:
+        r = run_cli("-p", "look around", "--model", script(calls), "--permission-mode", "auto",
+                    "--approve", "never", "--output-format", "jsonl")
+        assert r.returncode == 0, r.stderr
+        assert REAL not in r.stdout
+        done = [json.loads(e) for e in r.stdout.splitlines()]
+        return [json.dumps(e.get("result")) for e in done if e.get("type") == "ToolExecutionEnd"], r.stdout
+
+    first, _ = run(turns)
+    assert len(first) == 4 and all("[exit code" in t for t in first), "no .env in the store: unasked"
+    (workspace / ".env").write_text(f"OPENAI_API_KEY={REAL}\n")
+    git("add", ".env")
+    git("rm", "-q", "--cached", ".env")  # a loose blob now
+    git("stash", "-u")
+    git("stash", "apply")
+    out, events = run(turns)
+    assert len(out) == 4 and all("was not run" in result for result in out), out
+    for hidden in (REAL[::-1], REAL.upper(), REAL[:16]):
+        assert hidden not in events, hidden
+    asked = [json.loads(e) for e in events.splitlines() if '"ApprovalRequested"' in e]
+    assert len(asked) == 4 and all("the store holds the content of .env" in a["request"]["reason"]
+                                   for a in asked), "each asked, naming the file"
+    log = [{"tool_calls": [{"name": "run_shell", "args": {"command": "git log --oneline | rev"}}]}, "Ok."]
+    [ordinary], _ = run(log)
+    assert "tini" in ordinary and "[exit code 0]" in ordinary, "a command that prints no contents runs"

@@ -81,16 +81,16 @@ async def test_what_git_keeps_of_hidden_secret_files_reaches_neither_provider_no
               "git log --all -p | grep -i -e database -e key"),
         "Done.",
     ])
-    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(repo), permission_mode="auto"),
+    runtime = ShellRuntime.create(RuntimeOptions(cwd=str(repo), permission_mode="bypass"),
                                   settings=Settings(path=repo.parent / "none.toml"),
                                   model=model)  # type: ignore[arg-type]
-    async for _ in runtime.reply("look around"):
+    async for _ in runtime.reply("look around"):  # bypass: in auto these ask (P6); the net is the second
         pass
     await runtime.aclose()
     sent = repr([r.messages for r in model.requests])
     for secret in (STASHED, PROVIDER_KEY, DANGLING):
         assert secret not in sent
-    assert "+DATABASE=[REDACTED]" in sent  # stash show ran, unasked, and printed the file's lines
+    assert "+DATABASE=[REDACTED]" in sent  # stash show ran and printed the file's lines
     assert "AWS_SECRET=[REDACTED]" in sent  # the loose blob, from cat-file
     assert "NODE_ENV=production" in sent  # what is no secret reads as it is
     assert "values of hidden secret files (.env" in sent
