@@ -161,7 +161,15 @@ RUNS_LATER = {
 as the user and outside the sandbox. A file edit there always asks, whatever the
 mode or an allow rule says (``policy``); a sandboxed command cannot change what
 exists and what it creates is quarantined (this module). Python's start-up files in
-a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where it is."""
+a virtualenv's ``site-packages`` (:func:`why`) are the one entry named by where it is.
+
+Not here, by decision (finding P14): ``gradle.properties`` (``org.gradle.jvmargs=-javaagent``)
+and ``local.properties`` (``sdk.dir``) act only when Gradle runs, and every Gradle command and
+IDE sync runs the workspace's ``build.gradle(.kts)`` and ``settings.gradle``, code a model edits
+like any source, so asking at each version bump would close nothing; Yarn's ``.pnp.cjs`` and
+``.pnp.loader.mjs`` are what ``yarn install`` writes (guarded, every sandboxed install in a
+Plug'n'Play project would fail) and run under ``yarn run``/``yarn node`` beside the workspace's
+own scripts; the editor path through them starts at ``.yarn/sdks``, which is guarded."""
 
 IN_FOLDER = {
     ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
