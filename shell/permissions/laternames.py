@@ -169,7 +169,8 @@ IDE sync runs the workspace's ``build.gradle(.kts)`` and ``settings.gradle``, co
 like any source, so asking at each version bump would close nothing; Yarn's ``.pnp.cjs`` and
 ``.pnp.loader.mjs`` are what ``yarn install`` writes (guarded, every sandboxed install in a
 Plug'n'Play project would fail) and run under ``yarn run``/``yarn node`` beside the workspace's
-own scripts; the editor path through them starts at ``.yarn/sdks``, which is guarded."""
+own scripts. Left open: an editor set up with ``.yarn/sdks`` (guarded) loads ``.pnp.cjs`` too,
+with nothing typed, so a changed one runs there."""
 
 IN_FOLDER = {
     ".config": {"mise": "mise reads when you enter the directory (its hooks and env scripts run commands)"},
