@@ -42,11 +42,20 @@ class Pass:
         return (yield self.value)
 
 
-driving = threading.local()
-driving.coro = None
-"""``driving.coro``: the coroutine layer being stepped right now; an awaited
-:class:`~middleware.onion_items.Items` forwards its items only to that one (an
-``await next()`` from anywhere else just collects the result)."""
+class _Driving(threading.local):
+    """``coro``: the coroutine layer being stepped right now in this thread; an awaited
+    :class:`~middleware.onion_items.Items` forwards its items only to that one (an
+    ``await next()`` from anywhere else just collects the result).
+
+    The default is a class attribute so that every thread reads None until it steps a
+    layer: the TUI and the line mode import this module in the worker thread that
+    builds the runtime and reply on the event loop's thread, where an attribute set
+    once at import did not exist (finding R5)."""
+
+    coro: Any = None
+
+
+driving = _Driving()
 
 
 class Bridge:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -40,6 +41,26 @@ async def test_a_coroutine_on_model_call_streams_and_gets_the_message() -> None:
     assert len(of(events, TextBlockDelta)) == 6  # streamed chunk by chunk, not in one piece
     assert timing.seen == [("scripted", "hello world")]
     assert events[-1].stop_reason == "end_turn"  # type: ignore[union-attr]
+
+
+def test_a_coroutine_layer_streams_on_a_thread_other_than_the_one_that_imported_it() -> None:
+    """Finding R5: the TUI and the line mode build the runtime in a worker thread and
+    reply on another; every coroutine-style onion failed there with "'_thread._local'
+    object has no attribute 'coro'". Here the reply runs on a fresh thread, as theirs."""
+    timing = AgentScopeTiming()
+    agent = Agent(ScriptedModel(["hello world"], chunk_size=2), middleware=[timing])
+    got: list[Any] = []
+
+    def reply_elsewhere() -> None:
+        got.append(anyio.run(collect, agent))
+
+    thread = threading.Thread(target=reply_elsewhere)
+    thread.start()
+    thread.join()
+    events = got[0]
+    assert of(events, ErrorEvent) == []
+    assert len(of(events, TextBlockDelta)) == 6  # still streamed chunk by chunk
+    assert timing.seen == [("scripted", "hello world")]
 
 
 class SlowModel:
