@@ -20,6 +20,15 @@ exactly as in a repository inside the workspace. What git then cannot do there i
 said plainly (:func:`outside_note`, :func:`outside_files_note`): the checkout's files
 outside the workspace stay read-only, so a ``git switch`` from a subfolder leaves them
 as they were, and git exits 0.
+
+A ``.git`` *file* (or link) is anyone's to write: an unpacked archive can carry one
+saying ``gitdir: ../../projects/victim/.git``, and git then commits into that other
+project and moves its branches (finding Q19). So what git writes there is opened only
+when the repository itself says the workspace is its own (:func:`_points_back`): a
+linked worktree's ``worktrees/NAME/gitdir`` names this ``.git`` file, a submodule's
+``core.worktree`` names this folder, and a ``.git`` folder above the workspace (a
+subfolder of a checkout) is that checkout's by where it is. Any other git directory
+stays read-only, and the result says why (:func:`outside_note`).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import paths
+from .gitconfigfile import entries
 
 MAX_DEPTH = 128
 """Folders above the workspace looked at for a ``.git``."""
@@ -52,6 +62,10 @@ class OutsideGit:
     checkout: Path | None = None
     """The top of the checkout the workspace lies in (where its ``.git`` is): git names
     the files it checks out relative to it."""
+    ours: bool = True
+    """Whether the repository says this checkout is its own (a ``.git`` folder above the
+    workspace, or a worktree's or submodule's record pointing back at it): otherwise git
+    was pointed there by a ``.git`` file anyone could write, and nothing there opens."""
 
     @property
     def linked(self) -> bool:
@@ -60,7 +74,10 @@ class OutsideGit:
 
     def writable(self) -> list[Path]:
         """What the sandbox binds writable for git: the checkout's own git directory,
-        and for a linked worktree the repository's object store, refs and logs too."""
+        and for a linked worktree the repository's object store, refs and logs too;
+        nothing when the repository does not say this checkout is its own."""
+        if not self.ours:
+            return []
         out = [self.gitdir]
         if self.linked:
             out += [self.common / name for name in SHARED_WRITES if (self.common / name).is_dir()]
@@ -115,8 +132,46 @@ def outside_git(workspace: Path) -> OutsideGit | None:
                 gitdir = None
         if gitdir is None or not (gitdir / "HEAD").exists() or paths.within(gitdir, workspace):
             return None
-        return OutsideGit(gitdir, _common(gitdir), folder)
+        common = _common(gitdir)
+        return OutsideGit(gitdir, common, folder, _points_back(dot, gitdir, common))
     return None
+
+
+def _points_back(dot: Path, gitdir: Path, common: Path) -> bool:
+    """Whether the git directory ``dot`` leads to says ``dot``'s folder is its checkout:
+    a ``.git`` folder (not a link) is its own; a linked worktree's git directory
+    (``<common>/worktrees/NAME``) names ``dot`` in its ``gitdir`` file, as ``git worktree
+    add`` writes it; a submodule's (``.git/modules/NAME``, no ``commondir``) names
+    ``dot``'s folder in its ``core.worktree``, as ``git submodule add`` writes it. Any
+    other ``.git`` file or link is only a claim of whoever wrote it."""
+    if not dot.is_symlink() and dot.is_dir():
+        return gitdir == common  # a `.git` folder naming another repository's common dir is not
+    here = os.path.realpath(dot)
+    if gitdir != common:
+        if gitdir.parent != common / "worktrees":
+            return False
+        return _named_path(gitdir / "gitdir", gitdir) == here
+    found = entries(gitdir / "config") or []
+    trees = [value for key, value in found if key == "core.worktree" and value]
+    return bool(trees) and _resolved(trees[-1], gitdir) == os.path.dirname(here)
+
+
+def _named_path(path: Path, base: Path) -> str | None:
+    """The real path a one-line file names (a worktree's ``gitdir``), or None."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            named = fh.read(4096).strip()
+    except OSError:
+        return None
+    return _resolved(named, base) if named and "\n" not in named else None
+
+
+def _resolved(named: str, base: Path) -> str | None:
+    """``named`` (absolute, or relative to ``base``) followed to its real place."""
+    try:
+        return paths.real(named, base, expand_user=False)
+    except paths.BadPath:
+        return None
 
 
 def _common(gitdir: Path) -> Path:
@@ -138,14 +193,23 @@ def _common(gitdir: Path) -> Path:
 def outside_note(output: str, outside: tuple[OutsideGit, ...]) -> str:
     """Why a git command failed on a read-only file of a repository kept outside the
     workspace (``packed-refs``, another worktree, ``git gc``), which the sandbox did
-    not open: said plainly, with what to do (nothing there runs later)."""
+    not open, or a repository a ``.git`` file names that does not name this checkout
+    back (nothing there is open): said plainly, with what to do."""
     for repo in outside:
-        if any(str(repo.common) in line for line in output.splitlines() if "Read-only file system" in line):
-            kind = "a linked worktree" if repo.linked else "a folder"
-            return (f"[this workspace is {kind} of the git repository at {repo.common}, outside the "
-                    "workspace: the sandbox lets git write this checkout's index and HEAD and the "
-                    "repository's objects, refs and logs, but nothing else there (packed refs, other "
-                    "worktrees, git gc). Ask the user to run this git command themselves.]")
+        refused = [line for line in output.splitlines() if "Read-only file system" in line]
+        if not any(str(repo.common) in line or str(repo.gitdir) in line for line in refused):
+            continue
+        if not repo.ours:
+            return (f"[agent-shell: this workspace's .git points git at the repository at {repo.common}, "
+                    "outside the workspace, and that repository does not name this folder as one of its "
+                    "worktrees or submodules: a .git file is anyone's to write (an unpacked archive can "
+                    "carry one), so the sandbox keeps that repository read-only and git could not change "
+                    "it. Tell the user; if it is theirs, they can run this git command themselves.]")
+        kind = "a linked worktree" if repo.linked else "a folder"
+        return (f"[this workspace is {kind} of the git repository at {repo.common}, outside the "
+                "workspace: the sandbox lets git write this checkout's index and HEAD and the "
+                "repository's objects, refs and logs, but nothing else there (packed refs, other "
+                "worktrees, git gc). Ask the user to run this git command themselves.]")
     return ""
 
 

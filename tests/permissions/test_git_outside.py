@@ -151,3 +151,68 @@ async def test_a_switch_from_a_subfolder_says_which_files_outside_it_did_not_cha
     assert (repo / "README.md").read_text() == "readme\n"  # outside the workspace: untouched
     assert "git could not write README.md" in text and "although it exited 0" in text, text
     assert "git switch -" in text and RUNS_LATER_NOTE not in text
+
+
+def victim_and_folder(home: Path, pointer: str) -> tuple[Path, Path, str]:
+    """Another project's repository, and a downloaded folder whose ``.git`` file names it."""
+    victim = home / "projects" / "victim"
+    victim.mkdir(parents=True)
+    git(victim, "init", "-q", "-b", "main")
+    (victim / "v.txt").write_text("v\n")
+    git(victim, "add", ".")
+    git(victim, "commit", "-qm", "victim1")
+    folder = home / "Downloads" / "zipped"
+    folder.mkdir(parents=True)
+    (folder / ".git").write_text(f"gitdir: {pointer}\n")
+    (folder / "evil.txt").write_text("evil\n")
+    return victim, folder, git(victim, "for-each-ref").strip()
+
+
+async def test_a_git_file_naming_another_repository_opens_nothing_there(home: Path) -> None:
+    """Finding Q19: an unpacked archive's ``.git`` file (``gitdir: ../../projects/victim/.git``)
+    made git commit into the other project and move its branches, unasked. That repository
+    does not name the folder back, so it stays read-only, and the result says why."""
+    require_sandbox()
+    victim, folder, refs = victim_and_folder(home, "../../projects/victim/.git")
+    text = await run(Sandbox(folder), "git add evil.txt && git commit -qm 'evil commit'")
+    text += await run(Sandbox(folder), "git update-ref refs/heads/evilbranch HEAD; git tag v9")
+    assert git(victim, "for-each-ref").strip() == refs, text  # no commit, no branch, no tag
+    assert git(victim, "status", "--short").strip() == ""
+    assert "does not name this folder as one of its worktrees or submodules" in text, text
+    assert RUNS_LATER_NOTE not in text
+
+
+async def test_a_worktree_git_file_copied_elsewhere_is_not_that_worktree(home: Path) -> None:
+    """A real worktree's git directory names its own checkout: a ``.git`` file elsewhere
+    that names it too (or a ``.git`` link to a repository) is not let in."""
+    require_sandbox()
+    repo = repository(home)
+    git(repo, "worktree", "add", "-q", str(home / "feature"), "-b", "feature")
+    before = git(repo, "for-each-ref")
+    _victim, folder, _refs = victim_and_folder(home, str(repo / ".git" / "worktrees" / "feature"))
+    text = await run(Sandbox(folder), "git add evil.txt && git commit -qm 'evil commit'")
+    assert git(repo, "for-each-ref") == before and "evil" not in git(repo, "log", "--all", "--format=%s")
+    assert "does not name this folder" in text, text
+    linked = home / "linked"
+    linked.mkdir()
+    (linked / ".git").symlink_to(repo / ".git")
+    (linked / "evil.txt").write_text("evil\n")
+    text = await run(Sandbox(linked), "git add evil.txt; git commit -qm 'evil commit'; git branch evil")
+    assert git(repo, "for-each-ref") == before, text
+
+
+async def test_a_submodule_checkout_commits_into_its_own_git_directory(home: Path) -> None:
+    """A submodule's git directory lives in the superproject's ``.git/modules``, outside a
+    workspace that is the submodule's folder; its ``core.worktree`` names that folder, so
+    git commits there as in a linked worktree."""
+    require_sandbox()
+    library = home / "library"
+    library.mkdir()
+    git(library, "init", "-q", "-b", "main")
+    git(library, "commit", "-q", "--allow-empty", "-m", "lib")
+    repo = repository(home)
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "libs/lib")
+    sub = repo / "libs" / "lib"
+    text = await run(Sandbox(sub), COMMIT)
+    assert "agent commit" in text and "[exit code 0]" in text, text
+    assert git(sub, "log", "-1", "--format=%s").strip() == "agent commit"
