@@ -5,7 +5,8 @@ What is read, in this order, each file once:
 1. the user's own ``AGENTS.md`` in agent-shell's config dir (their standing
    preferences, for every project);
 2. from the repository root (the git root above the working directory, else the
-   working directory itself) down to the working directory, at each level
+   working directory itself; never the home directory or a folder above it, see
+   :func:`instruction_root`) down to the working directory, at each level
    ``AGENTS.md``, or ``CLAUDE.md`` where that level has no ``AGENTS.md``.
 
 A line that is only ``@path`` (optionally a list item, ``- @docs/style.md``)
@@ -22,8 +23,11 @@ A repository is someone else's text, so everything read from it is hostile:
   what it imports) may live elsewhere: the user wrote it.
 * **Not your secrets.** A repository's file or import that the one secrets policy
   calls secret (``@.env``, ``@id_ed25519``, a link named ``style.md`` that leads to
-  one) or that lies in ``.git/`` is refused and said in ``/instructions``: the
-  repository chose it, not the user (``@.env`` in the user's own message attaches it).
+  one), that lies in ``.git/``, or that is one of your home's dot files or lies in
+  one of its dot folders (``~/.bashrc``, ``~/.gitconfig``, ``~/.config/…``: where
+  shells export keys and tools keep tokens, which the sandbox hides from commands
+  too) is refused and said in ``/instructions``: the repository chose it, not the
+  user (``@.env`` in the user's own message attaches it).
 * **Not what a deny rule keeps from the model.** Given a check (the shell gives
   its permission policy's), a file a ``deny read_file(...)`` rule covers is refused
   and said, the user's own imports too: a rule that keeps ``secrets/`` from
@@ -182,7 +186,9 @@ class _Loader:
                 f"outside the repository ({self.root})."
             )
             return None
-        secret = "" if trusted else _holds_secrets(path, resolved, self.root)
+        secret = ""
+        if not trusted:
+            secret = _holds_secrets(path, resolved, self.root) or _home_dot(resolved, self.root)
         if secret:
             self.problems.append(
                 f"{self.shown(path)}{f' (imported by {by})' if by else ''}: refused, {secret}; a "
@@ -272,6 +278,28 @@ def _holds_secrets(path: Path, resolved: Path, root: Path) -> str:
     return ""
 
 
+def _home_dot(resolved: Path, root: Path) -> str:
+    """Why a repository may not put a file of home's dot entries in the prompt: the
+    shells' start-up files (``~/.bashrc`` exports keys), ``~/.gitconfig`` (a token in an
+    ``insteadOf`` rule) and the dot folders tools keep their tokens in. A project whose
+    own folder is in one (``~/.config/nvim``) still reads its own files."""
+    home = _home()
+    if home is None or not _within(resolved, home) or resolved == home:
+        return ""
+    top = home / resolved.relative_to(home).parts[0]
+    if not top.name.startswith(".") or _within(root, top):
+        return ""
+    return f"it is in your home's {top.name} (start-up files and tools' tokens live there)"
+
+
+def _home() -> Path | None:
+    """The home directory, real (None when it cannot be told)."""
+    try:
+        return Path(os.path.expanduser("~")).resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
 def _within(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
 
@@ -337,6 +365,21 @@ def find_repository_root(start: Path) -> Path | None:
     return None
 
 
+def instruction_root(cwd: Path) -> Path:
+    """The folder a project's instructions and their imports stay inside: the git root
+    above ``cwd`` (real), else ``cwd``; but never a root that holds the home directory
+    unless agent-shell runs right there. Home kept as a dotfiles repository (``git init``
+    in ``~``) made every unpacked folder under it a part of that "repository", so its
+    ``AGENTS.md`` could import ``../../.bashrc`` (finding Q10); the working directory is
+    then the project."""
+    cwd = cwd.resolve()
+    root = (find_repository_root(cwd) or cwd).resolve()
+    home = _home()
+    if root != cwd and home is not None and _within(home, root):
+        return cwd
+    return root
+
+
 def instruction_levels(root: Path, cwd: Path) -> list[Path]:
     """The directories read, root first, down to ``cwd``."""
     if not _within(cwd, root):
@@ -360,7 +403,7 @@ def load_instructions(
     docstring); never raises for what is on disk, it notes a problem instead.
     ``read_denied``: a path's deny rule, or empty (such a file is refused)."""
     cwd = cwd.resolve()
-    root = (root or find_repository_root(cwd) or cwd).resolve()
+    root = root.resolve() if root is not None else instruction_root(cwd)
     loader = _Loader(root, max_file_chars, max_depth, _Budget(max_total_chars), read_denied=read_denied)
     sections: list[tuple[str, str]] = []
 
@@ -464,7 +507,7 @@ class ProjectInstructions(Middleware):
         """The instructions as they are on disk now (read again only when a file
         changed, appeared or went away)."""
         cwd = (self.cwd or Path.cwd()).resolve()
-        root = (self.root or find_repository_root(cwd) or cwd).resolve()
+        root = self.root.resolve() if self.root is not None else instruction_root(cwd)
         read = self._loaded.files if self._loaded is not None else ()
         key = (cwd, root, _signature([*self._candidates(cwd, root), *(f.path for f in read)]),
                self._denied(read))

@@ -132,6 +132,26 @@ def test_a_repository_cannot_put_your_secrets_in_the_prompt(repo: Path, user_dir
     assert "sk-DOTENV-EXFIL" in load_instructions(repo, user_dir=user_dir).text
 
 
+def test_a_project_in_a_home_dot_folder_reads_its_own_files_and_no_other(
+    tmp_path: Path, user_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Home's dot entries are refused to a repository's imports (finding Q10), except a
+    project's own folder there (an editor config kept in git, ``~/.config/nvim``); and
+    a repository below home keeps its root above the working directory."""
+    home = tmp_path / "home"
+    nvim = home / ".config" / "nvim"
+    (nvim / ".git").mkdir(parents=True)
+    (nvim / "lua").mkdir()
+    (home / ".config" / "gh").mkdir()
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: gho_SECRETHOSTS\n")
+    monkeypatch.setenv("HOME", str(home))
+    (nvim / "lua" / "notes.md").write_text("NVIM NOTES")
+    (nvim / "AGENTS.md").write_text("@lua/notes.md\n@../gh/hosts.yml\n")
+    loaded = load_instructions(nvim / "lua", user_dir=user_dir)
+    assert loaded.root == nvim.resolve()  # not the working directory: the repository's root
+    assert "NVIM NOTES" in loaded.text and "gho_SECRETHOSTS" not in loaded.text
+
+
 def test_the_users_own_file_may_import_from_anywhere(repo: Path, user_dir: Path, tmp_path: Path) -> None:
     mine = tmp_path / "mine.md"
     mine.write_text("MY STYLE")
