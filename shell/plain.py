@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -108,7 +107,8 @@ class PlainShell:
         self.console = console or Console(highlight=False)
         self.commands = default_commands()
         self.commands.add("play", "Play the last audio block", usage="/play")(self._play)
-        self.commands.add("save", "Save the last audio block to a file", usage="/save PATH")(self._save)
+        self.commands.add("save", "Save the last audio block as a WAV file",
+                          usage="/save [PATH] [--force] [--outside]")(self._save)
         self.session: PromptSession[Any] = PromptSession(
             input=input, output=output, history=history or _history(runtime),
             completer=SlashCompleter(runtime, self.commands), key_bindings=self._main_keys(),
@@ -462,7 +462,7 @@ class PlainShell:
             self.audio[e.block_id].data += e.data
         elif isinstance(e, ev.DataBlockEnd) and e.block_id in self.audio:
             audio = self.last_audio = self.audio.pop(e.block_id)
-            self.console.print(Text(f"♪ {audio.media_type} · {_audio_length(audio)} · /play · /save PATH",
+            self.console.print(Text(f"♪ {audio.media_type} · {_audio_length(audio)} · /play · /save [PATH]",
                                     style="cyan"))
 
     def _play(self, runtime: ShellRuntime, arg: str) -> CommandResult:
@@ -477,8 +477,13 @@ class PlainShell:
         return CommandResult("Playing.")
 
     def _save(self, runtime: ShellRuntime, arg: str) -> CommandResult:
-        if self.last_audio is None or not arg:
-            return CommandResult("Usage: /save PATH (after an audio block).", error=True)
+        """``/save [PATH] [--force] [--outside]``: the last audio block as a WAV, by
+        :mod:`shell.commands.saving`'s rules (as ``/export``: a file is never replaced or
+        written outside the workspace unless the flag says so)."""
+        from .commands.saving import target, write
+
+        if self.last_audio is None:
+            return CommandResult("No audio yet: /save writes the last audio block.", error=True)
         data = self.last_audio.data
         try:
             from .speech.audio import as_wav
@@ -486,12 +491,14 @@ class PlainShell:
             data = as_wav(self.last_audio.media_type, data)
         except Exception:
             pass
-        path = Path(arg).expanduser()
-        try:
-            path.write_bytes(data)
-        except OSError as exc:
-            return CommandResult(f"Cannot save: {exc}", error=True)
-        return CommandResult(f"Saved {len(data)} bytes to {path}.")
+        chosen = target(runtime, arg, command="/save", stem="agent-shell-audio", suffix=".wav")
+        if isinstance(chosen, CommandResult):
+            return chosen
+        failed = write(chosen, data, command="/save")
+        if failed is not None:
+            return failed
+        where = chosen.where("/save", runtime.workspace.contains(chosen.path))
+        return CommandResult(f"Saved {len(data)} bytes to `{chosen.path}`{where}.")
 
     # -- keys -----------------------------------------------------------------------
     def cycle_mode(self) -> None:

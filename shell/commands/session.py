@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from shell.core.textsafety import sanitize
@@ -172,69 +171,26 @@ def resume_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     )
 
 
-_EXPORT_FLAGS = ("--force", "-f", "--outside")
-
-
 def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
-    """``/export [PATH] [--force] [--outside]``: the conversation as Markdown. Without a
-    path it goes to ``<data dir>/exports/``, next to the sessions, not into the workspace,
-    where a file dropped unasked was easy to commit by accident; a relative PATH is the
-    workspace's. PATH is resolved as the permission policy resolves paths (``..`` and
-    symlinks followed), and the reply names the real file: a path that lands outside the
-    workspace (``../../x``, or a link out) writes nothing unless ``--outside`` says the
-    user meant it, so a typo or a planted link never writes somewhere else unseen."""
-    from shell.core.dirs import data_dir
-    from shell.permissions.paths import BadPath
-    from shell.sessions import describe_os_error, export_markdown
+    """``/export [PATH] [--force] [--outside]``: the conversation as Markdown, where
+    :mod:`.saving` says a command may write (the exports folder without a PATH; never
+    over a file without ``--force``, outside the workspace only with ``--outside``);
+    the reply names the real file."""
+    from shell.sessions import export_markdown
 
-    words = arg.split()
-    force = any(w in ("--force", "-f") for w in words)
-    outside = "--outside" in words
-    name = " ".join(w for w in words if w not in _EXPORT_FLAGS)
+    from .saving import target, write
+
     if not runtime.agent.messages:
         return CommandResult("Nothing to export yet.", error=True)
-    if name:
-        try:
-            path = runtime.workspace.resolve(name)
-        except BadPath as exc:
-            return CommandResult(f"Nothing was written: {exc}.", error=True)
-        if not runtime.workspace.contains(path) and not outside:
-            return CommandResult(
-                f"`{name}` is `{path}`, outside the workspace ({runtime.workspace.root}); nothing was "
-                f"written. To write there, add `--outside`: `/export {name} --outside`.", error=True,
-            )
-    else:
-        exports = data_dir() / "exports"
-        try:
-            exports.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as exc:
-            return CommandResult(f"Could not create {exports}: {describe_os_error(exc)}. "
-                                 "Give a path: `/export notes.md`.", error=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = exports / f"agent-shell-{stamp}.md"
-        for n in range(2, 100):  # two exports within a second: a second name, not a refusal
-            if not path.exists():
-                break
-            path = exports / f"agent-shell-{stamp}-{n}.md"
-    if path.is_dir():
-        return CommandResult(f"{path} is a directory; give a file name: `/export {name}/chat.md`.",
-                             error=True)
-    flags = " --force" + (" --outside" if outside else "")
-    try:  # "x": an existing file is refused at the moment of opening, not only checked before
-        with path.open("w" if force else "x", encoding="utf-8") as f:
-            f.write(export_markdown(runtime.agent.messages, redactor=runtime.secrets,
-                                    outcomes=runtime.call_outcomes))
-    except FileExistsError:
-        return CommandResult(
-            f"{path} already exists; nothing was written. Give another name, or "
-            f"`/export {name}{flags}` to overwrite it.", error=True,
-        )
-    except OSError as exc:
-        return CommandResult(f"Could not write {path}: {describe_os_error(exc)}", error=True)
-    where = "" if name else " (agent-shell's exports folder: `/export PATH` writes elsewhere)"
-    if name and not runtime.workspace.contains(path):
-        where = ", outside the workspace"
-    return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{path}`{where}.")
+    chosen = target(runtime, arg, command="/export", stem="agent-shell", suffix=".md")
+    if isinstance(chosen, CommandResult):
+        return chosen
+    text = export_markdown(runtime.agent.messages, redactor=runtime.secrets, outcomes=runtime.call_outcomes)
+    failed = write(chosen, text.encode("utf-8"), command="/export")
+    if failed is not None:
+        return failed
+    where = chosen.where("/export", runtime.workspace.contains(chosen.path))
+    return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{chosen.path}`{where}.")
 
 
 def copy_command(runtime: ShellRuntime, arg: str) -> CommandResult:

@@ -139,7 +139,16 @@ def start_playback(media_type: str, data: bytes) -> subprocess.Popen[bytes]:
 
 
 def save(media_type: str, data: bytes, directory: Path, stem: str) -> Path:
+    """Write the clip to a new file in ``directory``: ``stem``, or ``stem-2`` … when that
+    name is taken, never over an existing file or through a link (O_EXCL)."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{stem}{suffix_for(media_type)}"
-    path.write_bytes(as_wav(media_type, data))
-    return path
+    suffix = suffix_for(media_type)
+    for n in range(1, 1000):
+        path = directory / f"{stem}{'' if n == 1 else f'-{n}'}{suffix}"
+        try:
+            with path.open("xb") as f:
+                f.write(as_wav(media_type, data))
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{directory / stem}{suffix} and 998 numbered names after it exist")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,26 @@ async def test_audio_save_and_play_without_player(tmp_path: Path, monkeypatch: p
         assert path is not None and path.read_bytes() == wav_bytes()
         block.toggle_play()
         assert "No audio player found" in block.note
+
+
+async def test_the_save_button_writes_a_new_file_in_the_exports_folder_not_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the workspace (finding R6: Save wrote audio-<block>.wav here)
+    agent, _ = make_agent(["ok"], middleware=[Speaker()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "speak")
+        await wait_for(pilot, lambda: not app.busy and app.query(AudioBlock))
+        block = app.query_one(AudioBlock)
+        for _ in range(2):
+            block.query_one("#audio-save", Button).press()
+            await pilot.pause()
+    exports = Path(os.environ["AGENT_SHELL_DATA_DIR"]) / "exports"
+    saved = os.listdir(exports)
+    assert len(saved) == 2 and any(n.endswith("-2.wav") for n in saved)  # the second press: a new name
+    assert os.listdir(tmp_path) == []
+    assert str(exports) in block.note
 
 
 def test_pcm_gets_a_wav_header_and_duration() -> None:

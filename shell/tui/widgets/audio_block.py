@@ -130,8 +130,15 @@ class AudioBlock(Vertical):
         event.stop()
         if event.button.id == "audio-play":
             self.toggle_play()
-        elif event.button.id == "audio-save":
-            self.save(Path.cwd())
+        elif event.button.id == "audio-save":  # not into the workspace, where it is easy to commit
+            from shell.commands.saving import exports_folder
+
+            try:
+                folder = exports_folder()
+            except OSError as exc:
+                self._say(f"could not save: {exc}")
+                return
+            self.save(folder)
 
     @property
     def playback(self) -> Playback:
