@@ -29,13 +29,20 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from shell.core.secrets import Secrets
+from shell.core.secrets import Secrets, is_secret_name
 
 from .gitconfigfile import entries
 
 HIDDEN = "[hidden-by-agent-shell]"
 _URL_USER = re.compile(r"\b((?:https?|ftps?)://)[^/\s@\"']+@", re.I)
-_SECRET_KEY = re.compile(r"^(\s*)(extraheader|password|token|secret|[a-z]*key)(\s*=\s*)(.*)$", re.I | re.M)
+_KEY_LINE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9-]*)(\s*=\s*)(.*)$", re.M)
+_SECRET_PARTS = ("pass", "token", "secret")
+"""A key whose name holds one of these carries a credential: ``sendemail.smtpPass`` (git
+send-email's password, where its docs tell users to keep an app password),
+``imap.pass`` (git imap-send's), ``*.password``, ``github.token``, ``*.secret``."""
+_NOT_SECRET_VALUES = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
+"""Values that carry nothing (``http.sslCertPasswordProtected = true``): left as they are,
+so git still reads the boolean it expects."""
 _INLINE_HELPER = re.compile(r"^(\s*)(helper)(\s*=\s*)(!.*)$", re.I | re.M)
 """``helper = !f() { echo password=…; }; f``: a credential helper written inline holds
 the password itself."""
@@ -49,9 +56,27 @@ def _shapes() -> Secrets:
 def scrub(text: str) -> str:
     """``text`` (a git config) without credentials; unchanged when it holds none."""
     out = _URL_USER.sub(r"\1", text)
-    out = _SECRET_KEY.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{HIDDEN}", out)
+    out = _KEY_LINE.sub(_hide_secret_entry, out)
     out = _INLINE_HELPER.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{HIDDEN}", out)
     return _shapes().text(out)
+
+
+def secret_key(name: str) -> bool:
+    """Whether a git config key (its last part: ``smtpPass``, ``extraHeader``) names a
+    credential: ``http.extraHeader`` (an ``Authorization`` header), any name holding
+    ``pass``, ``token`` or ``secret``, ending in ``key`` (``user.signingKey``, a provider's
+    ``apikey``), or one the secrets policy calls secret (:func:`is_secret_name`)."""
+    lower = name.lower()
+    return (lower == "extraheader" or any(part in lower for part in _SECRET_PARTS) or lower.endswith("key")
+            or is_secret_name(name))
+
+
+def _hide_secret_entry(match: re.Match[str]) -> str:
+    """A ``key = value`` line with the value hidden when the key names a credential."""
+    value = match.group(4).strip().strip('"').strip().lower()
+    if not secret_key(match.group(2)) or value in _NOT_SECRET_VALUES:
+        return match.group(0)
+    return f"{match.group(1)}{match.group(2)}{match.group(3)}{HIDDEN}"
 
 
 def is_git_config(path: str | os.PathLike[str]) -> bool:

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tests.homes import made_home
 
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
@@ -139,3 +143,46 @@ def test_history_readers_ask_in_auto_while_the_store_holds_a_hidden_env(
     log = [{"tool_calls": [{"name": "run_shell", "args": {"command": "git log --oneline | rev"}}]}, "Ok."]
     [ordinary], _ = run(log)
     assert "tini" in ordinary and "[exit code 0]" in ordinary, "a command that prints no contents runs"
+
+
+SMTP_PASS = "SmtpPassw0rdXyz" + "4f3e2d1c"
+HOME_SMTP_PASS = "HomeSmtpPass" + "0a9b8c7d6e"
+IMAP_PASS = "ImapPassw0rd" + "5e6f7a8b"
+
+
+def test_send_email_and_imap_passwords_are_not_shown_from_any_git_config(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    """Finding Q16: ``sendemail.smtpPass`` (where git send-email's docs tell users to keep
+    an app password) and ``imap.pass`` were printed by ``cat .git/config``, ``cat
+    ~/.gitconfig`` and ``read_file``, while ``github.token`` beside them was hidden. Every
+    key whose name says password, token or secret is taken out; git still reads the rest."""
+    require_sandbox()
+    home = made_home(".agent-shell-test-smtp-")
+    try:
+        cli_env["HOME"] = str(home)
+        (home / ".gitconfig").write_text(f"[sendemail]\n\tsmtpPass = {HOME_SMTP_PASS}\n\tsmtpUser = me\n")
+        ws = home / "ws"
+        ws.mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+        with open(ws / ".git" / "config", "a") as fh:
+            fh.write(f'[sendemail "work"]\n\tsmtpPass = "{SMTP_PASS}"\n[imap]\n\tpass = {IMAP_PASS}\n'
+                     "[http]\n\tsslCertPasswordProtected = true\n")
+        shown = "cat .git/config ~/.gitconfig; git config --list"
+        calls = [{"name": "run_shell", "args": {"command": shown}},
+                 {"name": "read_file", "args": {"path": ".git/config"}}]
+        model = script([{"tool_calls": calls}, "Done."])
+        args = ["-p", "go", "--model", model, "--permission-mode", "auto", "--approve", "never",
+                "--no-session", "--output-format", "json"]
+        r = subprocess.run([sys.executable, "-m", "shell", *args], cwd=ws, env=cli_env, capture_output=True,
+                           text=True, timeout=90, stdin=subprocess.DEVNULL, start_new_session=True)
+        assert r.returncode == 0, r.stderr
+        for secret in (SMTP_PASS, HOME_SMTP_PASS, IMAP_PASS):
+            assert secret not in r.stdout, secret
+        results = [m["content"] for m in json.loads(r.stdout)["messages"] if m.get("role") == "tool"]
+        assert len(results) == 2 and all("smtpPass = [hidden-by-agent-shell]" in t for t in results), results
+        assert "sendemail.smtpuser=me" in results[0]  # the rest as it was, read by git
+        assert "sslcertpasswordprotected=true" in results[0]  # a boolean stays one git can read
+        assert "[exit code 0]" in results[0]
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
