@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
+from shell.core.approvals import ApprovalDecision
 from shell.core.events import Event, with_reply_id
 from shell.core.messages import AssistantMessage, Message, ToolCallBlock
 from shell.core.model import ChatModel
@@ -186,7 +187,10 @@ class HookContext:
 class CallState:
     """One tool call as the tool hooks see it; ``args`` changes as gates edit it."""
 
-    __slots__ = ("args", "assistant_message", "call", "contexts", "edited", "error", "run", "tool")
+    __slots__ = (
+        "args", "assistant_message", "call", "contexts", "edited", "edited_by", "error", "run", "tool",
+        "users_args",
+    )
 
     def __init__(
         self,
@@ -202,6 +206,12 @@ class CallState:
         self.args = args
         self.assistant_message = assistant_message
         self.edited = False
+        self.edited_by = ""
+        """Who last changed ``args`` (a middleware's name, ``you`` for the user's edit
+        in an approval); "" while they are the model's."""
+        self.users_args: dict[str, Any] | None = None
+        """The arguments the user gave in an approval's "edit" (:meth:`ToolCallContext.ask`):
+        an edit to exactly these is the user's, any other a middleware's."""
         self.error: BaseException | None = None
         self.contexts: dict[Slot, ToolCallContext] = {}
         """Each middleware's context for this call, made on first use (:meth:`context`)."""
@@ -239,6 +249,14 @@ class ToolCallContext(HookContext):
     @property
     def assistant_message(self) -> AssistantMessage:
         return self._call.assistant_message
+
+    async def ask(self, request: Any) -> Any:
+        """As :meth:`HookContext.ask`; an "edit" answer's arguments are kept, so the
+        edit that returns them is shown as the user's, not the asking middleware's."""
+        answer = await super().ask(request)
+        if isinstance(answer, ApprovalDecision) and answer.type == "edit" and answer.args is not None:
+            self._call.users_args = dict(answer.args)
+        return answer
 
     @property
     def error(self) -> BaseException | None:

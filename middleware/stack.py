@@ -32,7 +32,7 @@ from .awaited_onion import AwaitedOnion, call_layers
 from .base import Middleware
 from .blame import HOOK_ATTR, SOURCE_ATTR, owner_of
 from .context import CallState, HookContext, ReplyRun
-from .hook_shapes import AWAITED, CORO, PLAIN, hook_shape
+from .hook_shapes import AWAITED, CORO, PLAIN, Entry, hook_shape
 from .stack_slots import Slot, StackSlots
 from .streaming_onion import StreamOnion
 from .types import AfterToolCallResult, BeforeToolCallResult, CallOutcome, Decision, TurnAction
@@ -58,6 +58,12 @@ def error_source(exc: BaseException, default: str) -> str:
         onion, slot = hit
         return slot.name if slot is not None else onion.core_source
     return default
+
+
+def _is_gate(slot: Slot) -> bool:
+    """A middleware that decides which calls may run (HumanInTheLoop: the permission
+    policy and the approval): args edited after it passed them are judged again."""
+    return bool(getattr(slot.middleware, "gate", False))
 
 
 def _live(slot: Slot, hook: str) -> bool:
@@ -204,47 +210,100 @@ class MiddlewareStack(StackSlots):
         self, call: CallState, early: BeforeToolCallResult | None = None
     ) -> BeforeToolCallResult | None:
         """Gates in list order. Edited args carry forward (re-validated); the first
-        block or result short-circuits. ``early`` is what ``before_tool_batch`` said."""
+        block or result short-circuits. ``early`` is what ``before_tool_batch`` said.
+
+        Args edited after a gate (HumanInTheLoop: the permission policy and the
+        approval) passed the call are judged by the gates again (:meth:`recheck`):
+        whatever finally runs has met the deny rules and, where the user was asked,
+        is what they approved, whatever the list order (finding R7)."""
         outcome = early
         if outcome is not None:
             if outcome.block or outcome.result is not None:
                 return outcome
             if outcome.args is not None:
-                failed = self._edit(call, outcome.args)
+                failed = self._edit(call, outcome.args, "before_tool_batch")
                 if failed is not None:
                     return failed
-        timing, hook = self.timing, "before_tool_call"
-        for entry in self._hooks[hook]:
+        passed: dict[str, Any] | None = None  # the args the last gate let through
+        for entry in self._hooks["before_tool_call"]:
             slot = entry.slot
-            if not slot.enabled or (slot.dynamic and not slot.middleware.is_active(hook)):
+            if not slot.enabled or (slot.dynamic and not slot.middleware.is_active("before_tool_call")):
                 continue
-            try:
-                ctx = call.contexts.get(slot) or call.context(slot)
-                if entry.direct and not timing:  # (self._invoke, inline: this runs every call)
-                    entry.stats.calls += 1
-                    outcome = await entry.fn(ctx)
-                else:
-                    outcome = await self._run(entry, ctx)
-                outcome = returns.gate(outcome)  # a wrong answer fails closed: the call does not run
-            except Exception as exc:
-                self._blame(entry, exc)
-                raise
+            outcome = await self._gate_once(entry, call)
+            if outcome is not None:
+                if outcome.block or outcome.result is not None:
+                    return outcome
+                if outcome.args is not None:
+                    failed = self._edit(call, outcome.args, slot.name)
+                    if failed is not None:
+                        return failed
+            if _is_gate(slot):
+                passed = call.args
+        if passed is not None and call.args is not passed and call.args != passed:
+            return await self._gates_again(call)
+        return None
+
+    async def recheck(
+        self, call: CallState, args: dict[str, Any], editor: str
+    ) -> BeforeToolCallResult | None:
+        """Args changed after ``before_tool_call`` (an ``on_acting`` layer's
+        ``request.override(args=...)``): validated, then judged by the gates again as
+        an edit by ``editor``. None: they may run (``call.args`` holds them)."""
+        failed = self._edit(call, args, editor)
+        if failed is not None:
+            return failed
+        return await self._gates_again(call)
+
+    async def _gates_again(self, call: CallState) -> BeforeToolCallResult | None:
+        """The gates, in list order, on args a middleware changed after they passed
+        them: a gate that refuses says who changed them; a gate's own edit (the user's,
+        when asked again) stands."""
+        editor = call.edited_by
+        for entry in self._hooks["before_tool_call"]:
+            slot = entry.slot
+            if not _is_gate(slot) or not _live(slot, "before_tool_call"):
+                continue
+            outcome = await self._gate_once(entry, call)
             if outcome is None:
                 continue
-            if outcome.block or outcome.result is not None:
+            if outcome.block:
+                reason = outcome.reason or "The call was not allowed."
+                return dataclasses.replace(outcome, reason=(
+                    f"{reason} (middleware {editor} changed the arguments after the permission "
+                    "check; the changed call was checked again)"
+                ))
+            if outcome.result is not None:
                 return outcome
             if outcome.args is not None:
-                failed = self._edit(call, outcome.args)
+                failed = self._edit(call, outcome.args, slot.name)
                 if failed is not None:
                     return failed
         return None
 
-    @staticmethod
-    def _edit(call: CallState, args: dict[str, Any]) -> BeforeToolCallResult | None:
+    async def _gate_once(self, entry: Entry, call: CallState) -> BeforeToolCallResult | None:
+        """One ``before_tool_call``; a wrong answer fails closed (the call does not run)."""
+        slot = entry.slot
         try:
-            call.args = call.tool.validate(args)
+            ctx = call.contexts.get(slot) or call.context(slot)
+            if entry.direct and not self.timing:  # (self._invoke, inline: this runs every call)
+                entry.stats.calls += 1
+                outcome = await entry.fn(ctx)
+            else:
+                outcome = await self._run(entry, ctx)
+            return returns.gate(outcome)
+        except Exception as exc:
+            self._blame(entry, exc)
+            raise
+
+    @staticmethod
+    def _edit(call: CallState, args: dict[str, Any], editor: str) -> BeforeToolCallResult | None:
+        try:
+            validated = call.tool.validate(args)
         except ToolArgumentError as exc:
             return BeforeToolCallResult(block=True, reason=f"The edited arguments were invalid. {exc}")
+        if validated != call.args:
+            call.edited_by = "you" if call.users_args is not None and args == call.users_args else editor
+        call.args = validated
         call.edited = True
         return None
 

@@ -74,7 +74,7 @@ async def run_call(
             elif gate is not None and gate.result is not None:
                 result = gate.tool_result() or ToolResult("")
             else:
-                reply.emit(ToolExecutionStart(call.id, call.name, state.args))
+                reply.emit(ToolExecutionStart(call.id, call.name, state.args, state.edited_by))
                 started = reply.started[call.id] = perf_counter()
                 result, blocked = await _execute(reply, state)
             result = await stack.after_tool_call(state, result)
@@ -101,7 +101,14 @@ async def _execute(reply: Reply, state: CallState) -> tuple[ToolResult, bool]:
         nonlocal rejected
         state.error = None
         try:
-            args = request.args if request.args is state.args else request.tool.validate(request.args)
+            args = request.args
+            if args is not state.args and args != state.args:  # an on_acting layer changed them
+                refused = await stack.recheck(state, dict(args), "an on_acting middleware")
+                if refused is not None:
+                    rejected = True  # refused: the tool did not run
+                    reason = refused.reason or BLOCKED_REASON
+                    return refused.tool_result() or ToolResult(reason, is_error=True)
+                args = state.args
             limit = getattr(request.tool, "timeout", None) or reply.agent.tool_timeout
             if not limit:
                 return await request.tool.run(args, context)

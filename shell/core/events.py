@@ -120,6 +120,9 @@ class ToolExecutionStart(_Event):
     call_id: str
     name: str
     args: dict[str, Any] = field(default_factory=dict)
+    edited_by: str = ""
+    """Who changed ``args`` from the model's: ``you`` (an edit in the approval), a
+    middleware's name, or "" when they are the model's."""
 
 
 @dataclass(frozen=True, slots=True)

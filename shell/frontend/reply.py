@@ -82,7 +82,9 @@ class CallView:
     args: dict[str, Any] | None = None
     """The arguments once complete (as they ran, after an edit)."""
     modified: bool = False
-    """The user edited the arguments before it ran."""
+    """The arguments it ran with are not the model's."""
+    modified_by: str = ""
+    """Who changed them: ``you`` (an edit in the approval) or a middleware's name."""
     decision: str = ""
     """``approve``, ``approve (always)``, ``edit`` or ``reject``; empty when nobody was asked."""
     progress: str = ""
@@ -304,8 +306,9 @@ class ReplyState:
     def _exec_start(self, event: ev.ToolExecutionStart) -> CallView:
         self.phase = "tool"
         call = self._call(event.call_id, event.name)
-        if call.args is not None and dict(event.args) != call.args:
+        if event.edited_by or (call.args is not None and dict(event.args) != call.args):
             call.modified = True
+            call.modified_by = event.edited_by or "you"
         call.args = dict(event.args)
         call.status = "running"
         return call

@@ -34,6 +34,20 @@ def test_a_call_from_first_delta_to_result() -> None:
     assert call_lines(call) == ["✓ write_file path=b.txt · 0.25s"]
 
 
+def test_args_a_middleware_changed_are_labelled_with_its_name_not_the_users() -> None:
+    """Finding R7: a middleware's edit read "modified by you"."""
+    from shell.tui.widgets.tool_span import ToolSpan
+
+    state = ReplyState()
+    feed(state, ev.ToolCallEnd("c1", "run_shell", {"command": "ls"}),
+         ev.ApprovalResolved("c1", ApprovalDecision.approve()),
+         ev.ToolExecutionStart("c1", "run_shell", {"command": "touch x"}, edited_by="Normaliser"))
+    call = state.calls["c1"]
+    assert call.modified and call.modified_by == "Normaliser"
+    title = ToolSpan(call)._make_title(200)
+    assert "modified by Normaliser" in title and "modified by you" not in title
+
+
 def test_blocked_error_and_cancelled_calls() -> None:
     state = ReplyState()
     for call_id in ("b", "e", "x"):

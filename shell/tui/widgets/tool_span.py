@@ -144,7 +144,7 @@ class ToolSpan(Collapsible):
         if s.duration_s is not None:
             tail += f" · {s.duration_s:.1f}s"
         if s.modified:
-            tail += " · modified by you"
+            tail += f" · modified by {s.modified_by or 'you'}"
         if s.progress and s.status == "running":
             tail += f" · {s.progress}"
         if s.warning:
