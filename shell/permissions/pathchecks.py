@@ -19,7 +19,6 @@ from shell.core.tools import READ_KINDS, Tool
 from . import asktext
 from .asktext import NAMES_ONLY
 from .configtables import config_edit_why
-from .laterhit import runs_later
 from .mcppaths import is_mcp, subject_paths
 from .rules import CallPaths
 from .secretfiles import has_other_names
@@ -69,7 +68,10 @@ def runs_later_hit(
     tool: Tool, args: Mapping[str, Any], paths: CallPaths, roots: Sequence[Path], sandbox: Sandbox | None
 ) -> tuple[Path, str] | None:
     """What of a path an edit would touch (any an MCP tool is given) runs later as
-    the user, outside any sandbox, and why (:func:`.laterhit.runs_later`), or None."""
+    the user, outside any sandbox, and why (:func:`.laterhit.runs_later`), or None.
+    (:mod:`.laterhit` and what it reads are imported at the first edit, not at start.)"""
+    from .laterhit import runs_later
+
     nested = sandbox.secrets_searched().runs_later if sandbox is not None else ()
     tops = {r.as_posix() for r in roots}
     hits = (runs_later(paths.path(p)[0], tops, nested) for p in subject_paths(tool, args))

@@ -51,7 +51,7 @@ from middleware.human_in_the_loop import AskDetails, Verdict
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.tools import READ_KINDS, Tool
 
-from . import asktext, homedirs, runslater, store
+from . import asktext, homedirs, laternames, store
 from . import paths as resolving
 from .asktext import (
     ask_reason,
@@ -100,7 +100,7 @@ SESSION_KEY = "rules"
 LEGACY_KEY = "always_allow"
 
 
-RUNS_LATER = runslater.RUNS_LATER
+RUNS_LATER = laternames.RUNS_LATER
 """What runs later as the user: file edits there always ask (only bypass skips the question);
 the sandbox keeps it read-only for commands and quarantines what they plant (:mod:`.runslater`)."""
 

@@ -26,10 +26,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shell.core.filedata import json_loads
 
-from .runslater import Planted
+if TYPE_CHECKING:  # not imported at start (build_sandbox calls prune_later): see sandbox.prepare
+    from .runslater import Planted
 
 RETENTION_DAYS = 30
 """How long a quarantined file is kept when nobody put it back."""

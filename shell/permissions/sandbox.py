@@ -57,18 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.programs import which, writable_by_commands
 
-from . import (
-    gitflags,
-    gitmarks,
-    gitobjects,
-    gitrefs,
-    gitsequencer,
-    paths,
-    pathswaps,
-    quarantine,
-    runslater,
-    writewalls,
-)
+from . import gitmarks, paths
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitexclude import exclude_binds
 from .githistory import tracked_denied
@@ -78,8 +67,6 @@ from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, found_in_config, startup_files
 from .homewalk import HomeFiles, HomeFound, home_args
 from .hostsockets import SOCKET_FOLDERS, host_sockets
-from .laterconfigs import Configs, config_files, put_back_configs, snapshot_configs
-from .runslater import Guard, Planted
 from .sandboxenv import scrubbed_environment
 from .sandboxprobe import INSTALL_HINT as INSTALL_HINT  # re-exported: callers import the sandbox
 from .sandboxprobe import SandboxStatus, sandbox_status
@@ -89,7 +76,10 @@ from .sandboxprobe import will_sandbox as will_sandbox
 from .secretfiles import SecretFileIndex, SecretFiles
 from .secretwords import named_secret_files
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported by prepare() and after() at the first command, not while starting
+    from . import gitflags, gitobjects, gitrefs, gitsequencer, pathswaps
+    from .laterconfigs import Configs
+    from .runslater import Guard, Planted
     from .writedeny import Wildcards
 
 AFTER_SCALE = 10
@@ -188,7 +178,7 @@ class Sandbox:
         self._marks = gitmarks.NONE  # skip-worktree bits set on what it hides (.gitmarks)
         self.unmarked = gitmarks.recover()  # a crashed session's bits cleared; what the result says of them
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
-        self._ref_files = gitrefs.RefCache()  # ref files as last read: unchanged ones are not read again
+        self._ref_files: gitrefs.RefCache | None = None  # ref files as last read (made at the first command)
         self._todos: gitsequencer.Todos = {}  # a rebase's exec lines before it (.gitsequencer)
         self._configs: Configs = {}  # pyproject.toml, .eslintrc.json … before it (.laterconfigs)
         self._strategies: gitsequencer.Strategies = {}  # and its merge strategy
@@ -223,11 +213,14 @@ class Sandbox:
     def prepare(self) -> tuple[SecretFiles, Guard]:
         """Before a command: the secret files to hide and the walls around what runs
         later (both from one walk of the workspace; see :mod:`.runslater`)."""
+        from . import gitflags, gitobjects, gitrefs, gitsequencer, pathswaps, runslater, writewalls
+        from .laterconfigs import config_files, snapshot_configs
+
         found = self.secret_files()
         self.staged.copies([*found.paths, *self.home_secrets().files])  # git runs here, not in wrap()
         walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
-        self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_files)
+        self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_cache())
         self._todos = gitsequencer.todos(walls.gitdirs)
         self._configs = snapshot_configs(config_files(self.secret_index, self.roots()))
         self._strategies = gitsequencer.strategies(walls.gitdirs)
@@ -244,6 +237,9 @@ class Sandbox:
         out of the workspace into a quarantine folder of ours (hidden from commands),
         and why the check did not reach everywhere (empty when it did). Its walk may
         go :data:`AFTER_SCALE` times further than the one before a command."""
+        from . import gitobjects, gitrefs, gitsequencer, pathswaps, quarantine, runslater, writewalls
+        from .laterconfigs import config_files, put_back_configs
+
         swapped = pathswaps.undo(self._held, self.roots())  # first: the checks below see the tree put back
         self.unmark()
         found = self.secret_index.find(scale=AFTER_SCALE)
@@ -255,7 +251,7 @@ class Sandbox:
         refs, self._refs = self._refs, {}
         todos, self._todos = self._todos, {}
         strategies, objects, self._strategies, self._objects = self._strategies, self._objects, {}, {}
-        refs_now = gitrefs.reread(refs, self._ref_files)
+        refs_now = gitrefs.reread(refs, self._ref_cache())
         forged, self._objects_seen = gitobjects.check(objects)
         unhidden = (swapped + self._unhide() + gitrefs.undo_replace(refs, refs_now)
                     + gitrefs.changed(refs, before.gitdirs, refs_now) + gitsequencer.drop_new_execs(todos)
@@ -280,6 +276,8 @@ class Sandbox:
         wanted = [p for p in hidden if p in named and _under(p, binds)] + list(files)
         self._marks, problem = gitmarks.mark(wanted)
         if self._marks and self._flags is not None:  # the bits are ours, not the command's (.gitflags)
+            from . import gitflags
+
             self._flags = self._flags_seen = gitflags.flags(list(self._flags), self._flags_seen)
         return problem
 
@@ -303,8 +301,19 @@ class Sandbox:
     def _unhide(self) -> list[Planted]:
         """Index flags the command set to hide its changes from ``git status`` and
         ``git diff`` (skip-worktree, assume-unchanged), cleared (see :mod:`.gitflags`)."""
+        from . import gitflags
+
         before, self._flags = self._flags, None
         return [] if before is None else gitflags.unhide(before)
+
+    def _ref_cache(self) -> gitrefs.RefCache:
+        """The ref files as last read, made at the first command (:mod:`.gitrefs` and
+        what runs later are imported then, not while the shell starts)."""
+        from . import gitrefs
+
+        if self._ref_files is None:
+            self._ref_files = gitrefs.RefCache()
+        return self._ref_files
 
     def outside_git(self) -> list[OutsideGit]:
         """The repositories whose git directory git uses for a root but keeps outside
@@ -450,6 +459,8 @@ class Sandbox:
             elif os.path.lexists(path):
                 args += ["--ro-bind", "/dev/null", str(path)]
         if walls is None:
+            from . import runslater
+
             walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
         args += self.wall_args(walls, hidden)
         for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only

@@ -26,11 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from . import paths, quarantine
+from . import paths
 from .putback import keep_command
-from .runslater import SLACK_NS, Planted, move_out, relative
 
 if TYPE_CHECKING:
+    from .runslater import Planted
     from .secretfiles import SecretFileIndex
     from .writedeny import Wildcards
 
@@ -50,7 +50,12 @@ def missing(named: Sequence[Path], binds: Sequence[Path]) -> list[Path]:
 
 def move_created(was_missing: Sequence[Path], roots: Sequence[Path]) -> list[Planted]:
     """Move what a command created at a path that was missing before it into a new
-    quarantine folder (recorded for ``/quarantine``); what was moved, or why not."""
+    quarantine folder (recorded for ``/quarantine``); what was moved, or why not.
+    (What runs later, and the quarantine, are imported by the functions of a command's
+    check: the policy imports this module for :func:`unheld_question` at start.)"""
+    from . import quarantine
+    from .runslater import move_out
+
     created = [p for p in was_missing if os.path.lexists(p)]
     if not created:
         return []
@@ -150,6 +155,8 @@ def scope_note(wildcards: Wildcards, sandbox: Searched | None) -> str:
 def created_since(found: set[Path], before: set[Path], started_ns: int) -> list[Path]:
     """Of ``found`` (after a command), what was not there before it and changed since it
     started (one the search before had not reached is not the command's)."""
+    from .runslater import SLACK_NS
+
     out = []
     for path in sorted(found - before):
         try:
@@ -167,6 +174,8 @@ def is_rule_entry(planted: Planted) -> bool:
 
 def report(moved: Sequence[Planted], roots: Sequence[Path]) -> str:
     """What the tool result says, with how to put each back."""
+    from .runslater import relative
+
     if not moved:
         return ""
     lines = ["[agent-shell: this command created what a rule on writing keeps the model from writing:"]

@@ -25,14 +25,16 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
 
-from shell.permissions import gitrefs, pathswaps, runslater, writewalls
-from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox
 from shell.permissions.secretfiles import SecretFiles
+
+if TYPE_CHECKING:  # what a command's check uses, imported at the first command (not while starting:
+    from shell.permissions.runslater import Guard, Planted  # the workspace waits on settled() here)
 
 AFTER_LIMIT = 3.0
 """Seconds the check after a sandboxed command may take before the result is given
@@ -269,6 +271,8 @@ def take_late_notes(sandbox: Sandbox | None) -> list[str]:
 
 def after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
     """What the check after a sandboxed command found, and where it could not look."""
+    from shell.permissions import gitrefs, pathswaps, runslater, writewalls
+
     ruled = [p for p in planted if writewalls.is_rule_entry(p)]
     swapped = [p for p in planted if pathswaps.is_swap(p)]
     refs = [p for p in planted if gitrefs.is_changed_entry(p)]

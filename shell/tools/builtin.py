@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
@@ -23,13 +24,38 @@ from shell.core.tools import FunctionTool, Tool, ToolContext, tool
 from shell.permissions.network import NetworkGuard
 from shell.permissions.sandbox import Sandbox
 
-from . import file_edits, files, hiddenreads, nofollow, search, shell_cmd, web
-from .capture import WorkspaceCapture, watched
+from . import file_edits, files, hiddenreads, nofollow, search, web
 from .changes import ChangeLog
 from .ignore import ignore_root_for
 from .workspace import Workspace
 
+if TYPE_CHECKING:
+    from .capture import WorkspaceCapture
+
 BUILTIN_SOURCE = "builtin"
+
+COMMAND_MODULES = (
+    "shell.tools.shell_cmd",
+    "shell.tools.capture",
+    "shell.permissions.runslater",
+    "shell.permissions.laterhit",
+    "shell.permissions.gitflags",
+    "shell.permissions.gitobjects",
+    "shell.permissions.gitrefs",
+    "shell.permissions.gitsequencer",
+    "shell.permissions.pathswaps",
+    "shell.permissions.laterconfigs",
+)
+"""What a command (and an edit of what runs later) needs and the start does not: imported
+by run_shell, the sandbox's check around a command and the policy's check of an edit
+when first used (~25 ms of the start-up thread otherwise). A front end may import them
+ahead, once its first screen is up (the TUI does, with the rest it warms)."""
+
+RUN_SHELL_TIMEOUT = 120.0
+"""run_shell's timeout when the model gives none (``shell_cmd.DEFAULT_TIMEOUT``, which a
+test holds equal): here so that the schema is made without importing the command machinery, which
+run_shell imports at its first call (:mod:`.shell_cmd`, :mod:`.capture`, what the
+sandbox does around a command): not on the way to the first screen."""
 
 
 def builtin_tools(
@@ -244,11 +270,11 @@ def _editing_tools(kit: _Kit) -> list[FunctionTool]:
 
 def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
     workspace, changes = kit.workspace, kit.changes
-    capture = WorkspaceCapture(workspace.root) if changes is not None else None
+    captures: list[WorkspaceCapture] = []  # the one scan of the workspace, made at the first command
 
     @tool(name="run_shell", kind="execute")
     async def run_shell(
-        ctx: ToolContext, command: str, timeout: float = shell_cmd.DEFAULT_TIMEOUT, network: bool = False
+        ctx: ToolContext, command: str, timeout: float = RUN_SHELL_TIMEOUT, network: bool = False
     ) -> ToolResult:
         """Run a bash command in the workspace root; stdout and stderr are returned together.
 
@@ -263,6 +289,8 @@ def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
             timeout: Seconds before the command is killed (default 120, at most 600).
             network: The command needs the network (downloads, git fetch); the user is asked.
         """
+        from . import shell_cmd
+
         shown = box.take_reveal(ctx.call.id, command)  # the secret files the user let it read
         if changes is None:
             return await shell_cmd.run_command(
@@ -276,7 +304,13 @@ def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
         """run_shell, telling ``changes`` what the command did: in the sandbox its
         writes can only land in the workspace, so a scan before and after captures
         them; outside it they cannot be known."""
-        assert changes is not None and capture is not None
+        from . import shell_cmd
+        from .capture import WorkspaceCapture, watched
+
+        assert changes is not None
+        if not captures:
+            captures.append(WorkspaceCapture(workspace.root))
+        capture = captures[0]
         sandboxed = box.available
 
         async def run() -> ToolResult:

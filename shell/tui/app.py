@@ -302,7 +302,10 @@ class AgentShellApp(App[int]):
         runtime = self.runtime
 
         def warm_up() -> None:  # what the first message needs, made while the user reads
+            from shell.tools.builtin import COMMAND_MODULES
+
             _import_all(ONCE_READY)
+            _import_all(COMMAND_MODULES)  # the first command's (imported at its first use otherwise)
             from .highlight import warm_lexers
             from .widgets.chat_markdown import warm_links
 
