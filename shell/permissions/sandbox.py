@@ -159,8 +159,7 @@ class Sandbox:
     ) -> None:
         self.workspace = paths.real_root(workspace)
         self.extra_hidden = [self.workspace / Path(p).expanduser() for p in hidden]
-        """``[sandbox] hide``: a relative entry is the workspace's (finding P8: it was kept
-        relative, so it was never matched with the path it hid)."""
+        """``[sandbox] hide``, a relative entry the workspace's (finding P8: it was kept relative)."""
         self.writable = [paths.real_root(p) for p in writable]
         self.sockets = [Path(os.path.realpath(self.workspace / Path(p).expanduser())) for p in sockets]
         """Host sockets the user lets commands reach (``[sandbox] sockets``; relative to the
@@ -268,12 +267,14 @@ class Sandbox:
     def mark_hidden(self, hidden: Sequence[Path], files: Sequence[Path]) -> str:
         """Before a command: every entry git tracks under what it hides (``hidden`` that a
         deny rule on reading or ``[sandbox] hide`` names, and the secret ``files`` bound
-        over) marked skip-worktree, so that no git in the sandbox takes them for deleted or
-        emptied (:mod:`.gitmarks`); why that could not be done ("" when it was)."""
+        over empty) marked skip-worktree, so that no git in the sandbox takes them for deleted
+        or emptied (:mod:`.gitmarks`); why not ("" when done). Not a secret file shown as its
+        staged copy: git sees it unchanged, and marked, ``git add .envrc`` would fail."""
         self.unmark()  # a second try of the same command marks anew
         named = set(self.named_hidden())
-        binds = [self.workspace, *self.added, *self.writable]
-        wanted = [p for p in hidden if p in named and _under(p, binds)] + list(files)
+        copies = self.staged.copies(files)
+        wanted = [p for p in hidden if p in named and _under(p, self.binds())]
+        wanted += [f for f in files if f not in copies]
         self._marks, problem = gitmarks.mark(wanted)
         if self._marks and self._flags is not None:  # the bits are ours, not the command's (.gitflags)
             from . import gitflags
@@ -521,10 +522,9 @@ class Sandbox:
     def readonly_paths(self, hidden: Sequence[Path] = ()) -> list[Path]:
         """What write rules name outright that a command could otherwise write (it exists,
         in the workspace or a writable dir, not hidden already): bound read-only."""
-        binds = [self.workspace, *self.added, *self.writable]
         out: list[Path] = []
         for path in [*self.denied_writes(), *self._ruled]:
-            if os.path.lexists(path) and _under(path, binds) and not _under(path, hidden):
+            if os.path.lexists(path) and _under(path, self.binds()) and not _under(path, hidden):
                 out.append(path)
         return sorted(dict.fromkeys(out), key=lambda p: len(p.parts))
 
@@ -532,8 +532,7 @@ class Sandbox:
         """The secret files of ``found`` that get an empty file bound over them: not
         those shown to this call, not those already inside a hidden directory or the
         private ``/tmp``, and only those that still exist (bwrap would create them)."""
-        private = [Path("/tmp"), Path("/var/tmp")]
-        binds = [self.workspace, *self.added, *self.writable]
+        private, binds = [Path("/tmp"), Path("/var/tmp")], self.binds()
         out = []
         for path in found.paths:
             if path in shown or _under(path, hidden) or (_under(path, private) and not _under(path, binds)):

@@ -278,3 +278,22 @@ async def test_a_checkout_that_changes_a_hidden_file_says_the_work_tree_keeps_th
     assert " M config/secrets/db.txt" in git(ws, "status", "--porcelain") and marked(ws) == []
     plain = await sh(box, "echo y >> README.md; " + COMMIT)
     assert "changed what git has staged" not in plain.text, plain.text
+
+
+async def test_naming_a_tracked_secret_file_shown_as_staged_in_git_add_still_works(ws: Path) -> None:
+    """A tracked ``.envrc`` reads as its staged copy, which git sees unchanged: it needs no
+    mark, and a marked one made ``git add .envrc notes.md`` fail ("outside of your
+    sparse-checkout definition"), so the commit after it never ran."""
+    require_sandbox()
+    (ws / ".envrc").write_text("export PATH=$PWD/bin:$PATH\n")
+    (ws / "notes.md").write_text("a\n")
+    git(ws, "init", "-q")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "start")
+    (ws / ".envrc").write_text(f"export PATH=$PWD/bin:$PATH\nexport {KEY}\n")
+    box = Sandbox(ws)
+    result = await sh(box, "echo b >> notes.md; git add .envrc notes.md && "
+                           "git -c user.name=t -c user.email=t@t commit -qm notes && echo COMMITTED")
+    assert "COMMITTED" in result.text and "sparse-checkout" not in result.text, result.text
+    assert changed_in_head(ws) == "M\tnotes.md\n" and marked(ws) == []
+    assert KEY in (ws / ".envrc").read_text()
