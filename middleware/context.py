@@ -188,8 +188,8 @@ class CallState:
     """One tool call as the tool hooks see it; ``args`` changes as gates edit it."""
 
     __slots__ = (
-        "args", "assistant_message", "call", "contexts", "edited", "edited_by", "error", "run", "tool",
-        "users_args",
+        "args", "assistant_message", "call", "contexts", "edited", "edited_by", "error", "failed_after",
+        "run", "tool", "users_args",
     )
 
     def __init__(
@@ -213,6 +213,9 @@ class CallState:
         """The arguments the user gave in an approval's "edit" (:meth:`ToolCallContext.ask`):
         an edit to exactly these is the user's, any other a middleware's."""
         self.error: BaseException | None = None
+        self.failed_after: Exception | None = None
+        """The first error an ``after_tool_call`` layer raised (its change dropped):
+        the reply ends with it, the call keeps its result."""
         self.contexts: dict[Slot, ToolCallContext] = {}
         """Each middleware's context for this call, made on first use (:meth:`context`)."""
 

@@ -308,7 +308,12 @@ class MiddlewareStack(StackSlots):
         return None
 
     async def after_tool_call(self, call: CallState, result: ToolResult) -> ToolResult:
-        """Reverse order; each non-None field of a returned value overrides."""
+        """Reverse order; each non-None field of a returned value overrides.
+
+        A layer that raises has its change dropped and the layers after it still run
+        (a redaction among them still applies); the first such error is left in
+        ``call.failed_after`` for the caller to end the reply with: the call ran, so
+        its result stands (finding R4: it read "did not complete", blocked)."""
         timing, hook = self.timing, "after_tool_call"
         for entry in reversed(self._hooks[hook]):
             slot = entry.slot
@@ -325,7 +330,8 @@ class MiddlewareStack(StackSlots):
                 change = returns.after_call(change)
             except Exception as exc:
                 self._blame(entry, exc)
-                raise
+                call.failed_after = call.failed_after or exc
+                continue
             if change is None:
                 continue
             fields = {

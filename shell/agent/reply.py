@@ -41,7 +41,15 @@ from shell.core.events import (
     ToolExecutionEnd,
     with_reply_id,
 )
-from shell.core.messages import AssistantMessage, Message, ToolResult, ToolResultMessage, Usage
+from shell.core.messages import (
+    AssistantMessage,
+    Message,
+    ToolCallBlock,
+    ToolResult,
+    ToolResultMessage,
+    Usage,
+    tool_result_message,
+)
 from shell.core.model import ModelChunk, model_label, notice_sink
 from shell.core.tools import Tool
 
@@ -399,6 +407,12 @@ class Reply:
 
     def end_event(self) -> ReplyEnd:
         return ReplyEnd(self.last_message, self.stop or "end_turn", self.usage, reply_id=self.run.reply_id)
+
+    def keep_result(self, call: ToolCallBlock, result: ToolResult) -> None:
+        """A call that ran keeps its result when the reply ends before its turn does (a
+        middleware failed after it ran): :meth:`skip_calls` fills in only the others."""
+        if self.pending is not None:
+            self.pending[1][call.id] = tool_result_message(call.id, call.name, result)
 
     def skip_calls(self, why: str, *, cancelled: bool = False) -> None:
         """Tool calls that will not run (or were cut off) still get a result, so the

@@ -43,7 +43,7 @@ async def run_call(
     stack = reply.agent.middleware
     started = 0.0  # set when the tool starts: approval waits are not tool time
     tool = reply.tool_map.get(call.name) if call.name in reply.offered else None
-    blocked, error = False, None
+    blocked, error, failed_after = False, None, None
     arg_error = reply.builder.arg_errors.get(call.id) if reply.builder else None
     if arg_error:
         result = ToolResult(f"{arg_error}. Call {call.name} again with a JSON object.", is_error=True)
@@ -78,10 +78,13 @@ async def run_call(
                 started = reply.started[call.id] = perf_counter()
                 result, blocked = await _execute(reply, state)
             result = await stack.after_tool_call(state, result)
-            error = state.error
+            error, failed_after = state.error, state.failed_after
     duration = perf_counter() - started if started else 0.0
     compact(result, "content")  # hooks are done with it: held from here on, packed if large
     reply.emit(ToolExecutionEnd(call.id, result, duration, blocked))
+    if failed_after is not None:  # an after_tool_call layer failed: the reply ends with its
+        reply.keep_result(call, result)  # error, and this call keeps the result it had
+        raise failed_after
     return CallOutcome(call, result, error, blocked)
 
 
