@@ -242,6 +242,43 @@ async def test_a_call_longer_than_the_dialog_shows_its_end_before_it_is_approved
         assert _results(agent)[0].content == f"wrote {len(lines)} characters to a.txt"
 
 
+class AskAtLength(AskEverything):
+    """Asks with a reason as long as the sandbox's (14 lines at 60 columns)."""
+
+    async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        why = " ".join(f"reason-word-{i}" for i in range(120))
+        request = ApprovalRequest(ctx.call, ctx.tool, dict(ctx.args), description=why)
+        decision = await ctx.ask(request)
+        return None if decision.type == "approve" else BeforeToolCallResult(block=True, reason="no")
+
+
+async def test_a_long_reason_never_pushes_the_call_or_the_keys_off_a_small_screen() -> None:
+    """At 60x20 the sandbox's explanation above the arguments filled the dialog: no
+    arguments, no keys, no "below" line, and one `y` ran a command never shown (finding
+    R16). The reason now scrolls with the call: the keys stay, the dialog says what is
+    below, and the first `y` shows the arguments instead of approving."""
+    app, agent, _ = scripted_app([_call(text="THE-ARGUMENT"), "done"], middleware=[AskAtLength()])
+    async with app.run_test(size=(60, 20)) as pilot:
+        dialog = await ask_dialog(app, pilot)
+        guard = dialog.query_one("#guard", Static)
+        await wait_for(pilot, lambda: "below: y shows the end first" in str(guard.content))
+        keys = dialog.query_one("#keys", Static)
+        assert keys.region.height and keys.region.bottom <= app.screen.size.height  # on screen
+        dialog.quiet_until = 0
+        await pilot.press("y")
+        await pilot.pause()
+        assert approval_dialog(app) is dialog and _results(agent) == []  # not approved: the call is shown
+        await wait_for(pilot, lambda: dialog._unseen_lines() == 0)
+        args = dialog.query_one("#args-text", Static)
+        assert "THE-ARGUMENT" in str(args.content)
+        body = dialog.query_one("#body")
+        assert body.region.y <= args.region.y < body.region.bottom  # the arguments are in view
+        dialog.quiet_until = 0
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.busy)
+        assert len(_results(agent)) == 1
+
+
 async def test_a_call_that_fits_is_approved_at_the_first_key() -> None:
     app, agent, _ = scripted_app([_call(), "done"], middleware=[AskEverything()])
     async with app.run_test(size=SIZE) as pilot:

@@ -93,8 +93,9 @@ class ApprovalScreen(ModalScreen[None]):
         border: thick $warning; background: $surface; padding: 0 1; }
     ApprovalScreen #title { text-style: bold; color: $warning; }
     ApprovalScreen #tool-desc, ApprovalScreen #req-desc { color: $text-muted; }
-    ApprovalScreen #body { height: auto; max-height: 80vh; background: $panel; margin: 1 0 0 0; }
+    ApprovalScreen #body { height: auto; max-height: 80vh; }
     /* max-height is fitted to all the room left by the rest (_fit_body) */
+    ApprovalScreen #call { height: auto; background: $panel; margin: 1 0 0 0; }
     ApprovalScreen .section { color: $text-muted; text-style: italic; }
     ApprovalScreen #keys { color: $foreground; margin: 1 0 0 0; }
     ApprovalScreen #guard { color: $warning; height: 1; }
@@ -147,13 +148,17 @@ class ApprovalScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(id="title")
-            yield Static(id="tool-desc")
-            yield Static(id="req-desc")
+            # why it asks scrolls with the call: a long reason (the sandbox's, a hostile
+            # MCP tool's description) above the body pushed the arguments and the keys
+            # off a 60x20 screen, and `y` ran a command never shown (finding R16)
             with VerticalScroll(id="body"):
-                yield Static(id="preview-title", classes="section")
-                yield Static(id="preview")
-                yield Static("Arguments (complete):", id="args-title", classes="section")
-                yield Static(id="args-text")
+                yield Static(id="tool-desc")
+                yield Static(id="req-desc")
+                with Vertical(id="call"):
+                    yield Static(id="preview-title", classes="section")
+                    yield Static(id="preview")
+                    yield Static("Arguments (complete):", id="args-title", classes="section")
+                    yield Static(id="args-text")
             yield Static(id="keys")
             yield Static(id="guard")
             # the answers' boxes are filled when first used (see _box): opening the
@@ -249,10 +254,11 @@ class ApprovalScreen(ModalScreen[None]):
         return self.closing or not self.is_attached
 
     def _fit_body(self) -> None:
-        """The arguments and diff scroll in what is left once the title, descriptions
-        and keys are placed: in a small terminal (60x20) the keys stay on screen, the
-        body scrolls, instead of the key line being cut off at the bottom; in a tall one
-        it takes all the room left (60% of 200x60 said "↓ 1 more line below" over free rows)."""
+        """The descriptions, arguments and diff scroll in what is left once the title and
+        keys are placed: in a small terminal (60x20) the keys stay on screen, the body
+        scrolls and says what is below, instead of the key line being cut off at the
+        bottom; in a tall one it takes all the room left (60% of 200x60 said "↓ 1 more
+        line below" over free rows)."""
         if self._gone():
             return
         dialog = self.query_one("#dialog", Vertical)
