@@ -441,7 +441,14 @@ def _notes(output: str, offline_failure: bool, sandboxed: bool) -> list[str]:
     git's config it could not write."""
     notes = [network_note(output)] if offline_failure else []
     notes.append(git_config_note(output, sandboxed))
+    notes.append(HIDDEN_ADD_NOTE if sandboxed and _SPARSE_REFUSAL in output else "")
     return [n for n in notes if n]
+
+
+_SPARSE_REFUSAL = "outside of your sparse-checkout definition"
+HIDDEN_ADD_NOTE = ("[the files git names there are hidden from this command, and git was told to leave "
+                   "them as staged while it runs (skip-worktree, cleared after it; not a sparse checkout): "
+                   "they cannot be added or committed from the sandbox. Ask the user to do it.]")
 
 
 _GIT_CONFIG_LOCKED = ("could not lock config file", "could not write config file", "could not commit config")

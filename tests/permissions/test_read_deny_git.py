@@ -297,3 +297,14 @@ async def test_naming_a_tracked_secret_file_shown_as_staged_in_git_add_still_wor
     assert "COMMITTED" in result.text and "sparse-checkout" not in result.text, result.text
     assert changed_in_head(ws) == "M\tnotes.md\n" and marked(ws) == []
     assert KEY in (ws / ".envrc").read_text()
+
+
+async def test_git_add_of_a_hidden_file_says_why_git_will_not(ws: Path) -> None:
+    """Named outright (the policy asks first), git refuses a marked file as outside a
+    sparse checkout, which this repository is not: the result says what happened."""
+    require_sandbox()
+    repo(ws)
+    box = sandbox(ws, "config/secrets")
+    result = await sh(box, "git add config/secrets/db.txt")
+    assert "sparse-checkout" in result.text and "hidden from this command" in result.text, result.text
+    assert "not a sparse checkout" in result.text and marked(ws) == []
