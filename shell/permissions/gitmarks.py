@@ -170,6 +170,22 @@ def recover() -> list[str]:
     return out
 
 
+SPARSE_KEY = "sparse.expectFilesOutsideOfPatterns"
+
+
+def kept_in_sparse_checkouts(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with git told (``GIT_CONFIG_*``, after the user's own) to keep the marks of
+    files that are present: in a sparse checkout git clears the skip-worktree bit of every
+    file it finds in the work tree, and the sandbox's empty stand-ins are there."""
+    count = env.get("GIT_CONFIG_COUNT", "0") or "0"
+    if not count.isdigit():
+        return env  # the user's own is broken: git says so; adding to it would not help
+    n = int(count)
+    env.update({f"GIT_CONFIG_KEY_{n}": SPARSE_KEY, f"GIT_CONFIG_VALUE_{n}": "true"})
+    env["GIT_CONFIG_COUNT"] = str(n + 1)
+    return env
+
+
 def _tracked(repo: Path, rels: Sequence[bytes]) -> tuple[dict[bytes, bytes], list[bytes]] | None:
     """The entries at or under ``rels`` not marked skip-worktree yet, and those in a
     merge conflict (None: git could not list them)."""
@@ -269,4 +285,4 @@ def _alive(pid: int) -> bool:
     return True
 
 
-__all__ = ["NONE", "Marks", "mark", "recover", "unmark"]
+__all__ = ["NONE", "Marks", "kept_in_sparse_checkouts", "mark", "recover", "unmark"]

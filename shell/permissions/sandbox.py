@@ -45,7 +45,6 @@ permission policy asks before every ``run_shell`` (:meth:`Sandbox.contains`).
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import tempfile
@@ -58,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 from shell.core.programs import which, writable_by_commands
 
 from . import gitmarks, paths
+from .emptyfile import empty_file
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitexclude import exclude_binds
 from .githistory import tracked_denied
@@ -265,11 +265,10 @@ class Sandbox:
         return planted + unhidden, missed
 
     def mark_hidden(self, hidden: Sequence[Path], files: Sequence[Path]) -> str:
-        """Before a command: every entry git tracks under what it hides (``hidden`` that a
-        deny rule on reading or ``[sandbox] hide`` names, and the secret ``files`` bound
-        over empty) marked skip-worktree, so that no git in the sandbox takes them for deleted
-        or emptied (:mod:`.gitmarks`); why not ("" when done). Not a secret file shown as its
-        staged copy: git sees it unchanged, and marked, ``git add .envrc`` would fail."""
+        """Before a command: what git tracks under ``hidden`` that a deny rule on reading or
+        ``[sandbox] hide`` names, and the secret ``files`` bound over empty, marked skip-worktree
+        (:mod:`.gitmarks`); why not ("" when done). Not a secret file shown as its staged copy:
+        git sees it unchanged, and marked, ``git add .envrc`` would fail."""
         self.unmark()  # a second try of the same command marks anew
         named = set(self.named_hidden())
         copies = self.staged.copies(files)
@@ -548,34 +547,7 @@ class Sandbox:
         # the workspace runs instead of the source later, so commands get none there
         env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache", PYTHONPYCACHEPREFIX="/tmp/.cache/pycache")
         env.pop("XDG_RUNTIME_DIR", None)
-        return env
-
-
-_EMPTY_LOCK = threading.Lock()
-_empty: list[str] = []
-
-
-def empty_file() -> str:
-    """An empty, read-only file of ours that the sandbox binds over secret files
-    (made once per process, again if something removed it; gone at exit)."""
-    with _EMPTY_LOCK:
-        if _empty and os.path.isfile(_empty[0]) and os.path.getsize(_empty[0]) == 0:
-            return _empty[0]
-        fd, path = tempfile.mkstemp(prefix="agent-shell-hidden-")
-        os.close(fd)
-        os.chmod(path, 0o444)
-        if not _empty:
-            atexit.register(_remove_empty)
-        _empty[:] = [path]
-        return path
-
-
-def _remove_empty() -> None:
-    for path in _empty:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        return gitmarks.kept_in_sparse_checkouts(env)
 
 
 def _outermost(found: list[Path]) -> list[Path]:

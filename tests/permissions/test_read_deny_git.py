@@ -308,3 +308,15 @@ async def test_git_add_of_a_hidden_file_says_why_git_will_not(ws: Path) -> None:
     result = await sh(box, "git add config/secrets/db.txt")
     assert "sparse-checkout" in result.text and "hidden from this command" in result.text, result.text
     assert "not a sparse checkout" in result.text and marked(ws) == []
+
+
+async def test_in_a_sparse_checkout_the_marks_of_files_present_hold(ws: Path) -> None:
+    """In a sparse checkout git clears the skip-worktree bit of a file it finds present,
+    and a hidden file is present (empty): the sandbox tells git to expect such files."""
+    require_sandbox()
+    repo(ws)
+    git(ws, "sparse-checkout", "set", "--no-cone", "/*")
+    box = sandbox(ws, "prod.toml")
+    result = await sh(box, "git status --porcelain; echo y >> README.md; " + COMMIT)
+    assert "[exit code 0]" in result.text and " prod.toml" not in result.text, result.text  # no M, no error
+    assert changed_in_head(ws) == "M\tREADME.md\n" and marked(ws) == []
