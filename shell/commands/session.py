@@ -180,17 +180,19 @@ def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
 
     from .saving import target, write
 
-    if not runtime.agent.messages:
+    shown = runtime.shown_history()  # after /compact: the turns it summarised, not the summary
+    if not shown:
         return CommandResult("Nothing to export yet.", error=True)
     chosen = target(runtime, arg, command="/export", stem="agent-shell", suffix=".md")
     if isinstance(chosen, CommandResult):
         return chosen
-    text = export_markdown(runtime.agent.messages, redactor=runtime.secrets, outcomes=runtime.call_outcomes)
+    text = export_markdown(shown, redactor=runtime.secrets, outcomes=runtime.call_outcomes)
     failed = write(chosen, text.encode("utf-8"), command="/export")
     if failed is not None:
         return failed
     where = chosen.where("/export", runtime.workspace.contains(chosen.path))
-    return CommandResult(f"Exported {len(runtime.agent.messages)} messages to `{chosen.path}`{where}.")
+    count = f"{len(shown)} message{'s' if len(shown) != 1 else ''}"
+    return CommandResult(f"Exported {count} to `{chosen.path}`{where}.")
 
 
 def copy_command(runtime: ShellRuntime, arg: str) -> CommandResult:
@@ -200,7 +202,7 @@ def copy_command(runtime: ShellRuntime, arg: str) -> CommandResult:
     from shell.frontend.clipboard import code_blocks
 
     live = runtime.agent.live_message()  # on screen, not yet in the history
-    shown = [*runtime.agent.messages, *([live] if live is not None else [])]
+    shown = [*runtime.shown_history(), *([live] if live is not None else [])]  # after /compact too
     last = next((m.text for m in reversed(shown) if isinstance(m, AssistantMessage) and m.text.strip()), "")
     if not last:
         return CommandResult("Nothing to copy yet: no reply has any text.", error=True)

@@ -474,6 +474,25 @@ what a message carries."""
         self.meter.last_call = None  # the context shrank: unknown until the next request says
         return done
 
+    def shown_history(self) -> list[Message]:
+        """The conversation as the user saw it: the history, with each summary a
+        ``/compact`` of this process made put back as the messages it stands for
+        (``/export`` and ``/copy`` work from this; the model is sent the summary).
+        A summary no longer in the history (rewound past) or from an earlier process
+        (resumed) stays as it is."""
+        from ..core.messages import SystemMessage
+
+        shown = list(self.agent.messages)
+        for done in reversed(self.compactions):
+            head = next((i for i, m in enumerate(done.after) if not isinstance(m, SystemMessage)), None)
+            if head is None:
+                continue
+            summary = done.after[head]
+            at = next((i for i, m in enumerate(shown) if m is summary), None)
+            if at is not None:
+                shown[at:at + 1] = done.before[head:head + done.replaced]
+        return shown
+
     def new_conversation(self) -> None:
         """Forget the history (the middleware's session state too: a new session)."""
         if self.agent.busy:

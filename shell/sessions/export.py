@@ -29,6 +29,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from shell.core.summaryrecord import summary_of
 from shell.core.textsafety import json_text, sanitize
 
 from .loader import LoadedSession
@@ -133,6 +134,9 @@ def export_markdown(
         if isinstance(m, SystemMessage):
             out.append(f"## System\n\n{demote(r.text(m.text))}")
             last_role = "system"
+        elif (summary := summary_of(m)) is not None:  # a model's record, not the user's words
+            out.append(f"## Summary of earlier turns\n\n{demote(r.text(summary))}")
+            last_role = "user"
         elif isinstance(m, UserMessage):
             content = m.content if isinstance(m.content, str) else None
             body = demote(r.text(content)) if content is not None else "\n\n".join(_blocks(m.content, r))  # type: ignore[arg-type]
