@@ -29,6 +29,14 @@ linked worktree's ``worktrees/NAME/gitdir`` names this ``.git`` file, a submodul
 ``core.worktree`` names this folder, and a ``.git`` folder above the workspace (a
 subfolder of a checkout) is that checkout's by where it is. Any other git directory
 stays read-only, and the result says why (:func:`outside_note`).
+
+A ``.git`` folder above the workspace opens only when its checkout could itself be a
+fenced workspace (:func:`.homedirs.unfenced`): dotfiles kept by ``git init`` in home make
+every folder under home a "subfolder" of that repository, and a command in
+``~/Downloads/evil`` then committed a ``.bashrc`` of its own there, one ``git restore .``
+away from running at the user's next shell (finding Q32). Home's repository (or one
+holding home, ``~/.config``'s, a ``PATH`` folder's) is not the workspace's: it stays
+read-only unless the workspace is that folder itself (then it is inside, and asks).
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from . import homedirs, paths
 from .gitconfigfile import entries
 
 MAX_DEPTH = 128
@@ -66,6 +74,9 @@ class OutsideGit:
     """Whether the repository says this checkout is its own (a ``.git`` folder above the
     workspace, or a worktree's or submodule's record pointing back at it): otherwise git
     was pointed there by a ``.git`` file anyone could write, and nothing there opens."""
+    unfenced: str = ""
+    """Why the checkout holding the workspace is no fenced project (home, ``~/.config``,
+    a ``PATH`` folder: :func:`.homedirs.unfenced`), "" when it is one; nothing opens then."""
 
     @property
     def linked(self) -> bool:
@@ -76,7 +87,7 @@ class OutsideGit:
         """What the sandbox binds writable for git: the checkout's own git directory,
         and for a linked worktree the repository's object store, refs and logs too;
         nothing when the repository does not say this checkout is its own."""
-        if not self.ours:
+        if not self.ours or self.unfenced:
             return []
         out = [self.gitdir]
         if self.linked:
@@ -133,7 +144,8 @@ def outside_git(workspace: Path) -> OutsideGit | None:
         if gitdir is None or not (gitdir / "HEAD").exists() or paths.within(gitdir, workspace):
             return None
         common = _common(gitdir)
-        return OutsideGit(gitdir, common, folder, _points_back(dot, gitdir, common))
+        return OutsideGit(gitdir, common, folder, _points_back(dot, gitdir, common),
+                          homedirs.unfenced([folder]))
     return None
 
 
@@ -197,8 +209,18 @@ def outside_note(output: str, outside: tuple[OutsideGit, ...]) -> str:
     back (nothing there is open): said plainly, with what to do."""
     for repo in outside:
         refused = [line for line in output.splitlines() if "Read-only file system" in line]
-        if not any(str(repo.common) in line or str(repo.gitdir) in line for line in refused):
+        named = any(str(repo.common) in line or str(repo.gitdir) in line for line in refused)
+        # git names no path when it cannot write an object ("unable to create temporary file")
+        pathless = any("/" not in line for line in refused)
+        if not named and not (repo.unfenced and pathless):
             continue
+        if repo.unfenced:
+            return (f"[agent-shell: this workspace lies in the git repository at {repo.common}, and "
+                    f"{repo.unfenced.replace('the workspace ', '', 1)}: what that repository tracks "
+                    "(~/.bashrc, ~/.ssh/config …) runs as the user, and a commit there is one "
+                    "`git restore` away from being written back, so the sandbox keeps that repository "
+                    "read-only and git could not change it. Tell the user; if they want it, they can "
+                    "run this git command themselves.]")
         if not repo.ours:
             return (f"[agent-shell: this workspace's .git points git at the repository at {repo.common}, "
                     "outside the workspace, and that repository does not name this folder as one of its "

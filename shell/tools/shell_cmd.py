@@ -358,7 +358,7 @@ def sandbox_notes(
     locks = any(raw.endswith(".lock") for raw in runslater.refused_writes(text))
     notes += [git_dir_note(in_git, code, locks)] if in_git else []
     outside = outside_note(text, guard.outside) if sandboxed and guard is not None and not refused else ""
-    if outside and RUNS_LATER_NOTE in notes:  # a write git needs in a repository outside the workspace
+    if outside:  # a write git needs in a repository outside the workspace (home's names no path)
         notes = [n for n in notes if n != RUNS_LATER_NOTE] + [outside]
     if sandboxed and guard is not None and guard.outside:
         notes += [n for n in [outside_files_note(text, guard.outside, roots, code)] if n]

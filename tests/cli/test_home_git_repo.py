@@ -1,0 +1,72 @@
+"""Finding Q32 through the console script and bubblewrap: with dotfiles kept in a git
+repository in home (``git init`` in ``~``), every folder under home is a "subfolder" of
+that repository, and ``auto`` mode's unasked commands in ``~/Downloads/evil`` committed a
+``.bashrc`` of their own there, which the user's next ``git restore .`` writes back. Home's
+repository is not the workspace's: it stays read-only and the result says why."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.homes import made_home
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+@pytest.fixture
+def home(cli_env: dict[str, str]) -> Iterator[Path]:
+    """A home outside /tmp (the sandbox's /tmp is its own), the CLI's $HOME, whose
+    dotfiles are a git repository."""
+    base = made_home(".agent-shell-test-home-git-")
+    cli_env.update(HOME=str(base), **GIT_ENV)
+    git(base, "init", "-q", "-b", "master")
+    (base / ".bashrc").write_text("# mine\n")
+    git(base, "add", ".bashrc")
+    git(base, "commit", "-qm", "dotfiles")
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def workspace(home: Path) -> Path:
+    """An unpacked download under home, no git repository of its own."""
+    folder = home / "Downloads" / "evil"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV}).stdout
+
+
+def test_a_command_under_home_commits_nothing_into_homes_repository(
+    run_cli: RunCli, script: Callable[[list[Any]], str], home: Path, workspace: Path
+) -> None:
+    require_sandbox()
+    refs = git(home, "for-each-ref")
+    plant = ('b=$(printf "echo PWNED\\n" | git hash-object -w --stdin) && '
+             'git update-index --cacheinfo 100644,$b,.bashrc && git commit -qm tweak')
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": plant}}]}, "Done."]
+    r = run_cli("-p", "go", "--model", script(turns), "--permission-mode", "auto", "--approve", "never",
+                "--no-session", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    assert git(home, "for-each-ref") == refs  # no new commit on master
+    assert git(home, "status", "--short", "--", ".bashrc") == ""  # nothing staged: restore writes ours
+    results = [m for m in json.loads(r.stdout)["messages"] if m.get("role") == "tool"]
+    assert len(results) == 1
+    assert "is your home directory" in results[0]["content"], results[0]
