@@ -492,7 +492,7 @@ def secret_values(environ: Mapping[str, str] | None = None, settings: Any = None
     """The secret values this process knows, each also URL-encoded (see the module
     docstring). ``settings`` is the config (read by attribute: this module sits
     below it): providers' ``api_key``, ``api_key_env`` and secret headers, MCP
-    servers' secret ``env``."""
+    servers' keys (:mod:`.mcpsecrets`: ``env``, ``headers``, URLs, arguments)."""
     env = os.environ if environ is None else environ
     found = {v for k, v in env.items() if is_secret_name(k)}
     for provider in (getattr(settings, "providers", None) or {}).values():
@@ -503,10 +503,9 @@ def secret_values(environ: Mapping[str, str] | None = None, settings: Any = None
         for header, value in (getattr(provider, "headers", None) or {}).items():
             if is_secret_name(header) and isinstance(value, str):
                 found.add(value.split(None, 1)[-1])  # "Bearer xyz" → "xyz"
-    for server in (getattr(settings, "mcp_servers", None) or {}).values():
-        for name, value in (getattr(server, "env", None) or {}).items():
-            if is_secret_name(name) and isinstance(value, str):
-                found.add(value)
+    from .mcpsecrets import mcp_secret_values  # it reads names with is_secret_name, from here
+
+    found |= mcp_secret_values((getattr(settings, "mcp_servers", None) or {}).values())
     values = {v for v in found if isinstance(v, str) and len(v) >= MIN_SECRET_LEN}
     for value in list(values):
         values.update(encoded_forms(value))

@@ -23,6 +23,7 @@ from shell.core.secrets import MAX_CHECKED_TEXT, TOO_LONG, is_secret_name, mask,
 
 from .egresspieces import EDGE, joined_texts
 from .mcppaths import is_mcp
+from .sandboxenv import known_secret_values
 
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets
@@ -40,7 +41,8 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
     looked through whole; or empty."""
     if not (tool.kind == "fetch" or is_mcp(tool)):
         return ""
-    secrets = _secrets(frozenset((k, v) for k, v in os.environ.items() if is_secret_name(k)))
+    secrets = _secrets(frozenset((k, v) for k, v in os.environ.items() if is_secret_name(k)),
+                       known_secret_values())
     what = "arguments" if is_mcp(tool) else "a URL"
     budget = MAX_CHARACTERS
     for text in argument_strings(args):
@@ -99,13 +101,12 @@ def argument_strings(value: Any) -> Iterator[str | None]:
 
 
 @functools.lru_cache(maxsize=4)
-def _secrets(environment: frozenset[tuple[str, str]]) -> Secrets:
-    """Shapes, the environment's secret values and the config's (cached per environment)."""
+def _secrets(environment: frozenset[tuple[str, str]], known: frozenset[str]) -> Secrets:
+    """Shapes, the environment's secret values and the config's (cached per both: a
+    trusted ``.mcp.json`` adds its keys mid-session)."""
     from shell.core.secrets import Secrets, secret_values
 
-    from .sandboxenv import known_secret_values
-
-    return Secrets({*secret_values(dict(environment)), *known_secret_values()})
+    return Secrets({*secret_values(dict(environment)), *known})
 
 
 __all__ = ["argument_strings", "secret_sent"]

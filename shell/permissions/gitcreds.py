@@ -26,7 +26,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from shell.core.secrets import Secrets, is_secret_name
@@ -122,9 +122,10 @@ class ScrubbedConfigs:
         self._known: dict[str, tuple[tuple[int, int, int], str | None]] = {}
         self._dir: str | None = None
 
-    def copy_for(self, path: Path) -> str | None:
+    def copy_for(self, path: Path, clean: Callable[[str], str] = scrub) -> str | None:
         """The copy to show in place of ``path``, or None when it holds no credentials
-        (or cannot be read: then the command cannot read it either)."""
+        (or cannot be read: then the command cannot read it either); ``clean`` takes
+        them out (a git config's by default; an MCP servers' file's: :mod:`.mcpshown`)."""
         try:
             info = os.stat(path)
         except OSError:
@@ -134,18 +135,18 @@ class ScrubbedConfigs:
             known = self._known.get(str(path))
             if known is not None and known[0] == key and (known[1] is None or os.path.exists(known[1])):
                 return known[1]
-            copy = self._make(path, info.st_size)
+            copy = self._make(path, info.st_size, clean)
             self._known[str(path)] = (key, copy)
             return copy
 
-    def _make(self, path: Path, size: int) -> str | None:
+    def _make(self, path: Path, size: int, clean_text: Callable[[str], str]) -> str | None:
         try:
             if size > MAX_CONFIG:
                 text, clean = "", ""
             else:
                 with open(path, encoding="utf-8", errors="surrogateescape") as fh:
                     text = fh.read()
-                clean = scrub(text)
+                clean = clean_text(text)
         except OSError:
             return None
         if clean == text and size <= MAX_CONFIG:

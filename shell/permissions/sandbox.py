@@ -22,17 +22,14 @@ to the machine. Under :class:`Sandbox` a command sees:
   (:mod:`.secretfiles`), except what a call the user approved named;
 - **no network** (its own network namespace with only a loopback) unless the
   call asked for it with ``network=true`` and the policy allowed that;
-- **no credentials in git's config**: a token in a remote URL, an ``extraHeader``,
-  in the workspace's repositories or the user's ``~/.gitconfig``, is not in the copy
-  the command reads (:mod:`.gitcreds`); nor in the repository a linked worktree or a
-  subfolder workspace belongs to, whose git directory lies outside the workspace: what
-  git writes for that checkout is writable there, behind the same walls (:mod:`.gitoutside`);
-- **no secrets in its environment**: provider keys and every variable whose name
-  or value looks like a secret are removed (:func:`scrubbed_environment`, on the
-  one secrets policy of :mod:`shell.core.secrets`);
+- **no credentials in git's config** (a remote URL's token, ``extraHeader``; in the
+  workspace's repositories, ``~/.gitconfig``, the outside repository of a worktree or
+  subfolder workspace, :mod:`.gitoutside`): the command reads a copy without them
+  (:mod:`.gitcreds`), nor MCP servers' keys in ``.mcp.json`` (:mod:`.mcpshown`);
+- **no secrets in its environment** (:func:`scrubbed_environment`: provider keys,
+  any variable whose name or value looks like a secret: :mod:`shell.core.secrets`);
 - **no map of what is hidden**: bubblewrap reads these walls from a private file,
-  not its command line, which the command could read in ``/proc/1/cmdline``
-  (:mod:`.sandboxlaunch`);
+  not its command line (``/proc/1/cmdline``: :mod:`.sandboxlaunch`);
 - its own PID namespace: when the command ends, times out or is cancelled,
   every process it started ends with it, ``setsid`` and double forks included
   (``--die-with-parent``, and the namespace dies with its first process).
@@ -67,6 +64,7 @@ from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, found_in_config, startup_files
 from .homewalk import HomeFiles, HomeFound, home_args
 from .hostsockets import SOCKET_FOLDERS, host_sockets
+from .mcpshown import mcp_binds
 from .sandboxenv import scrubbed_environment
 from .sandboxprobe import INSTALL_HINT as INSTALL_HINT  # re-exported: callers import the sandbox
 from .sandboxprobe import SandboxStatus, sandbox_status
@@ -167,8 +165,7 @@ class Sandbox:
         self.added: list[Path] = []
         """Directories added to the workspace (``--add-dir``): writable, searched for secrets."""
         self.bwrap = bwrap
-        self.git_configs = ScrubbedConfigs()
-        """Git configs as commands see them: without credentials (see :mod:`.gitcreds`)."""
+        self.git_configs = ScrubbedConfigs()  # git configs, .mcp.json without credentials (.gitcreds)
         self.secret_index = SecretFileIndex([self.workspace])  # its secret files, hidden (.secretfiles)
         self.home_files = HomeFiles()  # and those of the other projects under home (.homewalk)
         writable_by_commands(self.workspace, *self.writable)  # no program of ours is found there
@@ -470,7 +467,9 @@ class Sandbox:
         for path in hide:  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
         files = [p for p in hidden if p.is_file() and _under(p, self.binds())]
-        for view, exclude in exclude_binds([*(p for p in hide if p not in staged), *files]):
+        shown_mcp, untracked = mcp_binds(self.roots(), hidden, self.staged, self.git_configs)  # no keys
+        args += shown_mcp
+        for view, exclude in exclude_binds([*(p for p in hide if p not in staged), *files, *untracked]):
             args += ["--ro-bind", view, str(exclude)]  # what git must leave untracked (.gitexclude)
         home = self.home_files.last or self.home_secrets()
         args += home_args(home, staged=self.staged, configs=self.git_configs, empty=empty_file(),

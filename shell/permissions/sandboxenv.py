@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -44,12 +45,31 @@ def is_secret_variable(name: str, value: str = "") -> bool:
         return True
     if value and (_URL_WITH_PASSWORD.search(value) or value in _shapes()):
         return True
-    return bool(value) and value in _known_secrets()
+    return bool(value) and value in known_secret_values()
+
+
+_added: frozenset[str] = frozenset()
+_added_lock = threading.Lock()
+
+
+def add_config_secrets(values: Iterable[str]) -> None:
+    """Secret values of the settings this run actually loaded: the config ``--config``
+    named (the default one is read by :func:`_known_secrets`), the MCP servers an editor
+    gave, a trusted workspace's ``.mcp.json`` (finding Q4: these were unknown, so
+    ``fetch_url`` sent an MCP server's token unasked and a command's environment kept
+    it). Each is also known URL-encoded; what is too short to redact alone is left out."""
+    from shell.core.secrets import MIN_SECRET_LEN, encoded_forms
+
+    kept = {v for v in values if isinstance(v, str) and len(v) >= MIN_SECRET_LEN}
+    kept |= {form for v in kept for form in encoded_forms(v)}
+    global _added
+    with _added_lock:
+        _added = _added | kept
 
 
 @functools.cache
 def _known_secrets() -> frozenset[str]:
-    """The values the provider config names (``api_key_env``, inline keys)."""
+    """The values the default config names (``api_key_env``, inline keys, MCP servers')."""
     from shell.core.secrets import secret_values
 
     try:
@@ -62,8 +82,9 @@ def _known_secrets() -> frozenset[str]:
 
 
 def known_secret_values() -> frozenset[str]:
-    """The secret values of the environment at start and of the config (cached)."""
-    return _known_secrets()
+    """The secret values of the environment at start and of the config (cached), and
+    those of the settings the run loaded (:func:`add_config_secrets`)."""
+    return _known_secrets() | _added
 
 
 @functools.cache
@@ -88,4 +109,4 @@ def scrubbed_environment(environ: Mapping[str, str] | None = None) -> tuple[dict
     return kept, sorted(removed)
 
 
-__all__ = ["is_secret_variable", "known_secret_values", "scrubbed_environment"]
+__all__ = ["add_config_secrets", "is_secret_variable", "known_secret_values", "scrubbed_environment"]

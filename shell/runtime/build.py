@@ -410,6 +410,16 @@ R = TypeVar("R", bound="ShellRuntime")
 
 
 # -- construction ------------------------------------------------------------
+def remember_config_secrets(settings: Settings) -> None:
+    """The keys of the config this run loaded (``--config`` too: the sandbox's own look
+    reads the default file only) become known to the sandbox's environment scrub and to
+    egress (finding Q4)."""
+    from ..core.secrets import secret_values
+    from ..permissions.sandboxenv import add_config_secrets
+
+    add_config_secrets(secret_values({}, settings))
+
+
 def create_runtime(
     cls: type[R],
     options: RuntimeOptions | None = None,
@@ -431,6 +441,7 @@ def create_runtime(
     options = options or RuntimeOptions()
     if settings is None:
         settings = load_config(options.config_path)
+    remember_config_secrets(settings)
     try:
         workspace = Workspace(options.cwd)
     except (OSError, NotADirectoryError) as exc:

@@ -94,7 +94,9 @@ own config once trusted), started and closed."""
         data = check.config.read(MCP_FILE)
         if not check.trusted or data is None:
             return []
-        return parse_project_servers(data, check.config.root, expand=True)
+        specs = parse_project_servers(data, check.config.root, expand=True)
+        _know_keys(specs)
+        return specs
 
     async def start(self, task_group: TaskGroup) -> None:
         """Start what runs in the background (MCP servers connect in ``task_group``;
@@ -116,6 +118,7 @@ own config once trusted), started and closed."""
         from ..tools.mcp_config import parse_servers
 
         configured = parse_servers(servers, workspace=str(self.workspace.root))
+        _know_keys([*configured, *self.options.mcp_servers])
         self.mcp = McpManager(
             [*configured, *self.options.mcp_servers],
             workspace_root=self.workspace.root,
@@ -169,3 +172,12 @@ own config once trusted), started and closed."""
             finally:
                 await self.aclose()
                 tg.cancel_scope.cancel()
+
+
+def _know_keys(specs: list[Any]) -> None:
+    """MCP servers' keys (their ``env``, ``headers``, URLs, arguments) become secrets to
+    the sandbox's environment scrub and to egress, as providers' keys are (finding Q4)."""
+    from ..core.mcpsecrets import mcp_secret_values
+    from ..permissions.sandboxenv import add_config_secrets
+
+    add_config_secrets(mcp_secret_values(specs))

@@ -18,7 +18,7 @@ from pathlib import Path
 from shell.core import linediff
 from shell.core.messages import ToolResult
 from shell.core.secrets import is_secret_file
-from shell.permissions.gitcreds import is_git_config, scrub
+from shell.permissions.configcreds import scrubber
 
 from .files import SNIFF_BYTES
 from .nofollow import FileToolError, PathChanged, open_regular, write_atomically
@@ -149,8 +149,9 @@ def _model_diff(
     rule = denied(str(path)) if denied is not None else ""
     if rule:
         return f"[the diff is not shown: {rule} denies reading {shown}]"
-    if is_git_config(path):
-        return _cap(unified_diff(scrub(old), scrub(new), shown))
+    how = scrubber(path, (old, new))
+    if how is not None:
+        return _cap(unified_diff(how.clean(old), how.clean(new), shown))
     return _cap(diff)
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import codecs
 import errno
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.textsafety import path_text
-from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
+from shell.permissions.configcreds import Scrubber, scrubber
 
 from .nofollow import FileToolError, PathChanged, open_regular, open_resolved
 from .sniff import legacy_encoding, sniff_media_type
@@ -39,12 +39,14 @@ SKIP_CHUNK = 1 << 20
 
 def model_view(path: Path, text: str) -> tuple[str, str]:
     """``text`` of the file ``path`` as the model may read it, and a line saying what
-    was taken out: a git config without its credentials; anything else as it is."""
-    if not is_git_config(path):
+    was taken out: a git config or an MCP servers' file without its credentials
+    (:mod:`shell.permissions.configcreds`); anything else as it is."""
+    how = scrubber(path)
+    if how is None:
         return text, ""
-    clean = scrub(text)
+    clean = how.clean(text)
     changed = sum(a != b for a, b in zip(text.splitlines(), clean.splitlines(), strict=False))
-    return clean, scrub_note(changed) if changed else ""
+    return clean, how.note(changed) if changed else ""
 
 
 def read_text_window(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
@@ -74,7 +76,7 @@ def read_text_window(path: Path, shown: str, offset: int, limit: int) -> ToolRes
         if size == 0:
             return ToolResult(f"{shown} is empty (0 bytes).", details={"path": shown, "lines": 0})
         fh.seek(0)
-        return _window(fh, shown, offset, limit, scrub if is_git_config(path) else None, legacy or "utf-8")
+        return _window(fh, shown, offset, limit, scrubber(path), legacy or "utf-8")
 
 
 def _lines(fh: Any, encoding: str = "utf-8") -> Iterator[tuple[str, int | None]]:
@@ -103,11 +105,11 @@ def _lines(fh: Any, encoding: str = "utf-8") -> Iterator[tuple[str, int | None]]
 
 
 def _window(
-    fh: Any, shown: str, offset: int, limit: int, clean: Callable[[str], str] | None = None,
+    fh: Any, shown: str, offset: int, limit: int, clean: Scrubber | None = None,
     encoding: str = "utf-8",
 ) -> ToolResult:
-    """The lines asked for, each through ``clean`` when given (a git config's
-    credentials: see :mod:`shell.permissions.gitcreds`)."""
+    """The lines asked for, each through ``clean`` when given (a config's credentials:
+    see :mod:`shell.permissions.configcreds`)."""
     out: list[str] = []
     scrubbed = 0
     used = 0
@@ -117,7 +119,7 @@ def _window(
     for total, (text, cut) in enumerate(_lines(fh, encoding), start=1):
         if total < offset or total >= offset + limit or capped:
             continue
-        if clean is not None and (kept := clean(text)) != text:
+        if clean is not None and (kept := clean.clean(text)) != text:
             text, scrubbed = kept, scrubbed + 1
         if cut is not None:
             text = f"{text}… [line cut at {MAX_LINE_CHARS} characters; the whole line is {cut:,} bytes]"
@@ -137,8 +139,8 @@ def _window(
             f"\n[{why}showed lines {offset}-{last} of {total}; "
             f"call read_file with offset={last + 1} to read on]"
         )
-    if scrubbed:
-        body += "\n" + scrub_note(scrubbed)
+    if scrubbed and clean is not None:
+        body += "\n" + clean.note(scrubbed)
     if encoding != "utf-8":
         body += (f"\n[{shown} is not UTF-8: read as {encoding} (Windows-1252 / Latin-1 text); "
                  "edit_file changes UTF-8 files only]")

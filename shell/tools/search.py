@@ -25,7 +25,7 @@ from typing import Any
 
 from shell.core.messages import ToolResult
 from shell.core.secrets import BY_FOLDER, is_secret_file
-from shell.permissions.gitcreds import is_git_config, scrub, scrub_note
+from shell.permissions.configcreds import Scrubber, scrubber
 
 from .files import SNIFF_BYTES
 from .ignore import Found, WalkStats, glob_to_regex, walk_entries
@@ -122,6 +122,7 @@ def grep_files(
     stats = WalkStats()
     shown: list[str] = []
     total = searched = skipped = outside = scrubbed = 0
+    how: Scrubber | None = None  # the last file's credentials taken out, for the note
     left_out = {"secret": 0, "denied": 0}
     if base.is_dir():
         files: Iterator[Found] = _walk(base, ignore_root, stats)
@@ -147,12 +148,12 @@ def grep_files(
                 skipped += 1
             continue
         searched += 1
-        linked = found.is_symlink and is_git_config(os.path.realpath(found.path))
-        config = linked or is_git_config(found.path)
+        real = os.path.realpath(found.path) if found.is_symlink else None
+        config = (scrubber(real) if real is not None else None) or scrubber(found.path)
         for number, line in _matching_lines(regex, data):
             total += 1
-            if config and (clean := scrub(line)) != line:  # a token in a remote URL
-                line, scrubbed = clean, scrubbed + 1
+            if config is not None and (clean := config.clean(line)) != line:  # a token in a remote URL
+                line, scrubbed, how = clean, scrubbed + 1, config
             if len(shown) < MAX_GREP_MATCHES:
                 text = line if len(line) <= MAX_MATCH_CHARS else line[:MAX_MATCH_CHARS] + "…"
                 shown.append(f"{show(found.path)}:{number}: {text}")
@@ -163,8 +164,8 @@ def grep_files(
     notes = _grep_notes(skipped, outside, left_out, stats)
     if notes:
         out.append(f"({'; '.join(notes)})")
-    if scrubbed:
-        out.append(scrub_note(scrubbed))
+    if scrubbed and how is not None:
+        out.append(how.note(scrubbed))
     return ToolResult("\n".join(out), details={"matches": total, "files_searched": searched})
 
 
