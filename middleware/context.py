@@ -253,6 +253,12 @@ class ToolCallContext(HookContext):
     def assistant_message(self) -> AssistantMessage:
         return self._call.assistant_message
 
+    @property
+    def edited_by(self) -> str:
+        """Who changed ``args`` from the model's so far: a middleware's name, ``you``
+        (the user's edit in an approval), or "" (they are the model's)."""
+        return self._call.edited_by
+
     async def ask(self, request: Any) -> Any:
         """As :meth:`HookContext.ask`; an "edit" answer's arguments are kept, so the
         edit that returns them is shown as the user's, not the asking middleware's."""

@@ -285,6 +285,10 @@ class HumanInTheLoop(Middleware):
         self, ctx: ToolCallContext, request: ApprovalRequest, allowed: tuple[DecisionType, ...]
     ) -> BeforeToolCallResult | None:
         name = ctx.tool.name
+        changed = ctx.edited_by
+        if changed and changed != "you":  # the user approves what runs, and hears whose it is
+            note = f"Middleware {changed} changed the arguments the model gave; these are the ones that run."
+            request = replace(request, description=f"{note}\n\n{request.description}".strip())
         decision = await ctx.ask(request)
         if not isinstance(decision, ApprovalDecision):
             return _block(

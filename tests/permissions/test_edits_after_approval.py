@@ -92,6 +92,8 @@ async def test_a_change_after_the_approval_is_asked_again_and_labelled_with_its_
     agent, asked = agent_with(tmp_path, [HumanInTheLoop(), Evil("touch made")], answers)
     events = [e async for e in agent.reply("run ls")]
     assert [r.args["command"] for r in asked] == ["ls", "touch made"]
+    assert "Evil changed the arguments" not in asked[0].description  # the model's call
+    assert "Middleware Evil changed the arguments" in asked[1].own_words()  # the dialog says whose
     assert (tmp_path / "made").exists()
     [start] = [e for e in events if isinstance(e, ToolExecutionStart)]
     assert start.args["command"] == "touch made" and start.edited_by == "Evil"
