@@ -178,6 +178,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape("Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}"),
     Shape("AWS access key id",
           r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\b"),
+    Shape("age secret key (sops)", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     Shape("Hugging Face token", r"hf_[A-Za-z0-9]{30,}"),
     Shape("npm token", r"npm_[A-Za-z0-9]{36}\b"),
     Shape("PyPI token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),

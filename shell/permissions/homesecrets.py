@@ -26,6 +26,8 @@ from pathlib import Path
 
 from shell.core.secrets import is_secret_file
 
+from .apphomes import editor_histories, mirrored_paths
+
 SECRET_PATHS = (
     ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
     ".config/git/credentials", ".docker", ".kube", ".azure", ".config/gcloud", ".npmrc", ".yarnrc",
@@ -95,6 +97,9 @@ SECRET_PATHS = (
     ".cvspass", ".lftp",
     ".pgadmin", ".config/Postman", ".insomnia", ".config/Insomnia", ".config/joplin-desktop",
     ".config/qBittorrent",
+    # secret managers' CLIs (one token opens every secret the user has), tunnels' secrets, bun's
+    # registry token (finding Q25)
+    ".doppler", ".infisical", ".cloudflared", ".bunfig.toml", ".config/pnpm/rc",
     # deleted files are still keys; browsers' caches hold logged-in pages; editors keep a copy
     # of every saved version of every file (.env files included) in their local history
     ".local/share/Trash", ".cache/google-chrome", ".cache/chromium", ".cache/mozilla",
@@ -118,6 +123,13 @@ STARTUP_FILES = (
 )  # fmt: skip
 """Relative to the home directory: the shells' start-up files and folders (and the files
 dotfiles guides source for keys: ``.exports``, ``.extra``), hidden from sandboxed commands."""
+
+def home_stores(home: Path) -> list[Path]:
+    """:data:`SECRET_PATHS` in ``home`` and in its snap and flatpak app homes, and every
+    VS Code-like editor's local history (:mod:`.apphomes`), existing or not."""
+    known = [home / rel for rel in SECRET_PATHS]
+    return [*known, *mirrored_paths(home, SECRET_PATHS), *editor_histories(home)]
+
 
 _ZDOT = (".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout")
 

@@ -55,10 +55,10 @@ mount, and bubblewrap's mounts cost more the more there are: 50 +5.5 ms, 150 +46
 MAX_FILE_BINDS = 200
 """Secret files under home hidden one by one at most (a mount each); past it the folders
 holding the most are hidden whole instead."""
-DEPENDENCY_STORES = ("go/pkg", "sdk", "snap", "miniconda3", "anaconda3", "miniforge3", "mambaforge",
+DEPENDENCY_STORES = ("go/pkg", "sdk", "miniconda3", "anaconda3", "miniforge3", "mambaforge",
                      "micromamba", "Android/Sdk")
 """Relative to home: where toolchains keep what they download (Go's module cache and SDKs,
-conda, snaps), not walked: dependencies, not the user's secrets (as ``node_modules``), and
+conda), not walked: dependencies, not the user's secrets (as ``node_modules``), and
 their test keys (``testdata/*.pem`` by the thousand) would each cost a mount per command."""
 PRIVATE = (Path("/tmp"), Path("/var/tmp"))
 """Replaced by empty ones in the sandbox: a home there needs no walk."""

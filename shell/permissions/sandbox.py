@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 from shell.core.programs import which, writable_by_commands
 
 from . import gitmarks, paths
+from .credentialvars import credential_paths
 from .emptyfile import empty_file
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
 from .gitexclude import exclude_binds
@@ -61,7 +62,7 @@ from .githistory import tracked_denied
 from .gitoutside import OutsideGit, outside_git
 from .gitstaged import StagedCopies
 from .homedirs import home_dirs
-from .homesecrets import SECRET_PATHS, found_in_config, startup_files
+from .homesecrets import found_in_config, home_stores, startup_files
 from .homewalk import HomeFiles, HomeFound, home_args
 from .hostsockets import SOCKET_FOLDERS, host_sockets
 from .mcpshown import mcp_binds
@@ -372,7 +373,7 @@ class Sandbox:
         """What a command must not see, as it exists now (missing paths need no hiding)."""
         wanted: list[Path] = []
         for home in home_dirs():
-            wanted.extend(home / rel for rel in SECRET_PATHS)
+            wanted.extend(home_stores(home))
             # a workspace inside ~/.config (~/.config/nvim) keeps its own files: the
             # secret-file index judges them; one holding home does not
             own = [b for b in (self.workspace, *self.added) if not paths.within(home, b)]
@@ -383,7 +384,7 @@ class Sandbox:
             wanted.extend(p for p in startup_files(home) if not _linked_into(p, own))
         wanted.extend(own_dirs())
         wanted.extend(own_temp([self.workspace, *self.added, *self.writable]))
-        wanted.extend(Path(p) for p in SYSTEM_SECRET_PATHS)
+        wanted.extend([*map(Path, SYSTEM_SECRET_PATHS), *credential_paths()])  # KUBECONFIG's, wherever
         runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
         if runtime_dir:
             wanted.append(Path(runtime_dir))

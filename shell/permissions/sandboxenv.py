@@ -15,6 +15,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .credentialvars import names_credentials
+
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets
 
@@ -41,6 +43,8 @@ def is_secret_variable(name: str, value: str = "") -> bool:
     from shell.core.secrets import is_secret_name
 
     upper = name.upper()
+    if names_credentials(upper):  # KUBECONFIG, GOOGLE_APPLICATION_CREDENTIALS: where the keys are
+        return True
     if is_secret_name(upper) or upper.startswith(_CAPABILITY_NAMES) or "SESSION" in upper.split("_"):
         return True
     if value and (_URL_WITH_PASSWORD.search(value) or value in _shapes()):

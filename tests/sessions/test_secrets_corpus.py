@@ -55,6 +55,7 @@ CORPUS: dict[str, str] = {
     "PyPI": f"pypi-AgEIcHlwaS5vcmc{F}" + "A" * 60,
     "Groq": f"gsk_{F}abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH",
     "Hugging-style Replicate": f"r8_{F}abcdefghijklmnopqrstuvwxyz0123",
+    "age secret key (sops)": f"AGE-SECRET-KEY-1{F}" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" + "QPZRY9X8GF2TVDW0S3JN54",
     "SendGrid": f"SG.{F}abcdefghijklmnop.{F}abcdefghijklmnopqrstuvwxyz0123456789ABCDE",
     "Twilio API key": "SK" + "f" * 28 + "0123",
     "Telegram bot": "123456789:AA" + F + "abcdefghijklmnopqrstuvwxyz012",

@@ -1,0 +1,111 @@
+"""Home's credential stores again where sandboxed apps and editors' twins keep them.
+
+:data:`.homesecrets.SECRET_PATHS` names the stores relative to home. Two kinds of
+folders hold the same stores under another root, and were readable (tester round 11, Q3
+and Q24):
+
+- snap's and flatpak's per-app homes. Ubuntu ships Firefox only as a snap: its profile
+  (saved logins, cookies) is ``~/snap/firefox/common/.mozilla``; a snap's ``$HOME`` is
+  ``~/snap/<app>/<revision>`` (Slack's, Discord's, VS Code's ``.config`` there), and a
+  flatpak's is ``~/.var/app/<id>`` with ``config``, ``data`` and ``cache`` for
+  ``~/.config``, ``~/.local/share`` and ``~/.cache``. So every store of the list is
+  hidden relative to each of them too (and, in a snap, with ``.config/`` left out:
+  Chromium's snap keeps its profile at ``common/chromium``).
+- editors built on VS Code (Insiders, Windsurf, code-server, Trae, Positron…) and their
+  remote servers (``~/.<name>-server*/data``) keep every saved version of every file
+  (``.env`` included) in ``User/History`` and their secret storage in
+  ``User/globalStorage``; JetBrains IDEs keep theirs in ``~/.cache/JetBrains/*/LocalHistory``.
+  Matched by that shape, not by a list of editors that would miss the next one.
+
+Only folders that exist are listed (one ``listdir`` per root), so a home without snaps
+costs a few ``stat`` calls per command.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+EDITOR_PARTS = ("User/History", "User/globalStorage", "User/workspaceStorage")
+"""What a VS Code-like editor keeps under its data folder: local history, secret storage."""
+EDITOR_ROOTS = (".config", ".local/share")
+"""Where such editors keep their data folders (``~/.config/Code - Insiders``,
+``~/.local/share/code-server``)."""
+_FLATPAK_DIRS = ((".config/", "config/"), (".local/share/", "data/"), (".cache/", "cache/"))
+
+
+def _listed(folder: Path) -> list[str]:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
+
+
+def _dirs(folder: Path) -> list[Path]:
+    """The real folders (not links) right in ``folder``."""
+    out = []
+    for name in _listed(folder):
+        path = folder / name
+        if path.is_dir() and not path.is_symlink():
+            out.append(path)
+    return out
+
+
+def app_homes(home: Path) -> tuple[list[Path], list[Path]]:
+    """The snap app homes (``~/snap/<app>/<revision or common>``) and the flatpak ones
+    (``~/.var/app/<id>``) under ``home``."""
+    snaps = [entry for app in _dirs(home / "snap") for entry in _dirs(app)]
+    return snaps, _dirs(home / ".var" / "app")
+
+
+def _present(base: Path, rels: Iterable[str]) -> list[Path]:
+    """``base / rel`` for the ``rels`` whose first folder is in ``base`` (one listing)."""
+    there = set(_listed(base))
+    return [base / rel for rel in rels if rel.split("/", 1)[0] in there]
+
+
+def _flatpak_rel(rel: str) -> str:
+    for dotted, plain in _FLATPAK_DIRS:
+        if rel.startswith(dotted):
+            return plain + rel[len(dotted):]
+    return rel
+
+
+def mirrored_paths(home: Path, rels: Sequence[str]) -> list[Path]:
+    """The stores ``rels`` (relative to home) in each snap's and flatpak's app home, and the
+    editors' histories there too."""
+    snaps, flatpaks = app_homes(home)
+    out: list[Path] = []
+    for base in snaps:
+        out += _present(base, rels)
+        out += _present(base, [r[len(".config/"):] for r in rels if r.startswith(".config/")])
+        out += editor_histories(base)
+    for base in flatpaks:
+        out += _present(base, {_flatpak_rel(r) for r in rels} | set(rels))
+        out += _editor_parts([base / "config", base / "data"])
+    return out
+
+
+def _editor_parts(roots: Iterable[Path]) -> list[Path]:
+    out = []
+    for root in roots:
+        for editor in _dirs(root):
+            if (editor / "User").is_dir():
+                out += [editor / part for part in EDITOR_PARTS]
+    return out
+
+
+def editor_histories(home: Path) -> list[Path]:
+    """Every VS Code-like editor's local history and secret storage under ``home``
+    (``~/.config/*/User/History``, ``~/.local/share/*/User/…``), each remote server's
+    ``~/.<name>-server*/data/User`` whole, and JetBrains' ``~/.cache/JetBrains/*/LocalHistory``."""
+    out = _editor_parts(home / rel for rel in EDITOR_ROOTS)
+    for name in _listed(home):
+        if name.startswith(".") and "-server" in name:
+            out.append(home / name / "data" / "User")
+    out += [ide / "LocalHistory" for ide in _dirs(home / ".cache" / "JetBrains")]
+    return out
+
+
+__all__ = ["EDITOR_PARTS", "app_homes", "editor_histories", "mirrored_paths"]

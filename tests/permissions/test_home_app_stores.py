@@ -1,0 +1,93 @@
+"""Home's credential stores where the list of home's stores did not look (tester round
+11: Q3, Q24, Q25, Q29), against the real bubblewrap: snap's and flatpak's app homes
+(Ubuntu's Firefox is a snap), the local history of every VS Code-like editor and of
+JetBrains IDEs, secret managers' CLIs, and the files the user's environment points at."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..sandboxing import require_sandbox
+from .home_setup import cat_in_sandbox, plant, sandbox_home
+
+pytestmark = pytest.mark.anyio
+
+APP_STORES = [
+    # snaps: a snap's $HOME is ~/snap/<app>/<revision>; Firefox's and Chromium's profiles are in common/
+    "snap/firefox/common/.mozilla/firefox/ab12.default/logins.json",
+    "snap/chromium/common/chromium/Default/Cookies",
+    "snap/slack/123/.config/Slack/Cookies",
+    "snap/code/150/.config/Code/User/History/-1a2b/Xy1Z.env",
+    # flatpaks: ~/.var/app/<id> with config/, data/ and cache/ for ~/.config, ~/.local/share, ~/.cache
+    "var-app/org.mozilla.firefox/.mozilla/firefox/cd34.default/logins.json",
+    "var-app/com.slack.Slack/config/Slack/Cookies",
+    "var-app/com.discordapp.Discord/config/discord/Local Storage/leveldb/000003.log",
+]
+EDITOR_HISTORIES = [
+    ".config/Code - Insiders/User/History/-1a2b/Xy1Z.env",
+    ".config/Windsurf/User/History/-3c4d/Xy1Z.env",
+    ".config/Trae/User/globalStorage/state.vscdb",
+    ".local/share/code-server/User/History/-5e6f/Xy1Z.env",
+    ".vscode-server-insiders/data/User/History/-7a8b/Xy1Z.env",
+    ".windsurf-server/data/User/History/-9c0d/Xy1Z.env",
+    ".cache/JetBrains/PyCharm2024.2/LocalHistory/changes.storageData",
+]
+MANAGERS = [
+    ".doppler/.doppler.yaml", ".infisical/infisical-config.json",
+    ".cloudflared/6ff42ae2-765d-4adf-8112-31c55c1551ef.json", ".bunfig.toml", ".config/pnpm/rc",
+]
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from sandbox_home(monkeypatch, ".agent-shell-test-appstores-")
+
+
+def _rels(rels: list[str]) -> list[str]:
+    return [r.replace("var-app/", ".var/app/") for r in rels]
+
+
+async def test_snap_and_flatpak_profiles_editor_histories_and_secret_managers_are_not_readable(
+    home: Path,
+) -> None:
+    require_sandbox()
+    stores = _rels(APP_STORES + EDITOR_HISTORIES + MANAGERS)
+    plant(home, stores, lambda rel: f"APPSECRET-{rel}\n")
+    plain = ["snap/firefox/common/notes.txt", ".var/app/org.gimp.GIMP/config/GIMP/gimprc",
+             ".config/Code - Insiders/User/settings.json", ".local/share/applications/x.desktop"]
+    plant(home, plain, lambda rel: f"PLAIN-{rel}\n")
+    text = await cat_in_sandbox(home, stores + plain, then="grep -rh APPSECRET ~/snap ~/.var 2>/dev/null")
+    leaked = [rel for rel in stores if f"APPSECRET-{rel}" in text]
+    assert leaked == [], text
+    for rel in plain:  # an app's own settings stay readable
+        assert f"PLAIN-{rel}" in text, text
+    assert "end" in text
+    for rel in stores:  # the user's own files are untouched
+        assert (home / rel).read_text() == f"APPSECRET-{rel}\n"
+
+
+async def test_files_the_environment_points_at_are_hidden_and_the_variables_not_passed(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_sandbox()
+    pointed = {
+        "GOOGLE_APPLICATION_CREDENTIALS": "work/gcp/my-proj-123456-abcdef123456.json",
+        "SOPS_AGE_KEY_FILE": "work/age.txt",
+        "PGPASSFILE": "work/pgpass.conf",
+        "ELASTIC_PASSWORD_FILE": "work/elastic.txt",
+    }
+    plant(home, [*pointed.values(), "work/kube/prod.yaml", "work/kube/dev.yaml"],
+          lambda rel: f"POINTED-{rel}\n")
+    for name, rel in pointed.items():
+        monkeypatch.setenv(name, str(home / rel))
+    monkeypatch.setenv("KUBECONFIG", f"{home}/work/kube/prod.yaml:~/work/kube/dev.yaml")
+    plant(home, ["work/notes.txt"], lambda rel: f"PLAIN-{rel}\n")
+    rels = [*pointed.values(), "work/kube/prod.yaml", "work/kube/dev.yaml", "work/notes.txt"]
+    text = await cat_in_sandbox(home, rels, then='env | grep -ic "kube\\|sops\\|google\\|pgpass\\|elastic"')
+    assert "POINTED-" not in text, text
+    assert "PLAIN-work/notes.txt" in text, text
+    assert "\n0\n" in text, text  # none of the variables reaches the command
+    assert "end" in text
