@@ -41,6 +41,7 @@ from acp.schema import (
 
 from shell.core import events as ev
 from shell.core.messages import ToolResult
+from shell.core.remoteimages import ImageDefuser
 from shell.core.textsafety import StreamSanitizer, plain_id, sanitize
 from shell.core.tools import Tool, ToolKind
 
@@ -89,6 +90,7 @@ class ReplyUpdates:
         self.root = root
         self.calls: dict[str, _Call] = {}
         self._text: dict[str, StreamSanitizer] = {}
+        self._images: dict[str, ImageDefuser] = {}  # an editor renders Markdown: no image loads itself
         self.model_calls = 0
         self.last_usage: Any = None
 
@@ -96,12 +98,14 @@ class ReplyUpdates:
     async def handle(self, event: ev.Event) -> None:
         if isinstance(event, (ev.TextBlockStart, ev.ThinkingBlockStart)):
             self._text[event.block_id] = StreamSanitizer()
+            self._images[event.block_id] = ImageDefuser()
         elif isinstance(event, ev.TextBlockDelta):
             await self._chunk(event.block_id, event.delta, thought=False)
         elif isinstance(event, ev.ThinkingBlockDelta):
             await self._chunk(event.block_id, event.delta, thought=True)
         elif isinstance(event, (ev.TextBlockEnd, ev.ThinkingBlockEnd)):
-            rest = self._text.pop(event.block_id, StreamSanitizer()).flush()
+            images = self._images.pop(event.block_id, ImageDefuser())
+            rest = images.feed(self._text.pop(event.block_id, StreamSanitizer()).flush()) + images.flush()
             if rest:
                 await self._send_text(rest, thought=isinstance(event, ev.ThinkingBlockEnd))
         elif isinstance(event, ev.ToolCallStart):
@@ -123,6 +127,7 @@ class ReplyUpdates:
 
     async def _chunk(self, block_id: str, delta: str, *, thought: bool) -> None:
         text = self._text.setdefault(block_id, StreamSanitizer()).feed(delta)
+        text = self._images.setdefault(block_id, ImageDefuser()).feed(text)
         if text:
             await self._send_text(text, thought=thought)
 
@@ -261,6 +266,7 @@ class ReplyUpdates:
                 )
         self.calls.clear()
         self._text.clear()
+        self._images.clear()
 
 
 def text_content(text: str) -> ContentToolCallContent:
