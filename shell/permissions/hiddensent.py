@@ -16,6 +16,7 @@ marking where they stand would answer the guess all the same.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +48,7 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
     values = hidden_values(hidden, (), found.relative)
     if not values:
         return ""
-    hit = _held(values, args, network=tool.kind == "fetch" or is_mcp(tool))
+    hit = _held(values, args, network=tool.kind == "fetch" or is_mcp(tool), command=tool.kind == "execute")
     if hit is None:
         return ""
     value, path, how = hit
@@ -57,17 +58,23 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
             "you meant it to use this value; allow rules do not cover it.")
 
 
-def _held(values: HiddenValues, args: Mapping[str, Any], *, network: bool) -> tuple[str, str, str] | None:
-    """The value, its file and how it is spelled (empty: as it is) that ``args`` hold."""
+def _held(
+    values: HiddenValues, args: Mapping[str, Any], *, network: bool, command: bool = False
+) -> tuple[str, str, str] | None:
+    """The value, its file and how it is spelled (empty: as it is) that ``args`` hold.
+    A command is read as the shell will assemble it too (finding Q1: a guess the shell
+    puts together — ``correcthorse''battery``, ``printf '%s%s' a b``, ``echo <base64> |
+    base64 -d`` — was answered by the output's redaction, unasked)."""
     texts = [t for t in argument_strings(args) if t is not None]
-    for text in texts:
+    words = _assembled(args) if command else []
+    for text in [*texts, *([" ".join(words)] if words else [])]:
         _, hit = values.redact(text)
         if hit:
             value, path = next(iter(hit.items()))
-            return value, path, ""
-    if not network:
+            return value, path, "" if text in texts else " (put together by the shell)"
+    if not (network or command):
         return None
-    joined = [text for _, text in joined_texts(args)]
+    joined = [text for _, text in joined_texts(args if network else {"words": words})]
     for text in [*texts, *joined]:
         out = secret_going_out(text, values.secrets)
         if out is not None and out[0] != TOO_LONG:
@@ -75,6 +82,17 @@ def _held(values: HiddenValues, args: Mapping[str, Any], *, network: bool) -> tu
             if owner is not None:
                 return owner[0], owner[1], " (encoded or split)"
     return None
+
+
+def _assembled(args: Mapping[str, Any]) -> list[str]:
+    """A command's words with the quotes and backslashes the shell removes removed."""
+    line = args.get("command")
+    if not isinstance(line, str):
+        return []
+    return _QUOTING.sub("", line).split()
+
+
+_QUOTING = re.compile(r"[\'\"\\]")
 
 
 __all__ = ["hidden_value_sent"]

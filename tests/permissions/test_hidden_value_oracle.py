@@ -116,3 +116,21 @@ def test_a_value_of_another_home_projects_secret_file_asks_too(home: Path) -> No
     grep = next(t for t in builtin_tools(Workspace(home / "project")) if t.name == "grep")
     verdict = policy.decide(grep, {"pattern": GUESSES})
     assert verdict.action == "ask" and "hidden secret file" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    f"echo {VALUE_B64} | base64 -d",
+    f"echo {VALUE[:12]}''{VALUE[12:]} wrongguess",
+    f"printf '%s%s\\n' {VALUE[:12]} {VALUE[12:]}",
+])
+def test_a_command_the_shell_puts_a_hidden_value_together_in_asks(ws: Path, command: str) -> None:
+    """Finding Q1: the command itself held no value as written, so it ran unasked and
+    the output's redaction told the model its guess was right. (A value a program
+    computes, `python3 -c "print('a' + 'b')"`, is still not seen: README says so.)"""
+    policy = PermissionPolicy(ws, user_config=ws.parent / "config.toml", mode="auto")
+    policy.sandbox = Sandbox(ws)
+    shell = next(t for t in builtin_tools(Workspace(ws)) if t.name == "run_shell")
+    verdict = policy.decide(shell, {"command": command})
+    assert verdict.action == "ask" and "hidden secret file .env" in verdict.reason, verdict.reason
+    wrong = command.replace(VALUE_B64, "cXdlcnR5dWlvcA==").replace(VALUE[:12], "qwertyuiopas")
+    assert "hidden secret file" not in policy.decide(shell, {"command": wrong}).reason
