@@ -69,7 +69,7 @@ _KEYS = re.compile(
 _BLOCK = re.compile(r"^(?:[|>][-+0-9]*)?$")
 """A key's value that is no value: its indented lines below are (a block scalar or list)."""
 _YAML_KEY = re.compile(r"""^\s*(?:-\s+)?(?:"[^"]*"|'[^']*'|[^\s:'"]+)\s*:(?:\s+|$)(.*)$""")
-_PYTHON = re.compile(r"(?:.*/)?(?:python[\d.]*|py|pypy[\d.]*)")
+PYTHON_WORD = re.compile(r"(?:.*/)?(?:python[\d.]*|py|pypy[\d.]*)")
 _RUNNERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "node", "deno", "bun", "tsx", "ts-node",
                       "ruby", "perl", "php", "pwsh", "lua", "Rscript", "source", ".", "exec", "env", "run"})
 """Words after which a bare file name is what runs (a script given to an interpreter)."""
@@ -239,10 +239,10 @@ def _files(value: str, base: Path) -> list[Path]:
     python = False
     cleaned = [w.strip(",;&|()<>'\"") for w in command_words(value.strip().strip("[]"))]
     for at, word in enumerate(cleaned):
-        python = python or bool(_PYTHON.fullmatch(word))
+        python = python or bool(PYTHON_WORD.fullmatch(word))
         if python and word.startswith("-m"):
             module = word[2:] or (cleaned[at + 1] if at + 1 < len(cleaned) else "")
-            out += _module_files(module, base)
+            out += module_files(module, base)
             continue
         if "://" in word or word.startswith(("-", "$")) or not word:
             continue
@@ -261,7 +261,7 @@ def _runs_bare(word: str, before: str) -> bool:
     (pre-commit's ``entry: lint.sh`` is a path from the root), after an interpreter
     (``node fix.js``), or named like a script; not an option's value such as
     ``args: [--config, setup.cfg]``, whose file then stays editable."""
-    if not before or before in _RUNNERS or _PYTHON.fullmatch(before):
+    if not before or before in _RUNNERS or PYTHON_WORD.fullmatch(before):
         return True
     return os.path.splitext(word)[1].lower() in _SCRIPT_SUFFIXES
 
@@ -275,7 +275,7 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _module_files(module: str, base: Path) -> list[Path]:
+def module_files(module: str, base: Path) -> list[Path]:
     """The work tree's files ``python -m module`` runs from ``base``: the module, or the
     package's ``__init__``/``__main__``, and each parent package's ``__init__``; missing
     ones too, as the root comes first on ``sys.path``: a ``black.py`` created there runs
@@ -294,4 +294,4 @@ def _module_files(module: str, base: Path) -> list[Path]:
     return out
 
 
-__all__ = ["framework_configs", "hook_scripts"]
+__all__ = ["PYTHON_WORD", "framework_configs", "hook_scripts", "module_files"]

@@ -18,21 +18,32 @@ of a ``--flag=value``) that is an existing file there, or that looks like a scri
 - runs-later files: the file tools ask before an edit (:mod:`.laterhit`), the sandbox
   binds them read-only and quarantines one a command creates (:mod:`.runslater`).
 
+A server started as ``python3 -m tools.srv`` runs ``tools/srv.py`` (or the package's
+``__init__``/``__main__``) and ``tools/__init__.py`` on the way, from its ``cwd``
+(:func:`.hookscripts.module_files`, existing or not: one planted there runs first); a
+folder given to an interpreter (``node tools/pkg``, ``python3 tools``) runs its
+``index.js``/``package.json`` ``main`` or ``__main__.py``; ``bash -c "node tools/a.js"``
+runs what its string names. Those count like a script argument (finding Q27: they were
+neither fingerprinted nor guarded, so a command rewrote what the next start ran).
+
 Not followed: what such a script imports, and a whole project a launcher runs
 (``uv run --directory . server``, ``npx`` of the workspace's package); ``.mcp.json``
 stays the guarded file for those. ``${VAR}`` words are skipped (not known before the
-start), so are folders.
+start).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import paths
+from .gitcommands import command_words
+from .hookscripts import PYTHON_WORD, module_files
 
 MCP_FILE = ".mcp.json"
 MAX_BYTES = 1024 * 1024
@@ -41,6 +52,13 @@ MAX_NAMED = 64
 """Files named by one ``.mcp.json`` that are followed."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl", ".php", ".jar", ".exe")
 """An argument ending so names a script even before it exists (a build makes ``dist/index.js``)."""
+FOLDER_ENTRIES = ("__main__.py", "index.js", "index.mjs", "index.cjs", "package.json")
+"""What an interpreter runs of a folder it is given (``python3 tools``, ``node tools/pkg``)."""
+_SHELL_C = re.compile(r"-[a-z]*c[a-z]*")
+"""``sh -c``, ``bash -lc``: the next argument is a command line."""
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+MAX_NESTING = 3
+"""``bash -c "sh -c '…'"`` followed this deep."""
 
 
 def why(server: str) -> str:
@@ -74,15 +92,41 @@ def named_files(root: Path, data: bytes) -> dict[Path, str]:
 def _named(root: Path, entry: Mapping[str, Any]) -> list[Path]:
     cwd = entry.get("cwd")
     base = os.path.normpath(os.path.join(root, cwd)) if isinstance(cwd, str) and cwd else str(root)
-    command = str(entry["command"])
     args = entry.get("args")
     words = [str(a) for a in args] if isinstance(args, list) else []
+    return _line(root, base, str(entry["command"]), words, 0)
+
+
+def _line(root: Path, base: str, command: str, words: list[str], depth: int) -> list[Path]:
+    """What one command line runs: the command when it is a path, each argument that is
+    a file (or a folder's entry point), a ``-m`` module's files after a Python, and what
+    the string of a shell's ``-c`` runs."""
     out: list[Path] = []
     if "/" in command:
         out += _candidate(root, base, command, must_exist=False)
-    for word in words:
+    python = bool(PYTHON_WORD.fullmatch(command))
+    shell = os.path.basename(command) in _SHELLS
+    at = 0
+    while at < len(words):
+        word = words[at]
+        python = python or bool(PYTHON_WORD.fullmatch(word))  # `uv run python -m srv`
+        shell = shell or os.path.basename(word) in _SHELLS  # `exec sh -c '…'`
+        if python and word.startswith("-m") and not word.startswith("--"):
+            module = word[2:] or (words[at + 1] if at + 1 < len(words) else "")
+            out += [p for p in module_files(module, Path(base)) if paths.within(p, root)]
+            at += 1 if word[2:] else 2
+            continue
+        if shell and _SHELL_C.fullmatch(word) and at + 1 < len(words):
+            if depth < MAX_NESTING:
+                inner = [w.strip(",;&|()<>'\"") for w in command_words(words[at + 1])]
+                inner = [w for w in inner if w]
+                if inner:
+                    out += _line(root, base, inner[0], inner[1:], depth + 1)
+            at += 2
+            continue
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
         out += _candidate(root, base, value, must_exist=not value.endswith(SCRIPT_SUFFIXES))
+        at += 1
     return out
 
 
@@ -97,8 +141,10 @@ def _candidate(root: Path, base: str, word: str, *, must_exist: bool) -> list[Pa
         path = Path(os.path.realpath(lexical.parent)) / lexical.name  # the folders real, the name as is
     except (OSError, ValueError):
         return []
-    if not paths.within(path, root) or os.path.isdir(path):
+    if not paths.within(path, root):
         return []
+    if os.path.isdir(path):
+        return _folder_runs(root, path)
     if must_exist and not os.path.lexists(path):
         return []
     out = [path]
@@ -107,6 +153,33 @@ def _candidate(root: Path, base: str, word: str, *, must_exist: bool) -> list[Pa
         if paths.within(target, root) and not os.path.isdir(target):
             out.append(target)
     return out
+
+
+def _folder_runs(root: Path, folder: Path) -> list[Path]:
+    """What an interpreter runs of a folder (``node tools/pkg``: its ``index.js`` or
+    ``package.json``'s ``main``; ``python3 tools``: its ``__main__.py``), inside ``root``."""
+    try:
+        real = Path(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return []
+    if not paths.within(real, root):
+        return []
+    out = [real / name for name in FOLDER_ENTRIES if os.path.isfile(real / name)]
+    main = _package_main(real / "package.json")
+    if main and not os.path.isdir(os.path.join(real, main)):  # `"main": "."` leads back here
+        out += _candidate(root, str(real), main, must_exist=False)
+    return out
+
+
+def _package_main(package: Path) -> str:
+    """The ``main`` a folder's ``package.json`` names ("" when none or unreadable)."""
+    try:
+        with open(package, "rb") as fh:
+            data = json.loads(fh.read(MAX_BYTES).decode("utf-8", "replace"))
+    except (OSError, ValueError, RecursionError):
+        return ""
+    main = data.get("main") if isinstance(data, dict) else None
+    return main if isinstance(main, str) and not os.path.isabs(main) else ""
 
 
 def mcp_runs(roots: Sequence[Path]) -> dict[Path, str]:

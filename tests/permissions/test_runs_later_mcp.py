@@ -68,7 +68,8 @@ def test_the_files_a_server_runs_are_found_and_nothing_else(ws: Path) -> None:
     named = named_files(ws, (ws / ".mcp.json").read_bytes())
     found = {p.relative_to(ws).as_posix(): why for p, why in named.items()}
     assert set(found) == {"tools/server.py", "mcp/server.js", "data/notes.txt", ".venv/bin/python",
-                          "dist/index.js", "tools/run.py"}
+                          "dist/index.js", "tools/run.py",
+                          "srv.py", "srv/__init__.py", "srv/__main__.py"}  # -m srv: one planted runs (Q27)
     assert "'py'" in found["tools/server.py"] and "outside the sandbox" in found["tools/server.py"]
 
 
@@ -157,3 +158,43 @@ def test_a_hostile_mcp_json_hangs_nothing(ws: Path) -> None:
     worker.join(30)
     assert done, "reading the project config hung on a FIFO"
     assert done[0].contents["pipe"] == b"<not a regular file>"
+
+
+def test_a_module_a_folder_and_a_shell_string_name_what_they_run(ws: Path) -> None:
+    """Finding Q27: ``python3 -m tools.srv``, ``node tools/pkg``, ``python3 tools`` and
+    ``bash -c "node tools/a.js"`` run files of the workspace as surely as ``python3
+    tools/srv.py`` does: each is fingerprinted and guarded like a script argument."""
+    for name in ("tools/__init__.py", "tools/srv.py", "tools/__main__.py", "tools/a.js",
+                 "tools/pkg/index.js", "tools/pkg/lib/start.js", "tools/other.py"):
+        write(ws / name, "0\n")
+    write(ws / "tools" / "pkg" / "package.json", json.dumps({"main": "lib/start.js"}))
+    write(ws / "loop" / "package.json", json.dumps({"main": "."}))
+    project(ws,
+            s={"command": "python3", "args": ["-m", "tools.srv"]},
+            v={"command": "uv", "args": ["run", "python", "-mtools.srv"]},
+            n={"command": "node", "args": ["tools/pkg"]},
+            d={"command": "python3", "args": ["tools"]},
+            a={"command": "bash", "args": ["-c", "node tools/a.js && exec sh -c 'sh tools/b.sh'"]},
+            loop={"command": "node", "args": ["loop"]})
+    named = named_files(ws, (ws / ".mcp.json").read_bytes())
+    found = {p.relative_to(ws).as_posix() for p in named}
+    assert found == {"tools/__init__.py", "tools/srv.py", "tools/srv/__init__.py", "tools/srv/__main__.py",
+                     "tools/pkg/index.js", "tools/pkg/package.json", "tools/pkg/lib/start.js",
+                     "tools/__main__.py", "tools/a.js", "tools/b.sh", "loop/package.json"}
+    config = read_project_config(ws)
+    assert {"tools/srv.py", "tools/__init__.py", "tools/a.js", "tools/pkg/index.js"} <= set(config.files)
+
+
+async def test_a_sandboxed_command_cannot_change_the_module_a_server_runs(ws: Path) -> None:
+    require_sandbox()
+    write(ws / "tools" / "__init__.py", "")
+    write(ws / "tools" / "srv.py", "print('server')\n")
+    write(ws / "tools" / "helper.txt", "x\n")
+    project(ws, s={"command": "python3", "args": ["-m", "tools.srv"]},
+            a={"command": "bash", "args": ["-c", "node tools/a.js"]})
+    write(ws / "tools" / "a.js", "0\n")
+    result = await sh(ws, 'for f in tools/*; do echo "#x" >> $f; done; true')
+    assert (ws / "tools" / "srv.py").read_text() == "print('server')\n", result.text
+    assert (ws / "tools" / "__init__.py").read_text() == "", result.text
+    assert (ws / "tools" / "a.js").read_text() == "0\n", result.text
+    assert (ws / "tools" / "helper.txt").read_text() == "x\n#x\n"
