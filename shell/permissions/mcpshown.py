@@ -16,20 +16,22 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .configcreds import scrubber
+from .configcreds import MCP_FOLDERS, scrubber
 from .gitcreds import ScrubbedConfigs
 from .gitstaged import StagedCopies
 from .mcpsources import MCP_FILE
 
+NAMES = (MCP_FILE, *(f"{folder}/mcp.json" for folder in MCP_FOLDERS))
+"""Where a root's MCP servers' files are: its ``.mcp.json``, an editor's ``.vscode/mcp.json``."""
+
 
 def mcp_binds(roots: Sequence[Path], hidden: Sequence[Path], staged: StagedCopies,
               copies: ScrubbedConfigs) -> tuple[list[str], list[Path]]:
-    """bwrap arguments showing each root's ``.mcp.json`` that holds keys without them,
-    and those git does not track (for git's exclude view)."""
+    """bwrap arguments showing each root's MCP servers' files (:data:`NAMES`) that hold
+    keys without them, and those git does not track (for git's exclude view)."""
     args: list[str] = []
     untracked: list[Path] = []
-    for root in roots:
-        path = root / MCP_FILE
+    for path in (root / name for root in roots for name in NAMES):
         if path in hidden or path.is_symlink() or not path.is_file():
             continue
         how = scrubber(path)

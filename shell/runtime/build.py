@@ -410,14 +410,15 @@ R = TypeVar("R", bound="ShellRuntime")
 
 
 # -- construction ------------------------------------------------------------
-def remember_config_secrets(settings: Settings) -> None:
+def remember_config_secrets(settings: Settings, servers: Sequence[Any] = ()) -> None:
     """The keys of the config this run loaded (``--config`` too: the sandbox's own look
-    reads the default file only) become known to the sandbox's environment scrub and to
-    egress (finding Q4)."""
+    reads the default file only) and of the MCP servers an editor gave become known to
+    the sandbox's environment scrub and to egress (finding Q4)."""
+    from ..core.mcpsecrets import mcp_secret_values
     from ..core.secrets import secret_values
     from ..permissions.sandboxenv import add_config_secrets
 
-    add_config_secrets(secret_values({}, settings))
+    add_config_secrets([*secret_values({}, settings), *mcp_secret_values(servers)])
 
 
 def create_runtime(
@@ -441,7 +442,7 @@ def create_runtime(
     options = options or RuntimeOptions()
     if settings is None:
         settings = load_config(options.config_path)
-    remember_config_secrets(settings)
+    remember_config_secrets(settings, options.mcp_servers)
     try:
         workspace = Workspace(options.cwd)
     except (OSError, NotADirectoryError) as exc:

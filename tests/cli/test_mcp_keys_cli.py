@@ -20,6 +20,7 @@ Script = Callable[[list[Any]], str]
 TOKEN = "x9Kq2mZ7pL4vB8nR3tY6wE1uI0oP5aSd"
 DB_PASSWORD = "Zq7Lm2Pv9Xw4"
 BEARER = "tk_live_" + "Ab12Cd34Ef56Gh78Ij90"
+EDITOR_KEY = "edk_" + "9f8e7d6c5b4a3f2e1d0c"
 ALLOW_FETCH = '[permissions]\nallow = ["fetch_url(domain:example.com)"]\n'
 
 
@@ -42,11 +43,14 @@ def test_a_trusted_mcp_json_keys_are_redacted_and_ask_before_leaving(
                "web": {"type": "http", "url": "http://127.0.0.1:9/mcp",
                        "headers": {"Authorization": f"Bearer {BEARER}"}}}
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=1))
+    (workspace / ".vscode").mkdir()  # VS Code's shape: "servers"
+    (workspace / ".vscode" / "mcp.json").write_text(json.dumps({"servers": {"gh": {
+        "type": "http", "url": "https://api.example.com/mcp", "headers": {"X-Api-Key": EDITOR_KEY}}}}))
     config = tmp_path / "fetch.toml"
     config.write_text(ALLOW_FETCH)
-    command = "cat .mcp.json; git add -A; git status -s"
+    command = "cat .mcp.json .vscode/mcp.json; git add -A; git status -s"
     reads = {"tool_calls": [{"name": "read_file", "args": {"path": ".mcp.json"}},
-                            {"name": "grep", "args": {"pattern": "TOKEN|Bearer|postgres"}},
+                            {"name": "grep", "args": {"pattern": "TOKEN|Bearer|postgres|Api-Key"}},
                             {"name": "run_shell", "args": {"command": command}}]}
     turns = [reads, *fetches(TOKEN, DB_PASSWORD, BEARER), "Done."]
     r = run_cli("-p", "go", "--model", script(turns), "--permission-mode", "auto", "--approve", "never",
@@ -54,11 +58,11 @@ def test_a_trusted_mcp_json_keys_are_redacted_and_ask_before_leaving(
     assert r.returncode == 0, r.stderr
     read, grep, cat, *fetched = tool_results(r.stdout)
     for shown in (read, grep, cat):
-        for key in (TOKEN, DB_PASSWORD, BEARER):
+        for key in (TOKEN, DB_PASSWORD, BEARER, EDITOR_KEY):
             assert key not in shown, (key, shown)
         assert "debug-verbose" in shown or shown is grep  # the rest reads as it is
     assert "[REDACTED]" in read and "MCP servers' keys in this file" in read
-    assert "?? .mcp.json" not in cat and "A  .mcp.json" not in cat, cat  # git left it alone
+    assert "mcp.json" not in cat.split("}")[-1], cat  # git left them alone: nothing added
     assert len(fetched) == 3 and all("was not run" in f for f in fetched), fetched
     refused = json.loads(r.stdout)["refused"]
     assert len(refused) == 3 and all(f["name"] == "fetch_url" for f in refused)
