@@ -12,7 +12,7 @@ median wall milliseconds of:
   ``lstat`` per folder), and the same without the home walk (as before r14-home);
 - the home walk alone, first and later (``HomeFiles.find``).
 
-    python benchmarks/home_walk.py [--rounds 5] [--files 50000] [--folders 5000]
+    python benchmarks/home_walk.py [--rounds 5] [--files 50000] [--folders 5000] [--dot-files 10000]
 """
 
 from __future__ import annotations
@@ -55,6 +55,19 @@ def make_home(base: Path, files: int, folders: int) -> None:
     (base / ".cache").mkdir()
 
 
+def make_dot_folders(base: Path, files: int) -> None:
+    """Home's dot folders: apps' settings in ``~/.config`` and ``~/.local/share``, a dotfiles
+    repository, ten files a folder, three folders deep, a ``.env`` every 20 folders."""
+    for f in range(max(files // 10, 1)):
+        top = (".config", ".local/share", ".dotfiles")[f % 3]
+        folder = base / top / f"app{f // 30}" / f"a{f % 30 // 6}" / f"b{f % 6}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in range(10):
+            (folder / f"setting{i}.json").write_text("{}\n")
+        if f % 20 == 0:
+            (folder / ".env").write_text("KEY=sk-proj-DOTBENCH\n")
+
+
 def timed(run: Callable[[], object]) -> float:
     start = time.perf_counter()
     run()
@@ -72,6 +85,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--files", type=int, default=50_000)
     parser.add_argument("--folders", type=int, default=5_000)
+    parser.add_argument("--dot-files", type=int, default=10_000, help="files in home's dot folders")
     options = parser.parse_args()
     bwrap = which("bwrap")
     if bwrap is None:
@@ -81,9 +95,11 @@ def main() -> None:
     homewalk.home_dirs = lambda: [base]  # not also the password database's home: this one only
     try:
         make_home(base, options.files, options.folders)
+        make_dot_folders(base, options.dot_files)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(base)}
         bare = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "true"]
-        print(f"home of {options.files:,} files in {options.folders:,} folders; "
+        print(f"home of {options.files:,} files in {options.folders:,} folders, "
+              f"{options.dot_files:,} in its dot folders; "
               f"load {os.getloadavg()[0]:.1f}; median ms of {options.rounds} rounds")
         rows: dict[str, list[float]] = {k: [] for k in ("bare", "first", "later", "off", "walk1", "walk2")}
         for _ in range(options.rounds):

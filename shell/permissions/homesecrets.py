@@ -173,28 +173,27 @@ _HISTORY = re.compile(r"_history$|_hist$|^\.?histfile$|^\.?history(\.(db|sqlite|
 def _secret_looking(path: str, name: str) -> bool:
     return is_secret_file(path) or bool(_TOKENISH.search(name) or _HISTORY.search(name))
 
-_cache: dict[Path, tuple[float, tuple[Path, ...]]] = {}
+_cache: dict[Path, tuple[tuple[int, ...], tuple[str, ...], tuple[Path, ...]]] = {}
 
 
 def found_in_config(home: Path) -> tuple[Path, ...]:
     """Files in ``~/.config``, ``~/.local/share``, ``~/.local/state`` (and the dot folders
     right in ``home``) whose names look like credentials, at most :data:`_DEPTH` folders
-    down and :data:`MAX_LOOKED_AT` entries for ``~/.local``'s and as many for the rest;
-    kept until one of those folders or ``home`` changes (a new tool's folder)."""
-    try:
-        stamp = max(os.stat(home).st_mtime, os.stat(home / ".config").st_mtime, *_stamps(home, LOCAL))
-    except OSError:
-        return ()
+    down and :data:`MAX_LOOKED_AT` entries for ``~/.local``'s and as many for the rest
+    (the home walk, :mod:`.homewalk`, finds secret-looking names below, at any depth);
+    kept until a folder looked through changes (its ctime: a file created in
+    ``~/.config/app/a`` during a run is found by the next command, finding Q8)."""
     cached = _cache.get(home)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
+    if cached is not None and _ctimes(cached[1]) == cached[0]:
+        return cached[2]
     found: list[Path] = []
+    visited: list[str] = [str(home), str(home / ".local")]  # a new ~/.config or ~/.local/share
     known = frozenset(str(home / rel) for rel in SECRET_PATHS)  # hidden whole already
     local_budget = [MAX_LOOKED_AT]
     for rel in LOCAL:
-        _look(home / rel, 1, found, local_budget, known, _LOCAL_SKIP)
+        _look(home / rel, 1, found, local_budget, known, _LOCAL_SKIP, visited)
     budget = [MAX_LOOKED_AT]
-    _look(home / ".config", 0, found, budget, known)
+    _look(home / ".config", 0, found, budget, known, _SKIP, visited)
     try:
         listed = os.listdir(home)
     except OSError:
@@ -207,25 +206,25 @@ def found_in_config(home: Path) -> tuple[Path, ...]:
             if _secret_looking(str(path), name):
                 found.append(path)
             continue
-        _look(path, 1, found, budget, known)
-    _cache[home] = (stamp, tuple(found))
+        _look(path, 1, found, budget, known, _SKIP, visited)
+    _cache[home] = (_ctimes(visited), tuple(visited), tuple(found))
     return tuple(found)
 
 
-def _stamps(home: Path, rels: tuple[str, ...]) -> list[float]:
-    """Change times of the folders in ``rels`` that exist (a new tool's folder there)."""
+def _ctimes(folders: tuple[str, ...] | list[str]) -> tuple[int, ...]:
+    """The folders' change times (-1 for one gone): a new entry in any of them changes it."""
     out = []
-    for rel in rels:
+    for folder in folders:
         try:
-            out.append(os.stat(home / rel).st_mtime)
+            out.append(os.stat(folder).st_ctime_ns)
         except OSError:
-            continue
-    return out
+            out.append(-1)
+    return tuple(out)
 
 
 def _look(
     folder: Path, depth: int, found: list[Path], budget: list[int], known: frozenset[str],
-    skip: frozenset[str] = _SKIP,
+    skip: frozenset[str], visited: list[str],
 ) -> None:
     if depth > _DEPTH or budget[0] <= 0:
         return
@@ -234,6 +233,7 @@ def _look(
             listed = sorted(entries, key=lambda e: e.name)
     except OSError:
         return
+    visited.append(str(folder))
     for entry in listed:
         budget[0] -= 1
         if budget[0] <= 0:
@@ -242,7 +242,7 @@ def _look(
             continue
         try:
             if entry.is_dir(follow_symlinks=False):
-                _look(Path(entry.path), depth + 1, found, budget, known, skip)
+                _look(Path(entry.path), depth + 1, found, budget, known, skip, visited)
             elif _secret_looking(entry.path, entry.name):
                 found.append(Path(entry.path))
         except OSError:

@@ -10,9 +10,12 @@ N5), while every approval said the command ran with "no secrets".
 So before each sandboxed command home's other folders are searched too, by the same
 index as the workspace (:class:`.secretfiles.SecretFileIndex`: the same one rule of
 what is secret-looking, the same skipped folders, listings kept by folder stamp so a
-later command lists only what changed), entering neither the workspace (its own walk)
-nor home's dot folders (:mod:`.homesecrets`), nor toolchains' downloads
-(:data:`DEPENDENCY_STORES`), nor the folders the config makes writable
+later command lists only what changed), home's dot folders, ``~/.config`` and
+``~/.local/share`` included, at any depth: a depth cap failed open (tester round 11, Q8:
+``~/.dotfiles/env/prod/deep/.env``, ``~/.config/app/a/b/c/.env`` were read), and a file
+created there later is found by its folder's stamp. It enters neither the workspace (its
+own walk), nor ``~/.cache`` and home's stores hidden whole anyway (:mod:`.homesecrets`),
+nor toolchains' downloads (:data:`DEPENDENCY_STORES`), nor the folders the config makes writable
 (``[sandbox] writable``: tools' caches, which a folder hidden whole would break). What it
 finds is hidden as in the workspace: an empty read-only file, or git's staged copy where git tracks it
 (:mod:`.gitstaged`, so ``git -C ~/other status`` shows nothing changed); and each
@@ -43,6 +46,7 @@ from . import paths
 from .gitcreds import ScrubbedConfigs
 from .gitstaged import StagedCopies
 from .homedirs import home_dirs
+from .homesecrets import SECRET_PATHS, STARTUP_FILES
 from .secretfiles import SecretFileIndex, SecretFiles
 
 MAX_ENTRIES = 200_000
@@ -55,11 +59,26 @@ mount, and bubblewrap's mounts cost more the more there are: 50 +5.5 ms, 150 +46
 MAX_FILE_BINDS = 200
 """Secret files under home hidden one by one at most (a mount each); past it the folders
 holding the most are hidden whole instead."""
-DEPENDENCY_STORES = ("go/pkg", "sdk", "miniconda3", "anaconda3", "miniforge3", "mambaforge",
-                     "micromamba", "Android/Sdk")
+DEPENDENCY_STORES = (
+    "go/pkg", "sdk", "miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba", "Android/Sdk",
+    # in home's dot folders: caches, toolchains, package stores, editors' extensions, apps' data
+    ".cache", ".rustup", ".cargo/registry", ".cargo/git", ".npm", ".nvm", ".pyenv", ".rbenv",
+    ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".ivy2/cache", ".sbt/boot", ".local/lib",
+    ".local/share/flatpak", ".local/share/Steam", ".local/share/pnpm", ".local/share/uv",
+    ".local/share/virtualenvs", ".local/pipx", ".local/share/pipx", ".local/share/containers",
+    ".local/share/mise", ".local/share/nvim/lazy", ".local/share/nvim/site", ".local/share/JetBrains",
+    ".local/share/icons", ".local/share/fonts", ".vscode/extensions", ".vscode-server/bin",
+    ".vscode-server/extensions", ".vscode-server/cli", ".cursor-server/bin", ".cursor-server/extensions",
+    ".bun/install", ".deno", ".sdkman", ".android", ".gem", ".cpan", ".conan", ".conan2", ".julia/packages",
+    ".julia/artifacts", ".ghcup", ".stack", ".cabal/packages", ".opam", ".elan", ".mix", ".hex", ".pub-cache",
+    ".dotnet", ".nuget/packages", ".docker", ".minikube", ".var/app/com.valvesoftware.Steam", ".steam",
+    ".wine", ".local/share/Trash", ".mozilla",
+)  # fmt: skip
 """Relative to home: where toolchains keep what they download (Go's module cache and SDKs,
-conda), not walked: dependencies, not the user's secrets (as ``node_modules``), and
-their test keys (``testdata/*.pem`` by the thousand) would each cost a mount per command."""
+conda, and their like in home's dot folders: ``~/.cargo/registry``, ``~/.rustup``,
+``~/.npm``), not walked: dependencies, not the user's secrets (as ``node_modules``), and
+their test keys (``testdata/*.pem`` by the thousand) would each cost a mount per command,
+or, unreached in time, be hidden whole and break the toolchain."""
 PRIVATE = (Path("/tmp"), Path("/var/tmp"))
 """Replaced by empty ones in the sandbox: a home there needs no walk."""
 
@@ -123,7 +142,8 @@ class HomeFiles:
         if [str(h) for h in homes] != [str(r) for r in self.index.roots]:
             self.index.set_roots(homes)
         self._homes = frozenset(str(r) for r in self.index.roots)
-        self._stores = frozenset(f"{h}/{rel}" for h in self._homes for rel in DEPENDENCY_STORES)
+        hidden = (*DEPENDENCY_STORES, *SECRET_PATHS, *STARTUP_FILES)  # hidden whole already, or not ours
+        self._stores = frozenset(f"{h}/{rel}" for h in self._homes for rel in hidden)
         walked = self.index.find() if homes else SecretFiles()
         configs = tuple(c for d in walked.runs_later if d.name == ".git" for c in _git_configs(d))
         mine = tuple(f for f in walked.paths if not any(paths.within(f, r) for r in self._roots))
@@ -174,10 +194,7 @@ class HomeFiles:
         return found.said()
 
     def _prune(self, path: str) -> bool:
-        if path in self._roots or path in self._stores:
-            return True
-        cut = path.rfind("/")
-        return path.startswith(".", cut + 1) and path[:cut] in self._homes
+        return path in self._roots or path in self._stores
 
     def _fixed(self, directory: str) -> bool:
         """Whether ``directory`` may not be hidden whole: it holds what must stay visible, or
