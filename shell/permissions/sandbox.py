@@ -126,12 +126,19 @@ prompts and files as they were before edits; git's staged copies of secret files
 git configs shown without credentials; a launch's options)."""
 
 
+PRIVATE_TEMP = (Path("/tmp"), Path("/var/tmp"))
+"""Replaced by empty folders in the sandbox: what the host keeps there is not seen."""
+
+
 def own_temp(binds: Sequence[Path]) -> list[Path]:
     """The shell's own entries in the temporary folder (of this process and any other),
-    when a writable root holds that folder (``cd /tmp && agent-shell``): elsewhere the
-    sandbox's empty ``/tmp`` hides them already, and the folder is not listed."""
+    unless the sandbox's empty ``/tmp`` hides them already: when a writable root holds
+    that folder (``cd /tmp && agent-shell``), and when ``TMPDIR`` is elsewhere (``~/tmp``,
+    ``/scratch/$USER`` on shared hosts), where the read-only root showed every command
+    the staged copies of secret files, scrubbed git configs and ``--no-session``
+    checkpoints (finding Q15)."""
     tmp = Path(os.path.realpath(tempfile.gettempdir()))
-    if not _under(tmp, binds):
+    if _under(tmp, PRIVATE_TEMP) and not _under(tmp, binds):
         return []
     try:
         with os.scandir(tmp) as entries:
@@ -398,7 +405,7 @@ class Sandbox:
                       if Path(os.path.realpath(s)) not in self.sockets)
         wanted.extend(self.extra_hidden)
         wanted.extend(self.denied_reads())
-        private = [Path("/tmp"), Path("/var/tmp")]  # replaced by empty ones already
+        private = PRIVATE_TEMP  # replaced by empty ones already
         binds = [self.workspace, *self.added, *self.writable]
         found: list[Path] = []
         for path in wanted:
