@@ -172,6 +172,9 @@ class Sandbox:
         workspace): every other one the kernel lists, in the workspace too, is covered."""
         self.added: list[Path] = []
         """Directories added to the workspace (``--add-dir``): writable, searched for secrets."""
+        self.own_files: list[Path] = []
+        """The shell's own files outside its dirs, hidden from commands: the config file
+        this run loaded (``--config FILE``)."""
         self.bwrap = bwrap
         self.git_configs = ScrubbedConfigs()  # git configs, .mcp.json without credentials (.gitcreds)
         self.secret_index = SecretFileIndex([self.workspace])  # its secret files, hidden (.secretfiles)
@@ -390,6 +393,7 @@ class Sandbox:
             # what runs later keeps them read-only (an empty bind would read as a change to git)
             wanted.extend(p for p in startup_files(home) if not _linked_into(p, own))
         wanted.extend(own_dirs())
+        wanted.extend(self.own_files)
         wanted.extend(own_temp([self.workspace, *self.added, *self.writable]))
         wanted.extend([*map(Path, SYSTEM_SECRET_PATHS), *credential_paths()])  # KUBECONFIG's, wherever
         runtime_dir = os.environ.get("XDG_RUNTIME_DIR")

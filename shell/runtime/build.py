@@ -382,6 +382,9 @@ def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str])
         writable=_writable(_config_list(settings, "sandbox", "writable", problems), problems),
         sockets=_config_list(settings, "sandbox", "sockets", problems),
     )
+    # the config this run loaded (--config FILE, anywhere) holds provider keys: the
+    # default one is in the hidden config dir, one given elsewhere was readable (Q30)
+    sandbox.own_files.append(settings.path)
     if not sandbox.available:
         problems.append(sandbox.status.notice())
     from ..permissions.quarantine import prune_later
