@@ -29,6 +29,11 @@ SECRET_FILE_NAMES = frozenset({
     # finding N9: Ansible's vault password files, bare key files, curl's and yt-dlp's cookie jars
     ".vault_pass", "vault_pass", ".vault_pass.txt", "vault_pass.txt", "cookies.txt",
     "cookie.txt", "cookiejar", "cookiejar.txt", "cookie-jar.txt",
+    # finding Q12: kubectl's config by another spelling, a Kubernetes pull secret, a service
+    # account key's short name, Helm's secret values, Ansible's vault files before
+    # `ansible-vault encrypt`, ASP.NET's production settings (connection strings)
+    "kubeconfig.yaml", "kubeconfig.yml", ".dockerconfigjson", "sa.json", "values-secret.yaml",
+    "values-secrets.yaml", "values-secret.yml", "vault.yml", "vault.yaml", "appsettings.production.json",
 })
 """Secret-looking by their whole name (lowercase), in any folder."""
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Self
 
+from shell.core.secretcopies import originals
 from shell.core.secretencodings import percent_decoded, readings
 from shell.core.secretfilenames import SECRET_FILE_NAMES as _SECRET_FILE_NAMES
 from shell.core.secretfilenames import WHY_BY_NAME as _WHY_BY_NAME
@@ -173,13 +174,16 @@ def is_secret_file(path: str) -> bool:
     """Whether a file's name says it usually holds secrets (``.env``, ``.env.local``,
     ``id_ed25519``, ``*.pem``, ``.netrc``, AWS ``credentials`` …), so that reading it,
     which sends its content to the model's provider, is asked about first. Templates
-    (``.env.example``) and public keys are not."""
+    (``.env.example``) and public keys are not. A dotfile manager's source name or a file
+    manager's duplicate is judged as the name it stands for (:mod:`.secretcopies`)."""
     trimmed = path.rstrip("/\\")
     name = os.path.basename(trimmed).lower()
     if _secret_name(trimmed, _original_name(trimmed, name)):
         return True
     vim = _vim_original(name)  # ..env.local.swp: vim's copy of .env.local
-    return bool(vim) and _secret_name(trimmed, _original_name(trimmed, vim))
+    if vim and _secret_name(trimmed, _original_name(trimmed, vim)):
+        return True  # and chezmoi's dot_env, yadm's .env##os.linux, Finder's ".env copy":
+    return any(_secret_name(trimmed, _original_name(trimmed, o)) for o in originals(name))
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -60,6 +60,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shell.core.secretcopies import CHEZMOI_PREFIXES
 from shell.core.secrets import BY_FOLDER, is_secret_file
 
 from . import paths as resolving
@@ -556,7 +557,8 @@ def _list(directory: str, info: os.stat_result, later_why: Callable[[str], objec
                         subdirs.append(name)
                     else:
                         files.append(name)
-                        if (is_secret_file(entry.path if name in BY_FOLDER else name)
+                        by_folder = name in BY_FOLDER or name.startswith(CHEZMOI_PREFIXES)  # hosts.yml
+                        if (is_secret_file(entry.path if by_folder else name)
                                 and entry.is_file(follow_symlinks=False)):
                             secrets.append(name)
                         elif name == "pyvenv.cfg":
