@@ -418,6 +418,7 @@ def calls_from_messages(
     messages: Sequence[Any], outcomes: Mapping[str, str] | None = None,
     notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
     edits: Mapping[str, Mapping[str, Any]] | None = None,
+    editors: Mapping[str, str] | None = None,
 ) -> dict[str, CallView]:
     """Every tool call of a saved conversation as it ended (resumed sessions).
     ``outcomes`` (the session's, by call id: ``rejected``, ``blocked``, ``cancelled``
@@ -426,8 +427,10 @@ def calls_from_messages(
     not "error". ``notes`` (the session's, by call id) give back the ⚠ of a sandboxed
     command whose planted files were moved out, or that could not write them. ``edits``
     (the session's, by call id) are the arguments a call ran with after the user
-    edited them: it reads as it ran, "modified by you", not with the model's."""
+    edited them: it reads as it ran, "modified by you", not with the model's; ``editors``
+    (by call id) the middleware that changed them instead, "modified by" it."""
     edits = edits or {}
+    editors = editors or {}
     outcomes = outcomes or {}
     notes = notes or {}
     calls: dict[str, CallView] = {}
@@ -438,7 +441,8 @@ def calls_from_messages(
                     edited = edits.get(block.id)
                     calls[block.id] = CallView(block.id, block.name, "cancelled",
                                                args=dict(block.args if edited is None else edited),
-                                               modified=edited is not None)
+                                               modified=edited is not None,
+                                               modified_by=editors.get(block.id, "you") if edited else "")
         elif isinstance(message, ToolResultMessage):
             call = calls.get(message.call_id)
             if call is not None:

@@ -353,6 +353,12 @@ what a message carries."""
         recorder = self.session_recorder
         return recorder.call_edits if recorder is not None else {}
 
+    @property
+    def call_editors(self) -> dict[str, str]:
+        """Who changed those arguments where it was a middleware, not the user, by id."""
+        recorder = self.session_recorder
+        return recorder.call_editors if recorder is not None else {}
+
     def _close_session(self) -> None:
         if self.session_recorder is not None:
             if self.session_recorder.started:

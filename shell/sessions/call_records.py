@@ -49,18 +49,23 @@ class CallRecords:
         self.call_edits: dict[str, dict[str, Any]] = {}
         """The arguments a call ran with when the user edited them (the message keeps
         the model's), by call id: a resumed or rewound conversation shows them, "modified by you"."""
+        self.call_editors: dict[str, str] = {}
+        """The middleware that changed a call's arguments, by call id, where it was not
+        the user: shown again as "modified by" it (finding R7)."""
 
     def resume(
         self,
         outcomes: Mapping[str, str],
         call_notes: Mapping[str, dict[str, list[str]]],
         call_edits: Mapping[str, dict[str, Any]],
+        call_editors: Mapping[str, str] | None = None,
     ) -> None:
         """Start from what a loaded session's file said (its records are there already;
         :class:`~shell.sessions.loader.LoadedSession` read them)."""
         self.outcomes = dict(outcomes)
         self.call_notes = dict(call_notes)
         self.call_edits = dict(call_edits)
+        self.call_editors = dict(call_editors or {})
 
     def reply_start(self) -> None:
         """A new reply: a rejection belongs to the reply it was given in."""
@@ -78,7 +83,10 @@ class CallRecords:
             return
         args = self._redactor.json(dict(event.args))
         self.call_edits[event.call_id] = args
-        self._write({"kind": "call_args", "call_id": event.call_id, "args": args})
+        record: dict[str, Any] = {"kind": "call_args", "call_id": event.call_id, "args": args}
+        if event.edited_by and event.edited_by != "you":
+            self.call_editors[event.call_id] = record["by"] = event.edited_by
+        self._write(record)
 
     def ended(self, event: ToolExecutionEnd) -> None:
         """A call's end: its outcome if it never ran, then the sandbox's notes."""
@@ -127,4 +135,7 @@ class CallRecords:
             edited = other.call_edits.get(call_id)
             if edited is not None:
                 self.call_edits[call_id] = edited
-                self._write({"kind": "call_args", "call_id": call_id, "args": edited})
+                record: dict[str, Any] = {"kind": "call_args", "call_id": call_id, "args": edited}
+                if call_id in other.call_editors:
+                    self.call_editors[call_id] = record["by"] = other.call_editors[call_id]
+                self._write(record)

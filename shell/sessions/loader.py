@@ -76,6 +76,9 @@ class LoadedSession:
     call_edits: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The arguments a call ran with when the user edited them first, by call id (the
     message keeps the model's): shown again as they ran, "modified by you"."""
+    call_editors: dict[str, str] = field(default_factory=dict)
+    """The middleware that changed a call's arguments, where it was not the user, by
+    call id: shown again as "modified by" it."""
 
     @property
     def session_id(self) -> str:
@@ -98,6 +101,7 @@ class _Reader:
         self.outcomes: dict[str, str] = {}
         self.call_notes: dict[str, dict[str, list[str]]] = {}
         self.call_edits: dict[str, dict[str, Any]] = {}
+        self.call_editors: dict[str, str] = {}
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -234,6 +238,9 @@ class _Reader:
         if not isinstance(call_id, str) or not isinstance(args, dict):
             raise ValueError("a call_args record needs a call_id and args")
         self.call_edits[call_id] = args
+        by = record.get("by")
+        if isinstance(by, str) and by:
+            self.call_editors[call_id] = by
 
     def _title(self, record: dict[str, Any]) -> None:
         title = record.get("title")
@@ -304,6 +311,7 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         interrupted_calls=tuple(marked),
         call_notes=reader.call_notes,
         call_edits=reader.call_edits,
+        call_editors=reader.call_editors,
     )
 
 

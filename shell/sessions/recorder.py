@@ -156,6 +156,11 @@ class SessionRecorder:
         return self.calls.call_edits
 
     @property
+    def call_editors(self) -> dict[str, str]:
+        """The middleware that changed calls' arguments, by id (:attr:`CallRecords.call_editors`)."""
+        return self.calls.call_editors
+
+    @property
     def error(self) -> str | None:
         """Why saving fails now (None while it works), as the user is told."""
         return self.file.error
@@ -183,7 +188,7 @@ class SessionRecorder:
         recorder = cls(store, agent, session_id=loaded.session_id, **kwargs)
         recorder._resumed = loaded
         recorder._written = list(loaded.stored)
-        recorder.calls.resume(loaded.outcomes, loaded.call_notes, loaded.call_edits)
+        recorder.calls.resume(loaded.outcomes, loaded.call_notes, loaded.call_edits, loaded.call_editors)
         for message in loaded.stored:
             recorder._note_calls(message)
         recorder._state_json = json_text(

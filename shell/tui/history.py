@@ -33,11 +33,12 @@ def entries_from_messages(
     messages: Sequence[Any], outcomes: Mapping[str, str] | None = None,
     notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
     edits: Mapping[str, Mapping[str, Any]] | None = None,
+    editors: Mapping[str, str] | None = None,
 ) -> list[Entry]:
     """``outcomes``: the session's calls stopped before they ran (rejected, blocked);
     ``notes``: what the sandbox moved out or did not write for its commands (their ⚠ again)."""
     entries: list[Entry] = []
-    calls = calls_from_messages(messages, outcomes, notes, edits)  # as the other front ends read them
+    calls = calls_from_messages(messages, outcomes, notes, edits, editors)  # as other front ends read them
     for message in messages:
         if (summary := summary_of(message)) is not None:  # a record, not words the user typed
             entries.append(NoticeEntry("info", f"{SUMMARY_SHOWN}\n{summary}"))

@@ -69,7 +69,8 @@ class CommandResults(KeyActions):
             self.todos.set_todos([])
             if result.action in ("resume", "rewind", "fork"):
                 entries = entries_from_messages(self.runtime.agent.messages, self.runtime.call_outcomes,
-                                                self.runtime.call_notes, self.runtime.call_edits)
+                                                self.runtime.call_notes, self.runtime.call_edits,
+                                                self.runtime.call_editors)
                 await self.conversation.add_many(entries)
         if rewound:
             self.give_back(result.data.text)

@@ -111,7 +111,8 @@ class StartUp(CommandResults):
 
             await self.conversation.add_many(entries_from_messages(messages, self.runtime.call_outcomes,
                                                                   self.runtime.call_notes,
-                                                                  self.runtime.call_edits))
+                                                                  self.runtime.call_edits,
+                                                                  self.runtime.call_editors))
             self.show_usage()
         elif not self.shell.own_runtime:
             await self.conversation.add(WelcomeEntry(self._welcome()))
