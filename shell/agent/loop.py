@@ -154,6 +154,7 @@ class Agent:
         max_rounds. Each step says how the reply ends by setting ``reply.stop``."""
         run = reply.run
         run.history.extend(request.input)
+        reply.input_kept = True
         yield ReplyStart(request.input, reply_id=run.reply_id)
         try:
             while not reply.ended():

@@ -30,7 +30,7 @@ from anyio.abc import TaskGroup
 
 from middleware.context import ReplyRun
 from middleware.streaming_onion import StreamOnion
-from middleware.types import ReplyCancelled, ReplyRequest, TurnAction
+from middleware.types import ReplyCancelled, ReplyRequest, StopReply, TurnAction
 from shell.core.assembly import MessageBuilder
 from shell.core.events import (
     Event,
@@ -93,6 +93,9 @@ class Reply:
         self.core_ended = False
         """The loop has given its last event: what is emitted after it (an ``on_reply``
         layer's notice) is passed on here, not by the loop."""
+        self.input_kept = False
+        """The loop put the input in the history (a layer failing before that keeps it
+        itself: the user's words are never lost to a middleware's failure)."""
         self.builder: MessageBuilder | None = None
         self.tool_map: dict[str, Tool] = {}
         self.offered: set[str] = set()
@@ -180,6 +183,7 @@ class Reply:
                     # here (ReplyStart first, ReplyEnd last), not by a guard on the way
                     checking = onion.checked_at >= 0
                     last: Any = None
+                    started = False  # a ReplyStart was passed on
                     ended = False
                     while not (self.hard or ended):
                         self.pulling = True
@@ -198,8 +202,10 @@ class Reply:
                                 for queued in self.drain():
                                     yield queued
                                 yield with_reply_id(onion.start_event(), run.reply_id)
+                                started = True
                             last = event
                         onion.check_event(event)
+                        started = started or type(event) is ReplyStart
                         for queued in self._outside_the_loop(event):
                             yield queued
                         if type(event) is ReplyEnd:
@@ -210,6 +216,8 @@ class Reply:
                     closed = True
                 except Exception as exc:  # an on_reply layer failed (the loop reports its own)
                     onion.blame(exc)
+                    if self._keep_input(exc) and not started:  # recorded: front ends record from ReplyStart
+                        yield with_reply_id(onion.start_event(), run.reply_id)
                     for failure in await report(self, exc, "agent"):
                         yield failure
                     self.stop = "error"
@@ -228,6 +236,18 @@ class Reply:
         for queued in self.drain():
             yield queued
         yield end if end is not None and not self.hard else self.end_event()
+
+    def _keep_input(self, exc: Exception) -> bool:
+        """An ``on_reply`` layer failed before the loop took the input: the user's
+        message joins the history all the same (a user turn with no answer is valid,
+        :mod:`shell.providers.turns`), so it is recorded and the model reads it next
+        turn. Not a ``StopReply``: a policy refused that input on purpose (PII's block
+        keeps a card number out of the history and the session). True when kept here."""
+        if self.input_kept or isinstance(exc, StopReply):
+            return False
+        self.agent.messages.extend(self.input)
+        self.input_kept = True
+        return True
 
     def _answered(self, event: Event) -> None:
         """An event before the loop started: a layer answering alone (kept if the reply

@@ -88,6 +88,17 @@ class Raises(Closing):
             self.closed = True
 
 
+class RaisesFirst(Closing):
+    """Fails before it calls ``next``: the loop never took the user's message."""
+
+    async def on_reply(self, ctx: HookContext, request: ReplyRequest, next: Any) -> AsyncIterator[Event]:
+        try:
+            raise RuntimeError("boom")
+            yield  # an async generator
+        finally:
+            self.closed = True
+
+
 class Slow(Closing):
     """Passes everything through; the model is slow enough to cancel it mid-stream."""
 
@@ -189,6 +200,25 @@ async def test_a_layer_that_raises_mid_stream_is_named_and_the_reply_ends(place:
     end = events[-1]
     assert isinstance(end, ReplyEnd) and end.stop_reason == "error"
     assert isinstance(events[0], ReplyStart) and len(of(events, ReplyEnd)) == 1
+    assert history_is_valid(agent.messages) and layer.closed
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("place", PLACES)
+async def test_a_layer_that_raises_before_next_keeps_the_users_message(place: str) -> None:
+    """The user's words are never lost to a middleware's failure: the message joins the
+    history (a user turn with no answer), the reply is bracketed so front ends record
+    it, and the error names the layer with the way to switch it off."""
+    layer = RaisesFirst()
+    model = ScriptedModel(["answered"])
+    agent, _, _ = build(place, layer, model)
+    with anyio.fail_after(5):
+        events = await collect(agent, "my precious message")
+    assert_bracketed(events)
+    errors = of(events, ErrorEvent)
+    assert [e.source for e in errors] == ["RaisesFirst"]
+    assert "/middleware RaisesFirst off" in errors[0].error
+    assert [m.text for m in agent.messages] == ["my precious message"]
     assert history_is_valid(agent.messages) and layer.closed
 
 
