@@ -10,6 +10,11 @@ lint-on-save or format-on-save included:
 - ``[tool.pylint]``/``[tool.mypy]`` (``[pylint…]``/``[mypy…]`` sections in the INI
   files): pylint's ``init-hook`` (Python) and ``load-plugins``, mypy's ``plugins``. The
   whole tables count, as a ``.pylintrc`` or ``mypy.ini`` does whole.
+- ``[tool.uv]``'s ``index``, ``index-url``, ``extra-index-url``, ``find-links``,
+  ``no-index``, ``sources`` and ``pip``, ``[tool.poetry.source]``, ``[tool.pdm.source]``:
+  where the next ``uv sync``/``uv run``/``poetry install``/``pdm install`` gets packages
+  from, whose build backends and code then run as the user (the same as a virtualenv's
+  ``pip.conf`` or an ``.npmrc``, :mod:`.laternames`; finding Q28).
 - ``[flake8:local-plugins]`` in ``setup.cfg``, ``tox.ini`` and ``.flake8``: its
   ``extension``/``report`` entries are modules flake8 imports (from its ``paths``) at
   every lint, an editor's lint-on-save included. The rest of ``.flake8`` is style.
@@ -88,6 +93,19 @@ _JS_KEYS_SHOWN = {"ESLint": "plugins, parser, extends", "Prettier": "plugins",
 GO_PLUGIN_WHY = ("names the code golangci-lint loads (a custom linter's path: a Go plugin that runs as you "
                  "at every lint, an editor's lint-on-save included)")
 
+TOML_CODE_PATHS: tuple[tuple[str, ...], ...] = (
+    ("pylint",), ("mypy",),
+    *(("uv", key) for key in ("index", "index-url", "extra-index-url", "find-links", "no-index", "sources",
+                              "pip")),
+    ("poetry", "source"), ("pdm", "source"),
+)
+"""The places under ``[tool]`` of a pyproject.toml that name code (see the module), case-folded."""
+TOML_WHY = ("names the code pylint or mypy runs ([tool.pylint] or [tool.mypy]: pylint's init-hook and "
+            "plugins, mypy's plugins: Python that runs as you at every lint or check, an editor's "
+            "check-on-save included), or where uv, poetry or pdm get "
+            "packages from ([tool.uv] index, index-url, sources; [tool.poetry.source], [tool.pdm.source]: "
+            "the next uv sync or uv run downloads from there and runs the packages' build code as you)")
+
 INI_SECTIONS = ("pylint", "mypy", "tool:pylint", "tool:mypy", "flake8:local-plugins")
 """The INI sections (by how their name starts, case-folded) that name code (see the module)."""
 
@@ -99,7 +117,7 @@ def why(name: str) -> str:
     """What the code-naming keys of a file named ``name`` are ("" for another name)."""
     name = name.casefold()
     if name in TOML_NAMES:
-        return PYTHON_WHY.format(tables="[tool.pylint] or [tool.mypy] tables")
+        return TOML_WHY
     if name in INI_NAMES:
         return PYTHON_WHY.format(tables="[pylint], [mypy] or [flake8:local-plugins] sections")
     tool = JS_NAMES.get(name)
@@ -147,10 +165,60 @@ def _toml_tables(text: str) -> CodeKeys | None:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
         return None
-    tool = data.get("tool")
+    return {place: _dump(value) for place, value in toml_code(data).items()}
+
+
+def toml_code(data: dict[str, Any]) -> dict[str, Any]:
+    """The code-naming values of a parsed pyproject.toml (:data:`TOML_CODE_PATHS`), by
+    their place (``tool.uv.index-url``)."""
+    out: dict[str, Any] = {}
+    for place, value in _toml_walk(data.get("tool"), ("tool",)):
+        out[".".join(place)] = value
+    return out
+
+
+def toml_without_code(data: dict[str, Any]) -> dict[str, Any]:
+    """A parsed pyproject.toml without its code-naming values (tables left empty go too)."""
+    return _pruned(data, ())
+
+
+def toml_header_is_code(path: tuple[str, ...]) -> bool:
+    """Whether a table header at ``path`` (``("tool", "uv", "index")``) is, or is inside, a
+    code-naming place: set back whole with the file as it was."""
+    folded = tuple(p.casefold() for p in path)
+    return folded[:1] == ("tool",) and any(folded[1:1 + len(c)] == c for c in TOML_CODE_PATHS)
+
+
+def _toml_walk(tool: Any, at: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
     if not isinstance(tool, dict):
-        return {}
-    return {f"tool.{key}": _dump(tool[key]) for key in tool if key.casefold() in ("pylint", "mypy")}
+        return []
+    found = []
+    for code in TOML_CODE_PATHS:
+        node: Any = tool
+        place = at
+        for part in code:
+            key = next((k for k in node if k.casefold() == part), None) if isinstance(node, dict) else None
+            if key is None:
+                break
+            node, place = node[key], (*place, key)
+        else:
+            found.append((place, node))
+    return found
+
+
+def _pruned(node: dict[str, Any], at: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        place = (*at, key)
+        if toml_header_is_code(place):
+            continue
+        if isinstance(value, dict) and len(place) < 3 and (place[0].casefold() == "tool"):
+            kept = _pruned(value, place)
+            if kept or not value:
+                out[key] = kept
+        else:
+            out[key] = value
+    return out
 
 
 def _ini_sections(text: str) -> CodeKeys | None:
@@ -263,4 +331,7 @@ def _yaml_keys(text: str) -> CodeKeys:
     return out
 
 
-__all__ = ["INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "TOML_NAMES", "CodeKeys", "code_keys", "why"]
+__all__ = [
+    "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",
+    "code_keys", "toml_code", "toml_header_is_code", "toml_without_code", "why",
+]

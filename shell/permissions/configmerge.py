@@ -7,8 +7,9 @@ the whole file loses the command's other edits of it (``uv add`` bumping a depen
 does not look. So where it can be done exactly, only those keys are set back and the rest
 of the command's version kept:
 
-- TOML (``pyproject.toml``): the command's text with its ``[tool.pylint…]`` and
-  ``[tool.mypy…]`` tables swapped for those of the file as it was, text for text, so its
+- TOML (``pyproject.toml``): the command's text with its ``[tool.pylint…]``,
+  ``[tool.mypy…]``, ``[[tool.uv.index]]`` … tables (:data:`.codekeys.TOML_CODE_PATHS`)
+  swapped for those of the file as it was, text for text, so its
   comments and layout stay;
 - JSON (``package.json``, ``.eslintrc.json``, ``.babelrc`` …) that round-trips through
   :func:`json.dumps` in the layout it has (npm's own): the keys set back in the parsed
@@ -32,9 +33,19 @@ from typing import Any
 
 from shell.core.textsafety import sanitize_line
 
-from .codekeys import INI_NAMES, JS_KEYS, JS_NAMES, PACKAGE_KEYS, SKIPPED, TOML_NAMES, code_keys
+from .codekeys import (
+    INI_NAMES,
+    JS_KEYS,
+    JS_NAMES,
+    PACKAGE_KEYS,
+    SKIPPED,
+    TOML_NAMES,
+    code_keys,
+    toml_code,
+    toml_header_is_code,
+    toml_without_code,
+)
 
-_PYTHON_TOOLS = ("pylint", "mypy")
 _HEADER = re.compile(r"[ \t]*\[\[?([^\]\n]*)\]\]?[ \t]*(?:#.*)?\n?")
 _MISSING: Any = object()
 MAX_NAMED = 8
@@ -94,14 +105,14 @@ def _toml(was: str, now: str) -> str | None:
         result = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
         return None
-    if _toml_without_code(result) != _toml_without_code(new) or _toml_code(result) != _toml_code(old):
+    if toml_without_code(result) != toml_without_code(new) or toml_code(result) != toml_code(old):
         return None
     return text
 
 
 def _tables(text: str) -> list[tuple[bool, str]]:
     """``text`` cut before each table header (the comments and blank lines just above a
-    header go with it), each piece marked when its table is pylint's or mypy's."""
+    header go with it), each piece marked when its table names code."""
     lines = text.splitlines(keepends=True)
     cuts: list[tuple[int, bool]] = [(0, False)]
     for number, line in enumerate(lines):
@@ -121,28 +132,15 @@ def _tables(text: str) -> list[tuple[bool, str]]:
 
 def _is_code_table(inside: str) -> bool:
     try:
-        data = tomllib.loads(f"[{inside}]")
+        data: Any = tomllib.loads(f"[{inside}]")
     except (tomllib.TOMLDecodeError, RecursionError):
         return False
-    tool = data.get("tool")
-    return isinstance(tool, dict) and any(k.casefold() in _PYTHON_TOOLS for k in tool)
-
-
-def _toml_code(data: dict[str, Any]) -> dict[str, Any]:
-    tool = data.get("tool")
-    return {k: v for k, v in tool.items() if k.casefold() in _PYTHON_TOOLS} if isinstance(tool, dict) else {}
-
-
-def _toml_without_code(data: dict[str, Any]) -> dict[str, Any]:
-    out = dict(data)
-    tool = out.pop("tool", None)
-    if isinstance(tool, dict):
-        rest = {k: v for k, v in tool.items() if k.casefold() not in _PYTHON_TOOLS}
-        if rest:
-            out["tool"] = rest
-    elif tool is not None:
-        out["tool"] = tool
-    return out
+    path: list[str] = []
+    while isinstance(data, dict) and len(data) == 1:
+        key = next(iter(data))
+        path.append(key)
+        data = data[key]
+    return toml_header_is_code(tuple(path))
 
 
 def _json(name: str, was: str, now: str) -> str | None:
@@ -229,7 +227,7 @@ def _flat_without_code(name: str, text: str) -> dict[str, str] | None:
     lower = name.casefold()
     try:
         if lower in TOML_NAMES:
-            return _flatten(_toml_without_code(tomllib.loads(text)))
+            return _flatten(toml_without_code(tomllib.loads(text)))
         if lower in INI_NAMES:
             parser = configparser.RawConfigParser(strict=False, interpolation=None)
             parser.read_string(text)

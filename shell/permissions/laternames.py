@@ -127,6 +127,10 @@ RUNS_LATER = {
                  "check-on-save included",
     ".rubocop.yml": "rubocop loads the Ruby its require: names at every run, an editor's lint-on-save "
                     "included",
+    "uv.toml": "uv reads at every uv command (index-url, [[index]], find-links: where packages come from, "
+               "whose build code then runs as you)",
+    "pdm.toml": "pdm reads at every pdm command ([pypi] url: where packages come from, whose build code "
+                "then runs as you)",
     ".bazelrc": "bazel reads at every build (workspace_status_command and the tools it names run as you)",
     ".bazeliskrc": "bazelisk reads at every bazel command (BAZELISK_BASE_URL: where the bazel it runs "
                    "comes from)",
