@@ -88,6 +88,7 @@ from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
 from .pathdirs import guarded, live_path_dirs, live_programs
+from .venvpackages import packages_run
 
 MAX_LINK_LOOK = 256
 """Entries of one guarded folder looked at for hard links (a hooks folder holds a dozen)."""
@@ -248,6 +249,8 @@ class _Walls:
             for name in VENV_BINS:
                 self.venv_bin(path.parent / name, whole)
             self.watch(path.parent / "pip.conf")
+            for package in packages_run(path.parent):  # what its programs import (Q6)
+                self.watch(package)
         if path.name == CONDA_META and os.path.isdir(path):  # a conda or pixi
             for part in CONDA_PARTS:  # env: conda activate sources activate.d, and bin/ comes first in PATH
                 self.watch(path.parent / part)

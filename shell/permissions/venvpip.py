@@ -14,9 +14,8 @@ In a venv that was there before the command, only a RECORD (and its ``dist-info`
 folder) that no one changed since the command started vouches (``before_ns``, by
 ctime, which no one can set back): a command that wrote a ``pip-99.dist-info/RECORD``
 listing its own shim kept that shim too (finding P13). A new venv is the command's
-whole, its pip's RECORD too; a command that edits an installed pip's code is not
-caught here either: a venv's site-packages stay writable to commands (``pip install``
-works), which every console script of the venv imports from.
+whole, its pip's RECORD too. An installed pip's code (what every console script
+imports) is read-only to commands in a venv that was there before (:mod:`.venvpackages`).
 """
 
 from __future__ import annotations
@@ -65,6 +64,11 @@ def _older(record: str, before_ns: int) -> bool:
         return False
 
 
+def record_paths(record: str) -> list[str]:
+    """The paths a RECORD lists, relative to its ``site-packages`` (:mod:`.venvpackages`)."""
+    return [path for path, _ in _entries(record)]
+
+
 def _entries(record: str) -> list[tuple[str, str]]:
     """``(path, hash)`` of each line of a RECORD (none when it is not a small file)."""
     try:
@@ -80,4 +84,4 @@ def _entries(record: str) -> list[tuple[str, str]]:
         return []
 
 
-__all__ = ["NOT_PIP", "pip_wrote"]
+__all__ = ["NOT_PIP", "pip_wrote", "record_paths"]

@@ -413,3 +413,37 @@ async def test_tox_and_nox_virtualenvs_are_guarded_like_a_dot_venv(ws: Path) -> 
         assert not list((ws / env / "lib").glob("python*/site-packages/evil.pth")), env
         assert "touch" not in (ws / env / "bin" / "activate").read_text(), env
     assert not (ws / ".tox" / "py" / "bin" / "pytest").exists()
+
+
+def installed(site: Path, dist: str, files: dict[str, str], programs: tuple[str, ...] = ()) -> None:
+    """A distribution as pip installs it: its files, and a RECORD listing them and its programs."""
+    info = site / f"{dist}.dist-info"
+    info.mkdir(parents=True)
+    for name, text in files.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    rows = [f"{name},sha256=x,1" for name in files] + [f"../../../bin/{p},sha256=x,1" for p in programs]
+    (info / "RECORD").write_text("\n".join([*rows, f"{dist}.dist-info/RECORD,,"]) + "\n")
+
+
+async def test_the_packages_an_existing_virtualenvs_programs_run_are_read_only(ws: Path) -> None:
+    """Finding Q6: every program of bin/ imports its package from site-packages
+    (``from pip._internal.cli.main import main``), where a command added code that the
+    user's next pip ran. pip's and setuptools' files, and those of each distribution with
+    a program in bin/, are read-only; another package stays writable, and a new one can
+    be installed."""
+    require_sandbox()
+    venv.EnvBuilder(with_pip=False).create(ws / ".venv")
+    site = next((ws / ".venv" / "lib").glob("python*/site-packages"))
+    installed(site, "pip-24.0", {"pip/__init__.py": "", "pip/_internal/cli/main.py": "main = 0\n"}, ("pip",))
+    installed(site, "setuptools-70.0", {"setuptools/__init__.py": "", "pkg_resources/__init__.py": ""})
+    installed(site, "tool-1.0", {"tool/__init__.py": "", "_tool_core.py": ""}, ("tool",))
+    installed(site, "lib-1.0", {"lib/__init__.py": ""})
+    guarded = ["pip/__init__.py", "pip/_internal/cli/main.py", "pip-24.0.dist-info/RECORD",
+               "setuptools/__init__.py", "pkg_resources/__init__.py", "tool/__init__.py", "_tool_core.py"]
+    before = {name: (site / name).read_text() for name in guarded}
+    writes = "; ".join(f"echo 'import os' >> {site}/{name}" for name in [*guarded, "lib/__init__.py"])
+    result = await sh(ws, f"{writes}; mkdir {site}/newpkg && echo 'x = 1' > {site}/newpkg/__init__.py; true")
+    assert {name: (site / name).read_text() for name in guarded} == before, result.text
+    assert (site / "lib" / "__init__.py").read_text() == "import os\n"
+    assert (site / "newpkg" / "__init__.py").read_text() == "x = 1\n"

@@ -1,0 +1,87 @@
+"""The installed packages an existing virtualenv's programs run: read-only to commands.
+
+A venv's ``bin/`` is guarded (:mod:`.newvenv`, :mod:`.venvpip`), but each console script
+there is two lines: ``from pip._internal.cli.main import main``. The module it imports
+lay writable in ``site-packages``, so a sandboxed command appended to
+``pip/__init__.py`` and the user's next ``pip`` (``pytest``, ``black`` …), outside the
+sandbox, ran it (finding Q6). Guarding ``bin/`` protected nothing.
+
+So the packages those programs run are bound read-only, as ``bin/``'s entries are: each
+distribution whose ``RECORD`` lists a file of the venv's ``bin/`` (what pip wrote there
+for it), and pip and setuptools always (``pip`` itself, and what ``_distutils_hack``
+loads at every ``import distutils``), with their ``dist-info`` folders (the ``RECORD``
+that vouches for a ``pip`` shim, :mod:`.venvpip`). What a distribution's RECORD lists at
+the top of ``site-packages`` is what is bound: ``pip/``, ``_pytest/`` and ``pytest/``,
+``py.py``.
+
+Read-only rather than put back after the command: a copy of every file of pip,
+setuptools and each console script's package before every command costs far more than
+a bind each, and ``pip install`` keeps working: a new package is a new folder, and
+replacing one that has a program in ``bin/`` already failed (its program there is
+pinned). Upgrading those (``pip install -U pip``) is for the user to run.
+
+Not covered: the dependencies those packages import (``pluggy`` for ``pytest``), which
+no RECORD of the program's own names.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+from pathlib import Path
+
+from .venvpip import record_paths
+
+ALWAYS = frozenset({"pip", "setuptools"})
+"""Distributions guarded whether or not they have a program in ``bin/``."""
+MAX_GUARDED = 48
+"""Paths bound read-only per venv (each costs the sandbox's start about a millisecond):
+pip's and setuptools' first, then by distribution name."""
+MAX_DISTS = 512
+"""``dist-info`` folders of one ``site-packages`` read."""
+_DIST_INFO = re.compile(r"(?P<name>[^-]+)-[^-]+\.dist-info")
+
+
+def packages_run(env: Path) -> list[Path]:
+    """What of ``env``'s ``site-packages`` its programs run (see the module's doc),
+    pip's and setuptools' first, at most :data:`MAX_GUARDED`."""
+    out: list[Path] = []
+    pattern = os.path.join(glob.escape(str(env)), "lib", "python*", "site-packages")
+    for site in sorted(glob.glob(pattern)):
+        if os.path.realpath(site) != site:
+            continue  # through a symlink: not the venv's own
+        try:
+            info = os.stat(site)
+        except OSError:
+            continue
+        bins = tuple(os.path.realpath(os.path.join(env, name)) for name in ("bin", "Scripts"))
+        out += [Path(site, name) for name in _guarded(site, bins, info.st_mtime_ns, info.st_ctime_ns)]
+    return out[:MAX_GUARDED]
+
+
+@functools.lru_cache(maxsize=32)
+def _guarded(site: str, bins: tuple[str, ...], _mtime: int, _ctime: int) -> tuple[str, ...]:
+    """Names at the top of ``site`` to guard; read again when the folder changes (an
+    install adds or removes a ``dist-info`` folder)."""
+    try:
+        with os.scandir(site) as scan:
+            infos = sorted(e.name for e in scan if e.name.endswith(".dist-info") and e.is_dir())[:MAX_DISTS]
+    except OSError:
+        return ()
+    first: list[str] = []
+    rest: list[str] = []
+    for info in infos:
+        found = _DIST_INFO.fullmatch(info)
+        name = found.group("name").lower().replace("_", "-") if found else ""
+        rows = record_paths(os.path.join(site, info, "RECORD"))
+        writes_bin = any(os.path.dirname(os.path.normpath(os.path.join(site, row))) in bins for row in rows)
+        if name not in ALWAYS and not writes_bin:
+            continue
+        tops = {info, *(row.split("/", 1)[0] for row in rows if row and not row.startswith(("..", "/")))}
+        (first if name in ALWAYS else rest).extend(sorted(t for t in tops if t and t != "__pycache__"))
+    return tuple(dict.fromkeys([*first, *rest]))
+
+
+__all__ = ["packages_run"]
