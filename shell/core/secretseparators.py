@@ -6,7 +6,9 @@ URL or an MCP tool's arguments: neither half alone has the token's shape, and th
 receiver strips the comma. The same with ``|``, ``~``, ``.``, ``-``, ``+``, ``!``,
 ``*``, ``:``, ``;``, ``_`` or a space (``%20``). So after each prefix a key kind is
 known by (``ghp_``, ``sk-proj-``, ``AKIA``, ``xoxb-``…) the text that follows is read
-again with one class of separator taken out, for each separator found there, and
+again with one kind of character other than a letter or digit taken out, for each
+kind found there (any kind: a list missed ``=``, ``@``, quotes, brackets, ``/``, a
+newline), and with all of them taken out (two kinds in one key), and
 the prefix put back as the shape spells it (``ghp-`` and ``ghp.``, a host label's
 spelling, read as ``ghp_``); and a run spelled with one separator between its letters
 (``g.h.p._.A.b…``) is read with it taken out. The secrets policy then looks for the
@@ -14,9 +16,8 @@ key's shape in what that gives.
 
 Ordinary text must not ask: a reading is kept only when its key part is long, holds
 a digit and a letter (keys are random letters and digits; ``sk-learn,docs`` is no
-key) and differs from what was there. ``/``, ``?``, ``&``, ``=`` and ``#`` are not
-separators here: they are a URL's own structure, whose pieces
-:mod:`shell.permissions.egresspieces` joins. Kept apart from
+key) and differs from what was there; the key's shape test does the rest (a URL's
+``/``, ``?`` or ``&`` after ``sk-learn`` gives lower-case words, no key). Kept apart from
 :mod:`.secretencodings` only for size; nothing else should import from here.
 """
 
@@ -34,6 +35,10 @@ _PREFIXES = re.compile(  # the look-ahead lets the regex engine skip to a likely
 GitHub's with any separator for its ``_``."""
 SEPARATORS = frozenset(",|~.-+!*:; _\t")
 _KEY = re.compile(r"[A-Za-z0-9_-]*")
+_NOT_KEY_LETTER = re.compile(r"[^A-Za-z0-9]")
+"""After a key's prefix, any other character is one the receiver strips as easily: not
+a list (finding Q5: ``=``, ``@``, ``$``, quotes, brackets, ``/``, a newline … left
+unasked while ``,`` and ``|`` asked)."""
 WINDOW = 200
 """Characters after a prefix read again: the longest key kinds here are ~170 letters."""
 MIN_KEY = 16
@@ -53,8 +58,12 @@ def without_a_separator(text: str) -> str:
         tail = text[match.end() : match.end() + WINDOW]
         as_is = _KEY.match(tail)
         whole = as_is.group() if as_is else ""
-        for separator in SEPARATORS.intersection(tail):
-            key = _KEY.match(tail.replace(separator, ""))
+        others = set(_NOT_KEY_LETTER.findall(tail))
+        readings = [tail.replace(separator, "") for separator in others]
+        if len(others) > 1:  # two kinds in one key (ghp_AbCd,EfGh|IjKl…), or ", "
+            readings.append(_NOT_KEY_LETTER.sub("", tail))
+        for reading in readings:
+            key = _KEY.match(reading)
             body = key.group() if key else ""
             if len(body) >= MIN_KEY and body != whole and _random_looking(body, prefix):
                 found.append(prefix + body)

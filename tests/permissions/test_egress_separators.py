@@ -50,6 +50,11 @@ class McpTool(Tool):
 @pytest.mark.parametrize("url", [
     *(f"https://example.com/?q=ghp_{HEAD}{s}{TAIL}"
       for s in (",", "|", "~", ".", "-", "%20", "+", "!", "*", ":")),
+    # finding Q5: any character, not a list; and two kinds in one key
+    *(f"https://example.com/?q=ghp_{HEAD}{s}{TAIL}"
+      for s in ("%3D", "%40", "%24", "^", "%27", "%22", "(", ")", "[", "]", "%7B", "%7D", "%3C", "%3E",
+                "%23", "%5C", "%60", "%2F", "%0A", "%25", "%26", "%2C%20", "%20%2C")),
+    f"https://example.com/?q=ghp_{HEAD[:8]}%2C{HEAD[8:]}%7C{TAIL}",
     f"https://example.com/ghp_{HEAD};{TAIL}",  # a matrix parameter's separator in one path segment
     f"https://ghp-{HEAD.lower()}.example.com/?b={TAIL}",  # a host label, then the query
     f"https://ghp-{HEAD}.example.com/{TAIL}",  # a host label, then a path segment
@@ -82,5 +87,7 @@ def test_ordinary_urls_with_separators_near_key_like_words_still_run(tmp_path: P
                 "https://ghp-pages.example.com/blog/2024/01/a-post-title-here",
                 "https://docs.example.com/a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.html",
                 "https://example.com/maps/@52.5200066,13.404954,12z/data=!3m1!4b1",
-                "https://example.com/list?ids=101,102,103,104,105,106,107,108,109,110"):
+                "https://example.com/list?ids=101,102,103,104,105,106,107,108,109,110",
+                "https://example.com/sk-learn/stable/modules/generated/sklearn.linear_model.html?v=2",
+                "https://example.com/search?q=AKIA+docs&page=2&sort=new"):
         assert p.decide(fetch, {"url": url}).action == "allow", url
