@@ -10,7 +10,9 @@ The frameworks' configs are guarded by name (:mod:`.laternames`: ``.pre-commit-c
 implies. So the files they name inside the work tree are guarded like a hook's link
 target: an edit asks, a sandboxed command cannot change them.
 
-Read, without a YAML parser (none is a dependency): pre-commit's ``entry:``/``args:``,
+Read, without a YAML parser (none is a dependency; a config that parses as JSON is read
+as JSON: ``lefthook.json``; the keys inside YAML flow mappings, ``- {id: b, entry: …}``,
+are found too, finding Q14): pre-commit's ``entry:``/``args:``,
 lefthook's ``run:``/``script:``, overcommit's ``command:``/``required_executable:``
 (a one-line value, a flow list, or a block scalar ``|``/``>-`` or block list with its
 indented lines); every line of a husky hook and of a plain hook file in a hooks folder
@@ -26,7 +28,8 @@ first word (pre-commit's ``entry: lint.sh`` is a path from the root), after an i
 (``node fix.js``), or named like a script (``.sh``, ``.py`` …), not an option's value
 (``args: [--config, checks.conf]``); ``python -m tools.mod`` names ``tools/mod.py``
 or ``tools/mod/__init__.py`` (and the packages' ``__init__.py`` it imports on the way),
-existing or not (``python -m black`` runs a ``black.py`` planted at the root).
+existing or not (``python -m black`` runs a ``black.py`` planted at the root); the string
+of ``sh -c "…"`` / ``bash -lc`` is read as a command line.
 A config too big to read names nothing more (the config itself is guarded).
 """
 
@@ -35,6 +38,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -75,6 +79,15 @@ _RUNNERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "node", "deno"
 """Words after which a bare file name is what runs (a script given to an interpreter)."""
 _SCRIPT_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".py", ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts",
                               ".rb", ".pl", ".php", ".ps1", ".lua", ".r"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+SHELL_C = re.compile(r"-[a-z]*c[a-z]*")
+"""``sh -c``, ``bash -lc``: the next word is a command line."""
+MAX_NESTING = 3
+"""``bash -c "sh -c '…'"`` read this deep."""
+COMMAND_KEYS = frozenset({"entry", "args", "run", "script", "command", "required_executable"})
+_FLOW_KEY = re.compile(
+    r"""[{,][ \t\r\n]*["']?(?:entry|args|run|script|command|required_executable)["']?[ \t]*:[ \t]*"""
+    r"""(?P<value>"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|\[[^\]\n]*\]|[^,}\n]*)""")
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
@@ -174,7 +187,42 @@ def _commands(config: Path, text: str) -> list[str]:
             return _strings(data.get("hooks", data) if config.name.startswith(".huskyrc")
                             and isinstance(data, dict) else data)
         return [_yaml_value(line) for line in text.splitlines()]
-    return list(_key_values(text))
+    data = _json(text)  # YAML holds JSON: lefthook.json, a pre-commit config a JSON writer made
+    if data is not None:
+        return _key_strings(data)
+    return [*_key_values(text), *_flow_values(text)]
+
+
+def _key_strings(data: object) -> list[str]:
+    """The command keys' values of a parsed config, walked without recursion: a string
+    as it is, a list of strings as one command line (``args: [--config, checks.conf]``)."""
+    out: list[str] = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in COMMAND_KEYS and isinstance(value, str):
+                    out.append(value)
+                elif key in COMMAND_KEYS and isinstance(value, list):
+                    out.append(" ".join(shlex.quote(v) for v in value if isinstance(v, str)))
+                else:
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack += item
+    return out
+
+
+def _flow_values(text: str) -> Iterator[str]:
+    """The command keys' values inside YAML flow mappings (``- {id: b, entry: scripts/b.sh}``,
+    ``{"run": "scripts/e.sh"}`` in a ``.jsonc``), which the line reader misses: a key
+    after ``{`` or ``,``, its value quoted, a flow list, or plain up to ``,`` or ``}``."""
+    for found in _FLOW_KEY.finditer(text):
+        value = found.group("value").strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if value:
+            yield value
 
 
 def _json(text: str) -> object:
@@ -234,15 +282,23 @@ def _key_values(text: str) -> Iterator[str]:
                 break
 
 
-def _files(value: str, base: Path) -> list[Path]:
+def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
     out: list[Path] = []
-    python = False
+    python = shell = False
     cleaned = [w.strip(",;&|()<>'\"") for w in command_words(value.strip().strip("[]"))]
-    for at, word in enumerate(cleaned):
+    at = -1
+    while at + 1 < len(cleaned):
+        at += 1
+        word = cleaned[at]
         python = python or bool(PYTHON_WORD.fullmatch(word))
+        shell = shell or os.path.basename(word) in SHELLS
         if python and word.startswith("-m"):
             module = word[2:] or (cleaned[at + 1] if at + 1 < len(cleaned) else "")
             out += module_files(module, base)
+            continue
+        if shell and SHELL_C.fullmatch(word) and at + 1 < len(cleaned):
+            at += 1  # `bash -c "scripts/a.sh && true"`: its string is a command line
+            out += _files(cleaned[at], base, depth + 1) if depth < MAX_NESTING else []
             continue
         if "://" in word or word.startswith(("-", "$")) or not word:
             continue
@@ -294,4 +350,5 @@ def module_files(module: str, base: Path) -> list[Path]:
     return out
 
 
-__all__ = ["PYTHON_WORD", "framework_configs", "hook_scripts", "module_files"]
+__all__ = ["MAX_NESTING", "PYTHON_WORD", "SHELLS", "SHELL_C", "framework_configs", "hook_scripts",
+           "module_files"]

@@ -36,14 +36,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import paths
 from .gitcommands import command_words
-from .hookscripts import PYTHON_WORD, module_files
+from .hookscripts import MAX_NESTING, PYTHON_WORD, SHELL_C, SHELLS, module_files
 
 MCP_FILE = ".mcp.json"
 MAX_BYTES = 1024 * 1024
@@ -54,11 +53,6 @@ SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".
 """An argument ending so names a script even before it exists (a build makes ``dist/index.js``)."""
 FOLDER_ENTRIES = ("__main__.py", "index.js", "index.mjs", "index.cjs", "package.json")
 """What an interpreter runs of a folder it is given (``python3 tools``, ``node tools/pkg``)."""
-_SHELL_C = re.compile(r"-[a-z]*c[a-z]*")
-"""``sh -c``, ``bash -lc``: the next argument is a command line."""
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-MAX_NESTING = 3
-"""``bash -c "sh -c '…'"`` followed this deep."""
 
 
 def why(server: str) -> str:
@@ -105,18 +99,18 @@ def _line(root: Path, base: str, command: str, words: list[str], depth: int) -> 
     if "/" in command:
         out += _candidate(root, base, command, must_exist=False)
     python = bool(PYTHON_WORD.fullmatch(command))
-    shell = os.path.basename(command) in _SHELLS
+    shell = os.path.basename(command) in SHELLS
     at = 0
     while at < len(words):
         word = words[at]
         python = python or bool(PYTHON_WORD.fullmatch(word))  # `uv run python -m srv`
-        shell = shell or os.path.basename(word) in _SHELLS  # `exec sh -c '…'`
+        shell = shell or os.path.basename(word) in SHELLS  # `exec sh -c '…'`
         if python and word.startswith("-m") and not word.startswith("--"):
             module = word[2:] or (words[at + 1] if at + 1 < len(words) else "")
             out += [p for p in module_files(module, Path(base)) if paths.within(p, root)]
             at += 1 if word[2:] else 2
             continue
-        if shell and _SHELL_C.fullmatch(word) and at + 1 < len(words):
+        if shell and SHELL_C.fullmatch(word) and at + 1 < len(words):
             if depth < MAX_NESTING:
                 inner = [w.strip(",;&|()<>'\"") for w in command_words(words[at + 1])]
                 inner = [w for w in inner if w]

@@ -441,3 +441,51 @@ def test_creating_the_module_a_python_m_hook_runs_asks(ws: Path, mode: str) -> N
         assert found.action == "ask" and "next git commit" in found.reason, (path, found.reason)
     assert verdict(ws, "white.py", mode).action == "allow"
 
+
+
+Q14_SCRIPTS = ("scripts/b.sh", "scripts/i.sh", "tools/d.js", "tools/e.py", "scripts/a.sh", "scripts/g.sh",
+               "scripts/e.sh", "scripts/j.sh", "scripts/k.sh", "scripts/f.sh")
+
+
+def flow_frameworks(ws: Path) -> None:
+    """Finding Q14: pre-commit hooks written in YAML flow style (valid for pre-commit, what
+    a generator emits), ``bash -c``/``sh -c`` entries, and lefthook's JSON configs."""
+    git(ws, "init", "-q")
+    (ws / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n"
+        "      - {id: b, name: b, entry: env FOO=1 scripts/b.sh, language: system}\n"
+        "      - {id: i, name: i, entry: 'timeout 60 scripts/i.sh', language: system}\n"
+        "      - {id: d, entry: \"node --require ./tools/d.js x\", language: system}\n"
+        "      - {id: e, entry: poetry run python, args: [tools/e.py], language: system}\n"
+        "      - id: a\n        entry: bash -c \"scripts/a.sh && true\"\n        language: system\n"
+        "      - id: g\n        entry: sh -c \"exec scripts/g.sh\"\n        language: system\n"
+        "      - {id: c, entry: flake8, args: [--config, checks.conf]}\n")
+    (ws / "lefthook.json").write_text('{"pre-commit":{"commands":{"x":{"run":"scripts/e.sh {staged_files}"},'
+                                      '"y":{"run":["bash","-lc","scripts/j.sh"]}}}}')
+    (ws / ".lefthook.jsonc").write_text('// local\n{"pre-push": {"commands": {"k": {"run": "scripts/k.sh"}}}}'
+                                        "\n")
+    (ws / ".overcommit.yml").write_text('{"PreCommit": {"F": {"command": ["bash", "scripts/f.sh"]}}}\n')
+    for name in (*Q14_SCRIPTS, "scripts/other.sh", "checks.conf"):
+        hook(ws / name)
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_edits_of_scripts_named_in_flow_style_json_or_a_shell_string_ask(ws: Path, mode: str) -> None:
+    flow_frameworks(ws)
+    for path in Q14_SCRIPTS:
+        found = verdict(ws, path, mode)
+        assert found.action == "ask" and "next git commit" in found.reason, (path, found.reason)
+    for path in ("scripts/other.sh", "checks.conf"):  # none runs: unasked
+        assert verdict(ws, path, mode).action == "allow", (path, verdict(ws, path, mode).reason)
+
+
+async def test_a_sandboxed_command_cannot_change_scripts_named_in_flow_style_or_json(ws: Path) -> None:
+    require_sandbox()
+    flow_frameworks(ws)
+    git(ws, "add", "-A")
+    result = await sh(ws, f"for f in {' '.join(Q14_SCRIPTS)}; do echo 'id > owned' >> $f; done; "
+                          "echo x >> scripts/other.sh; echo fine > notes.txt")
+    for name in Q14_SCRIPTS:
+        assert (ws / name).read_text() == "#!/bin/sh\ntrue\n", name
+    assert (ws / "scripts" / "other.sh").read_text().endswith("x\n")
+    assert (ws / "notes.txt").read_text() == "fine\n", result.text
