@@ -22,7 +22,8 @@ a prompt injection wanted remembered, the very thing ``add_memory`` asks about. 
 
 Secrets never enter the store: what is saved (the exchange, ``add_memory``) goes
 through the one secrets policy (:mod:`shell.core.secrets`: key shapes, and the
-environment's and config's secret values) first, so a token typed in one chat is
+environment's and config's secret values; a password said in words, "the db password
+is hunter2secret") first, so a token typed in one chat is
 not replayed into a prompt later, to whatever provider that is. The file is 0600.
 
 Recall is per project by default (``scope="project"``): a memory is recalled (and
@@ -58,6 +59,7 @@ import anyio.to_thread
 
 from shell.core.events import Event, Notice, ReplyEnd, ToolCallStart
 from shell.core.secrets import Secrets, environment_secrets
+from shell.core.spokensecrets import redact_spoken
 from shell.core.textsafety import sanitize
 
 if TYPE_CHECKING:
@@ -254,7 +256,9 @@ class LongTermMemory(Middleware):
         self.store.project = None if self.scope == "global" else str(Path(root).resolve())
 
     def _redact(self, text: str) -> str:
-        return (self.secrets or environment_secrets()).text(text)
+        """Keys by shape and known values (the secrets policy), then a password said in
+        words ("the db password is hunter2secret": :mod:`shell.core.spokensecrets`)."""
+        return redact_spoken((self.secrets or environment_secrets()).text(text))
 
     async def _run(self, fn: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(fn)

@@ -160,6 +160,17 @@ TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 AWS = "AKIAIOSFODNN7EXAMPLE"
 
 
+async def test_a_password_said_in_words_is_not_stored_but_the_words_around_it_are(tmp_path: Path) -> None:
+    """Finding R12: "password hunter2secret" has no key shape and no known value, and
+    was stored verbatim though the docs say secrets are redacted first."""
+    store = tmp_path / "m.sqlite3"
+    said = "the staging db password is hunter2secret and the password reset flow is broken"
+    await run(session(store, "Noted."), said)
+    raw = store.read_bytes()
+    assert b"hunter2secret" not in raw
+    assert b"the staging db password is [REDACTED]" in raw and b"password reset flow is broken" in raw
+
+
 async def test_secrets_are_redacted_before_they_are_stored(tmp_path: Path) -> None:
     store = tmp_path / "m.sqlite3"
     add = AssistantMessage((ToolCallBlock("c1", "add_memory", {"content": f"deploy token {TOKEN}"}),))
