@@ -81,10 +81,16 @@ DescriptionFn: TypeAlias = Callable[[ToolCallBlock, Tool, dict[str, Any]], Any]
 """``(tool_call, tool, args) -> str`` (may be async): the text the approver reads."""
 
 
+CONFIG_DECISIONS: tuple[str, ...] = (*ALL_DECISIONS, "always")
+"""What ``allowed_decisions`` may list: the three answers, and "always" (remember a rule)."""
+
+
 class InterruptConfig(TypedDict, total=False):
     """One tool's approval settings."""
 
-    allowed_decisions: Sequence[DecisionType]
+    allowed_decisions: Sequence[DecisionType | Literal["always"]]
+    """Which answers the approver is offered; "always" (remember a rule) is offered only
+    when listed, or when this key is left out (every answer)."""
     description: str | DescriptionFn
 
 
@@ -141,11 +147,20 @@ REST_KEY = "rest"
 class _Resolved:
     """A tool's config after defaults: which decisions, and how to describe it."""
 
-    __slots__ = ("allowed", "description")
+    __slots__ = ("allowed", "always", "description")
 
-    def __init__(self, allowed: tuple[DecisionType, ...], description: str | DescriptionFn | None) -> None:
+    def __init__(
+        self, allowed: tuple[DecisionType, ...], description: str | DescriptionFn | None, always: bool = True
+    ) -> None:
         self.allowed = allowed
         self.description = description
+        self.always = always
+        """Whether "always" may be offered: a per-call sign-off the author asked for
+        (``["approve", "reject"]``) must not become a standing rule with one key."""
+
+    def rules(self, suggested: tuple[str, ...]) -> tuple[str, ...]:
+        """What "always" would remember, or nothing (then no front end offers it)."""
+        return suggested if self.always and "approve" in self.allowed else ()
 
 
 def _check_config(name: str, value: bool | InterruptConfig) -> _Resolved | None:
@@ -158,14 +173,15 @@ def _check_config(name: str, value: bool | InterruptConfig) -> _Resolved | None:
     unknown = set(value) - {"allowed_decisions", "description"}
     if unknown:
         raise ValueError(f"interrupt_on[{name!r}]: unknown keys {sorted(unknown)}")
-    allowed = tuple(value.get("allowed_decisions", ALL_DECISIONS))
-    bad = [d for d in allowed if d not in ALL_DECISIONS]
+    listed = tuple(value.get("allowed_decisions", CONFIG_DECISIONS))
+    allowed = tuple(d for d in ALL_DECISIONS if d in listed)
+    bad = [d for d in listed if d not in CONFIG_DECISIONS]
     if bad or not allowed:
         raise ValueError(
             f"interrupt_on[{name!r}]['allowed_decisions'] must be a non-empty subset of "
-            f"{list(ALL_DECISIONS)}, got {list(allowed)}"
+            f"{list(CONFIG_DECISIONS)} naming approve, edit or reject, got {list(listed)}"
         )
-    return _Resolved(allowed, value.get("description"))
+    return _Resolved(allowed, value.get("description"), "always" in listed)
 
 
 class HumanInTheLoop(Middleware):
@@ -234,7 +250,7 @@ class HumanInTheLoop(Middleware):
         if config is None or name in self.always_allowed(ctx):
             return None
         request = ApprovalRequest(
-            ctx.call, ctx.tool, dict(ctx.args), config.allowed, "", suggested_rules=(name,),
+            ctx.call, ctx.tool, dict(ctx.args), config.allowed, "", suggested_rules=config.rules((name,)),
             batch=place, routine=True,  # without a policy, a tool asks for no reason but its config
         )
         if _covered(rest, request):
@@ -262,7 +278,8 @@ class HumanInTheLoop(Middleware):
         if config.description is None and verdict.reason:
             description = f"{verdict.reason}\n\n{description.split(chr(10) * 2, 1)[-1]}"
         request = replace(
-            request, description=description, suggested_rules=details.suggested_rules, preview=details.preview
+            request, description=description, suggested_rules=config.rules(details.suggested_rules),
+            preview=details.preview,
         )
         return await self._ask(ctx, request, config.allowed)
 
@@ -309,7 +326,7 @@ class HumanInTheLoop(Middleware):
             verdict = self.policy.decide(ctx.tool, decision.args)
             if verdict.action == "deny":
                 return _block(f"The call as you edited it is denied: {verdict.reason}")
-        if decision.always:
+        if decision.always and request.suggested_rules:  # "always" only where it was offered
             self._remember(ctx, decision, request)
         if self.policy is not None:
             self.policy.approved(decision, request)

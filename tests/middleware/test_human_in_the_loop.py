@@ -316,3 +316,28 @@ async def test_without_a_policy_approve_the_rest_covers_the_same_tool_in_this_tu
     assert place is not None and (place.index, place.size, place.later_same_tool) == (0, 4, 2)
     await run(agent, "again")
     assert [r.call.id for r in ask.requests] == ["c1", "d1", "c4"]
+
+
+async def test_always_is_offered_only_where_the_config_allows_it() -> None:
+    """A per-call sign-off (``["approve", "reject"]``) offers no "always" in any front
+    end (they offer it only with rules to keep), and an "always" answer that comes
+    anyway is taken for this call only: the next call asks again (finding R19)."""
+    from shell.frontend.approval import choices
+
+    ran: list[tuple[str, dict[str, Any]]] = []
+    model = ScriptedModel([calls(write("c1")), calls(write("c2")), "ok"])
+    ask = Asker({"c1": ApprovalDecision.approve(always=True), "c2": ApprovalDecision.approve()})
+    mw = HumanInTheLoop({"write_file": {"allowed_decisions": ["approve", "reject"]}})
+    agent = Agent(model, tools=make_tools(ran), middleware=[mw], ask=ask)
+    await run(agent)
+    assert [r.call.id for r in ask.requests] == ["c1", "c2"]
+    assert all(r.suggested_rules == () for r in ask.requests)
+    assert [c.decision for c in choices(ask.requests[0])] == ["approve", "reject"]
+    listed = HumanInTheLoop({"write_file": {"allowed_decisions": ["approve", "reject", "always"]}})
+    model = ScriptedModel([calls(write("c1")), calls(write("c2")), "ok"])
+    ask = Asker({"c1": ApprovalDecision.approve(always=True)})
+    agent = Agent(model, tools=make_tools(ran), middleware=[listed], ask=ask)
+    await run(agent)
+    assert [r.call.id for r in ask.requests] == ["c1"]  # remembered: c2 ran without asking
+    assert "always" in [c.decision for c in choices(ask.requests[0])]
+    assert ask.requests[0].allowed_decisions == ("approve", "reject")
