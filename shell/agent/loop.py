@@ -78,6 +78,10 @@ class Agent:
         self.ask = ask
         self.name = name
         self.cancel_grace = cancel_grace
+        self.missing_tool: Callable[[str], str | None] | None = None
+        """Why a tool the agent no longer has is gone (its MCP server exited), for the
+        model to read instead of "Unknown tool" and a list of every tool: the shell
+        sets it; None, or None returned, when nothing is known."""
         """How long closing the middleware may take after a cancel."""
         self.tool_timeout = tool_timeout
         self.messages: list[Message] = []

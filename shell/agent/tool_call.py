@@ -52,7 +52,7 @@ async def run_call(
         if call.name in reply.tool_map:  # a middleware filtered it out of this model call
             text = f"Tool {call.name!r} is not available in this turn. Available tools: {known}."
         else:
-            text = f"Unknown tool {call.name!r}. Available tools: {known}."
+            text = _gone(reply, call.name) or f"Unknown tool {call.name!r}. Available tools: {known}."
         result = ToolResult(text, is_error=True)
     else:
         try:
@@ -145,3 +145,15 @@ async def _execute(reply: Reply, state: CallState) -> tuple[ToolResult, bool]:
         if isinstance(exc, ToolTimeout):
             return ToolResult(str(exc), is_error=True), False
         return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True), False
+
+
+def _gone(reply: Reply, name: str) -> str | None:
+    """What the shell knows of a tool that went away (``Agent.missing_tool``); a
+    failure there is not this call's: then nothing is known."""
+    explain = reply.agent.missing_tool
+    if explain is None:
+        return None
+    try:
+        return explain(name)
+    except Exception:
+        return None

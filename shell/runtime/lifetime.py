@@ -82,6 +82,7 @@ own config once trusted), started and closed."""
 
             self.mcp = McpManager(workspace_root=self.workspace.root, on_change=self._mcp_changed,
                                   roots=self._workspace_dirs)
+            self.agent.missing_tool = self.mcp.why_gone
             await self.mcp.start(self._task_group)
         self.mcp.add(specs)
 
@@ -126,6 +127,7 @@ own config once trusted), started and closed."""
             on_change=self._mcp_changed,
             roots=self._workspace_dirs,
         )
+        self.agent.missing_tool = self.mcp.why_gone  # a dead server's tool: "exited", not "unknown"
         await self.mcp.start(task_group)
 
     def _workspace_dirs(self) -> list[Path]:

@@ -18,6 +18,7 @@ from anyio.abc import TaskGroup
 
 from shell.core.tools import Tool
 
+from .mcp_call import not_ready
 from .mcp_config import McpServerSpec, merge_specs, parse_servers
 from .mcp_identity import ToolIdentities
 from .mcp_launch import runs_in_workspace
@@ -121,6 +122,16 @@ class McpManager:
     def tools(self) -> list[Tool]:
         """The tools of the servers that are ready right now."""
         return [t for s in self._servers.values() if s.status.state == "ready" for t in s.tools]
+
+    def why_gone(self, tool_name: str) -> str | None:
+        """For a call to ``tool_name`` of a server that is not ready (it exited, failed
+        or was stopped, so its tools left the list): what the call to it would have
+        answered, the way back included (``/mcp restart``); None for another name."""
+        for server in self._servers.values():
+            status = server.status
+            if tool_name.startswith(f"{server_prefix(server.spec.name)}__") and status.state != "ready":
+                return not_ready(server.spec.name, status.state, status.message, tool_name).text
+        return None
 
     def statuses(self) -> list[ServerStatus]:
         return [s.status for s in self._servers.values()]
