@@ -36,6 +36,7 @@ from shell.core.packed_text import packed_field, store
 from shell.core.textsafety import json_text, map_strings, sanitize_line
 
 from .exits import exit_code
+from .progress import progress_text
 from .summary import summarize_args, summarize_partial
 
 Status: TypeAlias = Literal[
@@ -316,7 +317,7 @@ class ReplyState:
     def _exec_update(self, event: ev.ToolExecutionUpdate) -> CallView | None:
         call = self.calls.get(event.call_id)
         if call is not None:
-            call.progress = str(event.progress).replace("\n", " ")[:40]
+            call.progress = progress_text(event.progress)
         return call
 
     def _exec_end(self, event: ev.ToolExecutionEnd) -> CallView | None:

@@ -109,3 +109,21 @@ def test_a_command_that_planted_what_runs_later_is_told_to_the_user_not_only_the
     feed(state, ev.ToolCallEnd("d", "run_shell", {"command": "ls"}),
          ev.ToolExecutionEnd("d", ToolResult("x", details={"quarantined": []}), 0.1))
     assert len(call_lines(state.calls["d"])) == 1
+
+
+def test_mcp_progress_reads_as_an_amount_and_the_servers_words_sanitised() -> None:
+    """An MCP server's progress shows as "3 of 30 (10%)" with its message, not as a
+    Python dict cut at 40 characters; its message cannot draw (finding R9)."""
+    state = ReplyState()
+    feed(state, ev.ReplyStart(reply_id="r"), ev.ToolExecutionStart("c1", "sdk__slow", {}))
+    report = {"progress": 3.005827312001202, "total": 30, "message": "step \x1b[31mthree\nof thirty"}
+    feed(state, ev.ToolExecutionUpdate("c1", report))
+    progress = state.calls["c1"].progress
+    assert progress.startswith("3 of 30 (10%) · step ") and "three" in progress
+    assert "\x1b" not in progress and "\n" not in progress and "{" not in progress
+    feed(state, ev.ToolExecutionUpdate("c1", {"progress": 12, "total": None, "message": None}))
+    assert state.calls["c1"].progress == "12"
+    feed(state, ev.ToolExecutionUpdate("c1", {"message": "no answer for 60 s", "waiting": 60}))
+    assert state.calls["c1"].progress == "no answer for 60 s"
+    feed(state, ev.ToolExecutionUpdate("c1", "one\ntwo"))  # a command's output, as before
+    assert state.calls["c1"].progress == "one two"
