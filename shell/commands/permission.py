@@ -239,6 +239,9 @@ def quarantine_command(runtime: ShellRuntime, arg: str) -> CommandResult:
               "start agent-shell in its workspace to see and restore one." if elsewhere else "")
     words = arg.split()
     if words and words[0] == "restore":
+        if not found:
+            return CommandResult("Nothing of this workspace is in quarantine: there is nothing to restore."
+                                 + others, error=True)
         if len(words) != 2 or not words[1].isdigit() or not 1 <= int(words[1]) <= len(found):
             return CommandResult(f"Usage: /quarantine restore N, N from 1 to {len(found)} (see /quarantine).",
                                  error=True)

@@ -95,6 +95,12 @@ async def test_an_empty_quarantine_says_where_it_would_be(ws: Path) -> None:
     assert str(quarantine.root()) in answer.text
 
 
+async def test_restore_with_nothing_in_quarantine_says_there_is_nothing_to_restore(ws: Path) -> None:
+    answer = await command(ws, "/quarantine restore 5")
+    assert answer.error and "nothing to restore" in answer.text
+    assert "from 1 to 0" not in answer.text
+
+
 def test_folders_older_than_the_retention_go_and_newer_ones_stay(ws: Path) -> None:
     root = quarantine.root()
     old, new, legacy = root / "20250101-000000-1-1", root / "20261127-000000-1-1", root / "20240101-old"
