@@ -14,8 +14,16 @@ is unchanged: ``NODE_ENV=production`` must not turn every "production" into
 
 - its name says secret (:func:`shell.core.secrets.is_secret_name`: ``API_KEY``,
   ``DB_PASSWORD``, ``"client_secret":``), it is at least
-  :data:`~shell.core.secrets.MIN_SECRET_LEN` characters long, and it is not where the
-  secret is (a URL without credentials, a path);
+  :data:`~shell.core.secrets.MIN_SECRET_LEN` characters long, it is not where the
+  secret is (a URL without credentials, a path), and it looks like a secret rather than
+  a word or code (:func:`secret_looking`: a token, three kinds of characters,
+  ``S3cr3t!pw``, or a digit and no blanks, ``hunter2-but-longer``). A file is anyone's
+  to write (a cloned repository's committed ``.env`` with ``API_TOKEN=console.log``),
+  and a value taken alone is redacted from every output and makes every call holding
+  it ask (tester round 11, Q11): ``console.log``, ``return True``, ``postgres`` must
+  not be such values. A word-like value under a secret name is taken as the short
+  ones below are, with its name (``DB_PASSWORD=postgres``): the file's line is still
+  redacted where git prints it, and the word elsewhere is not;
 - or it looks like a token whatever its name (:func:`token_like`): :data:`TOKEN_LIKE_LEN`
   characters or more, no blanks, not a path, a URL or an option, letters and digits
   mixed as in a key, not as in a name (``my-bucket-2024-prod``);
@@ -68,6 +76,7 @@ def secret_file_values(text: str) -> list[str]:
     """The values of a secret file's ``text`` worth redacting (see the module docstring),
     each once, at most :data:`MAX_VALUES`."""
     found: dict[str, None] = {}
+    paired: dict[str, str] = {}  # the name with its value, as written: for a value not taken alone
     for line in text.splitlines():
         match = _LINE.match(line)
         if match is None:
@@ -75,15 +84,18 @@ def secret_file_values(text: str) -> list[str]:
         value = _unquoted(match["value"])
         if _worth(match["name"], value):
             found[value] = None
-        elif _short_secret(match["name"], value):
+        elif _paired(match["name"], value):
             end = match.start("value") + match["value"].find(value) + len(value)
-            found[line[match.start("name") : end]] = None  # the name with it, as written
+            paired[line[match.start("name") : end]] = value
     for value in Secrets().matches(text):  # the policy's shapes: tokens, URL passwords, keys
         value = value.strip()
+        if value in paired.values() and not secret_looking(value):
+            continue  # PGPASSWORD=postgres: taken with its name above, not the word alone
         if MIN_SECRET_LEN <= len(value) <= MAX_VALUE_LEN:
             found[value] = None
         if "PRIVATE KEY" in value or "PuTTY-User-Key" in value:
             found.update((line, None) for line in map(str.strip, value.splitlines()) if _PEM_LINE.match(line))
+    found.update((pair, None) for pair, value in paired.items() if value not in found)
     return list(found)[:MAX_VALUES]
 
 
@@ -104,14 +116,41 @@ def _worth(name: str, value: str) -> bool:
     if not MIN_SECRET_LEN <= len(value) <= MAX_VALUE_LEN:
         return False
     if is_secret_name(name):  # not where it points: TOKEN_URL=https://…/token, KEY_FILE=./k.pem
-        return not (("://" in value and "@" not in value) or value.startswith(_NOT_TOKEN_START[:4]))
+        if ("://" in value and "@" not in value) or value.startswith(_NOT_TOKEN_START[:4]):
+            return False
+        return secret_looking(value)
     return token_like(value)
 
 
-def _short_secret(name: str, value: str) -> bool:
-    """A value too short to redact alone under a name that says secret (see above)."""
-    return (SHORT_VALUE_LEN <= len(value) < MIN_SECRET_LEN and is_secret_name(name)
+def _paired(name: str, value: str) -> bool:
+    """A value under a name that says secret that is not redacted alone: too short, or
+    word-like (see above); taken with its name."""
+    return (SHORT_VALUE_LEN <= len(value) <= MAX_VALUE_LEN and is_secret_name(name)
             and value.lower() not in FLAG_WORDS and not value.startswith(_NOT_TOKEN_START))
+
+
+_JOINERS = frozenset("._-")
+PASSPHRASE_LEN = 20
+"""How long a run of letters of one case must be to count as a passphrase under a secret name."""
+
+
+def secret_looking(value: str) -> bool:
+    """Whether a value under a secret name looks like a secret, not a word or code: a
+    token (:func:`token_like`); or at least three of lowercase, uppercase, digits and
+    other symbols (``.``, ``_``, ``-`` join words and count for none: ``S3cr3t!pw``,
+    ``Tr0ub4dor and 3 horses``); or, without blanks, a digit (``hunter2-but-longer``,
+    ``s3cr3t-value``); or a passphrase run together, :data:`PASSPHRASE_LEN` letters or
+    more in one case. Not ``console.log``, ``return True``, ``agent-shell``,
+    ``postgres``, ``return 0``: words of code and of every log, which a file anyone can
+    commit would otherwise have redacted everywhere (finding Q11)."""
+    if token_like(value):
+        return True
+    digit = any(c.isdigit() for c in value)
+    kinds = (any(c.islower() for c in value), any(c.isupper() for c in value), digit,
+             any(not c.isalnum() and c not in _JOINERS and not c.isspace() for c in value))
+    if len(value) >= PASSPHRASE_LEN and value.isalnum() and (value.islower() or value.isupper()):
+        return True  # correcthorsebatterystaple; not getElementsByClassName
+    return sum(kinds) >= 3 or (digit and not any(c.isspace() for c in value))
 
 
 def token_like(value: str) -> bool:

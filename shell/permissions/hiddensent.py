@@ -25,7 +25,7 @@ from shell.core.textsafety import path_text
 
 from .egress import argument_strings
 from .egresspieces import joined_texts
-from .hiddenvalues import HiddenValues, hidden_values
+from .hiddenvalues import HiddenValues, hidden_values, home_value_files
 from .mcppaths import is_mcp
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
         return ""
     found = sandbox.secrets_searched()
     home = sandbox.home_files.last  # other projects' secret files, whose values the net redacts too
-    hidden = [*found.paths, *(home.files if home is not None else ())]
+    hidden = [*found.paths, *home_value_files(home.files if home is not None else ())]
     if not hidden:
         return ""
     values = hidden_values(hidden, (), found.relative)

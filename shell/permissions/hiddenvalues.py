@@ -128,6 +128,41 @@ class HiddenValues:
 NO_VALUES = HiddenValues(Secrets(patterns=False))
 
 
+MAX_HOME_FILES = 64
+"""Other projects' secret files under home (the home walk's) whose values the net takes
+at most, the first found: each value is redacted from every output and makes every call
+holding it ask, so a clone's hundred ``.env`` files (never opened) must neither steer
+every workspace's output nor cost seconds a command (tester round 11, Q11 and Q31)."""
+MAX_HOME_BYTES = 1 << 20
+"""Bytes of those files (by size) whose values are taken, at most."""
+
+
+def home_value_files(files: Iterable[Path]) -> list[Path]:
+    """The first of home's other secret files within :data:`MAX_HOME_FILES` and
+    :data:`MAX_HOME_BYTES` (the values net's home sources: bounded per walk)."""
+    out: list[Path] = []
+    total = 0
+    for path in files:
+        if len(out) >= MAX_HOME_FILES:
+            break
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            continue
+        if total + min(size, MAX_FILE_BYTES) > MAX_HOME_BYTES:
+            continue
+        total += min(size, MAX_FILE_BYTES)
+        out.append(path)
+    return out
+
+
+_Sources = tuple[tuple[str, tuple[str, ...]], ...]
+_NetKey = tuple[tuple[str, ...], tuple[str, ...]]
+_nets: OrderedDict[_NetKey, tuple[_Sources, _Sources, HiddenValues]] = OrderedDict()
+_nets_lock = threading.Lock()
+_NETS_KEPT = 8
+
+
 def hidden_values(
     hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str, supplied: str = ""
 ) -> HiddenValues:
@@ -135,18 +170,47 @@ def hidden_values(
     (which the user let this call see) hold, nor those ``supplied`` (the call's own
     arguments) spells: the model wrote them, and a ``[REDACTED]`` where its own guess
     stands would confirm the guess (finding P4; such a call asks first:
-    :mod:`.hiddensent`). ``name`` says a file as the note names it."""
-    allowed = {v for path in shown for v in file_values(path)}
+    :mod:`.hiddensent`). ``name`` says a file as the note names it.
+
+    The matcher is built once for the same files with the same values (each file's
+    values kept by its stamp), not for every call (finding Q31); a call whose arguments
+    spell one of the values gets its own, without those."""
+    sources: _Sources = tuple((name(path), file_values(path)) for path in hidden)
+    allowed: _Sources = tuple((str(path), file_values(path)) for path in shown)
+    key = (tuple(n for n, _ in sources), tuple(n for n, _ in allowed))
+    with _nets_lock:
+        kept = _nets.get(key)
+    if kept is not None and _same(kept[0], sources) and _same(kept[1], allowed):
+        values = kept[2]
+    else:
+        values = _net(sources, allowed, "")
+        with _nets_lock:
+            _nets[key] = (sources, allowed, values)
+            _nets.move_to_end(key)
+            while len(_nets) > _NETS_KEPT:
+                _nets.popitem(last=False)
+    if supplied and values and values.secrets.matches(supplied):
+        return _net(sources, allowed, supplied)
+    return values
+
+
+def _same(kept: _Sources, now: _Sources) -> bool:
+    """Whether each file gave the very values it gave before (the same tuple: unchanged)."""
+    return len(kept) == len(now) and all(a[1] is b[1] for a, b in zip(kept, now, strict=True))
+
+
+def _net(sources: _Sources, allowed_sources: _Sources, supplied: str) -> HiddenValues:
+    allowed = {v for _, values in allowed_sources for v in values}
     owners: dict[str, tuple[str, str]] = {}
     taken = 0
-    for path in hidden:
-        for value in file_values(path):
+    for said_name, values in sources:
+        for value in values:
             if value in allowed or value in owners or taken >= MAX_VALUES:
                 continue
             if supplied and any(form in supplied for form in (value, *encoded_forms(value))):
                 continue
             taken += 1
-            said = (value, name(path))
+            said = (value, said_name)
             for form in (value, *encoded_forms(value)):
                 owners.setdefault(form, said)
     if not owners:

@@ -42,7 +42,13 @@ from shell.core.textsafety import path_text
 from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
-from shell.permissions.hiddenvalues import NO_VALUES, HiddenValues, StreamRedaction, hidden_values
+from shell.permissions.hiddenvalues import (
+    NO_VALUES,
+    HiddenValues,
+    StreamRedaction,
+    hidden_values,
+    home_value_files,
+)
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
 from shell.permissions.sandboxenv import scrubbed_environment
@@ -306,7 +312,7 @@ async def confine(
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
     home = sandbox.home_files.last  # other projects' too: a tracked one reads as staged, values and all
-    kept = [*hidden, *(home.files if home is not None else ())]
+    kept = [*hidden, *home_value_files(home.files if home is not None else ())]
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
         hidden_values, kept, visible, secrets.relative, "\n".join(argv))
     unmarked = await anyio.to_thread.run_sync(sandbox.mark_hidden, walls, hidden)
