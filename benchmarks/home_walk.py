@@ -74,6 +74,27 @@ def timed(run: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1e3
 
 
+def cpu(run: Callable[[], object]) -> float:
+    """CPU milliseconds of ``run`` (steadier than wall time on a loaded machine)."""
+    start = time.process_time()
+    run()
+    return (time.process_time() - start) * 1e3
+
+
+def without_dot_folders() -> HomeFiles:
+    """A walk that leaves home's dot folders out, as before r16-home (to compare)."""
+    walk = HomeFiles()
+    prune = walk.index.prune
+    assert prune is not None
+
+    def old_prune(path: str) -> bool:
+        cut = path.rfind("/")
+        return prune(path) or (path.startswith(".", cut + 1) and path[:cut] in walk._homes)
+
+    walk.index.prune = old_prune
+    return walk
+
+
 def ours(box: Sandbox, env: dict[str, str]) -> None:
     box.prepare()
     argv = box.wrap(["true"], hidden=box.hidden_paths())
@@ -101,7 +122,9 @@ def main() -> None:
         print(f"home of {options.files:,} files in {options.folders:,} folders, "
               f"{options.dot_files:,} in its dot folders; "
               f"load {os.getloadavg()[0]:.1f}; median ms of {options.rounds} rounds")
-        rows: dict[str, list[float]] = {k: [] for k in ("bare", "first", "later", "off", "walk1", "walk2")}
+        keys = ("bare", "first", "later", "off", "walk1", "walk2", "nodot1", "nodot2", "cpu1", "cpu2",
+                "cpuno1", "cpuno2")
+        rows: dict[str, list[float]] = {k: [] for k in keys}
         for _ in range(options.rounds):
             rows["bare"].append(timed(lambda: subprocess.run(bare, env=env, check=True)))
             box = Sandbox(base / "project")
@@ -114,6 +137,13 @@ def main() -> None:
             walk = HomeFiles()
             rows["walk1"].append(timed(lambda: walk.find([base / "project"])))  # noqa: B023
             rows["walk2"].append(timed(lambda: walk.find([base / "project"])))  # noqa: B023
+            for kind, make in (("cpu", HomeFiles), ("cpuno", without_dot_folders)):
+                walker = make()
+                rows[f"{kind}1"].append(cpu(lambda: walker.find([base / "project"])))  # noqa: B023
+                rows[f"{kind}2"].append(cpu(lambda: walker.find([base / "project"])))  # noqa: B023
+            nodot = without_dot_folders()
+            rows["nodot1"].append(timed(lambda: nodot.find([base / "project"])))  # noqa: B023
+            rows["nodot2"].append(timed(lambda: nodot.find([base / "project"])))  # noqa: B023
         found = box.home_files.last
         assert found is not None
         med = {k: statistics.median(v) for k, v in rows.items()}
@@ -123,6 +153,9 @@ def main() -> None:
         print(f"  later, no home walk        {med['off']:8.1f}   ({med['off'] / med['bare']:.1f}x bare)")
         print(f"  home walk alone, first     {med['walk1']:8.1f}")
         print(f"  home walk alone, later     {med['walk2']:8.1f}")
+        print(f"  walk, dot folders skipped  {med['nodot1']:8.1f} / {med['nodot2']:.1f}   (before r16-home)")
+        print(f"  walk CPU ms, first / later {med['cpu1']:8.1f} / {med['cpu2']:.1f}   "
+              f"(dot folders skipped: {med['cpuno1']:.1f} / {med['cpuno2']:.1f})")
         print(f"  hidden: {len(found.files)} files, {len(found.configs)} git configs scrubbed, "
               f"{len(found.covered)} folders hidden whole")
     finally:

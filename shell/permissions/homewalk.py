@@ -99,7 +99,7 @@ class HomeFound:
         """What an approval and a result say of the folders hidden whole (empty if none)."""
         if not self.covered:
             return ""
-        shown = ", ".join(self.tilde(p) for p in self.covered[:3])
+        shown = ", ".join(_cut(self.tilde(p)) for p in self.covered[:3])
         more = f" and {len(self.covered) - 3} more" if len(self.covered) > 3 else ""
         many = len(self.covered) != 1
         return (f"{len(self.covered)} folder{'s' if many else ''} under your home {'are' if many else 'is'} "
@@ -206,6 +206,16 @@ class HomeFiles:
         return (directory in self._homes
                 or any(paths.within(anchor, directory) for anchor in self._anchors)
                 or any(paths.within(directory, top) for top in self._tops))
+
+
+SAID_PATH_LEN = 120
+"""Characters of a folder's path a note shows (a 6,000-level ``~/deepchain/a/a/…`` made
+every note 12 KB: finding Q24)."""
+
+
+def _cut(path: str) -> str:
+    half = SAID_PATH_LEN // 2
+    return path if len(path) <= SAID_PATH_LEN else f"{path[:half]}…{path[-half:]}"
 
 
 def _git_named(name: str) -> bool:

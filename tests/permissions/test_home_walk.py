@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from shell.permissions.asktext import confinement
-from shell.permissions.homewalk import MAX_COVERS, MAX_FILE_BINDS, HomeFiles
+from shell.permissions.homewalk import MAX_COVERS, MAX_FILE_BINDS, HomeFiles, HomeFound
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import run_command
 
@@ -187,3 +187,10 @@ def test_home_itself_and_the_workspace_are_never_hidden_by_the_home_walk(home: P
     assert found.covered and not set(found.homes) & set(found.covered)
     for cover in found.covered:  # inside a home (this one, or the password database's)
         assert any(h in cover.parents for h in found.homes) and not (home / "project").is_relative_to(cover)
+
+
+def test_the_note_cuts_a_very_long_folder_path(home: Path) -> None:
+    deep = home / "deepchain" / "/".join(["a"] * 200)
+    found = HomeFound(covered=(deep,), homes=(home,))
+    said = found.said()
+    assert "~/deepchain/a/a" in said and "…" in said and len(said) < 400, said

@@ -1,0 +1,70 @@
+"""What other projects' secret files under home cost the values net of each command (r16-home, Q31).
+
+150 ``.env`` files of 256 token values each (a monorepo's per-service files, never
+opened), as the home walk would find them. CPU milliseconds (steadier than wall time
+on a shared machine), median of 5:
+
+- reading their values at the first command: every file (before r16-home) and the
+  bounded home sources (``home_value_files``: 64 files, 1 MB);
+- building the net for a command: per call over every file (before), and the net kept
+  while the files are unchanged (after: first build, later commands).
+
+    python benchmarks/values_net.py
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import statistics
+import string
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from shell.permissions import hiddenvalues as hv
+
+
+def cpu(run: Callable[[], object]) -> float:
+    start = time.process_time()
+    run()
+    return (time.process_time() - start) * 1e3
+
+
+def main() -> None:
+    base = Path(tempfile.mkdtemp(prefix="values-net-bench-", dir=os.path.expanduser("~/.cache")))
+    rnd = random.Random(1)
+    alphabet = string.ascii_letters + string.digits
+    files = []
+    try:
+        for n in range(150):
+            path = base / f"svc{n}" / ".env"
+            path.parent.mkdir()
+            lines = (f"TOKEN_{i}={''.join(rnd.choices(alphabet, k=32))}\n" for i in range(256))
+            path.write_text("".join(lines))
+            files.append(path)
+        argv = "echo 1"
+        read_all = cpu(lambda: [hv.file_values(f) for f in files])
+        hv._known.clear()
+        read_bounded = cpu(lambda: [hv.file_values(f) for f in hv.home_value_files(files)])
+        for path in files:
+            hv.file_values(path)
+        every = tuple((str(p), hv.file_values(p)) for p in files)
+        before = [cpu(lambda: hv._net(every, (), argv)) for _ in range(5)]
+        first = cpu(lambda: hv.hidden_values(hv.home_value_files(files), (), str, argv))
+        later = [cpu(lambda: hv.hidden_values(hv.home_value_files(files), (), str, argv)) for _ in range(5)]
+        print(f"150 .env files x 256 values; load {os.getloadavg()[0]:.1f}; CPU ms")
+        print(f"  reading values, first command    before {read_all:7.1f}   after {read_bounded:7.1f}")
+        print(f"  the net, per command             before {statistics.median(before):7.1f}   "
+              f"after {first:.1f} (first), {statistics.median(later):.1f} (later)")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
