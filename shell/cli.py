@@ -96,9 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-rounds", type=int, default=50, metavar="N", help="model calls per reply")
     parser.add_argument("--trust-workspace", action="store_true",
                         help="use this workspace's .mcp.json and project settings for this run, unasked")
-    sub = parser.add_subparsers(dest="command", metavar="{models,config,acp,trust,sessions}")
-    sub.add_parser("models", help="list the models of every configured provider")
-    sub.add_parser("config", help="show the config file and the effective settings")
+    # prog: each subcommand's usage reads "agent-shell sessions [-h] …", not the main usage's two lines
+    sub = parser.add_subparsers(dest="command", metavar="{models,config,acp,trust,sessions}",
+                                prog="agent-shell")
+    _config_option(sub.add_parser("models", help="list the models of every configured provider"))
+    _config_option(sub.add_parser("config", help="show the config file and the effective settings"))
     _add_acp_parser(sub)
     trust = sub.add_parser(
         "trust", help="show what a workspace's own config would run, and trust it (or --revoke)",
@@ -118,7 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sessions.add_argument("--search", metavar="WORDS", help="full-text search of every session")
     sessions.add_argument("--all", action="store_true", help="list the sessions of every directory")
+    _config_option(sessions)
     return parser
+
+
+def _config_option(command: argparse.ArgumentParser) -> None:
+    """``--config FILE`` after the subcommands that read the config (``agent-shell models
+    --config F``), as ``acp`` takes it: given here, it replaces one given before."""
+    command.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS, help="the config file")
 
 
 def _add_acp_parser(sub: Any) -> None:

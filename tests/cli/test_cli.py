@@ -304,3 +304,25 @@ def test_the_line_mode_from_a_pipe_refuses_and_points_to_print(run_cli: RunCli) 
     line = one_clean_line(r.stderr)
     assert "needs a terminal on stdin" in line and "agent-shell -p" in line
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("command", ["models", "config", "sessions"])
+def test_config_may_follow_the_subcommands_that_read_it(command: str) -> None:
+    """``agent-shell models --config F`` as ``acp --config F`` (finding R13); given after
+    the subcommand it wins over one before, and is not there when not given."""
+    from shell.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args([command, "--config", "/x/a.toml"]).config == "/x/a.toml"
+    both = ["--config", "/x/b.toml", command, "--config", "/x/a.toml"]
+    assert parser.parse_args(both).config == "/x/a.toml"
+    assert parser.parse_args(["--config", "/x/b.toml", command]).config == "/x/b.toml"
+
+
+def test_a_subcommands_usage_names_it_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from shell.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["sessions", "--help"])
+    usage = capsys.readouterr().out
+    assert usage.startswith("usage: agent-shell sessions [-h]") and "COMMAND" not in usage
