@@ -68,6 +68,11 @@ JS_NAMES = {
 PACKAGE_KEYS = {"eslintConfig": "ESLint", "prettier": "Prettier", "babel": "Babel", "stylelint": "Stylelint",
                 "markdownlint-cli2": "markdownlint-cli2"}
 """package.json's keys that hold a tool's config."""
+HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged")
+"""package.json's keys whose strings are commands a commit hook runs (husky v4, simple-git-hooks,
+lint-staged): whole, as code (finding Q7)."""
+HOOK_WHY = ("holds commands your next git commit runs as you (husky, simple-git-hooks, lint-staged, or a "
+            "script of \"scripts\" a hook runs: npm test)")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json"})
 """Every file name (case-folded) :func:`code_keys` reads."""
 
@@ -126,16 +131,19 @@ def why(name: str) -> str:
     if tool:
         return JS_WHY.format(tool=tool, keys=_JS_KEYS_SHOWN[tool])
     if name == "package.json":
-        return JS_WHY.format(tool="ESLint, Prettier, Babel, Stylelint or markdownlint-cli2",
-                             keys="eslintConfig, prettier, babel, stylelint, markdownlint-cli2: their "
-                                  "plugins, parser, extends, customRules")
+        tools = JS_WHY.format(tool="ESLint, Prettier, Babel, Stylelint or markdownlint-cli2",
+                              keys="eslintConfig, prettier, babel, stylelint, markdownlint-cli2: their "
+                                   "plugins, parser, extends, customRules")
+        return f"{HOOK_WHY}, or {tools}"
     return ""
 
 
-def code_keys(name: str, text: str) -> CodeKeys | None:
+def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> CodeKeys | None:
     """The code-naming keys of ``text``, the content of a file named ``name`` (see the
     module), or None when it does not parse as its tool would need (pyproject.toml,
-    setup.cfg, tox.ini: a linter's reading of it cannot be told). An empty text has none."""
+    setup.cfg, tox.ini: a linter's reading of it cannot be told). An empty text has none.
+    For a ``package.json``, ``hooked`` names the ``scripts`` a commit hook runs
+    (:func:`.hookscripts.hooked_scripts`): those count, and :data:`HOOK_KEYS` whole."""
     name = name.casefold()
     if name in TOML_NAMES:
         return _toml_tables(text)
@@ -148,6 +156,10 @@ def code_keys(name: str, text: str) -> CodeKeys | None:
             for key in PACKAGE_KEYS:
                 if key in data:
                     out.update(_js_keys(data[key], key))
+            out.update({key: _dump(data[key]) for key in HOOK_KEYS if key in data})
+            scripts = data.get("scripts")
+            if isinstance(scripts, dict):
+                out.update({f"scripts.{n}": _dump(scripts[n]) for n in sorted(hooked) if n in scripts})
         return out
     if name not in JS_NAMES:
         return {}
@@ -332,6 +344,7 @@ def _yaml_keys(text: str) -> CodeKeys:
 
 
 __all__ = [
-    "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",
+    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "TOML_CODE_PATHS", "TOML_NAMES",
+    "CodeKeys",
     "code_keys", "toml_code", "toml_header_is_code", "toml_without_code", "why",
 ]

@@ -34,6 +34,7 @@ from typing import Any
 from shell.core.textsafety import sanitize_line
 
 from .codekeys import (
+    HOOK_KEYS,
     INI_NAMES,
     JS_KEYS,
     JS_NAMES,
@@ -54,25 +55,25 @@ MAX_DIFF_LINES = 5000
 """Lines compared to say which changed, when the keys cannot be read."""
 
 
-def merged(name: str, was: str, now: str) -> str | None:
+def merged(name: str, was: str, now: str, hooked: frozenset[str] = frozenset()) -> str | None:
     """``now`` (the command's version of a file named ``name``) with its code-naming keys
     as in ``was``, or None when that cannot be done exactly (see the module)."""
     lower = name.casefold()
     if lower in TOML_NAMES:
         text = _toml(was, now)
     elif lower == "package.json" or (lower in JS_NAMES and not lower.endswith((".yml", ".yaml", ".toml"))):
-        text = _json(lower, was, now)
+        text = _json(lower, was, now, hooked)
     else:
         return None
-    if text is None or code_keys(name, text) != code_keys(name, was):
+    if text is None or code_keys(name, text, hooked) != code_keys(name, was, hooked):
         return None
     return text
 
 
-def other_edits(name: str, was: str, now: str) -> list[str]:
+def other_edits(name: str, was: str, now: str, hooked: frozenset[str] = frozenset()) -> list[str]:
     """What the command changed in the file besides its code-naming keys: the keys' places
     (``project.version``) when both versions parse, else the lines of ``now`` that differ."""
-    before, after = _flat_without_code(name, was), _flat_without_code(name, now)
+    before, after = _flat_without_code(name, was, hooked), _flat_without_code(name, now, hooked)
     if before is not None and after is not None:
         changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     else:
@@ -143,7 +144,7 @@ def _is_code_table(inside: str) -> bool:
     return toml_header_is_code(tuple(path))
 
 
-def _json(name: str, was: str, now: str) -> str | None:
+def _json(name: str, was: str, now: str, hooked: frozenset[str]) -> str | None:
     try:
         old = json.loads(was) if was.strip() else {}
         new = json.loads(now)
@@ -152,7 +153,7 @@ def _json(name: str, was: str, now: str) -> str | None:
     layout = _layout(now, new)
     if layout is None:
         return None
-    result = _json_restored(name, new, old)
+    result = _json_restored(name, new, old, hooked)
     if result is _MISSING:
         return None
     indent, end = layout
@@ -175,22 +176,31 @@ def _layout(text: str, data: Any) -> tuple[int | str | None, str] | None:
     return None
 
 
-def _json_restored(name: str, now: Any, was: Any) -> Any:
-    """``now`` with the code-naming keys of ``was`` (a :data:`_MISSING` ``was``: without any)."""
+def _json_restored(name: str, now: Any, was: Any, hooked: frozenset[str] = frozenset()) -> Any:
+    """``now`` with the code-naming keys of ``was`` (a :data:`_MISSING` ``was``: without any);
+    in a package.json its hook keys whole and the ``scripts`` a hook runs (``hooked``) too."""
     if name != "package.json":
         return _top(now, was)
     if not isinstance(now, dict):
         return _MISSING
+    old: dict[str, Any] = was if isinstance(was, dict) else {}
     out: dict[str, Any] = {}
     for key, value in now.items():
         if key in PACKAGE_KEYS:
-            kept = _top(value, was.get(key, _MISSING) if isinstance(was, dict) else _MISSING)
+            kept = _top(value, old.get(key, _MISSING))
             if kept is not _MISSING:
                 out[key] = kept
+        elif key in HOOK_KEYS:
+            if key in old:
+                out[key] = old[key]
+        elif key == "scripts" and isinstance(value, dict) and hooked:
+            listed = old.get("scripts")
+            before: dict[str, Any] = listed if isinstance(listed, dict) else {}
+            out[key] = {n: v for n, v in value.items() if n not in hooked or n in before}
+            out[key].update({n: before[n] for n in hooked if n in before})
         else:
             out[key] = value
-    if isinstance(was, dict):
-        out.update({k: v for k, v in was.items() if k in PACKAGE_KEYS and k not in now})
+    out.update({k: v for k, v in old.items() if k in (*PACKAGE_KEYS, *HOOK_KEYS) and k not in now})
     return out
 
 
@@ -221,7 +231,7 @@ def _restore(now: Any, was: Any) -> Any:
     return now
 
 
-def _flat_without_code(name: str, text: str) -> dict[str, str] | None:
+def _flat_without_code(name: str, text: str, hooked: frozenset[str] = frozenset()) -> dict[str, str] | None:
     """The file's keys outside the code-naming ones, flattened (``project.version``), or
     None when it does not parse."""
     lower = name.casefold()
@@ -235,7 +245,7 @@ def _flat_without_code(name: str, text: str) -> dict[str, str] | None:
                     for k, v in parser.items(s)}
         if lower == "package.json" or lower in JS_NAMES:
             data = json.loads(text) if text.strip() else {}
-            stripped = _json_restored(lower, data, _MISSING)
+            stripped = _json_restored(lower, data, _MISSING, hooked)
             return None if stripped is _MISSING else _flatten(stripped)
     except (ValueError, RecursionError, configparser.Error):
         return None

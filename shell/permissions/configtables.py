@@ -19,9 +19,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from .codekeys import NAMES, code_keys, why
+from .hookscripts import PACKAGE_JSON, hooked_scripts
 
 MAX_BYTES = 1 << 20
 """Bytes of a config file read to compare (larger: asks)."""
@@ -47,7 +49,8 @@ def config_edit_why(path: str, tool: str, args: Mapping[str, Any]) -> str:
     after = _after(before, tool, args)
     if after is None:
         return ""  # the edit cannot apply: the tool says so, nothing is written
-    old, new = code_keys(name, before), code_keys(name, after)
+    hooked = hooked_scripts(Path(path).parent) if name == PACKAGE_JSON else frozenset()
+    old, new = code_keys(name, before, hooked), code_keys(name, after, hooked)
     if new is None:
         return reason
     if old is None:

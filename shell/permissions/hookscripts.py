@@ -84,6 +84,13 @@ SHELL_C = re.compile(r"-[a-z]*c[a-z]*")
 """``sh -c``, ``bash -lc``: the next word is a command line."""
 MAX_NESTING = 3
 """``bash -c "sh -c '…'"`` read this deep."""
+TASK_FILES = {
+    **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
+    "just": ("justfile", ".justfile", "Justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),
+}
+"""What a task runner a hook starts runs: its file at the root (``make lint`` runs the lines
+of ``lint:`` in the Makefile), guarded whole."""
 COMMAND_KEYS = frozenset({"entry", "args", "run", "script", "command", "required_executable"})
 _FLOW_KEY = re.compile(
     r"""[{,][ \t\r\n]*["']?(?:entry|args|run|script|command|required_executable)["']?[ \t]*:[ \t]*"""
@@ -110,6 +117,23 @@ def hook_scripts(base: Path, hook_folders: Sequence[Path] = ()) -> tuple[list[Pa
     """The files the hook frameworks of work tree ``base`` and the plain hook files of
     ``hook_folders`` name (resolved against ``base``, where git runs hooks), and the
     files read (whose times key the caller's cache)."""
+    commands, read = _hook_commands(base, hook_folders)
+    commands += _package_scripts(commands, base / PACKAGE_JSON)[0]
+    out = [p for command in commands for p in _files(command, base)]
+    return list(dict.fromkeys(out))[:MAX_SCRIPTS], read
+
+
+def hooked_scripts(base: Path) -> frozenset[str]:
+    """The names of ``base/package.json``'s ``scripts`` a commit hook runs (``npm test`` in
+    ``.husky/pre-commit`` or ``.git/hooks/pre-commit``, ``npm run lint`` in lint-staged's
+    commands): the command line itself lives there, so those keys are code
+    (:mod:`.codekeys`; finding Q7: the script they named was guarded, the key was not)."""
+    commands, _ = _hook_commands(base, [base / ".git" / "hooks"])
+    return frozenset(_package_scripts(commands, base / PACKAGE_JSON)[1])
+
+
+def _hook_commands(base: Path, hook_folders: Sequence[Path]) -> tuple[list[str], list[Path]]:
+    """The command lines of ``base``'s hook frameworks and of the hook files, and the files read."""
     configs = framework_configs(base)
     hook_files = [f for folder in hook_folders for f in _plain_files(folder, MAX_HOOK_FILES)]
     commands: list[str] = []
@@ -121,20 +145,18 @@ def hook_scripts(base: Path, hook_folders: Sequence[Path] = ()) -> tuple[list[Pa
         text = _read(hook_file)
         if text is not None:
             commands += text.splitlines()
-    commands += _package_scripts(commands, base / PACKAGE_JSON)
-    out = [p for command in commands for p in _files(command, base)]
-    return list(dict.fromkeys(out))[:MAX_SCRIPTS], [*configs, *hook_files]
+    return commands, [*configs, *hook_files]
 
 
-def _package_scripts(commands: list[str], package: Path) -> list[str]:
+def _package_scripts(commands: list[str], package: Path) -> tuple[list[str], list[str]]:
     """The ``package.json`` scripts the hook commands run (``npm test``, ``npm run lint``,
     ``yarn lint``, ``pnpm run x``: husky's default hook is ``npm test``), with npm's
-    ``pre``/``post`` ones and the scripts those run in turn."""
+    ``pre``/``post`` ones and the scripts those run in turn; and their names."""
     text = _read(package) if package.is_file() else None
     data = _json(text) if text is not None else None
     table = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(table, dict):
-        return []
+        return [], []
     scripts = {k: v for k, v in table.items() if isinstance(v, str)}
     out: list[str] = []
     seen: set[str] = set()
@@ -145,7 +167,7 @@ def _package_scripts(commands: list[str], package: Path) -> list[str]:
         pending = [scripts[n] for n in dict.fromkeys(names) if n not in seen]
         seen.update(names)
         out += pending
-    return out
+    return out, sorted(seen)
 
 
 def _plain_files(folder: Path, cap: int) -> list[Path]:
@@ -296,6 +318,9 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
             module = word[2:] or (cleaned[at + 1] if at + 1 < len(cleaned) else "")
             out += module_files(module, base)
             continue
+        if os.path.basename(word) in TASK_FILES and (at == 0 or cleaned[at - 1] in (*_RUNNERS, "")):
+            out += [base / name for name in TASK_FILES[os.path.basename(word)] if _is_file(base / name)]
+            continue  # `make lint`: the target's lines are the command (finding Q7)
         if shell and SHELL_C.fullmatch(word) and at + 1 < len(cleaned):
             at += 1  # `bash -c "scripts/a.sh && true"`: its string is a command line
             out += _files(cleaned[at], base, depth + 1) if depth < MAX_NESTING else []
@@ -350,5 +375,5 @@ def module_files(module: str, base: Path) -> list[Path]:
     return out
 
 
-__all__ = ["MAX_NESTING", "PYTHON_WORD", "SHELLS", "SHELL_C", "framework_configs", "hook_scripts",
-           "module_files"]
+__all__ = ["MAX_NESTING", "PACKAGE_JSON", "PYTHON_WORD", "SHELLS", "SHELL_C", "TASK_FILES",
+           "framework_configs", "hook_scripts", "hooked_scripts", "module_files"]

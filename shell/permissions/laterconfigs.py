@@ -36,6 +36,7 @@ from . import paths
 from .codekeys import NAMES, CodeKeys, code_keys, why
 from .configmerge import merged, other_edits
 from .configtables import MAX_BYTES
+from .hookscripts import PACKAGE_JSON, hooked_scripts
 from .laterplanted import Planted, move_aside
 from .laterseen import Seen
 
@@ -68,11 +69,11 @@ class Kept:
     mode: int = 0o644
     ctime: int = 0
 
-    def keys(self, name: str) -> CodeKeys | None:
+    def keys(self, name: str, hooked: frozenset[str] = frozenset()) -> CodeKeys | None:
         """Its code-naming keys (parsed only for a file whose marks moved: see :func:`put_back_configs`)."""
         if not self.whole:
             return None
-        return {} if self.data is None else code_keys(name, self.data.decode("utf-8", "replace"))
+        return {} if self.data is None else code_keys(name, self.data.decode("utf-8", "replace"), hooked)
 
 
 Configs = Mapping[Path, Kept]
@@ -150,14 +151,16 @@ def put_back_configs(before: Configs, files: Iterable[Path], quarantine: Path, r
             if now.ctime < started_ns - SLACK_NS:
                 continue  # there before, where the walk before the command had not reached
             was = Kept()
-        keys = now.keys(path.name)
-        if keys is not None and keys == (was.keys(path.name) if was.mark else {}):
+        hooked = hooked_scripts(path.parent) if path.name == PACKAGE_JSON else frozenset()
+        keys = now.keys(path.name, hooked)
+        if keys is not None and keys == (was.keys(path.name, hooked) if was.mark else {}):
             continue  # an ordinary edit: a version, a dependency, a rule
-        out.append(_undo(path, was, now, quarantine, roots))
+        out.append(_undo(path, was, now, quarantine, roots, hooked))
     return out
 
 
-def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Path]) -> Planted:
+def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Path],
+          hooked: frozenset[str] = frozenset()) -> Planted:
     reason = f"{'changed' if was.mark else 'new'}: {why(path.name)}"
     if not was.mark:
         return move_aside(path, reason, quarantine, roots, Seen("missing"))
@@ -176,7 +179,7 @@ def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Pa
     was_text, now_text = _text(was.data), _text(now.data)
     keep = None
     if was_text is not None and now_text is not None and was.link == now.link:  # edited, not swapped
-        keep = merged(path.name, was_text, now_text)
+        keep = merged(path.name, was_text, now_text, hooked)
     moved = move_aside(target, reason, quarantine, roots, Seen("missing"))
     if moved.moved_to is None:
         return moved
@@ -197,7 +200,7 @@ def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Pa
         return Planted(target, reason, moved.moved_to, undone=(
             f"only those keys were set back as they were, the command's other edits of it kept; its whole "
             f"version is kept at {moved.moved_to} ({diff} shows what was set back)"))
-    lost = other_edits(path.name, was_text or "", now_text or "") if was_text is not None else []
+    lost = other_edits(path.name, was_text or "", now_text or "", hooked) if was_text is not None else []
     if lost:
         told = (f"the command's other edits of it ({', '.join(lost)}) were set back too and are only in "
                 f"its version, kept at {moved.moved_to}: {diff} shows them; make them yourself if you want")

@@ -55,3 +55,21 @@ def test_scripts_named_in_flow_style_json_or_a_shell_string_stay_as_they_were(
     for name in named:
         assert (workspace / name).read_text() == SCRIPT, name
     assert (workspace / "scripts" / "other.sh").read_text().endswith("touch PWNED\n")
+
+
+def test_a_package_script_and_a_make_target_a_hook_runs_stay_as_they_were(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """Q7: ``.husky/pre-commit`` runs ``npm test`` and ``make lint``: "scripts.test" is set
+    back (the command's other edits of package.json kept), the Makefile is read-only."""
+    require_sandbox()
+    package = ('{\n  "version": "1.0.0",\n  "scripts": {\n    "test": "node scripts/t.js",\n'
+               '    "build": "tsc"\n  }\n}\n')
+    committed(workspace, {".husky/pre-commit": "npm test\nmake lint\n", "package.json": package,
+                          "Makefile": "lint:\n\tsh scripts/lint.sh\n", "scripts/t.js": "0;\n",
+                          "scripts/lint.sh": SCRIPT})
+    run(run_cli, script, "sed -i -e 's#node scripts/t.js#touch PWNED; node scripts/t.js#' "
+                         "-e 's#1.0.0#1.0.1#' package.json; "
+                         "printf 'lint:\\n\\ttouch PWNED\\n' > Makefile; true")
+    assert (workspace / "package.json").read_text() == package.replace("1.0.0", "1.0.1")
+    assert (workspace / "Makefile").read_text() == "lint:\n\tsh scripts/lint.sh\n"

@@ -6,6 +6,7 @@ bypass, and a sandboxed command (real bubblewrap, real git) can change none of t
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -489,3 +490,53 @@ async def test_a_sandboxed_command_cannot_change_scripts_named_in_flow_style_or_
         assert (ws / name).read_text() == "#!/bin/sh\ntrue\n", name
     assert (ws / "scripts" / "other.sh").read_text().endswith("x\n")
     assert (ws / "notes.txt").read_text() == "fine\n", result.text
+
+
+PACKAGE = {"name": "app", "version": "1.0.0",
+           "scripts": {"test": "node scripts/t.js", "pretest": "node scripts/pt.js", "build": "tsc"},
+           "lint-staged": {"*.js": "node scripts/ls.js"},
+           "simple-git-hooks": {"pre-push": "node scripts/pp.js"}}
+
+
+def hook_runs_keys(ws: Path) -> None:
+    """Finding Q7: husky's hook runs ``npm test`` and ``make lint``; the command lines
+    those run live in package.json's "scripts" and in the Makefile, and lint-staged's and
+    simple-git-hooks' commands in package.json's own keys."""
+    git(ws, "init", "-q")
+    hook(ws / ".husky" / "pre-commit", "npm test\nnpx lint-staged\nmake lint\n")
+    (ws / "package.json").write_text(json.dumps(PACKAGE, indent=2) + "\n")
+    (ws / "Makefile").write_text("lint:\n\tsh scripts/lint.sh\n")
+    for name in ("scripts/t.js", "scripts/pt.js", "scripts/ls.js", "scripts/pp.js", "scripts/lint.sh"):
+        hook(ws / name)
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_an_edit_of_a_package_key_or_makefile_a_hook_runs_asks(ws: Path, mode: str) -> None:
+    hook_runs_keys(ws)
+    policy = PermissionPolicy(ws, mode=mode, user_config=ws.parent / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(ws))}
+    for change in ({"scripts": {**PACKAGE["scripts"], "test": "touch PWNED"}},  # type: ignore[dict-item]
+                   {"lint-staged": {"*.js": "touch PWNED"}}, {"simple-git-hooks": {"pre-push": "touch X"}}):
+        content = json.dumps({**PACKAGE, **change}, indent=2) + "\n"
+        found = policy.decide(tools["write_file"], {"path": "package.json", "content": content})
+        assert found.action == "ask" and "next git commit" in found.reason, (change, found.reason)
+    for change in ({"version": "1.0.1"}, {"scripts": {**PACKAGE["scripts"], "build": "tsc -b"}}):  # type: ignore[dict-item]
+        content = json.dumps({**PACKAGE, **change}, indent=2) + "\n"
+        found = policy.decide(tools["write_file"], {"path": "package.json", "content": content})
+        assert found.action == "allow", (change, found.reason)
+    assert verdict(ws, "Makefile", mode).action == "ask"
+
+
+async def test_a_command_changing_a_package_key_a_hook_runs_has_it_set_back(ws: Path) -> None:
+    require_sandbox()
+    hook_runs_keys(ws)
+    result = await sh(ws, "sed -i -e 's#node scripts/t.js#touch PWNED; node scripts/t.js#' "
+                          "-e 's#node scripts/ls.js#touch PWNED#' -e 's#\"tsc\"#\"tsc -b\"#' "
+                          "-e 's#1.0.0#1.0.1#' package.json; "
+                          "printf 'lint:\\n\\ttouch PWNED\\n' > Makefile; true")
+    data = json.loads((ws / "package.json").read_text())
+    assert data["scripts"]["test"] == "node scripts/t.js", result.text
+    assert data["lint-staged"] == {"*.js": "node scripts/ls.js"}, result.text
+    assert data["scripts"]["build"] == "tsc -b", result.text  # the command's other edits kept
+    assert data["version"] == "1.0.1", result.text
+    assert (ws / "Makefile").read_text() == "lint:\n\tsh scripts/lint.sh\n", result.text
