@@ -107,11 +107,21 @@ class HomeFound:
                 f"{'them' if many else 'it'} in time, or there are too many to hide one by one")
 
     def tilde(self, path: Path) -> str:
-        for home in self.homes:
-            if paths.within(path, home):
-                rel = paths.relative(path, home)
-                return "~" if not rel or rel == "." else f"~/{rel}"
+        """``path`` as ``~/…`` under ``$HOME``, what ``~`` means to the user; in full
+        under the password database's home when ``HOME`` points elsewhere (shown as
+        ``~/…`` it would name a folder that is not there)."""
+        home = _current_home()
+        if home is not None and paths.within(path, home):
+            rel = paths.relative(path, home)
+            return "~" if not rel or rel == "." else f"~/{rel}"
         return str(path)
+
+
+def _current_home() -> Path | None:
+    try:
+        return paths.real_root(Path(os.path.expanduser("~")))
+    except (OSError, paths.BadPath):
+        return None
 
 
 class HomeFiles:

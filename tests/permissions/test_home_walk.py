@@ -194,3 +194,19 @@ def test_the_note_cuts_a_very_long_folder_path(home: Path) -> None:
     found = HomeFound(covered=(deep,), homes=(home,))
     said = found.said()
     assert "~/deepchain/a/a" in said and "…" in said and len(said) < 400, said
+
+
+def test_folders_of_the_password_databases_home_are_named_in_full_not_under_tilde(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With HOME pointed elsewhere, the walk still covers the password database's home,
+    but "~/src/pkg" would name a folder of $HOME that is not there (finding R17)."""
+    mine, passwd = tmp_path / "home", tmp_path / "passwd"
+    (mine / "notes").mkdir(parents=True)
+    (passwd / "src" / "pkg").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(mine))
+    covered = (passwd / "src" / "pkg", mine / "notes")
+    found = HomeFound(covered=covered, homes=(passwd.resolve(), mine.resolve()))
+    said = found.said()
+    assert f"{passwd / 'src' / 'pkg'}" in said and "~/src" not in said, said
+    assert "~/notes" in said, said
