@@ -27,6 +27,7 @@ from pathlib import Path
 from shell.core.secrets import is_secret_file
 
 from .apphomes import editor_histories, mirrored_paths
+from .configsniff import holds_credentials
 
 SECRET_PATHS = (
     ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
@@ -171,7 +172,9 @@ _HISTORY = re.compile(r"_history$|_hist$|^\.?histfile$|^\.?history(\.(db|sqlite|
 
 
 def _secret_looking(path: str, name: str) -> bool:
-    return is_secret_file(path) or bool(_TOKENISH.search(name) or _HISTORY.search(name))
+    """By its name, or a settings file setting a secret-named key (:mod:`.configsniff`)."""
+    return (is_secret_file(path) or bool(_TOKENISH.search(name) or _HISTORY.search(name))
+            or holds_credentials(path))
 
 _cache: dict[Path, tuple[tuple[int, ...], tuple[str, ...], tuple[Path, ...]]] = {}
 

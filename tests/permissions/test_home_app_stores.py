@@ -91,3 +91,25 @@ async def test_files_the_environment_points_at_are_hidden_and_the_variables_not_
     assert "PLAIN-work/notes.txt" in text, text
     assert "\n0\n" in text, text  # none of the variables reaches the command
     assert "end" in text
+
+
+async def test_settings_files_in_dot_folders_that_set_a_token_are_hidden_whatever_their_names(
+    home: Path,
+) -> None:
+    require_sandbox()
+    secret = {
+        ".newcli/config.yaml": "profile: work\napi_token: nc_0123456789abcdef\n",
+        ".config/othertool/state.json": '{"LoggedInUserToken": "eyJhbGciOiJIUzI1NiJ9"}\n',
+        ".mytool.toml": '[auth]\ntoken = "mt-0123456789abcdef"\n',
+    }
+    plain = {
+        ".newcli/settings.yaml": "theme: dark\ntoken_url: https://auth.example.com/token\n",
+        ".config/othertool/ui.json": '{"token": "", "passwordMinLength": 8}\n',
+    }
+    for rel, content in {**secret, **plain}.items():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(content)
+    text = await cat_in_sandbox(home, [*secret, *plain])
+    for value in ("nc_0123456789abcdef", "eyJhbGciOiJIUzI1NiJ9", "mt-0123456789abcdef"):
+        assert value not in text, text
+    assert "theme: dark" in text and "passwordMinLength" in text and "end" in text, text

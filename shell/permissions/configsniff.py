@@ -1,0 +1,61 @@
+"""Whether a settings file in home's dot folders holds a credential, by its content.
+
+Names fail for tools nobody listed: Doppler's ``.doppler.yaml``, Infisical's
+``infisical-config.json``, bun's ``~/.bunfig.toml`` hold a token under harmless names
+(tester round 11, Q25). So a JSON, YAML, TOML or INI-like file in home's dot folders
+(:func:`.homesecrets.found_in_config` looks through them) that sets a key named for a
+secret (``token``, ``secret``, ``password``, ``api_key``, ``auth``) to a value of
+:data:`MIN_VALUE_LEN` characters or more is hidden like a secret-looking name.
+
+Bounded: only such files of at most :data:`MAX_BYTES`, the first :data:`READ_BYTES` of
+each read, and each verdict kept by the file's size and mtime.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".conf", ".cfg", ".ini", ".rc")
+MAX_BYTES = 1 << 20
+READ_BYTES = 64 * 1024
+MIN_VALUE_LEN = 8
+_KEY = (r"(?:[\w.-]*(?:token|secret|passw(?:or)?d?|api_?key|apikey|credential)[\w.-]*"
+        r"|(?:[\w.-]*[_.-])?auth(?:_?key)?)")
+_VALUE = f"(?![^\\s\"']*://)[^\\s\"'#,{{}}\\[\\]]{{{MIN_VALUE_LEN},}}"  # not a URL (token_url)
+_JSON = f'"{_KEY}"\\s*:\\s*"{_VALUE}'
+_INLINE = f"[{{,][ \\t]*{_KEY}[ \\t]*=[ \\t]*\"{_VALUE}"
+_LINE = f"^[ \\t]*[\"']?{_KEY}[\"']?[ \\t]*[:=][ \\t]*[\"']?{_VALUE}"
+_SETS = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}")
+"""``"token": "…"`` (JSON, anywhere on a line), ``{ token = "…" }`` (a TOML inline
+table), or ``api_token: …`` / ``token = "…"`` at a line's start (YAML, TOML, INI): the
+value long enough not to be a placeholder, not a ``${VAR}``."""
+_verdicts: dict[str, tuple[int, int, bool]] = {}
+
+
+def holds_credentials(path: str) -> bool:
+    """Whether the settings file ``path`` sets a secret-named key (see above)."""
+    if not path.lower().endswith(SUFFIXES):
+        return False
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    if info.st_size > MAX_BYTES:
+        return False
+    known = _verdicts.get(path)
+    if known is not None and known[:2] == (info.st_size, info.st_mtime_ns):
+        return known[2]
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(READ_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return False
+    verdict = _SETS.search(text) is not None
+    if len(_verdicts) > 4096:
+        _verdicts.clear()
+    _verdicts[path] = (info.st_size, info.st_mtime_ns, verdict)
+    return verdict
+
+
+__all__ = ["holds_credentials"]
