@@ -9,15 +9,19 @@ shown to the command as the user's own lines plus one anchored line per such fil
 git in there leaves them untracked, however it is started (a script, ``make``, an npm
 script). The user's file is not changed; the copy lives in a private folder of ours.
 
-Only a repository that has an ``info/exclude`` (``git init`` and ``git clone`` make
-one) gets the copy: bubblewrap would otherwise create the file to bind over, in the
-user's repository. A name holding a newline cannot be written as a pattern and is left
-as before.
+A repository without one (``init.templateDir`` pointing at a hooks-only template, as
+git-secrets' README sets up; JGit and go-git clones) gets an empty ``info/exclude``
+made for the command's length, as ``git init`` would make it, to bind the copy over;
+it is removed again once the command ended (:func:`remove_made`), when still empty.
+A ``!.env`` line in ``.gitignore`` beats every exclude: :mod:`.gitnet` takes such a
+file out of the index after the command. A name holding a newline cannot be written
+as a pattern and is left as before.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import shutil
@@ -36,6 +40,8 @@ SPECIAL = frozenset(b"\\*?[]!# ")
 
 _lock = threading.Lock()
 _folder: list[str] = []
+_made: dict[Path, tuple[Path, bool]] = {}
+"""Per work tree, the ``info/exclude`` made for a command, and whether ``info/`` was made too."""
 _known: dict[tuple[Path, tuple[str, ...]], tuple[tuple[int, int, int] | None, list[str]]] = {}
 """What git did not track of these paths when the index was in that state."""
 
@@ -78,12 +84,49 @@ def _exclude_file(repo: Path) -> Path | None:
         common = pointer.read_text(errors="replace").strip() if pointer.is_file() else ""
     except OSError:
         return None
-    target = (gitdir / common if common else gitdir) / "info" / "exclude"
+    target = Path(os.path.normpath((gitdir / common if common else gitdir) / "info" / "exclude"))
     try:
         info = os.lstat(target)
+    except FileNotFoundError:
+        return _made_for(repo, target)
     except OSError:
         return None
-    return Path(os.path.normpath(target)) if stat.S_ISREG(info.st_mode) else None
+    return target if stat.S_ISREG(info.st_mode) else None
+
+
+def _made_for(repo: Path, target: Path) -> Path | None:
+    """An empty ``target`` made (and its ``info/`` folder, when missing) in a real git
+    directory, to bind the copy over; None when it cannot be."""
+    folder = target.parent
+    try:
+        if not stat.S_ISDIR(os.lstat(folder.parent).st_mode):
+            return None
+        made_folder = not os.path.lexists(folder)
+        if made_folder:
+            os.mkdir(folder, 0o755)
+        elif not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return None
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+    except OSError:
+        return None
+    with _lock:
+        _made[repo] = (target, made_folder or _made.get(repo, (target, False))[1])
+    return target
+
+
+def remove_made(repo: Path) -> None:
+    """Remove the ``info/exclude`` made for a command in ``repo`` (and the ``info/`` made
+    with it), when still empty: the user's repository is left as it was."""
+    with _lock:
+        made = _made.pop(repo, None)
+    if made is None:
+        return
+    target, folder = made
+    with contextlib.suppress(OSError):
+        if os.lstat(target).st_size == 0:
+            os.unlink(target)
+            if folder:
+                os.rmdir(target.parent)
 
 
 def _untracked(repo: Path, rels: list[str]) -> list[str]:
@@ -134,4 +177,4 @@ def _copy(content: bytes) -> str:
     return path
 
 
-__all__ = ["exclude_binds"]
+__all__ = ["exclude_binds", "remove_made"]

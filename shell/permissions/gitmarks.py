@@ -40,7 +40,7 @@ from pathlib import Path
 
 from shell.core.dirs import data_dir
 
-from . import githardened
+from . import githardened, gitnet
 from .gitstaged import index_stamp, repository_of
 
 TIMEOUT = 10.0
@@ -61,14 +61,17 @@ _unmarkable: dict[tuple[Path, tuple[bytes, ...]], tuple[int, int, int]] = {}
 class Marks:
     """The skip-worktree bits one command's marking set: per work tree, the index paths
     (as git names them), the record that lists them until they are cleared, and the
-    object each was staged as (to tell what git changed under them meanwhile)."""
+    object each was staged as (to tell what git changed under them meanwhile); and the
+    hidden paths' index entries before the command, to put back what it dropped anyway
+    (:mod:`.gitnet`)."""
 
     repos: Mapping[Path, tuple[bytes, ...]] = field(default_factory=dict)
     record: Path | None = None
     staged: Mapping[Path, Mapping[bytes, bytes]] = field(default_factory=dict)
+    net: gitnet.Before = gitnet.NONE
 
     def __bool__(self) -> bool:
-        return any(self.repos.values())
+        return any(self.repos.values()) or bool(self.net)
 
 
 NONE = Marks()
@@ -78,6 +81,7 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
     """Set skip-worktree on every entry git tracks at or under ``hidden`` (absolute
     paths), except those marked already; what was set, or why it could not be (then
     nothing is left set)."""
+    hidden = list(hidden)
     by_repo: dict[Path, list[bytes]] = {}
     for path in hidden:
         repo = repository_of(path)
@@ -107,13 +111,13 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
             wanted[repo] = tuple(plain)
             staged[repo] = plain
     if not wanted:
-        return NONE, ""
+        return Marks(net=gitnet.before(hidden)), ""
     marks = Marks(wanted, _write_record(wanted), staged)
     for repo, names in wanted.items():
         if not _update(repo, "--skip-worktree", names):
             unmark(marks)
             return NONE, f"git's index in {repo} could not be marked (another git holds it locked?)"
-    return marks, ""
+    return Marks(wanted, marks.record, staged, gitnet.before(hidden)), ""  # after marking: its index stamp
 
 
 def unmark(marks: Marks) -> list[str]:
@@ -123,7 +127,7 @@ def unmark(marks: Marks) -> list[str]:
     them, so the work tree keeps the user's version, which ``git commit -a`` would
     commit back)."""
     left: list[str] = []
-    out: list[str] = []
+    out = gitnet.after(marks.net)  # first: what it puts back is staged as before, no change to tell
     for repo, rels in marks.repos.items():
         now = _listed(repo, rels)
         still = list(rels) if now is None else [n for n, (tag, _) in now.items() if tag == b"S"]
