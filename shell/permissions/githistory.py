@@ -10,6 +10,10 @@ command then reads. So while such a rule names a path git tracks, a command that
 one of them asks, naming the rule. These are git's front doors only: a script can read
 the object store itself (the question and the README say so); what this stops is the
 routine command that would send the denied content to the provider unasked.
+
+Which commands count is an allow-list (:mod:`.gitquiet`, finding Q9): every git command
+but those known to print no contents asks, and "holds" asks git's history as well as its
+index, so a file once committed and then untracked still counts.
 """
 
 from __future__ import annotations
@@ -20,68 +24,22 @@ from functools import lru_cache
 from pathlib import Path
 
 from .cmdword import read_part
+from .gitquiet import quiet
 from .gitstaged import hardened_git, repository_of
 from .shellsplit import split_command
-from .shellwords import Word
-
-READERS = frozenset({
-    "grep", "archive", "cat-file", "bundle", "fast-export", "format-patch", "blame", "annotate", "difftool",
-    "range-diff", "diff-tree", "diff-index", "clone", "worktree", "request-pull", "instaweb", "fsck",
-    "unpack-objects", "verify-pack", "show-index",
-})  # fmt: skip
-"""Subcommands that print, or lay out for reading, file contents from history."""
-LOGS = frozenset({"log", "whatchanged", "reflog", "shortlog"})
-"""Subcommands that print contents only with a patch option (:data:`PATCH`)."""
-PATCH = ("-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "--cc", "-c", "--full-diff",
-         "--word-diff", "--color-words", "-S", "-G", "-L", "--pickaxe", "--diff-merges", "-m",
-         "--remerge-diff")
-NAMES_ONLY = frozenset({"--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--no-patch",
-                        "-s", "--summary", "--dirstat", "--raw", "--oneline"})
-"""``git show`` options that print names and counts, not contents (``--oneline`` with a
-patch option still prints one: checked after)."""
-GLOBAL_TAKES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                          "--config-env", "--super-prefix"})
 
 
 def history_reader(command: str, root: Path) -> str:
-    """The first git command of ``command`` that reads file contents from history
-    (``git log -p``), or ""."""
+    """The first git command of ``command`` that may print or copy file contents from
+    history (``git log -p``, ``git log -U1``, an alias: anything not :func:`.gitquiet.quiet`),
+    or ""."""
     for part in split_command(command).parts:
         if not part.text:
             continue
         for words in read_part(part.text).commands:
-            if words and words[0].text == "git":
-                found = _reads(words[1:], root)
-                if found:
-                    return " ".join(w.text for w in words[:8])
+            if words and words[0].text == "git" and not quiet([w.text for w in words[1:]], root):
+                return " ".join(w.text for w in words[:8])
     return ""
-
-
-def _reads(words: Sequence[Word], root: Path) -> bool:
-    i = 0
-    while i < len(words) and words[i].text.startswith("-"):
-        text = words[i].text
-        if text.startswith("--work-tree"):
-            return True  # a checkout laid out elsewhere, then read
-        i += 2 if text in GLOBAL_TAKES else 1
-    if i >= len(words):
-        return False
-    sub, rest = words[i].text, [w.text for w in words[i + 1:]]
-    if sub in READERS:
-        return True
-    if sub in LOGS or (sub == "stash" and rest[:1] == ["show"]):
-        return any(r.startswith(PATCH) for r in rest)
-    if sub == "show":
-        patch = any(r.startswith(PATCH) for r in rest)
-        return patch or not any(r in NAMES_ONLY for r in rest)
-    if sub == "diff":
-        if any(r in ("--cached", "--staged", "--merge-base", "--no-index") for r in rest):
-            return True
-        operands = [r for r in rest if not r.startswith("-")]
-        if "--" in rest:
-            operands = [r for r in rest[: rest.index("--")] if not r.startswith("-")]
-        return any(not os.path.lexists(root / r) for r in operands)  # a revision, not a path
-    return False
 
 
 def tracked_denied(denied: Sequence[Path]) -> list[Path]:
@@ -108,4 +66,57 @@ def _tracks(repo: Path, rel: str, _stamp: tuple[int, int, int]) -> bool:
     return listed is None or bool(listed)  # git failing: it may well track it
 
 
-__all__ = ["history_reader", "tracked_denied"]
+def held_denied(denied: Sequence[Path]) -> list[Path]:
+    """Those of ``denied`` whose content git holds: tracked in the index, or in any commit
+    git's refs or reflogs reach though the index no longer tracks it (``git rm --cached``,
+    then ignored: P1 #14). History is asked once per state of the index, refs and reflog."""
+    out: list[Path] = []
+    for path in denied:
+        repo = repository_of(path)
+        if repo is None:
+            continue
+        rel = str(path.relative_to(repo))
+        index = _stamp(repo / ".git" / "index")
+        if _tracks(repo, rel, index) or _in_history(repo, rel):
+            out.append(path)
+    return out
+
+
+HISTORY_FILES = ("HEAD", "packed-refs", "logs/HEAD", "FETCH_HEAD", "ORIG_HEAD", "refs", "refs/heads",
+                 "refs/tags", "refs/remotes", "logs/refs", "refs/stash", "logs/refs/stash")
+"""What changes when a commit, branch, tag, fetch or stash adds history (a ref file is
+replaced by rename, so its folder's time changes too)."""
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (0, 0, 0)
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+def _history_stamp(repo: Path) -> tuple[tuple[int, int, int], ...]:
+    return tuple(_stamp(repo / ".git" / name) for name in HISTORY_FILES)
+
+
+def _in_history(repo: Path, rel: str) -> bool:
+    """Asked again whenever the history may have grown; every time where ``.git`` is a
+    file (a linked worktree: its refs live elsewhere, so no stamp is sound)."""
+    if not (repo / ".git").is_dir():
+        return _history_holds(repo, rel)
+    return _cached_history_holds(repo, rel, _history_stamp(repo))
+
+
+@lru_cache(maxsize=128)
+def _cached_history_holds(repo: Path, rel: str, _stamp: tuple[tuple[int, int, int], ...]) -> bool:
+    return _history_holds(repo, rel)
+
+
+def _history_holds(repo: Path, rel: str) -> bool:
+    listed = hardened_git(repo, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "-1",
+                                 "--", rel])
+    return listed is None or bool(listed.strip(b"\0\n"))  # git failing: it may well hold it
+
+
+__all__ = ["held_denied", "history_reader", "tracked_denied"]

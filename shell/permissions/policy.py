@@ -64,7 +64,7 @@ from .asktext import (
 )
 from .egress import secret_sent
 from .fence import Fence, outside_note
-from .githistory import history_reader, tracked_denied
+from .githistory import held_denied, history_reader
 from .hiddensent import hidden_value_sent
 from .hiddenstore import stored_secret_question
 from .homedirs import unfenced_note
@@ -484,7 +484,7 @@ class PermissionPolicy(RuleEditing):
         if denied:
             return names_denied(tool.name, denied)
         reader = history_reader(command, self.root)
-        tracked = tracked_denied([*self.read_denied_paths(), *hidden]) if reader else []
+        tracked = held_denied([*self.read_denied_paths(), *hidden]) if reader else []
         if not tracked:
             return ""
         shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
