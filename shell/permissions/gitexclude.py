@@ -11,8 +11,9 @@ script). The user's file is not changed; the copy lives in a private folder of o
 
 A repository without one (``init.templateDir`` pointing at a hooks-only template, as
 git-secrets' README sets up; JGit and go-git clones) gets an empty ``info/exclude``
-made for the command's length, as ``git init`` would make it, to bind the copy over;
-it is removed again once the command ended (:func:`remove_made`), when still empty.
+made for the command's length, as ``git init`` would make it, to bind the copy over
+(:mod:`.gitnet` holds it before the command and releases it after; removed when still
+empty).
 A ``!.env`` line in ``.gitignore`` beats every exclude: :mod:`.gitnet` takes such a
 file out of the index after the command. A name holding a newline cannot be written
 as a pattern and is left as before.
@@ -40,8 +41,9 @@ SPECIAL = frozenset(b"\\*?[]!# ")
 
 _lock = threading.Lock()
 _folder: list[str] = []
-_made: dict[Path, tuple[Path, bool]] = {}
-"""Per work tree, the ``info/exclude`` made for a command, and whether ``info/`` was made too."""
+_made: dict[Path, tuple[Path, bool, int]] = {}
+"""``info/exclude`` made for commands: its work tree, whether ``info/`` was made too, and
+how many commands hold it."""
 _known: dict[tuple[Path, tuple[str, ...]], tuple[tuple[int, int, int] | None, list[str]]] = {}
 """What git did not track of these paths when the index was in that state."""
 
@@ -73,9 +75,9 @@ def exclude_binds(hidden_files: Iterable[Path]) -> list[tuple[str, Path]]:
     return out
 
 
-def _exclude_file(repo: Path) -> Path | None:
+def _exclude_file(repo: Path, missing: bool = False) -> Path | None:
     """``info/exclude`` in the git directory git shares among ``repo``'s worktrees,
-    when it is a plain file."""
+    when it is a plain file (``missing``: when there is none)."""
     gitdir = git_dir(repo)
     if gitdir is None:
         return None
@@ -88,15 +90,25 @@ def _exclude_file(repo: Path) -> Path | None:
     try:
         info = os.lstat(target)
     except FileNotFoundError:
-        return _made_for(repo, target)
+        return target if missing else None
     except OSError:
         return None
-    return target if stat.S_ISREG(info.st_mode) else None
+    return target if stat.S_ISREG(info.st_mode) and not missing else None
 
 
-def _made_for(repo: Path, target: Path) -> Path | None:
-    """An empty ``target`` made (and its ``info/`` folder, when missing) in a real git
-    directory, to bind the copy over; None when it cannot be."""
+def hold_exclude(repo: Path) -> Path | None:
+    """Before a command: an empty ``info/exclude`` made in ``repo``'s git directory when it
+    has none (and ``info/`` when missing), to bind the view over; None when it has one or
+    none can be made. Counted: commands running at once share it, and :func:`release`
+    removes it after the last."""
+    with _lock:
+        for made, held in _made.items():
+            if held[0] == repo:
+                _made[made] = (repo, held[1], held[2] + 1)
+                return made
+    target = _exclude_file(repo, missing=True)
+    if target is None:
+        return None
     folder = target.parent
     try:
         if not stat.S_ISDIR(os.lstat(folder.parent).st_mode):
@@ -110,22 +122,26 @@ def _made_for(repo: Path, target: Path) -> Path | None:
     except OSError:
         return None
     with _lock:
-        _made[repo] = (target, made_folder or _made.get(repo, (target, False))[1])
+        _made[target] = (repo, made_folder, 1)
     return target
 
 
-def remove_made(repo: Path) -> None:
-    """Remove the ``info/exclude`` made for a command in ``repo`` (and the ``info/`` made
-    with it), when still empty: the user's repository is left as it was."""
+def release(target: Path) -> None:
+    """After a command: the ``info/exclude`` :func:`hold_exclude` made removed (and the
+    ``info/`` made with it) once no command uses it, when still empty: the user's
+    repository is left as it was."""
     with _lock:
-        made = _made.pop(repo, None)
-    if made is None:
-        return
-    target, folder = made
+        held = _made.get(target)
+        if held is None:
+            return
+        if held[2] > 1:
+            _made[target] = (held[0], held[1], held[2] - 1)
+            return
+        del _made[target]
     with contextlib.suppress(OSError):
         if os.lstat(target).st_size == 0:
             os.unlink(target)
-            if folder:
+            if held[1]:
                 os.rmdir(target.parent)
 
 
@@ -177,4 +193,4 @@ def _copy(content: bytes) -> str:
     return path
 
 
-__all__ = ["exclude_binds", "remove_made"]
+__all__ = ["exclude_binds", "hold_exclude", "release"]

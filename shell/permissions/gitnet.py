@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import githardened
-from .gitexclude import remove_made
+from .gitexclude import hold_exclude, release
 from .gitstaged import git_dir, index_stamp, repository_of
 
 TIMEOUT = 10.0
@@ -51,6 +51,8 @@ class RepoBefore:
     head: bytes
     """HEAD's commit (empty: no commit yet)."""
     stamp: tuple[int, int, int] | None
+    made: Path | None = None
+    """The empty ``info/exclude`` made for the command (:func:`.gitexclude.hold_exclude`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +84,8 @@ def before(hidden: Iterable[Path]) -> Before:
         files = {os.fsencode(p.relative_to(repo).as_posix()) for p in found if not p.is_dir()}
         untracked = tuple(r for r in rels if r in files and not any(_under(n, r) for n in entries))
         if entries or untracked:
-            out[repo] = RepoBefore(rels, entries, untracked, _head(repo), stamp)
+            made = hold_exclude(repo) if untracked else None
+            out[repo] = RepoBefore(rels, entries, untracked, _head(repo), stamp, made)
     return Before(out)
 
 
@@ -91,7 +94,8 @@ def after(was: Before) -> list[str]:
     must know (a commit that deletes or adds one, entries put back)."""
     out: list[str] = []
     for repo, old in was.repos.items():
-        remove_made(repo)
+        if old.made is not None:
+            release(old.made)
         if index_stamp(repo) == old.stamp:
             continue  # the index is as it was: nothing was staged, nothing committed from it
         now = _entries(repo, old.rels)

@@ -93,6 +93,7 @@ async def test_a_repository_without_info_exclude_does_not_commit_the_env_empty(w
     assert git(ws, "status", "--porcelain") == "?? .env\n"
     assert not (ws / ".git" / "info").exists()  # the repository as the user had it
     assert "WARNING" not in result.text and "sk-proj-REALKEY" not in result.text
+    assert "quarantine" not in result.text, result.text
 
 
 async def test_a_negated_gitignore_line_commits_the_env_empty_and_the_result_says_how_to_undo(
@@ -134,3 +135,20 @@ async def test_the_everyday_commit_says_nothing_of_the_net(ws: Path) -> None:
     assert "WARNING" not in result.text and "put back" not in result.text
     assert "staged hidden" not in result.text
     assert git(ws, "status", "--porcelain") == "?? .env\n" and marked(ws) == []
+
+
+def test_an_info_exclude_made_for_commands_running_at_once_stays_until_the_last_ends(ws: Path) -> None:
+    """Two commands in one repository share the ``info/exclude`` made for them: the first to
+    end must not take it from under the second (its view would be gone)."""
+    from shell.permissions.gitexclude import hold_exclude, release
+
+    untracked_env(ws)
+    (ws / ".git" / "info" / "exclude").unlink()
+    first, second = hold_exclude(ws), hold_exclude(ws)
+    assert first == second == ws / ".git" / "info" / "exclude" and first.is_file()
+    release(first)
+    assert first.is_file()
+    release(second)
+    assert not first.exists() and (ws / ".git" / "info").is_dir()  # info/ was the user's: kept
+    (ws / ".git" / "info" / "exclude").write_text("# mine\n")
+    assert hold_exclude(ws) is None  # the user's own is never made or removed
