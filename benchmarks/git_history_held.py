@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,6 +34,10 @@ def _per_call_ms(fn: Callable[[], object], runs: int) -> float:
     for _ in range(runs):
         fn()
     return (time.perf_counter() - start) / runs * 1e3
+
+
+def _next_reader(lines: Iterator[str], root: Path) -> str:
+    return history_reader(next(lines), root)
 
 
 def main() -> None:
@@ -58,7 +63,7 @@ def main() -> None:
     denied = [root / "secrets"]
     for command in ("git status -- f{}", "git log -U{}"):  # a new line each time: parses are cached
         lines = iter([command.format(i) for i in range(args.runs)])
-        cost = _per_call_ms(lambda it=lines: history_reader(next(it), root), args.runs)
+        cost = _per_call_ms(partial(_next_reader, lines, root), args.runs)
         print(f"history_reader({command!r}): {cost:.3f} ms")
     print(f"held_denied, first for this state: {_per_call_ms(lambda: held_denied(denied), 1):.1f} ms")
     print(f"held_denied, cached: {_per_call_ms(lambda: held_denied(denied), args.runs):.3f} ms "
