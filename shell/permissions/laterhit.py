@@ -6,7 +6,8 @@ because an ``.envrc`` pulls it in (:mod:`.envrcsources`: ``source_env``, ``doten
 ``watch_file`` …), or because a ``.mcp.json`` server runs it (:mod:`.mcpsources`:
 ``python3 tools/server.py``), or because a symlink in home leads to it (:mod:`.homelinks`:
 ``~/.bashrc`` -> ``dotfiles/bashrc``), or because an instruction file imports it
-(:mod:`.instructionsources`: ``@docs/conventions.md`` in AGENTS.md). The file tools'
+(:mod:`.instructionsources`: ``@docs/conventions.md`` in AGENTS.md), or because a
+virtualenv's programs import it (:mod:`.venvpackages`: ``site-packages/pip/``). The file tools'
 policy asks before such an edit in every mode but bypass; the sandbox guards the same
 set (:mod:`.runslater`)."""
 
@@ -23,6 +24,7 @@ from .instructionsources import instruction_imports
 from .laternames import why
 from .mcpsources import mcp_runs
 from .runslater import git_dirs_above
+from .venvpackages import package_why
 
 
 def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) -> tuple[Path, str] | None:
@@ -49,7 +51,7 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]
     reason = (git_runs(gitdirs, tops).why(real) or envrc_runs(envrcs, tops, found).why(real)
               or mcp_runs(tops).get(real, "") or link_why(real, tops)
-              or instruction_imports(tops, found).get(real, ""))
+              or instruction_imports(tops, found).get(real, "") or package_why(real))
     return (real, reason) if reason else None
 
 

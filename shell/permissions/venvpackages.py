@@ -44,6 +44,23 @@ MAX_DISTS = 512
 _DIST_INFO = re.compile(r"(?P<name>[^-]+)-[^-]+\.dist-info")
 
 
+PACKAGE_WHY = ("is a package a virtualenv's programs import (pip, setuptools, or one with a program in its "
+               "bin/): your next pip, pytest or black there runs it as you")
+
+
+def package_why(path: Path) -> str:
+    """Why an edit of ``path`` (a real path) changes what a venv's programs run (see
+    :func:`packages_run`), or "": the file tools ask as the sandbox refuses."""
+    parts = path.parts
+    for at in range(len(parts) - 1, 3, -1):
+        if parts[at - 1] != "site-packages" or parts[at - 3] != "lib":
+            continue
+        env = Path(*parts[: at - 3])
+        if (env / "pyvenv.cfg").is_file() and Path(*parts[: at + 1]) in packages_run(env):
+            return PACKAGE_WHY
+    return ""
+
+
 def packages_run(env: Path) -> list[Path]:
     """What of ``env``'s ``site-packages`` its programs run (see the module's doc),
     pip's and setuptools' first, at most :data:`MAX_GUARDED`."""
@@ -84,4 +101,4 @@ def _guarded(site: str, bins: tuple[str, ...], _mtime: int, _ctime: int) -> tupl
     return tuple(dict.fromkeys([*first, *rest]))
 
 
-__all__ = ["packages_run"]
+__all__ = ["PACKAGE_WHY", "package_why", "packages_run"]

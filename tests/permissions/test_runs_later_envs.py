@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 
 from shell.permissions.newvenv import is_shim
+from shell.permissions.policy import PermissionPolicy
 from shell.permissions.venvpip import pip_wrote
+from shell.tools.builtin import builtin_tools
+from shell.tools.workspace import Workspace
 
 from ..sandboxing import require_sandbox
 from .later_ws import later_workspace, sh
@@ -447,3 +450,20 @@ async def test_the_packages_an_existing_virtualenvs_programs_run_are_read_only(w
     assert {name: (site / name).read_text() for name in guarded} == before, result.text
     assert (site / "lib" / "__init__.py").read_text() == "import os\n"
     assert (site / "newpkg" / "__init__.py").read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_a_file_edit_of_a_package_a_venvs_programs_run_asks(ws: Path, mode: str) -> None:
+    venv.EnvBuilder(with_pip=False).create(ws / ".venv")
+    site = next((ws / ".venv" / "lib").glob("python*/site-packages"))
+    installed(site, "pip-24.0", {"pip/__init__.py": ""}, ("pip",))
+    installed(site, "lib-1.0", {"lib/__init__.py": ""})
+    policy = PermissionPolicy(ws, mode=mode, user_config=ws.parent / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(ws))}
+    for name, action in (("pip/__init__.py", "ask"), ("lib/__init__.py", "allow")):
+        path = str((site / name).relative_to(ws))
+        found = policy.decide(tools["write_file"], {"path": path, "content": "import os\n"})
+        assert found.action == action, (name, found.reason)
+    found = policy.decide(tools["write_file"], {"path": str((site / "pip/__init__.py").relative_to(ws)),
+                                                "content": "x\n"})
+    assert "your next pip" in found.reason
