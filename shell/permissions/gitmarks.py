@@ -110,14 +110,15 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
         if plain:
             wanted[repo] = tuple(plain)
             staged[repo] = plain
+    net = gitnet.before(hidden)  # before marking: its entries are cached by the index's state
     if not wanted:
-        return Marks(net=gitnet.before(hidden)), ""
-    marks = Marks(wanted, _write_record(wanted), staged)
+        return Marks(net=net), ""
+    marks = Marks(wanted, _write_record(wanted), staged, net)
     for repo, names in wanted.items():
         if not _update(repo, "--skip-worktree", names):
             unmark(marks)
             return NONE, f"git's index in {repo} could not be marked (another git holds it locked?)"
-    return Marks(wanted, marks.record, staged, gitnet.before(hidden)), ""  # after marking: its index stamp
+    return Marks(wanted, marks.record, staged, gitnet.restamped(net)), ""
 
 
 def unmark(marks: Marks) -> list[str]:
@@ -127,6 +128,7 @@ def unmark(marks: Marks) -> list[str]:
     them, so the work tree keeps the user's version, which ``git commit -a`` would
     commit back)."""
     left: list[str] = []
+    untouched = gitnet.untouched(marks.net)
     out = gitnet.after(marks.net)  # first: what it puts back is staged as before, no change to tell
     for repo, rels in marks.repos.items():
         now = _listed(repo, rels)
@@ -142,6 +144,7 @@ def unmark(marks: Marks) -> list[str]:
                        "could not write them there, so your work tree still holds your version and git "
                        "status shows it as changed; `git checkout -- PATH` takes git's version, `git add "
                        "PATH` (or `git commit -a`) makes yours the staged one again")
+    gitnet.remember(marks.net, untouched)  # the next command's snapshot then runs no git
     if marks.record is not None and not left:
         with contextlib.suppress(OSError):
             marks.record.unlink()

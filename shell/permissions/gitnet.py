@@ -26,7 +26,7 @@ import os
 import shlex
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import githardened
@@ -87,6 +87,28 @@ def before(hidden: Iterable[Path]) -> Before:
             made = hold_exclude(repo) if untracked else None
             out[repo] = RepoBefore(rels, entries, untracked, _head(repo), stamp, made)
     return Before(out)
+
+
+def restamped(was: Before) -> Before:
+    """``was`` with each index's state as it is now: after the marks were set, which
+    change no entry, so that :func:`after` runs git only where the command changed the index."""
+    return Before({repo: replace(old, stamp=index_stamp(repo)) for repo, old in was.repos.items()})
+
+
+def untouched(was: Before) -> list[Path]:
+    """The repositories whose index the command left as :func:`restamped` saw it."""
+    return [repo for repo, old in was.repos.items()
+            if old.stamp is not None and index_stamp(repo) == old.stamp]
+
+
+def remember(was: Before, repos: Sequence[Path]) -> None:
+    """Once the marks are cleared in ``repos`` (left :func:`untouched` by the command): their
+    entries are those before it, in the index's new state."""
+    for repo in repos:
+        stamp, old = index_stamp(repo), was.repos[repo]
+        if stamp is not None:
+            with _lock:
+                _known[(repo, old.rels)] = (stamp, old.entries)
 
 
 def after(was: Before) -> list[str]:
@@ -271,4 +293,4 @@ def _args(names: Sequence[bytes]) -> str:
     return " ".join(shlex.quote(os.fsdecode(n)) for n in names)
 
 
-__all__ = ["NONE", "Before", "after", "before"]
+__all__ = ["NONE", "Before", "after", "before", "remember", "restamped", "untouched"]

@@ -63,6 +63,7 @@ async def test_entries_a_rebuilt_index_drops_are_put_back_without_a_commit(ws: P
     require_sandbox()
     repo(ws)
     box = sandbox(ws, "config/secrets")
+    assert "put back" not in (await sh(box, "git status --porcelain")).text  # its snapshot is then reused
     result = await sh(box, "git read-tree HEAD && git add -A")
     assert "[exit code 0]" in result.text, result.text
     assert "put back as they were staged" in result.text and "WARNING" not in result.text, result.text
