@@ -91,6 +91,7 @@ TASK_FILES = {
 }
 """What a task runner a hook starts runs: its file at the root (``make lint`` runs the lines
 of ``lint:`` in the Makefile), guarded whole."""
+_MAKE_INCLUDE = re.compile(r"^[ \t]*(?:-|s)?include[ \t]+([^#\n]+)", re.M)
 COMMAND_KEYS = frozenset({"entry", "args", "run", "script", "command", "required_executable"})
 _FLOW_KEY = re.compile(
     r"""[{,][ \t\r\n]*["']?(?:entry|args|run|script|command|required_executable)["']?[ \t]*:[ \t]*"""
@@ -319,7 +320,8 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
             out += module_files(module, base)
             continue
         if os.path.basename(word) in TASK_FILES and (at == 0 or cleaned[at - 1] in (*_RUNNERS, "")):
-            out += [base / name for name in TASK_FILES[os.path.basename(word)] if _is_file(base / name)]
+            found = [base / name for name in TASK_FILES[os.path.basename(word)] if _is_file(base / name)]
+            out += found + [p for f in found for p in _make_includes(f, base)]
             continue  # `make lint`: the target's lines are the command (finding Q7)
         if shell and SHELL_C.fullmatch(word) and at + 1 < len(cleaned):
             at += 1  # `bash -c "scripts/a.sh && true"`: its string is a command line
@@ -335,6 +337,21 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
         except paths.BadPath:
             continue
     return out
+
+
+def _make_includes(makefile: Path, base: Path) -> list[Path]:
+    """The files a Makefile's ``include``/``-include``/``sinclude`` lines name (existing,
+    without ``$(…)``): their rules are the Makefile's as much as its own lines."""
+    text = _read(makefile) if makefile.name in TASK_FILES["make"] else None
+    out: list[Path] = []
+    for found in _MAKE_INCLUDE.finditer(text or ""):
+        for word in found.group(1).split():
+            if "$" not in word and _is_file(base / word):
+                try:
+                    out.append(paths.resolve(word, base))
+                except paths.BadPath:
+                    continue
+    return out[:MAX_HOOK_FILES]
 
 
 def _runs_bare(word: str, before: str) -> bool:

@@ -506,7 +506,9 @@ def hook_runs_keys(ws: Path) -> None:
     hook(ws / ".husky" / "pre-commit", "npm test\nnpx lint-staged\nmake lint\n")
     (ws / "package.json").write_text(json.dumps(PACKAGE, indent=2) + "\n")
     (ws / "Makefile").write_text("lint:\n\tsh scripts/lint.sh\n")
-    for name in ("scripts/t.js", "scripts/pt.js", "scripts/ls.js", "scripts/pp.js", "scripts/lint.sh"):
+    (ws / "GNUmakefile").write_text("-include mk/rules.mk $(EXTRA)\ninclude Makefile\n")
+    for name in ("scripts/t.js", "scripts/pt.js", "scripts/ls.js", "scripts/pp.js", "scripts/lint.sh",
+                 "mk/rules.mk", "mk/other.mk"):
         hook(ws / name)
 
 
@@ -524,7 +526,9 @@ def test_an_edit_of_a_package_key_or_makefile_a_hook_runs_asks(ws: Path, mode: s
         content = json.dumps({**PACKAGE, **change}, indent=2) + "\n"
         found = policy.decide(tools["write_file"], {"path": "package.json", "content": content})
         assert found.action == "allow", (change, found.reason)
-    assert verdict(ws, "Makefile", mode).action == "ask"
+    for path in ("Makefile", "GNUmakefile", "mk/rules.mk"):  # make reads GNUmakefile first; its include
+        assert verdict(ws, path, mode).action == "ask", path
+    assert verdict(ws, "mk/other.mk", mode).action == "allow"
 
 
 async def test_a_command_changing_a_package_key_a_hook_runs_has_it_set_back(ws: Path) -> None:
