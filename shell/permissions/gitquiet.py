@@ -89,7 +89,8 @@ def _quiet_sub(sub: str, rest: list[str], repo: Path) -> bool:
     if sub == "diff":
         return _diff_ok(rest, repo)
     if sub == "stash":
-        return rest[:1] in ([], ["push"], ["save"], ["drop"], ["clear"]) and not _has(options, NEVER)
+        pushes = not rest or rest[0].startswith("-")  # `git stash -u` is `git stash push -u`
+        return (pushes or rest[0] in ("push", "save", "drop", "clear")) and not _has(options, NEVER)
     if sub in ("checkout", "switch"):
         return _switch_ok(rest)
     if sub == "restore":
