@@ -21,6 +21,9 @@ pytestmark = pytest.mark.anyio
 class _Box:
     """Stands for the sandbox the late check ran in (its notes are kept per sandbox)."""
 
+    def __init__(self) -> None:
+        self.unmarked: list[str] = []  # a crashed session's skip-worktree marks (none here)
+
 
 async def test_a_late_checks_findings_are_printed_when_it_ends_and_the_typed_line_stays(
         tmp_path: Path) -> None:

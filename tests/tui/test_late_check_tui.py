@@ -19,6 +19,9 @@ pytestmark = pytest.mark.anyio
 class _Box:
     """Stands for the sandbox the late check ran in (its notes are kept per sandbox)."""
 
+    def __init__(self) -> None:
+        self.unmarked: list[str] = []  # a crashed session's skip-worktree marks (none here)
+
 
 FOUND = ["[agent-shell: the check after an earlier command (it was cancelled before the check ended) "
          "finished "
