@@ -7,9 +7,7 @@ repository is not the workspace's: it stays read-only and the result says why.""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,11 +16,9 @@ import pytest
 
 from tests.homes import made_home
 
+from ..permissions.later_ws import GIT_ENV, git
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 @pytest.fixture
@@ -48,10 +44,6 @@ def workspace(home: Path) -> Path:
     folder.mkdir(parents=True)
     return folder
 
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}).stdout
 
 
 def test_a_command_under_home_commits_nothing_into_homes_repository(

@@ -5,22 +5,15 @@ by ``auto`` mode's unasked commands: the user's next ``git commit`` would run it
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..permissions.later_ws import git
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
 SCRIPT = "#!/bin/sh\ntrue\n"
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
 
 
 def committed(workspace: Path, files: dict[str, str]) -> None:
