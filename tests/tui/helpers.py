@@ -211,6 +211,13 @@ def shown_entries(app: AgentShellApp, span: Any = lambda state: state.call_id) -
     return out
 
 
+def drawn_text(widget: AssistantMessage) -> str:
+    """What of ``widget``'s text is drawn: its ``text`` also holds what waits for the next
+    frame, which Esc drops. A test that waited for words in ``text`` and pressed Esc failed
+    under load (CI): the words were all still waiting, and nothing of them was drawn."""
+    return widget.text[: len(widget.text) - widget.backlog]
+
+
 async def cancelled_under_way(app: AgentShellApp, pilot: Any,
                               ready: Any = lambda widget: widget.backlog > 0) -> AssistantMessage:
     """Start a reply, press Esc once its last text block is ``ready(widget)`` (see

@@ -10,7 +10,7 @@ from shell.core.messages import AssistantMessage
 from shell.tui.app import AgentShellApp
 from shell.tui.mdsplit import cancel_note, closing_fence
 
-from .helpers import SIZE, cancelled_under_way, flood_app, notices, wait_for
+from .helpers import SIZE, cancelled_under_way, drawn_text, flood_app, notices, wait_for
 from .test_theme_contrast import _text, screen_lines
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +41,7 @@ async def test_a_reply_cancelled_inside_a_code_block_ends_with_the_note_not_with
     code = "Here it is:\n\n```python\n" + "".join(f"value_{i} = {i} * 2\n" for i in range(60_000))
     app, _ = flood_app(code)
     async with app.run_test(size=SIZE) as pilot:
-        in_the_code = lambda w: w.backlog > 0 and "value_" in w.text  # noqa: E731
+        in_the_code = lambda w: w.backlog > 0 and "value_" in drawn_text(w)  # noqa: E731
         widget = await cancelled_under_way(app, pilot, in_the_code)
         note = cancel_note(widget.dropped)
         assert widget.dropped > 0 and widget.text.endswith("\n```\n" + note)
@@ -59,7 +59,7 @@ async def test_the_history_keeps_what_was_drawn_not_the_backlog_esc_dropped() ->
     text = "Start.\n\n" + "".join(f"Paragraph {i} says something.\n\n" for i in range(20_000))
     app, agent = flood_app(text)
     async with app.run_test(size=SIZE) as pilot:
-        behind = lambda w: w.backlog > 1000 and "Paragraph 5" in w.text  # noqa: E731
+        behind = lambda w: w.backlog > 1000 and "Paragraph 5" in drawn_text(w)  # noqa: E731
         widget = await cancelled_under_way(app, pilot, behind)
         kept = agent.messages[-1]
         assert isinstance(kept, AssistantMessage) and kept.stop_reason == "cancelled", (kept, notices(app))
