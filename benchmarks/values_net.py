@@ -9,6 +9,10 @@ on a shared machine), median of 5:
 - building the net for a command: per call over every file (before), and the net kept
   while the files are unchanged (after: first build, later commands).
 
+- with each file tracked by git in its own repository, committed and since changed
+  (r17-lows, Q23): the net takes the staged copies' values too. Wall milliseconds (git
+  runs as a child), the copies made at the first command, then kept by index stamp.
+
     python benchmarks/values_net.py
 """
 
@@ -28,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from shell.permissions import hiddenvalues as hv
+from shell.permissions.gitstaged import StagedCopies
 
 
 def cpu(run: Callable[[], object]) -> float:
@@ -62,8 +67,39 @@ def main() -> None:
         print(f"  reading values, first command    before {read_all:7.1f}   after {read_bounded:7.1f}")
         print(f"  the net, per command             before {statistics.median(before):7.1f}   "
               f"after {first:.1f} (first), {statistics.median(later):.1f} (later)")
+        staged(files, rnd, alphabet, argv)
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def wall(run: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    run()
+    return (time.perf_counter() - start) * 1e3
+
+
+def staged(files: list[Path], rnd: random.Random, alphabet: str, argv: str) -> None:
+    """Each file committed in its own repository, then changed: the net with the staged copies."""
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.org",
+           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.org"}
+    for path in files:
+        repo = str(path.parent)
+        subprocess.run(["git", "init", "-q", repo], check=True, env=env)
+        subprocess.run(["git", "-C", repo, "add", ".env"], check=True, env=env)
+        subprocess.run(["git", "-C", repo, "commit", "-qm", "x"], check=True, env=env)
+        lines = (f"TOKEN_{i}={''.join(rnd.choices(alphabet, k=32))}\n" for i in range(256))
+        path.write_text("".join(lines))
+    kept = hv.home_value_files(files)
+    plain_first = wall(lambda: hv.hidden_values(kept, (), str, argv))
+    plain = [wall(lambda: hv.hidden_values(kept, (), str, argv)) for _ in range(5)]
+    copies = StagedCopies()
+    first = wall(lambda: hv.hidden_values(kept, (), str, argv, copies.copies(kept)))
+    later = [wall(lambda: hv.hidden_values(kept, (), str, argv, copies.copies(kept))) for _ in range(5)]
+    print(f"  tracked and changed ({len(kept)} repositories), wall ms: without the staged copies "
+          f"{plain_first:.1f} (first), {statistics.median(plain):.1f} (later); with them "
+          f"{first:.1f} (first), {statistics.median(later):.1f} (later)")
 
 
 if __name__ == "__main__":

@@ -164,7 +164,8 @@ _NETS_KEPT = 8
 
 
 def hidden_values(
-    hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str, supplied: str = ""
+    hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str, supplied: str = "",
+    copies: Mapping[Path, str] | None = None,
 ) -> HiddenValues:
     """The values of the files ``hidden`` to redact, without those the files in ``shown``
     (which the user let this call see) hold, nor those ``supplied`` (the call's own
@@ -172,10 +173,18 @@ def hidden_values(
     stands would confirm the guess (finding P4; such a call asks first:
     :mod:`.hiddensent`). ``name`` says a file as the note names it.
 
+    ``copies`` are what the sandbox shows in place of some of them (git's staged copy of
+    a tracked one, :mod:`.gitstaged`): their values are hidden values too. A key
+    committed, then changed in the file for this machine, printed as committed from
+    ``grep -rh KEY ~/projects/p2`` while the net knew only the file's new one (finding Q23).
+
     The matcher is built once for the same files with the same values (each file's
     values kept by its stamp), not for every call (finding Q31); a call whose arguments
     spell one of the values gets its own, without those."""
-    sources: _Sources = tuple((name(path), file_values(path)) for path in hidden)
+    hidden = list(hidden)
+    shown_as = copies or {}
+    sources: _Sources = (*((name(path), file_values(path)) for path in hidden),
+                         *((name(path), file_values(shown_as[path])) for path in hidden if path in shown_as))
     allowed: _Sources = tuple((str(path), file_values(path)) for path in shown)
     key = (tuple(n for n, _ in sources), tuple(n for n, _ in allowed))
     with _nets_lock:
