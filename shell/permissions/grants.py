@@ -5,8 +5,11 @@ A cloned repository's ``.agent-shell/permissions.toml`` can say
 command with no question. "project settings (22 bytes)" hides that, so the
 trust question lists every rule the file would add, one line each, and marks
 the allow rules that let calls run unasked (:data:`UNASKED`), the ones a user
-must read before saying yes. What the file holds that is not a rule (a ``mode``,
-an unknown key, a rule that cannot be read) is listed as ignored, with why.
+must read before saying yes; a wildcard on a host anyone can own (``*.github.io``)
+carries the same warning as where the user makes such a rule (:mod:`.sharedhosts`,
+finding Q26: the one place the rule came from someone else lacked it). What the file
+holds that is not a rule (a ``mode``, an unknown key, a rule that cannot be read) is
+listed as ignored, with why.
 
 Nothing here decides anything: the policy (:mod:`.policy`) reads the same file
 with :func:`.store.load_project_rules` once the workspace is trusted.
@@ -21,6 +24,7 @@ from shell.core.filedata import toml_loads
 from shell.core.textsafety import sanitize_line
 
 from .rules import EFFECTS, Rule, parse_rules
+from .sharedhosts import shared_host_note
 from .writedeny import is_write_rule
 
 UNASKED = "! "
@@ -84,8 +88,9 @@ def explain_rule(rule: Rule) -> str:
         return f"ask {rule.text}: {_tools(rule)} asks first for {subject}, even where the mode would run it"
     if not widens(rule):
         return f"allow {rule.text}: {rule.tool} runs unasked anyway (it only reads); no change"
+    shared = shared_host_note(rule)  # *.github.io: the warning --allow, the config and "always" give
     return (f"allow {rule.text}: allows {_tools(rule)} with no question: {subject} "
-            "(in every mode but plan)")
+            f"(in every mode but plan){' Warning: ' + shared if shared else ''}")
 
 
 def describe_project_rules(data: bytes, origin: str) -> list[str]:
