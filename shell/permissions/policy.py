@@ -10,7 +10,9 @@ The order, first answer wins:
    and the like of the paths it covers: :meth:`PermissionPolicy.read_denied`; one on
    ``write_file`` or ``edit_file`` every way of writing the paths it covers: :mod:`.writedeny`);
 2. plan mode: anything but reading and searching is denied, allow rules or not;
-3. bypass mode: everything else runs;
+3. bypass mode: everything else runs, but a command line naming what a deny rule on
+   reading hides, or running git's history readers while git tracks it, still asks (a
+   deny rule holds in bypass: ``git show HEAD:secrets/plan.txt`` printed it, finding Q21);
 4. an ``ask`` rule; then an ``allow`` rule, except that no allow rule turns a
    command's network on (``network: true`` asks: a test runner an allow rule names
    runs code the model can write, and with the network it can send out what it reads);
@@ -361,8 +363,10 @@ class PermissionPolicy(RuleEditing):
         denied = read_denied_by_rule(tool, args, self.read_denied)
         if denied:  # grep of a file a `deny read_file(...)` covers reads it just the same
             return Verdict("deny", f"{tool.name} was not run: {denied}.")
-        if self._mode == "bypass":
-            return Verdict("allow", "bypass mode")
+        if self._mode == "bypass":  # a read-deny rule still holds: a line naming what it hides asks
+            command = args.get("command") if tool.kind == "execute" else None
+            held = self._denied_question(tool, command) if isinstance(command, str) else ""
+            return Verdict("ask", held) if held else Verdict("allow", "bypass mode")
         writer = may_write(tool)  # an MCP tool may write any path it is given
         roots = [self.root, *self.added_dirs]
         edits = tool.kind == "edit" or writer
