@@ -14,7 +14,15 @@ lint-on-save or format-on-save included:
   ``no-index``, ``sources`` and ``pip``, ``[tool.poetry.source]``, ``[tool.pdm.source]``:
   where the next ``uv sync``/``uv run``/``poetry install``/``pdm install`` gets packages
   from, whose build backends and code then run as the user (the same as a virtualenv's
-  ``pip.conf`` or an ``.npmrc``, :mod:`.laternames`; finding Q28).
+  ``pip.conf`` or an ``.npmrc``, :mod:`.laternames`; finding Q28). Likewise pixi's
+  ``channels`` and ``pypi-options`` (its index-url, extra-index-urls, find-links), of
+  the project, the workspace and each feature, in ``pixi.toml`` or ``[tool.pixi]``.
+- In a pip requirements file (``requirements*.txt``, ``*requirements*.in``,
+  ``constraints*.txt``): the option lines that say where pip gets packages from or what
+  more it reads (``--index-url``/``-i``, ``--extra-index-url``, ``--find-links``/``-f``,
+  ``--no-index``, ``--trusted-host``, ``-r``/``-c`` another file): ``pip install -r``
+  downloads every dependency from there and runs its build code as the user. Its
+  requirement lines are dependencies, which any edit may change.
 - ``[flake8:local-plugins]`` in ``setup.cfg``, ``tox.ini`` and ``.flake8``: its
   ``extension``/``report`` entries are modules flake8 imports (from its ``paths``) at
   every lint, an editor's lint-on-save included. The rest of ``.flake8`` is style.
@@ -48,12 +56,21 @@ escapes in double quotes is compared whole.
 from __future__ import annotations
 
 import configparser
+import fnmatch
 import json
 import re
 import tomllib
+from collections.abc import Callable
 from typing import Any
 
 TOML_NAMES = frozenset({"pyproject.toml"})
+PIXI_NAME = "pixi.toml"
+"""pixi's manifest: its code-naming places are those of ``[tool.pixi]`` (:data:`TOML_CODE_PATHS`)."""
+REQUIREMENTS_GLOBS = ("*requirements*.txt", "*requirements*.in", "*constraints*.txt")
+"""pip requirements files, by their usual names (case-folded)."""
+REQUIREMENTS_OPTIONS = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--no-index",
+                        "--trusted-host", "-r", "--requirement", "-c", "--constraint")
+"""The options of a requirements file's line that name where pip gets packages from, or another file."""
 INI_NAMES = frozenset({"setup.cfg", "tox.ini", ".flake8"})
 JS_NAMES = {
     **dict.fromkeys((".eslintrc", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml"), "ESLint"),
@@ -73,8 +90,9 @@ HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged")
 lint-staged): whole, as code (finding Q7)."""
 HOOK_WHY = ("holds commands your next git commit runs as you (husky, simple-git-hooks, lint-staged, or a "
             "script of \"scripts\" a hook runs: npm test)")
-NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json"})
-"""Every file name (case-folded) :func:`code_keys` reads."""
+NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt"})
+"""Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
+names (:data:`REQUIREMENTS_GLOBS`, :func:`reads`)."""
 
 JS_KEYS = frozenset({"plugins", "parser", "extends", "presets", "processor", "processors", "customSyntax",
                      "pluginSearchDirs", "import/resolver", "import/parsers", "customRules",
@@ -103,13 +121,23 @@ TOML_CODE_PATHS: tuple[tuple[str, ...], ...] = (
     *(("uv", key) for key in ("index", "index-url", "extra-index-url", "find-links", "no-index", "sources",
                               "pip")),
     ("poetry", "source"), ("pdm", "source"),
+    *(("pixi", *at, key) for at in (("project",), ("workspace",), ("feature", "*"))
+      for key in ("channels", "pypi-options")),
+    ("pixi", "pypi-options"),
 )
-"""The places under ``[tool]`` of a pyproject.toml that name code (see the module), case-folded."""
+"""The places under ``[tool]`` of a pyproject.toml that name code (see the module), case-folded;
+``*`` is any one key (a pixi feature's name)."""
 TOML_WHY = ("names the code pylint or mypy runs ([tool.pylint] or [tool.mypy]: pylint's init-hook and "
             "plugins, mypy's plugins: Python that runs as you at every lint or check, an editor's "
             "check-on-save included), or where uv, poetry or pdm get "
             "packages from ([tool.uv] index, index-url, sources; [tool.poetry.source], [tool.pdm.source]: "
             "the next uv sync or uv run downloads from there and runs the packages' build code as you)")
+PIXI_WHY = ("says where pixi gets packages from (channels, pypi-options: index-url, extra-index-urls, "
+            "find-links; the next pixi install or pixi run downloads from there and runs the packages' "
+            "build and activation code as you)")
+REQUIREMENTS_WHY = ("says where pip gets packages from (--index-url, --extra-index-url, --find-links, "
+                    "--trusted-host, -r/-c another file: the next pip install -r downloads every dependency "
+                    "from there and runs its build code as you)")
 
 INI_SECTIONS = ("pylint", "mypy", "tool:pylint", "tool:mypy", "flake8:local-plugins")
 """The INI sections (by how their name starts, case-folded) that name code (see the module)."""
@@ -118,11 +146,27 @@ CodeKeys = dict[str, str]
 """A key's place (``tool.pylint``, ``eslintConfig.overrides.0.parser``) → its value, as JSON."""
 
 
+def reads(name: str) -> bool:
+    """Whether :func:`code_keys` reads a file named ``name``: :data:`NAMES` and the
+    requirements files' names."""
+    name = name.casefold()
+    return name in NAMES or is_requirements(name)
+
+
+def is_requirements(name: str) -> bool:
+    """Whether ``name`` is a pip requirements file's (:data:`REQUIREMENTS_GLOBS`)."""
+    return any(fnmatch.fnmatchcase(name.casefold(), glob) for glob in REQUIREMENTS_GLOBS)
+
+
 def why(name: str) -> str:
     """What the code-naming keys of a file named ``name`` are ("" for another name)."""
     name = name.casefold()
     if name in TOML_NAMES:
         return TOML_WHY
+    if name == PIXI_NAME:
+        return PIXI_WHY
+    if is_requirements(name):
+        return REQUIREMENTS_WHY
     if name in INI_NAMES:
         return PYTHON_WHY.format(tables="[pylint], [mypy] or [flake8:local-plugins] sections")
     tool = JS_NAMES.get(name)
@@ -147,6 +191,10 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
     name = name.casefold()
     if name in TOML_NAMES:
         return _toml_tables(text)
+    if name == PIXI_NAME:  # its places are [tool.pixi]'s, at the top
+        return _toml_tables(text, lambda data: {"tool": {"pixi": data}})
+    if is_requirements(name):
+        return _requirements_options(text)
     if name in INI_NAMES:
         return _ini_sections(text)
     if name == "package.json":
@@ -172,12 +220,29 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
     return _js_keys(data, "") if data is not None else _yaml_keys(text)
 
 
-def _toml_tables(text: str) -> CodeKeys | None:
+def _toml_tables(text: str, placed: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+                 ) -> CodeKeys | None:
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
         return None
-    return {place: _dump(value) for place, value in toml_code(data).items()}
+    return {place: _dump(value) for place, value in toml_code(placed(data) if placed else data).items()}
+
+
+def _requirements_options(text: str) -> CodeKeys:
+    """A requirements file's option lines of :data:`REQUIREMENTS_OPTIONS`, by their order
+    among such lines (a dependency added above one moves none), as pip joins them (a
+    ``\\`` at a line's end continues it; a comment goes)."""
+    out: CodeKeys = {}
+    for line in re.sub(r"\\\r?\n", " ", text).splitlines():
+        words = re.split(r"[ \t]+#", line, maxsplit=1)[0].split()
+        if not words:
+            continue
+        option = words[0].split("=", 1)[0]
+        short = option[:2] if option[:2] in ("-i", "-f", "-r", "-c") else option
+        if option in REQUIREMENTS_OPTIONS or short in REQUIREMENTS_OPTIONS:
+            out[f"{short}#{len(out)}"] = " ".join(words)
+    return out
 
 
 def toml_code(data: dict[str, Any]) -> dict[str, Any]:
@@ -198,24 +263,27 @@ def toml_header_is_code(path: tuple[str, ...]) -> bool:
     """Whether a table header at ``path`` (``("tool", "uv", "index")``) is, or is inside, a
     code-naming place: set back whole with the file as it was."""
     folded = tuple(p.casefold() for p in path)
-    return folded[:1] == ("tool",) and any(folded[1:1 + len(c)] == c for c in TOML_CODE_PATHS)
+    return folded[:1] == ("tool",) and any(
+        len(folded) > len(c) and all(want in ("*", got) for want, got in zip(c, folded[1:], strict=False))
+        for c in TOML_CODE_PATHS)
 
 
 def _toml_walk(tool: Any, at: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
-    if not isinstance(tool, dict):
-        return []
-    found = []
+    found: list[tuple[tuple[str, ...], Any]] = []
     for code in TOML_CODE_PATHS:
-        node: Any = tool
-        place = at
-        for part in code:
-            key = next((k for k in node if k.casefold() == part), None) if isinstance(node, dict) else None
-            if key is None:
-                break
-            node, place = node[key], (*place, key)
-        else:
-            found.append((place, node))
+        found += _toml_at(tool, code, at)
     return found
+
+
+def _toml_at(node: Any, code: tuple[str, ...], place: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+    """The values at ``code`` under ``node`` (``*`` any one key), with their places."""
+    if not code:
+        return [(place, node)]
+    if not isinstance(node, dict):
+        return []
+    part, rest = code[0], code[1:]
+    keys = list(node) if part == "*" else [k for k in node if k.casefold() == part][:1]
+    return [hit for key in keys for hit in _toml_at(node[key], rest, (*place, key))]
 
 
 def _pruned(node: dict[str, Any], at: tuple[str, ...]) -> dict[str, Any]:
@@ -344,7 +412,7 @@ def _yaml_keys(text: str) -> CodeKeys:
 
 
 __all__ = [
-    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "TOML_CODE_PATHS", "TOML_NAMES",
-    "CodeKeys",
-    "code_keys", "toml_code", "toml_header_is_code", "toml_without_code", "why",
+    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "REQUIREMENTS_GLOBS", "TOML_CODE_PATHS",
+    "TOML_NAMES", "CodeKeys",
+    "code_keys", "is_requirements", "reads", "toml_code", "toml_header_is_code", "toml_without_code", "why",
 ]

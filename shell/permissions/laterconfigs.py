@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import paths
-from .codekeys import NAMES, CodeKeys, code_keys, why
+from .codekeys import NAMES, REQUIREMENTS_GLOBS, CodeKeys, code_keys, why
 from .configmerge import merged, other_edits
 from .configtables import MAX_BYTES
 from .hookscripts import PACKAGE_JSON, hooked_scripts
@@ -85,7 +85,7 @@ moves with any write, and nothing sets it back)."""
 def config_files(index: SecretFileIndex, roots: Sequence[Path]) -> list[Path]:
     """The config files to keep: each root's own names, then those the last walk listed."""
     found = [root / name for root in roots for name in ROOT_NAMES]
-    found += index.files_where(ROOT_NAMES, MAX_FILES, links=True)  # a link to a file naming code
+    found += index.files_where([*ROOT_NAMES, *REQUIREMENTS_GLOBS], MAX_FILES, links=True)  # links too
     return list(dict.fromkeys(found))
 
 

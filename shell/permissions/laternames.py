@@ -131,6 +131,8 @@ RUNS_LATER = {
                "whose build code then runs as you)",
     "pdm.toml": "pdm reads at every pdm command ([pypi] url: where packages come from, whose build code "
                 "then runs as you)",
+    "poetry.toml": "poetry reads at every poetry command ([repositories]: where packages come from, whose "
+                   "build code then runs as you)",
     ".bazelrc": "bazel reads at every build (workspace_status_command and the tools it names run as you)",
     ".bazeliskrc": "bazelisk reads at every bazel command (BAZELISK_BASE_URL: where the bazel it runs "
                    "comes from)",

@@ -15,6 +15,7 @@ import pytest
 from shell.permissions import quarantine
 from shell.permissions.codekeys import code_keys
 from shell.permissions.configmerge import merged
+from shell.permissions.configtables import config_edit_why
 
 from ..sandboxing import require_sandbox
 from .later_ws import later_workspace, sh
@@ -34,6 +35,35 @@ INDEXES = {
 def test_an_index_setting_is_a_code_key(kind: str) -> None:
     assert code_keys("pyproject.toml", PYPROJECT) == {}
     assert code_keys("pyproject.toml", PYPROJECT + INDEXES[kind]) != {}
+
+
+OTHER_INDEXES = {
+    "requirements.txt": ("requests==2\n", [f"--index-url {EVIL}", f"-i {EVIL}", f"--extra-index-url={EVIL}",
+                                            "-f https://evil.invalid/w", "--trusted-host evil.invalid",
+                                            "-r more.txt", "--no-index"]),
+    "dev-requirements.in": ("pytest\n", [f"-i{EVIL}"]),
+    "pixi.toml": ('[project]\nname = "x"\n', ['channels = ["evil"]']),
+    "pyproject.toml": (PYPROJECT, ['[tool.pixi.project]\nchannels = ["evil"]',
+                                   f'[tool.pixi.feature.gpu.pypi-options]\nindex-url = "{EVIL}"']),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_INDEXES))
+def test_pip_and_pixi_index_settings_are_code_keys(name: str) -> None:
+    text, added = OTHER_INDEXES[name]
+    assert code_keys(name, text) == {}
+    for line in added:
+        assert code_keys(name, f"{text}{line}\n") != {}, line
+    assert code_keys(name, f"{text}# {added[0]}\n") == {}  # a comment names nothing
+
+
+def test_a_file_edit_that_adds_an_index_line_asks(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("requests==2\n")
+    path = str(tmp_path / "requirements.txt")
+    add = {"old_string": "requests==2", "new_string": "rich\nrequests==2"}
+    assert config_edit_why(path, "edit_file", add) == ""  # a dependency: no question
+    redirect = {"old_string": "requests==2", "new_string": f"--index-url {EVIL}\nrequests==2"}
+    assert "where pip gets packages from" in config_edit_why(path, "edit_file", redirect)
 
 
 def test_uvs_other_settings_are_not() -> None:

@@ -27,7 +27,7 @@ FAMILIES = {
     "other agents": [".trae/mcp.json", ".amp/settings.json", ".augment/settings.json", "GEMINI.md",
                      ".cursorrules", ".clinerules", ".windsurfrules", ".github/copilot-instructions.md"],
     "a virtualenv's pip.conf": [".venv/pip.conf"],
-    "where uv and pdm get packages (Q28)": ["uv.toml", "sub/uv.toml", "pdm.toml"],
+    "where uv, pdm and poetry get packages (Q28)": ["uv.toml", "sub/uv.toml", "pdm.toml", "poetry.toml"],
     "other agents' instructions (L15)": ["CLAUDE.local.md", "AGENTS.override.md", "AGENT.md", ".goosehints",
                                          ".rules", ".github/instructions/all.instructions.md",
                                          ".github/prompts/fix.prompt.md", ".github/chatmodes/x.chatmode.md"],
