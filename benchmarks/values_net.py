@@ -13,6 +13,10 @@ on a shared machine), median of 5:
   (r17-lows, Q23): the net takes the staged copies' values too. Wall milliseconds (git
   runs as a child), the copies made at the first command, then kept by index stamp.
 
+- the values the workspace's committed code holds, left out of the net (r17-lows, Q11):
+  one ``git grep -F`` over ``HEAD`` of 2,000 files at the first command, then kept while
+  the index does not move; wall milliseconds.
+
     python benchmarks/values_net.py
 """
 
@@ -68,6 +72,7 @@ def main() -> None:
         print(f"  the net, per command             before {statistics.median(before):7.1f}   "
               f"after {first:.1f} (first), {statistics.median(later):.1f} (later)")
         staged(files, rnd, alphabet, argv)
+        committed(base / "ws", rnd)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -100,6 +105,33 @@ def staged(files: list[Path], rnd: random.Random, alphabet: str, argv: str) -> N
     print(f"  tracked and changed ({len(kept)} repositories), wall ms: without the staged copies "
           f"{plain_first:.1f} (first), {statistics.median(plain):.1f} (later); with them "
           f"{first:.1f} (first), {statistics.median(later):.1f} (later)")
+
+
+def committed(ws: Path, rnd: random.Random) -> None:
+    """A workspace of 2,000 committed files of 2 KB and a .env of 40 word-like values."""
+    import subprocess
+
+    from shell.permissions import trackedvalues
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.org",
+           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.org"}
+    for n in range(2000):
+        folder = ws / f"pkg{n % 40}"
+        folder.mkdir(parents=True, exist_ok=True)
+        words = (rnd.choice(["print(1)", "return x", "self.value", "os.path.join(a, b)", "x = 1"])
+                 for _ in range(200))
+        (folder / f"m{n}.py").write_text("\n".join(words))
+    (ws / ".env").write_text("".join(f"SECRET_{i}=v{i}.{rnd.randint(0, 99)}-word\n" for i in range(39))
+                             + "API_TOKEN=print(1)\n")
+    subprocess.run(["git", "init", "-q", str(ws)], check=True, env=env)
+    subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True, env=env)
+    subprocess.run(["git", "-C", str(ws), "commit", "-qm", "x"], check=True, env=env)
+    values = hv.file_values(ws / ".env")
+    first = wall(lambda: trackedvalues.committed_values([ws], values))
+    later = [wall(lambda: trackedvalues.committed_values([ws], values)) for _ in range(5)]
+    found = trackedvalues.committed_values([ws], values)
+    print(f"  committed code (2,000 files, {len(values)} values, {len(found)} found in it), wall ms: "
+          f"{first:.1f} (first), {statistics.median(later):.2f} (later)")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
     hidden = [*found.paths, *home_value_files(home.files if home is not None else ())]
     if not hidden:
         return ""
-    values = hidden_values(hidden, (), found.relative, copies=sandbox.staged.copies(hidden))
+    values = hidden_values(hidden, (), found.relative, copies=sandbox.staged.copies(hidden),
+                           roots=sandbox.roots())
     if not values:
         return ""
     hit = _held(values, args, network=tool.kind == "fetch" or is_mcp(tool), command=tool.kind == "execute")

@@ -28,13 +28,15 @@ import os
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from shell.core.secretfilevalues import secret_file_values
 from shell.core.secrets import Secrets, encoded_forms
 from shell.core.textsafety import path_text
+
+from .trackedvalues import committed_values
 
 MAX_FILE_BYTES = 1 << 20
 """Bytes of one secret file read for its values (secret files are small; a big
@@ -158,14 +160,14 @@ def home_value_files(files: Iterable[Path]) -> list[Path]:
 
 _Sources = tuple[tuple[str, tuple[str, ...]], ...]
 _NetKey = tuple[tuple[str, ...], tuple[str, ...]]
-_nets: OrderedDict[_NetKey, tuple[_Sources, _Sources, HiddenValues]] = OrderedDict()
+_nets: OrderedDict[_NetKey, tuple[_Sources, _Sources, frozenset[str], HiddenValues]] = OrderedDict()
 _nets_lock = threading.Lock()
 _NETS_KEPT = 8
 
 
 def hidden_values(
     hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str, supplied: str = "",
-    copies: Mapping[Path, str] | None = None,
+    copies: Mapping[Path, str] | None = None, roots: Sequence[Path] = (),
 ) -> HiddenValues:
     """The values of the files ``hidden`` to redact, without those the files in ``shown``
     (which the user let this call see) hold, nor those ``supplied`` (the call's own
@@ -178,6 +180,10 @@ def hidden_values(
     committed, then changed in the file for this machine, printed as committed from
     ``grep -rh KEY ~/projects/p2`` while the net knew only the file's new one (finding Q23).
 
+    Nor those the committed code of the workspace (the first of ``roots``) holds
+    (:mod:`.trackedvalues`): a committed ``.env``'s ``API_TOKEN=print(1)`` must not turn
+    the code's ``print(1)`` into ``[REDACTED]`` (finding Q11).
+
     The matcher is built once for the same files with the same values (each file's
     values kept by its stamp), not for every call (finding Q31); a call whose arguments
     spell one of the values gets its own, without those."""
@@ -186,20 +192,21 @@ def hidden_values(
     sources: _Sources = (*((name(path), file_values(path)) for path in hidden),
                          *((name(path), file_values(shown_as[path])) for path in hidden if path in shown_as))
     allowed: _Sources = tuple((str(path), file_values(path)) for path in shown)
+    common = committed_values(roots, [v for _, found in sources for v in found]) if roots else frozenset()
     key = (tuple(n for n, _ in sources), tuple(n for n, _ in allowed))
     with _nets_lock:
         kept = _nets.get(key)
-    if kept is not None and _same(kept[0], sources) and _same(kept[1], allowed):
-        values = kept[2]
+    if kept is not None and _same(kept[0], sources) and _same(kept[1], allowed) and kept[2] == common:
+        values = kept[3]
     else:
-        values = _net(sources, allowed, "")
+        values = _net(sources, allowed, "", common)
         with _nets_lock:
-            _nets[key] = (sources, allowed, values)
+            _nets[key] = (sources, allowed, common, values)
             _nets.move_to_end(key)
             while len(_nets) > _NETS_KEPT:
                 _nets.popitem(last=False)
     if supplied and values and values.secrets.matches(supplied):
-        return _net(sources, allowed, supplied)
+        return _net(sources, allowed, supplied, common)
     return values
 
 
@@ -208,8 +215,10 @@ def _same(kept: _Sources, now: _Sources) -> bool:
     return len(kept) == len(now) and all(a[1] is b[1] for a, b in zip(kept, now, strict=True))
 
 
-def _net(sources: _Sources, allowed_sources: _Sources, supplied: str) -> HiddenValues:
-    allowed = {v for _, values in allowed_sources for v in values}
+def _net(
+    sources: _Sources, allowed_sources: _Sources, supplied: str, common: frozenset[str] = frozenset()
+) -> HiddenValues:
+    allowed = {v for _, values in allowed_sources for v in values} | common
     owners: dict[str, tuple[str, str]] = {}
     taken = 0
     for said_name, values in sources:

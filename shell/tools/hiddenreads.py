@@ -35,7 +35,8 @@ def without_secret_values(
     if not found.paths:
         return result
     shown = [p for p in found.paths if read is not None and p == read]
-    values = hidden_values([p for p in found.paths if p not in shown], shown, found.relative, supplied)
+    values = hidden_values([p for p in found.paths if p not in shown], shown, found.relative, supplied,
+                           roots=sandbox.roots())
     text, hit = values.redact(result.content)
     if not hit:
         return result

@@ -314,7 +314,8 @@ async def confine(
     home = sandbox.home_files.last  # other projects' too: a tracked one reads as staged, values and all
     kept = [*hidden, *home_value_files(home.files if home is not None else ())]
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
-        lambda: hidden_values(kept, visible, secrets.relative, "\n".join(argv), sandbox.staged.copies(kept)))
+        lambda: hidden_values(kept, visible, secrets.relative, "\n".join(argv), sandbox.staged.copies(kept),
+                              sandbox.roots()))
     unmarked = await anyio.to_thread.run_sync(sandbox.mark_hidden, walls, hidden)
     if unmarked:  # git in the sandbox would see tracked files deleted
         raise ShellToolError(unmarked_note(unmarked))
