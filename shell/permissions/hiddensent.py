@@ -45,11 +45,13 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
     hidden = [*found.paths, *home_value_files(home.files if home is not None else ())]
     if not hidden:
         return ""
-    values = hidden_values(hidden, (), found.relative, copies=sandbox.staged.copies(hidden),
-                           roots=sandbox.roots())
-    if not values:
-        return ""
-    hit = _held(values, args, network=tool.kind == "fetch" or is_mcp(tool), command=tool.kind == "execute")
+    copies = sandbox.staged.copies(hidden)
+    network, command = tool.kind == "fetch" or is_mcp(tool), tool.kind == "execute"
+    values = hidden_values(hidden, (), found.relative, copies=copies)
+    hit = _held(values, args, network=network, command=command)
+    if hit is not None:  # then only: is it one the committed code holds? (git runs: .trackedvalues)
+        values = hidden_values(hidden, (), found.relative, copies=copies, roots=sandbox.roots())
+        hit = _held(values, args, network=network, command=command)
     if hit is None:
         return ""
     value, path, how = hit
