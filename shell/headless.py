@@ -437,6 +437,15 @@ class _HeadlessReply:
                      "reason": self.runtime.secrets.text(call.first_result_line(1000))}
                     for call in self.refused
                 ],
+                # the calls that ran with arguments other than the model's (`messages` holds
+                # what the model asked for): what ran, and who changed it
+                "modified": [
+                    {"call_id": call.call_id, "name": call.name,
+                     "args": self.runtime.secrets.json(to_jsonable(call.args)),
+                     "asked_for": self.runtime.secrets.json(to_jsonable(call.asked_args)),
+                     "by": call.modified_by or "you"}
+                    for call in self.reply.calls.values() if call.modified
+                ],
                 "messages": to_jsonable(self.runtime.agent.messages),
             }
             out.write(_json_line(result) + "\n")

@@ -115,6 +115,8 @@ class ReplyUpdates:
         elif isinstance(event, ev.ToolExecutionStart):
             call = await self.announce(event.call_id, event.name, event.args)
             await self.send(helpers.update_tool_call(call.id, status="in_progress"))
+        elif isinstance(event, ev.ToolArgsChanged):  # an on_acting layer changed what runs
+            await self.announce(event.call_id, event.name, event.args)
         elif isinstance(event, ev.ToolExecutionUpdate):
             await self._progress(event.call_id, event.progress)
         elif isinstance(event, ev.ToolExecutionEnd):

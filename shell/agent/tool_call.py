@@ -19,7 +19,12 @@ import anyio
 from middleware.context import CallState
 from middleware.stack import error_source
 from middleware.types import BLOCKED_REASON, BeforeToolCallResult, CallOutcome, ToolRequest
-from shell.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
+from shell.core.events import (
+    ToolArgsChanged,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+)
 from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResult
 from shell.core.packed_text import compact
 from shell.core.tools import CallRejected, ToolArgumentError, ToolContext
@@ -112,6 +117,8 @@ async def _execute(reply: Reply, state: CallState) -> tuple[ToolResult, bool]:
                     reason = refused.reason or BLOCKED_REASON
                     return refused.tool_result() or ToolResult(reason, is_error=True)
                 args = state.args
+                # what runs from here: shown and recorded as the call (the model's args stay "asked for")
+                reply.emit(ToolArgsChanged(call_id, state.call.name, dict(args), state.edited_by))
             limit = getattr(request.tool, "timeout", None) or reply.agent.tool_timeout
             if not limit:
                 return await request.tool.run(args, context)

@@ -126,6 +126,20 @@ class ToolExecutionStart(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolArgsChanged(_Event):
+    """A running call's arguments changed after its start (an ``on_acting`` layer's
+    ``request.override(args=...)``) and the gates let the new ones run: what is shown
+    and recorded as having run is these, not ``ToolExecutionStart``'s."""
+
+    call_id: str
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    edited_by: str = ""
+    """Who changed them (a middleware's name; ``you`` when the user edited them when
+    asked again)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ToolExecutionUpdate(_Event):
     call_id: str
     progress: Any
@@ -207,6 +221,7 @@ Event: TypeAlias = (
     | ApprovalRequested
     | ApprovalResolved
     | ToolExecutionStart
+    | ToolArgsChanged
     | ToolExecutionUpdate
     | ToolExecutionEnd
     | DataBlockStart

@@ -86,6 +86,8 @@ class CallView:
     """The arguments it ran with are not the model's."""
     modified_by: str = ""
     """Who changed them: ``you`` (an edit in the approval) or a middleware's name."""
+    asked_args: dict[str, Any] | None = None
+    """The model's arguments when they are not the ones that ran ("asked for")."""
     decision: str = ""
     """``approve``, ``approve (always)``, ``edit`` or ``reject``; empty when nobody was asked."""
     progress: str = ""
@@ -194,6 +196,7 @@ class ReplyState:
             ev.ApprovalRequested: self._approval_requested,
             ev.ApprovalResolved: self._approval_resolved,
             ev.ToolExecutionStart: self._exec_start,
+            ev.ToolArgsChanged: self._args_changed,
             ev.ToolExecutionUpdate: self._exec_update,
             ev.ToolExecutionEnd: self._exec_end,
             ev.ErrorEvent: self._error,
@@ -307,12 +310,26 @@ class ReplyState:
     def _exec_start(self, event: ev.ToolExecutionStart) -> CallView:
         self.phase = "tool"
         call = self._call(event.call_id, event.name)
-        if event.edited_by or (call.args is not None and dict(event.args) != call.args):
-            call.modified = True
-            call.modified_by = event.edited_by or "you"
-        call.args = dict(event.args)
+        self._runs_with(call, event.args, event.edited_by)
         call.status = "running"
         return call
+
+    def _args_changed(self, event: ev.ToolArgsChanged) -> CallView | None:
+        call = self.calls.get(event.call_id)
+        if call is not None:
+            self._runs_with(call, event.args, event.edited_by)
+        return call
+
+    @staticmethod
+    def _runs_with(call: CallView, args: Mapping[str, Any], edited_by: str) -> None:
+        """The call's arguments are now what runs; the model's kept as "asked for" when
+        someone changed them."""
+        if edited_by or (call.args is not None and dict(args) != call.args):
+            if call.asked_args is None and call.args is not None:
+                call.asked_args = call.args
+            call.modified = True
+            call.modified_by = edited_by or "you"
+        call.args = dict(args)
 
     def _exec_update(self, event: ev.ToolExecutionUpdate) -> CallView | None:
         call = self.calls.get(event.call_id)
@@ -375,9 +392,18 @@ def call_lines(call: CallView, width: int = 80) -> list[str]:
         gist = call.first_result_line()
         if gist:
             lines.append(f"  {sanitize_line(gist)}")
+    if call.modified:
+        lines.append(f"  {modified_line(call, width)}")
     if call.warning:
         lines.append(f"  ⚠ {sanitize_line(call.warning)}")
     return lines
+
+
+def modified_line(call: CallView, width: int = 80) -> str:
+    """``modified by <who>; the model asked for (<summary>)``: a call whose arguments
+    are not the model's says so, and what the model asked for stays visible."""
+    asked = f"; the model asked for ({summarize_args(call.asked_args, width)})" if call.asked_args else ""
+    return sanitize_line(f"modified by {call.modified_by or 'you'}{asked}")
 
 
 def call_warning(details: Mapping[str, Any]) -> str:
@@ -443,6 +469,7 @@ def calls_from_messages(
                     calls[block.id] = CallView(block.id, block.name, "cancelled",
                                                args=dict(block.args if edited is None else edited),
                                                modified=edited is not None,
+                                               asked_args=dict(block.args) if edited is not None else None,
                                                modified_by=editors.get(block.id, "you") if edited else "")
         elif isinstance(message, ToolResultMessage):
             call = calls.get(message.call_id)

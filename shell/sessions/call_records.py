@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from shell.core.events import ToolExecutionEnd, ToolExecutionStart
+from shell.core.events import ToolArgsChanged, ToolExecutionEnd, ToolExecutionStart
 
 from .redact import Redactor
 
@@ -75,10 +75,12 @@ class CallRecords:
         """The user said no to ``call_id``: its blocked end is ``rejected``, not ``blocked``."""
         self._rejected.add(call_id)
 
-    def started(self, event: ToolExecutionStart, asked: Mapping[str, Any] | None) -> None:
+    def started(
+        self, event: ToolExecutionStart | ToolArgsChanged, asked: Mapping[str, Any] | None
+    ) -> None:
         """A call that runs with arguments other than the model's (``asked``: None when
-        its message is not found) was edited by the user: kept, since the message holds
-        the model's."""
+        its message is not found) was edited (by the user, or a middleware at its start
+        or inside ``on_acting``): what ran is kept, since the message holds the model's."""
         if asked is None or dict(event.args) == dict(asked):
             return
         args = self._redactor.json(dict(event.args))

@@ -49,6 +49,7 @@ from shell.core.events import (
     ThinkingBlockDelta,
     ThinkingBlockEnd,
     ThinkingBlockStart,
+    ToolArgsChanged,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -372,7 +373,7 @@ class SessionRecorder:
         elif isinstance(event, ApprovalResolved):
             if event.decision.type == "reject":
                 self.calls.rejected(event.call_id)
-        elif isinstance(event, ToolExecutionStart):
+        elif isinstance(event, (ToolExecutionStart, ToolArgsChanged)):
             self.calls.started(event, self._asked_args(event.call_id))
         elif isinstance(event, ToolExecutionEnd):
             self.inflight.tool_done(event.call_id)

@@ -43,7 +43,7 @@ Handler = Callable[[Any], Awaitable[None]]
 _DELTAS = frozenset({ev.TextBlockDelta, ev.ThinkingBlockDelta, ev.ToolCallDelta, ev.DataBlockDelta})
 _CALL_EVENTS = frozenset({
     ev.ToolCallStart, ev.ToolCallDelta, ev.ToolCallEnd, ev.ApprovalRequested, ev.ApprovalResolved,
-    ev.ToolExecutionStart, ev.ToolExecutionUpdate, ev.ToolExecutionEnd,
+    ev.ToolExecutionStart, ev.ToolArgsChanged, ev.ToolExecutionUpdate, ev.ToolExecutionEnd,
 })
 """Events the reducer turns into a call's new state: the span is redrawn from it."""
 ARGS_FRAME_S = 1 / 30
@@ -113,6 +113,7 @@ class ReplyRenderer:
             ev.ApprovalRequested: self._call,
             ev.ApprovalResolved: self._call,
             ev.ToolExecutionStart: self._call,
+            ev.ToolArgsChanged: self._call,
             ev.ToolExecutionUpdate: self._call,
             ev.ToolExecutionEnd: self._call,
             ev.DataBlockStart: self._data_start,

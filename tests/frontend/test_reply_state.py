@@ -31,7 +31,22 @@ def test_a_call_from_first_delta_to_result() -> None:
     assert call.decision == "edit" and call.modified and call.status == "running" and state.phase == "tool"
     feed(state, ev.ToolExecutionEnd("c1", ToolResult("wrote", details={"diff": "--- a"}), 0.25))
     assert (call.status, call.result, call.diff, call.duration_s) == ("done", "wrote", "--- a", 0.25)
-    assert call_lines(call) == ["✓ write_file path=b.txt · 0.25s"]
+    assert call_lines(call) == ["✓ write_file path=b.txt · 0.25s",
+                                "  modified by you; the model asked for (path=a.txt)"]
+
+
+def test_args_an_on_acting_layer_changed_are_what_the_call_shows_as_run() -> None:
+    """r17: the span, the --plain line and the headless text showed the model's args
+    while the layer's ran; the model's stay visible as what it asked for."""
+    state = ReplyState()
+    feed(state, ev.ToolCallEnd("c1", "run_shell", {"command": "ls"}),
+         ev.ToolExecutionStart("c1", "run_shell", {"command": "ls"}),
+         ev.ToolArgsChanged("c1", "run_shell", {"command": "touch x"}, edited_by="Act"),
+         ev.ToolExecutionEnd("c1", ToolResult("ok"), 0.5))
+    call = state.calls["c1"]
+    assert call.args == {"command": "touch x"} and call.asked_args == {"command": "ls"}
+    assert call_lines(call) == ['✓ run_shell command="touch x" · 0.50s',
+                                "  modified by Act; the model asked for (command=ls)"]
 
 
 def test_args_a_middleware_changed_are_labelled_with_its_name_not_the_users() -> None:

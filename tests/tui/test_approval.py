@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.content import Content
 from textual.widgets import Button, Static, TextArea
 
+from middleware import Middleware
 from middleware.context import ToolCallContext
-from middleware.types import BeforeToolCallResult
+from middleware.types import BeforeToolCallResult, ToolRequest
 from shell.agent import ApprovalRequest, AssistantMessage, ToolCallBlock, ToolResultMessage
 from shell.tui.widgets.notice_line import NoticeLine
 from shell.tui.widgets.tool_span import ToolSpan
@@ -359,3 +362,29 @@ async def test_after_an_edit_the_outside_question_lists_the_whole_edited_call(tm
         await pilot.press("n", "enter")
         await wait_for(pilot, lambda: not app.busy)
     assert not (tmp_path / "outside.txt").exists()
+
+
+class RenamesTheNote(Middleware):
+    """An ``on_acting`` layer that writes the note elsewhere than the model asked."""
+
+    async def on_acting(self, ctx: ToolCallContext, request: ToolRequest, next: Any) -> Any:
+        return await next(request.override(args={**request.args, "path": "elsewhere.txt"}))
+
+
+async def test_a_call_an_on_acting_layer_changed_shows_what_ran_and_what_the_model_asked_for() -> None:
+    """What the span shows as run is what ran (the layer's path), labelled with who
+    changed it; the model's own arguments stay in the expanded view."""
+    app, agent, _ = scripted_app([_call(), "done"], middleware=[RenamesTheNote()])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: not app.busy)
+        assert _results(agent)[0].content == "wrote 5 characters to elsewhere.txt"
+        span = app.query_one(ToolSpan)
+        assert "elsewhere.txt" in str(span.title) and "a.txt" not in str(span.title)
+        assert "modified by an on_acting middleware" in str(span.title)
+        span.collapsed = False
+        await pilot.pause()
+        ran = span.query_one(".span-args", Static).content
+        asked = span.query_one(".span-asked", Static)
+        assert isinstance(ran, Content) and "elsewhere.txt" in ran.plain
+        assert asked.display and "a.txt" in str(asked.content) and "elsewhere" not in str(asked.content)

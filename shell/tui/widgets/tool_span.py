@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
-from shell.core.textsafety import sanitize, sanitize_line
+from shell.core.textsafety import json_text, map_strings, sanitize, sanitize_line
 from shell.frontend.reply import CallView
 
 RESULT_LINES = 40
@@ -94,7 +94,7 @@ class ToolSpan(Collapsible):
     ToolSpan > CollapsibleTitle { padding: 0 1; color: $foreground; }
     ToolSpan > Contents { padding: 0 1 0 2; height: auto; }
     ToolSpan .span-label { color: $text-muted; margin-top: 1; }
-    ToolSpan .span-args, ToolSpan .span-result { background: $panel; padding: 0 1; }
+    ToolSpan .span-args, ToolSpan .span-asked, ToolSpan .span-result { background: $panel; padding: 0 1; }
     ToolSpan Button { min-width: 10; height: 1; border: none; margin: 0; background: $panel; }
     """
 
@@ -125,9 +125,14 @@ class ToolSpan(Collapsible):
         self._body_built = True
         show_all = Button("show all", id="show-all", compact=True)
         show_all.display = self._can_show_more()
+        asked_label = Static("the model asked for", classes="span-label", id="asked-label")
+        asked = Static(self._asked_renderable(), classes="span-asked")
+        asked_label.display = asked.display = self.state.asked_args is not None
         return [
-            Static("arguments", classes="span-label"),
+            Static(self._args_label(), classes="span-label", id="args-label"),
             Static(self._args_renderable(), classes="span-args"),
+            asked_label,
+            asked,
             Static("result", classes="span-label", id="result-label"),
             Static(self._result_renderable(), classes="span-result"),
             show_all,
@@ -197,6 +202,22 @@ class ToolSpan(Collapsible):
             return Content("…")
         return syntax(text, "json")
 
+    def _args_label(self) -> Content:
+        """``arguments``, or whose they are when they are not the model's."""
+        s = self.state
+        # Content, not str: a middleware's name is not markup
+        return Content(f"arguments (as run, modified by {sanitize_line(s.modified_by or 'you')})"
+                       if s.modified else "arguments")
+
+    def _asked_renderable(self) -> Content:
+        """The model's own arguments, kept beside a changed call's (empty otherwise)."""
+        from ..highlight import syntax
+
+        asked = self.state.asked_args
+        if asked is None:
+            return Content("")
+        return syntax(sanitize(json_text(map_strings(asked, str), indent=2)), "json")
+
     def _result_lines(self) -> list[str]:
         body = self.state.diff or self.state.result
         return sanitize(body).splitlines()
@@ -226,6 +247,10 @@ class ToolSpan(Collapsible):
         statics = self.query(".span-args, .span-result").results(Static)
         args, result = list(statics)
         args.update(self._args_renderable())
+        self.query_one("#args-label", Static).update(self._args_label())
+        asked = self.query_one(".span-asked", Static)
+        asked.update(self._asked_renderable())
+        asked.display = self.query_one("#asked-label", Static).display = self.state.asked_args is not None
         result.update(self._result_renderable())
         self.query_one("#show-all", Button).display = self._can_show_more()
 
