@@ -253,7 +253,7 @@ class HumanInTheLoop(Middleware):
             ctx.call, ctx.tool, dict(ctx.args), config.allowed, "", suggested_rules=config.rules((name,)),
             batch=place, routine=True,  # without a policy, a tool asks for no reason but its config
         )
-        if _covered(rest, request):
+        if _covered(rest, request, ctx):
             return self._answered(ctx, request, ApprovalDecision.approve(rest=True))
         request = replace(request, description=await self._describe(ctx, config))
         return await self._ask(ctx, request, config.allowed)
@@ -271,7 +271,7 @@ class HumanInTheLoop(Middleware):
             ctx.call, ctx.tool, dict(ctx.args), config.allowed, reason=verdict.reason, batch=place,
             routine=verdict.routine,
         )
-        if _covered(rest, request):  # before the preview: a diff per covered call is work for no one
+        if _covered(rest, request, ctx):  # before the preview: a diff per covered call is work for no one
             return self._answered(ctx, request, ApprovalDecision.approve(rest=True))
         details = await policy.details(ctx.tool, ctx.args)
         description = await self._describe(ctx, config)
@@ -303,8 +303,9 @@ class HumanInTheLoop(Middleware):
     ) -> BeforeToolCallResult | None:
         name = ctx.tool.name
         changed = ctx.edited_by
-        if changed and changed != "you":  # the user approves what runs, and hears whose it is
-            note = f"Middleware {changed} changed the arguments the model gave; these are the ones that run."
+        if changed and changed != "you":  # the user approves what runs, and hears whose it is and what
+            note = (f"Middleware {changed} changed the arguments the model gave "
+                    f"({_changes(ctx.call.args, ctx.args)}); these are the ones that run.")
             request = replace(request, description=f"{note}\n\n{request.description}".strip())
         decision = await ctx.ask(request)
         if not isinstance(decision, ApprovalDecision):
@@ -396,10 +397,31 @@ def _stand(ctx: ToolCallContext, decision: ApprovalDecision, request: ApprovalRe
         rest["approve"].setdefault(request.call.name, []).append(request.reason)
 
 
-def _covered(rest: dict[str, Any] | None, request: ApprovalRequest) -> bool:
+def _covered(rest: dict[str, Any] | None, request: ApprovalRequest, ctx: ToolCallContext) -> bool:
     """Whether "approve the rest" answers this question: routine, the same tool, and
     the same words the user read when they answered (a command that asks for the
-    network, or runs unconfined, reads differently and is asked on its own)."""
-    if rest is None or not request.routine:
+    network, or runs unconfined, reads differently and is asked on its own). A grant
+    given for the model's calls never covers arguments a middleware rewrote: the user
+    did not see those."""
+    if rest is None or not request.routine or ctx.edited_by not in ("", "you"):
         return False
     return request.reason in rest["approve"].get(request.call.name, ())
+
+
+CHANGE_SHOWN = 60
+"""Characters of each changed value quoted in "which layer changed what"."""
+
+
+def _changes(asked: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    """``command: 'ls' → 'rm calc.py'``: what a middleware changed in a call's
+    arguments, each value cut to :data:`CHANGE_SHOWN` (the dialog shows them whole)."""
+
+    def shown(value: Any) -> str:
+        text = repr(value)
+        return text if len(text) <= CHANGE_SHOWN else text[:CHANGE_SHOWN] + "…"
+
+    missing = object()
+    parts = [f"{key}: {'(none)' if asked.get(key, missing) is missing else shown(asked[key])} → "
+             f"{'(removed)' if now.get(key, missing) is missing else shown(now[key])}"
+             for key in dict.fromkeys([*asked, *now]) if asked.get(key, missing) != now.get(key, missing)]
+    return "; ".join(parts) or "no visible change"

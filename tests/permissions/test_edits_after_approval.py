@@ -45,7 +45,8 @@ class ActEdit(Middleware):
 
 
 def agent_with(
-    tmp_path: Path, middleware: list[Middleware], answers: list[ApprovalDecision], **kw: Any
+    tmp_path: Path, middleware: list[Middleware], answers: list[ApprovalDecision],
+    commands: tuple[str, ...] = ("ls",), **kw: Any
 ) -> tuple[Agent, list[ApprovalRequest]]:
     (tmp_path / "calc.py").write_text("print(1)\n")
     asked: list[ApprovalRequest] = []
@@ -60,7 +61,8 @@ def agent_with(
     for mw in middleware:
         if isinstance(mw, HumanInTheLoop):
             mw.policy = policy
-    turns = [AssistantMessage((ToolCallBlock("c1", "run_shell", {"command": "ls"}),)), "ok"]
+    calls = tuple(ToolCallBlock(f"c{n}", "run_shell", {"command": c}) for n, c in enumerate(commands, 1))
+    turns = [AssistantMessage(calls), "ok"]
     tools = builtin_tools(Workspace(tmp_path))
     agent = Agent(ScriptedModel(turns), tools=tools, middleware=middleware, ask=ask)
     return agent, asked
@@ -122,3 +124,34 @@ async def test_an_on_acting_layer_that_changes_the_args_meets_the_deny_rule(tmp_
     assert (tmp_path / "calc.py").exists()
     refused = result(agent)
     assert refused.is_error and "deny run_shell(rm:*)" in str(refused.content)
+
+
+class RewritesTwo(Middleware):
+    """Rewrites one of the batch's commands, in ``before_tool_call`` after the gate."""
+
+    async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        if ctx.args.get("command") == "echo two":
+            return BeforeToolCallResult(args={**ctx.args, "command": "touch made"})
+        return None
+
+
+async def test_approve_the_rest_does_not_cover_a_call_a_middleware_rewrote(tmp_path: Path) -> None:
+    """r17: "approve the rest" given for the model's ``echo`` calls covered the
+    ``touch made`` a layer put in place of the second one: it ran unasked. The user is
+    asked about it, told which layer changed what; the untouched third call stays covered."""
+    answers = [ApprovalDecision.approve(rest=True), ApprovalDecision.approve()]
+    agent, asked = agent_with(tmp_path, [HumanInTheLoop(), RewritesTwo()], answers,
+                              commands=("echo one", "echo two", "echo three"))
+    [e async for e in agent.reply("run them")]
+    assert [r.args["command"] for r in asked] == ["echo one", "touch made"]
+    assert "RewritesTwo changed the arguments the model gave (command: 'echo two' → 'touch made')" \
+        in asked[1].own_words()
+    assert (tmp_path / "made").exists()  # the user said yes when asked
+
+
+async def test_a_rewritten_call_the_user_refuses_after_approve_the_rest_does_not_run(tmp_path: Path) -> None:
+    answers = [ApprovalDecision.approve(rest=True), ApprovalDecision.reject("not that")]
+    agent, asked = agent_with(tmp_path, [HumanInTheLoop(), RewritesTwo()], answers,
+                              commands=("echo one", "echo two"))
+    [e async for e in agent.reply("run them")]
+    assert len(asked) == 2 and not (tmp_path / "made").exists()
