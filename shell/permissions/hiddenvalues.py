@@ -142,20 +142,42 @@ MAX_HOME_BYTES = 1 << 20
 def home_value_files(files: Iterable[Path]) -> list[Path]:
     """The first of home's other secret files within :data:`MAX_HOME_FILES` and
     :data:`MAX_HOME_BYTES` (the values net's home sources: bounded per walk)."""
+    return home_value_sources(files)[0]
+
+
+def home_value_sources(files: Iterable[Path]) -> tuple[list[Path], int]:
+    """:func:`home_value_files`, and how many files the bound left out (their values are
+    not redacted: :func:`values_bound_note` says what that means)."""
     out: list[Path] = []
-    total = 0
+    total = left = 0
     for path in files:
         if len(out) >= MAX_HOME_FILES:
-            break
+            left += 1
+            continue
         try:
             size = os.stat(path).st_size
         except OSError:
             continue
         if total + min(size, MAX_FILE_BYTES) > MAX_HOME_BYTES:
+            left += 1
             continue
         total += min(size, MAX_FILE_BYTES)
         out.append(path)
-    return out
+    return out, left
+
+
+def values_bound_note(left: int) -> str:
+    """What the user is told when the values net's home sources hit their bound (empty
+    when not): the files stay hidden, but a copy of their values elsewhere (git's
+    objects, a log) is not redacted from what commands print (finding Q31)."""
+    if left <= 0:
+        return ""
+    many = left != 1
+    files, are, them = ("files", "are", "them") if many else ("file", "is", "it")
+    return (f"{left} other secret {files} under your home {are} past the values net's bound "
+            f"({MAX_HOME_FILES} files, {MAX_HOME_BYTES >> 20} MB): commands still see {them} empty, but "
+            f"{'their' if many else 'its'} values are not redacted from what commands print (a copy "
+            "elsewhere, in git's objects or a log, would reach the model)")
 
 
 _Sources = tuple[tuple[str, tuple[str, ...]], ...]

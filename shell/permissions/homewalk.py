@@ -137,6 +137,7 @@ class HomeFiles:
                                      needed=self._needed, follow_moves=False, later=_git_named)
         self.last: HomeFound | None = None
         self._told: tuple[Path, ...] = ()
+        self._said: set[str] = set()
 
     def find(
         self, roots: Sequence[Path], anchors: Sequence[Path] = (), tops: Sequence[Path] = ()
@@ -202,6 +203,17 @@ class HomeFiles:
             return ""
         self._told = found.covered
         return found.said()
+
+    def said_once(self, topic: str, note: str) -> str:
+        """``note`` the first time ``topic`` has one (a bound of home's that was hit), empty
+        while it lasts; an empty ``note`` (the bound no longer hit) lets the next one be said."""
+        if not note:
+            self._said.discard(topic)
+            return ""
+        if topic in self._said:
+            return ""
+        self._said.add(topic)
+        return note
 
     def _prune(self, path: str) -> bool:
         return path in self._roots or path in self._stores
@@ -276,19 +288,20 @@ def home_args(found: HomeFound, *, staged: StagedCopies, configs: ScrubbedConfig
     else an empty file), each git config by its scrubbed copy, then the unreached folders
     replaced by empty read-only ones. Nothing inside ``hidden`` (hidden whole already)."""
     args: list[str] = []
-    copies = staged.copies(found.files)
+    inside = paths.within_any(hidden)
+    copies = staged.copies(found.files)  # as prepare() asked: the same answer, kept
     for path in found.files:
-        if _inside(path, hidden) or _private(path, binds) or not os.path.isfile(path):
+        if inside(path) or _private(path, binds) or not os.path.isfile(path):
             continue
         args += ["--ro-bind", copies.get(path) or empty, str(path)]
     for path in found.configs:
-        if _inside(path, hidden) or _private(path, binds):
+        if inside(path) or _private(path, binds):
             continue
-        shown = configs.copy_for(path)
-        if shown is not None:
-            args += ["--ro-bind", shown, str(path)]
+        copy = configs.copy_for(path)
+        if copy is not None:
+            args += ["--ro-bind", copy, str(path)]
     for path in found.covered:
-        if _inside(path, hidden) or _private(path, binds) or not os.path.isdir(path):
+        if inside(path) or _private(path, binds) or not os.path.isdir(path):
             continue
         args += ["--tmpfs", str(path), "--remount-ro", str(path)]
     return args

@@ -47,7 +47,8 @@ from shell.permissions.hiddenvalues import (
     HiddenValues,
     StreamRedaction,
     hidden_values,
-    home_value_files,
+    home_value_sources,
+    values_bound_note,
 )
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
@@ -286,6 +287,8 @@ class Confined:
     """Sockets in the workspace the sandbox covered (:func:`hostsockets.blocked_note`)."""
     home_news: str = ""
     """The folders under home hidden whole, said the first time they are these (:mod:`.homewalk`)."""
+    values_news: str = ""
+    """That the values net's home sources hit their bound, said once while it lasts (:mod:`.hiddenvalues`)."""
 
 
 async def confine(
@@ -312,7 +315,8 @@ async def confine(
     named = set(sandbox.denied_reads())
     denied = [p for p in walls if p in named]
     home = sandbox.home_files.last  # other projects' too: a tracked one reads as staged, values and all
-    kept = [*hidden, *home_value_files(home.files if home is not None else ())]
+    home_kept, left_out = home_value_sources(home.files if home is not None else ())
+    kept = [*hidden, *home_kept]
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
         lambda: hidden_values(kept, visible, secrets.relative, "\n".join(argv), sandbox.staged.copies(kept),
                               sandbox.roots()))
@@ -328,7 +332,8 @@ async def confine(
         raise
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, values,
                     sandbox.readonly_paths(walls), hostsockets.blocked(walls, sandbox.roots()),
-                    home_news=sandbox.home_files.news())
+                    home_news=sandbox.home_files.news(),
+                    values_news=sandbox.home_files.said_once("values", values_bound_note(left_out)))
 
 
 def sandbox_notes(
@@ -374,6 +379,8 @@ def sandbox_notes(
     covered = confined.home_news if confined is not None else ""
     if covered:  # once, the first time these folders are hidden whole (.homewalk)
         notes.append(f"[agent-shell: {covered}: a command reading there sees them empty.]")
+    if confined is not None and confined.values_news:
+        notes.append(f"[agent-shell: {confined.values_news}.]")
     if confined is not None:
         notes += denied_note(confined.denied, cwd)
         notes += readonly_note(confined.readonly, cwd, text)

@@ -81,3 +81,25 @@ def test_home_sources_are_bounded_and_the_net_built_once_per_change(
     assert hidden_values(kept) is first and len(built) == 1  # unchanged files: the same net
     files[0].write_text("TOKEN=ChangedTk0123456789xYz\n")
     assert "ChangedTk0123456789xYz" in hidden_values(kept).owners and len(built) == 2
+
+
+async def test_a_home_values_bound_that_is_hit_is_said_once_with_what_it_means(home: Path) -> None:
+    require_sandbox()
+    many = [f"projects/many/svc{n:03}/.env" for n in range(MAX_HOME_FILES + 3)]
+    plant(home, many, lambda rel: f"TOKEN=Tk{abs(hash(rel)) % 10**12:012d}xYz9Q\n")
+    box = Sandbox(home / "project")
+    said = []
+    for _ in range(2):
+        result = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
+        assert "ran" in result.text
+        said.append("past the values net's bound" in result.text)
+    assert said == [True, False], result.text  # once, not at every command
+    first = hiddenvalues.values_bound_note(3)
+    assert "3 other secret files" in first and "not redacted" in first and "see them empty" in first
+    for rel in many[MAX_HOME_FILES - 8:]:  # under the bound again: a later hit is said again
+        (home / rel).unlink()
+    result = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
+    assert "past the values net's bound" not in result.text
+    plant(home, many[MAX_HOME_FILES - 8:], lambda rel: "TOKEN=AnotherTk0123456789xYz\n")
+    result = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
+    assert "past the values net's bound" in result.text, result.text
