@@ -49,12 +49,23 @@ Blob = tuple[str, bool]
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def repository_of(path: Path) -> Path | None:
-    """The work tree holding ``path`` (the nearest parent with a ``.git``), or None."""
-    for parent in path.parents:
-        if os.path.lexists(parent / ".git"):
-            return parent
-    return None
+def repository_of(path: Path, known: dict[str, bool] | None = None) -> Path | None:
+    """The work tree holding ``path`` (the nearest parent with a ``.git``), or None.
+    ``known`` keeps which folders have a ``.git`` for one pass over many paths: home's
+    hidden files share their parents, and each was looked up to ``/`` (r17-cost)."""
+    current = os.fspath(path)
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+        has = known.get(parent) if known is not None else None
+        if has is None:
+            has = os.path.lexists(os.path.join(parent, ".git"))
+            if known is not None:
+                known[parent] = has
+        if has:
+            return Path(parent)
 
 
 class StagedCopies:
@@ -72,8 +83,9 @@ class StagedCopies:
         show in its place. Paths that git does not track, or that could not be read,
         are left out."""
         by_repo: dict[Path, list[Path]] = {}
+        known: dict[str, bool] = {}
         for path in paths:
-            repo = repository_of(path)
+            repo = repository_of(path, known)
             if repo is not None:
                 by_repo.setdefault(repo, []).append(path)
         out: dict[Path, str] = {}

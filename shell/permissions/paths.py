@@ -30,6 +30,7 @@ path on every decision (see ``benchmarks/permission_rules.py``).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from shell.core.textsafety import path_from_text
@@ -89,6 +90,25 @@ def within(path: StrPath, base: StrPath) -> bool:
     """Whether the resolved ``path`` is ``base`` or below it (both already real)."""
     p, b = os.fspath(path), os.fspath(base)
     return p == b or p.startswith(b.rstrip("/") + "/")
+
+
+def within_any(bases: Iterable[StrPath]) -> Callable[[StrPath], bool]:
+    """``within(path, b)`` for any of ``bases``, as one test that costs a set lookup per
+    level of ``path`` rather than a comparison per base: the sandbox asks it of every
+    hidden file under home against every hidden folder before each command (r17-cost)."""
+    kept = frozenset(os.fspath(b).rstrip("/") or "/" for b in bases)
+
+    def test(path: StrPath) -> bool:
+        current = os.fspath(path)
+        while True:
+            if current in kept:
+                return True
+            parent = os.path.dirname(current)
+            if parent == current or not parent:
+                return False
+            current = parent
+
+    return test
 
 
 def relative(path: StrPath, base: StrPath) -> str | None:

@@ -166,3 +166,14 @@ def test_the_workspace_root_is_the_same_real_path_for_every_check(
                         paths.real_root("alias")]
     assert all(r == world["ws"] for r in roots)
     assert os.fspath(Workspace("alias").resolve("escape/x")) == str(world["out"] / "x")
+
+
+def test_within_any_answers_as_within_does_for_each_base() -> None:
+    bases = ["/home/u/.ssh", "/home/u/projects/a", "/srv", "rel/dir"]  # real paths, as within()'s
+    inside = paths.within_any(bases)
+    for path in ["/home/u/.ssh", "/home/u/.ssh/id_ed25519", "/home/u/.sshx", "/home/u/projects/a",
+                 "/home/u/projects/ab/x", "/home/u/projects/a/b/c", "/srv/x/", "/sr", "/", "rel/dir/f",
+                 "rel/d", "other/rel/dir"]:
+        assert inside(path) == any(paths.within(path, b) for b in bases), path
+    assert paths.within_any(["/"])("/anything/at/all")
+    assert not paths.within_any([])("/home/u")
