@@ -11,7 +11,7 @@ deleted (findings M8, P10). Measured for 0, 10 and 1,000 tracked files there (``
 
 median wall milliseconds over ``--runs``, interleaved so load hits both alike; and the
 mark-and-clear step alone (``gitmarks.mark`` then ``unmark``, median of 5, git included),
-which is what the feature adds.
+which is what the feature adds, and how many gits that step starts once warm.
 
     python benchmarks/hidden_tracked.py [--runs 15] [--counts 0,10,1000]
 """
@@ -27,12 +27,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shell.permissions import gitmarks
+from shell.permissions import githardened, gitmarks
 from shell.permissions.sandbox import Sandbox
 from shell.permissions.sandboxprobe import sandbox_status
 from shell.tools.shell_cmd import run_command
@@ -77,16 +78,28 @@ async def command_ms(box: Sandbox) -> float:
     return took
 
 
-def mark_ms(secrets: Path, repeats: int) -> float:
-    """The mark-and-clear step alone, wall time (git runs in child processes)."""
-    took = []
-    for _ in range(repeats):
+def mark_ms(secrets: Path, repeats: int) -> tuple[float, float]:
+    """The mark-and-clear step alone, wall time (git runs in child processes), and the
+    gits it starts each time (the steady state: the first one is not counted)."""
+    took, runs = [], [0]
+    real = githardened.run
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs[0] += 1
+        return real(*args, **kwargs)
+
+    for i in range(repeats + 1):
+        githardened.run, runs[0] = counted, 0
         start = time.perf_counter()
-        marks, problem = gitmarks.mark([secrets])
-        assert not problem, problem
-        assert not gitmarks.unmark(marks)
-        took.append(time.perf_counter() - start)
-    return statistics.median(took) * 1000
+        try:
+            marks, problem = gitmarks.mark([secrets])
+            assert not problem, problem
+            assert not gitmarks.unmark(marks)
+        finally:
+            githardened.run = real
+        if i:
+            took.append(time.perf_counter() - start)
+    return statistics.median(took) * 1000, runs[0]
 
 
 async def main(runs: int, counts: list[int]) -> int:
@@ -109,9 +122,9 @@ async def main(runs: int, counts: list[int]) -> int:
             for _ in range(runs):
                 rule.append(await command_ms(ruled))
                 none.append(await command_ms(plain))
-            step = mark_ms(secrets, 5)
+            step, gits = mark_ms(secrets, 5)
             print(f"{count:>8,} {statistics.median(rule):>8.1f} {statistics.median(none):>8.1f}   "
-                  f"{step:.1f} ms")
+                  f"{step:.1f} ms, {gits:g} gits")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return 0

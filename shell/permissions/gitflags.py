@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import gitmarkrecords
 from .gitstaged import _git
 from .runslater import Planted
 
@@ -105,12 +106,15 @@ def unhide(before: Flags) -> list[Planted]:
             continue
         now = _read(gitdir, was)
         new = sorted(now.hidden - was.hidden)[: MAX_SHOWN - len(out)]
+        tree = work_tree(gitdir)
+        if new:  # not the marks another agent-shell's command running now holds (.gitmarkrecords)
+            held = gitmarkrecords.held_elsewhere(tree, [os.fsencode(n) for n in new], None)
+            new = [n for n in new if os.fsencode(n) not in held]
         if not new:
             continue
         done = [_git(gitdir, ["--git-dir", str(gitdir), "update-index", flag, "--", *new])
                 for flag in ("--no-skip-worktree", "--no-assume-unchanged")]  # fmt: skip
         undone = CLEARED if None not in done else NOT_CLEARED
-        tree = work_tree(gitdir)
         out += [Planted(tree / path, HIDDEN_WHY, undone=undone) for path in new]
     return out
 

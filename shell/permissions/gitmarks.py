@@ -20,6 +20,12 @@ A crash between the two must not leave the bits set (the user's next ``git commi
 would skip their edits to those files): what was set is written first to a record in
 the shell's data folder (hidden from commands), removed once the bits are cleared, and
 a record whose process is gone is undone when a sandbox is next made (:func:`recover`).
+A ``.git/index.lock`` a command left keeps the bits from being cleared (finding Q22):
+they are tried again around every command and at exit, where that lock, unchanged
+since the command ended (its processes ended with it), is removed. Two agent-shells
+in one repository share the bits both need, and only the last clears them
+(:mod:`.gitmarkrecords`). A hidden file git staged anew (a checkout) is brought along
+in the work tree (:mod:`.gitsync`).
 
 An entry in a merge conflict cannot be marked (git in the sandbox would resolve it as
 deleted): :func:`mark` says so, and the command is not run. git runs here on the host,
@@ -28,9 +34,8 @@ hardened (:mod:`.githardened`), as for :mod:`.gitstaged`.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import itertools
-import json
 import os
 import threading
 import time
@@ -38,20 +43,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shell.core.dirs import data_dir
-
-from . import githardened, gitnet
-from .gitstaged import index_stamp, repository_of
+from . import githardened, gitmarkrecords, gitnet, gitsync
+from .gitstaged import git_dir, index_stamp, repository_of
 
 TIMEOUT = 10.0
 LOCK_TRIES = 20
 """Times an index another git holds locked is tried again, :data:`LOCK_WAIT` apart."""
 LOCK_WAIT = 0.05
-RECORDS = "index-marks"
-"""The folder (in the data dir) of records of bits set and not yet cleared."""
+Staged = dict[bytes, bytes]
+"""``name -> object`` of index entries."""
+EXIT_WAIT = 2.0
+"""Seconds the exit waits for a lock that keeps bits from being cleared (:func:`clear_at_exit`)."""
 
-_counter = itertools.count()
 _lock = threading.Lock()
+_pending: list[tuple[Marks, dict[Path, tuple[int, int]]]] = []
+"""Bits a command's leftover ``index.lock`` kept from being cleared, with that lock as it
+was seen then (inode, mtime): tried again around every command and at exit."""
 _unmarkable: dict[tuple[Path, tuple[bytes, ...]], tuple[int, int, int]] = {}
 """Hidden paths under which an index (in this state) tracks nothing to mark: most commands
 (an untracked ``.env``) then run no git here at all."""
@@ -69,6 +76,9 @@ class Marks:
     record: Path | None = None
     staged: Mapping[Path, Mapping[bytes, bytes]] = field(default_factory=dict)
     net: gitnet.Before = gitnet.NONE
+    unlocked: frozenset[Path] = frozenset()
+    """Repositories whose index had no lock file once marked: a lock there after the
+    command is the command's (:func:`clear_at_exit`)."""
 
     def __bool__(self) -> bool:
         return any(self.repos.values()) or bool(self.net)
@@ -88,92 +98,183 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
         if repo is not None:
             by_repo.setdefault(repo, []).append(os.fsencode(path.relative_to(repo).as_posix()))
     wanted: dict[Path, tuple[bytes, ...]] = {}
+    setting: dict[Path, tuple[bytes, ...]] = {}
     staged: dict[Path, dict[bytes, bytes]] = {}
-    for repo, rels in by_repo.items():
-        key, stamp = (repo, tuple(rels)), index_stamp(repo)
-        with _lock:
-            if stamp is None or _unmarkable.get(key) == stamp:
-                continue  # no index: nothing tracked; or nothing to mark since it last changed
-        listed = _tracked(repo, rels)
-        if listed is None:
-            continue  # not a repository git can read: nothing it could commit either
-        plain, conflicted = listed
-        if not plain and not conflicted:
+    retry_pending()
+    with gitmarkrecords.deciding():
+        for repo, rels in by_repo.items():
+            key, stamp = (repo, tuple(rels)), index_stamp(repo)
             with _lock:
-                if len(_unmarkable) >= 256:
-                    _unmarkable.clear()
-                _unmarkable[key] = stamp
-        if conflicted:
-            shown = os.fsdecode(conflicted[0])
-            more = f" and {len(conflicted) - 1} more" if len(conflicted) > 1 else ""
-            return NONE, f"{shown}{more} {'are' if len(conflicted) > 1 else 'is'} in a merge conflict"
-        if plain:
-            wanted[repo] = tuple(plain)
-            staged[repo] = plain
-    net = gitnet.before(hidden)  # before marking: its entries are cached by the index's state
-    if not wanted:
-        return Marks(net=net), ""
-    marks = Marks(wanted, _write_record(wanted), staged, net)
-    for repo, names in wanted.items():
-        if not _update(repo, "--skip-worktree", names):
-            unmark(marks)
-            return NONE, f"git's index in {repo} could not be marked (another git holds it locked?)"
-    return Marks(wanted, marks.record, staged, gitnet.restamped(net)), ""
+                if stamp is None or _unmarkable.get(key) == stamp:
+                    continue  # no index: nothing tracked; or nothing to mark since it last changed
+            listed = _tracked(repo, rels)
+            if listed is None:
+                continue  # not a repository git can read: nothing it could commit either
+            plain, marked, conflicted = listed
+            shared = gitmarkrecords.held_elsewhere(repo, list(marked), None) if marked else set()
+            if not plain and not conflicted and not shared:
+                with _lock:
+                    if len(_unmarkable) >= 256:
+                        _unmarkable.clear()
+                    _unmarkable[key] = stamp
+            if conflicted:
+                shown = os.fsdecode(conflicted[0])
+                more = f" and {len(conflicted) - 1} more" if len(conflicted) > 1 else ""
+                return NONE, f"{shown}{more} {'are' if len(conflicted) > 1 else 'is'} in a merge conflict"
+            if plain or shared:  # a bit another agent-shell's command holds is held by this one too
+                wanted[repo] = (*plain, *sorted(shared))
+                setting[repo] = tuple(plain)
+                staged[repo] = {**plain, **{n: marked[n] for n in shared}}
+        net = gitnet.before(hidden)  # before marking: its entries are cached by the index's state
+        if not wanted:
+            return Marks(net=net), ""
+        marks = Marks(wanted, gitmarkrecords.write(wanted), staged, net)
+        for repo, names in setting.items():
+            if names and not _update(repo, "--skip-worktree", names):
+                unmark(marks, ours=False)  # the lock in the way is another git's
+                return NONE, f"git's index in {repo} could not be marked (another git holds it locked?)"
+    unlocked = frozenset(r for r in wanted if _lock_seen(r) == (0, 0))
+    return Marks(wanted, marks.record, staged, gitnet.restamped(net), unlocked), ""
 
 
-def unmark(marks: Marks) -> list[str]:
+def unmark(marks: Marks, ours: bool = True) -> list[str]:
     """Clear the bits ``marks`` set (those still set: a command may have removed an
-    entry or cleared one itself); what the user must know: bits left set, and hidden
-    files git staged anew meanwhile (a checkout, a merge, a reset: git could not write
-    them, so the work tree keeps the user's version, which ``git commit -a`` would
-    commit back)."""
-    left: list[str] = []
+    entry or cleared one itself; not those another live command holds too); bring along
+    hidden files git staged anew meanwhile (:mod:`.gitsync`); what the user must know:
+    bits left set behind a lock, and hidden files it could not bring along. ``ours``: a
+    lock in the way appeared during the command (none was there when it was marked);
+    not so for a crashed session's bits."""
+    left: dict[Path, tuple[int, int]] = {}
     untouched = gitnet.untouched(marks.net)
     out = gitnet.after(marks.net)  # first: what it puts back is staged as before, no change to tell
-    for repo, rels in marks.repos.items():
-        now = _listed(repo, rels)
-        still = list(rels) if now is None else [n for n, (tag, _) in now.items() if tag == b"S"]
-        if still and not _update(repo, "--no-skip-worktree", still):
-            left.append(str(repo))
-        was = marks.staged.get(repo, {})
-        moved = sorted(n for n, sha in was.items() if now is not None and (now.get(n, (b"", b""))[1] != sha))
-        if moved:
-            shown = ", ".join(os.fsdecode(n) for n in moved[:5]) + (f" and {len(moved) - 5} more"
-                                                                  if len(moved) > 5 else "")
-            out.append(f"the command changed what git has staged for hidden files in {repo} ({shown}): git "
-                       "could not write them there, so your work tree still holds your version and git "
-                       "status shows it as changed; `git checkout -- PATH` takes git's version, `git add "
-                       "PATH` (or `git commit -a`) makes yours the staged one again")
+    with gitmarkrecords.deciding():
+        for repo, rels in marks.repos.items():
+            now = _listed(repo, rels)
+            if not _clear(repo, rels, now, marks.record):
+                left[repo] = _lock_seen(repo) if ours and repo in marks.unlocked else (0, 0)
+            was = marks.staged.get(repo, {})
+            if now is not None:
+                out += _brought(repo, was, {n: sha for n, (_, sha) in now.items()})
     gitnet.remember(marks.net, untouched)  # the next command's snapshot then runs no git
     if marks.record is not None and not left:
         with contextlib.suppress(OSError):
             marks.record.unlink()
     if left:
-        out.insert(0, f"skip-worktree bits agent-shell set in git's index for a command could not be cleared "
-                      f"in {', '.join(left)}: run `git ls-files -t | grep '^S'` there and `git update-index "
-                      "--no-skip-worktree` on the paths you did not mark yourself")
+        with _lock:
+            _pending.append((marks, left))
+        out.insert(0, f"skip-worktree bits agent-shell set in git's index for a command could not be "
+                      f"cleared yet in {', '.join(map(str, left))} (a git lock file, .git/index.lock, is in "
+                      "the way): they are cleared as soon as it is gone"
+                      + (", when agent-shell exits at the latest" if ours else ""))
+    retry_pending()
     return out
+
+
+def _clear(repo: Path, rels: Sequence[bytes], now: Mapping[bytes, tuple[bytes, bytes]] | None,
+           own: Path | None, tries: int = LOCK_TRIES) -> bool:
+    """Clear the bits still set on ``rels`` but those another live record holds."""
+    if now is None and git_dir(repo) is None:
+        return True  # the repository is gone: nothing left to clear
+    still = list(rels) if now is None else [n for n, (tag, _) in now.items() if tag == b"S"]
+    held = gitmarkrecords.held_elsewhere(repo, still, own) if still else set()
+    still = [n for n in still if n not in held]
+    return not still or _update(repo, "--no-skip-worktree", still, tries)
+
+
+def _brought(repo: Path, was: Mapping[bytes, bytes], now: Mapping[bytes, bytes]) -> list[str]:
+    brought, kept = gitsync.bring_along(repo, was, now)
+    out = []
+    if brought:
+        out.append(f"hidden files git now stages another version of in {repo} ({_shown(brought)}) could "
+                   "not be written by the command (the sandbox hides them): agent-shell brought them to that "
+                   "version, as "
+                   "the same command outside the sandbox would")
+    if kept:
+        out.append(f"the command changed what git has staged for hidden files in {repo} ({_shown(kept)}), "
+                   "and "
+                   "they were NOT written: they hold your own edits, so git status shows them as changed; "
+                   "`git checkout -- PATH` takes git's version, `git add PATH` (or `git commit -a`) makes "
+                   "yours "
+                   "the staged one again")
+    return out
+
+
+def _shown(names: Sequence[bytes]) -> str:
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return ", ".join(os.fsdecode(n) for n in names[:5]) + more
+
+
+def retry_pending(wait: float = 0.0) -> None:
+    """Clear the bits a lock kept set, where it is gone now (tried for ``wait`` seconds)."""
+    deadline = time.monotonic() + wait
+    while True:
+        with _lock:
+            pending = list(_pending)
+        for marks, locks in pending:
+            with gitmarkrecords.deciding():
+                done = all(_clear(repo, rels, _listed(repo, rels), marks.record, tries=1)
+                           for repo, rels in marks.repos.items())
+            if done:
+                with _lock:
+                    if (marks, locks) in _pending:
+                        _pending.remove((marks, locks))
+                if marks.record is not None:
+                    with contextlib.suppress(OSError):
+                        marks.record.unlink()
+        with _lock:
+            if not _pending or time.monotonic() >= deadline:
+                return
+        time.sleep(LOCK_WAIT)
+
+
+def clear_at_exit() -> None:
+    """At exit: the bits a lock kept set cleared; a lock still there, the very one seen
+    when the command ended, is that command's (its processes ended with it: nothing
+    holds it), and is removed as git's own message says to."""
+    retry_pending(EXIT_WAIT)
+    with _lock:
+        pending = list(_pending)
+    for _, locks in pending:
+        for repo, seen in locks.items():
+            lock = _lock_file(repo)
+            if lock is not None and seen != (0, 0) and _lock_seen(repo) == seen:
+                with contextlib.suppress(OSError):
+                    os.unlink(lock)
+    retry_pending()
+
+
+atexit.register(clear_at_exit)
+
+
+def _lock_file(repo: Path) -> Path | None:
+    gitdir = git_dir(repo)
+    return gitdir / "index.lock" if gitdir is not None else None
+
+
+def _lock_seen(repo: Path) -> tuple[int, int]:
+    lock = _lock_file(repo)
+    try:
+        st = os.lstat(lock) if lock is not None else None
+    except OSError:
+        return (0, 0)
+    return (st.st_ino, st.st_mtime_ns) if st is not None else (0, 0)
 
 
 def recover() -> list[str]:
     """Undo the records of processes that ended without clearing their bits (a crash,
     a kill): what could not be undone, said once."""
-    folder = data_dir() / RECORDS
-    try:
-        records = sorted(folder.iterdir())
-    except OSError:
-        return []
     out = []
-    for record in records:
-        pid = record.name.partition("-")[0]
-        if not pid.isdigit() or _alive(int(pid)):
+    for record in gitmarkrecords.records():
+        pid = gitmarkrecords.owner(record)
+        if pid is None or gitmarkrecords.alive(pid):
             continue
-        marks = _read_record(record)
-        if marks is None:
+        repos = gitmarkrecords.read(record)
+        if repos is None:
             with contextlib.suppress(OSError):
                 record.unlink()
             continue
-        out += [f"an earlier session ended before it cleared them: {said}" for said in unmark(marks)]
+        said = unmark(Marks(repos, record), ours=False)
+        out += [f"an earlier session ended before it cleared them: {line}" for line in said]
     return out
 
 
@@ -193,14 +294,16 @@ def kept_in_sparse_checkouts(env: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def _tracked(repo: Path, rels: Sequence[bytes]) -> tuple[dict[bytes, bytes], list[bytes]] | None:
-    """The entries at or under ``rels`` not marked skip-worktree yet, and those in a
-    merge conflict (None: git could not list them)."""
+def _tracked(repo: Path, rels: Sequence[bytes]) -> tuple[Staged, Staged, list[bytes]] | None:
+    """The entries at or under ``rels`` not marked skip-worktree yet, those marked
+    already (the user's, or another agent-shell's), and those in a merge conflict
+    (None: git could not list them)."""
     done = githardened.run(["-C", str(repo), "ls-files", "-t", "-z", "--stage", "--", *_specs(rels)],
                            timeout=TIMEOUT)
     if done is None or done.returncode != 0:
         return None
     plain: dict[bytes, bytes] = {}
+    marked: dict[bytes, bytes] = {}
     conflicted: list[bytes] = []
     for entry in done.stdout.split(b"\0"):
         tag, _, rest = entry.partition(b" ")
@@ -213,7 +316,9 @@ def _tracked(repo: Path, rels: Sequence[bytes]) -> tuple[dict[bytes, bytes], lis
                 conflicted.append(name)
         elif tag == b"H":
             plain[name] = fields[1]
-    return plain, conflicted
+        elif tag == b"S":
+            marked[name] = fields[1]
+    return plain, marked, conflicted
 
 
 def _listed(repo: Path, rels: Sequence[bytes]) -> dict[bytes, tuple[bytes, bytes]] | None:
@@ -238,10 +343,10 @@ def _specs(rels: Sequence[bytes]) -> list[str]:
     return [":(literal)" + os.fsdecode(r) for r in dict.fromkeys(rels)]
 
 
-def _update(repo: Path, flag: str, rels: Sequence[bytes]) -> bool:
+def _update(repo: Path, flag: str, rels: Sequence[bytes], tries: int = LOCK_TRIES) -> bool:
     """``git update-index FLAG`` on ``rels``, tried again while another git holds the index."""
     stdin = b"".join(r + b"\0" for r in rels)
-    for _ in range(LOCK_TRIES):
+    for _ in range(tries):
         done = githardened.run(["-C", str(repo), "update-index", flag, "-z", "--stdin"], stdin=stdin,
                                timeout=TIMEOUT)
         if done is not None and done.returncode == 0:
@@ -252,44 +357,5 @@ def _update(repo: Path, flag: str, rels: Sequence[bytes]) -> bool:
     return False
 
 
-def _write_record(wanted: Mapping[Path, Sequence[bytes]]) -> Path | None:
-    """The record of the bits about to be set (None: it could not be written; the bits
-    are still set and cleared after the command, only a crash would leave them)."""
-    folder = data_dir() / RECORDS
-    with _lock:
-        name = f"{os.getpid()}-{next(_counter)}.json"
-    body = {str(repo): [os.fsdecode(r) for r in rels] for repo, rels in wanted.items()}
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path = folder / name
-        path.write_text(json.dumps(body), encoding="utf-8", errors="surrogateescape")
-    except OSError:
-        return None
-    return path
-
-
-def _read_record(record: Path) -> Marks | None:
-    try:
-        body = json.loads(record.read_text(encoding="utf-8", errors="surrogateescape"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(body, dict):
-        return None
-    repos: dict[Path, tuple[bytes, ...]] = {}
-    for repo, rels in body.items():
-        if isinstance(repo, str) and os.path.isabs(repo) and isinstance(rels, list):
-            repos[Path(repo)] = tuple(os.fsencode(r) for r in rels if isinstance(r, str) and r)
-    return Marks(repos, record)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's: alive
-    return True
-
-
-__all__ = ["NONE", "Marks", "kept_in_sparse_checkouts", "mark", "recover", "unmark"]
+__all__ = ["NONE", "Marks", "clear_at_exit", "kept_in_sparse_checkouts", "mark", "recover", "retry_pending",
+           "unmark"]

@@ -14,9 +14,12 @@ an entry of a hidden tracked file the command dropped, or changed while HEAD sta
 is put back as it was staged; an entry the command gave a hidden untracked file is
 taken out (``git rm --cached``). A commit the command made is not rewritten (the
 user's history is theirs to change), but the result says loudly what it deletes or
-adds and the exact commands that undo it. A checkout or reset to another commit
-(HEAD moved to a commit that does not descend from the old one) is left to
-:func:`.gitmarks.unmark`'s note: git staged another version there on purpose.
+adds and the exact commands that undo it: only a commit the command made
+(:mod:`.githeads`), also one built with ``git commit-tree`` and ``git update-ref``, the
+index untouched (so HEAD is compared too: read from git's files, no git started). A
+checkout, a reset or a fast-forward to commits made elsewhere (HEAD moved, nothing
+committed here) staged another version on purpose: :func:`.gitmarks.unmark` brings the
+work tree along.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ import contextlib
 import os
 import shlex
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import githardened
+from . import githardened, githeads, gitsync
 from .gitexclude import hold_exclude, release
 from .gitstaged import git_dir, index_stamp, repository_of
 
@@ -53,6 +57,8 @@ class RepoBefore:
     stamp: tuple[int, int, int] | None
     made: Path | None = None
     """The empty ``info/exclude`` made for the command (:func:`.gitexclude.hold_exclude`)."""
+    since: int = 0
+    """When the snapshot was taken (seconds): a commit dated earlier was not made by the command."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +91,7 @@ def before(hidden: Iterable[Path]) -> Before:
         untracked = tuple(r for r in rels if r in files and not any(_under(n, r) for n in entries))
         if entries or untracked:
             made = hold_exclude(repo) if untracked else None
-            out[repo] = RepoBefore(rels, entries, untracked, _head(repo), stamp, made)
+            out[repo] = RepoBefore(rels, entries, untracked, _head(repo), stamp, made, int(time.time()))
     return Before(out)
 
 
@@ -113,30 +119,40 @@ def remember(was: Before, repos: Sequence[Path]) -> None:
 
 def after(was: Before) -> list[str]:
     """Put the index back where the command changed it under hidden paths; what the user
-    must know (a commit that deletes or adds one, entries put back)."""
+    must know (a commit it made that deletes or adds one, entries put back)."""
     out: list[str] = []
     for repo, old in was.repos.items():
         if old.made is not None:
             release(old.made)
-        if index_stamp(repo) == old.stamp:
-            continue  # the index is as it was: nothing was staged, nothing committed from it
-        now = _entries(repo, old.rels)
+        head, same_index = _head(repo), index_stamp(repo) == old.stamp
+        if same_index and head == old.head:
+            continue  # the index and HEAD as they were: nothing staged, nothing committed
+        now = dict(old.entries) if same_index else _entries(repo, old.rels)
         if now is None:
             continue
-        head = _head(repo)
         moved = head != old.head
-        if moved and old.head and not _descends(repo, old.head, head):
-            continue  # a checkout or reset elsewhere: gitmarks.unmark says what it staged
-        dropped = [n for n, e in old.entries.items() if n not in now or (not moved and now[n] != e)]
+        made = githeads.made_here(repo, old.head, head, old.since) if moved and head else []
+        if moved and not made:  # a checkout, reset, fast-forward to commits made elsewhere: on purpose
+            out += _written(repo, gitsync.write_missing(repo, [n for n in now if n not in old.entries]))
+            continue  # what it changed or removed is brought along once the marks are cleared (.gitmarks)
+        deleted: dict[bytes, bytes] = {}
+        committed: dict[bytes, bytes] = {}
+        for commit, status, name in reversed(githeads.changes(repo, made, old.rels)):
+            if status == b"D" and name in old.entries:
+                deleted.setdefault(name, commit)
+            elif status == b"A" and any(_under(name, n) for n in old.untracked):
+                committed.setdefault(name, commit)
+        missing = [n for n in old.entries if n not in now]
+        kept = githeads.in_tree(repo, head, old.rels) if moved and missing else set()
+        dropped = [n for n in missing if not moved or n in deleted or n in kept]
+        dropped += [] if moved else [n for n, e in old.entries.items() if n in now and now[n] != e]
         added = [n for n in old.untracked if any(_under(m, n) for m in now)]
         put = _put_back(repo, {n: old.entries[n] for n in dropped}) if dropped else False
         taken = _taken_out(repo, [m for m in now if any(_under(m, n) for n in added)]) if added else False
-        if moved and head:
-            deleted = [n for n in dropped if _in_tree(repo, old.head, n) and not _in_tree(repo, head, n)]
-            committed = [n for n in added if _in_tree(repo, head, n)]
-            out += _committed_notes(repo, head, deleted, put, committed, taken)
-            dropped = [n for n in dropped if n not in deleted]
-            added = [n for n in added if n not in committed]
+        staged = all(n in now or (put and n in dropped) for n in deleted)
+        out += _committed_notes(repo, head, deleted, staged, committed, taken or not added)
+        dropped = [n for n in dropped if n not in deleted]
+        added = [n for n in added if not any(_under(c, n) for c in committed)]
         where = shlex.quote(str(repo))
         if dropped:
             out.append(f"the command dropped or changed git's index entries of hidden files in {repo} "
@@ -150,29 +166,48 @@ def after(was: Before) -> list[str]:
     return out
 
 
-def _committed_notes(repo: Path, head: bytes, deleted: Sequence[bytes], put: bool,
-                     committed: Sequence[bytes], taken: bool) -> list[str]:
+def _committed_notes(repo: Path, head: bytes, deleted: Mapping[bytes, bytes], staged: bool,
+                     committed: Mapping[bytes, bytes], taken: bool) -> list[str]:
     """Loud: a commit the command made deletes hidden tracked files or adds hidden
-    untracked ones empty, and the exact commands that undo it (HEAD is not rewritten)."""
+    untracked ones empty, and the exact commands that undo it (history is not rewritten).
+    ``staged``: the index holds the deleted files as before (kept or put back)."""
     where = shlex.quote(str(repo))
-    commit = f"a commit this command made ({head[:12].decode()}, HEAD of {repo})"
     out = []
     if deleted:
-        undo = (f"their index entries are put back. Before you push: `git -C {where} commit --amend "
-                f"--no-edit` (that commit is HEAD) or `git -C {where} commit -m 'Restore hidden files'`"
-                if put else
-                f"before you push: `git -C {where} add -- {_args(deleted)} && git -C {where} commit --amend "
-                "--no-edit`")
-        out.append(f"WARNING: {commit} DELETES {_names(deleted)}, hidden from the command (git took the "
-                   f"empty stand-in for a deletion); your files are untouched and {undo}. Tell the user")
+        commit = next(iter(deleted.values()))
+        amend = (f"`git -C {where} commit --amend --no-edit` (that commit is HEAD) or "
+                 if commit == head else "")
+        names = list(deleted)
+        undo = (f"their index entries are as they were staged. Before you push: {amend}`git -C {where} "
+                "commit "
+                "-m 'Restore hidden files'`" if staged else
+                f"before you push: `git -C {where} add -- {_args(names)} && git -C {where} "
+                + ("commit --amend --no-edit`" if commit == head else "commit -m 'Restore hidden files'`"))
+        out.append(f"WARNING: {_commit(repo, commit, head)} DELETES {_names(names)}, hidden from the command "
+                   f"(git took the empty stand-in for a deletion); your files are untouched and {undo}. Tell "
+                   "the user")
     if committed:
-        out.append(f"WARNING: {commit} ADDS {_names(committed)} EMPTY (the sandbox's stand-in for a hidden "
-                   "file); your real file is untouched, and `git status` shows its content as a change, one "
-                   f"`git commit -a` from being published. Before you push: `git -C {where} rm --cached "
-                   f"-q --ignore-unmatch -- {_args(committed)} && git -C {where} commit --amend --no-edit` "
-                   "(that commit is HEAD)" + (" (the first half is done)" if taken else "")
-                   + ". Tell the user")
+        commit, names = next(iter(committed.values())), list(committed)
+        fix = (f"`git -C {where} rm --cached -q --ignore-unmatch -- {_args(names)} && git -C {where} commit "
+               + ("--amend --no-edit` (that commit is HEAD)" if commit == head
+                  else "-m 'Untrack hidden files'`"))
+        out.append(f"WARNING: {_commit(repo, commit, head)} ADDS {_names(names)} EMPTY (the sandbox's "
+                   "stand-in for a hidden file); your real file is untouched, and `git status` shows its "
+                   "content as a change, "
+                   f"one `git commit -a` from being published. Before you push: {fix}"
+                   + (" (the first half is done)" if taken else "") + ". Tell the user")
     return out
+
+
+def _written(repo: Path, names: Sequence[bytes]) -> list[str]:
+    return [f"hidden files git now tracks in {repo} ({_names(names)}) could not be written by the command "
+            "(the sandbox hides their folder): agent-shell wrote them, as the same command outside the "
+            "sandbox would"] if names else []
+
+
+def _commit(repo: Path, commit: bytes, head: bytes) -> str:
+    where = "HEAD" if commit == head else "in the history"
+    return f"a commit this command made ({commit[:12].decode()}, {where} of {repo})"
 
 
 def _cached_entries(repo: Path, rels: tuple[bytes, ...],
@@ -250,18 +285,6 @@ def _head_from_files(gitdir: Path) -> bytes | None:
 def _read(path: Path) -> bytes:
     with open(path, "rb") as handle:
         return handle.read(1 << 20).strip()
-
-
-def _descends(repo: Path, old: bytes, new: bytes) -> bool:
-    done = githardened.run(["-C", str(repo), "merge-base", "--is-ancestor", old.decode(), new.decode()],
-                           timeout=TIMEOUT)
-    return done is not None and done.returncode == 0
-
-
-def _in_tree(repo: Path, commit: bytes, name: bytes) -> bool:
-    done = githardened.run(["-C", str(repo), "ls-tree", "-r", "-z", "--name-only", commit.decode(), "--",
-                            ":(literal)" + os.fsdecode(name)], timeout=TIMEOUT)
-    return done is not None and done.returncode == 0 and bool(done.stdout.strip(b"\0"))
 
 
 def _put_back(repo: Path, entries: Entries) -> bool:
