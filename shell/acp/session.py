@@ -210,7 +210,7 @@ class AcpSession:
         if is_path_request(request, self.runtime.workspace.root):
             view.title = one_line(request.own_words() or request.description, 300)
         options = [
-            PermissionOption(option_id=i, name=label, kind=kind)
+            PermissionOption(option_id=i, name=one_line(label, 300), kind=kind)
             for i, label, kind in self.permissions.options(request)
         ]
         try:

