@@ -411,7 +411,7 @@ class PlainShell:
         drawing.close()
         self.drawing = None
         self.last_reply = drawing.reply
-        if drawing.reply.withdrawn:  # it did not fit the context: back at the prompt, to shorten
+        if drawing.reply.withdrawn:  # it did not fit the context, or a policy refused it: back to edit
             self.next_default = text
             self.console.print(Text("Your message is back at the prompt.", style="dim"))
         return drawing.reply.stop_reason

@@ -218,7 +218,10 @@ class Reply:
                     onion.blame(exc)
                     if self._keep_input(exc) and not started:  # recorded: front ends record from ReplyStart
                         yield with_reply_id(onion.start_event(), run.reply_id)
-                    for failure in await report(self, exc, "agent"):
+                    # a policy refused the input before it joined the history: the front ends
+                    # give it back to the prompt (as for a message that did not fit)
+                    refused = tuple(self.input) if isinstance(exc, StopReply) and not self.input_kept else ()
+                    for failure in await report(self, exc, "agent", refused):
                         yield failure
                     self.stop = "error"
                     end = None
@@ -242,7 +245,8 @@ class Reply:
         message joins the history all the same (a user turn with no answer is valid,
         :mod:`shell.providers.turns`), so it is recorded and the model reads it next
         turn. Not a ``StopReply``: a policy refused that input on purpose (PII's block
-        keeps a card number out of the history and the session). True when kept here."""
+        keeps a card number out of the history and the session; the error event carries
+        it as ``withdrawn``, back to the prompt). True when kept here."""
         if self.input_kept or isinstance(exc, StopReply):
             return False
         self.agent.messages.extend(self.input)

@@ -186,7 +186,8 @@ class ErrorEvent(_Event):
     withdrawn: tuple[Message, ...] = ()
     """The reply's input, taken back out of the history because the provider said it
     does not fit the model's context (a message kept there would make every later
-    request fail too): a front end gives its text back to the user to send again."""
+    request fail too), or kept out of it by an ``on_reply`` layer's ``StopReply`` (PII's
+    block): a front end gives its text back to the user to edit and send again."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -286,3 +286,19 @@ async def test_a_message_given_back_goes_before_what_was_typed_meanwhile() -> No
         gate.set()
         await wait_for(pilot, lambda: not app.busy and app.prompt.text != "a draft")
         assert app.prompt.text == "a long paste\n\na draft"
+
+
+async def test_a_message_a_policy_refused_comes_back_to_the_prompt_with_the_reason() -> None:
+    """r17: PII's "block" keeps a card number out of the history on purpose (StopReply),
+    but the message was gone from the prompt too: the user had to type it again."""
+    from middleware.pii import PII
+
+    app, agent, model = scripted_app(["Never."], middleware=[PII("credit_card", "block")])
+    typed = "pay with 4111 1111 1111 1111 please"
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, typed)
+        await wait_for(pilot, lambda: not app.busy and "Your message is back in the prompt." in
+                       [n.text for n in app.query(NoticeLine)])
+        assert app.prompt.text == typed  # to take the card number out and send again
+        assert any("credit_card" in n.text and "blocked" in n.text for n in app.query(NoticeLine))
+        assert agent.messages == [] and model.requests == []  # kept out, as the policy meant

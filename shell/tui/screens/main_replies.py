@@ -143,7 +143,7 @@ class RepliesRun(PromptKeepsKeys):
             if self.is_attached and self.query(StatusLine):  # gone when the app quit mid-reply
                 self.status.state = "idle"
             self.release_frames()
-        if renderer.reply.withdrawn:  # it did not fit the context: back to the prompt, to shorten
+        if renderer.reply.withdrawn:  # it did not fit the context, or a policy refused it: back to edit
             self.give_back(text, before_draft=True)
             await self.conversation.add(NoticeEntry("info", "Your message is back in the prompt."))
         left = flow.take_back()  # a steer the reply could not take: the next message
