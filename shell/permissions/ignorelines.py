@@ -22,9 +22,11 @@ IGNORE_FILES = (".gitignore", ".dockerignore", ".npmignore", ".hgignore", ".pret
                 ".ignore", ".rgignore", ".gcloudignore", ".vercelignore", ".slugignore")
 """Files that list names for a tool to leave out; nothing runs or reads what they name."""
 
-_WORD = r"""(?:[A-Za-z0-9_.,%/@+=:-]+|'[^'\n]*'|"[^"$`\\\n]*")+"""
+_WORD = r"""(?:[A-Za-z0-9_.,%/@+=:-]|'[^'\n]*'|"[^"$`\\\n]*")+"""
 """A word with nothing the shell expands: plain characters, or quoted without ``$``,
-backticks or backslashes (no ``*``, ``?``, ``[``, ``{``, ``~`` unquoted: no globbing)."""
+backticks or backslashes (no ``*``, ``?``, ``[``, ``{``, ``~`` unquoted: no globbing).
+One character (or one quoted part) a repetition: a run inside a repetition tried every
+split of a long word, and a 45-character token took forever on the event loop (T5)."""
 _TARGET = r"(?:[A-Za-z0-9_.-]+/)*(?:" + "|".join(re.escape(n) for n in IGNORE_FILES) + ")"
 _STATEMENT = rf"(?:echo|printf)(?:[ \t]+{_WORD})+[ \t]*>>[ \t]*{_TARGET}"
 _LINE = re.compile(rf"\s*{_STATEMENT}(?:[ \t]*(?:&&|;|\n)\s*{_STATEMENT})*[ \t]*;?\s*")
