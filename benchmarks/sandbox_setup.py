@@ -43,6 +43,7 @@ from home_walk import make_dot_folders
 from shell.core.programs import which
 from shell.permissions import homedirs, homelinks, homewalk, sandbox
 from shell.permissions.hiddenvalues import hidden_values, home_value_files
+from shell.permissions.homesecrets import found_in_config, home_stores
 from shell.permissions.sandbox import Sandbox
 from shell.tools.shell_cmd import confine
 
@@ -101,7 +102,7 @@ def prepared(box: Sandbox) -> list[str]:
     confined = anyio.run(lambda: confine(box, ["true"], network=False, shown=()))
     confined.launch.close()
     box.unmark()
-    return box.wrap(["true"], secrets=confined.secrets, hidden=confined.hidden or None, walls=confined.guard)
+    return box.wrap(["true"], secrets=confined.secrets, hidden=box.hidden_paths(), walls=confined.guard)
 
 
 def ours(box: Sandbox, env: dict[str, str]) -> None:
@@ -121,6 +122,9 @@ def parts(box: Sandbox) -> dict[str, float]:
     out["  of it: home walk"] = cpu(box.home_secrets)
     out["  of it: workspace walk"] = cpu(box.secret_files)
     out["hidden_paths"] = cpu(box.hidden_paths)
+    home = box.home_files.index.roots[0]
+    out["  of it: found_in_config"] = cpu(lambda: found_in_config(home))
+    out["  of it: home_stores"] = cpu(lambda: home_stores(home))
     home = box.home_files.last
     kept = home_value_files(home.files if home is not None else ())
     started = time.time_ns()

@@ -48,6 +48,7 @@ from .gitstaged import StagedCopies
 from .homedirs import home_dirs
 from .homesecrets import SECRET_PATHS, STARTUP_FILES
 from .secretfiles import SecretFileIndex, SecretFiles
+from .unreachable import closed_to_commands
 
 MAX_ENTRIES = 200_000
 """Directory entries one walk of home reads fresh (home holds every other project)."""
@@ -292,6 +293,8 @@ def home_args(found: HomeFound, *, staged: StagedCopies, configs: ScrubbedConfig
     copies = staged.copies(found.files)  # as prepare() asked: the same answer, kept
     for path in found.files:
         if inside(path) or _private(path, binds) or not os.path.isfile(path):
+            continue
+        if closed_to_commands(path, binds):  # the kernel refuses it to the command: no mount (.unreachable)
             continue
         args += ["--ro-bind", copies.get(path) or empty, str(path)]
     for path in found.configs:

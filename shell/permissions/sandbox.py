@@ -74,6 +74,7 @@ from .sandboxprobe import sandbox_available as sandbox_available
 from .sandboxprobe import will_sandbox as will_sandbox
 from .secretfiles import SecretFileIndex, SecretFiles
 from .secretwords import named_secret_files
+from .unreachable import closed_to_commands
 
 if TYPE_CHECKING:  # imported by prepare() and after() at the first command, not while starting
     from . import gitflags, gitobjects, gitrefs, gitsequencer, pathswaps
@@ -423,8 +424,8 @@ class Sandbox:
                 continue
             if real == self.workspace or real in self.workspace.parents:
                 continue  # the user works in there: hiding it would hide the workspace
-            if _under(real, private) and not _under(real, binds):
-                continue
+            if (_under(real, private) and not _under(real, binds)) or closed_to_commands(real, binds):
+                continue  # the command could not open it anyway: no mount (.unreachable)
             found.append(real)
         return _outermost(found)
 
