@@ -244,7 +244,7 @@ def _mcp_report(runtime: ShellRuntime, err: IO[str]) -> None:
     if runtime.mcp is None:
         return
     for status in runtime.mcp.statuses():
-        why = runtime.shown(_one_line(status.message)) if status.message else "no reason given"
+        why = runtime.shown(_one_line(status.reason)) if status.reason else "no reason given"
         name = runtime.shown(status.name)
         if status.state in ("failed", "exited"):
             err.write(f"agent-shell: MCP server {name} {status.state}: {why}; its tools are not in this "

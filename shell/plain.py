@@ -208,7 +208,7 @@ class PlainShell:
         if status.state == "connecting":
             return
         style = "dim" if status.state == "ready" else "yellow"
-        detail = f"{status.tools} tools" if status.state == "ready" else self.runtime.shown(status.message)
+        detail = f"{status.tools} tools" if status.state == "ready" else self.runtime.shown(status.reason)
         if status.state == "ready" and status.message:  # tools it was refused
             detail += f"; {self.runtime.shown(status.message)}"
         line = Text(f"mcp {sanitize_line(status.name)}: {status.state} ({detail})", style=style)

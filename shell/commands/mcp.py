@@ -39,7 +39,10 @@ def mcp_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         rows = []
         for s in mcp.statuses():
             tools = f", {s.tools} tools" if s.state == "ready" else ""
-            why = f": {sanitize_line(s.message)[:300]}" if s.message else ""
+            why = f": {sanitize_line(runtime.shown(s.message))[:300]}" if s.message else ""
+            if s.log:  # the server's own words: for the user, redacted (the model never gets them)
+                lines = "\n".join(f"      {line[:200]}" for line in runtime.shown(s.log).splitlines()[-8:])
+                why += f"\n\n  its stderr (last lines):\n\n{lines}"
             where = " (starts in the workspace: cwd = \"workspace\")" if s.in_workspace else ""
             rows.append(f"- **{sanitize_line(s.name)}** ({s.transport}){where} {s.state}{tools}{why}")
         return CommandResult("MCP servers (`/mcp restart NAME` starts a failed or exited one again):\n\n"

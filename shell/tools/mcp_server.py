@@ -94,8 +94,8 @@ class McpServer:
         self._stray_note = ""
         """Said once per connection when the server answers requests it was never sent."""
 
-    def _set(self, state: State, message: str = "") -> None:
-        self.status = replace(self.status, state=state, message=message, tools=len(self.tools))
+    def _set(self, state: State, message: str = "", log: str = "") -> None:
+        self.status = replace(self.status, state=state, message=message, tools=len(self.tools), log=log)
         with contextlib.suppress(Exception):
             self._notify(self.status)
 
@@ -116,8 +116,8 @@ class McpServer:
             # Any failure is reported as the server's state, never raised into the app.
             # Errors while the shell hangs up are not news about the server.
             if not self._closing and self.status.state in ("connecting", "ready"):
-                reason = describe_error(exc) + self._unreachable(exc) + self._stderr_tail()
-                self._set("exited" if self.status.state == "ready" else "failed", reason)
+                reason = describe_error(exc) + self._unreachable(exc)
+                self._set("exited" if self.status.state == "ready" else "failed", reason, self._stderr_text())
         finally:
             self._session = None
             self._calls.cancel_all()
@@ -151,8 +151,8 @@ class McpServer:
                 exc = TimeoutError(f"no answer to the MCP handshake within {self._timeout:g} s (a first npx "
                                    "or uvx run may still be downloading: start agent-shell again later)")
             if self.status.state == "connecting":
-                self._set("failed", describe_error(exc) + (self._refused() or self._unreachable(exc))
-                          + self._stderr_tail())
+                self._set("failed", describe_error(exc) + (self._refused() or self._unreachable(exc)),
+                          self._stderr_text())
             raise exc from None
         refused = await self._take_tools(listed)
         self._session = session
@@ -209,7 +209,7 @@ class McpServer:
     def _output_closed(self) -> None:
         """The server's output ended: for stdio, the process exited."""
         if self.spec.transport == "stdio" and not self._stop.is_set():
-            self._gone("the server process exited" + self._stderr_tail())
+            self._gone("the server process exited", self._stderr_text())
 
     def _unreadable(self, what: str) -> None:
         """The server broke the protocol during the handshake: it fails. (Later, only
@@ -228,9 +228,9 @@ class McpServer:
         if self.status.state == "ready":
             self._set("ready", "; ".join(part for part in (self.status.message, self._stray_note) if part))
 
-    def _gone(self, message: str) -> None:
+    def _gone(self, message: str, log: str = "") -> None:
         if self.status.state in ("connecting", "ready"):
-            self._set("exited" if self.status.state == "ready" else "failed", message)
+            self._set("exited" if self.status.state == "ready" else "failed", message, log)
         self._stop.set()
         self._calls.cancel_all()
 
@@ -245,9 +245,8 @@ class McpServer:
         stdio = self.spec.transport == "stdio"
         return "" if stdio else mcp_http.unreachable(exc, self.spec.url, self.spec.name)
 
-    def _stderr_tail(self) -> str:
-        text = self._stderr.text(STDERR_TAIL) if self._stderr is not None else ""
-        return f"\nserver stderr (last lines):\n{text}" if text else ""
+    def _stderr_text(self) -> str:
+        return self._stderr.text(STDERR_TAIL) if self._stderr is not None else ""
 
     async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
         """Call a tool; any trouble becomes an error result the model can read."""

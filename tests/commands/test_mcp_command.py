@@ -59,6 +59,8 @@ async def test_a_server_that_died_is_listed_so_and_started_again_with_its_tools(
         assert "sdk__echo" not in {t.name for t in runtime.agent.tools}  # marked down: not offered
         listed, _ = await run("/mcp")
         assert "- **sdk** (stdio) exited: the server process exited" in listed
+        assert "sdk server: dying on purpose" in listed  # its stderr, for the user: redacted
+        assert "GITHUB_TOKEN=" in listed and "ghp_abcdefghijklmnopqrstuvwxyz0123456789" not in listed
         assert "/mcp restart NAME" in listed
         unknown = "There is no MCP server named 'nope' (configured: sdk)."
         assert await run("/mcp restart nope") == (unknown, True)

@@ -75,6 +75,7 @@ def echo(a: str = "") -> str:
 @server.tool()
 def die() -> str:
     """The process exits in the middle of the call."""
+    sys.stderr.write("config: GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")  # a log holds keys
     sys.stderr.write("sdk server: dying on purpose\n")
     sys.stderr.flush()
     os._exit(7)

@@ -88,7 +88,8 @@ async def test_a_server_that_dies_mid_call_fails_the_call_and_is_marked_down(
         status = mcp.status("sdk")
         assert status.state == "exited"
         if transport == "stdio":
-            assert status.message.endswith("sdk server: dying on purpose")  # its last words on stderr
+            assert status.reason.endswith("sdk server: dying on purpose")  # its last words: the user's
+            assert "ghp_" not in status.message and "ghp_" not in died.text  # never the model's (finding T6)
         else:
             assert status.message.startswith("its answer broke off, then it did not answer a ping")
         assert mcp.tools() == []  # no longer offered to the model
@@ -96,6 +97,7 @@ async def test_a_server_that_dies_mid_call_fails_the_call_and_is_marked_down(
             after = await echo.run({"a": "x"}, recorder.context(echo.name, {}))
         assert after.is_error
         assert after.text.startswith("The MCP server 'sdk' is exited: ")
+        assert "ghp_" not in after.text and "stderr" not in after.text
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -230,7 +230,8 @@ class StartUp(CommandResults):
             return
         level = "info" if state == "ready" else "warning"
         tools = f" ({status.tools} tools)" if state == "ready" else ""
-        note = f": {status.message}" if getattr(status, "message", "") else ""
+        reason = getattr(status, "reason", "")
+        note = f": {self.runtime.shown(reason)}" if reason else ""  # stderr too: redacted, the user's only
         entry = NoticeEntry(level, f"MCP server {status.name} {state}{tools}{note}")
         self.call_later(self.conversation.add, entry)
 
