@@ -61,7 +61,8 @@ def main() -> None:
         git("add", "f.txt")
         git("commit", "-qm", str(i))
     denied = [root / "secrets"]
-    for command in ("git status -- f{}", "git log -U{}"):  # a new line each time: parses are cached
+    commands = ("git status -- f{}", "git log -U{}", "git commit -qm m{}", "git checkout -q b{}")
+    for command in commands:  # a new line each time: parses are cached
         lines = iter([command.format(i) for i in range(args.runs)])
         cost = _per_call_ms(partial(_next_reader, lines, root), args.runs)
         print(f"history_reader({command!r}): {cost:.3f} ms")

@@ -29,17 +29,27 @@ from .gitstaged import hardened_git, repository_of
 from .shellsplit import split_command
 
 
-def history_reader(command: str, root: Path) -> str:
+def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
     """The first git command of ``command`` that may print or copy file contents from
     history (``git log -p``, ``git log -U1``, an alias: anything not :func:`.gitquiet.quiet`),
-    or ""."""
-    for part in split_command(command).parts:
-        if not part.text:
-            continue
-        for words in read_part(part.text).commands:
-            if words and words[0].text == "git" and not quiet([w.text for w in words[1:]], root):
-                return " ".join(w.text for w in words[:8])
+    or "". ``moves``: every denied path git holds exists now (the sandbox hides it), so a
+    checkout, reset or merge to another tree lays out none of it (finding S2)."""
+    readings = [words for part in split_command(command).parts if part.text
+                for words in read_part(part.text).commands if words]
+    alone = len(readings) == 1  # a work-tree `git diff` trusts marks another command may drop
+    for words in readings:
+        if words[0].text == "git" and not quiet([w.text for w in words[1:]], root, alone=alone, moves=moves):
+            return " ".join(w.text for w in words[:8])
     return ""
+
+
+def only_moves_hidden(command: str, root: Path, held: Sequence[Path]) -> bool:
+    """Whether the only history readers of ``command`` lay out another tree (a branch
+    switch, ``reset --hard``, ``merge``) while every one of the ``held`` denied paths exists
+    now: the sandbox hides those (an empty read-only folder, ``/dev/null``), so git cannot
+    write what the other tree holds there. One that exists only in history is not hidden,
+    and ``git checkout HEAD~1; cat secrets/*`` printed it (finding S2)."""
+    return all(os.path.lexists(p) for p in held) and not history_reader(command, root, moves=True)
 
 
 def tracked_denied(denied: Sequence[Path]) -> list[Path]:
@@ -119,4 +129,4 @@ def _history_holds(repo: Path, rel: str) -> bool:
     return listed is None or bool(listed.strip(b"\0\n"))  # git failing: it may well hold it
 
 
-__all__ = ["held_denied", "history_reader", "tracked_denied"]
+__all__ = ["held_denied", "history_reader", "only_moves_hidden", "tracked_denied"]

@@ -8,6 +8,14 @@ question is turned round: a git command is quiet only when its subcommand and ev
 of its options are known not to print or lay out contents (``git status``, ``git log
 --oneline``, ``git diff --stat``, ``git add -A && git commit``); anything else is treated
 as a reader by :mod:`.githistory`, which asks while a deny rule names content git holds.
+
+"Whatever its options" was the next hole (findings S1, S6, S8: ``commit -v``, ``diff
+--stat -U0``, ``update-index --no-skip-worktree``, ``config --blob``): every subcommand
+is now read against the options it may have (:mod:`.gitallowed`, parsed by
+:mod:`.gitoptions`, an unknown one asks), and a command that lays out another tree
+(``checkout HEAD~1``, ``reset --hard <rev>``, ``merge``, ``pull``) is not quiet: the
+sandbox hides what existed when the command started, not what git writes there after
+(finding S2).
 """
 
 from __future__ import annotations
@@ -17,7 +25,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import githardened
+from . import gitallowed, githardened
+from .gitoptions import operands
 
 GLOBAL_FREE = frozenset({"--no-pager", "-P", "--paginate", "-p", "--bare", "--no-replace-objects",
                          "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
@@ -44,23 +53,30 @@ LOG_OPTIONS = (*NAMES, "--oneline", "--graph", "--decorate", "--no-decorate", "-
 """Options of ``log``/``show``/``reflog``/``shortlog``/``stash list`` that print no patch
 (``-<n>`` too). Format placeholders print commit data, not file contents, but ``%N`` prints
 notes, and a note can be any blob (``git notes add -C <blob>``): see :func:`_format_ok`."""
-PLAIN = frozenset({"add", "commit", "branch", "remote", "rev-parse", "init", "config", "fetch", "pull",
-                   "push", "mv", "rm", "merge-base", "name-rev", "describe", "ls-remote", "version",
-                   "help", "gc", "prune", "count-objects", "check-ignore", "check-attr", "show-ref",
-                   "symbolic-ref", "var", "rev-list", "cherry", "merge", "revert", "clean", "ls-files",
-                   "update-index", "write-tree", "shortlog"})
-"""Subcommands that print or copy no file contents whatever their options, except the ones
-:data:`NEVER` lists (``--format`` with ``%(raw)`` on refs, ``-p``, ``--edit`` …)."""
+INERT = frozenset({"rev-parse", "merge-base", "name-rev", "describe", "ls-remote", "version", "help",
+                   "gc", "prune", "count-objects", "check-ignore", "check-attr", "show-ref", "var", "cherry",
+                   "ls-files", "write-tree", "shortlog"})
+"""Subcommands with no option that prints or lays out a file's contents (they print ids,
+names, refs and counts), except the ones :data:`NEVER` lists (``--format`` with ``%(raw)``
+…). Those that write the index, move HEAD or read a blob are not here: ``update-index``
+(it clears the marks that keep ``git diff`` blind to hidden files, and ``--cacheinfo``
+stages any blob: findings S1, S2), ``config`` (``--blob``), ``merge``/``revert``/``pull``
+(they lay out another tree) each have their own judgement below."""
 NEVER = ("-p", "--patch", "-i", "--interactive", "--format", "--exec", "--upload-pack", "--receive-pack",
-         "--output", "--exec-path", "--template", "--separate-git-dir", "--notes", "--show-notes")
-"""Options that print contents (``-p``), run a program the model names (``--exec``,
-``--upload-pack``), or copy the store elsewhere; a :data:`PLAIN` command with one asks."""
+         "--output", "--exec-path", "--template", "--separate-git-dir", "--notes", "--show-notes",
+         "--objects", "--objects-edge", "--objects-edge-aggressive", "--missing", "--pretty")
+"""Options that print contents or blob ids (``-p``, ``rev-list --objects``), run a program the
+model names (``--exec``, ``--upload-pack``), or copy the store elsewhere; an :data:`INERT`
+command with one asks."""
 LOCAL = re.compile(r"(/|\./|\.\./|~|file:|\.$|\.\.$)")
 """A remote given as a path: ``git push ../copy`` lays the history out where no rule hides it."""
 
 
-def quiet(words: Sequence[str], root: Path) -> bool:
-    """Whether ``git <words>`` cannot print or copy file contents from history."""
+def quiet(words: Sequence[str], root: Path, *, alone: bool = True, moves: bool = False) -> bool:
+    """Whether ``git <words>`` cannot print or copy file contents from history. ``alone``:
+    it is the only command of its line (a work-tree ``git diff`` is quiet only then).
+    ``moves``: the caller knows every denied path git holds exists now, so the sandbox hides
+    it from whatever tree a checkout, reset or merge lays out (else such a move asks)."""
     i, repo = 0, root
     while i < len(words) and words[i].startswith("-"):
         opt = words[i]
@@ -75,37 +91,55 @@ def quiet(words: Sequence[str], root: Path) -> bool:
             return False  # --work-tree, --git-dir, --exec-path, -c alias.x=… and anything unknown
     if i >= len(words):
         return True
-    return _quiet_sub(words[i], list(words[i + 1:]), repo)
+    return _quiet_sub(words[i], list(words[i + 1:]), repo, alone, moves)
 
 
-def _quiet_sub(sub: str, rest: list[str], repo: Path) -> bool:
+def _quiet_sub(sub: str, rest: list[str], repo: Path, alone: bool, moves: bool) -> bool:
+    if sub == "status":  # `-uno` is `--untracked-files=no`, not a cluster of -u, -n, -o
+        rest = ["-u" if re.fullmatch(r"-u(no|normal|all)", r) else r for r in rest]
     options = [r for r in rest if r.startswith("-")]
-    if sub == "status":
-        return not any(o in ("-v", "-vv", "--verbose") or re.fullmatch(r"-[a-z]*v[a-z]*", o) for o in options)
     if sub in ("log", "reflog") or (sub == "stash" and rest[:1] == ["list"]):
         return _log_ok(options)
+    if sub == "rev-list":
+        return _log_ok([o for o in options if o != "--count"])
     if sub == "show":
         return _log_ok(options) and any(o.startswith(NAMES) for o in options) and _commits(rest, repo)
     if sub == "diff":
-        return _diff_ok(rest, repo)
-    if sub == "stash":
-        pushes = not rest or rest[0].startswith("-")  # `git stash -u` is `git stash push -u`
-        return (pushes or rest[0] in ("push", "save", "drop", "clear")) and not _has(options, NEVER)
+        return _diff_ok(rest, repo, alone)
     if sub in ("checkout", "switch"):
-        return _switch_ok(rest)
-    if sub == "restore":
-        return not _has(options, ("-s", "--source", "-p", "--patch"))
+        return _switch_ok(rest, repo, moves)
     if sub == "reset":
-        return not _has(options, ("-p", "--patch"))
-    if sub == "tag":
-        return not _has(options, ("--format", "-F", "--file"))
-    if sub in ("fetch", "pull", "push"):
-        operands = [r for r in rest if not r.startswith("-")]
-        return not _has(options, ("--exec", "--upload-pack", "--receive-pack")) and not any(
-            LOCAL.match(o) for o in operands)
-    if sub in PLAIN:
+        return _reset_ok(rest, repo, moves)
+    if sub == "symbolic-ref":  # two operands point HEAD at another tree without laying it out
+        return (found := operands(rest, gitallowed.SYMBOLIC_REF)) is not None and len(found.before) <= 1
+    if sub in gitallowed.MOVES:
+        return _merge_ok(sub, rest, moves)
+    if sub in ("fetch", "push", "remote"):
+        found = operands(rest, gitallowed.BY_SUBCOMMAND[sub])
+        return found is not None and not any(LOCAL.match(o) for o in found.before)
+    if sub == "stash":
+        return _stash_ok(rest)
+    if sub in gitallowed.BY_SUBCOMMAND:
+        return operands(rest, gitallowed.BY_SUBCOMMAND[sub]) is not None
+    if sub in INERT:
         return not _has(options, NEVER)
-    return False  # whatchanged, checkout-index, read-tree, an alias, a user's own subcommand …
+    return False  # whatchanged, checkout-index, read-tree, update-index, an alias, a user's own subcommand …
+
+
+def _merge_ok(sub: str, rest: list[str], moves: bool) -> bool:
+    """``merge``, ``revert``, ``pull`` lay out another tree: quiet when stepping back, or
+    when the caller knows the sandbox hides every denied path git holds (``moves``)."""
+    if rest in (["--abort"], ["--quit"]):
+        return True
+    found = operands(rest, gitallowed.MOVES[sub])
+    return moves and found is not None and not any(LOCAL.match(o) for o in found.before)
+
+
+def _stash_ok(rest: list[str]) -> bool:
+    pushes = not rest or rest[0].startswith("-")  # `git stash -u` is `git stash push -u`
+    if pushes or rest[0] in ("push", "save"):
+        return operands(rest if pushes else rest[1:], gitallowed.STASH_PUSH) is not None
+    return rest[0] in ("drop", "clear") and operands(rest[1:], gitallowed.QUIET_ONLY) is not None
 
 
 def _has(options: Sequence[str], names: Sequence[str]) -> bool:
@@ -136,29 +170,76 @@ def _format_ok(spec: str) -> bool:
     return "%N" not in spec and "notes" not in spec.lower()
 
 
-def _diff_ok(rest: list[str], repo: Path) -> bool:
-    """``git diff --stat`` anything; otherwise only the work tree against the index (the
-    sandbox hides denied files from it: :mod:`.gitmarks`), not a revision or another file."""
-    options = [r for r in rest if r.startswith("-")]
-    if any(o.split("=", 1)[0] in NAMES for o in options) and not _has(options, ("--output", "--no-index")):
-        return not _has(options, ("-p", "--patch", "-u")) or _has(options, ("--no-patch",))
-    if _has(options, ("--cached", "--staged", "--merge-base", "--no-index", "--output")):
+def _diff_ok(rest: list[str], repo: Path, alone: bool) -> bool:
+    """``git diff`` that prints names and counts only (``--stat``, any revisions), with no
+    option off :data:`.gitallowed.DIFF_NAMES` (``-U0``, ``--patch-with-stat``, ``--word-diff``
+    each turn the patch back on: finding S6). A patch only of the work tree against the
+    index, and only as the line's one command: the sandbox's skip-worktree marks
+    (:mod:`.gitmarks`) keep hidden files out of it, and an earlier command of the same line
+    can drop them (``update-index --no-skip-worktree``, ``rm .git/index; git reset``: S1)."""
+    named = operands(rest, gitallowed.DIFF_NAMES)
+    if named is not None and any(o.split("=", 1)[0] in NAMES for o in rest if o.startswith("-")):
+        return True
+    found = operands(rest, gitallowed.DIFF_PATCH)
+    if not alone or found is None:
         return False
-    operands = [r for r in rest if not r.startswith("-")]
-    if "--" in rest:
-        operands = [r for r in rest[: rest.index("--")] if not r.startswith("-")]
-    return all(os.path.lexists(repo / r) for r in operands)  # each a path, none a revision
+    return all(os.path.lexists(repo / r) for r in found.before)  # each a path, none a revision
 
 
-def _switch_ok(rest: list[str]) -> bool:
-    """``git switch``/``checkout`` of a branch (``-b new start`` too), not of files from a
-    revision (``checkout HEAD~1 -- .``) nor a patch (``-p``)."""
-    options = [r for r in rest if r.startswith("-")]
-    if "--" in rest or _has(options, ("-p", "--patch", "--pathspec-from-file")):
+def _switch_ok(rest: list[str], repo: Path, moves: bool) -> bool:
+    """``git switch``/``checkout`` that stays on HEAD's tree: a new branch where HEAD is
+    (``-b feat``, ``--orphan t``), or a branch, tag or commit whose tree is HEAD's; and
+    ``checkout FILE`` (from the index, as ``restore``). Any other tree is laid out where no
+    rule hides it, with a denied file only history holds (finding S2: ``checkout HEAD~1``)."""
+    found = operands(rest, gitallowed.SWITCH)
+    if found is None or found.after:
         return False
-    creates = _has(options, ("-b", "-B", "-c", "-C", "--orphan", "--create"))
-    operands = [r for r in rest if not r.startswith("-")]
-    return len(operands) <= (2 if creates else 1)
+    targets = [("@{-1}" if o == "-" else o) for o in found.before]
+    creates = _has([r for r in rest if r.startswith("-")], ("-b", "-B", "-c", "-C", "--orphan", "--create",
+                                                               "--force-create"))
+    if len(targets) > 1:
+        return False
+    if not targets:
+        return True
+    if moves and _same_tree(repo, targets[0]) is not None:
+        return True  # whatever it lays out of a denied path lands where the sandbox hides it
+    if creates:
+        return _same_tree(repo, targets[0]) is True
+    same = _same_tree(repo, targets[0])
+    return same is True or (same is None and os.path.lexists(repo / targets[0]))
+
+
+def _reset_ok(rest: list[str], repo: Path, moves: bool) -> bool:
+    """``git reset`` to HEAD's tree (``reset -q``, ``reset --hard``, ``reset HEAD file``);
+    ``reset --soft HEAD~1`` then ``restore --staged .`` and ``restore .`` lays out the older
+    tree, so any other revision asks."""
+    found = operands(rest, gitallowed.RESET)
+    if found is None:
+        return False
+    for word in found.before:
+        same = _same_tree(repo, word)
+        if same is False and moves:
+            continue
+        if same is False or (same is None and not os.path.lexists(repo / word)):
+            return False
+    return True
+
+
+def _same_tree(repo: Path, rev: str) -> bool | None:
+    """Whether ``rev`` names a commit whose tree is HEAD's; None when it names no commit
+    (a path, or a branch not made yet: the caller decides). Asked of git (hardened)."""
+    if "\n" in rev or rev.startswith("-"):
+        return False
+    done = githardened.run(["-C", str(repo), "cat-file", "--batch-check"],
+                           stdin=f"HEAD^{{tree}}\n{rev}^{{tree}}\n".encode())
+    if done is None or done.returncode != 0:
+        return False
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    if len(lines) != 2:
+        return False
+    if lines[1].endswith(" missing") or lines[1].endswith(" ambiguous"):
+        return None
+    return lines[0].split(" ")[0] == lines[1].split(" ")[0]
 
 
 def _commits(rest: list[str], repo: Path) -> bool:

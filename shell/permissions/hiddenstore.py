@@ -58,7 +58,7 @@ def stored_secret_question(name: str, command: str, root: Path, sandbox: Sandbox
 def stored_hidden_file(command: str, root: Path, hidden: Iterable[Path]) -> tuple[str, Path] | None:
     """The history reader ``command`` runs and the first of the ``hidden`` secret files
     (with values worth hiding) whose content git's object store holds, or None."""
-    reader = history_reader(command, root)
+    reader = history_reader(command, root, moves=True)  # hidden files exist: the sandbox hides them
     if not reader:
         return None
     by_repo: dict[Path, list[Path]] = {}

@@ -66,7 +66,7 @@ from .asktext import (
 )
 from .egress import secret_sent
 from .fence import Fence, outside_note
-from .githistory import held_denied, history_reader
+from .githistory import held_denied, history_reader, only_moves_hidden
 from .hiddensent import hidden_value_sent
 from .hiddenstore import stored_secret_question
 from .homedirs import unfenced_note
@@ -489,7 +489,7 @@ class PermissionPolicy(RuleEditing):
             return names_denied(tool.name, denied)
         reader = history_reader(command, self.root)
         tracked = held_denied([*self.read_denied_paths(), *hidden]) if reader else []
-        if not tracked:
+        if not tracked or only_moves_hidden(command, self.root, tracked):
             return ""
         shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
         rule = self._kept_by(tracked[0])

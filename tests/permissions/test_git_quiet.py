@@ -26,12 +26,21 @@ def git(root: Path, *args: str) -> None:
     "git read-tree -u --prefix=copy/ HEAD", "git restore --source HEAD -- .", "git checkout HEAD -- .",
     "git show -s plan", "git show --stat plan", "git log -1 --format=%N", "git stash list -p",
     "git push ../copy HEAD", "git status -v", "git --git-dir=.git log --oneline",
+    "git commit --dry-run -v", "git commit -qv -m x", "git diff --stat -U0 HEAD~0", "git diff --raw --binary",
+    "git diff --name-only --word-diff", "git diff --stat --patch-with-stat", "git diff --cached",
+    "git rev-list --objects --all", "git config --blob HEAD:README.md --list", "git config -f x --list",
+    "git update-index --no-skip-worktree README.md", "git update-index --add --cacheinfo 100644,0,x",
+    "git tag -n9 -l", "git symbolic-ref HEAD refs/heads/old", "git remote add c ../copy",
+    "git status --bogus",
+    "git update-index --no-skip-worktree x; git diff", "git diff | cat", "bash -c 'git diff'",
 ])
 def test_a_git_command_not_known_to_be_quiet_asks(tmp_path: Path, command: str) -> None:
     """Each printed or laid out the denied file's committed content unasked: ``plan`` is a
     tag naming its blob (``git show -s`` prints a blob whole), a note can be any blob."""
     tracked_repo(tmp_path)
     git(tmp_path, "tag", "plan", "HEAD:config/secrets/db.txt")
+    (tmp_path / "README.md").write_text("two\n")
+    git(tmp_path, "commit", "-qam", "two")  # HEAD~1 is another tree
     action, reason = decide(tmp_path, command)
     assert action == "ask", (command, reason)
     assert "deny read_file(config/secrets/**)" in reason
@@ -43,8 +52,48 @@ def test_a_git_command_not_known_to_be_quiet_asks(tmp_path: Path, command: str) 
     "git commit -s -m x", "git -c user.name=t commit -qm x", "git push -u origin main", "git fetch -p",
     "git switch -c feat", "git checkout -b feat main", "git stash -u", "git stash list", "git branch -a",
     "git remote -v", "git tag -l", "git rev-parse HEAD", "git status -sb", "git restore --staged .",
+    "git diff", "git diff README.md", "git diff --stat -M HEAD~0 HEAD", "git status -uno",
+    "git checkout main", "git checkout README.md", "git reset --hard", "git reset -q HEAD README.md",
+    "git commit -qam 'x y'",
+    "git checkout -q --orphan t", "git update-index -q --refresh", "git config --get user.name",
 ])
 def test_everyday_git_commands_run_as_the_mode_says(tmp_path: Path, command: str) -> None:
+    """Truly quiet, so unasked (a bare ``git diff`` is the work tree against an index whose
+    marks hide the denied files, and nothing else on its line can drop them)."""
     tracked_repo(tmp_path)
     git(tmp_path, "tag", "plan", "HEAD:config/secrets/db.txt")
+    git(tmp_path, "branch", "main")  # HEAD's tree
+    assert decide(tmp_path, command)[0] == "allow", command
+
+
+MOVES = ["git checkout -q HEAD~1", "git switch --detach HEAD~1", "git checkout -b old HEAD~1",
+         "git checkout old", "git reset --hard HEAD~1", "git reset --soft HEAD~1", "git merge old",
+         "git pull", "git revert HEAD"]
+
+
+@pytest.mark.parametrize("command", MOVES)
+def test_laying_out_another_tree_asks_while_a_denied_file_is_only_in_history(
+    tmp_path: Path, command: str
+) -> None:
+    """Finding S2: ``config/secrets`` was committed, then removed; the sandbox hides only
+    what exists, so ``git checkout HEAD~1; cat config/secrets/*`` printed it unasked."""
+    tracked_repo(tmp_path)
+    git(tmp_path, "branch", "old")
+    git(tmp_path, "rm", "-rq", "config/secrets")
+    git(tmp_path, "commit", "-qm", "gone")
+    action, reason = decide(tmp_path, command)
+    assert action == "ask", (command, reason)
+    assert "deny read_file(config/secrets/**)" in reason
+
+
+@pytest.mark.parametrize("command", MOVES[:-2])
+def test_laying_out_another_tree_runs_while_the_sandbox_hides_every_denied_file(
+    tmp_path: Path, command: str
+) -> None:
+    """The denied folder exists, so the sandbox hides it from whatever tree the command
+    lays out: a branch switch stays unasked."""
+    tracked_repo(tmp_path)
+    git(tmp_path, "branch", "old")
+    (tmp_path / "README.md").write_text("two\n")
+    git(tmp_path, "commit", "-qam", "two")
     assert decide(tmp_path, command)[0] == "allow", command
