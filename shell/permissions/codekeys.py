@@ -66,8 +66,20 @@ from typing import Any
 TOML_NAMES = frozenset({"pyproject.toml"})
 PIXI_NAME = "pixi.toml"
 """pixi's manifest: its code-naming places are those of ``[tool.pixi]`` (:data:`TOML_CODE_PATHS`)."""
-REQUIREMENTS_GLOBS = ("*requirements*.txt", "*requirements*.in", "*constraints*.txt")
-"""pip requirements files, by their usual names (case-folded)."""
+REQUIREMENTS_GLOBS = ("*requirements*.txt", "*.in", "*constraints*.txt")
+"""pip requirements files, by their usual names (case-folded); ``*.in`` is pip-tools' input
+(``requirements/base.in``: ``pip-compile`` resolves through its index lines and writes them
+into the ``.txt``, finding S22), but for the build templates of :data:`NOT_REQUIREMENTS`."""
+NOT_REQUIREMENTS = ("*makefile*.in", "*.h.in", "*.mk.in", "config*.in", "manifest.in", "*.am.in",
+                    "*.cmake.in", "*.pc.in", "*.spec.in", "*.py.in", "*.sh.in", "*.service.in",
+                    "*.xml.in", "*.desktop.in")
+"""``*.in`` names that are autoconf's, CMake's or setuptools' templates, not pip-tools' inputs."""
+PIPFILE = "pipfile"
+SPELLED = ("Pipfile",)
+"""Names of :data:`NAMES` as their tools spell them, where that is not lower case (a
+file search is case-sensitive)."""
+"""pipenv's manifest: its ``[[source]]`` tables say where ``pipenv install`` gets every package
+(finding S22), read as ``[tool.pipenv]``'s (:data:`TOML_CODE_PATHS`)."""
 REQUIREMENTS_OPTIONS = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--no-index",
                         "--trusted-host", "-r", "--requirement", "-c", "--constraint")
 """The options of a requirements file's line that name where pip gets packages from, or another file."""
@@ -90,7 +102,8 @@ HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged")
 lint-staged): whole, as code (finding Q7)."""
 HOOK_WHY = ("holds commands your next git commit runs as you (husky, simple-git-hooks, lint-staged, or a "
             "script of \"scripts\" a hook runs: npm test)")
-NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt"})
+NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
+                   PIPFILE})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
 names (:data:`REQUIREMENTS_GLOBS`, :func:`reads`)."""
 
@@ -124,6 +137,7 @@ TOML_CODE_PATHS: tuple[tuple[str, ...], ...] = (
     *(("pixi", *at, key) for at in (("project",), ("workspace",), ("feature", "*"))
       for key in ("channels", "pypi-options")),
     ("pixi", "pypi-options"),
+    ("pipenv", "source"),
 )
 """The places under ``[tool]`` of a pyproject.toml that name code (see the module), case-folded;
 ``*`` is any one key (a pixi feature's name)."""
@@ -135,6 +149,8 @@ TOML_WHY = ("names the code pylint or mypy runs ([tool.pylint] or [tool.mypy]: p
 PIXI_WHY = ("says where pixi gets packages from (channels, pypi-options: index-url, extra-index-urls, "
             "find-links; the next pixi install or pixi run downloads from there and runs the packages' "
             "build and activation code as you)")
+PIPFILE_WHY = ("says where pipenv gets packages from ([[source]] url, verify_ssl: the next pipenv install "
+               "downloads every package from there and runs its build code as you)")
 REQUIREMENTS_WHY = ("says where pip gets packages from (--index-url, --extra-index-url, --find-links, "
                     "--trusted-host, -r/-c another file: the next pip install -r downloads every dependency "
                     "from there and runs its build code as you)")
@@ -155,7 +171,9 @@ def reads(name: str) -> bool:
 
 def is_requirements(name: str) -> bool:
     """Whether ``name`` is a pip requirements file's (:data:`REQUIREMENTS_GLOBS`)."""
-    return any(fnmatch.fnmatchcase(name.casefold(), glob) for glob in REQUIREMENTS_GLOBS)
+    name = name.casefold()
+    return (any(fnmatch.fnmatchcase(name, glob) for glob in REQUIREMENTS_GLOBS)
+            and not any(fnmatch.fnmatchcase(name, glob) for glob in NOT_REQUIREMENTS))
 
 
 def why(name: str) -> str:
@@ -165,6 +183,8 @@ def why(name: str) -> str:
         return TOML_WHY
     if name == PIXI_NAME:
         return PIXI_WHY
+    if name == PIPFILE:
+        return PIPFILE_WHY
     if is_requirements(name):
         return REQUIREMENTS_WHY
     if name in INI_NAMES:
@@ -193,6 +213,8 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
         return _toml_tables(text)
     if name == PIXI_NAME:  # its places are [tool.pixi]'s, at the top
         return _toml_tables(text, lambda data: {"tool": {"pixi": data}})
+    if name == PIPFILE:  # and the Pipfile's [[source]] is [tool.pipenv]'s
+        return _toml_tables(text, lambda data: {"tool": {"pipenv": data}})
     if is_requirements(name):
         return _requirements_options(text)
     if name in INI_NAMES:
@@ -412,7 +434,7 @@ def _yaml_keys(text: str) -> CodeKeys:
 
 
 __all__ = [
-    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "REQUIREMENTS_GLOBS", "TOML_CODE_PATHS",
-    "TOML_NAMES", "CodeKeys",
+    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "REQUIREMENTS_GLOBS", "SPELLED",
+    "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",
     "code_keys", "is_requirements", "reads", "toml_code", "toml_header_is_code", "toml_without_code", "why",
 ]

@@ -86,8 +86,8 @@ class GitRuns:
             return HOOK_LINK_WHY
         if Path(text) in self.commands:
             return COMMAND_WHY
-        if Path(text) in self.hook_scripts:
-            return FRAMEWORK_WHY
+        if Path(text) in self.hook_scripts or any(paths.within(text, s) for s in self.hook_scripts):
+            return FRAMEWORK_WHY  # a folder a Makefile's include globs: what is in it (finding S12)
         return ""
 
 

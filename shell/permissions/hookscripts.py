@@ -35,6 +35,7 @@ A config too big to read names nothing more (the config itself is guarded).
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -120,7 +121,7 @@ def hook_scripts(base: Path, hook_folders: Sequence[Path] = ()) -> tuple[list[Pa
     files read (whose times key the caller's cache)."""
     commands, read = _hook_commands(base, hook_folders)
     commands += _package_scripts(commands, base / PACKAGE_JSON)[0]
-    out = [p for command in commands for p in _files(command, base)]
+    out = [p for command in commands for p in _files(command, base) if p != base]  # `cd ./` names no script
     return list(dict.fromkeys(out))[:MAX_SCRIPTS], read
 
 
@@ -320,9 +321,11 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
             out += module_files(module, base)
             continue
         if os.path.basename(word) in TASK_FILES and (at == 0 or cleaned[at - 1] in (*_RUNNERS, "")):
-            found = [base / name for name in TASK_FILES[os.path.basename(word)] if _is_file(base / name)]
-            out += found + [p for f in found for p in _make_includes(f, base)]
+            out += _task_files(os.path.basename(word), cleaned[at + 1:], base)
             continue  # `make lint`: the target's lines are the command (finding Q7)
+        if os.path.basename(word) in PYTESTS:  # `python -m pytest` too: its next word
+            out += _pytest_files(cleaned[at + 1:], base)
+            continue  # pytest runs more than its words name (finding S13)
         if shell and SHELL_C.fullmatch(word) and at + 1 < len(cleaned):
             at += 1  # `bash -c "scripts/a.sh && true"`: its string is a command line
             out += _files(cleaned[at], base, depth + 1) if depth < MAX_NESTING else []
@@ -339,19 +342,98 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
     return out
 
 
+PYTESTS = frozenset({"pytest", "py.test"})
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "conftest.py")
+
+
+def _pytest_files(args: Sequence[str], base: Path) -> list[Path]:
+    """What a hook's ``pytest tests`` runs besides the tests: ``pytest.ini`` (its
+    ``addopts = -p plugin`` loads a module) and the ``conftest.py`` at the root and in
+    each folder the command names, missing ones too (a new one is quarantined), finding
+    S13. The test files themselves are the workspace's code, which a commit runs as any
+    test run does: not guarded."""
+    folders = ["", *(a.rstrip("/") for a in args[:16] if a and not a.startswith("-") and "$" not in a
+                     and "::" not in a and not a.endswith(".py"))]
+    out: list[Path] = []
+    for folder in dict.fromkeys(folders):
+        for name in PYTEST_CONFIGS if not folder else ("conftest.py",):
+            try:
+                out.append(paths.resolve(os.path.join(folder, name), base))
+            except (paths.BadPath, OSError, ValueError):
+                continue
+    return out
+
+
+def _task_files(runner: str, args: Sequence[str], base: Path) -> list[Path]:
+    """The task files ``runner`` reads given its arguments ``args``: the one ``-f FILE`` /
+    ``--file=FILE`` / ``--makefile FILE`` names (make's; just's ``--justfile``, task's
+    ``--taskfile``; finding S12: ``make -f ci.mk`` ran a command's recipe), its usual
+    names in the folder ``-C DIR`` names, and its usual names at the root always (an
+    option read wrong must guard no less). Existing ones only: a missing task file
+    fails the hook, nothing runs."""
+    given: list[str] = []
+    folders = [""]
+    dir_options = _TASK_DIR_OPTIONS[runner]
+    for at, word in enumerate(args[:32]):
+        option, equals, value = word.partition("=")
+        if not equals and not word.startswith("--") and len(word) > 2 and word[:2] in (*dir_options, "-f"):
+            option, value = word[:2], word[2:]  # `make -fci.mk`, `make -Csub`
+        elif not equals:
+            value = args[at + 1] if at + 1 < len(args) else ""
+        if "$" in value or not value:
+            continue
+        if option in _TASK_FILE_OPTIONS:
+            given.append(value)
+        elif option in dir_options:
+            folders.append(value)
+    names = [*given, *(os.path.join(f, name) for f in folders for name in TASK_FILES[runner])]
+    out: list[Path] = []
+    for name in dict.fromkeys(names):
+        if _is_file(base / name):
+            try:
+                out.append(paths.resolve(name, base))
+            except paths.BadPath:
+                continue
+    return out[:MAX_HOOK_FILES] + [p for f in out[:MAX_HOOK_FILES] if runner in _MAKES
+                                   for p in _make_includes(f, base)]
+
+
+_MAKES = frozenset({"make", "gmake"})
+_TASK_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--taskfile"})
+_TASK_DIR_OPTIONS = {**dict.fromkeys(_MAKES, ("-C", "--directory")), "just": ("-d", "--working-directory"),
+                     "task": ("-d", "--dir")}
+"""The options that name the folder a task runner works in, by runner (make's ``-d`` is debug)."""
+
+
 def _make_includes(makefile: Path, base: Path) -> list[Path]:
-    """The files a Makefile's ``include``/``-include``/``sinclude`` lines name (existing,
-    without ``$(…)``): their rules are the Makefile's as much as its own lines."""
-    text = _read(makefile) if makefile.name in TASK_FILES["make"] else None
+    """The files a Makefile's ``include``/``-include``/``sinclude`` lines name: their rules
+    are the Makefile's as much as its own lines. A word with a glob or ``$(wildcard …)``
+    (``include $(wildcard mk/*.mk)``, finding S12) names the files its pattern matches
+    now and the folder it globs (read-only whole: a new ``mk/zz.mk`` would be included
+    too); a word with another ``$(…)`` cannot be read without running make."""
+    text = _read(makefile)
     out: list[Path] = []
     for found in _MAKE_INCLUDE.finditer(text or ""):
-        for word in found.group(1).split():
-            if "$" not in word and _is_file(base / word):
+        for word in _WILDCARD.sub(lambda m: m.group(1), found.group(1)).split():
+            if "$" in word or "(" in word or ")" in word:
+                continue
+            if not any(c in word for c in "*?["):
+                names = [word] if _is_file(base / word) else []
+            else:
+                names = sorted(glob.glob(word, root_dir=base))[:MAX_HOOK_FILES]
+                folder = os.path.dirname(word)
+                if folder and not any(c in folder for c in "*?["):
+                    names.append(folder)  # read-only whole: a new file there is included too
+            for name in names:
                 try:
-                    out.append(paths.resolve(word, base))
+                    out.append(paths.resolve(name, base))
                 except paths.BadPath:
                     continue
-    return out[:MAX_HOOK_FILES]
+    return [p for p in out if p != base][:MAX_HOOK_FILES]
+
+
+_WILDCARD = re.compile(r"\$[({]wildcard[ \t]+([^)}]*)[)}]")
+"""make's ``$(wildcard PATTERN)``: its pattern, which a plain glob reads the same."""
 
 
 def _runs_bare(word: str, before: str) -> bool:

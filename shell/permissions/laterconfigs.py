@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import paths
-from .codekeys import NAMES, REQUIREMENTS_GLOBS, CodeKeys, code_keys, why
+from .codekeys import NAMES, REQUIREMENTS_GLOBS, SPELLED, CodeKeys, code_keys, reads, why
 from .configmerge import merged, other_edits
 from .configtables import MAX_BYTES
 from .hookscripts import PACKAGE_JSON, hooked_scripts
@@ -47,7 +47,7 @@ MAX_FILES = 512
 """Config files kept before a command (a monorepo's package.json files; more are not)."""
 MAX_TOTAL = 32 << 20
 """Bytes kept in all: a file past this is not kept, and a change of its keys is only said."""
-ROOT_NAMES = tuple(sorted(NAMES))
+ROOT_NAMES = tuple(sorted({*NAMES, *SPELLED}))
 """Looked up right in each root, also when missing (a command may create one)."""
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 SLACK_NS = 1_000_000_000
@@ -85,7 +85,8 @@ moves with any write, and nothing sets it back)."""
 def config_files(index: SecretFileIndex, roots: Sequence[Path]) -> list[Path]:
     """The config files to keep: each root's own names, then those the last walk listed."""
     found = [root / name for root in roots for name in ROOT_NAMES]
-    found += index.files_where([*ROOT_NAMES, *REQUIREMENTS_GLOBS], MAX_FILES, links=True)  # links too
+    listed = index.files_where([*ROOT_NAMES, *REQUIREMENTS_GLOBS], MAX_FILES, links=True)  # links too
+    found += [p for p in listed if reads(p.name)]  # not a Makefile.in
     return list(dict.fromkeys(found))
 
 

@@ -81,7 +81,6 @@ RUNS_LATER = {
     ".autoenv.zsh": "zsh-autoenv runs it when you enter the directory",
     ".autoenv_leave.zsh": "zsh-autoenv runs it when you leave the directory",
     ".rvmrc": "RVM runs it when you enter the directory",
-    ".huskyrc": "names the commands husky (v4) runs at your next git commit",
     ".lfsconfig": "git lfs reads at your next push (lfs.url: where the repository's LFS objects go)",
     ".trae": "Trae reads (its MCP servers run commands)",
     ".amp": "Amp reads (its MCP servers and permissions run commands)",
@@ -120,7 +119,6 @@ RUNS_LATER = {
     ".rubocop_todo.yml": "rubocop loads it with .rubocop.yml (inherit_from, require: runs Ruby) at every "
                          "run, an editor's lint-on-save included",
     ".babelrc.js": "Babel runs it (JavaScript) at every build, and your editor's ESLint does at lint-on-save",
-    ".lintstagedrc.js": "lint-staged runs it (JavaScript) at your next git commit",
     "mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
                 "check-on-save included",
     ".mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
@@ -248,8 +246,10 @@ MISE_FOLDER_CONFIG = re.compile(r"config\.[\w.-]+\.toml", re.I)
 """``mise/config.local.toml``, ``mise/config.<env>.toml``: the same beside ``mise/config.toml``."""
 
 JS_CONFIG = re.compile(
-    r"(?:(?:eslint|prettier|tailwind|stylelint|jest|vitest|babel|postcss|commitlint|lint-staged|svelte)\.config"
-    r"|\.(?:eslint|prettier|stylelint|commitlint)rc)\.(?:js|cjs|mjs|ts|cts|mts)")
+    r"(?:(?:eslint|prettier|tailwind|stylelint|jest|vitest|babel|postcss|commitlint|lint-staged|svelte"
+    r"|playwright|vite|uno|unocss|graphql|apollo|panda|husky|simple-git-hooks)\.config|vitest\.workspace"
+    r"|\.(?:eslint|prettier|stylelint|commitlint|lintstaged|mocha|graphql|husky)rc|\.?simple-git-hooks"
+    r"|\.vscode-test)\.(?:js|cjs|mjs|ts|cts|mts)")
 """The JavaScript configs that run with nothing typed: ESLint's, Prettier's, Tailwind
 IntelliSense's, Stylelint's (and the Babel and PostCSS configs they load) when a file of
 the folder opens or saves, Jest's and Vitest's when their extension finds the tests,
@@ -257,8 +257,18 @@ Svelte's when the Svelte language server opens a ``.svelte`` file,
 commitlint's and lint-staged's at the next git commit. (Their JSON and YAML forms are data, but
 for the keys that load code: :mod:`.codekeys`.)"""
 JS_CONFIG_WHY = ("runs (JavaScript) with nothing typed: your editor's ESLint, Prettier, Tailwind, Stylelint, "
-                 "Svelte, Jest or Vitest extension loads it when a file of this folder opens or saves, and "
-                 "git commit hooks load commitlint's and lint-staged's")
+                 "Svelte, Jest, Vitest, Playwright, Mocha, UnoCSS, Panda, GraphQL or Apollo extension loads "
+                 "it when this folder opens or a file of it opens or saves, and git commit hooks load "
+                 "commitlint's, lint-staged's, husky's and simple-git-hooks'")
+HOOK_CONFIG = re.compile(
+    r"\.(?:lintstagedrc|huskyrc|commitlintrc)(?:\.(?:json|json5|jsonc|yaml|yml))?|\.?simple-git-hooks\.json")
+"""The data forms of the commit-hook tools' configs (finding S5): every string of
+lint-staged's, husky v4's and simple-git-hooks' is a command the next ``git commit`` runs,
+and commitlint's ``plugins``, ``extends`` and ``parserPreset`` are modules it loads in the
+commit-msg hook. Guarded whole, as their JavaScript forms (:data:`JS_CONFIG`) are; their
+keys in ``package.json`` are :mod:`.codekeys`'."""
+HOOK_CONFIG_WHY = ("names the commands (lint-staged, husky, simple-git-hooks) or the modules (commitlint's "
+                   "plugins) your next git commit runs as you")
 
 JJ_WHY = "Jujutsu reads at every jj command (its repository config can run commands: fsmonitor, signing)"
 
@@ -365,6 +375,8 @@ def _by_pattern(name: str) -> str:
         return RUNS_LATER["lefthook.yml"]
     if JS_CONFIG.fullmatch(name):
         return JS_CONFIG_WHY
+    if HOOK_CONFIG.fullmatch(name):
+        return HOOK_CONFIG_WHY
     return CODE_WORKSPACE_WHY if name.endswith(CODE_WORKSPACE) else ""
 
 

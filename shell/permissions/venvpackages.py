@@ -20,8 +20,14 @@ a bind each, and ``pip install`` keeps working: a new package is a new folder, a
 replacing one that has a program in ``bin/`` already failed (its program there is
 pinned). Upgrading those (``pip install -U pip``) is for the user to run.
 
-Not covered: the dependencies those packages import (``pluggy`` for ``pytest``), which
-no RECORD of the program's own names.
+And what those distributions require to run, transitively (their ``METADATA``'s
+``Requires-Dist``, but an extra's): ``pytest``'s program imports ``pluggy``, ``iniconfig``
+and ``packaging`` at every start, and a command that appended to ``pluggy/__init__.py``
+ran as the user at their next ``pytest`` (finding S11). The rule is by mechanism: what a
+program of ``bin/`` imports by declaration is read-only; a package nothing there requires
+stays writable (``pip install -U`` of a library keeps working in the sandbox). Not
+covered: an import no metadata declares (a plugin found by entry point, ``pytest-*``
+packages pytest loads: their own dists have no program, so they stay writable).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from .venvpip import record_paths
 
 ALWAYS = frozenset({"pip", "setuptools"})
 """Distributions guarded whether or not they have a program in ``bin/``."""
-MAX_GUARDED = 48
+MAX_GUARDED = 96
 """Paths bound read-only per venv (each costs the sandbox's start about a millisecond):
 pip's and setuptools' first, then by distribution name."""
 MAX_DISTS = 512
@@ -87,18 +93,54 @@ def _guarded(site: str, bins: tuple[str, ...], _mtime: int, _ctime: int) -> tupl
             infos = sorted(e.name for e in scan if e.name.endswith(".dist-info") and e.is_dir())[:MAX_DISTS]
     except OSError:
         return ()
-    first: list[str] = []
-    rest: list[str] = []
+    by_name: dict[str, str] = {}
     for info in infos:
         found = _DIST_INFO.fullmatch(info)
-        name = found.group("name").lower().replace("_", "-") if found else ""
+        if found:
+            by_name.setdefault(_normal(found.group("name")), info)
+    first: list[str] = []
+    rest: list[str] = []
+    pending = [name for name in by_name if name in ALWAYS]
+    for name, info in by_name.items():
         rows = record_paths(os.path.join(site, info, "RECORD"))
-        writes_bin = any(os.path.dirname(os.path.normpath(os.path.join(site, row))) in bins for row in rows)
-        if name not in ALWAYS and not writes_bin:
+        if name not in ALWAYS and any(os.path.dirname(os.path.normpath(os.path.join(site, row))) in bins
+                                      for row in rows):
+            pending.append(name)
+    seen: set[str] = set()
+    while pending:  # the programs' dists, then what each requires (finding S11: pytest -> pluggy)
+        name = pending.pop(0)
+        if name in seen or name not in by_name:
             continue
+        seen.add(name)
+        info = by_name[name]
+        rows = record_paths(os.path.join(site, info, "RECORD"))
         tops = {info, *(row.split("/", 1)[0] for row in rows if row and not row.startswith(("..", "/")))}
         (first if name in ALWAYS else rest).extend(sorted(t for t in tops if t and t != "__pycache__"))
+        pending += _requires(os.path.join(site, info, "METADATA"))
     return tuple(dict.fromkeys([*first, *rest]))
+
+
+_REQUIRES = re.compile(r"^Requires-Dist:[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)([^\n]*)$", re.M)
+_EXTRA = re.compile(r";.*\bextra[ \t]*==")
+MAX_METADATA = 256 * 1024
+
+
+def _requires(metadata: str) -> list[str]:
+    """The distributions a ``METADATA`` file requires to run (its ``Requires-Dist`` lines
+    but those of an extra: ``pytest`` needs ``pluggy``, not ``hypothesis``), by name. A
+    line whose marker does not hold here (``; python_version < "3.11"``) is counted: the
+    guard errs on the side of a read-only folder."""
+    try:
+        with open(metadata, encoding="utf-8", errors="replace") as f:
+            head = f.read(MAX_METADATA).split("\n\n", 1)[0]  # the headers, not the description
+    except OSError:
+        return []
+    return [_normal(m.group(1)) for m in _REQUIRES.finditer(head) if not _EXTRA.search(m.group(2))]
+
+
+def _normal(name: str) -> str:
+    """A distribution's name as pip compares them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 __all__ = ["PACKAGE_WHY", "package_why", "packages_run"]

