@@ -17,6 +17,15 @@ and Q24):
   ``User/globalStorage``; JetBrains IDEs keep theirs in ``~/.cache/JetBrains/*/LocalHistory``.
   Matched by that shape, not by a list of editors that would miss the next one.
 
+- a Chromium-family browser's or an Electron app's profile (Edge, Vivaldi, Opera, Chrome
+  beta, Yandex, Slack, Discord, Mattermost… and the next one): any folder right in
+  ``~/.config`` (or an app home's) holding one of :data:`PROFILE_MARKS` (``Local State``,
+  ``Cookies``, ``Login Data``): their saved logins and session cookies, found by what the
+  folder holds rather than by a list of browsers (tester round 13, S9).
+- an editor's user MCP config (``User/mcp.json``: Bearer tokens in its headers) and its
+  ``User/settings.json`` when it sets a secret-named key or a URL with a password
+  (a proxy's, SQLTools' connections; :mod:`.configsniff`; finding S16).
+
 Only folders that exist are listed (one ``listdir`` per root), so a home without snaps
 costs a few ``stat`` calls per command.
 """
@@ -27,8 +36,16 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-EDITOR_PARTS = ("User/History", "User/globalStorage", "User/workspaceStorage")
-"""What a VS Code-like editor keeps under its data folder: local history, secret storage."""
+from .configsniff import holds_credentials
+
+EDITOR_PARTS = ("User/History", "User/globalStorage", "User/workspaceStorage", "User/mcp.json")
+"""What a VS Code-like editor keeps under its data folder: local history, secret storage,
+its user MCP servers (their headers' tokens)."""
+EDITOR_SETTINGS = "User/settings.json"
+"""Hidden only when it holds a credential (most hold none, and tools read them)."""
+PROFILE_MARKS = ("Local State", "Cookies", "Login Data", "Network/Cookies")
+"""What a Chromium-based browser's or an Electron app's data folder holds (its cookie
+and login databases); a folder holding one is a profile, whatever the app's name."""
 EDITOR_ROOTS = (".config", ".local/share")
 """Where such editors keep their data folders (``~/.config/Code - Insiders``,
 ``~/.local/share/code-server``)."""
@@ -81,9 +98,22 @@ def mirrored_paths(home: Path, rels: Sequence[str]) -> list[Path]:
         out += _present(base, rels)
         out += _present(base, [r[len(".config/"):] for r in rels if r.startswith(".config/")])
         out += editor_histories(base)
+        out += profiles([base])  # its .config: by editor_histories
     for base in flatpaks:
         out += _present(base, {_flatpak_rel(r) for r in rels} | set(rels))
         out += _editor_parts([base / "config", base / "data"])
+        out += profiles([base / "config", base / "data"])
+    return out
+
+
+def profiles(roots: Iterable[Path]) -> list[Path]:
+    """The folders right in each of ``roots`` holding one of :data:`PROFILE_MARKS`: a
+    browser's or an Electron app's profile (a few ``stat`` calls per folder)."""
+    out = []
+    for root in roots:
+        for folder in _dirs(root):
+            if any(os.path.lexists(folder / mark) for mark in PROFILE_MARKS):
+                out.append(folder)
     return out
 
 
@@ -93,19 +123,22 @@ def _editor_parts(roots: Iterable[Path]) -> list[Path]:
         for editor in _dirs(root):
             if (editor / "User").is_dir():
                 out += [editor / part for part in EDITOR_PARTS]
+                if holds_credentials(str(editor / EDITOR_SETTINGS)):
+                    out.append(editor / EDITOR_SETTINGS)
     return out
 
 
 def editor_histories(home: Path) -> list[Path]:
     """Every VS Code-like editor's local history and secret storage under ``home``
     (``~/.config/*/User/History``, ``~/.local/share/*/User/…``), each remote server's
-    ``~/.<name>-server*/data/User`` whole, and JetBrains' ``~/.cache/JetBrains/*/LocalHistory``."""
+    ``~/.<name>-server*/data/User`` whole, JetBrains' ``~/.cache/JetBrains/*/LocalHistory``,
+    and the browsers' and Electron apps' profiles in ``~/.config`` (:func:`profiles`)."""
     out = _editor_parts(home / rel for rel in EDITOR_ROOTS)
     for name in _listed(home):
         if name.startswith(".") and "-server" in name:
             out.append(home / name / "data" / "User")
     out += [ide / "LocalHistory" for ide in _dirs(home / ".cache" / "JetBrains")]
-    return out
+    return out + profiles([home / ".config"])
 
 
-__all__ = ["EDITOR_PARTS", "app_homes", "editor_histories", "mirrored_paths"]
+__all__ = ["EDITOR_PARTS", "PROFILE_MARKS", "app_homes", "editor_histories", "mirrored_paths", "profiles"]

@@ -26,10 +26,12 @@ _VALUE = f"(?![^\\s\"']*://)[^\\s\"'#,{{}}\\[\\]]{{{MIN_VALUE_LEN},}}"  # not a 
 _JSON = f'"{_KEY}"\\s*:\\s*"{_VALUE}'
 _INLINE = f"[{{,][ \\t]*{_KEY}[ \\t]*=[ \\t]*\"{_VALUE}"
 _LINE = f"^[ \\t]*[\"']?{_KEY}[\"']?[ \\t]*[:=][ \\t]*[\"']?{_VALUE}"
-_SETS = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}")
+_URL_PASSWORD = f"://[^\\s/:@\"'$]+:[^\\s/@\"'$]{{{MIN_VALUE_LEN},}}@"
+_SETS = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}|{_URL_PASSWORD}")
 """``"token": "…"`` (JSON, anywhere on a line), ``{ token = "…" }`` (a TOML inline
 table), or ``api_token: …`` / ``token = "…"`` at a line's start (YAML, TOML, INI): the
-value long enough not to be a placeholder, not a ``${VAR}``."""
+value long enough not to be a placeholder, not a ``${VAR}``; or a URL carrying a password
+(``"http.proxy": "http://user:pw@proxy:8080"``, a database URL)."""
 _verdicts: dict[str, tuple[int, int, bool]] = {}
 
 

@@ -109,6 +109,20 @@ SECRET_PATHS = (
     ".config/Code - OSS/User/workspaceStorage",
     ".config/VSCodium/User/workspaceStorage", ".config/Cursor/User/workspaceStorage",
     ".vscode-server/data/User/History",
+    # finding S9: browsers beyond Chrome's and Chromium's (also found by what their folders hold,
+    # :func:`.apphomes.profiles`), Telegram's session keys, podman's registry logins, backup
+    # keys, chat apps, Steam's login, mail clients' mail and passwords
+    ".config/microsoft-edge", ".config/microsoft-edge-beta", ".config/microsoft-edge-dev", ".config/vivaldi",
+    ".config/vivaldi-snapshot", ".config/opera", ".config/opera-beta", ".config/opera-developer",
+    ".config/google-chrome-beta", ".config/google-chrome-unstable", ".config/yandex-browser",
+    ".config/yandex-browser-beta", ".cache/microsoft-edge", ".cache/vivaldi", ".cache/opera",
+    ".cache/google-chrome-beta", ".cache/google-chrome-unstable", ".cache/yandex-browser",
+    ".local/share/TelegramDesktop", ".local/share/containers/auth.json", ".config/borg", ".local/share/borg",
+    ".config/restic", ".config/Mattermost", ".config/Wire", ".config/skypeforlinux",
+    ".config/Element-Nightly",
+    ".config/Rocket.Chat", ".config/zulip", ".local/share/Steam", ".steam", ".claws-mail",
+    ".local/share/evolution", ".config/evolution", ".local/share/geary", ".config/geary",
+    ".mozilla-thunderbird", ".local/share/mailspring", ".config/Mailspring", ".sylpheed-2.0",
 )  # fmt: skip
 """Relative to the home directory: hidden from sandboxed commands (credentials,
 browser and chat apps' profiles with their cookies, shell and REPL histories that hold
