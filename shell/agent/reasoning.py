@@ -19,7 +19,7 @@ from time import perf_counter
 import anyio.lowlevel
 
 from middleware.types import ReasoningRequest, ReplyCancelled, StopReply, TurnAction
-from shell.core.assembly import ChunkAssembler, MessageBuilder, NotAChunk, message_chunks
+from shell.core.assembly import ChunkAssembler, MessageBuilder, NotAChunk, call_ids, message_chunks
 from shell.core.events import (
     Event,
     ModelCallEnd,
@@ -127,7 +127,7 @@ async def reasoning_core(reply: Reply, request: ReasoningRequest) -> AsyncIterat
     model_request = ModelRequest(
         agent.model, prompt, tuple(messages), tuple(run.tools), request.tool_choice, request.options
     )
-    assembler = ChunkAssembler(run.reply_id, run.block_ids)
+    assembler = ChunkAssembler(run.reply_id, run.block_ids, call_ids(run.history))
     onion = stack.stream("on_model_call", run, model_request, partial(call_model, reply), "model")
     try:
         async for chunk in onion.items:

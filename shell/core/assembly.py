@@ -9,7 +9,7 @@ streams a finished message (a middleware's own answer) as chunks.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 from .events import (
@@ -25,7 +25,7 @@ from .events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from .messages import AssistantMessage, Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from .messages import AssistantMessage, Block, Message, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from .model import ModelChunk, StopChunk, TextDelta, ThinkingDelta, UsageChunk
 from .model import ToolCallDelta as ToolCallChunk
 from .partial import cap_cancelled, shown_part
@@ -33,9 +33,10 @@ from .textsafety import encodable, encodable_value, is_encodable
 
 
 class _Call:
-    __slots__ = ("args", "id", "name", "started")
+    __slots__ = ("args", "id", "name", "raw", "started")
 
-    def __init__(self, call_id: str, name: str) -> None:
+    def __init__(self, raw: str, call_id: str, name: str) -> None:
+        self.raw = raw  # the provider's id: its later chunks carry that one
         self.id = call_id
         self.name = name
         self.args: list[str] = []
@@ -50,9 +51,11 @@ class NotAChunk(TypeError):
 class ChunkAssembler:
     """Turns one model call's chunks into block events (ids unique in the reply)."""
 
-    def __init__(self, reply_id: str, ids: Iterator[int]) -> None:
+    def __init__(self, reply_id: str, ids: Iterator[int], taken: Collection[str] = ()) -> None:
         self.reply_id = reply_id
         self._ids = ids
+        self._taken = set(taken)
+        """Call ids the history holds: a provider's id among them is renamed (see ``_fresh``)."""
         self._open: tuple[str, str] | None = None  # (kind, block_id) of the open text/thinking block
         self._parts: list[str] = []
         self._signature: str | None = None
@@ -110,8 +113,9 @@ class ChunkAssembler:
     def _tool_call(self, chunk: ToolCallChunk) -> Iterator[Event]:
         rid = self.reply_id
         call = self._calls.get(chunk.index)
-        if call is None or (chunk.id and call.id != chunk.id and call.started and call.args):
-            call = _Call(encodable(chunk.id or f"call_{self._new_id()}"), encodable(chunk.name or ""))
+        if call is None or (chunk.id and call.raw != chunk.id and call.started and call.args):
+            raw = encodable(chunk.id or f"call_{self._new_id()}")
+            call = _Call(chunk.id or "", self._fresh(raw), encodable(chunk.name or ""))
             self._calls[chunk.index] = call
             self._order.append(call)
         if chunk.name and not call.name:
@@ -123,6 +127,19 @@ class ChunkAssembler:
             call.args.append(chunk.args_delta)
             if call.started:
                 yield ToolCallDelta(call.id, chunk.args_delta, reply_id=rid)
+
+    def _fresh(self, call_id: str) -> str:
+        """``call_id``, or a new one if the session or this reply holds it already. Ollama
+        numbers calls from ``call_0`` in every answer (and a server may repeat any id):
+        every record kept by call id (the user's rejection, an edit, a note, an editor's
+        card) then named two calls, and a resumed session showed a call that ran as
+        rejected, with the other call's command (finding T8). Letters, digits, ``_`` and
+        ``-`` only: Anthropic's ids allow no more."""
+        fresh, n = call_id, 1
+        while fresh in self._taken:
+            fresh, n = f"{call_id}_{n}", n + 1
+        self._taken.add(fresh)
+        return fresh
 
     def _close(self) -> Iterator[Event]:
         if self._open is None:
@@ -161,6 +178,11 @@ _TOO_DEEP = (
     f"The arguments were nested more than {MAX_ARGS_DEPTH} levels deep, too deep to "
     "read, so the tool was not run; use flatter arguments"
 )
+
+
+def call_ids(messages: Iterable[Message]) -> set[str]:
+    """The ids of the tool calls ``messages`` hold (for :class:`ChunkAssembler`'s ``taken``)."""
+    return {call.id for m in messages if isinstance(m, AssistantMessage) for call in m.tool_calls}
 
 
 def parse_args(raw: str) -> tuple[dict[str, Any], str | None]:

@@ -27,6 +27,7 @@ from shell.core.messages import AssistantMessage, Message, ToolResultMessage
 from shell.core.textsafety import encodable_value
 
 from .call_records import NOTED_DETAILS
+from .callids import CallIds
 from .codec import CodecError, block_from_dict, message_from_dict
 from .recorder import FORMAT_VERSION
 
@@ -98,6 +99,7 @@ class _Reader:
         """Results of calls whose batch had not landed in the history (``tool_result``)."""
         self.progress: dict[str, str] = {}
         """Output of calls still running (``tool_progress``)."""
+        self.ids = CallIds()
         self.outcomes: dict[str, str] = {}
         self.call_notes: dict[str, dict[str, list[str]]] = {}
         self.call_edits: dict[str, dict[str, Any]] = {}
@@ -155,7 +157,7 @@ class _Reader:
             )
 
     def _message(self, record: dict[str, Any]) -> None:
-        message = message_from_dict(record.get("message"), self.problems)
+        message = self.ids.message(message_from_dict(record.get("message"), self.problems))
         self.messages.append(message)
         if isinstance(message, AssistantMessage):
             self.checkpoint = None
@@ -165,7 +167,8 @@ class _Reader:
         raw = record.get("messages")
         if not isinstance(raw, list):
             raise ValueError("'messages' must be a list")
-        self.messages = [message_from_dict(m, self.problems) for m in raw]
+        self.ids.reset()
+        self.messages = [self.ids.message(message_from_dict(m, self.problems)) for m in raw]
         self.checkpoint = None
 
     def _rewind(self, record: dict[str, Any]) -> None:
@@ -193,7 +196,7 @@ class _Reader:
         self.state = {str(k): v for k, v in state.items() if isinstance(v, dict)}
 
     def _tool_result(self, record: dict[str, Any]) -> None:
-        message = message_from_dict(record.get("message"), self.problems)
+        message = self.ids.message(message_from_dict(record.get("message"), self.problems))
         if not isinstance(message, ToolResultMessage):
             raise ValueError("a tool_result record must hold a tool message")
         self.results[message.call_id] = message
@@ -203,6 +206,7 @@ class _Reader:
         call_ids = record.get("call_ids")
         if not isinstance(call_ids, list) or not all(isinstance(c, str) for c in call_ids):
             raise ValueError("'call_ids' must be a list of call ids")
+        call_ids = [self.ids.of(c) for c in call_ids]
         missing = [c for c in call_ids if c not in self.results]
         for call_id in call_ids:
             if call_id in self.results:
@@ -215,14 +219,14 @@ class _Reader:
         call_id, output = record.get("call_id"), record.get("output")
         if not isinstance(call_id, str) or not isinstance(output, str):
             raise ValueError("a tool_progress record needs a call_id and an output")
-        self.progress[call_id] = output
+        self.progress[self.ids.of(call_id)] = output
 
     def _outcome(self, record: dict[str, Any]) -> None:
         call_id, status = record.get("call_id"), record.get("status")
         if not isinstance(call_id, str) or status not in ("rejected", "blocked", "cancelled", "interrupted"):
             raise ValueError("an outcome record needs a call_id and a status: rejected, blocked, cancelled "
                              "or interrupted")
-        self.outcomes[call_id] = status
+        self.outcomes[self.ids.of(call_id)] = status
 
     def _call_notes(self, record: dict[str, Any]) -> None:
         call_id, notes = record.get("call_id"), record.get("notes")
@@ -231,12 +235,13 @@ class _Reader:
         kept = {key: [p for p in value if isinstance(p, str)][:MAX_NOTED] for key, value in notes.items()
                 if key in NOTED_DETAILS and isinstance(value, list)}
         if kept:
-            self.call_notes[call_id] = kept
+            self.call_notes[self.ids.of(call_id)] = kept
 
     def _call_args(self, record: dict[str, Any]) -> None:
         call_id, args = record.get("call_id"), record.get("args")
         if not isinstance(call_id, str) or not isinstance(args, dict):
             raise ValueError("a call_args record needs a call_id and args")
+        call_id = self.ids.of(call_id)
         self.call_edits[call_id] = args
         by = record.get("by")
         if isinstance(by, str) and by:
