@@ -24,10 +24,11 @@ And what those distributions require to run, transitively (their ``METADATA``'s
 ``Requires-Dist``, but an extra's): ``pytest``'s program imports ``pluggy``, ``iniconfig``
 and ``packaging`` at every start, and a command that appended to ``pluggy/__init__.py``
 ran as the user at their next ``pytest`` (finding S11). The rule is by mechanism: what a
-program of ``bin/`` imports by declaration is read-only; a package nothing there requires
-stays writable (``pip install -U`` of a library keeps working in the sandbox). Not
-covered: an import no metadata declares (a plugin found by entry point, ``pytest-*``
-packages pytest loads: their own dists have no program, so they stay writable).
+program of ``bin/`` imports by declaration is read-only, and so is a plugin, a
+distribution that declares entry points of a group other than ``console_scripts`` (a
+``pytest-*`` package's ``pytest11``: pytest imports every one at its start), with what it
+requires; a package nothing there names stays writable (``pip install -U`` of a library
+keeps working in the sandbox). Not covered: an import no metadata declares.
 """
 
 from __future__ import annotations
@@ -103,8 +104,8 @@ def _guarded(site: str, bins: tuple[str, ...], _mtime: int, _ctime: int) -> tupl
     pending = [name for name in by_name if name in ALWAYS]
     for name, info in by_name.items():
         rows = record_paths(os.path.join(site, info, "RECORD"))
-        if name not in ALWAYS and any(os.path.dirname(os.path.normpath(os.path.join(site, row))) in bins
-                                      for row in rows):
+        program = any(os.path.dirname(os.path.normpath(os.path.join(site, row))) in bins for row in rows)
+        if name not in ALWAYS and (program or _plugin(os.path.join(site, info, "entry_points.txt"))):
             pending.append(name)
     seen: set[str] = set()
     while pending:  # the programs' dists, then what each requires (finding S11: pytest -> pluggy)
@@ -118,6 +119,22 @@ def _guarded(site: str, bins: tuple[str, ...], _mtime: int, _ctime: int) -> tupl
         (first if name in ALWAYS else rest).extend(sorted(t for t in tops if t and t != "__pycache__"))
         pending += _requires(os.path.join(site, info, "METADATA"))
     return tuple(dict.fromkeys([*first, *rest]))
+
+
+_GROUP = re.compile(r"^[ \t]*\[([^\]\n]+)\]", re.M)
+SCRIPT_GROUPS = frozenset({"console_scripts", "gui_scripts"})
+
+
+def _plugin(entry_points: str) -> bool:
+    """Whether a distribution's ``entry_points.txt`` declares a plugin (a group other than
+    its programs': ``pytest11``, ``flake8.extension``): a program of ``bin/`` finds it
+    by its group and imports it at every start (``pytest-cov`` at each ``pytest``)."""
+    try:
+        with open(entry_points, encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_METADATA)
+    except OSError:
+        return False
+    return any(group.strip() not in SCRIPT_GROUPS for group in _GROUP.findall(text))
 
 
 _REQUIRES = re.compile(r"^Requires-Dist:[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)([^\n]*)$", re.M)

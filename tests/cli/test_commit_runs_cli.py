@@ -98,15 +98,16 @@ def test_what_a_venv_program_requires_is_read_only(
     run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
 ) -> None:
     """S11: a program's dist (with a program in bin/) requires another; its package is run
-    by the user's next use of that program, so it is read-only as the program's own is. A
-    package nothing there requires stays writable."""
+    by the user's next use of that program, so it is read-only as the program's own is, and
+    so is a plugin (entry points of a group such as ``pytest11``). A package nothing there
+    names, or only an extra requires, stays writable."""
     require_sandbox()
     venv = [os.path.realpath(sys.executable), "-m", "venv", "--without-pip", str(workspace / ".venv")]
     subprocess.run(venv, check=True)
     site = next((workspace / ".venv" / "lib").glob("python*/site-packages"))
     for name, requires, program in (("tool", "Requires-Dist: helper (>=1)\nRequires-Dist: extra-only; "
                                      'extra == "dev"\n', True), ("helper", "", False), ("loose", "", False),
-                                    ("extra_only", "", False)):
+                                    ("extra_only", "", False), ("plug", "", False)):
         (site / name).mkdir()
         (site / name / "__init__.py").write_text("x = 1\n")
         info = site / f"{name}-1.0.dist-info"
@@ -116,11 +117,14 @@ def test_what_a_venv_program_requires_is_read_only(
         if program:
             (workspace / ".venv" / "bin" / name).write_text(f"#!/bin/sh\nexec python -m {name}\n")
             rows.append(f"../../../bin/{name},,")
+        if name == "plug":  # a pytest plugin: pytest imports it at every start
+            (info / "entry_points.txt").write_text("[pytest11]\nplug = plug\n")
         (info / "RECORD").write_text("\n".join(rows) + "\n")
-    run(run_cli, script, "for p in tool helper loose extra_only; do "
+    run(run_cli, script, "for p in tool helper loose extra_only plug; do "
                          "echo 'import os' >> .venv/lib/python3*/site-packages/$p/__init__.py; done; true")
     assert (site / "tool" / "__init__.py").read_text() == "x = 1\n"
     assert (site / "helper" / "__init__.py").read_text() == "x = 1\n"
+    assert (site / "plug" / "__init__.py").read_text() == "x = 1\n"
     assert (site / "loose" / "__init__.py").read_text().endswith("import os\n")
     assert (site / "extra_only" / "__init__.py").read_text().endswith("import os\n")
 
