@@ -4,16 +4,17 @@ The net under hidden paths (:mod:`.gitnet`) says loudly a commit that deletes a 
 tracked file or adds a hidden untracked one (the sandbox's empty stand-in taken for
 the file). Comparing the index alone missed a commit built with ``git commit-tree``
 and ``git update-ref`` (the index untouched), and judging HEAD's whole move took a
-fast-forward to fetched commits (``git pull``, ``git merge --ff-only``) in which
-upstream deleted such a file for one the command made: a false alarm.
+fast-forward to commits made elsewhere (``git merge --ff-only up``, a branch the user
+fetched) in which upstream deleted such a file for one the command made: a false alarm.
 
-So the commits HEAD gained are read (``git rev-list --timestamp``, one call) and those
-committed since the command started are the ones judged, each against its first
-parent, limited to the hidden paths (``git diff-tree --stdin``, one call). A commit
-dated earlier was made elsewhere: a fetched one, or a branch checked out. git stamps a
-commit with the clock when it is made; a command can backdate one
-(``GIT_COMMITTER_DATE``), which makes its deletion look fetched: the index is still
-put back where HEAD's tree keeps the file, and the work tree follows as for a checkout.
+So the object names every ref pointed at before the command are taken (:func:`tips`,
+one ``git for-each-ref``), and after it the commits HEAD reaches that none of them
+did are the command's (``git rev-list``, one call), each judged against its first
+parent, limited to the hidden paths (``git diff-tree --stdin``, one call). Not the
+commits' dates: a command sets those at will (``GIT_COMMITTER_DATE=2001…``), and a
+back-dated commit that deleted the hidden file passed for a fetched one (tester
+finding S18). A commit fetched during the command counts as made by it: it may be one
+the command made in another repository.
 """
 
 from __future__ import annotations
@@ -25,26 +26,36 @@ from pathlib import Path
 from . import githardened
 
 TIMEOUT = 10.0
-MOST = 64
-"""Commits read back from the new HEAD: a command makes a few; more is a fetch."""
-SLACK = 1
-"""Seconds before the command's start a commit's date may be (git stamps whole seconds)."""
+MOST = 512
+"""Commits read back from the new HEAD (newest first)."""
 
 
-def made_here(repo: Path, old: bytes, new: bytes, since: int) -> list[bytes]:
-    """The commits reachable from ``new`` and not from ``old`` (every one when ``old`` is
-    empty: no commit before) committed at or after ``since`` (seconds), newest first."""
-    spec = [new.decode()] + ([f"^{old.decode()}"] if old else [])
-    done = githardened.run(["-C", str(repo), "rev-list", "--timestamp", f"--max-count={MOST}", *spec, "--"],
+def tips(repo: Path, head: bytes) -> tuple[bytes, ...] | None:
+    """The commits the refs of ``repo`` and ``head`` point at (tags peeled), None: git
+    could not say (every commit HEAD gains is then taken for the command's)."""
+    done = githardened.run(["-C", str(repo), "for-each-ref",
+                            "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname)"],
                            timeout=TIMEOUT)
     if done is None or done.returncode != 0:
-        return []
-    out = []
+        return None
+    out = [head] if head else []
     for line in done.stdout.splitlines():
-        stamp, _, commit = line.partition(b" ")
-        if stamp.isdigit() and int(stamp) >= since - SLACK and commit:
-            out.append(commit)
-    return out
+        fields = line.split()
+        out += [fields[i + 1] for i in (0, 2) if fields[i:i + 1] == [b"commit"] and len(fields) > i + 1]
+    return tuple(dict.fromkeys(out))
+
+
+def made_here(repo: Path, before: tuple[bytes, ...] | None, new: bytes) -> list[bytes]:
+    """The commits reachable from ``new`` and from none of ``before`` (:func:`tips` taken
+    before the command), newest first; ``[new]`` when git cannot tell (failing closed:
+    the move is then no checkout of a commit that existed before)."""
+    if before is None:
+        return [new]
+    done = githardened.run(["-C", str(repo), "rev-list", f"--max-count={MOST}", "--stdin", "--"],
+                           stdin=new + b"\n" + b"".join(b"^" + t + b"\n" for t in before), timeout=TIMEOUT)
+    if done is None or done.returncode != 0:
+        return [new]
+    return [c for c in done.stdout.split() if c]
 
 
 def changes(repo: Path, commits: Sequence[bytes], rels: Sequence[bytes]) -> list[tuple[bytes, bytes, bytes]]:
@@ -70,13 +81,22 @@ def changes(repo: Path, commits: Sequence[bytes], rels: Sequence[bytes]) -> list
     return out
 
 
-def in_tree(repo: Path, commit: bytes, rels: Sequence[bytes]) -> set[bytes]:
-    """The files ``commit``'s tree holds at or under ``rels``."""
-    done = githardened.run(["-C", str(repo), "ls-tree", "-r", "-z", "--name-only", commit.decode(), "--",
+def in_tree(repo: Path, commit: bytes, rels: Sequence[bytes]) -> dict[bytes, bytes] | None:
+    """``name -> object`` of the files ``commit``'s tree holds at or under ``rels`` (None:
+    git could not say)."""
+    if not commit:
+        return {}
+    done = githardened.run(["-C", str(repo), "ls-tree", "-r", "-z", commit.decode(), "--",
                             *(":(literal)" + os.fsdecode(r) for r in dict.fromkeys(rels))], timeout=TIMEOUT)
     if done is None or done.returncode != 0:
-        return set()
-    return {n for n in done.stdout.split(b"\0") if n}
+        return None
+    out: dict[bytes, bytes] = {}
+    for entry in done.stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if name and len(fields) == 3:
+            out[name] = fields[2]
+    return out
 
 
-__all__ = ["changes", "in_tree", "made_here"]
+__all__ = ["changes", "in_tree", "made_here", "tips"]

@@ -39,7 +39,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,7 +78,10 @@ class Marks:
     net: gitnet.Before = gitnet.NONE
     unlocked: frozenset[Path] = frozenset()
     """Repositories whose index had no lock file once marked: a lock there after the
-    command is the command's (:func:`clear_at_exit`)."""
+    command may be the command's (:func:`clear_at_exit`)."""
+    may_write: Callable[[Path], bool] = lambda _: False
+    """Whether a hidden file may be brought along (:mod:`.gitsync`): no write rule covers
+    it, not in plan mode; nothing, for a crashed session's bits."""
 
     def __bool__(self) -> bool:
         return any(self.repos.values()) or bool(self.net)
@@ -87,10 +90,10 @@ class Marks:
 NONE = Marks()
 
 
-def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
+def mark(hidden: Iterable[Path], may_write: Callable[[Path], bool] = lambda _: False) -> tuple[Marks, str]:
     """Set skip-worktree on every entry git tracks at or under ``hidden`` (absolute
     paths), except those marked already; what was set, or why it could not be (then
-    nothing is left set)."""
+    nothing is left set). ``may_write``: :attr:`Marks.may_write`."""
     hidden = list(hidden)
     by_repo: dict[Path, list[bytes]] = {}
     for path in hidden:
@@ -127,14 +130,14 @@ def mark(hidden: Iterable[Path]) -> tuple[Marks, str]:
                 staged[repo] = {**plain, **{n: marked[n] for n in shared}}
         net = gitnet.before(hidden)  # before marking: its entries are cached by the index's state
         if not wanted:
-            return Marks(net=net), ""
+            return Marks(net=net, may_write=may_write), ""
         marks = Marks(wanted, gitmarkrecords.write(wanted), staged, net)
         for repo, names in setting.items():
             if names and not _update(repo, "--skip-worktree", names):
                 unmark(marks, ours=False)  # the lock in the way is another git's
                 return NONE, f"git's index in {repo} could not be marked (another git holds it locked?)"
     unlocked = frozenset(r for r in wanted if _lock_seen(r) == (0, 0))
-    return Marks(wanted, marks.record, staged, gitnet.restamped(net), unlocked), ""
+    return Marks(wanted, marks.record, staged, gitnet.restamped(net), unlocked, may_write), ""
 
 
 def unmark(marks: Marks, ours: bool = True) -> list[str]:
@@ -146,7 +149,7 @@ def unmark(marks: Marks, ours: bool = True) -> list[str]:
     not so for a crashed session's bits."""
     left: dict[Path, tuple[int, int]] = {}
     untouched = gitnet.untouched(marks.net)
-    out = gitnet.after(marks.net)  # first: what it puts back is staged as before, no change to tell
+    out, moves = gitnet.after(marks.net)  # first: what it puts back is staged as before, no change to tell
     with gitmarkrecords.deciding():
         for repo, rels in marks.repos.items():
             now = _listed(repo, rels)
@@ -154,7 +157,10 @@ def unmark(marks: Marks, ours: bool = True) -> list[str]:
                 left[repo] = _lock_seen(repo) if ours and repo in marks.unlocked else (0, 0)
             was = marks.staged.get(repo, {})
             if now is not None:
-                out += _brought(repo, was, {n: sha for n, (_, sha) in now.items()})
+                out += _brought(repo, was, {n: sha for n, (_, sha) in now.items()}, moves.get(repo),
+                                marks.may_write)
+        for repo, move in moves.items():
+            out += _written(repo, gitsync.write_missing(repo, move, marks.may_write))
     gitnet.remember(marks.net, untouched)  # the next command's snapshot then runs no git
     if marks.record is not None and not left:
         with contextlib.suppress(OSError):
@@ -181,8 +187,9 @@ def _clear(repo: Path, rels: Sequence[bytes], now: Mapping[bytes, tuple[bytes, b
     return not still or _update(repo, "--no-skip-worktree", still, tries)
 
 
-def _brought(repo: Path, was: Mapping[bytes, bytes], now: Mapping[bytes, bytes]) -> list[str]:
-    brought, kept = gitsync.bring_along(repo, was, now)
+def _brought(repo: Path, was: Mapping[bytes, bytes], now: Mapping[bytes, bytes], move: gitsync.Move | None,
+             may_write: Callable[[Path], bool]) -> list[str]:
+    brought, kept = gitsync.bring_along(repo, was, now, move, may_write)
     out = []
     if brought:
         out.append(f"hidden files git now stages another version of in {repo} ({_shown(brought)}) could "
@@ -191,12 +198,18 @@ def _brought(repo: Path, was: Mapping[bytes, bytes], now: Mapping[bytes, bytes])
                    "the same command outside the sandbox would")
     if kept:
         out.append(f"the command changed what git has staged for hidden files in {repo} ({_shown(kept)}), "
-                   "and "
-                   "they were NOT written: they hold your own edits, so git status shows them as changed; "
-                   "`git checkout -- PATH` takes git's version, `git add PATH` (or `git commit -a`) makes "
-                   "yours "
-                   "the staged one again")
+                   "and they were NOT written (agent-shell brings a hidden file along only from what HEAD "
+                   "held to a commit that existed before the command, where no write rule covers it: these "
+                   "hold your own edits or staged version, or the version is the command's), so git status "
+                   "shows them as changed; look at `git diff -- PATH`: `git checkout -- PATH` takes git's "
+                   "version, `git add PATH` (or `git commit -a`) makes yours the staged one again")
     return out
+
+
+def _written(repo: Path, names: Sequence[bytes]) -> list[str]:
+    return [f"hidden files git now tracks in {repo} ({_shown(names)}) could not be written by the command "
+            "(the sandbox hides their folder): agent-shell wrote them, as the same command outside the "
+            "sandbox would"] if names else []
 
 
 def _shown(names: Sequence[bytes]) -> str:

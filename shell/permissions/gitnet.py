@@ -17,9 +17,9 @@ user's history is theirs to change), but the result says loudly what it deletes 
 adds and the exact commands that undo it: only a commit the command made
 (:mod:`.githeads`), also one built with ``git commit-tree`` and ``git update-ref``, the
 index untouched (so HEAD is compared too: read from git's files, no git started). A
-checkout, a reset or a fast-forward to commits made elsewhere (HEAD moved, nothing
-committed here) staged another version on purpose: :func:`.gitmarks.unmark` brings the
-work tree along.
+checkout, a reset or a fast-forward to a commit that existed before the command (some
+ref reached it then) staged another version on purpose: :func:`.gitmarks.unmark` brings
+the work tree along, where :mod:`.gitsync` finds that loses and writes nothing it should not.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import contextlib
 import os
 import shlex
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -57,8 +56,9 @@ class RepoBefore:
     stamp: tuple[int, int, int] | None
     made: Path | None = None
     """The empty ``info/exclude`` made for the command (:func:`.gitexclude.hold_exclude`)."""
-    since: int = 0
-    """When the snapshot was taken (seconds): a commit dated earlier was not made by the command."""
+    tips: tuple[bytes, ...] | None = ()
+    """The commits every ref pointed at before (:func:`.githeads.tips`): HEAD moved to one
+    they reach is a checkout of a commit that existed before; any other was made here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,8 @@ def before(hidden: Iterable[Path]) -> Before:
         untracked = tuple(r for r in rels if r in files and not any(_under(n, r) for n in entries))
         if entries or untracked:
             made = hold_exclude(repo) if untracked else None
-            out[repo] = RepoBefore(rels, entries, untracked, _head(repo), stamp, made, int(time.time()))
+            head = _head(repo)
+            out[repo] = RepoBefore(rels, entries, untracked, head, stamp, made, githeads.tips(repo, head))
     return Before(out)
 
 
@@ -117,10 +118,14 @@ def remember(was: Before, repos: Sequence[Path]) -> None:
                 _known[(repo, old.rels)] = (stamp, old.entries)
 
 
-def after(was: Before) -> list[str]:
+def after(was: Before) -> tuple[list[str], dict[Path, gitsync.Move]]:
     """Put the index back where the command changed it under hidden paths; what the user
-    must know (a commit it made that deletes or adds one, entries put back)."""
+    must know (a commit it made that deletes or adds one, entries put back); and where
+    HEAD moved to a commit that existed before the command (a checkout, a reset, a
+    fast-forward to a branch fetched earlier): the hidden files' versions on both sides,
+    which :mod:`.gitsync` brings the work tree along to."""
     out: list[str] = []
+    moves: dict[Path, gitsync.Move] = {}
     for repo, old in was.repos.items():
         if old.made is not None:
             release(old.made)
@@ -131,10 +136,12 @@ def after(was: Before) -> list[str]:
         if now is None:
             continue
         moved = head != old.head
-        made = githeads.made_here(repo, old.head, head, old.since) if moved and head else []
-        if moved and not made:  # a checkout, reset, fast-forward to commits made elsewhere: on purpose
-            out += _written(repo, gitsync.write_missing(repo, [n for n in now if n not in old.entries]))
-            continue  # what it changed or removed is brought along once the marks are cleared (.gitmarks)
+        made = githeads.made_here(repo, old.tips, head) if moved and head else []
+        if moved and head and not made:  # to a commit that existed before: on purpose
+            move = _move(repo, old, head, {n: now[n][1] for n in now if n not in old.entries})
+            if move is not None:
+                moves[repo] = move
+            continue  # the work tree is brought along once the marks are cleared (.gitmarks)
         deleted: dict[bytes, bytes] = {}
         committed: dict[bytes, bytes] = {}
         for commit, status, name in reversed(githeads.changes(repo, made, old.rels)):
@@ -143,7 +150,7 @@ def after(was: Before) -> list[str]:
             elif status == b"A" and any(_under(name, n) for n in old.untracked):
                 committed.setdefault(name, commit)
         missing = [n for n in old.entries if n not in now]
-        kept = githeads.in_tree(repo, head, old.rels) if moved and missing else set()
+        kept = set(githeads.in_tree(repo, head, old.rels) or ()) if moved and missing else set()
         dropped = [n for n in missing if not moved or n in deleted or n in kept]
         dropped += [] if moved else [n for n, e in old.entries.items() if n in now and now[n] != e]
         added = [n for n in old.untracked if any(_under(m, n) for m in now)]
@@ -163,7 +170,14 @@ def after(was: Before) -> list[str]:
                        "stand-ins: " + ("taken out of the index again" if taken else
                                         f"they could not be taken out: run `git -C {where} rm --cached -- "
                                         f"{_args(added)}`"))
-    return out
+    return out, moves
+
+
+def _move(repo: Path, old: RepoBefore, head: bytes, new: Mapping[bytes, bytes]) -> gitsync.Move | None:
+    """The hidden files' objects in HEAD's tree before the command and now, and the index
+    entries new under them (None: git could not say)."""
+    was, now = githeads.in_tree(repo, old.head, old.rels), githeads.in_tree(repo, head, old.rels)
+    return gitsync.Move(was, now, new) if was is not None and now is not None else None
 
 
 def _committed_notes(repo: Path, head: bytes, deleted: Mapping[bytes, bytes], staged: bool,
@@ -197,12 +211,6 @@ def _committed_notes(repo: Path, head: bytes, deleted: Mapping[bytes, bytes], st
                    f"one `git commit -a` from being published. Before you push: {fix}"
                    + (" (the first half is done)" if taken else "") + ". Tell the user")
     return out
-
-
-def _written(repo: Path, names: Sequence[bytes]) -> list[str]:
-    return [f"hidden files git now tracks in {repo} ({_names(names)}) could not be written by the command "
-            "(the sandbox hides their folder): agent-shell wrote them, as the same command outside the "
-            "sandbox would"] if names else []
 
 
 def _commit(repo: Path, commit: bytes, head: bytes) -> str:

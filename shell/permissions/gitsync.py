@@ -7,13 +7,18 @@ the old branch's content, which ``git status`` shows as a change and the user's 
 ``git commit -a`` commits: b2's change silently reverted (finding Q20).
 
 So once the marks are cleared, the shell (which may read the file; the command may not)
-does what the checkout would have done, where that loses nothing: a file that still
-holds exactly what was staged before the command (hashed as git hashes a blob, no
-filter applied) is written with what git stages now (``git checkout-index``), or
-removed where git no longer tracks it; one git tracks anew there, missing, is written.
-A file the user had edited is left alone and
-said, with the commands that choose. A filtered file (LFS, git-crypt, line endings)
-never hashes the same as its blob raw, so it is left and said too.
+does what the checkout would have done, where that loses nothing and writes nothing the
+command chose: only when HEAD moved to a commit that existed before the command
+(:class:`Move`, judged by refs in :mod:`.gitnet`), only from exactly what HEAD's tree
+held before (hashed as git hashes a blob, no filter applied) and that git had staged,
+only to exactly what the new HEAD's tree holds, and only where no write rule covers the
+file (``may_write``, the sandbox's judgement). Then the file is written with git's
+version (``git checkout-index``), or removed where git no longer tracks it; one git
+tracks anew there, missing, is written. Anything else is left and said: a file the user
+edited, a version they staged and had not committed (a sandboxed ``git reset --hard``
+must not discard it), a commit the command made (``git checkout -b b2``, a commit
+staging content it chose, then back: tester finding S17; a back-dated commit deleting
+the file: S18), a filtered file (LFS, git-crypt, line endings: never the same hash raw).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import githardened
@@ -31,12 +37,24 @@ LARGEST = 64 << 20
 """Bytes of a file read to compare it with its blob; a larger one is left and said."""
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """HEAD moved to a commit that existed before the command: ``name -> object`` of the
+    hidden files in HEAD's tree before and after, and of index entries new under them."""
+
+    before: Mapping[bytes, bytes]
+    after: Mapping[bytes, bytes]
+    new: Mapping[bytes, bytes]
+
+
 def bring_along(
-    repo: Path, was: Mapping[bytes, bytes], now: Mapping[bytes, bytes]
+    repo: Path, was: Mapping[bytes, bytes], now: Mapping[bytes, bytes], move: Move | None,
+    may_write: Callable[[Path], bool],
 ) -> tuple[list[bytes], list[bytes]]:
     """For each index name whose object ``was`` (before the command) differs from ``now``
     (after it; missing: no longer tracked): the names brought to git's version, and those
-    left as the user had them."""
+    left as the user had them (``move`` None: HEAD did not move to a commit that existed
+    before, and every one is left)."""
     write: list[bytes] = []
     brought: list[bytes] = []
     left: list[bytes] = []
@@ -44,7 +62,8 @@ def bring_along(
         if now.get(name) == old:
             continue
         path = repo / os.fsdecode(name)
-        if not _inside(path, repo) or not _holds(path, old):
+        if (move is None or move.before.get(name) != old or move.after.get(name) != now.get(name)
+                or not _inside(path, repo) or not may_write(path) or not _holds(path, old)):
             left.append(name)
         elif name in now:
             write.append(name)
@@ -65,10 +84,12 @@ def bring_along(
     return brought, left
 
 
-def write_missing(repo: Path, names: Sequence[bytes]) -> list[bytes]:
-    """Those of ``names`` (index entries new since the command started: the branch it
-    checked out tracks them) missing in the work tree, written from the index."""
-    missing = [n for n in names if _inside(repo / os.fsdecode(n), repo)
+def write_missing(repo: Path, move: Move, may_write: Callable[[Path], bool]) -> list[bytes]:
+    """Those of the entries new since the command started (the branch it checked out
+    tracks them) missing in the work tree, written from the index: only as the new
+    HEAD's tree holds them, where no write rule covers them."""
+    missing = [n for n, sha in move.new.items() if move.after.get(n) == sha
+               and _inside(repo / os.fsdecode(n), repo) and may_write(repo / os.fsdecode(n))
                and not os.path.lexists(repo / os.fsdecode(n))]
     if not missing:
         return []
@@ -102,4 +123,4 @@ def _holds(path: Path, blob: bytes) -> bool:
     return digest.hexdigest().encode() == blob
 
 
-__all__ = ["bring_along", "write_missing"]
+__all__ = ["Move", "bring_along", "write_missing"]

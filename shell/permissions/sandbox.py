@@ -184,6 +184,7 @@ class Sandbox:
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
         self._flags_seen: gitflags.Flags = {}
         self._marks = gitmarks.NONE  # skip-worktree bits set on what it hides (.gitmarks)
+        self.may_write_hidden: Callable[[Path], bool] = lambda _: False  # brought along to git's version?
         self.unmarked = gitmarks.recover()  # a crashed session's bits cleared; what the result says of them
         self._refs: gitrefs.Snapshot = {}  # git refs before the command (.gitrefs)
         self._ref_files: gitrefs.RefCache | None = None  # ref files as last read (made at the first command)
@@ -283,7 +284,7 @@ class Sandbox:
         copies = self.staged.copies(files)
         wanted = [p for p in hidden if p in named and _under(p, self.binds())]
         wanted += [f for f in files if f not in copies]
-        self._marks, problem = gitmarks.mark(wanted)
+        self._marks, problem = gitmarks.mark(wanted, self.may_write_hidden)
         if self._marks and self._flags is not None:  # the bits are ours, not the command's (.gitflags)
             from . import gitflags
 

@@ -489,6 +489,8 @@ def create_runtime(
     sandbox.denied_reads = policy.read_denied_paths  # `deny read_file(secrets/**)`: hidden from commands
     sandbox.denied_writes = policy.write_denied_paths  # `deny write_file(secrets/**)`: read-only for them
     sandbox.write_wildcards = policy.write_wildcards  # `deny write_file(**/*.pem)`: what they cover, too
+    sandbox.may_write_hidden = (  # a hidden file brought along to git's version (.gitsync): no write rule
+        lambda path: policy.mode != "plan" and not policy.write_wildcards().covers(path))
     runtime.network_guard = guard
     runtime.checkpoint_hook = hook
     guard.rule_hosts = runtime.permissions.allowed_hosts  # fetch_url(domain:HOST) rules
