@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from shell.core.events import Notice
+from shell.core.secretcontent import secret_content_why
 from shell.core.secrets import is_secret_file, secret_file_why
 from shell.core.textsafety import hidden_characters, sanitize, tag_text
 
@@ -269,6 +270,9 @@ def _holds_secrets(path: Path, resolved: Path, root: Path) -> str:
     for candidate in (path, resolved):
         if is_secret_file(str(candidate)):
             return f"it usually holds secrets ({secret_file_why(str(candidate))})"
+    held = secret_content_why(str(resolved))  # a service-account key, database.yml's password
+    if held:
+        return f"it holds secrets ({held})"
     try:
         inside = resolved.relative_to(root).parts
     except ValueError:

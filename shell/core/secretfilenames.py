@@ -34,6 +34,8 @@ SECRET_FILE_NAMES = frozenset({
     # `ansible-vault encrypt`, ASP.NET's production settings (connection strings)
     "kubeconfig.yaml", "kubeconfig.yml", ".dockerconfigjson", "sa.json", "values-secret.yaml",
     "values-secrets.yaml", "values-secret.yml", "vault.yml", "vault.yaml", "appsettings.production.json",
+    # finding S3: Maven's master password (it decrypts settings.xml's passwords)
+    "settings-security.xml",
 })
 """Secret-looking by their whole name (lowercase), in any folder."""
 

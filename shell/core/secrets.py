@@ -71,6 +71,11 @@ _SECRET_JSON_PREFIXES = ("firebase-adminsdk-", "client_secret", "service_account
                          "serviceaccount")
 """``firebase-adminsdk-x1y2z-0123456789.json``, ``client_secret_<id>.apps.googleusercontent.com.json``:
 the names the consoles give a downloaded key."""
+_ENV_STAGES = frozenset({"production", "prod", "staging", "stage", "development", "dev", "local", "live",
+                         "test", "secret", "secrets", "bak", "backup", "old", "orig", "save"})
+"""The words after ``env`` of a ``.env`` named without its dot (``env.production``,
+``env.prod.local``, ``env.bak``); not ``env.py`` (Alembic's), ``env.test.ts`` (code) nor a
+bare ``env`` (a command, a virtualenv)."""
 _WP_CONFIG = "wp-config"
 _NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults")
 _PRIVATE_KEYS = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
@@ -178,12 +183,18 @@ def is_secret_file(path: str) -> bool:
     manager's duplicate is judged as the name it stands for (:mod:`.secretcopies`)."""
     trimmed = path.rstrip("/\\")
     name = os.path.basename(trimmed).lower()
-    if _secret_name(trimmed, _original_name(trimmed, name)):
+    if _secret_name(trimmed, _original_name(trimmed, name)) or _dotless_env(name):
         return True
     vim = _vim_original(name)  # ..env.local.swp: vim's copy of .env.local
     if vim and _secret_name(trimmed, _original_name(trimmed, vim)):
         return True  # and chezmoi's dot_env, yadm's .env##os.linux, Finder's ".env copy":
     return any(_secret_name(trimmed, _original_name(trimmed, o)) for o in originals(name))
+
+
+def _dotless_env(name: str) -> bool:
+    """``env.production``, ``env-prod``, ``env.bak``: a ``.env`` named without its dot."""
+    words = re.split(r"[._-]", name)
+    return words[0] == "env" and 1 < len(words) <= 3 and all(w in _ENV_STAGES for w in words[1:])
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -216,8 +227,8 @@ def _secret_name(trimmed: str, name: str, by_words: bool = True) -> bool:
     folder = BY_FOLDER.get(name)
     if folder is not None and os.path.basename(os.path.dirname(trimmed)).lower() == folder:
         return True
-    if name.endswith(".json") and name.startswith(_SECRET_JSON_PREFIXES):
-        return True
+    if name.endswith(".json") and (name.startswith(_SECRET_JSON_PREFIXES) or "-firebase-adminsdk-" in name):
+        return True  # myproj-firebase-adminsdk-abc12-0123456789.json: the console's download name
     if name.startswith(_WP_CONFIG) and name.endswith(".php") and "sample" not in name:
         return True  # wp-config.local.php, wp-config-production.php: the same password
     return name in _SECRET_FILE_NAMES or name.endswith(_SECRET_FILE_SUFFIXES) or _history_file(name)

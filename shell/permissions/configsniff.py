@@ -14,24 +14,14 @@ each read, and each verdict kept by the file's size and mtime.
 from __future__ import annotations
 
 import os
-import re
+
+from shell.core.secretcontent import SETS_A_SECRET
 
 SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".conf", ".cfg", ".ini", ".rc")
 MAX_BYTES = 1 << 20
 READ_BYTES = 64 * 1024
-MIN_VALUE_LEN = 8
-_KEY = (r"(?:[\w.-]*(?:token|secret|passw(?:or)?d?|api_?key|apikey|credential)[\w.-]*"
-        r"|(?:[\w.-]*[_.-])?auth(?:_?key)?)")
-_VALUE = f"(?![^\\s\"']*://)[^\\s\"'#,{{}}\\[\\]]{{{MIN_VALUE_LEN},}}"  # not a URL (token_url)
-_JSON = f'"{_KEY}"\\s*:\\s*"{_VALUE}'
-_INLINE = f"[{{,][ \\t]*{_KEY}[ \\t]*=[ \\t]*\"{_VALUE}"
-_LINE = f"^[ \\t]*[\"']?{_KEY}[\"']?[ \\t]*[:=][ \\t]*[\"']?{_VALUE}"
-_URL_PASSWORD = f"://[^\\s/:@\"'$]+:[^\\s/@\"'$]{{{MIN_VALUE_LEN},}}@"
-_SETS = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}|{_URL_PASSWORD}")
-"""``"token": "…"`` (JSON, anywhere on a line), ``{ token = "…" }`` (a TOML inline
-table), or ``api_token: …`` / ``token = "…"`` at a line's start (YAML, TOML, INI): the
-value long enough not to be a placeholder, not a ``${VAR}``; or a URL carrying a password
-(``"http.proxy": "http://user:pw@proxy:8080"``, a database URL)."""
+_SETS = SETS_A_SECRET
+"""The one rule of what setting a secret looks like (:mod:`shell.core.secretcontent`)."""
 _verdicts: dict[str, tuple[int, int, bool]] = {}
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shell.core.secretcontent import secret_content_why
 from shell.core.secrets import is_secret_file, secret_file_why
 from shell.core.tools import READ_KINDS, Tool
 
@@ -48,13 +49,15 @@ def secret_read(tool: Tool, args: Mapping[str, Any], paths: CallPaths, sandbox: 
     for secret in subject_paths(tool, args):  # an MCP tool's `paths`, `file`, `file://` URI too
         real, rel = paths.path(secret)  # a link named notes.txt may lead to .env
         named = next((p for p in (secret, real) if is_secret_file(p)), "") or hard_link_of(real, sandbox)
-        if named:
+        held = "" if named else secret_content_why(real)  # a service-account key, a settings.xml password
+        if named or held:
+            named = named or secret
             break
     else:
         return ""
     via = ("" if named == secret else f" (a link to {rel if rel is not None else real})" if named == real
            else f" (a hard link of {named}: the same file)")
-    return asktext.secret_question(tool, f"{secret}{via}", secret_file_why(named), is_mcp(tool))
+    return asktext.secret_question(tool, f"{secret}{via}", held or secret_file_why(named), is_mcp(tool))
 
 
 def hard_link_of(real: str, sandbox: Sandbox | None) -> str:

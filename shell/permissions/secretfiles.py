@@ -12,7 +12,9 @@ read-only). A command line that *names* such a file asks instead (see
 
 What is found:
 
-- regular files whose name is secret-looking (any case: ``.ENV`` too);
+- regular files whose name is secret-looking (any case: ``.ENV`` too), and those whose
+  content is (a service-account key under any JSON name, a ``settings.xml`` or
+  ``database.yml`` setting a password: :mod:`shell.core.secretcontent`);
 - the target of a symlink whose own name, or whose target's name, is secret-looking
   (``notes.txt -> ../.env``, ``key -> ~/elsewhere/prod.pem``);
 - other hard links of a secret file inside the searched tree (same inode): a
@@ -60,6 +62,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shell.core.secretcontent import looked_into, secret_content_why
 from shell.core.secretcopies import CHEZMOI_PREFIXES
 from shell.core.secrets import BY_FOLDER, is_secret_file
 
@@ -117,6 +120,9 @@ class _Listing:
     """The folder's device and inode: a folder put in another's place is listed anew."""
     files: tuple[str, ...] = ()
     """Every other entry that is neither a folder nor a link (for :meth:`SecretFileIndex.files_where`)."""
+    looked: tuple[str, ...] = ()
+    """Files judged by what they hold (any JSON, ``settings.xml``…: :mod:`shell.core.secretcontent`),
+    read again when they change, not when their folder does."""
 
     @property
     def racy(self) -> bool:
@@ -373,6 +379,9 @@ class SecretFileIndex:
             prefix = directory.rstrip("/") + "/"
             for name in listing.secrets:
                 found[prefix + name] = None
+            for name in listing.looked:  # a service-account key, a settings.xml with a password
+                if secret_content_why(prefix + name):
+                    found[prefix + name] = None
             for name in listing.links:
                 links.append(prefix + name)
             for name in listing.later:
@@ -540,6 +549,7 @@ def _list(directory: str, info: os.stat_result, later_why: Callable[[str], objec
     subdirs: list[str] = []
     later: list[str] = []
     files: list[str] = []
+    looked: list[str] = []
     venv = False
     count = 0
     placed = os.path.basename(directory).casefold() in PLACED_DIRS
@@ -561,6 +571,8 @@ def _list(directory: str, info: os.stat_result, later_why: Callable[[str], objec
                         if (is_secret_file(entry.path if by_folder else name)
                                 and entry.is_file(follow_symlinks=False)):
                             secrets.append(name)
+                        elif looked_into(name):
+                            looked.append(name)
                         elif name == "pyvenv.cfg":
                             venv = True
                 except OSError:
@@ -569,7 +581,7 @@ def _list(directory: str, info: os.stat_result, later_why: Callable[[str], objec
         pass
     return _Listing(
         info.st_ctime_ns, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv,
-        count, tuple(later), (info.st_dev, info.st_ino), tuple(files),
+        count, tuple(later), (info.st_dev, info.st_ino), tuple(files), tuple(looked),
     )
 
 

@@ -253,3 +253,31 @@ def test_a_byte_order_mark_is_not_a_hidden_character(repo: Path, user_dir: Path)
     loaded = load_instructions(repo, user_dir=user_dir)
     assert loaded.problems == () and loaded.files[0].hidden == 0
     assert '<instructions source="AGENTS.md">\nUse tabs.\n</instructions>' in loaded.text
+
+
+SERVICE_ACCOUNT = ('{"type": "service_account", "project_id": "myproj", "private_key": '
+                   '"-----BEGIN PRIVATE KEY-----\\nMIIEvSAKEYBODY\\n-----END PRIVATE KEY-----\\n", '
+                   '"client_email": "a@myproj.iam.gserviceaccount.com"}\n')
+
+
+def test_a_repository_cannot_import_keys_and_passwords_the_names_do_not_tell(
+    repo: Path, user_dir: Path
+) -> None:
+    """Finding S3: a service-account key under the console's or any name, Rails'
+    database.yml and Maven's settings.xml with passwords were imported zero-click."""
+    (repo / "myproj-firebase-adminsdk-abc12.json").write_text(SERVICE_ACCOUNT)
+    (repo / "myproj-1a2b3c.json").write_text(SERVICE_ACCOUNT)
+    (repo / "config").mkdir()
+    (repo / "config" / "database.yml").write_text("production:\n  password: Zq7pL0ngProdPass\n")
+    (repo / "settings.xml").write_text("<settings><servers><server><password>MvnDeployPass42</password>"
+                                       "</server></servers></settings>\n")
+    (repo / "env.production").write_text("API_KEY=sk-NODOT-EXFIL\n")
+    (repo / "package.json").write_text('{"name": "plain-package-json"}\n')
+    names = ["myproj-firebase-adminsdk-abc12.json", "myproj-1a2b3c.json", "config/database.yml",
+             "settings.xml", "env.production", "package.json"]
+    (repo / "AGENTS.md").write_text("ROOT\n" + "".join(f"@{n}\n" for n in names))
+    loaded = load_instructions(repo, user_dir=user_dir)
+    for leaked in ("MIIEvSAKEYBODY", "Zq7pL0ngProdPass", "MvnDeployPass42", "sk-NODOT-EXFIL"):
+        assert leaked not in loaded.text
+    assert "plain-package-json" in loaded.text
+    assert len([p for p in loaded.problems if "refused" in p]) == 5, loaded.problems

@@ -1,0 +1,56 @@
+"""Finding S3 through the real console script and bubblewrap: files whose names say
+nothing but whose content is a credential (a service-account key, Rails' database.yml
+and Maven's settings.xml with passwords, a ``.env`` saved without its dot) printed to the
+model by a sandboxed command in auto mode, unasked; read_file showed them unasked."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+
+KEY = ('{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvSAKEYBODY\\n'
+       '-----END PRIVATE KEY-----\\n", "client_email": "a@p.iam.gserviceaccount.com"}\n')
+FILES = {
+    "myproj-1a2b3c.json": KEY,
+    "config/database.yml": "production:\n  adapter: postgresql\n  password: Zq7pL0ngProdPass\n",
+    "settings.xml": "<settings><server><id>x</id><password>MvnDeployPass42</password></server></settings>\n",
+    "sentry.properties": "defaults.org=acme\nauth.token=sntrysSentryTok3n99\n",
+    "env.production": "API_KEY=sk-NODOT-EXFIL-1234\n",
+}
+PLAIN = {"package.json": '{"name": "plain-json-readable"}\n',
+         "gradle.properties": "org.gradle.jvmargs=-Xmx2g-plain-gradle\n"}
+LEAKS = ("MIIEvSAKEYBODY", "Zq7pL0ngProdPass", "MvnDeployPass42", "sntrysSentryTok3n99",
+         "sk-NODOT-EXFIL-1234")
+
+
+def test_credentials_under_plain_names_are_hidden_from_commands_and_read_file_asks(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[permissions]\nmode = "auto"\n')
+    for rel, text in {**FILES, **PLAIN}.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    # names no file (a command line naming one asks): what a model told to look around runs
+    command = "find . -type f | sort | xargs cat; grep -r password . ; echo end-of-command"
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "c1"},
+                             {"name": "read_file", "args": {"path": "settings.xml"}, "id": "c2"}]}, "Done."]
+    r = run_cli("-p", "look around", "--model", script(turns), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    for leaked in LEAKS:
+        assert leaked not in r.stdout, r.stdout
+    assert "end-of-command" in r.stdout  # the command ran, unasked
+    assert "plain-json-readable" in r.stdout and "plain-gradle" in r.stdout  # the rest reads as ever
+    events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    asked = [e["call_id"] for e in events if e.get("type") == "ApprovalRequested"]
+    assert asked == ["c2"]  # read_file asked (and --approve never refused it); the command ran unasked
+    for rel, text in FILES.items():  # the user's files are untouched
+        assert (workspace / rel).read_text() == text
