@@ -362,3 +362,35 @@ async def test_a_custom_command_sends_its_message(tmp_path: Path, monkeypatch: p
         await send(pilot, "/review main.py")
         await wait_for(pilot, lambda: not app.busy and len(app.agent.messages) == 2)
         assert app.agent.messages[0] == UserMessage("Review main.py")
+
+
+async def test_esc_stops_the_reply_and_holds_the_queue_in_the_prompt(tmp_path: Path) -> None:
+    """Esc with messages queued started the next one at once: in auto mode a queued
+    command ran right after the user pressed the stop key (finding T12). Esc stops;
+    the queued messages come back into the prompt, ahead of the draft, unsent."""
+    gate = anyio.Event()
+
+    @tool(read_only=True)
+    async def wait_a_bit() -> str:
+        """Waits until the test lets it go."""
+        await gate.wait()
+        return "waited"
+
+    from shell.agent import Agent
+
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "wait_a_bit", {}),)), "sent unasked"])
+    app = AgentShellApp(Agent(model, tools=[wait_a_bit]))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "start")
+        await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
+        await send(pilot, "run touch queued.txt")
+        await send(pilot, "and then this")
+        await pilot.press(*"a draft")
+        assert app.main.queued == ["run touch queued.txt", "and then this"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy)
+        await pilot.pause()
+        assert len(model.requests) == 1  # nothing more was sent
+        assert app.main.queued == []
+        assert app.prompt.text == "run touch queued.txt\n\nand then this\n\na draft"
+        assert [w.text for w in app.query(UserWidget)] == ["start"]

@@ -25,7 +25,7 @@ KEYS = [
     ("Ctrl+G", "edit the prompt in $EDITOR"),
     ("@", "attach a file (a picker opens)"),
     ("Page Up / Page Down", "scroll the conversation"),
-    ("Esc, Ctrl+C", "cancel the reply in flight"),
+    ("Esc, Ctrl+C", "cancel the reply in flight (queued messages come back into the prompt)"),
     ("Esc Esc", "on an empty prompt: rewind the conversation and files"),
     ("Shift+Tab", "next permission mode (default, accept-edits, plan, auto)"),
     ("F2", "show or hide the middleware panel"),

@@ -37,10 +37,14 @@ class KeyActions(RepliesRun):
 
     def action_cancel_reply(self) -> None:
         """Esc: end the reply in flight at once (pending approvals are withdrawn) and
-        silence any audio playing; with no reply (the shell still starting), it takes
-        what waits in the queue back into the prompt, to edit or send again."""
+        silence any audio playing. What waits in the queue goes back into the prompt,
+        to edit or send again, not on its way: Esc is the stop key, and a message
+        written before the user saw what made them press it ran unasked right after
+        (finding T12; Codex and pi put the queue back the same way)."""
         self.shell.playback.stop()
         if self._busy:
+            if self._queue:
+                self._take_back_queue()
             self.status.state = "cancelling"
             self.hold_frames()
             renderer = self.renderer

@@ -147,7 +147,11 @@ class RepliesRun(PromptKeepsKeys):
             self.give_back(text, before_draft=True)
             await self.conversation.add(NoticeEntry("info", "Your message is back in the prompt."))
         left = flow.take_back()  # a steer the reply could not take: the next message
-        if left:
+        if left and renderer.cancelled:  # stopped with Esc: back to the prompt, not sent
+            self.give_back("\n\n".join(left), before_draft=True)
+            await self.conversation.add(NoticeEntry("info", "The reply was stopped before your steering "
+                                                    "reached it; it is back in the prompt."))
+        elif left:
             self._queue[:0] = left
             self._show_queue()
             await self.conversation.add(NoticeEntry("info", "The reply ended before your steering reached "
