@@ -180,13 +180,15 @@ def export_command(runtime: ShellRuntime, arg: str) -> CommandResult:
 
     from .saving import target, write
 
-    shown = runtime.shown_history()  # after /compact: the turns it summarised, not the summary
+    marks: list[int] = []  # after /compact: the turns it summarised, not the summary, marked
+    shown = runtime.shown_history(marks)
     if not shown:
         return CommandResult("Nothing to export yet.", error=True)
     chosen = target(runtime, arg, command="/export", stem="agent-shell", suffix=".md")
     if isinstance(chosen, CommandResult):
         return chosen
-    text = export_markdown(shown, redactor=runtime.secrets, outcomes=runtime.call_outcomes)
+    text = export_markdown(shown, redactor=runtime.secrets, outcomes=runtime.call_outcomes,
+                           compacted_before=marks)
     failed = write(chosen, text.encode("utf-8"), command="/export")
     if failed is not None:
         return failed

@@ -286,6 +286,9 @@ what a message carries."""
                 raise SessionError("which session? give its ID (`agent-shell sessions` lists them)")
             loaded = load_session(info.path)
             resume(self.agent, loaded)
+            # what the user saw before each compaction the file holds (/export, /compact show)
+            self.compactions[:] = [Compaction(c.before, [*c.before[:c.head], c.summary], c.replaced, "", 0.0)
+                                   for c in loaded.compactions]
             recorder = SessionRecorder.resume(
                 store, self.agent, loaded, redactor=self.secrets
             )
@@ -480,15 +483,17 @@ what a message carries."""
         self.meter.last_call = None  # the context shrank: unknown until the next request says
         return done
 
-    def shown_history(self) -> list[Message]:
+    def shown_history(self, marks: list[int] | None = None) -> list[Message]:
         """The conversation as the user saw it: the history, with each summary a
-        ``/compact`` of this process made put back as the messages it stands for
-        (``/export`` and ``/copy`` work from this; the model is sent the summary).
-        A summary no longer in the history (rewound past) or from an earlier process
-        (resumed) stays as it is."""
+        ``/compact`` made (in this process, or read back from a resumed session's
+        file) put back as the messages it stands for (``/export`` and ``/copy`` work
+        from this; the model is sent the summary). A summary no longer in the history
+        (rewound past) stays as it is. ``marks`` gets, for each summary put back, the
+        index of the message its turns end before (the export says "compacted here")."""
         from ..core.messages import SystemMessage
 
         shown = list(self.agent.messages)
+        found: list[int] = []
         for done in reversed(self.compactions):
             head = next((i for i, m in enumerate(done.after) if not isinstance(m, SystemMessage)), None)
             if head is None:
@@ -496,7 +501,12 @@ what a message carries."""
             summary = done.after[head]
             at = next((i for i, m in enumerate(shown) if m is summary), None)
             if at is not None:
-                shown[at:at + 1] = done.before[head:head + done.replaced]
+                turns = done.before[head:head + done.replaced]
+                shown[at:at + 1] = turns
+                found = [i + len(turns) - 1 if i > at else i for i in found]  # later marks move on
+                found.append(at + len(turns))
+        if marks is not None:
+            marks.extend(sorted(found))
         return shown
 
     def new_conversation(self) -> None:

@@ -13,7 +13,7 @@ not obeyed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from shell.core.messages import (
@@ -113,13 +113,19 @@ def _result(m: ToolResultMessage, r: Redactor, outcome: str = "") -> str:
     return f"**{label}** `{m.name}` ({m.call_id})\n\n{body}"
 
 
+COMPACTED_HERE = ("---\n\n*Compacted here (`/compact`): from this point on the model was sent a "
+                  "summary in place of the turns above.*")
+
+
 def export_markdown(
     session: LoadedSession | Sequence[Message], *, redactor: Redactor | None = None, title: str | None = None,
-    outcomes: Mapping[str, str] | None = None,
+    outcomes: Mapping[str, str] | None = None, compacted_before: Collection[int] = (),
 ) -> str:
     """The conversation as Markdown (secrets redacted). ``outcomes``: how calls ended
     that their results show only as errors (the session's, by call id; a loaded
-    session brings its own)."""
+    session brings its own). ``compacted_before``: indexes of messages a compaction's
+    summary took the place of the turns before (a line says so there; ``len(messages)``
+    for the end)."""
     r = redactor if redactor is not None else Redactor.from_environment()
     meta: dict[str, Any] = session.meta if isinstance(session, LoadedSession) else {}
     messages = session.messages if isinstance(session, LoadedSession) else list(session)
@@ -130,7 +136,12 @@ def export_markdown(
     if details:
         out.append("\n".join(f"- {d}" for d in details))
     last_role = ""
-    for m in messages:
+    for index, m in enumerate([*messages, None]):
+        if index in compacted_before:
+            out.append(COMPACTED_HERE)
+            last_role = ""
+        if m is None:
+            break
         if isinstance(m, SystemMessage):
             out.append(f"## System\n\n{demote(r.text(m.text))}")
             last_role = "system"

@@ -29,6 +29,7 @@ from shell.core.textsafety import encodable_value
 from .call_records import NOTED_DETAILS
 from .callids import CallIds
 from .codec import CodecError, block_from_dict, message_from_dict
+from .compactions import LoadedCompaction, compaction_in, pointed_at
 from .recorder import FORMAT_VERSION
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class LoadedSession:
     call_edits: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The arguments a call ran with when the user edited them first, by call id (the
     message keeps the model's): shown again as they ran, "modified by you"."""
+    compactions: list[LoadedCompaction] = field(default_factory=list)
+    """The compactions the file holds, oldest first: what the user saw before each."""
     call_editors: dict[str, str] = field(default_factory=dict)
     """The middleware that changed a call's arguments, where it was not the user, by
     call id: shown again as "modified by" it."""
@@ -104,6 +107,7 @@ class _Reader:
         self.call_notes: dict[str, dict[str, list[str]]] = {}
         self.call_edits: dict[str, dict[str, Any]] = {}
         self.call_editors: dict[str, str] = {}
+        self.compactions: list[LoadedCompaction] = []
         self.open_reply = False
         self.skipped = 0
         self.unknown: dict[str, int] = {}
@@ -163,18 +167,22 @@ class _Reader:
             self.checkpoint = None
         self.open_reply = True
 
-    def _history(self, record: dict[str, Any]) -> None:
+    def _history(self, record: dict[str, Any], *, rewind: bool = False) -> None:
         raw = record.get("messages")
         if not isinstance(raw, list):
             raise ValueError("'messages' must be a list")
         self.ids.reset()
-        self.messages = [self.ids.message(message_from_dict(m, self.problems)) for m in raw]
+        messages = [self.ids.message(message_from_dict(m, self.problems)) for m in raw]
+        compaction = None if rewind else compaction_in(self.messages, messages)
+        if compaction is not None:
+            self.compactions.append(compaction)
+        self.messages = messages
         self.checkpoint = None
 
     def _rewind(self, record: dict[str, Any]) -> None:
         """The user went back: the conversation is the record's list (as for a
         ``history``; only the search index treats the two differently)."""
-        self._history(record)
+        self._history(record, rewind=True)
 
     def _checkpoint(self, record: dict[str, Any]) -> None:
         content = record.get("content")
@@ -317,6 +325,7 @@ def load_session(path: str | Path, *, upto: int | None = None) -> LoadedSession:
         call_notes=reader.call_notes,
         call_edits=reader.call_edits,
         call_editors=reader.call_editors,
+        compactions=pointed_at(reader.compactions, messages),
     )
 
 

@@ -57,3 +57,35 @@ async def test_an_exported_summary_is_headed_as_a_summary_not_as_the_user(tmp_pa
     text = export_markdown(resumed(tmp_path))
     assert "## Summary of earlier turns\n\nSUMMARY ONE" in text
     assert "## User" not in text
+
+
+async def test_export_after_resuming_a_compacted_session_writes_what_the_user_saw(tmp_path: Path) -> None:
+    """r17: R1's fix covered /export after /compact in the same run; after --resume the
+    export held the summary alone. The session file holds the turns before each
+    compaction: they are exported, and a line marks where the summary stands in."""
+    from .test_compact import runtime_with
+
+    model = ScriptedModel(["first reply", "SUMMARY ONE", "second reply", "SUMMARY TWO"])
+    runtime = await recorded_after_a_reply(model, tmp_path)
+    await compacted(runtime)
+    async for _ in runtime.reply("one more"):
+        pass
+    await compacted(runtime)  # a summary of a summary and a later exchange
+    assert runtime.session_recorder is not None
+    runtime.session_recorder.close()  # the run ends (its lock is let go)
+    again = runtime_with(ScriptedModel(["third reply"]), tmp_path, record=True)
+    again.resume(latest=True)
+    assert len(again.agent.messages) == 1  # the model is sent the summary...
+    said = await default_commands().run(again, "/export")
+    assert not said.error, said.text
+    assert "Exported 10 messages" in said.text  # ...the export holds what the user saw
+    found = re.search(r"`([^`]+\.md)`", said.text)
+    assert found is not None, said.text
+    text = Path(found.group(1)).read_text(encoding="utf-8")  # noqa: ASYNC240 (a small file, once)
+    for words in ("question 0 about api_0", "and now?", "first reply", "one more", "second reply"):
+        assert words in text, words
+    assert "SUMMARY" not in text
+    assert text.count("Compacted here") == 2  # after "and now?"'s reply, then at the end
+    assert text.index("first reply") < text.index("Compacted here") < text.index("one more")
+    shown = await default_commands().run(again, "/compact show 1")  # resumed: it knows them too
+    assert not shown.error and "question 0 about api_0" in shown.text
