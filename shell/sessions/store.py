@@ -215,13 +215,19 @@ class SessionStore:
         )
 
     def list(self, cwd: str | Path | None = None) -> list[SessionInfo]:
-        """Sessions, newest (last written) first; only those started in ``cwd`` if given."""
+        """Sessions, newest (last written) first; only those started in ``cwd`` if given.
+        A session with no message (its only message taken back: too long for the
+        context, or refused by a policy) is not listed: nothing to resume or read. Its
+        file stays (it may be this process's, about to get its first message); an id
+        still finds it."""
         wanted = _norm(cwd) if cwd is not None else None
         found = []
         for session_id in self.ids():
             try:
                 info = self.info(session_id)
             except SessionError:
+                continue
+            if info.message_count == 0:
                 continue
             if wanted is None or _norm(info.cwd) == wanted:
                 found.append(info)

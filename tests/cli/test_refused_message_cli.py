@@ -41,3 +41,23 @@ def test_a_refused_message_is_back_at_the_plain_prompt_with_the_reason(
     assert t.close() == 0
     assert "Detected 1 credit_card value in" in t.text and "blocked" in t.text
     assert "Never." not in t.text  # the model never saw it
+
+
+@pytest.mark.usefixtures("pii_blocks")
+def test_a_session_whose_only_message_was_refused_is_not_listed(
+    run_cli: Any, cli_env: dict[str, str], script: Callable[[list[Any]], str]
+) -> None:
+    """R11: /sessions, `agent-shell sessions` and --resume listed it as "(no messages)
+    0 msgs", a row with nothing to resume. Its file stays (README: Sessions)."""
+    refused = run_cli("-p", TYPED, "--model", script(["Never."]))
+    assert "blocked" in refused.stderr
+    sessions = Path(cli_env["AGENT_SHELL_DATA_DIR"]) / "sessions"
+    assert len(list(sessions.glob("*.jsonl"))) == 1  # the empty session's file
+    kept = run_cli("-p", "hello", "--model", script(["Hello."]))
+    assert kept.returncode == 0, kept.stderr
+    listed = run_cli("sessions")
+    assert listed.returncode == 0, listed.stderr
+    assert "hello" in listed.stdout and "1." in listed.stdout
+    assert "(no messages)" not in listed.stdout and "2." not in listed.stdout
+    asked = run_cli("--resume", "-p", "again", "--model", script(["Again."]))  # no terminal: it lists them
+    assert "(no messages)" not in asked.stderr and "hello" in asked.stderr
