@@ -31,6 +31,9 @@ class ReplyRecord:
     state: ReplyState
     started: float = field(default_factory=time.time)
     ended: float | None = None
+    tracing_on: bool = False
+    """Whether the Tracing middleware was switched on when the reply started (when the
+    view has no tree for it, the view says why: Tracing off, or only its tree)."""
 
     @property
     def reply_id(self) -> str:
@@ -45,9 +48,9 @@ class ReplyLog:
         self.count = earlier
         """Replies so far, those of a resumed conversation included."""
 
-    def start(self, text: str, state: ReplyState) -> ReplyRecord:
+    def start(self, text: str, state: ReplyState, *, tracing_on: bool = False) -> ReplyRecord:
         self.count += 1
-        record = ReplyRecord(self.count, text, state)
+        record = ReplyRecord(self.count, text, state, tracing_on=tracing_on)
         self.records.append(record)
         return record
 

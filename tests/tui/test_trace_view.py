@@ -221,3 +221,31 @@ async def test_trace_details_are_readable_in_every_theme(theme: str) -> None:
             ours = _luminance((fore.red, fore.green, fore.blue))
             light, dark = sorted((ours, _luminance(back)), reverse=True)
             assert (light + 0.05) / (dark + 0.05) >= 3.0, (theme, role, fore, back)
+
+
+async def test_replies_sent_with_tracing_on_while_the_view_was_closed_are_not_said_untraced() -> None:
+    """R18: with Tracing switched on, a reply sent while the Trace tab was closed read
+    "(Tracing was off for them)": it was on, only its tree was off."""
+    from textual.widgets import Static
+
+    app, _ = _app(["First done.", "Second done."], tracing_on=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first question")
+        await wait_for(pilot, lambda: not app.busy)
+        await send(pilot, "/trace")
+        await wait_for(pilot, lambda: len(app.trace_view.span_tree.root.children) == 1)
+
+        def note() -> str:
+            return str(app.trace_view.query_one("#trace-note", Static).content)
+
+        def says(words: str) -> None:
+            assert words in note(), note()
+
+        await eventually(pilot, lambda: says("Tracing was on"))
+        assert "Tracing was off for them" not in note()
+        await pilot.press("f2")  # closed again; Tracing now switched off by the user
+        app.agent.middleware.set_enabled("Tracing", False)
+        await send(pilot, "second question")
+        await wait_for(pilot, lambda: not app.busy)
+        await send(pilot, "/trace")
+        await eventually(pilot, lambda: says("and off for some of them"))

@@ -120,7 +120,9 @@ class RepliesRun(PromptKeepsKeys):
         flow = self.shell.flow
         renderer = self.renderer = ReplyRenderer(self.conversation, self.runtime.agent.middleware)
         self.last_reply = renderer.reply
-        record = self.replies.start(text, renderer.reply)
+        stack = self.runtime.agent.middleware
+        record = self.replies.start(text, renderer.reply,
+                                    tracing_on="Tracing" in stack and bool(stack.is_enabled("Tracing")))
         gc_policy = self.shell.gc_policy
         gc_policy.reply_started()
         status = self.status

@@ -39,6 +39,9 @@ HINT = "Replies, newest first: model calls, tools, middleware time."
 EMPTY = "No reply yet: each reply appears here, live."
 NO_TRACING = "Tracing is not in the middleware stack: each reply shows its tools only."
 UNTRACED = "Replies sent while the view was closed show their tools only (Tracing was off for them)."
+UNTREED = ("Replies sent while the view was closed show their tools only: Tracing was on, but it keeps "
+           "the tree this view draws only while the view is open")
+"""The note when Tracing was on for some of them: only its tree was off (R18)."""
 
 
 class TraceView(Vertical):
@@ -174,7 +177,7 @@ class TraceView(Vertical):
         if tracing is None:
             note = NO_TRACING
         else:
-            note = HINT + (" " + UNTRACED if untraced else "") if items else EMPTY
+            note = HINT + (" " + _untraced_note(untraced) if untraced else "") if items else EMPTY
         self.query_one("#trace-note", Static).update(Text(note))
         now = self.clock()
         styles = self._styles()
@@ -294,3 +297,11 @@ class TraceView(Vertical):
 
         visit(self.span_tree.root, 0)
         return out
+
+
+def _untraced_note(untraced: list[ReplyRecord]) -> str:
+    """Why replies have no tree: Tracing was off for them, or only its tree was."""
+    on = sum(r.tracing_on for r in untraced)
+    if not on:
+        return UNTRACED
+    return UNTREED + (" (and off for some of them)." if on < len(untraced) else ".")
