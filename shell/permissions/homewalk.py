@@ -135,7 +135,8 @@ class HomeFiles:
         self._homes: frozenset[str] = frozenset()
         self._stores: frozenset[str] = frozenset()
         self.index = SecretFileIndex([], max_entries=max_entries, max_seconds=max_seconds, prune=self._prune,
-                                     needed=self._needed, follow_moves=False, later=_git_named)
+                                     needed=self._needed, follow_moves=False, later=_git_named,
+                                     look_into=False)
         self.last: HomeFound | None = None
         self._told: tuple[Path, ...] = ()
         self._said: set[str] = set()

@@ -14,7 +14,9 @@ What is found:
 
 - regular files whose name is secret-looking (any case: ``.ENV`` too), and those whose
   content is (a service-account key under any JSON name, a ``settings.xml`` or
-  ``database.yml`` setting a password: :mod:`shell.core.secretcontent`);
+  ``database.yml`` setting a password: :mod:`shell.core.secretcontent`), judged when
+  their folder is listed (again when it changes: a file rewritten in place to hold a
+  key is seen once its folder next changes);
 - the target of a symlink whose own name, or whose target's name, is secret-looking
   (``notes.txt -> ../.env``, ``key -> ~/elsewhere/prod.pem``);
 - other hard links of a secret file inside the searched tree (same inode): a
@@ -120,9 +122,6 @@ class _Listing:
     """The folder's device and inode: a folder put in another's place is listed anew."""
     files: tuple[str, ...] = ()
     """Every other entry that is neither a folder nor a link (for :meth:`SecretFileIndex.files_where`)."""
-    looked: tuple[str, ...] = ()
-    """Files judged by what they hold (any JSON, ``settings.xml``…: :mod:`shell.core.secretcontent`),
-    read again when they change, not when their folder does."""
 
     @property
     def racy(self) -> bool:
@@ -232,7 +231,7 @@ class SecretFileIndex:
     def __init__(
         self, roots: list[Path], *, max_entries: int = MAX_ENTRIES, max_seconds: float = MAX_SECONDS,
         prune: Callable[[str], bool] | None = None, needed: Callable[[str], bool] | None = None,
-        follow_moves: bool = True, later: Callable[[str], object] = why,
+        follow_moves: bool = True, later: Callable[[str], object] = why, look_into: bool = True,
     ) -> None:
         self.roots = _real(roots)
         self.max_entries = max_entries
@@ -249,6 +248,7 @@ class SecretFileIndex:
         walk wants only ``.git``, and skips the cost of asking of every name)."""
         """Look everywhere for a secret file that moved (off where commands cannot move
         files, as in home: the user deleting a key there must not widen the next walk)."""
+        self.look_into = look_into  # read JSON and settings files (not in home: ~/.config's thousands)
         self._listings: dict[str, _Listing] = {}
         self._known: dict[str, tuple[int, int]] = {}
         self._pem: dict[str, tuple[int, int, int, int, bool]] = {}
@@ -379,9 +379,6 @@ class SecretFileIndex:
             prefix = directory.rstrip("/") + "/"
             for name in listing.secrets:
                 found[prefix + name] = None
-            for name in listing.looked:  # a service-account key, a settings.xml with a password
-                if secret_content_why(prefix + name):
-                    found[prefix + name] = None
             for name in listing.links:
                 links.append(prefix + name)
             for name in listing.later:
@@ -407,7 +404,7 @@ class SecretFileIndex:
         become a dependency because a ``pyvenv.cfg`` appeared in it (a command can
         write one, and its secret files would be searched no more)."""
         old = self._listings.get(directory)
-        listing = _list(directory, info, self.later)
+        listing = _list(directory, info, self.later, self.look_into)
         if listing.venv and old is not None and not old.venv:
             listing = dataclasses.replace(listing, venv=False)
         self._listings[directory] = listing
@@ -542,14 +539,15 @@ def _real(roots: list[Path]) -> list[Path]:
     return out
 
 
-def _list(directory: str, info: os.stat_result, later_why: Callable[[str], object] = why) -> _Listing:
+def _list(
+    directory: str, info: os.stat_result, later_why: Callable[[str], object] = why, look_into: bool = False,
+) -> _Listing:
     listed_at = time.time_ns()
     secrets: list[str] = []
     links: list[str] = []
     subdirs: list[str] = []
     later: list[str] = []
     files: list[str] = []
-    looked: list[str] = []
     venv = False
     count = 0
     placed = os.path.basename(directory).casefold() in PLACED_DIRS
@@ -571,8 +569,8 @@ def _list(directory: str, info: os.stat_result, later_why: Callable[[str], objec
                         if (is_secret_file(entry.path if by_folder else name)
                                 and entry.is_file(follow_symlinks=False)):
                             secrets.append(name)
-                        elif looked_into(name):
-                            looked.append(name)
+                        elif look_into and looked_into(name) and secret_content_why(entry.path):
+                            secrets.append(name)  # a service-account key, a settings.xml's password
                         elif name == "pyvenv.cfg":
                             venv = True
                 except OSError:
@@ -581,7 +579,7 @@ def _list(directory: str, info: os.stat_result, later_why: Callable[[str], objec
         pass
     return _Listing(
         info.st_ctime_ns, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv,
-        count, tuple(later), (info.st_dev, info.st_ino), tuple(files), tuple(looked),
+        count, tuple(later), (info.st_dev, info.st_ino), tuple(files),
     )
 
 
