@@ -58,6 +58,7 @@ from __future__ import annotations
 import configparser
 import fnmatch
 import json
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -167,6 +168,22 @@ def reads(name: str) -> bool:
     requirements files' names."""
     name = name.casefold()
     return name in NAMES or is_requirements(name)
+
+
+REQUIREMENTS_FOLDER = "requirements"
+"""pip-tools' folder (``requirements/base.txt``, ``requirements/dev.in``): every ``.txt``
+and ``.in`` in it is a requirements file, whatever its name (finding S22)."""
+
+
+def keyed_name(path: str | os.PathLike[str]) -> str:
+    """The name :func:`code_keys` reads ``path`` by: its own, but for a ``.txt`` or ``.in``
+    in a :data:`REQUIREMENTS_FOLDER`, which is read as a requirements file
+    (``requirements/base.txt`` → ``requirements-base.txt``)."""
+    folder, name = os.path.split(os.fspath(path))
+    if (os.path.basename(folder).casefold() == REQUIREMENTS_FOLDER
+            and name.casefold().endswith((".txt", ".in"))):
+        return f"{REQUIREMENTS_FOLDER}-{name}"
+    return name
 
 
 def is_requirements(name: str) -> bool:
@@ -436,5 +453,6 @@ def _yaml_keys(text: str) -> CodeKeys:
 __all__ = [
     "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "REQUIREMENTS_GLOBS", "SPELLED",
     "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",
-    "code_keys", "is_requirements", "reads", "toml_code", "toml_header_is_code", "toml_without_code", "why",
+    "code_keys", "is_requirements", "keyed_name",
+    "reads", "toml_code", "toml_header_is_code", "toml_without_code", "why",
 ]

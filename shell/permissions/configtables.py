@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .codekeys import code_keys, reads, why
+from .codekeys import code_keys, keyed_name, reads, why
 from .hookscripts import PACKAGE_JSON, hooked_scripts
 
 MAX_BYTES = 1 << 20
@@ -32,7 +32,7 @@ MAX_BYTES = 1 << 20
 def config_edit_why(path: str, tool: str, args: Mapping[str, Any]) -> str:
     """Why the built-in edit ``tool`` with ``args`` of the real path ``path`` changes
     what a linter runs, or "" (see the module's docstring)."""
-    name = os.path.basename(path)
+    name = keyed_name(path)
     if not reads(name) or tool not in ("write_file", "edit_file"):
         return ""
     reason = f"{why(name)}, and this edit changes them"

@@ -24,6 +24,7 @@ back. Nothing is written through a folder that is a symlink now.
 
 from __future__ import annotations
 
+import glob
 import os
 import shlex
 import stat
@@ -33,7 +34,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import paths
-from .codekeys import NAMES, REQUIREMENTS_GLOBS, SPELLED, CodeKeys, code_keys, reads, why
+from .codekeys import (
+    NAMES,
+    REQUIREMENTS_FOLDER,
+    REQUIREMENTS_GLOBS,
+    SPELLED,
+    CodeKeys,
+    code_keys,
+    keyed_name,
+    reads,
+    why,
+)
 from .configmerge import merged, other_edits
 from .configtables import MAX_BYTES
 from .hookscripts import PACKAGE_JSON, hooked_scripts
@@ -86,7 +97,10 @@ def config_files(index: SecretFileIndex, roots: Sequence[Path]) -> list[Path]:
     """The config files to keep: each root's own names, then those the last walk listed."""
     found = [root / name for root in roots for name in ROOT_NAMES]
     listed = index.files_where([*ROOT_NAMES, *REQUIREMENTS_GLOBS], MAX_FILES, links=True)  # links too
-    found += [p for p in listed if reads(p.name)]  # not a Makefile.in
+    found += [p for p in listed if reads(keyed_name(p))]  # not a Makefile.in
+    for root in roots:  # pip-tools' requirements/*.txt at each root (every .txt of a tree: too many)
+        pattern = os.path.join(glob.escape(str(root / REQUIREMENTS_FOLDER)), "*.txt")
+        found += [Path(p) for p in sorted(glob.glob(pattern))[:64]]
     return list(dict.fromkeys(found))
 
 
@@ -153,8 +167,8 @@ def put_back_configs(before: Configs, files: Iterable[Path], quarantine: Path, r
                 continue  # there before, where the walk before the command had not reached
             was = Kept()
         hooked = hooked_scripts(path.parent) if path.name == PACKAGE_JSON else frozenset()
-        keys = now.keys(path.name, hooked)
-        if keys is not None and keys == (was.keys(path.name, hooked) if was.mark else {}):
+        keys = now.keys(keyed_name(path), hooked)
+        if keys is not None and keys == (was.keys(keyed_name(path), hooked) if was.mark else {}):
             continue  # an ordinary edit: a version, a dependency, a rule
         out.append(_undo(path, was, now, quarantine, roots, hooked))
     return out
@@ -162,7 +176,7 @@ def put_back_configs(before: Configs, files: Iterable[Path], quarantine: Path, r
 
 def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Path],
           hooked: frozenset[str] = frozenset()) -> Planted:
-    reason = f"{'changed' if was.mark else 'new'}: {why(path.name)}"
+    reason = f"{'changed' if was.mark else 'new'}: {why(keyed_name(path))}"
     if not was.mark:
         return move_aside(path, reason, quarantine, roots, Seen("missing"))
     if was.data is None and was.whole:  # not a file before (a folder, a FIFO): nothing to put back
@@ -180,7 +194,7 @@ def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Pa
     was_text, now_text = _text(was.data), _text(now.data)
     keep = None
     if was_text is not None and now_text is not None and was.link == now.link:  # edited, not swapped
-        keep = merged(path.name, was_text, now_text, hooked)
+        keep = merged(keyed_name(path), was_text, now_text, hooked)
     moved = move_aside(target, reason, quarantine, roots, Seen("missing"))
     if moved.moved_to is None:
         return moved
@@ -201,7 +215,8 @@ def _undo(path: Path, was: Kept, now: Kept, quarantine: Path, roots: Sequence[Pa
         return Planted(target, reason, moved.moved_to, undone=(
             f"only those keys were set back as they were, the command's other edits of it kept; its whole "
             f"version is kept at {moved.moved_to} ({diff} shows what was set back)"))
-    lost = other_edits(path.name, was_text or "", now_text or "", hooked) if was_text is not None else []
+    name = keyed_name(path)
+    lost = other_edits(name, was_text or "", now_text or "", hooked) if was_text is not None else []
     if lost:
         told = (f"the command's other edits of it ({', '.join(lost)}) were set back too and are only in "
                 f"its version, kept at {moved.moved_to}: {diff} shows them; make them yourself if you want")

@@ -86,12 +86,17 @@ def test_pipfile_source_and_pip_tools_inputs_are_set_back(
     require_sandbox()
     pipfile = ('[[source]]\nurl = "https://pypi.org/simple"\nverify_ssl = true\nname = "pypi"\n\n'
                '[packages]\nrequests = "*"\n')
-    committed(workspace, {"Pipfile": pipfile, "requirements/base.in": "django\n"})
-    run(run_cli, script, "sed -i 's#pypi.org#evil.example#' Pipfile; "
-                         "printf -- '--index-url https://evil.example/simple\\ndjango\\nflask\\n' "
-                         "> requirements/base.in")
+    committed(workspace, {"Pipfile": pipfile, "requirements/base.in": "django\n",
+                          "requirements/base.txt": "django==5.0\n", "Makefile.in": "-include x.mk\n"})
+    out = run(run_cli, script, "sed -i 's#pypi.org#evil.example#' Pipfile; for f in requirements/base.*; do "
+                               "printf -- '--index-url https://evil.example/simple\\ndjango\\n' > $f; done; "
+                               "echo '-include y.mk' > Makefile.in; echo flask > requirements/dev.in")
     assert (workspace / "Pipfile").read_text() == pipfile
     assert "evil.example" not in (workspace / "requirements" / "base.in").read_text()
+    assert "evil.example" not in (workspace / "requirements" / "base.txt").read_text()
+    assert "Pipfile" in out and "pipenv" in out
+    assert (workspace / "Makefile.in").read_text() == "-include y.mk\n"  # a build template: no pip file
+    assert (workspace / "requirements" / "dev.in").read_text() == "flask\n"  # a dependency: any edit
 
 
 def test_what_a_venv_program_requires_is_read_only(
