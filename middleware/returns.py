@@ -71,7 +71,11 @@ def gate(value: Any) -> BeforeToolCallResult | None:
     )
 
 
-def batch_answers(value: Any) -> Mapping[str, Any] | Sequence[Any] | None:
+def batch_answers(value: Any, ids: Sequence[str]) -> Mapping[str, Any] | Sequence[Any] | None:
+    """Also the answer's shape against the turn's calls: a dict keyed by something that
+    is not a call id of this turn (the tool's name is the natural slip) or a list of
+    the wrong length was read as "no objection" for the calls it meant to block, and
+    they ran (finding T1). Refused as that middleware's error: no call of the turn runs."""
     if value is None:
         return None
     if isinstance(value, Mapping):
@@ -80,14 +84,27 @@ def batch_answers(value: Any) -> Mapping[str, Any] | Sequence[Any] | None:
         items = value
     else:
         items = None
-    if items is not None and all(v is None or isinstance(v, BeforeToolCallResult) for v in items):
-        return value  # type: ignore[no-any-return]
-    raise _wrong(
-        "before_tool_batch",
-        value,
-        "None, or a BeforeToolCallResult (or None) per call: a dict by call id or a list in call order; "
-        "no call of the turn was run",
-    )
+    if items is None or not all(v is None or isinstance(v, BeforeToolCallResult) for v in items):
+        raise _wrong(
+            "before_tool_batch",
+            value,
+            "None, or a BeforeToolCallResult (or None) per call: a dict by call id or a list in call order; "
+            "no call of the turn was run",
+        )
+    known = ", ".join(ids)
+    if isinstance(value, Mapping):
+        strangers = [repr(key) for key in value if key not in ids]
+        if strangers:
+            raise ValueError(
+                f"before_tool_batch answered for {', '.join(strangers)}, which is not a call id of this turn "
+                f"({known}); key the dict by ToolCallBlock.id. No call of the turn was run"
+            )
+    elif len(value) != len(ids):
+        raise ValueError(
+            f"before_tool_batch answered a list of {len(value)} for {len(ids)} call(s) ({known}); a list "
+            "holds one answer (or None) per call, in call order. No call of the turn was run"
+        )
+    return value  # type: ignore[no-any-return]
 
 
 def after_call(value: Any) -> AfterToolCallResult | ToolResult | None:

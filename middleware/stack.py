@@ -181,20 +181,20 @@ class MiddlewareStack(StackSlots):
         answer per call (a dict by call id, or a list in call order); per call the
         first ``block`` or ``result`` wins and edited ``args`` carry forward."""
         decided: dict[str, BeforeToolCallResult] = {}
+        ids = [c.id for c in calls]
         for entry in self._hooks["before_tool_batch"]:
             slot = entry.slot
             if not _live(slot, "before_tool_batch"):
                 continue
             try:
                 answer = await self._invoke(entry, run.contexts.get(slot) or run.context(slot), tuple(calls))
-                answer = returns.batch_answers(answer)
+                answer = returns.batch_answers(answer, ids)
             except Exception as exc:
                 self._blame(entry, exc)
                 raise
             if answer is None:
                 continue
-            ids = [c.id for c in calls]
-            pairs = answer.items() if isinstance(answer, Mapping) else zip(ids, answer, strict=False)
+            pairs = answer.items() if isinstance(answer, Mapping) else zip(ids, answer, strict=True)
             for call_id, outcome in pairs:
                 if outcome is None:
                     continue

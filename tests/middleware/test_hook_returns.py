@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from middleware import Middleware
+from middleware import BeforeToolCallResult, Middleware
 from shell.agent import Agent, ToolResult, tool
 from shell.core.events import ErrorEvent, ReplyEnd, ToolExecutionEnd, ToolExecutionStart
 from shell.providers.scripted import ScriptedModel
@@ -175,3 +175,54 @@ async def test_a_streaming_hook_that_yields_the_wrong_kind_of_item_is_that_middl
     assert type(events[0]).__name__ == "ReplyStart"
     assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "error"
     assert history_is_valid(agent.messages)
+
+
+_BLOCK = BeforeToolCallResult(block=True, reason="not now")
+
+
+def _two_writes() -> Any:
+    return calls(("write", {"path": "x"}, "c0"), ("write", {"path": "z"}, "c1"))
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        # keyed by the tool's name, the natural slip
+        ({"write": _BLOCK}, "'write', which is not a call id of this turn (c0, c1)"),
+        ({"c0": _BLOCK, "nope": _BLOCK}, "'nope', which is not a call id"),
+        ([], "a list of 0 for 2 call(s)"),
+        ([_BLOCK], "a list of 1 for 2 call(s)"),
+        ([_BLOCK, _BLOCK, _BLOCK], "a list of 3 for 2 call(s)"),
+    ],
+)
+async def test_a_batch_answer_that_misses_the_turns_calls_runs_none_of_them(answer: Any, said: str) -> None:
+    """A gate's wrong answer never lets the call run (docs/MIDDLEWARE.md): a dict keyed
+    by something that is not a call id of this turn, or a list of the wrong length, was
+    read as "no objection" and the calls it meant to block ran (finding T1). It is that
+    middleware's error, naming the ids, and no call of the turn runs."""
+
+    async def batch(self: Any, ctx: Any, turn_calls: Any) -> Any:
+        return answer
+
+    ran.clear()
+    agent = Agent(ScriptedModel([_two_writes(), "ok"]), tools=[write])
+    agent.middleware.add(_odd("before_tool_batch", batch))
+    events = await collect(agent)
+    (error,) = of(events, ErrorEvent)
+    assert error.source == "Odd" and said in error.error, error
+    assert ran == [] and not of(events, ToolExecutionStart)
+    assert isinstance(events[-1], ReplyEnd) and events[-1].stop_reason == "error"
+    assert history_is_valid(agent.messages)
+
+
+async def test_a_batch_answer_by_call_id_or_in_call_order_still_blocks_just_those_calls() -> None:
+    for answer in ({"c1": _BLOCK}, [None, _BLOCK]):
+
+        async def batch(self: Any, ctx: Any, turn_calls: Any, answer: Any = answer) -> Any:
+            return answer
+
+        ran.clear()
+        agent = Agent(ScriptedModel([_two_writes(), "ok"]), tools=[write])
+        agent.middleware.add(_odd("before_tool_batch", batch))
+        events = await collect(agent)
+        assert ran == ["x"] and not of(events, ErrorEvent)
