@@ -34,8 +34,11 @@ def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
     history (``git log -p``, ``git log -U1``, an alias: anything not :func:`.gitquiet.quiet`),
     or "". ``moves``: every denied path git holds exists now (the sandbox hides it), so a
     checkout, reset or merge to another tree lays out none of it (finding S2)."""
-    readings = [words for part in split_command(command).parts if part.text
-                for words in read_part(part.text).commands if words]
+    parts = [(part.text, read_part(part.text)) for part in split_command(command).parts if part.text]
+    for text, reading in parts:
+        if reading.runtime or not reading.understood:
+            return text[:80]  # `G=git; $G log -p`, `… | sh`: what runs is known only when it runs
+    readings = [words for _, reading in parts for words in reading.commands if words]
     alone = len(readings) == 1  # a work-tree `git diff` trusts marks another command may drop
     for words in readings:
         if words[0].text == "git" and not quiet([w.text for w in words[1:]], root, alone=alone, moves=moves):

@@ -84,6 +84,7 @@ CURRENT = {
     "S1 index rebuilt": "rm -f .git/index; git reset -q; git diff | grep '^-[^-]'",
     "S1 config --blob": "git config --blob {creds} --list",
     "S6 stat with -U0": f"git diff --stat -U0 {EMPTY_TREE} HEAD",
+    "a command word known at run time": "G=git; $G log -p | grep '^+[^+]'",
     "S6 patch-with-stat": f"git diff --shortstat --patch-with-stat {EMPTY_TREE} HEAD | grep '^+[^+]'",
     "S8 commit -v": "git checkout -q --orphan tmp && git commit --dry-run -v | grep '^+[^+]'; "
                     "git checkout -q master",

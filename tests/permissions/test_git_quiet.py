@@ -33,6 +33,7 @@ def git(root: Path, *args: str) -> None:
     "git tag -n9 -l", "git symbolic-ref HEAD refs/heads/old", "git remote add c ../copy",
     "git status --bogus",
     "git update-index --no-skip-worktree x; git diff", "git diff | cat", "bash -c 'git diff'",
+    "G=git; $G log -p", "echo 'git log -p' | sh", "git $(echo log) -p",
 ])
 def test_a_git_command_not_known_to_be_quiet_asks(tmp_path: Path, command: str) -> None:
     """Each printed or laid out the denied file's committed content unasked: ``plan`` is a

@@ -93,12 +93,14 @@ def test_history_readers_do_not_ask_when_git_tracks_nothing_a_rule_denies(tmp_pa
 
 
 @pytest.mark.parametrize("command", ["git status --short; grep -r TOP .", "true || git; grep -r TOP .",
-                                     "x=grep; $x -r TOP . ; git status", "npm test && git add -A"])
+                                     "npm test && git add -A"])
 def test_a_line_running_git_beside_other_programs_runs_as_the_mode_says(tmp_path: Path, command: str) -> None:
     """Verify round P1: a line of git commands saw tracked denied files as staged, and
     `grep` beside git read them; so such a line asked. No line sees a copy of them now (git
     leaves them as staged through the index: :mod:`shell.permissions.gitmarks`), so there
-    is nothing to ask about (tests/permissions/test_read_deny_git.py runs such lines)."""
+    is nothing to ask about (tests/permissions/test_read_deny_git.py runs such lines). A
+    command word known only at run time (``x=grep; $x …``) asks: it may as well be
+    ``x=git; $x log -p`` (tests/permissions/test_git_quiet.py)."""
     tracked_repo(tmp_path)
     assert decide(tmp_path, command)[0] == "allow", command
 
