@@ -111,6 +111,8 @@ class HiddenValues:
     secrets: Secrets
     owners: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     longest: int = 0
+    left: int = 0
+    """Values past :data:`MAX_VALUES`, not redacted (:func:`values_bound_note` says so)."""
 
     def __bool__(self) -> bool:
         return bool(self.owners)
@@ -166,18 +168,26 @@ def home_value_sources(files: Iterable[Path]) -> tuple[list[Path], int]:
     return out, left
 
 
-def values_bound_note(left: int) -> str:
-    """What the user is told when the values net's home sources hit their bound (empty
-    when not): the files stay hidden, but a copy of their values elsewhere (git's
-    objects, a log) is not redacted from what commands print (finding Q31)."""
-    if left <= 0:
+def values_bound_note(left: int, values_left: int = 0) -> str:
+    """What the user is told when the values net hits a bound (empty when not): home's
+    other secret files past :data:`MAX_HOME_FILES` / :data:`MAX_HOME_BYTES` (``left``), or
+    values past :data:`MAX_VALUES` (``values_left``). The files stay hidden, but a copy of
+    those values elsewhere (git's objects, a log) is not redacted from what commands print
+    (finding Q31)."""
+    said: list[str] = []
+    if left > 0:
+        many = left != 1
+        files, are, them = ("files", "are", "them") if many else ("file", "is", "it")
+        said.append(f"{left} other secret {files} under your home {are} past the values net's bound "
+                    f"({MAX_HOME_FILES} files, {MAX_HOME_BYTES >> 20} MB): commands still see {them} empty, "
+                    f"but {'their' if many else 'its'} values are not redacted from what commands print")
+    if values_left > 0:
+        said.append(f"{values_left} value{'s' if values_left != 1 else ''} of the hidden secret files "
+                    f"{'are' if values_left != 1 else 'is'} past the values net's bound ({MAX_VALUES} a "
+                    "command) and not redacted from what commands print")
+    if not said:
         return ""
-    many = left != 1
-    files, are, them = ("files", "are", "them") if many else ("file", "is", "it")
-    return (f"{left} other secret {files} under your home {are} past the values net's bound "
-            f"({MAX_HOME_FILES} files, {MAX_HOME_BYTES >> 20} MB): commands still see {them} empty, but "
-            f"{'their' if many else 'its'} values are not redacted from what commands print (a copy "
-            "elsewhere, in git's objects or a log, would reach the model)")
+    return "; ".join(said) + " (a copy elsewhere, in git's objects or a log, would reach the model)"
 
 
 _Sources = tuple[tuple[str, tuple[str, ...]], ...]
@@ -242,10 +252,13 @@ def _net(
 ) -> HiddenValues:
     allowed = {v for _, values in allowed_sources for v in values} | common
     owners: dict[str, tuple[str, str]] = {}
-    taken = 0
+    taken = left = 0
     for said_name, values in sources:
         for value in values:
-            if value in allowed or value in owners or taken >= MAX_VALUES:
+            if value in allowed or value in owners:
+                continue
+            if taken >= MAX_VALUES:
+                left += 1
                 continue
             if supplied and any(form in supplied for form in (value, *encoded_forms(value))):
                 continue
@@ -255,7 +268,7 @@ def _net(
                 owners.setdefault(form, said)
     if not owners:
         return NO_VALUES
-    return HiddenValues(Secrets(owners, patterns=False), owners, max(map(len, owners)))
+    return HiddenValues(Secrets(owners, patterns=False), owners, max(map(len, owners)), left)
 
 
 def redacted_note(found: Mapping[str, str]) -> str:

@@ -333,7 +333,15 @@ async def confine(
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, values,
                     sandbox.readonly_paths(walls), hostsockets.blocked(walls, sandbox.roots()),
                     home_news=sandbox.home_files.news(),
-                    values_news=sandbox.home_files.said_once("values", values_bound_note(left_out)))
+                    values_news=_bound_news(sandbox, left_out, values.left))
+
+
+def _bound_news(sandbox: Sandbox, files_left: int, values_left: int) -> str:
+    """The values net's bounds that are hit, each said once while it lasts (finding Q31)."""
+    once = sandbox.home_files.said_once
+    said = [once("home files", values_bound_note(files_left)),
+            once("values", values_bound_note(0, values_left))]
+    return "; ".join(n for n in said if n)
 
 
 def sandbox_notes(

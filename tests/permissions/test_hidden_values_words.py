@@ -103,3 +103,18 @@ async def test_a_home_values_bound_that_is_hit_is_said_once_with_what_it_means(h
     plant(home, many[MAX_HOME_FILES - 8:], lambda rel: "TOKEN=AnotherTk0123456789xYz\n")
     result = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
     assert "past the values net's bound" in result.text, result.text
+
+
+async def test_values_past_the_nets_bound_are_said_once_not_kept_quiet(home: Path) -> None:
+    require_sandbox()
+    files = hiddenvalues.MAX_VALUES // 256 + 1  # a file gives at most 256 values
+    rels = [f"project/svc{n}/.env" for n in range(files)]
+    plant(home, rels, lambda rel: "".join(f"TOKEN_{i}=Tk{len(rel)}{rel[-6]}{i:05d}q9Zx7Wv3Lm8Rp2Yt\n"
+                                          for i in range(256)))
+    box = Sandbox(home / "project")
+    first = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
+    left = files * 256 - hiddenvalues.MAX_VALUES
+    said = f"{left} values of the hidden secret files are past the values net's bound"
+    assert said in first.text, first.text
+    again = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
+    assert "past the values net's bound" not in again.text  # once while it lasts
