@@ -386,7 +386,9 @@ def _task_files(runner: str, args: Sequence[str], base: Path) -> list[Path]:
             given.append(value)
         elif option in dir_options:
             folders.append(value)
-    names = [*given, *(os.path.join(f, name) for f in folders for name in TASK_FILES[runner])]
+    workdir = folders[-1]  # make -C sub -f x.mk reads sub/x.mk, and its includes from sub/
+    names = [*(os.path.join(workdir, g) for g in given),
+             *(os.path.join(f, name) for f in folders for name in TASK_FILES[runner])]
     out: list[Path] = []
     for name in dict.fromkeys(names):
         if _is_file(base / name):
@@ -394,8 +396,14 @@ def _task_files(runner: str, args: Sequence[str], base: Path) -> list[Path]:
                 out.append(paths.resolve(name, base))
             except paths.BadPath:
                 continue
-    return out[:MAX_HOOK_FILES] + [p for f in out[:MAX_HOOK_FILES] if runner in _MAKES
-                                   for p in _make_includes(f, base)]
+    out = out[:MAX_HOOK_FILES]
+    if runner not in _MAKES:
+        return out
+    try:
+        where = paths.resolve(workdir, base) if workdir else base
+    except paths.BadPath:
+        where = base
+    return out + [p for f in out for p in _make_includes(f, where)]
 
 
 _MAKES = frozenset({"make", "gmake"})
@@ -410,7 +418,8 @@ def _make_includes(makefile: Path, base: Path) -> list[Path]:
     are the Makefile's as much as its own lines. A word with a glob or ``$(wildcard …)``
     (``include $(wildcard mk/*.mk)``, finding S12) names the files its pattern matches
     now and the folder it globs (read-only whole: a new ``mk/zz.mk`` would be included
-    too); a word with another ``$(…)`` cannot be read without running make."""
+    too); a plain name counts when missing too (``-include local.mk``: a new one is
+    quarantined); a word with another ``$(…)`` cannot be read without running make."""
     text = _read(makefile)
     out: list[Path] = []
     for found in _MAKE_INCLUDE.finditer(text or ""):
@@ -418,7 +427,7 @@ def _make_includes(makefile: Path, base: Path) -> list[Path]:
             if "$" in word or "(" in word or ")" in word:
                 continue
             if not any(c in word for c in "*?["):
-                names = [word] if _is_file(base / word) else []
+                names = [word]  # missing too: `-include local.mk` reads one a command creates
             else:
                 names = sorted(glob.glob(word, root_dir=base))[:MAX_HOOK_FILES]
                 folder = os.path.dirname(word)

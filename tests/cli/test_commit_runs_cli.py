@@ -52,15 +52,18 @@ def test_a_hooks_make_file_and_a_makefiles_globbed_includes_stay_as_they_were(
     next commit ran their recipes."""
     require_sandbox()
     files = {".husky/pre-commit": "make -f ci.mk lint\nmake check\n", "ci.mk": "lint:\n\ttrue\n",
-             "Makefile": "include $(wildcard mk/*.mk)\ncheck:\n\ttrue\n", "mk/base.mk": "base:\n\ttrue\n"}
+             "Makefile": "include $(wildcard mk/*.mk)\n-include local.mk\ncheck:\n\ttrue\n",
+             "mk/base.mk": "base:\n\ttrue\n"}
     committed(workspace, files)
     subprocess.run(["git", "config", "core.hooksPath", ".husky"], cwd=workspace, check=True)
     out = run(run_cli, script, "printf 'lint:\\n\\ttouch PWNED\\n' > ci.mk; "
                                "printf 'x:\\n\\ttouch PWNED\\n' > mk/base.mk; "
-                               "printf 'y:\\n\\ttouch PWNED\\n' > mk/zz.mk; echo ok > notes.txt; true")
+                               "printf 'y:\\n\\ttouch PWNED\\n' > mk/zz.mk; "
+                               "echo 'check: ; touch PWNED' > local.mk; echo ok > notes.txt; true")
     for name, text in files.items():
         assert (workspace / name).read_text() == text, name
     assert not (workspace / "mk" / "zz.mk").exists()
+    assert not (workspace / "local.mk").exists()  # make's -include reads one a command creates
     assert (workspace / "notes.txt").read_text() == "ok\n"  # the rest of the work tree stays writable
     assert "ci.mk" in out
 
@@ -150,3 +153,23 @@ def test_a_hooks_pytest_config_and_conftest_stay_as_they_were(
                          "echo 'import os' > tests/conftest.py; echo 'import os' > evilplug.py; true")
     assert (workspace / "pytest.ini").read_text() == "[pytest]\n"
     assert not (workspace / "tests" / "conftest.py").exists()
+
+
+def test_a_file_edit_of_what_a_hooks_make_includes_asks(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S12, the file tools' side: in ``accept-edits``, creating the ``local.mk`` a hook's
+    Makefile ``-include``s, or a file in the folder it globs, asks (refused with
+    ``--approve never``); another file is written."""
+    require_sandbox()
+    committed(workspace, {".husky/pre-commit": "make check\n", "mk/base.mk": "base:\n",
+                          "Makefile": "include $(wildcard mk/*.mk)\n-include local.mk\ncheck:\n\ttrue\n"})
+    subprocess.run(["git", "config", "core.hooksPath", ".husky"], cwd=workspace, check=True)
+    writes = [{"name": "write_file", "args": {"path": p, "content": "check: ; touch PWNED\n"}}
+              for p in ("local.mk", "mk/zz.mk", "notes.mk")]
+    r = run_cli("-p", "go", "--model", script([{"tool_calls": writes}, "Done."]), "--permission-mode",
+                "accept-edits", "--approve", "never", "--no-session", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    assert not (workspace / "local.mk").exists()
+    assert not (workspace / "mk" / "zz.mk").exists()
+    assert (workspace / "notes.mk").exists()
