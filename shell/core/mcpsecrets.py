@@ -2,10 +2,10 @@
 
 An MCP server is given its keys in its settings, as a provider is: ``env``
 (``SERVICE_TOKEN``, a ``DB_URL`` with a password), ``headers`` (``Authorization:
-Bearer …``), a URL with a password or a ``?token=`` in it, an argument after
-``--api-key``. These values were unknown to the policy (finding Q4): a command
-read them from ``.mcp.json`` and ``fetch_url`` sent them anywhere an allow rule
-reached, unasked. :func:`mcp_secret_values` names them, for
+Bearer …``), a URL with a password, a ``?token=`` or a key-like path segment in it,
+an argument after ``--api-key`` or one that looks like a key by itself. These values
+were unknown to the policy (findings Q4, S7): a command read them from ``.mcp.json``
+and ``fetch_url`` sent them anywhere an allow rule reached, unasked. :func:`mcp_secret_values` names them, for
 :func:`shell.core.secrets.secret_values` (the user's config) and for a trusted
 workspace's ``.mcp.json`` (:mod:`shell.permissions.configcreds`).
 
@@ -37,13 +37,32 @@ def _strings(value: Any) -> Iterable[tuple[str, str]]:
         yield from ((str(k), v) for k, v in value.items() if isinstance(v, str))
 
 
+_URL_PATH = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#]+(/[^\s?#]*)", re.I)
+_KEYISH = re.compile(r"[A-Za-z0-9_-]{16,}")
+_MIXED_PART = re.compile(r"(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{6,}")
+
+
+def looks_like_key(word: str) -> bool:
+    """Whether a bare word looks like a key rather than a name: 16 or more letters, digits,
+    ``-`` and ``_``, with a stretch of 6 or more mixing letters and digits
+    (``ZAPSECRETabc123XYZ789``, a UUID); not ``my-project-2024-backend``, not a package."""
+    if not _KEYISH.fullmatch(word):
+        return False
+    return any(_MIXED_PART.fullmatch(part) for part in re.split(r"[-_]", word))
+
+
 def _in_text(value: str) -> set[str]:
     """What a value that is not a secret by its name still carries: a URL's password,
-    a query parameter with a secret name (``?token=…``, ``&api_key=…``)."""
+    a query parameter with a secret name (``?token=…``, ``&api_key=…``), a path segment
+    that looks like a key (hosted MCP URLs are their own credential: Zapier's
+    ``/api/mcp/s/<key>/mcp``, Composio's, a Slack webhook's ``/services/T…/B…/<key>``;
+    finding S7)."""
     found = set(_URL_PASSWORD.findall(value))
     if "?" in value:
         query = value.split("?", 1)[1].split("#", 1)[0]
         found |= {v for k, v in urllib.parse.parse_qsl(query) if is_secret_name(k) and v}
+    for path in _URL_PATH.findall(value):
+        found |= {seg for seg in path.split("/") if looks_like_key(seg)}
     return found
 
 
@@ -68,6 +87,8 @@ def server_secret_values(server: Any) -> set[str]:
             found.add(given)  # --api-key=xyz
         elif before.startswith("-") and "=" not in before and is_secret_name(before.lstrip("-")):
             found.add(word)  # --api-key xyz
+        elif not word.startswith("-") and looks_like_key(word):
+            found.add(word)  # a bare key: `server sk1234…`
         else:
             found |= _in_text(word)
     return {v.strip() for v in found if v.strip() and "${" not in v}
@@ -81,4 +102,4 @@ def mcp_secret_values(servers: Iterable[Any]) -> set[str]:
     return found
 
 
-__all__ = ["mcp_secret_values", "server_secret_values"]
+__all__ = ["looks_like_key", "mcp_secret_values", "server_secret_values"]

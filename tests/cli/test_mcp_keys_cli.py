@@ -85,3 +85,34 @@ def test_the_keys_of_the_config_the_run_loaded_ask_before_leaving(
     first, second, third = tool_results(r.stdout)
     assert "was not run" in first and "was not run" in second
     assert "was not run" not in third  # an ordinary query still goes, as the rule allows
+
+
+ZAPIER_KEY = "ZAPSECRETabc123XYZ789"
+SLACK_KEY = "SLACKHOOKsecret123456"
+BARE_KEY = "a1B2c3D4e5F6g7H8i9J0"
+
+
+def test_keys_carried_in_an_mcp_urls_path_or_as_a_bare_argument_are_redacted_and_ask(
+    run_cli: RunCli, script: Script, workspace: Path, tmp_path: Path
+) -> None:
+    """Finding S7: hosted MCP URLs are their own credential (Zapier's, Composio's), a Slack
+    webhook's key is its path, and some servers take their key as a bare argument; none
+    was known to the policy: read_file showed them and fetch_url sent them unasked."""
+    zapier = f"https://mcp.zapier.com/api/mcp/s/{ZAPIER_KEY}/mcp"
+    hook = f"https://hooks.slack.com/services/T0AAAA/B0BBBB/{SLACK_KEY}"
+    servers = {"zapier": {"type": "http", "url": zapier},
+               "slackhook": {"command": "npx", "args": ["-y", "slack-mcp", hook, BARE_KEY]}}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=1))
+    config = tmp_path / "fetch.toml"
+    config.write_text(ALLOW_FETCH)
+    turns = [{"tool_calls": [{"name": "read_file", "args": {"path": ".mcp.json"}}]},
+             *fetches(ZAPIER_KEY, SLACK_KEY, BARE_KEY, "slack-mcp-ordinary"), "Done."]
+    r = run_cli("-p", "go", "--model", script(turns), "--permission-mode", "auto", "--approve", "never",
+                "--no-session", "--output-format", "json", "--config", str(config), "--trust-workspace")
+    assert r.returncode == 0, r.stderr
+    read, *fetched = tool_results(r.stdout)
+    for key in (ZAPIER_KEY, SLACK_KEY, BARE_KEY):
+        assert key not in read, read
+    assert "mcp.zapier.com" in read and "slack-mcp" in read  # the rest reads as it is
+    assert len(fetched) == 4 and all("was not run" in f for f in fetched[:3]), fetched
+    assert "was not run" not in fetched[3]  # an ordinary word still goes, as the rule allows
