@@ -98,11 +98,12 @@ JS_NAMES = {
 PACKAGE_KEYS = {"eslintConfig": "ESLint", "prettier": "Prettier", "babel": "Babel", "stylelint": "Stylelint",
                 "markdownlint-cli2": "markdownlint-cli2"}
 """package.json's keys that hold a tool's config."""
-HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged")
+HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged", "commitlint")
 """package.json's keys whose strings are commands a commit hook runs (husky v4, simple-git-hooks,
-lint-staged): whole, as code (finding Q7)."""
-HOOK_WHY = ("holds commands your next git commit runs as you (husky, simple-git-hooks, lint-staged, or a "
-            "script of \"scripts\" a hook runs: npm test)")
+lint-staged: finding Q7), or name the modules it loads (commitlint's ``plugins``, ``extends``,
+``parserPreset`` in the commit-msg hook: finding S5): whole, as code."""
+HOOK_WHY = ("holds commands your next git commit runs as you (husky, simple-git-hooks, lint-staged, "
+            "commitlint's plugins, or a script of \"scripts\" a hook runs: npm test)")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
                    PIPFILE})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other

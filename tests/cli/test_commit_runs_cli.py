@@ -7,6 +7,7 @@ and the packages a venv program requires (pytest → pluggy)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -173,3 +174,19 @@ def test_a_file_edit_of_what_a_hooks_make_includes_asks(
     assert not (workspace / "local.mk").exists()
     assert not (workspace / "mk" / "zz.mk").exists()
     assert (workspace / "notes.mk").exists()
+
+
+def test_commitlint_in_package_json_is_set_back(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S5: package.json's ``commitlint`` key names the plugins the commit-msg hook loads:
+    set back, the command's other edit of the file kept."""
+    require_sandbox()
+    config = {"version": "1.0.0", "commitlint": {"extends": ["@commitlint/config-conventional"]}}
+    package = json.dumps(config, indent=2) + "\n"  # npm's layout
+    committed(workspace, {"package.json": package})
+    out = run(run_cli, script, "python3 -c \"import json; d = json.load(open('package.json')); "
+                               "d['version'] = '1.0.1'; d['commitlint']['plugins'] = ['./evil.js']; "
+                               "open('package.json', 'w').write(json.dumps(d, indent=2) + '\\\\n')\"")
+    assert (workspace / "package.json").read_text() == package.replace("1.0.0", "1.0.1")
+    assert "commitlint" in out
