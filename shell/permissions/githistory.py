@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .cmdword import read_part
-from .gitquiet import quiet
+from .gitquiet import moves_refs, quiet
 from .gitstaged import hardened_git, repository_of
 from .shellsplit import split_command
 
@@ -40,9 +40,13 @@ def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
             return text[:80]  # `G=git; $G log -p`, `… | sh`: what runs is known only when it runs
     readings = [words for _, reading in parts for words in reading.commands if words]
     alone = len(readings) == 1  # a work-tree `git diff` trusts marks another command may drop
-    for words in readings:
-        if words[0].text == "git" and not quiet([w.text for w in words[1:]], root, alone=alone, moves=moves):
-            return " ".join(w.text for w in words[:8])
+    gits = [[w.text for w in words[1:]] for words in readings if words[0].text == "git"]
+    movers = [moves_refs(g, root) for g in gits]
+    for n, words in enumerate(gits):
+        # `git branch -f main HEAD~1; git checkout main`: main names HEAD's tree only until the branch runs
+        steady = not any(m for k, m in enumerate(movers) if k != n)
+        if not quiet(words, root, alone=alone, moves=moves, steady=steady):
+            return " ".join(["git", *words[:7]])
     return ""
 
 

@@ -72,11 +72,46 @@ LOCAL = re.compile(r"(/|\./|\.\./|~|file:|\.$|\.\.$)")
 """A remote given as a path: ``git push ../copy`` lays the history out where no rule hides it."""
 
 
-def quiet(words: Sequence[str], root: Path, *, alone: bool = True, moves: bool = False) -> bool:
+def quiet(words: Sequence[str], root: Path, *, alone: bool = True, moves: bool = False,
+          steady: bool = True) -> bool:
     """Whether ``git <words>`` cannot print or copy file contents from history. ``alone``:
     it is the only command of its line (a work-tree ``git diff`` is quiet only then).
     ``moves``: the caller knows every denied path git holds exists now, so the sandbox hides
-    it from whatever tree a checkout, reset or merge lays out (else such a move asks)."""
+    it from whatever tree a checkout, reset or merge lays out (else such a move asks).
+    ``steady``: no other git command of the line moves a ref (:func:`moves_refs`), so a
+    revision names the tree it names now (``git branch -f main HEAD~1; git checkout main``)."""
+    found = _subcommand(words, root)
+    if found is None:
+        return False  # --work-tree, --git-dir, --exec-path, -c alias.x=… and anything unknown
+    i, repo = found
+    if i >= len(words):
+        return True
+    return _quiet_sub(words[i], list(words[i + 1:]), repo, alone, moves, steady)
+
+
+MOVERS = frozenset({"fetch", "pull", "push", "reset", "merge", "revert", "stash", "remote"})
+"""Quiet subcommands that may move a ref, so that a later command's revision names another
+tree (``git push origin HEAD~1:x`` moves ``origin/x``); ``branch``, ``tag``, ``checkout`` and
+``switch`` only when they force or rename (:data:`FORCED`): made anew, a name names nothing
+yet, and a later checkout of it asks."""
+FORCED = {"branch": ("-f", "--force", "-m", "-M", "--move", "-c", "-C", "--copy"), "tag": ("-f", "--force"),
+          "checkout": ("-B",), "switch": ("-C", "--force-create")}
+
+
+def moves_refs(words: Sequence[str], root: Path) -> bool:
+    """Whether ``git <words>`` may move a ref (a global option not known: yes)."""
+    found = _subcommand(words, root)
+    if found is None:
+        return True
+    sub, rest = (words[found[0]], words[found[0] + 1:]) if found[0] < len(words) else ("", [])
+    if sub in FORCED:
+        return _has([r for r in rest if r.startswith("-")], FORCED[sub])
+    return sub in MOVERS
+
+
+def _subcommand(words: Sequence[str], root: Path) -> tuple[int, Path] | None:
+    """Where the subcommand is in ``words`` and the repository ``-C`` names; None for a
+    global option that is not known to change nothing."""
     i, repo = 0, root
     while i < len(words) and words[i].startswith("-"):
         opt = words[i]
@@ -88,13 +123,11 @@ def quiet(words: Sequence[str], root: Path, *, alone: bool = True, moves: bool =
         elif opt in GLOBAL_FREE:
             i += 1
         else:
-            return False  # --work-tree, --git-dir, --exec-path, -c alias.x=… and anything unknown
-    if i >= len(words):
-        return True
-    return _quiet_sub(words[i], list(words[i + 1:]), repo, alone, moves)
+            return None
+    return i, repo
 
 
-def _quiet_sub(sub: str, rest: list[str], repo: Path, alone: bool, moves: bool) -> bool:
+def _quiet_sub(sub: str, rest: list[str], repo: Path, alone: bool, moves: bool, steady: bool) -> bool:
     if sub == "status":  # `-uno` is `--untracked-files=no`, not a cluster of -u, -n, -o
         rest = ["-u" if re.fullmatch(r"-u(no|normal|all)", r) else r for r in rest]
     options = [r for r in rest if r.startswith("-")]
@@ -107,9 +140,9 @@ def _quiet_sub(sub: str, rest: list[str], repo: Path, alone: bool, moves: bool) 
     if sub == "diff":
         return _diff_ok(rest, repo, alone)
     if sub in ("checkout", "switch"):
-        return _switch_ok(rest, repo, moves)
+        return _switch_ok(rest, repo, moves, steady)
     if sub == "reset":
-        return _reset_ok(rest, repo, moves)
+        return _reset_ok(rest, repo, moves, steady)
     if sub == "symbolic-ref":  # two operands point HEAD at another tree without laying it out
         return (found := operands(rest, gitallowed.SYMBOLIC_REF)) is not None and len(found.before) <= 1
     if sub in gitallowed.MOVES:
@@ -186,7 +219,7 @@ def _diff_ok(rest: list[str], repo: Path, alone: bool) -> bool:
     return all(os.path.lexists(repo / r) for r in found.before)  # each a path, none a revision
 
 
-def _switch_ok(rest: list[str], repo: Path, moves: bool) -> bool:
+def _switch_ok(rest: list[str], repo: Path, moves: bool, steady: bool) -> bool:
     """``git switch``/``checkout`` that stays on HEAD's tree: a new branch where HEAD is
     (``-b feat``, ``--orphan t``), or a branch, tag or commit whose tree is HEAD's; and
     ``checkout FILE`` (from the index, as ``restore``). Any other tree is laid out where no
@@ -203,13 +236,13 @@ def _switch_ok(rest: list[str], repo: Path, moves: bool) -> bool:
         return True
     if moves and _same_tree(repo, targets[0]) is not None:
         return True  # whatever it lays out of a denied path lands where the sandbox hides it
-    if creates:
-        return _same_tree(repo, targets[0]) is True
     same = _same_tree(repo, targets[0])
-    return same is True or (same is None and os.path.lexists(repo / targets[0]))
+    if creates:
+        return steady and same is True
+    return (steady and same is True) or (same is None and os.path.lexists(repo / targets[0]))
 
 
-def _reset_ok(rest: list[str], repo: Path, moves: bool) -> bool:
+def _reset_ok(rest: list[str], repo: Path, moves: bool, steady: bool) -> bool:
     """``git reset`` to HEAD's tree (``reset -q``, ``reset --hard``, ``reset HEAD file``);
     ``reset --soft HEAD~1`` then ``restore --staged .`` and ``restore .`` lays out the older
     tree, so any other revision asks."""
@@ -220,6 +253,8 @@ def _reset_ok(rest: list[str], repo: Path, moves: bool) -> bool:
         same = _same_tree(repo, word)
         if same is False and moves:
             continue
+        if same is True and not steady:
+            return False
         if same is False or (same is None and not os.path.lexists(repo / word)):
             return False
     return True

@@ -45,6 +45,7 @@ def committed(ws: Path, *, then_removed: bool = False) -> str:
     if then_removed:
         git(ws, "rm", "-rq", "secrets")
         git(ws, "commit", "-qm", "two")
+        git(ws, "branch", "keep")  # at HEAD: its tree holds no denied file, until a ref moves
     return blob
 
 
@@ -91,6 +92,8 @@ CURRENT = {
 }
 HISTORY_ONLY = {
     "S2 checkout HEAD~1": "git checkout -q HEAD~1; cat s*/*; git checkout -q -",
+    "S2 a branch moved, then checked out": "git branch -f keep HEAD~1; git checkout -q keep; cat s*/*; "
+                                           "git checkout -q master",
     "S2 cacheinfo and restore": "git update-index --add --cacheinfo 100644,{plan},x.txt && git restore x.txt "
                                 "&& cat x.txt",
 }

@@ -69,7 +69,8 @@ def test_everyday_git_commands_run_as_the_mode_says(tmp_path: Path, command: str
 
 MOVES = ["git checkout -q HEAD~1", "git switch --detach HEAD~1", "git checkout -b old HEAD~1",
          "git checkout old", "git reset --hard HEAD~1", "git reset --soft HEAD~1", "git merge old",
-         "git pull", "git revert HEAD"]
+         "git pull", "git revert HEAD", "git branch -f main HEAD~1; git checkout main",
+         "git tag -f v HEAD~1; git checkout -q v", "git switch -C main HEAD~1; git checkout main"]
 
 
 @pytest.mark.parametrize("command", MOVES)
@@ -78,16 +79,34 @@ def test_laying_out_another_tree_asks_while_a_denied_file_is_only_in_history(
 ) -> None:
     """Finding S2: ``config/secrets`` was committed, then removed; the sandbox hides only
     what exists, so ``git checkout HEAD~1; cat config/secrets/*`` printed it unasked."""
-    tracked_repo(tmp_path)
-    git(tmp_path, "branch", "old")
-    git(tmp_path, "rm", "-rq", "config/secrets")
-    git(tmp_path, "commit", "-qm", "gone")
+    history_only(tmp_path)
     action, reason = decide(tmp_path, command)
     assert action == "ask", (command, reason)
     assert "deny read_file(config/secrets/**)" in reason
 
 
-@pytest.mark.parametrize("command", MOVES[:-2])
+def history_only(root: Path) -> None:
+    tracked_repo(root)
+    git(root, "branch", "old")
+    git(root, "tag", "v")
+    git(root, "rm", "-rq", "config/secrets")
+    git(root, "commit", "-qm", "gone")
+    git(root, "branch", "main")
+
+
+@pytest.mark.parametrize("command", [
+    "git checkout main", "git checkout -b feat main && git commit -qm x", "git status && git checkout main",
+    "git switch -c feat && git commit -qam m && git checkout -q main", "git reset --hard",
+])
+def test_staying_on_heads_tree_runs_while_a_denied_file_is_only_in_history(
+    tmp_path: Path, command: str
+) -> None:
+    """``main`` names HEAD's tree, and nothing on the line moves it first."""
+    history_only(tmp_path)
+    assert decide(tmp_path, command)[0] == "allow", command
+
+
+@pytest.mark.parametrize("command", MOVES[:7])
 def test_laying_out_another_tree_runs_while_the_sandbox_hides_every_denied_file(
     tmp_path: Path, command: str
 ) -> None:
