@@ -80,6 +80,21 @@ def make_home(base: Path, projects: int) -> Path:
     return workspace
 
 
+def kinds(argv: list[str], workspace: Path) -> str:
+    """Where the mounts go: the workspace (its walls, secret files), the rest of home (other
+    projects' secret files, scrubbed configs, stores), elsewhere (system, /dev, /proc, /tmp)."""
+    home = os.environ["HOME"]
+    counts = {"workspace": 0, "home": 0, "elsewhere": 0}
+    for i, arg in enumerate(argv):
+        if arg not in MOUNTS:
+            continue
+        target = argv[i + 1] if arg in ("--tmpfs", "--dev", "--proc") else argv[i + 2]
+        where = ("workspace" if target.startswith(f"{workspace}") else
+                 "home" if target.startswith(f"{home}/") else "elsewhere")
+        counts[where] += 1
+    return ", ".join(f"{n} {k}" for k, n in counts.items())
+
+
 def host_mounts() -> int:
     with open("/proc/self/mountinfo", encoding="utf-8") as fh:
         return sum(1 for _ in fh)
@@ -181,7 +196,8 @@ def main() -> None:
         print(f"  bwrap --bind / / true             {med['bare']:8.1f}")
         ratio = med["ours"] / med["bare"]
         print(f"  ours, a later command (all in)    {med['ours']:8.1f}   ({ratio:.1f}x bare bwrap)")
-        print(f"  bwrap alone with our options      {med['raw']:8.1f}   ({mounts} mounts)")
+        where = kinds(argv, workspace)
+        print(f"  bwrap alone with our options      {med['raw']:8.1f}   ({mounts} mounts: {where})")
         print("Python side, CPU ms (median):")
         for name, values in pieces.items():
             print(f"  {name:32s} {statistics.median(values):8.2f}")
