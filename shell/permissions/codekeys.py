@@ -122,7 +122,8 @@ MAX_BLOCK_LINES = 20_000
 
 PYTHON_WHY = ("names the code pylint, mypy or flake8 runs (its {tables}: pylint's init-hook and plugins, "
               "mypy's plugins, flake8's local plugins: Python that runs as you at every lint or check, an "
-              "editor's check-on-save included)")
+              "editor's check-on-save included; and pytest's section when a commit hook runs pytest: its "
+              "addopts -p loads a module at your next commit)")
 JS_WHY = ("names the code {tool} loads ({keys}: JavaScript that runs as you at every lint, format or build, "
           "an editor's lint-on-save or format-on-save included)")
 _JS_KEYS_SHOWN = {"ESLint": "plugins, parser, extends", "Prettier": "plugins",
@@ -147,7 +148,9 @@ TOML_WHY = ("names the code pylint or mypy runs ([tool.pylint] or [tool.mypy]: p
             "plugins, mypy's plugins: Python that runs as you at every lint or check, an editor's "
             "check-on-save included), or where uv, poetry or pdm get "
             "packages from ([tool.uv] index, index-url, sources; [tool.poetry.source], [tool.pdm.source]: "
-            "the next uv sync or uv run downloads from there and runs the packages' build code as you)")
+            "the next uv sync or uv run downloads from there and runs the packages' build code as you), "
+            "or pytest's options when a commit hook runs pytest ([tool.pytest.ini_options]: addopts -p loads "
+            "a module at your next commit)")
 PIXI_WHY = ("says where pixi gets packages from (channels, pypi-options: index-url, extra-index-urls, "
             "find-links; the next pixi install or pixi run downloads from there and runs the packages' "
             "build and activation code as you)")
@@ -159,6 +162,13 @@ REQUIREMENTS_WHY = ("says where pip gets packages from (--index-url, --extra-ind
 
 INI_SECTIONS = ("pylint", "mypy", "tool:pylint", "tool:mypy", "flake8:local-plugins")
 """The INI sections (by how their name starts, case-folded) that name code (see the module)."""
+
+PYTEST_HOOKED = "\0pytest"
+"""In :func:`code_keys`' ``hooked``: a commit hook runs pytest, so pytest's own tables
+(``[tool.pytest.ini_options]``, setup.cfg's ``[tool:pytest]``, tox.ini's ``[pytest]``) count
+whole: their ``addopts = -p plugin`` loads a module as the user at the next commit (finding
+S13). Without such a hook they are left to edits: pytest runs the tests, which run anything."""
+PYTEST_SECTIONS = ("pytest", "tool:pytest")
 
 CodeKeys = dict[str, str]
 """A key's place (``tool.pylint``, ``eslintConfig.overrides.0.parser``) → its value, as JSON."""
@@ -225,10 +235,16 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
     module), or None when it does not parse as its tool would need (pyproject.toml,
     setup.cfg, tox.ini: a linter's reading of it cannot be told). An empty text has none.
     For a ``package.json``, ``hooked`` names the ``scripts`` a commit hook runs
-    (:func:`.hookscripts.hooked_scripts`): those count, and :data:`HOOK_KEYS` whole."""
+    (:func:`.hookscripts.hooked_scripts`): those count, and :data:`HOOK_KEYS` whole; for
+    the others, it holds :data:`PYTEST_HOOKED` when a hook runs pytest."""
     name = name.casefold()
     if name in TOML_NAMES:
-        return _toml_tables(text)
+        found = _toml_tables(text)
+        if found is not None and PYTEST_HOOKED in hooked:
+            tool = tomllib.loads(text).get("tool")
+            tables = tool.items() if isinstance(tool, dict) else ()
+            found.update({f"tool.{k}": _dump(v) for k, v in tables if k.casefold() == "pytest"})
+        return found
     if name == PIXI_NAME:  # its places are [tool.pixi]'s, at the top
         return _toml_tables(text, lambda data: {"tool": {"pixi": data}})
     if name == PIPFILE:  # and the Pipfile's [[source]] is [tool.pipenv]'s
@@ -236,7 +252,7 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
     if is_requirements(name):
         return _requirements_options(text)
     if name in INI_NAMES:
-        return _ini_sections(text)
+        return _ini_sections(text, INI_SECTIONS + (PYTEST_SECTIONS if PYTEST_HOOKED in hooked else ()))
     if name == "package.json":
         data = _jsonc(text)
         out: CodeKeys = {}
@@ -341,14 +357,14 @@ def _pruned(node: dict[str, Any], at: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def _ini_sections(text: str) -> CodeKeys | None:
+def _ini_sections(text: str, sections: tuple[str, ...] = INI_SECTIONS) -> CodeKeys | None:
     parser = configparser.RawConfigParser(strict=False, interpolation=None)
     try:
         parser.read_string(text)
     except (configparser.Error, RecursionError):
         return None
     return {section: _dump(dict(parser.items(section))) for section in parser.sections()
-            if section.casefold().startswith(INI_SECTIONS)}
+            if section.casefold().startswith(sections)}
 
 
 def _dump(value: Any) -> str:
@@ -452,7 +468,8 @@ def _yaml_keys(text: str) -> CodeKeys:
 
 
 __all__ = [
-    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "REQUIREMENTS_GLOBS", "SPELLED",
+    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "PYTEST_HOOKED",
+    "REQUIREMENTS_GLOBS", "SPELLED",
     "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",
     "code_keys", "is_requirements", "keyed_name",
     "reads", "toml_code", "toml_header_is_code", "toml_without_code", "why",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .codekeys import code_keys, keyed_name, reads, why
-from .hookscripts import PACKAGE_JSON, hooked_scripts
+from .hookscripts import hooked_keys
 
 MAX_BYTES = 1 << 20
 """Bytes of a config file read to compare (larger: asks)."""
@@ -49,7 +49,7 @@ def config_edit_why(path: str, tool: str, args: Mapping[str, Any]) -> str:
     after = _after(before, tool, args)
     if after is None:
         return ""  # the edit cannot apply: the tool says so, nothing is written
-    hooked = hooked_scripts(Path(path).parent) if name == PACKAGE_JSON else frozenset()
+    hooked = hooked_keys(Path(path))
     old, new = code_keys(name, before, hooked), code_keys(name, after, hooked)
     if new is None:
         return reason

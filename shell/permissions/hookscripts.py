@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import paths
+from .codekeys import PYTEST_HOOKED
 from .gitcommands import command_words
 from .laternames import LEFTHOOK
 
@@ -132,6 +133,26 @@ def hooked_scripts(base: Path) -> frozenset[str]:
     (:mod:`.codekeys`; finding Q7: the script they named was guarded, the key was not)."""
     commands, _ = _hook_commands(base, [base / ".git" / "hooks"])
     return frozenset(_package_scripts(commands, base / PACKAGE_JSON)[1])
+
+
+def hooked_keys(path: Path) -> frozenset[str]:
+    """What :func:`.codekeys.code_keys` is to count as code in the config file ``path``
+    because of a commit hook of its folder: for a ``package.json`` the scripts a hook runs
+    (:func:`hooked_scripts`), for a ``pyproject.toml``, ``setup.cfg`` or ``tox.ini``
+    pytest's tables when a hook runs pytest (finding S13)."""
+    name = path.name.casefold()
+    if name == PACKAGE_JSON:
+        return hooked_scripts(path.parent)
+    if name not in PYTEST_TABLE_FILES:
+        return frozenset()
+    commands, _ = _hook_commands(path.parent, [path.parent / ".git" / "hooks"])
+    commands += _package_scripts(commands, path.parent / PACKAGE_JSON)[0]
+    words = (os.path.basename(w.strip(",;&|()<>'\"")) for c in commands for w in command_words(c))
+    runs = any(word in PYTESTS for word in words)
+    return frozenset({PYTEST_HOOKED}) if runs else frozenset()
+
+
+PYTEST_TABLE_FILES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini"})
 
 
 def _hook_commands(base: Path, hook_folders: Sequence[Path]) -> tuple[list[str], list[Path]]:
@@ -484,4 +505,4 @@ def module_files(module: str, base: Path) -> list[Path]:
 
 
 __all__ = ["MAX_NESTING", "PACKAGE_JSON", "PYTHON_WORD", "SHELLS", "SHELL_C", "TASK_FILES",
-           "framework_configs", "hook_scripts", "hooked_scripts", "module_files"]
+           "framework_configs", "hook_scripts", "hooked_keys", "hooked_scripts", "module_files"]

@@ -47,7 +47,7 @@ from .codekeys import (
 )
 from .configmerge import merged, other_edits
 from .configtables import MAX_BYTES
-from .hookscripts import PACKAGE_JSON, hooked_scripts
+from .hookscripts import hooked_keys
 from .laterplanted import Planted, move_aside
 from .laterseen import Seen
 
@@ -166,7 +166,7 @@ def put_back_configs(before: Configs, files: Iterable[Path], quarantine: Path, r
             if now.ctime < started_ns - SLACK_NS:
                 continue  # there before, where the walk before the command had not reached
             was = Kept()
-        hooked = hooked_scripts(path.parent) if path.name == PACKAGE_JSON else frozenset()
+        hooked = hooked_keys(path)
         keys = now.keys(keyed_name(path), hooked)
         if keys is not None and keys == (was.keys(keyed_name(path), hooked) if was.mark else {}):
             continue  # an ordinary edit: a version, a dependency, a rule

@@ -190,3 +190,18 @@ def test_commitlint_in_package_json_is_set_back(
                                "open('package.json', 'w').write(json.dumps(d, indent=2) + '\\\\n')\"")
     assert (workspace / "package.json").read_text() == package.replace("1.0.0", "1.0.1")
     assert "commitlint" in out
+
+
+def test_pytest_options_in_pyproject_are_set_back_when_a_hook_runs_pytest(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S13: with ``pytest -q`` in ``.husky/pre-commit``, ``[tool.pytest.ini_options]``'s
+    ``addopts = "-p evilplug"`` would load a module as the user at the next commit: set back
+    (the whole file here, as the table cannot be set back alone), and said."""
+    require_sandbox()
+    pyproject = ('[project]\nname = "x"\nversion = "1.0.0"\n\n'
+                 '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    committed(workspace, {".husky/pre-commit": "pytest -q\n", "pyproject.toml": pyproject})
+    out = run(run_cli, script, "printf 'addopts = \"-p evilplug\"\\n' >> pyproject.toml; true")
+    assert (workspace / "pyproject.toml").read_text() == pyproject
+    assert "pytest" in out
