@@ -8,7 +8,8 @@ secrets policy (:mod:`shell.core.secrets`) recognises asks in every mode but byp
 whatever allow rules say, as a command line naming a secret file does. What is too
 large to look through asks too: a cap that is hit must not pass the rest as clean. A
 key split over several arguments, or sent as numbers, is put back together by
-:mod:`.egresspieces` and looked for the same way.
+:mod:`.egresspieces` and looked for the same way; a known value lower-cased, spaced,
+rot13'd or half of it, by :mod:`.egressfolded`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.secrets import MAX_CHECKED_TEXT, TOO_LONG, is_secret_name, mask, secret_going_out
 
+from .egressfolded import respelled_value
 from .egresspieces import EDGE, joined_texts
 from .mcppaths import is_mcp
 from .sandboxenv import known_secret_values
@@ -59,6 +61,9 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
     for how, text in joined_texts(args):
         if (found := _going_out(text, secrets)) is not None:
             return _holding(tool.name, what, f"{found[0]}, {how}" if how else found[0], found[1])
+    strings = [t for t in argument_strings(args) if t is not None]
+    if (respelled := respelled_value(strings, secrets.values)) is not None:
+        return _holding(tool.name, what, f"a known secret value, {respelled[0]}", respelled[1])
     return ""
 
 
