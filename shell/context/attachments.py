@@ -144,12 +144,14 @@ def secret_mentions(text: str, root: Path) -> list[str]:
     """The ``@`` mentions in ``text`` of files that usually hold secrets (by the name
     written or where it leads): what someone else's text (a project's command) may
     not attach on the user's behalf."""
+    from shell.core.secretcontent import secret_content_why
     from shell.core.secrets import is_secret_file
 
     found = []
     for _, _, raw in mentions(text):
         path, shown = _resolve_mention(raw, root.resolve())
-        if is_secret_file(raw) or (path is not None and is_secret_file(str(path))):
+        held = path is not None and (is_secret_file(str(path)) or bool(secret_content_why(str(path))))
+        if is_secret_file(raw) or held:
             found.append(shown if path is not None else raw)
     return found
 

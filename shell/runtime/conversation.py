@@ -433,10 +433,11 @@ what a message carries."""
 
     def _refused_unless_allowed(self, relative: str) -> str | None:
         """:meth:`_refused_read`, and a secret-looking file only when reading it is allowed."""
+        from ..core.secretcontent import secret_content_why
         from ..core.secrets import is_secret_file
 
         why = self._refused_read(relative)
-        if why or not is_secret_file(relative):
+        if why or not (is_secret_file(relative) or secret_content_why(str(self.workspace.root / relative))):
             return why
         tool = next((t for t in self.builtin_tools if t.name == "read_file"), None)
         if tool is not None and self.permissions.decide(tool, {"path": relative}).action == "allow":

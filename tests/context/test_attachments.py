@@ -159,6 +159,20 @@ async def test_a_prompt_not_typed_attaches_a_secret_file_only_when_a_rule_allows
         assert not allowed.compose("see @.env", typed=False).problems
 
 
+async def test_a_prompt_not_typed_attaches_no_file_whose_content_is_a_credential(ws: Path) -> None:
+    """Finding S3: a service-account key under a plain JSON name, or Maven's settings.xml
+    with a deploy password, attached from a -p prompt built from someone else's text."""
+    (ws / "myproj-1a2b3c.json").write_text('{"type": "service_account", "private_key": "-----BEGIN PRIVATE '
+                                           'KEY-----\\nMIIEv\\n-----END PRIVATE KEY-----\\n"}')
+    (ws / "settings.xml").write_text("<settings><password>MvnDeployPass42</password></settings>\n")
+    (ws / "data.json").write_text('{"rows": [1, 2, 3]}')
+    with recording_server() as server:
+        runtime = runtime_for(ws, server.base_url)
+        refused = runtime.compose("see @myproj-1a2b3c.json and @settings.xml", typed=False)
+        assert len(refused.problems) == 2 and all("usually holds secrets" in p for p in refused.problems)
+        assert not runtime.compose("see @data.json", typed=False).problems  # ordinary JSON still attaches
+
+
 async def test_secrets_in_an_attached_file_are_not_saved(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = "sk-test-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
     monkeypatch.setenv("OPENAI_API_KEY", key)
