@@ -22,7 +22,8 @@ the shell's data folder (hidden from commands), removed once the bits are cleare
 a record whose process is gone is undone when a sandbox is next made (:func:`recover`).
 A ``.git/index.lock`` a command left keeps the bits from being cleared (finding Q22):
 they are tried again around every command and at exit, where that lock, unchanged
-since the command ended (its processes ended with it), is removed. Two agent-shells
+since the command ended (its processes ended with it), is removed unless a live git
+may own it (:mod:`.gitlockholders`). Two agent-shells
 in one repository share the bits both need, and only the last clears them
 (:mod:`.gitmarkrecords`). A hidden file git staged anew (a checkout) is brought along
 in the work tree (:mod:`.gitsync`).
@@ -37,13 +38,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import githardened, gitmarkrecords, gitnet, gitsync
+from . import githardened, gitlockholders, gitmarkrecords, gitnet, gitsync
 from .gitstaged import git_dir, index_stamp, repository_of
 
 TIMEOUT = 10.0
@@ -242,17 +244,28 @@ def retry_pending(wait: float = 0.0) -> None:
 
 def clear_at_exit() -> None:
     """At exit: the bits a lock kept set cleared; a lock still there, the very one seen
-    when the command ended, is that command's (its processes ended with it: nothing
-    holds it), and is removed as git's own message says to."""
+    when the command ended, that no live git may own (:mod:`.gitlockholders`), is that
+    command's (its processes ended with it), and is removed as git's own message says
+    to. Another's is left, and said: the bits are then cleared when agent-shell next
+    starts (the record stays)."""
     retry_pending(EXIT_WAIT)
     with _lock:
         pending = list(_pending)
     for _, locks in pending:
         for repo, seen in locks.items():
-            lock = _lock_file(repo)
-            if lock is not None and seen != (0, 0) and _lock_seen(repo) == seen:
-                with contextlib.suppress(OSError):
-                    os.unlink(lock)
+            lock, gitdir = _lock_file(repo), git_dir(repo)
+            if lock is None or gitdir is None or seen == (0, 0) or _lock_seen(repo) != seen:
+                continue
+            held = gitlockholders.holders(repo, gitdir, lock)
+            if held:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.write(f"agent-shell: skip-worktree bits it set in {repo} are left set: {lock} "
+                                     f"is held by another git (pid {held[0]}), not removed; they are cleared "
+                                     "when agent-shell next starts (or `git update-index --no-skip-worktree` "
+                                     "them)\n")
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(lock)
     retry_pending()
 
 

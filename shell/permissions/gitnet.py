@@ -39,6 +39,8 @@ from .gitstaged import git_dir, index_stamp, repository_of
 TIMEOUT = 10.0
 _lock = threading.Lock()
 _known: dict[tuple[Path, tuple[bytes, ...]], tuple[tuple[int, int, int], Entries]] = {}
+_first_tips: dict[Path, tuple[bytes, ...] | None] = {}
+"""Each repository's ref tips before the first command this process ran there."""
 Entries = Mapping[bytes, tuple[bytes, bytes]]
 """``name -> (mode, object)`` of the index entries at stage 0."""
 
@@ -59,6 +61,9 @@ class RepoBefore:
     tips: tuple[bytes, ...] | None = ()
     """The commits every ref pointed at before (:func:`.githeads.tips`): HEAD moved to one
     they reach is a checkout of a commit that existed before; any other was made here."""
+    first: tuple[bytes, ...] | None = None
+    """:attr:`tips` before this process's first command there: only a move to a commit they
+    reach is brought along (an earlier command's branch is content a command chose)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +97,10 @@ def before(hidden: Iterable[Path]) -> Before:
         if entries or untracked:
             made = hold_exclude(repo) if untracked else None
             head = _head(repo)
-            out[repo] = RepoBefore(rels, entries, untracked, head, stamp, made, githeads.tips(repo, head))
+            tips = githeads.tips(repo, head)
+            with _lock:
+                first = _first_tips.setdefault(repo, tips)
+            out[repo] = RepoBefore(rels, entries, untracked, head, stamp, made, tips, first)
     return Before(out)
 
 
@@ -139,7 +147,7 @@ def after(was: Before) -> tuple[list[str], dict[Path, gitsync.Move]]:
         made = githeads.made_here(repo, old.tips, head) if moved and head else []
         if moved and head and not made:  # to a commit that existed before: on purpose
             move = _move(repo, old, head, {n: now[n][1] for n in now if n not in old.entries})
-            if move is not None:
+            if move is not None and not githeads.made_here(repo, old.first, head):  # not an earlier command's
                 moves[repo] = move
             continue  # the work tree is brought along once the marks are cleared (.gitmarks)
         deleted: dict[bytes, bytes] = {}

@@ -1,28 +1,42 @@
 """What the net under hidden tracked files must hold against a command that forges what
-it judges (tester findings S17, S18 and the reset note of r17), through the real console
+it judges (tester findings S17, S18 and the reset note of r17; S21), through the real console
 script, real bubblewrap and real git.
 
 ``deny = ["read_file(secrets/**)"]`` over a committed ``secrets/plan.txt``. What a user
 relies on: a commit the command made that deletes or adds a hidden file is said loudly
 whatever date it carries, and agent-shell itself never deletes, nor writes content the
 command chose into, a hidden file; a version they staged and had not committed is not
-discarded by a sandboxed reset."""
+discarded by a sandboxed reset; the user's own git's index lock is never removed."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
-from .test_git_net_gaps import OLD, PLAN, git, marked, repo, run
+from .test_git_net_gaps import OLD, PLAN, git, marked, repo, run, start, wait_for
 
 BACKDATED = 'GIT_COMMITTER_DATE="2001-01-01T00:00:00" GIT_AUTHOR_DATE="2001-01-01T00:00:00" '
-BRANCH_TRICK = ("P=$(git ls-files | grep pla); git checkout -q -b b2 && "
-                "git update-index --cacheinfo 100644,$B,$P; git commit -qm x; "
-                "git checkout -q master; git checkout -q b2")
-"""A branch the command makes, staging a blob it chose for the hidden file, checked out again."""
+MAKE = ("W=$PWD; mkdir -p /tmp/x/secrets && cd /tmp/x && git init -q && "
+        "echo EVILCONTENT > /tmp/x/secrets/plan.txt && git add -A && " + BACKDATED
+        + "git -c user.name=a -c user.email=a@a commit -qm x && S=$(git rev-parse HEAD) && cd \"$W\" && "
+        "cp -rn /tmp/x/.git/objects/. .git/objects/ && git branch b2 $S")
+"""A commit the command makes (in a repository of its own, its objects copied in) whose
+tree holds a blob it chose at the hidden path, on a new branch ``b2``."""
+
+
+def turns(run_cli: RunCli, script: Callable[[list[Any]], str], *commands: str) -> str:
+    """One command per turn: each is judged (asked or not) once the one before has run."""
+    steps: list[Any] = [{"tool_calls": [{"name": "run_shell", "args": {"command": c}, "id": f"c{i}"}]}
+                        for i, c in enumerate(commands)]
+    r = run_cli("-p", "go", "--model", script([*steps, "Done."]), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    return r.stdout
 RW_CONFIG = ('[permissions]\nmode = "auto"\n'
              'deny = ["read_file(secrets/**)", "write_file(secrets/**)", "edit_file(secrets/**)"]\n')
 
@@ -34,7 +48,7 @@ def test_a_back_dated_commit_that_deletes_the_hidden_file_is_said_and_the_file_k
     silent and agent-shell unlinked the user's real file, "bringing it along"."""
     require_sandbox()
     repo(workspace, cli_env)
-    out = run(run_cli, script, "P=$(git ls-files | grep pla); git update-index --force-remove $P; "
+    out = run(run_cli, script, "P=$(git ls-files | grep pla); git rm -q --sparse --cached $P; "
               + BACKDATED + "git commit -qm 'chore: tidy'")
     assert (workspace / "secrets" / "plan.txt").read_text() == PLAN, out
     assert "WARNING: a commit this command made" in out and "DELETES secrets/plan.txt" in out, out
@@ -62,28 +76,26 @@ def test_a_back_dated_commit_that_adds_a_hidden_env_file_is_said_and_taken_out(
 def test_content_the_command_chose_is_not_written_into_a_write_denied_hidden_file(
     run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
 ) -> None:
-    """Finding S17: a branch the command made staging its own blob, then a checkout of
-    it: agent-shell wrote that blob into a file the user had denied writes to."""
+    """Finding S17: a branch made to stage a blob of the command's choosing, then checked
+    out: agent-shell wrote that blob into a file the user had denied writes to."""
     require_sandbox()
     repo(workspace, cli_env)
     (Path(cli_env["AGENT_SHELL_CONFIG_DIR"]) / "config.toml").write_text(RW_CONFIG)
-    out = run(run_cli, script,
-              "echo EVILCONTENT > t.txt; git add t.txt; B=$(git rev-parse :t.txt); git rm -q --cached t.txt; "
-              "rm t.txt; " + BRANCH_TRICK)
+    out = turns(run_cli, script, MAKE, "git switch -q b2")
+    assert git(workspace, "branch", "--show-current") == "b2\n", out
     assert (workspace / "secrets" / "plan.txt").read_text() == PLAN, out
     assert "NOT written" in out and "secrets/plan.txt" in out, out
 
 
-def test_a_branch_the_command_made_is_not_brought_along_even_without_a_write_rule(
+def test_a_branch_an_earlier_command_made_is_not_brought_along_even_without_a_write_rule(
     run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
 ) -> None:
-    """The other half of S17: only a commit that existed before the command is a
-    checkout the shell completes; the command's own is content it chose."""
+    """The other half of S17: a commit one command made (back-dated, as in S18) and the
+    next checked out is no commit that existed before; its content is the command's."""
     require_sandbox()
     repo(workspace, cli_env)
-    out = run(run_cli, script,
-              "echo EVILCONTENT > t.txt; git add t.txt; B=$(git rev-parse :t.txt); git rm -q --cached t.txt; "
-              "rm t.txt; " + BRANCH_TRICK)
+    out = turns(run_cli, script, MAKE, "git switch -q b2")
+    assert git(workspace, "branch", "--show-current") == "b2\n", out
     assert (workspace / "secrets" / "plan.txt").read_text() == PLAN, out
     assert "NOT written" in out, out
 
@@ -104,3 +116,37 @@ def test_a_reset_keeps_the_version_the_user_staged_of_a_hidden_file(
     assert (workspace / "secrets" / "plan.txt").read_text() == "MY-STAGED-PLAN\n", out
     assert "NOT written" in out and "secrets/plan.txt" in out, out
     assert marked(workspace) == []
+
+
+def test_the_users_own_gits_index_lock_is_not_removed_at_exit(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """Finding S21: the user's ``git commit -a`` in another terminal took the index lock
+    during a command and held it while their editor was open; at exit agent-shell took
+    that lock for the command's and removed it, and the user's commit then failed."""
+    require_sandbox()
+    repo(workspace, cli_env)
+    agent = start(cli_env, script, workspace,
+                  "touch a.go; for i in $(seq 1200); do [ -e .git/index.lock ] && break; sleep 0.1; done")
+    user: subprocess.Popen[str] | None = None
+    try:
+        wait_for(workspace / "a.go", agent)  # its marks are set
+        editor = f"until [ -e {workspace / 'go'} ]; do sleep 0.1; done; echo msg >"
+        user = subprocess.Popen(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-aq",
+                                 "--allow-empty"], cwd=workspace, env={**os.environ, "GIT_EDITOR": editor},
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        _, err = agent.communicate(timeout=120)
+        assert agent.returncode == 0, err
+        assert (workspace / ".git" / "index.lock").exists(), err  # left: another git may own it
+        assert "held by another git" in err, err
+        (workspace / "go").touch()
+        _, user_err = user.communicate(timeout=60)
+    finally:
+        agent.kill()
+        if user is not None:
+            user.kill()
+    assert user.returncode == 0, user_err  # the user's commit went through
+    assert git(workspace, "log", "-1", "--format=%s") == "msg\n"
+    run(run_cli, script, "true")  # the next start clears the bits left set
+    assert marked(workspace) == [] and git(workspace, "status", "--porcelain", "--", "secrets") == ""
