@@ -419,7 +419,7 @@ def _task_files(runner: str, args: Sequence[str], base: Path) -> list[Path]:
                 continue
     out = out[:MAX_HOOK_FILES]
     if runner not in _MAKES:
-        return out
+        return out + [p for f in out for p in _task_includes(f)]
     try:
         where = paths.resolve(workdir, base) if workdir else base
     except paths.BadPath:
@@ -460,6 +460,38 @@ def _make_includes(makefile: Path, base: Path) -> list[Path]:
                 except paths.BadPath:
                     continue
     return [p for p in out if p != base][:MAX_HOOK_FILES]
+
+
+def _task_includes(task_file: Path) -> list[Path]:
+    """The files a justfile's ``import 'x.just'`` / ``mod name ['path']`` and a Taskfile's
+    ``includes:`` (``./docs/Taskfile.yml``, ``taskfile: ./sub``) name, relative to the file's
+    folder: their recipes run as the file's own do. Missing ones too (a new one is
+    quarantined); a ``mod`` without a path names the places just looks for it."""
+    text = _read(task_file) or ""
+    folder = task_file.parent
+    names = [m.group(1) for m in _JUST_IMPORT.finditer(text)]
+    for m in _JUST_MOD.finditer(text):
+        name = m.group(1)
+        names += [m.group(2)] if m.group(2) else [f"{name}.just", f"{name}/mod.just", f"{name}/justfile",
+                                                  f"{name}/.justfile"]
+    for m in _TASK_INCLUDE.finditer(text):
+        value = m.group(1) or m.group(2)
+        names.append(value if value.endswith((".yml", ".yaml")) else os.path.join(value, "Taskfile.yml"))
+    out: list[Path] = []
+    for name in names[:MAX_HOOK_FILES]:
+        try:
+            out.append(paths.resolve(name, folder))
+        except (paths.BadPath, OSError, ValueError):
+            continue
+    return [p for p in out if p != folder]
+
+
+_JUST_IMPORT = re.compile(r"""^[ \t]*import\??[ \t]+['"]([^'"\n]+)['"]""", re.M)
+_JUST_MOD = re.compile(r"""^[ \t]*mod\??[ \t]+([\w-]+)(?:[ \t]+['"]([^'"\n]+)['"])?[ \t]*$""", re.M)
+_TASK_INCLUDE = re.compile(r"""^[ \t]+[\w.-]+:[ \t]*['"]?([^'"\s#{}$]+\.ya?ml)['"]?[ \t]*$"""
+                           r"""|\btaskfile:[ \t]*['"]?([^'"\s#{}$]+)""", re.M)
+"""A Taskfile's include: an indented key whose value is a ``.yml`` file (``docs: ./docs/Taskfile.yml``),
+or a ``taskfile:`` key's value (a file, or a folder holding ``Taskfile.yml``)."""
 
 
 _WILDCARD = re.compile(r"\$[({]wildcard[ \t]+([^)}]*)[)}]")

@@ -205,3 +205,25 @@ def test_pytest_options_in_pyproject_are_set_back_when_a_hook_runs_pytest(
     out = run(run_cli, script, "printf 'addopts = \"-p evilplug\"\\n' >> pyproject.toml; true")
     assert (workspace / "pyproject.toml").read_text() == pyproject
     assert "pytest" in out
+
+
+def test_what_a_hooks_justfile_and_taskfile_include_stays_as_it_was(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S12's kin: a hook's ``just lint`` and ``task lint`` run the recipes of the files their
+    task file imports (``import 'just/common.just'``, ``import? 'opt.just'``, a Taskfile's
+    ``includes:``) as the user at the next commit."""
+    require_sandbox()
+    files = {".husky/pre-commit": "just lint\ntask lint\n",
+             "justfile": "import 'just/common.just'\nimport? 'opt.just'\nlint:\n  true\n",
+             "just/common.just": "fmt:\n  true\n",
+             "Taskfile.yml": "version: '3'\nincludes:\n  docs: ./docs/Taskfile.yml\n"
+                             "tasks:\n  lint:\n    cmds: [true]\n",
+             "docs/Taskfile.yml": "version: '3'\n"}
+    committed(workspace, files)
+    subprocess.run(["git", "config", "core.hooksPath", ".husky"], cwd=workspace, check=True)
+    run(run_cli, script, "echo 'lint:\n  touch PWNED' > opt.just; "
+                         "for f in just/common.just docs/Taskfile.yml; do echo '# PWNED' >> $f; done; true")
+    for name, text in files.items():
+        assert (workspace / name).read_text() == text, name
+    assert not (workspace / "opt.just").exists()
