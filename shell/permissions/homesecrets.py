@@ -123,6 +123,7 @@ SECRET_PATHS = (
     ".config/Rocket.Chat", ".config/zulip", ".local/share/Steam", ".steam", ".claws-mail",
     ".local/share/evolution", ".config/evolution", ".local/share/geary", ".config/geary",
     ".mozilla-thunderbird", ".local/share/mailspring", ".config/Mailspring", ".sylpheed-2.0",
+    ".config/spotify/prefs",  # its autologin blob
 )  # fmt: skip
 """Relative to the home directory: hidden from sandboxed commands (credentials,
 browser and chat apps' profiles with their cookies, shell and REPL histories that hold

@@ -32,7 +32,7 @@ STORES = [
     ".local/share/containers/auth.json", ".config/borg/keys/repo_key", ".config/restic/pw",
     ".config/Mattermost/Cookies", ".config/Wire/Cookies", ".local/share/Steam/config/loginusers.vdf",
     ".local/share/Steam/ssfn123", ".claws-mail/accountrc", ".local/share/evolution/mail/inbox",
-    ".local/share/geary/account/geary.db",
+    ".local/share/geary/account/geary.db", ".config/spotify/prefs",
     # editors' user MCP configs
     ".config/Code/User/mcp.json", ".config/Cursor/User/mcp.json", ".config/VSCodium/User/mcp.json",
 ]  # fmt: skip
