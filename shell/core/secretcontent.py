@@ -16,7 +16,8 @@ each, and called secret when they hold:
   or more (not a ``${VAR}``, not a URL), in JSON, YAML, TOML, INI, properties or XML, or
   a URL carrying a password (``http://user:pw@proxy``).
 
-Bounded: files of at most :data:`MAX_BYTES`, the first :data:`READ_BYTES` read, each
+Bounded: settings files of at most :data:`MAX_BYTES` and JSON of at most
+:data:`MAX_KEY_FILE` (a key is small; a big JSON is data), the first :data:`READ_BYTES` read, each
 verdict kept by size, mtime, ctime and inode.
 """
 
@@ -28,6 +29,9 @@ import re
 MAX_BYTES = 1 << 20
 READ_BYTES = 64 * 1024
 MIN_VALUE_LEN = 8
+MAX_KEY_FILE = 16 * 1024
+"""A JSON file larger than this is data, not a downloaded key (a service-account key is
+about 2.3 KB): not read, so a folder of big JSON fixtures costs one ``stat`` each."""
 SNIFFED_NAMES = frozenset({
     "settings.xml", "database.yml", "database.yaml", "gradle.properties", "sentry.properties",
     "local.properties", "application.properties", "application.yml", "application.yaml",
@@ -75,7 +79,7 @@ def content_why(path: str, settings: bool) -> str:
         info = os.stat(path)
     except OSError:
         return ""
-    if not os.path.isfile(path) or info.st_size > MAX_BYTES:
+    if not os.path.isfile(path) or info.st_size > (MAX_BYTES if settings else MAX_KEY_FILE):
         return ""
     key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
     known = _verdicts.get(f"{settings}:{path}")
