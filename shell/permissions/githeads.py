@@ -19,20 +19,35 @@ the command made in another repository.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import githardened
 
 TIMEOUT = 10.0
 MOST = 512
 """Commits read back from the new HEAD (newest first)."""
+RACY_NS = 100_000_000
+"""A ref folder changed this soon before it was read is not trusted from the cache later."""
+_lock = threading.Lock()
+_known: dict[Path, tuple[tuple[Any, ...], tuple[bytes, ...]]] = {}
 
 
-def tips(repo: Path, head: bytes) -> tuple[bytes, ...] | None:
+def tips(repo: Path, head: bytes, gitdir: Path | None = None) -> tuple[bytes, ...] | None:
     """The commits the refs of ``repo`` and ``head`` point at (tags peeled), None: git
-    could not say (every commit HEAD gains is then taken for the command's)."""
+    could not say (every commit HEAD gains is then taken for the command's). Asked again
+    only when a ref file changed (:func:`_refs_key`): this runs before every command in a
+    repository holding a hidden file."""
+    key = _refs_key(gitdir, head) if gitdir is not None else None
+    with _lock:
+        known = _known.get(repo)
+    if key is not None and known is not None and known[0] == key:
+        return known[1]
     done = githardened.run(["-C", str(repo), "for-each-ref",
                             "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname)"],
                            timeout=TIMEOUT)
@@ -42,7 +57,38 @@ def tips(repo: Path, head: bytes) -> tuple[bytes, ...] | None:
     for line in done.stdout.splitlines():
         fields = line.split()
         out += [fields[i + 1] for i in (0, 2) if fields[i:i + 1] == [b"commit"] and len(fields) > i + 1]
-    return tuple(dict.fromkeys(out))
+    found = tuple(dict.fromkeys(out))
+    if key is not None and max((k[2] for k in key[1:]), default=0) < time.time_ns() - RACY_NS:
+        with _lock:
+            if len(_known) >= 64:
+                _known.clear()
+            _known[repo] = (key, found)
+    return found
+
+
+def _refs_key(gitdir: Path, head: bytes) -> tuple[Any, ...] | None:
+    """HEAD and the (inode, mtime, ctime) of ``packed-refs`` and of every folder under
+    ``refs/``: git writes a ref through a lock file renamed in place, which changes its
+    folder's; the ctime no command can set back (None: a reftable, or unreadable)."""
+    common = gitdir
+    with contextlib.suppress(OSError):
+        pointer = gitdir / "commondir"
+        if pointer.is_file():
+            common = gitdir / pointer.read_text().strip()
+    if (common / "reftable").exists():
+        return None
+    key: list[Any] = [head]
+    try:
+        for path in [common / "packed-refs", *(Path(d) for d, _, _ in os.walk(common / "refs"))]:
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                key.append((str(path), 0, 0, 0))
+                continue
+            key.append((str(path), info.st_ino, info.st_ctime_ns, info.st_mtime_ns))
+    except OSError:
+        return None
+    return tuple(key)
 
 
 def made_here(repo: Path, before: tuple[bytes, ...] | None, new: bytes) -> list[bytes]:

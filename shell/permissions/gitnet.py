@@ -97,7 +97,7 @@ def before(hidden: Iterable[Path]) -> Before:
         if entries or untracked:
             made = hold_exclude(repo) if untracked else None
             head = _head(repo)
-            tips = githeads.tips(repo, head)
+            tips = githeads.tips(repo, head, git_dir(repo))
             with _lock:
                 first = _first_tips.setdefault(repo, tips)
             out[repo] = RepoBefore(rels, entries, untracked, head, stamp, made, tips, first)
