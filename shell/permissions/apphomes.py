@@ -106,14 +106,35 @@ def mirrored_paths(home: Path, rels: Sequence[str]) -> list[Path]:
     return out
 
 
+_profile_verdicts: dict[str, tuple[int, int, bool]] = {}
+
+
 def profiles(roots: Iterable[Path]) -> list[Path]:
     """The folders right in each of ``roots`` holding one of :data:`PROFILE_MARKS`: a
-    browser's or an Electron app's profile (a few ``stat`` calls per folder)."""
+    browser's or an Electron app's profile. One ``lstat`` per folder: each verdict is kept
+    until the folder's ctime changes (a mark created in it changes it)."""
     out = []
     for root in roots:
-        for folder in _dirs(root):
-            if any(os.path.lexists(folder / mark) for mark in PROFILE_MARKS):
-                out.append(folder)
+        try:
+            with os.scandir(root) as listed:
+                entries = list(listed)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            known = _profile_verdicts.get(entry.path)
+            if known is None or known[:2] != (info.st_ino, info.st_ctime_ns):
+                marked = any(os.path.lexists(os.path.join(entry.path, mark)) for mark in PROFILE_MARKS)
+                if len(_profile_verdicts) > 8192:
+                    _profile_verdicts.clear()
+                known = _profile_verdicts[entry.path] = (info.st_ino, info.st_ctime_ns, marked)
+            if known[2]:
+                out.append(Path(entry.path))
     return out
 
 
