@@ -227,7 +227,7 @@ def _secret_name(trimmed: str, name: str, by_words: bool = True) -> bool:
     folder = BY_FOLDER.get(name)
     if folder is not None and os.path.basename(os.path.dirname(trimmed)).lower() == folder:
         return True
-    if name.endswith(".json") and (name.startswith(_SECRET_JSON_PREFIXES) or "-firebase-adminsdk-" in name):
+    if name.endswith(".json") and (name.startswith(_SECRET_JSON_PREFIXES) or "firebase-adminsdk" in name):
         return True  # myproj-firebase-adminsdk-abc12-0123456789.json: the console's download name
     if name.startswith(_WP_CONFIG) and name.endswith(".php") and "sample" not in name:
         return True  # wp-config.local.php, wp-config-production.php: the same password
