@@ -9,10 +9,12 @@ here, and ends the reply). :mod:`shell.agent.batch` decides when each call runs.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from functools import partial
 from time import perf_counter
+from typing import Any
 
 import anyio
 
@@ -25,7 +27,7 @@ from shell.core.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
-from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResult
+from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResult
 from shell.core.packed_text import compact
 from shell.core.tools import CallRejected, ToolArgumentError, ToolContext
 
@@ -83,6 +85,8 @@ async def run_call(
                 started = reply.started[call.id] = perf_counter()
                 result, blocked = await _execute(reply, state)
             result = await stack.after_tool_call(state, result)
+            if started and not blocked and state.edited_by == "you" and state.args != call.args:
+                result = told_of_edit(result, state.args)
             error, failed_after = state.error, state.failed_after
     duration = perf_counter() - started if started else 0.0
     compact(result, "content")  # hooks are done with it: held from here on, packed if large
@@ -152,6 +156,25 @@ async def _execute(reply: Reply, state: CallState) -> tuple[ToolResult, bool]:
         if isinstance(exc, ToolTimeout):
             return ToolResult(str(exc), is_error=True), False
         return ToolResult(f"{state.call.name} failed: {type(exc).__name__}: {exc}", is_error=True), False
+
+
+EDIT_NOTE_CHARS = 4_000
+"""The edited arguments told to the model at most (a rewritten file can be large)."""
+
+
+def told_of_edit(result: ToolResult, args: Mapping[str, Any]) -> ToolResult:
+    """The result opens with the arguments the user's edit ran with. The history's
+    call keeps the model's (the session, resume and the approval show them as asked
+    for), so without this the model read its own arguments next to the result of
+    others: asked ``rm -rf build/``, edited to ``rm -rf build/tmp``, it believed
+    build/ gone (finding T2; LangChain's HITL edit likewise shows the model what ran)."""
+    shown = json.dumps(dict(args), ensure_ascii=False, default=str)
+    if len(shown) > EDIT_NOTE_CHARS:
+        shown = f"{shown[:EDIT_NOTE_CHARS]}… (cut: {len(shown):,} characters)"
+    note = f"[The user edited the arguments before this call ran; it ran with: {shown}]"
+    if isinstance(result.content, str):
+        return replace(result, content=f"{note}\n{result.content}" if result.content else note)
+    return replace(result, content=(TextBlock(note), *result.content))
 
 
 def _gone(reply: Reply, name: str) -> str | None:

@@ -132,7 +132,29 @@ async def test_edit_runs_with_new_args_and_keeps_the_call_id() -> None:
     await run(agent)
     assert ran == [("write_file", {"path": "b.txt", "text": "bye"})]
     result = results(agent)["c1"]
-    assert not result.is_error and result.text == "wrote b.txt"
+    assert not result.is_error and result.text.endswith("\nwrote b.txt")
+
+
+async def test_the_model_reads_the_arguments_an_edited_call_ran_with() -> None:
+    """The history's call keeps the model's arguments; the model read them next to the
+    result of the user's, and went on as if its own had run (finding T2). The result
+    it reads now says what ran."""
+    model = ScriptedModel([calls(write("c1")), "ok"])
+    ask = Asker({"c1": ApprovalDecision.edit({"path": "b.txt", "text": "bye"})})
+    agent = Agent(model, tools=make_tools([]), middleware=[HumanInTheLoop()], ask=ask)
+    await run(agent)
+    told = model.requests[1].messages[-1]
+    assert isinstance(told, ToolResultMessage) and told.call_id == "c1"
+    assert told.text == ('[The user edited the arguments before this call ran; it ran with: '
+                         '{"path": "b.txt", "text": "bye"}]\nwrote b.txt')
+
+
+async def test_an_approved_call_reads_as_the_tool_answered() -> None:
+    model = ScriptedModel([calls(write("c1")), "ok"])
+    agent = Agent(model, tools=make_tools([]), middleware=[HumanInTheLoop()],
+                  ask=Asker({"c1": ApprovalDecision.approve()}))
+    await run(agent)
+    assert results(agent)["c1"].text == "wrote a.txt"  # no note: it ran as the model asked
 
 
 async def test_edit_with_invalid_args_is_an_error_and_the_tool_does_not_run() -> None:
@@ -222,7 +244,7 @@ async def test_mutating_calls_are_asked_in_the_models_order_with_mixed_decisions
     ]
     res = results(agent)
     assert res["c1"].text == "wrote a.txt" and not res["c1"].is_error
-    assert res["c2"].text == "wrote b2.txt"
+    assert res["c2"].text.endswith("]\nwrote b2.txt")  # said to have run as edited
     assert res["c3"].is_error and res["c3"].text == "not that one"
     assert res["c4"].text == "contents"
     # Results are in call order in the history, whatever order the answers came in.

@@ -94,3 +94,19 @@ async def test_a_call_a_middleware_changed_is_drawn_again_as_its_not_the_users(s
     resume(again, loaded)
     with SessionRecorder.resume(store, again, loaded, redactor=NO_REDACTION) as resumed:
         assert resumed.call_editors == {"c1": "Normaliser"}  # kept by the recorder that goes on
+
+
+async def test_the_export_and_the_model_read_the_args_an_edited_call_ran_with(store: SessionStore) -> None:
+    """/export showed the model's arguments next to the result of the user's (finding
+    T2): the result now opens with the arguments that ran, in the history the model
+    reads, the session and the export alike."""
+    from shell.sessions.export import export_markdown
+
+    turn = AssistantMessage((ToolCallBlock("c1", "save", {"path": "out.txt", "content": "hi"}),))
+    agent = Agent(ScriptedModel([turn, "done"]), tools=[save], middleware=[UserEdits()], ask=edit_it)
+    with SessionRecorder(store, agent, redactor=NO_REDACTION) as rec:
+        async for _ in rec.record(agent.reply("go")):
+            pass
+    ran = '{"path": "../outside.txt", "content": "hi"}'
+    assert ran in agent.messages[2].text  # type: ignore[union-attr]
+    assert f"it ran with: {ran}" in export_markdown(load_session(rec.path), redactor=NO_REDACTION)

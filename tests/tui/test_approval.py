@@ -53,7 +53,7 @@ async def test_edit_with_valid_json_runs_with_new_args_and_marks_span() -> None:
         assert not dialog.query_one("#submit-edit", Button).disabled
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: not app.busy)
-        assert _results(agent)[0].content == "wrote 7 characters to b.txt"
+        assert _results(agent)[0].content.endswith("\nwrote 7 characters to b.txt")
         span = app.query_one(ToolSpan)
         assert span.state.modified
         assert "modified by you" in str(span.title)
@@ -115,7 +115,7 @@ async def test_edit_with_invalid_json_or_schema_cannot_be_submitted() -> None:
         assert "valid" in str(error.content)
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: not app.busy)
-        assert _results(agent)[0].content == "wrote 2 characters to c.txt"
+        assert _results(agent)[0].content.endswith("\nwrote 2 characters to c.txt")
 
 
 async def test_reject_with_a_reason_the_model_reads() -> None:
