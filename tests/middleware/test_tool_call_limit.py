@@ -171,3 +171,19 @@ def test_validation() -> None:
     bad: Any = "stop"
     with pytest.raises(ValueError, match="exit_behavior"):
         ToolCallLimit(run_limit=1, exit_behavior=bad)
+
+
+async def test_a_limit_on_a_tool_that_does_not_exist_says_so_once() -> None:
+    """ToolCallLimit(tool_name="serch") limited nothing and said nothing (finding T3):
+    a typo'd limit is a warning naming the tools there are, once; a real name, none."""
+    from shell.core.events import Notice
+
+    ran: list[str] = []
+    model = ScriptedModel([turn(s("c1")), "ok", turn(s("c2")), "ok"])
+    agent = Agent(model, tools=make_tools(ran), middleware=[ToolCallLimit(tool_name="serch", run_limit=1)])
+    told = [e for e in await run(agent) + await run(agent) if isinstance(e, Notice)]
+    assert [(n.level, n.source) for n in told] == [("warning", "ToolCallLimit[serch]")]
+    assert "no tool is named 'serch' (tools: ping, search)" in told[0].text
+    right = Agent(ScriptedModel([turn(s("c1")), "ok"]), tools=make_tools([]),
+                  middleware=[ToolCallLimit(tool_name="search", run_limit=1)])
+    assert not [e for e in await run(right) if isinstance(e, Notice)]
