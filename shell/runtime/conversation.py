@@ -417,8 +417,11 @@ what a message carries."""
         composed = compose(text, self.workspace.root, staged=self.staged, refuse=refuse, piped=piped)
         images = [a for a in composed.attachments if a.kind == "image"]
         refusal = self.image_refusal() if images else None
-        if refusal:
-            composed = replace(composed, problems=(*composed.problems, f"Images not sent: {refusal}."))
+        if refusal:  # the way out named too: each Enter repeated the refusal (finding T11)
+            way_out = ("or /image clear drops the attached image to send the text alone" if self.staged
+                       else "or take the image's path out of the message")
+            said = f"Images not sent: {refusal}, {way_out}."
+            composed = replace(composed, problems=(*composed.problems, said))
         if not composed.problems:
             self.staged.clear()
         return composed

@@ -219,7 +219,8 @@ async def test_images_are_refused_clearly_where_the_model_cannot_see(ws: Path, t
         assert text_only.staged  # kept: /model to a vision model and send again
     demo = ShellRuntime.create(RuntimeOptions(model="demo", cwd=str(ws), record=False), settings=Settings())
     (await default_commands().run(demo, "/image shot.png"))
-    assert "demo model cannot see images" in demo.compose("look").problems[0]
+    refused = demo.compose("look").problems[0]
+    assert "demo model cannot see images" in refused and "/image clear drops the attached image" in refused
     bad = await default_commands().run(demo, "/image src/app.py")
     assert bad.error and "not a PNG, JPEG, GIF or WebP" in bad.text
 
