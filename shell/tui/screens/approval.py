@@ -309,7 +309,8 @@ class ApprovalScreen(ModalScreen[None]):
         self.query_one("#body", VerticalScroll).scroll_end(animate=False)
         self.more_below = False
         self.quiet_until = time.monotonic() + self.GUARD_S  # a double press does not skip it
-        self.query_one("#guard", Static).update("This is the end of the call: press the key again to decide.")
+        # one line, whole at 60 columns (the longer sentence lost its end there: finding T4)
+        self.query_one("#guard", Static).update("End of the call shown: press again to decide.")
         return True
 
     def _set_mode(self, mode: str) -> None:
