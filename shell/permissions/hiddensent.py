@@ -24,6 +24,7 @@ from shell.core.secrets import TOO_LONG, mask, secret_going_out
 from shell.core.textsafety import path_text
 
 from .egress import argument_strings
+from .egressfolded import respelled_value
 from .egresspieces import joined_texts
 from .hiddenvalues import HiddenValues, hidden_values, home_value_files
 from .mcppaths import is_mcp
@@ -84,6 +85,9 @@ def _held(
             owner = values.owners.get(out[1])
             if owner is not None:
                 return owner[0], owner[1], " (encoded or split)"
+    respelled = respelled_value(texts, values.secrets.values) if network else None
+    if respelled is not None and (owner := values.owners.get(respelled[1])) is not None:
+        return owner[0], owner[1], f" ({respelled[0]})"  # lower-cased, spaced, half of it (S14)
     return None
 
 
