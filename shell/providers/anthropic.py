@@ -156,7 +156,7 @@ class AnthropicModel(HTTPProvider):
                 return
             elif kind == "error":
                 raise self._stream_error(obj)
-        raise self.ended_early(wire)
+        raise self.ended_early(wire, sse=True)
 
     def _stream_error(self, obj: dict[str, Any]) -> ModelError:
         err = obj.get("error") or {}

@@ -72,8 +72,11 @@ class FailureMessages:
             provider=self.provider,
         )
 
-    def ended_early(self, wire: Wire) -> ModelError:
-        """The stream ended before the reply did: with nothing at all, or midway."""
+    def ended_early(self, wire: Wire, *, sse: bool = False) -> ModelError:
+        """The stream ended before the reply did: with nothing at all, or midway.
+        ``sse``: the API streams server-sent events, so a body with no event line in
+        its first bytes was never a stream (a proxy's or a broken server's JSON); it was
+        called a dropped connection, sending the user to retry what cannot work (T7)."""
         if looks_like_html(wire.head):
             return ModelError(
                 f"{self.label} at {self.shown_url} answered with {describe_html(wire.head)}, not a stream "
@@ -90,6 +93,16 @@ class FailureMessages:
                 "size (llama.cpp: --n_ctx / -c).",
                 provider=self.provider,
                 context_overflow=True,
+            )
+        if sse and not _has_event_line(wire.head):
+            kind = wire.response.headers.get("content-type", "no content type")
+            start = redact(wire.head[:120].decode("utf-8", "replace"))
+            return ModelError(
+                f"{self.label} at {self.shown_url} answered "
+                f"(HTTP {wire.response.status_code}, {kind[:60]!r}) "
+                f"with something that is not a stream of chat events: {start!r}. Is {self.shown_url} "
+                f"really an {self.label}-compatible endpoint? (Retrying will not help.)",
+                provider=self.provider,
             )
         return self.dropped()
 
@@ -178,3 +191,11 @@ class FailureMessages:
             msg = f"{label} had a server error (HTTP {status}{said}){after}. Try again later."
             return ModelError(msg, status=status, provider=p, retryable=True)
         return ModelError(f"{label} rejected the request (HTTP {status}{said}).", status=status, provider=p)
+
+
+_SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":", b"data", b"event")
+
+
+def _has_event_line(head: bytes) -> bool:
+    """Whether the first bytes hold a server-sent-events line (a field or a comment)."""
+    return any(line.lstrip(b"\xef\xbb\xbf").startswith(_SSE_FIELDS) for line in head.splitlines())

@@ -134,7 +134,7 @@ class OpenAIModel(HTTPProvider):
             for chunk in stream.feed(obj):
                 yield chunk
         if not done and stream.finish is None:
-            raise self.ended_early(wire)
+            raise self.ended_early(wire, sse=True)
         for chunk in stream.end():
             yield chunk
 

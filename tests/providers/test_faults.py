@@ -321,3 +321,35 @@ async def test_a_retry_inside_an_agent_reply_is_a_notice_event(server: ScriptedS
     ]
     end = events[-1]
     assert isinstance(end, ReplyEnd) and end.stop_reason == "end_turn" and agent.messages[-1].text == "Hello"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_a_200_answer_that_is_not_an_event_stream_says_what_came(
+    server: ScriptedServer, provider: str
+) -> None:
+    """A 200 whose body is broken JSON, not server-sent events (a proxy's or a broken
+    server's answer), was reported as a dropped connection, "try again" (finding T7):
+    it says what was received, sanitised, and is not retried."""
+
+    def scenario(h: Handler, n: int) -> None:
+        h.reply(200, b"{malformed json: <<<chaos>>> \x1b]0;title\x07")
+
+    server.scenarios["bad"] = scenario
+    model: HTTPProvider = (openai(server, "bad") if provider == "openai"
+                           else AnthropicModel("claude", base_url=f"{server.url}/bad"))
+    chunks, err = await run(model)
+    assert not text(chunks) and err is not None and not err.retryable
+    assert "dropped" not in err.message
+    assert "(HTTP 200, 'application/json') with something that is not a stream of chat events" in err.message
+    assert "{malformed json: <<<chaos>>>" in err.message and "\x1b" not in err.message
+
+
+async def test_a_stream_cut_before_its_end_is_still_a_drop(server: ScriptedServer) -> None:
+    def scenario(h: Handler, n: int) -> None:
+        h.start_stream()
+        h.chunk(b": keep-alive\n\n")
+        h.end_stream()
+
+    server.scenarios["cut"] = scenario
+    _, err = await run(openai(server, "cut"))
+    assert err is not None and "dropped in the middle" in err.message and err.retryable
