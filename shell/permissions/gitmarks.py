@@ -173,7 +173,8 @@ def unmark(marks: Marks, ours: bool = True) -> list[str]:
         out.insert(0, f"skip-worktree bits agent-shell set in git's index for a command could not be "
                       f"cleared yet in {', '.join(map(str, left))} (a git lock file, .git/index.lock, is in "
                       "the way): they are cleared as soon as it is gone"
-                      + (", when agent-shell exits at the latest" if ours else ""))
+                      + (", when agent-shell exits at the latest (at its next start where another git "
+                         "holds the lock then)" if ours else ""))
     retry_pending()
     return out
 
