@@ -150,3 +150,21 @@ def test_the_users_own_gits_index_lock_is_not_removed_at_exit(
     assert git(workspace, "log", "-1", "--format=%s") == "msg\n"
     run(run_cli, script, "true")  # the next start clears the bits left set
     assert marked(workspace) == [] and git(workspace, "status", "--porcelain", "--", "secrets") == ""
+
+
+def test_a_checkout_of_the_users_own_branch_does_not_write_a_write_denied_hidden_file(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S17's rule on its own: the user denied writes there, and the shell acting for the
+    command is the command as far as that rule goes, even for a branch that existed."""
+    require_sandbox()
+    repo(workspace, cli_env)
+    (Path(cli_env["AGENT_SHELL_CONFIG_DIR"]) / "config.toml").write_text(RW_CONFIG)
+    git(workspace, "checkout", "-qb", "b2")
+    (workspace / "secrets" / "plan.txt").write_text("B2PLAN\n")
+    git(workspace, "commit", "-qam", "b2 plan", env=OLD)
+    git(workspace, "checkout", "-q", "master")
+    out = run(run_cli, script, "git checkout -q b2")
+    assert git(workspace, "branch", "--show-current") == "b2\n", out
+    assert (workspace / "secrets" / "plan.txt").read_text() == PLAN, out
+    assert "NOT written" in out and "secrets/plan.txt" in out, out
