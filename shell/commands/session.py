@@ -118,8 +118,10 @@ def fork_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         return CommandResult(f"Not forked: {exc}.", error=True)
     where = f" from before message {words[0]}" if words else ""
     back = f"`agent-shell --resume {old}` opens the original." if old else ""
+    # said, as /rewind says it: the text already in the prompt took what was typed next (T9)
+    prompt = f"Message {words[0]} is back in the prompt. " if text else ""
     outcome = RewindOutcome(bool(words), [], [], [], text)
-    return CommandResult(f"Forked{where} into session {new}; carry on here. {back}".strip(),
+    return CommandResult(f"Forked{where} into session {new}; carry on here. {prompt}{back}".strip(),
                          action="fork", data=outcome)
 
 

@@ -274,6 +274,7 @@ async def test_fork_from_a_message(store: SessionStore, tmp_path: Path) -> None:
     assert original is not None
     result = await default_commands().run(rt, "/fork 2")
     assert result.data.text == "second" and result.data.conversation
+    assert "Message 2 is back in the prompt." in result.text  # said, as /rewind says it (finding T9)
     assert [m.text for m in rt.agent.messages] == ["first", "one"]
     assert load_session(original.path).messages[-1].text == "two"
     bad = await default_commands().run(rt, "/fork 7")
