@@ -33,6 +33,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import History
 from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from rich.console import Console
@@ -360,6 +361,9 @@ class PlainShell:
                                                     handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             answer = ""
+        # the answer is one key: an Enter typed with it would send the message this
+        # rewind puts back in the prompt at once (finding T9)
+        clear_typeahead(self.choice.input)
         what = {"b": "both", "y": "both", "c": "conversation", "f": "files"}.get(str(answer))
         if what is None:
             return CommandResult("Nothing changed: the conversation and the files are as they were.")

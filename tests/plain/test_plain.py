@@ -496,3 +496,20 @@ async def test_rewind_answered_no_keeps_the_conversation_and_the_files(tmp_path:
         await d.until(lambda: d.text.count("Nothing changed") == 2)
         await d.send("/quit\r")
     assert d.runtime.agent.messages == before and (tmp_path / "a.txt").read_text() == "2"
+
+
+async def test_an_enter_typed_with_the_rewind_answer_does_not_send_the_message_back(tmp_path: Path) -> None:
+    """`b` and a habitual Enter in one burst: the Enter re-sent the message /rewind had
+    just put back in the prompt (finding T9). The answer is one key; what came with it
+    is dropped, and the message waits in the prompt to be edited."""
+    turns = [write_call("1"), "First.", write_call("2"), "Second.", "Again."]
+    async with line_mode(tmp_path, turns) as d:
+        await d.send("/middleware humanintheloop off\r", then="HumanInTheLoop: off")
+        await d.send("make one\r", then="First.")
+        await d.send("make two\r", then="Second.")
+        await d.send("/rewind 2\r", then="There is no undo.")
+        await d.send("b\r", then="back to before that message")
+        await d.send(", carefully\r", then="Again.")
+        await d.send("/quit\r")
+    sent = [m.text for m in d.runtime.agent.messages if type(m).__name__ == "UserMessage"]
+    assert sent == ["make one", "make two, carefully"]
