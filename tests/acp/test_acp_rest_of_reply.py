@@ -43,7 +43,8 @@ async def test_allow_rest_approves_the_later_calls_of_the_reply(
                                      "allow_always")
     assert offered["reject_rest"] == ("Reject this and the 3 calls after it in this reply", "reject_always")
     asked = [call.tool_call_id for call, _ in client.permission_requests]
-    assert asked == ["w1", "w3", "w1"], "the hook runs later (asked alone); the next reply asks again"
+    # the hook runs later (asked alone); the next reply asks again, its repeated id made unique (T8)
+    assert asked == ["w1", "w3", "w1_1"]
     assert all((workspace / n).exists() for n in ("a.txt", "b.txt", "c.txt"))
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
     assert not (workspace / "d.txt").exists()
