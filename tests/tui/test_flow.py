@@ -394,3 +394,31 @@ async def test_esc_stops_the_reply_and_holds_the_queue_in_the_prompt(tmp_path: P
         assert app.main.queued == []
         assert app.prompt.text == "run touch queued.txt\n\nand then this\n\na draft"
         assert [w.text for w in app.query(UserWidget)] == ["start"]
+
+
+async def test_esc_puts_a_steer_the_reply_never_took_back_in_the_prompt(tmp_path: Path) -> None:
+    """A steer waits for the reply's next tool boundary; Esc before it came sent it as
+    the next message once the reply ended (finding T12): it comes back into the prompt."""
+    gate = anyio.Event()
+
+    @tool(read_only=True)
+    async def wait_a_bit() -> str:
+        """Waits until the test lets it go."""
+        await gate.wait()
+        return "waited"
+
+    from shell.agent import Agent
+
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "wait_a_bit", {}),)), "sent unasked"])
+    app = AgentShellApp(Agent(model, tools=[wait_a_bit]))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "start")
+        await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
+        await pilot.press(*"mind the tests")
+        await pilot.press("ctrl+enter")
+        assert app.prompt.text == "" and app.agent.steering
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy)
+        await wait_for(pilot, lambda: app.prompt.text == "mind the tests")
+        assert len(model.requests) == 1 and app.main.queued == []
+        assert [w.text for w in app.query(UserWidget)] == ["start"]
