@@ -52,8 +52,15 @@ def progress_relay(report: Callable[[Any], None], deadline: Deadline) -> Callabl
 
 
 def not_ready(server: str, state: str, message: str, label: str) -> ToolResult:
-    """The result of a call to a server that is not ready (failed, exited, stopped)."""
+    """The result of a call to a server that is not ready (failed, exited, stopped,
+    or still connecting: then a restart is no advice, a moment is)."""
     why = f": {message}" if message else ""
+    if state == "connecting":
+        return ToolResult(
+            f"The MCP server {server!r} is still starting (its tools are not listed yet). Its tool {label} "
+            "cannot be used this moment; carry on without it, or call it again a little later.",
+            is_error=True,
+        )
     return ToolResult(
         f"The MCP server {server!r} is {state}{why}. Its tool {label} cannot be used now; carry on "
         f"without it, or ask the user to restart it (/mcp restart {server}).",

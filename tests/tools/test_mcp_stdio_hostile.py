@@ -253,3 +253,15 @@ def test_log_messages_are_dropped_unparsed_and_an_answer_quoting_one_is_kept() -
     progress = b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}'
     assert is_log_line(log)
     assert not is_log_line(quoted) and not is_log_line(progress) and not is_log_line(BadLine("x"))
+
+
+async def test_a_call_while_the_server_still_starts_says_wait_not_restart() -> None:
+    """A server slow to start (an HTTP one took 9 s) was answered "ask the user to
+    restart it": the model then asked for a restart of a server that was only starting."""
+    async with McpManager({"evil": stdio("stall_init")}, connect_timeout=30) as mcp:
+        with anyio.fail_after(10):
+            while mcp.status("evil").state != "connecting":  # noqa: ASYNC110 (a status, not an event)
+                await anyio.sleep(0.01)
+        said = mcp.why_gone("evil__anything")
+    assert said is not None and "is still starting" in said and "a little later" in said
+    assert "restart" not in said
