@@ -101,10 +101,18 @@ def test_forced_tool_call_round_trip_in_text_mode(home: Home, llama: LlamaServer
 
 
 def test_output_cut_at_max_tokens_says_so(home: Home, llama: LlamaServer) -> None:
-    home.configure(llama.url, max_tokens=3)
-    result = answer(home.run("-p", "Tell me a long story about a lighthouse.", "--output-format", "json"))
-    assert result["stop_reason"] == "max_tokens"
-    r = home.run("-p", "Tell me a long story about a lighthouse.")
+    home.configure(llama.url, max_tokens=8)
+    # SmolLM2 now and then spends its few tokens on blank lines (CI, 2026-11-30: an empty
+    # reply, an error by design): ask again, as a user would, and judge a reply with text
+    for _ in range(3):
+        result = served(home.run("-p", "Tell me a long story about a lighthouse.", "--output-format", "json"))
+        if result["answer"]:
+            break
+    assert result["answer"] and result["stop_reason"] == "max_tokens", result
+    for _ in range(3):
+        r = home.run("-p", "Tell me a long story about a lighthouse.")
+        if r.returncode == 0:
+            break
     assert "warning: The model stopped at its output token limit" in r.stderr
 
 

@@ -85,7 +85,7 @@ async def test_failing_servers_do_not_stop_the_others(recorder: Recorder) -> Non
         await mcp.wait_settled(SETTLE)
         states = {s.name: s for s in mcp.statuses()}
         assert states["missing"].state == "failed" and "not found" in states["missing"].message
-        assert states["crashes"].state == "failed" and "boom" in states["crashes"].message
+        assert states["crashes"].state == "failed" and "boom" in states["crashes"].reason
         assert states["broken"].state == "failed" and "command" in states["broken"].message
         assert states["time"].state == "ready"
         assert {t.source for t in mcp.tools()} == {"mcp:time"}  # type: ignore[attr-defined]
