@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.homes import made_home
 from tests.scripted_cli import provider_free_env
+
+from ..permissions.later_ws import GIT_ENV
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -26,6 +31,18 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     env.pop("EDITOR", None)
     env.pop("VISUAL", None)
     return env
+
+
+@contextmanager
+def cli_home(cli_env: dict[str, str], prefix: str) -> Iterator[Path]:
+    """A home outside /tmp (the sandbox's /tmp is its own) as the CLI's $HOME, with
+    git's author set; removed after."""
+    base = made_home(prefix)
+    cli_env.update(HOME=str(base), **GIT_ENV)
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

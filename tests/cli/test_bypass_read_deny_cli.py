@@ -8,20 +8,15 @@ other commands still run unasked."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..permissions.later_ws import git
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
 
 PLAN = "TOPSECRETPLAN-4f1d"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
-                          capture_output=True, text=True).stdout
 
 
 def test_bypass_asks_before_a_line_naming_a_read_denied_path(

@@ -8,21 +8,16 @@ not asked about. A key-shaped value stays hidden wherever else it stands."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..permissions.later_ws import git
 from ..sandboxing import require_sandbox
 from .conftest import RunCli
 
 TOKEN = "Zq8vLm3Xt7Rw2Np5Kd9Hy4Wc"
 APP = f'print(1)\nURL = "localhost:8080"\nFALLBACK = "{TOKEN}"\n'
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
-                   capture_output=True)
 
 
 def test_values_the_committed_code_holds_are_not_redacted_nor_asked_about(

@@ -7,29 +7,22 @@ keeps it read-only and the result tells the model why."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.homes import made_home
-
-from ..permissions.later_ws import GIT_ENV, git
+from ..permissions.later_ws import git
 from ..sandboxing import require_sandbox
-from .conftest import RunCli
+from .conftest import RunCli, cli_home
 
 
 @pytest.fixture
 def home(cli_env: dict[str, str]) -> Iterator[Path]:
     """A home outside /tmp (the sandbox's /tmp is its own), the CLI's $HOME."""
-    base = made_home(".agent-shell-test-foreign-git-")
-    cli_env.update(HOME=str(base), **GIT_ENV)
-    try:
+    with cli_home(cli_env, ".agent-shell-test-foreign-git-") as base:
         yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

@@ -7,34 +7,27 @@ repository is not the workspace's: it stays read-only and the result says why.""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.homes import made_home
-
-from ..permissions.later_ws import GIT_ENV, git
+from ..permissions.later_ws import git
 from ..sandboxing import require_sandbox
-from .conftest import RunCli
+from .conftest import RunCli, cli_home
 
 
 @pytest.fixture
 def home(cli_env: dict[str, str]) -> Iterator[Path]:
     """A home outside /tmp (the sandbox's /tmp is its own), the CLI's $HOME, whose
     dotfiles are a git repository."""
-    base = made_home(".agent-shell-test-home-git-")
-    cli_env.update(HOME=str(base), **GIT_ENV)
-    git(base, "init", "-q", "-b", "master")
-    (base / ".bashrc").write_text("# mine\n")
-    git(base, "add", ".bashrc")
-    git(base, "commit", "-qm", "dotfiles")
-    try:
+    with cli_home(cli_env, ".agent-shell-test-home-git-") as base:
+        git(base, "init", "-q", "-b", "master")
+        (base / ".bashrc").write_text("# mine\n")
+        git(base, "add", ".bashrc")
+        git(base, "commit", "-qm", "dotfiles")
         yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

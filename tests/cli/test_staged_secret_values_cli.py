@@ -8,18 +8,15 @@ are hidden values too: redacted, and the result says so."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.homes import made_home
-
-from ..permissions.later_ws import GIT_ENV, git
+from ..permissions.later_ws import git
 from ..sandboxing import require_sandbox
-from .conftest import RunCli
+from .conftest import RunCli, cli_home
 
 OLD = "OldCommittedKey7Xq9Lm2Pv4"
 NEW = "NewLocalKey3Ab8Cd1Ef6Gh"
@@ -28,12 +25,8 @@ NEW = "NewLocalKey3Ab8Cd1Ef6Gh"
 @pytest.fixture
 def home(cli_env: dict[str, str]) -> Iterator[Path]:
     """A home outside /tmp (the sandbox's /tmp is its own), the CLI's $HOME."""
-    base = made_home(".agent-shell-test-staged-values-")
-    cli_env.update(HOME=str(base), **GIT_ENV)
-    try:
+    with cli_home(cli_env, ".agent-shell-test-staged-values-") as base:
         yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

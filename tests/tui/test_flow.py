@@ -24,6 +24,23 @@ from shell.tui.widgets.user_message import UserMessage as UserWidget
 
 from .helpers import SIZE, send, wait_for
 
+
+def held_reply(then: str) -> tuple[AgentShellApp, ScriptedModel, anyio.Event]:
+    """The app over a model whose first answer calls a tool that waits for the returned
+    event (a reply held running, for what is typed meanwhile), then answers ``then``."""
+    from shell.agent import Agent
+
+    gate = anyio.Event()
+
+    @tool(read_only=True)
+    async def wait_a_bit() -> str:
+        """Waits until the test lets it go."""
+        await gate.wait()
+        return "waited"
+
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "wait_a_bit", {}),)), then])
+    return AgentShellApp(Agent(model, tools=[wait_a_bit])), model, gate
+
 pytestmark = pytest.mark.anyio
 
 
@@ -242,18 +259,7 @@ async def test_rewind_dialog_escape_changes_nothing(tmp_path: Path) -> None:
 
 
 async def test_ctrl_enter_steers_a_running_reply(tmp_path: Path) -> None:
-    gate = anyio.Event()
-
-    @tool(read_only=True)
-    async def wait_a_bit() -> str:
-        """Waits until the test lets it go."""
-        await gate.wait()
-        return "waited"
-
-    from shell.agent import Agent
-
-    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "wait_a_bit", {}),)), "Took your note."])
-    app = AgentShellApp(Agent(model, tools=[wait_a_bit]))
+    app, model, gate = held_reply("Took your note.")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "start")
         await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
@@ -368,18 +374,7 @@ async def test_esc_stops_the_reply_and_holds_the_queue_in_the_prompt(tmp_path: P
     """Esc with messages queued started the next one at once: in auto mode a queued
     command ran right after the user pressed the stop key (finding T12). Esc stops;
     the queued messages come back into the prompt, ahead of the draft, unsent."""
-    gate = anyio.Event()
-
-    @tool(read_only=True)
-    async def wait_a_bit() -> str:
-        """Waits until the test lets it go."""
-        await gate.wait()
-        return "waited"
-
-    from shell.agent import Agent
-
-    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "wait_a_bit", {}),)), "sent unasked"])
-    app = AgentShellApp(Agent(model, tools=[wait_a_bit]))
+    app, model, _ = held_reply("sent unasked")  # Esc ends it: the tool is never let go
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "start")
         await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
@@ -399,18 +394,7 @@ async def test_esc_stops_the_reply_and_holds_the_queue_in_the_prompt(tmp_path: P
 async def test_esc_puts_a_steer_the_reply_never_took_back_in_the_prompt(tmp_path: Path) -> None:
     """A steer waits for the reply's next tool boundary; Esc before it came sent it as
     the next message once the reply ended (finding T12): it comes back into the prompt."""
-    gate = anyio.Event()
-
-    @tool(read_only=True)
-    async def wait_a_bit() -> str:
-        """Waits until the test lets it go."""
-        await gate.wait()
-        return "waited"
-
-    from shell.agent import Agent
-
-    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "wait_a_bit", {}),)), "sent unasked"])
-    app = AgentShellApp(Agent(model, tools=[wait_a_bit]))
+    app, model, _ = held_reply("sent unasked")  # Esc ends it: the tool is never let go
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "start")
         await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
