@@ -92,10 +92,12 @@ class Marks:
 NONE = Marks()
 
 
-def mark(hidden: Iterable[Path], may_write: Callable[[Path], bool] = lambda _: False) -> tuple[Marks, str]:
+def mark(hidden: Iterable[Path], may_write: Callable[[Path], bool] = lambda _: False,
+         denied: Iterable[Path] = ()) -> tuple[Marks, str]:
     """Set skip-worktree on every entry git tracks at or under ``hidden`` (absolute
     paths), except those marked already; what was set, or why it could not be (then
-    nothing is left set). ``may_write``: :attr:`Marks.may_write`."""
+    nothing is left set). ``may_write``: :attr:`Marks.may_write`; ``denied``: what deny
+    rules name, existing or not (:func:`.gitnet.before`)."""
     hidden = list(hidden)
     by_repo: dict[Path, list[bytes]] = {}
     for path in hidden:
@@ -130,7 +132,7 @@ def mark(hidden: Iterable[Path], may_write: Callable[[Path], bool] = lambda _: F
                 wanted[repo] = (*plain, *sorted(shared))
                 setting[repo] = tuple(plain)
                 staged[repo] = {**plain, **{n: marked[n] for n in shared}}
-        net = gitnet.before(hidden)  # before marking: its entries are cached by the index's state
+        net = gitnet.before(hidden, denied)  # before marking: its entries are cached by the index's state
         if not wanted:
             return Marks(net=net, may_write=may_write), ""
         marks = Marks(wanted, gitmarkrecords.write(wanted), staged, net)

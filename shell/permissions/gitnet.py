@@ -32,8 +32,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import githardened, githeads, gitsync
+from . import gitdeniedcopies, githardened, githeads, gitsync
 from .gitexclude import hold_exclude, release
+from .githistory import held_denied
 from .gitstaged import git_dir, index_stamp, repository_of
 
 TIMEOUT = 10.0
@@ -64,6 +65,11 @@ class RepoBefore:
     first: tuple[bytes, ...] | None = None
     """:attr:`tips` before this process's first command there: only a move to a commit they
     reach is brought along (an earlier command's branch is content a command chose)."""
+    denied: tuple[bytes, ...] = ()
+    """Paths a deny rule on reading names whose content git holds (index or history), existing
+    or not: what the command copies of them elsewhere is looked for (:mod:`.gitdeniedcopies`)."""
+    absent: tuple[bytes, ...] = ()
+    """Those of :attr:`denied` that did not exist when the command started (not hidden)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,30 +83,42 @@ class Before:
 NONE = Before()
 
 
-def before(hidden: Iterable[Path]) -> Before:
+def before(hidden: Iterable[Path], denied: Iterable[Path] = ()) -> Before:
     """What git tracks at or under ``hidden`` (absolute paths), and which hidden files it
-    does not, per repository holding any of them."""
+    does not, per repository holding any of them; and which of ``denied`` (what deny rules
+    on reading name, existing or not) git holds content of."""
     by_repo: dict[Path, list[Path]] = {}
     for path in hidden:
         repo = repository_of(path)
         if repo is not None and git_dir(repo) is not None:
             by_repo.setdefault(repo, []).append(path)
+    held: dict[Path, list[Path]] = {}
+    for path in held_denied(list(denied)):
+        repo = repository_of(path)
+        if repo is not None and git_dir(repo) is not None and path != repo:
+            held.setdefault(repo, []).append(path)
+            by_repo.setdefault(repo, [])
     out: dict[Path, RepoBefore] = {}
     for repo, found in by_repo.items():
+        named = held.get(repo, [])
+        denied_rels = tuple(dict.fromkeys(os.fsencode(p.relative_to(repo).as_posix()) for p in named))
+        absent = tuple(dict.fromkeys(os.fsencode(p.relative_to(repo).as_posix()) for p in named
+                                     if not os.path.lexists(p)))
         rels = tuple(dict.fromkeys(os.fsencode(p.relative_to(repo).as_posix()) for p in found))
         stamp = index_stamp(repo)
-        entries = _cached_entries(repo, rels, stamp)
+        entries = _cached_entries(repo, rels, stamp) if rels else {}
         if entries is None:
             continue  # git cannot read it: nothing it could commit either
         files = {os.fsencode(p.relative_to(repo).as_posix()) for p in found if not p.is_dir()}
         untracked = tuple(r for r in rels if r in files and not any(_under(n, r) for n in entries))
-        if entries or untracked:
+        if entries or untracked or denied_rels:
             made = hold_exclude(repo) if untracked else None
             head = _head(repo)
             tips = githeads.tips(repo, head, git_dir(repo))
             with _lock:
                 first = _first_tips.setdefault(repo, tips)
-            out[repo] = RepoBefore(rels, entries, untracked, head, stamp, made, tips, first)
+            out[repo] = RepoBefore(rels, entries, untracked, head, stamp, made, tips, first,
+                                   denied_rels, absent)
     return Before(out)
 
 
@@ -140,11 +158,14 @@ def after(was: Before) -> tuple[list[str], dict[Path, gitsync.Move]]:
         head, same_index = _head(repo), index_stamp(repo) == old.stamp
         if same_index and head == old.head:
             continue  # the index and HEAD as they were: nothing staged, nothing committed
-        now = dict(old.entries) if same_index else _entries(repo, old.rels)
-        if now is None:
-            continue
         moved = head != old.head
         made = githeads.made_here(repo, old.tips, head) if moved and head else []
+        if old.denied:
+            out += gitdeniedcopies.after_command(repo, old.denied, old.absent, old.head, head, made,
+                                                 moved and bool(head) and not made)
+        now = dict(old.entries) if same_index else _entries(repo, old.rels) if old.rels else {}
+        if now is None or not old.rels:
+            continue
         if moved and head and not made:  # to a commit that existed before: on purpose
             move = _move(repo, old, head, {n: now[n][1] for n in now if n not in old.entries})
             if move is not None and not githeads.made_here(repo, old.first, head):  # not an earlier command's
