@@ -28,6 +28,14 @@ in one repository share the bits both need, and only the last clears them
 (:mod:`.gitmarkrecords`). A hidden file git staged anew (a checkout) is brought along
 in the work tree (:mod:`.gitsync`).
 
+The bits are in the one index every git reads, so while a command runs the user's own
+``git commit -a`` in another terminal skips their edits to those files too (finding S21).
+No other mechanism reaches every git the sandbox starts (a private ``GIT_INDEX_FILE`` is
+one ``unset`` away, and git replaces the index by a rename a bind mount refuses), and
+knowing when a git in the sandbox runs would need every git a script starts to be seen:
+so the window stays, and is said: after a commit made meanwhile that left edits of
+marked files out, the result names them and how to commit them (:func:`_left_out`).
+
 An entry in a merge conflict cannot be marked (git in the sandbox would resolve it as
 deleted): :func:`mark` says so, and the command is not run. git runs here on the host,
 hardened (:mod:`.githardened`), as for :mod:`.gitstaged`.
@@ -38,6 +46,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import shlex
 import sys
 import threading
 import time
@@ -163,6 +172,9 @@ def unmark(marks: Marks, ours: bool = True) -> list[str]:
             if now is not None:
                 out += _brought(repo, was, {n: sha for n, (_, sha) in now.items()}, moves.get(repo),
                                 marks.may_write)
+            if (now is not None and repo not in left and repo not in moves
+                    and gitnet.head_moved(marks.net, repo)):
+                out += _left_out(repo, [n for n, sha in was.items() if n in now and now[n][1] == sha])
         for repo, move in moves.items():
             out += _written(repo, gitsync.write_missing(repo, move, marks.may_write))
     gitnet.remember(marks.net, untouched)  # the next command's snapshot then runs no git
@@ -190,6 +202,25 @@ def _clear(repo: Path, rels: Sequence[bytes], now: Mapping[bytes, tuple[bytes, b
     held = gitmarkrecords.held_elsewhere(repo, still, own) if still else set()
     still = [n for n in still if n not in held]
     return not still or _update(repo, "--no-skip-worktree", still, tries)
+
+
+def _left_out(repo: Path, names: Sequence[bytes]) -> list[str]:
+    """A commit made while the marks were set (by the command, or by the user's own
+    ``git commit -a`` in another terminal: the index is one for both) left out the edits
+    in the work tree to marked files: git was told not to look at them (finding S21).
+    They are not lost, only not committed: said, with the command that commits them."""
+    if not names:
+        return []
+    done = githardened.run(["-C", str(repo), "diff-files", "--name-only", "-z", "--", *_specs(names)],
+                           timeout=TIMEOUT)
+    edited = [n for n in done.stdout.split(b"\0") if n] if done is not None and done.returncode == 0 else []
+    if not edited:
+        return []
+    return [f"a commit made in {repo} while the command ran (by the command, or by you in another terminal) "
+            f"left out the edits in the work tree to {_shown(edited)}: agent-shell had marked them "
+            "skip-worktree for the command's length (so git in the sandbox does not take them for deleted), "
+            "and every git reads the same index. Your edits are still there, not committed: "
+            f"`git -C {shlex.quote(str(repo))} commit -a` commits them. Tell the user"]
 
 
 def _brought(repo: Path, was: Mapping[bytes, bytes], now: Mapping[bytes, bytes], move: gitsync.Move | None,

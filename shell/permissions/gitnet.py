@@ -134,6 +134,12 @@ def untouched(was: Before) -> list[Path]:
             if old.stamp is not None and index_stamp(repo) == old.stamp]
 
 
+def head_moved(was: Before, repo: Path) -> bool:
+    """Whether ``repo``'s HEAD is no longer the commit it was before the command."""
+    old = was.repos.get(repo)
+    return old is not None and _head(repo) != old.head
+
+
 def remember(was: Before, repos: Sequence[Path]) -> None:
     """Once the marks are cleared in ``repos`` (left :func:`untouched` by the command): their
     entries are those before it, in the index's new state."""
@@ -353,4 +359,4 @@ def _args(names: Sequence[bytes]) -> str:
     return " ".join(shlex.quote(os.fsdecode(n)) for n in names)
 
 
-__all__ = ["NONE", "Before", "after", "before", "remember", "restamped", "untouched"]
+__all__ = ["NONE", "Before", "after", "before", "head_moved", "remember", "restamped", "untouched"]

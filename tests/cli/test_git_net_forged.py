@@ -168,3 +168,28 @@ def test_a_checkout_of_the_users_own_branch_does_not_write_a_write_denied_hidden
     assert git(workspace, "branch", "--show-current") == "b2\n", out
     assert (workspace / "secrets" / "plan.txt").read_text() == PLAN, out
     assert "NOT written" in out and "secrets/plan.txt" in out, out
+
+
+def test_the_users_own_commit_during_a_command_is_told_it_left_their_edits_out(
+    cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """S21's second half: while the marks are set, the user's own ``git commit -a`` in
+    another terminal skips their edits to the marked files, silently. Their edits stay in
+    the work tree; the result says they were left out and how to commit them."""
+    require_sandbox()
+    repo(workspace, cli_env)
+    (workspace / "secrets" / "plan.txt").write_text("MY-EDIT\n")
+    proc = start(cli_env, script, workspace, "touch a.go; until [ -e go ]; do sleep 0.1; done")
+    try:
+        wait_for(workspace / "a.go", proc)  # the marks are set
+        (workspace / "README.md").write_text("mine\n")
+        git(workspace, "commit", "-qam", "mine")  # the user's, in another terminal
+        (workspace / "go").touch()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+    assert git(workspace, "show", "HEAD:secrets/plan.txt") == PLAN  # git was told not to look
+    assert (workspace / "secrets" / "plan.txt").read_text() == "MY-EDIT\n"
+    assert "left out the edits in the work tree to secrets/plan.txt" in out, out + err
+    assert git(workspace, "status", "--porcelain", "secrets") == " M secrets/plan.txt\n"
