@@ -7,7 +7,13 @@ most (tester round 13, S3). Hiding every ``settings.xml`` would break builds; sh
 every one sends a deploy password to the provider. So these are read, a bounded head of
 each, and called secret when they hold:
 
-- a private key block (``-----BEGIN … PRIVATE KEY-----``), in any file looked at;
+- a private key block (``-----BEGIN … PRIVATE KEY-----``), in any file looked at: JSON,
+  the settings files, and any text file of up to :data:`MAX_TEXT` whatever its name
+  (``notes.txt``, ``config.yaml``, a ``.md``: tester round 18), there only as a whole block
+  (the marker followed by a key's body, or PuTTY's ``PuTTY-User-Key-File`` with its
+  ``Private-Lines``), so a document that only names the format is not hidden. Source code
+  (:data:`CODE_SUFFIXES`: a key there is a test's fixture far more often, and hiding the
+  test file breaks the run) and binary kinds are not read;
 - in JSON: a service-account key (``"type": "service_account"``, or a ``private_key``
   beside a ``client_email``);
 - in the settings files of :data:`SNIFFED_NAMES` (and home's dot folders' settings,
@@ -16,9 +22,10 @@ each, and called secret when they hold:
   or more (not a ``${VAR}``, not a URL), in JSON, YAML, TOML, INI, properties or XML, or
   a URL carrying a password (``http://user:pw@proxy``).
 
-Bounded: settings files of at most :data:`MAX_BYTES` and JSON of at most
-:data:`MAX_KEY_FILE` (a key is small; a big JSON is data), the first :data:`READ_BYTES` read, each
-verdict kept by size, mtime, ctime and inode.
+Bounded: settings files of at most :data:`MAX_BYTES`, JSON of at most
+:data:`MAX_KEY_FILE` (a key is small; a big JSON is data) and other text of at most
+:data:`MAX_TEXT`, the first :data:`READ_BYTES` read, each verdict kept by size, mtime, ctime
+and inode (``benchmarks/secret_content_walk.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +39,23 @@ MIN_VALUE_LEN = 8
 MAX_KEY_FILE = 16 * 1024
 """A JSON file larger than this is data, not a downloaded key (a service-account key is
 about 2.3 KB): not read, so a folder of big JSON fixtures costs one ``stat`` each."""
+MAX_TEXT = 256 * 1024
+"""A text file larger than this is not read for a key block (logs, data, lock files)."""
+CODE_SUFFIXES = frozenset({
+    ".py", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".kts",
+    ".scala", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".cs", ".rb", ".php", ".swift", ".m", ".mm",
+    ".lua", ".pl", ".pm", ".r", ".dart", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".groovy", ".vue",
+    ".svelte", ".css", ".scss", ".less", ".html", ".htm", ".sql", ".ipynb", ".svg", ".map",
+})  # fmt: skip
+"""Source code: not read for a key block (a key there is mostly a test's fixture)."""
+BINARY_SUFFIXES = frozenset({
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".bmp", ".pdf", ".zip", ".gz", ".tgz", ".bz2",
+    ".xz", ".zst", ".7z", ".tar", ".jar", ".war", ".whl", ".so", ".dll", ".dylib", ".exe", ".bin",
+    ".o", ".a", ".pyc", ".class", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".mov",
+    ".avi", ".wav", ".flac", ".ogg", ".db", ".sqlite", ".sqlite3", ".parquet", ".npy", ".npz", ".pt",
+    ".pth", ".onnx", ".safetensors", ".lock", ".wasm",
+})  # fmt: skip
+"""Binary (and lock) kinds: never read."""
 SNIFFED_NAMES = frozenset({
     "settings.xml", "database.yml", "database.yaml", "gradle.properties", "sentry.properties",
     "local.properties", "application.properties", "application.yml", "application.yaml",
@@ -52,15 +76,25 @@ SETS_A_SECRET = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}|{_XML}|{_URL_PASSWOR
 """``"token": "…"`` (JSON, anywhere on a line), ``{ token = "…" }`` (a TOML inline table),
 ``api_token: …`` / ``token = "…"`` / ``signing.password=…`` at a line's start (YAML,
 TOML, INI, properties), ``<password>…</password>`` (Maven's XML), or a URL with a password."""
-_PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
+_PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
+_PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines:\s*\d+", re.DOTALL)
+KEY_BODY = 64
+"""Base64 characters after the marker that make it a key, not a format's name."""
 _SERVICE_ACCOUNT = re.compile(r'"type"\s*:\s*"service_account"')
 _verdicts: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 
 
 def looked_into(name: str) -> bool:
-    """Whether a file named ``name`` is read to tell (any JSON, :data:`SNIFFED_NAMES`)."""
+    """Whether a file named ``name`` is read to tell (any JSON, :data:`SNIFFED_NAMES`, and
+    any other text for a key block: not source code or a binary kind)."""
     lower = name.lower()
-    return lower.endswith(".json") or lower in SNIFFED_NAMES
+    return lower.endswith(".json") or lower in SNIFFED_NAMES or _text_kind(lower)
+
+
+def _text_kind(lower: str) -> bool:
+    suffix = os.path.splitext(lower)[1]
+    return suffix not in CODE_SUFFIXES and suffix not in BINARY_SUFFIXES
 
 
 def secret_content_why(path: str) -> str:
@@ -69,32 +103,58 @@ def secret_content_why(path: str) -> str:
     name = os.path.basename(path.rstrip("/\\"))
     if not looked_into(name):
         return ""
-    return content_why(path, settings=name.lower() in SNIFFED_NAMES)
+    lower = name.lower()
+    return content_why(path, settings=lower in SNIFFED_NAMES, text=not lower.endswith(".json"))
 
 
-def content_why(path: str, settings: bool) -> str:
+def content_why(path: str, settings: bool, text: bool = False) -> str:
     """As :func:`secret_content_why` for any file; ``settings``: look for a secret-named
-    key with a value too (not only a private key or a service account)."""
+    key with a value too (not only a private key or a service account); ``text``: a file
+    of any other kind, read (up to :data:`MAX_TEXT`) for a whole private key block only."""
     try:
         info = os.stat(path)
     except OSError:
         return ""
-    if not os.path.isfile(path) or info.st_size > (MAX_BYTES if settings else MAX_KEY_FILE):
+    cap = MAX_BYTES if settings else MAX_TEXT if text else MAX_KEY_FILE
+    if not os.path.isfile(path) or info.st_size > cap or (text and not settings and info.st_size < KEY_BODY):
         return ""
     key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-    known = _verdicts.get(f"{settings}:{path}")
+    known = _verdicts.get(f"{settings}{text}:{path}")
     if known is not None and known[0] == key:
         return known[1]
     try:
         with open(path, "rb") as handle:
-            text = handle.read(READ_BYTES).decode("utf-8", "replace")
+            raw = handle.read(READ_BYTES)
     except OSError:
         return ""
-    why = _why(text, path.lower().endswith(".json"), settings)
+    if settings or not text:
+        why = _why(raw.decode("utf-8", "replace"), path.lower().endswith(".json"), settings)
+    else:  # most text files: one byte search, decoded only when a marker is there
+        marked = b"PRIVATE KEY" in raw or b"PuTTY" in raw
+        why = _key_block_why(raw.decode("utf-8", "replace")) if marked else ""
     if len(_verdicts) > 8192:
         _verdicts.clear()
-    _verdicts[f"{settings}:{path}"] = (key, why)
+    _verdicts[f"{settings}{text}:{path}"] = (key, why)
     return why
+
+
+def _key_block_why(text: str) -> str:
+    """"a private key" where a marker is followed by a key's body (:data:`KEY_BODY` base64
+    characters before its END line: PEM headers, indents, quotes and ``\\n`` escapes of a
+    key pasted into YAML or a string allowed), or a PuTTY key with its private lines."""
+    if _PUTTY.search(text):
+        return "a private key"
+    for found in _PRIVATE_KEY.finditer(text):
+        body = 0
+        for line in text[found.end():found.end() + 4096].replace("\\n", "\n").splitlines():
+            line = line.strip().strip("\"',|>")
+            if line.startswith("-----END"):
+                break
+            if _BASE64_LINE.fullmatch(line):
+                body += len(line)
+        if body >= KEY_BODY:
+            return "a private key"
+    return ""
 
 
 def _why(text: str, json: bool, settings: bool) -> str:

@@ -54,3 +54,49 @@ def test_credentials_under_plain_names_are_hidden_from_commands_and_read_file_as
     assert asked == ["c2"]  # read_file asked (and --approve never refused it); the command ran unasked
     for rel, text in FILES.items():  # the user's files are untouched
         assert (workspace / rel).read_text() == text
+
+
+OPENSSH = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
+           "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+           "QyNTUxOQAAACNOTESKEYBODYNOTESKEYBODYNOTESKEYBODYNOTESKEYBODYAAAAmHNlY3\n"
+           "-----END OPENSSH PRIVATE KEY-----\n")
+PUTTY = ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n"
+         "AAAAC3NzaC1lZDI1NTE5AAAAIPUBLICPART\nPrivate-Lines: 1\nAAAAIPUTTYPRIVATEBODY0123456789\n")
+PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAmdPEMKEYBODYmdPEMKEYBODYmdPEMKEYBODYmdPEMKEYBODY\n"
+       "-----END RSA PRIVATE KEY-----\n")
+KEYED = {
+    "notes.txt": "deploy notes\n\n" + OPENSSH,
+    "config.yaml": "deploy:\n  host: x\n  key: |\n" + "".join(f"    {line}\n" for line in PEM.splitlines()),
+    "docs/servers.md": "# Servers\n\nThe PuTTY key:\n\n" + PUTTY,
+}
+NAMED_ONLY = {  # a document naming the format, and a test's fixture in source code: read as ever
+    "docs/keys.md": "A key starts with `-----BEGIN RSA PRIVATE KEY-----`: keep it out of git. MD-READABLE\n",
+    "tests/test_keys.py": f"FIXTURE = '''{PEM}'''  # PY-READABLE\n",
+}
+
+
+def test_a_private_key_in_a_file_of_any_other_name_is_hidden_from_commands_and_read_file_asks(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """Round 18: a private key block (PEM, OpenSSH, PuTTY) pasted into notes.txt, a YAML
+    config or a Markdown page was read by name only, and printed to the model unasked."""
+    require_sandbox()
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[permissions]\nmode = "auto"\n')
+    for rel, text in {**KEYED, **NAMED_ONLY}.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    command = "find . -type f | sort | xargs cat; echo end-of-command"
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "c1"},
+                             {"name": "read_file", "args": {"path": "notes.txt"}, "id": "c2"}]}, "Done."]
+    r = run_cli("-p", "look around", "--model", script(turns), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    for leaked in ("NOTESKEYBODY", "PEMKEYBODY", "PUTTYPRIVATEBODY", "deploy notes", "host: x"):
+        assert leaked not in r.stdout, r.stdout
+    assert "end-of-command" in r.stdout and "MD-READABLE" in r.stdout and "PY-READABLE" in r.stdout
+    events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    assert [e["call_id"] for e in events if e.get("type") == "ApprovalRequested"] == ["c2"]
+    for rel, text in KEYED.items():
+        assert (workspace / rel).read_text() == text
