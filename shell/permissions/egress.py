@@ -37,15 +37,22 @@ MAX_CHARACTERS = 1 << 20
 call asks (finding L1: a cap of 256 strings let the 257th carry a key unasked)."""
 
 
+def sends_out(tool: Tool, args: Mapping[str, Any]) -> bool:
+    """Whether the call reaches the network with what its arguments hold: ``fetch_url``, an
+    MCP tool, and a command run with ``network: true`` (``curl``, ``wget``, ``nc``, ``ssh``,
+    ``git push`` …: without it the sandbox has no network, so nothing leaves)."""
+    return tool.kind == "fetch" or is_mcp(tool) or (tool.kind == "execute" and bool(args.get("network")))
+
+
 def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
-    """The question for a network call (``fetch_url``, an MCP tool) whose arguments
-    carry a secret, naming its kind and the secret masked; or one that could not be
-    looked through whole; or empty."""
-    if not (tool.kind == "fetch" or is_mcp(tool)):
+    """The question for a network call (``fetch_url``, an MCP tool, a command with the
+    network: :func:`sends_out`) whose arguments carry a secret, naming its kind and the
+    secret masked; or one that could not be looked through whole; or empty."""
+    if not sends_out(tool, args):
         return ""
     secrets = _secrets(frozenset((k, v) for k, v in os.environ.items() if is_secret_name(k)),
                        known_secret_values())
-    what = "arguments" if is_mcp(tool) else "a URL"
+    what = "arguments" if is_mcp(tool) else "a command line" if tool.kind == "execute" else "a URL"
     budget = MAX_CHARACTERS
     for text in argument_strings(args):
         budget -= len(text) if text is not None else 0
@@ -114,4 +121,4 @@ def _secrets(environment: frozenset[tuple[str, str]], known: frozenset[str]) -> 
     return Secrets({*secret_values(dict(environment)), *known})
 
 
-__all__ = ["argument_strings", "secret_sent"]
+__all__ = ["argument_strings", "secret_sent", "sends_out"]

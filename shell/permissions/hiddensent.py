@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from shell.core.secrets import TOO_LONG, mask, secret_going_out
 from shell.core.textsafety import path_text
 
-from .egress import argument_strings
+from .egress import argument_strings, sends_out
 from .egressfolded import respelled_value
 from .egresspieces import joined_texts
 from .hiddenvalues import HiddenValues, hidden_values, home_value_files
@@ -48,11 +48,12 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
         return ""
     copies = sandbox.staged.copies(hidden)
     network, command = tool.kind == "fetch" or is_mcp(tool), tool.kind == "execute"
+    sends = sends_out(tool, args)
     values = hidden_values(hidden, (), found.relative, copies=copies)
-    hit = _held(values, args, network=network, command=command)
+    hit = _held(values, args, network=network, command=command, sends=sends)
     if hit is not None:  # then only: is it one the committed code holds? (git runs: .trackedvalues)
         values = hidden_values(hidden, (), found.relative, copies=copies, roots=sandbox.roots())
-        hit = _held(values, args, network=network, command=command)
+        hit = _held(values, args, network=network, command=command, sends=sends)
     if hit is None:
         return ""
     value, path, how = hit
@@ -63,12 +64,14 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
 
 
 def _held(
-    values: HiddenValues, args: Mapping[str, Any], *, network: bool, command: bool = False
+    values: HiddenValues, args: Mapping[str, Any], *, network: bool, command: bool = False,
+    sends: bool = False,
 ) -> tuple[str, str, str] | None:
     """The value, its file and how it is spelled (empty: as it is) that ``args`` hold.
     A command is read as the shell will assemble it too (finding Q1: a guess the shell
     puts together — ``correcthorse''battery``, ``printf '%s%s' a b``, ``echo <base64> |
-    base64 -d`` — was answered by the output's redaction, unasked)."""
+    base64 -d`` — was answered by the output's redaction, unasked). ``sends``: the call
+    reaches the network (:func:`.egress.sends_out`), so a value respelled counts too."""
     texts = [t for t in argument_strings(args) if t is not None]
     words = _assembled(args) if command else []
     for text in [*texts, *([" ".join(words)] if words else [])]:
@@ -85,7 +88,7 @@ def _held(
             owner = values.owners.get(out[1])
             if owner is not None:
                 return owner[0], owner[1], " (encoded or split)"
-    respelled = respelled_value(texts, values.secrets.values) if network else None
+    respelled = respelled_value(texts, values.secrets.values) if sends else None
     if respelled is not None and (owner := values.owners.get(respelled[1])) is not None:
         return owner[0], owner[1], f" ({respelled[0]})"  # lower-cased, spaced, half of it (S14)
     return None
