@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import shlex
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,49 +96,36 @@ def after_command(
 
 def denied_blobs(repo: Path, denied: Sequence[bytes]) -> frozenset[bytes] | None:
     """Every object git holds or held at the ``denied`` paths, and the hidden files' current
-    content (None: git could not say)."""
+    content (None: git could not say). History is asked once per state of the refs and
+    reflogs (a ``git add`` changes only the index, which one ``ls-files`` reads)."""
     key = (repo, tuple(denied))
-    stamp = _stamp(repo)
+    stamp = _history_stamp(repo)
+    specs = [":(literal)" + os.fsdecode(r) for r in denied]
     with _lock:
         known = _known.get(key)
     if known is not None and known[0] == stamp:
         found: set[bytes] = set(known[1])
     else:
-        specs = [":(literal)" + os.fsdecode(r) for r in denied]
-        logged = githardened.run(
-            [
-                "-C",
-                str(repo),
-                "log",
-                "--all",
-                "--reflog",
-                "--format=",
-                "--raw",
-                "--no-abbrev",
-                "--no-renames",
-                "-m",
-                "-z",
-                "--",
-                *specs,
-            ],
-            timeout=TIMEOUT,
-        )
-        listed = githardened.run(["-C", str(repo), "ls-files", "-s", "-z", "--", *specs], timeout=TIMEOUT)
-        if logged is None or logged.returncode != 0 or listed is None or listed.returncode != 0:
+        logged = githardened.run(["-C", str(repo), "log", "--all", "--reflog", "--format=", "--raw",
+                                  "--no-abbrev", "--no-renames", "-m", "-z", "--", *specs], timeout=TIMEOUT)
+        if logged is None or logged.returncode != 0:
             return None
         found = {w for t in logged.stdout.split(b"\0") if t.startswith(b":") for w in t.split()[2:4]}
-        found |= {e.split()[1] for e in listed.stdout.split(b"\0") if len(e.split(b"\t")[0].split()) == 3}
         with _lock:
             if len(_known) >= 64:
                 _known.clear()
             _known[key] = (stamp, frozenset(found))
+    listed = githardened.run(["-C", str(repo), "ls-files", "-s", "-z", "--", *specs], timeout=TIMEOUT)
+    if listed is None or listed.returncode != 0:
+        return None
+    found |= {e.split()[1] for e in listed.stdout.split(b"\0") if len(e.split(b"\t")[0].split()) == 3}
     found |= _hashed(repo, denied)
     return frozenset(found - _ZERO)
 
 
-def _stamp(repo: Path) -> tuple[tuple[int, int, int], ...]:
+def _history_stamp(repo: Path) -> tuple[tuple[int, int, int], ...]:
     out = []
-    for name in (*HISTORY_FILES, "index"):
+    for name in HISTORY_FILES:
         try:
             info = os.stat(repo / ".git" / name)
         except OSError:
@@ -145,7 +133,7 @@ def _stamp(repo: Path) -> tuple[tuple[int, int, int], ...]:
             continue
         out.append((info.st_mtime_ns, info.st_size, info.st_ino))
     if not (repo / ".git").is_dir():
-        out.append((os.getpid(), id(out), 0))  # a linked worktree: no sound stamp, asked each time
+        out.append((time.monotonic_ns(), 0, 0))  # a linked worktree: no sound stamp, asked each time
     return tuple(out)
 
 
@@ -155,17 +143,17 @@ def _hashed(repo: Path, denied: Sequence[bytes]) -> set[bytes]:
     files: list[str] = []
     for rel in denied:
         top = repo / os.fsdecode(rel)
-        walked = [(str(top), [], [top.name])] if top.is_file() else os.walk(top)
+        walked = [(str(top.parent), [], [top.name])] if top.is_file() else os.walk(top)
         for folder, _dirs, names in walked:
             for name in names:
                 path = os.path.join(folder, name)
-                if (
-                    len(files) < MOST_HASHED
-                    and os.path.isfile(path)
-                    and not os.path.islink(path)
-                    and os.path.getsize(path) <= MAX_HASHED
-                ):
+                if os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) <= MAX_HASHED:
                     files.append(path)
+            if len(files) >= MOST_HASHED:
+                break
+        if len(files) >= MOST_HASHED:
+            break
+    files = files[:MOST_HASHED]
     if not files or any("\n" in f for f in files):
         return set()
     done = githardened.run(
