@@ -35,6 +35,7 @@ from .mcp_deadline import Deadline, expired_text, waiting_reports, within
 from .mcp_identity import ToolIdentities
 from .mcp_launch import roots_callback, start_cwd, start_env
 from .mcp_listing import LenientListing, hostile_names_note, list_all_tools, refusal_note
+from .mcp_redaction import without_known_secrets
 from .mcp_relist import Relister, change_note
 from .mcp_results import (
     connection_lost,
@@ -249,7 +250,11 @@ class McpServer:
         return self._stderr.text(STDERR_TAIL) if self._stderr is not None else ""
 
     async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
-        """Call a tool; any trouble becomes an error result the model can read."""
+        """Call a tool; any trouble becomes an error result the model can read. The
+        answer (or error) holds none of the run's known secret values (finding V3)."""
+        return without_known_secrets(await self._call(name, args, context))
+
+    async def _call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
         session = self._session
         label = f"{self.spec.name}__{name}"
         if session is None or self.status.state != "ready":
