@@ -16,6 +16,13 @@ hardening lives here only:
 - ``GIT_NO_LAZY_FETCH=1``: a missing object is not fetched at all (git >= 2.45 and the
   2.39.4 / 2.40.2 … security releases; older git relies on the line above);
 - no prompt, an askpass and ssh command that fail, no credential helper;
+- no signature checked (``log.showSignature`` would run the repository's ``gpg.program``
+  on a commit carrying any ``gpgsig`` header), no external diff;
+- no filter or diff driver: a subcommand that may clean, smudge or textconv a file
+  (:data:`FILTERING`: ``checkout-index`` writes, ``diff-files`` re-hashes a racily clean
+  one) runs with every ``filter.*``/``diff.*`` command the repository's config names set
+  empty, which git takes as "no driver" (tester finding U8: gitsync's ``checkout-index``
+  ran a repository's smudge filter as the user, outside the sandbox);
 - no inherited ``GIT_*`` variable, a timeout.
 """
 
@@ -30,9 +37,23 @@ from shell.core.programs import which
 HARDENED_ARGS = (
     "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false",
     "-c", "protocol.allow=never", "-c", "credential.helper=", "-c", "core.sshCommand=false",
+    "-c", "log.showSignature=false", "-c", "gpg.program=false", "-c", "gpg.openpgp.program=false",
+    "-c", "gpg.ssh.program=false", "-c", "gpg.x509.program=false", "-c", "diff.external=",
     "--no-optional-locks",
 )  # fmt: skip
 """Options before every subcommand of agent-shell's git."""
+
+FILTERING = frozenset({"checkout-index", "diff-files", "diff-index", "update-index", "hash-object", "status",
+                       "add", "diff", "checkout", "restore", "reset", "stash", "show"})
+"""Subcommands that may run a filter or diff driver on some option or file state: these
+first learn the drivers the config names and turn each off."""
+
+FILTERING_OPTIONS = frozenset({"--filters", "--textconv", "-m", "--modified", "--with-tree", "-p", "-u",
+                               "--patch", "--stat", "--numstat", "--shortstat", "--dirstat", "--check"})
+"""Options that make a subcommand otherwise left alone (``cat-file``, ``grep``,
+``ls-files``, ``log``, ``diff-tree``) run one."""
+
+_DRIVERS = r"^(filter|diff)\..*\.(clean|smudge|process|textconv|command)$"
 
 
 def hardened_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -55,11 +76,60 @@ def run(
     git = which("git")
     if git is None:
         return None
+    before, sub = _split(args)
+    off: list[str] = []
+    if sub in FILTERING or FILTERING_OPTIONS.intersection(args):
+        listed = _run([git, *HARDENED_ARGS, *before, "config", "--null", "--get-regexp", _DRIVERS], cwd, b"",
+                      timeout, env)  # fmt: skip
+        if listed is None or listed.returncode not in (0, 1):  # 1: none named
+            return None
+        found = _drivers_off(listed.stdout)
+        if found is None:
+            return None
+        off = found
+    return _run([git, *HARDENED_ARGS, *off, *args], cwd, stdin, timeout, env)
+
+
+def _run(
+    argv: list[str], cwd: str | os.PathLike[str] | None, stdin: bytes, timeout: float,
+    env: Mapping[str, str] | None,
+) -> subprocess.CompletedProcess[bytes] | None:
     try:
-        return subprocess.run([git, *HARDENED_ARGS, *args], input=stdin, cwd=cwd, capture_output=True,
-                              timeout=timeout, env=hardened_env(env), check=False)  # fmt: skip
+        return subprocess.run(argv, input=stdin, cwd=cwd, capture_output=True, timeout=timeout,
+                              env=hardened_env(env), check=False)  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
 
 
-__all__ = ["HARDENED_ARGS", "hardened_env", "run"]
+def _split(args: Sequence[str]) -> tuple[list[str], str]:
+    """git's own options before the subcommand (``-C repo``, ``--git-dir=…``) and the
+    subcommand (empty: none)."""
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            index += 2
+        elif arg.startswith("-"):
+            index += 1
+        else:
+            return list(args[:index]), arg
+    return list(args), ""
+
+
+def _drivers_off(listed: bytes) -> list[str] | None:
+    """``-c key=`` for each driver command ``git config --null --get-regexp`` listed
+    (None: a name ``-c`` cannot carry, so the command is not run)."""
+    off: list[str] = []
+    for item in listed.split(b"\0"):
+        key = os.fsdecode(item.partition(b"\n")[0])
+        if not key:
+            continue
+        if "=" in key or any(ord(c) < 32 for c in key):
+            return None
+        off += ["-c", f"{key}="]
+        if key.startswith("filter."):
+            off += ["-c", f"{key.rsplit('.', 1)[0]}.required=false"]
+    return off
+
+
+__all__ = ["FILTERING", "FILTERING_OPTIONS", "HARDENED_ARGS", "hardened_env", "run"]
