@@ -102,6 +102,13 @@ class ChunkAssembler:
         yield TextBlockDelta(self._open[1], chunk.text, reply_id=self.reply_id)
 
     def _thinking(self, chunk: ThinkingDelta) -> Iterator[Event]:
+        if chunk.redacted:  # a whole block of its own, never joined to the thought around it
+            yield from self._close()
+            yield from self._open_block("thinking")
+            assert self._open is not None
+            yield ThinkingBlockEnd(self._open[1], "", chunk.signature, True, reply_id=self.reply_id)
+            self._open = None
+            return
         yield from self._open_block("thinking")
         assert self._open is not None
         if chunk.signature:
@@ -248,7 +255,7 @@ class MessageBuilder:
             )
         elif isinstance(event, ThinkingBlockEnd):
             text = encodable(event.text or "".join(self._parts.get(event.block_id, ())))
-            self._blocks[event.block_id] = ThinkingBlock(text, event.signature)
+            self._blocks[event.block_id] = ThinkingBlock(text, event.signature, event.redacted)
         elif isinstance(event, ToolCallEnd):
             args = event.args if is_encodable(event.args) else encodable_value(event.args)
             self._blocks[event.call_id] = ToolCallBlock(event.call_id, encodable(event.name), args)
@@ -274,7 +281,8 @@ class MessageBuilder:
                 if block is None and key in self._parts and self._parts[key]:
                     parts = encodable("".join(self._parts[key]))
                     block = ThinkingBlock(parts) if key in self._thinking else TextBlock(parts)
-            if cancelled and isinstance(block, (TextBlock, ThinkingBlock)) and shown and key in shown:
+            if (cancelled and isinstance(block, (TextBlock, ThinkingBlock)) and shown and key in shown
+                    and not (isinstance(block, ThinkingBlock) and block.redacted)):
                 text = shown_part(key, block.text, shown)
                 if len(text) < len(block.text):
                     block = TextBlock(text) if isinstance(block, TextBlock) else ThinkingBlock(text)
@@ -322,7 +330,7 @@ def message_chunks(message: AssistantMessage) -> Iterator[ModelChunk]:
             if block.text:
                 yield TextDelta(block.text)
         elif isinstance(block, ThinkingBlock):
-            yield ThinkingDelta(block.text, signature=block.signature)
+            yield ThinkingDelta(block.text, signature=block.signature, redacted=block.redacted)
         elif isinstance(block, ToolCallBlock):
             yield ToolCallChunk(index, id=block.id, name=block.name, args_delta=json.dumps(block.args))
             index += 1

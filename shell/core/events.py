@@ -80,6 +80,8 @@ class ThinkingBlockEnd(_Event):
     block_id: str
     text: str = ""
     signature: str | None = None
+    redacted: bool = False
+    """Encrypted thinking (no text; the data in ``signature``): nothing to show."""
 
 
 @dataclass(frozen=True, slots=True)

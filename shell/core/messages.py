@@ -43,6 +43,11 @@ class ThinkingBlock:
     text: str
     signature: str | None = None
     """Provider signature (Anthropic) that must travel back with the block."""
+    redacted: bool = False
+    """Thinking the provider's safety system encrypted (Anthropic's ``redacted_thinking``):
+    ``text`` is empty and ``signature`` holds the encrypted ``data``. It is never shown
+    or exported, but it is kept and sent back unchanged, in its place: the API refuses
+    a turn whose thinking is missing (a 400 right after a call, finding V2)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,9 @@ class TextDelta:
 class ThinkingDelta:
     text: str
     signature: str | None = None
+    redacted: bool = False
+    """A whole redacted thinking block (its encrypted data in ``signature``, no text):
+    a block of its own, see :class:`~.messages.ThinkingBlock`."""
 
 
 @dataclass(frozen=True, slots=True)

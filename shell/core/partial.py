@@ -46,8 +46,8 @@ def cap_cancelled(blocks: Sequence[Block], keep: int = CANCELLED_KEEP) -> tuple[
     out: list[Block] = []
     room = keep
     for block in blocks:
-        if not isinstance(block, (TextBlock, ThinkingBlock)):
-            out.append(block)
+        if not isinstance(block, (TextBlock, ThinkingBlock)) or getattr(block, "redacted", False):
+            out.append(block)  # a redacted thought has no text to cut, and the API wants it back
             continue
         if room <= 0:
             continue

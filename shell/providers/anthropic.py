@@ -14,9 +14,12 @@ Messages: the system prompt (plus any ``SystemMessage``) goes in ``system``;
 tool results become ``tool_result`` blocks in a user message, and consecutive
 messages of the same role are merged (the API wants the results of one batch of
 parallel calls in a single user message). Thinking blocks are sent back only
-with their signature, as the API requires. Wherever content is one plain text
-block without a cache marker, it is sent as a string: the API takes both, and
-translators (LiteLLM → an OpenAI-style server) handle only the string well.
+with their signature, as the API requires; ``redacted_thinking`` blocks (thinking
+the safety system encrypted) are kept as redacted thinking blocks and sent back
+unchanged, in their place, since a turn whose thinking is missing is refused.
+Wherever content is one plain text block without a cache marker, it is sent as a
+string: the API takes both, and translators (LiteLLM → an OpenAI-style server)
+handle only the string well.
 
 Tool calls: a ``tool_use`` block whose id was already seen continues that call
 (LiteLLM, in front of a server that repeats the id in every delta, opens one
@@ -218,6 +221,10 @@ class _Stream:
             signature = expect(block.get("signature"), str, "a signature that is not text")
             if thinking:
                 yield ThinkingDelta(thinking, signature=signature or None)
+        elif btype == "redacted_thinking":
+            data = expect(block.get("data"), str, "redacted thinking that is not text")
+            if data:
+                yield ThinkingDelta("", signature=data, redacted=True)
         elif btype == "tool_use":
             yield from self._tool_use(obj, block)
 
@@ -383,7 +390,9 @@ def assistant_blocks(content: tuple[Block, ...]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for b in content:
         if isinstance(b, ThinkingBlock):
-            if b.signature:
+            if b.redacted and b.signature:
+                out.append({"type": "redacted_thinking", "data": b.signature})
+            elif b.signature:
                 out.append({"type": "thinking", "thinking": b.text, "signature": b.signature})
         elif isinstance(b, (TextBlock, HintBlock)):
             if b.text:

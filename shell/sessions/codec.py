@@ -45,6 +45,8 @@ def block_to_dict(block: Block) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "thinking", "text": block.text}
         if block.signature is not None:
             out["signature"] = block.signature
+        if block.redacted:
+            out["redacted"] = True
         return out
     if isinstance(block, ToolCallBlock):
         return {"type": "tool_call", "id": block.id, "name": block.name, "args": dict(block.args)}
@@ -120,7 +122,8 @@ def block_from_dict(d: Any) -> Block:
         return TextBlock(_str(d, "text"))
     if kind == "thinking":
         signature = d.get("signature")
-        return ThinkingBlock(_str(d, "text"), signature if isinstance(signature, str) else None)
+        signature = signature if isinstance(signature, str) else None
+        return ThinkingBlock(_str(d, "text"), signature, d.get("redacted") is True and signature is not None)
     if kind == "tool_call":
         args = d.get("args", {})
         if not isinstance(args, dict):

@@ -51,7 +51,7 @@ class Redactor(Secrets):
         if isinstance(block, TextBlock):
             return TextBlock(self.text(block.text))
         if isinstance(block, ThinkingBlock):
-            return ThinkingBlock(self.text(block.text), block.signature)
+            return ThinkingBlock(self.text(block.text), block.signature, block.redacted)
         if isinstance(block, HintBlock):
             return HintBlock(self.text(block.text))
         if isinstance(block, ToolCallBlock):

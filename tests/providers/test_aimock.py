@@ -118,3 +118,34 @@ async def test_list_models_from_aimock(aimock: str) -> None:
     got = await list_models(Settings(), env=env)
     assert isinstance(got["ollama"], list) and "gpt-4o" in got["ollama"]
     assert isinstance(got["openai"], list) and "gpt-4o" in got["openai"]
+
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("question", ["only redacted thinking", "some thinking redacted"])
+async def test_redacted_thinking_goes_back_so_the_tool_loop_goes_on(aimock: str, question: str) -> None:
+    """With thinking on, the turn after a tool call must start with its thinking,
+    redacted blocks included, unchanged (finding V2): aimock's strict mode answers
+    400 as the real API does when they are missing."""
+    from shell.agent.loop import Agent
+    from shell.core.messages import AssistantMessage, ThinkingBlock
+
+    @tool(read_only=True)
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    model = AnthropicModel(
+        "claude-sonnet-4-5", base_url=aimock, api_key="test", headers={"X-AIMock-Strict": "true"},
+        options={"thinking": {"type": "enabled", "budget_tokens": 2000}},
+    )
+    agent = Agent(model, tools=[get_weather])
+    events = [ev async for ev in agent.reply(question)]
+    assert [e.error for e in events if isinstance(e, ErrorEvent)] == []
+    end = events[-1]
+    assert isinstance(end, ReplyEnd) and end.message is not None and end.message.text.startswith("It is")
+    kept = [b for m in agent.messages if isinstance(m, AssistantMessage) for b in m.content
+            if isinstance(b, ThinkingBlock) and b.redacted]
+    assert [b.signature for b in kept] == [
+        "ENCRYPTEDBLOB==" if question.startswith("only") else "BLOB2=="
+    ] and kept[0].text == ""

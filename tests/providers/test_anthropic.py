@@ -172,3 +172,39 @@ async def test_no_cache_marker_without_the_option() -> None:
     model = AnthropicModel("c", client=mock_client(sse(*SAID), seen=seen))
     await collect(model, ModelRequest(model=model, system_prompt="s", messages=(UserMessage("x"),)))
     assert "cache_control" not in seen[0].content.decode()
+
+
+async def test_redacted_thinking_is_kept_and_sent_back_in_its_place() -> None:
+    """A ``redacted_thinking`` block comes back as a block of its own (no text to show)
+    and goes back unchanged, before the call it came with (finding V2): the API
+    refuses a turn after a tool call whose thinking is missing."""
+    stream = sse(
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "thinking", "thinking": "first", "signature": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "S1"}},
+        {"type": "content_block_start", "index": 1,
+         "content_block": {"type": "redacted_thinking", "data": "ENC=="}},
+        {"type": "content_block_start", "index": 2,
+         "content_block": {"type": "tool_use", "id": "t1", "name": "list_dir", "input": {}}},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+        {"type": "message_stop"},
+    )
+    model = AnthropicModel("claude-x", base_url="http://a/", api_key="k", client=mock_client(stream))
+    chunks = await collect(model, ModelRequest(model=model, messages=(UserMessage("hi"),)))
+    assert ThinkingDelta("", signature="ENC==", redacted=True) in chunks
+
+    seen: list[httpx.Request] = []
+    client = mock_client(sse(*SAID), seen=seen)
+    model = AnthropicModel("claude-x", base_url="http://a/", api_key="k", client=client)
+    turn = AssistantMessage((
+        ThinkingBlock("", signature="ENC==", redacted=True),
+        ThinkingBlock("first", signature="S1"),
+        ToolCallBlock("t1", "list_dir", {}),
+    ))
+    messages = (UserMessage("hi"), turn, ToolResultMessage("t1", "list_dir", "a.py"))
+    await collect(model, ModelRequest(model=model, messages=messages))
+    assert json.loads(seen[0].content)["messages"][1]["content"] == [
+        {"type": "redacted_thinking", "data": "ENC=="},
+        {"type": "thinking", "thinking": "first", "signature": "S1"},
+        {"type": "tool_use", "id": "t1", "name": "list_dir", "input": {}},
+    ]

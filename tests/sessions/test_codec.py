@@ -32,6 +32,7 @@ EVERY_KIND: list[Message] = [
         (
             ThinkingBlock("hmm", signature="sig=="),
             ThinkingBlock("no signature"),
+            ThinkingBlock("", signature="ENCRYPTED==", redacted=True),
             TextBlock("ok"),
             ToolCallBlock("c1", "read", {"path": "a.txt", "n": [1, 2, {"x": None}]}),
             DataBlock("audio/wav", bytes(range(256))),
