@@ -9,6 +9,15 @@ once the reply's total reaches ``token_budget`` the next rounds:
    assistant message if there is none) asking it to conclude now, and
 2. run with ``tool_choice="none"`` so it cannot call tools any more.
 
+Many OpenAI-compatible servers ignore ``tool_choice`` (aimock, some vLLM and TGI
+templates), and a budget is a cost guard, so it does not rely on the server obeying
+(finding V4): a call the model makes anyway in such a round is not run (its result
+says the budget is used up and asks for the answer), and if the model calls tools
+again in the round after that, the reply ends there (``stop_reason="stopped"``)
+with an assistant message saying why. The calls are refused in ``before_tool_call``:
+stack ``ReplyBudgetControl`` before ``HumanInTheLoop`` so that nobody is asked to
+approve a call that will be refused anyway.
+
 Why these hooks: usage is read from the ``ModelCallEnd`` events that come out of
 ``on_reasoning`` (the same numbers the UI shows, and one per model call however
 many retries happened inside); the tool choice is overridden in the same onion
@@ -47,14 +56,15 @@ from shell.core.messages import (
     HintBlock,
     Message,
     SystemMessage,
+    TextBlock,
     ToolCallBlock,
     Usage,
     content_text,
 )
 
 from .base import Middleware, ReasoningNext
-from .context import HookContext
-from .types import ReasoningRequest
+from .context import HookContext, ToolCallContext
+from .types import BeforeToolCallResult, ReasoningRequest, TurnAction
 from .watching import watch
 
 CHARS_PER_TOKEN = 4
@@ -64,6 +74,13 @@ DEFAULT_HINT = (
     "Give your final answer now: conclude with what you have found so far and say "
     "briefly what is left to do, if anything."
 )
+
+REFUSED = (
+    "Not run: the token budget for this reply is used up, so no more tools run. "
+    "Give your final answer now with what you have."
+)
+
+ENDED = "Stopped: the token budget for this reply is used up and the model kept calling tools."
 
 
 class ReplyBudgetControl(Middleware):
@@ -102,6 +119,7 @@ class ReplyBudgetControl(Middleware):
         # generator layer, so the reply's events cross no frame of ours.
         state = ctx.reply_state
         if self.spent(ctx):
+            state["refusing"] = True  # this round's calls, made anyway, are not run
             request = request.override(tool_choice="none")
         streamed = 0  # characters of output in this model call, for an estimate
 
@@ -130,6 +148,26 @@ class ReplyBudgetControl(Middleware):
                 )
 
         return watch(next(request), each, end=end)
+
+    async def after_model_response(self, ctx: HookContext, response: AssistantMessage) -> TurnAction | None:
+        """The second round in a row that calls tools after the budget was spent ends
+        the reply: the first was told its calls did not run."""
+        state = ctx.reply_state
+        if not state.get("refusing") or not response.tool_calls:
+            return None
+        state["ignored"] = int(state.get("ignored", 0)) + 1
+        if state["ignored"] < 2:
+            return None
+        state["end"] = True  # after this turn's calls got their "not run" results
+        return TurnAction(inject_messages=(AssistantMessage((TextBlock(ENDED),)),))
+
+    async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        if ctx.reply_state.get("refusing"):
+            return BeforeToolCallResult(block=True, reason=REFUSED)
+        return None
+
+    async def should_stop_after_turn(self, ctx: HookContext) -> bool:
+        return bool(ctx.reply_state.get("end"))
 
     @staticmethod
     def estimate(messages: Sequence[Message], output_chars: int) -> Usage:

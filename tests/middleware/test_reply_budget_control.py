@@ -21,7 +21,7 @@ from shell.agent import (
     tool,
 )
 from shell.agent.loop import Agent
-from shell.core.events import Event, Notice
+from shell.core.events import Event, Notice, ReplyEnd, ToolExecutionEnd
 from shell.providers.scripted import ScriptedModel
 
 pytestmark = pytest.mark.anyio
@@ -110,6 +110,42 @@ async def test_each_reply_starts_with_a_fresh_budget() -> None:
     assert model.requests[2].tool_choice is None
     assert model.requests[3].tool_choice is None
     assert hints(model.requests[3].messages) == []
+
+
+async def test_calls_made_after_the_budget_is_spent_do_not_run_and_the_reply_ends() -> None:
+    """A server that ignores tool_choice="none" (finding V4): the calls of the rounds
+    after the budget was spent are refused with a result that says why, and the
+    second such round ends the reply instead of running on to max_rounds."""
+    ran: list[str] = []
+
+    @tool
+    def look(query: str) -> str:
+        """Look."""
+        ran.append(query)
+        return "seen"
+
+    turns = [AssistantMessage((ToolCallBlock(f"c{i}", "look", {"query": f"q{i}"}),), Usage(20, 20))
+             for i in range(1, 8)]
+    model = ScriptedModel([*turns, text_turn("final")])
+    agent = Agent(model, tools=[look], middleware=[ReplyBudgetControl(token_budget=30)])
+    events = await run(agent)
+    assert ran == ["q1"]
+    refused = [e.result.text for e in events if isinstance(e, ToolExecutionEnd) and e.blocked]
+    assert len(refused) == 2 and all("token budget for this reply is used up" in r for r in refused)
+    assert [r.tool_choice for r in model.requests] == [None, "none", "none"]
+    end = events[-1]
+    assert isinstance(end, ReplyEnd) and end.stop_reason == "stopped"
+    assert end.message is not None and "kept calling tools" in end.message.text
+
+
+async def test_a_model_that_answers_after_one_refusal_is_not_stopped() -> None:
+    model = ScriptedModel([tool_turn("c1", 60, 60), tool_turn("c2", 10, 10), text_turn("final")])
+    agent = Agent(model, tools=[search], middleware=[ReplyBudgetControl(token_budget=100)])
+    events = await run(agent)
+    assert [e.result.is_error for e in events if isinstance(e, ToolExecutionEnd)] == [False, True]
+    end = events[-1]
+    assert isinstance(end, ReplyEnd) and end.stop_reason == "end_turn" and end.message is not None
+    assert end.message.text == "final"
 
 
 async def test_budget_state_survives_an_approval_wait() -> None:

@@ -149,3 +149,30 @@ async def test_redacted_thinking_goes_back_so_the_tool_loop_goes_on(aimock: str,
     assert [b.signature for b in kept] == [
         "ENCRYPTEDBLOB==" if question.startswith("only") else "BLOB2=="
     ] and kept[0].text == ""
+
+
+@pytest.mark.anyio
+async def test_reply_budget_holds_when_the_server_ignores_tool_choice(aimock: str) -> None:
+    """aimock, like many OpenAI-compatible servers, answers tool_choice="none" with a
+    call: the budget still ends the reply within two rounds of being spent, and no
+    call made after it runs (finding V4: 51 rounds, 27 times the budget)."""
+    from middleware.reply_budget_control import ReplyBudgetControl
+    from shell.agent.loop import Agent
+
+    ran: list[str] = []
+
+    @tool(read_only=True)
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        ran.append(city)
+        return "sunny"
+
+    budget = ReplyBudgetControl(token_budget=1000)
+    agent = Agent(MAKERS["openai"](aimock), tools=[get_weather], middleware=[budget])
+    events = [ev async for ev in agent.reply("look again and again")]
+    assert len(ran) == 2  # 550 then 1,100 weighted tokens: spent after the second call
+    refused = [e for e in events if isinstance(e, ToolExecutionEnd) and e.blocked]
+    assert len(refused) == 2
+    end = events[-1]
+    assert isinstance(end, ReplyEnd) and end.stop_reason == "stopped"
+    assert end.usage.input_tokens == 2000
