@@ -31,11 +31,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from shell.core.events import Notice
 from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock
 
 from .base import Middleware
 from .context import HookContext, ToolCallContext
+from .tool_names import ToolNameCheck
 from .types import BeforeToolCallResult, StopReply, TurnAction
 
 ExitBehavior = Literal["continue", "error", "end"]
@@ -72,21 +72,13 @@ class ToolCallLimit(Middleware):
         self.run_limit = run_limit
         self.exit_behavior = exit_behavior
         self.name = f"ToolCallLimit[{tool_name}]" if tool_name else "ToolCallLimit"
-        self._told_unknown = False
+        unknown = "it limits nothing until a tool of that name appears"
+        self._names = ToolNameCheck("tool_name", [tool_name] if tool_name else [], unknown)
 
     def _tell_if_unknown(self, ctx: HookContext) -> None:
         """A ``tool_name`` that names no tool (a typo, a tool not installed) limited
-        nothing and said nothing (finding T3). Said once, as a warning rather than a
-        refusal: an MCP server's tools may arrive later."""
-        if self._told_unknown or self.tool_name is None:
-            return
-        names = sorted({t.name for t in (*ctx.agent.tools, *ctx.tools)})
-        if self.tool_name in names:
-            return
-        self._told_unknown = True
-        known = ", ".join(names[:12]) + (" …" if len(names) > 12 else "") if names else "none"
-        ctx.emit(Notice("warning", f"{self.name}: no tool is named {self.tool_name!r} (tools: {known}); "
-                        "it limits nothing until a tool of that name appears.", self.name))
+        nothing and said nothing (finding T3): said once (:mod:`.tool_names`)."""
+        self._names.missing(ctx, self.name)
 
     # -- counting ------------------------------------------------------------------
     def counts(self, ctx: HookContext) -> tuple[int, int]:

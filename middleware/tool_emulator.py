@@ -11,6 +11,11 @@ which the agent's model then sees as the tool's output.
 defaults to the agent's own. The result carries ``details={"emulated": True}`` so
 a UI (or a test) can tell an emulated result from a real one. If the emulating
 model fails, the call ends as an error result, like a failing tool.
+
+A name in ``tools`` that matches no tool is said once (:mod:`.tool_names`), and a
+real tool whose name it looks like (``"wirte"``, ``"Run_Shell "``) is refused, not
+run: the whole point of listing a tool here is that it does not really run, so a
+typo must not mean real side effects (finding V5).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import ToolCallContext
+from .tool_names import ToolNameCheck, closest
 from .tool_selector import complete_text
 from .types import ToolRequest
 
@@ -53,6 +59,8 @@ class LLMToolEmulator(Middleware):
         self.tools = None if tools is None else frozenset(t if isinstance(t, str) else t.name for t in tools)
         self.model = model
         self.system_prompt = system_prompt
+        unknown = "it emulates nothing, and a real tool whose name it resembles is not run"
+        self._names = ToolNameCheck("tools", sorted(self.tools or ()), unknown)
 
     def emulates(self, tool_name: str) -> bool:
         return self.tools is None or tool_name in self.tools
@@ -64,6 +72,15 @@ class LLMToolEmulator(Middleware):
         next: Callable[[ToolRequest], Any],
     ) -> ToolResult:
         if not self.emulates(request.tool.name):
+            meant = [n for n in self._names.missing(ctx, self.name)
+                     if closest(n, [request.tool.name]) == request.tool.name]
+            if meant:
+                return ToolResult(
+                    f"Not run: {self.name} is set to emulate {meant[0]!r}, which names no tool but looks "
+                    f"like {request.tool.name!r}, so the real tool was not run. The user can fix the "
+                    "name in the middleware's options.",
+                    is_error=True,
+                )
             result: ToolResult = await next(request)
             return result
         model = as_model(self.model) if self.model is not None else ctx.agent.model

@@ -36,6 +36,7 @@ from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import ToolCallContext
+from .tool_names import ToolNameCheck
 from .types import StopReply, ToolRequest
 
 RetryOn: TypeAlias = tuple[type[BaseException], ...] | Callable[[Exception], bool]
@@ -77,6 +78,7 @@ class ToolRetry(Middleware):
             raise ValueError("on_failure must be 'return_message', 'raise' or a callable")
         self.max_retries = max_retries
         self.tools = None if tools is None else frozenset(t if isinstance(t, str) else t.name for t in tools)
+        self._names = ToolNameCheck("tools", sorted(self.tools or ()), "it retries nothing under that name")
         self.retry_on = retry_on
         self.on_failure = on_failure
         self.backoff_factor = backoff_factor
@@ -105,6 +107,7 @@ class ToolRetry(Middleware):
         request: ToolRequest,
         next: Callable[[ToolRequest], Any],
     ) -> ToolResult:
+        self._names.missing(ctx, self.name)
         if self.tools is not None and request.tool.name not in self.tools:
             result: ToolResult = await next(request)
             return result

@@ -29,6 +29,7 @@ from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import HookContext
+from .tool_names import ToolNameCheck
 
 DEFAULT_SYSTEM_PROMPT = """\
 You choose which tools an assistant needs for the user's request. You get the \
@@ -110,8 +111,10 @@ class LLMToolSelector(Middleware):
         self.system_prompt = system_prompt
         self.max_tools = max_tools
         self.always_include = tuple(always_include)
+        self._names = ToolNameCheck("always_include", self.always_include, "it is never offered")
 
     async def transform_context(self, ctx: HookContext, messages: list[Message]) -> list[Message]:
+        self._names.missing(ctx, self.name)
         tools = ctx.tools
         candidates = [t for t in tools if t.name not in self.always_include]
         if not candidates:

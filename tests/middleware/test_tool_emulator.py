@@ -102,3 +102,36 @@ async def test_tool_objects_accepted_and_model_failure_is_a_tool_error() -> None
     assert ran == []
     result = results(agent)["get_weather"]
     assert result.is_error and "no credit" in result.text
+
+
+@pytest.mark.parametrize("typo", ["send_emial", "Send_Email ", "SEND_EMAIL"])
+async def test_a_misspelt_tool_name_refuses_the_real_tool_it_looks_like(typo: str) -> None:
+    """LLMToolEmulator(tools=["wirte"]) emulated nothing and the REAL tool ran,
+    silently (finding V5): the user is told once, and the real tool the typo looks
+    like is not run; the model reads why."""
+    from shell.core.events import Notice
+
+    main = ScriptedModel([calls(ToolCallBlock("a", "send_email", {"to": "x@y.z", "body": "hi"})), "done"])
+    agent = Agent(main, tools=[get_weather, send_email],
+                  middleware=[LLMToolEmulator(tools=[typo], model=ScriptedModel(["sent (emulated)"]))])
+    events = await run(agent)
+    assert ran == []
+    result = results(agent)["send_email"]
+    assert result.is_error and f"set to emulate {typo!r}" in result.text and "was not run" in result.text
+    told = [e for e in events if isinstance(e, Notice)]
+    assert [(n.level, n.source) for n in told] == [("warning", "LLMToolEmulator")]
+    assert f"no tool is named {typo!r} (tools: get_weather, send_email)" in told[0].text
+    assert f"{typo!r} looks like 'send_email'" in told[0].text
+
+
+async def test_a_name_like_no_tool_is_said_once_and_other_tools_run() -> None:
+    from shell.core.events import Notice
+
+    main = ScriptedModel([calls(ToolCallBlock("a", "get_weather", {"city": "Lyon"})), "done",
+                          calls(ToolCallBlock("b", "get_weather", {"city": "Oslo"})), "done"])
+    emulator = LLMToolEmulator(tools=["later__mcp_tool"])
+    agent = Agent(main, tools=[get_weather, send_email], middleware=[emulator])
+    told = [e for e in await run(agent) + await run(agent) if isinstance(e, Notice)]
+    assert ran == ["get_weather", "get_weather"]
+    assert len(told) == 1 and "no tool is named 'later__mcp_tool'" in told[0].text
+    assert "looks like" not in told[0].text

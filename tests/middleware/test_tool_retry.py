@@ -165,3 +165,16 @@ def test_jitter_stays_within_a_quarter() -> None:
 def test_bad_options_rejected(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         ToolRetry(**kwargs)
+
+
+async def test_a_tools_name_that_is_no_tool_is_said_once() -> None:
+    """A typo in ``tools`` retried nothing and said nothing (finding V5, the check
+    ToolCallLimit and LLMToolEmulator share)."""
+    flaky = Flaky(1)
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "fetch", {"url": "u"}),)), "done"])
+    retry = ToolRetry(tools=["fecth"], sleep=Sleeps())
+    events = [e async for e in Agent(model, tools=[flaky.tool], middleware=[retry]).reply("go")]
+    told = [e for e in events if isinstance(e, Notice)]
+    assert [(n.level, n.source) for n in told] == [("warning", "ToolRetry")]
+    assert "no tool is named 'fecth' (tools: fetch)" in told[0].text
+    assert "it retries nothing under that name" in told[0].text

@@ -128,3 +128,16 @@ async def test_no_selection_call_without_candidates() -> None:
 )
 def test_parse_is_tolerant(text: str, expected: list[str]) -> None:
     assert parse_tool_names(text, ["search", "read_file", "write_file"]) == expected
+
+
+async def test_an_always_include_name_that_is_no_tool_is_said_once() -> None:
+    """The same check as ToolCallLimit's and the emulator's (finding V5): a typo in
+    always_include offered nothing and said nothing."""
+    selector = ScriptedModel(['["search"]', '["search"]'])
+    main = ScriptedModel(["one", "two"])
+    chooser = LLMToolSelector(model=selector, always_include=["read_flie"])
+    agent = Agent(main, tools=TOOLS, middleware=[chooser])
+    told = [e for e in await run(agent, "a") + await run(agent, "b") if isinstance(e, Notice)]
+    assert [(n.level, n.source) for n in told] == [("warning", "LLMToolSelector")]
+    assert "no tool is named 'read_flie'" in told[0].text
+    assert "'read_flie' looks like 'read_file'" in told[0].text
