@@ -81,12 +81,17 @@ async def run_call(
             elif gate is not None and gate.result is not None:
                 result = gate.tool_result() or ToolResult("")
             else:
+                # a gate's change, told to the model below; an on_acting layer owns the
+                # result it returns, and can say so there itself
+                gated = (state.edited_by, dict(state.args))
                 reply.emit(ToolExecutionStart(call.id, call.name, state.args, state.edited_by))
                 started = reply.started[call.id] = perf_counter()
                 result, blocked = await _execute(reply, state)
             result = await stack.after_tool_call(state, result)
             if started and not blocked and state.edited_by == "you" and state.args != call.args:
                 result = told_of_edit(result, state.args)
+            elif started and not blocked and gated[0] and gated[1] != call.args:
+                result = told_of_edit(result, gated[1], gated[0])
             error, failed_after = state.error, state.failed_after
     duration = perf_counter() - started if started else 0.0
     compact(result, "content")  # hooks are done with it: held from here on, packed if large
@@ -162,16 +167,19 @@ EDIT_NOTE_CHARS = 4_000
 """The edited arguments told to the model at most (a rewritten file can be large)."""
 
 
-def told_of_edit(result: ToolResult, args: Mapping[str, Any]) -> ToolResult:
-    """The result opens with the arguments the user's edit ran with. The history's
+def told_of_edit(result: ToolResult, args: Mapping[str, Any], editor: str = "you") -> ToolResult:
+    """The result opens with the arguments an edit made the call run with, and who
+    made it (``editor``: ``you`` for the user, else the middleware). The history's
     call keeps the model's (the session, resume and the approval show them as asked
     for), so without this the model read its own arguments next to the result of
     others: asked ``rm -rf build/``, edited to ``rm -rf build/tmp``, it believed
-    build/ gone (finding T2; LangChain's HITL edit likewise shows the model what ran)."""
+    build/ gone (finding T2; LangChain's HITL edit likewise shows the model what ran).
+    A middleware's change misleads the model the same way (finding V1)."""
     shown = json.dumps(dict(args), ensure_ascii=False, default=str)
     if len(shown) > EDIT_NOTE_CHARS:
         shown = f"{shown[:EDIT_NOTE_CHARS]}… (cut: {len(shown):,} characters)"
-    note = f"[The user edited the arguments before this call ran; it ran with: {shown}]"
+    who = "The user edited" if editor == "you" else f"Middleware {editor} changed"
+    note = f"[{who} the arguments before this call ran; it ran with: {shown}]"
     if isinstance(result.content, str):
         return replace(result, content=f"{note}\n{result.content}" if result.content else note)
     return replace(result, content=(TextBlock(note), *result.content))

@@ -149,6 +149,28 @@ async def test_the_model_reads_the_arguments_an_edited_call_ran_with() -> None:
                          '{"path": "b.txt", "text": "bye"}]\nwrote b.txt')
 
 
+async def test_the_model_reads_the_arguments_a_middleware_changed() -> None:
+    """A middleware's before_tool_call change misled the model as the user's edit did
+    (finding V1): the result it reads names the middleware and what ran."""
+    from middleware.base import Middleware
+    from middleware.context import ToolCallContext
+    from middleware.types import BeforeToolCallResult
+
+    class Later(Middleware):
+        async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+            return BeforeToolCallResult(args={**ctx.args, "path": ctx.args["path"] + ".bak"})
+
+    ran: list[tuple[str, dict[str, Any]]] = []
+    model = ScriptedModel([calls(write("c1")), "ok"])
+    agent = Agent(model, tools=make_tools(ran), middleware=[Later()], ask=Asker())
+    await run(agent)
+    assert ran == [("write_file", {"path": "a.txt.bak", "text": "hi"})]
+    told = model.requests[1].messages[-1]
+    assert isinstance(told, ToolResultMessage)
+    assert told.text == ('[Middleware Later changed the arguments before this call ran; it ran with: '
+                         '{"path": "a.txt.bak", "text": "hi"}]\nwrote a.txt.bak')
+
+
 async def test_an_approved_call_reads_as_the_tool_answered() -> None:
     model = ScriptedModel([calls(write("c1")), "ok"])
     agent = Agent(model, tools=make_tools([]), middleware=[HumanInTheLoop()],

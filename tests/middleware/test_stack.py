@@ -394,7 +394,9 @@ async def test_before_tool_call_edits_carry_forward_and_are_revalidated() -> Non
     events = await collect(agent)
     assert log == ["a add{'x': 1, 'y': 2}", "b add{'x': 10, 'y': 20}", "add(10,20)"]
     assert of(events, ToolExecutionStart)[0].args == {"x": 10, "y": 20}
-    assert of(events, ToolExecutionEnd)[0].result.content == "30"
+    assert of(events, ToolExecutionEnd)[0].result.content == (  # the model is told what ran
+        '[Middleware a changed the arguments before this call ran; it ran with: {"x": 10, "y": 20}]\n30'
+    )
     assert of(events, ToolCallEnd)[0].args == {"x": 1, "y": 2}  # what the model sent
 
     log.clear()
