@@ -194,18 +194,27 @@ class StallProbe:
             out.append(max((s.cpu for s in steps[lo:hi]), default=0.0) * 1000)
         return out
 
-    def max_window_cpu_ms(self) -> float:
-        """The CPU ms of all loop steps that ended in one probe window, at most: the
-        lateness a quiet machine would show (a window's steps ran back to back
-        before the probe's timer got its turn), whatever the load stretched the
-        wall clock to."""
+    def window_cpu_ms(self) -> list[float]:
+        """Per probe window, the CPU ms of all loop steps that ended in it: the lateness
+        a quiet machine would show plus the window's 5 ms (a window's steps ran back
+        to back before the probe's timer got its turn), whatever the load stretched
+        the wall clock to."""
         steps = sorted(self.steps.steps, key=lambda s: s.end)
         ends = [s.end for s in steps]
-        out = 0.0
+        out: list[float] = []
         for t0, t1 in self.windows:
             lo, hi = bisect.bisect_right(ends, t0), bisect.bisect_right(ends, t1)
-            out = max(out, sum(s.cpu for s in steps[lo:hi]))
-        return out * 1000
+            out.append(sum(s.cpu for s in steps[lo:hi]) * 1000)
+        return out
+
+    def max_window_cpu_ms(self) -> float:
+        return max(self.window_cpu_ms(), default=0.0)
+
+    def p99_window_cpu_ms(self) -> float:
+        """The p99 of :meth:`window_cpu_ms`: the wall p99 stall of a quiet machine, from a
+        loaded one (less the window's own 5 ms)."""
+        values = sorted(self.window_cpu_ms())
+        return values[min(len(values) - 1, int(len(values) * 0.99))] if values else 0.0
 
     def p99_step_cpu_ms(self) -> float:
         values = sorted(self.step_cpu_ms())

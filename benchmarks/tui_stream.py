@@ -98,6 +98,9 @@ class Run:
     max_wall: float
     over_16: float = float("nan")
     """Loop steps over 16 ms of CPU (the p99 of a short run is its 2nd-4th longest step)."""
+    window_cpu: float = float("nan")
+    """p99 of the CPU ms of the loop steps in one probe window: the wall p99 a quiet
+    machine would show (plus the window's 5 ms), measured on a loaded one."""
     windows: float = float("nan")
     """Probe windows (5 ms sleeps) in the run: a faster reply has fewer, and its p99 is
     then a longer step of the same set."""
@@ -106,7 +109,8 @@ class Run:
 def _run(wall: float, cpu: float, probe: StallProbe) -> Run:
     return Run(wall, cpu, probe.p99_ms(), probe.p99_ms(cpu=True), probe.p99_step_cpu_ms(),
                probe.max_step_cpu_ms(), probe.max_ms(),
-               float(sum(1 for s in probe.steps.steps if s.cpu > 0.016)), float(len(probe.lags)))
+               float(sum(1 for s in probe.steps.steps if s.cpu > 0.016)), probe.p99_window_cpu_ms(),
+               float(len(probe.lags)))
 
 
 async def run_ours(text: str) -> Run:
@@ -301,7 +305,8 @@ def against(base: Path, sizes_kb: list[int], rounds: int) -> None:
 
 def _summary(r: dict[str, float]) -> str:
     return (f"cpu {r['cpu']:.2f} s, wall {r['wall']:.2f} s, p99 step {r['p99_step']:.1f} ms cpu, "
-            f"p99 stall {r['p99']:.0f} ms wall, longest step {r['max_step']:.0f} ms cpu, "
+            f"p99 stall {r['p99']:.0f} ms wall, p99 window {r.get('window_cpu', math.nan):.0f} ms cpu, "
+            f"longest step {r['max_step']:.0f} ms cpu, "
             f"steps > 16 ms cpu {r.get('over_16', math.nan):.0f}, windows {r.get('windows', math.nan):.0f}")
 
 if __name__ == "__main__":

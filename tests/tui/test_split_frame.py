@@ -4,6 +4,8 @@ still runs once the frame is drawn, and the screen shows what it should."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 
 import pytest
@@ -77,6 +79,46 @@ async def test_layout_and_render_run_in_different_turns_and_after_refresh_means_
         assert events.index("after refresh") > events.index("render", start)
         shown = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
         assert shown[:2] == ["second", "and a line more"]
+
+
+async def test_a_sleep_that_ends_during_the_layout_half_wakes_before_the_render_half(
+    events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: the render half was a message the layout half queued, ready before any
+    timer that fell due meanwhile, so a task sleeping through the layout (a cursor's
+    blink, a progress tick, a key repeat) woke only after the render too: the split
+    shortened no wait. It comes after them now, and still before "after refresh"."""
+    layout = SplitFrameScreen._refresh_layout
+    sleepers: list[asyncio.Task[None]] = []
+    armed: list[bool] = []
+
+    async def sleeper(done: asyncio.Future[None]) -> None:
+        await done
+        events.append("woke")
+
+    def slow_layout(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        if self._in_frame and armed and not sleepers:
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future[None] = loop.create_future()
+            loop.call_later(0.001, done.set_result, None)  # a sleep of 1 ms, as asyncio.sleep makes it
+            sleepers.append(loop.create_task(sleeper(done)))
+            until = time.perf_counter() + 0.01
+            while time.perf_counter() < until:  # ...which ends while the layout runs
+                pass
+
+    monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", slow_layout)
+    app = Page()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        events.clear()
+        armed.append(True)
+        app.query_one("#text", Static).update("second\nand a line more")  # a layout, in a frame
+        app.screen.call_after_refresh(lambda: events.append("after refresh"))
+        await wait_for(pilot, lambda: "after refresh" in events and "woke" in events)
+        after_layout = events[events.index("layout end") :]
+        assert after_layout.index("woke") < after_layout.index("render")
+        assert events.index("after refresh") > events.index("render", events.index("layout end"))
 
 
 async def test_a_resized_screen_is_laid_out_and_drawn_in_one_turn(events: list[str]) -> None:

@@ -27,6 +27,7 @@ shown) are run after that render, as before, not between the two halves.
 
 from __future__ import annotations
 
+import asyncio
 from time import perf_counter, thread_time
 
 from textual.geometry import Size
@@ -62,6 +63,10 @@ class SplitFrameScreen(Screen[ScreenResultType]):
     """CPU seconds the current split frame's layout took."""
     _next_frame_at = 0.0
     """``perf_counter`` time before which the update timer draws no split frame."""
+    _render_armed: asyncio.TimerHandle | None = None
+    """The render half, waiting on the loop's timers (see :meth:`_compositor_refresh`)."""
+    _callbacks_wait = False
+    """Callbacks for the refresh came while the render half was armed: run after it."""
 
     _splits: bool | None = None
     """Whether this Textual has the internals the split relies on (checked once)."""
@@ -94,8 +99,8 @@ class SplitFrameScreen(Screen[ScreenResultType]):
                 self._render_held = False
                 self._render_half()
             return
-        if perf_counter() < self._next_frame_at:
-            return
+        if perf_counter() < self._next_frame_at or self._render_armed is not None:
+            return  # (armed: the last layout's render is still to come)
         self._in_frame = True
         try:
             self._on_timer_update()
@@ -122,6 +127,29 @@ class SplitFrameScreen(Screen[ScreenResultType]):
             super()._compositor_refresh()
             return
         self._render_deferred = False
+        # Here is Textual's call for the render, a message the layout half queued: a
+        # ready callback, so it ran before every timer that fell due during the layout
+        # (asyncio runs what is ready, then the timers due). A key's repeat, a blinking
+        # cursor, a progress tick, a sleep ending: each waited for both halves, and the
+        # split gave them nothing (issue 21: the worst 5 ms sleeps woke after a layout
+        # *and* a render, 25 + 14 ms). As a timer due now that then queues the render,
+        # it runs after the timers already due and what they wake (a task's sleep ends
+        # in a timer that queues the task's next step): two turns after this one.
+        loop = asyncio.get_running_loop()
+        self._render_armed = loop.call_later(0, loop.call_soon, self._armed_render)
+
+    def _armed_render(self) -> None:
+        self._render_armed = None
+        try:
+            if self.is_attached:
+                self._render_or_hold()
+        except Exception as error:  # a loop callback's error would only be logged
+            self.app._handle_exception(error)
+        if self._callbacks_wait:
+            self._callbacks_wait = False
+            self.call_later(self._invoke_and_clear_callbacks, True)
+
+    def _render_or_hold(self) -> None:
         if self.app._batch_count:
             # Another batch is open across loop turns (``ChatMarkdown.append`` holds one
             # while it mounts blocks): rendered now, the frame would be dropped
@@ -146,6 +174,9 @@ class SplitFrameScreen(Screen[ScreenResultType]):
         self._next_frame_at = perf_counter() + REST * cost
 
     async def _invoke_and_clear_callbacks(self, requeued: bool = False) -> None:
+        if self._render_armed is not None:  # "after refresh" means drawn: run by the render
+            self._callbacks_wait = True
+            return
         if self._render_deferred and not requeued and self._waited_for != self._layouts:
             # Queued behind the render (call_later keeps order): "after refresh" means
             # drawn. Once only: under a flood a newer layout may defer a newer render by
