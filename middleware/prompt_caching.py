@@ -69,7 +69,7 @@ class AnthropicPromptCaching(Middleware):
     async def on_model_call(
         self, ctx: HookContext, request: ModelRequest, next: ModelNext
     ) -> AsyncIterator[ModelChunk]:
-        if getattr(request.model, "provider", "") != "anthropic":
+        if not speaks_anthropic(request.model):
             self._unsupported(ctx, request)
         elif len(request.messages) >= self.min_messages_to_cache:
             request = request.override(options={**request.options, "cache_control": self.cache_control})
@@ -90,3 +90,14 @@ class AnthropicPromptCaching(Middleware):
         if behavior == "warn" and not ctx.session_state.get("warned"):
             ctx.session_state["warned"] = True
             ctx.emit(Notice("warning", f"{text} Switch {self.name} off to hide this warning.", self.name))
+
+
+def speaks_anthropic(model: object) -> bool:
+    """Whether ``model`` talks Anthropic's Messages API. Judged by its class: a named
+    provider (``[providers.work] type = "anthropic"``, a second key, a gateway) sets
+    the instance's ``provider`` to its own name, and caching never applied to it
+    (finding V16)."""
+    kind = getattr(type(model), "provider", None)
+    if not isinstance(kind, str):
+        kind = getattr(model, "provider", "")
+    return kind == "anthropic"

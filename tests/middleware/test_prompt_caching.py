@@ -33,6 +33,29 @@ async def test_marks_anthropic_requests() -> None:
     assert model.requests[0].options["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
 
 
+async def test_marks_requests_of_a_named_anthropic_provider() -> None:
+    """[providers.work] type = "anthropic" (a second key, a gateway) is Anthropic's API:
+    it got "Prompt caching works with Anthropic models only" and no marker (finding V16)."""
+    from shell.config import ProviderSettings, Settings
+    from shell.providers.registry import model_from_spec
+
+    settings = Settings(providers={"work": ProviderSettings(type="anthropic", api_key="k", base_url="http://x")})
+    named = model_from_spec("work:claude-sonnet-4-5", settings, {})
+    seen: list[ModelRequest] = []
+
+    class Seen(Middleware):
+        async def on_model_call(
+            self, ctx: HookContext, request: ModelRequest, next: ModelNext
+        ) -> AsyncIterator[ModelChunk]:
+            seen.append(request)
+            async for chunk in ScriptedModel(["ok"]).stream(request):  # no network
+                yield chunk
+
+    events = await run(Agent(named, middleware=[AnthropicPromptCaching(ttl="1h"), Seen()]))
+    assert not [e for e in events if isinstance(e, Notice)]
+    assert seen[0].options["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+
+
 class MaxTokens(Middleware):
     async def on_model_call(
         self, ctx: HookContext, request: ModelRequest, next: ModelNext
