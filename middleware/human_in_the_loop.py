@@ -59,7 +59,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict
+
+import anyio
+import anyio.to_thread
 
 from shell.core.approvals import (
     ALL_DECISIONS,
@@ -120,7 +124,11 @@ class AskDetails:
 class ToolPolicy(Protocol):
     """Decides every tool call (``shell.permissions.PermissionPolicy`` is one)."""
 
-    def decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict: ...
+    def decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
+        """The verdict for one call. Called in a worker thread (:func:`checked`), so it
+        must be safe there while the loop calls the other methods; it may be abandoned
+        half-way (Esc, :data:`CHECK_SECONDS`), so it must not leave state half-changed."""
+        ...
 
     async def details(self, tool: Tool, args: Mapping[str, Any]) -> AskDetails: ...
 
@@ -134,6 +142,30 @@ class ToolPolicy(Protocol):
         ...
 
     def system_note(self) -> str | None: ...
+
+
+CHECK_SECONDS = 10.0
+"""How long one policy decision may take before the call is refused (fail closed)."""
+
+
+def too_long(name: str) -> str:
+    """What the model reads (and the user sees) when the policy's check timed out."""
+    return (f"The permission check for {name} took too long (over {CHECK_SECONDS:g} s); the call was not "
+            "run. Do not retry it as it is; a shorter command or fewer paths may be checked in time.")
+
+
+async def checked(policy: ToolPolicy, tool: Tool, args: Mapping[str, Any]) -> Verdict:
+    """``policy.decide`` off the event loop. Its checks read files, run git and match
+    patterns on text the model wrote; on the loop one slow check (a regex that
+    backtracked, finding T5) froze the screen, Esc and Ctrl+Q for good. In a worker
+    thread the screen keeps drawing, Esc cancels the turn at once (the thread is
+    abandoned: its verdict is dropped, so nothing is half-approved) and a check past
+    :data:`CHECK_SECONDS` refuses the call. The hop costs tens of microseconds a call
+    (benchmarks/policy_hop.py)."""
+    with anyio.move_on_after(CHECK_SECONDS):
+        decide = partial(policy.decide, tool, dict(args))  # a copy: the loop may change ctx.args
+        return await anyio.to_thread.run_sync(decide, abandon_on_cancel=True)
+    return Verdict("deny", too_long(tool.name))
 
 
 DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"
@@ -261,7 +293,7 @@ class HumanInTheLoop(Middleware):
     async def _with_policy(
         self, ctx: ToolCallContext, policy: ToolPolicy, place: BatchPlace | None, rest: dict[str, Any] | None
     ) -> BeforeToolCallResult | None:
-        verdict = policy.decide(ctx.tool, ctx.args)
+        verdict = await checked(policy, ctx.tool, ctx.args)
         if verdict.action == "allow":
             return None
         if verdict.action == "deny":
@@ -324,7 +356,7 @@ class HumanInTheLoop(Middleware):
         if decision.type == "edit" and decision.args is not None and self.policy is not None:
             # the edited call is a new call: deny rules hold for it (it was approved, so
             # what would ask does not ask again)
-            verdict = self.policy.decide(ctx.tool, decision.args)
+            verdict = await checked(self.policy, ctx.tool, decision.args)
             if verdict.action == "deny":
                 return _block(f"The call as you edited it is denied: {verdict.reason}")
         if decision.always and request.suggested_rules:  # "always" only where it was offered

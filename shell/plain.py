@@ -25,6 +25,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import anyio.to_thread
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -55,6 +56,10 @@ from .plain_approval import PlainPrompts, choice_keys, show_request
 from .plain_reply import PlainReply, render_markdown
 from .plain_start import PROMPT, SharedHistory, editing_keys, keys_held_for_the_prompt
 from .runtime import ShellRuntime
+
+GATHER_STEP = 0.05
+GATHER_MOST = 0.5
+"""Seconds a question of a parallel batch waits for its neighbours' questions (see ``_gathered``)."""
 
 
 @dataclass(slots=True)
@@ -449,6 +454,8 @@ class PlainShell:
             return ApprovalDecision.approve()
         if self.drawing is not None:
             self.drawing.waiting.stop()
+        if request.batch is not None and request.batch.size > 1:
+            await self._gathered()
         show_request(self.console, request)
         together = [r for r in self.waiting if r.routine and "approve" in r.allowed_decisions]
         prompts = PlainPrompts(self)
@@ -456,6 +463,17 @@ class PlainShell:
         if prompts.last_key == APPROVE_ALL_KEY and decision is not None:
             self.approved_ahead.update(r.call.id for r in together if r in self.waiting)
         return decision
+
+    async def _gathered(self) -> None:
+        """Let the questions of the calls running beside this one arrive before it is shown,
+        so that ``A`` counts them: each call's permission check ends in a worker thread
+        (a slow check must not freeze the prompt), a moment apart. Waits while more come,
+        :data:`GATHER_STEP` at a time, :data:`GATHER_MOST` at most."""
+        end = anyio.current_time() + GATHER_MOST
+        count = -1
+        while len(self.waiting) != count and anyio.current_time() < end:
+            count = len(self.waiting)
+            await anyio.sleep(GATHER_STEP)
 
     # -- audio ----------------------------------------------------------------------
     def show_audio(self, e: ev.DataBlockStart | ev.DataBlockDelta | ev.DataBlockEnd) -> None:

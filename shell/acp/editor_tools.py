@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 
 from shell.core.messages import ToolResult
 from shell.core.programs import which
@@ -299,7 +300,8 @@ async def run_in_editor_terminal(
     planted: list[Planted] = []
     unchecked = ""
     restarted = ""
-    shown = sandbox.take_reveal(ctx.call.id, command) if sandbox is not None else ()  # the user let it read
+    shown: tuple[str, ...] = () if sandbox is None else await anyio.to_thread.run_sync(  # what the user
+        sandbox.take_reveal, ctx.call.id, command, abandon_on_cancel=True)  # let it read (off the loop: T5)
     cancelled = False
     try:
         for attempt in (1, 2):

@@ -41,6 +41,7 @@ line.
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ from middleware.human_in_the_loop import AskDetails, Verdict
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 from shell.core.tools import READ_KINDS, Tool
 
-from . import asktext, homedirs, laternames, store
+from . import asktext, homedirs, laternames, sessionrules, store
 from . import paths as resolving
 from .asktext import (
     ask_reason,
@@ -81,11 +82,8 @@ from .rules import (
     SOURCE_LABELS,
     CallPaths,
     Rule,
-    RuleError,
     RuleSet,
-    Source,
     known_only_at_run_time,
-    parse_rule,
 )
 from .secretwords import named_paths, named_secret_files
 from .suggest import command_preview, suggest_rules
@@ -97,9 +95,10 @@ if TYPE_CHECKING:
 
 RUN_TIME_NOTE = (" What this line runs is known only when it runs (a command word from a variable, or a "
                  "shell fed by a pipe, a here-string or <(…)), so every such rule covers it.")
-SESSION_KEY = "rules"
+SESSION_KEY = sessionrules.SESSION_KEY
 """Where session rules live in the HumanInTheLoop middleware's session state."""
-LEGACY_KEY = "always_allow"
+LEGACY_KEY = sessionrules.LEGACY_KEY
+STALE_RETRIES = 3  # times a decision is made while the mode or the rules change under it
 
 
 RUNS_LATER = laternames.RUNS_LATER
@@ -157,6 +156,8 @@ class PermissionPolicy(RuleEditing):
         self.listeners: list[Callable[[], None]] = []
         """Called after the mode or the rules change (status lines redraw)."""
         self._ruleset: RuleSet | None = None
+        self._cache_lock = threading.Lock()
+        self._generation = 0  # counts changes of the mode and the rules (see decide)
         self.fence: Fence | None = None
         """The workspace's fence (the runtime sets it): a question about a call whose
         path is outside says so, and its approval also answers the fence."""
@@ -166,7 +167,7 @@ class PermissionPolicy(RuleEditing):
         self.sandbox: Sandbox | None = None
         """``run_shell``'s sandbox (the runtime sets it): how many secret files it hides
         is said when asking, and an approved command that names one sees it."""
-        self._session_seen: tuple[int, int] | None = None
+        self._session_seen: sessionrules.Stamp | None = None
         if load_project:
             self.reload_project()
 
@@ -207,7 +208,9 @@ class PermissionPolicy(RuleEditing):
         return PLAN_NOTE if self._mode == "plan" else None
 
     def _changed(self) -> None:
-        self._ruleset = None
+        with self._cache_lock:  # a decision under way in a worker sees it (see decide)
+            self._generation += 1
+            self._ruleset = None
         for listener in list(self.listeners):
             listener()
 
@@ -222,38 +225,26 @@ class PermissionPolicy(RuleEditing):
         self._changed()
 
     def _session_entries(self) -> list[dict[str, Any]]:
-        state = self._state()
-        entries = state.setdefault(SESSION_KEY, [])
-        if not isinstance(entries, list):
-            entries = state[SESSION_KEY] = []
-        legacy = state.pop(LEGACY_KEY, None)  # tool names from before rules: restored allow rules
-        if isinstance(legacy, list):
-            for name in legacy:
-                if isinstance(name, str):
-                    entries.append({"effect": "allow", "rule": name, "run": "legacy"})
-        return entries
+        """The session's rule list, to change (writers, on the event loop)."""
+        return sessionrules.entries(self._state())
 
     def session_rules(self) -> list[Rule]:
-        rules = []
-        entries: list[Any] = self._session_entries()
-        for entry in entries:
-            if not isinstance(entry, dict):
-                continue
-            source: Source = "session" if entry.get("run") == self.run_id else "restored"
-            try:
-                rules.append(parse_rule(entry.get("rule", ""), entry.get("effect", "allow"), source))
-            except RuleError:
-                continue
-        return rules
+        return sessionrules.rules(sessionrules.seen(self._state())[0], self.run_id)
 
     def _active(self) -> RuleSet:
-        entries = self._session_entries()
-        seen = (id(entries), len(entries))
-        if self._ruleset is None or seen != self._session_seen:
-            rules = [r for r, active, _ in self._listing() if active]
-            self._ruleset = RuleSet(rules)
-            self._session_seen = seen
-        return self._ruleset
+        """The rules in force, built once per change, from the deciding worker thread too: a set
+        built from rules a change made stale meanwhile is not kept (under the lock), so a check
+        abandoned by Esc cannot bring old rules back for the next turn."""
+        rows, seen = sessionrules.seen(self._state())
+        with self._cache_lock:
+            if self._ruleset is not None and seen == self._session_seen:
+                return self._ruleset
+            generation = self._generation
+        ruleset = RuleSet([r for r, active, _ in self._listing(rows) if active])
+        with self._cache_lock:
+            if generation == self._generation:
+                self._ruleset, self._session_seen = ruleset, seen
+        return ruleset
 
     def allowed_hosts(self) -> list[str]:
         """The hosts active allow rules name for ``fetch_url`` (``domain:HOST``): the
@@ -265,9 +256,10 @@ class PermissionPolicy(RuleEditing):
             and rule.pattern is not None and rule.pattern.startswith("domain:")
         ]
 
-    def _listing(self) -> list[tuple[Rule, bool, str]]:
+    def _listing(self, session: list[Any] | None = None) -> list[tuple[Rule, bool, str]]:
         rows: list[tuple[Rule, bool, str]] = []
-        for rule in [*self.cli_rules, *self.user_rules, *self.project_rules, *self.session_rules()]:
+        kept = self.session_rules() if session is None else sessionrules.rules(session, self.run_id)
+        for rule in [*self.cli_rules, *self.user_rules, *self.project_rules, *kept]:
             if rule.source == "restored" and rule.effect == "allow" and self.cli_strict:
                 rows.append((rule, False, "suspended: the command line set the policy"))
             else:
@@ -294,7 +286,18 @@ class PermissionPolicy(RuleEditing):
 
     # -- deciding ----------------------------------------------------------------------
     def decide(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
-        """``allow``, ``ask`` or ``deny`` for one call, with the reason."""
+        """``allow``, ``ask`` or ``deny`` for one call, with the reason. Runs in a worker thread
+        (the gate's: a slow check must not stall the screen or Esc) while the loop may change the
+        mode or the rules: a decision a change overtook is made again (no call runs on a mode the
+        user left). It changes nothing the next call relies on but the locked caches."""
+        for _ in range(STALE_RETRIES):
+            generation = self._generation
+            verdict = self._decide_once(tool, args)
+            if generation == self._generation:
+                break
+        return verdict
+
+    def _decide_once(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
         try:
             verdict = self._decide(tool, args)
         except BadPath as exc:  # no file has that name: nothing to ask about

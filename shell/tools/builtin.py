@@ -291,7 +291,8 @@ def _shell_tool(kit: _Kit, box: Sandbox) -> FunctionTool:
         """
         from . import shell_cmd
 
-        shown = box.take_reveal(ctx.call.id, command)  # the secret files the user let it read
+        shown = await anyio.to_thread.run_sync(  # the secret files the user let it read; it reads
+            box.take_reveal, ctx.call.id, command, abandon_on_cancel=True)  # the line: not on the loop (T5)
         if changes is None:
             return await shell_cmd.run_command(
                 command, workspace.root, timeout, ctx.report, sandbox=box, network=network, shown=shown

@@ -182,7 +182,8 @@ class Workspace:
             return None  # no question to add: the policy refuses it, check() says why
         if any(paths.within(real, base) for base in (self.root, *self.added, *self._approved)):
             return None
-        if any(real == str(f) for f in self._approved_files):
+        if any(real == str(f) for f in tuple(self._approved_files)):  # a copy: the policy asks from a
+            # worker thread while an answer may add to the set on the loop
             return None
         resolved = Path(real)
         return OutsidePath(resolved, _why_outside(path), _is_dir(resolved))
