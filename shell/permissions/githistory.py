@@ -99,6 +99,17 @@ def held_denied(denied: Sequence[Path]) -> list[Path]:
     return out
 
 
+def committed_denied(denied: Sequence[Path]) -> list[Path]:
+    """Those of ``denied`` that a commit git's refs or reflogs reach holds (no index asked:
+    the second net runs this before every command, and the index changes with each)."""
+    out: list[Path] = []
+    for path in denied:
+        repo = repository_of(path)
+        if repo is not None and _in_history(repo, str(path.relative_to(repo))):
+            out.append(path)
+    return out
+
+
 HISTORY_FILES = ("HEAD", "packed-refs", "logs/HEAD", "FETCH_HEAD", "ORIG_HEAD", "refs", "refs/heads",
                  "refs/tags", "refs/remotes", "logs/refs", "refs/stash", "logs/refs/stash")
 """What changes when a commit, branch, tag, fetch or stash adds history (a ref file is
@@ -136,4 +147,4 @@ def _history_holds(repo: Path, rel: str) -> bool:
     return listed is None or bool(listed.strip(b"\0\n"))  # git failing: it may well hold it
 
 
-__all__ = ["held_denied", "history_reader", "only_moves_hidden", "tracked_denied"]
+__all__ = ["committed_denied", "held_denied", "history_reader", "only_moves_hidden", "tracked_denied"]

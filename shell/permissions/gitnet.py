@@ -34,7 +34,7 @@ from pathlib import Path
 
 from . import gitdeniedcopies, githardened, githeads, gitsync
 from .gitexclude import hold_exclude, release
-from .githistory import held_denied
+from .githistory import committed_denied
 from .gitstaged import git_dir, index_stamp, repository_of
 
 TIMEOUT = 10.0
@@ -87,13 +87,16 @@ def before(hidden: Iterable[Path], denied: Iterable[Path] = ()) -> Before:
     """What git tracks at or under ``hidden`` (absolute paths), and which hidden files it
     does not, per repository holding any of them; and which of ``denied`` (what deny rules
     on reading name, existing or not) git holds content of."""
+    hidden = list(hidden)
     by_repo: dict[Path, list[Path]] = {}
     for path in hidden:
         repo = repository_of(path)
         if repo is not None and git_dir(repo) is not None:
             by_repo.setdefault(repo, []).append(path)
     held: dict[Path, list[Path]] = {}
-    for path in held_denied(list(denied)):
+    denied = list(denied)
+    ruled = set(denied)
+    for path in [*committed_denied(denied), *(p for p in hidden if p in ruled)]:  # in history, or hidden now
         repo = repository_of(path)
         if repo is not None and git_dir(repo) is not None and path != repo:
             held.setdefault(repo, []).append(path)
