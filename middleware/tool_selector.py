@@ -12,7 +12,9 @@ started it; the model keeps the same tools over the reply's rounds unless the se
 of available tools changes (a toggle, say). The selector answers in free text; it
 is read tolerantly (a fenced or bare JSON array, an object with a list, or failing
 that the tool names the text mentions). If the selector fails, all tools are
-offered and a warning is shown: a broken helper must not break the reply.
+offered and a warning is shown: a broken helper must not break the reply. Names
+that are no tool are said in a warning; if none of its names is a tool, that is a
+failed selection too (all tools). An empty list stays the way to say "none needed".
 """
 
 from __future__ import annotations
@@ -64,7 +66,17 @@ def parse_tool_names(text: str, known: Sequence[str]) -> list[str]:
     are fine); an object's first list value counts (``{"tools": [...]}``). With no
     usable JSON, the known names the text mentions as words are taken.
     """
-    found: list[str] | None = None
+    names: list[str] = []
+    lookup = {n.lower(): n for n in known}
+    for raw in answered_names(text, known):
+        name = lookup.get(raw.strip().lower())
+        if name is not None and name not in names:
+            names.append(name)
+    return names
+
+
+def answered_names(text: str, known: Sequence[str]) -> list[str]:
+    """Every name the selector's answer gives, known or not (see :func:`parse_tool_names`)."""
     decoder = json.JSONDecoder()
     for match in re.finditer(r"[\[{]", text):
         try:
@@ -74,18 +86,9 @@ def parse_tool_names(text: str, known: Sequence[str]) -> list[str]:
         if isinstance(value, dict):
             value = next((v for v in value.values() if isinstance(v, list)), None)
         if isinstance(value, list):
-            found = [_item_name(v) for v in value]
-            break
-    if found is None:
-        spots = {n: m.start() for n in known if (m := re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text))}
-        found = sorted(spots, key=spots.__getitem__)
-    names: list[str] = []
-    lookup = {n.lower(): n for n in known}
-    for raw in found:
-        name = lookup.get(raw.strip().lower())
-        if name is not None and name not in names:
-            names.append(name)
-    return names
+            return [_item_name(v) for v in value]
+    spots = {n: m.start() for n in known if (m := re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text))}
+    return sorted(spots, key=spots.__getitem__)
 
 
 class LLMToolSelector(Middleware):
@@ -145,6 +148,18 @@ class LLMToolSelector(Middleware):
             ctx.emit(Notice("warning", f"Tool selection failed ({exc}); offering all tools.", self.name))
             return names
         chosen = parse_tool_names(answer, names)
+        lookup = {n.lower() for n in names}
+        unknown = [n.strip() for n in answered_names(answer, names) if n.strip().lower() not in lookup]
+        if unknown:
+            # a cheap model's "read" for read_file: dropped silently, and when nothing it
+            # named was a tool the main model got no tools at all (finding V17)
+            shown = ", ".join(repr(n[:60]) for n in unknown[:8]) + (" …" if len(unknown) > 8 else "")
+            offered = ", ".join(names[:12]) + (" …" if len(names) > 12 else "")
+            then = "offering all tools" if not chosen else "offering the ones it chose that are"
+            ctx.emit(Notice("warning", f"The tool selector named tools that are not there ({shown}; "
+                            f"tools: {offered}); {then}.", self.name))
+            if not chosen:
+                return names
         if self.max_tools is not None:
             chosen = chosen[: self.max_tools]
         return chosen

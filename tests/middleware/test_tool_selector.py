@@ -141,3 +141,24 @@ async def test_an_always_include_name_that_is_no_tool_is_said_once() -> None:
     assert [(n.level, n.source) for n in told] == [("warning", "LLMToolSelector")]
     assert "no tool is named 'read_flie'" in told[0].text
     assert "'read_flie' looks like 'read_file'" in told[0].text
+
+
+async def test_names_that_are_no_tool_are_said_and_none_at_all_offers_every_tool() -> None:
+    """A selector naming only tools that do not exist left the main model with no
+    tools, silently (finding V17): it is said, and treated as a failed selection."""
+    main = ScriptedModel(["ok"])
+    agent = Agent(main, tools=TOOLS, middleware=[LLMToolSelector(model=ScriptedModel(['["read", "nope"]']))])
+    told = [e for e in await run(agent, "read a.txt") if isinstance(e, Notice)]
+    assert offered(main) == ["search", "read_file", "write_file"]
+    assert len(told) == 1 and "named tools that are not there ('read', 'nope'" in told[0].text
+    assert "offering all tools" in told[0].text
+
+    main = ScriptedModel(["ok"])
+    chooser = LLMToolSelector(model=ScriptedModel(['["search", "nope"]']))
+    agent = Agent(main, tools=TOOLS, middleware=[chooser])
+    told = [e for e in await run(agent, "find it") if isinstance(e, Notice)]
+    assert offered(main) == ["search"] and len(told) == 1 and "'nope'" in told[0].text
+
+    main = ScriptedModel(["ok"])
+    agent = Agent(main, tools=TOOLS, middleware=[LLMToolSelector(model=ScriptedModel(["[]"]))])
+    assert not [e for e in await run(agent, "hi") if isinstance(e, Notice)] and offered(main) == []
