@@ -11,7 +11,10 @@ text and the URL stay readable), and a tag that could load something is shown as
 text (``&lt;img``). The TUI and the line mode draw no images and do not need this.
 
 What is left as written is only what every renderer agrees is code: a fenced
-block opened at the start of a line (no indent) and closed by its own fence.
+block opened at the start of a line (no indent) and closed by its own fence (a
+line of the fence's run alone). Once a fence line came indented (1 to 3 spaces:
+a fence to some renderers in some places, text in others), no later fence is
+trusted in that message.
 Inline code spans and indented fences are NOT trusted: whether a backtick run is
 a span depends on a closing run later in the same paragraph, and where a
 paragraph ends depends on the renderer (lists, tables, headings); one stray
@@ -45,11 +48,16 @@ _TAG = re.compile(
     r"<(?=[/!?]?(?:(?:" + "|".join(LOADING_TAGS) + r")(?![A-Za-z0-9-])"  # loads: always
     r"|" + _NAME + r"{0," + str(NAME_LIMIT - 1) + r"}(?:\s|\Z)"  # has attributes (or cannot tell)
     r"|" + _NAME + r"{" + str(NAME_LIMIT) + r"}))"  # too long to tell
-    r"|(?<![A-Za-z0-9_])<(?=[/!?]?[A-Za-z])",  # not glued to a word: may open an HTML block
+    r"|(?<![A-Za-z0-9_])<(?=[/!?]?[A-Za-z]|!--|\?)",  # not glued to a word: may open an HTML block
     re.IGNORECASE,
 )
+"""A ``<`` shown as text (``&lt;``). Not glued to a word, it is also any start of an
+HTML block with no tag name: a comment ``<!--`` and a processing instruction ``<?``
+(CommonMark's kinds 2 and 3; ``<![CDATA[`` loses its ``!`` as an image's would). A
+fence line inside such a block is raw HTML to the renderer, while the defuser took it
+for a fence and left what followed as written: a live image (finding U4)."""
 _IMAGE = re.compile(r"(\\*)!(?=\[)")
-_OPEN_END = re.compile(r"(?:\\*!?|<[/!?]?(?:" + _NAME + r"{0," + str(NAME_LIMIT) + r"})?)\Z")
+_OPEN_END = re.compile(r"(?:\\*!?|<!-|<[/!?]?(?:" + _NAME + r"{0," + str(NAME_LIMIT) + r"})?)\Z")
 """A piece's end that may begin a pattern: backslashes (they decide whether a ``!``
 that follows is escaped already), a ``!``, ``<`` and a tag name's letters."""
 
@@ -80,7 +88,7 @@ class ImageDefuser:
     drawn as text by every renderer, so it loads nothing and is left as the model
     wrote it: HTML in a ```` ```html ```` block stays ``<img``."""
 
-    __slots__ = ("_candidate", "_fence", "_held", "_indent", "_last")
+    __slots__ = ("_candidate", "_closing", "_distrust", "_fence", "_held", "_indent", "_last")
 
     def __init__(self) -> None:
         self._held = ""
@@ -90,6 +98,17 @@ class ImageDefuser:
         fence's info string makes it no fence (its line is text either way)."""
         self._indent = 0  # spaces since the line began; -1 once anything else came
         self._last = ""  # the last character sent (a tag glued to a word stays)
+        self._closing = False
+        """A closing fence run came on this line, decided at its end: anything but spaces
+        after it makes it the code's text, for the renderer too (``` ```a` ``` inside a
+        fence closes nothing; closing there let the next fence line open ours while it
+        closed the renderer's)."""
+        self._distrust = False
+        """An indented fence line (1 to 3 spaces) came outside a fence: the renderer may
+        have opened a fence there (at the top level, in a list item) or not (an info
+        string, a list that ended), so a later column-0 fence line may close the
+        renderer's fence while it would open ours, leaving prose "code" to us only. From
+        then on no fence is trusted: code costs a visible backslash, never a fetch."""
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
@@ -121,32 +140,44 @@ class ImageDefuser:
             ch = text[i]
             if ch == "\n":
                 self._indent = 0
+                if self._closing:  # the closing line ended: out of the fence from here on
+                    emit(i)
+                    self._fence, self._closing = None, False
                 if self._candidate is not None:  # the opening line ended: a fence from here on
                     emit(i)
                     self._fence, self._candidate = self._candidate, None
                 i += 1
                 continue
             if ch not in "`~":
+                if self._closing and ch not in " \t":
+                    self._closing = False
                 self._indent = self._indent + 1 if ch == " " and 0 <= self._indent < 4 else -1
                 i += 1
                 continue
             j = i
             while j < n and text[j] == ch:
                 j += 1
-            run, indent = j - i, self._indent
+            self._fence_run(ch, j - i, self._indent)
             self._indent = -1
-            if self._fence is not None:
-                if 0 <= indent < 4 and ch == self._fence[0] and run >= self._fence[1]:
-                    emit(j)  # closed (early, if text follows: only more is defanged)
-                    self._fence = None
-            elif self._candidate is not None:
-                if ch == "`" and self._candidate[0] == "`":
-                    self._candidate = None  # a backtick in the info string: no fence
-            elif indent == 0 and run >= 3:
-                self._candidate = (ch, run)
             i = j
         emit(n)
         return "".join(out)
+
+    def _fence_run(self, ch: str, run: int, indent: int) -> None:
+        """What a run of ``run`` backticks or tildes after ``indent`` spaces (-1: after
+        other text) does to the fence state; it takes effect at the line's end."""
+        if self._closing:
+            self._closing = False  # more after the closing run: still code
+        elif self._fence is not None:
+            if 0 <= indent < 4 and ch == self._fence[0] and run >= self._fence[1]:
+                self._closing = True
+        elif self._candidate is not None:
+            if ch == "`" and self._candidate[0] == "`":
+                self._candidate = None  # a backtick in the info string: no fence
+        elif indent == 0 and run >= 3 and not self._distrust:
+            self._candidate = (ch, run)
+        elif 0 <= indent < 4 and run >= 3:
+            self._distrust = True
 
 
 __all__ = ["LOADING_TAGS", "ImageDefuser", "defang_images"]

