@@ -61,6 +61,11 @@ def turn_action(value: Any) -> TurnAction | None:
 
 
 def gate(value: Any) -> BeforeToolCallResult | None:
+    if isinstance(value, BeforeToolCallResult) and value.block and value.result is not None:
+        # which one was meant? the result was dropped silently (finding V15)
+        raise TypeError("before_tool_call returned BeforeToolCallResult with both block=True and a result; "
+                        "return block=True with a reason to refuse the call, or result=... to answer it "
+                        "without running; the call was not run")
     if value is None or isinstance(value, BeforeToolCallResult):
         return value
     raise _wrong(

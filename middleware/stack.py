@@ -234,7 +234,7 @@ class MiddlewareStack(StackSlots):
                 if outcome.block or outcome.result is not None:
                     return outcome
                 if outcome.args is not None:
-                    failed = self._edit(call, outcome.args, slot.name)
+                    failed = self._gate_edit(entry, call, outcome.args)
                     if failed is not None:
                         return failed
             if _is_gate(slot):
@@ -275,7 +275,7 @@ class MiddlewareStack(StackSlots):
             if outcome.result is not None:
                 return outcome
             if outcome.args is not None:
-                failed = self._edit(call, outcome.args, slot.name)
+                failed = self._gate_edit(entry, call, outcome.args)
                 if failed is not None:
                     return failed
         return None
@@ -294,6 +294,20 @@ class MiddlewareStack(StackSlots):
         except Exception as exc:
             self._blame(entry, exc)
             raise
+
+    def _gate_edit(self, entry: Entry, call: CallState, args: dict[str, Any]) -> BeforeToolCallResult | None:
+        """A gate's new arguments. Ones the tool does not take are the user's slip when
+        they are the user's edit (the model reads why), else that middleware's error:
+        the model read "The edited arguments were invalid" about its own valid ones,
+        and no error named the middleware (finding V15)."""
+        failed = self._edit(call, args, entry.slot.name)
+        if failed is None or (call.users_args is not None and args == call.users_args):
+            return failed
+        why = (failed.reason or "").removeprefix("The edited arguments were invalid. ")
+        error = ValueError(f"before_tool_call returned arguments {call.tool.name} does not take ({why}); "
+                           "the call was not run")
+        self._blame(entry, error)
+        raise error
 
     @staticmethod
     def _edit(call: CallState, args: dict[str, Any], editor: str) -> BeforeToolCallResult | None:

@@ -403,9 +403,21 @@ async def test_before_tool_call_edits_carry_forward_and_are_revalidated() -> Non
     bad = [Gate("a", BeforeToolCallResult(args={"x": "ten"})), Gate("b", None)]
     agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 2})), "ok"]), tools=[add], middleware=bad)
     events = await collect(agent)
-    result = of(events, ToolExecutionEnd)[0].result
-    assert result.is_error and "edited arguments were invalid" in str(result.content)
+    # the middleware's error, named; not "the edited arguments" the model would fix (finding V15)
+    errors = of(events, ErrorEvent)
+    assert [e.source for e in errors] == ["a"] and "returned arguments add does not take" in errors[0].error
+    assert of(events, ToolExecutionEnd)[0].result.is_error
     assert log == ["a add{'x': 1, 'y': 2}"]
+
+
+@pytest.mark.anyio
+async def test_before_tool_call_block_with_a_result_is_the_middlewares_error() -> None:
+    gate = Gate("a", BeforeToolCallResult(block=True, result="cached"))
+    agent = Agent(ScriptedModel([calls(("add", {"x": 1, "y": 2})), "ok"]), tools=[add], middleware=[gate])
+    events = await collect(agent)
+    errors = of(events, ErrorEvent)
+    assert [e.source for e in errors] == ["a"] and "both block=True and a result" in errors[0].error
+    assert log == ["a add{'x': 1, 'y': 2}"]  # add did not run
 
 
 @pytest.mark.anyio
