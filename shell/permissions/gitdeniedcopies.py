@@ -35,13 +35,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import githardened
+from . import githardened, githeads
 from .githistory import HISTORY_FILES
+from .gitstaged import git_dir
 
 TIMEOUT = 10.0
 MOST_HASHED = 256
 """Hidden files hashed for their current content (secret files are small and few)."""
 MAX_HASHED = 1 << 20
+MOST_TIPS = 16
+"""New ref tips looked at for commits the command made away from HEAD."""
 _ZERO = frozenset(
     {
         b"0" * 40,
@@ -75,22 +78,31 @@ def after_command(
     head: bytes,
     made: Sequence[bytes],
     checked_out: bool,
+    tips: tuple[bytes, ...] | None = None,
+    index_same: bool = False,
 ) -> list[str]:
     """What the user must know of denied content the command copied (and what was undone).
     ``denied``: the denied paths git holds (relative, as git names them); ``absent``: those
     of them that did not exist when the command started; ``made``: the commits the command
-    made; ``checked_out``: HEAD moved to a commit that existed before (what it stages is
-    that commit's, compared with it)."""
+    made that HEAD reaches; ``checked_out``: HEAD moved to a commit that existed before
+    (what it stages is that commit's, compared with it); ``tips``: what every ref pointed
+    at before (:func:`.githeads.tips`): a commit made on another branch, HEAD and the index
+    left as they were, is looked at too (``git push --all`` publishes it); ``index_same``:
+    the index is as it was."""
+    moved = head != old_head
+    elsewhere = _made_elsewhere(repo, tips, head, made)
+    if index_same and not moved and not elsewhere:
+        return []
     blobs = denied_blobs(repo, denied)
     if blobs is None:
         return []
     base = head if checked_out else old_head
-    staged = _staged(repo, base, denied, blobs)
-    committed = _committed(repo, made, denied, blobs)
-    out = _laid_out(repo, absent)
+    staged = _staged(repo, base, denied, blobs) if moved or not index_same else {}
+    committed = _committed(repo, [*made, *elsewhere], denied, blobs)
+    out = _laid_out(repo, absent) if moved or not index_same else []
     if staged or committed:
         unstaged = _unstage(repo, staged.values())
-        out.append(_note(repo, head, staged, committed, unstaged))
+        out.append(_note(repo, head, staged, committed, unstaged, made))
     return out
 
 
@@ -210,6 +222,30 @@ def _staged(repo: Path, base: bytes, denied: Sequence[bytes], blobs: frozenset[b
     }
 
 
+def _made_elsewhere(
+    repo: Path, tips: tuple[bytes, ...] | None, head: bytes, made: Sequence[bytes]
+) -> list[bytes]:
+    """Commits no ref reached before the command, on refs other than HEAD's (at most
+    :data:`MOST_TIPS` new tips looked at)."""
+    if not tips:
+        return []
+    now = githeads.tips(repo, head, git_dir(repo))
+    new = [t for t in now or () if t not in tips and t != head]
+    out: list[bytes] = []
+    for tip in new[:MOST_TIPS]:
+        out += [c for c in githeads.made_here(repo, tips, tip) if c not in made and c not in out]
+    return out
+
+
+def _refs_at(repo: Path, commit: bytes) -> list[str]:
+    """The refs whose history holds ``commit`` (short names), for the note."""
+    done = githardened.run(["-C", str(repo), "for-each-ref", "--contains", commit.decode(),
+                            "--format=%(refname:short)"], timeout=TIMEOUT)
+    if done is None or done.returncode != 0:
+        return []
+    return [line.decode("utf-8", "replace") for line in done.stdout.splitlines() if line][:5]
+
+
 def _committed(
     repo: Path, made: Sequence[bytes], denied: Sequence[bytes], blobs: frozenset[bytes]
 ) -> dict[bytes, Copy]:
@@ -276,7 +312,8 @@ def _same_in_work_tree(repo: Path, copies: Iterable[Copy]) -> list[bytes]:
 
 
 def _note(
-    repo: Path, head: bytes, staged: dict[bytes, Copy], committed: dict[bytes, Copy], unstaged: bool
+    repo: Path, head: bytes, staged: dict[bytes, Copy], committed: dict[bytes, Copy], unstaged: bool,
+    made: Sequence[bytes],
 ) -> str:
     where = shlex.quote(str(repo))
     names = list(dict.fromkeys([*committed, *staged]))
@@ -291,20 +328,31 @@ def _note(
             else f"Its staged entries could not be set back: run `git -C {where} restore --staged -- "
             f"{_args(list(staged))}`. "
         )
-    if committed:
-        commit = next(iter(committed.values())).commit
+    on_head = {n: c for n, c in committed.items() if c.commit in made}
+    if on_head:
+        commit = next(iter(on_head.values())).commit
         at = "HEAD" if commit == head else "in the history"
         fix = (
             f"`git -C {where} commit --amend --no-edit`"
             if commit == head
             else f"`git -C {where} commit -m 'Remove copied content'` (or rewrite that commit)"
         )
-        pending = [n for n in committed if n not in staged]
+        pending = [n for n in on_head if n not in staged]
         if pending:
             fix = f"`git -C {where} rm --cached -q -- {_args(pending)}` then " + fix
         parts.append(
             f"A commit this command made ({commit[:12].decode()}, {at}) holds it; agent-shell does not "
             f"rewrite history. Before you push: {fix}. "
+        )
+    other = [c for n, c in committed.items() if n not in on_head]
+    if other:
+        refs = _refs_at(repo, other[0].commit)
+        parts.append(
+            f"A commit this command made on {', '.join(refs) or 'a ref other than HEAD'} "
+            f"({other[0].commit[:12].decode()}) holds {_names([c.name for c in other])}; agent-shell does "
+            "not rewrite history. Before you push it (`git push --all` would): delete that branch "
+            + (f"(`git -C {where} branch -D {shlex.quote(refs[0])}`) " if refs else "")
+            + "or rewrite that commit. "
         )
     same = _same_in_work_tree(repo, [*staged.values(), *committed.values()])
     if same:

@@ -165,13 +165,13 @@ def after(was: Before) -> tuple[list[str], dict[Path, gitsync.Move]]:
         if old.made is not None:
             release(old.made)
         head, same_index = _head(repo), index_stamp(repo) == old.stamp
-        if same_index and head == old.head:
-            continue  # the index and HEAD as they were: nothing staged, nothing committed
         moved = head != old.head
         made = githeads.made_here(repo, old.tips, head) if moved and head else []
-        if old.denied:
+        if old.denied:  # a copy of denied content under another name, also on another branch
             out += gitdeniedcopies.after_command(repo, old.denied, old.absent, old.head, head, made,
-                                                 moved and bool(head) and not made)
+                                                 moved and bool(head) and not made, old.tips, same_index)
+        if same_index and not moved:
+            continue  # the index and HEAD as they were: nothing staged, nothing committed
         now = dict(old.entries) if same_index else _entries(repo, old.rels) if old.rels else {}
         if now is None or not old.rels:
             continue

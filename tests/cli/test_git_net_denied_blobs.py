@@ -100,3 +100,17 @@ def test_an_ordinary_commit_is_left_alone(
     assert "WARNING" not in out, out
     assert git(workspace, "ls-files", "a.txt", "empty.txt") == "a.txt\nempty.txt\n"
     assert git(workspace, "status", "--porcelain") == ""
+
+
+def test_a_copy_committed_on_another_branch_is_said(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """HEAD and the index left as they were, the copy on a side branch: ``git push --all``
+    would publish it."""
+    require_sandbox()
+    repo(workspace, cli_env)
+    out = approved(run_cli, script, BLOB + "git checkout -q -b side && git update-index --add --cacheinfo "
+                   "100644,$B,docs/notes.txt && git commit -qm notes && git checkout -q master")
+    assert git(workspace, "branch", "--show-current") == "master\n", out
+    assert "A commit this command made on side" in out and "docs/notes.txt" in out, out
+    assert "branch -D side" in out, out
