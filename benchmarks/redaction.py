@@ -16,7 +16,11 @@ nearly every one a candidate. Medians of 5 samples of this process's CPU time.
 The last rows time finding N0's values net (the values of hidden secret files,
 redacted from a command's output as it streams): ``--hidden-values`` runs only those.
 
-    python benchmarks/redaction.py [--l11 | --hidden-values]
+``--long-tokens`` (finding U13): one long run with no space made of a hostile unit (a JWT,
+``token=…&``, a URL with a password, ``Bearer …``) at 100 and 400 KB: the time ratio says
+how it grows (4 = linear, 16 = square), against the .pgpass shape before U13 in the same run.
+
+    python benchmarks/redaction.py [--l11 | --hidden-values | --long-tokens]
 """
 
 from __future__ import annotations
@@ -53,13 +57,13 @@ def texts() -> dict[str, str]:
     }
 
 
-def cpu(shapes: tuple[policy.Shape, ...], text: str) -> float:
+def cpu(shapes: tuple[policy.Shape, ...], text: str, rounds: int = 5) -> float:
     policy.SHAPES = shapes
     policy._compile.cache_clear()
     secrets = policy.Secrets()
     secrets.text("warm up")
     samples = []
-    for _ in range(5):
+    for _ in range(rounds):
         start = time.process_time()
         secrets.text(text)
         samples.append(time.process_time() - start)
@@ -116,7 +120,31 @@ def stream_cpu(values: object, text: str) -> float:
     return statistics.median(samples)
 
 
+OLD_PGPASS = policy.Shape(".pgpass line (host:port:database:user:password)",
+                          r"(?P<keep>(?:\*|\blocalhost|[^:\s]*[./][^:\s]*):(?:[0-9]{2,5}|\*):"
+                          r"[^:\s]+:[^:\s]+:)[^\s\"']+")
+UNITS = ("eyJ" + "a" * 20 + ".", "token=aaaaaaaa&", "mysql://u:p@h/", "Bearer aaaaaaaaa ")
+
+
+def long_token_rows() -> None:
+    """U13: before, an unbounded host part in the .pgpass shape kept every earlier start
+    alive to the run's end, so RE2 read the rest of the run again after each match."""
+    now = policy.SHAPES
+    before = tuple(OLD_PGPASS if s.name == OLD_PGPASS.name else s for s in now)
+    print(f"{'unit':22} {'before 100K':>12} {'400K':>9} {'x':>5} | {'now 100K':>9} {'400K':>9} {'x':>5}")
+    for unit in UNITS:
+        small, big = unit * (100_000 // len(unit)), unit * (400_000 // len(unit))
+        b1, b4, n1, n4 = (cpu(before, small, 1), cpu(before, big, 1), cpu(now, small, 1), cpu(now, big, 1))
+        print(f"{unit[:22]:22} {b1 * 1e3:10.0f}ms {b4 * 1e3:7.0f}ms {b4 / b1:5.1f} | "
+              f"{n1 * 1e3:7.0f}ms {n4 * 1e3:7.0f}ms {n4 / n1:5.1f}")
+    policy.SHAPES = now
+    policy._compile.cache_clear()
+
+
 def main() -> None:
+    if "--long-tokens" in sys.argv:
+        long_token_rows()
+        return
     if "--hidden-values" in sys.argv:
         hidden_values_rows()
         return

@@ -229,7 +229,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape("key as the user of a URL (Sentry DSN)",
           r"(?i)(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://)[a-f0-9]{32}(?::[a-f0-9]{32})?(?P<tail>@)"),
     Shape(".pgpass line (host:port:database:user:password)",
-          r"(?P<keep>(?:\*|\blocalhost|[^:\s]*[./][^:\s]*):(?:[0-9]{2,5}|\*):"
+          r"(?P<keep>(?:\*|\blocalhost|[^:\s]{0,126}[./][^:\s]{0,126}):(?:[0-9]{2,5}|\*):"
           r"[^:\s]+:[^:\s]+:)[^\s\"']+"),  # a host with a dot or / (not /etc/passwd's)
     Shape("Azure connection-string key",
           r"(?i)(?P<keep>\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*)[^;\s\"']{8,}"),
