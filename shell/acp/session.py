@@ -374,6 +374,7 @@ def prompt_input(blocks: Sequence[PromptBlock]) -> str | UserMessage:
     """The editor's prompt as our user message: text as text, images as images,
     files the user attached as their text (or a pointer the model can read)."""
     parts: list[Block] = []
+    typed: list[bool] = []  # per part: the user's own text (not a marker of ours)
     for block in blocks:
         if isinstance(block, TextContentBlock):
             parts.append(TextBlock(block.text))
@@ -394,9 +395,26 @@ def prompt_input(blocks: Sequence[PromptBlock]) -> str | UserMessage:
                 parts.append(TextBlock(f"[attached: {_where(resource.uri)} (binary, not shown)]"))
         elif isinstance(block, AudioContentBlock):
             parts.append(TextBlock("[an audio clip was attached; this agent does not take audio]"))
+        typed.extend([isinstance(block, TextContentBlock)] * (len(parts) - len(typed)))
+    parts = _spaced(parts, typed)
     if all(isinstance(p, TextBlock) for p in parts):
         return "".join(p.text for p in parts if isinstance(p, TextBlock))
     return UserMessage(tuple(parts))
+
+
+def _spaced(parts: list[Block], typed: list[bool]) -> list[Block]:
+    """A space between the user's words and a marker of ours where neither has one:
+    the model read ``look: link outside[attached: /tmp/outside.txt]`` (finding V7).
+    The user's own text blocks stay joined as the editor split them."""
+    out: list[Block] = []
+    for i, part in enumerate(parts):
+        before = out[-1] if out else None
+        if (i and isinstance(part, TextBlock) and isinstance(before, TextBlock) and part.text
+                and before.text and not (typed[i] and typed[i - 1])
+                and not before.text[-1].isspace() and not part.text[0].isspace()):
+            part = TextBlock(f" {part.text}")
+        out.append(part)
+    return out
 
 
 def _where(uri: str) -> str:
