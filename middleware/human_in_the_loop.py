@@ -305,7 +305,11 @@ class HumanInTheLoop(Middleware):
         )
         if _covered(rest, request, ctx):  # before the preview: a diff per covered call is work for no one
             return self._answered(ctx, request, ApprovalDecision.approve(rest=True))
-        details = await policy.details(ctx.tool, ctx.args)
+        details = None
+        with anyio.move_on_after(CHECK_SECONDS):  # the question's rules and diff: bounded as the check
+            details = await policy.details(ctx.tool, ctx.args)
+        if details is None:
+            return _block(too_long(ctx.tool.name))
         description = await self._describe(ctx, config)
         if config.description is None and verdict.reason:
             description = f"{verdict.reason}\n\n{description.split(chr(10) * 2, 1)[-1]}"

@@ -584,12 +584,13 @@ class PermissionPolicy(RuleEditing):
 
     # -- asking ------------------------------------------------------------------------
     async def details(self, tool: Tool, args: Mapping[str, Any]) -> AskDetails:
-        """The rules "always" would keep, and a diff for a file edit."""
+        """The rules "always" would keep and a diff for a file edit, off the loop as :meth:`decide`."""
+        return await anyio.to_thread.run_sync(self._details, tool, dict(args), abandon_on_cancel=True)
+
+    def _details(self, tool: Tool, args: dict[str, Any]) -> AskDetails:
         preview = ""
         if tool.kind == "edit":
-            preview = await anyio.to_thread.run_sync(  # bounded, and Esc need not wait for it
-                edit_preview, tool.name, dict(args), self.root, abandon_on_cancel=True
-            )
+            preview = edit_preview(tool.name, args, self.root)  # bounded
         elif isinstance(args.get("command"), str):
             preview = command_preview(args["command"])
         return AskDetails(self.suggest(tool, args), preview)

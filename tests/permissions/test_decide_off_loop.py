@@ -143,3 +143,34 @@ async def test_the_gate_gets_the_policys_verdict_through_the_thread(policy: Perm
     policy.add_rule("run_shell(rm:*)", "deny", "user")
     verdict = await human_in_the_loop.checked(policy, tool, {"command": "rm x"})
     assert verdict == policy.decide(tool, {"command": "rm x"}) and verdict.action == "deny"
+
+
+@pytest.mark.anyio
+async def test_a_question_whose_details_take_too_long_is_not_asked_and_the_call_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules "always" would keep and the preview are worked out off the loop too,
+    bounded the same way: past it the call is refused, not asked without them."""
+    monkeypatch.setattr(human_in_the_loop, "CHECK_SECONDS", 0.2)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(ws), record=False), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel([call("run_shell", command="touch ran.txt"), "Done."]),
+    )
+    release = threading.Event()
+    real = runtime.permissions._details
+
+    def stuck(tool: Tool, args: dict[str, Any]) -> Any:
+        release.wait(WAIT)
+        return real(tool, args)
+
+    monkeypatch.setattr(runtime.permissions, "_details", stuck)
+    try:
+        await run_headless(runtime, "go", output_format="json", approve="always", out=io.StringIO(),
+                           err=io.StringIO())
+    finally:
+        release.set()
+    result = next(m for m in runtime.agent.messages if isinstance(m, ToolResultMessage))
+    assert result.is_error and "permission check for run_shell took too long" in str(result.content)
+    assert not (ws / "ran.txt").exists()
