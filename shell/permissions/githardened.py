@@ -56,23 +56,29 @@ FILTERING_OPTIONS = frozenset({"--filters", "--textconv", "-m", "--modified", "-
 _DRIVERS = r"^(filter|diff)\..*\.(clean|smudge|process|textconv|command)$"
 
 
-def hardened_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def hardened_env(extra: Mapping[str, str] | None = None, *, replace_objects: bool = False) -> dict[str, str]:
     """The environment of agent-shell's git: the user's without ``GIT_*``, plus what
-    keeps git from fetching, prompting or running a program the repository names."""
+    keeps git from fetching, prompting or running a program the repository names.
+    ``replace_objects``: resolve as the user's (and the sandbox's) git does, honouring
+    ``refs/replace/`` unless the user's environment turns them off (finding U7: the
+    checker saw HEAD's commit where the sandbox's git showed a blob)."""
     false = which("false") or "/bin/false"  # GIT_ASKPASS / GIT_SSH_COMMAND beat the config's
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_NO_LAZY_FETCH="1", GIT_ALLOW_PROTOCOL="",
                GIT_PROTOCOL_FROM_USER="0", GIT_ASKPASS=false, SSH_ASKPASS=false,
                GIT_SSH_COMMAND=false, GIT_NO_REPLACE_OBJECTS="1", LC_ALL="C")  # fmt: skip
+    if replace_objects and "GIT_NO_REPLACE_OBJECTS" not in os.environ:
+        del env["GIT_NO_REPLACE_OBJECTS"]
     env.update(extra or {})
     return env
 
 
 def run(
     args: Sequence[str], *, cwd: str | os.PathLike[str] | None = None, stdin: bytes = b"",
-    timeout: float = 3.0, env: Mapping[str, str] | None = None,
+    timeout: float = 3.0, env: Mapping[str, str] | None = None, replace_objects: bool = False,
 ) -> subprocess.CompletedProcess[bytes] | None:
-    """git ``args`` run hardened (None: git is missing, could not start, or timed out)."""
+    """git ``args`` run hardened (None: git is missing, could not start, or timed out);
+    ``replace_objects`` as :func:`hardened_env`."""
     git = which("git")
     if git is None:
         return None
@@ -80,23 +86,23 @@ def run(
     off: list[str] = []
     if sub in FILTERING or FILTERING_OPTIONS.intersection(args):
         listed = _run([git, *HARDENED_ARGS, *before, "config", "--null", "--get-regexp", _DRIVERS], cwd, b"",
-                      timeout, env)  # fmt: skip
+                      timeout, hardened_env(env))  # fmt: skip
         if listed is None or listed.returncode not in (0, 1):  # 1: none named
             return None
         found = _drivers_off(listed.stdout)
         if found is None:
             return None
         off = found
-    return _run([git, *HARDENED_ARGS, *off, *args], cwd, stdin, timeout, env)
+    return _run([git, *HARDENED_ARGS, *off, *args], cwd, stdin, timeout,
+                hardened_env(env, replace_objects=replace_objects))
 
 
 def _run(
-    argv: list[str], cwd: str | os.PathLike[str] | None, stdin: bytes, timeout: float,
-    env: Mapping[str, str] | None,
+    argv: list[str], cwd: str | os.PathLike[str] | None, stdin: bytes, timeout: float, env: dict[str, str],
 ) -> subprocess.CompletedProcess[bytes] | None:
     try:
         return subprocess.run(argv, input=stdin, cwd=cwd, capture_output=True, timeout=timeout,
-                              env=hardened_env(env), check=False)  # fmt: skip
+                              env=env, check=False)  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
 

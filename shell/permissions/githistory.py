@@ -14,19 +14,42 @@ routine command that would send the denied content to the provider unasked.
 Which commands count is an allow-list (:mod:`.gitquiet`, finding Q9): every git command
 but those known to print no contents asks, and "holds" asks git's history as well as its
 index, so a file once committed and then untracked still counts.
+
+What counts as git, and where it runs, is read from the whole line (findings U1, U2, U7):
+git's own programs under their dashed names (``/usr/lib/git-core/git-log``, every builtin
+has one) are git; a git command after a ``cd``/``pushd`` or ``env -C`` elsewhere, or given
+a ``GIT_*`` variable (``GIT_DIR=q/.git``), is judged in that place or as a reader; and a
+line whose other commands name ``.git`` (``echo B > .git/refs/replace/H``, ``echo O >
+.git/HEAD``) changes what git will resolve after the check has looked, so its git
+commands are readers.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from .cmdword import read_part
+from .cmdword import Reading, read_part
 from .gitquiet import moves_refs, quiet
 from .gitstaged import hardened_git, repository_of
 from .shellsplit import split_command
+from .shellwords import read_words
+
+GIT_PROGRAMS = frozenset({"scalar"})
+"""git's programs with no ``git-`` name, judged as a git subcommand nobody listed."""
+_GIT_VARIABLE = re.compile(r"GIT_[A-Za-z0-9_]*=")
+_PLAIN_VARIABLE = re.compile(
+    r"GIT_((AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|TERMINAL_PROMPT|OPTIONAL_LOCKS|PROGRESS_DELAY|FLUSH|"
+    r"MERGE_VERBOSITY|REFLOG_ACTION|ADVICE|EDITOR|SEQUENCE_EDITOR|PAGER|ASKPASS|SSH|SSH_COMMAND)=")
+"""``GIT_*`` variables that change neither where git looks nor what it resolves (a
+command one of them names is read by :mod:`.cmdword`); any other (``GIT_DIR``,
+``GIT_INDEX_FILE``, ``GIT_ALTERNATE_OBJECT_DIRECTORIES``, ``GIT_NO_REPLACE_OBJECTS`` …)
+makes the part's git a reader."""
+_DOT_GIT = re.compile(r"(?:^|[/=])\.git(?:/|$)")
+_MOVES_TO = frozenset({"cd", "pushd", "popd", "chdir"})
 
 
 def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
@@ -34,20 +57,73 @@ def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
     history (``git log -p``, ``git log -U1``, an alias: anything not :func:`.gitquiet.quiet`),
     or "". ``moves``: every denied path git holds exists now (the sandbox hides it), so a
     checkout, reset or merge to another tree lays out none of it (finding S2)."""
-    parts = [(part.text, read_part(part.text)) for part in split_command(command).parts if part.text]
+    split = split_command(command)
+    parts = [(part.text, read_part(part.text)) for part in split.parts if part.text]
     for text, reading in parts:
         if reading.runtime or not reading.understood:
             return text[:80]  # `G=git; $G log -p`, `… | sh`: what runs is known only when it runs
     readings = [words for _, reading in parts for words in reading.commands if words]
     alone = len(readings) == 1  # a work-tree `git diff` trusts marks another command may drop
-    gits = [[w.text for w in words[1:]] for words in readings if words[0].text == "git"]
-    movers = [moves_refs(g, root) for g in gits]
-    for n, words in enumerate(gits):
+    gits: list[Placed] = []
+    where: Path | None = root
+    dot_git = any(_DOT_GIT.search(target) for part in split.parts for target in part.writes)
+    for text, reading in parts:
+        found, where, names_git = _gits_of(text, reading, where)
+        gits += found
+        dot_git = dot_git or names_git
+    movers = [moves_refs(g, place or root) for g, place in gits]
+    for n, (words, place) in enumerate(gits):
         # `git branch -f main HEAD~1; git checkout main`: main names HEAD's tree only until the branch runs
         steady = not any(m for k, m in enumerate(movers) if k != n)
-        if not quiet(words, root, alone=alone, moves=moves, steady=steady):
+        if dot_git or place is None or not quiet(words, place, alone=alone, moves=moves, steady=steady,
+                                                 home=root):
             return " ".join(["git", *words[:7]])
     return ""
+
+
+Placed = tuple[list[str], Path | None]
+"""A git command's words after ``git`` and the folder it runs in (None: not known)."""
+
+
+def _gits_of(text: str, reading: Reading, where: Path | None) -> tuple[list[Placed], Path | None, bool]:
+    """The git commands of one part, each with the folder it runs in (None: not known),
+    the folder the line goes on in, and whether another of its commands names ``.git``."""
+    words = read_words(text) or []
+    variables = any(_GIT_VARIABLE.match(w.text) and not _PLAIN_VARIABLE.match(w.text)
+                    for w in words)  # `GIT_DIR=q/.git git …`, `env GIT_…=`
+    found: list[Placed] = []
+    names_git = False
+    here = where
+    for command in reading.commands:
+        if not command:
+            continue
+        head, rest = command[0].text, [w.text for w in command[1:]]
+        if head in _MOVES_TO:
+            args = [r for r in rest if not r.startswith("-")]
+            static = head in ("cd", "pushd", "chdir") and len(args) == 1 and not args[0].startswith("~")
+            where = here = (where / args[0]) if static and where is not None else None
+            continue
+        if head == "env" and any(r in ("-C", "--chdir") or r.startswith("--chdir=") for r in rest):
+            here = None  # the git it runs is read next, without the folder
+            continue
+        sub = _git_words(head, rest)
+        if sub is None:
+            names_git = names_git or any(_DOT_GIT.search(r) for r in rest)
+            continue
+        found.append((sub, None if variables else here))
+    return found, where, names_git
+
+
+def _git_words(head: str, rest: list[str]) -> list[str] | None:
+    """``git``'s words after the command word: ``git log -p`` and ``git-log -p`` alike
+    (None: not git)."""
+    if head == "git":
+        return rest
+    if head.startswith("git-") and len(head) > 4:
+        return [head[4:], *rest]
+    if head in GIT_PROGRAMS:
+        return [head, *rest]
+    return None
 
 
 def only_moves_hidden(command: str, root: Path, held: Sequence[Path]) -> bool:

@@ -16,6 +16,11 @@ is now read against the options it may have (:mod:`.gitallowed`, parsed by
 (``checkout HEAD~1``, ``reset --hard <rev>``, ``merge``, ``pull``) is not quiet: the
 sandbox hides what existed when the command started, not what git writes there after
 (finding S2).
+
+Two views had to be made one (findings U1, U7): a command run in another repository
+(``git -C q checkout x``, after ``git push q``) is judged as a reader, since the sandbox
+hides the workspace's denied paths, not that repository's; and a revision is resolved as
+the sandbox's git resolves it, replace refs honoured (``--no-replace-objects`` asks).
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from pathlib import Path
 
 from . import gitallowed, githardened
 from .gitoptions import operands
+from .gitremotes import remote_local, urls_local
+from .gitstaged import repository_of
 
-GLOBAL_FREE = frozenset({"--no-pager", "-P", "--paginate", "-p", "--bare", "--no-replace-objects",
-                         "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
+GLOBAL_FREE = frozenset({"--no-pager", "-P", "--paginate", "-p", "--bare", "--literal-pathspecs",
+                         "--glob-pathspecs", "--noglob-pathspecs",
                          "--icase-pathspecs", "--no-optional-locks", "--no-advice"})
 """Global options that change nothing about what a subcommand prints."""
 SAFE_CONFIG = re.compile(r"(user|color|advice|init|commit\.gpgsign|core\.quotepath|gc|pull\.rebase)\b",
@@ -73,17 +80,21 @@ LOCAL = re.compile(r"(/|\./|\.\./|~|file:|\.$|\.\.$)")
 
 
 def quiet(words: Sequence[str], root: Path, *, alone: bool = True, moves: bool = False,
-          steady: bool = True) -> bool:
+          steady: bool = True, home: Path | None = None) -> bool:
     """Whether ``git <words>`` cannot print or copy file contents from history. ``alone``:
     it is the only command of its line (a work-tree ``git diff`` is quiet only then).
     ``moves``: the caller knows every denied path git holds exists now, so the sandbox hides
     it from whatever tree a checkout, reset or merge lays out (else such a move asks).
     ``steady``: no other git command of the line moves a ref (:func:`moves_refs`), so a
-    revision names the tree it names now (``git branch -f main HEAD~1; git checkout main``)."""
+    revision names the tree it names now (``git branch -f main HEAD~1; git checkout main``).
+    ``home``: the workspace (default ``root``, where the command runs): a command whose
+    repository is not ``home``'s is not quiet."""
     found = _subcommand(words, root)
     if found is None:
         return False  # --work-tree, --git-dir, --exec-path, -c alias.x=… and anything unknown
     i, repo = found
+    if not _same_repository(repo, home or root):
+        return False  # the sandbox hides the workspace's denied paths, not another repository's
     if i >= len(words):
         return True
     return _quiet_sub(words[i], list(words[i + 1:]), repo, alone, moves, steady)
@@ -107,6 +118,19 @@ def moves_refs(words: Sequence[str], root: Path) -> bool:
     if sub in FORCED:
         return _has([r for r in rest if r.startswith("-")], FORCED[sub])
     return sub in MOVERS
+
+
+def _same_repository(where: Path, home: Path) -> bool:
+    """Whether ``where`` (a folder that exists now) is in ``home``'s git repository."""
+    try:
+        if not where.is_dir():
+            return False
+        if os.path.realpath(where) == os.path.realpath(home):
+            return True
+    except (OSError, ValueError):
+        return False
+    mine, theirs = repository_of(home / ".git"), repository_of(where / ".git")
+    return mine is not None and theirs is not None and os.path.realpath(mine) == os.path.realpath(theirs)
 
 
 def _subcommand(words: Sequence[str], root: Path) -> tuple[int, Path] | None:
@@ -146,10 +170,10 @@ def _quiet_sub(sub: str, rest: list[str], repo: Path, alone: bool, moves: bool, 
     if sub == "symbolic-ref":  # two operands point HEAD at another tree without laying it out
         return (found := operands(rest, gitallowed.SYMBOLIC_REF)) is not None and len(found.before) <= 1
     if sub in gitallowed.MOVES:
-        return _merge_ok(sub, rest, moves)
+        return _merge_ok(sub, rest, repo, moves)
     if sub in ("fetch", "push", "remote"):
         found = operands(rest, gitallowed.BY_SUBCOMMAND[sub])
-        return found is not None and not any(LOCAL.match(o) for o in found.before)
+        return found is not None and not _elsewhere_local(sub, [*found.before, *found.after], repo)
     if sub == "stash":
         return _stash_ok(rest)
     if sub in gitallowed.BY_SUBCOMMAND:
@@ -159,13 +183,28 @@ def _quiet_sub(sub: str, rest: list[str], repo: Path, alone: bool, moves: bool, 
     return False  # whatchanged, checkout-index, read-tree, update-index, an alias, a user's own subcommand …
 
 
-def _merge_ok(sub: str, rest: list[str], moves: bool) -> bool:
+def _merge_ok(sub: str, rest: list[str], repo: Path, moves: bool) -> bool:
     """``merge``, ``revert``, ``pull`` lay out another tree: quiet when stepping back, or
     when the caller knows the sandbox hides every denied path git holds (``moves``)."""
     if rest in (["--abort"], ["--quit"]):
         return True
     found = operands(rest, gitallowed.MOVES[sub])
-    return moves and found is not None and not any(LOCAL.match(o) for o in found.before)
+    if found is None or (sub == "pull" and _elsewhere_local(sub, [*found.before, *found.after], repo)):
+        return False
+    return moves and not any(LOCAL.match(o) for o in found.before)
+
+
+def _elsewhere_local(sub: str, words: list[str], repo: Path) -> bool:
+    """Whether the repository a fetch, push, pull or remote names may be on this machine
+    (:mod:`.gitremotes`): ``git remote add q q`` as much as ``git push ../q``."""
+    if any(LOCAL.match(o) for o in words):
+        return True
+    if sub == "remote":
+        verb = words[0] if words else ""
+        if verb in ("add", "set-url"):
+            return urls_local(repo, words[2:])
+        return verb in ("update", "prune", "show", "set-head") and remote_local(repo, None)
+    return remote_local(repo, words[0] if words else None)
 
 
 def _stash_ok(rest: list[str]) -> bool:
@@ -266,7 +305,7 @@ def _same_tree(repo: Path, rev: str) -> bool | None:
     if "\n" in rev or rev.startswith("-"):
         return False
     done = githardened.run(["-C", str(repo), "cat-file", "--batch-check"],
-                           stdin=f"HEAD^{{tree}}\n{rev}^{{tree}}\n".encode())
+                           stdin=f"HEAD^{{tree}}\n{rev}^{{tree}}\n".encode(), replace_objects=True)
     if done is None or done.returncode != 0:
         return False
     lines = done.stdout.decode("utf-8", "replace").splitlines()
@@ -287,7 +326,7 @@ def _commits(rest: list[str], repo: Path) -> bool:
     if any("\n" in e for e in ends):
         return False
     done = githardened.run(["-C", str(repo), "cat-file", "--batch-check"],
-                           stdin="".join(f"{e}^{{commit}}\n" for e in ends).encode())
+                           stdin="".join(f"{e}^{{commit}}\n" for e in ends).encode(), replace_objects=True)
     if done is None or done.returncode != 0:
         return False
     lines = done.stdout.decode("utf-8", "replace").splitlines()

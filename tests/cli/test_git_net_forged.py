@@ -10,6 +10,7 @@ discarded by a sandboxed reset; the user's own git's index lock is never removed
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 from collections.abc import Callable
@@ -21,12 +22,15 @@ from .conftest import RunCli
 from .test_git_net_gaps import OLD, PLAN, git, marked, repo, run, start, wait_for
 
 BACKDATED = 'GIT_COMMITTER_DATE="2001-01-01T00:00:00" GIT_AUTHOR_DATE="2001-01-01T00:00:00" '
-MAKE = ("W=$PWD; mkdir -p /tmp/x/secrets && cd /tmp/x && git init -q && "
-        "echo EVILCONTENT > /tmp/x/secrets/plan.txt && git add -A && " + BACKDATED
-        + "git -c user.name=a -c user.email=a@a commit -qm x && S=$(git rev-parse HEAD) && cd \"$W\" && "
-        "cp -rn /tmp/x/.git/objects/. .git/objects/ && git branch b2 $S")
+_SCRIPT = ("W=$PWD; mkdir -p /tmp/x/secrets && cd /tmp/x && git init -q && "
+           "echo EVILCONTENT > /tmp/x/secrets/plan.txt && git add -A && " + BACKDATED
+           + "git -c user.name=a -c user.email=a@a commit -qm x && S=$(git rev-parse HEAD) && cd \"$W\" && "
+           "cp -rn /tmp/x/.git/objects/. .git/objects/ && git branch b2 $S\n")
+MAKE = f"echo {base64.b64encode(_SCRIPT.encode()).decode()} | base64 -d > /tmp/make.sh && sh /tmp/make.sh"
 """A commit the command makes (in a repository of its own, its objects copied in) whose
-tree holds a blob it chose at the hidden path, on a new branch ``b2``."""
+tree holds a blob it chose at the hidden path, on a new branch ``b2``: by a script file,
+which the line's check cannot read (written out on one line, ``cd /tmp/x`` and the copy
+into ``.git/objects`` make its git commands ask: findings U1, U7)."""
 
 
 def turns(run_cli: RunCli, script: Callable[[list[Any]], str], *commands: str) -> str:

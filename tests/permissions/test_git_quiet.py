@@ -31,7 +31,11 @@ def git(root: Path, *args: str) -> None:
     "git rev-list --objects --all", "git config --blob HEAD:README.md --list", "git config -f x --list",
     "git update-index --no-skip-worktree README.md", "git update-index --add --cacheinfo 100644,0,x",
     "git tag -n9 -l", "git symbolic-ref HEAD refs/heads/old", "git remote add c ../copy",
-    "git status --bogus",
+    "git status --bogus", "git push copy HEAD", "git fetch -- .. main:x", "git remote add c copy",
+    "git -C copy checkout x", "cd copy && git reset -q --hard", "env -C copy git status",
+    "GIT_DIR=copy/.git git status", "/usr/lib/git-core/git-grep -h x HEAD", "git-log -p",
+    "echo x > .git/refs/replace/y; git show --stat HEAD", "echo x > .git/HEAD; git reset -q --hard",
+    "git --no-replace-objects show --stat HEAD",
     "git update-index --no-skip-worktree x; git diff", "git diff | cat", "bash -c 'git diff'",
     "G=git; $G log -p", "echo 'git log -p' | sh", "git $(echo log) -p",
 ])
@@ -45,6 +49,16 @@ def test_a_git_command_not_known_to_be_quiet_asks(tmp_path: Path, command: str) 
     action, reason = decide(tmp_path, command)
     assert action == "ask", (command, reason)
     assert "deny read_file(config/secrets/**)" in reason
+
+
+def test_a_replace_ref_is_resolved_as_the_sandboxs_git_resolves_it(tmp_path: Path) -> None:
+    """Finding U7: the check asked git with replace refs off and saw HEAD's commit; the
+    sandbox's git honours ``refs/replace/`` and ``git show --stat HEAD`` printed the blob."""
+    tracked_repo(tmp_path)
+    head = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], env=ENV, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    git(tmp_path, "replace", "-f", head, "HEAD:config/secrets/db.txt")
+    assert decide(tmp_path, "git show --stat HEAD")[0] == "ask"
 
 
 @pytest.mark.parametrize("command", [
@@ -64,6 +78,7 @@ def test_everyday_git_commands_run_as_the_mode_says(tmp_path: Path, command: str
     tracked_repo(tmp_path)
     git(tmp_path, "tag", "plan", "HEAD:config/secrets/db.txt")
     git(tmp_path, "branch", "main")  # HEAD's tree
+    git(tmp_path, "remote", "add", "origin", "https://example.invalid/r.git")  # a remote elsewhere
     assert decide(tmp_path, command)[0] == "allow", command
 
 
