@@ -65,6 +65,7 @@ from .codec import message_to_dict
 from .inflight import InFlight
 from .pending_results import PendingResults
 from .redact import Redactor
+from .state_check import StateCheck
 from .store import SessionStore, new_session_id, utc_now
 from .writer import RETRY_S, SessionWriter
 
@@ -119,6 +120,8 @@ class SessionRecorder:
         self.cwd = cwd if cwd is not None else os.getcwd()
         self.model = model
         self.redactor = redactor if redactor is not None else Redactor.from_environment()
+        self._state_check = StateCheck()
+        self._state_news: list[Notice] = []
         self._pending_end: dict[str, Any] | None = None  # a reply_end record not yet written
         self._lock = threading.RLock()
         self._written: list[Message] = []
@@ -307,7 +310,7 @@ class SessionRecorder:
         try:
             async for event in events:
                 self.observe(event)
-                if self.file.news:
+                if self.file.news or self._state_news:
                     for notice in self.take_notices():
                         yield Notice(notice.level, notice.text, notice.source, reply_id=event.reply_id)
                     if isinstance(event, ReplyEnd):  # the news comes before the end
@@ -322,8 +325,10 @@ class SessionRecorder:
                 self.file.guarded(self.sync)
 
     def take_notices(self) -> list[Notice]:
-        """What the user has not been told yet about saving (failed, or resumed)."""
-        return self.file.take_notices()
+        """What the user has not been told yet about saving (failed, or resumed; a
+        middleware's session_state that will not come back as it is)."""
+        news, self._state_news = self._state_news, []
+        return [*self.file.take_notices(), *news]
 
     def observe(self, event: Event) -> None:
         """Record one event (call it for every event, before or as you display it).
@@ -485,6 +490,7 @@ class SessionRecorder:
 
     # -- writing --------------------------------------------------------------------
     def _save_state(self) -> None:
+        self._state_news += self._state_check.problems(self.agent.session_state, self.redactor.json)
         state = self.redactor.json(self.agent.session_state)  # JSON-ready, any depth
         text = json_text(state, sort_keys=True, compact=True)
         if text == self._state_json:

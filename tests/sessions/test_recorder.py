@@ -266,6 +266,33 @@ async def test_session_state_is_written_when_it_changes_and_resumed(store: Sessi
     assert fresh.messages == agent.messages and fresh.session_state == {"Remember": {"count": 2}}
 
 
+class Careless(Middleware):
+    async def on_reply(self, ctx: Any, request: Any, next: Any) -> AsyncIterator[Any]:
+        ctx.session_state.update(n=1, bad={1, 2, 3}, key="sk-proj-abcdefghijklmnopqrstuvwxyz012345")
+        async for event in next(request):
+            yield event
+
+
+@pytest.mark.anyio
+async def test_session_state_that_will_not_come_back_as_it_is_is_said_once(store: SessionStore) -> None:
+    """A set came back a str, a secret came back [REDACTED], silently (finding V8):
+    the middleware's author is told, once a key, before the reply ends."""
+    from shell.sessions.redact import Redactor
+
+    agent = Agent(ScriptedModel(["a", "b"]), middleware=[Careless()])
+    with recorder(store, agent, redactor=Redactor.from_environment(environ={})) as rec:
+        first = await run(rec, agent, "one")
+        second = await run(rec, agent, "two")
+    told = [e for e in first if isinstance(e, Notice)]
+    assert [(n.level, n.source) for n in told] == [("warning", "Careless")] * 2
+    assert "ctx.session_state['bad'] holds a set, which is not JSON" in told[0].text
+    assert "ctx.session_state['key'] holds something that looks like a secret" in told[1].text
+    assert "sk-proj" not in told[1].text
+    assert isinstance(first[-1], ReplyEnd) and first.index(told[1]) < len(first) - 1
+    assert not [e for e in second if isinstance(e, Notice)]
+    assert load_session(rec.path).session_state["Careless"]["n"] == 1
+
+
 class Summarize(Middleware):
     """Replaces everything before the last user message by one summary message."""
 
