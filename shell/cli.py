@@ -162,6 +162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BaseExceptionGroup as group:
+        # A second Ctrl+C lands in whatever runs, often inside a task group (the session
+        # writer's fsync): anyio hands it on wrapped, and it left a traceback and exit
+        # code 1 where one Ctrl+C quits with "interrupted" and 130 (finding V18).
+        if group.split(KeyboardInterrupt)[1] is not None:
+            raise
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, and keep Python's
         # final flush of stdout from failing again at exit.
