@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from shell.core.messages import ToolResult
+from shell.core.secretcontent import secret_content_why
 from shell.core.secrets import BY_FOLDER, is_secret_file
 from shell.permissions.configcreds import Scrubber, scrubber
 
@@ -182,8 +183,8 @@ def _left_out(found: Found, denied: Callable[[str], str]) -> str:
     asks for such a file; in a tree it is left out, and counted), ``denied`` (a deny
     rule keeps it from the model; named alone, grep of it is denied), or empty."""
     where = str(found.path) if found.name.lower() in BY_FOLDER else found.name  # .idea/workspace.xml
-    if is_secret_file(where) or _links_to_secret(found):
-        return "secret"
+    if is_secret_file(where) or _links_to_secret(found) or secret_content_why(str(found.path)):
+        return "secret"  # by name, or by content: a key in notes.txt, a service account's JSON
     return "denied" if denied(str(found.path)) else ""
 
 

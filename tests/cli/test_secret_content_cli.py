@@ -100,3 +100,21 @@ def test_a_private_key_in_a_file_of_any_other_name_is_hidden_from_commands_and_r
     assert [e["call_id"] for e in events if e.get("type") == "ApprovalRequested"] == ["c2"]
     for rel, text in KEYED.items():
         assert (workspace / rel).read_text() == text
+
+
+def test_the_grep_tool_leaves_out_files_whose_content_is_a_credential(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """grep over a tree ran unasked and left out secret files by name only: a key pasted
+    into notes.txt, or a service-account key saved as myproj-1a2b3c.json, was printed."""
+    for rel, text in {**KEYED, "myproj-1a2b3c.json": KEY, "docs/plain.md": "KEYBODY-PLAIN\n"}.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    call = {"name": "grep", "args": {"pattern": "KEYBODY|PRIVATE", "path": "."}, "id": "g"}
+    turns = [{"tool_calls": [call]}, "Done."]
+    r = run_cli("-p", "look around", "--model", script(turns), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    for leaked in ("NOTESKEYBODY", "PEMKEYBODY", "PUTTYPRIVATEBODY", "MIIEvSAKEYBODY"):
+        assert leaked not in r.stdout, r.stdout
+    assert "KEYBODY-PLAIN" in r.stdout and "4 files that usually hold secrets" in r.stdout, r.stdout
