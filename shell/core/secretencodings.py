@@ -9,8 +9,10 @@ base64 (wrapped at any width), base32, hex (``73 6b 2d``, ``\\x73\\x6b``, ``0x73
 UTF-16 (with or without a byte-order mark, either byte order, then percent- or
 base64-encoded), zero-width characters or soft hyphens between its letters, the
 text reversed, or a number: its bytes as one decimal integer, or its letters' character
-codes (``103,104,112,…``). Each reading costs a pass over the text, so the policy caps the
-text's length first and calls a text over the cap unchecked, not clean.
+codes (``103,104,112,…``); and :mod:`.secretescapes`' one more step (HTML references,
+string escapes, quoted-printable, bits, base85, look-alike letters). Each reading costs
+a pass over the text, so the policy caps the text's length first and calls a text over
+the cap unchecked, not clean.
 
 What is still not read, and README says so: an encoding twice over, compression,
 encryption, a key spelled with spaces between all its letters (one separator class
@@ -27,6 +29,7 @@ import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 
+from shell.core.secretescapes import base85s, bits, unconfused, unescaped, whole_floats
 from shell.core.secretseparators import between_its_letters, without_a_separator
 from shell.core.textsafety import without_hidden
 
@@ -84,20 +87,32 @@ def readings(text: str, plain: str) -> Iterator[tuple[str, str]]:
         # from the text with its "+" kept (its runs hold the others whole), the rest from both
         for_base64, more = _tokens(_normal(urllib.parse.unquote(text)))
         for_others += more
-    for how, decoded in _decodings(for_base64, for_others):
-        yield f"{how}-encoded", decoded
-    if hexes := _hex_runs(normal):
-        yield "hex-encoded", hexes
+    yield from _decoded(normal, for_base64, for_others)
     if numbers := _decimal_runs(normal):
         yield "as a number", numbers
-    if codes := _code_runs(normal):
+    if codes := _code_runs(whole_floats(normal)):
         yield "as character codes", codes
+
+
+def _decoded(normal: str, for_base64: Sequence[str], for_others: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """The readings of ``normal`` that decode an encoding (not those that only take
+    characters out or reverse)."""
+    if (escaped := unescaped(normal)) != normal:
+        yield "as HTML entities or escapes", escaped
+    for how, text in _decodings(for_base64, for_others):
+        yield f"{how}-encoded", text
+    if hexes := _hex_runs(normal):
+        yield "hex-encoded", hexes
+    if as_bits := bits(normal):
+        yield "as bits", as_bits
+    for how, text in base85s(normal):
+        yield f"{how}-encoded", text
 
 
 def _normal(text: str) -> str:
     """``text`` without invisible characters, its look-alike letters (full-width ones)
     made plain."""
-    return unicodedata.normalize("NFKC", without_hidden(text))
+    return unconfused(unicodedata.normalize("NFKC", without_hidden(text)))
 
 
 def _hidden(text: str, plain: str, normal: str) -> Iterator[tuple[str, str]]:

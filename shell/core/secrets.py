@@ -552,7 +552,9 @@ of padding)."""
 TOO_LONG = "too long to check for secrets"
 
 
-def secret_going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
+def secret_going_out(
+    text: str, secrets: Secrets, decodings: list[str] | None = None
+) -> tuple[str, str] | None:
     """A secret ``text`` would carry out of the machine (a URL, a tool's arguments): its
     kind, said with how it is hidden, and the secret; or ``None``. Looked for as sent,
     then in each other spelling :func:`shell.core.secretencodings.readings` gives:
@@ -561,7 +563,9 @@ def secret_going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
     a host's labels together, base64 wrapped over lines), since a prompt-injected model
     encodes what it smuggles out. A text over :data:`MAX_CHECKED_TEXT` (percent-decoded)
     is answered ``(TOO_LONG, "")``: not called clean. What no simple decoding shows (an
-    encoding twice over, compression) is not found; README says so."""
+    encoding twice over, compression) is not found; README says so. ``decodings``, when
+    given, gets what each encoding read said (for :mod:`shell.permissions.egressfolded`:
+    a value lower-cased, then base64-encoded)."""
     found = secrets.find(text)
     if found:
         return found
@@ -573,7 +577,13 @@ def secret_going_out(text: str, secrets: Secrets) -> tuple[str, str] | None:
     for how, reading in readings(text, plain):
         if found := secrets.find(reading):
             return f"{found[0]}, {how}", found[1]
+        if decodings is not None and (how.endswith("-encoded") or how.startswith(DECODED)):
+            decodings.append(reading)
     return None
+
+
+DECODED = ("as bits", "as HTML entities")
+"""Readings that decode, besides the ``…-encoded`` ones."""
 
 
 def redact(text: str, secrets: Secrets | None = None) -> str:

@@ -54,9 +54,11 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
                        known_secret_values())
     what = "arguments" if is_mcp(tool) else "a command line" if tool.kind == "execute" else "a URL"
     budget = MAX_CHARACTERS
+    decodings: list[str] = []  # what the strings' encodings said: for a value respelled, then encoded
     for text in argument_strings(args):
         budget -= len(text) if text is not None else 0
-        found = secret_going_out(text, secrets) if text is not None and budget >= 0 else (TOO_LONG, "")
+        found = (secret_going_out(text, secrets, decodings) if text is not None and budget >= 0
+                 else (TOO_LONG, ""))
         if found is not None:
             kind, value = found
             if kind == TOO_LONG:
@@ -71,6 +73,8 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
     strings = [t for t in argument_strings(args) if t is not None]
     if (respelled := respelled_value(strings, secrets.values)) is not None:
         return _holding(tool.name, what, f"a known secret value, {respelled[0]}", respelled[1])
+    if decodings and (respelled := respelled_value(decodings, secrets.values)) is not None:
+        return _holding(tool.name, what, f"a known secret value, {respelled[0]}, then encoded", respelled[1])
     return ""
 
 

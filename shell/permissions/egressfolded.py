@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 
 from shell.core.secretencodings import percent_decoded
+from shell.core.secretescapes import unconfused
 
 MIN_PIECE = 8
 """Letters and digits a piece of a value needs to count (a half of a 16-letter key)."""
@@ -33,8 +34,9 @@ _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 
 
 def fold(text: str) -> str:
-    """``text`` case folded, with everything but ASCII letters and digits taken out."""
-    return _NOT_ALNUM.sub("", text.casefold())
+    """``text`` case folded, with everything but ASCII letters and digits taken out
+    (look-alike letters of other scripts read as the Latin ones first: Cyrillic Ha as X)."""
+    return _NOT_ALNUM.sub("", unconfused(text).casefold())
 
 
 def _random_looking(piece: str) -> bool:

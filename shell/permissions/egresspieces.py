@@ -86,13 +86,21 @@ def _pieces(args: Any) -> tuple[list[str], list[str], list[str]]:
                 keys.append(str(key))
                 queue.append(inner)
         elif isinstance(item, (list, tuple)):
-            whole = [str(n) for n in item if isinstance(n, int) and not isinstance(n, bool)]
+            whole = [str(int(n)) for n in item if _whole(n)]
             if len(whole) > 1:
                 numbers.append(",".join(whole))
+            if len(flags := [n for n in item if isinstance(n, bool)]) >= 64:
+                numbers.append("".join("1" if n else "0" for n in flags))  # bits: "as bits"
             queue.extend(item)
         elif isinstance(item, int) and not isinstance(item, bool) and len(text := str(item)) >= MIN_NUMBER:
             numbers.append(text)
     return leaves, keys, numbers
+
+
+def _whole(n: Any) -> bool:
+    """A whole number, however JSON wrote it: ``88``, ``88.0`` (not a boolean)."""
+    return (isinstance(n, int) and not isinstance(n, bool)) or (isinstance(n, float) and n.is_integer()
+                                                               and abs(n) < 1 << 53)
 
 
 def _url_pieces(text: str) -> tuple[list[str], list[str]] | None:
