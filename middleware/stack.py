@@ -23,7 +23,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from shell.core.events import Event
+from shell.core.events import Event, Notice
 from shell.core.messages import AssistantMessage, Message, ToolCallBlock, ToolResult
 from shell.core.tools import Tool, ToolArgumentError
 
@@ -77,6 +77,7 @@ class MiddlewareStack(StackSlots):
 
     def __init__(self, middleware: Iterable[Middleware] = ()) -> None:
         self._tool_stacks: dict[int, tuple[Tool, MiddlewareStack]] = {}
+        self._told_hidden: set[tuple[str, str]] = set()
         super().__init__(middleware)
 
     # -- transformers and chains ------------------------------------------------
@@ -120,9 +121,13 @@ class MiddlewareStack(StackSlots):
                     raise
         return messages
 
-    async def list_tools(self) -> list[Tool]:
-        """The tools of every enabled middleware (``list_tools`` may be sync or async)."""
+    async def list_tools(self, run: ReplyRun | None = None, taken: Iterable[str] = ()) -> list[Tool]:
+        """The tools of every enabled middleware (``list_tools`` may be sync or async).
+        With ``run``: a tool named like one in ``taken`` (the agent's) or an earlier
+        one is never offered (the first of a name wins), said once as a warning from
+        its middleware; it was dropped silently (finding V9)."""
         tools: list[Tool] = []
+        names = set(taken)
         entry = None
         try:
             hook = "list_tools"
@@ -135,13 +140,25 @@ class MiddlewareStack(StackSlots):
                     found = entry.fn()
                     if type(found) is not list and type(found) is not tuple and inspect.isawaitable(found):
                         found = await found
-                    tools.extend(returns.tools(found))
+                    found = returns.tools(found)
                 else:
-                    tools.extend(returns.tools(await self._invoke(entry)))
+                    found = returns.tools(await self._invoke(entry))
+                if run is not None:
+                    self._tell_hidden(run, slot.name, found, names)
+                tools.extend(found)
         except Exception as exc:
             self._blame(entry, exc)
             raise
         return tools
+
+    def _tell_hidden(self, run: ReplyRun, owner: str, found: Sequence[Tool], names: set[str]) -> None:
+        for tool in found:
+            if tool.name in names and (owner, tool.name) not in self._told_hidden:
+                self._told_hidden.add((owner, tool.name))
+                text = (f"{owner}: its tool {tool.name!r} is never offered: a tool of that name is "
+                        "already there (the agent's, or an earlier middleware's); give it another name.")
+                run.emit(Notice("warning", text, owner))
+            names.add(tool.name)
 
     async def after_model_response(self, run: ReplyRun, response: AssistantMessage) -> TurnAction:
         """Reverse order; the response is replaced by the last non-None, injected

@@ -119,7 +119,8 @@ async def reasoning_core(reply: Reply, request: ReasoningRequest) -> AsyncIterat
     agent, run = reply.agent, reply.run
     stack = agent.middleware
     prompt = await stack.transform_system_prompt(run, agent.system_prompt)
-    reply.tool_map = _tool_map([*agent.tools, *await stack.list_tools()])
+    own = agent.tools
+    reply.tool_map = _tool_map([*own, *await stack.list_tools(run, [t.name for t in own])])
     run.tools = list(reply.tool_map.values())
     view = await stack.transform_context(run, list(run.history))
     messages = await stack.convert_to_llm(run, view)

@@ -714,6 +714,25 @@ async def test_list_tools_of_enabled_middleware_only_each_round() -> None:
     assert [t.name for t in model.requests[1].tools] == ["add", "slow"]
 
 
+@pytest.mark.anyio
+async def test_a_middleware_tool_hidden_by_one_of_the_same_name_is_said_once() -> None:
+    """The agent's tool wins; the middleware's was dropped silently (finding V9)."""
+
+    @tool(name="add")
+    def other_add(x: int, y: int) -> int:
+        """Another add."""
+        return 0
+
+    model = ScriptedModel(["a", "b"])
+    agent = Agent(model, tools=[add], middleware=[Tools("one", other_add, shout), Tools("two", shout)])
+    told = [e for e in await collect(agent) + await collect(agent) if isinstance(e, Notice)]
+    assert [t.name for t in model.requests[0].tools] == ["add", "shout"]
+    assert model.requests[0].tools[0] is add
+    assert [(n.level, n.source) for n in told] == [("warning", "one"), ("warning", "two")]
+    assert "one: its tool 'add' is never offered" in told[0].text
+    assert "two: its tool 'shout' is never offered" in told[1].text
+
+
 class Remember(Middleware):
     async def on_reply(self, ctx: HookContext, request: ReplyRequest, next: Any) -> AsyncIterator[Event]:
         log.append(f"reply_state={dict(ctx.reply_state)} session_state={dict(ctx.session_state)}")
