@@ -9,11 +9,16 @@ file dropped unasked is easy to commit); a path is resolved as the permission
 policy resolves paths (``..`` and symlinks followed) and is the workspace's when
 relative; a path that lands outside the workspace writes nothing unless
 ``--outside`` says so; an existing file is never replaced unless ``--force`` says
-so, checked when the file is opened, not only before.
+so, checked when the file is opened, not only before. A path where something runs later
+as the user (a git hook, ``.envrc``, a hook manager's config: :mod:`shell.permissions.laterhit`,
+the file tools' own list) is refused even with ``--force`` (finding V14: an export over an
+executable ``.git/hooks/post-checkout`` ran every line of the conversation at the next
+checkout), and a file written over with ``--force`` is left not executable.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +83,9 @@ def target(
                 f"`{name}` is `{path}`, outside the workspace ({runtime.workspace.root}); nothing was "
                 f"written. To write there, add `--outside`: `{command} {name} --outside`.", error=True,
             )
+        refused = _runs_later(runtime, path, name, command)
+        if refused is not None:
+            return refused
     else:
         try:
             folder = exports_folder()
@@ -89,6 +97,23 @@ def target(
         return CommandResult(f"{path} is a directory; give a file name: `{command} {name}/{stem}{suffix}`.",
                              error=True)
     return Target(path, force, name, outside)
+
+
+def _runs_later(runtime: ShellRuntime, path: Path, name: str, command: str) -> CommandResult | None:
+    """Why ``path`` may not be written (something runs it later as the user), or None."""
+    from shell.permissions.laterhit import runs_later
+
+    hit = runs_later(str(path), [str(r) for r in runtime.workspace.roots])
+    if hit is None:
+        return None
+    part, reason = hit
+    where = "a file that" if part == path else f"inside `{part}`, which"
+    return CommandResult(
+        f"`{name}` is {where} {reason}. Written there, the conversation "
+        f"(the model's replies included) would run as commands; nothing was written, and --force does "
+        f"not change that. Give another PATH (`{command} notes.md`), or none for agent-shell's exports "
+        f"folder.", error=True,
+    )
 
 
 def fresh(folder: Path, stem: str, suffix: str) -> Path:
@@ -109,6 +134,8 @@ def write(target: Target, data: bytes, *, command: str) -> CommandResult | None:
     try:  # "x": an existing file is refused at the moment of opening, not only checked before
         with target.path.open("wb" if target.force else "xb") as f:
             f.write(data)
+            if target.force:  # a file written over keeps its mode: an export is no program
+                os.fchmod(f.fileno(), os.fstat(f.fileno()).st_mode & 0o666)
     except FileExistsError:
         return CommandResult(
             f"{target.path} already exists; nothing was written. Give another name, or "

@@ -98,12 +98,22 @@ JS_NAMES = {
 PACKAGE_KEYS = {"eslintConfig": "ESLint", "prettier": "Prettier", "babel": "Babel", "stylelint": "Stylelint",
                 "markdownlint-cli2": "markdownlint-cli2"}
 """package.json's keys that hold a tool's config."""
-HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged", "commitlint")
+HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged", "commitlint", "gitHooks", "pre-commit", "precommit",
+             "nano-staged")
 """package.json's keys whose strings are commands a commit hook runs (husky v4, simple-git-hooks,
-lint-staged: finding Q7), or name the modules it loads (commitlint's ``plugins``, ``extends``,
-``parserPreset`` in the commit-msg hook: finding S5): whole, as code."""
+lint-staged: finding Q7; yorkie's ``gitHooks``, the ``pre-commit`` npm package's ``pre-commit``
+or ``precommit`` list of scripts, nano-staged: finding U11), or name the modules it loads
+(commitlint's ``plugins``, ``extends``, ``parserPreset`` in the commit-msg hook: finding S5):
+whole, as code."""
+SCRIPT_LISTS = ("pre-commit", "precommit")
+"""Of :data:`HOOK_KEYS`, those that name ``scripts`` the ``pre-commit`` npm package runs at a
+commit (a list, a comma-separated string, or ``{"run": …}``): those scripts count too."""
+NESTED_HOOK_KEYS = {"config": "ghooks"}
+"""The same one level down: ghooks runs ``config.ghooks``' commands (the rest of npm's
+``config`` is data)."""
 HOOK_WHY = ("holds commands your next git commit runs as you (husky, simple-git-hooks, lint-staged, "
-            "commitlint's plugins, or a script of \"scripts\" a hook runs: npm test)")
+            "nano-staged, yorkie's gitHooks, ghooks, pre-commit's list, commitlint's plugins, or a script "
+            "of \"scripts\" a hook runs: npm test)")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
                    PIPFILE})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
@@ -261,9 +271,12 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
                 if key in data:
                     out.update(_js_keys(data[key], key))
             out.update({key: _dump(data[key]) for key in HOOK_KEYS if key in data})
+            out.update({f"{key}.{inner}": _dump(data[key][inner]) for key, inner in NESTED_HOOK_KEYS.items()
+                        if isinstance(data.get(key), dict) and inner in data[key]})
             scripts = data.get("scripts")
             if isinstance(scripts, dict):
-                out.update({f"scripts.{n}": _dump(scripts[n]) for n in sorted(hooked) if n in scripts})
+                named = sorted(hooked | listed_scripts(data))
+                out.update({f"scripts.{n}": _dump(scripts[n]) for n in named if n in scripts})
         return out
     if name not in JS_NAMES:
         return {}
@@ -274,6 +287,18 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
             return None
     data = _jsonc(text)
     return _js_keys(data, "") if data is not None else _yaml_keys(text)
+
+
+def listed_scripts(data: Any) -> frozenset[str]:
+    """The ``scripts`` a parsed package.json's :data:`SCRIPT_LISTS` name."""
+    out: set[str] = set()
+    for key in SCRIPT_LISTS:
+        value = data.get(key) if isinstance(data, dict) else None
+        if isinstance(value, dict):
+            value = value.get("run")
+        names = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
+        out.update(n.strip() for n in names if isinstance(n, str) and n.strip())
+    return frozenset(out)
 
 
 def _toml_tables(text: str, placed: Callable[[dict[str, Any]], dict[str, Any]] | None = None
@@ -468,9 +493,9 @@ def _yaml_keys(text: str) -> CodeKeys:
 
 
 __all__ = [
-    "HOOK_KEYS", "INI_NAMES", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "PYTEST_HOOKED",
+    "HOOK_KEYS", "INI_NAMES", "NESTED_HOOK_KEYS", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "PYTEST_HOOKED",
     "REQUIREMENTS_GLOBS", "SPELLED",
     "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",
-    "code_keys", "is_requirements", "keyed_name",
+    "code_keys", "is_requirements", "keyed_name", "listed_scripts",
     "reads", "toml_code", "toml_header_is_code", "toml_without_code", "why",
 ]

@@ -38,10 +38,12 @@ from .codekeys import (
     INI_NAMES,
     JS_KEYS,
     JS_NAMES,
+    NESTED_HOOK_KEYS,
     PACKAGE_KEYS,
     SKIPPED,
     TOML_NAMES,
     code_keys,
+    listed_scripts,
     toml_code,
     toml_header_is_code,
     toml_without_code,
@@ -184,6 +186,7 @@ def _json_restored(name: str, now: Any, was: Any, hooked: frozenset[str] = froze
     if not isinstance(now, dict):
         return _MISSING
     old: dict[str, Any] = was if isinstance(was, dict) else {}
+    hooked = hooked | listed_scripts(old) | listed_scripts(now)
     out: dict[str, Any] = {}
     for key, value in now.items():
         if key in PACKAGE_KEYS:
@@ -193,6 +196,8 @@ def _json_restored(name: str, now: Any, was: Any, hooked: frozenset[str] = froze
         elif key in HOOK_KEYS:
             if key in old:
                 out[key] = old[key]
+        elif key in NESTED_HOOK_KEYS:
+            out[key] = _nested_restored(value, old.get(key, _MISSING), NESTED_HOOK_KEYS[key])
         elif key == "scripts" and isinstance(value, dict) and hooked:
             listed = old.get("scripts")
             before: dict[str, Any] = listed if isinstance(listed, dict) else {}
@@ -201,7 +206,22 @@ def _json_restored(name: str, now: Any, was: Any, hooked: frozenset[str] = froze
         else:
             out[key] = value
     out.update({k: v for k, v in old.items() if k in (*PACKAGE_KEYS, *HOOK_KEYS) and k not in now})
+    for key, inner in NESTED_HOOK_KEYS.items():
+        if key not in now and isinstance(old.get(key), dict) and inner in old[key]:
+            out[key] = {inner: old[key][inner]}
     return out
+
+
+def _nested_restored(now: Any, was: Any, inner: str) -> Any:
+    """``now`` (npm's ``config``) with ``was``'s ``inner`` key (``ghooks``) as it was: the
+    rest is data, kept as the command left it."""
+    old = was.get(inner, _MISSING) if isinstance(was, dict) else _MISSING
+    if not isinstance(now, dict):
+        return was if old is not _MISSING else now
+    kept = {k: v for k, v in now.items() if k != inner}
+    if old is not _MISSING:
+        kept[inner] = old
+    return kept
 
 
 def _top(now: Any, was: Any) -> Any:

@@ -44,7 +44,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import paths
-from .codekeys import PYTEST_HOOKED
+from .codekeys import PYTEST_HOOKED, listed_scripts
 from .gitcommands import command_words
 from .laternames import LEFTHOOK
 
@@ -52,23 +52,25 @@ PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 OVERCOMMIT = (".overcommit.yml", ".overcommit.yaml")
 HUSKY = ".husky"
 PACKAGE_JSON = "package.json"
-PACKAGE_KEYS: tuple[tuple[str, ...], ...] = (("husky", "hooks"), ("simple-git-hooks",), ("lint-staged",))
-"""Where ``package.json`` holds commands run at a commit: husky v4, simple-git-hooks, lint-staged."""
+PACKAGE_KEYS: tuple[tuple[str, ...], ...] = (
+    ("husky", "hooks"), ("simple-git-hooks",), ("lint-staged",), ("gitHooks",), ("config", "ghooks"),
+    ("nano-staged",))
+"""Where ``package.json`` holds commands run at a commit: husky v4, simple-git-hooks, lint-staged,
+yorkie (``gitHooks``), ghooks (``config.ghooks``), nano-staged (finding U11)."""
 COMMAND_FILES = (".huskyrc", ".huskyrc.json", ".huskyrc.yaml", ".huskyrc.yml", ".simple-git-hooks.json",
                  "simple-git-hooks.json", ".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml",
-                 ".lintstagedrc.yml")
+                 ".lintstagedrc.yml", ".nano-staged.json", "nano-staged.json", ".nanostagedrc")
 """Files whose every string (JSON) or every line's value (YAML) is a command run at a commit."""
 MAX_BYTES = 256 * 1024
 MAX_HUSKY_FILES = 64
 MAX_HOOK_FILES = 64
 """Plain hook files of one hooks folder read."""
-MAX_SCRIPTS = 256
+MAX_SCRIPTS = 256  # files named in all (each is looked at before and after every command)
 MAX_PACKAGE_SCRIPTS = 64
 _RUNS_SCRIPT = re.compile(
     r"(?:^|[\s;&|(])(?:npm\s+(?:run(?:-script)?\s+)?(?=(?:test|t|start|stop|restart)\b)|npm\s+run(?:-script)?\s+"
     r"|(?:yarn|pnpm|bun)\s+(?:run\s+)?)(?:--?[\w-]+\s+)*([\w:.@/-]+)")
 """A command that runs a ``package.json`` script, and the script's name."""
-"""Files named in all (each is looked at before and after every command)."""
 _KEYS = re.compile(
     r"""^(?P<indent>[ \t]*)(?:-[ \t]*)?["']?(?:entry|args|run|script|command|required_executable)["']?"""
     r"""[ \t]*[:=][ \t]*(?P<value>.*?)[ \t]*$""")
@@ -89,10 +91,18 @@ MAX_NESTING = 3
 TASK_FILES = {
     **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
     "just": ("justfile", ".justfile", "Justfile"),
-    "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),
+    "task": ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml",
+             "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml"),
 }
 """What a task runner a hook starts runs: its file at the root (``make lint`` runs the lines
-of ``lint:`` in the Makefile), guarded whole."""
+of ``lint:`` in the Makefile), guarded whole. Each runner's whole list of names: task's
+``.dist`` ones are the committed file when ``Taskfile.yml`` is a local override (finding U6);
+just's name is matched in any case (:data:`ANY_CASE`)."""
+ANY_CASE = {"just": frozenset({"justfile", ".justfile"})}  # `JUSTFILE`, a module's `Justfile`
+_LEFTHOOK_DIR_KEY = re.compile(
+    r"""(?:^|[{,])[ \t]*["']?source_dir(?:_local)?["']?[ \t]*[:=][ \t]*["']?([^"'#\n,}]+)""", re.M)
+"""lefthook's ``source_dir``/``source_dir_local`` (default ``.lefthook/``, ``.lefthook-local/``):
+the folders it runs a hook's ``scripts:`` from (finding U16)."""
 _MAKE_INCLUDE = re.compile(r"^[ \t]*(?:-|s)?include[ \t]+([^#\n]+)", re.M)
 COMMAND_KEYS = frozenset({"entry", "args", "run", "script", "command", "required_executable"})
 _FLOW_KEY = re.compile(
@@ -123,6 +133,7 @@ def hook_scripts(base: Path, hook_folders: Sequence[Path] = ()) -> tuple[list[Pa
     commands, read = _hook_commands(base, hook_folders)
     commands += _package_scripts(commands, base / PACKAGE_JSON)[0]
     out = [p for command in commands for p in _files(command, base) if p != base]  # `cd ./` names no script
+    out += _lefthook_dirs(base, read)
     return list(dict.fromkeys(out))[:MAX_SCRIPTS], read
 
 
@@ -169,6 +180,24 @@ def _hook_commands(base: Path, hook_folders: Sequence[Path]) -> tuple[list[str],
         if text is not None:
             commands += text.splitlines()
     return commands, [*configs, *hook_files]
+
+
+def _lefthook_dirs(base: Path, read: Sequence[Path]) -> list[Path]:
+    """The folders a lefthook config of ``base`` names (``source_dir``, ``source_dir_local``),
+    missing ones too: a script planted there runs at the next commit (its defaults are
+    guarded by name, :mod:`.laternames`)."""
+    out: list[Path] = []
+    for config in read:
+        if config.parent != base or not LEFTHOOK.fullmatch(config.name):
+            continue
+        for found in _LEFTHOOK_DIR_KEY.finditer(_read(config) or ""):
+            value = found.group(1).strip()
+            if value and "$" not in value:
+                try:
+                    out.append(paths.resolve(value, base))
+                except (paths.BadPath, OSError, ValueError):
+                    continue
+    return [p for p in out if p != base]
 
 
 def _package_scripts(commands: list[str], package: Path) -> tuple[list[str], list[str]]:
@@ -225,7 +254,7 @@ def _commands(config: Path, text: str) -> list[str]:
             for key in keys:
                 node = node.get(key) if isinstance(node, dict) else None
             out += _strings(node)
-        return out
+        return out + [f"npm run {name}" for name in sorted(listed_scripts(data))]  # the pre-commit package
     if config.name in COMMAND_FILES:
         data = _json(text)
         if data is not None:
@@ -409,7 +438,7 @@ def _task_files(runner: str, args: Sequence[str], base: Path) -> list[Path]:
             folders.append(value)
     workdir = folders[-1]  # make -C sub -f x.mk reads sub/x.mk, and its includes from sub/
     names = [*(os.path.join(workdir, g) for g in given),
-             *(os.path.join(f, name) for f in folders for name in TASK_FILES[runner])]
+             *(os.path.join(f, name) for f in folders for name in _runner_names(runner, base / f))]
     out: list[Path] = []
     for name in dict.fromkeys(names):
         if _is_file(base / name):
@@ -427,6 +456,21 @@ def _task_files(runner: str, args: Sequence[str], base: Path) -> list[Path]:
     return out + [p for f in out for p in _make_includes(f, where)]
 
 
+def _runner_names(runner: str, folder: Path) -> list[str]:
+    """The names ``runner`` looks for in ``folder``: its list, and for a runner that ignores
+    case (:data:`ANY_CASE`) the folder's entries that are one of them in another case."""
+    names = list(TASK_FILES.get(runner, ()))
+    folded = ANY_CASE.get(runner)
+    if folded:
+        try:
+            with os.scandir(folder) as entries:
+                names += [e.name for e in list(entries)[:MAX_ANY_CASE] if e.name.casefold() in folded]
+        except (OSError, ValueError):
+            pass
+    return list(dict.fromkeys(names))
+
+
+MAX_ANY_CASE = 4096  # entries of one folder looked at for a task file in another case
 _MAKES = frozenset({"make", "gmake"})
 _TASK_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--taskfile"})
 _TASK_DIR_OPTIONS = {**dict.fromkeys(_MAKES, ("-C", "--directory")), "just": ("-d", "--working-directory"),
@@ -472,11 +516,12 @@ def _task_includes(task_file: Path) -> list[Path]:
     names = [m.group(1) for m in _JUST_IMPORT.finditer(text)]
     for m in _JUST_MOD.finditer(text):
         name = m.group(1)
-        names += [m.group(2)] if m.group(2) else [f"{name}.just", f"{name}/mod.just", f"{name}/justfile",
-                                                  f"{name}/.justfile"]
+        module = [f"{name}/{n}" for n in _runner_names("just", folder / name)]
+        names += [m.group(2)] if m.group(2) else [f"{name}.just", f"{name}/mod.just", *module]
     for m in _TASK_INCLUDE.finditer(text):
         value = m.group(1) or m.group(2)
-        names.append(value if value.endswith((".yml", ".yaml")) else os.path.join(value, "Taskfile.yml"))
+        names += ([value] if value.endswith((".yml", ".yaml"))
+                  else [os.path.join(value, n) for n in TASK_FILES["task"]])
     out: list[Path] = []
     for name in names[:MAX_HOOK_FILES]:
         try:

@@ -23,6 +23,21 @@ RUNS_LATER = {
     ".lefthook.yml": "names the commands lefthook runs at your next git commit",
     "lefthook-local.yml": "names the commands lefthook runs at your next git commit",
     ".lefthook": "holds scripts lefthook runs at your next git commit",
+    ".lefthook-local": "holds scripts lefthook runs at your next git commit (its source_dir_local, which is "
+                       "not committed: no diff shows it)",
+    ".pre-commit-config.yml": "names the hooks pre-commit runs at your next git commit",
+    ".overcommit.yml": "names the commands overcommit runs at your next git commit",
+    ".overcommit.yaml": "names the commands overcommit runs at your next git commit",
+    ".git-hooks": "holds overcommit's own hooks (Ruby), which it runs at your next git commit",
+    "captainhook.json": "names the commands CaptainHook runs at your next git commit (an action is a shell "
+                        "command)",
+    **dict.fromkeys(("grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist",
+                     "grumphp.dist.yml", "grumphp.dist.yaml"),
+                    "names the tasks GrumPHP runs at your next git commit (its shell task runs any command)"),
+    **dict.fromkeys((".rusty-hook.toml", "rusty-hook.toml"),
+                    "names the commands rusty-hook runs at your next git commit"),
+    **dict.fromkeys(("hk.pkl", "hk.local.pkl", ".hkrc.pkl"),
+                    "names the commands hk runs at your next git commit (a step's check and fix)"),
     ".husky": "holds the hooks husky runs at your next git commit (its _/ folder is git's core.hooksPath)",
     ".idea": "JetBrains IDEs read (run configurations and startup tasks run commands)",
     ".zed": "the Zed editor reads (tasks and settings can run commands)",
@@ -248,27 +263,36 @@ MISE_FOLDER_CONFIG = re.compile(r"config\.[\w.-]+\.toml", re.I)
 JS_CONFIG = re.compile(
     r"(?:(?:eslint|prettier|tailwind|stylelint|jest|vitest|babel|postcss|commitlint|lint-staged|svelte"
     r"|playwright|vite|uno|unocss|graphql|apollo|panda|husky|simple-git-hooks)\.config|vitest\.workspace"
-    r"|\.(?:eslint|prettier|stylelint|commitlint|lintstaged|mocha|graphql|husky)rc|\.?simple-git-hooks"
-    r"|\.vscode-test)\.(?:js|cjs|mjs|ts|cts|mts)")
+    r"|\.(?:eslint|prettier|stylelint|commitlint|lintstaged|mocha|graphql|husky|babel|postcss|nanostaged)rc"
+    r"|\.?simple-git-hooks|\.?nano-staged|\.vscode-test)\.(?:js|cjs|mjs|ts|cts|mts)")
 """The JavaScript configs that run with nothing typed: ESLint's, Prettier's, Tailwind
 IntelliSense's, Stylelint's (and the Babel and PostCSS configs they load) when a file of
 the folder opens or saves, Jest's and Vitest's when their extension finds the tests,
 Svelte's when the Svelte language server opens a ``.svelte`` file,
-commitlint's and lint-staged's at the next git commit. (Their JSON and YAML forms are data, but
-for the keys that load code: :mod:`.codekeys`.)"""
+commitlint's, lint-staged's and nano-staged's at the next git commit. (Their JSON and YAML forms
+are data, but for the keys that load code: :mod:`.codekeys`.)
+
+Each family is its loader's own list, every script extension it loads, not the names seen in
+one project (finding U15): Babel's ``babel.config.*`` and ``.babelrc.{js,cjs,mjs,cts}``,
+postcss-load-config's ``postcss.config.*`` and ``.postcssrc.{js,cjs,mjs,ts,mts,cts}``, ESLint's
+``eslint.config.*`` and ``.eslintrc.{js,cjs}``, Prettier's ``prettier.config.*`` and
+``.prettierrc.*``, Stylelint's ``stylelint.config.*`` and ``.stylelintrc.*``, Tailwind's,
+Jest's and Vitest's ``<tool>.config.*``, lint-staged's, commitlint's and nano-staged's rc and
+config names (one pattern: a name a loader does not read costs one question, a missed one runs)."""
 JS_CONFIG_WHY = ("runs (JavaScript) with nothing typed: your editor's ESLint, Prettier, Tailwind, Stylelint, "
                  "Svelte, Jest, Vitest, Playwright, Mocha, UnoCSS, Panda, GraphQL or Apollo extension loads "
                  "it when this folder opens or a file of it opens or saves, and git commit hooks load "
                  "commitlint's, lint-staged's, husky's and simple-git-hooks'")
 HOOK_CONFIG = re.compile(
-    r"\.(?:lintstagedrc|huskyrc|commitlintrc)(?:\.(?:json|json5|jsonc|yaml|yml))?|\.?simple-git-hooks\.json")
+    r"\.(?:lintstagedrc|huskyrc|commitlintrc|nanostagedrc)(?:\.(?:json|json5|jsonc|yaml|yml))?"
+    r"|\.?(?:simple-git-hooks|nano-staged)\.json")
 """The data forms of the commit-hook tools' configs (finding S5): every string of
-lint-staged's, husky v4's and simple-git-hooks' is a command the next ``git commit`` runs,
+lint-staged's, nano-staged's, husky v4's and simple-git-hooks' is a command the next ``git commit`` runs,
 and commitlint's ``plugins``, ``extends`` and ``parserPreset`` are modules it loads in the
 commit-msg hook. Guarded whole, as their JavaScript forms (:data:`JS_CONFIG`) are; their
 keys in ``package.json`` are :mod:`.codekeys`'."""
-HOOK_CONFIG_WHY = ("names the commands (lint-staged, husky, simple-git-hooks) or the modules (commitlint's "
-                   "plugins) your next git commit runs as you")
+HOOK_CONFIG_WHY = ("names the commands (lint-staged, nano-staged, husky, simple-git-hooks) or the modules "
+                   "(commitlint's plugins) your next git commit runs as you")
 
 JJ_WHY = "Jujutsu reads at every jj command (its repository config can run commands: fsmonitor, signing)"
 
