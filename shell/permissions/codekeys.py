@@ -35,6 +35,9 @@ lint-on-save or format-on-save included:
   ``presets``, ``extends``.
 - Stylelint (``.stylelintrc*``, package.json's ``stylelint``): ``plugins``, ``extends``,
   ``customSyntax``, ``processors``.
+- PostCSS (``.postcssrc``, ``.postcssrc.json``/``.yaml``, package.json's ``postcss``:
+  postcss-load-config's data forms; finding U15): ``plugins``, ``parser``, ``syntax``,
+  ``stringifier`` (modules it requires when Tailwind IntelliSense, Stylelint or a build loads it).
 - markdownlint-cli2 (``.markdownlint-cli2.jsonc``/``.yaml``, package.json's
   ``markdownlint-cli2``): ``customRules``, ``markdownItPlugins``, ``outputFormatters``
   (modules it requires, as its ``.cjs`` config, a runs-later file, is; finding P14).
@@ -93,10 +96,11 @@ JS_NAMES = {
     **dict.fromkeys((".stylelintrc", ".stylelintrc.json", ".stylelintrc.yml", ".stylelintrc.yaml"),
                     "Stylelint"),
     **dict.fromkeys((".markdownlint-cli2.jsonc", ".markdownlint-cli2.yaml"), "markdownlint-cli2"),
+    **dict.fromkeys((".postcssrc", ".postcssrc.json", ".postcssrc.yaml", ".postcssrc.yml"), "PostCSS"),
     **dict.fromkeys((".golangci.yml", ".golangci.yaml", ".golangci.json", ".golangci.toml"), "golangci-lint"),
 }
 PACKAGE_KEYS = {"eslintConfig": "ESLint", "prettier": "Prettier", "babel": "Babel", "stylelint": "Stylelint",
-                "markdownlint-cli2": "markdownlint-cli2"}
+                "markdownlint-cli2": "markdownlint-cli2", "postcss": "PostCSS"}
 """package.json's keys that hold a tool's config."""
 HOOK_KEYS = ("husky", "simple-git-hooks", "lint-staged", "commitlint", "gitHooks", "pre-commit", "precommit",
              "nano-staged")
@@ -121,7 +125,7 @@ names (:data:`REQUIREMENTS_GLOBS`, :func:`reads`)."""
 
 JS_KEYS = frozenset({"plugins", "parser", "extends", "presets", "processor", "processors", "customSyntax",
                      "pluginSearchDirs", "import/resolver", "import/parsers", "customRules",
-                     "markdownItPlugins", "outputFormatters", "custom"})
+                     "markdownItPlugins", "outputFormatters", "custom", "syntax", "stringifier"})
 SKIPPED = frozenset({"rules"})
 MAX_DEPTH = 64
 MAX_NODES = 20_000
@@ -138,7 +142,8 @@ JS_WHY = ("names the code {tool} loads ({keys}: JavaScript that runs as you at e
           "an editor's lint-on-save or format-on-save included)")
 _JS_KEYS_SHOWN = {"ESLint": "plugins, parser, extends", "Prettier": "plugins",
                   "Babel": "plugins, presets", "Stylelint": "plugins, extends, customSyntax",
-                  "markdownlint-cli2": "customRules, markdownItPlugins, outputFormatters"}
+                  "markdownlint-cli2": "customRules, markdownItPlugins, outputFormatters",
+                  "PostCSS": "plugins, parser, syntax, stringifier"}
 GO_PLUGIN_WHY = ("names the code golangci-lint loads (a custom linter's path: a Go plugin that runs as you "
                  "at every lint, an editor's lint-on-save included)")
 
@@ -233,9 +238,9 @@ def why(name: str) -> str:
     if tool:
         return JS_WHY.format(tool=tool, keys=_JS_KEYS_SHOWN[tool])
     if name == "package.json":
-        tools = JS_WHY.format(tool="ESLint, Prettier, Babel, Stylelint or markdownlint-cli2",
-                              keys="eslintConfig, prettier, babel, stylelint, markdownlint-cli2: their "
-                                   "plugins, parser, extends, customRules")
+        tools = JS_WHY.format(tool="ESLint, Prettier, Babel, Stylelint, PostCSS or markdownlint-cli2",
+                              keys="eslintConfig, prettier, babel, stylelint, postcss, markdownlint-cli2: "
+                                   "their plugins, parser, extends, customRules")
         return f"{HOOK_WHY}, or {tools}"
     return ""
 

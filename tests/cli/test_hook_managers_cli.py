@@ -137,3 +137,19 @@ def test_export_refuses_a_file_that_runs_later_even_with_force(
     assert not (workspace / ".envrc").exists()
     assert "## Assistant\n\nhello" in (workspace / "run.sh").read_text()
     assert not os.stat(workspace / "run.sh").st_mode & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def test_postcss_data_configs_plugins_are_set_back(run_cli: RunCli, script: Script, workspace: Path) -> None:
+    """U15: postcss-load-config's JSON and YAML forms (and package.json's ``postcss``) name the
+    plugins it requires; the command's other edits stay."""
+    require_sandbox()
+    package = {"version": "1.0.0", "postcss": {"plugins": {"autoprefixer": {}}}}
+    committed(workspace, {".postcssrc.json": '{"plugins": {"autoprefixer": {}}, "map": false}\n',
+                          "package.json": json.dumps(package, indent=2) + "\n"})
+    changed = {"version": "1.0.1", "postcss": {"plugins": {"./evil.js": {}}}}
+    run(run_cli, script, "echo '{\"plugins\": {\"./evil.js\": {}}, \"map\": true}' > .postcssrc.json; "
+        f"cat > package.json <<'EOF'\n{json.dumps(changed, indent=2)}\nEOF\ntrue")
+    assert json.loads((workspace / ".postcssrc.json").read_text()) == {"plugins": {"autoprefixer": {}},
+                                                                       "map": True}
+    now = json.loads((workspace / "package.json").read_text())
+    assert now == {"version": "1.0.1", "postcss": {"plugins": {"autoprefixer": {}}}}
