@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 MAX_BYTES = 1 << 20
 READ_BYTES = 64 * 1024
@@ -116,7 +117,8 @@ def content_why(path: str, settings: bool, text: bool = False) -> str:
     except OSError:
         return ""
     cap = MAX_BYTES if settings else MAX_TEXT if text else MAX_KEY_FILE
-    if not os.path.isfile(path) or info.st_size > cap or (text and not settings and info.st_size < KEY_BODY):
+    small = text and not settings and info.st_size < KEY_BODY  # no room for a key's body
+    if not stat.S_ISREG(info.st_mode) or info.st_size > cap or small:
         return ""
     key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
     known = _verdicts.get(f"{settings}{text}:{path}")
