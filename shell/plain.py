@@ -132,6 +132,10 @@ class PlainShell:
         self.last_audio: Audio | None = None
         self.interrupted = False
         self.next_default = ""
+        self.held_back = ""
+        """A message that came back to the prompt unsent: a command typed after it is run
+        as the command (the refusal's own advice, ``/image clear``, made ``describe
+        it/image clear``, refused again: finding V6) and the message comes back again."""
         """Text the next prompt starts with (a rewound message comes back)."""
         self.last_reply: ReplyState | None = None
         self.drawing: PlainReply | None = None
@@ -258,6 +262,9 @@ class PlainShell:
                 )
             except EOFError:
                 return 0
+            held, self.held_back = self.held_back, ""
+            if held and isinstance(text, str) and text.startswith(held) and is_command(text[len(held):]):
+                text, self.next_default, self.held_back = text[len(held):].lstrip(), held, held
             if first is not None:
                 self.console.print(Text(f"{PROMPT}{sanitize(first)}", style="bold"))
                 first = None
@@ -406,7 +413,7 @@ class PlainShell:
             self.console.print(Text("Not sent:", style="red"))
             for problem in composed.problems:
                 self.console.print(Text(f"  {sanitize_line(problem)}", style="red"))
-            self.next_default = text  # back at the prompt, to fix
+            self.next_default = self.held_back = text  # back at the prompt, to fix
             return "error"
         for chip in composed.chips:
             self.console.print(Text(f"  ▤ {sanitize_line(chip)}", style="dim"))
@@ -421,7 +428,7 @@ class PlainShell:
         self.drawing = None
         self.last_reply = drawing.reply
         if drawing.reply.withdrawn:  # it did not fit the context, or a policy refused it: back to edit
-            self.next_default = text
+            self.next_default = self.held_back = text
             self.console.print(Text("Your message is back at the prompt.", style="dim"))
         return drawing.reply.stop_reason
 

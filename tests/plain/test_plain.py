@@ -450,6 +450,20 @@ async def test_a_refused_attachment_is_not_sent(tmp_path: Path) -> None:
     assert "binary file" in d.text and d.runtime.agent.messages == []
 
 
+async def test_a_command_typed_after_a_message_put_back_runs_and_the_message_stays(tmp_path: Path) -> None:
+    """The refusal's advice (``/image clear``) typed at the prompt that held the message
+    made ``describe it/image clear``, refused again (finding V6)."""
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01")
+    async with line_mode(tmp_path, ["never"]) as d:
+        await d.send("look at @blob.bin\r", then="Not sent")
+        await d.send("/help\r", then="/quit")
+        await d.send("\r")  # the message came back again: Enter sends it as it was
+        await d.until(lambda: d.text.count("Not sent") == 2)
+        await d.send("\x03")
+        await d.send("/quit\r")
+    assert d.text.count("Not sent") == 2 and d.runtime.agent.messages == []
+
+
 async def test_custom_command_and_copy_in_the_line_mode(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
