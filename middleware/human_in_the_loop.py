@@ -161,7 +161,9 @@ async def checked(policy: ToolPolicy, tool: Tool, args: Mapping[str, Any]) -> Ve
     thread the screen keeps drawing, Esc cancels the turn at once (the thread is
     abandoned: its verdict is dropped, so nothing is half-approved) and a check past
     :data:`CHECK_SECONDS` refuses the call. The hop costs tens of microseconds a call
-    (benchmarks/policy_hop.py)."""
+    (benchmarks/policy_hop.py). What it cannot do: a single call into C that keeps
+    Python's lock (``re``'s matcher does, for the whole search) stalls every thread,
+    the loop's too, so the checks' patterns must stay linear whatever the text."""
     with anyio.move_on_after(CHECK_SECONDS):
         decide = partial(policy.decide, tool, dict(args))  # a copy: the loop may change ctx.args
         return await anyio.to_thread.run_sync(decide, abandon_on_cancel=True)
