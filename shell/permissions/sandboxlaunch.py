@@ -198,8 +198,9 @@ def _moved(options: list[str]) -> tuple[sandboxmounts.Moved, str] | None:
     python = sandboxmounts.python_for_launcher(sandboxmounts.writable_targets(options))
     if python is None:
         return None
-    moved = sandboxmounts.split(options)
-    if not sandboxmounts.worth_it(len(moved.binds), sandboxmounts.host_mounts()):
+    host = sandboxmounts.mount_points()
+    moved = sandboxmounts.split(options, host)
+    if not sandboxmounts.worth_it(len(moved.binds), len(host)):
         return None
     return moved, python
 
