@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from . import rewindtree
+from . import rewindgit, rewindtree
 from .core.messages import AssistantMessage, Message, TextBlock, ToolResultMessage, UserMessage
 from .core.textsafety import sanitize_line
 from .tools.capture import CUT_NOTE, NOT_UNDONE
@@ -104,6 +104,7 @@ class RewindPlan:
     """The message is no longer in the conversation: a compaction summarised it."""
     tree: list[rewindtree.TreeStep] = field(default_factory=list)
     """Folders commands renamed and symlinks they made: undone before the files."""
+    git: rewindgit.GitStep | None = None
 
     @property
     def dropped_said(self) -> str:
@@ -155,7 +156,7 @@ class RewindPlan:
                          "your message comes back to the prompt.")
         else:
             lines.append("- Conversation: nothing to remove.")
-        lines += rewindtree.describe(self.tree)
+        lines += rewindtree.describe(self.tree) + rewindgit.describe(self.git)
         changes = self.file_changes
         if changes:
             lines.append(f"- Files: {len(changes)} go back:")
@@ -281,7 +282,7 @@ def plan_rewind(runtime: ShellRuntime, number: int) -> RewindPlan:
         plan.files.append(_step(cp, change, root))
     plan.files = [_moved(cp, step, firsts, root) for step in plan.files]
     plan.files.sort(key=lambda s: s.shown)
-    plan.tree = rewindtree.plan(plan.commands, root)
+    plan.tree, plan.git = rewindtree.plan(plan.commands, root), rewindgit.plan(cp, plan.commands)
     return plan
 
 
@@ -323,6 +324,7 @@ def apply_rewind(runtime: ShellRuntime, plan: RewindPlan, what: What = "both") -
             tree, failed = rewindtree.apply(plan.tree, runtime.workspace.root)
             if tree:  # the files as they are on the tree put back
                 files = plan_rewind(runtime, plan.turn.number).files
+        tree.extend(rewindgit.apply(cp, plan.git))
         for step in files:
             try:
                 if step.action == "restore":

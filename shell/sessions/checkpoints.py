@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.dirs import data_dir
 
-from . import tempcheckpoints
+from . import gitkeep, tempcheckpoints
+from .gitkeep import GitState
 from .store import utc_now
 from .writer import encode_record
 
@@ -119,7 +120,7 @@ class ShellRun:
     (``link``, the link, its target): a rewind of files undoes these."""
 
 
-Record = Turn | FileChange | ShellRun
+Record = Turn | FileChange | ShellRun | GitState
 
 
 class Checkpoints:
@@ -155,6 +156,8 @@ class Checkpoints:
         self.left: dict[str, str] = {}
         """Each path's digest of what a file tool last left in it: a file whose content
         differs now was changed by someone else since (the user)."""
+        self.git_keepers: dict[str, gitkeep.ObjectKeeper] = {}
+        """The workspace repository's objects, linked as they appear (:mod:`.gitkeep`)."""
         self._lock = threading.RLock()
         self._seen: set[tuple[int, str]] = set()
         self._stored: dict[str, int] = {}
@@ -214,7 +217,7 @@ class Checkpoints:
         if kind == "left":  # not a step of its own: what a tool left in a file
             self.left[str(record["path"])] = str(record["digest"])
             return
-        if kind not in ("turn", "file", "shell", "rewind"):
+        if kind not in ("turn", "file", "shell", "rewind", "git"):
             return  # a newer version's record: kept in the file, not understood here
         self.raw.append(record)
         seq = self._seq
@@ -241,6 +244,10 @@ class Checkpoints:
                 bool(record.get("captured")), int(record.get("files", 0)), str(record.get("note", "")), seq,
                 _tree(record.get("tree")),
             ))
+        elif kind == "git":
+            files = record.get("files") or {}
+            self.records.append(GitState(int(record["turn"]), str(record["gitdir"]),
+                                         tuple((str(k), str(v)) for k, v in files.items()), seq))
         elif kind == "rewind" and record.get("conversation", True):
             self.rewinds.append((int(record["to"]), seq))
 
@@ -345,6 +352,25 @@ class Checkpoints:
             self.left.pop(str(captured.path), None)  # too big to read: what it left is not known
             return
         self._append({"kind": "left", "path": str(captured.path), "digest": digest})
+
+    def git_before(self, root: Path) -> dict[str, bytes] | None:
+        """Before a command: the repository's history kept (:mod:`.gitkeep`)."""
+        with self._lock:
+            return gitkeep.before_command(self, root)
+
+    def git_after(self, root: Path, before: dict[str, bytes]) -> str:
+        with self._lock:
+            return gitkeep.after_command(self, root, before)
+
+    def log_git(self, gitdir: str, files: dict[str, str]) -> None:
+        self._append({"kind": "git", "turn": self.turn, "gitdir": gitdir, "files": files, "at": utc_now()})
+
+    @property
+    def stored_digests(self) -> set[str]:
+        return set(self._stored)
+
+    def keep_blob(self, digest: str, data: bytes) -> None:
+        self._write_blob(digest, data)
 
     def copy_to(self, root: Path, *, before: Turn | None = None) -> Checkpoints:
         """The checkpoints of a fork: this log up to ``before`` (all of it when None),
@@ -519,6 +545,22 @@ class CheckpointHook:
             target.after_write(path, after)
         except Exception:
             log.exception("checkpoint after a write of %s failed", path)
+
+    def git_before(self, root: Path) -> dict[str, bytes] | None:
+        target = self.target
+        try:
+            return target.git_before(root) if target is not None else None
+        except Exception:
+            log.exception("the repository's history could not be kept")
+            return None
+
+    def git_after(self, root: Path, before: dict[str, bytes]) -> str:
+        target = self.target
+        try:
+            return target.git_after(root, before) if target is not None else ""
+        except Exception:
+            log.exception("the repository's history could not be compared")
+            return ""
 
     def shell_ran(
         self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = "",

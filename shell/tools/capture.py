@@ -474,12 +474,16 @@ async def watched(
             changes.shell_ran(command, sandboxed=False, files=None, note=outside)
     before = await anyio.to_thread.run_sync(capture.snapshot, abandon_on_cancel=True)
     lost: list[str] = []
+    keep, compare = getattr(changes, "git_before", None), getattr(changes, "git_after", None)  # U14
+    history = await anyio.to_thread.run_sync(keep, capture.root) if keep is not None else None
 
     def record() -> None:
         """Off the event loop, scan and record in one go: a command that made 30,000
         files has 60,000 checkpoint records, and the screen must not wait for them (J9)."""
         found = capture.changes_since(before)
         lost.append(capture.lost)  # read here: the next command's scan sets it anew
+        if history is not None and compare is not None:  # what it removed of the history, said
+            lost.append(compare(capture.root, history))
         note = "; ".join(n for n in (capture.cut, capture.not_undone) if n) or NOT_SCANNED
         if capture.tree:
             changes.shell_ran(command, sandboxed=True, files=found, note=note, tree=capture.tree)
@@ -497,7 +501,7 @@ async def watched(
         # (the next command's scan waits for it: one scan at a time), so Esc stays quick.
         with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_WAIT if cancelled else RECORD_WAIT):
             await anyio.to_thread.run_sync(record, abandon_on_cancel=True)
-    return with_note(result, lost[0]) if lost else result
+    return with_note(result, "\n".join(n for n in lost if n))
 
 
 def with_note(result: T, note: str) -> T:
