@@ -67,16 +67,18 @@ def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
     gits: list[Placed] = []
     where: Path | None = root
     dot_git = any(_DOT_GIT.search(target) for part in split.parts for target in part.writes)
+    others = False
     for text, reading in parts:
-        found, where, names_git = _gits_of(text, reading, where)
+        found, where, names_git, other = _gits_of(text, reading, where)
         gits += found
-        dot_git = dot_git or names_git
+        dot_git, others = dot_git or names_git, others or other
     movers = [moves_refs(g, place or root) for g, place in gits]
     for n, (words, place) in enumerate(gits):
         # `git branch -f main HEAD~1; git checkout main`: main names HEAD's tree only until the branch runs
         steady = not any(m for k, m in enumerate(movers) if k != n)
+        # `cp -r . q/; git -C q reset --hard`: q was a folder of this repository when the line was read
         if dot_git or place is None or not quiet(words, place, alone=alone, moves=moves, steady=steady,
-                                                 home=root):
+                                                 home=root, elsewhere=not others):
             return " ".join(["git", *words[:7]])
     return ""
 
@@ -85,14 +87,15 @@ Placed = tuple[list[str], Path | None]
 """A git command's words after ``git`` and the folder it runs in (None: not known)."""
 
 
-def _gits_of(text: str, reading: Reading, where: Path | None) -> tuple[list[Placed], Path | None, bool]:
+def _gits_of(text: str, reading: Reading, where: Path | None) -> tuple[list[Placed], Path | None, bool, bool]:
     """The git commands of one part, each with the folder it runs in (None: not known),
-    the folder the line goes on in, and whether another of its commands names ``.git``."""
+    the folder the line goes on in, whether another of its commands names ``.git``, and
+    whether it runs any command but git and ``cd``."""
     words = read_words(text) or []
     variables = any(_GIT_VARIABLE.match(w.text) and not _PLAIN_VARIABLE.match(w.text)
                     for w in words)  # `GIT_DIR=q/.git git …`, `env GIT_…=`
     found: list[Placed] = []
-    names_git = False
+    names_git = other = False
     here = where
     for command in reading.commands:
         if not command:
@@ -109,9 +112,10 @@ def _gits_of(text: str, reading: Reading, where: Path | None) -> tuple[list[Plac
         sub = _git_words(head, rest)
         if sub is None:
             names_git = names_git or any(_DOT_GIT.search(r) for r in rest)
+            other = True
             continue
         found.append((sub, None if variables else here))
-    return found, where, names_git
+    return found, where, names_git, other
 
 
 def _git_words(head: str, rest: list[str]) -> list[str] | None:

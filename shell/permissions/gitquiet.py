@@ -80,7 +80,7 @@ LOCAL = re.compile(r"(/|\./|\.\./|~|file:|\.$|\.\.$)")
 
 
 def quiet(words: Sequence[str], root: Path, *, alone: bool = True, moves: bool = False,
-          steady: bool = True, home: Path | None = None) -> bool:
+          steady: bool = True, home: Path | None = None, elsewhere: bool = True) -> bool:
     """Whether ``git <words>`` cannot print or copy file contents from history. ``alone``:
     it is the only command of its line (a work-tree ``git diff`` is quiet only then).
     ``moves``: the caller knows every denied path git holds exists now, so the sandbox hides
@@ -88,12 +88,13 @@ def quiet(words: Sequence[str], root: Path, *, alone: bool = True, moves: bool =
     ``steady``: no other git command of the line moves a ref (:func:`moves_refs`), so a
     revision names the tree it names now (``git branch -f main HEAD~1; git checkout main``).
     ``home``: the workspace (default ``root``, where the command runs): a command whose
-    repository is not ``home``'s is not quiet."""
+    repository is not ``home``'s is not quiet, nor, unless ``elsewhere`` (no other command
+    of the line could have made a repository there), one run in another of its folders."""
     found = _subcommand(words, root)
     if found is None:
         return False  # --work-tree, --git-dir, --exec-path, -c alias.x=… and anything unknown
     i, repo = found
-    if not _same_repository(repo, home or root):
+    if not _same_repository(repo, home or root, elsewhere):
         return False  # the sandbox hides the workspace's denied paths, not another repository's
     if i >= len(words):
         return True
@@ -120,14 +121,17 @@ def moves_refs(words: Sequence[str], root: Path) -> bool:
     return sub in MOVERS
 
 
-def _same_repository(where: Path, home: Path) -> bool:
-    """Whether ``where`` (a folder that exists now) is in ``home``'s git repository."""
+def _same_repository(where: Path, home: Path, elsewhere: bool) -> bool:
+    """Whether ``where`` (a folder that exists now) is ``home``, or (``elsewhere``) in
+    ``home``'s git repository."""
     try:
         if not where.is_dir():
             return False
         if os.path.realpath(where) == os.path.realpath(home):
             return True
     except (OSError, ValueError):
+        return False
+    if not elsewhere:
         return False
     mine, theirs = repository_of(home / ".git"), repository_of(where / ".git")
     return mine is not None and theirs is not None and os.path.realpath(mine) == os.path.realpath(theirs)

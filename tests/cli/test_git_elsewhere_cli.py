@@ -60,6 +60,21 @@ def test_git_run_where_the_check_did_not_look_asks(
     assert not (workspace / ".git" / "refs" / "replace" / head).exists()
 
 
+def test_a_copy_into_a_folder_of_the_repository_then_git_there_asks(
+    run_cli: RunCli, script: Callable[[list[Any]], str], deny: Path, workspace: Path
+) -> None:
+    """U1 with a folder that existed when the line was read (an earlier call made it): it
+    was in the workspace's repository then, a repository of its own once the copy ran."""
+    require_sandbox()
+    committed(workspace)
+    (workspace / "q").mkdir()
+    line = "cp -r . /tmp/c && cp -r /tmp/c/. q/ && git -C q reset -q --hard && cat q/secrets/plan.txt"
+    sent, shown = run(run_cli, script, deny, line)
+    assert PLAN not in shown and INI not in shown, shown
+    assert ASKED in sent, sent
+    assert list((workspace / "q").iterdir()) == []
+
+
 @pytest.mark.parametrize("name", sorted(HISTORY_ONLY))
 def test_git_laying_out_history_where_the_check_did_not_look_asks(
     run_cli: RunCli, script: Callable[[list[Any]], str], deny: Path, workspace: Path, name: str

@@ -36,6 +36,8 @@ def git(root: Path, *args: str) -> None:
     "GIT_DIR=copy/.git git status", "/usr/lib/git-core/git-grep -h x HEAD", "git-log -p",
     "echo x > .git/refs/replace/y; git show --stat HEAD", "echo x > .git/HEAD; git reset -q --hard",
     "git --no-replace-objects show --stat HEAD",
+    "git tag t HEAD; git fetch -q -- . refs/tags/t:refs/replace/x; git show --stat HEAD",
+    "timeout 5 /usr/lib/git-core/git-show HEAD", "env git-log -p", "nice -n 5 git-grep x HEAD",
     "git update-index --no-skip-worktree x; git diff", "git diff | cat", "bash -c 'git diff'",
     "G=git; $G log -p", "echo 'git log -p' | sh", "git $(echo log) -p",
 ])
@@ -49,6 +51,16 @@ def test_a_git_command_not_known_to_be_quiet_asks(tmp_path: Path, command: str) 
     action, reason = decide(tmp_path, command)
     assert action == "ask", (command, reason)
     assert "deny read_file(config/secrets/**)" in reason
+
+
+def test_git_in_a_folder_another_command_of_the_line_may_make_a_repository_asks(tmp_path: Path) -> None:
+    """Finding U1: ``q`` is a folder of the workspace's repository when the line is read;
+    after the copy it is a repository of its own, whose tree the sandbox does not hide."""
+    tracked_repo(tmp_path)
+    (tmp_path / "q").mkdir()
+    assert decide(tmp_path, "cp -r . /tmp/c && cp -r /tmp/c/. q/ && git -C q reset -q --hard")[0] == "ask"
+    assert decide(tmp_path, "cd q && cp -r /tmp/c/. . && git reset -q --hard")[0] == "ask"
+    assert decide(tmp_path, "cd q && git status")[0] == "allow"
 
 
 def test_a_replace_ref_is_resolved_as_the_sandboxs_git_resolves_it(tmp_path: Path) -> None:
