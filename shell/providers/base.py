@@ -205,7 +205,25 @@ class HTTPProvider(FailureMessages, abc.ABC):
         elif not report_notice(text):  # inside a reply this becomes a Notice event
             log.warning("%s", text)
 
+    def missing_key(self) -> str | None:
+        """The variable to set when this model goes to its provider's own service with
+        no key at all: the request went anyway and failed on the connection or a 401
+        (finding V12). A gateway, a local server (another base URL) or a key in the
+        configured headers is left to answer for itself."""
+        if self.api_key or not self.api_key_env or self.base_url != self.default_base_url.rstrip("/"):
+            return None
+        if any(h.lower() in ("authorization", "x-api-key", "api-key") for h in self.headers):
+            return None
+        return self.api_key_env
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        unset = self.missing_key()
+        if unset is not None:
+            raise ModelError(
+                f"{unset} is not set, so {self.label} cannot be asked: set it (or api_key_env in "
+                "[providers]) and try again, or choose another model with /model.",
+                provider=self.provider,
+            )
         body = self.build_body(request)
         response = await self.open(request, "POST", self.url, json=body)
         wire = Wire(response, self.max_reply_bytes)

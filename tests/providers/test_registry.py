@@ -242,3 +242,31 @@ async def test_models_shows_the_servers_error_and_hides_credentials(server: Scri
     got = await list_models(dead, env=NO_OLLAMA)
     assert isinstance(got["llama"], str) and "pw" not in got["llama"]
     assert got["llama"].endswith("(nothing accepted the connection there)")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("spec", "var"), [("anthropic:claude-x", "ANTHROPIC_API_KEY"), ("openai:gpt-x", "OPENAI_API_KEY")]
+)
+async def test_no_key_for_the_providers_own_service_is_said_before_sending(spec: str, var: str) -> None:
+    """The request went anyway: the error was about the connection or the server's 401
+    (finding V12). Nothing is sent; the variable to set is named."""
+    import httpx
+
+    from shell.core.messages import UserMessage
+    from shell.core.model import ModelError, ModelRequest
+
+    model = resolve_model(spec, Settings(), env=NO_OLLAMA)
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(401)
+
+    model._client = httpx.AsyncClient(transport=httpx.MockTransport(answer))  # type: ignore[attr-defined]
+    with pytest.raises(ModelError, match=f"{var} is not set"):
+        await collect(model, ModelRequest(model=model, messages=(UserMessage("hi"),)))
+    assert sent == []
+    gateway = {**NO_OLLAMA, var.replace("API_KEY", "BASE_URL"): "http://127.0.0.1:9/v1"}
+    local = resolve_model(spec, Settings(), env=gateway)
+    assert local.missing_key() is None  # type: ignore[attr-defined]
