@@ -29,6 +29,8 @@ RUNS_LATER = {
     ".overcommit.yml": "names the commands overcommit runs at your next git commit",
     ".overcommit.yaml": "names the commands overcommit runs at your next git commit",
     ".git-hooks": "holds overcommit's own hooks (Ruby), which it runs at your next git commit",
+    ".cargo-husky": "holds the hooks cargo-husky copies into .git/hooks at your next cargo test, which git "
+                    "then runs at your next commit",
     "captainhook.json": "names the commands CaptainHook runs at your next git commit (an action is a shell "
                         "command)",
     **dict.fromkeys(("grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist",

@@ -85,7 +85,8 @@ def test_hook_managers_configs_and_folders_are_guarded(
     committed(workspace, files)
     subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=workspace, check=True)
     planted = [".lefthook-local/pre-commit/check.sh", "hooks-src/pre-commit/check.sh", "lefthook-local.yml",
-               ".git-hooks/pre_commit/x.rb", "grumphp.yml.dist", "hk.local.pkl", ".rusty-hook.toml.new"]
+               ".git-hooks/pre_commit/x.rb", "grumphp.yml.dist", "hk.local.pkl",
+               ".cargo-husky/hooks/pre-commit", ".rusty-hook.toml.new"]
     appends = " ".join(f"echo '# PWNED' >> {name};" for name in files)
     creates = " ".join(f"mkdir -p $(dirname {p}); echo 'touch PWNED' > {p};" for p in planted)
     out = run(run_cli, script, f"{appends} {creates} true")
