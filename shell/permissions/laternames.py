@@ -381,7 +381,7 @@ def why(path: str | os.PathLike[str]) -> str:
     if name == "config.toml" and posix.endswith("/.jj/repo/config.toml"):
         return JJ_WHY
     if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
-        return "git runs it as you (its folder holds a HEAD: git takes it for a git directory)"
+        return "git runs as you (its folder holds a HEAD: git takes it for a git directory)"
     parent = os.path.basename(folder).casefold()
     startup = name.endswith(".pth") or name in STARTUP_FILES
     if startup and parent in SITE_DIRS:
