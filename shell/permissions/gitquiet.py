@@ -241,6 +241,20 @@ def _log_ok(options: Sequence[str]) -> bool:
     return True
 
 
+NO_NOTES = {"GIT_NOTES_REF": "refs/notes/hidden..by-agent-shell", "GIT_NOTES_DISPLAY_REF": ""}
+"""The sandbox's git shows no notes unless asked (finding U10): ``git log``/``git show``
+print ``refs/notes/commits`` and ``notes.displayRef``'s notes by default, and a note is
+any blob, so a notes ref a script made from a denied blob's id turned a quiet ``git log
+-1`` into a print of it. The default notes ref is one that cannot exist (``..`` is not
+allowed in a ref name: ``git notes add`` without ``--ref`` fails, and says the name), and
+the display refs are none; ``--notes``, ``%N`` and ``-c notes.*`` ask, as readers."""
+
+
+def without_notes(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the defaults of :data:`NO_NOTES` (a sandboxed command's environment)."""
+    return {**env, **NO_NOTES}
+
+
 def _format_ok(spec: str) -> bool:
     """A format that prints no notes (``%N``, ``%(notes)`` can print any blob)."""
     return "%N" not in spec and "notes" not in spec.lower()

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.programs import which, writable_by_commands
 
-from . import gitmarks, paths
+from . import gitmarks, gitquiet, paths
 from .credentialvars import credential_paths
 from .emptyfile import empty_file
 from .gitcreds import ScrubbedConfigs, global_configs, included_configs
@@ -560,7 +560,7 @@ class Sandbox:
         # the workspace runs instead of the source later, so commands get none there
         env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache", PYTHONPYCACHEPREFIX="/tmp/.cache/pycache")
         env.pop("XDG_RUNTIME_DIR", None)
-        return gitmarks.kept_in_sparse_checkouts(env)
+        return gitquiet.without_notes(gitmarks.kept_in_sparse_checkouts(env))
 
 
 def _outermost(found: list[Path]) -> list[Path]:
