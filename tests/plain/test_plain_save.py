@@ -57,3 +57,21 @@ async def test_save_outside_the_workspace_or_through_a_link_writes_nothing(tmp_p
     assert not (tmp_path / "x.wav").exists() and target.read_text() == "mine"
     assert (ws / "out.wav").read_bytes().startswith(b"RIFF")
     assert "`/save ../x.wav --outside`" in flat(d.text)
+
+
+async def test_save_never_writes_where_something_runs_later(tmp_path: Path) -> None:
+    """V14: a WAV over a git hook or ``.envrc`` would be run by the next checkout or ``cd``."""
+    ws = tmp_path / "ws"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    hook = ws / ".git" / "hooks" / "post-checkout"
+    hook.write_text("#!/bin/sh\ntrue\n")
+    async with line_mode(ws, []) as d:
+        d.shell.last_audio = PCM
+        await d.send("/save .git/hooks/post-checkout --force\r")
+        await d.until(lambda: "nothing was written, and --force does not change that" in flat(d.text))
+        await d.send("/save .envrc\r")
+        await d.until(lambda: flat(d.text).count("does not change that") == 2)
+        await d.send("/quit\r")
+    assert hook.read_text() == "#!/bin/sh\ntrue\n"
+    assert not (ws / ".envrc").exists()
+    assert "direnv runs when you enter the directory" in flat(d.text)
