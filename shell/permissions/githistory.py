@@ -66,7 +66,8 @@ def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
     alone = len(readings) == 1  # a work-tree `git diff` trusts marks another command may drop
     gits: list[Placed] = []
     where: Path | None = root
-    dot_git = any(_DOT_GIT.search(target) for part in split.parts for target in part.writes)
+    dot_git = any(_DOT_GIT.search(target) or "$" in target or "`" in target  # `> $d/HEAD`: known when it runs
+                  for part in split.parts for target in part.writes)
     others = False
     for text, reading in parts:
         found, where, names_git, other = _gits_of(text, reading, where)
@@ -96,6 +97,8 @@ def _gits_of(text: str, reading: Reading, where: Path | None) -> tuple[list[Plac
                     for w in words)  # `GIT_DIR=q/.git git …`, `env GIT_…=`
     found: list[Placed] = []
     names_git = other = False
+    if not any(c and _git_words(c[0].text, []) is not None for c in reading.commands):
+        names_git = any(_DOT_GIT.search(w.text) for w in words)  # `d=.git` (a part of assignments only)
     here = where
     for command in reading.commands:
         if not command:

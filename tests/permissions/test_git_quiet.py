@@ -38,6 +38,8 @@ def git(root: Path, *args: str) -> None:
     "git --no-replace-objects show --stat HEAD",
     "git tag t HEAD; git fetch -q -- . refs/tags/t:refs/replace/x; git show --stat HEAD",
     "timeout 5 /usr/lib/git-core/git-show HEAD", "env git-log -p", "nice -n 5 git-grep x HEAD",
+    "d=.git; echo x > $d/HEAD; git reset -q --hard",
+    "git rev-parse HEAD > \"$D\"/refs/replace/x; git show -s",
     "git update-index --no-skip-worktree x; git diff", "git diff | cat", "bash -c 'git diff'",
     "G=git; $G log -p", "echo 'git log -p' | sh", "git $(echo log) -p",
 ])
