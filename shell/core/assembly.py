@@ -109,6 +109,8 @@ class ChunkAssembler:
             yield ThinkingBlockEnd(self._open[1], "", chunk.signature, True, reply_id=self.reply_id)
             self._open = None
             return
+        if chunk.text and self._signature and self._open is not None and self._open[0] == "thinking":
+            yield from self._close()  # a signature ends its block: new thought is a block of its own
         yield from self._open_block("thinking")
         assert self._open is not None
         if chunk.signature:

@@ -208,3 +208,31 @@ async def test_redacted_thinking_is_kept_and_sent_back_in_its_place() -> None:
         {"type": "thinking", "thinking": "first", "signature": "S1"},
         {"type": "tool_use", "id": "t1", "name": "list_dir", "input": {}},
     ]
+
+
+async def test_two_signed_thinking_blocks_stay_two_blocks() -> None:
+    """Each block's signature signs that block: joined, the two thoughts went back as
+    one with both signatures run together, which the API refuses."""
+    from shell.agent.loop import Agent
+
+    def thought(index: int, text: str, signature: str) -> tuple[dict[str, Any], ...]:
+        return (
+            {"type": "content_block_start", "index": index,
+             "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+            {"type": "content_block_delta", "index": index,
+             "delta": {"type": "thinking_delta", "thinking": text}},
+            {"type": "content_block_delta", "index": index,
+             "delta": {"type": "signature_delta", "signature": signature}},
+            {"type": "content_block_stop", "index": index},
+        )
+
+    said = {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": "ok"}}
+    stream = sse(*thought(0, "first", "S1"), *thought(1, "second", "S2"), said, *STOP)
+    model = AnthropicModel("claude-x", base_url="http://a/", api_key="k", client=mock_client(stream))
+    agent = Agent(model)
+    [e async for e in agent.reply("hi")]
+    answer = agent.messages[-1]
+    assert isinstance(answer, AssistantMessage)
+    assert [(b.text, b.signature) for b in answer.content if isinstance(b, ThinkingBlock)] == [
+        ("first", "S1"), ("second", "S2")
+    ]
