@@ -533,10 +533,11 @@ def _task_includes(task_file: Path) -> list[Path]:
 
 _JUST_IMPORT = re.compile(r"""^[ \t]*import\??[ \t]+['"]([^'"\n]+)['"]""", re.M)
 _JUST_MOD = re.compile(r"""^[ \t]*mod\??[ \t]+([\w-]+)(?:[ \t]+['"]([^'"\n]+)['"])?[ \t]*$""", re.M)
-_TASK_INCLUDE = re.compile(r"""^[ \t]+[\w.-]+:[ \t]*['"]?([^'"\s#{}$]+\.ya?ml)['"]?[ \t]*$"""
-                           r"""|\btaskfile:[ \t]*['"]?([^'"\s#{}$]+)""", re.M)
-"""A Taskfile's include: an indented key whose value is a ``.yml`` file (``docs: ./docs/Taskfile.yml``),
-or a ``taskfile:`` key's value (a file, or a folder holding ``Taskfile.yml``)."""
+_TASK_INCLUDE = re.compile(r"""^[ \t]+[\w.-]+:[ \t]*['"]?([^'"\s#{}$]+\.ya?ml|\.\.?/[^'"\s#{}$]*)"""
+                           r"""['"]?[ \t]*$|\btaskfile:[ \t]*['"]?([^'"\s#{}$]+)""", re.M)
+"""A Taskfile's include: an indented key whose value is a ``.yml`` file (``docs: ./docs/Taskfile.yml``)
+or a relative folder (``api: ./api``: its task files), or a ``taskfile:`` key's value (a file, or a
+folder holding one)."""
 
 
 _WILDCARD = re.compile(r"\$[({]wildcard[ \t]+([^)}]*)[)}]")

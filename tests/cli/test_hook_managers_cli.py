@@ -33,13 +33,15 @@ def test_the_task_files_a_hook_runs_by_their_other_names_stay_as_they_were(
     """U6: with no Taskfile.yml, ``task lint`` runs Taskfile.dist.yml; just finds ``JUSTFILE``."""
     require_sandbox()
     files = {".husky/pre-commit": "task lint\njust lint\n",
-             "Taskfile.dist.yml": "version: '3'\nincludes:\n  docs:\n    taskfile: ./docs\n"
+             "Taskfile.dist.yml": "version: '3'\nincludes:\n  docs:\n    taskfile: ./docs\n  api: ./api\n"
                                   "tasks:\n  lint:\n    cmds: [true]\n",
              "docs/taskfile.dist.yaml": "version: '3'\ntasks:\n  x:\n    cmds: [true]\n",
+             "api/Taskfile.yml": "version: '3'\n",
              "JUSTFILE": "mod tools\nlint:\n    true\n", "tools/Justfile": "x:\n    true\n"}
     committed(workspace, files)
     subprocess.run(["git", "config", "core.hooksPath", ".husky"], cwd=workspace, check=True)
-    out = run(run_cli, script, "for f in Taskfile.dist.yml docs/taskfile.dist.yaml JUSTFILE tools/Justfile; "
+    out = run(run_cli, script, "for f in Taskfile.dist.yml docs/taskfile.dist.yaml api/Taskfile.yml JUSTFILE "
+                               "tools/Justfile; "
                                "do printf '    touch PWNED\\n' >> $f; done; echo ok > notes.txt; true")
     for name, text in files.items():
         assert (workspace / name).read_text() == text, name
