@@ -101,9 +101,15 @@ def target(
 
 def _runs_later(runtime: ShellRuntime, path: Path, name: str, command: str) -> CommandResult | None:
     """Why ``path`` may not be written (something runs it later as the user), or None."""
+    from shell.permissions.homedirs import home
+    from shell.permissions.homesecrets import startup_files
     from shell.permissions.laterhit import runs_later
+    from shell.permissions.paths import within
 
     hit = runs_later(str(path), [str(r) for r in runtime.workspace.roots])
+    if hit is None:  # with --outside: a shell's start-up file in your home (~/.bashrc) runs too
+        start = next((f for f in startup_files(home()) if within(path, os.path.realpath(f))), None)
+        hit = (start, "your shell runs at every start") if start is not None else None
     if hit is None:
         return None
     part, reason = hit

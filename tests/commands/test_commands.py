@@ -242,3 +242,28 @@ async def test_export_outside_the_workspace_says_the_real_path_and_asks_for_outs
     inside = await run(rt, "/export sub/../chat.md")
     assert not inside.error and f"`{workspace / 'chat.md'}`" in inside.text
     await rt.aclose()
+
+
+async def test_export_outside_never_writes_a_shells_start_up_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """V14: with ``--outside --force`` too, ``~/.bashrc`` would run the conversation at the
+    next shell start; a file beside it is written."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    (home / ".bashrc").write_text("# mine\n")
+    monkeypatch.setenv("HOME", str(home))
+    rt = ShellRuntime.create(
+        RuntimeOptions(cwd=str(workspace), record=False), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(["The answer is 42."]),
+    )
+    async for _ in rt.reply("What is the answer?"):
+        pass
+    refused = await run(rt, "/export ../home/.bashrc --outside --force")
+    assert refused.error and "your shell runs at every start" in refused.text
+    assert "nothing was written" in refused.text
+    assert (home / ".bashrc").read_text() == "# mine\n"
+    written = await run(rt, "/export ../home/chat.md --outside")
+    assert not written.error and (home / "chat.md").is_file()
+    await rt.aclose()
