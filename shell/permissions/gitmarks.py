@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import githardened, gitlockholders, gitmarkrecords, gitnet, gitsync
+from . import gitcopysync, githardened, gitlockholders, gitmarkrecords, gitnet, gitsync
 from .gitstaged import git_dir, index_stamp, repository_of
 
 TIMEOUT = 10.0
@@ -93,21 +93,25 @@ class Marks:
     may_write: Callable[[Path], bool] = lambda _: False
     """Whether a hidden file may be brought along (:mod:`.gitsync`): no write rule covers
     it, not in plan mode; nothing, for a crashed session's bits."""
+    copies: tuple[gitcopysync.CopiesBefore, ...] = ()
+    """Tracked secret files shown as staged copies, not marked: brought along too (U9)."""
 
     def __bool__(self) -> bool:
-        return any(self.repos.values()) or bool(self.net)
+        return any(self.repos.values()) or bool(self.net) or bool(self.copies)
 
 
 NONE = Marks()
 
 
 def mark(hidden: Iterable[Path], may_write: Callable[[Path], bool] = lambda _: False,
-         denied: Iterable[Path] = ()) -> tuple[Marks, str]:
+         denied: Iterable[Path] = (), copies: Iterable[Path] = ()) -> tuple[Marks, str]:
     """Set skip-worktree on every entry git tracks at or under ``hidden`` (absolute
     paths), except those marked already; what was set, or why it could not be (then
     nothing is left set). ``may_write``: :attr:`Marks.may_write`; ``denied``: what deny
-    rules name, existing or not (:func:`.gitnet.before`)."""
+    rules name, existing or not (:func:`.gitnet.before`); ``copies``: tracked secret files shown
+    as their staged copies (:mod:`.gitcopysync`)."""
     hidden = list(hidden)
+    held = tuple(gitcopysync.before(copies))
     by_repo: dict[Path, list[bytes]] = {}
     for path in hidden:
         repo = repository_of(path)
@@ -143,14 +147,14 @@ def mark(hidden: Iterable[Path], may_write: Callable[[Path], bool] = lambda _: F
                 staged[repo] = {**plain, **{n: marked[n] for n in shared}}
         net = gitnet.before(hidden, denied)  # before marking: its entries are cached by the index's state
         if not wanted:
-            return Marks(net=net, may_write=may_write), ""
-        marks = Marks(wanted, gitmarkrecords.write(wanted), staged, net)
+            return Marks(net=net, may_write=may_write, copies=held), ""
+        marks = Marks(wanted, gitmarkrecords.write(wanted), staged, net, copies=held)
         for repo, names in setting.items():
             if names and not _update(repo, "--skip-worktree", names):
                 unmark(marks, ours=False)  # the lock in the way is another git's
                 return NONE, f"git's index in {repo} could not be marked (another git holds it locked?)"
     unlocked = frozenset(r for r in wanted if _lock_seen(r) == (0, 0))
-    return Marks(wanted, marks.record, staged, gitnet.restamped(net), unlocked, may_write), ""
+    return Marks(wanted, marks.record, staged, gitnet.restamped(net), unlocked, may_write, held), ""
 
 
 def unmark(marks: Marks, ours: bool = True) -> list[str]:
@@ -177,6 +181,7 @@ def unmark(marks: Marks, ours: bool = True) -> list[str]:
                 out += _left_out(repo, [n for n, sha in was.items() if n in now and now[n][1] == sha])
         for repo, move in moves.items():
             out += _written(repo, gitsync.write_missing(repo, move, marks.may_write))
+        out += gitcopysync.after(marks.copies, marks.may_write)
     gitnet.remember(marks.net, untouched)  # the next command's snapshot then runs no git
     if marks.record is not None and not left:
         with contextlib.suppress(OSError):

@@ -289,6 +289,11 @@ def _entries(repo: Path, rels: Sequence[bytes]) -> dict[bytes, tuple[bytes, byte
     return out
 
 
+def head_commit(repo: Path) -> bytes:
+    """HEAD's commit (empty: none yet), as :func:`_head` reads it."""
+    return _head(repo)
+
+
 def _head(repo: Path) -> bytes:
     """HEAD's commit, read from git's files where they are plain (no git started: this runs
     before every command in a repository holding a ``.env``), else from ``git rev-parse``."""

@@ -284,7 +284,7 @@ class Sandbox:
         copies = self.staged.copies(files)
         wanted = [p for p in hidden if p in named and _under(p, self.binds())]
         wanted += [f for f in files if f not in copies]
-        self._marks, problem = gitmarks.mark(wanted, self.may_write_hidden, sorted(named))
+        self._marks, problem = gitmarks.mark(wanted, self.may_write_hidden, sorted(named), copies)
         if self._marks and self._flags is not None:  # the bits are ours, not the command's (.gitflags)
             from . import gitflags
 

@@ -1,0 +1,63 @@
+"""Finding U9 through the console script, real bubblewrap and real git: a tracked ``.env``
+(hidden by its name, no deny rule) reads as its staged copy in the sandbox, so a
+``git checkout b2`` could not write b2's version: HEAD and the index moved to b2, the
+file stayed main's, and the user's next ``git commit -a`` reverted b2's change,
+nothing said. The shell now brings it along as it does a deny rule's hidden files (where
+that loses nothing: the file held exactly main's version), and says it; a ``.env``
+the user edited is left and said."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+from .test_git_quiet_cli import git
+
+A, B = "API_TOKEN=Aaaaaaaa1111\n", "API_TOKEN=Bbbbbbbb2222\n"
+
+
+def _repo(ws: Path) -> None:
+    git(ws, "init", "-q", "-b", "main")
+    (ws / ".env").write_text(A)
+    (ws / "a.txt").write_text("a\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "one")
+    git(ws, "checkout", "-qb", "b2")
+    (ws / ".env").write_text(B)
+    git(ws, "commit", "-qam", "two")
+    git(ws, "checkout", "-q", "main")
+
+
+def _checkout(run_cli: RunCli, script: Callable[[list[Any]], str]) -> str:
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": "git checkout -q b2"}}]}, "Done."]
+    done = run_cli("-p", "go", "--model", script(turns), "--output-format", "json", "--no-session",
+                   "--permission-mode", "auto", "--approve", "never", timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    return json.dumps(json.loads(done.stdout.splitlines()[-1])["messages"])
+
+
+def test_a_checkout_brings_a_tracked_env_to_the_other_branch_and_says_so(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    _repo(workspace)
+    sent = _checkout(run_cli, script)
+    assert git(workspace, "rev-parse", "--abbrev-ref", "HEAD").strip() == "b2"
+    assert (workspace / ".env").read_text() == B
+    assert git(workspace, "status", "--porcelain") == ""
+    assert "brought them to that version" in sent and ".env" in sent
+
+
+def test_an_env_the_user_edited_is_left_and_said(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    _repo(workspace)
+    (workspace / ".env").write_text("API_TOKEN=mine\n")
+    sent = _checkout(run_cli, script)
+    assert (workspace / ".env").read_text() == "API_TOKEN=mine\n"
+    assert "were NOT written" in sent and ".env" in sent
