@@ -43,7 +43,7 @@ import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from . import paths
+from . import hookmanagers, paths
 from .codekeys import PYTEST_HOOKED, listed_scripts
 from .gitcommands import command_words
 from .laternames import LEFTHOOK
@@ -113,7 +113,7 @@ _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 def framework_configs(base: Path) -> list[Path]:
     """The hook frameworks' config files of the work tree ``base`` (existing ones)."""
-    names = (*PRE_COMMIT, *OVERCOMMIT, PACKAGE_JSON, *COMMAND_FILES)
+    names = (*PRE_COMMIT, *OVERCOMMIT, PACKAGE_JSON, *COMMAND_FILES, *hookmanagers.CONFIGS)
     found = [base / name for name in names if (base / name).is_file()]
     try:
         with os.scandir(base) as entries:
@@ -244,6 +244,8 @@ def _commands(config: Path, text: str) -> list[str]:
     """The command lines of one config, by its kind."""
     if config.parent.name == HUSKY:
         return text.splitlines()
+    if any(config.as_posix().endswith(f"/{name}") for name in hookmanagers.CONFIGS):
+        return hookmanagers.commands(config.name, text)  # CaptainHook, rusty-hook, hk
     if config.name == PACKAGE_JSON:
         data = _json(text)
         if not isinstance(data, dict):

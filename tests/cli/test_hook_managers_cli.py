@@ -158,3 +158,22 @@ def test_postcss_data_configs_plugins_are_set_back(run_cli: RunCli, script: Scri
                                                                        "map": True}
     now = json.loads((workspace / "package.json").read_text())
     assert now == {"version": "1.0.1", "postcss": {"plugins": {"autoprefixer": {}}}}
+
+
+def test_scripts_other_hook_managers_configs_name_stay_as_they_were(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """U12: CaptainHook's action, rusty-hook's command and hk's step run these scripts at
+    the next commit; a script none names stays writable."""
+    require_sandbox()
+    named = ["tools/check.sh", "tools/r.sh", "tools/hk.sh", "tools/fix.sh"]
+    committed(workspace, {
+        "captainhook.json": '{"pre-commit": {"enabled": true, "actions": [{"action": "./tools/check.sh"}]}}',
+        ".rusty-hook.toml": '[hooks]\npre-commit = "sh tools/r.sh"\n',
+        "hk.pkl": 'hooks { ["pre-commit"] { steps { ["x"] { check = "tools/hk.sh {{files}}"\n'
+                  '  fix = """\n  tools/fix.sh\n"""\n} } } }\n',
+        **{name: "#!/bin/sh\ntrue\n" for name in [*named, "tools/other.sh"]}})
+    run(run_cli, script, 'for f in tools/*.sh; do echo "touch PWNED" >> $f; done; true')
+    for name in named:
+        assert (workspace / name).read_text() == "#!/bin/sh\ntrue\n", name
+    assert (workspace / "tools" / "other.sh").read_text().endswith("touch PWNED\n")
