@@ -79,6 +79,7 @@ from shell.core.tools import Tool
 
 from .base import Middleware
 from .context import HookContext, ToolCallContext
+from .tool_names import ToolNameCheck
 from .types import BeforeToolCallResult
 
 DescriptionFn: TypeAlias = Callable[[ToolCallBlock, Tool, dict[str, Any]], Any]
@@ -242,6 +243,8 @@ class HumanInTheLoop(Middleware):
         self.description_prefix = description_prefix
         self.policy = policy
         """Who decides (see the module docstring); None: ``interrupt_on`` and read-only."""
+        unknown = "that entry applies to nothing (the tool meant is asked about, or not, as by default)"
+        self._names = ToolNameCheck("interrupt_on", self.interrupt_on, unknown)
 
     async def transform_system_prompt(self, ctx: HookContext, prompt: str) -> str:
         """The policy's word to the model (plan mode says it is planning)."""
@@ -273,6 +276,7 @@ class HumanInTheLoop(Middleware):
         return allowed
 
     async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
+        self._names.missing(ctx, self.name)  # a typo: the tool meant is not asked about as set
         place = _place(ctx)
         rest = _standing(ctx, place)
         if rest is not None and rest.get("reject"):  # "reject the rest": whatever the policy says

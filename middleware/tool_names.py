@@ -2,14 +2,15 @@
 
 A built-in that takes tool names (``ToolCallLimit(tool_name=…)``,
 ``LLMToolEmulator(tools=[…])``, ``ToolRetry(tools=[…])``,
-``ToolSelector(always_include=[…])``) did nothing for a name that matches no tool,
-and said nothing: a typo limited nothing (finding T3), and in the emulator a typo
-meant the REAL tool ran (finding V5). One check for all of them, so they say it the
-same way: a warning :class:`~shell.core.events.Notice` once per instance, naming
-the tools there are and the closest one. A warning rather than a refusal at build
-time, because an MCP server's tools may arrive after the stack is built; the
-caller decides what else a missing name means (the emulator refuses to run the
-real tool a misspelt name was close to).
+``LLMToolSelector(always_include=[…])``, ``HumanInTheLoop(interrupt_on={…})``)
+did nothing for a name that matches no tool, and said nothing: a typo limited
+nothing (finding T3), and in the emulator a typo meant the REAL tool ran (finding
+V5). One check for all of them, so they say it the same way: a warning
+:class:`~shell.core.events.Notice` once per instance, naming the tools there are
+and the closest one. A warning rather than a refusal at build time, because an
+MCP server's tools may arrive after the stack is built; the caller decides what
+else a missing name means (the emulator refuses to run the real tool a misspelt
+name was close to).
 """
 
 from __future__ import annotations

@@ -385,3 +385,23 @@ async def test_always_is_offered_only_where_the_config_allows_it() -> None:
     assert [r.call.id for r in ask.requests] == ["c1"]  # remembered: c2 ran without asking
     assert "always" in [c.decision for c in choices(ask.requests[0])]
     assert ask.requests[0].allowed_decisions == ("approve", "reject")
+
+
+async def test_an_interrupt_on_name_that_is_no_tool_is_said_once() -> None:
+    """{"read_fiel": True} asked nothing and said nothing: read_file ran unasked (the
+    check ToolCallLimit and LLMToolEmulator share, finding V5)."""
+    from shell.core.events import Notice
+
+    ran: list[tuple[str, dict[str, Any]]] = []
+    read = ToolCallBlock("c1", "read_file", {"path": "a"})
+    model = ScriptedModel([calls(read), "ok", calls(replace_id(read, "c2")), "ok"])
+    ask = Asker()
+    agent = Agent(model, tools=make_tools(ran), middleware=[HumanInTheLoop({"read_fiel": True})], ask=ask)
+    told = [e for e in await run(agent) + await run(agent) if isinstance(e, Notice)]
+    assert [(n.level, n.source) for n in told] == [("warning", "HumanInTheLoop")]
+    assert "no tool is named 'read_fiel'" in told[0].text
+    assert "'read_fiel' looks like 'read_file'" in told[0].text
+
+
+def replace_id(call: ToolCallBlock, call_id: str) -> ToolCallBlock:
+    return ToolCallBlock(call_id, call.name, dict(call.args))
