@@ -14,8 +14,8 @@ templates), and a budget is a cost guard, so it does not rely on the server obey
 (finding V4): a call the model makes anyway in such a round is not run (its result
 says the budget is used up and asks for the answer), and if the model calls tools
 again in the round after that, the reply ends there (``stop_reason="stopped"``)
-with an assistant message saying why. The calls are refused in ``before_tool_call``:
-stack ``ReplyBudgetControl`` before ``HumanInTheLoop`` so that nobody is asked to
+with an assistant message saying why. The calls are refused in
+``before_tool_batch``, before any ``before_tool_call`` gate: nobody is asked to
 approve a call that will be refused anyway.
 
 Why these hooks: usage is read from the ``ModelCallEnd`` events that come out of
@@ -63,7 +63,7 @@ from shell.core.messages import (
 )
 
 from .base import Middleware, ReasoningNext
-from .context import HookContext, ToolCallContext
+from .context import HookContext
 from .types import BeforeToolCallResult, ReasoningRequest, TurnAction
 from .watching import watch
 
@@ -161,10 +161,14 @@ class ReplyBudgetControl(Middleware):
         state["end"] = True  # after this turn's calls got their "not run" results
         return TurnAction(inject_messages=(AssistantMessage((TextBlock(ENDED),)),))
 
-    async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
-        if ctx.reply_state.get("refusing"):
-            return BeforeToolCallResult(block=True, reason=REFUSED)
-        return None
+    async def before_tool_batch(
+        self, ctx: HookContext, calls: tuple[ToolCallBlock, ...]
+    ) -> dict[str, BeforeToolCallResult | None] | None:
+        """Before any gate of the turn (so nobody is asked to approve a call that will
+        be refused anyway, wherever this middleware sits in the list)."""
+        if not ctx.reply_state.get("refusing"):
+            return None
+        return {call.id: BeforeToolCallResult(block=True, reason=REFUSED) for call in calls}
 
     async def should_stop_after_turn(self, ctx: HookContext) -> bool:
         return bool(ctx.reply_state.get("end"))

@@ -138,6 +138,28 @@ async def test_calls_made_after_the_budget_is_spent_do_not_run_and_the_reply_end
     assert end.message is not None and "kept calling tools" in end.message.text
 
 
+async def test_nobody_is_asked_about_a_call_the_budget_refuses() -> None:
+    asked: list[str] = []
+
+    async def ask(request: Any) -> ApprovalDecision:
+        asked.append(request.call.id)
+        return ApprovalDecision.approve()
+
+    @tool
+    def write(text: str) -> str:
+        """Write."""
+        return "ok"
+
+    model = ScriptedModel([AssistantMessage((ToolCallBlock("c1", "write", {"text": "a"}),), Usage(80, 30)),
+                           AssistantMessage((ToolCallBlock("c2", "write", {"text": "b"}),), Usage(10, 0)),
+                           text_turn("final")])
+    agent = Agent(model, tools=[write], middleware=[HumanInTheLoop(), ReplyBudgetControl(token_budget=100)],
+                  ask=ask)
+    events = await run(agent)
+    assert asked == ["c1"]
+    assert [e.blocked for e in events if isinstance(e, ToolExecutionEnd)] == [False, True]
+
+
 async def test_a_model_that_answers_after_one_refusal_is_not_stopped() -> None:
     model = ScriptedModel([tool_turn("c1", 60, 60), tool_turn("c2", 10, 10), text_turn("final")])
     agent = Agent(model, tools=[search], middleware=[ReplyBudgetControl(token_budget=100)])
