@@ -74,4 +74,52 @@ async def test_clicking_a_link_says_which_address_it_opens(monkeypatch: pytest.M
         await pilot.pause()
         said = [str(n.message) for n in app._notifications]
     assert opened == ["https://evil.example/x"]
-    assert "Opening https://evil.example/x" in said
+    assert "Opening the link's target: https://evil.example/x" in said
+
+
+async def test_the_notice_is_drawn_before_a_web_link_opens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notice used to come with the browser: by then it was too late to stop it."""
+    agent, _ = make_agent(["[the docs](https://docs.example/x)"])
+    app = AgentShellApp(agent, model_label="scripted")
+    said_before: list[list[str]] = []
+    monkeypatch.setattr(
+        app, "open_url", lambda url, **_: said_before.append([str(n.message) for n in app._notifications])
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "docs?")
+        await wait_for(pilot, lambda: not app.busy and bool(app.query(ChatMarkdown)))
+        document = app.query(ChatMarkdown).last()
+        document.post_message(Markdown.LinkClicked(document, "https://docs.example/x"))
+        await wait_for(pilot, lambda: bool(said_before))
+    assert "Opening the link's target: https://docs.example/x" in said_before[0]
+
+
+async def test_a_link_to_another_app_asks_first_and_shows_its_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """findings 15: a click on a reply's ``vscode://`` link cloned a repository unasked."""
+    monkeypatch.setattr("shell.tui.screens.open_link.SETTLE_S", 0.01)
+    href = "vscode://vscode.git/clone?url=https://evil.example/r.git&x=\r\u202e"
+    agent, _ = make_agent(["[the docs](https://docs.example/x)"])
+    app = AgentShellApp(agent, model_label="scripted")
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "docs?")
+        await wait_for(pilot, lambda: not app.busy and bool(app.query(ChatMarkdown)))
+        document = app.query(ChatMarkdown).last()
+        document.post_message(Markdown.LinkClicked(document, href))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "OpenLinkScreen")
+        await pilot.pause(0.1)
+        screen = drawn(app)
+        assert opened == []
+        assert "vscode://vscode.git/clone?url=https://evil.example/r.git&x=␍\\u202e" in screen
+        assert '"vscode:" scheme' in screen
+        await pilot.press("enter")  # the focus is on "Don't open"
+        await wait_for(pilot, lambda: type(app.screen).__name__ != "OpenLinkScreen")
+        await pilot.pause()
+        assert opened == []
+        document.post_message(Markdown.LinkClicked(document, href))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "OpenLinkScreen")
+        await pilot.pause(0.1)
+        await pilot.click("#open")
+        await wait_for(pilot, lambda: bool(opened))
+    assert opened == [href]

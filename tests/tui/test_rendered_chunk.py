@@ -122,7 +122,7 @@ async def test_a_link_in_a_kept_chunk_opens_saying_where(monkeypatch: pytest.Mon
         await wait_for(pilot, lambda: bool(opened))
         said = [str(n.message) for n in app._notifications]
     assert opened == ["https://evil.example/x"]
-    assert "Opening https://evil.example/x" in said
+    assert "Opening the link's target: https://evil.example/x" in said
 
 
 async def test_text_in_a_kept_chunk_can_be_selected(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,10 +42,10 @@ from textual.widgets._markdown import (
     MarkdownParagraph,
 )
 
-from shell.core.textsafety import sanitize_line
 from shell.frontend.markdown import markdown_parser
 
 from .. import unlink
+from ..linkopen import open_link
 from .arrange_once import ArrangedOnce
 from .list_lines import Item, ListLines
 
@@ -134,12 +134,6 @@ def _numbers(start: int, count: int) -> list[str]:
     numbers = range(start, start + count)
     width = max((len(f"{n}{suffix}") for n in numbers), default=0)
     return [f"{n}{suffix}".rjust(width + 1) for n in numbers]
-
-
-def open_link(widget: Widget, href: str) -> None:
-    """Open a link of a reply, saying where (the address, not the link's text)."""
-    widget.notify(f"Opening {sanitize_line(href)}", title="Link", markup=False)
-    widget.app.open_url(href)
 
 
 def shared_parser() -> MarkdownIt:

@@ -40,7 +40,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from .chat_markdown import open_link
+from ..linkopen import open_link
 from .strip_selection import selectable, with_selection
 
 WARM_SLICE = 8
