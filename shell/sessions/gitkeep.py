@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
 import shutil
 import stat
 from dataclasses import dataclass
@@ -72,6 +73,8 @@ def read_state(gitdir: Path) -> dict[str, bytes]:
     total = 0
     names = list(TOP_FILES)
     for tree in TREES:
+        if (gitdir / tree).is_symlink():
+            continue  # a command's link out of .git: not the repository's
         for folder, dirs, files in os.walk(gitdir / tree):
             dirs.sort()
             base = Path(folder).relative_to(gitdir)
@@ -90,12 +93,20 @@ def refs_of(files: dict[str, bytes]) -> dict[str, str]:
     refs: dict[str, str] = {}
     for line in files.get("packed-refs", b"").decode("utf-8", "replace").splitlines():
         parts = line.split(" ", 1)
-        if len(parts) == 2 and not line.startswith(("#", "^")):
+        if len(parts) == 2 and not line.startswith(("#", "^")) and _plain(parts[1].strip()):
             refs[parts[1].strip()] = parts[0]
     for rel, data in files.items():
-        if rel == "HEAD" or rel.startswith("refs/"):
+        if rel == "HEAD" or (rel.startswith("refs/") and _plain(rel)):
             refs[rel] = data.decode("utf-8", "replace").strip()
     return refs
+
+
+def _plain(rel: str) -> bool:
+    """A path under .git a rewind may write: relative, no ``..``, under refs/ or logs/ (a
+    ``packed-refs`` line a command wrote may name ``../../.bashrc``)."""
+    parts = rel.split("/")
+    return (rel == "HEAD" or parts[0] in TREES) and all(p not in ("", ".", "..") for p in parts) \
+        and "\0" not in rel and "\\" not in rel
 
 
 def log_lines(files: dict[str, bytes]) -> dict[str, list[bytes]]:
@@ -180,6 +191,8 @@ class ObjectKeeper:
             target = gitdir / "objects" / rel
             with contextlib.suppress(OSError):
                 target.parent.mkdir(parents=True, exist_ok=True)
+                if not _inside(target.parent, gitdir):
+                    continue
                 try:
                     os.link(self.store / rel, target)
                 except OSError:
@@ -258,6 +271,8 @@ def last_state(cp: Checkpoints, gitdir: str, before_seq: int) -> GitState | None
 def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     """What putting ``state`` back adds (``apply``: add it). Nothing that exists is removed."""
     gitdir = Path(state.gitdir)
+    if gitdir.is_symlink():
+        return ["not put back: the repository's .git is a symlink now"]
     files: dict[str, bytes] = {}
     for rel, digest in state.files:
         with contextlib.suppress(OSError, ValueError):
@@ -283,24 +298,35 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     if not apply:
         return said
     for sub in ("objects/pack", "objects/info", "refs/heads", "refs/tags"):
-        (gitdir / sub).mkdir(parents=True, exist_ok=True)
+        if not (gitdir / sub.split("/")[0]).is_symlink():
+            (gitdir / sub).mkdir(parents=True, exist_ok=True)
     kept.put_back(gitdir, objects)
     for name, value in missing.items():
-        _write(gitdir / name, (value + "\n").encode())
+        _write(gitdir, name, (value + "\n").encode())
     for rel, lines in logs.items():
         old, later = set(lines), logs_now.get(rel, [])
-        _write(gitdir / rel, b"".join(x + b"\n" for x in lines + [n for n in later if n not in old]))
+        _write(gitdir, rel, b"".join(x + b"\n" for x in lines + [n for n in later if n not in old]))
     return said
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(gitdir: Path, rel: str, data: bytes) -> None:
+    """Write ``rel`` under ``gitdir``: never through a symlink a command left on the way."""
+    path = gitdir / rel
+    if not _plain(rel):
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):
-        if path.is_symlink() or path.is_dir():
-            return
-    tmp = path.with_name(f".{path.name}.agent-shell.tmp")
-    tmp.write_bytes(data)
+    if not _inside(path.parent, gitdir) or path.is_symlink() or path.is_dir():
+        return
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
     os.replace(tmp, path)
+
+
+def _inside(folder: Path, gitdir: Path) -> bool:
+    top, real = os.path.realpath(gitdir), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip("/") + "/")
 
 
 def _stamp(folder: Path) -> int | None:

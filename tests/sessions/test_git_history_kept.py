@@ -96,3 +96,21 @@ async def test_an_ordinary_commit_says_nothing_of_history(tmp_path: Path, store:
     ws = _repo(tmp_path)
     _, text = await _run(ws, "echo 9 > a.txt && git commit -qam c9 && git gc -q")
     assert "removed git history" not in text
+
+
+@pytest.mark.anyio
+async def test_a_rewind_writes_nothing_outside_dot_git_whatever_the_command_left_there(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """A ``packed-refs`` line naming ``../../outside`` and a ``refs/heads`` turned into a
+    symlink out of the workspace: the rewind puts back what it can inside ``.git`` only."""
+    ws = _repo(tmp_path)
+    head = _git(ws, "rev-parse", "HEAD").strip()
+    with (ws / ".git" / "packed-refs").open("a") as out:
+        out.write(f"{head} ../../outside\n")
+    away = tmp_path / "away"
+    away.mkdir()
+    rt, _ = await _run(ws, "rm -rf .git/packed-refs .git/refs/heads && ln -s ../../../away .git/refs/heads")
+    apply_rewind(rt, plan_rewind(rt, 1), "files")
+    assert not (tmp_path / "outside").exists() and not (ws / "outside").exists()
+    assert list(away.iterdir()) == []
