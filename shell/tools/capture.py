@@ -110,6 +110,8 @@ class Snapshot:
     """False: more than ``max_files`` files, or the walk ran out of time; the rest were not scanned."""
     why: str = ""
     """Why it is not complete, for the user."""
+    ignored: frozenset[str] = frozenset()
+    """The ignored paths the walk passed by (not scanned: a command that removes one is said)."""
     chunks: dict[str, _Chunk] = field(default_factory=dict, repr=False, compare=False)
     """The files of this scan by folder chunk (keyed by its first file's path), each
     with its content kept (see :class:`_Chunk`)."""
@@ -196,7 +198,8 @@ class WorkspaceCapture:
                                         after=left, deleted=deleted))
             else:
                 out.append(CapturedFile(self.root / rel, old.data, old.mode, after=left, deleted=deleted))
-        self.lost = lost_note(lost)
+        gone = before.ignored - after.ignored if before.complete and after.complete else frozenset()
+        self.lost = "\n".join(n for n in (lost_note(lost), ignored_note(gone)) if n)
         return out
 
     # -- scanning ----------------------------------------------------------------------
@@ -221,6 +224,7 @@ class WorkspaceCapture:
                     return snap
             if stats.stopped_at is not None:
                 break
+        snap.ignored = frozenset(self._walk.ignored)
         if stats.stopped_at is not None:
             snap.complete = False
             where = sanitize_line(stats.stopped_at)
@@ -365,6 +369,28 @@ class WorkspaceCapture:
 
 LOST_NOTE = "/rewind cannot put back"
 """How a command's note on files it deleted or cut short that were not kept starts."""
+
+
+REBUILT = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".pytest_cache",
+                     ".mypy_cache", ".ruff_cache", ".cache", "dist", "build", "target", ".next", ".nuxt",
+                     "coverage", ".coverage", "htmlcov", ".gradle", ".eggs", ".parcel-cache", ".turbo"})
+"""Ignored folders a build or an install makes again: their removal is not said."""
+
+
+def ignored_note(gone: frozenset[str]) -> str:
+    """What a command's result says of paths ``.gitignore`` ignores that it removed: the
+    capture does not keep them (dependencies and build output would fill it), so a
+    ``git clean -xdf`` or an ``rm -rf data/`` of your local database is gone for good, and
+    the user must hear it at once (finding U14). Build and dependency folders are left out."""
+    said = sorted(g for g in gone if g.rstrip("/").rpartition("/")[2] not in REBUILT
+                  and not g.endswith((".pyc", ".egg-info/")))
+    if not said:
+        return ""
+    more = f" and {len(said) - MAX_NAMED} more" if len(said) > MAX_NAMED else ""
+    names = ", ".join(path_text(g) for g in said[:MAX_NAMED])
+    return (f"[agent-shell: this command removed paths .gitignore ignores ({names}{more}): they are not "
+            f"kept before a command, so {LOST_NOTE} them. Tell the user now: they may still have a copy "
+            "elsewhere.]")
 
 
 def lost_note(lost: list[tuple[str, str, str]]) -> str:

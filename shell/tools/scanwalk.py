@@ -57,6 +57,8 @@ class _Listing:
     folder's stamp stays as it was)."""
     settled: bool
     """Listed over :data:`RACY_NS` after the folder last changed: may be reused."""
+    ignored_names: tuple[str, ...] = ()
+    """The ignored entries' paths below the walk's start (a folder's ends in ``/``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +86,9 @@ class ListingWalk:
         self.listed = 0
         """How many folders the last walk listed afresh (the rest were reused)."""
         self._listings: dict[str, _Listing] = {}
+        self.ignored: list[str] = []
+        """The ignored paths the last walk passed by (not entered): what a command may
+        remove that the capture does not keep (:func:`.capture.ignored_note`)."""
         self._ignore_root: Path | None = None
 
     def walk(self, ignore_root: Path, stats: WalkStats, deadline: float | None = None
@@ -94,6 +99,7 @@ class ListingWalk:
         if ignore_root != self._ignore_root:  # the paths the rules see are not the same
             self._listings, self._ignore_root = {}, ignore_root
         self.listed = 0
+        self.ignored = []
         base = self.start.relative_to(ignore_root).as_posix() if self.start != ignore_root else ""
         try:
             fd = os.open(self.start, DIR_FLAGS)
@@ -118,6 +124,7 @@ class ListingWalk:
                     continue
                 listing, chain = found
                 seen.add(rel)
+                self.ignored += listing.ignored_names
                 yield Batch(here.fd, listing.files, _links(listing.links, here.fd, stats))
                 here.pending += len(listing.subdirs)
                 for sub, sub_rel in reversed(listing.subdirs):
@@ -197,7 +204,7 @@ def _list(fd: int, rel: str, here_rel: str, chain: Chain | None, stamp: tuple[in
     files: list[tuple[str, str]] = []
     links: list[tuple[str, str]] = []
     subdirs: list[tuple[str, str]] = []
-    ignored = 0
+    ignored: list[str] = []
     for entry in entries:
         name = entry.name
         try:
@@ -208,18 +215,18 @@ def _list(fd: int, rel: str, here_rel: str, chain: Chain | None, stamp: tuple[in
         if name == ".git":
             continue
         if chain is not None and chain.verdict(prefix + name, is_dir):
-            ignored += 1
+            ignored.append((f"{rel}/{name}" if rel else name) + ("/" if is_dir else ""))
             continue
         where = subdirs if is_dir else links if is_link else files
         where.append((name, f"{rel}/{name}" if rel else name))
-    stats.ignored += ignored
-    return _Listing(stamp, rules, tuple(files), tuple(links), tuple(subdirs), ignored,
-                    any(e.name == ".gitignore" for e in entries), True)
+    stats.ignored += len(ignored)
+    return _Listing(stamp, rules, tuple(files), tuple(links), tuple(subdirs), len(ignored),
+                    any(e.name == ".gitignore" for e in entries), True, tuple(ignored))
 
 
 def _unsettled(listing: _Listing) -> _Listing:
     return _Listing(listing.stamp, listing.rules, listing.files, listing.links, listing.subdirs,
-                    listing.ignored, listing.gitignore, False)
+                    listing.ignored, listing.gitignore, False, listing.ignored_names)
 
 
 def _links(links: Named, fd: int, stats: WalkStats) -> Named:

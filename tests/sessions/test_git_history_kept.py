@@ -114,3 +114,27 @@ async def test_a_rewind_writes_nothing_outside_dot_git_whatever_the_command_left
     apply_rewind(rt, plan_rewind(rt, 1), "files")
     assert not (tmp_path / "outside").exists() and not (ws / "outside").exists()
     assert list(away.iterdir()) == []
+
+
+@pytest.mark.anyio
+async def test_git_clean_of_ignored_work_is_said_at_once_build_folders_are_not(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """What ``.gitignore`` ignores is not kept (dependencies and build output would fill
+    the checkpoints): a command that removes the user's ignored local data says so in its
+    result, so the user hears it while a copy may still be found."""
+    ws = _repo(tmp_path)
+    (ws / ".gitignore").write_text("data/\nlocal.db\nnode_modules/\n")
+    (ws / "data").mkdir()
+    (ws / "data" / "notes.txt").write_text("my notes\n")
+    (ws / "local.db").write_text("rows\n")
+    (ws / "node_modules").mkdir()
+    (ws / "node_modules" / "x.js").write_text("1\n")
+    _git(ws, "add", ".gitignore")
+    _git(ws, "commit", "-qm", "ignore")
+    _, quiet = await _run(ws, "echo hello > a.txt")
+    assert "ignores" not in quiet
+    _, text = await _run(ws, "git clean -xdfq")
+    assert not (ws / "data").exists()
+    assert "removed paths .gitignore ignores (data/, local.db)" in text, text
+    assert "node_modules" not in text
