@@ -184,6 +184,10 @@ def _controls_warning(request: ApprovalRequest) -> str:
     if not count:
         return ""
     what = "a control character" if count == 1 else f"{count} control characters"
+    if request.tool is not None and request.tool.kind == "execute":  # a command, not a file's text
+        return (f"{WARNING_MARK}The command holds {what} ({shown}), shown as such: bash takes each as part "
+                "of a word (a lone CR joins the words around it), and a terminal shows them as a cursor "
+                "move or an erase, so a command can read other than it runs.")
     return (f"{WARNING_MARK}The change holds {what} ({shown}), shown as such: printed by cat or a terminal, "
             "they move the cursor or erase, so the file can show other text than it holds.")
 

@@ -88,3 +88,10 @@ def test_deep_nesting_is_bounded() -> None:
     command = "echo " + "$(" * 500 + "x" + ")" * 500
     split = split_command(command)
     assert not split.confident
+
+
+@pytest.mark.parametrize("glue", ["\r", "\x0b", "\x0c", "\u00a0", "\u2003", "\x1c"])
+def test_only_space_tab_and_newline_split_words_as_in_bash(glue: str) -> None:
+    """findings 15: ``touch PWNED3\\rls`` is one word to bash; the split read two."""
+    split = split_command(f"touch PWNED3{glue}ls -la")
+    assert [p.text for p in split.parts] == [f"touch PWNED3{glue}ls -la"]
