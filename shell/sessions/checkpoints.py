@@ -386,11 +386,11 @@ class Checkpoints:
                 copied = dict(record)
                 if copied["kind"] == "turn":
                     copied["offset"] = None
-                digest = copied.get("before")
-                if copied["kind"] == "file" and isinstance(digest, str) and copied.get("kept", True):
+                for digest in gitkeep.blobs_of(copied):  # a file's old content, a git state's refs
                     with contextlib.suppress(OSError, ValueError):
                         fork._link_blob(self._blob_path(digest), digest)
                 fork._append(copied)
+            gitkeep.copy_objects(self.root, root)
             for path, digest in self.left.items():
                 fork._append({"kind": "left", "path": path, "digest": digest})
             fork.inputs = {n: m for n, m in self.inputs.items() if before is None or n < before.number}

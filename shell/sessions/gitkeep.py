@@ -261,6 +261,28 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
             "/rewind to before this message puts them back]")
 
 
+def blobs_of(record: dict[str, object]) -> list[str]:
+    """The blob digests a log record needs: a kept file's old content, a git state's files."""
+    if record.get("kind") == "file" and isinstance(record.get("before"), str) and record.get("kept", True):
+        return [str(record["before"])]
+    files = record.get("files") if record.get("kind") == "git" else None
+    return [str(d) for d in files.values()] if isinstance(files, dict) else []
+
+
+def copy_objects(source: Path, target: Path) -> None:
+    """A fork's checkpoints get the kept objects too (linked; copied where links cannot be made)."""
+    for folder, _, names in os.walk(source / "git"):
+        into = target / Path(folder).relative_to(source)
+        into.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for name in names:
+            with contextlib.suppress(OSError):
+                if not (into / name).exists():
+                    try:
+                        os.link(Path(folder) / name, into / name)
+                    except OSError:
+                        shutil.copyfile(Path(folder) / name, into / name)
+
+
 def last_state(cp: Checkpoints, gitdir: str, before_seq: int) -> GitState | None:
     for record in reversed(cp.records):
         if isinstance(record, GitState) and record.gitdir == gitdir and record.seq < before_seq:

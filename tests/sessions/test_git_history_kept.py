@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -138,3 +139,24 @@ async def test_git_clean_of_ignored_work_is_said_at_once_build_folders_are_not(
     assert not (ws / "data").exists()
     assert "removed paths .gitignore ignores (data/, local.db)" in text, text
     assert "node_modules" not in text
+
+
+def test_a_forks_checkpoints_keep_the_history_too(tmp_path: Path) -> None:
+    """``/fork`` copies the checkpoints: a rewind in the fork puts the history back as well."""
+    from shell.sessions import gitkeep
+    from shell.sessions.checkpoints import Checkpoints
+
+    ws = _repo(tmp_path)
+    log = _git(ws, "log", "--format=%H %s")
+    cp = Checkpoints(tmp_path / "cp")
+    cp.begin_turn("go", offset=None, history_len=0)
+    assert cp.git_before(ws) is not None
+    fork = cp.copy_to(tmp_path / "fork")
+    cp.close()
+    shutil.rmtree(tmp_path / "cp")
+    shutil.rmtree(ws / ".git" / "objects")
+    shutil.rmtree(ws / ".git" / "refs")
+    state = gitkeep.last_state(fork, str(ws / ".git"), len(fork.raw))
+    assert state is not None
+    assert gitkeep.restore(fork, state, apply=True)
+    assert _git(ws, "log", "--format=%H %s") == log
