@@ -389,3 +389,23 @@ async def test_a_call_an_on_acting_layer_changed_shows_what_ran_and_what_the_mod
         asked = span.query_one(".span-asked", Static)
         assert isinstance(ran, Content) and "elsewhere.txt" in ran.plain
         assert asked.display and "a.txt" in str(asked.content) and "elsewhere" not in str(asked.content)
+
+
+async def test_the_below_the_fold_hint_belongs_to_the_question_not_the_editor() -> None:
+    """V13: at 60x20 the edit view kept "↓ 3 more lines below: y shows the end first",
+    where `y` types into the JSON."""
+    lines = "\n".join(f"line {i}" for i in range(60))
+    app, _, _ = scripted_app([_call(text=lines), "done"], middleware=[AskEverything()])
+    async with app.run_test(size=(60, 20)) as pilot:
+        dialog = await ask_dialog(app, pilot)
+        guard = dialog.query_one("#guard", Static)
+        await wait_for(pilot, lambda: "y shows the end first" in str(guard.content))
+        dialog.quiet_until = 0
+        await pilot.press("e")
+        await wait_for(pilot, lambda: dialog.query_one("#editor", TextArea).has_focus)
+        await pilot.pause()
+        assert not guard.display
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: dialog.mode == "view")
+        await pilot.pause()
+        assert guard.display and "y shows the end first" in str(guard.content)

@@ -106,6 +106,9 @@ class ApprovalScreen(ModalScreen[None]):
     ApprovalScreen.-editing #keys, ApprovalScreen.-rejecting #keys, ApprovalScreen.-always #keys {
         display: none; }
     ApprovalScreen.-editing #body, ApprovalScreen.-always #body { display: none; }
+    /* the guard line speaks of the question's keys: `y` types into the editor (V13) */
+    ApprovalScreen.-editing #guard, ApprovalScreen.-rejecting #guard, ApprovalScreen.-always #guard {
+        display: none; }
     ApprovalScreen #editor { height: auto; min-height: 4; max-height: 14; }
     ApprovalScreen #rules { height: auto; min-height: 2; max-height: 6; }
     ApprovalScreen #scope { height: auto; width: 100%; layout: horizontal; border: none; padding: 0; }
