@@ -435,3 +435,14 @@ GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info")
 points a git directory at another one's config and hooks; ``info/exclude`` and
 ``info/attributes`` would hide a command's changes from ``git status``, the user's
 review of what a command did.)"""
+
+
+_SUBJECT_VERB_IT = re.compile(r"^((?:[\w.+-]+ ){1,2}\w+s) it\b")
+"""A reason that names its file as "it" right after its verb: ``pip reads it at …``."""
+
+
+def after_which(reason: str) -> str:
+    """``reason`` worded to follow "…, which": a reason reads on its own ("YouCompleteMe
+    runs it when …"), and after "which" its "it" is one object too many ("which
+    YouCompleteMe runs it", finding V10's siblings): the "it" goes."""
+    return _SUBJECT_VERB_IT.sub(r"\1", reason, count=1)

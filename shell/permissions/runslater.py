@@ -79,6 +79,7 @@ from .laternames import (
     SITE_DIRS,
     TOOL_VENV_DIRS,
     VENV_BINS,
+    after_which,
     why,
 )
 from .laterplanted import Planted, move_aside, move_out, relative, report, restore_link
@@ -469,7 +470,7 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard, before_ns: int) -> 
     if path.name == ".git" and not parent_is_gitdir:
         if now.kind in ("dir", "file") and was.kind == "missing":
             return ""  # a new repository: its parts are judged one by one
-        return f"replaces a git directory, which {where}"
+        return f"replaces a git directory, which {after_which(where)}"
     if not parent_is_gitdir:
         return f"{'changed' if was.kind != 'missing' else 'new'}: {where}" if where else ""
     if was.kind != "missing":
