@@ -286,8 +286,11 @@ class PlainShell:
                 if self._show_result(result):
                     return 0
                 back = getattr(result.data, "text", None) if result.action in ("rewind", "fork") else None
-                if isinstance(back, str):
-                    self.next_default = back  # the message comes back to the prompt
+                if isinstance(back, str) and back:
+                    self.next_default = back  # the message comes back to the prompt, said (T9)
+                    if result.action == "rewind":  # /fork's own text says it
+                        self.console.print(Text("Your message is back in the prompt: edit it, or Enter "
+                                                "sends it again.", style="dim"))
                 if result.action == "send" and isinstance(result.data, str):  # a custom command
                     self.console.print(Text(f"{PROMPT}{sanitize(result.data)}", style="bold"))
                     await self.reply(result.data)

@@ -523,6 +523,7 @@ async def test_an_enter_typed_with_the_rewind_answer_does_not_send_the_message_b
         await d.send("make two\r", then="Second.")
         await d.send("/rewind 2\r", then="There is no undo.")
         await d.send("b\r", then="back to before that message")
+        await d.wait_for("Your message is back in the prompt")  # said, as /fork says it (T9)
         await d.send(", carefully\r", then="Again.")
         await d.send("/quit\r")
     sent = [m.text for m in d.runtime.agent.messages if type(m).__name__ == "UserMessage"]
