@@ -401,12 +401,14 @@ def _safe_markdown() -> Callable[[str], RenderableType]:
         return _SAFE_MARKDOWN[0]
     from rich.markdown import Markdown
 
+    from .frontend.linkopen import unlink_asking
     from .frontend.markdown import markdown_parser
 
     class SafeMarkdown(Markdown):
         def __init__(self, markup: str) -> None:  # Markdown.__init__, on our parser
             self.markup = markup
             self.parsed = markdown_parser().parse(markup)
+            unlink_asking(self.parsed)  # a terminal's Ctrl+click would open vscode://… unasked
             self.code_theme = "monokai"
             self.justify = None
             self.style = "none"

@@ -13,8 +13,11 @@ as Apple's and is not, so the host is shown as DNS sees it (``xn--…``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from markdown_it.token import Token
 
 from shell.core.textsafety import hidden_characters, sanitize_line
 
@@ -47,13 +50,26 @@ def link_target(href: str) -> LinkTarget:
     reasons: list[str] = []
     scheme, host = _scheme_and_host(href)
     if scheme not in WEB_SCHEMES:
-        what = f'"{sanitize_line(scheme)}:"' if scheme else "no"
-        reasons.append(f"It has {what} scheme, not a web address: it may start another app or reach files.")
+        what = f'Its scheme is "{sanitize_line(scheme)}:"' if scheme else "It has no scheme"
+        reasons.append(f"{what}, not a web address's: it may start another app or reach files.")
     if shown != href[:SHOWN_WIDTH] or hidden_characters(href):
         reasons.append("It holds control or invisible characters (drawn as ␍, \\u… above).")
     if host and not host.isascii():
         reasons.append(f"Its host is not plain ASCII (it may imitate another): DNS sees {_dns_name(host)}.")
     return LinkTarget(href=href, shown=shown, asks=bool(reasons), reasons=tuple(reasons))
+
+
+def unlink_asking(tokens: Iterable[Token]) -> None:
+    """Empty the target of each link (nested ones too) that :func:`link_target` would ask
+    about, in place: where no question can be put (the line mode's OSC 8 hyperlinks,
+    which the terminal opens at a Ctrl+click), such a link is text, not a link. Its
+    target still shows after its text (:func:`shell.frontend.markdown.show_link_targets`),
+    or is its text."""
+    for token in tokens:
+        if token.type == "link_open" and link_target(str(token.attrs.get("href", ""))).asks:
+            token.attrs["href"] = ""
+        if token.children:
+            unlink_asking(token.children)
 
 
 def _scheme_and_host(href: str) -> tuple[str, str]:
@@ -73,4 +89,4 @@ def _dns_name(host: str) -> str:
         return "no valid name (it cannot be looked up as written)"
 
 
-__all__ = ["SHOWN_WIDTH", "WEB_SCHEMES", "LinkTarget", "link_target"]
+__all__ = ["SHOWN_WIDTH", "WEB_SCHEMES", "LinkTarget", "link_target", "unlink_asking"]

@@ -53,3 +53,24 @@ def test_a_look_alike_host_is_shown_as_dns_sees_it() -> None:
 def test_a_huge_data_url_is_shown_cut_with_its_length() -> None:
     target = link_target("data:text/plain," + "a" * 5000)
     assert target.asks and len(target.shown) < 2100 and "more characters" in target.shown
+
+
+def _line_mode(markdown: str) -> str:
+    import io
+
+    from rich.console import Console
+
+    from shell.plain_reply import _safe_markdown
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=200)
+    console.print(_safe_markdown()(markdown))
+    return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
+
+
+def test_the_line_mode_makes_only_web_links_hyperlinks() -> None:
+    """A terminal opens an OSC 8 hyperlink at a Ctrl+click, with no question: only a web
+    address is one; ``vscode://…`` stays text that shows where it goes."""
+    drawn = _line_mode("[the docs](vscode://vscode.git/clone?url=x) and <ssh://host/x> and [ok](https://ok.example/p)")
+    assert "\x1b]8;id=" in drawn and ";https://ok.example/p\x1b\\" in drawn
+    assert "vscode://" in drawn and "ssh://host/x" in drawn
+    assert drawn.count("\x1b]8;id=") == 1

@@ -112,7 +112,7 @@ async def test_a_link_to_another_app_asks_first_and_shows_its_target(monkeypatch
         screen = drawn(app)
         assert opened == []
         assert "vscode://vscode.git/clone?url=https://evil.example/r.git&x=␍\\u202e" in screen
-        assert '"vscode:" scheme' in screen
+        assert 'Its scheme is "vscode:"' in screen
         await pilot.press("enter")  # the focus is on "Don't open"
         await wait_for(pilot, lambda: type(app.screen).__name__ != "OpenLinkScreen")
         await pilot.pause()
