@@ -180,11 +180,14 @@ def _controls_warning(request: ApprovalRequest) -> str:
     map_strings({k: v for k, v in request.args.items() if not _names_a_path(k)}, keep)
     if request.preview.startswith("--- ") and "old_string" not in request.args:
         texts += [line for line in linediff.text_lines(request.preview)[2:] if line.startswith("-")]
-    count, shown = control_characters(" ".join(texts))  # a space: a CR that ends one text is still lone
+    command = request.tool is not None and request.tool.kind == "execute"  # a command, not a file's text
+    joined = " ".join(texts)  # a space: a CR that ends one text is still lone
+    # to bash the CR of a CRLF is part of its word (`touch x\r`), not a line end
+    count, shown = control_characters(joined.replace("\r\n", "\r \n") if command else joined)
     if not count:
         return ""
     what = "a control character" if count == 1 else f"{count} control characters"
-    if request.tool is not None and request.tool.kind == "execute":  # a command, not a file's text
+    if command:
         return (f"{WARNING_MARK}The command holds {what} ({shown}), shown as such: bash takes each as part "
                 "of a word (a lone CR joins the words around it), and a terminal shows them as a cursor "
                 "move or an erase, so a command can read other than it runs.")

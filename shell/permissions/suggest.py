@@ -174,7 +174,8 @@ def command_preview(command: str) -> str:
     if len(parts) <= 1 and not writes and split.confident:
         return ""
     lines = [f"runs {len(parts)} command{'s' if len(parts) != 1 else ''}:"]
-    lines += [f"  {i}. {p.text}" for i, p in enumerate(parts, 1)]
+    # a CR is part of its word to bash; one before a line break the display's CRLF rule would hide
+    lines += [f"  {i}. {p.text.replace(chr(13), chr(0x240D))}" for i, p in enumerate(parts, 1)]
     if writes:
         lines.append(f"writes to: {', '.join(writes)}")
     if not split.confident:

@@ -37,3 +37,16 @@ async def test_a_lone_cr_in_a_command_is_drawn_and_never_splits_its_word(tmp_pat
     assert "PWNED3 ls" not in screen
     assert "The command holds 2 control characters" in screen
     assert "The change holds" not in screen
+
+
+async def test_a_cr_before_a_line_break_in_a_command_is_drawn_too(tmp_path: Path) -> None:
+    """To bash ``touch x\\r`` makes a file named ``x\\r``: the display's CRLF rule (a
+    line end in a file's text) must not hide that CR in a command."""
+    rt = runtime(tmp_path, [call("run_shell", command="touch x\r\necho ok"), "Done."])
+    app = AgentShellApp(runtime=rt)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await ask_dialog(app, pilot, "go")
+        await pilot.pause()
+        screen = drawn(app)
+    assert "1. touch x␍" in screen
+    assert "The command holds a control character (␍)" in screen
