@@ -33,6 +33,7 @@ from textual.worker import get_current_worker
 
 from shell.core.textsafety import sanitize_line
 
+from ..linkopen import open_link
 from ..widgets.chat_markdown import shared_parser
 from ..widgets.stopping_list import StoppingOptionList
 
@@ -105,7 +106,7 @@ class RewindScreen(ModalScreen["Choice | None"]):
             yield Static(Text("Rewind to just before one of your messages"), id="title")
             yield StoppingOptionList(*options, id="turns")
             with VerticalScroll(id="preview"):
-                yield Markdown("", id="plan", parser_factory=shared_parser)
+                yield Markdown("", id="plan", parser_factory=shared_parser, open_links=False)
             yield Static("", id="ask")
             yield Static(Text(HINT), classes="hint", id="hint")
             with Horizontal(id="choices"):
@@ -127,6 +128,11 @@ class RewindScreen(ModalScreen["Choice | None"]):
     def position(self) -> int:
         highlighted = self.query_one(StoppingOptionList).highlighted
         return (highlighted if highlighted is not None else len(self.rows) - 1) + 1
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A link in the plan (a message's text can hold one) opens as the policy says."""
+        event.stop()
+        open_link(self, event.href)
 
     def on_option_list_option_highlighted(self, event: StoppingOptionList.OptionHighlighted) -> None:
         event.stop()
