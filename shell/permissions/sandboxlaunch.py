@@ -198,9 +198,8 @@ def _moved(options: list[str]) -> tuple[sandboxmounts.Moved, str] | None:
     python = sandboxmounts.python_for_launcher(sandboxmounts.writable_targets(options))
     if python is None:
         return None
-    host = sandboxmounts.mount_points()
-    moved = sandboxmounts.split(options, host)
-    if not sandboxmounts.worth_it(len(moved.binds), len(host)):
+    moved = sandboxmounts.split(options)
+    if not sandboxmounts.worth_it(len(moved.binds), sandboxmounts.host_mounts()):
         return None
     return moved, python
 

@@ -1,4 +1,4 @@
-"""The sandbox's file binds (and pins) made inside it by a small launcher, not one by one by bubblewrap.
+"""The sandbox's file binds made inside it by a small launcher, not one by one by bubblewrap.
 
 Most of what a sandboxed command's set-up costs is bubblewrap's mounts, and most of those
 are files: each secret file of the other projects under home and of the workspace gets an
@@ -23,8 +23,7 @@ sandbox's user namespace. It
    own bubblewrap's mount namespace, so mounts must be made in one of its own;
 3. writes the copies' contents into a private tmpfs, remounts it read-only, binds each
    copy over its file (a bind of a read-only mount is read-only: no remount, no read of
-   the mount table), each pin onto itself (a read-only one remounted with the flags
-   ``statvfs`` gives, which a user namespace may not change), and detaches the tmpfs;
+   the mount table), and detaches the tmpfs (the binds keep it);
 4. drops every capability (ambient, bounding, effective, permitted, inheritable), checks
    ``/proc/self/status`` says so, writes ``ok`` to a second descriptor, puts back the
    signals Python ignores (``yes | head`` would print "Broken pipe"), and execs the
@@ -33,24 +32,21 @@ sandbox's user namespace. It
 Fails closed: a launcher that could not do all of it exits before the command, without
 the ``ok``; :meth:`.sandboxlaunch.Launch.never_started` then says the command never ran,
 and the caller sets it up again with bubblewrap's own mounts (:func:`fast_path_failed`).
-The command runs with no capability whichever way, and the binds made are the same: only
-bubblewrap's ``--ro-bind SRC DST`` of a small file over an existing file, and the pins of
-what runs later in the workspace (a folder bound onto itself, read-only or writable), that
-no later mount covers move (:func:`split`); the rest stays with bubblewrap, in order.
+The command runs with no capability whichever way, and the binds made are the same
+files: only bubblewrap's ``--ro-bind SRC DST`` of a small file over an existing file
+that no later mount covers move (:func:`split`); the rest stays with bubblewrap, in order.
 
-For ``run_shell`` (descriptors passed) and the editor's terminal (files in the ``sh``
-launcher's private folder), when the binds are enough to pay for the interpreter's start
-(:func:`worth_it`).
+Only for bubblewrap started by our own ``run_shell`` (descriptors passed), when the binds
+are enough to pay for the interpreter's start (:func:`worth_it`).
 """
 
 from __future__ import annotations
 
 import marshal
 import os
-import re
 import stat
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import paths
@@ -85,18 +81,7 @@ def main():
         os.close(fd)
     check(libc.mount(None, stage, None, 32 | 1 | 2 | 4 | 8, None), "read-only")
     for target, number in binds:
-        if number >= 0:
-            check(libc.mount(b"%s/%d" % (stage, number), target, None, 4096, None), "bind")
-            continue
-        if libc.mount(target, target, None, 4096 | 16384, None) != 0:
-            if ctypes.get_errno() == errno.ENOENT:
-                continue  # bubblewrap's -try: gone is no error
-            check(-1, "pin")
-        if number == -1:  # read-only, keeping the flags a user namespace may not change
-            flag = os.statvfs(target).f_flag
-            kept = sum(ms for st, ms in ((2, 2), (4, 4), (8, 8), (16, 16), (64, 64), (1024, 1024),
-                                         (2048, 2048), (4096, 1 << 21), (8192, 256)) if flag & st)
-            check(libc.mount(None, target, None, 32 | 4096 | 1 | kept, None), "read-only pin")
+        check(libc.mount(b"%s/%d" % (stage, number), target, None, 4096, None), "bind")
     check(libc.umount2(stage, 2), "detach")
     os.rmdir(stage)
     check(libc.prctl(47, 4, 0, 0, 0), "ambient")
@@ -181,23 +166,14 @@ class Moved:
         return [python, "-I", "-S", "-c", LAUNCHER, str(listing), str(marker), "--", *argv]
 
 
-def split(options: Sequence[str], host: Collection[str] = ()) -> Moved:
-    """bubblewrap's ``options`` (between ``bwrap`` and ``--``) with the mounts the launcher
-    can make taken out, in their order:
-
-    - file binds: ``--ro-bind SRC DST`` where ``SRC`` is a small regular file (or
-      ``/dev/null``, read as empty) and ``DST`` an existing regular file (not a symlink);
-    - pins: ``--ro-bind-try P P`` and ``--bind-try P P`` (what runs later kept read-only,
-      git directories pinned in place) inside the workspace's writable bind (the launcher
-      binds from the sandbox's view, bubblewrap from the host's), when every other mount
-      inside ``P`` moves too and no mount of the host's (``host``: their mount points) lies
-      inside or at it: bubblewrap remounts everything under a read-only bind, the launcher
-      only the bind itself.
-
-    Neither when a later mount from elsewhere (a tmpfs, another source) covers it, which
-    bubblewrap's order would have hidden. Made after all of bubblewrap's mounts, each lands
-    where bubblewrap's would have: a mount bubblewrap made later inside a pin is carried by
-    it (binds are recursive), and bubblewrap's later pins of folders carry the file binds."""
+def split(options: Sequence[str]) -> Moved:
+    """bubblewrap's ``options`` (between ``bwrap`` and ``--``) with the file binds the launcher
+    can make taken out: ``--ro-bind SRC DST`` where ``SRC`` is a small regular file (or
+    ``/dev/null``, read as empty) and ``DST`` an existing regular file (not a symlink) that
+    no later mount from elsewhere (a tmpfs, another source) covers, which bubblewrap's order
+    would have hidden. Made after all of bubblewrap's mounts, each lands where bubblewrap's
+    would have: over the file, carried by any bind of a folder onto itself (bubblewrap binds
+    recursively)."""
     words = list(options)
     spans: list[tuple[str, list[str]]] = []
     i = 0
@@ -207,111 +183,40 @@ def split(options: Sequence[str], host: Collection[str] = ()) -> Moved:
         count = _MOUNT_OPS.get(word, _WORDS.get(word, bare))
         spans.append((word, words[i:i + 1 + count]))
         i += 1 + count
-    uncovered = [False] * len(spans)
+    movable = [False] * len(spans)
     later: set[str] = set()  # targets of mounts that replace what is there, after this one
     for n in range(len(spans) - 1, -1, -1):
         word, span = spans[n]
+        if word == "--ro-bind" and len(span) == 3 and not _covered(span[2], later):
+            movable[n] = _is_plain_file(span[2])
         if word in _MOUNT_OPS and len(span) > 1:
-            uncovered[n] = not _covered(span[-1], later)
             source, target = (span[1] if len(span) == 3 else None), span[-1]
             if word in _COVERS or (source is not None and source != target):
                 later.add(target.rstrip("/") or "/")
+    kept: list[str] = []
     contents: list[bytes] = []
     by_source: dict[str, int] = {}
-    moved: dict[int, int] = {}  # span -> a copy's index, or PIN_READONLY / PIN_WRITABLE
-    total = 0
-    for n, (word, span) in enumerate(spans):
-        if word == "--ro-bind" and len(span) == 3 and uncovered[n] and _is_plain_file(span[2]):
-            index = by_source.get(span[1])
-            if index is None:
-                data = _copy(span[1], MAX_COPIES - total)
-                if data is not None:
-                    index = by_source[span[1]] = len(contents)
-                    contents.append(data)
-                    total += len(data)
-            if index is not None:
-                moved[n] = index
-    if moved:
-        moved.update(_pins(spans, uncovered, moved, host))
-    if not moved:
-        return Moved(list(options), [], [])
-    kept: list[str] = []
     binds: list[tuple[bytes, int]] = []
+    total = 0
     for n, (word, span) in enumerate(spans):
         if word == "--cap-drop" and span[1:] == ["ALL"]:
             continue  # the launcher drops them all itself, after its mounts
-        if n in moved:
-            binds.append((os.fsencode(span[-1]), moved[n]))
-        else:
-            kept += span
+        if movable[n]:
+            source = span[1]
+            index = by_source.get(source)
+            if index is None:
+                data = _copy(source, MAX_COPIES - total)
+                if data is not None:
+                    index = by_source[source] = len(contents)
+                    contents.append(data)
+                    total += len(data)
+            if index is not None:
+                binds.append((os.fsencode(span[2]), index))
+                continue
+        kept += span
+    if not binds:
+        return Moved(list(options), [], [])
     return Moved([*CAPS, *kept], contents, binds)
-
-
-PIN_READONLY = -1
-PIN_WRITABLE = -2
-"""What a bind of the launcher's is when it is no copy's index: a folder or file bound onto itself."""
-
-
-def _pins(spans: Sequence[tuple[str, list[str]]], uncovered: Sequence[bool], files: Mapping[int, int],
-          host: Collection[str]) -> dict[int, int]:
-    """The pins of :func:`split` the launcher can make, by span."""
-    pins: dict[int, int] = {}
-    writable: list[str] = []  # what bubblewrap bound writable from the host, so far
-    for n, (word, span) in enumerate(spans):
-        is_pin = word in ("--ro-bind-try", "--bind-try") and len(span) == 3 and span[1] == span[2]
-        if is_pin and uncovered[n] and _inside_writable(span[2], writable, spans[:n]):
-            pins[n] = PIN_READONLY if word == "--ro-bind-try" else PIN_WRITABLE
-        elif word in ("--bind", "--bind-try") and len(span) == 3 and span[1] == span[2]:
-            writable.append(span[2])
-    if not pins:
-        return {}
-    mounted = _with_parents(host)
-    for n in list(pins):
-        if spans[n][1][-1].rstrip("/") in mounted:
-            del pins[n]
-    changed = True
-    while changed:  # a pin holding one that stays bubblewrap's stays too
-        changed = False
-        for n in list(pins):
-            target = spans[n][1][-1]
-            for m, (word, span) in enumerate(spans):
-                if m == n or m in files or m in pins or word not in _MOUNT_OPS or len(span) < 2:
-                    continue
-                if span[-1] != target and paths.within(span[-1], target):
-                    del pins[n]
-                    changed = True
-                    break
-    return pins
-
-
-def _inside_writable(target: str, writable: Sequence[str], before: Sequence[tuple[str, list[str]]]) -> bool:
-    """Whether ``target`` lies strictly inside a folder bubblewrap bound writable from the host
-    (the workspace, a folder added to it) and under nothing mounted over it there since: the
-    launcher binds it from the sandbox's view, which must be the host's (elsewhere it is the
-    read-only root, and a pin meant writable, ``[sandbox] writable``, would not be)."""
-    bases = [w for w in writable if target != w and paths.within(target, w)]
-    if not bases:
-        return False
-    for word, span in before:
-        if word in _COVERS or (word in _MOUNT_OPS and len(span) == 3 and span[1] != span[2]):
-            folder = span[-1]
-            if paths.within(target, folder) and any(paths.within(folder, b) and folder != b for b in bases):
-                return False
-    return True
-
-
-def _with_parents(points: Collection[str]) -> set[str]:
-    """Mount points and every folder above one."""
-    out: set[str] = set()
-    for point in points:
-        path = point.rstrip("/") or "/"
-        while path not in out:
-            out.add(path)
-            parent = os.path.dirname(path)
-            if parent == path:
-                break
-            path = parent
-    return out
 
 
 def _covered(target: str, later: set[str]) -> bool:
@@ -395,25 +300,11 @@ def worth_it(binds: int, host_mounts: int) -> bool:
 
 def host_mounts() -> int:
     """How many mounts this process sees (bubblewrap's sandbox starts from a copy of them)."""
-    return len(mount_points())
-
-
-def mount_points() -> list[str]:
-    """Where this process's mounts are (``/proc/self/mountinfo``'s fifth field, unescaped)."""
     try:
         with open("/proc/self/mountinfo", "rb") as fh:
-            lines = fh.read().splitlines()
+            return fh.read().count(b"\n")
     except OSError:
-        return []
-    out = []
-    for line in lines:
-        fields = line.split(b" ", 5)
-        if len(fields) > 4:
-            out.append(os.fsdecode(_OCTAL.sub(lambda m: bytes([int(m.group(1), 8)]), fields[4])))
-    return out
-
-
-_OCTAL = re.compile(rb"\\([0-7]{3})")
+        return 0
 
 
 def fast_path_on() -> bool:
@@ -430,5 +321,5 @@ def fast_path_failed(output: str) -> None:
         _failures[0] += 1
 
 
-__all__ = ["LAUNCHER", "PIN_READONLY", "PIN_WRITABLE", "WORTH", "Moved", "fast_path_failed", "fast_path_on",
-           "host_mounts", "mount_points", "python_for_launcher", "split", "worth_it", "writable_targets"]
+__all__ = ["LAUNCHER", "WORTH", "Moved", "fast_path_failed", "fast_path_on", "host_mounts",
+           "python_for_launcher", "split", "worth_it", "writable_targets"]

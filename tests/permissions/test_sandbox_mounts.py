@@ -139,66 +139,6 @@ async def test_in_an_editors_terminal_the_launcher_reads_its_binds_from_a_privat
         box.after(confined.guard, time.time_ns())
 
 
-async def test_pins_the_launcher_makes_hold_as_bubblewraps_did(
-    home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What runs later stays read-only (``.vscode``, git's hooks) and the git directory, pinned
-    writable, can be written but not moved away, when the launcher makes those binds too."""
-    require_sandbox()
-    splits: list[sandboxmounts.Moved] = []
-    real = sandboxmounts.split
-    monkeypatch.setattr(sandboxmounts, "split", lambda *a, **k: splits.append(real(*a, **k)) or splits[-1])
-    project = home / "project"
-    await anyio.run_process(["git", "init", "-q", str(project)])
-    (project / ".vscode").mkdir()
-    (project / ".vscode" / "settings.json").write_text("{}\n")
-    box = Sandbox(project)
-    text = await sh(box, "echo x > .vscode/settings.json; echo x > .git/hooks/pre-commit; "
-                         "echo ok > .git/written && echo wrote; mv .git moved; echo end")
-    pins = {os.fsdecode(t): n for moved in splits for t, n in moved.binds if n < 0}
-    assert pins.get(str(project / ".git")) == sandboxmounts.PIN_WRITABLE, pins
-    assert pins.get(str(project / ".vscode")) == sandboxmounts.PIN_READONLY, pins
-    assert text.count("Read-only file system") == 2, text
-    assert "wrote" in text and (project / ".git" / "written").exists(), text
-    assert "busy" in text and (project / ".git").is_dir() and not (project / "moved").exists(), text
-    assert (project / ".vscode" / "settings.json").read_text() == "{}\n"
-
-
-def test_a_pin_holding_a_mount_that_stays_bubblewraps_stays_too(tmp_path: Path) -> None:
-    """bubblewrap makes everything under a read-only bind read-only; the launcher remounts
-    the bind alone. So a pin moves only when whatever is mounted inside it moves too."""
-    inner, outer, big = tmp_path / "w" / "hooks", tmp_path / "w", tmp_path / "big"
-    inner.mkdir(parents=True)
-    (inner / "a.env").write_text("x")
-    big.write_bytes(b"y" * (sandboxmounts.MAX_COPY + 1))
-    pins = ["--bind", str(tmp_path), str(tmp_path),
-            "--ro-bind-try", str(outer), str(outer), "--ro-bind-try", str(inner), str(inner)]  # fmt: skip
-    moved = sandboxmounts.split([*pins, "--ro-bind", "/dev/null", str(inner / "a.env")])
-    assert [n for _, n in moved.binds] == [sandboxmounts.PIN_READONLY, sandboxmounts.PIN_READONLY, 0]
-    assert moved.options == [*sandboxmounts.CAPS, "--bind", str(tmp_path), str(tmp_path)]
-    moved = sandboxmounts.split([*pins, "--ro-bind", str(big), str(inner / "a.env"),
-                                 "--ro-bind", "/dev/null", str(tmp_path / "big")])  # fmt: skip
-    assert moved.binds == [(os.fsencode(big), 0)], "a big copy stays bubblewrap's, and the pins holding it"
-    moved = sandboxmounts.split([*pins, "--ro-bind", "/dev/null", str(inner / "a.env")], host=[str(inner)])
-    assert [n for _, n in moved.binds] == [0], "a host's mount inside: bubblewrap pins both"
-
-
-def test_a_pin_outside_the_workspace_stays_bubblewraps(tmp_path: Path) -> None:
-    """The launcher binds a pin from the sandbox's view, read-only outside the workspace's
-    writable bind: a folder made writable there (``[sandbox] writable``, the index of a
-    repository outside) is bound from the host by bubblewrap, or it would not be writable."""
-    workspace, cargo, objects = tmp_path / "work", tmp_path / ".cargo", tmp_path / "repo" / ".git" / "objects"
-    workspace.mkdir()
-    cargo.mkdir()
-    objects.mkdir(parents=True)
-    (workspace / ".env").write_text("x")
-    moved = sandboxmounts.split(["--bind", str(workspace), str(workspace),
-                                 "--bind-try", str(cargo), str(cargo),
-                                 "--bind-try", str(objects), str(objects),
-                                 "--ro-bind", "/dev/null", str(workspace / ".env")])  # fmt: skip
-    assert moved.binds == [(os.fsencode(workspace / ".env"), 0)]
-
-
 async def test_a_new_secret_file_between_two_commands_is_hidden_at_the_second(home: Path) -> None:
     require_sandbox()
     box = Sandbox(home / "project")
