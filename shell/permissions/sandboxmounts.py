@@ -293,8 +293,8 @@ def writable_targets(options: Sequence[str]) -> list[str]:
 
 
 def worth_it(binds: int, host_mounts: int) -> bool:
-    """Whether the launcher's start costs less than bubblewrap's ``binds``: from ~83 with a
-    laptop's 20 host mounts, from 8 with a snap host's 1,000 (:data:`WORTH`)."""
+    """Whether the launcher's start costs less than bubblewrap's ``binds``: 80 with a
+    laptop's 20 host mounts, 7 with a snap host's 1,000 (:data:`WORTH`)."""
     return binds > 0 and binds * (host_mounts + 30 + binds // 2) >= WORTH
 
 
