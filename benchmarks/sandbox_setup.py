@@ -10,17 +10,10 @@ so load hits all alike (median wall ms):
 - ``sh -c true`` bare, bare ``bwrap --bind / / true``;
 - ours, a later command (what every command pays once the first walk is done): the
   Python side as ``run_shell`` runs it (``confine``: the walks, the values net, the
-  paths to hide, building bubblewrap's options) and the spawn of bubblewrap with them,
-  before (every mount bubblewrap's) and now (the file binds made by the launcher of
-  ``shell.permissions.sandboxmounts`` when they are enough to pay for its start);
+  paths to hide, building bubblewrap's options) and the spawn of bubblewrap with them;
 - bubblewrap alone with our options (no Python): the kernel's and bubblewrap's side,
   and the number of mounts it makes. Each mount costs bubblewrap a read of the mount
-  table, so the machine's own mounts (snaps, containers: shown) multiply it; then the
-  same with the file binds made by the launcher.
-
-With ~1,000 host mounts, in a private mount namespace that ends with the run:
-``unshare -m --propagation private sh -c 'for i in $(seq 1000); do mkdir -p /tmp/mt/$i;
-mount --bind /tmp/mt/$i /tmp/mt/$i; done; python benchmarks/sandbox_setup.py'`` (as root).
+  table, so the machine's own mounts (snaps, containers: shown) multiply it.
 
 Then the Python side alone in CPU ms, part by part (median of ``--rounds``).
 
@@ -48,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from home_walk import make_dot_folders
 
 from shell.core.programs import which
-from shell.permissions import homedirs, homelinks, homewalk, sandbox, sandboxmounts
+from shell.permissions import homedirs, homelinks, homewalk, sandbox
 from shell.permissions.hiddenvalues import hidden_values, home_value_files
 from shell.permissions.homesecrets import found_in_config, home_stores
 from shell.permissions.sandbox import Sandbox
@@ -127,31 +120,13 @@ def prepared(box: Sandbox) -> list[str]:
     return box.wrap(["true"], secrets=confined.secrets, hidden=box.hidden_paths(), walls=confined.guard)
 
 
-def ours(box: Sandbox, env: dict[str, str], mounts: bool = True) -> bool:
-    """One command as ``run_shell`` runs it; ``mounts``: the file binds made by the launcher
-    (:mod:`shell.permissions.sandboxmounts`) when it takes them. Whether it did."""
-    confined = anyio.run(lambda: confine(box, ["true"], network=False, shown=(), direct=True, mounts=mounts))
+def ours(box: Sandbox, env: dict[str, str]) -> None:
+    confined = anyio.run(lambda: confine(box, ["true"], network=False, shown=(), direct=True))
     try:
         subprocess.run(confined.argv, env=confined.env, check=True, pass_fds=confined.launch.fds)
-        return bool(confined.launch.marker)
     finally:
         confined.launch.close()
         box.after(confined.guard, time.time_ns())
-
-
-def _launched(bwrap: str, moved: sandboxmounts.Moved, python: str, env: dict[str, str]) -> None:
-    """bubblewrap alone with our options, the file binds made by the launcher (no Python of ours)."""
-    listing, marker = os.memfd_create("binds"), os.memfd_create("marker")
-    try:
-        os.write(listing, moved.payload(env))
-        os.lseek(listing, 0, os.SEEK_SET)
-        argv = [bwrap, *moved.options, "--", *moved.command(python, listing, marker, ["true"])]
-        subprocess.run(argv, env=env, check=True, pass_fds=(listing, marker))
-        if os.pread(marker, 2, 0) != b"ok":
-            raise SystemExit("the launcher failed")
-    finally:
-        os.close(listing)
-        os.close(marker)
 
 
 def parts(box: Sandbox) -> dict[str, float]:
@@ -203,17 +178,12 @@ def main() -> None:
         mounts = sum(1 for a in argv if a in MOUNTS)
         shells = ["sh", "-c", "true"]
         bare = [bwrap, "--bind", "/", "/", "--", "true"]
-        moved = sandboxmounts.split(argv[1:argv.index("--")])
-        python = sandboxmounts.python_for_launcher([str(workspace)]) or sys.executable
-        took = ours(box, env)
-        rows: dict[str, list[float]] = {k: [] for k in ("sh", "bare", "before", "ours", "raw", "launcher")}
+        rows: dict[str, list[float]] = {k: [] for k in ("sh", "bare", "ours", "raw")}
         for _ in range(options.rounds):
             rows["sh"].append(timed(lambda: subprocess.run(shells, env=env, check=True)))
             rows["bare"].append(timed(lambda: subprocess.run(bare, env=env, check=True)))
-            rows["before"].append(timed(lambda: ours(box, env, mounts=False)))
             rows["ours"].append(timed(lambda: ours(box, env)))
             rows["raw"].append(timed(lambda: subprocess.run(argv, env=env, check=True)))
-            rows["launcher"].append(timed(lambda: _launched(argv[0], moved, python, env)))
         pieces: dict[str, list[float]] = {}
         for _ in range(options.rounds):
             for name, ms in parts(box).items():
@@ -224,16 +194,10 @@ def main() -> None:
               f"median wall ms of {options.rounds}")
         print(f"  sh -c true                        {med['sh']:8.1f}")
         print(f"  bwrap --bind / / true             {med['bare']:8.1f}")
-        ratio = med["before"] / med["bare"]
-        print(f"  ours, bwrap's mounts (before)     {med['before']:8.1f}   ({ratio:.1f}x bare bwrap)")
-        ratio = med["before"] / med["ours"]
-        print(f"  ours, a later command (all in)    {med['ours']:8.1f}   ({ratio:.1f}x faster; "
-              f"launcher: {took})")
+        ratio = med["ours"] / med["bare"]
+        print(f"  ours, a later command (all in)    {med['ours']:8.1f}   ({ratio:.1f}x bare bwrap)")
         where = kinds(argv, workspace)
         print(f"  bwrap alone with our options      {med['raw']:8.1f}   ({mounts} mounts: {where})")
-        ratio = med["raw"] / med["launcher"]
-        print(f"    the file binds by the launcher  {med['launcher']:8.1f}   ({len(moved.binds)} of them, "
-              f"{ratio:.1f}x faster)")
         print("Python side, CPU ms (median):")
         for name, values in pieces.items():
             print(f"  {name:32s} {statistics.median(values):8.2f}")
