@@ -306,8 +306,7 @@ async def run_in_editor_terminal(
     try:
         for attempt in (1, 2):
             if sandbox is not None:
-                confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown,
-                                                   mounts=attempt == 1)  # again: all bubblewrap's
+                confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown)
             terminal_id, exit_code, signal, timed_out, output = await _in_terminal(
                 client, session_id, confined.argv if confined is not None else argv, cwd, timeout, ctx)
             if (confined is None or attempt == 2 or timed_out

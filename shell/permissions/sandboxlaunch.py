@@ -44,11 +44,6 @@ from . import sandboxmounts
 
 LAUNCHER = 'exec 3<"$1" 4>>"$2" || exit 126\n"$3" -f -- "$1"\nshift 3\nexec "$@"\n'
 """``$1`` the options file, ``$2`` the status file, ``$3`` ``rm``, then ``env -i bwrap …``."""
-MOUNTING = ('exec 3<"$1" 4>>"$2" 5<"$1.binds" 6>>"${2%/*}/marker" || exit 126\n"$3" -f -- "$1" "$1.binds"\n'
-            'shift 3\nexec "$@"\n')  # fmt: skip
-"""The same when the launcher of :mod:`.sandboxmounts` makes the file binds: its list on
-fd 5 (``$1.binds``, removed with the options), its marker on fd 6 (:data:`MARKER`)."""
-MARKER = "marker"
 
 NAME = "agent-shell-sandbox"
 """The launcher's ``$0`` (what ``ps`` shows for the moment it runs)."""
@@ -72,8 +67,7 @@ class Launch:
     the launcher of :mod:`.sandboxmounts`, its binds and its marker too."""
     marker: list[int] = field(default_factory=list)
     """The launcher's marker (``ok`` once its mounts are made and its capabilities dropped),
-    when it makes the file binds (:mod:`.sandboxmounts`): its descriptor for a direct start,
-    ``[-1]`` for the file ``marker`` in :attr:`folder`; empty when bubblewrap makes them all."""
+    when it makes the file binds (:mod:`.sandboxmounts`); empty when bubblewrap makes them all."""
 
     def status(self) -> str:
         """What bubblewrap wrote about the sandbox (empty if nothing, or unreadable)."""
@@ -96,11 +90,7 @@ class Launch:
         the next set-up is bubblewrap's own (:func:`.sandboxmounts.fast_path_failed`)."""
         if self.marker:
             try:
-                if self.marker[0] >= 0:
-                    said = os.pread(self.marker[0], 2, 0)
-                else:
-                    with open(os.path.join(self.folder, MARKER), "rb") as fh:
-                        said = fh.read(2)
+                said = os.pread(self.marker[0], 2, 0)
             except OSError:
                 said = b""
             if said != b"ok":
@@ -123,8 +113,8 @@ def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str
     """The launcher for bubblewrap's command line ``wrapped`` (``bwrap OPTIONS -- COMMAND``,
     as :meth:`Sandbox.wrap` makes it), giving the command ``env``: OPTIONS and ``env`` are
     written to a private file; only ``--args N -- COMMAND`` stays on the command line.
-    ``direct``: bubblewrap itself, reading descriptors the caller passes (:attr:`Launch.fds`).
-    When there are enough of them and ``mounts``, the file binds are made by the launcher of
+    ``direct``: bubblewrap itself, reading descriptors the caller passes (:attr:`Launch.fds`),
+    and, when there are enough of them and ``mounts``, the file binds made by the launcher of
     :mod:`.sandboxmounts` (``mounts=False``: all by bubblewrap, as after it failed)."""
     cut = len(wrapped) - len(command) - 1
     if cut < 1 or wrapped[cut] != "--" or list(wrapped[cut + 1 :]) != list(command):
@@ -134,30 +124,20 @@ def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str
         options += ["--setenv", name, value]
     if direct:
         return _direct(wrapped, cut, command, options, env if mounts else None)
-    bwrap_options, run, script = list(wrapped[1:cut]), list(command), LAUNCHER
-    moved = _moved(bwrap_options) if mounts else None
-    if moved is not None:
-        bwrap_options, run, script = moved[0].options, moved[0].command(moved[1], 5, 6, command), MOUNTING
-    options += ["--json-status-fd", "4", *bwrap_options]
+    options += ["--json-status-fd", "4", *wrapped[1:cut]]
     folder = tempfile.mkdtemp(prefix="agent-shell-launch-", dir=_private_base())
     path, status = os.path.join(folder, "args"), os.path.join(folder, "status")
     try:
-        _write_private(path, _nul_separated(options))
-        if moved is not None:
-            _write_private(f"{path}.binds", moved[0].payload(env))
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_nul_separated(options))
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     programs = [which("rm") or "/bin/rm", which("env") or "/usr/bin/env", "-i", wrapped[0]]
-    argv = [which("sh") or "/bin/sh", "-c", script, NAME, path, status, *programs, "--args", "3", "--",
-            *run]  # fmt: skip
-    return Launch(argv, folder, marker=[] if moved is None else [-1])
-
-
-def _write_private(path: str, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
+    argv = [which("sh") or "/bin/sh", "-c", LAUNCHER, NAME, path, status, *programs, "--args", "3", "--",
+            *command]  # fmt: skip
+    return Launch(argv, folder)
 
 
 def _direct(wrapped: Sequence[str], cut: int, command: Sequence[str], options: list[str],
@@ -222,4 +202,4 @@ def _private_base() -> str | None:
     return "/tmp" if os.path.isdir("/tmp") and os.access("/tmp", os.W_OK | os.X_OK) else None
 
 
-__all__ = ["LAUNCHER", "MARKER", "MOUNTING", "NAME", "Launch", "launch"]
+__all__ = ["LAUNCHER", "NAME", "Launch", "launch"]

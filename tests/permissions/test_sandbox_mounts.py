@@ -12,12 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from shell.permissions import sandboxlaunch, sandboxmounts
 from shell.permissions.sandbox import Sandbox
-from shell.tools.shell_cmd import confine, run_command
+from shell.tools.shell_cmd import run_command
 
 from ..sandboxing import require_sandbox
 from .home_setup import plant, sandbox_home
@@ -117,26 +116,6 @@ async def test_the_command_gets_the_environment_it_got_from_bubblewrap(
     assert [bool(s.marker) for s in launched] == [True, False]
     assert "LC_CTYPE" not in launcher and "PATH=" in launcher, launcher
     assert launcher == bubblewrap
-
-
-async def test_in_an_editors_terminal_the_launcher_reads_its_binds_from_a_private_file(home: Path) -> None:
-    """The editor's terminal starts a program with arguments, no descriptors: the ``sh``
-    launcher opens the list and the marker from the private folder, and removes the list."""
-    require_sandbox()
-    box = Sandbox(home / "project")
-    command = ["sh", "-c", "cat ~/projects/p1/.env .env notes.txt; ls -A /tmp | wc -l"]
-    confined = await confine(box, command, network=False, shown=())
-    try:
-        assert confined.launch.marker == [-1] and not confined.launch.fds
-        done = await anyio.run_process(confined.argv, env={}, cwd=box.workspace, check=False)
-        out = done.stdout.decode()
-        assert done.returncode == 0, done.stderr
-        assert out == "PLAIN\n0\n", out
-        assert not confined.launch.never_started(done.returncode, out)
-        assert sorted(os.listdir(confined.launch.folder)) == ["marker", "status"], "the lists are gone"
-    finally:
-        confined.launch.close()
-        box.after(confined.guard, time.time_ns())
 
 
 async def test_a_new_secret_file_between_two_commands_is_hidden_at_the_second(home: Path) -> None:
