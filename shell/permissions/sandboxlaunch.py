@@ -40,8 +40,6 @@ from dataclasses import dataclass, field
 
 from shell.core.programs import which
 
-from . import sandboxmounts
-
 LAUNCHER = 'exec 3<"$1" 4>>"$2" || exit 126\n"$3" -f -- "$1"\nshift 3\nexec "$@"\n'
 """``$1`` the options file, ``$2`` the status file, ``$3`` ``rm``, then ``env -i bwrap …``."""
 
@@ -63,11 +61,7 @@ class Launch:
     """The launcher's private folder of the options and status files (removed by :meth:`close`)."""
     fds: list[int] = field(default_factory=list)
     """For a direct start, what the caller passes to the child (``pass_fds``): the status
-    and the options, in memory (``memfd``, no file anywhere), closed by :meth:`close`; with
-    the launcher of :mod:`.sandboxmounts`, its binds and its marker too."""
-    marker: list[int] = field(default_factory=list)
-    """The launcher's marker (``ok`` once its mounts are made and its capabilities dropped),
-    when it makes the file binds (:mod:`.sandboxmounts`); empty when bubblewrap makes them all."""
+    and the options, in memory (``memfd``, no file anywhere), closed by :meth:`close`."""
 
     def status(self) -> str:
         """What bubblewrap wrote about the sandbox (empty if nothing, or unreadable)."""
@@ -83,20 +77,7 @@ class Launch:
         """Whether bubblewrap failed before the command started (so that running it
         again runs it once): it exited 1, printed its own error first, and reported no
         exit of the command. A command that printed the same and exited 1 did run, and
-        bubblewrap says so in the status file, which the command cannot reach.
-
-        With the launcher of :mod:`.sandboxmounts`: whenever it did not write its ``ok``
-        (which it writes just before it execs the command; the command cannot reach it), and
-        the next set-up is bubblewrap's own (:func:`.sandboxmounts.fast_path_failed`)."""
-        if self.marker:
-            try:
-                said = os.pread(self.marker[0], 2, 0)
-            except OSError:
-                said = b""
-            if said != b"ok":
-                sandboxmounts.fast_path_failed(output)
-                return True
-            return False
+        bubblewrap says so in the status file, which the command cannot reach."""
         return code == 1 and output.lstrip().startswith("bwrap: ") and '"exit-code"' not in self.status()
 
     def close(self) -> None:
@@ -109,13 +90,11 @@ class Launch:
 
 
 def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str], *,
-           direct: bool = False, mounts: bool = True) -> Launch:
+           direct: bool = False) -> Launch:
     """The launcher for bubblewrap's command line ``wrapped`` (``bwrap OPTIONS -- COMMAND``,
     as :meth:`Sandbox.wrap` makes it), giving the command ``env``: OPTIONS and ``env`` are
     written to a private file; only ``--args N -- COMMAND`` stays on the command line.
-    ``direct``: bubblewrap itself, reading descriptors the caller passes (:attr:`Launch.fds`),
-    and, when there are enough of them and ``mounts``, the file binds made by the launcher of
-    :mod:`.sandboxmounts` (``mounts=False``: all by bubblewrap, as after it failed)."""
+    ``direct``: bubblewrap itself, reading descriptors the caller passes (:attr:`Launch.fds`)."""
     cut = len(wrapped) - len(command) - 1
     if cut < 1 or wrapped[cut] != "--" or list(wrapped[cut + 1 :]) != list(command):
         raise ValueError("the bubblewrap command line does not end with -- and the command")
@@ -123,7 +102,7 @@ def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str
     for name, value in env.items():
         options += ["--setenv", name, value]
     if direct:
-        return _direct(wrapped, cut, command, options, env if mounts else None)
+        return _direct(wrapped, cut, command, options)
     options += ["--json-status-fd", "4", *wrapped[1:cut]]
     folder = tempfile.mkdtemp(prefix="agent-shell-launch-", dir=_private_base())
     path, status = os.path.join(folder, "args"), os.path.join(folder, "status")
@@ -140,56 +119,24 @@ def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str
     return Launch(argv, folder)
 
 
-def _direct(wrapped: Sequence[str], cut: int, command: Sequence[str], options: list[str],
-            mounts: Mapping[str, str] | None) -> Launch:
+def _direct(wrapped: Sequence[str], cut: int, command: Sequence[str], options: list[str]) -> Launch:
     """bubblewrap started by the caller, its options and status in memory: no folder to
     make and remove (1 ms CPU, 5 ms under load), nothing on any disk. Descriptors are not
-    inherited unless passed (PEP 446). ``mounts``: the command's environment, when the
-    launcher of :mod:`.sandboxmounts` may make the file binds (it gives the command that)."""
+    inherited unless passed (PEP 446)."""
     started = Launch([])
-    bwrap_options, run = list(wrapped[1:cut]), list(command)
-    moved = _moved(bwrap_options) if mounts is not None else None
     try:
         started.fds.append(os.memfd_create("agent-shell-status", os.MFD_CLOEXEC))
         started.fds.append(os.memfd_create("agent-shell-args", os.MFD_CLOEXEC))
-        if moved is not None:
-            moved_options, python = moved
-            listing = os.memfd_create("agent-shell-mounts", os.MFD_CLOEXEC)
-            started.fds.append(listing)
-            _write_all(listing, moved_options.payload(mounts or {}))
-            started.marker.append(os.memfd_create("agent-shell-mounted", os.MFD_CLOEXEC))
-            started.fds.append(started.marker[0])
-            bwrap_options = moved_options.options
-            run = moved_options.command(python, listing, started.marker[0], command)
-        data = _nul_separated([*options, "--json-status-fd", str(started.fds[0]), *bwrap_options])
-        _write_all(started.fds[1], data)
+        data = _nul_separated([*options, "--json-status-fd", str(started.fds[0]), *wrapped[1:cut]])
+        written = 0
+        while written < len(data):
+            written += os.write(started.fds[1], data[written:])
+        os.lseek(started.fds[1], 0, os.SEEK_SET)
     except BaseException:
         started.close()
         raise
-    started.argv[:] = [wrapped[0], "--args", str(started.fds[1]), "--", *run]
+    started.argv[:] = [wrapped[0], "--args", str(started.fds[1]), "--", *command]
     return started
-
-
-def _moved(options: list[str]) -> tuple[sandboxmounts.Moved, str] | None:
-    """The file binds the launcher takes, and the interpreter that runs it, when it is on,
-    can run safely here, and has enough of them to be worth its start."""
-    if not sandboxmounts.fast_path_on():
-        return None
-    python = sandboxmounts.python_for_launcher(sandboxmounts.writable_targets(options))
-    if python is None:
-        return None
-    moved = sandboxmounts.split(options)
-    if not sandboxmounts.worth_it(len(moved.binds), sandboxmounts.host_mounts()):
-        return None
-    return moved, python
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """``data`` into the memfd ``fd``, which is then read from its start."""
-    written = 0
-    while written < len(data):
-        written += os.write(fd, data[written:])
-    os.lseek(fd, 0, os.SEEK_SET)
 
 
 def _nul_separated(options: Sequence[str]) -> bytes:

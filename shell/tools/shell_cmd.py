@@ -136,8 +136,7 @@ async def run_command(
     try:
         for attempt in (1, 2):
             if sandbox is not None and sandboxed:
-                confined = await confine(sandbox, argv, network=network, shown=shown, direct=True,
-                                         mounts=attempt == 1)  # again: all bubblewrap's
+                confined = await confine(sandbox, argv, network=network, shown=shown, direct=True)
                 run, env, fds = confined.argv, {}, confined.launch.fds  # the environment is in its file
             else:
                 run, env, fds = argv, dict(scrubbed_environment()[0], **QUIET), []
@@ -293,17 +292,14 @@ class Confined:
 
 
 async def confine(
-    sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str], direct: bool = False,
-    mounts: bool = True,
+    sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str], direct: bool = False
 ) -> Confined:
     """Wrap ``argv`` in ``sandbox`` (which works here): the workspace searched for
     secret files and what runs later (in a thread), the files the words in ``shown``
     name left visible. The one way both ``run_shell``s (ours, the editor's terminal)
     confine a command, so that they cannot drift apart. The caller starts
     ``argv`` of the result with no environment of its own and closes its ``launch``;
-    ``direct`` starts bubblewrap itself, passed ``launch.fds`` (see :mod:`.sandboxlaunch`);
-    ``mounts=False`` has bubblewrap make every mount (the set-up again after the launcher of
-    :mod:`.sandboxmounts` failed)."""
+    ``direct`` starts bubblewrap itself, passed ``launch.fds`` (see :mod:`.sandboxlaunch`)."""
     found: list[tuple[SecretFiles, Guard]] = []
 
     async def search() -> None:
@@ -330,7 +326,7 @@ async def confine(
     try:
         wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls,
                                walls=guard)
-        started = sandboxlaunch.launch(wrapped, argv, env, direct=direct, mounts=mounts)
+        started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
     except BaseException:  # no command, no check after it: the bits are cleared here
         sandbox.unmark()
         raise
