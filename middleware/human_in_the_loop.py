@@ -177,6 +177,48 @@ BATCH_KEY = "batch"
 """``ctx.reply_state``: the places of the current batch's calls, worked out once."""
 REST_KEY = "rest"
 """``ctx.reply_state``: the standing "rest" answers of the current batch."""
+ORDER_KEY = "asking_order"
+"""``ctx.reply_state``: the current batch's :class:`_Order`."""
+ORDER_WAIT = 0.5
+"""Seconds a question waits, at most, for the calls before it in its batch to ask theirs."""
+
+
+class _Order:
+    """The questions of a batch's parallel calls reach the dialog in the model's order.
+    Each call's check runs in a thread of its own (:func:`checked`), so the one that ended
+    first asked first: "call 2 of 3" came before call 1, and its "reject all 1 after this"
+    left call 1 waiting behind it. A call asks once every call before it has asked or
+    needs no question (``ORDER_WAIT`` at most: one never reached must not hold the rest)."""
+
+    __slots__ = ("frontier", "key", "moved", "taken")
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.taken: set[int] = set()
+        self.frontier = 0
+        """Every call before this index has asked or needs no question."""
+        self.moved = anyio.Event()
+
+    def take(self, index: int) -> None:
+        self.taken.add(index)
+        if index == self.frontier:
+            while self.frontier in self.taken:
+                self.taken.discard(self.frontier)
+                self.frontier += 1
+            self.moved.set()
+            self.moved = anyio.Event()
+
+    async def wait_for(self, index: int) -> None:
+        with anyio.move_on_after(ORDER_WAIT):
+            while self.frontier < index:
+                await self.moved.wait()
+
+
+def _order(ctx: ToolCallContext, place: BatchPlace) -> _Order:
+    order = ctx.reply_state.get(ORDER_KEY)
+    if not isinstance(order, _Order) or order.key != place.key:
+        order = ctx.reply_state[ORDER_KEY] = _Order(place.key)
+    return order
 
 
 class _Resolved:
@@ -278,6 +320,13 @@ class HumanInTheLoop(Middleware):
     async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
         self._names.missing(ctx, self.name)  # a typo: the tool meant is not asked about as set
         place = _place(ctx)
+        try:
+            return await self._before(ctx, place)
+        finally:
+            if place is not None:  # asked, or needs no question: the next call's turn
+                _order(ctx, place).take(place.index)
+
+    async def _before(self, ctx: ToolCallContext, place: BatchPlace | None) -> BeforeToolCallResult | None:
         rest = _standing(ctx, place)
         if rest is not None and rest.get("reject"):  # "reject the rest": whatever the policy says
             return self._answered(ctx, None, ApprovalDecision.reject(rest_refusal(ctx.tool.name), rest=True))
@@ -344,6 +393,11 @@ class HumanInTheLoop(Middleware):
         self, ctx: ToolCallContext, request: ApprovalRequest, allowed: tuple[DecisionType, ...]
     ) -> BeforeToolCallResult | None:
         name = ctx.tool.name
+        place = request.batch
+        if place is not None:
+            order = _order(ctx, place)
+            await order.wait_for(place.index)
+            order.take(place.index)
         changed = ctx.edited_by
         if changed and changed != "you":  # the user approves what runs, and hears whose it is and what
             note = (f"Middleware {changed} changed the arguments the model gave "

@@ -437,7 +437,7 @@ points a git directory at another one's config and hooks; ``info/exclude`` and
 review of what a command did.)"""
 
 
-_SUBJECT_VERB_IT = re.compile(r"^((?:[\w.+-]+ ){1,2}\w+s) it\b")
+_SUBJECT_VERB_IT = re.compile(r"^((?:[\w./+-]+ ){1,3}\w+s) it\b")
 """A reason that names its file as "it" right after its verb: ``pip reads it at …``."""
 
 

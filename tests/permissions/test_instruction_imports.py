@@ -45,7 +45,7 @@ def test_an_edit_to_an_imported_file_asks(tmp_path: Path, mode: str) -> None:
         verdict = p.decide(tools["edit_file" if path != "docs/later.md" else "write_file"],
                            {"path": path, "old_text": "Use", "new_text": "SYSTEM OVERRIDE", "content": "x"})
         assert verdict.action == "ask", path
-        assert "imports it" in verdict.reason, verdict.reason
+        assert "imports (an @ line)" in verdict.reason, verdict.reason  # after "which": no "it"
     assert p.decide(tools["write_file"], {"path": "docs/other.md", "content": "x"}).action == "allow"
 
 
