@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import githardened, githeads, gitsync
+from . import githeads, gitsync
 from .gitnet import head_commit
-from .gitstaged import git_dir, index_stamp, repository_of
+from .gitstaged import git_dir, index_stamp, repository_of, staged_entries
 
 TIMEOUT = 10.0
 
@@ -93,17 +93,8 @@ def after(was: Sequence[CopiesBefore], may_write: Callable[[Path], bool]) -> lis
 
 
 def _staged(repo: Path, rels: Sequence[bytes]) -> dict[bytes, bytes] | None:
-    done = githardened.run(["-C", str(repo), "ls-files", "-s", "-z", "--",
-                            *(":(literal)" + os.fsdecode(r) for r in rels)], timeout=TIMEOUT)
-    if done is None or done.returncode != 0:
-        return None
-    out: dict[bytes, bytes] = {}
-    for entry in done.stdout.split(b"\0"):
-        meta, _, name = entry.partition(b"\t")
-        fields = meta.split()
-        if name and len(fields) == 3:
-            out.setdefault(name, fields[1])
-    return out
+    entries = staged_entries(repo, rels, TIMEOUT)
+    return None if entries is None else {name: blob for name, (_, blob) in entries.items()}
 
 
 def _shown(names: Sequence[bytes]) -> str:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from . import githardened, githeads
 from .githistory import HISTORY_FILES
-from .gitstaged import git_dir
+from .gitstaged import git_dir, staged_rows
 
 TIMEOUT = 10.0
 MOST_HASHED = 256
@@ -130,7 +130,7 @@ def denied_blobs(repo: Path, denied: Sequence[bytes]) -> frozenset[bytes] | None
     listed = githardened.run(["-C", str(repo), "ls-files", "-s", "-z", "--", *specs], timeout=TIMEOUT)
     if listed is None or listed.returncode != 0:
         return None
-    found |= {e.split()[1] for e in listed.stdout.split(b"\0") if len(e.split(b"\t")[0].split()) == 3}
+    found |= {blob for _, blob, _ in staged_rows(listed.stdout)}
     found |= _hashed(repo, denied)
     return frozenset(found - _ZERO)
 
@@ -210,11 +210,8 @@ def _staged(repo: Path, base: bytes, denied: Sequence[bytes], blobs: frozenset[b
         rows = list(_raw(done.stdout)) if done is not None and done.returncode == 0 else []
     else:  # no commit yet: every entry is new
         done = githardened.run(["-C", str(repo), "ls-files", "-s", "-z"], timeout=TIMEOUT)
-        rows = []
-        for entry in done.stdout.split(b"\0") if done is not None and done.returncode == 0 else []:
-            meta, _, name = entry.partition(b"\t")
-            if len(meta.split()) == 3 and name:
-                rows.append((b"000000", b"", meta.split()[1], b"A", name))
+        listing = done.stdout if done is not None and done.returncode == 0 else b""
+        rows = [(b"000000", b"", blob, b"A", name) for _, blob, name in staged_rows(listing)]
     return {
         name: Copy(name, new, (mode, old) if status != b"A" else None)
         for mode, old, new, status, name in rows

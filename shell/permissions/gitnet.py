@@ -35,7 +35,7 @@ from pathlib import Path
 from . import gitdeniedcopies, githardened, githeads, gitsync
 from .gitexclude import hold_exclude, release
 from .githistory import committed_denied
-from .gitstaged import git_dir, index_stamp, repository_of
+from .gitstaged import git_dir, index_stamp, repository_of, staged_entries
 
 TIMEOUT = 10.0
 _lock = threading.Lock()
@@ -172,7 +172,7 @@ def after(was: Before) -> tuple[list[str], dict[Path, gitsync.Move]]:
                                                  moved and bool(head) and not made, old.tips, same_index)
         if same_index and not moved:
             continue  # the index and HEAD as they were: nothing staged, nothing committed
-        now = dict(old.entries) if same_index else _entries(repo, old.rels) if old.rels else {}
+        now = dict(old.entries) if same_index else staged_entries(repo, old.rels, TIMEOUT) if old.rels else {}
         if now is None or not old.rels:
             continue
         if moved and head and not made:  # to a commit that existed before: on purpose
@@ -266,27 +266,13 @@ def _cached_entries(repo: Path, rels: tuple[bytes, ...],
         known = _known.get((repo, rels))
     if known is not None and known[0] == stamp:
         return known[1]
-    found = _entries(repo, rels)
+    found = staged_entries(repo, rels, TIMEOUT)
     if found is not None:
         with _lock:
             if len(_known) >= 256:
                 _known.clear()
             _known[(repo, rels)] = (stamp, found)
     return found
-
-
-def _entries(repo: Path, rels: Sequence[bytes]) -> dict[bytes, tuple[bytes, bytes]] | None:
-    done = githardened.run(["-C", str(repo), "ls-files", "-s", "-z", "--",
-                            *(":(literal)" + os.fsdecode(r) for r in rels)], timeout=TIMEOUT)
-    if done is None or done.returncode != 0:
-        return None
-    out: dict[bytes, tuple[bytes, bytes]] = {}
-    for entry in done.stdout.split(b"\0"):
-        meta, _, name = entry.partition(b"\t")
-        fields = meta.split()
-        if name and len(fields) == 3:
-            out.setdefault(name, (fields[0], fields[1]))  # a conflict's first stage stands for it
-    return out
 
 
 def head_commit(repo: Path) -> bytes:

@@ -28,7 +28,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from . import githardened
@@ -297,3 +297,28 @@ def _size(path: str) -> int | None:
     except OSError:
         return None
     return st.st_size if os.path.isfile(path) else None
+
+
+def staged_rows(listing: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """``(mode, object, name)`` of each entry of ``git ls-files -s -z``'s output (every
+    stage of a conflict: one row each)."""
+    for entry in listing.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if name and len(fields) == 3:
+            yield fields[0], fields[1], name
+
+
+def staged_entries(
+    repo: Path, rels: Sequence[bytes], timeout: float
+) -> dict[bytes, tuple[bytes, bytes]] | None:
+    """``name -> (mode, object)`` of the index entries at or under ``rels`` (a conflict's
+    first stage stands for it); None: git could not say."""
+    done = githardened.run(["-C", str(repo), "ls-files", "-s", "-z", "--",
+                            *(":(literal)" + os.fsdecode(r) for r in rels)], timeout=timeout)
+    if done is None or done.returncode != 0:
+        return None
+    out: dict[bytes, tuple[bytes, bytes]] = {}
+    for mode, blob, name in staged_rows(done.stdout):
+        out.setdefault(name, (mode, blob))
+    return out
