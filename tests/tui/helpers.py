@@ -176,10 +176,16 @@ def flood_app(text: str) -> tuple[AgentShellApp, Agent]:
     return AgentShellApp(agent, model_label="scripted"), agent
 
 
-async def reply_under_way(app: AgentShellApp, pilot: Any,
-                          ready: Any = lambda widget: widget.backlog > 0) -> AssistantMessage:
+def drawn_and_behind(widget: AssistantMessage) -> bool:
+    """Some of the reply drawn and more received than drawn: had Esc come before the
+    first frame drew anything, the history would rightly keep no answer at all (nothing
+    was shown); CI saw that under load (170 kB received, 0 drawn)."""
+    return 0 < widget.backlog < len(widget.text)
+
+
+async def reply_under_way(app: AgentShellApp, pilot: Any, ready: Any = drawn_and_behind) -> AssistantMessage:
     """Start a reply and wait until its last text block is ``ready(widget)`` (by default:
-    more received than drawn yet); that widget. Started directly, not typed: the pilot's
+    some drawn, more received than drawn yet); that widget. Started directly, not typed: the pilot's
     key presses wait for a screen that a flood never lets go idle."""
     from shell.tui.widgets.assistant_message import AssistantMessage
 
@@ -219,7 +225,7 @@ def drawn_text(widget: AssistantMessage) -> str:
 
 
 async def cancelled_under_way(app: AgentShellApp, pilot: Any,
-                              ready: Any = lambda widget: widget.backlog > 0) -> AssistantMessage:
+                              ready: Any = drawn_and_behind) -> AssistantMessage:
     """Start a reply, press Esc once its last text block is ``ready(widget)`` (see
     :func:`reply_under_way`), and wait for the reply to end; that widget."""
     widget = await reply_under_way(app, pilot, ready)
