@@ -85,6 +85,7 @@ from .laternames import (
 from .laterplanted import Planted, move_aside, move_out, relative, report, restore_link
 from .laterrefused import refused_writes
 from .laterseen import Seen, seen_now
+from .loaderdirs import loader_dirs, preloaded, shadowing
 from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
@@ -217,6 +218,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
     walls.envrc_sources()
     writable_dirs = live_path_dirs(tuple(writable)) if writable else ()
     walls.path_folders(writable_dirs, {folder for folder, _ in writable_dirs})
+    walls.loader_folders((*walls.roots, *writable))
     walls.mcp_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
@@ -349,6 +351,16 @@ class _Walls:
             for path in live_programs(folder) if folder in live else ():
                 if path not in self.sideways:  # read-only, not judged: a new one (bin/app) is kept
                     self.watch(path)
+
+    def loader_folders(self, places: Sequence[Path]) -> None:
+        """The folders of the user's LD_LIBRARY_PATH in ``places``: each entry named like a
+        library of the system; LD_PRELOAD's files and GCONV_PATH's folders whole
+        (:mod:`.loaderdirs`, finding W6)."""
+        found = {path: reason for folder, reason in loader_dirs(places) for path in shadowing(folder, places)}
+        for path, reason in {**found, **preloaded(places)}.items():
+            if path not in self.sideways:
+                self.sideways[path] = reason
+                self.watch(path)
 
     def mcp_sources(self) -> None:
         """What .mcp.json runs, home's links lead to, AGENTS.md imports: watched when missing too."""

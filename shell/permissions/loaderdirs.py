@@ -1,0 +1,247 @@
+"""What a sandboxed command may not plant where the dynamic loader looks.
+
+A user whose ``LD_LIBRARY_PATH`` names a folder of the workspace, an absolute one
+(``$PWD/build/lib`` from a C project's ``.envrc``) or one of wherever they type (an
+empty entry, the usual result of ``export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/x``
+with it unset, or ``.``, or ``lib``), has every program they start load a
+``libc.so.6`` or ``libz.so.1`` found there before the system's: a library a
+sandboxed command wrote there runs as the user, outside any sandbox, at their next
+``git`` or ``python`` (finding W6). It is the PATH's case (:mod:`.pathdirs`) for
+libraries, and guarded the same way by :mod:`.runslater`:
+
+- in such a folder, and in the subfolders the loader tries first
+  (``glibc-hwcaps/x86-64-v3``, ``tls``, ``x86_64``…), an entry named as a library of
+  the system (:func:`system_libraries`: the loader's cache, its default folders, what
+  this process has loaded) is bound read-only, and one a command creates is moved to
+  the quarantine once it ended, the result saying so;
+- any other name (``libmyproject.so``, what the project's build makes) is kept:
+  only the project's own programs load it, and the command could change their sources.
+
+``LD_PRELOAD`` and ``LD_AUDIT`` entries that are paths inside the workspace are
+guarded as files (every program loads them), and a ``GCONV_PATH`` folder there whole
+(``iconv`` loads the modules its ``gconv-modules`` names). Python's start-up files (a
+venv's ``*.pth``, ``sitecustomize``) are :mod:`.laternames`'s.
+
+agent-shell's own programs on the host do not look in the workspace at all: bubblewrap
+starts with no environment (:mod:`.sandboxlaunch`), and its git drops the entries
+that name a folder by where it runs (:func:`host_loader_env`).
+
+Not reached: an entry with a ``$ORIGIN``/``$LIB`` token (where it leads depends on
+the program), and a relative entry's folder in a subfolder of the workspace the user
+may ``cd`` into later (each root's own is guarded, as for the PATH).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from . import paths
+
+LOADER_VAR = "LD_LIBRARY_PATH"
+FILE_VARS = ("LD_PRELOAD", "LD_AUDIT")
+"""Libraries every program loads, by path (or by name, searched as any other)."""
+FOLDER_VAR = "GCONV_PATH"
+
+LOADER_WHY = ("is in a folder on your LD_LIBRARY_PATH ({entry}) and named like a library of the system: "
+              "the programs you start load it instead of theirs, as you")
+FILE_WHY = "is named by your {var}: every program you start loads it, as you"
+GCONV_WHY = "is in a folder on your GCONV_PATH ({entry}): a program converting text loads the modules there"
+
+SYSTEM_DIRS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib32", "/usr/lib32")
+"""The loader's default folders (and their multiarch subfolders, :func:`_system_dirs`)."""
+LD_CACHE = "/etc/ld.so.cache"
+HWCAPS = "glibc-hwcaps"
+LEGACY_SUBDIRS = frozenset({
+    "tls", "x86_64", "haswell", "xeon_phi", "avx512_1", "i386", "i486", "i586", "i686", "aarch64", "ppc64le",
+    "power8", "power9", "power10", "s390x", "z13", "z14", "z15",
+})
+"""Subfolders of a search folder that older loaders try first (``tls/x86_64/``…)."""
+MAX_ENTRIES = 4096
+"""Entries of one loader folder looked at; past that each system library's name is looked up."""
+MAX_ENTRIES_IN_VAR = 256
+
+_LIBRARY = re.compile(rb"[A-Za-z0-9_.+-]+\.so(?:\.[A-Za-z0-9_.+-]*)?")
+_lock = threading.Lock()
+_names: dict[tuple[object, ...], frozenset[str]] = {}
+
+
+def _entries(value: str) -> list[str]:
+    """The folders of a loader variable, as glibc splits it (``:`` and ``;``)."""
+    return re.split(r"[:;]", value)[:MAX_ENTRIES_IN_VAR]
+
+
+def loader_dirs(roots: Sequence[Path], environ: Mapping[str, str] | None = None) -> list[tuple[Path, str]]:
+    """The folders of ``LD_LIBRARY_PATH`` (real paths) that lie in ``roots``, each with
+    why it is guarded: a relative entry (empty, ``.``, ``lib``) names a folder of each
+    root, where the user may start a program next."""
+    env = os.environ if environ is None else environ
+    value = env.get(LOADER_VAR)
+    if value is None:
+        return []
+    out: dict[Path, str] = {}
+    for entry in _entries(value):
+        if "$" in entry:
+            continue
+        places = [Path(entry)] if os.path.isabs(entry) else [root / entry for root in roots]
+        for place in places:
+            folder = Path(os.path.realpath(place))
+            if any(paths.within(folder, root) for root in roots) and not os.path.isfile(folder):
+                shown = entry or "an empty entry, the current folder"
+                out.setdefault(folder, LOADER_WHY.format(entry=shown))
+    return list(out.items())
+
+
+def preloaded(roots: Sequence[Path], environ: Mapping[str, str] | None = None) -> dict[Path, str]:
+    """``LD_PRELOAD``/``LD_AUDIT`` files and ``GCONV_PATH`` folders inside ``roots``
+    (missing ones too: a command may create them), with why."""
+    env = os.environ if environ is None else environ
+    out: dict[Path, str] = {}
+    for var in FILE_VARS:
+        for entry in re.split(r"[:\s]+", env.get(var, ""))[:MAX_ENTRIES_IN_VAR]:
+            if "/" not in entry or "$" in entry:
+                continue  # a bare name is searched for as any library: the loader folders cover it
+            for place in [Path(entry)] if os.path.isabs(entry) else [root / entry for root in roots]:
+                real = Path(os.path.realpath(place))
+                if any(paths.within(real, root) for root in roots):
+                    out.setdefault(real, FILE_WHY.format(var=var))
+    for entry in _entries(env.get(FOLDER_VAR, "")):
+        if entry and os.path.isabs(entry):
+            real = Path(os.path.realpath(entry))
+            if any(paths.within(real, root) for root in roots) and real not in roots:
+                out.setdefault(real, GCONV_WHY.format(entry=entry))
+    return out
+
+
+def search_folders(folder: Path) -> list[Path]:
+    """``folder`` and the subfolders of it the loader tries before it (bounded)."""
+    out = [folder]
+    hwcaps = folder / HWCAPS
+    stack = [(folder, 0)]
+    while stack and len(out) < 64:
+        here, level = stack.pop()
+        try:
+            with os.scandir(here) as entries:
+                subdirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for name in sorted(subdirs):
+            if name in LEGACY_SUBDIRS and level < 3:
+                out.append(here / name)
+                stack.append((here / name, level + 1))
+    try:
+        with os.scandir(hwcaps) as entries:
+            out += sorted(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))[:32]
+    except OSError:
+        pass
+    return out
+
+
+def shadowing(folder: Path, roots: Sequence[Path]) -> list[Path]:
+    """The entries of the loader folder ``folder`` and of its :func:`search_folders`
+    named as a library of the system (see the module's docstring)."""
+    names = system_libraries(roots)
+    out: list[Path] = []
+    for place in search_folders(folder):
+        try:
+            with os.scandir(place) as entries:
+                for count, entry in enumerate(entries):
+                    if count >= MAX_ENTRIES:  # past the cap: each system library's name, looked up
+                        out += [p for p in (place / n for n in sorted(names)) if os.path.lexists(p)]
+                        break
+                    if entry.name in names and not entry.is_dir(follow_symlinks=False):
+                        out.append(Path(entry.path))
+        except OSError:
+            continue
+    return list(dict.fromkeys(out))
+
+
+def system_libraries(roots: Sequence[Path] = ()) -> frozenset[str]:
+    """The names of the libraries the loader finds outside ``roots``: in its cache
+    (``/etc/ld.so.cache``), its default folders and the absolute ``LD_LIBRARY_PATH``
+    entries outside the roots, and what this process has loaded. Cached while the
+    cache file and the variable stay as they are."""
+    value = os.environ.get(LOADER_VAR, "")
+    try:
+        info = os.stat(LD_CACHE)
+        stamp: tuple[object, ...] = (info.st_mtime_ns, info.st_size)
+    except OSError:
+        stamp = ()
+    key = (*stamp, value, tuple(roots))
+    with _lock:
+        found = _names.get(key)
+    if found is not None:
+        return found
+    names: set[str] = set()
+    try:
+        with open(LD_CACHE, "rb") as fh:
+            names.update(_base_names(_LIBRARY.findall(fh.read(1 << 24))))
+    except OSError:
+        pass
+    folders = [*_system_dirs(), *(e for e in _entries(value) if os.path.isabs(e))]
+    for folder in folders:
+        real = Path(os.path.realpath(folder))
+        if any(paths.within(real, root) for root in roots):
+            continue
+        try:
+            names.update(n for n in os.listdir(real) if ".so" in n)
+        except OSError:
+            continue
+    names.update(_loaded())
+    found = frozenset(n for n in names if _LIBRARY.fullmatch(n.encode("utf-8", "replace")))
+    with _lock:
+        if len(_names) > 8:
+            _names.clear()
+        _names[key] = found
+    return found
+
+
+def _system_dirs() -> list[str]:
+    """:data:`SYSTEM_DIRS` and their multiarch subfolders (``/usr/lib/x86_64-linux-gnu``)."""
+    out = list(SYSTEM_DIRS)
+    for base in SYSTEM_DIRS:
+        try:
+            out += [os.path.join(base, n) for n in os.listdir(base) if n.endswith(("-gnu", "-musl"))]
+        except OSError:
+            continue
+    return out
+
+
+def _loaded() -> set[str]:
+    """The libraries this process has mapped (its Python's ``libpython``, wherever it lives)."""
+    try:
+        with open("/proc/self/maps", "rb") as fh:
+            text = fh.read(1 << 22)
+    except OSError:
+        return set()
+    names = _base_names(re.findall(rb"/[^\s]+\.so[^\s/]*", text))
+    return {n for n in names if n.startswith(("lib", "ld-"))}  # not Python's modules: loaded by path
+
+
+def _base_names(found: Sequence[bytes]) -> set[str]:
+    return {m.decode("utf-8", "replace").rsplit("/", 1)[-1] for m in found}
+
+
+def host_loader_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` for a program agent-shell itself starts on the host with the workspace
+    as its folder (its git): without the loader variables' entries that name a folder by
+    where the program runs (empty, ``.``, relative), where a sandboxed command writes."""
+    env = dict(environ)
+    for var in (LOADER_VAR, *FILE_VARS):
+        value = env.get(var)
+        if value is None:
+            continue
+        split = _entries(value) if var == LOADER_VAR else re.split(r"[:\s]+", value)
+        kept = [e for e in split if os.path.isabs(e) or (var != LOADER_VAR and e and "/" not in e)]
+        if kept:
+            env[var] = ":".join(kept)
+        else:
+            env.pop(var)
+    return env
+
+
+__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "host_loader_env", "loader_dirs", "preloaded",
+           "search_folders", "shadowing", "system_libraries"]

@@ -1,0 +1,99 @@
+"""What the dynamic loader loads from the workspace, through the console script and
+bubblewrap (finding W6).
+
+With ``LD_LIBRARY_PATH=":/usr/local/lib"`` (an empty entry: the folder the user is in)
+an unasked command wrote ``libpython3.11.so.1.0`` into the workspace, kept with no
+word, and the next program the user started there loaded it, as them. A library named
+like one of the system's in such a folder (and in the ``glibc-hwcaps`` subfolders the
+loader tries first) is moved out and named in the result; the project's own library is
+kept; one that exists is read-only to commands."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shell.permissions import githardened
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+
+Script = Callable[[list[Any]], str]
+SYSTEM_LIBZ = 'z=$(ls /lib/*/libz.so.1 /usr/lib/*/libz.so.1 /lib64/libz.so.1 2>/dev/null | head -n 1)'
+
+
+def system_libz() -> Path:
+    for pattern in ("/lib/*/libz.so.1", "/usr/lib/*/libz.so.1", "/lib64/libz.so.1", "/usr/lib/libz.so.1"):
+        found = sorted(Path("/").glob(pattern.lstrip("/")))
+        if found:
+            return found[0]
+    pytest.skip("no libz.so.1 on this system")
+
+
+def run_command(run_cli: RunCli, script: Script, command: str) -> str:
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, "Done."]
+    r = run_cli("-p", "build", "--model", script(turns), "--permission-mode", "auto", "--approve", "never",
+                "--no-session", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    messages = json.loads(r.stdout)["messages"]
+    return "\n".join(str(m.get("content")) for m in messages if m.get("role") == "tool")
+
+
+def test_a_system_library_planted_in_a_folder_on_ld_library_path_is_moved_out_and_named(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    require_sandbox()
+    cli_env["LD_LIBRARY_PATH"] = ":/usr/local/lib"
+    command = (f"{SYSTEM_LIBZ}; cp $z libz.so.1 && mkdir -p glibc-hwcaps/x86-64-v2 && "
+               "cp $z glibc-hwcaps/x86-64-v2/libz.so.1 && echo mine > libmyproject.so && echo planted")
+    out = run_command(run_cli, script, command)
+    assert "planted" in out, out
+    assert not (workspace / "libz.so.1").exists(), out
+    assert not (workspace / "glibc-hwcaps" / "x86-64-v2" / "libz.so.1").exists(), out
+    assert (workspace / "libmyproject.so").read_text() == "mine\n"  # what the project builds is kept
+    assert "libz.so.1: new: is in a folder on your LD_LIBRARY_PATH (an empty entry" in out, out
+    assert "moved out of the workspace" in out
+
+
+def test_a_library_in_an_absolute_workspace_folder_on_ld_library_path_is_read_only(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    require_sandbox()
+    build = workspace / "build"
+    build.mkdir()
+    vendored = system_libz().read_bytes()  # a real one: the CLI's own Python loads it from there
+    (build / "libz.so.1").write_bytes(vendored)
+    cli_env["LD_LIBRARY_PATH"] = f"{build}:/usr/local/lib"
+    out = run_command(run_cli, script, "echo evil >> build/libz.so.1; echo new > build/libnew.so; echo ran")
+    assert "ran" in out and "Read-only file system" in out, out
+    assert (build / "libz.so.1").read_bytes() == vendored
+    assert (build / "libnew.so").read_text() == "new\n"
+
+
+def test_a_preloaded_library_the_command_creates_in_the_workspace_is_moved_out(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    require_sandbox()
+    cli_env["LD_PRELOAD"] = f"{workspace}/tools/preload.so"
+    (workspace / "tools").mkdir()
+    out = run_command(run_cli, script, "echo code > tools/preload.so; echo ran")
+    assert "ran" in out, out
+    assert not (workspace / "tools" / "preload.so").exists(), out
+    assert "is named by your LD_PRELOAD" in out, out
+
+
+def test_agent_shells_own_git_does_not_load_a_library_from_the_folder_it_runs_in(
+    workspace: Path, monkeypatch: Any
+) -> None:
+    """A broken ``libz.so.1`` where git runs: the loader would take it (an empty entry)
+    and git would not start at all; a real planted one would run as the user."""
+    monkeypatch.setenv("LD_LIBRARY_PATH", ":/usr/local/lib")
+    (workspace / "libz.so.1").write_text("not a library\n")
+    done = githardened.run(["--version"], cwd=workspace)
+    assert done is not None and done.returncode == 0, done
+    assert os.environ["LD_LIBRARY_PATH"] == ":/usr/local/lib"  # the user's own is left as it is
