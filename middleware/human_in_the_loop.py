@@ -60,7 +60,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -145,6 +145,8 @@ class ToolPolicy(Protocol):
     def system_note(self) -> str | None: ...
 
 
+Checked = TypeVar("Checked")
+
 CHECK_SECONDS = 10.0
 """How long one policy decision may take before the call is refused (fail closed)."""
 
@@ -165,10 +167,18 @@ async def checked(policy: ToolPolicy, tool: Tool, args: Mapping[str, Any]) -> Ve
     (benchmarks/policy_hop.py). What it cannot do: a single call into C that keeps
     Python's lock (``re``'s matcher does, for the whole search) stalls every thread,
     the loop's too, so the checks' patterns must stay linear whatever the text."""
+    verdict = await bounded(partial(policy.decide, tool, dict(args)))  # a copy: the loop may change ctx.args
+    return verdict if verdict is not None else Verdict("deny", too_long(tool.name))
+
+
+async def bounded(check: Callable[[], Checked]) -> Checked | None:
+    """``check()`` in a worker thread, or None when it took longer than
+    :data:`CHECK_SECONDS` (its thread is abandoned, as on a cancel): the one way a
+    permission check runs off the loop, a tool call's (:func:`checked`) and an
+    ``@`` file's in a message alike."""
     with anyio.move_on_after(CHECK_SECONDS):
-        decide = partial(policy.decide, tool, dict(args))  # a copy: the loop may change ctx.args
-        return await anyio.to_thread.run_sync(decide, abandon_on_cancel=True)
-    return Verdict("deny", too_long(tool.name))
+        return await anyio.to_thread.run_sync(check, abandon_on_cancel=True)
+    return None
 
 
 DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"

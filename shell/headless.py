@@ -187,7 +187,7 @@ async def run_headless(
     _preamble(runtime, err)
     from .context.attachments import path_mentions
 
-    composed = runtime.compose(prompt, typed=False, piped=piped)  # the prompt's @ files (@.env if allowed)
+    composed = await runtime.compose(prompt, typed=False, piped=piped)  # its @ files (@.env if allowed)
     if path_mentions(piped):
         err.write("agent-shell: @ mentions in piped input are sent as words and attach nothing "
                   "(put the ones you mean in -p \"…\")\n")

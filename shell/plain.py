@@ -411,7 +411,8 @@ class PlainShell:
 
     async def reply(self, text: str) -> str:
         """Stream one reply (with its ``@`` files and images); returns its stop reason."""
-        composed = self.runtime.compose(text)
+        with cancel_on_sigint(self.runtime.cancel):  # Ctrl+C stops a slow check of an @ file
+            composed = await self.runtime.compose(text)
         if composed.problems:
             self.console.print(Text("Not sent:", style="red"))
             for problem in composed.problems:

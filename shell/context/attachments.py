@@ -140,6 +140,19 @@ def path_mentions(text: str) -> list[str]:
     return [raw for _, _, raw in mentions(text) if _looks_like_path(raw)]
 
 
+def mentioned_files(text: str, root: Path) -> list[str]:
+    """The files and folders the ``@`` mentions in ``text`` name inside ``root``, each
+    once, as :func:`compose` asks its ``refuse`` about them (relative, POSIX): what a
+    front end has judged, off its event loop, before it composes the message."""
+    root = root.resolve()
+    found: dict[str, None] = {}
+    for _, _, raw in mentions(text):
+        path, _ = _resolve_mention(raw, root)
+        if path is not None:
+            found.setdefault(path.relative_to(root).as_posix() or ".")
+    return list(found)
+
+
 def secret_mentions(text: str, root: Path) -> list[str]:
     """The ``@`` mentions in ``text`` of files that usually hold secrets (by the name
     written or where it leads): what someone else's text (a project's command) may

@@ -17,6 +17,7 @@ from ..core.messages import AssistantMessage, Message
 if TYPE_CHECKING:
     from shell.core.events import Event
 
+    from ..agent.reply import Shown
     from ..context.attachments import Composed
     from ..context.files import FileIndex
     from ..sessions import LoadedSession, SessionRecorder
@@ -401,20 +402,31 @@ what a message carries."""
                     f'set vision = true under [models."{provider}:{getattr(model, "name", "")}"])')
         return None
 
-    def compose(self, text: str, *, typed: bool = True, piped: str = "") -> Composed:
+    async def compose(self, text: str, *, typed: bool = True, piped: str = "") -> Composed:
         """The message for ``text``: its ``@`` files, pasted image paths and the staged
         images attached (see :mod:`shell.context.attachments`). With problems the
-        front end must not send it; without, the staged images are used up.
+        front end must not send it; without, the staged images are used up. Each ``@``
+        file's permission check runs off the loop (:mod:`.mentionchecks`): a slow one
+        leaves the screen and Esc live (:meth:`cancel` stops it), and one past the limit
+        or stopped is a problem, not a file sent unchecked.
 
         ``typed=False``: the text may not be the user's own words (``-p`` prompts are
         built from issue titles and PR bodies in scripts), so ``@.env`` there does
         not attach a file that usually holds secrets unless a rule allows reading it
         (``--allow 'read_file(.env)'``) or the mode is bypass. ``piped``: text read from
         stdin, added after ``text`` as words (its ``@`` mentions attach nothing)."""
-        from ..context.attachments import compose
+        from ..context.attachments import compose, mentioned_files
+        from .mentionchecks import STOPPED, judge_mentions
 
-        refuse = self._refused_read if typed else self._refused_unless_allowed
-        composed = compose(text, self.workspace.root, staged=self.staged, refuse=refuse, piped=piped)
+        mentioned = mentioned_files(text, self.workspace.root)
+        judged: dict[str, str] = {}
+        if mentioned:
+            judge = self._refused_read if typed else self._refused_unless_allowed
+            with anyio.CancelScope() as self._composing:
+                await judge_mentions(mentioned, judge, judged)
+            self._composing = None
+        composed = compose(text, self.workspace.root, staged=self.staged, piped=piped,
+                           refuse=lambda relative: judged.get(relative, STOPPED))
         images = [a for a in composed.attachments if a.kind == "image"]
         refusal = self.image_refusal() if images else None
         if refusal:  # the way out named too: each Enter repeated the refusal (finding T11)
@@ -426,15 +438,28 @@ what a message carries."""
             self.staged.clear()
         return composed
 
-    def _refused_read(self, relative: str) -> str | None:
-        """A permission rule that denies ``read_file`` on this path denies attaching it."""
-        tool = next((t for t in self.builtin_tools if t.name == "read_file"), None)
-        if tool is None or not self.approvals_on:
-            return None
-        verdict = self.permissions.decide(tool, {"path": relative})
-        return "a permission rule denies reading it (/permissions)" if verdict.action == "deny" else None
+    _composing: anyio.CancelScope | None = None
+    """The ``@`` files' checks of a message being composed (what :meth:`cancel` stops)."""
 
-    def _refused_unless_allowed(self, relative: str) -> str | None:
+    def cancel(self, shown: Shown | None = None) -> None:
+        """End the reply in flight, or the checks of a message not yet sent (Esc, Ctrl+C)."""
+        if self._composing is not None:
+            self._composing.cancel()
+        super().cancel(shown)
+
+    def _read_action(self, relative: str) -> str | None:
+        """The policy's action for ``read_file`` of ``relative`` (None: no such tool).
+        Runs in a worker thread (:meth:`compose`)."""
+        tool = next((t for t in self.builtin_tools if t.name == "read_file"), None)
+        return None if tool is None else self.permissions.decide(tool, {"path": relative}).action
+
+    def _refused_read(self, relative: str) -> str:
+        """A permission rule that denies ``read_file`` on this path denies attaching it
+        ("" when none does, or approvals are off)."""
+        denied = self.approvals_on and self._read_action(relative) == "deny"
+        return "a permission rule denies reading it (/permissions)" if denied else ""
+
+    def _refused_unless_allowed(self, relative: str) -> str:
         """:meth:`_refused_read`, and a secret-looking file only when reading it is allowed."""
         from ..core.secretcontent import secret_content_why
         from ..core.secrets import is_secret_file
@@ -442,9 +467,8 @@ what a message carries."""
         why = self._refused_read(relative)
         if why or not (is_secret_file(relative) or secret_content_why(str(self.workspace.root / relative))):
             return why
-        tool = next((t for t in self.builtin_tools if t.name == "read_file"), None)
-        if tool is not None and self.permissions.decide(tool, {"path": relative}).action == "allow":
-            return None
+        if self._read_action(relative) == "allow":
+            return ""
         return (f"not attached: it usually holds secrets, and a -p prompt may come from other text; "
                 f"to send it, add --allow 'read_file({relative})'")
 

@@ -56,7 +56,7 @@ def runtime_for(ws: Path, base_url: str, kind: str = "openai", name: str = "test
 
 
 async def send(runtime: ShellRuntime, text: str) -> None:
-    composed = runtime.compose(text)
+    composed = await runtime.compose(text)
     assert not composed.problems, composed.problems
     async for _ in runtime.reply(composed.message):
         pass
@@ -140,7 +140,7 @@ async def test_a_permission_rule_that_denies_reading_denies_attaching(ws: Path) 
     with recording_server() as server:
         rules = PermissionSettings(deny=["read_file(**/.env)"])
         runtime = runtime_for(ws, server.base_url, permissions=rules)
-        composed = runtime.compose("look at @.env")
+        composed = await runtime.compose("look at @.env")
     assert composed.problems and "permission rule denies" in composed.problems[0]
 
 
@@ -150,13 +150,13 @@ async def test_a_prompt_not_typed_attaches_a_secret_file_only_when_a_rule_allows
     (ws / ".env").write_text("API_KEY=sk-live-EXFIL")
     with recording_server() as server:
         runtime = runtime_for(ws, server.base_url)
-        assert not runtime.compose("see @.env").problems  # typed by the user: attached
-        refused = runtime.compose("see @.env", typed=False)
+        assert not (await runtime.compose("see @.env")).problems  # typed by the user: attached
+        refused = await runtime.compose("see @.env", typed=False)
         assert refused.problems == ("@.env: not attached: it usually holds secrets, and a -p prompt may come "
                                     "from other text; to send it, add --allow 'read_file(.env)'",)
-        assert not runtime.compose("see @src/app.py", typed=False).problems  # ordinary files still attach
+        assert not (await runtime.compose("see @src/app.py", typed=False)).problems  # ordinary files attach
         allowed = runtime_for(ws, server.base_url, permissions=PermissionSettings(allow=["read_file(.env)"]))
-        assert not allowed.compose("see @.env", typed=False).problems
+        assert not (await allowed.compose("see @.env", typed=False)).problems
 
 
 async def test_a_prompt_not_typed_attaches_no_file_whose_content_is_a_credential(ws: Path) -> None:
@@ -168,9 +168,9 @@ async def test_a_prompt_not_typed_attaches_no_file_whose_content_is_a_credential
     (ws / "data.json").write_text('{"rows": [1, 2, 3]}')
     with recording_server() as server:
         runtime = runtime_for(ws, server.base_url)
-        refused = runtime.compose("see @myproj-1a2b3c.json and @settings.xml", typed=False)
+        refused = await runtime.compose("see @myproj-1a2b3c.json and @settings.xml", typed=False)
         assert len(refused.problems) == 2 and all("usually holds secrets" in p for p in refused.problems)
-        assert not runtime.compose("see @data.json", typed=False).problems  # ordinary JSON still attaches
+        assert not (await runtime.compose("see @data.json", typed=False)).problems  # ordinary JSON attaches
 
 
 async def test_secrets_in_an_attached_file_are_not_saved(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,12 +214,12 @@ async def test_images_are_refused_clearly_where_the_model_cannot_see(ws: Path, t
         text_only = runtime_for(ws, server.base_url, name="gpt-3.5-turbo")
         note = await default_commands().run(text_only, "/image shot.png")
         assert "does not accept images" in note.text
-        composed = text_only.compose("look")
+        composed = await text_only.compose("look")
         assert composed.problems and "Images not sent" in composed.problems[0]
         assert text_only.staged  # kept: /model to a vision model and send again
     demo = ShellRuntime.create(RuntimeOptions(model="demo", cwd=str(ws), record=False), settings=Settings())
     (await default_commands().run(demo, "/image shot.png"))
-    refused = demo.compose("look").problems[0]
+    refused = (await demo.compose("look")).problems[0]
     assert "demo model cannot see images" in refused and "/image clear drops the attached image" in refused
     bad = await default_commands().run(demo, "/image src/app.py")
     assert bad.error and "not a PNG, JPEG, GIF or WebP" in bad.text

@@ -86,15 +86,28 @@ class RepliesRun(PromptKeepsKeys):
             await self.submit(text)
 
     def start_reply(self, text: str) -> None:
-        composed = self.runtime.compose(text)  # @ files and images; problems: nothing is sent
-        self.show_staged()
-        if composed.problems:
-            self.run_worker(self._not_sent(text, composed.problems), group="reply", exit_on_error=False)
-            return
-        self.shell.playback.stop()  # a new reply silences the last one
+        """Busy from Enter on: the ``@`` files' permission checks run off the loop before
+        the message is sent (the keys stay live, Esc stops them, what is typed meanwhile
+        is queued), then the reply."""
         self.set_busy(True)
         self.status.state = "thinking"
-        self.run_worker(self._run_reply(text, composed), group="reply", exit_on_error=False)
+        self.run_worker(self._compose_and_reply(text), group="reply", exit_on_error=False)
+
+    async def _compose_and_reply(self, text: str) -> None:
+        try:
+            composed = await self.runtime.compose(text)  # @ files and images; problems: nothing is sent
+        except BaseException:
+            self.set_busy(False)
+            raise
+        self.show_staged()
+        if composed.problems:
+            self.set_busy(False)
+            self.status.state = "idle"
+            self.release_frames()  # (held by an Esc that stopped the checks)
+            await self._not_sent(text, composed.problems)
+            return
+        self.shell.playback.stop()  # a new reply silences the last one
+        await self._run_reply(text, composed)
 
     async def _not_sent(self, text: str, problems: tuple[str, ...]) -> None:
         """Say why a message was not sent and give its text back to edit."""
@@ -102,7 +115,7 @@ class RepliesRun(PromptKeepsKeys):
 
         lines = "\n".join(f"- {p}" for p in problems)
         await self.conversation.add(NoticeEntry("error", f"Not sent:\n{lines}"))
-        self.give_back(text)
+        self.give_back(text, before_draft=True)  # typed while its @ files were checked: kept after it
         await self.send_queued()
 
     async def _run_reply(self, text: str, composed: Composed) -> None:
