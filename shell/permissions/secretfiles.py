@@ -31,7 +31,8 @@ one) and what virtualenvs install into (:data:`SKIP_DIRS`; in a directory holdin
 ``pyvenv.cfg`` its :data:`VENV_PARTS`):
 dependencies, not the user's secrets (and a venv's ``cacert.pem`` is needed for HTTPS). A sandboxed
 command must not be able to un-hide a file for the next command, so: a secret file
-found once stays hidden while it is where it was, whether the walk reaches it or not;
+found once stays hidden while it is where it was, whether the walk reaches it or not
+(and while it is missing there: :mod:`.secretvanished`);
 one that is gone from there (moved, it or its folder, perhaps into ``node_modules``
 under another name) makes the next search walk those directories too and look for it
 by (device, inode); and a directory listed before as not a virtualenv stays searched
@@ -70,6 +71,7 @@ from shell.core.secrets import BY_FOLDER, is_secret_file
 
 from . import paths as resolving
 from .laternames import PLACED_DIRS, why
+from .secretvanished import Vanished
 from .secretwords import WILDCARD
 
 SKIP_DIRS = frozenset({
@@ -251,6 +253,7 @@ class SecretFileIndex:
         self.look_into = look_into  # read JSON and settings files (not in home: ~/.config's thousands)
         self._listings: dict[str, _Listing] = {}
         self._known: dict[str, tuple[int, int]] = {}
+        self._vanished = Vanished()  # found once, missing at a search since: still listed (W5)
         self._pem: dict[str, tuple[int, int, int, int, bool]] = {}
         self._lock = threading.Lock()
         self.last: SecretFiles | None = None
@@ -389,6 +392,7 @@ class SecretFileIndex:
                     later[path] = None
             stack += self._to_walk(prefix, listing.subdirs, venv, everywhere)
         found.update(here)
+        found.update(dict.fromkeys(self._vanished.covering(self._listings.get, self._known, found)))
         self._dirs = dirs
         self._finish(found, links, dirs, lost, bool(stopped))
         if len(self._listings) > 4 * max(len(seen), 1024):  # listings of directories gone
@@ -481,6 +485,7 @@ class SecretFileIndex:
             except OSError:
                 continue
             self._known[path] = (info.st_dev, info.st_ino)
+        self._vanished.update(before, self._known)
         still = set(self._known.values())
         for path, ident in before.items():
             if stopped and ident in lost and ident not in still:
