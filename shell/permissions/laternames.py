@@ -232,6 +232,21 @@ VENV_BIN_WHY = ("is a virtualenv's bin/: you source its activate, and its progra
                 "or one named like git) run first in your PATH once it is active")
 """A virtualenv's programs run as the user: ``activate`` is sourced into their shell,
 and a new file there shadows any command of that name once the environment is active."""
+NOTED = {
+    ".gitmodules": ("git submodule update and sync fetch each submodule from the URL it names, into the "
+                    "path it names"),
+    ".gitlab-ci.yml": "CI runs it on the forge, with the project's secrets, once it is pushed",
+}
+"""Files at a root that run later elsewhere or through a command the user types, which
+commands still write (``git submodule add``, a CI edit): kept, and named in the result."""
+NOTED_FOLDERS = {
+    ".github/workflows": ("CI (GitHub Actions) runs it on the forge, with the repository's secrets, once it "
+                          "is pushed"),
+}
+"""Folders at a root whose files are :data:`NOTED` alike (at most :data:`MAX_NOTED` each)."""
+MAX_NOTED = 256
+NOTED_KEPT = "kept, as commands may change it: look at it before you push or update submodules"
+
 TOOL_VENV_DIRS = frozenset({".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders whose virtualenvs a tool makes, several at a time (tox's ``.tox/py312``, nox's
 ``.nox/tests``; a cache's, should one hold a venv): their ``bin/`` is read-only whole in the

@@ -43,9 +43,11 @@ with the next command), and a config planted before counts as new when they come
 
 Not reached: directories the walk skips (``node_modules``, caches but for a virtualenv
 right in one, a virtualenv except its ``site-packages`` start-up files), what a command
-writes through a path outside the workspace that leads into it, and CI workflows
-(``.github/workflows``: they run on the forge, with its secrets, only once someone pushes
-them).
+writes through a path outside the workspace that leads into it. CI workflows
+(``.github/workflows``, ``.gitlab-ci.yml``: they run on the forge, with its secrets, only once
+someone pushes them) and ``.gitmodules`` (``git submodule update`` fetches what it names) stay
+writable, as commands write them for good reasons; what a command creates or changes
+there is named in its result and kept (:data:`.laternames.NOTED`).
 
 Here: the walls and the judging. A path's snapshot is :mod:`.laterseen`; moving what
 was planted out and saying so is :mod:`.laterplanted`; reading a command's refusals
@@ -75,6 +77,10 @@ from .laternames import (
     CONDA_META,
     CONDA_PARTS,
     GIT_PARTS,
+    MAX_NOTED,
+    NOTED,
+    NOTED_FOLDERS,
+    NOTED_KEPT,
     RUNS_LATER,
     SITE_DIRS,
     TOOL_VENV_DIRS,
@@ -133,6 +139,9 @@ class Guard:
     checkout is bound writable, and its configs are shown without credentials."""
     venv_bins: tuple[Path, ...] = ()
     """Virtualenvs' ``bin/``, pinned with each entry read-only: pip adds console scripts."""
+    noted: tuple[Path, ...] = ()
+    """Watched, not read-only: what runs later through git submodules or CI (.laternames.NOTED),
+    named in the result when a command creates or changes it, and kept."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -219,11 +228,12 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
     writable_dirs = live_path_dirs(tuple(writable)) if writable else ()
     walls.path_folders(writable_dirs, {folder for folder, _ in writable_dirs})
     walls.loader_folders((*walls.roots, *writable))
+    walls.noted_files()
     walls.mcp_sources()
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
                  tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside),
-                 tuple(walls.venv_bins))
+                 tuple(walls.venv_bins), tuple(walls.noted))
 
 
 class _Walls:
@@ -240,6 +250,7 @@ class _Walls:
         self.sideways: dict[Path, str] = {}
         self.linked: list[Path] = []
         self.venv_bins: list[Path] = []
+        self.noted: list[Path] = []
 
     def add(self, path: Path) -> None:
         if path.name == "HEAD":  # a folder git takes for a git directory (a bare repo, or planted)
@@ -362,6 +373,23 @@ class _Walls:
                 self.sideways[path] = reason
                 self.watch(path)
 
+    def noted_files(self) -> None:
+        """:data:`.laternames.NOTED` at each root, and the files in its :data:`NOTED_FOLDERS`:
+        watched, missing too, but left writable."""
+        for root in self.roots:
+            found = {root / name: reason for name, reason in NOTED.items()}
+            for folder, reason in NOTED_FOLDERS.items():
+                try:
+                    with os.scandir(root / folder) as entries:
+                        found.update((Path(e.path), reason) for e in itertools.islice(entries, MAX_NOTED))
+                except OSError:
+                    continue
+            for path, reason in found.items():
+                if path not in self.sideways:
+                    self.sideways[path] = reason
+                    self.watched[path] = seen_now(path)
+                    self.noted.append(path)
+
     def mcp_sources(self) -> None:
         """What .mcp.json runs, home's links lead to, AGENTS.md imports: watched when missing too."""
         imports = instruction_imports(self.roots, [p for p, s in self.watched.items() if s.kind == "file"])
@@ -429,6 +457,9 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
             continue  # there before, where the first search had not reached: not this command's
         why = _hostile(path, now, was, after, since)
         if not why:
+            continue
+        if path in after.noted:
+            out.append(Planted(path, f"{why} (runs later, outside the sandbox)", undone=NOTED_KEPT))
             continue
         new_hooks = path.name == "hooks" and path.parent in after.gitdirs and was.kind == "missing"
         if new_hooks and now.kind == "dir":
