@@ -1,7 +1,9 @@
 """What deciding a call off the event loop costs: ``PermissionPolicy.decide`` inline
 against the gate's hop to a worker thread (:func:`middleware.human_in_the_loop.checked`),
 for ordinary calls (a ``read_file`` inside the workspace, a ``run_shell`` an allow rule
-names, one the mode asks about), in one run.
+names, one the mode asks about), in one run; and the hop inside the gate's
+``checking_said`` (the timer that says "checking permission…" on a call whose check
+runs past half a second: a task group per check), the "said µs" column.
 
 The hop is what keeps a slow check (finding T5) from freezing the screen and Esc; its
 price is paid once per tool call. Figures are wall-clock microseconds per call (the hop
@@ -26,7 +28,9 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from middleware.human_in_the_loop import checked
+from types import SimpleNamespace
+
+from middleware.human_in_the_loop import checked, checking_said
 from shell.permissions.policy import PermissionPolicy
 from shell.permissions.rules import parse_rules
 from shell.tools.builtin import builtin_tools
@@ -54,7 +58,8 @@ async def measure(n: int, rounds: int) -> None:
         rules, _ = parse_rules({"allow": ["run_shell(git status:*)", "read_file(src/**)"]}, "user")
         policy = PermissionPolicy(root, user_rules=rules, load_project=False)
         tools = {t.name: t for t in builtin_tools(Workspace(root))}
-        print(f"{'call':<52} {'inline µs':>10} {'hopped µs':>10} {'hop µs':>8} {'ratio':>6}")
+        print(f"{'call':<52} {'inline µs':>10} {'hopped µs':>10} {'hop µs':>8} {'ratio':>6} {'said µs':>8}")
+        ctx: Any = SimpleNamespace(call=SimpleNamespace(id="c1"), emit=lambda event: None)
         for name, args in CALLS:
             tool = tools[name]
 
@@ -64,16 +69,23 @@ async def measure(n: int, rounds: int) -> None:
             async def hopped(tool: Any = tool, args: Any = args) -> Any:
                 return await checked(policy, tool, args)
 
-            assert (await inline()) == (await hopped())
+            async def said(tool: Any = tool, args: Any = args) -> Any:
+                async with checking_said(ctx):
+                    return await checked(policy, tool, args)
+
+            assert (await inline()) == (await hopped()) == (await said())
             a: list[float] = []
             b: list[float] = []
+            c: list[float] = []
             for _ in range(rounds):
                 a.append(await per_call(inline, n))
                 b.append(await per_call(hopped, n))
-            low_a, low_b = min(a), min(b)
+                c.append(await per_call(said, n))
+            low_a, low_b, low_c = min(a), min(b), min(c)
             label = f"{name} {next(iter(args.values()))}"[:52]
             print(f"{label:<52} {low_a:>10.1f} {low_b:>10.1f} {low_b - low_a:>8.1f} {low_b / low_a:>6.2f}"
-                  f"   (medians {statistics.median(a):.1f} / {statistics.median(b):.1f})")
+                  f" {low_c:>8.1f}   (medians {statistics.median(a):.1f} / {statistics.median(b):.1f}"
+                  f" / {statistics.median(c):.1f})")
 
 
 def main() -> None:

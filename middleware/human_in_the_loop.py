@@ -56,8 +56,10 @@ so the conversation shows who decided.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict, TypeVar
@@ -77,6 +79,7 @@ from shell.core.approvals import (
 from shell.core.messages import ToolCallBlock
 from shell.core.tools import Tool
 
+from .asking_order import asking_order
 from .base import Middleware
 from .context import HookContext, ToolCallContext
 from .tool_names import ToolNameCheck
@@ -181,56 +184,56 @@ async def bounded(check: Callable[[], Checked]) -> Checked | None:
     return None
 
 
+SAY_CHECKING_AFTER = 0.5
+"""Seconds a call's permission check runs before its span says so (a quick one says nothing)."""
+
+
+@asynccontextmanager
+async def checking_said(ctx: ToolCallContext) -> AsyncIterator[None]:
+    """While the block runs: past :data:`SAY_CHECKING_AFTER`, ``PermissionChecking`` for
+    the call (its span reads "checking permission…" instead of nothing), and once the block
+    ends, that it ended. A cancelled block announces no end: the reply's end says it.
+    On asyncio a loop timer (a few µs a call; a task group per check cost ~0.2 ms, paid by
+    every tool call); elsewhere (trio) a task that sleeps."""
+    from shell.core.events import PermissionChecking
+
+    said = False
+
+    def say() -> None:
+        nonlocal said
+        said = True
+        ctx.emit(PermissionChecking(ctx.call.id))
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_after, SAY_CHECKING_AFTER, say)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+    else:
+        timer = loop.call_later(SAY_CHECKING_AFTER, say)
+        try:
+            yield
+        finally:
+            timer.cancel()
+    if said:
+        ctx.emit(PermissionChecking(ctx.call.id, checking=False))
+
+
+async def _after(seconds: float, then: Callable[[], None]) -> None:
+    await anyio.sleep(seconds)
+    then()
+
+
 DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"
 ALWAYS_ALLOW_KEY = "always_allow"
 BATCH_KEY = "batch"
 """``ctx.reply_state``: the places of the current batch's calls, worked out once."""
 REST_KEY = "rest"
 """``ctx.reply_state``: the standing "rest" answers of the current batch."""
-ORDER_KEY = "asking_order"
-"""``ctx.reply_state``: the current batch's :class:`_Order`."""
-ORDER_WAIT = 0.5
-"""Seconds a question waits, at most, for the calls before it in its batch to ask theirs."""
-
-
-class _Order:
-    """The questions of a batch's parallel calls reach the dialog in the model's order.
-    Each call's check runs in a thread of its own (:func:`checked`), so the one that ended
-    first asked first: "call 2 of 3" came before call 1, and its "reject all 1 after this"
-    left call 1 waiting behind it. A call asks once every call before it has asked or
-    needs no question (``ORDER_WAIT`` at most: one never reached must not hold the rest)."""
-
-    __slots__ = ("frontier", "key", "moved", "taken")
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.taken: set[int] = set()
-        self.frontier = 0
-        """Every call before this index has asked or needs no question."""
-        self.moved = anyio.Event()
-
-    def take(self, index: int) -> None:
-        self.taken.add(index)
-        if index == self.frontier:
-            while self.frontier in self.taken:
-                self.taken.discard(self.frontier)
-                self.frontier += 1
-            self.moved.set()
-            self.moved = anyio.Event()
-
-    async def wait_for(self, index: int) -> None:
-        with anyio.move_on_after(ORDER_WAIT):
-            while self.frontier < index:
-                await self.moved.wait()
-
-
-def _order(ctx: ToolCallContext, place: BatchPlace) -> _Order:
-    order = ctx.reply_state.get(ORDER_KEY)
-    if not isinstance(order, _Order) or order.key != place.key:
-        order = ctx.reply_state[ORDER_KEY] = _Order(place.key)
-    return order
-
-
 class _Resolved:
     """A tool's config after defaults: which decisions, and how to describe it."""
 
@@ -330,11 +333,13 @@ class HumanInTheLoop(Middleware):
     async def before_tool_call(self, ctx: ToolCallContext) -> BeforeToolCallResult | None:
         self._names.missing(ctx, self.name)  # a typo: the tool meant is not asked about as set
         place = _place(ctx)
+        if place is not None:  # at the gate: the calls after it wait for its question
+            asking_order(ctx, place).reach(place.index)
         try:
             return await self._before(ctx, place)
         finally:
             if place is not None:  # asked, or needs no question: the next call's turn
-                _order(ctx, place).take(place.index)
+                asking_order(ctx, place).take(place.index)
 
     async def _before(self, ctx: ToolCallContext, place: BatchPlace | None) -> BeforeToolCallResult | None:
         rest = _standing(ctx, place)
@@ -358,6 +363,17 @@ class HumanInTheLoop(Middleware):
     async def _with_policy(
         self, ctx: ToolCallContext, policy: ToolPolicy, place: BatchPlace | None, rest: dict[str, Any] | None
     ) -> BeforeToolCallResult | None:
+        async with checking_said(ctx):
+            judged = await self._judge(ctx, policy, place, rest)
+        if isinstance(judged, ApprovalRequest):
+            return await self._ask(ctx, judged, judged.allowed_decisions)
+        return judged
+
+    async def _judge(
+        self, ctx: ToolCallContext, policy: ToolPolicy, place: BatchPlace | None, rest: dict[str, Any] | None
+    ) -> BeforeToolCallResult | ApprovalRequest | None:
+        """The policy's checks of one call (its verdict, then the question's rules and
+        preview): what the call's span says it is checking while they take long."""
         verdict = await checked(policy, ctx.tool, ctx.args)
         if verdict.action == "allow":
             return None
@@ -378,11 +394,10 @@ class HumanInTheLoop(Middleware):
         description = await self._describe(ctx, config)
         if config.description is None and verdict.reason:
             description = f"{verdict.reason}\n\n{description.split(chr(10) * 2, 1)[-1]}"
-        request = replace(
+        return replace(
             request, description=description, suggested_rules=config.rules(details.suggested_rules),
             preview=details.preview,
         )
-        return await self._ask(ctx, request, config.allowed)
 
     def _answered(
         self, ctx: ToolCallContext, request: ApprovalRequest | None, decision: ApprovalDecision
@@ -405,7 +420,7 @@ class HumanInTheLoop(Middleware):
         name = ctx.tool.name
         place = request.batch
         if place is not None:
-            order = _order(ctx, place)
+            order = asking_order(ctx, place)
             await order.wait_for(place.index)
             order.take(place.index)
         changed = ctx.edited_by
@@ -430,7 +445,8 @@ class HumanInTheLoop(Middleware):
         if decision.type == "edit" and decision.args is not None and self.policy is not None:
             # the edited call is a new call: deny rules hold for it (it was approved, so
             # what would ask does not ask again)
-            verdict = await checked(self.policy, ctx.tool, decision.args)
+            async with checking_said(ctx):
+                verdict = await checked(self.policy, ctx.tool, decision.args)
             if verdict.action == "deny":
                 return _block(f"The call as you edited it is denied: {verdict.reason}")
         if decision.always and request.suggested_rules:  # "always" only where it was offered

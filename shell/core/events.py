@@ -106,6 +106,17 @@ class ToolCallEnd(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PermissionChecking(_Event):
+    """A call's permission check has run for a while (``checking``), or that slow check
+    has ended (not ``checking``): the front ends say so on the call, which would
+    otherwise sit silent while the policy reads files or runs git. A check that ends
+    quickly announces nothing."""
+
+    call_id: str
+    checking: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalRequested(_Event):
     call_id: str
     request: ApprovalRequest
@@ -221,6 +232,7 @@ Event: TypeAlias = (
     | ToolCallStart
     | ToolCallDelta
     | ToolCallEnd
+    | PermissionChecking
     | ApprovalRequested
     | ApprovalResolved
     | ToolExecutionStart

@@ -40,14 +40,15 @@ from .progress import progress_text
 from .summary import summarize_args, summarize_partial
 
 Status: TypeAlias = Literal[
-    "streaming", "pending", "approval", "running", "done", "error", "blocked", "rejected", "cancelled",
-    "interrupted",
+    "streaming", "pending", "checking", "approval", "running", "done", "error", "blocked", "rejected",
+    "cancelled", "interrupted",
 ]
 Phase: TypeAlias = Literal["idle", "thinking", "streaming", "approval", "tool"]
 
 ICONS: dict[str, str] = {
     "streaming": "◌",
     "pending": "·",
+    "checking": "…",
     "approval": "?",
     "running": "◐",
     "done": "✓",
@@ -60,6 +61,7 @@ ICONS: dict[str, str] = {
 LABELS: dict[str, str] = {
     "streaming": "preparing",
     "pending": "waiting",
+    "checking": "checking permission…",
     "approval": "awaiting approval",
     "running": "running",
     "done": "done",
@@ -69,7 +71,7 @@ LABELS: dict[str, str] = {
     "cancelled": "cancelled",
     "interrupted": "interrupted",
 }
-LIVE: frozenset[str] = frozenset({"streaming", "pending", "approval", "running"})
+LIVE: frozenset[str] = frozenset({"streaming", "pending", "checking", "approval", "running"})
 """Statuses of a call that has not ended."""
 
 
@@ -193,6 +195,7 @@ class ReplyState:
             ev.ToolCallStart: self._call_start,
             ev.ToolCallDelta: self._call_delta,
             ev.ToolCallEnd: self._call_end,
+            ev.PermissionChecking: self._permission_checking,
             ev.ApprovalRequested: self._approval_requested,
             ev.ApprovalResolved: self._approval_resolved,
             ev.ToolExecutionStart: self._exec_start,
@@ -287,6 +290,14 @@ class ReplyState:
             call.result = event.args_error
         else:
             call.args = dict(event.args)
+        return call
+
+    def _permission_checking(self, event: ev.PermissionChecking) -> CallView | None:
+        """A slow permission check: said on a call still waiting for it, and no more once it ends."""
+        call = self.calls.get(event.call_id)
+        if call is None or call.status not in ("pending", "checking"):
+            return None
+        call.status = "checking" if event.checking else "pending"
         return call
 
     def _approval_requested(self, event: ev.ApprovalRequested) -> CallView | None:

@@ -42,7 +42,8 @@ from .widgets.tool_span import ToolSpan
 Handler = Callable[[Any], Awaitable[None]]
 _DELTAS = frozenset({ev.TextBlockDelta, ev.ThinkingBlockDelta, ev.ToolCallDelta, ev.DataBlockDelta})
 _CALL_EVENTS = frozenset({
-    ev.ToolCallStart, ev.ToolCallDelta, ev.ToolCallEnd, ev.ApprovalRequested, ev.ApprovalResolved,
+    ev.ToolCallStart, ev.ToolCallDelta, ev.ToolCallEnd, ev.PermissionChecking, ev.ApprovalRequested,
+    ev.ApprovalResolved,
     ev.ToolExecutionStart, ev.ToolArgsChanged, ev.ToolExecutionUpdate, ev.ToolExecutionEnd,
 })
 """Events the reducer turns into a call's new state: the span is redrawn from it."""
@@ -110,6 +111,7 @@ class ReplyRenderer:
             ev.ToolCallStart: self._call,
             ev.ToolCallDelta: self._call_delta,
             ev.ToolCallEnd: self._call,
+            ev.PermissionChecking: self._call,
             ev.ApprovalRequested: self._call,
             ev.ApprovalResolved: self._call,
             ev.ToolExecutionStart: self._call,

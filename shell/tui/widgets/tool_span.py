@@ -2,8 +2,9 @@
 arguments and result (highlighted, diffs for file edits) when expanded.
 
 Arguments fill in as ``ToolCallDelta`` JSON arrives; the status follows the
-events (preparing → awaiting approval → running → done / error / blocked / rejected). A
-span renders only from its :class:`~shell.frontend.reply.CallView`, so it can be rebuilt at will.
+events (preparing → checking permission…, when the check is slow → awaiting approval →
+running → done / error / blocked / rejected). A span renders only from its
+:class:`~shell.frontend.reply.CallView`, so it can be rebuilt at will.
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ class ToolSpan(Collapsible):
         s = self.state
         lines = self._result_lines()
         if not lines:
-            pending = s.status in ("streaming", "approval", "running")
+            pending = s.status in ("streaming", "checking", "approval", "running")
             return Content("(no result yet)" if pending else "(empty)")
         if not self._show_all and len(lines) > RESULT_LINES:
             hidden = len(lines) - RESULT_LINES
