@@ -104,13 +104,28 @@ class Run:
     windows: float = float("nan")
     """Probe windows (5 ms sleeps) in the run: a faster reply has fewer, and its p99 is
     then a longer step of the same set."""
+    idle_collect: float = float("nan")
+    """CPU ms of the full collection the app makes once the reply has ended and the user
+    has been idle a second (``GcPolicy``): timed apart, not one of the streaming stalls."""
 
 
-def _run(wall: float, cpu: float, probe: StallProbe) -> Run:
+def _run(wall: float, cpu: float, probe: StallProbe, idle_collect: float = math.nan) -> Run:
     return Run(wall, cpu, probe.p99_ms(), probe.p99_ms(cpu=True), probe.p99_step_cpu_ms(),
                probe.max_step_cpu_ms(), probe.max_ms(),
                float(sum(1 for s in probe.steps.steps if s.cpu > 0.016)), probe.p99_window_cpu_ms(),
-               float(len(probe.lags)))
+               float(len(probe.lags)), idle_collect)
+
+
+async def _end(policy: GcPolicy, probe: StallProbe, t0: float, c0: float) -> tuple[float, float, float]:
+    """The reply has ended: the probe stops (the stalls are the streaming ones), then the
+    collection the app makes at the next idle second, timed apart; wall and CPU seconds
+    of the whole, and that collection's CPU ms."""
+    policy.reply_finished()
+    await probe.stop()
+    before = process_time()
+    policy.collect()  # what the app does once the user has been idle a second
+    idle_collect = (process_time() - before) * 1000
+    return perf_counter() - t0, process_time() - c0, idle_collect
 
 
 async def run_ours(text: str) -> Run:
@@ -136,12 +151,9 @@ async def run_ours(text: str) -> Run:
             await asyncio.sleep(0)
         await widget.finish()
         await pilot.pause()
-        policy.reply_finished()
-        policy.collect()  # what the app does at the next idle moment
-        wall, cpu = perf_counter() - t0, process_time() - c0
-        await probe.stop()
+        wall, cpu, idle_collect = await _end(policy, probe, t0, c0)
         assert widget.text == text
-        return _run(wall, cpu, probe)
+        return _run(wall, cpu, probe, idle_collect)
 
 
 async def run_floor(text: str) -> Run:
@@ -168,11 +180,8 @@ async def run_floor(text: str) -> Run:
             widget.refresh(layout=True)
             await asyncio.sleep(FRAME_S)
         await pilot.pause()
-        policy.reply_finished()
-        policy.collect()
-        wall, cpu = perf_counter() - t0, process_time() - c0
-        await probe.stop()
-        return _run(wall, cpu, probe)
+        wall, cpu, idle_collect = await _end(policy, probe, t0, c0)
+        return _run(wall, cpu, probe, idle_collect)
 
 
 async def run_plain(text: str) -> Run:
@@ -307,7 +316,8 @@ def _summary(r: dict[str, float]) -> str:
     return (f"cpu {r['cpu']:.2f} s, wall {r['wall']:.2f} s, p99 step {r['p99_step']:.1f} ms cpu, "
             f"p99 stall {r['p99']:.0f} ms wall, p99 window {r.get('window_cpu', math.nan):.0f} ms cpu, "
             f"longest step {r['max_step']:.0f} ms cpu, "
-            f"steps > 16 ms cpu {r.get('over_16', math.nan):.0f}, windows {r.get('windows', math.nan):.0f}")
+            f"steps > 16 ms cpu {r.get('over_16', math.nan):.0f}, windows {r.get('windows', math.nan):.0f}, "
+            f"idle collection {r.get('idle_collect', math.nan):.0f} ms cpu")
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
