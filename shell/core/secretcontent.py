@@ -25,7 +25,10 @@ each, and called secret when they hold:
 Bounded: settings files of at most :data:`MAX_BYTES`, JSON of at most
 :data:`MAX_KEY_FILE` (a key is small; a big JSON is data) and other text of at most
 :data:`MAX_TEXT`, the first :data:`READ_BYTES` read, each verdict kept by size, mtime, ctime
-and inode (``benchmarks/secret_content_walk.py``).
+and inode (``benchmarks/secret_content_walk.py``): not the mtime alone, which a program sets
+back (``touch -r``) after writing a key in place at the same size; the ctime only the clock
+sets. A file read less than :data:`RACY_NS` after it last changed is read again next time (a
+second write in the same coarse clock tick leaves the ctime as it was).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 MAX_BYTES = 1 << 20
 READ_BYTES = 64 * 1024
@@ -83,6 +87,8 @@ _PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines:\s*\d+", re.DOTAL
 KEY_BODY = 64
 """Base64 characters after the marker that make it a key, not a format's name."""
 _SERVICE_ACCOUNT = re.compile(r'"type"\s*:\s*"service_account"')
+RACY_NS = 100_000_000
+"""A verdict taken this soon after the file's last change is not trusted later."""
 _verdicts: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 
 
@@ -124,6 +130,7 @@ def content_why(path: str, settings: bool, text: bool = False) -> str:
     known = _verdicts.get(f"{settings}{text}:{path}")
     if known is not None and known[0] == key:
         return known[1]
+    settled = time.time_ns() - info.st_ctime_ns >= RACY_NS  # taken before the read
     try:
         with open(path, "rb") as handle:
             raw = handle.read(READ_BYTES)
@@ -136,7 +143,10 @@ def content_why(path: str, settings: bool, text: bool = False) -> str:
         why = _key_block_why(raw.decode("utf-8", "replace")) if marked else ""
     if len(_verdicts) > 8192:
         _verdicts.clear()
-    _verdicts[f"{settings}{text}:{path}"] = (key, why)
+    if settled:
+        _verdicts[f"{settings}{text}:{path}"] = (key, why)
+    else:
+        _verdicts.pop(f"{settings}{text}:{path}", None)
     return why
 
 
@@ -169,4 +179,4 @@ def _why(text: str, json: bool, settings: bool) -> str:
     return ""
 
 
-__all__ = ["SETS_A_SECRET", "SNIFFED_NAMES", "content_why", "looked_into", "secret_content_why"]
+__all__ = ["RACY_NS", "SETS_A_SECRET", "SNIFFED_NAMES", "content_why", "looked_into", "secret_content_why"]

@@ -251,7 +251,7 @@ class Sandbox:
 
         swapped = pathswaps.undo(self._held, self.roots())  # first: the checks below see the tree put back
         self.unmark()
-        found = self.secret_index.find(scale=AFTER_SCALE)
+        found = self.secret_index.find(scale=AFTER_SCALE, in_place=False)
         made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         now = runslater.guard(self.roots(), found.runs_later, before.outside, self.writable)
         missed = "" if found.complete else found.why_incomplete.replace(

@@ -15,8 +15,8 @@ What is found:
 - regular files whose name is secret-looking (any case: ``.ENV`` too), and those whose
   content is (a service-account key under any JSON name, a ``settings.xml`` or
   ``database.yml`` setting a password: :mod:`shell.core.secretcontent`), judged when
-  their folder is listed (again when it changes: a file rewritten in place to hold a
-  key is seen once its folder next changes);
+  their folder is listed and again at each search where the file's inode, size, mtime
+  or ctime moved (a key written into an existing file: :mod:`.contentmarks`);
 - the target of a symlink whose own name, or whose target's name, is secret-looking
   (``notes.txt -> ../.env``, ``key -> ~/elsewhere/prod.pem``);
 - other hard links of a secret file inside the searched tree (same inode): a
@@ -24,7 +24,7 @@ What is found:
 
 One exception to the name rule: a ``.pem`` file that holds only certificates (no
 ``PRIVATE KEY`` anywhere in its first MB) is public, and commands need CA bundles
-and test certificates to work; it is read (once per size and mtime) to tell.
+and test certificates to work; it is read (once per inode, size, mtime and ctime) to tell.
 
 What is not searched: ``.git``, ``node_modules``, caches (but for a virtualenv right in
 one) and what virtualenvs install into (:data:`SKIP_DIRS`; in a directory holding
@@ -70,6 +70,7 @@ from shell.core.secretcopies import CHEZMOI_PREFIXES
 from shell.core.secrets import BY_FOLDER, is_secret_file
 
 from . import paths as resolving
+from .contentmarks import ContentMarks
 from .laternames import PLACED_DIRS, why
 from .secretvanished import Vanished
 from .secretwords import WILDCARD
@@ -124,6 +125,9 @@ class _Listing:
     """The folder's device and inode: a folder put in another's place is listed anew."""
     files: tuple[str, ...] = ()
     """Every other entry that is neither a folder nor a link (for :meth:`SecretFileIndex.files_where`)."""
+    sniffed: tuple[str, ...] = ()
+    """The files read for their content and found harmless (looked at again at each search:
+    a write into a file leaves its folder's ctime as it was)."""
 
     @property
     def racy(self) -> bool:
@@ -211,20 +215,6 @@ class SecretFiles:
         return tuple(out)
 
 
-PEM_SCAN = 1 << 20
-"""Bytes of a ``.pem`` file read to tell a certificate (public) from a key."""
-
-
-def _certificates_only(path: str) -> bool:
-    """Whether a ``.pem`` file holds certificates and no private key."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(PEM_SCAN + 1)
-    except OSError:
-        return False
-    return len(head) <= PEM_SCAN and b"PRIVATE KEY" not in head and b"-----BEGIN CERTIFICATE-----" in head
-
-
 class SecretFileIndex:
     """Searches some roots for secret-looking files, remembering what it listed.
 
@@ -254,7 +244,7 @@ class SecretFileIndex:
         self._listings: dict[str, _Listing] = {}
         self._known: dict[str, tuple[int, int]] = {}
         self._vanished = Vanished()  # found once, missing at a search since: still listed (W5)
-        self._pem: dict[str, tuple[int, int, int, int, bool]] = {}
+        self._content = ContentMarks()
         self._lock = threading.Lock()
         self.last: SecretFiles | None = None
         """The last search's result (None before the first)."""
@@ -268,15 +258,18 @@ class SecretFileIndex:
             self.roots = _real(roots)
             self.last = None
 
-    def find(self, scale: int = 1) -> SecretFiles:
+    def find(self, scale: int = 1, in_place: bool = True) -> SecretFiles:
         """Search now (what did not change since the last search is not listed again).
         Never raises: a search the file system cuts short is an incomplete result (auto
         mode then asks), not an error in the middle of deciding a call. ``scale``
         multiplies the bounds (the check after a command, which must not be outrun by
-        a command that made 100,000 files to hide what it planted)."""
+        a command that made 100,000 files to hide what it planted). ``in_place``: look
+        again at the files of unchanged folders read for their content (one ``lstat``
+        each, :mod:`.contentmarks`); the check after a command leaves that to the search
+        before the next one, which must do it anyway (the user may write in between)."""
         with self._lock:
             try:
-                self.last = self._search(self.max_entries * scale, self.max_seconds * scale)
+                self.last = self._search(self.max_entries * scale, self.max_seconds * scale, in_place)
             except OSError as exc:
                 why = f"the search failed ({exc.strerror or exc}); files were not hidden"
                 self.last = SecretFiles((), False, why, tuple(self.roots))
@@ -340,7 +333,7 @@ class SecretFileIndex:
                 lost.add(ident)
         return here, lost
 
-    def _search(self, max_entries: int, max_seconds: float) -> SecretFiles:
+    def _search(self, max_entries: int, max_seconds: float, in_place: bool = True) -> SecretFiles:
         here, lost = self._lost()
         lost = lost if self.follow_moves else set()
         everywhere = bool(lost)
@@ -365,8 +358,12 @@ class SecretFileIndex:
                 continue
             if not stat.S_ISDIR(info.st_mode):
                 continue
+            prefix = directory.rstrip("/") + "/"
             listing = self._listings.get(directory)
-            if listing is None or listing.stale(info):
+            if listing is not None and not listing.stale(info):
+                for name in self._content.newly_secret(prefix, listing.sniffed if in_place else ()):
+                    found[prefix + name] = None  # a key written into a file in place
+            else:
                 if (fresh >= max_entries or time.monotonic() > deadline) and not (
                         self.needed and self.needed(directory)):
                     unreached.append(directory)
@@ -379,7 +376,6 @@ class SecretFileIndex:
                 listing = self._relist(directory, info)
                 fresh += listing.entries
             dirs.append(directory)
-            prefix = directory.rstrip("/") + "/"
             for name in listing.secrets:
                 found[prefix + name] = None
             for name in listing.links:
@@ -476,7 +472,7 @@ class SecretFileIndex:
                 found[target] = None
         self._add_same_inodes(found, dirs, lost)
         for path in [p for p in found if p.lower().endswith(".pem")]:
-            if self._public_pem(path):
+            if self._content.public_pem(path):
                 del found[path]
         before, self._known = self._known, {}
         for path in found:
@@ -490,22 +486,6 @@ class SecretFileIndex:
         for path, ident in before.items():
             if stopped and ident in lost and ident not in still:
                 self._known.setdefault(path, ident)
-
-    def _public_pem(self, path: str) -> bool:
-        """:func:`_certificates_only`, remembered per size, mtime, ctime and inode (a command
-        can add a key to a certificate bundle keeping its size and putting its mtime back,
-        not its ctime)."""
-        try:
-            info = os.stat(path)
-        except OSError:
-            return False
-        key = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
-        known = self._pem.get(path)
-        if known is not None and known[:4] == key:
-            return known[4]
-        public = _certificates_only(path)
-        self._pem[path] = (*key, public)
-        return public
 
     def _add_same_inodes(self, found: dict[str, None], dirs: list[str], lost: set[tuple[int, int]]) -> None:
         """Other names of a secret file (``ln .env notes.txt``) inside the searched
@@ -553,6 +533,7 @@ def _list(
     subdirs: list[str] = []
     later: list[str] = []
     files: list[str] = []
+    sniffed: list[str] = []
     venv = False
     count = 0
     placed = os.path.basename(directory).casefold() in PLACED_DIRS
@@ -574,8 +555,9 @@ def _list(
                         if (is_secret_file(entry.path if by_folder else name)
                                 and entry.is_file(follow_symlinks=False)):
                             secrets.append(name)
-                        elif look_into and looked_into(name) and secret_content_why(entry.path):
-                            secrets.append(name)  # a service-account key, a settings.xml's password
+                        elif look_into and looked_into(name):  # a service-account key, a password
+                            (secrets if secret_content_why(entry.path) else sniffed).append(name)
+                            venv = venv or name == "pyvenv.cfg"
                         elif name == "pyvenv.cfg":
                             venv = True
                 except OSError:
@@ -584,7 +566,7 @@ def _list(
         pass
     return _Listing(
         info.st_ctime_ns, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv,
-        count, tuple(later), (info.st_dev, info.st_ino), tuple(files),
+        count, tuple(later), (info.st_dev, info.st_ino), tuple(files), tuple(sniffed),
     )
 
 

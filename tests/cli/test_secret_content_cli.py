@@ -118,3 +118,32 @@ def test_the_grep_tool_leaves_out_files_whose_content_is_a_credential(
     for leaked in ("NOTESKEYBODY", "PEMKEYBODY", "PUTTYPRIVATEBODY", "MIIEvSAKEYBODY"):
         assert leaked not in r.stdout, r.stdout
     assert "KEYBODY-PLAIN" in r.stdout and "4 files that usually hold secrets" in r.stdout, r.stdout
+
+
+def test_a_key_a_command_writes_into_an_existing_file_is_hidden_from_the_next_command(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """The sandbox's walk keeps each folder's listing by the folder's ctime, which a write
+    into a file does not move: a key a command wrote into ``notes.txt`` in place (same size,
+    its mtime put back) was read by the next command, unasked, while grep and read_file
+    refused it. The key comes from a source file (not read for keys: a test's fixture)."""
+    require_sandbox()
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[permissions]\nmode = "auto"\n')
+    (workspace / "fixture.py").write_text(OPENSSH)
+    (workspace / "notes.txt").write_text("x" * len(OPENSSH) + "NOTES-TAIL-TEXT\n")
+    write = ('t=$(stat -c %y notes.txt); dd if=fixture.py of=notes.txt conv=notrunc status=none; '
+             'touch -d "$t" notes.txt; echo wrote-it')
+    calls = [{"name": "run_shell", "args": {"command": write}, "id": "c1"},
+             {"name": "run_shell", "args": {"command": "grep -r TAIL . ; echo end-of-second"}, "id": "c2"}]
+    turns = [{"tool_calls": calls[:1]}, {"tool_calls": calls[1:]}, "Done."]
+    r = run_cli("-p", "go", "--model", script(turns), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    ends = {e["call_id"]: json.dumps(e.get("result")) for e in map(json.loads, r.stdout.splitlines())
+            if e.get("type") == "ToolExecutionEnd"}
+    assert "wrote-it" in ends["c1"] and "end-of-second" in ends["c2"], r.stdout  # both ran, unasked
+    notes = (workspace / "notes.txt").read_text()
+    assert notes.startswith("-----BEGIN OPENSSH PRIVATE KEY-----") and len(notes) == len(OPENSSH) + 16
+    assert "NOTES-TAIL-TEXT" not in ends["c2"], ends["c2"]  # notes.txt read as empty

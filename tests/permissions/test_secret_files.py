@@ -117,6 +117,65 @@ def test_a_key_put_into_a_certificate_keeping_its_size_and_mtime_is_found(ws: Pa
     assert cert in index.find().paths
 
 
+OPENSSH = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
+           "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+           "QyNTUxOQAAACNOTESKEYBODYNOTESKEYBODYNOTESKEYBODYNOTESKEYBODYAAAAmHNlY3\n"
+           "-----END OPENSSH PRIVATE KEY-----\n")
+
+
+def _write_in_place(path: Path, text: str) -> None:
+    """``text`` written over the start of ``path`` (same size, same inode), its mtime put
+    back: what ``dd conv=notrunc`` then ``touch -r`` leave; the folder's ctime stays."""
+    before = path.stat()
+    with open(path, "r+b") as fh:
+        fh.write(text.encode())
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    kept = (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == kept
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "config.yaml", "deploy.md", "data.json"])
+def test_a_key_written_into_an_existing_file_in_place_is_found_at_the_next_search(
+    ws: Path, name: str
+) -> None:
+    """The folder's listing is kept by the folder's ctime, which a write into a file does
+    not move: the file's own inode, size, mtime and ctime say it changed."""
+    target = ws / "docs" / name
+    target.parent.mkdir()
+    target.write_text("x" * (len(OPENSSH) + 40) + "\n")
+    time.sleep(RACY_NS / 1e9)  # listings of a directory changed just now are not trusted later
+    index = SecretFileIndex([ws])
+    assert target not in index.find().paths
+    assert target not in index.find().paths  # an unchanged folder: its listing is kept
+    _write_in_place(target, OPENSSH)
+    assert target in index.find().paths
+    assert target in index.find().paths  # and stays hidden
+
+
+def test_an_unchanged_file_is_not_read_again_and_a_source_file_not_looked_at(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What keeps the walk cheap: one ``lstat`` per text file of an unchanged folder, no read."""
+    (ws / "docs").mkdir()
+    (ws / "docs" / "a.md").write_text("plain\n" * 20)
+    (ws / "docs" / "b.py").write_text("print(1)\n" * 20)
+    time.sleep(RACY_NS / 1e9)
+    index = SecretFileIndex([ws])
+    index.find()
+    index.find()  # the first search's verdicts are marked here
+    opened: list[str] = []
+    real_open = open
+
+    def spying_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", spying_open)
+    index.find()
+    assert opened == []
+
+
 def test_a_secret_moved_into_a_skipped_directory_is_still_found(ws: Path) -> None:
     index = SecretFileIndex([ws])
     index.find()
