@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import githardened, githeads
+from . import githardened, githeads, gitparked
 from .githistory import HISTORY_FILES
 from .gitstaged import git_dir, staged_rows
 
@@ -234,15 +234,6 @@ def _made_elsewhere(
     return out
 
 
-def _refs_at(repo: Path, commit: bytes) -> list[str]:
-    """The refs whose history holds ``commit`` (short names), for the note."""
-    done = githardened.run(["-C", str(repo), "for-each-ref", "--contains", commit.decode(),
-                            "--format=%(refname:short)"], timeout=TIMEOUT)
-    if done is None or done.returncode != 0:
-        return []
-    return [line.decode("utf-8", "replace") for line in done.stdout.splitlines() if line][:5]
-
-
 def _committed(
     repo: Path, made: Sequence[bytes], denied: Sequence[bytes], blobs: frozenset[bytes]
 ) -> dict[bytes, Copy]:
@@ -260,6 +251,8 @@ def _committed(
                 "--no-renames",
                 "--no-commit-id",
                 "--root",
+                "-m",  # a merge: what it holds that its first parent did not (a stash's work tree)
+                "--first-parent",
                 commit.decode(),
             ],
             timeout=TIMEOUT,
@@ -343,13 +336,12 @@ def _note(
         )
     other = [c for n, c in committed.items() if n not in on_head]
     if other:
-        refs = _refs_at(repo, other[0].commit)
+        where_parked, drops = gitparked.parked(repo, other[0].commit)
         parts.append(
-            f"A commit this command made on {', '.join(refs) or 'a ref other than HEAD'} "
-            f"({other[0].commit[:12].decode()}) holds {_names([c.name for c in other])}; agent-shell does "
-            "not rewrite history. Before you push it (`git push --all` would): delete that branch "
-            + (f"(`git -C {where} branch -D {shlex.quote(refs[0])}`) " if refs else "")
-            + "or rewrite that commit. "
+            f"A commit this command made on {where_parked} ({other[0].commit[:12].decode()}) holds "
+            f"{_names([c.name for c in other])}; agent-shell does not rewrite history or drop a stash entry "
+            "(it may hold your work too). Before you push, pop or apply it (`git push --all`, "
+            f"`git stash pop` would): {drops}. "
         )
     same = _same_in_work_tree(repo, [*staged.values(), *committed.values()])
     if same:

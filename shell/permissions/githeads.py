@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import githardened
+from . import githardened, gitparked
 
 TIMEOUT = 10.0
 MOST = 512
@@ -39,7 +39,9 @@ _known: dict[Path, tuple[tuple[Any, ...], tuple[bytes, ...]]] = {}
 
 
 def tips(repo: Path, head: bytes, gitdir: Path | None = None) -> tuple[bytes, ...] | None:
-    """The commits the refs of ``repo`` and ``head`` point at (tags peeled), None: git
+    """The commits the refs of ``repo`` and ``head`` point at (tags peeled), and every entry of
+    the stash list (``stash@{1}`` and below are in the stash's reflog only: a commit parked there
+    is one a later ``git stash apply`` writes out, :mod:`.gitparked`); None: git
     could not say (every commit HEAD gains is then taken for the command's). Asked again
     only when a ref file changed (:func:`_refs_key`): this runs before every command in a
     repository holding a hidden file."""
@@ -49,14 +51,19 @@ def tips(repo: Path, head: bytes, gitdir: Path | None = None) -> tuple[bytes, ..
     if key is not None and known is not None and known[0] == key:
         return known[1]
     done = githardened.run(["-C", str(repo), "for-each-ref",
-                            "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname)"],
+                            "--format=%(refname) %(objecttype) %(objectname) %(*objecttype) %(*objectname)"],
                            timeout=TIMEOUT)
     if done is None or done.returncode != 0:
         return None
     out = [head] if head else []
     for line in done.stdout.splitlines():
-        fields = line.split()
+        fields = line.split()[1:]
         out += [fields[i + 1] for i in (0, 2) if fields[i:i + 1] == [b"commit"] and len(fields) > i + 1]
+        if line.startswith(b"refs/stash "):  # every entry of the stash list, not only its top
+            stashed = gitparked.tops(repo, gitdir)
+            if stashed is None:
+                return None
+            out += stashed
     found = tuple(dict.fromkeys(out))
     if key is not None and max((k[2] for k in key[1:]), default=0) < time.time_ns() - RACY_NS:
         with _lock:
@@ -67,8 +74,9 @@ def tips(repo: Path, head: bytes, gitdir: Path | None = None) -> tuple[bytes, ..
 
 
 def _refs_key(gitdir: Path, head: bytes) -> tuple[Any, ...] | None:
-    """HEAD and the (inode, mtime, ctime) of ``packed-refs`` and of every folder under
-    ``refs/``: git writes a ref through a lock file renamed in place, which changes its
+    """HEAD and the (inode, mtime, ctime) of ``packed-refs``, of every folder under
+    ``refs/`` and of the stash's reflog (its list: ``git stash drop stash@{1}`` rewrites
+    only that): git writes a ref through a lock file renamed in place, which changes its
     folder's; the ctime no command can set back (None: a reftable, or unreadable)."""
     common = gitdir
     with contextlib.suppress(OSError):
@@ -79,7 +87,8 @@ def _refs_key(gitdir: Path, head: bytes) -> tuple[Any, ...] | None:
         return None
     key: list[Any] = [head]
     try:
-        for path in [common / "packed-refs", *(Path(d) for d, _, _ in os.walk(common / "refs"))]:
+        stash_log = common / "logs" / "refs" / "stash"
+        for path in [common / "packed-refs", stash_log, *(Path(d) for d, _, _ in os.walk(common / "refs"))]:
             try:
                 info = os.lstat(path)
             except FileNotFoundError:
