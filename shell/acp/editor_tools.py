@@ -22,6 +22,7 @@ answers is as untrusted as anything else a tool returns.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -30,12 +31,14 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+from acp.schema import EnvVariable
 
 from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
 from shell.permissions import runslater
 from shell.permissions.hiddenvalues import redacted_note
+from shell.permissions.loaderdirs import launcher_overrides
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
 from shell.tools import after_check, file_edits, files, nofollow, shell_cmd
@@ -308,7 +311,8 @@ async def run_in_editor_terminal(
             if sandbox is not None:
                 confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown)
             terminal_id, exit_code, signal, timed_out, output = await _in_terminal(
-                client, session_id, confined.argv if confined is not None else argv, cwd, timeout, ctx)
+                client, session_id, confined.argv if confined is not None else argv, cwd, timeout, ctx,
+                launcher_overrides(os.environ) if confined is not None else {})
             if (confined is None or attempt == 2 or timed_out
                     or not confined.launch.never_started(exit_code, str(output.output))):
                 break
@@ -365,17 +369,20 @@ async def run_in_editor_terminal(
 
 
 async def _in_terminal(
-    client: Any, session_id: str, argv: list[str], cwd: Path, timeout: float, ctx: ToolContext
+    client: Any, session_id: str, argv: list[str], cwd: Path, timeout: float, ctx: ToolContext,
+    env: dict[str, str],
 ) -> tuple[str, int | None, str | None, bool, Any]:
     """Run ``argv`` in a new terminal of the editor's, shown in the tool call: its id,
     exit code, signal, whether it timed out, and its output. Killed on timeout or
-    cancel, always released."""
+    cancel, always released. ``env`` is set over the editor's environment (the loader's
+    variables for our launcher: no library from the workspace, finding W6)."""
     try:
         created = await client.create_terminal(
             session_id=session_id,
             command=argv[0],
             args=argv[1:],
             cwd=str(cwd),
+            env=[EnvVariable(name=name, value=value) for name, value in env.items()] or None,
             output_byte_limit=shell_cmd.MAX_OUTPUT_CHARS * 4,
         )
     except Exception as exc:

@@ -23,8 +23,9 @@ guarded as files (every program loads them), and a ``GCONV_PATH`` folder there w
 venv's ``*.pth``, ``sitecustomize``) are :mod:`.laternames`'s.
 
 agent-shell's own programs on the host do not look in the workspace at all: bubblewrap
-starts with no environment (:mod:`.sandboxlaunch`), and its git drops the entries
-that name a folder by where it runs (:func:`host_loader_env`).
+starts with no environment (:mod:`.sandboxlaunch`), and its git, and the launcher in an
+editor's terminal (:func:`launcher_overrides`), drop the entries that name a folder by
+where they run (:func:`host_loader_env`).
 
 Not reached: an entry with a ``$ORIGIN``/``$LIB`` token (where it leads depends on
 the program), and a relative entry's folder in a subfolder of the workspace the user
@@ -243,5 +244,15 @@ def host_loader_env(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "host_loader_env", "loader_dirs", "preloaded",
+def launcher_overrides(environ: Mapping[str, str]) -> dict[str, str]:
+    """The loader variables to set for our launcher in an editor's terminal (``sh``,
+    ``rm``, ``env`` on the host, in the workspace, with the editor's environment, which
+    a terminal request can only add to): each as :func:`host_loader_env` leaves it in
+    ``environ``, empty when nothing is left (the loader ignores an empty one)."""
+    kept = host_loader_env(environ)
+    return {var: kept.get(var, "") for var in (LOADER_VAR, *FILE_VARS)}
+
+
+__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "host_loader_env", "launcher_overrides", "loader_dirs",
+           "preloaded",
            "search_folders", "shadowing", "system_libraries"]

@@ -9,6 +9,7 @@ an editor holds unsaved) and ``terminal/*`` with real processes.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -61,6 +62,7 @@ class EditorClient:
         """Unsaved editor buffers by absolute path (reads prefer them; writes land here)."""
         self.fs_log: list[tuple[str, str]] = []
         self.saves = False
+        self.environ: dict[str, str] = {}  # the editor's own variables, over ours, in its terminals
         """Writes go to the disk too, as an editor that saves at once does."""
         self.terminals: dict[str, asyncio.subprocess.Process] = {}
         self.terminal_bytes: dict[str, bytearray] = {}
@@ -129,6 +131,7 @@ class EditorClient:
             command,
             *(args or []),
             cwd=cwd,
+            env={**os.environ, **self.environ, **{v.name: v.value for v in env or ()}},  # as editors do
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,

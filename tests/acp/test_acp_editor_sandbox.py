@@ -62,3 +62,20 @@ async def test_a_hidden_path_that_vanished_sets_the_sandbox_up_again_in_a_new_te
     assert len(client.terminal_commands) == 2
     assert shown == [{"terminal_id": "term-1"}, {"terminal_id": "term-2"}], "each is shown in the call"
     assert result.details["terminal_id"] == "term-2"
+
+
+async def test_the_launcher_in_the_editors_terminal_loads_no_library_from_the_workspace(home: Path) -> None:
+    """With ``LD_LIBRARY_PATH=":/usr/local/lib"`` in the editor's environment (an empty
+    entry: the terminal's folder, the workspace), the launcher's ``sh`` on the host
+    loaded the workspace's ``libc.so.6`` (finding W6): here a broken one, which would
+    keep it from starting at all; a real planted one would run as the user."""
+    require_sandbox()
+    (home / "project" / "libc.so.6").write_text("not a library\n")
+    (home / "project" / "preload.so").write_text("not a library\n")
+    box = Sandbox(home / "project")
+    client = EditorClient()
+    client.environ = {"LD_LIBRARY_PATH": ":/usr/local/lib", "LD_PRELOAD": "./preload.so"}
+    ctx = ToolContext(ToolCallBlock("c1", "run_shell", {}), lambda _: None, _no_question)
+    result = await run_in_editor_terminal(client, "s1", "echo ran", box.workspace, 20, ctx, sandbox=box)
+    assert "ran" in result.text and "[exit code 0]" in result.text, result.text
+    assert "libc.so.6" not in result.text and "preload.so" not in result.text, result.text
