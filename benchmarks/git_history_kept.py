@@ -8,7 +8,10 @@ it when nothing changed (what every later command pays), the same after a commit
 (new objects and a moved ref: a new ``git`` record); and ``bash -c true`` watched
 as run_shell watches it (scan before and after, checkpoint record), with the
 history kept and without (a checkpoint log that does not keep it), so the keep's
-share of a real call shows as a ratio under the same load.
+share of a real call shows as a ratio under the same load. Last, the choice between
+copying (the sandbox cannot change a copy) and linking with a check at ``/rewind``:
+a copy of every object, against the rewind after ``rm -rf .git/objects`` that hashes
+each one and indexes the pack anew (``shell/sessions/gitverified.py``).
 
     python benchmarks/git_history_kept.py [--objects 10000] [--pack-mb 100] [--runs 20]
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +34,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from shell.permissions.sandbox import Sandbox
+from shell.sessions import gitkeep
 from shell.sessions.checkpoints import Checkpoints
 from shell.tools.capture import WorkspaceCapture, watched
 from shell.tools.shell_cmd import run_command
@@ -109,6 +114,15 @@ def main() -> None:
         print(f"keep + compare, nothing changed: {med(same):.2f} ms; after a commit: {med(moved):.2f} ms")
         print(f"watched sandboxed true with the history kept: {med(with_c):.1f} ms; without: "
               f"{med(without_c):.1f} ms; ratio {med(with_c) / med(without_c):.2f}")
+        copied = ms(lambda: shutil.copytree(repo / ".git" / "objects", Path(tmp) / "copied"))
+        state = gitkeep.last_state(cp, str(repo / ".git"), len(cp.raw))
+        assert state is not None
+        shutil.rmtree(repo / ".git" / "objects")
+        restored = ms(lambda: gitkeep.restore(cp, state, apply=True))
+        fsck = subprocess.run(["git", "-C", str(repo), "fsck", "--connectivity-only"], capture_output=True)
+        print(f"the choice: a copy of every object instead of a link (first keep) {copied:.0f} ms; "
+              f"a rewind after rm -rf .git/objects (every object hashed, the pack hashed and indexed "
+              f"anew) {restored:.0f} ms; fsck after it: exit {fsck.returncode}")
 
 
 if __name__ == "__main__":

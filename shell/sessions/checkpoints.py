@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.dirs import data_dir
 
-from . import gitkeep, tempcheckpoints
+from . import gitkeep, gitstore, tempcheckpoints
 from .gitkeep import GitState
 from .store import utc_now
 from .writer import encode_record
@@ -156,7 +156,7 @@ class Checkpoints:
         self.left: dict[str, str] = {}
         """Each path's digest of what a file tool last left in it: a file whose content
         differs now was changed by someone else since (the user)."""
-        self.git_keepers: dict[str, gitkeep.ObjectKeeper] = {}
+        self.git_keepers: dict[str, gitstore.ObjectKeeper] = {}
         """The workspace repository's objects, linked as they appear (:mod:`.gitkeep`)."""
         self._lock = threading.RLock()
         self._seen: set[tuple[int, str]] = set()
@@ -189,7 +189,7 @@ class Checkpoints:
 
     @property
     def stored_bytes(self) -> int:
-        return sum(self._stored.values())
+        return sum(self._stored.values()) + sum(k.own_bytes for k in self.git_keepers.values())
 
     # -- reading -------------------------------------------------------------------------
     def _read(self) -> None:

@@ -10,14 +10,21 @@ script the command writes does the same. So the history is kept instead:
 - objects and packs never change once written (their name is their content), so
   each new one is hard-linked into the session's store (copied when a link cannot
   be made): taking them again costs one ``stat`` per fan-out folder whose listing
-  did not change;
+  did not change. A link is the repository's own file, which a command can make
+  writable and change in place: a rewind trusts none of it and puts back only what
+  still hashes to its name (:mod:`.gitverified`);
+- what the store holds alone (objects and packs the repository deleted since, e.g.
+  the old packs of each ``git gc``; copies) counts against the checkpoints' limit
+  (``max_total``, 256 MB): what would go beyond it is not kept, and the command's
+  result says so;
 - the refs, ``packed-refs``, ``HEAD`` and the reflogs are small: their contents go
   to the checkpoint blobs (content-addressed) and a ``git`` record lists them,
   written only when they differ from the last one.
 
 A rewind puts back what is missing, and never takes away what is there: an
 object or a ref that exists is left as it is (a ref that moved since is said, not
-reset), and a reflog keeps its lines after the ones put back. After a command, its
+reset), and a reflog keeps its lines after the ones put back. It writes only refs
+and reflogs git would write, inside ``.git`` (:mod:`.gitrefs`). After a command, its
 result says plainly when it removed refs, reflog entries or objects, and that a
 rewind brings them back.
 """
@@ -27,12 +34,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .gitrefs import TREES, plain, real_folder, reflog_lines, reflog_ok, refname_ok, value_ok, write
+from .gitstore import ObjectKeeper
 
 if TYPE_CHECKING:
     from .checkpoints import Checkpoints
@@ -41,9 +50,9 @@ MAX_STATE_FILES = 5_000
 """Ref and reflog files kept per state (a repository with more is kept in part, and said)."""
 MAX_STATE_BYTES = 32 * 1024 * 1024
 """Bytes of refs and reflogs read per state."""
-MAX_COPY_BYTES = 512 * 1024 * 1024
-"""Object bytes copied (not linked) per session, where the store is on another file system."""
-TREES = ("refs", "logs")
+MAX_PACKED_REFS_BYTES = 4 * 1024 * 1024
+"""A bigger ``packed-refs`` (~50,000 refs) is not kept, and the command's result says so:
+read and hashed before and after every command, and each change another blob."""
 TOP_FILES = ("HEAD", "packed-refs")
 
 
@@ -67,8 +76,9 @@ def git_dir(root: Path) -> Path | None:
         return None
 
 
-def read_state(gitdir: Path) -> dict[str, bytes]:
-    """HEAD, packed-refs and every regular file under refs/ and logs/ (no symlinks), bounded."""
+def read_state(gitdir: Path, *, packed_limit: int = MAX_PACKED_REFS_BYTES) -> dict[str, bytes]:
+    """HEAD, packed-refs (up to ``packed_limit`` bytes) and every regular file under refs/
+    and logs/ (no symlinks), bounded."""
     out: dict[str, bytes] = {}
     total = 0
     names = list(TOP_FILES)
@@ -80,7 +90,7 @@ def read_state(gitdir: Path) -> dict[str, bytes]:
             base = Path(folder).relative_to(gitdir)
             names += [(base / name).as_posix() for name in sorted(files)]
     for rel in names[:MAX_STATE_FILES]:
-        data = _read_regular(gitdir / rel)
+        data = _read_regular(gitdir / rel, packed_limit if rel == "packed-refs" else MAX_STATE_BYTES)
         if data is None or total + len(data) > MAX_STATE_BYTES:
             continue
         total += len(data)
@@ -93,113 +103,16 @@ def refs_of(files: dict[str, bytes]) -> dict[str, str]:
     refs: dict[str, str] = {}
     for line in files.get("packed-refs", b"").decode("utf-8", "replace").splitlines():
         parts = line.split(" ", 1)
-        if len(parts) == 2 and not line.startswith(("#", "^")) and _plain(parts[1].strip()):
+        if len(parts) == 2 and not line.startswith(("#", "^")) and plain(parts[1].strip()):
             refs[parts[1].strip()] = parts[0]
     for rel, data in files.items():
-        if rel == "HEAD" or (rel.startswith("refs/") and _plain(rel)):
+        if rel == "HEAD" or (rel.startswith("refs/") and plain(rel)):
             refs[rel] = data.decode("utf-8", "replace").strip()
     return refs
 
 
-def _plain(rel: str) -> bool:
-    """A path under .git a rewind may write: relative, no ``..``, under refs/ or logs/ (a
-    ``packed-refs`` line a command wrote may name ``../../.bashrc``)."""
-    parts = rel.split("/")
-    return (rel == "HEAD" or parts[0] in TREES) and all(p not in ("", ".", "..") for p in parts) \
-        and "\0" not in rel and "\\" not in rel
-
-
 def log_lines(files: dict[str, bytes]) -> dict[str, list[bytes]]:
     return {rel: data.splitlines() for rel, data in files.items() if rel.startswith("logs/")}
-
-
-class ObjectKeeper:
-    """The objects and packs of one repository, linked into ``store`` as they appear."""
-
-    def __init__(self, store: Path) -> None:
-        self.store = store
-        self._listed: dict[str, int] = {}
-        """Each objects folder's mtime when last listed: unchanged, it is not listed again."""
-        self.copied = 0
-        self.problem = ""
-
-    def keep(self, gitdir: Path) -> None:
-        objects = gitdir / "objects"
-        try:
-            folders = [e for e in os.scandir(objects) if e.is_dir(follow_symlinks=False)]
-        except OSError:
-            return
-        for folder in folders:
-            if folder.name != "pack" and len(folder.name) != 2:
-                continue  # info/ and temporary folders: nothing a rewind needs
-            try:
-                stamp = folder.stat(follow_symlinks=False).st_mtime_ns
-            except OSError:
-                continue
-            if self._listed.get(folder.name) == stamp:
-                continue
-            self._link_new(Path(folder.path), folder.name)
-            self._listed[folder.name] = stamp
-
-    def _link_new(self, folder: Path, name: str) -> None:
-        target_dir = self.store / name
-        try:
-            entries = [e for e in os.scandir(folder) if e.is_file(follow_symlinks=False)
-                       and not e.name.startswith(("tmp", "."))]
-        except OSError:
-            return
-        for entry in entries:
-            target = target_dir / entry.name
-            if target.exists():
-                continue
-            target_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._link(Path(entry.path), target)
-
-    def _link(self, source: Path, target: Path) -> None:
-        try:
-            os.link(source, target, follow_symlinks=False)
-            return
-        except OSError:
-            pass
-        with contextlib.suppress(OSError):
-            size = os.lstat(source).st_size
-            if self.copied + size > MAX_COPY_BYTES:
-                self.problem = f"objects beyond {MAX_COPY_BYTES >> 20} MB could not be kept"
-                return
-            shutil.copyfile(source, target, follow_symlinks=False)
-            self.copied += size
-
-    def missing(self, gitdir: Path, *, changed_only: bool = False) -> list[str]:
-        """Kept objects (``xx/yyy…``, ``pack/…``) the repository no longer has
-        (``changed_only``: in folders whose listing changed since the last keep; a
-        folder whose stamp is as it was lost nothing, and the compare after every
-        command then costs a ``stat`` per folder, not one per object)."""
-        out = []
-        with contextlib.suppress(OSError):
-            for folder in sorted(os.scandir(self.store), key=lambda e: e.name):
-                if changed_only and self._listed.get(folder.name) == _stamp(gitdir / "objects" / folder.name):
-                    continue
-                for entry in os.scandir(folder.path):
-                    rel = f"{folder.name}/{entry.name}"
-                    if not os.path.lexists(gitdir / "objects" / rel):
-                        out.append(rel)
-        return out
-
-    def put_back(self, gitdir: Path, rels: list[str]) -> int:
-        done = 0
-        for rel in rels:
-            target = gitdir / "objects" / rel
-            with contextlib.suppress(OSError):
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if not _inside(target.parent, gitdir):
-                    continue
-                try:
-                    os.link(self.store / rel, target)
-                except OSError:
-                    shutil.copyfile(self.store / rel, target)
-                os.chmod(target, 0o444)
-                done += 1
-        return done
 
 
 def keeper(cp: Checkpoints, gitdir: Path) -> ObjectKeeper:
@@ -216,14 +129,21 @@ def before_command(cp: Checkpoints, root: Path) -> dict[str, bytes] | None:
     gitdir = git_dir(root)
     if gitdir is None:
         return None
-    keeper(cp, gitdir).keep(gitdir)
+    kept = keeper(cp, gitdir)
+    kept.keep(gitdir, cp.max_total - cp.stored_bytes + kept.own_bytes)
     files = read_state(gitdir)
+    with contextlib.suppress(OSError):
+        size = os.lstat(gitdir / "packed-refs").st_size
+        if size > MAX_PACKED_REFS_BYTES:
+            kept.notes.append(f"the repository's packed-refs ({size / 2**20:.1f} MB) is over the "
+                              f"{MAX_PACKED_REFS_BYTES >> 20} MB a checkpoint keeps: the refs it holds are "
+                              "not kept, and /rewind cannot put them back")
     last = last_state(cp, str(gitdir), len(cp.raw))
     digests = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
     if last is None or dict(last.files) != digests:
         size = sum(len(files[rel]) for rel, d in digests.items() if d not in cp.stored_digests)
         if cp.stored_bytes + size > cp.max_total:
-            cp.problems.append("the repository's refs could not be kept: the checkpoints are full")
+            kept.notes.append("the repository's refs could not be kept: the checkpoints are full")
             return files
         for rel, digest in digests.items():
             cp.keep_blob(digest, files[rel])
@@ -239,16 +159,19 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
     refs = sorted(name for name in refs_before if name not in refs_after)
     logs_after = log_lines(after)
     entries = sum(len(set(lines) - set(logs_after.get(rel, []))) for rel, lines in log_lines(before).items())
-    objects = 0
+    objects, notes = 0, []
     kept = cp.git_keepers.get(hashlib.sha256(str(gitdir).encode()).hexdigest()[:16])
     if kept is not None:
-        gone = kept.missing(gitdir, changed_only=True)
+        stamps = kept.stamps(gitdir)
+        gone = kept.missing(gitdir, stamps)
         packs_now = {e for e in _names(gitdir / "objects" / "pack") if e.endswith(".pack")}
         packs_kept = {e for e in _names(kept.store / "pack") if e.endswith(".pack")}
         if gone and packs_now <= packs_kept:  # removed, not repacked into a new pack
             objects = len(gone)
+        kept.count(gitdir, cp.max_total - cp.stored_bytes + kept.own_bytes, stamps)  # what it deleted costs
+        notes, kept.notes = [f"[{note}]" for note in kept.notes], []
     if not (refs or entries or objects):
-        return ""
+        return "\n".join(notes)
     said = []
     if refs:
         shown = ", ".join(refs[:5]) + (f" and {len(refs) - 5} more" if len(refs) > 5 else "")
@@ -257,8 +180,8 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
         said.append(f"{entries} reflog entr{'y' if entries == 1 else 'ies'}")
     if objects:
         said.append(f"{objects} object file(s)")
-    return (f"[this command removed git history: {', '.join(said)}. They were kept before it ran: "
-            "/rewind to before this message puts them back]")
+    return "\n".join([f"[this command removed git history: {', '.join(said)}. They were kept before it ran: "
+                      "/rewind to before this message puts them back]", *notes])
 
 
 def blobs_of(record: dict[str, object]) -> list[str]:
@@ -291,7 +214,9 @@ def last_state(cp: Checkpoints, gitdir: str, before_seq: int) -> GitState | None
 
 
 def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
-    """What putting ``state`` back adds (``apply``: add it). Nothing that exists is removed."""
+    """What putting ``state`` back adds (``apply``: add it). Nothing that exists is removed;
+    what cannot be put back (an object changed since it was kept, a ref git would not
+    write) is said, not written."""
     gitdir = Path(state.gitdir)
     if gitdir.is_symlink():
         return ["not put back: the repository's .git is a symlink now"]
@@ -299,18 +224,24 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     for rel, digest in state.files:
         with contextlib.suppress(OSError, ValueError):
             files[rel] = cp.blob(digest)
-    now = read_state(gitdir) if gitdir.is_dir() else {}
+    now = read_state(gitdir, packed_limit=MAX_STATE_BYTES) if gitdir.is_dir() else {}
     refs_then, refs_now = refs_of(files), refs_of(now)
     missing = {name: value for name, value in refs_then.items() if name not in refs_now}
+    if os.path.lexists(gitdir / "packed-refs") and "packed-refs" not in now:
+        missing = {}  # what the repository holds now is not known: a ref put back might hide one
+    bad = sorted(name for name, value in missing.items() if not (refname_ok(name) and value_ok(value)))
+    missing = {name: value for name, value in missing.items() if name not in bad}
     moved = sorted(n for n, v in refs_then.items() if n in refs_now and refs_now[n] != v and n != "HEAD")
     logs_now = log_lines(now)
-    logs = {rel: lines for rel, lines in log_lines(files).items()
-            if not set(lines) <= set(logs_now.get(rel, []))}
+    logs = {rel: good for rel, lines in log_lines(files).items() if reflog_ok(rel)
+            and (good := reflog_lines(lines)) and not set(good) <= set(logs_now.get(rel, []))}
     kept = keeper(cp, gitdir)
     objects = kept.missing(gitdir)
     said = []
     if missing:
         said.append(f"{len(missing)} ref(s) put back ({', '.join(sorted(missing)[:5])})")
+    if bad:
+        said.append(f"{len(bad)} ref(s) not put back, not refs git would write ({', '.join(bad[:3])})")
     if logs:
         said.append(f"{len(logs)} reflog(s) put back")
     if objects:
@@ -320,42 +251,19 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     if not apply:
         return said
     for sub in ("objects/pack", "objects/info", "refs/heads", "refs/tags"):
-        if not (gitdir / sub.split("/")[0]).is_symlink():
-            (gitdir / sub).mkdir(parents=True, exist_ok=True)
-    kept.put_back(gitdir, objects)
+        real_folder(gitdir, sub.split("/"))
+    done, refused = kept.put_back(gitdir, objects)
+    if objects:
+        said[said.index(f"{len(objects)} object file(s) put back")] = f"{done} object file(s) put back"
+    if refused:
+        said.append(f"{len(refused)} kept object file(s) NOT put back, changed since they were kept "
+                    f"or unreadable: {', '.join(refused[:3])}" + (" …" if len(refused) > 3 else ""))
     for name, value in missing.items():
-        _write(gitdir, name, (value + "\n").encode())
+        write(gitdir, name, (value + "\n").encode())
     for rel, lines in logs.items():
         old, later = set(lines), logs_now.get(rel, [])
-        _write(gitdir, rel, b"".join(x + b"\n" for x in lines + [n for n in later if n not in old]))
+        write(gitdir, rel, b"".join(x + b"\n" for x in lines + [n for n in later if n not in old]))
     return said
-
-
-def _write(gitdir: Path, rel: str, data: bytes) -> None:
-    """Write ``rel`` under ``gitdir``: never through a symlink a command left on the way."""
-    path = gitdir / rel
-    if not _plain(rel):
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not _inside(path.parent, gitdir) or path.is_symlink() or path.is_dir():
-        return
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-    os.replace(tmp, path)
-
-
-def _inside(folder: Path, gitdir: Path) -> bool:
-    top, real = os.path.realpath(gitdir), os.path.realpath(folder)
-    return real == top or real.startswith(top.rstrip("/") + "/")
-
-
-def _stamp(folder: Path) -> int | None:
-    try:
-        return os.lstat(folder).st_mtime_ns
-    except OSError:
-        return None
 
 
 def _names(folder: Path) -> set[str]:
@@ -365,7 +273,8 @@ def _names(folder: Path) -> set[str]:
         return set()
 
 
-def _read_regular(path: Path) -> bytes | None:
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """The regular file at ``path`` (no symlink, no fifo), None when over ``limit`` bytes."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
@@ -373,10 +282,11 @@ def _read_regular(path: Path) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
+        chunks, size = [], 0
+        while size <= limit and (chunk := os.read(fd, 1 << 16)):
             chunks.append(chunk)
-        return b"".join(chunks)
+            size += len(chunk)
+        return b"".join(chunks) if size <= limit else None
     except OSError:
         return None
     finally:
