@@ -8,26 +8,34 @@ secret (``token``, ``secret``, ``password``, ``api_key``, ``auth``) to a value o
 :data:`MIN_VALUE_LEN` characters or more is hidden like a secret-looking name.
 
 Bounded: only such files of at most :data:`MAX_BYTES`, the first :data:`READ_BYTES` of
-each read, and each verdict kept by the file's size and mtime.
+each read, and each verdict kept by the file's inode, size, mtime and ctime (not the mtime
+alone: a program sets that back after a write in place at the same size; the ctime only the
+clock sets).
 """
 
 from __future__ import annotations
 
 import os
+import time
 
-from shell.core.secretcontent import SETS_A_SECRET
+from shell.core.secretcontent import RACY_NS, SETS_A_SECRET
 
 SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".conf", ".cfg", ".ini", ".rc")
 MAX_BYTES = 1 << 20
 READ_BYTES = 64 * 1024
 _SETS = SETS_A_SECRET
 """The one rule of what setting a secret looks like (:mod:`shell.core.secretcontent`)."""
-_verdicts: dict[str, tuple[int, int, bool]] = {}
+_verdicts: dict[str, tuple[tuple[int, int, int, int], bool]] = {}
+
+
+def reads(path: str) -> bool:
+    """Whether :func:`holds_credentials` looks into the file at ``path`` (by its name)."""
+    return path.lower().endswith(SUFFIXES)
 
 
 def holds_credentials(path: str) -> bool:
     """Whether the settings file ``path`` sets a secret-named key (see above)."""
-    if not path.lower().endswith(SUFFIXES):
+    if not reads(path):
         return False
     try:
         info = os.stat(path)
@@ -35,9 +43,11 @@ def holds_credentials(path: str) -> bool:
         return False
     if info.st_size > MAX_BYTES:
         return False
+    mark = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     known = _verdicts.get(path)
-    if known is not None and known[:2] == (info.st_size, info.st_mtime_ns):
-        return known[2]
+    if known is not None and known[0] == mark:
+        return known[1]
+    settled = time.time_ns() - info.st_ctime_ns >= RACY_NS  # a second write in the same tick: read again
     try:
         with open(path, "rb") as handle:
             text = handle.read(READ_BYTES).decode("utf-8", "replace")
@@ -46,8 +56,9 @@ def holds_credentials(path: str) -> bool:
     verdict = _SETS.search(text) is not None
     if len(_verdicts) > 4096:
         _verdicts.clear()
-    _verdicts[path] = (info.st_size, info.st_mtime_ns, verdict)
+    if settled:
+        _verdicts[path] = (mark, verdict)
     return verdict
 
 
-__all__ = ["holds_credentials"]
+__all__ = ["holds_credentials", "reads"]

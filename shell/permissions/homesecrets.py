@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
+from shell.core.secretcontent import RACY_NS
 from shell.core.secrets import is_secret_file
 
 from .apphomes import editor_histories, mirrored_paths
-from .configsniff import holds_credentials
+from .configsniff import holds_credentials, reads
 
 SECRET_PATHS = (
     ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
@@ -200,7 +202,9 @@ def found_in_config(home: Path) -> tuple[Path, ...]:
     down and :data:`MAX_LOOKED_AT` entries for ``~/.local``'s and as many for the rest
     (the home walk, :mod:`.homewalk`, finds secret-looking names below, at any depth);
     kept until a folder looked through changes (its ctime: a file created in
-    ``~/.config/app/a`` during a run is found by the next command, finding Q8)."""
+    ``~/.config/app/a`` during a run is found by the next command, finding Q8), or a settings
+    file read for a token does (its ctime: a token a tool wrote into its ``config.json`` in
+    place, the folder left as it was, r19)."""
     cached = _cache.get(home)
     if cached is not None and _ctimes(cached[1]) == cached[0]:
         return cached[2]
@@ -223,14 +227,19 @@ def found_in_config(home: Path) -> tuple[Path, ...]:
         if os.path.isfile(path) and not os.path.islink(path):  # ~/.env, ~/.octave_hist
             if _secret_looking(str(path), name):
                 found.append(path)
+            elif reads(str(path)):
+                visited.append(str(path))  # read for a token: looked at again when it changes
             continue
         _look(path, 1, found, budget, known, _SKIP, visited)
-    _cache[home] = (_ctimes(visited), tuple(visited), tuple(found))
+    ctimes = _ctimes(visited)
+    if max(ctimes, default=0) < time.time_ns() - RACY_NS:  # else a second change in the same tick hides
+        _cache[home] = (ctimes, tuple(visited), tuple(found))
     return tuple(found)
 
 
 def _ctimes(folders: tuple[str, ...] | list[str]) -> tuple[int, ...]:
-    """The folders' change times (-1 for one gone): a new entry in any of them changes it."""
+    """The folders' change times (-1 for one gone): a new entry in any of them changes it;
+    and the settings files' read for a token (a write into one changes its own)."""
     out = []
     for folder in folders:
         try:
@@ -263,5 +272,7 @@ def _look(
                 _look(Path(entry.path), depth + 1, found, budget, known, skip, visited)
             elif _secret_looking(entry.path, entry.name):
                 found.append(Path(entry.path))
+            elif reads(entry.path):
+                visited.append(entry.path)  # read for a token: looked at again when it changes
         except OSError:
             continue

@@ -5,10 +5,14 @@ JetBrains IDEs, secret managers' CLIs, and the files the user's environment poin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
+
+from shell.core.secretcontent import RACY_NS
 
 from ..sandboxing import require_sandbox
 from .home_setup import cat_in_sandbox, plant, sandbox_home
@@ -113,3 +117,30 @@ async def test_settings_files_in_dot_folders_that_set_a_token_are_hidden_whateve
     for value in ("nc_0123456789abcdef", "eyJhbGciOiJIUzI1NiJ9", "mt-0123456789abcdef"):
         assert value not in text, text
     assert "theme: dark" in text and "passwordMinLength" in text and "end" in text, text
+
+
+async def test_a_token_written_into_a_settings_file_in_place_is_hidden_from_the_next_command(
+    home: Path,
+) -> None:
+    """The look through home's dot folders is kept while no folder it read changed; a tool
+    writing its token into its ``state.json`` in place (same size, mtime put back) changes no
+    folder: the file's own ctime says it changed (r19)."""
+    require_sandbox()
+    state = home / ".config" / "othertool" / "state.json"
+    state.parent.mkdir(parents=True)
+    token = '{"LoggedInUserToken": "eyJhbGciOiJIUzI1NiJ9"}'
+    state.write_text('{"theme": "dark-PLAIN-STATE"}'.ljust(len(token) + 8) + "\n")
+    await anyio.sleep(RACY_NS / 1e9)  # a verdict on a file changed just now is not kept
+    assert "dark-PLAIN-STATE" in await cat_in_sandbox(home, [".config/othertool/state.json"])
+    _write_in_place(state, token)
+    text = await cat_in_sandbox(home, [".config/othertool/state.json"])
+    assert "eyJhbGciOiJIUzI1NiJ9" not in text and "end" in text, text
+
+
+def _write_in_place(path: Path, text: str) -> None:
+    """``text`` over the start of ``path``: same size, same inode, its mtime put back."""
+    before = path.stat()
+    with open(path, "r+b") as fh:
+        fh.write(text.encode())
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
