@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from shell.core.programs import resolve, which
+from shell.core.programs import host_environment, resolve, which
 
 from .attachments import MAX_IMAGE_BYTES
 
@@ -46,7 +46,8 @@ def read_image() -> bytes | str:
     last = "the clipboard holds no image"
     for command in commands:
         try:
-            done = subprocess.run(resolve(command), capture_output=True, timeout=TIMEOUT, check=False)
+            done = subprocess.run(resolve(command), capture_output=True, timeout=TIMEOUT, check=False,
+                                  env=host_environment())
         except (OSError, subprocess.TimeoutExpired) as exc:
             last = f"{command[0]} failed: {exc}"
             continue
@@ -57,7 +58,8 @@ def read_image() -> bytes | str:
 
 def _via_file(command: list[str], path: Path) -> bytes | str:
     try:
-        subprocess.run(resolve(command), capture_output=True, timeout=TIMEOUT, check=False)
+        subprocess.run(resolve(command), capture_output=True, timeout=TIMEOUT, check=False,
+                       env=host_environment())
         data = path.read_bytes()[: MAX_IMAGE_BYTES + 1] if path.exists() else b""
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{command[0]} failed: {exc}"

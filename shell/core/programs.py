@@ -14,7 +14,8 @@ repository's), nor inside a folder a sandboxed command may write (the workspace,
 dotfiles repository added with ``--add-dir`` whose ``bin`` is on the PATH let one
 command plant ``bin/bwrap`` and the next run through it, as the user (finding L2);
 the editor starts ``agent-shell acp`` in a folder of its own, so the start folder
-alone does not name the workspace. This is the one place that search is made.
+alone does not name the workspace. This is the one place that search is made; the
+loader's library search is cut the same way (:func:`host_environment`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 import shutil
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -62,16 +65,7 @@ def search_path(path: str | None = None, here: str | None = None) -> str:
 @functools.lru_cache(maxsize=16)
 def _search_path(path: str, here: str, home: str, writable: tuple[str, ...] = ()) -> str:
     entries = path.split(os.pathsep)
-    places = [(here, "where agent-shell was started"),
-              *((w, "where sandboxed commands may write") for w in writable)]
-    roots: list[tuple[Path, str]] = []
-    for place, why in places:
-        try:
-            root = Path(place).resolve()
-            if not Path(home).resolve().is_relative_to(root):  # home, or above it: its bin folders
-                roots.append((root, why))                      # are the user's own
-        except (OSError, RuntimeError):
-            continue
+    roots = _unsafe_roots(here, home, writable)
     kept: list[str] = []
     for entry in entries:
         if not entry or not os.path.isabs(entry):
@@ -83,6 +77,55 @@ def _search_path(path: str, here: str, home: str, writable: tuple[str, ...] = ()
             continue
         kept.append(entry)
     return os.pathsep.join(kept)
+
+
+def _unsafe_roots(here: str, home: str, writable: tuple[str, ...]) -> list[tuple[Path, str]]:
+    """The folders a repository or a sandboxed command may fill: where agent-shell was
+    started (unless it holds home) and those :func:`writable_by_commands` named."""
+    places = [(here, "where agent-shell was started"),
+              *((w, "where sandboxed commands may write") for w in writable)]
+    roots: list[tuple[Path, str]] = []
+    for place, why in places:
+        try:
+            root = Path(place).resolve()
+            if not Path(home).resolve().is_relative_to(root):  # home, or above it: its bin folders
+                roots.append((root, why))                      # are the user's own
+        except (OSError, RuntimeError):
+            continue
+    return roots
+
+
+LOADER_VARS = ("LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT")
+"""What the dynamic loader loads libraries from, for every program: a folder or file the
+workspace holds there runs a sandboxed command's library as the user (finding W6)."""
+
+
+def host_environment(environ: Mapping[str, str] | None = None, here: str | None = None) -> dict[str, str]:
+    """``environ`` (default ours) for a program agent-shell itself runs on the host: the
+    loader's :data:`LOADER_VARS` without the entries the PATH search skips (relative or
+    empty ones, which name the folder it runs in, and those inside the start folder
+    ``here`` or a folder sandboxed commands may write); a bare library name of
+    ``LD_PRELOAD`` is searched as any library and stays. A variable left empty is dropped."""
+    env = dict(os.environ if environ is None else environ)
+    if not any(var in env for var in LOADER_VARS):
+        return env
+    try:
+        here = here or os.getcwd()
+    except OSError:
+        here = "/"
+    with _lock:
+        writable = tuple(sorted(_writable))
+    roots = [root for root, _ in _unsafe_roots(here, os.path.expanduser("~"), writable)]
+    for var in LOADER_VARS:
+        value = env.pop(var, None)
+        if value is None:
+            continue
+        split = re.split(r"[:;]", value) if var == "LD_LIBRARY_PATH" else re.split(r"[:\s]+", value)
+        kept = [e for e in split if (os.path.isabs(e) and not any(_inside(e, r) for r in roots))
+                or (var != "LD_LIBRARY_PATH" and e and "/" not in e)]
+        if kept:
+            env[var] = ":".join(kept)
+    return env
 
 
 def which(name: str, path: str | None = None) -> str | None:

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from shell.core.programs import host_environment
 from shell.core.programs import which as find_program
 
 MAX_OSC52_BYTES = 1_000_000
@@ -114,7 +115,8 @@ def copy_text(
 
 def _run(run: Callable[..., subprocess.CompletedProcess[bytes]], argv: list[str], data: bytes) -> bool:
     try:
-        done = run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5)
+        done = run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5,
+                   env=host_environment())
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0

@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 from typing import Any
 
-from shell.core.programs import resolve
+from shell.core.programs import host_environment, resolve
 
 
 def edit_in_editor(
@@ -24,7 +24,7 @@ def edit_in_editor(
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        subprocess.run([*resolve(command), path], check=False, **(streams or {}))
+        subprocess.run([*resolve(command), path], check=False, env=host_environment(), **(streams or {}))
         with open(path, encoding="utf-8", errors="replace") as f:
             return f.read()
     finally:

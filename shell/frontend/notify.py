@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from shell.core.programs import host_environment
 from shell.core.programs import which as find_program
 from shell.core.secrets import redact
 from shell.core.textsafety import sanitize_line
@@ -195,7 +196,7 @@ class Notifier:
 def _spawn(argv: Sequence[str]) -> Any:
     return subprocess.Popen(
         list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        start_new_session=True, env=host_environment(),
     )
 
 
@@ -206,7 +207,7 @@ def _tmux_client_term() -> str:
         return ""
     try:
         done = subprocess.run([tmux, "display-message", "-p", "#{client_termname}"], capture_output=True,
-                              text=True, timeout=2, stdin=subprocess.DEVNULL)
+                              text=True, timeout=2, stdin=subprocess.DEVNULL, env=host_environment())
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return done.stdout.strip() if done.returncode == 0 else ""

@@ -24,7 +24,7 @@ hardening lives here only:
   empty, which git takes as "no driver" (tester finding U8: gitsync's ``checkout-index``
   ran a repository's smudge filter as the user, outside the sandbox);
 - no inherited ``GIT_*`` variable, no loader folder named by where git runs
-  (:func:`.loaderdirs.host_loader_env`), a timeout.
+  (:func:`shell.core.programs.host_environment`), a timeout.
 """
 
 from __future__ import annotations
@@ -33,9 +33,7 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 
-from shell.core.programs import which
-
-from .loaderdirs import host_loader_env
+from shell.core.programs import host_environment, which
 
 HARDENED_ARGS = (
     "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false",
@@ -67,7 +65,7 @@ def hardened_env(extra: Mapping[str, str] | None = None, *, replace_objects: boo
     checker saw HEAD's commit where the sandbox's git showed a blob)."""
     false = which("false") or "/bin/false"  # GIT_ASKPASS / GIT_SSH_COMMAND beat the config's
     # not the loader's folders named by where git runs (the workspace: a library planted there, W6)
-    env = {k: v for k, v in host_loader_env(os.environ).items() if not k.startswith("GIT_")}
+    env = {k: v for k, v in host_environment().items() if not k.startswith("GIT_")}
     env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_NO_LAZY_FETCH="1", GIT_ALLOW_PROTOCOL="",
                GIT_PROTOCOL_FROM_USER="0", GIT_ASKPASS=false, SSH_ASKPASS=false,
                GIT_SSH_COMMAND=false, GIT_NO_REPLACE_OBJECTS="1", LC_ALL="C")  # fmt: skip

@@ -25,7 +25,7 @@ venv's ``*.pth``, ``sitecustomize``) are :mod:`.laternames`'s.
 agent-shell's own programs on the host do not look in the workspace at all: bubblewrap
 starts with no environment (:mod:`.sandboxlaunch`), and its git, and the launcher in an
 editor's terminal (:func:`launcher_overrides`), drop the entries that name a folder by
-where they run (:func:`host_loader_env`).
+where they run or inside the workspace (:func:`shell.core.programs.host_environment`).
 
 Not reached: an entry with a ``$ORIGIN``/``$LIB`` token (where it leads depends on
 the program), and a relative entry's folder in a subfolder of the workspace the user
@@ -39,6 +39,8 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from shell.core.programs import LOADER_VARS, host_environment
 
 from . import paths
 
@@ -226,33 +228,15 @@ def _base_names(found: Sequence[bytes]) -> set[str]:
     return {m.decode("utf-8", "replace").rsplit("/", 1)[-1] for m in found}
 
 
-def host_loader_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` for a program agent-shell itself starts on the host with the workspace
-    as its folder (its git): without the loader variables' entries that name a folder by
-    where the program runs (empty, ``.``, relative), where a sandboxed command writes."""
-    env = dict(environ)
-    for var in (LOADER_VAR, *FILE_VARS):
-        value = env.get(var)
-        if value is None:
-            continue
-        split = _entries(value) if var == LOADER_VAR else re.split(r"[:\s]+", value)
-        kept = [e for e in split if os.path.isabs(e) or (var != LOADER_VAR and e and "/" not in e)]
-        if kept:
-            env[var] = ":".join(kept)
-        else:
-            env.pop(var)
-    return env
-
-
 def launcher_overrides(environ: Mapping[str, str]) -> dict[str, str]:
     """The loader variables to set for our launcher in an editor's terminal (``sh``,
     ``rm``, ``env`` on the host, in the workspace, with the editor's environment, which
-    a terminal request can only add to): each as :func:`host_loader_env` leaves it in
+    a terminal request can only add to): each as :func:`.programs.host_environment` leaves it in
     ``environ``, empty when nothing is left (the loader ignores an empty one)."""
-    kept = host_loader_env(environ)
-    return {var: kept.get(var, "") for var in (LOADER_VAR, *FILE_VARS)}
+    kept = host_environment(environ)
+    return {var: kept.get(var, "") for var in LOADER_VARS}
 
 
-__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "host_loader_env", "launcher_overrides", "loader_dirs",
+__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "launcher_overrides", "loader_dirs",
            "preloaded",
            "search_folders", "shadowing", "system_libraries"]

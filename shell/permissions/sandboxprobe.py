@@ -14,7 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from shell.core.programs import which
+from shell.core.programs import host_environment, which
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
@@ -55,7 +55,7 @@ def probe_ahead() -> None:
         return
     with contextlib.suppress(OSError):  # the probe proper then says why
         _ahead = subprocess.Popen(_probe_command(path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
+                                  stderr=subprocess.PIPE, text=True, env=host_environment())
 
 
 def sandbox_status(bwrap: str | None = None) -> SandboxStatus:
@@ -88,7 +88,7 @@ def _probe(bwrap: str | None = None) -> SandboxStatus:
             returncode = started.returncode
         else:
             done = subprocess.run(_probe_command(path), capture_output=True, text=True, timeout=10,
-                                  stdin=subprocess.DEVNULL)
+                                  stdin=subprocess.DEVNULL, env=host_environment())
             returncode, stderr = done.returncode, done.stderr
     except (OSError, subprocess.TimeoutExpired) as exc:
         return SandboxStatus(False, f"bubblewrap could not be started ({exc})")

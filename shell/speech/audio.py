@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from shell.core.programs import which
+from shell.core.programs import host_environment, which
 
 from .wav import PcmFormat, parse_header
 
@@ -134,7 +134,8 @@ def start_playback(media_type: str, data: bytes) -> subprocess.Popen[bytes]:
     with tempfile.NamedTemporaryFile(prefix="agent-shell-", suffix=suffix_for(media_type), delete=False) as f:
         f.write(as_wav(media_type, data))
     return subprocess.Popen(
-        [*player, f.name], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [*player, f.name], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=host_environment(),
     )
 
 

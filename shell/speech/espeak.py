@@ -26,7 +26,7 @@ from collections.abc import AsyncGenerator, Sequence
 
 import anyio
 
-from shell.core.programs import which
+from shell.core.programs import host_environment, which
 
 from .wav import fix_sizes, parse_header
 
@@ -81,7 +81,7 @@ class EspeakEngine:
         """The whole text as one WAV with correct header sizes."""
         if not text.strip():
             return
-        process = await anyio.open_process(self.command())
+        process = await anyio.open_process(self.command(), env=host_environment())
         try:
             assert process.stdin is not None and process.stdout is not None
             await process.stdin.send(text.encode())
@@ -110,7 +110,8 @@ class _Job:
 
     def __init__(self, command: Sequence[str], text: str) -> None:
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=host_environment(),
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.fd = self.process.stdout.fileno()

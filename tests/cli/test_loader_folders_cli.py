@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from shell.core.programs import writable_by_commands
 from shell.permissions import githardened
 
 from ..sandboxing import require_sandbox
@@ -87,13 +88,19 @@ def test_a_preloaded_library_the_command_creates_in_the_workspace_is_moved_out(
     assert "is named by your LD_PRELOAD" in out, out
 
 
-def test_agent_shells_own_git_does_not_load_a_library_from_the_folder_it_runs_in(
-    workspace: Path, monkeypatch: Any
+@pytest.mark.parametrize("entry", ["", "build"])
+def test_agent_shells_own_git_does_not_load_a_library_from_the_workspace(
+    workspace: Path, monkeypatch: Any, entry: str
 ) -> None:
-    """A broken ``libz.so.1`` where git runs: the loader would take it (an empty entry)
-    and git would not start at all; a real planted one would run as the user."""
-    monkeypatch.setenv("LD_LIBRARY_PATH", ":/usr/local/lib")
-    (workspace / "libz.so.1").write_text("not a library\n")
+    """A broken ``libz.so.1`` where the loader would take it (an empty entry: the folder
+    git runs in; the workspace's ``build`` named absolutely): git would not start at all,
+    and a real planted one would run as the user, before the check after the command
+    moved it out."""
+    folder = workspace / entry
+    folder.mkdir(exist_ok=True)
+    writable_by_commands(workspace)  # as the sandbox does for its workspace
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"{folder if entry else ''}:/usr/local/lib")
+    (folder / "libz.so.1").write_text("not a library\n")
     done = githardened.run(["--version"], cwd=workspace)
     assert done is not None and done.returncode == 0, done
-    assert os.environ["LD_LIBRARY_PATH"] == ":/usr/local/lib"  # the user's own is left as it is
+    assert os.environ["LD_LIBRARY_PATH"].endswith(":/usr/local/lib")  # the user's own is left as it is

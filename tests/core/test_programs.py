@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from shell.core import programs
 from shell.core.programs import resolve, search_path, which
 
 
@@ -164,3 +165,18 @@ def test_a_folder_sandboxed_commands_may_write_is_not_searched(tmp_path: Path,
     for name in ("bwrap", "git"):
         found = which(name)
         assert found is None or not found.startswith(str(tmp_path)), f"{name}: {found}"
+
+
+def test_programs_run_on_the_host_get_no_loader_entry_the_workspace_could_fill(tmp_path: Path) -> None:
+    """Finding W6: an empty ``LD_LIBRARY_PATH`` entry (the folder a program runs in), a
+    relative one, or one inside a folder sandboxed commands may write loads a library a
+    command planted there; a bare ``LD_PRELOAD`` name is searched as any library."""
+    ws = tmp_path / "ws"
+    (ws / "build").mkdir(parents=True)
+    programs.writable_by_commands(ws)
+    env = programs.host_environment({
+        "LD_LIBRARY_PATH": f":/usr/local/lib:lib;.:{ws}/build:/opt/x/lib",
+        "LD_PRELOAD": "./p.so libj.so.2 /opt/a.so", "LD_AUDIT": f"{ws}/build/a.so", "PATH": "/usr/bin",
+    }, here=str(tmp_path / "elsewhere"))
+    assert env == {"LD_LIBRARY_PATH": "/usr/local/lib:/opt/x/lib", "LD_PRELOAD": "libj.so.2:/opt/a.so",
+                   "PATH": "/usr/bin"}
