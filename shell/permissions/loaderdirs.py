@@ -19,8 +19,12 @@ libraries, and guarded the same way by :mod:`.runslater`:
 
 ``LD_PRELOAD`` and ``LD_AUDIT`` entries that are paths inside the workspace are
 guarded as files (every program loads them), and a ``GCONV_PATH`` folder there whole
-(``iconv`` loads the modules its ``gconv-modules`` names). Python's start-up files (a
-venv's ``*.pth``, ``sitecustomize``) are :mod:`.laternames`'s.
+(``iconv`` loads the modules its ``gconv-modules`` names). Python's own twin: a
+``sitecustomize.py`` or ``usercustomize.py`` in a ``PYTHONPATH`` folder of the workspace
+(an empty entry, ``export PYTHONPATH=$PYTHONPATH:src`` with it unset, is the current
+folder) runs at every Python start; a venv's ``*.pth`` and ``sitecustomize`` are
+:mod:`.laternames`'s. Modules named like the standard library's in such a folder
+(``encodings/``) are not guarded.
 
 agent-shell's own programs on the host do not look in the workspace at all: bubblewrap
 starts with no environment (:mod:`.sandboxlaunch`), and its git, and the launcher in an
@@ -53,6 +57,11 @@ LOADER_WHY = ("is in a folder on your LD_LIBRARY_PATH ({entry}) and named like a
               "the programs you start load it instead of theirs, as you")
 FILE_WHY = "is named by your {var}: every program you start loads it, as you"
 GCONV_WHY = "is in a folder on your GCONV_PATH ({entry}): a program converting text loads the modules there"
+
+PYTHON_VAR = "PYTHONPATH"
+PYTHON_STARTUP = ("sitecustomize.py", "usercustomize.py")
+PYTHON_WHY = ("is in a folder on your PYTHONPATH ({entry}): every Python you start imports it first, as you "
+              "(pip, agent-shell, any script)")
 
 SYSTEM_DIRS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib32", "/usr/lib32")
 """The loader's default folders (and their multiarch subfolders, :func:`_system_dirs`)."""
@@ -116,6 +125,12 @@ def preloaded(roots: Sequence[Path], environ: Mapping[str, str] | None = None) -
             real = Path(os.path.realpath(entry))
             if any(paths.within(real, root) for root in roots) and real not in roots:
                 out.setdefault(real, GCONV_WHY.format(entry=entry))
+    for entry in env.get(PYTHON_VAR, "").split(os.pathsep)[:MAX_ENTRIES_IN_VAR]:
+        for place in [Path(entry)] if os.path.isabs(entry) else [root / entry for root in roots]:
+            folder = Path(os.path.realpath(place))
+            if any(paths.within(folder, root) for root in roots):
+                why = PYTHON_WHY.format(entry=entry or "an empty entry, the current folder")
+                out.update((folder / name, why) for name in PYTHON_STARTUP if folder / name not in out)
     return out
 
 

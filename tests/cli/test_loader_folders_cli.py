@@ -104,3 +104,18 @@ def test_agent_shells_own_git_does_not_load_a_library_from_the_workspace(
     done = githardened.run(["--version"], cwd=workspace)
     assert done is not None and done.returncode == 0, done
     assert os.environ["LD_LIBRARY_PATH"].endswith(":/usr/local/lib")  # the user's own is left as it is
+
+
+def test_a_sitecustomize_planted_in_a_folder_on_pythonpath_is_moved_out_and_named(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    """``PYTHONPATH=":/opt/x"`` (an empty entry: the current folder): a ``sitecustomize.py``
+    there runs at every Python the user starts in the workspace, agent-shell's own too."""
+    require_sandbox()
+    cli_env["PYTHONPATH"] = ":/nonexistent-r19"
+    command = "echo 'import os' > sitecustomize.py; echo 'x = 1' > mymodule.py; echo ran"
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    assert not (workspace / "sitecustomize.py").exists(), out
+    assert (workspace / "mymodule.py").exists()
+    assert "sitecustomize.py: new: is in a folder on your PYTHONPATH (an empty entry" in out, out
