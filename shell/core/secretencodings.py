@@ -10,7 +10,9 @@ UTF-16 (with or without a byte-order mark, either byte order, then percent- or
 base64-encoded), zero-width characters or soft hyphens between its letters, the
 text reversed, or a number: its bytes as one decimal integer, or its letters' character
 codes (``103,104,112,…``); and :mod:`.secretescapes`' one more step (HTML references,
-string escapes, quoted-printable, bits, base85, look-alike letters). Each reading costs
+string escapes, quoted-printable, bits, base85, look-alike letters) and
+:mod:`.secretalphabets`' (base58, base36, base32hex, Crockford's base32, octal bytes,
+uuencode, a run with its halves swapped). Each reading costs
 a pass over the text, so the policy caps the text's length first and calls a text over
 the cap unchecked, not clean.
 
@@ -29,10 +31,13 @@ import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 
+from shell.core.secretalphabets import halves_swapped, numbers, octal_bytes, uudecoded
 from shell.core.secretescapes import base85s, bits, unconfused, unescaped, whole_floats
 from shell.core.secretseparators import between_its_letters, without_a_separator
 from shell.core.textsafety import without_hidden
 
+HALVES_SWAPPED = "with its halves swapped"
+"""The reading of runs written twice over: only known values are looked for in it."""
 MIN_DECODED = 8
 """Decoded text shorter than this (stripped) is no secret (the policy's MIN_SECRET_LEN)."""
 
@@ -87,16 +92,20 @@ def readings(text: str, plain: str) -> Iterator[tuple[str, str]]:
         # from the text with its "+" kept (its runs hold the others whole), the rest from both
         for_base64, more = _tokens(_normal(urllib.parse.unquote(text)))
         for_others += more
-    yield from _decoded(normal, for_base64, for_others)
-    if numbers := _decimal_runs(normal):
-        yield "as a number", numbers
+    if swapped := halves_swapped(for_others):
+        yield HALVES_SWAPPED, swapped
+    yield from _decoded(text, normal, for_base64, for_others)
+    if as_number := _decimal_runs(normal):
+        yield "as a number", as_number
     if codes := _code_runs(whole_floats(normal)):
         yield "as character codes", codes
 
 
-def _decoded(normal: str, for_base64: Sequence[str], for_others: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """The readings of ``normal`` that decode an encoding (not those that only take
-    characters out or reverse)."""
+def _decoded(
+    sent: str, normal: str, for_base64: Sequence[str], for_others: Sequence[str]
+) -> Iterator[tuple[str, str]]:
+    """The readings of ``normal`` (``sent``: as sent) that decode an encoding (not
+    those that only take characters out or reverse)."""
     if (escaped := unescaped(normal)) != normal:
         yield "as HTML entities or escapes", escaped
     for how, text in _decodings(for_base64, for_others):
@@ -107,6 +116,12 @@ def _decoded(normal: str, for_base64: Sequence[str], for_others: Sequence[str]) 
         yield "as bits", as_bits
     for how, text in base85s(normal):
         yield f"{how}-encoded", text
+    for how, text in numbers(for_others):
+        yield f"{how}-encoded", text
+    if octal := octal_bytes(normal):
+        yield "as octal bytes", octal
+    if uu := "\n".join(filter(None, (uudecoded(normal), uudecoded(sent) if "%" in sent else ""))):
+        yield "uuencoded", uu  # (as sent too: uuencode's letters hold "%")
 
 
 def _normal(text: str) -> str:
