@@ -164,9 +164,12 @@ class ObjectKeeper:
                 refused.append(f"pack/{stem}.pack ({why})")
             elif why is not None:
                 done += 1
+        folders: dict[str, Path | None] = {}
         for rel in rels:
             folder, _, name = rel.partition("/")
-            target = real_folder(gitdir, ["objects", folder])
+            if folder not in folders:
+                folders[folder] = real_folder(gitdir, ["objects", folder])
+            target = folders[folder]
             if target is None:
                 refused.append(f"{rel} (its folder is not a folder inside .git)")
             elif folder != "pack":

@@ -140,9 +140,8 @@ def _install(source: Path, target: Path, mode: int, *, replace: bool = False) ->
     ``replace``: an index made from the pack)."""
     tmp = target.with_name(f"tmp_pack_{secrets.token_hex(6)}")
     try:
-        with source.open("rb") as src, _open_new(tmp, 0o600) as out:
+        with source.open("rb") as src, _open_new(tmp, mode) as out:
             shutil.copyfileobj(src, out, CHUNK)
-        os.chmod(tmp, mode)
         if replace and not target.is_symlink():
             os.replace(tmp, target)
         else:
@@ -155,9 +154,8 @@ def _install(source: Path, target: Path, mode: int, *, replace: bool = False) ->
 def _write_new(target: Path, data: bytes, mode: int) -> None:
     tmp = target.with_name(f"tmp_obj_{secrets.token_hex(6)}")
     try:
-        with _open_new(tmp, 0o600) as out:
+        with _open_new(tmp, mode) as out:
             out.write(data)
-        os.chmod(tmp, mode)
         os.link(tmp, target)  # never replaces: an object that is there is left as it is
     finally:
         with contextlib.suppress(OSError):
