@@ -62,10 +62,16 @@ _known_lock = threading.Lock()
 
 def file_values(path: str | os.PathLike[str]) -> tuple[str, ...]:
     """The values worth redacting that the secret file ``path`` holds (none when it
-    cannot be read, or is not a regular file), read again only when its stat changed."""
+    cannot be read, or is not a regular file), read again only when its stat changed.
+    A file gone since it was read keeps its last values: deleted and written again by
+    a tool, it may be back, unhidden, when the command reads it (finding W5)."""
     name = os.fspath(path)
     try:
         info = os.stat(name)
+    except FileNotFoundError:
+        with _known_lock:
+            gone = _known.get(name)
+        return gone.values if gone is not None else ()
     except OSError:
         return ()
     if not stat.S_ISREG(info.st_mode):
@@ -158,6 +164,8 @@ def home_value_sources(files: Iterable[Path]) -> tuple[list[Path], int]:
             continue
         try:
             size = os.stat(path).st_size
+        except FileNotFoundError:
+            size = 0  # vanished since listed: its last values (:func:`file_values`)
         except OSError:
             continue
         if total + min(size, MAX_FILE_BYTES) > MAX_HOME_BYTES:

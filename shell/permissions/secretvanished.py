@@ -7,7 +7,8 @@ milliseconds later when the file was back, read the key in full (finding W5: 2 r
 8, in home and in the workspace alike). So a path that held a secret file at one search
 and is missing at the next stays on the list (:class:`Vanished`): the sandbox binds over
 it if it exists when the command is set up (:meth:`.Sandbox.hideable`, :func:`.homewalk.home_args`
-look again), and its values go into the values net if it can be read then. Once it is
+look again), and its values go into the values net: read then, or, still missing, those it
+held when last read (:func:`missing`), in case it is back by the time the command reads it. Once it is
 back the folder's listing judges it as any other file; a path missing for good stays
 listed (at most :data:`MAX_VANISHED`), which costs an ``lstat`` a search.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
 from typing import Protocol
 
 MAX_VANISHED = 1024
@@ -77,4 +79,11 @@ class Vanished:
         return len(self._paths)
 
 
-__all__ = ["MAX_VANISHED", "Vanished"]
+def missing(found: Iterable[Path], shown: Collection[Path] = ()) -> list[Path]:
+    """The secret files of ``found`` (not ``shown`` to the call) that are missing now: no
+    bind covers them, so their last values go into the values net
+    (:func:`.hiddenvalues.file_values`) in case they are back when the command reads them."""
+    return [p for p in found if p not in shown and not os.path.lexists(p)]
+
+
+__all__ = ["MAX_VANISHED", "Vanished", "missing"]

@@ -55,6 +55,7 @@ from shell.permissions.sandbox import Sandbox, network_note
 from shell.permissions.sandboxenv import scrubbed_environment
 from shell.permissions.sandboxlaunch import Launch
 from shell.permissions.secretfiles import SecretFiles
+from shell.permissions.secretvanished import missing
 
 from .after_check import after_notes, check_after, prepare, take_late_notes
 
@@ -318,8 +319,8 @@ async def confine(
     home_kept, left_out = home_value_sources(home.files if home is not None else ())
     kept = [*hidden, *home_kept]
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
-        lambda: hidden_values(kept, visible, secrets.relative, "\n".join(argv), sandbox.staged.copies(kept),
-                              sandbox.roots()))
+        lambda: hidden_values([*kept, *missing(secrets.paths, visible)], visible, secrets.relative,
+                              "\n".join(argv), sandbox.staged.copies(kept), sandbox.roots()))
     unmarked = await anyio.to_thread.run_sync(sandbox.mark_hidden, walls, hidden)
     if unmarked:  # git in the sandbox would see tracked files deleted
         raise ShellToolError(unmarked_note(unmarked))

@@ -103,3 +103,39 @@ async def test_a_secret_deleted_for_good_leaves_nothing_behind_in_the_workspace(
     text = await sh(box, "ls -a; echo end")
     assert "end" in text and ".env" not in text, text
     assert not secret.exists()
+
+
+async def test_a_secret_still_missing_when_the_sandbox_is_set_up_has_its_values_redacted(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Missing at the walk and when bubblewrap's options are made (nothing to bind over),
+    back when the command reads it, as it was: the values it held when last read are in
+    the values net, so the command's output shows them as ``[REDACTED]``."""
+    require_sandbox()
+    secret = home / "project" / ".env"
+    secret.write_text(f"KEY={OLD}\n")
+
+    class Late(Sandbox):
+        back = False
+
+        def wrap(self, argv: Any, **kwargs: Any) -> list[str]:
+            args = super().wrap(argv, **kwargs)
+            if not secret.exists():  # the tool writes it again once the options are made
+                secret.write_text(f"KEY={OLD}\n")
+                Late.back = True
+            return args
+
+    box = Late(home / "project")
+    assert OLD not in await sh(box, "cat .env; echo end")
+    search = secretfiles.SecretFileIndex._search
+
+    def deleting(self: secretfiles.SecretFileIndex, *args: Any) -> Any:
+        if not Late.back and secret.exists() and any(r in secret.parents for r in self.roots):
+            secret.unlink()
+        return search(self, *args)
+
+    monkeypatch.setattr(secretfiles.SecretFileIndex, "_search", deleting)
+    text = await sh(box, "cat .env; echo end")
+    assert Late.back and "end" in text, text
+    assert OLD not in text, text
+    assert "[REDACTED]" in text, text
