@@ -227,7 +227,8 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     now = read_state(gitdir, packed_limit=MAX_STATE_BYTES) if gitdir.is_dir() else {}
     refs_then, refs_now = refs_of(files), refs_of(now)
     missing = {name: value for name, value in refs_then.items() if name not in refs_now}
-    if os.path.lexists(gitdir / "packed-refs") and "packed-refs" not in now:
+    unread = bool(missing) and os.path.lexists(gitdir / "packed-refs") and "packed-refs" not in now
+    if unread:
         missing = {}  # what the repository holds now is not known: a ref put back might hide one
     bad = sorted(name for name, value in missing.items() if not (refname_ok(name) and value_ok(value)))
     missing = {name: value for name, value in missing.items() if name not in bad}
@@ -237,7 +238,8 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
             and (good := reflog_lines(lines)) and not set(good) <= set(logs_now.get(rel, []))}
     kept = keeper(cp, gitdir)
     objects = kept.missing(gitdir)
-    said = []
+    said = ["refs not put back: the repository's packed-refs could not be read (too big, or not a file)"] \
+        if unread else []
     if missing:
         said.append(f"{len(missing)} ref(s) put back ({', '.join(sorted(missing)[:5])})")
     if bad:

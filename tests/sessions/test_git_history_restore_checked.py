@@ -158,3 +158,26 @@ def test_the_old_packs_of_each_gc_stay_within_the_checkpoints_limit_and_it_is_sa
     subprocess.run(["rm", "-rf", str(ws / ".git" / "objects")], check=True)
     assert gitkeep.restore(cp, state, apply=True)
     assert _git(ws, "log", "--format=%H %s") == log
+
+
+def test_a_packed_refs_too_big_to_read_now_puts_no_ref_back_and_says_why(tmp_path: Path) -> None:
+    """A ref put back as a loose file hides the packed one of the same name: when the
+    packed-refs a command left cannot be read (over 32 MB), no ref is put back blindly."""
+    from shell.sessions import gitkeep
+    from shell.sessions.checkpoints import Checkpoints
+
+    ws = _repo(tmp_path)
+    first = _git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
+    _git(ws, "tag", "v1")
+    cp = Checkpoints(tmp_path / "cp")
+    cp.begin_turn("go", offset=None, history_len=0)
+    assert cp.git_before(ws) is not None
+    (ws / ".git" / "refs" / "tags" / "v1").unlink()  # the command moves v1 into a huge packed-refs
+    with (ws / ".git" / "packed-refs").open("w") as out:
+        out.write(f"{first} refs/tags/v1\n")
+        out.write(("#" + "x" * 1023 + "\n") * (33 * 1024))
+    state = gitkeep.last_state(cp, str(ws / ".git"), len(cp.raw))
+    assert state is not None
+    said = gitkeep.restore(cp, state, apply=True)
+    assert not (ws / ".git" / "refs" / "tags" / "v1").exists()
+    assert any("packed-refs could not be read" in s for s in said), said
