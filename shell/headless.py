@@ -49,7 +49,16 @@ from shell.core.events import (
 from .core.textsafety import encodable_value, json_text, sanitize, sanitize_line
 from .frontend.approval import Choice, approval_lines, decide
 from .frontend.editor import edit_in_editor
-from .frontend.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPE, EXIT_USAGE, exit_code
+from .frontend.exits import (
+    END_SIGNALS,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PIPE,
+    EXIT_USAGE,
+    exit_code,
+    signal_exit_code,
+)
 from .frontend.paced import paced
 from .frontend.reply import CallView, ReplyState, call_lines
 from .runtime import ShellRuntime, editor_command
@@ -214,7 +223,7 @@ async def run_headless(
         return EXIT_PIPE
     run.report_cancelled()
     run.report_refused()
-    code = run.reply.exit_code
+    code = run.interrupt.exit_code(run.reply.exit_code)
     if recorder is not None:  # closed now: its last attempt to save is made
         for notice in recorder.take_notices():  # what the stream could no longer carry
             err.write(f"{notice.level}: {runtime.shown(notice.text)}\n")
@@ -375,7 +384,7 @@ class _HeadlessReply:
         said = (f"{where[self.format]} is what had arrived before it" if answered
                 else "no answer had arrived")
         kept = "; the session keeps the same" if self._session_id() else ""
-        self.err.write(f"agent-shell: reply cancelled (Ctrl+C): {said}{kept}\n")
+        self.err.write(f"agent-shell: reply cancelled ({self.interrupt.by}): {said}{kept}\n")
         self.err.flush()
 
     @property
@@ -467,14 +476,27 @@ def _to_devnull(stream: IO[str]) -> None:
 
 
 class Interrupt:
-    """Whether Ctrl+C came. Set by the signal handler itself, the moment the signal
+    """Whether Ctrl+C came (or SIGTERM/SIGHUP, which end a reply the same way: see
+    :func:`cancel_on_sigint`). Set by the signal handler itself, the moment the signal
     arrives (before the event loop gets its turn to cancel the reply), so a loop that
     checks it before printing prints nothing after the Ctrl+C."""
 
-    __slots__ = ("seen",)
+    __slots__ = ("seen", "signum")
 
     def __init__(self) -> None:
         self.seen = False
+        self.signum: int = signal.SIGINT
+        """The signal that came (SIGINT unless TERM or HUP did)."""
+
+    @property
+    def by(self) -> str:
+        """How the user or a program said stop, as the cancel note names it."""
+        return "Ctrl+C" if self.signum == signal.SIGINT else signal.Signals(self.signum).name
+
+    def exit_code(self, code: int) -> int:
+        """``code`` (what the reply's end means), or the shell's 128 + signal for a
+        reply TERM or HUP ended (143, 129: what ``timeout`` and a CI runner expect)."""
+        return code if not self.seen or self.signum == signal.SIGINT else signal_exit_code(self.signum)
 
 
 @contextmanager
@@ -487,6 +509,11 @@ def cancel_on_sigint(
     then calls ``cancel`` (the reply then ends ``cancelled``) and ``on_cancel`` in the
     event loop, where cancelling a scope and printing are safe; a second Ctrl+C
     interrupts at once (``KeyboardInterrupt``).
+
+    SIGTERM and SIGHUP do the same (``timeout``, a CI job's cancel, ``docker stop``, a
+    closed terminal): by Python's default they ended the process at once, and what had
+    arrived was never printed nor the session's end written (finding Y5). A second one
+    of them ends the process as its sender meant (the default is back).
 
     The handler is Python's own (``signal.signal``: it runs in the main thread
     between two bytecodes, however busy the loop is); it only sets the flag and
@@ -508,22 +535,29 @@ def cancel_on_sigint(
     def handler(signum: int, frame: Any) -> None:
         assert loop is not None
         signal.signal(signal.SIGINT, signal.default_int_handler)  # the second one interrupts
+        if signum != signal.SIGINT:
+            signal.signal(signum, signal.SIG_DFL)  # a second TERM or HUP ends the process
+        if not interrupt.seen:
+            interrupt.signum = signum
         interrupt.seen = True
         loop.call_soon_threadsafe(in_loop)
 
-    previous: Any = None
-    installed = False
+    previous: dict[int, Any] = {}
     if loop is not None and threading.current_thread() is threading.main_thread():
-        try:
-            previous = signal.signal(signal.SIGINT, handler)
-            installed = True
-        except (ValueError, OSError):
-            pass
+        for signum in _ENDING:
+            try:
+                previous[signum] = signal.signal(signum, handler)
+            except (ValueError, OSError):
+                pass
     try:
         yield interrupt
     finally:
-        if installed:
-            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+        for signum, before in previous.items():
+            default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, before if before is not None else default)
+
+
+_ENDING = (signal.SIGINT, *END_SIGNALS)
 
 
 def _json_line(value: Any) -> str:

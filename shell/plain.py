@@ -54,6 +54,7 @@ from .headless import cancel_on_sigint
 from .permissions.trust import TRUST_REASK, trust_answer
 from .plain_approval import PlainPrompts, choice_keys, show_request
 from .plain_reply import PlainReply, render_markdown
+from .plain_signals import EndSignals
 from .plain_start import PROMPT, SharedHistory, editing_keys, keys_held_for_the_prompt
 from .runtime import ShellRuntime
 
@@ -110,6 +111,7 @@ class PlainShell:
         self._own_input = input is not None  # a test's pipe: leave the real terminal alone
         self.initial: str | None = None
         """A first message to send before prompting (``agent-shell "MESSAGE"``)."""
+        self.end_signals = EndSignals()
         self.console = console or Console(highlight=False)
         self.commands = default_commands()
         self.commands.add("play", "Play the last audio block", usage="/play")(self._play)
@@ -172,7 +174,7 @@ class PlainShell:
             self.commands.refresh_custom(self.runtime)
         stop_hearing = self._hear_late_checks()
         try:
-            with self._keys_typed_ahead():
+            with self._keys_typed_ahead(), self.end_signals.installed():
                 async with self.runtime.running():
                     return await self._loop()
         finally:
@@ -261,7 +263,7 @@ class PlainShell:
                     self._prompt, default=default
                 )
             except EOFError:
-                return 0
+                return self.end_signals.exit_code()
             held, self.held_back = self.held_back, ""
             if held and isinstance(text, str) and text.startswith(held) and is_command(text[len(held):]):
                 text, self.next_default, self.held_back = text[len(held):].lstrip(), held, held
@@ -281,23 +283,31 @@ class PlainShell:
             if not text.strip():
                 continue
             if is_command(text) or text.strip() == "/":
-                result = await self.commands.run(self.runtime, text if text.strip() != "/" else "/help")
-                result = await self._rewind_asked(result)
-                if self._show_result(result):
+                if await self._command(text):
                     return 0
-                back = getattr(result.data, "text", None) if result.action in ("rewind", "fork") else None
-                if isinstance(back, str) and back:
-                    self.next_default = back  # the message comes back to the prompt, said (T9)
-                    if result.action == "rewind":  # /fork's own text says it
-                        self.console.print(Text("Your message is back in the prompt: edit it, or Enter "
-                                                "sends it again.", style="dim"))
-                if result.action == "send" and isinstance(result.data, str):  # a custom command
-                    self.console.print(Text(f"{PROMPT}{sanitize(result.data)}", style="bold"))
-                    await self.reply(result.data)
-                elif result.action == "copy" and isinstance(result.data, str):
-                    self._copy(result.data)
-                continue
-            await self.reply(text)
+            else:
+                await self.reply(text)
+            if self.end_signals.signum is not None:  # TERM or HUP cancelled a reply: quit
+                return self.end_signals.exit_code()
+
+    async def _command(self, text: str) -> bool:
+        """Run a /command; True when it quits the shell."""
+        result = await self.commands.run(self.runtime, text if text.strip() != "/" else "/help")
+        result = await self._rewind_asked(result)
+        if self._show_result(result):
+            return True
+        back = getattr(result.data, "text", None) if result.action in ("rewind", "fork") else None
+        if isinstance(back, str) and back:
+            self.next_default = back  # the message comes back to the prompt, said (T9)
+            if result.action == "rewind":  # /fork's own text says it
+                self.console.print(Text("Your message is back in the prompt: edit it, or Enter "
+                                        "sends it again.", style="dim"))
+        if result.action == "send" and isinstance(result.data, str):  # a custom command
+            self.console.print(Text(f"{PROMPT}{sanitize(result.data)}", style="bold"))
+            await self.reply(result.data)
+        elif result.action == "copy" and isinstance(result.data, str):
+            self._copy(result.data)
+        return False
 
     def _banner(self) -> None:
         rt = self.runtime
@@ -429,6 +439,7 @@ class PlainShell:
                 async for event in paced(events, hold=drawing.hold):  # Ctrl+C is seen within a few ms
                     drawing.handle(event)
         drawing.close()
+        self.end_signals.seen_in(drawing.interrupt)
         self.drawing = None
         self.last_reply = drawing.reply
         if drawing.reply.withdrawn:  # it did not fit the context, or a policy refused it: back to edit

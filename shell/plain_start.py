@@ -35,6 +35,8 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from .plain_signals import EndSignals
+
 if TYPE_CHECKING:
     from .config import Settings
     from .frontend.prompt_history import PromptHistory
@@ -237,9 +239,10 @@ async def run_plain_starting(
 
     with keys_held_for_the_prompt():
         try:
-            answer: str | _Ready | _Interrupted = await first.prompt_async(PROMPT, pre_run=hook)
+            with EndSignals().installed() as ended:  # TERM or HUP: as Ctrl+D, the terminal put back
+                answer: str | _Ready | _Interrupted = await first.prompt_async(PROMPT, pre_run=hook)
         except EOFError:  # Ctrl+D before anything was sent: the user left
-            return 0
+            return ended.exit_code()
         with _withdraw_on_sigint() as withdrawn:
             runtime = await built  # a build error is raised here, for the command line to report
         shell = open_shell(runtime, history)

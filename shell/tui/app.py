@@ -34,6 +34,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 import themes
+from shell.frontend.exits import END_SIGNALS, signal_exit_code
 from shell.speech.playback import Clip, Playback
 
 from . import full_map, prefs, unlink
@@ -357,9 +358,33 @@ class AgentShellApp(App[int]):
         self.quitting = True
         super().exit(result, return_code, message)
 
+    def on_mount(self) -> None:
+        """SIGTERM and SIGHUP (a program stopping the shell, a closed terminal window)
+        end the app as Ctrl+Q does: the reply in flight cancelled, the session's end
+        written, the terminal given back. By Python's default they ended the process
+        where it stood, and the terminal stayed in the alternate screen with mouse
+        reports on and the cursor hidden (finding Y5)."""
+        loop = asyncio.get_running_loop()
+        for signum in END_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._ended_by, signum)
+
+    def _ended_by(self, signum: int) -> None:
+        """The first TERM or HUP: quit, exit code 143 or 129; a second one ends the
+        process at once (the default is back)."""
+        asyncio.get_running_loop().remove_signal_handler(signum)
+        if self.runtime is not None and self.runtime.agent.busy:
+            self.runtime.cancel()
+        code = signal_exit_code(signum)
+        self.exit(code, return_code=code)
+
     def on_unmount(self) -> None:
         self.playback.stop()
         self.gc_policy.shut_down()
+        loop = asyncio.get_running_loop()
+        for signum in END_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
 
     # -- keys everywhere ------------------------------------------------------------
     def action_interrupt(self) -> None:
