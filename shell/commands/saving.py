@@ -104,18 +104,19 @@ def _runs_later(runtime: ShellRuntime, path: Path, name: str, command: str) -> C
     from shell.permissions.homedirs import home
     from shell.permissions.homesecrets import startup_files
     from shell.permissions.laterhit import runs_later
+    from shell.permissions.laternames import Reason
     from shell.permissions.paths import within
 
     hit = runs_later(str(path), [str(r) for r in runtime.workspace.roots])
     if hit is None:  # with --outside: a shell's start-up file in your home (~/.bashrc) runs too
         start = next((f for f in startup_files(home()) if within(path, os.path.realpath(f))), None)
-        hit = (start, "your shell runs at every start") if start is not None else None
+        hit = (start, Reason("your shell runs at every start")) if start is not None else None
     if hit is None:
         return None
     part, reason = hit
     where = "a file that" if part == path else f"inside `{part}`, which"
     return CommandResult(
-        f"`{name}` is {where} {reason}. Written there, the conversation "
+        f"`{name}` is {where} {reason.after_which}. Written there, the conversation "
         f"(the model's replies included) would run as commands; nothing was written, and --force does "
         f"not change that. Give another PATH (`{command} notes.md`), or none for agent-shell's exports "
         f"folder.", error=True,

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from . import paths
 from .homedirs import home_dirs
+from .laternames import Reason
 
 CONFIG_DEPTH = 3
 """Levels of folders whose entries are looked at under home: ``~/.config``, ``~/.config/a``
@@ -74,30 +75,32 @@ class _Looked:
     """``~/.config/a/b``: stamped again only :data:`DEEP_RECHECK` seconds after the last time."""
     deep_stamp: Stamp
     deep_at: float
-    found: dict[Path, str]
+    found: dict[Path, Reason]
     hard: Hard
 
 
 _cache: dict[tuple[Path, tuple[Path, ...]], _Looked] = {}
-_walked: dict[tuple[tuple[Path, ...], tuple[tuple[Inode, int, int], ...]], dict[Path, str]] = {}
+_walked: dict[tuple[tuple[Path, ...], tuple[tuple[Inode, int, int], ...]], dict[Path, Reason]] = {}
 
 
-def why(link: str) -> str:
+def why(link: str) -> Reason:
     """The reason shown for a workspace path that the home entry ``link`` leads to."""
-    return f"{link} is a link to it: what it says runs as you, outside the sandbox (your dotfiles)"
+    runs = "what it says runs as you, outside the sandbox (your dotfiles)"
+    return Reason(f"{link} is a link to it: {runs}", f"{link} leads to (a link): {runs}")
 
 
-def hard_why(name: str) -> str:
+def hard_why(name: str) -> Reason:
     """The reason shown for a workspace file that IS the home file ``name`` (a hard link)."""
-    return (f"{name} is the same file (a hard link): what it says runs as you, outside the sandbox "
-            "(your dotfiles)")
+    runs = "what it says runs as you, outside the sandbox (your dotfiles)"
+    return Reason(f"{name} is the same file (a hard link): {runs}",
+                  f"is the same file as {name} (a hard link): {runs}")
 
 
-def home_links(roots: Sequence[Path]) -> dict[Path, str]:
+def home_links(roots: Sequence[Path]) -> dict[Path, Reason]:
     """Real path inside ``roots`` (file or folder) → why, for each home entry that is a
     symlink leading there (a dangling one counts where it points: created later, it
     runs) or a hard link of a workspace file."""
-    found: dict[Path, str] = {}
+    found: dict[Path, Reason] = {}
     tops = tuple(roots)
     for home in home_dirs():
         links, hard = _links(home, tops)
@@ -106,9 +109,9 @@ def home_links(roots: Sequence[Path]) -> dict[Path, str]:
     return found
 
 
-def link_why(real: Path, roots: Sequence[Path]) -> str:
+def link_why(real: Path, roots: Sequence[Path]) -> Reason | None:
     """Why ``real`` (a real path) runs later because a home link leads to it or to a
-    folder holding it, or because a home file is another name of it, or ""."""
+    folder holding it, or because a home file is another name of it, or None."""
     tops = tuple(roots)
     for home in home_dirs():
         links, hard = _links(home, tops)
@@ -124,7 +127,7 @@ def link_why(real: Path, roots: Sequence[Path]) -> str:
             known = hard.get((info.st_dev, info.st_ino))
             if known and stat.S_ISREG(info.st_mode):
                 return hard_why(known[0])
-    return ""
+    return None
 
 
 def _folders(home: Path, roots: tuple[Path, ...]) -> list[tuple[str, str]]:
@@ -203,7 +206,7 @@ def _still(home: Path, roots: tuple[Path, ...], now: float) -> _Looked | None:
     return cached
 
 
-def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
+def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, Reason], Hard]:
     if not roots:
         return {}, {}
     now = time.monotonic()
@@ -221,7 +224,7 @@ def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
             continue
     bare = HOME_BINS | _on_path(home)
     base = str(home)
-    found: dict[Path, str] = {}
+    found: dict[Path, Reason] = {}
     hard: Hard = {}
     for prefix, folder in folders:
         try:
@@ -248,7 +251,7 @@ def _links(home: Path, roots: tuple[Path, ...]) -> tuple[dict[Path, str], Hard]:
     return found, hard
 
 
-def _hard_names(roots: tuple[Path, ...], hard: Hard) -> dict[Path, str]:
+def _hard_names(roots: tuple[Path, ...], hard: Hard) -> dict[Path, Reason]:
     """The workspace names of the hard-linked home files ``hard``: one walk, kept while
     each such file keeps its count of names and its ctime (a rename changes it)."""
     if not hard:
@@ -266,7 +269,7 @@ def _hard_names(roots: tuple[Path, ...], hard: Hard) -> dict[Path, str]:
         return cached
     inodes = {ino for _, ino in hard}
     left = sum(max(nlink - 1, 0) for _, nlink, _ in marks)  # names not yet found: 0 ends the walk
-    found: dict[Path, str] = {}
+    found: dict[Path, Reason] = {}
     stack = [str(r) for r in roots]
     seen = 0
     while stack and seen < MAX_WALK and left > 0:

@@ -20,13 +20,16 @@ from pathlib import Path
 
 from middleware.project_instructions import FILE_NAMES, load_instructions
 
+from .laternames import Reason
+
 Key = tuple[tuple[str, int, int, int], ...]
-_cache: dict[tuple[Path, ...], tuple[Key, dict[Path, str]]] = {}
+_cache: dict[tuple[Path, ...], tuple[Key, dict[Path, Reason]]] = {}
 
 
-def _why(by: str) -> str:
-    return (f"{by} imports it (an @ line): agent-shell reads it into every later session's instructions, "
-            "and what it says the model then does unasked where no question is needed")
+def _why(by: str) -> Reason:
+    reads = ("agent-shell reads it into every later session's instructions, and what it says the model "
+             "then does unasked where no question is needed")
+    return Reason(f"{by} imports it (an @ line): {reads}", f"{by} imports (an @ line): {reads}")
 
 
 def _stamp(paths: Iterable[Path]) -> Key:
@@ -44,7 +47,7 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(root in path.parents for root in roots)
 
 
-def instruction_imports(roots: Sequence[Path], nested: Iterable[Path] = ()) -> dict[Path, str]:
+def instruction_imports(roots: Sequence[Path], nested: Iterable[Path] = ()) -> dict[Path, Reason]:
     """What the instruction files of each root (and of the folders of ``nested``
     ones the walk found) import inside the roots, with why; read again only when one
     of the files involved changed, appeared or went away."""
@@ -54,7 +57,7 @@ def instruction_imports(roots: Sequence[Path], nested: Iterable[Path] = ()) -> d
     cached = _cache.get(places)
     if cached is not None and _stamp([*candidates, *cached[1]]) == cached[0]:
         return cached[1]
-    found: dict[Path, str] = {}
+    found: dict[Path, Reason] = {}
     for place in places:
         loaded = load_instructions(place)
         for read in loaded.files:

@@ -21,22 +21,22 @@ from .envrcsources import envrc_runs, envrcs_above
 from .gitruns import git_runs
 from .homelinks import link_why
 from .instructionsources import instruction_imports
-from .laternames import why
+from .laternames import Reason, why_both
 from .mcpsources import mcp_runs
 from .runslater import git_dirs_above
 from .venvpackages import package_why
 
 
-def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) -> tuple[Path, str] | None:
-    """The part of ``target`` (a real path) that runs later and why, or None. The
+def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) -> tuple[Path, Reason] | None:
+    """The part of ``target`` (a real path) that runs later and why (in both forms), or None. The
     workspace's own name (or its parents') is not the edit's. ``found`` are the
     runs-later names the sandbox's walk saw at any depth (nested ``.git`` and
     ``.envrc``): what they name counts wherever it lies in the workspace."""
     part = target
     while part not in roots:
-        reason = why(part)
-        if reason:
-            return Path(part), reason
+        named = why_both(part)
+        if named is not None:
+            return Path(part), named
         parent = posixpath.dirname(part)
         if parent == part:
             break
@@ -49,10 +49,17 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
         gitdirs += [g for g in git_dirs_above(place) if g not in gitdirs]
     for place in [*tops, *(p.parent for p in found if p.name.casefold() == ".envrc")]:
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]
-    reason = (git_runs(gitdirs, tops).why(real) or envrc_runs(envrcs, tops, found).why(real)
-              or mcp_runs(tops).get(real, "") or link_why(real, tops)
-              or instruction_imports(tops, found).get(real, "") or package_why(real))
-    return (real, reason) if reason else None
+    said = (_read_alike(git_runs(gitdirs, tops).why(real))
+            or _read_alike(envrc_runs(envrcs, tops, found).why(real))
+            or mcp_runs(tops).get(real) or link_why(real, tops)
+            or instruction_imports(tops, found).get(real) or _read_alike(package_why(real)))
+    return (real, said) if said is not None else None
+
+
+def _read_alike(said: str) -> Reason | None:
+    """A reason written to read the same on its own and after "…, which" (git's, direnv's,
+    a virtualenv's: "git runs as your hooks …", "is a package …"), or None for ""."""
+    return Reason(said) if said else None
 
 
 __all__ = ["runs_later"]

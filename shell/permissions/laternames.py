@@ -9,8 +9,29 @@ from __future__ import annotations
 import functools
 import os
 import re
+from dataclasses import dataclass
 
-RUNS_LATER = {
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a path runs later, in both the forms it is said in: on its own, after the path
+    ("new: pdb runs it when you debug in this folder"), and following "…, which" ("would
+    change .pdbrc, which pdb runs when you debug in this folder"). Most reasons read the same
+    both ways ("starts MCP servers …", "git runs as you …"): ``which`` is then left out. One
+    whose verb takes the file as its object ("pdb runs it") is written in both forms where it
+    is written (a regular expression that dropped the "it" also dropped it from "mypy runs
+    the plugins it names")."""
+
+    alone: str
+    which: str = ""
+
+    @property
+    def after_which(self) -> str:
+        """The reason worded to follow "…, which" (or "a file that")."""
+        return self.which or self.alone
+
+
+RUNS_LATER: dict[str, str | Reason] = {
     ".git": "git runs as you (its hooks and config can run any command)",
     ".mcp.json": "starts MCP servers (commands) in this workspace",
     ".agent-shell": "holds this workspace's own agent-shell settings and rules",
@@ -94,10 +115,13 @@ RUNS_LATER = {
     "pylintrc": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
     ".pylintrc.toml": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
     "pylintrc.toml": "pylint runs its init-hook (Python) at every lint, an editor's lint-on-save included",
-    ".ycm_extra_conf.py": "YouCompleteMe runs it when a file of this folder opens in Vim",
-    ".autoenv.zsh": "zsh-autoenv runs it when you enter the directory",
-    ".autoenv_leave.zsh": "zsh-autoenv runs it when you leave the directory",
-    ".rvmrc": "RVM runs it when you enter the directory",
+    ".ycm_extra_conf.py": Reason("YouCompleteMe runs it when a file of this folder opens in Vim",
+                                 "YouCompleteMe runs when a file of this folder opens in Vim"),
+    ".autoenv.zsh": Reason("zsh-autoenv runs it when you enter the directory",
+                           "zsh-autoenv runs when you enter the directory"),
+    ".autoenv_leave.zsh": Reason("zsh-autoenv runs it when you leave the directory",
+                                 "zsh-autoenv runs when you leave the directory"),
+    ".rvmrc": Reason("RVM runs it when you enter the directory", "RVM runs when you enter the directory"),
     ".lfsconfig": "git lfs reads at your next push (lfs.url: where the repository's LFS objects go)",
     ".trae": "Trae reads (its MCP servers run commands)",
     ".amp": "Amp reads (its MCP servers and permissions run commands)",
@@ -112,12 +136,14 @@ RUNS_LATER = {
     ".mise": "mise reads when you enter the directory (its hooks and env scripts run commands)",
     "mise-tasks": "mise runs each file in it as a task, as you, at `mise run`",
     ".mise-tasks": "mise runs each file in it as a task, as you, at `mise run`",
-    ".pdbrc": "pdb runs it when you debug in this folder",
-    ".Rprofile": "R runs it at every start in this folder",
-    ".Renviron": "R reads it at every start in this folder, before .Rprofile (R_PROFILE_USER, R_LIBS_USER "
-                 "name code that then runs)",
-    ".irbrc": "irb runs it at every start in this folder",
-    ".pryrc": "pry runs it at every start in this folder",
+    ".pdbrc": Reason("pdb runs it when you debug in this folder", "pdb runs when you debug in this folder"),
+    ".Rprofile": Reason("R runs it at every start in this folder", "R runs at every start in this folder"),
+    ".Renviron": Reason("R reads it at every start in this folder, before .Rprofile (R_PROFILE_USER, "
+                        "R_LIBS_USER name code that then runs)",
+                        "R reads at every start in this folder, before .Rprofile (R_PROFILE_USER, "
+                        "R_LIBS_USER name code that then runs)"),
+    ".irbrc": Reason("irb runs it at every start in this folder", "irb runs at every start in this folder"),
+    ".pryrc": Reason("pry runs it at every start in this folder", "pry runs at every start in this folder"),
     ".tool-versions": "asdf and mise read (a version given as path: is the program that runs)",
     "pyvenv.cfg": "makes its folder a virtualenv: you source its bin/activate, and the programs in its bin/ "
                   "run first in your PATH once it is active",
@@ -133,9 +159,14 @@ RUNS_LATER = {
     "CRUSH.md": "Crush reads into every later session's instructions",
     "QWEN.md": "Qwen Code reads into every later session's instructions",
     ".idx": "Firebase Studio (IDX) reads (dev.nix names what runs when the workspace starts)",
-    ".rubocop_todo.yml": "rubocop loads it with .rubocop.yml (inherit_from, require: runs Ruby) at every "
-                         "run, an editor's lint-on-save included",
-    ".babelrc.js": "Babel runs it (JavaScript) at every build, and your editor's ESLint does at lint-on-save",
+    ".rubocop_todo.yml": Reason("rubocop loads it with .rubocop.yml (inherit_from, require: runs Ruby) at "
+                                "every run, an editor's lint-on-save included",
+                                "rubocop loads with .rubocop.yml (inherit_from, require: runs Ruby) at "
+                                "every run, an editor's lint-on-save included"),
+    ".babelrc.js": Reason("Babel runs it (JavaScript) at every build, and your editor's ESLint does at "
+                          "lint-on-save",
+                          "Babel runs (JavaScript) at every build, and your editor's ESLint does at "
+                          "lint-on-save"),
     "mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
                 "check-on-save included",
     ".mypy.ini": "mypy runs the plugins it names (Python) at every check, dmypy and an editor's "
@@ -232,16 +263,18 @@ VENV_BIN_WHY = ("is a virtualenv's bin/: you source its activate, and its progra
                 "or one named like git) run first in your PATH once it is active")
 """A virtualenv's programs run as the user: ``activate`` is sourced into their shell,
 and a new file there shadows any command of that name once the environment is active."""
-NOTED = {
+NOTED: dict[str, str | Reason] = {
     ".gitmodules": ("git submodule update and sync fetch each submodule from the URL it names, into the "
                     "path it names"),
-    ".gitlab-ci.yml": "CI runs it on the forge, with the project's secrets, once it is pushed",
+    ".gitlab-ci.yml": Reason("CI runs it on the forge, with the project's secrets, once it is pushed",
+                             "CI runs on the forge, with the project's secrets, once it is pushed"),
 }
 """Files at a root that run later elsewhere or through a command the user types, which
 commands still write (``git submodule add``, a CI edit): kept, and named in the result."""
-NOTED_FOLDERS = {
-    ".github/workflows": ("CI (GitHub Actions) runs it on the forge, with the repository's secrets, once it "
-                          "is pushed"),
+NOTED_FOLDERS: dict[str, str | Reason] = {
+    ".github/workflows": Reason(
+        "CI (GitHub Actions) runs it on the forge, with the repository's secrets, once it is pushed",
+        "CI (GitHub Actions) runs on the forge, with the repository's secrets, once it is pushed"),
 }
 """Folders at a root whose files are :data:`NOTED` alike (at most :data:`MAX_NOTED` each)."""
 MAX_NOTED = 256
@@ -269,9 +302,12 @@ LEFTHOOK = re.compile(r"\.?lefthook(-local)?\.(yml|yaml|json|jsonc|toml)", re.I)
 """Every name lefthook reads its config from (the local ones merged over the main one)
 at the next commit: ``lefthook.yml``, ``.lefthook.toml``, ``lefthook-local.jsonc`` …"""
 CODE_WORKSPACE = ".code-workspace"
-CODE_WORKSPACE_WHY = ("VS Code opens it as a multi-root workspace (its tasks and settings can run commands, "
-                      "as .vscode's do)")
-PIP_CONF_WHY = "pip reads it at every pip run in that virtualenv (index-url: where packages come from)"
+CODE_WORKSPACE_WHY = Reason(
+    "VS Code opens it as a multi-root workspace (its tasks and settings can run commands, as .vscode's do)",
+    "VS Code opens as a multi-root workspace (its tasks and settings can run commands, as .vscode's do)")
+PIP_CONF_WHY = Reason(
+    "pip reads it at every pip run in that virtualenv (index-url: where packages come from)",
+    "pip reads at every pip run in that virtualenv (index-url: where packages come from)")
 MISE_ENV = re.compile(r"\.?mise\.[\w.-]+\.toml", re.I)
 """``mise.<env>.toml`` and ``.mise.<env>.toml``: mise reads them when ``MISE_ENV`` names the env."""
 MISE_FOLDER_CONFIG = re.compile(r"config\.[\w.-]+\.toml", re.I)
@@ -356,7 +392,14 @@ def _read_pth_imports(site: str, _mtime: int, _ctime: int) -> frozenset[str]:
 
 
 def why(path: str | os.PathLike[str]) -> str:
-    """What runs ``path`` later as the user ("" when nothing does, by its name): a
+    """What runs ``path`` later as the user, said on its own ("" when nothing does, by its
+    name): :func:`why_both`'s ``alone``."""
+    found = why_both(path)
+    return found.alone if found is not None else ""
+
+
+def why_both(path: str | os.PathLike[str]) -> Reason | None:
+    """What runs ``path`` later as the user, in both forms (None when nothing does, by its name): a
     :data:`RUNS_LATER` name, or a ``*.pth`` or ``sitecustomize.py`` right in a
     ``site-packages`` folder, which Python executes at every start of that
     environment (``pip``, ``pytest`` and the user's own scripts included), a
@@ -376,49 +419,49 @@ def why(path: str | os.PathLike[str]) -> str:
         return _FOLDED[name]
     folder = os.path.dirname(text)
     if name == "head" and (os.path.basename(text) == "HEAD" or _folds_case(folder)):
-        return GIT_HEAD_WHY
+        return Reason(GIT_HEAD_WHY)
     if name == "__pycache__" or name.endswith(".pyc"):  # a venv's own: not walked (pip writes it)
-        return "" if os.path.basename(folder).casefold() in SITE_DIRS else PYC_WHY
+        return None if os.path.basename(folder).casefold() in SITE_DIRS else Reason(PYC_WHY)
     if name in _VENV_BINS and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
-        return VENV_BIN_WHY
+        return Reason(VENV_BIN_WHY)
     if name == "bin" and folder and os.path.isdir(os.path.join(folder, CONDA_META)):
-        return CONDA_BIN_WHY
+        return Reason(CONDA_BIN_WHY)
     env = os.path.dirname(os.path.dirname(folder))
     posix = text.replace(os.sep, "/").casefold()
     if (name in ("activate.d", "deactivate.d") and posix.endswith(f"/etc/conda/{name}")
             and os.path.isdir(os.path.join(env, CONDA_META))):
-        return CONDA_HOOK_WHY
+        return Reason(CONDA_HOOK_WHY)
     patterned = _by_pattern(name)
     if patterned:
         return patterned
     if name == "pip.conf" and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         return PIP_CONF_WHY
     if name == "config.toml" and posix.endswith("/.jj/repo/config.toml"):
-        return JJ_WHY
+        return Reason(JJ_WHY)
     if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
-        return "git runs as you (its folder holds a HEAD: git takes it for a git directory)"
+        return Reason("git runs as you (its folder holds a HEAD: git takes it for a git directory)")
     parent = os.path.basename(folder).casefold()
     startup = name.endswith(".pth") or name in STARTUP_FILES
     if startup and parent in SITE_DIRS:
-        return SITE_WHY
+        return Reason(SITE_WHY)
     if parent in SITE_DIRS and name.removesuffix(".py") in _pth_imports(folder):
-        return PTH_IMPORT_WHY
+        return Reason(PTH_IMPORT_WHY)
     if parent == "mise" and MISE_FOLDER_CONFIG.fullmatch(name):
-        return RUNS_LATER["mise.toml"]
-    return _FOLDED_IN_FOLDER.get(parent, {}).get(name, "")
+        return _FOLDED["mise.toml"]
+    return _FOLDED_IN_FOLDER.get(parent, {}).get(name)
 
 
-def _by_pattern(name: str) -> str:
-    """Why a (case-folded) name of one of the families named by a pattern runs later, or ""."""
+def _by_pattern(name: str) -> Reason | None:
+    """Why a (case-folded) name of one of the families named by a pattern runs later, or None."""
     if MISE_ENV.fullmatch(name):
-        return RUNS_LATER["mise.toml"]
+        return _FOLDED["mise.toml"]
     if LEFTHOOK.fullmatch(name):
-        return RUNS_LATER["lefthook.yml"]
+        return _FOLDED["lefthook.yml"]
     if JS_CONFIG.fullmatch(name):
-        return JS_CONFIG_WHY
+        return Reason(JS_CONFIG_WHY)
     if HOOK_CONFIG.fullmatch(name):
-        return HOOK_CONFIG_WHY
-    return CODE_WORKSPACE_WHY if name.endswith(CODE_WORKSPACE) else ""
+        return Reason(HOOK_CONFIG_WHY)
+    return CODE_WORKSPACE_WHY if name.endswith(CODE_WORKSPACE) else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -436,8 +479,13 @@ def _folds_case(folder: str) -> bool:
         return False
 
 
-_FOLDED = {name.casefold(): reason for name, reason in RUNS_LATER.items()}
-_FOLDED_IN_FOLDER = {folder.casefold(): {name.casefold(): reason for name, reason in names.items()}
+def as_reason(said: str | Reason) -> Reason:
+    """A reason of a table above as :class:`Reason` (a plain one reads the same both ways)."""
+    return said if isinstance(said, Reason) else Reason(said)
+
+
+_FOLDED = {name.casefold(): as_reason(said) for name, said in RUNS_LATER.items()}
+_FOLDED_IN_FOLDER = {folder.casefold(): {name.casefold(): as_reason(said) for name, said in names.items()}
                      for folder, names in IN_FOLDER.items()}
 _VENV_BINS = tuple(name.casefold() for name in VENV_BINS)
 
@@ -450,14 +498,3 @@ GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info")
 points a git directory at another one's config and hooks; ``info/exclude`` and
 ``info/attributes`` would hide a command's changes from ``git status``, the user's
 review of what a command did.)"""
-
-
-_SUBJECT_VERB_IT = re.compile(r"^((?:[\w./+-]+ ){1,3}\w+s) it\b")
-"""A reason that names its file as "it" right after its verb: ``pip reads it at …``."""
-
-
-def after_which(reason: str) -> str:
-    """``reason`` worded to follow "…, which": a reason reads on its own ("YouCompleteMe
-    runs it when …"), and after "which" its "it" is one object too many ("which
-    YouCompleteMe runs it", finding V10's siblings): the "it" goes."""
-    return _SUBJECT_VERB_IT.sub(r"\1", reason, count=1)

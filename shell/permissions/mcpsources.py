@@ -43,6 +43,7 @@ from typing import Any
 from . import paths
 from .gitcommands import command_words
 from .hookscripts import MAX_NESTING, PYTHON_WORD, SHELL_C, SHELLS, module_files
+from .laternames import Reason
 
 MCP_FILE = ".mcp.json"
 MAX_BYTES = 1024 * 1024
@@ -55,14 +56,15 @@ FOLDER_ENTRIES = ("__main__.py", "index.js", "index.mjs", "index.cjs", "package.
 """What an interpreter runs of a folder it is given (``python3 tools``, ``node tools/pkg``)."""
 
 
-def why(server: str) -> str:
+def why(server: str) -> Reason:
     """The reason shown for a file the server ``server`` of ``.mcp.json`` runs."""
     shown = server if len(server) <= 60 else server[:60] + "…"
-    return (f"the MCP server {shown!r} of .mcp.json runs it as you, outside the sandbox, each time "
-            "agent-shell starts in this trusted workspace")
+    when = "as you, outside the sandbox, each time agent-shell starts in this trusted workspace"
+    return Reason(f"the MCP server {shown!r} of .mcp.json runs it {when}",
+                  f"the MCP server {shown!r} of .mcp.json runs {when}")
 
 
-def named_files(root: Path, data: bytes) -> dict[Path, str]:
+def named_files(root: Path, data: bytes) -> dict[Path, Reason]:
     """Path (inside ``root``, a real path; not resolved through a last symlink) → why,
     for what the stdio servers of ``root``'s ``.mcp.json`` (its bytes ``data``) run."""
     if len(data) > MAX_BYTES:
@@ -72,7 +74,7 @@ def named_files(root: Path, data: bytes) -> dict[Path, str]:
     except (ValueError, RecursionError):
         return {}
     servers = parsed.get("mcpServers") if isinstance(parsed, dict) else None
-    found: dict[Path, str] = {}
+    found: dict[Path, Reason] = {}
     for name, entry in (servers.items() if isinstance(servers, dict) else ()):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
             continue
@@ -176,9 +178,9 @@ def _package_main(package: Path) -> str:
     return main if isinstance(main, str) and not os.path.isabs(main) else ""
 
 
-def mcp_runs(roots: Sequence[Path]) -> dict[Path, str]:
+def mcp_runs(roots: Sequence[Path]) -> dict[Path, Reason]:
     """What the ``.mcp.json`` right in each root runs (see :func:`named_files`)."""
-    found: dict[Path, str] = {}
+    found: dict[Path, Reason] = {}
     for root in roots:
         try:
             with open(root / MCP_FILE, "rb") as fh:

@@ -20,6 +20,7 @@ from shell.core.tools import READ_KINDS, Tool
 from . import asktext
 from .asktext import NAMES_ONLY
 from .configtables import config_edit_why
+from .laternames import Reason
 from .mcppaths import is_mcp, subject_paths
 from .rules import CallPaths
 from .secretfiles import has_other_names
@@ -69,7 +70,7 @@ def hard_link_of(real: str, sandbox: Sandbox | None) -> str:
 
 def runs_later_hit(
     tool: Tool, args: Mapping[str, Any], paths: CallPaths, roots: Sequence[Path], sandbox: Sandbox | None
-) -> tuple[Path, str] | None:
+) -> tuple[Path, Reason] | None:
     """What of a path an edit would touch (any an MCP tool is given) runs later as
     the user, outside any sandbox, and why (:func:`.laterhit.runs_later`), or None.
     (:mod:`.laterhit` and what it reads are imported at the first edit, not at start.)"""
@@ -85,7 +86,7 @@ def runs_later_hit(
         real = paths.path(p)[0]
         reason = config_edit_why(real, tool.name, args)
         if reason:
-            return Path(real), reason
+            return Path(real), Reason(reason)
     return None
 
 

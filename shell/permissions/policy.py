@@ -374,7 +374,7 @@ class PermissionPolicy(RuleEditing):
         roots = [self.root, *self.added_dirs]
         edits = tool.kind == "edit" or writer
         hit = runs_later_hit(tool, args, paths, roots, self.sandbox) if edits else None
-        later = f"{tool.name} would change {hit[0]}, which {laternames.after_which(hit[1])}." if hit else ""
+        later = f"{tool.name} would change {hit[0]}, which {hit[1].after_which}." if hit else ""
         asks = asktext.changed_tool(tool) or later or secret_sent(tool, args) or hidden_value_sent(
             tool, args, self.sandbox) or (
             outside_question(tool, subject_paths(tool, args), paths, roots)  # readOnlyHint: inside only

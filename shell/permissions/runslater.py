@@ -85,8 +85,10 @@ from .laternames import (
     SITE_DIRS,
     TOOL_VENV_DIRS,
     VENV_BINS,
-    after_which,
+    Reason,
+    as_reason,
     why,
+    why_both,
 )
 from .laterplanted import Planted, move_aside, move_out, relative, report, restore_link
 from .laterrefused import refused_writes
@@ -127,7 +129,7 @@ class Guard:
     """Runs-later files that have another name (a hard link): the read-only bind
     covers this name only, so their ctime is compared too (a command may write
     through the other name and set the mtime back)."""
-    sideways: dict[Path, str] = field(default_factory=dict)
+    sideways: dict[Path, Reason] = field(default_factory=dict)
     """What else git reads or runs outside its git directory, and why
     (:mod:`.gitruns`): the config files an ``include.path`` names, and where the
     links in a hooks folder lead (``scripts/pre-commit``), the scripts a config names
@@ -247,7 +249,7 @@ class _Walls:
         self.configs: list[Path] = []
         self.gitdirs: list[Path] = []
         self.hook_dirs: list[Path] = []
-        self.sideways: dict[Path, str] = {}
+        self.sideways: dict[Path, Reason] = {}
         self.linked: list[Path] = []
         self.venv_bins: list[Path] = []
         self.noted: list[Path] = []
@@ -330,7 +332,8 @@ class _Walls:
                         inner = Path(entry.path)
                         self.watched[inner] = seen_now(inner)
                         self.linked.append(inner)
-                        self.sideways.setdefault(inner, f"is a hard link in {path.name}/, {LINKED_WHY}")
+                        linked = Reason(f"is a hard link in {path.name}/, {LINKED_WHY}")
+                        self.sideways.setdefault(inner, linked)
         except OSError:
             return
 
@@ -345,7 +348,7 @@ class _Walls:
         runs = envrc_runs(envrcs, self.roots, list(self.watched))  # mise's nested configs among them
         for path, reason in runs.paths().items():
             if path not in self.sideways:
-                self.sideways[path] = reason
+                self.sideways[path] = Reason(reason)
                 self.watch(path)
         live = {folder for folder, _ in live_path_dirs(self.roots)}
         self.path_folders([(folder, reason) for folder, reason, _ in runs.path_dirs], live)
@@ -357,7 +360,7 @@ class _Walls:
         for folder, reason in folders:
             for path in guarded(folder, self.roots):
                 if path not in self.sideways:
-                    self.sideways[path] = f"{reason}, and {path.name} is the name of a program"
+                    self.sideways[path] = Reason(f"{reason}, and {path.name} is the name of a program")
                     self.watch(path)
             for path in live_programs(folder) if folder in live else ():
                 if path not in self.sideways:  # read-only, not judged: a new one (bin/app) is kept
@@ -370,7 +373,7 @@ class _Walls:
         found = {path: reason for folder, reason in loader_dirs(places) for path in shadowing(folder, places)}
         for path, reason in {**found, **preloaded(places)}.items():
             if path not in self.sideways:
-                self.sideways[path] = reason
+                self.sideways[path] = Reason(reason)
                 self.watch(path)
 
     def noted_files(self) -> None:
@@ -386,7 +389,7 @@ class _Walls:
                     continue
             for path, reason in found.items():
                 if path not in self.sideways:
-                    self.sideways[path] = reason
+                    self.sideways[path] = as_reason(reason)
                     self.watched[path] = seen_now(path)
                     self.noted.append(path)
 
@@ -416,7 +419,7 @@ class _Walls:
                     self.watch(hooks)
             for path in (*runs.configs, *runs.hook_links, *runs.commands, *runs.hook_scripts):  # missing too
                 if path not in self.sideways:
-                    self.sideways[path] = runs.why(path)
+                    self.sideways[path] = Reason(runs.why(path))
                     if self.watch(path).kind == "file" and path in runs.configs:
                         self.configs.append(path)  # shown scrubbed of credentials, as git's own
 
@@ -507,13 +510,14 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard, before_ns: int) -> 
     if path.parent in after.venv_bins:  # a console script pip added is kept
         return added_program(path, before_ns) if was.kind == "missing" else CHANGED_WHY
     if path in after.sideways:
-        return f"{'changed' if was.kind != 'missing' else 'new'}: {after.sideways[path]}"
-    where = why(path)
+        return f"{'changed' if was.kind != 'missing' else 'new'}: {after.sideways[path].alone}"
+    named = why_both(path)
+    where = named.alone if named is not None else ""
     parent_is_gitdir = path.parent in after.gitdirs and path.name in GIT_PARTS
     if path.name == ".git" and not parent_is_gitdir:
         if now.kind in ("dir", "file") and was.kind == "missing":
             return ""  # a new repository: its parts are judged one by one
-        return f"replaces a git directory, which {after_which(where)}"
+        return f"replaces a git directory, which {named.after_which if named is not None else 'git runs'}"
     if not parent_is_gitdir:
         return f"{'changed' if was.kind != 'missing' else 'new'}: {where}" if where else ""
     if was.kind != "missing":

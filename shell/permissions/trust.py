@@ -133,7 +133,7 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
         if total > MAX_BYTES:
             problem = f"the project config files are larger than {MAX_BYTES // (1024 * 1024)} MB"
             break
-        contents[relative], runs[relative] = data, reason
+        contents[relative], runs[relative] = data, reason.alone
     return ProjectConfig(base, contents, _digest(contents, problem), problem, runs)
 
 

@@ -39,7 +39,7 @@ from anyio.abc import Process
 from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.textsafety import path_text
-from shell.permissions import hostsockets, laternames, paths, runslater, sandboxlaunch
+from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
 from shell.permissions.hiddenvalues import (
@@ -50,6 +50,7 @@ from shell.permissions.hiddenvalues import (
     home_value_sources,
     values_bound_note,
 )
+from shell.permissions.laternames import Reason
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
 from shell.permissions.sandboxenv import scrubbed_environment
@@ -497,10 +498,11 @@ def sideways_note(output: str, guard: Guard, cwd: Path) -> list[str]:
     (finding P12: the note said "what git runs" of one)."""
     refused = [line for line in output.splitlines() if _REFUSED.search(line)]
     found: list[str] = []
-    for path, why in [*guard.sideways.items(), *((d, HOOKS_PATH_WHY) for d in guard.hook_dirs)]:
+    hooks = Reason(HOOKS_PATH_WHY)
+    for path, why in [*guard.sideways.items(), *((d, hooks) for d in guard.hook_dirs)]:
         shown = paths.relative(path, cwd) or str(path)
         if any(shown in line or str(path) in line for line in refused):
-            found.append(f"{path_text(shown)}, which {laternames.after_which(why)}")
+            found.append(f"{path_text(shown)}, which {why.after_which}")
     if not found:
         return []
     return [f"[not written: {'; '.join(found[:5])}. The sandbox keeps what runs as the user later read-only: "

@@ -53,7 +53,7 @@ def test_a_file_edit_of_a_file_home_links_to_asks_and_says_which_link(ws: Path, 
                        ("nvim/init.lua", "~/.config/nvim"), ("zshrc", "~/.zshrc")):
         found = verdict(ws, path, mode)
         assert found.action == "ask", (path, found)
-        assert f"{link} is a link to it" in found.reason, found.reason
+        assert f"which {link} leads to (a link)" in found.reason, found.reason  # not "is a link to it"
     assert verdict(ws, "README.md", mode).action == "allow"
     assert verdict(ws, "notes/todo.md", mode).action == "allow"
 
@@ -102,10 +102,10 @@ def more(ws: Path) -> Path:
 
 @pytest.mark.parametrize("mode", ["accept-edits", "auto"])
 def test_home_bin_hard_links_and_files_in_home_dot_folders_count(more: Path, mode: str) -> None:
-    for path, said in (("bin/git", "~/bin is a link to it"), ("bin/deploy", "~/bin is a link to it"),
-                       ("profile", "~/.profile is the same file (a hard link)"),
-                       ("ssh/config", "~/.ssh/config is a link to it"),
-                       ("fish/config.fish", "~/.config/fish/config.fish is a link to it")):
+    for path, said in (("bin/git", "which ~/bin leads to (a link)"), ("bin/deploy", "which ~/bin leads to"),
+                       ("profile", "which is the same file as ~/.profile (a hard link)"),
+                       ("ssh/config", "which ~/.ssh/config leads to (a link)"),
+                       ("fish/config.fish", "which ~/.config/fish/config.fish leads to (a link)")):
         found = verdict(more, path, mode)
         assert found.action == "ask", (path, found)
         assert said in found.reason, found.reason
@@ -139,8 +139,8 @@ def deep(ws: Path) -> Path:
 
 @pytest.mark.parametrize("mode", ["accept-edits", "auto"])
 def test_a_link_deep_in_home_config_counts(deep: Path, mode: str) -> None:
-    for path, said in (("conf.d/aliases.fish", "~/.config/fish/conf.d/aliases.fish is a link to it"),
-                       ("systemd/sync.service", "~/.config/systemd/user/sync.service is a link to it")):
+    for path, said in (("conf.d/aliases.fish", "which ~/.config/fish/conf.d/aliases.fish leads to (a link)"),
+                       ("systemd/sync.service", "which ~/.config/systemd/user/sync.service leads to")):
         found = verdict(deep, path, mode)
         assert found.action == "ask", (path, found)
         assert said in found.reason, found.reason

@@ -66,7 +66,7 @@ def test_the_files_a_server_runs_are_found_and_nothing_else(ws: Path) -> None:
             outside={"command": "python3", "args": ["../../elsewhere.py", "${HOME}/x.py", "/usr/bin/env"]},
             remote={"url": "https://example.org/mcp"})
     named = named_files(ws, (ws / ".mcp.json").read_bytes())
-    found = {p.relative_to(ws).as_posix(): why for p, why in named.items()}
+    found = {p.relative_to(ws).as_posix(): why.alone for p, why in named.items()}
     assert set(found) == {"tools/server.py", "mcp/server.js", "data/notes.txt", ".venv/bin/python",
                           "dist/index.js", "tools/run.py",
                           "srv.py", "srv/__init__.py", "srv/__main__.py"}  # -m srv: one planted runs (Q27)
