@@ -67,6 +67,10 @@ PATH_ADDS = frozenset({"PATH_add", "path_add"})
 """``PATH_add DIR…``; ``path_add VAR DIR…`` (the PATH only)."""
 ASSIGNS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _PATH_VAR = re.compile(r"^\$(?:PATH|\{PATH\})$")
+_LOADER_VAR = re.compile(r"^\$(?:LD_LIBRARY_PATH|\{LD_LIBRARY_PATH[^}]*\})$")
+LOADER_ENVRC_WHY = ("is in a folder an .envrc puts on your LD_LIBRARY_PATH ({how}) and named like a library "
+                    "of the system: once direnv has run, the programs you start load it instead of theirs, "
+                    "as you")
 LEADING = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")", "time"})
 """Words that may come before a command in a statement (``if … then source_env x``)."""
 BREAKS = frozenset({";", "&&", "||", "|", "&", ";;", "(", ")", "()", "|&"})
@@ -186,6 +190,9 @@ class EnvrcRuns:
     path_dirs: tuple[tuple[Path, str, bool], ...] = ()
     """Folders put on the PATH (real paths, existing or not), why, and whether the folder
     is a workspace root (``PATH_add .``: there only a name that shadows a program asks)."""
+    loader_dirs: tuple[tuple[Path, str], ...] = ()
+    """Folders put on ``LD_LIBRARY_PATH`` (``path_add LD_LIBRARY_PATH lib``,
+    ``export LD_LIBRARY_PATH=$PWD/lib``), and why (:mod:`.loaderdirs` guards them)."""
 
     def why(self, path: str | os.PathLike[str]) -> str:
         """Why direnv runs ``path`` (a real path), or "": a file it pulls in, or a file
@@ -209,6 +216,7 @@ class _Reader:
         self.roots = roots
         self.found: dict[Path, str] = {}
         self.path_dirs: dict[Path, str] = {}
+        self.loader_dirs: dict[Path, str] = {}
         self.loose: set[Path] = set()
         """Folders guarded because a PATH word could not be known: only names that shadow."""
         self.read: list[Path] = []
@@ -317,12 +325,31 @@ class _Reader:
         elif verb == "layout" and operands and operands[0] in LAYOUTS:
             for sub in LAYOUTS[operands[0]]:
                 self.path_dir(_path(sub, base), f"layout {operands[0]}")
+        if verb == "path_add" and operands[:1] == ["LD_LIBRARY_PATH"]:
+            for word in operands[1:]:
+                self.loader_word(word, base, f"path_add LD_LIBRARY_PATH {word}")
         for word in ([verb] if verb not in ASSIGNS else operands):
-            name, eq, value = word.partition("=")
-            if name in ("PATH", "PATH+") and eq:  # PATH+=":$PWD/bin" appends
-                for part in value.split(":"):
-                    if part and not _PATH_VAR.match(part):
-                        self.path_word(part, base, f"PATH={value}")
+            self.assignment(word, base)
+
+    def assignment(self, word: str, base: Path) -> None:
+        """``PATH=…``, ``PATH+=…``, ``LD_LIBRARY_PATH=…``: the folders they put first."""
+        name, eq, value = word.partition("=")
+        if name in ("PATH", "PATH+") and eq:  # PATH+=":$PWD/bin" appends
+            for part in value.split(":"):
+                if part and not _PATH_VAR.match(part):
+                    self.path_word(part, base, f"PATH={value}")
+        if name in ("LD_LIBRARY_PATH", "LD_LIBRARY_PATH+") and eq:
+            for part in value.split(":"):
+                if not _LOADER_VAR.match(part):
+                    self.loader_word(part, base, f"LD_LIBRARY_PATH={value}")
+                elif not os.environ.get("LD_LIBRARY_PATH"):  # `$PWD/lib:$LD_LIBRARY_PATH` with it
+                    self.loader_word("", base, f"LD_LIBRARY_PATH={value}, {part} empty")  # unset: `lib:`
+
+    def loader_word(self, word: str, base: Path, how: str) -> None:
+        """A folder put on the loader's path (an empty word: where the user is, ``base``)."""
+        folder = _path(word or ".", base)
+        if folder is not None and self.inside(folder) and not os.path.isfile(folder):
+            self.loader_dirs.setdefault(folder, LOADER_ENVRC_WHY.format(how=how))
 
 
 def _stamp(path: Path) -> tuple[str, int, int]:
@@ -339,7 +366,8 @@ def _work_out(envrcs: Sequence[Path], roots: Sequence[Path]) -> EnvrcRuns:
         reader.follow(envrc, envrc.parent, 0)
     dirs = tuple((folder, why, folder in roots or folder in reader.loose)
                  for folder, why in reader.path_dirs.items())
-    return EnvrcRuns(tuple(reader.found.items()), tuple(_stamp(p) for p in reader.read), dirs)
+    return EnvrcRuns(tuple(reader.found.items()), tuple(_stamp(p) for p in reader.read), dirs,
+                     tuple(reader.loader_dirs.items()))
 
 
 _cache: dict[tuple[tuple[Path, ...], tuple[Path, ...]], EnvrcRuns] = {}

@@ -352,6 +352,7 @@ class _Walls:
                 self.watch(path)
         live = {folder for folder, _ in live_path_dirs(self.roots)}
         self.path_folders([(folder, reason) for folder, reason, _ in runs.path_dirs], live)
+        self.loader_folders(self.roots, runs.loader_dirs)
 
     def path_folders(self, folders: Sequence[tuple[Path, str]], live: Collection[Path]) -> None:
         """PATH_add bin and the like: the names in each folder that shadow a program; in
@@ -366,12 +367,13 @@ class _Walls:
                 if path not in self.sideways:  # read-only, not judged: a new one (bin/app) is kept
                     self.watch(path)
 
-    def loader_folders(self, places: Sequence[Path]) -> None:
-        """The folders of the user's LD_LIBRARY_PATH in ``places``: each entry named like a
-        library of the system; LD_PRELOAD's files and GCONV_PATH's folders whole
-        (:mod:`.loaderdirs`, finding W6)."""
-        found = {path: reason for folder, reason in loader_dirs(places) for path in shadowing(folder, places)}
-        for path, reason in {**found, **preloaded(places)}.items():
+    def loader_folders(self, places: Sequence[Path], folders: Sequence[tuple[Path, str]] = ()) -> None:
+        """``folders`` (an .envrc's) or else those of the user's LD_LIBRARY_PATH in ``places``:
+        each entry named like a library of the system; and LD_PRELOAD's files, GCONV_PATH's
+        folders whole, PYTHONPATH's start-up files (:mod:`.loaderdirs`, finding W6)."""
+        named = folders or loader_dirs(places)
+        found = {path: reason for folder, reason in named for path in shadowing(folder, places)}
+        for path, reason in {**found, **({} if folders else preloaded(places))}.items():
             if path not in self.sideways:
                 self.sideways[path] = Reason(reason)
                 self.watch(path)

@@ -119,3 +119,22 @@ def test_a_sitecustomize_planted_in_a_folder_on_pythonpath_is_moved_out_and_name
     assert not (workspace / "sitecustomize.py").exists(), out
     assert (workspace / "mymodule.py").exists()
     assert "sitecustomize.py: new: is in a folder on your PYTHONPATH (an empty entry" in out, out
+
+
+def test_a_library_planted_where_an_envrc_puts_ld_library_path_is_moved_out(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    """A C project's ``.envrc``: ``export LD_LIBRARY_PATH=$PWD/lib:$LD_LIBRARY_PATH``. Once
+    direnv ran, every program the user starts loads ``lib/`` first, and with the variable
+    unset before, the trailing empty entry is the folder they are in."""
+    require_sandbox()
+    cli_env.pop("LD_LIBRARY_PATH", None)
+    (workspace / ".envrc").write_text("export LD_LIBRARY_PATH=$PWD/lib:$LD_LIBRARY_PATH\n")
+    (workspace / "lib").mkdir()
+    command = f"{SYSTEM_LIBZ}; cp $z lib/libz.so.1 && cp $z libz.so.1 && echo m > lib/libmine.so && echo ran"
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    assert not (workspace / "lib" / "libz.so.1").exists(), out
+    assert not (workspace / "libz.so.1").exists(), out
+    assert (workspace / "lib" / "libmine.so").exists()
+    assert "lib/libz.so.1: new: is in a folder an .envrc puts on your LD_LIBRARY_PATH" in out, out
