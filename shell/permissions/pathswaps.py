@@ -15,6 +15,13 @@ so. For a secret file this is done only when something new stands at its path (a
 folder renamed with its ``.env`` inside is followed by the secret search anyway), and
 the same for what runs later (``sub/.vscode``): otherwise the guard would quarantine
 the command's new one and leave the user's own in ``sub_old/``, unmentioned.
+
+A git objects folder (or its git directory) made a link is put back too (tester finding
+X12): ``mv .git/objects .git/objects.real && ln -s ~/.cache/go-build .git/objects`` made
+the checks after the command, and the keep of the history before the next one, read,
+hard-link and move that folder's files as if they were the repository's, and the user's
+next git would write there. Only a link is undone: a repository removed or made anew
+(``rm -rf .git && git init``) is the command's to make.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ MAX_WALK = 2_000_000
 found is said as NOT put back, never passed over: a cap of 20,000 let a command move a
 denied folder under 24,000 new ones and read it at its new place (verify of L9)."""
 
-RULE, SECRET, LATER = "rule", "secret", "later"
+RULE, SECRET, LATER, GIT = "rule", "secret", "later", "git"
 WHY = "renamed by this command, with what the sandbox holds inside it"
 
 
@@ -88,7 +95,10 @@ def undo(held: Sequence[Held], roots: Sequence[Path]) -> list[Planted]:
         if changed is None or changed[0] in done:
             continue
         top, ident = changed
-        if item.kind != RULE and (top == item.path or not os.path.lexists(item.path)):
+        if item.kind == GIT:
+            if not os.path.islink(top):
+                continue  # removed or made anew: the command's own repository
+        elif item.kind != RULE and (top == item.path or not os.path.lexists(item.path)):
             continue  # renamed, and nothing new in its place: followed (secrets) or the user's own move
         done.add(top)
         moved = _find(top.parent, ident, roots)
@@ -107,7 +117,9 @@ def undo(held: Sequence[Held], roots: Sequence[Path]) -> list[Planted]:
 
 def _put_back(top: Path, moved: Path, item: Held, folder: Path, roots: Sequence[Path]) -> list[Planted]:
     shown, where = relative(top, roots), relative(moved, roots)
-    what = {RULE: "a rule names it", SECRET: "a secret file"}.get(item.kind, "it runs later as you")
+    what = {RULE: "a rule names it", SECRET: "a secret file",
+            GIT: "git's objects: the link made git read and write another folder"}.get(item.kind,
+                                                                                      "it runs later as you")
     planted: list[Planted] = []
     if os.path.lexists(top):
         new = move_out(top, WHY, folder, roots)
@@ -161,7 +173,7 @@ def report(swapped: Sequence[Planted], roots: Sequence[Path]) -> str:
     if not swapped:
         return ""
     lines = ["[agent-shell: this command renamed a folder holding what the sandbox keeps from it (a rule's "
-             "path, a secret file, or what runs later):"]
+             "path, a secret file, what runs later, or git's objects):"]
     for p in swapped:
         said = p.undone or f"it could NOT be put back ({p.error})"
         lines.append(f"  {relative(p.path, roots)}: {said}")
@@ -169,4 +181,4 @@ def report(swapped: Sequence[Planted], roots: Sequence[Path]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["LATER", "RULE", "SECRET", "WHY", "Held", "hold", "is_swap", "report", "undo"]
+__all__ = ["GIT", "LATER", "RULE", "SECRET", "WHY", "Held", "hold", "is_swap", "report", "undo"]

@@ -237,7 +237,7 @@ class Sandbox:
         self._unwritten = writewalls.missing(self.denied_writes(), [*self.roots(), *self.writable])
         self._ruled = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
         held = {pathswaps.RULE: [*self.denied_writes(), *self.denied_reads()], pathswaps.SECRET: found.paths,
-                pathswaps.LATER: walls.readonly}
+                pathswaps.LATER: walls.readonly, pathswaps.GIT: list(self._objects)}
         self._held = pathswaps.hold(held, self.roots())
         return found, walls
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from shell.permissions.sandbox import Sandbox
@@ -106,3 +107,33 @@ async def test_a_denied_folder_moved_past_the_search_is_put_back_or_said(
     result = await run(ws, "mv config big/d059/e39/cfg; echo done", reads=("config/secrets",))
     assert (ws / "config" / "secrets" / "db.txt").exists(), result.text
     assert "renamed back to config" in result.text
+
+
+async def test_git_objects_made_a_link_to_a_host_folder_are_put_back_and_its_files_left_alone(
+    ws: Path,
+) -> None:
+    """``mv .git/objects .git/objects.real && ln -s <host folder> .git/objects`` (tester
+    finding X12): the check after the command read the host folder's ``ab/…`` files as
+    objects and moved them out as forged, the history keep hard-linked them into the
+    session's store, and the user's next git would have written there. Now the link goes
+    to the quarantine and the repository's own folder is renamed back, before any check."""
+    require_sandbox()
+    (ws / "a.txt").write_text("one\n")
+    await anyio.run_process(["git", "init", "-q"], cwd=ws)
+    await anyio.run_process(["git", "add", "a.txt"], cwd=ws)
+    await anyio.run_process(["git", "commit", "-qm", "one"], cwd=ws)
+    victim = ws.parent / "victim"  # outside the workspace: a cache with git's fan-out layout
+    (victim / "ab").mkdir(parents=True)
+    (victim / "ab" / ("c" * 38)).write_text("the user's own file\n")
+    objects = ws / ".git" / "objects"
+    ident = objects.stat().st_ino
+    result = await run(ws, f"mv .git/objects .git/objects.real && ln -s {victim} .git/objects; echo done")
+    assert "done" in result.text
+    assert not objects.is_symlink() and objects.stat().st_ino == ident, result.text
+    assert not (ws / ".git" / "objects.real").exists()
+    # not moved, not read as forged
+    assert (victim / "ab" / ("c" * 38)).read_text() == "the user's own file\n"
+    assert "objects.real renamed back to .git/objects" in result.text, result.text
+    assert "forged" not in result.text and "not what its name says" not in result.text
+    log = await anyio.run_process(["git", "log", "--oneline"], cwd=ws)
+    assert b"one" in log.stdout
