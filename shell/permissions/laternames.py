@@ -11,6 +11,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from .loaderdirs import relative_loader_why
+
 
 @dataclass(frozen=True, slots=True)
 class Reason:
@@ -448,6 +450,9 @@ def why_both(path: str | os.PathLike[str]) -> Reason | None:
         return Reason(PTH_IMPORT_WHY)
     if parent == "mise" and MISE_FOLDER_CONFIG.fullmatch(name):
         return _FOLDED["mise.toml"]
+    library = relative_loader_why(text) if ".so" in name else ""  # libz.so.1 where a relative
+    if library:  # LD_LIBRARY_PATH entry looks (W6)
+        return Reason(library)
     return _FOLDED_IN_FOLDER.get(parent, {}).get(name)
 
 

@@ -31,13 +31,16 @@ starts with no environment (:mod:`.sandboxlaunch`), and its git, and the launche
 editor's terminal (:func:`launcher_overrides`), drop the entries that name a folder by
 where they run or inside the workspace (:func:`shell.core.programs.host_environment`).
 
-Not reached: an entry with a ``$ORIGIN``/``$LIB`` token (where it leads depends on
-the program), and a relative entry's folder in a subfolder of the workspace the user
-may ``cd`` into later (each root's own is guarded, as for the PATH).
+A relative entry (empty, ``.``, ``lib``) names a folder by where a program runs, which
+may be any folder of the workspace: the walk of the workspace names such a library at
+any depth (:func:`relative_loader_why`, asked by :func:`.laternames.why`), so it is
+guarded there as well. Not reached: an entry with a ``$ORIGIN``/``$LIB`` token (where it
+leads depends on the program), and what the walk skips (``node_modules``, caches).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -132,6 +135,41 @@ def preloaded(roots: Sequence[Path], environ: Mapping[str, str] | None = None) -
                 why = PYTHON_WHY.format(entry=entry or "an empty entry, the current folder")
                 out.update((folder / name, why) for name in PYTHON_STARTUP if folder / name not in out)
     return out
+
+
+RELATIVE_WHY = ("is named like a library of the system, and your LD_LIBRARY_PATH has an entry ({entry}) "
+                "that names a folder by where a program runs: one you start here loads it instead of the "
+                "system's, as you")
+
+
+def relative_loader_why(path: str) -> str:
+    """Why the file ``path``, at any depth, is loaded by the programs the user starts: an
+    empty, ``.`` or relative ``LD_LIBRARY_PATH`` entry names the folder they are in, which
+    may be any folder of the workspace, not only a root (:func:`loader_dirs`). "" when
+    not (the walk asks this of every name it lists: a name without ``.so`` costs nothing)."""
+    name = os.path.basename(path)
+    if ".so" not in name:
+        return ""
+    entries = _relative_entries(os.environ.get(LOADER_VAR, ""))
+    if not entries or name not in system_libraries():
+        return ""
+    folder = os.path.dirname(path)
+    parts = folder.split("/")
+    while len(parts) > 1 and (parts[-1] in LEGACY_SUBDIRS or parts[-2] == HWCAPS):
+        parts = parts[:-2] if parts[-2] == HWCAPS else parts[:-1]  # the subfolders tried first
+    folder = "/".join(parts)
+    for entry in entries:
+        if not entry or folder.endswith("/" + entry):
+            return RELATIVE_WHY.format(entry=entry or "an empty one, or .")
+    return ""
+
+
+@functools.lru_cache(maxsize=8)
+def _relative_entries(value: str) -> tuple[str, ...]:
+    """The relative entries of ``LD_LIBRARY_PATH`` (``""`` for an empty one or ``.``)."""
+    out = [os.path.normpath(e).strip("/") if e not in ("", ".") else "" for e in _entries(value)
+           if not os.path.isabs(e) and "$" not in e]
+    return tuple(dict.fromkeys("" if e == "." else e for e in out))
 
 
 def search_folders(folder: Path) -> list[Path]:
@@ -252,6 +290,7 @@ def launcher_overrides(environ: Mapping[str, str]) -> dict[str, str]:
     return {var: kept.get(var, "") for var in LOADER_VARS}
 
 
-__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "launcher_overrides", "loader_dirs",
+__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "RELATIVE_WHY", "launcher_overrides", "loader_dirs",
+           "relative_loader_why",
            "preloaded",
            "search_folders", "shadowing", "system_libraries"]

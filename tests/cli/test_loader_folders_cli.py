@@ -138,3 +138,19 @@ def test_a_library_planted_where_an_envrc_puts_ld_library_path_is_moved_out(
     assert not (workspace / "libz.so.1").exists(), out
     assert (workspace / "lib" / "libmine.so").exists()
     assert "lib/libz.so.1: new: is in a folder an .envrc puts on your LD_LIBRARY_PATH" in out, out
+
+
+def test_a_library_planted_deeper_where_an_empty_entry_also_looks_is_moved_out(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    """An empty entry names the folder the user is in, which may be any folder of the
+    workspace (``cd src && make``), not only its root."""
+    require_sandbox()
+    cli_env["LD_LIBRARY_PATH"] = ":/usr/local/lib"
+    (workspace / "src").mkdir()
+    command = f"{SYSTEM_LIBZ}; cp $z src/libz.so.1 && echo m > src/libmine.so && echo ran"
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    assert not (workspace / "src" / "libz.so.1").exists(), out
+    assert (workspace / "src" / "libmine.so").exists()
+    assert "src/libz.so.1: new: is named like a library of the system" in out, out
