@@ -35,7 +35,7 @@ from .mcp_deadline import Deadline, expired_text, waiting_reports, within
 from .mcp_identity import ToolIdentities
 from .mcp_launch import roots_callback, start_cwd, start_env
 from .mcp_listing import LenientListing, hostile_names_note, list_all_tools, refusal_note
-from .mcp_redaction import without_known_secrets
+from .mcp_redaction import listing_without_known_secrets, without_known_secrets
 from .mcp_relist import Relister, change_note
 from .mcp_results import (
     connection_lost,
@@ -164,7 +164,8 @@ class McpServer:
 
     async def _take_tools(self, listed: list[Any]) -> str:
         """Offer the usable tools of ``listed``; what was refused, for the status."""
-        usable, unusable = await anyio.to_thread.run_sync(refuse_unusable, listed)
+        usable, unusable = await anyio.to_thread.run_sync(
+            lambda: refuse_unusable(listing_without_known_secrets(listed)))
         refused = [*self._listing.skipped, *((tool_name(self.spec.name, n), why) for n, why in unusable)]
         tools, taken = [], set()
         for info in usable:
