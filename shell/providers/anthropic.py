@@ -69,6 +69,7 @@ from shell.core.model import (
 from shell.core.textsafety import json_text
 
 from .base import HTTPProvider
+from .call_ids import ANTHROPIC_IDS, CallIds
 from .sse import expect, iter_sse, parse_json
 from .wire import Wire, token_count
 
@@ -336,7 +337,9 @@ def _single_text(blocks: list[dict[str, Any]]) -> str | None:
 
 
 def to_anthropic_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``(system blocks, messages)``; same-role neighbours merged into one message."""
+    """``(system blocks, messages)``; same-role neighbours merged into one message, call
+    ids Anthropic's API would refuse mapped (see :mod:`shell.providers.call_ids`)."""
+    ids = CallIds(ANTHROPIC_IDS)
     system: list[dict[str, Any]] = []
     if request.system_prompt:
         system.append({"type": "text", "text": request.system_prompt})
@@ -357,11 +360,11 @@ def to_anthropic_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], 
         elif isinstance(m, UserMessage):
             add("user", content_blocks(m.content))
         elif isinstance(m, AssistantMessage):
-            add("assistant", assistant_blocks(m.content))
+            add("assistant", assistant_blocks(m.content, ids))
         elif isinstance(m, ToolResultMessage):
             result: dict[str, Any] = {
                 "type": "tool_result",
-                "tool_use_id": m.call_id,
+                "tool_use_id": ids.wire(m.call_id),
                 "content": content_blocks(m.content) or [{"type": "text", "text": "(no output)"}],
             }
             if m.is_error:
@@ -386,7 +389,7 @@ def content_blocks(content: str | tuple[Block, ...]) -> list[dict[str, Any]]:
     return out
 
 
-def assistant_blocks(content: tuple[Block, ...]) -> list[dict[str, Any]]:
+def assistant_blocks(content: tuple[Block, ...], ids: CallIds) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for b in content:
         if isinstance(b, ThinkingBlock):
@@ -398,5 +401,5 @@ def assistant_blocks(content: tuple[Block, ...]) -> list[dict[str, Any]]:
             if b.text:
                 out.append({"type": "text", "text": b.text})
         elif isinstance(b, ToolCallBlock):
-            out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": b.args})
+            out.append({"type": "tool_use", "id": ids.wire(b.id), "name": b.name, "input": b.args})
     return out

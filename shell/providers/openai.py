@@ -59,6 +59,7 @@ from shell.core.model import (
 from shell.core.textsafety import json_text
 
 from .base import HTTPProvider
+from .call_ids import OPENAI_IDS, CallIds
 from .sse import expect, iter_sse, parse_json
 from .turns import join_user_turns
 from .wire import Wire, token_count
@@ -272,7 +273,9 @@ def stream_error(label: str, provider: str, err: Any) -> ModelError:
 
 
 def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """Our messages as chat-completions messages (thinking is not sent back)."""
+    """Our messages as chat-completions messages (thinking is not sent back; call ids
+    OpenAI's API would refuse are mapped, see :mod:`shell.providers.call_ids`)."""
+    ids = CallIds(OPENAI_IDS)
     out: list[dict[str, Any]] = []
     if request.system_prompt:
         out.append({"role": "system", "content": request.system_prompt})
@@ -287,7 +290,7 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
             if m.tool_calls:
                 msg["tool_calls"] = [
                     {
-                        "id": c.id,
+                        "id": ids.wire(c.id),
                         "type": "function",
                         "function": {"name": c.name, "arguments": json.dumps(c.args, ensure_ascii=False)},
                     }
@@ -298,7 +301,7 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
             text = m.text
             if m.is_error and not text.lower().startswith("error"):
                 text = f"Error: {text}"
-            out.append({"role": "tool", "tool_call_id": m.call_id, "content": text})
+            out.append({"role": "tool", "tool_call_id": ids.wire(m.call_id), "content": text})
     return join_user_turns(out)
 
 
