@@ -18,7 +18,8 @@ nothing has it, git now says the object is missing instead of writing the comman
 content, and the result says so. ``objects/info/alternates`` (other folders git
 reads objects from, before its own loose ones) is put back as it was.
 
-New pack files (whose index could lie about what they hold) are :mod:`.gitpacks`' part.
+New or changed pack files (whose index could lie about what they hold) are
+:mod:`.gitpacks`' part; the multi-pack-index and commit-graph :mod:`.gitmaps`'.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ import stat
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from . import crossmove, gitpacks, quarantine
+from . import crossmove, gitmaps, gitpacks, quarantine
 from .gitstaged import hardened_git
 from .runslater import Planted
 
@@ -61,8 +62,9 @@ class Objects:
     loose: Mapping[str, Stamp]
     alternates: Mapping[str, bytes | None]
     complete: bool = True
-    packs: frozenset[str] = frozenset()
-    """The pack indexes there (new ones are checked: :mod:`.gitpacks`)."""
+    packs: Mapping[str, gitpacks.Stamp] = field(default_factory=dict)
+    """The files of its pack and commit-graph folders, stamped (new or changed packs are
+    checked: :mod:`.gitpacks`; multi-pack-index and commit-graph: :mod:`.gitmaps`)."""
 
 
 Snapshot = Mapping[Path, Objects]
@@ -119,7 +121,7 @@ def read(objects: Path) -> Objects:
     """``objects`` as it is now (no git run)."""
     loose, whole = _loose(objects)
     return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
-                   gitpacks.names(objects))
+                   gitpacks.stamps(objects, *gitmaps.FOLDERS))
 
 
 def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path, Objects]:
@@ -299,11 +301,14 @@ def check(before: Snapshot, folder: Path | None = None) -> tuple[list[Planted], 
     for objects, was in before.items():
         out += _put_back_alternates(objects, was)
         now, whole = _loose(objects)
-        if gitpacks.names(objects) - was.packs:
+        packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)
+        if packs != was.packs:
             folder = folder or quarantine.new_folder()
-            out += gitpacks.check_new(objects, was.packs, folder)
-        seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
-                                gitpacks.names(objects))
+            touched = gitpacks.touched(was.packs, packs)
+            out += gitpacks.check(objects, was.packs, packs, folder)
+            out += gitmaps.check(objects, was.packs, packs, folder, packs_changed=bool(touched))
+            packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)  # what was put right is the next one's start
+        seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole, packs)
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
         new = [n for n in now if n not in was.loose and _oid(n)]
         unchecked = len(new) - max(budget, 0)
