@@ -135,6 +135,8 @@ RUNS_LATER: dict[str, str | Reason] = {
     ".windsurfrules": "Windsurf reads into every later session's instructions",
     ".qwen": "Qwen Code reads (its MCP servers and hooks run commands)",
     ".hg": "Mercurial runs as you (hooks in .hg/hgrc run commands at your next hg command)",
+    ".sl": "Sapling runs as you (hooks in .sl/config run commands at your next sl command)",
+    ".lvimrc": "Vim's localvimrc plugin runs at start in this folder and those under it",
     ".mise": "mise reads when you enter the directory (its hooks and env scripts run commands)",
     "mise-tasks": "mise runs each file in it as a task, as you, at `mise run`",
     ".mise-tasks": "mise runs each file in it as a task, as you, at `mise run`",
@@ -236,6 +238,7 @@ IN_FOLDER = {
                         "(applyTo)",
         "prompts": "GitHub Copilot offers its *.prompt.md as commands (their tools run as you)",
         "chatmodes": "GitHub Copilot's chat modes (their tool lists run as you)",
+        "agents": "GitHub Copilot's custom agents (*.agent.md: their tool lists and MCP servers run as you)",
     },
     ".yarn": {
         "releases": "holds the yarn release .yarnrc.yml names (yarnPath): yarn runs it at every yarn command",
@@ -243,6 +246,9 @@ IN_FOLDER = {
         "sdks": "holds the editor SDKs (VS Code runs .yarn/sdks/typescript/lib/tsserver.js once you "
                 "choose the workspace's TypeScript)",
     },
+    ".aiassistant": {"rules": "JetBrains AI Assistant reads its rules into every later session's "
+                              "instructions"},
+    ".tabnine": {"guidelines": "Tabnine reads its guidelines into every later session's instructions"},
     ".bundle": {"config": "bundler reads at every bundle command (BUNDLE_GEMFILE names the Ruby file bundle "
                           "exec evaluates)"},
 }
@@ -349,6 +355,8 @@ keys in ``package.json`` are :mod:`.codekeys`'."""
 HOOK_CONFIG_WHY = ("names the commands (lint-staged, nano-staged, husky, simple-git-hooks) or the modules "
                    "(commitlint's plugins) your next git commit runs as you")
 
+SAPLING_GIT_WHY = ("Sapling runs as you in this git checkout (hooks in .git/sl/config run at your next sl "
+                   "command)")
 JJ_WHY = "Jujutsu reads at every jj command (its repository config can run commands: fsmonitor, signing)"
 
 SITE_DIRS = frozenset({"site-packages", "dist-packages"})
@@ -440,6 +448,9 @@ def why_both(path: str | os.PathLike[str]) -> Reason | None:
         return PIP_CONF_WHY
     if name == "config.toml" and posix.endswith("/.jj/repo/config.toml"):
         return Reason(JJ_WHY)
+    if name == "config" and posix.endswith("/sl/config") and os.path.lexists(
+            os.path.join(os.path.dirname(folder), "HEAD")):
+        return Reason(SAPLING_GIT_WHY)
     if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
         return Reason("git runs as you (its folder holds a HEAD: git takes it for a git directory)")
     parent = os.path.basename(folder).casefold()

@@ -82,6 +82,7 @@ from .laternames import (
     NOTED_FOLDERS,
     NOTED_KEPT,
     RUNS_LATER,
+    SAPLING_GIT_WHY,
     SITE_DIRS,
     TOOL_VENV_DIRS,
     VENV_BINS,
@@ -414,6 +415,9 @@ class _Walls:
                 seen = self.watch(path)
                 if part.startswith("config") and seen.kind == "file":
                     self.configs.append(path)
+            sapling = g / "sl" / "config"  # Sapling's own config in a git checkout (tester finding X6)
+            self.sideways.setdefault(sapling, Reason(SAPLING_GIT_WHY))
+            self.watch(sapling)
             runs = git_runs([g], self.roots)  # the same set the file tools ask about
             for hooks in runs.hook_dirs:
                 if hooks not in self.hook_dirs:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ..sandboxing import require_sandbox
-from .later_ws import later_workspace, sh
+from .later_ws import git, later_workspace, sh
 
 pytestmark = pytest.mark.anyio
 
@@ -46,6 +46,9 @@ FAMILIES = {
         "sub/jupyter_notebook_config.py", ".jvmopts", ".sbtopts", "svelte.config.js",
         ".yarn/sdks/typescript/lib/tsserver.js", ".bundle/config"],
     "php-cs-fixer 2's legacy names (P14)": [".php_cs", ".php_cs.dist", "sub/.php_cs"],
+    "Sapling, localvimrc, and more agents' rules (X6)": [
+        ".sl/config", ".lvimrc", "sub/.lvimrc", ".aiassistant/rules/a.md", ".tabnine/guidelines/a.md",
+        ".github/agents/x.agent.md"],
     "names in another case (L10: one file on macOS and Windows)": [
         ".GIT/hooks/pre-commit", ".VSCode/tasks.json", "Agents.md", "claude.MD",
         ".Github/Copilot-Instructions.md", ".Husky/pre-commit", "Lefthook.YML", ".PyLintRC",
@@ -114,3 +117,15 @@ async def test_a_command_cannot_change_them(ws: Path) -> None:
     assert "done" in result.text
     for name in (".nvimrc", "lefthook.yaml", "proj.code-workspace", "GEMINI.md"):
         assert (ws / name).read_text() == "mine\n", name
+
+
+async def test_sapling_config_in_a_git_checkout_is_moved_out(ws: Path) -> None:
+    """X6: in a git checkout Sapling reads ``.git/sl/config``, whose [hooks] run at the
+    user's next ``sl commit``; ``.git/sl/`` is Sapling's to write, so the file is judged."""
+    require_sandbox()
+    git(ws, "init", "-q")
+    result = await sh(ws, "mkdir -p .git/sl && printf '[hooks]\\nprecommit = touch /tmp/PWN\\n' > "
+                          ".git/sl/config; echo done")
+    assert "done" in result.text
+    assert not (ws / ".git" / "sl" / "config").exists()
+    assert "Sapling" in result.text
