@@ -446,11 +446,9 @@ def why_both(path: str | os.PathLike[str]) -> Reason | None:
         return patterned
     if name == "pip.conf" and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         return PIP_CONF_WHY
-    if name == "config.toml" and posix.endswith("/.jj/repo/config.toml"):
-        return Reason(JJ_WHY)
-    if name == "config" and posix.endswith("/sl/config") and os.path.lexists(
-            os.path.join(os.path.dirname(folder), "HEAD")):
-        return Reason(SAPLING_GIT_WHY)
+    other_vcs = _other_vcs_config(name, posix, folder)
+    if other_vcs:
+        return Reason(other_vcs)
     if name in GIT_PARTS and folder and os.path.lexists(os.path.join(folder, "HEAD")):
         return Reason("git runs as you (its folder holds a HEAD: git takes it for a git directory)")
     parent = os.path.basename(folder).casefold()
@@ -465,6 +463,16 @@ def why_both(path: str | os.PathLike[str]) -> Reason | None:
     if library:  # LD_LIBRARY_PATH entry looks (W6)
         return Reason(library)
     return _FOLDED_IN_FOLDER.get(parent, {}).get(name)
+
+
+def _other_vcs_config(name: str, posix: str, folder: str) -> str:
+    """Why a Jujutsu or Sapling repository config that lives in a git checkout runs later, or ""."""
+    if name == "config.toml" and posix.endswith("/.jj/repo/config.toml"):
+        return JJ_WHY
+    if name == "config" and posix.endswith("/sl/config") and os.path.lexists(
+            os.path.join(os.path.dirname(folder), "HEAD")):
+        return SAPLING_GIT_WHY
+    return ""
 
 
 def _by_pattern(name: str) -> Reason | None:
