@@ -2,20 +2,18 @@
 ModelFallbackMiddleware, in AgentScope's ``current_model`` override shape).
 
 ``ModelFallback(fallback_a, fallback_b)`` (models, or names such as
-``"openai:gpt-4o-mini"``, resolved when first needed): when the current model call fails
-before producing any output, the same request is sent again with
-``next(request.override(model=fallback_a))``, then ``fallback_b``, and so on.
-Each switch is announced with a warning ``Notice`` so the user knows which model
-answered. If every model fails, the last error is raised (the reply ends with it).
+``"openai:gpt-4o-mini"``, resolved when first needed): when the current model call fails,
+the same request is sent again with ``next(request.override(model=fallback_a))``, then
+``fallback_b``, and so on. Each switch is announced with a warning ``Notice`` so the
+user knows which model answered. If every model fails, the last error is raised (the
+reply ends with it).
 
-Two deliberate limits:
-
-- Once a chunk has been streamed, a failure is re-raised, not retried: the user
-  has already seen part of the answer and a second model would duplicate or
-  contradict it.
-- Only the model's own failures trigger a fallback. An error raised by a
-  middleware inside this one (a call limit, say) keeps its meaning and passes
-  through; switching models would not help.
+A model that fails part way (a dropped stream) falls back too: the engine withdraws
+what the failed attempt streamed (``AttemptWithdrawn``: its text leaves the message
+and the screen, its tool calls never run), so the fallback's answer is not joined to
+half of another. Only the model's own failures trigger a fallback: an error raised by
+a middleware inside this one (a call limit, say) keeps its meaning and passes
+through; switching models would not help.
 """
 
 from __future__ import annotations
@@ -60,16 +58,14 @@ class ModelFallback(Middleware):
         candidates: list[ChatModel | str] = [request.model, *self.fallback_models]
         for i, model in enumerate(candidates):
             attempt = request if i == 0 else request.override(model=as_model(model))
-            streamed = False
             try:
                 async with aclosing(next(attempt)) as chunks:  # type: ignore[type-var]
                     async for chunk in chunks:
-                        streamed = True
                         yield chunk
                 return
             except Exception as exc:
                 last = i == len(candidates) - 1
-                if streamed or last or error_source(exc, "model") != "model":
+                if last or error_source(exc, "model") != "model":
                     raise
                 following = candidates[i + 1]
                 ctx.emit(

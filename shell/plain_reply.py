@@ -22,7 +22,7 @@ from rich.text import Text
 from shell.core import events as ev
 
 from .core.textsafety import StreamSanitizer, sanitize, sanitize_line
-from .frontend.reply import CallView, ReplyState, call_head, call_lines, end_notice
+from .frontend.reply import WITHDRAWN_NOTE, CallView, ReplyState, call_head, call_lines, end_notice
 from .headless import Interrupt
 from .plain_start import PROMPT
 
@@ -227,6 +227,7 @@ class PlainReply:
             ev.TextBlockDelta: self._text_delta,
             ev.TextBlockEnd: self._text_end,
             ev.ThinkingBlockStart: self._thinking_start,
+            ev.AttemptWithdrawn: self._attempt_withdrawn,
             ev.ThinkingBlockEnd: self._thinking_end,
             ev.ToolCallStart: self._tool_call_start,
             ev.ApprovalRequested: self._approval,
@@ -320,6 +321,21 @@ class PlainReply:
             self.stream = None
         self.printed.pop(event.block_id, None)  # printed whole
         self.text_block = self.held = None
+
+    def _attempt_withdrawn(self, event: ev.AttemptWithdrawn, call: CallView | None) -> None:
+        """A middleware retried a model call that failed part way: printed text cannot be
+        taken back, so say it is not part of the answer (a thought not printed yet is dropped)."""
+        if self.thinking is not None and self.thinking[0] in event.block_ids:
+            self.thinking = None
+        printed = [b for b in event.block_ids if b in self.printed]
+        if self.text_block in event.block_ids:
+            if self.stream is not None:
+                self.stream.finish()
+            self.stream = self.held = self.text_block = None
+        for block_id in printed:
+            self.printed.pop(block_id, None)
+        if printed:
+            self.console.print(Text(WITHDRAWN_NOTE, style="dim yellow"))
 
     def _thinking_start(self, event: ev.ThinkingBlockStart, call: CallView | None) -> None:
         self.console.print("[dim italic]thinking…[/dim italic]")

@@ -44,6 +44,7 @@ from shell.core.messages import ToolResult
 from shell.core.remoteimages import ImageDefuser
 from shell.core.textsafety import StreamSanitizer, plain_id, sanitize
 from shell.core.tools import Tool, ToolKind
+from shell.frontend.reply import WITHDRAWN_NOTE
 
 from . import toolview
 from .permissions import tool_kind
@@ -123,9 +124,21 @@ class ReplyUpdates:
             await self._finish_call(event.call_id, event.result, event.blocked)
         elif isinstance(event, ev.CustomEvent) and event.name == "todos" and isinstance(event.data, list):
             await self.send(plan_update(event.data))
+        elif isinstance(event, ev.AttemptWithdrawn):
+            await self._withdraw_text(event.block_ids)
         elif isinstance(event, ev.ModelCallEnd):
             self.model_calls += 1
             self.last_usage = event.usage
+
+    async def _withdraw_text(self, block_ids: tuple[str, ...]) -> None:
+        """A middleware retried a model call that failed part way: a chunk sent to the
+        client cannot be taken back, so the withdrawn text is followed by a note."""
+        sent = [b for b in block_ids if b in self._text]
+        for block_id in sent:
+            self._text.pop(block_id, None)
+            self._images.pop(block_id, None)
+        if sent:
+            await self._send_text(f"\n\n{WITHDRAWN_NOTE}\n\n", thought=False)
 
     async def _chunk(self, block_id: str, delta: str, *, thought: bool) -> None:
         text = self._text.setdefault(block_id, StreamSanitizer()).feed(delta)

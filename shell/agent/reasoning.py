@@ -21,6 +21,7 @@ import anyio.lowlevel
 from middleware.types import ReasoningRequest, ReplyCancelled, StopReply, TurnAction
 from shell.core.assembly import ChunkAssembler, MessageBuilder, NotAChunk, call_ids, message_chunks
 from shell.core.events import (
+    AttemptWithdrawn,
     Event,
     ModelCallEnd,
     ModelCallStart,
@@ -72,6 +73,8 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
             if reply.cancelled and not isinstance(event, _CLOSING):
                 raise ReplyCancelled()  # what streams after a cancel is neither shown nor kept
             builder.see(event)
+            if type(event) is AttemptWithdrawn and held:
+                held = _not_withdrawn(held, event)
             for queued in reply.drain():
                 yield queued
             if isinstance(event, _CLOSING):
@@ -93,15 +96,7 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
         reply.stop = "stopped"
         return
     message = _commit(reply, builder.message())
-    action = TurnAction(decision="natural")
-    try:
-        if amend:
-            action = await stack.after_model_response(run, message)
-    except StopReply:  # a policy refused the response (PII "block"): it does not stay
-        if run.history and run.history[-1] is message:
-            run.history.pop()
-        reply.last_message, reply.pending = None, None
-        raise
+    action = await _decided(reply, message) if amend else TurnAction(decision="natural")
     if action.response is not None and action.response is not message:
         held = restated(reply, held, message, action.response)
         run.history[-1] = reply.last_message = action.response
@@ -111,6 +106,18 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
     reply.turn = action
     for event in [*reply.drain(), *held]:
         yield event
+
+
+async def _decided(reply: Reply, message: AssistantMessage) -> TurnAction:
+    """What ``after_model_response`` decides for ``message`` (in the history now)."""
+    run = reply.run
+    try:
+        return await reply.agent.middleware.after_model_response(run, message)
+    except StopReply:  # a policy refused the response (PII "block"): it does not stay
+        if run.history and run.history[-1] is message:
+            run.history.pop()
+        reply.last_message, reply.pending = None, None
+        raise
 
 
 async def reasoning_core(reply: Reply, request: ReasoningRequest) -> AsyncIterator[Event]:
@@ -129,7 +136,8 @@ async def reasoning_core(reply: Reply, request: ReasoningRequest) -> AsyncIterat
         agent.model, prompt, tuple(messages), tuple(run.tools), request.tool_choice, request.options
     )
     assembler = ChunkAssembler(run.reply_id, run.block_ids, call_ids(run.history))
-    onion = stack.stream("on_model_call", run, model_request, partial(call_model, reply), "model")
+    attempts = Attempts(reply, assembler)
+    onion = stack.stream("on_model_call", run, model_request, partial(call_model, reply, attempts), "model")
     try:
         async for chunk in onion.items:
             events = assembler.feed(chunk)
@@ -152,14 +160,62 @@ async def reasoning_core(reply: Reply, request: ReasoningRequest) -> AsyncIterat
         yield event
 
 
-def call_model(reply: Reply, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+RETRIED = ToolResult(
+    "The call was withdrawn: the model's answer failed part way and a middleware asked "
+    "again; it did not run.",
+    True,
+)
+
+
+class Attempts:
+    """The attempts of one model call: an ``on_model_call`` layer that calls ``next``
+    again after the model's stream failed (it raised, or a layer stopped reading it
+    part way, e.g. because a layer between raised) is retrying, and what the failed
+    attempt streamed is withdrawn (:class:`~shell.core.events.AttemptWithdrawn`):
+    its text does not join the retry's and its tool calls never run (a provider
+    re-sends the same call after a dropped stream: it ran twice). A call of ``next``
+    after a stream that ended well is not a retry: its chunks follow the first's (a
+    layer that continues a reply cut at ``max_tokens``)."""
+
+    __slots__ = ("assembler", "failures", "reply", "stream")
+
+    def __init__(self, reply: Reply, assembler: ChunkAssembler) -> None:
+        self.reply = reply
+        self.assembler = assembler
+        self.stream: AsyncIterator[ModelChunk] | None = None
+        self.failures = 0
+
+    def begin(self, stream: AsyncIterator[ModelChunk]) -> None:
+        """A model stream is entered: when the previous one failed, withdraw its output."""
+        previous, reply = self.stream, self.reply
+        if previous is not None and (
+            reply.model_failures > self.failures or getattr(previous, "ag_frame", None) is not None
+        ):
+            withdrawn = self.assembler.withdraw()
+            if withdrawn is not None:
+                reply.emit(withdrawn)
+                rid = withdrawn.reply_id
+                for call_id in withdrawn.call_ids:  # its card ends as every front end shows one
+                    reply.emit(ToolExecutionEnd(call_id, RETRIED, 0.0, blocked=True, reply_id=rid))
+        self.stream, self.failures = stream, reply.model_failures
+
+
+def call_model(reply: Reply, attempts: Attempts, request: ModelRequest) -> AsyncIterator[ModelChunk]:
     """The innermost ``on_model_call``: the model that answers is the one named."""
     model = as_model(request.model)
     reply.agent.last_request = request
-    reply.emit(ModelCallStart(model_label(model)))
-    return reply.model_stream(
+    stream = reply.model_stream(
         model.stream(request if model is request.model else request.override(model=model))
     )
+    attempts.begin(stream)
+    reply.emit(ModelCallStart(model_label(model)))
+    return stream
+
+
+def _not_withdrawn(held: list[Event], withdrawn: AttemptWithdrawn) -> list[Event]:
+    """The held closing events but those of the blocks a failed attempt streamed."""
+    gone = {*withdrawn.block_ids, *withdrawn.call_ids}
+    return [e for e in held if getattr(e, "block_id", getattr(e, "call_id", None)) not in gone]
 
 
 def _keep_partial(reply: Reply, builder: MessageBuilder, exc: BaseException) -> None:

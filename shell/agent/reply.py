@@ -112,6 +112,9 @@ class Reply:
         self.hard = False
         """The grace period ran out: stop pulling the layers."""
         self.reading: set[anyio.CancelScope] = set()
+        self.model_failures = 0
+        """How many model streams of this reply raised or were left part way: a model
+        call entered again after one was is a retry (:class:`.reasoning.Attempts`)."""
         self._arrived: anyio.Event | None = None
         self._idle: anyio.Event | None = None
         self._wanting = False
@@ -338,6 +341,7 @@ class Reply:
         finished = anyio.Event()
         arrived: list[anyio.Event | None] = [None]
         scope = anyio.CancelScope()
+        whole = False
 
         async def read() -> None:
             try:
@@ -378,7 +382,10 @@ class Reply:
                 # outside (a fallback, a retry) recovers from it
                 await tell(self, failed[0], "model")
                 raise failed[0]
+            whole = True
         finally:
+            if not whole:  # it raised, or a layer stopped reading it part way
+                self.model_failures += 1
             if not finished.is_set():  # (a finished reader's scope is closed: anyio 4.16's cancel()
                 scope.cancel()  # formats the task's repr, ~17 us, twice a round for nothing)
             self.reading.discard(scope)

@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 from .events import (
+    AttemptWithdrawn,
     Event,
     ModelCallEnd,
     TextBlockDelta,
@@ -61,6 +62,8 @@ class ChunkAssembler:
         self._signature: str | None = None
         self._calls: dict[int, _Call] = {}
         self._order: list[_Call] = []
+        self._block_ids: list[str] = []
+        """The text and thinking blocks opened so far (what :meth:`withdraw` takes back)."""
         self.usage = Usage()
         self.stop_reason = "end_turn"
 
@@ -92,6 +95,7 @@ class ChunkAssembler:
         if self._open is None or self._open[0] != kind:
             yield from self._close()
             self._open = (kind, self._new_id())
+            self._block_ids.append(self._open[1])
             start = TextBlockStart if kind == "text" else ThinkingBlockStart
             yield start(self._open[1], reply_id=self.reply_id)
 
@@ -174,6 +178,20 @@ class ChunkAssembler:
     def abort(self) -> Iterator[Event]:
         """After a failure: close the open text block so the text so far is kept."""
         yield from self._close()
+
+    def withdraw(self) -> AttemptWithdrawn | None:
+        """Forget what was fed so far (a failed attempt: a layer is retrying) and say
+        which blocks and calls that was; None when nothing was. Ids stay taken, so
+        the retry's blocks and calls never share one with a withdrawn block a front
+        end was told about; the usage stays (those tokens were spent)."""
+        blocks = tuple(self._block_ids)
+        calls = tuple(call.id for call in self._order if call.started)
+        self._open, self._parts, self._signature = None, [], None
+        self._calls, self._order, self._block_ids = {}, [], []
+        self.stop_reason = "end_turn"
+        if not blocks and not calls:
+            return None
+        return AttemptWithdrawn(blocks, calls, reply_id=self.reply_id)
 
 
 MAX_ARGS_DEPTH = 64
@@ -266,6 +284,12 @@ class MessageBuilder:
         elif isinstance(event, ModelCallEnd):
             self.usage = self.usage + event.usage
             self.stop_reason = event.stop_reason
+        elif isinstance(event, AttemptWithdrawn):
+            for key in (*event.block_ids, *event.call_ids):
+                self._blocks.pop(key, None)
+                self._parts.pop(key, None)
+                self._thinking.discard(key)
+                self.arg_errors.pop(key, None)
 
     def message(
         self, *, partial_reason: str | None = None, shown: Mapping[str, int] | None = None

@@ -48,6 +48,19 @@ class ModelCallEnd(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class AttemptWithdrawn(_Event):
+    """A failed attempt of this model call was withdrawn: an ``on_model_call`` layer
+    called ``next`` again after the model's stream raised (or was left unfinished),
+    so what the failed attempt streamed is not part of the message. Its blocks and
+    calls (by id) are dropped from the message being assembled, none of its calls
+    runs, and a front end takes them off the screen (or says they were withdrawn,
+    where text already printed cannot be taken back)."""
+
+    block_ids: tuple[str, ...] = ()
+    call_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class TextBlockStart(_Event):
     block_id: str
 
@@ -223,6 +236,7 @@ Event: TypeAlias = (
     | ReplyEnd
     | ModelCallStart
     | ModelCallEnd
+    | AttemptWithdrawn
     | TextBlockStart
     | TextBlockDelta
     | TextBlockEnd

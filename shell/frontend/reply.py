@@ -447,6 +447,11 @@ def _named(paths: Any) -> str:
     return ", ".join(str(p) for p in paths[:4]) + more
 
 
+WITHDRAWN_NOTE = "(the model's answer failed part way and was asked again: the text above is not part of it)"
+"""What a front end that cannot take printed text back (``--plain``, ACP) says after it
+when a middleware retried a model call (:class:`~shell.core.events.AttemptWithdrawn`)."""
+
+
 def end_notice(stop_reason: str) -> str:
     """What a front end says under a reply that did not simply answer ("" when it did)."""
     return {"cancelled": "Reply cancelled.", "max_rounds": "Stopped: too many rounds."}.get(stop_reason, "")

@@ -102,6 +102,7 @@ class ReplyRenderer:
         """Set once the end Esc drew is on screen (or drawing it failed)."""
         self._table: dict[type, Handler] = {
             ev.ModelCallEnd: self._model_call_end,
+            ev.AttemptWithdrawn: self._attempt_withdrawn,
             ev.TextBlockStart: self._text_start,
             ev.TextBlockDelta: self._text_delta,
             ev.TextBlockEnd: self._text_end,
@@ -188,6 +189,16 @@ class ReplyRenderer:
 
     async def _model_call_end(self, event: ev.ModelCallEnd) -> None:
         self._post(msg.UsageReported())
+
+    async def _attempt_withdrawn(self, event: ev.AttemptWithdrawn) -> None:
+        """A middleware retried a model call that failed part way: the text the failed
+        attempt streamed is not in the message, so it leaves the screen (its calls end
+        with the ``ToolExecutionEnd`` that follows)."""
+        for block_id in event.block_ids:
+            entry = self.blocks.pop(block_id, None) or self._ending.pop(block_id, None)
+            if entry is not None:
+                entry.live = False
+                await self.conversation.drop(entry)
 
     # -- text and thinking ------------------------------------------------------------
     async def _add(self, entry: Entry) -> None:

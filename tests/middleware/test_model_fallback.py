@@ -1,5 +1,5 @@
-"""ModelFallback: chain order, overridden requests, notices, last error, no retry
-after output, middleware errors pass through."""
+"""ModelFallback: chain order, overridden requests, notices, last error, a fallback
+after output withdraws the failed output, middleware errors pass through."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from middleware.model_call_limit import ModelCallLimit
 from middleware.model_fallback import ModelFallback
 from shell.agent import ModelError
 from shell.agent.loop import Agent
-from shell.core.events import ErrorEvent, Event, Notice, ReplyEnd, TextBlockDelta
+from shell.core.events import AttemptWithdrawn, ErrorEvent, Event, Notice, ReplyEnd
 from shell.core.model import ModelChunk, ModelRequest, TextDelta
 from shell.providers.scripted import ScriptedModel
 
@@ -93,15 +93,19 @@ class BreaksMidStream:
         raise ModelError("connection reset")
 
 
-async def test_no_fallback_once_output_was_streamed() -> None:
+async def test_a_model_that_fails_part_way_falls_back_and_its_text_is_withdrawn() -> None:
     primary = BreaksMidStream()
     fallback = ScriptedModel(["whole answer"])
     agent = Agent(primary, middleware=[ModelFallback(fallback)])
     events = await run(agent)
-    assert fallback.requests == []
-    assert [e.delta for e in events if isinstance(e, TextBlockDelta)] == ["partial "]
-    errors = [e for e in events if isinstance(e, ErrorEvent)]
-    assert errors and errors[0].error == "connection reset"
+    assert len(fallback.requests) == 1
+    withdrawn = [e for e in events if isinstance(e, AttemptWithdrawn)]
+    assert len(withdrawn) == 1 and len(withdrawn[0].block_ids) == 1
+    end = end_of(events)
+    assert end.stop_reason == "end_turn" and end.message is not None
+    assert end.message.text == "whole answer"  # not "partial whole answer"
+    assert agent.messages[-1] == end.message
+    assert not [e for e in events if isinstance(e, ErrorEvent)]
 
 
 async def test_a_middleware_error_inside_is_not_a_model_failure() -> None:
