@@ -70,6 +70,16 @@ def _live(slot: Slot, hook: str) -> bool:
     return slot.enabled and (not slot.dynamic or slot.middleware.is_active(hook))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class BatchVerdict:
+    """What ``before_tool_batch`` decided for one call, and which middleware's edit
+    its ``args`` are: the edit is credited to it (``ToolExecutionStart.edited_by``,
+    the note the model reads), not to the hook."""
+
+    outcome: BeforeToolCallResult
+    edited_by: str = ""
+
+
 class MiddlewareStack(StackSlots):
     """The ordered middleware of an agent; the first is the outermost."""
 
@@ -193,11 +203,12 @@ class MiddlewareStack(StackSlots):
 
     async def before_tool_batch(
         self, run: ReplyRun, calls: Sequence[ToolCallBlock]
-    ) -> dict[str, BeforeToolCallResult]:
+    ) -> dict[str, BatchVerdict]:
         """Every call of a turn before any runs (list order). Each middleware may
         answer per call (a dict by call id, or a list in call order); per call the
-        first ``block`` or ``result`` wins and edited ``args`` carry forward."""
-        decided: dict[str, BeforeToolCallResult] = {}
+        first ``block`` or ``result`` wins and edited ``args`` carry forward, credited
+        to the middleware that gave them."""
+        decided: dict[str, BatchVerdict] = {}
         ids = [c.id for c in calls]
         for entry in self._hooks["before_tool_batch"]:
             slot = entry.slot
@@ -215,16 +226,19 @@ class MiddlewareStack(StackSlots):
             for call_id, outcome in pairs:
                 if outcome is None:
                     continue
-                before = decided.get(call_id)
-                if before is not None and (before.block or before.result is not None):
-                    continue
-                if before is not None and before.args is not None and outcome.args is None:
-                    outcome = dataclasses.replace(outcome, args=before.args)
-                decided[call_id] = outcome
+                verdict = decided.get(call_id)
+                by = slot.name if outcome.args is not None else ""
+                if verdict is not None:
+                    before = verdict.outcome
+                    if before.block or before.result is not None:
+                        continue
+                    if before.args is not None and outcome.args is None:
+                        outcome, by = dataclasses.replace(outcome, args=before.args), verdict.edited_by
+                decided[call_id] = BatchVerdict(outcome, by)
         return decided
 
     async def before_tool_call(
-        self, call: CallState, early: BeforeToolCallResult | None = None
+        self, call: CallState, early: BatchVerdict | None = None
     ) -> BeforeToolCallResult | None:
         """Gates in list order. Edited args carry forward (re-validated); the first
         block or result short-circuits. ``early`` is what ``before_tool_batch`` said.
@@ -233,12 +247,12 @@ class MiddlewareStack(StackSlots):
         approval) passed the call are judged by the gates again (:meth:`recheck`):
         whatever finally runs has met the deny rules and, where the user was asked,
         is what they approved, whatever the list order (finding R7)."""
-        outcome = early
-        if outcome is not None:
+        outcome = early.outcome if early is not None else None
+        if early is not None and outcome is not None:
             if outcome.block or outcome.result is not None:
                 return outcome
             if outcome.args is not None:
-                failed = self._edit(call, outcome.args, "before_tool_batch")
+                failed = self._edit(call, outcome.args, early.edited_by or "before_tool_batch")
                 if failed is not None:
                     return failed
         passed: dict[str, Any] | None = None  # the args the last gate let through

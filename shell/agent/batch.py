@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable, Sequence
 import anyio
 import anyio.lowlevel
 
-from middleware.types import BeforeToolCallResult, CallOutcome
+from middleware.stack import BatchVerdict
+from middleware.types import CallOutcome
 from shell.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, tool_result_message
 
 from .reply import Reply
@@ -33,7 +34,7 @@ turn, so 1,000 calls started at once were one ~40 ms turn (a frame and the keys
 waited behind it)."""
 
 RunCall = Callable[
-    [Reply, AssistantMessage, ToolCallBlock, BeforeToolCallResult | None], Awaitable[CallOutcome]
+    [Reply, AssistantMessage, ToolCallBlock, BatchVerdict | None], Awaitable[CallOutcome]
 ]
 
 
@@ -110,7 +111,7 @@ class ToolBatch:
         return tool is None or tool.read_only  # an unknown tool only gets an error result
 
     async def _one(
-        self, call: ToolCallBlock, early: BeforeToolCallResult | None, group: anyio.abc.TaskGroup | None
+        self, call: ToolCallBlock, early: BatchVerdict | None, group: anyio.abc.TaskGroup | None
     ) -> None:
         try:
             outcome = await self.run_call(self.reply, self.assistant, call, early)

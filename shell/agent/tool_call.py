@@ -19,8 +19,8 @@ from typing import Any
 import anyio
 
 from middleware.context import CallState
-from middleware.stack import error_source
-from middleware.types import BLOCKED_REASON, BeforeToolCallResult, CallOutcome, ToolRequest
+from middleware.stack import BatchVerdict, error_source
+from middleware.types import BLOCKED_REASON, CallOutcome, ToolRequest
 from shell.core.events import (
     ToolArgsChanged,
     ToolExecutionEnd,
@@ -43,7 +43,7 @@ async def run_call(
     reply: Reply,
     assistant: AssistantMessage,
     call: ToolCallBlock,
-    early: BeforeToolCallResult | None,
+    early: BatchVerdict | None,
 ) -> CallOutcome:
     """Validate, gate (``before_tool_call``), execute (``on_acting``), then
     ``after_tool_call``. Tool failures become error results; never exceptions."""

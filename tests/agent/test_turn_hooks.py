@@ -162,6 +162,26 @@ async def test_before_tool_batch_sees_every_call_before_any_runs_and_may_block_s
 
 
 @pytest.mark.anyio
+async def test_a_before_tool_batch_edit_is_credited_to_the_middleware_that_made_it() -> None:
+    class Rename(Middleware):
+        async def before_tool_batch(self, ctx: HookContext, calls: tuple[ToolCallBlock, ...]) -> Any:
+            return [BeforeToolCallResult(args={"key": "renamed"}), None]
+
+    class Quiet(Middleware):  # answers both calls without args: the edit stays Rename's
+        async def before_tool_batch(self, ctx: HookContext, calls: tuple[ToolCallBlock, ...]) -> Any:
+            return [BeforeToolCallResult(), BeforeToolCallResult(args={"key": "quiet"})]
+
+    turn = calls(("lookup", {"key": "a"}), ("lookup", {"key": "b"}))
+    agent = Agent(ScriptedModel([turn, "ok"]), tools=[lookup], middleware=[Rename(), Quiet()])
+    events = await collect(agent)
+    edited = {e.call_id: e.edited_by for e in of(events, ToolExecutionStart)}
+    assert edited == {"call_0_lookup": "Rename", "call_1_lookup": "Quiet"}
+    read = results(agent)
+    assert read["call_0_lookup"].text.startswith("[Middleware Rename changed the arguments")
+    assert read["call_1_lookup"].text.startswith("[Middleware Quiet changed the arguments")
+
+
+@pytest.mark.anyio
 async def test_after_turn_gets_the_turns_results_with_their_exceptions() -> None:
     turns: list[tuple[int, list[tuple[str, bool, bool]]]] = []
 
