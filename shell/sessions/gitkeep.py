@@ -167,9 +167,15 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
         packs_now = {e for e in _names(gitdir / "objects" / "pack") if e.endswith(".pack")}
         packs_kept = {e for e in _names(kept.store / "pack") if e.endswith(".pack")}
         if gone and packs_now <= packs_kept:  # removed, not repacked into a new pack
-            objects = len(gone)
+            spoilt = _spoilt(kept.store, gone)
+            objects = len(gone) - len(spoilt)
+            if spoilt:
+                notes.append(f"[this command changed {len(spoilt)} git object file(s) in place "
+                             f"({', '.join(spoilt[:3])}{' …' if len(spoilt) > 3 else ''}): the copy kept "
+                             "before it ran is the same file, changed too, so /rewind cannot put them back. "
+                             "Only a remote that has them can (git fetch); tell the user]")
         kept.count(gitdir, cp.max_total - cp.stored_bytes + kept.own_bytes, stamps)  # what it deleted costs
-        notes, kept.notes = [f"[{note}]" for note in kept.notes], []
+        notes, kept.notes = [*notes, *(f"[{note}]" for note in kept.notes)], []
     if not (refs or entries or objects):
         return "\n".join(notes)
     said = []
@@ -182,6 +188,20 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
         said.append(f"{objects} object file(s)")
     return "\n".join([f"[this command removed git history: {', '.join(said)}. They were kept before it ran: "
                       "/rewind to before this message puts them back]", *notes])
+
+
+MAX_VERIFIED = 2_000
+"""Removed loose objects whose kept copy is hashed after one command (the rest are
+checked at ``/rewind``, which says what it cannot put back)."""
+
+
+def _spoilt(store: Path, gone: list[str]) -> list[str]:
+    """Of the removed objects ``gone``, those whose kept copy no longer hashes to its
+    name (finding X1: a command truncated the objects in place, then the result said
+    they were kept, and /rewind linked the empty files back)."""
+    from .gitverified import still_whole
+
+    return [rel for rel in gone[:MAX_VERIFIED] if not still_whole(store, rel)]
 
 
 def blobs_of(record: dict[str, object]) -> list[str]:

@@ -65,6 +65,22 @@ def put_back_loose(kept: Path, target: Path) -> str:
     return ""
 
 
+def still_whole(kept: Path, rel: str) -> bool:
+    """Whether the kept loose object ``rel`` (``xx/yyy…``) still hashes to its name: a
+    command that rewrote the repository's file in place rewrote this one too (the same
+    file), and then it is no kept copy. A pack (``pack/…``) is taken as whole here: it
+    is checked at ``/rewind`` (hashing a 100 MB pack after each command would cost
+    what the links save)."""
+    folder, _, rest = rel.partition("/")
+    kind = algorithm(folder + rest)
+    if folder == "pack" or kind is None:
+        return True
+    try:
+        return _inflates_to(_read(kept / rel), folder + rest, kind)
+    except OSError:
+        return False
+
+
 def _inflates_to(data: bytes, name: str, kind: str) -> bool:
     digest = hashlib.new(kind)
     inflate = zlib.decompressobj()

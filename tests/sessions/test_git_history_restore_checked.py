@@ -181,3 +181,15 @@ def test_a_packed_refs_too_big_to_read_now_puts_no_ref_back_and_says_why(tmp_pat
     said = gitkeep.restore(cp, state, apply=True)
     assert not (ws / ".git" / "refs" / "tags" / "v1").exists()
     assert any("packed-refs could not be read" in s for s in said), said
+
+
+@pytest.mark.anyio
+async def test_objects_emptied_in_place_are_not_said_to_be_kept(tmp_path: Path, store: SessionStore) -> None:
+    """Finding X1: the keep links to the repository's own files, so a command that
+    empties them in place empties the kept copies too. The result said "They were kept
+    before it ran: /rewind … puts them back"; it now says they cannot come back."""
+    ws = _repo(tmp_path)
+    _, text = await _run(ws, 'for f in .git/objects/??/*; do chmod u+w "$f"; : > "$f"; done; echo done')
+    assert "done" in text
+    assert "They were kept before it ran" not in text, text
+    assert "changed" in text and "/rewind cannot put them back" in text and "git fetch" in text, text
