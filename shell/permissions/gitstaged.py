@@ -6,7 +6,10 @@ For a file git tracks, that emptiness is a lie that git inside the sandbox belie
 it emptied, wiping the user's file from the next commit. What git's index holds is no
 secret from a sandboxed command (``.git`` is readable in there: ``git show :.envrc``
 prints it), so the sandbox shows that copy instead: git sees the file as staged, and
-local edits that are not staged (a key pasted in) stay hidden.
+local edits that are not staged (a key pasted in) stay hidden. Only a copy whose text
+holds no values worth hiding is shown (:meth:`StagedCopies.shown`, finding X11): one that
+does gave its token to any command that opened the file, so that file reads empty and
+git is told to leave it as staged (:mod:`.gitmarks`) instead.
 
 git runs here on the host, in a repository that may be hostile, so it runs hardened
 (:mod:`.githardened`: no hooks, fsmonitor, transport, prompt or credential, no
@@ -31,6 +34,8 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from shell.core.secretfilevalues import secret_file_values
+
 from . import githardened
 from .gitconfigfile import entries
 
@@ -47,6 +52,16 @@ Blob = tuple[str, bool]
 """A staged object id and whether it is staged executable (its copy's mode follows)."""
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _text(path: str) -> str:
+    """A staged copy's text (at most :data:`MAX_BLOB` bytes: no bigger one is made); ""
+    when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_BLOB).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def repository_of(path: Path, known: dict[str, bool] | None = None) -> Path | None:
@@ -77,6 +92,8 @@ class StagedCopies:
         self._lock = threading.Lock()
         self._dir: str | None = None
         self._known: dict[tuple[Path, int, int, frozenset[Path]], dict[Path, str]] = {}
+        self._holds: dict[str, bool] = {}
+        """Whether a copy holds values worth hiding (:meth:`shown`), by its file."""
 
     def copies(self, paths: Iterable[Path]) -> dict[Path, str]:
         """For each of ``paths`` that git tracks (staged as a plain file): the file to
@@ -91,6 +108,24 @@ class StagedCopies:
         out: dict[Path, str] = {}
         for repo, wanted in by_repo.items():
             out.update(self._for_repo(repo, wanted))
+        return out
+
+    def shown(self, paths: Iterable[Path]) -> dict[Path, str]:
+        """The copies of :meth:`copies` a command may read in place of the secret files
+        ``paths``: only those whose staged text holds no value worth hiding (finding X11:
+        a tracked ``.env`` bound as its staged copy gave its token to any command that
+        opened it, in any spelling it liked). The others read empty, and git is told to
+        leave them as staged (:mod:`.gitmarks`), so it still sees them unchanged."""
+        out: dict[Path, str] = {}
+        for path, copy in self.copies(paths).items():
+            with self._lock:
+                holds = self._holds.get(copy)
+            if holds is None:  # a copy is named by its blob: what it holds never changes
+                holds = bool(secret_file_values(_text(copy)))
+                with self._lock:
+                    self._holds[copy] = holds
+            if not holds:
+                out[path] = copy
         return out
 
     def _for_repo(self, repo: Path, wanted: list[Path]) -> dict[Path, str]:

@@ -277,11 +277,12 @@ class Sandbox:
     def mark_hidden(self, hidden: Sequence[Path], files: Sequence[Path]) -> str:
         """Before a command: what git tracks under ``hidden`` that a deny rule on reading or
         ``[sandbox] hide`` names, and the secret ``files`` bound over empty, marked skip-worktree
-        (:mod:`.gitmarks`); why not ("" when done). Not a secret file shown as its staged copy:
-        git sees it unchanged, and marked, ``git add .envrc`` would fail."""
+        (:mod:`.gitmarks`); why not ("" when done). Not a secret file shown as its staged copy
+        (one whose staged text holds no values: :meth:`.StagedCopies.shown`): git sees it
+        unchanged, and marked, ``git add .envrc`` would fail."""
         self.unmark()  # a second try of the same command marks anew
         named = set(self.named_hidden())
-        copies = self.staged.copies(files)
+        copies = self.staged.shown(files)
         wanted = [p for p in hidden if p in named and _under(p, self.binds())]
         wanted += [f for f in files if f not in copies]
         self._marks, problem = gitmarks.mark(wanted, self.may_write_hidden, sorted(named), copies)
@@ -477,7 +478,7 @@ class Sandbox:
         for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only
             args += ["--ro-bind-try", str(path), str(path)]
         hide = self.hideable(found, hidden, shown)
-        staged = self.staged.copies(hide)
+        staged = self.staged.shown(hide)  # one holding values reads empty (X11)
         for path in hide:  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
         files = [p for p in hidden if p.is_file() and _under(p, self.binds())]

@@ -532,7 +532,8 @@ def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:
         them, they = ("them", "they") if many else ("it", "it")
         parts.append(
             f"[{len(hidden)} file{'s' if many else ''} that usually hold{'' if many else 's'} secrets "
-            f"read as empty in this command (or as git has {them} staged, where git tracks {them}): "
+            f"read as empty in this command (a tracked one holding no values: as git has it staged; git sees "
+            f"a tracked one unchanged, and a checkout that would change one stops: the user can run it): "
             f"{shown}. Git may still keep what {they} held (a stash, an old commit): the values found "
             f"in {them} are redacted from this output instead. A command that names one asks the user first.]"
         )
