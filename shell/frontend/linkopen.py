@@ -8,18 +8,23 @@ custom scheme starts whatever app registered it. So only a plain web address
 (http/https, its host in ASCII, nothing hidden in it) opens at once, with a
 notice before it that names the real target; anything else is shown in full and
 asked about. Non-ASCII hosts ask too: ``\u0430pple.com`` (a Cyrillic a) reads
-as Apple's and is not, so the host is shown as DNS sees it (``xn--…``).
+as Apple's and is not, so the host is shown as DNS sees it (``xn--…``). A host is
+judged as it reads, not as it is spelled: markdown-it hands over every Markdown
+link's host already in punycode (``xn--pple-43d.com``), so a label that decodes to
+non-ASCII counts as non-ASCII (finding X4: no look-alike was ever asked about).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from markdown_it.token import Token
-
 from shell.core.textsafety import hidden_characters, sanitize_line
+
+if TYPE_CHECKING:  # the line mode's first prompt does not pay for markdown-it
+    from markdown_it.token import Token
 
 WEB_SCHEMES = frozenset({"http", "https"})
 """Schemes a click opens with no question (the browser is the one place they go)."""
@@ -54,8 +59,11 @@ def link_target(href: str) -> LinkTarget:
         reasons.append(f"{what}, not a web address's: it may start another app or reach files.")
     if shown != href[:SHOWN_WIDTH] or hidden_characters(href):
         reasons.append("It holds control or invisible characters (drawn as ␍, \\u… above).")
-    if host and not host.isascii():
-        reasons.append(f"Its host is not plain ASCII (it may imitate another): DNS sees {_dns_name(host)}.")
+    if (dns := lookalike_host(href)) is not None:
+        reasons.append(
+            f"Its host reads as {sanitize_line(_readable_host(host))}, which is not plain ASCII "
+            f"(it may imitate another): DNS sees {dns}."
+        )
     return LinkTarget(href=href, shown=shown, asks=bool(reasons), reasons=tuple(reasons))
 
 
@@ -70,6 +78,37 @@ def unlink_asking(tokens: Iterable[Token]) -> None:
             token.attrs["href"] = ""
         if token.children:
             unlink_asking(token.children)
+
+
+def lookalike_host(href: str) -> str | None:
+    """The host of ``href`` as DNS sees it (``xn--…``, sanitised) when it reads as
+    non-ASCII, spelled so (``\u0430pple.com``) or in punycode (``xn--pple-43d.com``);
+    None for a plain ASCII host or none. A punycode label that decodes to nothing
+    valid reads as nothing anyone can check: it counts too."""
+    _, host = _scheme_and_host(href)
+    if not host:
+        return None
+    if not host.isascii():
+        return _dns_name(host)
+    if any(_decoded_label(label) != label for label in host.split(".")):
+        return sanitize_line(host)
+    return None
+
+
+def _decoded_label(label: str) -> str:
+    """An ASCII host label as it reads: a punycode one (``xn--…``) decoded; one that
+    does not decode comes back marked (never equal to ``label``)."""
+    if not label.lower().startswith("xn--"):
+        return label
+    try:
+        return label[4:].encode("ascii").decode("punycode")
+    except (UnicodeError, ValueError):
+        return f"{label} (no valid name)"
+
+
+def _readable_host(host: str) -> str:
+    """``host`` as a reader sees it: its punycode labels decoded."""
+    return ".".join(_decoded_label(label) for label in host.split("."))
 
 
 def _scheme_and_host(href: str) -> tuple[str, str]:
@@ -89,4 +128,4 @@ def _dns_name(host: str) -> str:
         return "no valid name (it cannot be looked up as written)"
 
 
-__all__ = ["SHOWN_WIDTH", "WEB_SCHEMES", "LinkTarget", "link_target", "unlink_asking"]
+__all__ = ["SHOWN_WIDTH", "WEB_SCHEMES", "LinkTarget", "link_target", "lookalike_host", "unlink_asking"]

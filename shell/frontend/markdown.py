@@ -13,7 +13,9 @@ markdown-it tokens; this module makes the tokens honest before either sees them:
   (line mode) or a click action (TUI): a spoof. Wherever a link's text is not
   its target, the target follows it in parentheses, ``docs (https://evil)``, cut
   at :data:`TARGET_WIDTH`; an autolink or a bare URL (its text *is* the target)
-  is left as it is. An image (a terminal shows none) becomes a link named by its
+  is left as it is, unless its host reads as non-ASCII (``https://\u0430pple.com/``
+  reads as Apple's): then what follows it is the host as DNS sees it, the
+  ``xn--…`` markdown-it links to (finding X4). An image (a terminal shows none) becomes a link named by its
   alt text, ``🖼 logo (https://…/logo.png)``, in place.
 
 It imports markdown-it only (no UI library), lazily: the line mode's first
@@ -25,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
+
+from .linkopen import lookalike_host
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -72,12 +76,14 @@ def _with_targets(children: Sequence[Token], state: StateCore) -> list[Token]:
             opened.append((token, len(out)))
         elif token.type == "link_close" and opened:
             start, first = opened.pop()
-            if start.markup in ("autolink", "linkify"):
-                continue  # its text is the URL it links to
+            target = str(start.attrs.get("href", ""))
+            if start.markup in ("autolink", "linkify"):  # its text is the URL it links to…
+                if lookalike_host(target) is not None:  # …as it reads, not as DNS sees it
+                    out.append(_text(Token, f" ({_short(target)})"))
+                continue
             inside = out[first:-1]
             text = "".join(t.content for t in inside) if all(
                 t.type in ("text", "code_inline", "softbreak") for t in inside) else None
-            target = str(start.attrs.get("href", ""))
             if not _same(text, target, state):
                 out.append(_text(Token, f" ({_short(target)})"))
         elif token.type == "image":  # a terminal shows no image: a link to it, named
@@ -92,8 +98,9 @@ def _with_targets(children: Sequence[Token], state: StateCore) -> list[Token]:
 
 
 def _same(text: str | None, target: str, state: StateCore) -> bool:
-    """Whether the link's visible text already says where it goes."""
-    if text is None:
+    """Whether the link's visible text already says where it goes (never when its host
+    reads as non-ASCII: the text shows the look-alike, the target its DNS form)."""
+    if text is None or lookalike_host(target) is not None:
         return False
     text = text.strip()
     return text == target or state.md.normalizeLink(text) == target or f"mailto:{text}" == target

@@ -74,3 +74,33 @@ def test_the_line_mode_makes_only_web_links_hyperlinks() -> None:
     assert "\x1b]8;id=" in drawn and ";https://ok.example/p\x1b\\" in drawn
     assert "vscode://" in drawn and "ssh://host/x" in drawn
     assert drawn.count("\x1b]8;id=") == 1
+
+
+@pytest.mark.parametrize("markdown", ["[apple](https://\u0430pple.com/login)", "<https://\u0430pple.com/login>",
+                                      "[https://\u0430pple.com/login](https://\u0430pple.com/login)"])
+def test_a_markdown_links_look_alike_host_asks_though_markdown_it_wrote_punycode(markdown: str) -> None:
+    """Finding X4: markdown-it hands over ``xn--pple-43d.com``, all ASCII."""
+    from shell.frontend.markdown import markdown_parser
+
+    link = next(t for t in markdown_parser().parseInline(markdown)[0].children or [] if t.type == "link_open")
+    target = link_target(str(link.attrs["href"]))
+    assert target.asks
+    assert any("\u0430pple.com" in reason and "xn--pple-43d.com" in reason for reason in target.reasons)
+
+
+@pytest.mark.parametrize("host", ["xn--zz.com", "www.xn--80ak6aa92e.com"])
+def test_a_punycode_host_asks_whatever_it_decodes_to(host: str) -> None:
+    assert link_target(f"https://{host}/").asks
+
+
+def test_an_ascii_host_with_xn_nowhere_at_a_labels_start_opens_unasked() -> None:
+    assert not link_target("https://fox-xn--a.example/").asks
+
+
+def test_the_line_mode_shows_a_look_alikes_dns_form_and_makes_it_no_hyperlink() -> None:
+    drawn = _line_mode("see <https://\u0430pple.com/> and [https://\u0430pple.com/](https://\u0430pple.com/)")
+    assert "\x1b]8;id=" not in drawn
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", drawn)
+    assert text.count("https://\u0430pple.com/ (https://xn--pple-43d.com/)") == 2

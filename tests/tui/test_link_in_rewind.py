@@ -24,7 +24,7 @@ async def test_a_link_in_the_rewind_plan_asks_before_another_app_opens(
     rt = runtime(ws, [write("a.txt", "one"), "First done."])
     app = AgentShellApp(runtime=rt)
     opened: list[str] = []
-    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    monkeypatch.setattr("shell.tui.linkopen.open_in_browser", lambda url: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "clone vscode://vscode.git/clone?url=x please")
         await wait_for(pilot, lambda: not app.busy and (ws / "a.txt").exists())

@@ -64,7 +64,7 @@ async def test_clicking_a_link_says_which_address_it_opens(monkeypatch: pytest.M
     agent, _ = make_agent(["[https://docs.python.org](https://evil.example/x)"])
     app = AgentShellApp(agent, model_label="scripted")
     opened: list[str] = []
-    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    monkeypatch.setattr("shell.tui.linkopen.open_in_browser", lambda url: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "docs?")
         await wait_for(pilot, lambda: not app.busy and bool(app.query(ChatMarkdown)))
@@ -83,7 +83,8 @@ async def test_the_notice_is_drawn_before_a_web_link_opens(monkeypatch: pytest.M
     app = AgentShellApp(agent, model_label="scripted")
     said_before: list[list[str]] = []
     monkeypatch.setattr(
-        app, "open_url", lambda url, **_: said_before.append([str(n.message) for n in app._notifications])
+        "shell.tui.linkopen.open_in_browser",
+        lambda url: said_before.append([str(n.message) for n in app._notifications]),
     )
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "docs?")
@@ -101,7 +102,7 @@ async def test_a_link_to_another_app_asks_first_and_shows_its_target(monkeypatch
     agent, _ = make_agent(["[the docs](https://docs.example/x)"])
     app = AgentShellApp(agent, model_label="scripted")
     opened: list[str] = []
-    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    monkeypatch.setattr("shell.tui.linkopen.open_in_browser", lambda url: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "docs?")
         await wait_for(pilot, lambda: not app.busy and bool(app.query(ChatMarkdown)))

@@ -114,7 +114,7 @@ async def test_a_link_in_a_kept_chunk_opens_saying_where(monkeypatch: pytest.Mon
     monkeypatch.setattr(am, "SETTLE_S", 60.0)
     app = ConversationPage()
     opened: list[str] = []
-    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    monkeypatch.setattr("shell.tui.linkopen.open_in_browser", lambda url: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
         first = await _kept_first_chunk(pilot, app)
         row, column = _cell_of(first, "the docs")
