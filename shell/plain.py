@@ -378,7 +378,7 @@ class PlainShell:
             return result
         rows = turns(self.runtime)
         position = next((i for i, row in enumerate(rows, 1) if row.number == plan.turn.number), 0)
-        self.console.print(render_markdown(sanitize(plan.describe())))
+        self.console.print(render_markdown(sanitize(plan.describe(position or None))))
         self.console.print(Text(ask_text(plan, "both", rows[position - 1:], position), style="bold yellow"))
         keys = f"  [b] conversation and files  [c] conversation only  [f] files only  [n] no {PROMPT}"
         try:

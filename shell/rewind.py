@@ -135,9 +135,11 @@ class RewindPlan:
         """Files changed by someone else since the agent wrote them: left alone."""
         return [f for f in self.files if f.action == "kept"]
 
-    def describe(self) -> str:
-        """What the rewind would change, in Markdown (paths and texts made safe)."""
-        lines = [f"**Rewind to before message {self.turn.number}**: {_quote(self.turn.text)}", ""]
+    def describe(self, position: int | None = None) -> str:
+        """What the rewind would change, in Markdown (paths and texts made safe);
+        ``position``: the message's number in the list (its count in the session
+        differs once a rewind removed messages: finding Y6)."""
+        lines = [f"**Rewind to before message {position or self.turn.number}**: {_quote(self.turn.text)}", ""]
         if self.messages is None:
             lines.append(f"- Conversation: cannot go back ({self.conversation_note}).")
         elif self.summarised:

@@ -50,8 +50,8 @@ def rewind_command(runtime: ShellRuntime, arg: str) -> CommandResult:
         if not what:
             n = words[0]
             return CommandResult(
-                plan.describe() + f"\n\n`/rewind {n} both` goes back in both, `/rewind {n} conversation` "
-                f"or `/rewind {n} files` in one only.", data=plan,
+                plan.describe(int(n)) + f"\n\n`/rewind {n} both` goes back in both, "
+                f"`/rewind {n} conversation` or `/rewind {n} files` in one only.", data=plan,
             )
         if what == "conversation" and plan.messages is None:
             return CommandResult(f"The conversation cannot go back: {plan.conversation_note}.", error=True)

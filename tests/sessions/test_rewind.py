@@ -498,3 +498,21 @@ async def test_a_rewind_does_not_undo_a_rename_or_link_changed_since(store: Sess
     assert os.readlink(ws / "sub") == "/usr"
     assert (ws / "sub_old" / "victim.txt").read_text() == "mine\n"
     assert len(outcome.failed) >= 2
+
+
+@pytest.mark.anyio
+async def test_after_a_rewind_the_preview_numbers_a_message_as_the_list_does(
+    store: SessionStore, ws: Path
+) -> None:
+    """Finding Y6: after an earlier rewind the list said "2.", the preview "message 4"
+    (its count in the session, rewound messages included) and the question "message 2"."""
+    rt = runtime(ws, ["a", "b", "c", "d", "e"])
+    for text in ("one", "two", "three"):
+        await talk(rt, text)
+    commands = default_commands()
+    await commands.run(rt, "/rewind 2 conversation")  # back to before "two": one message left
+    await talk(rt, "four")
+    rows = turns(rt)
+    assert [r.text for r in rows] == ["one", "four"]
+    preview = await commands.run(rt, "/rewind 2")
+    assert "**Rewind to before message 2**" in preview.text, preview.text

@@ -160,7 +160,7 @@ class RewindScreen(ModalScreen["Choice | None"]):
 
         try:
             plan = plan_rewind(self.runtime, self.rows[position - 1].number)
-            text = plan.describe()
+            text = plan.describe(position)
             self._found[position] = plan
         except (RewindError, IndexError) as exc:
             text = str(exc)
