@@ -123,6 +123,8 @@ class StagedCopies:
             if holds is None:  # a copy is named by its blob: what it holds never changes
                 holds = bool(secret_file_values(_text(copy)))
                 with self._lock:
+                    if len(self._holds) >= 1024:  # one per staged version of a secret file
+                        self._holds.clear()
                     self._holds[copy] = holds
             if not holds:
                 out[path] = copy
