@@ -24,7 +24,7 @@ first gets its index rebuilt from its content (``git index-pack``, outside the
 repository: an index that lied about an honest pack loses nothing); when its content
 does not read as a pack either, it is moved out whole, the objects git can still read
 from it are written back loose (``git unpack-objects`` names each by its hash), and
-the result says that git may now miss some. One too big to check in time is said.
+the result says which of the ids its index listed git now misses. One too big to check in time is said.
 
 ``.rev``, ``.bitmap`` and ``.mtimes`` map positions, reachability and ages, not ids to
 content: a forged one can make a push or a repack fail, not make git show other
@@ -242,22 +242,56 @@ def _reindex(base: Path, target: Path) -> str:
 def _salvage(objects: Path, stored: Path) -> str:
     """The objects git can read from the moved-out pack ``stored``, written back loose by
     ``git unpack-objects``, which names each by the hash of its content (so none can
-    come back under another's id); what was done."""
-    missing = ("git fsck names the objects now missing here (git fetch from a remote that has them puts "
-               "them back)")
+    come back under another's id); what was done, and which of the ids its index
+    listed git now misses."""
+    fetch = "git fetch from a remote that has them puts them back; git fsck names them"
     before = _loose_count(objects)
     try:
         with open(stored, "rb") as fh:
             data = fh.read(MAX_PACK + 1)
     except OSError:
-        return missing
-    githardened.run(["unpack-objects", "-q"], cwd=objects.parent, stdin=data, timeout=TIMEOUT)
+        data = b""
+    if data:
+        githardened.run(["unpack-objects", "-q"], cwd=objects.parent, stdin=data, timeout=TIMEOUT)
     # it stops at the first thing that does not read (and fails on the trailer): what it wrote stays
     unpacked = _loose_count(objects) - before
-    if unpacked <= 0:
-        return missing
-    return (f"{unpacked:,} objects it held were written back loose, each named by its content's hash; "
-            + missing)
+    done = f"{max(unpacked, 0):,} objects it held were written back loose, each named by its content's hash"
+    listed = _listed_ids(stored.with_name(stored.name[: -len(".pack")] + ".idx"))
+    gone = _missing(objects, listed)
+    if gone is None:
+        return f"{done}; some may be missing now: {fetch}"
+    if not gone:
+        return f"{done}; all {len(listed):,} objects its index listed are here again"
+    shown = ", ".join(oid[:12] for oid in gone[:3]) + (" …" if len(gone) > 3 else "")
+    return (f"{done}; {len(gone):,} of the {len(listed):,} objects its index listed are missing now "
+            f"({shown}): {fetch}")
+
+
+def _listed_ids(idx: Path) -> list[str]:
+    """The object ids a version-2 pack index lists (empty: not one)."""
+    try:
+        with _regular_file(idx) as fh:
+            data = fh.read(MAX_PACK)
+    except OSError:
+        return []
+    if len(data) < 8 + 1024 or data[:8] != b"\xfftOc\x00\x00\x00\x02":
+        return []
+    count = int.from_bytes(data[8 + 255 * 4: 8 + 1024], "big")
+    width = 20 if len(data) - 1032 - 40 < count * 40 else 32  # sha-1, or sha-256 (its entries are longer)
+    ids = data[1032: 1032 + count * width]
+    return [ids[i: i + width].hex() for i in range(0, len(ids), width)] if len(ids) == count * width else []
+
+
+def _missing(objects: Path, ids: list[str]) -> list[str] | None:
+    """Those of ``ids`` git does not have now (None: it could not tell)."""
+    if not ids:
+        return None
+    done = githardened.run(["cat-file", "--batch-check"], cwd=objects.parent,
+                           stdin="".join(f"{oid}\n" for oid in ids).encode(), timeout=TIMEOUT)
+    if done is None or done.returncode != 0:
+        return None
+    return [line.split()[0] for line in done.stdout.decode(errors="replace").splitlines()
+            if line.endswith(" missing")]
 
 
 def _loose_count(objects: Path) -> int:

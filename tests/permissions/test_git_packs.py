@@ -133,6 +133,7 @@ async def test_a_pack_and_index_rewritten_in_place_are_moved_out_and_what_it_hel
     result = await sh(ws, f"python3 forge.py {pack} && rm forge.py && git show HEAD:Makefile")
     assert "evil.example" in result.text  # it did take, inside the sandbox
     assert "rewrote in place" in result.text and "written back loose" in result.text
+    assert "objects its index listed are here again" in result.text
     shows_the_committed_makefile(ws)
     assert git(ws, "log", "--format=%s").split() == ["two", "init"]
 
@@ -206,3 +207,5 @@ def test_a_pack_changed_in_place_with_its_index_untouched_is_caught(ws: Path) ->
     found, _ = gitobjects.check(seen)
     assert [p.why for p in found] == [gitpacks.CHANGED_WHY]
     assert not pack.exists() and "moved to" in found[0].undone
+    assert "objects its index listed are missing now" in found[0].undone  # the damaged one at least
+    assert "git fetch" in found[0].undone
