@@ -88,6 +88,14 @@ class InFlight:
         self.dirty = False
         self.gap = self.interval
 
+    def attempt_withdrawn(self) -> None:
+        """A middleware retried the model call in flight: its next ``ModelCallStart`` is
+        the same call again (one message lands for both), and what the failed attempt
+        streamed is not part of it."""
+        self.calls = max(self.landed, self.calls - 1)
+        self.builder = None
+        self.dirty = False
+
     def block(self, event: Event) -> None:
         if isinstance(event, (TextBlockStart, ThinkingBlockStart)):
             self.open_block = True

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.events import (
     ApprovalResolved,
+    AttemptWithdrawn,
     ErrorEvent,
     Event,
     ModelCallStart,
@@ -375,6 +376,8 @@ class SessionRecorder:
         if isinstance(event, ToolExecutionUpdate):
             if isinstance(event.progress, str) and event.call_id not in self._answered:
                 self.inflight.tool_output(event.call_id, event.progress)
+        elif isinstance(event, AttemptWithdrawn):
+            self.inflight.attempt_withdrawn()
         elif isinstance(event, ApprovalResolved):
             if event.decision.type == "reject":
                 self.calls.rejected(event.call_id)
