@@ -409,3 +409,32 @@ async def test_the_below_the_fold_hint_belongs_to_the_question_not_the_editor() 
         await wait_for(pilot, lambda: dialog.mode == "view")
         await pilot.pause()
         assert guard.display and "y shows the end first" in str(guard.content)
+
+
+async def test_a_long_text_argument_is_edited_as_text_in_its_own_box() -> None:
+    """Finding Y7: a write's content was one escaped JSON line (2,000 lines: 53,000
+    characters, each key 0.3-0.5 s to appear). It is now a box of its own holding the
+    text as it is; the JSON box holds the rest; what runs is the two put together."""
+    text = "".join(f"line {i}: some words here\n" for i in range(2000))
+    app, agent, _ = scripted_app([_call(text=text), "done"], middleware=[AskEverything()])
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await ask_dialog(app, pilot)
+        await pilot.press("e")
+        editor = dialog.query_one("#editor", TextArea)
+        assert "line 0" not in editor.text and '"path": "a.txt"' in editor.text
+        box = dialog.query_one("#text-0", TextArea)
+        assert box.text == text  # as it is: no \n escapes
+        box.focus()
+        box.move_cursor((0, 0))
+        await pilot.press(*"NEW ")
+        await pilot.pause()
+        assert not dialog.query_one("#submit-edit", Button).disabled
+        editor.load_text('{"path": "a.txt", "text": "twice"}')  # the text is the box's, not the JSON's
+        await pilot.pause()
+        assert "edited in its own box below" in str(dialog.query_one("#edit-error", Static).content)
+        assert dialog.query_one("#submit-edit", Button).disabled
+        editor.load_text('{"path": "b.txt"}')
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.busy)
+        assert _results(agent)[0].content.endswith(f"wrote {len(text) + 4} characters to b.txt")

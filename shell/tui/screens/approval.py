@@ -64,9 +64,11 @@ from shell.frontend.approval import (
     rest_counts,
 )
 from shell.tui.widgets.scope_choice import ScopeChoice
+from shell.tui.widgets.text_box import TextBox
 
 from ..highlight import diff_text
 from .approval_boxes import SCOPES, box_parts
+from .approval_fields import merged, split_texts
 from .approval_queue import PendingApproval, approvable_together, settle, take_batch_mates
 
 DECISION_KEYS = frozenset({c.key for c in KEYS} | {APPROVE_ALL_KEY})
@@ -461,8 +463,13 @@ class ApprovalScreen(ModalScreen[None]):
         if item is None or self._ignored():
             return
         await self._box("edit")
-        editor = self.query_one("#editor", TextArea)
-        editor.load_text(json_text(item.request.args, indent=2))  # invisible characters as \u escapes
+        rest, texts = split_texts(item.request.args)  # a file's content: edited as text, not one JSON line
+        self.query_one("#editor", TextArea).load_text(json_text(rest, indent=2))  # invisible: \u escapes
+        boxes = self.query_one("#edit-texts", Vertical)
+        await boxes.remove_children()
+        await boxes.mount_all(widget for i, (name, text) in enumerate(texts.items()) for widget in (
+            Static(Text(f"{sanitize_line(name)} (text, as it is)"), classes="hint"),
+            TextBox(text, id=f"text-{i}", soft_wrap=True, show_line_numbers=False, name=name)))
         self._validate()
         self._set_mode("edit")
 
@@ -509,7 +516,13 @@ class ApprovalScreen(ModalScreen[None]):
         item = self.current
         if item is None:
             return None
-        args, error = check_args(item.request, self.query_one("#editor", TextArea).text)
+        edited = self.query_one("#editor", TextArea).text
+        texts = {box.name: box.text for box in self.query("#edit-texts TextBox").results(TextBox) if box.name}
+        try:
+            edited = merged(item.request.args, edited, texts) if texts else edited
+            args, error = check_args(item.request, edited)
+        except ValueError as exc:
+            args, error = None, str(exc)
         label = self.query_one("#edit-error", Static)
         label.update(Text(sanitize("✗ " + error) if error else "✓ valid"))
         label.set_class(not error, "-ok")
@@ -517,7 +530,7 @@ class ApprovalScreen(ModalScreen[None]):
         return args
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area.id == "editor":
+        if event.text_area.id == "editor" or (event.text_area.id or "").startswith("text-"):
             self._validate()
 
     def action_submit(self) -> None:

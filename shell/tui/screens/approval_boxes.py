@@ -5,7 +5,7 @@ reads in one file."""
 
 from __future__ import annotations
 
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Button, RadioButton, Static
 
@@ -29,6 +29,7 @@ def box_parts(mode: str) -> list[Widget]:
             Static("Edit the arguments (JSON). Ctrl+S runs the call with them, Esc goes back to the "
                    "question.", classes="hint"),
             TextBox(id="editor", language="json", soft_wrap=True, show_line_numbers=False),
+            Vertical(id="edit-texts"),  # long text arguments, each in a box of its own (approval_fields)
             Static(id="edit-error"),
             Horizontal(
                 Button("Run with these arguments (Ctrl+S)", id="submit-edit", variant="primary",
