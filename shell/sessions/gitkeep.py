@@ -201,7 +201,10 @@ def _spoilt(store: Path, gone: list[str]) -> list[str]:
     they were kept, and /rewind linked the empty files back)."""
     from .gitverified import still_whole
 
-    return [rel for rel in gone[:MAX_VERIFIED] if not still_whole(store, rel)]
+    spoilt = [rel for rel in gone[:MAX_VERIFIED] if not still_whole(store, rel)]
+    packs = {rel.rsplit(".", 1)[0] for rel in spoilt if rel.startswith("pack/")}
+    # a spoilt pack's index and the rest go with it: without the pack they put nothing back
+    return [rel for rel in gone if rel in spoilt or rel.rsplit(".", 1)[0] in packs]
 
 
 def blobs_of(record: dict[str, object]) -> list[str]:

@@ -193,3 +193,23 @@ async def test_objects_emptied_in_place_are_not_said_to_be_kept(tmp_path: Path, 
     assert "done" in text
     assert "They were kept before it ran" not in text, text
     assert "changed" in text and "/rewind cannot put them back" in text and "git fetch" in text, text
+
+
+@pytest.mark.anyio
+async def test_a_pack_changed_in_place_then_removed_is_not_said_to_be_kept(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """The pack twin of finding X1 (seen with X8): a pack rewritten in place, then gone
+    (the command removed it, or the check after it moved it out), was said to be kept;
+    its kept copy is the same file."""
+    ws = _repo(tmp_path)
+    _git(ws, "gc", "-q")
+    (pack,) = (ws / ".git" / "objects" / "pack").glob("*.pack")
+    spoil = ("import sys; f=open(sys.argv[1],'r+b'); f.seek(40); b=f.read(1); f.seek(40); "
+             "f.write(bytes([b[0]^1]))")
+    rel = f".git/objects/pack/{pack.name}"
+    _, text = await _run(ws, f'chmod u+w {rel} && python3 -c "{spoil}" {rel} && rm -f .git/objects/pack/*; '
+                             "echo done")
+    assert "done" in text
+    assert "They were kept before it ran" not in text, text
+    assert "/rewind cannot put them back" in text and pack.name in text, text
