@@ -112,6 +112,8 @@ class ApprovalScreen(ModalScreen[None]):
     ApprovalScreen.-editing #guard, ApprovalScreen.-rejecting #guard, ApprovalScreen.-always #guard {
         display: none; }
     ApprovalScreen #editor { height: auto; min-height: 4; max-height: 14; }
+    ApprovalScreen #edit-texts { height: auto; }
+    ApprovalScreen #edit-texts TextBox { height: auto; min-height: 4; max-height: 16; }
     ApprovalScreen #rules { height: auto; min-height: 2; max-height: 6; }
     ApprovalScreen #scope { height: auto; width: 100%; layout: horizontal; border: none; padding: 0; }
     ApprovalScreen #scope RadioButton { width: auto; margin: 0 2 0 0; }
@@ -468,7 +470,7 @@ class ApprovalScreen(ModalScreen[None]):
         boxes = self.query_one("#edit-texts", Vertical)
         await boxes.remove_children()
         await boxes.mount_all(widget for i, (name, text) in enumerate(texts.items()) for widget in (
-            Static(Text(f"{sanitize_line(name)} (text, as it is)"), classes="hint"),
+            Static(Text(f"{sanitize_line(name)}: the text itself (no JSON escapes)"), classes="hint"),
             TextBox(text, id=f"text-{i}", soft_wrap=True, show_line_numbers=False, name=name)))
         self._validate()
         self._set_mode("edit")
