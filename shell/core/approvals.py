@@ -154,20 +154,26 @@ def is_unattended(decision: ApprovalDecision) -> bool:
     return decision.type == "reject" and (decision.message or "").startswith(UNATTENDED)
 
 
+def json_object(text: str) -> dict[str, Any]:
+    """``text`` as a JSON object; ``ValueError`` saying what to fix where it is not one."""
+    try:
+        value: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError("Not valid JSON: nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ValueError("The arguments must be a JSON object ({...}).")
+    return value
+
+
 def parse_edited_args(request: ApprovalRequest, text: str) -> dict[str, Any]:
     """Arguments the user edited as JSON, checked against the tool's schema.
 
     Raises ``ValueError`` (a ``ToolArgumentError`` for schema problems) with a
     message to show next to the editor; every front end's "edit" uses this.
     """
-    try:
-        args: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
-        raise ValueError("Not valid JSON: nested too deeply") from None
-    if not isinstance(args, dict):
-        raise ValueError("The arguments must be a JSON object ({...}).")
+    args = json_object(text)
     if request.tool is not None:
         problems = argument_problems(request.tool.parameters, args)
         if problems:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from shell.core.approvals import json_object
 from shell.core.textsafety import sanitize
 
 LONG = 120
@@ -33,14 +34,7 @@ def split_texts(args: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]
 def merged(original: Mapping[str, Any], edited: str, texts: Mapping[str, str]) -> str:
     """The JSON the edit stands for: the JSON box's object with each text put back where
     it was (new keys after). Raises ``ValueError`` with what to fix."""
-    try:
-        rest: Any = json.loads(edited)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
-        raise ValueError("Not valid JSON: nested too deeply") from None
-    if not isinstance(rest, dict):
-        raise ValueError("The arguments must be a JSON object ({...}).")
+    rest = json_object(edited)
     twice = [key for key in texts if key in rest]
     if twice:
         raise ValueError(f"{twice[0]!r} is edited in its own box below: leave it out of the JSON.")
