@@ -21,7 +21,6 @@ import anyio.lowlevel
 from middleware.types import ReasoningRequest, ReplyCancelled, StopReply, TurnAction
 from shell.core.assembly import ChunkAssembler, MessageBuilder, NotAChunk, call_ids, message_chunks
 from shell.core.events import (
-    AttemptWithdrawn,
     Event,
     ModelCallEnd,
     ModelCallStart,
@@ -73,8 +72,6 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
             if reply.cancelled and not isinstance(event, _CLOSING):
                 raise ReplyCancelled()  # what streams after a cancel is neither shown nor kept
             builder.see(event)
-            if type(event) is AttemptWithdrawn and held:
-                held = _not_withdrawn(held, event)
             for queued in reply.drain():
                 yield queued
             if isinstance(event, _CLOSING):
@@ -87,11 +84,12 @@ async def reason(reply: Reply) -> AsyncGenerator[Event, None]:
             onion.blame(exc)
         _keep_partial(reply, builder, exc)
         if isinstance(exc, (Exception, ReplyCancelled)):  # not closing: end the blocks shown
-            for event in held:
+            for event in _not_withdrawn(held, builder):
                 yield event
         raise
     finally:
         await onion.aclose()
+    held = _not_withdrawn(held, builder)
     if builder.empty:  # a layer skipped the model and said nothing: the reply ends here
         reply.stop = "stopped"
         return
@@ -212,9 +210,12 @@ def call_model(reply: Reply, attempts: Attempts, request: ModelRequest) -> Async
     return stream
 
 
-def _not_withdrawn(held: list[Event], withdrawn: AttemptWithdrawn) -> list[Event]:
-    """The held closing events but those of the blocks a failed attempt streamed."""
-    gone = {*withdrawn.block_ids, *withdrawn.call_ids}
+def _not_withdrawn(held: list[Event], builder: MessageBuilder) -> list[Event]:
+    """The held closing events but those of the blocks a failed attempt streamed
+    (filtered once a round, not checked per event: the common round has none)."""
+    gone = builder.withdrawn
+    if not gone:
+        return held
     return [e for e in held if getattr(e, "block_id", getattr(e, "call_id", None)) not in gone]
 
 

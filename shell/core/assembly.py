@@ -259,6 +259,8 @@ class MessageBuilder:
         self.stop_reason = "end_turn"
         self.left_out = 0
         """Characters a cancelled message was cut by (:func:`.partial.cap_cancelled`)."""
+        self.withdrawn: set[str] = set()
+        """Blocks and calls of failed attempts (``AttemptWithdrawn``): not in the message."""
 
     def see(self, event: Event) -> None:
         if isinstance(event, (TextBlockStart, ThinkingBlockStart, ToolCallStart)):
@@ -285,6 +287,7 @@ class MessageBuilder:
             self.usage = self.usage + event.usage
             self.stop_reason = event.stop_reason
         elif isinstance(event, AttemptWithdrawn):
+            self.withdrawn.update(event.block_ids, event.call_ids)
             for key in (*event.block_ids, *event.call_ids):
                 self._blocks.pop(key, None)
                 self._parts.pop(key, None)
