@@ -15,7 +15,12 @@ changed, and new ones, are hashed as git would; one whose content does not match
 name is moved into the quarantine folder, and the right content is written back when
 the work tree or the index still has it (a file whose blob hash is the name). If
 nothing has it, git now says the object is missing instead of writing the command's
-content, and the result says so. ``objects/info/alternates`` (other folders git
+content, and the result says so, with what names it (the index, HEAD's tree). Objects
+have no size cap (an honest ``git add`` of a 300 MB file writes one that big: finding
+X14 took it for forged and broke HEAD); the hashing after one command has a time bound
+instead (a 1 MB file can inflate to 1 GB), and what it did not reach is left in place
+and said, but an existing object file the command made another file or size: git never
+does that. ``objects/info/alternates`` (other folders git
 reads objects from, before its own loose ones) is put back as it was.
 
 New or changed pack files (whose index could lie about what they hold) are
@@ -27,15 +32,16 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 from . import crossmove, gitmaps, gitpacks, quarantine
-from .gitstaged import hardened_git
+from .gitstaged import hardened_git, staged_rows
 from .runslater import Planted
 
 Stamp = tuple[int, int, int, int]
@@ -44,13 +50,20 @@ MAX_OBJECTS = 200_000
 """Loose object files looked at in one objects folder at most."""
 MAX_CHECKED = 2_000
 """New object files hashed after one command at most (changed ones: all)."""
-MAX_INFLATED = 256 * 1024 * 1024
-"""Bytes one object may inflate to before it is taken as not matching (a zip bomb)."""
+CHECK_SECONDS = 10.0
+"""Time the loose objects one command wrote or changed are hashed in, all together. An
+object has no size cap (an honest ``git add`` of a 300 MB file writes a 300 MB loose
+object, finding X14); a zip bomb (1 GB of zeros is 1 MB on disk) is what this bounds."""
+Verdict = Literal["right", "forged", "unverified"]
+"""What hashing a loose object file found: its content is its name, is not, or the time
+ran out first."""
 ALTERNATES = ("info/alternates", "info/http-alternates")
 
 FORGED_WHY = ("a git object file whose content is not what its name says: git would show and check "
               "out this content in place of the committed one (git checkout, git restore, git reset --hard)")
 UNCHECKED_WHY = "new git object files the command wrote, more than agent-shell checks after one command"
+UNVERIFIED_WHY = ("git object files the command wrote or changed that agent-shell could not hash within "
+                  f"{CHECK_SECONDS:g} s after it (large, or many)")
 ALTERNATES_WHY = "git's list of other folders it reads objects from (one could hold forged objects)"
 
 
@@ -144,27 +157,32 @@ def _oid(name: str) -> str | None:
 def matches(path: Path, oid: str) -> bool:
     """Whether the loose object file at ``path`` holds what ``oid`` names (inflated and
     hashed as git does; not a regular file, unreadable or corrupt: no)."""
+    return verdict(path, oid, None) == "right"
+
+
+def verdict(path: Path, oid: str, deadline: float | None) -> Verdict:
+    """Whether the loose object file at ``path`` holds what ``oid`` names, inflated and
+    hashed as git does, however large (not a regular file, unreadable or corrupt:
+    forged); "unverified" when ``time.monotonic()`` passes ``deadline`` first."""
     digest = _hasher(oid)
     inflate = zlib.decompressobj()
-    total = 0
     try:
         with _regular_file(path) as fh:
             if fh is None:
-                return False
+                return "forged"
             while chunk := fh.read(1 << 16):
-                data = inflate.decompress(chunk, 1 << 20)
+                data = inflate.decompress(chunk, 1 << 22)
                 while True:
-                    total += len(data)
-                    if total > MAX_INFLATED:
-                        return False
+                    if deadline is not None and time.monotonic() > deadline:
+                        return "unverified"
                     digest.update(data)
                     if not inflate.unconsumed_tail:
                         break
-                    data = inflate.decompress(inflate.unconsumed_tail, 1 << 20)
+                    data = inflate.decompress(inflate.unconsumed_tail, 1 << 22)
             digest.update(inflate.flush())
     except (OSError, zlib.error):
-        return False
-    return inflate.eof and digest.hexdigest() == oid
+        return "forged"
+    return "right" if inflate.eof and digest.hexdigest() == oid else "forged"
 
 
 def _hasher(oid: str) -> hashlib._Hash:
@@ -289,15 +307,18 @@ def _put_back_alternates(objects: Path, was: Objects) -> list[Planted]:
     return out
 
 
-def check(before: Snapshot, folder: Path | None = None) -> tuple[list[Planted], dict[Path, Objects]]:
+def check(before: Snapshot, folder: Path | None = None,
+          seconds: float = CHECK_SECONDS) -> tuple[list[Planted], dict[Path, Objects]]:
     """After a command: each loose object file of ``before``'s objects folders that it
     changed or added and whose content is not what its name says, moved into
     ``folder`` (default: a new quarantine folder) and put right where possible; the
     alternates files put back as they were. Also the folders as they are now, for
-    the next command's :func:`snapshot` (what was put right left out: new to it)."""
+    the next command's :func:`snapshot` (what was put right left out: new to it).
+    Hashing stops after ``seconds`` in all: what it did not reach is left and said."""
     out: list[Planted] = []
     seen: dict[Path, Objects] = {}
     budget = MAX_CHECKED
+    deadline = time.monotonic() + seconds
     for objects, was in before.items():
         out += _put_back_alternates(objects, was)
         now, whole = _loose(objects)
@@ -320,31 +341,84 @@ def check(before: Snapshot, folder: Path | None = None) -> tuple[list[Planted], 
                 f"{MAX_CHECKED:,}): "
                 "git fsck names any whose content is not its name; run it before you check out, restore "
                 "or push here")))
-        for name in changed + new:
-            old = was.loose.get(name)
+        left: list[str] = []
+        for name in changed + new:  # changed first: an existing name rewritten is what git would check out
             oid = _oid(name)
             if oid is None:
                 continue  # git's own temporary files (tmp_obj_…) are not objects
-            path = objects / name
-            if matches(path, oid):
+            old, stamp = was.loose.get(name), now.get(name)
+            found = verdict(objects / name, oid, deadline)
+            if found == "right" or (found == "unverified" and not _rewritten(old, stamp)):
+                if found == "unverified":
+                    left.append(name)
                 continue
             now.pop(name, None)
             folder = folder or quarantine.new_folder()
-            try:
-                stored = _quarantine(path, folder, name)
-            except OSError as exc:
-                out.append(Planted(path, FORGED_WHY, undone=f"moving it out FAILED ({exc.strerror or exc}): "
-                                   f"delete it before you use git here (git fsck names it)"))
-                continue
-            how = "changed" if old is not None else "new"
-            fixed = _recover(objects, name, oid) if old is not None else "nothing refers to it"
-            if not fixed:
-                fixed = (f"nothing here has the right content: git now says object {oid[:12]} is missing "
-                         "instead of writing the command's; git fetch from a remote that has it puts it back")
-            out.append(Planted(path, FORGED_WHY,
-                               undone=f"{how}; moved to {stored}; {fixed}"))
+            out.append(_moved_out(objects, name, oid, old is not None, found, folder))
+        if left:
+            out.append(_unverified(objects, left))
     return out, seen
 
 
-__all__ = ["ALTERNATES_WHY", "FORGED_WHY", "UNCHECKED_WHY", "Objects", "Snapshot", "check", "matches",
-           "objects_dirs", "read", "snapshot"]
+def _rewritten(old: Stamp | None, now: Stamp | None) -> bool:
+    """Whether an object file that existed before the command is now another file or
+    another size: git never rewrites one it has (writing it again only touches its
+    time), so one not verified in time is taken out rather than left."""
+    return old is not None and (now is None or old[:2] != now[:2])
+
+
+def _moved_out(objects: Path, name: str, oid: str, existed: bool, found: Verdict, folder: Path) -> Planted:
+    """A loose object file found forged (or rewritten and not verified in time) moved
+    into ``folder``, the right content put back where the work tree or a pack has it."""
+    path = objects / name
+    why = FORGED_WHY if found == "forged" else (
+        "a git object file the command rewrote (git never rewrites one it has) that agent-shell could not "
+        f"hash within {CHECK_SECONDS:g} s: it may not hold what its name says")
+    try:
+        stored = _quarantine(path, folder, name)
+    except OSError as exc:
+        return Planted(path, why, undone=f"moving it out FAILED ({exc.strerror or exc}): "
+                       f"delete it before you use git here (git fsck names it)")
+    fixed = _recover(objects, name, oid)
+    if not fixed:
+        named = _named_by(objects, oid)
+        if not existed and not named:
+            fixed = "git's index and HEAD's tree do not name it"
+        else:
+            fixed = (f"nothing here has the right content{named}: git now says object {oid[:12]} is missing "
+                     "instead of writing the command's; git fetch from a remote that has it puts it back")
+    return Planted(path, why, undone=f"{'changed' if existed else 'new'}; moved to {stored}; {fixed}")
+
+
+def _named_by(objects: Path, oid: str) -> str:
+    """Where git's index or HEAD's tree names ``oid`` (" (the index names it as F)"), or
+    empty: neither does (a forged object nothing refers to yet). Not every commit is
+    looked at: those two are what a checkout, restore or commit would use."""
+    repo = _worktree(objects)
+    where = repo if repo is not None else objects.parent
+    wanted = oid.encode()
+    if repo is not None:
+        for _, blob, file in staged_rows(hardened_git(repo, ["ls-files", "--stage", "-z"]) or b""):
+            if blob == wanted:
+                return f" (git's index names it as {os.fsdecode(file)})"
+    listed = hardened_git(where, ["ls-tree", "-r", "-t", "-z", "--full-tree", "HEAD"]) or b""
+    for entry in listed.split(b"\0"):
+        meta, _, file = entry.partition(b"\t")
+        if wanted in meta.split():
+            return f" (HEAD's tree names it as {os.fsdecode(file)})"
+    commit = hardened_git(where, ["rev-parse", "-q", "--verify", "HEAD"]) or b""
+    return " (HEAD names it)" if commit.strip() == wanted else ""
+
+
+def _unverified(objects: Path, names: Sequence[str]) -> Planted:
+    """The object files the time ran out on, left in place (most are an honest ``git
+    add`` of large files; a forged one is what git fsck finds)."""
+    shown = ", ".join(n.replace("/", "")[:12] for n in names[:3]) + (
+        f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+    return Planted(objects, UNVERIFIED_WHY, undone=(
+        f"left in place, not checked: {len(names):,} ({shown}); `git fsck` names any whose content is not "
+        "its name: run it before you check out, restore or push here"))
+
+
+__all__ = ["ALTERNATES_WHY", "FORGED_WHY", "UNCHECKED_WHY", "UNVERIFIED_WHY", "Objects", "Snapshot",
+           "Verdict", "check", "matches", "objects_dirs", "read", "snapshot", "verdict"]

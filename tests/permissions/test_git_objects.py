@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from shell.permissions import gitobjects
+
 from ..sandboxing import require_sandbox
 from .later_ws import git, later_workspace, sh
 from .test_git_state import EVIL, MAKEFILE, committed, rebase_stopped
@@ -81,6 +83,43 @@ async def test_commits_gc_and_stashes_say_nothing_of_objects(ws: Path) -> None:
                           "git commit -q --allow-empty -m three && echo done")
     assert "done" in result.text and "git object" not in result.text and "reads objects" not in result.text
     assert git(ws, "log", "--format=%s").split() == ["three", "two", "init"]
+
+
+async def test_a_forged_object_git_then_stages_is_said_to_be_named_not_unreferred(ws: Path) -> None:
+    """X14's second half: a new object found forged was said to be one "nothing refers
+    to", without looking. Here the command forges the object a file's content hashes
+    to, stages and commits that file, and deletes it: the index and HEAD name the object."""
+    require_sandbox()
+    committed(ws)
+    forge = ("printf 'real\\n' > f.txt && o=$(git hash-object f.txt) && mkdir -p .git/objects/${o:0:2} && "
+             "python3 -c \"import sys,zlib; sys.stdout.buffer.write(zlib.compress(b'blob 5\\0fake\\n'))\" "
+             "> .git/objects/${o:0:2}/${o:2} && git add f.txt && git commit -qm f && rm f.txt && echo done")
+    result = await sh(ws, forge)
+    assert "done" in result.text and "not what its name says" in result.text, result.text
+    assert "nothing refers to it" not in result.text
+    assert "git's index names it as f.txt" in result.text and "is missing" in result.text, result.text
+
+
+def test_objects_not_hashed_in_time_are_left_unless_rewritten(ws: Path) -> None:
+    """X14: the hashing after one command has a time bound, not a size cap. A new object
+    the time runs out on is left in place and said (an honest ``git add`` of large files);
+    an existing one the command made another size is moved out (git never does that)."""
+    committed(ws)
+    blob = git(ws, "rev-parse", "HEAD:Makefile").strip()
+    before = gitobjects.snapshot([ws / ".git"])
+    (ws / "big.txt").write_text("large enough\n")
+    new = git(ws, "hash-object", "-w", "big.txt").strip()
+    found, seen = gitobjects.check(before, seconds=-1.0)
+    assert [p.why for p in found] == [gitobjects.UNVERIFIED_WHY], found
+    assert "left in place" in found[0].undone and new[:12] in found[0].undone
+    assert git(ws, "cat-file", "-p", new) == "large enough\n"
+    path = ws / ".git" / "objects" / blob[:2] / blob[2:]
+    path.chmod(0o644)
+    path.write_bytes(path.read_bytes() + b"tail")
+    found, _ = gitobjects.check(seen, seconds=-1.0)
+    assert len(found) == 1 and "could not hash within" in found[0].why, found
+    assert gitobjects.matches(path, blob)  # the right content, written back
+    assert "written back from Makefile" in found[0].undone
 
 
 @pytest.mark.parametrize("strategy", ["evil", "/../evil.sh"])
