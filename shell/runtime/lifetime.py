@@ -81,7 +81,7 @@ own config once trusted), started and closed."""
             from ..tools.mcp import McpManager
 
             self.mcp = McpManager(workspace_root=self.workspace.root, on_change=self._mcp_changed,
-                                  roots=self._workspace_dirs)
+                                  roots=self._workspace_dirs, sandbox=self.sandbox)
             self.agent.missing_tool = self.mcp.why_gone
             await self.mcp.start(self._task_group)
         self.mcp.add(specs)
@@ -126,6 +126,7 @@ own config once trusted), started and closed."""
             project_servers=project,
             on_change=self._mcp_changed,
             roots=self._workspace_dirs,
+            sandbox=self.sandbox,  # answers lose the hidden secret files' values (finding X15)
         )
         self.agent.missing_tool = self.mcp.why_gone  # a dead server's tool: "exited", not "unknown"
         await self.mcp.start(task_group)

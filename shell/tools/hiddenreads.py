@@ -1,5 +1,5 @@
-"""What ``read_file`` and ``grep`` return, without the values of the workspace's
-secret files (other than the one the call read).
+"""What ``read_file`` and ``grep`` return, and what an MCP tool answers, without the
+values of the workspace's secret files (other than those the call read itself).
 
 Reading ``.env`` asks first, and ``grep`` does not search it; but the same key can
 sit in a file with a harmless name: a copy, a backup a tool wrote, notes, a log.
@@ -9,16 +9,27 @@ The sandbox's search for secret files (:class:`shell.permissions.secretfiles
 redacted from the result, and a note says how many and whose. A call that reads the
 secret file itself (asked about, or run unasked where nothing asks) shows it as it
 is: that file's values are left out.
+
+An MCP server runs as the user, outside the sandbox: a ``search``, a
+``read_multiple_files`` or a grep-like tool reads the hidden ``.env`` without naming
+it, and nothing asks (finding X15). Its answer passes the same net
+(:func:`answer_without_secret_values`): every text the model reads of it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
-from shell.core.messages import ToolResult
-from shell.permissions.hiddenvalues import hidden_values, redacted_note
+from shell.core.messages import DataBlock, TextBlock, ToolResult
+from shell.core.textsafety import map_strings
+from shell.permissions.hiddenvalues import HiddenValues, hidden_values, redacted_note
 from shell.permissions.sandbox import Sandbox
+
+TEXT_MEDIA = ("text/", "application/json", "application/xml")
+"""A blob of these media types is read by the model as text (a resource's file)."""
 
 
 def without_secret_values(
@@ -31,15 +42,69 @@ def without_secret_values(
     and read the secret files."""
     if not isinstance(result.content, str) or not result.content:
         return result
-    found = sandbox.secret_files()
-    if not found.paths:
+    values = _values(sandbox, () if read is None else (read,), supplied)
+    if not values:
         return result
-    shown = [p for p in found.paths if read is not None and p == read]
-    values = hidden_values([p for p in found.paths if p not in shown], shown, found.relative, supplied,
-                           roots=sandbox.roots())
     text, hit = values.redact(result.content)
     if not hit:
         return result
-    details = dict(result.details) if isinstance(result.details, dict) else {}
-    details["redacted_values"] = len(hit)
-    return dataclasses.replace(result, content=f"{text}\n{redacted_note(hit)}", details=details)
+    return dataclasses.replace(result, content=f"{text}\n{redacted_note(hit)}",
+                               details=_counted(result.details, len(hit)))
+
+
+def answer_without_secret_values(
+    result: ToolResult, sandbox: Sandbox, read: Collection[Path] = (), supplied: str = ""
+) -> ToolResult:
+    """An MCP tool's answer through the same net: its text, its text blocks, its text
+    blobs (read as their text) and the strings of its details (structured content),
+    except the values of the secret files in ``read`` (those the call's arguments named
+    and the permission check let through, as ``read_file``'s own file) and those
+    ``supplied`` spells. Images and audio pass as they are. Call it in a worker thread."""
+    values = _values(sandbox, read, supplied)
+    if not values:
+        return result
+    hit: dict[str, str] = {}
+
+    def redact(text: str) -> str:
+        out, found = values.redact(text)
+        hit.update(found)
+        return out
+
+    content: str | tuple[TextBlock | DataBlock, ...]
+    if isinstance(result.content, str):
+        content = redact(result.content)
+    else:
+        content = tuple(_block(b, redact) for b in result.content)
+    details = map_strings(result.details, redact) if result.details is not None else None
+    if not hit:
+        return result
+    note = redacted_note(hit)
+    content = f"{content}\n{note}" if isinstance(content, str) else (*content, TextBlock(note))
+    return dataclasses.replace(result, content=content, details=_counted(details, len(hit)))
+
+
+def _values(sandbox: Sandbox, read: Collection[Path], supplied: str) -> HiddenValues | None:
+    """The net for one call: the secret files' values but ``read``'s and ``supplied``'s."""
+    found = sandbox.secret_files()
+    if not found.paths:
+        return None
+    shown = [p for p in found.paths if p in read]
+    values = hidden_values([p for p in found.paths if p not in shown], shown, found.relative, supplied,
+                           roots=sandbox.roots())
+    return values or None
+
+
+def _block(block: TextBlock | DataBlock, redact: Callable[[str], str]) -> TextBlock | DataBlock:
+    if isinstance(block, TextBlock):
+        return TextBlock(redact(block.text))
+    if not block.media_type.lower().startswith(TEXT_MEDIA):
+        return block
+    text = block.data.decode("utf-8", "replace")
+    redacted = redact(text)
+    return block if redacted == text else TextBlock(redacted)
+
+
+def _counted(details: Any, count: int) -> dict[str, Any]:
+    out = dict(details) if isinstance(details, dict) else {}
+    out["redacted_values"] = count
+    return out

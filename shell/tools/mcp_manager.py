@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -25,6 +25,9 @@ from .mcp_launch import runs_in_workspace
 from .mcp_results import server_prefix
 from .mcp_server import McpServer
 from .mcp_status import ServerStatus
+
+if TYPE_CHECKING:
+    from shell.permissions.sandbox import Sandbox
 
 CONNECT_TIMEOUT = 60.0
 
@@ -41,6 +44,7 @@ class McpManager:
         on_change: Callable[[ServerStatus], None] | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
         roots: Callable[[], Sequence[Path]] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         """``servers``: a name → entry mapping (the user's config) or parsed specs,
         started in a private folder (:mod:`.mcp_launch`; ``cwd = "workspace"``:
@@ -48,7 +52,8 @@ class McpManager:
         user trusted (they override by name). The manager never reads a project's
         ``.mcp.json`` by itself: whether to is the trust decision's, not the manager's.
         ``roots``: the directories servers are given as the client's roots (the
-        workspace's, asked each time; by default ``workspace_root``)."""
+        workspace's, asked each time; by default ``workspace_root``). ``sandbox``: whose
+        secret files' values the servers' answers lose (finding X15)."""
         if isinstance(servers, Mapping):
             specs = parse_servers(servers, workspace=str(workspace_root) if workspace_root else None)
         else:
@@ -60,6 +65,7 @@ class McpManager:
             listed = [Path(workspace_root)] if workspace_root is not None else []
             roots = lambda: listed  # noqa: E731
         self._roots = roots
+        self._sandbox = sandbox
         self._workspace = str(workspace_root) if workspace_root is not None else None
         self._identities: dict[str, ToolIdentities] = {}
         """What the user accepted of each server's tools, across its restarts."""
@@ -71,7 +77,7 @@ class McpManager:
     def _server(self, spec: McpServerSpec) -> McpServer:
         identities = self._identities.setdefault(spec.name, ToolIdentities())
         return McpServer(spec, self._changed, self._timeout, identities, roots=self._roots,
-                         in_workspace=runs_in_workspace(spec, self._workspace))
+                         in_workspace=runs_in_workspace(spec, self._workspace), sandbox=self._sandbox)
 
     def _changed(self, status: ServerStatus) -> None:
         if self.on_change is not None:

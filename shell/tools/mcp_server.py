@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -51,6 +51,9 @@ from .mcp_stdio import StderrTail, stdio
 from .mcp_tool import McpTool
 from .mcp_watch import Watcher
 
+if TYPE_CHECKING:
+    from shell.permissions.sandbox import Sandbox
+
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 """The SDK logs a server's garbage with a traceback; with no handler anywhere Python
 would print it on the user's terminal (over the line mode's prompt or the TUI). What
@@ -67,13 +70,15 @@ class McpServer:
     def __init__(
         self, spec: McpServerSpec, notify: Callable[[ServerStatus], None], timeout: float,
         identities: ToolIdentities | None = None, *, roots: Callable[[], Sequence[Path]] = list,
-        in_workspace: bool = False,
+        in_workspace: bool = False, sandbox: Sandbox | None = None,
     ) -> None:
         """``roots``: the directories this client names as its roots (the workspace's);
         ``in_workspace``: one of the user's servers told to start in the workspace
-        (``/mcp`` says so)."""
+        (``/mcp`` says so); ``sandbox``: whose secret files' values its answers lose
+        (:mod:`.mcp_values`; none: only the run's known keys)."""
         self.spec = spec
         self._roots = roots
+        self._sandbox = sandbox
         self.identities = identities or ToolIdentities()
         """What the user accepted of each tool (kept across restarts by the manager)."""
         self.tools: list[McpTool] = []
@@ -252,8 +257,20 @@ class McpServer:
 
     async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
         """Call a tool; any trouble becomes an error result the model can read. The
-        answer (or error) holds none of the run's known secret values (finding V3)."""
-        return without_known_secrets(await self._call(name, args, context))
+        answer (or error) holds none of the run's known secret values (finding V3), nor
+        the values of the workspace's secret files it did not name (finding X15: the
+        net searches and reads files, so in a worker thread)."""
+        answer = without_known_secrets(await self._call(name, args, context))
+        sandbox = self._sandbox
+        if sandbox is None:
+            return answer
+        from .mcp_values import answer_without_hidden_values
+
+        schema = next((t.parameters for t in self.tools if t.remote_name == name), {})
+        roots = list(self._roots())
+        return await anyio.to_thread.run_sync(
+            lambda: answer_without_hidden_values(answer, sandbox, args, schema, roots),
+            abandon_on_cancel=True)
 
     async def _call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
         session = self._session
