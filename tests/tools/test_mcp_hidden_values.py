@@ -1,0 +1,40 @@
+"""Finding X15, at the MCP layer: an answer's every text passes the hidden-values net
+(structured content and images included), and the file a call names is shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shell.core.messages import DataBlock, TextBlock, ToolResult
+from shell.permissions.sandbox import Sandbox
+from shell.tools.mcp_values import answer_without_hidden_values
+
+PASSWORD = "Xk9mP2vQ7wLr4Tz8hunter"
+PNG = DataBlock("image/png", b"\x89PNG" + PASSWORD.encode())
+
+
+def _box(tmp_path: Path) -> Sandbox:
+    (tmp_path / ".env").write_text(f"DB_PASSWORD={PASSWORD}\n")
+    return Sandbox(tmp_path)
+
+
+def test_structured_content_and_blocks_lose_the_values_and_say_so(tmp_path: Path) -> None:
+    box = _box(tmp_path)
+    answer = ToolResult((TextBlock(f"found {PASSWORD}"), PNG),
+                        details={"server": "s", "structured": {"hits": [f"pw={PASSWORD}"]}})
+    out = answer_without_hidden_values(answer, box, {"q": "pw"}, {}, [tmp_path])
+    assert isinstance(out.content, tuple)
+    assert out.content[0] == TextBlock("found [REDACTED]")
+    assert out.content[1] == PNG  # an image is not the model's text: kept whole
+    assert "(.env) was redacted" in out.content[-1].text  # type: ignore[union-attr]
+    assert out.details["structured"] == {"hits": ["pw=[REDACTED]"]}
+    assert out.details["redacted_values"] == 1
+
+
+def test_a_call_naming_the_file_or_spelling_the_value_gets_it_as_is(tmp_path: Path) -> None:
+    box = _box(tmp_path)
+    answer = ToolResult(f"DB_PASSWORD={PASSWORD}")
+    schema = {"type": "object", "properties": {"uri": {"type": "string"}}}
+    for args in ({"path": ".env"}, {"uri": (tmp_path / ".env").as_uri()}, {"q": PASSWORD}):
+        assert answer_without_hidden_values(answer, box, args, schema, [tmp_path]) == answer
+    assert PASSWORD not in answer_without_hidden_values(answer, box, {"path": "main.py"}, {}, [tmp_path]).text
