@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
+from shell.core.secrets import REDACTED
 from shell.core.textsafety import map_strings
 from shell.permissions.hiddenvalues import HiddenValues, hidden_values, redacted_note
 from shell.permissions.sandbox import Sandbox
@@ -74,13 +75,53 @@ def answer_without_secret_values(
     if isinstance(result.content, str):
         content = redact(result.content)
     else:
-        content = tuple(_block(b, redact) for b in result.content)
+        content = _across(tuple(_block(b, redact) for b in result.content), values, hit)
     details = map_strings(result.details, redact) if result.details is not None else None
     if not hit:
         return result
     note = redacted_note(hit)
     content = f"{content}\n{note}" if isinstance(content, str) else (*content, TextBlock(note))
     return dataclasses.replace(result, content=content, details=_counted(details, len(hit)))
+
+
+def _across(
+    blocks: tuple[TextBlock | DataBlock, ...], values: HiddenValues, hit: dict[str, str]
+) -> tuple[TextBlock | DataBlock, ...]:
+    """``blocks`` with a value cut over two text blocks redacted in each: a provider
+    joins a message's text parts with nothing between (OpenAI's API), so the model reads
+    it whole, as :mod:`.mcp_redaction` reads the known keys."""
+    texts = [b.text for b in blocks if isinstance(b, TextBlock)]
+    joined = "".join(texts)
+    found = values.secrets.matches(joined) if len(texts) > 1 else []
+    spans: list[tuple[int, int]] = []
+    for value in dict.fromkeys(found):
+        at = joined.find(value)
+        while at >= 0:
+            spans.append((at, at + len(value)))
+            at = joined.find(value, at + len(value))
+        if value in values.owners:
+            hit.setdefault(*values.owners[value])
+    if not spans:
+        return blocks
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):  # a value and its URL-encoded form may overlap
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    out: list[TextBlock | DataBlock] = []
+    start = 0
+    for block in blocks:
+        if not isinstance(block, TextBlock):
+            out.append(block)
+            continue
+        text, end = block.text, start + len(block.text)
+        inside = [(max(a, start) - start, min(b, end) - start) for a, b in merged if a < end and b > start]
+        for a, b in reversed(inside):
+            text = text[:a] + REDACTED + text[b:]
+        out.append(TextBlock(text))
+        start = end
+    return tuple(out)
 
 
 def _values(sandbox: Sandbox, read: Collection[Path], supplied: str) -> HiddenValues | None:

@@ -38,3 +38,13 @@ def test_a_call_naming_the_file_or_spelling_the_value_gets_it_as_is(tmp_path: Pa
     for args in ({"path": ".env"}, {"uri": (tmp_path / ".env").as_uri()}, {"q": PASSWORD}):
         assert answer_without_hidden_values(answer, box, args, schema, [tmp_path]) == answer
     assert PASSWORD not in answer_without_hidden_values(answer, box, {"path": "main.py"}, {}, [tmp_path]).text
+
+
+def test_a_value_cut_over_two_text_blocks_is_redacted_in_each(tmp_path: Path) -> None:
+    """Providers join a message's text parts: the model would read the value whole."""
+    box = _box(tmp_path)
+    answer = ToolResult((TextBlock("pw=" + PASSWORD[:9]), PNG, TextBlock(PASSWORD[9:] + " end")))
+    out = answer_without_hidden_values(answer, box, {"q": "pw"}, {}, [tmp_path])
+    assert isinstance(out.content, tuple)
+    assert [b.text for b in out.content[:3:2]] == ["pw=[REDACTED]", "[REDACTED] end"]  # type: ignore[union-attr]
+    assert "(.env) was redacted" in out.content[-1].text  # type: ignore[union-attr]
