@@ -258,19 +258,23 @@ class McpServer:
     async def call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
         """Call a tool; any trouble becomes an error result the model can read. The
         answer (or error) holds none of the run's known secret values (finding V3), nor
-        the values of the workspace's secret files it did not name (finding X15: the
-        net searches and reads files, so in a worker thread)."""
-        answer = without_known_secrets(await self._call(name, args, context))
+        the values of the workspace's secret files it did not name (finding X15). Both
+        read every text in every spelling, and the net may search the workspace and read
+        the secret files: in a worker thread (~20 ms at the result cap, off the loop)."""
+        answer = await self._call(name, args, context)
         sandbox = self._sandbox
-        if sandbox is None:
-            return answer
-        from .mcp_values import answer_without_hidden_values
-
         schema = next((t.parameters for t in self.tools if t.remote_name == name), {})
         roots = list(self._roots())
-        return await anyio.to_thread.run_sync(
-            lambda: answer_without_hidden_values(answer, sandbox, args, schema, roots),
-            abandon_on_cancel=True)
+
+        def cleaned() -> ToolResult:
+            known = without_known_secrets(answer)
+            if sandbox is None:
+                return known
+            from .mcp_values import answer_without_hidden_values
+
+            return answer_without_hidden_values(known, sandbox, args, schema, roots)
+
+        return await anyio.to_thread.run_sync(cleaned, abandon_on_cancel=True)
 
     async def _call(self, name: str, args: dict[str, Any], context: ToolContext) -> ToolResult:
         session = self._session
