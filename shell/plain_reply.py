@@ -231,6 +231,7 @@ class PlainReply:
             ev.ThinkingBlockEnd: self._thinking_end,
             ev.ToolCallStart: self._tool_call_start,
             ev.ApprovalRequested: self._approval,
+            ev.PermissionChecking: self._checking,
             ev.ToolExecutionStart: self._exec_start,
             ev.ToolExecutionEnd: self._exec_end,
             ev.DataBlockStart: self._audio,
@@ -360,6 +361,13 @@ class PlainReply:
         self.thinking = None
         if body:
             self.console.print(Text("┊ " + body.replace("\n", "\n┊ "), style="dim italic"))
+
+    def _checking(self, event: ev.PermissionChecking, call: CallView | None) -> None:
+        """A permission check still running after half a second (the TUI's span says
+        "checking permission…"): one dim line, so a pause is not taken for a hang."""
+        if event.checking and call is not None and call.status == "checking":
+            _, name, summary, _ = call_head(call)
+            self.console.print(Text(f"{name} {summary}: checking permission…", style="dim"))
 
     def _approval(self, event: ev.ApprovalRequested, call: CallView | None) -> None:
         self.shell.seen_approvals.setdefault(event.call_id, asyncio.Event()).set()

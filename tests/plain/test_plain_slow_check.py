@@ -46,6 +46,9 @@ async def test_ctrl_c_ends_the_turn_while_the_permission_check_still_runs(
         try:
             await d.send("go\r")
             await d.until(started.is_set)
+            await d.wait_for("checking permission…")  # said after half a second
+            said = next(line for line in d.text.splitlines() if "checking permission…" in line)
+            assert said.startswith("run_shell") and "touch ran.txt" in said, said
             os.kill(os.getpid(), signal.SIGINT)
             await d.wait_for("cancelled", timeout=30)
             assert running.is_set(), "the turn ended only once the check had"
