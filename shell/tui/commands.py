@@ -13,6 +13,9 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+import anyio
+import anyio.to_thread
+
 import themes
 from shell.commands import Command, CommandRegistry, CommandResult, default_commands
 from shell.commands.session import rewind_command as shared_rewind_command
@@ -63,9 +66,12 @@ def tui_commands(app: AgentShellApp) -> CommandRegistry:
 
     shared_rewind = registry.commands["rewind"]
 
-    def rewind_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+    async def rewind_command(runtime: ShellRuntime, arg: str) -> CommandResult:
+        """With a message number: the shared command, in a worker thread. Putting files
+        and the repository's history back hashes what it writes and can take seconds on
+        a big repository: the screen stays live meanwhile (the checkpoints lock)."""
         if arg:
-            return shared_rewind_command(runtime, arg)
+            return await anyio.to_thread.run_sync(shared_rewind_command, runtime, arg)
         return CommandResult(action="rewind_dialog")
 
     for command in (
