@@ -3,8 +3,9 @@
 The checkpoint before each sandboxed command keeps the repository's objects and
 its refs and reflogs (:mod:`shell.sessions.gitkeep`). A rewind to before a message
 takes the state kept before the first command after it and puts back what is
-missing since: objects, refs and reflog entries a command removed. It adds only:
-a ref that moved since is said and left where it is.
+missing since: objects, refs and reflog entries a command removed. It adds only,
+but for a ref the rewound commands moved themselves (moved back); any other ref
+that moved since is named with both ids and left where it is.
 """
 
 from __future__ import annotations
@@ -34,9 +35,13 @@ def plan(cp: Checkpoints, commands: Sequence[ShellRun]) -> GitStep | None:
 
     if not commands:
         return None
+    from .sessions.checkpoints import ShellRun
+
     first = commands[0]
+    previous = max((r.seq for r in cp.records if isinstance(r, ShellRun) and r.seq < first.seq), default=-1)
     for record in reversed(cp.records):
-        if isinstance(record, gitkeep.GitState) and record.seq < first.seq:
+        if isinstance(record, gitkeep.GitState) and record.seq < first.seq \
+                and not (record.after and record.seq > previous):  # not where the first command left it
             said = gitkeep.restore(cp, record, apply=False)
             return GitStep(record, tuple(said)) if said else None
     return None

@@ -32,6 +32,7 @@ session files.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from shell.core.dirs import data_dir
 
 from . import gitkeep, gitstore, tempcheckpoints
+from .checkpointhook import CheckpointHook
 from .gitkeep import GitState
 from .store import utc_now
 from .writer import encode_record
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
     from shell.core.secrets import Secrets
 
 log = logging.getLogger("agent_shell.checkpoints")
+
+__all__ = ["CheckpointHook", "Checkpoints", "FileChange", "ShellRun", "Turn"]
 
 ABSENT = "absent"
 """A ``left`` digest saying the agent's command deleted the file."""
@@ -247,7 +251,8 @@ class Checkpoints:
         elif kind == "git":
             files = record.get("files") or {}
             self.records.append(GitState(int(record["turn"]), str(record["gitdir"]),
-                                         tuple((str(k), str(v)) for k, v in files.items()), seq))
+                                         tuple((str(k), str(v)) for k, v in files.items()), seq,
+                                         bool(record.get("after"))))
         elif kind == "rewind" and record.get("conversation", True):
             self.rewinds.append((int(record["to"]), seq))
 
@@ -313,12 +318,15 @@ class Checkpoints:
     def shell_ran(
         self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = "",
         tree: Sequence[Any] = (),
-    ) -> None:
+    ) -> list[Any]:
         """``run_shell`` ran; ``files`` (``CapturedFile``) is what it changed, when known.
+        Returns those whose old content it could not keep (the limit was reached): the
+        command's result must say so, or a deletion is lost with nothing said (X7).
 
         Its records go to the log in one write and one fsync, not one each: the
         command already ran, so nothing waits on them, and a command that made
         30,000 files cost 60,000 fsyncs (minutes on a busy disk, J9)."""
+        refused: list[Any] = []
         with self._lock, self._batch():
             for captured in files or ():
                 self._left_by_command(captured)
@@ -326,7 +334,9 @@ class Checkpoints:
                 if key in self._seen:
                     continue
                 if captured.kept:
-                    self._keep_file(captured.path, captured.before, captured.mode, "run_shell")
+                    why = self._keep_file(captured.path, captured.before, captured.mode, "run_shell")
+                    if why:
+                        refused.append(dataclasses.replace(captured, kept=False, why=why))
                 else:
                     existed = captured.before is not None or captured.mode is not None
                     self._log_file(captured.path, None, existed, captured.mode, "run_shell",
@@ -337,6 +347,7 @@ class Checkpoints:
                 "note": note, "at": utc_now(),
                 **({"tree": [[t.kind, str(t.path), t.other] for t in tree]} if tree else {}),
             })
+        return refused
 
     def _left_by_command(self, captured: Any) -> None:
         """What a sandboxed command left in a file, as :meth:`after_write` records a
@@ -362,8 +373,9 @@ class Checkpoints:
         with self._lock:
             return gitkeep.after_command(self, root, before)
 
-    def log_git(self, gitdir: str, files: dict[str, str]) -> None:
-        self._append({"kind": "git", "turn": self.turn, "gitdir": gitdir, "files": files, "at": utc_now()})
+    def log_git(self, gitdir: str, files: dict[str, str], *, after: bool = False) -> None:
+        self._append({"kind": "git", "turn": self.turn, "gitdir": gitdir, "files": files, "at": utc_now(),
+                      **({"after": True} if after else {})})
 
     @property
     def stored_digests(self) -> set[str]:
@@ -412,10 +424,11 @@ class Checkpoints:
             self._append({"kind": "rewind", "to": turn, "conversation": conversation, "files": files,
                           "at": utc_now()})
 
-    def _keep_file(self, path: Path, before: bytes | None, mode: int | None, tool: str) -> None:
+    def _keep_file(self, path: Path, before: bytes | None, mode: int | None, tool: str) -> str:
+        """Keep ``before`` (a file's content); why it was not kept (empty: it was)."""
         if before is None:
             self._log_file(path, None, False, None, tool)
-            return
+            return ""
         why = ""
         if len(before) > self.max_file:
             why = f"it is too big to keep ({_mb(len(before))}; the limit is {_mb(self.max_file)})"
@@ -431,6 +444,7 @@ class Checkpoints:
             self._log_file(path, None, True, mode, tool, kept=False, why=why)
         else:
             self._log_file(path, digest, True, mode, tool, size=len(before))
+        return why
 
     def _log_file(self, path: Path, digest: str | None, existed: bool, mode: int | None, tool: str, *,
                   kept: bool = True, why: str = "", size: int = 0) -> None:
@@ -518,61 +532,6 @@ class Checkpoints:
 
     def _redact(self, text: str) -> str:
         return self.redactor.text(text) if self.redactor is not None else text
-
-
-class CheckpointHook:
-    """What the runtime gives the tools (a ``shell.tools.changes.ChangeLog``): it
-    passes each change on to the current session's :class:`Checkpoints`, which
-    changes with the session (``target``), and never raises into a tool."""
-
-    def __init__(self) -> None:
-        self.target: Checkpoints | None = None
-
-    def before_write(self, path: Path, before: bytes | None, tool: str) -> None:
-        target = self.target
-        if target is None:
-            return
-        try:
-            target.before_write(path, before, tool)
-        except Exception:
-            log.exception("checkpoint before %s of %s failed", tool, path)
-
-    def after_write(self, path: Path, after: bytes | None) -> None:
-        target = self.target
-        if target is None:
-            return
-        try:
-            target.after_write(path, after)
-        except Exception:
-            log.exception("checkpoint after a write of %s failed", path)
-
-    def git_before(self, root: Path) -> dict[str, bytes] | None:
-        target = self.target
-        try:
-            return target.git_before(root) if target is not None else None
-        except Exception:
-            log.exception("the repository's history could not be kept")
-            return None
-
-    def git_after(self, root: Path, before: dict[str, bytes]) -> str:
-        target = self.target
-        try:
-            return target.git_after(root, before) if target is not None else ""
-        except Exception:
-            log.exception("the repository's history could not be compared")
-            return ""
-
-    def shell_ran(
-        self, command: str, *, sandboxed: bool, files: Sequence[Any] | None, note: str = "",
-        tree: Sequence[Any] = (),
-    ) -> None:
-        target = self.target
-        if target is None:
-            return
-        try:
-            target.shell_ran(command, sandboxed=sandboxed, files=files, note=note, tree=tree)
-        except Exception:
-            log.exception("checkpoint of a command failed")
 
 
 def _tree(value: Any) -> tuple[tuple[str, str, str], ...]:

@@ -22,8 +22,11 @@ script the command writes does the same. So the history is kept instead:
   written only when they differ from the last one.
 
 A rewind puts back what is missing, and never takes away what is there: an
-object or a ref that exists is left as it is (a ref that moved since is said, not
-reset), and a reflog keeps its lines after the ones put back. It writes only refs
+object or a ref that exists is left as it is, and a reflog keeps its lines after
+the ones put back. The one exception is a ref the rewound commands moved and
+nothing else since (a ``git commit`` of theirs): it is moved back (:mod:`.gitmoved`);
+any other move is said with both ids. The history keeps at most a quarter of the
+checkpoints' limit (:data:`GIT_SHARE`), so it never takes the room the files need. It writes only refs
 and reflogs git would write, inside ``.git`` (:mod:`.gitrefs`). After a command, its
 result says plainly when it removed refs, reflog entries or objects, and that a
 rewind brings them back.
@@ -36,10 +39,12 @@ import hashlib
 import os
 import shutil
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import gitmodules, gitmoved
 from .gitrefs import TREES, plain, real_folder, reflog_lines, reflog_ok, refname_ok, value_ok, write
 from .gitstore import ObjectKeeper
 
@@ -54,6 +59,13 @@ MAX_PACKED_REFS_BYTES = 4 * 1024 * 1024
 """A bigger ``packed-refs`` (~50,000 refs) is not kept, and the command's result says so:
 read and hashed before and after every command, and each change another blob."""
 TOP_FILES = ("HEAD", "packed-refs")
+GIT_SHARE = 4
+"""The repository's history (objects the store holds alone, refs, reflogs) keeps at most
+1/GIT_SHARE of the checkpoints' limit: the rest is the files' (finding X7: a command
+wrote 30 MB of junk into .git/logs each time, the session's 256 MB filled with it, and
+the next ``rm`` of the user's files was not kept)."""
+MAX_REF_BYTES = 1024
+"""A bigger file under refs/ is no ref git wrote: not kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +77,9 @@ class GitState:
     files: tuple[tuple[str, str], ...]
     """``(path under .git, blob digest)`` of each file."""
     seq: int
+    after: bool = False
+    """Taken after a command (else before one): a ref that changes only from a before
+    state to its after state was moved by that command (:func:`moved_back`)."""
 
 
 def git_dir(root: Path) -> Path | None:
@@ -90,7 +105,13 @@ def read_state(gitdir: Path, *, packed_limit: int = MAX_PACKED_REFS_BYTES) -> di
             base = Path(folder).relative_to(gitdir)
             names += [(base / name).as_posix() for name in sorted(files)]
     for rel in names[:MAX_STATE_FILES]:
-        data = _read_regular(gitdir / rel, packed_limit if rel == "packed-refs" else MAX_STATE_BYTES)
+        if rel.startswith("logs/") and not reflog_ok(rel):
+            continue  # not a reflog git writes (logs/junk1): not history
+        limit = packed_limit if rel == "packed-refs" else MAX_REF_BYTES if rel.startswith("refs/") \
+            else MAX_STATE_BYTES
+        data = _read_regular(gitdir / rel, limit)
+        if data is not None and rel.startswith("logs/"):
+            data = b"".join(line + b"\n" for line in reflog_lines(data.splitlines()))
         if data is None or total + len(data) > MAX_STATE_BYTES:
             continue
         total += len(data)
@@ -123,6 +144,13 @@ def keeper(cp: Checkpoints, gitdir: Path) -> ObjectKeeper:
     return found
 
 
+def git_room(cp: Checkpoints, kept: ObjectKeeper) -> int:
+    """Bytes ``kept``'s store may hold alone: within the checkpoints' limit, and within
+    the history's share of it (:data:`GIT_SHARE`)."""
+    used = sum(k.own_bytes + k.state_bytes for k in cp.git_keepers.values())
+    return max(0, min(cp.max_total - cp.stored_bytes, cp.max_total // GIT_SHARE - used)) + kept.own_bytes
+
+
 def before_command(cp: Checkpoints, root: Path) -> dict[str, bytes] | None:
     """Keep the repository's new objects and, when they changed, its refs and reflogs
     (a ``git`` record). Returns the refs and reflogs as they are, for :func:`after_command`."""
@@ -130,7 +158,7 @@ def before_command(cp: Checkpoints, root: Path) -> dict[str, bytes] | None:
     if gitdir is None:
         return None
     kept = keeper(cp, gitdir)
-    kept.keep(gitdir, cp.max_total - cp.stored_bytes + kept.own_bytes)
+    kept.keep(gitdir, git_room(cp, kept))
     files = read_state(gitdir)
     with contextlib.suppress(OSError):
         size = os.lstat(gitdir / "packed-refs").st_size
@@ -138,17 +166,31 @@ def before_command(cp: Checkpoints, root: Path) -> dict[str, bytes] | None:
             kept.notes.append(f"the repository's packed-refs ({size / 2**20:.1f} MB) is over the "
                               f"{MAX_PACKED_REFS_BYTES >> 20} MB a checkpoint keeps: the refs it holds are "
                               "not kept, and /rewind cannot put them back")
+    kept.modules = gitmodules.marks(gitdir)
+    kept.state_kept = log_state(cp, kept, gitdir, files)
+    if not kept.state_kept:
+        kept.notes.append("the repository's refs and reflogs could not be kept before this command: the "
+                          f"checkpoints' room for git history ({_mb(cp.max_total // GIT_SHARE)}) is full")
+    return files
+
+
+def log_state(cp: Checkpoints, kept: ObjectKeeper, gitdir: Path, files: dict[str, bytes], *,
+              after: bool = False) -> bool:
+    """A ``git`` record of ``files`` when they differ from the last one; False: they do,
+    and there is no room to keep them."""
     last = last_state(cp, str(gitdir), len(cp.raw))
     digests = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-    if last is None or dict(last.files) != digests:
-        size = sum(len(files[rel]) for rel, d in digests.items() if d not in cp.stored_digests)
-        if cp.stored_bytes + size > cp.max_total:
-            kept.notes.append("the repository's refs could not be kept: the checkpoints are full")
-            return files
-        for rel, digest in digests.items():
-            cp.keep_blob(digest, files[rel])
-        cp.log_git(str(gitdir), digests)
-    return files
+    if last is not None and dict(last.files) == digests:
+        return True
+    stored = cp.stored_digests
+    new = {d: len(files[rel]) for rel, d in digests.items() if d not in stored}
+    if sum(new.values()) > git_room(cp, kept) - kept.own_bytes:
+        return False
+    for rel, digest in digests.items():
+        cp.keep_blob(digest, files[rel])
+    kept.state_bytes += sum(new.values())
+    cp.log_git(str(gitdir), digests, after=after)
+    return True
 
 
 def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
@@ -174,8 +216,12 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
                              f"({', '.join(spoilt[:3])}{' …' if len(spoilt) > 3 else ''}): the copy kept "
                              "before it ran is the same file, changed too, so /rewind cannot put them back. "
                              "Only a remote that has them can (git fetch); tell the user]")
-        kept.count(gitdir, cp.max_total - cp.stored_bytes + kept.own_bytes, stamps)  # what it deleted costs
+        kept.count(gitdir, git_room(cp, kept), stamps)  # what it deleted costs
+        if after and kept.state_kept:  # where this command left the refs (Y1: a rewind moves back its own)
+            log_state(cp, kept, gitdir, after, after=True)
         notes, kept.notes = [*notes, *(f"[{note}]" for note in kept.notes)], []
+    if kept is not None and (said_modules := gitmodules.removed_note(kept.modules, gitdir)):
+        notes.append(said_modules)
     if not (refs or entries or objects):
         return "\n".join(notes)
     said = []
@@ -186,6 +232,10 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
         said.append(f"{entries} reflog entr{'y' if entries == 1 else 'ies'}")
     if objects:
         said.append(f"{objects} object file(s)")
+    if (refs or entries) and kept is not None and not kept.state_kept:
+        return "\n".join([f"[this command removed git history: {', '.join(said)}. The refs and reflogs were "
+                          "NOT kept before it ran (see below): /rewind cannot put them back. Tell the user]",
+                          *notes])
     return "\n".join([f"[this command removed git history: {', '.join(said)}. They were kept before it ran: "
                       "/rewind to before this message puts them back]", *notes])
 
@@ -256,6 +306,9 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     bad = sorted(name for name, value in missing.items() if not (refname_ok(name) and value_ok(value)))
     missing = {name: value for name, value in missing.items() if name not in bad}
     moved = sorted(n for n, v in refs_then.items() if n in refs_now and refs_now[n] != v and n != "HEAD")
+    since = [r for r in cp.records
+             if isinstance(r, GitState) and r.gitdir == state.gitdir and r.seq > state.seq]
+    sorted_moves = gitmoved.moves(state, since, moved, refs_then, refs_now, lambda r: _refs_at(cp, r))
     logs_now = log_lines(now)
     logs = {rel: good for rel, lines in log_lines(files).items() if reflog_ok(rel)
             and (good := reflog_lines(lines)) and not set(good) <= set(logs_now.get(rel, []))}
@@ -271,8 +324,7 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
         said.append(f"{len(logs)} reflog(s) put back")
     if objects:
         said.append(f"{len(objects)} object file(s) put back")
-    if moved:
-        said.append(f"moved since and left as they are: {', '.join(moved[:5])}")
+    said += sorted_moves.said()
     if not apply:
         return said
     for sub in ("objects/pack", "objects/info", "refs/heads", "refs/tags"):
@@ -283,12 +335,40 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     if refused:
         said.append(f"{len(refused)} kept object file(s) NOT put back, changed since they were kept "
                     f"or unreadable: {', '.join(refused[:3])}" + (" …" if len(refused) > 3 else ""))
-    for name, value in missing.items():
-        write(gitdir, name, (value + "\n").encode())
+    _write_refs(gitdir, missing, sorted_moves.back)
     for rel, lines in logs.items():
         old, later = set(lines), logs_now.get(rel, [])
         write(gitdir, rel, b"".join(x + b"\n" for x in lines + [n for n in later if n not in old]))
     return said
+
+
+def _refs_at(cp: Checkpoints, state: GitState) -> dict[str, str]:
+    """The refs a recorded state held (its reflogs are not read)."""
+    files: dict[str, bytes] = {}
+    for rel, digest in state.files:
+        if not rel.startswith("logs/"):
+            with contextlib.suppress(OSError, ValueError):
+                files[rel] = cp.blob(digest)
+    return refs_of(files)
+
+
+def _write_refs(gitdir: Path, missing: dict[str, str], back: dict[str, tuple[str, str]]) -> None:
+    """Write the refs put back, and move back those the rewound commands moved."""
+    for name, value in missing.items():
+        write(gitdir, name, (value + "\n").encode())
+    for name, (now_id, then_id) in back.items():
+        if write(gitdir, name, (then_id + "\n").encode()):
+            _log_move(gitdir, name, now_id, then_id)
+
+
+def _log_move(gitdir: Path, name: str, old: str, new: str) -> None:
+    """A reflog line for the ref a rewind moved back, as git writes one (when it has a reflog)."""
+    rel = f"logs/{name}"
+    data = _read_regular(gitdir / rel, MAX_STATE_BYTES)
+    if data is None or not reflog_ok(rel):
+        return
+    line = f"{old} {new} agent-shell <agent-shell> {int(time.time())} +0000\t/rewind: to before a message\n"
+    write(gitdir, rel, (data if data.endswith(b"\n") or not data else data + b"\n") + line.encode())
 
 
 def _names(folder: Path) -> set[str]:
@@ -316,3 +396,7 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.0f} MB"

@@ -43,6 +43,12 @@ class ObjectKeeper:
         it, or it is a copy): what the store costs."""
         self.notes: list[str] = []
         """What could not be kept, to say in the next command's result."""
+        self.state_bytes = 0
+        """Bytes of refs and reflogs this process kept for the repository (:mod:`.gitkeep`)."""
+        self.state_kept = True
+        self.modules: dict[str, dict[str, int]] = {}
+        """What the submodules' histories held before the last command (:mod:`.gitmodules`)."""
+        """False: the refs and reflogs before the last command could not be kept."""
 
     @property
     def own_bytes(self) -> int:

@@ -33,7 +33,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar, cast
@@ -407,6 +407,18 @@ def lost_note(lost: list[tuple[str, str, str]]) -> str:
             f"before the command. {said}{more} Tell the user now: they may still have a copy elsewhere.]")
 
 
+def refused_note(root: Path, refused: Sequence[CapturedFile]) -> str:
+    """What a command's result says of files it changed whose old content the
+    checkpoints did not take (their limit was reached): a later ``rm`` after a command
+    that filled them lost files with nothing said (finding X7)."""
+    lost = []
+    for f in refused:
+        with contextlib.suppress(ValueError):
+            what = "deleted" if f.deleted else "changed"
+            lost.append((f.path.relative_to(root).as_posix(), what, f.why))
+    return lost_note(lost)
+
+
 NOT_UNDONE = "a rewind does not undo"
 """How the part of a command's note that lists its renames and symlinks starts."""
 MAX_NAMED = 5
@@ -512,9 +524,15 @@ async def watched(
             lost.append(compare(capture.root, history))
         note = "; ".join(n for n in (capture.cut, capture.not_undone) if n) or NOT_SCANNED
         if capture.tree:
-            changes.shell_ran(command, sandboxed=True, files=found, note=note, tree=capture.tree)
+            refused = changes.shell_ran(command, sandboxed=True, files=found, note=note, tree=capture.tree)
         else:
-            changes.shell_ran(command, sandboxed=True, files=found, note=note)
+            refused = changes.shell_ran(command, sandboxed=True, files=found, note=note)
+        lost.append(refused_note(capture.root, refused or ()))
+        take = getattr(changes, "take_problems", None)
+        problems = take() if take is not None else []
+        if problems:
+            lost.append(f"[agent-shell: the checkpoints: {sanitize_line('; '.join(problems[:MAX_NAMED]))}. "
+                        "/rewind may not undo what this command changed. Tell the user]")
 
     cancelled = False
     try:

@@ -61,7 +61,9 @@ class ChangeLog(Protocol):
     def shell_ran(
         self, command: str, *, sandboxed: bool, files: Sequence[CapturedFile] | None, note: str = "",
         tree: Sequence[TreeChange] = (),
-    ) -> None:
+    ) -> Sequence[CapturedFile] | None:
         """``run_shell`` ran ``command``. ``files``: what it changed in the workspace,
         when that could be captured (sandboxed commands); None when it could not.
-        ``tree``: the folders it renamed and symlinks it made."""
+        ``tree``: the folders it renamed and symlinks it made. Returns the files whose
+        old content could not be kept after all (``kept`` False, ``why``): the
+        command's result says them."""
