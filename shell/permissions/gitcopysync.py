@@ -18,11 +18,11 @@ user's to make and is not touched.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import githeads, gitsync
+from . import gitcopystat, githeads, gitsync
 from .gitnet import head_commit
 from .gitstaged import git_dir, index_stamp, repository_of, staged_entries
 
@@ -42,8 +42,11 @@ class CopiesBefore:
     stamp: tuple[int, int, int] | None
 
 
-def before(copies: Iterable[Path]) -> list[CopiesBefore]:
-    """The index entries of ``copies`` (absolute paths of tracked secret files), per repository."""
+def before(copies: Mapping[Path, str]) -> list[CopiesBefore]:
+    """The index entries of ``copies`` (absolute paths of tracked secret files → the staged
+    copies shown in their place), per repository, once the index caches the copies' times
+    (:mod:`.gitcopystat`: else ``git reset --hard`` rewrites them and stops at the bind)."""
+    gitcopystat.restamp(copies)
     by_repo: dict[Path, list[bytes]] = {}
     for path in copies:
         repo = repository_of(path)

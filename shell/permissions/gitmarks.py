@@ -104,14 +104,14 @@ NONE = Marks()
 
 
 def mark(hidden: Iterable[Path], may_write: Callable[[Path], bool] = lambda _: False,
-         denied: Iterable[Path] = (), copies: Iterable[Path] = ()) -> tuple[Marks, str]:
+         denied: Iterable[Path] = (), copies: Mapping[Path, str] | None = None) -> tuple[Marks, str]:
     """Set skip-worktree on every entry git tracks at or under ``hidden`` (absolute
     paths), except those marked already; what was set, or why it could not be (then
     nothing is left set). ``may_write``: :attr:`Marks.may_write`; ``denied``: what deny
     rules name, existing or not (:func:`.gitnet.before`); ``copies``: tracked secret files shown
-    as their staged copies (:mod:`.gitcopysync`)."""
+    as their staged copies, each with its copy (:mod:`.gitcopysync`)."""
     hidden = list(hidden)
-    held = tuple(gitcopysync.before(copies))
+    held = tuple(gitcopysync.before(copies or {}))
     by_repo: dict[Path, list[bytes]] = {}
     for path in hidden:
         repo = repository_of(path)

@@ -197,6 +197,7 @@ class Sandbox:
         self._ruled: set[Path] = set()  # what wildcard write rules covered before it (.writewalls)
         self._held: list[pathswaps.Held] = []  # the folders above what it holds, as they were (.pathswaps)
         self.staged = StagedCopies()  # git's staged copies, shown in their place (.gitstaged)
+        self.shown_copies: Mapping[Path, str] = {}  # those the last command was shown (.gitstopped)
         self._reveals: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._reveal_lock = threading.Lock()
         self.denied_reads: Callable[[], Sequence[Path]] = lambda: ()
@@ -282,7 +283,7 @@ class Sandbox:
         unchanged, and marked, ``git add .envrc`` would fail."""
         self.unmark()  # a second try of the same command marks anew
         named = set(self.named_hidden())
-        copies = self.staged.shown(files)
+        copies = self.shown_copies = self.staged.shown(files)
         wanted = [p for p in hidden if p in named and _under(p, self.binds())]
         wanted += [f for f in files if f not in copies]
         self._marks, problem = gitmarks.mark(wanted, self.may_write_hidden, sorted(named), copies)

@@ -28,7 +28,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from shell.core.textsafety import path_text
 from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
+from shell.permissions.gitstopped import stopped_note
 from shell.permissions.hiddenvalues import (
     NO_VALUES,
     HiddenValues,
@@ -289,6 +290,7 @@ class Confined:
     """Sockets in the workspace the sandbox covered (:func:`hostsockets.blocked_note`)."""
     home_news: str = ""
     """The folders under home hidden whole, said the first time they are these (:mod:`.homewalk`)."""
+    copies: Mapping[Path, str] = field(default_factory=dict)  # staged copies shown (.gitstopped)
     values_news: str = ""
     """That the values net's home sources hit their bound, said once while it lasts (:mod:`.hiddenvalues`)."""
 
@@ -334,7 +336,7 @@ async def confine(
         raise
     return Confined(started.argv, env, started, secrets, guard, hidden, denied, values,
                     sandbox.readonly_paths(walls), hostsockets.blocked(walls, sandbox.roots()),
-                    home_news=sandbox.home_files.news(),
+                    home_news=sandbox.home_files.news(), copies=sandbox.shown_copies,
                     values_news=_bound_news(sandbox, left_out, values.left))
 
 
@@ -386,6 +388,7 @@ def sandbox_notes(
         notes += [n for n in [outside_files_note(text, guard.outside, roots, code)] if n]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
+    notes += [n for n in [stopped_note(text, confined.copies, cwd)] if n] if confined is not None else []
     covered = confined.home_news if confined is not None else ""
     if covered:  # once, the first time these folders are hidden whole (.homewalk)
         notes.append(f"[agent-shell: {covered}: a command reading there sees them empty.]")
