@@ -80,10 +80,11 @@ def history_updates(
 
 
 def inert(text: str) -> str:
-    """``text`` as the live stream sends it: sanitised, and no image or tag that loads
-    by itself (:mod:`shell.core.remoteimages`). A replay is drawn like the live reply,
-    so the editor fetched on reopening what it never fetched live (finding S15)."""
-    return defuse_images(sanitize(text))
+    """``text`` as the live stream sends it: sanitised, no image or tag that loads by
+    itself and no link the TUI would ask about (:func:`toolview.editor_defuser`). A
+    replay is drawn like the live reply, so the editor fetched on reopening what it
+    never fetched live (finding S15)."""
+    return defuse_images(sanitize(text), toolview.editor_defuser())
 
 
 def _user(message: UserMessage) -> Iterator[Update]:

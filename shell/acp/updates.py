@@ -91,7 +91,7 @@ class ReplyUpdates:
         self.root = root
         self.calls: dict[str, _Call] = {}
         self._text: dict[str, StreamSanitizer] = {}
-        self._images: dict[str, ImageDefuser] = {}  # an editor renders Markdown: no image loads itself
+        self._images: dict[str, ImageDefuser] = {}  # an editor renders Markdown: no image loads, no link asks
         self.model_calls = 0
         self.last_usage: Any = None
 
@@ -99,13 +99,13 @@ class ReplyUpdates:
     async def handle(self, event: ev.Event) -> None:
         if isinstance(event, (ev.TextBlockStart, ev.ThinkingBlockStart)):
             self._text[event.block_id] = StreamSanitizer()
-            self._images[event.block_id] = ImageDefuser()
+            self._images[event.block_id] = toolview.editor_defuser()
         elif isinstance(event, ev.TextBlockDelta):
             await self._chunk(event.block_id, event.delta, thought=False)
         elif isinstance(event, ev.ThinkingBlockDelta):
             await self._chunk(event.block_id, event.delta, thought=True)
         elif isinstance(event, (ev.TextBlockEnd, ev.ThinkingBlockEnd)):
-            images = self._images.pop(event.block_id, ImageDefuser())
+            images = self._images.pop(event.block_id, None) or toolview.editor_defuser()
             rest = images.feed(self._text.pop(event.block_id, StreamSanitizer()).flush()) + images.flush()
             if rest:
                 await self._send_text(rest, thought=isinstance(event, ev.ThinkingBlockEnd))
@@ -142,7 +142,10 @@ class ReplyUpdates:
 
     async def _chunk(self, block_id: str, delta: str, *, thought: bool) -> None:
         text = self._text.setdefault(block_id, StreamSanitizer()).feed(delta)
-        text = self._images.setdefault(block_id, ImageDefuser()).feed(text)
+        images = self._images.get(block_id)
+        if images is None:
+            images = self._images[block_id] = toolview.editor_defuser()
+        text = images.feed(text)
         if text:
             await self._send_text(text, thought=thought)
 

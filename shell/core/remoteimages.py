@@ -26,11 +26,15 @@ attributes, or a tag not glued to a word (``Vec<String>`` stays as written).
 
 The text arrives in pieces: :class:`ImageDefuser` holds back a piece's end that
 could begin a pattern (``!``, ``<ifr``) until the next piece says what it is.
+It takes one more pass over the same parts (outside fenced code, whole patterns
+only): ACP's gives it the link policy's (:func:`shell.frontend.linkopen.defuse_links`),
+which this layer cannot import.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 LOADING_TAGS = (
     "img", "image", "picture", "source", "video", "audio", "iframe", "frame", "embed", "object",
@@ -88,9 +92,16 @@ class ImageDefuser:
     drawn as text by every renderer, so it loads nothing and is left as the model
     wrote it: HTML in a ```` ```html ```` block stays ``<img``."""
 
-    __slots__ = ("_candidate", "_closing", "_distrust", "_fence", "_held", "_indent", "_last")
+    __slots__ = ("_also", "_also_hold", "_candidate", "_closing", "_distrust", "_fence", "_held", "_indent",
+                 "_last")
 
-    def __init__(self) -> None:
+    def __init__(
+        self, also: Callable[[str], str] | None = None, also_hold: re.Pattern[str] | None = None
+    ) -> None:
+        """``also``: a further pass over each part outside fenced code, after the
+        images'; ``also_hold``: the end of a piece it cannot judge yet (held back)."""
+        self._also = also
+        self._also_hold = also_hold
         self._held = ""
         self._fence: tuple[str, int] | None = None  # the open fence's character and length
         self._candidate: tuple[str, int] | None = None
@@ -115,6 +126,8 @@ class ImageDefuser:
         run = _FENCE_RUN.search(text)  # its length decides what it opens or closes
         tail = run if run is not None else _OPEN_END.search(text)
         cut = tail.start() if tail is not None else len(text)
+        if self._also_hold is not None and (more := self._also_hold.search(text)) is not None:
+            cut = min(cut, more.start())
         self._held = text[cut:]
         return self._scan(text[:cut])
 
@@ -131,9 +144,14 @@ class ImageDefuser:
         def emit(end: int) -> None:
             nonlocal start
             part = text[start:end]
-            out.append(part if self._fence is not None else defang_images(part, self._last))
-            if part:
-                self._last = part[-1]
+            last = part[-1:] if part else ""
+            if self._fence is None:
+                part = defang_images(part, self._last)
+                if self._also is not None:
+                    part = self._also(part)
+            out.append(part)
+            if last:
+                self._last = last
             start = end
 
         while i < n:
@@ -180,10 +198,11 @@ class ImageDefuser:
             self._distrust = True
 
 
-def defuse_images(text: str) -> str:
+def defuse_images(text: str, defuser: ImageDefuser | None = None) -> str:
     """A whole text through :class:`ImageDefuser` (fenced code left as written): for
-    what is sent or written at once, a replayed message or an exported session."""
-    images = ImageDefuser()
+    what is sent or written at once, a replayed message or an exported session.
+    ``defuser``: a fresh one with a further pass (see :class:`ImageDefuser`)."""
+    images = defuser if defuser is not None else ImageDefuser()
     return images.feed(text) + images.flush()
 
 

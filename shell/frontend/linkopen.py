@@ -16,6 +16,7 @@ non-ASCII counts as non-ASCII (finding X4: no look-alike was ever asked about).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -111,6 +112,77 @@ def _readable_host(host: str) -> str:
     return ".".join(_decoded_label(label) for label in host.split("."))
 
 
+_INLINE_TARGET = re.compile(r"\]\((<[^<>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
+"""``](target`` of an inline link (or an image, whose ``!`` the image defuser escaped)."""
+_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)")
+"""An autolink's start (its ``>`` need not have come: ``&lt;`` draws as ``<`` either way)."""
+_DEFINITION = re.compile(r"\]:([ \t]*\n?[ \t]*)(<[^<>\n]*>|\S+)")
+"""``]: target`` of a link reference definition (the target may be on the next line)."""
+_BARE_WEB = re.compile(r"(?<![\w/\\])(https?)(:)(//[^\s/?#<>()\[\]`]+)", re.IGNORECASE)
+"""A bare web address, which GFM renderers link by themselves: only its host is judged."""
+
+HOST_HOLD = 300
+"""Characters of a web address's host held back while it is written (a DNS name has
+at most 253); past them its start is judged."""
+_SCHEME_SO_FAR = r"(?:[A-Za-z][A-Za-z0-9+.-]{0,31})?"
+_WEB_HOST_SO_FAR = r"https?:/{0,2}[^\s/?#<>()\[\]`\\]{0," + str(HOST_HOLD) + "}"
+LINK_HOLD = re.compile(
+    r"(?:\](?:\(<?)?|\]:[ \t]*\n?[ \t]*|<)(?:" + _WEB_HOST_SO_FAR + "|" + _SCHEME_SO_FAR + r")\Z"
+    r"|(?<![\w/\\])(?:" + _WEB_HOST_SO_FAR + r"|h(?:t(?:t(?:ps?)?)?)?)\Z",
+    re.IGNORECASE,
+)
+"""The end of a streamed piece :func:`defuse_links` cannot judge yet: a link's target
+(or an autolink's, a definition's) whose scheme, or a web address's host, is still
+being written. It is short: the editor is sent the text as it comes, and on a cancel
+the history keeps what it was sent."""
+
+
+def defuse_links(text: str) -> str:
+    """``text`` (Markdown an editor renders, outside fenced code) with each link that
+    :func:`link_target` would ask about made text, for where no question can be put
+    before the renderer opens it (an ACP editor opens a clicked link of any scheme
+    through the OS: finding X10). ``](`` becomes ``]\\(``, an autolink's ``<`` is
+    ``&lt;``, a definition's ``]:`` is ``]\\:``, and a web address whose host reads as
+    non-ASCII has its ``:`` escaped, which no renderer links. Backslashes, not code
+    spans: the text may sit in a code span (it then shows the backslash) whose
+    backticks must stay paired. Plain web links to ordinary hosts stay links."""
+    if "](" in text:
+        text = _INLINE_TARGET.sub(_inline_target, text)
+    if "<" in text:
+        text = _AUTOLINK.sub(_autolink, text)
+    if "]:" in text:
+        text = _DEFINITION.sub(_definition, text)
+    if "://" in text:
+        text = _BARE_WEB.sub(_bare_web, text)
+    return text
+
+
+def _inline_target(m: re.Match[str]) -> str:
+    return "]\\(" + m.group(1) if _asks(m.group(1)) else m.group(0)
+
+
+def _autolink(m: re.Match[str]) -> str:
+    return "&lt;" + m.group(0)[1:] if _asks(m.group(1)) else m.group(0)
+
+
+def _definition(m: re.Match[str]) -> str:
+    return f"]\\:{m.group(1)}{m.group(2)}" if _asks(m.group(2)) else m.group(0)
+
+
+def _bare_web(m: re.Match[str]) -> str:
+    return f"{m.group(1)}\\:{m.group(3)}" if lookalike_host(m.group(0)) is not None else m.group(0)
+
+
+def _asks(written: str) -> bool:
+    """Whether the target as written in Markdown (angle brackets, backslash escapes,
+    entities: ``&#x66;ile:`` is ``file:``) is one :func:`link_target` asks about."""
+    from markdown_it.common.utils import unescapeAll
+
+    if written.startswith("<") and written.endswith(">"):
+        written = written[1:-1]
+    return link_target(unescapeAll(written)).asks
+
+
 def _scheme_and_host(href: str) -> tuple[str, str]:
     """The scheme (lower case, "" when none or unreadable) and the host of ``href``."""
     try:
@@ -128,4 +200,7 @@ def _dns_name(host: str) -> str:
         return "no valid name (it cannot be looked up as written)"
 
 
-__all__ = ["SHOWN_WIDTH", "WEB_SCHEMES", "LinkTarget", "link_target", "lookalike_host", "unlink_asking"]
+__all__ = [
+    "LINK_HOLD", "SHOWN_WIDTH", "WEB_SCHEMES", "LinkTarget", "defuse_links", "link_target", "lookalike_host",
+    "unlink_asking",
+]
