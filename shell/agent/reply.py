@@ -48,6 +48,7 @@ from shell.core.messages import (
     ToolResult,
     ToolResultMessage,
     Usage,
+    UserMessage,
     tool_result_message,
 )
 from shell.core.model import ModelChunk, model_label, notice_sink
@@ -109,6 +110,8 @@ class Reply:
         self.turn = TurnAction(decision="natural")
         """What ``after_model_response`` decided for the current turn."""
         self.settled = False
+        self.withdrawn: tuple[Message, ...] = ()
+        """The input, taken back: the reply was cancelled before any answer (:meth:`withdraw_unanswered`)."""
         self.hard = False
         """The grace period ran out: stop pulling the layers."""
         self.reading: set[anyio.CancelScope] = set()
@@ -401,8 +404,33 @@ class Reply:
         if self.stop == "cancelled":
             self.keep_shown()
             self.skip_calls("the reply was cancelled", cancelled=True)
+            self.withdraw_unanswered()
         else:
             self.skip_calls("the reply ended early")
+
+    def withdraw_unanswered(self) -> None:
+        """Cancelled before any answer: the user's input leaves the history (and the
+        ``ReplyEnd`` carries it as ``withdrawn``, back to the prompt to edit).
+
+        Why not keep it: Esc is how a user takes a request back ("delete the logs" —
+        no, wait). Kept, it was sent again glued to their next message (user turns in
+        a row are one turn, :mod:`shell.providers.turns`) with nothing saying it was
+        withdrawn, and the model acted on it: a marker would still put the withdrawn
+        words in every later request, and the user who wants them again has them at
+        the prompt. Only while nothing of the reply joined the history after the
+        input (a partial answer, a tool call, a thought kept: then the model did
+        answer, and the cut message says it was interrupted, :mod:`shell.core.partial`)."""
+        n = len(self.input)
+        if not n or not all(isinstance(m, UserMessage) for m in self.input):
+            return
+        if not self.input_kept:  # cancelled before the loop took it: it never joined
+            if self.answer is None or self.answer.empty:
+                self.withdrawn = self.input
+            return
+        history = self.run.history
+        if len(history) >= n and all(a is b for a, b in zip(history[-n:], self.input, strict=True)):
+            del history[-n:]
+            self.withdrawn = self.input
 
     def shown_now(self) -> Mapping[str, int] | None:
         """What the front end says it showed of each block (``Agent.cancel``'s
@@ -437,7 +465,8 @@ class Reply:
             self.pending = (cut, self.pending[1])
 
     def end_event(self) -> ReplyEnd:
-        return ReplyEnd(self.last_message, self.stop or "end_turn", self.usage, reply_id=self.run.reply_id)
+        return ReplyEnd(self.last_message, self.stop or "end_turn", self.usage, self.withdrawn,
+                        reply_id=self.run.reply_id)
 
     def keep_result(self, call: ToolCallBlock, result: ToolResult) -> None:
         """A call that ran keeps its result when the reply ends before its turn does (a

@@ -34,6 +34,11 @@ class ReplyEnd(_Event):
     message: AssistantMessage | None
     stop_reason: StopReason
     usage: Usage = field(default_factory=Usage)
+    withdrawn: tuple[Message, ...] = ()
+    """The reply's input, taken back out of the history because the reply was
+    cancelled before any answer (Esc, Ctrl+C, an editor's Stop): the user took the
+    request back, so it is not sent again with their next message; a front end gives
+    its text back to the prompt to edit."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .messages import Block, TextBlock, ThinkingBlock
+from .messages import AssistantMessage, Block, HintBlock, Message, TextBlock, ThinkingBlock, ToolCallBlock
 
 CANCELLED_KEEP = 20_000
 """Characters of text and thinking a cancelled message keeps at most (a long answer
@@ -65,3 +65,31 @@ def cap_cancelled(blocks: Sequence[Block], keep: int = CANCELLED_KEEP) -> tuple[
     else:
         out.append(TextBlock(marker.lstrip()))
     return out, left_out
+
+
+CUT_NOTES = {
+    "cancelled": "[interrupted by the user: this reply was stopped here]",
+    "interrupted": "[interrupted: agent-shell stopped before this reply ended]",
+}
+"""What the model reads at the end of its own message that was cut off, by the
+message's ``stop_reason``: without it, the model read its cut answer as finished."""
+
+
+def as_sent(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` as a provider sends them: a message cut off by a cancel (or by
+    agent-shell stopping mid-reply, a resumed session's ``interrupted``) ends with a
+    :data:`CUT_NOTES` hint. Only in the request: the history and the session keep what
+    the screen showed, and the note is added again each time, so it never piles up."""
+    return [_noted(m) if isinstance(m, AssistantMessage) and m.stop_reason in CUT_NOTES else m
+            for m in messages]
+
+
+def _noted(message: AssistantMessage) -> AssistantMessage:
+    """The note goes after the message's words and before its tool calls (an API
+    reads the calls last), a paragraph apart from any text."""
+    note = CUT_NOTES[message.stop_reason]
+    blocks = list(message.content)
+    at = next((i for i, b in enumerate(blocks) if isinstance(b, ToolCallBlock)), len(blocks))
+    said = any(isinstance(b, TextBlock) and b.text for b in blocks[:at])
+    blocks.insert(at, HintBlock("\n\n" + note if said else note))
+    return AssistantMessage(tuple(blocks), message.usage, message.stop_reason)

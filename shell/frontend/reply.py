@@ -185,7 +185,8 @@ class ReplyState:
         self.cancelled = False
         self.withdrawn: tuple[Message, ...] = ()
         """The input the engine took back out of the history (it did not fit the
-        context): the front end gives its text back to the user."""
+        context, or the reply was cancelled before any answer): the front end gives
+        its text back to the user."""
         self._table: dict[type, Callable[[Any], CallView | None]] = {
             ev.ReplyStart: self._reply_start,
             ev.ModelCallStart: self._thinking,
@@ -378,6 +379,7 @@ class ReplyState:
 
     def _reply_end(self, event: ev.ReplyEnd) -> None:
         self.end = event
+        self.withdrawn = self.withdrawn or event.withdrawn  # cancelled before any answer
         self.cancelled = self.cancelled or event.stop_reason == "cancelled"
 
 

@@ -66,6 +66,7 @@ from shell.core.model import (
     ToolCallDelta,
     UsageChunk,
 )
+from shell.core.partial import as_sent
 from shell.core.textsafety import json_text
 
 from .base import HTTPProvider
@@ -353,7 +354,7 @@ def to_anthropic_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], 
         else:
             messages.append({"role": role, "content": blocks})
 
-    for m in request.messages:
+    for m in as_sent(request.messages):  # a cut reply says so (shell.core.partial)
         if isinstance(m, SystemMessage):
             if m.text:
                 system.append({"type": "text", "text": m.text})

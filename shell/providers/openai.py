@@ -56,6 +56,7 @@ from shell.core.model import (
     ToolCallDelta,
     UsageChunk,
 )
+from shell.core.partial import as_sent
 from shell.core.textsafety import json_text
 
 from .base import HTTPProvider
@@ -279,7 +280,7 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if request.system_prompt:
         out.append({"role": "system", "content": request.system_prompt})
-    for m in request.messages:
+    for m in as_sent(request.messages):  # a cut reply says so (shell.core.partial)
         if isinstance(m, SystemMessage):
             out.append({"role": "system", "content": m.text})
         elif isinstance(m, UserMessage):

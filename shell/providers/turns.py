@@ -1,13 +1,15 @@
 """User messages in a row are sent as one user turn.
 
-Why: the history can hold two user messages back to back. A reply cancelled
-before its first word keeps no assistant message (there is nothing to keep), and
-neither does one that failed before it said anything; the user's next message
-follows their last. OpenAI's API takes that, but many chat templates a local
-server applies do not: Mistral's, Gemma's and Llama 2's raise "Conversation
-roles must alternate user/assistant/...", and llama.cpp answers HTTP 500 to that
-request and to every later one, so one Esc at the wrong moment left the session
-unusable until /clear. Merged, the model sees what the user said, in order, once.
+Why: the history can hold two user messages back to back. A reply that failed
+before it said anything keeps no assistant message (there is nothing to keep); the
+user's next message follows their last. (A reply cancelled before its first word
+takes its message back out of the history instead, ``Reply.withdraw_unanswered``:
+the user withdrew it, and merged it was read as part of their next request.)
+OpenAI's API takes two in a row, but many chat templates a local server applies do
+not: Mistral's, Gemma's and Llama 2's raise "Conversation roles must alternate
+user/assistant/...", and llama.cpp answers HTTP 500 to that request and to every
+later one, so one failure at the wrong moment left the session unusable until
+/clear. Merged, the model sees what the user said, in order, once.
 Anthropic's provider merges all same-role neighbours itself (its API requires it).
 """
 

@@ -61,6 +61,8 @@ what a message carries."""
             async for event in events:
                 if isinstance(event, ReplyEnd):
                     ended = event.stop_reason == "end_turn"
+                    if event.withdrawn and turn is not None:  # cancelled before any answer
+                        self._withdraw_turn(turn)
                 elif isinstance(event, (ErrorEvent, Notice)):
                     if isinstance(event, ErrorEvent) and event.withdrawn and turn is not None:
                         self._withdraw_turn(turn)
@@ -200,8 +202,9 @@ what a message carries."""
         return recorder.session_id
 
     def _withdraw_turn(self, turn: int) -> None:
-        """The message did not fit the context and left the history: its turn leaves
-        ``/rewind``'s list too (nothing ran in it: it failed at the first model call)."""
+        """The message left the history (it did not fit the context, or its reply was
+        cancelled before any answer): its turn leaves ``/rewind``'s list too (nothing
+        ran in it)."""
         try:
             self.checkpoints_now().mark_rewind(turn, conversation=True, files=False)
         except OSError as exc:

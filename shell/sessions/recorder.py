@@ -351,9 +351,11 @@ class SessionRecorder:
                 self.calls.reply_start()
                 self.inflight.reply_start(event.reply_id)
                 self._input, self._input_at = (event.input[0] if event.input else None), None
-            elif isinstance(event, ErrorEvent) and event.withdrawn and self._rewinding is None:
-                # the input did not fit the context and left the history: a rewind to
-                # before it (the search index drops it too), not a compaction
+            elif (isinstance(event, (ErrorEvent, ReplyEnd)) and event.withdrawn
+                  and self._rewinding is None):
+                # the input left the history (it did not fit the context, or the reply was
+                # cancelled before any answer): a rewind to before it (the search index
+                # drops it too), not a compaction
                 self._rewinding = {} if self._input_at is None else {"to": self._input_at}
             if not isinstance(event, _DELTAS):
                 self._catch_up()

@@ -1,7 +1,8 @@
-"""A reply cancelled before its first word leaves the user's message without an
-answer; the next message must still reach the server as one user turn, because
-strict chat templates (Mistral, Gemma, Llama 2 on llama.cpp) refuse two in a row
-with HTTP 500, and then refuse every later request of the session the same way."""
+"""User messages in a row (a reply that failed before its first word leaves one
+without an answer) reach the server as one user turn, because strict chat templates
+(Mistral, Gemma, Llama 2 on llama.cpp) refuse two in a row with HTTP 500, and then
+refuse every later request of the session the same way. A reply cancelled before its
+first word takes its message back instead (Y9): it is not sent at all."""
 
 from __future__ import annotations
 
@@ -32,23 +33,23 @@ def roles(body: dict[str, Any]) -> list[str]:
     return [m["role"] for m in body["messages"]]
 
 
-async def test_after_esc_before_the_first_word_the_next_message_is_one_user_turn() -> None:
+async def test_after_esc_before_the_first_word_the_next_message_is_sent_alone() -> None:
     seen: list[httpx.Request] = []
     model = OpenAIModel("m", base_url="http://h/v1", api_key="k", client=mock_client(REPLY, seen=seen))
     agent = Agent(model)
     async for event in agent.reply("Write a poem."):
         if isinstance(event, TextBlockStart):
             agent.cancel()  # Esc as the first word arrives: nothing of the reply is kept
-    assert not any(isinstance(m, AssistantMessage) for m in agent.messages)
+    assert agent.messages == []  # withdrawn: the user took the request back
     async for _ in agent.reply("A short one, please."):
         pass
     body = json.loads(seen[1].content)
     users = [m for m in body["messages"] if m["role"] == "user"]
     assert roles(body)[-1] == "user" and len(users) == 1
-    assert users[0]["content"] == "Write a poem.\n\nA short one, please."
-    assert isinstance(agent.messages[-1], AssistantMessage)  # the session itself keeps both messages
+    assert users[0]["content"] == "A short one, please."  # not glued to the withdrawn one
+    assert isinstance(agent.messages[-1], AssistantMessage)
     said = [m.text for m in agent.messages if isinstance(m, UserMessage)]
-    assert said == ["Write a poem.", "A short one, please."]
+    assert said == ["A short one, please."]
 
 
 def test_ollama_merges_too_and_keeps_every_image() -> None:

@@ -1,0 +1,95 @@
+"""Esc before the model's first word takes the request back to the prompt (Y9): it is
+not sent again glued to the next message; Esc mid-answer keeps the cut answer as shown,
+sent with a note that it was interrupted (the engine's side: tests/agent/test_cancel_withdraws.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from shell.agent import Agent
+from shell.core.messages import AssistantMessage
+from shell.core.model import ModelChunk, ModelRequest, StopChunk, TextDelta
+from shell.core.partial import CUT_NOTES
+from shell.providers.openai import to_openai_messages
+from shell.tui.app import AgentShellApp
+
+from .helpers import SIZE, notices, send, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+class SilentFirst:
+    """The first request gets no word until it is cancelled; later ones ``answer``."""
+
+    name = "silent-first"
+
+    def __init__(self, answer: str = "4") -> None:
+        self.answer = answer
+        self.requests: list[ModelRequest] = []
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        self.requests.append(request)
+        if len(self.requests) == 1:
+            await asyncio.Event().wait()
+        yield TextDelta(self.answer)
+        yield StopChunk("end_turn")
+
+
+async def test_esc_before_the_first_word_gives_the_request_back_to_the_prompt() -> None:
+    model = SilentFirst()
+    app = AgentShellApp(Agent(model), model_label="silent")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "write a haiku about the sea")
+        await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy and "Your message is back in the prompt." in notices(app))
+        assert app.prompt.text == "write a haiku about the sea"
+        assert app.agent.messages == []
+        app.prompt.text = ""
+        await send(pilot, "What is 2+2?")
+        await wait_for(pilot, lambda: not app.busy and len(model.requests) == 2)
+    sent = to_openai_messages(model.requests[-1])
+    assert [m["content"] for m in sent if m["role"] == "user"] == ["What is 2+2?"]
+
+
+class Counting:
+    """Streams "one two three …" a word at a time, slowly enough to press Esc in."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.requests: list[ModelRequest] = []
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        self.requests.append(request)
+        if len(self.requests) > 1:
+            yield TextDelta("ok")
+        else:
+            for word in ("one ", "two ", "three ", "four ", *["more "] * 500):
+                yield TextDelta(word)
+                await asyncio.sleep(0.02)
+        yield StopChunk("end_turn")
+
+
+async def test_esc_mid_answer_keeps_what_was_shown_and_the_model_reads_it_was_cut() -> None:
+    model = Counting()
+    app = AgentShellApp(Agent(model), model_label="counting")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "count")
+        await wait_for(pilot, lambda: "three" in "".join(
+            getattr(w, "text", "") for w in app.query("AssistantMessage")))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy)
+        cut = app.agent.messages[-1]
+        assert isinstance(cut, AssistantMessage) and cut.stop_reason == "cancelled"
+        assert CUT_NOTES["cancelled"] not in cut.text  # the history keeps what was shown
+        assert app.prompt.text == ""  # an answer had begun: nothing is given back
+        await send(pilot, "go on")
+        await wait_for(pilot, lambda: not app.busy and len(model.requests) == 2)
+    sent = to_openai_messages(model.requests[-1])
+    said = [m["content"] for m in sent if m["role"] == "assistant"]
+    assert said == [cut.text + "\n\n" + CUT_NOTES["cancelled"]]
+    assert [m["content"] for m in sent if m["role"] == "user"] == ["count", "go on"]
