@@ -173,7 +173,7 @@ class MiddlewareStack(StackSlots):
     async def after_model_response(self, run: ReplyRun, response: AssistantMessage) -> TurnAction:
         """Reverse order; the response is replaced by the last non-None, injected
         messages concatenate, the last non-None decision wins."""
-        inject: list[Message] = []
+        inject: list[tuple[str, Message]] = []
         decision: Decision | None = None
         entry = None
         try:
@@ -193,13 +193,39 @@ class MiddlewareStack(StackSlots):
                     continue
                 if action.response is not None:
                     response = action.response
-                inject.extend(action.inject_messages)
+                inject.extend((slot.name, m) for m in action.inject_messages)
                 if action.decision is not None:
                     decision = action.decision
         except Exception as exc:
             self._blame(entry, exc)
             raise
-        return TurnAction(response, tuple(inject), decision or "natural")
+        decision = decision or "natural"
+        return TurnAction(response, self._injected(run, inject, decision), decision)
+
+    @staticmethod
+    def _injected(
+        run: ReplyRun, inject: list[tuple[str, Message]], decision: Decision
+    ) -> tuple[Message, ...]:
+        """The messages to inject. With ``stop`` no model call follows to read them: a
+        user or tool message would wait in the history for the user's next message and
+        be sent as part of it (user turns in a row are one turn), the model reading the
+        middleware's words as the user's. Those are dropped, and their author told; the
+        model's own words (an ``AssistantMessage``, "stopped: limit reached") end the
+        reply as its answer."""
+        if decision != "stop":
+            return tuple(m for _, m in inject)
+        kept: list[Message] = []
+        told: set[str] = set()
+        for owner, message in inject:
+            if isinstance(message, AssistantMessage):
+                kept.append(message)
+            elif owner not in told:
+                told.add(owner)
+                text = (f"{owner}: the messages it injected were dropped: the turn's decision was "
+                        "'stop', so no model call reads them (inject an AssistantMessage to end "
+                        "the reply with it, or decide 'loop_to_model').")
+                run.emit(Notice("warning", text, owner))
+        return tuple(kept)
 
     async def before_tool_batch(
         self, run: ReplyRun, calls: Sequence[ToolCallBlock]
