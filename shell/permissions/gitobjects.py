@@ -284,6 +284,43 @@ def _quarantine(path: Path, folder: Path, name: str) -> Path:
     return target
 
 
+LINKED_WHY = ("a link inside git's objects folder: git would read objects from where it points (unchecked) "
+              "and its gc would delete or rewrite what is there, outside this repository")
+
+
+def _links(objects: Path) -> list[Path]:
+    """Links in ``objects``, ``objects/pack`` and ``objects/info`` (tester findings Z2,
+    Z3): a fan-out folder ``76 -> ../../build/o`` planted content under a committed id
+    past every check (git does not hash a loose object it reads, and the scan does not
+    follow links), and ``ab -> ~/other/.git/objects/ab`` let the user's next ``git gc``
+    here delete another repository's objects. Git itself never makes a link there. A
+    link to a file inside a fan-out folder is a forged object already (:func:`verdict`)."""
+    found: list[Path] = []
+    for place in (objects, objects / "pack", objects / "info"):
+        try:
+            with os.scandir(place) as entries:
+                found += [Path(e.path) for e in entries if e.is_symlink()]
+        except OSError:
+            continue
+    return found
+
+
+def _links_out(linked: list[Path]) -> list[Planted]:
+    """Each link removed (the link, not what it points to: its target is said)."""
+    out: list[Planted] = []
+    for path in linked:
+        try:
+            target = os.readlink(path)
+            os.unlink(path)
+        except OSError as exc:
+            out.append(Planted(path, LINKED_WHY, error=f"it could not be removed ({exc.strerror or exc}): "
+                                                       "remove it before you use git here"))
+            continue
+        out.append(Planted(path, LINKED_WHY, undone=f"the link (to {target!r}) was removed; nothing where it "
+                                                    "points was read or changed"))
+    return out
+
+
 def _put_back_alternates(objects: Path, was: Objects) -> list[Planted]:
     out: list[Planted] = []
     for name in ALTERNATES:
@@ -320,6 +357,7 @@ def check(before: Snapshot, folder: Path | None = None,
     budget = MAX_CHECKED
     deadline = time.monotonic() + seconds
     for objects, was in before.items():
+        out += _links_out(_links(objects))  # first: nothing below reads through one
         out += _put_back_alternates(objects, was)
         now, whole = _loose(objects)
         packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)

