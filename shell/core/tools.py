@@ -127,6 +127,12 @@ class Tool(abc.ABC):
         return f"<Tool {self.name} ({self.kind}{', read-only' if self.read_only else ''})>"
 
 
+def is_mcp(tool: Tool) -> bool:
+    """Whether ``tool`` is an MCP server's (its arguments follow no shape of ours; a
+    provider that caps the tools of a request leaves these out first)."""
+    return str(getattr(tool, "source", "")).startswith("mcp:")
+
+
 _JSON_TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str,
     "integer": int,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from shell.core.tools import Tool
+from shell.core.tools import Tool, is_mcp
 
 from . import paths as resolving
 from .rules import CallPaths
@@ -47,11 +47,6 @@ _DEEPEST = 6
 
 class TooManyPaths(ValueError):
     """A call names more paths than are checked one by one: it asks as a whole."""
-
-
-def is_mcp(tool: Tool) -> bool:
-    """Whether ``tool`` is an MCP server's (its arguments follow no shape of ours)."""
-    return str(getattr(tool, "source", "")).startswith("mcp:")
 
 
 def may_write(tool: Tool) -> bool:

@@ -60,6 +60,7 @@ from shell.core.model import (
 )
 from shell.core.secrets import redact
 from shell.core.textsafety import utf8_json
+from shell.core.tools import Tool
 
 from .connections import drop_connection
 from .errors import (
@@ -71,6 +72,7 @@ from .errors import (
 from .failure_messages import FailureMessages
 from .retry_after import retry_delay
 from .sse import MAX_LINE, MalformedField, MalformedLine, StreamIdle, StreamLimit
+from .tool_cap import capped, left_out_notice
 from .wire import MAX_REPLY_BYTES, Wire, says_something
 
 NoticeHook = Callable[[str], None]
@@ -94,6 +96,10 @@ class HTTPProvider(FailureMessages, abc.ABC):
     it says when a call fails is :class:`FailureMessages`'."""
 
     default_base_url = ""
+    max_tools: int | None = None
+    """The most tools the API takes in one request (None: no limit); see
+    :meth:`offered_tools`."""
+    _told_left_out: frozenset[str] = frozenset()
 
     def __init__(
         self,
@@ -156,6 +162,18 @@ class HTTPProvider(FailureMessages, abc.ABC):
         """The chunks of one streamed response (an async generator in subclasses),
         read from ``wire`` (its bytes, bounded and cancellable). At a premature
         end, subclasses raise :meth:`ended_early`."""
+
+    def offered_tools(self, request: ModelRequest) -> list[Tool]:
+        """The request's tools within :attr:`max_tools` (see :mod:`.tool_cap`); which
+        were left out is said once, and again only when that changes."""
+        if self.max_tools is None:
+            return list(request.tools)
+        offered, left_out = capped(request.tools, self.max_tools, self.tool_choice(request))
+        names = frozenset(t.name for t in left_out)
+        if names and names != self._told_left_out:
+            self.notify(request, left_out_notice(self.label, self.max_tools, len(offered), left_out))
+        self._told_left_out = names
+        return offered
 
     def tool_choice(self, request: ModelRequest) -> str | None:
         """The request's tool choice, else the provider option ``tool_choice``.

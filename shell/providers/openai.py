@@ -84,6 +84,8 @@ class OpenAIModel(HTTPProvider):
     default_base_url = "https://api.openai.com/v1"
     base_url_env = "OPENAI_BASE_URL"
     path = "/chat/completions"
+    max_tools = 128
+    """OpenAI's API refuses a request with more (400 "array too long")."""
 
     def request_headers(self) -> dict[str, str]:
         headers = {"Accept": "text/event-stream"}
@@ -99,13 +101,14 @@ class OpenAIModel(HTTPProvider):
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        if request.tools:
+        tools = self.offered_tools(request)
+        if tools:
             body["tools"] = [
                 {
                     "type": "function",
                     "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
                 }
-                for t in request.tools
+                for t in tools
             ]
             choice = self.tool_choice(request)
             if choice in ("auto", "none", "required"):
