@@ -37,6 +37,26 @@ READ_KINDS: frozenset[str] = frozenset({"read", "search", "think"})
 """Kinds that only look: a tool of one of them may be read-only."""
 
 
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What model APIs take as a tool name (OpenAI's and Anthropic's: anything else is a
+400 on every request that offers it). MCP names are made to fit
+(:func:`shell.tools.mcp_results.tool_name`); any other tool's name must."""
+UNSAFE_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+MAX_TOOL_NAME = 64
+
+
+def tool_name_problem(name: object) -> str | None:
+    """Why model APIs would refuse ``name`` as a tool's name, or None."""
+    if not isinstance(name, str):
+        return f"a tool's name must be text, not {type(name).__name__}"
+    if TOOL_NAME.fullmatch(name):
+        return None
+    suggestion = UNSAFE_NAME_CHAR.sub("_", name)[:MAX_TOOL_NAME] or "my_tool"
+    return (f"the tool name {name[:80]!r}{'…' if len(name) > 80 else ''} would be refused by model APIs: "
+            f"a name is 1 to {MAX_TOOL_NAME} of A-Z a-z 0-9 _ - (^[a-zA-Z0-9_-]{{1,64}}$); "
+            f"e.g. {suggestion!r}")
+
+
 def resolve_kind(kind: str | None, read_only: bool | None) -> tuple[ToolKind, bool]:
     """``(kind, read_only)`` after defaults: the kind from ``read_only`` when it is
     not given (``read`` or ``other``), ``read_only`` from the kind when it is not.
@@ -108,6 +128,9 @@ class Tool(abc.ABC):
         timeout: float | None = None,
         middleware: Sequence[Any] = (),
     ) -> None:
+        problem = tool_name_problem(name)
+        if problem is not None:  # refused where it is written, not at every request
+            raise ValueError(problem)
         self.name = name
         self.description = description
         self.parameters = parameters or {"type": "object", "properties": {}}

@@ -26,6 +26,7 @@ from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.textsafety import json_text
+from shell.core.tools import MAX_TOOL_NAME, UNSAFE_NAME_CHAR
 
 from .mcp_http import TOO_LARGE
 
@@ -81,9 +82,9 @@ def with_schema_problem(result: ToolResult, label: str, problem: str) -> ToolRes
     return replace(result, content=content, details=details)
 
 
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
-MAX_NAME = 64
-"""What model APIs accept as a tool name: ``[A-Za-z0-9_-]{1,64}``."""
+_UNSAFE_NAME = UNSAFE_NAME_CHAR
+MAX_NAME = MAX_TOOL_NAME
+"""What model APIs accept as a tool name (:data:`shell.core.tools.TOOL_NAME`)."""
 MAX_SERVER = 40
 """Characters of a server's part of its tools' names (room is left for the tool's)."""
 
