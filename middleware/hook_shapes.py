@@ -10,7 +10,7 @@ iterator of its own). The other hooks return one value, ``async def`` or plain
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .stats import HookStats
@@ -92,3 +92,56 @@ class Entry:
         self.stats = stats
         self.direct = shape == CORO
         """An ``async def``: its coroutine can be awaited as it is (untimed)."""
+
+
+NEAR = 2
+"""Edits (a letter added, dropped, changed, or two swapped) within which a method's
+name is taken for a misspelt hook: every hook name is 9 characters or more, and no
+two hooks are this close."""
+
+
+def lookalike_hooks(cls: type, base: type, hooks: Sequence[str]) -> list[tuple[str, str]]:
+    """``(method, hook)`` for each public method ``cls`` defines (``base``'s own
+    attributes aside) whose name is no hook but within :data:`NEAR` edits of one.
+
+    Why: the stack wires the hooks a class overrides by name, so ``before_tool_cal``
+    (a gate that blocks) was never called and nothing said so: the write it was
+    written to stop ran (finding Y10)."""
+    known = set(dir(base))
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for klass in cls.__mro__:
+        if klass is base or issubclass(base, klass):
+            continue
+        for method, value in vars(klass).items():
+            if method.startswith("_") or method in known or method in seen:
+                continue
+            seen.add(method)
+            if not callable(value) and not isinstance(value, (staticmethod, classmethod)):
+                continue
+            hook = min(hooks, key=lambda h: edits(method.lower(), h))
+            if edits(method.lower(), hook) <= NEAR:
+                found.append((method, hook))
+    return found
+
+
+def edits(a: str, b: str) -> int:
+    """Letters added, dropped, changed, or two neighbours swapped, to make ``a`` into ``b``."""
+    if abs(len(a) - len(b)) > NEAR:
+        return NEAR + 1
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row = row, [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                row[j] = min(row[j], before[j - 2] + 1)
+        before = prev
+    return row[-1]
+
+
+def lookalike_text(owner: str, method: str, hook: str) -> str:
+    """The warning for one misspelt hook."""
+    return (f"{owner}: its method {method!r} is no hook, so the stack never calls it; it looks like "
+            f"the hook {hook!r}. Rename it {hook!r} to have it run (or start a helper's name with '_').")

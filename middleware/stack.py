@@ -32,7 +32,7 @@ from .awaited_onion import AwaitedOnion, call_layers
 from .base import Middleware
 from .blame import HOOK_ATTR, SOURCE_ATTR, owner_of
 from .context import CallState, HookContext, ReplyRun
-from .hook_shapes import AWAITED, CORO, PLAIN, Entry, hook_shape
+from .hook_shapes import AWAITED, CORO, PLAIN, Entry, hook_shape, lookalike_text
 from .stack_slots import Slot, StackSlots
 from .streaming_onion import StreamOnion
 from .types import AfterToolCallResult, BeforeToolCallResult, CallOutcome, Decision, TurnAction
@@ -136,6 +136,10 @@ class MiddlewareStack(StackSlots):
         With ``run``: a tool named like one in ``taken`` (the agent's) or an earlier
         one is never offered (the first of a name wins), said once as a warning from
         its middleware; it was dropped silently (finding V9)."""
+        if run is not None and self.lookalikes:  # once, at the first reply after it joined
+            for owner, method, hook in self.lookalikes:
+                run.emit(Notice("warning", lookalike_text(owner, method, hook), owner))
+            self.lookalikes.clear()
         tools: list[Tool] = []
         names = set(taken)
         entry = None

@@ -18,7 +18,7 @@ from typing import Any
 
 from .base import Middleware, overridden_hooks
 from .blame import tag
-from .hook_shapes import CORO, Entry, hook_shape
+from .hook_shapes import CORO, Entry, hook_shape, lookalike_hooks
 from .stats import HookStats, MiddlewareStats
 
 
@@ -58,6 +58,9 @@ class StackSlots:
         self._hooks: dict[str, tuple[Entry, ...]] = {h: () for h in Middleware.HOOKS}
         self._direct: dict[str, bool] = {h: True for h in Middleware.HOOKS}
         """Per hook: whether every implementation is an ``async def`` (awaited as it is)."""
+        self.lookalikes: list[tuple[str, str, str]] = []
+        """``(middleware, method, hook)`` for each method named like a hook, found
+        when it joined and not yet said (the stack says it at the next reply)."""
         for mw in middleware:
             self.add(mw)
 
@@ -72,6 +75,8 @@ class StackSlots:
             )
         slot = Slot(middleware, self._counter, enabled)
         slot.entries = self._wire(slot)  # checks every hook before anything changes
+        found = lookalike_hooks(type(middleware), Middleware, Middleware.HOOKS)
+        self.lookalikes.extend((slot.name, method, hook) for method, hook in found)
         self._counter += 1
         self._slots.insert(len(self._slots) if index is None else index, slot)
         self._rewire()
