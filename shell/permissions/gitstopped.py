@@ -13,14 +13,17 @@ exits 0): the model then tends to retry, or "clean up" with rm and checkout a tr
 already changed. So the result names the file, why git could not write it, and what
 ``git status`` lists now, and says the user can run the command themselves. Finishing
 the command here is not done: it would run the repository's git (filters, hooks) as the
-user.
+user. A tracked secret file whose staged text holds values reads empty instead, marked
+skip-worktree (finding X11): there git refuses before it writes anything, with its
+"local changes" error, which invites a stash or a delete: :func:`refused_note` says why
+and that nothing moved.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from . import githardened, paths
@@ -28,8 +31,37 @@ from .gitstaged import repository_of, staged_entries
 
 _BUSY = re.compile(r"^error: unable to unlink old '(?P<path>[^'\n]+)': Device or resource busy\s*$", re.M)
 TIMEOUT = 5.0
+_NOT_UPTODATE = re.compile(r"^error: Entry '(?P<path>[^'\n]+)' not uptodate\. Cannot merge\.\s*$", re.M)
+_OVERWRITTEN = re.compile(r"would be overwritten by \w+:\n(?P<paths>(?:\t[^\n]+\n)+)")
 SHOWN = 8
 """Lines of ``git status`` quoted at most."""
+
+
+def refused_note(output: str, marked: Sequence[Path], cwd: Path) -> str:
+    """The note for a command git refused because it would change a tracked secret file
+    the sandbox shows empty, marked skip-worktree (``marked``: its staged text holds
+    values, finding X11): git checks such a file before it writes anything, finds the
+    empty stand-in, and stops ("Entry '.env' not uptodate", "Your local changes … would
+    be overwritten"), so nothing moved. Empty when the output names none of them."""
+    said = {m.group("path") for m in _NOT_UPTODATE.finditer(output)}
+    for m in _OVERWRITTEN.finditer(output):
+        said.update(line.strip() for line in m.group("paths").splitlines())
+    if not said:
+        return ""
+    known: dict[str, bool] = {}
+    named = []
+    for path in marked:
+        repo = repository_of(path, known)
+        if repo is not None and path.relative_to(repo).as_posix() in said:
+            named.append(paths.relative(path, cwd) or os.fspath(path))
+    if not named:
+        return ""
+    return (f"[agent-shell: git refused to change {', '.join(named)}: the sandbox shows this tracked secret "
+            "file empty (its staged text holds values) and git was told to leave it as staged, so a git "
+            "command that would write another version of it (checkout, reset --hard, merge, pull) stops "
+            "before it changes anything: nothing moved. The 'local changes' git names are the sandbox's "
+            "empty stand-in: do not stash, commit or delete the file; tell the user, who can run the command "
+            "outside the sandbox.]")
 
 
 def stopped_note(output: str, copies: Mapping[Path, str], cwd: Path) -> str:
@@ -92,4 +124,4 @@ def _status(repo: Path) -> list[str] | None:
     return out
 
 
-__all__ = ["stopped_note"]
+__all__ = ["refused_note", "stopped_note"]

@@ -42,7 +42,7 @@ from shell.core.textsafety import path_text
 from shell.permissions import hostsockets, paths, runslater, sandboxlaunch
 from shell.permissions.gitoutside import outside_files_note, outside_note
 from shell.permissions.gitruns import HOOKS_PATH_WHY
-from shell.permissions.gitstopped import stopped_note
+from shell.permissions.gitstopped import refused_note, stopped_note
 from shell.permissions.hiddenvalues import (
     NO_VALUES,
     HiddenValues,
@@ -388,7 +388,9 @@ def sandbox_notes(
         notes += [n for n in [outside_files_note(text, guard.outside, roots, code)] if n]
     if secrets is not None and (hidden or not secrets.complete):
         notes.append(hidden_note(secrets, hidden))
-    notes += [n for n in [stopped_note(text, confined.copies, cwd)] if n] if confined is not None else []
+    marked = [p for p in hidden if confined is not None and p not in confined.copies]  # read empty (X11)
+    stops = [stopped_note(text, confined.copies, cwd), refused_note(text, marked, cwd)] if confined else []
+    notes += [n for n in stops if n]  # git stopped at a secret file the sandbox shows (Y8)
     covered = confined.home_news if confined is not None else ""
     if covered:  # once, the first time these folders are hidden whole (.homewalk)
         notes.append(f"[agent-shell: {covered}: a command reading there sees them empty.]")

@@ -65,3 +65,21 @@ def test_an_env_the_user_edited_is_left(
     _checkout(run_cli, script)
     assert (workspace / ".env").read_text() == "API_TOKEN=mine\n"
     assert git(workspace, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+def test_a_reset_or_merge_that_would_change_it_says_so_and_nothing_moves(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """Finding Y8, the file that reads empty: git refuses before it writes anything, and
+    the result names the file and why, not only git's "local changes" error (which
+    invites a stash or a delete of the user's file)."""
+    require_sandbox()
+    _repo(workspace)
+    command = "git reset -q --hard b2; git merge -q --no-edit b2; echo end"
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, "Done."]
+    done = run_cli("-p", "go", "--model", script(turns), "--output-format", "json", "--no-session",
+                   "--permission-mode", "auto", "--approve", "never", timeout=120)
+    sent = json.dumps(json.loads(done.stdout.splitlines()[-1])["messages"])
+    assert "git refused to change .env" in sent and "nothing moved" in sent, sent
+    assert git(workspace, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert git(workspace, "status", "--porcelain") == "" and (workspace / ".env").read_text() == A
