@@ -384,6 +384,9 @@ class _HeadlessReply:
         said = (f"{where[self.format]} is what had arrived before it" if answered
                 else "no answer had arrived")
         kept = "; the session keeps the same" if self._session_id() else ""
+        if self.reply.withdrawn:  # Reply.withdraw_unanswered: --continue will not send it
+            said, kept = "no answer had arrived, so your message was taken back", (
+                "; the session does not keep it" if self._session_id() else "")
         self.err.write(f"agent-shell: reply cancelled ({self.interrupt.by}): {said}{kept}\n")
         self.err.flush()
 

@@ -1,0 +1,49 @@
+"""-p: Ctrl+C before the model's first word takes the request back (Y9), and the line
+on stderr says so (a --continue will not send it); the jsonl ReplyEnd carries it."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from shell.config import Settings
+from shell.core.model import ModelChunk, ModelRequest, StopChunk, TextDelta
+from shell.headless import EXIT_INTERRUPTED, run_headless
+from shell.runtime import RuntimeOptions, ShellRuntime
+
+pytestmark = pytest.mark.anyio
+
+
+class SilentThenInterrupted:
+    """Has the request, sends this process SIGINT (Ctrl+C) before saying anything."""
+
+    name = "silent"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
+        os.kill(os.getpid(), signal.SIGINT)
+        await anyio.sleep(30)
+        yield TextDelta("too late")
+        yield StopChunk("end_turn")
+
+
+async def test_ctrl_c_before_the_first_word_says_the_message_was_taken_back(tmp_path: Path) -> None:
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False), settings=Settings(path=tmp_path / "none.toml"),
+        model=SilentThenInterrupted(),  # type: ignore[arg-type]
+    )
+    out, err = io.StringIO(), io.StringIO()
+    with anyio.fail_after(20):  # (a hang guard, not a measurement)
+        code = await run_headless(runtime, "delete the logs", output_format="jsonl", approve="never",
+                                  out=out, err=err)
+    assert code == EXIT_INTERRUPTED
+    end = json.loads(out.getvalue().splitlines()[-1])
+    assert end["type"] == "ReplyEnd" and [m["content"] for m in end["withdrawn"]] == ["delete the logs"]
+    assert "no answer had arrived, so your message was taken back" in err.getvalue()
+    assert runtime.agent.messages == []
