@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import os
 from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -370,13 +371,32 @@ class AgentShellApp(App[int]):
                 loop.add_signal_handler(signum, self._ended_by, signum)
 
     def _ended_by(self, signum: int) -> None:
-        """The first TERM or HUP: quit, exit code 143 or 129; a second one ends the
-        process at once (the default is back)."""
-        asyncio.get_running_loop().remove_signal_handler(signum)
-        if self.runtime is not None and self.runtime.agent.busy:
-            self.runtime.cancel()
+        """The first TERM or HUP: cancel the reply as Esc does and quit, exit code 143
+        or 129 (queued to the app: a loop callback has no task to cancel the reply from,
+        and it failed there, leaving the app up: finding Z6). A second one while that quit
+        is under way gives the terminal back and ends the process at once."""
         code = signal_exit_code(signum)
+        if self._signalled:
+            self._end_now(code)
+            return
+        self._signalled = True
+        self.call_later(self._quit_for_signal, code)
+
+    _signalled = False
+
+    def _quit_for_signal(self, code: int) -> None:
+        if self.runtime is not None and self.runtime.agent.busy:
+            self.runtime.cancel()  # (here, in the app's task: the history keeps what arrived)
         self.exit(code, return_code=code)
+
+    def _end_now(self, code: int) -> None:
+        """The terminal as it was (alternate screen left, mouse reports off, line mode),
+        then the process ends: Python's default for the signal left it raw."""
+        driver = self._driver
+        with contextlib.suppress(Exception):
+            if driver is not None:
+                driver.stop_application_mode()
+        os._exit(code)
 
     def on_unmount(self) -> None:
         self.playback.stop()
