@@ -4,15 +4,19 @@ request withdrawn by Esc before any answer is not in it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import pytest
 
 from shell.agent import Agent
+from shell.config import Settings
 from shell.core.events import TextBlockDelta
 from shell.core.messages import AssistantMessage, UserMessage
 from shell.core.partial import CUT_NOTES
 from shell.providers.openai import to_openai_messages
 from shell.providers.scripted import ScriptedModel
+from shell.runtime import RuntimeOptions, ShellRuntime
 from shell.sessions import SessionRecorder, SessionStore, load_session
 from shell.sessions.redact import NO_REDACTION
 
@@ -56,3 +60,37 @@ async def test_a_resumed_session_sends_the_cut_answer_with_its_note_and_not_the_
     assert said == [seen + "\n\n" + CUT_NOTES["cancelled"]]
     cut = loaded.messages[1]
     assert isinstance(cut, AssistantMessage) and cut.text == seen  # the file keeps what was shown
+
+
+async def test_through_the_runtime_the_withdrawn_turn_leaves_rewind_and_the_session(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    model = ScriptedModel(["Hello there.", "The logs...", "Noon."], delay=0, chunk_size=1000)
+    settings = Settings(path=tmp_path / "none.toml")
+    rt = ShellRuntime.create(RuntimeOptions(cwd=str(tmp_path)), settings=settings, model=model)
+    async for _ in rt.reply("Say hello."):
+        pass
+    model.delay = 60
+
+    async def esc() -> None:
+        while len(model.requests) < 2:  # noqa: ASYNC110 (the model has the request, silent)
+            await anyio.sleep(0.01)
+        rt.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(esc)
+        async for _ in rt.reply("delete the logs"):
+            pass
+    model.delay = 0
+    async for _ in rt.reply("What time is it?"):
+        pass
+    assert [m.text for m in model.requests[-1].messages] == ["Say hello.", "Hello there.", "What time is it?"]
+    checkpoints = rt.checkpoints
+    assert checkpoints is not None  # /rewind lists the turns still in the conversation
+    assert [t.text for t in checkpoints.turns()] == ["Say hello.", "What time is it?"]
+    recorder = rt.session_recorder
+    assert recorder is not None
+    recorder.close()
+    loaded = load_session(recorder.path)  # what --continue reads
+    said = [m.text for m in loaded.messages if isinstance(m, UserMessage)]
+    assert said == ["Say hello.", "What time is it?"]

@@ -93,3 +93,17 @@ async def test_esc_mid_answer_keeps_what_was_shown_and_the_model_reads_it_was_cu
     said = [m["content"] for m in sent if m["role"] == "assistant"]
     assert said == [cut.text + "\n\n" + CUT_NOTES["cancelled"]]
     assert [m["content"] for m in sent if m["role"] == "user"] == ["count", "go on"]
+
+
+async def test_a_message_queued_before_the_esc_comes_back_after_the_request_it_followed() -> None:
+    model = SilentFirst()
+    app = AgentShellApp(Agent(model), model_label="silent")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first this")
+        await wait_for(pilot, lambda: app.busy and len(model.requests) == 1)
+        await send(pilot, "then that")  # Enter while the reply runs: queued (or steering)
+        await wait_for(pilot, lambda: app.prompt.text == "")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy and "Your message is back in the prompt." in notices(app))
+        assert app.prompt.text == "first this\n\nthen that"
+        assert app.agent.messages == []
