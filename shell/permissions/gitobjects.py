@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from . import crossmove, gitmaps, gitpacks, quarantine
+from . import crossmove, gitindextree, gitmaps, gitpacks, quarantine
 from .gitstaged import hardened_git, staged_rows
 from .runslater import Planted
 
@@ -78,6 +78,9 @@ class Objects:
     packs: Mapping[str, gitpacks.Stamp] = field(default_factory=dict)
     """The files of its pack and commit-graph folders, stamped (new or changed packs are
     checked: :mod:`.gitpacks`; multi-pack-index and commit-graph: :mod:`.gitmaps`)."""
+    index: gitindextree.Stamp | None = None
+    """The index beside it (its git directory's), stamped: changed, its tree cache goes
+    (:mod:`.gitindextree`)."""
 
 
 Snapshot = Mapping[Path, Objects]
@@ -134,7 +137,7 @@ def read(objects: Path) -> Objects:
     """``objects`` as it is now (no git run)."""
     loose, whole = _loose(objects)
     return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
-                   gitpacks.stamps(objects, *gitmaps.FOLDERS))
+                   gitpacks.stamps(objects, *gitmaps.FOLDERS), gitindextree.stamp(objects.parent / "index"))
 
 
 def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path, Objects]:
@@ -284,6 +287,8 @@ def _quarantine(path: Path, folder: Path, name: str) -> Path:
     return target
 
 
+INDEX_WHY = ("git's index, changed by this command: its cache of folder trees, which a commit writes as it "
+             "is, could not be taken out")
 LINKED_WHY = ("a link inside git's objects folder: git would read objects from where it points (unchecked) "
               "and its gc would delete or rewrite what is there, outside this repository")
 
@@ -367,7 +372,12 @@ def check(before: Snapshot, folder: Path | None = None,
             out += gitpacks.check(objects, was.packs, packs, folder)
             out += gitmaps.check(objects, was.packs, packs, folder, packs_changed=bool(touched))
             packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)  # what was put right is the next one's start
-        seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole, packs)
+        index = objects.parent / "index"
+        if gitindextree.stamp(index) != was.index and (problem := gitindextree.drop_tree_cache(index)):
+            out.append(Planted(index, INDEX_WHY, error=f"{problem}; before you commit here: git read-tree "
+                                                       "HEAD (and stage again what you had staged)"))
+        seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole, packs,
+                                gitindextree.stamp(index))
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
         new = [n for n in now if n not in was.loose and _oid(n)]
         unchecked = len(new) - max(budget, 0)

@@ -282,3 +282,40 @@ async def test_a_fanout_link_to_another_repository_cannot_make_this_ones_gc_dele
     assert "done" in result.text and "a link inside git's objects folder" in result.text, result.text
     git(ws, "gc", "-q", "--prune=now")
     git(other, "fsck", "--no-dangling")  # nothing of it was deleted
+
+
+FORGE_CACHE_TREE = """python3 - <<'PY'
+import subprocess, hashlib
+def git(*a, inp=None):
+    return subprocess.run(["git", *a], input=inp, capture_output=True, text=True, check=True).stdout.strip()
+subprocess.run(["git", "write-tree"], check=True, capture_output=True)  # the index's tree cache, filled
+honest = bytes.fromhex(git("rev-parse", "HEAD:src"))
+evil = git("hash-object", "-w", "--stdin", inp="import os; os.system('evil.example')\\n")
+tree = bytes.fromhex(git("mktree", inp=f"100644 blob {evil}\\tf1.py\\n"))
+d = bytearray(open(".git/index", "rb").read())
+j = d.find(honest, d.find(b"TREE"))
+d[j:j + 20] = tree
+d[-20:] = hashlib.sha1(bytes(d[:-20])).digest()
+open(".git/index", "wb").write(bytes(d))
+print("forged")
+PY"""
+
+
+async def test_a_forged_tree_cache_in_the_index_does_not_reach_the_users_next_commit(ws: Path) -> None:
+    """Finding Z8: the index's cache of folder trees (``TREE``), which ``git commit``
+    writes as it is, pointed ``src/`` at an evil tree; the user's next ``git add main.py
+    && git commit`` committed code nobody saw, ``git status`` clean before and after."""
+    require_sandbox()
+    (ws / "src").mkdir()
+    (ws / "src" / "f1.py").write_text("print('mine')\n")
+    (ws / "main.py").write_text("print(1)\n")
+    git(ws, "init", "-q")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "one")
+    result = await sh(ws, FORGE_CACHE_TREE)
+    assert "forged" in result.text, result.text
+    (ws / "main.py").write_text("print(2)\n")
+    git(ws, "add", "main.py")
+    git(ws, "commit", "-qm", "two")
+    assert git(ws, "show", "HEAD:src/f1.py") == "print('mine')\n"
+    git(ws, "fsck", "--no-dangling")
