@@ -294,14 +294,16 @@ LINKED_WHY = ("a link inside git's objects folder: git would read objects from w
 
 
 def _links(objects: Path) -> list[Path]:
-    """Links in ``objects``, ``objects/pack`` and ``objects/info`` (tester findings Z2,
-    Z3): a fan-out folder ``76 -> ../../build/o`` planted content under a committed id
-    past every check (git does not hash a loose object it reads, and the scan does not
-    follow links), and ``ab -> ~/other/.git/objects/ab`` let the user's next ``git gc``
-    here delete another repository's objects. Git itself never makes a link there. A
-    link to a file inside a fan-out folder is a forged object already (:func:`verdict`)."""
+    """Links in ``objects``, ``objects/pack``, ``objects/info`` and the chains' folders
+    there (tester findings Z2, Z3, Z11): a fan-out folder ``76 -> ../../build/o``
+    planted content under a committed id past every check (git does not hash a loose
+    object it reads, and the scan does not follow links), and a fan-out folder linked
+    to another repository's let the user's next ``git gc`` here delete its objects.
+    Git itself never makes a link there. A link to a file inside a fan-out folder is a
+    forged object already (:func:`verdict`)."""
     found: list[Path] = []
-    for place in (objects, objects / "pack", objects / "info"):
+    for place in (objects, objects / "pack", objects / "info", objects / "info" / "commit-graphs",
+                  objects / "pack" / "multi-pack-index.d"):  # (a graph linked into the workspace: Z11)
         try:
             with os.scandir(place) as entries:
                 found += [Path(e.path) for e in entries if e.is_symlink()]

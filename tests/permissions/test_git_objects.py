@@ -319,3 +319,19 @@ async def test_a_forged_tree_cache_in_the_index_does_not_reach_the_users_next_co
     git(ws, "commit", "-qm", "two")
     assert git(ws, "show", "HEAD:src/f1.py") == "print('mine')\n"
     git(ws, "fsck", "--no-dangling")
+
+
+async def test_a_commit_graph_linked_into_the_workspace_is_removed(ws: Path) -> None:
+    """Finding Z11: ``objects/info/commit-graphs/graph-….graph`` made a link to a workspace
+    file (honest at first, so its check passed), rewritten by a later command, gave HEAD
+    another tree."""
+    require_sandbox()
+    committed(ws)
+    result = await sh(ws, "git commit-graph write --reachable --split=no-merge && mkdir -p build && "
+                          "g=$(ls .git/objects/info/commit-graphs/*.graph | head -1) && "
+                          "cp $g build/g.graph && rm -f $g && ln -s ../../../../build/g.graph $g && "
+                          "echo linked")
+    assert "linked" in result.text, result.text
+    graphs = ws / ".git" / "objects" / "info" / "commit-graphs"
+    assert not any(p.is_symlink() for p in graphs.iterdir()), result.text
+    assert "a link inside git's objects folder" in result.text
