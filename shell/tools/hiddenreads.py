@@ -29,6 +29,8 @@ from shell.core.textsafety import map_strings
 from shell.permissions.hiddenvalues import HiddenValues, hidden_values, redacted_note
 from shell.permissions.sandbox import Sandbox
 
+from .mcp_redaction import spelled_lines
+
 TEXT_MEDIA = ("text/", "application/json", "application/xml")
 """A blob of these media types is read by the model as text (a resource's file)."""
 
@@ -69,6 +71,8 @@ def answer_without_secret_values(
     def redact(text: str) -> str:
         out, found = values.redact(text)
         hit.update(found)
+        out, other = spelled_lines(out, values.secrets, "a value of a hidden secret file")
+        hit.update(values.owners[v] for v in other if v in values.owners)
         return out
 
     content: str | tuple[TextBlock | DataBlock, ...]

@@ -48,3 +48,21 @@ def test_a_value_cut_over_two_text_blocks_is_redacted_in_each(tmp_path: Path) ->
     assert isinstance(out.content, tuple)
     assert [b.text for b in out.content[:3:2]] == ["pw=[REDACTED]", "[REDACTED] end"]  # type: ignore[union-attr]
     assert "(.env) was redacted" in out.content[-1].text  # type: ignore[union-attr]
+
+
+def test_a_value_in_another_spelling_is_withheld_with_its_line(tmp_path: Path) -> None:
+    """Finding Z7: an MCP server (not sandboxed: it reads the .env itself) sent the value
+    reversed, base64, hex: the net took it out only as written. (Upper-cased is not read:
+    the egress check folds case only where a host or DNS label does.)"""
+    import base64
+
+    box = _box(tmp_path)
+    spellings = [PASSWORD[::-1], base64.b64encode(PASSWORD.encode()).decode(), PASSWORD.encode().hex()]
+    text = "\n".join(["a harmless line", *(f"v: {s}" for s in spellings), "the end"])
+    out = answer_without_hidden_values(ToolResult(text), box, {"q": "pw"}, {}, [tmp_path])
+    shown = out.text
+    assert not any(s in shown for s in spellings), shown
+    assert "a harmless line" in shown and "the end" in shown
+    assert shown.count("[REDACTED: a line holding a value of a hidden secret file") == len(spellings)
+    assert "hidden secret file, reversed]" in shown
+    assert "(.env)" in shown
