@@ -20,8 +20,9 @@ import os
 import struct
 from pathlib import Path
 
-Stamp = tuple[int, int, int, int]
-"""The index file's inode, size, mtime and ctime (ns)."""
+Stamp = tuple[int, int, int, int, bool]
+"""The index file's inode, size, mtime and ctime (ns), and whether git's lock beside it
+is there."""
 MAX_INDEX = 1 << 30
 """Bytes of index read at most (a repository of millions of files has ~100 MB)."""
 
@@ -31,13 +32,54 @@ def stamp(index: Path) -> Stamp | None:
         st = os.lstat(index)
     except OSError:
         return None
-    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, os.path.lexists(_lock(index))
 
 
-def drop_tree_cache(index: Path) -> str:
+def indexes(gitdir: Path) -> dict[Path, Stamp | None]:
+    """The index of the repository whose git directory is ``gitdir`` and each of its
+    linked worktrees' (``worktrees/NAME/index``: finding Z13), stamped."""
+    found = {gitdir / "index": stamp(gitdir / "index")}
+    try:
+        with os.scandir(gitdir / "worktrees") as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    found[Path(entry.path) / "index"] = stamp(Path(entry.path) / "index")
+    except OSError:
+        pass
+    return found
+
+
+def drop_changed(before: dict[Path, Stamp | None], gitdir: Path) -> list[tuple[Path, str]]:
+    """After a command: the tree cache taken out of each index of ``gitdir`` it changed;
+    what stopped it, by index (finding Z8)."""
+    out = []
+    for index, now in indexes(gitdir).items():
+        was = before.get(index)
+        if now is not None and now != was and (problem := drop_tree_cache(index, was is not None and was[4])):
+            out.append((index, problem))
+    return out
+
+
+def _lock(index: Path) -> Path:
+    return index.with_name(index.name + ".lock")
+
+
+def drop_tree_cache(index: Path, lock_was_there: bool = True) -> str:
     """Take the tree cache out of ``index``; what stopped it ("" when done or when there
-    was none). Git's lock is taken as git takes it, so a git running now is not raced."""
-    lock = index.with_name(index.name + ".lock")
+    was none). Git's lock is taken as git takes it, so a git running now is not raced;
+    one the command left (not there before it, and nothing of the command runs after
+    it) is taken away first: left, it kept the forged cache in place (finding Z12). A
+    split index is made one file first, by git (hardened: no hook or filter runs)."""
+    lock = _lock(index)
+    if not lock_was_there and os.path.lexists(lock):
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+    try:
+        data = index.read_bytes() if index.is_file() and not index.is_symlink() else b""
+    except OSError:
+        data = b""
+    if data and _split_index(data) and not _unsplit(index):
+        return "a split index (part of it kept in another file) git could not make one file again"
     try:
         if os.path.islink(index) or not index.is_file() or index.stat().st_size > MAX_INDEX:
             return "not a regular file of a size agent-shell reads"
@@ -90,7 +132,7 @@ def _without_tree(data: bytes) -> bytes | None:
     if pos != len(data) - size:
         raise ValueError("its extensions run past its end")
     if b"link" in (sig for sig, _ in extensions):
-        raise ValueError("a split index (part of it is kept in another file): its tree cache is not checked")
+        raise ValueError("a split index (part of it is kept in another file) is left as it is")
     if b"TREE" not in (sig for sig, _ in extensions):
         return None
     body = data[:_entries_end(data, version, count, size)] + b"".join(
@@ -131,3 +173,25 @@ def _entries_end(data: bytes, version: int, count: int, size: int) -> int:
         pos = end + 1 if version == 4 else pos + ((end - pos + 8) & ~7)
     return pos
 
+
+def _split_index(data: bytes) -> bool:
+    try:
+        version, count = struct.unpack(">II", data[4:12])
+        size = _hash_size(data)
+        pos = _entries_end(data, version, count, size)
+    except (ValueError, struct.error):
+        return False
+    while pos + 8 <= len(data) - size:
+        if data[pos:pos + 4] == b"link":
+            return True
+        pos += 8 + struct.unpack(">I", data[pos + 4:pos + 8])[0]
+    return False
+
+
+def _unsplit(index: Path) -> bool:
+    """``git update-index --no-split-index`` for ``index`` (its git dir is its folder)."""
+    from . import githardened
+
+    done = githardened.run(["update-index", "--no-split-index"], cwd=index.parent,
+                           env={"GIT_DIR": str(index.parent), "GIT_INDEX_FILE": str(index)}, timeout=30)
+    return done is not None and done.returncode == 0

@@ -78,9 +78,9 @@ class Objects:
     packs: Mapping[str, gitpacks.Stamp] = field(default_factory=dict)
     """The files of its pack and commit-graph folders, stamped (new or changed packs are
     checked: :mod:`.gitpacks`; multi-pack-index and commit-graph: :mod:`.gitmaps`)."""
-    index: gitindextree.Stamp | None = None
-    """The index beside it (its git directory's), stamped: changed, its tree cache goes
-    (:mod:`.gitindextree`)."""
+    indexes: Mapping[Path, gitindextree.Stamp | None] = field(default_factory=dict)
+    """The indexes beside it (its git directory's and its linked worktrees'), stamped:
+    one changed loses its tree cache (:mod:`.gitindextree`)."""
 
 
 Snapshot = Mapping[Path, Objects]
@@ -137,7 +137,7 @@ def read(objects: Path) -> Objects:
     """``objects`` as it is now (no git run)."""
     loose, whole = _loose(objects)
     return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
-                   gitpacks.stamps(objects, *gitmaps.FOLDERS), gitindextree.stamp(objects.parent / "index"))
+                   gitpacks.stamps(objects, *gitmaps.FOLDERS), gitindextree.indexes(objects.parent))
 
 
 def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path, Objects]:
@@ -374,12 +374,11 @@ def check(before: Snapshot, folder: Path | None = None,
             out += gitpacks.check(objects, was.packs, packs, folder)
             out += gitmaps.check(objects, was.packs, packs, folder, packs_changed=bool(touched))
             packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)  # what was put right is the next one's start
-        index = objects.parent / "index"
-        if gitindextree.stamp(index) != was.index and (problem := gitindextree.drop_tree_cache(index)):
+        for index, problem in gitindextree.drop_changed(dict(was.indexes), objects.parent):
             out.append(Planted(index, INDEX_WHY, error=f"{problem}; before you commit here: git read-tree "
                                                        "HEAD (and stage again what you had staged)"))
         seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole, packs,
-                                gitindextree.stamp(index))
+                                gitindextree.indexes(objects.parent))
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
         new = [n for n in now if n not in was.loose and _oid(n)]
         unchecked = len(new) - max(budget, 0)

@@ -335,3 +335,46 @@ async def test_a_commit_graph_linked_into_the_workspace_is_removed(ws: Path) -> 
     graphs = ws / ".git" / "objects" / "info" / "commit-graphs"
     assert not any(p.is_symlink() for p in graphs.iterdir()), result.text
     assert "a link inside git's objects folder" in result.text
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("git update-index --split-index && ", ""),  # finding Z12: a split index was left as it was
+    ("", "\ntouch .git/index.lock"),  # Z12: a lock the command left kept the forged cache
+])
+async def test_a_forged_tree_cache_is_taken_out_of_a_split_index_and_past_a_left_lock(
+    ws: Path, before: str, after: str
+) -> None:
+    require_sandbox()
+    (ws / "src").mkdir()
+    (ws / "src" / "f1.py").write_text("print('mine')\n")
+    (ws / "main.py").write_text("print(1)\n")
+    git(ws, "init", "-q")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "one")
+    result = await sh(ws, before + FORGE_CACHE_TREE + after)
+    assert "forged" in result.text, result.text
+    assert not (ws / ".git" / "index.lock").exists()
+    (ws / "main.py").write_text("print(2)\n")
+    git(ws, "add", "main.py")
+    git(ws, "commit", "-qm", "two")
+    assert git(ws, "show", "HEAD:src/f1.py") == "print('mine')\n"
+
+
+async def test_a_forged_tree_cache_in_a_linked_worktrees_index_is_taken_out(ws: Path) -> None:
+    """Finding Z13: the Z8 fix looked at the main index only, not ``.git/worktrees/NAME/index``."""
+    require_sandbox()
+    (ws / "src").mkdir()
+    (ws / "src" / "f1.py").write_text("print('mine')\n")
+    (ws / "main.py").write_text("print(1)\n")
+    git(ws, "init", "-q")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "one")
+    git(ws, "worktree", "add", "-q", "wt", "-b", "side")
+    index = 'git("rev-parse", "--git-path", "index")'
+    forge = FORGE_CACHE_TREE.replace('".git/index"', index)
+    result = await sh(ws, "cd wt && " + forge)
+    assert "forged" in result.text, result.text
+    (ws / "wt" / "main.py").write_text("print(2)\n")
+    git(ws / "wt", "add", "main.py")
+    git(ws / "wt", "commit", "-qm", "two")
+    assert git(ws / "wt", "show", "HEAD:src/f1.py") == "print('mine')\n"
