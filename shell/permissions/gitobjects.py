@@ -29,6 +29,7 @@ New or changed pack files (whose index could lie about what they hold) are
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -323,8 +324,14 @@ def _links_out(linked: list[Path]) -> list[Planted]:
             out.append(Planted(path, LINKED_WHY, error=f"it could not be removed ({exc.strerror or exc}): "
                                                        "remove it before you use git here"))
             continue
+        chain = path.parent / "commit-graph-chain"
+        dropped = ""
+        if path.parent.name == "commit-graphs" and chain.is_file() and not chain.is_symlink():
+            with contextlib.suppress(OSError):  # it names the graph gone: git warned at every command
+                chain.unlink()
+                dropped = "; the commit-graph chain naming it was removed too (a cache git writes again)"
         out.append(Planted(path, LINKED_WHY, undone=f"the link (to {target!r}) was removed; nothing where it "
-                                                    "points was read or changed"))
+                                                    f"points was read or changed{dropped}"))
     return out
 
 

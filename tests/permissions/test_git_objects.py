@@ -335,6 +335,8 @@ async def test_a_commit_graph_linked_into_the_workspace_is_removed(ws: Path) -> 
     graphs = ws / ".git" / "objects" / "info" / "commit-graphs"
     assert not any(p.is_symlink() for p in graphs.iterdir()), result.text
     assert "a link inside git's objects folder" in result.text
+    log = await anyio.run_process(["git", "-C", str(ws), "log", "--oneline"])
+    assert b"commit-graph" not in log.stderr  # the chain naming the graph gone went with it
 
 
 @pytest.mark.parametrize(("before", "after"), [
