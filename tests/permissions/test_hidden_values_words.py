@@ -96,13 +96,16 @@ async def test_a_home_values_bound_that_is_hit_is_said_once_with_what_it_means(h
     assert said == [True, False], result.text  # once, not at every command
     first = hiddenvalues.values_bound_note(3)
     assert "3 other secret files" in first and "not redacted" in first and "see them empty" in first
-    for rel in many[MAX_HOME_FILES - 8:]:  # under the bound again: a later hit is said again
+    # Deleted, the files stay in the net with their last values (finding W5: a secret file
+    # deleted and written again around the walk printed in full), so the bound is still
+    # hit: the hit goes on, and is not said again, before or after they come back.
+    for rel in many[MAX_HOME_FILES - 8:]:
         (home / rel).unlink()
     result = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
     assert "past the values net's bound" not in result.text
     plant(home, many[MAX_HOME_FILES - 8:], lambda rel: "TOKEN=AnotherTk0123456789xYz\n")
     result = await run_command("echo ran", box.workspace, 30, lambda _: None, sandbox=box)
-    assert "past the values net's bound" in result.text, result.text
+    assert "past the values net's bound" not in result.text, result.text
 
 
 async def test_values_past_the_nets_bound_are_said_once_not_kept_quiet(home: Path) -> None:
