@@ -52,14 +52,20 @@ def search_path(path: str | None = None, here: str | None = None) -> str:
     """``path`` (default ``$PATH``) without its relative and empty entries and
     without those inside ``here`` (default: the current folder). Cached per PATH,
     folder and home: resolving each entry cost ~0.9 ms a lookup, paid per command."""
+    here, writable = _places(here)
+    return _search_path(os.environ.get("PATH", os.defpath) if path is None else path, here,
+                        os.path.expanduser("~"), writable)
+
+
+def _places(here: str | None) -> tuple[str, tuple[str, ...]]:
+    """The start folder (default: the current one) and the folders sandboxed commands
+    may write, as the PATH search and the loader's both judge them."""
     try:
         here = here or os.getcwd()
     except OSError:
         here = "/"
     with _lock:
-        writable = tuple(sorted(_writable))
-    return _search_path(os.environ.get("PATH", os.defpath) if path is None else path, here,
-                        os.path.expanduser("~"), writable)
+        return here, tuple(sorted(_writable))
 
 
 @functools.lru_cache(maxsize=16)
@@ -109,12 +115,7 @@ def host_environment(environ: Mapping[str, str] | None = None, here: str | None 
     env = dict(os.environ if environ is None else environ)
     if not any(var in env for var in LOADER_VARS):
         return env
-    try:
-        here = here or os.getcwd()
-    except OSError:
-        here = "/"
-    with _lock:
-        writable = tuple(sorted(_writable))
+    here, writable = _places(here)
     roots = [root for root, _ in _unsafe_roots(here, os.path.expanduser("~"), writable)]
     for var in LOADER_VARS:
         value = env.pop(var, None)
