@@ -55,7 +55,7 @@ def drop_changed(before: dict[Path, Stamp | None], gitdir: Path) -> list[tuple[P
     out = []
     for index, now in indexes(gitdir).items():
         was = before.get(index)
-        if now is not None and now != was and (problem := drop_tree_cache(index, was is not None and was[4])):
+        if now is not None and now != was and (problem := drop_tree_cache(index)):
             out.append((index, problem))
     return out
 
@@ -64,16 +64,15 @@ def _lock(index: Path) -> Path:
     return index.with_name(index.name + ".lock")
 
 
-def drop_tree_cache(index: Path, lock_was_there: bool = True) -> str:
+def drop_tree_cache(index: Path) -> str:
     """Take the tree cache out of ``index``; what stopped it ("" when done or when there
-    was none). Git's lock is taken as git takes it, so a git running now is not raced;
-    one the command left (not there before it, and nothing of the command runs after
-    it) is taken away first: left, it kept the forged cache in place (finding Z12). A
-    split index is made one file first, by git (hardened: no hook or filter runs)."""
+    was none). Git's lock is taken as git takes it, so a git running now is not raced.
+    A lock there is never taken away, even one that came during the command: the user's
+    own git in another terminal holds it while their editor is open (finding S21), so
+    a lock the command left keeps the cache, and the result says how to drop it
+    (finding Z12). A split index is made one file first, by git (hardened: no hook or
+    filter runs)."""
     lock = _lock(index)
-    if not lock_was_there and os.path.lexists(lock):
-        with contextlib.suppress(OSError):
-            os.unlink(lock)
     try:
         data = index.read_bytes() if index.is_file() and not index.is_symlink() else b""
     except OSError:

@@ -73,7 +73,9 @@ class Announces(Middleware):
 
 
 def hostile_runtime(tmp: Path, text: str) -> ShellRuntime:
-    name = "t" + "".join(c for c in text if c.isalnum())[:10] or "t"
+    # a name model APIs take (a tool of ours with another is refused where it is written:
+    # finding Y14); the model's own hostile name is the second call's, which names no tool
+    name = "t" + "".join(c for c in text if c.isascii() and c.isalnum())[:10]
 
     async def echo(value: str) -> str:
         return f"result {text} {value}"
