@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import importlib
 import os
+import signal
 from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -377,7 +378,7 @@ class AgentShellApp(App[int]):
         is under way gives the terminal back and ends the process at once."""
         code = signal_exit_code(signum)
         if self._signalled:
-            self._end_now(code)
+            self._end_now(signum)
             return
         self._signalled = True
         self.call_later(self._quit_for_signal, code)
@@ -389,14 +390,16 @@ class AgentShellApp(App[int]):
             self.runtime.cancel()  # (here, in the app's task: the history keeps what arrived)
         self.exit(code, return_code=code)
 
-    def _end_now(self, code: int) -> None:
+    def _end_now(self, signum: int) -> None:
         """The terminal as it was (alternate screen left, mouse reports off, line mode),
-        then the process ends: Python's default for the signal left it raw."""
-        driver = self._driver
+        then the signal's own default: the process ends as its sender meant (143, 129).
+        Python's default, taken at once, left the terminal raw."""
+        driver = getattr(self, "_driver", None)  # (as flow.py reaches it)
         with contextlib.suppress(Exception):
             if driver is not None:
                 driver.stop_application_mode()
-        os._exit(code)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
     def on_unmount(self) -> None:
         self.playback.stop()
