@@ -301,23 +301,33 @@ print("forged")
 PY"""
 
 
-async def test_a_forged_tree_cache_in_the_index_does_not_reach_the_users_next_commit(ws: Path) -> None:
-    """Finding Z8: the index's cache of folder trees (``TREE``), which ``git commit``
-    writes as it is, pointed ``src/`` at an evil tree; the user's next ``git add main.py
-    && git commit`` committed code nobody saw, ``git status`` clean before and after."""
-    require_sandbox()
+def _src_repo(ws: Path) -> None:
+    """A repository of one commit: ``src/f1.py`` (the user's code) and ``main.py``."""
     (ws / "src").mkdir()
     (ws / "src" / "f1.py").write_text("print('mine')\n")
     (ws / "main.py").write_text("print(1)\n")
     git(ws, "init", "-q")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "one")
+
+
+def _user_commits_main_and_src_stays_theirs(where: Path) -> None:
+    """The user's next ``git add main.py && git commit``: ``src/`` as they wrote it."""
+    (where / "main.py").write_text("print(2)\n")
+    git(where, "add", "main.py")
+    git(where, "commit", "-qm", "two")
+    assert git(where, "show", "HEAD:src/f1.py") == "print('mine')\n"
+
+
+async def test_a_forged_tree_cache_in_the_index_does_not_reach_the_users_next_commit(ws: Path) -> None:
+    """Finding Z8: the index's cache of folder trees (``TREE``), which ``git commit``
+    writes as it is, pointed ``src/`` at an evil tree; the user's next ``git add main.py
+    && git commit`` committed code nobody saw, ``git status`` clean before and after."""
+    require_sandbox()
+    _src_repo(ws)
     result = await sh(ws, FORGE_CACHE_TREE)
     assert "forged" in result.text, result.text
-    (ws / "main.py").write_text("print(2)\n")
-    git(ws, "add", "main.py")
-    git(ws, "commit", "-qm", "two")
-    assert git(ws, "show", "HEAD:src/f1.py") == "print('mine')\n"
+    _user_commits_main_and_src_stays_theirs(ws)
     git(ws, "fsck", "--no-dangling")
 
 
@@ -339,43 +349,25 @@ async def test_a_commit_graph_linked_into_the_workspace_is_removed(ws: Path) -> 
     assert b"commit-graph" not in log.stderr  # the chain naming the graph gone went with it
 
 
-@pytest.mark.parametrize(("before", "after"), [
-    ("git update-index --split-index && ", ""),  # finding Z12: a split index was left as it was
-])
-async def test_a_forged_tree_cache_is_taken_out_of_a_split_index(ws: Path, before: str, after: str) -> None:
+async def test_a_forged_tree_cache_is_taken_out_of_a_split_index(ws: Path) -> None:
+    """Finding Z12: a split index (part of it kept in another file) was left as it was."""
     require_sandbox()
-    (ws / "src").mkdir()
-    (ws / "src" / "f1.py").write_text("print('mine')\n")
-    (ws / "main.py").write_text("print(1)\n")
-    git(ws, "init", "-q")
-    git(ws, "add", "-A")
-    git(ws, "commit", "-qm", "one")
-    result = await sh(ws, before + FORGE_CACHE_TREE + after)
+    _src_repo(ws)
+    result = await sh(ws, "git update-index --split-index && " + FORGE_CACHE_TREE)
     assert "forged" in result.text, result.text
-    (ws / "main.py").write_text("print(2)\n")
-    git(ws, "add", "main.py")
-    git(ws, "commit", "-qm", "two")
-    assert git(ws, "show", "HEAD:src/f1.py") == "print('mine')\n"
+    _user_commits_main_and_src_stays_theirs(ws)
 
 
 async def test_a_forged_tree_cache_in_a_linked_worktrees_index_is_taken_out(ws: Path) -> None:
     """Finding Z13: the Z8 fix looked at the main index only, not ``.git/worktrees/NAME/index``."""
     require_sandbox()
-    (ws / "src").mkdir()
-    (ws / "src" / "f1.py").write_text("print('mine')\n")
-    (ws / "main.py").write_text("print(1)\n")
-    git(ws, "init", "-q")
-    git(ws, "add", "-A")
-    git(ws, "commit", "-qm", "one")
+    _src_repo(ws)
     git(ws, "worktree", "add", "-q", "wt", "-b", "side")
     index = 'git("rev-parse", "--git-path", "index")'
     forge = FORGE_CACHE_TREE.replace('".git/index"', index)
     result = await sh(ws, "cd wt && " + forge)
     assert "forged" in result.text, result.text
-    (ws / "wt" / "main.py").write_text("print(2)\n")
-    git(ws / "wt", "add", "main.py")
-    git(ws / "wt", "commit", "-qm", "two")
-    assert git(ws / "wt", "show", "HEAD:src/f1.py") == "print('mine')\n"
+    _user_commits_main_and_src_stays_theirs(ws / "wt")
 
 
 async def test_a_lock_left_with_a_forged_tree_cache_is_left_and_said(ws: Path) -> None:
@@ -383,11 +375,7 @@ async def test_a_lock_left_with_a_forged_tree_cache_is_left_and_said(ws: Path) -
     own git in another terminal (finding S21), so it is never taken away; the result
     then says the cache could not be taken out and how to drop it."""
     require_sandbox()
-    (ws / "src").mkdir()
-    (ws / "src" / "f1.py").write_text("print('mine')\n")
-    git(ws, "init", "-q")
-    git(ws, "add", "-A")
-    git(ws, "commit", "-qm", "one")
+    _src_repo(ws)
     result = await sh(ws, FORGE_CACHE_TREE + "\ntouch .git/index.lock")
     assert (ws / ".git" / "index.lock").exists()
     assert "git's index, changed by this command" in result.text and "git read-tree HEAD" in result.text
