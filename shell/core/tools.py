@@ -9,6 +9,7 @@ itself only ever meet arguments that fit the schema.
 from __future__ import annotations
 
 import abc
+import difflib
 import inspect
 import json
 import re
@@ -364,8 +365,21 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_TOOL_OPTIONS = ("name", "description", "read_only", "kind", "timeout", "middleware")
+
+
 @overload
-def tool(fn: Callable[..., Any], /) -> FunctionTool: ...
+def tool(
+    fn: Callable[..., Any],
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool | None = None,
+    kind: ToolKind | None = None,
+    timeout: float | None = None,
+    middleware: Sequence[Any] = (),
+) -> FunctionTool: ...
 
 
 @overload
@@ -390,18 +404,30 @@ def tool(
     kind: ToolKind | None = None,
     timeout: float | None = None,
     middleware: Sequence[Any] = (),
+    **unknown: Any,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a typed function: ``@tool``, ``@tool(read_only=True)`` or
     ``@tool(kind="edit")`` (``read_only`` defaults to False, ``kind`` to ``read``
     for a read-only tool and ``other`` otherwise); ``@tool(middleware=[...])`` gives
     it its own ``on_acting`` layers.
 
+    ``tool(fn, name=...)`` applies every option exactly as ``tool(name=...)(fn)``
+    does: the direct form once dropped them silently, so a tool meant to be
+    read-only went out as one that asks. An option this function does not know is a
+    TypeError that names it (a misspelt ``read_ony=True`` must not pass for a
+    default).
+
     Annotations may name classes local to the defining function (the caller's
     locals are used to resolve them, also under ``from __future__ import annotations``).
     """
+    if unknown:
+        raise TypeError(_unknown_tool_options(sorted(unknown)))
+    if fn is not None and not callable(fn):
+        raise TypeError(
+            f"tool() takes the function to make a tool of, not a {type(fn).__name__}; "
+            "give a name as tool(name=...)"
+        )
     localns = dict(sys._getframe(1).f_locals)
-    if fn is not None:
-        return FunctionTool(fn, localns=localns)
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
@@ -415,4 +441,19 @@ def tool(
             localns=localns,
         )
 
+    if fn is not None:
+        return wrap(fn)
     return cast(Callable[[Callable[..., Any]], FunctionTool], wrap)
+
+
+def _unknown_tool_options(names: list[str]) -> str:
+    """Name each option ``tool()`` does not know, with the nearest known one if any."""
+    parts = []
+    for given in names:
+        near = difflib.get_close_matches(given, _TOOL_OPTIONS, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        parts.append(f"{given!r}{hint}")
+    return (
+        f"tool() has no option {', '.join(parts)}; "
+        f"its options are {', '.join(_TOOL_OPTIONS)}"
+    )
