@@ -5,7 +5,7 @@ sent with a note that it was interrupted (the engine's side: tests/agent/test_ca
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
@@ -15,6 +15,9 @@ from shell.core.model import ModelChunk, ModelRequest, StopChunk, TextDelta
 from shell.core.partial import CUT_NOTES
 from shell.providers.openai import to_openai_messages
 from shell.tui.app import AgentShellApp
+from shell.tui.entries import Entry, NoticeEntry
+from shell.tui.history import entries_from_messages
+from shell.tui.widgets.user_message import UserMessage
 
 from .helpers import SIZE, notices, send, wait_for
 
@@ -22,17 +25,19 @@ pytestmark = pytest.mark.anyio
 
 
 class SilentFirst:
-    """The first request gets no word until it is cancelled; later ones ``answer``."""
+    """Request number ``silent_at`` (the first by default) gets no word until it is
+    cancelled; the others ``answer``."""
 
     name = "silent-first"
 
-    def __init__(self, answer: str = "4") -> None:
+    def __init__(self, answer: str = "4", silent_at: int = 1) -> None:
         self.answer = answer
+        self.silent_at = silent_at
         self.requests: list[ModelRequest] = []
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelChunk]:
         self.requests.append(request)
-        if len(self.requests) == 1:
+        if len(self.requests) == self.silent_at:
             await asyncio.Event().wait()
         yield TextDelta(self.answer)
         yield StopChunk("end_turn")
@@ -53,6 +58,32 @@ async def test_esc_before_the_first_word_gives_the_request_back_to_the_prompt() 
         await wait_for(pilot, lambda: not app.busy and len(model.requests) == 2)
     sent = to_openai_messages(model.requests[-1])
     assert [m["content"] for m in sent if m["role"] == "user"] == ["What is 2+2?"]
+
+
+async def test_the_withdrawn_request_leaves_no_bubble_and_the_screen_reads_as_a_resumed_session() -> None:
+    """The request went back to the prompt, out of the history and the session, but its
+    bubble stayed on screen as if sent (and a resumed session then showed a different
+    conversation): it goes with it."""
+    model = SilentFirst(silent_at=2)
+    app = AgentShellApp(Agent(model), model_label="silent")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "What is 2+2?")
+        await wait_for(pilot, lambda: not app.busy and len(model.requests) == 1)
+        await send(pilot, "write a haiku about the sea")
+        await wait_for(pilot, lambda: app.busy and len(model.requests) == 2)
+        assert [w.text for w in app.query(UserMessage)] == ["What is 2+2?", "write a haiku about the sea"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy and "Your message is back in the prompt." in notices(app))
+        assert app.prompt.text == "write a haiku about the sea"
+        assert [w.text for w in app.query(UserMessage)] == ["What is 2+2?"]
+        resumed = entries_from_messages(app.agent.messages)
+        assert said(app.conversation.entries) == said(resumed) == [("UserEntry", "What is 2+2?"),
+                                                                   ("AssistantEntry", "4")]
+
+
+def said(entries: Sequence[Entry]) -> list[tuple[str, str]]:
+    """The messages a conversation shows, in order (notices are what happened live)."""
+    return [(type(e).__name__, getattr(e, "text", "")) for e in entries if not isinstance(e, NoticeEntry)]
 
 
 class Counting:

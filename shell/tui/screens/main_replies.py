@@ -126,7 +126,8 @@ class RepliesRun(PromptKeepsKeys):
         from ..renderer import ReplyRenderer
 
         # as the history and the session keep it (a lone surrogate is U+FFFD), so resuming shows the same
-        await self.conversation.add(UserEntry(encodable(text), chips=tuple(composed.chips)))
+        asked = UserEntry(encodable(text), chips=tuple(composed.chips))
+        await self.conversation.add(asked)
         for note in composed.notes:  # a file cut to fit, an @word that names no file
             await self.conversation.add(NoticeEntry("warning", note))
         self.conversation.anchor()
@@ -159,6 +160,9 @@ class RepliesRun(PromptKeepsKeys):
                 self.status.state = "idle"
             self.release_frames()
         if renderer.reply.withdrawn:  # it did not fit the context, or a policy refused it: back to edit
+            # its bubble goes with it: the history and the session no longer hold it, so a
+            # resumed session does not show it, and a bubble left here read as sent
+            await self.conversation.drop(asked)
             self.give_back(text, before_draft=True)
             await self.conversation.add(NoticeEntry("info", "Your message is back in the prompt."))
         left = flow.take_back()  # a steer the reply could not take: the next message
