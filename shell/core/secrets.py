@@ -25,8 +25,7 @@ from __future__ import annotations
 import os
 import re
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Self
 
@@ -35,11 +34,12 @@ from shell.core.secretencodings import HALVES_SWAPPED, percent_decoded, readings
 from shell.core.secretfilenames import SECRET_FILE_NAMES as _SECRET_FILE_NAMES
 from shell.core.secretfilenames import WHY_BY_NAME as _WHY_BY_NAME
 from shell.core.secretfilenames import WHY_BY_SUFFIX as _WHY_BY_SUFFIX
+from shell.core.secretmatcher import REDACTED as REDACTED
+from shell.core.secretmatcher import compiled, hidden_characters, substitute
 from shell.core.secretshapes import SHAPES as SHAPES
 from shell.core.secretshapes import Shape as Shape
 from shell.core.textsafety import map_strings, without_hidden
 
-REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 8
 
 SECRET_WORDS = frozenset({
@@ -291,104 +291,6 @@ def mask(value: str | None) -> str:
 # -- the redactor -----------------------------------------------------------------------
 
 
-def _options() -> Any:
-    import re2  # type: ignore[import-untyped]  # (~3-4 ms, on the way to no start: only a redaction compiles)
-
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1  # any bytes, surrogates' included
-    options.log_errors = False
-    options.max_mem = 128 << 20  # 64 MB: with M4's 83 shapes the DFA ran out, 20x slower on code
-    return options
-
-
-@dataclass(frozen=True, slots=True)
-class _Alternative:
-    name: str
-    group: int
-    keep: int | None
-    tail: int | None
-    check: Callable[[bytes, bytes], bool] | None
-
-
-@lru_cache(maxsize=32)
-def _compile(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, _Alternative]] | None:
-    if not values and not patterns:
-        return None  # (NO_SECRETS, made at import: re2 is not needed for it)
-    import re2
-
-    parts: list[str] = []
-    names: list[tuple[str, Shape | None]] = []
-    if values:
-        literal = "|".join(re2.escape(v.encode("utf-8", "surrogatepass")).decode("latin-1") for v in values)
-        parts.append(f"(?P<v>{literal})")
-        names.append(("v", None))
-    if patterns:
-        for n, shape in enumerate(SHAPES):
-            body = shape.pattern.replace("(?P<keep>", f"(?P<k{n}_>").replace("(?P<tail>", f"(?P<t{n}_>")
-            body = body.replace("(?P<quote>", f"(?P<q{n}_>")
-            parts.append(f"(?P<s{n}_>{body})")
-            names.append((f"s{n}_", shape))
-    if not parts:
-        return None
-    regex = re2.compile("|".join(parts).encode("latin-1"), options=_options())
-    index = {k.decode(): v for k, v in regex.groupindex.items()}
-    table: dict[int, _Alternative] = {}
-    for group, known in names:
-        tag = group[1:-1]
-        table[index[group]] = _Alternative(
-            known.name if known else "a secret value of your environment or config", index[group],
-            index.get(f"k{tag}_"), index.get(f"t{tag}_"), known.check if known else None,
-        )
-    return regex, table
-
-
-@lru_cache(maxsize=1)
-def _hidden_characters() -> Any:
-    """What :func:`~shell.core.textsafety.without_hidden` takes away, as RE2 over UTF-8."""
-    import re2
-
-    from .textsafety import HIDDEN_PATTERN
-
-    options = re2.Options()
-    options.log_errors = False
-    return re2.compile(HIDDEN_PATTERN.encode("utf-8"), options=options)
-
-
-_REDACTED_BYTES = REDACTED.encode()
-
-
-def _substitute(regex: Any, table: dict[int, _Alternative], data: bytes,
-                found: list[bytes] | None = None, kinds: list[tuple[str, bytes]] | None = None,
-                spans: list[tuple[int, int]] | None = None, offset: int = 0) -> bytes:
-    """``data`` with each match replaced; ``data`` itself when nothing matched. A
-    match its check vetoes (``password=self.password``) is searched again past its
-    name, so a real token inside it is still found. ``found`` collects the values
-    that were recognised only by their context (``password=…``, a URL's password):
-    nothing else would know them again once the context is gone. ``kinds`` collects
-    each match's kind and the secret itself (for a question that names it, masked)."""
-
-    def replace(match: Any) -> bytes:
-        alt = table[match.lastindex]
-        start, end = match.span()
-        head = match.end(alt.keep) if alt.keep is not None else start
-        tail = match.start(alt.tail) if alt.tail is not None else end
-        if alt.check is not None and not alt.check(data[head:tail], data[end : end + 1]):
-            rest = data[head:end]
-            again = (_substitute(regex, table, rest, found, kinds, spans, offset + head)
-                     if head > start else rest)
-            return data[start:head] + again
-        if found is not None and alt.keep is not None:
-            found.append(data[head:tail])
-        if kinds is not None:
-            kinds.append((alt.name, data[head:tail]))
-        if spans is not None:
-            spans.append((offset + head, offset + tail))
-        return data[start:head] + _REDACTED_BYTES + data[tail:end]
-
-    out, count = regex.subn(replace, data)
-    return data if count == 0 or out == data else bytes(out)
-
-
 class Secrets:
     """Replaces secrets in text and in JSON values. Cheap to build (compiled
     expressions are cached by their set of values); share one per process."""
@@ -397,7 +299,7 @@ class Secrets:
         kept = {v for v in values if isinstance(v, str) and len(v) >= MIN_SECRET_LEN}
         self.values: tuple[str, ...] = tuple(sorted(kept, key=lambda v: (-len(v), v)))
         self.patterns = patterns
-        self._compiled = _compile(self.values, patterns)
+        self._compiled = compiled(self.values, patterns)
         self._learned = 0
 
     @classmethod
@@ -416,7 +318,7 @@ class Secrets:
         if not text.isascii():
             text = self._redact_hidden(text)
         data = text.encode("utf-8", "surrogatepass")
-        out = _substitute(regex, table, data, found)
+        out = substitute(regex, table, data, found)
         return text if out is data else out.decode("utf-8", "surrogatepass")
 
     def _redact_hidden(self, text: str) -> str:
@@ -425,13 +327,13 @@ class Secrets:
         invisible characters included; text with none (an emoji's ZWJ) stays as is."""
         from .textsafety import without_hidden_where
 
-        if self._compiled is None or not _hidden_characters().search(text.encode("utf-8", "surrogatepass")):
+        if self._compiled is None or not hidden_characters().search(text.encode("utf-8", "surrogatepass")):
             return text  # (most text: RE2 tells in 1.5 ms a MB; Python's re took 20, the map 20 more)
         stripped, where = without_hidden_where(text)
         regex, table = self._compiled
         data = stripped.encode("utf-8", "surrogatepass")
         spans: list[tuple[int, int]] = []
-        _substitute(regex, table, data, None, None, spans)
+        substitute(regex, table, data, None, None, spans)
         pieces: list[str] = []
         done = at = char = 0  # text[:done] is placed; byte ``at`` of data is character ``char``
         for head, tail in sorted(spans):
@@ -452,7 +354,7 @@ class Secrets:
             return None
         regex, table = self._compiled
         kinds: list[tuple[str, bytes]] = []
-        _substitute(regex, table, text.encode("utf-8", "surrogatepass"), None, kinds)
+        substitute(regex, table, text.encode("utf-8", "surrogatepass"), None, kinds)
         if not kinds:
             return None
         kind, value = kinds[0]
@@ -467,7 +369,7 @@ class Secrets:
         if new:
             self._learned += len(new)
             self.values = tuple(sorted({*self.values, *new}, key=lambda v: (-len(v), v)))
-            self._compiled = _compile(self.values, self.patterns)
+            self._compiled = compiled(self.values, self.patterns)
 
     def matches(self, text: str) -> list[str]:
         """Each secret found in ``text``, as it is written there (what :meth:`text`
@@ -478,9 +380,9 @@ class Secrets:
         regex, table = self._compiled
         kinds: list[tuple[str, bytes]] = []
         data = text.encode("utf-8", "surrogatepass")
-        if not text.isascii() and _hidden_characters().search(data):
+        if not text.isascii() and hidden_characters().search(data):
             data = without_hidden(text).encode("utf-8", "surrogatepass")
-        _substitute(regex, table, data, None, kinds)
+        substitute(regex, table, data, None, kinds)
         return [value.decode("utf-8", "surrogatepass") for _, value in kinds]
 
     def json(self, value: Any) -> Any:
