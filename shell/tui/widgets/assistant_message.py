@@ -22,14 +22,11 @@ from __future__ import annotations
 
 import asyncio
 
-from textual._styles_cache import StylesCache
 from textual.app import ComposeResult
-from textual.await_remove import AwaitRemove
 from textual.containers import ScrollableContainer, Vertical
 from textual.events import Resize
 from textual.geometry import Region
 from textual.timer import Timer
-from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownStream
 
@@ -52,38 +49,21 @@ from ..pacing import (
 )
 from .arrange_once import ArrangedOnce
 from .chat_markdown import ChatMarkdown, chained
+from .chunk_swaps import (
+    Chunk,
+    following,
+    mount_hidden,
+    park,
+    release_render_caches,
+    retire,
+    source_before,
+    unpark_within,
+)
 from .parked import Parked, beyond_the_fold
 from .rendered_chunk import RenderedChunk, capture, warm
 
-Chunk = ChatMarkdown | RenderedChunk
-"""A piece of the reply: live Markdown widgets, or the lines they rendered to."""
-
 _STOPPING: set[asyncio.Future[None]] = set()
 """Streams of live replies that left the window, stopping (a task is held only weakly)."""
-
-
-def _release_render_caches() -> None:
-    """Let go of the render caches of widgets that left the screen.
-
-    Textual memoises ``StylesCache.get_inner_outer`` per *instance* (an
-    ``lru_cache`` on a method), so the last 1,024 widgets ever drawn stay alive
-    through their styles caches, each with a strip per line it rendered: with a
-    long reply that was most of the memory a parked chunk should have given
-    back. Clearing it costs the widgets on screen one small lookup each."""
-    StylesCache.get_inner_outer.cache_clear()
-
-
-def _retire(widget: Widget) -> AwaitRemove:
-    """Hide ``widget`` and remove it: a removal ends turns of the loop later, and a frame
-    drawn meanwhile showed it and what the caller put in its place in this turn."""
-    widget.display = False
-    return widget.remove()
-
-
-def _following(container: ScrollableContainer) -> bool:
-    """The view follows the end (anchored, and the user has not scrolled away).
-    Read from the anchor, not the scroll offsets, which lag while a reply streams."""
-    return container.is_anchored and not getattr(container, "_anchor_released", False)
 
 
 class AssistantMessage(Vertical, ArrangedOnce):
@@ -279,7 +259,7 @@ class AssistantMessage(Vertical, ArrangedOnce):
             self.dropped += sum(d.size for d in others)
             return False
         previous, view = self._current, self._container()
-        view = view if view is not None and _following(view) else None
+        view = view if view is not None and following(view) else None
         far, near = beyond_the_fold(grouped(finished, SHOWN_LIMIT), last.source, view, self.size.width)
         before = far[-1][0] if far else previous.source if previous is not None else None
         *whole, self._current = chained([*near, ""], before)
@@ -405,7 +385,7 @@ class AssistantMessage(Vertical, ArrangedOnce):
         container = self._container()
         if container is None or not self.is_attached:
             return False
-        if self._stream is not None and _following(container):
+        if self._stream is not None and following(container):
             return await self._park_above_the_fold(container)
         viewport = self._viewport()
         assert viewport is not None
@@ -420,7 +400,7 @@ class AssistantMessage(Vertical, ArrangedOnce):
             if region.overlaps(viewport):
                 await self._keep_lines(chunk)
                 continue
-            await self._park(chunk)
+            await park(self, chunk)
             parked = True
         return parked
 
@@ -434,7 +414,7 @@ class AssistantMessage(Vertical, ArrangedOnce):
         for chunk in reversed(self._chunks()):
             height = chunk.outer_size.height
             if chunk is not self._current and height and chunk.source and below > keep:
-                await self._park(chunk)
+                await park(self, chunk)
                 parked = True
                 continue
             below += height
@@ -450,7 +430,7 @@ class AssistantMessage(Vertical, ArrangedOnce):
         async with self._parking:
             self._unkept = 0
             container = self._container()
-            if self._stream is not None and container is not None and _following(container):
+            if self._stream is not None and container is not None and following(container):
                 # a caught-up backlog mounts many documents at once: those above the fold
                 # are parked, not drawn once more to keep lines no one will see
                 await self._park_above_the_fold(container)
@@ -492,12 +472,12 @@ class AssistantMessage(Vertical, ArrangedOnce):
         if isinstance(before, RenderedChunk) and before.can_take(lines, most):
             # One widget for neighbouring chunks (up to a screenful): fewer to lay out.
             before.extend(chunk.source, lines)
-            await _retire(chunk)
+            await retire(chunk)
         else:
             mounting = self.mount(RenderedChunk(chunk.source, lines), before=chunk)
-            await _retire(chunk)
+            await retire(chunk)
             await mounting
-        _release_render_caches()
+        release_render_caches()
 
     async def _thaw(self) -> None:
         """Rendered lines hold a width and a theme: make them Markdown again (measured,
@@ -506,9 +486,9 @@ class AssistantMessage(Vertical, ArrangedOnce):
             for chunk in self.query_children(RenderedChunk):
                 if not chunk.display or chunk.parent is not self:
                     continue  # retired (parked or joined) meanwhile: its text is shown elsewhere
-                live = ChatMarkdown(chunk.source, after=self._source_before(chunk))
-                await self._mount_hidden([live], before=chunk)
-                await _retire(chunk)
+                live = ChatMarkdown(chunk.source, after=source_before(self, chunk))
+                await mount_hidden(self, [live], before=chunk)
+                await retire(chunk)
 
     def _theme_changed(self, _theme: object) -> None:
         if self.query_children(RenderedChunk):
@@ -517,29 +497,6 @@ class AssistantMessage(Vertical, ArrangedOnce):
     async def _thaw_and_settle(self) -> None:
         await self._thaw()
         self.set_timer(SETTLE_S, self._settle)
-
-    async def _park(self, chunk: Chunk) -> None:
-        """Replace ``chunk`` by a spacer, joining a spacer next to it if there is one."""
-        siblings = list(self.children)
-        if chunk not in siblings or not chunk.is_attached:
-            return  # parked already by another pass (the widget's and the conversation's can overlap)
-        segment = (chunk.source, chunk.outer_size.height)
-        at = siblings.index(chunk)
-        before, after = siblings[at - 1] if at else None, next(iter(siblings[at + 1 :]), None)
-        # in the turn the chunk is hidden, a spacer takes its height (no mount needed)
-        waits: list[AwaitMount | AwaitRemove] = []
-        if isinstance(before, Parked):
-            before.add(*segment)
-            if isinstance(after, Parked):  # the chunk was all that kept two spacers apart
-                before.keep(before.segments + after.segments)
-                waits.append(_retire(after))
-        elif isinstance(after, Parked):
-            after.add(*segment, first=True)
-        else:
-            waits.append(self.mount(Parked([segment]), before=chunk))
-        waits.append(_retire(chunk))
-        await asyncio.gather(*waits)
-        _release_render_caches()
 
     def on_resize(self, event: Resize) -> None:
         """A new width changes every chunk's height: kept lines are rendered again.
@@ -557,44 +514,7 @@ class AssistantMessage(Vertical, ArrangedOnce):
                 self.set_timer(SETTLE_S, self._settle)
 
     async def _unpark_visible(self, margin: float = VIEW_MARGIN) -> bool:
-        """Bring back the parked chunks within ``margin`` screens of the view (the rest of
-        a spacer stays parked). True if any came back: regions mean nothing until the
-        next layout, so parking must wait."""
+        """Bring back the parked chunks within ``margin`` screens of the view. True if
+        any came back (see :func:`.chunk_swaps.unpark_within`)."""
         viewport = self._viewport(margin)
-        if viewport is None:
-            return False
-        unparked = False
-        for parked in list(self.query_children(Parked)):
-            if not parked.region.overlaps(viewport):
-                continue
-            above, near, below = parked.split(viewport)
-            if not near:
-                continue
-            before = above[-1][0] if above else self._source_before(parked)
-            chunks = chained([source for source, _ in near], before)
-            unparked = True
-            await self._mount_hidden(chunks, after=parked)
-            waits: list[AwaitMount | AwaitRemove] = []  # in this turn, the spacer gives way
-            if below:
-                waits.append(self.mount(Parked(below), after=chunks[-1]))
-            chunks[-1].mark_end()  # mounted last, it took the reply's end: a spacer may follow
-            if above:
-                parked.keep(above)
-            else:
-                waits.append(_retire(parked))
-            await asyncio.gather(*waits)
-        return unparked
-
-    def _source_before(self, widget: Widget) -> str | None:
-        """The source of the reply's piece before ``widget`` (None at the reply's start)."""
-        previous = self.children[self.children.index(widget) - 1] if widget is not self.children[0] else None
-        return previous.source if isinstance(previous, (ChatMarkdown, RenderedChunk, Parked)) else None
-
-    async def _mount_hidden(self, chunks: list[ChatMarkdown], **where: Widget) -> None:
-        """Mount live chunks hidden, shown once mounted (their blocks come turns later):
-        the caller hides what they replace in the same turn, so no frame shows both."""
-        for chunk in chunks:
-            chunk.display = False
-        await self.mount_all(chunks, **where)
-        for chunk in chunks:
-            chunk.display = True
+        return viewport is not None and await unpark_within(self, viewport)
