@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
@@ -29,8 +28,6 @@ import anyio
 import anyio.to_thread
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import History
 from prompt_toolkit.input import Input
@@ -41,10 +38,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from shell.core import events as ev
 from shell.core.approvals import ApprovalDecision, ApprovalRequest
 
-from .commands import CommandRegistry, CommandResult, default_commands, is_command
+from .commands import CommandResult, default_commands, is_command
 from .core.textsafety import sanitize, sanitize_line
 from .frontend.approval import APPROVE_ALL_KEY, decide
 from .frontend.paced import paced
@@ -53,6 +49,8 @@ from .frontend.reply import ReplyState, call_lines
 from .headless import cancel_on_sigint
 from .permissions.trust import TRUST_REASK, trust_answer
 from .plain_approval import PlainPrompts, choice_keys, show_request
+from .plain_audio import Audio, PlainAudio
+from .plain_complete import SlashCompleter
 from .plain_reply import PlainReply, render_markdown
 from .plain_signals import EndSignals
 from .plain_start import PROMPT, SharedHistory, editing_keys, keys_held_for_the_prompt
@@ -63,39 +61,7 @@ GATHER_MOST = 0.5
 """Seconds a question of a parallel batch waits for its neighbours' questions (see ``_gathered``)."""
 
 
-@dataclass(slots=True)
-class Audio:
-    media_type: str
-    data: bytes
-
-
-class SlashCompleter(Completer):
-    """Slash commands, then their arguments (middleware names, on/off); and after
-    ``@``, the workspace's files (the same index and search as the TUI's picker)."""
-
-    def __init__(self, runtime: ShellRuntime, commands: CommandRegistry) -> None:
-        self.runtime = runtime
-        self.commands = commands
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        text = document.text_before_cursor
-        mention = MENTION_AT_CURSOR.search(text)
-        if mention is not None:
-            for match in self.runtime.file_index.search(mention.group(1), 30):
-                path = match.path
-                shown = f'@"{path}"' if any(c.isspace() or c == '"' for c in path) else f"@{path}"
-                yield Completion(shown, start_position=-len(mention.group(0)),
-                                 display=sanitize_line(shown), display_meta="folder" if match.is_dir else "")
-            return
-        word = text.rsplit(" ", 1)[-1] if " " in text else text
-        for value, meta in self.commands.completions(self.runtime, text):
-            yield Completion(value, start_position=-len(word), display_meta=meta)
-
-
-MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
-
-
-class PlainShell:
+class PlainShell(PlainAudio):
     """One line-mode session. ``input``/``output``/``console`` are for tests."""
 
     def __init__(
@@ -134,15 +100,15 @@ class PlainShell:
         self.last_audio: Audio | None = None
         self.interrupted = False
         self.next_default = ""
+        """Text the next prompt starts with (a rewound message comes back)."""
         self.held_back = ""
         """A message that came back to the prompt unsent: a command typed after it is run
         as the command (the refusal's own advice, ``/image clear``, made ``describe
         it/image clear``, refused again: finding V6) and the message comes back again."""
-        """Text the next prompt starts with (a rewound message comes back)."""
         self.last_reply: ReplyState | None = None
+        """The last reply as the front-end core reduced it (how it ended, its calls)."""
         self.drawing: PlainReply | None = None
         """The reply being printed, if any (its spinner stops before a question)."""
-        """The last reply as the front-end core reduced it (how it ended, its calls)."""
         runtime.ask = self.ask
 
     # Separate sessions: a PromptSession keeps the options of its last prompt. Each is
@@ -497,53 +463,6 @@ class PlainShell:
             count = len(self.waiting)
             await anyio.sleep(GATHER_STEP)
 
-    # -- audio ----------------------------------------------------------------------
-    def show_audio(self, e: ev.DataBlockStart | ev.DataBlockDelta | ev.DataBlockEnd) -> None:
-        """An audio block of the reply: kept (for /play and /save) and announced when whole."""
-        if isinstance(e, ev.DataBlockStart):
-            self.audio[e.block_id] = Audio(e.media_type, b"")
-        elif isinstance(e, ev.DataBlockDelta) and e.block_id in self.audio:
-            self.audio[e.block_id].data += e.data
-        elif isinstance(e, ev.DataBlockEnd) and e.block_id in self.audio:
-            audio = self.last_audio = self.audio.pop(e.block_id)
-            self.console.print(Text(f"♪ {audio.media_type} · {_audio_length(audio)} · /play · /save [PATH]",
-                                    style="cyan"))
-
-    def _play(self, runtime: ShellRuntime, arg: str) -> CommandResult:
-        if self.last_audio is None:
-            return CommandResult("No audio yet.", error=True)
-        try:
-            from .speech.audio import start_playback
-
-            start_playback(self.last_audio.media_type, self.last_audio.data)
-        except Exception as exc:
-            return CommandResult(f"Cannot play: {exc}", error=True)
-        return CommandResult("Playing.")
-
-    def _save(self, runtime: ShellRuntime, arg: str) -> CommandResult:
-        """``/save [PATH] [--force] [--outside]``: the last audio block as a WAV, by
-        :mod:`shell.commands.saving`'s rules (as ``/export``: a file is never replaced or
-        written outside the workspace unless the flag says so)."""
-        from .commands.saving import target, write
-
-        if self.last_audio is None:
-            return CommandResult("No audio yet: /save writes the last audio block.", error=True)
-        data = self.last_audio.data
-        try:
-            from .speech.audio import as_wav
-
-            data = as_wav(self.last_audio.media_type, data)
-        except Exception:
-            pass
-        chosen = target(runtime, arg, command="/save", stem="agent-shell-audio", suffix=".wav")
-        if isinstance(chosen, CommandResult):
-            return chosen
-        failed = write(chosen, data, command="/save")
-        if failed is not None:
-            return failed
-        where = chosen.where("/save", runtime.workspace.contains(chosen.path))
-        return CommandResult(f"Saved {len(data)} bytes to `{chosen.path}`{where}.")
-
     # -- keys -----------------------------------------------------------------------
     def cycle_mode(self) -> None:
         """Shift+Tab: the next permission mode (the prompt shows it when next drawn)."""
@@ -567,18 +486,6 @@ class PlainShell:
 @dataclass(frozen=True, slots=True)
 class _CtrlC:
     had_text: bool
-
-
-def _audio_length(audio: Audio) -> str:
-    try:
-        from .speech.audio import duration_s, pcm_format
-
-        fmt = pcm_format(audio.media_type, audio.data)
-        if fmt is not None:
-            return f"{duration_s(fmt, len(audio.data) - fmt.data_offset):.1f} s"
-    except Exception:
-        pass
-    return f"{len(audio.data) // 1024} KiB"
 
 
 def _history(runtime: ShellRuntime) -> History:

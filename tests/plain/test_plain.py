@@ -422,7 +422,7 @@ async def test_at_completes_files_and_the_message_carries_them(tmp_path: Path) -
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    from shell.plain import SlashCompleter
+    from shell.plain_complete import SlashCompleter
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("def main():\n    return 42\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shell.plain import Audio
+from shell.plain_audio import Audio
 
 from .test_plain import line_mode
 
