@@ -31,7 +31,8 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from shell.core.textsafety import json_text, loads_any_depth
+from shell.core.deepjson import loads_any_depth
+from shell.core.textsafety import json_text
 
 MAX_LINE = 8 * 1024 * 1024
 """Bytes one line (or one event's data) may hold: far above any real chunk (a whole
@@ -252,7 +253,7 @@ def parse_json(text: str, *, any_depth: bool = False) -> Any:
     """``json.loads`` that raises :class:`MalformedLine` (with the text) on garbage,
     and on JSON nested deeper than Python's recursion limit (never a bare
     ``RecursionError``). ``any_depth``: read such a line anyway, without
-    recursion (:func:`~shell.core.textsafety.loads_any_depth`), for formats that
+    recursion (:func:`~shell.core.deepjson.loads_any_depth`), for formats that
     embed a tool call's arguments as an object, where the depth is the model's
     doing and belongs to that one call (its argument error), not to the reply."""
     try:

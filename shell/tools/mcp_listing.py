@@ -24,7 +24,8 @@ import importlib
 import json
 from typing import Any
 
-from shell.core.textsafety import loads_any_depth, path_text, sanitize_line
+from shell.core.deepjson import loads_any_depth
+from shell.core.textsafety import path_text, sanitize_line
 
 from .mcp_results import tool_name
 

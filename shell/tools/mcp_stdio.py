@@ -38,8 +38,8 @@ from typing import IO, Any
 import anyio
 from anyio.abc import Process
 
+from shell.core.deepjson import loads_any_depth
 from shell.core.programs import resolve
-from shell.core.textsafety import loads_any_depth
 
 from .mcp_http import MAX_ANSWER_BYTES
 from .mcp_ids import SNIFF, is_notice, leading_id, trailing_id

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from shell.core.deepjson import loads_any_depth
 from shell.core.textsafety import (
     StreamSanitizer,
     hidden_characters,
     json_text,
-    loads_any_depth,
     map_strings,
     sanitize,
     sanitize_line,
