@@ -20,6 +20,7 @@ Bytes that are no printable text become line breaks, as in the other readings.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -60,13 +61,23 @@ def _base58(run: str) -> bytes:
     return _number_bytes(number)
 
 
-def _bit_stream(run: str, values: dict[str, int]) -> bytes:
-    """``run``'s letters as five bits each, in order, the last few bits dropped."""
-    number = 0
-    for letter in run:
-        number = (number << 5) | values[letter]
-    spare = len(run) * 5 % 8
-    return (number >> spare).to_bytes(len(run) * 5 // 8, "big")
+_STANDARD_BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def _as_standard(values: dict[str, int]) -> dict[int, str]:
+    return str.maketrans({letter: _STANDARD_BASE32[value] for letter, value in values.items()})
+
+
+_FROM_BASE32_HEX = _as_standard(_BASE32_HEX)
+_FROM_CROCKFORD = _as_standard(_CROCKFORD)
+
+
+def _bit_stream(run: str, alphabet: dict[int, str]) -> bytes:
+    """``run``'s letters as five bits each, in order, the last few bits dropped: its
+    letters spelled in RFC 4648's alphabet and decoded at C speed (a number built a
+    letter at a time grew with the run: 60 KB of hex took 0.5 s, finding Z5)."""
+    standard = run.translate(alphabet)
+    return base64.b32decode(standard + "A" * (-len(standard) % 8))[: len(run) * 5 // 8]
 
 
 def numbers(runs: Iterable[str]) -> Iterator[tuple[str, str]]:
@@ -83,9 +94,9 @@ def numbers(runs: Iterable[str]) -> Iterator[tuple[str, str]]:
             if not _NOT_BASE58.search(run):
                 found["base58"].append(_printable(_base58(run)))
         if all(letter in _BASE32_HEX for letter in upper):
-            found["base32hex"].append(_printable(_bit_stream(upper, _BASE32_HEX)))
+            found["base32hex"].append(_printable(_bit_stream(upper, _FROM_BASE32_HEX)))
         if all(letter in _CROCKFORD for letter in upper):
-            found["Crockford base32"].append(_printable(_bit_stream(upper, _CROCKFORD)))
+            found["Crockford base32"].append(_printable(_bit_stream(upper, _FROM_CROCKFORD)))
     for how, parts in found.items():
         if text := "\n".join(p for p in parts if p):
             yield how, text

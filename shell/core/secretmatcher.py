@@ -35,10 +35,38 @@ class Alternative:
     check: Callable[[bytes, bytes], bool] | None
 
 
+Compiled = tuple[Any, dict[int, Alternative]]
+"""One RE2 expression and what each of its alternatives means, by group number."""
+
+
 @lru_cache(maxsize=32)
-def compiled(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, Alternative]] | None:
+def compiled(values: tuple[str, ...], patterns: bool) -> Compiled | None:
+    """Every value and (with ``patterns``) every shape as one expression: what redaction
+    replaces in one pass (leftmost match first)."""
     if not values and not patterns:
         return None  # (NO_SECRETS, made at import: re2 is not needed for it)
+    return _expression(values, tuple(enumerate(SHAPES)) if patterns else ())
+
+
+PART_SHAPES = 12
+"""Shapes in one expression of :func:`compiled_parts`."""
+
+
+@lru_cache(maxsize=32)
+def compiled_parts(values: tuple[str, ...], patterns: bool) -> tuple[Compiled, ...]:
+    """The same values and shapes as several smaller expressions: the values, then the
+    shapes a dozen at a time, for a search that only asks whether (and which) a text
+    holds one (finding Z5). RE2 builds its DFA's states as a text needs them, and with
+    all 84 shapes in one expression a state is a set of thousands of places: 60 KB of
+    uuencode or base64 letters, each new reading of it, cost 0.1-0.9 s in building states
+    before it was read at speed; a dozen shapes at a time build few small states."""
+    numbered = tuple(enumerate(SHAPES)) if patterns else ()
+    found = [_expression(values, ())] if values else []
+    found += [_expression((), numbered[at : at + PART_SHAPES]) for at in range(0, len(numbered), PART_SHAPES)]
+    return tuple(e for e in found if e is not None)
+
+
+def _expression(values: tuple[str, ...], shapes: tuple[tuple[int, Shape], ...]) -> Compiled | None:
     import re2
 
     parts: list[str] = []
@@ -47,12 +75,11 @@ def compiled(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, Al
         literal = "|".join(re2.escape(v.encode("utf-8", "surrogatepass")).decode("latin-1") for v in values)
         parts.append(f"(?P<v>{literal})")
         names.append(("v", None))
-    if patterns:
-        for n, shape in enumerate(SHAPES):
-            body = shape.pattern.replace("(?P<keep>", f"(?P<k{n}_>").replace("(?P<tail>", f"(?P<t{n}_>")
-            body = body.replace("(?P<quote>", f"(?P<q{n}_>")
-            parts.append(f"(?P<s{n}_>{body})")
-            names.append((f"s{n}_", shape))
+    for n, shape in shapes:
+        body = shape.pattern.replace("(?P<keep>", f"(?P<k{n}_>").replace("(?P<tail>", f"(?P<t{n}_>")
+        body = body.replace("(?P<quote>", f"(?P<q{n}_>")
+        parts.append(f"(?P<s{n}_>{body})")
+        names.append((f"s{n}_", shape))
     if not parts:
         return None
     regex = re2.compile("|".join(parts).encode("latin-1"), options=options())
@@ -65,6 +92,19 @@ def compiled(values: tuple[str, ...], patterns: bool) -> tuple[Any, dict[int, Al
             index.get(f"k{tag}_"), index.get(f"t{tag}_"), known.check if known else None,
         )
     return regex, table
+
+
+def first_match(parts: tuple[Compiled, ...], data: bytes) -> tuple[str, bytes] | None:
+    """The kind and the secret of the first match in ``data`` of any of ``parts``
+    (:func:`compiled_parts`), by where the secret starts; ``None`` when none matches."""
+    best: tuple[int, str, bytes] | None = None
+    for regex, table in parts:
+        kinds: list[tuple[str, bytes]] = []
+        spans: list[tuple[int, int]] = []
+        substitute(regex, table, data, None, kinds, spans)
+        if kinds and (best is None or spans[0][0] < best[0]):
+            best = (spans[0][0], *kinds[0])
+    return None if best is None else best[1:]
 
 
 @lru_cache(maxsize=1)
@@ -114,5 +154,5 @@ def substitute(regex: Any, table: dict[int, Alternative], data: bytes,
     return data if count == 0 or out == data else bytes(out)
 
 
-__all__ = ["REDACTED", "REDACTED_BYTES", "Alternative", "compiled", "hidden_characters", "options",
-           "substitute"]
+__all__ = ["PART_SHAPES", "REDACTED", "REDACTED_BYTES", "Alternative", "Compiled", "compiled",
+           "compiled_parts", "first_match", "hidden_characters", "options", "substitute"]

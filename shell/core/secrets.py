@@ -35,7 +35,7 @@ from shell.core.secretfilenames import SECRET_FILE_NAMES as _SECRET_FILE_NAMES
 from shell.core.secretfilenames import WHY_BY_NAME as _WHY_BY_NAME
 from shell.core.secretfilenames import WHY_BY_SUFFIX as _WHY_BY_SUFFIX
 from shell.core.secretmatcher import REDACTED as REDACTED
-from shell.core.secretmatcher import compiled, hidden_characters, substitute
+from shell.core.secretmatcher import compiled, compiled_parts, first_match, hidden_characters, substitute
 from shell.core.secretshapes import SHAPES as SHAPES
 from shell.core.secretshapes import Shape as Shape
 from shell.core.textsafety import map_strings, without_hidden
@@ -349,16 +349,12 @@ class Secrets:
 
     def find(self, text: str) -> tuple[str, str] | None:
         """The first secret in ``text``: its kind (``GitHub token``, ``password in a URL``)
-        and the secret itself, or ``None``."""
+        and the secret itself, or ``None``. Searched with the shapes a dozen at a time
+        (:func:`~shell.core.secretmatcher.compiled_parts`): bounded on hostile text."""
         if not text or self._compiled is None:
             return None
-        regex, table = self._compiled
-        kinds: list[tuple[str, bytes]] = []
-        substitute(regex, table, text.encode("utf-8", "surrogatepass"), None, kinds)
-        if not kinds:
-            return None
-        kind, value = kinds[0]
-        return kind, value.decode("utf-8", "surrogatepass")
+        found = first_match(compiled_parts(self.values, self.patterns), text.encode("utf-8", "surrogatepass"))
+        return None if found is None else (found[0], found[1].decode("utf-8", "surrogatepass"))
 
     def _learn(self, values: Iterable[str]) -> None:
         """Redact ``values`` from now on, wherever they appear (see :meth:`Redactor.text

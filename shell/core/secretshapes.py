@@ -229,8 +229,11 @@ SHAPES: tuple[Shape, ...] = (
     Shape("key as the user of a URL (Sentry DSN)",
           r"(?i)(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://)[a-f0-9]{32}(?::[a-f0-9]{32})?(?P<tail>@)"),
     Shape(".pgpass line (host:port:database:user:password)",
-          r"(?P<keep>(?:\*|\blocalhost|[^:\s]{0,126}[./][^:\s]{0,126}):(?:[0-9]{2,5}|\*):"
-          r"[^:\s]+:[^:\s]+:)[^\s\"']+"),  # a host with a dot or / (not /etc/passwd's)
+          # a host with a dot or / (not /etc/passwd's), read from its last one: a match wherever
+          # the host's has one, with one count (two counts, one each side of any dot, made RE2's
+          # DFA build a state for each place of the dots: 60 KB of punctuation took 0.1-0.9 s, Z5)
+          r"(?P<keep>(?:\*|\blocalhost|[./][^:\s./]{0,126}):(?:[0-9]{2,5}|\*):"
+          r"[^:\s]+:[^:\s]+:)[^\s\"']+"),
     Shape("Azure connection-string key",
           r"(?i)(?P<keep>\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*)[^;\s\"']{8,}"),
     Shape("key in a URL query",

@@ -217,6 +217,30 @@ def test_each_shape_is_redacted_alone_and_in_context(name: str) -> None:
         assert _secret_part(value) not in secrets.text(text), (name, secrets.text(text))
 
 
+@pytest.mark.parametrize("name", CORPUS)
+def test_the_egress_search_finds_each_shape_redaction_finds(name: str) -> None:
+    """``find`` (what the egress check asks with) searches the shapes a dozen at a time
+    (finding Z5: one expression of all of them cost seconds on hostile text); it must
+    still find every sample, as the kind redaction names it, in context too."""
+    value = CORPUS[name]
+    secrets = Secrets()
+    for text in (value, f"see {value} here", json.dumps({"v": value}), f"a.b:1 x y {value}"):
+        found = secrets.find(text)
+        assert found is not None and found[1] in text and found[1] in secrets.matches(text), (name, text)
+
+
+def test_a_pgpass_line_is_found_whatever_the_dots_of_its_host() -> None:
+    """The .pgpass shape reads its host from its last dot (Z5: two counts either side of
+    any dot made RE2 build states for each place of the dots); it still finds a line
+    whose host has many dots or a long name, and not /etc/passwd's lines."""
+    secrets = Secrets()
+    for host in ("db.example.com", "a.b.c.d.e.f.g.h.example.org", "x" * 200 + ".internal", "/var/run/pg"):
+        line = f"{host}:5432:app:admin:{F}s3cretPass"
+        assert secrets.text(line) == line.replace(f"{F}s3cretPass", "[REDACTED]"), line
+        assert secrets.find(line) == (".pgpass line (host:port:database:user:password)", f"{F}s3cretPass")
+    assert secrets.find("root:x:0:0:root:/root:/bin/bash") is None
+
+
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_code_configs_and_prose_about_passwords_stay_intact(text: str) -> None:
     """The shapes of passwords in configs and command lines (finding L11) must not eat
