@@ -19,7 +19,7 @@ from typing import Any
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.remoteimages import ImageDefuser, defang_images
 from shell.core.textsafety import sanitize
-from shell.frontend.linkopen import LINK_HOLD, defuse_links
+from shell.frontend.linkopen import LINK_HOLD, LinkDefuser, defuse_links
 from shell.permissions import paths
 from shell.permissions.shellsplit import split_command
 
@@ -35,7 +35,7 @@ def editor_defuser() -> ImageDefuser:
     Markdown: no image or tag loads by itself, and no link the TUI would ask about
     (``file://``, ``vscode://``, a look-alike host) is a link (finding X10): the editor
     opens a clicked link of any scheme with no question."""
-    return ImageDefuser(defuse_links, LINK_HOLD)
+    return ImageDefuser(LinkDefuser(), LINK_HOLD)
 
 
 def one_line(text: str, width: int = TITLE_WIDTH) -> str:

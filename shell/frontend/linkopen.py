@@ -112,12 +112,8 @@ def _readable_host(host: str) -> str:
     return ".".join(_decoded_label(label) for label in host.split("."))
 
 
-_INLINE_TARGET = re.compile(r"\]\((<[^<>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
-"""``](target`` of an inline link (or an image, whose ``!`` the image defuser escaped)."""
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)")
 """An autolink's start (its ``>`` need not have come: ``&lt;`` draws as ``<`` either way)."""
-_DEFINITION = re.compile(r"\]:([ \t]*\n?[ \t]*)(<[^<>\n]*>|\S+)")
-"""``]: target`` of a link reference definition (the target may be on the next line)."""
 _BARE_WEB = re.compile(r"(?<![\w/\\])(https?)(:)(//[^\s/?#<>()\[\]`]+)", re.IGNORECASE)
 """A bare web address, which GFM renderers link by themselves: only its host is judged."""
 
@@ -137,7 +133,7 @@ being written. It is short: the editor is sent the text as it comes, and on a ca
 the history keeps what it was sent."""
 
 
-def defuse_links(text: str) -> str:
+def defuse_links(text: str, before: str = "") -> str:
     """``text`` (Markdown an editor renders, outside fenced code) with each link that
     :func:`link_target` would ask about made text, for where no question can be put
     before the renderer opens it (an ACP editor opens a clicked link of any scheme
@@ -145,28 +141,146 @@ def defuse_links(text: str) -> str:
     ``&lt;``, a definition's ``]:`` is ``]\\:``, and a web address whose host reads as
     non-ASCII has its ``:`` escaped, which no renderer links. Backslashes, not code
     spans: the text may sit in a code span (it then shows the backslash) whose
-    backticks must stay paired. Plain web links to ordinary hosts stay links."""
-    if "](" in text:
-        text = _INLINE_TARGET.sub(_inline_target, text)
+    backticks must stay paired. Plain web links to ordinary hosts stay links.
+
+    A link whose text reads as another web address than its target
+    (``[https://bank.example](https://evil.example/)``) is made text too: the TUI and
+    the line mode show the target after such a text, an editor shows only the text.
+    ``before``: what came just before ``text`` in the same message (a link's text may
+    have been sent in an earlier piece than its target: :class:`LinkDefuser`)."""
+    if "]" in text:
+        text = _BRACKET_END.sub(lambda m: _bracket_end(m, before), text)
     if "<" in text:
         text = _AUTOLINK.sub(_autolink, text)
-    if "]:" in text:
-        text = _DEFINITION.sub(_definition, text)
     if "://" in text:
         text = _BARE_WEB.sub(_bare_web, text)
     return text
 
 
-def _inline_target(m: re.Match[str]) -> str:
-    return "]\\(" + m.group(1) if _asks(m.group(1)) else m.group(0)
+class LinkDefuser:
+    """:func:`defuse_links` over the pieces of one message, each judged with the text
+    that came before it: a link's text and its target may come in different pieces,
+    and a whole message must come out as it does cut anywhere."""
+
+    __slots__ = ("_before",)
+
+    def __init__(self) -> None:
+        self._before = ""
+
+    def __call__(self, piece: str) -> str:
+        out = defuse_links(piece, self._before)
+        self._before = (self._before + piece)[-TEXT_LOOKBACK:]
+        return out
+
+
+TEXT_LOOKBACK = 1000
+"""Characters before a link's ``]`` searched for its text's ``[`` (a longer text is
+judged by these last characters alone)."""
+_BRACKET_END = re.compile(
+    r"\](?:\((?P<inline><[^<>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
+    r"|:(?P<gap>[ \t]*\n?[ \t]*)(?P<defined><[^<>\n]*>|\S+)"
+    r"|(?P<reference>\[))"
+)
+"""Where a link's text ends and says where it goes: ``](target`` (an inline link, or
+an image whose ``!`` the image defuser escaped), ``]: target`` (a definition, the
+target maybe on the next line) or ``][`` (a full reference ``[text][label]``, its
+target defined elsewhere). One pass, so each is judged on the text as written."""
+_WEB_IN_TEXT = re.compile(r"(?<![\w.@-])(?:https?://|www\.)[^\s/?#<>()\[\]`*~\\|\"']*", re.IGNORECASE)
+"""A web address in a link's text, as a reader takes it (GFM links ``www.`` too): up to its host's end."""
+
+
+def _bracket_end(m: re.Match[str], before: str) -> str:
+    """``m`` made text (its ``(``, ``:`` or ``[`` escaped) when the target is one
+    :func:`link_target` asks about or the link's text reads as another web address;
+    a full reference's text reading as any web address is enough (its target is
+    defined elsewhere, maybe in a later piece)."""
+    start = m.start()
+    text = _link_text((before + m.string[max(0, start - TEXT_LOOKBACK) : start])[-TEXT_LOOKBACK:])
+    if m.group("reference") is not None:
+        return "]\\[" if text is None or web_hosts_in(text) else m.group(0)
+    written = m.group("inline") if m.group("inline") is not None else m.group("defined")
+    if text is not None and not _asks(written) and text_misleads(text, _unescaped(written)) is None:
+        return m.group(0)
+    if m.group("inline") is not None:
+        return "]\\(" + written
+    return f"]\\:{m.group('gap')}{written}"
 
 
 def _autolink(m: re.Match[str]) -> str:
     return "&lt;" + m.group(0)[1:] if _asks(m.group(1)) else m.group(0)
 
 
-def _definition(m: re.Match[str]) -> str:
-    return f"]\\:{m.group(1)}{m.group(2)}" if _asks(m.group(2)) else m.group(0)
+def text_misleads(text: str, href: str) -> str | None:
+    """The host a link's shown ``text`` reads as when it names a web address whose
+    host is not ``href``'s (``[https://bank.example](https://evil.example/)``);
+    None when it names none or only the target's own host. ``www.`` and case aside."""
+    target = _same_host(_scheme_and_host(href)[1])
+    for host in web_hosts_in(text):
+        if _same_host(host) != target or not target:
+            return sanitize_line(host)
+    return None
+
+
+def web_hosts_in(text: str) -> list[str]:
+    """The hosts of the web addresses ``text`` reads as naming (``https://…``, ``www.…``)."""
+    hosts = []
+    for m in _WEB_IN_TEXT.finditer(text):
+        address = m.group(0)
+        _, host = _scheme_and_host(address if "://" in address else "http://" + address)
+        hosts.append(host.strip("_") or address)  # (``__https://x__`` is emphasis)
+    return hosts
+
+
+def _same_host(host: str) -> str:
+    """``host`` as two spellings of one host compare: lower case, no final dot or
+    ``www.``, as DNS sees it."""
+    host = host.lower().rstrip(".").removeprefix("www.")
+    return _dns_name(host) if host else ""
+
+
+def _link_text(before: str) -> str | None:
+    """The text of the link whose ``]`` ends ``before`` (its last :data:`TEXT_LOOKBACK`
+    characters), as it reads: from its ``[`` (brackets inside it balanced, never across
+    a blank line), with Markdown escapes and entities undone and emphasis and code
+    marks dropped. With no ``[`` in reach, all of ``before`` after its last blank line;
+    None when that is all :data:`TEXT_LOOKBACK` characters (a longer text, as spaces
+    after ``[https://bank.example`` make it, cannot be judged: not a link)."""
+    from markdown_it.common.utils import unescapeAll
+
+    blank = before.rfind("\n\n")
+    reach = before[blank + 1 :]
+    depth = 0
+    start = 0 if blank >= 0 or len(before) < TEXT_LOOKBACK else -1
+    for i in range(len(reach) - 1, -1, -1):
+        ch = reach[i]
+        if ch not in "[]" or _escaped(reach, i):
+            continue
+        if ch == "]":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            start = i + 1
+            break
+    if start < 0:
+        return None
+    return unescapeAll(reach[start:]).replace("*", "").replace("`", "").replace("~", "")
+
+
+def _escaped(text: str, i: int) -> bool:
+    """Whether the character at ``i`` is escaped (an odd run of backslashes before it)."""
+    j = i
+    while j > 0 and text[j - 1] == "\\":
+        j -= 1
+    return (i - j) % 2 == 1
+
+
+def _unescaped(written: str) -> str:
+    from markdown_it.common.utils import unescapeAll
+
+    if written.startswith("<") and written.endswith(">"):
+        written = written[1:-1]
+    return unescapeAll(written)
 
 
 def _bare_web(m: re.Match[str]) -> str:
@@ -176,11 +290,7 @@ def _bare_web(m: re.Match[str]) -> str:
 def _asks(written: str) -> bool:
     """Whether the target as written in Markdown (angle brackets, backslash escapes,
     entities: ``&#x66;ile:`` is ``file:``) is one :func:`link_target` asks about."""
-    from markdown_it.common.utils import unescapeAll
-
-    if written.startswith("<") and written.endswith(">"):
-        written = written[1:-1]
-    return link_target(unescapeAll(written)).asks
+    return link_target(_unescaped(written)).asks
 
 
 def _scheme_and_host(href: str) -> tuple[str, str]:
@@ -201,6 +311,6 @@ def _dns_name(host: str) -> str:
 
 
 __all__ = [
-    "LINK_HOLD", "SHOWN_WIDTH", "WEB_SCHEMES", "LinkTarget", "defuse_links", "link_target", "lookalike_host",
-    "unlink_asking",
+    "LINK_HOLD", "SHOWN_WIDTH", "TEXT_LOOKBACK", "WEB_SCHEMES", "LinkDefuser", "LinkTarget", "defuse_links",
+    "link_target", "lookalike_host", "text_misleads", "unlink_asking", "web_hosts_in",
 ]
