@@ -58,25 +58,21 @@ from . import asktext, homedirs, laternames, sessionrules, store
 from . import paths as resolving
 from .asktext import (
     ask_reason,
-    confined,
     confinement,
-    names_denied,
     names_one_path,
     names_secrets,
-    reads_denied_history,
 )
+from .autocommands import auto_command
+from .deniedreads import DeniedReadQuestions
 from .egress import secret_sent
 from .fence import Fence, outside_note
-from .githistory import held_denied, history_reader, only_moves_hidden
 from .hiddensent import hidden_value_sent
-from .hiddenstore import stored_secret_question
 from .homedirs import unfenced_note
 from .mcppaths import TooManyPaths, is_mcp, may_write, mcp_subjects, outside_question, subject_paths
 from .modes import PLAN_NOTE, SUMMARY, Mode, next_mode, parse_mode
 from .pathchecks import read_denied_by_rule, runs_later_hit, secret_read
 from .paths import BadPath
 from .preview import edit_preview
-from .readdeny import read_denied, read_denied_paths
 from .ruleedits import RuleEditing
 from .rules import (
     SOURCE_LABELS,
@@ -85,7 +81,7 @@ from .rules import (
     RuleSet,
     known_only_at_run_time,
 )
-from .secretwords import named_paths, named_secret_files
+from .secretwords import named_secret_files
 from .suggest import command_preview, suggest_rules
 from .writedeny import Wildcards, check_write, is_write_rule, write_denied_paths, write_wildcards
 from .writewalls import unheld_question
@@ -115,7 +111,7 @@ class ListedRule:
     note: str = ""
 
 
-class PermissionPolicy(RuleEditing):
+class PermissionPolicy(RuleEditing, DeniedReadQuestions):
     """Modes and rules for one workspace. Cheap to ask (see benchmarks/permission_rules.py).
 
     ``sandboxed(command)``: would ``run_shell`` confine it (none wired: auto asks for every
@@ -463,66 +459,6 @@ class PermissionPolicy(RuleEditing):
         return Verdict("deny", f"Denied by the rule `deny {rule.text}` ({where}); {tool.name} was not "
                                f"run.{why} Do not retry it; tell the user what you wanted to do.")
 
-    def _names_hidden(self, tool: Tool, command: str) -> str:
-        """Why a command line naming a secret file, or a path a deny rule on reading
-        covers, asks ("" when it names none)."""
-        named = named_secret_files(command)
-        if named:
-            return names_secrets(tool.name, command, named, self.sandboxed)
-        return self._history_question(tool, command)
-
-    def _history_question(self, tool: Tool, command: str) -> str:
-        """Why a command running one of git's history readers asks: a deny rule names a
-        path git tracks, or the object store holds a hidden secret file (:mod:`.hiddenstore`)."""
-        return self._denied_question(tool, command) or stored_secret_question(
-            tool.name, command, self.root, self.sandbox)
-
-    def _denied_question(self, tool: Tool, command: str) -> str:
-        """Why a command line asks while a deny rule on reading is in force: it names a
-        path the rule covers, or runs one of git's history readers while git tracks a path
-        the rule names ("" otherwise); the same for ``[sandbox] hide`` (finding P8). The
-        sandbox shows no copy of what they hide, to git or anything else (:mod:`.gitmarks`
-        keeps git from taking it for deleted). Asked before allow rules too: an allow rule
-        for ``git log:*`` is no grant to read denied files."""
-        hidden = self._config_hidden()
-        if not hidden and not self._active().denies_any("read_file"):
-            return ""
-        denied = named_paths(command, self._kept_by)
-        if denied:
-            return names_denied(tool.name, denied)
-        reader = history_reader(command, self.root)
-        tracked = held_denied([*self.read_denied_paths(), *hidden]) if reader else []
-        if not tracked or only_moves_hidden(command, self.root, tracked):
-            return ""
-        shown = resolving.relative(tracked[0], self.root) or str(tracked[0])
-        rule = self._kept_by(tracked[0])
-        return reads_denied_history(tool.name, reader, shown, rule, len(tracked) - 1)
-
-    def _config_hidden(self) -> list[Path]:
-        """What ``[sandbox] hide`` names (the sandbox hides it from commands as a deny rule's)."""
-        return list(self.sandbox.extra_hidden) if self.sandbox is not None else []
-
-    def _kept_by(self, path: str | os.PathLike[str]) -> str:
-        """The deny rule on reading or the ``[sandbox] hide`` entry covering ``path``, or empty."""
-        rule = self.read_denied(path)
-        hidden = self._config_hidden() if not rule else []
-        if not hidden:
-            return rule
-        try:
-            real = resolving.resolve(path, self.root)
-            kept = any(resolving.within(real, resolving.resolve(h, self.root)) for h in hidden)
-        except BadPath:
-            return ""
-        return "the config's `[sandbox] hide`" if kept else ""
-
-    def read_denied(self, path: str | os.PathLike[str]) -> str:
-        """The deny rule keeping the model from reading ``path``, or empty (:mod:`.readdeny`)."""
-        return read_denied(self._active(), self.root, path)
-
-    def read_denied_paths(self) -> list[Path]:
-        """What deny rules on reading name outright, for the sandbox to hide."""
-        return read_denied_paths(self._active(), self.root)
-
     def write_denied_paths(self) -> list[Path]:
         """What deny and ask rules on writing name outright, for the sandbox to keep read-only."""
         return write_denied_paths(self._active(), self.root)
@@ -543,34 +479,13 @@ class PermissionPolicy(RuleEditing):
         if tool.kind == "execute" and self._mode == "auto":
             if unfenced:
                 return Verdict("ask", unfenced_note(unfenced, "auto") + self._confinement(tool, args))
-            return self._auto_command(tool, args)
+            return auto_command(tool, args, self.sandboxed, self.sandbox)
         # the one routine question ("approve the rest" may cover it): the mode asks about
         # every call of this kind; not a path outside the workspace, not the network
         routine = (tool.kind not in ("edit", "delete", "move") or self._paths_inside(args)) \
             and not args.get("network")
         reason = ask_reason(tool, self._mode, args) + self._confinement(tool, args)
         return Verdict("ask", reason, routine=routine)
-
-    def _auto_command(self, tool: Tool, args: Mapping[str, Any]) -> Verdict:
-        """Auto mode: a command the sandbox confines runs, once the workspace's secret
-        files were all found (so that all are hidden); the rest asks."""
-        command = args.get("command")
-        contained = not args.get("network")  # a call that asks for the network leaves the sandbox
-        probe = self.sandboxed if confined(tool) else None
-        if not (isinstance(command, str) and contained and probe is not None and probe(command)):
-            editor = not confined(tool) and getattr(tool, "source", "") == "editor"
-            said = self._confinement(tool, args) if editor else ""  # what the sandbox would have stopped
-            if not contained and isinstance(command, str) and probe is not None and probe(command):
-                # sandboxed all the same, on the host's network: "outside the sandbox" was
-                # false both ways, and hid what the network reaches (finding K16)
-                return Verdict("ask", f"{tool.name} asks for the network.{self._confinement(tool, args)}")
-            return Verdict("ask", f"{tool.name} would run outside the sandbox.{said}")
-        searched = self.sandbox.secrets_searched() if self.sandbox is not None else None
-        if searched is not None and not searched.complete:
-            return Verdict("ask", f"The workspace could not be searched for files that hold secrets "
-                                  f"({searched.why_incomplete}), so the sandbox may not hide them all from "
-                                  f"{tool.name}; auto mode asks.")
-        return Verdict("allow", "auto: the command runs inside the sandbox")
 
     def _confinement(self, tool: Tool, args: Mapping[str, Any]) -> str:
         return confinement(tool, args, self.sandboxed, self.sandbox)
