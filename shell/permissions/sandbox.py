@@ -43,8 +43,6 @@ permission policy asks before every ``run_shell`` (:meth:`Sandbox.contains`).
 from __future__ import annotations
 
 import os
-import re
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -64,8 +62,10 @@ from .gitstaged import StagedCopies
 from .homedirs import home_dirs
 from .homesecrets import found_in_config, home_stores, startup_files
 from .homewalk import HomeFiles, HomeFound, home_args
-from .hostsockets import SOCKET_FOLDERS, host_sockets
+from .hosthidden import PRIVATE_TEMP, SYSTEM_SECRET_PATHS, linked_into, outermost, own_dirs, own_temp, under
+from .hostsockets import host_sockets
 from .mcpshown import mcp_binds
+from .offlinenote import network_note as network_note  # re-exported: run_shell imports the sandbox
 from .sandboxenv import scrubbed_environment
 from .sandboxprobe import INSTALL_HINT as INSTALL_HINT  # re-exported: callers import the sandbox
 from .sandboxprobe import SandboxStatus, sandbox_status
@@ -87,66 +87,6 @@ AFTER_SCALE = 10
 
 MAX_REVEALS = 64
 """Approvals to show named secret files that no command used yet (the oldest go first)."""
-
-SYSTEM_SECRET_PATHS = (
-    "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/security/opasswd",
-    "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
-    "/etc/ssh/ssh_host_dsa_key",
-    "/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/user",
-    *SOCKET_FOLDERS,
-)  # fmt: skip
-"""Sockets that would let a command act outside the sandbox (the rest: :mod:`.hostsockets`),
-and the password hashes and host keys a command run as root could read."""
-
-_NO_NETWORK = re.compile(
-    r"Could not resolve host|Temporary failure in name resolution|Name or service not known|"
-    r"Network is unreachable|No address associated with hostname|getaddrinfo|nodename nor servname|"
-    r"Failed to establish a new connection|Could not connect to|"
-    r"Connection refused|network is unreachable|dial tcp|ENOTFOUND|EAI_AGAIN|ENETUNREACH",
-)
-
-
-def own_dirs() -> list[Path]:
-    """The shell's own config, data, state and cache dirs (hidden from commands)."""
-    import platformdirs
-
-    from shell.core.dirs import config_dir, data_dir
-
-    app = "agent-shell"
-    return [
-        config_dir(),
-        data_dir(),
-        Path(platformdirs.user_state_dir(app, appauthor=False)),
-        Path(platformdirs.user_cache_dir(app, appauthor=False)),
-    ]
-
-
-OWN_TEMP = "agent-shell-"
-"""How the shell's own temporary folders and files start (``--no-session`` checkpoints:
-prompts and files as they were before edits; git's staged copies of secret files;
-git configs shown without credentials; a launch's options)."""
-
-
-PRIVATE_TEMP = (Path("/tmp"), Path("/var/tmp"))
-"""Replaced by empty folders in the sandbox: what the host keeps there is not seen."""
-
-
-def own_temp(binds: Sequence[Path]) -> list[Path]:
-    """The shell's own entries in the temporary folder (of this process and any other),
-    unless the sandbox's empty ``/tmp`` hides them already: when a writable root holds
-    that folder (``cd /tmp && agent-shell``), and when ``TMPDIR`` is elsewhere (``~/tmp``,
-    ``/scratch/$USER`` on shared hosts), where the read-only root showed every command
-    the staged copies of secret files, scrubbed git configs and ``--no-session``
-    checkpoints (finding Q15)."""
-    tmp = Path(os.path.realpath(tempfile.gettempdir()))
-    if _under(tmp, PRIVATE_TEMP) and not _under(tmp, binds):
-        return []
-    try:
-        with os.scandir(tmp) as entries:
-            return [Path(e.path) for e in entries if e.name.startswith(OWN_TEMP)]
-    except OSError:
-        return []
-
 
 class Sandbox:
     """How ``run_shell`` wraps a command for one workspace.
@@ -213,7 +153,7 @@ class Sandbox:
     def add_dir(self, directory: str | os.PathLike[str]) -> Path:
         """Make ``directory`` part of the workspace for commands (writable, secrets hidden)."""
         path = paths.resolve(directory, self.workspace)
-        if not _under(path, [self.workspace, *self.added]):
+        if not under(path, [self.workspace, *self.added]):
             self.added.append(path)
             writable_by_commands(path)
             self.secret_index.set_roots([self.workspace, *self.added])
@@ -284,7 +224,7 @@ class Sandbox:
         self.unmark()  # a second try of the same command marks anew
         named = set(self.named_hidden())
         copies = self.shown_copies = self.staged.shown(files)
-        wanted = [p for p in hidden if p in named and _under(p, self.binds())]
+        wanted = [p for p in hidden if p in named and under(p, self.binds())]
         wanted += [f for f in files if f not in copies]
         self._marks, problem = gitmarks.mark(wanted, self.may_write_hidden, sorted(named), copies)
         if self._marks and self._flags is not None:  # the bits are ours, not the command's (.gitflags)
@@ -391,11 +331,11 @@ class Sandbox:
             # a workspace inside ~/.config (~/.config/nvim) keeps its own files: the
             # secret-file index judges them; one holding home does not
             own = [b for b in (self.workspace, *self.added) if not paths.within(home, b)]
-            wanted.extend(p for p in found_in_config(home) if not _under(p, own))
+            wanted.extend(p for p in found_in_config(home) if not under(p, own))
             # a dotfiles repository's own files behind home's links (~/.bashrc -> this
             # workspace's bashrc) stay readable: the secret-file index judges them, and
             # what runs later keeps them read-only (an empty bind would read as a change to git)
-            wanted.extend(p for p in startup_files(home) if not _linked_into(p, own))
+            wanted.extend(p for p in startup_files(home) if not linked_into(p, own))
         wanted.extend(own_dirs())
         wanted.extend(self.own_files)
         wanted.extend(own_temp([self.workspace, *self.added, *self.writable]))
@@ -427,10 +367,10 @@ class Sandbox:
                 continue
             if real == self.workspace or real in self.workspace.parents:
                 continue  # the user works in there: hiding it would hide the workspace
-            if (_under(real, private) and not _under(real, binds)) or closed_to_commands(real, binds):
+            if (under(real, private) and not under(real, binds)) or closed_to_commands(real, binds):
                 continue  # the command could not open it anyway: no mount (.unreachable)
             found.append(real)
-        return _outermost(found)
+        return outermost(found)
 
     def wrap(
         self,
@@ -482,7 +422,7 @@ class Sandbox:
         staged = self.staged.shown(hide)  # one holding values reads empty (X11)
         for path in hide:  # last: also inside .agent-shell/
             args += ["--ro-bind", staged.get(path) or empty_file(), str(path)]
-        files = [p for p in hidden if p.is_file() and _under(p, self.binds())]
+        files = [p for p in hidden if p.is_file() and under(p, self.binds())]
         shown_mcp, untracked = mcp_binds(self.roots(), hidden, self.staged, self.git_configs)  # no keys
         args += shown_mcp
         for view, exclude in exclude_binds([*(p for p in hide if p not in staged), *files, *untracked]):
@@ -497,25 +437,25 @@ class Sandbox:
         """bwrap arguments for :class:`Guard`: git directories bound onto themselves
         first (pinned, still writable), then what runs later read-only, shallow
         before deep (a writable bind inside a read-only one would reopen it)."""
-        opened = [p for repo in walls.outside for p in repo.writable() if not _under(p, hidden)]
+        opened = [p for repo in walls.outside for p in repo.writable() if not under(p, hidden)]
         binds = [self.workspace, *self.added, *self.writable, *opened]
         args: list[str] = []
         for path in opened:  # what git writes for a checkout whose repository is outside
             args += ["--bind-try", str(path), str(path)]
         outside = [g for repo in walls.outside for g in (repo.gitdir, repo.common)]
         for path in walls.pins:
-            if _under(path, binds) and not _under(path, hidden) and os.path.isdir(path):
+            if under(path, binds) and not under(path, hidden) and os.path.isdir(path):
                 args += ["--bind-try", str(path), str(path)]
         configs = set(walls.configs)
         bound: set[Path] = set()
         for path in sorted(walls.readonly, key=lambda p: len(p.parts)):
-            if _under(path, hidden) or not os.path.exists(path):
+            if under(path, hidden) or not os.path.exists(path):
                 continue
-            if _under(path, binds):
+            if under(path, binds):
                 shown = self.git_configs.copy_for(path) if path in configs else None
                 args += ["--ro-bind" if shown else "--ro-bind-try", shown or str(path), str(path)]
                 bound.add(path)
-            elif path in configs and _under(path, outside):  # read-only already; without credentials
+            elif path in configs and under(path, outside):  # read-only already; without credentials
                 shown = self.git_configs.copy_for(path)
                 if shown is not None:
                     args += ["--ro-bind", shown, str(path)]
@@ -526,9 +466,9 @@ class Sandbox:
         # lies in the home directory or the workspace: an include a hostile repository
         # names (/proc/self/environ) is not read by us on its behalf.
         homes = [Path(os.path.realpath(os.path.expanduser("~"))), *binds, *(r.top() for r in walls.outside)]
-        included = [p for p in included_configs([*configs, *users]) if _under(p, homes)]
+        included = [p for p in included_configs([*configs, *users]) if under(p, homes)]
         for path in [*users, *included]:
-            shown = None if path in bound or _under(path, hidden) else self.git_configs.copy_for(path)
+            shown = None if path in bound or under(path, hidden) else self.git_configs.copy_for(path)
             if shown is not None:
                 args += ["--ro-bind", shown, str(path)]
         return args
@@ -538,7 +478,7 @@ class Sandbox:
         in the workspace or a writable dir, not hidden already): bound read-only."""
         out: list[Path] = []
         for path in [*self.denied_writes(), *self._ruled]:
-            if os.path.lexists(path) and _under(path, self.binds()) and not _under(path, hidden):
+            if os.path.lexists(path) and under(path, self.binds()) and not under(path, hidden):
                 out.append(path)
         return sorted(dict.fromkeys(out), key=lambda p: len(p.parts))
 
@@ -549,7 +489,7 @@ class Sandbox:
         private, binds = [Path("/tmp"), Path("/var/tmp")], self.binds()
         out = []
         for path in found.paths:
-            if path in shown or _under(path, hidden) or (_under(path, private) and not _under(path, binds)):
+            if path in shown or under(path, hidden) or (under(path, private) and not under(path, binds)):
                 continue
             if os.path.isfile(path):
                 out.append(path)
@@ -563,36 +503,3 @@ class Sandbox:
         env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache", PYTHONPYCACHEPREFIX="/tmp/.cache/pycache")
         env.pop("XDG_RUNTIME_DIR", None)
         return gitquiet.without_notes(gitmarks.kept_in_sparse_checkouts(env))
-
-
-def _outermost(found: list[Path]) -> list[Path]:
-    """``found`` without what lies inside another of its paths: bubblewrap cannot mount
-    over a file in a folder it already replaced (and need not)."""
-    kept: list[Path] = []
-    for path in sorted(dict.fromkeys(found), key=lambda p: len(p.parts)):
-        if not any(paths.within(path, outer) for outer in kept):
-            kept.append(path)
-    return kept
-
-
-def _linked_into(path: Path, bases: Sequence[Path]) -> bool:
-    """Whether ``path`` is a symlink (or lies behind one) that leads into ``bases``."""
-    if not bases or not os.path.lexists(path):
-        return False
-    real = Path(os.path.realpath(path))
-    return real != path and _under(real, bases)
-
-
-def _under(path: Path, bases: Sequence[Path]) -> bool:
-    return any(paths.within(path, base) for base in bases)
-
-
-def network_note(output: str) -> str:
-    """What to add to a failed command's result when its output says it wanted the
-    network (the sandbox has none unless the call asked): empty otherwise."""
-    if not _NO_NETWORK.search(output):
-        return ""
-    return (
-        "[the sandbox has no network access: this command could not reach the network. If it "
-        "needs it, call run_shell again with network=true; the user will be asked to allow it.]"
-    )
