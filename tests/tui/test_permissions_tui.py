@@ -193,10 +193,11 @@ def guard_clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """The approval dialog's clock (``.now``), which moves only when the test says time
     passed: on a loaded machine the pilot's keys came more than the typing guard's 2 s
     apart, and 'y' was taken as an answer."""
-    from shell.tui.screens import approval
+    from shell.tui.screens import approval, approval_guards
 
     clock = SimpleNamespace(now=time.monotonic())
-    monkeypatch.setattr(approval, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    for module in (approval, approval_guards):  # the dialog's and its guards'
+        monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: clock.now))
     return clock
 
 
