@@ -201,16 +201,17 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
     refs = sorted(name for name in refs_before if name not in refs_after)
     logs_after = log_lines(after)
     entries = sum(len(set(lines) - set(logs_after.get(rel, []))) for rel, lines in log_lines(before).items())
-    objects, notes = 0, []
+    objects: list[str] = []
+    notes: list[str] = []
     kept = cp.git_keepers.get(hashlib.sha256(str(gitdir).encode()).hexdigest()[:16])
     if kept is not None:
         stamps = kept.stamps(gitdir)
-        gone = kept.missing(gitdir, stamps)
+        gone = kept.removed(gitdir, stamps)
         packs_now = {e for e in _names(gitdir / "objects" / "pack") if e.endswith(".pack")}
         packs_kept = {e for e in _names(kept.store / "pack") if e.endswith(".pack")}
         if gone and packs_now <= packs_kept:  # removed, not repacked into a new pack
             spoilt = _spoilt(kept.store, gone)
-            objects = len(gone) - len(spoilt)
+            objects = [rel for rel in gone if rel not in spoilt]
             if spoilt:
                 notes.append(f"[this command changed {len(spoilt)} git object file(s) in place "
                              f"({', '.join(spoilt[:3])}{' …' if len(spoilt) > 3 else ''}): the copy kept "
@@ -222,7 +223,8 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
         notes, kept.notes = [*notes, *(f"[{note}]" for note in kept.notes)], []
     if kept is not None and (said_modules := gitmodules.removed_note(kept.modules, gitdir)):
         notes.append(said_modules)
-    if not (refs or entries or objects):
+    files = history_files(objects)
+    if not (refs or entries or files):
         return "\n".join(notes)
     said = []
     if refs:
@@ -230,14 +232,27 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
         said.append(f"{len(refs)} ref(s) ({shown})")
     if entries:
         said.append(f"{entries} reflog entr{'y' if entries == 1 else 'ies'}")
-    if objects:
-        said.append(f"{objects} object file(s)")
+    said += files
     if (refs or entries) and kept is not None and not kept.state_kept:
         return "\n".join([f"[this command removed git history: {', '.join(said)}. The refs and reflogs were "
                           "NOT kept before it ran (see below): /rewind cannot put them back. Tell the user]",
                           *notes])
     return "\n".join([f"[this command removed git history: {', '.join(said)}. They were kept before it ran: "
                       "/rewind to before this message puts them back]", *notes])
+
+
+def history_files(rels: list[str]) -> list[str]:
+    """What of the kept files ``rels`` is history, in words: loose objects and packs
+    (``pack-….pack``; its index goes with it). A multi-pack-index, a bitmap, a
+    reverse index or a pack's marks is a cache or a flag git makes again: a command
+    that rewrote one removed no history (finding Z10)."""
+    loose = sum(1 for rel in rels if len(rel.partition("/")[0]) == 2)
+    packs = [rel[5:] for rel in rels if rel.startswith("pack/") and rel.endswith(".pack")]
+    said = [f"{loose} loose object file(s)"] if loose else []
+    if packs:
+        shown = ", ".join(packs[:3]) + (" …" if len(packs) > 3 else "")
+        said.append(f"{len(packs)} pack file(s) ({shown})")
+    return said
 
 
 MAX_VERIFIED = 2_000

@@ -48,7 +48,11 @@ class ObjectKeeper:
         self.state_kept = True
         self.modules: dict[str, dict[str, int]] = {}
         """What the submodules' histories held before the last command (:mod:`.gitmodules`)."""
-        """False: the refs and reflogs before the last command could not be kept."""
+        self._absent: dict[str, set[str]] = {}
+        """Each objects folder's kept files the repository lacked when it was last listed:
+        gone before the command (an earlier one, or the user's own ``git gc`` between
+        turns), so not this command's doing (finding Z10: a later ``multi-pack-index
+        write`` was said to have removed the packs an earlier repack replaced)."""
 
     @property
     def own_bytes(self) -> int:
@@ -61,6 +65,7 @@ class ObjectKeeper:
         for name, stamp in stamps.items():
             if self._listed.get(name) != stamp:
                 self._link_new(gitdir / "objects" / name, name, room)
+                self._absent[name] = _names(self.store / name) - _names(gitdir / "objects" / name)
                 self._listed[name] = stamp
         for name in set(self._listed) - set(stamps):
             self._listed[name] = None
@@ -155,6 +160,21 @@ class ObjectKeeper:
                 if not os.path.lexists(gitdir / "objects" / rel):
                     out.append(rel)
         return out
+
+    def removed(self, gitdir: Path, stamps: dict[str, int]) -> list[str]:
+        """Kept files the repository had before the command and lacks now (``missing``
+        in the folders it changed, less what was gone already); what is gone is
+        remembered, so the next command is not said to have removed it."""
+        gone = self.missing(gitdir, stamps)
+        changed = {name for name, stamp in stamps.items() if self._listed.get(name, 0) != stamp}
+        now: dict[str, set[str]] = {name: set() for name in changed}
+        for rel in gone:
+            folder, _, name = rel.partition("/")
+            now.setdefault(folder, set()).add(name)
+        before = self._absent
+        fresh = [rel for rel in gone if rel.partition("/")[2] not in before.get(rel.partition("/")[0], set())]
+        self._absent.update(now)
+        return fresh
 
     def put_back(self, gitdir: Path, rels: list[str]) -> tuple[int, list[str]]:
         """Put back the kept ``rels`` that still hash to their names: how many were, and
