@@ -35,7 +35,6 @@ A config too big to read names nothing more (the config itself is guarded).
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import re
@@ -47,6 +46,7 @@ from . import hookmanagers, paths
 from .codekeys import PYTEST_HOOKED, listed_scripts
 from .gitcommands import command_words
 from .laternames import LEFTHOOK
+from .taskfiles import TASK_FILES, is_file, read_config, task_files
 
 PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 OVERCOMMIT = (".overcommit.yml", ".overcommit.yaml")
@@ -61,7 +61,6 @@ COMMAND_FILES = (".huskyrc", ".huskyrc.json", ".huskyrc.yaml", ".huskyrc.yml", "
                  "simple-git-hooks.json", ".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml",
                  ".lintstagedrc.yml", ".nano-staged.json", "nano-staged.json", ".nanostagedrc")
 """Files whose every string (JSON) or every line's value (YAML) is a command run at a commit."""
-MAX_BYTES = 256 * 1024
 MAX_HUSKY_FILES = 64
 MAX_HOOK_FILES = 64
 """Plain hook files of one hooks folder read."""
@@ -88,22 +87,10 @@ SHELL_C = re.compile(r"-[a-z]*c[a-z]*")
 """``sh -c``, ``bash -lc``: the next word is a command line."""
 MAX_NESTING = 3
 """``bash -c "sh -c '…'"`` read this deep."""
-TASK_FILES = {
-    **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
-    "just": ("justfile", ".justfile", "Justfile"),
-    "task": ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml",
-             "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml"),
-}
-"""What a task runner a hook starts runs: its file at the root (``make lint`` runs the lines
-of ``lint:`` in the Makefile), guarded whole. Each runner's whole list of names: task's
-``.dist`` ones are the committed file when ``Taskfile.yml`` is a local override (finding U6);
-just's name is matched in any case (:data:`ANY_CASE`)."""
-ANY_CASE = {"just": frozenset({"justfile", ".justfile"})}  # `JUSTFILE`, a module's `Justfile`
 _LEFTHOOK_DIR_KEY = re.compile(
     r"""(?:^|[{,])[ \t]*["']?source_dir(?:_local)?["']?[ \t]*[:=][ \t]*["']?([^"'#\n,}]+)""", re.M)
 """lefthook's ``source_dir``/``source_dir_local`` (default ``.lefthook/``, ``.lefthook-local/``):
 the folders it runs a hook's ``scripts:`` from (finding U16)."""
-_MAKE_INCLUDE = re.compile(r"^[ \t]*(?:-|s)?include[ \t]+([^#\n]+)", re.M)
 COMMAND_KEYS = frozenset({"entry", "args", "run", "script", "command", "required_executable"})
 _FLOW_KEY = re.compile(
     r"""[{,][ \t\r\n]*["']?(?:entry|args|run|script|command|required_executable)["']?[ \t]*:[ \t]*"""
@@ -172,11 +159,11 @@ def _hook_commands(base: Path, hook_folders: Sequence[Path]) -> tuple[list[str],
     hook_files = [f for folder in hook_folders for f in _plain_files(folder, MAX_HOOK_FILES)]
     commands: list[str] = []
     for config in configs:
-        text = _read(config)
+        text = read_config(config)
         if text is not None:
             commands += _commands(config, text)
     for hook_file in hook_files:
-        text = _read(hook_file)
+        text = read_config(hook_file)
         if text is not None:
             commands += text.splitlines()
     return commands, [*configs, *hook_files]
@@ -190,7 +177,7 @@ def _lefthook_dirs(base: Path, read: Sequence[Path]) -> list[Path]:
     for config in read:
         if config.parent != base or not LEFTHOOK.fullmatch(config.name):
             continue
-        for found in _LEFTHOOK_DIR_KEY.finditer(_read(config) or ""):
+        for found in _LEFTHOOK_DIR_KEY.finditer(read_config(config) or ""):
             value = found.group(1).strip()
             if value and "$" not in value:
                 try:
@@ -204,7 +191,7 @@ def _package_scripts(commands: list[str], package: Path) -> tuple[list[str], lis
     """The ``package.json`` scripts the hook commands run (``npm test``, ``npm run lint``,
     ``yarn lint``, ``pnpm run x``: husky's default hook is ``npm test``), with npm's
     ``pre``/``post`` ones and the scripts those run in turn; and their names."""
-    text = _read(package) if package.is_file() else None
+    text = read_config(package) if package.is_file() else None
     data = _json(text) if text is not None else None
     table = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(table, dict):
@@ -230,14 +217,6 @@ def _plain_files(folder: Path, cap: int) -> list[Path]:
                     if e.is_file(follow_symlinks=False) and not e.name.endswith(".sample")]
     except OSError:
         return []
-
-
-def _read(path: Path) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(MAX_BYTES)
-    except OSError:
-        return None
 
 
 def _commands(config: Path, text: str) -> list[str]:
@@ -373,7 +352,7 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
             out += module_files(module, base)
             continue
         if os.path.basename(word) in TASK_FILES and (at == 0 or cleaned[at - 1] in (*_RUNNERS, "")):
-            out += _task_files(os.path.basename(word), cleaned[at + 1:], base)
+            out += task_files(os.path.basename(word), cleaned[at + 1:], base)
             continue  # `make lint`: the target's lines are the command (finding Q7)
         if os.path.basename(word) in PYTESTS:  # `python -m pytest` too: its next word
             out += _pytest_files(cleaned[at + 1:], base)
@@ -385,7 +364,7 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
         if "://" in word or word.startswith(("-", "$")) or not word:
             continue
         if "/" not in word and not (_runs_bare(word, cleaned[at - 1] if at else "")
-                                    and _is_file(base / word)):
+                                    and is_file(base / word)):
             continue
         try:
             out.append(paths.resolve(word, base))
@@ -416,136 +395,6 @@ def _pytest_files(args: Sequence[str], base: Path) -> list[Path]:
     return out
 
 
-def _task_files(runner: str, args: Sequence[str], base: Path) -> list[Path]:
-    """The task files ``runner`` reads given its arguments ``args``: the one ``-f FILE`` /
-    ``--file=FILE`` / ``--makefile FILE`` names (make's; just's ``--justfile``, task's
-    ``--taskfile``; finding S12: ``make -f ci.mk`` ran a command's recipe), its usual
-    names in the folder ``-C DIR`` names, and its usual names at the root always (an
-    option read wrong must guard no less). Existing ones only: a missing task file
-    fails the hook, nothing runs."""
-    given: list[str] = []
-    folders = [""]
-    dir_options = _TASK_DIR_OPTIONS[runner]
-    for at, word in enumerate(args[:32]):
-        option, equals, value = word.partition("=")
-        if not equals and not word.startswith("--") and len(word) > 2 and word[:2] in (*dir_options, "-f"):
-            option, value = word[:2], word[2:]  # `make -fci.mk`, `make -Csub`
-        elif not equals:
-            value = args[at + 1] if at + 1 < len(args) else ""
-        if "$" in value or not value:
-            continue
-        if option in _TASK_FILE_OPTIONS:
-            given.append(value)
-        elif option in dir_options:
-            folders.append(value)
-    workdir = folders[-1]  # make -C sub -f x.mk reads sub/x.mk, and its includes from sub/
-    names = [*(os.path.join(workdir, g) for g in given),
-             *(os.path.join(f, name) for f in folders for name in _runner_names(runner, base / f))]
-    out: list[Path] = []
-    for name in dict.fromkeys(names):
-        if _is_file(base / name):
-            try:
-                out.append(paths.resolve(name, base))
-            except paths.BadPath:
-                continue
-    out = out[:MAX_HOOK_FILES]
-    if runner not in _MAKES:
-        return out + [p for f in out for p in _task_includes(f)]
-    try:
-        where = paths.resolve(workdir, base) if workdir else base
-    except paths.BadPath:
-        where = base
-    return out + [p for f in out for p in _make_includes(f, where)]
-
-
-def _runner_names(runner: str, folder: Path) -> list[str]:
-    """The names ``runner`` looks for in ``folder``: its list, and for a runner that ignores
-    case (:data:`ANY_CASE`) the folder's entries that are one of them in another case."""
-    names = list(TASK_FILES.get(runner, ()))
-    folded = ANY_CASE.get(runner)
-    if folded:
-        try:
-            with os.scandir(folder) as entries:
-                names += [e.name for e in list(entries)[:MAX_ANY_CASE] if e.name.casefold() in folded]
-        except (OSError, ValueError):
-            pass
-    return list(dict.fromkeys(names))
-
-
-MAX_ANY_CASE = 4096  # entries of one folder looked at for a task file in another case
-_MAKES = frozenset({"make", "gmake"})
-_TASK_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--taskfile"})
-_TASK_DIR_OPTIONS = {**dict.fromkeys(_MAKES, ("-C", "--directory")), "just": ("-d", "--working-directory"),
-                     "task": ("-d", "--dir")}
-"""The options that name the folder a task runner works in, by runner (make's ``-d`` is debug)."""
-
-
-def _make_includes(makefile: Path, base: Path) -> list[Path]:
-    """The files a Makefile's ``include``/``-include``/``sinclude`` lines name: their rules
-    are the Makefile's as much as its own lines. A word with a glob or ``$(wildcard …)``
-    (``include $(wildcard mk/*.mk)``, finding S12) names the files its pattern matches
-    now and the folder it globs (read-only whole: a new ``mk/zz.mk`` would be included
-    too); a plain name counts when missing too (``-include local.mk``: a new one is
-    quarantined); a word with another ``$(…)`` cannot be read without running make."""
-    text = _read(makefile)
-    out: list[Path] = []
-    for found in _MAKE_INCLUDE.finditer(text or ""):
-        for word in _WILDCARD.sub(lambda m: m.group(1), found.group(1)).split():
-            if "$" in word or "(" in word or ")" in word:
-                continue
-            if not any(c in word for c in "*?["):
-                names = [word]  # missing too: `-include local.mk` reads one a command creates
-            else:
-                names = sorted(glob.glob(word, root_dir=base))[:MAX_HOOK_FILES]
-                folder = os.path.dirname(word)
-                if folder and not any(c in folder for c in "*?["):
-                    names.append(folder)  # read-only whole: a new file there is included too
-            for name in names:
-                try:
-                    out.append(paths.resolve(name, base))
-                except paths.BadPath:
-                    continue
-    return [p for p in out if p != base][:MAX_HOOK_FILES]
-
-
-def _task_includes(task_file: Path) -> list[Path]:
-    """The files a justfile's ``import 'x.just'`` / ``mod name ['path']`` and a Taskfile's
-    ``includes:`` (``./docs/Taskfile.yml``, ``taskfile: ./sub``) name, relative to the file's
-    folder: their recipes run as the file's own do. Missing ones too (a new one is
-    quarantined); a ``mod`` without a path names the places just looks for it."""
-    text = _read(task_file) or ""
-    folder = task_file.parent
-    names = [m.group(1) for m in _JUST_IMPORT.finditer(text)]
-    for m in _JUST_MOD.finditer(text):
-        name = m.group(1)
-        module = [f"{name}/{n}" for n in _runner_names("just", folder / name)]
-        names += [m.group(2)] if m.group(2) else [f"{name}.just", f"{name}/mod.just", *module]
-    for m in _TASK_INCLUDE.finditer(text):
-        value = m.group(1) or m.group(2)
-        names += ([value] if value.endswith((".yml", ".yaml"))
-                  else [os.path.join(value, n) for n in TASK_FILES["task"]])
-    out: list[Path] = []
-    for name in names[:MAX_HOOK_FILES]:
-        try:
-            out.append(paths.resolve(name, folder))
-        except (paths.BadPath, OSError, ValueError):
-            continue
-    return [p for p in out if p != folder]
-
-
-_JUST_IMPORT = re.compile(r"""^[ \t]*import\??[ \t]+['"]([^'"\n]+)['"]""", re.M)
-_JUST_MOD = re.compile(r"""^[ \t]*mod\??[ \t]+([\w-]+)(?:[ \t]+['"]([^'"\n]+)['"])?[ \t]*$""", re.M)
-_TASK_INCLUDE = re.compile(r"""^[ \t]+[\w.-]+:[ \t]*['"]?([^'"\s#{}$]+\.ya?ml|\.\.?/[^'"\s#{}$]*)"""
-                           r"""['"]?[ \t]*$|\btaskfile:[ \t]*['"]?([^'"\s#{}$]+)""", re.M)
-"""A Taskfile's include: an indented key whose value is a ``.yml`` file (``docs: ./docs/Taskfile.yml``)
-or a relative folder (``api: ./api``: its task files), or a ``taskfile:`` key's value (a file, or a
-folder holding one)."""
-
-
-_WILDCARD = re.compile(r"\$[({]wildcard[ \t]+([^)}]*)[)}]")
-"""make's ``$(wildcard PATTERN)``: its pattern, which a plain glob reads the same."""
-
-
 def _runs_bare(word: str, before: str) -> bool:
     """Whether a word without a "/" is in a place where it runs: a command's first word
     (pre-commit's ``entry: lint.sh`` is a path from the root), after an interpreter
@@ -554,15 +403,6 @@ def _runs_bare(word: str, before: str) -> bool:
     if not before or before in _RUNNERS or PYTHON_WORD.fullmatch(before):
         return True
     return os.path.splitext(word)[1].lower() in _SCRIPT_SUFFIXES
-
-
-def _is_file(path: Path) -> bool:
-    """Whether ``path`` is an existing file; False for a name the system refuses (too
-    long, a NUL: hostile configs hold such words)."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
 
 
 def module_files(module: str, base: Path) -> list[Path]:
@@ -584,5 +424,5 @@ def module_files(module: str, base: Path) -> list[Path]:
     return out
 
 
-__all__ = ["MAX_NESTING", "PACKAGE_JSON", "PYTHON_WORD", "SHELLS", "SHELL_C", "TASK_FILES",
+__all__ = ["MAX_NESTING", "PACKAGE_JSON", "PYTHON_WORD", "SHELLS", "SHELL_C",
            "framework_configs", "hook_scripts", "hooked_keys", "hooked_scripts", "module_files"]
