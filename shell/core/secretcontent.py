@@ -81,6 +81,14 @@ SETS_A_SECRET = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}|{_XML}|{_URL_PASSWOR
 """``"token": "…"`` (JSON, anywhere on a line), ``{ token = "…" }`` (a TOML inline table),
 ``api_token: …`` / ``token = "…"`` / ``signing.password=…`` at a line's start (YAML,
 TOML, INI, properties), ``<password>…</password>`` (Maven's XML), or a URL with a password."""
+_RC_KEY = f"(?:{_KEY}|[\\w.-]*bearer)"
+_RC_SEP = "(?:[ \\t]*[=:][ \\t]*|[ \\t]+)"
+_RC_LINE = f"^[ \\t]*(?:set[ \\t]+)?-{{0,2}}{_RC_KEY}{_RC_SEP}[\"']?{_VALUE}"
+_RC_USER = f"^[ \\t]*(?:-[uU]|-{{0,2}}(?:proxy-)?user){_RC_SEP}[\"']?[^\\s:\"']+:{_VALUE}"
+RC_SETS_A_SECRET = re.compile(f"(?im){_RC_LINE}|{_RC_USER}")
+"""What an rc file of ``key value`` lines with no extension sets a secret by (finding A3):
+wget's ``http_password = …``, s-nail's ``set smtp-auth-password=…``, esmtp's ``password
+…``, curl's ``oauth2-bearer = "…"`` and ``user = "name:password"`` / ``-u name:password``."""
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 _PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines:\s*\d+", re.DOTALL)
@@ -179,4 +187,5 @@ def _why(text: str, json: bool, settings: bool) -> str:
     return ""
 
 
-__all__ = ["RACY_NS", "SETS_A_SECRET", "SNIFFED_NAMES", "content_why", "looked_into", "secret_content_why"]
+__all__ = ["RACY_NS", "RC_SETS_A_SECRET", "SETS_A_SECRET", "SNIFFED_NAMES", "content_why", "looked_into",
+           "secret_content_why"]

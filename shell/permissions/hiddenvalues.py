@@ -36,6 +36,8 @@ from shell.core.secretfilevalues import secret_file_values
 from shell.core.secrets import Secrets, encoded_forms
 from shell.core.textsafety import path_text
 
+from .homedirs import home_dirs
+from .homesecrets import value_stores
 from .trackedvalues import committed_values
 
 MAX_FILE_BYTES = 1 << 20
@@ -155,10 +157,12 @@ def home_value_files(files: Iterable[Path]) -> list[Path]:
 
 def home_value_sources(files: Iterable[Path]) -> tuple[list[Path], int]:
     """:func:`home_value_files`, and how many files the bound left out (their values are
-    not redacted: :func:`values_bound_note` says what that means)."""
+    not redacted: :func:`values_bound_note` says what that means). Home's own plain-text
+    stores come first (``~/.netrc``, ``~/.wgetrc``: :func:`.homesecrets.value_stores`)."""
     out: list[Path] = []
     total = left = 0
-    for path in files:
+    stores = [p for home in home_dirs() for p in value_stores(home)]
+    for path in dict.fromkeys([*stores, *files]):
         if len(out) >= MAX_HOME_FILES:
             left += 1
             continue

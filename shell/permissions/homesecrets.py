@@ -31,6 +31,16 @@ from shell.core.secrets import is_secret_file
 from .apphomes import editor_histories, mirrored_paths
 from .configsniff import holds_credentials, reads
 
+RC_STORES = (".wgetrc", ".wget2rc", ".config/wget", ".curlrc", ".config/.curlrc", ".mailrc", ".nailrc",
+             ".esmtprc")  # fmt: skip
+"""Download and mail tools' settings files that hold passwords in plain ``key value`` lines
+(finding A3): hidden (:data:`SECRET_PATHS`)."""
+VALUE_STORES = (*RC_STORES, ".netrc", ".authinfo", ".msmtprc", ".fetchmailrc", ".smbcredentials",
+                ".git-credentials", ".pgpass")  # fmt: skip
+"""Home's single-file stores whose values also go into the values net (:func:`value_stores`):
+a copy printed elsewhere (an MCP server reading them as you, outside the sandbox) is
+redacted, and an allowed ``fetch_url`` carrying one asks."""
+
 SECRET_PATHS = (
     ".ssh", ".aws", ".gnupg", ".config/gh", ".config/hub", ".netrc", ".git-credentials",
     ".config/git/credentials", ".docker", ".kube", ".azure", ".config/gcloud", ".npmrc", ".yarnrc",
@@ -126,6 +136,9 @@ SECRET_PATHS = (
     ".local/share/evolution", ".config/evolution", ".local/share/geary", ".config/geary",
     ".mozilla-thunderbird", ".local/share/mailspring", ".config/Mailspring", ".sylpheed-2.0",
     ".config/spotify/prefs",  # its autologin blob
+    # finding A3: download and mail tools' rc files, credential stores by their manuals (wget's
+    # `http_password`, curl's `user = "a:b"` and `oauth2-bearer`, s-nail's `smtp-auth-password`)
+    *RC_STORES,
 )  # fmt: skip
 """Relative to the home directory: hidden from sandboxed commands (credentials,
 browser and chat apps' profiles with their cookies, shell and REPL histories that hold
@@ -147,6 +160,12 @@ def home_stores(home: Path) -> list[Path]:
     VS Code-like editor's local history (:mod:`.apphomes`), existing or not."""
     known = [home / rel for rel in SECRET_PATHS]
     return [*known, *mirrored_paths(home, SECRET_PATHS), *editor_histories(home)]
+
+
+def value_stores(home: Path) -> list[Path]:
+    """:data:`VALUE_STORES` that are files in ``home`` now: the values net's sources among
+    home's stores (folders are not read for values)."""
+    return [home / rel for rel in VALUE_STORES if os.path.isfile(home / rel)]
 
 
 _ZDOT = (".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout")
