@@ -37,11 +37,11 @@ import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from . import crossmove, gitindextree, gitmaps, gitpacks, quarantine
+from . import crossmove, gitindextree, gitmaps, gitpacks, gitshallow, quarantine
 from .gitstaged import hardened_git, staged_rows
 from .runslater import Planted
 
@@ -82,6 +82,9 @@ class Objects:
     indexes: Mapping[Path, gitindextree.Stamp | None] = field(default_factory=dict)
     """The indexes beside it (its git directory's and its linked worktrees'), stamped:
     one changed loses its tree cache (:mod:`.gitindextree`)."""
+    shallow: bytes | None = None
+    """Its git directory's shallow list (None: none), read again before each command:
+    one a command made cut history is put back (:mod:`.gitshallow`)."""
 
 
 Snapshot = Mapping[Path, Objects]
@@ -138,7 +141,8 @@ def read(objects: Path) -> Objects:
     """``objects`` as it is now (no git run)."""
     loose, whole = _loose(objects)
     return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
-                   gitpacks.stamps(objects, *gitmaps.FOLDERS), gitindextree.indexes(objects.parent))
+                   gitpacks.stamps(objects, *gitmaps.FOLDERS), gitindextree.indexes(objects.parent),
+                   gitshallow.read(objects.parent))
 
 
 def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path, Objects]:
@@ -146,7 +150,8 @@ def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path
     one (one scan per command, not two: what the user's git added since is new to the
     check after this one, hashed and found right), else read now."""
     seen = seen or {}
-    return {objects: seen.get(objects) or read(objects) for objects in objects_dirs(gitdirs)}
+    out = {objects: seen.get(objects) or read(objects) for objects in objects_dirs(gitdirs)}
+    return {objects: replace(was, shallow=gitshallow.read(objects.parent)) for objects, was in out.items()}
 
 
 def _oid(name: str) -> str | None:
@@ -373,6 +378,7 @@ def check(before: Snapshot, folder: Path | None = None,
     for objects, was in before.items():
         out += _links_out(_links(objects))  # first: nothing below reads through one
         out += _put_back_alternates(objects, was)
+        out += gitshallow.check(objects.parent, was.shallow)
         now, whole = _loose(objects)
         packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)
         if packs != was.packs:
@@ -385,7 +391,7 @@ def check(before: Snapshot, folder: Path | None = None,
             out.append(Planted(index, INDEX_WHY, error=f"{problem}; before you commit here: git read-tree "
                                                        "HEAD (and stage again what you had staged)"))
         seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole, packs,
-                                gitindextree.indexes(objects.parent))
+                                gitindextree.indexes(objects.parent), gitshallow.read(objects.parent))
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
         new = [n for n in now if n not in was.loose and _oid(n)]
         unchecked = len(new) - max(budget, 0)

@@ -517,8 +517,13 @@ _VENV_BINS = tuple(name.casefold() for name in VENV_BINS)
 PLACED_DIRS = frozenset(name.casefold() for name in SITE_DIRS | IN_FOLDER.keys() | {"repo"})
 """Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
 
-GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info")
+GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info", "gitdir", "locked")
 """What git runs, or reads to find what to run, in a git directory. (``commondir``
 points a git directory at another one's config and hooks; ``info/exclude`` and
 ``info/attributes`` would hide a command's changes from ``git status``, the user's
-review of what a command did.)"""
+review of what a command did; ``info/grafts`` would cut history as ``shallow`` does.
+A linked worktree's ``gitdir`` and ``locked`` (in ``worktrees/NAME``) are what ``git
+worktree prune`` and ``git gc`` read to tell a worktree gone: one pointed elsewhere,
+removed or unlocked made the user's next prune delete the worktree's index, staged work
+and HEAD (finding A4). Git writes them only at ``git worktree add``, ``move``,
+``repair``, ``lock`` and ``unlock``.)"""

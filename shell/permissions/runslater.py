@@ -19,10 +19,10 @@ same reach:
   workspace and found nested by the secret-file walk, is bound read-only onto itself,
   which also pins it (a mount point cannot be renamed or removed). In each git
   directory only what runs is read-only (``hooks``, ``config``, ``config.worktree``,
-  ``commondir``, and the same in the git dirs of submodules and worktrees under
-  ``modules/`` and ``worktrees/``), so ``git commit`` still writes objects, the index
-  and refs; the git directory itself is bound onto itself so ``mv .git .git-old``
-  cannot swap in another.
+  ``commondir``, ``info``, a linked worktree's ``gitdir`` and ``locked``, and the same
+  in the git dirs of submodules and worktrees under ``modules/`` and ``worktrees/``), so
+  ``git commit`` still writes objects, the index and refs; the git directory itself
+  is bound onto itself so ``mv .git .git-old`` cannot swap in another.
 - **after** it (:func:`check`): bubblewrap cannot bind over a path that does not
   exist without leaving an empty file or directory in the user's tree, so what did
   not exist is watched instead. Once the command has ended (its PID namespace is
@@ -534,6 +534,8 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard, before_ns: int) -> 
     if path.name == "info":
         hides = info_hides(path)
         return f"new: hides files from git status ({', '.join(hides[:3])})" if hides else ""
+    if path.name in ("gitdir", "locked"):
+        return ""  # a worktree's pointer and lock made anew: git worktree add and lock write them
     if path.name == "commondir":
         try:
             target = paths.resolve(path.read_text(errors="replace").strip(), path.parent, expand_user=False)
