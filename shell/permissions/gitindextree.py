@@ -72,7 +72,6 @@ def drop_tree_cache(index: Path) -> str:
     a lock the command left keeps the cache, and the result says how to drop it
     (finding Z12). A split index is made one file first, by git (hardened: no hook or
     filter runs)."""
-    lock = _lock(index)
     try:
         data = index.read_bytes() if index.is_file() and not index.is_symlink() else b""
     except OSError:
@@ -91,6 +90,13 @@ def drop_tree_cache(index: Path) -> str:
         return str(exc)
     if kept is None:
         return ""
+    return write_locked(index, kept)
+
+
+def write_locked(index: Path, data: bytes) -> str:
+    """``index`` replaced by ``data`` through git's lock, as git writes it; what stopped
+    it ("" when done). A lock already there is never taken (see :func:`drop_tree_cache`)."""
+    lock = _lock(index)
     try:
         fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     except FileExistsError:
@@ -99,7 +105,7 @@ def drop_tree_cache(index: Path) -> str:
         return f"its lock could not be made ({exc.strerror or exc})"
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(kept)
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.chmod(lock, os.stat(index).st_mode & 0o777)
@@ -119,7 +125,7 @@ def _without_tree(data: bytes) -> bytes | None:
     version, count = struct.unpack(">II", data[4:12])
     if version not in (2, 3, 4):
         raise ValueError(f"index version {version}, which agent-shell does not read")
-    size = _hash_size(data)
+    size = hash_size(data)
     pos = _entries_end(data, version, count, size)
     extensions: list[tuple[bytes, bytes]] = []
     while pos < len(data) - size:
@@ -142,7 +148,7 @@ def _without_tree(data: bytes) -> bytes | None:
     return body + trailer
 
 
-def _hash_size(data: bytes) -> int:
+def hash_size(data: bytes) -> int:
     """20 (sha-1) or 32 (sha-256): the one whose trailer checks out (or is all zeros)."""
     for size, name in ((20, "sha1"), (32, "sha256")):
         trailer = data[-size:]
@@ -176,7 +182,7 @@ def _entries_end(data: bytes, version: int, count: int, size: int) -> int:
 def _split_index(data: bytes) -> bool:
     try:
         version, count = struct.unpack(">II", data[4:12])
-        size = _hash_size(data)
+        size = hash_size(data)
         pos = _entries_end(data, version, count, size)
     except (ValueError, struct.error):
         return False

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from . import crossmove, gitindextree, gitmaps, gitpacks, gitshallow, quarantine
+from . import crossmove, gitindexstat, gitindextree, gitmaps, gitpacks, gitshallow, quarantine
 from .gitstaged import hardened_git, staged_rows
 from .runslater import Planted
 
@@ -82,6 +82,9 @@ class Objects:
     indexes: Mapping[Path, gitindextree.Stamp | None] = field(default_factory=dict)
     """The indexes beside it (its git directory's and its linked worktrees'), stamped:
     one changed loses its tree cache (:mod:`.gitindextree`)."""
+    entries: Mapping[Path, gitindexstat.Entries | None] = field(default_factory=dict)
+    """Those indexes' entries: one a command changed whose stat git would trust but whose
+    content is not its blob is cleared (:mod:`.gitindexstat`)."""
     shallow: bytes | None = None
     """Its git directory's shallow list (None: none), read again before each command:
     one a command made cut history is put back (:mod:`.gitshallow`)."""
@@ -140,8 +143,9 @@ def _read_small(path: Path) -> bytes | None:
 def read(objects: Path) -> Objects:
     """``objects`` as it is now (no git run)."""
     loose, whole = _loose(objects)
+    indexes = gitindextree.indexes(objects.parent)
     return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
-                   gitpacks.stamps(objects, *gitmaps.FOLDERS), gitindextree.indexes(objects.parent),
+                   gitpacks.stamps(objects, *gitmaps.FOLDERS), indexes, gitindexstat.entries(indexes),
                    gitshallow.read(objects.parent))
 
 
@@ -151,7 +155,17 @@ def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path
     check after this one, hashed and found right), else read now."""
     seen = seen or {}
     out = {objects: seen.get(objects) or read(objects) for objects in objects_dirs(gitdirs)}
-    return {objects: replace(was, shallow=gitshallow.read(objects.parent)) for objects, was in out.items()}
+    return {objects: _indexes_now(replace(was, shallow=gitshallow.read(objects.parent)), objects.parent)
+            for objects, was in out.items()}
+
+
+def _indexes_now(was: Objects, gitdir: Path) -> Objects:
+    """``was`` with the indexes the user's own git changed since read again: what the
+    command then changes is its own."""
+    indexes = gitindextree.indexes(gitdir)
+    if indexes == was.indexes:
+        return was
+    return replace(was, indexes=indexes, entries=gitindexstat.entries(indexes, was.indexes, was.entries))
 
 
 def _oid(name: str) -> str | None:
@@ -387,11 +401,18 @@ def check(before: Snapshot, folder: Path | None = None,
             out += gitpacks.check(objects, was.packs, packs, folder)
             out += gitmaps.check(objects, was.packs, packs, folder, packs_changed=bool(touched))
             packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)  # what was put right is the next one's start
+        changed_indexes = [i for i, st in gitindextree.indexes(objects.parent).items()
+                           if st is not None and st != was.indexes.get(i)]
         for index, problem in gitindextree.drop_changed(dict(was.indexes), objects.parent):
             out.append(Planted(index, INDEX_WHY, error=f"{problem}; before you commit here: git read-tree "
                                                        "HEAD (and stage again what you had staged)"))
+        index_deadline = time.monotonic() + gitindexstat.HASH_SECONDS
+        for index in changed_indexes:
+            out += gitindexstat.repair(index, was.entries.get(index), index.parent, index_deadline)
+        indexes = gitindextree.indexes(objects.parent)
         seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole, packs,
-                                gitindextree.indexes(objects.parent), gitshallow.read(objects.parent))
+                                indexes, gitindexstat.entries(indexes, was.indexes, was.entries),
+                                gitshallow.read(objects.parent))
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
         new = [n for n in now if n not in was.loose and _oid(n)]
         unchecked = len(new) - max(budget, 0)

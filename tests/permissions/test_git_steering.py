@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from shell.permissions import gitindexstat
+
 from ..sandboxing import require_sandbox
 from .later_ws import git, later_workspace, sh
 
@@ -129,3 +131,102 @@ async def test_git_fetch_deepen_and_unshallow_keep_their_shallow_list(ws: Path) 
     assert not result.is_error and "shallow" not in result.text, result.text
     assert not (ws / ".git" / "shallow").exists()
     _users_gc_keeps(ws, commits)
+
+
+# -- A2: an index entry that says an edited file is unchanged ------------------------------
+
+APP = "def f():\n    return 1\n"
+FORGE_ENTRY = """O=$(git rev-parse HEAD:app.py) && echo 'import os; os.system("id")' >> app.py && \\
+touch -d '1 min ago' app.py && git add app.py && python3 - "$O" <<'PY'
+import hashlib, struct, sys
+old = bytes.fromhex(sys.argv[1])
+data = bytearray(open(".git/index", "rb").read())
+_, version, count = struct.unpack(">4sII", data[:12])
+off = 12
+for _ in range(count):
+    flags = struct.unpack(">H", data[off + 60:off + 62])[0]
+    length = flags & 0xFFF
+    if bytes(data[off + 62:off + 62 + length]) == b"app.py":
+        data[off + 40:off + 60] = old
+    off += (62 + length + 8) // 8 * 8
+data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
+open(".git/index", "wb").write(bytes(data))
+PY
+git status --short; echo status-done"""
+
+
+def _app_repo(ws: Path) -> None:
+    git(ws, "init", "-q", "-b", "main")
+    (ws / "app.py").write_text(APP)
+    (ws / "other.py").write_text("x = 1\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "c1")
+
+
+async def test_an_index_entry_forged_to_hide_an_edit_is_cleared_and_said(ws: Path) -> None:
+    """Finding A2: the committed blob's id with the edited file's stat: git status, git
+    diff clean, and the edit survived the user's git reset --hard."""
+    require_sandbox()
+    _app_repo(ws)
+    result = await sh(ws, FORGE_ENTRY)
+    assert result.text.startswith("status-done"), result.text  # clean inside the sandbox: it did take
+    assert "app.py" in result.text and "blob id that is not its content" in result.text
+    assert git(ws, "status", "--short") == " M app.py\n"
+    assert "os.system" in git(ws, "diff")
+    git(ws, "reset", "-q", "--hard")
+    assert (ws / "app.py").read_text() == APP
+
+
+async def test_honest_adds_commits_and_checkouts_say_nothing_of_the_index(ws: Path) -> None:
+    require_sandbox()
+    _app_repo(ws)
+    result = await sh(ws, "echo 'y = 2' >> other.py && git add other.py && git commit -qm c2 && "
+                          "git checkout -q -b side && echo z > new.py && git add new.py && git stash -q && "
+                          "git stash pop -q && git status --short")
+    assert not result.is_error and "index" not in result.text and "blob" not in result.text, result.text
+    assert git(ws, "status", "--short") == "A  new.py\n"
+
+
+@pytest.mark.parametrize("setup", [("-c", "index.version=4"), ("--object-format=sha256",),
+                                   ("-c", "index.version=3")])
+def test_every_index_format_is_read_as_git_lists_it(ws: Path, setup: tuple[str, ...]) -> None:
+    """Version 4 indexes compress each path against the one before; version 3 entries
+    may carry extended flags (intent-to-add); a sha-256 repository's ids are 32 bytes."""
+    init = ["init", "-q", *setup[-1:]] if setup[0].startswith("--") else ["init", "-q"]
+    git(ws, *init)
+    if setup[0] == "-c":
+        git(ws, "config", *setup[1].split("="))
+    for name in ("a/b/c.txt", "a/b/d.txt", "a/bb.txt", "z.txt", "a/b/c/long-name-here.py"):
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_text(name)
+    git(ws, "add", "-A")
+    (ws / "intent.txt").write_text("later\n")
+    git(ws, "add", "-N", "intent.txt")
+    read = gitindexstat.read(ws / ".git" / "index")
+    assert read is not None
+    assert sorted(read) == sorted(git(ws, "ls-files", "-z").encode().split(b"\0")[:-1])
+
+
+async def test_a_filtered_file_git_stores_otherwise_is_not_called_forged(ws: Path) -> None:
+    """A clean filter (git-lfs's, here a tr) makes the blob differ from the file: its
+    stat may be cleared, but nothing is said and git status stays clean."""
+    require_sandbox()
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "config", "filter.upper.clean", "tr a-z A-Z")
+    (ws / ".gitattributes").write_text("*.dat filter=upper\n")
+    (ws / "one.dat").write_text("start\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "c1")
+    result = await sh(ws, "echo more >> one.dat && touch -d '1 min ago' one.dat && git add one.dat && "
+                          "git status --short")
+    assert "blob id" not in result.text, result.text
+    assert git(ws, "status", "--short") == "M  one.dat\n"
+
+
+async def test_a_forged_entry_in_a_linked_worktrees_index_is_cleared(ws: Path) -> None:
+    require_sandbox()
+    _app_repo(ws)
+    git(ws, "worktree", "add", "-q", str(ws / "wt"), "-b", "side")
+    result = await sh(ws, "cd wt && " + FORGE_ENTRY.replace('".git/index"', '"../.git/worktrees/wt/index"'))
+    assert "blob id that is not its content" in result.text, result.text
+    assert git(ws / "wt", "status", "--short") == " M app.py\n"

@@ -1,0 +1,290 @@
+"""Index entries a command made say "unchanged" for a file whose content is not
+their blob: their stat cleared, so git compares the content again (tester finding A2).
+
+Git trusts an index entry whose recorded stat (mtime, size, ctime, inode) matches the
+work-tree file: it does not read the file, and takes it to hold the entry's blob. A
+sandboxed command may write the index (``git add`` must work), so one that edited
+``app.py``, staged it, then wrote the committed blob's id back into the entry (stat
+kept: ``touch -d`` first, so it is not "racily clean") left ``git status``, ``git diff``
+and ``git diff HEAD`` clean, and the user's ``git reset --hard``, ``git checkout -- .``
+and ``git stash`` did not touch the file: they too believe the stat. The user's next run
+of ``app.py`` ran the planted line.
+
+So after a command that changed an index (the trigger :mod:`.gitindextree` uses), each
+entry it added or changed (compared with the entries before it; an index it made anew:
+every entry) whose stat git would trust is hashed as git hashes a blob; one whose
+content is not its blob gets its stat cleared in the index (git then reads the file,
+shows it modified and ``reset --hard`` rewrites it), and the result says so unless a
+filter or end-of-line conversion explains the difference (asked of git, hardened: an
+LFS file's blob is its pointer). What the time bound does not reach is cleared too,
+unsaid: a cleared stat costs the user's next ``git status`` one read of the file.
+Skip-worktree and assume-unchanged entries are :mod:`.gitflags`' part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import struct
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from . import githardened
+from .gitflags import work_tree
+from .gitindextree import MAX_INDEX, Stamp, hash_size, write_locked
+from .runslater import Planted
+
+Entries = Mapping[bytes, bytes]
+"""An index's entries: path → the entry's fixed part (stat, mode, object id, flags)."""
+HASH_SECONDS = 10.0
+"""Time the changed entries of one command's indexes are hashed in, all together."""
+MAX_SHOWN = 50
+"""Entries named in one result at most (all are cleared)."""
+
+WHY = ("git's index said this file was unchanged, with a blob id that is not its content: git status, "
+       "git diff and git reset --hard would have left the file as it is")
+CLEARED = "its stat in the index was cleared, so git now compares the content (git status shows it)"
+
+_STAT = 40  # ctime, mtime, dev, ino, mode, uid, gid, size: ten 32-bit numbers
+
+
+def read(index: Path) -> dict[bytes, bytes] | None:
+    """The entries of ``index`` (None: missing, not a regular file, or not readable as an index)."""
+    data = _index_bytes(index)
+    if data is None:
+        return None
+    try:
+        return {name: data[at:at + size] for name, at, size in _entries(data)}
+    except (ValueError, struct.error):
+        return None
+
+
+def entries(stamps: Mapping[Path, Stamp | None], known: Mapping[Path, Stamp | None] | None = None,
+            read_before: Mapping[Path, Entries | None] | None = None) -> dict[Path, Entries | None]:
+    """The entries of each index of ``stamps``, read again only where its stamp is not
+    the one ``known`` had (``read_before`` holding what was read then)."""
+    known, read_before = known or {}, read_before or {}
+    return {index: read_before[index] if index in read_before and known.get(index) == stamp else read(index)
+            for index, stamp in stamps.items()}
+
+
+def repair(index: Path, before: Entries | None, gitdir: Path, deadline: float) -> list[Planted]:
+    """After a command changed ``index`` (of ``gitdir``): the entries it added or changed
+    whose stat git would trust but whose content is not their blob, cleared and said."""
+    data = _index_bytes(index)
+    if data is None or b"link" in _extension_names(data):
+        return []  # a split index: left, as gitindextree leaves it (and says)
+    tree = work_tree(gitdir)
+    try:
+        listed = _entries(data)
+    except (ValueError, struct.error):
+        return []
+    was = before or {}
+    clear: list[tuple[bytes, int]] = []
+    forged: list[bytes] = []
+    for name, at, size in listed:
+        fixed = data[at:at + size]
+        if was.get(name) == fixed:
+            continue
+        found = _verdict(tree, name, fixed, deadline)
+        if found != "right":
+            clear.append((name, at))
+            if found == "forged":
+                forged.append(name)
+    if not clear:
+        return []
+    problem = _write_cleared(index, data, [at for _, at in clear])
+    said = _unexplained(tree, forged)
+    return [Planted(tree / os.fsdecode(name), WHY, undone=CLEARED if not problem else
+                    f"clearing its stat FAILED ({problem}): run git update-index --really-refresh, then "
+                    "git status, before you trust git status or git reset here")
+            for name in said[:MAX_SHOWN]]
+
+
+def _verdict(tree: Path, name: bytes, fixed: bytes, deadline: float) -> str:
+    """"right": git may trust the entry (its stat does not match the file, so git reads
+    it anyway; or the content is its blob); "forged": the content is another blob;
+    "unchecked": time ran out, or the file could not be read as git would."""
+    (mtime, size, mode), flags = _fields(fixed)
+    if mode >> 12 != 0o10 or flags & 0x8000 or (flags >> 12) & 3:  # not a file, assume-valid, a conflict
+        return "right"
+    if len(fixed) > _STAT + _oid_size(fixed) + 2 and fixed[-2] & 0x60:  # skip-worktree, intent-to-add
+        return "right"
+    rel = os.fsdecode(name)
+    if rel.startswith("/") or any(part in ("", ".", "..") for part in rel.split("/")):
+        return "right"  # git refuses such a name itself
+    path = tree / rel
+    try:
+        real = os.path.join(os.path.realpath(tree), os.path.dirname(rel)).rstrip("/")
+        if os.path.realpath(path.parent) != real:
+            return "right"  # under a link: git does not read through one
+        info = os.lstat(path)
+    except OSError:
+        return "right"  # gone: git says deleted
+    if not stat.S_ISREG(info.st_mode) or int(info.st_mtime) != mtime or info.st_size & 0xFFFFFFFF != size:
+        return "right"  # git sees the stat changed and reads the file itself
+    if time.monotonic() > deadline:
+        return "unchecked"
+    oid = fixed[_STAT:_STAT + _oid_size(fixed)]
+    digest = hashlib.sha1() if len(oid) == 20 else hashlib.sha256()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return "unchecked"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "unchecked"
+        digest.update(b"blob %d\0" % info.st_size)
+        read = 0
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+            read += len(chunk)
+            if time.monotonic() > deadline:
+                return "unchecked"
+        if read != info.st_size:
+            return "unchecked"
+    except OSError:
+        return "unchecked"
+    finally:
+        os.close(fd)
+    return "right" if digest.digest() == oid else "forged"
+
+
+def _unexplained(tree: Path, forged: list[bytes]) -> list[bytes]:
+    """The forged-looking entries no filter or end-of-line conversion explains (asked of
+    git, hardened; when it cannot tell, each is said)."""
+    if not forged:
+        return []
+    attrs = githardened.run(["check-attr", "-z", "--stdin", "filter"], cwd=tree,
+                            stdin=b"\0".join(forged) + b"\0", timeout=30)
+    filtered: set[bytes] = set()
+    if attrs is not None and attrs.returncode == 0:
+        parts = attrs.stdout.split(b"\0")
+        filtered = {parts[i] for i in range(0, len(parts) - 2, 3)
+                    if parts[i + 2] not in (b"unspecified", b"unset")}
+    out = []
+    for name in forged:
+        if name in filtered:
+            continue
+        rel = os.fsdecode(name)
+        hashed = githardened.run(["hash-object", "--path", rel, "--", rel], cwd=tree, timeout=30)
+        blob = hashed.stdout.strip() if hashed is not None and hashed.returncode == 0 else b""
+        if blob and _staged_blob(tree, name) == blob:
+            continue  # an end-of-line conversion: git stores the file as its blob says
+        out.append(name)
+    return out
+
+
+def _staged_blob(tree: Path, name: bytes) -> bytes:
+    listed = githardened.run(["ls-files", "-s", "-z", "--", os.fsdecode(name)], cwd=tree, timeout=30)
+    meta = (listed.stdout if listed is not None else b"").partition(b"\t")[0].split()
+    return meta[1] if len(meta) == 3 else b""
+
+
+def _fields(fixed: bytes) -> tuple[tuple[int, int, int], int]:
+    mtime, _, _, _, mode, _, _, size = struct.unpack(">IIIIIIII", fixed[8:_STAT])
+    flags = struct.unpack(">H", fixed[_STAT + _oid_size(fixed):_STAT + _oid_size(fixed) + 2])[0]
+    return (mtime, size, mode), flags
+
+
+def _oid_size(fixed: bytes) -> int:
+    """20 or 32: the fixed part is 62 or 74 bytes (64 or 76 with the extended flags)."""
+    return 20 if len(fixed) in (62, 64) else 32
+
+
+def _index_bytes(index: Path) -> bytes | None:
+    try:
+        fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_INDEX:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _entries(data: bytes) -> list[tuple[bytes, int, int]]:
+    """Each entry's path, and where its fixed part starts and how long it is. ``ValueError``:
+    not an index this reads."""
+    if len(data) < 12 or data[:4] != b"DIRC":
+        raise ValueError("not an index")
+    version, count = struct.unpack(">II", data[4:12])
+    if version not in (2, 3, 4):
+        raise ValueError("an index version this does not read")
+    oid = hash_size(data)
+    out: list[tuple[bytes, int, int]] = []
+    pos, previous = 12, b""
+    for _ in range(count):
+        flags_at = pos + _STAT + oid
+        flags = struct.unpack(">H", data[flags_at:flags_at + 2])[0]
+        size = _STAT + oid + 2 + (2 if version >= 3 and flags & 0x4000 else 0)
+        at = pos + size
+        if version == 4:  # the name: how much of the one before to drop, then the rest
+            strip, at = _varint(data, at)
+            end = data.index(b"\0", at)
+            if strip > len(previous):
+                raise ValueError("a name drops more than the one before it has")
+            name = previous[:len(previous) - strip] + data[at:end]
+            following = end + 1
+        else:
+            end = data.index(b"\0", at)
+            name = data[at:end]
+            following = pos + ((end - pos + 8) & ~7)
+        out.append((name, pos, size))
+        pos, previous = following, name
+    return out
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """Git's offset varint at ``at``: its value and where it ends."""
+    byte = data[at]
+    value, at = byte & 0x7F, at + 1
+    while byte & 0x80:
+        byte = data[at]
+        value = ((value + 1) << 7) | (byte & 0x7F)
+        at += 1
+    return value, at
+
+
+def _extension_names(data: bytes) -> list[bytes]:
+    try:
+        listed = _entries(data)
+        size = hash_size(data)
+    except (ValueError, struct.error, IndexError):
+        return []
+    if not listed:
+        pos = 12
+    else:
+        _, at, fixed = listed[-1]
+        version = struct.unpack(">I", data[4:8])[0]
+        end = data.index(b"\0", at + fixed)
+        pos = end + 1 if version == 4 else at + ((end - at + 8) & ~7)
+    names = []
+    while pos + 8 <= len(data) - size:
+        names.append(data[pos:pos + 4])
+        pos += 8 + struct.unpack(">I", data[pos + 4:pos + 8])[0]
+    return names
+
+
+def _write_cleared(index: Path, data: bytes, starts: list[int]) -> str:
+    """``index`` written again with the ctime, mtime and size of the entries at ``starts``
+    zeroed (git then reads those files); what stopped it ("" when done)."""
+    out = bytearray(data)
+    for at in starts:
+        out[at:at + 16] = bytes(16)  # ctime and mtime, seconds and nanoseconds
+        out[at + 36:at + 40] = bytes(4)  # size
+    size = hash_size(data)
+    if any(data[-size:]):  # (all zeros: index.skipHash, git does not check it)
+        out[-size:] = hashlib.new("sha1" if size == 20 else "sha256", bytes(out[:-size])).digest()
+    return write_locked(index, bytes(out))
+
+
+__all__ = ["CLEARED", "WHY", "Entries", "entries", "read", "repair"]
