@@ -27,6 +27,7 @@ from .egress import argument_strings, sends_out
 from .egressfolded import respelled_value
 from .egresspieces import joined_texts
 from .hiddenvalues import HiddenValues, hidden_values, home_value_files
+from .historysecrets import history_sources
 from .mcppaths import is_mcp
 
 if TYPE_CHECKING:
@@ -44,15 +45,17 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
     found = sandbox.secrets_searched()
     home = sandbox.home_files.last  # other projects' secret files, whose values the net redacts too
     hidden = [*found.paths, *home_value_files(home.files if home is not None else ())]
-    if not hidden:
+    history = history_sources(sandbox.workspace)  # a .env committed, then removed (.historysecrets)
+    if not hidden and not history:
         return ""
     copies = sandbox.staged.copies(hidden)
     network, command = tool.kind == "fetch" or is_mcp(tool), tool.kind == "execute"
     sends = sends_out(tool, args)
-    values = hidden_values(hidden, (), found.relative, copies=copies)
+    values = hidden_values(hidden, (), found.relative, copies=copies, history=history)
     hit = _held(values, args, network=network, command=command, sends=sends)
     if hit is not None:  # then only: is it one the committed code holds? (git runs: .trackedvalues)
-        values = hidden_values(hidden, (), found.relative, copies=copies, roots=sandbox.roots())
+        values = hidden_values(hidden, (), found.relative, copies=copies, roots=sandbox.roots(),
+                               history=history)
         hit = _held(values, args, network=network, command=command, sends=sends)
     if hit is None:
         return ""

@@ -36,6 +36,7 @@ from . import githardened, paths
 from .githistory import history_reader
 from .gitstaged import repository_of
 from .hiddenvalues import MAX_FILE_BYTES, file_values
+from .historysecrets import history_secret_question
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -46,12 +47,12 @@ MAX_FILES = 32
 
 def stored_secret_question(name: str, command: str, root: Path, sandbox: Sandbox | None) -> str:
     """The question for a call of the tool ``name`` running ``command`` while the object
-    store holds one of the secret files the sandbox hides (its last search), or ""."""
-    if sandbox is None:
-        return ""
-    found = stored_hidden_file(command, root, sandbox.secrets_searched().paths)
+    store holds one of the secret files the sandbox hides (its last search), or a secret
+    file only the history holds (:mod:`.historysecrets`), or ""."""
+    hidden = sandbox.secrets_searched().paths if sandbox is not None else ()
+    found = stored_hidden_file(command, root, hidden)
     if found is None:
-        return ""
+        return history_secret_question(name, command, root)
     return reads_stored_secret(name, found[0], paths.relative(found[1], root) or str(found[1]))
 
 

@@ -211,7 +211,7 @@ _NETS_KEPT = 8
 
 def hidden_values(
     hidden: Iterable[Path], shown: Iterable[Path] = (), name: Callable[[Path], str] = str, supplied: str = "",
-    copies: Mapping[Path, str] | None = None, roots: Sequence[Path] = (),
+    copies: Mapping[Path, str] | None = None, roots: Sequence[Path] = (), history: _Sources = (),
 ) -> HiddenValues:
     """The values of the files ``hidden`` to redact, without those the files in ``shown``
     (which the user let this call see) hold, nor those ``supplied`` (the call's own
@@ -228,13 +228,17 @@ def hidden_values(
     (:mod:`.trackedvalues`): a committed ``.env``'s ``API_TOKEN=print(1)`` must not turn
     the code's ``print(1)`` into ``[REDACTED]`` (finding Q11).
 
+    ``history``: values of secret files only git's history holds, each with what the note
+    calls it (:func:`.historysecrets.history_sources`: a ``.env`` committed, then removed).
+
     The matcher is built once for the same files with the same values (each file's
     values kept by its stamp), not for every call (finding Q31); a call whose arguments
     spell one of the values gets its own, without those."""
     hidden = list(hidden)
     shown_as = copies or {}
     sources: _Sources = (*((name(path), file_values(path)) for path in hidden),
-                         *((name(path), file_values(shown_as[path])) for path in hidden if path in shown_as))
+                         *((name(path), file_values(shown_as[path])) for path in hidden if path in shown_as),
+                         *history)
     allowed: _Sources = tuple((str(path), file_values(path)) for path in shown)
     common = committed_values(roots, [v for _, found in sources for v in found]) if roots else frozenset()
     key = (tuple(n for n, _ in sources), tuple(n for n, _ in allowed))

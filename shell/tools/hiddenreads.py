@@ -27,6 +27,7 @@ from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.secrets import REDACTED
 from shell.core.textsafety import map_strings
 from shell.permissions.hiddenvalues import HiddenValues, hidden_values, redacted_note
+from shell.permissions.historysecrets import history_sources
 from shell.permissions.sandbox import Sandbox
 
 from .mcp_redaction import spelled_lines
@@ -131,11 +132,12 @@ def _across(
 def _values(sandbox: Sandbox, read: Collection[Path], supplied: str) -> HiddenValues | None:
     """The net for one call: the secret files' values but ``read``'s and ``supplied``'s."""
     found = sandbox.secret_files()
-    if not found.paths:
+    history = history_sources(sandbox.workspace)  # a git MCP server's `git_log` prints history
+    if not found.paths and not history:
         return None
     shown = [p for p in found.paths if p in read]
     values = hidden_values([p for p in found.paths if p not in shown], shown, found.relative, supplied,
-                           roots=sandbox.roots())
+                           roots=sandbox.roots(), history=history)
     return values or None
 
 

@@ -51,6 +51,7 @@ from shell.permissions.hiddenvalues import (
     home_value_sources,
     values_bound_note,
 )
+from shell.permissions.historysecrets import history_sources
 from shell.permissions.laternames import Reason
 from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
@@ -323,7 +324,8 @@ async def confine(
     kept = [*hidden, *home_kept]
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
         lambda: hidden_values([*kept, *missing(secrets.paths, visible)], visible, secrets.relative,
-                              "\n".join(argv), sandbox.staged.copies(kept), sandbox.roots()))
+                              "\n".join(argv), sandbox.staged.copies(kept), sandbox.roots(),
+                              history_sources(sandbox.workspace)))  # a .env committed then removed
     unmarked = await anyio.to_thread.run_sync(sandbox.mark_hidden, walls, hidden)
     if unmarked:  # git in the sandbox would see tracked files deleted
         raise ShellToolError(unmarked_note(unmarked))

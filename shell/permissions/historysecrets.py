@@ -1,0 +1,337 @@
+"""Secret files only git's history holds (finding A7).
+
+A ``.env`` committed, then ``git rm``'d (the most common leaked-key shape, and the key
+still works until rotated), one deleted from the work tree but still tracked, a
+``prod.env`` on another branch only, or one the repository a ``.git`` file names tracks
+without it being checked out here: no hidden file holds it, so :mod:`.hiddenstore`'s
+object-store check (today's files' blobs) does not see it, the values net does not know
+its values, and ``git log -p``, ``git diff main deploy``, ``git show``, ``git archive``
+ran unasked and printed the key in clear (and an allowed ``fetch_url`` could send it).
+
+So the workspace's repository's history is asked which secret-looking paths
+(:func:`shell.core.secrets.is_secret_file`, the one rule) it ever added, on every ref and
+reflog entry (``git log --all --reflog --diff-filter=A --name-only``, merges' own
+additions too), and each version those paths ever had is read (``git log --raw`` limited
+to them, then ``git cat-file --batch``) for the values worth hiding
+(:func:`shell.core.secretfilevalues.secret_file_values`). Then:
+
+- a command running one of git's history readers (:func:`.githistory.history_reader`)
+  asks in every mode but bypass, whatever allow rules say, naming the file
+  (:func:`history_secret_question`), as for a hidden file's stored copy; a checkout,
+  reset or merge to another tree counts too unless every such path exists now (the
+  sandbox hides it: finding S2's ``git checkout HEAD~1; cat .env``);
+- those values are hidden values (:func:`history_sources`): redacted from what commands,
+  reads and MCP tools return, and a call carrying one asks (:mod:`.hiddensent`).
+
+Done once per state of the refs (:func:`_refs_stamp`: HEAD, ``packed-refs``, every
+folder under ``refs/``, reftable's list, the other worktrees' HEADs: git writes a ref by
+renaming a lock file into its folder), in a thread of its own, bounded by :data:`TIMEOUT`
+(``benchmarks/git_history_secrets.py``: 10,000 commits). A history git could not search in
+time makes the question ask anyway (failing closed) and is not searched again while the
+session lasts; the values net waits :data:`NET_WAIT` at most and otherwise uses the last
+answer for that repository. A script reading the object store itself is not caught (git's
+front doors only, as for deny rules).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from shell.core.secretfilevalues import secret_file_values
+from shell.core.secrets import is_secret_file
+from shell.core.textsafety import path_text
+
+from . import githardened
+from .githistory import history_reader
+from .gitstaged import git_dir, repository_of
+
+TIMEOUT = 10.0
+"""Seconds the history search may take (each of its git runs)."""
+NET_WAIT = 1.0
+"""Seconds the values net waits for a search under way before using the last answer."""
+MAX_PATHS = 256
+"""Secret-looking paths of the history whose versions are read at most."""
+MAX_BLOBS = 128
+"""Versions of them read at most (newest first)."""
+MAX_BYTES = 4 << 20
+"""Bytes of those versions read at most in all (each at most :data:`MAX_BLOB_BYTES`)."""
+MAX_BLOB_BYTES = 1 << 20
+MAX_REF_FOLDERS = 4096
+"""Folders under ``refs/`` stamped at most; past it, one ``git for-each-ref`` is the stamp."""
+RACY_NS = 100_000_000
+"""A stamp taken this soon after a ref changed is not trusted later."""
+
+Sources = tuple[tuple[str, tuple[str, ...]], ...]
+"""(what the note names, the values it holds): the values net's sources."""
+
+
+@dataclass(frozen=True, slots=True)
+class HistorySecrets:
+    """What the history of one repository holds of secret-looking files."""
+
+    repo: Path
+    paths: tuple[str, ...] = ()
+    """Secret-looking paths (relative to the repository) any commit added."""
+    sources: Sources = ()
+    """Each path's values, from every version read (only those holding some)."""
+    complete: bool = True
+    """False: git could not say in time, or versions were left unread (a bound)."""
+
+    @property
+    def worth_asking(self) -> bool:
+        return bool(self.sources) or not self.complete
+
+
+@dataclass
+class _Search:
+    done: threading.Event
+    result: HistorySecrets | None = None
+
+
+_lock = threading.Lock()
+_known: OrderedDict[tuple[str, tuple[object, ...]], HistorySecrets] = OrderedDict()
+_latest: dict[str, HistorySecrets] = {}
+_running: dict[tuple[str, tuple[object, ...]], _Search] = {}
+_too_big: dict[str, HistorySecrets] = {}
+"""Repositories whose history could not be searched in time: not searched again."""
+_KEPT = 32
+
+
+def history_secrets(root: Path, wait: float = TIMEOUT) -> HistorySecrets | None:
+    """What the history of the repository holding ``root`` holds of secret files (None:
+    no repository), searched at most once per state of its refs; waits ``wait`` seconds at
+    most for a search under way, then answers with the last one (None if none)."""
+    repo = repository_of(root / "_")
+    if repo is None:
+        return None
+    name = str(repo)
+    with _lock:
+        big = _too_big.get(name)
+    if big is not None:
+        return big
+    stamp = _refs_stamp(repo)
+    key = (name, stamp[0])
+    with _lock:
+        known = _known.get(key)
+        if known is not None:
+            _known.move_to_end(key)
+            return known
+        search = _running.get(key)
+        if search is None:
+            search = _running[key] = _Search(threading.Event())
+            threading.Thread(target=_run, args=(repo, key, stamp[1], search), daemon=True,
+                             name="agent-shell-history-secrets").start()
+    if search.done.wait(wait) and search.result is not None:
+        return search.result
+    with _lock:
+        return _latest.get(name)
+
+
+def history_sources(root: Path, wait: float = NET_WAIT) -> Sources:
+    """The values net's sources from the history of ``root``'s repository."""
+    found = history_secrets(root, wait)
+    return found.sources if found is not None else ()
+
+
+def history_secret_question(name: str, command: str, root: Path) -> str:
+    """The question for a call of the tool ``name`` running ``command`` when it runs one of
+    git's history readers while the history holds a secret file with values, or ""."""
+    if not history_reader(command, root):
+        return ""  # the cheap check first: most commands are no history reader
+    found = history_secrets(root)
+    if found is None or not found.worth_asking:
+        return ""
+    present = bool(found.paths) and all(os.path.lexists(found.repo / rel) for rel in found.paths)
+    if present and not history_reader(command, root, moves=True):
+        return ""  # another tree laid out lands where the sandbox hides each of them
+    reader = history_reader(command, root)
+    if not found.complete and not found.sources:
+        return (f"{name} runs `{reader}`, which prints file contents from git's history, and the "
+                f"history could not be searched for secret files (git failed, or took over {TIMEOUT:g} s): "
+                "a key once committed would be printed in clear. Approving lets this one command run, and "
+                "what it prints goes to the model's provider; allow rules do not cover it.")
+    shown = found.sources[0][0] if found.sources else "a secret file"
+    more = len({s[0] for s in found.sources}) - 1
+    also = f" and {more} more" if more > 0 else ""
+    return (f"{name} runs `{reader}`, which prints file contents from git's history, and the history "
+            f"holds {path_text(shown)}{also}, a secret file the work tree no longer shows (committed, then "
+            "removed or changed, or on another branch): its values would be printed without the file being "
+            "named. They are redacted where printed as they are, but not once a pipe reverses, re-cases or "
+            "cuts them. Approving lets this one command run, and what it prints goes to the model's "
+            "provider; allow rules do not cover it.")
+
+
+def _run(repo: Path, key: tuple[str, tuple[object, ...]], settled: bool, search: _Search) -> None:
+    try:
+        result = _search(repo, time.monotonic() + TIMEOUT)
+    except Exception:  # a thread of its own: an unexpected failure fails closed, never silently
+        result = HistorySecrets(repo, complete=False)
+    with _lock:
+        _running.pop(key, None)
+        _latest[key[0]] = result
+        if not result.complete and not result.paths:
+            _too_big[key[0]] = result  # timed out: asking stays, the cost is paid once
+        elif settled:
+            _known[key] = result
+            while len(_known) > _KEPT:
+                _known.popitem(last=False)
+    search.result = result
+    search.done.set()
+
+
+def _search(repo: Path, deadline: float) -> HistorySecrets:
+    """The secret-looking paths the history added, and their versions' values."""
+    listed = _git(repo, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--no-renames",
+                         "--diff-filter=A", "--cc"], deadline)
+    if listed is None:
+        return HistorySecrets(repo, complete=False)
+    names = dict.fromkeys(os.fsdecode(n) for n in listed.split(b"\0") if n.strip(b"\n"))
+    found = [n.strip("\n") for n in names if is_secret_file(n.strip("\n"))]
+    if not found:
+        return HistorySecrets(repo)
+    paths = tuple(dict.fromkeys(found))
+    blobs, complete = _versions(repo, paths[:MAX_PATHS], deadline)
+    complete = complete and len(paths) <= MAX_PATHS
+    sources: dict[str, dict[str, None]] = {}
+    read = _contents(repo, [b for b, _ in blobs], deadline)
+    complete = complete and read is not None
+    for blob, rel in blobs:
+        data = (read or {}).get(blob)
+        if data is None:
+            continue
+        values = secret_file_values(data.decode("utf-8", "replace"))
+        if values:
+            sources.setdefault(rel, {}).update(dict.fromkeys(values))
+    said = tuple((f"{rel} (in git's history)", tuple(v)) for rel, v in sources.items())
+    return HistorySecrets(repo, paths, said, complete)
+
+
+def _versions(repo: Path, paths: tuple[str, ...], deadline: float) -> tuple[list[tuple[str, str]], bool]:
+    """(blob, path) of every version of ``paths`` any commit wrote, newest first, at most
+    :data:`MAX_BLOBS` (and whether none was left out)."""
+    specs = [f":(literal){p}" for p in paths]
+    raw = _git(repo, ["log", "--all", "--reflog", "--format=", "--raw", "--no-abbrev", "-z", "--no-renames",
+                      "--full-history", "-m", "--", *specs], deadline)
+    if raw is None:
+        return [], False
+    out: dict[str, str] = {}
+    fields = raw.split(b"\0")
+    at = 0
+    while at + 1 < len(fields):
+        meta, path = fields[at].lstrip(b"\n"), os.fsdecode(fields[at + 1])
+        at += 2
+        parts = meta.split()
+        if len(parts) < 5 or not parts[0].startswith(b":"):
+            continue
+        mode, blob = parts[1], parts[3].decode("ascii", "replace")
+        if mode in (b"100644", b"100755") and blob.strip("0"):
+            out.setdefault(blob, path)
+    listed = list(out.items())
+    return listed[:MAX_BLOBS], len(listed) <= MAX_BLOBS
+
+
+def _contents(repo: Path, blobs: list[str], deadline: float) -> dict[str, bytes] | None:
+    """``blob -> content`` of those of ``blobs`` within :data:`MAX_BLOB_BYTES` each and
+    :data:`MAX_BYTES` in all (None: git failed, or a bound left some out)."""
+    if not blobs:
+        return {}
+    sizes = _git(repo, ["cat-file", "--batch-check"], deadline, "".join(b + "\n" for b in blobs).encode())
+    if sizes is None:
+        return None
+    wanted, total, complete = [], 0, True
+    for line in sizes.decode("ascii", "replace").splitlines():
+        fields = line.split()
+        if len(fields) != 3 or fields[1] != "blob" or not fields[2].isdigit():
+            continue
+        size = int(fields[2])
+        if size > MAX_BLOB_BYTES or total + size > MAX_BYTES:
+            complete = False
+            continue
+        total += size
+        wanted.append(fields[0])
+    data = _git(repo, ["cat-file", "--batch"], deadline, "".join(b + "\n" for b in wanted).encode())
+    if data is None:
+        return None
+    out: dict[str, bytes] = {}
+    at = 0
+    for blob in wanted:
+        end = data.find(b"\n", at)
+        fields = data[at:end].decode("ascii", "replace").split() if end >= 0 else []
+        if len(fields) != 3 or fields[0] != blob or not fields[2].isdigit():
+            return None
+        size = int(fields[2])
+        out[blob] = data[end + 1:end + 1 + size]
+        at = end + 1 + size + 1
+    return out if complete else None
+
+
+def _git(repo: Path, args: list[str], deadline: float, stdin: bytes = b"") -> bytes | None:
+    """git ``args`` in ``repo``, hardened, with the time left (None: failed or out of time).
+    ``log.showRoot`` on: a first commit's files count (a user's config may turn it off)."""
+    left = deadline - time.monotonic()
+    if left <= 0.05:
+        return None
+    done = githardened.run(["-C", str(repo), "-c", "log.showRoot=true", *args], stdin=stdin, timeout=left)
+    return done.stdout if done is not None and done.returncode == 0 else None
+
+
+def _refs_stamp(repo: Path) -> tuple[tuple[object, ...], bool]:
+    """What tells one state of ``repo``'s refs from another, and whether it is settled
+    (no ref changed in the last :data:`RACY_NS`): the (inode, mtime, ctime) of HEAD, its
+    reflog, ``packed-refs``, every folder under ``refs/`` and ``logs/``, reftable's list,
+    and the other worktrees' HEADs; past :data:`MAX_REF_FOLDERS`, what ``git for-each-ref``
+    says."""
+    gitdir = git_dir(repo)
+    if gitdir is None:
+        return (("no git dir", time.time_ns()),), False
+    common = _common(gitdir)
+    files = [gitdir / "HEAD", gitdir / "logs" / "HEAD", common / "packed-refs", common / "reftable",
+             common / "reftable" / "tables.list", common / "worktrees"]
+    try:
+        files += [w / n for w in (common / "worktrees").iterdir() for n in ("HEAD", "logs/HEAD")]
+    except OSError:
+        pass
+    folders = _folders(common / "refs", MAX_REF_FOLDERS)
+    logs = _folders(common / "logs" / "refs", MAX_REF_FOLDERS)
+    if folders is None or logs is None:
+        listed = githardened.run(["-C", str(repo), "for-each-ref", "--format=%(refname) %(objectname)"],
+                                 timeout=TIMEOUT)
+        out = listed.stdout if listed is not None else str(time.time_ns()).encode()
+        return (hash(out), *map(_stat, files)), False
+    stamps = tuple(_stat(p) for p in (*files, *folders, *logs))
+    newest = max((s[3] for s in stamps if isinstance(s[3], int)), default=0)
+    return stamps, newest < time.time_ns() - RACY_NS
+
+
+def _common(gitdir: Path) -> Path:
+    """A linked worktree's common git directory (its own otherwise)."""
+    try:
+        pointer = (gitdir / "commondir").read_text(errors="replace").strip()
+    except OSError:
+        return gitdir
+    return gitdir / pointer if pointer else gitdir
+
+
+def _folders(top: Path, most: int) -> list[Path] | None:
+    out: list[Path] = []
+    for folder, _, _ in os.walk(top):
+        out.append(Path(folder))
+        if len(out) > most:
+            return None
+    return out
+
+
+def _stat(path: Path) -> tuple[str, int, int, int]:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return (str(path), 0, 0, 0)
+    return (str(path), info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+
+
+__all__ = ["HistorySecrets", "Sources", "history_secret_question", "history_secrets", "history_sources"]
