@@ -34,6 +34,7 @@ from pathlib import Path
 
 from shell.core.secretfilevalues import secret_file_values
 from shell.core.secrets import Secrets, encoded_forms
+from shell.core.secretspellings import holds_any, spelled_lines
 from shell.core.textsafety import path_text
 
 from .homedirs import home_dirs
@@ -121,23 +122,44 @@ class HiddenValues:
     longest: int = 0
     left: int = 0
     """Values past :data:`MAX_VALUES`, not redacted (:func:`values_bound_note` says so)."""
+    plain: tuple[str, ...] = ()
+    """The values themselves (not their URL-encoded forms), looked for spelled otherwise."""
+    forms: tuple[str, ...] = ()
+    """Every spelling in :attr:`owners`, in one tuple (the key of the compiled search)."""
+    kept: tuple[str, ...] = ()
+    """Values the call may show (a shown file's, committed code's): no half of them is
+    looked for as a half of a hidden value."""
 
     def __bool__(self) -> bool:
         return bool(self.owners)
 
-    def redact(self, text: str) -> tuple[str, dict[str, str]]:
-        """``text`` with every value replaced by ``[REDACTED]``, and the values found
-        (each with the file it is from)."""
-        if not self.owners or not text:
-            return text, {}
+    def redact(self, text: str, spelled: bool = True) -> tuple[str, dict[str, str]]:
+        """``text`` with every value replaced by ``[REDACTED]``, and (with ``spelled``)
+        each line holding one spelled otherwise withheld (:meth:`spelled`), and the values
+        found (each with the file it is from)."""
+        if not self.owners or not text or not holds_any(text, self.plain, self.forms, self.kept):
+            return text, {}  # (one pass for both nets: output with none costs less than the plain net did)
         redacted = self.secrets.text(text)
-        if redacted == text:
-            return text, {}
-        found = (self.owners.get(m) for m in self.secrets.matches(text))
-        return redacted, dict(f for f in found if f is not None)
+        found: dict[str, str] = {}
+        if redacted != text:
+            found = dict(f for f in (self.owners.get(m) for m in self.secrets.matches(text)) if f is not None)
+        if spelled:
+            redacted, more = self.spelled(redacted)
+            found.update(more)
+        return redacted, found
+
+    def spelled(self, text: str) -> tuple[str, dict[str, str]]:
+        """``text`` with each line holding a value spelled otherwise (reversed, base64,
+        hex, upper-cased, spaced, in halves …: :mod:`shell.core.secretspellings`) withheld
+        whole (finding Z1: a command printed the copy git keeps of a hidden ``.env`` so,
+        and only the plain value was taken out), and the values found."""
+        out, values = spelled_lines(text, self.plain, WHOSE, self.kept)
+        return out, dict(self.owners[v] for v in values if v in self.owners)
 
 
 NO_VALUES = HiddenValues(Secrets(patterns=False))
+WHOSE = "a value of a hidden secret file"
+"""Whose value a withheld line held, as its stand-in says."""
 
 
 MAX_HOME_FILES = 64
@@ -284,7 +306,9 @@ def _net(
                 owners.setdefault(form, said)
     if not owners:
         return NO_VALUES
-    return HiddenValues(Secrets(owners, patterns=False), owners, max(map(len, owners)), left)
+    plain = tuple(dict.fromkeys(value for value, _ in owners.values()))  # the first files' first
+    return HiddenValues(Secrets(owners, patterns=False), owners, max(map(len, owners)), left, plain,
+                        tuple(sorted(owners)), tuple(sorted(allowed)))
 
 
 def redacted_note(found: Mapping[str, str]) -> str:

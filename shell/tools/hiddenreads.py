@@ -26,7 +26,7 @@ from typing import Any
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.secrets import REDACTED
 from shell.core.textsafety import map_strings
-from shell.permissions.hiddenvalues import HiddenValues, hidden_values, redacted_note
+from shell.permissions.hiddenvalues import WHOSE, HiddenValues, hidden_values, redacted_note
 from shell.permissions.historysecrets import history_sources
 from shell.permissions.sandbox import Sandbox
 
@@ -69,19 +69,25 @@ def answer_without_secret_values(
         return result
     hit: dict[str, str] = {}
 
-    def redact(text: str) -> str:
-        out, found = values.redact(text)
+    def plain(text: str) -> str:
+        out, found = values.redact(text, spelled=False)
         hit.update(found)
-        out, other = spelled_lines(out, values.secrets, "a value of a hidden secret file")
+        return out
+
+    def spelled(text: str) -> str:  # after the plain pass over blocks put together (a value cut over two)
+        out, found = values.spelled(text)
+        hit.update(found)
+        out, other = spelled_lines(out, values.secrets, WHOSE)  # the egress check's readings too
         hit.update(values.owners[v] for v in other if v in values.owners)
         return out
 
     content: str | tuple[TextBlock | DataBlock, ...]
     if isinstance(result.content, str):
-        content = redact(result.content)
+        content = spelled(plain(result.content))
     else:
-        content = _across(tuple(_block(b, redact) for b in result.content), values, hit)
-    details = map_strings(result.details, redact) if result.details is not None else None
+        blocks = _across(tuple(_block(b, plain) for b in result.content), values, hit)
+        content = tuple(_block(b, spelled) for b in blocks)
+    details = map_strings(result.details, lambda t: spelled(plain(t))) if result.details is not None else None
     if not hit:
         return result
     note = redacted_note(hit)

@@ -30,6 +30,7 @@ from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.secrets import REDACTED, TOO_LONG, Secrets, secret_going_out
+from shell.core.secretspellings import withheld
 from shell.core.textsafety import map_strings
 from shell.permissions.sandboxenv import known_secret_values
 
@@ -51,11 +52,6 @@ def _spelled(text: str, known: Secrets) -> str | None:
     too long to read is no finding here: an answer is capped well below it."""
     found = secret_going_out(text, known)
     return None if found is None or found[0] == TOO_LONG else found[0]
-
-
-def withheld(how: str, whose: str = "one of this run's own keys") -> str:
-    """What stands for a line that held a known value in another spelling."""
-    return f"[REDACTED: a line holding {whose}, {how}]"
 
 
 def spelled_lines(text: str, known: Secrets, whose: str) -> tuple[str, list[str]]:

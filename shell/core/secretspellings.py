@@ -1,0 +1,220 @@
+"""Known secret values in the other spellings a command, a file or a server may print
+them in: for the nets that take known values out of what the model reads (findings Z1,
+Z7: only the value as written was taken out).
+
+A prompt-injected model that cannot read a hidden ``.env`` has a command read the
+copy git keeps and print the value reversed, base64- or hex-encoded, upper-cased,
+spaced, in halves or rot13'd; the plain net let all of those through. The egress check
+decodes what it is given in every reading (:func:`shell.core.secrets.secret_going_out`),
+which costs a search of the shapes per reading: too much for every line of a build log.
+Here it is turned around: each known value is spelled once per set of values, in each
+spelling that can be written out ahead (base64 and base32 at each offset, hex, escapes,
+percent-encoding …) or written as an expression (its letters and digits in order, any
+case, up to three other characters between them: spaced, grouped, dashed; reversed;
+rot13; each half of it when random-looking), and the text is searched for all of them
+in one RE2 pass. A line holding one is withheld whole: a spelling cannot be cut out
+letter by letter.
+
+What is not read here (the egress check reads some of it): a value encoded twice,
+compressed, encrypted, or in bits, base85, uuencode or numbers; base64 wrapped inside it.
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import codecs
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+AS_WRITTEN = "as written"
+"""The group of forms :func:`holds_any` looks for as they are."""
+MIN_SPELLED = 8
+"""Letters and digits a value (or a half of one) needs to be looked for spelled otherwise."""
+MAX_SPELLED = 256
+"""Longest value looked for spelled otherwise (a key, a password; not a certificate)."""
+MAX_VALUES = 256
+"""Values looked for spelled otherwise, the first given (each adds ~2 ms to compiling the
+search, once per set of values; RE2 refuses the expression of 2,048). The rest are still
+taken out as written by the caller's plain net."""
+GAP = r"[^0-9A-Za-z\n]{0,3}"
+"""What may stand between two letters of a value spelled with separators."""
+_NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
+_HEX_GAP = r"[\s:,.-]{0,2}(?:\\x|0x)?"
+"""What may stand between two bytes of hex: ``73 6b``, ``73:6b``, ``\\x73\\x6b``, ``0x73,0x6b``."""
+
+
+def _folded(value: str) -> str:
+    return _NOT_ALNUM.sub("", value)
+
+
+def _random_looking(piece: str) -> bool:
+    return any(c.isdigit() for c in piece) and any(c.isalpha() for c in piece)
+
+
+def _gapped(letters: str) -> str:
+    """``letters`` in order, any case, with up to three separators between them."""
+    return GAP.join(re.escape(c) for c in letters)
+
+
+def _shifted(raw: bytes, encode: Any, group: int, bits: int) -> list[str]:
+    """What ``raw`` encodes to after each count of leading bytes (0 … ``group``-1): the
+    letters of that encoding that depend on ``raw`` alone, ``bits`` bits a letter."""
+    found: list[str] = []
+    for lead in range(group):
+        spelled = encode(b"\0" * lead + raw).decode().rstrip("=")
+        start = -(-8 * lead // bits)
+        end = 8 * (lead + len(raw)) // bits
+        if end - start >= MIN_SPELLED:
+            found.append(spelled[start:end])
+    return found
+
+
+def _literals(value: str) -> dict[str, list[str]]:
+    """The spellings of ``value`` that can be written out ahead, by how they hide it."""
+    raw = value.encode("utf-8", "surrogatepass")
+    b64 = _shifted(raw, base64.b64encode, 3, 6)
+    return {
+        "base64-encoded": [*b64, *(s.translate(str.maketrans("+/", "-_")) for s in b64)],
+        "base32-encoded": _shifted(raw, base64.b32encode, 5, 5),
+        "as escapes": ["".join(f"\\u{ord(c):04x}" for c in value), "".join(f"\\x{b:02x}" for b in raw),
+                       "".join(f"&#{ord(c)};" for c in value), "".join(f"&#x{ord(c):x};" for c in value)],
+        "percent-encoded": ["".join(f"%{b:02x}" for b in raw)],
+    }
+
+
+@lru_cache(maxsize=16)
+def _expression(
+    values: tuple[str, ...], written: tuple[str, ...] = (), kept: tuple[str, ...] = ()
+) -> tuple[Any, dict[bytes, str], dict[str, str]] | None:
+    """One RE2 expression of every spelling of ``values`` (and of ``written``, the
+    forms looked for as they are: :func:`holds_any`'s), a group per way of hiding; what
+    each written-out spelling stands for; and each value by its folded letters. A half
+    that a ``kept`` value holds (one the call may show: a shown file's, committed code's)
+    is not looked for: it would withhold that value's lines."""
+    import re2  # type: ignore[import-untyped]
+
+    from .secretmatcher import options
+
+    groups: dict[str, list[str]] = {}
+    literal_of: dict[str, str] = {}
+    folded_of: dict[str, str] = {}
+    shown = "\n".join(_folded(k).lower() for k in kept)
+    for value in values:
+        folded = _folded(value)
+        if not MIN_SPELLED <= len(folded) <= MAX_SPELLED:
+            continue
+        folded_of.setdefault(folded.lower(), value)
+        rotated = codecs.encode(folded, "rot13")
+        folded_of.setdefault(rotated.lower(), value)
+        groups.setdefault("spelled with separators or in another case", []).append(_gapped(folded))
+        groups.setdefault("reversed", []).append(_gapped(folded[::-1]))
+        groups.setdefault("rot13", []).append(_gapped(rotated))
+        half = -(-len(folded) // 2)
+        for piece in (folded[:half], folded[-half:]):
+            if len(piece) >= MIN_SPELLED and _random_looking(piece) and piece.lower() not in shown:
+                folded_of.setdefault(piece.lower(), value)
+                groups.setdefault("a half of it", []).append(_gapped(piece))
+        hexed = value.encode("utf-8", "surrogatepass").hex()
+        literal_of.setdefault(hexed, value)
+        pairs = (hexed[i : i + 2] for i in range(0, len(hexed), 2))
+        groups.setdefault("hex-encoded", []).append(r"(?:\\x|0x)?" + _HEX_GAP.join(pairs))
+        for how, spellings in _literals(value).items():
+            for spelling in spellings:
+                literal_of.setdefault(spelling.lower(), value)
+                groups.setdefault(how, []).append(re.escape(spelling))
+    if written:
+        groups[AS_WRITTEN] = [re.escape(w) for w in written if w.isascii()]
+    if not groups:
+        return None
+    exact = ("base64-encoded", "base32-encoded", AS_WRITTEN)  # read as written; the rest in any case
+    body = "|".join(f"(?P<g{n}>(?{'' if how in exact else 'i'}:{'|'.join(parts)}))"
+                    for n, (how, parts) in enumerate(groups.items()))
+    regex = re2.compile(body.encode("ascii"), options=options())
+    names = {f"g{n}".encode(): how for n, how in enumerate(groups)}
+    return regex, names, {**literal_of, **{f"folded:{k}": v for k, v in folded_of.items()}}
+
+
+_HEX_NOISE = re.compile(r"\\x|0x|[\s:,.-]", re.IGNORECASE)
+
+
+def _first(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))[:MAX_VALUES]
+
+
+def _hits(data: bytes, values: Iterable[str], kept: tuple[str, ...] = ()) -> list[tuple[int, int, str, str]]:
+    """Each place the UTF-8 ``data`` holds one of ``values`` spelled otherwise: its start
+    and end (bytes), how it is hidden, and the value."""
+    compiled = _expression(_first(values), (), kept)
+    if compiled is None or not data:
+        return []
+    regex, names, value_of = compiled
+    found: list[tuple[int, int, str, str]] = []
+    for match in regex.finditer(data):
+        group = next(name for name, got in match.groupdict().items() if got is not None)
+        how = names[group]
+        said = match.group().decode("utf-8", "surrogatepass")
+        if how == "hex-encoded":
+            key = _HEX_NOISE.sub("", said).lower()
+        elif how in _WRITTEN_OUT:
+            key = said.lower()
+        else:
+            letters = _folded(said).lower()
+            key = "folded:" + (letters[::-1] if how == "reversed" else letters)
+        found.append((match.start(), match.end(), how, value_of.get(key, "")))
+    return found
+
+
+def holds_any(
+    text: str, values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...] = ()
+) -> bool:
+    """Whether ``text`` may hold one of ``values`` in any spelling here, or one of
+    ``written`` as it is: one pass, so that output holding none (nearly all of it) costs
+    one search for the plain net and this one together. A form that is not ASCII is
+    not looked for here: ``True`` then, the caller's own search decides."""
+    if any(not w.isascii() for w in written):
+        return True
+    compiled = _expression(_first(values), written, kept)
+    return compiled is not None and compiled[0].search(text.encode("utf-8", "surrogatepass")) is not None
+
+
+_WRITTEN_OUT = ("base64-encoded", "base32-encoded", "as escapes", "percent-encoded")
+
+
+def first_spelled(text: str, values: Iterable[str]) -> tuple[str, str] | None:
+    """How ``text`` holds one of ``values`` spelled otherwise (``reversed``), and the
+    value; ``None`` when it holds none."""
+    hits = _hits(text.encode("utf-8", "surrogatepass"), values)
+    return (hits[0][2], hits[0][3]) if hits else None
+
+
+def withheld(how: str, whose: str = "one of this run's own keys") -> str:
+    """What stands for a line that held a known value in another spelling."""
+    return f"[REDACTED: a line holding {whose}, {how}]"
+
+
+def spelled_lines(
+    text: str, values: Iterable[str], whose: str, kept: tuple[str, ...] = ()
+) -> tuple[str, list[str]]:
+    """``text`` with each line that holds one of ``values`` spelled otherwise withheld
+    (:func:`withheld`; each line a spelling runs over: hex may be wrapped), and the
+    values so found (one a spelling found)."""
+    data = text.encode("utf-8", "surrogatepass")
+    hits = _hits(data, values, kept)
+    if not hits:
+        return text, []
+    breaks = [n for n, byte in enumerate(data) if byte == 10] if b"\n" in data else []
+    lines = text.split("\n")
+    found: list[str] = []
+    for start, end, how, value in hits:
+        first, last = bisect.bisect_left(breaks, start), bisect.bisect_left(breaks, max(start, end - 1))
+        for index in range(first, last + 1):
+            lines[index] = withheld(how, whose)
+        found.append(value)
+    return "\n".join(lines), found
+
+
+__all__ = ["AS_WRITTEN", "GAP", "MAX_SPELLED", "MIN_SPELLED", "first_spelled", "holds_any", "spelled_lines",
+           "withheld"]
