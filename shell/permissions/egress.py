@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from shell.core.secrets import MAX_CHECKED_TEXT, TOO_LONG, is_secret_name, mask, secret_going_out
 
 from .egressfolded import respelled_value
-from .egresspieces import EDGE, joined_texts
+from .egresspieces import EDGE, joined_texts, pieced_value
 from .mcppaths import is_mcp
 from .sandboxenv import known_secret_values
 
@@ -70,6 +70,8 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
     for how, text in joined_texts(args):
         if (found := _going_out(text, secrets)) is not None:
             return _holding(tool.name, what, f"{found[0]}, {how}" if how else found[0], found[1])
+    if (pieced := pieced_value(args, secrets.values)) is not None:  # reordered, spread out (Z4)
+        return _holding(tool.name, what, "a known secret value, in pieces over the call", pieced)
     strings = [t for t in argument_strings(args) if t is not None]
     if (respelled := respelled_value(strings, secrets.values)) is not None:
         return _holding(tool.name, what, f"a known secret value, {respelled[0]}", respelled[1])

@@ -9,16 +9,23 @@ no one piece holds it. The receiver joins them in any order it likes, so the pie
 joined here in order, in reverse order and two by two in either order; a list of
 numbers is written out as text for the secrets policy's number readings.
 
-Not read, and README says so: a key in three pieces or more that are not next to each
-other, or split among more than :data:`MAX_PAIRED` pieces with others between its
-halves, or split over several calls.
+A known value (the environment's, a config's, a hidden file's) cut into pieces is found
+however the pieces are ordered or spread over the call (finding Z4: ``?c=C&a=A&b=B`` and
+``?a=A&z=hello&b=B&y=world&c=C`` passed): :func:`pieced_value` looks for the pieces that
+are substrings of a value (at least :data:`MIN_PIECE` letters) and asks when together
+they cover it.
+
+Not read, and README says so: a key with no known value (one the run never saw) in three
+pieces or more that are not next to each other, or split among more than
+:data:`MAX_PAIRED` pieces with others between its halves; a key split over several calls.
 """
 
 from __future__ import annotations
 
+import functools
 import urllib.parse
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import permutations
 from typing import Any
 
@@ -121,4 +128,46 @@ def _url_pieces(text: str) -> tuple[list[str], list[str]] | None:
     return values, [k for k, _ in pairs]
 
 
-__all__ = ["joined_texts"]
+MIN_PIECE = 4
+"""Letters a piece needs to count as a part of a known value (shorter ones, ``a``, ``id``,
+``1``, are in every value)."""
+
+
+def pieced_value(args: Any, values: Iterable[str]) -> str | None:
+    """A known value that pieces of ``args`` (leaves, a URL's labels, segments, query
+    values and keys, each :data:`MIN_PIECE` letters or more) cover together, in any order
+    and wherever they stand, two pieces or more; ``None`` when none is. Each piece is
+    found in the values by its first letters (one look-up a piece, not a search of
+    every value)."""
+    leaves, keys, _ = _pieces(args)
+    pieces = {p for p in (*leaves, *keys) if len(p) >= MIN_PIECE}
+    if len(pieces) < 2:
+        return None
+    starts = _starts(tuple(values))
+    covered: dict[str, list[tuple[int, int]]] = {}
+    for piece in pieces:
+        for value, at in starts.get(piece[:MIN_PIECE], ()):
+            if len(piece) < len(value) and value.startswith(piece, at):
+                covered.setdefault(value, []).append((at, at + len(piece)))
+    for value, spans in covered.items():
+        reach = 0
+        for start, end in sorted(spans):
+            if start > reach:
+                break
+            reach = max(reach, end)
+        if reach >= len(value) and len(spans) > 1:
+            return value
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _starts(values: tuple[str, ...]) -> dict[str, list[tuple[str, int]]]:
+    """Where each run of :data:`MIN_PIECE` letters stands in ``values`` (built once a set)."""
+    starts: dict[str, list[tuple[str, int]]] = {}
+    for value in values:
+        for at in range(len(value) - MIN_PIECE + 1):
+            starts.setdefault(value[at : at + MIN_PIECE], []).append((value, at))
+    return starts
+
+
+__all__ = ["MIN_PIECE", "joined_texts", "pieced_value"]

@@ -25,7 +25,7 @@ from shell.core.textsafety import path_text
 
 from .egress import argument_strings, sends_out
 from .egressfolded import respelled_value
-from .egresspieces import joined_texts
+from .egresspieces import joined_texts, pieced_value
 from .hiddenvalues import HiddenValues, hidden_values, home_value_files
 from .historysecrets import history_sources
 from .mcppaths import is_mcp
@@ -91,6 +91,9 @@ def _held(
             owner = values.owners.get(out[1])
             if owner is not None:
                 return owner[0], owner[1], " (encoded or split)"
+    pieced = pieced_value(args, values.secrets.values) if network else None  # reordered, spread out (Z4)
+    if pieced is not None and (owner := values.owners.get(pieced)) is not None:
+        return owner[0], owner[1], " (in pieces over the call)"
     respelled = respelled_value(texts, values.secrets.values) if sends else None
     if respelled is not None and (owner := values.owners.get(respelled[1])) is not None:
         return owner[0], owner[1], f" ({respelled[0]})"  # lower-cased, spaced, half of it (S14)

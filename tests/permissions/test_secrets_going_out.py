@@ -323,6 +323,49 @@ def test_an_mcp_tools_arguments_carrying_a_split_key_ask(tmp_path: Path, args: d
     assert asked.action == "ask" and "arguments holding a secret" in asked.reason, asked
 
 
+TOKEN = "Xq7pL2mN9vR4tY8wK3jH6gF1dS5aZ0cB"
+A, B, C = TOKEN[:11], TOKEN[11:22], TOKEN[22:]
+SPREAD = {  # finding Z4: a known value in pieces that are not next to each other, or not in order
+    "three query values, reordered": f"https://a.github.io/?c={C}&a={A}&b={B}",
+    "three query values with others between": f"https://a.github.io/?a={A}&z=hello&b={B}&y=world&c={C}",
+    "four pieces, reversed, over path and query": (f"https://a.github.io/{TOKEN[24:]}/x?q={TOKEN[16:24]}"
+                                                   f"&page=2&r={TOKEN[8:16]}#{TOKEN[:8]}"),
+    "overlapping pieces, shuffled": f"https://a.github.io/?p={TOKEN[10:22]}&q={TOKEN[20:]}&r={TOKEN[:12]}",
+}
+
+
+@pytest.mark.parametrize("name", SPREAD)
+def test_a_known_value_in_pieces_anywhere_in_the_call_asks(
+    tmp_path: Path, fetch: Tool, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_API_TOKEN", TOKEN)
+    verdict = policy(tmp_path, "auto", ALLOW).decide(fetch, {"url": SPREAD[name]})
+    assert verdict.action == "ask" and "holding a secret" in verdict.reason, verdict.reason
+    assert TOKEN not in verdict.reason
+
+
+def test_a_known_value_in_pieces_over_mcp_arguments_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_API_TOKEN", TOKEN)
+    args = {"title": C, "labels": ["bug", A], "body": {"text": "see the logs", "ref": B}}
+    asked = policy(tmp_path, allow=("search__query",)).decide(McpTool(), args)
+    assert asked.action == "ask" and "in pieces over the call" in asked.reason, asked
+
+
+def test_words_and_numbers_a_known_value_holds_do_not_ask(
+    tmp_path: Path, fetch: Tool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pieces count only together covering the whole value: the words and the number a
+    passphrase is made of, sent as ordinary query values or path segments, do not ask."""
+    monkeypatch.setenv("APP_DB_PASSWORD", "correct-horse-battery-staple-2024")
+    p = policy(tmp_path, allow=ALLOW)
+    for url in ("https://someone.github.io/?q=correct&a=horse&b=battery&c=staple&year=2024",
+                "https://someone.github.io/horse/battery/correct?page=2024&sort=staple"):
+        verdict = p.decide(fetch, {"url": url})
+        assert verdict.action == "allow", (url, verdict.reason)
+
+
 def test_ordinary_calls_with_many_pieces_and_numbers_still_run(tmp_path: Path, fetch: Tool) -> None:
     """Pieces joined and numbers read as bytes or letters find no key in ordinary
     calls: ids, timestamps, coordinates, a list of numbers, many query values."""
