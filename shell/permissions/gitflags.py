@@ -87,8 +87,8 @@ def work_tree(gitdir: Path) -> Path:
     try:
         with open(gitdir / "gitdir", encoding="utf-8", errors="replace") as fh:
             pointer = fh.read(4096).strip()
-        if pointer:
-            return Path(pointer).parent
+        if pointer:  # relative to the worktree's admin folder (git worktree add --relative-paths)
+            return Path(os.path.normpath(gitdir / pointer)).parent
     except OSError:
         pass
     top = _git(gitdir, ["rev-parse", "--show-toplevel"])

@@ -83,7 +83,7 @@ def repair(index: Path, before: Entries | None, gitdir: Path, deadline: float) -
         return []
     was = before or {}
     clear: list[tuple[bytes, int]] = []
-    forged: list[bytes] = []
+    forged: dict[bytes, bytes] = {}
     for name, at, size in listed:
         fixed = data[at:at + size]
         if was.get(name) == fixed:
@@ -92,7 +92,7 @@ def repair(index: Path, before: Entries | None, gitdir: Path, deadline: float) -
         if found != "right":
             clear.append((name, at))
             if found == "forged":
-                forged.append(name)
+                forged[name] = fixed[_STAT:_STAT + _oid_size(fixed)].hex().encode()
     if not clear:
         return []
     problem = _write_cleared(index, data, [at for _, at in clear])
@@ -152,35 +152,30 @@ def _verdict(tree: Path, name: bytes, fixed: bytes, deadline: float) -> str:
     return "right" if digest.digest() == oid else "forged"
 
 
-def _unexplained(tree: Path, forged: list[bytes]) -> list[bytes]:
-    """The forged-looking entries no filter or end-of-line conversion explains (asked of
-    git, hardened; when it cannot tell, each is said)."""
+def _unexplained(tree: Path, forged: Mapping[bytes, bytes]) -> list[bytes]:
+    """The forged-looking entries (path → the entry's object id, hex) no filter or
+    end-of-line conversion explains: asked of git, hardened, in two calls whatever their
+    number; when it cannot tell, each is said."""
     if not forged:
         return []
+    names = list(forged)
     attrs = githardened.run(["check-attr", "-z", "--stdin", "filter"], cwd=tree,
-                            stdin=b"\0".join(forged) + b"\0", timeout=30)
+                            stdin=b"\0".join(names) + b"\0", timeout=30)
     filtered: set[bytes] = set()
     if attrs is not None and attrs.returncode == 0:
         parts = attrs.stdout.split(b"\0")
         filtered = {parts[i] for i in range(0, len(parts) - 2, 3)
                     if parts[i + 2] not in (b"unspecified", b"unset")}
-    out = []
-    for name in forged:
-        if name in filtered:
-            continue
-        rel = os.fsdecode(name)
-        hashed = githardened.run(["hash-object", "--path", rel, "--", rel], cwd=tree, timeout=30)
-        blob = hashed.stdout.strip() if hashed is not None and hashed.returncode == 0 else b""
-        if blob and _staged_blob(tree, name) == blob:
-            continue  # an end-of-line conversion: git stores the file as its blob says
-        out.append(name)
-    return out
-
-
-def _staged_blob(tree: Path, name: bytes) -> bytes:
-    listed = githardened.run(["ls-files", "-s", "-z", "--", os.fsdecode(name)], cwd=tree, timeout=30)
-    meta = (listed.stdout if listed is not None else b"").partition(b"\t")[0].split()
-    return meta[1] if len(meta) == 3 else b""
+    plain = [n for n in names if n not in filtered and b"\n" not in n]
+    blobs: list[bytes] = []
+    if plain:  # each hashed with its own path's attributes (text, eol), as git add stores it
+        hashed = githardened.run(["hash-object", "--stdin-paths"], cwd=tree, stdin=b"\n".join(plain) + b"\n",
+                                 timeout=60)
+        blobs = hashed.stdout.split() if hashed is not None and hashed.returncode == 0 else []
+    converted: set[bytes] = set()
+    if len(blobs) == len(plain):
+        converted = {n for n, blob in zip(plain, blobs, strict=True) if blob == forged[n]}
+    return [n for n in names if n not in filtered and n not in converted]
 
 
 def _fields(fixed: bytes) -> tuple[tuple[int, int, int], int]:

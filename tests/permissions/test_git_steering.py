@@ -223,6 +223,20 @@ async def test_a_filtered_file_git_stores_otherwise_is_not_called_forged(ws: Pat
     assert git(ws, "status", "--short") == "M  one.dat\n"
 
 
+async def test_a_file_git_stores_with_other_line_ends_is_not_called_forged(ws: Path) -> None:
+    """core.autocrlf: the blob holds LF, the file CRLF; git's own add, said nothing of."""
+    require_sandbox()
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "config", "core.autocrlf", "true")
+    (ws / "win.txt").write_bytes(b"one\r\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "c1")
+    result = await sh(ws, "printf 'two\\r\\n' >> win.txt && touch -d '1 min ago' win.txt && git add win.txt")
+    assert "blob id" not in result.text, result.text
+    assert git(ws, "status", "--short") == "M  win.txt\n"
+    assert git(ws, "show", ":win.txt") == "one\ntwo\n"
+
+
 async def test_a_forged_entry_in_a_linked_worktrees_index_is_cleared(ws: Path) -> None:
     require_sandbox()
     _app_repo(ws)
