@@ -59,7 +59,7 @@ from .chunk_swaps import (
     source_before,
     unpark_within,
 )
-from .parked import Parked, beyond_the_fold
+from .parked import Parked, beyond_the_fold, least_height, text_width
 from .rendered_chunk import RenderedChunk, capture, warm
 
 _STOPPING: set[asyncio.Future[None]] = set()
@@ -407,14 +407,25 @@ class AssistantMessage(Vertical, ArrangedOnce):
     async def _park_above_the_fold(self, container: ScrollableContainer) -> bool:
         """Streaming with the view following the end: only the last screenful (and a
         margin) can be seen, so every chunk above it is parked. Counted by height from
-        the bottom, because regions lag behind while the event loop is this busy."""
+        the bottom, because regions lag behind while the event loop is this busy.
+        A chunk no layout has measured yet (under a flood, several flushes mount their
+        documents between two frames) counts its :func:`least_height` once its blocks
+        are mounted (a lower bound: what it parks is above the fold). Left live, the
+        next layout measured every one of them (up to ~60 documents, 30-45 ms, issue
+        21's worst stalls) only for this pass to park them after it."""
         keep = container.region.height * (1 + VIEW_MARGIN)
+        width = text_width(self.size.width, container)
         below = 0
         parked = False
         for chunk in reversed(self._chunks()):
             height = chunk.outer_size.height
-            if chunk is not self._current and height and chunk.source and below > keep:
-                await park(self, chunk)
+            if chunk is self._current:  # (its blocks may lag its source: only what is laid out)
+                below += height
+                continue
+            if not height and chunk.display and chunk.children:  # mounted, not laid out yet
+                height = least_height(chunk.source, width)
+            if height and chunk.source and below > keep:
+                await park(self, chunk, height)
                 parked = True
                 continue
             below += height

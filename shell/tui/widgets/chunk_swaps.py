@@ -65,12 +65,13 @@ async def mount_hidden(column: Widget, chunks: list[ChatMarkdown], **where: Widg
         chunk.display = True
 
 
-async def park(column: Widget, chunk: Chunk) -> None:
-    """Replace ``chunk`` by a spacer, joining a spacer next to it if there is one."""
+async def park(column: Widget, chunk: Chunk, height: int = 0) -> None:
+    """Replace ``chunk`` by a spacer, joining a spacer next to it if there is one.
+    ``height``: its rows if no layout has measured it yet (an estimate)."""
     siblings = list(column.children)
     if chunk not in siblings or not chunk.is_attached:
         return  # parked already by another pass (the widget's and the conversation's can overlap)
-    segment = (chunk.source, chunk.outer_size.height)
+    segment = (chunk.source, chunk.outer_size.height or height)
     at = siblings.index(chunk)
     before, after = siblings[at - 1] if at else None, next(iter(siblings[at + 1 :]), None)
     # in the turn the chunk is hidden, a spacer takes its height (no mount needed)

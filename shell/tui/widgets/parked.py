@@ -103,7 +103,7 @@ def beyond_the_fold(
     if view is None:
         return [], sources
     keep = view.region.height * (1 + VIEW_MARGIN)
-    width = max(20, (width or view.region.width) - 4)
+    width = text_width(width, view)
     heights = [least_height(source, width) for source in sources]
     below = least_height(last, width)
     cut = len(sources)
@@ -111,6 +111,12 @@ def beyond_the_fold(
         cut -= 1
         below += heights[cut]
     return list(zip(sources[:cut], heights[:cut], strict=True)), sources[cut:]
+
+
+def text_width(width: int, view: Widget) -> int:
+    """The width a reply's text wraps at, for :func:`least_height`: the reply's
+    (``width``, 0 before its first layout: the view's), less its padding and a margin."""
+    return max(20, (width or view.region.width) - 4)
 
 
 def least_height(source: str, width: int) -> int:
