@@ -29,6 +29,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from shell.core.secrets import TOO_LONG, Secrets, secret_going_out
+
 AS_WRITTEN = "as written"
 """The group of forms :func:`holds_any` looks for as they are."""
 MIN_SPELLED = 8
@@ -216,5 +218,25 @@ def spelled_lines(
     return "\n".join(lines), found
 
 
-__all__ = ["AS_WRITTEN", "GAP", "MAX_SPELLED", "MIN_SPELLED", "first_spelled", "holds_any", "spelled_lines",
-           "withheld"]
+def decoded_lines(text: str, known: Secrets, whose: str) -> tuple[str, list[str]]:
+    """``text`` with each line that holds one of ``known``'s values in another spelling
+    (base64, hex, reversed, bits, base85, uuencode, numbers …: every reading the egress
+    check decodes, :func:`shell.core.secrets.secret_going_out`) withheld, and the values so
+    found: more than :func:`spelled_lines` reads, at the cost of a search per reading, for
+    what is capped (an MCP answer, finding Z7: a server that is not sandboxed reads the
+    ``.env`` itself). A text too long to read whole is read line by line."""
+    whole = secret_going_out(text, known)
+    if whole is None:
+        return text, []
+    found: list[str] = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        hit = secret_going_out(line, known)
+        if hit is not None and hit[0] != TOO_LONG:
+            lines[i] = withheld(hit[0].split(", ", 1)[-1], whose)  # how it is spelled, not whose it is
+            found.append(hit[1])
+    return "\n".join(lines), found
+
+
+__all__ = ["AS_WRITTEN", "GAP", "MAX_SPELLED", "MIN_SPELLED", "decoded_lines", "first_spelled", "holds_any",
+           "spelled_lines", "withheld"]

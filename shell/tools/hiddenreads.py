@@ -25,12 +25,11 @@ from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.secrets import REDACTED
+from shell.core.secretspellings import decoded_lines
 from shell.core.textsafety import map_strings
 from shell.permissions.hiddenvalues import WHOSE, HiddenValues, hidden_values, redacted_note
 from shell.permissions.historysecrets import history_sources
 from shell.permissions.sandbox import Sandbox
-
-from .mcp_redaction import spelled_lines
 
 TEXT_MEDIA = ("text/", "application/json", "application/xml")
 """A blob of these media types is read by the model as text (a resource's file)."""
@@ -77,7 +76,7 @@ def answer_without_secret_values(
     def spelled(text: str) -> str:  # after the plain pass over blocks put together (a value cut over two)
         out, found = values.spelled(text)
         hit.update(found)
-        out, other = spelled_lines(out, values.secrets, WHOSE)  # the egress check's readings too
+        out, other = decoded_lines(out, values.secrets, WHOSE)  # the egress check's readings too
         hit.update(values.owners[v] for v in other if v in values.owners)
         return out
 

@@ -54,25 +54,6 @@ def _spelled(text: str, known: Secrets) -> str | None:
     return None if found is None or found[0] == TOO_LONG else found[0]
 
 
-def spelled_lines(text: str, known: Secrets, whose: str) -> tuple[str, list[str]]:
-    """``text`` with each line that holds one of ``known``'s values in another spelling
-    (base64, hex, reversed …: what the egress check reads, one place) withheld, and the
-    values so found. For the values of hidden secret files in an MCP answer (finding Z7:
-    the net took them out only as written, and a server that is not sandboxed read the
-    ``.env`` itself). A text too long to read whole is read line by line."""
-    whole = secret_going_out(text, known)
-    if whole is None:
-        return text, []
-    found: list[str] = []
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        hit = secret_going_out(line, known)
-        if hit is not None and hit[0] != TOO_LONG:
-            lines[i] = withheld(hit[0].split(", ", 1)[-1], whose)  # how it is spelled, not whose it is
-            found.append(hit[1])
-    return "\n".join(lines), found
-
-
 class _Redaction:
     """One result's redaction: how many values it took out."""
 
@@ -199,5 +180,5 @@ def listing_without_known_secrets(tools: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-__all__ = ["listing_without_known_secrets", "redaction_note", "spelled_lines", "withheld",
+__all__ = ["listing_without_known_secrets", "redaction_note", "withheld",
            "without_known_secrets"]
