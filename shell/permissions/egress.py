@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,10 @@ MAX_STRINGS = 10_000
 MAX_CHARACTERS = 1 << 20
 """What one call's arguments may hold and still be looked through; past either the
 call asks (finding L1: a cap of 256 strings let the 257th carry a key unasked)."""
+MAX_SECONDS = 10.0
+"""Time the call's strings may take to look through (a megabyte of the worst shapes takes
+~2.5 s of CPU since finding Z5); past it the call asks as too large to check, not clean:
+a net under the caps above for a loaded machine, not what bounds the cost."""
 
 
 def sends_out(tool: Tool, args: Mapping[str, Any]) -> bool:
@@ -54,18 +59,20 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
                        known_secret_values())
     what = "arguments" if is_mcp(tool) else "a command line" if tool.kind == "execute" else "a URL"
     budget = MAX_CHARACTERS
+    deadline = time.monotonic() + MAX_SECONDS
     decodings: list[str] = []  # what the strings' encodings said: for a value respelled, then encoded
     for text in argument_strings(args):
         budget -= len(text) if text is not None else 0
         found = (secret_going_out(text, secrets, decodings) if text is not None and budget >= 0
-                 else (TOO_LONG, ""))
+                 and time.monotonic() < deadline else (TOO_LONG, ""))
         if found is not None:
             kind, value = found
             if kind == TOO_LONG:
                 return (f"{tool.name} would send {what} too large to check for secrets (more than "
                         f"{MAX_STRINGS:,} strings or {MAX_CHARACTERS >> 20} MB, or a string over "
-                        f"{MAX_CHECKED_TEXT >> 10} KB) out over the network. Approve only if you know "
-                        "what it sends; allow rules do not cover it.")
+                        f"{MAX_CHECKED_TEXT >> 10} KB, or more than {MAX_SECONDS:.0f} s of looking) out "
+                        "over the network. Approve only if you know what it sends; allow rules do not "
+                        "cover it.")
             return _holding(tool.name, what, kind, value)
     for how, text in joined_texts(args):
         if (found := _going_out(text, secrets)) is not None:

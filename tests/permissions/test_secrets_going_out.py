@@ -380,3 +380,18 @@ def test_ordinary_calls_with_many_pieces_and_numbers_still_run(tmp_path: Path, f
     body = {"ids": list(range(1, 500)), "ts": 1700000000000, "big": 2**128 - 1,
             "tags": ["alpha", "beta", "gamma", "sk", "proj", "ghp"], "text": "see issue 1234"}
     assert policy(tmp_path, allow=("search__query",)).decide(McpTool(), body).action == "allow"
+
+
+def test_a_call_that_takes_too_long_to_look_through_asks_as_too_large(
+    tmp_path: Path, fetch: Tool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding Z5's net: past the time budget the call is not called clean (a loaded
+    machine, or a shape not yet met that costs more than it should); the same call
+    under the budget runs."""
+    from shell.permissions import egress
+
+    url = "https://someone.github.io/search?q=" + "M" + "!-_" * 20
+    assert policy(tmp_path, allow=ALLOW).decide(fetch, {"url": url}).action == "allow"
+    monkeypatch.setattr(egress, "MAX_SECONDS", 0.0)
+    asked = policy(tmp_path, allow=ALLOW).decide(fetch, {"url": url})
+    assert asked.action == "ask" and "too large to check" in asked.reason, asked.reason
