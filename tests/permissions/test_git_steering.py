@@ -93,6 +93,21 @@ async def test_a_shallow_list_a_command_writes_is_removed_and_said(ws: Path) -> 
     _users_gc_keeps(ws, commits)
 
 
+@pytest.mark.parametrize("info", ["kept", "removed first"])
+async def test_a_grafts_file_cannot_cut_history_either(ws: Path, info: str) -> None:
+    """``info/grafts`` cuts history as the shallow list does (git still reads it, with a
+    warning): read-only with ``info/``, and a new ``info/`` holding it is moved out."""
+    require_sandbox()
+    commits = _three_commits(ws)
+    if info == "removed first":
+        for entry in (ws / ".git" / "info").iterdir():
+            entry.unlink()
+        (ws / ".git" / "info").rmdir()
+    result = await sh(ws, "mkdir -p .git/info; git rev-parse HEAD > .git/info/grafts")
+    assert not (ws / ".git" / "info" / "grafts").exists(), result.text
+    _users_gc_keeps(ws, commits)
+
+
 def _shallow_clone(ws: Path) -> tuple[Path, list[str]]:
     """``ws`` a clone of depth 1 of a three-commit repository kept inside it (``up/``)."""
     up = ws.parent / "up"
