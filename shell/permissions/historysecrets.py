@@ -28,7 +28,9 @@ folder under ``refs/``, reftable's list, the other worktrees' HEADs: git writes 
 renaming a lock file into its folder), in a thread of its own, bounded by :data:`TIMEOUT`
 (``benchmarks/git_history_secrets.py``: 10,000 commits). A history git could not search in
 time makes the question ask anyway (failing closed) and is not searched again while the
-session lasts; the values net waits :data:`NET_WAIT` at most and otherwise uses the last
+session lasts. After a first search, one for a new state looks only at the commits the
+last one's tips do not reach (a commit is what it was: tens of ms after a commit). The
+values net waits :data:`NET_WAIT` at most for a search under way, then uses the last
 answer for that repository. A script reading the object store itself is not caught (git's
 front doors only, as for deny rules).
 """
@@ -81,6 +83,11 @@ class HistorySecrets:
     """Each path's values, from every version read (only those holding some)."""
     complete: bool = True
     """False: git could not say in time, or versions were left unread (a bound)."""
+    versions: frozenset[str] = frozenset()
+    """The blobs read (a later search reads only new ones)."""
+    tips: tuple[str, ...] = ()
+    """The commits the refs and reflogs named when it began: a later search (a new state
+    of the refs) looks only at commits none of them reaches."""
 
     @property
     def worth_asking(self) -> bool:
@@ -133,7 +140,8 @@ def history_secrets(root: Path, wait: float = TIMEOUT) -> HistorySecrets | None:
 
 
 def history_sources(root: Path, wait: float = NET_WAIT) -> Sources:
-    """The values net's sources from the history of ``root``'s repository."""
+    """The values net's sources from the history of ``root``'s repository (waiting
+    :data:`NET_WAIT` at most for a search under way, then the last search's)."""
     found = history_secrets(root, wait)
     return found.sources if found is not None else ()
 
@@ -167,8 +175,10 @@ def history_secret_question(name: str, command: str, root: Path) -> str:
 
 
 def _run(repo: Path, key: tuple[str, tuple[object, ...]], settled: bool, search: _Search) -> None:
+    with _lock:
+        previous = _latest.get(key[0])
     try:
-        result = _search(repo, time.monotonic() + TIMEOUT)
+        result = _search(repo, time.monotonic() + TIMEOUT, previous)
     except Exception:  # a thread of its own: an unexpected failure fails closed, never silently
         result = HistorySecrets(repo, complete=False)
     with _lock:
@@ -184,39 +194,58 @@ def _run(repo: Path, key: tuple[str, tuple[object, ...]], settled: bool, search:
     search.done.set()
 
 
-def _search(repo: Path, deadline: float) -> HistorySecrets:
-    """The secret-looking paths the history added, and their versions' values."""
+def _search(repo: Path, deadline: float, previous: HistorySecrets | None = None) -> HistorySecrets:
+    """The secret-looking paths the history added, and their versions' values; after a
+    ``previous`` complete search, only the commits its tips do not reach are looked at
+    (a commit is what it was: its files were judged), the whole history again when git
+    cannot resolve one of them (``git gc`` pruned it)."""
+    since = previous if previous is not None and previous.complete and previous.tips else None
+    tips = _tips(repo, deadline)
+    older = "".join(f"^{t}\n" for t in since.tips).encode() if since is not None else b""
     listed = _git(repo, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--no-renames",
-                         "--diff-filter=A", "--cc"], deadline)
+                         "--diff-filter=A", "--cc", "--stdin"], deadline, older)
     if listed is None:
-        return HistorySecrets(repo, complete=False)
-    names = dict.fromkeys(os.fsdecode(n) for n in listed.split(b"\0") if n.strip(b"\n"))
-    found = [n.strip("\n") for n in names if is_secret_file(n.strip("\n"))]
-    if not found:
-        return HistorySecrets(repo)
-    paths = tuple(dict.fromkeys(found))
-    blobs, complete = _versions(repo, paths[:MAX_PATHS], deadline)
-    complete = complete and len(paths) <= MAX_PATHS
-    sources: dict[str, dict[str, None]] = {}
+        return _search(repo, deadline) if since is not None else HistorySecrets(repo, complete=False)
+    names = dict.fromkeys(n.strip("\n") for n in os.fsdecode(listed).split("\0") if n.strip("\n"))
+    known = since.paths if since is not None else ()
+    paths = tuple(dict.fromkeys([*known, *(n for n in names if is_secret_file(n))]))
+    if not paths:
+        return HistorySecrets(repo, tips=tips)
+    fresh = tuple(p for p in paths[:MAX_PATHS] if p not in known)
+    changed, complete = _versions(repo, tuple(known[:MAX_PATHS]), deadline, older) if known else ([], True)
+    added, whole = _versions(repo, fresh, deadline) if fresh else ([], True)
+    read_before = since.versions if since is not None else frozenset()
+    blobs = [(b, rel) for b, rel in dict([*added, *changed]).items() if b not in read_before]
+    room = MAX_BLOBS - len(read_before)
+    complete = complete and whole and len(paths) <= MAX_PATHS and len(blobs) <= room
+    blobs = blobs[:max(room, 0)]
     read = _contents(repo, [b for b, _ in blobs], deadline)
     complete = complete and read is not None
+    before = since.sources if since is not None else ()
+    sources: dict[str, dict[str, None]] = {name: dict.fromkeys(v) for name, v in before}
     for blob, rel in blobs:
         data = (read or {}).get(blob)
-        if data is None:
-            continue
-        values = secret_file_values(data.decode("utf-8", "replace"))
+        values = secret_file_values(data.decode("utf-8", "replace")) if data is not None else []
         if values:
-            sources.setdefault(rel, {}).update(dict.fromkeys(values))
-    said = tuple((f"{rel} (in git's history)", tuple(v)) for rel, v in sources.items())
-    return HistorySecrets(repo, paths, said, complete)
+            sources.setdefault(f"{rel} (in git's history)", {}).update(dict.fromkeys(values))
+    said = tuple((name, tuple(v)) for name, v in sources.items())
+    return HistorySecrets(repo, paths, said, complete, read_before | {b for b, _ in blobs}, tips)
 
 
-def _versions(repo: Path, paths: tuple[str, ...], deadline: float) -> tuple[list[tuple[str, str]], bool]:
-    """(blob, path) of every version of ``paths`` any commit wrote, newest first, at most
-    :data:`MAX_BLOBS` (and whether none was left out)."""
+def _tips(repo: Path, deadline: float) -> tuple[str, ...]:
+    """The commits every ref and reflog entry names now (none: git could not say)."""
+    listed = _git(repo, ["rev-list", "--no-walk", "--all", "--reflog"], deadline)
+    return tuple(listed.decode("ascii", "replace").split()) if listed is not None else ()
+
+
+def _versions(
+    repo: Path, paths: tuple[str, ...], deadline: float, older: bytes = b""
+) -> tuple[list[tuple[str, str]], bool]:
+    """(blob, path) of every version of ``paths`` a commit wrote (not one the ``older``
+    exclusions reach), newest first, at most :data:`MAX_BLOBS` (and whether none was left out)."""
     specs = [f":(literal){p}" for p in paths]
     raw = _git(repo, ["log", "--all", "--reflog", "--format=", "--raw", "--no-abbrev", "-z", "--no-renames",
-                      "--full-history", "-m", "--", *specs], deadline)
+                      "--full-history", "-m", "--stdin", "--", *specs], deadline, older)
     if raw is None:
         return [], False
     out: dict[str, str] = {}
