@@ -57,7 +57,7 @@ def read(index: Path) -> dict[bytes, bytes] | None:
         return None
     try:
         return {name: data[at:at + size] for name, at, size in _entries(data)}
-    except (ValueError, struct.error):
+    except (ValueError, IndexError, struct.error):
         return None
 
 
@@ -79,7 +79,7 @@ def repair(index: Path, before: Entries | None, gitdir: Path, deadline: float) -
     tree = work_tree(gitdir)
     try:
         listed = _entries(data)
-    except (ValueError, struct.error):
+    except (ValueError, IndexError, struct.error):
         return []
     was = before or {}
     clear: list[tuple[bytes, int]] = []
@@ -97,10 +97,14 @@ def repair(index: Path, before: Entries | None, gitdir: Path, deadline: float) -
         return []
     problem = _write_cleared(index, data, [at for _, at in clear])
     said = _unexplained(tree, forged)
-    return [Planted(tree / os.fsdecode(name), WHY, undone=CLEARED if not problem else
-                    f"clearing its stat FAILED ({problem}): run git update-index --really-refresh, then "
-                    "git status, before you trust git status or git reset here")
-            for name in said[:MAX_SHOWN]]
+    undone = CLEARED if not problem else (
+        f"clearing its stat FAILED ({problem}): touch the file (git then compares its content) before you "
+        "trust git status or git reset here")
+    out = [Planted(tree / os.fsdecode(name), WHY, undone=undone) for name in said[:MAX_SHOWN]]
+    if len(said) > MAX_SHOWN:
+        more = len(said) - MAX_SHOWN
+        out.append(Planted(index, WHY, undone=f"and {more:,} more files like these: {undone}"))
+    return out
 
 
 def _verdict(tree: Path, name: bytes, fixed: bytes, deadline: float) -> str:
@@ -253,7 +257,7 @@ def _extension_names(data: bytes) -> list[bytes]:
     try:
         listed = _entries(data)
         size = hash_size(data)
-    except (ValueError, struct.error, IndexError):
+    except (ValueError, IndexError, struct.error):
         return []
     if not listed:
         pos = 12

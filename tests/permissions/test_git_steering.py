@@ -192,6 +192,19 @@ async def test_an_index_entry_forged_to_hide_an_edit_is_cleared_and_said(ws: Pat
     assert (ws / "app.py").read_text() == APP
 
 
+async def test_a_forged_entry_behind_a_lock_the_command_left_is_said_with_the_way_out(ws: Path) -> None:
+    """git's index.lock is never taken away (the user's own git may hold it): the
+    entry is then said, with what makes git compare the file again."""
+    require_sandbox()
+    _app_repo(ws)
+    result = await sh(ws, FORGE_ENTRY + " && touch .git/index.lock")
+    assert "app.py" in result.text and "FAILED" in result.text, result.text
+    assert "touch the file" in result.text
+    (ws / ".git" / "index.lock").unlink()
+    (ws / "app.py").touch()
+    assert git(ws, "status", "--short") == " M app.py\n"
+
+
 async def test_honest_adds_commits_and_checkouts_say_nothing_of_the_index(ws: Path) -> None:
     require_sandbox()
     _app_repo(ws)
