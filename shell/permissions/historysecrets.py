@@ -149,7 +149,8 @@ def history_sources(root: Path, wait: float = NET_WAIT) -> Sources:
 def history_secret_question(name: str, command: str, root: Path) -> str:
     """The question for a call of the tool ``name`` running ``command`` when it runs one of
     git's history readers while the history holds a secret file with values, or ""."""
-    if not history_reader(command, root):
+    reader = history_reader(command, root)
+    if not reader:
         return ""  # the cheap check first: most commands are no history reader
     found = history_secrets(root)
     if found is None or not found.worth_asking:
@@ -157,7 +158,6 @@ def history_secret_question(name: str, command: str, root: Path) -> str:
     present = bool(found.paths) and all(os.path.lexists(found.repo / rel) for rel in found.paths)
     if present and not history_reader(command, root, moves=True):
         return ""  # another tree laid out lands where the sandbox hides each of them
-    reader = history_reader(command, root)
     if not found.complete and not found.sources:
         return (f"{name} runs `{reader}`, which prints file contents from git's history, and the "
                 f"history could not be searched for secret files (git failed, or took over {TIMEOUT:g} s): "
@@ -167,11 +167,11 @@ def history_secret_question(name: str, command: str, root: Path) -> str:
     more = len({s[0] for s in found.sources}) - 1
     also = f" and {more} more" if more > 0 else ""
     return (f"{name} runs `{reader}`, which prints file contents from git's history, and the history "
-            f"holds {path_text(shown)}{also}, a secret file the work tree no longer shows (committed, then "
-            "removed or changed, or on another branch): its values would be printed without the file being "
-            "named. They are redacted where printed as they are, but not once a pipe reverses, re-cases or "
-            "cuts them. Approving lets this one command run, and what it prints goes to the model's "
-            "provider; allow rules do not cover it.")
+            f"holds {path_text(shown)}{also}, a secret file committed once (since removed or changed, on "
+            "another branch, or in the repository a .git file names): its values would be printed without "
+            "the file being named. They are redacted where printed as they are, but not once a pipe "
+            "reverses, re-cases or cuts them. Approving lets this one command run, and what it prints goes "
+            "to the model's provider; allow rules do not cover it.")
 
 
 def _run(repo: Path, key: tuple[str, tuple[object, ...]], settled: bool, search: _Search) -> None:

