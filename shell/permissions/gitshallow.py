@@ -56,7 +56,8 @@ def read(gitdir: Path) -> bytes | None:
 
 def check(gitdir: Path, was: bytes | None) -> list[Planted]:
     """After a command: the shallow list of ``gitdir`` put back as ``was`` when the
-    command added a commit to it that is not a real boundary (see the module)."""
+    command added a commit to it that is not a real boundary (see the module); only
+    those taken out when it added real boundaries too."""
     path = gitdir / "shallow"
     now = read(gitdir)
     odd = now is None and os.path.lexists(path)  # a link (git follows it to what a later command writes)
@@ -74,7 +75,13 @@ def check(gitdir: Path, was: bytes | None) -> list[Planted]:
         f" and {len(cut) - 3:,} more" if cut and len(cut) > 3 else "")
     how = (f"it named {named}, whose parents this repository has" if cut else
            "a link or not a file" if odd else "agent-shell could not check what it named")
-    return [Planted(path, WHY, undone=f"{_put_back(path, was)} ({how})")]
+    if cut and len(cut) < len(added) and now is not None:  # the honest boundaries beside them kept
+        bad = set(cut)
+        kept = b"".join(line + b"\n" for line in now.splitlines() if line not in bad)
+        done = _put_back(path, kept, "those entries taken out, the real boundaries it added kept")
+    else:
+        done = _put_back(path, was, "set back as it was" if was is not None else "removed")
+    return [Planted(path, WHY, undone=f"{done} ({how})")]
 
 
 def _not_boundaries(gitdir: Path, added: list[bytes]) -> list[bytes] | None:
@@ -134,8 +141,8 @@ def _parents(out: bytes, oids: list[bytes]) -> dict[bytes, list[bytes]] | None:
     return found
 
 
-def _put_back(path: Path, was: bytes | None) -> str:
-    """``path`` made ``was`` again (removed when None); what was done."""
+def _put_back(path: Path, was: bytes | None, done: str) -> str:
+    """``path`` made ``was`` (removed when None); ``done``, or what stopped it."""
     try:
         if os.path.isdir(path) and not os.path.islink(path):
             raise OSError("it is now a folder")
@@ -151,10 +158,10 @@ def _put_back(path: Path, was: bytes | None) -> str:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(was)
             os.replace(scratch, path)
-            return "set back as it was"
+            return done
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
-        return "removed"
+        return done
     except OSError as exc:
         return (f"putting it back FAILED ({exc.strerror or exc}): remove .git/shallow (or set it back) "
                 "before you run git gc here")

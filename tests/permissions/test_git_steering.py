@@ -5,12 +5,13 @@ back, or refused, and said. Against the real bubblewrap and git."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from shell.permissions import gitindexstat
+from shell.permissions import gitindexstat, gitshallow
 
 from ..sandboxing import require_sandbox
 from .later_ws import git, later_workspace, sh
@@ -106,6 +107,23 @@ async def test_a_grafts_file_cannot_cut_history_either(ws: Path, info: str) -> N
     result = await sh(ws, "mkdir -p .git/info; git rev-parse HEAD > .git/info/grafts")
     assert not (ws / ".git" / "info" / "grafts").exists(), result.text
     _users_gc_keeps(ws, commits)
+
+
+def test_of_a_list_with_real_boundaries_only_the_cutting_entries_are_taken_out(ws: Path) -> None:
+    """A command's list naming a real boundary (a commit whose parent this repository
+    lacks, as git fetch --depth writes) beside HEAD: HEAD's entry goes, the other stays."""
+    commits = _three_commits(ws)
+    tree = git(ws, "rev-parse", "HEAD^{tree}").strip()
+    body = f"tree {tree}\nparent {'1' * 40}\nauthor t <t@e> 0 +0000\ncommitter t <t@e> 0 +0000\n\nfetched\n"
+    boundary = subprocess.run(["git", "hash-object", "-t", "commit", "--literally", "-w", "--stdin"], cwd=ws,
+                              input=body, text=True, capture_output=True, check=True).stdout.strip()
+    (ws / ".git" / "shallow").write_text(f"{boundary}\n{commits[0]}\n")
+    said = gitshallow.check(ws / ".git", None)
+    assert (ws / ".git" / "shallow").read_text() == f"{boundary}\n"
+    assert len(said) == 1 and "real boundaries it added kept" in said[0].undone
+    assert commits[0][:12] in said[0].undone
+    (ws / ".git" / "shallow").write_text(f"{boundary}\n")
+    assert gitshallow.check(ws / ".git", None) == []  # the honest boundary alone: kept, unsaid
 
 
 def _shallow_clone(ws: Path) -> tuple[Path, list[str]]:
