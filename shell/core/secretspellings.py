@@ -192,6 +192,17 @@ def first_spelled(text: str, values: Iterable[str]) -> tuple[str, str] | None:
     return (hits[0][2], hits[0][3]) if hits else None
 
 
+def spelled_spans(text: str, values: Iterable[str], kept: tuple[str, ...] = ()) -> list[tuple[int, int]]:
+    """Where (start and end, in characters) ``text`` holds one of ``values`` spelled
+    otherwise: for a stream that must not cut one in two."""
+    data = text.encode("utf-8", "surrogatepass")
+
+    def chars(at: int) -> int:
+        return len(data[:at].decode("utf-8", "surrogatepass"))
+
+    return [(chars(start), chars(end)) for start, end, _, _ in _hits(data, values, kept)]
+
+
 def withheld(how: str, whose: str = "one of this run's own keys") -> str:
     """What stands for a line that held a known value in another spelling."""
     return f"[REDACTED: a line holding {whose}, {how}]"
@@ -239,4 +250,4 @@ def decoded_lines(text: str, known: Secrets, whose: str) -> tuple[str, list[str]
 
 
 __all__ = ["AS_WRITTEN", "GAP", "MAX_SPELLED", "MIN_SPELLED", "decoded_lines", "first_spelled", "holds_any",
-           "spelled_lines", "withheld"]
+           "spelled_lines", "spelled_spans", "withheld"]

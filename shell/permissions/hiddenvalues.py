@@ -34,7 +34,7 @@ from pathlib import Path
 
 from shell.core.secretfilevalues import secret_file_values
 from shell.core.secrets import Secrets, encoded_forms
-from shell.core.secretspellings import holds_any, spelled_lines
+from shell.core.secretspellings import holds_any, spelled_lines, spelled_spans
 from shell.core.textsafety import path_text
 
 from .homedirs import home_dirs
@@ -51,6 +51,11 @@ MAX_FILES_KEPT = 1024
 HOLD = 256 * 1024
 """Characters of one line held back from the live view before it is cut (a value cut
 there is still found: the cut moves before it)."""
+SPELLED_ROOM = 8
+"""Times the longest value a spelling of it may take (hex with separators, ``\\u`` escapes,
+letters spaced): what of a long line is kept back past a cut, so that a spelling ending
+there has all arrived and one straddling the cut moves it (finding Z1's net on a line
+with no end: 256 KB, then the value spaced, passed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +348,7 @@ class StreamRedaction:
             self._held += text
             if len(self._held) <= HOLD:
                 return ""
-            cut = self._safe_cut(self._held, len(self._held) - self.values.longest)
+            cut = self._safe_cut(self._held, len(self._held) - SPELLED_ROOM * self.values.longest)
             ready, self._held = self._held[:cut], self._held[cut:]
             return self._apply(ready)
         ready, self._held = self._held + text[: end + 1], text[end + 1 :]
@@ -374,5 +379,16 @@ class StreamRedaction:
                         cut, moved = start, True
                         break
                     start = text.find(form, start + 1, cut + len(form) - 1)
+            if not moved and (spelled := self._spelled_start(text, cut)) < cut:
+                cut, moved = spelled, True
         return max(cut, 0)
+
+    def _spelled_start(self, text: str, cut: int) -> int:
+        """Where a spelling of a value that straddles ``cut`` starts (``cut`` when none does)."""
+        room = SPELLED_ROOM * self.values.longest
+        start = max(0, cut - room)
+        for a, b in spelled_spans(text[start : cut + room], self.values.plain, self.values.kept):
+            if start + a < cut < start + b:
+                return start + a
+        return cut
 

@@ -94,3 +94,21 @@ def test_a_commands_output_stream_withholds_lines_of_a_hidden_files_value(tmp_pa
                    f"[REDACTED: a line holding {WHOSE}, base64-encoded]\nok\n")
     assert stream.note() == ("[agent-shell: 1 value of hidden secret files (.env) was redacted "
                              "from this output]")
+
+
+@pytest.mark.parametrize("shift", [0, 7, 20, 41, 60])
+def test_a_spelling_where_a_line_with_no_end_is_cut_is_still_withheld(tmp_path: Path, shift: int) -> None:
+    """A line longer than what the stream holds back is cut (the live view must move on);
+    a spelled value straddling that cut was split in two and passed, each part too short
+    to be read (256 KB of padding, then the value spaced, no newline)."""
+    from shell.permissions.hiddenvalues import HOLD
+
+    env = tmp_path / ".env"
+    env.write_text(f"SERVICE_TOKEN={TOKEN}\n")
+    values = hidden_values([env])
+    spaced = " ".join(TOKEN[::-1])
+    text = "x" * (HOLD + 1 - values.longest - shift) + " " + spaced + " tail"
+    stream = StreamRedaction(values)
+    out = "".join(stream.feed(text[i : i + 4096]) for i in range(0, len(text), 4096)) + stream.flush()
+    assert spaced[:20] not in out and spaced[-20:] not in out
+    assert "[REDACTED: a line holding a value of a hidden secret file, reversed]" in out
