@@ -112,48 +112,72 @@ def _verdict(tree: Path, name: bytes, fixed: bytes, deadline: float) -> str:
     it anyway; or the content is its blob); "forged": the content is another blob;
     "unchecked": time ran out, or the file could not be read as git would."""
     (mtime, size, mode), flags = _fields(fixed)
-    if mode >> 12 != 0o10 or flags & 0x8000 or (flags >> 12) & 3:  # not a file, assume-valid, a conflict
+    kind = mode >> 12
+    if kind not in (0o10, 0o12) or flags & 0x8000 or (flags >> 12) & 3:  # a submodule, assume-valid, conflict
         return "right"
     if len(fixed) > _STAT + _oid_size(fixed) + 2 and fixed[-2] & 0x60:  # skip-worktree, intent-to-add
         return "right"
+    found = _work_file(tree, name)
+    if found is None:
+        return "right"
+    path, info = found
+    if int(info.st_mtime) != mtime or info.st_size & 0xFFFFFFFF != size:
+        return "right"  # git sees the stat changed and reads the file itself
+    oid = fixed[_STAT:_STAT + _oid_size(fixed)]
+    digest = hashlib.sha1() if len(oid) == 20 else hashlib.sha256()
+    if kind == 0o12:  # a symlink: its blob is where it points
+        if not stat.S_ISLNK(info.st_mode):
+            return "right"
+        try:
+            target = os.readlink(os.fsencode(path))
+        except OSError:
+            return "unchecked"
+        digest.update(b"blob %d\0" % len(target) + target)
+        return "right" if digest.digest() == oid else "forged"
+    if not stat.S_ISREG(info.st_mode):
+        return "right"
+    if time.monotonic() > deadline or not _hash_file(path, info.st_size, digest, deadline):
+        return "unchecked"
+    return "right" if digest.digest() == oid else "forged"
+
+
+def _work_file(tree: Path, name: bytes) -> tuple[Path, os.stat_result] | None:
+    """The work-tree file an entry names and its ``lstat``; None where git would not
+    read it either (a name git refuses, a path through a link, nothing there)."""
     rel = os.fsdecode(name)
     if rel.startswith("/") or any(part in ("", ".", "..") for part in rel.split("/")):
-        return "right"  # git refuses such a name itself
+        return None
     path = tree / rel
     try:
         real = os.path.join(os.path.realpath(tree), os.path.dirname(rel)).rstrip("/")
         if os.path.realpath(path.parent) != real:
-            return "right"  # under a link: git does not read through one
-        info = os.lstat(path)
+            return None
+        return path, os.lstat(path)
     except OSError:
-        return "right"  # gone: git says deleted
-    if not stat.S_ISREG(info.st_mode) or int(info.st_mtime) != mtime or info.st_size & 0xFFFFFFFF != size:
-        return "right"  # git sees the stat changed and reads the file itself
-    if time.monotonic() > deadline:
-        return "unchecked"
-    oid = fixed[_STAT:_STAT + _oid_size(fixed)]
-    digest = hashlib.sha1() if len(oid) == 20 else hashlib.sha256()
+        return None
+
+
+def _hash_file(path: Path, size: int, digest: hashlib._Hash, deadline: float) -> bool:
+    """``digest`` fed the file as git hashes a blob; False: not read whole in time."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return "unchecked"
+        return False
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return "unchecked"
-        digest.update(b"blob %d\0" % info.st_size)
+            return False
+        digest.update(b"blob %d\0" % size)
         read = 0
         while chunk := os.read(fd, 1 << 20):
             digest.update(chunk)
             read += len(chunk)
             if time.monotonic() > deadline:
-                return "unchecked"
-        if read != info.st_size:
-            return "unchecked"
+                return False
+        return read == size
     except OSError:
-        return "unchecked"
+        return False
     finally:
         os.close(fd)
-    return "right" if digest.digest() == oid else "forged"
 
 
 def _unexplained(tree: Path, forged: Mapping[bytes, bytes]) -> list[bytes]:
@@ -170,7 +194,7 @@ def _unexplained(tree: Path, forged: Mapping[bytes, bytes]) -> list[bytes]:
         parts = attrs.stdout.split(b"\0")
         filtered = {parts[i] for i in range(0, len(parts) - 2, 3)
                     if parts[i + 2] not in (b"unspecified", b"unset")}
-    plain = [n for n in names if n not in filtered and b"\n" not in n]
+    plain = [n for n in names if n not in filtered and b"\n" not in n and _regular(tree / os.fsdecode(n))]
     blobs: list[bytes] = []
     if plain:  # each hashed with its own path's attributes (text, eol), as git add stores it
         hashed = githardened.run(["hash-object", "--stdin-paths"], cwd=tree, stdin=b"\n".join(plain) + b"\n",
@@ -180,6 +204,14 @@ def _unexplained(tree: Path, forged: Mapping[bytes, bytes]) -> list[bytes]:
     if len(blobs) == len(plain):
         converted = {n for n, blob in zip(plain, blobs, strict=True) if blob == forged[n]}
     return [n for n in names if n not in filtered and n not in converted]
+
+
+def _regular(path: Path) -> bool:
+    """A regular file, not a link (git hash-object would read where one points)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _fields(fixed: bytes) -> tuple[tuple[int, int, int], int]:

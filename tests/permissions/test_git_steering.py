@@ -5,6 +5,7 @@ back, or refused, and said. Against the real bubblewrap and git."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -169,23 +170,27 @@ async def test_git_fetch_deepen_and_unshallow_keep_their_shallow_list(ws: Path) 
 # -- A2: an index entry that says an edited file is unchanged ------------------------------
 
 APP = "def f():\n    return 1\n"
-FORGE_ENTRY = """O=$(git rev-parse HEAD:app.py) && echo 'import os; os.system("id")' >> app.py && \\
-touch -d '1 min ago' app.py && git add app.py && python3 - "$O" <<'PY'
+FORGE_PY = """python3 - "$O" NAME <<'PY'
 import hashlib, struct, sys
-old = bytes.fromhex(sys.argv[1])
+old, name = bytes.fromhex(sys.argv[1]), sys.argv[2].encode()
 data = bytearray(open(".git/index", "rb").read())
 _, version, count = struct.unpack(">4sII", data[:12])
 off = 12
 for _ in range(count):
     flags = struct.unpack(">H", data[off + 60:off + 62])[0]
     length = flags & 0xFFF
-    if bytes(data[off + 62:off + 62 + length]) == b"app.py":
+    if bytes(data[off + 62:off + 62 + length]) == name:
         data[off + 40:off + 60] = old
     off += (62 + length + 8) // 8 * 8
 data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
 open(".git/index", "wb").write(bytes(data))
 PY
 git status --short; echo status-done"""
+"""Writes the blob id ``$O`` into NAME's index entry, its stat kept (finding A2's forge.py)."""
+FORGE_ENTRY = ("O=$(git rev-parse HEAD:app.py) && echo 'import os; os.system(\"id\")' >> app.py && "
+               "touch -d '1 min ago' app.py && git add app.py && " + FORGE_PY.replace("NAME", "app.py", 1))
+FORGE_LINK = ("O=$(git rev-parse HEAD:run) && ln -sfn evil.sh run && touch -h -d '1 min ago' run && "
+              "git add run && " + FORGE_PY.replace("NAME", "run", 1))
 
 
 def _app_repo(ws: Path) -> None:
@@ -208,6 +213,21 @@ async def test_an_index_entry_forged_to_hide_an_edit_is_cleared_and_said(ws: Pat
     assert "os.system" in git(ws, "diff")
     git(ws, "reset", "-q", "--hard")
     assert (ws / "app.py").read_text() == APP
+
+
+async def test_a_forged_symlink_entry_is_cleared_and_said(ws: Path) -> None:
+    """The same for a link: the committed target's blob over a link pointed elsewhere."""
+    require_sandbox()
+    _app_repo(ws)
+    (ws / "run").symlink_to("app.py")
+    git(ws, "add", "run")
+    git(ws, "commit", "-qm", "link")
+    result = await sh(ws, FORGE_LINK)
+    assert result.text.startswith("status-done"), result.text
+    assert "run" in result.text and "blob id that is not its content" in result.text
+    assert git(ws, "status", "--short") == " M run\n"
+    git(ws, "reset", "-q", "--hard")
+    assert os.readlink(ws / "run") == "app.py"
 
 
 async def test_a_forged_entry_behind_a_lock_the_command_left_is_said_with_the_way_out(ws: Path) -> None:
