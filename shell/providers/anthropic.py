@@ -70,7 +70,7 @@ from shell.core.partial import as_sent
 from shell.core.textsafety import json_text
 
 from .base import HTTPProvider
-from .call_ids import ANTHROPIC_IDS, CallIds
+from .call_ids import ANTHROPIC_IDS, CallIds, wire_name
 from .sse import expect, iter_sse, parse_json
 from .wire import Wire, token_count
 
@@ -339,7 +339,7 @@ def _single_text(blocks: list[dict[str, Any]]) -> str | None:
 
 def to_anthropic_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``(system blocks, messages)``; same-role neighbours merged into one message, call
-    ids Anthropic's API would refuse mapped (see :mod:`shell.providers.call_ids`)."""
+    ids and tool names Anthropic's API would refuse mapped (see :mod:`shell.providers.call_ids`)."""
     ids = CallIds(ANTHROPIC_IDS)
     system: list[dict[str, Any]] = []
     if request.system_prompt:
@@ -402,5 +402,5 @@ def assistant_blocks(content: tuple[Block, ...], ids: CallIds) -> list[dict[str,
             if b.text:
                 out.append({"type": "text", "text": b.text})
         elif isinstance(b, ToolCallBlock):
-            out.append({"type": "tool_use", "id": ids.wire(b.id), "name": b.name, "input": b.args})
+            out.append({"type": "tool_use", "id": ids.wire(b.id), "name": wire_name(b.name), "input": b.args})
     return out

@@ -10,6 +10,16 @@ provider builds its request through one :class:`CallIds`: an id its API takes
 goes as it is; any other becomes ``call_`` and 32 hex digits of its SHA-256 (a
 call and its result get the same one, in every request, since it depends on the
 id alone), and the history is left as it is.
+
+Names the same (finding B6): a call keeps the tool name the model wrote, and
+gpt-oss writes "repo_browser.open_file", Kimi "functions.read_file", a hostile
+server anything (ESC, U+202E). The call fails as an unknown tool, rightly, but
+OpenAI's API checks the names in the history against ^[a-zA-Z0-9_-]{1,64}$
+(Anthropic's ``tool_use.name`` the same) and refused every later request of the
+session. :func:`wire_name` sends such a name with each other character made
+``_`` and 8 hex digits of its SHA-256 after it: the same in every request, never
+the name of a real tool by accident, and the tool's result (already "Unknown
+tool …" to the model) stays as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +31,11 @@ from dataclasses import dataclass
 PREFIX = "call_"
 DIGITS = 32
 """Hex digits of the hash in a mapped id (128 bits: ``call_`` + 32 = 37 characters)."""
+
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A tool name OpenAI's and Anthropic's APIs take, in a request's tools and history alike."""
+NAME_DIGITS = 8
+_NOT_IN_A_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +90,16 @@ class CallIds:
 def mapped(call_id: str) -> str:
     """``call_`` and 32 hex digits of ``call_id``'s SHA-256: taken by every provider."""
     return PREFIX + hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:DIGITS]
+
+
+def wire_name(name: object) -> str:
+    """The tool name to send for ``name``: as it is when the APIs take it, else its
+    legal characters (runs of others made one ``_``, at most 55) and 8 hex digits of
+    its SHA-256, e.g. ``repo_browser_open_file_3f0c…``. Stable: it depends on the
+    name alone, so a call is named the same in every request."""
+    original = str(name)
+    if TOOL_NAME.fullmatch(original):
+        return original
+    digest = hashlib.sha256(original.encode("utf-8", "surrogatepass")).hexdigest()[:NAME_DIGITS]
+    stem = _NOT_IN_A_NAME.sub("_", original).strip("_")[: 64 - NAME_DIGITS - 1] or "tool"
+    return f"{stem}_{digest}"

@@ -60,7 +60,7 @@ from shell.core.partial import as_sent
 from shell.core.textsafety import json_text
 
 from .base import HTTPProvider
-from .call_ids import OPENAI_IDS, CallIds
+from .call_ids import OPENAI_IDS, CallIds, wire_name
 from .sse import expect, iter_sse, parse_json
 from .turns import join_user_turns
 from .wire import Wire, token_count
@@ -278,7 +278,7 @@ def stream_error(label: str, provider: str, err: Any) -> ModelError:
 
 def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """Our messages as chat-completions messages (thinking is not sent back; call ids
-    OpenAI's API would refuse are mapped, see :mod:`shell.providers.call_ids`)."""
+    and tool names OpenAI's API would refuse are mapped, see :mod:`shell.providers.call_ids`)."""
     ids = CallIds(OPENAI_IDS)
     out: list[dict[str, Any]] = []
     if request.system_prompt:
@@ -296,7 +296,10 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
                     {
                         "id": ids.wire(c.id),
                         "type": "function",
-                        "function": {"name": c.name, "arguments": json.dumps(c.args, ensure_ascii=False)},
+                        "function": {
+                            "name": wire_name(c.name),
+                            "arguments": json.dumps(c.args, ensure_ascii=False),
+                        },
                     }
                     for c in m.tool_calls
                 ]

@@ -118,3 +118,54 @@ def test_an_id_that_copies_a_mapped_one_does_not_collide() -> None:
     copied = ids.wire(mapped(KIMI_ID))
     assert copied != first and ANTHROPIC_IDS.takes(copied)
     assert ids.wire(KIMI_ID) == first and ids.wire(mapped(KIMI_ID)) == copied
+
+
+GPT_OSS_NAME = "repo_browser.open_file"
+HOSTILE_NAME = "evil\x1b]52;c;aGk=\x07\u202ename"
+
+
+def named_history(*names: str) -> tuple[Message, ...]:
+    """A turn whose calls the model named ``names`` (each answered, as the loop
+    answers a tool it does not know, with an error result)."""
+    calls = tuple(ToolCallBlock(f"call_{n}", name, {"path": "app.py"}) for n, name in enumerate(names))
+    results = tuple(
+        ToolResultMessage(f"call_{n}", name, f"Unknown tool {name!r}", is_error=True)
+        for n, name in enumerate(names)
+    )
+    asked = AssistantMessage((TextBlock("Checking."), *calls))
+    return (UserMessage("weather in two cities"), asked, *results)
+
+
+def sent_names(body: dict[str, Any]) -> list[str]:
+    return [c["function"]["name"] for m in body["messages"] for c in m.get("tool_calls", ())]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_a_tool_name_the_api_refuses_is_sent_in_a_form_it_takes(aimock: str, provider: str) -> None:
+    """Finding B6: gpt-oss's "repo_browser.open_file" (or a name with ESC and U+202E)
+    stayed in the history as written, and OpenAI's API refused every later request
+    of the session (400 "function.name: string does not match pattern")."""
+    model: HTTPProvider = (
+        OpenAIModel("gpt-4o", base_url=f"{aimock}/v1", api_key="test")
+        if provider == "openai"
+        else AnthropicModel("claude-sonnet-4-5", base_url=aimock, api_key="test")
+    )
+    messages = named_history(GPT_OSS_NAME, HOSTILE_NAME, "get_weather")
+    names = sent_names(await sent_body(aimock, model, messages))
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", n) for n in names), names
+    assert names[0].startswith("repo_browser_open_file_") and names[1].startswith("evil_52_c_aGk_name_")
+    assert names[2] == "get_weather"  # a name the API takes goes as it is
+    assert sent_names(await sent_body(aimock, model, messages)) == names  # the same in every request
+    assert messages == named_history(GPT_OSS_NAME, HOSTILE_NAME, "get_weather")  # the history is untouched
+
+
+def test_a_mapped_name_is_never_a_real_tool_name_by_accident() -> None:
+    """Two names that differ only in the characters replaced get different forms;
+    a name too long for the APIs is cut and still told apart."""
+    from shell.providers.call_ids import wire_name
+
+    assert wire_name("a.b") != wire_name("a/b") != wire_name("a_b") == "a_b"
+    long_a, long_b = "x" * 70 + "a", "x" * 70 + "b"
+    assert len(wire_name(long_a)) <= 64 and wire_name(long_a) != wire_name(long_b)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", wire_name(""))
