@@ -29,6 +29,9 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from shell.startpath import VAR as PYTHON_VAR
+from shell.startpath import trusted_entry
+
 log = logging.getLogger(__name__)
 
 _said: set[str] = set()
@@ -104,26 +107,31 @@ def _unsafe_roots(here: str, home: str, writable: tuple[str, ...]) -> list[tuple
 LOADER_VARS = ("LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT")
 """What the dynamic loader loads libraries from, for every program: a folder or file the
 workspace holds there runs a sandboxed command's library as the user (finding W6)."""
+FILE_VARS = ("LD_PRELOAD", "LD_AUDIT")
+"""Of :data:`LOADER_VARS`, those naming files (a bare name is searched as any library)."""
 
 
 def host_environment(environ: Mapping[str, str] | None = None, here: str | None = None) -> dict[str, str]:
     """``environ`` (default ours) for a program agent-shell itself runs on the host: the
-    loader's :data:`LOADER_VARS` without the entries the PATH search skips (relative or
-    empty ones, which name the folder it runs in, and those inside the start folder
-    ``here`` or a folder sandboxed commands may write); a bare library name of
-    ``LD_PRELOAD`` is searched as any library and stays. A variable left empty is dropped."""
+    loader's :data:`LOADER_VARS` and ``PYTHONPATH`` without the entries the PATH search
+    skips (relative or empty ones, which name the folder it runs in, and those inside the
+    start folder ``here`` or a folder sandboxed commands may write: a ``tomllib.py`` planted
+    there ran in every Python the editor or a hook started, finding A10); a bare library
+    name of ``LD_PRELOAD`` is searched as any library and stays. A variable left empty is
+    dropped."""
     env = dict(os.environ if environ is None else environ)
-    if not any(var in env for var in LOADER_VARS):
+    if not any(var in env for var in (*LOADER_VARS, PYTHON_VAR)):
         return env
     here, writable = _places(here)
-    roots = [root for root, _ in _unsafe_roots(here, os.path.expanduser("~"), writable)]
-    for var in LOADER_VARS:
+    roots = [str(root) for root, _ in _unsafe_roots(here, os.path.expanduser("~"), writable)]
+    for var in (*LOADER_VARS, PYTHON_VAR):
         value = env.pop(var, None)
         if value is None:
             continue
-        split = re.split(r"[:;]", value) if var == "LD_LIBRARY_PATH" else re.split(r"[:\s]+", value)
-        kept = [e for e in split if (os.path.isabs(e) and not any(_inside(e, r) for r in roots))
-                or (var != "LD_LIBRARY_PATH" and e and "/" not in e)]
+        split = (value.split(os.pathsep) if var == PYTHON_VAR else re.split(r"[:;]", value)
+                 if var == "LD_LIBRARY_PATH" else re.split(r"[:\s]+", value))
+        named = var in FILE_VARS
+        kept = [e for e in split if trusted_entry(e, roots) or (named and e and "/" not in e)]
         if kept:
             env[var] = ":".join(kept)
     return env

@@ -23,8 +23,12 @@ guarded as files (every program loads them), and a ``GCONV_PATH`` folder there w
 ``sitecustomize.py`` or ``usercustomize.py`` in a ``PYTHONPATH`` folder of the workspace
 (an empty entry, ``export PYTHONPATH=$PYTHONPATH:src`` with it unset, is the current
 folder) runs at every Python start; a venv's ``*.pth`` and ``sitecustomize`` are
-:mod:`.laternames`'s. Modules named like the standard library's in such a folder
-(``encodings/``) are not guarded.
+:mod:`.laternames`'s. Any other module a command creates right in such a folder
+(``anyio.py``, ``tomllib.py``, a package folder, a ``.pth``) is imported by every Python
+the user starts there before the real one (finding A10): it is moved out once the command
+ended and named (:func:`python_modules`); those there before stay writable (the project's
+own). Deeper folders are not looked at, though an empty entry names any folder the user
+starts Python in; agent-shell's own start drops such entries (:mod:`shell.startpath`).
 
 agent-shell's own programs on the host do not look in the workspace at all: bubblewrap
 starts with no environment (:mod:`.sandboxlaunch`), and its git, and the launcher in an
@@ -41,6 +45,7 @@ leads depends on the program), and what the walk skips (``node_modules``, caches
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import threading
@@ -128,13 +133,63 @@ def preloaded(roots: Sequence[Path], environ: Mapping[str, str] | None = None) -
             real = Path(os.path.realpath(entry))
             if any(paths.within(real, root) for root in roots) and real not in roots:
                 out.setdefault(real, GCONV_WHY.format(entry=entry))
-    for entry in env.get(PYTHON_VAR, "").split(os.pathsep)[:MAX_ENTRIES_IN_VAR]:
+    for folder, entry in python_dirs(roots, env):
+        why = PYTHON_WHY.format(entry=entry)
+        out.update((folder / name, why) for name in PYTHON_STARTUP if folder / name not in out)
+    return out
+
+
+def python_dirs(roots: Sequence[Path], environ: Mapping[str, str] | None = None) -> list[tuple[Path, str]]:
+    """The folders of ``PYTHONPATH`` (real paths) that lie in ``roots``, each with its entry
+    as shown to the user: an empty or relative entry names a folder of each root. Unset or
+    empty, it has none (Python reads no entry from ``PYTHONPATH=``)."""
+    env = os.environ if environ is None else environ
+    out: dict[Path, str] = {}
+    value = env.get(PYTHON_VAR, "")
+    for entry in value.split(os.pathsep)[:MAX_ENTRIES_IN_VAR] if value else ():
         for place in [Path(entry)] if os.path.isabs(entry) else [root / entry for root in roots]:
             folder = Path(os.path.realpath(place))
             if any(paths.within(folder, root) for root in roots):
-                why = PYTHON_WHY.format(entry=entry or "an empty entry, the current folder")
-                out.update((folder / name, why) for name in PYTHON_STARTUP if folder / name not in out)
+                out.setdefault(folder, entry or "an empty entry, the current folder")
+    return list(out.items())
+
+
+MODULE_WHY = ("is in a folder on your PYTHONPATH ({entry}) and importable by its name: every Python you "
+              "start there imports it instead of the standard or installed module of that name, as you "
+              "(agent-shell, pip, pytest)")
+_MODULE_SUFFIXES = (".py", ".pyc", ".pth", ".so", ".pyw")
+
+
+def python_modules(roots: Sequence[Path], environ: Mapping[str, str] | None = None) -> dict[Path, str]:
+    """What Python imports by name right in each :func:`python_dirs` folder: a module
+    (``anyio.py``, ``tomllib.cpython-311-x86_64-linux-gnu.so``), a ``.pth`` file, or a
+    package folder (one holding ``__init__``; a folder without it is a namespace package,
+    which every regular module of its name comes before), with why. Bounded: the first
+    :data:`MAX_ENTRIES` entries of a folder (finding A10)."""
+    out: dict[Path, str] = {}
+    for folder, entry in python_dirs(roots, environ):
+        why = MODULE_WHY.format(entry=entry)
+        try:
+            with os.scandir(folder) as entries:
+                for found in itertools.islice(entries, MAX_ENTRIES):
+                    if _importable(found):
+                        out.setdefault(Path(found.path), why)
+        except OSError:
+            continue
     return out
+
+
+def _importable(entry: os.DirEntry[str]) -> bool:
+    name = entry.name
+    try:
+        if entry.is_dir(follow_symlinks=True):
+            return name.isidentifier() and any(os.path.lexists(os.path.join(entry.path, f"__init__{suffix}"))
+                                               for suffix in (".py", ".pyc"))
+    except OSError:
+        return False
+    stem, dot, suffix = name.partition(".")
+    return bool(dot) and stem.isidentifier() and name.endswith(_MODULE_SUFFIXES) and (
+        "." + suffix in _MODULE_SUFFIXES or suffix.endswith(".so"))
 
 
 RELATIVE_WHY = ("is named like a library of the system, and your LD_LIBRARY_PATH has an entry ({entry}) "
@@ -290,7 +345,8 @@ def launcher_overrides(environ: Mapping[str, str]) -> dict[str, str]:
     return {var: kept.get(var, "") for var in LOADER_VARS}
 
 
-__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "RELATIVE_WHY", "launcher_overrides", "loader_dirs",
+__all__ = ["FILE_WHY", "GCONV_WHY", "LOADER_WHY", "MODULE_WHY", "RELATIVE_WHY", "python_dirs",
+           "python_modules", "launcher_overrides", "loader_dirs",
            "relative_loader_why",
            "preloaded",
            "search_folders", "shadowing", "system_libraries"]

@@ -94,7 +94,7 @@ from .laternames import (
 from .laterplanted import Planted, move_aside, move_out, relative, report, restore_link
 from .laterrefused import refused_writes
 from .laterseen import Seen, seen_now
-from .loaderdirs import loader_dirs, preloaded, shadowing
+from .loaderdirs import loader_dirs, preloaded, python_modules, shadowing
 from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
@@ -145,6 +145,9 @@ class Guard:
     noted: tuple[Path, ...] = ()
     """Watched, not read-only: what runs later through git submodules or CI (.laternames.NOTED),
     named in the result when a command creates or changes it, and kept."""
+    modules: dict[Path, str] = field(default_factory=dict)
+    """Not watched: what Python imports by name right in a workspace folder on PYTHONPATH
+    (:func:`.loaderdirs.python_modules`), with why; a new one is moved out."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -236,7 +239,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
                  tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside),
-                 tuple(walls.venv_bins), tuple(walls.noted))
+                 tuple(walls.venv_bins), tuple(walls.noted), python_modules((*walls.roots, *writable)))
 
 
 class _Walls:
@@ -450,6 +453,9 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
                          *(x for b in before.venv_bins for x in added_to_bin(b, before.watched, since))]:
         # not as venv and pip write it
         out.append(move_aside(path, reason, quarantine, after.roots, Seen("missing")))
+    for path, reason in after.modules.items():  # anyio.py where PYTHONPATH looks (A10)
+        if path not in before.modules and path not in after.watched and _made_since(path, since):
+            out.append(move_aside(path, f"new: {reason}", quarantine, after.roots, Seen("missing")))
     for path, now in after.watched.items():
         was = before.watched.get(path, Seen("missing"))
         top = path.parent if path.name in ("pyvenv.cfg", *VENV_BINS) else path.parent.parent
@@ -483,6 +489,13 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
             continue
         out.append(move_aside(path, why, quarantine, after.roots, was))
     return out
+
+
+def _made_since(path: Path, since: int) -> bool:
+    try:
+        return os.lstat(path).st_ctime_ns >= since
+    except OSError:
+        return False
 
 
 def same_links(before: Guard, after: Guard) -> bool:

@@ -210,7 +210,8 @@ class Sandbox:
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
         configs, self._configs, roots = self._configs, {}, self.roots()
         planted = put_back_configs(configs, config_files(self.secret_index, roots), folder, roots, started_ns)
-        if now.watched != before.watched or not runslater.same_links(before, now):
+        moved = now.watched != before.watched or now.modules != before.modules
+        if moved or not runslater.same_links(before, now):
             planted = runslater.check(before, now, folder, started_ns) + planted
         quarantine.record(folder, planted)  # where each came from, for /quarantine
         return planted + unhidden, missed

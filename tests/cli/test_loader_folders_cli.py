@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -113,11 +115,11 @@ def test_a_sitecustomize_planted_in_a_folder_on_pythonpath_is_moved_out_and_name
     there runs at every Python the user starts in the workspace, agent-shell's own too."""
     require_sandbox()
     cli_env["PYTHONPATH"] = ":/nonexistent-r19"
-    command = "echo 'import os' > sitecustomize.py; echo 'x = 1' > mymodule.py; echo ran"
+    command = "echo 'import os' > sitecustomize.py; echo 'x = 1' > notes.txt; echo ran"
     out = run_command(run_cli, script, command)
     assert "ran" in out, out
     assert not (workspace / "sitecustomize.py").exists(), out
-    assert (workspace / "mymodule.py").exists()
+    assert (workspace / "notes.txt").exists()
     assert "sitecustomize.py: new: is in a folder on your PYTHONPATH (an empty entry" in out, out
 
 
@@ -154,3 +156,44 @@ def test_a_library_planted_deeper_where_an_empty_entry_also_looks_is_moved_out(
     assert not (workspace / "src" / "libz.so.1").exists(), out
     assert (workspace / "src" / "libmine.so").exists()
     assert "src/libz.so.1: new: is named like a library of the system" in out, out
+
+
+def test_a_module_planted_in_a_folder_on_pythonpath_is_moved_out_and_named(
+    run_cli: RunCli, script: Script, workspace: Path, cli_env: dict[str, str]
+) -> None:
+    """An empty ``PYTHONPATH`` entry comes before the standard library and every installed
+    package: an ``anyio.py`` or ``tomllib.py`` there ran at the user's next ``agent-shell``
+    and in every Python they started in the workspace (finding A10). A module the project
+    had stays writable, and one deeper or not importable by name is kept."""
+    require_sandbox()
+    cli_env["PYTHONPATH"] = ":/nonexistent-r20"
+    (workspace / "mine.py").write_text("x = 1\n")
+    command = ("echo 'import os' > anyio.py; echo 'import os' > tomllib.py; mkdir yaml src; "
+               "echo 'import os' > yaml/__init__.py; echo 'import os' > hook.pth; echo 'y = 2' >> mine.py; "
+               "echo 'z = 3' > src/app.py; echo 'w = 4' > my-notes.py; mkdir data; echo ran")
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    for planted in ("anyio.py", "tomllib.py", "yaml", "hook.pth"):
+        assert not (workspace / planted).exists(), (planted, out)
+        assert f"{planted}: new: is in a folder on your PYTHONPATH (an empty entry" in out, out
+    assert (workspace / "mine.py").read_text() == "x = 1\ny = 2\n"
+    assert (workspace / "src" / "app.py").exists() and (workspace / "my-notes.py").exists()
+    assert (workspace / "data").is_dir()
+
+
+def test_agent_shells_start_does_not_import_a_module_an_empty_pythonpath_entry_finds(
+    script: Script, workspace: Path, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A cloned repository with ``anyio.py`` at its root, and ``PYTHONPATH=":/x"``: the
+    console script's first start there imported it, as the user, before any question."""
+    mark = tmp_path / "mark"
+    for name in ("anyio", "tomllib", "platformdirs"):
+        (workspace / f"{name}.py").write_text(f"open({str(mark)!r}, 'a').write({name!r})\n")
+    cli_env["PYTHONPATH"] = ":/nonexistent-r20"
+    console = Path(sys.executable).parent / "agent-shell"
+    done = subprocess.run([str(console), "-p", "hi", "--model", script(["Hello."]), "--no-session"],
+                          cwd=workspace, env=cli_env, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert not mark.exists(), mark.read_text()
+    assert done.returncode == 0, done.stderr
+    assert "Hello." in done.stdout

@@ -180,3 +180,16 @@ def test_programs_run_on_the_host_get_no_loader_entry_the_workspace_could_fill(t
     }, here=str(tmp_path / "elsewhere"))
     assert env == {"LD_LIBRARY_PATH": "/usr/local/lib:/opt/x/lib", "LD_PRELOAD": "libj.so.2:/opt/a.so",
                    "PATH": "/usr/bin"}
+
+
+def test_host_programs_get_pythonpath_without_entries_that_name_the_workspace(tmp_path: Path) -> None:
+    """An empty or relative ``PYTHONPATH`` entry names the folder a host program starts
+    in, and an absolute one may lie in the workspace: a ``tomllib.py`` planted there ran
+    in every Python agent-shell started on the host (finding A10)."""
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    programs.writable_by_commands(ws)
+    env = programs.host_environment({"PYTHONPATH": f":src:/opt/pylib:{ws}/src:", "PATH": "/usr/bin"},
+                                    here=str(tmp_path / "elsewhere"))
+    assert env == {"PYTHONPATH": "/opt/pylib", "PATH": "/usr/bin"}
+    assert "PYTHONPATH" not in programs.host_environment({"PYTHONPATH": ":."})
