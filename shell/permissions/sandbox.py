@@ -332,7 +332,11 @@ class Sandbox:
             # a workspace inside ~/.config (~/.config/nvim) keeps its own files: the
             # secret-file index judges them; one holding home does not
             own = [b for b in (self.workspace, *self.added) if not paths.within(home, b)]
-            wanted.extend(p for p in found_in_config(home) if not under(p, own))
+            # git's configs (~/.gitconfig-work an include names) get a copy without credentials
+            # instead (:meth:`wall_args`): hidden, git fails on the include
+            gits = {str(p) for p in (*global_configs(), *included_configs(global_configs()))}
+            wanted.extend(p for p in found_in_config(home)
+                          if not under(p, own) and os.path.realpath(p) not in gits)
             # a dotfiles repository's own files behind home's links (~/.bashrc -> this
             # workspace's bashrc) stay readable: the secret-file index judges them, and
             # what runs later keeps them read-only (an empty bind would read as a change to git)
