@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .loaderdirs import relative_loader_why
+from .pathdirs import relative_program_why
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,10 +460,17 @@ def why_both(path: str | os.PathLike[str]) -> Reason | None:
         return Reason(PTH_IMPORT_WHY)
     if parent == "mise" and MISE_FOLDER_CONFIG.fullmatch(name):
         return _FOLDED["mise.toml"]
-    library = relative_loader_why(text) if ".so" in name else ""  # libz.so.1 where a relative
-    if library:  # LD_LIBRARY_PATH entry looks (W6)
-        return Reason(library)
+    relative = _where_a_relative_entry_looks(text, name)
+    if relative:
+        return Reason(relative)
     return _FOLDED_IN_FOLDER.get(parent, {}).get(name)
+
+
+def _where_a_relative_entry_looks(text: str, name: str) -> str:
+    """Why a library (``src/libz.so.1``, W6) or a program (``src/git``, A11) at any depth is
+    run by the user where a relative ``LD_LIBRARY_PATH`` or ``PATH`` entry looks, or ""."""
+    library = relative_loader_why(text) if ".so" in name else ""
+    return library or relative_program_why(text)
 
 
 def _other_vcs_config(name: str, posix: str, folder: str) -> str:

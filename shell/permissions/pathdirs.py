@@ -27,6 +27,11 @@ name that would shadow (:data:`CORE` and each program on the user's PATH) is loo
 one by one, so what lies past the cap is not taken for clean (finding L14: 20,000
 empty files, then a planted ``bin/uv`` kept).
 
+A relative entry of that PATH (``.``, an empty one, ``bin``) names a folder by where the
+user types, which may be any folder of the workspace: a program's name at any depth
+where such an entry looks is guarded too (:func:`relative_program_why`, asked by
+:func:`.laternames.why`, so the walk of the workspace, bounded as it is, finds it).
+
 The PATH agent-shell itself runs with counts as much as an ``.envrc``'s
 (:func:`live_path_dirs`): a dotfiles or scripts repository whose ``bin`` is on the
 PATH, worked on as the workspace or added with ``--add-dir``, had ``bin/git`` planted
@@ -36,6 +41,7 @@ and kept (finding L2). A virtualenv's or conda environment's ``bin`` is left to
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -154,6 +160,51 @@ def live_programs(folder: Path) -> list[Path]:
     return sorted(path for path, is_dir in entries if not is_dir)
 
 
+RELATIVE_WHY = ("is in a folder on your PATH when you are in it (a relative entry: {entry}) and named like a "
+                "program: typing {name} there runs it instead of yours, as you")
+
+
+def relative_program_why(path: str) -> str:
+    """Why the file ``path``, at any depth of the workspace, runs when the user types its
+    name: an empty, ``.`` or relative ``PATH`` entry names the folder they are in, which
+    may be any folder (``cd src && git status`` runs ``src/git``: finding A11), not only a
+    root (:func:`live_path_dirs`). "" when not: a folder, a name no program has, a path
+    without its folder, npm's own link in ``node_modules/.bin`` (see :func:`guarded`)."""
+    name = os.path.basename(path)
+    folder = os.path.dirname(path)
+    if not folder or name not in relative_program_names() or os.path.isdir(path):
+        return ""
+    if not _kept(Path(path), _node_modules(Path(folder))):
+        return ""
+    for entry in _relative_entries(os.environ.get("PATH", "")):
+        if not entry or folder.endswith("/" + entry):
+            return RELATIVE_WHY.format(name=name, entry=entry or "an empty one, or .")
+    return ""
+
+
+def relative_program_names() -> frozenset[str]:
+    """The names of programs (:func:`shadows`) while ``PATH`` has a relative entry, else
+    none: a walk asks it once a folder, and passes a name among them with its folder."""
+    value = os.environ.get("PATH", "")
+    return _program_names(value, os.path.expanduser("~")) if _relative_entries(value) else frozenset()
+
+
+@functools.lru_cache(maxsize=8)
+def _relative_entries(value: str) -> tuple[str, ...]:
+    """The relative entries of ``PATH`` (``""`` for an empty one or ``.``), normalised; one
+    starting with ``~`` is the home's (:func:`path_entry`)."""
+    out = [os.path.normpath(e).strip("/") if e not in ("", ".") else "" for e in value.split(os.pathsep)[:256]
+           if not os.path.isabs(path_entry(e))]
+    return tuple(dict.fromkeys("" if e == "." else e for e in out))
+
+
+@functools.lru_cache(maxsize=8)
+def _program_names(value: str, home: str) -> frozenset[str]:
+    """:data:`CORE` and the programs on ``PATH`` (``value``, with ``home`` the key of a
+    ``~`` entry's meaning)."""
+    return CORE | commands()
+
+
 def _environment_bin(folder: Path) -> bool:
     parent = folder.parent
     return folder.name in ("bin", "Scripts") and (
@@ -210,5 +261,6 @@ def _links_into(path: Path, modules: Path) -> bool:
         return False
 
 
-__all__ = ["CORE", "LIVE_WHY", "MAX_ENTRIES", "MAX_PROGRAMS", "commands", "guarded", "live_path_dirs",
-           "live_programs", "path_entry", "shadows"]
+__all__ = ["CORE", "LIVE_WHY", "MAX_ENTRIES", "MAX_PROGRAMS", "RELATIVE_WHY", "commands", "guarded",
+           "live_path_dirs", "live_programs", "path_entry", "relative_program_names", "relative_program_why",
+           "shadows"]

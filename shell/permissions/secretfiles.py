@@ -72,6 +72,7 @@ from shell.core.secrets import BY_FOLDER, is_secret_file
 from . import paths as resolving
 from .contentmarks import ContentMarks
 from .laternames import PLACED_DIRS, why
+from .pathdirs import relative_program_names
 from .secretvanished import Vanished
 from .secretwords import WILDCARD
 
@@ -537,12 +538,13 @@ def _list(
     venv = False
     count = 0
     placed = os.path.basename(directory).casefold() in PLACED_DIRS
+    programs = relative_program_names()  # src/git where PATH has "." (A11): why() needs its folder
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
                 count += 1
                 name = entry.name
-                if later_why(f"{directory}/{name}" if placed else name):
+                if later_why(f"{directory}/{name}" if placed or name in programs else name):
                     later.append(name)
                 try:
                     if entry.is_symlink():

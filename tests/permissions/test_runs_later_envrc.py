@@ -242,6 +242,32 @@ async def test_a_workspace_folder_on_the_live_path_is_guarded_like_an_envrcs(
     assert asked.action == "ask" and "on your PATH" in asked.reason, asked
 
 
+@pytest.mark.parametrize("entry", [".", "", "bin"])
+async def test_a_program_planted_deeper_where_a_relative_path_entry_looks_is_moved_out(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
+    """Finding A11: with `.` or an empty entry in PATH (or `bin`), a relative entry names a
+    folder by where the user types, which may be any folder of the workspace: `src/git`
+    and `src/app/ls` ran at the user's `cd src && git status`. Now they are moved out and
+    named, the project's own program (`src/app/run`) and a folder named like a program
+    (`src/make/`, whose files a command may change) are kept, and write_file asks."""
+    require_sandbox()
+    monkeypatch.setenv("PATH", os.pathsep.join([*os.environ["PATH"].split(os.pathsep), entry]))
+    deep = "src/app/bin" if entry == "bin" else "src/app"
+    write(ws / "src" / "make" / "rules.mk", "all:\n")
+    result = await sh(ws, f"mkdir -p {deep} && printf '#!/bin/sh\\nid\\n' > {deep}/git && chmod +x "
+                          f"{deep}/git && printf x > {deep}/ls && echo app > {deep}/run && "
+                          "echo more >> src/make/rules.mk && echo done")
+    assert "done" in result.text, result.text
+    for gone in (f"{deep}/git", f"{deep}/ls"):
+        assert not (ws / gone).exists() and gone in result.text, (gone, result.text)
+    assert "on your PATH when you are in it" in result.text and "quarantine" in result.text, result.text
+    assert (ws / deep / "run").exists(), result.text
+    assert (ws / "src" / "make" / "rules.mk").read_text() == "all:\nmore\n"
+    asked = verdict(ws, f"{deep}/ssh")
+    assert asked.action == "ask" and "on your PATH when you are in it" in asked.reason, asked
+
+
 @pytest.mark.parametrize("entry", ["absolute", "tilde"])
 async def test_a_program_in_a_workspace_folder_on_the_live_path_cannot_be_changed(
     ws: Path, monkeypatch: pytest.MonkeyPatch, entry: str
