@@ -22,7 +22,7 @@ from .gitruns import git_runs
 from .homelinks import link_why
 from .instructionsources import instruction_imports
 from .laternames import Reason, why_both
-from .mcpsources import mcp_runs
+from .mcpsources import mcp_runs, runs_why
 from .runslater import git_dirs_above
 from .venvpackages import package_why
 
@@ -51,7 +51,7 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]
     said = (_read_alike(git_runs(gitdirs, tops).why(real))
             or _read_alike(envrc_runs(envrcs, tops, found).why(real))
-            or mcp_runs(tops).get(real) or link_why(real, tops)
+            or runs_why(mcp_runs(tops), real, tops) or link_why(real, tops)
             or instruction_imports(tops, found).get(real) or _read_alike(package_why(real)))
     return (real, said) if said is not None else None
 

@@ -26,6 +26,14 @@ folder given to an interpreter (``node tools/pkg``, ``python3 tools``) runs its
 runs what its string names. Those count like a script argument (finding Q27: they were
 neither fingerprinted nor guarded, so a command rewrote what the next start ran).
 
+A server's environment loads code too (finding A12): ``"env": {"NODE_OPTIONS":
+"--require ./tools/x.js"}``, ``BASH_ENV``, ``LD_PRELOAD`` … (:data:`FILE_VARS`,
+:data:`OPTION_VARS`), in its ``env`` or as ``env VAR=value`` words before the command.
+The files those name count like a script argument; the folders a search path names
+(``PYTHONPATH``, ``NODE_PATH`` …: :data:`FOLDER_VARS`) count whole: trust hashes what
+they hold, the sandbox binds them read-only, a file edit inside one asks
+(:func:`runs_why`). A command variable (``GIT_SSH_COMMAND``) is read as a command line.
+
 Not followed: what such a script imports, and a whole project a launcher runs
 (``uv run --directory . server``, ``npx`` of the workspace's package); ``.mcp.json``
 stays the guarded file for those. ``${VAR}`` words are skipped (not known before the
@@ -34,8 +42,10 @@ start).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -54,6 +64,22 @@ SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".
 """An argument ending so names a script even before it exists (a build makes ``dist/index.js``)."""
 FOLDER_ENTRIES = ("__main__.py", "index.js", "index.mjs", "index.cjs", "package.json")
 """What an interpreter runs of a folder it is given (``python3 tools``, ``node tools/pkg``)."""
+FILE_VARS = frozenset({"BASH_ENV", "ENV", "PYTHONSTARTUP", "LD_PRELOAD", "LD_AUDIT", "ZDOTDIR"})
+"""Variables whose value is a file (or a list of them) the program runs or loads."""
+FOLDER_VARS = frozenset({"PYTHONPATH", "NODE_PATH", "LD_LIBRARY_PATH", "PERL5LIB", "PERLLIB", "RUBYLIB",
+                         "PYTHONUSERBASE", "PYTHONHOME", "GEM_PATH", "GEM_HOME", "CLASSPATH"})
+"""Variables whose value is a search path: any module planted in those folders loads."""
+OPTION_VARS = frozenset({"NODE_OPTIONS", "RUBYOPT", "PERL5OPT", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+                         "JDK_JAVA_OPTIONS"})
+"""Variables holding an interpreter's options: the files and folders those load."""
+COMMAND_VARS = frozenset({"GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EDITOR", "EDITOR",
+                          "VISUAL", "PAGER", "GIT_PAGER", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "SHELL",
+                          "BROWSER"})
+"""Variables holding a command line the program may run."""
+_FILE_OPTIONS = ("--require", "-r", "--import", "--loader", "--experimental-loader", "--preload")
+_FOLDER_OPTIONS = ("-I",)
+_AGENTS = ("-javaagent:", "-agentpath:", "-Xbootclasspath/a:")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def why(server: str) -> Reason:
@@ -90,7 +116,87 @@ def _named(root: Path, entry: Mapping[str, Any]) -> list[Path]:
     base = os.path.normpath(os.path.join(root, cwd)) if isinstance(cwd, str) and cwd else str(root)
     args = entry.get("args")
     words = [str(a) for a in args] if isinstance(args, list) else []
-    return _line(root, base, str(entry["command"]), words, 0)
+    env = entry.get("env")
+    found = _environment(root, base, env.items() if isinstance(env, Mapping) else (), 0)
+    return found + _line(root, base, str(entry["command"]), words, 0)
+
+
+def _environment(root: Path, base: str, env: Any, depth: int) -> list[Path]:
+    """What the variables ``env`` (name, value pairs) make a program load (A12)."""
+    out: list[Path] = []
+    for name, value in env:
+        if not isinstance(value, str) or not isinstance(name, str):
+            continue
+        name = name.upper()
+        if name in FILE_VARS:
+            for word in re.split(r"[\s:]+", value):
+                out += _candidate(root, base, word, must_exist=False)
+        elif name in FOLDER_VARS:
+            for word in value.split(":"):
+                out += _folder(root, base, word or ".")  # an empty entry is the current folder
+        elif name in OPTION_VARS:
+            out += _option_paths(root, base, command_words(value))
+        elif name in COMMAND_VARS and depth < MAX_NESTING:
+            inner = command_words(value)
+            if inner:
+                out += _line(root, base, inner[0], inner[1:], depth + 1)
+    return out
+
+
+def _option_paths(root: Path, base: str, words: list[str]) -> list[Path]:
+    """The files (``--require x``, ``-rx``, ``-javaagent:x.jar=opts``) and folders (``-Ilib``)
+    an interpreter's options load."""
+    out: list[Path] = []
+    for at, word in enumerate(words):
+        following = words[at + 1] if at + 1 < len(words) else ""
+        for flag in _FILE_OPTIONS + _FOLDER_OPTIONS:
+            long_form = flag.startswith("--")
+            if word == flag:
+                value = following
+            elif long_form and word.startswith(flag + "="):
+                value = word[len(flag) + 1:]
+            elif not long_form and word.startswith(flag) and len(word) > len(flag):
+                value = word[len(flag):]
+            else:
+                continue
+            out += (_folder(root, base, value) if flag in _FOLDER_OPTIONS  # `-r dotenv/config`: a package
+                    else _candidate(root, base, value, must_exist=not value.endswith(SCRIPT_SUFFIXES)))
+        for agent in _AGENTS:
+            if word.startswith(agent):
+                value = word[len(agent):].split("=", 1)[0]
+                out += _candidate(root, base, value, must_exist=False)
+    return out
+
+
+def _folder(root: Path, base: str, word: str) -> list[Path]:
+    """``word`` as a folder inside ``root`` (existing or not: one made later is a place to
+    plant in), real; none outside, and not ``root`` itself (the whole workspace cannot be
+    read-only to commands: a server with ``PYTHONPATH=.`` is not followed)."""
+    if "${" in word or word.startswith("~") or "\0" in word or len(word) > 4096:
+        return []
+    try:
+        real = Path(os.path.realpath(os.path.join(base, word)))
+    except (OSError, ValueError):
+        return []
+    return [real] if paths.within(real, root) and real != Path(root) else []
+
+
+def _assignments(words: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """``env``'s leading words split into its ``VAR=value`` assignments and the command
+    line after them (its ``-i``/``-u NAME``/``--`` options dropped)."""
+    found: list[tuple[str, str]] = []
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if _ASSIGNMENT.match(word):
+            name, value = word.split("=", 1)
+            found.append((name, value))
+        elif word in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
+            at += 1
+        elif not word.startswith("-") or word == "--":
+            return found, words[at + (word == "--"):]
+        at += 1
+    return found, []
 
 
 def _line(root: Path, base: str, command: str, words: list[str], depth: int) -> list[Path]:
@@ -98,6 +204,10 @@ def _line(root: Path, base: str, command: str, words: list[str], depth: int) -> 
     a file (or a folder's entry point), a ``-m`` module's files after a Python, and what
     the string of a shell's ``-c`` runs."""
     out: list[Path] = []
+    if os.path.basename(command) == "env" or _ASSIGNMENT.match(command):  # `env NODE_OPTIONS=… node x`
+        found, rest = _assignments(words if not _ASSIGNMENT.match(command) else [command, *words])
+        out += _environment(root, base, found, depth)
+        return out + (_line(root, base, rest[0], rest[1:], depth + 1) if rest and depth < MAX_NESTING else [])
     if "/" in command:
         out += _candidate(root, base, command, must_exist=False)
     python = bool(PYTHON_WORD.fullmatch(command))
@@ -178,6 +288,52 @@ def _package_main(package: Path) -> str:
     return main if isinstance(main, str) and not os.path.isabs(main) else ""
 
 
+FOLDER_FILES = 2000
+"""Files of a search-path folder that trust hashes (more: the rest is a mark, and any change there asks)."""
+
+
+def folder_print(folder: Path) -> bytes:
+    """What trust hashes of a search-path folder a server loads from: each file's name
+    and content hash (links by target), in order, bounded by :data:`FOLDER_FILES`."""
+    lines = [b"<folder>"]
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            if len(lines) > FOLDER_FILES:
+                return b"\n".join([*lines, b"<more files than are hashed>"])
+            path = os.path.join(dirpath, name)
+            relative = os.path.relpath(path, folder).encode("utf-8", "surrogateescape")
+            lines.append(relative + b" " + _file_print(path).encode())
+    return b"\n".join(lines)
+
+
+def _file_print(path: str) -> str:
+    try:
+        if os.path.islink(path):
+            return "-> " + os.readlink(path)
+        if not os.path.isfile(path):
+            return "<not a regular file>"
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 16), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    except OSError as exc:
+        return f"<unreadable: {exc.strerror or exc}>"
+
+
+def runs_why(runs: Mapping[Path, Reason], real: Path, roots: Sequence[Path]) -> Reason | None:
+    """Why ``real`` runs, by ``runs`` (:func:`mcp_runs`): itself, or a folder above it a
+    server's search path names (``PYTHONPATH=lib``: ``lib/x.py`` loads)."""
+    part = real
+    while True:
+        if part in runs:
+            return runs[part]
+        if part in roots or part.parent == part:
+            return None
+        part = part.parent
+
+
 def mcp_runs(roots: Sequence[Path]) -> dict[Path, Reason]:
     """What the ``.mcp.json`` right in each root runs (see :func:`named_files`)."""
     found: dict[Path, Reason] = {}
@@ -192,4 +348,5 @@ def mcp_runs(roots: Sequence[Path]) -> dict[Path, Reason]:
     return found
 
 
-__all__ = ["MCP_FILE", "mcp_runs", "named_files", "why"]
+__all__ = ["COMMAND_VARS", "FILE_VARS", "FOLDER_VARS", "MCP_FILE", "OPTION_VARS", "folder_print", "mcp_runs",
+           "named_files", "runs_why", "why"]

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from shell.core.filedata import json_loads
 
 from . import paths
-from .mcpsources import named_files
+from .mcpsources import folder_print, named_files
 
 MCP_FILE = ".mcp.json"
 PROJECT_DIR = ".agent-shell"
@@ -139,13 +139,15 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
 
 def _started(path: Path) -> bytes:
     """What is hashed of a file a server runs: a link's target (an interpreter links
-    out of the workspace), a file's bytes, or a mark that it is missing (so that one
-    appearing asks again)."""
+    out of the workspace), a file's bytes, a folder's files (a search path it loads
+    from), or a mark that it is missing (so that one appearing asks again)."""
     try:
         if path.is_symlink():
             return f"<symlink to {os.readlink(path)}>".encode()
         if not path.exists():
             return b"<missing>"
+        if path.is_dir():  # a search path's folder (PYTHONPATH=lib): what it holds
+            return folder_print(path)
         if not path.is_file():  # a FIFO would block the start
             return b"<not a regular file>"
         with open(path, "rb") as fh:
