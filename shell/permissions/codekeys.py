@@ -67,6 +67,8 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
+from shell.core.secrets import is_secret_file
+
 TOML_NAMES = frozenset({"pyproject.toml"})
 PIXI_NAME = "pixi.toml"
 """pixi's manifest: its code-naming places are those of ``[tool.pixi]`` (:data:`TOML_CODE_PATHS`)."""
@@ -118,6 +120,24 @@ NESTED_HOOK_KEYS = {"config": "ghooks"}
 HOOK_WHY = ("holds commands your next git commit runs as you (husky, simple-git-hooks, lint-staged, "
             "nano-staged, yorkie's gitHooks, ghooks, pre-commit's list, commitlint's plugins, or a script "
             "of \"scripts\" a hook runs: npm test)")
+LIFECYCLE_SCRIPTS = frozenset({
+    "preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare", "prepublish",
+    "prepublishOnly", "prepack", "postpack", "publish", "postpublish", "preuninstall", "uninstall",
+    "postuninstall", "dependencies",
+})
+"""package.json's ``scripts`` npm, yarn and pnpm run unasked: at a plain ``npm install`` or
+``npm ci`` (``postinstall``, ``prepare`` …), ``npm pack`` and ``npm publish``, and after the
+tree changed (``dependencies``); a user does not think of those as running the project's code
+(finding A9). ``test``, ``build`` and the like run only when named: not here."""
+PUBLISH_KEYS = ("publishConfig",)
+"""package.json's keys that say where ``npm publish`` sends the package and with what
+settings (``registry``, ``access``, any npm config key): ``.npmrc``'s twin, whole."""
+FILES_KEY = "files"
+"""package.json's list of what ``npm publish`` packs: only its secret-looking entries count
+(``.env``, ``*.pem``: :func:`secret_entries`); ``dist`` added is an ordinary edit."""
+NPM_WHY = ("holds what npm runs or sends unasked: a lifecycle script (preinstall, install, postinstall, "
+           "prepare, prepack …) a plain npm install runs as you, publishConfig (where npm publish sends the "
+           "package), or a secret-looking entry of \"files\" it would publish")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
                    PIPFILE})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
@@ -241,7 +261,7 @@ def why(name: str) -> str:
         tools = JS_WHY.format(tool="ESLint, Prettier, Babel, Stylelint, PostCSS or markdownlint-cli2",
                               keys="eslintConfig, prettier, babel, stylelint, postcss, markdownlint-cli2: "
                                    "their plugins, parser, extends, customRules")
-        return f"{HOOK_WHY}, or {tools}"
+        return f"{HOOK_WHY}, or {NPM_WHY}, or {tools}"
     return ""
 
 
@@ -269,20 +289,7 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
     if name in INI_NAMES:
         return _ini_sections(text, INI_SECTIONS + (PYTEST_SECTIONS if PYTEST_HOOKED in hooked else ()))
     if name == "package.json":
-        data = _jsonc(text)
-        out: CodeKeys = {}
-        if isinstance(data, dict):
-            for key in PACKAGE_KEYS:
-                if key in data:
-                    out.update(_js_keys(data[key], key))
-            out.update({key: _dump(data[key]) for key in HOOK_KEYS if key in data})
-            out.update({f"{key}.{inner}": _dump(data[key][inner]) for key, inner in NESTED_HOOK_KEYS.items()
-                        if isinstance(data.get(key), dict) and inner in data[key]})
-            scripts = data.get("scripts")
-            if isinstance(scripts, dict):
-                named = sorted(hooked | listed_scripts(data))
-                out.update({f"scripts.{n}": _dump(scripts[n]) for n in named if n in scripts})
-        return out
+        return _package_keys(_jsonc(text), hooked)
     if name not in JS_NAMES:
         return {}
     if name.endswith(".toml"):
@@ -292,6 +299,37 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
             return None
     data = _jsonc(text)
     return _js_keys(data, "") if data is not None else _yaml_keys(text)
+
+
+def _package_keys(data: Any, hooked: frozenset[str]) -> CodeKeys:
+    """A parsed package.json's keys that name code or where npm sends the package."""
+    out: CodeKeys = {}
+    if not isinstance(data, dict):
+        return out
+    for key in PACKAGE_KEYS:
+        if key in data:
+            out.update(_js_keys(data[key], key))
+    out.update({key: _dump(data[key]) for key in (*HOOK_KEYS, *PUBLISH_KEYS) if key in data})
+    out.update({f"{key}.{inner}": _dump(data[key][inner]) for key, inner in NESTED_HOOK_KEYS.items()
+                if isinstance(data.get(key), dict) and inner in data[key]})
+    scripts = data.get("scripts")
+    if isinstance(scripts, dict):
+        named = sorted(hooked | listed_scripts(data) | LIFECYCLE_SCRIPTS)
+        out.update({f"scripts.{n}": _dump(scripts[n]) for n in named if n in scripts})
+    secrets = secret_entries(data.get(FILES_KEY))
+    if secrets:
+        out[f"{FILES_KEY} (secret-looking)"] = _dump(secrets)
+    return out
+
+
+def secret_entries(files: Any) -> list[str]:
+    """The entries of package.json's ``files`` that name a secret-looking file (``.env``,
+    ``config/.env.production``, ``*.pem``: a ``*`` read as any name), sorted."""
+    if not isinstance(files, list):
+        return []
+    out = {e for e in files if isinstance(e, str)
+           and is_secret_file(e.removeprefix("./").rstrip("/").replace("*", "x"))}
+    return sorted(out)
 
 
 def listed_scripts(data: Any) -> frozenset[str]:

@@ -34,16 +34,20 @@ from typing import Any
 from shell.core.textsafety import sanitize_line
 
 from .codekeys import (
+    FILES_KEY,
     HOOK_KEYS,
     INI_NAMES,
     JS_KEYS,
     JS_NAMES,
+    LIFECYCLE_SCRIPTS,
     NESTED_HOOK_KEYS,
     PACKAGE_KEYS,
+    PUBLISH_KEYS,
     SKIPPED,
     TOML_NAMES,
     code_keys,
     listed_scripts,
+    secret_entries,
     toml_code,
     toml_header_is_code,
     toml_without_code,
@@ -186,16 +190,18 @@ def _json_restored(name: str, now: Any, was: Any, hooked: frozenset[str] = froze
     if not isinstance(now, dict):
         return _MISSING
     old: dict[str, Any] = was if isinstance(was, dict) else {}
-    hooked = hooked | listed_scripts(old) | listed_scripts(now)
+    hooked = hooked | listed_scripts(old) | listed_scripts(now) | LIFECYCLE_SCRIPTS
     out: dict[str, Any] = {}
     for key, value in now.items():
         if key in PACKAGE_KEYS:
             kept = _top(value, old.get(key, _MISSING))
             if kept is not _MISSING:
                 out[key] = kept
-        elif key in HOOK_KEYS:
+        elif key in (*HOOK_KEYS, *PUBLISH_KEYS):
             if key in old:
                 out[key] = old[key]
+        elif key == FILES_KEY and isinstance(value, list):
+            out[key] = _files_restored(value, old.get(key))
         elif key in NESTED_HOOK_KEYS:
             out[key] = _nested_restored(value, old.get(key, _MISSING), NESTED_HOOK_KEYS[key])
         elif key == "scripts" and isinstance(value, dict) and hooked:
@@ -205,11 +211,20 @@ def _json_restored(name: str, now: Any, was: Any, hooked: frozenset[str] = froze
             out[key].update({n: before[n] for n in hooked if n in before})
         else:
             out[key] = value
-    out.update({k: v for k, v in old.items() if k in (*PACKAGE_KEYS, *HOOK_KEYS) and k not in now})
+    whole = (*PACKAGE_KEYS, *HOOK_KEYS, *PUBLISH_KEYS)
+    out.update({k: v for k, v in old.items() if k in whole and k not in now})
     for key, inner in NESTED_HOOK_KEYS.items():
         if key not in now and isinstance(old.get(key), dict) and inner in old[key]:
             out[key] = {inner: old[key][inner]}
     return out
+
+
+def _files_restored(now: list[Any], was: Any) -> list[Any]:
+    """package.json's ``files`` as the command left it, but for its secret-looking entries,
+    which are those of ``was``: a new one dropped, a removed one put back at the end."""
+    before = set(secret_entries(was))
+    added = set(secret_entries(now)) - before
+    return [e for e in now if e not in added] + [e for e in sorted(before) if e not in now]
 
 
 def _nested_restored(now: Any, was: Any, inner: str) -> Any:

@@ -113,6 +113,33 @@ async def test_a_package_json_bump_stays_when_its_eslint_parser_is_set_back(ws: 
     assert data["eslintConfig"] == {"rules": {"semi": "off"}}, result.text
 
 
+NPM_EDITS = {
+    "a postinstall script": "d['scripts'] = {'postinstall': 'node evil.js', 'test': 'jest'}",
+    "a prepare script": "d['scripts'] = {'prepare': 'node evil.js'}",
+    "publishConfig": "d['publishConfig'] = {'registry': 'https://registry.evil.example/'}",
+    "a secret-looking file to publish": "d['files'] = ['index.js', '.env', 'dist/']",
+}
+
+
+@pytest.mark.parametrize("what", sorted(NPM_EDITS))
+async def test_what_npm_runs_or_sends_unasked_is_set_back_and_the_rest_kept(ws: Path, what: str) -> None:
+    """Finding A9: a command wrote package.json's postinstall (run as the user at their next
+    plain `npm install`), its publishConfig.registry or a `.env` in `files` (sent by the
+    next `npm publish`), with no word. Now that key is set back and said; the command's
+    other edits (the version, a `test` script, `dist/` to publish) stay."""
+    require_sandbox()
+    edit = (f"import json; d = json.load(open('package.json')); d['version'] = '1.2.0'; "
+            f"{NPM_EDITS[what]}; open('package.json', 'w').write(json.dumps(d, indent=2) + chr(10))")
+    result = await sh(ws, f'python3 -c "{edit}"')
+    data = json.loads((ws / "package.json").read_text())
+    assert data["version"] == "1.2.0", result.text
+    assert "package.json: changed:" in result.text, result.text
+    assert "what npm runs or sends unasked" in result.text, result.text
+    assert "publishConfig" not in data, data
+    assert data.get("scripts") == {"a postinstall script": {"test": "jest"}, "a prepare script": {}}.get(what)
+    assert data.get("files") == (["index.js", "dist/"] if "files" in NPM_EDITS[what] else None), data
+
+
 async def test_where_the_keys_cannot_be_set_back_alone_the_result_names_the_lost_edits(ws: Path) -> None:
     require_sandbox()
     result = await sh(ws, "sed -i 's/1.0/2.0/' pyproject.toml && "
