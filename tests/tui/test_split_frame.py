@@ -35,6 +35,18 @@ class Frames(SplitFrameScreen[None]):
         yield Static("first", id="text")
 
 
+async def quiet(events: list[str]) -> None:
+    """Wait until no frame has been drawn for a while, then forget what was drawn: under
+    load the start-up frames may still be on their way when ``pilot.pause()`` returns,
+    and a frame in flight would run an "after refresh" before the test's own layout."""
+    while True:
+        seen = len(events)
+        await asyncio.sleep(0.2)
+        if len(events) == seen:
+            break
+    events.clear()
+
+
 def test_the_main_screen_splits_its_frames() -> None:
     assert issubclass(MainLayout, SplitFrameScreen)
 
@@ -67,7 +79,7 @@ async def test_layout_and_render_run_in_different_turns_and_after_refresh_means_
     app = Page()
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
-        events.clear()
+        await quiet(events)
         app.query_one("#text", Static).update("second\nand a line more")  # a new height: a layout
         app.screen.call_after_refresh(lambda: events.append("after refresh"))
         # the update timer's frame (pilot.pause() would force one, drawn whole at once)
@@ -111,7 +123,7 @@ async def test_a_sleep_that_ends_during_the_layout_half_wakes_before_the_render_
     app = Page()
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
-        events.clear()
+        await quiet(events)
         armed.append(True)
         app.query_one("#text", Static).update("second\nand a line more")  # a layout, in a frame
         app.screen.call_after_refresh(lambda: events.append("after refresh"))
