@@ -49,9 +49,10 @@ any white space: prose would be one run of 64 KB, decoded four ways, for nothing
 only where a run of letters starts, never backtracking: a run of 64 KB of letters
 without a line break took a minute (each of its letters a start, each read to its end)."""
 _BLANKS = re.compile(r"\s+")
-_HEX_RUN = re.compile(r"(?i)(?<![0-9a-f])(?:(?:\\x|0x)?[0-9a-f]{2}[\s:,.-]{0,2}){8,}")
+_HEX_RUN = re.compile(r"(?i)(?<![0-9a-f])(?:(?:\\x|0x)?[0-9a-f]{2}[\s:,.-]{0,2}){8,}[0-9a-f]?")
 """Hex however it is written between its pairs: ``736b2d70``, ``73 6b 2d``, ``73:6b``,
-``\\x73\\x6b``, ``0x73,0x6b``."""
+``\\x73\\x6b``, ``0x73,0x6b``; and a last lone digit, which read from the second
+digit is a byte (``1`` glued before a key's hex: finding A8's twin)."""
 _NOT_HEX = re.compile(r"(?i)\\x|0x|[^0-9a-f]")
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\U00010000-\U0010ffff]+")
 """Outside printable ASCII and U+00A0-U+FFFF, spelled as what lies outside: the same set,
@@ -87,11 +88,11 @@ def readings(text: str, plain: str) -> Iterator[tuple[str, str]]:
         yield "with a separator inside it", unseparated
     if spaced := between_its_letters(normal):
         yield "with a separator between its letters", spaced
-    for_base64, for_others = _tokens(normal)
+    for_base64 = for_others = _tokens(normal)
     if "+" in text:  # base64's "+", which percent-decoding made a space: read base64
         # from the text with its "+" kept (its runs hold the others whole), the rest from both
-        for_base64, more = _tokens(_normal(urllib.parse.unquote(text)))
-        for_others += more
+        for_base64 = _tokens(_normal(urllib.parse.unquote(text)))
+        for_others = for_others + for_base64
     if swapped := halves_swapped(for_others):
         yield HALVES_SWAPPED, swapped
     yield from _decoded(text, normal, for_base64, for_others)
@@ -155,22 +156,20 @@ def _utf16_text(raw: bytes) -> str:
     return "\n".join(_UNPRINTABLE.sub("\n", way.replace("\ufffd", "\n")) for way in ways)
 
 
-def _tokens(plain: str) -> tuple[list[str], list[str]]:
+def _tokens(plain: str) -> list[str]:
     """The runs of letters that may be base64, base32 or hex: each on its own, each
     white-space-wrapped run joined up, and a host's labels together (``c2stcHJv….evil.io``
-    split over labels). Two lists: for base64, where a wrapped run's lines are read
-    only joined (read from each of its first four letters, the joined run holds each
-    line's key whatever its place); and for base32 and hex, which are read from their
-    first letter only, so each line on its own too."""
+    split over labels). Each line's runs are read on their own as well as joined
+    (finding A8: a base64 line joined with the next line's first word, a length one
+    past a multiple of four, failed to decode, and read from its second letter on it
+    was noise)."""
     wrapped = [line for run in _WRAPPED.findall(plain) if len(line := _BLANKS.sub("", run)) >= 12]
     try:
         host = urllib.parse.urlsplit(plain).hostname if "://" in plain else None
     except ValueError:  # "http://[not-an-address": no host to read
         host = None
     labels = host.split(".")[:-2] if host else []
-    joined = wrapped + ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]
-    every = _runs(plain) + joined
-    return (_runs(_WRAPPED.sub(" ", plain)) + joined if wrapped else every), every
+    return _runs(plain) + wrapped + ["".join(labels[:n]) for n in range(2, min(len(labels), 8) + 1)]
 
 
 def _runs(plain: str) -> list[str]:
@@ -182,24 +181,22 @@ def _decodings(for_base64: Sequence[str], for_others: Sequence[str]) -> Iterator
     token's decoding, joined by new lines (one search per encoding, however many
     tokens: a cap on tokens let a key through after 64 decoys). Bytes that are no printable text
     become line breaks, so ``base64("\\n" + key)`` still shows the key; decoded bytes
-    holding zero bytes are read as UTF-16 too."""
-    def b64(t: str) -> bytes:
-        return base64.b64decode(t + "=" * (-len(t) % 4), validate=False)
+    holding zero bytes are read as UTF-16 too. Each is read from every letter its
+    encoding's groups may start at: ``x`` + base64(key) is one run of letters, and read
+    from its first it decodes to noise; a run's last letters that make no whole byte are
+    dropped, not a failed decode (finding A8: a next word glued on)."""
+    def b64(t: str) -> bytes:  # "-" and "_" dropped by the decoder: not counted in its length
+        return base64.b64decode(_padded(t.translate(_NOT_BASE64)), validate=False)
 
     def b64url(t: str) -> bytes:
-        return base64.urlsafe_b64decode(t + "=" * (-len(t) % 4))
-
-    def b32(t: str) -> bytes:
-        return base64.b32decode(t.upper() + "=" * (-len(t) % 8))
+        return base64.urlsafe_b64decode(_padded(t))
 
     tries: list[tuple[str, Callable[[str], bytes]]] = [
-        ("base64", b64), ("base64", b64url), ("base32", b32), ("hex", bytes.fromhex)]
+        ("base64", b64), ("base64", b64url), ("hex", bytes.fromhex)]
     for how, decode in tries:
         parts: list[str] = []
         for token in for_base64 if how == "base64" else for_others:
             token = token.rstrip("=")
-            # base64 read from each of its first four letters: ``x`` + base64(key) is one
-            # run of letters, and read from the first it decodes to noise
             for start in range(4 if how == "base64" and len(token) >= 16 else 1):
                 try:
                     raw = decode(token[start:])
@@ -208,6 +205,40 @@ def _decodings(for_base64: Sequence[str], for_others: Sequence[str]) -> Iterator
                 parts += _printable(raw)
         if parts:
             yield how, "\n".join(parts)
+    yield from _base32(for_others)
+
+
+_NOT_BASE64 = str.maketrans("", "", "-_")
+_BASE32_RUN = re.compile(r"[A-Z2-7]{12,}")
+
+
+def _padded(t: str) -> str:
+    """``t`` padded to whole groups of four, without a last letter that holds too few bits
+    for a byte (a length one past a multiple of four: no base64 ends so, but a glued-on
+    word makes it)."""
+    t = t[:-1] if len(t) % 4 == 1 else t
+    return t + "=" * (-len(t) % 4)
+
+
+def _base32(tokens: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """What each run of base32 letters in ``tokens`` says read from each of its first
+    eight letters (a letter or a word glued before a base32 key; after one, its last
+    bits make no byte): decoded once, at C speed, then read shifted five bits at a time."""
+    parts: list[str] = []
+    for token in tokens:
+        for run in _BASE32_RUN.findall(token.upper()):
+            full = base64.b32decode(run + "A" * (-len(run) % 8))
+            bits = len(run) * 5
+            number = int.from_bytes(full, "big") >> (len(full) * 8 - bits)
+            for start in range(8):
+                left = bits - 5 * start
+                size = left // 8
+                if size < MIN_DECODED:
+                    break
+                rest = number & ((1 << left) - 1)
+                parts += _printable((rest >> (left - 8 * size)).to_bytes(size, "big"))
+    if parts:
+        yield "base32", "\n".join(parts)
 
 
 def _printable(raw: bytes) -> list[str]:

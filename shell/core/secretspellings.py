@@ -203,7 +203,11 @@ def spelled_spans(text: str, values: Iterable[str], kept: tuple[str, ...] = ()) 
     return [(chars(start), chars(end)) for start, end, _, _ in _hits(data, values, kept)]
 
 
-def withheld(how: str, whose: str = "one of this run's own keys") -> str:
+OWN_KEYS = "one of this run's own keys"
+"""Whose a value is that the run's environment or config holds (an MCP server's key)."""
+
+
+def withheld(how: str, whose: str = OWN_KEYS) -> str:
     """What stands for a line that held a known value in another spelling."""
     return f"[REDACTED: a line holding {whose}, {how}]"
 
@@ -235,19 +239,25 @@ def decoded_lines(text: str, known: Secrets, whose: str) -> tuple[str, list[str]
     check decodes, :func:`shell.core.secrets.secret_going_out`) withheld, and the values so
     found: more than :func:`spelled_lines` reads, at the cost of a search per reading, for
     what is capped (an MCP answer, finding Z7: a server that is not sandboxed reads the
-    ``.env`` itself). A text too long to read whole is read line by line."""
+    ``.env`` itself). The text is read whole (a value wrapped over lines: then, when no
+    one line holds it, the whole text is withheld) and line by line, whatever the whole
+    said (finding A8: read whole, a line's base64 joined with the next line's first word
+    and came out as noise, and the lines were never read). Lines shorter than the
+    shortest value are skipped: no spelling read here is shorter than its value."""
     whole = secret_going_out(text, known)
-    if whole is None:
-        return text, []
-    found: list[str] = []
     lines = text.split("\n")
-    for i, line in enumerate(lines):
-        hit = secret_going_out(line, known)
+    shortest = min((len(value) for value in known.values), default=0)
+    hits = [whole] if len(lines) == 1 else [
+        secret_going_out(line, known) if len(line) >= shortest else None for line in lines]
+    found: list[str] = []
+    for i, hit in enumerate(hits):
         if hit is not None and hit[0] != TOO_LONG:
             lines[i] = withheld(hit[0].split(", ", 1)[-1], whose)  # how it is spelled, not whose it is
             found.append(hit[1])
+    if not found and whole is not None and whole[0] != TOO_LONG:
+        return withheld(whole[0].split(", ", 1)[-1], whose), [whole[1]]
     return "\n".join(lines), found
 
 
-__all__ = ["AS_WRITTEN", "GAP", "MAX_SPELLED", "MIN_SPELLED", "decoded_lines", "first_spelled", "holds_any",
-           "spelled_lines", "spelled_spans", "withheld"]
+__all__ = ["AS_WRITTEN", "GAP", "MAX_SPELLED", "MIN_SPELLED", "OWN_KEYS", "decoded_lines", "first_spelled",
+           "holds_any", "spelled_lines", "spelled_spans", "withheld"]

@@ -30,7 +30,7 @@ from typing import Any
 
 from shell.core.messages import DataBlock, TextBlock, ToolResult
 from shell.core.secrets import REDACTED, TOO_LONG, Secrets, secret_going_out
-from shell.core.secretspellings import withheld
+from shell.core.secretspellings import OWN_KEYS, decoded_lines, withheld
 from shell.core.textsafety import map_strings
 from shell.permissions.sandboxenv import known_secret_values
 
@@ -63,16 +63,14 @@ class _Redaction:
 
     def text(self, text: str) -> str:
         """``text`` with known values as written redacted, and its lines that hold one
-        in another spelling withheld (the whole text, when no one line holds it)."""
+        in another spelling withheld (the whole text, when no one line holds it:
+        :func:`shell.core.secretspellings.decoded_lines`, also for hidden files' values)."""
         if hits := self.known.matches(text):
             self.found += len(hits)
             text = self.known.text(text)
-        if (how := _spelled(text, self.known)) is None:
-            return text
-        lines = text.split("\n")
-        kept = [withheld(h) if (h := _spelled(line, self.known)) else line for line in lines]
-        self.found += max(1, sum(a != b for a, b in zip(kept, lines, strict=True)))
-        return "\n".join(kept) if kept != lines else withheld(how)
+        text, spelled = decoded_lines(text, self.known, OWN_KEYS)
+        self.found += len(spelled)
+        return text
 
     def across(self, texts: list[str]) -> list[str]:
         """``texts`` (one message's text blocks) read joined as the provider may join

@@ -20,7 +20,25 @@ def send(message: dict[str, object]) -> None:
     sys.stdout.flush()
 
 
+def misaligning(run: str) -> str:
+    """A word that, glued to ``run``, makes letters one past a multiple of four."""
+    return "Heyo"[: (1 - len(run)) % 4 or 4]
+
+
+def glued(key: str) -> list[str]:
+    """The key in encodings without their padding, a next word or letter glued on so that
+    the letters read together break the encoding's groups (finding A8 and its twins)."""
+    b64 = base64.b64encode(key.encode()).decode().rstrip("=")
+    url = base64.urlsafe_b64encode(b"\xff\xfe" + key.encode()).decode().rstrip("=")
+    return ["key: " + b64 + "\n" + misaligning(b64) + " there",
+            "b32: x" + base64.b32encode(key.encode()).decode().rstrip("=") + " ok",
+            "hex: 1" + key.encode().hex() + " ok",
+            "url: " + url + misaligning(url) + " ok"]
+
+
 def answer(tool: str) -> dict[str, object]:
+    if tool == "glued":
+        return {"content": [{"type": "text", "text": text} for text in glued(KEY)]}
     if tool == "plain":
         ordinary = "B64:" + base64.b64encode(b"hello world, plainly").decode()
         return {"content": [{"type": "text", "text": "A:half"}, {"type": "text", "text": "other:B"},
@@ -53,7 +71,8 @@ for line in sys.stdin:
         schema = {"type": "object", "properties": {"x": {"type": "string", "description": "PARAM " + KEY}}}
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [
             {"name": "leak", "description": "usage: leak key=" + KEY, "inputSchema": schema},
-            {"name": "plain", "description": "answers plainly", "inputSchema": {"type": "object"}}]}})
+            {"name": "plain", "description": "answers plainly", "inputSchema": {"type": "object"}},
+            {"name": "glued", "description": "answers glued", "inputSchema": {"type": "object"}}]}})
     elif method == "tools/call":
         send({"jsonrpc": "2.0", "id": mid, "result": answer(message["params"]["name"])})
     elif mid is not None:
