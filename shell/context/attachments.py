@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from shell.core.attached import DIR_TAG, FILE_TAG
 from shell.core.messages import Block, DataBlock, TextBlock, UserMessage
 from shell.core.textsafety import path_from_text, sanitize_line
 
@@ -53,8 +54,6 @@ IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 MENTION = re.compile(r'(?<![\w@/.])@(?:"([^"\n]{1,1000})"|([^\s"]{1,1000}))')
 """``@path`` or ``@"quoted path"``, not inside a word (``me@example.org`` is an address)."""
 _TRAILING = ".,;:!?)]}'"
-FILE_TAG = "attached-file"
-DIR_TAG = "attached-directory"
 _OPENING = re.compile(rf'^<({FILE_TAG}|{DIR_TAG}) path="([^"]*)"([^>]*)>')
 _CLOSING = re.compile(rf"</({FILE_TAG}|{DIR_TAG})", re.IGNORECASE)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 
+from shell.core.attached import own_words, parts_of
 from shell.core.messages import ToolResultMessage, Usage, UserMessage
 from shell.core.model import (
     ModelChunk,
@@ -219,7 +220,7 @@ class DemoModel:
         else:
             # What it understands is a short request: its patterns read the start only
             # (over an 8 MB paste they held the event loop for seconds).
-            said = last.text[:READ_CHARS] if isinstance(last, UserMessage) else ""
+            said = typed(last)[:READ_CHARS] if isinstance(last, UserMessage) else ""
             call = plan(steps(said)[0])
             thinking, text = self._answer(said, call, tools)
             if call and call[0] not in tools:
@@ -277,10 +278,16 @@ def _next_call(messages: tuple[Any, ...] | list[Any]) -> tuple[str, dict[str, An
     done = 0
     for message in reversed(messages):
         if isinstance(message, UserMessage):
-            todo = steps(message.text[:READ_CHARS])
+            todo = steps(typed(message)[:READ_CHARS])
             return plan(todo[done]) if done < len(todo) else None
         done += isinstance(message, ToolResultMessage)
     return None
+
+
+def typed(message: UserMessage) -> str:
+    """What the user typed: never an attached file's tag and text, which the demo
+    quoted back on screen as if the user had said it (finding B4)."""
+    return own_words(parts_of(message.content))[0]
 
 
 def _clip(text: str, n: int) -> str:

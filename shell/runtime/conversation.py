@@ -167,6 +167,7 @@ what a message carries."""
         exactly as it is. Its checkpoints come along (up to ``before``). Returns the
         new session's id; :class:`ShellError` when there is nothing to fork."""
         from ..sessions import SessionRecorder, SessionStore
+        from ..sessions.store import fork_title
 
         if self.agent.busy:
             raise ShellError("wait for the reply to finish (or cancel it) before forking")
@@ -198,6 +199,7 @@ what a message carries."""
         recorder.sync()
         if old is not None:
             recorder.carry_calls(old)
+            recorder.set_title(fork_title(old.title, messages), old.title_source or "model")
         self.session_recorder = recorder
         return recorder.session_id
 

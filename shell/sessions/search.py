@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING, Any
 
 from shell.core.dirs import data_dir
 
-from .store import SUFFIX, SessionStore
+from .store import SUFFIX, SessionStore, message_title
 
 if TYPE_CHECKING:
     from shell.core.secrets import Secrets
 
-SCHEMA_VERSION = "2"  # 2: passages keep their offset in the file (a rewind drops them)
+SCHEMA_VERSION = "3"  # 2: passages keep their offset (a rewind drops them); 3: names without attached text
 INDEX_NAME = "search.sqlite"
 MAX_INDEXED_CHARS = 20_000
 """Of one message's text (user and assistant words are rarely longer)."""
@@ -213,7 +213,7 @@ class SearchIndex:
                     message = record.get("message")
                     text = self._message_text(message)
                     if text and not first and isinstance(message, dict) and message.get("role") == "user":
-                        first = " ".join(text.split())[:200]
+                        first = message_title(message, self._clean)
                     self._add(db, session_id, message, text, pos)
                 elif kind in ("history", "rewind") and isinstance(record.get("messages"), list):
                     to = record.get("to")
@@ -224,7 +224,7 @@ class SearchIndex:
                         text = self._message_text(message)
                         if kind == "rewind" and text and not first and isinstance(message, dict) \
                                 and message.get("role") == "user":
-                            first = " ".join(text.split())[:200]
+                            first = message_title(message, self._clean)
                         self._add(db, session_id, message, text, pos)
             db.execute(
                 "INSERT OR REPLACE INTO sessions(id, size, mtime_ns, ino, indexed_to, title, user_title, "

@@ -21,11 +21,14 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from shell.core.attached import name_of, parts_of
 from shell.core.dirs import data_dir
+from shell.core.messages import Message, UserMessage
 
 SUFFIX = ".jsonl"
 TITLE_WIDTH = 80
@@ -188,7 +191,7 @@ class SessionStore:
                     elif kind == "message":
                         count += 1
                         if not title:
-                            title = _user_title(record.get("message"))
+                            title = message_title(record.get("message"))
                     elif kind == "results_landed":
                         landed = record.get("call_ids")
                         count += len(landed) if isinstance(landed, list) else 0
@@ -197,7 +200,7 @@ class SessionStore:
                         if isinstance(messages, list):
                             count = len(messages)
                             if kind == "rewind":  # a first message taken back is no title
-                                title = next((t for t in map(_user_title, messages) if t), "")
+                                title = next((t for t in map(message_title, messages) if t), "")
                     elif (kind == "title" and isinstance(record.get("title"), str)
                           and (named_by != "user" or record.get("source") == "user")):
                         named, named_by = _one_line(record["title"]), str(record.get("source", ""))
@@ -291,14 +294,39 @@ def _one_line(text: str) -> str:
     return line if len(line) <= TITLE_WIDTH else line[: TITLE_WIDTH - 1] + "…"
 
 
-def _user_title(message: object) -> str:
+def message_title(message: object, clean: Callable[[str], str] | None = None) -> str:
+    """A stored user message as a session's name: the user's own words and how many
+    files it attached (``explain @src/mod.py (+1 file)``), never the attached text
+    (finding B4: the list showed the tag and the file's first lines). Empty for any
+    other message. ``clean`` (the search index's redactor) goes over the words before
+    they are cut, so a secret is never cut into a piece it no longer recognises."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return ""
     content = message.get("content")
-    if isinstance(content, list):
-        content = "".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    if not isinstance(content, str):
+    if isinstance(content, str):
+        parts: list[str | None] = [content]
+    elif isinstance(content, list):
+        parts = [
+            (str(b.get("text", "")) if b.get("type") == "text" else None)
+            for b in content if isinstance(b, dict) and b.get("type") in ("text", "data")
+        ]
+    else:
         return ""
-    return _one_line(content[:4096])  # a title is one short line: an 8 MB paste is not split whole
+    return name_of(parts, TITLE_WIDTH, clean)
+
+
+FORK_MARK = " (fork)"
+
+
+def fork_title(title: str, messages: Iterable[Message]) -> str:
+    """A fork's name: its original's title (or, untitled, its first message's
+    words) and `` (fork)``, so the two are told apart in ``/sessions`` and the fork
+    does not fall back to the raw first message (finding B4)."""
+    if not title:
+        first = next((m for m in messages if isinstance(m, UserMessage)), None)
+        title = name_of(parts_of(first.content), TITLE_WIDTH) if first is not None else ""
+    if not title:
+        return ""
+    line = " ".join(title.split())
+    room = TITLE_WIDTH - len(FORK_MARK)
+    return (line if len(line) <= room else line[: room - 1] + "…") + FORK_MARK
