@@ -20,6 +20,8 @@ from acp.schema import (
     SessionModeState,
 )
 
+from shell.runtime.options import HITL
+
 from .permissions import MODES
 
 MODE_OPTION = "mode"
@@ -30,24 +32,44 @@ ON, OFF = "on", "off"
 ConfigOption = SessionConfigOptionSelect | SessionConfigOptionBoolean
 
 
-def mode_state(current: str) -> SessionModeState:
-    return SessionModeState(
-        current_mode_id=current,
-        available_modes=[SessionMode(id=m.id, name=m.name, description=m.description) for m in MODES],
-    )
+APPROVALS_OFF = (
+    "Approvals are off (HumanInTheLoop is off): every call that would ask runs unasked, as in "
+    "bypass mode; deny rules and plan mode still hold."
+)
+"""What the editor is told while the HumanInTheLoop switch is off, in the words the
+other front ends use: switching "a middleware" off must not silently mean bypass."""
+OFF_NAME = " — approvals off"
 
 
-def mode_option(current: str) -> SessionConfigOptionSelect:
+def _shown(mode_id: str, name: str, description: str, current: str, approvals_off: bool) -> tuple[str, str]:
+    """A mode's name and description as the editor lists them: the current one says
+    that approvals are off while they are (the mode alone would read "Ask")."""
+    if approvals_off and mode_id == current and mode_id != "bypass":
+        return name + OFF_NAME, APPROVALS_OFF + " " + description
+    return name, description
+
+
+def mode_state(current: str, approvals_off: bool = False) -> SessionModeState:
+    modes = []
+    for m in MODES:
+        name, description = _shown(m.id, m.name, m.description, current, approvals_off)
+        modes.append(SessionMode(id=m.id, name=name, description=description))
+    return SessionModeState(current_mode_id=current, available_modes=modes)
+
+
+def mode_option(current: str, approvals_off: bool = False) -> SessionConfigOptionSelect:
+    options = []
+    for m in MODES:
+        name, description = _shown(m.id, m.name, m.description, current, approvals_off)
+        options.append(SessionConfigSelectOption(value=m.id, name=name, description=description))
     return SessionConfigOptionSelect(
         type="select",
         id=MODE_OPTION,
         name="Permissions",
-        description="What runs without asking.",
+        description=APPROVALS_OFF if approvals_off else "What runs without asking.",
         category="mode",
         current_value=current,
-        options=[
-            SessionConfigSelectOption(value=m.id, name=m.name, description=m.description) for m in MODES
-        ],
+        options=options,
     )
 
 
@@ -64,9 +86,14 @@ def model_option(current: str, available: Sequence[str]) -> SessionConfigOptionS
     )
 
 
+GATE_OFF = "Off: nothing asks (as bypass; deny rules and plan mode hold)"
+
+
 def middleware_option(name: str, description: str, enabled: bool, *, boolean: bool) -> ConfigOption:
     option_id = MIDDLEWARE_PREFIX + name
     text = description or None
+    if name == HITL:  # an editor's On/Off must say what Off means here
+        text = f"{description} {GATE_OFF}." if description else GATE_OFF + "."
     if boolean:
         return SessionConfigOptionBoolean(
             type="boolean", id=option_id, name=name, description=text, current_value=enabled
@@ -79,7 +106,7 @@ def middleware_option(name: str, description: str, enabled: bool, *, boolean: bo
         current_value=ON if enabled else OFF,
         options=[
             SessionConfigSelectOption(value=ON, name="On"),
-            SessionConfigSelectOption(value=OFF, name="Off"),
+            SessionConfigSelectOption(value=OFF, name=GATE_OFF if name == HITL else "Off"),
         ],
     )
 

@@ -24,6 +24,7 @@ from acp import RequestError, helpers
 from acp.schema import (
     AudioContentBlock,
     ClientCapabilities,
+    ConfigOptionUpdate,
     ElicitationFormSessionMode,
     ElicitationSchema,
     ElicitationStringPropertySchema,
@@ -44,6 +45,7 @@ from shell.core.messages import Block, DataBlock, TextBlock, Usage, UserMessage
 from shell.core.textsafety import plain_id, sanitize_line
 from shell.core.tools import Tool
 from shell.runtime import ShellError, ShellRuntime
+from shell.runtime.options import HITL
 
 from . import config_options as co
 from .editor_tools import editor_tools
@@ -103,6 +105,8 @@ class AcpSession:
         self._tools_settled = False
         self._waiting: anyio.CancelScope | None = None
         self._use_editor_tools()
+        if self.approvals_off:  # set so by the config: said before the first reply
+            self.notes.append(co.APPROVALS_OFF)
 
     # -- set-up ----------------------------------------------------------------------
     @property
@@ -150,13 +154,20 @@ class AcpSession:
             self.runtime.cancel()
 
     # -- what the editor shows and switches ------------------------------------------
+    @property
+    def approvals_off(self) -> bool:
+        """Calls that would ask run unasked (the HumanInTheLoop switch is off): the
+        editor is told in the mode's own name, as the other front ends say it."""
+        runtime = self.runtime
+        return any(mw.name == HITL for mw in runtime.agent.middleware) and not runtime.approvals_on
+
     def mode_state(self) -> Any:
-        return co.mode_state(self.permissions.mode)
+        return co.mode_state(self.permissions.mode, self.approvals_off)
 
     def config_options(self) -> list[co.ConfigOption]:
         runtime = self.runtime
         options: list[co.ConfigOption] = [
-            co.mode_option(self.permissions.mode),
+            co.mode_option(self.permissions.mode, self.approvals_off),
             co.model_option(runtime.model_label, self.models()),
         ]
         stack = runtime.agent.middleware
@@ -174,6 +185,9 @@ class AcpSession:
         except ValueError as exc:
             raise invalid(str(exc)) from None
         await self.send(helpers.update_current_mode(mode))
+        if self.approvals_off:  # the "approvals off" name moves to the new mode
+            await self.send(ConfigOptionUpdate(session_update="config_option_update",
+                                               config_options=self.config_options()))
 
     async def set_option(self, option_id: str, value: str | bool) -> None:
         if option_id == co.MODE_OPTION and isinstance(value, str):
@@ -191,10 +205,18 @@ class AcpSession:
             on = co.as_switch(value)
             if on is None:
                 raise invalid(f"{option_id} takes on or off, not {value!r}")
+            was_off = self.approvals_off
             try:
                 self.runtime.set_middleware(name, on)  # live: the next hook sees it
             except KeyError as exc:
                 raise invalid(str(exc.args[0])) from None
+            if self.approvals_off != was_off:  # the mode's name changes with it
+                await self.send(ConfigOptionUpdate(session_update="config_option_update",
+                                                   config_options=self.config_options()))
+                if self.approvals_off:
+                    self.notes.append(co.APPROVALS_OFF)
+                elif co.APPROVALS_OFF in self.notes:
+                    self.notes.remove(co.APPROVALS_OFF)
         else:
             raise invalid(f"no config option {option_id!r} takes {value!r}")
 
