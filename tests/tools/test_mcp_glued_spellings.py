@@ -47,6 +47,7 @@ def test_base64_without_padding_beside_any_next_word_is_found(word: str) -> None
 @pytest.mark.parametrize("text", [
     *(f"b32: {glue}{B32} ok" for glue in ("x", "xy", "xyz", "1", "_")),
     *(f"b32: {B32}{glue} ok" for glue in ("xy", "1", "_")),
+    f"b32: XYZ{B32.lower()} ok",
     "hex: 1" + KEY.encode().hex() + " ok",
     "url: " + base64.urlsafe_b64encode(b"\xff\xfe" + KEY.encode()).decode().rstrip("=") + "H ok",
 ])
