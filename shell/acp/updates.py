@@ -41,7 +41,6 @@ from acp.schema import (
 
 from shell.core import events as ev
 from shell.core.messages import ToolResult
-from shell.core.remoteimages import ImageDefuser
 from shell.core.textsafety import StreamSanitizer, plain_id, sanitize
 from shell.core.tools import Tool, ToolKind
 from shell.frontend.reply import WITHDRAWN_NOTE
@@ -91,7 +90,12 @@ class ReplyUpdates:
         self.root = root
         self.calls: dict[str, _Call] = {}
         self._text: dict[str, StreamSanitizer] = {}
-        self._images: dict[str, ImageDefuser] = {}  # an editor renders Markdown: no image loads, no link asks
+        self._message = toolview.editor_defuser()  # an editor renders Markdown: no image loads, no link asks
+        self._thought = toolview.editor_defuser()
+        """One defuser for each of the agent's message and thoughts up to the next tool
+        call entry, not one per text block: the editor joins the chunks into one Markdown
+        document, so a fence the model left open in one block (or in a withdrawn attempt)
+        decides what is code in the next (finding A5)."""
         self.model_calls = 0
         self.last_usage: Any = None
 
@@ -99,16 +103,16 @@ class ReplyUpdates:
     async def handle(self, event: ev.Event) -> None:
         if isinstance(event, (ev.TextBlockStart, ev.ThinkingBlockStart)):
             self._text[event.block_id] = StreamSanitizer()
-            self._images[event.block_id] = toolview.editor_defuser()
         elif isinstance(event, ev.TextBlockDelta):
             await self._chunk(event.block_id, event.delta, thought=False)
         elif isinstance(event, ev.ThinkingBlockDelta):
             await self._chunk(event.block_id, event.delta, thought=True)
         elif isinstance(event, (ev.TextBlockEnd, ev.ThinkingBlockEnd)):
-            images = self._images.pop(event.block_id, None) or toolview.editor_defuser()
+            thought = isinstance(event, ev.ThinkingBlockEnd)
+            images = self._thought if thought else self._message
             rest = images.feed(self._text.pop(event.block_id, StreamSanitizer()).flush()) + images.flush()
             if rest:
-                await self._send_text(rest, thought=isinstance(event, ev.ThinkingBlockEnd))
+                await self._send_text(rest, thought=thought)
         elif isinstance(event, ev.ToolCallStart):
             await self.announce(event.call_id, event.name, None)
         elif isinstance(event, ev.ToolCallEnd):
@@ -136,16 +140,18 @@ class ReplyUpdates:
         sent = [b for b in block_ids if b in self._text]
         for block_id in sent:
             self._text.pop(block_id, None)
-            self._images.pop(block_id, None)
-        if sent:
-            await self._send_text(f"\n\n{WITHDRAWN_NOTE}\n\n", thought=False)
+        if not sent:
+            return
+        for thought, images in ((True, self._thought), (False, self._message)):
+            images.discard()  # what it held was never sent
+            if closing := images.settle():  # the note and the next attempt start outside code
+                await self._send_text(closing, thought=thought)
+        note = self._message.feed(f"\n\n{WITHDRAWN_NOTE}\n\n") + self._message.flush()
+        await self._send_text(note, thought=False)
 
     async def _chunk(self, block_id: str, delta: str, *, thought: bool) -> None:
         text = self._text.setdefault(block_id, StreamSanitizer()).feed(delta)
-        images = self._images.get(block_id)
-        if images is None:
-            images = self._images[block_id] = toolview.editor_defuser()
-        text = images.feed(text)
+        text = (self._thought if thought else self._message).feed(text)
         if text:
             await self._send_text(text, thought=thought)
 
@@ -157,8 +163,21 @@ class ReplyUpdates:
         await self.send(update)
 
     async def message(self, text: str) -> None:
-        """A line of our own (a notice, a warning) in the agent's message."""
-        await self._send_text(sanitize(text), thought=False)
+        """A line of our own (a notice, a warning) in the agent's message: outside any
+        code the model left open, and through the same defuser, since the editor joins it
+        to the model's text (a server's error text may carry an image too)."""
+        images = self._message
+        await self._send_text(images.settle() + images.feed(sanitize(text)) + images.flush(), thought=False)
+
+    async def _new_message(self) -> None:
+        """A tool call entry comes next: an editor starts a new message after it, or
+        joins the text on both sides; either way the next text starts at a line's start
+        outside code, for the editor as for a fresh defuser."""
+        for thought in (True, False):
+            images = self._thought if thought else self._message
+            if rest := images.settle(line_end=True):
+                await self._send_text(rest, thought=thought)
+        self._message, self._thought = toolview.editor_defuser(), toolview.editor_defuser()
 
     # -- tool calls ------------------------------------------------------------------
     async def announce(self, call_id: str, name: str, args: dict[str, Any] | None) -> _Call:
@@ -170,6 +189,7 @@ class ReplyUpdates:
             call = self.calls[call_id] = _Call(plain_id(call_id), name, kind=kind)
         if not call.announced:
             call.announced = True
+            await self._new_message()
             await self.send(
                 helpers.start_tool_call(
                     call.id, toolview.one_line(name), kind=call.kind, status="pending", raw_input={}
@@ -284,7 +304,7 @@ class ReplyUpdates:
                 )
         self.calls.clear()
         self._text.clear()
-        self._images.clear()
+        self._message, self._thought = toolview.editor_defuser(), toolview.editor_defuser()
 
 
 def text_content(text: str) -> ContentToolCallContent:

@@ -135,6 +135,27 @@ class ImageDefuser:
         held, self._held = self._held, ""
         return self._scan(held)
 
+    def discard(self) -> None:
+        """Forget what is held back unsent (a withdrawn attempt's end): the fence
+        state stays that of what was sent."""
+        self._held = ""
+
+    def settle(self, *, line_end: bool = False) -> str:
+        """What is held, then what closes a fenced block left open, so that text
+        joined after it starts outside code for every renderer as for us: the
+        renderer's fence was opened by the same line we took for one, and a run of
+        its character and length closes it. ``line_end``: end a line that has text
+        too, for a renderer that starts a new document here as for one that joins."""
+        out = self.flush()
+        if self._fence is not None or self._candidate is not None:
+            out += self._scan("\n")
+            if self._fence is not None:
+                char, run = self._fence
+                out += self._scan(char * run + "\n")
+        elif line_end and self._indent != 0:
+            out += self._scan("\n")
+        return out
+
     def _scan(self, text: str) -> str:
         """``text`` with the parts outside fenced code defanged; the fence state carried on."""
         out: list[str] = []
