@@ -4,7 +4,8 @@ passing it through the workspace's hidden-values net (finding X15).
 Since X3 every text block, the blocks joined, text blobs and structured content are
 read in every spelling the egress check reads (``secret_going_out``), not only
 searched for the key as written. Answers: one short line, 30 KB of prose (the result
-cap) as one text and as ten blocks with structured content. Medians of 5 samples of
+cap) as one text, as 400 lines (each line read on its own too since A8) and as ten
+blocks with structured content. Medians of 5 samples of
 this process's CPU time. The net is measured in a workspace of 200 small files and an
 ``.env`` of three values, warm (the secret-file search and the values cached, as from
 the second call on). ``--root DIR`` measures another checkout's redaction (run it
@@ -71,6 +72,8 @@ def main() -> None:
     answers = {
         "one line": ToolResult("ok: 3 rows", details={"server": "s"}),
         "30 KB prose, one text": ToolResult(prose, details={"server": "s"}),
+        "30 KB prose, 400 lines": ToolResult(
+            "\n".join(prose[i : i + 75] for i in range(0, 30_000, 75)), details={"server": "s"}),
         "30 KB prose, 10 blocks": ToolResult(blocks, details={"structured": {"a": "x" * 100}}),
     }
     print(f"redaction of {ROOT}")

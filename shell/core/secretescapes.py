@@ -34,8 +34,9 @@ _ESCAPE = re.compile(
     r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|\\x([0-9a-fA-F]{2})|\\([0-7]{1,3})|=([0-9A-F]{2})|=\r?\n")
 """A string literal's escapes and quoted-printable's ``=XX`` (upper case, as RFC 2045
 writes it; lower case is a query string's ``a=bc``) and soft line break."""
-_BITS = re.compile(r"(?<![01])(?:[01]{8}[\s,;:|_-]{0,3}){8,}")
-"""Eight bytes or more written as bits, one group of eight at a time, separated or not."""
+_BITS = re.compile(r"(?<![01])(?:[01]{8}[\s,;:|_-]{0,3}){8,}[01]{0,7}")
+"""Eight bytes or more written as bits, one group of eight at a time, separated or not,
+and the last few digits a run glued on before them pushed past the last group."""
 _BOOLS = re.compile(r"(?i)(?<![a-z])(?:(?:true|false)[\s,;]{1,3}){63,}(?:true|false)(?![a-z])")
 """Sixty-four booleans or more in a row: eight bytes as bits."""
 _B85_RUN = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{10,}")
@@ -102,14 +103,24 @@ def bits(text: str) -> str:
     parts: list[str] = []
     if "0" in text or "1" in text:
         for run in _BITS.findall(text):
-            digits = re.sub(r"[^01]", "", run)
-            parts.append(_printable(int(digits, 2).to_bytes(len(digits) // 8, "big")))
+            parts += _bytes_of(re.sub(r"[^01]", "", run))
     if "true" in text.lower():
         for run in _BOOLS.findall(text):
-            digits = "".join("1" if w.lower() == "true" else "0" for w in re.findall(r"(?i)true|false", run))
-            digits = digits[: len(digits) - len(digits) % 8]
-            parts.append(_printable(int(digits, 2).to_bytes(len(digits) // 8, "big")))
+            words = re.findall(r"(?i)true|false", run)
+            parts += _bytes_of("".join("1" if w.lower() == "true" else "0" for w in words))
     return "\n".join(p for p in parts if p)
+
+
+def _bytes_of(digits: str) -> list[str]:
+    """The bytes ``digits`` (bits) spell read from each of its first eight digits
+    (finding A8's twin: a digit or a word glued before a key's bits made its groups noise)."""
+    parts: list[str] = []
+    for start in range(8):
+        body = digits[start : len(digits) - (len(digits) - start) % 8]
+        if len(body) < 64:
+            break
+        parts.append(_printable(int(body, 2).to_bytes(len(body) // 8, "big")))
+    return parts
 
 
 def base85s(text: str) -> Iterator[tuple[str, str]]:

@@ -3,7 +3,8 @@ word had the length that made the two read together one letter past a multiple o
 (``…aA`` + ``\\nHey there``), reached the model from an MCP answer: read only joined,
 the letters failed to decode or decoded as noise, and the line-by-line pass never ran.
 Its twins: base32 with a letter glued before it or a word after it, hex with a lone
-digit before it, base64url with a word glued on. A real stdio server
+digit before it, base64url with a word glued on, bits (and booleans) with a digit (a
+word) before them. A real stdio server
 (tests/tools/spelled_mcp_server.py, tool ``glued``) says them all."""
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ KEY = "Kp83hdPq2LmXz7RtWq5"
 KNOWN = Secrets([KEY], patterns=False)
 B64 = base64.b64encode(KEY.encode()).decode().rstrip("=")
 B32 = base64.b32encode(KEY.encode()).decode().rstrip("=")
+BITS = "".join(f"{byte:08b}" for byte in KEY.encode())
 WHOSE = "a value of a hidden secret file"
 
 
@@ -48,6 +50,8 @@ def test_base64_without_padding_beside_any_next_word_is_found(word: str) -> None
     *(f"b32: {glue}{B32} ok" for glue in ("x", "xy", "xyz", "1", "_")),
     *(f"b32: {B32}{glue} ok" for glue in ("xy", "1", "_")),
     f"b32: XYZ{B32.lower()} ok",
+    *(f"bits: {'1' * n}{BITS} ok" for n in (1, 3, 7)),
+    "bools: true " + " ".join("true" if bit == "1" else "false" for bit in BITS),
     "hex: 1" + KEY.encode().hex() + " ok",
     "url: " + base64.urlsafe_b64encode(b"\xff\xfe" + KEY.encode()).decode().rstrip("=") + "H ok",
 ])
