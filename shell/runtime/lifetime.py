@@ -42,14 +42,15 @@ own config once trusted), started and closed."""
         launcher (``npx``, ``python -m``, ``uv run``) may run the workspace's code."""
         from ..core.textsafety import sanitize_line
         from ..tools.mcp_config import parse_servers
-        from ..tools.mcp_launch import runs_in_workspace
+        from ..tools.mcp_launch import launch_problem, runs_in_workspace
 
         root = str(self.workspace.root)
         specs = [*parse_servers(self.settings.raw.get("mcp_servers") or {}, workspace=root),
                  *self.options.mcp_servers]
         return [sanitize_line(
             f"your server {spec.name!r} starts in this workspace (cwd = \"workspace\" in your config), "
-            "trusted or not: npx, python -m or uv run there may run the workspace's own code")
+            "trusted or not: uv run or a script's imports there may run the workspace's own code"
+            + (f"; {launch_problem(spec)}" if launch_problem(spec) else ""))
             for spec in specs if runs_in_workspace(spec, root)]
 
     def untrusted_notice(self, check: TrustCheck) -> str:

@@ -19,6 +19,13 @@ So:
   where it starts; its ``env`` may say otherwise). Not the others: it would break a
   ``python3 ~/mcp/server.py`` that imports its neighbours, and guards nothing in an
   empty private folder;
+- such a server's package launcher still prefers the start folder's ``node_modules``
+  (finding A15): ``npx``/``npm exec`` are given ``--prefix`` the private folder
+  (:func:`start_args`: npm then looks for installed packages, and a project ``.npmrc``,
+  there, while the server still runs in the workspace); ``bunx`` has no such switch, so
+  it is refused while the start folder holds ``node_modules/PKG`` or
+  ``node_modules/.bin/PKG`` (:func:`launch_problem`), trusted or not: a sandboxed command
+  can plant one in a trusted workspace too. ``pnpm dlx`` and ``yarn dlx`` always fetch;
 - a trusted project's ``.mcp.json`` servers are the project's own code and keep the
   workspace (or the ``cwd`` the file gives) as their working directory.
 """
@@ -59,6 +66,64 @@ def start_env(spec: McpServerSpec) -> dict[str, str]:
     start in a folder of their own choosing get ``PYTHONSAFEPATH=1`` unless their
     ``env`` says otherwise."""
     return SAFE_PATH | dict(spec.env) if spec.cwd and not spec.project else dict(spec.env)
+
+
+def _chose_folder(spec: McpServerSpec) -> bool:
+    """One of the user's own stdio servers told to start in a folder (not the private one)."""
+    return bool(spec.cwd) and not spec.project and spec.transport == "stdio"
+
+
+def start_args(spec: McpServerSpec) -> list[str]:
+    """``spec``'s arguments as started: ``npx``/``npm exec`` of a server started in a
+    folder of the user's choosing look for installed packages in the private folder
+    (``--prefix``), not in that folder's ``node_modules``."""
+    args = list(spec.args)
+    if not _chose_folder(spec):
+        return args
+    name = os.path.basename(spec.command)
+    if name == "npx":
+        return ["--prefix", str(private_cwd()), *args]
+    if name == "npm" and args[:1] in (["exec"], ["x"]):
+        return [args[0], "--prefix", str(private_cwd()), *args[1:]]
+    return args
+
+
+def launch_problem(spec: McpServerSpec) -> str:
+    """Why ``spec`` is not started (""): ``bunx PKG`` in a folder holding its own
+    ``node_modules/PKG`` would run that package, as the user, outside the sandbox."""
+    if not _chose_folder(spec) or not spec.cwd:
+        return ""
+    name, args = os.path.basename(spec.command), list(spec.args)
+    if name == "bun" and args[:1] == ["x"]:
+        args = args[1:]
+    elif name != "bunx":
+        return ""
+    package = _package_word(args)
+    if not package:
+        return ""
+    bare = package[: package.index("@", 1)] if "@" in package[1:] else package  # pkg@1.2, @scope/pkg@1
+    modules = Path(spec.cwd) / "node_modules"
+    for planted in (modules / bare, modules / ".bin" / bare.rsplit("/", 1)[-1]):
+        if os.path.lexists(planted):
+            return (f"not started: {spec.command} would run {planted} (the start folder's own package, "
+                    "as you, outside the sandbox) instead of fetching it; bunx has no switch against that. "
+                    "Use npx, or drop cwd, or name that file as the command if it is yours")
+    return ""
+
+
+def _package_word(args: list[str]) -> str:
+    """The package a ``bunx`` line runs: ``-p``/``--package``'s value, or its first word."""
+    at = 0
+    while at < len(args):
+        word = args[at]
+        if word in ("-p", "--package") and at + 1 < len(args):
+            return args[at + 1]
+        if word.startswith("--package="):
+            return word.split("=", 1)[1]
+        if not word.startswith("-"):
+            return word
+        at += 1
+    return ""
 
 
 def roots_callback(roots: Callable[[], Sequence[Path]]) -> Any:

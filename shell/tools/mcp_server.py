@@ -33,7 +33,7 @@ from .mcp_call import CallScopes, gone_after, not_ready, progress_relay
 from .mcp_config import McpServerSpec
 from .mcp_deadline import Deadline, expired_text, waiting_reports, within
 from .mcp_identity import ToolIdentities
-from .mcp_launch import roots_callback, start_cwd, start_env
+from .mcp_launch import launch_problem, roots_callback, start_args, start_cwd, start_env
 from .mcp_listing import LenientListing, hostile_names_note, list_all_tools, refusal_note
 from .mcp_redaction import listing_without_known_secrets, without_known_secrets
 from .mcp_relist import Relister, change_note
@@ -107,7 +107,7 @@ class McpServer:
 
     async def run(self) -> None:
         """Connect, list tools, then wait until stopped or until the server goes away."""
-        error = self.spec.error or server_name_problem(self.spec.name)
+        error = self.spec.error or server_name_problem(self.spec.name) or launch_problem(self.spec)
         if error:
             self._set("failed", error)
             self.done.set()
@@ -206,7 +206,7 @@ class McpServer:
         spec = self.spec
         if spec.transport == "stdio":
             self._stderr = StderrTail()
-            args = list(spec.args)
+            args = start_args(spec)
             return stdio(spec.name, spec.command, args, start_env(spec), start_cwd(spec), self._stderr)
         if spec.transport == "sse":
             lost = watcher.unreadable  # an event too large with no id to tell whose
