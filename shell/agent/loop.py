@@ -183,7 +183,7 @@ class Agent:
         except ReplyCancelled:
             reply.stop = "cancelled"
         except Exception as exc:
-            withdrawn = take_back(run.history, request.input, exc)  # it did not fit: not kept
+            withdrawn = take_back(run.history, request.input, exc)  # unanswered: not kept
             for event in await report(reply, exc, "model", withdrawn):
                 yield event
             reply.stop = "error"

@@ -18,7 +18,7 @@ from shell.core.events import ApprovalRequested, ApprovalResolved, ErrorEvent, E
 from shell.core.messages import Message
 from shell.core.model import ModelError
 
-from .overflow import WITHDRAWN_ADVICE
+from .overflow import withdrawn_advice
 
 if TYPE_CHECKING:
     from .reply import Reply
@@ -58,7 +58,7 @@ async def report(
         said = str(exc).rstrip(".")
         text = f"Middleware {source} failed in {hook}: {type(exc).__name__}: {said}. {advice}"
     elif isinstance(exc, ModelError):
-        text = f"{exc.message} {WITHDRAWN_ADVICE}" if withdrawn else exc.message
+        text = f"{exc.message} {withdrawn_advice(exc)}" if withdrawn else exc.message
     else:
         text = f"{type(exc).__name__}: {exc}"
     await tell(reply, exc, source)

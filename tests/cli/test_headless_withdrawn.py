@@ -47,3 +47,33 @@ async def test_ctrl_c_before_the_first_word_says_the_message_was_taken_back(tmp_
     assert end["type"] == "ReplyEnd" and [m["content"] for m in end["withdrawn"]] == ["delete the logs"]
     assert "no answer had arrived, so your message was taken back" in err.getvalue()
     assert runtime.agent.messages == []
+
+
+async def test_a_failed_call_says_the_message_was_not_kept(tmp_path: Path) -> None:
+    """Finding B2: -p "delete the logs" with the server down answered stop_reason
+    "error" and nothing more, and the session kept the message: the next --continue
+    sent it glued to its own. Now it is taken back, and each output says so."""
+    from shell.core.model import ModelError
+    from shell.providers.scripted import ScriptedModel
+
+    refused = ModelError("Could not connect to http://127.0.0.1:9/v1. Is the server running?", retryable=True)
+    for output_format in ("text", "json", "jsonl"):
+        runtime = ShellRuntime.create(
+            RuntimeOptions(cwd=str(tmp_path), record=False), settings=Settings(path=tmp_path / "none.toml"),
+            model=ScriptedModel([refused]),
+        )
+        out, err = io.StringIO(), io.StringIO()
+        with anyio.fail_after(20):  # (a hang guard, not a measurement)
+            await run_headless(runtime, "delete the logs", output_format=output_format, approve="never",
+                               out=out, err=err)
+        assert runtime.agent.messages == []
+        if output_format == "text":
+            assert "your message was taken back out of the conversation" in err.getvalue()
+        elif output_format == "json":
+            result = json.loads(out.getvalue())
+            assert result["messages"] == [] and result["stop_reason"] == "error"
+            assert "taken back out of the conversation" in result["errors"][0]
+        elif output_format == "jsonl":
+            error = next(json.loads(line) for line in out.getvalue().splitlines()
+                         if json.loads(line)["type"] == "ErrorEvent")
+            assert [m["content"] for m in error["withdrawn"]] == ["delete the logs"]

@@ -478,6 +478,20 @@ async def test_custom_command_and_copy_in_the_line_mode(
     assert d.runtime.agent.messages[0].text == "Say hello to the team."
 
 
+async def test_a_message_whose_call_failed_comes_back_to_the_prompt(tmp_path: Path) -> None:
+    """Finding B2: kept, it went out glued to the next message."""
+    from shell.core.model import ModelError
+
+    refused = ModelError("Could not connect to http://127.0.0.1:9/v1. Is the server running?", retryable=True)
+    async with line_mode(tmp_path, [refused, "It is noon."]) as d:
+        await d.send("delete the logs\r", then="back at the prompt")
+        assert d.runtime.agent.messages == []
+        await d.send("\x15what time is it?\r", then="It is noon.")  # Ctrl+U: the line cleared first
+        await d.send("/quit\r")
+    assert "taken back out of the conversation" in d.text
+    assert [m.text for m in d.runtime.agent.messages] == ["what time is it?", "It is noon."]
+
+
 async def test_a_message_too_long_for_the_context_comes_back_to_the_prompt(tmp_path: Path) -> None:
     """G11: it is not kept in the conversation (every later message would fail too);
     Enter sends it again as it was."""

@@ -242,6 +242,26 @@ async def test_markup_in_the_models_words_is_shown_as_text() -> None:
         assert f"Done {tricky}." in texts
 
 
+async def test_a_message_whose_call_failed_comes_back_to_the_prompt_and_is_not_glued_to_the_next() -> None:
+    """Finding B2: "are you there?" failed (connection refused) and stayed in the
+    conversation, so "Say hi." went out as one user turn with it."""
+    from shell.core.model import ModelError
+
+    refused = ModelError("Could not connect to http://127.0.0.1:9/v1. Is the server running?", retryable=True)
+    app, agent, model = scripted_app([refused, "Hi."])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "are you there?")
+        await wait_for(pilot, lambda: not app.busy and "Your message is back in the prompt." in
+                       [n.text for n in app.query(NoticeLine)])
+        assert app.prompt.text == "are you there?" and agent.messages == []
+        assert any("Could not connect" in n.text and "taken back" in n.text for n in app.query(NoticeLine))
+        assert not app.query(UserMessage)  # its bubble went with it
+        app.prompt.text = ""
+        await send(pilot, "Say hi.")
+        await wait_for(pilot, lambda: not app.busy and len(agent.messages) == 2)
+        assert [m.text for m in model.requests[-1].messages] == ["Say hi."]
+
+
 async def test_a_message_too_long_for_the_context_comes_back_to_the_prompt() -> None:
     """G11: it is not kept in the conversation (every later message would fail too)."""
     from shell.core.model import ModelError
