@@ -17,17 +17,18 @@ script the command writes does the same. So the history is kept instead:
   the old packs of each ``git gc``; copies) counts against the checkpoints' limit
   (``max_total``, 256 MB): what would go beyond it is not kept, and the command's
   result says so;
-- the refs, ``packed-refs``, ``HEAD`` and the reflogs are small: their contents go
-  to the checkpoint blobs (content-addressed) and a ``git`` record lists them,
-  written only when they differ from the last one.
+- the refs, ``packed-refs``, ``HEAD``, the reflogs and the index (:mod:`.gitindex`)
+  are small: their contents go to the checkpoint blobs (content-addressed) and a
+  ``git`` record lists them, written only when they differ from the last one.
 
 A rewind puts back what is missing, and never takes away what is there: an
 object or a ref that exists is left as it is, and a reflog keeps its lines after
 the ones put back. The one exception is a ref the rewound commands moved and
-nothing else since (a ``git commit`` of theirs): it is moved back (:mod:`.gitmoved`);
-any other move is said with both ids. The history keeps at most a quarter of the
-checkpoints' limit (:data:`GIT_SHARE`), so it never takes the room the files need. It writes only refs
-and reflogs git would write, inside ``.git`` (:mod:`.gitrefs`). After a command, its
+nothing else since (a ``git commit`` of theirs): it is moved back (:mod:`.gitmoved`),
+and so is the index they changed (:mod:`.gitindex`); any other move is said with both ids.
+The history keeps at most a quarter of the checkpoints' limit (:data:`GIT_SHARE`), so it
+never takes the room the files need. It writes only refs and reflogs git would write,
+inside ``.git`` (:mod:`.gitrefs`), and the index (:mod:`.gitindex`). After a command, its
 result says plainly when it removed refs, reflog entries or objects, and that a
 rewind brings them back.
 """
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import gitmodules, gitmoved
+from . import gitindex, gitmodules, gitmoved
 from .gitrefs import TREES, plain, real_folder, reflog_lines, reflog_ok, refname_ok, value_ok, write
 from .gitstore import ObjectKeeper
 
@@ -92,8 +93,8 @@ def git_dir(root: Path) -> Path | None:
 
 
 def read_state(gitdir: Path, *, packed_limit: int = MAX_PACKED_REFS_BYTES) -> dict[str, bytes]:
-    """HEAD, packed-refs (up to ``packed_limit`` bytes) and every regular file under refs/
-    and logs/ (no symlinks), bounded."""
+    """HEAD, packed-refs (up to ``packed_limit`` bytes), every regular file under refs/
+    and logs/ (no symlinks), bounded, and the index (:mod:`.gitindex`)."""
     out: dict[str, bytes] = {}
     total = 0
     names = list(TOP_FILES)
@@ -116,6 +117,9 @@ def read_state(gitdir: Path, *, packed_limit: int = MAX_PACKED_REFS_BYTES) -> di
             continue
         total += len(data)
         out[rel] = data
+    index = _read_regular(gitdir / gitindex.INDEX, gitindex.MAX_INDEX_BYTES)  # last: refs come first
+    if index is not None and total + len(index) <= MAX_STATE_BYTES:
+        out[gitindex.INDEX] = index
     return out
 
 
@@ -184,6 +188,10 @@ def log_state(cp: Checkpoints, kept: ObjectKeeper, gitdir: Path, files: dict[str
         return True
     stored = cp.stored_digests
     new = {d: len(files[rel]) for rel, d in digests.items() if d not in stored}
+    if sum(new.values()) > git_room(cp, kept) - kept.own_bytes and gitindex.INDEX in files:
+        # the refs before the index: without it, a rewind leaves the index (and says so)
+        return log_state(cp, kept, gitdir, {k: v for k, v in files.items() if k != gitindex.INDEX},
+                         after=after)
     if sum(new.values()) > git_room(cp, kept) - kept.own_bytes:
         return False
     for rel, digest in digests.items():
@@ -327,6 +335,7 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     logs_now = log_lines(now)
     logs = {rel: good for rel, lines in log_lines(files).items() if reflog_ok(rel)
             and (good := reflog_lines(lines)) and not set(good) <= set(logs_now.get(rel, []))}
+    index_back = _index_back(cp, state, since, now)
     kept = keeper(cp, gitdir)
     objects = kept.missing(gitdir)
     said = ["refs not put back: the repository's packed-refs could not be read (too big, or not a file)"] \
@@ -340,6 +349,9 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     if objects:
         said.append(f"{len(objects)} object file(s) put back")
     said += sorted_moves.said()
+    index_changed = dict(state.files).get(gitindex.INDEX) != _digest(now.get(gitindex.INDEX))
+    if index_changed:
+        said += gitindex.note(index_back is not None, bool(sorted_moves.back))
     if not apply:
         return said
     for sub in ("objects/pack", "objects/info", "refs/heads", "refs/tags"):
@@ -351,10 +363,31 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
         said.append(f"{len(refused)} kept object file(s) NOT put back, changed since they were kept "
                     f"or unreadable: {', '.join(refused[:3])}" + (" …" if len(refused) > 3 else ""))
     _write_refs(gitdir, missing, sorted_moves.back)
+    if index_back is not None and not gitindex.put_back(gitdir, index_back):
+        said[said.index(gitindex.note(True, False)[0])] = gitindex.NOT_WRITTEN
     for rel, lines in logs.items():
         old, later = set(lines), logs_now.get(rel, [])
         write(gitdir, rel, b"".join(x + b"\n" for x in lines + [n for n in later if n not in old]))
     return said
+
+
+def _index_back(
+    cp: Checkpoints, state: GitState, since: list[GitState], now: dict[str, bytes]
+) -> bytes | None:
+    """The index kept in ``state``, when the commands since changed it and nothing else
+    did (:func:`.gitmoved.only_theirs`) and its kept copy is whole; None: leave it."""
+    then = dict(state.files).get(gitindex.INDEX)
+    steps = [(record.after, dict(record.files).get(gitindex.INDEX)) for record in since]
+    if then is None or not gitmoved.only_theirs(then, _digest(now.get(gitindex.INDEX)), steps):
+        return None
+    try:
+        return cp.blob(then)  # checked against its digest
+    except (OSError, ValueError):
+        return None
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def _refs_at(cp: Checkpoints, state: GitState) -> dict[str, str]:

@@ -10,7 +10,8 @@ records, :mod:`.gitkeep`). A ref that changed only from a state before one of th
 rewound commands to the state after it, and is where the last of them left it, was
 moved by those commands and by nothing else: the rewind moves it back. Any other
 move (the user's own commit between two messages, or after the last) is left, and
-said with both ids and the command that moves it back.
+said with both ids and the command that moves it back. git's index is judged the
+same way (:func:`only_theirs`, :mod:`.gitindex`).
 """
 
 from __future__ import annotations
@@ -33,9 +34,8 @@ class Moves:
     """Ref name to ``(then, now)``: moved otherwise, or not known: left where it is."""
 
     def said(self) -> list[str]:
-        out = [f"{name} moved back from {now[:12]} to {then[:12]}, where it was before that message "
-               "(git's index still holds the files of the commit it leaves: `git reset -q` makes it "
-               "match the branch)" for name, (now, then) in sorted(self.back.items())[:5]]
+        out = [f"{name} moved back from {now[:12]} to {then[:12]}, where it was before that message"
+               for name, (now, then) in sorted(self.back.items())[:5]]
         out += [f"{name} was {then[:12]} before that message and is {now[:12]} now, moved since by "
                 f"something else and left there (`git reset --soft {then[:12]}` on it puts it back)"
                 for name, (then, now) in sorted(self.left.items())[:5]]
@@ -51,17 +51,29 @@ def moves(state: GitState, later: Sequence[GitState], moved: Sequence[str], refs
     chain = [refs_at(record) for record in later]
     for name in moved:
         then, now = refs_then[name], refs_now[name]
-        value, ours = then, bool(later) and later[-1].after
-        for record, refs in zip(later, chain, strict=True):
-            here = refs.get(name)
-            if not record.after and here != value:
-                ours = False  # it moved between two commands: not theirs
-            value = here or ""
-        if ours and value == now and _oid(then) and _oid(now):
+        steps = [(record.after, refs.get(name)) for record, refs in zip(later, chain, strict=True)]
+        if only_theirs(then, now, steps) and _oid(then) and _oid(now):
             back[name] = (now, then)
         else:
             left[name] = (then, now)
     return Moves(back, left)
+
+
+def only_theirs(then: str | None, now: str | None, steps: Sequence[tuple[bool, str | None]]) -> bool:
+    """Whether a value (a ref's id, the index's digest) that was ``then`` in a state kept
+    before a command and is ``now`` was changed by the commands since and by nothing
+    else. ``steps``: each later state, in order, as ``(kept after a command, the value
+    in it)``. Theirs when it changed only from a state before a command to the one
+    after it (never between two commands), the last state is one after a command, and
+    it is still what that state holds."""
+    if then is None or now is None or then == now or not steps or not steps[-1][0]:
+        return False
+    value: str | None = then
+    for after, here in steps:
+        if not after and here != value:
+            return False  # it changed between two commands: not theirs
+        value = here
+    return value == now
 
 
 def _oid(value: str) -> bool:
