@@ -109,9 +109,10 @@ class ApprovalScreen(GuardedQuestion):
     /* the guard line speaks of the question's keys: `y` types into the editor (V13) */
     ApprovalScreen.-editing #guard, ApprovalScreen.-rejecting #guard, ApprovalScreen.-always #guard {
         display: none; }
-    ApprovalScreen #editor { height: auto; min-height: 4; max-height: 14; }
+    ApprovalScreen #editor { height: auto; min-height: 3; max-height: 14; }
     ApprovalScreen #edit-texts { height: auto; }
-    ApprovalScreen #edit-texts TextBox { height: auto; min-height: 4; max-height: 16; }
+    ApprovalScreen #edit-texts TextBox { height: auto; min-height: 3; max-height: 16; }
+    /* the boxes' heights are then fitted to the room the rest leaves (_fit_edit) */
     ApprovalScreen #rules { height: auto; min-height: 2; max-height: 6; }
     ApprovalScreen #scope { height: auto; width: 100%; layout: horizontal; border: none; padding: 0; }
     ApprovalScreen #scope RadioButton { width: auto; margin: 0 2 0 0; }
@@ -263,6 +264,7 @@ class ApprovalScreen(GuardedQuestion):
         self.set_class(mode == "always", "-always")
         if mode == "edit":
             self.query_one("#editor", TextArea).focus()
+            self.call_after_refresh(self._fit_body)  # the text boxes share the dialog's room
         elif mode == "reject":
             self.query_one("#reason", Input).focus()
         elif mode == "always":
@@ -429,6 +431,8 @@ class ApprovalScreen(GuardedQuestion):
         label.update(Text(sanitize("✗ " + error) if error else "✓ valid"))
         label.set_class(not error, "-ok")
         self.query_one("#submit-edit", Button).disabled = args is None
+        if self.mode == "edit":  # a longer error takes rows from the boxes, not the buttons
+            self.call_after_refresh(self._fit_body)
         return args
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:

@@ -20,6 +20,8 @@ from shell.core.textsafety import sanitize
 
 LONG = 120
 """A string argument this long (or with a line break) is edited in a box of its own."""
+MIN_BOX = 3
+"""Rows a text box keeps however small the dialog: its border and one line of text."""
 
 
 def split_texts(args: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -46,3 +48,20 @@ def merged(original: Mapping[str, Any], edited: str, texts: Mapping[str, str]) -
             out[key] = rest[key]
     out.update((key, value) for key, value in rest.items() if key not in out)
     return json.dumps(out)
+
+
+def box_heights(room: int, wants: list[int]) -> list[int]:
+    """The heights the edit view's text boxes get out of ``room`` rows, each wanting
+    ``wants`` (its text and border): all they want when it fits, else a fair share
+    (a small box keeps what it needs, the rest split the remainder), never under
+    :data:`MIN_BOX`. Why: two boxes each bounded on their own (max 14 and 16 rows)
+    filled an 80x24 dialog, and the validity line and the Run/Back buttons under them
+    were below its edge (finding B3)."""
+    heights = [0] * len(wants)
+    left, waiting = max(room, 0), sorted(range(len(wants)), key=lambda i: wants[i])
+    while waiting:
+        share = left // len(waiting)
+        i = waiting.pop(0)
+        heights[i] = max(MIN_BOX, min(wants[i], share if waiting else left))
+        left -= heights[i]
+    return heights

@@ -13,11 +13,14 @@ import time
 from typing import ClassVar
 
 from textual import events
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widget import Widget
+from textual.widgets import Static, TextArea
 
 from shell.frontend.approval import APPROVE_ALL_KEY, KEYS
+
+from .approval_fields import box_heights
 
 DECISION_KEYS = frozenset({c.key for c in KEYS} | {APPROVE_ALL_KEY})
 """Keys that answer the question: any other printable key is typing."""
@@ -84,15 +87,30 @@ class GuardedQuestion(ModalScreen[None]):
         dialog = self.query_one("#dialog", Vertical)
         body = self.query_one("#body", VerticalScroll)
         room = int(self.size.height * 0.96) - 2  # the dialog's max-height less its border
-        used = sum(
-            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
-            for child in dialog.children
-            if child is not body and child.display
-        )
+        if self.mode == "edit":
+            self._fit_edit(room)
+            return
+        used = sum(_rows(child) for child in dialog.children if child is not body and child.display)
         fits = max(3, room - used - body.styles.margin.top)
         if body.styles.max_height is None or body.styles.max_height.value != fits:
             body.styles.max_height = fits
         self.call_after_refresh(self._show_more)
+
+    def _fit_edit(self, room: int) -> None:
+        """The edit view: its text boxes (the JSON, each long text) share what the title,
+        the hints, the validity line and the buttons leave (:func:`.approval_fields.box_heights`),
+        so those stay on screen at 60x20 and up, and Ctrl+S refused is seen refused."""
+        dialog = self.query_one("#dialog", Vertical)
+        edit = self.query_one("#edit-box", Vertical)
+        boxes = list(edit.query(TextArea).results(TextArea))
+        used = sum(_rows(child) for child in dialog.children if child is not edit and child.display)
+        used += sum(_rows(child) for child in edit.query(Static).results(Static) if child.display)
+        used += sum(_rows(child) for child in edit.query(Horizontal).results(Horizontal) if child.display)
+        wants = [box.wrapped_document.height + box.styles.gutter.height for box in boxes]
+        for box, height in zip(boxes, box_heights(room - used, wants), strict=True):
+            if box.styles.max_height is None or box.styles.max_height.value != height:
+                box.styles.min_height = height
+                box.styles.max_height = height
 
     def _unseen_lines(self) -> int:
         """Lines of the arguments or diff below what the body shows now (0: all seen)."""
@@ -131,3 +149,8 @@ class GuardedQuestion(ModalScreen[None]):
         # one line, whole at 60 columns (the longer sentence lost its end there: finding T4)
         self.query_one("#guard", Static).update("End of the call shown: press again to decide.")
         return True
+
+
+def _rows(widget: Widget) -> int:
+    """The rows ``widget`` takes in its parent, margins included."""
+    return widget.outer_size.height + widget.styles.margin.top + widget.styles.margin.bottom
