@@ -115,7 +115,8 @@ def _decoded(
         yield "hex-encoded", hexes
     if as_bits := bits(normal):
         yield "as bits", as_bits
-    for how, text in base85s(normal):
+    # base85's "+", which percent-decoding made a space (no base85 run has one): read from the text as sent
+    for how, text in base85s(_normal(urllib.parse.unquote(sent)) if "+" in sent else normal):
         yield f"{how}-encoded", text
     for how, text in numbers(for_others):
         yield f"{how}-encoded", text

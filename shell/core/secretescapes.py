@@ -125,7 +125,9 @@ def _bytes_of(digits: str) -> list[str]:
 
 def base85s(text: str) -> Iterator[tuple[str, str]]:
     """What each run of base85 and ascii85 letters decodes to, per alphabet, one a
-    line (nothing for an alphabet no run of the text decodes in)."""
+    line (nothing for an alphabet no run of the text decodes in); read from each of a
+    run's first five letters (finding A8's twin: a letter glued before a key's base85
+    made its groups of five noise)."""
     if not _NOT_BASE64_OR_WORDS.search(text):
         return  # (most text: one search, not two passes of runs)
     for how, runs, decode in (("base85", _B85_RUN, base64.b85decode), ("ascii85", _A85_RUN, _a85)):
@@ -133,10 +135,11 @@ def base85s(text: str) -> Iterator[tuple[str, str]]:
         for run in runs.findall(text):
             if not _NOT_BASE64.search(run):
                 continue  # base64's letters only (a base64 run, a long word): base85 holds others
-            try:
-                parts.append(_printable(decode(run)))
-            except (ValueError, binascii.Error):
-                continue
+            for start in range(5 if len(run) >= 15 else 1):
+                try:
+                    parts.append(_printable(decode(run[start:])))
+                except (ValueError, binascii.Error):
+                    continue
         if found := "\n".join(p for p in parts if p):
             yield how, found
 

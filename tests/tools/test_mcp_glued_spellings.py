@@ -4,8 +4,9 @@ word had the length that made the two read together one letter past a multiple o
 the letters failed to decode or decoded as noise, and the line-by-line pass never ran.
 Its twins: base32 with a letter glued before it or a word after it, hex with a lone
 digit before it, base64url with a word glued on, bits (and booleans) with a digit (a
-word) before them. A real stdio server
-(tests/tools/spelled_mcp_server.py, tool ``glued``) says them all."""
+word) before them, base85 with letters before it (and with a ``+`` in it: read as a
+space). A real stdio server (tests/tools/spelled_mcp_server.py, tool ``glued``) says
+them all."""
 
 from __future__ import annotations
 
@@ -52,6 +53,8 @@ def test_base64_without_padding_beside_any_next_word_is_found(word: str) -> None
     f"b32: XYZ{B32.lower()} ok",
     *(f"bits: {'1' * n}{BITS} ok" for n in (1, 3, 7)),
     "bools: true " + " ".join("true" if bit == "1" else "false" for bit in BITS),
+    "b85: " + base64.b85encode(KEY.encode()).decode(),  # its "+" is no space
+    *(f"b85: {glue}" + base64.b85encode(b"x" + KEY.encode()).decode() for glue in ("x", "xy", "xyzw")),
     "hex: 1" + KEY.encode().hex() + " ok",
     "url: " + base64.urlsafe_b64encode(b"\xff\xfe" + KEY.encode()).decode().rstrip("=") + "H ok",
 ])
