@@ -99,6 +99,7 @@ from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
 from .pathdirs import guarded, live_path_dirs, live_programs
+from .shadowmodules import shadowing as named_like_installed
 from .venvpackages import packages_run
 
 MAX_LINK_LOOK = 256
@@ -147,7 +148,8 @@ class Guard:
     named in the result when a command creates or changes it, and kept."""
     modules: dict[Path, str] = field(default_factory=dict)
     """Not watched: what Python imports by name right in a workspace folder on PYTHONPATH
-    (:func:`.loaderdirs.python_modules`), with why; a new one is moved out."""
+    (:func:`.loaderdirs.python_modules`), and a module at any depth named like a standard or
+    installed one (``pip.py``: :mod:`.shadowmodules`), with why; a new one is moved out."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -217,13 +219,14 @@ def _git_head(path: Path) -> bool:
 
 
 def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[OutsideGit] = (),
-          writable: Sequence[Path] = ()) -> Guard:
+          writable: Sequence[Path] = (), modules: Iterable[Path] = ()) -> Guard:
     """The walls for one command: ``found`` are the runs-later paths the walk saw
     (nested ones too); each root's own names are looked up here as well, and the git
     directories of ``outside`` (a linked worktree's repository) guarded the same way.
     The folders of the user's PATH inside ``writable`` (``[sandbox] writable``) are
     guarded as a workspace folder on the PATH is: ``~/.cargo`` made writable let a
-    command plant ``~/.cargo/bin/git``, kept and run as the user (finding M6)."""
+    command plant ``~/.cargo/bin/git``, kept and run as the user (finding M6). ``modules``:
+    what the walk found named like a standard or installed module (:mod:`.shadowmodules`)."""
     walls = _Walls(tuple(roots))
     for path in dict.fromkeys([*(root / name for root in walls.roots for name in RUNS_LATER), *found]):
         walls.add(path)
@@ -239,7 +242,8 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
     return Guard(walls.roots, walls.watched, tuple(dict.fromkeys(walls.pins)),
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
                  tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside),
-                 tuple(walls.venv_bins), tuple(walls.noted), python_modules((*walls.roots, *writable)))
+                 tuple(walls.venv_bins), tuple(walls.noted),
+                 {**named_like_installed(modules), **python_modules((*walls.roots, *writable))})
 
 
 class _Walls:
@@ -453,7 +457,7 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
                          *(x for b in before.venv_bins for x in added_to_bin(b, before.watched, since))]:
         # not as venv and pip write it
         out.append(move_aside(path, reason, quarantine, after.roots, Seen("missing")))
-    for path, reason in after.modules.items():  # anyio.py where PYTHONPATH looks (A10)
+    for path, reason in after.modules.items():  # anyio.py where PYTHONPATH looks (A10), pip.py (A14)
         if path not in before.modules and path not in after.watched and _made_since(path, since):
             out.append(move_aside(path, f"new: {reason}", quarantine, after.roots, Seen("missing")))
     for path, now in after.watched.items():

@@ -74,6 +74,7 @@ from .sandboxprobe import sandbox_available as sandbox_available
 from .sandboxprobe import will_sandbox as will_sandbox
 from .secretfiles import SecretFileIndex, SecretFiles
 from .secretwords import named_secret_files
+from .shadowmodules import shadowed_names
 from .unreachable import closed_to_commands
 
 if TYPE_CHECKING:  # imported by prepare() and after() at the first command, not while starting
@@ -118,7 +119,8 @@ class Sandbox:
         this run loaded (``--config FILE``)."""
         self.bwrap = bwrap
         self.git_configs = ScrubbedConfigs()  # git configs, .mcp.json without credentials (.gitcreds)
-        self.secret_index = SecretFileIndex([self.workspace])  # its secret files, hidden (.secretfiles)
+        self.secret_index = SecretFileIndex(  # its secret files, hidden (.secretfiles)
+            [self.workspace], modules=shadowed_names)
         self.home_files = HomeFiles()  # and those of the other projects under home (.homewalk)
         writable_by_commands(self.workspace, *self.writable)  # no program of ours is found there
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
@@ -168,7 +170,8 @@ class Sandbox:
 
         found = self.secret_files()
         self.staged.copies([*found.paths, *self.home_secrets().files])  # git runs here, not in wrap()
-        walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
+        walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable,
+                                found.modules)
         self._flags = self._flags_seen = gitflags.flags(walls.gitdirs, self._flags_seen)
         self._refs = gitrefs.snapshot(walls.gitdirs, self._ref_cache())
         self._todos = gitsequencer.todos(walls.gitdirs)
@@ -194,7 +197,7 @@ class Sandbox:
         self.unmark()
         found = self.secret_index.find(scale=AFTER_SCALE, in_place=False)
         made = writewalls.wildcard_matches(self.secret_index, self.write_wildcards(), self.roots())
-        now = runslater.guard(self.roots(), found.runs_later, before.outside, self.writable)
+        now = runslater.guard(self.roots(), found.runs_later, before.outside, self.writable, found.modules)
         missed = "" if found.complete else found.why_incomplete.replace(
             "; files in the rest are not hidden", "")
         created = [*self._unwritten, *writewalls.created_since(made, self._ruled, started_ns)]
@@ -419,7 +422,8 @@ class Sandbox:
         if walls is None:
             from . import runslater
 
-            walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable)
+            walls = runslater.guard(self.roots(), found.runs_later, self.outside_git(), self.writable,
+                                found.modules)
         args += self.wall_args(walls, hidden)
         for path in self.readonly_paths(hidden):  # after the walls: a pin inside one stays read-only
             args += ["--ro-bind-try", str(path), str(path)]

@@ -75,6 +75,7 @@ from .laternames import PLACED_DIRS, why
 from .pathdirs import relative_program_names
 from .secretvanished import Vanished
 from .secretwords import WILDCARD
+from .shadowmodules import module_name, noted_in
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -129,6 +130,8 @@ class _Listing:
     sniffed: tuple[str, ...] = ()
     """The files read for their content and found harmless (looked at again at each search:
     a write into a file leaves its folder's ctime as it was)."""
+    modules: tuple[str, ...] = ()
+    """Entries named like a standard or installed Python module, in a folder that is no package."""
 
     @property
     def racy(self) -> bool:
@@ -153,6 +156,8 @@ class SecretFiles:
     found, not resolved): the sandbox keeps these read-only."""
     unreached: tuple[Path, ...] = ()
     """The folders the bound kept the search out of (the home walk hides them whole)."""
+    modules: tuple[Path, ...] = ()
+    """Entries named like a standard or installed Python module, at any depth (.shadowmodules, A14)."""
 
     def shown(self, limit: int = 5) -> str:
         """``.env, config/prod.key and 3 more`` (relative to a root where inside one)."""
@@ -225,6 +230,7 @@ class SecretFileIndex:
         self, roots: list[Path], *, max_entries: int = MAX_ENTRIES, max_seconds: float = MAX_SECONDS,
         prune: Callable[[str], bool] | None = None, needed: Callable[[str], bool] | None = None,
         follow_moves: bool = True, later: Callable[[str], object] = why, look_into: bool = True,
+        modules: Callable[[], frozenset[str]] | None = None,
     ) -> None:
         self.roots = _real(roots)
         self.max_entries = max_entries
@@ -242,6 +248,8 @@ class SecretFileIndex:
         """Look everywhere for a secret file that moved (off where commands cannot move
         files, as in home: the user deleting a key there must not widen the next walk)."""
         self.look_into = look_into  # read JSON and settings files (not in home: ~/.config's thousands)
+        self.modules = modules  # the names a new module must not take (.shadowmodules), read once a search
+        self._module_names: frozenset[str] | None = None
         self._listings: dict[str, _Listing] = {}
         self._known: dict[str, tuple[int, int]] = {}
         self._vanished = Vanished()  # found once, missing at a search since: still listed (W5)
@@ -343,6 +351,8 @@ class SecretFileIndex:
         stopped = ""
         found: dict[str, None] = {}
         later: dict[str, None] = {}
+        modules: list[str] = []
+        self._module_names = self.modules() if self.modules is not None else None
         links: list[str] = []
         dirs: list[str] = []
         stack = [str(r) for r in reversed(self.roots)]
@@ -383,6 +393,7 @@ class SecretFileIndex:
                 links.append(prefix + name)
             for name in listing.later:
                 later[prefix + name] = None
+            modules += (prefix + name for name in listing.modules)
             venv = listing.venv and not everywhere
             if venv:
                 for path in self._site_later(directory):  # what Python runs at every start there
@@ -397,7 +408,8 @@ class SecretFileIndex:
             self._matched.clear()
         why = f"the search stopped at {stopped}; files in the rest are not hidden" if stopped else ""
         return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots),
-                           tuple(Path(p) for p in later), tuple(Path(d) for d in unreached))
+                           tuple(Path(p) for p in later), tuple(Path(d) for d in unreached),
+                           tuple(Path(p) for p in modules))
 
     def _relist(self, directory: str, info: os.stat_result) -> _Listing:
         """List ``directory`` again (it changed), keeping the verdict "not a virtualenv"
@@ -405,7 +417,7 @@ class SecretFileIndex:
         become a dependency because a ``pyvenv.cfg`` appeared in it (a command can
         write one, and its secret files would be searched no more)."""
         old = self._listings.get(directory)
-        listing = _list(directory, info, self.later, self.look_into)
+        listing = _list(directory, info, self.later, self.look_into, self._module_names)
         if listing.venv and old is not None and not old.venv:
             listing = dataclasses.replace(listing, venv=False)
         self._listings[directory] = listing
@@ -527,6 +539,7 @@ def _real(roots: list[Path]) -> list[Path]:
 
 def _list(
     directory: str, info: os.stat_result, later_why: Callable[[str], object] = why, look_into: bool = False,
+    module_names: frozenset[str] | None = None,
 ) -> _Listing:
     listed_at = time.time_ns()
     secrets: list[str] = []
@@ -535,6 +548,7 @@ def _list(
     later: list[str] = []
     files: list[str] = []
     sniffed: list[str] = []
+    modules: list[str] = []
     venv = False
     count = 0
     placed = os.path.basename(directory).casefold() in PLACED_DIRS
@@ -546,6 +560,8 @@ def _list(
                 name = entry.name
                 if later_why(f"{directory}/{name}" if placed or name in programs else name):
                     later.append(name)
+                if module_names is not None and module_name(name) in module_names:
+                    modules.append(name)
                 try:
                     if entry.is_symlink():
                         links.append(name)
@@ -569,6 +585,7 @@ def _list(
     return _Listing(
         info.st_ctime_ns, listed_at, tuple(sorted(secrets)), tuple(links), tuple(sorted(subdirs)), venv,
         count, tuple(later), (info.st_dev, info.st_ino), tuple(files), tuple(sniffed),
+        noted_in(directory, files, modules),
     )
 
 

@@ -1,0 +1,137 @@
+"""New Python modules in the workspace named like a standard or installed one (finding A14).
+
+``python -m pip``, ``python -m pytest``, ``python -m venv``, ``python -c …`` and the REPL put
+the folder the user runs them in first on ``sys.path``: a ``pip.py`` or a ``json/`` package
+there is what Python imports instead of the real one, as the user, outside any sandbox. The
+user may ``cd`` into any folder of the workspace first, so the walk of the workspace
+(:mod:`.secretfiles`) notes, at any depth, the entries whose :func:`module_name` is one of
+:func:`shadowed_names` (:func:`noted_in`), from the listings it keeps anyway (only a folder
+that changed is listed again: the after-command walk names what a command created); the
+guard (:mod:`.runslater`) keeps those Python would import (:func:`shadowing`), and the check
+after a command moves out the ones made since it started into the quarantine and says so.
+What was there before the command stays, edited or not (it is the project's own module), and
+so do names no standard or installed module has (the project's own ``app.py``). A module in
+a ``site-packages`` folder is pip's (``pip install --prefix``); one of a folder
+``pip install --target`` fills (``vendor/six.py``) is moved out too, as one the user may not
+know of.
+
+Which names: :data:`sys.stdlib_module_names` (but the few no tool imports) and the top-level
+names of the host's ``site-packages`` folders (this Python's, the system's and the user's:
+pip, pytest, black, mypy …) with :data:`TOOL_MODULES`, whether installed or not. A folder
+that is itself a package (holds ``__init__.py``) is not where anyone runs ``python -m``:
+the modules in it (``src/app/types.py``) are the package's own and stay.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import site
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .laternames import SITE_DIRS
+
+SHADOW_WHY = ("a Python module named like the standard or installed module {name!r}: python -m, "
+              "python -c and the REPL started in its folder import it instead, as you (python -m pip, "
+              "python -m pytest)")
+
+TOOL_MODULES = frozenset({
+    "pip", "setuptools", "wheel", "pytest", "_pytest", "pluggy", "black", "mypy", "ruff", "flake8",
+    "pylint", "isort", "coverage", "tox", "nox", "virtualenv", "pipx", "poetry", "twine", "build", "uv",
+    "IPython", "jupyter", "notebook", "pre_commit", "pkg_resources", "_distutils_hack", "packaging",
+})
+"""Tool modules the user runs with ``python -m``: counted even where not installed."""
+HARMLESS = frozenset({"this", "antigravity", "idlelib", "turtledemo", "__main__"})
+"""Standard names nothing imports at a tool's start (``__main__.py`` is a project's own)."""
+MAX_SITE_ENTRIES = 20_000
+"""Entries of one ``site-packages`` folder read for its names."""
+SITE_GLOBS = ("/usr/lib/python3*/site-packages", "/usr/lib/python3/dist-packages",
+              "/usr/local/lib/python3*/site-packages", "/usr/local/lib/python3*/dist-packages",
+              "~/.local/lib/python3*/site-packages")
+_SKIP_SUFFIXES = (".dist-info", ".egg-info", ".pth", ".data")
+_lock = threading.Lock()
+
+
+def _site_dirs() -> list[str]:
+    """This Python's ``site-packages`` (and its base's) and the system's and the user's."""
+    found: list[str] = []
+    try:
+        found += site.getsitepackages()
+    except AttributeError:  # an old virtualenv's site module
+        pass
+    found.append(site.getusersitepackages())
+    for pattern in SITE_GLOBS:
+        found += sorted(glob.glob(os.path.expanduser(pattern)))
+    return list(dict.fromkeys(d for d in found if os.path.isdir(d)))
+
+
+def _stamp(dirs: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    out = []
+    for folder in dirs:
+        try:
+            out.append((folder, os.stat(folder).st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(out)
+
+
+def shadowed_names() -> frozenset[str]:
+    """The module names a new workspace module must not take (see the module's docstring),
+    read again when a ``site-packages`` folder changed (a ``pip install``)."""
+    with _lock:
+        return _names(_stamp(_site_dirs()))
+
+
+@functools.lru_cache(maxsize=4)
+def _names(stamp: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    names = (set(sys.stdlib_module_names) - HARMLESS) | TOOL_MODULES
+    for folder, _ in stamp:
+        try:
+            with os.scandir(folder) as entries:
+                for count, entry in enumerate(entries):
+                    if count >= MAX_SITE_ENTRIES:
+                        break
+                    name = module_name(entry.name)
+                    if name and not entry.name.endswith(_SKIP_SUFFIXES) and name != "__pycache__":
+                        names.add(name)
+        except OSError:
+            continue
+    return frozenset(names)
+
+
+def module_name(entry: str) -> str:
+    """The name ``import`` finds ``entry`` by (``pip.py``, ``pip``, ``_x.cpython-312-….so``), or ""."""
+    stem, dot, suffix = entry.partition(".")
+    if not stem.isidentifier():
+        return ""
+    if not dot or suffix == "py" or suffix == "so" or (suffix.endswith(".so") and "." in suffix):
+        return stem
+    return ""
+
+
+def noted_in(directory: str, files: Sequence[str], candidates: Sequence[str]) -> tuple[str, ...]:
+    """The entries of ``directory`` named like such a module that the walk keeps: none in a package (one
+    holding ``__init__.py``: its modules are its own) or in a ``site-packages`` folder (where
+    pip installs, ``pip install --prefix``; the start-up files there are :mod:`.laternames`')."""
+    if "__init__.py" in files or os.path.basename(directory) in SITE_DIRS:
+        return ()
+    return tuple(candidates)
+
+
+def shadowing(found: Iterable[Path]) -> dict[Path, str]:
+    """Of the walk's noted paths, those Python imports (a module file, or a
+    folder holding ``__init__.py``), each with why: the guard's own list of modules."""
+    out: dict[Path, str] = {}
+    for path in found:
+        name = module_name(path.name)
+        if path.name == name and not os.path.lexists(path / "__init__.py"):
+            continue  # a folder with no __init__ (a namespace), or a file with no suffix: not first
+        out[path] = SHADOW_WHY.format(name=name)
+    return out
+
+
+__all__ = ["SHADOW_WHY", "TOOL_MODULES", "module_name", "noted_in", "shadowed_names", "shadowing"]

@@ -1,0 +1,79 @@
+"""Python modules a command plants in the workspace under a standard or installed name,
+through the console script and bubblewrap (finding A14).
+
+``python -m pip``, ``python -m pytest``, ``python -c`` and the REPL put the folder the user
+is in first on ``sys.path``: an unasked command wrote ``pip.py``, ``venv.py`` and ``json.py``
+at the workspace root, kept with no word, and the user's next ``python3 -m pip --version``
+there ran it, as them. Such a new module (at any depth: the user may ``cd src``) is moved
+out and named in the result; the project's own modules, and one it had that the command
+only edited, stay and go unsaid."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+
+Script = Callable[[list[Any]], str]
+
+
+def run_command(run_cli: RunCli, script: Script, command: str) -> str:
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}}]}, "Done."]
+    r = run_cli("-p", "build", "--model", script(turns), "--permission-mode", "auto", "--approve", "never",
+                "--no-session", "--output-format", "json")
+    assert r.returncode == 0, r.stderr
+    messages = json.loads(r.stdout)["messages"]
+    return "\n".join(str(m.get("content")) for m in messages if m.get("role") == "tool")
+
+
+def imported_from(workspace: Path, folder: Path, module: str) -> str:
+    """Where ``python -c "import MODULE"`` started in ``folder`` finds it, as the user would."""
+    code = f"import {module}; print({module}.__file__)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True,
+                          timeout=60)
+    return done.stdout.strip()
+
+
+def test_a_new_module_named_like_an_installed_or_standard_one_is_moved_out_and_named(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    require_sandbox()
+    planted = "import os; os.system('touch ran-as-you')"
+    command = (f'echo "{planted}" > pip.py; echo "{planted}" > venv.py; echo "{planted}" > json.py; '
+               f'mkdir -p http src/tools; echo "{planted}" > http/__init__.py; '
+               f'echo "{planted}" > src/pytest.py; echo "{planted}" > src/tools/shlex.py; echo ran')
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    for name in ("pip.py", "venv.py", "json.py", "http", "src/pytest.py", "src/tools/shlex.py"):
+        assert not (workspace / name).exists(), (name, out)
+        assert f"{name}: new: a Python module named like the standard or installed module" in out, out
+    assert "/quarantine restore" in out, out
+    assert str(workspace) not in imported_from(workspace, workspace, "json")
+    assert str(workspace) not in imported_from(workspace, workspace / "src", "pytest")
+    assert not (workspace / "ran-as-you").exists()
+
+
+def test_the_projects_own_modules_stay_and_go_unsaid(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """Names no standard or installed module has, a package's own modules (``app/types.py``
+    is ``app.types``, nobody runs ``python -m`` inside ``app/``), a folder with no
+    ``__init__.py`` (a namespace, which the real module comes before), and a module the
+    project had that the command edits: kept, with nothing said."""
+    require_sandbox()
+    (workspace / "turtle.py").write_text("SEED = 1\n")
+    command = ("echo 'x = 1' > app.py; mkdir -p app_pkg email docs; echo '' > app_pkg/__init__.py; "
+               "echo 'y = 2' > app_pkg/types.py; echo 'z = 3' > email/notes.txt; "
+               "echo 'SEED = 2' >> turtle.py; echo 'w = 4' > my-notes.py; echo ran")
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    for name in ("app.py", "app_pkg/types.py", "email/notes.txt", "my-notes.py"):
+        assert (workspace / name).exists(), (name, out)
+    assert (workspace / "turtle.py").read_text() == "SEED = 1\nSEED = 2\n"
+    assert "named like the standard or installed module" not in out, out

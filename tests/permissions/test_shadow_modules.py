@@ -1,0 +1,46 @@
+"""Which workspace modules the walk notes as named like a standard or installed one (A14):
+the names, read from the host's ``site-packages``; the folders that count (not a package's
+own); what Python would import (a package folder needs its ``__init__.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shell.permissions import shadowmodules
+from shell.permissions.secretfiles import SecretFileIndex
+
+
+def test_installed_top_level_names_are_read_from_site_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site-packages"
+    for folder in ("fancytool", "fancytool-1.0.dist-info", "__pycache__"):
+        (site / folder).mkdir(parents=True)
+    for name in ("fancymod.py", "_fastlib.cpython-311-x86_64-linux-gnu.so", "fancy-hook.pth", "README.txt"):
+        (site / name).write_text("")
+    monkeypatch.setattr(shadowmodules, "_site_dirs", lambda: [str(site)])
+    names = shadowmodules.shadowed_names()
+    assert {"fancytool", "fancymod", "_fastlib", "json", "venv", "pip"} <= names
+    assert not {"fancytool-1", "fancy-hook", "README", "__pycache__", "this"} & names
+
+
+def test_the_walk_notes_such_modules_at_any_depth_but_not_a_packages_own(tmp_path: Path) -> None:
+    """Nor pip's own in a ``site-packages`` (``pip install --prefix local``)."""
+    for path in ("pip.py", "src/json.py", "src/app/__init__.py", "src/app/json.py", "src/http/__init__.py",
+                 "docs/email/notes.txt", "mine.py", "local/lib/python3.11/site-packages/pip/__init__.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    walk = SecretFileIndex([tmp_path], modules=lambda: frozenset({"pip", "json", "http", "email"}))
+    found = walk.find()
+    rel = {p.relative_to(tmp_path).as_posix() for p in found.modules}
+    assert rel == {"pip.py", "src/json.py", "src/http", "docs/email"}
+    imported = {p.relative_to(tmp_path).as_posix() for p in shadowmodules.shadowing(found.modules)}
+    assert imported == {"pip.py", "src/json.py", "src/http"}  # docs/email: a namespace, imported last
+
+
+def test_a_walk_without_the_names_notes_nothing(tmp_path: Path) -> None:
+    """The home walk has its own index and no use for the note."""
+    (tmp_path / "pip.py").write_text("")
+    assert SecretFileIndex([tmp_path]).find().modules == ()
