@@ -90,6 +90,16 @@ def why(server: str) -> Reason:
                   f"the MCP server {shown!r} of .mcp.json runs {when}")
 
 
+def why_folder(server: str) -> Reason:
+    """The reason shown for a search-path folder (``PYTHONPATH=lib``) the server ``server`` loads from."""
+    shown = server if len(server) <= 60 else server[:60] + "…"
+    when = "as you, outside the sandbox, each time agent-shell starts in this trusted workspace"
+    return Reason(f"the MCP server {shown!r} of .mcp.json loads code from this folder (a search path in its "
+                  f"env) {when}",
+                  f"is in a folder the MCP server {shown!r} of .mcp.json loads code from (a search path in "
+                  f"its env), {when}")
+
+
 def named_files(root: Path, data: bytes) -> dict[Path, Reason]:
     """Path (inside ``root``, a real path; not resolved through a last symlink) → why,
     for what the stdio servers of ``root``'s ``.mcp.json`` (its bytes ``data``) run."""
@@ -104,25 +114,27 @@ def named_files(root: Path, data: bytes) -> dict[Path, Reason]:
     for name, entry in (servers.items() if isinstance(servers, dict) else ()):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
             continue
-        for path in _named(root, entry):
+        folders: set[Path] = set()
+        for path in _named(root, entry, folders):
             if len(found) >= MAX_NAMED:
                 return found
-            found.setdefault(path, why(str(name)))
+            found.setdefault(path, why_folder(str(name)) if path in folders else why(str(name)))
     return found
 
 
-def _named(root: Path, entry: Mapping[str, Any]) -> list[Path]:
+def _named(root: Path, entry: Mapping[str, Any], folders: set[Path]) -> list[Path]:
     cwd = entry.get("cwd")
     base = os.path.normpath(os.path.join(root, cwd)) if isinstance(cwd, str) and cwd else str(root)
     args = entry.get("args")
     words = [str(a) for a in args] if isinstance(args, list) else []
     env = entry.get("env")
-    found = _environment(root, base, env.items() if isinstance(env, Mapping) else (), 0)
-    return found + _line(root, base, str(entry["command"]), words, 0)
+    found = _environment(root, base, env.items() if isinstance(env, Mapping) else (), 0, folders)
+    return found + _line(root, base, str(entry["command"]), words, 0, folders)
 
 
-def _environment(root: Path, base: str, env: Any, depth: int) -> list[Path]:
-    """What the variables ``env`` (name, value pairs) make a program load (A12)."""
+def _environment(root: Path, base: str, env: Any, depth: int, folders: set[Path]) -> list[Path]:
+    """What the variables ``env`` (name, value pairs) make a program load (A12); the
+    search-path folders among them are added to ``folders`` too."""
     out: list[Path] = []
     for name, value in env:
         if not isinstance(value, str) or not isinstance(name, str):
@@ -133,17 +145,17 @@ def _environment(root: Path, base: str, env: Any, depth: int) -> list[Path]:
                 out += _candidate(root, base, word, must_exist=False)
         elif name in FOLDER_VARS:
             for word in value.split(":"):
-                out += _folder(root, base, word or ".")  # an empty entry is the current folder
+                out += _folder(root, base, word or ".", folders)  # an empty entry is the current folder
         elif name in OPTION_VARS:
-            out += _option_paths(root, base, command_words(value))
+            out += _option_paths(root, base, command_words(value), folders)
         elif name in COMMAND_VARS and depth < MAX_NESTING:
             inner = command_words(value)
             if inner:
-                out += _line(root, base, inner[0], inner[1:], depth + 1)
+                out += _line(root, base, inner[0], inner[1:], depth + 1, folders)
     return out
 
 
-def _option_paths(root: Path, base: str, words: list[str]) -> list[Path]:
+def _option_paths(root: Path, base: str, words: list[str], folders: set[Path]) -> list[Path]:
     """The files (``--require x``, ``-rx``, ``-javaagent:x.jar=opts``) and folders (``-Ilib``)
     an interpreter's options load."""
     out: list[Path] = []
@@ -159,8 +171,10 @@ def _option_paths(root: Path, base: str, words: list[str]) -> list[Path]:
                 value = word[len(flag):]
             else:
                 continue
-            out += (_folder(root, base, value) if flag in _FOLDER_OPTIONS  # `-r dotenv/config`: a package
-                    else _candidate(root, base, value, must_exist=not value.endswith(SCRIPT_SUFFIXES)))
+            if flag in _FOLDER_OPTIONS:
+                out += _folder(root, base, value, folders)
+            else:  # `-r dotenv/config`: a package, not a file here
+                out += _candidate(root, base, value, must_exist=not value.endswith(SCRIPT_SUFFIXES))
         for agent in _AGENTS:
             if word.startswith(agent):
                 value = word[len(agent):].split("=", 1)[0]
@@ -168,7 +182,7 @@ def _option_paths(root: Path, base: str, words: list[str]) -> list[Path]:
     return out
 
 
-def _folder(root: Path, base: str, word: str) -> list[Path]:
+def _folder(root: Path, base: str, word: str, folders: set[Path]) -> list[Path]:
     """``word`` as a folder inside ``root`` (existing or not: one made later is a place to
     plant in), real; none outside, and not ``root`` itself (the whole workspace cannot be
     read-only to commands: a server with ``PYTHONPATH=.`` is not followed)."""
@@ -178,7 +192,10 @@ def _folder(root: Path, base: str, word: str) -> list[Path]:
         real = Path(os.path.realpath(os.path.join(base, word)))
     except (OSError, ValueError):
         return []
-    return [real] if paths.within(real, root) and real != Path(root) else []
+    if not paths.within(real, root) or real == Path(root):
+        return []
+    folders.add(real)
+    return [real]
 
 
 def _assignments(words: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -191,7 +208,10 @@ def _assignments(words: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
         if _ASSIGNMENT.match(word):
             name, value = word.split("=", 1)
             found.append((name, value))
-        elif word in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
+        elif word in ("-S", "--split-string") and at + 1 < len(words):  # `env -S "A=b node x.js"`
+            words = [*words[:at], *command_words(words[at + 1]), *words[at + 2:]]
+            continue
+        elif word in ("-u", "--unset", "-C", "--chdir"):
             at += 1
         elif not word.startswith("-") or word == "--":
             return found, words[at + (word == "--"):]
@@ -199,15 +219,18 @@ def _assignments(words: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
     return found, []
 
 
-def _line(root: Path, base: str, command: str, words: list[str], depth: int) -> list[Path]:
+def _line(root: Path, base: str, command: str, words: list[str], depth: int,
+          folders: set[Path]) -> list[Path]:
     """What one command line runs: the command when it is a path, each argument that is
     a file (or a folder's entry point), a ``-m`` module's files after a Python, and what
     the string of a shell's ``-c`` runs."""
     out: list[Path] = []
     if os.path.basename(command) == "env" or _ASSIGNMENT.match(command):  # `env NODE_OPTIONS=… node x`
         found, rest = _assignments(words if not _ASSIGNMENT.match(command) else [command, *words])
-        out += _environment(root, base, found, depth)
-        return out + (_line(root, base, rest[0], rest[1:], depth + 1) if rest and depth < MAX_NESTING else [])
+        out += _environment(root, base, found, depth, folders)
+        if rest and depth < MAX_NESTING:
+            out += _line(root, base, rest[0], rest[1:], depth + 1, folders)
+        return out
     if "/" in command:
         out += _candidate(root, base, command, must_exist=False)
     python = bool(PYTHON_WORD.fullmatch(command))
@@ -227,7 +250,7 @@ def _line(root: Path, base: str, command: str, words: list[str], depth: int) -> 
                 inner = [w.strip(",;&|()<>'\"") for w in command_words(words[at + 1])]
                 inner = [w for w in inner if w]
                 if inner:
-                    out += _line(root, base, inner[0], inner[1:], depth + 1)
+                    out += _line(root, base, inner[0], inner[1:], depth + 1, folders)
             at += 2
             continue
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
@@ -349,4 +372,4 @@ def mcp_runs(roots: Sequence[Path]) -> dict[Path, Reason]:
 
 
 __all__ = ["COMMAND_VARS", "FILE_VARS", "FOLDER_VARS", "MCP_FILE", "OPTION_VARS", "folder_print", "mcp_runs",
-           "named_files", "runs_why", "why"]
+           "named_files", "runs_why", "why", "why_folder"]

@@ -64,15 +64,17 @@ def test_the_files_and_folders_a_servers_environment_loads_are_found(ws: Path) -
             e={"command": "env",
                "args": ["-i", "NODE_OPTIONS=--require ./tools/envhook.js", "node", "tools/run.js"]},
             outside={"command": "node", "env": {"NODE_OPTIONS": "-r ../../x.js -r dotenv/config",
-                                                "PYTHONPATH": "/opt/lib:.:${HOME}/x"}})
+                                                "PYTHONPATH": "/opt/lib:.:${HOME}/x"}},
+            s={"command": "/usr/bin/env", "args": ["-S", "BASH_ENV=tools/split.sh bash -c true"]})
     assert found(ws) == {"tools/hook.js", "tools/b.sh", "tools/x.so", "lib", "vendor", "tools/agent.jar",
-                         "tools/ssh.sh", "tools/rb.rb", "rblib", "tools/envhook.js", "tools/run.js"}
+                         "tools/ssh.sh", "tools/rb.rb", "rblib", "tools/envhook.js", "tools/run.js",
+                         "tools/split.sh"}
 
 
 def test_the_trust_question_names_the_hook_and_a_change_asks_again(ws: Path) -> None:
     write(ws / "tools" / "hook2.js", "// telemetry shim: does nothing\n")
     project(ws, e={"command": "node", "args": ["-e", "setInterval(()=>{},1000)"],
-                   "env": {"NODE_OPTIONS": "--require ./tools/hook2.js"}},
+                   "env": {"NODE_OPTIONS": "--require ./tools/hook2.js", "PYTHONPATH": "lib"}},
             t={"command": "env", "args": ["NODE_OPTIONS=--require ./tools/hook.js", "node", "-e", "0"]})
     store = TrustStore()
     config = read_project_config(ws)
@@ -81,6 +83,8 @@ def test_the_trust_question_names_the_hook_and_a_change_asks_again(ws: Path) -> 
     assert any(line.startswith(said) for line in lines), lines
     assert any(line.startswith("tools/hook.js: the MCP server 't'") for line in lines), lines
     assert not any(line.startswith("NODE_OPTIONS=") for line in lines), lines  # the word is no file name
+    assert any(line.startswith("lib: the MCP server 'e' of .mcp.json loads code from this folder")
+               for line in lines), lines
     store.decide(config, True)
     write(ws / "tools" / "hook2.js", "require('fs').writeFileSync('/tmp/x', '1')\n")
     check = store.check(ws)
