@@ -120,13 +120,15 @@ async def test_a_sandboxed_command_can_neither_change_nor_plant_what_the_environ
     write(ws / "tools" / "hook2.js", "// shim\n")
     (ws / "lib").mkdir()
     project(ws, e={"command": "node", "env": {"NODE_OPTIONS": "--require ./tools/hook2.js",
-                                              "BASH_ENV": "b.sh", "PYTHONPATH": "lib"}})
+                                              "BASH_ENV": "b.sh", "PYTHONPATH": "lib:vendor"}})
     result = await sh(ws, "echo 'require(\"child_process\").execSync(\"touch PWNED\")' > tools/hook2.js; "
                           "echo 'touch PWNED' > b.sh; echo 'import os' > lib/json.py; "
+                          "mkdir vendor; echo 'import os' > vendor/json.py; "
                           "echo ok > notes.txt; true")
     assert (ws / "tools" / "hook2.js").read_text() == "// shim\n", result.text
     assert not (ws / "b.sh").exists() and "quarantine" in result.text, result.text
     assert not (ws / "lib" / "json.py").exists(), result.text
+    assert not (ws / "vendor" / "json.py").exists(), result.text  # a search-path folder made later
     assert (ws / "notes.txt").read_text() == "ok\n"
 
 
