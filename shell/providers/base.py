@@ -100,6 +100,7 @@ class HTTPProvider(FailureMessages, abc.ABC):
     """The most tools the API takes in one request (None: no limit); see
     :meth:`offered_tools`."""
     _told_left_out: frozenset[str] = frozenset()
+    _told_unoffered_choice: str | None = None
 
     def __init__(
         self,
@@ -185,14 +186,34 @@ class HTTPProvider(FailureMessages, abc.ABC):
         user, so after the tool's result the model can answer in words instead of
         calling it again forever."""
         if request.tool_choice is not None:
-            return request.tool_choice
+            return self.offered_choice(request, request.tool_choice)
         forced = {**self.options, **request.options}.get("tool_choice")
         if not isinstance(forced, str) or not forced:
             return None
         if forced in ("auto", "none"):
             return forced
         last = request.messages[-1] if request.messages else None
-        return forced if isinstance(last, UserMessage) else None
+        return self.offered_choice(request, forced) if isinstance(last, UserMessage) else None
+
+    def offered_choice(self, request: ModelRequest, choice: str) -> str:
+        """``choice``, or ``required`` when it names a tool the request does not carry.
+
+        Why: a layer that narrows the tools (LLMToolSelector, a ``transform_context``
+        that filters ``ctx.tools``) can remove the very tool the option forces; sent
+        as is, llama.cpp answered with an empty stream (finding B7) and other APIs
+        refuse the request. ``required`` keeps what the option is for (the server
+        calls some tool) with the tools this request has; said once per name."""
+        if choice in ("auto", "none", "required") or any(t.name == choice for t in request.tools):
+            return choice
+        if choice != self._told_unoffered_choice:
+            self._told_unoffered_choice = choice
+            self.notify(
+                request,
+                f"tool_choice names {choice!r}, which is not among this request's tools "
+                f"({len(request.tools)} offered; a middleware such as LLMToolSelector may have left it "
+                "out): 'required' (any of the offered tools) was sent instead.",
+            )
+        return "required"
 
     def error_detail(self, body: bytes) -> str:
         """The provider's own error message from an error body (a server that echoes

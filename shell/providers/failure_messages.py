@@ -84,15 +84,16 @@ class FailureMessages:
                 provider=self.provider,
             )
         if wire.received == 0:
+            # Not called a context overflow: the server did not say so, and a three-word
+            # message got the overflow's advice to shorten it (finding B7).
             return ModelError(
                 f"{self.label} accepted the request (HTTP 200) but ended the stream without sending "
-                "anything. Servers do this when the conversation is longer than the model's context "
-                "window, or when they cannot stream what was asked (llama-cpp-python's "
-                "chatml-function-calling cannot stream tool_choice \"auto\"); the server's log says "
-                "which. A conversation too long: /compact or /clear, or raise the server's context "
-                "size (llama.cpp: --n_ctx / -c).",
+                "anything. It did not say why; servers do this when they cannot handle what was asked: "
+                "a conversation longer than the model's context window, or a tool choice they "
+                "cannot stream (llama-cpp-python's chatml-function-calling cannot stream tool_choice "
+                "\"auto\"); the server's log says which. If the conversation is long: /compact or "
+                "/clear, or raise the server's context size (llama.cpp: --n_ctx / -c).",
                 provider=self.provider,
-                context_overflow=True,
             )
         if sse and not _has_event_line(wire.head):
             kind = wire.response.headers.get("content-type", "no content type")
