@@ -23,7 +23,8 @@ import sys
 
 VAR = "PYTHONPATH"
 dropped: list[str] = []
-"""The ``PYTHONPATH`` entries this process's start took out of ``sys.path`` (for the log)."""
+"""The ``PYTHONPATH`` entries this process's start took out of ``sys.path``, as written
+(nothing is printed at start: a line on stderr at every headless run would be noise)."""
 
 
 def unsafe_roots(here: str, home: str, writable: tuple[str, ...] = ()) -> list[str]:
