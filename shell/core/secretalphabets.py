@@ -35,8 +35,9 @@ _NOT_BASE36 = re.compile(r"[^0-9A-Za-z]")
 _BASE32_HEX = {letter: value for value, letter in enumerate("0123456789ABCDEFGHIJKLMNOPQRSTUV")}
 _CROCKFORD = {letter: value for value, letter in enumerate("0123456789ABCDEFGHJKMNPQRSTVWXYZ")}
 _CROCKFORD |= {"O": 0, "I": 1, "L": 1}
-_OCTAL_RUN = re.compile(r"(?<![0-9])(?:[0-3][0-7]{2}[\s,;:.|-]{0,2}){8,}")
-"""Eight bytes or more as three octal digits each (a byte is at most ``377``)."""
+_OCTAL_RUN = re.compile(r"(?<![0-9])[0-7]{0,2}(?:[0-3][0-7]{2}[\s,;:.|-]{0,2}){8,}")
+"""Eight bytes or more as three octal digits each (a byte is at most ``377``), after up
+to two digits glued on before them (finding A8's twin)."""
 _NOT_OCTAL = re.compile(r"[^0-7]")
 _UU_LINE = re.compile(r"(?m)(?:^|(?<=[=/?&:]))[!-M][ -`]{4,84}")
 """A uuencoded line: its length letter (one to 45 bytes), then its letters; at a line's
@@ -72,31 +73,72 @@ _FROM_BASE32_HEX = _as_standard(_BASE32_HEX)
 _FROM_CROCKFORD = _as_standard(_CROCKFORD)
 
 
-def _bit_stream(run: str, alphabet: dict[int, str]) -> bytes:
-    """``run``'s letters as five bits each, in order, the last few bits dropped: its
-    letters spelled in RFC 4648's alphabet and decoded at C speed (a number built a
-    letter at a time grew with the run: 60 KB of hex took 0.5 s, finding Z5)."""
-    standard = run.translate(alphabet)
-    return base64.b32decode(standard + "A" * (-len(standard) % 8))[: len(run) * 5 // 8]
+def base32_letters(letters: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The runs of a base32 alphabet's ``letters`` (a class: ``A-Z2-7``), twelve or more:
+    in any case, and in one case."""
+    return (re.compile(f"(?i)[{letters}]{{12,}}"),
+            re.compile(f"[{letters}]{{12,}}|[{letters.lower()}]{{12,}}"))
+
+
+def base32_bytes(
+    token: str, letters: tuple[re.Pattern[str], re.Pattern[str]], alphabet: dict[int, str] | None = None
+) -> list[bytes]:
+    """What each run of base32 ``letters`` in ``token`` says (``alphabet``: from these
+    letters to RFC 4648's), decoded at C speed; each run in one case (base32 as every
+    tool writes it) read from each of its first eight letters too (finding A8's twin: a
+    letter or a word glued before a key; after one, its last bits make no byte). Runs
+    are cut at a letter not the alphabet's and where the case changes, so a glued letter
+    of the other case leaves the key's run whole. A run in mixed case (base64's) is read
+    only when it is the whole token, from its first letter: read eight ways, or read
+    wherever one is, 60 KB of base64 cost 1.6x."""
+    any_case, one_case = letters
+    runs = [(token, 1)] if any_case.fullmatch(token) and not one_case.fullmatch(token) else []
+    raws: list[bytes] = []
+    for run, starts in runs + [(run, 8) for run in one_case.findall(token)]:
+        upper = run.upper()
+        raws += _shifted(upper.translate(alphabet) if alphabet else upper, starts)
+    return raws
+
+
+def _shifted(run: str, starts: int) -> list[bytes]:
+    """``run`` (RFC 4648's letters) decoded from each of its first ``starts`` letters:
+    decoded once (a number built a letter at a time grew with the run: 60 KB of hex took
+    0.5 s, finding Z5), then read shifted five bits at a time."""
+    full = base64.b32decode(run + "A" * (-len(run) % 8))
+    bits = len(run) * 5
+    number = int.from_bytes(full, "big") >> (len(full) * 8 - bits)
+    raws: list[bytes] = []
+    for start in range(starts):
+        left = bits - 5 * start
+        size = left // 8
+        if size < 8:
+            break
+        rest = number & ((1 << left) - 1)
+        raws.append((rest >> (left - 8 * size)).to_bytes(size, "big"))
+    return raws
+
+
+_BASE32_HEX_LETTERS = base32_letters("0-9A-V")
+_CROCKFORD_LETTERS = base32_letters("0-9A-TV-Z")
 
 
 def numbers(runs: Iterable[str]) -> Iterator[tuple[str, str]]:
     """What the runs of letters (``x``, ``a_b``: the caller's tokens) say as base58,
     base36, base32hex and Crockford's base32, per encoding, one a line."""
     found: dict[str, list[str]] = {"base58": [], "base36": [], "base32hex": [], "Crockford base32": []}
+    hexes: list[bytes] = []
+    crockfords: list[bytes] = []
     for run in runs:
         run = run.rstrip("=")
-        if len(run) < 12 or _NOT_BASE36.search(run):
+        hexes += base32_bytes(run, _BASE32_HEX_LETTERS, _FROM_BASE32_HEX)
+        crockfords += base32_bytes(run, _CROCKFORD_LETTERS, _FROM_CROCKFORD)
+        if len(run) < 12 or _NOT_BASE36.search(run) or len(run) > MAX_NUMBER_RUN:
             continue
-        upper = run.upper()
-        if len(run) <= MAX_NUMBER_RUN:
-            found["base36"].append(_printable(_number_bytes(int(run, 36))))
-            if not _NOT_BASE58.search(run):
-                found["base58"].append(_printable(_base58(run)))
-        if all(letter in _BASE32_HEX for letter in upper):
-            found["base32hex"].append(_printable(_bit_stream(upper, _FROM_BASE32_HEX)))
-        if all(letter in _CROCKFORD for letter in upper):
-            found["Crockford base32"].append(_printable(_bit_stream(upper, _FROM_CROCKFORD)))
+        found["base36"].append(_printable(_number_bytes(int(run, 36))))
+        if not _NOT_BASE58.search(run):
+            found["base58"].append(_printable(_base58(run)))
+    found["base32hex"].append(_printable(b"\n".join(hexes)))
+    found["Crockford base32"].append(_printable(b"\n".join(crockfords)))
     for how, parts in found.items():
         if text := "\n".join(p for p in parts if p):
             yield how, text

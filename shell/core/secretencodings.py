@@ -31,7 +31,14 @@ import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 
-from shell.core.secretalphabets import halves_swapped, numbers, octal_bytes, uudecoded
+from shell.core.secretalphabets import (
+    base32_bytes,
+    base32_letters,
+    halves_swapped,
+    numbers,
+    octal_bytes,
+    uudecoded,
+)
 from shell.core.secretescapes import base85s, bits, unconfused, unescaped, whole_floats
 from shell.core.secretseparators import between_its_letters, without_a_separator
 from shell.core.textsafety import without_hidden
@@ -213,8 +220,7 @@ def _decodings(for_base64: Sequence[str], for_others: Sequence[str]) -> Iterator
 
 
 _NOT_BASE64 = str.maketrans("", "", "-_")
-_BASE32_RUN = re.compile(r"(?i)[A-Z2-7]{12,}")
-_ONE_CASE_RUN = re.compile(r"[A-Z2-7]{12,}|[a-z2-7]{12,}")
+_BASE32_LETTERS = base32_letters("A-Z2-7")
 
 
 def _padded(t: str) -> str:
@@ -226,35 +232,11 @@ def _padded(t: str) -> str:
 
 
 def _base32(tokens: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """What each run of base32 letters in ``tokens`` says, decoded at C speed; each run
-    in one case (base32 as every tool writes it) read from each of its first eight
-    letters too (a letter or a word glued before a key, finding A8's twin; after one,
-    its last bits make no byte). A run in mixed case (base64's) is read from its first
-    letter only: read eight ways, 60 KB of base64 cost 1.7x."""
-    raws: list[bytes] = []
-    for token in tokens:
-        runs = [(run, 1) for run in _BASE32_RUN.findall(token) if not _ONE_CASE_RUN.fullmatch(run)]
-        for run, starts in runs + [(run, 8) for run in _ONE_CASE_RUN.findall(token)]:
-            raws += _base32_shifted(run.upper(), starts)
+    """What each run of base32 letters in ``tokens`` says
+    (:func:`shell.core.secretalphabets.base32_bytes`: from each of its first eight letters)."""
+    raws = [raw for token in tokens for raw in base32_bytes(token, _BASE32_LETTERS)]
     if parts := _printable(b"\n".join(raws)):
         yield "base32", "\n".join(parts)
-
-
-def _base32_shifted(run: str, starts: int) -> list[bytes]:
-    """``run`` (upper case) decoded from each of its first ``starts`` letters: decoded
-    once, then read shifted five bits at a time."""
-    full = base64.b32decode(run + "A" * (-len(run) % 8))
-    bits = len(run) * 5
-    number = int.from_bytes(full, "big") >> (len(full) * 8 - bits)
-    raws: list[bytes] = []
-    for start in range(starts):
-        left = bits - 5 * start
-        size = left // 8
-        if size < MIN_DECODED:
-            break
-        rest = number & ((1 << left) - 1)
-        raws.append((rest >> (left - 8 * size)).to_bytes(size, "big"))
-    return raws
 
 
 def _printable(raw: bytes) -> list[str]:

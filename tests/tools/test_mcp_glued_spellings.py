@@ -5,8 +5,9 @@ the letters failed to decode or decoded as noise, and the line-by-line pass neve
 Its twins: base32 with a letter glued before it or a word after it, hex with a lone
 digit before it, base64url with a word glued on, bits (and booleans) with a digit (a
 word) before them, base85 with letters before it (and with a ``+`` in it: read as a
-space). A real stdio server (tests/tools/spelled_mcp_server.py, tool ``glued``) says
-them all."""
+space), base32hex and Crockford's with letters glued on, octal bytes after a digit.
+A real stdio server (tests/tools/spelled_mcp_server.py, tool ``glued``) says the first
+four."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ KNOWN = Secrets([KEY], patterns=False)
 B64 = base64.b64encode(KEY.encode()).decode().rstrip("=")
 B32 = base64.b32encode(KEY.encode()).decode().rstrip("=")
 BITS = "".join(f"{byte:08b}" for byte in KEY.encode())
+TO_BASE32_HEX = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789ABCDEFGHIJKLMNOPQRSTUV")
+TO_CROCKFORD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 WHOSE = "a value of a hidden secret file"
 
 
@@ -53,6 +56,9 @@ def test_base64_without_padding_beside_any_next_word_is_found(word: str) -> None
     f"b32: XYZ{B32.lower()} ok",
     *(f"bits: {'1' * n}{BITS} ok" for n in (1, 3, 7)),
     "bools: true " + " ".join("true" if bit == "1" else "false" for bit in BITS),
+    *(f"b32hex: {glue}{B32.translate(TO_BASE32_HEX)} ok" for glue in ("1", "XY", "_")),
+    f"crockford: XY{B32.translate(TO_CROCKFORD)} ok",
+    "octal: 1" + "".join(f"{byte:03o}" for byte in KEY.encode()),
     "b85: " + base64.b85encode(KEY.encode()).decode(),  # its "+" is no space
     *(f"b85: {glue}" + base64.b85encode(b"x" + KEY.encode()).decode() for glue in ("x", "xy", "xyzw")),
     "hex: 1" + KEY.encode().hex() + " ok",
