@@ -97,13 +97,16 @@ def _describe_project_file(name: str, data: bytes, taken: Collection[str]) -> st
 
 def point_at_workspace(stack: Iterable[Middleware], workspace: Workspace) -> None:
     """Built-ins that read the workspace (ProjectInstructions, LongTermMemory's
-    project) work in the shell's
+    project, DynamicSystemPrompt's working directory) work in the shell's
     workspace, which ``--cwd`` may set apart from the process's directory, and read
     the user's own instructions from the shell's config dir."""
+    from middleware.dynamic_system_prompt import DynamicSystemPrompt
     from middleware.long_term_memory import LongTermMemory
     from middleware.project_instructions import ProjectInstructions
 
     for mw in stack:
+        if isinstance(mw, DynamicSystemPrompt) and mw.cwd is None:  # the directory the tools use
+            mw.cwd = workspace.root
         if isinstance(mw, LongTermMemory) and not mw.project_given:  # its memories belong to this project
             mw.set_project(workspace.root)
         if isinstance(mw, ProjectInstructions):

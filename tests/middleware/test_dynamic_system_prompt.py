@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +53,28 @@ async def test_async_context_fn_and_empty_base_prompt() -> None:
     agent = Agent(model, middleware=[DynamicSystemPrompt(branch)])
     [e async for e in agent.reply("hi")]
     assert model.requests[0].system_prompt == "## Current Context\nGit branch: main"
+
+
+async def test_the_sessions_working_directory_not_the_processs(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """--cwd (and an ACP session's cwd) set the workspace apart from the process's
+    directory: the prompt said both, and its "current" one was the process's (B8)."""
+    from shell.config import load_config
+    from shell.runtime import RuntimeOptions, ShellRuntime
+
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    started, work = tmp_path / "started", tmp_path / "work"
+    started.mkdir()
+    work.mkdir()
+    monkeypatch.chdir(started)
+    (tmp_path / "config.toml").write_text("")
+    model = ScriptedModel(["ok"])
+    rt = ShellRuntime.create(
+        RuntimeOptions(cwd=str(work), record=False, middleware_on=["DynamicSystemPrompt"]),
+        settings=load_config(tmp_path / "config.toml"), model=model,
+    )
+    [e async for e in rt.reply("hi")]
+    context = model.requests[0].system_prompt.split("## Current Context\n", 1)[1]
+    assert f"Working directory: {work.resolve()}" in context
+    assert str(started) not in model.requests[0].system_prompt
