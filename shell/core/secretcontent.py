@@ -66,21 +66,32 @@ SNIFFED_NAMES = frozenset({
     "local.properties", "application.properties", "application.yml", "application.yaml",
     "docker-compose.override.yml", "docker-compose.override.yaml", "appsettings.json",
     "appsettings.development.json", "appsettings.staging.json", "config.php", "parameters.yml",
+    "docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "vault.yml", "vault.yaml",
+    "secrets.yml", "secrets.yaml", "group_vars.yml", "group_vars.yaml", "host_vars.yml", "host_vars.yaml",
 })  # fmt: skip
 """Settings files (lowercase names) that hold passwords in some projects: looked into."""
+SETTINGS_FOLDERS = frozenset({"group_vars", "host_vars"})
+"""Folders whose files are settings (Ansible's variables: ``vault_password: …``)."""
 
 _KEY = (r"(?:[\w.-]*(?:token|secret|passw(?:or)?d?|api_?key|apikey|credential)[\w.-]*"
         r"|(?:[\w.-]*[_.-])?auth(?:_?key)?)")
 _VALUE = f"(?![^\\s\"']*://)(?!\\$\\{{)[^\\s\"'#,{{}}\\[\\]<]{{{MIN_VALUE_LEN},}}"  # not a URL, not ${VAR}
 _JSON = f'"{_KEY}"\\s*:\\s*"{_VALUE}'
 _INLINE = f"[{{,][ \\t]*{_KEY}[ \\t]*=[ \\t]*\"{_VALUE}"
-_LINE = f"^[ \\t]*[\"']?{_KEY}[\"']?[ \\t]*[:=][ \\t]*[\"']?{_VALUE}"
+_LINE = f"^[ \\t]*(?:-[ \\t]+)?[\"']?{_KEY}[\"']?[ \\t]*[:=][ \\t]*[\"']?{_VALUE}"
 _XML = f"<{_KEY}>[ \\t]*{_VALUE}"
 _URL_PASSWORD = f"://[^\\s/:@\"'$]+:[^\\s/@\"'$]{{{MIN_VALUE_LEN},}}@"
-SETS_A_SECRET = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}|{_XML}|{_URL_PASSWORD}")
+_CONNECTION = f"(?:^|[;\"'\\s])(?:password|pwd)[ \\t]*=[ \\t]*(?!\\$\\{{)[^;\"'\\s]{{{MIN_VALUE_LEN},}}"
+SETS_A_SECRET = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}|{_XML}|{_URL_PASSWORD}|{_CONNECTION}")
 """``"token": "…"`` (JSON, anywhere on a line), ``{ token = "…" }`` (a TOML inline table),
 ``api_token: …`` / ``token = "…"`` / ``signing.password=…`` at a line's start (YAML,
-TOML, INI, properties), ``<password>…</password>`` (Maven's XML), or a URL with a password."""
+TOML, INI, properties; also a list item, compose's ``- POSTGRES_PASSWORD=…``),
+``<password>…</password>`` (Maven's XML), a URL with a password, or a connection
+string's ``Password=…;`` / ``Pwd=…`` (.NET's appsettings.json, finding A13)."""
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+"""Files read for a Kubernetes Secret (a tutorial's Markdown showing one is not one)."""
+_K8S_KIND = re.compile(r"""(?m)^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?[ \t]*,?[ \t]*$""")
+_K8S_DATA = re.compile(r"""(?m)^[ \t]*["']?(?:data|stringData)["']?[ \t]*:""")
 _RC_KEY = f"(?:{_KEY}|[\\w.-]*bearer)"
 _RC_SEP = "(?:[ \\t]*[=:][ \\t]*|[ \\t]+)"
 _RC_LINE = f"^[ \\t]*(?:set[ \\t]+)?-{{0,2}}{_RC_KEY}{_RC_SEP}[\"']?{_VALUE}"
@@ -119,7 +130,16 @@ def secret_content_why(path: str) -> str:
     if not looked_into(name):
         return ""
     lower = name.lower()
-    return content_why(path, settings=lower in SNIFFED_NAMES, text=not lower.endswith(".json"))
+    return content_why(path, settings=_settings(path, lower), text=not lower.endswith(".json"))
+
+
+def _settings(path: str, lower: str) -> bool:
+    """Whether the file is one whose secret-named keys count: a name of
+    :data:`SNIFFED_NAMES` or a file in one of :data:`SETTINGS_FOLDERS`."""
+    if lower in SNIFFED_NAMES:
+        return True
+    parent = os.path.basename(os.path.dirname(path.rstrip("/\\")))
+    return parent.lower() in SETTINGS_FOLDERS and os.path.splitext(lower)[1] in ("", ".yml", ".yaml")
 
 
 def content_why(path: str, settings: bool, text: bool = False) -> str:
@@ -149,6 +169,8 @@ def content_why(path: str, settings: bool, text: bool = False) -> str:
     else:  # most text files: one byte search, decoded only when a marker is there
         marked = b"PRIVATE KEY" in raw or b"PuTTY" in raw
         why = _key_block_why(raw.decode("utf-8", "replace")) if marked else ""
+        if not why and b"Secret" in raw and path.lower().endswith(MANIFEST_SUFFIXES):
+            why = _manifest_why(raw.decode("utf-8", "replace"))
     if len(_verdicts) > 8192:
         _verdicts.clear()
     if settled:
@@ -177,9 +199,20 @@ def _key_block_why(text: str) -> str:
     return ""
 
 
+def _manifest_why(text: str) -> str:
+    """"a Kubernetes Secret" for a manifest of ``kind: Secret`` with its ``data`` or
+    ``stringData`` (YAML or JSON, any document of a multi-document file; a Helm chart's
+    template too): the place Kubernetes projects keep credentials, base64 or plain."""
+    if _K8S_KIND.search(text) and _K8S_DATA.search(text):
+        return "a Kubernetes Secret"
+    return ""
+
+
 def _why(text: str, json: bool, settings: bool) -> str:
     if _PRIVATE_KEY.search(text):
         return "a private key"
+    if "Secret" in text and _manifest_why(text):
+        return "a Kubernetes Secret"
     if json and (_SERVICE_ACCOUNT.search(text) or ('"private_key"' in text and '"client_email"' in text)):
         return "a service account's private key"
     if settings and SETS_A_SECRET.search(text):

@@ -147,3 +147,51 @@ def test_a_key_a_command_writes_into_an_existing_file_is_hidden_from_the_next_co
     notes = (workspace / "notes.txt").read_text()
     assert notes.startswith("-----BEGIN OPENSSH PRIVATE KEY-----") and len(notes) == len(OPENSSH) + 16
     assert "NOTES-TAIL-TEXT" not in ends["c2"], ends["c2"]  # notes.txt read as empty
+
+
+MANIFESTS = {  # finding A13: where Kubernetes, compose, .NET and Ansible projects keep credentials
+    "k8s/db-secret.yaml": ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n"
+                           "  password: S2I4M2hkUHEyTG1YejdSdFp6\nstringData:\n"
+                           "  api-token: K8s83hdPq2LmXz7RtZz\n"),
+    "docker-compose.yml": "services:\n  db:\n    image: postgres\n    environment:\n"
+                          "      POSTGRES_PASSWORD: Dc83hdPq2LmXz7RtZz\n",
+    "deploy/compose.yaml": "services:\n  db:\n    environment:\n      - MYSQL_PASSWORD=Dm83hdPq2LmXz7RtZz\n",
+    "appsettings.json": ('{"ConnectionStrings": {"Default": '
+                         '"Server=db;User Id=sa;Password=As83hdPq2LmXz7RtZz;"}}\n'),
+    "ansible/group_vars/all.yml": "vault_password: Av83hdPq2LmXz7RtZz\n",
+}
+MANIFEST_LEAKS = ("S2I4M2hkUHEyTG1YejdSdFp6", "K8s83hdPq2LmXz7RtZz", "Dc83hdPq2LmXz7RtZz",
+                  "Dm83hdPq2LmXz7RtZz", "As83hdPq2LmXz7RtZz", "Av83hdPq2LmXz7RtZz")
+MANIFESTS_PLAIN = {  # a deployment, a compose file taking its password from the environment, a tutorial
+    "k8s/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: DEPLOY-READABLE\n",
+    "other/docker-compose.yml": "services:\n  db:\n    environment:\n"
+                                "      POSTGRES_PASSWORD: ${PG_PASSWORD}  # COMPOSE-READABLE\n",
+    "docs/k8s.md": "A Secret looks like:\n\nkind: Secret\ndata:\n  password: TUTORIAL-READABLE\n",
+}
+
+
+def test_kubernetes_secrets_compose_and_connection_string_passwords_are_hidden_and_read_file_asks(
+    run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[permissions]\nmode = "auto"\n')
+    for rel, text in {**MANIFESTS, **MANIFESTS_PLAIN}.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    command = "find . -type f | sort | xargs cat; echo end-of-command"
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "c1"},
+                             {"name": "read_file", "args": {"path": "k8s/db-secret.yaml"}, "id": "c2"},
+                             {"name": "read_file", "args": {"path": "appsettings.json"}, "id": "c3"}]},
+             "Done."]
+    r = run_cli("-p", "look around", "--model", script(turns), "--approve", "never", "--no-session",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    for leaked in MANIFEST_LEAKS:
+        assert leaked not in r.stdout, leaked
+    assert "end-of-command" in r.stdout
+    for readable in ("DEPLOY-READABLE", "COMPOSE-READABLE", "TUTORIAL-READABLE"):
+        assert readable in r.stdout, readable
+    events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    assert [e["call_id"] for e in events if e.get("type") == "ApprovalRequested"] == ["c2", "c3"]
