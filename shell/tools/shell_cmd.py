@@ -61,6 +61,8 @@ from shell.permissions.secretfiles import SecretFiles
 from shell.permissions.secretvanished import missing
 
 from .after_check import after_notes, check_after, prepare, take_late_notes
+from .cappedtext import CappedText
+from .longcommand import command_line
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -72,37 +74,6 @@ POLL = 0.02
 
 class ShellToolError(ValueError):
     """The command could not be run as asked; the message says why."""
-
-
-class _CappedText:
-    """Keeps the first and the last ``cap // 2`` characters of a stream of text."""
-
-    def __init__(self, cap: int) -> None:
-        self.half = cap // 2
-        self.head = ""
-        self.tail = ""
-        self.total = 0
-
-    def add(self, text: str) -> None:
-        self.total += len(text)
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += text[:room]
-            text = text[room:]
-        if text:
-            self.tail = (self.tail + text)[-self.half :]
-
-    @property
-    def truncated(self) -> bool:
-        return self.total > len(self.head) + len(self.tail)
-
-    def render(self) -> str:
-        if not self.truncated:
-            return self.head + self.tail
-        return (
-            f"{self.head}\n[... output truncated: {self.total} characters in total, over the "
-            f"{2 * self.half} character cap; showing the first and last {self.half} ...]\n{self.tail}"
-        )
 
 
 async def run_command(
@@ -128,9 +99,9 @@ async def run_command(
                              "Write the command without it (printf '\\0' makes one where one is needed).")
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ShellToolError(f"timeout must be above 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout}.")
-    shell = which("bash") or "/bin/sh"
     sandboxed = sandbox is not None and sandbox.available
-    argv = [shell, "-c", command]
+    line = command_line(which("bash") or "/bin/sh", command)  # a long one on a descriptor
+    argv = line.argv
     confined: Confined | None = None
     planted: list[Planted] = []
     unchecked = ""
@@ -140,11 +111,12 @@ async def run_command(
     try:
         for attempt in (1, 2):
             if sandbox is not None and sandboxed:
-                confined = await confine(sandbox, argv, network=network, shown=shown, direct=True)
-                run, env, fds = confined.argv, {}, confined.launch.fds  # the environment is in its file
+                confined = await confine(sandbox, argv, network=network, shown=shown, direct=True,
+                                         spelled=command)
+                run, env, fds = confined.argv, {}, [*confined.launch.fds, *line.fds]  # env: in its file
             else:
-                run, env, fds = argv, dict(scrubbed_environment()[0], **QUIET), []
-            output = _CappedText(MAX_OUTPUT_CHARS)
+                run, env, fds = argv, dict(scrubbed_environment()[0], **QUIET), line.fds
+            output = CappedText(MAX_OUTPUT_CHARS)
             redaction = StreamRedaction(confined.values if confined is not None else NO_VALUES)
             code, timed_out, pid = await _run(run, env, cwd, timeout, report, output, fds, redaction)
             if (confined is None or attempt == 2 or timed_out
@@ -156,6 +128,7 @@ async def run_command(
         cancelled = True  # Esc: the check after it gets CANCEL_LIMIT, then goes on in its thread
         raise
     finally:
+        line.close()
         if confined is not None:
             confined.launch.close()
             if sandbox is not None:
@@ -197,7 +170,7 @@ async def run_command(
 
 async def _run(
     argv: Sequence[str], env: dict[str, str], cwd: Path, timeout: float, report: Callable[[Any], None],
-    output: _CappedText,
+    output: CappedText,
     fds: Sequence[int] = (),
     redaction: StreamRedaction | None = None,
 ) -> tuple[int | None, bool, int]:
@@ -297,14 +270,16 @@ class Confined:
 
 
 async def confine(
-    sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str], direct: bool = False
+    sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str], direct: bool = False,
+    spelled: str = "",
 ) -> Confined:
     """Wrap ``argv`` in ``sandbox`` (which works here): the workspace searched for
     secret files and what runs later (in a thread), the files the words in ``shown``
     name left visible. The one way both ``run_shell``s (ours, the editor's terminal)
     confine a command, so that they cannot drift apart. The caller starts
     ``argv`` of the result with no environment of its own and closes its ``launch``;
-    ``direct`` starts bubblewrap itself, passed ``launch.fds`` (see :mod:`.sandboxlaunch`)."""
+    ``direct`` starts bubblewrap itself, passed ``launch.fds`` (see :mod:`.sandboxlaunch`);
+    ``spelled`` is the command when ``argv`` reads it from a descriptor (:mod:`.longcommand`)."""
     found: list[tuple[SecretFiles, Guard]] = []
 
     async def search() -> None:
@@ -324,7 +299,7 @@ async def confine(
     kept = [*hidden, *home_kept]
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
         lambda: hidden_values([*kept, *missing(secrets.paths, visible)], visible, secrets.relative,
-                              "\n".join(argv), sandbox.staged.copies(kept), sandbox.roots(),
+                              "\n".join([*argv, spelled]), sandbox.staged.copies(kept), sandbox.roots(),
                               history_sources(sandbox.workspace)))  # a .env committed then removed
     unmarked = await anyio.to_thread.run_sync(sandbox.mark_hidden, walls, hidden)
     if unmarked:  # git in the sandbox would see tracked files deleted
