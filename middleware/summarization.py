@@ -194,18 +194,36 @@ class Summarization(Middleware):
         self.trim_tokens_to_summarize = trim_tokens_to_summarize
         self.summary_prefix = summary_prefix
         self.max_input_tokens = max_input_tokens
+        self._told_guess = False
         self.last_usage = Usage()
         """What the last summary request cost, as its provider reported it."""
 
     # -- deciding ------------------------------------------------------------------
+    def sizes_by_fraction(self) -> bool:
+        """Whether a fraction of the window decides when (or how much) to summarise:
+        the shell then waits, bounded, for a local server's window before the first
+        model call (:meth:`shell.runtime.model.ModelPart.await_window`)."""
+        return self.keep[0] == "fraction" or any("fraction" in cond for cond in self.trigger)
+
     def context_size(self, ctx: HookContext | None) -> int:
-        """The context size "fraction" refers to."""
+        """The context size "fraction" refers to. The 128k guess is said once (as a
+        warning, when fractions are in use): on a small local model it meant never
+        summarising and the request overflowing instead (finding B12)."""
         if self.max_input_tokens is not None:
             return self.max_input_tokens
         for model in (ctx.agent.model if ctx is not None else None, self.model):
             size = getattr(model, "max_input_tokens", None)
             if isinstance(size, int) and size > 0:
                 return size
+        if ctx is not None and self.sizes_by_fraction() and not self._told_guess:
+            self._told_guess = True
+            ctx.emit(Notice(
+                "warning",
+                f"Summarization sizes its fractions against a guessed window of {DEFAULT_CONTEXT_SIZE:,} "
+                "tokens: the model's is not known. Set it in the config ([models.\"NAME\"] "
+                "context_window = N) or give Summarization a trigger in tokens.",
+                self.name,
+            ))
         return DEFAULT_CONTEXT_SIZE
 
     def should_summarize(self, messages: Sequence[Message], context_size: int) -> bool:

@@ -58,6 +58,7 @@ what a message carries."""
         try:
             if self.checkpoint_hook is not None and not self.agent.busy:
                 turn = self._begin_turn(sent)
+            await self.await_window()  # Summarization's fractions need the real window
             async for event in events:
                 if isinstance(event, ReplyEnd):
                     ended = event.stop_reason == "end_turn"

@@ -110,7 +110,7 @@ own config once trusted), started and closed."""
         if self.mcp is not None or self._task_group is task_group:
             return
         self._task_group = task_group
-        task_group.start_soon(self.learn_model)
+        self.learn_model_soon(task_group)
         task_group.start_soon(self._find_secret_files)
         servers = self.settings.raw.get("mcp_servers") or {}
         project = self._project_servers(self.workspace_trust())

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from anyio import Event
+    from anyio.abc import TaskGroup
+
     from ..agent.loop import Agent
     from ..providers.base import HTTPProvider
     from ..providers.catalog import ModelInfo
@@ -12,6 +15,9 @@ if TYPE_CHECKING:
 from .build import resolve
 from .options import ShellError
 from .state import RuntimeState
+
+WINDOW_WAIT = 1.5
+"""How long the first reply waits for a local server to say its window (seconds)."""
 
 
 class ModelPart(RuntimeState):
@@ -42,7 +48,7 @@ class ModelPart(RuntimeState):
             raise ShellError("wait for the reply to finish (or cancel it) before switching models")
         self.agent.model = resolve(spec, self.settings)
         if self._task_group is not None:
-            self._task_group.start_soon(self.learn_model)
+            self.learn_model_soon(self._task_group)
         return self.model_label
 
     def missing_key(self) -> str | None:
@@ -68,22 +74,68 @@ class ModelPart(RuntimeState):
         return model_info(provider, name, overrides=self._model_overrides,
                           server=self._server_info.get(self.model_label))
 
-    async def learn_model(self) -> None:
+    def learn_model_soon(self, task_group: TaskGroup) -> None:
+        """The window known without the network (the config's ``[models.NAME]``, the
+        catalog) now, the server's in the background (:meth:`learn_model`). Why now:
+        ``-p`` sends its first request before any background task has run, and
+        Summarization's fractions were then sized against its 128k guess (finding B12)."""
+        import anyio
+
+        self.apply_window()
+        self._window_learnt = anyio.Event()
+        task_group.start_soon(self.learn_model, self._window_learnt)
+
+    async def await_window(self, limit: float = WINDOW_WAIT) -> None:
+        """Wait (at most ``limit`` seconds, never blocking the loop) for the server's
+        window while it is being asked and a fraction of the window is what decides
+        when to summarise; a server slower than that is not waited for."""
+        import anyio
+
+        learnt = self._window_learnt
+        if learnt is None or learnt.is_set() or not self._sizes_by_fraction():
+            return
+        with anyio.move_on_after(limit):
+            await learnt.wait()
+
+    def _sizes_by_fraction(self) -> bool:
+        stack = self.agent.middleware
+        return any(
+            stack.is_enabled(mw.name) and getattr(mw, "sizes_by_fraction", lambda: False)()
+            for mw in stack
+        )
+
+    async def learn_model(self, done: Event | None = None) -> None:
         """Ask the model's server for its window (in the background, once per model):
         local servers say what they really run with, which no catalog can know. The
         window then also sizes ``Summarization``'s fractions (``max_input_tokens``)."""
-        model, label = self.agent.model, self.model_label
-        http = _http_model(model)
-        if http is not None and label not in self._server_info and not _cloud(http.base_url):
-            from ..providers.catalog import server_info
+        try:
+            model, label = self.agent.model, self.model_label
+            http = _http_model(model)
+            if http is not None and label not in self._server_info and not _cloud(http.base_url):
+                from ..providers.catalog import server_info
 
-            self._server_info[label] = await server_info(http)
+                self._server_info[label] = await server_info(http)
+            self.apply_window()
+        finally:
+            if done is not None:
+                done.set()
+
+    def apply_window(self) -> None:
+        """The model's window as known now, as its ``max_input_tokens``, unless that
+        was set by someone else (a config, a test); a window set here earlier gives
+        way to a better-known one (the server's, after the catalog's)."""
+        model = self.agent.model
         window = self.model_info().context_window
-        if window and getattr(model, "max_input_tokens", None) is None:
-            try:
-                model.max_input_tokens = window  # type: ignore[attr-defined]
-            except AttributeError:  # a model class with slots: Summarization uses its default
-                pass
+        current = getattr(model, "max_input_tokens", None)
+        applied = self._window_applied
+        ours = applied is not None and applied[0] is model and applied[1] == current
+        if not window or (current is not None and not ours):
+            return
+        try:
+            model.max_input_tokens = window  # type: ignore[attr-defined]
+        except AttributeError:  # a model class with slots: Summarization uses its default
+            return
+        self._window_applied = (model, window)
 
     @property
     def model_origin(self) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from anyio import Event
     from anyio.abc import TaskGroup
 
     from ..agent.loop import Agent, Ask
@@ -74,6 +75,10 @@ session being written) and how it may show outside text."""
         self._model_overrides, model_problems = parse_overrides(settings.extra.get("models"))
         self.problems.extend(f"The config file {settings.path}: {p}" for p in model_problems)
         self._server_info: dict[str, ModelInfo] = {}
+        self._window_learnt: Event | None = None
+        """Set when the server's window is known (or asking it failed)."""
+        self._window_applied: tuple[object, int] | None = None
+        """The model and window :meth:`apply_window` set last."""
         self.compactions: list[Compaction] = []
         """The history as it was before each ``/compact`` (``/compact show``)."""
         self.staged: list[Attachment] = []
