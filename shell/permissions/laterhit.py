@@ -7,7 +7,9 @@ because an ``.envrc`` pulls it in (:mod:`.envrcsources`: ``source_env``, ``doten
 ``python3 tools/server.py``), or because a symlink in home leads to it (:mod:`.homelinks`:
 ``~/.bashrc`` -> ``dotfiles/bashrc``), or because an instruction file imports it
 (:mod:`.instructionsources`: ``@docs/conventions.md`` in AGENTS.md), or because a
-virtualenv's programs import it (:mod:`.venvpackages`: ``site-packages/pip/``). The file tools'
+virtualenv's programs import it (:mod:`.venvpackages`: ``site-packages/pip/``), or because it
+would be a new module named like a standard or installed one (:mod:`.shadowmodules`: a new
+``pip.py`` that ``python -m pip`` imports; an existing one is the project's). The file tools'
 policy asks before such an edit in every mode but bypass; the sandbox guards the same
 set (:mod:`.runslater`)."""
 
@@ -24,6 +26,7 @@ from .instructionsources import instruction_imports
 from .laternames import Reason, why_both
 from .mcpsources import mcp_runs, runs_why
 from .runslater import git_dirs_above
+from .shadowmodules import new_module_why
 from .venvpackages import package_why
 
 
@@ -52,7 +55,8 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
     said = (_read_alike(git_runs(gitdirs, tops).why(real))
             or _read_alike(envrc_runs(envrcs, tops, found).why(real))
             or runs_why(mcp_runs(tops), real, tops) or link_why(real, tops)
-            or instruction_imports(tops, found).get(real) or _read_alike(package_why(real)))
+            or instruction_imports(tops, found).get(real) or _read_alike(package_why(real))
+            or new_module_why(real))
     return (real, said) if said is not None else None
 
 

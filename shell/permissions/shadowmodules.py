@@ -33,7 +33,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .laternames import SITE_DIRS
+from .laternames import SITE_DIRS, Reason
 
 SHADOW_WHY = ("a Python module named like the standard or installed module {name!r}: python -m, "
               "python -c and the REPL started in its folder import it instead, as you (python -m pip, "
@@ -134,4 +134,29 @@ def shadowing(found: Iterable[Path]) -> dict[Path, str]:
     return out
 
 
-__all__ = ["SHADOW_WHY", "TOOL_MODULES", "module_name", "noted_in", "shadowed_names", "shadowing"]
+NEW_MODULE_WHY = Reason(
+    "is a new Python module named like the standard or installed module {name!r}: python -m, python -c "
+    "and the REPL started in its folder import it instead, as you (python -m pip, python -m pytest)",
+    "python -m, python -c and the REPL started in its folder would import instead of the standard or "
+    "installed module {name!r}, as you (python -m pip, python -m pytest): it does not exist yet")
+
+
+def new_module_why(target: Path) -> Reason | None:
+    """Why a file edit that creates ``target`` (a real path) plants such a module: a new
+    ``pip.py``, or the ``__init__.py`` that makes a ``json/`` folder a package, in a folder
+    that is no package; None otherwise (an existing module is the project's: edits go on)."""
+    if os.path.lexists(target):
+        return None
+    folder = target.parent
+    if module_name(target.name) == "__init__":  # the folder becomes the package ``folder.name``
+        target, folder = folder, folder.parent
+    name = module_name(target.name)
+    if not name or name not in shadowed_names() or os.path.lexists(folder / "__init__.py"):
+        return None
+    if folder.name in SITE_DIRS:
+        return None
+    return Reason(NEW_MODULE_WHY.alone.format(name=name), NEW_MODULE_WHY.which.format(name=name))
+
+
+__all__ = ["NEW_MODULE_WHY", "SHADOW_WHY", "TOOL_MODULES", "module_name", "new_module_why", "noted_in",
+           "shadowed_names", "shadowing"]

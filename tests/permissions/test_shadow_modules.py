@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from shell.permissions import shadowmodules
+from shell.permissions.modes import Mode
 from shell.permissions.secretfiles import SecretFileIndex
 
 
@@ -44,3 +45,32 @@ def test_a_walk_without_the_names_notes_nothing(tmp_path: Path) -> None:
     """The home walk has its own index and no use for the note."""
     (tmp_path / "pip.py").write_text("")
     assert SecretFileIndex([tmp_path]).find().modules == ()
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+def test_a_file_edit_creating_such_a_module_asks_and_one_editing_the_projects_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: Mode
+) -> None:
+    """write_file runs unasked in these modes: a new ``pip.py`` (or the ``__init__.py`` that
+    makes ``json/`` a package) is what the user's next ``python -m pip`` would import."""
+    from shell.permissions.policy import PermissionPolicy
+    from shell.tools.builtin import builtin_tools
+    from shell.tools.workspace import Workspace
+
+    ws = tmp_path / "ws"
+    for path in ("turtle.py", "json/notes.txt", "app/__init__.py"):
+        (ws / path).parent.mkdir(parents=True, exist_ok=True)
+        (ws / path).write_text("")
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    policy = PermissionPolicy(ws, mode=mode, user_config=tmp_path / "c.toml")
+    write_file = {t.name: t for t in builtin_tools(Workspace(ws))}["write_file"]
+
+    def action(path: str) -> tuple[str, str]:
+        verdict = policy.decide(write_file, {"path": path, "content": "import os\n"})
+        return verdict.action, verdict.reason
+
+    for path in ("pip.py", "src/pytest.py", "json/__init__.py"):
+        said = action(path)
+        assert said[0] == "ask" and "python -m" in said[1] and "does not exist yet" in said[1], (path, said)
+    for path in ("turtle.py", "app.py", "app/json.py", "my-notes.py"):
+        assert action(path)[0] == "allow", path
