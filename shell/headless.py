@@ -194,9 +194,14 @@ async def run_headless(
     err = err or sys.stderr
     runtime.ask = approver(approve, err)
     _preamble(runtime, err)
+    from .commands import default_commands
     from .context.attachments import path_mentions
 
-    composed = await runtime.compose(prompt, typed=False, piped=piped)  # its @ files (@.env if allowed)
+    command = await default_commands().message_of(runtime, prompt, "-p")  # /review src/mod.py (B9)
+    if command.error or not isinstance(command.data, str):
+        err.write(f"agent-shell: {runtime.shown(command.text)}\n")
+        return EXIT_USAGE
+    composed = await runtime.compose(command.data, typed=False, piped=piped)  # its @ files (@.env if allowed)
     if path_mentions(piped):
         err.write("agent-shell: @ mentions in piped input are sent as words and attach nothing "
                   "(put the ones you mean in -p \"…\")\n")

@@ -158,6 +158,27 @@ class CommandRegistry:
         return result
 
 
+    async def message_of(self, runtime: ShellRuntime, line: str, where: str) -> CommandResult:
+        """What ``line`` sends where only a message can be sent (``where``: ``-p``): your
+        own command's text, expanded as the TUI and --plain expand it (``send``), an error
+        for a built-in command, which runs only where there is a screen, and the line
+        itself for anything else (``/tmp is full`` is a message to a script)."""
+        match = _COMMAND_LINE.match(line.strip())
+        if not match:
+            return CommandResult(action="send", data=line)
+        self.refresh_custom(runtime)
+        name = match.group(1).lower()
+        if name in self.custom:
+            return await self.run(runtime, line)
+        yours = ", ".join(f"/{n}" for n in sorted(self.custom)) or "none yet"
+        if self.get(name) is None:
+            return CommandResult(action="send", data=line)
+        return CommandResult(
+            f"/{name} is a command of the interactive shell; {where} runs only your own commands "
+            f"(<config dir>/commands/NAME.md, a trusted project's .agent-shell/commands/NAME.md: "
+            f"{yours}) and sends any other text as the message.", error=True)
+
+
 def _custom(command: CustomCommand) -> Command:
     """A custom command: its handler answers with the message to send (``send``)."""
 
