@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from . import crossmove, gitindexstat, gitindextree, gitmaps, gitpacks, gitshallow, quarantine
+from . import crossmove, gitindexstat, gitindextree, gitlfsobjects, gitmaps, gitpacks, gitshallow, quarantine
 from .gitstaged import hardened_git, staged_rows
 from .runslater import Planted
 
@@ -88,6 +88,9 @@ class Objects:
     shallow: bytes | None = None
     """Its git directory's shallow list (None: none), read again before each command:
     one a command made cut history is put back (:mod:`.gitshallow`)."""
+    lfs: Mapping[str, gitlfsobjects.Stamp] = field(default_factory=dict)
+    """Its git directory's Git LFS object files, stamped: one a command changed or added
+    that is not its sha256 is taken out (:mod:`.gitlfsobjects`)."""
 
 
 Snapshot = Mapping[Path, Objects]
@@ -146,7 +149,7 @@ def read(objects: Path) -> Objects:
     indexes = gitindextree.indexes(objects.parent)
     return Objects(loose, {name: _read_small(objects / name) for name in ALTERNATES}, whole,
                    gitpacks.stamps(objects, *gitmaps.FOLDERS), indexes, gitindexstat.entries(indexes),
-                   gitshallow.read(objects.parent))
+                   gitshallow.read(objects.parent), gitlfsobjects.stamps(objects.parent))
 
 
 def snapshot(gitdirs: Sequence[Path], seen: Snapshot | None = None) -> dict[Path, Objects]:
@@ -401,6 +404,11 @@ def check(before: Snapshot, folder: Path | None = None,
             out += gitpacks.check(objects, was.packs, packs, folder)
             out += gitmaps.check(objects, was.packs, packs, folder, packs_changed=bool(touched))
             packs = gitpacks.stamps(objects, *gitmaps.FOLDERS)  # what was put right is the next one's start
+        lfs = gitlfsobjects.stamps(objects.parent)
+        if lfs != was.lfs:
+            folder = folder or quarantine.new_folder()
+            out += gitlfsobjects.check(objects.parent, was.lfs, lfs, folder, deadline)
+            lfs = gitlfsobjects.stamps(objects.parent)  # what was taken out is the next one's start
         changed_indexes = [i for i, st in gitindextree.indexes(objects.parent).items()
                            if st is not None and st != was.indexes.get(i)]
         for index, problem in gitindextree.drop_changed(dict(was.indexes), objects.parent):
@@ -412,7 +420,7 @@ def check(before: Snapshot, folder: Path | None = None,
         indexes = gitindextree.indexes(objects.parent)
         seen[objects] = Objects(now, {name: _read_small(objects / name) for name in ALTERNATES}, whole, packs,
                                 indexes, gitindexstat.entries(indexes, was.indexes, was.entries),
-                                gitshallow.read(objects.parent))
+                                gitshallow.read(objects.parent), lfs)
         changed = [n for n, stamp in now.items() if n in was.loose and was.loose[n] != stamp]
         new = [n for n in now if n not in was.loose and _oid(n)]
         unchecked = len(new) - max(budget, 0)

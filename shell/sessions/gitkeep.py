@@ -210,6 +210,7 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
     logs_after = log_lines(after)
     entries = sum(len(set(lines) - set(logs_after.get(rel, []))) for rel, lines in log_lines(before).items())
     objects: list[str] = []
+    lfs: list[str] = []
     notes: list[str] = []
     kept = cp.git_keepers.get(hashlib.sha256(str(gitdir).encode()).hexdigest()[:16])
     if kept is not None:
@@ -225,13 +226,16 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
                              f"({', '.join(spoilt[:3])}{' …' if len(spoilt) > 3 else ''}): the copy kept "
                              "before it ran is the same file, changed too, so /rewind cannot put them back. "
                              "Only a remote that has them can (git fetch); tell the user]")
+        lfs, lfs_notes = _lfs_removed(kept, gitdir)
+        notes += lfs_notes
         kept.count(gitdir, git_room(cp, kept), stamps)  # what it deleted costs
+        kept.lfs.count(gitdir, git_room(cp, kept) - sum(kept.own.values()))  # what it deleted costs
         if after and kept.state_kept:  # where this command left the refs (Y1: a rewind moves back its own)
             log_state(cp, kept, gitdir, after, after=True)
         notes, kept.notes = [*notes, *(f"[{note}]" for note in kept.notes)], []
     if kept is not None and (said_modules := gitmodules.removed_note(kept.modules, gitdir)):
         notes.append(said_modules)
-    files = history_files(objects)
+    files = history_files(objects) + ([f"{len(lfs)} Git LFS object file(s)"] if lfs else [])
     if not (refs or entries or files):
         return "\n".join(notes)
     said = []
@@ -278,6 +282,19 @@ def _spoilt(store: Path, gone: list[str]) -> list[str]:
     packs = {rel.rsplit(".", 1)[0] for rel in spoilt if rel.startswith("pack/")}
     # a spoilt pack's index and the rest go with it: without the pack they put nothing back
     return [rel for rel in gone if rel in spoilt or rel.rsplit(".", 1)[0] in packs]
+
+
+def _lfs_removed(kept: ObjectKeeper, gitdir: Path) -> tuple[list[str], list[str]]:
+    """The Git LFS objects the command removed whose kept copy is whole (a commit names
+    only their hash: the file's bytes may be nowhere else), and a note for those it
+    rewrote in place before (the kept link is the same file: finding A6)."""
+    gone = kept.lfs.removed(gitdir)
+    spoilt = set(kept.lfs.spoilt(gone[:MAX_VERIFIED]))
+    notes = [f"[this command changed {len(spoilt)} Git LFS object file(s) before it removed them "
+             f"({', '.join(sorted(spoilt)[:3])}{' …' if len(spoilt) > 3 else ''}): the copy kept before it "
+             "ran is the same file, changed too, so /rewind cannot put them back. Only a remote that has "
+             "them can (git lfs fetch); tell the user]"] if spoilt else []
+    return [rel for rel in gone if rel not in spoilt], notes
 
 
 def blobs_of(record: dict[str, object]) -> list[str]:
@@ -348,6 +365,8 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
         said.append(f"{len(logs)} reflog(s) put back")
     if objects:
         said.append(f"{len(objects)} object file(s) put back")
+    lfs = kept.lfs.missing(gitdir)
+    said += _lfs_planned(lfs, apply)
     said += sorted_moves.said()
     index_changed = dict(state.files).get(gitindex.INDEX) != _digest(now.get(gitindex.INDEX))
     if index_changed:
@@ -362,6 +381,7 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     if refused:
         said.append(f"{len(refused)} kept object file(s) NOT put back, changed since they were kept "
                     f"or unreadable: {', '.join(refused[:3])}" + (" …" if len(refused) > 3 else ""))
+    said += _put_back_lfs(kept, gitdir, lfs)
     _write_refs(gitdir, missing, sorted_moves.back)
     if index_back is not None and not gitindex.put_back(gitdir, index_back):
         said[said.index(gitindex.note(True, False)[0])] = gitindex.NOT_WRITTEN
@@ -388,6 +408,23 @@ def _index_back(
 
 def _digest(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _lfs_planned(rels: list[str], apply: bool) -> list[str]:
+    """What a rewind would put back of the Git LFS objects (applied: said once done)."""
+    return [f"{len(rels)} Git LFS object file(s) put back"] if rels and not apply else []
+
+
+def _put_back_lfs(kept: ObjectKeeper, gitdir: Path, rels: list[str]) -> list[str]:
+    """The kept Git LFS objects ``rels`` put back (those that still hash to their names), in words."""
+    if not rels:
+        return []
+    done, refused = kept.lfs.put_back(gitdir, rels)
+    said = [f"{done} Git LFS object file(s) put back"]
+    if refused:
+        said.append(f"{len(refused)} kept Git LFS object file(s) NOT put back, changed since they were kept "
+                    f"or unreadable: {', '.join(refused[:3])}" + (" …" if len(refused) > 3 else ""))
+    return said
 
 
 def _refs_at(cp: Checkpoints, state: GitState) -> dict[str, str]:

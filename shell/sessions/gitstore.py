@@ -24,7 +24,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from . import gitverified
+from . import gitlfs, gitverified
 from .gitrefs import real_folder
 
 
@@ -46,6 +46,8 @@ class ObjectKeeper:
         self.state_bytes = 0
         """Bytes of refs and reflogs this process kept for the repository (:mod:`.gitkeep`)."""
         self.state_kept = True
+        self.lfs = gitlfs.LfsKeeper(store.parent / "lfs")
+        """The repository's Git LFS objects, kept under the same room (:mod:`.gitlfs`)."""
         self.modules: dict[str, dict[str, int]] = {}
         """What the submodules' histories held before the last command (:mod:`.gitmodules`)."""
         self._absent: dict[str, set[str]] = {}
@@ -56,7 +58,7 @@ class ObjectKeeper:
 
     @property
     def own_bytes(self) -> int:
-        return sum(self.own.values())
+        return sum(self.own.values()) + self.lfs.own_bytes
 
     def keep(self, gitdir: Path, room: int) -> None:
         """Link the repository's new objects and packs; count what the store holds alone,
@@ -70,6 +72,10 @@ class ObjectKeeper:
         for name in set(self._listed) - set(stamps):
             self._listed[name] = None
         self.count(gitdir, room, stamps)
+        self.lfs.keep(gitdir, room - self.own_bytes + self.lfs.own_bytes)
+        if self.lfs.full:
+            self.lfs.full = False
+            self._said_full()
 
     @staticmethod
     def stamps(gitdir: Path) -> dict[str, int]:
