@@ -67,6 +67,7 @@ from .hostsockets import host_sockets
 from .mcpshown import mcp_binds
 from .offlinenote import network_note as network_note  # re-exported: run_shell imports the sandbox
 from .sandboxenv import scrubbed_environment
+from .sandboxlimits import Limits, default_limits
 from .sandboxprobe import INSTALL_HINT as INSTALL_HINT  # re-exported: callers import the sandbox
 from .sandboxprobe import SandboxStatus, sandbox_status
 from .sandboxprobe import probe_ahead as probe_ahead
@@ -104,8 +105,11 @@ class Sandbox:
         writable: Sequence[str | os.PathLike[str]] = (),
         sockets: Sequence[str | os.PathLike[str]] = (),
         bwrap: str | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.workspace = paths.real_root(workspace)
+        self.limits = limits if limits is not None else default_limits()
+        """The resource limits every command starts under, here or bare (:mod:`.sandboxlimits`)."""
         self.extra_hidden = [self.workspace / Path(p).expanduser() for p in hidden]
         """``[sandbox] hide``, a relative entry the workspace's (finding P8: it was kept relative)."""
         self.writable = [paths.real_root(p) for p in writable]

@@ -375,15 +375,18 @@ def _writable(entries: list[str], problems: list[str]) -> list[str]:
 
 def build_sandbox(settings: Settings, workspace: Workspace, problems: list[str]) -> Sandbox:
     """The sandbox of ``run_shell`` (config: ``[sandbox] hide = [...]``, ``writable =
-    [...]``, extra paths; ``sockets = [...]``, host sockets commands may reach); when
+    [...]``, extra paths; ``sockets = [...]``, host sockets commands may reach; ``memory``,
+    ``processes``, ``file_size``: the limits of :mod:`.sandboxlimits`); when
     it cannot work here, a problem says so once."""
     from ..permissions.sandbox import Sandbox
+    from ..permissions.sandboxlimits import limits_from
 
     sandbox = Sandbox(
         workspace.root,
         hidden=_config_list(settings, "sandbox", "hide", problems),
         writable=_writable(_config_list(settings, "sandbox", "writable", problems), problems),
         sockets=_config_list(settings, "sandbox", "sockets", problems),
+        limits=limits_from(table if isinstance(table := settings.raw.get("sandbox"), dict) else {}, problems),
     )
     # the config this run loaded (--config FILE, anywhere) holds provider keys: the
     # default one is in the hidden config dir, one given elsewhere was readable (Q30)

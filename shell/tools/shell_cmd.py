@@ -57,6 +57,7 @@ from shell.permissions.runslater import Guard, Planted
 from shell.permissions.sandbox import Sandbox, network_note
 from shell.permissions.sandboxenv import scrubbed_environment
 from shell.permissions.sandboxlaunch import Launch
+from shell.permissions.sandboxlimits import default_limits, limit_notes
 from shell.permissions.secretfiles import SecretFiles
 from shell.permissions.secretvanished import missing
 
@@ -102,6 +103,7 @@ async def run_command(
     sandboxed = sandbox is not None and sandbox.available
     line = command_line(which("bash") or "/bin/sh", command)  # a long one on a descriptor
     argv = line.argv
+    limits = sandbox.limits if sandbox is not None else default_limits()
     confined: Confined | None = None
     planted: list[Planted] = []
     unchecked = ""
@@ -116,6 +118,7 @@ async def run_command(
                 run, env, fds = confined.argv, {}, [*confined.launch.fds, *line.fds]  # env: in its file
             else:
                 run, env, fds = argv, dict(scrubbed_environment()[0], **QUIET), line.fds
+            run = [*limits.prefix(timeout), *run]  # a runaway stops before it takes the machine
             output = CappedText(MAX_OUTPUT_CHARS)
             redaction = StreamRedaction(confined.values if confined is not None else NO_VALUES)
             code, timed_out, pid = await _run(run, env, cwd, timeout, report, output, fds, redaction)
@@ -148,7 +151,7 @@ async def run_command(
     notes, not_written = sandbox_notes(
         text, code, cwd, network=network, timed_out=timed_out, sandboxed=sandboxed, confined=confined,
         planted=planted, unchecked=unchecked, roots=roots, restarted=restarted)
-    notes += [n for n in [redaction.note()] if n]
+    notes += [n for n in [redaction.note()] if n] + limit_notes(text, code, limits, timeout)
     body = "\n".join([body, *notes, *take_late_notes(sandbox if sandboxed else None)])
     return ToolResult(
         body,
