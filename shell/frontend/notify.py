@@ -17,7 +17,7 @@ What goes into a notification is outside text (a tool's name and arguments, the
 model's words): it is made one plain line, without control characters or the
 separators of the sequence, and short, so it can neither end the sequence early
 nor smuggle another one in. ``notify-send`` gets it as arguments, never through
-a shell.
+a shell, the body with its markup escaped (a link or an image in it is text).
 
 Configuration (``config.toml``)::
 
@@ -30,6 +30,7 @@ Configuration (``config.toml``)::
 
 from __future__ import annotations
 
+import html
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -84,15 +85,19 @@ class NotifySettings:
         return cls(enabled, str(method), desktop, tuple(on))
 
 
-def clean(text: str, limit: int) -> str:
+def clean(text: str, limit: int, *, markup: bool = False) -> str:
     """One short line with nothing a terminal or the sequence could act on, and no
     secret: a notification outlives the screen (the desktop's history on disk, the lock
     screen, tmux's passthrough), and it fires when the user is away, often on a call
-    whose arguments carry a token the model read (finding L13)."""
+    whose arguments carry a token the model read (finding L13). ``markup``: for a
+    freedesktop notification's body, which daemons read as markup, so the model's
+    ``<a href="https://…">`` would be a live link and ``<img src=…>`` drawn: ``&``,
+    ``<`` and ``>`` are escaped (after the cut, so no entity is cut in half)."""
     line = redact(" ".join(str(text).split()))
     line = sanitize_line(line).replace(";", ",")  # ";" ends an OSC 777 field
     line = " ".join(line.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    line = line if len(line) <= limit else line[: limit - 1] + "…"
+    return html.escape(line, quote=False) if markup else line
 
 
 def detect_method(env: Mapping[str, str], outer_term: str = "") -> Method:
@@ -182,7 +187,8 @@ class Notifier:
             command = self.which("notify-send")
             if command:
                 try:
-                    self.spawn([command, "--app-name=agent-shell", "--", title, body])
+                    self.spawn([command, "--app-name=agent-shell", "--", title,
+                                clean(body, MAX_BODY, markup=True)])  # the body is markup
                 except OSError:
                     pass  # the terminal's notification went out; that is enough
         self.sent.append((kind, title, body))

@@ -65,6 +65,21 @@ def test_hostile_text_cannot_end_or_smuggle_a_sequence() -> None:
     assert len(clean(evil, 160)) <= 160
 
 
+def test_markup_in_a_desktop_body_is_text_not_a_link_or_an_image() -> None:
+    """A freedesktop body is markup: the model's link would be live, its image drawn."""
+    n, written, spawned = notifier({"VTE_VERSION": "1", "DISPLAY": ":0"})
+    n.focused = False
+    words = 'see <a href="https://evil.example/x">docs</a> <img src="file:///etc/x"/> & more'
+    n.notify("reply", "reply <b>finished</b>", words)
+    [[*_, title, body]] = spawned
+    assert body == ('see &lt;a href="https://evil.example/x"&gt;docs&lt;/a&gt; '
+                    '&lt;img src="file:///etc/x"/&gt; &amp; more')
+    assert title == "reply <b>finished</b>"  # the summary is plain text, shown as it is
+    assert written == [f"\x1b]777;notify;reply <b>finished</b>;{words}\x07"]  # a terminal shows text
+    n.notify("reply", "t", "&" * 400)
+    assert spawned[-1][-1] == "&amp;" * 159 + "…"  # cut before escaping: no half entity
+
+
 def test_settings_and_kinds(tmp_path: Path) -> None:
     problems: list[str] = []
     s = NotifySettings.from_config({"method": "smoke", "on": ["reply"], "enabled": "yes"}, problems)
