@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
@@ -284,23 +284,19 @@ def _check_add_dirs(args: argparse.Namespace) -> None:
 def _interactive_or_headless(args: argparse.Namespace) -> int:
     """The TUI, the line mode or one headless reply."""
     _check_modes(args)
-    prompt = _headless_prompt(args.prompt) if args.prompt is not None else None
+    if args.prompt is not None:
+        return _headless(args)
     resuming = args.continue_ or args.resume is not None
     picking = args.resume == "" and not args.continue_  # --resume with no ID asks on the terminal
-    run_tui = _tui_entry() if prompt is None and not args.plain else None
+    run_tui = _tui_entry() if not args.plain else None
     if run_tui is not None and not picking:
         return _run_tui_fast(run_tui, args, resuming)
     on_a_terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    if prompt is None and not resuming and args.message is None and on_a_terminal:
+    if not resuming and args.message is None and on_a_terminal:
         return _run_plain_fast(args)
     runtime = _build_runtime(args)
     if resuming:  # may ask on the terminal which session: before any UI takes it
         _resume(runtime, args)
-    if prompt is not None:
-        from .headless import run_headless
-
-        return _run(run_headless, runtime, prompt[0], output_format=args.output_format,
-                    approve=args.approve or "ask", piped=prompt[1])
     if run_tui is not None:
         return int(run_tui(runtime, initial=args.message))
     if not sys.stdin.isatty():
@@ -313,6 +309,40 @@ def _interactive_or_headless(args: argparse.Namespace) -> int:
     from .plain import run_plain
 
     return _run(run_plain, runtime, args.message)
+
+
+def _headless(args: argparse.Namespace) -> int:
+    """``-p``: one reply. TERM or HUP before the reply's own handling is in place
+    (stdin, the config, the sandbox check, ``--resume``) ends it as a reply cancelled
+    before its first word: the object or line a script waits for, and 143 or 129."""
+    from .frontend.startsignals import EndedAtStart, ending_at_start
+
+    try:
+        with ending_at_start():
+            prompt, piped = _headless_prompt(args.prompt)
+            runtime = _build_runtime(args)
+            if args.continue_ or args.resume is not None:  # may ask on the terminal which session
+                _resume(runtime, args)
+            from .headless import run_headless
+
+            return _run(run_headless, runtime, prompt, output_format=args.output_format,
+                        approve=args.approve or "ask", piped=piped)
+    except EndedAtStart as ended:
+        return ended.report(args.output_format, sys.stdout, sys.stderr, args.model)
+    except BaseExceptionGroup as group:  # raised inside a task group: anyio wraps it
+        if group.split(EndedAtStart)[1] is not None:
+            raise
+        first = next(e for e in _leaves(group) if isinstance(e, EndedAtStart))
+        return first.report(args.output_format, sys.stdout, sys.stderr, args.model)
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside ``error``, however deeply grouped."""
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
 
 
 def _tui_entry() -> Any:

@@ -61,6 +61,7 @@ from .frontend.exits import (
 )
 from .frontend.paced import paced
 from .frontend.reply import CallView, ReplyState, call_lines
+from .frontend.startsignals import taken_over
 from .runtime import ShellRuntime, editor_command
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PIPE", "EXIT_USAGE", "approver",
@@ -193,27 +194,29 @@ async def run_headless(
     out = out or sys.stdout
     err = err or sys.stderr
     runtime.ask = approver(approve, err)
-    _preamble(runtime, err)
-    from .commands import default_commands
-    from .context.attachments import path_mentions
-
-    command = await default_commands().message_of(runtime, prompt, "-p")  # /review src/mod.py (B9)
-    if command.error or not isinstance(command.data, str):
-        err.write(f"agent-shell: {runtime.shown(command.text)}\n")
-        return EXIT_USAGE
-    composed = await runtime.compose(command.data, typed=False, piped=piped)  # its @ files (@.env if allowed)
-    if path_mentions(piped):
-        err.write("agent-shell: @ mentions in piped input are sent as words and attach nothing "
-                  "(put the ones you mean in -p \"…\")\n")
-    if composed.problems:
-        for problem in composed.problems:
-            err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")
-        return EXIT_USAGE
     run = _HeadlessReply(runtime, output_format, out, err)
-    with cancel_on_sigint(run.cancel_reply, run.cancel, run.interrupt):
+    taken_over()  # the command line's start-up handling of TERM and HUP ends here
+    with cancel_on_sigint(run.cancel_reply, run.cancel, run.interrupt):  # from the start (B5)
+        _preamble(runtime, err)
+        from .commands import default_commands
+        from .context.attachments import path_mentions
+
+        command = await default_commands().message_of(runtime, prompt, "-p")  # /review src/mod.py (B9)
+        if command.error or not isinstance(command.data, str):
+            err.write(f"agent-shell: {runtime.shown(command.text)}\n")
+            return EXIT_USAGE
+        composed = await runtime.compose(command.data, typed=False, piped=piped)  # its @ files
+        if path_mentions(piped):
+            err.write("agent-shell: @ mentions in piped input are sent as words and attach nothing "
+                      "(put the ones you mean in -p \"…\")\n")
+        if composed.problems and not run.stopped:
+            for problem in composed.problems:
+                err.write(f"agent-shell: not sent: {runtime.shown(problem)}\n")
+            return EXIT_USAGE
         async with runtime.running():
-            with anyio.CancelScope() as run.starting:  # Ctrl+C ends the wait for MCP servers
-                await runtime.wait_for_tools(MCP_WAIT)
+            if not run.stopped:
+                with anyio.CancelScope() as run.starting:  # Ctrl+C ends the wait for MCP servers
+                    await runtime.wait_for_tools(MCP_WAIT)
             run.starting = None
             if run.stopped:  # Ctrl+C before the reply began: nothing is sent, no tool runs
                 run.handle(ReplyEnd(None, "cancelled"))
