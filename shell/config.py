@@ -172,7 +172,6 @@ def settings_from_dict(data: dict[str, Any], path: Path | None = None) -> Settin
         raise ConfigError(f"In the config file {where}: {key} must be a {names}, not {value!r}")
 
     s = Settings(path=file, exists=True, raw=data)
-    known = {"model", "theme", "providers", "middleware", "mcp_servers", "permissions"}
     s.model = want(data.get("model"), str, "model")
     s.theme = want(data.get("theme"), str, "theme")
     for name, table in (want(data.get("providers"), dict, "providers") or {}).items():
@@ -220,8 +219,88 @@ def settings_from_dict(data: dict[str, Any], path: Path | None = None) -> Settin
             for effect in ("allow", "ask", "deny")
         },
     )
-    s.extra = {k: v for k, v in data.items() if k not in known}
+    s.extra = {k: v for k, v in data.items() if k not in _PARSED_HERE}
     return s
+
+
+_PARSED_HERE = frozenset({"model", "theme", "providers", "middleware", "mcp_servers", "permissions"})
+"""Top-level keys read into :class:`Settings`' fields; the other known ones stay in ``extra``."""
+
+TOP_LEVEL_KEYS = (*sorted(_PARSED_HERE), "models", "network", "notifications", "sandbox", "sessions")
+"""Every top-level key some part of the shell reads (``[models.X]``: shell.providers.catalog,
+``[sandbox]``/``[network]``: shell.runtime.build, ``[sessions]``: the conversation,
+``[notifications]``: shell.frontend.notify)."""
+
+TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "permissions": tuple(PermissionSettings.__slots__),
+    "sandbox": ("hide", "writable", "sockets"),
+    "network": ("allow_private_hosts",),
+    "sessions": ("titles",),
+    "notifications": ("enabled", "method", "desktop", "on"),
+}
+"""The keys of each known table with fixed keys (``[middleware]`` and ``[models]`` name
+middleware and models: their own readers check those)."""
+
+NAMED_TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "providers": tuple(ProviderSettings.__slots__),
+    "mcp_servers": (*MCPServerSettings.__slots__, "timeout", "transport"),  # + shell.tools.mcp_config's
+}
+"""The keys of each ``[TABLE.NAME]`` whose NAME is the user's (a provider, a server)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownKey:
+    """A key no part of the shell reads: a misspelling is otherwise silent (finding B10:
+    ``[permisions] mode = "plan"`` runs in the default mode without a word)."""
+
+    table: str
+    """``""`` for a top-level key, else the table's dotted name (``providers.openai``)."""
+    key: str
+    nearest: str | None
+
+    def text(self) -> str:
+        """One line for the user; the names come from a file, so they are made inert."""
+        from shell.core.textsafety import sanitize_line  # here: the first frame needs no core
+
+        where = f" under [{sanitize_line(self.table)}]" if self.table else ""
+        hint = f"; did you mean `{self.nearest}`?" if self.nearest else ""
+        return f"unknown key `{sanitize_line(self.key)}`{where} is ignored{hint}"
+
+
+def unknown_keys(data: dict[str, Any]) -> list[UnknownKey]:
+    """The keys of a parsed config file that nothing reads, top-level and inside the
+    known tables, each with the nearest known key (the one place they are found: the
+    start-up warnings and ``agent-shell config`` both list these)."""
+    found: list[UnknownKey] = []
+
+    def check(table: str, keys: Any, known: tuple[str, ...]) -> None:
+        for key in keys:
+            if key not in known:
+                found.append(UnknownKey(table, str(key), _nearest(str(key), known)))
+
+    check("", data, TOP_LEVEL_KEYS)
+    for table, known in TABLE_KEYS.items():
+        if isinstance(data.get(table), dict):
+            check(table, data[table], known)
+    for table, known in NAMED_TABLE_KEYS.items():
+        section = data.get(table)
+        for name, entry in (section.items() if isinstance(section, dict) else ()):
+            if isinstance(entry, dict):
+                check(f"{table}.{_key(str(name))}", entry, known)
+    return found
+
+
+def _nearest(key: str, known: tuple[str, ...]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def unknown_key_problems(settings: Settings) -> list[str]:
+    """The start-up warning lines for the file's unknown keys (one a key)."""
+    lines = [f"The config file {settings.path}: {u.text()}" for u in unknown_keys(settings.raw)]
+    return [line if line.endswith("?") else f"{line}." for line in lines]
 
 
 def key_line(path: Path | None, table: str, key: str) -> int | None:
@@ -344,6 +423,13 @@ ENV_SHOWN = (
 )
 
 
+def _other_tables(settings: Settings) -> list[str]:
+    """The known tables kept as written (``[sandbox]``, ``[models.X]`` …), then every
+    key nothing reads, nested ones too, with its likely meaning."""
+    known = [f"{key} = {value!r}" for key, value in settings.extra.items() if key in TOP_LEVEL_KEYS]
+    return [*known, *(f"({unknown.text()})" for unknown in unknown_keys(settings.raw))]
+
+
 def describe(settings: Settings, env: dict[str, str] | None = None) -> str:
     """The file's path and the effective settings, every secret masked: values under
     a secret name as ``sk-…wxyz``, and whatever else looks like a secret or is one
@@ -383,8 +469,7 @@ def describe(settings: Settings, env: dict[str, str] | None = None) -> str:
     for effect in ("allow", "ask", "deny"):
         for rule in getattr(perms, effect):
             out.append(f"  {effect} {rule}")
-    for key, value in settings.extra.items():
-        out.append(f"{key} = {value!r} (unknown key, ignored)")
+    out.extend(_other_tables(settings))
     out.append("Environment:")
     for var in ENV_SHOWN:
         value = environ.get(var)

@@ -133,3 +133,34 @@ def test_describe_hides_credentials_in_urls() -> None:
     assert "hunter2" not in text and "k1k1k1k1" not in text and "sk-abcdef" not in text and "p4ss" not in text
     assert "base_url = http://bob:[REDACTED]@h:8080/v1?api-key=[REDACTED]" in text
     assert "OPENAI_BASE_URL = https://u:[REDACTED]@proxy/v1?key=[REDACTED]" in text
+
+
+def test_unknown_keys_are_found_in_known_tables_with_the_nearest_key() -> None:
+    """Every key something reads is known (no false alarm on [sandbox], [models.X],
+    an MCP server's timeout); a misspelling anywhere is named with its likely meaning."""
+    from shell.config import unknown_keys
+
+    data = {
+        "model": "x", "sandbox": {"hide": [], "writeable": []}, "models": {"m": {"context_window": 1}},
+        "network": {"allow_private_hosts": []}, "sessions": {"titles": False},
+        "notifications": {"enabled": True, "methdo": "bell"},
+        "mcp_servers": {"t": {"command": "x", "timeout": 5, "transport": "stdio", "argz": []}},
+        "providers": {"openai": {"base_url": "u", "api_key_env": "K"}},
+        "middleware": {"enabled": [], "Timing": {}},
+        "zzz": 1,
+    }
+    found = [(u.table, u.key, u.nearest) for u in unknown_keys(data)]
+    assert found == [
+        ("", "zzz", None),
+        ("sandbox", "writeable", "writable"),
+        ("notifications", "methdo", "method"),
+        ("mcp_servers.t", "argz", "args"),
+    ]
+
+
+def test_an_unknown_key_is_said_inert() -> None:
+    """A key's name comes from a file: its escape sequences and line breaks do nothing."""
+    from shell.config import unknown_keys
+
+    (found,) = unknown_keys({"\x1b]52;c;AAAA\x07\nfake": 1})
+    assert "\x1b" not in found.text() and "\n" not in found.text()
