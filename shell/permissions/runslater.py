@@ -99,6 +99,7 @@ from .mcpsources import mcp_runs
 from .newvenv import CHANGED_WHY, added_program, added_to_bin, bin_entries
 from .newvenv import judge as judge_new_venv
 from .pathdirs import guarded, live_path_dirs, live_programs
+from .shadowmodules import new_modules
 from .shadowmodules import shadowing as named_like_installed
 from .venvpackages import packages_run
 
@@ -149,7 +150,8 @@ class Guard:
     modules: dict[Path, str] = field(default_factory=dict)
     """Not watched: what Python imports by name right in a workspace folder on PYTHONPATH
     (:func:`.loaderdirs.python_modules`), and a module at any depth named like a standard or
-    installed one (``pip.py``: :mod:`.shadowmodules`), with why; a new one is moved out."""
+    installed one (``pip.py``: :mod:`.shadowmodules`; a namespace folder with no why), with why; a
+    new one is moved out (of a folder there before, its new ``__init__.py``)."""
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -457,9 +459,8 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
                          *(x for b in before.venv_bins for x in added_to_bin(b, before.watched, since))]:
         # not as venv and pip write it
         out.append(move_aside(path, reason, quarantine, after.roots, Seen("missing")))
-    for path, reason in after.modules.items():  # anyio.py where PYTHONPATH looks (A10), pip.py (A14)
-        if path not in before.modules and path not in after.watched and _made_since(path, since):
-            out.append(move_aside(path, f"new: {reason}", quarantine, after.roots, Seen("missing")))
+    for path, reason in new_modules(before.modules, after.modules, after.watched, since):  # A10, A14
+        out.append(move_aside(path, f"new: {reason}", quarantine, after.roots, Seen("missing")))
     for path, now in after.watched.items():
         was = before.watched.get(path, Seen("missing"))
         top = path.parent if path.name in ("pyvenv.cfg", *VENV_BINS) else path.parent.parent
@@ -493,13 +494,6 @@ def check(before: Guard, after: Guard, quarantine: Path, started_ns: int) -> lis
             continue
         out.append(move_aside(path, why, quarantine, after.roots, was))
     return out
-
-
-def _made_since(path: Path, since: int) -> bool:
-    try:
-        return os.lstat(path).st_ctime_ns >= since
-    except OSError:
-        return False
 
 
 def same_links(before: Guard, after: Guard) -> bool:

@@ -30,7 +30,7 @@ import os
 import site
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .laternames import SITE_DIRS, Reason
@@ -123,15 +123,42 @@ def noted_in(directory: str, files: Sequence[str], candidates: Sequence[str]) ->
 
 
 def shadowing(found: Iterable[Path]) -> dict[Path, str]:
-    """Of the walk's noted paths, those Python imports (a module file, or a
-    folder holding ``__init__.py``), each with why: the guard's own list of modules."""
+    """Of the walk's noted paths, those Python imports (a module file, or a folder holding
+    ``__init__.py``), each with why: the guard's own list of modules. A folder without
+    ``__init__.py`` (a namespace, which the real module comes before) is listed with no why:
+    when an ``__init__.py`` makes it a package later, only that file is new, and only it goes
+    (the folder and what it held are the project's)."""
     out: dict[Path, str] = {}
     for path in found:
         name = module_name(path.name)
-        if path.name == name and not os.path.lexists(path / "__init__.py"):
-            continue  # a folder with no __init__ (a namespace), or a file with no suffix: not first
-        out[path] = SHADOW_WHY.format(name=name)
+        plain = path.name == name and not os.path.lexists(path / "__init__.py")
+        out[path] = "" if plain else SHADOW_WHY.format(name=name)
     return out
+
+
+def new_modules(before: Mapping[Path, str], after: Mapping[Path, str], watched: Collection[Path],
+                since: int) -> list[tuple[Path, str]]:
+    """What the check after a command moves out of the guard's modules (:func:`shadowing`,
+    and :func:`.loaderdirs.python_modules`'), with why: one made since ``since`` (ctime, ns)
+    that was not there before (not one of the other walls' ``watched`` paths), and of a
+    namespace folder there before, the ``__init__.py`` that made it a package."""
+    out: list[tuple[Path, str]] = []
+    for path, reason in after.items():
+        if not reason:
+            continue
+        init = path / "__init__.py"
+        if before.get(path) == "" and _made_since(init, since):
+            out.append((init, reason))
+        elif path not in before and path not in watched and _made_since(path, since):
+            out.append((path, reason))
+    return out
+
+
+def _made_since(path: Path, since: int) -> bool:
+    try:
+        return os.lstat(path).st_ctime_ns >= since
+    except OSError:
+        return False
 
 
 NEW_MODULE_WHY = Reason(
@@ -158,5 +185,5 @@ def new_module_why(target: Path) -> Reason | None:
     return Reason(NEW_MODULE_WHY.alone.format(name=name), NEW_MODULE_WHY.which.format(name=name))
 
 
-__all__ = ["NEW_MODULE_WHY", "SHADOW_WHY", "TOOL_MODULES", "module_name", "new_module_why", "noted_in",
-           "shadowed_names", "shadowing"]
+__all__ = ["NEW_MODULE_WHY", "SHADOW_WHY", "TOOL_MODULES", "module_name", "new_module_why", "new_modules",
+           "noted_in", "shadowed_names", "shadowing"]

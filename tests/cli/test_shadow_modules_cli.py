@@ -77,3 +77,20 @@ def test_the_projects_own_modules_stay_and_go_unsaid(
         assert (workspace / name).exists(), (name, out)
     assert (workspace / "turtle.py").read_text() == "SEED = 1\nSEED = 2\n"
     assert "named like the standard or installed module" not in out, out
+
+
+def test_a_projects_folder_made_a_package_loses_only_the_new_init(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """``email/`` held the project's notes (no ``__init__.py``: a namespace, which the real
+    ``email`` comes before); a command's ``email/__init__.py`` makes it what ``python -m pip``
+    imports. That file goes; the folder and what it held stay."""
+    require_sandbox()
+    (workspace / "email").mkdir()
+    (workspace / "email" / "notes.txt").write_text("kept\n")
+    out = run_command(run_cli, script, "echo 'import os' > email/__init__.py; echo ran")
+    assert "ran" in out, out
+    assert not (workspace / "email" / "__init__.py").exists(), out
+    assert (workspace / "email" / "notes.txt").read_text() == "kept\n"
+    said = "email/__init__.py: new: a Python module named like the standard or installed module 'email'"
+    assert said in out, out
