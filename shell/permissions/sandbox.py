@@ -194,7 +194,7 @@ class Sandbox:
         out of the workspace into a quarantine folder of ours (hidden from commands),
         and why the check did not reach everywhere (empty when it did). Its walk may
         go :data:`AFTER_SCALE` times further than the one before a command."""
-        from . import gitobjects, gitrefs, gitsequencer, pathswaps, quarantine, runslater, writewalls
+        from . import gclog, gitobjects, gitrefs, gitsequencer, pathswaps, quarantine, runslater, writewalls
         from .laterconfigs import config_files, put_back_configs
 
         swapped = pathswaps.undo(self._held, self.roots())  # first: the checks below see the tree put back
@@ -213,7 +213,8 @@ class Sandbox:
         unhidden = (swapped + self._unhide() + gitrefs.undo_replace(refs, refs_now)
                     + gitrefs.changed(refs, before.gitdirs, refs_now) + gitsequencer.drop_new_execs(todos)
                     + gitsequencer.put_back_strategies(strategies) + forged
-                    + writewalls.move_created(created, self.roots()))
+                    + writewalls.move_created(created, self.roots())
+                    + gclog.remove_new(before.gitdirs, started_ns))  # git prints it raw, later
         folder = quarantine.new_folder()  # in the shell's data dir, which commands cannot see
         configs, self._configs, roots = self._configs, {}, self.roots()
         planted = put_back_configs(configs, config_files(self.secret_index, roots), folder, roots, started_ns)

@@ -271,17 +271,19 @@ def take_late_notes(sandbox: Sandbox | None) -> list[str]:
 
 def after_notes(planted: list[Planted], unchecked: str, roots: Sequence[Path]) -> list[str]:
     """What the check after a sandboxed command found, and where it could not look."""
-    from shell.permissions import gitrefs, pathswaps, runslater, writewalls
+    from shell.permissions import gclog, gitrefs, pathswaps, runslater, writewalls
 
     ruled = [p for p in planted if writewalls.is_rule_entry(p)]
     swapped = [p for p in planted if pathswaps.is_swap(p)]
     refs = [p for p in planted if gitrefs.is_changed_entry(p)]
-    sorted_out = {id(p) for p in (*ruled, *swapped, *refs)}  # not `in` a list: 150,000 new tags hung it
+    logs = [p for p in planted if gclog.is_entry(p)]
+    sorted_out = {id(p) for p in (*ruled, *swapped, *refs, *logs)}  # not `in` a list: 150,000 tags hung it
     later = [p for p in planted if id(p) not in sorted_out]
     notes = [pathswaps.report(swapped, roots)] if swapped else []
     notes += [gitrefs.report(refs)] if refs else []
     notes += [runslater.report(later, roots)] if later else []
     notes += [writewalls.report(ruled, roots)] if ruled else []
+    notes += [gclog.report(logs, roots)] if logs else []
     if unchecked:
         notes.append(f"[agent-shell could not check the whole workspace after this command ({unchecked}): "
                      "if it created git hooks, .envrc, .vscode or the like deeper in, they were not caught. "
