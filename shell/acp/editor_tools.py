@@ -41,6 +41,7 @@ from shell.permissions.hiddenvalues import redacted_note
 from shell.permissions.loaderdirs import launcher_overrides
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
+from shell.permissions.sandboxlimits import limit_notes
 from shell.tools import after_check, file_edits, files, nofollow, shell_cmd
 from shell.tools.capture import WorkspaceCapture, watched
 from shell.tools.changes import ChangeLog
@@ -310,8 +311,9 @@ async def run_in_editor_terminal(
         for attempt in (1, 2):
             if sandbox is not None:
                 confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown)
+            limited = [*sandbox.limits.prefix(timeout), *confined.argv] if sandbox and confined else argv
             terminal_id, exit_code, signal, timed_out, output = await _in_terminal(
-                client, session_id, confined.argv if confined is not None else argv, cwd, timeout, ctx,
+                client, session_id, limited, cwd, timeout, ctx,
                 launcher_overrides(os.environ) if confined is not None else {})
             if (confined is None or attempt == 2 or timed_out
                     or not confined.launch.never_started(exit_code, str(output.output))):
@@ -346,6 +348,8 @@ async def run_in_editor_terminal(
         notes, not_written = shell_cmd.sandbox_notes(
             text, exit_code, cwd, network=network, timed_out=timed_out, sandboxed=True, confined=confined,
             planted=planted, unchecked=unchecked, roots=sandbox.roots(), restarted=restarted)
+        code = {"SIGXCPU": 128 + 24, "SIGXFSZ": 128 + 25}.get(signal or "", exit_code)  # the shell's code
+        notes += limit_notes(text, code, sandbox.limits, timeout)
     notes += [n for n in [redacted_note(found)] if n]
     return ToolResult(
         "\n".join([body, *notes, *after_check.take_late_notes(sandbox)]),

@@ -238,6 +238,8 @@ async def test_the_editors_terminal_runs_commands_in_our_sandbox(
     [terminal] = client.terminal_commands
     assert any(os.path.basename(arg) == "bwrap" for arg in terminal) and "--args" in terminal, terminal
     assert terminal[-1] == command
+    limits = terminal[: terminal.index("--") + 1]  # under our resource limits, as run_shell's own (r20)
+    assert os.path.basename(limits[0]) == "prlimit" and any(a.startswith("--data=") for a in limits), terminal
     assert not any(EDITOR_KEY in arg for arg in terminal), "no provider key is handed to the terminal"
     assert not any(".env" in arg or "--setenv" in arg for arg in terminal[:-1]), "the options are in a file"
     assert client.tool_status("s1") == "completed", str(client.tool_updates("s1"))
