@@ -290,10 +290,11 @@ def _lfs_removed(kept: ObjectKeeper, gitdir: Path) -> tuple[list[str], list[str]
     rewrote in place before (the kept link is the same file: finding A6)."""
     gone = kept.lfs.removed(gitdir)
     spoilt = set(kept.lfs.spoilt(gone[:MAX_VERIFIED]))
-    notes = [f"[this command changed {len(spoilt)} Git LFS object file(s) before it removed them "
-             f"({', '.join(sorted(spoilt)[:3])}{' …' if len(spoilt) > 3 else ''}): the copy kept before it "
-             "ran is the same file, changed too, so /rewind cannot put them back. Only a remote that has "
-             "them can (git lfs fetch); tell the user]"] if spoilt else []
+    notes = [f"[{len(spoilt)} Git LFS object file(s) the repository had before this command are gone now "
+             f"({', '.join(sorted(spoilt)[:3])}{' …' if len(spoilt) > 3 else ''}), changed in place first "
+             "(removed by the command, or taken out by agent-shell as not what their names say): the copy "
+             "kept before it ran is the same file, changed too, so /rewind cannot put them back. Only a "
+             "remote that has them can (git lfs fetch); tell the user]"] if spoilt else []
     return [rel for rel in gone if rel not in spoilt], notes
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -50,6 +51,10 @@ def lfs_repo(tmp_path: Path) -> tuple[Path, Path]:
     return ws, obj
 
 
+def _quarantined(path: str) -> bytes:
+    return Path(path).read_bytes()
+
+
 def _lays_out(ws: Path) -> bytes | None:
     """tool.bin as ``git checkout HEAD~1 -- tool.bin`` writes it (None: git-lfs failed)."""
     done = subprocess.run(["git", "-C", str(ws), "checkout", "HEAD~1", "--", "tool.bin"], capture_output=True)
@@ -79,11 +84,14 @@ async def test_an_lfs_object_rewritten_in_place_is_taken_out_not_laid_out(
     """git-lfs checks only a local object's size: same-size bytes written over it were
     what the user's next checkout wrote into tool.bin, shown as the user's own change."""
     ws, obj = lfs_repo(tmp_path)
-    planted = b"#!/bin/sh\necho PLANTED\n"
-    planted += b"#" * (len(BINARY) - len(planted))
-    (tmp_path / "planted").write_bytes(planted)
-    _, text = await _run(ws, f"chmod u+w {obj} && cat {tmp_path / 'planted'} > {obj}; echo done")
+    plant = ("{ printf '#!/bin/sh\\necho PLANTED\\n'; head -c 2000 /dev/zero | tr '\\0' '#'; } "
+             f"| head -c {len(BINARY)} > {obj.name}")
+    _, text = await _run(ws, f"cd {obj.parent} && chmod u+w {obj.name} && {plant}; echo done")
     assert "not what its name (sha256) says" in text and "moved to" in text
+    moved = re.search(r"moved to (\S+?);", text)
+    assert moved is not None
+    taken = _quarantined(moved.group(1))
+    assert taken.startswith(b"#!/bin/sh\necho PLANTED") and len(taken) == len(BINARY)  # git-lfs took it
     assert not obj.exists()
     assert _lays_out(ws) is None  # no remote has it: git-lfs says so rather than write the planted bytes
     assert not (ws / "tool.bin").exists() or b"PLANTED" not in (ws / "tool.bin").read_bytes()
