@@ -22,6 +22,9 @@ by all it starts:
   meets the timeout first. It bounds what outlives the timeout without the sandbox (a
   ``setsid`` child the process group missed), which would spin on otherwise.
 
+Each stays under the hard limit the user already runs under (only root may raise one:
+``prlimit`` would refuse, and no command would run).
+
 Not a cgroup: the memory of all the command's processes together and a fork bomb run
 as root are not bounded (``systemd-run --user --scope`` would need a user manager,
 which containers and SSH sessions often lack). Codex's Linux sandbox (Landlock,
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -63,14 +67,25 @@ class Limits:
         if program is None:
             return []
         cpu = int(timeout * (os.cpu_count() or 1)) + CPU_MARGIN
-        argv = [program, f"--cpu={cpu}:{cpu + 5}"]
+        soft, hard = _under_hard(resource.RLIMIT_CPU, cpu), _under_hard(resource.RLIMIT_CPU, cpu + 5)
+        argv = [program, f"--cpu={soft}:{hard}"]
         if self.memory:
-            argv.append(f"--data={self.memory}")
+            argv.append(f"--data={_under_hard(resource.RLIMIT_DATA, self.memory)}")
         if self.processes:
-            argv.append(f"--nproc={running_threads() + self.processes}")
+            argv.append(f"--nproc={_under_hard(resource.RLIMIT_NPROC, running_threads() + self.processes)}")
         if self.file_size:
-            argv.append(f"--fsize={self.file_size}")
+            argv.append(f"--fsize={_under_hard(resource.RLIMIT_FSIZE, self.file_size)}")
         return [*argv, "--"]
+
+
+def _under_hard(which_limit: int, value: int) -> int:
+    """``value``, or the hard limit the user already runs under when it is lower: only
+    root may raise a hard limit, so prlimit would refuse and no command would run."""
+    try:
+        hard = resource.getrlimit(which_limit)[1]
+    except (OSError, ValueError):
+        return value
+    return value if hard == resource.RLIM_INFINITY or hard < 0 else min(value, hard)
 
 
 def default_limits() -> Limits:

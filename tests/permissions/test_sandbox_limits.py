@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,24 @@ def test_a_fork_loop_stops_at_the_process_limit_and_says_which() -> None:
     notes = limit_notes(output, run.returncode, limits, 30)
     assert len(notes) == 1 and "could not start more processes: it may run 50 more" in notes[0]
     assert "`[sandbox] processes = 16384`" in notes[0]
+
+
+def test_a_lower_hard_limit_the_user_has_is_kept_so_commands_still_run() -> None:
+    """Only root may raise a hard limit: a user whose hard file size limit is 1 MiB (a
+    distribution's limits.conf) got "prlimit: failed to set the FSIZE resource limit" from
+    every command. The prefix is worked out under that hard limit, then run as the user."""
+    if not shutil.which("prlimit"):
+        pytest.skip("prlimit (util-linux) is missing")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "from shell.permissions.sandboxlimits import Limits; "
+            "print(' '.join(Limits(0, 100, 16 * 2**30).prefix(30)))")
+    root = str(Path(__file__).resolve().parents[2])
+    prefix = subprocess.run(["prlimit", "--fsize=1048576", "--", sys.executable, "-c", code, root],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert "--fsize=1048576" in prefix, prefix
+    run = subprocess.run([*as_a_user(), "prlimit", "--fsize=1048576", "--", *prefix, "sh", "-c", "echo ran"],
+                         capture_output=True, text=True, cwd="/")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "ran\n", "")
 
 
 def test_a_cpu_or_file_size_signal_is_named() -> None:
