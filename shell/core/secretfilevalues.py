@@ -38,9 +38,9 @@ is unchanged: ``NODE_ENV=production`` must not turn every "production" into
   password, ``.netrc``'s ``password``, a private key), and each line of a private
   key's body (``git log -p`` prints them one by one, ``+`` before each).
 
-Lines read as ``NAME=value``, ``export NAME="value"``, ``name: value`` (YAML) and
-``"name": "value",`` (JSON, one key a line); quotes and a trailing comment are not
-part of the value.
+Lines read as ``NAME=value``, ``export NAME="value"``, ``name: value`` (YAML),
+``"name": "value",`` (JSON, one key a line) and ``-u user,password`` (lftp, curl);
+quotes and a trailing comment are not part of the value.
 """
 
 from __future__ import annotations
@@ -67,6 +67,10 @@ _LINE = re.compile(
     r"""^[ \t]*(?:export[ \t]+)?["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?"""
     r"""[ \t]*[=:][ \t]*(?P<value>.*?)[ \t]*$"""
 )
+_USER_PASSWORD = re.compile(r"""(?:^|\s)(?:-u|--user)\s+["']?[^\s,:'"]+[,:](?P<value>[^\s'"]+)""")
+"""A user and password given as an option's value (``-u alice,PASS``, ``--user a:PASS``):
+lftp's rc files and bookmarks, curl's config (finding A3); the password is taken as one
+under a secret name."""
 _QUOTED = re.compile(r"""^(?P<q>["'`])(?P<inner>.*)(?P=q)$""")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
 _NOT_TOKEN_START = ("/", "./", "../", "~", "-", "$")
@@ -78,6 +82,11 @@ def secret_file_values(text: str) -> list[str]:
     found: dict[str, None] = {}
     paired: dict[str, str] = {}  # the name with its value, as written: for a value not taken alone
     for line in text.splitlines():
+        for option in _USER_PASSWORD.finditer(line):  # lftp's `open -u alice,PASS host`, curl's `-u a:PASS`
+            if _worth("password", option["value"]):
+                found[option["value"]] = None
+            elif _paired("password", option["value"]):
+                paired[option[0].strip()] = option["value"]
         match = _LINE.match(line)
         if match is None:
             continue

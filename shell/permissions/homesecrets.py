@@ -30,11 +30,15 @@ from shell.core.secrets import is_secret_file
 
 from .apphomes import editor_histories, mirrored_paths
 from .configsniff import holds_credentials, reads
+from .sourcedfiles import sourced_files
 
 RC_STORES = (".wgetrc", ".wget2rc", ".config/wget", ".curlrc", ".config/.curlrc", ".mailrc", ".nailrc",
-             ".esmtprc")  # fmt: skip
+             ".esmtprc", ".lftprc", ".config/lftp/rc", ".config/yt-dlp/config", ".config/yt-dlp/config.txt",
+             ".config/yt-dlp.conf", ".yt-dlp/config", ".yt-dlp/config.txt", "yt-dlp.conf", "yt-dlp.conf.txt",
+             ".config/youtube-dl/config", ".config/youtube-dl.conf")  # fmt: skip
 """Download and mail tools' settings files that hold passwords in plain ``key value`` lines
-(finding A3): hidden (:data:`SECRET_PATHS`)."""
+(finding A3; lftp's ``open -u user,PASS host``, yt-dlp's ``--password PASS``): hidden
+(:data:`SECRET_PATHS`)."""
 VALUE_STORES = (*RC_STORES, ".netrc", ".authinfo", ".msmtprc", ".fetchmailrc", ".smbcredentials",
                 ".git-credentials", ".pgpass")  # fmt: skip
 """Home's single-file stores whose values also go into the values net (:func:`value_stores`):
@@ -144,16 +148,23 @@ SECRET_PATHS = (
 browser and chat apps' profiles with their cookies, shell and REPL histories that hold
 typed secrets, mail clients' passwords)."""
 
+SOURCED_DOTFILES = (
+    ".secrets", ".exports", ".extra", ".localrc", ".bash_secrets", ".zsh_secrets", ".aliases", ".functions",
+    ".path", ".bash_aliases", ".zsh_aliases", ".bash_functions", ".zsh_functions", ".bash_exports",
+)  # fmt: skip
+"""Relative to the home directory: the files dotfiles guides have the start-up files source,
+often for keys (finding A3: ``export AWS_SECRET_ACCESS_KEY=…`` in ``~/.aliases``)."""
+
 STARTUP_FILES = (
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".bashrc.d", ".profile",
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bashrc.d", ".profile",
     ".profile.d", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".zshrc.d", ".config/zsh",
     ".oh-my-zsh/custom", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".xprofile", ".xsessionrc",
     ".pam_environment", ".config/environment.d", ".config/fish", ".config/nushell", ".config/xonsh",
-    ".xonshrc", ".config/elvish", ".elvish/rc.elv", ".envrc", ".secrets", ".exports", ".extra",
-    ".localrc", ".bash_secrets", ".zsh_secrets",
+    ".xonshrc", ".config/elvish", ".elvish/rc.elv", ".envrc", *SOURCED_DOTFILES,
 )  # fmt: skip
 """Relative to the home directory: the shells' start-up files and folders (and the files
-dotfiles guides source for keys: ``.exports``, ``.extra``), hidden from sandboxed commands."""
+dotfiles guides source: :data:`SOURCED_DOTFILES`), hidden from sandboxed commands; so are
+the other files the start-up files source (:mod:`.sourcedfiles`)."""
 
 def home_stores(home: Path) -> list[Path]:
     """:data:`SECRET_PATHS` in ``home`` and in its snap and flatpak app homes, and every
@@ -163,21 +174,29 @@ def home_stores(home: Path) -> list[Path]:
 
 
 def value_stores(home: Path) -> list[Path]:
-    """:data:`VALUE_STORES` that are files in ``home`` now: the values net's sources among
-    home's stores (folders are not read for values)."""
-    return [home / rel for rel in VALUE_STORES if os.path.isfile(home / rel)]
+    """:data:`VALUE_STORES`, :data:`SOURCED_DOTFILES` and the other files the start-up
+    files source that are files in ``home`` now: the values net's sources among home's
+    stores (folders are not read for values): ``export AWS_SECRET_ACCESS_KEY=…`` in
+    ``~/.aliases`` is redacted from a copy elsewhere, and an allowed ``fetch_url`` carrying
+    it asks. (The shells' own start-up files are not: their exports are the environment's.)"""
+    shells = {home / rel for rel in STARTUP_FILES if rel not in SOURCED_DOTFILES}
+    sourced = [p for p in sourced_files(home) if p not in shells]
+    stores = [*(home / rel for rel in (*VALUE_STORES, *SOURCED_DOTFILES)), *sourced]
+    return [p for p in dict.fromkeys(stores) if os.path.isfile(p)]
 
 
 _ZDOT = (".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout")
 
 
 def startup_files(home: Path) -> list[Path]:
-    """:data:`STARTUP_FILES` in ``home``, and zsh's in ``$ZDOTDIR`` when it is set."""
+    """:data:`STARTUP_FILES` in ``home``, zsh's in ``$ZDOTDIR`` when it is set, and the
+    files they source that hold keys (:func:`.sourcedfiles.sourced_files`)."""
     found = [home / rel for rel in STARTUP_FILES]
     zdotdir = os.environ.get("ZDOTDIR")
     if zdotdir and os.path.isabs(zdotdir):
         found.extend(Path(zdotdir) / name for name in _ZDOT)
-    return found
+    found.extend(sourced_files(home))
+    return list(dict.fromkeys(found))
 
 
 MAX_LOOKED_AT = 4_000

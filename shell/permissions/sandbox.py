@@ -348,7 +348,7 @@ class Sandbox:
             # a dotfiles repository's own files behind home's links (~/.bashrc -> this
             # workspace's bashrc) stay readable: the secret-file index judges them, and
             # what runs later keeps them read-only (an empty bind would read as a change to git)
-            wanted.extend(p for p in startup_files(home) if not linked_into(p, own))
+            wanted.extend(p for p in startup_files(home) if not linked_into(p, own) and not under(p, own))
         wanted.extend(own_dirs())
         wanted.extend(self.own_files)
         wanted.extend(own_temp([self.workspace, *self.added, *self.writable]))
