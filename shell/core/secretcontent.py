@@ -68,6 +68,7 @@ SNIFFED_NAMES = frozenset({
     "appsettings.development.json", "appsettings.staging.json", "config.php", "parameters.yml",
     "docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "vault.yml", "vault.yaml",
     "secrets.yml", "secrets.yaml", "group_vars.yml", "group_vars.yaml", "host_vars.yml", "host_vars.yaml",
+    "web.config", "values.yaml", "values.yml",
 })  # fmt: skip
 """Settings files (lowercase names) that hold passwords in some projects: looked into."""
 SETTINGS_FOLDERS = frozenset({"group_vars", "host_vars"})
@@ -90,7 +91,8 @@ TOML, INI, properties; also a list item, compose's ``- POSTGRES_PASSWORD=…``),
 string's ``Password=…;`` / ``Pwd=…`` (.NET's appsettings.json, finding A13)."""
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 """Files read for a Kubernetes Secret (a tutorial's Markdown showing one is not one)."""
-_K8S_KIND = re.compile(r"""(?m)^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?[ \t]*,?[ \t]*$""")
+_K8S_KIND = re.compile(
+    r"""(?m)^[ \t]*(?:-[ \t]+)?["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?[ \t]*,?[ \t]*$""")
 _K8S_DATA = re.compile(r"""(?m)^[ \t]*["']?(?:data|stringData)["']?[ \t]*:""")
 _RC_KEY = f"(?:{_KEY}|[\\w.-]*bearer)"
 _RC_SEP = "(?:[ \\t]*[=:][ \\t]*|[ \\t]+)"

@@ -159,9 +159,16 @@ MANIFESTS = {  # finding A13: where Kubernetes, compose, .NET and Ansible projec
     "appsettings.json": ('{"ConnectionStrings": {"Default": '
                          '"Server=db;User Id=sa;Password=As83hdPq2LmXz7RtZz;"}}\n'),
     "ansible/group_vars/all.yml": "vault_password: Av83hdPq2LmXz7RtZz\n",
+    "web.config": ('<configuration><connectionStrings><add name="db" '  # finding C10: the .NET Framework twin
+                   'connectionString="Server=db;User Id=sa;Password=Wc83hdPq2LmXz7RtZz;" />'
+                   "</connectionStrings></configuration>\n"),
+    "k8s/list.yaml": ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  stringData:\n"
+                      "    token: Kl83hdPq2LmXz7RtZz\n"),
+    "chart/values.yaml": "postgresql:\n  auth:\n    postgresPassword: Hv83hdPq2LmXz7RtZz\n",
 }
 MANIFEST_LEAKS = ("S2I4M2hkUHEyTG1YejdSdFp6", "K8s83hdPq2LmXz7RtZz", "Dc83hdPq2LmXz7RtZz",
-                  "Dm83hdPq2LmXz7RtZz", "As83hdPq2LmXz7RtZz", "Av83hdPq2LmXz7RtZz")
+                  "Dm83hdPq2LmXz7RtZz", "As83hdPq2LmXz7RtZz", "Av83hdPq2LmXz7RtZz", "Wc83hdPq2LmXz7RtZz",
+                  "Kl83hdPq2LmXz7RtZz", "Hv83hdPq2LmXz7RtZz")
 MANIFESTS_PLAIN = {  # a deployment, a compose file taking its password from the environment, a tutorial
     "k8s/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: DEPLOY-READABLE\n",
     "other/docker-compose.yml": "services:\n  db:\n    environment:\n"
