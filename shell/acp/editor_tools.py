@@ -36,13 +36,13 @@ from acp.schema import EnvVariable
 from shell.core.messages import ToolResult
 from shell.core.programs import which
 from shell.core.tools import FunctionTool, Tool, ToolContext, ToolKind
-from shell.permissions import runslater
+from shell.permissions import runslater, sandboxlaunch
 from shell.permissions.hiddenvalues import redacted_note
 from shell.permissions.loaderdirs import launcher_overrides
 from shell.permissions.runslater import Planted
 from shell.permissions.sandbox import Sandbox
 from shell.permissions.sandboxlimits import limit_notes
-from shell.tools import after_check, file_edits, files, nofollow, shell_cmd
+from shell.tools import after_check, file_edits, files, longcommand, nofollow, shell_cmd
 from shell.tools.capture import WorkspaceCapture, watched
 from shell.tools.changes import ChangeLog
 from shell.tools.hiddenreads import without_secret_values
@@ -298,7 +298,16 @@ async def run_in_editor_terminal(
     none of the editor's environment), and the same checks follow it: what it planted
     that runs later is moved out, and the result says what was hidden from it."""
     shell = which("bash") or "/bin/sh"
-    argv = [shell, "-c", command]
+    script = longcommand.checked(command)  # past one argument's room: in a file the launcher opens
+    if len(script) <= longcommand.ARGV_ROOM:
+        argv, script = [shell, "-c", command], b""
+    elif sandbox is None:
+        raise shell_cmd.ShellToolError(
+            f"The command is {len(script):,} bytes, more than the editor's terminal takes as one argument "
+            f"({longcommand.ARGV_ROOM:,}). Write a large file with write_file, or in parts appending "
+            "with >>.")
+    else:
+        argv = [shell, "-c", longcommand.stub(sandboxlaunch.SCRIPT_FD)]
     confined: shell_cmd.Confined | None = None
     started = time.time_ns()
     planted: list[Planted] = []
@@ -310,7 +319,8 @@ async def run_in_editor_terminal(
     try:
         for attempt in (1, 2):
             if sandbox is not None:
-                confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown)
+                confined = await shell_cmd.confine(sandbox, argv, network=network, shown=shown,
+                                                   spelled=command if script else "", script=script)
             limited = [*sandbox.limits.prefix(timeout), *confined.argv] if sandbox and confined else argv
             terminal_id, exit_code, signal, timed_out, output = await _in_terminal(
                 client, session_id, limited, cwd, timeout, ctx,

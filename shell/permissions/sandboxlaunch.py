@@ -43,6 +43,12 @@ from shell.core.programs import which
 LAUNCHER = 'exec 3<"$1" 4>>"$2" || exit 126\n"$3" -f -- "$1"\nshift 3\nexec "$@"\n'
 """``$1`` the options file, ``$2`` the status file, ``$3`` ``rm``, then ``env -i bwrap …``."""
 
+SCRIPT_FD = 5
+"""The descriptor a long command is on in the editor's terminal (:mod:`shell.tools.longcommand`)."""
+LAUNCHER_SCRIPT = ('exec 3<"$1" 4>>"$2" 5<"$4" || exit 126\n"$3" -f -- "$1" "$4"\nshift 4\nexec "$@"\n')
+""":data:`LAUNCHER` with ``$4``, the command's file (a command over one argument's room),
+opened on :data:`SCRIPT_FD` and removed before bubblewrap starts."""
+
 NAME = "agent-shell-sandbox"
 """The launcher's ``$0`` (what ``ps`` shows for the moment it runs)."""
 
@@ -90,11 +96,12 @@ class Launch:
 
 
 def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str], *,
-           direct: bool = False) -> Launch:
+           direct: bool = False, script: bytes = b"") -> Launch:
     """The launcher for bubblewrap's command line ``wrapped`` (``bwrap OPTIONS -- COMMAND``,
     as :meth:`Sandbox.wrap` makes it), giving the command ``env``: OPTIONS and ``env`` are
     written to a private file; only ``--args N -- COMMAND`` stays on the command line.
-    ``direct``: bubblewrap itself, reading descriptors the caller passes (:attr:`Launch.fds`)."""
+    ``direct``: bubblewrap itself, reading descriptors the caller passes (:attr:`Launch.fds`).
+    ``script``: the command's text, for a launcher to open on :data:`SCRIPT_FD` (not ``direct``)."""
     cut = len(wrapped) - len(command) - 1
     if cut < 1 or wrapped[cut] != "--" or list(wrapped[cut + 1 :]) != list(command):
         raise ValueError("the bubblewrap command line does not end with -- and the command")
@@ -106,16 +113,19 @@ def launch(wrapped: Sequence[str], command: Sequence[str], env: Mapping[str, str
     options += ["--json-status-fd", "4", *wrapped[1:cut]]
     folder = tempfile.mkdtemp(prefix="agent-shell-launch-", dir=_private_base())
     path, status = os.path.join(folder, "args"), os.path.join(folder, "status")
+    files = [(path, _nul_separated(options))] + ([(os.path.join(folder, "script"), script)] if script else [])
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_nul_separated(options))
+        for name, data in files:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    programs = [which("rm") or "/bin/rm", which("env") or "/usr/bin/env", "-i", wrapped[0]]
-    argv = [which("sh") or "/bin/sh", "-c", LAUNCHER, NAME, path, status, *programs, "--args", "3", "--",
-            *command]  # fmt: skip
+    programs = [which("rm") or "/bin/rm", *(name for name, _ in files[1:]),  # $4: the script, if any
+                which("env") or "/usr/bin/env", "-i", wrapped[0]]
+    argv = [which("sh") or "/bin/sh", "-c", LAUNCHER_SCRIPT if script else LAUNCHER, NAME, path, status,
+            *programs, "--args", "3", "--", *command]  # fmt: skip
     return Launch(argv, folder)
 
 
@@ -149,4 +159,4 @@ def _private_base() -> str | None:
     return "/tmp" if os.path.isdir("/tmp") and os.access("/tmp", os.W_OK | os.X_OK) else None
 
 
-__all__ = ["LAUNCHER", "NAME", "Launch", "launch"]
+__all__ = ["LAUNCHER", "LAUNCHER_SCRIPT", "NAME", "SCRIPT_FD", "Launch", "launch"]

@@ -54,15 +54,21 @@ def stub(fd: int) -> str:
         'eval "unset __agent_shell_command; $__agent_shell_command"'
 
 
-def command_line(shell: str, command: str) -> CommandLine:
-    """``[shell, "-c", command]``, or for a command past :data:`ARGV_ROOM` the stub
-    reading it from an in-memory file; :class:`CommandTooLong` past the cap."""
+def checked(command: str) -> bytes:
+    """The command's bytes; :class:`CommandTooLong` past :data:`MAX_COMMAND_BYTES`."""
     data = command.encode("utf-8", "surrogateescape")
     if len(data) > MAX_COMMAND_BYTES:
         raise CommandTooLong(
             f"The command is {len(data):,} bytes, over the {MAX_COMMAND_BYTES // (1024 * 1024)} MiB limit on "
             "one command. To write a large file, use write_file, or write it in parts (one command per part, "
             "appending with >>); to run a long script, write it to a file first and run that file.")
+    return data
+
+
+def command_line(shell: str, command: str) -> CommandLine:
+    """``[shell, "-c", command]``, or for a command past :data:`ARGV_ROOM` the stub
+    reading it from an in-memory file; :class:`CommandTooLong` past the cap."""
+    data = checked(command)
     if len(data) <= ARGV_ROOM:
         return CommandLine([shell, "-c", command])
     fd = os.memfd_create("agent-shell-command", os.MFD_CLOEXEC)  # the child gets it by pass_fds
@@ -77,4 +83,5 @@ def command_line(shell: str, command: str) -> CommandLine:
     return CommandLine([shell, "-c", stub(fd)], [fd])
 
 
-__all__ = ["ARGV_ROOM", "MAX_COMMAND_BYTES", "CommandLine", "CommandTooLong", "command_line", "stub"]
+__all__ = ["ARGV_ROOM", "MAX_COMMAND_BYTES", "CommandLine", "CommandTooLong", "checked", "command_line",
+           "stub"]

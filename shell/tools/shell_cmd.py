@@ -274,7 +274,7 @@ class Confined:
 
 async def confine(
     sandbox: Sandbox, argv: Sequence[str], *, network: bool, shown: Sequence[str], direct: bool = False,
-    spelled: str = "",
+    spelled: str = "", script: bytes = b"",
 ) -> Confined:
     """Wrap ``argv`` in ``sandbox`` (which works here): the workspace searched for
     secret files and what runs later (in a thread), the files the words in ``shown``
@@ -282,7 +282,8 @@ async def confine(
     confine a command, so that they cannot drift apart. The caller starts
     ``argv`` of the result with no environment of its own and closes its ``launch``;
     ``direct`` starts bubblewrap itself, passed ``launch.fds`` (see :mod:`.sandboxlaunch`);
-    ``spelled`` is the command when ``argv`` reads it from a descriptor (:mod:`.longcommand`)."""
+    ``spelled`` is the command when ``argv`` reads it from a descriptor (:mod:`.longcommand`), and
+    ``script`` its bytes for the launcher to open (``launch.SCRIPT_FD``), when not ``direct``."""
     found: list[tuple[SecretFiles, Guard]] = []
 
     async def search() -> None:
@@ -310,7 +311,7 @@ async def confine(
     try:
         wrapped = sandbox.wrap(argv, network=network, secrets=secrets, shown=visible, hidden=walls,
                                walls=guard)
-        started = sandboxlaunch.launch(wrapped, argv, env, direct=direct)
+        started = sandboxlaunch.launch(wrapped, argv, env, direct=direct, script=script)
     except BaseException:  # no command, no check after it: the bits are cleared here
         sandbox.unmark()
         raise

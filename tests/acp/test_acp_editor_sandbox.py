@@ -79,3 +79,21 @@ async def test_the_launcher_in_the_editors_terminal_loads_no_library_from_the_wo
     result = await run_in_editor_terminal(client, "s1", "echo ran", box.workspace, 20, ctx, sandbox=box)
     assert "ran" in result.text and "[exit code 0]" in result.text, result.text
     assert "libc.so.6" not in result.text and "preload.so" not in result.text, result.text
+
+
+async def test_a_command_over_one_arguments_room_runs_in_the_editors_terminal(home: Path) -> None:
+    """A heredoc past 128 KiB was "Argument list too long" in the editor's terminal too:
+    the launcher opens it from its private folder (removed at once) for bash to read."""
+    require_sandbox()
+    box = Sandbox(home / "project")
+    client = EditorClient()
+    ctx = ToolContext(ToolCallBlock("c1", "run_shell", {}), lambda _: None, _no_question)
+    body = "\n".join(f"line {i}: $HOME 'q' \"d\" `t`" for i in range(10_000))
+    command = f"cat > big.txt <<'END'\n{body}\nEND\nls -A"
+    assert len(command) > 200_000
+    result = await run_in_editor_terminal(client, "s1", command, box.workspace, 60, ctx, sandbox=box)
+    assert "[exit code 0]" in result.text, result.text
+    assert (home / "project" / "big.txt").read_text() == body + "\n"
+    assert result.text.splitlines()[0] == "big.txt"  # nothing else left in the workspace
+    [terminal] = client.terminal_commands
+    assert max(len(arg) for arg in terminal) < 2_000, "the command is not on the terminal's command line"
