@@ -108,9 +108,11 @@ def repair(index: Path, before: Entries | None, gitdir: Path, deadline: float) -
 
 
 def _verdict(tree: Path, name: bytes, fixed: bytes, deadline: float) -> str:
-    """"right": git may trust the entry (its stat does not match the file, so git reads
-    it anyway; or the content is its blob); "forged": the content is another blob;
-    "unchecked": time ran out, or the file could not be read as git would."""
+    """"right": git may trust the entry (the content is its blob; or git would not read
+    it: a submodule, a flag :mod:`.gitflags` sees to, nothing there); "stale": its stat
+    does not match the file (git reads it anyway, and clearing it keeps a later command
+    from making the file match); "forged": the content is another blob; "unchecked":
+    time ran out, or the file could not be read as git would."""
     (mtime, size, mode), flags = _fields(fixed)
     kind = mode >> 12
     if kind not in (0o10, 0o12) or flags & 0x8000 or (flags >> 12) & 3:  # a submodule, assume-valid, conflict
@@ -122,7 +124,11 @@ def _verdict(tree: Path, name: bytes, fixed: bytes, deadline: float) -> str:
         return "right"
     path, info = found
     if int(info.st_mtime) != mtime or info.st_size & 0xFFFFFFFF != size:
-        return "right"  # git sees the stat changed and reads the file itself
+        # git would read this file itself today; but a stat no file here has is one a
+        # later command can make the file match (a ctime second ahead, an old mtime, the
+        # planted size: finding C9), index untouched then: cleared now, unsaid (it costs
+        # git one read of the file)
+        return "stale"
     oid = fixed[_STAT:_STAT + _oid_size(fixed)]
     digest = hashlib.sha1() if len(oid) == 20 else hashlib.sha256()
     if kind == 0o12:  # a symlink: its blob is where it points

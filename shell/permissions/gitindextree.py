@@ -28,11 +28,29 @@ MAX_INDEX = 1 << 30
 
 
 def stamp(index: Path) -> Stamp | None:
+    """The index's stamp; its ctime is the latest of the index's and of the split
+    index's shared files beside it (``sharedindex.<id>``): a command that forged an
+    entry there, ``index`` untouched, changed the index all the same (finding C2)."""
     try:
         st = os.lstat(index)
     except OSError:
         return None
-    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, os.path.lexists(_lock(index))
+    return st.st_ino, st.st_size, st.st_mtime_ns, max(st.st_ctime_ns, _shared_ctime(index.parent)), \
+        os.path.lexists(_lock(index))
+
+
+def _shared_ctime(gitdir: Path) -> int:
+    """The latest ctime of a split index's shared files in ``gitdir`` (0: none)."""
+    latest = 0
+    try:
+        with os.scandir(gitdir) as entries:
+            for entry in entries:
+                if entry.name.startswith("sharedindex."):
+                    with contextlib.suppress(OSError):
+                        latest = max(latest, entry.stat(follow_symlinks=False).st_ctime_ns)
+    except OSError:
+        pass
+    return latest
 
 
 def indexes(gitdir: Path) -> dict[Path, Stamp | None]:

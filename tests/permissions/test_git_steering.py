@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from shell.permissions import gitindexstat, gitshallow
@@ -310,3 +312,93 @@ async def test_a_forged_entry_in_a_linked_worktrees_index_is_cleared(ws: Path) -
     result = await sh(ws, "cd wt && " + FORGE_ENTRY.replace('".git/index"', '"../.git/worktrees/wt/index"'))
     assert "blob id that is not its content" in result.text, result.text
     assert git(ws / "wt", "status", "--short") == " M app.py\n"
+
+
+STAMP_AHEAD = """python3 - <<'PY'
+import hashlib, struct, time
+data = bytearray(open(".git/index", "rb").read())
+_, version, count = struct.unpack(">4sII", data[:12])
+off = 12
+for _ in range(count):
+    flags = struct.unpack(">H", data[off + 60:off + 62])[0]
+    length = flags & 0xFFF
+    if bytes(data[off + 62:off + 62 + length]) == b"app.py":
+        now = int(time.time())
+        data[off:off + 4] = struct.pack(">I", now + 30)  # ctime: a second still to come
+        data[off + 8:off + 12] = struct.pack(">I", now - 600)  # mtime: one a touch -d can set
+        data[off + 36:off + 40] = struct.pack(">I", 27)  # the size the planted line will have
+    off += (62 + length + 8) // 8 * 8
+data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
+open(".git/index", "wb").write(bytes(data))
+PY
+echo stamped"""
+"""Finding C9's first command: app.py's entry stamped with a stat no file has yet, which a
+later command (index untouched) makes the file match at that second."""
+
+
+def _entry_stat(ws: Path, name: str) -> dict[str, str]:
+    """``git ls-files --debug``'s fields for ``name`` (ctime, mtime, size …)."""
+    out = git(ws, "ls-files", "--debug", name)
+    fields: dict[str, str] = {}
+    for line in out.splitlines()[1:]:
+        for part in line.strip().split("  "):
+            key, _, value = part.partition(":")
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+async def test_an_entry_stamped_ahead_for_a_later_command_to_match_is_cleared_at_once(ws: Path) -> None:
+    """Finding C9: an entry a command wrote whose stat matches no file is not "right"
+    because git would read the file today: a later command can make the file match
+    (ctime at that second, mtime by touch, the size), the index untouched then, and no
+    check runs. Its stat is cleared after the first command, unsaid."""
+    require_sandbox()
+    _app_repo(ws)
+    result = await sh(ws, STAMP_AHEAD)
+    assert "stamped" in result.text and "blob id" not in result.text, result.text
+    entry = _entry_stat(ws, "app.py")
+    assert entry["mtime"].startswith("0:") and entry["size"].startswith("0"), entry
+    assert git(ws, "status", "--short") == ""  # git reads the file, finds it as committed
+
+
+SHARED_FORGE = """O=$(git rev-parse HEAD:app.py) && echo 'import os; os.system("id")' >> app.py && \\
+touch -d '1 min ago' app.py && python3 - "$O" <<'PY'
+import glob, os, struct, sys
+old = bytes.fromhex(sys.argv[1])
+[shared] = glob.glob(".git/sharedindex.*")
+data = bytearray(open(shared, "rb").read())
+_, version, count = struct.unpack(">4sII", data[:12])
+st = os.stat("app.py")
+off = 12
+for _ in range(count):
+    flags = struct.unpack(">H", data[off + 60:off + 62])[0]
+    length = flags & 0xFFF
+    if bytes(data[off + 62:off + 62 + length]) == b"app.py":
+        mode = struct.unpack(">I", data[off + 24:off + 28])[0]
+        data[off:off + 40] = struct.pack(
+            ">10I", int(st.st_ctime), st.st_ctime_ns % 10**9, int(st.st_mtime), st.st_mtime_ns % 10**9,
+            st.st_dev & 0xFFFFFFFF, st.st_ino & 0xFFFFFFFF, mode, st.st_uid, st.st_gid, st.st_size)
+        data[off + 40:off + 60] = old
+    off += (62 + length + 8) // 8 * 8
+open(shared, "r+b").write(bytes(data))  # its trailing hash kept: git does not check it
+PY
+git status --short; echo status-done"""
+"""Finding C2: A2's forge written into a split index's shared file, ``.git/index`` untouched."""
+
+
+async def test_an_entry_forged_in_a_split_indexs_shared_file_is_cleared_and_said(ws: Path) -> None:
+    require_sandbox()
+    git(ws, "init", "-q", "-b", "main")
+    (ws / "app.py").write_text(APP)
+    hour_ago = time.time() - 3600
+    os.utime(ws / "app.py", (hour_ago, hour_ago))  # not racily clean: its entry keeps its stat
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "c1")
+    await anyio.sleep(1)  # the index written after the file's second: no entry is racy
+    git(ws, "update-index", "--split-index")
+    result = await sh(ws, SHARED_FORGE)
+    assert "status-done" in result.text, result.text
+    assert "app.py" in result.text and "blob id that is not its content" in result.text, result.text
+    assert git(ws, "status", "--short") == " M app.py\n"
+    git(ws, "reset", "-q", "--hard")
+    assert (ws / "app.py").read_text() == APP
