@@ -29,7 +29,10 @@ neither fingerprinted nor guarded, so a command rewrote what the next start ran)
 A server's environment loads code too (finding A12): ``"env": {"NODE_OPTIONS":
 "--require ./tools/x.js"}``, ``BASH_ENV``, ``LD_PRELOAD`` … (:data:`FILE_VARS`,
 :data:`OPTION_VARS`), in its ``env`` or as ``env VAR=value`` words before the command.
-The files those name count like a script argument; the folders a search path names
+The files those name count like a script argument (a ``NODE_OPTIONS`` module as Node
+finds it: ``-r ./tools/preload`` loads ``tools/preload.js``, or ``tools/preload/index.js``,
+or a package's ``node_modules/…``: every such name counts, existing or not, finding C7;
+a package's ``exports`` map is not read); the folders a search path names
 (``PYTHONPATH``, ``NODE_PATH`` …: :data:`FOLDER_VARS`) count whole: trust hashes what
 they hold, the sandbox binds them read-only, a file edit inside one asks
 (:func:`runs_why`). A command variable (``GIT_SSH_COMMAND``) is read as a command line.
@@ -77,6 +80,10 @@ COMMAND_VARS = frozenset({"GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKP
                           "BROWSER"})
 """Variables holding a command line the program may run."""
 _FILE_OPTIONS = ("--require", "-r", "--import", "--loader", "--experimental-loader", "--preload")
+NODE_EXTENSIONS = (".js", ".cjs", ".mjs", ".json", ".node")
+"""What Node tries after a module path given without its file's own name (``-r ./tools/preload``)."""
+NODE_FOLDER_ENTRIES = (*("index" + suffix for suffix in NODE_EXTENSIONS), "package.json")
+"""What Node loads of a folder a module path names (its ``package.json`` ``main`` too)."""
 _FOLDER_OPTIONS = ("-I",)
 _AGENTS = ("-javaagent:", "-agentpath:", "-Xbootclasspath/a:")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -147,7 +154,7 @@ def _environment(root: Path, base: str, env: Any, depth: int, folders: set[Path]
             for word in value.split(":"):
                 out += _folder(root, base, word or ".", folders)  # an empty entry is the current folder
         elif name in OPTION_VARS:
-            out += _option_paths(root, base, command_words(value), folders)
+            out += _option_paths(root, base, command_words(value), folders, node=name == "NODE_OPTIONS")
         elif name in COMMAND_VARS and depth < MAX_NESTING:
             inner = command_words(value)
             if inner:
@@ -155,9 +162,9 @@ def _environment(root: Path, base: str, env: Any, depth: int, folders: set[Path]
     return out
 
 
-def _option_paths(root: Path, base: str, words: list[str], folders: set[Path]) -> list[Path]:
+def _option_paths(root: Path, base: str, words: list[str], folders: set[Path], *, node: bool) -> list[Path]:
     """The files (``--require x``, ``-rx``, ``-javaagent:x.jar=opts``) and folders (``-Ilib``)
-    an interpreter's options load."""
+    an interpreter's options load; ``node``: Node's, whose modules are found as Node finds them."""
     out: list[Path] = []
     for at, word in enumerate(words):
         following = words[at + 1] if at + 1 < len(words) else ""
@@ -173,12 +180,54 @@ def _option_paths(root: Path, base: str, words: list[str], folders: set[Path]) -
                 continue
             if flag in _FOLDER_OPTIONS:
                 out += _folder(root, base, value, folders)
-            else:  # `-r dotenv/config`: a package, not a file here
+            elif node:
+                out += _module_paths(root, base, value)
+            else:  # RUBYOPT's `-rjson`: a library, not a file here
                 out += _candidate(root, base, value, must_exist=not value.endswith(SCRIPT_SUFFIXES))
         for agent in _AGENTS:
             if word.startswith(agent):
                 value = word[len(agent):].split("=", 1)[0]
                 out += _candidate(root, base, value, must_exist=False)
+    return out
+
+
+def _module_paths(root: Path, base: str, value: str) -> list[Path]:
+    """What a preload option's module (``-r ./tools/preload``, ``--import ./x``) may load,
+    read as Node reads it (finding C7): the path itself, with each of Node's extensions,
+    and as a folder (its index files, its ``package.json`` ``main``), existing or not, as
+    a command could make any of them; a bare name (``-r dotenv/config``) the same way in
+    each ``node_modules`` from the start folder up to the workspace. An existing file of
+    that very name is all Node loads."""
+    if not value or "${" in value or "\0" in value or value.startswith(("-", "~")) or len(value) > 4096:
+        return []
+    if value.startswith(("./", "../", "/")) or value in (".", ".."):
+        return _node_file_or_folder(root, base, value)
+    out: list[Path] = []
+    if value.endswith(SCRIPT_SUFFIXES):  # as before C7: the file of that name here
+        out += _candidate(root, base, value, must_exist=False)
+    folder = Path(base)
+    while paths.within(folder, root):
+        out += _node_file_or_folder(root, str(folder / "node_modules"), value)
+        if folder == Path(root) or folder.parent == folder:
+            break
+        folder = folder.parent
+    return out
+
+
+def _node_file_or_folder(root: Path, base: str, value: str, *, follow_main: bool = True) -> list[Path]:
+    """Node's ``LOAD_AS_FILE`` and ``LOAD_AS_DIRECTORY`` of ``value`` from ``base``, inside ``root``."""
+    folder = os.path.join(base, value)
+    exact = _candidate(root, base, value, must_exist=False)
+    if not exact or (os.path.isfile(folder) and not os.path.isdir(folder)):
+        return exact
+    out = list(exact)  # a folder's: its entries that exist
+    for suffix in NODE_EXTENSIONS:
+        out += _candidate(root, base, value + suffix, must_exist=False)
+    for entry in NODE_FOLDER_ENTRIES:
+        out += _candidate(root, folder, entry, must_exist=False)
+    main = _package_main(Path(folder) / "package.json") if follow_main else ""
+    if main and os.path.normpath(main) != ".":
+        out += _node_file_or_folder(root, folder, main, follow_main=False)
     return out
 
 

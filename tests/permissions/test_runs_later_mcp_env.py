@@ -66,9 +66,11 @@ def test_the_files_and_folders_a_servers_environment_loads_are_found(ws: Path) -
             outside={"command": "node", "env": {"NODE_OPTIONS": "-r ../../x.js -r dotenv/config",
                                                 "PYTHONPATH": "/opt/lib:.:${HOME}/x"}},
             s={"command": "/usr/bin/env", "args": ["-S", "BASH_ENV=tools/split.sh bash -c true"]})
-    assert found(ws) == {"tools/hook.js", "tools/b.sh", "tools/x.so", "lib", "vendor", "tools/agent.jar",
-                         "tools/ssh.sh", "tools/rb.rb", "rblib", "tools/envhook.js", "tools/run.js",
-                         "tools/split.sh"}
+    names = found(ws)
+    assert "node_modules/dotenv/config.js" in names  # a package's module: as Node finds it (C7)
+    assert {n for n in names if not n.startswith("node_modules/")} == {
+        "tools/hook.js", "tools/b.sh", "tools/x.so", "lib", "vendor", "tools/agent.jar",
+        "tools/ssh.sh", "tools/rb.rb", "rblib", "tools/envhook.js", "tools/run.js", "tools/split.sh"}
 
 
 def test_the_trust_question_names_the_hook_and_a_change_asks_again(ws: Path) -> None:
