@@ -182,6 +182,34 @@ def content_why(path: str, settings: bool, text: bool = False) -> str:
     return why
 
 
+def judged_by_content(path: str) -> bool:
+    """Whether a file at ``path`` (``/``-separated, relative) is one whose credentials
+    only its content shows and that a repository's history is read for (finding C1):
+    the settings files :func:`_settings` names and manifest-looking YAML/JSON (a
+    Kubernetes Secret, a compose file). Not every text file: a key block in a README's
+    old version is left to the name rule's files, so history's reading stays bounded."""
+    name = os.path.basename(path.rstrip("/\\"))
+    lower = name.lower()
+    return _settings(path, lower) or lower.endswith(MANIFEST_SUFFIXES)
+
+
+def text_content_why(path: str, text: str) -> str:
+    """As :func:`secret_content_why` for a text already read (a version git's history
+    holds, finding C1): what credential it holds, judged by the same rules as the file
+    at ``path`` would be today."""
+    name = os.path.basename(path.rstrip("/\\"))
+    lower = name.lower()
+    if not looked_into(name):
+        return ""
+    settings = _settings(path, lower)
+    if settings or lower.endswith(".json"):
+        return _why(text, lower.endswith(".json"), settings)
+    why = _key_block_why(text) if ("PRIVATE KEY" in text or "PuTTY" in text) else ""
+    if not why and "Secret" in text and lower.endswith(MANIFEST_SUFFIXES):
+        why = _manifest_why(text)
+    return why
+
+
 def _key_block_why(text: str) -> str:
     """"a private key" where a marker is followed by a key's body (:data:`KEY_BODY` base64
     characters before its END line: PEM headers, indents, quotes and ``\\n`` escapes of a
@@ -222,5 +250,5 @@ def _why(text: str, json: bool, settings: bool) -> str:
     return ""
 
 
-__all__ = ["RACY_NS", "RC_SETS_A_SECRET", "SETS_A_SECRET", "SNIFFED_NAMES", "content_why", "looked_into",
-           "secret_content_why"]
+__all__ = ["RACY_NS", "RC_SETS_A_SECRET", "SETS_A_SECRET", "SNIFFED_NAMES", "content_why",
+           "judged_by_content", "looked_into", "secret_content_why", "text_content_why"]

@@ -45,7 +45,8 @@ def hidden_value_sent(tool: Tool, args: Mapping[str, Any], sandbox: Sandbox | No
     found = sandbox.secrets_searched()
     home = sandbox.home_files.last  # other projects' secret files, whose values the net redacts too
     hidden = [*found.paths, *home_value_files(home.files if home is not None else ())]
-    history = history_sources(sandbox.workspace)  # a .env committed, then removed (.historysecrets)
+    # a .env committed, then removed, here or in a nested repository (.historysecrets)
+    history = history_sources(sandbox.workspace, seen=found.runs_later)
     if not hidden and not history:
         return ""
     copies = sandbox.staged.copies(hidden)

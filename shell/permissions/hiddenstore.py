@@ -49,10 +49,12 @@ def stored_secret_question(name: str, command: str, root: Path, sandbox: Sandbox
     """The question for a call of the tool ``name`` running ``command`` while the object
     store holds one of the secret files the sandbox hides (its last search), or a secret
     file only the history holds (:mod:`.historysecrets`), or ""."""
-    hidden = sandbox.secrets_searched().paths if sandbox is not None else ()
+    searched = sandbox.secrets_searched() if sandbox is not None else None
+    hidden = searched.paths if searched is not None else ()
     found = stored_hidden_file(command, root, hidden)
-    if found is None:
-        return history_secret_question(name, command, root)
+    if found is None:  # nested repositories' histories too (finding C3): the walk saw their .git
+        seen = searched.runs_later if searched is not None else ()
+        return history_secret_question(name, command, root, seen)
     return reads_stored_secret(name, found[0], paths.relative(found[1], root) or str(found[1]))
 
 

@@ -23,6 +23,13 @@ to them, then ``git cat-file --batch``) for the values worth hiding
 - those values are hidden values (:func:`history_sources`): redacted from what commands,
   reads and MCP tools return, and a call carrying one asks (:mod:`.hiddensent`).
 
+Files whose name says nothing but whose content does (a Kubernetes Secret manifest, a
+compose file's ``POSTGRES_PASSWORD``, a settings file: :mod:`shell.core.secretcontent`)
+have each version judged by that content rule, bounded apart (finding C1: the manifest
+removed, the password replaced by ``${VAR}``). The repositories nested under the workspace
+that the sandbox's walk saw (a folder of projects, a gitignored ``vendor/`` clone) are
+searched the same way, each in its own thread and cache (finding C3: ``git -C proj log -p``).
+
 Done once per state of the refs (:func:`_refs_stamp`: HEAD, ``packed-refs``, every
 folder under ``refs/``, reftable's list, the other worktrees' HEADs: git writes a ref by
 renaming a lock file into its folder), in a thread of its own, bounded by :data:`TIMEOUT`
@@ -41,9 +48,11 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from shell.core.secretcontent import judged_by_content, text_content_why
 from shell.core.secretfilevalues import secret_file_values
 from shell.core.secrets import is_secret_file
 from shell.core.textsafety import path_text
@@ -63,6 +72,15 @@ MAX_BLOBS = 128
 MAX_BYTES = 4 << 20
 """Bytes of those versions read at most in all (each at most :data:`MAX_BLOB_BYTES`)."""
 MAX_BLOB_BYTES = 1 << 20
+MAX_CONTENT_PATHS = 256
+"""Paths judged by content (settings files, manifest-looking YAML/JSON) whose versions are
+read at most (finding C1): bounded apart from the secret-named ones, which they must not crowd out."""
+MAX_CONTENT_BLOBS = 256
+"""Versions of them read at most (newest first)."""
+MAX_CONTENT_BYTES = 4 << 20
+"""Bytes of those versions read at most in all."""
+MAX_NESTED = 16
+"""Nested repositories under the workspace searched at most (each in a thread of its own)."""
 MAX_REF_FOLDERS = 4096
 """Folders under ``refs/`` stamped at most; past it, one ``git for-each-ref`` is the stamp."""
 RACY_NS = 100_000_000
@@ -88,6 +106,12 @@ class HistorySecrets:
     tips: tuple[str, ...] = ()
     """The commits the refs and reflogs named when it began: a later search (a new state
     of the refs) looks only at commits none of them reaches."""
+    judged: tuple[str, ...] = ()
+    """Paths any commit added that only their content can show secret (a compose file,
+    a Kubernetes manifest: :func:`shell.core.secretcontent.judged_by_content`); those whose
+    versions held one are in :attr:`paths` too."""
+    judged_versions: frozenset[str] = frozenset()
+    """The blobs of :attr:`judged` read."""
 
     @property
     def worth_asking(self) -> bool:
@@ -139,31 +163,79 @@ def history_secrets(root: Path, wait: float = TIMEOUT) -> HistorySecrets | None:
         return _latest.get(name)
 
 
-def history_sources(root: Path, wait: float = NET_WAIT) -> Sources:
-    """The values net's sources from the history of ``root``'s repository (waiting
-    :data:`NET_WAIT` at most for a search under way, then the last search's)."""
-    found = history_secrets(root, wait)
-    return found.sources if found is not None else ()
+def nested_repositories(root: Path, seen: Iterable[Path]) -> tuple[Path, ...]:
+    """The work trees of the repositories under ``root`` other than its own: the folders
+    of the ``.git`` entries the sandbox's walk ``seen`` (:attr:`.secretfiles.SecretFiles.runs_later`,
+    the same walk whose hidden files :mod:`.hiddenstore` looks up in their nested
+    repositories), at most :data:`MAX_NESTED` (finding C3: ``git -C proj log -p``, a
+    gitignored ``vendor/`` clone, a workspace that is a folder of projects)."""
+    out: list[Path] = []
+    for entry in seen:
+        folder = entry.parent
+        if entry.name != ".git" or folder == root or root not in folder.parents or folder in out:
+            continue
+        out.append(folder)
+        if len(out) >= MAX_NESTED:
+            break
+    return tuple(out)
 
 
-def history_secret_question(name: str, command: str, root: Path) -> str:
+def _all_secrets(root: Path, seen: Iterable[Path], wait: float) -> list[tuple[str, HistorySecrets]]:
+    """(how the workspace names its work tree, what its history holds) of ``root``'s
+    repository and of each nested one: every search started first, then each waited for
+    within ``wait`` in all."""
+    places = [root, *nested_repositories(root, seen)]
+    for place in places:
+        history_secrets(place, 0)  # each starts its own search (or answers from its cache)
+    deadline = time.monotonic() + wait
+    out: list[tuple[str, HistorySecrets]] = []
+    for place in places:
+        found = history_secrets(place, max(deadline - time.monotonic(), 0.0))
+        if found is not None and all(found.repo != f.repo for _, f in out):
+            out.append((place.relative_to(root).as_posix() if place != root else "", found))
+    return out
+
+
+def _named(prefix: str, sources: Sources) -> Sources:
+    """A nested repository's sources, named from the workspace (``proj/.env (in git's history)``)."""
+    return tuple((f"{prefix}/{name}", values) for name, values in sources) if prefix else sources
+
+
+def history_sources(root: Path, wait: float = NET_WAIT, seen: Iterable[Path] = ()) -> Sources:
+    """The values net's sources from the history of ``root``'s repository and of the
+    nested ones the walk ``seen`` (waiting :data:`NET_WAIT` at most in all for searches
+    under way, then the last searches')."""
+    return tuple(s for prefix, found in _all_secrets(root, seen, wait) for s in _named(prefix, found.sources))
+
+
+def history_secret_question(name: str, command: str, root: Path, seen: Iterable[Path] = ()) -> str:
     """The question for a call of the tool ``name`` running ``command`` when it runs one of
-    git's history readers while the history holds a secret file with values, or ""."""
+    git's history readers while the history of the workspace's repository, or of a nested
+    one the walk ``seen``, holds a secret file with values, or ""."""
     reader = history_reader(command, root)
     if not reader:
         return ""  # the cheap check first: most commands are no history reader
-    found = history_secrets(root)
-    if found is None or not found.worth_asking:
-        return ""
-    present = bool(found.paths) and all(os.path.lexists(found.repo / rel) for rel in found.paths)
-    if present and not history_reader(command, root, moves=True):
-        return ""  # another tree laid out lands where the sandbox hides each of them
+    moves: bool | None = None
+    for prefix, found in _all_secrets(root, seen, TIMEOUT + 1.0):  # each search stops at TIMEOUT
+        if not found.worth_asking:
+            continue
+        present = bool(found.paths) and all(os.path.lexists(found.repo / rel) for rel in found.paths)
+        if present:
+            moves = bool(history_reader(command, root, moves=True)) if moves is None else moves
+            if not moves:
+                continue  # another tree laid out lands where the sandbox hides each of them
+        return _question(name, reader, found, prefix)
+    return ""
+
+
+def _question(name: str, reader: str, found: HistorySecrets, prefix: str) -> str:
+    """The words of :func:`history_secret_question` for one repository's history."""
     if not found.complete and not found.sources:
         return (f"{name} runs `{reader}`, which prints file contents from git's history, and the "
                 f"history could not be searched for secret files (git failed, or took over {TIMEOUT:g} s): "
                 "a key once committed would be printed in clear. Approving lets this one command run, and "
                 "what it prints goes to the model's provider; allow rules do not cover it.")
-    shown = found.sources[0][0] if found.sources else "a secret file"
+    shown = _named(prefix, found.sources)[0][0] if found.sources else "a secret file"
     more = len({s[0] for s in found.sources}) - 1
     also = f" and {more} more" if more > 0 else ""
     return (f"{name} runs `{reader}`, which prints file contents from git's history, and the history "
@@ -198,7 +270,9 @@ def _search(repo: Path, deadline: float, previous: HistorySecrets | None = None)
     """The secret-looking paths the history added, and their versions' values; after a
     ``previous`` complete search, only the commits its tips do not reach are looked at
     (a commit is what it was: its files were judged), the whole history again when git
-    cannot resolve one of them (``git gc`` pruned it)."""
+    cannot resolve one of them (``git gc`` pruned it). Paths only content can show secret
+    (:func:`judged_by_content`) have each version judged by content, as today's file would
+    be (finding C1: a removed Secret manifest, a compose password replaced by ``${VAR}``)."""
     since = previous if previous is not None and previous.complete and previous.tips else None
     tips = _tips(repo, deadline)
     older = "".join(f"^{t}\n" for t in since.tips).encode() if since is not None else b""
@@ -207,29 +281,64 @@ def _search(repo: Path, deadline: float, previous: HistorySecrets | None = None)
     if listed is None:
         return _search(repo, deadline) if since is not None else HistorySecrets(repo, complete=False)
     names = dict.fromkeys(n.strip("\n") for n in os.fsdecode(listed).split("\0") if n.strip("\n"))
-    known = since.paths if since is not None else ()
+    known = tuple(p for p in since.paths if p not in since.judged) if since is not None else ()
     paths = tuple(dict.fromkeys([*known, *(n for n in names if is_secret_file(n))]))
-    if not paths:
+    was_judged = since.judged if since is not None else ()
+    judged = tuple(dict.fromkeys([*was_judged, *(n for n in names
+                                                if judged_by_content(n) and not is_secret_file(n))]))
+    if not paths and not judged:
         return HistorySecrets(repo, tips=tips)
-    fresh = tuple(p for p in paths[:MAX_PATHS] if p not in known)
-    changed, complete = _versions(repo, tuple(known[:MAX_PATHS]), deadline, older) if known else ([], True)
-    added, whole = _versions(repo, fresh, deadline) if fresh else ([], True)
-    read_before = since.versions if since is not None else frozenset()
-    blobs = [(b, rel) for b, rel in dict([*added, *changed]).items() if b not in read_before]
-    room = MAX_BLOBS - len(read_before)
-    complete = complete and whole and len(paths) <= MAX_PATHS and len(blobs) <= room
-    blobs = blobs[:max(room, 0)]
-    read = _contents(repo, [b for b, _ in blobs], deadline)
-    complete = complete and read is not None
     before = since.sources if since is not None else ()
     sources: dict[str, dict[str, None]] = {name: dict.fromkeys(v) for name, v in before}
+    read_before = since.versions if since is not None else frozenset()
+    blobs, read, complete = _group(repo, paths, known, deadline, older, read_before,
+                                   (MAX_PATHS, MAX_BLOBS, MAX_BYTES))
     for blob, rel in blobs:
-        data = (read or {}).get(blob)
+        data = read.get(blob)
         values = secret_file_values(data.decode("utf-8", "replace")) if data is not None else []
         if values:
             sources.setdefault(f"{rel} (in git's history)", {}).update(dict.fromkeys(values))
+    judged_before = since.judged_versions if since is not None else frozenset()
+    content_bounds = (MAX_CONTENT_PATHS, MAX_CONTENT_BLOBS, MAX_CONTENT_BYTES)
+    judged_blobs, judged_read, judged_whole = _group(repo, judged, was_judged, deadline, older, judged_before,
+                                                     content_bounds)
+    held = [p for p in (since.paths if since is not None else ()) if p in was_judged]
+    for blob, rel in judged_blobs:
+        data = judged_read.get(blob)
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        values = secret_file_values(text) if text and text_content_why(rel, text) else []
+        if values:
+            sources.setdefault(f"{rel} (in git's history)", {}).update(dict.fromkeys(values))
+            held.append(rel)
     said = tuple((name, tuple(v)) for name, v in sources.items())
-    return HistorySecrets(repo, paths, said, complete, read_before | {b for b, _ in blobs}, tips)
+    return HistorySecrets(repo, tuple(dict.fromkeys([*paths, *held])), said, complete and judged_whole,
+                          read_before | {b for b, _ in blobs}, tips, judged,
+                          judged_before | {b for b, _ in judged_blobs})
+
+
+Bounds = tuple[int, int, int]
+"""(paths, versions, bytes) read at most."""
+
+
+def _group(
+    repo: Path, paths: tuple[str, ...], known: tuple[str, ...], deadline: float, older: bytes,
+    read_before: frozenset[str], bounds: Bounds,
+) -> tuple[list[tuple[str, str]], dict[str, bytes], bool]:
+    """The versions of ``paths`` not read before (``known`` ones: only those in commits the
+    ``older`` exclusions do not reach), their contents, and whether nothing was left out."""
+    most_paths, most_blobs, most_bytes = bounds
+    if not paths:
+        return [], {}, True
+    fresh = tuple(p for p in paths[:most_paths] if p not in known)
+    changed, complete = _versions(repo, tuple(known[:most_paths]), deadline, older, most_blobs) \
+        if known else ([], True)
+    added, whole = _versions(repo, fresh, deadline, most=most_blobs) if fresh else ([], True)
+    blobs = [(b, rel) for b, rel in dict([*added, *changed]).items() if b not in read_before]
+    room = most_blobs - len(read_before)
+    complete = complete and whole and len(paths) <= most_paths and len(blobs) <= room
+    blobs = blobs[:max(room, 0)]
+    read = _contents(repo, [b for b, _ in blobs], deadline, most_bytes)
+    return blobs, read or {}, complete and read is not None
 
 
 def _tips(repo: Path, deadline: float) -> tuple[str, ...]:
@@ -239,10 +348,10 @@ def _tips(repo: Path, deadline: float) -> tuple[str, ...]:
 
 
 def _versions(
-    repo: Path, paths: tuple[str, ...], deadline: float, older: bytes = b""
+    repo: Path, paths: tuple[str, ...], deadline: float, older: bytes = b"", most: int = MAX_BLOBS
 ) -> tuple[list[tuple[str, str]], bool]:
     """(blob, path) of every version of ``paths`` a commit wrote (not one the ``older``
-    exclusions reach), newest first, at most :data:`MAX_BLOBS` (and whether none was left out)."""
+    exclusions reach), newest first, at most ``most`` (and whether none was left out)."""
     specs = [f":(literal){p}" for p in paths]
     raw = _git(repo, ["log", "--all", "--reflog", "--format=", "--raw", "--no-abbrev", "-z", "--no-renames",
                       "--full-history", "-m", "--stdin", "--", *specs], deadline, older)
@@ -261,12 +370,14 @@ def _versions(
         if mode in (b"100644", b"100755") and blob.strip("0"):
             out.setdefault(blob, path)
     listed = list(out.items())
-    return listed[:MAX_BLOBS], len(listed) <= MAX_BLOBS
+    return listed[:most], len(listed) <= most
 
 
-def _contents(repo: Path, blobs: list[str], deadline: float) -> dict[str, bytes] | None:
+def _contents(
+    repo: Path, blobs: list[str], deadline: float, most: int = MAX_BYTES
+) -> dict[str, bytes] | None:
     """``blob -> content`` of those of ``blobs`` within :data:`MAX_BLOB_BYTES` each and
-    :data:`MAX_BYTES` in all (None: git failed, or a bound left some out)."""
+    ``most`` in all (None: git failed, or a bound left some out)."""
     if not blobs:
         return {}
     sizes = _git(repo, ["cat-file", "--batch-check"], deadline, "".join(b + "\n" for b in blobs).encode())
@@ -278,7 +389,7 @@ def _contents(repo: Path, blobs: list[str], deadline: float) -> dict[str, bytes]
         if len(fields) != 3 or fields[1] != "blob" or not fields[2].isdigit():
             continue
         size = int(fields[2])
-        if size > MAX_BLOB_BYTES or total + size > MAX_BYTES:
+        if size > MAX_BLOB_BYTES or total + size > most:
             complete = False
             continue
         total += size
@@ -363,4 +474,5 @@ def _stat(path: Path) -> tuple[str, int, int, int]:
     return (str(path), info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
 
 
-__all__ = ["HistorySecrets", "Sources", "history_secret_question", "history_secrets", "history_sources"]
+__all__ = ["HistorySecrets", "Sources", "history_secret_question", "history_secrets", "history_sources",
+           "nested_repositories"]

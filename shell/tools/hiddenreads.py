@@ -137,7 +137,8 @@ def _across(
 def _values(sandbox: Sandbox, read: Collection[Path], supplied: str) -> HiddenValues | None:
     """The net for one call: the secret files' values but ``read``'s and ``supplied``'s."""
     found = sandbox.secret_files()
-    history = history_sources(sandbox.workspace)  # a git MCP server's `git_log` prints history
+    # a git MCP server's `git_log` prints history (nested repositories' too)
+    history = history_sources(sandbox.workspace, seen=found.runs_later)
     if not found.paths and not history:
         return None
     shown = [p for p in found.paths if p in read]
