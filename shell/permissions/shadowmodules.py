@@ -43,8 +43,11 @@ TOOL_MODULES = frozenset({
     "pip", "setuptools", "wheel", "pytest", "_pytest", "pluggy", "black", "mypy", "ruff", "flake8",
     "pylint", "isort", "coverage", "tox", "nox", "virtualenv", "pipx", "poetry", "twine", "build", "uv",
     "IPython", "jupyter", "notebook", "pre_commit", "pkg_resources", "_distutils_hack", "packaging",
+    "sitecustomize", "usercustomize",
 })
-"""Tool modules the user runs with ``python -m``: counted even where not installed."""
+"""Tool modules the user runs with ``python -m``: counted even where not installed; and the
+two every interpreter imports at start from any ``PYTHONPATH`` folder (with an empty or
+relative entry, any folder the user starts Python in: finding C15)."""
 HARMLESS = frozenset({"this", "antigravity", "idlelib", "turtledemo", "__main__"})
 """Standard names nothing imports at a tool's start (``__main__.py`` is a project's own)."""
 MAX_SITE_ENTRIES = 20_000
@@ -84,6 +87,51 @@ def shadowed_names() -> frozenset[str]:
     read again when a ``site-packages`` folder changed (a ``pip install``)."""
     with _lock:
         return _names(_stamp(_site_dirs()))
+
+
+def namespace_names() -> frozenset[str]:
+    """Installed top-level names that are namespace packages (a folder with no
+    ``__init__``: ``opentelemetry``, ``google``, ``azure``): Python merges every
+    portion of such a name in path order, so a workspace folder of that name, with or
+    without ``__init__``, puts its submodules before the installed ones (finding C6)."""
+    with _lock:
+        return _namespaces(_stamp(_site_dirs()))
+
+
+@functools.lru_cache(maxsize=4)
+def _namespaces(stamp: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    found: set[str] = set()
+    for folder, _ in stamp:
+        try:
+            with os.scandir(folder) as entries:
+                for count, entry in enumerate(entries):
+                    if count >= MAX_SITE_ENTRIES:
+                        break
+                    if (entry.name.isidentifier() and not entry.name.startswith("__")
+                            and entry.is_dir(follow_symlinks=False) and _portion(entry.path)):
+                        found.add(entry.name)
+        except OSError:
+            continue
+    return frozenset(found)
+
+
+def _portion(folder: str) -> bool:
+    """A folder with no ``__init__`` that holds modules: a namespace package's portion
+    (not a folder of data files a package dropped beside its own)."""
+    if any(os.path.exists(os.path.join(folder, init)) for init in ("__init__.py", "__init__.pyc")):
+        return False
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= 200:
+                    break
+                if module_name(entry.name) and not entry.name.endswith(".pyi") and (
+                        not entry.is_dir(follow_symlinks=False)
+                        or os.path.exists(os.path.join(entry.path, "__init__.py"))):
+                    return True
+    except OSError:
+        pass
+    return False
 
 
 @functools.lru_cache(maxsize=4)
@@ -129,9 +177,10 @@ def shadowing(found: Iterable[Path]) -> dict[Path, str]:
     when an ``__init__.py`` makes it a package later, only that file is new, and only it goes
     (the folder and what it held are the project's)."""
     out: dict[Path, str] = {}
+    namespaces = namespace_names()
     for path in found:
         name = module_name(path.name)
-        plain = path.name == name and not os.path.lexists(path / "__init__.py")
+        plain = path.name == name and not os.path.lexists(path / "__init__.py") and name not in namespaces
         out[path] = "" if plain else SHADOW_WHY.format(name=name)
     return out
 

@@ -94,3 +94,27 @@ def test_a_projects_folder_made_a_package_loses_only_the_new_init(
     assert (workspace / "email" / "notes.txt").read_text() == "kept\n"
     said = "email/__init__.py: new: a Python module named like the standard or installed module 'email'"
     assert said in out, out
+
+
+def test_a_new_portion_of_an_installed_namespace_package_and_a_deep_sitecustomize_are_moved_out(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """Finding C6: ``opentelemetry`` is a namespace package (no ``__init__``): Python merges
+    its portions in path order, so a workspace ``opentelemetry/context/__init__.py`` comes
+    before the installed ``opentelemetry.context``. Finding C15: with an empty or relative
+    ``PYTHONPATH`` entry, a ``sitecustomize.py`` in any folder the user starts Python in
+    runs at start."""
+    require_sandbox()
+    import importlib.util
+
+    spec = importlib.util.find_spec("opentelemetry")
+    assert spec is not None and spec.origin in (None, "namespace"), "the test extras install opentelemetry"
+    planted = "import os; os.system('touch ran-as-you')"
+    command = (f'mkdir -p opentelemetry/context deep/er; '
+               f'echo "{planted}" > opentelemetry/context/__init__.py; '
+               f'echo "{planted}" > deep/er/sitecustomize.py; echo ran')
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    for name in ("opentelemetry", "deep/er/sitecustomize.py"):
+        assert not (workspace / name).exists(), (name, out)
+        assert f"{name}: new: a Python module named like the standard or installed module" in out, out
