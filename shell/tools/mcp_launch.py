@@ -22,10 +22,12 @@ So:
 - such a server's package launcher still prefers the start folder's ``node_modules``
   (finding A15): ``npx``/``npm exec`` are given ``--prefix`` the private folder
   (:func:`start_args`: npm then looks for installed packages, and a project ``.npmrc``,
-  there, while the server still runs in the workspace); ``bunx`` has no such switch, so
-  it is refused while the start folder holds ``node_modules/PKG`` or
-  ``node_modules/.bin/PKG`` (:func:`launch_problem`), trusted or not: a sandboxed command
-  can plant one in a trusted workspace too. ``pnpm dlx`` and ``yarn dlx`` always fetch;
+  there, while the server still runs in the workspace); ``bunx`` (``bun x``, ``bun run``)
+  has no such switch, so it is refused while the start folder holds ``node_modules/PKG``
+  or ``node_modules/.bin/PKG`` (:func:`launch_problem`), trusted or not: a sandboxed
+  command can plant one in a trusted workspace too; so is an ``npx`` inside a shell
+  string. The launcher is found behind ``env``, a shell's ``-c`` and npm's own options
+  (:mod:`.package_launchers`, finding C8). ``pnpm dlx`` and ``yarn dlx`` always fetch;
 - a trusted project's ``.mcp.json`` servers are the project's own code and keep the
   workspace (or the ``cwd`` the file gives) as their working directory.
 """
@@ -40,6 +42,7 @@ from typing import Any
 from shell.core.dirs import data_dir
 
 from .mcp_config import McpServerSpec
+from .package_launchers import BUNX, NPX, launches
 
 PRIVATE_DIR = "mcp-server-cwd"
 """The folder (in the data dir) the user's own servers start in."""
@@ -76,39 +79,51 @@ def _chose_folder(spec: McpServerSpec) -> bool:
 def start_args(spec: McpServerSpec) -> list[str]:
     """``spec``'s arguments as started: ``npx``/``npm exec`` of a server started in a
     folder of the user's choosing look for installed packages in the private folder
-    (``--prefix``), not in that folder's ``node_modules``."""
+    (``--prefix``, right after the launcher's word: npm reads its options anywhere), not
+    in that folder's ``node_modules``; also behind ``env`` or npm's own options
+    (:func:`.package_launchers.launches`, finding C8)."""
     args = list(spec.args)
     if not _chose_folder(spec):
         return args
-    name = os.path.basename(spec.command)
-    if name == "npx":
-        return ["--prefix", str(private_cwd()), *args]
-    if name == "npm" and args[:1] in (["exec"], ["x"]):
-        return [args[0], "--prefix", str(private_cwd()), *args[1:]]
+    for launch in launches(spec.command, args):
+        if launch.kind == NPX and launch.at >= 0:
+            return [*args[:launch.at], "--prefix", str(private_cwd()), *args[launch.at:]]
     return args
 
 
 def launch_problem(spec: McpServerSpec) -> str:
-    """Why ``spec`` is not started (""): ``bunx PKG`` in a folder holding its own
-    ``node_modules/PKG`` would run that package, as the user, outside the sandbox."""
+    """Why ``spec`` is not started (""): ``bunx PKG`` (or ``bun x|run PKG``, or an
+    ``npx PKG`` inside a shell string, which cannot be given ``--prefix``) in a folder
+    holding its own ``node_modules/PKG`` would run that package, as the user, outside
+    the sandbox."""
     if not _chose_folder(spec) or not spec.cwd:
         return ""
-    name, args = os.path.basename(spec.command), list(spec.args)
-    if name == "bun" and args[:1] == ["x"]:
-        args = args[1:]
-    elif name != "bunx":
-        return ""
-    package = _package_word(args)
-    if not package:
-        return ""
-    bare = package[: package.index("@", 1)] if "@" in package[1:] else package  # pkg@1.2, @scope/pkg@1
-    modules = Path(spec.cwd) / "node_modules"
-    for planted in (modules / bare, modules / ".bin" / bare.rsplit("/", 1)[-1]):
-        if os.path.lexists(planted):
+    for launch in launches(spec.command, list(spec.args)):
+        if launch.kind == NPX and launch.at >= 0:
+            continue
+        planted = _planted(Path(spec.cwd), _package_word(list(launch.args)))
+        if planted is None:
+            continue
+        if launch.kind == BUNX:
             return (f"not started: {spec.command} would run {planted} (the start folder's own package, "
                     "as you, outside the sandbox) instead of fetching it; bunx has no switch against that. "
                     "Use npx, or drop cwd, or name that file as the command if it is yours")
+        return (f"not started: {spec.command} would run {planted} (the start folder's own package, "
+                "as you, outside the sandbox) instead of fetching it: npx inside a shell string cannot be "
+                "given --prefix. Name npx as the command, or drop cwd, or name that file if it is yours")
     return ""
+
+
+def _planted(folder: Path, package: str) -> Path | None:
+    """The start folder's own copy of ``package`` a launcher would run, if there is one."""
+    if not package:
+        return None
+    bare = package[: package.index("@", 1)] if "@" in package[1:] else package  # pkg@1.2, @scope/pkg@1
+    modules = folder / "node_modules"
+    for planted in (modules / bare, modules / ".bin" / bare.rsplit("/", 1)[-1]):
+        if os.path.lexists(planted):
+            return planted
+    return None
 
 
 def _package_word(args: list[str]) -> str:
