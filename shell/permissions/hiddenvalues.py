@@ -261,11 +261,11 @@ def hidden_values(
     The matcher is built once for the same files with the same values (each file's
     values kept by its stamp), not for every call (finding Q31); a call whose arguments
     spell one of the values gets its own, without those."""
-    hidden = list(hidden)
+    hidden = sorted(hidden, key=_changed_at)  # the user's own files before what a command just made
     shown_as = copies or {}
-    sources: _Sources = (*((name(path), file_values(path)) for path in hidden),
-                         *((name(path), file_values(shown_as[path])) for path in hidden if path in shown_as),
-                         *history)
+    sources: _Sources = (*history,
+                         *((name(path), file_values(path)) for path in hidden),
+                         *((name(path), file_values(shown_as[path])) for path in hidden if path in shown_as))
     allowed: _Sources = tuple((str(path), file_values(path)) for path in shown)
     common = committed_values(roots, [v for _, found in sources for v in found]) if roots else frozenset()
     key = (tuple(n for n, _ in sources), tuple(n for n, _ in allowed))
@@ -283,6 +283,16 @@ def hidden_values(
     if supplied and values and values.secrets.matches(supplied):
         return _net(sources, allowed, supplied, common)
     return values
+
+
+def _changed_at(path: Path) -> int:
+    """When the file last changed (its ctime, which no command can set back): the nets
+    take a bounded number of values, the oldest files' first, so a command that wrote a
+    secret file of 300 values of its own did not push the user's out (finding C14)."""
+    try:
+        return os.lstat(path).st_ctime_ns
+    except OSError:
+        return 0
 
 
 def _same(kept: _Sources, now: _Sources) -> bool:

@@ -97,3 +97,23 @@ def test_what_is_not_a_regular_file_gives_nothing(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     assert file_values(fifo) == ()  # not opened: nothing writes to it, it would wait forever
     assert file_values(tmp_path / "missing.env") == ()
+
+
+def test_a_secret_file_a_command_just_wrote_does_not_push_the_users_values_out_of_the_net(
+    tmp_path: Path,
+) -> None:
+    """Finding C14: the spelled net looks for a bounded number of values, the first given;
+    a 300-value file the model wrote (sorting first by name) took every place, and the
+    user's own key, printed reversed, passed. The oldest files' values come first (by
+    ctime, which no command can set back)."""
+    env = tmp_path / "work" / ".env"
+    env.parent.mkdir()
+    key = "Yt83hdPq2LmXz7RtQ9wE"
+    env.write_text(f"TOKEN={key}\n")
+    pad = env.parent / "0pad.env"
+    pad.write_text("".join(f"K{i}=P{i:03d}x7Qm2Lr9Vz4Tb8Nc\n" for i in range(300)))
+    hour_ago = os.stat(env).st_mtime - 3600
+    os.utime(pad, (hour_ago, hour_ago))  # an mtime set back does not move it before the user's
+    net = hidden_values([pad, env])
+    out, found = net.redact(f"token reversed: {key[::-1]}\n")
+    assert key[::-1] not in out and found, out
