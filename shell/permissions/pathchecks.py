@@ -9,6 +9,7 @@ one tool's paths another way.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,11 +24,18 @@ from .configtables import config_edit_why
 from .laternames import Reason
 from .mcppaths import is_mcp, subject_paths
 from .rules import CallPaths
-from .secretfiles import has_other_names
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
 
+
+
+def has_other_names(path: str) -> bool:
+    """Whether the file at ``path`` has more than one name (a hard link)."""
+    try:
+        return os.stat(path).st_nlink > 1
+    except OSError:
+        return False
 
 def read_denied_by_rule(tool: Tool, args: Mapping[str, Any], read_denied: Callable[[str], str]) -> str:
     """For a tool other than ``read_file`` that reads what is in the file it is given

@@ -590,11 +590,3 @@ def _list(
 
 
 __all__ = ["MAX_ENTRIES", "SKIP_DIRS", "SecretFileIndex", "SecretFiles"]
-
-
-def has_other_names(path: str) -> bool:
-    """Whether the file at ``path`` has more than one name (a hard link)."""
-    try:
-        return os.stat(path).st_nlink > 1
-    except OSError:
-        return False
