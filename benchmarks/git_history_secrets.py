@@ -2,9 +2,10 @@
 ``shell/permissions/historysecrets.py``).
 
 A repository of ``--commits`` commits (built with ``git fast-import``: each commit changes
-one of 500 files in 50 folders) where a ``.env`` was committed halfway and
-``git rm``'d later. Shown: the first search for a state of the refs (``git log --all
---reflog --diff-filter=A --name-only``, then the ``.env``'s versions and their values:
+one of 500 files in 50 folders; ``--suffix yaml``: files the content rule reads, finding
+C1, every version judged) where a ``.env`` was committed halfway and ``git rm``'d later.
+Shown: the first search for a state of the refs (``git log --all --reflog --diff-filter=A
+--name-only``, then the ``.env``'s versions and their values:
 paid once per refs state, in a thread of its own), a later call for the same state (the
 refs' stamp: ``stat`` calls), and the same after a new commit (a new state: searched again).
 
@@ -34,7 +35,7 @@ def _blob(text: str) -> str:
     return f"data {len(text.encode())}\n{text}\n"
 
 
-def stream(commits: int) -> str:
+def stream(commits: int, suffix: str = "txt") -> str:
     """A fast-import stream: one line of history, a ``.env`` added halfway, removed 100 later."""
     out: list[str] = []
     for i in range(commits):
@@ -42,7 +43,7 @@ def stream(commits: int) -> str:
                    + _blob(f"c{i}"))
         if i:
             out.append(f"from :{i}\n")
-        out.append(f"M 644 inline src/d{i % 50}/f{i % 500}.txt\n" + _blob(f"line {i}\n"))
+        out.append(f"M 644 inline src/d{i % 50}/f{i % 500}.{suffix}\n" + _blob(f"line {i}\n"))
         if i == commits // 2:
             out.append("M 644 inline .env\n" + _blob("TOKEN=Yt83hdPq2LmXz7Rtqq\n"))
         if i == commits // 2 + 100:
@@ -59,12 +60,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--suffix", default="txt", help="yaml: the 500 files are read by content (C1)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="githistsecrets-"))
     try:
         subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True, env=ENV)
         subprocess.run(["git", "fast-import", "--quiet"], cwd=root, check=True, env=ENV,
-                       input=stream(args.commits).encode())
+                       input=stream(args.commits, args.suffix).encode())
         subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True, env=ENV)
         time.sleep(0.2)  # past the racy window: the stamp is then kept
         start = time.perf_counter()
@@ -83,7 +85,8 @@ def main() -> None:
         history_secrets(root)
         again = _ms(start)
         print(f"{args.commits} commits: first search {first:.0f} ms; same refs {later:.3f} ms a call; "
-              f"after a commit {again:.0f} ms ({found.paths}, {len(found.sources)} with values)")
+              f"after a commit {again:.0f} ms ({found.paths[:3]}, {len(found.sources)} with values, "
+              f"complete: {found.complete})")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

