@@ -246,7 +246,8 @@ def _question(name: str, reader: str, found: HistorySecrets, prefix: str) -> str
     also = f" and {more} more" if more > 0 else ""
     return (f"{name} runs `{reader}`, which prints file contents from git's history, and the history "
             f"holds {path_text(shown)}{also}, a secret file committed once (since removed or changed, on "
-            "another branch, or in the repository a .git file names): its values would be printed without "
+            "another branch, in the repository a .git file names or in one inside the workspace): its values "
+            "would be printed without "
             "the file being named. They are redacted where printed as they are, but not once a pipe "
             "reverses, re-cases or cuts them. Approving lets this one command run, and what it prints goes "
             "to the model's provider; allow rules do not cover it.")
