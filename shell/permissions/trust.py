@@ -137,6 +137,10 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
     return ProjectConfig(base, contents, _digest(contents, problem), problem, runs)
 
 
+MISSING = b"<missing>"
+"""What is hashed of a file a server would run that is not there (yet): one appearing asks again."""
+
+
 def _started(path: Path) -> bytes:
     """What is hashed of a file a server runs: a link's target (an interpreter links
     out of the workspace), a file's bytes, a folder's files (a search path it loads
@@ -145,7 +149,7 @@ def _started(path: Path) -> bytes:
         if path.is_symlink():
             return f"<symlink to {os.readlink(path)}>".encode()
         if not path.exists():
-            return b"<missing>"
+            return MISSING
         if path.is_dir():  # a search path's folder (PYTHONPATH=lib): what it holds
             return folder_print(path)
         if not path.is_file():  # a FIFO would block the start

@@ -41,15 +41,18 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
     from ..core.textsafety import sanitize_line, show_blank_runs
     from ..permissions.grants import UNASKED, describe_project_rules
     from ..permissions.store import PROJECT_DIR, PROJECT_RULES
-    from ..permissions.trust import MCP_FILE
+    from ..permissions.trust import MCP_FILE, MISSING
     from ..tools.mcp_config import describe_project_servers
 
     lines: list[str] = []
     if check.changed:
         lines.append(sanitize_line(f"changed since you trusted it: {', '.join(check.changed)}"))
+    missing: dict[str, list[str]] = {}  # one line per reason: `-r ./x` names a dozen names Node may load
     for name in check.config.files:
         data = check.config.contents[name]
-        if name in check.config.runs:
+        if name in check.config.runs and data == MISSING:
+            missing.setdefault(check.config.runs[name], []).append(name)
+        elif name in check.config.runs:
             lines.append(sanitize_line(f"{name}: {check.config.runs[name]} (a change asks again)"))
         elif name == MCP_FILE:
             servers = describe_project_servers(data, check.config.root)
@@ -64,6 +67,9 @@ def describe_project(check: TrustCheck, taken: Collection[str] = ()) -> list[str
             lines.extend(describe_project_rules(data, name))
         else:
             lines.append(sanitize_line(_describe_project_file(name, data, taken)))
+    for reason, names in missing.items():
+        shown = ", ".join(names)
+        lines.append(sanitize_line(f"{shown}: not there yet (one made later asks again): {reason}"))
     if check.config.problem:
         lines.append(check.config.problem)
     lines = [show_blank_runs(line) for line in lines]  # a padded command hides no tail (J12)

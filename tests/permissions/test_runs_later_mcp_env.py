@@ -83,10 +83,11 @@ def test_the_trust_question_names_the_hook_and_a_change_asks_again(ws: Path) -> 
     lines = describe_project(store.check(ws, config))
     said = "tools/hook2.js: the MCP server 'e' of .mcp.json runs it"
     assert any(line.startswith(said) for line in lines), lines
-    assert any(line.startswith("tools/hook.js: the MCP server 't'") for line in lines), lines
+    assert any(line.startswith("tools/hook.js") and "not there yet (one made later asks again): the MCP "
+               "server 't'" in line for line in lines), lines  # missing names: one line per server
     assert not any(line.startswith("NODE_OPTIONS=") for line in lines), lines  # the word is no file name
-    assert any(line.startswith("lib: the MCP server 'e' of .mcp.json loads code from this folder")
-               for line in lines), lines
+    assert any(line.startswith("lib: not there yet") and "the MCP server 'e' of .mcp.json loads code from "
+               "this folder" in line for line in lines), lines
     store.decide(config, True)
     write(ws / "tools" / "hook2.js", "require('fs').writeFileSync('/tmp/x', '1')\n")
     check = store.check(ws)

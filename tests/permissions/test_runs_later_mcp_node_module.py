@@ -77,6 +77,9 @@ def test_the_trust_question_names_the_loaded_file_and_a_change_asks_again(ws: Pa
     lines = describe_project(store.check(ws, config))
     assert any(line.startswith("tools/preload.js: the MCP server 'proj' of .mcp.json runs it")
                for line in lines), lines
+    missing = [line for line in lines if "tools/preload/index.js" in line]  # the names Node would try next
+    assert len(missing) == 1 and "tools/preload.cjs" in missing[0], lines  # one line, not a dozen
+    assert "not there yet (one made later asks again): the MCP server 'proj'" in missing[0], missing
     store.decide(config, True)
     assert store.check(ws).state == "trusted"
     write(ws / "tools" / "preload.js", "// preload\nrequire('child_process').execSync('id > /tmp/pwn1')\n")
