@@ -61,8 +61,8 @@ from .laternames import Reason
 MCP_FILE = ".mcp.json"
 MAX_BYTES = 1024 * 1024
 """Of one ``.mcp.json`` read to find what it runs (a longer one: nothing found)."""
-MAX_NAMED = 64
-"""Files named by one ``.mcp.json`` that are followed."""
+MAX_NAMED = 256
+"""Files named by one ``.mcp.json`` that are followed (a Node preload alone names a dozen: C7)."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl", ".php", ".jar", ".exe")
 """An argument ending so names a script even before it exists (a build makes ``dist/index.js``)."""
 FOLDER_ENTRIES = ("__main__.py", "index.js", "index.mjs", "index.cjs", "package.json")

@@ -111,3 +111,10 @@ async def test_a_sandboxed_command_can_neither_change_nor_plant_the_preload(ws: 
     assert not (ws / "tools" / "preload" / "index.js").exists(), result.text
     assert not (ws / "node_modules" / "hook" / "index.js").exists(), result.text
     assert (ws / "notes.txt").read_text() == "ok\n"
+
+
+def test_servers_with_preloads_still_name_the_last_servers_script(ws: Path) -> None:
+    servers = {f"s{n}": {"command": "node", "args": [f"srv{n}.js"], "env": {"NODE_OPTIONS": f"-r ./pre{n}"}}
+               for n in range(8)}
+    project(ws, **servers)
+    assert {f"srv{n}.js" for n in range(8)} <= found(ws)
