@@ -33,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .cmdword import Reading, read_part
+from .gitdisguised import disguised_git
 from .gitquiet import moves_refs, quiet
 from .gitstaged import hardened_git, repository_of
 from .shellsplit import split_command
@@ -67,6 +68,9 @@ def history_reader(command: str, root: Path, *, moves: bool = False) -> str:
     for text, reading in parts:
         if reading.runtime or not reading.understood:
             return text[:80]  # `G=git; $G log -p`, `… | sh`: what runs is known only when it runs
+        disguised = disguised_git(text, reading, root)  # `… | xargs git`, a copy of git (finding C16)
+        if disguised:
+            return disguised
     readings = [words for _, reading in parts for words in reading.commands if words]
     alone = len(readings) == 1  # a work-tree `git diff` trusts marks another command may drop
     gits: list[Placed] = []
