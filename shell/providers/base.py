@@ -195,25 +195,29 @@ class HTTPProvider(FailureMessages, abc.ABC):
         last = request.messages[-1] if request.messages else None
         return self.offered_choice(request, forced) if isinstance(last, UserMessage) else None
 
-    def offered_choice(self, request: ModelRequest, choice: str) -> str:
-        """``choice``, or ``required`` when it names a tool the request does not carry.
+    def offered_choice(self, request: ModelRequest, choice: str) -> str | None:
+        """``choice``, or none (the API's default: the model chooses) when it names a
+        tool the request does not carry.
 
         Why: a layer that narrows the tools (LLMToolSelector, a ``transform_context``
         that filters ``ctx.tools``) can remove the very tool the option forces; sent
-        as is, llama.cpp answered with an empty stream (finding B7) and other APIs
-        refuse the request. ``required`` keeps what the option is for (the server
-        calls some tool) with the tools this request has; said once per name."""
+        as is, llama-cpp-python raised "Tool choice not found in tools" and ended the
+        stream empty (finding B7), and other APIs refuse the request. Not ``required``:
+        llama-cpp-python's chatml-function-calling fails on it as it does on ``auto``,
+        and its other handlers ignore it. Said once per name."""
         if choice in ("auto", "none", "required") or any(t.name == choice for t in request.tools):
             return choice
+        if not request.tools:  # no tools, no choice sent (LLMToolSelector's own call): nothing to say
+            return None
         if choice != self._told_unoffered_choice:
             self._told_unoffered_choice = choice
             self.notify(
                 request,
                 f"tool_choice names {choice!r}, which is not among this request's tools "
                 f"({len(request.tools)} offered; a middleware such as LLMToolSelector may have left it "
-                "out): 'required' (any of the offered tools) was sent instead.",
+                "out): the request goes without a tool choice, so the model chooses.",
             )
-        return "required"
+        return None
 
     def error_detail(self, body: bytes) -> str:
         """The provider's own error message from an error body (a server that echoes

@@ -33,13 +33,13 @@ def ask(model: HTTPProvider, *tools: Tool) -> ModelRequest:
     return ModelRequest(model=model, messages=(UserMessage("what is in app.py"),), tools=tools)
 
 
-def test_openai_forced_tool_left_out_becomes_required_and_is_said_once() -> None:
+def test_openai_forced_tool_left_out_is_not_sent_and_is_said_once() -> None:
     notices: list[str] = []
     model = OpenAIModel("m", base_url="http://h/v1", options=FORCED, on_notice=notices.append)
     body = model.build_body(ask(model, read_file))
     assert [t["function"]["name"] for t in body["tools"]] == ["read_file"]
-    assert body["tool_choice"] == "required"
-    assert len(notices) == 1 and "'run_shell'" in notices[0] and "'required'" in notices[0]
+    assert "tool_choice" not in body  # llama-cpp-python: "Tool choice not found in tools", empty stream
+    assert len(notices) == 1 and "'run_shell'" in notices[0] and "the model chooses" in notices[0]
     model.build_body(ask(model, read_file))
     assert len(notices) == 1  # once, not at every request
 
@@ -55,4 +55,15 @@ def test_openai_forced_tool_offered_is_still_forced() -> None:
 def test_a_middlewares_choice_of_a_missing_tool_is_not_sent_either() -> None:
     model = AnthropicModel("m", base_url="http://h", on_notice=lambda _: None)
     request = ask(model, read_file).override(tool_choice="run_shell")
-    assert model.build_body(request)["tool_choice"] == {"type": "any"}
+    assert "tool_choice" not in model.build_body(request)
+
+
+def test_a_call_with_no_tools_says_nothing() -> None:
+    """LLMToolSelector's own call carries no tools: no choice is sent, so nothing is said
+    (it used up the one notice, and the main call's went unsaid)."""
+    notices: list[str] = []
+    model = OpenAIModel("m", base_url="http://h/v1", options=FORCED, on_notice=notices.append)
+    assert "tool_choice" not in model.build_body(ask(model))
+    assert notices == []
+    model.build_body(ask(model, read_file))
+    assert len(notices) == 1
