@@ -274,14 +274,14 @@ def hidden_values(
     if kept is not None and _same(kept[0], sources) and _same(kept[1], allowed) and kept[2] == common:
         values = kept[3]
     else:
-        values = _net(sources, allowed, "", common)
+        values = _net(sources, allowed, "", common, len(history))
         with _nets_lock:
             _nets[key] = (sources, allowed, common, values)
             _nets.move_to_end(key)
             while len(_nets) > _NETS_KEPT:
                 _nets.popitem(last=False)
     if supplied and values and values.secrets.matches(supplied):
-        return _net(sources, allowed, supplied, common)
+        return _net(sources, allowed, supplied, common, len(history))
     return values
 
 
@@ -301,9 +301,16 @@ def _same(kept: _Sources, now: _Sources) -> bool:
 
 
 def _net(
-    sources: _Sources, allowed_sources: _Sources, supplied: str, common: frozenset[str] = frozenset()
+    sources: _Sources, allowed_sources: _Sources, supplied: str, common: frozenset[str] = frozenset(),
+    history: int = 0,
 ) -> HiddenValues:
+    """The net over ``sources`` (the first ``history`` of them git's history's: taken
+    first, but a value a file holds today is named by that file)."""
     allowed = {v for _, values in allowed_sources for v in values} | common
+    present: dict[str, str] = {}
+    for said_name, values in sources[history:]:
+        for value in values:
+            present.setdefault(value, said_name)
     owners: dict[str, tuple[str, str]] = {}
     taken = left = 0
     for said_name, values in sources:
@@ -316,7 +323,7 @@ def _net(
             if supplied and any(form in supplied for form in (value, *encoded_forms(value))):
                 continue
             taken += 1
-            said = (value, said_name)
+            said = (value, present.get(value, said_name))
             for form in (value, *encoded_forms(value)):
                 owners.setdefault(form, said)
     if not owners:
