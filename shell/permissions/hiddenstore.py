@@ -35,6 +35,7 @@ from shell.core.textsafety import path_text
 from . import githardened, paths
 from .githistory import history_reader
 from .gitstaged import repository_of
+from .gitstorewide import store_wide_question
 from .hiddenvalues import MAX_FILE_BYTES, file_values
 from .historysecrets import history_secret_question
 
@@ -48,13 +49,15 @@ MAX_FILES = 32
 def stored_secret_question(name: str, command: str, root: Path, sandbox: Sandbox | None) -> str:
     """The question for a call of the tool ``name`` running ``command`` while the object
     store holds one of the secret files the sandbox hides (its last search), or a secret
-    file only the history holds (:mod:`.historysecrets`), or ""."""
+    file only the history holds (:mod:`.historysecrets`), or it reads objects no ref
+    reaches (:mod:`.gitstorewide`), or ""."""
     searched = sandbox.secrets_searched() if sandbox is not None else None
     hidden = searched.paths if searched is not None else ()
     found = stored_hidden_file(command, root, hidden)
     if found is None:  # nested repositories' histories too (finding C3): the walk saw their .git
         seen = searched.runs_later if searched is not None else ()
-        return history_secret_question(name, command, root, seen)
+        # then objects no ref reaches (finding C13): no file name tells whether they are secret
+        return history_secret_question(name, command, root, seen) or store_wide_question(name, command, root)
     return reads_stored_secret(name, found[0], paths.relative(found[1], root) or str(found[1]))
 
 

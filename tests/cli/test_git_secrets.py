@@ -127,7 +127,9 @@ def test_history_readers_ask_in_auto_while_the_store_holds_a_hidden_env(
         return [json.dumps(e.get("result")) for e in done if e.get("type") == "ToolExecutionEnd"], r.stdout
 
     first, _ = run(turns)
-    assert len(first) == 4 and all("[exit code" in t for t in first), "no .env in the store: unasked"
+    # readers of the whole store ask always (finding C13: a dropped stash's .env has no name there)
+    assert len(first) == 4 and all("was not run" in t for t in first[:2]), first
+    assert all("[exit code" in t for t in first[2:]), "no .env in the store: the history readers run unasked"
     (workspace / ".env").write_text(f"OPENAI_API_KEY={REAL}\n")
     git("add", ".env")
     git("rm", "-q", "--cached", ".env")  # a loose blob now
