@@ -86,7 +86,7 @@ def shadowed_names() -> frozenset[str]:
     """The module names a new workspace module must not take (see the module's docstring),
     read again when a ``site-packages`` folder changed (a ``pip install``)."""
     with _lock:
-        return _names(_stamp(_site_dirs()))
+        return _installed(_stamp(_site_dirs()))[0]
 
 
 def namespace_names() -> frozenset[str]:
@@ -95,24 +95,29 @@ def namespace_names() -> frozenset[str]:
     portion of such a name in path order, so a workspace folder of that name, with or
     without ``__init__``, puts its submodules before the installed ones (finding C6)."""
     with _lock:
-        return _namespaces(_stamp(_site_dirs()))
+        return _installed(_stamp(_site_dirs()))[1]
 
 
 @functools.lru_cache(maxsize=4)
-def _namespaces(stamp: tuple[tuple[str, int], ...]) -> frozenset[str]:
-    found: set[str] = set()
+def _installed(stamp: tuple[tuple[str, int], ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """One read of the ``site-packages`` folders: the names, and those of namespaces."""
+    names = (set(sys.stdlib_module_names) - HARMLESS) | TOOL_MODULES
+    namespaces: set[str] = set()
     for folder, _ in stamp:
         try:
             with os.scandir(folder) as entries:
                 for count, entry in enumerate(entries):
                     if count >= MAX_SITE_ENTRIES:
                         break
-                    if (entry.name.isidentifier() and not entry.name.startswith("__")
-                            and entry.is_dir(follow_symlinks=False) and _portion(entry.path)):
-                        found.add(entry.name)
+                    name = module_name(entry.name)
+                    if not name or entry.name.endswith(_SKIP_SUFFIXES) or name.startswith("__"):
+                        continue
+                    names.add(name)
+                    if entry.name == name and entry.is_dir(follow_symlinks=False) and _portion(entry.path):
+                        namespaces.add(name)
         except OSError:
             continue
-    return frozenset(found)
+    return frozenset(names), frozenset(namespaces)
 
 
 def _portion(folder: str) -> bool:
@@ -125,30 +130,12 @@ def _portion(folder: str) -> bool:
             for count, entry in enumerate(entries):
                 if count >= 200:
                     break
-                if module_name(entry.name) and not entry.name.endswith(".pyi") and (
-                        not entry.is_dir(follow_symlinks=False)
-                        or os.path.exists(os.path.join(entry.path, "__init__.py"))):
+                if module_name(entry.name) and (not entry.is_dir(follow_symlinks=False)
+                                                or os.path.exists(os.path.join(entry.path, "__init__.py"))):
                     return True
     except OSError:
         pass
     return False
-
-
-@functools.lru_cache(maxsize=4)
-def _names(stamp: tuple[tuple[str, int], ...]) -> frozenset[str]:
-    names = (set(sys.stdlib_module_names) - HARMLESS) | TOOL_MODULES
-    for folder, _ in stamp:
-        try:
-            with os.scandir(folder) as entries:
-                for count, entry in enumerate(entries):
-                    if count >= MAX_SITE_ENTRIES:
-                        break
-                    name = module_name(entry.name)
-                    if name and not entry.name.endswith(_SKIP_SUFFIXES) and name != "__pycache__":
-                        names.add(name)
-        except OSError:
-            continue
-    return frozenset(names)
 
 
 def module_name(entry: str) -> str:
