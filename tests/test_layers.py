@@ -97,10 +97,18 @@ def test_themes_are_imported_by_the_tui_only() -> None:
     assert not found, "\n".join(found)
 
 
+STARTPATH = "shell.startpath"
+"""Below every layer: the ``PYTHONPATH`` rule the interpreter's start applies before any
+other import (finding A10), so it may import only ``os`` and ``sys`` (checked below) and
+cannot live in a package whose ``__init__`` imports more."""
+
+
 def test_the_engine_layers_import_only_downwards() -> None:
     """shell.core -> middleware -> shell.agent: each may import only the ones before it
-    (the sanitiser and the secrets policy they share live in shell.core)."""
-    allowed = {"shell.core": set(), "middleware": {"shell.core"}, "shell.agent": {"shell.core", "middleware"}}
+    (the sanitiser and the secrets policy they share live in shell.core), and
+    :data:`STARTPATH`, which is below them all."""
+    allowed = {"shell.core": {STARTPATH}, "middleware": {"shell.core", STARTPATH},
+               "shell.agent": {"shell.core", "middleware", STARTPATH}}
     found = sorted(
         f"{path.relative_to(ROOT)} imports {target}"
         for source, target, path in imports()
@@ -110,3 +118,10 @@ def test_the_engine_layers_import_only_downwards() -> None:
         and b not in allowed[a]
     )
     assert not found, "\n".join(found)
+
+
+def test_the_start_path_rule_imports_only_what_the_interpreter_has_loaded() -> None:
+    """Its own imports run before it drops the unsafe entries: anything beyond ``os`` and
+    ``sys`` (even ``__future__`` or ``typing``) could be a planted module."""
+    found = sorted({target for source, target, _ in imports() if source == STARTPATH})
+    assert found == ["os", "sys"], found
