@@ -36,6 +36,9 @@ a package's ``exports`` map is not read); the folders a search path names
 (``PYTHONPATH``, ``NODE_PATH`` …: :data:`FOLDER_VARS`) count whole: trust hashes what
 they hold, the sandbox binds them read-only, a file edit inside one asks
 (:func:`runs_why`). A command variable (``GIT_SSH_COMMAND``) is read as a command line.
+``env``'s words are read as env reads them (:mod:`.envwords`: ``-S``, ``-C dir`` is the
+folder what follows is read from); one with an option env does not know names nothing,
+and trust says its line could not be read (:func:`read_servers`, finding C12).
 
 Not followed: what such a script imports, and a whole project a launcher runs
 (``uv run --directory . server``, ``npx`` of the workspace's package); ``.mcp.json``
@@ -54,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
+from .envwords import ASSIGNMENT, read_env
 from .gitcommands import command_words
 from .hookscripts import MAX_NESTING, PYTHON_WORD, SHELL_C, SHELLS, module_files
 from .laternames import Reason
@@ -86,7 +90,6 @@ NODE_FOLDER_ENTRIES = (*("index" + suffix for suffix in NODE_EXTENSIONS), "packa
 """What Node loads of a folder a module path names (its ``package.json`` ``main`` too)."""
 _FOLDER_OPTIONS = ("-I",)
 _AGENTS = ("-javaagent:", "-agentpath:", "-Xbootclasspath/a:")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def why(server: str) -> Reason:
@@ -107,26 +110,46 @@ def why_folder(server: str) -> Reason:
                   f"its env), {when}")
 
 
+class UnreadLine(Exception):
+    """A server's command line holds words this cannot read as the program will
+    (an ``env`` option it does not know): what it runs is not named at all."""
+
+
 def named_files(root: Path, data: bytes) -> dict[Path, Reason]:
     """Path (inside ``root``, a real path; not resolved through a last symlink) → why,
     for what the stdio servers of ``root``'s ``.mcp.json`` (its bytes ``data``) run."""
+    return read_servers(root, data)[0]
+
+
+def read_servers(root: Path, data: bytes) -> tuple[dict[Path, Reason], list[str]]:
+    """:func:`named_files`, and a sentence for each server whose line could not be read
+    (finding C12: nothing of it is named, so trust says so instead of fingerprinting a
+    partial reading)."""
     if len(data) > MAX_BYTES:
-        return {}
+        return {}, []
     try:
         parsed = json.loads(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
-        return {}
+        return {}, []
     servers = parsed.get("mcpServers") if isinstance(parsed, dict) else None
     found: dict[Path, Reason] = {}
+    unread: list[str] = []
     for name, entry in (servers.items() if isinstance(servers, dict) else ()):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
             continue
         folders: set[Path] = set()
-        for path in _named(root, entry, folders):
+        try:
+            named = _named(root, entry, folders)
+        except UnreadLine as exc:
+            shown = str(name) if len(str(name)) <= 60 else str(name)[:60] + "…"
+            unread.append(f"what the MCP server {shown!r} of .mcp.json runs could not be read ({exc}): "
+                          "none of its files are checked")
+            continue
+        for path in named:
             if len(found) >= MAX_NAMED:
-                return found
+                return found, unread
             found.setdefault(path, why_folder(str(name)) if path in folders else why(str(name)))
-    return found
+    return found, unread
 
 
 def _named(root: Path, entry: Mapping[str, Any], folders: set[Path]) -> list[Path]:
@@ -247,38 +270,20 @@ def _folder(root: Path, base: str, word: str, folders: set[Path]) -> list[Path]:
     return [real]
 
 
-def _assignments(words: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
-    """``env``'s leading words split into its ``VAR=value`` assignments and the command
-    line after them (its ``-i``/``-u NAME``/``--`` options dropped)."""
-    found: list[tuple[str, str]] = []
-    at = 0
-    while at < len(words):
-        word = words[at]
-        if _ASSIGNMENT.match(word):
-            name, value = word.split("=", 1)
-            found.append((name, value))
-        elif word in ("-S", "--split-string") and at + 1 < len(words):  # `env -S "A=b node x.js"`
-            words = [*words[:at], *command_words(words[at + 1]), *words[at + 2:]]
-            continue
-        elif word in ("-u", "--unset", "-C", "--chdir"):
-            at += 1
-        elif not word.startswith("-") or word == "--":
-            return found, words[at + (word == "--"):]
-        at += 1
-    return found, []
-
-
 def _line(root: Path, base: str, command: str, words: list[str], depth: int,
           folders: set[Path]) -> list[Path]:
     """What one command line runs: the command when it is a path, each argument that is
     a file (or a folder's entry point), a ``-m`` module's files after a Python, and what
     the string of a shell's ``-c`` runs."""
     out: list[Path] = []
-    if os.path.basename(command) == "env" or _ASSIGNMENT.match(command):  # `env NODE_OPTIONS=… node x`
-        found, rest = _assignments(words if not _ASSIGNMENT.match(command) else [command, *words])
-        out += _environment(root, base, found, depth, folders)
-        if rest and depth < MAX_NESTING:
-            out += _line(root, base, rest[0], rest[1:], depth + 1, folders)
+    if os.path.basename(command) == "env" or ASSIGNMENT.match(command):  # `env NODE_OPTIONS=… node x`
+        reading = read_env(words if not ASSIGNMENT.match(command) else [command, *words])
+        if reading.unknown:
+            raise UnreadLine(f"env's option {reading.unknown[:40]!r} is not one this reads")
+        base = os.path.normpath(os.path.join(base, reading.chdir))  # `env -C tools`: what follows is there
+        out += _environment(root, base, reading.assignments, depth, folders)
+        if reading.command and depth < MAX_NESTING:
+            out += _line(root, base, reading.command[0], list(reading.command[1:]), depth + 1, folders)
         return out
     if "/" in command:
         out += _candidate(root, base, command, must_exist=False)
@@ -421,4 +426,4 @@ def mcp_runs(roots: Sequence[Path]) -> dict[Path, Reason]:
 
 
 __all__ = ["COMMAND_VARS", "FILE_VARS", "FOLDER_VARS", "MCP_FILE", "OPTION_VARS", "folder_print", "mcp_runs",
-           "named_files", "runs_why", "why", "why_folder"]
+           "UnreadLine", "named_files", "read_servers", "runs_why", "why", "why_folder"]

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from shell.core.filedata import json_loads
 
 from . import paths
-from .mcpsources import folder_print, named_files
+from .mcpsources import folder_print, read_servers
 
 MCP_FILE = ".mcp.json"
 PROJECT_DIR = ".agent-shell"
@@ -124,7 +124,9 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig:
         contents[relative] = data
     runs: dict[str, str] = {}
     mcp = contents.get(MCP_FILE)
-    for path, reason in (named_files(base, mcp) if mcp is not None and not problem else {}).items():
+    named, unread = read_servers(base, mcp) if mcp is not None and not problem else ({}, [])
+    problem = problem or "; ".join(unread)
+    for path, reason in named.items():
         relative = path.relative_to(base).as_posix()
         if relative in contents:
             continue

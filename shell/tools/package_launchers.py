@@ -7,7 +7,7 @@ and refuses ``bunx`` while the package is planted; both looked at the command wo
 alone, so ``npm --yes exec srv``, ``npm -y x -- srv``, ``env [VAR=…] npx srv``,
 ``sh -c "npx -y srv"`` got no ``--prefix`` and ``bun --bun x srv`` / ``bun run srv``
 were not refused. Here the launcher is found as :mod:`shell.permissions.mcpsources`
-finds a server's script: through ``env`` (its assignments, options and ``-S`` string),
+finds a server's script: through ``env`` (read by :mod:`shell.permissions.envwords`),
 ``VAR=value`` words and a shell's ``-c`` string (:func:`.gitcommands.command_words`,
 the shells of :mod:`.hookscripts`), with npm's and bun's global flags stepped over
 before their ``exec``/``x``/``run``. A launcher inside a string cannot be given a
@@ -17,10 +17,10 @@ flag (``at`` is -1): :mod:`.mcp_launch` treats it as it treats ``bunx``.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shell.permissions.envwords import ASSIGNMENT, read_env
 from shell.permissions.gitcommands import command_words
 from shell.permissions.hookscripts import MAX_NESTING, SHELL_C, SHELLS
 
@@ -36,8 +36,6 @@ _BUN_TAKES = frozenset({"--cwd", "--env-file", "-c", "--config", "-r", "--preloa
                         "--tsconfig-override", "-d", "--define", "-l", "--loader", "--conditions",
                         "--main-fields", "--install", "--smol-heap"})
 """bun's options whose value is the next word."""
-_ENV_TAKES = frozenset({"-u", "--unset", "-C", "--chdir"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +58,13 @@ def _argv(words: list[str], depth: int) -> list[Launch]:
     at = 0
     while at < len(words):
         word, name = words[at], os.path.basename(words[at])
-        if _ASSIGNMENT.match(word):
+        if ASSIGNMENT.match(word):
             at += 1
-        elif name == "env":
-            at, string = _after_env(words, at + 1)
-            if string is not None:
-                return _string(string, depth)
+        elif name == "env":  # read as env reads it (finding C12), with the files a server runs
+            reading = read_env(words[at + 1:])
+            if reading.at is None:  # out of a `-S` string: no flag can be put in it
+                return _string(" ".join(reading.command), depth)
+            at += 1 + reading.at
         elif name in SHELLS:
             return [found for i, part in enumerate(words[at + 1:-1], at + 1) if SHELL_C.fullmatch(part)
                     for found in _string(words[i + 1], depth)]
@@ -73,26 +72,6 @@ def _argv(words: list[str], depth: int) -> list[Launch]:
             launch = _launch(words, at)
             return [launch] if launch else []
     return []
-
-
-def _after_env(words: list[str], at: int) -> tuple[int, str | None]:
-    """Where the command after ``env``'s options and assignments is, or ``env -S``'s string."""
-    while at < len(words):
-        word = words[at]
-        if word.startswith("-") and not word.startswith("--") and "S" in word:  # -S, -vS, -S'npx …'
-            inline = word[word.index("S") + 1:]
-            return at, " ".join([inline, *words[at + 1:]])
-        if word == "--split-string" or word.startswith("--split-string="):
-            return at, " ".join([word.partition("=")[2], *words[at + 1:]])
-        if word in _ENV_TAKES:
-            at += 2
-        elif word == "--":
-            return at + 1, None
-        elif word.startswith("-") or _ASSIGNMENT.match(word):
-            at += 1
-        else:
-            return at, None
-    return at, None
 
 
 def _string(line: str, depth: int) -> list[Launch]:

@@ -47,7 +47,7 @@ def spec(ws: Path, command: str, *args: str) -> McpServerSpec:
     ("npm", ("--loglevel", "silent", "exec", "srv"), 0),
     ("npm", ("--unknown-flag", "value", "x", "srv"), 0),
     ("env", ("npx", "-y", "srv"), 1),
-    ("/usr/bin/env", ("-i", "PATH=/usr/bin", "-u", "X", "--", "npm", "exec", "srv"), 6),
+    ("/usr/bin/env", ("-i", "-u", "X", "--", "PATH=/usr/bin", "npm", "exec", "srv"), 6),
     ("npx", ("-y", "srv"), 0),
 ])
 def test_npm_behind_its_flags_or_env_gets_the_private_prefix(
