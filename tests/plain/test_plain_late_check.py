@@ -27,7 +27,7 @@ class _Box:
 
 async def test_a_late_checks_findings_are_printed_when_it_ends_and_the_typed_line_stays(
         tmp_path: Path) -> None:
-    async with line_mode(tmp_path, ["Hello."]) as d:
+    async with line_mode(tmp_path, ["Hello.", "Noted."]) as d:  # a reply for each message sent
         await d.send("hi\r", then="Hello.")
         d.pipe.send_text("half a sen")  # the user is typing when the check ends
         await anyio.sleep(0.1)

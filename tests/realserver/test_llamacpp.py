@@ -142,7 +142,11 @@ def test_prompt_longer_than_the_context(home: Home, llama: LlamaServer) -> None:
     """G11: the message that did not fit is taken back out of the session, so the
     conversation goes on (--continue) instead of failing at every later message."""
     home.configure(llama.url, max_tokens=24)
-    first = answer(home.run("-p", "Name a color.", "--output-format", "json"))
+    for _ in range(3):  # SmolLM2 now and then answers with nothing (CI, 2026-11-30): ask again
+        start = home.run("-p", "Name a color.", "--output-format", "json")
+        if start.returncode == 0:
+            break
+    first = answer(start)
     long = "Summarise this: " + " ".join(f"word{i}" for i in range(3000))
     r = home.run("-p", long, "--continue")
     assert r.returncode == 1

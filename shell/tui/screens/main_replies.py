@@ -15,6 +15,8 @@ import time
 from contextlib import ExitStack, aclosing
 from typing import TYPE_CHECKING
 
+from textual.css.query import NoMatches
+
 from .. import messages as msg
 from ..widgets.prompt_input import PromptInput
 from ..widgets.status_line import StatusLine
@@ -46,7 +48,17 @@ class RepliesRun(PromptKeepsKeys):
     async def run_command_line(self, line: str) -> None:
         """Every slash command, the TUI's own included, through the app's one registry."""
         result = await self.shell.commands.run(self.runtime, line)
-        await self.show_result(line, result)
+        if not self._still_shown():
+            return  # the app quit while the command ran (a /rewind off the loop): nothing to show it on
+        try:
+            await self.show_result(line, result)
+        except NoMatches:
+            if self._still_shown():
+                raise  # (a widget missing from a live screen is a bug, not a quit)
+
+    def _still_shown(self) -> bool:
+        """The screen is still up with its widgets (not torn down by a quit)."""
+        return self.is_attached and bool(self.query(StatusLine))
 
     show_result: Callable[[str, CommandResult], Awaitable[None]]
     """Show what a command did: :class:`~.main_commands.CommandResults`, the layer above,
