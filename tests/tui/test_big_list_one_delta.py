@@ -25,7 +25,7 @@ from shell.tui.widgets.assistant_message import AssistantMessage
 from shell.tui.widgets.list_lines import ListLines
 from shell.tui.widgets.rendered_chunk import RenderedChunk
 
-from .helpers import SIZE, frame_drawn, wait_for
+from .helpers import SIZE, eventually, frame_drawn, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -90,16 +90,22 @@ async def test_a_list_of_thousands_of_items_in_one_delta_arrives_whole_in_order_
         assert _in_order(numbers), numbers
 
         # The lines shown select and copy as they read: the kept chunk (or the live
-        # list) under the middle of the view, a dozen of its lines.
-        region = conversation.scrollable_content_region
-        widget, offset = app.screen.get_widget_at(region.x + 4, region.y + region.height // 2)
-        assert isinstance(widget, (RenderedChunk, ListLines)), widget
-        top = offset.y
-        app.screen.selections = {widget: Selection(Offset(0, top), Offset(0, top + 12))}
-        copied = app.screen.get_selected_text()
-        assert copied is not None
-        first = int(ITEM.match(copied.splitlines()[0]).group(1))  # type: ignore[union-attr]
-        assert copied == "\n".join(f"• item {n}" for n in range(first, first + 12))
+        # list) under the middle of the view, a dozen of its lines (asked again while
+        # the view still settles under load: a spacer there has no lines to select).
+        def selectable() -> None:
+            region = conversation.scrollable_content_region
+            widget, offset = app.screen.get_widget_at(region.x + 4, region.y + region.height // 2)
+            assert isinstance(widget, (RenderedChunk, ListLines)), widget
+            top = offset.y
+            app.screen.selections = {widget: Selection(Offset(0, top), Offset(0, top + 12))}
+            copied = app.screen.get_selected_text()
+            assert copied, copied
+            found = ITEM.match(copied.splitlines()[0])
+            assert found, copied
+            first = int(found.group(1))
+            assert copied == "\n".join(f"• item {n}" for n in range(first, first + 12))
+
+        await eventually(pilot, selectable, timeout=60)
 
 
 class _ListPage(App[None]):
