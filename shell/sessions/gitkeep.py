@@ -46,7 +46,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import gitindex, gitmodules, gitmoved
-from .gitrefs import TREES, plain, real_folder, reflog_lines, reflog_ok, refname_ok, value_ok, write
+from .gitrefs import (
+    TREES,
+    folder_names,
+    plain,
+    real_folder,
+    reflog_lines,
+    reflog_ok,
+    refname_ok,
+    value_ok,
+    write,
+)
 from .gitstore import ObjectKeeper
 
 if TYPE_CHECKING:
@@ -216,8 +226,8 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
     if kept is not None:
         stamps = kept.stamps(gitdir)
         gone = kept.removed(gitdir, stamps)
-        packs_now = {e for e in _names(gitdir / "objects" / "pack") if e.endswith(".pack")}
-        packs_kept = {e for e in _names(kept.store / "pack") if e.endswith(".pack")}
+        packs_now = {e for e in folder_names(gitdir / "objects" / "pack") if e.endswith(".pack")}
+        packs_kept = {e for e in folder_names(kept.store / "pack") if e.endswith(".pack")}
         if gone and packs_now <= packs_kept:  # removed, not repacked into a new pack
             spoilt = _spoilt(kept.store, gone)
             objects = [rel for rel in gone if rel not in spoilt]
@@ -456,12 +466,6 @@ def _log_move(gitdir: Path, name: str, old: str, new: str) -> None:
     line = f"{old} {new} agent-shell <agent-shell> {int(time.time())} +0000\t/rewind: to before a message\n"
     write(gitdir, rel, (data if data.endswith(b"\n") or not data else data + b"\n") + line.encode())
 
-
-def _names(folder: Path) -> set[str]:
-    try:
-        return {e.name for e in os.scandir(folder)}
-    except OSError:
-        return set()
 
 
 def _read_regular(path: Path, limit: int) -> bytes | None:

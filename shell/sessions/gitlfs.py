@@ -22,7 +22,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from .gitrefs import real_folder
+from .gitrefs import folder_entries, folder_names, real_folder
 
 MAX_FILES = 100_000
 """LFS object files looked at in one repository at most."""
@@ -61,10 +61,10 @@ def _regular(fd: int) -> bool:
 def folders(base: Path) -> dict[str, int]:
     """``ab/cd``: mtime of each two-level fan-out folder under ``base`` (no symlinks)."""
     out: dict[str, int] = {}
-    for top in _entries(base):
+    for top in folder_entries(base):
         if len(top.name) != 2 or not top.is_dir(follow_symlinks=False):
             continue
-        for sub in _entries(Path(top.path)):
+        for sub in folder_entries(Path(top.path)):
             if len(sub.name) == 2 and sub.is_dir(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     out[f"{top.name}/{sub.name}"] = sub.stat(follow_symlinks=False).st_mtime_ns
@@ -102,14 +102,15 @@ class LfsKeeper:
         for rel, stamp in sorted(stamps.items()):
             if self._listed.get(rel) == stamp:
                 continue
-            names = [e for e in _entries(base / rel) if is_name(e.name) and e.is_file(follow_symlinks=False)]
+            names = [e for e in folder_entries(base / rel)
+                     if is_name(e.name) and e.is_file(follow_symlinks=False)]
             for entry in names[: max(0, MAX_FILES - seen)]:
                 self._link(Path(entry.path), f"{rel}/{entry.name}", room)
             seen += len(names)
-            self._absent[rel] = _names(self.store / rel) - {e.name for e in names}
+            self._absent[rel] = folder_names(self.store / rel) - {e.name for e in names}
             self._listed[rel] = stamp
         for rel in [r for r, stamp in self._listed.items() if stamp is not None and r not in stamps]:
-            self._absent[rel] = _names(self.store / rel)  # the repository lost the folder before
+            self._absent[rel] = folder_names(self.store / rel)  # the repository lost the folder before
             self._listed[rel] = None
         self.count(gitdir, room, stamps)
 
@@ -143,7 +144,7 @@ class LfsKeeper:
             if folder in self._counted and self._counted[folder] == stamp:
                 continue
             self._counted[folder] = stamp
-            for entry in _entries(self.store / folder):
+            for entry in folder_entries(self.store / folder):
                 rel = f"{folder}/{entry.name}"
                 with contextlib.suppress(OSError):
                     info = entry.stat(follow_symlinks=False)
@@ -164,7 +165,7 @@ class LfsKeeper:
         """Every kept file, ``ab/cd/<sha256>``."""
         out: list[str] = []
         for rel in folders(self.store):
-            out += [f"{rel}/{e.name}" for e in _entries(self.store / rel) if is_name(e.name)]
+            out += [f"{rel}/{e.name}" for e in folder_entries(self.store / rel) if is_name(e.name)]
         return sorted(out)
 
     def missing(self, gitdir: Path) -> list[str]:
@@ -182,7 +183,7 @@ class LfsKeeper:
         for folder, stamp in self._listed.items():
             if stamp is None or now.get(folder) == stamp:
                 continue
-            gone = _names(self.store / folder) - _names(base / folder)
+            gone = folder_names(self.store / folder) - folder_names(base / folder)
             absent = self._absent.setdefault(folder, set())
             fresh += [f"{folder}/{name}" for name in sorted(gone - absent) if is_name(name)]
             absent |= gone
@@ -236,17 +237,3 @@ def _copy_checked(kept: Path, target: Path, name: str) -> bool:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-
-
-def _entries(folder: Path) -> list[os.DirEntry[str]]:
-    try:
-        return [e for e in os.scandir(folder) if not e.is_symlink()]
-    except OSError:
-        return []
-
-
-def _names(folder: Path) -> set[str]:
-    try:
-        return {e.name for e in os.scandir(folder)}
-    except OSError:
-        return set()

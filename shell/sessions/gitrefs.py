@@ -86,6 +86,22 @@ def write(gitdir: Path, rel: str, data: bytes) -> bool:
     return True
 
 
+def folder_entries(folder: Path) -> list[os.DirEntry[str]]:
+    """The entries of ``folder`` that are not symlinks (none when it cannot be read)."""
+    try:
+        return [e for e in os.scandir(folder) if not e.is_symlink()]
+    except OSError:
+        return []
+
+
+def folder_names(folder: Path) -> set[str]:
+    """The names in ``folder`` (none when it cannot be read)."""
+    try:
+        return {e.name for e in os.scandir(folder)}
+    except OSError:
+        return set()
+
+
 def real_folder(gitdir: Path, parts: list[str]) -> Path | None:
     """``gitdir/parts…``, each part made or found as a real folder (None: a part is a
     symlink or a file, or ``gitdir`` itself is a symlink)."""

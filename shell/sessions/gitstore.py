@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import gitlfs, gitverified
-from .gitrefs import real_folder
+from .gitrefs import folder_entries, folder_names, real_folder
 
 
 class ObjectKeeper:
@@ -67,7 +67,7 @@ class ObjectKeeper:
         for name, stamp in stamps.items():
             if self._listed.get(name) != stamp:
                 self._link_new(gitdir / "objects" / name, name, room)
-                self._absent[name] = _names(self.store / name) - _names(gitdir / "objects" / name)
+                self._absent[name] = folder_names(self.store / name) - folder_names(gitdir / "objects" / name)
                 self._listed[name] = stamp
         for name in set(self._listed) - set(stamps):
             self._listed[name] = None
@@ -120,12 +120,12 @@ class ObjectKeeper:
         """Count the store's own files in each folder whose listing changed since (a
         folder the repository no longer has included); those beyond ``room`` are removed."""
         found: list[tuple[int, str, int]] = []
-        for folder in _entries(self.store):
+        for folder in folder_entries(self.store):
             stamp = stamps.get(folder.name)
             if folder.name in self._counted and self._counted[folder.name] == stamp:
                 continue
             self._counted[folder.name] = stamp
-            for entry in _entries(Path(folder.path)):
+            for entry in folder_entries(Path(folder.path)):
                 rel = f"{folder.name}/{entry.name}"
                 with contextlib.suppress(OSError):
                     info = entry.stat(follow_symlinks=False)
@@ -158,10 +158,10 @@ class ObjectKeeper:
         folder whose stamp is as it was lost nothing, and the compare after every
         command then costs a ``stat`` per folder, not one per object)."""
         out = []
-        for folder in sorted(_entries(self.store), key=lambda e: e.name):
+        for folder in sorted(folder_entries(self.store), key=lambda e: e.name):
             if stamps is not None and self._listed.get(folder.name, 0) == stamps.get(folder.name):
                 continue
-            for entry in _entries(Path(folder.path)):
+            for entry in folder_entries(Path(folder.path)):
                 rel = f"{folder.name}/{entry.name}"
                 if not os.path.lexists(gitdir / "objects" / rel):
                     out.append(rel)
@@ -210,7 +210,8 @@ class ObjectKeeper:
                     refused.append(f"{rel} ({why})")
                 else:
                     done += 1
-            elif name.endswith(gitverified.MARKS) and name.rsplit(".", 1)[0] + ".pack" in _names(target):
+            elif (name.endswith(gitverified.MARKS)
+                  and name.rsplit(".", 1)[0] + ".pack" in folder_names(target)):
                 with contextlib.suppress(OSError):
                     gitverified.put_back_mark(target / name)
                     done += 1
@@ -239,17 +240,3 @@ def _guarded(put: Callable[[Path, Path], str], kept: Path, target: Path) -> str:
         return ""
     except OSError as exc:
         return f"not written ({exc.strerror or exc})"
-
-
-def _entries(folder: Path) -> list[os.DirEntry[str]]:
-    try:
-        return [e for e in os.scandir(folder) if not e.is_symlink()]
-    except OSError:
-        return []
-
-
-def _names(folder: Path) -> set[str]:
-    try:
-        return {e.name for e in os.scandir(folder)}
-    except OSError:
-        return set()
