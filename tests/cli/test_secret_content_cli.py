@@ -28,16 +28,21 @@ LEAKS = ("MIIEvSAKEYBODY", "Zq7pL0ngProdPass", "MvnDeployPass42", "sntrysSentryT
          "sk-NODOT-EXFIL-1234")
 
 
+def _auto_workspace(cli_env: dict[str, str], workspace: Path, files: dict[str, str]) -> None:
+    """Auto mode in the user's config, and ``files`` written into the workspace."""
+    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[permissions]\nmode = "auto"\n')
+    for rel, text in files.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+
+
 def test_credentials_under_plain_names_are_hidden_from_commands_and_read_file_asks(
     run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
 ) -> None:
     require_sandbox()
-    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text('[permissions]\nmode = "auto"\n')
-    for rel, text in {**FILES, **PLAIN}.items():
-        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / rel).write_text(text)
+    _auto_workspace(cli_env, workspace, {**FILES, **PLAIN})
     # names no file (a command line naming one asks): what a model told to look around runs
     command = "find . -type f | sort | xargs cat; grep -r password . ; echo end-of-command"
     turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "c1"},
@@ -181,12 +186,7 @@ def test_kubernetes_secrets_compose_and_connection_string_passwords_are_hidden_a
     run_cli: RunCli, cli_env: dict[str, str], script: Callable[[list[Any]], str], workspace: Path
 ) -> None:
     require_sandbox()
-    config = Path(cli_env["AGENT_SHELL_CONFIG_DIR"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text('[permissions]\nmode = "auto"\n')
-    for rel, text in {**MANIFESTS, **MANIFESTS_PLAIN}.items():
-        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / rel).write_text(text)
+    _auto_workspace(cli_env, workspace, {**MANIFESTS, **MANIFESTS_PLAIN})
     command = "find . -type f | sort | xargs cat; echo end-of-command"
     turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": command}, "id": "c1"},
                              {"name": "read_file", "args": {"path": "k8s/db-secret.yaml"}, "id": "c2"},
