@@ -250,7 +250,13 @@ def test_server_killed_mid_reply_and_restarted(home: Home, own_llama: LlamaServe
     )
 
     own_llama.start()
-    back = answer(home.run("-p", "Go on.", "--continue", "--output-format", "json"))
+    again = ("-p", "Go on.", "--continue", "--output-format", "json")
+    result = home.run(*again)
+    for _ in range(2):  # SmolLM2 now and then answers a half story with nothing (CI, 2026-11-30):
+        if result.returncode == 0 or "without any text or tool call" not in result.stdout:
+            break  # the message was taken back out, so asking again is what a user would do
+        result = home.run(*again)
+    back = answer(result)
     assert back["answer"].strip() and back["errors"] == []
     kept = back["messages"][1]["content"][0]["text"]
     assert kept.startswith(streamed)  # the text so far was kept in the session
