@@ -4,18 +4,15 @@ the workspace's files (the same index and search as the TUI's picker).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from .commands import CommandRegistry
+from .context.attachments import MENTION_AT_CURSOR
 from .core.textsafety import sanitize_line
 from .runtime import ShellRuntime
-
-MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
-"""An ``@`` mention being typed at the cursor (the text after it, to complete)."""
 
 
 class SlashCompleter(Completer):

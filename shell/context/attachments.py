@@ -53,6 +53,8 @@ IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 
 MENTION = re.compile(r'(?<![\w@/.])@(?:"([^"\n]{1,1000})"|([^\s"]{1,1000}))')
 """``@path`` or ``@"quoted path"``, not inside a word (``me@example.org`` is an address)."""
+MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
+"""An ``@`` mention being typed at the cursor (the text after it, for the pickers and Tab to complete)."""
 _TRAILING = ".,;:!?)]}'"
 _OPENING = re.compile(rf'^<({FILE_TAG}|{DIR_TAG}) path="([^"]*)"([^>]*)>')
 _CLOSING = re.compile(rf"</({FILE_TAG}|{DIR_TAG})", re.IGNORECASE)

@@ -9,7 +9,6 @@ the file picker (:class:`PromptInput.Mention`); while the picker is open
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from textual import events
@@ -17,13 +16,12 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from shell.context.attachments import MENTION_AT_CURSOR
 from shell.core.textsafety import path_text
 from shell.frontend.paste import Pastes, is_long_paste
 
 from .keys_in_order import KeysInOrder
 
-MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
-"""An ``@`` word ending at the cursor (not an address: ``me@x`` has no space before ``@``)."""
 PICKER_KEYS = {"up": "up", "down": "down", "tab": "accept", "enter": "send", "escape": "close"}
 
 
