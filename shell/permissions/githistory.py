@@ -33,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .cmdword import Reading, read_part
+from .envwords import read_env
 from .gitdisguised import disguised_git
 from .gitquiet import moves_refs, quiet
 from .gitstaged import hardened_git, repository_of
@@ -126,7 +127,7 @@ def _gits_of(text: str, reading: Reading, where: Path | None) -> tuple[list[Plac
             static = head in ("cd", "pushd", "chdir") and len(args) == 1 and not args[0].startswith("~")
             where = here = (where / args[0]) if static and where is not None else None
             continue
-        if head == "env" and any(r in ("-C", "--chdir") or r.startswith("--chdir=") for r in rest):
+        if head == "env" and read_env(rest).chdir:  # `-Ccopy`, `--ch copy`, `-S'-C copy …'` too (C12)
             here = None  # the git it runs is read next, without the folder
             continue
         sub = _git_words(head, rest)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from .envwords import read_env
 from .shellwords import Word
 
 __all__ = [
@@ -27,8 +28,6 @@ __all__ = [
 
 LineOrWords: TypeAlias = "str | list[Word]"
 """A command line a program hands to a shell, or the words of a command it runs."""
-
-_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +48,7 @@ def _s(takes: str = "", operands: int = 0, line: str = "", no_command: str = "")
 
 
 WRAPPERS: dict[str, Spec] = {
-    "env": _s("-u --unset -C --chdir"),
+    "env": _s(),  # read by envwords.read_env (_env_runs)
     "command": _s(), "builtin": _s(), "exec": _s("-a"), "nohup": _s(), "setsid": _s(), "chronic": _s(),
     "unbuffer": _s(), "eatmydata": _s(), "nocache": _s(), "catchsegv": _s(), "firejail": _s(),
     "dbus-run-session": _s("--config-file --dbus-daemon"),
@@ -131,6 +130,8 @@ def after_wrapper(
     name: str, words: list[Word], on_assign: Callable[[Word], None], at_runtime: Callable[[], None]
 ) -> LineOrWords | None:
     """What the wrapper ``name`` runs, given its arguments ``words``."""
+    if name == "env":
+        return _env_runs(words, on_assign, at_runtime)
     spec = WRAPPERS[name]
     if name == "screen" and any(w.text == "-X" for w in words):
         at_runtime()  # a command sent to a running session (`-X stuff 'rm x\n'`)
@@ -141,13 +142,6 @@ def after_wrapper(
         if text == "--":
             i += 1
             break
-        if name == "env" and _ASSIGN.fullmatch(text):
-            on_assign(words[i])
-            i += 1
-            continue
-        if name == "env" and (text in ("-S", "--split-string") or text.startswith(("--split-string=", "-S"))):
-            after = words[i + 1 + (text in ("-S", "--split-string")) :]
-            return _option_line(words, i, at_runtime, " " + quote(after))
         if text in spec.no_command:
             return None
         if text in spec.line or any(text.startswith(o + "=") for o in spec.line if o.startswith("--")):
@@ -157,7 +151,7 @@ def after_wrapper(
             if value is not None and value.dynamic:
                 at_runtime()
             return value.text if value is not None and not value.dynamic else None
-        if text.startswith("-") and (text != "-" or name == "env"):
+        if text.startswith("-") and text != "-":
             i += 2 if text in spec.takes else 1
         elif name == "nice" and text.lstrip("-").isdigit():
             i += 1
@@ -167,6 +161,34 @@ def after_wrapper(
         else:
             break
     return _what_runs(name, words[i:], at_runtime)
+
+
+def _env_runs(
+    words: list[Word], on_assign: Callable[[Word], None], at_runtime: Callable[[], None]
+) -> list[Word]:
+    """What ``env WORDS`` runs, read by the one reader of env's words (:func:`.envwords.read_env`,
+    finding C12): this module's own stepped over ``--ch DIR``, ``--un NAME`` (a shortened long
+    option reading its value as the command) and ``-vS'…'``, ``-iS'…'`` (a string clustered
+    after a flag read as the command's name), so ``deny run_shell(rm:*)`` let ``env --ch . rm -rf
+    x`` run. An option word known only at run time, or one env does not know (GNU env refuses it,
+    another env may take it), leaves the command known only at run time too; the reading is
+    still followed, so a rule that matches it still applies."""
+    texts = [w.text for w in words]
+    reading = read_env(texts)
+    if reading.unknown:
+        at_runtime()
+    if reading.at is None:  # out of a -S string: words of env's making, none from an expansion known
+        if any(w.dynamic for w in words):
+            at_runtime()
+        for key, value in reading.assignments:
+            on_assign(Word(f"{key}={value}"))
+        return [Word(text) for text in reading.command]
+    start = reading.at - len(reading.assignments)
+    if any(w.dynamic for w in words[:start]):
+        at_runtime()  # `env $OPTS rm`, `env -u "$x" …`: an option could be -S or -C
+    for word in words[start:reading.at]:
+        on_assign(word)
+    return words[reading.at:]
 
 
 def _what_runs(name: str, rest: list[Word], at_runtime: Callable[[], None]) -> LineOrWords | None:

@@ -89,6 +89,32 @@ def test_an_ask_rule_asks_for_a_line_known_only_at_run_time(command: str) -> Non
     assert rules.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "ask"
 
 
+ENV_SPELLINGS = [
+    "env --ch . rm -rf x", "env --chd=. rm x", "env --un HOME rm -rf x", "env -vS'rm -rf x'",
+    "env -u HOME -iS'rm -rf x'", "env -iS 'rm -rf x'", "env --split 'rm -rf x'", "env -C. rm x",
+    "env -S'FOO=1 rm' x", "env -S 'env --ch / rm' x", "env -- rm x", "env - rm x", "env -0v rm x",
+]
+
+
+@pytest.mark.parametrize("command", ENV_SPELLINGS)
+def test_a_deny_rule_reads_env_as_env_reads_it(command: str) -> None:
+    """env's options read as GNU env reads them (shortened long options, -S clustered after a
+    flag): ``env --ch . rm -rf x`` read ``.`` as the command and ran under ``deny rm``."""
+    assert DENY.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "deny"
+
+
+@pytest.mark.parametrize("command", ["env -P /x rm x", "env $OPTS rm x", "env -S\"$LINE\" ls"])
+def test_an_env_option_not_known_until_it_runs_asks(command: str) -> None:
+    """An option GNU env refuses (another env may take it: BSD's ``-P``) or one from an expansion."""
+    rules = RuleSet([parse_rule("run_shell(curl:*)", "ask", "user")])
+    assert rules.judge("run_shell", {"command": command}, Path("/tmp"))[0] == "ask"
+
+
+def test_env_with_plain_options_still_runs_what_it_names() -> None:
+    allow = RuleSet([parse_rule("run_shell(ls:*)", "ask", "user")])
+    assert allow.judge("run_shell", {"command": "env -i -u HOME FOO=1 echo hi"}, Path("/tmp"))[0] is None
+
+
 PUSH = RuleSet([parse_rule("run_shell(git push:*)", "deny", "user")])
 
 

@@ -33,6 +33,8 @@ def git(root: Path, *args: str) -> None:
     "git tag -n9 -l", "git symbolic-ref HEAD refs/heads/old", "git remote add c ../copy",
     "git status --bogus", "git push copy HEAD", "git fetch -- .. main:x", "git remote add c copy",
     "git -C copy checkout x", "cd copy && git reset -q --hard", "env -C copy git status",
+    "env -Ccopy git status", "env --ch copy git status", "env -iCcopy git status",
+    "env -S'-C copy git status'",
     "GIT_DIR=copy/.git git status", "/usr/lib/git-core/git-grep -h x HEAD", "git-log -p",
     "echo x > .git/refs/replace/y; git show --stat HEAD", "echo x > .git/HEAD; git reset -q --hard",
     "git --no-replace-objects show --stat HEAD",
