@@ -13,16 +13,25 @@ A known value (the environment's, a config's, a hidden file's) cut into pieces i
 however the pieces are ordered or spread over the call (finding Z4: ``?c=C&a=A&b=B`` and
 ``?a=A&z=hello&b=B&y=world&c=C`` passed): :func:`pieced_value` looks for the pieces that
 are substrings of a value (at least :data:`MIN_PIECE` letters) and asks when together
-they cover it.
+they cover it. The pieces may stand inside one string with other text between them too
+(finding C4: ``?q=<7 letters>hello<7 letters>world<6 letters>``): runs of a value's
+letters are looked for inside each string, as long as a run that long is unlikely to
+stand in the call by chance (:func:`least_piece`: four letters in a URL, six or seven in
+a megabyte).
 
-Not read, and README says so: a key with no known value (one the run never saw) in three
-pieces or more that are not next to each other, or split among more than
-:data:`MAX_PAIRED` pieces with others between its halves; a key split over several calls.
+Not read, and README says so: a known value in pieces shorter than :func:`least_piece`
+inside strings (five letters among a megabyte of letters and digits), or one without a
+digit (a passphrase's words stand in any prose) in pieces inside strings; a key with no
+known value (one the run never saw) in three pieces or more that are not next to each
+other, or split among more than :data:`MAX_PAIRED` pieces with others between its halves;
+a key split over several calls.
 """
 
 from __future__ import annotations
 
 import functools
+import math
+import re
 import urllib.parse
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
@@ -134,21 +143,29 @@ MIN_PIECE = 4
 
 
 def pieced_value(args: Any, values: Iterable[str]) -> str | None:
-    """A known value that pieces of ``args`` (leaves, a URL's labels, segments, query
-    values and keys, each :data:`MIN_PIECE` letters or more) cover together, in any order
-    and wherever they stand, two pieces or more; ``None`` when none is. Each piece is
-    found in the values by its first letters (one look-up a piece, not a search of
-    every value)."""
+    """A known value that pieces of ``args`` cover together, in any order and wherever
+    they stand, two pieces or more; ``None`` when none is. A piece is a leaf (a URL's
+    label, segment, query value or key) that is part of a value, :data:`MIN_PIECE`
+    letters or more, or a run of a random-looking value's letters inside a leaf, with
+    other text around it (finding C4: ``?q=<7 letters>hello<7 letters>world<6 letters>``
+    passed): :func:`inner_pieces`. Each is found in the values by its first letters
+    (one look-up a piece or a place, not a search of every value)."""
     leaves, keys, _ = _pieces(args)
-    pieces = {p for p in (*leaves, *keys) if len(p) >= MIN_PIECE}
-    if len(pieces) < 2:
+    texts = list(dict.fromkeys(p for p in (*leaves, *keys) if len(p) >= MIN_PIECE))
+    if not texts:
         return None
-    starts = _starts(tuple(values))
-    covered: dict[str, list[tuple[int, int]]] = {}
-    for piece in pieces:
+    known = tuple(values)
+    starts = _starts(known)
+    covered: dict[str, set[tuple[int, int]]] = {}
+    for piece in texts:
         for value, at in starts.get(piece[:MIN_PIECE], ()):
             if len(piece) < len(value) and value.startswith(piece, at):
-                covered.setdefault(value, []).append((at, at + len(piece)))
+                covered.setdefault(value, set()).add((at, at + len(piece)))
+    inner = tuple(v for v in known if _random_looking(v))
+    least = least_piece(texts)
+    for text in texts:
+        for value, span in inner_pieces(text, inner, least):
+            covered.setdefault(value, set()).add(span)
     for value, spans in covered.items():
         reach = 0
         for start, end in sorted(spans):
@@ -158,6 +175,74 @@ def pieced_value(args: Any, values: Iterable[str]) -> str | None:
         if reach >= len(value) and len(spans) > 1:
             return value
     return None
+
+
+CHANCE = 0.01
+"""How likely a run of a value's letters may stand in a call by chance, at most: what
+sets :func:`least_piece`."""
+
+
+def least_piece(texts: list[str]) -> int:
+    """Letters a run of a value's letters inside a call's ``texts`` needs to count as a
+    piece: at least :data:`MIN_PIECE`, and enough that the texts (their length, their
+    alphabet, all together: a thousand commit ids hold most runs of four hex digits of a
+    hex value between them) hold one given run by chance with a likelihood under
+    :data:`CHANCE`. Four in a URL, six in a megabyte of letters and digits, seven in a
+    megabyte of hex."""
+    size = sum(map(len, texts))
+    letters = max(2, len(set().union(*map(set, texts))))
+    return max(MIN_PIECE, math.ceil(math.log(max(size, 1) / CHANCE) / math.log(letters)))
+
+
+def inner_pieces(text: str, values: tuple[str, ...], least: int) -> Iterator[tuple[str, tuple[int, int]]]:
+    """Each longest run of a value's letters inside ``text`` (``least`` letters or more:
+    :func:`least_piece`, not the whole value: that one is found as it is) with where it stands in the
+    value. The places worth a look are found in one RE2 pass for every run of
+    :data:`MIN_PIECE` letters of ``values`` (3 ms a megabyte; a look-up of each place in
+    Python took 190 ms); an ordinary text has none. A run is grown both ways from where
+    it is found: a match of another value's letters just before it (its first letters
+    taken by the pass) hides only its first three letters."""
+    if len(text) < MIN_PIECE or (search := _runs(values)) is None:
+        return
+    starts = _starts(values)
+    seen: set[tuple[str, int, int]] = set()
+    readable = text if text.isascii() else _SURROGATES.sub("\ufffd", text)  # (RE2 reads UTF-8)
+    for match in search.finditer(readable):
+        place = match.start()
+        for value, at in starts[text[place : place + MIN_PIECE]]:
+            begin, first = place, at
+            while begin and first and text[begin - 1] == value[first - 1]:
+                begin, first = begin - 1, first - 1
+            end, stop = place + MIN_PIECE, min(len(text), begin + len(value) - first)
+            while end < stop and text[end] == value[first + end - begin]:
+                end += 1
+            if (value, first, begin) not in seen and least <= end - begin < len(value):
+                seen.add((value, first, begin))
+                yield value, (first, first + end - begin)
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+@functools.lru_cache(maxsize=8)
+def _runs(values: tuple[str, ...]) -> Any:
+    """One RE2 expression for every run of :data:`MIN_PIECE` letters of ``values``."""
+    import re2  # type: ignore[import-untyped]
+
+    runs = sorted({value[at : at + MIN_PIECE] for value in values
+                   for at in range(len(value) - MIN_PIECE + 1)})
+    if not runs:
+        return None
+    options = re2.Options()
+    options.max_mem = 128 << 20
+    options.log_errors = False
+    return re2.compile("|".join(map(re.escape, runs)), options)
+
+
+def _random_looking(value: str) -> bool:
+    """A value with a letter and a digit: runs of a word-like one (a passphrase's words)
+    stand in ordinary text."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 @functools.lru_cache(maxsize=8)
@@ -170,4 +255,4 @@ def _starts(values: tuple[str, ...]) -> dict[str, list[tuple[str, int]]]:
     return starts
 
 
-__all__ = ["MIN_PIECE", "joined_texts", "pieced_value"]
+__all__ = ["CHANCE", "MIN_PIECE", "inner_pieces", "joined_texts", "least_piece", "pieced_value"]
