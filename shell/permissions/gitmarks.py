@@ -350,11 +350,17 @@ def kept_in_sparse_checkouts(env: dict[str, str]) -> dict[str, str]:
     """``env`` with git told (``GIT_CONFIG_*``, after the user's own) to keep the marks of
     files that are present: in a sparse checkout git clears the skip-worktree bit of every
     file it finds in the work tree, and the sandbox's empty stand-ins are there."""
+    return with_git_config(env, SPARSE_KEY, "true")
+
+
+def with_git_config(env: dict[str, str], key: str, value: str) -> dict[str, str]:
+    """``env`` with git told ``key = value`` through ``GIT_CONFIG_*``, after the user's own
+    (which wins over every config file)."""
     count = env.get("GIT_CONFIG_COUNT", "0") or "0"
     if not count.isdigit():
         return env  # the user's own is broken: git says so; adding to it would not help
     n = int(count)
-    env.update({f"GIT_CONFIG_KEY_{n}": SPARSE_KEY, f"GIT_CONFIG_VALUE_{n}": "true"})
+    env.update({f"GIT_CONFIG_KEY_{n}": key, f"GIT_CONFIG_VALUE_{n}": value})
     env["GIT_CONFIG_COUNT"] = str(n + 1)
     return env
 
@@ -423,4 +429,4 @@ def _update(repo: Path, flag: str, rels: Sequence[bytes], tries: int = LOCK_TRIE
 
 
 __all__ = ["NONE", "Marks", "clear_at_exit", "kept_in_sparse_checkouts", "mark", "recover", "retry_pending",
-           "unmark"]
+           "unmark", "with_git_config"]

@@ -525,7 +525,7 @@ _VENV_BINS = tuple(name.casefold() for name in VENV_BINS)
 PLACED_DIRS = frozenset(name.casefold() for name in SITE_DIRS | IN_FOLDER.keys() | {"repo"})
 """Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
 
-GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info", "gitdir", "locked")
+GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info", "gitdir", "locked", "rr-cache")
 """What git runs, or reads to find what to run, in a git directory. (``commondir``
 points a git directory at another one's config and hooks; ``info/exclude`` and
 ``info/attributes`` would hide a command's changes from ``git status``, the user's
@@ -534,4 +534,12 @@ A linked worktree's ``gitdir`` and ``locked`` (in ``worktrees/NAME``) are what `
 worktree prune`` and ``git gc`` read to tell a worktree gone: one pointed elsewhere,
 removed or unlocked made the user's next prune delete the worktree's index, staged work
 and HEAD (finding A4). Git writes them only at ``git worktree add``, ``move``,
-``repair``, ``lock`` and ``unlock``.)"""
+``repair``, ``lock`` and ``unlock``. ``rr-cache`` holds the merge resolutions ``git rerere``
+replays: its mere presence turns rerere on, and a planted ``postimage`` resolved the user's
+next conflicting merge with the command's text, saying only "Resolved 'f' using previous
+resolution"; sandboxed git is told :data:`RERERE_OFF`, so git itself writes none there.)"""
+
+RERERE_WHY = "git rerere replays the merge resolutions in it at your next merge (being there turns rerere on)"
+RERERE_OFF = ("rerere.enabled", "false")
+"""Given to sandboxed git (``GIT_CONFIG_*``): the ``rr-cache`` it would record in is read-only
+(git 2.39 then fails to write a preimage and segfaults at the commit that follows)."""

@@ -19,7 +19,7 @@ same reach:
   workspace and found nested by the secret-file walk, is bound read-only onto itself,
   which also pins it (a mount point cannot be renamed or removed). In each git
   directory only what runs is read-only (``hooks``, ``config``, ``config.worktree``,
-  ``commondir``, ``info``, a linked worktree's ``gitdir`` and ``locked``, and the same
+  ``commondir``, ``info``, ``rr-cache``, a linked worktree's ``gitdir`` and ``locked``, and the same
   in the git dirs of submodules and worktrees under ``modules/`` and ``worktrees/``), so
   ``git commit`` still writes objects, the index and refs; the git directory itself
   is bound onto itself so ``mv .git .git-old`` cannot swap in another.
@@ -81,6 +81,7 @@ from .laternames import (
     NOTED,
     NOTED_FOLDERS,
     NOTED_KEPT,
+    RERERE_WHY,
     RUNS_LATER,
     SAPLING_GIT_WHY,
     SITE_DIRS,
@@ -545,6 +546,8 @@ def _hostile(path: Path, now: Seen, was: Seen, after: Guard, before_ns: int) -> 
     if path.name == "info":
         hides = info_hides(path)
         return f"new: hides files from git status ({', '.join(hides[:3])})" if hides else ""
+    if path.name == "rr-cache":  # sandboxed git keeps rerere off (RERERE_OFF): no command's git wrote it
+        return f"new: {RERERE_WHY}"
     if path.name in ("gitdir", "locked"):
         return ""  # a worktree's pointer and lock made anew: git worktree add and lock write them
     if path.name == "commondir":

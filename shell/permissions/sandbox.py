@@ -64,6 +64,7 @@ from .homesecrets import found_in_config, home_stores, startup_files
 from .homewalk import HomeFiles, HomeFound, home_args
 from .hosthidden import PRIVATE_TEMP, SYSTEM_SECRET_PATHS, linked_into, outermost, own_dirs, own_temp, under
 from .hostsockets import host_sockets
+from .laternames import RERERE_OFF
 from .mcpshown import mcp_binds
 from .offlinenote import network_note as network_note  # re-exported: run_shell imports the sandbox
 from .sandboxenv import scrubbed_environment
@@ -516,4 +517,5 @@ class Sandbox:
         # the workspace runs instead of the source later, so commands get none there
         env.update(TMPDIR="/tmp", XDG_CACHE_HOME="/tmp/.cache", PYTHONPYCACHEPREFIX="/tmp/.cache/pycache")
         env.pop("XDG_RUNTIME_DIR", None)
-        return gitquiet.without_notes(gitmarks.kept_in_sparse_checkouts(env))
+        env = gitmarks.with_git_config(gitmarks.kept_in_sparse_checkouts(env), *RERERE_OFF)
+        return gitquiet.without_notes(env)
