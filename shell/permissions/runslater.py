@@ -22,7 +22,9 @@ same reach:
   ``commondir``, ``info``, ``rr-cache``, a linked worktree's ``gitdir`` and ``locked``, and the same
   in the git dirs of submodules and worktrees under ``modules/`` and ``worktrees/``), so
   ``git commit`` still writes objects, the index and refs; the git directory itself
-  is bound onto itself so ``mv .git .git-old`` cannot swap in another.
+  is bound onto itself so ``mv .git .git-old`` cannot swap in another, and so is its
+  ``worktrees`` folder (``mv .git/worktrees x`` cut every linked worktree off: finding C17;
+  ``git worktree add`` writes into it, ``prune`` leaves it when it cannot remove it).
 - **after** it (:func:`check`): bubblewrap cannot bind over a path that does not
   exist without leaving an empty file or directory in the user's tree, so what did
   not exist is watched instead. Once the command has ended (its PID namespace is
@@ -420,6 +422,8 @@ class _Walls:
                 continue
             self.gitdirs.append(g)
             self.pins.append(g)
+            if (g / "worktrees").is_dir() and not (g / "worktrees").is_symlink():
+                self.pins.append(g / "worktrees")  # C17: moved away, every linked worktree lost its git dir
             for part in GIT_PARTS:
                 path = g / part
                 seen = self.watch(path)

@@ -45,11 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import gitindex, gitmodules, gitmoved
+from . import gitindex, gitmodules, gitmoved, gitworktrees
 from .gitrefs import (
     TREES,
     folder_names,
     plain,
+    read_regular,
     real_folder,
     reflog_lines,
     reflog_ok,
@@ -120,16 +121,21 @@ def read_state(gitdir: Path, *, packed_limit: int = MAX_PACKED_REFS_BYTES) -> di
             continue  # not a reflog git writes (logs/junk1): not history
         limit = packed_limit if rel == "packed-refs" else MAX_REF_BYTES if rel.startswith("refs/") \
             else MAX_STATE_BYTES
-        data = _read_regular(gitdir / rel, limit)
+        data = read_regular(gitdir / rel, limit)
         if data is not None and rel.startswith("logs/"):
             data = b"".join(line + b"\n" for line in reflog_lines(data.splitlines()))
         if data is None or total + len(data) > MAX_STATE_BYTES:
             continue
         total += len(data)
         out[rel] = data
-    index = _read_regular(gitdir / gitindex.INDEX, gitindex.MAX_INDEX_BYTES)  # last: refs come first
+    index = read_regular(gitdir / gitindex.INDEX, gitindex.MAX_INDEX_BYTES)  # last: refs come first
     if index is not None and total + len(index) <= MAX_STATE_BYTES:
         out[gitindex.INDEX] = index
+        total += len(index)
+    for rel, data in gitworktrees.read(gitdir).items():  # the linked worktrees' HEAD, index, reflog (C17)
+        if total + len(data) <= MAX_STATE_BYTES:
+            total += len(data)
+            out[rel] = data
     return out
 
 
@@ -181,6 +187,7 @@ def before_command(cp: Checkpoints, root: Path) -> dict[str, bytes] | None:
                               f"{MAX_PACKED_REFS_BYTES >> 20} MB a checkpoint keeps: the refs it holds are "
                               "not kept, and /rewind cannot put them back")
     kept.modules = gitmodules.marks(gitdir)
+    kept.worktrees = gitworktrees.checkouts(gitdir)
     kept.state_kept = log_state(cp, kept, gitdir, files)
     if not kept.state_kept:
         kept.notes.append("the repository's refs and reflogs could not be kept before this command: the "
@@ -214,6 +221,8 @@ def log_state(cp: Checkpoints, kept: ObjectKeeper, gitdir: Path, files: dict[str
 def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
     """What the command removed of the history, in words (empty: nothing)."""
     gitdir = git_dir(root) or root / ".git"
+    kept = cp.git_keepers.get(hashlib.sha256(str(gitdir).encode()).hexdigest()[:16])
+    worktrees = gitworktrees.after_command(gitdir, root, before, kept.worktrees) if kept is not None else []
     after = read_state(gitdir) if gitdir.is_dir() else {}
     refs_before, refs_after = refs_of(before), refs_of(after)
     refs = sorted(name for name in refs_before if name not in refs_after)
@@ -221,8 +230,7 @@ def after_command(cp: Checkpoints, root: Path, before: dict[str, bytes]) -> str:
     entries = sum(len(set(lines) - set(logs_after.get(rel, []))) for rel, lines in log_lines(before).items())
     objects: list[str] = []
     lfs: list[str] = []
-    notes: list[str] = []
-    kept = cp.git_keepers.get(hashlib.sha256(str(gitdir).encode()).hexdigest()[:16])
+    notes: list[str] = worktrees
     if kept is not None:
         stamps = kept.stamps(gitdir)
         gone = kept.removed(gitdir, stamps)
@@ -382,6 +390,8 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     index_changed = dict(state.files).get(gitindex.INDEX) != _digest(now.get(gitindex.INDEX))
     if index_changed:
         said += gitindex.note(index_back is not None, bool(sorted_moves.back))
+    worktrees = gitworktrees.restore(gitdir, files, apply=False)
+    said += worktrees
     if not apply:
         return said
     for sub in ("objects/pack", "objects/info", "refs/heads", "refs/tags"):
@@ -399,7 +409,7 @@ def restore(cp: Checkpoints, state: GitState, *, apply: bool) -> list[str]:
     for rel, lines in logs.items():
         old, later = set(lines), logs_now.get(rel, [])
         write(gitdir, rel, b"".join(x + b"\n" for x in lines + [n for n in later if n not in old]))
-    return said
+    return [x for x in said if x not in worktrees] + gitworktrees.restore(gitdir, files, apply=True)
 
 
 def _index_back(
@@ -460,32 +470,12 @@ def _write_refs(gitdir: Path, missing: dict[str, str], back: dict[str, tuple[str
 def _log_move(gitdir: Path, name: str, old: str, new: str) -> None:
     """A reflog line for the ref a rewind moved back, as git writes one (when it has a reflog)."""
     rel = f"logs/{name}"
-    data = _read_regular(gitdir / rel, MAX_STATE_BYTES)
+    data = read_regular(gitdir / rel, MAX_STATE_BYTES)
     if data is None or not reflog_ok(rel):
         return
     line = f"{old} {new} agent-shell <agent-shell> {int(time.time())} +0000\t/rewind: to before a message\n"
     write(gitdir, rel, (data if data.endswith(b"\n") or not data else data + b"\n") + line.encode())
 
-
-
-def _read_regular(path: Path, limit: int) -> bytes | None:
-    """The regular file at ``path`` (no symlink, no fifo), None when over ``limit`` bytes."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, size = [], 0
-        while size <= limit and (chunk := os.read(fd, 1 << 16)):
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks) if size <= limit else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _mb(size: int) -> str:

@@ -119,3 +119,23 @@ def real_folder(gitdir: Path, parts: list[str]) -> Path | None:
         if not stat.S_ISDIR(os.lstat(folder).st_mode):
             return None
     return folder
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The regular file at ``path`` (no symlink, no fifo), None when over ``limit`` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, size = [], 0
+        while size <= limit and (chunk := os.read(fd, 1 << 16)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks) if size <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

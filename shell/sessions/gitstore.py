@@ -24,7 +24,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from . import gitlfs, gitverified
+from . import gitlfs, gitverified, gitworktrees
 from .gitrefs import folder_entries, folder_names, real_folder
 
 
@@ -50,6 +50,8 @@ class ObjectKeeper:
         """The repository's Git LFS objects, kept under the same room (:mod:`.gitlfs`)."""
         self.modules: dict[str, dict[str, int]] = {}
         """What the submodules' histories held before the last command (:mod:`.gitmodules`)."""
+        self.worktrees: dict[str, gitworktrees.Checkout] = {}
+        """The linked worktrees' live checkouts before the last command (:mod:`.gitworktrees`)."""
         self._absent: dict[str, set[str]] = {}
         """Each objects folder's kept files the repository lacked when it was last listed:
         gone before the command (an earlier one, or the user's own ``git gc`` between
