@@ -19,13 +19,18 @@ Which names: :data:`sys.stdlib_module_names` (but the few no tool imports) and t
 names of the host's ``site-packages`` folders (this Python's, the system's and the user's:
 pip, pytest, black, mypy …) with :data:`TOOL_MODULES`, whether installed or not. A folder
 that is itself a package (holds ``__init__.py``) is not where anyone runs ``python -m``:
-the modules in it (``src/app/types.py``) are the package's own and stay.
+the modules in it (``src/app/types.py``) are the package's own and stay. A folder named like
+an installed namespace package (``opentelemetry/``, no ``__init__``) is a portion Python merges
+first: what it holds that the installed namespace has too (``opentelemetry/context/``) is
+listed as well (:func:`_portions`), so one a command adds to such a folder the project had is
+new and moved out (it was not: only new top-level folders were).
 """
 
 from __future__ import annotations
 
 import functools
 import glob
+import itertools
 import os
 import site
 import sys
@@ -169,6 +174,71 @@ def shadowing(found: Iterable[Path]) -> dict[Path, str]:
         name = module_name(path.name)
         plain = path.name == name and not os.path.lexists(path / "__init__.py") and name not in namespaces
         out[path] = "" if plain else SHADOW_WHY.format(name=name)
+        if name in namespaces and path.name == name and not plain and _portion_folder(path):
+            out.update(_portions(path, (name,)))
+    return out
+
+
+MAX_NAMESPACE_DEPTH = 4
+"""Levels of a namespace looked into (``google.cloud.storage`` is three)."""
+
+
+def _portions(folder: Path, dotted: tuple[str, ...]) -> dict[Path, str]:
+    """The entries of ``folder``, a workspace portion of the installed namespace ``dotted``,
+    that Python finds before the installed modules of their names (a module, a package, or a
+    portion of a namespace installed there too, looked into in turn), with why; one with no
+    ``__init__`` beside an installed regular package is listed with no why (it comes after
+    it: a new ``__init__.py`` in it is what moves out). The guard lists them before and after
+    a command, so one a command adds to a namespace folder the project had is new
+    (:func:`new_modules`); one named like nothing installed there is the project's own."""
+    installed = _namespace_entries(_stamp(_site_dirs()), dotted)
+    out: dict[Path, str] = {}
+    try:
+        with os.scandir(folder) as entries:
+            found = [(e.name, Path(e.path)) for e in itertools.islice(entries, MAX_PORTION_ENTRIES)]
+    except OSError:
+        return out
+    for entry, path in found:
+        name = module_name(entry)
+        if not name or name not in installed or (entry != name and path.is_dir()):
+            continue
+        why = SHADOW_WHY.format(name=".".join((*dotted, name)))
+        if not (entry == name and _portion_folder(path)):
+            out[path] = why
+        elif installed[name] and len(dotted) < MAX_NAMESPACE_DEPTH:  # both namespaces: merged again
+            out[path] = why
+            out.update(_portions(path, (*dotted, name)))
+        else:
+            out[path] = ""
+    return out
+
+
+MAX_PORTION_ENTRIES = 200
+"""Entries of one workspace namespace folder looked at."""
+
+
+def _portion_folder(path: Path) -> bool:
+    """A folder with no ``__init__``: a namespace portion, where Python imports from it at all."""
+    return path.is_dir() and not any(os.path.lexists(path / f"__init__{s}") for s in (".py", ".pyc"))
+
+
+@functools.lru_cache(maxsize=64)
+def _namespace_entries(stamp: tuple[tuple[str, int], ...], dotted: tuple[str, ...]) -> dict[str, bool]:
+    """The modules the installed namespace ``dotted`` holds, in every ``site-packages``
+    folder: name, and whether it is a namespace itself."""
+    out: dict[str, bool] = {}
+    for site_dir, _ in stamp:
+        folder = os.path.join(site_dir, *dotted)
+        try:
+            with os.scandir(folder) as entries:
+                for entry in itertools.islice(entries, MAX_SITE_ENTRIES):
+                    name = module_name(entry.name)
+                    if not name or name.startswith("__") or entry.name.endswith(_SKIP_SUFFIXES):
+                        continue
+                    plain = entry.name == name and entry.is_dir(follow_symlinks=False)
+                    out[name] = out.get(name, False) or (plain and _portion(entry.path))
+        except OSError:
+            continue
     return out
 
 

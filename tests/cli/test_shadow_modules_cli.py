@@ -118,3 +118,30 @@ def test_a_new_portion_of_an_installed_namespace_package_and_a_deep_sitecustomiz
     for name in ("opentelemetry", "deep/er/sitecustomize.py"):
         assert not (workspace / name).exists(), (name, out)
         assert f"{name}: new: a Python module named like the standard or installed module" in out, out
+
+
+def test_a_new_portion_in_a_namespace_folder_the_project_had_is_moved_out(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """``opentelemetry/`` was the project's (its notes, no ``__init__``): a namespace portion,
+    harmless while it holds nothing the installed package has. A command adding
+    ``opentelemetry/context/__init__.py`` (or ``opentelemetry/baggage.py``) put its code before the
+    installed ``opentelemetry.context`` for ``python -c`` started there; only the folders before the
+    command were looked at. The project's own subpackage, named like nothing installed, stays."""
+    require_sandbox()
+    (workspace / "opentelemetry").mkdir()
+    (workspace / "opentelemetry" / "notes.md").write_text("our exporter\n")
+    planted = "import os; os.system('touch ran-as-you')"
+    command = (f'mkdir -p opentelemetry/context opentelemetry/ourexporter; '
+               f'echo "{planted}" > opentelemetry/context/__init__.py; '
+               f'echo "{planted}" > opentelemetry/baggage.py; '
+               f'echo "x = 1" > opentelemetry/ourexporter/__init__.py; echo ran')
+    out = run_command(run_cli, script, command)
+    assert "ran" in out, out
+    for name in ("opentelemetry/context", "opentelemetry/baggage.py"):
+        assert not (workspace / name).exists(), (name, out)
+        assert f"{name}: new: a Python module named like the standard or installed module" in out, out
+    assert (workspace / "opentelemetry" / "ourexporter" / "__init__.py").exists()
+    assert (workspace / "opentelemetry" / "notes.md").exists()
+    assert str(workspace) not in imported_from(workspace, workspace, "opentelemetry.context")
+    assert not (workspace / "ran-as-you").exists()

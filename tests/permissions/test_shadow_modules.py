@@ -75,3 +75,27 @@ def test_a_file_edit_creating_such_a_module_asks_and_one_editing_the_projects_go
         assert said[0] == "ask" and "python -m" in said[1] and "does not exist yet" in said[1], (path, said)
     for path in ("turtle.py", "app.py", "app/json.py", "my-notes.py"):
         assert action(path)[0] == "allow", path
+
+
+def test_what_a_namespace_folder_holds_counts_where_the_installed_namespace_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python merges a namespace's portions in path order: in a workspace ``acme/`` (no
+    ``__init__``), ``core.py`` comes before the installed ``acme.core``, and ``sub/`` is merged
+    with the installed namespace ``acme.sub`` in turn; ``mine/`` shadows nothing installed, and
+    a ``core/`` with no ``__init__`` comes after the installed package (only its ``__init__``
+    would count)."""
+    site = tmp_path / "site-packages"
+    for path in ("acme/core/__init__.py", "acme/sub/deep.py", "acme/other/__init__.py"):
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_text("")
+    monkeypatch.setattr(shadowmodules, "_site_dirs", lambda: [str(site)])
+    ws = tmp_path / "ws"
+    for path in ("acme/notes.md", "acme/core.py", "acme/sub/deep.py", "acme/mine/__init__.py",
+                 "acme/other/readme.txt"):
+        (ws / path).parent.mkdir(parents=True, exist_ok=True)
+        (ws / path).write_text("")
+    noted = shadowmodules.shadowing([ws / "acme"])
+    said = {p.relative_to(ws).as_posix(): bool(why) for p, why in noted.items()}
+    assert said == {"acme": True, "acme/core.py": True, "acme/sub": True, "acme/sub/deep.py": True,
+                    "acme/other": False}
