@@ -95,12 +95,19 @@ class GitState:
 
 
 def git_dir(root: Path) -> Path | None:
-    """The workspace's own ``.git`` folder (not a ``.git`` file of a linked worktree)."""
+    """The git directory whose history the workspace's commands can reach: its own ``.git``
+    folder, or, when the workspace is a linked worktree (a ``.git`` file), the repository's
+    shared one, whose objects, refs and reflogs the sandbox lets its git write (when that
+    repository names this checkout back: :func:`.gitworktrees.common_dir`). Without it a
+    command in a worktree removed objects and branches with nothing kept or said."""
     path = root / ".git"
     try:
-        return path if stat.S_ISDIR(os.lstat(path).st_mode) else None
+        mode = os.lstat(path).st_mode
     except OSError:
         return None
+    if stat.S_ISREG(mode):
+        return gitworktrees.common_dir(path)
+    return path if stat.S_ISDIR(mode) else None
 
 
 def read_state(gitdir: Path, *, packed_limit: int = MAX_PACKED_REFS_BYTES) -> dict[str, bytes]:

@@ -192,6 +192,27 @@ def _put(gitdir: Path, name: str, part: str, files: dict[str, bytes]) -> bool:
     return True
 
 
+def common_dir(dotgit: Path) -> Path | None:
+    """The repository a linked worktree's ``.git`` file belongs to (its shared git dir), when
+    the admin folder it points at is that repository's ``worktrees/NAME`` and names this file
+    back: as git wrote them at ``git worktree add``, not a file pointing at another project's."""
+    content = read_regular(dotgit, MAX_SMALL)
+    if content is None or not content.startswith(b"gitdir:"):
+        return None
+    target = content[7:].decode("utf-8", "replace").strip()
+    if not target or "\0" in target:
+        return None
+    admin = Path(os.path.normpath(dotgit.parent / target))
+    pointer = read_regular(admin / "commondir", MAX_SMALL)
+    if pointer is None:
+        return None
+    common = Path(os.path.normpath(admin / pointer.decode("utf-8", "replace").strip()))
+    named = _named_checkout(admin, read_regular(admin / "gitdir", MAX_SMALL))
+    if named is None or not _same(named, dotgit) or not _same(admin.parent, common / "worktrees"):
+        return None
+    return common if common.is_dir() and not common.is_symlink() else None
+
+
 def _named_checkout(admin: Path, pointer: bytes | None) -> Path | None:
     """The checkout's ``.git`` file ``pointer`` (a ``gitdir`` file's content) names, when
     that file names ``admin`` back (``gitdir: …``, relative paths read as git reads them)."""
@@ -256,4 +277,4 @@ def _shown(folder: Path, root: Path) -> str:
         rel = folder.relative_to(root).as_posix()
     except ValueError:
         return sanitize_line(str(folder))
-    return sanitize_line(f"{rel}/" if rel != "." else "./")
+    return sanitize_line(f"{rel}/" if rel != "." else "./ (this workspace)")

@@ -53,3 +53,26 @@ async def test_a_worktree_the_user_removed_since_is_not_brought_back(
     _git(ws, "worktree", "prune", "--expire=now")  # the user's own clean-up, between messages
     apply_rewind(rt, plan_rewind(rt, 1), "files")
     assert not (ws / ".git" / "worktrees" / "wt").exists()
+
+
+async def test_in_a_worktree_workspace_the_shared_history_is_kept_said_and_put_back(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """The workspace is a linked worktree: the sandbox lets its git write the repository's
+    objects, refs and reflogs (outside the workspace), and the history keep kept none of
+    them: ``rm -rf`` of its objects and branch, and of its own HEAD and index, lost the
+    branch's commits and left the workspace "not a git repository", with nothing said."""
+    main = _repo(tmp_path)
+    ws = tmp_path / "feature"
+    _git(main, "worktree", "add", "-q", "-b", "feature", str(ws))
+    (ws / "d.txt").write_text("d\n")
+    _git(ws, "add", "d.txt")
+    _git(ws, "commit", "-qm", "feat")
+    log = _git(ws, "log", "--format=%H %s")
+    rt, text = await _run(ws, 'C=$(git rev-parse --git-common-dir); G=$(git rev-parse --git-dir); '
+                              'rm -rf "$C"/objects/?? "$C"/refs/heads/feature "$G/HEAD" "$G/index"; echo y')
+    assert "HEAD, index of the linked git worktree ./ (this workspace)" in text, text
+    assert "this command removed git history" in text and "refs/heads/feature" in text, text
+    apply_rewind(rt, plan_rewind(rt, 1), "files")
+    assert _git(ws, "log", "--format=%H %s") == log
+    assert _git(ws, "status", "--porcelain") == ""
