@@ -112,6 +112,9 @@ class Snapshot:
     """Why it is not complete, for the user."""
     ignored: frozenset[str] = frozenset()
     """The ignored paths the walk passed by (not scanned: a command that removes one is said)."""
+    checkouts: frozenset[str] = frozenset()
+    """The ignored folders holding a ``.git`` file (a linked worktree's checkout: the sandbox
+    pins that file, so such a folder gone was moved with all in it, not removed; finding C11)."""
     chunks: dict[str, _Chunk] = field(default_factory=dict, repr=False, compare=False)
     """The files of this scan by folder chunk (keyed by its first file's path), each
     with its content kept (see :class:`_Chunk`)."""
@@ -198,7 +201,8 @@ class WorkspaceCapture:
                                         after=left, deleted=deleted))
             else:
                 out.append(CapturedFile(self.root / rel, old.data, old.mode, after=left, deleted=deleted))
-        gone = before.ignored - after.ignored if before.complete and after.complete else frozenset()
+        gone = before.ignored - after.ignored - before.checkouts if before.complete and after.complete \
+            else frozenset()  # a checkout moved away is said by the history keep (sessions.gitworktrees)
         self.lost = "\n".join(n for n in (lost_note(lost), ignored_note(gone)) if n)
         return out
 
@@ -225,6 +229,8 @@ class WorkspaceCapture:
             if stats.stopped_at is not None:
                 break
         snap.ignored = frozenset(self._walk.ignored)
+        snap.checkouts = frozenset(g for g in snap.ignored
+                                   if g.endswith("/") and _git_file(self.root / g / ".git"))
         if stats.stopped_at is not None:
             snap.complete = False
             where = sanitize_line(stats.stopped_at)
@@ -491,6 +497,13 @@ def _read_up_to(fd: int, size: int, limit: int) -> bytes:
 
 def _mb(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
+
+
+def _git_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 T = TypeVar("T")

@@ -112,6 +112,7 @@ def test_a_moved_worktree_checkout_is_said_with_the_repair_that_keeps_it(
     said = _run(run_cli, script, "mv wt2 wt3")
     assert "moved the linked git worktree wt2/ to wt3/" in said, said
     assert "git worktree repair wt3/" in said, said
+    assert "removed paths .gitignore ignores" not in said, said  # it was moved, not removed
     git(workspace, "worktree", "repair", "wt3/")  # as the note says
     git(workspace, "worktree", "prune", "--expire=now")
     assert git(workspace / "wt3", "diff", "--cached", "--name-only").stdout.split() == ["wip.txt"]
