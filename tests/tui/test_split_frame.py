@@ -7,20 +7,23 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from textual import messages
 from textual._compositor import ChopsUpdate, Compositor
 from textual.app import App, ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from shell.tui import full_map
 from shell.tui.screens.main_layout import MainLayout
 from shell.tui.screens.split_frame import SplitFrameScreen
 
 from .helpers import wait_for
+from .test_full_map import _placed_as_textual_would
 
 pytestmark = pytest.mark.anyio
 
@@ -310,3 +313,81 @@ async def test_an_error_in_a_split_frames_layout_ends_the_app_instead_of_spinnin
                 app.screen.call_after_refresh(lambda: None)
                 while app.is_running:  # noqa: ASYNC110 (the app's own state, no event to wait on)
                     await anyio.sleep(0.05)
+
+
+class Flood(SplitFrameScreen[None]):
+    """A conversation far longer than the screen, growing at its end."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scroll"):
+            for n in range(60):
+                yield Static(f"line {n}", id=f"s{n}")
+
+
+class FloodPage(App[None]):
+    def get_default_screen(self) -> SplitFrameScreen[None]:
+        return Flood()
+
+
+async def test_a_widget_mounted_between_the_halves_does_not_make_the_render_arrange_every_widget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 21: a flood mounts new blocks between a frame's layout and its render (the
+    render waits while ``ChatMarkdown.append`` holds a batch open across its mounts).
+    Handed to the compositor by the render, a block not placed yet marked its map of
+    every widget out of date, and the first widget drawn arranged the whole
+    conversation again from the root inside the render: 2-4 ms at half of a 50 KB
+    flood's renders, the longest steps left. The render draws what the layout placed;
+    the next layout places the new block, where Textual places it, and draws it."""
+    full_map.install()  # as the app does
+    layout = SplitFrameScreen._refresh_layout
+    render_half = SplitFrameScreen._render_half
+    armed: list[bool] = []
+    mounted: list[Static] = []
+    arrangements_in_render: list[bool] = []
+    in_render: list[bool] = []
+    arrange_root = Compositor._arrange_root
+
+    def layout_then_mount(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        if self._in_frame and armed == [True]:
+            armed.append(True)
+            self.app._begin_batch()  # the render waits while the mount runs
+            new = Static("the new block", id="new")
+            mounted.append(new)
+            self.query_one("#scroll", VerticalScroll).mount(new)
+
+    def counted_render(self: SplitFrameScreen[None]) -> None:
+        in_render.append(True)
+        try:
+            render_half(self)
+        finally:
+            in_render.pop()
+
+    def counted_arrange(self: Compositor, root: Any, size: Any, visible_only: bool = True) -> Any:
+        if in_render and not visible_only:
+            arrangements_in_render.append(True)
+        return arrange_root(self, root, size, visible_only=visible_only)
+
+    monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", layout_then_mount)
+    monkeypatch.setattr(SplitFrameScreen, "_render_half", counted_render)
+    monkeypatch.setattr(Compositor, "_arrange_root", counted_arrange)
+    app = FloodPage()
+    async with app.run_test(size=(40, 10)) as pilot:
+        scroll = app.query_one("#scroll", VerticalScroll)
+        scroll.anchor()  # follows the end, as the conversation does while a reply streams
+        await pilot.pause()
+        armed.append(True)
+        app.query_one("#s59", Static).update("line 59\nand one more")  # a layout, in a frame
+        await wait_for(pilot, lambda: len(armed) == 2)
+        try:
+            await wait_for(pilot, lambda: mounted[0].is_mounted)
+            mounted[0].update("the new block, grown")  # a block filled in once mounted
+            await wait_for(pilot, lambda: mounted[0] in app.screen._dirty_widgets)
+        finally:
+            app._end_batch()
+        await wait_for(pilot, lambda: not app.screen._dirty_widgets and not app.screen._layout_required)
+        assert arrangements_in_render == []
+        await wait_for(pilot, lambda: any("the new block, grown" in strip.text
+                                          for strip in app.screen._compositor.render_strips()))
+        _placed_as_textual_would(app)

@@ -168,8 +168,21 @@ class SplitFrameScreen(Screen[ScreenResultType]):
         # typed meanwhile) are drawn now: Textual's render clears ``_dirty_widgets``, and
         # the layout half took its regions before they were marked. Dropped, a typed key
         # showed only at the prompt's next repaint (its cursor's blink).
-        self._compositor.update_widgets(self._dirty_widgets)
+        compositor = self._compositor
+        dirty = self._dirty_widgets
+        unplaced = set() if compositor._full_map_invalidated else dirty - compositor._full_map.keys()
+        # Widgets mounted between the halves (a flood's new blocks) are not placed yet:
+        # handed to the compositor, they marked its map out of date, and the first
+        # widget this render drew asked for its region and arranged the whole
+        # conversation again from the root, inside the render (issue 21: 25 of a 50 KB
+        # flood's ~45 renders, 2-4 ms each, in its longest steps). This render draws
+        # what the layout half placed; the layout that places them paints their
+        # regions (a reflow marks what it added dirty). The map is marked out of date
+        # after the render, as Textual would have: a region asked for later is right.
+        compositor.update_widgets(dirty - unplaced if unplaced else dirty)
         super()._compositor_refresh()
+        if unplaced:
+            compositor._full_map_invalidated = True
         cost = self._frame_cost + thread_time() - start
         self._next_frame_at = perf_counter() + REST * cost
 
