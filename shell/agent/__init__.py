@@ -5,7 +5,9 @@
 ``acting.py`` the turn's tool calls, ``tool_call.py`` one of them, ``batch.py`` their
 order, ``compression.py`` the top of a round, ``reporting.py`` failures and asks;
 ``reply.py`` how a reply runs), the frozen data it works
-on lives in :mod:`shell.core` and is re-exported. No UI and no HTTP live here; this
+on lives in :mod:`shell.core` and is re-exported (with the model stream's chunks,
+``TextDelta`` … ``StopChunk``, for a user's own ChatModel or an ``on_model_call`` that
+answers alone; the loop's events of similar names are in :mod:`.events`). No UI and no HTTP live here; this
 package and ``middleware`` work as a library with no terminal at all.
 """
 
@@ -21,19 +23,25 @@ from shell.core import (
     FunctionTool,
     HintBlock,
     Message,
+    ModelChunk,
     ModelError,
     ModelRequest,
+    StopChunk,
     SystemMessage,
     TextBlock,
+    TextDelta,
     ThinkingBlock,
+    ThinkingDelta,
     Tool,
     ToolArgumentError,
     ToolCallBlock,
+    ToolCallDelta,
     ToolContext,
     ToolKind,
     ToolResult,
     ToolResultMessage,
     Usage,
+    UsageChunk,
     UserMessage,
     tool,
 )
@@ -51,19 +59,25 @@ __all__ = [
     "FunctionTool",
     "HintBlock",
     "Message",
+    "ModelChunk",
     "ModelError",
     "ModelRequest",
+    "StopChunk",
     "SystemMessage",
     "TextBlock",
+    "TextDelta",
     "ThinkingBlock",
+    "ThinkingDelta",
     "Tool",
     "ToolArgumentError",
     "ToolCallBlock",
+    "ToolCallDelta",
     "ToolContext",
     "ToolKind",
     "ToolResult",
     "ToolResultMessage",
     "Usage",
+    "UsageChunk",
     "UserMessage",
     "tool",
 ]

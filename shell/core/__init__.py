@@ -27,7 +27,17 @@ if TYPE_CHECKING:
         Usage,
         UserMessage,
     )
-    from .model import ChatModel, ModelError, ModelRequest
+    from .model import (
+        ChatModel,
+        ModelChunk,
+        ModelError,
+        ModelRequest,
+        StopChunk,
+        TextDelta,
+        ThinkingDelta,
+        ToolCallDelta,
+        UsageChunk,
+    )
     from .tools import FunctionTool, Tool, ToolArgumentError, ToolContext, ToolKind, tool
 
 
@@ -36,7 +46,8 @@ _HOMES = {
     **dict.fromkeys(("AssistantMessage", "Block", "DataBlock", "HintBlock", "Message", "SystemMessage",
                      "TextBlock", "ThinkingBlock", "ToolCallBlock", "ToolResult", "ToolResultMessage",
                      "Usage", "UserMessage"), ".messages"),
-    **dict.fromkeys(("ChatModel", "ModelError", "ModelRequest"), ".model"),
+    **dict.fromkeys(("ChatModel", "ModelChunk", "ModelError", "ModelRequest", "StopChunk", "TextDelta",
+                     "ThinkingDelta", "ToolCallDelta", "UsageChunk"), ".model"),
     **dict.fromkeys(("FunctionTool", "Tool", "ToolArgumentError", "ToolContext", "ToolKind", "tool"),
                     ".tools"),
 }
@@ -65,19 +76,25 @@ __all__ = [
     "FunctionTool",
     "HintBlock",
     "Message",
+    "ModelChunk",
     "ModelError",
     "ModelRequest",
+    "StopChunk",
     "SystemMessage",
     "TextBlock",
+    "TextDelta",
     "ThinkingBlock",
+    "ThinkingDelta",
     "Tool",
     "ToolArgumentError",
     "ToolCallBlock",
+    "ToolCallDelta",
     "ToolContext",
     "ToolKind",
     "ToolResult",
     "ToolResultMessage",
     "Usage",
+    "UsageChunk",
     "UserMessage",
     "tool",
 ]
