@@ -22,9 +22,10 @@ same reach:
   ``commondir``, ``info``, ``rr-cache``, a linked worktree's ``gitdir`` and ``locked``, and the same
   in the git dirs of submodules and worktrees under ``modules/`` and ``worktrees/``), so
   ``git commit`` still writes objects, the index and refs; the git directory itself
-  is bound onto itself so ``mv .git .git-old`` cannot swap in another, and so is its
-  ``worktrees`` folder (``mv .git/worktrees x`` cut every linked worktree off: finding C17;
-  ``git worktree add`` writes into it, ``prune`` leaves it when it cannot remove it).
+  is bound onto itself so ``mv .git .git-old`` cannot swap in another, and so are its
+  ``worktrees`` and ``modules`` folders (``mv .git/worktrees x`` cut every linked worktree
+  off, finding C17, as ``mv .git/modules x`` does every submodule; ``git worktree add`` and
+  ``git submodule add`` write into them, ``prune`` leaves the first when it cannot remove it).
 - **after** it (:func:`check`): bubblewrap cannot bind over a path that does not
   exist without leaving an empty file or directory in the user's tree, so what did
   not exist is watched instead. Once the command has ended (its PID namespace is
@@ -422,8 +423,9 @@ class _Walls:
                 continue
             self.gitdirs.append(g)
             self.pins.append(g)
-            if (g / "worktrees").is_dir() and not (g / "worktrees").is_symlink():
-                self.pins.append(g / "worktrees")  # C17: moved away, every linked worktree lost its git dir
+            for held in ("worktrees", "modules"):  # C17: moved away, every linked worktree (submodule)
+                if (g / held).is_dir() and not (g / held).is_symlink():  # lost its git dir
+                    self.pins.append(g / held)
             for part in GIT_PARTS:
                 path = g / part
                 seen = self.watch(path)

@@ -133,3 +133,24 @@ def test_gits_own_worktree_commands_still_work_beside_a_kept_worktree(
     assert sorted(p.name for p in (workspace / ".git" / "worktrees").iterdir()) == ["ws29-wt"]
     assert git(workspace, "log", "-1", "--format=%s", "five").stdout.strip() == "five"
     _whole(outside, commit)
+
+
+def test_the_submodules_folder_cannot_be_moved_away_and_submodule_add_still_works(
+    run_cli: RunCli, script: Script, workspace: Path, home: Path
+) -> None:
+    """``mv .git/modules x`` left every submodule "not a git repository", as the worktrees'
+    folder did its worktrees; pinned alike, while a command's ``git submodule add`` writes there."""
+    lib = home / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    (lib / "l.txt").write_text("l\n")
+    git(lib, "add", "-A")
+    git(lib, "commit", "-qm", "l")
+    git(workspace, "init", "-q", "-b", "main")
+    git(workspace, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    git(workspace, "commit", "-qm", "sub")
+    said = _run(run_cli, script, "mv .git/modules .git/m-old; echo done")
+    assert not (workspace / ".git" / "m-old").exists(), said
+    assert git(workspace / "lib", "rev-parse", "HEAD").stdout.strip()
+    said = _run(run_cli, script, f"git -c protocol.file.allow=always submodule add -q {lib} lib2 && ls lib2")
+    assert "l.txt" in said and (workspace / ".git" / "modules" / "lib2").is_dir(), said
