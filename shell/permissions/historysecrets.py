@@ -28,7 +28,10 @@ compose file's ``POSTGRES_PASSWORD``, a settings file: :mod:`shell.core.secretco
 have each version judged by that content rule, bounded apart (finding C1: the manifest
 removed, the password replaced by ``${VAR}``). The repositories nested under the workspace
 that the sandbox's walk saw (a folder of projects, a gitignored ``vendor/`` clone) are
-searched the same way, each in its own thread and cache (finding C3: ``git -C proj log -p``).
+searched the same way, each in its own thread and cache (finding C3: ``git -C proj log -p``): the
+first :data:`MAX_NESTED` the walk saw, and those a command's words name, when it is read
+(:mod:`.historyplaces`: past the 16, or where the walk never went); a reader that may reach
+one only through a place known when it runs asks while the walk saw more than were searched.
 
 Done once per state of the refs (:func:`_refs_stamp`: HEAD, ``packed-refs``, every
 folder under ``refs/``, reftable's list, the other worktrees' HEADs: git writes a ref by
@@ -60,6 +63,7 @@ from shell.core.textsafety import path_text
 from . import githardened
 from .githistory import history_reader
 from .gitstaged import git_dir, repository_of
+from .historyplaces import named_repositories
 
 TIMEOUT = 10.0
 """Seconds the history search may take (each of its git runs)."""
@@ -186,11 +190,13 @@ def nested_repositories(root: Path, seen: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(out)
 
 
-def _all_secrets(root: Path, seen: Iterable[Path], wait: float) -> list[tuple[str, HistorySecrets]]:
+def _all_secrets(root: Path, seen: Iterable[Path], wait: float,
+                 named: Iterable[Path] = ()) -> list[tuple[str, HistorySecrets]]:
     """(how the workspace names its work tree, what its history holds) of ``root``'s
-    repository and of each nested one: every search started first, then each waited for
-    within ``wait`` in all."""
-    places = [root, *nested_repositories(root, seen)]
+    repository, of each nested one and of those a command ``named`` (and earlier ones named:
+    :func:`_named_before`): every search started first, then each waited for within ``wait``
+    in all."""
+    places = list(dict.fromkeys([root, *nested_repositories(root, seen), *_named_before(root, named)]))
     for place in places:
         history_secrets(place, 0)  # each starts its own search (or answers from its cache)
     deadline = time.monotonic() + wait
@@ -202,16 +208,48 @@ def _all_secrets(root: Path, seen: Iterable[Path], wait: float) -> list[tuple[st
     return out
 
 
+_named_places: OrderedDict[str, dict[Path, None]] = OrderedDict()
+"""Repositories commands named under each workspace (:mod:`.historyplaces`), searched since:
+the values net redacts what their histories hold too."""
+MAX_NAMED_KEPT = 64
+
+
+def _named_before(root: Path, named: Iterable[Path]) -> list[Path]:
+    """``named`` remembered for ``root``, and every one named there before (bounded)."""
+    key = str(root)
+    with _lock:
+        places = _named_places.setdefault(key, {})
+        _named_places.move_to_end(key)
+        for place in named:
+            places[place] = None
+        while len(places) > MAX_NAMED_KEPT:
+            places.pop(next(iter(places)))
+        while len(_named_places) > _KEPT:
+            _named_places.popitem(last=False)
+        return list(places)
+
+
+def _unsearched(root: Path, seen: Iterable[Path], searched: Iterable[Path]) -> int:
+    """How many nested repositories the walk saw that were not searched (past :data:`MAX_NESTED`)."""
+    done = set(searched)
+    return len({e.parent for e in seen if e.name == ".git" and root in e.parent.parents} - done)
+
+
 def _named(prefix: str, sources: Sources) -> Sources:
     """A nested repository's sources, named from the workspace (``proj/.env (in git's history)``)."""
     return tuple((f"{prefix}/{name}", values) for name, values in sources) if prefix else sources
 
 
-def history_sources(root: Path, wait: float = NET_WAIT, seen: Iterable[Path] = ()) -> Sources:
+def history_sources(
+    root: Path, wait: float = NET_WAIT, seen: Iterable[Path] = (), command: str = ""
+) -> Sources:
     """The values net's sources from the history of ``root``'s repository and of the
-    nested ones the walk ``seen`` (waiting :data:`NET_WAIT` at most in all for searches
-    under way, then the last searches')."""
-    return tuple(s for prefix, found in _all_secrets(root, seen, wait) for s in _named(prefix, found.sources))
+    nested ones the walk ``seen`` or ``command`` names (:mod:`.historyplaces`; waiting
+    :data:`NET_WAIT` at most in all for searches under way, then the last searches')."""
+    seen = tuple(seen)
+    named = named_repositories(command, root, nested_repositories(root, seen)) if command else ()
+    searched = _all_secrets(root, seen, wait, named)
+    return tuple(s for prefix, found in searched for s in _named(prefix, found.sources))
 
 
 def history_secret_question(name: str, command: str, root: Path, seen: Iterable[Path] = ()) -> str:
@@ -221,8 +259,12 @@ def history_secret_question(name: str, command: str, root: Path, seen: Iterable[
     reader = history_reader(command, root)
     if not reader:
         return ""  # the cheap check first: most commands are no history reader
+    seen = tuple(seen)
+    nested = nested_repositories(root, seen)
+    named = named_repositories(command, root, nested)  # lazily: past the 16, or the walk (historyplaces)
     moves: bool | None = None
-    for prefix, found in _all_secrets(root, seen, TIMEOUT + 1.0):  # each search stops at TIMEOUT
+    searched = _all_secrets(root, seen, TIMEOUT + 1.0, named)  # each search stops at TIMEOUT
+    for prefix, found in searched:
         if not found.worth_asking:
             continue
         present = bool(found.paths) and all(os.path.lexists(found.repo / rel) for rel in found.paths)
@@ -231,6 +273,13 @@ def history_secret_question(name: str, command: str, root: Path, seen: Iterable[
             if not moves:
                 continue  # another tree laid out lands where the sandbox hides each of them
         return _question(name, reader, found, prefix)
+    left = _unsearched(root, seen, [f.repo for _, f in searched])
+    if left and any(mark in command for mark in ("$", "`")):
+        return (f"{name} runs `{reader}`, which prints file contents from git's history, in a place "
+                f"known only when it runs, and the workspace holds {left} more repositories than were "
+                "searched for secret files committed once: a key one of them holds would print in clear. "
+                "Approving lets this one command run, and what it prints goes to the model's provider; allow "
+                "rules do not cover it.")
     return ""
 
 

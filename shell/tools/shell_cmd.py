@@ -304,7 +304,8 @@ async def confine(
     values = await anyio.to_thread.run_sync(  # not those the command itself spells (finding P4)
         lambda: hidden_values([*kept, *missing(secrets.paths, visible)], visible, secrets.relative,
                               "\n".join([*argv, spelled]), sandbox.staged.copies(kept), sandbox.roots(),
-                              history_sources(sandbox.workspace, seen=secrets.runs_later)))
+                              history_sources(sandbox.workspace, seen=secrets.runs_later,
+                                              command="\n".join([*argv, spelled]))))
     unmarked = await anyio.to_thread.run_sync(sandbox.mark_hidden, walls, hidden)
     if unmarked:  # git in the sandbox would see tracked files deleted
         raise ShellToolError(unmarked_note(unmarked))

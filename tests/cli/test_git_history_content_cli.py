@@ -127,3 +127,39 @@ def test_a_nested_repositorys_history_is_searched_too(
     sent = run(run_cli, script, [f"git -C {folder} log -p | grep TOKEN"], "bypass")
     assert "-TOKEN=[REDACTED]" in sent and TOKEN not in sent, sent[-2000:]
     assert f"{folder}/.env (in git's history)" in sent, sent[-2000:]
+
+
+def many_projects(ws: Path) -> None:
+    """20 repositories in the workspace (a repository ignoring them): 16 were searched, and only
+    the last, ``p19``, holds a removed ``.env``."""
+    git(ws, "init", "-q", "-b", "main")
+    (ws / ".gitignore").write_text("p*/\n")
+    git(ws, "add", ".")
+    git(ws, "commit", "-qm", "ws")
+    for n in range(19):
+        repo = ws / f"p{n:02d}"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        (repo / "a.txt").write_text("a\n")
+        git(repo, "add", ".")
+        git(repo, "commit", "-qm", "p1")
+    removed_env(ws / "p19")
+
+
+def test_a_repository_past_the_searched_ones_is_searched_when_a_command_names_it(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """``git -C p19 log -p`` printed the key unasked and unredacted: only the first 16 nested
+    repositories the walk saw were searched. The ones a line names are searched for it; a
+    line that reaches one through a place known only when it runs asks."""
+    require_sandbox()
+    many_projects(workspace)
+    sent = run(run_cli, script, ["git -C p03 log -p"], "auto")  # a clean one: runs as before
+    assert ASKED not in sent and "p1" in sent, sent[-2000:]
+    lines = ["git -C p19 log -p | grep TOKEN | rev", "cd p19 && git log -p | grep TOKEN | rev",
+             "for d in p*; do git -C $d log -p; done | grep TOKEN | rev"]
+    sent = run(run_cli, script, lines, "auto")
+    assert sent.count(ASKED) == 3, sent[-3000:]
+    assert TOKEN not in sent and TOKEN[::-1] not in sent, sent[-2000:]
+    sent = run(run_cli, script, ["git -C p19 log -p | grep TOKEN"], "bypass")
+    assert "-TOKEN=[REDACTED]" in sent and TOKEN not in sent, sent[-2000:]
