@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
+import itertools
 import json
 import os
 import re
@@ -135,9 +136,22 @@ settings (``registry``, ``access``, any npm config key): ``.npmrc``'s twin, whol
 FILES_KEY = "files"
 """package.json's list of what ``npm publish`` packs: only its secret-looking entries count
 (``.env``, ``*.pem``: :func:`secret_entries`); ``dist`` added is an ordinary edit."""
+DEPENDENCY_KEYS = ("dependencies", "devDependencies", "optionalDependencies", "overrides", "resolutions")
+"""package.json's keys naming what ``npm install`` (yarn, pnpm) installs, and with it runs the
+lifecycle scripts of: only their entries not from the registry count (:func:`local_dependencies`)."""
+NOT_FROM_REGISTRY = re.compile(
+    r"\s*(file:|link:|portal:|patch:|git\+|git:|github:|gitlab:|bitbucket:|gist:|https?:|\.{0,2}/|~/"
+    r"|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(#.*)?\s*$)")
+"""A dependency's spec that names a folder, a link, a patch, a git repository or a URL: the
+package npm installs from there runs its lifecycle scripts at ``npm install`` (a folder of
+the workspace holding a ``postinstall``), with no registry's name or version to review; a
+``user/repo`` is GitHub's. Not ``workspace:``: it names a package of the workspace's own
+workspaces, installed (scripts and all) at every install anyway."""
 NPM_WHY = ("holds what npm runs or sends unasked: a lifecycle script (preinstall, install, postinstall, "
-           "prepare, prepack …) a plain npm install runs as you, publishConfig (where npm publish sends the "
-           "package), or a secret-looking entry of \"files\" it would publish")
+           "prepare, prepack …) a plain npm install runs as you, a dependency it installs from a folder, a "
+           "git repository or a URL (file:, link:, git+…: whose own lifecycle scripts it runs), "
+           "publishConfig (where npm publish sends the package), or a secret-looking entry of \"files\" it "
+           "would publish")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
                    PIPFILE})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
@@ -319,6 +333,23 @@ def _package_keys(data: Any, hooked: frozenset[str]) -> CodeKeys:
     secrets = secret_entries(data.get(FILES_KEY))
     if secrets:
         out[f"{FILES_KEY} (secret-looking)"] = _dump(secrets)
+    out.update(local_dependencies(data))
+    return out
+
+
+def local_dependencies(data: dict[str, Any]) -> CodeKeys:
+    """The entries of a parsed package.json's :data:`DEPENDENCY_KEYS` whose spec is
+    :data:`NOT_FROM_REGISTRY` (``"x": "file:./tools/x"``; in ``overrides`` at any depth), by
+    place (finding A9's gap: npm ran the postinstall of a workspace folder a command named)."""
+    out: CodeKeys = {}
+    stack: list[tuple[str, Any, int]] = [(key, data[key], 0) for key in DEPENDENCY_KEYS if key in data]
+    while stack and len(out) < MAX_NODES:
+        place, node, depth = stack.pop()
+        if isinstance(node, str):
+            if NOT_FROM_REGISTRY.match(node):
+                out[place] = _dump(node)
+        elif isinstance(node, dict) and depth < MAX_DEPTH:
+            stack += [(f"{place}.{k}", v, depth + 1) for k, v in itertools.islice(node.items(), MAX_NODES)]
     return out
 
 

@@ -78,6 +78,8 @@ RUNS_LATER: dict[str, str | Reason] = {
     ".devcontainer.json": "builds and runs containers for this workspace (initializeCommand runs as you)",
     ".pnpmfile.cjs": "pnpm runs at every pnpm install",
     "bunfig.toml": "names scripts bun runs first (preload) at every bun command",
+    "binding.gyp": "node-gyp runs the commands it names (<!(…) expansions, actions) at your next npm install "
+                   "of its package, as you",
     "rust-toolchain.toml": "picks the toolchain (a path = … is the cargo that runs) at every cargo command",
     "rust-toolchain": "picks the toolchain (a path is the cargo that runs) at every cargo command",
     "AGENTS.md": "agent-shell (and Codex) read into every later session's instructions: what it says, "

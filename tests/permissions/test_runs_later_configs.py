@@ -140,6 +140,42 @@ async def test_what_npm_runs_or_sends_unasked_is_set_back_and_the_rest_kept(ws: 
     assert data.get("files") == (["index.js", "dist/"] if "files" in NPM_EDITS[what] else None), data
 
 
+async def test_a_dependency_from_a_workspace_folder_or_git_is_set_back_and_a_registry_one_stays(
+    ws: Path
+) -> None:
+    """A9's gap: ``"x": "file:./tools/x"`` made the user's next ``npm install`` run the
+    ``postinstall`` the workspace folder ``tools/x`` had (npm 11 runs a file: dependency's
+    scripts); a git or GitHub spec runs its ``prepare``. A registry version is an ordinary edit."""
+    require_sandbox()
+    (ws / "tools" / "x").mkdir(parents=True)
+    (ws / "tools" / "x" / "package.json").write_text('{"name": "x", "scripts": {"postinstall": "node evil"}}')
+    edit = ("import json; d = json.load(open('package.json')); "
+            "d['dependencies'] = {'x': 'file:./tools/x'}; d['devDependencies'] = {'g': 'evil/pkg'}; "
+            "open('package.json', 'w').write(json.dumps(d, indent=2) + chr(10))")
+    result = await sh(ws, f'python3 -c "{edit}"')
+    data = json.loads((ws / "package.json").read_text())
+    assert "dependencies" not in data and "devDependencies" not in data, result.text
+    assert "a dependency it installs from a folder" in result.text, result.text
+    result = await sh(ws, "python3 -c \"import json; d = json.load(open('package.json')); "
+                          "d['dependencies'] = {'left-pad': '^1.3.0', 'a': 'npm:b@2'}; "
+                          "open('package.json', 'w').write(json.dumps(d))\"")
+    assert json.loads((ws / "package.json").read_text())["dependencies"]["left-pad"] == "^1.3.0", result.text
+    assert "quarantine" not in result.text, result.text
+
+
+async def test_binding_gyp_is_read_only_and_a_new_one_is_moved_out(ws: Path) -> None:
+    """node-gyp runs a binding.gyp's ``<!(…)`` commands at ``npm install`` (no install script needed)."""
+    require_sandbox()
+    (ws / "native").mkdir()
+    (ws / "native" / "binding.gyp").write_text('{"targets": [{"target_name": "n", "sources": ["n.cc"]}]}\n')
+    plant = "echo '{\"targets\": [{\"sources\": [\"<!(touch PWNED)\"]}]}' > native/binding.gyp"
+    result = await sh(ws, f"{plant}; echo '{{}}' > binding.gyp; echo done")
+    assert "done" in result.text
+    assert "<!(" not in (ws / "native" / "binding.gyp").read_text(), result.text
+    assert not (ws / "binding.gyp").exists(), result.text
+    assert "binding.gyp: new: node-gyp runs" in result.text, result.text
+
+
 async def test_where_the_keys_cannot_be_set_back_alone_the_result_names_the_lost_edits(ws: Path) -> None:
     require_sandbox()
     result = await sh(ws, "sed -i 's/1.0/2.0/' pyproject.toml && "
