@@ -31,7 +31,6 @@ from shell.core.secretcontent import RACY_NS, RC_SETS_A_SECRET, SETS_A_SECRET
 
 SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".conf", ".cfg", ".ini", ".rc")
 MAX_BYTES = 1 << 20
-READ_BYTES = 64 * 1024
 _SETS = SETS_A_SECRET
 """The one rule of what setting a secret looks like (:mod:`shell.core.secretcontent`)."""
 _verdicts: dict[str, tuple[tuple[int, int, int, int], bool]] = {}
@@ -69,7 +68,7 @@ def holds_credentials(path: str) -> bool:
     settled = time.time_ns() - info.st_ctime_ns >= RACY_NS  # a second write in the same tick: read again
     try:
         with open(path, "rb") as handle:
-            raw = handle.read(READ_BYTES)
+            raw = handle.read(MAX_BYTES)  # within the cap: the whole file
     except OSError:
         return False
     text = raw.decode("utf-8", "replace")
