@@ -38,8 +38,10 @@ call's place in its batch (:class:`BatchPlace`: the calls of one model turn), an
 an answer with ``rest=True`` stands for the calls after it in that batch, never
 another turn's (kept in ``ctx.reply_state`` under the batch's key):
 
-- *approve the rest* covers a later call only when everything that decides it
-  would ask the same question again: the policy still judges every call first
+- *approve the rest* covers only the later calls to the same tool that the
+  question listed (``BatchPlace.later_same``; every front end shows them before it
+  takes the key), and each only with the arguments listed and only when
+  everything that decides it would ask the same question again: the policy still judges every call first
   (a deny rule still refuses it, what the policy allows runs), and the call is
   covered only if the policy's ask is *routine* (``Verdict.routine``: the mode
   asks about every such call; not a rule that asks, a secret file, a file that runs
@@ -477,23 +479,26 @@ def _block(reason: str) -> BeforeToolCallResult:
 
 def _place(ctx: ToolCallContext) -> BatchPlace | None:
     """This call's place in its batch. The places of a batch are worked out once (a
-    turn of 5,000 calls must not cost 5,000 scans of it) and kept for the reply."""
+    turn of 5,000 calls must not cost 5,000 scans of it) and kept for the reply; the
+    later calls to the same tool are a slice of that tool's calls."""
     message = ctx.assistant_message
     key = f"{ctx.reply_id}:{ctx.round}:{id(message)}"
     cached = ctx.reply_state.get(BATCH_KEY)
     if cached is None or cached[0] != key:
         calls = message.tool_calls
-        places: dict[str, tuple[int, int]] = {}
-        seen: dict[str, int] = {}
-        for index in range(len(calls) - 1, -1, -1):  # from the end: later calls of each tool
-            call = calls[index]
-            places.setdefault(call.id, (index, seen.get(call.name, 0)))
-            seen[call.name] = seen.get(call.name, 0) + 1
-        cached = ctx.reply_state[BATCH_KEY] = (key, places, len(calls))
+        places: dict[str, tuple[int, str, int]] = {}
+        by_tool: dict[str, list[tuple[int, ToolCallBlock]]] = {}
+        for index, call in enumerate(calls):
+            of_tool = by_tool.setdefault(call.name, [])
+            places.setdefault(call.id, (index, call.name, len(of_tool)))
+            of_tool.append((index, call))
+        tools = {name: tuple(of_tool) for name, of_tool in by_tool.items()}
+        cached = ctx.reply_state[BATCH_KEY] = (key, places, len(calls), tools)
     found = cached[1].get(ctx.call.id)
     if found is None:  # not a call of this message (a middleware made it up)
         return None
-    return BatchPlace(key, found[0], cached[2], found[1])
+    index, name, nth = found
+    return BatchPlace(key, index, cached[2], cached[3][name][nth + 1:])
 
 
 def _standing(ctx: ToolCallContext, place: BatchPlace | None) -> dict[str, Any] | None:
@@ -512,20 +517,26 @@ def _stand(ctx: ToolCallContext, decision: ApprovalDecision, request: ApprovalRe
         return
     rest = _standing(ctx, place)
     if rest is None:
-        rest = ctx.reply_state[REST_KEY] = {"key": place.key, "reject": False, "approve": {}}
+        rest = ctx.reply_state[REST_KEY] = {"key": place.key, "reject": False, "approve": {}, "shown": {}}
     if decision.type == "reject":
         rest["reject"] = True
     else:
         rest["approve"].setdefault(request.call.name, []).append(request.reason)
+        rest["shown"].update((call.id, dict(call.args)) for _, call in place.later_same)
 
 
 def _covered(rest: dict[str, Any] | None, request: ApprovalRequest, ctx: ToolCallContext) -> bool:
-    """Whether "approve the rest" answers this question: routine, the same tool, and
-    the same words the user read when they answered (a command that asks for the
-    network, or runs unconfined, reads differently and is asked on its own). A grant
-    given for the model's calls never covers arguments a middleware rewrote: the user
-    did not see those."""
+    """Whether "approve the rest" answers this question: a call the answered question
+    listed, with the arguments it listed (what is approved is what is seen: a later
+    ``ls; rm -f x`` is not "like" an approved ``ls``, the user approved it having read
+    it), routine, the same tool, and the same words the user read when they answered
+    (a command that asks for the network, or runs unconfined, reads differently and is
+    asked on its own). A grant given for the model's calls never covers arguments a
+    middleware rewrote: the user did not see those."""
     if rest is None or not request.routine or ctx.edited_by not in ("", "you"):
+        return False
+    shown = rest["shown"].get(ctx.call.id)
+    if shown is None or shown != dict(ctx.args):
         return False
     return request.reason in rest["approve"].get(request.call.name, ())
 

@@ -20,7 +20,7 @@ from rich.text import Text
 from shell.core.approvals import ApprovalRequest, RuleScope
 
 from .core.textsafety import json_text, sanitize, sanitize_line
-from .frontend.approval import WARNING_MARK, Choice, approval_lines, argument_lines, is_diff
+from .frontend.approval import WARNING_MARK, Choice, approval_lines, argument_lines, is_diff, rest_lines
 from .frontend.editor import edit_in_editor
 from .plain_start import PROMPT
 from .runtime import editor_command
@@ -40,9 +40,9 @@ class PromptHost(Protocol):
 
 def show_request(console: Console, request: ApprovalRequest) -> None:
     """The question: what the call would do, its arguments, a preview (a diff in colour)."""
-    head, *body = approval_lines(request)
+    head, *body = approval_lines(request, rest=False)
     console.print(Text.assemble(("? ", "bold yellow"), (sanitize(head), "bold")))
-    words = len(approval_lines(request)) - len(argument_lines(request)) - 1
+    words = len(body) - len(argument_lines(request))
     preview_start = 1 + words + len(argument_lines(request))
     for i, line in enumerate(body, 1):
         style = "dim" if i <= words else ""
@@ -50,6 +50,9 @@ def show_request(console: Console, request: ApprovalRequest) -> None:
             style = "bold yellow"
         if i >= preview_start:
             style = diff_style(line.strip()) if is_diff(request.preview) else "cyan"
+        console.print(Text(sanitize(line), style=style), soft_wrap=False, overflow="fold")
+    for line in rest_lines(request):  # what Y would approve with it, shown before the key is taken
+        style = "bold yellow" if line.lstrip().startswith(WARNING_MARK) else ""
         console.print(Text(sanitize(line), style=style), soft_wrap=False, overflow="fold")
 
 

@@ -109,10 +109,9 @@ class AcpPermissions:
             options.append(("allow_once", "Allow", "allow_once"))
             if rules:
                 options.append(("allow_always", f"Always allow {shown} in this session", "allow_always"))
-            if same:
-                more = f"{same} more {name} call{'s' if same != 1 else ''}"
-                options.append(("allow_rest", f"Allow this and up to {more} of this reply like it",
-                                "allow_always"))
+            if same:  # the calls are listed in the request's content (approval_text)
+                more = f"{same} later {name} call{'s' if same != 1 else ''}"
+                options.append(("allow_rest", f"Allow this and the {more} listed with it", "allow_always"))
         if "reject" in allowed:
             options.append(("reject_once", "Reject", "reject_once"))
             if rules:

@@ -35,8 +35,15 @@ class BatchPlace:
     index: int
     """0-based position in the batch."""
     size: int
-    later_same_tool: int = 0
-    """Calls after this one in the batch to the same tool."""
+    later_same: tuple[tuple[int, ToolCallBlock], ...] = ()
+    """The calls after this one in the batch to the same tool, each with its 0-based
+    position: what "approve the rest" would cover, listed to the user before the key
+    is taken (what is approved is what is seen)."""
+
+    @property
+    def later_same_tool(self) -> int:
+        """How many calls after this one in the batch go to the same tool."""
+        return len(self.later_same)
 
     @property
     def later(self) -> int:
@@ -80,7 +87,8 @@ class ApprovalDecision:
 
     ``always`` (with ``approve``) remembers ``rules`` (default: the request's
     ``suggested_rules``) in ``scope``. ``rest`` also answers the calls after this
-    one in the same batch: with ``approve`` those to the same tool that ask the same
+    one in the same batch: with ``approve`` only those the question listed
+    (``BatchPlace.later_same``), with the arguments listed, that ask the same
     routine question (each still judged by the policy first), with ``reject`` all
     of them (see ``HumanInTheLoop``)."""
 

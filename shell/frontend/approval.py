@@ -30,7 +30,8 @@ from shell.core.textsafety import control_characters, hidden_characters, json_te
 
 __all__ = ["APPROVE_ALL_KEY", "KEYS", "WARNING_MARK", "ApprovalPrompts", "Choice", "approval_lines",
            "args_section", "argument_lines", "choices", "decide", "edit_decision", "hidden_warning",
-           "is_diff", "rejected_message", "rejection", "rest_counts", "value_lines"]
+           "is_diff", "rejected_message", "rejection", "rest_counts", "rest_label", "rest_lines",
+           "value_lines"]
 
 DIFF_REPLACES = ("content", "old_string", "new_string")
 """Arguments a diff preview shows in full already (the change itself)."""
@@ -49,7 +50,7 @@ KEYS: tuple[Choice, ...] = (
     Choice("e", "edit", "edit"),
     Choice("n", "reject", "reject"),
     Choice("a", "always", "always"),
-    Choice("Y", "approve the rest (this tool)", "approve_rest"),
+    Choice("Y", "approve this and the calls listed below", "approve_rest"),
     Choice("N", "reject the rest", "reject_rest"),
 )
 """The one key map: the same key answers the same way in every front end. The
@@ -75,13 +76,45 @@ def rest_counts(request: ApprovalRequest) -> tuple[int, int]:
 def choices(request: ApprovalRequest) -> list[Choice]:
     """Only what the request allows: approve (y), edit (e), reject (n), always (a)
     when approving is allowed and a rule could cover the call, and the answers for
-    the rest of the batch (Y, N) when there is a rest they would answer."""
+    the rest of the batch (Y, N) when there is a rest they would answer; Y's label
+    counts the calls it lists (:func:`rest_label`)."""
     allowed = request.allowed_decisions
     always = "approve" in allowed and bool(request.suggested_rules)
     same, later = rest_counts(request)
     offered = {*allowed, *(["always"] if always else []), *(["approve_rest"] if same else []),
                *(["reject_rest"] if later else [])}
-    return [c for c in KEYS if c.decision in offered]
+    return [Choice(c.key, rest_label(request), c.decision) if c.decision == "approve_rest" else c
+            for c in KEYS if c.decision in offered]
+
+
+def rest_label(request: ApprovalRequest) -> str:
+    """What Y says it approves: this call and the later calls of the reply listed with
+    the question, by count and tool (never "like this": a later ``ls; rm -f x`` is not
+    like an ``ls``, and it is covered only because it was shown)."""
+    same = rest_counts(request)[0]
+    calls = "call" if same == 1 else "calls"
+    return f"approve this and the {same:,} {request.call.name} {calls} listed below"
+
+
+def rest_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]:
+    """The later calls of the batch "approve the rest" (Y) would cover, each whole (its
+    place, any hidden-character warning, every argument), so that the key approves only
+    what was seen; ``[]`` when Y is not offered. Each is still judged on its own when
+    its turn comes: one the policy denies is refused, one that asks for another reason
+    (or whose arguments a middleware changed) is asked."""
+    same = rest_counts(request)[0]
+    place = request.batch
+    if not same or place is None:
+        return []
+    calls = "call" if same == 1 else "calls"
+    lines = ["", f"Y also approves the {same:,} later {request.call.name} {calls} of this reply listed here "
+             "(each as shown; one that asks for another reason is still asked):"]
+    for index, call in place.later_same:
+        shown = ApprovalRequest(call, request.tool, dict(call.args))
+        lines.append(f"{indent}call {index + 1:,} of {place.size:,}: {call.name}")
+        lines.extend(f"{indent}  {warning}" for warning in hidden_warning(shown).splitlines())
+        lines.extend(argument_lines(shown, indent=indent + "  "))
+    return lines
 
 
 def is_diff(preview: str) -> bool:
@@ -203,8 +236,9 @@ def _names_a_path(key: str) -> bool:
     return "path" in key.lower() or key.lower() in PATH_KEYS
 
 
-def approval_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]:
-    """The tool, any hidden-character warning, why it asks, every argument, then the preview."""
+def approval_lines(request: ApprovalRequest, *, indent: str = "  ", rest: bool = True) -> list[str]:
+    """The tool, any hidden-character warning, why it asks, every argument, then the
+    preview; then (``rest``) the later calls Y would approve with it (:func:`rest_lines`)."""
     lines = [f"{request.call.name}"]
     lines.extend(f"{indent}{warning}" for warning in hidden_warning(request).splitlines())
     words = request.own_words()
@@ -218,7 +252,7 @@ def approval_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]
         lines.extend(argument_lines(request, indent=indent))
     if request.preview:
         lines.extend(f"{indent}{line}" for line in request.preview.split("\n"))
-    return lines
+    return [*lines, *rest_lines(request, indent=indent)] if rest else lines
 
 
 class ApprovalPrompts(Protocol):
@@ -282,8 +316,9 @@ async def _follow(what: str, request: ApprovalRequest, prompts: ApprovalPrompts)
         return ApprovalDecision.approve()
     if what == "approve_rest":
         same, _ = rest_counts(request)
-        prompts.say(f"approved, and up to {same} more {request.call.name} calls of this reply that ask the "
-                    "same", "ok")
+        calls = "call" if same == 1 else "calls"
+        prompts.say(f"approved, and the {same} {request.call.name} {calls} listed (one that asks for "
+                    "another reason still asks)", "ok")
         return ApprovalDecision.approve(rest=True)
     if what in ("reject", "reject_rest"):
         why = await prompts.reason(request)

@@ -39,9 +39,12 @@ async def test_allow_rest_approves_the_later_calls_of_the_reply(
     first_call, first_options = client.permission_requests[0]
     assert first_call.tool_call_id == "w1"
     offered = {o.option_id: (o.name, o.kind) for o in first_options}
-    assert offered["allow_rest"] == ("Allow this and up to 3 more write_file calls of this reply like it",
+    assert offered["allow_rest"] == ("Allow this and the 3 later write_file calls listed with it",
                                      "allow_always")
     assert offered["reject_rest"] == ("Reject this and the 3 calls after it in this reply", "reject_always")
+    shown = "".join(getattr(getattr(c, "content", None), "text", "") for c in first_call.content or ())
+    for place, path in ((2, "b.txt"), (3, ".git/hooks/pre-commit"), (4, "c.txt")):  # what allow_rest covers
+        assert f"call {place} of 4: write_file" in shown and f"path: {path}" in shown, shown
     asked = [call.tool_call_id for call, _ in client.permission_requests]
     # the hook runs later (asked alone); the next reply asks again, its repeated id made unique (T8)
     assert asked == ["w1", "w3", "w1_1"]

@@ -174,15 +174,16 @@ async def test_the_line_mode_answers_for_the_rest_with_the_same_keys() -> None:
     from shell.frontend.approval import decide
 
     call = ToolCallBlock("c2", "write_file", {"path": "a", "content": ""})
-    request = ApprovalRequest(call, None, dict(call.args), batch=BatchPlace("r:1", 1, 5, 2), routine=True)
+    later = ((2, write("c3", "b")), (4, write("c5", "c")))
+    request = ApprovalRequest(call, None, dict(call.args), batch=BatchPlace("r:1", 1, 5, later), routine=True)
     prompts = Prompts("Y")
     assert await decide(request, prompts) == ApprovalDecision.approve(rest=True)
-    assert prompts.offered == "yenYN" and "up to 2 more write_file" in prompts.said[-1]
+    assert prompts.offered == "yenYN" and "the 2 write_file calls listed" in prompts.said[-1]
     prompts = Prompts("N", "no")
     decision = await decide(request, prompts)
     assert decision is not None and decision.type == "reject" and decision.rest
     assert "Their reason: no" in str(decision.message) and "the 3 calls after it" in prompts.said[-1]
-    alone = ApprovalRequest(call, None, dict(call.args), batch=BatchPlace("r:1", 4, 5, 0), routine=True)
+    alone = ApprovalRequest(call, None, dict(call.args), batch=BatchPlace("r:1", 4, 5), routine=True)
     prompts = Prompts("y")
     await decide(alone, prompts)
     assert prompts.offered == "yen"  # the last call of its batch: no rest to answer for

@@ -29,7 +29,7 @@ async def test_y_approves_the_rest_of_the_reply_and_each_is_still_judged(tmp_pat
     turns = [writes("a.txt", "b.txt", ".git/hooks/pre-commit", "c.txt"), "Done."]
     async with line_mode(tmp_path, turns) as d:
         await d.send("write\r", then="? write_file")
-        await d.send("Y", then="up to 3 more write_file calls")
+        await d.send("Y", then="the 3 write_file calls listed")
         await d.wait_for("path: .git/hooks/pre-commit")  # what runs later is asked on its own
         await d.send("n")
         await d.send("no hooks\r", then="Done.")

@@ -53,11 +53,12 @@ async def test_approve_the_rest_answers_the_later_calls_of_this_turn_only() -> N
         dialog = await _opened(app, pilot, "w1")
         assert "(call 1 of 5 in this reply)" in _text(dialog, "#title")
         keys = _text(dialog, "#keys")
-        assert "[Y] approve 4 more write_note like this" in keys and "[N] reject all 4 after this" in keys
+        assert "[Y] approve this and the 4 write_note calls listed below" in keys
+        assert "[N] reject all 4 after this" in keys
         await pilot.press("y")
         dialog = await _opened(app, pilot, "w2")
         assert "(call 2 of 5 in this reply)" in _text(dialog, "#title")
-        assert "3 more write_note like this" in _text(dialog, "#keys")
+        assert "the 3 write_note calls listed below" in _text(dialog, "#keys")
         await pilot.press("Y")
         await wait_for(pilot, lambda: not app.busy)
         results = _results(agent)
@@ -119,3 +120,32 @@ async def test_queued_parallel_calls_of_the_batch_are_answered_with_the_rest() -
         results = _results(agent)
         assert len(results) == 3 and all(r.is_error for r in results.values())
         assert sorted(str(r.content) for r in results.values())[1:] == [rest_refusal("read_note")] * 2
+
+
+async def test_y_lists_every_call_it_approves_and_waits_until_their_end_was_seen() -> None:
+    """Finding E4: the dialog asked about the first call alone ("approve 3 more like
+    this") while the later ones it approved (``…; rm -f important.txt``) were not shown,
+    one hidden behind the dialog. Now each is listed whole in the scrolling body, and Y
+    first scrolls to the end of the list when it was never on screen."""
+    texts = ["ls", "ls; rm -f important.txt", "ls $(rm -f important.txt)",
+             *(f"ls > important{i}.txt" for i in range(12))]
+    turn = AssistantMessage(tuple(ToolCallBlock(f"w{i}", "write_note", {"path": f"{i}.txt", "text": text})
+                                  for i, text in enumerate(texts)))
+    agent, _ = make_agent([turn, "done"], middleware=[HumanInTheLoop()])
+    app = AgentShellApp(agent, model_label="scripted")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        dialog = await _opened(app, pilot, "w0")
+        assert "[Y] approve this and the 14 write_note calls listed below" in _text(dialog, "#keys")
+        listed = _text(dialog, "#rest-calls")
+        for i, text in enumerate(texts[1:], 2):
+            assert f"call {i} of 15: write_note" in listed and f"text: {text}" in listed, listed
+        await pilot.pause(ApprovalScreen.GUARD_S + 0.1)
+        await pilot.press("Y")
+        await pilot.pause()
+        assert "End of the call shown" in _text(dialog, "#guard")  # the list's end first
+        assert not _results(agent)
+        await pilot.pause(ApprovalScreen.GUARD_S + 0.1)
+        await pilot.press("Y")
+        await wait_for(pilot, lambda: not app.busy)
+        assert len(_results(agent)) == 15

@@ -11,8 +11,10 @@ this project, everywhere). Parallel tool calls queue here: the title says
 "2 of 3" and ``A`` approves all those waiting whose question is routine (the rest are asked).
 
 A model turn with many calls that ask: the title says "call 2 of 5 in this reply",
-``Y`` approves this call and the later calls of the batch to the same tool that ask
-the same routine question, ``N`` rejects this call and every later one of the batch
+``Y`` approves this call and the later calls of the batch to the same tool that the
+dialog lists below the call (whole, in the scrolling body: Y waits until their end
+was on screen), those of them that ask the same routine question, ``N`` rejects
+this call and every later one of the batch
 (with an optional reason). Which later calls ``Y`` covers is the middleware's
 decision, call by call, after the permission policy (``HumanInTheLoop``): a later
 call the policy denies is refused, one it asks about for a reason of its own (a path
@@ -60,6 +62,8 @@ from shell.frontend.approval import (
     hidden_warning,
     is_diff,
     rest_counts,
+    rest_label,
+    rest_lines,
 )
 from shell.tui.widgets.scope_choice import ScopeChoice
 from shell.tui.widgets.text_box import TextBox
@@ -96,6 +100,7 @@ class ApprovalScreen(GuardedQuestion):
     ApprovalScreen #body { height: auto; max-height: 80vh; }
     /* max-height is fitted to all the room left by the rest (_fit_body) */
     ApprovalScreen #call { height: auto; background: $panel; margin: 1 0 0 0; }
+    ApprovalScreen #rest-calls { height: auto; margin: 1 0 0 0; }
     ApprovalScreen .section { color: $text-muted; text-style: italic; }
     ApprovalScreen #keys { color: $foreground; margin: 1 0 0 0; }
     ApprovalScreen #guard { color: $warning; height: 1; }
@@ -165,6 +170,9 @@ class ApprovalScreen(GuardedQuestion):
                     yield Static(id="preview")
                     yield Static("Arguments (complete):", id="args-title", classes="section")
                     yield Static(id="args-text")
+                # the later calls Y approves with this one, whole: in the scrolling body,
+                # so Y waits until the end of the list was on screen (_end_unseen)
+                yield Static(id="rest-calls")
             yield Static(id="keys")
             yield Static(id="guard")
             # the answers' boxes are filled when first used (see _box): opening the
@@ -227,11 +235,14 @@ class ApprovalScreen(GuardedQuestion):
         args_title, args = args_section(request)
         self.query_one("#args-text", Static).update(Text(sanitize("\n".join(args))))
         self.query_one("#args-title", Static).update(args_title)
-        same, later = rest_counts(request)
+        rest = self.query_one("#rest-calls", Static)
+        listed = rest_lines(request)
+        rest.update(Text(sanitize("\n".join(listed[1:]))))
+        rest.display = bool(listed)
+        later = rest_counts(request)[1]
         labels = {
             "always": "always…",
-            # "like this": later calls that ask for a reason of their own still ask
-            "approve_rest": f"approve {same:,} more {sanitize_line(request.call.name)} like this",
+            "approve_rest": sanitize_line(rest_label(request)),
             "reject_rest": f"reject all {later:,} after this",
         }
         keys = [f"[{c.key}] {labels.get(c.decision, c.label)}" for c in choices(request)]
@@ -324,17 +335,20 @@ class ApprovalScreen(GuardedQuestion):
 
     def action_approve_rest(self) -> None:
         """Y: approve this call and stand for the later ones of its batch to the same
-        tool that ask the same routine question (the middleware decides each; the queued
-        ones it would cover are answered here)."""
+        tool that the dialog listed, as listed, that ask the same routine question (the
+        middleware decides each; the queued ones it would cover are answered here)."""
         item = self.current
         if item is None or self._ignored() or self._end_unseen():
             return
         request = item.request
         decision = ApprovalDecision.approve(rest=True)
 
+        listed = {call.id: dict(call.args) for _, call in request.batch.later_same} if request.batch else {}
+
         def covered(other: ApprovalRequest) -> ApprovalDecision | None:
             same = (other.routine and other.call.name == request.call.name and other.reason == request.reason
-                    and "approve" in other.allowed_decisions)
+                    and "approve" in other.allowed_decisions
+                    and listed.get(other.call.id) == dict(other.args))
             return decision if same else None
 
         self._answer_with_batch(decision, covered)

@@ -33,8 +33,8 @@ KEYS = [
     ("Ctrl+P", "command palette"),
     ("Ctrl+Q", "quit"),
     ("y / e / n / a", "approval dialog: approve, edit, reject, always allow"),
-    ("Y / N", "approval dialog: approve the rest of this reply's calls to the same tool (each still "
-              "checked by your rules; special cases still ask) / reject the rest"),
+    ("Y / N", "approval dialog: approve this and the later calls to the same tool listed below it (each "
+              "still checked by your rules; special cases still ask) / reject the rest"),
 ]
 
 
