@@ -29,7 +29,10 @@ first word (pre-commit's ``entry: lint.sh`` is a path from the root), after an i
 (``args: [--config, checks.conf]``); ``python -m tools.mod`` names ``tools/mod.py``
 or ``tools/mod/__init__.py`` (and the packages' ``__init__.py`` it imports on the way),
 existing or not (``python -m black`` runs a ``black.py`` planted at the root); the string
-of ``sh -c "…"`` / ``bash -lc`` is read as a command line.
+of ``sh -c "…"`` / ``bash -lc`` is read as a command line. Each command is read in the
+folder the line has moved into (``cd scripts && ./check.sh``, a hook file's ``cd`` lasting
+to its next lines: :mod:`.cdlines`), and the lint-staged configs and ``package.json``
+scripts of a folder a hook moves into are read there (finding D6).
 A config too big to read names nothing more (the config itself is guarded).
 """
 
@@ -43,6 +46,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import hookmanagers, paths
+from .cdlines import read_line
 from .codekeys import PYTEST_HOOKED, listed_scripts
 from .gitcommands import command_words
 from .laternames import LEFTHOOK
@@ -119,9 +123,36 @@ def hook_scripts(base: Path, hook_folders: Sequence[Path] = ()) -> tuple[list[Pa
     files read (whose times key the caller's cache)."""
     commands, read = _hook_commands(base, hook_folders)
     commands += _package_scripts(commands, base / PACKAGE_JSON)[0]
-    out = [p for command in commands for p in _files(command, base) if p != base]  # `cd ./` names no script
+    out = [p for command in commands for p in line_files(command, base) if p != base]  # `cd ./`: no script
     out += _lefthook_dirs(base, read)
-    return list(dict.fromkeys(out))[:MAX_SCRIPTS], read
+    moved, configs = _moved_into(commands, base)
+    return list(dict.fromkeys(out + moved))[:MAX_SCRIPTS], read + configs
+
+
+MAX_MOVED = 8
+"""Subfolders a hook moves into whose own hook configs are read."""
+
+
+def _moved_into(commands: Sequence[str], base: Path) -> tuple[list[Path], list[Path]]:
+    """What a hook that moves into a subfolder runs there by that folder's own configs
+    (``cd frontend && npx lint-staged`` runs ``frontend/.lintstagedrc.json``'s commands
+    in ``frontend``, ``cd packages/a && npm test`` that folder's ``package.json`` script,
+    finding D6's monorepo shape), and the configs read."""
+    parts = [part for command in commands for part in read_line(command, str(base)).parts if part.moved]
+    folders = list(dict.fromkeys(part.folder for part in parts))[:MAX_MOVED]
+    out: list[Path] = []
+    read: list[Path] = []
+    for folder in map(Path, folders):
+        if folder == base or not paths.within(folder, base) or not folder.is_dir():
+            continue
+        configs = [folder / name for name in (*COMMAND_FILES, PACKAGE_JSON) if is_file(folder / name)]
+        read += configs
+        runs = [shlex.join(part.words) for part in parts if part.folder == str(folder)]
+        for config in configs:
+            runs += _commands(config, read_config(config) or "")
+        runs += _package_scripts(runs, folder / PACKAGE_JSON)[0]
+        out += [p for command in runs for p in line_files(command, folder) if p != folder]
+    return out, read
 
 
 def hooked_scripts(base: Path) -> frozenset[str]:
@@ -165,7 +196,7 @@ def _hook_commands(base: Path, hook_folders: Sequence[Path]) -> tuple[list[str],
     for hook_file in hook_files:
         text = read_config(hook_file)
         if text is not None:
-            commands += text.splitlines()
+            commands.append(text)  # one script: a `cd` on one line holds for the next (D6)
     return commands, [*configs, *hook_files]
 
 
@@ -222,7 +253,7 @@ def _plain_files(folder: Path, cap: int) -> list[Path]:
 def _commands(config: Path, text: str) -> list[str]:
     """The command lines of one config, by its kind."""
     if config.parent.name == HUSKY:
-        return text.splitlines()
+        return [text]  # one script, read line by line with its `cd`s (D6)
     if any(config.as_posix().endswith(f"/{name}") for name in hookmanagers.CONFIGS):
         return hookmanagers.commands(config.name, text)  # CaptainHook, rusty-hook, hk
     if config.name == PACKAGE_JSON:
@@ -337,10 +368,20 @@ def _key_values(text: str) -> Iterator[str]:
                 break
 
 
-def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
+def line_files(value: str, base: Path, depth: int = 0) -> list[Path]:
+    """The files the command line (or script) ``value`` runs when it starts in ``base``:
+    each simple command's words are read in the folder the line has moved into
+    (:mod:`.cdlines`: ``cd scripts && ./check.sh`` runs ``scripts/check.sh``, finding D6)."""
+    out: list[Path] = []
+    for part in read_line(value.strip().strip("[]"), str(base)).parts:
+        cleaned = [w.strip(",;&|()<>'\"") for w in part.words]
+        out += _words_files(cleaned, Path(part.folder), depth)
+    return out
+
+
+def _words_files(cleaned: list[str], base: Path, depth: int) -> list[Path]:
     out: list[Path] = []
     python = shell = False
-    cleaned = [w.strip(",;&|()<>'\"") for w in command_words(value.strip().strip("[]"))]
     at = -1
     while at + 1 < len(cleaned):
         at += 1
@@ -359,7 +400,7 @@ def _files(value: str, base: Path, depth: int = 0) -> list[Path]:
             continue  # pytest runs more than its words name (finding S13)
         if shell and SHELL_C.fullmatch(word) and at + 1 < len(cleaned):
             at += 1  # `bash -c "scripts/a.sh && true"`: its string is a command line
-            out += _files(cleaned[at], base, depth + 1) if depth < MAX_NESTING else []
+            out += line_files(cleaned[at], base, depth + 1) if depth < MAX_NESTING else []
             continue
         if "://" in word or word.startswith(("-", "$")) or not word:
             continue
@@ -425,4 +466,4 @@ def module_files(module: str, base: Path) -> list[Path]:
 
 
 __all__ = ["MAX_NESTING", "PACKAGE_JSON", "PYTHON_WORD", "SHELLS", "SHELL_C",
-           "framework_configs", "hook_scripts", "hooked_keys", "hooked_scripts", "module_files"]
+           "framework_configs", "hook_scripts", "hooked_keys", "hooked_scripts", "line_files", "module_files"]

@@ -1,0 +1,143 @@
+"""The simple commands of a shell command line, each with the folder it runs in.
+
+A hook's ``cd scripts && ./check.sh``, pre-commit's ``entry: bash -c "cd frontend &&
+./lint.sh"`` and an MCP server's ``bash -c "cd tools && exec node srv.js"`` run a file
+relative to the folder the line moved into, not to where the line started. The readers
+of "which files does this line run" (:mod:`.hookscripts`, :mod:`.mcpsources`,
+:mod:`.editorruns`) resolved every word against the start folder, so the script that
+really ran was neither guarded nor fingerprinted (tester findings D5, D6): a sandboxed
+command rewrote it unasked, and the user's next commit or start ran it.
+
+:func:`read_line` splits a line (several lines: a hook file is one script, its ``cd``
+lasts) at the shell's operators (``&&``, ``||``, ``;``, ``|``, ``&``, a new line) and
+follows ``cd DIR``, ``pushd DIR``/``popd`` and subshells (``(cd DIR && …)`` ends with
+its parenthesis). A ``cd`` whose folder is not spelled out (``cd "$DIR"``, ``cd -``,
+``cd $(…)``, a bare ``cd``) cannot be followed: the reading says so (:attr:`LineReading.unsure`)
+and the commands after it keep the folder before, which is all a reader can know.
+An unbalanced quote is read word by word on spaces instead (a hostile config must not
+hide a path by breaking its quoting).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+
+MAX_PARTS = 256
+"""Simple commands read of one line (the rest: not read, and said)."""
+MAX_CHARS = 64 * 1024
+OPERATORS = frozenset({"&&", "||", ";", ";;", "|", "&", "|&", "(", ")", "\n"})
+_OPERATOR = re.compile(r"&&|\|\||;;|\|&|[;&|()]")
+_LOOSE = re.compile(r"&&|\|\||[;&|()]|[^\s;&|()]+")
+CD_WORDS = frozenset({"cd", "pushd", "chdir"})
+_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "time", "exec", "builtin",
+                       "command"})
+"""Words before a ``cd`` that do not stop it being one (``then cd x``, ``builtin cd x``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One simple command: its words (quotes removed) and the folder it runs in (absolute)."""
+
+    words: tuple[str, ...]
+    folder: str
+    moved: bool
+    """Whether the line moved into ``folder`` (a ``cd`` before it): what runs there may
+    be more than the words name, and a careful reader says so."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineReading:
+    """What :func:`read_line` found."""
+
+    parts: tuple[Part, ...]
+    folders: tuple[str, ...]
+    """The folders the line moved into that it could follow, in order."""
+    unsure: str = ""
+    """Why part of the line could not be followed ("" when all of it was)."""
+
+
+def read_line(text: str, folder: str) -> LineReading:
+    """The simple commands of ``text`` (a command line or a script), each with the folder
+    it runs in when the line starts in ``folder`` (absolute)."""
+    unsure: list[str] = []
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+        unsure.append(f"only its first {MAX_CHARS // 1024} KB were read")
+    start = os.path.normpath(folder)
+    here = start
+    stack: list[str] = []
+    pushed: list[str] = []
+    parts: list[Part] = []
+    moved: list[str] = []
+    words: list[str] = []
+
+    def end() -> None:
+        nonlocal here
+        at = 0
+        while at < len(words) and words[at] in _KEYWORDS:
+            at += 1
+        rest = words[at:]
+        if rest and rest[0] in CD_WORDS:
+            target = next((w for w in rest[1:] if not w.startswith("-") or w == "-"), None)
+            if target is None or target == "-" or not _literal(target):
+                shown = " ".join(rest[:2])[:60]
+                unsure.append(f"it changes folder where the folder is not spelled out ({shown!r})")
+            else:
+                if rest[0] == "pushd":
+                    pushed.append(here)
+                here = os.path.normpath(os.path.join(here, target))
+                moved.append(here)
+        elif rest and rest[0] == "popd":
+            here = pushed.pop() if pushed else start
+        elif words and len(parts) < MAX_PARTS:
+            parts.append(Part(tuple(words), here, here != start))
+        elif words and "more commands than are read" not in unsure:
+            unsure.append("more commands than are read")
+        words.clear()
+
+    for token in _tokens(text):
+        if token not in OPERATORS:
+            words.append(token)
+            continue
+        end()
+        if token == "(":
+            stack.append(here)
+        elif token == ")" and stack:
+            here = stack.pop()
+    end()
+    return LineReading(tuple(parts), tuple(dict.fromkeys(moved)), "; ".join(dict.fromkeys(unsure)))
+
+
+def _literal(word: str) -> bool:
+    """A folder named as it is: no expansion the shell would do at run time."""
+    return bool(word) and not any(c in word for c in "$`*?[~\\") and "\0" not in word
+
+
+def _tokens(text: str) -> list[str]:
+    """The words and operators of ``text``, line by line (a new line ends a command);
+    a line with an unbalanced quote is split on spaces and operators."""
+    out: list[str] = []
+    for line in text.splitlines():
+        try:
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+            lexer.whitespace_split = True
+            lexer.commenters = "#"
+            found: list[str] = []
+            for token in lexer:  # a run of operators comes as one token: `)&&`
+                found += _OPERATOR.findall(token) if token and set(token) <= set(";&|()") else [token]
+            out += found
+        except ValueError:
+            out += [w.strip("'\"") for w in _LOOSE.findall(line.split(" #", 1)[0])]
+        out.append("\n")
+    return out
+
+
+def line_words(reading: LineReading) -> list[str]:
+    """Every word of every part, in order (for a reader that only looks for names)."""
+    return [w for part in reading.parts for w in part.words]
+
+
+__all__ = ["CD_WORDS", "LineReading", "Part", "line_words", "read_line"]
