@@ -40,6 +40,12 @@ they hold, the sandbox binds them read-only, a file edit inside one asks
 folder what follows is read from); one with an option env does not know names nothing,
 and trust says its line could not be read (:func:`read_servers`, finding C12).
 
+A ``bash -c`` string is read in the folders it moves into (:mod:`.cdlines`: ``cd tools &&
+exec node srv.js`` runs ``tools/srv.js``; a ``cd`` to a folder not spelled out makes the line
+unread; a command after ``cd DIR`` that names no file counts ``DIR`` whole), and code given
+on the line (``node -e``, ``python3 -c``) for the files it spells out (:mod:`.codepaths`);
+trust then says that only those are checked (finding D5).
+
 Not followed: what such a script imports, and a whole project a launcher runs
 (``uv run --directory . server``, ``npx`` of the workspace's package); ``.mcp.json``
 stays the guarded file for those. ``${VAR}`` words are skipped (not known before the
@@ -57,6 +63,8 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
+from .cdlines import read_line
+from .codepaths import CODE_OPTIONS, imported_modules, interpreter, quoted_paths
 from .envwords import ASSIGNMENT, read_env
 from .gitcommands import command_words
 from .hookscripts import MAX_NESTING, PYTHON_WORD, SHELL_C, SHELLS, module_files
@@ -104,10 +112,9 @@ def why_folder(server: str) -> Reason:
     """The reason shown for a search-path folder (``PYTHONPATH=lib``) the server ``server`` loads from."""
     shown = server if len(server) <= 60 else server[:60] + "…"
     when = "as you, outside the sandbox, each time agent-shell starts in this trusted workspace"
-    return Reason(f"the MCP server {shown!r} of .mcp.json loads code from this folder (a search path in its "
-                  f"env) {when}",
-                  f"is in a folder the MCP server {shown!r} of .mcp.json loads code from (a search path in "
-                  f"its env), {when}")
+    how = "a search path in its env, or the folder its line moves into"
+    return Reason(f"the MCP server {shown!r} of .mcp.json loads code from this folder ({how}) {when}",
+                  f"is in a folder the MCP server {shown!r} of .mcp.json loads code from ({how}), {when}")
 
 
 class UnreadLine(Exception):
@@ -145,6 +152,10 @@ def read_servers(root: Path, data: bytes) -> tuple[dict[Path, Reason], list[str]
             unread.append(f"what the MCP server {shown!r} of .mcp.json runs could not be read ({exc}): "
                           "none of its files are checked")
             continue
+        if isinstance(entry.get("args"), list) and has_code(entry):
+            shown = str(name) if len(str(name)) <= 60 else str(name)[:60] + "…"
+            unread.append(f"the MCP server {shown!r} of .mcp.json runs code given on its line: only the "
+                          "files that code spells out in quotes are checked, not those it reaches other ways")
         for path in named:
             if len(found) >= MAX_NAMED:
                 return found, unread
@@ -289,6 +300,7 @@ def _line(root: Path, base: str, command: str, words: list[str], depth: int,
         out += _candidate(root, base, command, must_exist=False)
     python = bool(PYTHON_WORD.fullmatch(command))
     shell = os.path.basename(command) in SHELLS
+    runs = interpreter(command)
     at = 0
     while at < len(words):
         word = words[at]
@@ -301,16 +313,67 @@ def _line(root: Path, base: str, command: str, words: list[str], depth: int,
             continue
         if shell and SHELL_C.fullmatch(word) and at + 1 < len(words):
             if depth < MAX_NESTING:
-                inner = [w.strip(",;&|()<>'\"") for w in command_words(words[at + 1])]
-                inner = [w for w in inner if w]
-                if inner:
-                    out += _line(root, base, inner[0], inner[1:], depth + 1, folders)
+                out += _shell_string(root, base, words[at + 1], depth, folders)
             at += 2
             continue
+        runs = interpreter(word) or runs  # `uv run node -e …`
+        if word in CODE_OPTIONS.get(runs, ()) and at + 1 < len(words):
+            out += _code(root, base, runs, words[at + 1])  # `node -e "require('./tools/q.js')"` (D5)
+            at += 2
+            continue
+        if runs in ("ruby", "perl", "node", "bun") and word.startswith(("-r", "-I", "--require", "--import")):
+            out += _option_paths(root, base, words[at:at + 2], folders, node=runs in ("node", "bun"))
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
         out += _candidate(root, base, value, must_exist=not value.endswith(SCRIPT_SUFFIXES))
         at += 1
     return out
+
+
+def _shell_string(root: Path, base: str, line: str, depth: int, folders: set[Path]) -> list[Path]:
+    """What the string of ``sh -c`` runs, each command read in the folder the string has
+    moved into (``cd tools && exec node srv.js`` runs ``tools/srv.js``: :mod:`.cdlines`,
+    finding D5). A ``cd`` it cannot follow makes the line unread; a command after a ``cd``
+    that names no file of its own (``cd tools && npm start``) counts that folder whole
+    (a search path's way: hashed, read-only), as what runs there cannot be told."""
+    reading = read_line(line, base)
+    if reading.unsure:
+        raise UnreadLine(f"the string of its shell: {reading.unsure}")
+    out: list[Path] = []
+    for part in reading.parts:
+        inner = [w for w in (w.strip(",;&|()<>'\"") for w in part.words) if w]
+        if not inner:
+            continue
+        named = _line(root, part.folder, inner[0], inner[1:], depth + 1, folders)
+        if not named and part.moved:
+            named = _folder(root, part.folder, ".", folders)
+        out += named
+    return out
+
+
+def _code(root: Path, base: str, runs: str, code: str) -> list[Path]:
+    """The files the code given to an interpreter (``node -e``, ``python -c``) spells out
+    (:mod:`.codepaths`): quoted paths (Node's as Node resolves a module), Python's imports."""
+    out: list[Path] = []
+    for name in quoted_paths(code):
+        if runs in ("node", "bun", "deno"):
+            out += _module_paths(root, base, name)
+        else:
+            out += _candidate(root, base, name, must_exist=False)
+    if runs == "python":
+        for module in imported_modules(code):
+            out += [p for p in module_files(module, Path(base)) if paths.within(p, root)]
+    return out
+
+
+def has_code(entry: Mapping[str, Any]) -> bool:
+    """Whether a server's line gives an interpreter code to run (``node -e``, ``python -c``)."""
+    words = [str(entry.get("command", "")), *(str(a) for a in entry.get("args") or () if isinstance(a, str))]
+    runs = ""
+    for word in words:
+        runs = interpreter(word) or runs
+        if runs and word in CODE_OPTIONS.get(runs, ()):
+            return True
+    return False
 
 
 def _candidate(root: Path, base: str, word: str, *, must_exist: bool) -> list[Path]:
