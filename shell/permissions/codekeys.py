@@ -520,6 +520,11 @@ def _jsonc(text: str) -> Any:
         return None
 
 
+def parse_jsonc(text: str) -> Any:
+    """``text`` read as VS Code and ESLint read JSON (comments, trailing commas), or None."""
+    return _jsonc(text)
+
+
 _YAML_KEY = re.compile(r"""(?:^|(?<=[\s{,]))["']?(""" + "|".join(re.escape(k) for k in sorted(JS_KEYS))
                        + r""")["']?[ \t]*:(?=\s|$)""", re.M)
 _YAML_OPAQUE = re.compile(r"""(?:^|[\s\[{,])[&*!][^\s]|^[ \t]*\?(?:\s|$)|"[^"\n]*\\""", re.M)
@@ -567,6 +572,7 @@ def _yaml_keys(text: str) -> CodeKeys:
 
 
 __all__ = [
+    "parse_jsonc",
     "HOOK_KEYS", "INI_NAMES", "NESTED_HOOK_KEYS", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "PYTEST_HOOKED",
     "REQUIREMENTS_GLOBS", "SPELLED",
     "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",

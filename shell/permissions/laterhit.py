@@ -19,6 +19,7 @@ import posixpath
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from .editorruns import editor_runs
 from .envrcsources import envrc_runs, envrcs_above
 from .gitruns import git_runs
 from .homelinks import link_why
@@ -54,7 +55,7 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
         envrcs += [e for e in envrcs_above(place, 1 if place not in tops else 128) if e not in envrcs]
     said = (_read_alike(git_runs(gitdirs, tops).why(real))
             or _read_alike(envrc_runs(envrcs, tops, found).why(real))
-            or runs_why(mcp_runs(tops), real, tops) or link_why(real, tops)
+            or runs_why(mcp_runs(tops), real, tops) or editor_runs(tops).get(real) or link_why(real, tops)
             or instruction_imports(tops, found).get(real) or _read_alike(package_why(real))
             or new_module_why(real))
     return (real, said) if said is not None else None

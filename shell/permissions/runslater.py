@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths
+from .editorruns import editor_runs
 from .envrcsources import envrc_runs, envrcs_above
 from .gitkeys import SAFE_GIT_KEYS, info_hides, live_hooks, unsafe_git_keys
 from .gitoutside import OutsideGit, gitfile_target
@@ -410,9 +411,11 @@ class _Walls:
                     self.noted.append(path)
 
     def mcp_sources(self) -> None:
-        """What .mcp.json runs, home's links lead to, AGENTS.md imports: watched when missing too."""
+        """What .mcp.json runs, home's links lead to, AGENTS.md imports, the editor's configs name
+        (:mod:`.editorruns`): watched when missing too."""
         imports = instruction_imports(self.roots, [p for p, s in self.watched.items() if s.kind == "file"])
-        for path, reason in {**imports, **home_links(self.roots), **mcp_runs(self.roots)}.items():
+        named = {**imports, **home_links(self.roots), **mcp_runs(self.roots), **editor_runs(self.roots)}
+        for path, reason in named.items():
             if path not in self.sideways:
                 self.sideways[path] = reason
                 self.watch(path)
