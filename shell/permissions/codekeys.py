@@ -353,14 +353,30 @@ def local_dependencies(data: dict[str, Any]) -> CodeKeys:
     return out
 
 
+SECRET_SAMPLES = (".env", ".env.production", "id_rsa", "server.pem", "server.key")
+"""Secret-looking names a ``files`` glob of the package's root is tried on, there and one
+folder below: ``*``, ``**/*``, ``.*``, ``*.*`` pack the root's ``.env`` (``npm pack`` does)."""
+
+
 def secret_entries(files: Any) -> list[str]:
     """The entries of package.json's ``files`` that name a secret-looking file (``.env``,
-    ``config/.env.production``, ``*.pem``: a ``*`` read as any name), sorted."""
+    ``config/.env.production``, ``*.pem``: a ``*`` read as any name), or a glob of the root
+    that matches one (``*``, ``.*``, ``**/*``: :data:`SECRET_SAMPLES`), sorted. A folder
+    (``config``, ``dist/**``) packs what it holds: not judged here, by the entry's words alone."""
     if not isinstance(files, list):
         return []
-    out = {e for e in files if isinstance(e, str)
-           and is_secret_file(e.removeprefix("./").rstrip("/").replace("*", "x"))}
+    out = {e for e in itertools.islice(files, MAX_NODES) if isinstance(e, str) and _reaches_secret(e)}
     return sorted(out)
+
+
+def _reaches_secret(entry: str) -> bool:
+    pattern = entry.strip().removeprefix("./").removeprefix("/").rstrip("/")
+    if is_secret_file(pattern.replace("*", "x")):
+        return True
+    if not any(c in pattern.split("/")[0] for c in "*?["):
+        return False  # `dist/**`, `config/*`: a folder's, judged as the folder is (not here)
+    samples = (f"{place}{name}" for place in ("", "a/") for name in SECRET_SAMPLES)
+    return any(fnmatch.fnmatchcase(sample, pattern) for sample in samples)
 
 
 def listed_scripts(data: Any) -> frozenset[str]:

@@ -118,6 +118,7 @@ NPM_EDITS = {
     "a prepare script": "d['scripts'] = {'prepare': 'node evil.js'}",
     "publishConfig": "d['publishConfig'] = {'registry': 'https://registry.evil.example/'}",
     "a secret-looking file to publish": "d['files'] = ['index.js', '.env', 'dist/']",
+    "a glob that publishes the .env": "d['files'] = ['index.js', '*', 'dist/']",  # npm pack packs .env
 }
 
 
