@@ -13,9 +13,10 @@ question is not involved (the editor runs them, not agent-shell).
 Read (JSON with comments, as VS Code reads it; bounded): ``devcontainer.json``'s
 lifecycle commands (a string is a shell line, a list an argv, an object a set of both),
 each read with :func:`.hookscripts.line_files` (``cd``-aware); ``tasks.json``'s
-folder-open tasks (``command`` with ``args``, in ``options.cwd``); ``settings.json``'s
-program paths (a key ending ``path``/``Path``/``executable``, with a ``/`` in the value,
-at any depth: terminal profiles' ``path``). ``${workspaceFolder}`` is the workspace;
+folder-open tasks (``command`` with ``args``, in ``options.cwd``, and their ``linux``/``osx``/
+``windows`` forms); ``settings.json``'s program paths (a key ending ``path``/``Path``/
+``executable``, with a ``/`` in the value, at any depth: terminal profiles' ``path``; files
+only). ``${workspaceFolder}`` is the workspace;
 another ``${…}`` is not known here and names nothing.
 """
 
@@ -42,7 +43,10 @@ SETTINGS = ".vscode/settings.json"
 MAX_FOLDERS = 16
 """``.devcontainer/<name>/devcontainer.json`` configs read (one per container flavour)."""
 MAX_NAMED = 128
-_PROGRAM_KEY = re.compile(r"(?:^|[.])(?:\w*[Pp]ath|\w*[Ee]xecutable)$")
+_PROGRAM_KEY = re.compile(r"(?:^|[.])(?:\w*[Pp]ath|\w*[Ee]xecutable|shell\.(?:linux|osx|windows))$")
+"""A settings key whose value is a program (``git.path``, ``python.defaultInterpreterPath``, a
+terminal profile's ``path``, ``terminal.integrated.shell.linux``); a folder it names
+(``eslint.nodePath``) is not guarded whole: a command installing there must still work."""
 _WORKSPACE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot|localWorkspaceFolder|containerWorkspaceFolder)"
                         r"\}")
 
@@ -87,14 +91,22 @@ def _named(root: Path) -> list[tuple[str, list[Path]]]:
     for task in tasks if isinstance(tasks, list) else ():
         if not isinstance(task, dict) or not _opens(task):
             continue
-        line = " ".join(_lines(task.get("command")) + _lines(task.get("args"), join=False))
-        options = task.get("options")
-        cwd = options.get("cwd") if isinstance(options, dict) else None
-        folder = Path(_here(cwd, root)) if isinstance(cwd, str) and "${" not in _here(cwd, root) else root
-        named += line_files(_here(line, root), root / folder)
+        for form in (task, *(task.get(system) for system in ("linux", "osx", "windows"))):
+            if isinstance(form, dict):  # a platform's own command replaces the task's there
+                named += _task_files(form, task, root)
     out.append((TASKS, named))
     out.append((SETTINGS, _program_paths(_read(root / SETTINGS), root)))
     return out
+
+
+def _task_files(form: dict[str, Any], task: dict[str, Any], root: Path) -> list[Path]:
+    """What a task's ``command`` with its ``args`` runs, in its ``options.cwd`` (the
+    platform form's own, else the task's)."""
+    line = " ".join(_lines(form.get("command")) + _lines(form.get("args"), join=False))
+    options = form.get("options") if isinstance(form.get("options"), dict) else task.get("options")
+    cwd = options.get("cwd") if isinstance(options, dict) else None
+    folder = Path(_here(cwd, root)) if isinstance(cwd, str) and "${" not in _here(cwd, root) else root
+    return line_files(_here(line, root), root / folder) if line.strip() else []
 
 
 def _opens(task: dict[str, Any]) -> bool:
@@ -144,9 +156,11 @@ def _program_paths(settings: dict[str, Any], root: Path) -> list[Path]:
             if "/" not in word or "${" in word or "://" in word or word.startswith("~"):
                 continue
             try:
-                out.append(paths.resolve(word, root))
+                path = paths.resolve(word, root)
             except (paths.BadPath, OSError, ValueError):
                 continue
+            if not path.is_dir():
+                out.append(path)
     return out
 
 

@@ -83,3 +83,18 @@ def test_a_file_edit_of_what_the_editor_configs_name_asks(ws: Path) -> None:
         verdict = policy.decide(tools["write_file"], {"path": path, "content": "x\n"})
         assert verdict.action == "ask" and said in verdict.reason, (path, verdict.reason)
     assert policy.decide(tools["write_file"], {"path": "init.sh", "content": "x\n"}).action == "allow"
+
+
+def test_a_tasks_platform_command_counts_and_a_settings_folder_stays_writable(ws: Path) -> None:
+    write(ws / ".vscode" / "tasks.json", json.dumps({"tasks": [
+        {"label": "s", "command": "true", "runOptions": {"runOn": "folderOpen"},
+         "linux": {"command": "bash", "args": ["scripts/lin.sh"]}},
+        {"label": "later", "command": "./scripts/build.sh"}]}))
+    write(ws / ".vscode" / "settings.json", '{"eslint.nodePath": "./web/node_modules"}')
+    (ws / "web" / "node_modules").mkdir(parents=True)
+    policy = PermissionPolicy(ws, mode="auto", user_config=ws.parent / "c.toml")
+    tools = {t.name: t for t in builtin_tools(Workspace(ws))}
+    asked = policy.decide(tools["write_file"], {"path": "scripts/lin.sh", "content": "x\n"})
+    assert asked.action == "ask" and "tasks.json" in asked.reason
+    for path in ("scripts/build.sh", "web/node_modules/x.js"):  # run when asked for; a folder, not a program
+        assert policy.decide(tools["write_file"], {"path": path, "content": "x\n"}).action == "allow", path
