@@ -152,7 +152,7 @@ def read_servers(root: Path, data: bytes) -> tuple[dict[Path, Reason], list[str]
             unread.append(f"what the MCP server {shown!r} of .mcp.json runs could not be read ({exc}): "
                           "none of its files are checked")
             continue
-        if isinstance(entry.get("args"), list) and has_code(entry):
+        if has_code(entry):
             shown = str(name) if len(str(name)) <= 60 else str(name)[:60] + "…"
             unread.append(f"the MCP server {shown!r} of .mcp.json runs code given on its line: only the "
                           "files that code spells out in quotes are checked, not those it reaches other ways")
@@ -340,7 +340,7 @@ def _shell_string(root: Path, base: str, line: str, depth: int, folders: set[Pat
         raise UnreadLine(f"the string of its shell: {reading.unsure}")
     out: list[Path] = []
     for part in reading.parts:
-        inner = [w for w in (w.strip(",;&|()<>'\"") for w in part.words) if w]
+        inner = [w for w in part.words if w]  # operators and quotes are gone: code keeps its own
         if not inner:
             continue
         named = _line(root, part.folder, inner[0], inner[1:], depth + 1, folders)
@@ -366,13 +366,18 @@ def _code(root: Path, base: str, runs: str, code: str) -> list[Path]:
 
 
 def has_code(entry: Mapping[str, Any]) -> bool:
-    """Whether a server's line gives an interpreter code to run (``node -e``, ``python -c``)."""
-    words = [str(entry.get("command", "")), *(str(a) for a in entry.get("args") or () if isinstance(a, str))]
-    runs = ""
-    for word in words:
-        runs = interpreter(word) or runs
-        if runs and word in CODE_OPTIONS.get(runs, ()):
-            return True
+    """Whether a server's line gives an interpreter code to run (``node -e``, ``python -c``),
+    also inside a shell's string (``bash -c "node -e '…'"``)."""
+    args = entry.get("args")
+    words = [str(entry.get("command", "")), *(a for a in args if isinstance(a, str))] if isinstance(
+        args, list) else [str(entry.get("command", ""))]
+    for _ in range(MAX_NESTING + 1):
+        runs = ""
+        for word in words:
+            runs = interpreter(word) or runs
+            if runs and word in CODE_OPTIONS.get(runs, ()):
+                return True
+        words = [inner for word in words if " " in word for inner in command_words(word)]
     return False
 
 

@@ -98,3 +98,12 @@ def test_a_tasks_platform_command_counts_and_a_settings_folder_stays_writable(ws
     assert asked.action == "ask" and "tasks.json" in asked.reason
     for path in ("scripts/build.sh", "web/node_modules/x.js"):  # run when asked for; a folder, not a program
         assert policy.decide(tools["write_file"], {"path": path, "content": "x\n"}).action == "allow", path
+
+
+def test_code_inside_a_shell_string_is_read_in_its_folder_and_said(ws: Path) -> None:
+    write(ws / "tools" / "b.js", "0\n")
+    line = "cd tools && node -e \"require('./b.js')\""
+    found, unread = servers(ws, b={"command": "bash", "args": ["-c", line]})
+    assert "'b'" in found["tools/b.js"]
+    [said] = unread
+    assert "'b'" in said and "spells out in quotes" in said
