@@ -28,6 +28,9 @@ So:
   command can plant one in a trusted workspace too; so is an ``npx`` inside a shell
   string. The launcher is found behind ``env``, a shell's ``-c`` and npm's own options
   (:mod:`.package_launchers`, finding C8). ``pnpm dlx`` and ``yarn dlx`` always fetch;
+  ``uvx`` reads no project config (uv's tool commands read only the user's and the system's
+  ``uv.toml``), so it needs no switch; ``uv run`` reads and runs the project, by design (given
+  ``UV_NO_CONFIG`` it would lose the user's own ``uv.toml`` too);
 - a trusted project's ``.mcp.json`` servers are the project's own code and keep the
   workspace (or the ``cwd`` the file gives) as their working directory.
 """
