@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
-import itertools
 import json
 import os
 import re
@@ -68,7 +67,7 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
-from shell.core.secrets import is_secret_file
+from .npmkeys import WORKSPACES_KEY, local_dependencies, secret_entries
 
 TOML_NAMES = frozenset({"pyproject.toml"})
 PIXI_NAME = "pixi.toml"
@@ -136,22 +135,11 @@ settings (``registry``, ``access``, any npm config key): ``.npmrc``'s twin, whol
 FILES_KEY = "files"
 """package.json's list of what ``npm publish`` packs: only its secret-looking entries count
 (``.env``, ``*.pem``: :func:`secret_entries`); ``dist`` added is an ordinary edit."""
-DEPENDENCY_KEYS = ("dependencies", "devDependencies", "optionalDependencies", "overrides", "resolutions")
-"""package.json's keys naming what ``npm install`` (yarn, pnpm) installs, and with it runs the
-lifecycle scripts of: only their entries not from the registry count (:func:`local_dependencies`)."""
-NOT_FROM_REGISTRY = re.compile(
-    r"\s*(file:|link:|portal:|patch:|git\+|git:|github:|gitlab:|bitbucket:|gist:|https?:|\.{0,2}/|~/"
-    r"|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(#.*)?\s*$)")
-"""A dependency's spec that names a folder, a link, a patch, a git repository or a URL: the
-package npm installs from there runs its lifecycle scripts at ``npm install`` (a folder of
-the workspace holding a ``postinstall``), with no registry's name or version to review; a
-``user/repo`` is GitHub's. Not ``workspace:``: it names a package of the workspace's own
-workspaces, installed (scripts and all) at every install anyway."""
 NPM_WHY = ("holds what npm runs or sends unasked: a lifecycle script (preinstall, install, postinstall, "
            "prepare, prepack …) a plain npm install runs as you, a dependency it installs from a folder, a "
-           "git repository or a URL (file:, link:, git+…: whose own lifecycle scripts it runs), "
-           "publishConfig (where npm publish sends the package), or a secret-looking entry of \"files\" it "
-           "would publish")
+           "git repository or a URL (file:, link:, git+…) or as a workspace (whose own lifecycle scripts "
+           "it runs), publishConfig (where npm publish sends the package), or a secret-looking entry of "
+           "\"files\" it would publish")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
                    PIPFILE})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
@@ -323,7 +311,7 @@ def _package_keys(data: Any, hooked: frozenset[str]) -> CodeKeys:
     for key in PACKAGE_KEYS:
         if key in data:
             out.update(_js_keys(data[key], key))
-    out.update({key: _dump(data[key]) for key in (*HOOK_KEYS, *PUBLISH_KEYS) if key in data})
+    out.update({key: _dump(data[key]) for key in (*HOOK_KEYS, *PUBLISH_KEYS, WORKSPACES_KEY) if key in data})
     out.update({f"{key}.{inner}": _dump(data[key][inner]) for key, inner in NESTED_HOOK_KEYS.items()
                 if isinstance(data.get(key), dict) and inner in data[key]})
     scripts = data.get("scripts")
@@ -335,48 +323,6 @@ def _package_keys(data: Any, hooked: frozenset[str]) -> CodeKeys:
         out[f"{FILES_KEY} (secret-looking)"] = _dump(secrets)
     out.update(local_dependencies(data))
     return out
-
-
-def local_dependencies(data: dict[str, Any]) -> CodeKeys:
-    """The entries of a parsed package.json's :data:`DEPENDENCY_KEYS` whose spec is
-    :data:`NOT_FROM_REGISTRY` (``"x": "file:./tools/x"``; in ``overrides`` at any depth), by
-    place (finding A9's gap: npm ran the postinstall of a workspace folder a command named)."""
-    out: CodeKeys = {}
-    stack: list[tuple[str, Any, int]] = [(key, data[key], 0) for key in DEPENDENCY_KEYS if key in data]
-    while stack and len(out) < MAX_NODES:
-        place, node, depth = stack.pop()
-        if isinstance(node, str):
-            if NOT_FROM_REGISTRY.match(node):
-                out[place] = _dump(node)
-        elif isinstance(node, dict) and depth < MAX_DEPTH:
-            stack += [(f"{place}.{k}", v, depth + 1) for k, v in itertools.islice(node.items(), MAX_NODES)]
-    return out
-
-
-SECRET_SAMPLES = (".env", ".env.production", "id_rsa", "server.pem", "server.key")
-"""Secret-looking names a ``files`` glob of the package's root is tried on, there and one
-folder below: ``*``, ``**/*``, ``.*``, ``*.*`` pack the root's ``.env`` (``npm pack`` does)."""
-
-
-def secret_entries(files: Any) -> list[str]:
-    """The entries of package.json's ``files`` that name a secret-looking file (``.env``,
-    ``config/.env.production``, ``*.pem``: a ``*`` read as any name), or a glob of the root
-    that matches one (``*``, ``.*``, ``**/*``: :data:`SECRET_SAMPLES`), sorted. A folder
-    (``config``, ``dist/**``) packs what it holds: not judged here, by the entry's words alone."""
-    if not isinstance(files, list):
-        return []
-    out = {e for e in itertools.islice(files, MAX_NODES) if isinstance(e, str) and _reaches_secret(e)}
-    return sorted(out)
-
-
-def _reaches_secret(entry: str) -> bool:
-    pattern = entry.strip().removeprefix("./").removeprefix("/").rstrip("/")
-    if is_secret_file(pattern.replace("*", "x")):
-        return True
-    if not any(c in pattern.split("/")[0] for c in "*?["):
-        return False  # `dist/**`, `config/*`: a folder's, judged as the folder is (not here)
-    samples = (f"{place}{name}" for place in ("", "a/") for name in SECRET_SAMPLES)
-    return any(fnmatch.fnmatchcase(sample, pattern) for sample in samples)
 
 
 def listed_scripts(data: Any) -> frozenset[str]:

@@ -47,11 +47,11 @@ from .codekeys import (
     TOML_NAMES,
     code_keys,
     listed_scripts,
-    secret_entries,
     toml_code,
     toml_header_is_code,
     toml_without_code,
 )
+from .npmkeys import secret_entries
 
 _HEADER = re.compile(r"[ \t]*\[\[?([^\]\n]*)\]\]?[ \t]*(?:#.*)?\n?")
 _MISSING: Any = object()

@@ -28,3 +28,8 @@ def test_dependencies_from_a_folder_git_or_a_url_are_code_keys_and_registry_ones
     local = {k for k in keys if k.split(".")[0] in places}
     assert local == {"dependencies.x", "dependencies.g", "dependencies.h", "devDependencies.p",
                      "devDependencies.u", "overrides.q..", "resolutions.z"}
+
+
+def test_the_workspaces_npm_installs_are_a_code_key() -> None:
+    keys = code_keys("package.json", json.dumps({"name": "a", "workspaces": ["tools/*"]})) or {}
+    assert keys == {"workspaces": '["tools/*"]'}

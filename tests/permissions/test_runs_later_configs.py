@@ -146,16 +146,18 @@ async def test_a_dependency_from_a_workspace_folder_or_git_is_set_back_and_a_reg
 ) -> None:
     """A9's gap: ``"x": "file:./tools/x"`` made the user's next ``npm install`` run the
     ``postinstall`` the workspace folder ``tools/x`` had (npm 11 runs a file: dependency's
-    scripts); a git or GitHub spec runs its ``prepare``. A registry version is an ordinary edit."""
+    scripts); a git or GitHub spec runs its ``prepare``; ``"workspaces": ["tools/*"]`` installs it as
+    the project's own (npm ran its postinstall too). A registry version is an ordinary edit."""
     require_sandbox()
     (ws / "tools" / "x").mkdir(parents=True)
     (ws / "tools" / "x" / "package.json").write_text('{"name": "x", "scripts": {"postinstall": "node evil"}}')
     edit = ("import json; d = json.load(open('package.json')); "
             "d['dependencies'] = {'x': 'file:./tools/x'}; d['devDependencies'] = {'g': 'evil/pkg'}; "
+            "d['workspaces'] = ['tools/*']; "
             "open('package.json', 'w').write(json.dumps(d, indent=2) + chr(10))")
     result = await sh(ws, f'python3 -c "{edit}"')
     data = json.loads((ws / "package.json").read_text())
-    assert "dependencies" not in data and "devDependencies" not in data, result.text
+    assert not {"dependencies", "devDependencies", "workspaces"} & set(data), result.text
     assert "a dependency it installs from a folder" in result.text, result.text
     result = await sh(ws, "python3 -c \"import json; d = json.load(open('package.json')); "
                           "d['dependencies'] = {'left-pad': '^1.3.0', 'a': 'npm:b@2'}; "
