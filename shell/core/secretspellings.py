@@ -10,21 +10,25 @@ which costs a search of the shapes per reading: too much for every line of a bui
 Here it is turned around: each known value is spelled once per set of values, in each
 spelling that can be written out ahead (base64 and base32 at each offset, hex, escapes,
 percent-encoding …) or written as an expression (its letters and digits in order, any
-case, up to three other characters between them: spaced, grouped, dashed; reversed;
-rot13; each half of it when random-looking), and the text is searched for all of them
-in one RE2 pass. A line holding one is withheld whole: a spelling cannot be cut out
-letter by letter.
+case, up to seven other characters between them, line breaks among them: spaced,
+grouped, dashed, folded over lines; reversed; rot13 and atbash, as they are and
+reversed; each half of it and every other letter of it when random-looking), and the
+text is searched for all of them in one RE2 pass (a few, past ~70 values). A line
+holding one is withheld whole: a spelling cannot be cut out letter by letter.
 
 What is not read here (the egress check reads some of it): a value encoded twice,
-compressed, encrypted, or in bits, base85, uuencode or numbers; base64 wrapped inside it.
+compressed, encrypted, or in bits, base85, uuencode or numbers; base64 wrapped inside it;
+more than seven characters between its letters; a Caesar shift other than rot13 (24
+more expressions a value: finding C5 measured it too slow for every output); every
+third letter; folded over lines of four letters or fewer.
 """
 
 from __future__ import annotations
 
 import base64
 import bisect
-import codecs
 import re
+import string
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
@@ -41,8 +45,12 @@ MAX_VALUES = 256
 """Values looked for spelled otherwise, the first given (each adds ~2 ms to compiling the
 search, once per set of values; RE2 refuses the expression of 2,048). The rest are still
 taken out as written by the caller's plain net."""
-GAP = r"[^0-9A-Za-z\n]{0,3}"
-"""What may stand between two letters of a value spelled with separators."""
+GAP = r"[^0-9A-Za-z]{0,7}"
+"""What may stand between two letters of a value spelled with separators: up to seven
+characters that are no letter or digit, a line break among them (finding C5: ``sed
+'s/./&    /g'`` put four spaces, ``fold -w7`` a line break every seven letters; past
+three, nothing was read). A spelling so spread is at most eight times its value's
+length: what a stream holds back before a cut (``hiddenvalues.SPELLED_ROOM``)."""
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
 _HEX_GAP = r"[\s:,.-]{0,2}(?:\\x|0x)?"
 """What may stand between two bytes of hex: ``73 6b``, ``73:6b``, ``\\x73\\x6b``, ``0x73,0x6b``."""
@@ -57,8 +65,38 @@ def _random_looking(piece: str) -> bool:
 
 
 def _gapped(letters: str) -> str:
-    """``letters`` in order, any case, with up to three separators between them."""
+    """``letters`` in order, any case, with up to seven separators between them."""
     return GAP.join(re.escape(c) for c in letters)
+
+
+def _shifted_letters(letters: str, by: int) -> str:
+    """``letters`` with each Latin letter moved ``by`` places on in the alphabet, its
+    case kept (a Caesar cipher: ``tr a-zA-Z b-zaB-ZA`` is one place, rot13 thirteen)."""
+    lower, upper = string.ascii_lowercase, string.ascii_uppercase
+    table = str.maketrans(lower + upper, lower[by:] + lower[:by] + upper[by:] + upper[:by])
+    return letters.translate(table)
+
+
+def ciphered(letters: str, every_shift: bool = False) -> list[tuple[str, str]]:
+    """Each one-step letter cipher of ``letters`` a model can ask of ``tr`` (finding C5:
+    ``tr a-zA-Z b-zaB-ZA``, rot13 of the value reversed), as it is and reversed, by how
+    it hides it: rot13 and atbash, and with ``every_shift`` the 24 other Caesar shifts.
+    The values net reads rot13 and atbash only: each spelling is one more expression a
+    value in its one pass over all output, and 48 more made it too slow; the egress check
+    reads them all (a look-up a spelling, once per call)."""
+    atbash = letters.translate(_ATBASH)
+    found = [("rot13", _shifted_letters(letters, 13)),
+             ("reversed and rot13'd", _shifted_letters(letters[::-1], 13)),
+             ("in atbash", atbash), ("reversed, in atbash", atbash[::-1])]
+    for by in (*range(1, 13), *range(14, 26)) if every_shift else ():
+        found += [(SHIFTED, _shifted_letters(letters, by)),
+                  (f"reversed and {SHIFTED}", _shifted_letters(letters[::-1], by))]
+    return found
+
+
+SHIFTED = "shifted in the alphabet (a Caesar cipher)"
+_ATBASH = str.maketrans(string.ascii_lowercase + string.ascii_uppercase,
+                        string.ascii_lowercase[::-1] + string.ascii_uppercase[::-1])
 
 
 def _shifted(raw: bytes, encode: Any, group: int, bits: int) -> list[str]:
@@ -87,56 +125,122 @@ def _literals(value: str) -> dict[str, list[str]]:
     }
 
 
+LETTERS_A_PASS = 512
+"""Letters of values (folded: about 16 keys) one RE2 expression looks for; more are
+searched in more passes. Placing a match runs RE2 backwards from where it ends, and
+the states of an expression for many values ran out of RE2's memory, which then falls
+back to a search a thousand times slower: 64 KB of output holding five values took
+300 ms past 75 keys (2 ms at 50), and a megabyte of a build log 16 s with all 256
+(finding C5's measures; in passes of this size 2-5 ms)."""
+LETTERS_TO_TELL = 3072
+"""Letters of values one RE2 set looks for when it only tells whether a text holds any
+(:func:`holds_any`, what ordinary output pays: one pass for 70 keys; a set runs
+forwards only, so its states last longer; at 8,192 it would not compile)."""
+
+
+@lru_cache(maxsize=16)
+def _passes(
+    values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...], letters_a_pass: int
+) -> tuple[tuple[dict[str, list[str]], ...], dict[str, str]]:
+    """The expressions of every spelling of ``values`` by way of hiding, in passes of
+    ``letters_a_pass`` letters of values (``written``, the forms looked for as they are,
+    in the first); and what each written-out spelling stands for, and each value by its
+    folded letters. A half that a ``kept`` value holds (one the call may show: a shown
+    file's, committed code's) is not looked for: it would withhold that value's lines."""
+    value_of: dict[str, str] = {}
+    shown = "\n".join(_folded(k).lower() for k in kept)
+    passes: list[list[str]] = [[]]
+    letters = 0
+    for value in values:
+        if letters >= letters_a_pass:
+            passes.append([])
+            letters = 0
+        passes[-1].append(value)
+        letters += min(len(value), MAX_SPELLED)
+    found = []
+    for n, some in enumerate(passes):
+        groups = _groups(tuple(some), shown, value_of)
+        if written and not n:
+            groups[AS_WRITTEN] = [re.escape(w) for w in written if w.isascii()]
+        if groups:
+            found.append(groups)
+    return tuple(found), value_of
+
+
 @lru_cache(maxsize=16)
 def _expression(
-    values: tuple[str, ...], written: tuple[str, ...] = (), kept: tuple[str, ...] = ()
-) -> tuple[Any, dict[bytes, str], dict[str, str]] | None:
-    """One RE2 expression of every spelling of ``values`` (and of ``written``, the
-    forms looked for as they are: :func:`holds_any`'s), a group per way of hiding; what
-    each written-out spelling stands for; and each value by its folded letters. A half
-    that a ``kept`` value holds (one the call may show: a shown file's, committed code's)
-    is not looked for: it would withhold that value's lines."""
+    values: tuple[str, ...], kept: tuple[str, ...] = ()
+) -> tuple[tuple[tuple[Any, dict[bytes, str]], ...], dict[str, str]]:
+    """RE2 expressions of every spelling of ``values`` (:func:`_passes`), a group per way
+    of hiding, each with its groups' names; and what each spelling stands for."""
     import re2  # type: ignore[import-untyped]
 
     from .secretmatcher import options
 
+    passes, value_of = _passes(values, (), kept, LETTERS_A_PASS)
+    compiled = []
+    for groups in passes:
+        body = "|".join(f"(?P<g{n}>{_either(how, parts)})" for n, (how, parts) in enumerate(groups.items()))
+        names = {f"g{n}".encode(): how for n, how in enumerate(groups)}
+        compiled.append((re2.compile(body.encode("ascii"), options=options()), names))
+    return tuple(compiled), value_of
+
+
+@lru_cache(maxsize=16)
+def _tellers(values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...]) -> tuple[Any, ...]:
+    """RE2 sets of every spelling of ``values`` and of ``written`` as they are, in passes
+    of :data:`LETTERS_TO_TELL` letters: what tells whether a text holds any."""
+    import re2
+
+    from .secretmatcher import options
+
+    tellers = []
+    for groups in _passes(values, written, kept, LETTERS_TO_TELL)[0]:
+        teller = re2.Set.SearchSet(options())
+        teller.Add("|".join(_either(how, parts) for how, parts in groups.items()).encode("ascii"))
+        teller.Compile()
+        tellers.append(teller)
+    return tuple(tellers)
+
+
+def _either(how: str, parts: list[str]) -> str:
+    """``parts`` as one alternative, read in any case but for the spellings that are not."""
+    exact = ("base64-encoded", "base32-encoded", AS_WRITTEN)
+    return f"(?{'' if how in exact else 'i'}:{'|'.join(parts)})"
+
+
+def _groups(values: tuple[str, ...], shown: str, value_of: dict[str, str]) -> dict[str, list[str]]:
+    """The expressions of each way ``values`` may be hidden, by how; what each spelling
+    stands for goes into ``value_of`` (folded spellings as ``folded:<letters>``)."""
     groups: dict[str, list[str]] = {}
-    literal_of: dict[str, str] = {}
-    folded_of: dict[str, str] = {}
-    shown = "\n".join(_folded(k).lower() for k in kept)
     for value in values:
         folded = _folded(value)
         if not MIN_SPELLED <= len(folded) <= MAX_SPELLED:
             continue
-        folded_of.setdefault(folded.lower(), value)
-        rotated = codecs.encode(folded, "rot13")
-        folded_of.setdefault(rotated.lower(), value)
+        value_of.setdefault("folded:" + folded.lower(), value)
         groups.setdefault("spelled with separators or in another case", []).append(_gapped(folded))
         groups.setdefault("reversed", []).append(_gapped(folded[::-1]))
-        groups.setdefault("rot13", []).append(_gapped(rotated))
+        for how, spelled in ciphered(folded):
+            value_of.setdefault("folded:" + spelled.lower(), value)
+            groups.setdefault(how, []).append(_gapped(spelled))
         half = -(-len(folded) // 2)
-        for piece in (folded[:half], folded[-half:]):
+        for how, piece in (("a half of it", folded[:half]), ("a half of it", folded[-half:]),
+                           (EVERY_OTHER, folded[0::2]), (EVERY_OTHER, folded[1::2])):
             if len(piece) >= MIN_SPELLED and _random_looking(piece) and piece.lower() not in shown:
-                folded_of.setdefault(piece.lower(), value)
-                groups.setdefault("a half of it", []).append(_gapped(piece))
+                value_of.setdefault("folded:" + piece.lower(), value)
+                groups.setdefault(how, []).append(_gapped(piece))
         hexed = value.encode("utf-8", "surrogatepass").hex()
-        literal_of.setdefault(hexed, value)
+        value_of.setdefault(hexed, value)
         pairs = (hexed[i : i + 2] for i in range(0, len(hexed), 2))
         groups.setdefault("hex-encoded", []).append(r"(?:\\x|0x)?" + _HEX_GAP.join(pairs))
         for how, spellings in _literals(value).items():
             for spelling in spellings:
-                literal_of.setdefault(spelling.lower(), value)
+                value_of.setdefault(spelling.lower(), value)
                 groups.setdefault(how, []).append(re.escape(spelling))
-    if written:
-        groups[AS_WRITTEN] = [re.escape(w) for w in written if w.isascii()]
-    if not groups:
-        return None
-    exact = ("base64-encoded", "base32-encoded", AS_WRITTEN)  # read as written; the rest in any case
-    body = "|".join(f"(?P<g{n}>(?{'' if how in exact else 'i'}:{'|'.join(parts)}))"
-                    for n, (how, parts) in enumerate(groups.items()))
-    regex = re2.compile(body.encode("ascii"), options=options())
-    names = {f"g{n}".encode(): how for n, how in enumerate(groups)}
-    return regex, names, {**literal_of, **{f"folded:{k}": v for k, v in folded_of.items()}}
+    return groups
+
+
+EVERY_OTHER = "every other letter of it"
 
 
 _HEX_NOISE = re.compile(r"\\x|0x|[\s:,.-]", re.IGNORECASE)
@@ -149,24 +253,43 @@ def _first(values: Iterable[str]) -> tuple[str, ...]:
 def _hits(data: bytes, values: Iterable[str], kept: tuple[str, ...] = ()) -> list[tuple[int, int, str, str]]:
     """Each place the UTF-8 ``data`` holds one of ``values`` spelled otherwise: its start
     and end (bytes), how it is hidden, and the value."""
-    compiled = _expression(_first(values), (), kept)
-    if compiled is None or not data:
-        return []
-    regex, names, value_of = compiled
+    parts, value_of = _expression(_first(values), kept)
     found: list[tuple[int, int, str, str]] = []
-    for match in regex.finditer(data):
-        group = next(name for name, got in match.groupdict().items() if got is not None)
-        how = names[group]
-        said = match.group().decode("utf-8", "surrogatepass")
-        if how == "hex-encoded":
-            key = _HEX_NOISE.sub("", said).lower()
-        elif how in _WRITTEN_OUT:
-            key = said.lower()
-        else:
-            letters = _folded(said).lower()
-            key = "folded:" + (letters[::-1] if how == "reversed" else letters)
-        found.append((match.start(), match.end(), how, value_of.get(key, "")))
-    return found
+    for regex, names in parts if data else ():
+        for match in regex.finditer(data):
+            group = next(name for name, got in match.groupdict().items() if got is not None)
+            how = names[group]
+            said = match.group().decode("utf-8", "surrogatepass")
+            if how == "hex-encoded":
+                key = _HEX_NOISE.sub("", said).lower()
+            elif how in _WRITTEN_OUT:
+                key = said.lower()
+            else:
+                letters = _folded(said).lower()
+                key = "folded:" + (letters[::-1] if how == "reversed" else letters)
+            found.append((match.start(), match.end(), how, value_of.get(key, "")))
+    return sorted(found)
+
+
+MIN_PIECE_LINE = 5
+"""Letters a short line needs before it is taken for a piece of a spelling folded over
+lines (fewer stand in any value's letters by chance: an ``ok`` or ``done`` line)."""
+
+
+def may_continue(line: str, values: Iterable[str], kept: tuple[str, ...] = ()) -> bool:
+    """Whether ``line`` (a line of output with no end yet in view) may be a piece of one
+    of ``values`` spelled over several lines (finding C5: ``fold -w7`` put seven letters a
+    line, and a stream that shows whole lines as they come showed the first before the
+    rest could be read): its letters, :data:`MIN_PIECE_LINE` or more, stand in one of
+    the spellings read here. A stream holds such a line back until the next one."""
+    letters = _folded(line).lower()
+    return len(letters) >= MIN_PIECE_LINE and letters in _spelled_letters(_first(values), kept)
+
+
+@lru_cache(maxsize=16)
+def _spelled_letters(values: tuple[str, ...], kept: tuple[str, ...]) -> str:
+    """The folded letters of every spelling of ``values`` read with separators, one a line."""
+    return "\n".join(key[7:] for key in _expression(values, kept)[1] if key.startswith("folded:"))
 
 
 def holds_any(
@@ -178,8 +301,8 @@ def holds_any(
     not looked for here: ``True`` then, the caller's own search decides."""
     if any(not w.isascii() for w in written):
         return True
-    compiled = _expression(_first(values), written, kept)
-    return compiled is not None and compiled[0].search(text.encode("utf-8", "surrogatepass")) is not None
+    data = text.encode("utf-8", "surrogatepass")
+    return any(teller.Match(data) for teller in _tellers(_first(values), written, kept))
 
 
 _WRITTEN_OUT = ("base64-encoded", "base32-encoded", "as escapes", "percent-encoded")
@@ -259,5 +382,6 @@ def decoded_lines(text: str, known: Secrets, whose: str) -> tuple[str, list[str]
     return "\n".join(lines), found
 
 
-__all__ = ["AS_WRITTEN", "GAP", "MAX_SPELLED", "MIN_SPELLED", "OWN_KEYS", "decoded_lines", "first_spelled",
-           "holds_any", "spelled_lines", "spelled_spans", "withheld"]
+__all__ = ["AS_WRITTEN", "EVERY_OTHER", "GAP", "MAX_SPELLED", "MIN_SPELLED", "OWN_KEYS", "ciphered",
+           "decoded_lines", "first_spelled",
+           "holds_any", "may_continue", "spelled_lines", "spelled_spans", "withheld"]

@@ -7,24 +7,27 @@ base64, hex…). A prompt-injected model tries simpler things first, and these p
 ``xq9vlr2mts8wpz4k`` (lower case), ``X q 9 v …`` / ``X-q-9-v-…`` / ``Xq9v Lr2m Ts8w``
 (separated, grouped), ``Kd9iYe2zGf8jCm4x`` (rot13), and the value in two halves over two
 calls. So every argument string is folded (case folded, everything but letters and
-digits taken out, percent-decoded first, all of a call's strings one after another) and looked through, as is,
-rot13'd and reversed, for any piece of a value at least half its length and at least
+digits taken out, percent-decoded first, all of a call's strings one after another) and
+looked through, as is and reversed, shifted by any Caesar shift, in atbash, and as every
+other letter of it (finding C5: ``tr a-zA-Z b-zaB-ZA``, ``?a=<even letters>&b=<odd
+letters>``), for any piece of a spelling at least half its length and at least
 :data:`MIN_PIECE` long. Only random-looking values and pieces count (a letter and a
 digit in them): a ``DATABASE_URL``'s ``postgresadmin…`` is ordinary words folded.
 
 Not read, and README says so: a value split into three pieces or more over as many calls
-(each under half), or respelled in ways beyond these (every other letter, a cipher).
+(each under half), or respelled in ways beyond these (every third letter, pairs swapped,
+rot47, a cipher with a key).
 """
 
 from __future__ import annotations
 
-import codecs
 import functools
 import re
 from collections.abc import Iterable
 
 from shell.core.secretencodings import percent_decoded
 from shell.core.secretescapes import unconfused
+from shell.core.secretspellings import EVERY_OTHER, ciphered
 
 MIN_PIECE = 8
 """Letters and digits a piece of a value needs to count (a half of a 16-letter key)."""
@@ -53,8 +56,9 @@ def _grams(values: tuple[str, ...]) -> dict[str, list[tuple[str, str, str]]]:
         folded = fold(value)
         if len(folded) < MIN_PIECE or not _random_looking(folded):
             continue
-        spellings = (("with its case or separators changed", folded),
-                     ("rot13'd", codecs.encode(folded, "rot13")), ("reversed and respelled", folded[::-1]))
+        spellings = [("with its case or separators changed", folded),
+                     ("reversed and respelled", folded[::-1]), *ciphered(folded, every_shift=True),
+                     *((EVERY_OTHER, folded[start::2]) for start in (0, 1) if len(folded) >= 2 * MIN_PIECE)]
         for how, spelling in spellings:
             for start in range(len(spelling) - MIN_PIECE + 1):
                 gram = spelling[start : start + MIN_PIECE]

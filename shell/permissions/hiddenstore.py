@@ -37,7 +37,7 @@ from .githistory import history_reader
 from .gitstaged import repository_of
 from .gitstorewide import store_wide_question
 from .hiddenvalues import MAX_FILE_BYTES, file_values
-from .historysecrets import history_secret_question
+from .historysecrets import REDACTED_SPELLINGS, history_secret_question
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -83,9 +83,9 @@ def reads_stored_secret(name: str, reader: str, shown: str) -> str:
     """The question for such a command."""
     return (f"{name} runs `{reader}`, which prints file contents from git's object store, and the store "
             f"holds the content of {path_text(shown)}, a secret file hidden from the model (once stashed or "
-            "staged): its values would be printed without the file being named. They are redacted where "
-            "printed as they are, but not once a pipe reverses, re-cases or cuts them. Approving lets this "
-            "one command run, and what it prints goes to the model's provider; allow rules do not cover it.")
+            f"staged): its values would be printed without the file being named. {REDACTED_SPELLINGS} "
+            "Approving lets this one command run, and what it prints goes to the model's provider; allow "
+            "rules do not cover it.")
 
 
 def _stored(repo: Path, paths: list[Path]) -> Path | None:

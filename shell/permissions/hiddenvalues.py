@@ -34,7 +34,7 @@ from pathlib import Path
 
 from shell.core.secretfilevalues import secret_file_values
 from shell.core.secrets import Secrets, encoded_forms
-from shell.core.secretspellings import holds_any, spelled_lines, spelled_spans
+from shell.core.secretspellings import holds_any, may_continue, spelled_lines, spelled_spans
 from shell.core.textsafety import path_text
 
 from .homedirs import home_dirs
@@ -369,7 +369,22 @@ class StreamRedaction:
             ready, self._held = self._held[:cut], self._held[cut:]
             return self._apply(ready)
         ready, self._held = self._held + text[: end + 1], text[end + 1 :]
+        if (kept := self._pieces_at_end(ready)) > 0:
+            ready, self._held = ready[:-kept], ready[-kept:] + self._held
         return self._apply(ready)
+
+    def _pieces_at_end(self, ready: str) -> int:
+        """Characters at the end of ``ready`` that are lines which may be pieces of a
+        value spelled over lines (``fold -w7``: :func:`may_continue`), held back until
+        the next line shows whether the spelling goes on (up to what a spelling takes)."""
+        room = SPELLED_ROOM * self.values.longest
+        start = len(ready) - 1
+        while start > 0 and len(ready) - start < room:
+            before = max(ready.rfind("\n", 0, start), ready.rfind("\r", 0, start))
+            if not may_continue(ready[before + 1 : start], self.values.plain, self.values.kept):
+                break
+            start = before
+        return len(ready) - start - 1 if start < len(ready) - 1 else 0
 
     def flush(self) -> str:
         """The rest, at the end of the output."""

@@ -297,9 +297,16 @@ def _question(name: str, reader: str, found: HistorySecrets, prefix: str) -> str
             f"holds {path_text(shown)}{also}, a secret file committed once (since removed or changed, on "
             "another branch, in the repository a .git file names or in one inside the workspace): its values "
             "would be printed without "
-            "the file being named. They are redacted where printed as they are, but not once a pipe "
-            "reverses, re-cases or cuts them. Approving lets this one command run, and what it prints goes "
-            "to the model's provider; allow rules do not cover it.")
+            f"the file being named. {REDACTED_SPELLINGS} Approving lets this one command run, and what it "
+            "prints goes to the model's provider; allow rules do not cover it.")
+
+
+REDACTED_SPELLINGS = (
+    "They are redacted where printed, as they are and in the usual respellings (reversed, re-cased, "
+    "spaced, folded, rot13, base64, hex), but not in all: a pipe that shifts their letters otherwise, "
+    "encodes them twice or cuts them into small pieces gets them past.")
+"""What the values net does to a secret file's values a reader prints, as a question says it
+(finding C5: the words said reversals passed, which the net reads, and not what passes)."""
 
 
 def _run(repo: Path, key: tuple[str, tuple[object, ...]], settled: bool, search: _Search) -> None:
@@ -532,5 +539,5 @@ def _stat(path: Path) -> tuple[str, int, int, int]:
     return (str(path), info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
 
 
-__all__ = ["HistorySecrets", "Sources", "history_secret_question", "history_secrets", "history_sources",
-           "nested_repositories"]
+__all__ = ["REDACTED_SPELLINGS", "HistorySecrets", "Sources", "history_secret_question", "history_secrets",
+           "history_sources", "nested_repositories"]
