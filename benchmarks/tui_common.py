@@ -207,6 +207,26 @@ class StallProbe:
             out.append(sum(s.cpu for s in steps[lo:hi]) * 1000)
         return out
 
+    def late_cpu_ms(self) -> list[float]:
+        """Per probe window, the CPU ms of the loop steps that ran after the probe's sleep
+        fell due (the part of a step that did): the window's lateness in CPU time, what a
+        quiet machine shows as the wall stall. Unlike :meth:`window_cpu_ms` it leaves out
+        what ran before the due time (the steps a window's 5 ms holds anyway), so work
+        moved behind the timers that fell due counts as not late."""
+        steps = sorted(self.steps.steps, key=lambda s: s.end)
+        ends = [s.end for s in steps]
+        out: list[float] = []
+        for t0, t1 in self.windows:
+            due = t0 + self.interval
+            lo, hi = bisect.bisect_right(ends, due), bisect.bisect_right(ends, t1)
+            out.append(sum(s.cpu * min(1.0, (s.end - due) / s.wall) if s.wall > 0 else s.cpu
+                           for s in steps[lo:hi]) * 1000)
+        return out
+
+    def p99_late_cpu_ms(self) -> float:
+        values = sorted(self.late_cpu_ms())
+        return values[min(len(values) - 1, int(len(values) * 0.99))] if values else 0.0
+
     def max_window_cpu_ms(self) -> float:
         return max(self.window_cpu_ms(), default=0.0)
 

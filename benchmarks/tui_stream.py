@@ -104,6 +104,9 @@ class Run:
     windows: float = float("nan")
     """Probe windows (5 ms sleeps) in the run: a faster reply has fewer, and its p99 is
     then a longer step of the same set."""
+    late_cpu: float = float("nan")
+    """p99 of the CPU ms that ran in a probe window after its sleep fell due: the wall
+    p99 stall of a quiet machine, measured on a loaded one."""
     idle_collect: float = float("nan")
     """CPU ms of the full collection the app makes once the reply has ended and the user
     has been idle a second (``GcPolicy``): timed apart, not one of the streaming stalls."""
@@ -113,7 +116,7 @@ def _run(wall: float, cpu: float, probe: StallProbe, idle_collect: float = math.
     return Run(wall, cpu, probe.p99_ms(), probe.p99_ms(cpu=True), probe.p99_step_cpu_ms(),
                probe.max_step_cpu_ms(), probe.max_ms(),
                float(sum(1 for s in probe.steps.steps if s.cpu > 0.016)), probe.p99_window_cpu_ms(),
-               float(len(probe.lags)), idle_collect)
+               float(len(probe.lags)), probe.p99_late_cpu_ms(), idle_collect)
 
 
 async def _end(policy: GcPolicy, probe: StallProbe, t0: float, c0: float) -> tuple[float, float, float]:
@@ -315,6 +318,7 @@ def against(base: Path, sizes_kb: list[int], rounds: int) -> None:
 def _summary(r: dict[str, float]) -> str:
     return (f"cpu {r['cpu']:.2f} s, wall {r['wall']:.2f} s, p99 step {r['p99_step']:.1f} ms cpu, "
             f"p99 stall {r['p99']:.0f} ms wall, p99 window {r.get('window_cpu', math.nan):.0f} ms cpu, "
+            f"p99 late {r.get('late_cpu', math.nan):.1f} ms cpu, "
             f"longest step {r['max_step']:.0f} ms cpu, "
             f"steps > 16 ms cpu {r.get('over_16', math.nan):.0f}, windows {r.get('windows', math.nan):.0f}, "
             f"idle collection {r.get('idle_collect', math.nan):.0f} ms cpu")

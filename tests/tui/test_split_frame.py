@@ -391,3 +391,66 @@ async def test_a_widget_mounted_between_the_halves_does_not_make_the_render_arra
         await wait_for(pilot, lambda: any("the new block, grown" in strip.text
                                           for strip in app.screen._compositor.render_strips()))
         _placed_as_textual_would(app)
+
+
+class Sized(Static):
+    """Says when its ``Resize`` reaches it."""
+
+    def on_resize(self) -> None:
+        log = getattr(self.app, "log_events", None)
+        if log is not None:
+            log.append("resized")
+
+
+class Resizing(SplitFrameScreen[None]):
+    def compose(self) -> ComposeResult:
+        yield Sized("first", id="text")
+
+
+class ResizingPage(App[None]):
+    def __init__(self, log_events: list[str]) -> None:
+        super().__init__()
+        self.log_events = log_events
+
+    def get_default_screen(self) -> SplitFrameScreen[None]:
+        return Resizing()
+
+
+async def test_a_sleep_that_ends_during_the_layout_half_wakes_before_the_widgets_hear_of_it(
+    events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: the messages a layout posts (``Resize``, ``Show``, ``Hide`` to the
+    blocks entering and leaving the view) each woke a widget's message loop ahead of
+    any timer that fell due during the layout: ~50 of them a flood's frame, 3.5 ms more
+    before a sleep that ended meanwhile woke. They are delivered after those timers
+    now, and still reach their widgets."""
+    layout = SplitFrameScreen._refresh_layout
+    sleepers: list[asyncio.Task[None]] = []
+    armed: list[bool] = []
+
+    async def sleeper(done: asyncio.Future[None]) -> None:
+        await done
+        events.append("woke")
+
+    def slow_layout(self: SplitFrameScreen[None], *args: object, **kwargs: object) -> None:
+        if self._in_frame and armed and not sleepers:
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future[None] = loop.create_future()
+            loop.call_later(0.001, done.set_result, None)  # a sleep of 1 ms, as asyncio.sleep makes it
+            sleepers.append(loop.create_task(sleeper(done)))
+            until = time.perf_counter() + 0.01
+            while time.perf_counter() < until:  # ...which ends while the layout runs
+                pass
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SplitFrameScreen, "_refresh_layout", slow_layout)
+    app = ResizingPage(events)
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        await quiet(events)
+        armed.append(True)
+        app.query_one("#text", Sized).update("second\nand a line more")  # a new size, in a frame
+        await wait_for(pilot, lambda: "woke" in events and "resized" in events)
+        assert events.index("woke") < events.index("resized")
+        shown = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+        assert shown[:2] == ["second", "and a line more"]

@@ -28,9 +28,14 @@ shown) are run after that render, as before, not between the two halves.
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from time import perf_counter, thread_time
 
 from textual.geometry import Size
+from textual.message import Message
+from textual.message_pump import MessagePump
 from textual.screen import UPDATE_PERIOD, Screen, ScreenResultType
 from textual.timer import Timer
 
@@ -43,6 +48,43 @@ wall time a loaded machine stretched the rest with other processes' time (a fram
 halves of 18 + 25 ms CPU took 107 + 147 ms of wall at load 8, so the next waited
 ~125 ms more): ~3 frames a second during a flood against main's ~5 in the same traced
 runs, and a typed key's echo waits for a frame."""
+
+
+@contextmanager
+def _messages_held(screen: MessagePump, held: list[tuple[MessagePump, Message]]) -> Iterator[None]:
+    """While a split frame's layout runs, the messages it posts to widgets (``Resize``,
+    ``Show``, ``Hide`` to the blocks entering and leaving the view, ``Prompt``) are
+    kept in ``held`` instead of queued; the screen's own (the render half's call)
+    are queued as usual, and so are those of other threads.
+
+    Why: each queued message wakes its widget's message loop, a ready task, and
+    asyncio runs what is ready before the timers that fell due during the layout. A
+    flood's frame woke ~50 of them, 60-80 µs each: 3.5 ms added to a layout half
+    before a sleep that ended meanwhile (a key's repeat, a cursor's blink) woke, in
+    the worst windows left (issue 21). Delivered by :func:`_deliver` after those
+    timers, in the order posted, they wait two loop turns more, as the render half."""
+    post = MessagePump.post_message
+    loop_thread = threading.get_ident()
+
+    def hold(pump: MessagePump, message: Message) -> bool:
+        if pump is screen or threading.get_ident() != loop_thread:
+            return post(pump, message)
+        held.append((pump, message))
+        return True
+
+    MessagePump.post_message = hold  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        MessagePump.post_message = post  # type: ignore[method-assign]
+
+
+def _deliver(held: list[tuple[MessagePump, Message]]) -> None:
+    """Queue what :func:`_messages_held` kept (a pump closed meanwhile refuses its own).
+    Textual's own posting, not the pump's: a class's ``post_message`` (a filter, a
+    check) already ran when the message was posted and held."""
+    for pump, message in held:
+        MessagePump.post_message(pump, message)
 
 
 class SplitFrameScreen(Screen[ScreenResultType]):
@@ -114,10 +156,15 @@ class SplitFrameScreen(Screen[ScreenResultType]):
         app = self.app
         start = thread_time()
         app._begin_batch()  # Textual then defers the render with call_later
+        held: list[tuple[MessagePump, Message]] = []
         try:
-            super()._refresh_layout(size, scroll)
+            with _messages_held(self, held):
+                super()._refresh_layout(size, scroll)
         finally:
             app._batch_count -= 1  # not _end_batch: no idle check halfway through a frame
+        if held:
+            loop = asyncio.get_running_loop()
+            loop.call_later(0, loop.call_soon, _deliver, held)
         self._render_deferred = self.is_current
         self._layouts += 1
         self._frame_cost = thread_time() - start
