@@ -72,29 +72,96 @@ SNIFFED_NAMES = frozenset({
     "web.config", "values.yaml", "values.yml",
 })  # fmt: skip
 """Settings files (lowercase names) that hold passwords in some projects: looked into."""
-SETTINGS_FOLDERS = frozenset({"group_vars", "host_vars"})
-"""Folders whose files are settings (Ansible's variables: ``vault_password: …``)."""
+SNIFFED_PATTERN = re.compile(
+    r"(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml|stack(?:[.-][\w.-]+)?\.ya?ml"
+    r"|(?:application|bootstrap)(?:[.-][\w.-]+)?\.(?:ya?ml|properties)|appsettings(?:\.[\w-]+)?\.json"
+    r"|(?:web|app)(?:\.[\w-]+)?\.config|values(?:[.-][\w.-]+)?\.ya?ml|database(?:[.-][\w.-]+)?\.ya?ml"
+    r"|(?:secrets|vault)(?:[.-][\w.-]+)?\.ya?ml|inventory(?:[.-][\w.-]+)?(?:\.(?:ya?ml|ini))?"
+    r"|hosts(?:\.(?:ya?ml|ini))?|[\w.-]*\.tfvars\.json|my\.cnf|netrc|app\.ya?ml|wrangler\.toml|fly\.toml"
+    r"|serverless(?:[.-][\w.-]+)?\.ya?ml|pulumi(?:\.[\w-]+)?\.ya?ml|zappa_settings\.json|\.travis\.ya?ml"
+    r"|vercel\.json|now\.json")
+"""The same files under their everyday other names (tester round 21, D1): Docker's
+``docker-compose.prod.yml``, Spring's profiles (``application-prod.yml``), .NET's
+``appsettings.Production.json`` and ``Web.Release.config``, Helm's ``values.prod.yaml``,
+Ansible's inventories (``inventory.yml``, ``hosts``); and the deploy tools' settings that
+carry environment values (Terraform's ``*.tfvars.json``, GAE's ``app.yaml``, ``wrangler.toml``,
+``fly.toml``, ``serverless.yml``, ``Pulumi.prod.yaml``, Zappa, Travis, Vercel), ``my.cnf`` and
+``netrc`` without their dot (Docker set-ups copy them in)."""
+SETTINGS_FOLDERS = frozenset({"group_vars", "host_vars", "inventory", "inventories"})
+"""Folders whose files, at any depth, are settings (Ansible's variables: ``vault_password: …``,
+also ``group_vars/all/vault``; its inventories' ``ansible_ssh_pass=…``)."""
 
 _KEY = (r"(?:[\w.-]*(?:token|secret|passw(?:or)?d?|api_?key|apikey|credential)[\w.-]*"
-        r"|(?:[\w.-]*[_.-])?auth(?:_?key)?)")
+        r"|(?:[\w.-]*[_.-])?auth(?:_?key)?|[\w.-]*[_.-]pass)")
 _VALUE = f"(?![^\\s\"']*://)(?!\\$\\{{)[^\\s\"'#,{{}}\\[\\]<]{{{MIN_VALUE_LEN},}}"  # not a URL, not ${VAR}
 _JSON = f'"{_KEY}"\\s*:\\s*"{_VALUE}'
 _INLINE = f"[{{,][ \\t]*{_KEY}[ \\t]*=[ \\t]*\"{_VALUE}"
-_LINE = f"^[ \\t]*(?:-[ \\t]+)?[\"']?{_KEY}[\"']?[ \\t]*[:=][ \\t]*[\"']?{_VALUE}"
+_LINE = f"^[ \\t]*(?:-[ \\t]+)?[\"']?(?:[\\w-]+:)?{_KEY}[\"']?[ \\t]*[:=][ \\t]*[\"']?{_VALUE}"
 _XML = f"<{_KEY}>[ \\t]*{_VALUE}"
 _URL_PASSWORD = f"://[^\\s/:@\"'$]+:[^\\s/@\"'$]{{{MIN_VALUE_LEN},}}@"
 _CONNECTION = f"(?:^|[;\"'\\s])(?:password|pwd)[ \\t]*=[ \\t]*(?!\\$\\{{)[^;\"'\\s]{{{MIN_VALUE_LEN},}}"
-SETS_A_SECRET = re.compile(f"(?im){_JSON}|{_INLINE}|{_LINE}|{_XML}|{_URL_PASSWORD}|{_CONNECTION}")
+_ANSIBLE_INLINE = f"(?:^|[ \\t])ansible_\\w*pass\\w*[ \\t]*=[ \\t]*[\"']?{_VALUE}"
+_NETRC = f"\\bmachine[ \\t]+\\S+[ \\t]+(?:login[ \\t]+\\S+[ \\t]+)?password[ \\t]+{_VALUE}"
+SETS_A_SECRET = re.compile(
+    f"(?im){_JSON}|{_INLINE}|{_LINE}|{_XML}|{_URL_PASSWORD}|{_CONNECTION}|{_ANSIBLE_INLINE}|{_NETRC}")
 """``"token": "…"`` (JSON, anywhere on a line), ``{ token = "…" }`` (a TOML inline table),
 ``api_token: …`` / ``token = "…"`` / ``signing.password=…`` at a line's start (YAML,
 TOML, INI, properties; also a list item, compose's ``- POSTGRES_PASSWORD=…``),
 ``<password>…</password>`` (Maven's XML), a URL with a password, or a connection
-string's ``Password=…;`` / ``Pwd=…`` (.NET's appsettings.json, finding A13)."""
+string's ``Password=…;`` / ``Pwd=…`` (.NET's appsettings.json, finding A13), an Ansible
+inventory's ``host1 ansible_ssh_pass=…``, a netrc's ``machine h login u password p``; a key may
+carry a namespace (Pulumi's ``app:dbPassword``). A match counts only when :func:`sets_a_secret`
+agrees it is a value, not something about one."""
+_KEY_WORD = re.compile(r"token|secret|passw(?:or)?d?|pass\b|api_?key|apikey|credential|auth", re.IGNORECASE)
+_ABOUT = re.compile(
+    r"(?:name|path|file|dir|ref|validity|timeout|ttl|expir\w*|length|size|enabled|required|prompt|policy"
+    r"|type|header|field|algorithm|encoder|url|uri|endpoint|env|var|mode|format|regex|pattern)$",
+    re.IGNORECASE)
+"""What a key names when it ends so after its secret word: something about a secret
+(``POSTGRES_PASSWORD_FILE``, ``passwordSecretName``, ``tokenPath``, ``token-validity``), not
+its value (tester round 21, D2: Docker's own advice, a Helm chart's and Spring's settings)."""
+_MATCHED_KEY = re.compile(r"[\w.-]+")
+_MATCHED_VALUE = re.compile(r"""[^\s"'=:>]+$""")
+
+
+def sets_a_secret(text: str) -> bool:
+    """Whether ``text`` sets a secret by :data:`SETS_A_SECRET`: a match whose key names
+    something about a secret (:data:`_ABOUT`; ``adminPasswordKey``, Bitnami's name of a key
+    in a Kubernetes Secret; ``existingSecret``) or whose value is a path is not one."""
+    for found in SETS_A_SECRET.finditer(text):
+        said = found.group()
+        value = _MATCHED_VALUE.search(said)
+        if value and value.group().startswith(("/", "./", "../", "~/")):
+            continue
+        key = next((k for k in _MATCHED_KEY.findall(said) if _KEY_WORD.search(k)), "")
+        if key and _about_a_secret(key):
+            continue
+        return True
+    return False
+
+
+def _about_a_secret(key: str) -> bool:
+    if key.lower().startswith("existing"):
+        return True
+    words = list(_KEY_WORD.finditer(key))
+    rest = key[words[-1].end():] if words else ""
+    if not rest.strip("_.-"):
+        return False
+    word = words[-1].group().lower()
+    return bool(_ABOUT.search(rest)) or (word.startswith("passw") and rest.lower().endswith("key"))
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 """Files read for a Kubernetes Secret (a tutorial's Markdown showing one is not one)."""
 _K8S_KIND = re.compile(
-    r"""(?m)^[ \t]*(?:-[ \t]+)?["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?[ \t]*,?[ \t]*$""")
-_K8S_DATA = re.compile(r"""(?m)^[ \t]*["']?(?:data|stringData)["']?[ \t]*:""")
+    r"""(?m)(?:^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)["']?kind["']?[ \t]*:[ \t]*(?:!!str[ \t]+)?["']?Secret["']?"""
+    r"""[ \t]*(?:[,}][^\n]*|#[^\n]*)?\r?$""")
+"""``kind: Secret`` as YAML or JSON writes it: CRLF line ends, a comment after it, a
+``!!str`` tag, or a JSON object's member that is not alone on its line (round 21, D1)."""
+_K8S_DATA = re.compile(r"""(?m)(?:^[ \t]*|[{,][ \t]*)["']?(?:data|stringData)["']?[ \t]*:""")
+_K8S_CONFIG_MAP = re.compile(
+    r"""(?m)(?:^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)["']?kind["']?[ \t]*:[ \t]*["']?ConfigMap\b""")
+"""A ConfigMap carrying ``DB_PASSWORD: …`` holds it in the clear as a settings file does."""
+_TEMPLATED = re.compile(r"\{\{|\{%")
+_DATA_ENTRY = re.compile(r"""^([ \t]+)["']?[\w.-]+["']?[ \t]*:[ \t]*(.*?)\r?$""")
 _RC_KEY = f"(?:{_KEY}|[\\w.-]*bearer)"
 _RC_SEP = "(?:[ \\t]*[=:][ \\t]*|[ \\t]+)"
 _RC_LINE = f"^[ \\t]*(?:set[ \\t]+)?-{{0,2}}{_RC_KEY}{_RC_SEP}[\"']?{_VALUE}"
@@ -118,7 +185,11 @@ def looked_into(name: str) -> bool:
     """Whether a file named ``name`` is read to tell (any JSON, :data:`SNIFFED_NAMES`, and
     any other text for a key block: not source code or a binary kind)."""
     lower = name.lower()
-    return lower.endswith(".json") or lower in SNIFFED_NAMES or _text_kind(lower)
+    return lower.endswith(".json") or _sniffed(lower) or _text_kind(lower)
+
+
+def _sniffed(lower: str) -> bool:
+    return lower in SNIFFED_NAMES or SNIFFED_PATTERN.fullmatch(lower) is not None
 
 
 def _text_kind(lower: str) -> bool:
@@ -138,11 +209,14 @@ def secret_content_why(path: str) -> str:
 
 def _settings(path: str, lower: str) -> bool:
     """Whether the file is one whose secret-named keys count: a name of
-    :data:`SNIFFED_NAMES` or a file in one of :data:`SETTINGS_FOLDERS`."""
-    if lower in SNIFFED_NAMES:
+    :data:`SNIFFED_NAMES` or :data:`SNIFFED_PATTERN`, or a file under one of
+    :data:`SETTINGS_FOLDERS` at any depth (``group_vars/all/vault``)."""
+    if _sniffed(lower):
         return True
-    parent = os.path.basename(os.path.dirname(path.rstrip("/\\")))
-    return parent.lower() in SETTINGS_FOLDERS and os.path.splitext(lower)[1] in ("", ".yml", ".yaml")
+    if os.path.splitext(lower)[1] not in ("", ".yml", ".yaml", ".ini", ".json"):
+        return False
+    folders = path.replace("\\", "/").lower().rstrip("/").split("/")[:-1]
+    return any(folder in SETTINGS_FOLDERS for folder in folders)
 
 
 def content_why(path: str, settings: bool, text: bool = False) -> str:
@@ -172,7 +246,7 @@ def content_why(path: str, settings: bool, text: bool = False) -> str:
     else:  # most text files: one byte search, decoded only when a marker is there
         marked = b"PRIVATE KEY" in raw or b"PuTTY" in raw
         why = _key_block_why(raw.decode("utf-8", "replace")) if marked else ""
-        if not why and b"Secret" in raw and path.lower().endswith(MANIFEST_SUFFIXES):
+        if not why and (b"Secret" in raw or b"ConfigMap" in raw) and path.lower().endswith(MANIFEST_SUFFIXES):
             why = _manifest_why(raw.decode("utf-8", "replace"))
     if len(_verdicts) > 8192:
         _verdicts.clear()
@@ -206,7 +280,7 @@ def text_content_why(path: str, text: str) -> str:
     if settings or lower.endswith(".json"):
         return _why(text, lower.endswith(".json"), settings)
     why = _key_block_why(text) if ("PRIVATE KEY" in text or "PuTTY" in text) else ""
-    if not why and "Secret" in text and lower.endswith(MANIFEST_SUFFIXES):
+    if not why and ("Secret" in text or "ConfigMap" in text) and lower.endswith(MANIFEST_SUFFIXES):
         why = _manifest_why(text)
     return why
 
@@ -234,9 +308,40 @@ def _manifest_why(text: str) -> str:
     """"a Kubernetes Secret" for a manifest of ``kind: Secret`` with its ``data`` or
     ``stringData`` (YAML or JSON, any document of a multi-document file; a Helm chart's
     template too): the place Kubernetes projects keep credentials, base64 or plain."""
-    if _K8S_KIND.search(text) and _K8S_DATA.search(text):
+    if _K8S_KIND.search(text) and _K8S_DATA.search(text) and not _only_templates(text):
         return "a Kubernetes Secret"
+    if _K8S_CONFIG_MAP.search(text) and sets_a_secret(text):
+        return "a password or token set in it"
     return ""
+
+
+def _only_templates(text: str) -> bool:
+    """Whether a templated manifest (Helm's ``{{ .Values.db.password | b64enc }}``, Jinja)
+    has no literal value under its ``data``/``stringData``: a chart's templates/secret.yaml,
+    which every chart has and which holds nothing (round 21, D2)."""
+    if not _TEMPLATED.search(text):
+        return False
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        opened = _K8S_DATA.match(line)
+        if not opened:
+            continue
+        inline = line[opened.end():].strip()
+        if inline:  # ``data: {password: …}``: a literal one counts
+            if not _TEMPLATED.match(inline):
+                return False
+            continue
+        indent = len(line) - len(line.lstrip())
+        for entry in lines[at + 1:]:
+            if not entry.strip() or entry.lstrip().startswith("#"):
+                continue
+            found = _DATA_ENTRY.match(entry)
+            if found is None or len(found.group(1)) <= indent:
+                break
+            value = found.group(2).strip().strip("\"'")
+            if value and not _TEMPLATED.match(value):  # a block scalar (``|``) holds a literal
+                return False
+    return True
 
 
 def _why(text: str, json: bool, settings: bool) -> str:
@@ -246,10 +351,10 @@ def _why(text: str, json: bool, settings: bool) -> str:
         return "a Kubernetes Secret"
     if json and (_SERVICE_ACCOUNT.search(text) or ('"private_key"' in text and '"client_email"' in text)):
         return "a service account's private key"
-    if settings and SETS_A_SECRET.search(text):
+    if settings and sets_a_secret(text):
         return "a password or token set in it"
     return ""
 
 
-__all__ = ["RACY_NS", "RC_SETS_A_SECRET", "SETS_A_SECRET", "SNIFFED_NAMES", "content_why",
+__all__ = ["RACY_NS", "RC_SETS_A_SECRET", "SETS_A_SECRET", "SNIFFED_NAMES", "content_why", "sets_a_secret",
            "judged_by_content", "looked_into", "secret_content_why", "text_content_why"]

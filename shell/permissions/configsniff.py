@@ -27,12 +27,10 @@ import os
 import stat
 import time
 
-from shell.core.secretcontent import RACY_NS, RC_SETS_A_SECRET, SETS_A_SECRET
+from shell.core.secretcontent import RACY_NS, RC_SETS_A_SECRET, sets_a_secret
 
 SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".conf", ".cfg", ".ini", ".rc")
 MAX_BYTES = 1 << 20
-_SETS = SETS_A_SECRET
-"""The one rule of what setting a secret looks like (:mod:`shell.core.secretcontent`)."""
 _verdicts: dict[str, tuple[tuple[int, int, int, int], bool]] = {}
 MAX_PLAIN_BYTES = 64 * 1024
 """An extension-less file larger than this is not an rc file (not read)."""
@@ -72,7 +70,7 @@ def holds_credentials(path: str) -> bool:
     except OSError:
         return False
     text = raw.decode("utf-8", "replace")
-    verdict = _SETS.search(text) is not None or (plain and b"\0" not in raw and RC_SETS_A_SECRET.search(text)
+    verdict = sets_a_secret(text) or (plain and b"\0" not in raw and RC_SETS_A_SECRET.search(text)
                                                  is not None)
     if len(_verdicts) > 4096:
         _verdicts.clear()
