@@ -198,6 +198,7 @@ what a message carries."""
             self.checkpoint_hook.target = forked_cp
         recorder.open()
         recorder.sync()
+        recorder.settled("fork")  # what it copied had finished: a resume says nothing "did not finish"
         if old is not None:
             recorder.carry_calls(old)
             recorder.set_title(fork_title(old.title, messages), old.title_source or "model")

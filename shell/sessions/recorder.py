@@ -408,6 +408,15 @@ class SessionRecorder:
             if self.file.started:
                 self.file.guarded(self.sync)
 
+    def settled(self, why: str) -> None:
+        """Close the messages written so far as a finished reply would (a ``reply_end``
+        record, ``stop_reason`` ``why``): a fork copies message records of replies that
+        ended, and without it every resumed fork said "the last reply did not finish"
+        (finding E3)."""
+        with self._lock:
+            if self.file.started and self._written:
+                self.file.write({"kind": "reply_end", "reply_id": "", "stop_reason": why, "at": utc_now()})
+
     def sync(self) -> None:
         """Append the messages that landed in the history since the last call."""
         with self._lock:

@@ -29,6 +29,7 @@ from pathlib import Path
 from shell.core.attached import name_of, parts_of
 from shell.core.dirs import data_dir
 from shell.core.messages import Message, UserMessage
+from shell.core.summaryrecord import SUMMARY_MARK, summary_of
 
 SUFFIX = ".jsonl"
 TITLE_WIDTH = 80
@@ -299,7 +300,9 @@ def message_title(message: object, clean: Callable[[str], str] | None = None) ->
     files it attached (``explain @src/mod.py (+1 file)``), never the attached text
     (finding B4: the list showed the tag and the file's first lines). Empty for any
     other message. ``clean`` (the search index's redactor) goes over the words before
-    they are cut, so a secret is never cut into a piece it no longer recognises."""
+    they are cut, so a secret is never cut into a piece it no longer recognises. A
+    ``/compact`` summary record names nothing (a fork of a compacted session, whose
+    first message it is, was listed as "[agent-shell: summary of earlier turns] …")."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return ""
     content = message.get("content")
@@ -312,6 +315,8 @@ def message_title(message: object, clean: Callable[[str], str] | None = None) ->
         ]
     else:
         return ""
+    if parts and isinstance(parts[0], str) and parts[0].startswith(SUMMARY_MARK):
+        return ""  # a /compact's summary record: the model's text, not a name the user gave
     return name_of(parts, TITLE_WIDTH, clean)
 
 
@@ -321,9 +326,11 @@ FORK_MARK = " (fork)"
 def fork_title(title: str, messages: Iterable[Message]) -> str:
     """A fork's name: its original's title (or, untitled, its first message's
     words) and `` (fork)``, so the two are told apart in ``/sessions`` and the fork
-    does not fall back to the raw first message (finding B4)."""
+    does not fall back to the raw first message (finding B4). The summary record a
+    ``/compact`` left first is the model's text, not the user's words: it is passed by
+    (finding E3: a fork was titled "[agent-shell: summary of earlier turns] Here is…")."""
     if not title:
-        first = next((m for m in messages if isinstance(m, UserMessage)), None)
+        first = next((m for m in messages if isinstance(m, UserMessage) and summary_of(m) is None), None)
         title = name_of(parts_of(first.content), TITLE_WIDTH) if first is not None else ""
     if not title:
         return ""
