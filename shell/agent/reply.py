@@ -30,7 +30,7 @@ from anyio.abc import TaskGroup
 
 from middleware.context import ReplyRun
 from middleware.streaming_onion import StreamOnion
-from middleware.types import ReplyCancelled, ReplyRequest, StopReply, TurnAction
+from middleware.types import ReplyCancelled, ReplyRequest, TurnAction
 from shell.core.assembly import MessageBuilder
 from shell.core.events import (
     Event,
@@ -54,6 +54,7 @@ from shell.core.messages import (
 from shell.core.model import ModelChunk, model_label, notice_sink
 from shell.core.tools import Tool
 
+from .overflow import take_back
 from .reporting import ask, report, tell
 
 if TYPE_CHECKING:
@@ -222,11 +223,12 @@ class Reply:
                     closed = True
                 except Exception as exc:  # an on_reply layer failed (the loop reports its own)
                     onion.blame(exc)
-                    if self._keep_input(exc) and not started:  # recorded: front ends record from ReplyStart
-                        yield with_reply_id(onion.start_event(), run.reply_id)
-                    # a policy refused the input before it joined the history: the front ends
-                    # give it back to the prompt (as for a message that did not fit)
-                    refused = tuple(self.input) if isinstance(exc, StopReply) and not self.input_kept else ()
+                    # the input no answer came for (a policy refused it, a layer failed before
+                    # the loop took it or before the model answered) leaves the history: the
+                    # front ends give it back to the prompt, as for a message that did not fit
+                    # (finding E1: kept, it went out glued to the user's next message)
+                    kept = self.input_kept
+                    refused = take_back(run.history, self.input, exc) if kept else tuple(self.input)
                     for failure in await report(self, exc, "agent", refused):
                         yield failure
                     self.stop = "error"
@@ -245,19 +247,6 @@ class Reply:
         for queued in self.drain():
             yield queued
         yield end if end is not None and not self.hard else self.end_event()
-
-    def _keep_input(self, exc: Exception) -> bool:
-        """An ``on_reply`` layer failed before the loop took the input: the user's
-        message joins the history all the same (a user turn with no answer is valid,
-        :mod:`shell.providers.turns`), so it is recorded and the model reads it next
-        turn. Not a ``StopReply``: a policy refused that input on purpose (PII's block
-        keeps a card number out of the history and the session; the error event carries
-        it as ``withdrawn``, back to the prompt). True when kept here."""
-        if self.input_kept or isinstance(exc, StopReply):
-            return False
-        self.agent.messages.extend(self.input)
-        self.input_kept = True
-        return True
 
     def _answered(self, event: Event) -> None:
         """An event before the loop started: a layer answering alone (kept if the reply

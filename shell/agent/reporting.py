@@ -58,9 +58,12 @@ async def report(
         said = str(exc).rstrip(".")
         text = f"Middleware {source} failed in {hook}: {type(exc).__name__}: {said}. {advice}"
     elif isinstance(exc, ModelError):
-        text = f"{exc.message} {withdrawn_advice(exc)}" if withdrawn else exc.message
+        text = exc.message
     else:
         text = f"{type(exc).__name__}: {exc}"
+    if withdrawn:  # said whatever ended it: the user's next message goes out alone
+        text = text.rstrip()
+        text = f"{text}{'' if text.endswith(('.', '!', '?')) else '.'} {withdrawn_advice(exc)}"
     await tell(reply, exc, source)
     return [ErrorEvent(text, source, exc, withdrawn, reply_id=reply.run.reply_id)]
 

@@ -77,3 +77,32 @@ async def test_a_failed_call_says_the_message_was_not_kept(tmp_path: Path) -> No
             error = next(json.loads(line) for line in out.getvalue().splitlines()
                          if json.loads(line)["type"] == "ErrorEvent")
             assert [m["content"] for m in error["withdrawn"]] == ["delete the logs"]
+
+
+async def test_a_middleware_failure_before_the_answer_says_the_message_was_not_kept(tmp_path: Path) -> None:
+    """Finding E1: as for a failed call, a middleware that fails before any answer
+    leaves the message out of the conversation (a --continue does not send it glued to
+    its own), and -p's error says so."""
+    from typing import Any
+
+    from middleware import Middleware
+    from shell.providers.scripted import ScriptedModel
+
+    class FlakyPrompt(Middleware):
+        async def transform_system_prompt(self, ctx: Any, prompt: str) -> str:
+            raise RuntimeError("prompt source unavailable")
+
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False), settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel(["never"]),
+    )
+    runtime.agent.middleware.add(FlakyPrompt())
+    out, err = io.StringIO(), io.StringIO()
+    with anyio.fail_after(20):  # (a hang guard, not a measurement)
+        await run_headless(runtime, "first: delete the logs", output_format="json", approve="never",
+                           out=out, err=err)
+    result = json.loads(out.getvalue())
+    assert result["messages"] == [] and result["stop_reason"] == "error"
+    said = result["errors"][0]
+    assert "FlakyPrompt failed" in said and "taken back out of the conversation" in said
+    assert runtime.agent.messages == []

@@ -205,21 +205,22 @@ async def test_a_layer_that_raises_mid_stream_is_named_and_the_reply_ends(place:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("place", PLACES)
-async def test_a_layer_that_raises_before_next_keeps_the_users_message(place: str) -> None:
-    """The user's words are never lost to a middleware's failure: the message joins the
-    history (a user turn with no answer), the reply is bracketed so front ends record
-    it, and the error names the layer with the way to switch it off."""
+async def test_a_layer_that_raises_before_next_gives_the_users_message_back(place: str) -> None:
+    """The user's words are never lost to a middleware's failure, nor glued to their
+    next message (finding E1): no answer came, so the message stays out of the history
+    and the error carries it back (the front ends put it back in the prompt); the error
+    names the layer with the way to switch it off, and says the message was taken back."""
     layer = RaisesFirst()
     model = ScriptedModel(["answered"])
     agent, _, _ = build(place, layer, model)
     with anyio.fail_after(5):
         events = await collect(agent, "my precious message")
-    assert_bracketed(events)
+    assert isinstance(events[-1], ReplyEnd) and len(of(events, ReplyEnd)) == 1
     errors = of(events, ErrorEvent)
     assert [e.source for e in errors] == ["RaisesFirst"]
-    assert "/middleware RaisesFirst off" in errors[0].error
-    assert [m.text for m in agent.messages] == ["my precious message"]
-    assert history_is_valid(agent.messages) and layer.closed
+    assert "/middleware RaisesFirst off" in errors[0].error and "taken back" in errors[0].error
+    assert [m.text for m in errors[0].withdrawn] == ["my precious message"]  # type: ignore[attr-defined]
+    assert agent.messages == [] and layer.closed
 
 
 @pytest.mark.anyio

@@ -322,3 +322,29 @@ async def test_a_message_a_policy_refused_comes_back_to_the_prompt_with_the_reas
         assert app.prompt.text == typed  # to take the card number out and send again
         assert any("credit_card" in n.text and "blocked" in n.text for n in app.query(NoticeLine))
         assert agent.messages == [] and model.requests == []  # kept out, as the policy meant
+
+
+async def test_a_message_a_middleware_failed_on_comes_back_and_is_not_glued_to_the_next() -> None:
+    """Finding E1: "delete the logs" failed in a middleware's transform_system_prompt;
+    switched off as the error advised, "no, just list them" went out as one user turn
+    with it. Now the first comes back to the prompt and the next goes out alone."""
+    from typing import Any
+
+    from middleware import Middleware
+
+    class FlakyPrompt(Middleware):
+        async def transform_system_prompt(self, ctx: Any, prompt: str) -> str:
+            raise RuntimeError("prompt source unavailable")
+
+    app, agent, model = scripted_app(["Listed."], middleware=[FlakyPrompt()])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "delete the logs")
+        await wait_for(pilot, lambda: not app.busy and "Your message is back in the prompt." in
+                       [n.text for n in app.query(NoticeLine)])
+        assert app.prompt.text == "delete the logs" and agent.messages == []
+        assert any("FlakyPrompt failed" in n.text and "taken back" in n.text for n in app.query(NoticeLine))
+        agent.middleware.set_enabled("FlakyPrompt", False)
+        app.prompt.text = ""
+        await send(pilot, "no, just list them")
+        await wait_for(pilot, lambda: not app.busy and len(agent.messages) == 2)
+        assert [m.text for m in model.requests[-1].messages] == ["no, just list them"]
