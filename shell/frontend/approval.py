@@ -50,7 +50,7 @@ KEYS: tuple[Choice, ...] = (
     Choice("e", "edit", "edit"),
     Choice("n", "reject", "reject"),
     Choice("a", "always", "always"),
-    Choice("Y", "approve this and the calls listed below", "approve_rest"),
+    Choice("Y", "approve this and the calls listed", "approve_rest"),
     Choice("N", "reject the rest", "reject_rest"),
 )
 """The one key map: the same key answers the same way in every front end. The
@@ -93,7 +93,7 @@ def rest_label(request: ApprovalRequest) -> str:
     like an ``ls``, and it is covered only because it was shown)."""
     same = rest_counts(request)[0]
     calls = "call" if same == 1 else "calls"
-    return f"approve this and the {same:,} {request.call.name} {calls} listed below"
+    return f"approve this and the {same:,} {request.call.name} {calls} listed"
 
 
 def rest_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]:
@@ -107,8 +107,9 @@ def rest_lines(request: ApprovalRequest, *, indent: str = "  ") -> list[str]:
     if not same or place is None:
         return []
     calls = "call" if same == 1 else "calls"
-    lines = ["", f"Y also approves the {same:,} later {request.call.name} {calls} of this reply listed here "
-             "(each as shown; one that asks for another reason is still asked):"]
+    said = (f"Y also approves the {same:,} later {request.call.name} {calls} of this reply listed here "
+            "(each as shown; one that asks for another reason is still asked):")
+    lines = ["", f"{indent}{said}"]
     for index, call in place.later_same:
         shown = ApprovalRequest(call, request.tool, dict(call.args))
         lines.append(f"{indent}call {index + 1:,} of {place.size:,}: {call.name}")

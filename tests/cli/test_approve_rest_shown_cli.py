@@ -23,7 +23,7 @@ def test_the_plain_question_lists_every_call_y_approves_before_the_key(
     t = terminal("--plain", "--no-session", "--model", script([MULTI, "Done."]), columns=200)
     t.expect(PROMPT.strip())
     t.send("multi\r")
-    t.expect("[Y] approve this and the 3 run_shell calls listed below")
+    t.expect("[Y] approve this and the 3 run_shell calls listed")
     question = t.text[t.text.index("? run_shell"):]
     for place, command in enumerate(COMMANDS[1:], 2):
         assert f"call {place} of 4: run_shell" in question

@@ -53,12 +53,12 @@ async def test_approve_the_rest_answers_the_later_calls_of_this_turn_only() -> N
         dialog = await _opened(app, pilot, "w1")
         assert "(call 1 of 5 in this reply)" in _text(dialog, "#title")
         keys = _text(dialog, "#keys")
-        assert "[Y] approve this and the 4 write_note calls listed below" in keys
+        assert "[Y] approve this and the 4 write_note calls listed" in keys
         assert "[N] reject all 4 after this" in keys
         await pilot.press("y")
         dialog = await _opened(app, pilot, "w2")
         assert "(call 2 of 5 in this reply)" in _text(dialog, "#title")
-        assert "the 3 write_note calls listed below" in _text(dialog, "#keys")
+        assert "the 3 write_note calls listed" in _text(dialog, "#keys")
         await pilot.press("Y")
         await wait_for(pilot, lambda: not app.busy)
         results = _results(agent)
@@ -136,7 +136,7 @@ async def test_y_lists_every_call_it_approves_and_waits_until_their_end_was_seen
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "go")
         dialog = await _opened(app, pilot, "w0")
-        assert "[Y] approve this and the 14 write_note calls listed below" in _text(dialog, "#keys")
+        assert "[Y] approve this and the 14 write_note calls listed" in _text(dialog, "#keys")
         listed = _text(dialog, "#rest-calls")
         for i, text in enumerate(texts[1:], 2):
             assert f"call {i} of 15: write_note" in listed and f"text: {text}" in listed, listed

@@ -237,7 +237,7 @@ class ApprovalScreen(GuardedQuestion):
         self.query_one("#args-title", Static).update(args_title)
         rest = self.query_one("#rest-calls", Static)
         listed = rest_lines(request)
-        rest.update(Text(sanitize("\n".join(listed[1:]))))
+        rest.update(Text(sanitize("\n".join([line.strip() for line in listed[1:2]] + listed[2:]))))
         rest.display = bool(listed)
         later = rest_counts(request)[1]
         labels = {
