@@ -309,6 +309,20 @@ def _contents(repo: Path, ids: Sequence[str]) -> dict[str, bytes]:
     return out
 
 
+def small_blobs(repo: Path, ids: Sequence[str], budget: int) -> dict[str, bytes]:
+    """``id -> content`` of those of ``ids`` that are blobs here of at most :data:`MAX_BLOB`
+    bytes, within ``budget`` bytes in all (the first first): one ``--batch-check``, one ``--batch``."""
+    sizes = _sizes(repo, ids)
+    chosen: list[str] = []
+    for sha in ids:
+        size = sizes.get(sha)
+        if size is None or size > MAX_BLOB or size > budget:
+            continue
+        budget -= size
+        chosen.append(sha)
+    return _contents(repo, chosen)
+
+
 def _write(folder: str, sha: str, executable: bool, data: bytes) -> str:
     """The read-only file (executable if staged so: git compares that bit) holding ``data``."""
     target = os.path.join(folder, sha + ("-x" if executable else ""))

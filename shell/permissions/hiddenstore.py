@@ -38,6 +38,7 @@ from .gitstaged import repository_of
 from .gitstorewide import store_wide_question
 from .hiddenvalues import MAX_FILE_BYTES, file_values
 from .historysecrets import REDACTED_SPELLINGS, history_secret_question
+from .indexsecrets import staged_secret_question
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -57,7 +58,8 @@ def stored_secret_question(name: str, command: str, root: Path, sandbox: Sandbox
     if found is None:  # nested repositories' histories too (finding C3): the walk saw their .git
         seen = searched.runs_later if searched is not None else ()
         # then objects no ref reaches (finding C13): no file name tells whether they are secret
-        return history_secret_question(name, command, root, seen) or store_wide_question(name, command, root)
+        return (history_secret_question(name, command, root, seen)
+                or staged_secret_question(name, command, root) or store_wide_question(name, command, root))
     return reads_stored_secret(name, found[0], paths.relative(found[1], root) or str(found[1]))
 
 

@@ -64,6 +64,7 @@ from . import githardened
 from .githistory import history_reader
 from .gitstaged import git_dir, repository_of
 from .historyplaces import named_repositories
+from .indexsecrets import staged_sources
 
 TIMEOUT = 10.0
 """Seconds the history search may take (each of its git runs)."""
@@ -245,11 +246,13 @@ def history_sources(
 ) -> Sources:
     """The values net's sources from the history of ``root``'s repository and of the
     nested ones the walk ``seen`` or ``command`` names (:mod:`.historyplaces`; waiting
-    :data:`NET_WAIT` at most in all for searches under way, then the last searches')."""
+    :data:`NET_WAIT` at most in all for searches under way, then the last searches'), and
+    the secret files ``root``'s index stages (:mod:`.indexsecrets`)."""
     seen = tuple(seen)
     named = named_repositories(command, root, nested_repositories(root, seen)) if command else ()
     searched = _all_secrets(root, seen, wait, named)
-    return tuple(s for prefix, found in searched for s in _named(prefix, found.sources))
+    staged = staged_sources(root)  # staged then deleted: only the index holds it (finding D4)
+    return (*(s for prefix, found in searched for s in _named(prefix, found.sources)), *staged)
 
 
 def history_secret_question(name: str, command: str, root: Path, seen: Iterable[Path] = ()) -> str:
