@@ -309,6 +309,16 @@ CONDA_BIN_WHY = ("is a conda environment's bin/ (conda, pixi): its programs (pyt
                  "like git) run first in your PATH once it is active")
 CONDA_HOOK_WHY = ("holds scripts conda activate, pixi run and pixi shell source into your shell (a conda "
                   "environment's activation hooks)")
+GYP_SUFFIXES = (".gyp", ".gypi")
+"""gyp's files: a ``binding.gyp``'s ``includes`` and ``dependencies`` name them, and gyp runs their
+``<!(…)`` commands and ``actions`` at ``npm install`` (node-gyp rebuild) as the user (finding
+D11: ``inc/common.gypi`` and ``deps/d.gyp`` were rewritten unasked and both ran). Nothing but gyp
+reads them, so every one is guarded, whoever names it; ``build/config.gypi`` is node-gyp's own
+output (:data:`NODE_GYP_OUTPUT`, left: node-gyp writes it anew before gyp reads it)."""
+NODE_GYP_OUTPUT = "config.gypi"
+"""What node-gyp configure writes in ``build/`` (the folder is in :data:`PLACED_DIRS`)."""
+GYP_WHY = ("is a gyp file (a binding.gyp includes or depends on such files): node-gyp runs the commands "
+           "it names (<!(…) expansions, actions) at your next npm install, as you")
 LEFTHOOK = re.compile(r"\.?lefthook(-local)?\.(yml|yaml|json|jsonc|toml)", re.I)
 """Every name lefthook reads its config from (the local ones merged over the main one)
 at the next commit: ``lefthook.yml``, ``.lefthook.toml``, ``lefthook-local.jsonc`` …"""
@@ -444,7 +454,7 @@ def why_both(path: str | os.PathLike[str]) -> Reason | None:
     if (name in ("activate.d", "deactivate.d") and posix.endswith(f"/etc/conda/{name}")
             and os.path.isdir(os.path.join(env, CONDA_META))):
         return Reason(CONDA_HOOK_WHY)
-    patterned = _by_pattern(name)
+    patterned = _by_pattern(name, folder)
     if patterned:
         return patterned
     if name == "pip.conf" and folder and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
@@ -485,8 +495,11 @@ def _other_vcs_config(name: str, posix: str, folder: str) -> str:
     return ""
 
 
-def _by_pattern(name: str) -> Reason | None:
+def _by_pattern(name: str, folder: str) -> Reason | None:
     """Why a (case-folded) name of one of the families named by a pattern runs later, or None."""
+    if name.endswith(GYP_SUFFIXES):
+        output = name == NODE_GYP_OUTPUT and os.path.basename(folder).casefold() == "build"
+        return None if output else Reason(GYP_WHY)
     if MISE_ENV.fullmatch(name):
         return _FOLDED["mise.toml"]
     if LEFTHOOK.fullmatch(name):
@@ -524,7 +537,7 @@ _FOLDED_IN_FOLDER = {folder.casefold(): {name.casefold(): as_reason(said) for na
 _VENV_BINS = tuple(name.casefold() for name in VENV_BINS)
 
 
-PLACED_DIRS = frozenset(name.casefold() for name in SITE_DIRS | IN_FOLDER.keys() | {"repo"})
+PLACED_DIRS = frozenset(name.casefold() for name in SITE_DIRS | IN_FOLDER.keys() | {"repo", "build"})
 """Folders in which :func:`why` needs a name's folder too (a walk passes the path)."""
 
 GIT_PARTS = ("hooks", "config", "config.worktree", "commondir", "info", "gitdir", "locked", "rr-cache")

@@ -65,3 +65,24 @@ def test_pdm_hooks_and_poetry_git_dependencies_are_set_back_and_a_version_bump_s
     assert (workspace / "sub" / "pyproject.toml").read_text() == PYPROJECT
     bumped = BOM + "requests==2.32.0\nflask[async]>=2 ; python_version < '3.13'\n"
     assert (workspace / "requirements.txt").read_text() == bumped  # dependencies from the index: kept
+
+
+def test_the_gyp_files_a_binding_gyp_includes_or_depends_on_stay_and_a_new_one_goes(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """D11's rest: ``npm install`` ran the ``<!(…)`` of ``inc/common.gypi`` and an action of
+    ``deps/d.gyp`` that a command had rewritten; node-gyp's own ``build/config.gypi`` stays writable."""
+    require_sandbox()
+    texts = {"package.json": PACKAGE, "inc/common.gypi": "{'variables': {}}\n",
+             "deps/d.gyp": "{'targets': [{'target_name': 'd', 'type': 'none'}]}\n",
+             "binding.gyp": "{'includes': ['inc/common.gypi'], 'targets': [{'target_name': 'x', "
+                            "'dependencies': ['deps/d.gyp:d'], 'sources': ['x.c']}]}\n",
+             "build/config.gypi": "{}\n"}
+    committed(workspace, texts)
+    plant = "{'variables': {'x': '<!(id > /tmp/pwned)'}}\n"
+    run(run_cli, script, planted({"inc/common.gypi": plant, "deps/d.gyp": plant, "inc/new.gypi": plant,
+                                  "build/config.gypi": "{'variables': {}}\n"}))
+    kept = ["inc/common.gypi", "deps/d.gyp"]
+    assert [(workspace / n).read_text() for n in kept] == [texts[n] for n in kept]
+    assert not (workspace / "inc" / "new.gypi").exists()
+    assert (workspace / "build" / "config.gypi").read_text() == "{'variables': {}}\n"
