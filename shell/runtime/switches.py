@@ -75,12 +75,19 @@ rides on the policy."""
         return found
 
     def find_middleware(self, name: str) -> str:
-        """The stack's spelling of ``name`` (matched without regard to case)."""
+        """The stack's spelling of ``name`` (matched without regard to case); a class
+        name stands for its one instance whose stack name carries a suffix (``PII`` for
+        ``PII[email]``, as the middleware panel shows it: round 21, E9)."""
         self.complete_middleware()
         names = self.agent.middleware.names()
         for n in names:
             if n.lower() == name.lower():
                 return n
+        kinds = [n for n in names if n.split("[", 1)[0].lower() == name.lower()]
+        if len(kinds) == 1:  # ``PII`` for ``PII[email]``: the name the panel shows
+            return kinds[0]
+        if kinds:
+            raise KeyError(f"More than one middleware is a {name}: name one of {', '.join(kinds)}.")
         raise KeyError(f"No middleware named {name!r}. In the stack: {', '.join(names) or 'none'}.")
 
     def middleware_on(self, name: str) -> bool:

@@ -73,3 +73,18 @@ def test_model_options_given_as_strings_become_models(
     fallback = runtime.agent.middleware.get("ModelFallback")
     assert [m.name for m in fallback.fallback_models] == ["backup.json"]  # type: ignore[attr-defined]
     assert fallback.is_active("on_model_call")
+
+
+def test_a_middleware_is_switched_by_the_name_the_panel_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/middleware PII on`` for the stack's ``PII[email]`` (round 21, E9): the panel shows
+    PII, and the name it shows is the one a user types."""
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path))
+    runtime = _runtime(tmp_path)
+    (pii,) = [n for n in runtime.agent.middleware.names() if n.startswith("PII")]
+    assert pii != "PII" and runtime.find_middleware("pii") == pii
+    runtime.set_middleware("PII", True)
+    assert runtime.agent.middleware.is_enabled(pii)
+    with pytest.raises(KeyError, match="No middleware named 'PI'"):
+        runtime.find_middleware("PI")
