@@ -8,6 +8,7 @@ the loop assembles them into blocks and events. Provider failures are raised as
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -122,6 +123,16 @@ def model_label(model: Any) -> str:
     name = str(getattr(model, "name", type(model).__name__))
     provider = getattr(model, "provider", "")
     return f"{provider}:{name}" if provider and provider != name and ":" not in name else name
+
+
+_GGUF_PATH = re.compile(r"(?:~|\.{0,2})/(?:[^\s/]*/)*([^\s/]+\.gguf)\b", re.IGNORECASE)
+"""A local model file as its id (llama-cpp-python's server): its name is enough."""
+
+
+def shown_label(label: str) -> str:
+    """A model label as a screen shows it: a local model file's path cut to its name
+    (``llama:/…/site-packages/…/SmolLM2-135M-Instruct.Q4_1.gguf`` filled the welcome)."""
+    return _GGUF_PATH.sub(r"\1", label)
 
 
 def tool_names(tools: Sequence[Tool]) -> list[str]:

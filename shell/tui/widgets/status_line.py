@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
+from shell.core.model import shown_label
 from shell.core.textsafety import sanitize_line
 
 STATES = {
@@ -103,7 +104,7 @@ class StatusLine(Static):
         queued = f"  ·  {self.queued} queued" if self.queued else ""
         mode = f"mode: {self.mode}  ·  " if self.mode else ""
         queued_room = len(queued) + len(mode)
-        label = _GGUF_PATH.sub(r"\1", sanitize_line(self.model_label))  # a model id can come from a server
+        label = shown_label(sanitize_line(self.model_label))  # a model id can come from a server
         full, short = label, label.split(" (", 1)[0]  # "demo (offline …)"
         more = "+" if self.tokens_unknown else ""
         tokens = f"  ·  ↑{self.tokens_in:,}{more} ↓{self.tokens_out:,}{more} tokens"
