@@ -414,9 +414,12 @@ class _HeadlessReply:
             return
         names = ", ".join(dict.fromkeys(sanitize_line(call.name) for call in refused))
         count = f"{len(refused)} tool call{'s' if len(refused) > 1 else ''}"
+        asked = [call for call in refused if call.decision == "reject"]
+        why = ("an approval answered no (--approve always lets calls that ask run; deny rules still refuse)"
+               if len(asked) == len(refused) else
+               "a deny rule, a middleware (TodoList, a limit …) or an approval said no; the results say which")
         self.err.write(f"agent-shell: {count} refused and not run ({names}); the model was told why. "
-                       "Exit code 0 all the same: a refusal is the approval policy at work "
-                       "(--approve always lets calls that ask run; deny rules still refuse).\n")
+                       f"Exit code 0 all the same: {why}.\n")
         self.err.flush()
 
     def result(self) -> None:

@@ -66,3 +66,25 @@ async def test_a_refused_fetch_url_carrying_a_token_prints_it_redacted_on_stderr
     assert code == EXIT_OK
     assert "fetch_url" in err.getvalue()
     assert token[:16] not in err.getvalue() + out.getvalue()
+
+
+async def test_a_middlewares_refusal_is_not_blamed_on_the_approval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TodoList refuses a second write_todos in one turn: the stderr line said "a refusal
+    is the approval policy at work (--approve always lets calls that ask run …)", and
+    --approve always would change nothing (round 21, E6)."""
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    todo = {"todos": [{"content": "plan", "status": "pending"}]}
+    turn = calls(("write_todos", todo), ("write_todos", todo))
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False, middleware_on=["TodoList"]),
+        settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel([turn, "Planned."]),
+    )
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "plan", output_format="text", approve="always", out=out, err=err)
+    assert code == EXIT_OK
+    said = err.getvalue()
+    assert "2 tool calls refused and not run (write_todos)" in said
+    assert "approval policy" not in said and "a middleware" in said
