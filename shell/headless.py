@@ -417,7 +417,7 @@ class _HeadlessReply:
         asked = [call for call in refused if call.decision == "reject"]
         why = ("an approval answered no (--approve always lets calls that ask run; deny rules still refuse)"
                if len(asked) == len(refused) else
-               "a deny rule, a middleware (TodoList, a limit …) or an approval said no; the results say which")
+               "a deny rule, a middleware (TodoList, a limit) or an approval said no; the results say which")
         self.err.write(f"agent-shell: {count} refused and not run ({names}); the model was told why. "
                        f"Exit code 0 all the same: {why}.\n")
         self.err.flush()
