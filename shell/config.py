@@ -56,6 +56,7 @@ masks anything that looks like one anyway.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -257,14 +258,21 @@ class UnknownKey:
     """``""`` for a top-level key, else the table's dotted name (``providers.openai``)."""
     key: str
     nearest: str | None
+    holds_safety: bool = False
+    """Whether what it holds was meant to stop or ask something (see :func:`_meant_to_stop`):
+    ignoring it would run what the user believes is denied (finding E11)."""
 
     def text(self) -> str:
         """One line for the user; the names come from a file, so they are made inert."""
+        hint = f"; did you mean `{self.nearest}`?" if self.nearest else ""
+        return f"{self.name()} is ignored{hint}"
+
+    def name(self) -> str:
+        """``unknown key `denny` under [permissions]``, made inert (the names come from a file)."""
         from shell.core.textsafety import sanitize_line  # here: the first frame needs no core
 
         where = f" under [{sanitize_line(self.table)}]" if self.table else ""
-        hint = f"; did you mean `{self.nearest}`?" if self.nearest else ""
-        return f"unknown key `{sanitize_line(self.key)}`{where} is ignored{hint}"
+        return f"unknown key `{sanitize_line(self.key)}`{where}"
 
 
 def unknown_keys(data: dict[str, Any]) -> list[UnknownKey]:
@@ -273,10 +281,11 @@ def unknown_keys(data: dict[str, Any]) -> list[UnknownKey]:
     start-up warnings and ``agent-shell config`` both list these)."""
     found: list[UnknownKey] = []
 
-    def check(table: str, keys: Any, known: tuple[str, ...]) -> None:
-        for key in keys:
+    def check(table: str, keys: dict[str, Any], known: tuple[str, ...]) -> None:
+        for key, value in keys.items():
             if key not in known:
-                found.append(UnknownKey(table, str(key), _nearest(str(key), known)))
+                nearest = _nearest(str(key), known)
+                found.append(UnknownKey(table, str(key), nearest, _meant_to_stop(nearest, value)))
 
     check("", data, TOP_LEVEL_KEYS)
     for table, known in TABLE_KEYS.items():
@@ -288,6 +297,43 @@ def unknown_keys(data: dict[str, Any]) -> list[UnknownKey]:
             if isinstance(entry, dict):
                 check(f"{table}.{_key(str(name))}", entry, known)
     return found
+
+
+_RULE_SHAPED = re.compile(r"\s*[A-Za-z_][\w.-]*\s*\(.*\)\s*", re.DOTALL)
+"""A permission rule's shape, ``TOOL(PATTERN)`` (``run_shell(rm:*)``)."""
+
+
+def _meant_to_stop(nearest: str | None, value: Any) -> bool:
+    """Whether an unread key was meant to deny or ask something: it is nearest to
+    ``deny``, ``ask`` or ``mode`` (``plan`` read as ``default`` would let edits run), or
+    to ``permissions`` and holds more than ``allow`` rules, or it holds rule-shaped
+    strings (``block = ["run_shell(rm:*)"]``, a ``deny`` list outside ``[permissions]``).
+    An unread ``allow`` only means more questions, so it stays a warning."""
+    if nearest == "allow":
+        return False
+    if nearest in ("deny", "ask", "mode"):
+        return True
+    if nearest == "permissions":
+        return not isinstance(value, dict) or any(key != "allow" for key in value)
+    if isinstance(value, dict):
+        return any(_meant_to_stop(None, inner) for inner in value.values())
+    return isinstance(value, list) and any(
+        isinstance(item, str) and _RULE_SHAPED.fullmatch(item) for item in value)
+
+
+def refuse_unread_rules(settings: Settings) -> None:
+    """Stop (:class:`ConfigError`) when a misspelt key holds deny or ask rules or a mode:
+    the user believes those hold, and skipping them would run what they were meant to
+    stop, the same case as a deny rule that cannot be read (README "Where rules live")."""
+    for unknown in unknown_keys(settings.raw):
+        if unknown.holds_safety:
+            fix = (f"rename it to `{unknown.nearest}`" if unknown.nearest
+                   else "move its rules into [permissions] (allow, ask, deny)")
+            raise ConfigError(
+                f"The config file {settings.path}: {unknown.name()} holds permission rules or a mode, "
+                f"and agent-shell does not read it: what they were meant to stop would run. "
+                f"Fix: {fix}, or remove it."
+            )
 
 
 def _nearest(key: str, known: tuple[str, ...]) -> str | None:

@@ -450,7 +450,7 @@ def create_runtime(
 
     probe_ahead()  # bubblewrap's answer comes while the rest is imported and built
     from ..agent.loop import Agent
-    from ..config import load_config, unknown_key_problems
+    from ..config import load_config, refuse_unread_rules, unknown_key_problems
     from ..tools.builtin import builtin_tools
     from ..tools.workspace import Workspace
 
@@ -466,6 +466,7 @@ def create_runtime(
         from ..permissions.trust import read_project_config, trust_for_this_run
 
         trust_for_this_run(read_project_config(workspace.root))
+    refuse_unread_rules(settings)  # a misspelt deny/ask/mode: stop, as for an unreadable deny rule
     problems: list[str] = unknown_key_problems(settings)  # a misspelt key is said, not silent
     if model is None:
         model = resolve(options.model, settings)

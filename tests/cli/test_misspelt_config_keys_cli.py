@@ -17,7 +17,7 @@ Script = Callable[[list[Any]], str]
 MISSPELT = (
     'modle = "anthropic:claude"\n'
     '[mcp_server.time]\ncommand = "uvx"\n'
-    '[permisions]\nmode = "plan"\n'
+    '[permisions]\nallow = ["read_file"]\n'  # only allow: said, not refused (E11)
     '[providers.openai]\nbase_ulr = "http://127.0.0.1:1/v1"\n'
     "[sandbox]\nhide = []\n"  # known: read by the sandbox's builder, never flagged
 )

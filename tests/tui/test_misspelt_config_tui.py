@@ -14,7 +14,7 @@ pytestmark = pytest.mark.anyio
 
 async def test_a_misspelt_table_and_key_are_notices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = workspace(tmp_path, monkeypatch, {"a.txt": "x\n"})
-    raw = {"permisions": {"mode": "plan"}, "providers": {"openai": {"base_ulr": "http://127.0.0.1:1/v1"}}}
+    raw = {"permisions": {"allow": ["read_file"]}, "providers": {"openai": {"base_ulr": "http://127.0.0.1:1/v1"}}}
     app, _ = runtime_app(ws, ["ok"], raw=raw)
     wanted = (
         "unknown key `permisions` is ignored; did you mean `permissions`?",
