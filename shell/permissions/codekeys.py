@@ -67,6 +67,9 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
+from .lockkeys import NAMES as LOCK_NAMES
+from .lockkeys import WHY as LOCK_WHY
+from .lockkeys import lock_keys
 from .npmkeys import WORKSPACES_KEY, local_dependencies, secret_entries
 from .pipkeys import direct_requirement, pipfile_keys, pyproject_keys
 
@@ -142,7 +145,7 @@ NPM_WHY = ("holds what npm runs or sends unasked: a lifecycle script (preinstall
            "it runs), publishConfig (where npm publish sends the package), or a secret-looking entry of "
            "\"files\" it would publish")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
-                   PIPFILE})
+                   PIPFILE, *LOCK_NAMES})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
 names (:data:`REQUIREMENTS_GLOBS`, :func:`reads`)."""
 
@@ -261,6 +264,8 @@ def why(name: str) -> str:
         return PIXI_WHY
     if name == PIPFILE:
         return PIPFILE_WHY
+    if name in LOCK_NAMES:
+        return LOCK_WHY
     if is_requirements(name):
         return REQUIREMENTS_WHY
     if name in INI_NAMES:
@@ -304,6 +309,8 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
         return _toml_tables(text, lambda data: {"tool": {"pipenv": data}}, pipfile_keys)
     if is_requirements(name):
         return _requirements_options(text)
+    if name in LOCK_NAMES:
+        return lock_keys(name, text)
     if name in INI_NAMES:
         return _ini_sections(text, INI_SECTIONS + (PYTEST_SECTIONS if PYTEST_HOOKED in hooked else ()))
     if name == "package.json":

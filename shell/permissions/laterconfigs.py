@@ -50,12 +50,16 @@ from .configtables import MAX_BYTES
 from .hookscripts import hooked_keys
 from .laterplanted import Planted, move_aside
 from .laterseen import Seen
+from .lockkeys import NAMES as LOCK_NAMES
 
 if TYPE_CHECKING:
     from .secretfiles import SecretFileIndex
 
 MAX_FILES = 512
 """Config files kept before a command (a monorepo's package.json files; more are not)."""
+LOCK_MAX_BYTES = 16 << 20
+"""A lock file is read up to this (a big project's package-lock.json is several MB, and it
+changes at every install: past the cap each change would only be said)."""
 MAX_TOTAL = 32 << 20
 """Bytes kept in all: a file past this is not kept, and a change of its keys is only said."""
 ROOT_NAMES = tuple(sorted({*NAMES, *SPELLED}))
@@ -119,7 +123,8 @@ def snapshot_configs(files: Iterable[Path]) -> dict[Path, Kept]:
 
 
 def read(path: Path, keep: bool = True) -> Kept:
-    """``path`` as it is: a regular file (or a link to one) up to :data:`MAX_BYTES` is
+    """``path`` as it is: a regular file (or a link to one) up to :data:`MAX_BYTES` (a lock
+    file :data:`LOCK_MAX_BYTES`) is
     read; anything else is marked only."""
     try:
         info = os.lstat(path)
@@ -142,14 +147,15 @@ def read(path: Path, keep: bool = True) -> Kept:
     if not stat.S_ISREG(real.st_mode):
         return Kept(mark, link=link, ctime=info.st_ctime_ns)  # a FIFO would hang the read
     mode = real.st_mode & 0o7777
-    if real.st_size > MAX_BYTES or not keep:
+    most = LOCK_MAX_BYTES if path.name.casefold() in LOCK_NAMES else MAX_BYTES
+    if real.st_size > most or not keep:
         return Kept(mark, None, False, link, mode, info.st_ctime_ns)
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+            data = f.read(most + 1)
     except OSError:
         return Kept(mark, None, False, link, mode, info.st_ctime_ns)
-    return Kept(mark, data, len(data) <= MAX_BYTES, link, mode, info.st_ctime_ns)
+    return Kept(mark, data, len(data) <= most, link, mode, info.st_ctime_ns)
 
 
 def put_back_configs(before: Configs, files: Iterable[Path], quarantine: Path, roots: Sequence[Path],

