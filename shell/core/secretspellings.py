@@ -12,9 +12,12 @@ spelling that can be written out ahead (base64 and base32 at each offset, hex, e
 percent-encoding …) or written as an expression (its letters and digits in order, any
 case, up to seven other characters between them, line breaks among them: spaced,
 grouped, dashed, folded over lines; reversed; rot13 and atbash, as they are and
-reversed; each half of it and every other letter of it when random-looking), and the
-text is searched for all of them in one RE2 pass (a few, past ~70 values). A line
-holding one is withheld whole: a spelling cannot be cut out letter by letter.
+reversed; each half of it and every other letter of it when random-looking). A text is
+first read for plain anchors of them all (the letters of the text alone, its hex digits
+alone, and the text as it is, each against an RE2 set of plain strings: finding D18,
+the expressions themselves cost seconds a command past ~100 values), then in full for
+the values those name only. A line holding one is withheld whole: a spelling cannot be
+cut out letter by letter.
 
 What is not read here (the egress check reads some of it): a value encoded twice,
 compressed, encrypted, or in bits, base85, uuencode or numbers; base64 wrapped inside it;
@@ -41,10 +44,11 @@ MIN_SPELLED = 8
 """Letters and digits a value (or a half of one) needs to be looked for spelled otherwise."""
 MAX_SPELLED = 256
 """Longest value looked for spelled otherwise (a key, a password; not a certificate)."""
-MAX_VALUES = 256
-"""Values looked for spelled otherwise, the first given (each adds ~2 ms to compiling the
-search, once per set of values; RE2 refuses the expression of 2,048). The rest are still
-taken out as written by the caller's plain net."""
+MAX_VALUES = 2048
+"""Values looked for spelled otherwise, the first given (each adds ~0.4 ms to compiling
+the anchors, once per set of values: :func:`_anchors`; the values net's own bound,
+``hiddenvalues.MAX_VALUES``). The rest are still taken out as written by the caller's
+plain net."""
 GAP = r"[^0-9A-Za-z]{0,7}"
 """What may stand between two letters of a value spelled with separators: up to seven
 characters that are no letter or digit, a line break among them (finding C5: ``sed
@@ -132,12 +136,6 @@ the states of an expression for many values ran out of RE2's memory, which then 
 back to a search a thousand times slower: 64 KB of output holding five values took
 300 ms past 75 keys (2 ms at 50), and a megabyte of a build log 16 s with all 256
 (finding C5's measures; in passes of this size 2-5 ms)."""
-LETTERS_TO_TELL = 3072
-"""Letters of values one RE2 set looks for when it only tells whether a text holds any
-(:func:`holds_any`, what ordinary output pays: one pass for 70 keys; a set runs
-forwards only, so its states last longer; at 8,192 it would not compile)."""
-
-
 @lru_cache(maxsize=16)
 def _passes(
     values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...], letters_a_pass: int
@@ -186,21 +184,100 @@ def _expression(
     return tuple(compiled), value_of
 
 
+_NOT_ALNUM_BYTES = bytes(b for b in range(128) if not chr(b).isalnum())
+_NOT_HEX_BYTES = bytes(b for b in range(128) if chr(b) not in "0123456789abcdef")
+
+
+def _letters_read(text: str) -> bytes:
+    """``text``'s letters and digits alone (ASCII), lower-cased: every spelling read with
+    separators (:data:`GAP`) is, so read, its letters as they are."""
+    return text.encode("ascii", "ignore").translate(None, _NOT_ALNUM_BYTES).lower()
+
+
+def _hex_read(text: str) -> bytes:
+    """``text``'s hex digits alone, lower-cased, each ``0x`` taken out first: hex read
+    with separators and prefixes (``73:6b``, ``\\x73\\x6b``, ``0x73,0x6b``) is, so read,
+    its hex as it is, but for its last digit when an ``x`` follows it (``…30x``)."""
+    return text.encode("ascii", "ignore").lower().replace(b"0x", b"").translate(None, _NOT_HEX_BYTES)
+
+
+def _as_it_is(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+_READINGS = (_letters_read, _hex_read, _as_it_is)
+"""How a text is read for the anchors of :func:`_anchors`, in their order."""
+
+
+ANCHOR_VALUES = 1024
+"""Values whose anchors one RE2 set holds (at 2,048 a set of the written-out spellings
+would not compile; 512 a set cost twice the time of 1,024 over the same output); more
+are read in more sets."""
+
+
 @lru_cache(maxsize=16)
-def _tellers(values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...]) -> tuple[Any, ...]:
-    """RE2 sets of every spelling of ``values`` and of ``written`` as they are, in passes
-    of :data:`LETTERS_TO_TELL` letters: what tells whether a text holds any."""
+def _anchors(
+    values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...]
+) -> tuple[tuple[tuple[Any, tuple[str, ...]], ...], ...]:
+    """For each of :data:`_READINGS`: RE2 sets of the plain strings that every spelling
+    of ``values`` (:func:`_spellings`) and every form in ``written`` becomes so read, and
+    the value each stands for (``""``: a written form). Plain strings only, so a set is a
+    trie RE2 keeps as a DFA whatever the number of values (finding D18: the spellings'
+    own expressions, separators between each letter, ran out of the DFA's memory past
+    ~30 values and cost seconds a command); a text no anchor is in holds no spelling,
+    and one that holds some is read in full for those values only."""
     import re2
 
     from .secretmatcher import options
 
-    tellers = []
-    for groups in _passes(values, written, kept, LETTERS_TO_TELL)[0]:
-        teller = re2.Set.SearchSet(options())
-        teller.Add("|".join(_either(how, parts) for how, parts in groups.items()).encode("ascii"))
-        teller.Compile()
-        tellers.append(teller)
-    return tuple(tellers)
+    shown = "\n".join(_folded(k).lower() for k in kept)
+    readings: tuple[list[tuple[tuple[str, str], ...]], ...] = ([], [], [])
+    for first in range(0, max(len(values), 1), ANCHOR_VALUES):
+        written_out = [(re.escape(w), "") for w in written if w.isascii()] if not first else []
+        anchors: tuple[list[tuple[str, str]], ...] = ([], [], written_out)
+        for value in values[first : first + ANCHOR_VALUES]:
+            for _how, kind, spelled in _spellings(value, shown):
+                if kind == GAPPED:
+                    anchors[0].append((spelled.lower(), value))
+                elif kind == HEXED:
+                    anchors[1].append((spelled[:-2], value))  # (its last pair: an x after it takes a 0 out)
+                else:
+                    wrap = "(?i:{})" if kind == ANY_CASE else "{}"
+                    anchors[2].append((wrap.format(re.escape(spelled)), value))
+        for reading, held in zip(readings, anchors, strict=True):
+            if held:
+                reading.append(tuple(held))
+    found = []
+    for reading in readings:
+        sets = []
+        for chunk in reading:
+            teller = re2.Set.SearchSet(options())
+            for pattern, _ in chunk:
+                teller.Add(pattern.encode("ascii"))
+            teller.Compile()
+            sets.append((teller, tuple(value for _, value in chunk)))
+        found.append(tuple(sets))
+    return tuple(found)
+
+
+def may_hold(
+    text: str, values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], bool]:
+    """The values of ``values`` that ``text`` may hold in a spelling read here (the rest
+    it holds in none), and whether it may hold one of ``written`` as it is: three passes
+    over plain strings, whatever the number of values. A form that is not ASCII is
+    not looked for here: ``True`` then, the caller's own search decides."""
+    spelled: dict[str, None] = {}
+    as_written = any(not w.isascii() for w in written)
+    for read, sets in zip(_READINGS, _anchors(_first(values), written, kept), strict=True):
+        data = read(text) if sets else b""
+        for teller, value_of in sets:
+            for index in teller.Match(data) or ():  # (None: no match)
+                if value_of[index]:
+                    spelled[value_of[index]] = None
+                else:
+                    as_written = True
+    return tuple(spelled), as_written
 
 
 def _either(how: str, parts: list[str]) -> str:
@@ -209,34 +286,52 @@ def _either(how: str, parts: list[str]) -> str:
     return f"(?{'' if how in exact else 'i'}:{'|'.join(parts)})"
 
 
+GAPPED, HEXED, LITERAL, ANY_CASE = "gapped", "hexed", "literal", "any case"
+"""Kinds of spelling :func:`_spellings` gives: a value's folded letters read with
+separators in any case, its hex read with separators, a text read exactly, a text read
+in any case."""
+
+
+def _spellings(value: str, shown: str) -> list[tuple[str, str, str]]:
+    """Each spelling of ``value`` read here: how it hides it, its kind (:data:`GAPPED` …)
+    and the spelling. The one list both searches are built from: the full expressions
+    (:func:`_groups`) and the anchors that tell which values a text may hold
+    (:func:`_anchors`). A half that a ``shown`` value holds is left out."""
+    folded = _folded(value)
+    if not MIN_SPELLED <= len(folded) <= MAX_SPELLED:
+        return []
+    found = [("spelled with separators or in another case", GAPPED, folded),
+             ("reversed", GAPPED, folded[::-1])]
+    found += [(how, GAPPED, spelled) for how, spelled in ciphered(folded)]
+    half = -(-len(folded) // 2)
+    for how, piece in (("a half of it", folded[:half]), ("a half of it", folded[-half:]),
+                       (EVERY_OTHER, folded[0::2]), (EVERY_OTHER, folded[1::2])):
+        if len(piece) >= MIN_SPELLED and _random_looking(piece) and piece.lower() not in shown:
+            found.append((how, GAPPED, piece))
+    found.append(("hex-encoded", HEXED, value.encode("utf-8", "surrogatepass").hex()))
+    for how, spellings in _literals(value).items():
+        kind = LITERAL if how in ("base64-encoded", "base32-encoded") else ANY_CASE
+        found += [(how, kind, spelling) for spelling in spellings]
+    return found
+
+
 def _groups(values: tuple[str, ...], shown: str, value_of: dict[str, str]) -> dict[str, list[str]]:
     """The expressions of each way ``values`` may be hidden, by how; what each spelling
     stands for goes into ``value_of`` (folded spellings as ``folded:<letters>``)."""
     groups: dict[str, list[str]] = {}
     for value in values:
-        folded = _folded(value)
-        if not MIN_SPELLED <= len(folded) <= MAX_SPELLED:
-            continue
-        value_of.setdefault("folded:" + folded.lower(), value)
-        groups.setdefault("spelled with separators or in another case", []).append(_gapped(folded))
-        groups.setdefault("reversed", []).append(_gapped(folded[::-1]))
-        for how, spelled in ciphered(folded):
-            value_of.setdefault("folded:" + spelled.lower(), value)
-            groups.setdefault(how, []).append(_gapped(spelled))
-        half = -(-len(folded) // 2)
-        for how, piece in (("a half of it", folded[:half]), ("a half of it", folded[-half:]),
-                           (EVERY_OTHER, folded[0::2]), (EVERY_OTHER, folded[1::2])):
-            if len(piece) >= MIN_SPELLED and _random_looking(piece) and piece.lower() not in shown:
-                value_of.setdefault("folded:" + piece.lower(), value)
-                groups.setdefault(how, []).append(_gapped(piece))
-        hexed = value.encode("utf-8", "surrogatepass").hex()
-        value_of.setdefault(hexed, value)
-        pairs = (hexed[i : i + 2] for i in range(0, len(hexed), 2))
-        groups.setdefault("hex-encoded", []).append(r"(?:\\x|0x)?" + _HEX_GAP.join(pairs))
-        for how, spellings in _literals(value).items():
-            for spelling in spellings:
-                value_of.setdefault(spelling.lower(), value)
-                groups.setdefault(how, []).append(re.escape(spelling))
+        for how, kind, spelled in _spellings(value, shown):
+            if kind == GAPPED:
+                if how != "reversed":  # (a reversed match is read back to the value's own letters)
+                    value_of.setdefault("folded:" + spelled.lower(), value)
+                groups.setdefault(how, []).append(_gapped(spelled))
+            elif kind == HEXED:
+                value_of.setdefault(spelled, value)
+                pairs = (spelled[i : i + 2] for i in range(0, len(spelled), 2))
+                groups.setdefault(how, []).append(r"(?:\\x|0x)?" + _HEX_GAP.join(pairs))
+            else:
+                value_of.setdefault(spelled.lower(), value)
+                groups.setdefault(how, []).append(re.escape(spelled))
     return groups
 
 
@@ -250,12 +345,16 @@ def _first(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values))[:MAX_VALUES]
 
 
-def _hits(data: bytes, values: Iterable[str], kept: tuple[str, ...] = ()) -> list[tuple[int, int, str, str]]:
-    """Each place the UTF-8 ``data`` holds one of ``values`` spelled otherwise: its start
-    and end (bytes), how it is hidden, and the value."""
-    parts, value_of = _expression(_first(values), kept)
+def _hits(text: str, values: Iterable[str], kept: tuple[str, ...] = ()) -> list[tuple[int, int, str, str]]:
+    """Each place ``text`` holds one of ``values`` spelled otherwise: its start and end
+    (bytes of its UTF-8), how it is hidden, and the value. Only the values its anchors
+    say it may hold (:func:`may_hold`) are searched in full: the full expressions of a
+    few hundred values cost seconds on a command's output (finding D18)."""
+    among = may_hold(text, _first(values), (), kept)[0]
+    data = text.encode("utf-8", "surrogatepass")
+    parts, value_of = _expression(among, kept) if among else ((), {})
     found: list[tuple[int, int, str, str]] = []
-    for regex, names in parts if data else ():
+    for regex, names in parts:
         for match in regex.finditer(data):
             group = next(name for name, got in match.groupdict().items() if got is not None)
             how = names[group]
@@ -289,20 +388,18 @@ def may_continue(line: str, values: Iterable[str], kept: tuple[str, ...] = ()) -
 @lru_cache(maxsize=16)
 def _spelled_letters(values: tuple[str, ...], kept: tuple[str, ...]) -> str:
     """The folded letters of every spelling of ``values`` read with separators, one a line."""
-    return "\n".join(key[7:] for key in _expression(values, kept)[1] if key.startswith("folded:"))
+    value_of = _passes(values, (), kept, LETTERS_A_PASS)[1]
+    return "\n".join(key[7:] for key in value_of if key.startswith("folded:"))
 
 
 def holds_any(
     text: str, values: tuple[str, ...], written: tuple[str, ...], kept: tuple[str, ...] = ()
 ) -> bool:
     """Whether ``text`` may hold one of ``values`` in any spelling here, or one of
-    ``written`` as it is: one pass, so that output holding none (nearly all of it) costs
-    one search for the plain net and this one together. A form that is not ASCII is
-    not looked for here: ``True`` then, the caller's own search decides."""
-    if any(not w.isascii() for w in written):
-        return True
-    data = text.encode("utf-8", "surrogatepass")
-    return any(teller.Match(data) for teller in _tellers(_first(values), written, kept))
+    ``written`` as it is (:func:`may_hold`): output holding none (nearly all of it) costs
+    these passes for the plain net and this one together."""
+    spelled, as_written = may_hold(text, values, written, kept)
+    return bool(spelled) or as_written
 
 
 _WRITTEN_OUT = ("base64-encoded", "base32-encoded", "as escapes", "percent-encoded")
@@ -311,7 +408,7 @@ _WRITTEN_OUT = ("base64-encoded", "base32-encoded", "as escapes", "percent-encod
 def first_spelled(text: str, values: Iterable[str]) -> tuple[str, str] | None:
     """How ``text`` holds one of ``values`` spelled otherwise (``reversed``), and the
     value; ``None`` when it holds none."""
-    hits = _hits(text.encode("utf-8", "surrogatepass"), values)
+    hits = _hits(text, values)
     return (hits[0][2], hits[0][3]) if hits else None
 
 
@@ -323,7 +420,7 @@ def spelled_spans(text: str, values: Iterable[str], kept: tuple[str, ...] = ()) 
     def chars(at: int) -> int:
         return len(data[:at].decode("utf-8", "surrogatepass"))
 
-    return [(chars(start), chars(end)) for start, end, _, _ in _hits(data, values, kept)]
+    return [(chars(start), chars(end)) for start, end, _, _ in _hits(text, values, kept)]
 
 
 OWN_KEYS = "one of this run's own keys"
@@ -342,7 +439,7 @@ def spelled_lines(
     (:func:`withheld`; each line a spelling runs over: hex may be wrapped), and the
     values so found (one a spelling found)."""
     data = text.encode("utf-8", "surrogatepass")
-    hits = _hits(data, values, kept)
+    hits = _hits(text, values, kept)
     if not hits:
         return text, []
     breaks = [n for n, byte in enumerate(data) if byte == 10] if b"\n" in data else []
@@ -384,4 +481,4 @@ def decoded_lines(text: str, known: Secrets, whose: str) -> tuple[str, list[str]
 
 __all__ = ["AS_WRITTEN", "EVERY_OTHER", "GAP", "MAX_SPELLED", "MIN_SPELLED", "OWN_KEYS", "ciphered",
            "decoded_lines", "first_spelled",
-           "holds_any", "may_continue", "spelled_lines", "spelled_spans", "withheld"]
+           "holds_any", "may_continue", "may_hold", "spelled_lines", "spelled_spans", "withheld"]
