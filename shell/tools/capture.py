@@ -42,10 +42,12 @@ import anyio
 import anyio.to_thread
 
 from ..core.messages import DataBlock, TextBlock, ToolResult
+from ..core.secrets import is_secret_file
 from ..core.textsafety import path_text, sanitize_line
 from .changes import CapturedFile, ChangeLog, TreeChange
 from .ignore import DIR_FLAGS, WalkStats, ignore_root_for
 from .scanwalk import Batch, ListingWalk, Named
+from .unignored import exposed_note, unignored_paths
 
 MAX_FILE = 4 * 1024 * 1024
 """Bytes of one file kept for a rewind (the checkpoint store's own limit too)."""
@@ -138,6 +140,9 @@ class WorkspaceCapture:
         """What the last :meth:`changes_since` saw a command delete or cut short that a
         rewind cannot put back (not kept: too big, over the total, unreadable), for the
         command's result ("" when none)."""
+        self.unignored: frozenset[str] = frozenset()
+        """Paths the last :meth:`changes_since` saw ignored before and there, not ignored,
+        after: an ignore file's rule removed, not the path (finding D19: said as removed)."""
         self.tree: list[TreeChange] = []
         """The folders the last :meth:`changes_since` saw renamed and symlinks made:
         a rewind undoes those."""
@@ -173,7 +178,10 @@ class WorkspaceCapture:
         out: list[CapturedFile] = []
         lost: list[tuple[str, str, str]] = []
         was, now = before.files, after.files
-        differ = [rel for rel, entry in now.items() if was.get(rel) is not entry]  # kept entries are shared
+        self.unignored = unignored_paths(before.ignored, after.ignored, was, now) \
+            if before.complete and after.complete else frozenset()
+        differ = [rel for rel, entry in now.items() if was.get(rel) is not entry  # kept entries are shared
+                  and not (rel in self.unignored and is_secret_file(rel))]  # hidden: not the command's
         differ += [rel for rel in was if rel not in now]
         for rel in sorted(differ):
             old, new = was.get(rel), now.get(rel)
@@ -201,8 +209,8 @@ class WorkspaceCapture:
                                         after=left, deleted=deleted))
             else:
                 out.append(CapturedFile(self.root / rel, old.data, old.mode, after=left, deleted=deleted))
-        gone = before.ignored - after.ignored - before.checkouts if before.complete and after.complete \
-            else frozenset()  # a checkout moved away is said by the history keep (sessions.gitworktrees)
+        gone = before.ignored - after.ignored - before.checkouts - self.unignored \
+            if before.complete and after.complete else frozenset()  # a moved checkout: sessions.gitworktrees
         self.lost = "\n".join(n for n in (lost_note(lost), ignored_note(gone)) if n)
         return out
 
@@ -533,6 +541,7 @@ async def watched(
         files has 60,000 checkpoint records, and the screen must not wait for them (J9)."""
         found = capture.changes_since(before)
         lost.append(capture.lost)  # read here: the next command's scan sets it anew
+        lost.append(exposed_note(capture.root, capture.unignored, found))  # D19
         if history is not None and compare is not None:  # what it removed of the history, said
             lost.append(compare(capture.root, history))
         note = "; ".join(n for n in (capture.cut, capture.not_undone) if n) or NOT_SCANNED
