@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 JSON_LOCKS = frozenset({"package-lock.json", "npm-shrinkwrap.json"})
-TEXT_LOCKS = frozenset({"yarn.lock", "pnpm-lock.yaml", "uv.lock"})
+TEXT_LOCKS = frozenset({"yarn.lock", "pnpm-lock.yaml", "uv.lock", "poetry.lock"})
 NAMES = JSON_LOCKS | TEXT_LOCKS
 PUBLIC_HOSTS = frozenset({"registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com",
                           "pypi.org", "files.pythonhosted.org", "github.com", "codeload.github.com"})
@@ -44,12 +44,13 @@ _TEXT_URL = re.compile(
     r"""^\s*(?:resolved|resolution)\s*:?\s*["']?([^"'\s,{}]+)"""
     r"""|\b(tarball|repo|directory)\s*:\s*["']?([^"'\s,{}]+)"""
     r"""|\bsource\s*=\s*\{\s*(\w+)\s*=\s*"([^"]*)\""""
-    r"""|\burl\s*=\s*"([^"]+)\"""",
+    r"""|\burl\s*=\s*"([^"]+)\""""
+    r"""|^\s*type\s*=\s*"(git|file|url)\"""",
     re.M)
 """A URL or a source in yarn.lock (``resolved "…"``; berry's ``resolution: "x@…"``), pnpm-lock
 (``tarball:``, ``repo:``, ``directory:``) or uv.lock (``source = { registry = "…" }``, a
-wheel's or sdist's ``url = "…"``)."""
-_SLOT_WORDS = ("resolved", "resolution", "tarball", "repo", "directory", "source", "url")
+wheel's or sdist's ``url = "…"``), or poetry.lock (``[package.source]``'s ``type`` and ``url``)."""
+_SLOT_WORDS = ("resolved", "resolution", "tarball", "repo", "directory", "source", "url", "type")
 """Words a line of a text lock holds when :data:`_TEXT_URL` can match it (others are skipped unread)."""
 _REGISTRY_PREFIXES = tuple(f"https://{host}/" for host in sorted(PUBLIC_HOSTS))
 FOLDER_SOURCES = frozenset({"path", "directory", "editable", "virtual"})
@@ -121,9 +122,17 @@ def _text_keys(text: str) -> dict[str, str]:
     """Keyed by what they say, not where (a package added above moves none)."""
     out: dict[str, str] = {}
     hosts: set[str] = set()
+    sourced_from = ""
     lines = (line for line in text.splitlines() if any(word in line for word in _SLOT_WORDS))
     for match in itertools.islice((m for line in lines for m in _TEXT_URL.finditer(line)), MAX_ENTRIES):
-        line, slot, slotted, source, sourced, url = match.groups()
+        line, slot, slotted, source, sourced, url, typed = match.groups()
+        if typed:  # poetry.lock's [package.source] type: git, a file, a URL; its url line follows
+            sourced_from = typed
+            continue
+        if url and sourced_from:
+            out[f"{sourced_from} {url}"] = url
+            sourced_from = ""
+            continue
         if source in FOLDER_SOURCES or slot == "directory":
             continue  # the project's own folders: what pyproject's and package.json's keys say
         if source == "git" or slot == "repo":  # uv's and pnpm's git packages

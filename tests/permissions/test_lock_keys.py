@@ -37,3 +37,10 @@ def test_another_host_or_a_git_source_counts() -> None:
 
 def test_a_package_lock_that_does_not_parse_is_compared_whole() -> None:
     assert code_keys("package-lock.json", '{"packages": ') is None
+
+
+def test_a_poetry_lock_git_source_counts_by_its_url_and_a_registry_package_does_not() -> None:
+    plain = '[[package]]\nname = "y"\nversion = "1"\nfiles = [{file = "y.whl", hash = "sha256:a"}]\n'
+    git = plain + '\n[package.source]\ntype = "git"\nurl = "https://github.com/e/x.git"\nreference = "main"\n'
+    assert code_keys("poetry.lock", plain) == {}
+    assert code_keys("poetry.lock", git) == {"git https://github.com/e/x.git": "https://github.com/e/x.git"}
