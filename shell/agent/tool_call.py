@@ -3,8 +3,8 @@
 inside it, the time limit), then ``after_tool_call``.
 
 A tool's failure, a refused or unknown call, bad arguments: each becomes an error
-result the model reads, never an exception (only a middleware's failure leaves
-here, and ends the reply). :mod:`shell.agent.batch` decides when each call runs.
+result the model reads (``after_tool_call`` sees each one), never an exception (only
+a middleware's failure leaves here, and ends the reply). :mod:`shell.agent.batch` decides when each call runs.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from shell.core.events import (
 )
 from shell.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResult
 from shell.core.packed_text import compact
-from shell.core.tools import CallRejected, ToolArgumentError, ToolContext
+from shell.core.tools import CallRejected, Tool, ToolArgumentError, ToolContext, resolve_kind
 
 from .reply import Reply
 from .reporting import tell
@@ -37,6 +37,24 @@ from .reporting import tell
 
 class ToolTimeout(Exception):
     """A tool ran past its time limit (``Tool.timeout`` or ``Agent.tool_timeout``)."""
+
+
+class NoSuchTool(Tool):
+    """``ctx.tool`` in ``after_tool_call`` for a call to a tool the agent does not
+    have (or not in this turn): a layer that audits or rewrites every result sees
+    these too (DESIGN.md: "runs for every call"), by the name the model gave (not
+    checked: it may be one no API would accept), with no parameters, never run."""
+
+    def __init__(self, name: str) -> None:  # no name check: see above
+        self.name = name
+        self.description = ""
+        self.parameters = {"type": "object", "properties": {}}
+        self.kind, self.read_only = resolve_kind(None, False)
+        self.timeout = None
+        self.middleware = ()
+
+    async def run(self, args: dict[str, Any], context: ToolContext) -> ToolResult:
+        return ToolResult(f"Unknown tool {self.name!r}.", is_error=True)
 
 
 async def run_call(
@@ -51,9 +69,11 @@ async def run_call(
     started = 0.0  # set when the tool starts: approval waits are not tool time
     tool = reply.tool_map.get(call.name) if call.name in reply.offered else None
     blocked, error, failed_after = False, None, None
+    refused_early: CallState | None = None  # a call no gate saw: after_tool_call sees it all the same
     arg_error = reply.builder.arg_errors.get(call.id) if reply.builder else None
     if arg_error:
         result = ToolResult(f"{arg_error}. Call {call.name} again with a JSON object.", is_error=True)
+        refused_early = CallState(reply.run, call, tool or NoSuchTool(call.name), dict(call.args), assistant)
     elif tool is None:
         known = ", ".join(n for n in reply.tool_map if n in reply.offered) or "none"
         if call.name in reply.tool_map:  # a middleware filtered it out of this model call
@@ -61,11 +81,13 @@ async def run_call(
         else:
             text = _gone(reply, call.name) or f"Unknown tool {call.name!r}. Available tools: {known}."
         result = ToolResult(text, is_error=True)
+        refused_early = CallState(reply.run, call, NoSuchTool(call.name), dict(call.args), assistant)
     else:
         try:
             args = tool.validate(dict(call.args))
         except ToolArgumentError as exc:
             result = ToolResult(f"{exc}. Fix the arguments and call {call.name} again.", is_error=True)
+            refused_early = CallState(reply.run, call, tool, dict(call.args), assistant)
         except Exception as exc:  # the tool's own check broke: this call fails, not the reply
             result = ToolResult(
                 f"The arguments of {call.name} could not be checked: its own check failed "
@@ -73,6 +95,7 @@ async def run_call(
                 "tell the user.",
                 is_error=True,
             )
+            refused_early = CallState(reply.run, call, tool, dict(call.args), assistant)
         else:
             state = CallState(reply.run, call, tool, args, assistant)
             gate = await stack.before_tool_call(state, early)
@@ -93,6 +116,9 @@ async def run_call(
             elif started and not blocked and gated[0] and gated[1] != call.args:
                 result = told_of_edit(result, gated[1], gated[0])
             error, failed_after = state.error, state.failed_after
+    if refused_early is not None:  # DESIGN: after_tool_call runs for every call (round 21, E17)
+        result = await stack.after_tool_call(refused_early, result)
+        failed_after = refused_early.failed_after
     duration = perf_counter() - started if started else 0.0
     compact(result, "content")  # hooks are done with it: held from here on, packed if large
     reply.emit(ToolExecutionEnd(call.id, result, duration, blocked))
