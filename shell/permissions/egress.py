@@ -77,7 +77,7 @@ def secret_sent(tool: Tool, args: Mapping[str, Any]) -> str:
     for how, text in joined_texts(args):
         if (found := _going_out(text, secrets)) is not None:
             return _holding(tool.name, what, f"{found[0]}, {how}" if how else found[0], found[1])
-    if (pieced := pieced_value(args, secrets.values)) is not None:  # reordered, spread out (Z4)
+    if (pieced := pieced_value(args, secrets.values, decodings)) is not None:  # reordered, spread (Z4, D20)
         return _holding(tool.name, what, "a known secret value, in pieces over the call", pieced)
     strings = [t for t in argument_strings(args) if t is not None]
     if (respelled := respelled_value(strings, secrets.values)) is not None:

@@ -142,19 +142,33 @@ MIN_PIECE = 4
 ``1``, are in every value)."""
 
 
-def pieced_value(args: Any, values: Iterable[str]) -> str | None:
+def pieced_value(args: Any, values: Iterable[str], decoded: Iterable[str] = ()) -> str | None:
     """A known value that pieces of ``args`` cover together, in any order and wherever
     they stand, two pieces or more; ``None`` when none is. A piece is a leaf (a URL's
     label, segment, query value or key) that is part of a value, :data:`MIN_PIECE`
     letters or more, or a run of a random-looking value's letters inside a leaf, with
     other text around it (finding C4: ``?q=<7 letters>hello<7 letters>world<6 letters>``
     passed): :func:`inner_pieces`. Each is found in the values by its first letters
-    (one look-up a piece or a place, not a search of every value)."""
+    (one look-up a piece or a place, not a search of every value).
+
+    ``decoded``: what the call's strings said decoded (base64, hex …: the egress check's
+    readings), read as leaves too; and every leaf is read again lower-cased, against the
+    values lower-cased (finding D20: the same pieces lower-cased, or the whole string
+    base64-encoded, passed)."""
     leaves, keys, _ = _pieces(args)
-    texts = list(dict.fromkeys(p for p in (*leaves, *keys) if len(p) >= MIN_PIECE))
+    texts = list(dict.fromkeys(p for p in (*leaves, *keys, *decoded) if len(p) >= MIN_PIECE))
     if not texts:
         return None
     known = tuple(values)
+    if (found := _covered(texts, known)) is not None:
+        return found
+    lowered = {value.lower(): value for value in reversed(known)}  # (the first given, when two share one)
+    found = _covered(list(dict.fromkeys(t.lower() for t in texts)), tuple(lowered))
+    return lowered[found] if found is not None else None
+
+
+def _covered(texts: list[str], known: tuple[str, ...]) -> str | None:
+    """The value of ``known`` that pieces of ``texts`` cover together (:func:`pieced_value`)."""
     starts = _starts(known)
     covered: dict[str, set[tuple[int, int]]] = {}
     for piece in texts:
