@@ -31,9 +31,11 @@ JSON_LOCKS = frozenset({"package-lock.json", "npm-shrinkwrap.json"})
 TEXT_LOCKS = frozenset({"yarn.lock", "pnpm-lock.yaml", "uv.lock", "poetry.lock"})
 NAMES = JSON_LOCKS | TEXT_LOCKS
 PUBLIC_HOSTS = frozenset({"registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com",
-                          "pypi.org", "files.pythonhosted.org", "github.com", "codeload.github.com"})
-"""Hosts a lock's URLs name without a word from the project (npm's, yarn's and PyPI's own).
-``github.com`` counts as a host here only for its URL; a ``git+`` source is a key anyway."""
+                          "pypi.org", "files.pythonhosted.org"})
+"""Hosts a lock's URLs name without a word from the project (npm's, yarn's and PyPI's own)."""
+CODE_HOSTS = frozenset({"github.com", "codeload.github.com", "gitlab.com", "bitbucket.org"})
+"""Hosts of repositories: a URL there is a package from someone's repository, keyed whole (one
+repointed to another repository on the same host is a change a host set would not see)."""
 REGISTRY_ROOTS = frozenset(f"https://{host}" for host in PUBLIC_HOSTS if host.startswith("registry."))
 MAX_ENTRIES = 200_000
 WHY = ("says where npm, yarn, pnpm or uv download each package from (a resolved URL on another host, a git, "
@@ -45,11 +47,13 @@ _TEXT_URL = re.compile(
     r"""|\b(tarball|repo|directory)\s*:\s*["']?([^"'\s,{}]+)"""
     r"""|\bsource\s*=\s*\{\s*(\w+)\s*=\s*"([^"]*)\""""
     r"""|\burl\s*=\s*"([^"]+)\""""
-    r"""|^\s*type\s*=\s*"(git|file|url)\"""",
+    r"""|^\s*type\s*=\s*"(git|file|url)\""""
+    r"""|^"?(@?[^@\s"]+)@.*:$""",
     re.M)
 """A URL or a source in yarn.lock (``resolved "…"``; berry's ``resolution: "x@…"``), pnpm-lock
 (``tarball:``, ``repo:``, ``directory:``) or uv.lock (``source = { registry = "…" }``, a
-wheel's or sdist's ``url = "…"``), or poetry.lock (``[package.source]``'s ``type`` and ``url``)."""
+wheel's or sdist's ``url = "…"``), or poetry.lock (``[package.source]``'s ``type`` and ``url``);
+and a yarn.lock v1 entry's first line (``lodash@^4.17.21, lodash@^4:``), for its package's name."""
 _SLOT_WORDS = ("resolved", "resolution", "tarball", "repo", "directory", "source", "url", "type")
 """Words a line of a text lock holds when :data:`_TEXT_URL` can match it (others are skipped unread)."""
 _REGISTRY_PREFIXES = tuple(f"https://{host}/" for host in sorted(PUBLIC_HOSTS))
@@ -110,7 +114,9 @@ def _judge(out: dict[str, str], hosts: set[str], place: str, spec: str, name: st
     if parts.scheme not in ("http", "https") or not parts.hostname:
         out[place] = json.dumps(spec)  # git+…, file:, a folder
         return
-    if parts.hostname not in PUBLIC_HOSTS:
+    if parts.hostname in CODE_HOSTS:
+        out[place] = json.dumps(spec)
+    elif parts.hostname not in PUBLIC_HOSTS:
         hosts.add(f"{parts.scheme}://{parts.netloc}")
     elif parts.hostname.startswith("registry.") and name and version:
         base = name.rpartition("/")[2]
@@ -118,14 +124,46 @@ def _judge(out: dict[str, str], hosts: set[str], place: str, spec: str, name: st
             out[place] = json.dumps(spec)  # another package's tarball
 
 
+def _slot_lines(text: str) -> list[str]:
+    """The lines of a text lock that hold a slot (:data:`_SLOT_WORDS`), and yarn's headers."""
+    return [line for line in text.splitlines()
+            if any(word in line for word in _SLOT_WORDS) or (line[:1] not in ("", " ", "\t", "#")
+                                                             and line.endswith(":"))]
+
+
+def _own_tarball(url: str, package: str) -> bool:
+    """Whether a public registry's tarball ``url`` is ``package``'s own (True when unknown)."""
+    return not package or f"/{package}/-/{package.rpartition('/')[2]}-" in url
+
+
+def _url_key(out: dict[str, str], hosts: set[str], spec: str, package: str) -> None:
+    """What one URL of a text lock adds: nothing for a package's own public tarball."""
+    if spec.startswith(_REGISTRY_PREFIXES):
+        if "/-/" in spec and not _own_tarball(spec, package):
+            out[f"tarball {spec}"] = spec  # yarn v1: lodash@^4 resolved to another package's
+        return  # the usual entry: no parse
+    parts = urlsplit(spec)
+    if parts.scheme in ("http", "https") and parts.hostname:
+        if parts.hostname in CODE_HOSTS:
+            out[f"source {spec}"] = spec
+        elif parts.hostname not in PUBLIC_HOSTS:
+            hosts.add(f"{parts.scheme}://{parts.netloc}")
+    elif len(parts.scheme) > 1:  # git+ssh:, file:
+        out[f"source {spec}"] = spec
+
+
 def _text_keys(text: str) -> dict[str, str]:
     """Keyed by what they say, not where (a package added above moves none)."""
     out: dict[str, str] = {}
     hosts: set[str] = set()
     sourced_from = ""
-    lines = (line for line in text.splitlines() if any(word in line for word in _SLOT_WORDS))
-    for match in itertools.islice((m for line in lines for m in _TEXT_URL.finditer(line)), MAX_ENTRIES):
-        line, slot, slotted, source, sourced, url, typed = match.groups()
+    package = ""
+    for match in itertools.islice((m for line in _slot_lines(text) for m in _TEXT_URL.finditer(line)),
+                                  MAX_ENTRIES):
+        line, slot, slotted, source, sourced, url, typed, header = match.groups()
+        if header:
+            package = header
+            continue
         if typed:  # poetry.lock's [package.source] type: git, a file, a URL; its url line follows
             sourced_from = typed
             continue
@@ -143,14 +181,7 @@ def _text_keys(text: str) -> dict[str, str]:
             spec = spec[1:].partition("@")[2]
             if spec.startswith(("npm:", "workspace:", "patch:")):  # patch: a patch of package.json's
                 continue
-        if spec.startswith(_REGISTRY_PREFIXES):
-            continue  # the usual entry: no parse
-        parts = urlsplit(spec)
-        if parts.scheme in ("http", "https") and parts.hostname:
-            if parts.hostname not in PUBLIC_HOSTS:
-                hosts.add(f"{parts.scheme}://{parts.netloc}")
-        elif len(parts.scheme) > 1:  # git+ssh:, file:
-            out[f"source {spec}"] = spec
+        _url_key(out, hosts, spec, package)
     if hosts:
         out["(hosts)"] = json.dumps(sorted(hosts))
     return out

@@ -44,3 +44,16 @@ def test_a_poetry_lock_git_source_counts_by_its_url_and_a_registry_package_does_
     git = plain + '\n[package.source]\ntype = "git"\nurl = "https://github.com/e/x.git"\nreference = "main"\n'
     assert code_keys("poetry.lock", plain) == {}
     assert code_keys("poetry.lock", git) == {"git https://github.com/e/x.git": "https://github.com/e/x.git"}
+
+
+def test_a_yarn_entry_resolved_to_another_packages_tarball_or_a_repository_counts() -> None:
+    yarn = ('lodash@^4.17.21, lodash@^4:\n  version "4.17.21"\n'
+            '  resolved "https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz#ab"\n\n'
+            '"@s/p@^1":\n  version "1.0.0"\n  resolved "https://registry.yarnpkg.com/@s/p/-/p-1.0.0.tgz#ab"\n')
+    assert code_keys("yarn.lock", yarn) == {}
+    other = "https://registry.yarnpkg.com/evil/-/evil-1.0.0.tgz"
+    own = "https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz"
+    assert code_keys("yarn.lock", yarn.replace(own, other)) == {f"tarball {other}": other}
+    repo = "https://codeload.github.com/e/x/tar.gz/abc"
+    assert code_keys("yarn.lock", yarn.replace("https://registry.yarnpkg.com/@s/p/-/p-1.0.0.tgz", repo)) == {
+        f"source {repo}": repo}
