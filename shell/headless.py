@@ -127,6 +127,15 @@ class TerminalApprover:
         return decision or ApprovalDecision.reject("The approval prompt was closed; the call was not run.")
 
 
+def _key_of(answer: str, offered: list[Choice]) -> str:
+    """The key a typed answer chooses: one character is the key as typed (``Y`` approves
+    the rest, ``y`` this call, as in the other front ends, finding E16); a word is read by
+    its first letter in lower case, so ``Yes`` or ``No`` never answers for the rest."""
+    if len(answer) == 1 and answer in {c.key for c in offered}:
+        return answer
+    return answer[:1].lower()
+
+
 class _TtyPrompts:
     """The approval questions, asked on the terminal (reads in a thread: a Ctrl+C
     cancel does not wait for a line)."""
@@ -140,7 +149,7 @@ class _TtyPrompts:
 
     async def key(self, request: ApprovalRequest, offered: list[Choice]) -> str | None:
         answer = await self._ask(f"Allow? [{'/'.join(f'{c.key}={c.label}' for c in offered)}] ")
-        return answer.strip().lower()[:1] if answer else None
+        return _key_of(answer.strip(), offered) if answer else None
 
     async def reason(self, request: ApprovalRequest) -> str:
         return (await self._ask("Reason (optional, the model reads it): ")).strip()
