@@ -57,7 +57,7 @@ def runs_later(target: str, roots: Collection[str], found: Sequence[Path] = ()) 
             or _read_alike(envrc_runs(envrcs, tops, found).why(real))
             or runs_why(mcp_runs(tops), real, tops) or editor_runs(tops).get(real) or link_why(real, tops)
             or instruction_imports(tops, found).get(real) or _read_alike(package_why(real))
-            or new_module_why(real))
+            or new_module_why(real, tops))
     return (real, said) if said is not None else None
 
 

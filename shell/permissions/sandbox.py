@@ -125,7 +125,7 @@ class Sandbox:
         self.bwrap = bwrap
         self.git_configs = ScrubbedConfigs()  # git configs, .mcp.json without credentials (.gitcreds)
         self.secret_index = SecretFileIndex(  # its secret files, hidden (.secretfiles)
-            [self.workspace], modules=shadowed_names)
+            [self.workspace], modules=self._module_names)
         self.home_files = HomeFiles()  # and those of the other projects under home (.homewalk)
         writable_by_commands(self.workspace, *self.writable)  # no program of ours is found there
         self._flags: gitflags.Flags | None = None  # index flags before the command (.gitflags)
@@ -165,6 +165,13 @@ class Sandbox:
             writable_by_commands(path)
             self.secret_index.set_roots([self.workspace, *self.added])
         return path
+
+    def _module_names(self) -> frozenset[str]:
+        """The names a new workspace module must not take (.shadowmodules): the host's, and those
+        of the workspace's virtualenvs, the walk's last ones at any depth too (finding D8)."""
+        last = self.secret_index.last
+        envs = [p.parent for p in (last.runs_later if last is not None else ()) if p.name == "pyvenv.cfg"]
+        return shadowed_names([self.workspace, *self.added], envs)
 
     # -- secret files and what runs later ----------------------------------------------
     def prepare(self) -> tuple[SecretFiles, Guard]:

@@ -75,7 +75,7 @@ from .laternames import PLACED_DIRS, why
 from .pathdirs import relative_program_names
 from .secretvanished import Vanished
 from .secretwords import WILDCARD
-from .shadowmodules import module_name, noted_in
+from .shadowmodules import module_name, noted_again, noted_in
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -352,7 +352,7 @@ class SecretFileIndex:
         found: dict[str, None] = {}
         later: dict[str, None] = {}
         modules: list[str] = []
-        self._module_names = self.modules() if self.modules is not None else None
+        self._module_names = self._names_again()
         links: list[str] = []
         dirs: list[str] = []
         stack = [str(r) for r in reversed(self.roots)]
@@ -410,6 +410,14 @@ class SecretFileIndex:
         return SecretFiles(tuple(Path(p) for p in found), not stopped, why, tuple(self.roots),
                            tuple(Path(p) for p in later), tuple(Path(d) for d in unreached),
                            tuple(Path(p) for p in modules))
+
+    def _names_again(self) -> frozenset[str] | None:
+        """This search's module names: a venv's new package has the folders listed before judged anew (D8)."""
+        names, old = (self.modules() if self.modules is not None else None), self._module_names
+        for d, v in self._listings.items() if names and old and names != old else ():
+            again = noted_again(d, v.files, v.subdirs + v.links, names or ())
+            self._listings[d] = dataclasses.replace(v, modules=again)
+        return names
 
     def _relist(self, directory: str, info: os.stat_result) -> _Listing:
         """List ``directory`` again (it changed), keeping the verdict "not a virtualenv"

@@ -17,7 +17,10 @@ know of.
 
 Which names: :data:`sys.stdlib_module_names` (but the few no tool imports) and the top-level
 names of the host's ``site-packages`` folders (this Python's, the system's and the user's:
-pip, pytest, black, mypy …) with :data:`TOOL_MODULES`, whether installed or not. A folder
+pip, pytest, black, mypy …) and of the workspace's own virtualenvs' (:mod:`.workspacevenvs`:
+``.venv/bin/python -m doctool`` imports the venv-only ``click`` or ``zzlib`` a planted
+``click.py`` beside the user takes the place of, finding D8), with :data:`TOOL_MODULES`,
+whether installed or not. A folder
 that is itself a package (holds ``__init__.py``) is not where anyone runs ``python -m``:
 the modules in it (``src/app/types.py``) are the package's own and stay. A folder named like
 an installed namespace package (``opentelemetry/``, no ``__init__``) is a portion Python merges
@@ -39,6 +42,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .laternames import SITE_DIRS, Reason
+from .workspacevenvs import venv_site_dirs
 
 SHADOW_WHY = ("a Python module named like the standard or installed module {name!r}: python -m, "
               "python -c and the REPL started in its folder import it instead, as you (python -m pip, "
@@ -87,11 +91,21 @@ def _stamp(dirs: Iterable[str]) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def shadowed_names() -> frozenset[str]:
-    """The module names a new workspace module must not take (see the module's docstring),
-    read again when a ``site-packages`` folder changed (a ``pip install``)."""
+def shadowed_names(roots: Sequence[Path] = (), envs: Iterable[Path] = ()) -> frozenset[str]:
+    """The module names a new workspace module must not take (see the module's docstring):
+    the host's, and those of the virtualenvs in the workspace ``roots`` (and of ``envs``,
+    the ones the walk saw deeper); read again when a ``site-packages`` folder changed (a
+    ``pip install``)."""
+    sites = _site_dirs() + venv_site_dirs(roots, envs)
     with _lock:
-        return _installed(_stamp(_site_dirs()))[0]
+        return _installed(_stamp(dict.fromkeys(sites)))[0]
+
+
+def noted_again(directory: str, files: Sequence[str], others: Iterable[str],
+                names: Collection[str]) -> tuple[str, ...]:
+    """:func:`noted_in` for a folder listed before, its entries (``files`` and the ``others``)
+    judged against new ``names`` (a package the project's venv installed since)."""
+    return noted_in(directory, files, [e for e in (*files, *others) if module_name(e) in names])
 
 
 def namespace_names() -> frozenset[str]:
@@ -274,17 +288,18 @@ NEW_MODULE_WHY = Reason(
     "installed module {name!r}, as you (python -m pip, python -m pytest): it does not exist yet")
 
 
-def new_module_why(target: Path) -> Reason | None:
+def new_module_why(target: Path, roots: Sequence[Path] = ()) -> Reason | None:
     """Why a file edit that creates ``target`` (a real path) plants such a module: a new
     ``pip.py``, or the ``__init__.py`` that makes a ``json/`` folder a package, in a folder
-    that is no package; None otherwise (an existing module is the project's: edits go on)."""
+    that is no package; None otherwise (an existing module is the project's: edits go on).
+    ``roots``: the workspace's, whose virtualenvs' names count too."""
     if os.path.lexists(target):
         return None
     folder = target.parent
     if module_name(target.name) == "__init__":  # the folder becomes the package ``folder.name``
         target, folder = folder, folder.parent
     name = module_name(target.name)
-    if not name or name not in shadowed_names() or os.path.lexists(folder / "__init__.py"):
+    if not name or name not in shadowed_names(roots) or os.path.lexists(folder / "__init__.py"):
         return None
     if folder.name in SITE_DIRS:
         return None
@@ -292,4 +307,4 @@ def new_module_why(target: Path) -> Reason | None:
 
 
 __all__ = ["NEW_MODULE_WHY", "SHADOW_WHY", "TOOL_MODULES", "module_name", "new_module_why", "new_modules",
-           "noted_in", "shadowed_names", "shadowing"]
+           "noted_again", "noted_in", "shadowed_names", "shadowing"]

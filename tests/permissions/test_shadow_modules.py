@@ -4,13 +4,14 @@ own); what Python would import (a package folder needs its ``__init__.py``)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from shell.permissions import shadowmodules
 from shell.permissions.modes import Mode
-from shell.permissions.secretfiles import SecretFileIndex
+from shell.permissions.secretfiles import RACY_NS, SecretFileIndex
 
 
 def test_installed_top_level_names_are_read_from_site_packages(
@@ -99,3 +100,28 @@ def test_what_a_namespace_folder_holds_counts_where_the_installed_namespace_has_
     said = {p.relative_to(ws).as_posix(): bool(why) for p, why in noted.items()}
     assert said == {"acme": True, "acme/core.py": True, "acme/sub": True, "acme/sub/deep.py": True,
                     "acme/other": False}
+
+
+def test_the_workspace_venvs_names_count_and_a_package_installed_later_rejudges_listed_folders(
+    tmp_path: Path
+) -> None:
+    """Finding D8: the names of what the project's virtualenvs installed count (near the top,
+    and a deeper one the walk saw); a package its venv gains after a folder was listed makes
+    that folder's entry of its name noted at the next walk, though the folder did not change."""
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    deep = tmp_path / "a" / "b" / "env" / "lib" / "python3.11" / "site-packages"
+    for folder in (site / "zzlib", deep / "deeplib"):
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("")
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "a" / "b" / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    names = shadowmodules.shadowed_names([tmp_path])
+    assert "zzlib" in names and "deeplib" not in names
+    assert "deeplib" in shadowmodules.shadowed_names([tmp_path], [tmp_path / "a" / "b" / "env"])
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "laterlib.py").write_text("")
+    time.sleep(RACY_NS / 1e9)  # listings of a directory changed just now are not trusted later
+    walk = SecretFileIndex([tmp_path], modules=lambda: shadowmodules.shadowed_names([tmp_path]))
+    assert walk.find().modules == ()
+    (site / "laterlib.py").write_text("")  # pip install laterlib, in the project's venv
+    assert tmp_path / "docs" / "laterlib.py" in walk.find().modules
