@@ -61,6 +61,7 @@ from shell.core.secrets import is_secret_file
 from shell.core.textsafety import path_text
 
 from . import githardened
+from .droppedsecrets import dropped_sources
 from .githistory import history_reader
 from .gitstaged import git_dir, repository_of
 from .historyplaces import named_repositories
@@ -247,12 +248,15 @@ def history_sources(
     """The values net's sources from the history of ``root``'s repository and of the
     nested ones the walk ``seen`` or ``command`` names (:mod:`.historyplaces`; waiting
     :data:`NET_WAIT` at most in all for searches under way, then the last searches'), and
-    the secret files ``root``'s index stages (:mod:`.indexsecrets`)."""
+    the secret files ``root``'s index stages (:mod:`.indexsecrets`) and objects no ref
+    reaches hold (:mod:`.droppedsecrets`)."""
     seen = tuple(seen)
     named = named_repositories(command, root, nested_repositories(root, seen)) if command else ()
     searched = _all_secrets(root, seen, wait, named)
     staged = staged_sources(root)  # staged then deleted: only the index holds it (finding D4)
-    return (*(s for prefix, found in searched for s in _named(prefix, found.sources)), *staged)
+    repo = repository_of(root / "_")  # and a dropped stash's: only objects no ref reaches
+    dropped = dropped_sources(root, _refs_stamp(repo)[0]) if repo is not None else ()
+    return (*(s for prefix, found in searched for s in _named(prefix, found.sources)), *staged, *dropped)
 
 
 def history_secret_question(name: str, command: str, root: Path, seen: Iterable[Path] = ()) -> str:

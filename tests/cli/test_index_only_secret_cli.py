@@ -76,3 +76,39 @@ def test_git_diff_cached_asks_in_auto_while_a_staged_env_is_gone_from_the_work_t
     asked = [json.loads(e) for e in r.stdout.splitlines() if '"ApprovalRequested"' in e]
     assert len(asked) == 1 and "git's index stages .env" in asked[0]["request"]["reason"], asked
     assert "tini" in ordinary and "[exit code 0]" in ordinary, "a command that prints no contents runs"
+
+
+DROPPED = "Qw7eRt2yUi9o" + "Pa4sDfDropped"
+UNSTAGED = "Hj5kL8mN2bV4" + "cX7zUnstaged"
+
+
+def test_a_dropped_stash_and_an_unstaged_env_are_redacted_from_a_zlib_loop(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """The everyday ``git stash -u && git stash drop``, and ``git add .env && git rm --cached
+    .env && rm .env``: only objects no ref reaches hold the keys, and a loop decompressing
+    ``.git/objects`` (no git word in it) printed them in clear."""
+    require_sandbox()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True,
+                       env={**os.environ, **GIT_ENV})
+
+    git("init", "-q", "-b", "main")
+    (workspace / "a.txt").write_text("a\n")
+    git("add", "a.txt")
+    git("commit", "-qm", "init")
+    (workspace / ".env").write_text(f"STRIPE_KEY={DROPPED}\n")
+    git("stash", "-u", "-q")
+    git("stash", "drop", "-q")
+    (workspace / ".env.local").write_text(f"# local\nMAILER_KEY={UNSTAGED}\n")
+    git("add", ".env.local")
+    git("rm", "-q", "--cached", ".env.local")
+    (workspace / ".env.local").unlink()
+    turns = [{"tool_calls": [{"name": "run_shell", "args": {"command": ZLIB_LOOP}}]}, "Done."]
+    r = run_cli("-p", "look around", "--model", script(turns), "--permission-mode", "bypass",
+                "--output-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert DROPPED not in r.stdout and UNSTAGED not in r.stdout
+    [out] = _results(r.stdout)
+    assert "STRIPE_KEY=[REDACTED]" in out and "MAILER_KEY=[REDACTED]" in out, out  # it ran and printed
