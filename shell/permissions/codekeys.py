@@ -67,6 +67,9 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
+from .composerkeys import NAME as COMPOSER
+from .composerkeys import WHY as COMPOSER_WHY
+from .composerkeys import composer_keys
 from .lockkeys import NAMES as LOCK_NAMES
 from .lockkeys import WHY as LOCK_WHY
 from .lockkeys import lock_keys
@@ -145,7 +148,7 @@ NPM_WHY = ("holds what npm runs or sends unasked: a lifecycle script (preinstall
            "it runs), publishConfig (where npm publish sends the package), or a secret-looking entry of "
            "\"files\" it would publish")
 NAMES = frozenset({*TOML_NAMES, *INI_NAMES, *JS_NAMES, "package.json", PIXI_NAME, "requirements.txt",
-                   PIPFILE, *LOCK_NAMES})
+                   PIPFILE, *LOCK_NAMES, COMPOSER})
 """Every file name (case-folded) :func:`code_keys` reads, but the requirements files' other
 names (:data:`REQUIREMENTS_GLOBS`, :func:`reads`)."""
 
@@ -266,6 +269,8 @@ def why(name: str) -> str:
         return PIPFILE_WHY
     if name in LOCK_NAMES:
         return LOCK_WHY
+    if name == COMPOSER:
+        return COMPOSER_WHY
     if is_requirements(name):
         return REQUIREMENTS_WHY
     if name in INI_NAMES:
@@ -311,6 +316,9 @@ def code_keys(name: str, text: str, hooked: frozenset[str] = frozenset()) -> Cod
         return _requirements_options(text)
     if name in LOCK_NAMES:
         return lock_keys(name, text)
+    if name == COMPOSER:  # Composer reads plain JSON: one that does not parse is compared whole
+        data = _jsonc(text)
+        return None if data is None else composer_keys(data)
     if name in INI_NAMES:
         return _ini_sections(text, INI_SECTIONS + (PYTEST_SECTIONS if PYTEST_HOOKED in hooked else ()))
     if name == "package.json":

@@ -116,3 +116,23 @@ def test_a_lock_file_moved_to_another_host_or_tarball_is_set_back_and_a_registry
         assert (workspace / name).read_text() == texts[name], name
     assert "4.17.22" in (workspace / "b" / "package-lock.json").read_text()  # npm update: kept
     assert (workspace / "c" / "package-lock.json").read_text() == _lock(real)  # a new one from the registry
+
+
+def test_composers_event_scripts_and_repositories_are_set_back_and_a_require_stays(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """D11's PHP twin: ``composer install`` runs ``post-install-cmd`` and installs from ``repositories``."""
+    require_sandbox()
+    composer = {"name": "a/b", "require": {"php": ">=8.1"}, "scripts": {"test": "phpunit"}}
+    texts = {"composer.json": json.dumps(composer), "sub/composer.json": json.dumps(composer),
+             "req/composer.json": json.dumps(composer)}
+    committed(workspace, texts)
+    run(run_cli, script, planted({
+        "composer.json": json.dumps({**composer, "scripts": {"test": "phpunit", "post-install-cmd": "id"}}),
+        "sub/composer.json": json.dumps({**composer, "repositories": [{"type": "vcs",
+                                                                       "url": "https://evil.example/x"}]}),
+        "req/composer.json": json.dumps({**composer, "require": {"php": ">=8.1", "monolog/monolog": "^3"}}),
+    }))
+    assert (workspace / "composer.json").read_text() == texts["composer.json"]
+    assert (workspace / "sub" / "composer.json").read_text() == texts["sub/composer.json"]
+    assert "monolog" in (workspace / "req" / "composer.json").read_text()
