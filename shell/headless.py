@@ -359,6 +359,8 @@ class _HeadlessReply:
                     self.printed[event.block_id] = 0
             elif self.format == "text":
                 self._report(event, call)
+            elif isinstance(event, Notice) and event.level == "warning":  # json: a fallback, a retry
+                self._report(event, call)  # said on stderr as it happens; stdout keeps its one object
         except BrokenPipeError:
             self._reader_gone(stream)
 
@@ -461,7 +463,7 @@ class _HeadlessReply:
                 "answer": reply.answer,
                 "stop_reason": reply.shown_stop,
                 "usage": to_jsonable(usage) if usage is not None and not usage.unknown else None,
-                "model": self.runtime.model_label,
+                "model": reply.model or self.runtime.model_label,  # the one that answered (E5)
                 "session_id": self._session_id(),  # what `--resume` takes (null: --no-session)
                 "errors": [self.runtime.secrets.text(text) for _, text in reply.errors],
                 "refused": [

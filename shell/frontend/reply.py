@@ -179,6 +179,9 @@ class ReplyState:
         self.phase: Phase = "thinking"
         self.calls: dict[str, CallView] = {}
         self.usage = Usage()
+        self.model = ""
+        """The model the last model call went to: the one that answered, after a
+        fallback too (``ModelCallStart`` names the model each attempt called)."""
         self.errors: list[tuple[str, str]] = []
         """``(source, text)`` of each ``ErrorEvent`` and error-level ``Notice``."""
         self.end: ev.ReplyEnd | None = None
@@ -189,7 +192,7 @@ class ReplyState:
         its text back to the user."""
         self._table: dict[type, Callable[[Any], CallView | None]] = {
             ev.ReplyStart: self._reply_start,
-            ev.ModelCallStart: self._thinking,
+            ev.ModelCallStart: self._model_call_start,
             ev.ModelCallEnd: self._model_call_end,
             ev.TextBlockStart: self._streaming,
             ev.ThinkingBlockStart: self._thinking,
@@ -260,6 +263,9 @@ class ReplyState:
 
     def _thinking(self, event: Any) -> None:
         self.phase = "thinking"
+
+    def _model_call_start(self, event: ev.ModelCallStart) -> None:
+        self.phase, self.model = "thinking", event.model
 
     def _streaming(self, event: Any) -> None:
         self.phase = "streaming"

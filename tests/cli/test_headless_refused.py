@@ -88,3 +88,28 @@ async def test_a_middlewares_refusal_is_not_blamed_on_the_approval(
     said = err.getvalue()
     assert "2 tool calls refused and not run (write_todos)" in said
     assert "approval policy" not in said and "a middleware" in said
+
+
+async def test_json_names_the_model_that_answered_and_stderr_says_it_fell_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ModelFallback answered from its fallback: json's "model" named the dead primary
+    and stderr said nothing (round 21, E5): a CI job logging the model per run learned
+    nothing. It names the model that answered, and the fallback's warning is on stderr."""
+    from middleware.model_fallback import ModelFallback
+    from shell.agent import ModelError
+
+    monkeypatch.setenv("AGENT_SHELL_CONFIG_DIR", str(tmp_path / "config"))
+    runtime = ShellRuntime.create(
+        RuntimeOptions(cwd=str(tmp_path), record=False, middleware_on=["ModelFallback"]),
+        settings=Settings(path=tmp_path / "none.toml"),
+        model=ScriptedModel([ModelError("connection refused", provider="test")], name="primary"),
+    )
+    (fallback,) = [m for m in runtime.agent.middleware if isinstance(m, ModelFallback)]
+    fallback.fallback_models = (ScriptedModel(["from the backup"], name="backup"),)
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "hello", output_format="json", approve="never", out=out, err=err)
+    assert code == EXIT_OK
+    result = json.loads(out.getvalue())
+    assert result["answer"] == "from the backup" and result["model"] == "scripted:backup"
+    assert "warning: Model scripted:primary failed" in err.getvalue()
