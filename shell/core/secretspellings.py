@@ -184,25 +184,26 @@ def _expression(
     return tuple(compiled), value_of
 
 
-_NOT_ALNUM_BYTES = bytes(b for b in range(128) if not chr(b).isalnum())
-_NOT_HEX_BYTES = bytes(b for b in range(128) if chr(b) not in "0123456789abcdef")
+_LOWER_BYTES = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
+_NOT_ALNUM_BYTES = bytes(b for b in range(256) if not (b < 128 and chr(b).isalnum()))
+_NOT_HEX_BYTES = bytes(b for b in range(256) if not (b < 128 and chr(b) in "0123456789abcdef"))
 
 
-def _letters_read(text: str) -> bytes:
-    """``text``'s letters and digits alone (ASCII), lower-cased: every spelling read with
-    separators (:data:`GAP`) is, so read, its letters as they are."""
-    return text.encode("ascii", "ignore").translate(None, _NOT_ALNUM_BYTES).lower()
+def _letters_read(data: bytes) -> bytes:
+    """``data``'s (UTF-8) ASCII letters and digits alone, lower-cased: every spelling read
+    with separators (:data:`GAP`) is, so read, its letters as they are."""
+    return data.translate(_LOWER_BYTES, _NOT_ALNUM_BYTES)
 
 
-def _hex_read(text: str) -> bytes:
-    """``text``'s hex digits alone, lower-cased, each ``0x`` taken out first: hex read
-    with separators and prefixes (``73:6b``, ``\\x73\\x6b``, ``0x73,0x6b``) is, so read,
-    its hex as it is, but for its last digit when an ``x`` follows it (``…30x``)."""
-    return text.encode("ascii", "ignore").lower().replace(b"0x", b"").translate(None, _NOT_HEX_BYTES)
+def _hex_read(data: bytes) -> bytes:
+    """``data``'s (UTF-8) hex digits alone, lower-cased, each ``0x`` taken out first: hex
+    read with separators and prefixes (``73:6b``, ``\\x73\\x6b``, ``0x73,0x6b``) is, so
+    read, its hex as it is, but for its last digit when an ``x`` follows it (``…30x``)."""
+    return data.translate(_LOWER_BYTES).replace(b"0x", b"").translate(None, _NOT_HEX_BYTES)
 
 
-def _as_it_is(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
+def _as_it_is(data: bytes) -> bytes:
+    return data
 
 
 _READINGS = (_letters_read, _hex_read, _as_it_is)
@@ -269,8 +270,9 @@ def may_hold(
     not looked for here: ``True`` then, the caller's own search decides."""
     spelled: dict[str, None] = {}
     as_written = any(not w.isascii() for w in written)
+    sent = text.encode("utf-8", "surrogatepass")
     for read, sets in zip(_READINGS, _anchors(_first(values), written, kept), strict=True):
-        data = read(text) if sets else b""
+        data = read(sent) if sets else b""
         for teller, value_of in sets:
             for index in teller.Match(data) or ():  # (None: no match)
                 if value_of[index]:
