@@ -88,7 +88,7 @@ NOT_REQUIREMENTS = ("*makefile*.in", "*.h.in", "*.mk.in", "config*.in", "manifes
                     "*.xml.in", "*.desktop.in")
 """``*.in`` names that are autoconf's, CMake's or setuptools' templates, not pip-tools' inputs."""
 PIPFILE = "pipfile"
-SPELLED = ("Pipfile",)
+SPELLED = ("Pipfile", "Pipfile.lock")
 """Names of :data:`NAMES` as their tools spell them, where that is not lower case (a
 file search is case-sensitive)."""
 """pipenv's manifest: its ``[[source]]`` tables say where ``pipenv install`` gets every package

@@ -27,7 +27,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-JSON_LOCKS = frozenset({"package-lock.json", "npm-shrinkwrap.json"})
+JSON_LOCKS = frozenset({"package-lock.json", "npm-shrinkwrap.json", "pipfile.lock"})
 TEXT_LOCKS = frozenset({"yarn.lock", "pnpm-lock.yaml", "uv.lock", "poetry.lock"})
 NAMES = JSON_LOCKS | TEXT_LOCKS
 PUBLIC_HOSTS = frozenset({"registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com",
@@ -36,6 +36,8 @@ PUBLIC_HOSTS = frozenset({"registry.npmjs.org", "registry.yarnpkg.com", "registr
 CODE_HOSTS = frozenset({"github.com", "codeload.github.com", "gitlab.com", "bitbucket.org"})
 """Hosts of repositories: a URL there is a package from someone's repository, keyed whole (one
 repointed to another repository on the same host is a change a host set would not see)."""
+PIPENV_ELSEWHERE = frozenset({"git", "hg", "svn", "bzr", "path", "file", "editable"})
+"""A Pipfile.lock package's keys that install it from a repository, a folder or a file."""
 REGISTRY_ROOTS = frozenset(f"https://{host}" for host in PUBLIC_HOSTS if host.startswith("registry."))
 MAX_ENTRIES = 200_000
 WHY = ("says where npm, yarn, pnpm or uv download each package from (a resolved URL on another host, a git, "
@@ -71,7 +73,9 @@ def lock_keys(name: str, text: str) -> dict[str, str] | None:
             data = json.loads(text) if text.strip() else {}
         except (ValueError, RecursionError):
             return None
-        return _npm_keys(data) if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            return None
+        return _pipenv_keys(data) if name == "pipfile.lock" else _npm_keys(data)
     return _text_keys(text)
 
 
@@ -98,6 +102,28 @@ def _npm_keys(data: dict[str, Any]) -> dict[str, str]:
         named = body.get("name")  # an alias's real package (npm:lodash@4)
         real = named if isinstance(named, str) else dep
         _judge(out, hosts, place, spec, real, version if isinstance(version, str) else "")
+    if hosts:
+        out["(hosts)"] = json.dumps(sorted(hosts))
+    return out
+
+
+def _pipenv_keys(data: dict[str, Any]) -> dict[str, str]:
+    """Pipfile.lock: its ``_meta.sources``' hosts, and each package from git, a folder or a file."""
+    out: dict[str, str] = {}
+    hosts: set[str] = set()
+    meta = data.get("_meta")
+    sources = meta.get("sources") if isinstance(meta, dict) else None
+    for source in itertools.islice(sources if isinstance(sources, list) else (), MAX_ENTRIES):
+        url = source.get("url") if isinstance(source, dict) else None
+        parts = urlsplit(url) if isinstance(url, str) else None
+        if parts is not None and parts.hostname not in PUBLIC_HOSTS:
+            hosts.add(f"{parts.scheme}://{parts.netloc}")
+    for section in ("default", "develop"):
+        packages = data.get(section)
+        entries = packages.items() if isinstance(packages, dict) else ()
+        for name, body in itertools.islice(entries, MAX_ENTRIES):
+            if isinstance(body, dict) and PIPENV_ELSEWHERE & set(body):
+                out[f"{section}.{name}"] = json.dumps(body, sort_keys=True, default=str)
     if hosts:
         out["(hosts)"] = json.dumps(sorted(hosts))
     return out

@@ -136,3 +136,15 @@ def test_composers_event_scripts_and_repositories_are_set_back_and_a_require_sta
     assert (workspace / "composer.json").read_text() == texts["composer.json"]
     assert (workspace / "sub" / "composer.json").read_text() == texts["sub/composer.json"]
     assert "monolog" in (workspace / "req" / "composer.json").read_text()
+
+
+def test_a_pipfile_lock_moved_to_another_index_is_set_back(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    require_sandbox()
+    lock = {"_meta": {"sources": [{"name": "pypi", "url": "https://pypi.org/simple", "verify_ssl": True}]},
+            "default": {}, "develop": {}}
+    texts = {"Pipfile": PIPFILE, "Pipfile.lock": json.dumps(lock)}
+    committed(workspace, texts)
+    run(run_cli, script, planted({"Pipfile.lock": json.dumps(lock).replace("pypi.org", "evil.example")}))
+    assert (workspace / "Pipfile.lock").read_text() == texts["Pipfile.lock"]

@@ -4,6 +4,8 @@ project's own folders do not (finding D12's locks)."""
 
 from __future__ import annotations
 
+import json
+
 from shell.permissions.codekeys import code_keys
 
 PNPM = ("packages:\n\n  lodash@4.17.21:\n    resolution: {integrity: sha512-v2kDE}\n\n"
@@ -57,3 +59,13 @@ def test_a_yarn_entry_resolved_to_another_packages_tarball_or_a_repository_count
     repo = "https://codeload.github.com/e/x/tar.gz/abc"
     assert code_keys("yarn.lock", yarn.replace("https://registry.yarnpkg.com/@s/p/-/p-1.0.0.tgz", repo)) == {
         f"source {repo}": repo}
+
+
+def test_a_pipfile_lock_source_elsewhere_or_a_git_package_counts() -> None:
+    lock = {"_meta": {"sources": [{"name": "pypi", "url": "https://pypi.org/simple", "verify_ssl": True}]},
+            "default": {"requests": {"version": "==2.31.0", "hashes": ["sha256:a"], "index": "pypi"}},
+            "develop": {}}
+    assert code_keys("Pipfile.lock", json.dumps(lock)) == {}
+    lock["develop"] = {"x": {"git": "https://evil.example/x.git", "ref": "abc"}}
+    lock["_meta"]["sources"][0]["url"] = "https://evil.example/simple"  # type: ignore[index]
+    assert set(code_keys("Pipfile.lock", json.dumps(lock)) or {}) == {"develop.x", "(hosts)"}
