@@ -16,6 +16,12 @@ its parenthesis). A ``cd`` whose folder is not spelled out (``cd "$DIR"``, ``cd 
 and the commands after it keep the folder before, which is all a reader can know.
 An unbalanced quote is read word by word on spaces instead (a hostile config must not
 hide a path by breaking its quoting).
+
+Two folders a hook spells through a command are knowable all the same, and
+:func:`known_folders` writes them out before the line is read (finding D6):
+``$(git rev-parse --show-toplevel)`` is the work tree git runs the hook in, and
+``$(dirname "$0")`` (``${0%/*}``, ``$(dirname "${BASH_SOURCE[0]}")``, ``$(cd "DIR" && pwd)``)
+the hook file's own folder.
 """
 
 from __future__ import annotations
@@ -111,6 +117,29 @@ def read_line(text: str, folder: str) -> LineReading:
     return LineReading(tuple(parts), tuple(dict.fromkeys(moved)), "; ".join(dict.fromkeys(unsure)))
 
 
+_TOPLEVEL = re.compile(r"""\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)"""
+                       r"""|`\s*git\s+rev-parse\s+--show-toplevel\s*`""")
+_SCRIPT_DIR = re.compile(
+    r"""\$\(\s*dirname\s+(?:--\s+)?(?P<q>["']?)(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\}|\$BASH_SOURCE)"""
+    r"""(?P=q)\s*\)|`\s*dirname\s+(?:--\s+)?(?P<b>["']?)(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\})(?P=b)\s*`|\$\{0%/\*\}""")
+_CD_PWD = re.compile(r"""\$\(\s*cd\s+(?:--\s+)?(?P<q>["']?)(?P<dir>[\w./@+-]+)(?P=q)\s*"""
+                     r"""(?:&&|;)\s*pwd(?:\s+-P)?\s*\)""")
+_PLAIN_PATH = re.compile(r"[\w./@+-]+")
+
+
+def known_folders(text: str, top: str = "", script: str = "") -> str:
+    """``text`` with the folders it spells through a command written out: the work tree
+    ``top`` for ``$(git rev-parse --show-toplevel)``, the folder of the hook file
+    ``script`` for ``$(dirname "$0")`` and its kin (each only when given, and only a path
+    of plain characters: anything else stays, and the ``cd`` stays unsure)."""
+    if top and _PLAIN_PATH.fullmatch(top):
+        text = _TOPLEVEL.sub(top, text)
+    folder = os.path.dirname(script)
+    if folder and _PLAIN_PATH.fullmatch(folder):
+        text = _SCRIPT_DIR.sub(folder, text)
+    return _CD_PWD.sub(lambda m: m.group("dir"), text)
+
+
 def _literal(word: str) -> bool:
     """A folder named as it is: no expansion the shell would do at run time."""
     return bool(word) and not any(c in word for c in "$`*?[~\\") and "\0" not in word
@@ -140,4 +169,4 @@ def line_words(reading: LineReading) -> list[str]:
     return [w for part in reading.parts for w in part.words]
 
 
-__all__ = ["CD_WORDS", "LineReading", "Part", "line_words", "read_line"]
+__all__ = ["CD_WORDS", "LineReading", "Part", "known_folders", "line_words", "read_line"]

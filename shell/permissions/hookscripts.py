@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import hookmanagers, paths
-from .cdlines import read_line
+from .cdlines import known_folders, read_line
 from .codekeys import PYTEST_HOOKED, listed_scripts
 from .gitcommands import command_words
 from .laternames import LEFTHOOK
@@ -192,12 +192,31 @@ def _hook_commands(base: Path, hook_folders: Sequence[Path]) -> tuple[list[str],
     for config in configs:
         text = read_config(config)
         if text is not None:
-            commands += _commands(config, text)
+            script = str(config) if config.parent.name == HUSKY else ""  # a husky hook's $0
+            commands += [known_folders(c, str(base), script) for c in _lefthook_roots(config, text)]
     for hook_file in hook_files:
         text = read_config(hook_file)
-        if text is not None:
-            commands.append(text)  # one script: a `cd` on one line holds for the next (D6)
+        if text is not None:  # one script: a `cd` on one line holds for the next (D6)
+            commands.append(known_folders(text, str(base), str(hook_file)))
     return commands, [*configs, *hook_files]
+
+
+MAX_ROOTS = 8
+_LEFTHOOK_ROOT = re.compile(r"""(?:^[ \t]*|[{,][ \t]*)["']?root["']?[ \t]*:[ \t]*["']?([^"'#,{}\n]+?)["']?"""
+                            r"""[ \t]*(?=[,}#\n]|$)""", re.M)
+
+
+def _lefthook_roots(config: Path, text: str) -> list[str]:
+    """The command lines of one config; for a lefthook config with ``root:`` keys (a command
+    lefthook runs in that folder: ``lint: {root: "frontend/", run: ./scripts/lint.sh}``),
+    each of its commands read in each such folder too, as which command a ``root`` belongs to
+    is not told apart here: more guarded, none missed (finding D6)."""
+    commands = _commands(config, text)
+    if not LEFTHOOK.fullmatch(config.name):
+        return commands
+    roots = [r.strip() for r in _LEFTHOOK_ROOT.findall(text)]
+    roots = [r for r in dict.fromkeys(roots) if r and "$" not in r][:MAX_ROOTS]
+    return commands + [f"cd {shlex.quote(r)} && {c}" for r in roots for c in commands]
 
 
 def _lefthook_dirs(base: Path, read: Sequence[Path]) -> list[Path]:

@@ -107,3 +107,38 @@ def test_code_inside_a_shell_string_is_read_in_its_folder_and_said(ws: Path) -> 
     assert "'b'" in found["tools/b.js"]
     [said] = unread
     assert "'b'" in said and "spells out in quotes" in said
+
+
+@pytest.mark.parametrize("hook", [
+    'cd "$(git rev-parse --show-toplevel)/tools" && ./run.sh',
+    "cd `git rev-parse --show-toplevel`/tools; ./run.sh",
+    'cd "$(dirname "$0")/../../tools" && ./run.sh',
+    "cd $(dirname $0)/../../tools\ncd ../tools\n./run.sh",
+    'cd "${0%/*}/../../tools" && ./run.sh',
+    'cd "$(dirname -- "${BASH_SOURCE[0]}")/../../tools" && cd ../tools && ./run.sh',
+    'cd "$(cd "$(dirname "$0")" && pwd)/../../tools" && ./run.sh',
+])
+def test_a_hook_that_moves_into_its_work_tree_or_its_own_folder_is_followed(
+    tmp_path: Path, hook: str
+) -> None:
+    """Finding D6's rest: the work tree and the hook file's folder are knowable."""
+    from shell.permissions.hookscripts import hook_scripts
+
+    write(tmp_path / "tools" / "run.sh", "true\n")
+    write(tmp_path / ".git" / "hooks" / "pre-commit", f"#!/bin/sh\n{hook}\n")
+    found, _ = hook_scripts(tmp_path, [tmp_path / ".git" / "hooks"])
+    assert tmp_path / "tools" / "run.sh" in found, found
+
+
+@pytest.mark.parametrize("config", [
+    "pre-commit:\n  commands:\n    lint:\n      root: frontend/\n      run: ./scripts/lint.sh\n",
+    'pre-commit:\n  commands:\n    lint: {root: "frontend/", run: ./scripts/lint.sh}\n',
+    '{"pre-commit": {"commands": {"lint": {\n  "root": "frontend/", "run": "./scripts/lint.sh"}}}}',
+])
+def test_lefthooks_root_is_the_folder_its_command_runs_in(tmp_path: Path, config: str) -> None:
+    from shell.permissions.hookscripts import hook_scripts
+
+    write(tmp_path / "frontend" / "scripts" / "lint.sh", "true\n")
+    write(tmp_path / ("lefthook.json" if config.startswith("{") else "lefthook.yml"), config)
+    found, _ = hook_scripts(tmp_path)
+    assert tmp_path / "frontend" / "scripts" / "lint.sh" in found, found
