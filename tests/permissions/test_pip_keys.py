@@ -6,6 +6,7 @@ after a command and asked before a file edit (finding D12); a byte-order mark hi
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +70,15 @@ d = {path = "../d", develop = true}
         "tool.uv.constraint-dependencies.0", "tool.pdm.scripts.post_install",
         "tool.pdm.resolution.overrides.urllib3", "tool.poetry.dependencies.p",
         "tool.poetry.group.dev.dependencies.d"}
+
+
+def test_a_file_tool_edit_that_plants_behind_a_bom_or_a_local_requirement_asks(tmp_path: Path) -> None:
+    from shell.permissions.configtables import config_edit_why
+
+    (tmp_path / "package.json").write_text('{"name": "a"}')
+    (tmp_path / "requirements.txt").write_text("requests\n")
+    planted = '\ufeff{"name": "a", "scripts": {"postinstall": "id"}}'
+    assert config_edit_why(str(tmp_path / "package.json"), "write_file", {"content": planted})
+    requirements = str(tmp_path / "requirements.txt")
+    assert config_edit_why(requirements, "write_file", {"content": "requests\n./vendor/h\n"})
+    assert not config_edit_why(requirements, "write_file", {"content": "requests>=2\n"})
