@@ -214,6 +214,11 @@ class WorkspaceCapture:
         self.lost = "\n".join(n for n in (lost_note(lost), ignored_note(gone)) if n)
         return out
 
+    def seen_paths(self) -> list[str]:
+        """The paths the last scan saw: its files and the ignored paths it passed by."""
+        last = self._last
+        return [*last.files, *last.ignored]
+
     # -- scanning ----------------------------------------------------------------------
     def _scan(self, known: Snapshot) -> Snapshot:
         snap = Snapshot()
@@ -541,7 +546,7 @@ async def watched(
         files has 60,000 checkpoint records, and the screen must not wait for them (J9)."""
         found = capture.changes_since(before)
         lost.append(capture.lost)  # read here: the next command's scan sets it anew
-        lost.append(exposed_note(capture.root, capture.unignored, found))  # D19
+        lost.append(exposed_note(capture.root, capture.unignored, found, capture.seen_paths))  # D19
         if history is not None and compare is not None:  # what it removed of the history, said
             lost.append(compare(capture.root, history))
         note = "; ".join(n for n in (capture.cut, capture.not_undone) if n) or NOT_SCANNED

@@ -14,6 +14,9 @@ exposed, to what, and how to put the ignore file back:
 - git: a secret-named path the capture's walk passed by as ignored before the command and
   that is there, no longer ignored, after it (:attr:`.capture.WorkspaceCapture.unignored`),
   confirmed by git's own ``git check-ignore`` (hardened) when the workspace is a repository;
+- docker, gcloud, vsce, helm, vercel, Heroku and an sdist: a root list file
+  (``.dockerignore`` …, ``MANIFEST.in``) the command edited that no longer leaves out a
+  secret-named path the walk saw (:mod:`.packlists`, their rules read as documented);
 - npm: when the command changed a ``package.json``, ``.npmignore`` or ``.gitignore`` and the
   workspace is a package, npm's own ``npm pack --dry-run --json --ignore-scripts --offline``
   lists what a publish would upload, and the secret-named files in it are said.
@@ -29,7 +32,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
@@ -38,6 +41,7 @@ from shell.core.textsafety import path_text
 from shell.permissions import githardened
 
 from .changes import CapturedFile
+from .packlists import PUBLISHED_BY, newly_published
 
 NPM_TIMEOUT = 20.0
 """Seconds ``npm pack --dry-run`` may take (it reads the package's files, fetches nothing)."""
@@ -46,9 +50,24 @@ PACKAGING = frozenset({"package.json", ".npmignore", ".gitignore"})
 """Files whose change can change what ``npm pack`` includes."""
 
 
-def exposed_note(root: Path, unignored: Iterable[str], changed: Sequence[CapturedFile]) -> str:
-    """What a command's result says of secret files its edits exposed (see the module), or ""."""
+def exposed_note(root: Path, unignored: Iterable[str], changed: Sequence[CapturedFile],
+                 seen: Callable[[], Iterable[str]] = tuple) -> str:
+    """What a command's result says of secret files its edits exposed (see the module), or "".
+    ``seen``: the paths the capture's last walk saw, ignored ones too (read only when a
+    publisher's list at the root changed)."""
     said: list[str] = []
+    lists = [c for c in changed
+             if c.path.parent == root and c.path.name in PUBLISHED_BY and c.after is not None]
+    if lists:
+        secret = [p for p in seen() if not p.endswith("/") and is_secret_file(p)]
+        for c in lists:
+            before = c.before.decode("utf-8", "replace") if c.before is not None else None
+            after = (c.after or b"").decode("utf-8", "replace")
+            taken = [p for p in secret if newly_published(c.path.name, before, after, p)]
+            if taken:
+                names = ", ".join(path_text(p) for p in taken[:MAX_NAMED])
+                said.append(f"this command's edit of {c.path.name} makes {PUBLISHED_BY[c.path.name]} "
+                            f"take {names}, which it left out before")
     git = _git_exposed(root, [p for p in unignored if not p.endswith("/") and is_secret_file(p)])
     if git:
         names = ", ".join(path_text(p) for p in git[:MAX_NAMED])

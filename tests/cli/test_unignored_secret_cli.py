@@ -74,3 +74,19 @@ def test_a_new_npmignore_that_packs_the_env_is_said(
     assert "`npm pack --dry-run` now includes .env" in result and "npm publish" in result, result
     quiet = _results(run_cli, script, "printf 'coverage/\\n.env\\n' > .npmignore")
     assert "npm pack" not in quiet and "no longer ignored" not in quiet, "an .npmignore keeping .env out"
+
+
+def test_a_dockerignore_losing_its_env_line_and_a_manifest_taking_everything_are_said(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    require_sandbox()
+    _package(workspace)
+    (workspace / ".dockerignore").write_text(".env\n.git\n")
+    (workspace / "MANIFEST.in").write_text("include README.md\n")
+    result = _results(run_cli, script,
+                      "printf '.git\\n' > .dockerignore; printf 'global-include *\\n' > MANIFEST.in")
+    assert "[exit code 0]" in result
+    assert "edit of .dockerignore makes `docker build` (its context) take .env" in result, result
+    assert "edit of MANIFEST.in makes `python -m build` (the sdist) take .env" in result, result
+    quiet = _results(run_cli, script, "printf '.git\\n.env\\n' > .dockerignore")
+    assert "docker build" not in quiet, "an edit that keeps .env out is quiet"
