@@ -200,6 +200,9 @@ class AcpSession:
                     raise invalid(str(exc)) from None
                 except Exception as exc:  # ConfigError: a spec that does not resolve
                     raise invalid(f"{value}: {exc}") from None
+                missing = self.runtime.missing_key()
+                if missing:  # said before the next reply, which would fail (round 21, E18)
+                    self.notes.append(f"Model {self.runtime.model_label}: {missing}")
         elif option_id.startswith(co.MIDDLEWARE_PREFIX):
             name = option_id[len(co.MIDDLEWARE_PREFIX) :]
             on = co.as_switch(value)
@@ -292,6 +295,7 @@ class AcpSession:
         self.cancel_requested = False
         end: ev.ReplyEnd | None = None
         errors: list[str] = []
+        failed: list[str] = []  # every error of the reply: the JSON-RPC error's message names them
         try:
             if not self._tools_settled:  # the editor's MCP servers are there for the first prompt
                 self._tools_settled = True
@@ -307,6 +311,7 @@ class AcpSession:
                         self.runtime.cancel()
                     if isinstance(event, ev.ErrorEvent) and event.source != "tool":
                         errors.append(f"{event.source}: {event.error}")
+                        failed.append(errors[-1])
                         continue
                     if isinstance(event, ev.Notice) and event.level != "info":
                         await self.updates.message(f"\n\n> {event.level}: {event.text}\n\n")
@@ -329,7 +334,7 @@ class AcpSession:
         if self.cancel_requested or stop == "cancelled":
             return PromptResponse(stop_reason="cancelled", usage=_usage(end.usage if end else None))
         if stop == "error":
-            raise refused(-32603, "; ".join(errors) or "the reply failed", {"stopReason": "error"})
+            raise refused(-32603, "; ".join(failed) or "the reply failed", {"stopReason": "error"})
         await self._context_usage()
         return PromptResponse(
             stop_reason=STOP_REASONS.get(stop, "end_turn"),  # type: ignore[arg-type]
