@@ -147,14 +147,7 @@ def _passes(
     file's, committed code's) is not looked for: it would withhold that value's lines."""
     value_of: dict[str, str] = {}
     shown = "\n".join(_folded(k).lower() for k in kept)
-    passes: list[list[str]] = [[]]
-    letters = 0
-    for value in values:
-        if letters >= letters_a_pass:
-            passes.append([])
-            letters = 0
-        passes[-1].append(value)
-        letters += min(len(value), MAX_SPELLED)
+    passes = _groups_of(values, letters_a_pass) or ((),)
     found = []
     for n, some in enumerate(passes):
         groups = _groups(tuple(some), shown, value_of)
@@ -165,7 +158,7 @@ def _passes(
     return tuple(found), value_of
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=128)
 def _expression(
     values: tuple[str, ...], kept: tuple[str, ...] = ()
 ) -> tuple[tuple[tuple[Any, dict[bytes, str]], ...], dict[str, str]]:
@@ -352,24 +345,54 @@ def _hits(text: str, values: Iterable[str], kept: tuple[str, ...] = ()) -> list[
     (bytes of its UTF-8), how it is hidden, and the value. Only the values its anchors
     say it may hold (:func:`may_hold`) are searched in full: the full expressions of a
     few hundred values cost seconds on a command's output (finding D18)."""
-    among = may_hold(text, _first(values), (), kept)[0]
+    chosen = _first(values)
+    among = set(may_hold(text, chosen, (), kept)[0])
     data = text.encode("utf-8", "surrogatepass")
-    parts, value_of = _expression(among, kept) if among else ((), {})
     found: list[tuple[int, int, str, str]] = []
-    for regex, names in parts:
-        for match in regex.finditer(data):
-            group = next(name for name, got in match.groupdict().items() if got is not None)
-            how = names[group]
-            said = match.group().decode("utf-8", "surrogatepass")
-            if how == "hex-encoded":
-                key = _HEX_NOISE.sub("", said).lower()
-            elif how in _WRITTEN_OUT:
-                key = said.lower()
-            else:
-                letters = _folded(said).lower()
-                key = "folded:" + (letters[::-1] if how == "reversed" else letters)
-            found.append((match.start(), match.end(), how, value_of.get(key, "")))
+    for group in _groups_of(chosen) if among else ():
+        if among.isdisjoint(group):
+            continue
+        parts, value_of = _expression(group, kept)  # (one pass: a group is what one pass holds)
+        for regex, names in parts:
+            found += _placed(regex, names, data, value_of)
     return sorted(found)
+
+
+@lru_cache(maxsize=16)
+def _groups_of(values: tuple[str, ...], letters_a_pass: int = LETTERS_A_PASS) -> tuple[tuple[str, ...], ...]:
+    """``values`` in groups of ``letters_a_pass`` letters (what one pass of
+    :func:`_passes` reads): each group's expression is compiled once, when an output first holds one of
+    its values, and read only for an output whose anchors name one of them; the groups
+    an output names change from one output to the next, the groups do not."""
+    groups: list[list[str]] = [[]]
+    letters = 0
+    for value in values:
+        if letters >= letters_a_pass:
+            groups.append([])
+            letters = 0
+        groups[-1].append(value)
+        letters += min(len(value), MAX_SPELLED)
+    return tuple(tuple(group) for group in groups if group)
+
+
+def _placed(
+    regex: Any, names: dict[bytes, str], data: bytes, value_of: dict[str, str]
+) -> list[tuple[int, int, str, str]]:
+    """Where ``regex`` (one pass of :func:`_expression`) matches ``data``, as :func:`_hits` says it."""
+    found: list[tuple[int, int, str, str]] = []
+    for match in regex.finditer(data):
+        group = next(name for name, got in match.groupdict().items() if got is not None)
+        how = names[group]
+        said = match.group().decode("utf-8", "surrogatepass")
+        if how == "hex-encoded":
+            key = _HEX_NOISE.sub("", said).lower()
+        elif how in _WRITTEN_OUT:
+            key = said.lower()
+        else:
+            letters = _folded(said).lower()
+            key = "folded:" + (letters[::-1] if how == "reversed" else letters)
+        found.append((match.start(), match.end(), how, value_of.get(key, "")))
+    return found
 
 
 MIN_PIECE_LINE = 5
