@@ -21,7 +21,10 @@ a megabyte).
 
 Not read, and README says so: a known value in pieces shorter than :func:`least_piece`
 inside strings (five letters among a megabyte of letters and digits), or one without a
-digit (a passphrase's words stand in any prose) in pieces inside strings; a key with no
+digit (a passphrase's words stand in any prose) in pieces inside strings; pieces each
+reversed, rot13'd or encoded on their own inside a string, or the whole string reversed
+(lower- and upper-cased pieces and a whole string the check decodes are read: finding
+D20); a key with no
 known value (one the run never saw) in three pieces or more that are not next to each
 other, or split among more than :data:`MAX_PAIRED` pieces with others between its halves;
 a key split over several calls.
