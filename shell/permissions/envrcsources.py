@@ -35,6 +35,7 @@ creates (:mod:`.runslater`).
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shlex
@@ -74,6 +75,14 @@ LOADER_ENVRC_WHY = ("is in a folder an .envrc puts on your LD_LIBRARY_PATH ({how
 LEADING = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")", "time"})
 """Words that may come before a command in a statement (``if … then source_env x``)."""
 BREAKS = frozenset({";", "&&", "||", "|", "&", ";;", "(", ")", "()", "|&"})
+
+CDS = frozenset({"cd", "pushd", "popd"})
+_PRINTED = re.compile(r"""\beval\s+["']?\$\(\s*(?:cat\s+(?:--\s+)?|<\s*)["']?([^\s()$`;|&"']+)["']?"""
+                      r"""\s*\)["']?|(?:\bsource|(?<![\w.])\.)\s+<\(\s*cat\s+(?:--\s+)?["']?([^\s()$`;|&"']+)"""
+                      r"""["']?\s*\)""")
+"""``eval "$(cat F)"``, ``eval "$(< F)"``, ``source <(cat F)``: ``source F`` (D14)."""
+_LOOP_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+MAX_LOOP_WORDS = 64
 
 MAX_BYTES = 256 * 1024
 """Read of one ``.envrc`` or sourced file (a longer one is read this far)."""
@@ -195,10 +204,11 @@ class EnvrcRuns:
     ``export LD_LIBRARY_PATH=$PWD/lib``), and why (:mod:`.loaderdirs` guards them)."""
 
     def why(self, path: str | os.PathLike[str]) -> str:
-        """Why direnv runs ``path`` (a real path), or "": a file it pulls in, or a file
-        right in a folder it puts on the PATH (what runs when the user types its name)."""
+        """Why direnv runs ``path`` (a real path), or "": a file it pulls in (or one in a folder
+        a sourcing loop's glob names), or a file right in a folder it puts on the PATH (what
+        runs when the user types its name)."""
         text = Path(os.fspath(path))
-        found = next((reason for found, reason in self.found if found == text), "")
+        found = next((reason for found, reason in self.found if found == text or found in text.parents), "")
         if found or not self.path_dirs:
             return found
         ours = [folder for folder, _, _ in self.path_dirs]
@@ -221,6 +231,8 @@ class _Reader:
         """Folders guarded because a PATH word could not be known: only names that shadow."""
         self.read: list[Path] = []
         self.vars: dict[str, str] = {}
+        self.loops: dict[str, list[str]] = {}
+        """``for f in WORDS``: the words a loop variable takes (a ``source "$f"`` in it)."""
 
     def inside(self, path: Path) -> bool:
         return any(paths.within(path, root) for root in self.roots)
@@ -258,9 +270,41 @@ class _Reader:
         if depth and not self.inside(script):  # what lies outside is not the workspace's to guard
             return
         self.read.append(script)
-        text = _read(script)
+        text = _PRINTED.sub(lambda m: f"source {shlex.quote(m.group(1) or m.group(2))}", _read(script))
+        here = base
         for words in _statements(text):
-            self.statement(words, base, depth)
+            if words[0] in CDS:  # `cd sub && source y.sh; cd ..`: bash reads what follows there (D14)
+                here = self.moved(words, here, base)
+                continue
+            self.looping(words, here, depth)
+            self.statement(words, here, depth)
+
+    def moved(self, words: list[str], here: Path, base: Path) -> Path:
+        """The folder after ``cd DIR``/``pushd DIR`` (``popd``: the file's own; one only running
+        it would tell: where it was, all a reader can know)."""
+        target = _path(self.expand(words[1]), here) if len(words) > 1 and words[0] != "popd" else None
+        if target is not None and os.path.isdir(target):
+            return target
+        return base if words[0] == "popd" else here
+
+    def looping(self, words: list[str], base: Path, depth: int) -> None:
+        """A ``for f in DIR/*.sh; do source "$f"`` loop's files (D14): its folder whole when it is
+        not a root (a new file there runs too), else each file matched."""
+        if words[0] == "for" and len(words) > 3 and words[2] == "in" and _NAME.fullmatch(words[1]):
+            self.loops[words[1]] = words[3:MAX_LOOP_WORDS]
+        loop = _LOOP_VAR.fullmatch(words[1]) if words[0] in SOURCES and len(words) > 1 else None
+        for word in self.loops.get((loop.group(1) or loop.group(2)) if loop else "", []):
+            self.looped(word, base, depth)
+
+    def looped(self, word: str, base: Path, depth: int) -> None:
+        folder = _path(os.path.dirname(word) or ".", base)
+        if folder is None or not self.inside(folder):
+            return
+        if _UNKNOWN.search(os.path.basename(word)) and folder not in self.roots and os.path.isdir(folder):
+            self.found.setdefault(folder, SOURCED_WHY)  # a glob: any file made there runs
+        for match in sorted(glob.glob(str(folder / glob.escape(os.path.basename(word)))))[:MAX_LOOP_WORDS]:
+            self.note(Path(match), SOURCED_WHY)
+            self.follow(Path(match), base, depth + 1)
 
     def expand(self, word: str) -> str:
         """``word`` with the variables this file set (``d=tools/bin; PATH_add $d``) put in."""

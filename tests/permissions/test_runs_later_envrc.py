@@ -479,3 +479,25 @@ def test_a_folder_a_nested_or_variant_mise_config_puts_first_is_guarded(ws: Path
     (ws / folder).mkdir(parents=True)
     asked = verdict(ws, f"{folder}/git", mode="auto", sandbox=True)
     assert asked.action == "ask" and "mise" in asked.reason, asked
+
+
+@pytest.mark.parametrize(("envrc", "runs"), [
+    ('eval "$(cat tools/x.sh)"\n', "tools/x.sh"),
+    ("eval \"$(< tools/x.sh)\"\n", "tools/x.sh"),
+    ("source <(cat tools/x.sh)\n", "tools/x.sh"),
+    ("cd sub && source y.sh; cd ..\n", "sub/y.sh"),
+    ("pushd sub; . ./y.sh; popd\n", "sub/y.sh"),
+    ('for f in tools/rc.d/*.sh; do source "$f"; done\n', "tools/rc.d/a.sh"),
+    ('for f in tools/rc.d/*.sh; do source "${f}"; done\n', "tools/rc.d/new.sh"),
+])
+def test_what_an_envrc_runs_through_eval_cat_a_cd_or_a_glob_loop_is_named(
+    tmp_path: Path, envrc: str, runs: str
+) -> None:
+    """Finding D14: direnv runs these as the user at the next cd into the folder."""
+    for name in ("tools/x.sh", "sub/y.sh", "tools/rc.d/a.sh"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("export A=1\n")
+    (tmp_path / ".envrc").write_text(envrc)
+    found = envrc_runs([tmp_path / ".envrc"], [tmp_path])
+    assert found.why(tmp_path / runs), found
+    assert not found.why(tmp_path / "other.sh")
