@@ -58,6 +58,7 @@ escapes in double quotes is compared whole.
 
 from __future__ import annotations
 
+import codecs
 import configparser
 import fnmatch
 import json
@@ -223,6 +224,21 @@ PYTEST_SECTIONS = ("pytest", "tool:pytest")
 
 BOM = "\ufeff"
 """A UTF-8 byte-order mark as decoded: stripped before any reading (:func:`code_keys`)."""
+
+BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+        (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"))
+"""Byte-order marks and their encodings, in pip's order (``auto_decode``): pip reads a
+requirements file written in UTF-16 behind its mark (finding D16's twin)."""
+
+
+def config_text(data: bytes) -> str:
+    """A config file's bytes as its tools read them: behind a byte-order mark in that
+    encoding (:data:`BOMS`), else UTF-8 (an undecodable byte replaced)."""
+    for bom, encoding in BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(encoding, "replace")
+    return data.decode("utf-8", "replace")
+
 
 CodeKeys = dict[str, str]
 """A key's place (``tool.pylint``, ``eslintConfig.overrides.0.parser``) → its value, as JSON."""
@@ -571,7 +587,7 @@ def _yaml_keys(text: str) -> CodeKeys:
 
 
 __all__ = [
-    "parse_jsonc",
+    "parse_jsonc", "config_text",
     "HOOK_KEYS", "INI_NAMES", "NESTED_HOOK_KEYS", "JS_NAMES", "NAMES", "PACKAGE_KEYS", "PYTEST_HOOKED",
     "REQUIREMENTS_GLOBS", "SPELLED",
     "TOML_CODE_PATHS", "TOML_NAMES", "CodeKeys",

