@@ -1,8 +1,8 @@
 """Where rules live on disk: the user config and the project's file.
 
 - User: the ``[permissions]`` table of ``config.toml`` (``allow``, ``ask``,
-  ``deny`` lists and an optional ``mode``). Writing a rule rewrites that table
-  only, so the rest of the file (comments included) is kept as the user wrote it.
+  ``deny`` lists and an optional ``mode``). Writing a rule edits the line of that
+  one list only, so the rest of the file (comments included) is kept as the user wrote it.
 - Project: ``.agent-shell/permissions.toml`` in the workspace (the same three
   lists), read only when the user trusted the workspace (:func:`project_trusted`),
   since a cloned repository must not be able to allow itself anything.
@@ -13,13 +13,13 @@ Session rules live in the session (see :mod:`.policy`), not here.
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from shell.core.filedata import toml_loads
 
+from .rulelines import LineEditError, parsed, set_list
 from .rules import EFFECTS, Effect, Rule, RuleError, parse_rules
 
 PROJECT_DIR = ".agent-shell"
@@ -88,18 +88,12 @@ def load_project_rules(root: Path) -> tuple[list[Rule], list[str]]:
 
 # -- writing ----------------------------------------------------------------------
 
-_HEADER = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$")
-
-
-def _render(table: dict[str, Any]) -> list[str]:
-    from shell.config import to_toml
-
-    return to_toml(table).rstrip("\n").splitlines() if table else []
-
 
 def write_rules(path: Path, key: str | None, change: dict[Effect, list[str]]) -> None:
     """Set the rule lists of ``change`` in the table ``key`` of ``path`` (``None``:
-    the file is that table), leaving every other line of the file as it was."""
+    the file is that table), leaving every other line of the file as it was (its
+    comments included: see :mod:`.rulelines`). A file that cannot be edited that way
+    raises :class:`StoreError` and is left untouched."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -111,30 +105,22 @@ def write_rules(path: Path, key: str | None, change: dict[Effect, list[str]]) ->
     except tomllib.TOMLDecodeError as exc:
         raise StoreError(f"{path} is not valid TOML ({exc}); fix it before adding rules") from None
     table = dict((before.get(key) if key else before) or {})
-    for effect, values in change.items():
-        if values:
-            table[effect] = list(values)
-        else:
-            table.pop(effect, None)
-    lines = text.splitlines()
-    if key is None:
-        new_lines = _render(table)
-    else:
-        start = next((i for i, line in enumerate(lines) if (m := _HEADER.match(line)) and m.group(1) == key),
-                     None)
-        block = [f"[{key}]", *_render(table)] if table else []
-        if start is None:
-            new_lines = [*lines, *([""] if lines and lines[-1].strip() else []), *block] if block else lines
-        else:
-            end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
-            new_lines = [*lines[:start], *block, *([""] if end < len(lines) and block else []), *lines[end:]]
-    new_text = "\n".join(new_lines).rstrip("\n") + "\n"
-    after = toml_loads(new_text)
-    if key is not None:
-        others_before = {k: v for k, v in before.items() if k != key}
-        others_after = {k: v for k, v in after.items() if k != key}
-        if others_before != others_after or (after.get(key) or {}) != table:
-            raise StoreError(f"cannot safely rewrite [{key}] in {path}; edit the file by hand")
+    new_text = text
+    try:
+        for effect, values in change.items():
+            if values:
+                table[effect] = list(values)
+            else:
+                table.pop(effect, None)
+            new_text = set_list(new_text, key, effect, list(values))
+        after = parsed(new_text)
+    except LineEditError as exc:
+        where = f"[{key}]" if key else "the rules"
+        raise StoreError(f"cannot safely rewrite {where} in {path} ({exc}); edit the file by hand") from None
+    others_before = {k: v for k, v in before.items() if k != key} if key else {}
+    others_after = {k: v for k, v in after.items() if k != key} if key else {}
+    if others_before != others_after or ((after.get(key) or {}) if key else after) != table:
+        raise StoreError(f"cannot safely rewrite [{key or 'the rules'}] in {path}; edit the file by hand")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
