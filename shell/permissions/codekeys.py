@@ -185,6 +185,8 @@ TOML_CODE_PATHS: tuple[tuple[str, ...], ...] = (
     *(("pixi", *at, key) for at in (("project",), ("workspace",), ("feature", "*"))
       for key in ("channels", "pypi-options")),
     ("pixi", "pypi-options"),
+    *(("pixi", *at, "activation")
+      for at in ((), ("target", "*"), ("feature", "*"), ("feature", "*", "target", "*"))),
     ("pipenv", "source"),
 )
 """The places under ``[tool]`` of a pyproject.toml that name code (see the module), case-folded;
@@ -201,7 +203,8 @@ TOML_WHY = ("names the code pylint or mypy runs ([tool.pylint] or [tool.mypy]: p
             "a module at your next commit)")
 PIXI_WHY = ("says where pixi gets packages from (channels, pypi-options: index-url, extra-index-urls, "
             "find-links; the next pixi install or pixi run downloads from there and runs the packages' "
-            "build and activation code as you)")
+            "build and activation code as you), or what pixi runs in your shell ([activation] scripts and "
+            "env: pixi shell, pixi run and an .envrc's pixi shell-hook at every cd)")
 PIPFILE_WHY = ("says where pipenv gets packages from ([[source]] url, verify_ssl: the next pipenv install "
                "downloads every package from there and runs its build code as you), or a package "
                "from a folder, a file or a repository (path, file, git, editable: its build code runs "

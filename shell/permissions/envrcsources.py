@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import paths
+from .activationruns import activation_runs
 from .misepaths import mise_path_dirs, mise_runs
 from .pathdirs import live_path_dirs, shadows
 
@@ -444,7 +445,8 @@ def _with_live_path(runs: EnvrcRuns, roots: Sequence[Path], found: Iterable[Path
             for folder, why in (*live_path_dirs(roots), *mise_path_dirs(roots, found))
             if all(folder != known for known, _, _ in runs.path_dirs)]
     known = {path for path, _ in runs.found}
-    mise = [(path, why) for path, why in mise_runs(roots, found) if path not in known]
+    also = (*mise_runs(roots, found), *activation_runs(roots))  # pixi's, devbox's (D14)
+    mise = [(path, why) for path, why in also if path not in known]
     if mise:
         runs = replace(runs, found=(*runs.found, *dict(mise).items()))
     return replace(runs, path_dirs=(*runs.path_dirs, *live)) if live else runs
