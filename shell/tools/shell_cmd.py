@@ -519,10 +519,11 @@ def hidden_note(secrets: SecretFiles, hidden: list[Path]) -> str:
         them, they = ("them", "they") if many else ("it", "it")
         parts.append(
             f"[{len(hidden)} file{'s' if many else ''} that usually hold{'' if many else 's'} secrets "
-            f"read as empty in this command (a tracked one holding no values: as git has it staged; git sees "
-            f"a tracked one unchanged, and a checkout that would change one stops: the user can run it): "
-            f"{shown}. Git may still keep what {they} held (a stash, an old commit): the values found "
-            f"in {them} are redacted from this output instead. A command that names one asks the user first.]"
+            f"read as empty in this command: {shown}. (One git tracks reads as git has it staged, without "
+            f"what was added since, and git sees it unchanged; a checkout that would change one stops, and "
+            f"the user can run it.) Git may still keep what {they} held (a stash, an old commit): the values "
+            f"found in {them} are redacted from this output instead. A command that names one asks the user "
+            f"first.]"
         )
     if not secrets.complete:
         parts.append(f"[the workspace is too big to search for secret files: {secrets.why_incomplete}]")

@@ -444,7 +444,7 @@ async def test_a_tracked_secret_file_reads_as_git_has_it_so_commit_all_does_not_
     result = await sh(box, "cat .envrc; echo STATUS; git status --porcelain -- .envrc; echo END")
     assert KEY not in result.text, result.text
     assert "export PATH=$PWD/bin:$PATH\nSTATUS\nEND" in result.text  # git: nothing changed
-    assert "a tracked one holding no values: as git has it staged" in result.text
+    assert "One git tracks reads as git has it staged" in result.text
     assert KEY in (ws / ".envrc").read_text()  # the user's file itself is untouched
     hostile = "$(touch owned)`touch owned`;touch owned"
     (ws / hostile).write_text("x")  # a hostile name next to it changes nothing
