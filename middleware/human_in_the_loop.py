@@ -20,8 +20,10 @@ modes and rules), the policy decides each call: ``allow`` runs it, ``deny``
 blocks it with the policy's reason (the model reads it), ``ask`` asks with the
 policy's reason, the rule(s) "always" would remember and a preview (a diff for
 file edits); "always" hands the chosen rules and scope back to the policy, and
-``interrupt_on`` then only shapes the question (decisions, description). The
-policy lives above this package, so it comes in as a :class:`ToolPolicy`.
+``interrupt_on`` then shapes the question (decisions, description); the shell also
+makes each tool it names with ``True`` or a dict an ``ask`` rule of its policy (see
+:meth:`HumanInTheLoop.listed`). The policy lives above this package, so it comes in
+as a :class:`ToolPolicy`.
 
 Without a policy: "always allow" lives in ``ctx.session_state["always_allow"]``
 (a JSON list of tool names), so it is saved with the session and survives
@@ -308,6 +310,13 @@ class HumanInTheLoop(Middleware):
         note = self.policy.system_note() if self.policy is not None else None
         return f"{prompt}\n\n{note}" if note else prompt
 
+    def listed(self) -> dict[str, bool]:
+        """Each tool ``interrupt_on`` names and whether it asks (``True`` or a dict) or
+        never does (``False``): with a policy, the policy decides every call, so the shell
+        turns the asking ones into ``ask`` rules of that policy (finding E8: ``read_file =
+        true`` had no effect) and says that a ``False`` one cannot loosen it."""
+        return {name: config is not None for name, config in self.interrupt_on.items()}
+
     def _config_for(self, tool: Tool) -> _Resolved | None:
         if tool.name in self.interrupt_on:
             return self.interrupt_on[tool.name]
@@ -395,7 +404,9 @@ class HumanInTheLoop(Middleware):
             return _block(too_long(ctx.tool.name))
         description = await self._describe(ctx, config)
         if config.description is None and verdict.reason:
-            description = f"{verdict.reason}\n\n{description.split(chr(10) * 2, 1)[-1]}"
+            own = self.description_prefix != DEFAULT_DESCRIPTION_PREFIX  # the author's words lead (E8)
+            head = f"{self.description_prefix}\n\n{verdict.reason}" if own else verdict.reason
+            description = f"{head}\n\n{description.split(chr(10) * 2, 1)[-1]}"
         return replace(
             request, description=description, suggested_rules=config.rules(details.suggested_rules),
             preview=details.preview,

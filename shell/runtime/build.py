@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..permissions.network import NetworkGuard
     from ..permissions.policy import PermissionPolicy
+    from ..permissions.rules import Rule
     from ..permissions.sandbox import Sandbox
     from ..permissions.trust import TrustCheck
     from ..tools.workspace import Workspace
@@ -270,6 +271,31 @@ def _mode_setting(settings: Settings, *, short: bool = False) -> str:
     return f"[permissions] mode = {sanitize_line(repr(settings.permissions.mode))} in {path}{at}"
 
 
+def _interrupt_rules(listed: dict[str, bool], settings: Settings, problems: list[str]) -> list[Rule]:
+    """``[middleware.HumanInTheLoop] interrupt_on``: a tool set to ask (``true`` or a
+    dict) is an ``ask`` rule of the policy, as LangChain means it (finding E8: ``read_file
+    = true`` read every file unasked); ``false`` cannot loosen what the mode and rules ask,
+    so it is said rather than silently ignored."""
+    from ..core.textsafety import sanitize_line
+    from ..permissions.rules import RuleError, parse_rule
+
+    origin = f"[middleware.HumanInTheLoop] interrupt_on in {settings.path}"
+    rules = []
+    for name, asks in listed.items():
+        shown = sanitize_line(name)
+        if not asks:
+            problems.append(
+                f"{origin}: {shown} = false has no effect here (the permission mode and rules decide "
+                f'what asks); to let it run unasked, use [permissions] allow = ["{shown}"].'
+            )
+            continue
+        try:
+            rules.append(parse_rule(name, "ask", "user", origin))
+        except RuleError as exc:  # an asking entry that cannot be a rule: stop, as for an ask rule
+            raise ShellError(f"{origin}: {shown}: {exc}. Fix or remove it.") from None
+    return rules
+
+
 def build_permissions(
     agent: Agent, settings: Settings, workspace: Workspace, options: RuntimeOptions, problems: list[str]
 ) -> PermissionPolicy:
@@ -314,8 +340,10 @@ def build_permissions(
                 cli_rules.append(parse_rule(text, effect, "cli", "the command line"))  # type: ignore[arg-type]
             except RuleError as exc:  # a typo would quietly allow or deny the wrong thing: stop first
                 raise ShellError(f"--{effect}: {exc}") from None
-    problems.extend(note for rule in [*cli_rules, *user_rules] if (note := shared_host_note(rule)))
     hitl = next((m for m in agent.middleware if isinstance(m, HumanInTheLoop)), None)
+    if hitl is not None:
+        user_rules += _interrupt_rules(hitl.listed(), settings, problems)
+    problems.extend(note for rule in [*cli_rules, *user_rules] if (note := shared_host_note(rule)))
     state_key = hitl.name if hitl is not None else HITL
     policy = PermissionPolicy(
         workspace.root,
