@@ -27,7 +27,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-JSON_LOCKS = frozenset({"package-lock.json", "npm-shrinkwrap.json", "pipfile.lock"})
+JSON_LOCKS = frozenset({"package-lock.json", "npm-shrinkwrap.json", "pipfile.lock", "flake.lock"})
 TEXT_LOCKS = frozenset({"yarn.lock", "pnpm-lock.yaml", "uv.lock", "poetry.lock"})
 NAMES = JSON_LOCKS | TEXT_LOCKS
 PUBLIC_HOSTS = frozenset({"registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com",
@@ -36,13 +36,16 @@ PUBLIC_HOSTS = frozenset({"registry.npmjs.org", "registry.yarnpkg.com", "registr
 CODE_HOSTS = frozenset({"github.com", "codeload.github.com", "gitlab.com", "bitbucket.org"})
 """Hosts of repositories: a URL there is a package from someone's repository, keyed whole (one
 repointed to another repository on the same host is a change a host set would not see)."""
+FLAKE_MOVING = frozenset({"rev", "narHash", "lastModified", "revCount", "ref"})
+"""A flake input's ``locked`` keys an update moves within the same source."""
 PIPENV_ELSEWHERE = frozenset({"git", "hg", "svn", "bzr", "path", "file", "editable"})
 """A Pipfile.lock package's keys that install it from a repository, a folder or a file."""
 REGISTRY_ROOTS = frozenset(f"https://{host}" for host in PUBLIC_HOSTS if host.startswith("registry."))
 MAX_ENTRIES = 200_000
-WHY = ("says where npm, yarn, pnpm or uv download each package from (a resolved URL on another host, a git, "
-       "folder or file source, or another package's tarball: the next npm ci, yarn, pnpm install or uv sync "
-       "runs that package's install scripts or build code as you)")
+WHY = ("says where npm, yarn, pnpm, uv, poetry, pipenv or nix get each package from (a resolved URL on "
+       "another host, a git or file source, another package's tarball, a flake input's repository: the next "
+       "npm ci, yarn, pnpm install, uv sync or direnv's use flake runs that package's install scripts or "
+       "code as you)")
 
 _TEXT_URL = re.compile(
     r"""^\s*(?:resolved|resolution)\s*:?\s*["']?([^"'\s,{}]+)"""
@@ -75,6 +78,8 @@ def lock_keys(name: str, text: str) -> dict[str, str] | None:
             return None
         if not isinstance(data, dict):
             return None
+        if name == "flake.lock":
+            return _flake_keys(data)
         return _pipenv_keys(data) if name == "pipfile.lock" else _npm_keys(data)
     return _text_keys(text)
 
@@ -104,6 +109,19 @@ def _npm_keys(data: dict[str, Any]) -> dict[str, str]:
         _judge(out, hosts, place, spec, real, version if isinstance(version, str) else "")
     if hosts:
         out["(hosts)"] = json.dumps(sorted(hosts))
+    return out
+
+
+def _flake_keys(data: dict[str, Any]) -> dict[str, str]:
+    """flake.lock: where each input comes from (its ``locked`` but the revision and hashes
+    ``nix flake update`` moves): an ``.envrc``'s ``use flake`` evaluates them at the next ``cd``."""
+    nodes = data.get("nodes")
+    out: dict[str, str] = {}
+    for name, node in itertools.islice(nodes.items() if isinstance(nodes, dict) else (), MAX_ENTRIES):
+        locked = node.get("locked") if isinstance(node, dict) else None
+        if isinstance(locked, dict):
+            where = {k: v for k, v in locked.items() if k not in FLAKE_MOVING}
+            out[f"nodes.{name}"] = json.dumps(where, sort_keys=True, default=str)
     return out
 
 

@@ -69,3 +69,13 @@ def test_a_pipfile_lock_source_elsewhere_or_a_git_package_counts() -> None:
     lock["develop"] = {"x": {"git": "https://evil.example/x.git", "ref": "abc"}}
     lock["_meta"]["sources"][0]["url"] = "https://evil.example/simple"  # type: ignore[index]
     assert set(code_keys("Pipfile.lock", json.dumps(lock)) or {}) == {"develop.x", "(hosts)"}
+
+
+def test_a_flake_lock_input_repointed_counts_and_an_update_does_not() -> None:
+    def lock(owner: str, rev: str) -> str:
+        return json.dumps({"nodes": {"nixpkgs": {"locked": {
+            "type": "github", "owner": owner, "repo": "nixpkgs", "rev": rev, "narHash": f"sha256-{rev}",
+            "lastModified": 1}}, "root": {"inputs": {"nixpkgs": "nixpkgs"}}}, "root": "root", "version": 7})
+
+    assert code_keys("flake.lock", lock("NixOS", "a")) == code_keys("flake.lock", lock("NixOS", "b"))
+    assert code_keys("flake.lock", lock("NixOS", "a")) != code_keys("flake.lock", lock("evil", "a"))
