@@ -250,7 +250,7 @@ def guard(roots: Sequence[Path], found: Iterable[Path], outside: Sequence[Outsid
                  tuple(dict.fromkeys(walls.readonly)), tuple(walls.configs), tuple(walls.gitdirs),
                  tuple(walls.hook_dirs), tuple(walls.linked), walls.sideways, tuple(outside),
                  tuple(walls.venv_bins), tuple(walls.noted),
-                 {**named_like_installed(modules), **python_modules((*walls.roots, *writable))})
+                 {**named_like_installed(modules, walls.roots), **python_modules((*walls.roots, *writable))})
 
 
 class _Walls:

@@ -108,13 +108,15 @@ def noted_again(directory: str, files: Sequence[str], others: Iterable[str],
     return noted_in(directory, files, [e for e in (*files, *others) if module_name(e) in names])
 
 
-def namespace_names() -> frozenset[str]:
+def namespace_names(roots: Sequence[Path] = ()) -> frozenset[str]:
     """Installed top-level names that are namespace packages (a folder with no
     ``__init__``: ``opentelemetry``, ``google``, ``azure``): Python merges every
     portion of such a name in path order, so a workspace folder of that name, with or
-    without ``__init__``, puts its submodules before the installed ones (finding C6)."""
+    without ``__init__``, puts its submodules before the installed ones (finding C6); the
+    workspace ``roots``' virtualenvs' too (D8)."""
+    sites = _site_dirs() + venv_site_dirs(roots)
     with _lock:
-        return _installed(_stamp(_site_dirs()))[1]
+        return _installed(_stamp(dict.fromkeys(sites)))[1]
 
 
 @functools.lru_cache(maxsize=4)
@@ -176,14 +178,14 @@ def noted_in(directory: str, files: Sequence[str], candidates: Sequence[str]) ->
     return tuple(candidates)
 
 
-def shadowing(found: Iterable[Path]) -> dict[Path, str]:
+def shadowing(found: Iterable[Path], roots: Sequence[Path] = ()) -> dict[Path, str]:
     """Of the walk's noted paths, those Python imports (a module file, or a folder holding
     ``__init__.py``), each with why: the guard's own list of modules. A folder without
     ``__init__.py`` (a namespace, which the real module comes before) is listed with no why:
     when an ``__init__.py`` makes it a package later, only that file is new, and only it goes
     (the folder and what it held are the project's)."""
     out: dict[Path, str] = {}
-    namespaces = namespace_names()
+    namespaces = namespace_names(roots)
     for path in found:
         name = module_name(path.name)
         plain = path.name == name and not os.path.lexists(path / "__init__.py") and name not in namespaces

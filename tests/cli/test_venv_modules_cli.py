@@ -68,3 +68,24 @@ def test_a_venv_only_name_the_project_had_stays(run_cli: RunCli, script: Script,
     assert "ran" in out, out
     assert (workspace / "zzlib.py").read_text() == "SEED = 1\nSEED = 2\n"
     assert "named like the standard or installed module" not in out, out
+
+
+def test_a_new_portion_of_a_namespace_package_only_the_projects_venv_has_is_moved_out(
+    run_cli: RunCli, script: Script, workspace: Path
+) -> None:
+    """``zzns`` is a namespace package (no ``__init__``) in the project's venv alone: Python
+    merges its portions in path order, so a workspace ``zzns/core.py`` comes before the
+    venv's ``zzns.core`` for ``.venv/bin/python -m`` started at the root."""
+    require_sandbox()
+    python = make_venv(workspace / ".venv", {})
+    site = next((workspace / ".venv").glob("lib/python*/site-packages"))
+    (site / "zzns").mkdir()
+    (site / "zzns" / "core.py").write_text("X = 1\n")
+    out = run_command(run_cli, script, f'mkdir -p zzns; echo "{PLANTED}" > zzns/core.py; echo ran')
+    assert "ran" in out, out
+    assert not (workspace / "zzns" / "core.py").exists(), out
+    assert "zzns: new: a Python module named like the standard or installed module 'zzns'" in out, out
+    done = subprocess.run([str(python), "-c", "import zzns.core; print(zzns.core.X)"], cwd=workspace,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "1", done.stderr
+    assert not (workspace / "ran-as-you").exists()
