@@ -36,7 +36,7 @@ def commands(name: str, text: str) -> list[str]:
     base = name.rsplit("/", 1)[-1]
     if base in CAPTAINHOOK:
         try:
-            return _actions(json.loads(text))
+            return _actions(json.loads(text.removeprefix("\ufeff")))  # a BOM read past: fail closed
         except (ValueError, RecursionError):
             return []
     if base in RUSTY_HOOK:

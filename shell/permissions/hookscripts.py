@@ -332,9 +332,10 @@ def _flow_values(text: str) -> Iterator[str]:
 
 def _json(text: str) -> object:
     """The parsed config, or None when it is no JSON (nested past Python's recursion
-    limit included: a hostile config must not break every decision)."""
+    limit included: a hostile config must not break every decision). A byte-order mark
+    goes first, as Node and the hook managers strip it (finding D16)."""
     try:
-        return json.loads(text)
+        return json.loads(text.removeprefix("\ufeff"))
     except (ValueError, RecursionError):
         return None
 

@@ -426,7 +426,8 @@ def _package_main(package: Path) -> str:
     """The ``main`` a folder's ``package.json`` names ("" when none or unreadable)."""
     try:
         with open(package, "rb") as fh:
-            data = json.loads(fh.read(MAX_BYTES).decode("utf-8", "replace"))
+            text = fh.read(MAX_BYTES).decode("utf-8", "replace")
+        data = json.loads(text.removeprefix("\ufeff"))  # Node strips a byte-order mark
     except (OSError, ValueError, RecursionError):
         return ""
     main = data.get("main") if isinstance(data, dict) else None

@@ -82,3 +82,15 @@ def test_a_file_tool_edit_that_plants_behind_a_bom_or_a_local_requirement_asks(t
     requirements = str(tmp_path / "requirements.txt")
     assert config_edit_why(requirements, "write_file", {"content": "requests\n./vendor/h\n"})
     assert not config_edit_why(requirements, "write_file", {"content": "requests>=2\n"})
+
+
+def test_the_scripts_a_bom_package_json_names_for_a_commit_hook_are_found(tmp_path: Path) -> None:
+    """The user's own package.json saved with a byte-order mark: lint-staged's script is still a hook's."""
+    from shell.permissions.hookscripts import hook_scripts
+
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "fmt.js").write_text("0;\n")
+    hooks = '{"husky": {"hooks": {"pre-commit": "node scripts/fmt.js"}}}'
+    (tmp_path / "package.json").write_text("\ufeff" + hooks)
+    found, _ = hook_scripts(tmp_path)
+    assert tmp_path / "scripts" / "fmt.js" in found, found
