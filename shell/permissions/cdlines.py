@@ -52,6 +52,9 @@ class Part:
     moved: bool
     """Whether the line moved into ``folder`` (a ``cd`` before it): what runs there may
     be more than the words name, and a careful reader says so."""
+    lost: bool = False
+    """Whether a ``cd`` before it went where the reader could not follow (``cd "$DIR"``):
+    ``folder`` is then only where the line was; a careful reader guards more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +82,10 @@ def read_line(text: str, folder: str) -> LineReading:
     parts: list[Part] = []
     moved: list[str] = []
     words: list[str] = []
+    lost = False
 
     def end() -> None:
-        nonlocal here
+        nonlocal here, lost
         at = 0
         while at < len(words) and words[at] in _KEYWORDS:
             at += 1
@@ -91,6 +95,7 @@ def read_line(text: str, folder: str) -> LineReading:
             if target is None or target == "-" or not _literal(target):
                 shown = " ".join(rest[:2])[:60]
                 unsure.append(f"it changes folder where the folder is not spelled out ({shown!r})")
+                lost = True
             else:
                 if rest[0] == "pushd":
                     pushed.append(here)
@@ -99,7 +104,7 @@ def read_line(text: str, folder: str) -> LineReading:
         elif rest and rest[0] == "popd":
             here = pushed.pop() if pushed else start
         elif words and len(parts) < MAX_PARTS:
-            parts.append(Part(tuple(words), here, here != start))
+            parts.append(Part(tuple(words), here, here != start, lost))
         elif words and "more commands than are read" not in unsure:
             unsure.append("more commands than are read")
         words.clear()

@@ -396,7 +396,25 @@ def line_files(value: str, base: Path, depth: int = 0) -> list[Path]:
     for part in read_line(value.strip().strip("[]"), str(base)).parts:
         cleaned = [w.strip(",;&|()<>'\"") for w in part.words]
         out += _words_files(cleaned, Path(part.folder), depth)
+        for folder in _subfolders(Path(part.folder)) if part.lost else ():  # `cd "$DIR" && ./lint.sh`
+            out += [p for p in _words_files(cleaned, folder, depth) if is_file(p)]
     return out
+
+
+MAX_GUESSED = 64
+"""Folders a word after a ``cd`` the reader cannot follow is looked for in (one level down)."""
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    """The folders right in ``folder`` (not links, not ``.git`` or ``node_modules``): where a
+    ``cd`` the reader cannot follow may lead, each holding a file the words name guarded."""
+    try:
+        with os.scandir(folder) as entries:
+            found = [Path(e.path) for e in list(entries)[:4 * MAX_GUESSED]
+                     if e.name not in (".git", "node_modules") and e.is_dir(follow_symlinks=False)]
+            return found[:MAX_GUESSED]
+    except OSError:
+        return []
 
 
 def _words_files(cleaned: list[str], base: Path, depth: int) -> list[Path]:

@@ -33,3 +33,17 @@ def test_scripts_behind_a_known_folder_a_chained_cd_or_lefthooks_root_stay_as_th
     run(run_cli, script, PLANT)
     kept(workspace, ["tools/top.sh", "scripts/chained.sh", "web/hk.sh", "frontend/scripts/lint.sh"], texts)
     assert (workspace / "scripts" / "other.sh").read_text().endswith("touch PWNED\n")  # named by nothing
+
+
+def test_a_script_behind_a_cd_the_reader_cannot_follow_stays_as_it_was(
+    run_cli: RunCli, script: Callable[[list[Any]], str], workspace: Path
+) -> None:
+    """``cd "$DIR" && ./lint.sh``: where it leads is known only when it runs, so the file the
+    words name in each folder one level down is guarded (more kept, none missed)."""
+    require_sandbox()
+    texts = {"frontend/lint.sh": SCRIPT, "frontend/other.sh": SCRIPT,
+             ".husky/pre-commit": 'DIR=frontend\ncd "$DIR" && ./lint.sh\n'}
+    committed(workspace, texts)
+    run(run_cli, script, PLANT)
+    kept(workspace, ["frontend/lint.sh"], texts)
+    assert (workspace / "frontend" / "other.sh").read_text().endswith("touch PWNED\n")  # named by nothing
