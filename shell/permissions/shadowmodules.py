@@ -59,6 +59,10 @@ two every interpreter imports at start from any ``PYTHONPATH`` folder (with an e
 relative entry, any folder the user starts Python in: finding C15)."""
 HARMLESS = frozenset({"this", "antigravity", "idlelib", "turtledemo", "__main__"})
 """Standard names nothing imports at a tool's start (``__main__.py`` is a project's own)."""
+STRAY_NAMES = frozenset({"tests", "docs", "doc", "examples", "example", "benchmarks", "scripts"})
+"""Top-level folders packages install into ``site-packages`` by mistake (a ``tests`` package
+beside their own): nothing imports them, and a project's own ``tests/`` made by a command is
+no planted module (a virtualenv holds many such packages, finding D8)."""
 MAX_SITE_ENTRIES = 20_000
 """Entries of one ``site-packages`` folder read for its names."""
 SITE_GLOBS = ("/usr/lib/python3*/site-packages", "/usr/lib/python3/dist-packages",
@@ -131,7 +135,8 @@ def _installed(stamp: tuple[tuple[str, int], ...]) -> tuple[frozenset[str], froz
                     if count >= MAX_SITE_ENTRIES:
                         break
                     name = module_name(entry.name)
-                    if not name or entry.name.endswith(_SKIP_SUFFIXES) or name.startswith("__"):
+                    if not name or entry.name.endswith(_SKIP_SUFFIXES) or name.startswith("__") \
+                            or name in STRAY_NAMES:
                         continue
                     names.add(name)
                     if entry.name == name and entry.is_dir(follow_symlinks=False) and _portion(entry.path):

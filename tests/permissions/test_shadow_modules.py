@@ -125,3 +125,15 @@ def test_the_workspace_venvs_names_count_and_a_package_installed_later_rejudges_
     assert walk.find().modules == ()
     (site / "laterlib.py").write_text("")  # pip install laterlib, in the project's venv
     assert tmp_path / "docs" / "laterlib.py" in walk.find().modules
+
+
+def test_a_tests_package_a_venv_holds_by_mistake_is_no_name_a_module_must_not_take(tmp_path: Path) -> None:
+    """Packages install a top-level ``tests``/``docs`` into site-packages by mistake; nothing
+    imports it, and the project's own new ``tests/`` package is no planted module."""
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    for name in ("tests", "docs", "realpkg"):
+        (site / name).mkdir(parents=True)
+        (site / name / "__init__.py").write_text("")
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    names = shadowmodules.shadowed_names([tmp_path])
+    assert "realpkg" in names and not {"tests", "docs"} & names
