@@ -10,8 +10,9 @@ from typing import Any
 
 Script = Callable[[list[Any]], str]
 
-THREE = {"text": "Making.", "tool_calls": [
-    {"name": "run_shell", "args": {"command": f"mkdir {name}"}} for name in ("one", "two", "three")]}
+THREE = {"text": "Making.", "tool_calls": [  # file writes: a command's question also names the
+    {"name": "write_file", "args": {"path": name, "content": name}}  # secret files found so far, which
+    for name in ("one", "two", "three")]}  # may change mid-batch (then Y rightly asks again)
 
 
 def _run(terminal: Any, script: Script, answers: list[tuple[str, str]]) -> Any:
@@ -37,12 +38,12 @@ def test_capital_y_approves_the_rest_after_one_question(
 ) -> None:
     t = _run(terminal, script, [("Allow? [", "Y\r")])
     assert t.text.count("Allow? [") == 1, t.text
-    assert all((workspace / name).is_dir() for name in ("one", "two", "three"))
+    assert all((workspace / name).read_text() == name for name in ("one", "two", "three"))
 
 
 def test_a_word_answers_for_this_call_only(terminal: Any, script: Script, workspace: Path) -> None:
-    t = _run(terminal, script, [("Allow? [", "Yes\r"), ("mkdir two", "n\r"), ("Reason", "\r"),
-                                ("mkdir three", "no\r"), ("Reason", "\r")])
+    t = _run(terminal, script, [("Allow? [", "Yes\r"), ("call 2 of 3", "n\r"), ("Reason", "\r"),
+                                ("call 3 of 3", "no\r"), ("Reason", "\r")])
     assert t.text.count("Allow? [") == 3, t.text
-    assert (workspace / "one").is_dir()
+    assert (workspace / "one").read_text() == "one"
     assert not (workspace / "two").exists() and not (workspace / "three").exists()
