@@ -22,6 +22,7 @@ another ``${…}`` is not known here and names nothing.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -159,7 +160,7 @@ def _program_paths(settings: dict[str, Any], root: Path) -> list[Path]:
                 path = paths.resolve(word, root)
             except (paths.BadPath, OSError, ValueError):
                 continue
-            if not path.is_dir():
+            if not os.path.isdir(path):  # a value too long for a name: a file, guarded as written
                 out.append(path)
     return out
 

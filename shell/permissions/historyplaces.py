@@ -65,7 +65,7 @@ def _folders(word: str, root: Path) -> list[Path]:
             continue
         if normal.name == ".git":
             normal = normal.parent
-        if normal.is_dir():
+        if os.path.isdir(normal):  # a word too long for a name is no folder (no OSError)
             out.append(normal)
     return out
 

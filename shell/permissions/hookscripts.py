@@ -143,7 +143,7 @@ def _moved_into(commands: Sequence[str], base: Path) -> tuple[list[Path], list[P
     out: list[Path] = []
     read: list[Path] = []
     for folder in map(Path, folders):
-        if folder == base or not paths.within(folder, base) or not folder.is_dir():
+        if folder == base or not paths.within(folder, base) or not os.path.isdir(folder):
             continue
         configs = [folder / name for name in (*COMMAND_FILES, PACKAGE_JSON) if is_file(folder / name)]
         read += configs

@@ -203,7 +203,7 @@ def git_dirs_above(path: Path) -> list[Path]:
         if not os.path.lexists(dot):
             continue
         target = gitfile_target(dot) if dot.is_file() and not dot.is_symlink() else paths.resolve(dot, "/")
-        if target is not None and target.is_dir():
+        if target is not None and os.path.isdir(target):  # isdir: a hostile name too long is no OSError
             out += [g for g in _git_dirs(target) if g not in out]
     return out
 
@@ -294,11 +294,11 @@ class _Walls:
         elif seen.kind == "file":  # a submodule's or worktree's: pinned, and where it points guarded
             self.readonly.append(path)
             target = gitfile_target(path)
-            if target is not None and target.is_dir() and _inside(target, self.roots):
+            if target is not None and os.path.isdir(target) and _inside(target, self.roots):
                 self.git_dir(target)
         elif seen.kind == "link":
             real = paths.resolve(path, "/")
-            if real.is_dir() and _inside(real, self.roots):
+            if os.path.isdir(real) and _inside(real, self.roots):
                 self.git_dir(real)
 
     def venv_bin(self, folder: Path, whole: bool = False) -> None:
