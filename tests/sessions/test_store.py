@@ -152,5 +152,5 @@ def test_two_processes_racing_for_one_session_get_one_winner(store: SessionStore
     assert sum(o[0] == "won" for o in outs) >= 1
     winners = {p.pid for p, o in zip(procs, outs, strict=True) if o[0] == "won"}
     for o in outs:
-        if o[0] == "refused":
+        if o[0] == "refused" and o[1] != "None":  # None: it met the lock before the winner wrote its pid
             assert int(o[1]) in winners
