@@ -8,38 +8,21 @@ from __future__ import annotations
 import codecs
 import string
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from shell.core.tools import Tool
-from shell.permissions.policy import PermissionPolicy
-from shell.permissions.rules import parse_rules
 from shell.tools.builtin import builtin_tools
 from shell.tools.workspace import Workspace
 
+from .egress_setup import McpTool, policy
+
 VALUE = "Yt83hdPq2LmXz7RtQ9wE"
+ALLOW = ("fetch_url(domain:*.example.com)", "search__query")
 LOWER, UPPER = string.ascii_lowercase, string.ascii_uppercase
 
 
 def shifted(text: str, by: int) -> str:
     return text.translate(str.maketrans(LOWER + UPPER, LOWER[by:] + LOWER[:by] + UPPER[by:] + UPPER[:by]))
-
-
-def policy(root: Path) -> PermissionPolicy:
-    rules, problems = parse_rules({"allow": ["fetch_url(domain:*.example.com)", "search__query"]}, "user")
-    assert not problems
-    return PermissionPolicy(root, user_rules=rules, user_config=root / "config.toml", mode="auto")
-
-
-class McpTool(Tool):
-    def __init__(self) -> None:
-        super().__init__("search__query", read_only=True, kind="fetch")
-        self.source = "mcp:search"
-        self.hints_trusted = True
-
-    async def run(self, args: dict[str, Any], context: Any) -> Any:
-        raise AssertionError
 
 
 SPELLED = {
@@ -57,7 +40,7 @@ def test_a_known_value_ciphered_asks(tmp_path: Path, how: str, monkeypatch: pyte
     monkeypatch.setenv("DB_PASSWORD", VALUE)
     spelled, said = SPELLED[how]
     fetch = next(t for t in builtin_tools(Workspace(tmp_path)) if t.name == "fetch_url")
-    verdict = policy(tmp_path).decide(fetch, {"url": f"https://x.example.com/?q={spelled}"})
+    verdict = policy(tmp_path, ALLOW).decide(fetch, {"url": f"https://x.example.com/?q={spelled}"})
     assert verdict.action == "ask" and said in verdict.reason, verdict.reason
     assert VALUE not in verdict.reason and spelled not in verdict.reason
 
@@ -71,7 +54,7 @@ def test_a_known_value_interleaved_over_two_query_values_asks(
 ) -> None:
     monkeypatch.setenv("DB_PASSWORD", VALUE)
     fetch = next(t for t in builtin_tools(Workspace(tmp_path)) if t.name == "fetch_url")
-    verdict = policy(tmp_path).decide(fetch, args)
+    verdict = policy(tmp_path, ALLOW).decide(fetch, args)
     assert verdict.action == "ask" and "every other letter" in verdict.reason, verdict.reason
 
 
@@ -79,7 +62,7 @@ def test_an_mcp_call_with_a_value_shifted_asks_and_ordinary_text_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DB_PASSWORD", VALUE)
-    p = policy(tmp_path)
+    p = policy(tmp_path, ALLOW)
     assert p.decide(McpTool(), {"query": f"note {shifted(VALUE, 7)}"}).action == "ask"
     for text in ("the quick brown fox jumps over the lazy dog 1234567890",
                  "commit 3f9a0c41d2b7e86a5c09f1e3d4b2a7c8e0f16d93 Merge branch 'main' of github.com:x/y"):

@@ -10,41 +10,16 @@ from __future__ import annotations
 import base64
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import shell
-from shell.core.tools import Tool
-from shell.permissions.policy import PermissionPolicy
-from shell.permissions.rules import parse_rules
-from shell.tools.builtin import builtin_tools
-from shell.tools.workspace import Workspace
+
+from .egress_setup import McpTool, policy, tool
 
 VALUE = "Yt83hdPq2LmXz7RtQ9wE"
 A, B, C = VALUE[:7], VALUE[7:14], VALUE[14:]
 HEX_VALUE = "3f9a0c41d2b7e86a5c09f1e3d4b2a7c8e0f16d93"
-ALLOW = ("fetch_url(domain:*.example.com)", "search__query", "run_shell(curl *)")
-
-
-def policy(root: Path) -> PermissionPolicy:
-    rules, problems = parse_rules({"allow": list(ALLOW)}, "user")
-    assert not problems
-    return PermissionPolicy(root, user_rules=rules, user_config=root / "config.toml", mode="auto")
-
-
-class McpTool(Tool):
-    def __init__(self) -> None:
-        super().__init__("search__query", read_only=True, kind="fetch")
-        self.source = "mcp:search"
-        self.hints_trusted = True
-
-    async def run(self, args: dict[str, Any], context: Any) -> Any:
-        raise AssertionError
-
-
-def tool(root: Path, name: str) -> Tool:
-    return McpTool() if name == "mcp" else next(t for t in builtin_tools(Workspace(root)) if t.name == name)
 
 
 INSIDE = {  # the finding's repros and their twins
